@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// version is stamped by the Makefile with -ldflags "-X main.version=..."; builds without it (go
+// install, go run) report the module version Go recorded, or "dev".
+var version = ""
+
+func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "gardener",
+		Short: "Plan and apply Gardener landscapes declared in HCL",
+		Long: `gardener makes Gardener landscapes declarative: the garden, its seeds and shoots are
+declared in HCL as a typed component graph; gardener renders every component to Kubernetes
+objects, diffs them against the live clusters, prints a plan and applies it in dependency order,
+waiting for each component to be ready.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newVersionCommand())
+	// Cobra adds the `completion` command (bash, zsh, fish, powershell) on Execute.
+	return root
+}
+
+// buildInfo is what `gardener version` reports.
+type buildInfo struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit,omitempty"`
+	GoVersion string `json:"goVersion"`
+	Platform  string `json:"platform"`
+}
+
+func currentBuildInfo() buildInfo {
+	info := buildInfo{Version: version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if info.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			info.Version = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				info.Commit = s.Value
+			}
+		}
+	}
+	if info.Version == "" {
+		info.Version = "dev"
+	}
+	return info
+}
+
+func newVersionCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of gardener",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			info := currentBuildInfo()
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(info)
+			}
+			line := "gardener " + info.Version
+			if info.Commit != "" {
+				line += " (" + info.Commit + ")"
+			}
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s %s %s\n", line, info.GoVersion, info.Platform)
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the version as JSON")
+	return cmd
+}
