@@ -32,7 +32,7 @@ test: tools ## run unit and integration tests (integration tests use the local c
 
 .PHONY: lint
 lint: ## check formatting and run go vet
-	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \
+	@unformatted=$$(gofmt -l .); \
 	if [[ -n "$$unformatted" ]]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
 

@@ -109,20 +109,14 @@ func Launch(ctx context.Context, opts Options) (*Cluster, error) {
 	register(c, !opts.OwnSignals)
 
 	began := time.Now()
-	errs := make([]error, len(c.planes))
-	var wg sync.WaitGroup
-	for i, p := range c.planes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			planeBegan := time.Now()
-			errs[i] = p.start(ctx)
-			if errs[i] == nil {
-				fmt.Fprintf(c.log, "control plane %q ready at %s (%s)\n", p.Name(), p.Server(), time.Since(planeBegan).Round(100*time.Millisecond))
-			}
-		}()
-	}
-	wg.Wait()
+	errs := c.forEachPlane(func(p *Plane) error {
+		planeBegan := time.Now()
+		if err := p.start(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.log, "control plane %q ready at %s (%s)\n", p.Name(), p.Server(), time.Since(planeBegan).Round(100*time.Millisecond))
+		return nil
+	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, errors.Join(fmt.Errorf("local cluster start: %w", err), c.Stop())
 	}
@@ -179,16 +173,7 @@ func (c *Cluster) PIDs() []int {
 // than once and from several goroutines.
 func (c *Cluster) Stop() error {
 	c.stopOnce.Do(func() {
-		errs := make([]error, len(c.planes))
-		var wg sync.WaitGroup
-		for i, p := range c.planes {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs[i] = p.stop()
-			}()
-		}
-		wg.Wait()
+		errs := c.forEachPlane((*Plane).stop)
 		unregister(c)
 		if c.removeDir {
 			errs = append(errs, os.RemoveAll(c.dir))
@@ -196,6 +181,21 @@ func (c *Cluster) Stop() error {
 		c.stopErr = errors.Join(errs...)
 	})
 	return c.stopErr
+}
+
+// forEachPlane runs fn for every plane in parallel and returns the errors in plane order.
+func (c *Cluster) forEachPlane(fn func(*Plane) error) []error {
+	errs := make([]error, len(c.planes))
+	var wg sync.WaitGroup
+	for i, p := range c.planes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn(p)
+		}()
+	}
+	wg.Wait()
+	return errs
 }
 
 // The registry of running clusters lets one signal handler stop them all on SIGINT or SIGTERM.

@@ -56,10 +56,12 @@ func (p *Plane) startCRStageWatcher(ctx context.Context) error {
 		factory.Shutdown()
 		return fmt.Errorf("crd informer did not sync: %w", ctx.Err())
 	}
-	p.stopWatcher = cancel
-	p.watcherDone = make(chan struct{})
+	done := make(chan struct{})
+	p.mu.Lock()
+	p.stopWatcher, p.watcherDone = cancel, done
+	p.mu.Unlock()
 	go func() {
-		defer close(p.watcherDone)
+		defer close(done)
 		defer factory.Shutdown()
 		var running []schema.GroupVersionKind
 		generation := 0

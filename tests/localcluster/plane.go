@@ -66,7 +66,8 @@ type Plane struct {
 	procs []*process
 	// crKwok runs the Gardener custom resource stages; it is restarted whenever the set of
 	// established CRDs those stages need changes, because kwok only watches kinds that exist when
-	// it starts.
+	// it starts. It and the watcher's handles are guarded by mu: a signal may stop a plane that
+	// is still starting.
 	crKwok      *process
 	stopWatcher context.CancelFunc
 	watcherDone chan struct{}
@@ -355,9 +356,12 @@ func (p *Plane) checkAlive() error {
 // stop ends every process of the plane: the stage watcher and kwok first, the API server before
 // etcd. It returns the first error but always tries every process.
 func (p *Plane) stop() error {
-	if p.stopWatcher != nil {
-		p.stopWatcher()
-		<-p.watcherDone
+	p.mu.Lock()
+	stopWatcher, watcherDone := p.stopWatcher, p.watcherDone
+	p.mu.Unlock()
+	if stopWatcher != nil {
+		stopWatcher()
+		<-watcherDone
 	}
 	p.mu.Lock()
 	procs := p.allProcesses()
