@@ -27,7 +27,7 @@ waiting for each component to be ready.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newVersionCommand())
+	root.AddCommand(newVersionCommand(), newFmtCommand())
 	// Cobra adds the `completion` command (bash, zsh, fish, powershell) on Execute.
 	return root
 }

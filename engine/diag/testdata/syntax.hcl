@@ -1,0 +1,3 @@
+seed "broken" {
+  cluster = 
+}

@@ -1,0 +1,5 @@
+seed "a" {
+	provider {
+		type = 1
+	}
+}
