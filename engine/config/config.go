@@ -1,0 +1,45 @@
+package config
+
+import (
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/declarative-gardener/gardener/engine/funcs"
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// Result is what Load returns: the landscape as declared, its evaluation, and every file read
+// (landscape and variable files) for rendering diagnostics.
+type Result struct {
+	Landscape *Landscape
+	Evaluated *Evaluated
+	Files     map[string]*hcl.File
+}
+
+// Load parses, decodes and evaluates the landscape in dir with input values from src. It is the
+// one call behind validate and plan. Evaluation runs only when parsing found no errors, so that
+// every reported problem is a root cause.
+func Load(dir string, reg *schema.Registry, src InputSources) (*Result, hcl.Diagnostics) {
+	res := &Result{Files: map[string]*hcl.File{}}
+	l, diags := Parse(dir, reg)
+	res.Landscape = l
+	if l == nil {
+		return res, diags
+	}
+	for name, f := range l.Files {
+		res.Files[name] = f
+	}
+	if diags.HasErrors() {
+		return res, diags
+	}
+	in, d := CollectInputs(l, src)
+	for name, f := range in.Files {
+		res.Files[name] = f
+	}
+	diags = append(diags, d...)
+	if diags.HasErrors() {
+		return res, diags
+	}
+	ev, d := Evaluate(l, in, funcs.Table(dir))
+	res.Evaluated = ev
+	return res, append(diags, d...)
+}

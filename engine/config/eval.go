@@ -1,0 +1,491 @@
+package config
+
+import (
+	"fmt"
+	"math/big"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/dominikbraun/graph"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hcldec"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// Evaluated is a landscape with every value computed that can be known before apply. Values only
+// known after apply (outputs of blocks that are not applied yet) are unknown.
+type Evaluated struct {
+	Landscape *Landscape
+	Variables map[string]cty.Value
+	Locals    map[string]cty.Value
+	Clusters  map[string]cty.Value
+	// Instances are the expanded blocks by instance address.
+	Instances map[InstanceAddress]*Instance
+	Outputs   map[string]cty.Value
+
+	funcs map[string]function.Function
+	// refValues are the values references to a block see: an instance's outputs, or for an
+	// expanded block an object (for_each) or tuple (count) of them.
+	refValues map[Address]cty.Value
+}
+
+// InstanceAddress names one instance of a block: `seed.a`, `shoot.dev["x"]`, `shoot.dev[0]`.
+type InstanceAddress string
+
+// Instance is one expanded block with its decoded configuration.
+type Instance struct {
+	Addr  InstanceAddress
+	Block *Block
+	// Key is the for_each key (string) or count index (number); cty.NilVal when not expanded.
+	Key cty.Value
+	// Name is the instance's object name: the block name, suffixed with "-<key>" when expanded.
+	Name string
+	// Config is the block's configuration decoded with its schema.
+	Config cty.Value
+	// Value is what references to the instance see: its outputs.
+	Value cty.Value
+}
+
+// Evaluate computes variables, locals, clusters, block configurations and outputs in
+// dependency order. Call it only on a landscape that Parse returned without errors.
+func Evaluate(l *Landscape, in *Inputs, funcs map[string]function.Function) (*Evaluated, hcl.Diagnostics) {
+	e := &Evaluated{
+		Landscape: l,
+		Locals:    map[string]cty.Value{},
+		Clusters:  map[string]cty.Value{},
+		Instances: map[InstanceAddress]*Instance{},
+		Outputs:   map[string]cty.Value{},
+		funcs:     funcs,
+		refValues: map[Address]cty.Value{},
+	}
+	vars, diags := evaluateVariables(l, in, &hcl.EvalContext{Functions: funcs})
+	e.Variables = vars
+	if diags.HasErrors() {
+		return e, diags
+	}
+	order, err := l.evaluationOrder()
+	if err != nil {
+		return e, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unordered landscape", Detail: err.Error()})
+	}
+	failed := map[Address]bool{}
+	for _, addr := range order {
+		// An object that depends on a failed one is not evaluated: its errors would only echo.
+		if l.dependsOnAny(addr, failed) {
+			failed[addr] = true
+			continue
+		}
+		var d hcl.Diagnostics
+		kind, name, _ := strings.Cut(string(addr), ".")
+		switch kind {
+		case "var":
+			continue
+		case "local":
+			d = e.evaluateLocal(l.Locals[name])
+		case "cluster":
+			d = e.evaluateCluster(l.Clusters[name])
+		case "output":
+			d = e.evaluateOutput(l.Outputs[name])
+		default:
+			d = e.evaluateBlock(l.Blocks[addr])
+		}
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			failed[addr] = true
+		}
+	}
+	return e, diags
+}
+
+// evaluationOrder sorts every object so that each comes after what it refers to; ties break by
+// address, so the order is the same on every run.
+func (l *Landscape) evaluationOrder() ([]Address, error) {
+	g := graph.New(graph.StringHash, graph.Directed())
+	add := func(a Address) { _ = g.AddVertex(string(a)) }
+	for name := range l.Variables {
+		add(Address("var." + name))
+	}
+	for name := range l.Locals {
+		add(Address("local." + name))
+	}
+	for name := range l.Clusters {
+		add(Address("cluster." + name))
+	}
+	for addr := range l.Blocks {
+		add(addr)
+	}
+	for name := range l.Outputs {
+		add(Address("output." + name))
+	}
+	for _, ref := range l.References {
+		if ref.From != ref.To {
+			_ = g.AddEdge(string(ref.To), string(ref.From))
+		}
+	}
+	sorted, err := graph.StableTopologicalSort(g, func(a, b string) bool { return a < b })
+	if err != nil {
+		return nil, fmt.Errorf("landscape graph: %w", err)
+	}
+	out := make([]Address, len(sorted))
+	for i, s := range sorted {
+		out[i] = Address(s)
+	}
+	return out, nil
+}
+
+func (l *Landscape) dependsOnAny(addr Address, set map[Address]bool) bool {
+	if len(set) == 0 {
+		return false
+	}
+	for _, ref := range l.References {
+		if ref.From == addr && set[ref.To] {
+			return true
+		}
+	}
+	return false
+}
+
+// context builds the evaluation context for an expression of a block instance (each and count
+// set) or of a landscape-level object (both nil).
+func (e *Evaluated) context(each map[string]cty.Value, count cty.Value) *hcl.EvalContext {
+	byKind := map[string]map[string]cty.Value{}
+	components := map[string]map[string]cty.Value{}
+	for addr, val := range e.refValues {
+		b := e.Landscape.Blocks[addr]
+		if b.Kind == schema.KindComponent {
+			if components[b.Type] == nil {
+				components[b.Type] = map[string]cty.Value{}
+			}
+			components[b.Type][b.Name] = val
+			continue
+		}
+		if byKind[string(b.Kind)] == nil {
+			byKind[string(b.Kind)] = map[string]cty.Value{}
+		}
+		byKind[string(b.Kind)][b.Name] = val
+	}
+	comp := map[string]cty.Value{}
+	for typ, m := range components {
+		comp[typ] = cty.ObjectVal(m)
+	}
+	vars := map[string]cty.Value{
+		"var":       objectOrEmpty(e.Variables),
+		"local":     objectOrEmpty(e.Locals),
+		"cluster":   objectOrEmpty(e.Clusters),
+		"garden":    objectOrEmpty(byKind[string(schema.KindGarden)]),
+		"seed":      objectOrEmpty(byKind[string(schema.KindSeed)]),
+		"shoot":     objectOrEmpty(byKind[string(schema.KindShoot)]),
+		"component": objectOrEmpty(comp),
+	}
+	if each != nil {
+		vars["each"] = cty.ObjectVal(each)
+	}
+	if count != cty.NilVal {
+		vars["count"] = cty.ObjectVal(map[string]cty.Value{"index": count})
+	}
+	return &hcl.EvalContext{Variables: vars, Functions: e.funcs}
+}
+
+func objectOrEmpty(m map[string]cty.Value) cty.Value {
+	if len(m) == 0 {
+		return cty.EmptyObjectVal
+	}
+	return cty.ObjectVal(m)
+}
+
+func (e *Evaluated) evaluateLocal(loc *Local) hcl.Diagnostics {
+	val, diags := loc.Expr.Value(e.context(nil, cty.NilVal))
+	if !diags.HasErrors() {
+		e.Locals[loc.Name] = val
+	}
+	return diags
+}
+
+var clusterSpec = hcldec.ObjectSpec{
+	"kubeconfig": &hcldec.AttrSpec{Name: "kubeconfig", Type: cty.String},
+	"context":    &hcldec.AttrSpec{Name: "context", Type: cty.String},
+	"in_cluster": &hcldec.DefaultSpec{
+		Primary: &hcldec.AttrSpec{Name: "in_cluster", Type: cty.Bool},
+		Default: &hcldec.LiteralSpec{Value: cty.False},
+	},
+}
+
+func (e *Evaluated) evaluateCluster(c *Cluster) hcl.Diagnostics {
+	val, diags := hcldec.Decode(c.Config, clusterSpec, e.context(nil, cty.NilVal))
+	if diags.HasErrors() {
+		return diags
+	}
+	attrs := val.AsValueMap()
+	if inCluster := attrs["in_cluster"]; inCluster.IsKnown() && inCluster.True() &&
+		(!attrs["kubeconfig"].IsNull() || !attrs["context"].IsNull()) {
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Conflicting cluster access",
+			Detail:  fmt.Sprintf("Cluster %q sets in_cluster together with kubeconfig or context; in-cluster access uses the pod's service account and takes neither.", c.Name),
+			Subject: c.DeclRange.Ptr(),
+		}}
+	}
+	attrs["name"] = cty.StringVal(c.Name)
+	e.Clusters[c.Name] = cty.ObjectVal(attrs)
+	return nil
+}
+
+func (e *Evaluated) evaluateOutput(o *Output) hcl.Diagnostics {
+	val, diags := o.Expr.Value(e.context(nil, cty.NilVal))
+	if diags.HasErrors() {
+		return diags
+	}
+	if !o.Sensitive && containsMark(val, SensitiveMark) {
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Output refers to sensitive values",
+			Detail:  fmt.Sprintf("The value of output %q is derived from sensitive values; declare the output with sensitive = true so that it is never printed.", o.Name),
+			Subject: o.Expr.Range().Ptr(),
+		}}
+	}
+	if o.Sensitive {
+		val = val.Mark(SensitiveMark)
+	}
+	e.Outputs[o.Name] = val
+	return nil
+}
+
+func containsMark(v cty.Value, mark any) bool {
+	_, pvm := v.UnmarkDeepWithPaths()
+	for _, pm := range pvm {
+		if _, ok := pm.Marks[mark]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// instanceKey is one expansion of a block.
+type instanceKey struct {
+	key   cty.Value // string key, number index, or NilVal
+	each  map[string]cty.Value
+	count cty.Value
+}
+
+func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
+	keys, diags := e.expand(b)
+	if diags.HasErrors() {
+		return diags
+	}
+	spec := b.Schema.Body.Spec()
+	instanceValues := map[string]cty.Value{}
+	var tuple []cty.Value
+	for _, k := range keys {
+		ctx := e.context(k.each, k.count)
+		cfg, d := hcldec.Decode(b.Config, spec, ctx)
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		diags = append(diags, checkValues(b.Config, &b.Schema.Body, cfg)...)
+		inst := &Instance{Block: b, Key: k.key, Config: cfg, Name: b.Name, Addr: InstanceAddress(b.Addr)}
+		switch {
+		case k.key == cty.NilVal:
+		case k.key.Type() == cty.String:
+			inst.Name = b.Name + "-" + k.key.AsString()
+			inst.Addr = InstanceAddress(fmt.Sprintf("%s[%q]", b.Addr, k.key.AsString()))
+		default:
+			idx, _ := k.key.AsBigFloat().Int64()
+			inst.Name = fmt.Sprintf("%s-%d", b.Name, idx)
+			inst.Addr = InstanceAddress(fmt.Sprintf("%s[%d]", b.Addr, idx))
+		}
+		inst.Value = outputsBeforeApply(b.Schema, inst.Name)
+		e.Instances[inst.Addr] = inst
+		if k.key != cty.NilVal && k.key.Type() == cty.String {
+			instanceValues[k.key.AsString()] = inst.Value
+		} else {
+			tuple = append(tuple, inst.Value)
+		}
+	}
+	switch {
+	case b.ForEach != nil:
+		e.refValues[b.Addr] = objectOrEmpty(instanceValues)
+	case b.Count != nil:
+		e.refValues[b.Addr] = cty.TupleVal(tuple)
+		if len(tuple) == 0 {
+			e.refValues[b.Addr] = cty.EmptyTupleVal
+		}
+	case len(tuple) == 1:
+		e.refValues[b.Addr] = tuple[0]
+	default:
+		e.refValues[b.Addr] = cty.UnknownVal(b.Schema.OutputType())
+	}
+	return diags
+}
+
+// outputsBeforeApply is an instance's value before it is applied: its name is known, every
+// other output only after apply.
+func outputsBeforeApply(s *schema.Schema, name string) cty.Value {
+	attrs := map[string]cty.Value{}
+	for _, o := range s.Outputs {
+		v := cty.UnknownVal(o.Type)
+		if o.Name == "name" && o.Type.Equals(cty.String) {
+			v = cty.StringVal(name)
+		}
+		if o.Sensitive {
+			v = v.Mark(SensitiveMark)
+		}
+		attrs[o.Name] = v
+	}
+	return objectOrEmpty(attrs)
+}
+
+// expand evaluates for_each or count into the block's instances.
+func (e *Evaluated) expand(b *Block) ([]instanceKey, hcl.Diagnostics) {
+	switch {
+	case b.ForEach != nil:
+		return e.expandForEach(b)
+	case b.Count != nil:
+		return e.expandCount(b)
+	default:
+		return []instanceKey{{key: cty.NilVal, count: cty.NilVal}}, nil
+	}
+}
+
+func (e *Evaluated) expandForEach(b *Block) ([]instanceKey, hcl.Diagnostics) {
+	val, diags := b.ForEach.Value(e.context(nil, cty.NilVal))
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	fail := func(detail string) ([]instanceKey, hcl.Diagnostics) {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid for_each argument", Detail: detail, Subject: b.ForEach.Range().Ptr()}}
+	}
+	if val.IsMarked() {
+		return fail("for_each must not use sensitive values: its keys appear in addresses and plans.")
+	}
+	if !val.IsWhollyKnown() {
+		return fail("for_each depends on values that are known only after apply; its keys must be known when planning.")
+	}
+	if val.IsNull() {
+		return fail("for_each must not be null; use an empty map or set for no instances.")
+	}
+	ty := val.Type()
+	var keys []instanceKey
+	switch {
+	case ty.IsMapType() || ty.IsObjectType():
+		for k, v := range val.AsValueMap() {
+			keys = append(keys, instanceKey{key: cty.StringVal(k), each: map[string]cty.Value{"key": cty.StringVal(k), "value": v}, count: cty.NilVal})
+		}
+	case ty.IsSetType():
+		if !ty.ElementType().Equals(cty.String) {
+			return fail(fmt.Sprintf("for_each takes a map or a set of strings, not a set of %s.", ty.ElementType().FriendlyName()))
+		}
+		for _, v := range val.AsValueSlice() {
+			if v.IsNull() {
+				return fail("for_each sets must not contain null.")
+			}
+			keys = append(keys, instanceKey{key: v, each: map[string]cty.Value{"key": v, "value": v}, count: cty.NilVal})
+		}
+	default:
+		return fail(fmt.Sprintf("for_each takes a map or a set of strings, not a %s. Convert a list of strings with toset(...).", ty.FriendlyName()))
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].key.AsString() < keys[j].key.AsString() })
+	return keys, nil
+}
+
+func (e *Evaluated) expandCount(b *Block) ([]instanceKey, hcl.Diagnostics) {
+	val, diags := b.Count.Value(e.context(nil, cty.NilVal))
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	fail := func(detail string) ([]instanceKey, hcl.Diagnostics) {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid count argument", Detail: detail, Subject: b.Count.Range().Ptr()}}
+	}
+	val, _ = val.Unmark()
+	if !val.IsKnown() {
+		return fail("count depends on values that are known only after apply; it must be known when planning.")
+	}
+	if val.IsNull() || !val.Type().Equals(cty.Number) {
+		return fail("count must be a whole number.")
+	}
+	n, acc := val.AsBigFloat().Int64()
+	if acc != big.Exact || n < 0 {
+		return fail("count must be a whole number that is zero or more.")
+	}
+	if n > 10000 {
+		return fail("count must be at most 10000.")
+	}
+	keys := make([]instanceKey, 0, n)
+	for i := range n {
+		idx := cty.NumberIntVal(i)
+		keys = append(keys, instanceKey{key: idx, count: idx})
+	}
+	return keys, nil
+}
+
+// checkValues runs a schema's allowed values and checks on the known values of a decoded body,
+// pointing each problem at the expression that produced the value.
+func checkValues(body hcl.Body, sb *schema.Body, val cty.Value) hcl.Diagnostics {
+	if val.IsNull() || !val.IsKnown() {
+		return nil
+	}
+	content, _, _ := body.PartialContent(hcldec.ImpliedSchema(sb.Spec()))
+	if content == nil {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	for _, a := range sb.Attributes {
+		attr, ok := content.Attributes[a.Name]
+		if !ok {
+			continue
+		}
+		v := val.GetAttr(a.Name)
+		plain, marks := v.UnmarkDeep()
+		if !plain.IsWhollyKnown() || plain.IsNull() {
+			continue
+		}
+		problems := []string{}
+		if len(a.AllowedValues) > 0 && plain.Type().Equals(cty.String) && !slices.Contains(a.AllowedValues, plain.AsString()) {
+			problems = append(problems, fmt.Sprintf("The value %q is not allowed for %s; use one of %s.%s", plain.AsString(), a.Name, quoteAll(a.AllowedValues), didYouMean(plain.AsString(), a.AllowedValues)))
+		}
+		for _, c := range a.Checks {
+			if msg := c.Func(plain); msg != "" {
+				problems = append(problems, msg)
+			}
+		}
+		for _, msg := range problems {
+			if len(marks) > 0 {
+				msg = fmt.Sprintf("The sensitive value of %s is not valid (not shown).", a.Name)
+			}
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Invalid value for " + a.Name,
+				Detail: msg, Subject: attr.Expr.Range().Ptr(),
+			})
+		}
+	}
+	for _, blk := range sb.Blocks {
+		var blocks []*hcl.Block
+		for _, hb := range content.Blocks {
+			if hb.Type == blk.Name {
+				blocks = append(blocks, hb)
+			}
+		}
+		nested := val.GetAttr(blk.Name)
+		if len(blocks) == 0 || nested.IsNull() || !nested.IsKnown() {
+			continue
+		}
+		if blk.Nesting == schema.NestingSingle {
+			diags = append(diags, checkValues(blocks[0].Body, &blk.Body, nested)...)
+			continue
+		}
+		elems := nested.AsValueSlice()
+		for i := range min(len(elems), len(blocks)) {
+			diags = append(diags, checkValues(blocks[i].Body, &blk.Body, elems[i])...)
+		}
+	}
+	return diags
+}
+
+func quoteAll(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return strings.Join(q, ", ")
+}

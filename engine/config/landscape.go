@@ -1,0 +1,138 @@
+// Package config loads a landscape: a directory of HCL files declaring variables, locals,
+// clusters, a garden, seeds, shoots, components and outputs. Loading parses and decodes every
+// block against its schema, resolves references between blocks (each one a dependency edge the
+// graph uses), evaluates what is known before anything touches a cluster, and reports every
+// problem as an hcl.Diagnostic with the narrowest source range.
+package config
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// Landscape is a loaded landscape directory.
+type Landscape struct {
+	// Dir is the directory the files were read from.
+	Dir string
+	// Files are the parsed files by name, for rendering diagnostics.
+	Files map[string]*hcl.File
+
+	Name        string
+	Description string
+	State       *StateConfig
+	// DeclRange is where the landscape block is declared.
+	DeclRange hcl.Range
+
+	Variables map[string]*Variable
+	Locals    map[string]*Local
+	Clusters  map[string]*Cluster
+	// Blocks are the garden, seed, shoot and component blocks by address ("seed.local",
+	// "component.helm_release.cert_manager").
+	Blocks  map[Address]*Block
+	Outputs map[string]*Output
+
+	// References are the dependency edges between the objects above, in source order.
+	References []Reference
+}
+
+// StateConfig is the landscape's state backend.
+type StateConfig struct {
+	Backend string
+	// Path is the state file of the local backend, relative to the landscape directory.
+	Path string
+	// Cluster names the cluster block holding the kubernetes backend's Secrets and Lease.
+	Cluster   string
+	Namespace string
+	DeclRange hcl.Range
+}
+
+// Variable is an input variable.
+type Variable struct {
+	Name        string
+	Type        cty.Type
+	Default     cty.Value
+	Description string
+	Sensitive   bool
+	Validations []*Validation
+	DeclRange   hcl.Range
+}
+
+// Validation is a rule a variable's value must satisfy.
+type Validation struct {
+	Condition    hcl.Expression
+	ErrorMessage hcl.Expression
+	DeclRange    hcl.Range
+}
+
+// Local is a named expression.
+type Local struct {
+	Name      string
+	Expr      hcl.Expression
+	DeclRange hcl.Range
+}
+
+// Cluster is a Kubernetes cluster the landscape deploys to.
+type Cluster struct {
+	Name string
+	// Config holds kubeconfig, context and in_cluster.
+	Config    hcl.Body
+	DeclRange hcl.Range
+}
+
+// Block is a garden, seed, shoot or component block.
+type Block struct {
+	Addr   Address
+	Kind   schema.Kind
+	Type   string
+	Name   string
+	Schema *schema.Schema
+	// Config is the body without meta-arguments, to be decoded with Schema.Body.Spec().
+	Config hcl.Body
+
+	DependsOn []hcl.Traversal
+	ForEach   hcl.Expression
+	Count     hcl.Expression
+	Lifecycle Lifecycle
+
+	DeclRange hcl.Range
+	// TypeRange is the range of the type label of a component block.
+	TypeRange hcl.Range
+}
+
+// Lifecycle holds the lifecycle meta-arguments.
+type Lifecycle struct {
+	PreventDestroy bool
+	IgnoreChanges  []hcl.Traversal
+}
+
+// Output is a value the landscape exposes.
+type Output struct {
+	Name        string
+	Expr        hcl.Expression
+	Description string
+	Sensitive   bool
+	DeclRange   hcl.Range
+}
+
+// Address names an object of a landscape the way references do: "var.x", "local.y",
+// "cluster.runtime", "garden.local", "seed.a", "shoot.dev", "component.helm_release.cm",
+// "output.z".
+type Address string
+
+// Reference is a dependency edge: From's configuration refers to To at Range.
+type Reference struct {
+	From  Address
+	To    Address
+	Range hcl.Range
+}
+
+func blockAddress(kind schema.Kind, typ, name string) Address {
+	if kind == schema.KindComponent {
+		return Address(fmt.Sprintf("component.%s.%s", typ, name))
+	}
+	return Address(fmt.Sprintf("%s.%s", kind, name))
+}

@@ -1,0 +1,578 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// File name endings of landscape files: native syntax and HCL's JSON syntax.
+const (
+	ExtensionHCL  = ".hcl"
+	ExtensionJSON = ".hcl.json"
+)
+
+var topLevelSchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "landscape", LabelNames: []string{"name"}},
+		{Type: "variable", LabelNames: []string{"name"}},
+		{Type: "locals"},
+		{Type: "cluster", LabelNames: []string{"name"}},
+		{Type: string(schema.KindGarden), LabelNames: []string{"name"}},
+		{Type: string(schema.KindSeed), LabelNames: []string{"name"}},
+		{Type: string(schema.KindShoot), LabelNames: []string{"name"}},
+		{Type: string(schema.KindComponent), LabelNames: []string{"type", "name"}},
+		{Type: "output", LabelNames: []string{"name"}},
+	},
+}
+
+// Parse reads and decodes the landscape in dir against the schemas of reg, without evaluating
+// anything: syntax, block structure, meta-arguments, schema conformance of literal structure and
+// references. Every problem found is returned; the landscape is nil only when no file could be
+// read at all.
+func Parse(dir string, reg *schema.Registry) (*Landscape, hcl.Diagnostics) {
+	names, err := landscapeFiles(dir)
+	if err != nil {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Unreadable landscape directory",
+			Detail:   fmt.Sprintf("The landscape directory %s cannot be read: %s.", dir, err),
+		}}
+	}
+	if len(names) == 0 {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "No landscape files",
+			Detail:   fmt.Sprintf("The directory %s holds no *%s or *%s files.", dir, ExtensionHCL, ExtensionJSON),
+		}}
+	}
+	parser := hclparse.NewParser()
+	var diags hcl.Diagnostics
+	var bodies []hcl.Body
+	for _, name := range names {
+		src, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			r := hcl.Range{Filename: name, Start: hcl.InitialPos, End: hcl.InitialPos}
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Unreadable file",
+				Detail:   fmt.Sprintf("The file %s cannot be read: %s.", name, unwrapPathError(err)),
+				Subject:  &r,
+			})
+			continue
+		}
+		var f *hcl.File
+		var d hcl.Diagnostics
+		if strings.HasSuffix(name, ExtensionJSON) {
+			f, d = parser.ParseJSON(src, name)
+		} else {
+			f, d = parser.ParseHCL(src, name)
+		}
+		diags = append(diags, d...)
+		if f != nil && !d.HasErrors() {
+			bodies = append(bodies, f.Body)
+		}
+	}
+	l := &Landscape{
+		Dir:       dir,
+		Files:     parser.Files(),
+		Variables: map[string]*Variable{},
+		Locals:    map[string]*Local{},
+		Clusters:  map[string]*Cluster{},
+		Blocks:    map[Address]*Block{},
+		Outputs:   map[string]*Output{},
+	}
+	d := &decoder{reg: reg, l: l, declared: map[Address]hcl.Range{}}
+	for _, body := range bodies {
+		diags = append(diags, d.decodeFile(body)...)
+	}
+	if l.Name == "" && !diags.HasErrors() {
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Missing landscape block",
+			Detail:   `A landscape needs one landscape block naming it, e.g. landscape "production" {}; the name goes into the labels of every object it applies.`,
+		})
+	}
+	diags = append(diags, resolveReferences(l)...)
+	return l, diags
+}
+
+// landscapeFiles lists the landscape files in dir, sorted, skipping hidden and editor backup
+// files.
+func landscapeFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, unwrapPathError(err)
+	}
+	var names []string
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") || strings.HasSuffix(name, "~") {
+			continue
+		}
+		if strings.HasSuffix(name, ExtensionHCL) || strings.HasSuffix(name, ExtensionJSON) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// decoder decodes the top-level blocks of all files into one Landscape.
+type decoder struct {
+	reg      *schema.Registry
+	l        *Landscape
+	declared map[Address]hcl.Range
+}
+
+func (d *decoder) decodeFile(body hcl.Body) hcl.Diagnostics {
+	content, diags := body.Content(topLevelSchema)
+	for _, block := range content.Blocks {
+		if !d.validName(block, &diags) {
+			continue
+		}
+		switch block.Type {
+		case "landscape":
+			diags = append(diags, d.decodeLandscape(block)...)
+		case "variable":
+			diags = append(diags, d.decodeVariable(block)...)
+		case "locals":
+			diags = append(diags, d.decodeLocals(block)...)
+		case "cluster":
+			diags = append(diags, d.decodeCluster(block)...)
+		case "output":
+			diags = append(diags, d.decodeOutput(block)...)
+		default:
+			diags = append(diags, d.decodeBlock(block)...)
+		}
+	}
+	return diags
+}
+
+// validName checks that every label is an identifier, since labels become reference names.
+func (d *decoder) validName(block *hcl.Block, diags *hcl.Diagnostics) bool {
+	for i, label := range block.Labels {
+		if !hclsyntax.ValidIdentifier(label) {
+			*diags = append(*diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid block label",
+				Detail: fmt.Sprintf("The %s of a %s block must start with a letter or underscore and contain only letters, digits, underscores and dashes, because it is used in references; %q is not valid.",
+					topLevelLabelName(block.Type, i), block.Type, label),
+				Subject: block.LabelRanges[i].Ptr(),
+			})
+			return false
+		}
+	}
+	return true
+}
+
+func topLevelLabelName(blockType string, i int) string {
+	for _, h := range topLevelSchema.Blocks {
+		if h.Type == blockType && i < len(h.LabelNames) {
+			return h.LabelNames[i]
+		}
+	}
+	return "label"
+}
+
+// declare records an address and reports a duplicate declaration.
+func (d *decoder) declare(addr Address, what string, r hcl.Range) hcl.Diagnostics {
+	if prev, ok := d.declared[addr]; ok {
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Duplicate " + what,
+			Detail:   fmt.Sprintf("%s was already declared at %s. Names must be unique within a landscape.", addr, prev),
+			Subject:  r.Ptr(),
+		}}
+	}
+	d.declared[addr] = r
+	return nil
+}
+
+var landscapeSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "description"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "state"}},
+}
+
+var stateSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "backend", Required: true},
+		{Name: "path"},
+		{Name: "cluster"},
+		{Name: "namespace"},
+	},
+}
+
+// State backends.
+const (
+	BackendLocal      = "local"
+	BackendKubernetes = "kubernetes"
+)
+
+func (d *decoder) decodeLandscape(block *hcl.Block) hcl.Diagnostics {
+	diags := d.declare("landscape", "landscape block", block.DefRange)
+	if diags.HasErrors() {
+		return diags
+	}
+	l := d.l
+	l.Name, l.DeclRange = block.Labels[0], block.DefRange
+	content, cd := block.Body.Content(landscapeSchema)
+	diags = append(diags, cd...)
+	if attr, ok := content.Attributes["description"]; ok {
+		diags = append(diags, constString(attr, &l.Description)...)
+	}
+	for i, sb := range content.Blocks {
+		if i > 0 {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Duplicate state block",
+				Detail: "A landscape has one state backend.", Subject: sb.DefRange.Ptr(),
+			})
+			continue
+		}
+		diags = append(diags, d.decodeState(sb)...)
+	}
+	return diags
+}
+
+func (d *decoder) decodeState(block *hcl.Block) hcl.Diagnostics {
+	st := &StateConfig{DeclRange: block.DefRange}
+	content, diags := block.Body.Content(stateSchema)
+	if attr, ok := content.Attributes["backend"]; ok {
+		diags = append(diags, constString(attr, &st.Backend)...)
+		if st.Backend != "" && st.Backend != BackendLocal && st.Backend != BackendKubernetes {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Unsupported state backend",
+				Detail:  fmt.Sprintf("The state backend %q is not supported; use %q or %q.%s", st.Backend, BackendLocal, BackendKubernetes, didYouMean(st.Backend, []string{BackendLocal, BackendKubernetes})),
+				Subject: attr.Expr.Range().Ptr(),
+			})
+		}
+	}
+	if attr, ok := content.Attributes["path"]; ok {
+		diags = append(diags, constString(attr, &st.Path)...)
+	}
+	if attr, ok := content.Attributes["namespace"]; ok {
+		diags = append(diags, constString(attr, &st.Namespace)...)
+	}
+	if attr, ok := content.Attributes["cluster"]; ok {
+		trav, td := hcl.AbsTraversalForExpr(attr.Expr)
+		if td.HasErrors() || len(trav) != 2 || trav.RootName() != "cluster" {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Invalid state cluster",
+				Detail: "The state cluster must be a reference to a cluster block, e.g. cluster.runtime.", Subject: attr.Expr.Range().Ptr(),
+			})
+		} else if step, ok := trav[1].(hcl.TraverseAttr); ok {
+			st.Cluster = step.Name
+		}
+	}
+	switch st.Backend {
+	case BackendKubernetes:
+		if st.Cluster == "" && !diags.HasErrors() {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Missing state cluster",
+				Detail: "The kubernetes state backend stores state as Secrets in a cluster; name it with cluster = cluster.<name>.", Subject: block.DefRange.Ptr(),
+			})
+		}
+		if st.Namespace == "" {
+			st.Namespace = "garden"
+		}
+	case BackendLocal:
+		if st.Path == "" {
+			st.Path = "gardener.state"
+		}
+	}
+	d.l.State = st
+	return diags
+}
+
+var variableSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "type"}, {Name: "default"}, {Name: "description"}, {Name: "sensitive"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "validation"}},
+}
+
+var validationSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "condition", Required: true}, {Name: "error_message", Required: true}},
+}
+
+func (d *decoder) decodeVariable(block *hcl.Block) hcl.Diagnostics {
+	v := &Variable{Name: block.Labels[0], Type: cty.DynamicPseudoType, DeclRange: block.DefRange}
+	diags := d.declare(Address("var."+v.Name), "variable", block.DefRange)
+	if diags.HasErrors() {
+		return diags
+	}
+	content, cd := block.Body.Content(variableSchema)
+	diags = append(diags, cd...)
+	if attr, ok := content.Attributes["type"]; ok {
+		ty, td := typeexpr.TypeConstraint(attr.Expr)
+		diags = append(diags, td...)
+		if !td.HasErrors() {
+			v.Type = ty
+		}
+	}
+	if attr, ok := content.Attributes["description"]; ok {
+		diags = append(diags, constString(attr, &v.Description)...)
+	}
+	if attr, ok := content.Attributes["sensitive"]; ok {
+		diags = append(diags, constBool(attr, &v.Sensitive)...)
+	}
+	if attr, ok := content.Attributes["default"]; ok {
+		val, vd := attr.Expr.Value(nil)
+		diags = append(diags, vd...)
+		if !vd.HasErrors() {
+			converted, err := convert.Convert(val, v.Type)
+			if err != nil {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError, Summary: "Invalid default value for variable",
+					Detail:  fmt.Sprintf("This default value is not compatible with the variable's type constraint: %s.", err),
+					Subject: attr.Expr.Range().Ptr(),
+				})
+			} else {
+				v.Default = converted
+			}
+		}
+	}
+	for _, vb := range content.Blocks {
+		vc, vd := vb.Body.Content(validationSchema)
+		diags = append(diags, vd...)
+		cond, okCond := vc.Attributes["condition"]
+		msg, okMsg := vc.Attributes["error_message"]
+		if !okCond || !okMsg {
+			continue
+		}
+		for _, t := range cond.Expr.Variables() {
+			if t.RootName() != "var" || len(t) < 2 || traverseName(t[1]) != v.Name {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError, Summary: "Invalid reference in variable validation",
+					Detail:  fmt.Sprintf("The condition of a validation rule may refer only to the variable it validates, var.%s.", v.Name),
+					Subject: t.SourceRange().Ptr(),
+				})
+			}
+		}
+		v.Validations = append(v.Validations, &Validation{Condition: cond.Expr, ErrorMessage: msg.Expr, DeclRange: vb.DefRange})
+	}
+	d.l.Variables[v.Name] = v
+	return diags
+}
+
+func (d *decoder) decodeLocals(block *hcl.Block) hcl.Diagnostics {
+	attrs, diags := block.Body.JustAttributes()
+	names := make([]string, 0, len(attrs))
+	for name := range attrs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		attr := attrs[name]
+		if dd := d.declare(Address("local."+name), "local value", attr.NameRange); dd.HasErrors() {
+			diags = append(diags, dd...)
+			continue
+		}
+		d.l.Locals[name] = &Local{Name: name, Expr: attr.Expr, DeclRange: attr.NameRange}
+	}
+	return diags
+}
+
+// ClusterSchema is the content of a cluster block.
+var ClusterSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "kubeconfig"}, {Name: "context"}, {Name: "in_cluster"}},
+}
+
+func (d *decoder) decodeCluster(block *hcl.Block) hcl.Diagnostics {
+	name := block.Labels[0]
+	diags := d.declare(Address("cluster."+name), "cluster", block.DefRange)
+	if diags.HasErrors() {
+		return diags
+	}
+	_, cd := block.Body.Content(ClusterSchema)
+	diags = append(diags, cd...)
+	d.l.Clusters[name] = &Cluster{Name: name, Config: block.Body, DeclRange: block.DefRange}
+	return diags
+}
+
+var outputSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "value", Required: true}, {Name: "description"}, {Name: "sensitive"}},
+}
+
+func (d *decoder) decodeOutput(block *hcl.Block) hcl.Diagnostics {
+	o := &Output{Name: block.Labels[0], DeclRange: block.DefRange}
+	diags := d.declare(Address("output."+o.Name), "output", block.DefRange)
+	if diags.HasErrors() {
+		return diags
+	}
+	content, cd := block.Body.Content(outputSchema)
+	diags = append(diags, cd...)
+	if attr, ok := content.Attributes["value"]; ok {
+		o.Expr = attr.Expr
+	}
+	if attr, ok := content.Attributes["description"]; ok {
+		diags = append(diags, constString(attr, &o.Description)...)
+	}
+	if attr, ok := content.Attributes["sensitive"]; ok {
+		diags = append(diags, constBool(attr, &o.Sensitive)...)
+	}
+	if o.Expr != nil {
+		d.l.Outputs[o.Name] = o
+	}
+	return diags
+}
+
+// metaSchema holds the meta-arguments of garden, seed, shoot and component blocks.
+var metaSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "depends_on"}, {Name: "for_each"}, {Name: "count"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "lifecycle"}},
+}
+
+var lifecycleSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "prevent_destroy"}, {Name: "ignore_changes"}},
+}
+
+func (d *decoder) decodeBlock(block *hcl.Block) hcl.Diagnostics {
+	kind := schema.Kind(block.Type)
+	b := &Block{Kind: kind, Type: block.Type, Name: block.Labels[0], DeclRange: block.DefRange}
+	var diags hcl.Diagnostics
+	if kind == schema.KindComponent {
+		b.Type, b.Name, b.TypeRange = block.Labels[0], block.Labels[1], block.LabelRanges[0]
+	}
+	b.Addr = blockAddress(kind, b.Type, b.Name)
+	if dd := d.declare(b.Addr, block.Type+" block", block.DefRange); dd.HasErrors() {
+		return dd
+	}
+	b.Schema = d.reg.Lookup(kind, b.Type)
+	if b.Schema == nil {
+		if kind == schema.KindComponent {
+			return hcl.Diagnostics{{
+				Severity: hcl.DiagError, Summary: "Unsupported component type",
+				Detail:  fmt.Sprintf("There is no component type %q.%s Run `gardener components` for the catalog.", b.Type, didYouMean(b.Type, d.reg.Types(kind))),
+				Subject: b.TypeRange.Ptr(),
+			}}
+		}
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Unsupported block type",
+			Detail: fmt.Sprintf("This build of gardener has no schema for %s blocks.", block.Type), Subject: block.DefRange.Ptr(),
+		}}
+	}
+
+	meta, remain, md := block.Body.PartialContent(metaSchema)
+	diags = append(diags, md...)
+	b.Config = remain
+	if attr, ok := meta.Attributes["for_each"]; ok {
+		b.ForEach = attr.Expr
+	}
+	if attr, ok := meta.Attributes["count"]; ok {
+		b.Count = attr.Expr
+		if b.ForEach != nil {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Invalid combination of count and for_each",
+				Detail: "A block may use count or for_each, not both.", Subject: attr.NameRange.Ptr(),
+			})
+		}
+	}
+	if attr, ok := meta.Attributes["depends_on"]; ok {
+		exprs, ed := hcl.ExprList(attr.Expr)
+		diags = append(diags, ed...)
+		for _, e := range exprs {
+			trav, td := hcl.AbsTraversalForExpr(e)
+			if td.HasErrors() {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError, Summary: "Invalid depends_on reference",
+					Detail: "depends_on lists references to other blocks, e.g. [garden.local, component.helm_release.cert_manager].", Subject: e.Range().Ptr(),
+				})
+				continue
+			}
+			b.DependsOn = append(b.DependsOn, trav)
+		}
+	}
+	for i, lb := range meta.Blocks {
+		if i > 0 {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Duplicate lifecycle block",
+				Detail: "A block has at most one lifecycle block.", Subject: lb.DefRange.Ptr(),
+			})
+			continue
+		}
+		diags = append(diags, decodeLifecycle(lb, b)...)
+	}
+	d.l.Blocks[b.Addr] = b
+	return diags
+}
+
+func decodeLifecycle(block *hcl.Block, b *Block) hcl.Diagnostics {
+	content, diags := block.Body.Content(lifecycleSchema)
+	if attr, ok := content.Attributes["prevent_destroy"]; ok {
+		diags = append(diags, constBool(attr, &b.Lifecycle.PreventDestroy)...)
+	}
+	if attr, ok := content.Attributes["ignore_changes"]; ok {
+		exprs, ed := hcl.ExprList(attr.Expr)
+		diags = append(diags, ed...)
+		for _, e := range exprs {
+			trav, td := hcl.RelTraversalForExpr(e)
+			if td.HasErrors() {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError, Summary: "Invalid ignore_changes entry",
+					Detail: "ignore_changes lists attribute paths of this block, e.g. [replicas, virtual_cluster.kubernetes.version].", Subject: e.Range().Ptr(),
+				})
+				continue
+			}
+			b.Lifecycle.IgnoreChanges = append(b.Lifecycle.IgnoreChanges, trav)
+		}
+	}
+	return diags
+}
+
+// constString evaluates an attribute that must be a constant string.
+func constString(attr *hcl.Attribute, out *string) hcl.Diagnostics {
+	val, diags := attr.Expr.Value(nil)
+	if diags.HasErrors() {
+		return diags
+	}
+	val, err := convert.Convert(val, cty.String)
+	if err != nil || val.IsNull() {
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Invalid value",
+			Detail: fmt.Sprintf("The %s argument must be a string.", attr.Name), Subject: attr.Expr.Range().Ptr(),
+		}}
+	}
+	*out = val.AsString()
+	return nil
+}
+
+// constBool evaluates an attribute that must be a constant boolean.
+func constBool(attr *hcl.Attribute, out *bool) hcl.Diagnostics {
+	val, diags := attr.Expr.Value(nil)
+	if diags.HasErrors() {
+		return diags
+	}
+	val, err := convert.Convert(val, cty.Bool)
+	if err != nil || val.IsNull() {
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Invalid value",
+			Detail: fmt.Sprintf("The %s argument must be true or false.", attr.Name), Subject: attr.Expr.Range().Ptr(),
+		}}
+	}
+	*out = val.True()
+	return nil
+}
+
+func traverseName(step hcl.Traverser) string {
+	if a, ok := step.(hcl.TraverseAttr); ok {
+		return a.Name
+	}
+	return ""
+}

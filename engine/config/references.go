@@ -1,0 +1,316 @@
+package config
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dominikbraun/graph"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hcldec"
+
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+func hcldecSchema(s *schema.Schema) *hcl.BodySchema { return hcldec.ImpliedSchema(s.Body.Spec()) }
+
+// structuralCheck reports unknown and missing arguments and blocks at every nesting level
+// without evaluating anything.
+func structuralCheck(body hcl.Body, b *schema.Body) hcl.Diagnostics {
+	content, diags := body.Content(hcldec.ImpliedSchema(b.Spec()))
+	if content == nil {
+		return diags
+	}
+	for _, blk := range content.Blocks {
+		if nested := b.Block(blk.Type); nested != nil {
+			diags = append(diags, structuralCheck(blk.Body, &nested.Body)...)
+		}
+	}
+	return diags
+}
+
+// referenceRoots are the names a reference may start with.
+var referenceRoots = []string{"var", "local", "cluster", "garden", "seed", "shoot", "component", "each", "count"}
+
+// resolveReferences checks every reference of every object and records the dependency edges.
+func resolveReferences(l *Landscape) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	add := func(from Address, travs []hcl.Traversal, block *Block) {
+		for _, t := range travs {
+			to, d := l.resolve(t, block)
+			diags = append(diags, d...)
+			if to != "" {
+				l.References = append(l.References, Reference{From: from, To: to, Range: t.SourceRange()})
+			}
+		}
+	}
+	for _, name := range sortedKeys(l.Locals) {
+		add(Address("local."+name), l.Locals[name].Expr.Variables(), nil)
+	}
+	for _, name := range sortedKeys(l.Clusters) {
+		attrs, _ := l.Clusters[name].Config.JustAttributes()
+		for _, an := range sortedKeys(attrs) {
+			add(Address("cluster."+name), attrs[an].Expr.Variables(), nil)
+		}
+	}
+	for _, addr := range l.BlockAddresses() {
+		b := l.Blocks[addr]
+		diags = append(diags, structuralCheck(b.Config, &b.Schema.Body)...)
+		var travs []hcl.Traversal
+		if b.ForEach != nil {
+			travs = append(travs, b.ForEach.Variables()...)
+		}
+		if b.Count != nil {
+			travs = append(travs, b.Count.Variables()...)
+		}
+		travs = append(travs, b.DependsOn...)
+		travs = append(travs, hcldec.Variables(b.Config, b.Schema.Body.Spec())...)
+		add(addr, travs, b)
+		diags = append(diags, checkReferenceAttributes(b)...)
+	}
+	for _, name := range sortedKeys(l.Outputs) {
+		add(Address("output."+name), l.Outputs[name].Expr.Variables(), nil)
+	}
+	if l.State != nil && l.State.Cluster != "" {
+		if _, ok := l.Clusters[l.State.Cluster]; !ok {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Reference to undeclared cluster",
+				Detail:  fmt.Sprintf("The state backend names cluster %q, which is not declared.%s", l.State.Cluster, didYouMean(l.State.Cluster, sortedKeys(l.Clusters))),
+				Subject: l.State.DeclRange.Ptr(),
+			})
+		}
+	}
+	if !diags.HasErrors() {
+		diags = append(diags, l.checkCycles()...)
+	}
+	return diags
+}
+
+// resolve maps a traversal to the address it refers to, or reports why it cannot. References
+// to each and count resolve to "" (no edge) when allowed.
+func (l *Landscape) resolve(t hcl.Traversal, from *Block) (Address, hcl.Diagnostics) {
+	r := t.SourceRange()
+	fail := func(summary, detail string) (Address, hcl.Diagnostics) {
+		return "", hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: r.Ptr()}}
+	}
+	root := t.RootName()
+	name := ""
+	if len(t) > 1 {
+		name = traverseName(t[1])
+	}
+	switch root {
+	case "var":
+		if _, ok := l.Variables[name]; !ok {
+			return fail("Reference to undeclared input variable", fmt.Sprintf("An input variable named %q is not declared.%s", name, didYouMean(name, sortedKeys(l.Variables))))
+		}
+		return Address("var." + name), nil
+	case "local":
+		if _, ok := l.Locals[name]; !ok {
+			return fail("Reference to undeclared local value", fmt.Sprintf("A local value named %q is not declared.%s", name, didYouMean(name, sortedKeys(l.Locals))))
+		}
+		return Address("local." + name), nil
+	case "cluster":
+		if _, ok := l.Clusters[name]; !ok {
+			return fail("Reference to undeclared cluster", fmt.Sprintf("A cluster named %q is not declared.%s", name, didYouMean(name, sortedKeys(l.Clusters))))
+		}
+		return Address("cluster." + name), nil
+	case "garden", "seed", "shoot":
+		addr := Address(root + "." + name)
+		target, ok := l.Blocks[addr]
+		if !ok {
+			return fail("Reference to undeclared "+root, fmt.Sprintf("A %s named %q is not declared.%s", root, name, didYouMean(name, l.blockNames(schema.Kind(root), ""))))
+		}
+		return addr, checkOutput(target, t[2:], r)
+	case "component":
+		typ := name
+		cname := ""
+		if len(t) > 2 {
+			cname = traverseName(t[2])
+		}
+		if typ == "" || cname == "" {
+			return fail("Invalid component reference", "A component is referenced as component.<type>.<name>, e.g. component.helm_release.cert_manager.")
+		}
+		addr := blockAddress(schema.KindComponent, typ, cname)
+		target, ok := l.Blocks[addr]
+		if !ok {
+			return fail("Reference to undeclared component", fmt.Sprintf("A component %q of type %q is not declared.%s", cname, typ, didYouMean(cname, l.blockNames(schema.KindComponent, typ))))
+		}
+		return addr, checkOutput(target, t[3:], r)
+	case "each":
+		if from == nil || from.ForEach == nil {
+			return fail("Reference to \"each\" in context without for_each", "each.key and each.value are available only in blocks that set for_each.")
+		}
+		if name != "key" && name != "value" {
+			return fail("Invalid each attribute", "each has only the attributes key and value.")
+		}
+		return "", nil
+	case "count":
+		if from == nil || from.Count == nil {
+			return fail("Reference to \"count\" in non-counted context", "count.index is available only in blocks that set count.")
+		}
+		if name != "index" {
+			return fail("Invalid count attribute", "count has only the attribute index.")
+		}
+		return "", nil
+	default:
+		return fail("Unknown reference", fmt.Sprintf("There is no object called %q. References start with %s.%s", root, strings.Join(referenceRoots, ", "), didYouMean(root, referenceRoots)))
+	}
+}
+
+// checkOutput checks that the first attribute step after a block reference (skipping an
+// instance key like ["a"] or [0]) names an output of the block.
+func checkOutput(target *Block, rest hcl.Traversal, r hcl.Range) hcl.Diagnostics {
+	for _, step := range rest {
+		attr, ok := step.(hcl.TraverseAttr)
+		if !ok {
+			continue
+		}
+		for _, o := range target.Schema.Outputs {
+			if o.Name == attr.Name {
+				return nil
+			}
+		}
+		names := make([]string, 0, len(target.Schema.Outputs))
+		for _, o := range target.Schema.Outputs {
+			names = append(names, o.Name)
+		}
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Unsupported attribute",
+			Detail:  fmt.Sprintf("%s has no output named %q; its outputs are %s.%s", target.Addr, attr.Name, strings.Join(names, ", "), didYouMean(attr.Name, names)),
+			Subject: attr.SrcRange.Ptr(),
+		}}
+	}
+	return nil
+}
+
+// checkReferenceAttributes checks that attributes declared as references (cluster =
+// cluster.runtime) are written as references to a block of the right kind.
+func checkReferenceAttributes(b *Block) hcl.Diagnostics {
+	content, _ := b.Config.Content(hcldecSchema(b.Schema))
+	if content == nil {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	for _, a := range b.Schema.Body.Attributes {
+		if a.References == "" {
+			continue
+		}
+		attr, ok := content.Attributes[a.Name]
+		if !ok {
+			continue
+		}
+		t, td := hcl.AbsTraversalForExpr(attr.Expr)
+		okRef := !td.HasErrors() && (t.RootName() == a.References ||
+			// A cluster can also come from another block's output, e.g. garden.x.virtual_cluster.
+			(a.References == schema.RefCluster && len(t) >= 3 && t.RootName() != "var" && t.RootName() != "local"))
+		if !okRef {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Invalid reference",
+				Detail:  fmt.Sprintf("The %s argument must be a reference to a %s block, e.g. %s = %s.<name>.", a.Name, a.References, a.Name, a.References),
+				Subject: attr.Expr.Range().Ptr(),
+			})
+		}
+	}
+	return diags
+}
+
+// checkCycles reports every reference cycle once, naming all its members and where the
+// references that close it are.
+func (l *Landscape) checkCycles() hcl.Diagnostics {
+	g := graph.New(graph.StringHash, graph.Directed())
+	edges := map[[2]string]hcl.Range{}
+	for _, ref := range l.References {
+		from, to := string(ref.From), string(ref.To)
+		_ = g.AddVertex(from)
+		_ = g.AddVertex(to)
+		key := [2]string{from, to}
+		if _, ok := edges[key]; !ok {
+			edges[key] = ref.Range
+			_ = g.AddEdge(from, to)
+		}
+	}
+	sccs, err := graph.StronglyConnectedComponents(g)
+	if err != nil {
+		return nil
+	}
+	var diags hcl.Diagnostics
+	var cycles [][]string
+	for _, scc := range sccs {
+		if len(scc) > 1 {
+			sort.Strings(scc)
+			cycles = append(cycles, scc)
+		} else if _, self := edges[[2]string{scc[0], scc[0]}]; self {
+			cycles = append(cycles, scc)
+		}
+	}
+	sort.Slice(cycles, func(i, j int) bool { return cycles[i][0] < cycles[j][0] })
+	for _, members := range cycles {
+		in := map[string]bool{}
+		for _, m := range members {
+			in[m] = true
+		}
+		var closing []string
+		var first *hcl.Range
+		for _, ref := range l.References {
+			if in[string(ref.From)] && in[string(ref.To)] {
+				r := ref.Range
+				if first == nil {
+					first = &r
+				}
+				closing = append(closing, fmt.Sprintf("%s refers to %s at %s", ref.From, ref.To, r))
+			}
+		}
+		closing = dedupe(closing)
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Reference cycle",
+			Detail: fmt.Sprintf("These objects refer to each other in a cycle, so none can be planned first: %s.\n%s",
+				strings.Join(members, ", "), strings.Join(closing, "\n")),
+			Subject: first,
+		})
+	}
+	return diags
+}
+
+// BlockAddresses lists the block addresses sorted.
+func (l *Landscape) BlockAddresses() []Address {
+	addrs := make([]Address, 0, len(l.Blocks))
+	for a := range l.Blocks {
+		addrs = append(addrs, a)
+	}
+	sort.Slice(addrs, func(i, j int) bool { return addrs[i] < addrs[j] })
+	return addrs
+}
+
+// blockNames lists the names of blocks of a kind (and component type), sorted.
+func (l *Landscape) blockNames(kind schema.Kind, typ string) []string {
+	var names []string
+	for _, b := range l.Blocks {
+		if b.Kind == kind && (typ == "" || b.Type == typ) {
+			names = append(names, b.Name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func dedupe(s []string) []string {
+	seen := map[string]bool{}
+	out := s[:0]
+	for _, v := range s {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
