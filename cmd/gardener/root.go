@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/declarative-gardener/gardener/schemas"
 )
 
 // version is stamped by the Makefile with -ldflags "-X main.version=..."; builds without it (go
@@ -27,7 +29,14 @@ waiting for each component to be ready.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newVersionCommand(), newFmtCommand())
+	reg := schemas.Registry()
+	root.AddCommand(
+		newVersionCommand(),
+		newFmtCommand(),
+		newValidateCommand(reg),
+		newComponentsCommand(reg),
+		newSchemaCommand(reg),
+	)
 	// Cobra adds the `completion` command (bash, zsh, fish, powershell) on Execute.
 	return root
 }

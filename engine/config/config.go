@@ -16,8 +16,9 @@ type Result struct {
 }
 
 // Load parses, decodes and evaluates the landscape in dir with input values from src. It is the
-// one call behind validate and plan. Evaluation runs only when parsing found no errors, so that
-// every reported problem is a root cause.
+// one call behind validate and plan. Objects with parse errors, and what depends on them, are
+// not evaluated, so that every reported problem is a root cause; everything else is, so that one
+// run reports every independent problem. Syntax errors and reference cycles stop evaluation.
 func Load(dir string, reg *schema.Registry, src InputSources) (*Result, hcl.Diagnostics) {
 	res := &Result{Files: map[string]*hcl.File{}}
 	l, diags := Parse(dir, reg)
@@ -28,7 +29,7 @@ func Load(dir string, reg *schema.Registry, src InputSources) (*Result, hcl.Diag
 	for name, f := range l.Files {
 		res.Files[name] = f
 	}
-	if diags.HasErrors() {
+	if !l.evaluable {
 		return res, diags
 	}
 	in, d := CollectInputs(l, src)
@@ -36,7 +37,7 @@ func Load(dir string, reg *schema.Registry, src InputSources) (*Result, hcl.Diag
 		res.Files[name] = f
 	}
 	diags = append(diags, d...)
-	if diags.HasErrors() {
+	if d.HasErrors() {
 		return res, diags
 	}
 	ev, d := Evaluate(l, in, funcs.Table(dir))

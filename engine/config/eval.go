@@ -28,6 +28,8 @@ type Evaluated struct {
 	Outputs   map[string]cty.Value
 
 	funcs map[string]function.Function
+	// failed holds objects with errors; they evaluate to unknown values.
+	failed map[Address]bool
 	// refValues are the values references to a block see: an instance's outputs, or for an
 	// expanded block an object (for_each) or tuple (count) of them.
 	refValues map[Address]cty.Value
@@ -64,18 +66,22 @@ func Evaluate(l *Landscape, in *Inputs, funcs map[string]function.Function) (*Ev
 	}
 	vars, diags := evaluateVariables(l, in, &hcl.EvalContext{Functions: funcs})
 	e.Variables = vars
-	if diags.HasErrors() {
-		return e, diags
-	}
 	order, err := l.evaluationOrder()
 	if err != nil {
 		return e, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Unordered landscape", Detail: err.Error()})
 	}
-	failed := map[Address]bool{}
+	e.failed = map[Address]bool{}
+	for addr := range l.invalid {
+		e.failed[addr] = true
+	}
+	for name := range l.Variables {
+		if _, ok := vars[name]; !ok {
+			e.failed[Address("var."+name)] = true
+		}
+	}
 	for _, addr := range order {
-		// An object that depends on a failed one is not evaluated: its errors would only echo.
-		if l.dependsOnAny(addr, failed) {
-			failed[addr] = true
+		if e.failed[addr] {
+			e.placeholder(addr)
 			continue
 		}
 		var d hcl.Diagnostics
@@ -94,10 +100,40 @@ func Evaluate(l *Landscape, in *Inputs, funcs map[string]function.Function) (*Ev
 		}
 		diags = append(diags, d...)
 		if d.HasErrors() {
-			failed[addr] = true
+			e.failed[addr] = true
+			e.placeholder(addr)
 		}
 	}
 	return e, diags
+}
+
+// placeholder gives a failed object an unknown value, so that objects depending on it are still
+// evaluated (and their own problems reported) without errors that only echo the failure.
+func (e *Evaluated) placeholder(addr Address) {
+	kind, name, _ := strings.Cut(string(addr), ".")
+	switch kind {
+	case "var":
+		e.Variables[name] = cty.DynamicVal
+	case "local":
+		e.Locals[name] = cty.DynamicVal
+	case "cluster":
+		e.Clusters[name] = cty.DynamicVal
+	case "output":
+	default:
+		if _, ok := e.Landscape.Blocks[addr]; ok {
+			e.refValues[addr] = cty.DynamicVal
+		}
+	}
+}
+
+// dependsOnFailed reports whether addr refers to an object that failed to evaluate.
+func (e *Evaluated) dependsOnFailed(addr Address) bool {
+	for _, ref := range e.Landscape.References {
+		if ref.From == addr && e.failed[ref.To] {
+			return true
+		}
+	}
+	return false
 }
 
 // evaluationOrder sorts every object so that each comes after what it refers to; ties break by
@@ -134,18 +170,6 @@ func (l *Landscape) evaluationOrder() ([]Address, error) {
 		out[i] = Address(s)
 	}
 	return out, nil
-}
-
-func (l *Landscape) dependsOnAny(addr Address, set map[Address]bool) bool {
-	if len(set) == 0 {
-		return false
-	}
-	for _, ref := range l.References {
-		if ref.From == addr && set[ref.To] {
-			return true
-		}
-	}
-	return false
 }
 
 // context builds the evaluation context for an expression of a block instance (each and count
@@ -360,6 +384,9 @@ func (e *Evaluated) expandForEach(b *Block) ([]instanceKey, hcl.Diagnostics) {
 		return fail("for_each must not use sensitive values: its keys appear in addresses and plans.")
 	}
 	if !val.IsWhollyKnown() {
+		if e.dependsOnFailed(b.Addr) {
+			return nil, nil // unknown because of an error reported elsewhere
+		}
 		return fail("for_each depends on values that are known only after apply; its keys must be known when planning.")
 	}
 	if val.IsNull() {
@@ -399,6 +426,9 @@ func (e *Evaluated) expandCount(b *Block) ([]instanceKey, hcl.Diagnostics) {
 	}
 	val, _ = val.Unmark()
 	if !val.IsKnown() {
+		if e.dependsOnFailed(b.Addr) {
+			return nil, nil // unknown because of an error reported elsewhere
+		}
 		return fail("count depends on values that are known only after apply; it must be known when planning.")
 	}
 	if val.IsNull() || !val.Type().Equals(cty.Number) {

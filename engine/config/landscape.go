@@ -37,6 +37,13 @@ type Landscape struct {
 
 	// References are the dependency edges between the objects above, in source order.
 	References []Reference
+
+	// invalid holds the objects Parse found errors in; evaluation skips them and what depends
+	// on them, so that every reported problem is a root cause.
+	invalid map[Address]bool
+	// evaluable is false when a problem (a syntax error, a reference cycle) makes evaluating
+	// anything pointless.
+	evaluable bool
 }
 
 // StateConfig is the landscape's state backend.

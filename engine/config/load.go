@@ -61,13 +61,14 @@ func Parse(dir string, reg *schema.Registry) (*Landscape, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var bodies []hcl.Body
 	for _, name := range names {
-		src, err := os.ReadFile(filepath.Join(dir, name))
+		path := filepath.Join(dir, name)
+		src, err := os.ReadFile(path)
 		if err != nil {
-			r := hcl.Range{Filename: name, Start: hcl.InitialPos, End: hcl.InitialPos}
+			r := hcl.Range{Filename: path, Start: hcl.InitialPos, End: hcl.InitialPos}
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Unreadable file",
-				Detail:   fmt.Sprintf("The file %s cannot be read: %s.", name, unwrapPathError(err)),
+				Detail:   fmt.Sprintf("The file %s cannot be read: %s.", path, unwrapPathError(err)),
 				Subject:  &r,
 			})
 			continue
@@ -75,9 +76,9 @@ func Parse(dir string, reg *schema.Registry) (*Landscape, hcl.Diagnostics) {
 		var f *hcl.File
 		var d hcl.Diagnostics
 		if strings.HasSuffix(name, ExtensionJSON) {
-			f, d = parser.ParseJSON(src, name)
+			f, d = parser.ParseJSON(src, path)
 		} else {
-			f, d = parser.ParseHCL(src, name)
+			f, d = parser.ParseHCL(src, path)
 		}
 		diags = append(diags, d...)
 		if f != nil && !d.HasErrors() {
@@ -92,6 +93,8 @@ func Parse(dir string, reg *schema.Registry) (*Landscape, hcl.Diagnostics) {
 		Clusters:  map[string]*Cluster{},
 		Blocks:    map[Address]*Block{},
 		Outputs:   map[string]*Output{},
+		invalid:   map[Address]bool{},
+		evaluable: !diags.HasErrors(),
 	}
 	d := &decoder{reg: reg, l: l, declared: map[Address]hcl.Range{}}
 	for _, body := range bodies {
@@ -149,20 +152,31 @@ func (d *decoder) decodeFile(body hcl.Body) hcl.Diagnostics {
 		if !d.validName(block, &diags) {
 			continue
 		}
+		var bd hcl.Diagnostics
+		var addr Address
 		switch block.Type {
 		case "landscape":
-			diags = append(diags, d.decodeLandscape(block)...)
+			bd = d.decodeLandscape(block)
+			// The landscape block configures state only; nothing refers to it.
 		case "variable":
-			diags = append(diags, d.decodeVariable(block)...)
+			bd, addr = d.decodeVariable(block), Address("var."+block.Labels[0])
 		case "locals":
-			diags = append(diags, d.decodeLocals(block)...)
+			bd = d.decodeLocals(block)
 		case "cluster":
-			diags = append(diags, d.decodeCluster(block)...)
+			bd, addr = d.decodeCluster(block), Address("cluster."+block.Labels[0])
 		case "output":
-			diags = append(diags, d.decodeOutput(block)...)
+			bd, addr = d.decodeOutput(block), Address("output."+block.Labels[0])
 		default:
-			diags = append(diags, d.decodeBlock(block)...)
+			var b *Block
+			bd, b = d.decodeBlock(block)
+			if b != nil {
+				addr = b.Addr
+			}
 		}
+		if bd.HasErrors() && addr != "" {
+			d.l.invalid[addr] = true
+		}
+		diags = append(diags, bd...)
 	}
 	return diags
 }
@@ -443,7 +457,9 @@ var lifecycleSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{{Name: "prevent_destroy"}, {Name: "ignore_changes"}},
 }
 
-func (d *decoder) decodeBlock(block *hcl.Block) hcl.Diagnostics {
+// decodeBlock decodes a garden, seed, shoot or component block. A block whose type has no schema
+// is still registered (without a schema), so references to it do not cascade into more errors.
+func (d *decoder) decodeBlock(block *hcl.Block) (hcl.Diagnostics, *Block) {
 	kind := schema.Kind(block.Type)
 	b := &Block{Kind: kind, Type: block.Type, Name: block.Labels[0], DeclRange: block.DefRange}
 	var diags hcl.Diagnostics
@@ -452,21 +468,22 @@ func (d *decoder) decodeBlock(block *hcl.Block) hcl.Diagnostics {
 	}
 	b.Addr = blockAddress(kind, b.Type, b.Name)
 	if dd := d.declare(b.Addr, block.Type+" block", block.DefRange); dd.HasErrors() {
-		return dd
+		return dd, nil
 	}
 	b.Schema = d.reg.Lookup(kind, b.Type)
 	if b.Schema == nil {
+		d.l.Blocks[b.Addr] = b
 		if kind == schema.KindComponent {
 			return hcl.Diagnostics{{
 				Severity: hcl.DiagError, Summary: "Unsupported component type",
 				Detail:  fmt.Sprintf("There is no component type %q.%s Run `gardener components` for the catalog.", b.Type, didYouMean(b.Type, d.reg.Types(kind))),
 				Subject: b.TypeRange.Ptr(),
-			}}
+			}}, b
 		}
 		return hcl.Diagnostics{{
 			Severity: hcl.DiagError, Summary: "Unsupported block type",
 			Detail: fmt.Sprintf("This build of gardener has no schema for %s blocks.", block.Type), Subject: block.DefRange.Ptr(),
-		}}
+		}}, b
 	}
 
 	meta, remain, md := block.Body.PartialContent(metaSchema)
@@ -510,7 +527,7 @@ func (d *decoder) decodeBlock(block *hcl.Block) hcl.Diagnostics {
 		diags = append(diags, decodeLifecycle(lb, b)...)
 	}
 	d.l.Blocks[b.Addr] = b
-	return diags
+	return diags, b
 }
 
 func decodeLifecycle(block *hcl.Block, b *Block) hcl.Diagnostics {

@@ -35,10 +35,17 @@ var referenceRoots = []string{"var", "local", "cluster", "garden", "seed", "shoo
 // resolveReferences checks every reference of every object and records the dependency edges.
 func resolveReferences(l *Landscape) hcl.Diagnostics {
 	var diags hcl.Diagnostics
+	// report records an object's problems and marks it invalid when there are errors.
+	report := func(from Address, d hcl.Diagnostics) {
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			l.invalid[from] = true
+		}
+	}
 	add := func(from Address, travs []hcl.Traversal, block *Block) {
 		for _, t := range travs {
 			to, d := l.resolve(t, block)
-			diags = append(diags, d...)
+			report(from, d)
 			if to != "" {
 				l.References = append(l.References, Reference{From: from, To: to, Range: t.SourceRange()})
 			}
@@ -55,7 +62,10 @@ func resolveReferences(l *Landscape) hcl.Diagnostics {
 	}
 	for _, addr := range l.BlockAddresses() {
 		b := l.Blocks[addr]
-		diags = append(diags, structuralCheck(b.Config, &b.Schema.Body)...)
+		if b.Schema == nil {
+			continue // its unsupported type was reported
+		}
+		report(addr, structuralCheck(b.Config, &b.Schema.Body))
 		var travs []hcl.Traversal
 		if b.ForEach != nil {
 			travs = append(travs, b.ForEach.Variables()...)
@@ -66,7 +76,7 @@ func resolveReferences(l *Landscape) hcl.Diagnostics {
 		travs = append(travs, b.DependsOn...)
 		travs = append(travs, hcldec.Variables(b.Config, b.Schema.Body.Spec())...)
 		add(addr, travs, b)
-		diags = append(diags, checkReferenceAttributes(b)...)
+		report(addr, checkReferenceAttributes(b))
 	}
 	for _, name := range sortedKeys(l.Outputs) {
 		add(Address("output."+name), l.Outputs[name].Expr.Variables(), nil)
@@ -80,10 +90,11 @@ func resolveReferences(l *Landscape) hcl.Diagnostics {
 			})
 		}
 	}
-	if !diags.HasErrors() {
-		diags = append(diags, l.checkCycles()...)
+	cycles := l.checkCycles()
+	if cycles.HasErrors() {
+		l.evaluable = false
 	}
-	return diags
+	return append(diags, cycles...)
 }
 
 // resolve maps a traversal to the address it refers to, or reports why it cannot. References
@@ -160,6 +171,9 @@ func (l *Landscape) resolve(t hcl.Traversal, from *Block) (Address, hcl.Diagnost
 // checkOutput checks that the first attribute step after a block reference (skipping an
 // instance key like ["a"] or [0]) names an output of the block.
 func checkOutput(target *Block, rest hcl.Traversal, r hcl.Range) hcl.Diagnostics {
+	if target.Schema == nil {
+		return nil // its unsupported type was reported
+	}
 	for _, step := range rest {
 		attr, ok := step.(hcl.TraverseAttr)
 		if !ok {

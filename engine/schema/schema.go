@@ -138,7 +138,13 @@ func (b *Body) Spec() hcldec.Spec {
 		}
 		switch blk.Nesting {
 		case NestingList:
-			spec[blk.Name] = &hcldec.BlockListSpec{TypeName: blk.Name, Nested: nested, MinItems: blk.MinItems, MaxItems: blk.MaxItems}
+			// A list needs one element type; blocks with "any"-typed attributes may differ in
+			// type (two extensions with different provider_config), so they decode as a tuple.
+			if hcldec.ImpliedType(nested).HasDynamicTypes() {
+				spec[blk.Name] = &hcldec.BlockTupleSpec{TypeName: blk.Name, Nested: nested, MinItems: blk.MinItems, MaxItems: blk.MaxItems}
+			} else {
+				spec[blk.Name] = &hcldec.BlockListSpec{TypeName: blk.Name, Nested: nested, MinItems: blk.MinItems, MaxItems: blk.MaxItems}
+			}
 		default:
 			spec[blk.Name] = &hcldec.BlockSpec{TypeName: blk.Name, Nested: nested, Required: blk.Required}
 		}

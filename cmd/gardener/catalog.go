@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+func newComponentsCommand(reg *schema.Registry) *cobra.Command {
+	return &cobra.Command{
+		Use:   "components [TYPE]",
+		Short: "List the component types and composite blocks, or document one",
+		Long: `Without TYPE, list the composite blocks (garden, seed, shoot) and the component types with a
+one-line summary. With TYPE, print its reference documentation: attributes, nested blocks and
+outputs.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			if len(args) == 1 {
+				s := lookupAnyKind(reg, args[0])
+				if s == nil {
+					var names []string
+					for _, s := range reg.All() {
+						names = append(names, s.Type)
+					}
+					return fmt.Errorf("components: no component type or block %q; known: %s", args[0], strings.Join(names, ", "))
+				}
+				_, err := out.Write(schema.Markdown(s))
+				return err
+			}
+			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "KIND\tTYPE\tSUMMARY")
+			for _, s := range reg.All() {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Kind, s.Type, firstSentence(s.Description))
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func lookupAnyKind(reg *schema.Registry, typ string) *schema.Schema {
+	for _, s := range reg.All() {
+		if s.Type == typ {
+			return s
+		}
+	}
+	return nil
+}
+
+func firstSentence(text string) string {
+	if i := strings.Index(text, ". "); i >= 0 {
+		return text[:i+1]
+	}
+	return text
+}
+
+func newSchemaCommand(reg *schema.Registry) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "schema",
+		Short: "Print the schemas of all blocks and component types",
+		Long: `Print the schema of every composite block and component type: as Markdown reference
+documentation, or with --json as a stable, versioned JSON document for editors and tools.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				data, err := schema.JSON(reg)
+				if err != nil {
+					return err
+				}
+				_, err = cmd.OutOrStdout().Write(data)
+				return err
+			}
+			for i, s := range reg.All() {
+				if i > 0 {
+					fmt.Fprintln(cmd.OutOrStdout())
+				}
+				if _, err := cmd.OutOrStdout().Write(schema.Markdown(s)); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of Markdown")
+	return cmd
+}

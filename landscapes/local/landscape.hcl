@@ -1,0 +1,20 @@
+# The local landscape: a garden, one seed and two shoots on the embedded control plane of
+# `make local-up`. The runtime cluster also serves as the seed, which Gardener supports.
+
+landscape "local" {
+  description = "Gardener on the local control plane (make local-up)"
+
+  state {
+    backend   = "kubernetes"
+    cluster   = cluster.runtime
+    namespace = "garden"
+  }
+}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+cluster "virtual_garden" {
+  context = "virtual-garden"
+}

@@ -1,0 +1,26 @@
+seed "local" {
+  garden  = garden.local
+  cluster = cluster.runtime
+
+  provider {
+    type   = "local"
+    region = "local"
+    zones  = ["0"]
+  }
+
+  networks {
+    pods     = "10.1.0.0/16"
+    services = "10.2.0.0/16"
+  }
+
+  ingress {
+    domain = "ingress.local.seed.${local.domain}"
+  }
+
+  dns {
+    provider {
+      type       = "local"
+      secret_ref = "internal-domain-local"
+    }
+  }
+}

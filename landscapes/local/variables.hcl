@@ -1,0 +1,20 @@
+variable "kubernetes_version" {
+  type        = string
+  default     = "1.31.1"
+  description = "Kubernetes version of the virtual garden and the shoots."
+
+  validation {
+    condition     = can(regex("^1\\.[0-9]+\\.[0-9]+$", var.kubernetes_version))
+    error_message = "The Kubernetes version must look like 1.31.1."
+  }
+}
+
+variable "shoots" {
+  type        = set(string)
+  default     = ["dev", "qa"]
+  description = "Names of the shoots in the local project."
+}
+
+locals {
+  domain = "local.gardener.cloud"
+}

@@ -1,0 +1,272 @@
+package schemas
+
+import (
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// Log levels the Gardener control-plane components accept (S4:9183, 9213, 9250).
+var gardenerLogLevels = []string{"info", "debug", "error"}
+
+func gardenerLogLevel(component string) schema.Attribute {
+	return schema.Attribute{
+		Name: "log_level", Type: cty.String, Default: cty.StringVal("info"), AllowedValues: gardenerLogLevels,
+		Description: "How verbosely " + component + " logs.",
+	}
+}
+
+// garden is the composite for gardener-operator's Garden (operator.gardener.cloud/v1alpha1,
+// digest §3.5 and §5.4): the runtime cluster's settings, the virtual garden and the Gardener
+// control plane that runs against it.
+func garden() *schema.Schema {
+	return &schema.Schema{
+		Kind: schema.KindGarden,
+		Type: string(schema.KindGarden),
+		Description: "The garden: gardener-operator in a runtime cluster, the virtual garden API server it hosts, " +
+			"and the Gardener control plane (gardener-apiserver, admission controller, controller manager, scheduler, " +
+			"optionally the dashboard) serving that API. Gardener allows one garden per runtime cluster.",
+		Body: schema.Body{
+			Attributes: []schema.Attribute{
+				reference("cluster", schema.RefCluster, "The runtime cluster that hosts gardener-operator, the virtual garden and the Gardener control plane."),
+			},
+			Blocks: []schema.Block{
+				gardenRuntimeCluster(),
+				gardenVirtualCluster(),
+				{
+					Name: "dns_provider", Nesting: schema.NestingList, Labels: []string{"name"},
+					Description: "A DNS provider the garden may use for the domains it manages; repeat the block for several providers.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "type", Type: cty.String, Required: true, Checks: checks(schema.NotEmpty()), Description: "The kind of DNS service, such as aws-route53 or local."},
+						secretRef("Name of the Secret in the runtime cluster's garden namespace with the credentials for this DNS service."),
+						providerConfig("Settings specific to this DNS provider type."),
+					}},
+				},
+			},
+		},
+		Outputs: []schema.Output{
+			{Name: "name", Type: cty.String, Description: "The garden's name, the label of the garden block."},
+			{Name: "virtual_kubeconfig", Type: cty.String, Sensitive: true, Description: "A kubeconfig with administrative access to the virtual garden API."},
+			{Name: "virtual_cluster", Type: cty.Object(map[string]cty.Type{"name": cty.String}), Description: "The virtual garden as a cluster, usable wherever a block expects a cluster reference."},
+			{Name: "ingress_domain", Type: cty.String, Description: "The first ingress domain of the runtime cluster, under which garden components such as the dashboard are exposed."},
+		},
+	}
+}
+
+func gardenRuntimeCluster() schema.Block {
+	return schema.Block{
+		Name: "runtime_cluster", Required: true,
+		Description: "Facts about the runtime cluster that gardener-operator needs to place the garden's components in it.",
+		Body: schema.Body{Blocks: []schema.Block{
+			{
+				Name: "networking", Required: true,
+				Description: "The runtime cluster's own networks, which shoot and seed networks must not overlap.",
+				Body: schema.Body{Attributes: []schema.Attribute{
+					// S4:9584 runtime pods immutable
+					{Name: "pods", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.CIDR()), Description: "The pod network of the runtime cluster."},
+					// S4:9589 runtime services immutable
+					{Name: "services", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.CIDR()), Description: "The service network of the runtime cluster."},
+					// S4:9579 runtime nodes immutable
+					{Name: "nodes", Type: cty.String, Immutable: true, Checks: checks(schema.CIDR()), Description: "The node network of the runtime cluster, if it has a dedicated one."},
+					{Name: "block_cidrs", Type: stringList, Checks: checks(schema.CIDRList()), Description: "Networks that garden components must never be able to reach."},
+				}},
+			},
+			{
+				Name:        "provider",
+				Description: "Where the runtime cluster runs, so that components can be spread across its zones.",
+				Body: schema.Body{Attributes: []schema.Attribute{
+					{Name: "region", Type: cty.String, Description: "The region the runtime cluster runs in."},
+					{Name: "zones", Type: stringList, Description: "The availability zones of the runtime cluster's nodes; with two or more, highly available components spread over them."},
+				}},
+			},
+			{
+				Name: "ingress", Required: true,
+				Description: "How garden components with a web endpoint (dashboard, discovery server, observability) are reached from outside.",
+				Body: schema.Body{Attributes: []schema.Attribute{
+					{Name: "domains", Type: stringList, Required: true, Checks: checks(schema.NotEmpty(), schema.DNSNameList()), Description: "Wildcard ingress domains pointing at the runtime cluster's ingress controller; the first is the primary one."},
+					// S4:2811 only nginx is supported
+					{Name: "controller_kind", Type: cty.String, Default: cty.StringVal("nginx"), AllowedValues: []string{"nginx"}, Description: "The ingress controller Gardener deploys and manages for these domains."},
+				}},
+			},
+			{
+				Name:        "settings",
+				Description: "Switches for optional behaviour of the runtime cluster's system components.",
+				Body: schema.Body{
+					Attributes: []schema.Attribute{
+						{Name: "vertical_pod_autoscaler_enabled", Type: cty.Bool, Default: cty.True, Description: "Whether gardener-operator deploys its own VPA; turn it off only if the cluster already runs one, because the garden does not work without a VPA."},
+						{Name: "topology_aware_routing_enabled", Type: cty.Bool, Default: cty.False, Description: "Whether the virtual garden's etcd and API server Services prefer endpoints in the caller's zone."},
+						{Name: "volume_minimum_size", Type: cty.String, Checks: checks(schema.Quantity()), Description: "The smallest size a persistent volume in the runtime cluster may have, for providers with a minimum."},
+					},
+					Blocks: []schema.Block{{
+						Name:        "load_balancer_services",
+						Description: "Settings merged into every LoadBalancer Service that garden components create.",
+						Body: schema.Body{Attributes: []schema.Attribute{
+							{Name: "annotations", Type: cty.Map(cty.String), Description: "Annotations added to each LoadBalancer Service, for example to choose a load balancer type."},
+						}},
+					}},
+				},
+			},
+		}},
+	}
+}
+
+func gardenVirtualCluster() schema.Block {
+	return schema.Block{
+		Name: "virtual_cluster", Required: true,
+		Description: "The virtual garden: the Kubernetes API that hosts Gardener's resources (projects, seeds, shoots) and its control plane.",
+		Body: schema.Body{
+			Attributes: []schema.Attribute{
+				// S4:8600 only the first domain is immutable, which a whole-attribute flag cannot
+				// express; the planner must treat a change of the first element as a replacement.
+				{Name: "dns_domains", Type: stringList, Required: true, Checks: checks(schema.NotEmpty(), schema.DNSNameList()), Description: "Domains under which the virtual garden API is served as api.<domain> and gardener.<domain>; the first one goes into kubeconfigs and can never change."},
+				// S4:12716-12718 HA cannot be removed once set
+				{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Whether the virtual garden's etcd and API servers run with several replicas spread over nodes and zones; once on, it cannot be turned off."},
+			},
+			Blocks: []schema.Block{
+				{
+					Name: "networking", Required: true,
+					Description: "Networks of the virtual garden.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						// S4:9436 virtual services immutable; S4:12758 mandatory
+						{Name: "services", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.CIDR()), Description: "The IPv4 range from which the virtual API server allocates Service cluster IPs."},
+					}},
+				},
+				{
+					Name: "kubernetes", Required: true,
+					Description: "The Kubernetes version and settings of the virtual garden's control plane.",
+					Body: schema.Body{
+						Attributes: []schema.Attribute{
+							{Name: "version", Type: cty.String, Required: true, Checks: checks(schema.KubernetesVersion()), Description: "The Kubernetes version of the virtual garden's API server and controller manager."},
+						},
+						Blocks: []schema.Block{
+							{
+								Name:        "kube_api_server",
+								Description: "Settings of the virtual garden's kube-apiserver.",
+								Body: schema.Body{Attributes: []schema.Attribute{
+									{Name: "audit_policy_config_map", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "Name of a ConfigMap in the runtime cluster's garden namespace holding the audit policy."},
+									{Name: "event_ttl", Type: cty.String, Checks: checks(schema.Duration()), Description: "How long the API server keeps events."},
+									{Name: "encrypted_resources", Type: stringList, Description: "Resources, as resource.group, that are encrypted in etcd in addition to Secrets."},
+									featureGates("the virtual kube-apiserver"),
+								}},
+							},
+							{
+								Name:        "kube_controller_manager",
+								Description: "Settings of the virtual garden's kube-controller-manager.",
+								Body: schema.Body{Attributes: []schema.Attribute{
+									{Name: "certificate_signing_duration", Type: cty.String, Checks: checks(schema.Duration()), Description: "The longest validity of certificates signed for CSRs, such as gardenlet client certificates."},
+									featureGates("the virtual kube-controller-manager"),
+								}},
+							},
+						},
+					},
+				},
+				gardenEtcd(),
+				{
+					Name:        "maintenance",
+					Description: "When gardener-operator may perform disruptive maintenance of the virtual garden.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "time_window_begin", Type: cty.String, Required: true, Checks: checks(schema.TimeWindow()), Description: "Start of the daily maintenance window."},
+						{Name: "time_window_end", Type: cty.String, Required: true, Checks: checks(schema.TimeWindow()), Description: "End of the daily maintenance window, between 30 minutes and 6 hours after its start."},
+					}},
+				},
+				gardenGardener(),
+			},
+		},
+	}
+}
+
+func gardenEtcd() schema.Block {
+	storage := func(which string) []schema.Attribute {
+		return []schema.Attribute{
+			{Name: "storage_capacity", Type: cty.String, Checks: checks(schema.Quantity()), Description: "Size of the volume of the " + which + " etcd."},
+			{Name: "storage_class", Type: cty.String, Description: "Storage class of the volume of the " + which + " etcd; the runtime cluster's default class when unset."},
+		}
+	}
+	return schema.Block{
+		Name:        "etcd",
+		Description: "The two etcd clusters behind the virtual garden: main for all resources, events for Kubernetes events.",
+		Body: schema.Body{Blocks: []schema.Block{
+			{
+				Name:        "main",
+				Description: "The etcd that stores every resource of the virtual garden except events.",
+				Body: schema.Body{
+					Attributes: storage("main"),
+					Blocks: []schema.Block{{
+						Name:        "backup",
+						Description: "Where the main etcd stores its snapshots; the bucket lives outside the garden and survives it.",
+						Body: schema.Body{Attributes: []schema.Attribute{
+							// S4:8508 backup provider immutable
+							{Name: "provider", Type: cty.String, Required: true, Immutable: true, Description: "The object store provider type, such as aws or local."},
+							{Name: "bucket_name", Type: cty.String, Description: "An existing bucket to write to; without it gardener-operator creates and manages a bucket itself."},
+							secretRef("Name of the Secret in the runtime cluster's garden namespace with credentials for the object store."),
+							providerConfig("Settings specific to the backup provider, passed to the backup bucket."),
+						}},
+					}},
+				},
+			},
+			{
+				Name:        "events",
+				Description: "The etcd that stores the virtual garden's events.",
+				Body:        schema.Body{Attributes: storage("events")},
+			},
+		}},
+	}
+}
+
+func gardenGardener() schema.Block {
+	return schema.Block{
+		Name:        "gardener",
+		Description: "Settings of the Gardener control-plane components that serve and act on the virtual garden API.",
+		Body: schema.Body{
+			Attributes: []schema.Attribute{
+				// S4:9080 clusterIdentity immutable
+				{Name: "cluster_identity", Type: cty.String, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "A name identifying this garden to the landscape's seeds and shoots; the garden block's label is used when unset."},
+			},
+			Blocks: []schema.Block{
+				{
+					Name:        "api_server",
+					Description: "Settings of gardener-apiserver, which serves Gardener's resources through the virtual garden.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "audit_policy_config_map", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "Name of a ConfigMap in the runtime cluster's garden namespace holding the audit policy."},
+						{Name: "encrypted_resources", Type: stringList, Description: "Gardener resources, as resource.group, encrypted in etcd in addition to those always encrypted."},
+						{Name: "watch_cache_default_size", Type: cty.Number, Checks: checks(schema.NonNegative()), Description: "Default watch cache size per resource; 0 turns the watch cache off."},
+						featureGates("gardener-apiserver"),
+					}},
+				},
+				{
+					Name:        "admission_controller",
+					Description: "Settings of gardener-admission-controller, which validates requests to the virtual garden.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						gardenerLogLevel("gardener-admission-controller"),
+						{Name: "resource_size_mode", Type: cty.String, Default: cty.StringVal("block"), AllowedValues: []string{"block", "log"}, Description: "Whether an oversized resource is rejected (block) or only logged (log)."},
+					}},
+				},
+				{
+					Name:        "controller_manager",
+					Description: "Settings of gardener-controller-manager, which maintains projects, seeds and shoots in the virtual garden.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						gardenerLogLevel("gardener-controller-manager"),
+						featureGates("gardener-controller-manager"),
+					}},
+				},
+				{
+					Name:        "scheduler",
+					Description: "Settings of gardener-scheduler, which assigns shoots without a seed to one.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						gardenerLogLevel("gardener-scheduler"),
+						featureGates("gardener-scheduler"),
+					}},
+				},
+				{
+					Name:        "dashboard",
+					Description: "The optional Gardener dashboard, a web UI for the virtual garden.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						enabled(false, "Whether the dashboard is deployed."),
+						{Name: "enable_token_login", Type: cty.Bool, Default: cty.True, Description: "Whether users may log in with a bearer token; without it, OIDC must be configured."},
+						{Name: "log_level", Type: cty.String, Default: cty.StringVal("info"), AllowedValues: []string{"trace", "debug", "info", "warn", "error"}, Description: "How verbosely the dashboard logs."},
+					}},
+				},
+			},
+		},
+	}
+}

@@ -1,0 +1,167 @@
+package schemas
+
+import (
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// ipFamilies is the networks' IP protocol list, shared by seeds and shoots.
+func ipFamilies(description string) schema.Attribute {
+	return schema.Attribute{
+		Name: "ip_families", Type: stringList, Default: listOf("IPv4"), Immutable: true,
+		Checks: checks(schema.NotEmpty(), schema.OneOf("IPv4", "IPv6")), Description: description,
+	}
+}
+
+// externalTrafficPolicy is a Service's .spec.externalTrafficPolicy, a closed set in Kubernetes.
+func externalTrafficPolicy(description string) schema.Attribute {
+	return schema.Attribute{Name: "external_traffic_policy", Type: cty.String, Default: cty.StringVal("Cluster"), AllowedValues: []string{"Cluster", "Local"}, Description: description}
+}
+
+// seed is the composite for a Gardener Seed (core.gardener.cloud/v1beta1, digest §3.2 and §5.2):
+// a cluster registered with the garden to host shoot control planes, with gardenlet running in it.
+func seed() *schema.Schema {
+	return &schema.Schema{
+		Kind: schema.KindSeed,
+		Type: string(schema.KindSeed),
+		Description: "A seed: a cluster registered with the garden that hosts the control planes of shoots. " +
+			"The block deploys gardenlet into the cluster and declares the Seed, from which gardenlet brings up the seed's system components.",
+		Body: schema.Body{
+			Attributes: []schema.Attribute{
+				reference("garden", schema.RefGarden, "The garden this seed registers with."),
+				reference("cluster", schema.RefCluster, "The cluster that becomes the seed and runs gardenlet."),
+				{Name: "extensions", Type: stringList, Description: "Extension types (such as provider-local or networking-calico) to install on this seed even before a shoot needs them."},
+			},
+			Blocks: []schema.Block{
+				{
+					Name: "provider", Required: true,
+					Description: "The infrastructure the seed cluster runs on, which decides the shoots it can host.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "type", Type: cty.String, Required: true, Checks: checks(schema.NotEmpty()), Description: "The infrastructure provider type of the seed cluster, such as aws or local."},
+						{Name: "region", Type: cty.String, Required: true, Checks: checks(schema.NotEmpty()), Description: "The region the seed cluster runs in."},
+						{Name: "zones", Type: stringList, Description: "The availability zones of the seed's nodes; zone-redundant shoot control planes need at least three."},
+						providerConfig("Settings specific to the seed's provider type."),
+					}},
+				},
+				{
+					Name: "networks", Required: true,
+					Description: "The seed cluster's networks, which shoot networks must not overlap because of the VPN between them.",
+					Body: schema.Body{
+						Attributes: []schema.Attribute{
+							// S4:4547 seed nodes immutable
+							{Name: "nodes", Type: cty.String, Immutable: true, Checks: checks(schema.CIDR()), Description: "The node network of the seed cluster."},
+							// S4:4552 seed pods immutable
+							{Name: "pods", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.CIDR()), Description: "The pod network of the seed cluster."},
+							// S4:4557 seed services immutable
+							{Name: "services", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.CIDR()), Description: "The service network of the seed cluster."},
+							{Name: "block_cidrs", Type: stringList, Checks: checks(schema.CIDRList()), Description: "Networks that shoot control-plane components in the seed must never reach."},
+							// S4:4575 seed ipFamilies immutable
+							ipFamilies("The IP protocol versions of the seed's networks."),
+						},
+						Blocks: []schema.Block{{
+							Name:        "shoot_defaults",
+							Description: "Networks given to shoots on this seed that do not choose their own.",
+							Body: schema.Body{Attributes: []schema.Attribute{
+								{Name: "pods", Type: cty.String, Checks: checks(schema.CIDR()), Description: "Default pod network for shoots."},
+								{Name: "services", Type: cty.String, Checks: checks(schema.CIDR()), Description: "Default service network for shoots."},
+							}},
+						}},
+					},
+				},
+				{
+					// S4:4904 seed ingress immutable; S4:2794 domain immutable once set
+					Name: "ingress", Required: true,
+					Description: "The ingress controller of the seed, through which observability components of the seed and its shoots are reached.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "domain", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.DNSName()), Description: "The wildcard domain pointing at the seed's ingress controller; ingress hosts are created below it."},
+						// S4:2811 only nginx is supported
+						{Name: "controller_kind", Type: cty.String, Default: cty.StringVal("nginx"), AllowedValues: []string{"nginx"}, Immutable: true, Description: "The ingress controller Gardener deploys into the seed."},
+						providerConfig("Settings specific to the ingress controller."),
+					}},
+				},
+				{
+					// S4:17094 a seed with ingress needs a DNS provider
+					Name: "dns", Required: true,
+					Description: "DNS settings of the seed; Gardener uses them to create the wildcard record of the ingress domain.",
+					Body: schema.Body{Blocks: []schema.Block{{
+						Name: "provider", Required: true,
+						Description: "The DNS service that hosts the ingress domain.",
+						Body: schema.Body{Attributes: []schema.Attribute{
+							{Name: "type", Type: cty.String, Required: true, Checks: checks(schema.NotEmpty()), Description: "The kind of DNS service, such as aws-route53 or local."},
+							secretRef("Name of the Secret in the virtual garden's garden namespace with the credentials for this DNS service."),
+						}},
+					}}},
+				},
+				{
+					Name:        "backup",
+					Description: "The object store for etcd backups of the seed's shoots; without it shoots on this seed get no backups and cannot migrate to another seed.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						// S4:4487 seed backup provider immutable
+						{Name: "provider", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The object store provider type, such as aws or local."},
+						// S4:4499 seed backup region immutable
+						{Name: "region", Type: cty.String, Immutable: true, Description: "The region of the backup bucket; the seed's region when unset."},
+						secretRef("Name of the Secret in the virtual garden's garden namespace with credentials allowed to manage buckets and objects."),
+						providerConfig("Settings specific to the backup provider, passed to the backup bucket."),
+					}},
+				},
+				{
+					Name: "taints", Nesting: schema.NestingList, Labels: []string{"key"},
+					Description: "A taint on the seed; only shoots that tolerate it are scheduled here.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "value", Type: cty.String, Description: "The value of the taint, if the key alone is not enough."},
+					}},
+				},
+				seedSettings(),
+			},
+		},
+		Outputs: []schema.Output{
+			{Name: "name", Type: cty.String, Description: "The seed's name, the label of the seed block."},
+			{Name: "namespace", Type: cty.String, Description: "The namespace seed-<name> that Gardener creates for this seed in the virtual garden."},
+		},
+	}
+}
+
+func seedSettings() schema.Block {
+	return schema.Block{
+		Name:        "settings",
+		Description: "Switches for optional behaviour of the seed's system components.",
+		Body: schema.Body{
+			Attributes: []schema.Attribute{
+				{Name: "excess_capacity_reservation_enabled", Type: cty.Bool, Default: cty.True, Description: "Whether placeholder pods keep spare capacity free so that new shoot control planes start without waiting for nodes."},
+				{Name: "scheduling_visible", Type: cty.Bool, Default: cty.True, Description: "Whether gardener-scheduler may place shoots here; shoots can still name an invisible seed explicitly."},
+				{Name: "vertical_pod_autoscaler_enabled", Type: cty.Bool, Default: cty.True, Description: "Whether gardenlet deploys its own VPA; turn it off only if the cluster already runs one, because the seed does not work without a VPA."},
+				{Name: "topology_aware_routing_enabled", Type: cty.Bool, Default: cty.False, Description: "Whether control-plane Services of zone-redundant shoots prefer endpoints in the caller's zone; useful only for seeds with several zones."},
+			},
+			Blocks: []schema.Block{
+				{
+					Name:        "load_balancer_services",
+					Description: "Settings for the LoadBalancer Services of the seed, such as its Istio ingress gateways.",
+					Body: schema.Body{
+						Attributes: []schema.Attribute{
+							{Name: "annotations", Type: cty.Map(cty.String), Description: "Annotations added to each LoadBalancer Service, for example to choose a load balancer type."},
+							externalTrafficPolicy("Whether load balancers send traffic to any node (Cluster) or only to nodes running a target pod (Local)."),
+							{Name: "proxy_protocol_allowed", Type: cty.Bool, Default: cty.False, Description: "Whether load balancers may speak the PROXY protocol to the gateways."},
+						},
+						Blocks: []schema.Block{{
+							Name: "zones", Nesting: schema.NestingList, Labels: []string{"name"},
+							Description: "Overrides for the load balancer of one zone of a multi-zone seed; the label must be one of the provider's zones.",
+							Body: schema.Body{Attributes: []schema.Attribute{
+								{Name: "annotations", Type: cty.Map(cty.String), Description: "Annotations added to this zone's LoadBalancer Service."},
+								{Name: "external_traffic_policy", Type: cty.String, AllowedValues: []string{"Cluster", "Local"}, Description: "The traffic policy of this zone's load balancer, overriding the seed-wide one."},
+							}},
+						}},
+					},
+				},
+				{
+					Name:        "dependency_watchdog",
+					Description: "The dependency-watchdog, which helps shoot control planes recover after an outage.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "weeder_enabled", Type: cty.Bool, Default: cty.True, Description: "Whether crash-looping control-plane pods are restarted as soon as what they depend on is back."},
+						{Name: "prober_enabled", Type: cty.Bool, Default: cty.True, Description: "Whether controllers of a shoot are scaled down while its API server is unreachable from outside, to avoid acting on stale data."},
+					}},
+				},
+			},
+		},
+	}
+}

@@ -1,0 +1,324 @@
+package schemas
+
+import (
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// shoot is the composite for a Gardener Shoot (core.gardener.cloud/v1beta1, digest §3.3 and §5.3):
+// an end-user cluster whose control plane Gardener runs on a seed.
+func shoot() *schema.Schema {
+	return &schema.Schema{
+		Kind: schema.KindShoot,
+		Type: string(schema.KindShoot),
+		Description: "A shoot: a Kubernetes cluster for end users, declared as a Shoot in a project of the virtual garden. " +
+			"Gardener runs its control plane on a seed and its worker nodes on the chosen infrastructure.",
+		Body: schema.Body{
+			Attributes: shootAttributes(),
+			Blocks: []schema.Block{
+				shootKubernetes(),
+				shootNetworking(),
+				{
+					Name: "provider", Required: true,
+					Description: "The infrastructure the shoot's nodes run on.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						// S4:4320 shoot provider type immutable
+						{Name: "type", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The infrastructure provider type, such as aws or local; it must match the cloud profile."},
+						{Name: "infrastructure_config", Type: cty.DynamicPseudoType, Description: "Provider-specific settings of the shoot's infrastructure (networks, subnets), as an object."},
+						{Name: "control_plane_config", Type: cty.DynamicPseudoType, Description: "Provider-specific settings of the control-plane components the provider extension adds, as an object."},
+						{Name: "ssh_access_enabled", Type: cty.Bool, Default: cty.True, Description: "Whether SSH to the worker nodes is possible at all; turning it off also removes bastions and key pairs."},
+					}},
+				},
+				shootWorkers(),
+				shootMaintenance(),
+				{
+					Name:        "hibernation",
+					Description: "Hibernation scales the shoot's nodes and control plane to zero while keeping its state, to save cost.",
+					Body: schema.Body{
+						Attributes: []schema.Attribute{
+							{Name: "enabled", Type: cty.Bool, Default: cty.False, Description: "Whether the shoot is hibernated now."},
+						},
+						Blocks: []schema.Block{{
+							Name: "schedules", Nesting: schema.NestingList,
+							Description: "A recurring schedule that hibernates the shoot at start and wakes it at end; set at least one of the two.",
+							Body: schema.Body{Attributes: []schema.Attribute{
+								{Name: "start", Type: cty.String, Description: "A cron expression for when the shoot goes to sleep, such as \"0 20 * * 1-5\"."},
+								{Name: "end", Type: cty.String, Description: "A cron expression for when the shoot wakes up, such as \"0 7 * * 1-5\"."},
+								{Name: "location", Type: cty.String, Description: "The IANA time zone in which start and end are read, such as Europe/Berlin; UTC when unset."},
+							}},
+						}},
+					},
+				},
+				{
+					Name:        "control_plane",
+					Description: "General settings of the shoot's control plane.",
+					Body: schema.Body{Blocks: []schema.Block{{
+						// S4:18751-18766 only non-HA -> node/zone is allowed; any other change is refused
+						Name:        "high_availability",
+						Description: "Runs the control plane with replicas that survive the loss of a node or a zone; it can be added later but never removed or changed.",
+						Body: schema.Body{Attributes: []schema.Attribute{
+							{Name: "failure_tolerance", Type: cty.String, Required: true, AllowedValues: []string{"node", "zone"}, Description: "What the control plane must survive: the loss of a node, or of a whole zone (which needs a seed with at least three zones)."},
+						}},
+					}}},
+				},
+				{
+					Name: "extensions", Nesting: schema.NestingList, Labels: []string{"type"},
+					Description: "A Gardener extension to enable (or, for one enabled globally, disable) for this shoot, labelled with its type such as shoot-dns-service.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						providerConfig("Settings for the extension, as an object in the form the extension defines."),
+						{Name: "disabled", Type: cty.Bool, Default: cty.False, Description: "Whether an extension that is on for every shoot by default is switched off for this one."},
+					}},
+				},
+				{
+					Name: "tolerations", Nesting: schema.NestingList, Labels: []string{"key"},
+					Description: "Tolerates a seed taint with this key, so the shoot may be scheduled onto a seed carrying it.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "value", Type: cty.String, Description: "The taint value tolerated; any value when unset."},
+					}},
+				},
+				{
+					Name:        "system_components",
+					Description: "Settings of system components Gardener runs inside the shoot.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "core_dns_autoscaling_mode", Type: cty.String, Default: cty.StringVal("horizontal"), AllowedValues: []string{"horizontal", "cluster-proportional"}, Description: "How CoreDNS scales: by its CPU load (horizontal) or by the number of nodes and cores (cluster-proportional)."},
+						{Name: "node_local_dns_enabled", Type: cty.Bool, Default: cty.False, Description: "Whether every node runs a DNS cache; changing it rolls all nodes."},
+					}},
+				},
+				shootAddons(),
+			},
+		},
+		Outputs: []schema.Output{
+			{Name: "name", Type: cty.String, Description: "The shoot's name, the label of the shoot block."},
+			{Name: "namespace", Type: cty.String, Description: "The project namespace garden-<project> in the virtual garden that holds the Shoot."},
+			{Name: "technical_id", Type: cty.String, Description: "The shoot--<project>--<name> identifier, which names the control-plane namespace in the seed."},
+			{Name: "kubeconfig", Type: cty.String, Sensitive: true, Description: "A kubeconfig with administrative access to the shoot's API server."},
+		},
+	}
+}
+
+func shootAttributes() []schema.Attribute {
+	return []schema.Attribute{
+		// An object cannot move between namespaces, so a new project means a new Shoot.
+		{Name: "project", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.DNSLabel()), Description: "The Gardener project the shoot belongs to; its Shoot lives in the project's namespace."},
+		{Name: "seed", Type: cty.DynamicPseudoType, References: schema.RefSeed, Description: "The seed that runs the control plane; gardener-scheduler picks one when unset, and changing it migrates the control plane."},
+		{Name: "cloud_profile", Type: cty.String, Required: true, Checks: checks(schema.NotEmpty()), Description: "The cloud profile listing the machine types, images, regions and Kubernetes versions the shoot may use."},
+		{Name: "cloud_profile_kind", Type: cty.String, Default: cty.StringVal("CloudProfile"), AllowedValues: []string{"CloudProfile", "NamespacedCloudProfile"}, Description: "Whether cloud_profile names a cluster-wide CloudProfile or a NamespacedCloudProfile in the project."},
+		// S4:1187 region immutable
+		{Name: "region", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The region of the cloud profile the shoot's infrastructure is created in."},
+		{Name: "credentials_binding", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "The CredentialsBinding in the project that grants access to the infrastructure account; set exactly one of credentials_binding and secret_binding."},
+		// S4:1193 secretBindingName immutable
+		{Name: "secret_binding", Type: cty.String, Immutable: true, Checks: checks(schema.ObjectName()), Description: "The older SecretBinding in the project that grants access to the infrastructure account; set exactly one of credentials_binding and secret_binding."},
+		// S4:22964-22970 purposes; default evaluation
+		{Name: "purpose", Type: cty.String, Default: cty.StringVal("evaluation"), AllowedValues: []string{"evaluation", "development", "testing", "production", "infrastructure"}, Description: "What the cluster is for, which changes how Gardener sets it up (testing gets no monitoring, infrastructure only in the garden project)."},
+		// S4:2297 dns.domain immutable
+		{Name: "dns_domain", Type: cty.String, Immutable: true, Checks: checks(schema.DNSName()), Description: "The external domain of the shoot, under which its API server is reachable as api.<domain>; Gardener assigns one when unset."},
+		// S4:1223 exposureClassName immutable
+		{Name: "exposure_class", Type: cty.String, Immutable: true, Checks: checks(schema.ObjectName()), Description: "The ExposureClass deciding how the shoot's API server is exposed, for example only on an internal network."},
+	}
+}
+
+func shootKubernetes() schema.Block {
+	return schema.Block{
+		Name: "kubernetes", Required: true,
+		Description: "The Kubernetes version of the shoot and settings of its control-plane components.",
+		Body: schema.Body{
+			Attributes: []schema.Attribute{
+				{Name: "version", Type: cty.String, Required: true, Checks: checks(schema.KubernetesVersion()), Description: "The Kubernetes version of the control plane; it must be offered by the cloud profile."},
+				// S4:22951-22956 not available from 1.27 on
+				{Name: "enable_static_token_kubeconfig", Type: cty.Bool, Description: "Whether Gardener issues a kubeconfig with a static token; only Kubernetes versions before 1.27 support it."},
+				{Name: "vertical_pod_autoscaler_enabled", Type: cty.Bool, Description: "Whether Gardener runs a VPA for the shoot's workloads; a shoot that becomes a seed needs it."},
+			},
+			Blocks: []schema.Block{
+				{
+					Name:        "kube_api_server",
+					Description: "Settings of the shoot's kube-apiserver.",
+					Body: schema.Body{
+						Attributes: []schema.Attribute{
+							{Name: "audit_policy_config_map", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "Name of a ConfigMap in the project namespace holding the audit policy; edits to it take effect at the next reconcile."},
+							{Name: "api_audiences", Type: stringList, Description: "Audiences a service account token must be bound to; Gardener uses kubernetes when unset."},
+							{Name: "event_ttl", Type: cty.String, Checks: checks(schema.Duration()), Description: "How long the API server keeps events; one hour when unset."},
+							{Name: "enable_anonymous_authentication", Type: cty.Bool, Description: "Whether unauthenticated requests are served as the anonymous user."},
+							{Name: "runtime_config", Type: cty.Map(cty.Bool), Description: "API groups and versions to serve (true) or not (false), keyed like group/version."},
+							{Name: "max_token_expiration", Type: cty.String, Checks: checks(schema.Duration()), Description: "The longest validity of a service account token; Gardener requires between 720h and 2160h."},
+							{Name: "structured_authentication_config_map", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "Name of a ConfigMap in the project namespace with a structured authentication configuration (Kubernetes 1.30 and later)."},
+							{Name: "structured_authorization_config_map", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "Name of a ConfigMap in the project namespace with a structured authorization configuration (Kubernetes 1.30 and later)."},
+							{Name: "encrypted_resources", Type: stringList, Description: "Resources, as resource.group, that are encrypted in etcd in addition to Secrets."},
+							featureGates("the shoot's kube-apiserver"),
+						},
+						Blocks: []schema.Block{{
+							Name: "admission_plugins", Nesting: schema.NestingList, Labels: []string{"name"},
+							Description: "An admission plugin to enable, configure or disable in addition to those Gardener manages, labelled with the plugin's name.",
+							Body: schema.Body{Attributes: []schema.Attribute{
+								{Name: "config", Type: cty.DynamicPseudoType, Description: "The plugin's configuration, as an object."},
+								{Name: "disabled", Type: cty.Bool, Default: cty.False, Description: "Whether the plugin is switched off instead of on."},
+								{Name: "kubeconfig_secret_name", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "Name of a Secret in the project namespace with a kubeconfig the plugin uses to reach an external webhook."},
+							}},
+						}},
+					},
+				},
+				{
+					Name:        "kube_controller_manager",
+					Description: "Settings of the shoot's kube-controller-manager.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						// S4:2951 nodeCIDRMaskSize immutable
+						{Name: "node_cidr_mask_size", Type: cty.Number, Immutable: true, Checks: checks(schema.Positive(), schema.Range(16, 28)), Description: "Prefix length of each node's pod range, which with the pod network bounds the number of nodes; 24 when unset."},
+						{Name: "node_monitor_grace_period", Type: cty.String, Checks: checks(schema.Duration()), Description: "How long a node may be silent before it is marked unhealthy."},
+						featureGates("the shoot's kube-controller-manager"),
+					}},
+				},
+				{
+					Name:        "kube_scheduler",
+					Description: "Settings of the shoot's kube-scheduler.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						// S4:3013 profile default balanced
+						{Name: "profile", Type: cty.String, Default: cty.StringVal("balanced"), AllowedValues: []string{"balanced", "bin-packing"}, Description: "Whether pods are spread over nodes (balanced) or packed onto as few as possible (bin-packing)."},
+						featureGates("the shoot's kube-scheduler"),
+					}},
+				},
+				{
+					Name:        "kube_proxy",
+					Description: "Settings of kube-proxy on the shoot's nodes.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						enabled(true, "Whether kube-proxy runs at all; some networking extensions route Services themselves and allow turning it off."),
+						// S4:4350 only iptables and ipvs are supported
+						{Name: "mode", Type: cty.String, Default: cty.StringVal("IPTables"), AllowedValues: []string{"IPTables", "IPVS"}, Description: "How kube-proxy implements Services."},
+						featureGates("kube-proxy"),
+					}},
+				},
+			},
+		},
+	}
+}
+
+func shootNetworking() schema.Block {
+	return schema.Block{
+		Name:        "networking",
+		Description: "The shoot's networking plugin and networks, which must not overlap the seed's.",
+		Body: schema.Body{Attributes: []schema.Attribute{
+			// S4:3908 networking type immutable
+			{Name: "type", Type: cty.String, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The networking extension that provides the CNI, such as calico or cilium."},
+			// S4:3920 pods immutable
+			{Name: "pods", Type: cty.String, Immutable: true, Checks: checks(schema.CIDR()), Description: "The pod network; the seed's shoot default when unset."},
+			{Name: "nodes", Type: cty.String, Checks: checks(schema.CIDR()), Description: "The node network; it can grow but must keep containing the existing nodes."},
+			// S4:3932 services immutable
+			{Name: "services", Type: cty.String, Immutable: true, Checks: checks(schema.CIDR()), Description: "The service network; the seed's shoot default when unset."},
+			// S4:3938 ipFamilies immutable, default IPv4
+			ipFamilies("The IP protocol versions of the shoot's networks."),
+			providerConfig("Settings specific to the networking extension, as an object."),
+		}},
+	}
+}
+
+func shootWorkers() schema.Block {
+	return schema.Block{
+		Name: "workers", Nesting: schema.NestingList, Labels: []string{"name"},
+		Description: "A worker pool: a group of nodes of one machine type, scaled between minimum and maximum and spread over its zones; a shoot without pools has no nodes.",
+		Body: schema.Body{
+			Attributes: []schema.Attribute{
+				{Name: "machine_type", Type: cty.String, Required: true, Checks: checks(schema.NotEmpty()), Description: "The machine type of the nodes, as offered by the cloud profile; changing it replaces every node."},
+				{Name: "architecture", Type: cty.String, Default: cty.StringVal("amd64"), AllowedValues: []string{"amd64", "arm64"}, Description: "The CPU architecture of the machines."},
+				{Name: "minimum", Type: cty.Number, Required: true, Checks: checks(schema.NonNegative()), Description: "The fewest nodes the pool has, divided over its zones."},
+				{Name: "maximum", Type: cty.Number, Required: true, Checks: checks(schema.Positive()), Description: "The most nodes the cluster autoscaler may create, divided over the pool's zones."},
+				{Name: "max_surge", Type: cty.String, Checks: checks(schema.IntOrPercent()), Description: "How many nodes, or what percentage, a rolling update may add above the desired count."},
+				{Name: "max_unavailable", Type: cty.String, Checks: checks(schema.IntOrPercent()), Description: "How many nodes, or what percentage, may be unavailable during a rolling update."},
+				{Name: "zones", Type: stringList, Description: "The availability zones the pool is spread over."},
+				{Name: "labels", Type: cty.Map(cty.String), Description: "Labels put on every node of the pool."},
+				{Name: "annotations", Type: cty.Map(cty.String), Description: "Annotations put on every node of the pool."},
+				{Name: "kubernetes_version", Type: cty.String, Checks: checks(schema.KubernetesVersion()), Description: "The kubelet version of this pool, at most two minor versions behind the control plane; the control plane's version when unset."},
+				{Name: "system_components_allowed", Type: cty.Bool, Default: cty.True, Description: "Whether Gardener may schedule its system components onto this pool."},
+				providerConfig("Provider-specific settings of the pool's machines, as an object."),
+			},
+			Blocks: []schema.Block{
+				{
+					Name:        "machine_image",
+					Description: "The operating system image of the nodes; the cloud profile's default when unset.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "name", Type: cty.String, Required: true, Checks: checks(schema.NotEmpty()), Description: "The image name as the cloud profile lists it, such as gardenlinux."},
+						{Name: "version", Type: cty.String, Description: "The image version; the newest the cloud profile offers when unset."},
+					}},
+				},
+				{
+					Name:        "volume",
+					Description: "The root disk of each node.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "type", Type: cty.String, Description: "The volume type as the cloud profile lists it."},
+						{Name: "size", Type: cty.String, Required: true, Checks: checks(schema.Quantity()), Description: "The size of the disk, such as 50Gi."},
+					}},
+				},
+				{
+					Name: "taints", Nesting: schema.NestingList, Labels: []string{"key"},
+					Description: "A taint put on every node of the pool, so that only tolerating pods run there.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "value", Type: cty.String, Description: "The taint's value."},
+						{Name: "effect", Type: cty.String, Required: true, AllowedValues: []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}, Description: "What happens to pods that do not tolerate the taint."},
+					}},
+				},
+				{
+					Name:        "cri",
+					Description: "The container runtime of the nodes.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "name", Type: cty.String, Default: cty.StringVal("containerd"), AllowedValues: []string{"containerd"}, Description: "The container runtime; Gardener supports containerd."},
+					}},
+				},
+			},
+		},
+	}
+}
+
+func shootMaintenance() schema.Block {
+	return schema.Block{
+		Name:        "maintenance",
+		Description: "When and how Gardener maintains the shoot: version updates and disruptive operations happen in a daily window.",
+		Body: schema.Body{
+			Attributes: []schema.Attribute{
+				{Name: "confine_spec_update_rollout", Type: cty.Bool, Default: cty.False, Description: "Whether changes to the shoot are held back until the next maintenance window (except hibernation)."},
+			},
+			Blocks: []schema.Block{
+				{
+					Name:        "auto_update",
+					Description: "Which versions Gardener updates by itself during maintenance.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "kubernetes_version", Type: cty.Bool, Default: cty.True, Description: "Whether the Kubernetes patch version is raised to the newest of the same minor."},
+						{Name: "machine_image_version", Type: cty.Bool, Default: cty.True, Description: "Whether node images are updated to the newest version the cloud profile allows."},
+					}},
+				},
+				{
+					Name:        "time_window",
+					Description: "The daily maintenance window, between 30 minutes and 6 hours long; Gardener picks one when unset.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "begin", Type: cty.String, Required: true, Checks: checks(schema.TimeWindow()), Description: "Start of the window."},
+						{Name: "end", Type: cty.String, Required: true, Checks: checks(schema.TimeWindow()), Description: "End of the window."},
+					}},
+				},
+			},
+		},
+	}
+}
+
+func shootAddons() schema.Block {
+	return schema.Block{
+		Name:        "addons",
+		Description: "Optional add-ons Gardener can install into the shoot; both are deprecated in Gardener and kept for existing shoots.",
+		Body: schema.Body{Blocks: []schema.Block{
+			{
+				Name:        "kubernetes_dashboard",
+				Description: "The Kubernetes dashboard web UI.",
+				Body: schema.Body{Attributes: []schema.Attribute{
+					enabled(false, "Whether the dashboard is installed."),
+					{Name: "authentication_mode", Type: cty.String, Description: "How users authenticate to the dashboard."},
+				}},
+			},
+			{
+				Name:        "nginx_ingress",
+				Description: "An nginx ingress controller with a wildcard DNS record below the shoot's domain; a shoot that becomes a seed must not use it.",
+				Body: schema.Body{Attributes: []schema.Attribute{
+					enabled(false, "Whether the ingress controller is installed."),
+					{Name: "load_balancer_source_ranges", Type: stringList, Checks: checks(schema.CIDRList()), Description: "Client networks allowed to reach the ingress load balancer; everyone when unset."},
+					{Name: "config", Type: cty.Map(cty.String), Description: "Entries for the controller's configuration ConfigMap."},
+					externalTrafficPolicy("Whether the load balancer sends traffic to any node (Cluster) or only to nodes running the controller (Local)."),
+				}},
+			},
+		}},
+	}
+}
