@@ -26,9 +26,16 @@ tools: ## build the local control plane binaries into bin/ (only when a pin chan
 	tests/tools/build.sh
 	go build -o $(BIN)/localcluster ./tests/localcluster/cmd/localcluster
 
+FUZZTIME ?= 20s
+
 .PHONY: test
-test: tools ## run unit and integration tests (integration tests use the local control plane)
+test: tools ## run unit and integration tests (integration tests use the local control plane), then fuzz the loader briefly
 	go test $(TESTFLAGS) -timeout $(TEST_TIMEOUT) ./...
+	go test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./engine/config/
+
+.PHONY: docs
+docs: ## regenerate docs/components from the schemas
+	go test ./schemas/ -run TestComponentDocsAreCurrent -update
 
 .PHONY: lint
 lint: ## check formatting and run go vet

@@ -35,7 +35,7 @@ outputs.`,
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "KIND\tTYPE\tSUMMARY")
 			for _, s := range reg.All() {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Kind, s.Type, firstSentence(s.Description))
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Kind, s.Type, s.Summary())
 			}
 			return tw.Flush()
 		},
@@ -49,13 +49,6 @@ func lookupAnyKind(reg *schema.Registry, typ string) *schema.Schema {
 		}
 	}
 	return nil
-}
-
-func firstSentence(text string) string {
-	if i := strings.Index(text, ". "); i >= 0 {
-		return text[:i+1]
-	}
-	return text
 }
 
 func newSchemaCommand(reg *schema.Registry) *cobra.Command {

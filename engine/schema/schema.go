@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2/hcldec"
 	"github.com/zclconf/go-cty/cty"
@@ -119,6 +120,14 @@ type Output struct {
 	Type        cty.Type
 	Description string
 	Sensitive   bool
+}
+
+// Summary is the first sentence of the description, for catalog listings.
+func (s *Schema) Summary() string {
+	if i := strings.Index(s.Description, ". "); i >= 0 {
+		return s.Description[:i+1]
+	}
+	return s.Description
 }
 
 // Spec returns the hcldec specification that decodes the body.
