@@ -44,6 +44,9 @@ func garden() *schema.Schema {
 				},
 			},
 		},
+		Rules: []schema.Rule{
+			schema.DisjointNetworks("runtime_cluster.networking.nodes", "runtime_cluster.networking.pods", "runtime_cluster.networking.services"),
+		},
 		Outputs: []schema.Output{
 			{Name: "name", Type: cty.String, Description: "The garden's name, the label of the garden block."},
 			{Name: "virtual_kubeconfig", Type: cty.String, Sensitive: true, Description: "A kubeconfig with administrative access to the virtual garden API."},

@@ -22,5 +22,6 @@ func manifests() *schema.Schema {
 			{Name: "files", Type: stringList, Description: "Paths, relative to the landscape directory, of YAML files with one or more objects separated by ---."},
 			{Name: "namespace", Type: cty.String, Checks: checks(schema.DNSLabel()), Description: "The namespace for namespaced objects that do not name one."},
 		}},
+		Rules: []schema.Rule{schema.AtLeastOneOf("objects", "files")},
 	}
 }

@@ -115,6 +115,11 @@ func seed() *schema.Schema {
 				seedSettings(),
 			},
 		},
+		Rules: []schema.Rule{
+			// Shoots get these defaults, so they must be disjoint from the seed's own networks
+			// (S4:18982, S4:19133).
+			schema.DisjointNetworks("networks.nodes", "networks.pods", "networks.services", "networks.shoot_defaults.pods", "networks.shoot_defaults.services"),
+		},
 		Outputs: []schema.Output{
 			{Name: "name", Type: cty.String, Description: "The seed's name, the label of the seed block."},
 			{Name: "namespace", Type: cty.String, Description: "The namespace seed-<name> that Gardener creates for this seed in the virtual garden."},

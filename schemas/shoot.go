@@ -88,6 +88,16 @@ func shoot() *schema.Schema {
 				shootAddons(),
 			},
 		},
+		Rules: []schema.Rule{
+			schema.ExactlyOneOf("credentials_binding", "secret_binding"),
+			schema.DisjointNetworks("networking.nodes", "networking.pods", "networking.services"),
+			// S4:14371, S4:18982: seed and shoot networks must be disjoint because of the VPN
+			// between them.
+			schema.DisjointFromReferenced("seed",
+				[]schema.Path{"networking.nodes", "networking.pods", "networking.services"},
+				[]schema.Path{"networks.nodes", "networks.pods", "networks.services"},
+				"the VPN between seed and shoot needs disjoint networks (S4:14371)."),
+		},
 		Outputs: []schema.Output{
 			{Name: "name", Type: cty.String, Description: "The shoot's name, the label of the shoot block."},
 			{Name: "namespace", Type: cty.String, Description: "The project namespace garden-<project> in the virtual garden that holds the Shoot."},

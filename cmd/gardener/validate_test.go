@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -118,4 +120,30 @@ func TestSchemaJSON(t *testing.T) {
 	md, _, err := run(t, "schema")
 	require.NoError(t, err)
 	assert.Contains(t, md, "# `shoot` block")
+}
+
+// TestValidateShootNetworksMustNotOverlapTheSeed changes the example landscape so that a shoot's
+// pod network overlaps its seed's: the rule from the Gardener documents (S4:14371) is reported at
+// the shoot's expression, once per shoot instance.
+func TestValidateShootNetworksMustNotOverlapTheSeed(t *testing.T) {
+	src, err := filepath.Abs(filepath.Join("..", "..", "landscapes", "local"))
+	require.NoError(t, err)
+	files := map[string]string{}
+	entries, err := os.ReadDir(src)
+	require.NoError(t, err)
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		require.NoError(t, err)
+		files[e.Name()] = string(data)
+	}
+	files["shoots.hcl"] = strings.Replace(files["shoots.hcl"], "  provider {\n    type = \"local\"\n  }",
+		"  provider {\n    type = \"local\"\n  }\n\n  networking {\n    pods = \"10.1.128.0/17\"\n  }", 1)
+	landscapeDir(t, files)
+
+	_, errOut, err := run(t, "validate", ".")
+	assert.Equal(t, exitCode(1), err)
+	assert.Equal(t, 2, strings.Count(errOut, "Error: Invalid value for pods"), errOut)
+	assert.Contains(t, errOut, "on shoots.hcl line 21")
+	assert.Contains(t, errOut, `In shoot.local["dev"]: The network networking.pods (10.1.128.0/17) overlaps`)
+	assert.Contains(t, errOut, `In shoot.local["qa"]: The network networking.pods (10.1.128.0/17) overlaps`)
 }

@@ -42,5 +42,28 @@ func Load(dir string, reg *schema.Registry, src InputSources) (*Result, hcl.Diag
 	}
 	ev, d := Evaluate(l, in, funcs.Table(dir))
 	res.Evaluated = ev
-	return res, append(diags, d...)
+	return res, dedupe(append(diags, d...))
+}
+
+// dedupe drops diagnostics identical to an earlier one: instances of an expanded block share
+// their source, so a structural problem would otherwise be reported once per instance.
+func dedupe(diags hcl.Diagnostics) hcl.Diagnostics {
+	type key struct {
+		severity        hcl.DiagnosticSeverity
+		summary, detail string
+		subject         hcl.Range
+	}
+	seen := map[key]bool{}
+	out := diags[:0]
+	for _, d := range diags {
+		k := key{severity: d.Severity, summary: d.Summary, detail: d.Detail}
+		if d.Subject != nil {
+			k.subject = *d.Subject
+		}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	return out
 }

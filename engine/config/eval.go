@@ -307,7 +307,6 @@ func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
 		if d.HasErrors() {
 			continue
 		}
-		diags = append(diags, checkValues(b.Config, &b.Schema.Body, cfg)...)
 		inst := &Instance{Block: b, Key: k.key, Config: cfg, Name: b.Name, Addr: InstanceAddress(b.Addr)}
 		switch {
 		case k.key == cty.NilVal:
@@ -319,6 +318,18 @@ func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
 			inst.Name = fmt.Sprintf("%s-%d", b.Name, idx)
 			inst.Addr = InstanceAddress(fmt.Sprintf("%s[%d]", b.Addr, idx))
 		}
+		valueDiags := checkValues(b.Config, &b.Schema.Body, cfg)
+		if !valueDiags.HasErrors() {
+			// Rules relate attributes; they run on values that passed their own checks.
+			valueDiags = append(valueDiags, e.checkRules(b, cfg)...)
+		}
+		if k.key != cty.NilVal {
+			// Instances share their source; say which one a value problem belongs to.
+			for _, vd := range valueDiags {
+				vd.Detail = fmt.Sprintf("In %s: %s", inst.Addr, vd.Detail)
+			}
+		}
+		diags = append(diags, valueDiags...)
 		inst.Value = outputsBeforeApply(b.Schema, inst.Name)
 		e.Instances[inst.Addr] = inst
 		if k.key != cty.NilVal && k.key.Type() == cty.String {
@@ -518,4 +529,88 @@ func quoteAll(values []string) string {
 		q[i] = fmt.Sprintf("%q", v)
 	}
 	return strings.Join(q, ", ")
+}
+
+// checkRules runs the schema's rules on a decoded instance configuration.
+func (e *Evaluated) checkRules(b *Block, cfg cty.Value) hcl.Diagnostics {
+	if len(b.Schema.Rules) == 0 {
+		return nil
+	}
+	referenced := e.referencedConfigs(b)
+	var diags hcl.Diagnostics
+	for _, rule := range b.Schema.Rules {
+		for _, v := range rule.Func(cfg, referenced) {
+			subject := rangeOfPath(b.Config, &b.Schema.Body, v.Path)
+			if subject == nil {
+				subject = b.DeclRange.Ptr()
+			}
+			summary := "Invalid " + string(b.Kind)
+			if len(v.Path) > 0 {
+				summary = "Invalid value for " + v.Path[len(v.Path)-1]
+			}
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: v.Message, Subject: subject})
+		}
+	}
+	return diags
+}
+
+// referencedConfigs returns, by attribute name, the configuration of the block instance each
+// reference attribute of b points at, where that instance is known without evaluation
+// (`seed.a` or `seed.a["x"]`, not `seed.a[each.key]`).
+func (e *Evaluated) referencedConfigs(b *Block) map[string]cty.Value {
+	content, _, _ := b.Config.PartialContent(hcldec.ImpliedSchema(b.Schema.Body.Spec()))
+	out := map[string]cty.Value{}
+	if content == nil {
+		return out
+	}
+	for _, a := range b.Schema.Body.Attributes {
+		attr, ok := content.Attributes[a.Name]
+		if a.References == "" || !ok {
+			continue
+		}
+		t, diags := hcl.AbsTraversalForExpr(attr.Expr)
+		if diags.HasErrors() || len(t) < 2 {
+			continue
+		}
+		addr := InstanceAddress(t.RootName() + "." + traverseName(t[1]))
+		if len(t) > 2 {
+			if idx, ok := t[2].(hcl.TraverseIndex); ok && idx.Key.Type().Equals(cty.String) {
+				addr = InstanceAddress(fmt.Sprintf("%s[%q]", addr, idx.Key.AsString()))
+			}
+		}
+		if inst, ok := e.Instances[addr]; ok {
+			out[a.Name] = inst.Config
+		}
+	}
+	return out
+}
+
+// rangeOfPath finds the source range of the attribute at path within body, descending into
+// nested blocks (the first block of a repeated type); nil when it is not written there.
+func rangeOfPath(body hcl.Body, sb *schema.Body, path []string) *hcl.Range {
+	if len(path) == 0 {
+		return nil
+	}
+	content, _, _ := body.PartialContent(hcldec.ImpliedSchema(sb.Spec()))
+	if content == nil {
+		return nil
+	}
+	if len(path) == 1 {
+		if attr, ok := content.Attributes[path[0]]; ok {
+			return attr.Expr.Range().Ptr()
+		}
+	}
+	nested := sb.Block(path[0])
+	if nested == nil {
+		return nil
+	}
+	for _, blk := range content.Blocks {
+		if blk.Type == path[0] {
+			if r := rangeOfPath(blk.Body, &nested.Body, path[1:]); r != nil {
+				return r
+			}
+			return blk.DefRange.Ptr()
+		}
+	}
+	return nil
 }

@@ -274,7 +274,7 @@ func (l *Landscape) checkCycles() hcl.Diagnostics {
 				closing = append(closing, fmt.Sprintf("%s refers to %s at %s", ref.From, ref.To, r))
 			}
 		}
-		closing = dedupe(closing)
+		closing = dedupeStrings(closing)
 		diags = append(diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Reference cycle",
@@ -317,7 +317,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func dedupe(s []string) []string {
+func dedupeStrings(s []string) []string {
 	seen := map[string]bool{}
 	out := s[:0]
 	for _, v := range s {

@@ -28,6 +28,15 @@ func Markdown(s *Schema) []byte {
 
 	mdWriteBody(&b, &s.Body, "", 2)
 
+	if len(s.Rules) > 0 {
+		b.WriteString("## Rules\n\nChecked when the landscape is loaded:\n\n")
+		for _, rule := range s.Rules {
+			text := strings.TrimSuffix(mdProse(rule.Describe), ".")
+			fmt.Fprintf(&b, "- %s%s.\n", strings.ToUpper(text[:1]), text[1:])
+		}
+		b.WriteString("\n")
+	}
+
 	b.WriteString("## Outputs\n\n")
 	if len(s.Outputs) == 0 {
 		b.WriteString("This block has no outputs.\n")

@@ -28,6 +28,11 @@ type (
 		Attributes  []jsonAttribute `json:"attributes"`
 		Blocks      []jsonBlock     `json:"blocks"`
 		Outputs     []jsonOutput    `json:"outputs"`
+		Rules       []jsonRule      `json:"rules"`
+	}
+	jsonRule struct {
+		Name     string `json:"name"`
+		Describe string `json:"describe"`
 	}
 	jsonAttribute struct {
 		Name          string          `json:"name"`
@@ -68,7 +73,10 @@ type (
 func JSON(r *Registry) ([]byte, error) {
 	doc := jsonDocument{FormatVersion: JSONFormatVersion, Schemas: []jsonSchema{}}
 	for _, s := range r.All() {
-		js := jsonSchema{Kind: s.Kind, Type: s.Type, Description: s.Description, Outputs: []jsonOutput{}}
+		js := jsonSchema{Kind: s.Kind, Type: s.Type, Description: s.Description, Outputs: []jsonOutput{}, Rules: []jsonRule{}}
+		for _, rule := range s.Rules {
+			js.Rules = append(js.Rules, jsonRule{Name: rule.Name, Describe: rule.Describe})
+		}
 		var err error
 		if js.Attributes, js.Blocks, err = jsonBody(&s.Body, s.Type); err != nil {
 			return nil, err

@@ -39,6 +39,8 @@ type Schema struct {
 	Body Body
 	// Outputs are the values other blocks may reference, e.g. `garden.local.virtual_kubeconfig`.
 	Outputs []Output
+	// Rules check relations between attributes, and with the blocks this one references.
+	Rules []Rule
 }
 
 // Body is the content of a block: attributes and nested blocks.
