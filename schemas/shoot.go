@@ -96,7 +96,7 @@ func shoot() *schema.Schema {
 			schema.DisjointFromReferenced("seed",
 				[]schema.Path{"networking.nodes", "networking.pods", "networking.services"},
 				[]schema.Path{"networks.nodes", "networks.pods", "networks.services"},
-				"the VPN between seed and shoot needs disjoint networks (S4:14371)."),
+				"the VPN between seed and shoot needs disjoint networks."),
 		},
 		Outputs: []schema.Output{
 			{Name: "name", Type: cty.String, Description: "The shoot's name, the label of the shoot block."},

@@ -21,7 +21,11 @@ func testRegistry(t *testing.T) *schema.Registry {
 	ref := func(name, kind string, required bool) schema.Attribute {
 		return schema.Attribute{Name: name, Type: cty.DynamicPseudoType, References: kind, Required: required}
 	}
-	outputs := []schema.Output{{Name: "name", Type: cty.String}, {Name: "token", Type: cty.String, Sensitive: true}}
+	outputs := []schema.Output{
+		{Name: "name", Type: cty.String},
+		{Name: "token", Type: cty.String, Sensitive: true},
+		{Name: "virtual_cluster", Type: cty.Object(map[string]cty.Type{"name": cty.String})},
+	}
 	reg, err := schema.NewRegistry(
 		&schema.Schema{Kind: schema.KindGarden, Type: "garden", Outputs: outputs, Body: schema.Body{
 			Attributes: []schema.Attribute{ref("cluster", schema.RefCluster, true), {Name: "replicas", Type: cty.Number, Default: cty.NumberIntVal(1)}},
@@ -45,7 +49,7 @@ func testRegistry(t *testing.T) *schema.Registry {
 			}}}},
 		}},
 		&schema.Schema{Kind: schema.KindComponent, Type: "thing", Outputs: outputs, Body: schema.Body{
-			Attributes: []schema.Attribute{ref("cluster", schema.RefCluster, true), {Name: "value", Type: cty.String}},
+			Attributes: []schema.Attribute{ref("cluster", schema.RefCluster, true), {Name: "value", Type: cty.String}, {Name: "password", Type: cty.String, Sensitive: true}},
 		}},
 	)
 	require.NoError(t, err)
@@ -268,4 +272,128 @@ func TestLevenshtein(t *testing.T) {
 		assert.Equal(t, tt.want, levenshtein(tt.a, tt.b), "%s/%s", tt.a, tt.b)
 	}
 	assert.Empty(t, didYouMean("zzzzzz", []string{"garden"}), "no suggestion when nothing is close")
+}
+
+func TestReferenceAttributesMustNameABlockOfTheirKind(t *testing.T) {
+	reg := testRegistry(t)
+	garden := `
+garden "g" {
+  cluster = cluster.runtime
+  virtual_cluster { dns_domains = ["a"] }
+}
+seed "s" { garden = garden.g }
+`
+	tests := []struct {
+		cluster string
+		ok      bool
+	}{
+		{"cluster.runtime", true},
+		{"garden.g.virtual_cluster", true},
+		{"seed.s.name", false},
+		{"cluster.runtime.context", false},
+		{`"runtime"`, false},
+		{"seed.s", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cluster, func(t *testing.T) {
+			_, diags := load(t, reg, garden+`component "thing" "t" { cluster = `+tt.cluster+` }`, InputSources{})
+			if tt.ok {
+				assert.False(t, diags.HasErrors(), diags.Error())
+			} else {
+				assert.Equal(t, []string{"Invalid reference"}, summaries(diags))
+			}
+		})
+	}
+	_, diags := load(t, reg, garden+`seed "t" { garden = seed.s }`, InputSources{})
+	assert.Equal(t, []string{"Invalid reference"}, summaries(diags))
+}
+
+func TestForEachNeedsKnownKeysOnly(t *testing.T) {
+	res, diags := load(t, testRegistry(t), `
+garden "g" {
+  cluster = cluster.runtime
+  virtual_cluster { dns_domains = ["a"] }
+}
+component "thing" "t" {
+  for_each = { primary = garden.g.virtual_cluster }
+  cluster  = each.value
+}
+`, InputSources{})
+	require.False(t, diags.HasErrors(), diags.Error())
+	assert.Contains(t, res.Evaluated.Instances, InstanceAddress(`component.thing.t["primary"]`))
+}
+
+func TestOnlyRootCausesAreReported(t *testing.T) {
+	reg := testRegistry(t)
+	tests := []struct {
+		name string
+		body string
+		src  InputSources
+		want []string
+	}{
+		{"invalid default", `
+variable "a" { default = upper("x") }
+output "o" { value = var.a }`, InputSources{}, []string{"Function calls not allowed"}},
+		{"validation referring to another variable", `
+variable "a" { default = "x" }
+variable "b" {
+  default = "y"
+  validation {
+    condition     = var.a == "x"
+    error_message = "no"
+  }
+}`, InputSources{}, []string{"Invalid reference in variable validation"}},
+		{"a value failing validation is not used further", `
+variable "v" {
+  default = "1.31.1"
+  validation {
+    condition     = var.v != "bad"
+    error_message = "bad version"
+  }
+}
+component "thing" "t" {
+  count   = var.v == "bad" ? 1 : 1
+  cluster = cluster.runtime
+  value   = var.v
+}`, InputSources{Vars: []string{"v=bad"}}, []string{"Invalid value for variable"}},
+		{"bare root", `output "o" { value = local }`, InputSources{}, []string{"Invalid reference"}},
+		{"depends_on a variable", `
+variable "v" { default = "x" }
+component "thing" "t" {
+  cluster    = cluster.runtime
+  depends_on = [var.v]
+}`, InputSources{}, []string{"Invalid depends_on reference"}},
+		{"ignore_changes on an unknown attribute", `
+component "thing" "t" {
+  cluster = cluster.runtime
+  lifecycle { ignore_changes = [nonsense] }
+}`, InputSources{}, []string{"Invalid ignore_changes entry"}},
+		{"sensitive count", `
+variable "n" {
+  default   = 1
+  sensitive = true
+}
+component "thing" "t" {
+  count   = var.n
+  cluster = cluster.runtime
+}`, InputSources{}, []string{"Invalid count argument"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, diags := load(t, reg, tt.body, tt.src)
+			assert.Equal(t, tt.want, summaries(diags), diags.Error())
+		})
+	}
+}
+
+func TestSchemaSensitiveAttributesAreMarked(t *testing.T) {
+	res, diags := load(t, testRegistry(t), `
+component "thing" "t" {
+  cluster  = cluster.runtime
+  password = "plain-in-source"
+}`, InputSources{})
+	require.False(t, diags.HasErrors(), diags.Error())
+	cfg := res.Evaluated.Instances["component.thing.t"].Config
+	assert.True(t, cfg.GetAttr("password").HasMark(SensitiveMark))
+	assert.False(t, cfg.GetAttr("value").HasMark(SensitiveMark))
 }

@@ -307,6 +307,7 @@ func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
 		if d.HasErrors() {
 			continue
 		}
+		cfg = markSensitive(cfg, &b.Schema.Body)
 		inst := &Instance{Block: b, Key: k.key, Config: cfg, Name: b.Name, Addr: InstanceAddress(b.Addr)}
 		switch {
 		case k.key == cty.NilVal:
@@ -394,7 +395,9 @@ func (e *Evaluated) expandForEach(b *Block) ([]instanceKey, hcl.Diagnostics) {
 	if val.IsMarked() {
 		return fail("for_each must not use sensitive values: its keys appear in addresses and plans.")
 	}
-	if !val.IsWhollyKnown() {
+	// A map's keys are known once the map is; its values may be unknown until apply.
+	keysKnown := val.IsKnown() && (!val.Type().IsSetType() || val.IsWhollyKnown())
+	if !keysKnown {
 		if e.dependsOnFailed(b.Addr) {
 			return nil, nil // unknown because of an error reported elsewhere
 		}
@@ -435,7 +438,9 @@ func (e *Evaluated) expandCount(b *Block) ([]instanceKey, hcl.Diagnostics) {
 	fail := func(detail string) ([]instanceKey, hcl.Diagnostics) {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid count argument", Detail: detail, Subject: b.Count.Range().Ptr()}}
 	}
-	val, _ = val.Unmark()
+	if val.IsMarked() {
+		return fail("count must not use sensitive values: the number of instances appears in plans.")
+	}
 	if !val.IsKnown() {
 		if e.dependsOnFailed(b.Addr) {
 			return nil, nil // unknown because of an error reported elsewhere
@@ -613,4 +618,43 @@ func rangeOfPath(body hcl.Body, sb *schema.Body, path []string) *hcl.Range {
 		}
 	}
 	return nil
+}
+
+// markSensitive marks the values of attributes the schema declares sensitive, at every nesting
+// level, so that they are never printed whatever expression produced them.
+func markSensitive(val cty.Value, sb *schema.Body) cty.Value {
+	if val.IsNull() || !val.IsKnown() || !val.Type().IsObjectType() {
+		return val
+	}
+	attrs := val.AsValueMap()
+	for _, a := range sb.Attributes {
+		if v, ok := attrs[a.Name]; ok && a.Sensitive {
+			attrs[a.Name] = v.Mark(SensitiveMark)
+		}
+	}
+	for _, blk := range sb.Blocks {
+		v, ok := attrs[blk.Name]
+		if !ok || v.IsNull() || !v.IsKnown() {
+			continue
+		}
+		if blk.Nesting == schema.NestingSingle {
+			attrs[blk.Name] = markSensitive(v, &blk.Body)
+			continue
+		}
+		elems := v.AsValueSlice()
+		for i := range elems {
+			elems[i] = markSensitive(elems[i], &blk.Body)
+		}
+		switch {
+		case len(elems) == 0:
+		case v.Type().IsListType():
+			attrs[blk.Name] = cty.ListVal(elems)
+		default:
+			attrs[blk.Name] = cty.TupleVal(elems)
+		}
+	}
+	if len(attrs) == 0 {
+		return val
+	}
+	return cty.ObjectVal(attrs)
 }

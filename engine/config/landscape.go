@@ -73,6 +73,8 @@ type Validation struct {
 	Condition    hcl.Expression
 	ErrorMessage hcl.Expression
 	DeclRange    hcl.Range
+	// invalid rules (referring to other variables) were reported and are not evaluated.
+	invalid bool
 }
 
 // Local is a named expression.

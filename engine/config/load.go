@@ -370,8 +370,10 @@ func (d *decoder) decodeVariable(block *hcl.Block) hcl.Diagnostics {
 		if !okCond || !okMsg {
 			continue
 		}
+		rule := &Validation{Condition: cond.Expr, ErrorMessage: msg.Expr, DeclRange: vb.DefRange}
 		for _, t := range cond.Expr.Variables() {
 			if t.RootName() != "var" || len(t) < 2 || traverseName(t[1]) != v.Name {
+				rule.invalid = true
 				diags = append(diags, &hcl.Diagnostic{
 					Severity: hcl.DiagError, Summary: "Invalid reference in variable validation",
 					Detail:  fmt.Sprintf("The condition of a validation rule may refer only to the variable it validates, var.%s.", v.Name),
@@ -379,7 +381,7 @@ func (d *decoder) decodeVariable(block *hcl.Block) hcl.Diagnostics {
 				})
 			}
 		}
-		v.Validations = append(v.Validations, &Validation{Condition: cond.Expr, ErrorMessage: msg.Expr, DeclRange: vb.DefRange})
+		v.Validations = append(v.Validations, rule)
 	}
 	d.l.Variables[v.Name] = v
 	return diags

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,6 +28,13 @@ func structuralCheck(body hcl.Body, b *schema.Body) hcl.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// referenceExample shows each reference form.
+var referenceExample = map[string]string{
+	"var": "var.kubernetes_version", "local": "local.domain", "cluster": "cluster.runtime",
+	"garden": "garden.local.name", "seed": "seed.local.name", "shoot": "shoot.dev.technical_id",
+	"component": "component.helm_release.cert_manager", "each": "each.key", "count": "count.index",
 }
 
 // referenceRoots are the names a reference may start with.
@@ -73,10 +81,32 @@ func resolveReferences(l *Landscape) hcl.Diagnostics {
 		if b.Count != nil {
 			travs = append(travs, b.Count.Variables()...)
 		}
+		for _, t := range b.DependsOn {
+			if !slices.Contains([]string{"garden", "seed", "shoot", "component"}, t.RootName()) {
+				report(addr, hcl.Diagnostics{{
+					Severity: hcl.DiagError, Summary: "Invalid depends_on reference",
+					Detail:  "depends_on lists garden, seed, shoot and component blocks; other references already order what refers to them.",
+					Subject: t.SourceRange().Ptr(),
+				}})
+			}
+		}
+		for _, t := range b.Lifecycle.IgnoreChanges {
+			first := traverseName(t[0])
+			if rootName, ok := t[0].(hcl.TraverseRoot); ok {
+				first = rootName.Name
+			}
+			if b.Schema.Body.Attribute(first) == nil && b.Schema.Body.Block(first) == nil {
+				report(addr, hcl.Diagnostics{{
+					Severity: hcl.DiagError, Summary: "Invalid ignore_changes entry",
+					Detail:  fmt.Sprintf("A %s block has no attribute or block %q.", b.Type, first),
+					Subject: t.SourceRange().Ptr(),
+				}})
+			}
+		}
 		travs = append(travs, b.DependsOn...)
 		travs = append(travs, hcldec.Variables(b.Config, b.Schema.Body.Spec())...)
 		add(addr, travs, b)
-		report(addr, checkReferenceAttributes(b))
+		report(addr, l.checkReferenceAttributes(b))
 	}
 	for _, name := range sortedKeys(l.Outputs) {
 		add(Address("output."+name), l.Outputs[name].Expr.Variables(), nil)
@@ -108,6 +138,9 @@ func (l *Landscape) resolve(t hcl.Traversal, from *Block) (Address, hcl.Diagnost
 	name := ""
 	if len(t) > 1 {
 		name = traverseName(t[1])
+	}
+	if name == "" && slices.Contains(referenceRoots, root) {
+		return fail("Invalid reference", fmt.Sprintf("A reference to %s must name what it refers to, e.g. %s.", root, referenceExample[root]))
 	}
 	switch root {
 	case "var":
@@ -197,9 +230,53 @@ func checkOutput(target *Block, rest hcl.Traversal, r hcl.Range) hcl.Diagnostics
 	return nil
 }
 
+// isReferenceTo reports whether t refers to a whole block of kind: `seed.a` or `seed.a["x"]`
+// (`component.T.N` for components). A cluster may also come from a block output that is an
+// object, such as garden.x.virtual_cluster. each.value is accepted in blocks with for_each.
+func (l *Landscape) isReferenceTo(t hcl.Traversal, kind string) bool {
+	// for_each over blocks: `cluster = each.value`; the for_each expression carries the edges.
+	if t.RootName() == "each" && len(t) == 2 && traverseName(t[1]) == "value" {
+		return true
+	}
+	steps := 2
+	if kind == schema.RefComponent {
+		steps = 3
+	}
+	if t.RootName() == kind {
+		if len(t) == steps {
+			return true
+		}
+		_, indexed := t[len(t)-1].(hcl.TraverseIndex)
+		return kind != schema.RefCluster && len(t) == steps+1 && indexed
+	}
+	if kind != schema.RefCluster {
+		return false
+	}
+	last, ok := t[len(t)-1].(hcl.TraverseAttr)
+	if !ok {
+		return false
+	}
+	for _, b := range l.Blocks {
+		if b.Schema == nil {
+			continue
+		}
+		composite := b.Kind != schema.KindComponent && t.RootName() == string(b.Kind) && len(t) >= 3 && traverseName(t[1]) == b.Name
+		component := b.Kind == schema.KindComponent && t.RootName() == "component" && len(t) >= 4 &&
+			traverseName(t[1]) == b.Type && traverseName(t[2]) == b.Name
+		if composite || component {
+			for _, o := range b.Schema.Outputs {
+				if o.Name == last.Name && o.Type.IsObjectType() {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // checkReferenceAttributes checks that attributes declared as references (cluster =
 // cluster.runtime) are written as references to a block of the right kind.
-func checkReferenceAttributes(b *Block) hcl.Diagnostics {
+func (l *Landscape) checkReferenceAttributes(b *Block) hcl.Diagnostics {
 	content, _ := b.Config.Content(hcldecSchema(b.Schema))
 	if content == nil {
 		return nil
@@ -214,10 +291,7 @@ func checkReferenceAttributes(b *Block) hcl.Diagnostics {
 			continue
 		}
 		t, td := hcl.AbsTraversalForExpr(attr.Expr)
-		okRef := !td.HasErrors() && (t.RootName() == a.References ||
-			// A cluster can also come from another block's output, e.g. garden.x.virtual_cluster.
-			(a.References == schema.RefCluster && len(t) >= 3 && t.RootName() != "var" && t.RootName() != "local"))
-		if !okRef {
+		if td.HasErrors() || !l.isReferenceTo(t, a.References) {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError, Summary: "Invalid reference",
 				Detail:  fmt.Sprintf("The %s argument must be a reference to a %s block, e.g. %s = %s.<name>.", a.Name, a.References, a.Name, a.References),

@@ -149,6 +149,9 @@ func evaluateVariables(l *Landscape, in *Inputs, ctx *hcl.EvalContext) (map[stri
 	names := sortedKeys(l.Variables)
 	for _, name := range names {
 		v := l.Variables[name]
+		if l.invalid[Address("var."+name)] {
+			continue // its declaration was reported; dependents see an unknown value
+		}
 		var val cty.Value
 		var subject *hcl.Range
 		input, given := InputValue{}, false
@@ -193,8 +196,11 @@ func evaluateVariables(l *Landscape, in *Inputs, ctx *hcl.EvalContext) (map[stri
 		if v.Sensitive {
 			converted = converted.Mark(SensitiveMark)
 		}
-		diags = append(diags, validateVariable(v, converted, ctx)...)
-		values[name] = converted
+		vd := validateVariable(v, converted, ctx)
+		diags = append(diags, vd...)
+		if !vd.HasErrors() {
+			values[name] = converted
+		}
 	}
 	return values, diags
 }
@@ -206,6 +212,9 @@ func validateVariable(v *Variable, val cty.Value, base *hcl.EvalContext) hcl.Dia
 	}
 	var diags hcl.Diagnostics
 	for _, rule := range v.Validations {
+		if rule.invalid {
+			continue // its condition's references were reported
+		}
 		result, d := rule.Condition.Value(ctx)
 		if d.HasErrors() {
 			diags = append(diags, d...)
