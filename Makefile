@@ -31,7 +31,7 @@ FUZZTIME ?= 20s
 .PHONY: test
 test: tools ## run unit and integration tests (integration tests use the local control plane), then fuzz the loader briefly
 	go test $(TESTFLAGS) -timeout $(TEST_TIMEOUT) ./...
-	go test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) ./engine/config/
+	go test -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME) -timeout 5m ./engine/config/
 
 .PHONY: docs
 docs: ## regenerate docs/components from the schemas

@@ -42,7 +42,26 @@ func Load(dir string, reg *schema.Registry, src InputSources) (*Result, hcl.Diag
 	}
 	ev, d := Evaluate(l, in, funcs.Table(dir))
 	res.Evaluated = ev
-	return res, dedupe(append(diags, d...))
+	return res, dedupe(redactSensitive(append(diags, d...)))
+}
+
+// redactSensitive replaces the detail of every diagnostic whose expression reads a sensitive
+// value: messages of functions and operators may quote their arguments ("\"...\" is not a CIDR
+// prefix"), and a secret must never reach a terminal or a CI log.
+func redactSensitive(diags hcl.Diagnostics) hcl.Diagnostics {
+	for _, d := range diags {
+		if d.Expression == nil || d.EvalContext == nil {
+			continue
+		}
+		for _, t := range d.Expression.Variables() {
+			val, vd := t.TraverseAbs(d.EvalContext)
+			if !vd.HasErrors() && containsMark(val, SensitiveMark) {
+				d.Detail = "The expression uses a sensitive value; the details of this error are not shown because they could reveal it."
+				break
+			}
+		}
+	}
+	return diags
 }
 
 // dedupe drops diagnostics identical to an earlier one: instances of an expanded block share

@@ -263,15 +263,33 @@ component "thing" "u" {
 	assert.Len(t, diags, 3, "all problems are reported in one run")
 }
 
-func TestLevenshtein(t *testing.T) {
+func TestEditDistance(t *testing.T) {
 	tests := []struct {
 		a, b string
 		want int
-	}{{"", "", 0}, {"abc", "abc", 0}, {"abc", "abd", 1}, {"runtme", "runtime", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}}
+	}{{"", "", 0}, {"abc", "abc", 0}, {"abc", "abd", 1}, {"runtme", "runtime", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"thnig", "thing", 1}}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, levenshtein(tt.a, tt.b), "%s/%s", tt.a, tt.b)
+		assert.Equal(t, tt.want, editDistance(tt.a, tt.b), "%s/%s", tt.a, tt.b)
 	}
-	assert.Empty(t, didYouMean("zzzzzz", []string{"garden"}), "no suggestion when nothing is close")
+}
+
+func TestDidYouMeanOnlySuggestsPlausibleTypos(t *testing.T) {
+	tests := []struct {
+		given      string
+		candidates []string
+		want       string
+	}{
+		{"thnig", []string{"thing", "other"}, ` Did you mean "thing"?`},
+		{"minimun", []string{"minimum", "maximum"}, ` Did you mean "minimum"?`},
+		{"kubernetes_versoin", []string{"kubernetes_version"}, ` Did you mean "kubernetes_version"?`},
+		{"staging", []string{"testing", "production"}, ""},
+		{"nope", []string{"name"}, ""},
+		{"path", []string{"each", "var"}, ""},
+		{"zzzzzz", []string{"garden"}, ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, didYouMean(tt.given, tt.candidates), tt.given)
+	}
 }
 
 func TestReferenceAttributesMustNameABlockOfTheirKind(t *testing.T) {

@@ -55,6 +55,8 @@ type StateConfig struct {
 	Cluster   string
 	Namespace string
 	DeclRange hcl.Range
+	// ClusterRange is where the cluster reference is written.
+	ClusterRange hcl.Range
 }
 
 // Variable is an input variable.

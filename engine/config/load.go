@@ -293,7 +293,7 @@ func (d *decoder) decodeState(block *hcl.Block) hcl.Diagnostics {
 				Detail: "The state cluster must be a reference to a cluster block, e.g. cluster.runtime.", Subject: attr.Expr.Range().Ptr(),
 			})
 		} else if step, ok := trav[1].(hcl.TraverseAttr); ok {
-			st.Cluster = step.Name
+			st.Cluster, st.ClusterRange = step.Name, attr.Expr.Range()
 		}
 	}
 	switch st.Backend {

@@ -116,7 +116,7 @@ func resolveReferences(l *Landscape) hcl.Diagnostics {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError, Summary: "Reference to undeclared cluster",
 				Detail:  fmt.Sprintf("The state backend names cluster %q, which is not declared.%s", l.State.Cluster, didYouMean(l.State.Cluster, sortedKeys(l.Clusters))),
-				Subject: l.State.DeclRange.Ptr(),
+				Subject: l.State.ClusterRange.Ptr(),
 			})
 		}
 	}
@@ -196,6 +196,8 @@ func (l *Landscape) resolve(t hcl.Traversal, from *Block) (Address, hcl.Diagnost
 			return fail("Invalid count attribute", "count has only the attribute index.")
 		}
 		return "", nil
+	case "path":
+		return fail("Unknown reference", "There is no object called \"path\": file() and templatefile() resolve relative paths against the landscape directory, so Terraform's path.module is not needed.")
 	default:
 		return fail("Unknown reference", fmt.Sprintf("There is no object called %q. References start with %s.%s", root, strings.Join(referenceRoots, ", "), didYouMean(root, referenceRoots)))
 	}

@@ -3,11 +3,13 @@ package config
 import "fmt"
 
 // didYouMean returns ` Did you mean "x"?` for the candidate closest to given, or "" when none is
-// close enough to be a plausible typo.
+// close enough to be a plausible typo: at most one edit per three characters (at least one), a
+// swap of neighbouring characters counting as one edit.
 func didYouMean(given string, candidates []string) string {
-	best, bestDist := "", len(given)/2+2
+	limit := max(1, len([]rune(given))/3)
+	best, bestDist := "", limit+1
 	for _, c := range candidates {
-		if d := levenshtein(given, c); d < bestDist {
+		if d := editDistance(given, c); d < bestDist {
 			best, bestDist = c, d
 		}
 	}
@@ -17,24 +19,29 @@ func didYouMean(given string, candidates []string) string {
 	return fmt.Sprintf(" Did you mean %q?", best)
 }
 
-// levenshtein is the edit distance between a and b, counted in runes.
-func levenshtein(a, b string) int {
+// editDistance is the optimal string alignment distance between a and b in runes: insertions,
+// deletions, substitutions and transpositions of adjacent runes each cost one.
+func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return d[len(ra)][len(rb)]
 }

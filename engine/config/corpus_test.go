@@ -1,0 +1,166 @@
+package config_test
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/schemas"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// readInputs reads a case's inputs.txt: lines "var NAME=VALUE", "var-file PATH" (relative to the
+// case) or "env NAME=VALUE".
+func readInputs(t *testing.T, dir string) config.InputSources {
+	t.Helper()
+	var src config.InputSources
+	data, err := os.ReadFile(filepath.Join(dir, "inputs.txt"))
+	if os.IsNotExist(err) {
+		return src
+	}
+	require.NoError(t, err)
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		kind, value, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
+		switch kind {
+		case "var":
+			src.Vars = append(src.Vars, value)
+		case "var-file":
+			src.VarFiles = append(src.VarFiles, filepath.Join(dir, value))
+		case "env":
+			src.Environ = append(src.Environ, value)
+		case "":
+		default:
+			t.Fatalf("inputs.txt: unknown line %q", sc.Text())
+		}
+	}
+	return src
+}
+
+// summarize renders diagnostics as "FILE:LINE:COL: Summary" (FILE relative to dir) or
+// "-: Summary" for diagnostics without a range, sorted.
+func summarize(dir string, diags hcl.Diagnostics) []string {
+	var out []string
+	for _, d := range diags {
+		sev := ""
+		if d.Severity == hcl.DiagWarning {
+			sev = "warning: "
+		}
+		if d.Subject == nil {
+			out = append(out, "-: "+sev+d.Summary)
+			continue
+		}
+		name := d.Subject.Filename
+		if rel, err := filepath.Rel(dir, name); err == nil && !strings.HasPrefix(rel, "..") {
+			name = rel
+		}
+		out = append(out, fmt.Sprintf("%s:%d:%d: %s%s", name, d.Subject.Start.Line, d.Subject.Start.Column, sev, d.Summary))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func readExpect(t *testing.T, dir string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "expect.txt"))
+	require.NoError(t, err, "every invalid case has an expect.txt")
+	var lines []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			lines = append(lines, line)
+		}
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+func caseDirs(t *testing.T, pattern string) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(pattern)
+	require.NoError(t, err)
+	return dirs
+}
+
+// TestInvalidLandscapes runs every broken landscape under testdata/invalid and checks that it
+// produces exactly the diagnostics its expect.txt lists, each at its line and column.
+func TestInvalidLandscapes(t *testing.T) {
+	dirs := caseDirs(t, "testdata/invalid/*")
+	require.GreaterOrEqual(t, len(dirs), 40, "the corpus covers at least 40 broken landscapes")
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			res, diags := config.Load(dir, schemas.Registry(), readInputs(t, dir))
+			require.True(t, diags.HasErrors(), "a broken landscape must fail")
+			assert.Equal(t, readExpect(t, dir), summarize(dir, diags))
+
+			var text bytes.Buffer
+			require.NoError(t, diag.WriteText(&text, diags, res.Files, diag.TextOptions{}))
+			assert.NotContains(t, text.String(), "s3cr3t", "sensitive values never appear in diagnostics")
+			golden := filepath.Join(dir, "diagnostics.golden")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, text.Bytes(), 0o644))
+			}
+			if want, err := os.ReadFile(golden); err == nil {
+				assert.Equal(t, string(want), text.String())
+			}
+		})
+	}
+}
+
+// TestValidLandscapes loads every landscape under testdata/valid and landscapes/ without error.
+func TestValidLandscapes(t *testing.T) {
+	dirs := append(caseDirs(t, "testdata/valid/*"), caseDirs(t, "../../landscapes/*")...)
+	var landscapes []string
+	for _, d := range dirs {
+		if info, err := os.Stat(d); err == nil && info.IsDir() {
+			landscapes = append(landscapes, d)
+		}
+	}
+	require.NotEmpty(t, landscapes)
+	for _, dir := range landscapes {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			res, diags := config.Load(dir, schemas.Registry(), readInputs(t, dir))
+			var text bytes.Buffer
+			_ = diag.WriteText(&text, diags, res.Files, diag.TextOptions{})
+			require.False(t, diags.HasErrors(), text.String())
+			require.NotNil(t, res.Evaluated)
+		})
+	}
+}
+
+// FuzzLoad feeds arbitrary bytes to the loader as a landscape file: it must never panic,
+// whatever the input. CI runs it for a bounded time (make test).
+func FuzzLoad(f *testing.F) {
+	for _, pattern := range []string{"testdata/invalid/*/*.hcl", "testdata/valid/*/*.hcl", "../../landscapes/*/*.hcl"} {
+		files, _ := filepath.Glob(pattern)
+		for _, file := range files {
+			if data, err := os.ReadFile(file); err == nil {
+				f.Add(data)
+			}
+		}
+	}
+	f.Add([]byte(`landscape "x" {}`))
+	reg := schemas.Registry()
+	f.Fuzz(func(t *testing.T, src []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "main.hcl"), src, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		res, diags := config.Load(dir, reg, config.InputSources{})
+		var out bytes.Buffer
+		_ = diag.WriteText(&out, diags, res.Files, diag.TextOptions{})
+		_ = diag.ToJSON(diags, res.Files)
+	})
+}

@@ -1,0 +1,23 @@
+landscape "test" {}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+shoot "dev" {
+  count = -1
+
+  project       = "local"
+  cloud_profile = "local"
+  region        = "local"
+
+  credentials_binding = "local"
+
+  kubernetes {
+    version = "1.31.1"
+  }
+
+  provider {
+    type = "local"
+  }
+}

@@ -1,0 +1,9 @@
+landscape "test" {}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+cluster "runtime" {
+  kubeconfig = "~/.kube/config"
+}

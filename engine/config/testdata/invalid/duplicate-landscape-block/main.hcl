@@ -1,0 +1,9 @@
+landscape "test" {}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+landscape "staging" {
+  description = "The staging landscape"
+}

@@ -1,0 +1,10 @@
+landscape "test" {}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+locals {
+  domain  = "example.com"
+  project = "local"
+}

@@ -1,0 +1,21 @@
+landscape "test" {}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+shoot "dev" {
+  project       = "local"
+  cloud_profile = "local"
+  region        = "local"
+
+  credentials_binding = "local"
+
+  kubernetes {
+    version = "v1.31.1"
+  }
+
+  provider {
+    type = "local"
+  }
+}

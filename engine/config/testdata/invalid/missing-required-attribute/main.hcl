@@ -1,0 +1,20 @@
+landscape "test" {}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+shoot "dev" {
+  project = "local"
+  region  = "local"
+
+  credentials_binding = "local"
+
+  kubernetes {
+    version = "1.31.1"
+  }
+
+  provider {
+    type = "local"
+  }
+}

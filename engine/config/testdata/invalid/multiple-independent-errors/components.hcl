@@ -1,0 +1,6 @@
+component "helm_release" "cert_manager" {
+  cluster   = cluster.runtime
+  chart     = "oci://registry.example.com/charts/cert-manager"
+  namespace = "cert-manager"
+  timeout   = 300
+}

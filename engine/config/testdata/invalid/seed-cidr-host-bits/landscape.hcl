@@ -1,0 +1,5 @@
+landscape "test" {}
+
+cluster "runtime" {
+  context = "runtime"
+}

@@ -1,0 +1,25 @@
+seed "local" {
+  garden  = garden.main
+  cluster = cluster.runtime
+
+  provider {
+    type   = "local"
+    region = "local"
+  }
+
+  networks {
+    pods     = "10.1.0.1/16"
+    services = "10.2.0.0/16"
+  }
+
+  ingress {
+    domain = "ingress.local.seed.example.com"
+  }
+
+  dns {
+    provider {
+      type       = "local"
+      secret_ref = "internal-domain-local"
+    }
+  }
+}

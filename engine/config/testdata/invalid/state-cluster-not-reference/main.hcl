@@ -1,0 +1,10 @@
+landscape "test" {
+  state {
+    backend = "kubernetes"
+    cluster = "runtime"
+  }
+}
+
+cluster "runtime" {
+  context = "runtime"
+}

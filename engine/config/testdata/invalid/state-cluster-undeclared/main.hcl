@@ -1,0 +1,10 @@
+landscape "test" {
+  state {
+    backend = "kubernetes"
+    cluster = cluster.garden
+  }
+}
+
+cluster "runtime" {
+  context = "runtime"
+}

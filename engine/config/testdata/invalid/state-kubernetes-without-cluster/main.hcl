@@ -1,0 +1,10 @@
+landscape "test" {
+  state {
+    backend   = "kubernetes"
+    namespace = "garden"
+  }
+}
+
+cluster "runtime" {
+  context = "runtime"
+}

@@ -1,0 +1,5 @@
+landscape "test" {}
+
+cluster "runtime" {
+  kubeconfig = "~/.kube\config"
+}

@@ -1,0 +1,9 @@
+landscape "test" {}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+locals {
+  values = file("${path.module}/values.yaml")
+}

@@ -1,0 +1,32 @@
+landscape "test" {}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+variable "worker_maximum" {
+  type    = number
+  default = "three"
+}
+
+shoot "dev" {
+  project       = "local"
+  cloud_profile = "local"
+  region        = "local"
+
+  credentials_binding = "local"
+
+  kubernetes {
+    version = "1.31.1"
+  }
+
+  provider {
+    type = "local"
+  }
+
+  workers "local" {
+    machine_type = "local"
+    minimum      = 1
+    maximum      = var.worker_maximum
+  }
+}

@@ -1,0 +1,31 @@
+landscape "test" {}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+shoot "dev" {
+  project       = "local"
+  cloud_profile = "local"
+  region        = "local"
+
+  credentials_binding = "local"
+
+  kubernetes {
+    version = "1.31.1"
+  }
+
+  provider {
+    type = "local"
+  }
+
+  workers "local" {
+    machine_type = "local"
+    minimum      = 1
+    maximum      = 3
+
+    cri {
+      name = "docker"
+    }
+  }
+}

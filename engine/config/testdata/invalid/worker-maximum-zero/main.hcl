@@ -1,0 +1,27 @@
+landscape "test" {}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+shoot "dev" {
+  project       = "local"
+  cloud_profile = "local"
+  region        = "local"
+
+  credentials_binding = "local"
+
+  kubernetes {
+    version = "1.31.1"
+  }
+
+  provider {
+    type = "local"
+  }
+
+  workers "local" {
+    machine_type = "local"
+    minimum      = 0
+    maximum      = 0
+  }
+}
