@@ -555,38 +555,39 @@ func decodeLifecycle(block *hcl.Block, b *Block) hcl.Diagnostics {
 	return diags
 }
 
-// constString evaluates an attribute that must be a constant string.
-func constString(attr *hcl.Attribute, out *string) hcl.Diagnostics {
+// constant evaluates an attribute that must be a constant of type ty (no references: these
+// arguments configure how the landscape is read); what names the type in the message.
+func constant(attr *hcl.Attribute, ty cty.Type, what string) (cty.Value, hcl.Diagnostics) {
 	val, diags := attr.Expr.Value(nil)
 	if diags.HasErrors() {
-		return diags
+		return cty.NilVal, diags
 	}
-	val, err := convert.Convert(val, cty.String)
+	val, err := convert.Convert(val, ty)
 	if err != nil || val.IsNull() {
-		return hcl.Diagnostics{{
+		return cty.NilVal, hcl.Diagnostics{{
 			Severity: hcl.DiagError, Summary: "Invalid value",
-			Detail: fmt.Sprintf("The %s argument must be a string.", attr.Name), Subject: attr.Expr.Range().Ptr(),
+			Detail: fmt.Sprintf("The %s argument must be %s.", attr.Name, what), Subject: attr.Expr.Range().Ptr(),
 		}}
 	}
-	*out = val.AsString()
-	return nil
+	return val, nil
+}
+
+// constString evaluates an attribute that must be a constant string.
+func constString(attr *hcl.Attribute, out *string) hcl.Diagnostics {
+	val, diags := constant(attr, cty.String, "a string")
+	if !diags.HasErrors() {
+		*out = val.AsString()
+	}
+	return diags
 }
 
 // constBool evaluates an attribute that must be a constant boolean.
 func constBool(attr *hcl.Attribute, out *bool) hcl.Diagnostics {
-	val, diags := attr.Expr.Value(nil)
-	if diags.HasErrors() {
-		return diags
+	val, diags := constant(attr, cty.Bool, "true or false")
+	if !diags.HasErrors() {
+		*out = val.True()
 	}
-	val, err := convert.Convert(val, cty.Bool)
-	if err != nil || val.IsNull() {
-		return hcl.Diagnostics{{
-			Severity: hcl.DiagError, Summary: "Invalid value",
-			Detail: fmt.Sprintf("The %s argument must be true or false.", attr.Name), Subject: attr.Expr.Range().Ptr(),
-		}}
-	}
-	*out = val.True()
-	return nil
+	return diags
 }
 
 func traverseName(step hcl.Traverser) string {
