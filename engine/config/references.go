@@ -276,6 +276,33 @@ func (l *Landscape) isReferenceTo(t hcl.Traversal, kind string) bool {
 	return false
 }
 
+// jsonInterpolatedTraversal accepts the JSON syntax of a reference: a string that is exactly one
+// interpolation, "${cluster.runtime}", which HCL evaluates to the referenced value itself.
+func (l *Landscape) jsonInterpolatedTraversal(expr hcl.Expression) (hcl.Traversal, hcl.Diagnostics) {
+	notOne := hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Not a single interpolation"}}
+	r := expr.Range()
+	file := l.Files[r.Filename]
+	vars := expr.Variables()
+	if file == nil || !strings.HasSuffix(r.Filename, ExtensionJSON) || len(vars) != 1 || r.End.Byte > len(file.Bytes) {
+		return nil, notOne
+	}
+	src := strings.TrimSpace(string(file.Bytes[r.Start.Byte:r.End.Byte]))
+	inner, ok := strings.CutPrefix(src, `"${`)
+	if inner, ok = strings.CutSuffix(inner, `}"`); !ok || strings.TrimSpace(inner) != string(hclTraversalText(file.Bytes, vars[0])) {
+		return nil, notOne
+	}
+	return vars[0], nil
+}
+
+// hclTraversalText is the source text of a traversal.
+func hclTraversalText(src []byte, t hcl.Traversal) []byte {
+	r := t.SourceRange()
+	if r.End.Byte > len(src) || r.Start.Byte > r.End.Byte {
+		return nil
+	}
+	return src[r.Start.Byte:r.End.Byte]
+}
+
 // checkReferenceAttributes checks that attributes declared as references (cluster =
 // cluster.runtime) are written as references to a block of the right kind.
 func (l *Landscape) checkReferenceAttributes(b *Block) hcl.Diagnostics {
@@ -293,6 +320,9 @@ func (l *Landscape) checkReferenceAttributes(b *Block) hcl.Diagnostics {
 			continue
 		}
 		t, td := hcl.AbsTraversalForExpr(attr.Expr)
+		if td.HasErrors() {
+			t, td = l.jsonInterpolatedTraversal(attr.Expr)
+		}
 		if td.HasErrors() || !l.isReferenceTo(t, a.References) {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError, Summary: "Invalid reference",
