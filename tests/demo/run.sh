@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# make demo: brings up the local control plane (unless one runs already), shows what landscapes
-# will be deployed onto (a garden runtime cluster with Ready nodes, a virtual garden serving the
+# make demo: validates the local landscape, brings up the local control plane (unless one runs
+# already), shows what landscapes will be deployed onto (a garden runtime cluster with Ready nodes, a virtual garden serving the
 # Gardener API, Gardener custom resources that report ready) and stops what it started.
 # KEEP=1 leaves a control plane it started running for exploration.
 set -euo pipefail
@@ -29,6 +29,9 @@ trap cleanup EXIT
 
 step "gardener version"
 "$bin/gardener" version
+
+step "Validate the local landscape (landscapes/local: a garden, a seed, two shoots)"
+"$bin/gardener" validate "$root/landscapes/local"
 
 step "Contexts: one per control plane"
 kubectl config get-contexts
@@ -75,4 +78,4 @@ kubectl --context runtime get etcd virtual-garden-etcd-main \
   -o custom-columns=NAME:.metadata.name,READY:.status.ready,REPLICAS:.status.readyReplicas,GENERATION:.status.observedGeneration
 
 step "Done"
-echo "Landscape plan and apply (gardener plan/apply on landscapes/) join this demo as they land."
+echo "gardener plan and apply of landscapes/local join this demo as they land."
