@@ -172,9 +172,9 @@ func (l *Landscape) evaluationOrder() ([]Address, error) {
 	return out, nil
 }
 
-// context builds the evaluation context for an expression of a block instance (each and count
-// set) or of a landscape-level object (both nil).
-func (e *Evaluated) context(each map[string]cty.Value, count cty.Value) *hcl.EvalContext {
+// context builds the evaluation context of the values evaluated so far. Instances of an
+// expanded block share one and add each or count in a child context (instanceContext).
+func (e *Evaluated) context() *hcl.EvalContext {
 	byKind := map[string]map[string]cty.Value{}
 	components := map[string]map[string]cty.Value{}
 	for addr, val := range e.refValues {
@@ -204,13 +204,23 @@ func (e *Evaluated) context(each map[string]cty.Value, count cty.Value) *hcl.Eva
 		"shoot":     objectOrEmpty(byKind[string(schema.KindShoot)]),
 		"component": objectOrEmpty(comp),
 	}
-	if each != nil {
-		vars["each"] = cty.ObjectVal(each)
-	}
-	if count != cty.NilVal {
-		vars["count"] = cty.ObjectVal(map[string]cty.Value{"index": count})
-	}
 	return &hcl.EvalContext{Variables: vars, Functions: e.funcs}
+}
+
+// instanceContext is base plus each (for_each) or count (count) of one instance.
+func instanceContext(base *hcl.EvalContext, k instanceKey) *hcl.EvalContext {
+	if k.each == nil && k.count == cty.NilVal {
+		return base
+	}
+	ctx := base.NewChild()
+	ctx.Variables = map[string]cty.Value{}
+	if k.each != nil {
+		ctx.Variables["each"] = cty.ObjectVal(k.each)
+	}
+	if k.count != cty.NilVal {
+		ctx.Variables["count"] = cty.ObjectVal(map[string]cty.Value{"index": k.count})
+	}
+	return ctx
 }
 
 func objectOrEmpty(m map[string]cty.Value) cty.Value {
@@ -221,7 +231,7 @@ func objectOrEmpty(m map[string]cty.Value) cty.Value {
 }
 
 func (e *Evaluated) evaluateLocal(loc *Local) hcl.Diagnostics {
-	val, diags := loc.Expr.Value(e.context(nil, cty.NilVal))
+	val, diags := loc.Expr.Value(e.context())
 	if !diags.HasErrors() {
 		e.Locals[loc.Name] = val
 	}
@@ -238,7 +248,7 @@ var clusterSpec = hcldec.ObjectSpec{
 }
 
 func (e *Evaluated) evaluateCluster(c *Cluster) hcl.Diagnostics {
-	val, diags := hcldec.Decode(c.Config, clusterSpec, e.context(nil, cty.NilVal))
+	val, diags := hcldec.Decode(c.Config, clusterSpec, e.context())
 	if diags.HasErrors() {
 		return diags
 	}
@@ -257,7 +267,7 @@ func (e *Evaluated) evaluateCluster(c *Cluster) hcl.Diagnostics {
 }
 
 func (e *Evaluated) evaluateOutput(o *Output) hcl.Diagnostics {
-	val, diags := o.Expr.Value(e.context(nil, cty.NilVal))
+	val, diags := o.Expr.Value(e.context())
 	if diags.HasErrors() {
 		return diags
 	}
@@ -293,7 +303,8 @@ type instanceKey struct {
 }
 
 func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
-	keys, diags := e.expand(b)
+	base := e.context()
+	keys, diags := e.expand(b, base)
 	if diags.HasErrors() {
 		return diags
 	}
@@ -301,8 +312,7 @@ func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
 	instanceValues := map[string]cty.Value{}
 	var tuple []cty.Value
 	for _, k := range keys {
-		ctx := e.context(k.each, k.count)
-		cfg, d := hcldec.Decode(b.Config, spec, ctx)
+		cfg, d := hcldec.Decode(b.Config, spec, instanceContext(base, k))
 		diags = append(diags, d...)
 		if d.HasErrors() {
 			continue
@@ -373,19 +383,19 @@ func outputsBeforeApply(s *schema.Schema, name string) cty.Value {
 }
 
 // expand evaluates for_each or count into the block's instances.
-func (e *Evaluated) expand(b *Block) ([]instanceKey, hcl.Diagnostics) {
+func (e *Evaluated) expand(b *Block, ctx *hcl.EvalContext) ([]instanceKey, hcl.Diagnostics) {
 	switch {
 	case b.ForEach != nil:
-		return e.expandForEach(b)
+		return e.expandForEach(b, ctx)
 	case b.Count != nil:
-		return e.expandCount(b)
+		return e.expandCount(b, ctx)
 	default:
 		return []instanceKey{{key: cty.NilVal, count: cty.NilVal}}, nil
 	}
 }
 
-func (e *Evaluated) expandForEach(b *Block) ([]instanceKey, hcl.Diagnostics) {
-	val, diags := b.ForEach.Value(e.context(nil, cty.NilVal))
+func (e *Evaluated) expandForEach(b *Block, ctx *hcl.EvalContext) ([]instanceKey, hcl.Diagnostics) {
+	val, diags := b.ForEach.Value(ctx)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -430,8 +440,8 @@ func (e *Evaluated) expandForEach(b *Block) ([]instanceKey, hcl.Diagnostics) {
 	return keys, nil
 }
 
-func (e *Evaluated) expandCount(b *Block) ([]instanceKey, hcl.Diagnostics) {
-	val, diags := b.Count.Value(e.context(nil, cty.NilVal))
+func (e *Evaluated) expandCount(b *Block, ctx *hcl.EvalContext) ([]instanceKey, hcl.Diagnostics) {
+	val, diags := b.Count.Value(ctx)
 	if diags.HasErrors() {
 		return nil, diags
 	}
