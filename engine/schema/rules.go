@@ -30,30 +30,29 @@ type Violation struct {
 // Path is a dotted attribute path within a block, e.g. "networks.pods".
 type Path = string
 
-// lookup returns the known, non-null string at a dotted path of an object, or "".
-func lookup(v cty.Value, path Path) string {
+// at returns the value at a dotted path of an object, unmarked; null when a step is missing,
+// null or unknown.
+func at(v cty.Value, path Path) cty.Value {
 	for _, step := range strings.Split(path, ".") {
 		if v.IsNull() || !v.IsKnown() || !v.Type().IsObjectType() || !v.Type().HasAttribute(step) {
-			return ""
+			return cty.NullVal(cty.DynamicPseudoType)
 		}
 		v = v.GetAttr(step)
 	}
 	v, _ = v.Unmark()
+	return v
+}
+
+// lookup returns the known, non-null string at a dotted path of an object, or "".
+func lookup(v cty.Value, path Path) string {
+	v = at(v, path)
 	if v.IsNull() || !v.IsKnown() || !v.Type().Equals(cty.String) {
 		return ""
 	}
 	return v.AsString()
 }
 
-func isSet(v cty.Value, path Path) bool {
-	for _, step := range strings.Split(path, ".") {
-		if v.IsNull() || !v.IsKnown() || !v.Type().IsObjectType() || !v.Type().HasAttribute(step) {
-			return false
-		}
-		v = v.GetAttr(step)
-	}
-	return !v.IsNull()
-}
+func isSet(v cty.Value, path Path) bool { return !at(v, path).IsNull() }
 
 func splitPath(p Path) []string { return strings.Split(p, ".") }
 
