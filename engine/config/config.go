@@ -2,6 +2,7 @@ package config
 
 import (
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/engine/funcs"
 	"github.com/declarative-gardener/gardener/engine/schema"
@@ -20,6 +21,23 @@ type Result struct {
 // not evaluated, so that every reported problem is a root cause; everything else is, so that one
 // run reports every independent problem. Syntax errors and reference cycles stop evaluation.
 func Load(dir string, reg *schema.Registry, src InputSources) (*Result, hcl.Diagnostics) {
+	return LoadWith(dir, reg, src, Hooks{})
+}
+
+// Hooks let the planner take part in evaluation without config knowing about rendering.
+type Hooks struct {
+	// Parsed, when set, is called with the landscape once it is parsed, before evaluation.
+	Parsed func(l *Landscape)
+	// Instance, when set, is called for every instance whose configuration decoded and passed its
+	// checks, in dependency order, and returns the value references to the instance see (its
+	// outputs). The plan renders the component here, so that dependents are evaluated with the
+	// outputs rendering knows before apply. Without it, outputs other than name are unknown.
+	// Error diagnostics mark the instance failed: its dependents see unknown values.
+	Instance func(inst *Instance) (cty.Value, hcl.Diagnostics)
+}
+
+// LoadWith is Load with hooks into evaluation.
+func LoadWith(dir string, reg *schema.Registry, src InputSources, hooks Hooks) (*Result, hcl.Diagnostics) {
 	res := &Result{Files: map[string]*hcl.File{}}
 	l, diags := Parse(dir, reg)
 	res.Landscape = l
@@ -28,6 +46,9 @@ func Load(dir string, reg *schema.Registry, src InputSources) (*Result, hcl.Diag
 	}
 	for name, f := range l.Files {
 		res.Files[name] = f
+	}
+	if hooks.Parsed != nil {
+		hooks.Parsed(l)
 	}
 	if !l.evaluable {
 		return res, diags
@@ -40,7 +61,7 @@ func Load(dir string, reg *schema.Registry, src InputSources) (*Result, hcl.Diag
 	if d.HasErrors() {
 		return res, diags
 	}
-	ev, d := Evaluate(l, in, funcs.Table(dir))
+	ev, d := EvaluateWith(l, in, funcs.Table(dir), hooks)
 	res.Evaluated = ev
 	return res, dedupe(redactSensitive(append(diags, d...)))
 }

@@ -28,6 +28,7 @@ type Evaluated struct {
 	Outputs   map[string]cty.Value
 
 	funcs map[string]function.Function
+	hooks Hooks
 	// failed holds objects with errors; they evaluate to unknown values.
 	failed map[Address]bool
 	// refValues are the values references to a block see: an instance's outputs, or for an
@@ -55,7 +56,13 @@ type Instance struct {
 // Evaluate computes variables, locals, clusters, block configurations and outputs in
 // dependency order. Call it only on a landscape that Parse returned without errors.
 func Evaluate(l *Landscape, in *Inputs, funcs map[string]function.Function) (*Evaluated, hcl.Diagnostics) {
+	return EvaluateWith(l, in, funcs, Hooks{})
+}
+
+// EvaluateWith is Evaluate with hooks into evaluation.
+func EvaluateWith(l *Landscape, in *Inputs, funcs map[string]function.Function, hooks Hooks) (*Evaluated, hcl.Diagnostics) {
 	e := &Evaluated{
+		hooks:     hooks,
 		Landscape: l,
 		Locals:    map[string]cty.Value{},
 		Clusters:  map[string]cty.Value{},
@@ -342,6 +349,13 @@ func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
 		}
 		diags = append(diags, valueDiags...)
 		inst.Value = outputsBeforeApply(b.Schema, inst.Name)
+		if e.hooks.Instance != nil && !valueDiags.HasErrors() {
+			val, hd := e.hooks.Instance(inst)
+			diags = append(diags, hd...)
+			if !hd.HasErrors() && val != cty.NilVal {
+				inst.Value = val
+			}
+		}
 		e.Instances[inst.Addr] = inst
 		if k.key != cty.NilVal && k.key.Type() == cty.String {
 			instanceValues[k.key.AsString()] = inst.Value

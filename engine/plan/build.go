@@ -1,0 +1,435 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/diff"
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/observe"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Differ computes the server-side apply diff of one object locally (engine/diff).
+type Differ interface {
+	Diff(desired, live *unstructured.Unstructured, force bool) (*diff.Result, error)
+}
+
+// DryRun asks a cluster what it would store for an object (a server-side apply with
+// dryRun=All) and returns the changes against the live object.
+type DryRun func(ctx context.Context, cluster string, res observe.Resource, desired, live *unstructured.Unstructured) ([]diff.Change, error)
+
+// Options are the inputs of Build.
+type Options struct {
+	// Landscape is the landscape's name, the value of the inventory label.
+	Landscape string
+	// Order is the component instances to plan, in graph order.
+	Order []config.InstanceAddress
+	// DependsOn lists each instance's direct dependencies.
+	DependsOn map[config.InstanceAddress][]config.InstanceAddress
+	// Rendered holds the rendering of every instance in Order.
+	Rendered map[config.InstanceAddress]*Rendered
+	// Clusters are the clusters to read, by cluster block name; every declared cluster should be
+	// here, so that objects of removed components are found wherever they are.
+	Clusters map[string]observe.Cluster
+	// Differs returns the differ of a cluster.
+	Differs func(cluster string) (Differ, error)
+	// PreviousKinds are, per cluster, kinds the landscape applied objects of before (from
+	// state); they are listed even when nothing renders them any more, so their objects can be
+	// pruned.
+	PreviousKinds map[string][]schema.GroupKind
+	// Destroy plans the deletion of everything the landscape owns.
+	Destroy bool
+	// Targets limits the plan to these addresses (Order is already limited to them and their
+	// dependencies); deletions are planned only for objects of these components.
+	Targets []string
+	// Parallelism bounds concurrent API requests per cluster (default 10).
+	Parallelism int
+	// DryRun, when set, checks every object whose local diff is not empty with a real dry-run.
+	DryRun DryRun
+	// Outputs are the landscape's outputs.
+	Outputs map[string]OutputValue
+}
+
+// OutputValue is a landscape output as evaluation left it.
+type OutputValue struct {
+	Value     any
+	Known     bool
+	Sensitive bool
+}
+
+// Desired is a rendered object the plan wants in a cluster, stamped with its inventory label.
+type Desired struct {
+	Cluster   string
+	Component config.InstanceAddress
+	Resource  observe.Resource
+	Object    *unstructured.Unstructured
+}
+
+// Result is a plan with the objects it was computed from, which apply needs.
+type Result struct {
+	Plan    *Plan
+	Desired []*Desired
+	// Observed are the live objects the plan read, by cluster.
+	Observed map[string]*observe.Observed
+	// Redactor hides the landscape's secrets; views and logs of this plan must use it.
+	Redactor *render.Redactor
+}
+
+// Build computes the plan.
+func Build(ctx context.Context, opts Options) (*Result, error) {
+	if err := inventory.ValidateLandscapeName(opts.Landscape); err != nil {
+		return nil, err
+	}
+	if opts.Parallelism <= 0 {
+		opts.Parallelism = 10
+	}
+	res := &Result{
+		Plan:     &Plan{FormatVersion: FormatVersion, Landscape: opts.Landscape, Destroy: opts.Destroy, Targets: opts.Targets, ServerDryRun: opts.DryRun != nil},
+		Observed: map[string]*observe.Observed{},
+		Redactor: render.NewRedactor(nil),
+	}
+	components := map[string]*Component{}
+	for _, addr := range opts.Order {
+		rd := opts.Rendered[addr]
+		if rd == nil {
+			continue
+		}
+		res.Redactor.Add(rd.Secrets...)
+		c := &Component{Address: string(addr), Type: rd.Type, Objects: []*ObjectChange{}}
+		for _, dep := range opts.DependsOn[addr] {
+			c.DependsOn = append(c.DependsOn, string(dep))
+		}
+		sort.Strings(c.DependsOn)
+		switch {
+		case rd.NoRenderer:
+			c.Note = fmt.Sprintf("%s components are not rendered by this version of gardener", rd.Type)
+		case len(rd.Deferred) > 0 && !opts.Destroy:
+			c.Action = Read
+			c.Note = "rendered during apply: depends on values known only after apply (" + strings.Join(rd.Deferred, ", ") + ")"
+		}
+		components[string(addr)] = c
+		res.Plan.Components = append(res.Plan.Components, c)
+	}
+
+	byCluster := map[string][]*Desired{}
+	if !opts.Destroy {
+		for _, addr := range opts.Order {
+			rd := opts.Rendered[addr]
+			if rd == nil || len(rd.Deferred) > 0 {
+				continue
+			}
+			for _, o := range rd.Objects {
+				if _, ok := opts.Clusters[o.Cluster]; !ok {
+					return nil, fmt.Errorf("component %s renders %s for cluster %q, which the landscape does not declare", addr, o.Object.GetName(), o.Cluster)
+				}
+				obj := o.Object.DeepCopy()
+				if o.DefaultNamespace != "" && obj.GetNamespace() == "" {
+					obj.SetNamespace(o.DefaultNamespace) // cleared below for cluster-scoped kinds
+				}
+				byCluster[o.Cluster] = append(byCluster[o.Cluster], &Desired{Cluster: o.Cluster, Component: addr, Object: obj})
+			}
+		}
+	}
+
+	clusters := make([]string, 0, len(opts.Clusters))
+	for name := range opts.Clusters {
+		clusters = append(clusters, name)
+	}
+	sort.Strings(clusters)
+	changes := map[string][]*ObjectChange{}
+	for _, name := range clusters {
+		cp, err := planCluster(ctx, opts, name, byCluster[name], res)
+		if err != nil {
+			return nil, err
+		}
+		for _, ch := range cp {
+			changes[ch.component] = append(changes[ch.component], ch.ObjectChange)
+		}
+	}
+
+	var removed []string
+	for addr, objs := range changes {
+		c := components[addr]
+		if c == nil {
+			c = &Component{Address: addr, Type: typeOfAddress(addr), Objects: []*ObjectChange{}, Note: "removed from the landscape"}
+			components[addr] = c
+			removed = append(removed, addr)
+		}
+		c.Objects = append(c.Objects, objs...)
+	}
+	sort.Strings(removed)
+	// Removed components are deleted after everything else is applied; list them last, in
+	// reverse address order so that their own dependents come first.
+	for i := len(removed) - 1; i >= 0; i-- {
+		res.Plan.Components = append(res.Plan.Components, components[removed[i]])
+	}
+	for _, c := range res.Plan.Components {
+		sortObjects(c.Objects)
+	}
+	res.Plan.Outputs = outputs(opts.Outputs, res.Redactor)
+	res.Plan.Summarise()
+	return res, nil
+}
+
+// change is an object change with the component it belongs to.
+type change struct {
+	*ObjectChange
+	component string
+}
+
+// planCluster observes one cluster and diffs its desired objects.
+func planCluster(ctx context.Context, opts Options, name string, desired []*Desired, res *Result) ([]change, error) {
+	cl := opts.Clusters[name]
+	resources, err := cl.Resources(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", name, err)
+	}
+	served := map[schema.GroupKind]observe.Resource{}
+	for _, r := range resources {
+		served[r.GroupKind()] = r
+	}
+	pending := pendingKinds(desired)
+
+	kinds := map[schema.GroupKind]bool{}
+	var refs []object.Ref
+	byRef := map[object.Ref]*Desired{}
+	for _, d := range desired {
+		gvk := d.Object.GroupVersionKind()
+		gk := gvk.GroupKind()
+		r, ok := served[gk]
+		if !ok {
+			p, isPending := pending[gk]
+			if !isPending {
+				return nil, fmt.Errorf("cluster %s does not serve %s (used by %s %s) and no component of the landscape defines it", name, object.GroupKindString(gk), d.Component, d.Object.GetName())
+			}
+			r = p
+		}
+		d.Resource = r
+		if !r.Namespaced {
+			d.Object.SetNamespace("")
+		} else if d.Object.GetNamespace() == "" {
+			return nil, fmt.Errorf("component %s renders %s %s without a namespace", d.Component, object.GroupKindString(gk), d.Object.GetName())
+		}
+		if err := inventory.Stamp(d.Object, opts.Landscape, string(d.Component)); err != nil {
+			return nil, fmt.Errorf("component %s: %w", d.Component, err)
+		}
+		ref := object.RefOf(d.Object)
+		if other, dup := byRef[ref]; dup {
+			return nil, fmt.Errorf("%s in cluster %s is rendered twice, by %s and %s", ref, name, other.Component, d.Component)
+		}
+		byRef[ref] = d
+		refs = append(refs, ref)
+		kinds[gk] = true
+		res.Desired = append(res.Desired, d)
+	}
+	var extra []schema.GroupKind
+	for _, gk := range opts.PreviousKinds[name] {
+		if !kinds[gk] {
+			extra = append(extra, gk)
+		}
+	}
+	pendingSet := map[schema.GroupKind]bool{}
+	for gk := range pending {
+		pendingSet[gk] = true
+	}
+	obs, err := observe.Observe(ctx, cl, observe.Request{
+		Selector:    inventory.Selector(opts.Landscape),
+		Desired:     refs,
+		Kinds:       extra,
+		Pending:     pendingSet,
+		Parallelism: opts.Parallelism,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", name, err)
+	}
+	res.Observed[name] = obs
+
+	var differ Differ
+	if len(desired) > 0 {
+		if differ, err = opts.Differs(name); err != nil {
+			return nil, fmt.Errorf("cluster %s: %w", name, err)
+		}
+	}
+	out := make([]change, len(desired))
+	errs := make([]error, len(desired))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, d := range desired {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			ch, err := planObject(ctx, opts, name, d, obs, differ, res.Redactor)
+			out[i], errs[i] = change{ObjectChange: ch, component: string(d.Component)}, err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	targets := targetSet(opts.Targets)
+	for _, ref := range obs.Inventory {
+		if _, wanted := byRef[ref]; wanted {
+			continue
+		}
+		live := obs.Objects[ref]
+		if live == nil {
+			continue
+		}
+		comp := inventory.Component(live)
+		if rd := opts.Rendered[config.InstanceAddress(comp)]; rd != nil && len(rd.Deferred) > 0 && !opts.Destroy {
+			continue // what a deferred component renders is known only during apply
+		}
+		if len(targets) > 0 && !targets.match(comp) {
+			continue
+		}
+		reason := ReasonRemovedFromLandscape
+		if opts.Destroy {
+			reason = ReasonDestroy
+		}
+		out = append(out, change{component: comp, ObjectChange: &ObjectChange{
+			Cluster: name, APIVersion: live.GetAPIVersion(), Ref: ref, Action: Delete, Reason: reason,
+			ResourceVersion: live.GetResourceVersion(),
+		}})
+	}
+	return out, nil
+}
+
+// planObject plans one desired object against its live state.
+func planObject(ctx context.Context, opts Options, cluster string, d *Desired, obs *observe.Observed, differ Differ, red *render.Redactor) (*ObjectChange, error) {
+	ref := object.RefOf(d.Object)
+	ch := &ObjectChange{Cluster: cluster, APIVersion: d.Object.GetAPIVersion(), Ref: ref}
+	live := obs.Objects[ref]
+	if live == nil {
+		ch.Action, ch.Reason = Create, ReasonMissing
+		ch.Changes = creation(d.Object, red)
+		return ch, nil
+	}
+	ch.ResourceVersion = live.GetResourceVersion()
+	r, err := differ.Diff(d.Object, live, false)
+	if err != nil {
+		return nil, fmt.Errorf("%s in cluster %s: %w", ref, cluster, err)
+	}
+	changes := r.Changes
+	if opts.DryRun != nil && len(changes) > 0 && len(r.Immutable) == 0 {
+		if changes, err = opts.DryRun(ctx, cluster, d.Resource, d.Object, live); err != nil {
+			return nil, fmt.Errorf("%s in cluster %s: server dry-run: %w", ref, cluster, err)
+		}
+	}
+	owned := live.GetLabels()[inventory.LandscapeLabel] == opts.Landscape
+	ch.Changes = fieldChanges(changes, red)
+	for _, c := range r.Conflicts {
+		ch.Conflicts = append(ch.Conflicts, Conflict{Path: c.Path, Manager: c.Manager})
+	}
+	switch {
+	case len(r.Immutable) > 0:
+		ch.Action, ch.Reason = Replace, ReasonImmutableField+":"+r.Immutable[0]
+	case !owned:
+		ch.Action, ch.Reason = Update, ReasonAdopt
+	case len(ch.Changes) == 0:
+		ch.Action = NoOp
+	case len(r.Conflicts) > 0:
+		ch.Action, ch.Reason = Update, ReasonConflict+":"+r.Conflicts[0].Manager
+	case inventory.AppliedHash(live) == inventory.AppliedHash(d.Object):
+		ch.Action, ch.Reason = Update, ReasonDrift
+	default:
+		ch.Action, ch.Reason = Update, ReasonConfigChanged
+	}
+	if ch.Action == NoOp {
+		ch.Changes = nil
+	}
+	return ch, nil
+}
+
+// pendingKinds returns the kinds defined by CustomResourceDefinitions among the desired objects:
+// objects of those kinds can be planned before the server serves them.
+func pendingKinds(desired []*Desired) map[schema.GroupKind]observe.Resource {
+	out := map[schema.GroupKind]observe.Resource{}
+	for _, d := range desired {
+		u := d.Object
+		if u.GetKind() != "CustomResourceDefinition" || u.GroupVersionKind().Group != "apiextensions.k8s.io" {
+			continue
+		}
+		group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(u.Object, "spec", "names", "kind")
+		plural, _, _ := unstructured.NestedString(u.Object, "spec", "names", "plural")
+		scope, _, _ := unstructured.NestedString(u.Object, "spec", "scope")
+		versions, _, _ := unstructured.NestedSlice(u.Object, "spec", "versions")
+		version := ""
+		for _, v := range versions {
+			if m, ok := v.(map[string]any); ok && m["storage"] == true {
+				version, _ = m["name"].(string)
+			}
+		}
+		if group == "" || kind == "" {
+			continue
+		}
+		out[schema.GroupKind{Group: group, Kind: kind}] = observe.Resource{
+			GroupVersionKind: schema.GroupVersionKind{Group: group, Version: version, Kind: kind},
+			Resource:         plural,
+			Namespaced:       scope == "Namespaced",
+		}
+	}
+	return out
+}
+
+// targetSet matches component addresses against --target addresses: an address names itself,
+// a block address names all its instances.
+type targetSet []string
+
+func (t targetSet) match(addr string) bool {
+	for _, target := range t {
+		if addr == target || strings.HasPrefix(addr, target+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// typeOfAddress derives the type of a removed component from its address.
+func typeOfAddress(addr string) string {
+	parts := strings.SplitN(addr, ".", 3)
+	if parts[0] == "component" && len(parts) == 3 {
+		return parts[1]
+	}
+	return parts[0]
+}
+
+func sortObjects(objs []*ObjectChange) {
+	sort.SliceStable(objs, func(i, j int) bool {
+		if objs[i].Cluster != objs[j].Cluster {
+			return objs[i].Cluster < objs[j].Cluster
+		}
+		return objs[i].Ref.Less(objs[j].Ref)
+	})
+}
+
+func outputs(values map[string]OutputValue, red *render.Redactor) []Output {
+	names := make([]string, 0, len(values))
+	for n := range values {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []Output
+	for _, n := range names {
+		v := values[n]
+		o := Output{Name: n, Sensitive: v.Sensitive || red.Sensitive(v.Value), Unknown: !v.Known}
+		if !o.Sensitive && !o.Unknown {
+			o.Value = v.Value
+		}
+		out = append(out, o)
+	}
+	return out
+}

@@ -1,0 +1,93 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/diff"
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// hashPath is the path of the configuration hash annotation: bookkeeping that changes with every
+// configuration change, so plans do not show it.
+var hashPath = fmt.Sprintf(".metadata.annotations[%s]", inventory.ConfigHashAnnotation)
+
+// fieldChanges turns a diff's changes into redacted plan changes.
+func fieldChanges(changes []diff.Change, red *render.Redactor) []FieldChange {
+	var out []FieldChange
+	for _, c := range changes {
+		if c.Path == hashPath {
+			continue
+		}
+		out = append(out, redact(FieldChange{
+			Path: c.Path, Before: c.Old, After: c.New, HasBefore: c.Old != nil, HasAfter: c.New != nil, Sensitive: c.Sensitive,
+		}, red))
+	}
+	return out
+}
+
+// creation lists every field a new object sets, as changes from nothing.
+func creation(u *unstructured.Unstructured, red *render.Redactor) []FieldChange {
+	var out []FieldChange
+	secret := u.GetAPIVersion() == "v1" && u.GetKind() == "Secret"
+	var walk func(path string, v any, sensitive bool)
+	walk = func(path string, v any, sensitive bool) {
+		switch v := v.(type) {
+		case map[string]any:
+			if len(v) == 0 {
+				out = append(out, redact(FieldChange{Path: path, After: v, HasAfter: true, Sensitive: sensitive}, red))
+				return
+			}
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(childPath(path, k), v[k], sensitive || (secret && path == "" && (k == "data" || k == "stringData")))
+			}
+		case []any:
+			if len(v) == 0 {
+				out = append(out, redact(FieldChange{Path: path, After: v, HasAfter: true, Sensitive: sensitive}, red))
+				return
+			}
+			for i, e := range v {
+				walk(fmt.Sprintf("%s[%d]", path, i), e, sensitive)
+			}
+		default:
+			if path == hashPath {
+				return
+			}
+			out = append(out, redact(FieldChange{Path: path, After: v, HasAfter: true, Sensitive: sensitive}, red))
+		}
+	}
+	walk("", u.Object, false)
+	return out
+}
+
+// childPath appends a map key: a plain field as ".key", a key of a map-typed field (labels,
+// annotations, data) in brackets, the way diff paths write them.
+func childPath(parent, key string) string {
+	switch parent {
+	case ".metadata.labels", ".metadata.annotations", ".data", ".stringData", ".binaryData":
+		return fmt.Sprintf("%s[%s]", parent, key)
+	}
+	return parent + "." + key
+}
+
+// redact removes secret values and marks values known only after apply.
+func redact(c FieldChange, red *render.Redactor) FieldChange {
+	if c.Sensitive || red.Sensitive(c.Before) || red.Sensitive(c.After) {
+		c.Sensitive = true
+		c.Before, c.After = nil, nil
+		return c
+	}
+	if render.Unknown(c.After) {
+		c.Unknown = true
+		c.After = nil
+	}
+	return c
+}

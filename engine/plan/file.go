@@ -1,0 +1,161 @@
+package plan
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// FileFormatVersion is the version of saved plan files.
+const FileFormatVersion = "1"
+
+// File is a saved plan: what `plan --out` writes and `show` and `apply PLANFILE` read. It holds
+// the reviewed plan, the objects to apply and the inputs to render them again. Secrets are not
+// in it: sensitive variables are omitted (apply asks for them again) and secret values in
+// objects are replaced by a placeholder; each object's configuration hash (the value of its
+// config-hash annotation) lets apply prove that what it renders again is what was reviewed.
+type File struct {
+	FormatVersion string `json:"format_version"`
+	// Dir is the landscape directory the plan was computed from.
+	Dir       string              `json:"dir"`
+	Plan      *Plan               `json:"plan"`
+	Variables map[string]Variable `json:"variables"`
+	Objects   []SavedObject       `json:"objects"`
+}
+
+// Variable is an input variable's value as the plan used it.
+type Variable struct {
+	// Type and Value are go-cty's JSON forms of the variable's type and value.
+	Type  json.RawMessage `json:"type,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
+	// Sensitive variables are saved without type and value and must be supplied again.
+	Sensitive bool `json:"sensitive,omitempty"`
+}
+
+// SavedObject is an object the plan applies.
+type SavedObject struct {
+	Cluster   string `json:"cluster"`
+	Component string `json:"component"`
+	// Hash is the object's configuration hash, computed with its secrets.
+	Hash string `json:"hash"`
+	// Redacted is set when secret values were replaced by a placeholder.
+	Redacted bool           `json:"redacted,omitempty"`
+	Object   map[string]any `json:"object"`
+}
+
+// Redacted is the placeholder of a secret value in a saved object.
+const Redacted = "(sensitive value)"
+
+// NewFile assembles a saved plan.
+func NewFile(dir string, res *Result, vars map[string]Variable) *File {
+	f := &File{FormatVersion: FileFormatVersion, Dir: dir, Plan: res.Plan, Variables: vars}
+	for _, d := range res.Desired {
+		obj, redacted := redactObject(d.Object, res.Redactor)
+		f.Objects = append(f.Objects, SavedObject{
+			Cluster: d.Cluster, Component: string(d.Component), Hash: inventory.AppliedHash(d.Object),
+			Redacted: redacted, Object: obj,
+		})
+	}
+	return f
+}
+
+// redactObject copies an object, replacing a Secret's data and every string holding a secret.
+func redactObject(u *unstructured.Unstructured, red *render.Redactor) (map[string]any, bool) {
+	c := u.DeepCopy().Object
+	redacted := false
+	if u.GetAPIVersion() == "v1" && u.GetKind() == "Secret" {
+		for _, field := range []string{"data", "stringData"} {
+			if m, ok := c[field].(map[string]any); ok {
+				for k := range m {
+					m[k] = Redacted
+					redacted = true
+				}
+			}
+		}
+	}
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				v[k] = walk(e)
+			}
+		case []any:
+			for i, e := range v {
+				v[i] = walk(e)
+			}
+		case string:
+			if red.Sensitive(v) {
+				redacted = true
+				return Redacted
+			}
+		}
+		return v
+	}
+	walk(c)
+	return c, redacted
+}
+
+// WriteFile writes a saved plan, gzip-compressed JSON, readable only by its owner (mode 0600),
+// replacing any file atomically.
+func WriteFile(path string, f *File) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("plan file %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("plan file %s: %w", path, err)
+	}
+	zw := gzip.NewWriter(tmp)
+	if err := json.NewEncoder(zw).Encode(f); err != nil {
+		tmp.Close()
+		return fmt.Errorf("plan file %s: %w", path, err)
+	}
+	if err := zw.Close(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("plan file %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("plan file %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("plan file %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadFile reads a saved plan.
+func ReadFile(path string) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("plan file %s: %w", path, err)
+	}
+	defer fh.Close()
+	zr, err := gzip.NewReader(fh)
+	if err != nil {
+		return nil, fmt.Errorf("plan file %s is not a saved plan: %w", path, err)
+	}
+	var f File
+	dec := json.NewDecoder(io.LimitReader(zr, 1<<30))
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("plan file %s: %w", path, err)
+	}
+	if f.FormatVersion != FileFormatVersion {
+		return nil, fmt.Errorf("plan file %s has format version %q; this gardener reads version %s", path, f.FormatVersion, FileFormatVersion)
+	}
+	if f.Plan == nil || !strings.HasPrefix(f.Plan.FormatVersion, "1.") {
+		return nil, fmt.Errorf("plan file %s holds no plan this gardener can read", path)
+	}
+	return &f, nil
+}

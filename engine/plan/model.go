@@ -1,0 +1,177 @@
+// Package plan computes what applying a landscape would do: it renders every component, reads
+// the live clusters at a cost of one LIST per kind, diffs each object locally with server-side
+// apply semantics and records the result as data. Views (engine/views) print it; apply executes
+// it. Every value in a plan is already redacted: no secret reaches a view, a JSON document or a
+// saved plan's reviewed part.
+package plan
+
+import (
+	"github.com/declarative-gardener/gardener/engine/object"
+)
+
+// FormatVersion is the version of the plan's JSON form (docs/plan-format.md). The minor version
+// grows with compatible additions, the major one with changes consumers must adapt to.
+const FormatVersion = "1.0"
+
+// Action is what apply does to an object or component.
+type Action string
+
+// The actions of a plan.
+const (
+	Create  Action = "create"
+	Update  Action = "update"
+	Replace Action = "replace"
+	Delete  Action = "delete"
+	NoOp    Action = "no-op"
+	// Read is the action of a component that cannot be rendered before apply (it depends on
+	// values known only then): it is rendered and planned again during apply.
+	Read Action = "render-during-apply"
+)
+
+// The reasons of object changes. Reasons with a parameter are written "<reason>:<parameter>".
+const (
+	ReasonMissing              = "missing"
+	ReasonConfigChanged        = "config_changed"
+	ReasonDrift                = "drift"
+	ReasonImmutableField       = "immutable_field"
+	ReasonRemovedFromLandscape = "removed_from_landscape"
+	ReasonConflict             = "conflict"
+	ReasonAdopt                = "adopt"
+	ReasonDestroy              = "destroy"
+)
+
+// Plan is the result of planning a landscape.
+type Plan struct {
+	FormatVersion string `json:"format_version"`
+	// Landscape is the landscape's name, also the value of its inventory label.
+	Landscape string `json:"landscape"`
+	// Destroy is set for plans that delete everything the landscape owns.
+	Destroy bool `json:"destroy,omitempty"`
+	// Targets are the --target addresses the plan is limited to.
+	Targets []string `json:"targets,omitempty"`
+	// ServerDryRun is set when changed objects were checked with server-side dry-runs.
+	ServerDryRun bool `json:"server_dry_run,omitempty"`
+	// Components are in graph order; components whose objects are all unchanged are included
+	// with action no-op.
+	Components []*Component `json:"components"`
+	Summary    Summary      `json:"summary"`
+	// Outputs are the landscape's outputs as far as they are known before apply.
+	Outputs []Output `json:"outputs,omitempty"`
+}
+
+// Component is the plan of one component instance.
+type Component struct {
+	// Address is the instance address, e.g. `shoot.local["dev"]`.
+	Address string `json:"address"`
+	// Type is the component type ("manifests") or composite kind ("seed").
+	Type string `json:"type"`
+	// Action summarises the objects' actions: no-op when none changes, the single action when
+	// all changes agree, update otherwise; Read for components rendered during apply.
+	Action Action `json:"action"`
+	// DependsOn are the addresses of the components this one is applied after.
+	DependsOn []string `json:"depends_on,omitempty"`
+	// Note explains a component-level condition (why it is rendered during apply, why it has
+	// no objects yet).
+	Note    string          `json:"note,omitempty"`
+	Objects []*ObjectChange `json:"objects"`
+}
+
+// ObjectChange is the plan of one object.
+type ObjectChange struct {
+	// Cluster is the name of the cluster block the object lives in.
+	Cluster    string     `json:"cluster"`
+	APIVersion string     `json:"api_version"`
+	Ref        object.Ref `json:"ref"`
+	Action     Action     `json:"action"`
+	// Reason says why: missing, config_changed, drift, immutable_field:<path>,
+	// removed_from_landscape, conflict:<manager>, adopt, destroy; empty for no-op.
+	Reason string `json:"reason,omitempty"`
+	// Changes are the field changes of an update or replace, sorted by path. For a create they
+	// list every field the object sets.
+	Changes []FieldChange `json:"changes,omitempty"`
+	// Conflicts are fields other managers own that this plan sets differently; applying them
+	// needs --force-conflicts.
+	Conflicts []Conflict `json:"conflicts,omitempty"`
+	// ResourceVersion is the live object's resourceVersion when it was observed; apply of a saved
+	// plan refuses to go on when it moved.
+	ResourceVersion string `json:"resource_version,omitempty"`
+}
+
+// FieldChange is one field's change, redacted: Before and After never hold a secret.
+type FieldChange struct {
+	Path string `json:"path"`
+	// Before and After are JSON values; absent means the field is added or removed.
+	Before any `json:"before,omitempty"`
+	After  any `json:"after,omitempty"`
+	// HasBefore and HasAfter tell an absent field from a null one.
+	HasBefore bool `json:"has_before"`
+	HasAfter  bool `json:"has_after"`
+	// Sensitive means the values are secret and were removed; only that they change is known.
+	Sensitive bool `json:"sensitive,omitempty"`
+	// Unknown means the new value is known only after apply.
+	Unknown bool `json:"unknown,omitempty"`
+}
+
+// Conflict is a field another field manager owns that the plan sets to a different value.
+type Conflict struct {
+	Path    string `json:"path"`
+	Manager string `json:"manager"`
+}
+
+// Summary counts object actions.
+type Summary struct {
+	Add     int `json:"add"`
+	Change  int `json:"change"`
+	Replace int `json:"replace"`
+	Destroy int `json:"destroy"`
+	// Deferred counts components rendered during apply.
+	Deferred int `json:"deferred,omitempty"`
+}
+
+// Output is one landscape output.
+type Output struct {
+	Name      string `json:"name"`
+	Value     any    `json:"value,omitempty"`
+	Sensitive bool   `json:"sensitive,omitempty"`
+	Unknown   bool   `json:"unknown,omitempty"`
+}
+
+// HasChanges reports whether applying the plan would change anything.
+func (p *Plan) HasChanges() bool {
+	s := p.Summary
+	return s.Add+s.Change+s.Replace+s.Destroy+s.Deferred > 0
+}
+
+// Summarise counts the actions and sets each component's action.
+func (p *Plan) Summarise() {
+	p.Summary = Summary{}
+	for _, c := range p.Components {
+		if c.Action == Read {
+			p.Summary.Deferred++
+			continue
+		}
+		c.Action = NoOp
+		for _, o := range c.Objects {
+			switch o.Action {
+			case Create:
+				p.Summary.Add++
+			case Update:
+				p.Summary.Change++
+			case Replace:
+				p.Summary.Replace++
+			case Delete:
+				p.Summary.Destroy++
+			}
+			if o.Action == NoOp {
+				continue
+			}
+			switch c.Action {
+			case NoOp:
+				c.Action = o.Action
+			case o.Action:
+			default:
+				c.Action = Update
+			}
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// Rendered is what rendering produced for one instance.
+type Rendered struct {
+	Address config.InstanceAddress
+	Type    string
+	Objects []render.Object
+	// Deferred names the configuration paths known only after apply that keep the instance
+	// from being rendered now; empty when it was rendered.
+	Deferred []string
+	// NoRenderer is set for types the catalog declares but cannot render yet.
+	NoRenderer bool
+	// Secrets are the sensitive strings of the configuration.
+	Secrets []string
+}
+
+// Renderer renders instances during evaluation: it is the config.Hooks.Instance of a plan.
+type Renderer struct {
+	Registry  render.Registry
+	Landscape string
+	Dir       string
+	// Rendered collects the results by instance address.
+	Rendered map[config.InstanceAddress]*Rendered
+}
+
+// NewRenderer returns a renderer for the landscape in dir; it learns the landscape's name when
+// the landscape is parsed.
+func NewRenderer(reg render.Registry, dir string) *Renderer {
+	return &Renderer{Registry: reg, Dir: dir, Rendered: map[config.InstanceAddress]*Rendered{}}
+}
+
+// Hooks returns the evaluation hooks that render each instance.
+func (r *Renderer) Hooks() config.Hooks {
+	return config.Hooks{
+		Parsed:   func(l *config.Landscape) { r.Landscape = l.Name },
+		Instance: r.instance,
+	}
+}
+
+func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) {
+	typ := inst.Block.Type
+	if inst.Block.Kind != schema.KindComponent {
+		typ = string(inst.Block.Kind)
+	}
+	rd := &Rendered{Address: inst.Addr, Type: typ}
+	r.Rendered[inst.Addr] = rd
+	fn, ok := r.Registry[typ]
+	if !ok {
+		rd.NoRenderer = true
+		return cty.NilVal, hcl.Diagnostics{{
+			Severity: hcl.DiagWarning,
+			Summary:  "Component type not rendered yet",
+			Detail:   fmt.Sprintf("%s is a %s, which this version of gardener validates but cannot render to Kubernetes objects yet; it is left out of the plan.", inst.Addr, typ),
+			Subject:  inst.Block.DeclRange.Ptr(),
+		}}
+	}
+	prep := render.Prepare(inst.Config, config.SensitiveMark)
+	rd.Secrets = prep.Secrets
+	if len(prep.Deferred) > 0 {
+		for _, p := range prep.Deferred {
+			rd.Deferred = append(rd.Deferred, pathString(p))
+		}
+		sort.Strings(rd.Deferred)
+		return cty.NilVal, nil
+	}
+	out, err := fn(render.Input{Landscape: r.Landscape, Address: string(inst.Addr), Name: inst.Name, Dir: r.Dir, Config: prep.Config})
+	if err != nil {
+		return cty.NilVal, hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Component cannot be rendered",
+			Detail:   fmt.Sprintf("Rendering %s failed: %s.", inst.Addr, err),
+			Subject:  inst.Block.DeclRange.Ptr(),
+		}}
+	}
+	rd.Objects = out.Objects
+	return instanceValue(inst, out.Outputs), nil
+}
+
+// instanceValue is what references to an instance see: the outputs rendering computed, unknown
+// for the others, the name always known.
+func instanceValue(inst *config.Instance, outputs map[string]cty.Value) cty.Value {
+	if len(inst.Block.Schema.Outputs) == 0 {
+		return inst.Value
+	}
+	attrs := inst.Value.AsValueMap()
+	for _, o := range inst.Block.Schema.Outputs {
+		v, ok := outputs[o.Name]
+		if !ok || v == cty.NilVal {
+			continue
+		}
+		conv, err := convertOutput(v, o.Type)
+		if err != nil {
+			// A render function returning the wrong type is a bug of its component; the value
+			// stays unknown, which is safe.
+			continue
+		}
+		if o.Sensitive {
+			conv = conv.Mark(config.SensitiveMark)
+		}
+		attrs[o.Name] = conv
+	}
+	return cty.ObjectVal(attrs)
+}
+
+func convertOutput(v cty.Value, ty cty.Type) (cty.Value, error) {
+	conv, err := convert.Convert(v, ty)
+	if err != nil {
+		return cty.NilVal, fmt.Errorf("output of type %s where %s was declared: %w", v.Type().FriendlyName(), ty.FriendlyName(), err)
+	}
+	return conv, nil
+}
+
+// pathString renders a cty path as ".a.b[0]".
+func pathString(p cty.Path) string {
+	var b strings.Builder
+	for _, s := range p {
+		switch s := s.(type) {
+		case cty.GetAttrStep:
+			b.WriteString("." + s.Name)
+		case cty.IndexStep:
+			if s.Key.Type() == cty.String {
+				fmt.Fprintf(&b, "[%q]", s.Key.AsString())
+			} else {
+				fmt.Fprintf(&b, "[%s]", s.Key.AsBigFloat().Text('f', -1))
+			}
+		}
+	}
+	return b.String()
+}

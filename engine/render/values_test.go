@@ -1,0 +1,70 @@
+package render
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+)
+
+type testMark struct{}
+
+func TestPrepare(t *testing.T) {
+	cfg := cty.ObjectVal(map[string]cty.Value{
+		"name":     cty.StringVal("etcd"),
+		"password": cty.StringVal("hunter22").Mark(testMark{}),
+		"tokens":   cty.ListVal([]cty.Value{cty.StringVal("t1"), cty.StringVal("t2")}).Mark(testMark{}),
+		"address":  cty.UnknownVal(cty.String),
+		"nested":   cty.ObjectVal(map[string]cty.Value{"port": cty.NumberIntVal(80)}),
+	})
+	p := Prepare(cfg, testMark{})
+	assert.Equal(t, []string{"hunter22", "t1", "t2"}, p.Secrets)
+	assert.Empty(t, p.Deferred)
+	assert.False(t, p.Config.ContainsMarked())
+	assert.Equal(t, UnknownString, p.Config.GetAttr("address").AsString())
+	assert.True(t, p.Config.IsWhollyKnown())
+
+	deferred := Prepare(cty.ObjectVal(map[string]cty.Value{
+		"replicas": cty.UnknownVal(cty.Number),
+		"labels":   cty.UnknownVal(cty.Map(cty.String)),
+	}), testMark{})
+	require.Len(t, deferred.Deferred, 2)
+}
+
+func TestRedactor(t *testing.T) {
+	r := NewRedactor([]string{"hunter22"})
+	tests := []struct {
+		value     any
+		sensitive bool
+	}{
+		{"hunter22", true},
+		{"password=hunter22;", true},
+		{"other", false},
+		{map[string]any{"a": []any{"x", "hunter22"}}, true},
+		{map[string]any{"hunter22": "key"}, true},
+		{int64(3), false},
+		{nil, false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.sensitive, r.Sensitive(tt.value), "%v", tt.value)
+	}
+	var none *Redactor
+	assert.False(t, none.Sensitive("hunter22"))
+	assert.True(t, Unknown(map[string]any{"a": []any{"x-" + UnknownString}}))
+	assert.False(t, Unknown("known"))
+}
+
+func TestClusterName(t *testing.T) {
+	cfg := cty.ObjectVal(map[string]cty.Value{
+		"cluster": cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),
+		"other":   cty.StringVal("x"),
+	})
+	name, err := ClusterName(cfg, "cluster")
+	require.NoError(t, err)
+	assert.Equal(t, "runtime", name)
+	_, err = ClusterName(cfg, "other")
+	assert.ErrorContains(t, err, "not a cluster reference")
+	_, err = ClusterName(cfg, "missing")
+	assert.ErrorContains(t, err, "no missing attribute")
+}

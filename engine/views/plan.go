@@ -1,0 +1,218 @@
+// Package views prints plans: the human form, grouped by component in graph order with
+// Terraform's symbols, and the versioned JSON form. Plans are redacted when they are built, so
+// views only format.
+package views
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/plan"
+)
+
+// PlanOptions configure the human plan view.
+type PlanOptions struct {
+	// Color uses ANSI colours (for terminals without NO_COLOR).
+	Color bool
+}
+
+const (
+	green  = "\x1b[32m"
+	yellow = "\x1b[33m"
+	red    = "\x1b[31m"
+	cyan   = "\x1b[36m"
+	bold   = "\x1b[1m"
+	reset  = "\x1b[0m"
+)
+
+type printer struct {
+	w     io.Writer
+	color bool
+	err   error
+}
+
+func (p *printer) printf(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+func (p *printer) paint(code, s string) string {
+	if !p.color {
+		return s
+	}
+	return code + s + reset
+}
+
+// symbol is the action's marker, as Terraform users know it.
+func (p *printer) symbol(a plan.Action) string {
+	switch a {
+	case plan.Create:
+		return p.paint(green, "+")
+	case plan.Update:
+		return p.paint(yellow, "~")
+	case plan.Replace:
+		return p.paint(red, "-") + "/" + p.paint(green, "+")
+	case plan.Delete:
+		return p.paint(red, "-")
+	case plan.Read:
+		return p.paint(cyan, "<=")
+	}
+	return " "
+}
+
+// Plan prints the human form of a plan.
+func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
+	p := &printer{w: w, color: opts.Color}
+	if !pl.HasChanges() {
+		p.printf("%s\n", p.paint(bold+green, "No changes. The landscape matches the live clusters."))
+		printOutputs(p, pl)
+		return p.err
+	}
+	p.printf("gardener will perform the following actions on landscape %q:\n", pl.Landscape)
+	for _, c := range pl.Components {
+		if c.Action == plan.NoOp {
+			continue
+		}
+		p.printf("\n%s %s", p.paint(bold, "#"), p.paint(bold, c.Address))
+		if c.Note != "" {
+			p.printf(" (%s)", c.Note)
+		}
+		p.printf("\n")
+		if c.Action == plan.Read {
+			p.printf("  %s %s will be rendered and planned during apply\n", p.symbol(plan.Read), c.Address)
+			continue
+		}
+		for _, o := range c.Objects {
+			if o.Action == plan.NoOp {
+				continue
+			}
+			printObject(p, o)
+		}
+	}
+	s := pl.Summary
+	p.printf("\n%s %d to add, %d to change, %d to replace, %d to destroy.", p.paint(bold, "Plan:"), s.Add, s.Change, s.Replace, s.Destroy)
+	if s.Deferred > 0 {
+		p.printf(" %d component(s) rendered during apply.", s.Deferred)
+	}
+	p.printf("\n")
+	printOutputs(p, pl)
+	return p.err
+}
+
+func printObject(p *printer, o *plan.ObjectChange) {
+	p.printf("  %s %s %s %s\n", p.symbol(o.Action), objectName(o.Ref), p.paint(cyan, "("+o.Cluster+")"), reasonText(o))
+	for _, c := range o.Conflicts {
+		p.printf("      %s %s is owned by field manager %q; apply with --force-conflicts to take it over\n", p.paint(red, "!"), c.Path, c.Manager)
+	}
+	if o.Action == plan.Delete {
+		return
+	}
+	for _, c := range o.Changes {
+		printChange(p, c, o.Action == plan.Create)
+	}
+}
+
+func objectName(r object.Ref) string {
+	name := r.Name
+	if r.Namespace != "" {
+		name = r.Namespace + "/" + r.Name
+	}
+	return object.GroupKindString(r.GroupKind()) + " " + name
+}
+
+// reasonText says why in words, with the machine reason in brackets.
+func reasonText(o *plan.ObjectChange) string {
+	kind, arg, _ := strings.Cut(o.Reason, ":")
+	var text string
+	switch kind {
+	case plan.ReasonMissing:
+		text = "will be created"
+	case plan.ReasonConfigChanged:
+		text = "will be updated: the landscape changed"
+	case plan.ReasonDrift:
+		text = "will be updated: the live object drifted from the landscape"
+	case plan.ReasonImmutableField:
+		text = fmt.Sprintf("must be replaced: immutable field %s changes", arg)
+	case plan.ReasonRemovedFromLandscape:
+		text = "will be destroyed: no longer in the landscape"
+	case plan.ReasonConflict:
+		text = fmt.Sprintf("will be updated, but fields owned by %q conflict: apply needs --force-conflicts", arg)
+	case plan.ReasonAdopt:
+		text = "exists and will be adopted into the landscape"
+	case plan.ReasonDestroy:
+		text = "will be destroyed"
+	default:
+		text = string(o.Action)
+	}
+	return text + " [" + o.Reason + "]"
+}
+
+func printChange(p *printer, c plan.FieldChange, creating bool) {
+	switch {
+	case creating:
+		p.printf("      %s %s = %s\n", p.paint(green, "+"), c.Path, value(c, c.After, c.HasAfter, true))
+	case !c.HasBefore:
+		p.printf("      %s %s = %s\n", p.paint(green, "+"), c.Path, value(c, c.After, c.HasAfter, true))
+	case !c.HasAfter && !c.Unknown:
+		p.printf("      %s %s = %s\n", p.paint(red, "-"), c.Path, value(c, c.Before, c.HasBefore, false))
+	default:
+		p.printf("      %s %s: %s -> %s\n", p.paint(yellow, "~"), c.Path, value(c, c.Before, c.HasBefore, false), value(c, c.After, c.HasAfter, true))
+	}
+}
+
+// value formats one side of a change as compact JSON.
+func value(c plan.FieldChange, v any, present, after bool) string {
+	switch {
+	case c.Sensitive:
+		return "(sensitive value)"
+	case after && c.Unknown:
+		return "(known after apply)"
+	case !present:
+		return "(absent)"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return string(b)
+}
+
+func printOutputs(p *printer, pl *plan.Plan) {
+	if len(pl.Outputs) == 0 {
+		return
+	}
+	p.printf("\nOutputs:\n")
+	outs := append([]plan.Output(nil), pl.Outputs...)
+	sort.Slice(outs, func(i, j int) bool { return outs[i].Name < outs[j].Name })
+	for _, o := range outs {
+		v := "(known after apply)"
+		switch {
+		case o.Sensitive:
+			v = "(sensitive value)"
+		case !o.Unknown:
+			b, _ := json.Marshal(o.Value)
+			v = string(b)
+		}
+		p.printf("  %s = %s\n", o.Name, v)
+	}
+}
+
+// PlanJSON writes the JSON form of a plan (docs/plan-format.md), indented, with a final newline.
+func PlanJSON(w io.Writer, pl *plan.Plan) error {
+	if pl.Components == nil {
+		c := *pl
+		c.Components = []*plan.Component{}
+		pl = &c
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(pl); err != nil {
+		return fmt.Errorf("plan json: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package views
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/plan"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// samplePlan has one object of every action and every kind of change.
+func samplePlan() *plan.Plan {
+	p := &plan.Plan{
+		FormatVersion: plan.FormatVersion,
+		Landscape:     "local",
+		Components: []*plan.Component{
+			{Address: "component.manifests.base", Type: "manifests", Objects: []*plan.ObjectChange{
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "Namespace", Name: "apps"}, Action: plan.NoOp, ResourceVersion: "12"},
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "settings"}, Action: plan.Create, Reason: plan.ReasonMissing, Changes: []plan.FieldChange{
+					{Path: ".data[mode]", After: "fast", HasAfter: true},
+					{Path: ".data[endpoint]", Unknown: true, HasAfter: true},
+				}},
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "Secret", Namespace: "apps", Name: "token"}, Action: plan.Update, Reason: plan.ReasonConfigChanged, ResourceVersion: "40", Changes: []plan.FieldChange{
+					{Path: ".data[token]", HasBefore: true, HasAfter: true, Sensitive: true},
+				}},
+			}},
+			{Address: `component.manifests.web["a"]`, Type: "manifests", DependsOn: []string{"component.manifests.base"}, Objects: []*plan.ObjectChange{
+				{Cluster: "runtime", APIVersion: "apps/v1", Ref: object.Ref{Group: "apps", Kind: "Deployment", Namespace: "apps", Name: "web"}, Action: plan.Update, Reason: plan.ReasonConflict + ":kubectl", ResourceVersion: "41",
+					Conflicts: []plan.Conflict{{Path: ".spec.replicas", Manager: "kubectl"}},
+					Changes: []plan.FieldChange{
+						{Path: ".spec.replicas", Before: int64(1), After: int64(3), HasBefore: true, HasAfter: true},
+						{Path: ".spec.template.spec.containers[name=web].args[0]", Before: "--old", HasBefore: true},
+						{Path: ".metadata.labels[tier]", After: "front", HasAfter: true},
+					}},
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "Service", Namespace: "apps", Name: "web"}, Action: plan.Replace, Reason: plan.ReasonImmutableField + ":.spec.clusterIP", ResourceVersion: "42", Changes: []plan.FieldChange{
+					{Path: ".spec.clusterIP", Before: "10.0.0.1", After: "10.0.0.2", HasBefore: true, HasAfter: true},
+				}},
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "drifted"}, Action: plan.Update, Reason: plan.ReasonDrift, ResourceVersion: "43", Changes: []plan.FieldChange{
+					{Path: ".data[k]", Before: "edited", After: "v", HasBefore: true, HasAfter: true},
+				}},
+			}},
+			{Address: "component.manifests.later", Type: "manifests", Action: plan.Read, Note: "rendered during apply: depends on values known only after apply (.objects)", Objects: []*plan.ObjectChange{}},
+			{Address: "component.manifests.old", Type: "manifests", Note: "removed from the landscape", Objects: []*plan.ObjectChange{
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "old"}, Action: plan.Delete, Reason: plan.ReasonRemovedFromLandscape, ResourceVersion: "44"},
+			}},
+		},
+		Outputs: []plan.Output{{Name: "password", Sensitive: true}, {Name: "namespace", Value: "apps"}, {Name: "address", Unknown: true}},
+	}
+	p.Summarise()
+	return p
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./engine/views -update to create %s", path)
+	assert.Equal(t, string(want), string(got))
+}
+
+func TestPlanHuman(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, Plan(&buf, samplePlan(), PlanOptions{}))
+	golden(t, "plan.txt", buf.Bytes())
+	assert.Contains(t, buf.String(), "Plan: 1 to add, 3 to change, 1 to replace, 1 to destroy. 1 component(s) rendered during apply.")
+
+	buf.Reset()
+	require.NoError(t, Plan(&buf, samplePlan(), PlanOptions{Color: true}))
+	golden(t, "plan-color.txt", buf.Bytes())
+
+	buf.Reset()
+	empty := &plan.Plan{FormatVersion: plan.FormatVersion, Landscape: "local"}
+	require.NoError(t, Plan(&buf, empty, PlanOptions{}))
+	assert.Equal(t, "No changes. The landscape matches the live clusters.\n", buf.String())
+}
+
+func TestPlanJSON(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, PlanJSON(&buf, samplePlan()))
+	golden(t, "plan.json", buf.Bytes())
+}
