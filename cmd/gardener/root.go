@@ -34,6 +34,7 @@ waiting for each component to be ready.`,
 		newVersionCommand(),
 		newFmtCommand(),
 		newValidateCommand(reg),
+		newGraphCommand(reg),
 		newComponentsCommand(reg),
 		newSchemaCommand(reg),
 	)

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/declarative-gardener/gardener/schemas"
+)
+
+// runGraph runs `gardener graph` on its own, configured as the root command configures its
+// subcommands; it returns stdout, stderr and the error.
+func runGraph(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd := newGraphCommand(schemas.Registry())
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	cmd.SetOut(&stdout)
+	cmd.SetErr(&stderr)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return stdout.String(), stderr.String(), err
+}
+
+func TestGraphGolden(t *testing.T) {
+	local := filepath.Join("..", "..", "landscapes", "local")
+	components := filepath.Join("testdata", "graph", "components")
+	tests := []struct {
+		golden string
+		args   []string
+	}{
+		{golden: "local.txt", args: []string{local}},
+		{golden: "local.dot", args: []string{"--format", "dot", local}},
+		{golden: "local.mmd", args: []string{"--format", "mermaid", local}},
+		{golden: "local-one-shoot.txt", args: []string{"--var", `shoots=["dev"]`, local}},
+		{golden: "components.txt", args: []string{"--format", "text", components}},
+		{golden: "components.dot", args: []string{"--format", "dot", components}},
+		{golden: "components.mmd", args: []string{"--format", "mermaid", components}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			out, errOut, err := runGraph(t, tt.args...)
+			require.NoError(t, err, errOut)
+			assert.Empty(t, errOut)
+			golden(t, filepath.Join("graph", tt.golden+".golden"), out)
+			again, _, err := runGraph(t, tt.args...)
+			require.NoError(t, err)
+			assert.Equal(t, out, again, "the output is the same on every run")
+		})
+	}
+}
+
+func TestGraphOfABrokenLandscape(t *testing.T) {
+	landscapeDir(t, map[string]string{"main.hcl": brokenLandscape})
+	out, errOut, err := runGraph(t, ".")
+	assert.Equal(t, exitCode(1), err)
+	assert.Empty(t, out)
+	golden(t, "graph/broken.golden", errOut)
+}
+
+func TestGraphVariablesFromFiles(t *testing.T) {
+	landscapeDir(t, map[string]string{
+		"main.hcl": `landscape "v" {}
+variable "names" { type = set(string) }
+cluster "runtime" {}
+component "manifests" "m" {
+  for_each = var.names
+  cluster  = cluster.runtime
+  objects  = []
+}
+`,
+		"two.vars": "names = [\"b\", \"a\"]\n",
+	})
+	_, errOut, err := runGraph(t, ".")
+	assert.Equal(t, exitCode(1), err)
+	assert.Contains(t, errOut, "No value for required variable")
+
+	out, _, err := runGraph(t, "--var-file", "two.vars", ".")
+	require.NoError(t, err)
+	assert.Equal(t, "component.manifests.m[\"a\"]\ncomponent.manifests.m[\"b\"]\n", out)
+}
+
+func TestGraphUsageErrors(t *testing.T) {
+	_, _, err := runGraph(t, "--format", "svg", ".")
+	assert.EqualError(t, err, `unknown format "svg": use text, dot or mermaid`)
+	_, _, err = runGraph(t)
+	assert.Error(t, err)
+}
+
+func TestGraphHelp(t *testing.T) {
+	cmd := newGraphCommand(schemas.Registry())
+	assert.True(t, strings.HasPrefix(cmd.Use, "graph DIR"))
+	for _, want := range []string{"text", "dot", "mermaid", "depends_on"} {
+		assert.Contains(t, cmd.Long, want)
+	}
+	assert.Contains(t, cmd.Example, "gardener graph --format dot")
+}

@@ -1,0 +1,247 @@
+package graph
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/dominikbraun/graph"
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+)
+
+// EdgeKind says where an edge comes from; views style implicit edges differently, and a cycle
+// diagnostic points at the source of reference edges but can only quote the reason of implicit
+// ones.
+type EdgeKind int
+
+// The kinds of edges. Implicit is the zero value, so that callers building implicit edges need
+// not name it.
+const (
+	// Implicit edges are given by the caller, typically derived from rendered objects.
+	Implicit EdgeKind = iota
+	// Reference edges come from an expression of From referring to To, directly or through
+	// locals and clusters.
+	Reference
+	// DependsOn edges come from From's depends_on.
+	DependsOn
+)
+
+// String is the kind's name in views and diagnostics.
+func (k EdgeKind) String() string {
+	switch k {
+	case Reference:
+		return "reference"
+	case DependsOn:
+		return "depends_on"
+	default:
+		return "implicit"
+	}
+}
+
+// Edge says that From must be applied after To, and why.
+type Edge struct {
+	From, To config.InstanceAddress
+	// Reason completes "From depends on To:" for people, e.g. `refers to seed.local` or
+	// `objects in namespace "garden" need their Namespace`.
+	Reason string
+	Kind   EdgeKind
+	// Range is where the reference or depends_on entry closing the edge is written; nil for
+	// implicit edges.
+	Range *hcl.Range
+}
+
+// Graph is the component DAG of a landscape. It is immutable once built, so that plan, apply
+// and the views can share it.
+type Graph struct {
+	g graph.Graph[config.InstanceAddress, config.InstanceAddress]
+	// instances are the vertices' instances; nil for graphs built without a landscape (tests).
+	instances map[config.InstanceAddress]*config.Instance
+	// blocks lists every block's instances, including blocks that expanded to none, so that a
+	// target naming a block resolves.
+	blocks map[config.Address][]config.InstanceAddress
+	// edges holds every reason per (from, to) pair, sorted.
+	edges map[[2]config.InstanceAddress][]Edge
+	// deps and dependents are the sorted neighbours of each vertex.
+	deps, dependents map[config.InstanceAddress][]config.InstanceAddress
+	order, reverse   []config.InstanceAddress
+}
+
+// Build makes the component graph of an evaluated landscape: every instance, the edges its
+// references and depends_on give, and the implicit edges the caller passes (nil is fine).
+// It reports a cycle, or an implicit edge naming an instance the landscape does not have, as
+// diagnostics and then returns a nil graph.
+func Build(ev *config.Evaluated, implicit []Edge) (*Graph, hcl.Diagnostics) {
+	instances := map[config.InstanceAddress]*config.Instance{}
+	blocks := map[config.Address][]config.InstanceAddress{}
+	for addr := range ev.Landscape.Blocks {
+		blocks[addr] = nil
+	}
+	for addr, inst := range ev.Instances {
+		instances[addr] = inst
+		blocks[inst.Block.Addr] = append(blocks[inst.Block.Addr], addr)
+	}
+	edges := append(referenceEdges(ev.Landscape, blocks), implicit...)
+	g, diags := newGraph(blocks, edges)
+	if g != nil {
+		g.instances = instances
+	}
+	return g, diags
+}
+
+// newGraph builds a graph over the instances listed in blocks with the given edges. Implicit
+// edges from an instance to itself are dropped: ordering inside one component is apply's job.
+func newGraph(blocks map[config.Address][]config.InstanceAddress, edges []Edge) (*Graph, hcl.Diagnostics) {
+	g := &Graph{
+		g:          graph.New(func(a config.InstanceAddress) config.InstanceAddress { return a }, graph.Directed()),
+		blocks:     map[config.Address][]config.InstanceAddress{},
+		edges:      map[[2]config.InstanceAddress][]Edge{},
+		deps:       map[config.InstanceAddress][]config.InstanceAddress{},
+		dependents: map[config.InstanceAddress][]config.InstanceAddress{},
+	}
+	var nodes []config.InstanceAddress
+	for b, insts := range blocks {
+		insts = slices.Clone(insts)
+		slices.SortFunc(insts, compareAddr)
+		g.blocks[b] = insts
+		for _, n := range insts {
+			_ = g.g.AddVertex(n) // the in-memory store fails only on duplicates, which blocks cannot hold
+			nodes = append(nodes, n)
+		}
+	}
+	var diags hcl.Diagnostics
+	for _, e := range edges {
+		if e.From == e.To {
+			continue
+		}
+		if d := g.checkEnds(e); d != nil {
+			diags = append(diags, d)
+			continue
+		}
+		key := [2]config.InstanceAddress{e.From, e.To}
+		if slices.ContainsFunc(g.edges[key], func(o Edge) bool { return sameEdge(o, e) }) {
+			continue
+		}
+		if len(g.edges[key]) == 0 {
+			_ = g.g.AddEdge(e.From, e.To) // both vertices exist and the edge is new
+			g.deps[e.From] = append(g.deps[e.From], e.To)
+			g.dependents[e.To] = append(g.dependents[e.To], e.From)
+		}
+		g.edges[key] = append(g.edges[key], e)
+	}
+	for _, es := range g.edges {
+		slices.SortFunc(es, compareEdge)
+	}
+	for _, m := range []map[config.InstanceAddress][]config.InstanceAddress{g.deps, g.dependents} {
+		for _, ns := range m {
+			slices.SortFunc(ns, compareAddr)
+		}
+	}
+	if diags = append(diags, g.cycles()...); diags.HasErrors() {
+		return nil, diags
+	}
+	g.order = topoSort(nodes, g.deps, Less)
+	g.reverse = topoSort(nodes, g.dependents, reverseLess)
+	return g, diags
+}
+
+// checkEnds reports an edge naming an instance the graph does not have; only implicit edges
+// can, when the caller derived them from something other than this landscape.
+func (g *Graph) checkEnds(e Edge) *hcl.Diagnostic {
+	for _, end := range []config.InstanceAddress{e.From, e.To} {
+		if !g.Has(end) {
+			return &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Dependency on an unknown component",
+				Detail:   fmt.Sprintf("An edge from %s to %s (%s) names %s, which the landscape does not declare.", e.From, e.To, e.Reason, end),
+				Subject:  e.Range,
+			}
+		}
+	}
+	return nil
+}
+
+func sameEdge(a, b Edge) bool {
+	return a.Kind == b.Kind && a.Reason == b.Reason && rangeString(a.Range) == rangeString(b.Range)
+}
+
+func rangeString(r *hcl.Range) string {
+	if r == nil {
+		return ""
+	}
+	return r.String()
+}
+
+func compareAddr(a, b config.InstanceAddress) int { return compare(keyOf(a), keyOf(b)) }
+
+// compareEdge sorts edges by their ends, then references before depends_on before implicit
+// edges, then by where they are written and why.
+func compareEdge(a, b Edge) int {
+	if c := compareAddr(a.From, b.From); c != 0 {
+		return c
+	}
+	if c := compareAddr(a.To, b.To); c != 0 {
+		return c
+	}
+	rank := func(k EdgeKind) int { return (int(k) + 2) % 3 } // reference, depends_on, implicit
+	if c := cmp.Compare(rank(a.Kind), rank(b.Kind)); c != 0 {
+		return c
+	}
+	if a.Range != nil && b.Range != nil {
+		if c := cmp.Compare(a.Range.Filename, b.Range.Filename); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Range.Start.Byte, b.Range.Start.Byte); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(a.Reason, b.Reason)
+}
+
+// Has reports whether addr is an instance of the graph.
+func (g *Graph) Has(addr config.InstanceAddress) bool {
+	_, err := g.g.Vertex(addr)
+	return err == nil
+}
+
+// Len is the number of instances.
+func (g *Graph) Len() int { return len(g.order) }
+
+// Instance returns the evaluated instance at addr, or nil.
+func (g *Graph) Instance(addr config.InstanceAddress) *config.Instance { return g.instances[addr] }
+
+// Order lists every instance after all its dependencies. Among instances whose dependencies
+// are all listed, the least by Less comes next, so the order is the same on every run and reads
+// garden, seeds, shoots, components wherever the edges allow.
+func (g *Graph) Order() []config.InstanceAddress { return slices.Clone(g.order) }
+
+// ReverseOrder lists every instance before all its dependencies, the order destroy deletes in.
+// Among instances whose dependents are all listed, components come first, then shoots, seeds
+// and the garden, by address within a kind.
+func (g *Graph) ReverseOrder() []config.InstanceAddress { return slices.Clone(g.reverse) }
+
+// Dependencies lists what addr must be applied after, directly, sorted by Less.
+func (g *Graph) Dependencies(addr config.InstanceAddress) []config.InstanceAddress {
+	return slices.Clone(g.deps[addr])
+}
+
+// Dependents lists what must be applied after addr, directly, sorted by Less.
+func (g *Graph) Dependents(addr config.InstanceAddress) []config.InstanceAddress {
+	return slices.Clone(g.dependents[addr])
+}
+
+// EdgesBetween lists every reason from depends on to, directly; empty when it does not.
+func (g *Graph) EdgesBetween(from, to config.InstanceAddress) []Edge {
+	return slices.Clone(g.edges[[2]config.InstanceAddress{from, to}])
+}
+
+// Edges lists every edge, sorted by From and To in Order's tie-break, then by kind and source.
+func (g *Graph) Edges() []Edge {
+	var out []Edge
+	for _, es := range g.edges {
+		out = append(out, es...)
+	}
+	slices.SortFunc(out, compareEdge)
+	return out
+}

@@ -1,0 +1,118 @@
+package graph
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+)
+
+// ResolveTarget turns a --target value into instances. A block address (`shoot.local`,
+// `component.helm_release.cert_manager`) stands for all the block's instances, none when its
+// for_each is empty; an instance address (`shoot.local["dev"]`, `component.manifests.crds[0]`)
+// for that instance. Spacing and quoting are those of HCL, so the target is written as a
+// reference to it would be. An unknown target is a diagnostic with a suggestion.
+func (g *Graph) ResolveTarget(target string) ([]config.InstanceAddress, hcl.Diagnostics) {
+	invalid := func(detail string) hcl.Diagnostics {
+		return hcl.Diagnostics{{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid target",
+			Detail:   fmt.Sprintf("The target %q is not a block or instance address: %s A target is written like a reference, e.g. shoot.local, shoot.local[\"dev\"] or component.helm_release.cert_manager.", target, detail),
+		}}
+	}
+	t, diags := hclsyntax.ParseTraversalAbs([]byte(target), "--target", hcl.InitialPos)
+	if diags.HasErrors() {
+		return nil, invalid(diags[0].Summary + ".")
+	}
+	var names []string
+	var key hcl.TraverseIndex
+	indexed := false
+	for i, step := range t {
+		switch s := step.(type) {
+		case hcl.TraverseRoot:
+			names = append(names, s.Name)
+		case hcl.TraverseAttr:
+			names = append(names, s.Name)
+		case hcl.TraverseIndex:
+			if i != len(t)-1 {
+				return nil, invalid("an instance key must come last.")
+			}
+			key, indexed = s, true
+		default:
+			return nil, invalid("it has an unsupported step.")
+		}
+	}
+	want := 2
+	if names[0] == "component" {
+		want = 3
+	}
+	if _, ok := kindRank[names[0]]; !ok || len(names) != want {
+		return nil, invalid("it names no garden, seed, shoot or component block.")
+	}
+	block := config.Address(strings.Join(names, "."))
+	insts, ok := g.blocks[block]
+	if insts == nil {
+		insts = []config.InstanceAddress{}
+	}
+	if !ok {
+		return nil, g.unknownTarget(target, string(block), g.blockNames())
+	}
+	if !indexed {
+		return slices.Clone(insts), nil
+	}
+	var addr config.InstanceAddress
+	switch {
+	case key.Key.Type() == cty.String:
+		addr = config.InstanceAddress(fmt.Sprintf("%s[%q]", block, key.Key.AsString()))
+	case key.Key.Type() == cty.Number && key.Key.AsBigFloat().IsInt():
+		i, _ := key.Key.AsBigFloat().Int64()
+		addr = config.InstanceAddress(fmt.Sprintf("%s[%d]", block, i))
+	default:
+		return nil, invalid("an instance key is a string or a whole number.")
+	}
+	if !slices.Contains(insts, addr) {
+		// Suggest by key alone: the block is right, and a typo in a short key would drown in
+		// the length of the whole address.
+		keys := map[string]string{}
+		var known []string
+		for _, i := range insts {
+			k := instanceKey(i)
+			keys[k] = string(i)
+			known = append(known, k)
+		}
+		d := g.unknownTarget(target, string(addr), nil)
+		if s := suggest(instanceKey(addr), known); s != "" {
+			d[0].Detail += fmt.Sprintf(" Did you mean %s?", keys[s])
+		}
+		return nil, d
+	}
+	return []config.InstanceAddress{addr}, nil
+}
+
+func (g *Graph) blockNames() []string {
+	names := make([]string, 0, len(g.blocks))
+	for b := range g.blocks {
+		names = append(names, string(b))
+	}
+	slices.Sort(names)
+	return names
+}
+
+func (g *Graph) unknownTarget(target, addr string, candidates []string) hcl.Diagnostics {
+	return hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  "Unknown target",
+		Detail:   fmt.Sprintf("The target %q names %s, which the landscape does not declare.%s", target, addr, didYouMean(addr, candidates)),
+	}}
+}
+
+// instanceKey is the text between the brackets of an instance address.
+func instanceKey(a config.InstanceAddress) string {
+	_, key, _ := strings.Cut(string(a), "[")
+	return strings.TrimSuffix(key, "]")
+}
