@@ -7,8 +7,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/declarative-gardener/gardener/components/manifests"
+	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
+
+// catalogRenderers wires the component packages' render functions into the engine, which never
+// imports them itself. Types of the schema catalog without a renderer here are validated but
+// left out of plans with a warning.
+func catalogRenderers() render.Registry {
+	return render.Registry{
+		"manifests": manifests.Render,
+	}
+}
 
 func newComponentsCommand(reg *schema.Registry) *cobra.Command {
 	return &cobra.Command{

@@ -17,7 +17,6 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	"github.com/declarative-gardener/gardener/components/internal/ctyjson"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -41,7 +40,7 @@ func Render(in render.Input) (*render.Output, error) {
 		i := 0
 		for it := inline.ElementIterator(); it.Next(); i++ {
 			_, e := it.Element()
-			v, err := ctyjson.Value(e)
+			v, err := render.JSONValue(e)
 			if err != nil {
 				return nil, fmt.Errorf("objects[%d]: %w", i, err)
 			}

@@ -25,7 +25,7 @@ type Differ interface {
 
 // DryRun asks a cluster what it would store for an object (a server-side apply with
 // dryRun=All) and returns the changes against the live object.
-type DryRun func(ctx context.Context, cluster string, res observe.Resource, desired, live *unstructured.Unstructured) ([]diff.Change, error)
+type DryRun func(ctx context.Context, c observe.Cluster, res observe.Resource, desired, live *unstructured.Unstructured) ([]diff.Change, error)
 
 // Options are the inputs of Build.
 type Options struct {
@@ -121,22 +121,27 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	}
 
 	byCluster := map[string][]*Desired{}
-	if !opts.Destroy {
-		for _, addr := range opts.Order {
-			rd := opts.Rendered[addr]
-			if rd == nil || len(rd.Deferred) > 0 {
+	// The kinds the landscape renders are listed even by a destroy plan, which wants none of
+	// them but must find every object of them that it owns.
+	renderedKinds := map[string][]schema.GroupKind{}
+	for _, addr := range opts.Order {
+		rd := opts.Rendered[addr]
+		if rd == nil || len(rd.Deferred) > 0 {
+			continue
+		}
+		for _, o := range rd.Objects {
+			if _, ok := opts.Clusters[o.Cluster]; !ok {
+				return nil, fmt.Errorf("component %s renders %s for cluster %q, which the landscape does not declare", addr, o.Object.GetName(), o.Cluster)
+			}
+			if opts.Destroy {
+				renderedKinds[o.Cluster] = append(renderedKinds[o.Cluster], o.Object.GroupVersionKind().GroupKind())
 				continue
 			}
-			for _, o := range rd.Objects {
-				if _, ok := opts.Clusters[o.Cluster]; !ok {
-					return nil, fmt.Errorf("component %s renders %s for cluster %q, which the landscape does not declare", addr, o.Object.GetName(), o.Cluster)
-				}
-				obj := o.Object.DeepCopy()
-				if o.DefaultNamespace != "" && obj.GetNamespace() == "" {
-					obj.SetNamespace(o.DefaultNamespace) // cleared below for cluster-scoped kinds
-				}
-				byCluster[o.Cluster] = append(byCluster[o.Cluster], &Desired{Cluster: o.Cluster, Component: addr, Object: obj})
+			obj := o.Object.DeepCopy()
+			if o.DefaultNamespace != "" && obj.GetNamespace() == "" {
+				obj.SetNamespace(o.DefaultNamespace) // cleared below for cluster-scoped kinds
 			}
+			byCluster[o.Cluster] = append(byCluster[o.Cluster], &Desired{Cluster: o.Cluster, Component: addr, Object: obj})
 		}
 	}
 
@@ -147,7 +152,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	sort.Strings(clusters)
 	changes := map[string][]*ObjectChange{}
 	for _, name := range clusters {
-		cp, err := planCluster(ctx, opts, name, byCluster[name], res)
+		cp, err := planCluster(ctx, opts, name, byCluster[name], renderedKinds[name], res)
 		if err != nil {
 			return nil, err
 		}
@@ -187,7 +192,7 @@ type change struct {
 }
 
 // planCluster observes one cluster and diffs its desired objects.
-func planCluster(ctx context.Context, opts Options, name string, desired []*Desired, res *Result) ([]change, error) {
+func planCluster(ctx context.Context, opts Options, name string, desired []*Desired, renderedKinds []schema.GroupKind, res *Result) ([]change, error) {
 	cl := opts.Clusters[name]
 	resources, err := cl.Resources(ctx)
 	if err != nil {
@@ -232,8 +237,9 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		res.Desired = append(res.Desired, d)
 	}
 	var extra []schema.GroupKind
-	for _, gk := range opts.PreviousKinds[name] {
-		if !kinds[gk] {
+	for _, gk := range append(append([]schema.GroupKind(nil), opts.PreviousKinds[name]...), renderedKinds...) {
+		if _, ok := served[gk]; !kinds[gk] && ok {
+			kinds[gk] = true
 			extra = append(extra, gk)
 		}
 	}
@@ -324,7 +330,7 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 	}
 	changes := r.Changes
 	if opts.DryRun != nil && len(changes) > 0 && len(r.Immutable) == 0 {
-		if changes, err = opts.DryRun(ctx, cluster, d.Resource, d.Object, live); err != nil {
+		if changes, err = opts.DryRun(ctx, opts.Clusters[cluster], d.Resource, d.Object, live); err != nil {
 			return nil, fmt.Errorf("%s in cluster %s: server dry-run: %w", ref, cluster, err)
 		}
 	}

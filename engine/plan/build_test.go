@@ -1,0 +1,319 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/diff"
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/observe"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// fakeCluster serves ConfigMaps, Namespaces and Deployments from memory.
+type fakeCluster struct{ objects []*unstructured.Unstructured }
+
+var fakeResources = []observe.Resource{
+	{GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Resource: "configmaps", Namespaced: true, Verbs: []string{"get", "list", "patch"}},
+	{GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Resource: "namespaces", Verbs: []string{"get", "list", "patch"}},
+	{GroupVersionKind: schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, Resource: "customresourcedefinitions", Verbs: []string{"get", "list", "patch"}},
+}
+
+func (f *fakeCluster) ServerVersion(context.Context) (string, error) { return "v1.37.1", nil }
+func (f *fakeCluster) Resources(context.Context) ([]observe.Resource, error) {
+	return fakeResources, nil
+}
+func (f *fakeCluster) kindOf(gvr schema.GroupVersionResource) string {
+	for _, r := range fakeResources {
+		if r.Resource == gvr.Resource {
+			return r.Kind
+		}
+	}
+	return ""
+}
+func (f *fakeCluster) List(_ context.Context, gvr schema.GroupVersionResource, ns, selector string) ([]unstructured.Unstructured, error) {
+	sel, err := labels.Parse(selector)
+	if err != nil {
+		return nil, err
+	}
+	var out []unstructured.Unstructured
+	for _, o := range f.objects {
+		if o.GetKind() == f.kindOf(gvr) && (ns == "" || o.GetNamespace() == ns) && sel.Matches(labels.Set(o.GetLabels())) {
+			out = append(out, *o.DeepCopy())
+		}
+	}
+	return out, nil
+}
+func (f *fakeCluster) Get(_ context.Context, gvr schema.GroupVersionResource, ns, name string) (*unstructured.Unstructured, error) {
+	for _, o := range f.objects {
+		if o.GetKind() == f.kindOf(gvr) && o.GetNamespace() == ns && o.GetName() == name {
+			return o.DeepCopy(), nil
+		}
+	}
+	return nil, nil
+}
+func (f *fakeCluster) OpenAPIV3Index(context.Context) (map[string]string, error) { return nil, nil }
+func (f *fakeCluster) OpenAPIV3(context.Context, string) ([]byte, error) {
+	return nil, fmt.Errorf("none")
+}
+
+// fakeDiffer compares .data maps only, and reports a conflict for data keys named "owned".
+type fakeDiffer struct{}
+
+func (fakeDiffer) Diff(desired, live *unstructured.Unstructured, _ bool) (*diff.Result, error) {
+	r := &diff.Result{Action: diff.NoOp}
+	want, _, _ := unstructured.NestedStringMap(desired.Object, "data")
+	have, _, _ := unstructured.NestedStringMap(live.Object, "data")
+	for k, v := range want {
+		if have[k] != v {
+			c := diff.Change{Path: ".data[" + k + "]", New: v}
+			if old, ok := have[k]; ok {
+				c.Old = old
+			}
+			r.Changes = append(r.Changes, c)
+			if k == "owned" {
+				r.Conflicts = append(r.Conflicts, diff.Conflict{Path: c.Path, Manager: "kubectl"})
+			}
+			if k == "immutable" {
+				r.Immutable = append(r.Immutable, c.Path)
+			}
+		}
+	}
+	if !reflect.DeepEqual(desired.GetLabels(), live.GetLabels()) {
+		r.Changes = append(r.Changes, diff.Change{Path: ".metadata.labels", New: "changed"})
+	}
+	if len(r.Changes) > 0 {
+		r.Action = diff.Update
+	}
+	return r, nil
+}
+
+func cm(ns, name string, data map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": ns},
+		"data":     data,
+	}}
+}
+
+// live returns an object as the landscape applied it: stamped.
+func live(t *testing.T, u *unstructured.Unstructured, component string) *unstructured.Unstructured {
+	t.Helper()
+	require.NoError(t, inventory.Stamp(u, "test", component))
+	u.SetResourceVersion("7")
+	return u
+}
+
+func buildPlan(t *testing.T, c *fakeCluster, rendered map[config.InstanceAddress]*Rendered, mutate func(*Options)) *Result {
+	t.Helper()
+	var order []config.InstanceAddress
+	for _, a := range []config.InstanceAddress{"component.manifests.a", "component.manifests.b", "component.manifests.crd"} {
+		if rendered[a] != nil {
+			order = append(order, a)
+		}
+	}
+	opts := Options{
+		Landscape: "test", Order: order, Rendered: rendered,
+		Clusters: map[string]observe.Cluster{"runtime": c},
+		Differs:  func(string) (Differ, error) { return fakeDiffer{}, nil },
+	}
+	if mutate != nil {
+		mutate(&opts)
+	}
+	res, err := Build(context.Background(), opts)
+	require.NoError(t, err)
+	return res
+}
+
+func objects(objs ...*unstructured.Unstructured) []render.Object {
+	var out []render.Object
+	for _, o := range objs {
+		out = append(out, render.Object{Cluster: "runtime", Object: o, DefaultNamespace: "apps"})
+	}
+	return out
+}
+
+func actions(p *Plan) map[string]string {
+	out := map[string]string{}
+	for _, c := range p.Components {
+		for _, o := range c.Objects {
+			out[c.Address+" "+o.Ref.String()] = string(o.Action) + " " + o.Reason
+		}
+	}
+	return out
+}
+
+func TestBuildActionsAndReasons(t *testing.T) {
+	// What the cluster holds: objects applied by the landscape before, one edited out of band,
+	// one of a component that is gone, and one the landscape never applied.
+	drifted := live(t, cm("apps", "drifted", map[string]any{"k": "v"}), "component.manifests.a")
+	drifted.Object["data"] = map[string]any{"k": "edited"}
+	foreign := cm("apps", "foreign", map[string]any{"k": "v"})
+	foreign.SetResourceVersion("7")
+	c := &fakeCluster{objects: []*unstructured.Unstructured{
+		live(t, cm("apps", "same", map[string]any{"k": "v"}), "component.manifests.a"),
+		live(t, cm("apps", "changed", map[string]any{"k": "old"}), "component.manifests.a"),
+		drifted,
+		live(t, cm("apps", "conflicting", map[string]any{"owned": "theirs"}), "component.manifests.a"),
+		live(t, cm("apps", "immutable", map[string]any{"immutable": "1"}), "component.manifests.a"),
+		live(t, cm("apps", "gone", map[string]any{}), "component.manifests.removed"),
+		live(t, cm("apps", "dropped", map[string]any{}), "component.manifests.a"),
+		foreign,
+	}}
+	rendered := map[config.InstanceAddress]*Rendered{
+		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(
+			cm("", "same", map[string]any{"k": "v"}),
+			cm("", "changed", map[string]any{"k": "new"}),
+			cm("", "drifted", map[string]any{"k": "v"}),
+			cm("", "conflicting", map[string]any{"owned": "ours"}),
+			cm("", "immutable", map[string]any{"immutable": "2"}),
+			cm("", "new", map[string]any{"k": "v"}),
+		)},
+		"component.manifests.b": {Address: "component.manifests.b", Type: "manifests", Objects: objects(
+			cm("apps", "foreign", map[string]any{"k": "v"}),
+		)},
+	}
+	res := buildPlan(t, c, rendered, nil)
+	assert.Equal(t, map[string]string{
+		"component.manifests.a ConfigMap apps/same":        "no-op ",
+		"component.manifests.a ConfigMap apps/changed":     "update config_changed",
+		"component.manifests.a ConfigMap apps/drifted":     "update drift",
+		"component.manifests.a ConfigMap apps/conflicting": "update conflict:kubectl",
+		"component.manifests.a ConfigMap apps/immutable":   "replace immutable_field:.data[immutable]",
+		"component.manifests.a ConfigMap apps/new":         "create missing",
+		"component.manifests.a ConfigMap apps/dropped":     "delete removed_from_landscape",
+		"component.manifests.b ConfigMap apps/foreign":     "update adopt",
+		"component.manifests.removed ConfigMap apps/gone":  "delete removed_from_landscape",
+	}, actions(res.Plan))
+	assert.Equal(t, Summary{Add: 1, Change: 4, Replace: 1, Destroy: 2}, res.Plan.Summary)
+	// Components in graph order; removed ones last.
+	var addrs []string
+	for _, c := range res.Plan.Components {
+		addrs = append(addrs, c.Address)
+	}
+	assert.Equal(t, []string{"component.manifests.a", "component.manifests.b", "component.manifests.removed"}, addrs)
+	// Observed resourceVersions are recorded for saved plans.
+	for _, c := range res.Plan.Components {
+		for _, o := range c.Objects {
+			if o.Action != Create {
+				assert.Equal(t, "7", o.ResourceVersion, o.Ref.String())
+			}
+		}
+	}
+	// Desired objects are stamped and namespaced.
+	for _, d := range res.Desired {
+		assert.Equal(t, "apps", d.Object.GetNamespace())
+		assert.Equal(t, "test", d.Object.GetLabels()[inventory.LandscapeLabel])
+		assert.NotEmpty(t, inventory.AppliedHash(d.Object))
+	}
+}
+
+func TestBuildDestroyTargetsAndDeferred(t *testing.T) {
+	c := &fakeCluster{objects: []*unstructured.Unstructured{
+		live(t, cm("apps", "a1", nil), "component.manifests.a"),
+		live(t, cm("apps", "b1", nil), "component.manifests.b"),
+	}}
+	rendered := map[config.InstanceAddress]*Rendered{
+		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "a1", nil))},
+		"component.manifests.b": {Address: "component.manifests.b", Type: "manifests", Deferred: []string{".objects"}},
+	}
+	t.Run("destroy deletes everything the landscape owns", func(t *testing.T) {
+		res := buildPlan(t, c, rendered, func(o *Options) { o.Destroy = true })
+		assert.Equal(t, map[string]string{
+			"component.manifests.a ConfigMap apps/a1": "delete destroy",
+			"component.manifests.b ConfigMap apps/b1": "delete destroy",
+		}, actions(res.Plan))
+		assert.Empty(t, res.Desired)
+	})
+	t.Run("a deferred component keeps its objects", func(t *testing.T) {
+		res := buildPlan(t, c, rendered, nil)
+		assert.Equal(t, map[string]string{"component.manifests.a ConfigMap apps/a1": "no-op "}, actions(res.Plan))
+		assert.Equal(t, Read, res.Plan.Components[1].Action)
+		assert.Equal(t, 1, res.Plan.Summary.Deferred)
+		assert.True(t, res.Plan.HasChanges())
+	})
+	t.Run("targets limit deletions", func(t *testing.T) {
+		only := map[config.InstanceAddress]*Rendered{"component.manifests.a": {Address: "component.manifests.a", Type: "manifests"}}
+		res := buildPlan(t, c, only, func(o *Options) {
+			o.Targets = []string{"component.manifests.a"}
+			o.PreviousKinds = map[string][]schema.GroupKind{"runtime": {{Kind: "ConfigMap"}}}
+		})
+		assert.Equal(t, map[string]string{"component.manifests.a ConfigMap apps/a1": "delete removed_from_landscape"}, actions(res.Plan))
+	})
+}
+
+func TestBuildKinds(t *testing.T) {
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "etcds.druid.gardener.cloud"},
+		"spec": map[string]any{"group": "druid.gardener.cloud", "scope": "Namespaced",
+			"names":    map[string]any{"kind": "Etcd", "plural": "etcds"},
+			"versions": []any{map[string]any{"name": "v1alpha1", "storage": true}}},
+	}}
+	etcd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "druid.gardener.cloud/v1alpha1", "kind": "Etcd", "metadata": map[string]any{"name": "etcd-main"},
+	}}
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "apps"}}}
+	res := buildPlan(t, &fakeCluster{}, map[config.InstanceAddress]*Rendered{
+		"component.manifests.crd": {Address: "component.manifests.crd", Type: "manifests", Objects: objects(crd, ns)},
+		"component.manifests.a":   {Address: "component.manifests.a", Type: "manifests", Objects: objects(etcd)},
+	}, nil)
+	assert.Equal(t, map[string]string{
+		"component.manifests.a Etcd.druid.gardener.cloud apps/etcd-main":                                   "create missing",
+		"component.manifests.crd CustomResourceDefinition.apiextensions.k8s.io etcds.druid.gardener.cloud": "create missing",
+		"component.manifests.crd Namespace apps":                                                           "create missing",
+	}, actions(res.Plan), "a kind whose CRD is in the plan is planned as create; cluster-scoped objects lose the default namespace")
+
+	_, err := Build(context.Background(), Options{
+		Landscape: "test", Order: []config.InstanceAddress{"component.manifests.a"},
+		Rendered: map[config.InstanceAddress]*Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(etcd)}},
+		Clusters: map[string]observe.Cluster{"runtime": &fakeCluster{}},
+		Differs:  func(string) (Differ, error) { return fakeDiffer{}, nil },
+	})
+	assert.ErrorContains(t, err, "does not serve Etcd.druid.gardener.cloud (used by component.manifests.a etcd-main)")
+
+	_, err = Build(context.Background(), Options{
+		Landscape: "test", Order: []config.InstanceAddress{"component.manifests.a", "component.manifests.b"},
+		Rendered: map[config.InstanceAddress]*Rendered{
+			"component.manifests.a": {Type: "manifests", Objects: objects(cm("", "x", nil))},
+			"component.manifests.b": {Type: "manifests", Objects: objects(cm("", "x", nil))},
+		},
+		Clusters: map[string]observe.Cluster{"runtime": &fakeCluster{}},
+		Differs:  func(string) (Differ, error) { return fakeDiffer{}, nil },
+	})
+	assert.ErrorContains(t, err, "ConfigMap apps/x in cluster runtime is rendered twice, by component.manifests.a and component.manifests.b")
+
+	_, err = Build(context.Background(), Options{Landscape: "not a label"})
+	assert.ErrorContains(t, err, "cannot label the objects it owns")
+}
+
+func TestCreationRedactsSecrets(t *testing.T) {
+	secret := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "s", "namespace": "apps"},
+		"data":       map[string]any{"token": "c2VjcmV0"},
+		"stringData": map[string]any{"password": "hunter22"},
+	}}
+	config := cm("apps", "c", map[string]any{"dsn": "postgres://u:hunter22@db", "url": "https://" + render.UnknownString})
+	red := render.NewRedactor([]string{"hunter22"})
+	for _, u := range []*unstructured.Unstructured{secret, config} {
+		for _, c := range creation(u, red) {
+			assert.NotContains(t, fmt.Sprint(c.Before, c.After), "hunter22")
+			assert.NotContains(t, fmt.Sprint(c.After), "c2VjcmV0")
+			switch c.Path {
+			case ".data[token]", ".stringData[password]", ".data[dsn]":
+				assert.True(t, c.Sensitive, c.Path)
+			case ".data[url]":
+				assert.True(t, c.Unknown, c.Path)
+			}
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package planner
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/observe"
+)
+
+// LiveConnector connects to live clusters with client-go.
+func LiveConnector(opts cluster.Options) Connector {
+	return func(_ string, access cluster.Access) (observe.Cluster, error) {
+		return cluster.Connect(access, opts)
+	}
+}
+
+// SnapshotConnector replays the clusters recorded in a snapshot file.
+func SnapshotConnector(path string) (Connector, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	defer fh.Close()
+	file, err := observe.ReadSnapshot(fh)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	return func(name string, _ cluster.Access) (observe.Cluster, error) {
+		return file.Cluster(name)
+	}, nil
+}
+
+// Recording connects through another connector and records every read, for `gardener snapshot`.
+type Recording struct {
+	connect   Connector
+	mu        sync.Mutex
+	recorders map[string]*observe.Recorder
+}
+
+// NewRecording records what the clusters of connect answer.
+func NewRecording(connect Connector) *Recording {
+	return &Recording{connect: connect, recorders: map[string]*observe.Recorder{}}
+}
+
+// Connect is the recording's Connector.
+func (r *Recording) Connect(name string, access cluster.Access) (observe.Cluster, error) {
+	c, err := r.connect(name, access)
+	if err != nil {
+		return nil, err
+	}
+	rec := observe.NewRecorder(c)
+	r.mu.Lock()
+	r.recorders[name] = rec
+	r.mu.Unlock()
+	return rec, nil
+}
+
+// WriteFile writes the recordings as a snapshot file, readable only by its owner: it holds the
+// clusters' objects as they are stored, Secrets included.
+func (r *Recording) WriteFile(path string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	file := &observe.SnapshotFile{Clusters: map[string]*observe.Recording{}}
+	for name, rec := range r.recorders {
+		recording, err := rec.Recording()
+		if err != nil {
+			return fmt.Errorf("snapshot of cluster %s: %w", name, err)
+		}
+		file.Clusters[name] = recording
+	}
+	var buf bytes.Buffer
+	if err := observe.WriteSnapshot(&buf, file); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		return fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	return nil
+}
+
+// Redact removes the landscape's secrets from a message (an error text can quote a value).
+func (o *Outcome) Redact(msg string) string {
+	var secrets []string
+	for _, rd := range o.Rendered {
+		secrets = append(secrets, rd.Secrets...)
+	}
+	// Longest first, so that a secret containing another is replaced whole.
+	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	for _, s := range secrets {
+		msg = strings.ReplaceAll(msg, s, "(sensitive value)")
+	}
+	return msg
+}

@@ -1,0 +1,235 @@
+// Package planner runs the plan pipeline end to end: load and render the landscape, build the
+// component graph, connect to its clusters (or a snapshot of them), observe, diff and assemble
+// the plan. plan, show, snapshot and later apply and the daemon all start here.
+package planner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/graph"
+	"github.com/declarative-gardener/gardener/engine/observe"
+	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// Connector returns the cluster a plan reads for a landscape's cluster block: a live client, a
+// recorder around one, or a snapshot.
+type Connector func(name string, access cluster.Access) (observe.Cluster, error)
+
+// DifferFactory returns the differ for one cluster.
+type DifferFactory func(name string, c observe.Cluster) (plan.Differ, error)
+
+// Options are the inputs of a plan run.
+type Options struct {
+	Dir       string
+	Schemas   *schema.Registry
+	Renderers render.Registry
+	Inputs    config.InputSources
+	// Targets limit the plan to these addresses and their dependencies.
+	Targets []string
+	Destroy bool
+	// Parallelism bounds concurrent requests per cluster.
+	Parallelism int
+	Connect     Connector
+	Differs     DifferFactory
+	// DryRun, when set, checks changed objects with real server-side dry-runs.
+	DryRun plan.DryRun
+}
+
+// Outcome is everything a plan run produced.
+type Outcome struct {
+	Load     *config.Result
+	Graph    *graph.Graph
+	Rendered map[config.InstanceAddress]*plan.Rendered
+	// Clusters are the connected clusters by cluster block name.
+	Clusters map[string]observe.Cluster
+	Result   *plan.Result
+}
+
+// Prepare loads, renders and graphs the landscape without touching a cluster. Diagnostics with
+// errors mean the landscape is invalid and nothing else may happen.
+func Prepare(opts Options) (*Outcome, hcl.Diagnostics) {
+	r := plan.NewRenderer(opts.Renderers, opts.Dir)
+	res, diags := config.LoadWith(opts.Dir, opts.Schemas, opts.Inputs, r.Hooks())
+	out := &Outcome{Load: res, Rendered: r.Rendered}
+	if diags.HasErrors() || res.Evaluated == nil {
+		return out, diags
+	}
+	// Namespaces and CRDs order components only within one cluster.
+	byCluster := map[string]map[config.InstanceAddress][]*unstructured.Unstructured{}
+	for addr, rd := range r.Rendered {
+		for _, o := range rd.Objects {
+			if byCluster[o.Cluster] == nil {
+				byCluster[o.Cluster] = map[config.InstanceAddress][]*unstructured.Unstructured{}
+			}
+			byCluster[o.Cluster][addr] = append(byCluster[o.Cluster][addr], o.Object)
+		}
+	}
+	var implicit []graph.Edge
+	for _, objects := range byCluster {
+		implicit = append(implicit, graph.ImplicitEdges(objects)...)
+	}
+	g, d := graph.Build(res.Evaluated, implicit)
+	diags = append(diags, d...)
+	out.Graph = g
+	if d.HasErrors() {
+		return out, diags
+	}
+	if len(opts.Targets) > 0 {
+		var targets []config.InstanceAddress
+		for _, t := range opts.Targets {
+			addrs, td := g.ResolveTarget(t)
+			diags = append(diags, td...)
+			targets = append(targets, addrs...)
+		}
+		if diags.HasErrors() {
+			return out, diags
+		}
+		sub, err := g.Subgraph(targets...)
+		if err != nil {
+			return out, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid target", Detail: err.Error()})
+		}
+		out.Graph = sub
+	}
+	return out, diags
+}
+
+// Plan runs the whole pipeline. Diagnostics report problems of the landscape; an error reports a
+// problem reaching or reading a cluster.
+func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) {
+	out, diags := Prepare(opts)
+	if diags.HasErrors() || out.Graph == nil {
+		return out, diags, nil
+	}
+	ev := out.Load.Evaluated
+	l := out.Load.Landscape
+	out.Clusters = map[string]observe.Cluster{}
+	names := make([]string, 0, len(ev.Clusters))
+	for name := range ev.Clusters {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		access, err := accessOf(l.Dir, ev.Clusters[name])
+		if err != nil {
+			return out, diags, fmt.Errorf("cluster %s: %w", name, err)
+		}
+		c, err := opts.Connect(name, access)
+		if err != nil {
+			return out, diags, fmt.Errorf("cluster %s: %w", name, err)
+		}
+		out.Clusters[name] = c
+	}
+	order := out.Graph.Order()
+	deps := map[config.InstanceAddress][]config.InstanceAddress{}
+	for _, addr := range order {
+		deps[addr] = out.Graph.Dependencies(addr)
+	}
+	differs := map[string]plan.Differ{}
+	res, err := plan.Build(ctx, plan.Options{
+		Landscape:   l.Name,
+		Order:       order,
+		DependsOn:   deps,
+		Rendered:    out.Rendered,
+		Clusters:    out.Clusters,
+		Destroy:     opts.Destroy,
+		Targets:     opts.Targets,
+		Parallelism: opts.Parallelism,
+		DryRun:      opts.DryRun,
+		Outputs:     outputValues(ev, l),
+		Differs: func(name string) (plan.Differ, error) {
+			if d, ok := differs[name]; ok {
+				return d, nil
+			}
+			d, err := opts.Differs(name, out.Clusters[name])
+			differs[name] = d
+			return d, err
+		},
+	})
+	if err != nil {
+		return out, diags, err
+	}
+	out.Result = res
+	return out, diags, nil
+}
+
+// accessOf reads a cluster block's value; a relative kubeconfig path is relative to the
+// landscape directory, so a landscape means the same wherever it is planned from.
+func accessOf(dir string, v cty.Value) (cluster.Access, error) {
+	var a cluster.Access
+	if v.IsNull() || !v.IsWhollyKnown() || !v.Type().IsObjectType() {
+		return a, fmt.Errorf("cluster configuration is not known")
+	}
+	if kc := v.GetAttr("kubeconfig"); !kc.IsNull() {
+		a.Kubeconfig = kc.AsString()
+		if !filepath.IsAbs(a.Kubeconfig) {
+			a.Kubeconfig = filepath.Join(dir, a.Kubeconfig)
+		}
+	}
+	if c := v.GetAttr("context"); !c.IsNull() {
+		a.Context = c.AsString()
+	}
+	if ic := v.GetAttr("in_cluster"); !ic.IsNull() {
+		a.InCluster = ic.True()
+	}
+	return a, nil
+}
+
+func outputValues(ev *config.Evaluated, l *config.Landscape) map[string]plan.OutputValue {
+	out := map[string]plan.OutputValue{}
+	for name, o := range l.Outputs {
+		v, ok := ev.Outputs[name]
+		if !ok {
+			continue
+		}
+		unmarked, marks := v.UnmarkDeep()
+		_, sensitive := marks[config.SensitiveMark]
+		ov := plan.OutputValue{Known: unmarked.IsWhollyKnown(), Sensitive: o.Sensitive || sensitive}
+		if ov.Known && !ov.Sensitive {
+			if jv, err := render.JSONValue(unmarked); err == nil {
+				ov.Value = jv
+			}
+		}
+		out[name] = ov
+	}
+	return out
+}
+
+// SavedVariables are the input variables as a saved plan keeps them: sensitive ones without
+// their value.
+func SavedVariables(ev *config.Evaluated, l *config.Landscape) (map[string]plan.Variable, error) {
+	out := map[string]plan.Variable{}
+	for name, decl := range l.Variables {
+		v, ok := ev.Variables[name]
+		if !ok {
+			continue
+		}
+		unmarked, marks := v.UnmarkDeep()
+		if _, sensitive := marks[config.SensitiveMark]; sensitive || decl.Sensitive {
+			out[name] = plan.Variable{Sensitive: true}
+			continue
+		}
+		ty, err := ctyjson.MarshalType(unmarked.Type())
+		if err != nil {
+			return nil, fmt.Errorf("variable %s: %w", name, err)
+		}
+		val, err := ctyjson.Marshal(unmarked, unmarked.Type())
+		if err != nil {
+			return nil, fmt.Errorf("variable %s: %w", name, err)
+		}
+		out[name] = plan.Variable{Type: json.RawMessage(ty), Value: json.RawMessage(val)}
+	}
+	return out, nil
+}
