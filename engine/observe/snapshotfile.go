@@ -1,0 +1,92 @@
+package observe
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// SnapshotFormatVersion is the snapshot file format this build writes and reads. It changes
+// whenever a field changes meaning; adding a field a reader may ignore does not change it.
+const SnapshotFormatVersion = 1
+
+// SnapshotFile is a snapshot as stored on disk: one Recording per cluster of the landscape, by
+// the cluster's name in the landscape (`cluster "runtime" {...}`).
+//
+// The file is indented JSON with sorted keys, recordings in canonical order (resources by
+// group and kind, reads by group, version, resource, namespace, selector and name, listed objects
+// by namespace and name) and objects complete (managedFields included), so it is byte-stable
+// and reviewable in a diff; only OpenAPI documents are compressed.
+type SnapshotFile struct {
+	FormatVersion int                   `json:"format_version"`
+	Clusters      map[string]*Recording `json:"clusters"`
+}
+
+// Cluster returns a Snapshot of the named cluster, or an error naming the clusters the file has.
+func (f *SnapshotFile) Cluster(name string) (*Snapshot, error) {
+	rec, ok := f.Clusters[name]
+	if !ok || rec == nil {
+		return nil, fmt.Errorf("snapshot: no recording of cluster %q (recorded: %v)", name, clusterNames(f.Clusters))
+	}
+	return NewSnapshot(rec), nil
+}
+
+// WriteSnapshot writes f in the canonical form (format version SnapshotFormatVersion; a zero
+// FormatVersion means that one). It sorts the recordings in place.
+func WriteSnapshot(w io.Writer, f *SnapshotFile) error {
+	if f.FormatVersion != 0 && f.FormatVersion != SnapshotFormatVersion {
+		return fmt.Errorf("snapshot: cannot write format_version %d (this gardener writes %d)", f.FormatVersion, SnapshotFormatVersion)
+	}
+	out := SnapshotFile{FormatVersion: SnapshotFormatVersion, Clusters: f.Clusters}
+	if out.Clusters == nil {
+		out.Clusters = map[string]*Recording{}
+	}
+	for name, rec := range out.Clusters {
+		if rec == nil {
+			return fmt.Errorf("snapshot: cluster %q has no recording", name)
+		}
+		rec.normalize()
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("snapshot: encode: %w", err)
+	}
+	if _, err := w.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("snapshot: write: %w", err)
+	}
+	return nil
+}
+
+// ReadSnapshot reads a snapshot file written by WriteSnapshot.
+func ReadSnapshot(r io.Reader) (*SnapshotFile, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: read: %w", err)
+	}
+	var header struct {
+		FormatVersion *int `json:"format_version"`
+	}
+	if err := json.Unmarshal(data, &header); err != nil {
+		return nil, fmt.Errorf("snapshot: not a snapshot file: %w", err)
+	}
+	if header.FormatVersion == nil {
+		return nil, fmt.Errorf("snapshot: not a snapshot file: format_version is missing")
+	}
+	if *header.FormatVersion != SnapshotFormatVersion {
+		return nil, fmt.Errorf("snapshot: format_version %d is not supported (this gardener reads %d)", *header.FormatVersion, SnapshotFormatVersion)
+	}
+	var f SnapshotFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("snapshot: decode: %w", err)
+	}
+	for name, rec := range f.Clusters {
+		if rec == nil {
+			return nil, fmt.Errorf("snapshot: cluster %q has no recording", name)
+		}
+	}
+	return &f, nil
+}
