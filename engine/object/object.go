@@ -68,3 +68,47 @@ func GroupKindString(gk schema.GroupKind) string {
 	}
 	return fmt.Sprintf("%s.%s", gk.Kind, gk.Group)
 }
+
+// kindRanks orders kinds the way they must be applied: definitions and namespaces before what
+// lives in them, identities and permissions before the workloads that use them, configuration
+// before its consumers, workloads before the webhooks that could otherwise block them. Deletion
+// runs in the opposite order. Kinds not listed (custom resources included) come between
+// workloads and webhooks.
+var kindRanks = map[schema.GroupKind]int{
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: 0,
+	{Kind: "Namespace"}: 1,
+	{Group: "scheduling.k8s.io", Kind: "PriorityClass"}:              2,
+	{Group: "storage.k8s.io", Kind: "StorageClass"}:                  2,
+	{Kind: "ResourceQuota"}:                                          3,
+	{Kind: "LimitRange"}:                                             3,
+	{Kind: "ServiceAccount"}:                                         4,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        5,
+	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:               5,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: 6,
+	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        6,
+	{Kind: "Secret"}:                                                                7,
+	{Kind: "ConfigMap"}:                                                             7,
+	{Kind: "PersistentVolumeClaim"}:                                                 8,
+	{Kind: "Service"}:                                                               9,
+	{Group: "apps", Kind: "Deployment"}:                                             10,
+	{Group: "apps", Kind: "StatefulSet"}:                                            10,
+	{Group: "apps", Kind: "DaemonSet"}:                                              10,
+	{Group: "batch", Kind: "Job"}:                                                   10,
+	{Group: "batch", Kind: "CronJob"}:                                               10,
+	{Group: "policy", Kind: "PodDisruptionBudget"}:                                  11,
+	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:                         11,
+	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                           13,
+	{Group: "admissionregistration.k8s.io", Kind: "MutatingWebhookConfiguration"}:   14,
+	{Group: "admissionregistration.k8s.io", Kind: "ValidatingWebhookConfiguration"}: 14,
+}
+
+// otherKindsRank is the rank of kinds kindRanks does not list.
+const otherKindsRank = 12
+
+// ApplyRank is the position of a kind in apply order; lower goes first.
+func ApplyRank(gk schema.GroupKind) int {
+	if r, ok := kindRanks[gk]; ok {
+		return r
+	}
+	return otherKindsRank
+}

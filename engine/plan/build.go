@@ -413,12 +413,18 @@ func typeOfAddress(addr string) string {
 	return parts[0]
 }
 
+// sortObjects orders a component's objects by cluster, then in apply order of their kinds
+// (object.ApplyRank), then by reference, which is the order apply writes them in.
 func sortObjects(objs []*ObjectChange) {
 	sort.SliceStable(objs, func(i, j int) bool {
-		if objs[i].Cluster != objs[j].Cluster {
-			return objs[i].Cluster < objs[j].Cluster
+		a, b := objs[i], objs[j]
+		if a.Cluster != b.Cluster {
+			return a.Cluster < b.Cluster
 		}
-		return objs[i].Ref.Less(objs[j].Ref)
+		if ra, rb := object.ApplyRank(a.Ref.GroupKind()), object.ApplyRank(b.Ref.GroupKind()); ra != rb {
+			return ra < rb
+		}
+		return a.Ref.Less(b.Ref)
 	})
 }
 

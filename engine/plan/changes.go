@@ -19,26 +19,55 @@ var hashPath = fmt.Sprintf(".metadata.annotations[%s]", inventory.ConfigHashAnno
 func fieldChanges(changes []diff.Change, red *render.Redactor) []FieldChange {
 	var out []FieldChange
 	for _, c := range changes {
-		if c.Path == hashPath {
-			continue
+		switch {
+		case c.Path == hashPath:
+		case c.Old == nil && isMap(c.New):
+			// A whole map added (labels or annotations the object had none of) is shown key by
+			// key, like a creation, so each entry reads the same as when it is added alone.
+			out = append(out, leaves(c.Path, c.New, c.Sensitive, red, true)...)
+		case c.New == nil && isMap(c.Old):
+			out = append(out, leaves(c.Path, c.Old, c.Sensitive, red, false)...)
+		default:
+			out = append(out, redact(FieldChange{
+				Path: c.Path, Before: c.Old, After: c.New, HasBefore: c.Old != nil, HasAfter: c.New != nil, Sensitive: c.Sensitive,
+			}, red))
 		}
-		out = append(out, redact(FieldChange{
-			Path: c.Path, Before: c.Old, After: c.New, HasBefore: c.Old != nil, HasAfter: c.New != nil, Sensitive: c.Sensitive,
-		}, red))
 	}
 	return out
 }
 
+func isMap(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) > 0
+}
+
 // creation lists every field a new object sets, as changes from nothing.
 func creation(u *unstructured.Unstructured, red *render.Redactor) []FieldChange {
-	var out []FieldChange
 	secret := u.GetAPIVersion() == "v1" && u.GetKind() == "Secret"
+	return walkLeaves("", u.Object, false, secret, red, true)
+}
+
+// leaves lists the leaves of an added (added true) or removed value at path.
+func leaves(path string, v any, sensitive bool, red *render.Redactor, added bool) []FieldChange {
+	return walkLeaves(path, v, sensitive, false, red, added)
+}
+
+// walkLeaves lists the leaves of v as added or removed fields. secret marks a Secret object,
+// whose data and stringData are sensitive.
+func walkLeaves(root string, value any, sensitive, secret bool, red *render.Redactor, added bool) []FieldChange {
+	var out []FieldChange
+	leaf := func(path string, v any, sensitive bool) FieldChange {
+		if added {
+			return redact(FieldChange{Path: path, After: v, HasAfter: true, Sensitive: sensitive}, red)
+		}
+		return redact(FieldChange{Path: path, Before: v, HasBefore: true, Sensitive: sensitive}, red)
+	}
 	var walk func(path string, v any, sensitive bool)
 	walk = func(path string, v any, sensitive bool) {
 		switch v := v.(type) {
 		case map[string]any:
 			if len(v) == 0 {
-				out = append(out, redact(FieldChange{Path: path, After: v, HasAfter: true, Sensitive: sensitive}, red))
+				out = append(out, leaf(path, v, sensitive))
 				return
 			}
 			keys := make([]string, 0, len(v))
@@ -51,7 +80,7 @@ func creation(u *unstructured.Unstructured, red *render.Redactor) []FieldChange 
 			}
 		case []any:
 			if len(v) == 0 {
-				out = append(out, redact(FieldChange{Path: path, After: v, HasAfter: true, Sensitive: sensitive}, red))
+				out = append(out, leaf(path, v, sensitive))
 				return
 			}
 			for i, e := range v {
@@ -61,10 +90,10 @@ func creation(u *unstructured.Unstructured, red *render.Redactor) []FieldChange 
 			if path == hashPath {
 				return
 			}
-			out = append(out, redact(FieldChange{Path: path, After: v, HasAfter: true, Sensitive: sensitive}, red))
+			out = append(out, leaf(path, v, sensitive))
 		}
 	}
-	walk("", u.Object, false)
+	walk(root, value, sensitive)
 	return out
 }
 

@@ -64,7 +64,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		return cty.NilVal, hcl.Diagnostics{{
 			Severity: hcl.DiagWarning,
 			Summary:  "Component type not rendered yet",
-			Detail:   fmt.Sprintf("%s is a %s, which this version of gardener validates but cannot render to Kubernetes objects yet; it is left out of the plan.", inst.Addr, typ),
+			Detail:   fmt.Sprintf("%s is a %s block, which this version of gardener validates but cannot render to Kubernetes objects yet; it is left out of the plan.", inst.Block.Addr, typ),
 			Subject:  inst.Block.DeclRange.Ptr(),
 		}}
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/diff"
 	"github.com/declarative-gardener/gardener/engine/graph"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/plan"
@@ -44,8 +46,9 @@ type Options struct {
 	Parallelism int
 	Connect     Connector
 	Differs     DifferFactory
-	// DryRun, when set, checks changed objects with real server-side dry-runs.
-	DryRun plan.DryRun
+	// ServerDryRun checks every object whose local diff is not empty with a real server-side
+	// apply dry-run (live clusters only).
+	ServerDryRun bool
 }
 
 // Outcome is everything a plan run produced.
@@ -137,7 +140,34 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	for _, addr := range order {
 		deps[addr] = out.Graph.Dependencies(addr)
 	}
+	var mu sync.Mutex
 	differs := map[string]plan.Differ{}
+	differOf := func(name string) (plan.Differ, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if d, ok := differs[name]; ok {
+			return d, nil
+		}
+		d, err := opts.Differs(name, out.Clusters[name])
+		if err == nil {
+			differs[name] = d
+		}
+		return d, err
+	}
+	var dryRun plan.DryRun
+	if opts.ServerDryRun {
+		names := map[observe.Cluster]string{}
+		for name, c := range out.Clusters {
+			names[c] = name
+		}
+		dryRun = func(ctx context.Context, c observe.Cluster, r observe.Resource, desired, live *unstructured.Unstructured) ([]diff.Change, error) {
+			d, err := differOf(names[c])
+			if err != nil {
+				return nil, err
+			}
+			return serverDryRun(ctx, c, d, r, desired, live)
+		}
+	}
 	res, err := plan.Build(ctx, plan.Options{
 		Landscape:   l.Name,
 		Order:       order,
@@ -147,16 +177,9 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		Destroy:     opts.Destroy,
 		Targets:     opts.Targets,
 		Parallelism: opts.Parallelism,
-		DryRun:      opts.DryRun,
+		DryRun:      dryRun,
 		Outputs:     outputValues(ev, l),
-		Differs: func(name string) (plan.Differ, error) {
-			if d, ok := differs[name]; ok {
-				return d, nil
-			}
-			d, err := opts.Differs(name, out.Clusters[name])
-			differs[name] = d
-			return d, err
-		},
+		Differs:     differOf,
 	})
 	if err != nil {
 		return out, diags, err

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/engine/views"
+)
+
+// planFlags are the flags of plan (and, later, apply) that shape a plan.
+type planFlags struct {
+	inputs           inputFlags
+	out              string
+	asJSON           bool
+	detailedExitCode bool
+	targets          []string
+	destroy          bool
+	parallelism      int
+	observed         string
+	serverDryRun     bool
+}
+
+func newPlanCommand(reg *schema.Registry) *cobra.Command {
+	var f planFlags
+	cmd := &cobra.Command{
+		Use:   "plan DIR",
+		Short: "Show what applying the landscape would change",
+		Long: `Render every component of the landscape in DIR, read the live state of its clusters (one LIST
+per kind), diff each object with server-side apply semantics and print the plan: every field that
+will change and nothing that will not. Nothing is written to any cluster.
+
+Exit codes: 0 success, 1 error; with --detailed-exitcode 0 means no changes, 2 changes, 1 error.`,
+		Example: `  gardener plan landscapes/local
+  gardener plan landscapes/local --detailed-exitcode --out plan.bin
+  gardener plan landscapes/local --json | jq '.summary'
+  gardener plan landscapes/local --observed snapshot.json   # offline, from a snapshot`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runPlan(ctx, cmd, reg, args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	f.inputs.register(cmd)
+	fl.StringVar(&f.out, "out", "", "save the plan to FILE for show and apply")
+	fl.BoolVar(&f.asJSON, "json", false, "print the plan as JSON (docs/plan-format.md)")
+	fl.BoolVar(&f.detailedExitCode, "detailed-exitcode", false, "exit 0 without changes, 2 with changes, 1 on errors")
+	fl.StringArrayVar(&f.targets, "target", nil, "plan only this component (address like component.manifests.base or shoot.local) and its dependencies (repeatable)")
+	fl.BoolVar(&f.destroy, "destroy", false, "plan the deletion of everything the landscape owns")
+	fl.IntVar(&f.parallelism, "parallelism", 10, "concurrent API requests per cluster")
+	fl.StringVar(&f.observed, "observed", "", "plan against a snapshot file (gardener snapshot) instead of the live clusters")
+	fl.BoolVar(&f.serverDryRun, "server-dry-run", false, "check every changed object with a server-side apply dry-run (webhooks and defaults included)")
+	return cmd
+}
+
+func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir string, f planFlags) error {
+	stderr := cmd.ErrOrStderr()
+	opts := planner.Options{
+		Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: f.inputs.sources(),
+		Targets: f.targets, Destroy: f.destroy, Parallelism: f.parallelism,
+		Differs: planner.LocalDiffers(""),
+	}
+	if f.observed != "" {
+		if f.serverDryRun {
+			fmt.Fprintln(stderr, "Error: --server-dry-run needs live clusters and cannot be combined with --observed.")
+			return exitCode(1)
+		}
+		connect, err := planner.SnapshotConnector(f.observed)
+		if err != nil {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+			return exitCode(1)
+		}
+		opts.Connect = connect
+	} else {
+		opts.Connect = planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version})
+		opts.ServerDryRun = f.serverDryRun
+	}
+	out, diags, err := planner.Plan(ctx, opts)
+	if werr := diag.WriteText(stderr, diags, out.Load.Files, diag.TextOptions{Color: useColor(stderr)}); werr != nil {
+		return werr
+	}
+	if diags.HasErrors() {
+		return exitCode(1)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %s\n", out.Redact(err.Error()))
+		return exitCode(1)
+	}
+	pl := out.Result.Plan
+	if f.out != "" {
+		vars, err := planner.SavedVariables(out.Load.Evaluated, out.Load.Landscape)
+		if err != nil {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+			return exitCode(1)
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			abs = dir
+		}
+		if err := plan.WriteFile(f.out, plan.NewFile(abs, out.Result, vars)); err != nil {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+			return exitCode(1)
+		}
+	}
+	if f.asJSON {
+		if err := views.PlanJSON(cmd.OutOrStdout(), pl); err != nil {
+			return err
+		}
+	} else {
+		if err := views.Plan(cmd.OutOrStdout(), pl, views.PlanOptions{Color: useColor(cmd.OutOrStdout())}); err != nil {
+			return err
+		}
+		if f.out != "" {
+			fmt.Fprintf(cmd.OutOrStdout(), "\nSaved the plan to %s. Apply exactly this plan with: gardener apply %s\n", f.out, f.out)
+		}
+	}
+	if f.detailedExitCode && pl.HasChanges() {
+		return exitCode(2)
+	}
+	return nil
+}
+
+func newShowCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show PLANFILE",
+		Short: "Print a saved plan",
+		Long:  `Print the plan saved by "gardener plan --out PLANFILE", as text or, with --json, in the JSON form of docs/plan-format.md.`,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file, err := plan.ReadFile(args[0])
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "Error: %v\n", err)
+				return exitCode(1)
+			}
+			if asJSON {
+				return views.PlanJSON(cmd.OutOrStdout(), file.Plan)
+			}
+			return views.Plan(cmd.OutOrStdout(), file.Plan, views.PlanOptions{Color: useColor(cmd.OutOrStdout())})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON (docs/plan-format.md)")
+	return cmd
+}
+
+func newSnapshotCommand(reg *schema.Registry) *cobra.Command {
+	var inputs inputFlags
+	var output string
+	cmd := &cobra.Command{
+		Use:   "snapshot DIR --output SNAPSHOT",
+		Short: "Record what a plan of the landscape reads from its clusters",
+		Long: `Plan the landscape in DIR against its live clusters and record every answer the plan read
+(discovery, the LIST and GET results, OpenAPI schemas) in SNAPSHOT. "gardener plan DIR --observed
+SNAPSHOT" then plans against the recording without any cluster, byte-identical on every run: for
+golden-file tests of landscapes and for bug reports. The snapshot holds the objects as the
+clusters store them, Secrets included; treat it like a backup of those objects.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output == "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "Error: --output SNAPSHOT is required.")
+				return exitCode(1)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			rec := planner.NewRecording(planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version}))
+			out, diags, err := planner.Plan(ctx, planner.Options{
+				Dir: args[0], Schemas: reg, Renderers: catalogRenderers(), Inputs: inputs.sources(),
+				Connect: rec.Connect, Differs: planner.LocalDiffers(""),
+			})
+			if werr := diag.WriteText(cmd.ErrOrStderr(), diags, out.Load.Files, diag.TextOptions{Color: useColor(cmd.ErrOrStderr())}); werr != nil {
+				return werr
+			}
+			if diags.HasErrors() {
+				return exitCode(1)
+			}
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "Error: %s\n", out.Redact(err.Error()))
+				return exitCode(1)
+			}
+			if err := rec.WriteFile(output); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "Error: %v\n", err)
+				return exitCode(1)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Recorded %d cluster(s) to %s.\n", len(out.Clusters), output)
+			return nil
+		},
+	}
+	inputs.register(cmd)
+	cmd.Flags().StringVar(&output, "output", "", "the snapshot file to write")
+	return cmd
+}

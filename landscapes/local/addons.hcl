@@ -1,0 +1,24 @@
+# Plain objects next to the Gardener layers: the manifests component applies them as they are.
+# Until the garden, seed and shoot blocks render (the component catalog issues), these are the
+# objects `gardener plan landscapes/local` shows.
+component "manifests" "local_addons" {
+  cluster   = cluster.runtime
+  namespace = "local-addons"
+
+  objects = [
+    {
+      apiVersion = "v1"
+      kind       = "Namespace"
+      metadata   = { name = "local-addons" }
+    },
+    {
+      apiVersion = "v1"
+      kind       = "ConfigMap"
+      metadata   = { name = "landscape-info", labels = { "app.kubernetes.io/part-of" = "local" } }
+      data = {
+        domain = local.domain
+        shoots = join(",", sort(var.shoots))
+      }
+    },
+  ]
+}
