@@ -77,7 +77,7 @@ func Prepare(opts Options) (*Outcome, hcl.Diagnostics) {
 			if byCluster[o.Cluster] == nil {
 				byCluster[o.Cluster] = map[config.InstanceAddress][]*unstructured.Unstructured{}
 			}
-			byCluster[o.Cluster][addr] = append(byCluster[o.Cluster][addr], o.Object)
+			byCluster[o.Cluster][addr] = append(byCluster[o.Cluster][addr], withDefaultNamespace(o))
 		}
 	}
 	var implicit []graph.Edge
@@ -186,6 +186,32 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	}
 	out.Result = res
 	return out, diags, nil
+}
+
+// clusterScoped are the built-in kinds without a namespace. Before discovery, they are the only
+// kinds the graph treats as cluster-scoped; any other object without a namespace is placed in
+// its component's default namespace, so that it is ordered after the component creating that
+// namespace. Over-approximating costs at most an extra edge, never a missing one.
+var clusterScoped = map[string]bool{
+	"/Namespace": true, "/Node": true, "/PersistentVolume": true,
+	"rbac.authorization.k8s.io/ClusterRole": true, "rbac.authorization.k8s.io/ClusterRoleBinding": true,
+	"apiextensions.k8s.io/CustomResourceDefinition": true, "apiregistration.k8s.io/APIService": true,
+	"storage.k8s.io/StorageClass": true, "storage.k8s.io/CSIDriver": true, "scheduling.k8s.io/PriorityClass": true,
+	"admissionregistration.k8s.io/MutatingWebhookConfiguration":   true,
+	"admissionregistration.k8s.io/ValidatingWebhookConfiguration": true,
+	"networking.k8s.io/IngressClass": true, "node.k8s.io/RuntimeClass": true,
+}
+
+// withDefaultNamespace returns the object as the graph sees it: with its default namespace
+// unless it names one or is of a built-in cluster-scoped kind.
+func withDefaultNamespace(o render.Object) *unstructured.Unstructured {
+	gvk := o.Object.GroupVersionKind()
+	if o.DefaultNamespace == "" || o.Object.GetNamespace() != "" || clusterScoped[gvk.Group+"/"+gvk.Kind] {
+		return o.Object
+	}
+	c := o.Object.DeepCopy()
+	c.SetNamespace(o.DefaultNamespace)
+	return c
 }
 
 // accessOf reads a cluster block's value; a relative kubeconfig path is relative to the

@@ -1,0 +1,116 @@
+package plan_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/views"
+	"github.com/declarative-gardener/gardener/tests/localcluster"
+)
+
+var update = flag.Bool("update", false, "record the golden scenarios' snapshots against a local control plane and rewrite their golden plans")
+
+// The secret every golden landscape holds; no plan may show it.
+const goldenSecret = "s3cr3t-pa55w0rd"
+
+// A golden scenario is a directory under testdata/golden with the landscape after the change
+// (after/), optionally the landscape the cluster was brought to before (before/), the snapshot
+// of the cluster recorded with -update, and the expected plans.
+func goldenScenarios(t *testing.T) []string {
+	entries, err := os.ReadDir("testdata/golden")
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	require.GreaterOrEqual(t, len(names), 5)
+	return names
+}
+
+// outOfBand edits the cluster the way someone with kubectl would, after the before landscape was
+// applied, for the scenarios that need it.
+var outOfBand = map[string]func(t *testing.T, cs kubernetes.Interface){
+	"drift": func(t *testing.T, cs kubernetes.Interface) {
+		// kubectl patch --type json: a data key the landscape sets is removed out of band.
+		_, err := cs.CoreV1().ConfigMaps("golden-drift").Patch(context.Background(), "app-config", types.JSONPatchType,
+			[]byte(`[{"op":"remove","path":"/data/mode"}]`), metav1.PatchOptions{FieldManager: "kubectl-patch"})
+		require.NoError(t, err)
+	},
+	"conflict": func(t *testing.T, cs kubernetes.Interface) {
+		// kubectl edit: another manager changes a field the landscape sets.
+		_, err := cs.CoreV1().ConfigMaps("golden-conflict").Patch(context.Background(), "app-config", types.MergePatchType,
+			[]byte(`{"data":{"mode":"slow"}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+		require.NoError(t, err)
+	},
+}
+
+// record brings the shared local cluster into a scenario's before state and records what the
+// plan of its after landscape reads.
+func record(t *testing.T, name string) {
+	c := localcluster.Shared(t)
+	cfg := c.Plane(localcluster.RuntimePlane).RESTConfig()
+	dir := filepath.Join("testdata/golden", name)
+	if _, err := os.Stat(filepath.Join(dir, "before")); err == nil {
+		applyDesired(t, runPlan(t, options(filepath.Join(dir, "before"), liveConnector(cfg, cluster.Options{}))))
+	}
+	if edit := outOfBand[name]; edit != nil {
+		cs, err := kubernetes.NewForConfig(cfg)
+		require.NoError(t, err)
+		edit(t, cs)
+	}
+	rec := planner.NewRecording(liveConnector(cfg, cluster.Options{}))
+	runPlan(t, options(filepath.Join(dir, "after"), rec.Connect))
+	require.NoError(t, rec.WriteFile(filepath.Join(dir, "snapshot.json")))
+}
+
+func TestGoldenPlans(t *testing.T) {
+	for _, name := range goldenScenarios(t) {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("testdata/golden", name)
+			if *update {
+				record(t, name)
+			}
+			plans := func() (text, js []byte) {
+				connect, err := planner.SnapshotConnector(filepath.Join(dir, "snapshot.json"))
+				require.NoError(t, err, "record the snapshot with: go test ./tests/plan -run TestGoldenPlans -update")
+				out := runPlan(t, options(filepath.Join(dir, "after"), connect))
+				var tb, jb bytes.Buffer
+				require.NoError(t, views.Plan(&tb, out.Result.Plan, views.PlanOptions{}))
+				require.NoError(t, views.PlanJSON(&jb, out.Result.Plan))
+				return tb.Bytes(), jb.Bytes()
+			}
+			text, js := plans()
+			golden(t, filepath.Join(dir, "plan.txt"), text)
+			golden(t, filepath.Join(dir, "plan.json"), js)
+			again, againJSON := plans()
+			assert.Equal(t, string(text), string(again), "plans from a snapshot are byte-identical")
+			assert.Equal(t, string(js), string(againJSON), "plans from a snapshot are byte-identical")
+			assert.NotContains(t, string(text), goldenSecret)
+			assert.NotContains(t, string(js), goldenSecret)
+		})
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "create it with: go test ./tests/plan -run TestGoldenPlans -update")
+	assert.Equal(t, string(want), string(got))
+}
