@@ -199,7 +199,7 @@ var clusterScoped = map[string]bool{
 	"storage.k8s.io/StorageClass": true, "storage.k8s.io/CSIDriver": true, "scheduling.k8s.io/PriorityClass": true,
 	"admissionregistration.k8s.io/MutatingWebhookConfiguration":   true,
 	"admissionregistration.k8s.io/ValidatingWebhookConfiguration": true,
-	"networking.k8s.io/IngressClass": true, "node.k8s.io/RuntimeClass": true,
+	"networking.k8s.io/IngressClass":                              true, "node.k8s.io/RuntimeClass": true,
 }
 
 // withDefaultNamespace returns the object as the graph sees it: with its default namespace

@@ -2,11 +2,13 @@ package plan_test
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
@@ -79,10 +81,27 @@ func applyDesired(t testing.TB, out *planner.Outcome) {
 	sort.SliceStable(desired, func(i, j int) bool {
 		return object.ApplyRank(desired[i].Object.GroupVersionKind().GroupKind()) < object.ApplyRank(desired[j].Object.GroupVersionKind().GroupKind())
 	})
-	for _, d := range desired {
-		c := out.Clusters[d.Cluster].(*cluster.Client)
-		_, err := c.Dynamic().Resource(d.Resource.GVR()).Namespace(d.Object.GetNamespace()).
-			Apply(ctx, d.Object.GetName(), d.Object, metav1.ApplyOptions{FieldManager: inventory.FieldManager, Force: true})
-		require.NoError(t, err, "apply %s", object.RefOf(d.Object))
+	// Objects of one kind rank go in parallel (8 at a time); ranks go in order.
+	for start := 0; start < len(desired); {
+		rank := object.ApplyRank(desired[start].Object.GroupVersionKind().GroupKind())
+		end := start
+		for end < len(desired) && object.ApplyRank(desired[end].Object.GroupVersionKind().GroupKind()) == rank {
+			end++
+		}
+		var g errgroup.Group
+		g.SetLimit(8)
+		for _, d := range desired[start:end] {
+			g.Go(func() error {
+				c := out.Clusters[d.Cluster].(*cluster.Client)
+				_, err := c.Dynamic().Resource(d.Resource.GVR()).Namespace(d.Object.GetNamespace()).
+					Apply(ctx, d.Object.GetName(), d.Object, metav1.ApplyOptions{FieldManager: inventory.FieldManager, Force: true})
+				if err != nil {
+					return fmt.Errorf("apply %s: %w", object.RefOf(d.Object), err)
+				}
+				return nil
+			})
+		}
+		require.NoError(t, g.Wait())
+		start = end
 	}
 }
