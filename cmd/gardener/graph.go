@@ -9,6 +9,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/graph"
+	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -30,7 +31,9 @@ instance of a garden, seed, shoot or component block (shoot.local["dev"] for an 
 block with for_each), and an edge wherever one must be applied before another.
 
 Edges come from references between blocks (seed = seed.local, garden.local.name in an
-expression), also when they pass through locals and clusters, and from depends_on. Every
+expression), also when they pass through locals and clusters, from depends_on, and from what
+components render: a custom resource is applied after the component rendering its CRD, objects
+in a namespace after the component rendering the Namespace. Every
 instance of a block has its block's edges. Plan and apply use this graph: apply starts an
 instance once everything it depends on is applied and ready, and destroy walks it backwards.
 
@@ -78,12 +81,8 @@ A landscape with errors prints its diagnostics instead, and the exit code is 1.`
 // too) to the command's error output; errors end the command with exit code 1. It also returns
 // the landscape's name, which the DOT view uses as the graph's.
 func loadGraph(cmd *cobra.Command, reg *schema.Registry, dir string, src config.InputSources) (*graph.Graph, string, error) {
-	res, diags := config.Load(dir, reg, src)
-	var g *graph.Graph
-	if !diags.HasErrors() && res.Evaluated != nil {
-		built, d := graph.Build(res.Evaluated, nil)
-		g, diags = built, append(diags, d...)
-	}
+	out, diags := planner.Prepare(planner.Options{Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: src, Quiet: true})
+	res, g := out.Load, out.Graph
 	if err := diag.WriteText(cmd.ErrOrStderr(), diags, res.Files, diag.TextOptions{Color: useColor(cmd.ErrOrStderr())}); err != nil {
 		return nil, "", err
 	}

@@ -35,6 +35,9 @@ type Renderer struct {
 	Dir       string
 	// Rendered collects the results by instance address.
 	Rendered map[config.InstanceAddress]*Rendered
+	// Quiet drops the warning about types that cannot be rendered yet, for commands that do
+	// not plan (graph).
+	Quiet bool
 }
 
 // NewRenderer returns a renderer for the landscape in dir; it learns the landscape's name when
@@ -61,6 +64,9 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 	fn, ok := r.Registry[typ]
 	if !ok {
 		rd.NoRenderer = true
+		if r.Quiet {
+			return cty.NilVal, nil
+		}
 		return cty.NilVal, hcl.Diagnostics{{
 			Severity: hcl.DiagWarning,
 			Summary:  "Component type not rendered yet",

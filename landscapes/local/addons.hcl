@@ -18,6 +18,8 @@ component "manifests" "local_addons" {
       data = {
         domain = local.domain
         shoots = join(",", sort(var.shoots))
+        # Known only once the shoots are applied: plans show "(known after apply)".
+        shoot_namespaces = join(",", [for key in sort(var.shoots) : shoot.local[key].technical_id])
       }
     },
   ]
