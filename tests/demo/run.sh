@@ -33,6 +33,20 @@ step "gardener version"
 step "Validate the local landscape (landscapes/local: a garden, a seed, two shoots)"
 "$bin/gardener" validate "$root/landscapes/local"
 
+step "The component graph: the order plan and apply walk"
+"$bin/gardener" graph "$root/landscapes/local"
+
+step "Plan the local landscape against the live clusters (one LIST per kind, local SSA diff)"
+# Exit code 2 means "changes"; garden, seed and shoot blocks render with the catalog issues.
+"$bin/gardener" plan "$root/landscapes/local" --detailed-exitcode --out "$dir/demo.plan" || [[ $? == 2 ]]
+
+step "The saved plan as CI reads it (gardener show --json): its summary"
+"$bin/gardener" show --json "$dir/demo.plan" | sed -n '/"summary"/,/}/p'
+
+step "Record what the plan read, and plan again offline from the recording"
+"$bin/gardener" snapshot "$root/landscapes/local" --output "$dir/demo-snapshot.json" 2>/dev/null
+"$bin/gardener" plan "$root/landscapes/local" --observed "$dir/demo-snapshot.json" 2>/dev/null | tail -n 4
+
 step "Contexts: one per control plane"
 kubectl config get-contexts
 
@@ -78,4 +92,4 @@ kubectl --context runtime get etcd virtual-garden-etcd-main \
   -o custom-columns=NAME:.metadata.name,READY:.status.ready,REPLICAS:.status.readyReplicas,GENERATION:.status.observedGeneration
 
 step "Done"
-echo "gardener plan and apply of landscapes/local join this demo as they land."
+echo "gardener apply of landscapes/local joins this demo when it lands."
