@@ -3,7 +3,8 @@ package cluster
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"k8s.io/client-go/openapi"
@@ -74,7 +75,7 @@ func (c *Client) OpenAPIV3(ctx context.Context, path string) ([]byte, error) {
 	gv, ok := c.openapi.paths[path]
 	if !ok {
 		c.openapi.mu.Unlock()
-		return nil, fmt.Errorf("openapi v3 document %q: not served by %s (served: %v)", path, c.config.Host, sortedKeys(c.openapi.paths))
+		return nil, fmt.Errorf("openapi v3 document %q: not served by %s (served: %v)", path, c.config.Host, slices.Sorted(maps.Keys(c.openapi.paths)))
 	}
 	doc := c.openapi.docs[path]
 	if doc == nil {
@@ -99,13 +100,4 @@ func (c *Client) OpenAPIV3(ctx context.Context, path string) ([]byte, error) {
 	}
 	doc.data = data
 	return data, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -290,22 +291,22 @@ func (d *Differ) unchanged(t *openapi.Type, cfg, live map[string]any, entries []
 
 // conflicts converts structured-merge-diff conflicts, sorted and without duplicates.
 func (d *Differ) conflicts(patch *typed.TypedValue, cs merge.Conflicts) []Conflict {
-	seen := map[Conflict]bool{}
-	var out []Conflict
+	out := make([]Conflict, 0, len(cs))
 	for _, c := range cs {
-		cf := Conflict{Path: formatSMDPath(patch.Schema(), patch.TypeRef(), c.Path), Manager: managerName(c.Manager)}
-		if !seen[cf] {
-			seen[cf] = true
-			out = append(out, cf)
-		}
+		out = append(out, Conflict{Path: formatSMDPath(patch.Schema(), patch.TypeRef(), c.Path), Manager: managerName(c.Manager)})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Path != out[j].Path {
-			return out[i].Path < out[j].Path
+	return sortedConflicts(out)
+}
+
+// sortedConflicts sorts conflicts by path and manager and drops duplicates.
+func sortedConflicts(cs []Conflict) []Conflict {
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].Path != cs[j].Path {
+			return cs[i].Path < cs[j].Path
 		}
-		return out[i].Manager < out[j].Manager
+		return cs[i].Manager < cs[j].Manager
 	})
-	return out
+	return slices.Compact(cs)
 }
 
 // immutable lists the immutable fields the changes touch, from the built-in table and from the

@@ -67,7 +67,6 @@ func (d *Differ) ServerConflicts(ctx context.Context, gvk schema.GroupVersionKin
 	if t, err := d.schemas.Type(ctx, gvk); err == nil {
 		sc, tr = t.Parseable().Schema, t.Parseable().TypeRef
 	}
-	seen := map[Conflict]bool{}
 	var out []Conflict
 	for _, c := range details.Causes {
 		if c.Type != metav1.CauseTypeFieldManagerConflict {
@@ -77,17 +76,9 @@ func (d *Differ) ServerConflicts(ctx context.Context, gvk schema.GroupVersionKin
 		if m := conflictManager.FindStringSubmatch(c.Message); m != nil {
 			cf.Manager = m[1]
 		}
-		if !seen[cf] {
-			seen[cf] = true
-			out = append(out, cf)
-		}
+		out = append(out, cf)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Path != out[j].Path {
-			return out[i].Path < out[j].Path
-		}
-		return out[i].Manager < out[j].Manager
-	})
+	out = sortedConflicts(out)
 	return out, len(out) > 0
 }
 
