@@ -323,6 +323,20 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		ch.Changes = creation(d.Object, red)
 		return ch, nil
 	}
+	if want := d.Object.GroupVersionKind(); live.GroupVersionKind() != want {
+		// The LIST read the kind in the server's preferred version; diffing needs the live
+		// object in the version the landscape writes, which only this object's GET gives.
+		gvr := d.Resource.GVR()
+		gvr.Version = want.Version
+		converted, err := opts.Clusters[cluster].Get(ctx, gvr, ref.Namespace, ref.Name)
+		if err != nil {
+			return nil, fmt.Errorf("%s in cluster %s: read in %s: %w", ref, cluster, want.GroupVersion(), err)
+		}
+		if converted == nil {
+			return nil, fmt.Errorf("%s in cluster %s: not served in %s", ref, cluster, want.GroupVersion())
+		}
+		live = converted
+	}
 	ch.ResourceVersion = live.GetResourceVersion()
 	r, err := differ.Diff(d.Object, live, false)
 	if err != nil {

@@ -317,3 +317,52 @@ func TestCreationRedactsSecrets(t *testing.T) {
 		}
 	}
 }
+
+// versionedCluster serves Deployments in apps/v1 (preferred) and, on GET, in apps/v1beta2.
+type versionedCluster struct {
+	fakeCluster
+	gets int
+}
+
+func (v *versionedCluster) Resources(context.Context) ([]observe.Resource, error) {
+	return []observe.Resource{{GroupVersionKind: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, Resource: "deployments", Namespaced: true, Verbs: []string{"get", "list"}}}, nil
+}
+
+func (v *versionedCluster) List(_ context.Context, _ schema.GroupVersionResource, _, _ string) ([]unstructured.Unstructured, error) {
+	return []unstructured.Unstructured{*v.objects[0].DeepCopy()}, nil
+}
+
+func (v *versionedCluster) Get(_ context.Context, gvr schema.GroupVersionResource, _, _ string) (*unstructured.Unstructured, error) {
+	v.gets++
+	u := v.objects[0].DeepCopy()
+	u.SetAPIVersion(gvr.Group + "/" + gvr.Version)
+	return u, nil
+}
+
+// versionDiffer fails unless both objects are in one version, like engine/diff.
+type versionDiffer struct{}
+
+func (versionDiffer) Diff(desired, live *unstructured.Unstructured, _ bool) (*diff.Result, error) {
+	if desired.GroupVersionKind() != live.GroupVersionKind() {
+		return nil, fmt.Errorf("versions differ")
+	}
+	return &diff.Result{Action: diff.NoOp}, nil
+}
+
+func TestBuildReadsObjectsInTheLandscapesVersion(t *testing.T) {
+	deploy := func(version string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apps/" + version, "kind": "Deployment", "metadata": map[string]any{"name": "d", "namespace": "apps"},
+		}}
+	}
+	c := &versionedCluster{fakeCluster: fakeCluster{objects: []*unstructured.Unstructured{live(t, deploy("v1"), "component.manifests.a")}}}
+	res, err := Build(context.Background(), Options{
+		Landscape: "test", Order: []config.InstanceAddress{"component.manifests.a"},
+		Rendered: map[config.InstanceAddress]*Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(deploy("v1beta2"))}},
+		Clusters: map[string]observe.Cluster{"runtime": c},
+		Differs:  func(string) (Differ, error) { return versionDiffer{}, nil },
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 1, c.gets, "one GET for the object written in another version")
+	assert.Equal(t, "apps/v1beta2", res.Plan.Components[0].Objects[0].APIVersion)
+}
