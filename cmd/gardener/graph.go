@@ -81,7 +81,7 @@ A landscape with errors prints its diagnostics instead, and the exit code is 1.`
 // too) to the command's error output; errors end the command with exit code 1. It also returns
 // the landscape's name, which the DOT view uses as the graph's.
 func loadGraph(cmd *cobra.Command, reg *schema.Registry, dir string, src config.InputSources) (*graph.Graph, string, error) {
-	out, diags := planner.Prepare(planner.Options{Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: src, Quiet: true})
+	out, diags := planner.Prepare(planner.Options{Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: src})
 	res, g := out.Load, out.Graph
 	if err := diag.WriteText(cmd.ErrOrStderr(), diags, res.Files, diag.TextOptions{Color: useColor(cmd.ErrOrStderr())}); err != nil {
 		return nil, "", err

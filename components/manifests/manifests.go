@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -53,7 +54,13 @@ func Render(in render.Input) (*render.Output, error) {
 	}
 	if files := in.Config.GetAttr("files"); !files.IsNull() {
 		for it := files.ElementIterator(); it.Next(); {
-			_, f := it.Element()
+			i, f := it.Element()
+			if f.IsNull() {
+				return nil, fmt.Errorf("files[%s] is null", i.AsBigFloat().Text('f', 0))
+			}
+			if strings.Contains(f.AsString(), render.UnknownString) {
+				return nil, fmt.Errorf("the path of files[%s] %w", i.AsBigFloat().Text('f', 0), render.ErrDeferred)
+			}
 			docs, err := readFile(in.Dir, f.AsString())
 			if err != nil {
 				return nil, err

@@ -23,6 +23,28 @@ type comparer struct {
 	changes []rawChange
 	// firstOnly stops at the first difference: the comparer then only answers "equal?".
 	firstOnly bool
+	// expand reports a subtree present only on the new side leaf by leaf instead of whole: the
+	// fields of an object to be created.
+	expand bool
+}
+
+// added reports a value present only on the new side: whole, or with expand leaf by leaf.
+func (c *comparer) added(v any, tr smdschema.TypeRef) {
+	if c.expand {
+		switch x := v.(type) {
+		case map[string]any:
+			if len(x) > 0 {
+				c.value(map[string]any{}, x, tr)
+				return
+			}
+		case []any:
+			if len(x) > 0 {
+				c.value([]any{}, x, tr)
+				return
+			}
+		}
+	}
+	c.report(nil, v)
 }
 
 func (c *comparer) report(old, new any) {
@@ -93,7 +115,7 @@ func (c *comparer) maps(old, new map[string]any, m *smdschema.Map, tr smdschema.
 				c.report(ov, nil)
 			}
 		default:
-			c.report(nil, nv)
+			c.added(nv, ftr)
 		}
 		c.path = c.path[:len(c.path)-1]
 	}
@@ -148,7 +170,7 @@ func (c *comparer) keyedList(old, new []any, l *smdschema.List) {
 		case inOld:
 			c.report(old[oi], nil)
 		default:
-			c.report(nil, new[ni])
+			c.added(new[ni], l.ElementType)
 		}
 		c.path = c.path[:len(c.path)-1]
 	}
@@ -247,7 +269,7 @@ func (c *comparer) atomicList(old, new []any, l *smdschema.List) {
 		case i < len(old):
 			c.report(old[i], nil)
 		default:
-			c.report(nil, new[i])
+			c.added(new[i], l.ElementType)
 		}
 		c.path = c.path[:len(c.path)-1]
 	}

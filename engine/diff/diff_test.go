@@ -363,3 +363,37 @@ func TestPathString(t *testing.T) {
 		{kind: stepIndex, index: 2}, {kind: stepSetItem, name: "a/b"}, {kind: stepMapKey, name: "x.y"}}
 	assert.Equal(t, ".spec[port=80,protocol=TCP][2][a/b][x.y]", p.String())
 }
+
+func TestFieldsOfANewObject(t *testing.T) {
+	d := New(openapi.New(nil, ""), "gardener")
+	obj := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "web", "namespace": "apps", "labels": map[string]any{"app.kubernetes.io/name": "web"}},
+		"spec": map[string]any{
+			"selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+			"template": map[string]any{"spec": map[string]any{"containers": []any{
+				map[string]any{"name": "web", "image": "web:1", "args": []any{"--a", "--b"}},
+			}}},
+		},
+		"status": map[string]any{"replicas": int64(1)},
+	}}
+	changes, err := d.Fields(context.Background(), obj)
+	require.NoError(t, err)
+	var paths []string
+	for _, c := range changes {
+		assert.Nil(t, c.Old)
+		paths = append(paths, c.Path)
+	}
+	assert.Equal(t, []string{
+		".apiVersion",
+		".kind",
+		".metadata.labels[app.kubernetes.io/name]",
+		".metadata.name",
+		".metadata.namespace",
+		".spec.selector.matchLabels[app]",
+		".spec.template.spec.containers[name=web].args[0]",
+		".spec.template.spec.containers[name=web].args[1]",
+		".spec.template.spec.containers[name=web].image",
+		".spec.template.spec.containers[name=web].name",
+	}, paths)
+}

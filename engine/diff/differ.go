@@ -232,6 +232,19 @@ func (d *Differ) apply(t *openapi.Type, patch *typed.TypedValue, live *unstructu
 	return res, nil
 }
 
+// Fields lists every field an object sets, leaf by leaf, as changes from nothing, with the paths
+// Diff uses (list items by their keys, map keys in brackets): what a plan shows for an object it
+// creates. Server-maintained metadata and status are left out.
+func (d *Differ) Fields(ctx context.Context, obj *unstructured.Unstructured) ([]Change, error) {
+	gvk := obj.GroupVersionKind()
+	t, err := d.schemas.Type(ctx, gvk)
+	if err != nil {
+		return nil, fmt.Errorf("fields of %s: %w", gvk, err)
+	}
+	p := t.Parseable()
+	return render(gvk, objectFields(p.Schema, p.TypeRef, obj.Object)), nil
+}
+
 // adoptExisting records every field of live as owned by before-first-apply, as the server does
 // on the first apply to an object created without field management.
 func (d *Differ) adoptExisting(t *openapi.Type, updater *merge.Updater, liveTV *typed.TypedValue, version fieldpath.APIVersion, m *managed) error {

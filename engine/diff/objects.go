@@ -27,6 +27,13 @@ func compareObjects(sc *smdschema.Schema, tr smdschema.TypeRef, old, new map[str
 	return c.changes
 }
 
+// objectFields lists every field of an object as added, leaf by leaf.
+func objectFields(sc *smdschema.Schema, tr smdschema.TypeRef, obj map[string]any) []rawChange {
+	c := comparer{sc: sc, expand: true}
+	c.value(map[string]any{}, diffable(obj), tr)
+	return c.changes
+}
+
 // equalValues reports whether two values of type tr are semantically equal.
 func equalValues(sc *smdschema.Schema, tr smdschema.TypeRef, a, b any) bool {
 	c := comparer{sc: sc, firstOnly: true}

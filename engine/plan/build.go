@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -21,6 +22,8 @@ import (
 // Differ computes the server-side apply diff of one object locally (engine/diff).
 type Differ interface {
 	Diff(desired, live *unstructured.Unstructured, force bool) (*diff.Result, error)
+	// Fields lists the fields of an object to be created, with the paths Diff uses.
+	Fields(ctx context.Context, obj *unstructured.Unstructured) ([]diff.Change, error)
 }
 
 // DryRun asks a cluster what it would store for an object (a server-side apply with
@@ -112,6 +115,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		switch {
 		case rd.NoRenderer:
 			c.Note = fmt.Sprintf("%s components are not rendered by this version of gardener", rd.Type)
+			res.Plan.Warnings = append(res.Plan.Warnings, fmt.Sprintf("%s is not planned: %s", addr, c.Note))
 		case len(rd.Deferred) > 0 && !opts.Destroy:
 			c.Action = Read
 			c.Note = "rendered during apply: depends on values known only after apply (" + strings.Join(rd.Deferred, ", ") + ")"
@@ -194,6 +198,8 @@ type change struct {
 // planCluster observes one cluster and diffs its desired objects.
 func planCluster(ctx context.Context, opts Options, name string, desired []*Desired, renderedKinds []schema.GroupKind, res *Result) ([]change, error) {
 	cl := opts.Clusters[name]
+	var warnings []string
+	defer func() { res.Plan.Warnings = append(res.Plan.Warnings, warnings...) }()
 	resources, err := cl.Resources(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", name, err)
@@ -236,11 +242,19 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		kinds[gk] = true
 		res.Desired = append(res.Desired, d)
 	}
-	var extra []schema.GroupKind
+	// Every kind is listed across all namespaces: an object the landscape applied before may
+	// be in a namespace it no longer renders into, and only a cluster-wide LIST finds it for
+	// pruning. (Once state records the namespaces of earlier applies, LISTs can be scoped.)
+	var listed []schema.GroupKind
+	for gk := range kinds {
+		if _, ok := served[gk]; ok {
+			listed = append(listed, gk)
+		}
+	}
 	for _, gk := range append(append([]schema.GroupKind(nil), opts.PreviousKinds[name]...), renderedKinds...) {
 		if _, ok := served[gk]; !kinds[gk] && ok {
 			kinds[gk] = true
-			extra = append(extra, gk)
+			listed = append(listed, gk)
 		}
 	}
 	pendingSet := map[schema.GroupKind]bool{}
@@ -250,7 +264,7 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 	obs, err := observe.Observe(ctx, cl, observe.Request{
 		Selector:    inventory.Selector(opts.Landscape),
 		Desired:     refs,
-		Kinds:       extra,
+		Kinds:       listed,
 		Pending:     pendingSet,
 		Parallelism: opts.Parallelism,
 	})
@@ -295,6 +309,13 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 			continue
 		}
 		comp := inventory.Component(live)
+		if comp == "" || inventory.AppliedHash(live) == "" || metav1.GetControllerOf(live) != nil {
+			// Carrying the label alone does not make an object ours: a controller may have
+			// copied it from its owner, or a person added it. Only objects the engine applied
+			// (both annotations, no controlling owner) are ever deleted.
+			warnings = append(warnings, fmt.Sprintf("%s in cluster %s carries the label %s but was not applied by gardener; it is left alone", ref, name, inventory.Selector(opts.Landscape)))
+			continue
+		}
 		if rd := opts.Rendered[config.InstanceAddress(comp)]; rd != nil && len(rd.Deferred) > 0 && !opts.Destroy {
 			continue // what a deferred component renders is known only during apply
 		}
@@ -320,7 +341,13 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 	live := obs.Objects[ref]
 	if live == nil {
 		ch.Action, ch.Reason = Create, ReasonMissing
-		ch.Changes = creation(d.Object, red)
+		fields, err := differ.Fields(ctx, d.Object)
+		if err != nil {
+			// No schema yet (a kind whose CRD this plan creates): untyped paths.
+			ch.Changes = creation(d.Object, red)
+			return ch, nil
+		}
+		ch.Changes = fieldChanges(fields, red)
 		return ch, nil
 	}
 	if want := d.Object.GroupVersionKind(); live.GroupVersionKind() != want {
@@ -348,7 +375,14 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 			return nil, fmt.Errorf("%s in cluster %s: server dry-run: %w", ref, cluster, err)
 		}
 	}
-	owned := live.GetLabels()[inventory.LandscapeLabel] == opts.Landscape
+	owner := live.GetLabels()[inventory.LandscapeLabel]
+	owned := owner == opts.Landscape
+	switch {
+	case owner != "" && !owned:
+		return nil, fmt.Errorf("%s in cluster %s belongs to landscape %q; a landscape never takes over another's objects", ref, cluster, owner)
+	case !owned && len(r.Immutable) > 0:
+		return nil, fmt.Errorf("%s in cluster %s exists outside the landscape and differs in immutable field %s; adopting it would replace it: delete it first or render it as it is", ref, cluster, r.Immutable[0])
+	}
 	ch.Changes = fieldChanges(changes, red)
 	for _, c := range r.Conflicts {
 		ch.Conflicts = append(ch.Conflicts, Conflict{Path: c.Path, Manager: c.Manager})

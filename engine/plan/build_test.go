@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -68,6 +69,10 @@ func (f *fakeCluster) OpenAPIV3(context.Context, string) ([]byte, error) {
 
 // fakeDiffer compares .data maps only, and reports a conflict for data keys named "owned".
 type fakeDiffer struct{}
+
+func (fakeDiffer) Fields(context.Context, *unstructured.Unstructured) ([]diff.Change, error) {
+	return nil, fmt.Errorf("no schemas in this test")
+}
 
 func (fakeDiffer) Diff(desired, live *unstructured.Unstructured, _ bool) (*diff.Result, error) {
 	r := &diff.Result{Action: diff.NoOp}
@@ -217,6 +222,46 @@ func TestBuildActionsAndReasons(t *testing.T) {
 	}
 }
 
+func TestBuildLeavesAloneWhatItDidNotApply(t *testing.T) {
+	labelled := cm("apps", "labelled", nil)
+	labelled.SetLabels(map[string]string{inventory.LandscapeLabel: "test"})
+	copied := live(t, cm("apps", "copied", nil), "component.manifests.a")
+	copied.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "1", Controller: ptr(true)}})
+	res := buildPlan(t, &fakeCluster{objects: []*unstructured.Unstructured{labelled, copied}},
+		map[config.InstanceAddress]*Rendered{"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "x", nil))}}, nil)
+	assert.Equal(t, map[string]string{"component.manifests.a ConfigMap apps/x": "create missing"}, actions(res.Plan))
+	assert.Equal(t, []string{
+		"ConfigMap apps/copied in cluster runtime carries the label declarative-gardener.io/landscape=test but was not applied by gardener; it is left alone",
+		"ConfigMap apps/labelled in cluster runtime carries the label declarative-gardener.io/landscape=test but was not applied by gardener; it is left alone",
+	}, res.Plan.Warnings)
+}
+
+func TestBuildRefusesToTakeOver(t *testing.T) {
+	other := cm("apps", "theirs", map[string]any{"k": "v"})
+	require.NoError(t, inventory.Stamp(other, "other", "component.manifests.a"))
+	foreign := cm("apps", "foreign", map[string]any{"immutable": "1"})
+	for name, tt := range map[string]struct {
+		live   *unstructured.Unstructured
+		render *unstructured.Unstructured
+		want   string
+	}{
+		"another landscape's object":   {other, cm("", "theirs", map[string]any{"k": "v"}), `belongs to landscape "other"`},
+		"an unowned object to replace": {foreign, cm("", "foreign", map[string]any{"immutable": "2"}), "adopting it would replace it"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Build(context.Background(), Options{
+				Landscape: "test", Order: []config.InstanceAddress{"component.manifests.a"},
+				Rendered: map[config.InstanceAddress]*Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(tt.render)}},
+				Clusters: map[string]observe.Cluster{"runtime": &fakeCluster{objects: []*unstructured.Unstructured{tt.live}}},
+				Differs:  func(string) (Differ, error) { return fakeDiffer{}, nil },
+			})
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
 func TestBuildDestroyTargetsAndDeferred(t *testing.T) {
 	c := &fakeCluster{objects: []*unstructured.Unstructured{
 		live(t, cm("apps", "a1", nil), "component.manifests.a"),
@@ -341,6 +386,10 @@ func (v *versionedCluster) Get(_ context.Context, gvr schema.GroupVersionResourc
 
 // versionDiffer fails unless both objects are in one version, like engine/diff.
 type versionDiffer struct{}
+
+func (versionDiffer) Fields(context.Context, *unstructured.Unstructured) ([]diff.Change, error) {
+	return nil, nil
+}
 
 func (versionDiffer) Diff(desired, live *unstructured.Unstructured, _ bool) (*diff.Result, error) {
 	if desired.GroupVersionKind() != live.GroupVersionKind() {

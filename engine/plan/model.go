@@ -57,6 +57,8 @@ type Plan struct {
 	Summary    Summary      `json:"summary"`
 	// Outputs are the landscape's outputs as far as they are known before apply.
 	Outputs []Output `json:"outputs,omitempty"`
+	// Warnings are things the plan left alone or could not plan, which a reviewer should know.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Component is the plan of one component instance.

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -35,9 +36,6 @@ type Renderer struct {
 	Dir       string
 	// Rendered collects the results by instance address.
 	Rendered map[config.InstanceAddress]*Rendered
-	// Quiet drops the warning about types that cannot be rendered yet, for commands that do
-	// not plan (graph).
-	Quiet bool
 }
 
 // NewRenderer returns a renderer for the landscape in dir; it learns the landscape's name when
@@ -63,16 +61,9 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 	r.Rendered[inst.Addr] = rd
 	fn, ok := r.Registry[typ]
 	if !ok {
+		// Not an error: the plan lists the instance with a warning and plans nothing for it.
 		rd.NoRenderer = true
-		if r.Quiet {
-			return cty.NilVal, nil
-		}
-		return cty.NilVal, hcl.Diagnostics{{
-			Severity: hcl.DiagWarning,
-			Summary:  "Component type not rendered yet",
-			Detail:   fmt.Sprintf("%s is a %s block, which this version of gardener validates but cannot render to Kubernetes objects yet; it is left out of the plan.", inst.Block.Addr, typ),
-			Subject:  inst.Block.DeclRange.Ptr(),
-		}}
+		return cty.NilVal, nil
 	}
 	prep := render.Prepare(inst.Config, config.SensitiveMark)
 	rd.Secrets = prep.Secrets
@@ -84,6 +75,10 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		return cty.NilVal, nil
 	}
 	out, err := fn(render.Input{Landscape: r.Landscape, Address: string(inst.Addr), Name: inst.Name, Dir: r.Dir, Config: prep.Config})
+	if errors.Is(err, render.ErrDeferred) {
+		rd.Deferred = []string{err.Error()}
+		return cty.NilVal, nil
+	}
 	if err != nil {
 		return cty.NilVal, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
@@ -91,6 +86,16 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 			Detail:   fmt.Sprintf("Rendering %s failed: %s.", inst.Addr, err),
 			Subject:  inst.Block.DeclRange.Ptr(),
 		}}
+	}
+	for i, o := range out.Objects {
+		// An object whose identity is not known yet cannot be observed or diffed.
+		u := o.Object
+		for _, field := range []string{u.GetAPIVersion(), u.GetKind(), u.GetName(), u.GetNamespace(), o.DefaultNamespace, o.Cluster} {
+			if strings.Contains(field, render.UnknownString) {
+				rd.Deferred = []string{fmt.Sprintf("the identity of object %d", i+1)}
+				return instanceValue(inst, out.Outputs), nil
+			}
+		}
 	}
 	rd.Objects = out.Objects
 	return instanceValue(inst, out.Outputs), nil

@@ -39,8 +39,6 @@ type Options struct {
 	Schemas   *schema.Registry
 	Renderers render.Registry
 	Inputs    config.InputSources
-	// Quiet leaves out the warnings about component types that cannot be rendered yet.
-	Quiet bool
 	// Targets limit the plan to these addresses and their dependencies.
 	Targets []string
 	Destroy bool
@@ -67,7 +65,6 @@ type Outcome struct {
 // errors mean the landscape is invalid and nothing else may happen.
 func Prepare(opts Options) (*Outcome, hcl.Diagnostics) {
 	r := plan.NewRenderer(opts.Renderers, opts.Dir)
-	r.Quiet = opts.Quiet
 	res, diags := config.LoadWith(opts.Dir, opts.Schemas, opts.Inputs, r.Hooks())
 	out := &Outcome{Load: res, Rendered: r.Rendered}
 	if diags.HasErrors() || res.Evaluated == nil {

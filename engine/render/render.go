@@ -6,6 +6,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -52,6 +53,11 @@ type Object struct {
 	// namespace; whether a kind is namespaced is the cluster's knowledge, not the renderer's.
 	DefaultNamespace string
 }
+
+// ErrDeferred is returned (wrapped) by a render function that needs a value known only after
+// apply to decide what to render at all (a file name, an object's name): the instance is then
+// rendered during apply instead of failing the plan.
+var ErrDeferred = errors.New("depends on values known only after apply")
 
 // UnknownString stands in for a string known only after apply. Render functions treat it like
 // any other string; fields that contain it are planned as "(known after apply)".

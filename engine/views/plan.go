@@ -69,6 +69,7 @@ func (p *printer) symbol(a plan.Action) string {
 func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 	p := &printer{w: w, color: opts.Color}
 	if !pl.HasChanges() {
+		printWarnings(p, pl)
 		p.printf("%s\n", p.paint(bold+green, "No changes. The landscape matches the live clusters."))
 		printOutputs(p, pl)
 		return p.err
@@ -94,6 +95,10 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 			printObject(p, o)
 		}
 	}
+	if len(pl.Warnings) > 0 {
+		p.printf("\n")
+	}
+	printWarnings(p, pl)
 	s := pl.Summary
 	p.printf("\n%s %d to add, %d to change, %d to replace, %d to destroy.", p.paint(bold, "Plan:"), s.Add, s.Change, s.Replace, s.Destroy)
 	if s.Deferred > 0 {
@@ -102,6 +107,12 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 	p.printf("\n")
 	printOutputs(p, pl)
 	return p.err
+}
+
+func printWarnings(p *printer, pl *plan.Plan) {
+	for _, w := range pl.Warnings {
+		p.printf("%s %s\n", p.paint(bold+yellow, "Warning:"), w)
+	}
 }
 
 func printObject(p *printer, o *plan.ObjectChange) {

@@ -52,7 +52,8 @@ func samplePlan() *plan.Plan {
 				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "old"}, Action: plan.Delete, Reason: plan.ReasonRemovedFromLandscape, ResourceVersion: "44"},
 			}},
 		},
-		Outputs: []plan.Output{{Name: "password", Sensitive: true}, {Name: "namespace", Value: "apps"}, {Name: "address", Unknown: true}},
+		Outputs:  []plan.Output{{Name: "password", Sensitive: true}, {Name: "namespace", Value: "apps"}, {Name: "address", Unknown: true}},
+		Warnings: []string{"garden.local is not planned: garden components are not rendered by this version of gardener"},
 	}
 	p.Summarise()
 	return p

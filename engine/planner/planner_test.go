@@ -1,0 +1,55 @@
+package planner
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/declarative-gardener/gardener/components/manifests"
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/schemas"
+)
+
+// localWith copies landscapes/local (whose shoots' outputs are known only after apply) and adds
+// a file.
+func localWith(t *testing.T, name, content string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "landscapes", "local")
+	entries, err := os.ReadDir(src)
+	require.NoError(t, err)
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
+	return dir
+}
+
+func TestObjectsWhoseIdentityIsUnknownAreRenderedDuringApply(t *testing.T) {
+	dir := localWith(t, "later.hcl", `
+component "manifests" "named_later" {
+  cluster   = cluster.runtime
+  namespace = "default"
+  objects   = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = shoot.local["dev"].technical_id } }]
+}
+
+component "manifests" "file_later" {
+  cluster = cluster.runtime
+  files   = ["${shoot.local["dev"].technical_id}.yaml"]
+}
+`)
+	out, diags := Prepare(Options{Dir: dir, Schemas: schemas.Registry(), Renderers: render.Registry{"manifests": manifests.Render}})
+	require.False(t, diags.HasErrors(), diags.Error())
+	assert.Equal(t, []string{"the identity of object 1"}, out.Rendered[config.InstanceAddress("component.manifests.named_later")].Deferred)
+	assert.Equal(t, []string{"the path of files[0] depends on values known only after apply"}, out.Rendered[config.InstanceAddress("component.manifests.file_later")].Deferred)
+	addons := out.Rendered[config.InstanceAddress("component.manifests.local_addons")]
+	assert.Empty(t, addons.Deferred, "an unknown value inside an object only makes that field unknown")
+	assert.Len(t, addons.Objects, 2)
+	assert.True(t, out.Rendered[config.InstanceAddress("garden.local")].NoRenderer)
+}
