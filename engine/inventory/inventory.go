@@ -39,23 +39,30 @@ func ValidateLandscapeName(name string) error {
 // Selector is the label selector matching every object of a landscape.
 func Selector(landscape string) string { return LandscapeLabel + "=" + landscape }
 
+// Redact replaces the secrets in an object (a copy, which it may change in place) before the
+// object is hashed.
+type Redact func(obj map[string]any)
+
 // Stamp labels and annotates a rendered object as owned by a landscape's component. The hash
-// covers everything else in the object, so it changes exactly when the rendered object does.
-func Stamp(u *unstructured.Unstructured, landscape, component string) error {
-	labels := u.GetLabels()
-	if labels == nil {
-		labels = map[string]string{}
+// covers everything else in the object, with its secrets replaced by redact, so it changes when
+// the rendered object does and, being on the cluster and in saved plans, reveals nothing about
+// secret values (a change of a secret alone leaves it as it is). A label or annotation value
+// that is not a string is an error: Kubernetes would reject it, and dropping it would be worse.
+func Stamp(u *unstructured.Unstructured, landscape, component string, redact Redact) error {
+	labels, err := stringMap(u, "labels")
+	if err != nil {
+		return err
+	}
+	annotations, err := stringMap(u, "annotations")
+	if err != nil {
+		return err
 	}
 	labels[LandscapeLabel] = landscape
 	u.SetLabels(labels)
-	annotations := u.GetAnnotations()
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
 	annotations[ComponentAnnotation] = component
 	delete(annotations, ConfigHashAnnotation)
 	u.SetAnnotations(annotations)
-	h, err := Hash(u)
+	h, err := Hash(u, redact)
 	if err != nil {
 		return err
 	}
@@ -64,17 +71,43 @@ func Stamp(u *unstructured.Unstructured, landscape, component string) error {
 	return nil
 }
 
-// Hash is the hex SHA-256 of an object's JSON form without the hash annotation; encoding/json
-// sorts map keys, so equal objects hash equally.
-func Hash(u *unstructured.Unstructured) (string, error) {
-	obj := u.Object
-	if a := u.GetAnnotations(); a[ConfigHashAnnotation] != "" {
-		c := u.DeepCopy()
+// stringMap reads metadata.labels or metadata.annotations, which must map strings to strings.
+func stringMap(u *unstructured.Unstructured, field string) (map[string]string, error) {
+	raw, found, err := unstructured.NestedFieldNoCopy(u.Object, "metadata", field)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: metadata.%s: %w", u.GetKind(), u.GetName(), field, err)
+	}
+	out := map[string]string{}
+	if !found || raw == nil {
+		return out, nil
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s %s: metadata.%s must be a map of strings", u.GetKind(), u.GetName(), field)
+	}
+	for k, v := range m {
+		s, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s %s: metadata.%s[%s] must be a string, not %T", u.GetKind(), u.GetName(), field, k, v)
+		}
+		out[k] = s
+	}
+	return out, nil
+}
+
+// Hash is the hex SHA-256 of an object's JSON form without the hash annotation and with its
+// secrets replaced by redact (nil: none); encoding/json sorts map keys, so equal objects hash
+// equally.
+func Hash(u *unstructured.Unstructured, redact Redact) (string, error) {
+	c := u.DeepCopy()
+	if a := c.GetAnnotations(); a[ConfigHashAnnotation] != "" {
 		delete(a, ConfigHashAnnotation)
 		c.SetAnnotations(a)
-		obj = c.Object
 	}
-	b, err := json.Marshal(obj)
+	if redact != nil {
+		redact(c.Object)
+	}
+	b, err := json.Marshal(c.Object)
 	if err != nil {
 		return "", fmt.Errorf("object %s: %w", u.GetName(), err)
 	}

@@ -28,7 +28,8 @@ type Differ interface {
 
 // DryRun asks a cluster what it would store for an object (a server-side apply with
 // dryRun=All) and returns the changes against the live object.
-type DryRun func(ctx context.Context, c observe.Cluster, res observe.Resource, desired, live *unstructured.Unstructured) ([]diff.Change, error)
+// gvr is the resource in the version desired is written in.
+type DryRun func(ctx context.Context, cluster string, gvr schema.GroupVersionResource, desired, live *unstructured.Unstructured) ([]diff.Change, error)
 
 // Options are the inputs of Build.
 type Options struct {
@@ -230,7 +231,8 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		} else if d.Object.GetNamespace() == "" {
 			return nil, fmt.Errorf("component %s renders %s %s without a namespace", d.Component, object.GroupKindString(gk), d.Object.GetName())
 		}
-		if err := inventory.Stamp(d.Object, opts.Landscape, string(d.Component)); err != nil {
+		redact := func(obj map[string]any) { redactInPlace(obj, res.Redactor) }
+		if err := inventory.Stamp(d.Object, opts.Landscape, string(d.Component), redact); err != nil {
 			return nil, fmt.Errorf("component %s: %w", d.Component, err)
 		}
 		ref := object.RefOf(d.Object)
@@ -360,7 +362,10 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 			return nil, fmt.Errorf("%s in cluster %s: read in %s: %w", ref, cluster, want.GroupVersion(), err)
 		}
 		if converted == nil {
-			return nil, fmt.Errorf("%s in cluster %s: not served in %s", ref, cluster, want.GroupVersion())
+			// Deleted since the LIST: it will be created.
+			ch.Action, ch.Reason = Create, ReasonMissing
+			ch.Changes = creation(d.Object, red)
+			return ch, nil
 		}
 		live = converted
 	}
@@ -370,8 +375,12 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		return nil, fmt.Errorf("%s in cluster %s: %w", ref, cluster, err)
 	}
 	changes := r.Changes
-	if opts.DryRun != nil && len(changes) > 0 && len(r.Immutable) == 0 {
-		if changes, err = opts.DryRun(ctx, opts.Clusters[cluster], d.Resource, d.Object, live); err != nil {
+	// Objects with values known only after apply are not sent: the server would validate the
+	// placeholder, not the value.
+	if opts.DryRun != nil && len(changes) > 0 && len(r.Immutable) == 0 && !render.Unknown(d.Object.Object) {
+		gvr := d.Resource.GVR()
+		gvr.Version = d.Object.GroupVersionKind().Version
+		if changes, err = opts.DryRun(ctx, cluster, gvr, d.Object, live); err != nil {
 			return nil, fmt.Errorf("%s in cluster %s: server dry-run: %w", ref, cluster, err)
 		}
 	}
@@ -396,7 +405,9 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		ch.Action = NoOp
 	case len(r.Conflicts) > 0:
 		ch.Action, ch.Reason = Update, ReasonConflict+":"+r.Conflicts[0].Manager
-	case inventory.AppliedHash(live) == inventory.AppliedHash(d.Object):
+	case inventory.AppliedHash(live) == inventory.AppliedHash(d.Object) && !allSensitive(ch.Changes):
+		// The hash leaves secrets out, so when only secret values differ it cannot tell a
+		// rotation in the landscape from an edit in the cluster; it calls that config_changed.
 		ch.Action, ch.Reason = Update, ReasonDrift
 	default:
 		ch.Action, ch.Reason = Update, ReasonConfigChanged
@@ -405,6 +416,15 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		ch.Changes = nil
 	}
 	return ch, nil
+}
+
+func allSensitive(changes []FieldChange) bool {
+	for _, c := range changes {
+		if !c.Sensitive {
+			return false
+		}
+	}
+	return true
 }
 
 // pendingKinds returns the kinds defined by CustomResourceDefinitions among the desired objects:

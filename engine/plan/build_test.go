@@ -113,7 +113,7 @@ func cm(ns, name string, data map[string]any) *unstructured.Unstructured {
 // live returns an object as the landscape applied it: stamped.
 func live(t *testing.T, u *unstructured.Unstructured, component string) *unstructured.Unstructured {
 	t.Helper()
-	require.NoError(t, inventory.Stamp(u, "test", component))
+	require.NoError(t, inventory.Stamp(u, "test", component, nil))
 	u.SetResourceVersion("7")
 	return u
 }
@@ -238,7 +238,7 @@ func TestBuildLeavesAloneWhatItDidNotApply(t *testing.T) {
 
 func TestBuildRefusesToTakeOver(t *testing.T) {
 	other := cm("apps", "theirs", map[string]any{"k": "v"})
-	require.NoError(t, inventory.Stamp(other, "other", "component.manifests.a"))
+	require.NoError(t, inventory.Stamp(other, "other", "component.manifests.a", nil))
 	foreign := cm("apps", "foreign", map[string]any{"immutable": "1"})
 	for name, tt := range map[string]struct {
 		live   *unstructured.Unstructured

@@ -22,7 +22,8 @@ const FileFormatVersion = "1"
 // the reviewed plan, the objects to apply and the inputs to render them again. Secrets are not
 // in it: sensitive variables are omitted (apply asks for them again) and secret values in
 // objects are replaced by a placeholder; each object's configuration hash (the value of its
-// config-hash annotation) lets apply prove that what it renders again is what was reviewed.
+// config-hash annotation, computed without secrets) lets apply prove that what it renders again
+// is what was reviewed, secrets aside.
 type File struct {
 	FormatVersion string `json:"format_version"`
 	// Dir is the landscape directory the plan was computed from.
@@ -45,7 +46,7 @@ type Variable struct {
 type SavedObject struct {
 	Cluster   string `json:"cluster"`
 	Component string `json:"component"`
-	// Hash is the object's configuration hash, computed with its secrets.
+	// Hash is the object's configuration hash, computed with its secrets replaced.
 	Hash string `json:"hash"`
 	// Redacted is set when secret values were replaced by a placeholder.
 	Redacted bool           `json:"redacted,omitempty"`
@@ -71,10 +72,16 @@ func NewFile(dir string, res *Result, vars map[string]Variable) *File {
 // redactObject copies an object, replacing a Secret's data and every string holding a secret.
 func redactObject(u *unstructured.Unstructured, red *render.Redactor) (map[string]any, bool) {
 	c := u.DeepCopy().Object
+	return c, redactInPlace(c, red)
+}
+
+// redactInPlace replaces, in obj, a Secret's data and stringData values and every string that
+// holds a secret, and reports whether it replaced anything.
+func redactInPlace(obj map[string]any, red *render.Redactor) bool {
 	redacted := false
-	if u.GetAPIVersion() == "v1" && u.GetKind() == "Secret" {
+	if obj["apiVersion"] == "v1" && obj["kind"] == "Secret" {
 		for _, field := range []string{"data", "stringData"} {
-			if m, ok := c[field].(map[string]any); ok {
+			if m, ok := obj[field].(map[string]any); ok {
 				for k := range m {
 					m[k] = Redacted
 					redacted = true
@@ -101,8 +108,8 @@ func redactObject(u *unstructured.Unstructured, red *render.Redactor) (map[strin
 		}
 		return v
 	}
-	walk(c)
-	return c, redacted
+	walk(obj)
+	return redacted
 }
 
 // WriteFile writes a saved plan, gzip-compressed JSON, readable only by its owner (mode 0600),

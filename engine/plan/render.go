@@ -83,7 +83,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		return cty.NilVal, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Component cannot be rendered",
-			Detail:   fmt.Sprintf("Rendering %s failed: %s.", inst.Addr, err),
+			Detail:   fmt.Sprintf("Rendering %s failed: %s.", inst.Addr, render.NewRedactor(prep.Secrets).Redact(err.Error())),
 			Subject:  inst.Block.DeclRange.Ptr(),
 		}}
 	}

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"sort"
-	"strings"
+	"path/filepath"
 	"sync"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/observe"
+	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // LiveConnector connects to live clusters with client-go.
@@ -77,7 +77,25 @@ func (r *Recording) WriteFile(path string) error {
 	if err := observe.WriteSnapshot(&buf, file); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+	// A new file made private before anything is written, then renamed over the old one:
+	// os.WriteFile would keep the mode of an existing, possibly world-readable, file.
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		return fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	return nil
@@ -89,10 +107,5 @@ func (o *Outcome) Redact(msg string) string {
 	for _, rd := range o.Rendered {
 		secrets = append(secrets, rd.Secrets...)
 	}
-	// Longest first, so that a secret containing another is replaced whole.
-	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	for _, s := range secrets {
-		msg = strings.ReplaceAll(msg, s, "(sensitive value)")
-	}
-	return msg
+	return render.NewRedactor(secrets).Redact(msg)
 }

@@ -34,7 +34,7 @@ func LocalDiffers(cacheDir string) DifferFactory {
 
 // serverDryRun checks one object with a forced server-side apply dry-run and compares what the
 // server would store with the live object, with the same paths and exclusions as local diffs.
-func serverDryRun(ctx context.Context, c observe.Cluster, d plan.Differ, res observe.Resource, desired, live *unstructured.Unstructured) ([]diff.Change, error) {
+func serverDryRun(ctx context.Context, c observe.Cluster, d plan.Differ, gvr schema.GroupVersionResource, desired, live *unstructured.Unstructured) ([]diff.Change, error) {
 	runner, ok := c.(interface {
 		DryRunApply(ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, fieldManager string, force bool) (*unstructured.Unstructured, error)
 	})
@@ -47,7 +47,7 @@ func serverDryRun(ctx context.Context, c observe.Cluster, d plan.Differ, res obs
 	if !ok {
 		return nil, fmt.Errorf("the differ cannot compare server results")
 	}
-	stored, err := runner.DryRunApply(ctx, res.GVR(), desired, inventory.FieldManager, true)
+	stored, err := runner.DryRunApply(ctx, gvr, desired, inventory.FieldManager, true)
 	if err != nil {
 		return nil, err
 	}

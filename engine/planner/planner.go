@@ -15,6 +15,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/config"
@@ -156,16 +157,12 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	}
 	var dryRun plan.DryRun
 	if opts.ServerDryRun {
-		names := map[observe.Cluster]string{}
-		for name, c := range out.Clusters {
-			names[c] = name
-		}
-		dryRun = func(ctx context.Context, c observe.Cluster, r observe.Resource, desired, live *unstructured.Unstructured) ([]diff.Change, error) {
-			d, err := differOf(names[c])
+		dryRun = func(ctx context.Context, name string, gvr k8sschema.GroupVersionResource, desired, live *unstructured.Unstructured) ([]diff.Change, error) {
+			d, err := differOf(name)
 			if err != nil {
 				return nil, err
 			}
-			return serverDryRun(ctx, c, d, r, desired, live)
+			return serverDryRun(ctx, out.Clusters[name], d, gvr, desired, live)
 		}
 	}
 	res, err := plan.Build(ctx, plan.Options{
@@ -218,6 +215,8 @@ func withDefaultNamespace(o render.Object) *unstructured.Unstructured {
 // landscape directory, so a landscape means the same wherever it is planned from.
 func accessOf(dir string, v cty.Value) (cluster.Access, error) {
 	var a cluster.Access
+	// A context or path may come from a sensitive variable; it is used, never printed.
+	v, _ = v.UnmarkDeep()
 	if v.IsNull() || !v.IsWhollyKnown() || !v.Type().IsObjectType() {
 		return a, fmt.Errorf("cluster configuration is not known")
 	}

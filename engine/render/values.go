@@ -1,6 +1,8 @@
 package render
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"sort"
 	"strings"
 
@@ -34,9 +36,11 @@ func Prepare(config cty.Value, sensitiveMark any) Prepared {
 			continue
 		}
 		for _, s := range stringsIn(v) {
-			if !seen[s] {
-				seen[s] = true
-				p.Secrets = append(p.Secrets, s)
+			for _, form := range encodings(s) {
+				if !seen[form] {
+					seen[form] = true
+					p.Secrets = append(p.Secrets, form)
+				}
 			}
 		}
 	}
@@ -52,6 +56,20 @@ func Prepare(config cty.Value, sensitiveMark any) Prepared {
 		return v, nil
 	})
 	return p
+}
+
+// encodings returns a secret and the forms it commonly takes inside rendered objects: base64 (a
+// Secret's data, kubeconfigs) and JSON-escaped (embedded in JSON documents). A secret in any other
+// encoding is not recognised; components put secrets into Secret objects, whose data is never
+// shown.
+func encodings(s string) []string {
+	out := []string{s, base64.StdEncoding.EncodeToString([]byte(s))}
+	if b, err := json.Marshal(s); err == nil {
+		if q := string(b[1 : len(b)-1]); q != s {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // stringsIn returns every non-empty known string inside v.
@@ -111,6 +129,20 @@ func (r *Redactor) Sensitive(v any) bool {
 		}
 	}
 	return false
+}
+
+// Redact replaces every secret in a message, longest first so that a secret containing another
+// is replaced whole.
+func (r *Redactor) Redact(msg string) string {
+	if r == nil {
+		return msg
+	}
+	secrets := append([]string(nil), r.secrets...)
+	sort.SliceStable(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	for _, s := range secrets {
+		msg = strings.ReplaceAll(msg, s, "(sensitive value)")
+	}
+	return msg
 }
 
 // Unknown reports whether a value holds something known only after apply.

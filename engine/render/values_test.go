@@ -19,7 +19,9 @@ func TestPrepare(t *testing.T) {
 		"nested":   cty.ObjectVal(map[string]cty.Value{"port": cty.NumberIntVal(80)}),
 	})
 	p := Prepare(cfg, testMark{})
-	assert.Equal(t, []string{"hunter22", "t1", "t2"}, p.Secrets)
+	assert.Equal(t, []string{"aHVudGVyMjI=", "dDE=", "dDI=", "hunter22", "t1", "t2"}, p.Secrets, "secrets and their base64 forms")
+	quoted := Prepare(cty.ObjectVal(map[string]cty.Value{"p": cty.StringVal(`a"b`).Mark(testMark{})}), testMark{})
+	assert.Contains(t, quoted.Secrets, `a\"b`, "the JSON-escaped form")
 	assert.Empty(t, p.Deferred)
 	assert.False(t, p.Config.ContainsMarked())
 	assert.Equal(t, UnknownString, p.Config.GetAttr("address").AsString())
