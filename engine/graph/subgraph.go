@@ -36,6 +36,12 @@ func (g *Graph) Subgraph(targets ...config.InstanceAddress) (*Graph, error) {
 		slices.Sort(unknown)
 		return nil, fmt.Errorf("subgraph: unknown instances %s", strings.Join(unknown, ", "))
 	}
+	return g.Filter(keep), nil
+}
+
+// Filter returns the graph of the instances in keep and the edges between them; destroy with a
+// target keeps the target and its dependents.
+func (g *Graph) Filter(keep map[config.InstanceAddress]bool) *Graph {
 	blocks := map[config.Address][]config.InstanceAddress{}
 	for b, insts := range g.blocks {
 		for _, i := range insts {
@@ -50,15 +56,13 @@ func (g *Graph) Subgraph(targets ...config.InstanceAddress) (*Graph, error) {
 			edges = append(edges, es...)
 		}
 	}
-	sub, diags := newGraph(blocks, edges)
-	if diags.HasErrors() {
-		return nil, fmt.Errorf("subgraph: %w", diags) // a subgraph of a DAG is a DAG
-	}
+	// A subgraph of a DAG is a DAG: newGraph cannot report a cycle here.
+	sub, _ := newGraph(blocks, edges)
 	sub.instances = map[config.InstanceAddress]*config.Instance{}
 	for a := range keep {
 		if inst, ok := g.instances[a]; ok {
 			sub.instances[a] = inst
 		}
 	}
-	return sub, nil
+	return sub
 }

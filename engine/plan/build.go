@@ -52,9 +52,12 @@ type Options struct {
 	PreviousKinds map[string][]schema.GroupKind
 	// Destroy plans the deletion of everything the landscape owns.
 	Destroy bool
-	// Targets limits the plan to these addresses (Order is already limited to them and their
-	// dependencies); deletions are planned only for objects of these components.
+	// Targets are the --target addresses as given, for the plan's record.
 	Targets []string
+	// TargetAddrs are the instances the targets resolved to (Order is already limited to them
+	// and their dependencies, or dependents for destroy); deletions are planned only for objects
+	// of the instances in Order.
+	TargetAddrs []config.InstanceAddress
 	// Parallelism bounds concurrent API requests per cluster (default 10).
 	Parallelism int
 	// DryRun, when set, checks every object whose local diff is not empty with a real dry-run.
@@ -177,8 +180,9 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		c.Objects = append(c.Objects, objs...)
 	}
 	sort.Strings(removed)
-	// Removed components are deleted after everything else is applied; list them last, in
-	// reverse address order so that their own dependents come first.
+	// Removed components are deleted after everything else is applied; they are listed last,
+	// in reverse address order. (Their edges are gone with their blocks; apply deletes their
+	// objects in reverse kind order.)
 	for i := len(removed) - 1; i >= 0; i-- {
 		res.Plan.Components = append(res.Plan.Components, components[removed[i]])
 	}
@@ -201,15 +205,11 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 	cl := opts.Clusters[name]
 	var warnings []string
 	defer func() { res.Plan.Warnings = append(res.Plan.Warnings, warnings...) }()
-	resources, err := cl.Resources(ctx)
+	pending := pendingKinds(desired)
+	served, err := servedKinds(ctx, cl, desired, pending)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", name, err)
 	}
-	served := map[schema.GroupKind]observe.Resource{}
-	for _, r := range resources {
-		served[r.GroupKind()] = r
-	}
-	pending := pendingKinds(desired)
 
 	kinds := map[schema.GroupKind]bool{}
 	var refs []object.Ref
@@ -284,7 +284,8 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 	out := make([]change, len(desired))
 	errs := make([]error, len(desired))
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
+	// Diffs are mostly CPU; the reads and dry-runs some of them make are bounded like LISTs.
+	sem := make(chan struct{}, opts.Parallelism)
 	for i, d := range desired {
 		wg.Add(1)
 		sem <- struct{}{}
@@ -301,7 +302,13 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		}
 	}
 
-	targets := targetSet(opts.Targets)
+	var inOrder map[string]bool
+	if len(opts.TargetAddrs) > 0 {
+		inOrder = map[string]bool{}
+		for _, a := range opts.Order {
+			inOrder[string(a)] = true
+		}
+	}
 	for _, ref := range obs.Inventory {
 		if _, wanted := byRef[ref]; wanted {
 			continue
@@ -321,7 +328,7 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		if rd := opts.Rendered[config.InstanceAddress(comp)]; rd != nil && len(rd.Deferred) > 0 && !opts.Destroy {
 			continue // what a deferred component renders is known only during apply
 		}
-		if len(targets) > 0 && !targets.match(comp) {
+		if inOrder != nil && !inOrder[comp] {
 			continue
 		}
 		reason := ReasonRemovedFromLandscape
@@ -334,6 +341,41 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		}})
 	}
 	return out, nil
+}
+
+// servedKinds reads discovery. Discovery may come from a cache; when it lacks a kind the
+// landscape writes and does not define itself, it is read again once before the kind is
+// declared unserved (a CRD installed minutes ago must not fail the plan).
+func servedKinds(ctx context.Context, cl observe.Cluster, desired []*Desired, pending map[schema.GroupKind]observe.Resource) (map[schema.GroupKind]observe.Resource, error) {
+	for attempt := 0; ; attempt++ {
+		resources, err := cl.Resources(ctx)
+		if err != nil {
+			return nil, err
+		}
+		served := map[schema.GroupKind]observe.Resource{}
+		for _, r := range resources {
+			if _, seen := served[r.GroupKind()]; !seen {
+				served[r.GroupKind()] = r
+			}
+		}
+		missing := false
+		for _, d := range desired {
+			gk := d.Object.GroupVersionKind().GroupKind()
+			if _, ok := served[gk]; !ok {
+				if _, ok := pending[gk]; !ok {
+					missing = true
+					break
+				}
+			}
+		}
+		refresher, canRefresh := cl.(observe.DiscoveryRefresher)
+		if !missing || !canRefresh || attempt > 0 {
+			return served, nil
+		}
+		if err := refresher.RefreshDiscovery(ctx); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // planObject plans one desired object against its live state.
@@ -457,19 +499,6 @@ func pendingKinds(desired []*Desired) map[schema.GroupKind]observe.Resource {
 		}
 	}
 	return out
-}
-
-// targetSet matches component addresses against --target addresses: an address names itself,
-// a block address names all its instances.
-type targetSet []string
-
-func (t targetSet) match(addr string) bool {
-	for _, target := range t {
-		if addr == target || strings.HasPrefix(addr, target+"[") {
-			return true
-		}
-	}
-	return false
 }
 
 // typeOfAddress derives the type of a removed component from its address.

@@ -290,6 +290,7 @@ func TestBuildDestroyTargetsAndDeferred(t *testing.T) {
 		only := map[config.InstanceAddress]*Rendered{"component.manifests.a": {Address: "component.manifests.a", Type: "manifests"}}
 		res := buildPlan(t, c, only, func(o *Options) {
 			o.Targets = []string{"component.manifests.a"}
+			o.TargetAddrs = []config.InstanceAddress{"component.manifests.a"}
 			o.PreviousKinds = map[string][]schema.GroupKind{"runtime": {{Kind: "ConfigMap"}}}
 		})
 		assert.Equal(t, map[string]string{"component.manifests.a ConfigMap apps/a1": "delete removed_from_landscape"}, actions(res.Plan))
@@ -414,4 +415,37 @@ func TestBuildReadsObjectsInTheLandscapesVersion(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, c.gets, "one GET for the object written in another version")
 	assert.Equal(t, "apps/v1beta2", res.Plan.Components[0].Objects[0].APIVersion)
+}
+
+// staleCluster serves Etcd only after its discovery is refreshed, like a disk cache written
+// before the CRD was installed.
+type staleCluster struct {
+	fakeCluster
+	refreshed bool
+}
+
+func (s *staleCluster) Resources(ctx context.Context) ([]observe.Resource, error) {
+	res, _ := s.fakeCluster.Resources(ctx)
+	if s.refreshed {
+		res = append(res, observe.Resource{GroupVersionKind: schema.GroupVersionKind{Group: "druid.gardener.cloud", Version: "v1alpha1", Kind: "Etcd"}, Resource: "etcds", Namespaced: true, Verbs: []string{"get", "list"}})
+	}
+	return res, nil
+}
+
+func (s *staleCluster) RefreshDiscovery(context.Context) error { s.refreshed = true; return nil }
+
+func TestBuildRefreshesStaleDiscovery(t *testing.T) {
+	etcd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "druid.gardener.cloud/v1alpha1", "kind": "Etcd", "metadata": map[string]any{"name": "etcd-main"},
+	}}
+	c := &staleCluster{}
+	res, err := Build(context.Background(), Options{
+		Landscape: "test", Order: []config.InstanceAddress{"component.manifests.a"},
+		Rendered: map[config.InstanceAddress]*Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(etcd)}},
+		Clusters: map[string]observe.Cluster{"runtime": c},
+		Differs:  func(string) (Differ, error) { return fakeDiffer{}, nil },
+	})
+	require.NoError(t, err)
+	assert.True(t, c.refreshed)
+	assert.Equal(t, map[string]string{"component.manifests.a Etcd.druid.gardener.cloud apps/etcd-main": "create missing"}, actions(res.Plan))
 }

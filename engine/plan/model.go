@@ -1,5 +1,6 @@
 // Package plan computes what applying a landscape would do: it renders every component, reads
-// the live clusters at a cost of one LIST per kind, diffs each object locally with server-side
+// the live clusters at a cost of one LIST per kind (GETs only for objects to adopt), diffs each
+// object locally with server-side
 // apply semantics and records the result as data. Views (engine/views) print it; apply executes
 // it. Every value in a plan is already redacted: no secret reaches a view, a JSON document or a
 // saved plan's reviewed part.

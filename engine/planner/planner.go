@@ -57,6 +57,8 @@ type Outcome struct {
 	Load     *config.Result
 	Graph    *graph.Graph
 	Rendered map[config.InstanceAddress]*plan.Rendered
+	// Targets are the instances --target resolved to.
+	Targets []config.InstanceAddress
 	// Clusters are the connected clusters by cluster block name.
 	Clusters map[string]observe.Cluster
 	Result   *plan.Result
@@ -92,20 +94,24 @@ func Prepare(opts Options) (*Outcome, hcl.Diagnostics) {
 		return out, diags
 	}
 	if len(opts.Targets) > 0 {
-		var targets []config.InstanceAddress
 		for _, t := range opts.Targets {
 			addrs, td := g.ResolveTarget(t)
 			diags = append(diags, td...)
-			targets = append(targets, addrs...)
+			out.Targets = append(out.Targets, addrs...)
 		}
 		if diags.HasErrors() {
 			return out, diags
 		}
-		sub, err := g.Subgraph(targets...)
-		if err != nil {
-			return out, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid target", Detail: err.Error()})
+		if opts.Destroy {
+			// Destroying a component destroys what depends on it first, as in Terraform.
+			out.Graph = g.Filter(closure(out.Targets, g.Dependents))
+		} else {
+			sub, err := g.Subgraph(out.Targets...)
+			if err != nil {
+				return out, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Invalid target", Detail: err.Error()})
+			}
+			out.Graph = sub
 		}
-		out.Graph = sub
 	}
 	return out, diags
 }
@@ -173,6 +179,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		Clusters:    out.Clusters,
 		Destroy:     opts.Destroy,
 		Targets:     opts.Targets,
+		TargetAddrs: out.Targets,
 		Parallelism: opts.Parallelism,
 		DryRun:      dryRun,
 		Outputs:     outputValues(ev, l),
@@ -188,15 +195,31 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 // clusterScoped are the built-in kinds without a namespace. Before discovery, they are the only
 // kinds the graph treats as cluster-scoped; any other object without a namespace is placed in
 // its component's default namespace, so that it is ordered after the component creating that
-// namespace. Over-approximating costs at most an extra edge, never a missing one.
+// namespace. Over-approximating costs an extra edge (which could, rarely, close a cycle that is
+// then reported), never a missing one.
 var clusterScoped = map[string]bool{
-	"/Namespace": true, "/Node": true, "/PersistentVolume": true,
+	"/Namespace": true, "/Node": true, "/PersistentVolume": true, "/ComponentStatus": true,
 	"rbac.authorization.k8s.io/ClusterRole": true, "rbac.authorization.k8s.io/ClusterRoleBinding": true,
 	"apiextensions.k8s.io/CustomResourceDefinition": true, "apiregistration.k8s.io/APIService": true,
-	"storage.k8s.io/StorageClass": true, "storage.k8s.io/CSIDriver": true, "scheduling.k8s.io/PriorityClass": true,
-	"admissionregistration.k8s.io/MutatingWebhookConfiguration":   true,
-	"admissionregistration.k8s.io/ValidatingWebhookConfiguration": true,
-	"networking.k8s.io/IngressClass":                              true, "node.k8s.io/RuntimeClass": true,
+	"storage.k8s.io/StorageClass": true, "storage.k8s.io/CSIDriver": true, "storage.k8s.io/CSINode": true,
+	"storage.k8s.io/VolumeAttachment": true, "storage.k8s.io/VolumeAttributesClass": true,
+	"scheduling.k8s.io/PriorityClass": true, "node.k8s.io/RuntimeClass": true,
+	"networking.k8s.io/IngressClass": true, "networking.k8s.io/IPAddress": true, "networking.k8s.io/ServiceCIDR": true,
+	"certificates.k8s.io/CertificateSigningRequest": true,
+	"flowcontrol.apiserver.k8s.io/FlowSchema":       true, "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": true,
+	"admissionregistration.k8s.io/MutatingWebhookConfiguration":     true,
+	"admissionregistration.k8s.io/ValidatingWebhookConfiguration":   true,
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicy":        true,
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": true,
+	"admissionregistration.k8s.io/MutatingAdmissionPolicy":          true,
+	"admissionregistration.k8s.io/MutatingAdmissionPolicyBinding":   true,
+	// Gardener's cluster-scoped kinds (the virtual garden's API and the seeds' extensions).
+	"core.gardener.cloud/Seed": true, "core.gardener.cloud/CloudProfile": true, "core.gardener.cloud/Project": true,
+	"core.gardener.cloud/ControllerRegistration": true, "core.gardener.cloud/ControllerDeployment": true,
+	"core.gardener.cloud/ControllerInstallation": true, "core.gardener.cloud/BackupBucket": true,
+	"core.gardener.cloud/ExposureClass": true,
+	"operator.gardener.cloud/Garden":    true, "operator.gardener.cloud/Extension": true,
+	"extensions.gardener.cloud/Cluster": true, "extensions.gardener.cloud/BackupBucket": true, "extensions.gardener.cloud/BackupEntry": true,
 }
 
 // withDefaultNamespace returns the object as the graph sees it: with its default namespace
@@ -209,6 +232,22 @@ func withDefaultNamespace(o render.Object) *unstructured.Unstructured {
 	c := o.Object.DeepCopy()
 	c.SetNamespace(o.DefaultNamespace)
 	return c
+}
+
+// closure is the set of start and everything next reaches from it, transitively.
+func closure(start []config.InstanceAddress, next func(config.InstanceAddress) []config.InstanceAddress) map[config.InstanceAddress]bool {
+	seen := map[config.InstanceAddress]bool{}
+	queue := append([]config.InstanceAddress(nil), start...)
+	for len(queue) > 0 {
+		a := queue[0]
+		queue = queue[1:]
+		if seen[a] {
+			continue
+		}
+		seen[a] = true
+		queue = append(queue, next(a)...)
+	}
+	return seen
 }
 
 // accessOf reads a cluster block's value; a relative kubeconfig path is relative to the

@@ -53,3 +53,19 @@ component "manifests" "file_later" {
 	assert.Len(t, addons.Objects, 2)
 	assert.True(t, out.Rendered[config.InstanceAddress("garden.local")].NoRenderer)
 }
+
+func TestDestroyTargetIncludesDependents(t *testing.T) {
+	dir := localWith(t, "extra.hcl", "")
+	for _, tt := range []struct {
+		destroy bool
+		want    []config.InstanceAddress
+	}{
+		{false, []config.InstanceAddress{"garden.local", "seed.local", `shoot.local["dev"]`}},
+		{true, []config.InstanceAddress{`shoot.local["dev"]`, "component.manifests.local_addons"}},
+	} {
+		out, diags := Prepare(Options{Dir: dir, Schemas: schemas.Registry(), Renderers: render.Registry{"manifests": manifests.Render},
+			Targets: []string{`shoot.local["dev"]`}, Destroy: tt.destroy})
+		require.False(t, diags.HasErrors(), diags.Error())
+		assert.Equal(t, tt.want, out.Graph.Order(), "destroy %v", tt.destroy)
+	}
+}

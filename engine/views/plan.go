@@ -9,6 +9,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
@@ -164,6 +165,7 @@ func reasonText(o *plan.ObjectChange) string {
 }
 
 func printChange(p *printer, c plan.FieldChange, creating bool) {
+	c.Path = printable(c.Path)
 	switch {
 	case creating:
 		p.printf("      %s %s = %s\n", p.paint(green, "+"), c.Path, value(c, c.After, c.HasAfter, true))
@@ -174,6 +176,23 @@ func printChange(p *printer, c plan.FieldChange, creating bool) {
 	default:
 		p.printf("      %s %s: %s -> %s\n", p.paint(yellow, "~"), c.Path, value(c, c.Before, c.HasBefore, false), value(c, c.After, c.HasAfter, true))
 	}
+}
+
+// printable escapes control characters (map keys of custom resources can hold anything), so
+// that a plan cannot move the cursor or recolour a terminal.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
 }
 
 // value formats one side of a change as compact JSON.

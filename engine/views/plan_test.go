@@ -86,6 +86,15 @@ func TestPlanHuman(t *testing.T) {
 	assert.Equal(t, "No changes. The landscape matches the live clusters.\n", buf.String())
 }
 
+func TestPlanEscapesControlCharacters(t *testing.T) {
+	p := samplePlan()
+	p.Components[0].Objects[1].Changes[0].Path = ".data[evil\x1b[2J]"
+	var buf bytes.Buffer
+	require.NoError(t, Plan(&buf, p, PlanOptions{}))
+	assert.NotContains(t, buf.String(), "\x1b")
+	assert.Contains(t, buf.String(), `.data[evil\u001b[2J]`)
+}
+
 func TestPlanJSON(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, PlanJSON(&buf, samplePlan()))
