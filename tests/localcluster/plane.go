@@ -258,7 +258,11 @@ func (p *Plane) startWorkloadComponents(ctx context.Context) error {
 		return err
 	}
 	if _, err := p.run(binKwok, p.kwokArgs(filepath.Join(p.binDir, kwokStagesFile),
-		"--manage-nodes-with-annotation-selector="+kwokNodeAnnotation+"=fake")); err != nil {
+		"--manage-nodes-with-annotation-selector="+kwokNodeAnnotation+"=fake",
+		// Node leases are the heartbeat kube-controller-manager watches. Without them kwok
+		// only patches node status about once a minute, longer than the node monitor's grace
+		// period: the node flaps NotReady and its pods lose their Ready condition for good.
+		"--node-lease-duration-seconds=40")); err != nil {
 		return err
 	}
 	if err := p.registerNodes(ctx); err != nil {
