@@ -123,7 +123,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 			return err
 		}
 		if f.out != "" {
-			fmt.Fprintf(cmd.OutOrStdout(), "\nSaved the plan to %s. Print it again with: gardener show %s\n", f.out, f.out)
+			fmt.Fprintf(cmd.OutOrStdout(), "\nSaved the plan to %s. Apply exactly this plan with: gardener apply %s\n", f.out, f.out)
 		}
 	}
 	if f.detailedExitCode && pl.HasChanges() {

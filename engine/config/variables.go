@@ -41,7 +41,10 @@ type Inputs struct {
 type InputSources struct {
 	Environ  []string
 	VarFiles []string
-	Vars     []string
+	// Values are typed values, such as a saved plan's; they override files and the
+	// environment, and --var overrides them.
+	Values map[string]cty.Value
+	Vars   []string
 }
 
 // CollectInputs gathers input values from their sources. Values for variables the landscape does
@@ -67,6 +70,11 @@ func CollectInputs(l *Landscape, src InputSources) (*Inputs, hcl.Diagnostics) {
 	}
 	for _, path := range src.VarFiles {
 		diags = append(diags, in.readVarFile(l, path)...)
+	}
+	for _, name := range sortedKeys(src.Values) {
+		if _, declared := l.Variables[name]; declared {
+			in.values[name] = InputValue{Expr: hcl.StaticExpr(src.Values[name], hcl.Range{Filename: "<saved plan>"}), Source: "saved plan"}
+		}
 	}
 	for _, flag := range src.Vars {
 		name, value, ok := strings.Cut(flag, "=")

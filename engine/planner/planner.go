@@ -294,6 +294,26 @@ func outputValues(ev *config.Evaluated, l *config.Landscape) map[string]plan.Out
 	return out
 }
 
+// SavedInputs decodes a saved plan's variable values (sensitive ones are not among them).
+func SavedInputs(f *plan.File) (map[string]cty.Value, error) {
+	out := map[string]cty.Value{}
+	for name, v := range f.Variables {
+		if v.Sensitive || len(v.Type) == 0 {
+			continue
+		}
+		ty, err := ctyjson.UnmarshalType(v.Type)
+		if err != nil {
+			return nil, fmt.Errorf("saved variable %s: %w", name, err)
+		}
+		val, err := ctyjson.Unmarshal(v.Value, ty)
+		if err != nil {
+			return nil, fmt.Errorf("saved variable %s: %w", name, err)
+		}
+		out[name] = val
+	}
+	return out, nil
+}
+
 // SavedVariables are the input variables as a saved plan keeps them: sensitive ones without
 // their value.
 func SavedVariables(ev *config.Evaluated, l *config.Landscape) (map[string]plan.Variable, error) {

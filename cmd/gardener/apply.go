@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/declarative-gardener/gardener/engine/apply"
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/engine/views"
+)
+
+// applyFlags are the flags of apply and destroy.
+type applyFlags struct {
+	inputs         inputFlags
+	autoApprove    bool
+	parallelism    int
+	timeout        time.Duration
+	forceConflicts bool
+	allowDestroy   []string
+	targets        []string
+}
+
+func (f *applyFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	f.inputs.register(cmd)
+	fl.BoolVar(&f.autoApprove, "auto-approve", false, "do not ask for confirmation")
+	fl.IntVar(&f.parallelism, "parallelism", 10, "components applied at the same time, and concurrent requests per cluster")
+	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "how long each component may take to become ready")
+	fl.BoolVar(&f.forceConflicts, "force-conflicts", false, "take over fields other field managers own")
+	fl.StringArrayVar(&f.allowDestroy, "allow-destroy", nil, "allow deleting or replacing protected objects of this component (address; repeatable)")
+	fl.StringArrayVar(&f.targets, "target", nil, "apply only this component and its dependencies (repeatable)")
+}
+
+func newApplyCommand(reg *schema.Registry) *cobra.Command {
+	var f applyFlags
+	cmd := &cobra.Command{
+		Use:   "apply DIR|PLANFILE",
+		Short: "Apply the landscape, or a saved plan, to its clusters",
+		Long: `Plan the landscape in DIR, show the plan, ask for "yes" (unless --auto-approve) and execute it:
+each component starts as soon as everything it depends on is applied and ready, at most
+--parallelism at a time; objects are written with server-side apply in kind order, then the
+component waits until its objects are ready. A failure stops only the components that depend on
+it. Given a PLANFILE (gardener plan --out), apply executes exactly that plan, without asking,
+after checking that no object it touches has changed since it was planned.`,
+		Example: `  gardener apply landscapes/local
+  gardener apply --auto-approve landscapes/local
+  gardener plan landscapes/local --out plan.bin && gardener apply plan.bin`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runApply(ctx, cmd, reg, args[0], f, false)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func newDestroyCommand(reg *schema.Registry) *cobra.Command {
+	var f applyFlags
+	cmd := &cobra.Command{
+		Use:   "destroy DIR",
+		Short: "Delete everything the landscape owns",
+		Long: `Plan the deletion of every object the landscape in DIR owns, show it, ask for "yes" (unless
+--auto-approve) and delete in reverse dependency order. Protected objects (Etcd, PVCs, CRDs,
+backups, control-plane namespaces, and components with lifecycle { prevent_destroy = true }) are
+deleted only with --allow-destroy ADDR.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runApply(ctx, cmd, reg, args[0], f, true)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg string, f applyFlags, destroy bool) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	fail := func(format string, args ...any) error {
+		fmt.Fprintf(stderr, "Error: "+format+"\n", args...)
+		return exitCode(1)
+	}
+	dir := arg
+	var saved *plan.File
+	if info, err := os.Stat(arg); err == nil && !info.IsDir() {
+		if destroy {
+			return fail("destroy takes a landscape directory, not a plan file")
+		}
+		if saved, err = plan.ReadFile(arg); err != nil {
+			return fail("%v", err)
+		}
+		dir = saved.Dir
+	}
+	opts := planner.Options{
+		Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: f.inputs.sources(),
+		Targets: f.targets, Destroy: destroy, Parallelism: f.parallelism,
+		Connect: planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version}),
+		Differs: planner.LocalDiffers(""),
+	}
+	if saved != nil {
+		opts.Targets, opts.Destroy = saved.Plan.Targets, saved.Plan.Destroy
+		values, err := planner.SavedInputs(saved)
+		if err != nil {
+			return fail("%v", err)
+		}
+		opts.Inputs.Values = values
+	}
+	out, diags, err := planner.Plan(ctx, opts)
+	if werr := diag.WriteText(stderr, diags, out.Load.Files, diag.TextOptions{Color: useColor(stderr)}); werr != nil {
+		return werr
+	}
+	if diags.HasErrors() {
+		return exitCode(1)
+	}
+	if err != nil {
+		return fail("%s", out.Redact(err.Error()))
+	}
+	pl := out.Result.Plan
+	if saved != nil {
+		if err := planner.CheckStale(saved, out.Result); err != nil {
+			return fail("%s", out.Redact(err.Error()))
+		}
+	} else {
+		if err := views.Plan(stdout, pl, views.PlanOptions{Color: useColor(stdout)}); err != nil {
+			return err
+		}
+	}
+	if !pl.HasChanges() {
+		return nil
+	}
+	if saved == nil && !f.autoApprove {
+		fmt.Fprint(stdout, "\nDo you want to perform these actions? Only 'yes' will be accepted.\n  Enter a value: ")
+		if !confirmed(cmd.InOrStdin()) {
+			fmt.Fprintln(stdout, "\nApply cancelled.")
+			return exitCode(1)
+		}
+	}
+	fmt.Fprintln(stdout)
+	res, err := apply.Run(ctx, out, apply.Options{
+		Parallelism: f.parallelism, ForceConflicts: f.forceConflicts, AllowDestroy: f.allowDestroy,
+		Timeout: f.timeout, Ready: readiness(out), Recorder: nil,
+		Events: func(e apply.Event) { printEvent(stdout, e, out) },
+	})
+	if err != nil {
+		return fail("%s", out.Redact(err.Error()))
+	}
+	if err := res.Err(); err != nil {
+		return fail("%s", out.Redact(err.Error()))
+	}
+	s := pl.Summary
+	verb := "Apply"
+	if destroy {
+		verb = "Destroy"
+	}
+	fmt.Fprintf(stdout, "\n%s complete! Objects: %d added, %d changed, %d replaced, %d destroyed.\n", verb, s.Add, s.Change, s.Replace, s.Destroy)
+	return nil
+}
+
+// confirmed reads one line and accepts exactly "yes", as Terraform does.
+func confirmed(in io.Reader) bool {
+	line, _ := bufio.NewReader(in).ReadString('\n')
+	return strings.TrimSpace(line) == "yes"
+}
+
+func printEvent(w io.Writer, e apply.Event, out *planner.Outcome) {
+	switch e.Status {
+	case "started":
+		fmt.Fprintf(w, "%s: applying...\n", e.Address)
+	case string(apply.Applied):
+		fmt.Fprintf(w, "%s: done after %s\n", e.Address, e.Duration.Round(100*time.Millisecond))
+	default:
+		msg := ""
+		if e.Err != nil {
+			msg = ": " + out.Redact(e.Err.Error())
+		}
+		fmt.Fprintf(w, "%s: %s%s\n", e.Address, e.Status, msg)
+	}
+}
+
+// readiness is the typed readiness wait of apply (engine/readiness).
+func readiness(out *planner.Outcome) apply.Readiness {
+	return nil
+}

@@ -1,0 +1,430 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/plan"
+)
+
+// Recorder keeps state in step with the cluster: the intent before objects are written (so an
+// interrupted apply can be resumed and nothing is orphaned) and the result after.
+type Recorder interface {
+	// Intent records the objects a component is about to write.
+	Intent(ctx context.Context, component string, objs []*plan.Desired) error
+	// Applied records a component's objects after they were written and found ready (with
+	// their UIDs where the write returned them), and the objects it deleted.
+	Applied(ctx context.Context, component string, applied []AppliedObject, deleted []plan.ObjectChange) error
+}
+
+// AppliedObject is an object of a component as the cluster stored it.
+type AppliedObject struct {
+	Cluster string
+	Object  *unstructured.Unstructured
+}
+
+// Readiness waits until objects in a cluster are ready, or fails saying what is not.
+type Readiness func(ctx context.Context, cluster string, objs []*unstructured.Unstructured, resources map[object.Ref]schema.GroupVersionResource) error
+
+// Executor applies the components of one plan.
+type Executor struct {
+	// Clients are the dynamic clients of the landscape's clusters by cluster block name.
+	Clients map[string]dynamic.Interface
+	// Desired are the plan's rendered objects.
+	Desired []*plan.Desired
+	// ForceConflicts takes over fields other field managers own.
+	ForceConflicts bool
+	// AllowDestroy holds the component addresses whose protected objects may be deleted or
+	// replaced.
+	AllowDestroy map[string]bool
+	// Protected marks component addresses with lifecycle { prevent_destroy = true }.
+	Protected map[string]bool
+	// Ready waits for readiness; nil skips waiting.
+	Ready Readiness
+	// Timeout bounds each component's readiness wait.
+	Timeout time.Duration
+	// Recorder records state; nil records nothing.
+	Recorder Recorder
+	// Retry is the backoff of transient API errors.
+	Retry wait.Backoff
+	// resources maps kinds to resources for deletions.
+	resources Resources
+}
+
+// WithResources sets how the resources of objects to delete are found.
+func (e *Executor) WithResources(r Resources) *Executor { e.resources = r; return e }
+
+// DefaultRetry retries transient API errors for about a minute: long enough to ride out an API
+// server restart.
+var DefaultRetry = wait.Backoff{Duration: 250 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 9, Cap: 15 * time.Second}
+
+type desiredKey struct {
+	cluster string
+	ref     object.Ref
+}
+
+// Apply is the Worker of one component.
+func (e *Executor) Apply(ctx context.Context, c *plan.Component) error {
+	desired := map[desiredKey]*plan.Desired{}
+	for _, d := range e.Desired {
+		if string(d.Component) == c.Address {
+			desired[desiredKey{d.Cluster, object.RefOf(d.Object)}] = d
+		}
+	}
+	var writes, deletes []*plan.ObjectChange
+	var all []*plan.Desired
+	for _, o := range c.Objects {
+		d := desired[desiredKey{o.Cluster, o.Ref}]
+		switch o.Action {
+		case plan.Delete:
+			deletes = append(deletes, o)
+			continue
+		case plan.Create, plan.Update, plan.Replace:
+			writes = append(writes, o)
+		}
+		if d != nil {
+			all = append(all, d)
+		}
+	}
+	if err := e.checkProtection(c, writes, deletes); err != nil {
+		return err
+	}
+	if e.Recorder != nil && len(all) > 0 {
+		if err := e.Recorder.Intent(ctx, c.Address, all); err != nil {
+			return fmt.Errorf("record intent: %w", err)
+		}
+	}
+	applied := map[desiredKey]*unstructured.Unstructured{}
+	sort.SliceStable(writes, func(i, j int) bool { return rank(writes[i]) < rank(writes[j]) })
+	for i, o := range writes {
+		d := desired[desiredKey{o.Cluster, o.Ref}]
+		if d == nil {
+			return fmt.Errorf("%s: the plan has no object to write", o.Ref)
+		}
+		if o.Action == plan.Replace {
+			if err := e.deleteAndWait(ctx, d); err != nil {
+				return err
+			}
+		}
+		live, err := e.write(ctx, d)
+		if err != nil {
+			return err
+		}
+		applied[desiredKey{o.Cluster, o.Ref}] = live
+		// Custom resources of a CRD written here wait until it is established.
+		if isCRD(o.Ref) && (i+1 == len(writes) || !isCRD(writes[i+1].Ref)) && e.Ready != nil {
+			if err := e.waitReady(ctx, crdsOf(writes[:i+1], desired)); err != nil {
+				return err
+			}
+		}
+	}
+	if e.Ready != nil {
+		if err := e.waitReady(ctx, all); err != nil {
+			return err
+		}
+	}
+	sort.SliceStable(deletes, func(i, j int) bool { return rank(deletes[i]) > rank(deletes[j]) })
+	var deleted []plan.ObjectChange
+	for _, o := range deletes {
+		if err := e.delete(ctx, o); err != nil {
+			return err
+		}
+		deleted = append(deleted, *o)
+	}
+	if e.Recorder != nil {
+		var objs []AppliedObject
+		for _, d := range all {
+			u := applied[desiredKey{d.Cluster, object.RefOf(d.Object)}]
+			if u == nil {
+				u = d.Object // unchanged: the plan's object
+			}
+			objs = append(objs, AppliedObject{Cluster: d.Cluster, Object: u})
+		}
+		if err := e.Recorder.Applied(ctx, c.Address, objs, deleted); err != nil {
+			return fmt.Errorf("record state: %w", err)
+		}
+	}
+	return nil
+}
+
+func rank(o *plan.ObjectChange) int { return object.ApplyRank(o.Ref.GroupKind()) }
+
+func isCRD(r object.Ref) bool {
+	return r.Group == "apiextensions.k8s.io" && r.Kind == "CustomResourceDefinition"
+}
+
+func crdsOf(writes []*plan.ObjectChange, desired map[desiredKey]*plan.Desired) []*plan.Desired {
+	var out []*plan.Desired
+	for _, o := range writes {
+		if isCRD(o.Ref) {
+			if d := desired[desiredKey{o.Cluster, o.Ref}]; d != nil {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// protectedKinds are deleted or replaced only with --allow-destroy: losing them loses data or
+// whole control planes (design section 5).
+var protectedKinds = map[schema.GroupKind]bool{
+	{Group: "druid.gardener.cloud", Kind: "Etcd"}:                     true,
+	{Kind: "PersistentVolumeClaim"}:                                   true,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: true,
+	{Group: "core.gardener.cloud", Kind: "BackupBucket"}:              true,
+	{Group: "core.gardener.cloud", Kind: "BackupEntry"}:               true,
+	{Group: "extensions.gardener.cloud", Kind: "BackupBucket"}:        true,
+	{Group: "extensions.gardener.cloud", Kind: "BackupEntry"}:         true,
+}
+
+// Protected reports whether deleting or replacing an object needs --allow-destroy: a protected
+// kind, or a control-plane namespace (shoot--*, garden).
+func Protected(r object.Ref) bool {
+	if protectedKinds[r.GroupKind()] {
+		return true
+	}
+	return r.Group == "" && r.Kind == "Namespace" && (strings.HasPrefix(r.Name, "shoot--") || r.Name == "garden")
+}
+
+func (e *Executor) checkProtection(c *plan.Component, writes, deletes []*plan.ObjectChange) error {
+	if e.AllowDestroy[c.Address] {
+		return nil
+	}
+	var refused []string
+	for _, o := range append(append([]*plan.ObjectChange(nil), writes...), deletes...) {
+		if o.Action != plan.Delete && o.Action != plan.Replace {
+			continue
+		}
+		if Protected(o.Ref) || e.Protected[c.Address] {
+			refused = append(refused, fmt.Sprintf("%s (%s)", o.Ref, o.Action))
+		}
+	}
+	if len(refused) == 0 {
+		return nil
+	}
+	return fmt.Errorf("refusing to delete or replace protected objects without --allow-destroy %s: %s", c.Address, strings.Join(refused, ", "))
+}
+
+// write server-side applies one object as the engine's field manager.
+func (e *Executor) write(ctx context.Context, d *plan.Desired) (*unstructured.Unstructured, error) {
+	client, err := e.client(d.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	gvr := d.Resource.GVR()
+	gvr.Version = d.Object.GroupVersionKind().Version
+	ref := object.RefOf(d.Object)
+	var out *unstructured.Unstructured
+	err = e.retry(ctx, func() error {
+		var err error
+		out, err = client.Resource(gvr).Namespace(d.Object.GetNamespace()).Apply(ctx, d.Object.GetName(), d.Object,
+			metav1.ApplyOptions{FieldManager: inventory.FieldManager, Force: e.ForceConflicts})
+		return err
+	})
+	if apierrors.IsConflict(err) {
+		return nil, fmt.Errorf("%s in cluster %s: fields owned by other managers (apply with --force-conflicts to take them over): %w", ref, d.Cluster, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s in cluster %s: apply: %w", ref, d.Cluster, err)
+	}
+	return out, nil
+}
+
+// deleteAndWait deletes an object to be replaced and waits until it is gone, so that its
+// replacement is a new object.
+func (e *Executor) deleteAndWait(ctx context.Context, d *plan.Desired) error {
+	client, err := e.client(d.Cluster)
+	if err != nil {
+		return err
+	}
+	gvr := d.Resource.GVR()
+	ri := client.Resource(gvr).Namespace(d.Object.GetNamespace())
+	ref := object.RefOf(d.Object)
+	fg := metav1.DeletePropagationForeground
+	err = e.retry(ctx, func() error { return ri.Delete(ctx, d.Object.GetName(), metav1.DeleteOptions{PropagationPolicy: &fg}) })
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("%s in cluster %s: delete for replacement: %w", ref, d.Cluster, err)
+	}
+	timeout := e.Timeout
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		_, err := ri.Get(ctx, d.Object.GetName(), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s in cluster %s: still there after deleting it for replacement: %w", ref, d.Cluster, err)
+	}
+	return nil
+}
+
+// confirmDeletion lists the kinds Gardener deletes only after the confirmation annotation is set.
+var confirmDeletion = map[schema.GroupKind]bool{
+	{Group: "core.gardener.cloud", Kind: "Shoot"}:                 true,
+	{Group: "core.gardener.cloud", Kind: "Project"}:               true,
+	{Group: "seedmanagement.gardener.cloud", Kind: "ManagedSeed"}: true,
+	{Group: "operator.gardener.cloud", Kind: "Garden"}:            true,
+}
+
+// ConfirmationAnnotation is the annotation Gardener requires before it deletes guarded objects.
+const ConfirmationAnnotation = "confirmation.gardener.cloud/deletion"
+
+// delete deletes an object of the plan, confirming the deletion first where Gardener asks for it.
+func (e *Executor) delete(ctx context.Context, o *plan.ObjectChange) error {
+	client, err := e.client(o.Cluster)
+	if err != nil {
+		return err
+	}
+	gv, err := schema.ParseGroupVersion(o.APIVersion)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.Ref, err)
+	}
+	gvr, err := e.resourceOf(o, gv)
+	if err != nil {
+		return err
+	}
+	ri := client.Resource(gvr).Namespace(o.Ref.Namespace)
+	if confirmDeletion[o.Ref.GroupKind()] {
+		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"true"}}}`, ConfirmationAnnotation)
+		err := e.retry(ctx, func() error {
+			_, err := ri.Patch(ctx, o.Ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: inventory.FieldManager})
+			return err
+		})
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("%s in cluster %s: confirm deletion: %w", o.Ref, o.Cluster, err)
+		}
+	}
+	bg := metav1.DeletePropagationBackground
+	opts := metav1.DeleteOptions{PropagationPolicy: &bg}
+	if o.ResourceVersion != "" {
+		// Delete exactly what the plan saw; a changed object is reported, not deleted.
+		opts.Preconditions = &metav1.Preconditions{ResourceVersion: &o.ResourceVersion}
+	}
+	err = e.retry(ctx, func() error { return ri.Delete(ctx, o.Ref.Name, opts) })
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s in cluster %s: delete: %w", o.Ref, o.Cluster, err)
+	}
+	return nil
+}
+
+// Resources maps the kinds of objects to delete to their resources (from the plan's observation).
+type Resources func(cluster string, gk schema.GroupKind) (schema.GroupVersionResource, bool)
+
+func (e *Executor) resourceOf(o *plan.ObjectChange, gv schema.GroupVersion) (schema.GroupVersionResource, error) {
+	if e.resources != nil {
+		if gvr, ok := e.resources(o.Cluster, o.Ref.GroupKind()); ok {
+			gvr.Version = gv.Version
+			return gvr, nil
+		}
+	}
+	return schema.GroupVersionResource{}, fmt.Errorf("%s in cluster %s: no resource known for kind %s", o.Ref, o.Cluster, object.GroupKindString(o.Ref.GroupKind()))
+}
+
+func (e *Executor) client(cluster string) (dynamic.Interface, error) {
+	c, ok := e.Clients[cluster]
+	if !ok {
+		return nil, fmt.Errorf("no client for cluster %s", cluster)
+	}
+	return c, nil
+}
+
+func (e *Executor) waitReady(ctx context.Context, objs []*plan.Desired) error {
+	if len(objs) == 0 {
+		return nil
+	}
+	timeout := e.Timeout
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	byCluster := map[string][]*unstructured.Unstructured{}
+	resources := map[string]map[object.Ref]schema.GroupVersionResource{}
+	for _, d := range objs {
+		byCluster[d.Cluster] = append(byCluster[d.Cluster], d.Object)
+		if resources[d.Cluster] == nil {
+			resources[d.Cluster] = map[object.Ref]schema.GroupVersionResource{}
+		}
+		gvr := d.Resource.GVR()
+		gvr.Version = d.Object.GroupVersionKind().Version
+		resources[d.Cluster][object.RefOf(d.Object)] = gvr
+	}
+	for _, name := range sortedClusters(byCluster) {
+		if err := e.Ready(ctx, name, byCluster[name], resources[name]); err != nil {
+			return fmt.Errorf("not ready after %s: %w", timeout, err)
+		}
+	}
+	return nil
+}
+
+func sortedClusters(m map[string][]*unstructured.Unstructured) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// retry runs fn until it succeeds, fails with a non-transient error, or the backoff ends.
+func (e *Executor) retry(ctx context.Context, fn func() error) error {
+	b := e.Retry
+	if b.Steps == 0 {
+		b = DefaultRetry
+	}
+	var last error
+	err := wait.ExponentialBackoffWithContext(ctx, b, func(context.Context) (bool, error) {
+		last = fn()
+		if last == nil {
+			return true, nil
+		}
+		if Transient(last) {
+			return false, nil
+		}
+		return false, last
+	})
+	if wait.Interrupted(err) && last != nil {
+		return last
+	}
+	return err
+}
+
+// Transient reports errors worth retrying: throttling, server errors, timeouts, and a server
+// that cannot be reached (restarting).
+func Transient(err error) bool {
+	switch {
+	case apierrors.IsTooManyRequests(err), apierrors.IsServerTimeout(err), apierrors.IsTimeout(err),
+		apierrors.IsServiceUnavailable(err), apierrors.IsInternalError(err):
+		return true
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false
+	}
+	msg := err.Error()
+	for _, s := range []string{"connection refused", "connection reset", "EOF", "i/o timeout", "TLS handshake timeout", "http2: client connection lost", "no route to host"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}

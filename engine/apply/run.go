@@ -1,0 +1,129 @@
+package apply
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Options configure Run.
+type Options struct {
+	Parallelism    int
+	ForceConflicts bool
+	// AllowDestroy are addresses (instances, or blocks for all their instances) whose protected
+	// objects may be deleted or replaced.
+	AllowDestroy []string
+	// Timeout bounds each component's readiness wait.
+	Timeout  time.Duration
+	Ready    Readiness
+	Recorder Recorder
+	Events   func(Event)
+}
+
+// dynamicClient is what a connected cluster offers apply.
+type dynamicClient interface{ Dynamic() dynamic.Interface }
+
+// Run executes a computed plan: components in graph order (reverse order for a destroy plan),
+// each once its dependencies are done.
+func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, error) {
+	pl := out.Result.Plan
+	clients := map[string]dynamic.Interface{}
+	for name, c := range out.Clusters {
+		dc, ok := c.(dynamicClient)
+		if !ok {
+			return nil, fmt.Errorf("cluster %s cannot be written to (a snapshot?)", name)
+		}
+		clients[name] = dc.Dynamic()
+	}
+	for _, c := range pl.Components {
+		if c.Action == plan.Read {
+			return nil, fmt.Errorf("%s depends on values known only after apply (%s); rendering during apply is not supported yet: apply its dependencies first with --target", c.Address, c.Note)
+		}
+		for _, o := range c.Objects {
+			if o.Action != plan.NoOp && o.Action != plan.Delete {
+				for _, ch := range o.Changes {
+					if ch.Unknown {
+						return nil, fmt.Errorf("%s: %s of %s is known only after apply and no component provides it yet", c.Address, ch.Path, o.Ref)
+					}
+				}
+			}
+		}
+	}
+	for _, d := range out.Result.Desired {
+		if render.Unknown(d.Object.Object) {
+			return nil, fmt.Errorf("%s: %s holds a value known only after apply and no component provides it yet", d.Component, d.Object.GetName())
+		}
+	}
+	e := &Executor{
+		Clients: clients, Desired: out.Result.Desired, ForceConflicts: opts.ForceConflicts,
+		AllowDestroy: allowed(out, opts.AllowDestroy), Protected: preventDestroy(out),
+		Ready: opts.Ready, Timeout: opts.Timeout, Recorder: opts.Recorder,
+	}
+	e.WithResources(func(cluster string, gk schema.GroupKind) (schema.GroupVersionResource, bool) {
+		obs := out.Result.Observed[cluster]
+		if obs == nil {
+			return schema.GroupVersionResource{}, false
+		}
+		r, ok := obs.Resources[gk]
+		return r.GVR(), ok
+	})
+	deps := map[string][]string{}
+	for _, c := range pl.Components {
+		addr := config.InstanceAddress(c.Address)
+		if out.Graph == nil || !out.Graph.Has(addr) {
+			continue
+		}
+		next := out.Graph.Dependencies(addr)
+		if pl.Destroy {
+			next = out.Graph.Dependents(addr) // dependents go first
+		}
+		deps[c.Address] = []string{}
+		for _, d := range next {
+			deps[c.Address] = append(deps[c.Address], string(d))
+		}
+	}
+	components := pl.Components
+	if pl.Destroy {
+		components = make([]*plan.Component, len(pl.Components))
+		for i, c := range pl.Components {
+			components[len(pl.Components)-1-i] = c
+		}
+	}
+	return Schedule(ctx, components, deps, opts.Parallelism, e.Apply, opts.Events), nil
+}
+
+// allowed expands --allow-destroy addresses to the plan's instance addresses.
+func allowed(out *planner.Outcome, addrs []string) map[string]bool {
+	m := map[string]bool{}
+	for _, c := range out.Result.Plan.Components {
+		for _, a := range addrs {
+			if c.Address == a || strings.HasPrefix(c.Address, a+"[") {
+				m[c.Address] = true
+			}
+		}
+	}
+	return m
+}
+
+// preventDestroy lists the instances of blocks with lifecycle { prevent_destroy = true }.
+func preventDestroy(out *planner.Outcome) map[string]bool {
+	m := map[string]bool{}
+	if out.Load == nil || out.Load.Evaluated == nil {
+		return m
+	}
+	for addr, inst := range out.Load.Evaluated.Instances {
+		if inst.Block.Lifecycle.PreventDestroy {
+			m[string(addr)] = true
+		}
+	}
+	return m
+}

@@ -1,0 +1,80 @@
+package planner
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/plan"
+)
+
+// CheckStale compares a saved plan with a fresh plan of the same landscape and refuses the saved
+// one when anything it was computed from moved: an object it touches has another
+// resourceVersion (or appeared, or vanished), or an object renders differently (another
+// configuration hash). Then the fresh plan is the saved one, and applying it applies exactly
+// what was reviewed.
+func CheckStale(saved *plan.File, fresh *plan.Result) error {
+	type key struct {
+		cluster string
+		ref     object.Ref
+	}
+	freshChanges := map[key]*plan.ObjectChange{}
+	for _, c := range fresh.Plan.Components {
+		for _, o := range c.Objects {
+			freshChanges[key{o.Cluster, o.Ref}] = o
+		}
+	}
+	var moved []string
+	for _, c := range saved.Plan.Components {
+		for _, o := range c.Objects {
+			f := freshChanges[key{o.Cluster, o.Ref}]
+			switch {
+			case f == nil:
+				moved = append(moved, fmt.Sprintf("%s in cluster %s is no longer part of the plan", o.Ref, o.Cluster))
+			case f.ResourceVersion != o.ResourceVersion:
+				moved = append(moved, fmt.Sprintf("%s in cluster %s changed (resourceVersion %s, planned at %s)", o.Ref, o.Cluster, orNone(f.ResourceVersion), orNone(o.ResourceVersion)))
+			case f.Action != o.Action:
+				moved = append(moved, fmt.Sprintf("%s in cluster %s is now planned to %s, not %s", o.Ref, o.Cluster, f.Action, o.Action))
+			}
+		}
+	}
+	freshHashes := map[key]string{}
+	for _, d := range fresh.Desired {
+		freshHashes[key{d.Cluster, object.RefOf(d.Object)}] = inventory.AppliedHash(d.Object)
+	}
+	for _, o := range saved.Objects {
+		k := key{o.Cluster, refOfMap(o.Object)}
+		if h, ok := freshHashes[k]; !ok || h != o.Hash {
+			moved = append(moved, fmt.Sprintf("%s in cluster %s renders differently than when the plan was saved", k.ref, o.Cluster))
+		}
+	}
+	if len(moved) == 0 {
+		return nil
+	}
+	sort.Strings(moved)
+	return fmt.Errorf("the saved plan is stale; plan again:\n  %s", strings.Join(moved, "\n  "))
+}
+
+func refOfMap(m map[string]any) object.Ref {
+	var r object.Ref
+	if av, ok := m["apiVersion"].(string); ok {
+		if g, _, found := strings.Cut(av, "/"); found {
+			r.Group = g
+		}
+	}
+	r.Kind, _ = m["kind"].(string)
+	if md, ok := m["metadata"].(map[string]any); ok {
+		r.Name, _ = md["name"].(string)
+		r.Namespace, _ = md["namespace"].(string)
+	}
+	return r
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
