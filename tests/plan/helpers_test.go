@@ -6,70 +6,23 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/rest"
 
-	"github.com/declarative-gardener/gardener/components/manifests"
 	"github.com/declarative-gardener/gardener/engine/cluster"
-	"github.com/declarative-gardener/gardener/engine/config"
-	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/object"
-	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
-	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/schemas"
+	"github.com/declarative-gardener/gardener/tests/landscapetest"
 )
 
-// options are planner options as the CLI builds them, with renderers wired in.
-func options(dir string, connect planner.Connector) planner.Options {
-	return planner.Options{
-		Dir: dir, Schemas: schemas.Registry(),
-		Renderers: render.Registry{"manifests": manifests.Render},
-		Inputs:    config.InputSources{},
-		Connect:   connect,
-		Differs:   planner.LocalDiffers(""),
-	}
-}
-
-// liveConnector connects every cluster block to one rest.Config, with options such as a
-// request-counting transport.
-func liveConnector(cfg *rest.Config, opts cluster.Options) planner.Connector {
-	return func(string, cluster.Access) (observe.Cluster, error) {
-		opts.NoDiskCache = true
-		return cluster.ConnectConfig(rest.CopyConfig(cfg), opts)
-	}
-}
-
-// runPlan plans and fails the test on diagnostics or errors.
-func runPlan(t testing.TB, opts planner.Options) *planner.Outcome {
-	t.Helper()
-	out, diags, err := planner.Plan(context.Background(), opts)
-	requireNoDiags(t, diags, out)
-	require.NoError(t, err)
-	return out
-}
-
-func requireNoDiags(t testing.TB, diags hcl.Diagnostics, out *planner.Outcome) {
-	t.Helper()
-	if diags.HasErrors() {
-		var files map[string]*hcl.File
-		if out != nil && out.Load != nil {
-			files = out.Load.Files
-		}
-		var buf stringWriter
-		_ = diag.WriteText(&buf, diags, files, diag.TextOptions{})
-		t.Fatalf("landscape has errors:\n%s", buf)
-	}
-}
-
-type stringWriter string
-
-func (s *stringWriter) Write(b []byte) (int, error) { *s += stringWriter(b); return len(b), nil }
+var (
+	options       = landscapetest.Options
+	liveConnector = landscapetest.Connector
+	runPlan       = landscapetest.Plan
+)
 
 // applyDesired server-side applies every object a plan wants, in apply order, as the engine's
 // field manager: a stand-in for `gardener apply` (a later issue) that brings a cluster into the
