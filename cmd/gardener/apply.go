@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/engine/views"
+	"github.com/declarative-gardener/gardener/state"
 )
 
 // applyFlags are the flags of apply and destroy.
@@ -31,6 +33,7 @@ type applyFlags struct {
 	forceConflicts bool
 	allowDestroy   []string
 	targets        []string
+	lockTimeout    time.Duration
 }
 
 func (f *applyFlags) register(cmd *cobra.Command) {
@@ -42,6 +45,7 @@ func (f *applyFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.forceConflicts, "force-conflicts", false, "take over fields other field managers own")
 	fl.StringArrayVar(&f.allowDestroy, "allow-destroy", nil, "allow deleting or replacing protected objects of this component (address; repeatable)")
 	fl.StringArrayVar(&f.targets, "target", nil, "apply only this component and its dependencies (repeatable)")
+	fl.DurationVar(&f.lockTimeout, "lock-timeout", 0, "wait this long for the state lock held by another apply (default: fail at once, naming the holder)")
 }
 
 func newApplyCommand(reg *schema.Registry) *cobra.Command {
@@ -120,48 +124,57 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 		}
 		opts.Inputs.Values = values
 	}
-	out, diags, err := planner.Plan(ctx, opts)
-	if werr := diag.WriteText(stderr, diags, out.Load.Files, diag.TextOptions{Color: useColor(stderr)}); werr != nil {
-		return werr
+	operation := "apply"
+	if destroy {
+		operation = "destroy"
+	}
+	lo := apply.LandscapeOptions{
+		Planner: opts, Saved: saved,
+		Cluster: cluster.Options{Version: currentBuildInfo().Version},
+		Lock:    state.LockInfo{Holder: state.DefaultHolder(), Operation: operation, Wait: f.lockTimeout},
+		Apply: apply.Options{
+			Parallelism: f.parallelism, ForceConflicts: f.forceConflicts, AllowDestroy: f.allowDestroy, Timeout: f.timeout,
+		},
+	}
+	var printed *planner.Outcome
+	lo.Confirm = func(pl *plan.Plan) bool {
+		if f.autoApprove {
+			return true
+		}
+		fmt.Fprint(stdout, "\nDo you want to perform these actions? Only 'yes' will be accepted.\n  Enter a value: ")
+		return confirmed(cmd.InOrStdin())
+	}
+	lo.Apply.Events = func(e apply.Event) { printEvent(stdout, e, printed) }
+	lo.OnPlan = func(out *planner.Outcome) {
+		printed = out
+		if saved == nil { // a saved plan was reviewed when it was made
+			_ = views.Plan(stdout, out.Result.Plan, views.PlanOptions{Color: useColor(stdout)})
+		}
+	}
+	res, diags, err := apply.Landscape(ctx, lo)
+	out := res.Outcome
+	if out != nil && out.Load != nil {
+		if werr := diag.WriteText(stderr, diags, out.Load.Files, diag.TextOptions{Color: useColor(stderr)}); werr != nil {
+			return werr
+		}
 	}
 	if diags.HasErrors() {
+		return exitCode(1)
+	}
+	if errors.Is(err, apply.ErrCancelled) {
+		fmt.Fprintln(stdout, "\nApply cancelled.")
 		return exitCode(1)
 	}
 	if err != nil {
 		return fail("%s", out.Redact(err.Error()))
 	}
-	pl := out.Result.Plan
-	if saved != nil {
-		if err := planner.CheckStale(saved, out.Result); err != nil {
-			return fail("%s", out.Redact(err.Error()))
-		}
-	} else {
-		if err := views.Plan(stdout, pl, views.PlanOptions{Color: useColor(stdout)}); err != nil {
-			return err
-		}
-	}
-	if !pl.HasChanges() {
+	if res.Result == nil {
 		return nil
 	}
-	if saved == nil && !f.autoApprove {
-		fmt.Fprint(stdout, "\nDo you want to perform these actions? Only 'yes' will be accepted.\n  Enter a value: ")
-		if !confirmed(cmd.InOrStdin()) {
-			fmt.Fprintln(stdout, "\nApply cancelled.")
-			return exitCode(1)
-		}
-	}
-	fmt.Fprintln(stdout)
-	res, err := apply.Run(ctx, out, apply.Options{
-		Parallelism: f.parallelism, ForceConflicts: f.forceConflicts, AllowDestroy: f.allowDestroy,
-		Timeout: f.timeout, Ready: readiness(out), Recorder: nil,
-		Events: func(e apply.Event) { printEvent(stdout, e, out) },
-	})
-	if err != nil {
+	if err := res.Result.Err(); err != nil {
 		return fail("%s", out.Redact(err.Error()))
 	}
-	if err := res.Err(); err != nil {
-		return fail("%s", out.Redact(err.Error()))
-	}
+	pl := out.Result.Plan
 	s := pl.Summary
 	verb := "Apply"
 	if destroy {
@@ -192,7 +205,4 @@ func printEvent(w io.Writer, e apply.Event, out *planner.Outcome) {
 	}
 }
 
-// readiness is the typed readiness wait of apply (engine/readiness).
-func readiness(out *planner.Outcome) apply.Readiness {
-	return nil
-}
+

@@ -86,6 +86,20 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 	} else {
 		opts.Connect = planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version})
 		opts.ServerDryRun = f.serverDryRun
+		// The state (read without its lock: a plan changes nothing) names the kinds and objects
+		// applied before, so that objects of kinds no longer rendered are pruned.
+		pre, diags := planner.Prepare(opts)
+		if !diags.HasErrors() {
+			backend, err := planner.OpenState(pre, cluster.Options{Version: currentBuildInfo().Version})
+			if err != nil {
+				fmt.Fprintf(stderr, "Error: %v\n", err)
+				return exitCode(1)
+			}
+			if opts.State, err = backend.Read(ctx); err != nil {
+				fmt.Fprintf(stderr, "Error: %v\n", err)
+				return exitCode(1)
+			}
+		}
 	}
 	out, diags, err := planner.Plan(ctx, opts)
 	if werr := diag.WriteText(stderr, diags, out.Load.Files, diag.TextOptions{Color: useColor(stderr)}); werr != nil {

@@ -63,6 +63,9 @@ type Executor struct {
 	Retry wait.Backoff
 	// resources maps kinds to resources for deletions.
 	resources Resources
+	// Live returns the object as the plan observed it, for recording unchanged objects with
+	// their UIDs; nil records them without.
+	Live func(cluster string, ref object.Ref) *unstructured.Unstructured
 }
 
 // WithResources sets how the resources of objects to delete are found.
@@ -148,9 +151,13 @@ func (e *Executor) Apply(ctx context.Context, c *plan.Component) error {
 	if e.Recorder != nil {
 		var objs []AppliedObject
 		for _, d := range all {
-			u := applied[desiredKey{d.Cluster, object.RefOf(d.Object)}]
+			ref := object.RefOf(d.Object)
+			u := applied[desiredKey{d.Cluster, ref}]
+			if u == nil && e.Live != nil {
+				u = e.Live(d.Cluster, ref) // unchanged: as the plan saw it
+			}
 			if u == nil {
-				u = d.Object // unchanged: the plan's object
+				u = d.Object
 			}
 			objs = append(objs, AppliedObject{Cluster: d.Cluster, Object: u})
 		}

@@ -6,12 +6,15 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/readiness"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -23,7 +26,8 @@ type Options struct {
 	// objects may be deleted or replaced.
 	AllowDestroy []string
 	// Timeout bounds each component's readiness wait.
-	Timeout  time.Duration
+	Timeout time.Duration
+	// Ready waits for readiness; nil means the typed, watch-based checks of engine/readiness.
 	Ready    Readiness
 	Recorder Recorder
 	Events   func(Event)
@@ -63,10 +67,25 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 			return nil, fmt.Errorf("%s: %s holds a value known only after apply and no component provides it yet", d.Component, d.Object.GetName())
 		}
 	}
+	ready := opts.Ready
+	if ready == nil {
+		ready = typedReadiness(clients)
+	}
 	e := &Executor{
 		Clients: clients, Desired: out.Result.Desired, ForceConflicts: opts.ForceConflicts,
 		AllowDestroy: allowed(out, opts.AllowDestroy), Protected: preventDestroy(out),
-		Ready: opts.Ready, Timeout: opts.Timeout, Recorder: opts.Recorder,
+		Ready: ready, Timeout: opts.Timeout, Recorder: opts.Recorder,
+	}
+	e.Live = func(cluster string, ref object.Ref) *unstructured.Unstructured {
+		if obs := out.Result.Observed[cluster]; obs != nil {
+			return obs.Objects[ref]
+		}
+		return nil
+	}
+	if r, ok := opts.Recorder.(*StateRecorder); ok {
+		for _, c := range pl.Components {
+			r.Types[c.Address] = c.Type
+		}
 	}
 	e.WithResources(func(cluster string, gk schema.GroupKind) (schema.GroupVersionResource, bool) {
 		obs := out.Result.Observed[cluster]
@@ -99,6 +118,18 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 		}
 	}
 	return Schedule(ctx, components, deps, opts.Parallelism, e.Apply, opts.Events), nil
+}
+
+// typedReadiness waits with engine/readiness: one watch per resource and namespace.
+func typedReadiness(clients map[string]dynamic.Interface) Readiness {
+	return func(ctx context.Context, cluster string, objs []*unstructured.Unstructured, resources map[object.Ref]schema.GroupVersionResource) error {
+		var targets []readiness.Target
+		for _, u := range objs {
+			ref := object.RefOf(u)
+			targets = append(targets, readiness.Target{GVR: resources[ref], Namespace: u.GetNamespace(), Name: u.GetName()})
+		}
+		return readiness.Wait(ctx, clients[cluster], targets, readiness.WaitOptions{})
+	}
 }
 
 // allowed expands --allow-destroy addresses to the plan's instance addresses.

@@ -50,6 +50,10 @@ type Options struct {
 	// state); they are listed even when nothing renders them any more, so their objects can be
 	// pruned.
 	PreviousKinds map[string][]schema.GroupKind
+	// Tracked, when set, says whether the state records an object; only recorded objects are
+	// deleted (state rm forgets objects without deleting them). Without state, every object
+	// with the landscape's label and annotations counts.
+	Tracked func(cluster string, ref object.Ref) bool
 	// Destroy plans the deletion of everything the landscape owns.
 	Destroy bool
 	// Targets are the --target addresses as given, for the plan's record.
@@ -323,6 +327,10 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 			// copied it from its owner, or a person added it. Only objects the engine applied
 			// (both annotations, no controlling owner) are ever deleted.
 			warnings = append(warnings, fmt.Sprintf("%s in cluster %s carries the label %s but was not applied by gardener; it is left alone", ref, name, inventory.Selector(opts.Landscape)))
+			continue
+		}
+		if opts.Tracked != nil && !opts.Tracked(name, ref) {
+			warnings = append(warnings, fmt.Sprintf("%s in cluster %s carries the label %s but the state does not record it; it is left alone", ref, name, inventory.Selector(opts.Landscape)))
 			continue
 		}
 		if rd := opts.Rendered[config.InstanceAddress(comp)]; rd != nil && len(rd.Deferred) > 0 && !opts.Destroy {

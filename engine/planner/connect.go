@@ -10,6 +10,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/state"
 )
 
 // LiveConnector connects to live clusters with client-go.
@@ -103,9 +104,26 @@ func (r *Recording) WriteFile(path string) error {
 
 // Redact removes the landscape's secrets from a message (an error text can quote a value).
 func (o *Outcome) Redact(msg string) string {
+	if o == nil {
+		return msg
+	}
 	var secrets []string
 	for _, rd := range o.Rendered {
 		secrets = append(secrets, rd.Secrets...)
 	}
 	return render.NewRedactor(secrets).Redact(msg)
+}
+
+// OpenState returns the state backend of a prepared landscape (see Prepare): the landscape's
+// state block, local by default.
+func OpenState(out *Outcome, opts cluster.Options) (state.Backend, error) {
+	l := out.Load.Landscape
+	connect := func(name string) (*cluster.Client, error) {
+		access, err := AccessOf(l.Dir, out.Load.Evaluated.Clusters[name])
+		if err != nil {
+			return nil, fmt.Errorf("state cluster %s: %w", name, err)
+		}
+		return cluster.Connect(access, opts)
+	}
+	return state.FromConfig(l.State, l.Dir, l.Name, connect)
 }

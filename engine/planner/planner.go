@@ -21,10 +21,12 @@ import (
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diff"
 	"github.com/declarative-gardener/gardener/engine/graph"
+	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/state"
 )
 
 // Connector returns the cluster a plan reads for a landscape's cluster block: a live client, a
@@ -50,6 +52,9 @@ type Options struct {
 	// ServerDryRun checks every object whose local diff is not empty with a real server-side
 	// apply dry-run (live clusters only).
 	ServerDryRun bool
+	// State is the landscape's state, when it has one: the kinds it applied are listed even
+	// when nothing renders them any more, and only objects it records are pruned.
+	State *state.State
 }
 
 // Outcome is everything a plan run produced.
@@ -132,7 +137,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		access, err := accessOf(l.Dir, ev.Clusters[name])
+		access, err := AccessOf(l.Dir, ev.Clusters[name])
 		if err != nil {
 			return out, diags, fmt.Errorf("cluster %s: %w", name, err)
 		}
@@ -171,7 +176,24 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 			return serverDryRun(ctx, out.Clusters[name], d, gvr, desired, live)
 		}
 	}
+	var previous map[string][]k8sschema.GroupKind
+	var tracked func(string, object.Ref) bool
+	if st := opts.State; st != nil && st.Serial > 0 {
+		previous = map[string][]k8sschema.GroupKind{}
+		recorded := map[string]bool{}
+		for _, c := range st.Components {
+			for _, o := range append(append([]state.Object(nil), c.Objects...), c.Pending...) {
+				recorded[o.Cluster+"/"+o.Ref().String()] = true
+			}
+		}
+		for name := range out.Clusters {
+			previous[name] = st.Kinds(name)
+		}
+		tracked = func(cluster string, ref object.Ref) bool { return recorded[cluster+"/"+ref.String()] }
+	}
 	res, err := plan.Build(ctx, plan.Options{
+		PreviousKinds: previous,
+		Tracked:       tracked,
 		Landscape:   l.Name,
 		Order:       order,
 		DependsOn:   deps,
@@ -250,10 +272,13 @@ func closure(start []config.InstanceAddress, next func(config.InstanceAddress) [
 	return seen
 }
 
-// accessOf reads a cluster block's value; a relative kubeconfig path is relative to the
+// AccessOf reads a cluster block's value; a relative kubeconfig path is relative to the
 // landscape directory, so a landscape means the same wherever it is planned from.
-func accessOf(dir string, v cty.Value) (cluster.Access, error) {
+func AccessOf(dir string, v cty.Value) (cluster.Access, error) {
 	var a cluster.Access
+	if v == cty.NilVal {
+		return a, fmt.Errorf("cluster configuration could not be evaluated")
+	}
 	// A context or path may come from a sensitive variable; it is used, never printed.
 	v, _ = v.UnmarkDeep()
 	if v.IsNull() || !v.IsWhollyKnown() || !v.Type().IsObjectType() {

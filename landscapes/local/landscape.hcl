@@ -5,9 +5,11 @@ landscape "local" {
   description = "Gardener on the local control plane (make local-up)"
 
   state {
-    backend   = "kubernetes"
-    cluster   = cluster.runtime
-    namespace = "garden"
+    backend = "kubernetes"
+    cluster = cluster.runtime
+    # The state's Secrets and lock Lease; the namespace must exist before the first apply
+    # (a real garden keeps them in its "garden" namespace).
+    namespace = "kube-system"
   }
 }
 

@@ -1,0 +1,377 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/spf13/cobra"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/state"
+)
+
+func newStateCommand(reg *schema.Registry) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "state",
+		Short: "Inspect and edit the state of a landscape",
+		Long: `The state records, per component instance, the objects gardener applied, its non-sensitive
+outputs and the hash of the configuration last applied. It lives where the landscape's state block
+says (a local file by default). These commands read it, or remove components from it without
+touching any cluster.`,
+	}
+	cmd.AddCommand(newStateListCommand(reg), newStateShowCommand(reg), newStateRmCommand(reg))
+	return cmd
+}
+
+func newStateListCommand(reg *schema.Registry) *cobra.Command {
+	var inputs inputFlags
+	cmd := &cobra.Command{
+		Use:   "list DIR",
+		Short: "List the component instances in the state",
+		Long:  `Print every component instance the state of the landscape in DIR records, sorted, with the number of objects it owns (and of objects an interrupted apply left pending).`,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withState(cmd, reg, args[0], inputs, func(ctx context.Context, b state.Backend) error {
+				s, err := b.Read(ctx)
+				if err != nil {
+					return err
+				}
+				if len(s.Components) == 0 {
+					fmt.Fprintln(cmd.ErrOrStderr(), "The state is empty.")
+					return nil
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				for _, addr := range s.Addresses() {
+					fmt.Fprintf(tw, "%s\t%s\n", addr, countObjects(s.Components[addr]))
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	inputs.register(cmd)
+	return cmd
+}
+
+// countObjects says how many objects a component owns: "3 objects", "1 object, 2 pending".
+func countObjects(c *state.Component) string {
+	out := plural(len(c.Objects), "object")
+	if len(c.Pending) > 0 {
+		out += fmt.Sprintf(", %d pending", len(c.Pending))
+	}
+	return out
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func newStateShowCommand(reg *schema.Registry) *cobra.Command {
+	var inputs inputFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show DIR ADDRESS",
+		Short: "Print one component instance of the state",
+		Long:  `Print what the state of the landscape in DIR records for the component instance ADDRESS: its type, configuration hash, outputs, and the objects it owns and has pending.`,
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withState(cmd, reg, args[0], inputs, func(ctx context.Context, b state.Backend) error {
+				s, err := b.Read(ctx)
+				if err != nil {
+					return err
+				}
+				c, ok := s.Components[args[1]]
+				if !ok {
+					return fmt.Errorf("%s is not in the state; \"gardener state list %s\" lists what is", args[1], args[0])
+				}
+				if asJSON {
+					enc := json.NewEncoder(cmd.OutOrStdout())
+					enc.SetIndent("", "  ")
+					return enc.Encode(c)
+				}
+				return writeComponent(cmd.OutOrStdout(), c)
+			})
+		},
+	}
+	inputs.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the component as the state stores it (JSON)")
+	return cmd
+}
+
+// writeComponent prints a component of the state for people.
+func writeComponent(w io.Writer, c *state.Component) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "address:\t%s\n", c.Address)
+	fmt.Fprintf(tw, "type:\t%s\n", c.Type)
+	if c.ConfigHash != "" {
+		fmt.Fprintf(tw, "config hash:\t%s\n", c.ConfigHash)
+	}
+	if len(c.Outputs) > 0 {
+		fmt.Fprintf(tw, "\noutputs:\n")
+		names := make([]string, 0, len(c.Outputs))
+		for name := range c.Outputs {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			v, err := json.Marshal(c.Outputs[name])
+			if err != nil {
+				return fmt.Errorf("output %s: %w", name, err)
+			}
+			fmt.Fprintf(tw, "  %s\t= %s\n", name, v)
+		}
+	}
+	for _, list := range []struct {
+		title   string
+		objects []state.Object
+	}{{"objects", c.Objects}, {"pending", c.Pending}} {
+		if len(list.objects) == 0 && list.title == "pending" {
+			continue
+		}
+		fmt.Fprintf(tw, "\n%s (%d):\n", list.title, len(list.objects))
+		for _, o := range list.objects {
+			gv := o.Version
+			if o.Group != "" {
+				gv = o.Group + "/" + o.Version
+			}
+			line := fmt.Sprintf("  %s\t%s\t%s", o.Cluster, o.Ref(), gv)
+			if o.UID != "" {
+				line += "\tuid " + o.UID
+			}
+			fmt.Fprintln(tw, line)
+		}
+	}
+	return tw.Flush()
+}
+
+func newStateRmCommand(reg *schema.Registry) *cobra.Command {
+	var inputs inputFlags
+	var lockTimeout time.Duration
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "rm DIR ADDRESS...",
+		Short: "Forget component instances without deleting their objects",
+		Long: `Remove the component instances ADDRESS... from the state of the landscape in DIR, holding the
+state lock. Their objects stay in the clusters: gardener no longer tracks them through the state.
+They keep the landscape's label, though; remove it from them (kubectl label ... ` + "`" + `declarative-gardener.io/landscape-` + "`" + `)
+before the next plan if another tool or landscape is to own them. Every ADDRESS must be in the
+state; otherwise nothing is removed.`,
+		Example: `  gardener state rm landscapes/local component.helm_release.cert_manager
+  gardener state rm landscapes/local 'shoot.dev["a"]' --dry-run`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withState(cmd, reg, args[0], inputs, func(ctx context.Context, b state.Backend) error {
+				return stateRm(ctx, cmd.OutOrStdout(), b, args[1:], lockTimeout, dryRun)
+			})
+		},
+	}
+	inputs.register(cmd)
+	cmd.Flags().DurationVar(&lockTimeout, "lock-timeout", 0, "wait this long for the state lock (default: fail at once when it is held)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what would be removed without changing the state")
+	return cmd
+}
+
+func stateRm(ctx context.Context, out io.Writer, b state.Backend, addrs []string, lockTimeout time.Duration, dryRun bool) (err error) {
+	if !dryRun {
+		lock, err := b.Lock(ctx, state.LockInfo{Operation: "state rm", Wait: lockTimeout})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if uerr := lock.Unlock(ctx); uerr != nil && err == nil {
+				err = uerr
+			}
+		}()
+	}
+	s, err := b.Read(ctx)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	seen := map[string]bool{}
+	var remove []string
+	for _, a := range addrs {
+		if _, ok := s.Components[a]; !ok {
+			missing = append(missing, a)
+		} else if !seen[a] {
+			seen[a] = true
+			remove = append(remove, a)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("not in the state, so nothing was removed: %s", strings.Join(missing, ", "))
+	}
+	verb := "Removed"
+	if dryRun {
+		verb = "Would remove"
+	}
+	for _, a := range remove {
+		fmt.Fprintf(out, "%s %s (%s)\n", verb, a, countObjects(s.Components[a]))
+		delete(s.Components, a)
+	}
+	if dryRun {
+		return nil
+	}
+	if err := b.Write(ctx, s); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Removed %s from the state (serial %d); their objects stay in the clusters.\n", plural(len(remove), "component"), s.Serial)
+	return nil
+}
+
+func newForceUnlockCommand(reg *schema.Registry) *cobra.Command {
+	var inputs inputFlags
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "force-unlock DIR LOCK_ID",
+		Short: "Release the state lock of a process that is gone",
+		Long: `Release the state lock with LOCK_ID of the landscape in DIR. A locked state names the lock's ID,
+holder and operation. Only release a lock whose holder is no longer running: two processes
+changing the state and the clusters at once can lose the record of applied objects. A kubernetes
+backend's lock also frees itself one lease duration (60 s) after its holder stopped renewing it.
+Asks for confirmation unless --force.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !force && !confirm(cmd.InOrStdin(), cmd.ErrOrStderr(), fmt.Sprintf("Release the state lock %s of the landscape in %s?\nOnly do this when its holder is no longer running.\nType 'yes' to confirm: ", args[1], args[0])) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "Force-unlock cancelled.")
+				return exitCode(1)
+			}
+			return withState(cmd, reg, args[0], inputs, func(ctx context.Context, b state.Backend) error {
+				if err := b.ForceUnlock(ctx, args[1]); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Released the state lock %s.\n", args[1])
+				return nil
+			})
+		},
+	}
+	inputs.register(cmd)
+	cmd.Flags().BoolVar(&force, "force", false, "do not ask for confirmation")
+	return cmd
+}
+
+// confirm asks a question on w and reports whether the answer read from r is "yes".
+func confirm(r io.Reader, w io.Writer, question string) bool {
+	fmt.Fprint(w, question)
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && line == "" {
+		fmt.Fprintln(w)
+		return false
+	}
+	return strings.TrimSpace(line) == "yes"
+}
+
+// withState loads the landscape in dir far enough to know its state backend, opens the backend,
+// and runs fn with it; errors are printed as the other commands print them.
+func withState(cmd *cobra.Command, reg *schema.Registry, dir string, inputs inputFlags, fn func(context.Context, state.Backend) error) error {
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	stderr := cmd.ErrOrStderr()
+	b, err := openState(cmd, reg, dir, inputs)
+	if err != nil {
+		if !errors.Is(err, errReported) {
+			fmt.Fprintf(stderr, "Error: %v\n", err)
+		}
+		return exitCode(1)
+	}
+	if err := fn(ctx, b); err != nil {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		return exitCode(1)
+	}
+	return nil
+}
+
+// errReported means the problem was already printed (as diagnostics).
+var errReported = errors.New("reported")
+
+// openState returns the state backend of the landscape in dir. The state commands must work on
+// a landscape that does not validate (removing a component whose type is gone is one reason to
+// run them), so problems outside the landscape block only stop them when the state's cluster
+// cannot be evaluated.
+func openState(cmd *cobra.Command, reg *schema.Registry, dir string, inputs inputFlags) (state.Backend, error) {
+	stderr := cmd.ErrOrStderr()
+	res, diags := config.Load(dir, reg, inputs.sources())
+	report := func() error {
+		if err := diag.WriteText(stderr, diags, res.Files, diag.TextOptions{Color: useColor(stderr)}); err != nil {
+			return err
+		}
+		return errReported
+	}
+	l := res.Landscape
+	if l == nil || l.Name == "" || landscapeBlockBroken(l, diags) {
+		if !diags.HasErrors() {
+			return nil, fmt.Errorf("%s declares no landscape block", dir)
+		}
+		return nil, report()
+	}
+	connect := func(name string) (*cluster.Client, error) {
+		var v cty.Value
+		if res.Evaluated != nil {
+			v = res.Evaluated.Clusters[name]
+		}
+		access, err := planner.AccessOf(dir, v)
+		if err != nil {
+			if diags.HasErrors() {
+				return nil, report()
+			}
+			return nil, err
+		}
+		return cluster.Connect(access, cluster.Options{Version: currentBuildInfo().Version})
+	}
+	b, err := state.FromConfig(l.State, dir, l.Name, connect)
+	if errors.Is(err, errReported) {
+		return nil, errReported
+	}
+	if err == nil && diags.HasErrors() {
+		fmt.Fprintln(stderr, `Warning: the landscape has errors ("gardener validate" shows them); this command only needs its landscape and state blocks.`)
+	}
+	return b, err
+}
+
+// landscapeBlockBroken reports whether an error lies in the landscape block, whose state block
+// the state commands rely on. When the block cannot be located (JSON syntax), any error counts.
+func landscapeBlockBroken(l *config.Landscape, diags hcl.Diagnostics) bool {
+	if !diags.HasErrors() {
+		return false
+	}
+	var block hcl.Range
+	if f := l.Files[l.DeclRange.Filename]; f != nil {
+		if body, ok := f.Body.(*hclsyntax.Body); ok {
+			for _, b := range body.Blocks {
+				if b.Type == "landscape" {
+					block = b.Range()
+				}
+			}
+		}
+	}
+	for _, d := range diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		if block.Filename == "" || d.Subject == nil || block.Overlaps(*d.Subject) {
+			return true
+		}
+	}
+	return false
+}

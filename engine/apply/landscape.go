@@ -1,0 +1,98 @@
+package apply
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/state"
+)
+
+// LandscapeOptions configure Landscape.
+type LandscapeOptions struct {
+	Planner planner.Options
+	Apply   Options
+	// Cluster configures the state backend's cluster client.
+	Cluster cluster.Options
+	// Lock names the holder and operation, and how long to wait for a lock held by another.
+	Lock state.LockInfo
+	// Saved is a saved plan to apply: it is applied only if nothing it touches moved.
+	Saved *plan.File
+	// Confirm is asked before anything is written, with the plan; nil approves. It is not asked
+	// for saved plans (they were reviewed) or plans without changes.
+	Confirm func(*plan.Plan) bool
+	// OnPlan, when set, receives the computed plan before confirmation (to print it).
+	OnPlan func(*planner.Outcome)
+}
+
+// ErrCancelled is returned when Confirm declined.
+var ErrCancelled = errors.New("apply cancelled")
+
+// LandscapeResult is what Landscape did.
+type LandscapeResult struct {
+	Outcome *planner.Outcome
+	// Result is nil when nothing was executed (no changes, or cancelled).
+	Result *Result
+}
+
+// Landscape applies (or, with Planner.Destroy, destroys) a landscape the way `gardener apply`
+// does: take the state lock, read the state, plan with it, check a saved plan against the fresh
+// one, confirm, execute while recording state, release the lock. Diagnostics report problems of
+// the landscape; an error anything else.
+func Landscape(ctx context.Context, o LandscapeOptions) (res *LandscapeResult, diags hcl.Diagnostics, err error) {
+	res = &LandscapeResult{}
+	pre, diags := planner.Prepare(o.Planner)
+	res.Outcome = pre
+	if diags.HasErrors() {
+		return res, diags, nil
+	}
+	backend, err := planner.OpenState(pre, o.Cluster)
+	if err != nil {
+		return res, nil, err
+	}
+	lock, err := backend.Lock(ctx, o.Lock)
+	if err != nil {
+		return res, nil, err
+	}
+	defer func() {
+		if uerr := lock.Unlock(context.Background()); uerr != nil && err == nil {
+			err = fmt.Errorf("release the state lock: %w", uerr)
+		}
+	}()
+	st, err := backend.Read(ctx)
+	if err != nil {
+		return res, nil, err
+	}
+	po := o.Planner
+	po.State = st
+	out, diags, err := planner.Plan(ctx, po)
+	res.Outcome = out
+	if diags.HasErrors() || err != nil {
+		return res, diags, err
+	}
+	pl := out.Result.Plan
+	if o.OnPlan != nil {
+		o.OnPlan(out)
+	}
+	if o.Saved != nil {
+		if err := planner.CheckStale(o.Saved, out.Result); err != nil {
+			return res, diags, err
+		}
+	}
+	if !pl.HasChanges() {
+		return res, diags, nil
+	}
+	if o.Saved == nil && o.Confirm != nil && !o.Confirm(pl) {
+		return res, diags, ErrCancelled
+	}
+	ao := o.Apply
+	ao.Recorder = NewStateRecorder(backend, st)
+	r, err := Run(ctx, out, ao)
+	res.Result = r
+	return res, diags, err
+}

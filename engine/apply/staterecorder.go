@@ -1,0 +1,107 @@
+package apply
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/state"
+)
+
+// StateRecorder keeps a landscape's state in step with an apply: it writes each component's
+// objects as pending before they are written to a cluster, and as owned (with UIDs) once they
+// are ready, dropping what was deleted. Components run in parallel; writes are serialised.
+type StateRecorder struct {
+	Backend state.Backend
+	// Types are the component types by address, recorded with each component.
+	Types map[string]string
+	mu    sync.Mutex
+	state *state.State
+}
+
+// NewStateRecorder records into s (as read from b, under b's lock).
+func NewStateRecorder(b state.Backend, s *state.State) *StateRecorder {
+	if s.Components == nil {
+		s.Components = map[string]*state.Component{}
+	}
+	return &StateRecorder{Backend: b, state: s, Types: map[string]string{}}
+}
+
+// Intent records a component's objects as pending.
+func (r *StateRecorder) Intent(ctx context.Context, component string, objs []*plan.Desired) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.component(component)
+	c.Pending = nil
+	for _, d := range objs {
+		c.Pending = append(c.Pending, toStateObject(d.Cluster, d.Object.GetAPIVersion(), object.RefOf(d.Object), ""))
+	}
+	return r.Backend.Write(ctx, r.state)
+}
+
+// Applied records a component's objects as owned and forgets the deleted ones.
+func (r *StateRecorder) Applied(ctx context.Context, component string, applied []AppliedObject, deleted []plan.ObjectChange) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.component(component)
+	gone := map[string]bool{}
+	for _, d := range deleted {
+		gone[d.Cluster+"/"+d.Ref.String()] = true
+	}
+	var objs []state.Object
+	var hashes []string
+	seen := map[string]bool{}
+	for _, a := range applied {
+		o := toStateObject(a.Cluster, a.Object.GetAPIVersion(), object.RefOf(a.Object), string(a.Object.GetUID()))
+		seen[a.Cluster+"/"+o.Ref().String()] = true
+		objs = append(objs, o)
+		hashes = append(hashes, inventory.AppliedHash(a.Object))
+	}
+	c.ConfigHash = combined(hashes)
+	// Objects recorded before that were neither applied now nor deleted stay recorded: they
+	// may still exist, and only the state keeps them from being orphaned.
+	for _, o := range c.Objects {
+		k := o.Cluster + "/" + o.Ref().String()
+		if !seen[k] && !gone[k] {
+			objs = append(objs, o)
+		}
+	}
+	c.Objects, c.Pending = objs, nil
+	if len(c.Objects) == 0 {
+		delete(r.state.Components, component)
+	}
+	return r.Backend.Write(ctx, r.state)
+}
+
+func (r *StateRecorder) component(addr string) *state.Component {
+	c := r.state.Components[addr]
+	if c == nil {
+		c = &state.Component{Address: addr}
+		r.state.Components[addr] = c
+	}
+	if t := r.Types[addr]; t != "" {
+		c.Type = t
+	}
+	return c
+}
+
+func toStateObject(cluster, apiVersion string, ref object.Ref, uid string) state.Object {
+	version := apiVersion
+	if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
+		version = apiVersion[i+1:]
+	}
+	return state.Object{Cluster: cluster, Group: ref.Group, Version: version, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, UID: uid}
+}
+
+// combined is one hash over a component's object hashes: it changes when any object's does.
+func combined(hashes []string) string {
+	sort.Strings(hashes)
+	sum := sha256.Sum256([]byte(strings.Join(hashes, ",")))
+	return hex.EncodeToString(sum[:])
+}

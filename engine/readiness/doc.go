@@ -1,0 +1,13 @@
+// Package readiness decides whether an applied Kubernetes or Gardener object is ready, and waits
+// until a set of objects is.
+//
+// The apply executor (design.md section 5, issue 5 item 3) only starts a component once every
+// component it depends on is applied *and* healthy, so "healthy" needs a precise, typed meaning per
+// kind: a Deployment has rolled out, a CRD is Established, an Etcd reports ready, a ManagedResource
+// is Applied/Healthy/not Progressing, an extension resource's last operation Succeeded. Check holds
+// those rules as pure functions of one object; Wait watches the objects until Check says ready, a
+// status says it never will be without a change (Terminal), or the context ends.
+//
+// Rules for Gardener kinds follow shared/reference/gardener-digest.md (cited as "digest" with its
+// line numbers and the source references it gives, e.g. S4:17291).
+package readiness

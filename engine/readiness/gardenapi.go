@@ -1,0 +1,141 @@
+package readiness
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Rules for the Gardener API objects (core, seedmanagement, operations, operator): Gardener
+// reports their health through conditions and the last operation (digest section 4.3-4.7). Kinds
+// of these groups without a rule (CloudProfile, SecretBinding, Quota, ControllerRegistration, ...)
+// have no controller-reported health and are ready once they exist.
+
+func init() {
+	register("core.gardener.cloud", seedReady, "Seed")
+	register("core.gardener.cloud", shootReady, "Shoot")
+	register("core.gardener.cloud", controllerInstallationReady, "ControllerInstallation")
+	register("core.gardener.cloud", projectReady, "Project")
+	register("core.gardener.cloud", operationOnlyReady, "BackupBucket", "BackupEntry")
+	register("seedmanagement.gardener.cloud", managedSeedReady, "ManagedSeed")
+	register("operations.gardener.cloud", bastionReady, "Bastion")
+	register("operator.gardener.cloud", gardenReady, "Garden")
+}
+
+// conditionsAndOperation is the common shape of Seed, Shoot and Garden readiness: no operation
+// request pending, the current generation observed, the last operation Succeeded, the required
+// conditions True and the optional ones True when present. Operation problems come first because
+// they carry the terminal verdict.
+func conditionsAndOperation(obj *unstructured.Unstructured, required, optional []string) Status {
+	if s, pending := pendingOperation(obj); pending {
+		return s
+	}
+	if s, behind := generationBehind(obj); behind {
+		return s
+	}
+	op, ok := readLastOperation(obj)
+	if !ok {
+		return notReady("not reconciled yet (no status.lastOperation)")
+	}
+	if s := operationStatus(obj, op); !s.Ready {
+		return s
+	}
+	conds := conditions(obj)
+	reasons := requireTrue(conds, required...)
+	reasons = append(reasons, trueIfPresent(conds, optional...)...)
+	if len(reasons) > 0 {
+		return notReady(joinReasons(reasons))
+	}
+	return ready()
+}
+
+// seedReady: GardenletReady, SeedSystemComponentsHealthy and ExtensionsReady True (the local
+// setup's readiness check, digest line 373, S4:19916-19922), BackupBucketsReady True when the Seed
+// has a backup (digest line 369) and the last operation Succeeded (digest line 712).
+func seedReady(obj *unstructured.Unstructured, _ Options) Status {
+	required := []string{"GardenletReady", "SeedSystemComponentsHealthy", "ExtensionsReady"}
+	optional := []string{"BackupBucketsReady"}
+	if backup, found, _ := unstructured.NestedMap(obj.Object, "spec", "backup"); found && backup != nil {
+		required, optional = append(required, "BackupBucketsReady"), nil
+	}
+	return conditionsAndOperation(obj, required, optional)
+}
+
+// shootReady: last operation Succeeded and every health condition the Shoot reports True
+// (digest line 713, S4:19932-19938). They are optional because EveryNodeReady is absent on
+// workerless Shoots (digest line 360) and a new Shoot reports none until the care controller runs.
+func shootReady(obj *unstructured.Unstructured, _ Options) Status {
+	return conditionsAndOperation(obj, nil, []string{
+		"APIServerAvailable", "ControlPlaneHealthy", "ObservabilityComponentsHealthy",
+		"SystemComponentsHealthy", "EveryNodeReady",
+	})
+}
+
+// gardenReady: last operation Succeeded, VirtualGardenAPIServerAvailable and
+// VirtualComponentsHealthy True (the local readiness check, digest line 383, S4:13228), and the
+// runtime and observability conditions True when reported (S4:12943-12946).
+func gardenReady(obj *unstructured.Unstructured, _ Options) Status {
+	return conditionsAndOperation(obj,
+		[]string{"VirtualGardenAPIServerAvailable", "VirtualComponentsHealthy"},
+		[]string{"RuntimeComponentsHealthy", "ObservabilityComponentsHealthy"})
+}
+
+// controllerInstallationReady: Valid, Installed and Healthy True and Progressing not True, the test
+// behind the Seed's ExtensionsReady (digest line 370 and 655, S0:208).
+func controllerInstallationReady(obj *unstructured.Unstructured, _ Options) Status {
+	if s, behind := generationBehind(obj); behind {
+		return s
+	}
+	conds := conditions(obj)
+	reasons := requireTrue(conds, "Valid", "Installed", "Healthy")
+	reasons = append(reasons, notTrue(conds, "Progressing")...)
+	if len(reasons) > 0 {
+		return notReady(joinReasons(reasons))
+	}
+	return ready()
+}
+
+// projectReady: status.phase Ready (digest line 387, S0:151). Failed is not terminal: the project
+// controller retries.
+func projectReady(obj *unstructured.Unstructured, _ Options) Status {
+	if s, behind := generationBehind(obj); behind {
+		return s
+	}
+	if phase := stringField(obj, "status", "phase"); phase != "Ready" {
+		return notReady("project phase is " + orDefault(phase, "not set yet"))
+	}
+	return ready()
+}
+
+// operationOnlyReady: kinds whose status mirrors an extension resource's last operation (core
+// BackupBucket/BackupEntry, digest line 386).
+func operationOnlyReady(obj *unstructured.Unstructured, _ Options) Status {
+	if s, behind := generationBehind(obj); behind {
+		return s
+	}
+	op, ok := readLastOperation(obj)
+	if !ok {
+		return notReady("not reconciled yet (no status.lastOperation)")
+	}
+	return operationStatus(obj, op)
+}
+
+// managedSeedReady: its Shoot was reconciled (ShootReconciled True, digest line 324, S2:224).
+func managedSeedReady(obj *unstructured.Unstructured, _ Options) Status {
+	if s, behind := generationBehind(obj); behind {
+		return s
+	}
+	if reasons := requireTrue(conditions(obj), "ShootReconciled"); len(reasons) > 0 {
+		return notReady(joinReasons(reasons))
+	}
+	return ready()
+}
+
+// bastionReady: Ready True (digest line 327 and 386).
+func bastionReady(obj *unstructured.Unstructured, _ Options) Status {
+	if s, behind := generationBehind(obj); behind {
+		return s
+	}
+	if reasons := requireTrue(conditions(obj), "Ready"); len(reasons) > 0 {
+		return notReady(joinReasons(reasons))
+	}
+	return ready()
+}

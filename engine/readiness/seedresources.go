@@ -1,0 +1,93 @@
+package readiness
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Rules for the custom resources a seed or runtime cluster carries: etcd-druid's Etcd,
+// gardener-resource-manager's ManagedResource, and the extensions.gardener.cloud kinds that
+// extension controllers reconcile.
+
+func init() {
+	register("druid.gardener.cloud", etcdReady, "Etcd")
+	register("resources.gardener.cloud", managedResourceReady, "ManagedResource")
+	groupRules["extensions.gardener.cloud"] = extensionReady
+	// The extensions Cluster is a data carrier for extension controllers without a status.
+	register("extensions.gardener.cloud", func(obj *unstructured.Unstructured, _ Options) Status {
+		return generationOnly(obj)
+	}, "Cluster")
+}
+
+// etcdReady: etcd-druid reports status.ready=true for the current generation, and AllMembersReady
+// (when reported) is True. The digest does not name the status field (digest line 710); status.ready
+// and observedGeneration follow etcd-druid v1alpha1 as the local stand-in CRD models it
+// (tests/localcluster/crds/README.md). The reason adds member counts and druid's last errors.
+func etcdReady(obj *unstructured.Unstructured, _ Options) Status {
+	if s, behind := requireObserved(obj); behind {
+		return s
+	}
+	conds := conditions(obj)
+	isReady, _, _ := unstructured.NestedBool(obj.Object, "status", "ready")
+	var reasons []string
+	if !isReady {
+		r := "etcd not ready"
+		if want, ok := intField(obj, "spec", "replicas"); ok {
+			r = fmt.Sprintf("etcd not ready: %d of %d members ready", intOr(obj, 0, "status", "readyReplicas"), want)
+		}
+		if c, ok := findCondition(conds, "Ready"); ok && c.Status != "True" {
+			r = withDetail(r, c.describe())
+		}
+		reasons = append(reasons, r)
+	}
+	reasons = append(reasons, trueIfPresent(conds, "AllMembersReady")...)
+	if len(reasons) == 0 {
+		return ready()
+	}
+	if detail := errorDetail(readLastErrors(obj)); detail != "" {
+		reasons = append(reasons, "last errors: "+detail)
+	}
+	return notReady(joinReasons(reasons))
+}
+
+// ignoreAnnotation makes gardener-resource-manager skip a ManagedResource entirely (digest line
+// 344, S4:13384): it is never reconciled again, so its conditions never move and waiting on them
+// would only end in a timeout.
+const ignoreAnnotation = "resources.gardener.cloud/ignore"
+
+// managedResourceReady: "healthy if ResourcesApplied=ResourcesHealthy=True and
+// ResourcesProgressing=False" (digest line 342, S2:254) for the current generation (digest line
+// 708). An absent Progressing condition is accepted; a True one is not.
+func managedResourceReady(obj *unstructured.Unstructured, _ Options) Status {
+	if obj.GetAnnotations()[ignoreAnnotation] == "true" {
+		return ready()
+	}
+	if s, behind := requireObserved(obj); behind {
+		return s
+	}
+	conds := conditions(obj)
+	reasons := requireTrue(conds, "ResourcesApplied", "ResourcesHealthy")
+	reasons = append(reasons, notTrue(conds, "ResourcesProgressing")...)
+	if len(reasons) > 0 {
+		return notReady(joinReasons(reasons))
+	}
+	return ready()
+}
+
+// extensionReady applies to every kind of extensions.gardener.cloud (digest 4.2 and line 709): no
+// gardener.cloud/operation request pending, the current generation observed, and
+// status.lastOperation.state Succeeded. Failed, or Error with a user-error code, is terminal.
+func extensionReady(obj *unstructured.Unstructured, _ Options) Status {
+	if s, pending := pendingOperation(obj); pending {
+		return s
+	}
+	if s, behind := requireObserved(obj); behind {
+		return s
+	}
+	op, ok := readLastOperation(obj)
+	if !ok {
+		return notReady("not reconciled yet (no status.lastOperation)")
+	}
+	return operationStatus(obj, op)
+}

@@ -1,0 +1,81 @@
+package readiness
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Status is the readiness verdict for one object.
+type Status struct {
+	// Ready is true when the object does what it was applied for.
+	Ready bool
+	// Reason says, for people, what is not ready and why, quoting the controller's own message
+	// (a condition's or a last operation's) where there is one. Empty when Ready.
+	Reason string
+	// Terminal is true when the object will not become ready without a change by someone (a Job
+	// that failed, a Deployment past its progress deadline, an extension reporting a configuration
+	// problem): waiting longer is pointless, so Wait stops early.
+	Terminal bool
+}
+
+// Options tune rules that depend on what the landscape expects rather than on the object.
+type Options struct {
+	// RequireLoadBalancerAddress makes a Service of type LoadBalancer ready only once the cloud
+	// (or a stand-in) has assigned it an ingress IP or hostname, for components whose dependents
+	// need that address.
+	RequireLoadBalancerAddress bool
+}
+
+// Check is CheckWith with default options.
+func Check(obj *unstructured.Unstructured) Status { return CheckWith(obj, Options{}) }
+
+// CheckWith returns the readiness of obj by the rules of its kind. Kinds without a rule are ready
+// once they exist, unless their status.observedGeneration is behind metadata.generation. Objects
+// being deleted are never ready. CheckWith does no I/O.
+func CheckWith(obj *unstructured.Unstructured, opts Options) Status {
+	if obj == nil {
+		return notReady("not found")
+	}
+	if obj.GetDeletionTimestamp() != nil {
+		return notReady("being deleted")
+	}
+	gk := obj.GroupVersionKind().GroupKind()
+	if rule, ok := rules[gk]; ok {
+		return rule(obj, opts)
+	}
+	if rule, ok := groupRules[gk.Group]; ok {
+		return rule(obj, opts)
+	}
+	return generationOnly(obj)
+}
+
+// rule is the readiness rule of one kind.
+type rule func(obj *unstructured.Unstructured, opts Options) Status
+
+// rules maps a GroupKind to its rule; groupRules applies to every kind of a group without an
+// entry in rules.
+var (
+	rules      = map[schema.GroupKind]rule{}
+	groupRules = map[string]rule{}
+)
+
+// register adds rules; each rule file calls it from init so that adding a kind touches one file.
+func register(group string, r rule, kinds ...string) {
+	for _, k := range kinds {
+		rules[schema.GroupKind{Group: group, Kind: k}] = r
+	}
+}
+
+// generationOnly is the rule for kinds without one: present and observed.
+func generationOnly(obj *unstructured.Unstructured) Status {
+	if s, behind := generationBehind(obj); behind {
+		return s
+	}
+	return ready()
+}
+
+func ready() Status { return Status{Ready: true} }
+
+func notReady(reason string) Status { return Status{Reason: reason} }
+
+func terminal(reason string) Status { return Status{Reason: reason, Terminal: true} }

@@ -1,0 +1,165 @@
+package state
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/declarative-gardener/gardener/engine/inventory"
+)
+
+// Defaults of the kubernetes backend.
+const (
+	// DefaultLeaseDuration is how long a lease stays valid without renewal: long enough to ride
+	// out an API server restart, short enough that a crashed holder's lock frees itself soon.
+	DefaultLeaseDuration = 60 * time.Second
+	// DefaultRenewInterval gives a holder two more attempts before its lease expires.
+	DefaultRenewInterval = 20 * time.Second
+	// DefaultChunkSize keeps every Secret well under the API server's 1 MiB limit on Secret data.
+	DefaultChunkSize = 900 << 10
+)
+
+// Labels and annotations of the kubernetes backend's Secrets and Lease. They are deliberately
+// not the inventory label: the state must never be mistaken for an object the landscape owns
+// (and pruned).
+const (
+	stateLabel        = "state.declarative-gardener.io/landscape"
+	roleLabel         = "state.declarative-gardener.io/role"
+	roleHead          = "head"
+	roleChunk         = "chunk"
+	annoSerial        = "state.declarative-gardener.io/serial"
+	annoLineage       = "state.declarative-gardener.io/lineage"
+	annoChunks        = "state.declarative-gardener.io/chunks"
+	annoSHA256        = "state.declarative-gardener.io/sha256"
+	annoWriteID       = "state.declarative-gardener.io/write-id"
+	annoIndex         = "state.declarative-gardener.io/index"
+	annoLockHolder    = "state.declarative-gardener.io/lock-holder"
+	annoLockOperation = "state.declarative-gardener.io/lock-operation"
+	dataKey           = "state.json.gz"
+)
+
+// KubernetesOptions tune the kubernetes backend; the zero value means the defaults. Tests use
+// short durations.
+type KubernetesOptions struct {
+	// LeaseDuration is the lock lease's leaseDurationSeconds (whole seconds, at least one).
+	LeaseDuration time.Duration
+	// RenewInterval is how often a held lease is renewed; it must be shorter than LeaseDuration.
+	RenewInterval time.Duration
+	// PollInterval is how often a waiting Lock retries; zero means DefaultPollInterval.
+	PollInterval time.Duration
+	// ChunkSize is the most compressed state bytes one Secret holds.
+	ChunkSize int
+}
+
+func (o KubernetesOptions) withDefaults() KubernetesOptions {
+	if o.LeaseDuration <= 0 {
+		o.LeaseDuration = DefaultLeaseDuration
+	}
+	o.LeaseDuration = max(o.LeaseDuration.Round(time.Second), time.Second)
+	if o.RenewInterval <= 0 || o.RenewInterval >= o.LeaseDuration {
+		o.RenewInterval = min(DefaultRenewInterval, o.LeaseDuration/3)
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	if o.ChunkSize <= 0 {
+		o.ChunkSize = DefaultChunkSize
+	}
+	return o
+}
+
+// kube keeps the state in Secrets and locks it with a Lease, both in one namespace of a cluster
+// the landscape declares, so that the CLI and the daemon (running in that cluster) share them.
+// Layout (docs: "State"):
+//
+//   - Secret gardener-state-<landscape> (the head): the state's first chunk under
+//     "state.json.gz", and annotations naming its serial, lineage, chunk count, the SHA-256 of
+//     all compressed bytes and the write ID of the chunks.
+//   - Secrets gardener-state-<landscape>-<write ID>-<n>, n = 1...: the further chunks of a state
+//     too large for one Secret. They are immutable and never reused: a write creates a new set
+//     under a fresh write ID, then switches the head to it in one update (guarded by the head's
+//     resourceVersion), then deletes the previous sets. A reader follows the head to a complete
+//     set; a writer that dies before switching the head leaves an unused set that the next write
+//     deletes.
+//   - Lease gardener-lock-<landscape>: the lock.
+type kube struct {
+	client    kubernetes.Interface
+	namespace string
+	landscape string
+	// slug is the landscape as it appears in object names.
+	slug string
+	opts KubernetesOptions
+	// invalid is why the backend cannot be used (an invalid landscape name), reported by every
+	// call.
+	invalid error
+}
+
+// NewKubernetes returns the backend keeping the state of landscape in namespace. The namespace
+// must exist: the backend never creates it, so that a typo is an error, not a new namespace.
+func NewKubernetes(client kubernetes.Interface, namespace, landscape string) Backend {
+	return NewKubernetesWithOptions(client, namespace, landscape, KubernetesOptions{})
+}
+
+// NewKubernetesWithOptions is NewKubernetes with options.
+func NewKubernetesWithOptions(client kubernetes.Interface, namespace, landscape string, opts KubernetesOptions) Backend {
+	b := &kube{client: client, namespace: namespace, landscape: landscape, slug: nameSlug(landscape), opts: opts.withDefaults()}
+	if err := inventory.ValidateLandscapeName(landscape); err != nil {
+		b.invalid = fmt.Errorf("state: %w", err)
+	} else if namespace == "" {
+		b.invalid = errors.New("state: the kubernetes backend needs a namespace")
+	}
+	return b
+}
+
+// nameSlug makes a landscape name (a label value: letters, digits, '-', '_', '.') usable in
+// object names (lower-case letters, digits, '-'). A name that had to change gets a hash of the
+// original, so that "A_b" and "a-b" do not share a state.
+func nameSlug(landscape string) string {
+	slug := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '-':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r - 'A' + 'a'
+		default:
+			return '-'
+		}
+	}, landscape)
+	if slug == landscape {
+		return slug
+	}
+	sum := sha256.Sum256([]byte(landscape))
+	return slug + "-" + hex.EncodeToString(sum[:4])
+}
+
+func (b *kube) headName() string  { return "gardener-state-" + b.slug }
+func (b *kube) leaseName() string { return "gardener-lock-" + b.slug }
+func (b *kube) chunkName(writeID string, n int) string {
+	return fmt.Sprintf("gardener-state-%s-%s-%d", b.slug, writeID, n)
+}
+
+// where names the state in errors.
+func (b *kube) where() string {
+	return fmt.Sprintf("state secret %s/%s", b.namespace, b.headName())
+}
+
+// namespaceMissing reports whether err is the API server's answer to creating an object in a
+// namespace that does not exist.
+func namespaceMissing(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &status) {
+		return false
+	}
+	d := status.Status().Details
+	return d != nil && d.Kind == "namespaces"
+}
+
+func (b *kube) errNamespace() error {
+	return fmt.Errorf("state: namespace %q does not exist; create it or name another one with state { namespace = ... }", b.namespace)
+}

@@ -1,0 +1,293 @@
+package state
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
+)
+
+// readAttempts bounds how often Read starts over when a concurrent write replaced the chunks it
+// was reading.
+const readAttempts = 5
+
+// errMoved means the head moved on while its chunks were read.
+var errMoved = errors.New("state changed while reading")
+
+func (b *kube) Read(ctx context.Context) (*State, error) {
+	if b.invalid != nil {
+		return nil, b.invalid
+	}
+	for attempt := 1; ; attempt++ {
+		head, err := b.getHead(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if head == nil {
+			if err := b.checkNamespace(ctx); err != nil {
+				return nil, err
+			}
+			return Empty(b.landscape), nil
+		}
+		s, err := b.assemble(ctx, head)
+		if errors.Is(err, errMoved) && attempt < readAttempts {
+			continue
+		}
+		return s, err
+	}
+}
+
+// getHead returns the head Secret, or nil when there is none.
+func (b *kube) getHead(ctx context.Context) (*corev1.Secret, error) {
+	head, err := b.client.CoreV1().Secrets(b.namespace).Get(ctx, b.headName(), metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.where(), err)
+	}
+	return head, nil
+}
+
+// checkNamespace tells a missing namespace from a missing state. Without the right to read
+// namespaces it assumes the namespace exists; a write would still say otherwise.
+func (b *kube) checkNamespace(ctx context.Context) error {
+	_, err := b.client.CoreV1().Namespaces().Get(ctx, b.namespace, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return b.errNamespace()
+	}
+	return nil
+}
+
+// headMeta is what the head's annotations say about the stored state.
+type headMeta struct {
+	serial  int64
+	lineage string
+	chunks  int
+	sha256  string
+	writeID string
+}
+
+func parseHead(head *corev1.Secret) (headMeta, error) {
+	a := head.Annotations
+	m := headMeta{lineage: a[annoLineage], sha256: a[annoSHA256], writeID: a[annoWriteID]}
+	var err1, err2 error
+	m.serial, err1 = strconv.ParseInt(a[annoSerial], 10, 64)
+	m.chunks, err2 = strconv.Atoi(a[annoChunks])
+	if err := errors.Join(err1, err2); err != nil || m.chunks < 1 || m.lineage == "" || m.sha256 == "" {
+		return m, fmt.Errorf("annotations are incomplete or invalid (%v); the state is damaged", err)
+	}
+	return m, nil
+}
+
+// assemble reads the chunks the head names and decodes the state.
+func (b *kube) assemble(ctx context.Context, head *corev1.Secret) (*State, error) {
+	m, err := parseHead(head)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.where(), err)
+	}
+	data := append([]byte(nil), head.Data[dataKey]...)
+	for n := 1; n < m.chunks; n++ {
+		name := b.chunkName(m.writeID, n)
+		chunk, err := b.client.CoreV1().Secrets(b.namespace).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			if now, herr := b.getHead(ctx); herr == nil && (now == nil || now.ResourceVersion != head.ResourceVersion) {
+				return nil, errMoved
+			}
+			return nil, fmt.Errorf("%s: chunk %s is missing; the state is damaged", b.where(), name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("state secret %s/%s: %w", b.namespace, name, err)
+		}
+		if chunk.Annotations[annoWriteID] != m.writeID || chunk.Annotations[annoIndex] != strconv.Itoa(n) {
+			return nil, fmt.Errorf("state secret %s/%s: does not belong to write %s; the state is damaged", b.namespace, name, m.writeID)
+		}
+		data = append(data, chunk.Data[dataKey]...)
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != m.sha256 {
+		return nil, fmt.Errorf("%s: checksum mismatch; the state is damaged", b.where())
+	}
+	raw, err := gunzip(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.where(), err)
+	}
+	s, err := decode(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.where(), err)
+	}
+	if s.Serial != m.serial || s.Lineage != m.lineage {
+		return nil, fmt.Errorf("%s: content (lineage %s, serial %d) disagrees with the annotations (lineage %s, serial %d); the state is damaged", b.where(), s.Lineage, s.Serial, m.lineage, m.serial)
+	}
+	if s.Landscape != b.landscape {
+		return nil, fmt.Errorf("%s: holds the state of landscape %q, not %q", b.where(), s.Landscape, b.landscape)
+	}
+	return s, nil
+}
+
+func (b *kube) Write(ctx context.Context, s *State) error {
+	if b.invalid != nil {
+		return b.invalid
+	}
+	if s.Landscape != "" && s.Landscape != b.landscape {
+		return fmt.Errorf("%s: cannot store the state of landscape %q here", b.where(), s.Landscape)
+	}
+	head, err := b.getHead(ctx)
+	if err != nil {
+		return err
+	}
+	cur := stored{}
+	if head != nil {
+		m, err := parseHead(head)
+		if err != nil {
+			return fmt.Errorf("%s: %w", b.where(), err)
+		}
+		cur = stored{exists: true, lineage: m.lineage, serial: m.serial}
+	}
+	lineage, serial, err := next(b.where(), cur, s)
+	if err != nil {
+		return err
+	}
+	st := prepared(s, lineage, serial)
+	st.Landscape = b.landscape
+	raw, err := encode(st)
+	if err != nil {
+		return err
+	}
+	data, err := gzipBytes(raw)
+	if err != nil {
+		return fmt.Errorf("%s: %w", b.where(), err)
+	}
+	if err := b.store(ctx, head, data, st); err != nil {
+		return err
+	}
+	s.FormatVersion, s.Lineage, s.Serial, s.Landscape = FormatVersion, lineage, serial, b.landscape
+	return nil
+}
+
+// store writes the chunks of data under a fresh write ID, switches the head to them, and then
+// deletes older chunk sets.
+func (b *kube) store(ctx context.Context, head *corev1.Secret, data []byte, st *State) error {
+	secrets := b.client.CoreV1().Secrets(b.namespace)
+	parts := split(data, b.opts.ChunkSize)
+	writeID := newUUID()[:8]
+	serial := strconv.FormatInt(st.Serial, 10)
+	var created []string
+	discard := func() {
+		for _, name := range created {
+			_ = secrets.Delete(context.WithoutCancel(ctx), name, metav1.DeleteOptions{})
+		}
+	}
+	for n := 1; n < len(parts); n++ {
+		chunk := b.secret(b.chunkName(writeID, n), roleChunk, parts[n], map[string]string{
+			annoWriteID: writeID, annoIndex: strconv.Itoa(n), annoSerial: serial,
+		})
+		chunk.Immutable = ptr.To(true)
+		if _, err := secrets.Create(ctx, chunk, metav1.CreateOptions{}); err != nil {
+			discard()
+			if namespaceMissing(err) {
+				return b.errNamespace()
+			}
+			return fmt.Errorf("state secret %s/%s: %w", b.namespace, chunk.Name, err)
+		}
+		created = append(created, chunk.Name)
+	}
+	sum := sha256.Sum256(data)
+	next := b.secret(b.headName(), roleHead, parts[0], map[string]string{
+		annoSerial: serial, annoLineage: st.Lineage, annoChunks: strconv.Itoa(len(parts)),
+		annoSHA256: hex.EncodeToString(sum[:]), annoWriteID: writeID,
+	})
+	var err error
+	if head == nil {
+		_, err = secrets.Create(ctx, next, metav1.CreateOptions{})
+	} else {
+		next.ResourceVersion = head.ResourceVersion
+		_, err = secrets.Update(ctx, next, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		discard()
+		switch {
+		case namespaceMissing(err):
+			return b.errNamespace()
+		case apierrors.IsConflict(err), apierrors.IsAlreadyExists(err), apierrors.IsNotFound(err):
+			return fmt.Errorf("%s: %w: another writer stored a state meanwhile; read it and try again", b.where(), ErrStaleSerial)
+		}
+		return fmt.Errorf("%s: %w", b.where(), err)
+	}
+	b.collect(ctx, writeID, st.Serial)
+	return nil
+}
+
+func (b *kube) secret(name, role string, data []byte, annotations map[string]string) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: b.namespace, Annotations: annotations,
+			Labels: map[string]string{stateLabel: b.landscape, roleLabel: role},
+		},
+		Type: corev1.SecretTypeOpaque,
+		Data: map[string][]byte{dataKey: data},
+	}
+}
+
+// collect deletes the chunk sets the head no longer names: those of earlier writes and of
+// writes that died before switching the head. Sets written for a later serial belong to a write
+// in progress and stay. Failures only leave garbage the next write collects.
+func (b *kube) collect(ctx context.Context, keep string, serial int64) {
+	secrets := b.client.CoreV1().Secrets(b.namespace)
+	sel := labels.SelectorFromSet(labels.Set{stateLabel: b.landscape, roleLabel: roleChunk}).String()
+	list, err := secrets.List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return
+	}
+	for _, s := range list.Items {
+		target, err := strconv.ParseInt(s.Annotations[annoSerial], 10, 64)
+		if s.Annotations[annoWriteID] == keep || (err == nil && target > serial) {
+			continue
+		}
+		_ = secrets.Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &s.UID}})
+	}
+}
+
+// split cuts data into parts of at most size bytes; empty data is one empty part.
+func split(data []byte, size int) [][]byte {
+	parts := [][]byte{}
+	for len(data) > size {
+		parts = append(parts, data[:size])
+		data = data[size:]
+	}
+	return append(parts, data)
+}
+
+func gzipBytes(data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(data); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func gunzip(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("decompress: %w", err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil, fmt.Errorf("decompress: %w", err)
+	}
+	return raw, nil
+}

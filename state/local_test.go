@@ -1,0 +1,92 @@
+package state
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLocalConformance(t *testing.T) {
+	testConformance(t, func(t *testing.T) opener {
+		path := filepath.Join(t.TempDir(), DefaultLocalPath)
+		return func() Backend { return NewLocalWithOptions(path, LocalOptions{PollInterval: 50 * time.Millisecond}) }
+	})
+}
+
+func TestLocalFileIsPrivateAndWrittenAtomically(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, DefaultLocalPath)
+	// A state file readable by others before is private after the next write.
+	require.NoError(t, os.WriteFile(path, []byte(`{"format_version":1,"lineage":"l","serial":1,"components":{}}`), 0o644))
+	b := NewLocal(path)
+	s, err := b.Read(context.Background())
+	require.NoError(t, err)
+	require.NoError(t, b.Write(context.Background(), s))
+
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temporary file is left behind")
+	var raw map[string]any
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &raw))
+	assert.Equal(t, float64(2), raw["serial"])
+	assert.Equal(t, "l", raw["lineage"])
+}
+
+func TestLocalLockFileNamesTheHolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), DefaultLocalPath)
+	lock, err := NewLocal(path).Lock(context.Background(), LockInfo{Holder: "alice@host pid 7", Operation: "apply"})
+	require.NoError(t, err)
+	data, err := os.ReadFile(path + ".lock")
+	require.NoError(t, err)
+	var lf lockFile
+	require.NoError(t, json.Unmarshal(data, &lf))
+	assert.Equal(t, lock.ID(), lf.ID)
+	assert.Equal(t, "alice@host pid 7", lf.Holder)
+	assert.Equal(t, "apply", lf.Operation)
+	info, err := os.Stat(path + ".lock")
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	require.NoError(t, lock.Unlock(context.Background()))
+	assert.NoFileExists(t, path+".lock")
+}
+
+func TestLocalReadErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		content string
+		want    string
+	}{
+		{"not JSON", "{", "decode"},
+		{"newer format", `{"format_version":2}`, "format version 2 is not supported"},
+		{"no format", `{"serial":1}`, "format version 0 is not supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.json")
+			require.NoError(t, os.WriteFile(path, []byte(tt.content), 0o600))
+			_, err := NewLocal(path).Read(context.Background())
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), path)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestLocalUnreadableLockFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), DefaultLocalPath)
+	require.NoError(t, os.WriteFile(path+".lock", []byte("garbage"), 0o600))
+	_, err := NewLocal(path).Lock(context.Background(), LockInfo{Operation: "apply"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "unreadable")
+}

@@ -1,0 +1,110 @@
+package state
+
+import (
+	"sort"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/declarative-gardener/gardener/engine/object"
+)
+
+// FormatVersion is the version of the state's JSON form. It changes only incompatibly; a state
+// written by a newer gardener is refused rather than misread and then overwritten.
+const FormatVersion = 1
+
+// State is what gardener applied for one landscape. It is the inventory prune and destroy rely
+// on, so it is written before objects are created (as Pending) and after they are (as Objects).
+type State struct {
+	FormatVersion int `json:"format_version"`
+	// Lineage is a random UUID made when the state is first written and never changed, so that a
+	// state copied from another landscape (or recreated from scratch) is never taken for the
+	// continuation of this one.
+	Lineage string `json:"lineage"`
+	// Serial grows by one on every write, so that a writer holding an older copy cannot overwrite
+	// a newer one.
+	Serial    int64  `json:"serial"`
+	Landscape string `json:"landscape"`
+	// Components are keyed by instance address ("component.helm_release.cert_manager",
+	// `shoot.dev["a"]`).
+	Components map[string]*Component `json:"components"`
+}
+
+// Component is what gardener applied for one component instance.
+type Component struct {
+	Address string `json:"address"`
+	Type    string `json:"type"`
+	// ConfigHash is the hash of the configuration last applied, so that a plan can tell a changed
+	// landscape from drift without rendering the old configuration again.
+	ConfigHash string `json:"config_hash,omitempty"`
+	// Outputs are the component's non-sensitive outputs; sensitive ones never reach the state.
+	Outputs map[string]any `json:"outputs,omitempty"`
+	Objects []Object       `json:"objects"`
+	// Pending objects were about to be applied when the state was written (intent recorded
+	// before writing to the cluster); an interrupted apply leaves them pending, and the next
+	// plan must look for them so nothing is orphaned.
+	Pending []Object `json:"pending,omitempty"`
+}
+
+// Object is one object a component owns, named independently of its API version (Version is the
+// one it was applied in, kept for deleting it without discovery).
+type Object struct {
+	// Cluster is the name of the landscape's cluster block the object lives in.
+	Cluster   string `json:"cluster"`
+	Group     string `json:"group"`
+	Version   string `json:"version"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	// UID tells a recreated object (same name, new UID) from the one gardener applied.
+	UID string `json:"uid,omitempty"`
+}
+
+// Ref is the object's reference as the engine tracks objects.
+func (o Object) Ref() object.Ref {
+	return object.Ref{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
+}
+
+// GroupKind is the object's group and kind.
+func (o Object) GroupKind() schema.GroupKind { return schema.GroupKind{Group: o.Group, Kind: o.Kind} }
+
+// Empty is the state of a landscape nothing was applied to yet: no lineage, serial 0.
+func Empty(landscape string) *State {
+	return &State{FormatVersion: FormatVersion, Landscape: landscape, Components: map[string]*Component{}}
+}
+
+// Kinds returns the kinds of every object the state records in cluster, pending or applied,
+// sorted by group and kind. Observe lists exactly these kinds (besides the rendered ones), so
+// that objects of a kind the landscape no longer renders are still found and pruned.
+func (s *State) Kinds(cluster string) []schema.GroupKind {
+	seen := map[schema.GroupKind]bool{}
+	for _, c := range s.Components {
+		for _, list := range [][]Object{c.Objects, c.Pending} {
+			for _, o := range list {
+				if o.Cluster == cluster {
+					seen[o.GroupKind()] = true
+				}
+			}
+		}
+	}
+	kinds := make([]schema.GroupKind, 0, len(seen))
+	for gk := range seen {
+		kinds = append(kinds, gk)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if kinds[i].Group != kinds[j].Group {
+			return kinds[i].Group < kinds[j].Group
+		}
+		return kinds[i].Kind < kinds[j].Kind
+	})
+	return kinds
+}
+
+// Addresses returns the component addresses in the state, sorted, for deterministic output.
+func (s *State) Addresses() []string {
+	addrs := make([]string, 0, len(s.Components))
+	for a := range s.Components {
+		addrs = append(addrs, a)
+	}
+	sort.Strings(addrs)
+	return addrs
+}
