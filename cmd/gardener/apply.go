@@ -204,5 +204,3 @@ func printEvent(w io.Writer, e apply.Event, out *planner.Outcome) {
 		fmt.Fprintf(w, "%s: %s%s\n", e.Address, e.Status, msg)
 	}
 }
-
-
