@@ -81,7 +81,11 @@ type desiredKey struct {
 }
 
 // Apply is the Worker of one component.
-func (e *Executor) Apply(ctx context.Context, c *plan.Component) error {
+func (e *Executor) Apply(ctx context.Context, c *plan.Component) error { return e.apply(ctx, ctx, c) }
+
+// apply writes with ctx and waits for readiness with waitCtx, so that an interruption can end
+// the waits without cutting writes (and their state records) in half.
+func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error {
 	desired := map[desiredKey]*plan.Desired{}
 	for _, d := range e.Desired {
 		if string(d.Component) == c.Address {
@@ -130,13 +134,13 @@ func (e *Executor) Apply(ctx context.Context, c *plan.Component) error {
 		applied[desiredKey{o.Cluster, o.Ref}] = live
 		// Custom resources of a CRD written here wait until it is established.
 		if isCRD(o.Ref) && (i+1 == len(writes) || !isCRD(writes[i+1].Ref)) && e.Ready != nil {
-			if err := e.waitReady(ctx, crdsOf(writes[:i+1], desired)); err != nil {
+			if err := e.waitReady(waitCtx, crdsOf(writes[:i+1], desired)); err != nil {
 				return err
 			}
 		}
 	}
 	if e.Ready != nil {
-		if err := e.waitReady(ctx, all); err != nil {
+		if err := e.waitReady(waitCtx, all); err != nil {
 			return err
 		}
 	}
@@ -186,27 +190,6 @@ func crdsOf(writes []*plan.ObjectChange, desired map[desiredKey]*plan.Desired) [
 	return out
 }
 
-// protectedKinds are deleted or replaced only with --allow-destroy: losing them loses data or
-// whole control planes (design section 5).
-var protectedKinds = map[schema.GroupKind]bool{
-	{Group: "druid.gardener.cloud", Kind: "Etcd"}:                     true,
-	{Kind: "PersistentVolumeClaim"}:                                   true,
-	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: true,
-	{Group: "core.gardener.cloud", Kind: "BackupBucket"}:              true,
-	{Group: "core.gardener.cloud", Kind: "BackupEntry"}:               true,
-	{Group: "extensions.gardener.cloud", Kind: "BackupBucket"}:        true,
-	{Group: "extensions.gardener.cloud", Kind: "BackupEntry"}:         true,
-}
-
-// Protected reports whether deleting or replacing an object needs --allow-destroy: a protected
-// kind, or a control-plane namespace (shoot--*, garden).
-func Protected(r object.Ref) bool {
-	if protectedKinds[r.GroupKind()] {
-		return true
-	}
-	return r.Group == "" && r.Kind == "Namespace" && (strings.HasPrefix(r.Name, "shoot--") || r.Name == "garden")
-}
-
 func (e *Executor) checkProtection(c *plan.Component, writes, deletes []*plan.ObjectChange) error {
 	if e.AllowDestroy[c.Address] {
 		return nil
@@ -216,7 +199,7 @@ func (e *Executor) checkProtection(c *plan.Component, writes, deletes []*plan.Ob
 		if o.Action != plan.Delete && o.Action != plan.Replace {
 			continue
 		}
-		if Protected(o.Ref) || e.Protected[c.Address] {
+		if object.Protected(o.Ref) || e.Protected[c.Address] {
 			refused = append(refused, fmt.Sprintf("%s (%s)", o.Ref, o.Action))
 		}
 	}

@@ -117,7 +117,12 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 			components[len(pl.Components)-1-i] = c
 		}
 	}
-	return Schedule(ctx, components, deps, opts.Parallelism, e.Apply, opts.Events), nil
+	// Ctrl-C stops new components from starting; a component already writing finishes its
+	// writes and records them (its readiness wait ends with the interruption).
+	work := func(ctx context.Context, c *plan.Component) error {
+		return e.apply(context.WithoutCancel(ctx), ctx, c)
+	}
+	return Schedule(ctx, components, deps, opts.Parallelism, work, opts.Events), nil
 }
 
 // typedReadiness waits with engine/readiness: one watch per resource and namespace.

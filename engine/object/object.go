@@ -112,3 +112,24 @@ func ApplyRank(gk schema.GroupKind) int {
 	}
 	return otherKindsRank
 }
+
+// protectedKinds are deleted or replaced only with --allow-destroy: losing them loses data or
+// whole control planes (design section 5).
+var protectedKinds = map[schema.GroupKind]bool{
+	{Group: "druid.gardener.cloud", Kind: "Etcd"}:                     true,
+	{Kind: "PersistentVolumeClaim"}:                                   true,
+	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: true,
+	{Group: "core.gardener.cloud", Kind: "BackupBucket"}:              true,
+	{Group: "core.gardener.cloud", Kind: "BackupEntry"}:               true,
+	{Group: "extensions.gardener.cloud", Kind: "BackupBucket"}:        true,
+	{Group: "extensions.gardener.cloud", Kind: "BackupEntry"}:         true,
+}
+
+// Protected reports whether deleting or replacing an object needs --allow-destroy: a protected
+// kind, or a control-plane namespace (shoot--*, garden).
+func Protected(r Ref) bool {
+	if protectedKinds[r.GroupKind()] {
+		return true
+	}
+	return r.Group == "" && r.Kind == "Namespace" && (strings.HasPrefix(r.Name, "shoot--") || r.Name == "garden")
+}

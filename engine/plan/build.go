@@ -54,6 +54,8 @@ type Options struct {
 	// deleted (state rm forgets objects without deleting them). Without state, every object
 	// with the landscape's label and annotations counts.
 	Tracked func(cluster string, ref object.Ref) bool
+	// PreventDestroy holds the instances with lifecycle { prevent_destroy = true }.
+	PreventDestroy map[string]bool
 	// Destroy plans the deletion of everything the landscape owns.
 	Destroy bool
 	// Targets are the --target addresses as given, for the plan's record.
@@ -192,6 +194,11 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	}
 	for _, c := range res.Plan.Components {
 		sortObjects(c.Objects)
+		for _, o := range c.Objects {
+			if (o.Action == Delete || o.Action == Replace) && (object.Protected(o.Ref) || opts.PreventDestroy[c.Address]) {
+				res.Plan.Warnings = append(res.Plan.Warnings, fmt.Sprintf("%s in cluster %s is protected: apply will %s it only with --allow-destroy %s", o.Ref, o.Cluster, o.Action, c.Address))
+			}
+		}
 	}
 	res.Plan.Outputs = outputs(opts.Outputs, res.Redactor)
 	res.Plan.Summarise()

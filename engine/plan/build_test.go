@@ -449,3 +449,22 @@ func TestBuildRefreshesStaleDiscovery(t *testing.T) {
 	assert.True(t, c.refreshed)
 	assert.Equal(t, map[string]string{"component.manifests.a Etcd.druid.gardener.cloud apps/etcd-main": "create missing"}, actions(res.Plan))
 }
+
+func TestBuildWarnsAboutProtectedDeletions(t *testing.T) {
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "etcds.druid.gardener.cloud"},
+	}}
+	c := &fakeCluster{objects: []*unstructured.Unstructured{live(t, crd.DeepCopy(), "component.manifests.crd"), live(t, cm("apps", "a1", nil), "component.manifests.a")}}
+	res := buildPlan(t, c, map[config.InstanceAddress]*Rendered{
+		"component.manifests.crd": {Address: "component.manifests.crd", Type: "manifests", Objects: objects(crd)},
+		"component.manifests.a":   {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "a1", nil))},
+	}, func(o *Options) {
+		o.Destroy = true
+		o.PreventDestroy = map[string]bool{"component.manifests.a": true}
+	})
+	assert.Equal(t, []string{
+		"ConfigMap apps/a1 in cluster runtime is protected: apply will delete it only with --allow-destroy component.manifests.a",
+		"CustomResourceDefinition.apiextensions.k8s.io etcds.druid.gardener.cloud in cluster runtime is protected: apply will delete it only with --allow-destroy component.manifests.crd",
+	}, res.Plan.Warnings)
+}

@@ -52,6 +52,9 @@ type Plan struct {
 	Targets []string `json:"targets,omitempty"`
 	// ServerDryRun is set when changed objects were checked with server-side dry-runs.
 	ServerDryRun bool `json:"server_dry_run,omitempty"`
+	// StateSerial is the serial of the state the plan was computed from; applying a saved plan
+	// refuses a state that was written since.
+	StateSerial int64 `json:"state_serial,omitempty"`
 	// Components are in graph order; components whose objects are all unchanged are included
 	// with action no-op.
 	Components []*Component `json:"components"`

@@ -178,6 +178,10 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	}
 	var previous map[string][]k8sschema.GroupKind
 	var tracked func(string, object.Ref) bool
+	var serial int64
+	if opts.State != nil {
+		serial = opts.State.Serial
+	}
 	if st := opts.State; st != nil && st.Serial > 0 {
 		previous = map[string][]k8sschema.GroupKind{}
 		recorded := map[string]bool{}
@@ -191,8 +195,15 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		}
 		tracked = func(cluster string, ref object.Ref) bool { return recorded[cluster+"/"+ref.String()] }
 	}
+	prevent := map[string]bool{}
+	for addr, inst := range ev.Instances {
+		if inst.Block.Lifecycle.PreventDestroy {
+			prevent[string(addr)] = true
+		}
+	}
 	res, err := plan.Build(ctx, plan.Options{
-		PreviousKinds: previous,
+		PreventDestroy: prevent,
+		PreviousKinds:  previous,
 		Tracked:       tracked,
 		Landscape:     l.Name,
 		Order:         order,
@@ -210,6 +221,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	if err != nil {
 		return out, diags, err
 	}
+	res.Plan.StateSerial = serial
 	out.Result = res
 	return out, diags, nil
 }

@@ -27,6 +27,9 @@ func CheckStale(saved *plan.File, fresh *plan.Result) error {
 		}
 	}
 	var moved []string
+	if saved.Plan.StateSerial != fresh.Plan.StateSerial {
+		moved = append(moved, fmt.Sprintf("the state was written since (serial %d, planned at %d)", fresh.Plan.StateSerial, saved.Plan.StateSerial))
+	}
 	for _, c := range saved.Plan.Components {
 		for _, o := range c.Objects {
 			f := freshChanges[key{o.Cluster, o.Ref}]
