@@ -191,6 +191,13 @@ func confirmed(in io.Reader) bool {
 }
 
 func printEvent(w io.Writer, e apply.Event, out *planner.Outcome) {
+	if out != nil && out.Result != nil {
+		for _, c := range out.Result.Plan.Components {
+			if c.Address == e.Address && len(c.Objects) == 0 && e.Err == nil {
+				return // nothing to apply (a type that is not rendered yet): not worth a line
+			}
+		}
+	}
 	switch e.Status {
 	case "started":
 		fmt.Fprintf(w, "%s: applying...\n", e.Address)

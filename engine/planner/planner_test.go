@@ -55,13 +55,19 @@ component "manifests" "file_later" {
 }
 
 func TestDestroyTargetIncludesDependents(t *testing.T) {
-	dir := localWith(t, "extra.hcl", "")
+	dir := localWith(t, "extra.hcl", `
+component "manifests" "after_shoots" {
+  cluster    = cluster.runtime
+  depends_on = [shoot.local]
+  objects    = [{ apiVersion = "v1", kind = "Namespace", metadata = { name = "after" } }]
+}
+`)
 	for _, tt := range []struct {
 		destroy bool
 		want    []config.InstanceAddress
 	}{
 		{false, []config.InstanceAddress{"garden.local", "seed.local", `shoot.local["dev"]`}},
-		{true, []config.InstanceAddress{`shoot.local["dev"]`, "component.manifests.local_addons"}},
+		{true, []config.InstanceAddress{`shoot.local["dev"]`, "component.manifests.after_shoots"}},
 	} {
 		out, diags := Prepare(Options{Dir: dir, Schemas: schemas.Registry(), Renderers: render.Registry{"manifests": manifests.Render},
 			Targets: []string{`shoot.local["dev"]`}, Destroy: tt.destroy})

@@ -1,6 +1,6 @@
 # Plain objects next to the Gardener layers: the manifests component applies them as they are.
 # Until the garden, seed and shoot blocks render (the component catalog issues), these are the
-# objects `gardener plan landscapes/local` shows.
+# objects `gardener plan landscapes/local` shows and `gardener apply landscapes/local` applies.
 component "manifests" "local_addons" {
   cluster   = cluster.runtime
   namespace = "local-addons"
@@ -18,8 +18,6 @@ component "manifests" "local_addons" {
       data = {
         domain = local.domain
         shoots = join(",", sort(var.shoots))
-        # Known only once the shoots are applied: plans show "(known after apply)".
-        shoot_namespaces = join(",", [for key in sort(var.shoots) : shoot.local[key].technical_id])
       }
     },
   ]
