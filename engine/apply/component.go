@@ -57,6 +57,8 @@ type Executor struct {
 	Ready Readiness
 	// Timeout bounds each component's readiness wait.
 	Timeout time.Duration
+	// Timeouts override Timeout by component address (lifecycle { ready_timeout }).
+	Timeouts map[string]time.Duration
 	// Recorder records state; nil records nothing.
 	Recorder Recorder
 	// Retry is the backoff of transient API errors.
@@ -134,13 +136,13 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 		applied[desiredKey{o.Cluster, o.Ref}] = live
 		// Custom resources of a CRD written here wait until it is established.
 		if isCRD(o.Ref) && (i+1 == len(writes) || !isCRD(writes[i+1].Ref)) && e.Ready != nil {
-			if err := e.waitReady(waitCtx, crdsOf(writes[:i+1], desired)); err != nil {
+			if err := e.waitReady(waitCtx, e.timeoutOf(c.Address), crdsOf(writes[:i+1], desired)); err != nil {
 				return err
 			}
 		}
 	}
 	if e.Ready != nil {
-		if err := e.waitReady(waitCtx, all); err != nil {
+		if err := e.waitReady(waitCtx, e.timeoutOf(c.Address), all); err != nil {
 			return err
 		}
 	}
@@ -339,13 +341,20 @@ func (e *Executor) client(cluster string) (dynamic.Interface, error) {
 	return c, nil
 }
 
-func (e *Executor) waitReady(ctx context.Context, objs []*plan.Desired) error {
+// timeoutOf is a component's readiness timeout: its own, --timeout, or five minutes.
+func (e *Executor) timeoutOf(addr string) time.Duration {
+	if t := e.Timeouts[addr]; t > 0 {
+		return t
+	}
+	if e.Timeout > 0 {
+		return e.Timeout
+	}
+	return 5 * time.Minute
+}
+
+func (e *Executor) waitReady(ctx context.Context, timeout time.Duration, objs []*plan.Desired) error {
 	if len(objs) == 0 {
 		return nil
-	}
-	timeout := e.Timeout
-	if timeout <= 0 {
-		timeout = 5 * time.Minute
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -73,7 +73,7 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 	}
 	e := &Executor{
 		Clients: clients, Desired: out.Result.Desired, ForceConflicts: opts.ForceConflicts,
-		AllowDestroy: allowed(out, opts.AllowDestroy), Protected: preventDestroy(out),
+		AllowDestroy: allowed(out, opts.AllowDestroy), Protected: preventDestroy(out), Timeouts: readyTimeouts(out),
 		Ready: ready, Timeout: opts.Timeout, Recorder: opts.Recorder,
 	}
 	e.Live = func(cluster string, ref object.Ref) *unstructured.Unstructured {
@@ -145,6 +145,20 @@ func allowed(out *planner.Outcome, addrs []string) map[string]bool {
 			if c.Address == a || strings.HasPrefix(c.Address, a+"[") {
 				m[c.Address] = true
 			}
+		}
+	}
+	return m
+}
+
+// readyTimeouts are the instances' lifecycle { ready_timeout }s.
+func readyTimeouts(out *planner.Outcome) map[string]time.Duration {
+	m := map[string]time.Duration{}
+	if out.Load == nil || out.Load.Evaluated == nil {
+		return m
+	}
+	for addr, inst := range out.Load.Evaluated.Instances {
+		if t := inst.Block.Lifecycle.ReadyTimeout; t > 0 {
+			m[string(addr)] = t
 		}
 	}
 	return m

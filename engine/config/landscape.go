@@ -7,6 +7,7 @@ package config
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -118,6 +119,8 @@ type Block struct {
 type Lifecycle struct {
 	PreventDestroy bool
 	IgnoreChanges  []hcl.Traversal
+	// ReadyTimeout overrides apply's --timeout for this block's readiness wait (zero: none).
+	ReadyTimeout time.Duration
 }
 
 // Output is a value the landscape exposes.

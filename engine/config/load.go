@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"time"
 	"os"
 	"path/filepath"
 	"sort"
@@ -456,7 +457,7 @@ var metaSchema = &hcl.BodySchema{
 }
 
 var lifecycleSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "prevent_destroy"}, {Name: "ignore_changes"}},
+	Attributes: []hcl.AttributeSchema{{Name: "prevent_destroy"}, {Name: "ignore_changes"}, {Name: "ready_timeout"}},
 }
 
 // decodeBlock decodes a garden, seed, shoot or component block. A block whose type has no schema
@@ -536,6 +537,20 @@ func decodeLifecycle(block *hcl.Block, b *Block) hcl.Diagnostics {
 	content, diags := block.Body.Content(lifecycleSchema)
 	if attr, ok := content.Attributes["prevent_destroy"]; ok {
 		diags = append(diags, constBool(attr, &b.Lifecycle.PreventDestroy)...)
+	}
+	if attr, ok := content.Attributes["ready_timeout"]; ok {
+		var text string
+		if d := constString(attr, &text); d.HasErrors() {
+			diags = append(diags, d...)
+		} else if dur, err := time.ParseDuration(text); err != nil || dur <= 0 {
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "Invalid ready_timeout",
+				Detail:  fmt.Sprintf("ready_timeout must be a positive duration such as \"90s\" or \"15m\", not %q.", text),
+				Subject: attr.Expr.Range().Ptr(),
+			})
+		} else {
+			b.Lifecycle.ReadyTimeout = dur
+		}
 	}
 	if attr, ok := content.Attributes["ignore_changes"]; ok {
 		exprs, ed := hcl.ExprList(attr.Expr)

@@ -85,13 +85,24 @@ func TestReadinessGatesDependents(t *testing.T) {
 	dir := landscapetest.Dir(t, landscape("ready-gate",
 		deployment("rolls_out", "ready-gate", "ok", ""),
 		// No node matches: the rollout never completes.
-		deployment("stuck", "ready-gate", "stuck", `nodeSelector = { "no-such-label" = "x" },`),
+		deployment("stuck", "ready-gate", "stuck", `nodeSelector = { "no-such-label" = "x" },`)+`
+component "manifests" "stuck_briefly" {
+  cluster    = cluster.runtime
+  namespace  = "ready-gate"
+  depends_on = [component.manifests.rolls_out]
+  objects    = [{ apiVersion = "apps/v1", kind = "Deployment", metadata = { name = "briefly" }, spec = { replicas = 1, selector = { matchLabels = { app = "briefly" } }, template = { metadata = { labels = { app = "briefly" } }, spec = { nodeSelector = { "no-such-label" = "x" }, containers = [{ name = "app", image = "x" }] } } } }]
+  lifecycle {
+    ready_timeout = "2s"
+  }
+}
+`,
 		configMaps("after_stuck", "ready-gate", "depends_on = [component.manifests.stuck]", "after"),
 		configMaps("after_ok", "ready-gate", "depends_on = [component.manifests.rolls_out]", "ok-after"),
 	))
 	res, err := applyLandscape(t, cfg, dir, func(o *apply.LandscapeOptions) { o.Apply.Timeout = 5 * time.Second })
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "component.manifests.stuck failed: not ready after 5s")
+	assert.Contains(t, err.Error(), "component.manifests.stuck_briefly failed: not ready after 2s", "lifecycle { ready_timeout } overrides --timeout")
 	assert.Contains(t, err.Error(), "Deployment ready-gate/stuck")
 	assert.Contains(t, err.Error(), "component.manifests.after_stuck blocked by component.manifests.stuck")
 	got := map[string]apply.Status{}

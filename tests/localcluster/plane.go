@@ -64,6 +64,13 @@ type Plane struct {
 
 	mu    sync.Mutex
 	procs []*process
+	// stopped is set, under mu, by stop when it takes its list of processes to end: a process
+	// started afterwards (by a start or an API server restart racing a signal) would be missed,
+	// so whoever starts one checks it and ends the newcomer itself.
+	stopped bool
+	// apiServerMu serialises StopAPIServer and StartAPIServer, so that concurrent callers never
+	// run two API servers on one port.
+	apiServerMu sync.Mutex
 	// crKwok runs the Gardener custom resource stages; it is restarted whenever the set of
 	// established CRDs those stages need changes, because kwok only watches kinds that exist when
 	// it starts. It and the watcher's handles are guarded by mu: a signal may stop a plane that
@@ -184,9 +191,18 @@ func (p *Plane) run(binary string, args []string) (*process, error) {
 		return nil, fmt.Errorf("plane %s: %w", p.opts.Name, err)
 	}
 	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return nil, errors.Join(p.errStopped(binary), proc.stop(stopGrace))
+	}
 	p.procs = append(p.procs, proc)
 	p.mu.Unlock()
 	return proc, nil
+}
+
+// errStopped is the error of starting binary on a plane that has been stopped.
+func (p *Plane) errStopped(binary string) error {
+	return fmt.Errorf("plane %s: not starting %s: the plane has been stopped", p.opts.Name, binary)
 }
 
 func (p *Plane) etcdArgs() []string {
@@ -368,6 +384,7 @@ func (p *Plane) stop() error {
 		<-watcherDone
 	}
 	p.mu.Lock()
+	p.stopped = true
 	procs := p.allProcesses()
 	p.mu.Unlock()
 	var errs []error
