@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -171,6 +172,7 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 	if res.Result == nil {
 		return nil
 	}
+	printSummary(stdout, res.Result, out)
 	if err := res.Result.Err(); err != nil {
 		return fail("%s", out.Redact(err.Error()))
 	}
@@ -210,4 +212,25 @@ func printEvent(w io.Writer, e apply.Event, out *planner.Outcome) {
 		}
 		fmt.Fprintf(w, "%s: %s%s\n", e.Address, e.Status, msg)
 	}
+}
+
+// printSummary lists each component that had something to do with its outcome and duration.
+func printSummary(w io.Writer, r *apply.Result, out *planner.Outcome) {
+	objects := map[string]int{}
+	for _, c := range out.Result.Plan.Components {
+		objects[c.Address] = len(c.Objects)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nComponent\tResult\tTime")
+	for _, c := range r.Components {
+		if objects[c.Address] == 0 && c.Status == apply.Applied {
+			continue
+		}
+		d := "-"
+		if c.Duration > 0 {
+			d = c.Duration.Round(100 * time.Millisecond).String()
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Address, c.Status, d)
+	}
+	_ = tw.Flush()
 }

@@ -248,12 +248,23 @@ func TestSignalsAndDeathLeaveNoProcess(t *testing.T) {
 }
 
 // runHelperProcess is the child side of TestSignalsAndDeathLeaveNoProcess: it starts a cluster with
-// one workload plane, reports readiness through a file and waits to be signalled.
+// one workload plane, restarts its API server (so that the signal handling and the parent-death
+// signal are shown to cover a restarted process too), reports readiness through a file and waits
+// to be signalled.
 func runHelperProcess(dir string) {
-	_, err := Launch(context.Background(), Options{Planes: []PlaneOptions{{Name: "runtime", Workloads: true}}, Dir: filepath.Join(dir, "cluster"), Log: os.Stdout})
+	c, err := Launch(context.Background(), Options{Planes: []PlaneOptions{{Name: "runtime", Workloads: true}}, Dir: filepath.Join(dir, "cluster"), Log: os.Stdout})
 	if err != nil {
 		fmt.Println("helper:", err)
 		os.Exit(3)
+	}
+	p := c.Plane(RuntimePlane)
+	if err := p.StopAPIServer(); err != nil {
+		fmt.Println("helper:", err)
+		os.Exit(5)
+	}
+	if err := p.StartAPIServer(context.Background()); err != nil {
+		fmt.Println("helper:", err)
+		os.Exit(6)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "ready"), nil, 0o600); err != nil {
 		os.Exit(4)
