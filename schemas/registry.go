@@ -17,6 +17,7 @@ func Registry() *schema.Registry {
 		shoot(),
 		helmRelease(),
 		manifests(),
+		generatedSecret(),
 	)
 	if err != nil {
 		panic("schemas: invalid built-in schema: " + err.Error())

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -36,6 +38,11 @@ type Renderer struct {
 	Dir       string
 	// Rendered collects the results by instance address.
 	Rendered map[config.InstanceAddress]*Rendered
+	// Lookup reads a live Secret for generator steps; nil generates without reusing.
+	Lookup func(cluster cty.Value, namespace, name string) (*unstructured.Unstructured, error)
+	// Now and Rotate steer generated secrets (renewal, rotation on request).
+	Now    time.Time
+	Rotate map[string]bool
 }
 
 // NewRenderer returns a renderer for the landscape in dir; it learns the landscape's name when

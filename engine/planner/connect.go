@@ -2,10 +2,15 @@ package planner
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/observe"
@@ -126,4 +131,52 @@ func OpenState(out *Outcome, opts cluster.Options) (state.Backend, error) {
 		return cluster.Connect(access, opts)
 	}
 	return state.FromConfig(l.State, l.Dir, l.Name, connect)
+}
+
+// connections connects each cluster block once per plan, on first use: rendering reads live
+// objects through it (generated secrets reuse the Secret that exists), and observation after.
+type connections struct {
+	connect  Connector
+	dir      string
+	mu       sync.Mutex
+	clusters map[string]observe.Cluster
+}
+
+func newConnections(connect Connector, dir string) *connections {
+	return &connections{connect: connect, dir: dir, clusters: map[string]observe.Cluster{}}
+}
+
+// get returns the connection of cluster block name, whose evaluated value is v.
+func (c *connections) get(name string, v cty.Value) (observe.Cluster, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cl, ok := c.clusters[name]; ok {
+		return cl, nil
+	}
+	access, err := AccessOf(c.dir, v)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", name, err)
+	}
+	cl, err := c.connect(name, access)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", name, err)
+	}
+	c.clusters[name] = cl
+	return cl, nil
+}
+
+// secretsGVR is the resource of core v1 Secrets.
+var secretsGVR = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+
+// lookup reads a live Secret for a generator step; cluster is the evaluated cluster value.
+func (c *connections) lookup(cluster cty.Value, namespace, name string) (*unstructured.Unstructured, error) {
+	unmarked, _ := cluster.UnmarkDeep()
+	if unmarked.IsNull() || !unmarked.Type().IsObjectType() || !unmarked.Type().HasAttribute("name") {
+		return nil, fmt.Errorf("not a cluster reference")
+	}
+	cl, err := c.get(unmarked.GetAttr("name").AsString(), cluster)
+	if err != nil {
+		return nil, err
+	}
+	return cl.Get(context.Background(), secretsGVR, namespace, name)
 }

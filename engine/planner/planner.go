@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
@@ -55,6 +56,11 @@ type Options struct {
 	// State is the landscape's state, when it has one: the kinds it applied are listed even
 	// when nothing renders them any more, and only objects it records are pruned.
 	State *state.State
+	// Now is the time generated secrets are judged against (renewal at 80% of validity); zero
+	// means the current time.
+	Now time.Time
+	// Rotate names the generated secret classes to regenerate ("ca", "token", ...).
+	Rotate map[string]bool
 }
 
 // Outcome is everything a plan run produced.
@@ -72,9 +78,17 @@ type Outcome struct {
 // Prepare loads, renders and graphs the landscape without touching a cluster. Diagnostics with
 // errors mean the landscape is invalid and nothing else may happen.
 func Prepare(opts Options) (*Outcome, hcl.Diagnostics) {
+	return prepare(opts, newConnections(opts.Connect, opts.Dir))
+}
+
+func prepare(opts Options, conns *connections) (*Outcome, hcl.Diagnostics) {
 	r := plan.NewRenderer(opts.Renderers, opts.Dir)
+	if opts.Connect != nil {
+		r.Lookup = conns.lookup
+	}
+	r.Now, r.Rotate = opts.Now, opts.Rotate
 	res, diags := config.LoadWith(opts.Dir, opts.Schemas, opts.Inputs, r.Hooks())
-	out := &Outcome{Load: res, Rendered: r.Rendered}
+	out := &Outcome{Load: res, Rendered: r.Rendered, Clusters: conns.clusters}
 	if diags.HasErrors() || res.Evaluated == nil {
 		return out, diags
 	}
@@ -124,29 +138,24 @@ func Prepare(opts Options) (*Outcome, hcl.Diagnostics) {
 // Plan runs the whole pipeline. Diagnostics report problems of the landscape; an error reports a
 // problem reaching or reading a cluster.
 func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) {
-	out, diags := Prepare(opts)
+	conns := newConnections(opts.Connect, opts.Dir)
+	out, diags := prepare(opts, conns)
 	if diags.HasErrors() || out.Graph == nil {
 		return out, diags, nil
 	}
 	ev := out.Load.Evaluated
 	l := out.Load.Landscape
-	out.Clusters = map[string]observe.Cluster{}
 	names := make([]string, 0, len(ev.Clusters))
 	for name := range ev.Clusters {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		access, err := AccessOf(l.Dir, ev.Clusters[name])
-		if err != nil {
-			return out, diags, fmt.Errorf("cluster %s: %w", name, err)
+		if _, err := conns.get(name, ev.Clusters[name]); err != nil {
+			return out, diags, err
 		}
-		c, err := opts.Connect(name, access)
-		if err != nil {
-			return out, diags, fmt.Errorf("cluster %s: %w", name, err)
-		}
-		out.Clusters[name] = c
 	}
+	out.Clusters = conns.clusters
 	order := out.Graph.Order()
 	deps := map[config.InstanceAddress][]config.InstanceAddress{}
 	for _, addr := range order {
