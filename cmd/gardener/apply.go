@@ -35,6 +35,7 @@ type applyFlags struct {
 	allowDestroy   []string
 	targets        []string
 	lockTimeout    time.Duration
+	rotate         []string
 }
 
 func (f *applyFlags) register(cmd *cobra.Command) {
@@ -46,6 +47,7 @@ func (f *applyFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.forceConflicts, "force-conflicts", false, "take over fields other field managers own")
 	fl.StringArrayVar(&f.allowDestroy, "allow-destroy", nil, "allow deleting or replacing protected objects of this component (address; repeatable)")
 	fl.StringArrayVar(&f.targets, "target", nil, "apply only this component and its dependencies (repeatable)")
+	fl.StringArrayVar(&f.rotate, "rotate", nil, "regenerate the generated secrets of this class: ca, server-cert, client-cert, rsa-key, token, password (repeatable)")
 	fl.DurationVar(&f.lockTimeout, "lock-timeout", 0, "wait this long for the state lock held by another apply (default: fail at once, naming the holder)")
 }
 
@@ -116,9 +118,10 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 		Targets: f.targets, Destroy: destroy, Parallelism: f.parallelism,
 		Connect: planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version}),
 		Differs: planner.LocalDiffers(""),
+		Rotate:  rotateSet(f.rotate),
 	}
 	if saved != nil {
-		opts.Targets, opts.Destroy = saved.Plan.Targets, saved.Plan.Destroy
+		opts.Targets, opts.Destroy, opts.Rotate = saved.Plan.Targets, saved.Plan.Destroy, rotateSet(saved.Plan.Rotate)
 		values, err := planner.SavedInputs(saved)
 		if err != nil {
 			return fail("%v", err)
@@ -233,4 +236,13 @@ func printSummary(w io.Writer, r *apply.Result, out *planner.Outcome) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Address, c.Status, d)
 	}
 	_ = tw.Flush()
+}
+
+// rotateSet turns --rotate flags into the planner's set of classes.
+func rotateSet(classes []string) map[string]bool {
+	m := map[string]bool{}
+	for _, c := range classes {
+		m[c] = true
+	}
+	return m
 }

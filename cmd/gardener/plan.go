@@ -29,6 +29,7 @@ type planFlags struct {
 	parallelism      int
 	observed         string
 	serverDryRun     bool
+	rotate           []string
 }
 
 func newPlanCommand(reg *schema.Registry) *cobra.Command {
@@ -61,6 +62,7 @@ Exit codes: 0 success, 1 error; with --detailed-exitcode 0 means no changes, 2 c
 	fl.BoolVar(&f.destroy, "destroy", false, "plan the deletion of everything the landscape owns")
 	fl.IntVar(&f.parallelism, "parallelism", 10, "concurrent API requests per cluster")
 	fl.StringVar(&f.observed, "observed", "", "plan against a snapshot file (gardener snapshot) instead of the live clusters")
+	fl.StringArrayVar(&f.rotate, "rotate", nil, "plan regenerating the generated secrets of this class (ca, server-cert, client-cert, rsa-key, token, password; repeatable)")
 	fl.BoolVar(&f.serverDryRun, "server-dry-run", false, "check every changed object with a server-side apply dry-run (webhooks and defaults included)")
 	return cmd
 }
@@ -70,7 +72,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 	opts := planner.Options{
 		Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: f.inputs.sources(),
 		Targets: f.targets, Destroy: f.destroy, Parallelism: f.parallelism,
-		Differs: planner.LocalDiffers(""),
+		Differs: planner.LocalDiffers(""), Rotate: rotateSet(f.rotate),
 	}
 	if f.observed != "" {
 		if f.serverDryRun {

@@ -17,6 +17,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/secrets"
 )
 
 // Differ computes the server-side apply diff of one object locally (engine/diff).
@@ -126,6 +127,8 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		case rd.NoRenderer:
 			c.Note = fmt.Sprintf("%s components are not rendered by this version of gardener", rd.Type)
 			res.Plan.Warnings = append(res.Plan.Warnings, fmt.Sprintf("%s is not planned: %s", addr, c.Note))
+		case rd.Generated != "" && !strings.HasPrefix(rd.Generated, string(secrets.Reused)):
+			c.Note = rd.Generated
 		case len(rd.Deferred) > 0 && !opts.Destroy:
 			c.Action = Read
 			c.Note = "rendered during apply: depends on values known only after apply (" + strings.Join(rd.Deferred, ", ") + ")"

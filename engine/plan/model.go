@@ -52,6 +52,8 @@ type Plan struct {
 	Targets []string `json:"targets,omitempty"`
 	// ServerDryRun is set when changed objects were checked with server-side dry-runs.
 	ServerDryRun bool `json:"server_dry_run,omitempty"`
+	// Rotate are the generated secret classes the plan regenerates (--rotate).
+	Rotate []string `json:"rotate,omitempty"`
 	// StateSerial is the serial of the state the plan was computed from; applying a saved plan
 	// refuses a state that was written since.
 	StateSerial int64 `json:"state_serial,omitempty"`

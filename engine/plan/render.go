@@ -15,6 +15,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/engine/secrets"
 )
 
 // Rendered is what rendering produced for one instance.
@@ -29,6 +30,8 @@ type Rendered struct {
 	NoRenderer bool
 	// Secrets are the sensitive strings of the configuration.
 	Secrets []string
+	// Generated says what the generator step did for a generated_secret ("reused: ...").
+	Generated string
 }
 
 // Renderer renders instances during evaluation: it is the config.Hooks.Instance of a plan.
@@ -43,6 +46,9 @@ type Renderer struct {
 	// Now and Rotate steer generated secrets (renewal, rotation on request).
 	Now    time.Time
 	Rotate map[string]bool
+	// generated holds the material of generated secrets by "cluster/namespace/name", for the
+	// certificates they sign.
+	generated map[string]*secrets.Material
 }
 
 // NewRenderer returns a renderer for the landscape in dir; it learns the landscape's name when
@@ -66,6 +72,17 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 	}
 	rd := &Rendered{Address: inst.Addr, Type: typ}
 	r.Rendered[inst.Addr] = rd
+	if typ == GeneratedSecretType {
+		prep := render.Prepare(inst.Config, config.SensitiveMark)
+		rd.Secrets = prep.Secrets
+		if len(prep.Deferred) > 0 {
+			for _, p := range prep.Deferred {
+				rd.Deferred = append(rd.Deferred, pathString(p))
+			}
+			return cty.NilVal, nil
+		}
+		return r.generate(inst, rd, prep)
+	}
 	fn, ok := r.Registry[typ]
 	if !ok {
 		// Not an error: the plan lists the instance with a warning and plans nothing for it.

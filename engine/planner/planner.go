@@ -231,6 +231,12 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		return out, diags, err
 	}
 	res.Plan.StateSerial = serial
+	for class, on := range opts.Rotate {
+		if on {
+			res.Plan.Rotate = append(res.Plan.Rotate, class)
+		}
+	}
+	sort.Strings(res.Plan.Rotate)
 	out.Result = res
 	return out, diags, nil
 }

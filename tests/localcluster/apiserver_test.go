@@ -36,7 +36,9 @@ func TestAPIServerStopAndStart(t *testing.T) {
 
 	// Created just before the outage, so its rollout spans it.
 	createDeployment(t, cs, "before")
+	began := time.Now()
 	require.NoError(t, p.StopAPIServer())
+	t.Logf("API server stopped in %s", time.Since(began).Round(100*time.Millisecond))
 	assert.False(t, ProcessAlive(oldPID), "the old API server has exited")
 	assert.NotContains(t, c.PIDs(), oldPID)
 	_, err = cs.Discovery().ServerVersion()
@@ -45,7 +47,9 @@ func TestAPIServerStopAndStart(t *testing.T) {
 	assert.NoError(t, p.StopAPIServer(), "stopping a stopped API server is a no-op")
 	time.Sleep(10 * time.Second)
 
+	began = time.Now()
 	require.NoError(t, p.StartAPIServer(ctx))
+	t.Logf("API server ready again in %s", time.Since(began).Round(100*time.Millisecond))
 	restarted, _, err := p.apiServerProcess()
 	require.NoError(t, err)
 	newPID := restarted.pid()
@@ -60,6 +64,7 @@ func TestAPIServerStopAndStart(t *testing.T) {
 	_, err = cs.AppsV1().Deployments(metav1.NamespaceDefault).Get(ctx, "before", metav1.GetOptions{})
 	require.NoError(t, err, "etcd kept the data")
 	createDeployment(t, cs, "after")
+	began = time.Now()
 	for _, name := range []string{"before", "after"} {
 		waitFor(t, "deployment "+name+" available", func(ctx context.Context) (bool, error) {
 			d, err := cs.AppsV1().Deployments(metav1.NamespaceDefault).Get(ctx, name, metav1.GetOptions{})
@@ -69,6 +74,7 @@ func TestAPIServerStopAndStart(t *testing.T) {
 			return deploymentAvailable(d), nil
 		})
 	}
+	t.Logf("both Deployments available %s after the restart", time.Since(began).Round(100*time.Millisecond))
 
 	require.NoError(t, c.Stop())
 	assert.False(t, ProcessAlive(newPID), "Stop ends the restarted API server")

@@ -243,6 +243,10 @@ func (p *Plane) apiServerArgs() []string {
 		"--service-cluster-ip-range=" + serviceClusterIPRange,
 		"--allow-privileged=true",
 		"--profiling=false",
+		// Without it, a terminated API server stops listening at once but keeps the process (and
+		// its clients' watches) alive for its 60 s request drain; StopAPIServer and Stop would
+		// wait out their grace period and kill it.
+		"--shutdown-watch-termination-grace-period=2s",
 		"--v=0",
 	}
 }

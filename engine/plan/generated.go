@@ -1,0 +1,119 @@
+package plan
+
+import (
+	"crypto/rand"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/secrets"
+)
+
+// GeneratedSecretType is the component type the engine renders itself: generating a secret
+// needs the Secret that exists (to reuse it), which a pure render function cannot read.
+const GeneratedSecretType = "generated_secret"
+
+// generate renders a generated_secret instance: the live Secret is reused while it is valid
+// and its configuration unchanged, otherwise new material is generated (engine/secrets).
+func (r *Renderer) generate(inst *config.Instance, rd *Rendered, prep render.Prepared) (cty.Value, hcl.Diagnostics) {
+	fail := func(err error) (cty.Value, hcl.Diagnostics) {
+		return cty.NilVal, hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Secret cannot be generated",
+			Detail: fmt.Sprintf("Generating %s failed: %s.", inst.Addr, err), Subject: inst.Block.DeclRange.Ptr(),
+		}}
+	}
+	cfg := prep.Config
+	cluster, err := render.ClusterName(cfg, "cluster")
+	if err != nil {
+		return fail(err)
+	}
+	str := func(name string) string {
+		if v := cfg.GetAttr(name); !v.IsNull() {
+			return v.AsString()
+		}
+		return ""
+	}
+	list := func(name string) []string {
+		var out []string
+		if v := cfg.GetAttr(name); !v.IsNull() {
+			for it := v.ElementIterator(); it.Next(); {
+				_, e := it.Element()
+				out = append(out, e.AsString())
+			}
+		}
+		return out
+	}
+	req := secrets.Request{
+		Name: str("secret_name"), Namespace: str("namespace"), Class: secrets.Class(str("class")),
+		CommonName: str("common_name"), Organization: list("organization"), DNSNames: list("dns_names"), IPAddresses: list("ip_addresses"),
+	}
+	if req.Name == "" {
+		req.Name = strings.ReplaceAll(inst.Name, "_", "-")
+	}
+	for _, v := range append([]string{req.Name, req.Namespace, req.CommonName, cluster}, append(req.DNSNames, req.IPAddresses...)...) {
+		if strings.Contains(v, render.UnknownString) {
+			rd.Deferred = []string{"the secret's name, namespace or subject"}
+			return cty.NilVal, nil
+		}
+	}
+	if v := str("validity"); v != "" {
+		if req.Validity, err = time.ParseDuration(v); err != nil {
+			return fail(fmt.Errorf("validity: %w", err))
+		}
+	}
+	if v := cfg.GetAttr("length"); !v.IsNull() {
+		n, _ := v.AsBigFloat().Int64()
+		req.Length = int(n)
+	}
+	if ca := cfg.GetAttr("ca"); !ca.IsNull() {
+		if !ca.Type().IsObjectType() || !ca.Type().HasAttribute("secret_name") || !ca.Type().HasAttribute("namespace") {
+			return fail(fmt.Errorf("ca must refer to a generated_secret of class ca"))
+		}
+		key := cluster + "/" + ca.GetAttr("namespace").AsString() + "/" + ca.GetAttr("secret_name").AsString()
+		if req.CA = r.generated[key]; req.CA == nil {
+			return fail(fmt.Errorf("ca refers to %s, which is not a generated CA of cluster %s", key, cluster))
+		}
+	}
+	var existing *unstructured.Unstructured
+	if r.Lookup != nil {
+		live, err := r.Lookup(inst.Config.GetAttr("cluster"), req.Namespace, req.Name)
+		if err != nil {
+			return fail(fmt.Errorf("read the existing Secret %s/%s: %w", req.Namespace, req.Name, err))
+		}
+		existing = live
+	}
+	now := r.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	res, err := secrets.Generate(req, existing, now, r.Rotate[string(req.Class)], rand.Reader)
+	if err != nil {
+		return fail(err)
+	}
+	if r.generated == nil {
+		r.generated = map[string]*secrets.Material{}
+	}
+	r.generated[cluster+"/"+req.Namespace+"/"+req.Name] = res.Material
+	rd.Objects = []render.Object{{Cluster: cluster, Object: res.Secret}}
+	rd.Generated = string(res.Action) + ": " + res.Reason
+	outputs := map[string]cty.Value{
+		"secret_name": cty.StringVal(req.Name),
+		"namespace":   cty.StringVal(req.Namespace),
+	}
+	data := res.Material.Data
+	if c, ok := data[secrets.DataKeyCert]; ok {
+		outputs["certificate"] = cty.StringVal(string(c))
+	} else if c, ok := data[secrets.DataKeyCACert]; ok && req.Class == secrets.ClassCA {
+		outputs["certificate"] = cty.StringVal(string(c))
+	}
+	if c, ok := data[secrets.DataKeyCACert]; ok {
+		outputs["ca_certificate"] = cty.StringVal(string(c))
+	}
+	return instanceValue(inst, outputs), nil
+}

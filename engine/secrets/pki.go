@@ -1,0 +1,125 @@
+package secrets
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"time"
+)
+
+// serialBits is the size of certificate serial numbers: random, positive and below 2^127, so
+// that the DER integer fits the 20 octets RFC 5280 allows.
+const serialBits = 127
+
+// newRSAKey generates an RSA key of the given size. Since Go 1.26 rsa.GenerateKey ignores its
+// reader and always uses the system's secure source (unless GODEBUG=cryptocustomrand=1); tests
+// wanting reproducible keys use testing/cryptotest.SetGlobalRandom. The reader is still passed,
+// so that the GODEBUG setting keeps working.
+func newRSAKey(random io.Reader, bits int) (*rsa.PrivateKey, error) {
+	key, err := rsa.GenerateKey(random, bits)
+	if err != nil {
+		return nil, fmt.Errorf("generating a %d-bit RSA key: %w", bits, err)
+	}
+	return key, nil
+}
+
+// serialNumber draws a certificate serial number from random, which the caller's reader does
+// control: a deterministic reader yields deterministic serial numbers.
+func serialNumber(random io.Reader) (*big.Int, error) {
+	n, err := rand.Int(random, new(big.Int).Lsh(big.NewInt(1), serialBits))
+	if err != nil {
+		return nil, fmt.Errorf("drawing a serial number: %w", err)
+	}
+	return n.Add(n, big.NewInt(1)), nil // never zero
+}
+
+// certificateTemplate is the part of a certificate common to CAs and leaves: subject, serial and
+// a validity from now minus ClockSkew to now plus the requested validity.
+func certificateTemplate(req Request, now time.Time, random io.Reader) (*x509.Certificate, error) {
+	serial, err := serialNumber(random)
+	if err != nil {
+		return nil, err
+	}
+	now = now.UTC().Truncate(time.Second) // certificates carry seconds; keep the annotations equal
+	return &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: req.CommonName, Organization: req.Organization},
+		NotBefore:    now.Add(-ClockSkew),
+		NotAfter:     now.Add(req.Validity),
+	}, nil
+}
+
+// newCA generates a self-signed CA: ca.crt and ca.key.
+func newCA(req Request, now time.Time, random io.Reader) (map[string][]byte, error) {
+	key, err := newRSAKey(random, req.Length)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, err := certificateTemplate(req, now, random)
+	if err != nil {
+		return nil, err
+	}
+	tmpl.IsCA = true
+	tmpl.BasicConstraintsValid = true
+	tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature
+	der, err := x509.CreateCertificate(random, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return nil, fmt.Errorf("signing the CA certificate: %w", err)
+	}
+	return map[string][]byte{DataKeyCACert: encodeCertificate(der), DataKeyCAKey: encodeRSAPrivateKey(key)}, nil
+}
+
+// newLeafCertificate generates a server or client certificate signed by req.CA: tls.crt, tls.key
+// and the CA's ca.crt.
+func newLeafCertificate(req Request, now time.Time, random io.Reader) (map[string][]byte, error) {
+	caCert, caKey, err := req.CA.signer()
+	if err != nil {
+		return nil, fmt.Errorf("signing CA: %w", err)
+	}
+	key, err := newRSAKey(random, req.Length)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, err := certificateTemplate(req, now, random)
+	if err != nil {
+		return nil, err
+	}
+	tmpl.BasicConstraintsValid = true
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment
+	if req.Class == ClassServerCert {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+		tmpl.DNSNames = req.DNSNames
+		for _, s := range req.IPAddresses {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, net.ParseIP(s)) // validated by normalize
+		}
+	} else {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	}
+	der, err := x509.CreateCertificate(random, tmpl, caCert, key.Public(), caKey)
+	if err != nil {
+		return nil, fmt.Errorf("signing the certificate: %w", err)
+	}
+	return map[string][]byte{
+		DataKeyCert:   encodeCertificate(der),
+		DataKeyKey:    encodeRSAPrivateKey(key),
+		DataKeyCACert: encodeCertificate(caCert.Raw),
+	}, nil
+}
+
+// newKeyPair generates an RSA key pair: key.pem and pub.pem.
+func newKeyPair(req Request, random io.Reader) (map[string][]byte, error) {
+	key, err := newRSAKey(random, req.Length)
+	if err != nil {
+		return nil, err
+	}
+	pub, err := encodePublicKey(key.Public())
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{DataKeyPrivateKey: encodeRSAPrivateKey(key), DataKeyPublicKey: pub}, nil
+}
