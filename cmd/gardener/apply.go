@@ -148,7 +148,9 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 		fmt.Fprint(stdout, "\nDo you want to perform these actions? Only 'yes' will be accepted.\n  Enter a value: ")
 		return confirmed(cmd.InOrStdin())
 	}
-	lo.Apply.Events = func(e apply.Event) { printEvent(stdout, e, printed) }
+	tty := useColor(stdout)
+	progress := views.NewProgress(stdout, tty, tty)
+	lo.Apply.Events = func(e apply.Event) { reportEvent(progress, e, printed) }
 	lo.OnPlan = func(out *planner.Outcome) {
 		printed = out
 		if saved == nil { // a saved plan was reviewed when it was made
@@ -156,6 +158,7 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 		}
 	}
 	res, diags, err := apply.Landscape(ctx, lo)
+	progress.Stop()
 	out := res.Outcome
 	if out != nil && out.Load != nil {
 		if werr := diag.WriteText(stderr, diags, out.Load.Files, diag.TextOptions{Color: useColor(stderr)}); werr != nil {
@@ -195,26 +198,24 @@ func confirmed(in io.Reader) bool {
 	return strings.TrimSpace(line) == "yes"
 }
 
-func printEvent(w io.Writer, e apply.Event, out *planner.Outcome) {
+// reportEvent passes an apply event to the progress view, leaving out components with nothing
+// to apply (types not rendered yet).
+func reportEvent(p *views.Progress, e apply.Event, out *planner.Outcome) {
 	if out != nil && out.Result != nil {
 		for _, c := range out.Result.Plan.Components {
 			if c.Address == e.Address && len(c.Objects) == 0 && e.Err == nil {
-				return // nothing to apply (a type that is not rendered yet): not worth a line
+				return
 			}
 		}
 	}
-	switch e.Status {
-	case "started":
-		fmt.Fprintf(w, "%s: applying...\n", e.Address)
-	case string(apply.Applied):
-		fmt.Fprintf(w, "%s: done after %s\n", e.Address, e.Duration.Round(100*time.Millisecond))
-	default:
-		msg := ""
-		if e.Err != nil {
-			msg = ": " + out.Redact(e.Err.Error())
-		}
-		fmt.Fprintf(w, "%s: %s%s\n", e.Address, e.Status, msg)
+	pe := views.ProgressEvent{Address: e.Address, Status: e.Status, Duration: e.Duration}
+	switch {
+	case e.Err != nil:
+		pe.Detail = out.Redact(e.Err.Error())
+	case len(e.Waiting) > 0:
+		pe.Detail = strings.Join(e.Waiting, ", ")
 	}
+	p.Event(pe)
 }
 
 // printSummary lists each component that had something to do with its outcome and duration.

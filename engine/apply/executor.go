@@ -80,6 +80,8 @@ type Event struct {
 	Err    error
 	// Duration is how long a finished component took.
 	Duration time.Duration
+	// Waiting lists the dependencies a "waiting" component still waits for.
+	Waiting []string
 }
 
 // Schedule runs work for every component of components (graph order) once all its
@@ -117,6 +119,15 @@ func Schedule(ctx context.Context, components []*plan.Component, deps map[string
 	run := func(c *plan.Component) {
 		res := results[c.Address]
 		defer close(done[c.Address])
+		var pending []string
+		for _, d := range deps[c.Address] {
+			if _, ok := done[d]; ok {
+				pending = append(pending, d)
+			}
+		}
+		if len(pending) > 0 {
+			events(Event{Address: c.Address, Status: "waiting", Waiting: pending})
+		}
 		for _, d := range deps[c.Address] {
 			ch, ok := done[d]
 			if !ok {
