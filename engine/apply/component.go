@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
@@ -61,8 +62,8 @@ type Executor struct {
 	Timeouts map[string]time.Duration
 	// Recorder records state; nil records nothing.
 	Recorder Recorder
-	// Retry is the backoff of transient API errors.
-	Retry wait.Backoff
+	// RetryFor is how long transient API errors are retried (zero: DefaultRetryFor).
+	RetryFor time.Duration
 	// resources maps kinds to resources for deletions.
 	resources Resources
 	// Live returns the object as the plan observed it, for recording unchanged objects with
@@ -73,9 +74,15 @@ type Executor struct {
 // WithResources sets how the resources of objects to delete are found.
 func (e *Executor) WithResources(r Resources) *Executor { e.resources = r; return e }
 
-// DefaultRetry retries transient API errors for about a minute: long enough to ride out an API
-// server restart.
-var DefaultRetry = wait.Backoff{Duration: 250 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: 9, Cap: 15 * time.Second}
+// DefaultRetryFor is how long transient API errors are retried: long enough to ride out an API
+// server restart (tests/apply stops one for ten seconds in the middle of an apply).
+const DefaultRetryFor = time.Minute
+
+// Retry delays grow from retryFirst by half each time up to retryCap, with up to 10% jitter.
+const (
+	retryFirst = 250 * time.Millisecond
+	retryCap   = 5 * time.Second
+)
 
 type desiredKey struct {
 	cluster string
@@ -386,27 +393,32 @@ func sortedClusters(m map[string][]*unstructured.Unstructured) []string {
 	return out
 }
 
-// retry runs fn until it succeeds, fails with a non-transient error, or the backoff ends.
+// retry runs fn until it succeeds, fails with an error that is not transient, or transient
+// errors have lasted longer than the retry budget; the last error is returned, saying how long
+// it was retried.
 func (e *Executor) retry(ctx context.Context, fn func() error) error {
-	b := e.Retry
-	if b.Steps == 0 {
-		b = DefaultRetry
+	budget := e.RetryFor
+	if budget <= 0 {
+		budget = DefaultRetryFor
 	}
-	var last error
-	err := wait.ExponentialBackoffWithContext(ctx, b, func(context.Context) (bool, error) {
-		last = fn()
-		if last == nil {
-			return true, nil
+	start := time.Now()
+	delay := retryFirst
+	for attempt := 1; ; attempt++ {
+		err := fn()
+		if err == nil || !Transient(err) {
+			return err
 		}
-		if Transient(last) {
-			return false, nil
+		wait := delay + time.Duration(rand.Int64N(int64(delay/10)+1))
+		if time.Since(start)+wait > budget {
+			return fmt.Errorf("gave up after %d attempts over %s: %w", attempt, time.Since(start).Round(time.Second), err)
 		}
-		return false, last
-	})
-	if wait.Interrupted(err) && last != nil {
-		return last
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		delay = min(delay*3/2, retryCap)
 	}
-	return err
 }
 
 // Transient reports errors worth retrying: throttling, server errors, timeouts, and a server

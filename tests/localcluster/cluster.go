@@ -2,8 +2,10 @@
 // benchmarks: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok, built from
 // source by `make tools`. Several named control planes can run side by side (a garden runtime
 // cluster, a virtual garden serving the Gardener API as CRDs, seeds), sharing one kubeconfig with
-// a context each. Every process it starts is stopped by Stop, by the test's cleanup, on SIGINT and
-// SIGTERM, and by the kernel if the owning process dies.
+// a context each. A plane's API server can be stopped and started again (Plane.StopAPIServer,
+// Plane.StartAPIServer) to show how clients ride out an outage. Every process it starts is stopped
+// by Stop, by the test's cleanup, on SIGINT and SIGTERM, and by the kernel if the owning process
+// dies.
 package localcluster
 
 import (
