@@ -21,8 +21,8 @@ func TestRegistryBuilds(t *testing.T) {
 	assert.NotNil(t, r.Lookup(schema.KindGarden, "garden"))
 	assert.NotNil(t, r.Lookup(schema.KindSeed, "seed"))
 	assert.NotNil(t, r.Lookup(schema.KindShoot, "shoot"))
-	assert.Equal(t, []string{"helm_release", "manifests"}, r.Types(schema.KindComponent))
-	assert.Len(t, r.All(), 5)
+	assert.Equal(t, []string{"generated_secret", "helm_release", "manifests"}, r.Types(schema.KindComponent))
+	assert.Len(t, r.All(), 6)
 	for _, s := range r.All() {
 		assert.NoError(t, s.Validate(), s.Type)
 	}
@@ -94,12 +94,13 @@ func TestReferencesAndSecrets(t *testing.T) {
 		}, func(string, *schema.Block) {})
 	}
 	assert.Equal(t, map[string]string{
-		"garden.cluster":       "cluster",
-		"seed.garden":          "garden",
-		"seed.cluster":         "cluster",
-		"shoot.seed":           "seed",
-		"helm_release.cluster": "cluster",
-		"manifests.cluster":    "cluster",
+		"garden.cluster":           "cluster",
+		"generated_secret.cluster": "cluster",
+		"seed.garden":              "garden",
+		"seed.cluster":             "cluster",
+		"shoot.seed":               "seed",
+		"helm_release.cluster":     "cluster",
+		"manifests.cluster":        "cluster",
 	}, refs)
 
 	sensitive := map[string]bool{}
@@ -559,7 +560,7 @@ func TestDerivedArtefacts(t *testing.T) {
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(out, &doc))
 	assert.Equal(t, "1", doc["format_version"])
-	assert.Len(t, doc["schemas"], 5)
+	assert.Len(t, doc["schemas"], 6)
 	again, err := schema.JSON(Registry())
 	require.NoError(t, err)
 	assert.Equal(t, string(out), string(again))
