@@ -109,3 +109,46 @@ func TestAnApplyKilledMidwayIsResumed(t *testing.T) {
 	sort.Strings(recorded)
 	assert.Equal(t, owned(t, cfg, "apply-kill"), recorded, "no orphans: the objects carrying the label are exactly those in the state")
 }
+
+// TestCtrlCStopsCleanly interrupts `gardener apply` (SIGINT) while a component waits for
+// readiness: the process exits non-zero, releases the lock, and the state holds what it wrote.
+func TestCtrlCStopsCleanly(t *testing.T) {
+	c := localcluster.Shared(t)
+	cfg := c.Plane(localcluster.RuntimePlane).RESTConfig()
+	bin := buildGardener(t)
+	dir := landscapetest.Dir(t, landscape("apply-interrupt",
+		configMaps("first", "apply-interrupt", "", "one"),
+		deployment("slow", "apply-interrupt", "slow", `nodeSelector = { "no-such-label" = "x" },`),
+		configMaps("after", "apply-interrupt", "depends_on = [component.manifests.slow]", "two"),
+	))
+	cmd := exec.Command(bin, "apply", "--auto-approve", "--timeout", "2m", dir)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.Kubeconfig(), "NO_COLOR=1")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+	cs, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	err = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := cs.AppsV1().Deployments("apply-interrupt").Get(ctx, "slow", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	require.NoError(t, err, "%s", out.String())
+	time.Sleep(300 * time.Millisecond) // let it reach the readiness wait
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "the apply ends with an error exit: %v\n%s", err, out.String())
+	assert.Equal(t, 1, exit.ExitCode())
+	assert.Contains(t, out.String(), "component.manifests.after", "the blocked component is reported")
+
+	backend := state.NewLocal(filepath.Join(dir, state.DefaultLocalPath))
+	lock, err := backend.Lock(context.Background(), state.LockInfo{Holder: "probe"})
+	require.NoError(t, err, "the interrupted apply released its lock")
+	require.NoError(t, lock.Unlock(context.Background()))
+	st, err := backend.Read(context.Background())
+	require.NoError(t, err)
+	require.Contains(t, st.Components, "component.manifests.first")
+	assert.NotEmpty(t, st.Components["component.manifests.first"].Objects)
+	assert.NotEmpty(t, st.Components["component.manifests.slow"].Pending, "what the interrupted component wrote is recorded")
+	assert.NotContains(t, st.Components, "component.manifests.after", "nothing new started after the interrupt")
+}
