@@ -67,7 +67,7 @@ after checking that no object it touches has changed since it was planned.`,
   gardener plan landscapes/local --out plan.bin && gardener apply plan.bin`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 			return runApply(ctx, cmd, reg, args[0], f, false)
 		},
@@ -87,7 +87,7 @@ backups, control-plane namespaces, and components with lifecycle { prevent_destr
 deleted only with --allow-destroy ADDR.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 			return runApply(ctx, cmd, reg, args[0], f, true)
 		},
@@ -146,7 +146,7 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 			return true
 		}
 		fmt.Fprint(stdout, "\nDo you want to perform these actions? Only 'yes' will be accepted.\n  Enter a value: ")
-		return confirmed(cmd.InOrStdin())
+		return confirmed(ctx, cmd.InOrStdin())
 	}
 	tty := useColor(stdout)
 	progress := views.NewProgress(stdout, tty, tty)
@@ -192,10 +192,27 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 	return nil
 }
 
-// confirmed reads one line and accepts exactly "yes", as Terraform does.
-func confirmed(in io.Reader) bool {
-	line, _ := bufio.NewReader(in).ReadString('\n')
-	return strings.TrimSpace(line) == "yes"
+// confirmed reads one line and accepts exactly "yes", as Terraform does; Ctrl-C declines.
+func confirmed(ctx context.Context, in io.Reader) bool {
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(in).ReadString('\n')
+		answer <- line
+	}()
+	select {
+	case line := <-answer:
+		return strings.TrimSpace(line) == "yes"
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// interruptible is cancelled by the first SIGINT or SIGTERM, after which the default handling
+// returns: a second Ctrl-C ends the process at once.
+func interruptible(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
+	return ctx, stop
 }
 
 // reportEvent passes an apply event to the progress view, leaving out components with nothing

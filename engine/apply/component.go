@@ -25,8 +25,9 @@ import (
 // Recorder keeps state in step with the cluster: the intent before objects are written (so an
 // interrupted apply can be resumed and nothing is orphaned) and the result after.
 type Recorder interface {
-	// Intent records the objects a component is about to write.
-	Intent(ctx context.Context, component string, objs []*plan.Desired) error
+	// Intent records the objects a component is about to write and to delete; they stay pending
+	// until Applied, so that an interruption at any point leaves them tracked.
+	Intent(ctx context.Context, component string, objs []*plan.Desired, deletes []*plan.ObjectChange) error
 	// Applied records a component's objects after they were written and found ready (with
 	// their UIDs where the write returned them), and the objects it deleted.
 	Applied(ctx context.Context, component string, applied []AppliedObject, deleted []plan.ObjectChange) error
@@ -119,20 +120,23 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 	if err := e.checkProtection(c, writes, deletes); err != nil {
 		return err
 	}
-	if e.Recorder != nil && len(all) > 0 {
-		if err := e.Recorder.Intent(ctx, c.Address, all); err != nil {
+	if e.Recorder != nil && len(all)+len(deletes) > 0 {
+		if err := e.Recorder.Intent(ctx, c.Address, all, deletes); err != nil {
 			return fmt.Errorf("record intent: %w", err)
 		}
 	}
 	applied := map[desiredKey]*unstructured.Unstructured{}
 	sort.SliceStable(writes, func(i, j int) bool { return rank(writes[i]) < rank(writes[j]) })
 	for i, o := range writes {
+		if waitCtx.Err() != nil {
+			return errInterrupted
+		}
 		d := desired[desiredKey{o.Cluster, o.Ref}]
 		if d == nil {
 			return fmt.Errorf("%s: the plan has no object to write", o.Ref)
 		}
 		if o.Action == plan.Replace {
-			if err := e.deleteAndWait(ctx, d); err != nil {
+			if err := e.deleteAndWait(waitCtx, c.Address, d); err != nil {
 				return err
 			}
 		}
@@ -156,10 +160,19 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 	sort.SliceStable(deletes, func(i, j int) bool { return rank(deletes[i]) > rank(deletes[j]) })
 	var deleted []plan.ObjectChange
 	for _, o := range deletes {
+		if waitCtx.Err() != nil {
+			return errInterrupted
+		}
 		if err := e.delete(ctx, o); err != nil {
 			return err
 		}
 		deleted = append(deleted, *o)
+	}
+	// Deleted objects are gone before the component counts as done: what depends on them (a
+	// controller finalizing its resources) must outlive them, and the state forgets them only
+	// when they are really gone.
+	if err := e.waitGone(waitCtx, deleted, e.timeoutOf(c.Address)); err != nil {
+		return err
 	}
 	if e.Recorder != nil {
 		var objs []AppliedObject
@@ -180,6 +193,9 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 	}
 	return nil
 }
+
+// errInterrupted ends a component that was interrupted (Ctrl-C) before it finished.
+var errInterrupted = errors.New("interrupted")
 
 func rank(o *plan.ObjectChange) int { return object.ApplyRank(o.Ref.GroupKind()) }
 
@@ -245,7 +261,7 @@ func (e *Executor) write(ctx context.Context, d *plan.Desired) (*unstructured.Un
 
 // deleteAndWait deletes an object to be replaced and waits until it is gone, so that its
 // replacement is a new object.
-func (e *Executor) deleteAndWait(ctx context.Context, d *plan.Desired) error {
+func (e *Executor) deleteAndWait(ctx context.Context, component string, d *plan.Desired) error {
 	client, err := e.client(d.Cluster)
 	if err != nil {
 		return err
@@ -258,11 +274,7 @@ func (e *Executor) deleteAndWait(ctx context.Context, d *plan.Desired) error {
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("%s in cluster %s: delete for replacement: %w", ref, d.Cluster, err)
 	}
-	timeout := e.Timeout
-	if timeout <= 0 {
-		timeout = 5 * time.Minute
-	}
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, e.timeoutOf(component), true, func(ctx context.Context) (bool, error) {
 		_, err := ri.Get(ctx, d.Object.GetName(), metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil
@@ -301,21 +313,33 @@ func (e *Executor) delete(ctx context.Context, o *plan.ObjectChange) error {
 		return err
 	}
 	ri := client.Resource(gvr).Namespace(o.Ref.Namespace)
+	rv := o.ResourceVersion
 	if confirmDeletion[o.Ref.GroupKind()] {
-		patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"true"}}}`, ConfirmationAnnotation)
+		// The confirmation carries the plan's resourceVersion as its own precondition; the
+		// delete then expects the version the confirmation produced.
+		patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:"true"}}}`, rv, ConfirmationAnnotation)
+		if rv == "" {
+			patch = fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"true"}}}`, ConfirmationAnnotation)
+		}
+		var patched *unstructured.Unstructured
 		err := e.retry(ctx, func() error {
-			_, err := ri.Patch(ctx, o.Ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: inventory.FieldManager})
+			var err error
+			patched, err = ri.Patch(ctx, o.Ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: inventory.FieldManager})
 			return err
 		})
-		if err != nil && !apierrors.IsNotFound(err) {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
 			return fmt.Errorf("%s in cluster %s: confirm deletion: %w", o.Ref, o.Cluster, err)
 		}
+		rv = patched.GetResourceVersion()
 	}
 	bg := metav1.DeletePropagationBackground
 	opts := metav1.DeleteOptions{PropagationPolicy: &bg}
-	if o.ResourceVersion != "" {
+	if rv != "" {
 		// Delete exactly what the plan saw; a changed object is reported, not deleted.
-		opts.Preconditions = &metav1.Preconditions{ResourceVersion: &o.ResourceVersion}
+		opts.Preconditions = &metav1.Preconditions{ResourceVersion: &rv}
 	}
 	err = e.retry(ctx, func() error { return ri.Delete(ctx, o.Ref.Name, opts) })
 	if apierrors.IsNotFound(err) {
@@ -359,10 +383,11 @@ func (e *Executor) timeoutOf(addr string) time.Duration {
 	return 5 * time.Minute
 }
 
-func (e *Executor) waitReady(ctx context.Context, timeout time.Duration, objs []*plan.Desired) error {
+func (e *Executor) waitReady(parent context.Context, timeout time.Duration, objs []*plan.Desired) error {
 	if len(objs) == 0 {
 		return nil
 	}
+	ctx := parent
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	byCluster := map[string][]*unstructured.Unstructured{}
@@ -378,6 +403,9 @@ func (e *Executor) waitReady(ctx context.Context, timeout time.Duration, objs []
 	}
 	for _, name := range sortedClusters(byCluster) {
 		if err := e.Ready(ctx, name, byCluster[name], resources[name]); err != nil {
+			if parent.Err() != nil {
+				return errInterrupted
+			}
 			return fmt.Errorf("not ready after %s: %w", timeout, err)
 		}
 	}
@@ -438,4 +466,34 @@ func Transient(err error) bool {
 		}
 	}
 	return false
+}
+
+// waitGone waits until deleted objects no longer exist (finalizers done), within timeout.
+func (e *Executor) waitGone(ctx context.Context, deleted []plan.ObjectChange, timeout time.Duration) error {
+	for _, o := range deleted {
+		client, err := e.client(o.Cluster)
+		if err != nil {
+			return err
+		}
+		gv, err := schema.ParseGroupVersion(o.APIVersion)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.Ref, err)
+		}
+		gvr, err := e.resourceOf(&o, gv)
+		if err != nil {
+			return err
+		}
+		ri := client.Resource(gvr).Namespace(o.Ref.Namespace)
+		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+			_, err := ri.Get(ctx, o.Ref.Name, metav1.GetOptions{})
+			return apierrors.IsNotFound(err), nil
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return errInterrupted
+			}
+			return fmt.Errorf("%s in cluster %s: still there %s after it was deleted (finalizers?)", o.Ref, o.Cluster, timeout)
+		}
+	}
+	return nil
 }

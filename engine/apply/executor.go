@@ -89,8 +89,8 @@ type Event struct {
 // dependency failed or was blocked are Blocked with the root cause named; when ctx is cancelled
 // no new component starts and the rest are Skipped. Components that are not in deps' graph
 // (removed from the landscape) run after every other component, one at a time, in the given
-// order.
-func Schedule(ctx context.Context, components []*plan.Component, deps map[string][]string, parallelism int, work Worker, events func(Event)) *Result {
+// order; with removedFirst (destroy: what depends on the graph goes before it) they run first.
+func Schedule(ctx context.Context, components []*plan.Component, deps map[string][]string, parallelism int, removedFirst bool, work Worker, events func(Event)) *Result {
 	if parallelism <= 0 {
 		parallelism = 10
 	}
@@ -149,11 +149,16 @@ func Schedule(ctx context.Context, components []*plan.Component, deps map[string
 				return
 			}
 		}
+		acquired := false
 		select {
 		case sem <- struct{}{}:
+			acquired = true
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
+			if acquired {
+				<-sem
+			}
 			mu.Lock()
 			res.Status = Skipped
 			mu.Unlock()
@@ -173,14 +178,21 @@ func Schedule(ctx context.Context, components []*plan.Component, deps map[string
 		mu.Unlock()
 		events(Event{Address: c.Address, Status: string(res.Status), Err: err, Duration: res.Duration})
 	}
+	if removedFirst {
+		for _, c := range removed {
+			run(c)
+		}
+	}
 	var wg sync.WaitGroup
 	for _, c := range graphed {
 		wg.Add(1)
 		go func() { defer wg.Done(); run(c) }()
 	}
 	wg.Wait()
-	for _, c := range removed {
-		run(c)
+	if !removedFirst {
+		for _, c := range removed {
+			run(c)
+		}
 	}
 	out := &Result{}
 	for _, addr := range order {

@@ -38,7 +38,7 @@ func TestScheduleBlocksOnlyDependents(t *testing.T) {
 	deps := map[string][]string{"a": nil, "b": {"a"}, "c": {"b"}, "d": {"a"}, "e": nil}
 	var mu sync.Mutex
 	var ran []string
-	res := Schedule(context.Background(), comps("a", "b", "c", "d", "e", "f"), deps, 10, func(_ context.Context, c *plan.Component) error {
+	res := Schedule(context.Background(), comps("a", "b", "c", "d", "e", "f"), deps, 10, false, func(_ context.Context, c *plan.Component) error {
 		mu.Lock()
 		ran = append(ran, c.Address)
 		mu.Unlock()
@@ -61,7 +61,7 @@ func TestScheduleStartsEachComponentWhenItsOwnDependenciesAreDone(t *testing.T) 
 	deps := map[string][]string{"slow": nil, "fast": nil, "afterSlow": {"slow"}, "afterFast": {"fast"}}
 	var afterFastDone, slowDone atomic.Int64
 	start := time.Now()
-	Schedule(context.Background(), comps("slow", "fast", "afterSlow", "afterFast"), deps, 10, func(_ context.Context, c *plan.Component) error {
+	Schedule(context.Background(), comps("slow", "fast", "afterSlow", "afterFast"), deps, 10, false, func(_ context.Context, c *plan.Component) error {
 		switch c.Address {
 		case "slow":
 			time.Sleep(300 * time.Millisecond)
@@ -82,7 +82,7 @@ func TestScheduleBoundsParallelism(t *testing.T) {
 		names = append(names, n)
 	}
 	var running, peak atomic.Int64
-	Schedule(context.Background(), comps(names...), deps, 3, func(context.Context, *plan.Component) error {
+	Schedule(context.Background(), comps(names...), deps, 3, false, func(context.Context, *plan.Component) error {
 		n := running.Add(1)
 		for {
 			p := peak.Load()
@@ -100,7 +100,7 @@ func TestScheduleBoundsParallelism(t *testing.T) {
 func TestScheduleSkipsAfterCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	deps := map[string][]string{"a": nil, "b": {"a"}}
-	res := Schedule(ctx, comps("a", "b"), deps, 10, func(_ context.Context, c *plan.Component) error {
+	res := Schedule(ctx, comps("a", "b"), deps, 10, false, func(_ context.Context, c *plan.Component) error {
 		cancel()
 		return nil
 	}, nil)

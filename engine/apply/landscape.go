@@ -59,6 +59,17 @@ func Landscape(ctx context.Context, o LandscapeOptions) (res *LandscapeResult, d
 	if err != nil {
 		return res, nil, err
 	}
+	// A lock lost while held (a lease taken over after renewals failed) ends the apply like
+	// Ctrl-C: someone else may be writing now.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-lock.Lost():
+			cancel(state.ErrLockLost)
+		case <-ctx.Done():
+		}
+	}()
 	defer func() {
 		if uerr := lock.Unlock(context.Background()); uerr != nil && err == nil {
 			err = fmt.Errorf("release the state lock: %w", uerr)

@@ -122,7 +122,7 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 	work := func(ctx context.Context, c *plan.Component) error {
 		return e.apply(context.WithoutCancel(ctx), ctx, c)
 	}
-	return Schedule(ctx, components, deps, opts.Parallelism, work, opts.Events), nil
+	return Schedule(ctx, components, deps, opts.Parallelism, pl.Destroy, work, opts.Events), nil
 }
 
 // typedReadiness waits with engine/readiness: one watch per resource and namespace.

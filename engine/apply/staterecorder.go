@@ -33,14 +33,27 @@ func NewStateRecorder(b state.Backend, s *state.State) *StateRecorder {
 	return &StateRecorder{Backend: b, state: s, Types: map[string]string{}}
 }
 
-// Intent records a component's objects as pending.
-func (r *StateRecorder) Intent(ctx context.Context, component string, objs []*plan.Desired) error {
+// Intent records a component's objects to write and to delete as pending, in addition to what
+// an earlier interrupted apply left pending: nothing is dropped until Applied resolves it.
+func (r *StateRecorder) Intent(ctx context.Context, component string, objs []*plan.Desired, deletes []*plan.ObjectChange) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.component(component)
-	c.Pending = nil
+	seen := map[string]bool{}
+	for _, o := range c.Pending {
+		seen[o.Cluster+"/"+o.Ref().String()] = true
+	}
+	add := func(o state.Object) {
+		if k := o.Cluster + "/" + o.Ref().String(); !seen[k] {
+			seen[k] = true
+			c.Pending = append(c.Pending, o)
+		}
+	}
 	for _, d := range objs {
-		c.Pending = append(c.Pending, toStateObject(d.Cluster, d.Object.GetAPIVersion(), object.RefOf(d.Object), ""))
+		add(toStateObject(d.Cluster, d.Object.GetAPIVersion(), object.RefOf(d.Object), ""))
+	}
+	for _, o := range deletes {
+		add(toStateObject(o.Cluster, o.APIVersion, o.Ref, ""))
 	}
 	return r.Backend.Write(ctx, r.state)
 }
@@ -64,11 +77,12 @@ func (r *StateRecorder) Applied(ctx context.Context, component string, applied [
 		hashes = append(hashes, inventory.AppliedHash(a.Object))
 	}
 	c.ConfigHash = combined(hashes)
-	// Objects recorded before that were neither applied now nor deleted stay recorded: they
-	// may still exist, and only the state keeps them from being orphaned.
-	for _, o := range c.Objects {
+	// Objects recorded before (owned or pending) that were neither applied now nor deleted stay
+	// recorded: they may still exist, and only the state keeps them from being orphaned.
+	for _, o := range append(append([]state.Object(nil), c.Objects...), c.Pending...) {
 		k := o.Cluster + "/" + o.Ref().String()
 		if !seen[k] && !gone[k] {
+			seen[k] = true
 			objs = append(objs, o)
 		}
 	}

@@ -245,7 +245,17 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		} else if d.Object.GetNamespace() == "" {
 			return nil, fmt.Errorf("component %s renders %s %s without a namespace", d.Component, object.GroupKindString(gk), d.Object.GetName())
 		}
-		redact := func(obj map[string]any) { redactInPlace(obj, res.Redactor) }
+		redact := func(obj map[string]any) {
+			redactInPlace(obj, res.Redactor)
+			// When a generated secret was issued is as random as its value: leaving it out
+			// keeps a saved plan that generates one from going stale on re-planning.
+			if md, ok := obj["metadata"].(map[string]any); ok {
+				if ann, ok := md["annotations"].(map[string]any); ok {
+					delete(ann, secrets.IssuedAtAnnotation)
+					delete(ann, secrets.ValidUntilAnnotation)
+				}
+			}
+		}
 		if err := inventory.Stamp(d.Object, opts.Landscape, string(d.Component), redact); err != nil {
 			return nil, fmt.Errorf("component %s: %w", d.Component, err)
 		}
@@ -323,12 +333,25 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 			inOrder[string(a)] = true
 		}
 	}
+	// What must not be deleted although no planned component wants it: objects that instances
+	// outside --target render, and namespaces and CRDs that desired objects still need.
+	elsewhere := renderedOutside(opts, name)
+	usedNamespaces := map[string]bool{}
+	usedKinds := map[schema.GroupKind]bool{}
+	for _, d := range desired {
+		usedNamespaces[d.Object.GetNamespace()] = true
+		usedKinds[d.Object.GroupVersionKind().GroupKind()] = true
+	}
 	for _, ref := range obs.Inventory {
-		if _, wanted := byRef[ref]; wanted {
+		if _, wanted := byRef[ref]; wanted || elsewhere[ref] {
 			continue
 		}
 		live := obs.Objects[ref]
 		if live == nil {
+			continue
+		}
+		if still := stillNeeded(ref, live, usedNamespaces, usedKinds); still != "" {
+			warnings = append(warnings, fmt.Sprintf("%s in cluster %s is no longer rendered but %s; it is kept", ref, name, still))
 			continue
 		}
 		comp := inventory.Component(live)
@@ -485,6 +508,54 @@ func allSensitive(changes []FieldChange) bool {
 		}
 	}
 	return true
+}
+
+// renderedOutside returns the objects of cluster rendered by instances outside the plan's
+// order (--target): moving an object between components must not delete it. Without targets
+// every instance is in the order and the set is empty.
+func renderedOutside(opts Options, cluster string) map[object.Ref]bool {
+	out := map[object.Ref]bool{}
+	if len(opts.TargetAddrs) == 0 {
+		return out
+	}
+	inOrder := map[config.InstanceAddress]bool{}
+	for _, a := range opts.Order {
+		inOrder[a] = true
+	}
+	for addr, rd := range opts.Rendered {
+		if inOrder[addr] || rd == nil {
+			continue
+		}
+		for _, o := range rd.Objects {
+			if o.Cluster != cluster {
+				continue
+			}
+			ref := object.RefOf(o.Object)
+			out[ref] = true
+			if ref.Namespace == "" && o.DefaultNamespace != "" {
+				ref.Namespace = o.DefaultNamespace // namespaced kinds get it when planned
+				out[ref] = true
+			}
+		}
+	}
+	return out
+}
+
+// stillNeeded says why an object no component renders any more must not be deleted yet: a
+// Namespace that desired objects live in (deleting it would delete them), or a CRD whose kind
+// desired objects are of. Empty when it can go.
+func stillNeeded(ref object.Ref, live *unstructured.Unstructured, namespaces map[string]bool, kinds map[schema.GroupKind]bool) string {
+	switch {
+	case ref.Group == "" && ref.Kind == "Namespace" && namespaces[ref.Name]:
+		return "objects of the landscape still live in it"
+	case ref.Group == "apiextensions.k8s.io" && ref.Kind == "CustomResourceDefinition":
+		group, _, _ := unstructured.NestedString(live.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(live.Object, "spec", "names", "kind")
+		if kinds[schema.GroupKind{Group: group, Kind: kind}] {
+			return "the landscape still renders objects of its kind"
+		}
+	}
+	return ""
 }
 
 // pendingKinds returns the kinds defined by CustomResourceDefinitions among the desired objects:

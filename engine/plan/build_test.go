@@ -468,3 +468,33 @@ func TestBuildWarnsAboutProtectedDeletions(t *testing.T) {
 		"CustomResourceDefinition.apiextensions.k8s.io etcds.druid.gardener.cloud in cluster runtime is protected: apply will delete it only with --allow-destroy component.manifests.crd",
 	}, res.Plan.Warnings)
 }
+
+func TestBuildKeepsWhatIsStillNeeded(t *testing.T) {
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "apps"}}}
+	c := &fakeCluster{objects: []*unstructured.Unstructured{
+		live(t, ns, "component.manifests.gone"),
+		live(t, cm("apps", "moved", nil), "component.manifests.b"),
+	}}
+	t.Run("a namespace desired objects live in", func(t *testing.T) {
+		res := buildPlan(t, c, map[config.InstanceAddress]*Rendered{
+			"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "moved", nil))},
+		}, func(o *Options) { o.PreviousKinds = map[string][]schema.GroupKind{"runtime": {{Kind: "Namespace"}}} })
+		for _, comp := range res.Plan.Components {
+			for _, o := range comp.Objects {
+				assert.NotEqual(t, Delete, o.Action, o.Ref.String())
+			}
+		}
+		assert.Contains(t, res.Plan.Warnings, "Namespace apps in cluster runtime is no longer rendered but objects of the landscape still live in it; it is kept")
+	})
+	t.Run("an object moved to a component outside --target", func(t *testing.T) {
+		res := buildPlan(t, c, map[config.InstanceAddress]*Rendered{
+			"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "moved", nil))},
+			"component.manifests.b": {Address: "component.manifests.b", Type: "manifests"},
+		}, func(o *Options) {
+			o.Order = []config.InstanceAddress{"component.manifests.b"}
+			o.TargetAddrs = []config.InstanceAddress{"component.manifests.b"}
+			o.PreviousKinds = map[string][]schema.GroupKind{"runtime": {{Kind: "ConfigMap"}}}
+		})
+		assert.Empty(t, actions(res.Plan), "component.manifests.b no longer renders it, but component.manifests.a does")
+	})
+}

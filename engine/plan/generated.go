@@ -2,6 +2,7 @@ package plan
 
 import (
 	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"time"
@@ -100,19 +101,33 @@ func (r *Renderer) generate(inst *config.Instance, rd *Rendered, prep render.Pre
 		r.generated = map[string]*secrets.Material{}
 	}
 	r.generated[cluster+"/"+req.Namespace+"/"+req.Name] = res.Material
+	// Generated values are secrets like sensitive variables: never in messages. Certificates are
+	// public and stay readable.
+	data, _ := res.Secret.Object["data"].(map[string]any)
+	for key, v := range data {
+		if strings.HasSuffix(key, ".crt") || key == secrets.DataKeyPublicKey {
+			continue
+		}
+		if s, ok := v.(string); ok && s != "" {
+			rd.Secrets = append(rd.Secrets, s)
+			if raw, err := base64.StdEncoding.DecodeString(s); err == nil {
+				rd.Secrets = append(rd.Secrets, string(raw))
+			}
+		}
+	}
 	rd.Objects = []render.Object{{Cluster: cluster, Object: res.Secret}}
 	rd.Generated = string(res.Action) + ": " + res.Reason
 	outputs := map[string]cty.Value{
 		"secret_name": cty.StringVal(req.Name),
 		"namespace":   cty.StringVal(req.Namespace),
 	}
-	data := res.Material.Data
-	if c, ok := data[secrets.DataKeyCert]; ok {
+	material := res.Material.Data
+	if c, ok := material[secrets.DataKeyCert]; ok {
 		outputs["certificate"] = cty.StringVal(string(c))
-	} else if c, ok := data[secrets.DataKeyCACert]; ok && req.Class == secrets.ClassCA {
+	} else if c, ok := material[secrets.DataKeyCACert]; ok && req.Class == secrets.ClassCA {
 		outputs["certificate"] = cty.StringVal(string(c))
 	}
-	if c, ok := data[secrets.DataKeyCACert]; ok {
+	if c, ok := material[secrets.DataKeyCACert]; ok {
 		outputs["ca_certificate"] = cty.StringVal(string(c))
 	}
 	return instanceValue(inst, outputs), nil

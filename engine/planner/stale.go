@@ -43,6 +43,20 @@ func CheckStale(saved *plan.File, fresh *plan.Result) error {
 			}
 		}
 	}
+	savedChanges := map[key]*plan.ObjectChange{}
+	for _, c := range saved.Plan.Components {
+		for _, o := range c.Objects {
+			savedChanges[key{o.Cluster, o.Ref}] = o
+		}
+	}
+	for k, f := range freshChanges {
+		if f.Action == plan.NoOp {
+			continue
+		}
+		if s := savedChanges[k]; s == nil {
+			moved = append(moved, fmt.Sprintf("%s in cluster %s would be %sd, which the saved plan does not include", k.ref, k.cluster, string(f.Action)))
+		}
+	}
 	freshHashes := map[key]string{}
 	for _, d := range fresh.Desired {
 		freshHashes[key{d.Cluster, object.RefOf(d.Object)}] = inventory.AppliedHash(d.Object)

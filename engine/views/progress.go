@@ -123,6 +123,8 @@ func (p *Progress) redraw() {
 // line renders one component's state.
 func (p *Progress) line(e ProgressEvent) string {
 	pr := &printer{color: p.color}
+	// One line per component, or the live block miscounts what it redraws.
+	e.Detail = strings.Join(strings.Fields(e.Detail), " ")
 	switch e.Status {
 	case "started":
 		d := ""
