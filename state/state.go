@@ -90,12 +90,7 @@ func (s *State) Kinds(cluster string) []schema.GroupKind {
 	for gk := range seen {
 		kinds = append(kinds, gk)
 	}
-	sort.Slice(kinds, func(i, j int) bool {
-		if kinds[i].Group != kinds[j].Group {
-			return kinds[i].Group < kinds[j].Group
-		}
-		return kinds[i].Kind < kinds[j].Kind
-	})
+	object.SortGroupKinds(kinds)
 	return kinds
 }
 

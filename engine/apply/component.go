@@ -300,19 +300,10 @@ const ConfirmationAnnotation = "confirmation.gardener.cloud/deletion"
 
 // delete deletes an object of the plan, confirming the deletion first where Gardener asks for it.
 func (e *Executor) delete(ctx context.Context, o *plan.ObjectChange) error {
-	client, err := e.client(o.Cluster)
+	ri, err := e.resourceInterface(o)
 	if err != nil {
 		return err
 	}
-	gv, err := schema.ParseGroupVersion(o.APIVersion)
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.Ref, err)
-	}
-	gvr, err := e.resourceOf(o, gv)
-	if err != nil {
-		return err
-	}
-	ri := client.Resource(gvr).Namespace(o.Ref.Namespace)
 	rv := o.ResourceVersion
 	if confirmDeletion[o.Ref.GroupKind()] {
 		// The confirmation carries the plan's resourceVersion as its own precondition; the
@@ -349,6 +340,24 @@ func (e *Executor) delete(ctx context.Context, o *plan.ObjectChange) error {
 		return fmt.Errorf("%s in cluster %s: delete: %w", o.Ref, o.Cluster, err)
 	}
 	return nil
+}
+
+// resourceInterface is the dynamic client of a planned object's resource, in the version the
+// plan saw it in.
+func (e *Executor) resourceInterface(o *plan.ObjectChange) (dynamic.ResourceInterface, error) {
+	client, err := e.client(o.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	gv, err := schema.ParseGroupVersion(o.APIVersion)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.Ref, err)
+	}
+	gvr, err := e.resourceOf(o, gv)
+	if err != nil {
+		return nil, err
+	}
+	return client.Resource(gvr).Namespace(o.Ref.Namespace), nil
 }
 
 // Resources maps the kinds of objects to delete to their resources (from the plan's observation).
@@ -471,19 +480,10 @@ func Transient(err error) bool {
 // waitGone waits until deleted objects no longer exist (finalizers done), within timeout.
 func (e *Executor) waitGone(ctx context.Context, deleted []plan.ObjectChange, timeout time.Duration) error {
 	for _, o := range deleted {
-		client, err := e.client(o.Cluster)
+		ri, err := e.resourceInterface(&o)
 		if err != nil {
 			return err
 		}
-		gv, err := schema.ParseGroupVersion(o.APIVersion)
-		if err != nil {
-			return fmt.Errorf("%s: %w", o.Ref, err)
-		}
-		gvr, err := e.resourceOf(&o, gv)
-		if err != nil {
-			return err
-		}
-		ri := client.Resource(gvr).Namespace(o.Ref.Namespace)
 		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 			_, err := ri.Get(ctx, o.Ref.Name, metav1.GetOptions{})
 			return apierrors.IsNotFound(err), nil

@@ -5,6 +5,7 @@ package object
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -132,4 +133,15 @@ func Protected(r Ref) bool {
 		return true
 	}
 	return r.Group == "" && r.Kind == "Namespace" && (strings.HasPrefix(r.Name, "shoot--") || r.Name == "garden")
+}
+
+// SortGroupKinds sorts kinds by group, then kind: the order in which kinds are listed and
+// recorded, so that requests and files are the same on every run.
+func SortGroupKinds(kinds []schema.GroupKind) {
+	sort.Slice(kinds, func(i, j int) bool {
+		if kinds[i].Group != kinds[j].Group {
+			return kinds[i].Group < kinds[j].Group
+		}
+		return kinds[i].Kind < kinds[j].Kind
+	})
 }

@@ -225,12 +225,7 @@ func sortedKinds(desired map[schema.GroupKind][]object.Ref, listed map[schema.Gr
 	for gk := range set {
 		kinds = append(kinds, gk)
 	}
-	sort.Slice(kinds, func(i, j int) bool {
-		if kinds[i].Group != kinds[j].Group {
-			return kinds[i].Group < kinds[j].Group
-		}
-		return kinds[i].Kind < kinds[j].Kind
-	})
+	object.SortGroupKinds(kinds)
 	return kinds
 }
 
