@@ -11,11 +11,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/engine/views"
+	"github.com/declarative-gardener/gardener/state"
 )
 
 // planFlags are the flags of plan (and, later, apply) that shape a plan.
@@ -90,17 +92,12 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 		opts.ServerDryRun = f.serverDryRun
 		// The state (read without its lock: a plan changes nothing) names the kinds and objects
 		// applied before, so that objects of kinds no longer rendered are pruned.
-		pre, diags := planner.Prepare(opts)
-		if !diags.HasErrors() {
-			backend, err := planner.OpenState(pre, cluster.Options{Version: currentBuildInfo().Version})
+		opts.ReadState = func(res *config.Result) (*state.State, error) {
+			backend, err := planner.OpenState(res, cluster.Options{Version: currentBuildInfo().Version})
 			if err != nil {
-				fmt.Fprintf(stderr, "Error: %v\n", err)
-				return exitCode(1)
+				return nil, err
 			}
-			if opts.State, err = backend.Read(ctx); err != nil {
-				fmt.Fprintf(stderr, "Error: %v\n", err)
-				return exitCode(1)
-			}
+			return backend.Read(ctx)
 		}
 	}
 	out, diags, err := planner.Plan(ctx, opts)

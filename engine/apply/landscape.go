@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/state"
@@ -46,12 +47,15 @@ type LandscapeResult struct {
 // the landscape; an error anything else.
 func Landscape(ctx context.Context, o LandscapeOptions) (res *LandscapeResult, diags hcl.Diagnostics, err error) {
 	res = &LandscapeResult{}
-	pre, diags := planner.Prepare(o.Planner)
-	res.Outcome = pre
+	// The lock is taken before the landscape is rendered (rendering reads live Secrets to reuse
+	// generated ones) and observed; finding the state only needs the landscape evaluated, not
+	// rendered.
+	loaded, diags := config.Load(o.Planner.Dir, o.Planner.Schemas, o.Planner.Inputs)
+	res.Outcome = &planner.Outcome{Load: loaded}
 	if diags.HasErrors() {
 		return res, diags, nil
 	}
-	backend, err := planner.OpenState(pre, o.Cluster)
+	backend, err := planner.OpenState(loaded, o.Cluster)
 	if err != nil {
 		return res, nil, err
 	}

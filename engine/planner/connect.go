@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/state"
@@ -119,12 +120,15 @@ func (o *Outcome) Redact(msg string) string {
 	return render.NewRedactor(secrets).Redact(msg)
 }
 
-// OpenState returns the state backend of a prepared landscape (see Prepare): the landscape's
-// state block, local by default.
-func OpenState(out *Outcome, opts cluster.Options) (state.Backend, error) {
-	l := out.Load.Landscape
+// OpenState returns the state backend of a loaded landscape: its state block, local by default.
+func OpenState(res *config.Result, opts cluster.Options) (state.Backend, error) {
+	l := res.Landscape
 	connect := func(name string) (*cluster.Client, error) {
-		access, err := AccessOf(l.Dir, out.Load.Evaluated.Clusters[name])
+		var v cty.Value
+		if res.Evaluated != nil {
+			v = res.Evaluated.Clusters[name]
+		}
+		access, err := AccessOf(l.Dir, v)
 		if err != nil {
 			return nil, fmt.Errorf("state cluster %s: %w", name, err)
 		}

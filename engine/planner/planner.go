@@ -56,6 +56,9 @@ type Options struct {
 	// State is the landscape's state, when it has one: the kinds it applied are listed even
 	// when nothing renders them any more, and only objects it records are pruned.
 	State *state.State
+	// ReadState, when set and State is not, reads the state once the landscape is loaded (its
+	// state block is known) and before any cluster is observed.
+	ReadState func(res *config.Result) (*state.State, error)
 	// Now is the time generated secrets are judged against (renewal at 80% of validity); zero
 	// means the current time.
 	Now time.Time
@@ -142,6 +145,13 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	out, diags := prepare(opts, conns)
 	if diags.HasErrors() || out.Graph == nil {
 		return out, diags, nil
+	}
+	if opts.State == nil && opts.ReadState != nil {
+		st, err := opts.ReadState(out.Load)
+		if err != nil {
+			return out, diags, err
+		}
+		opts.State = st
 	}
 	ev := out.Load.Evaluated
 	l := out.Load.Landscape
