@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/declarative-gardener/gardener/internal/atomicfile"
 )
 
 // DefaultLocalPath is the local backend's state file, relative to the landscape directory, when
@@ -73,61 +74,9 @@ func (b *local) Write(ctx context.Context, s *State) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(b.path, data); err != nil {
+	if err := atomicfile.Write(b.path, data, 0o600); err != nil {
 		return fmt.Errorf("state %s: %w", b.path, err)
 	}
 	s.FormatVersion, s.Lineage, s.Serial = FormatVersion, lineage, serial
 	return nil
-}
-
-// writeFileAtomic replaces path with data (mode 0600): temporary file in the same directory,
-// fsync, rename, fsync of the directory.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := writeTemp(path, data)
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	syncDir(filepath.Dir(path))
-	return nil
-}
-
-// writeTemp writes data to a new private file next to path and returns its name.
-func writeTemp(path string, data []byte) (string, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return "", err
-	}
-	name := f.Name()
-	fail := func(err error) (string, error) {
-		_ = f.Close()
-		_ = os.Remove(name)
-		return "", err
-	}
-	if err := f.Chmod(0o600); err != nil {
-		return fail(err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		_ = os.Remove(name)
-		return "", err
-	}
-	return name, nil
-}
-
-// syncDir makes a rename in dir durable. It is best effort: some filesystems cannot sync a
-// directory, and the rename itself already happened.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/declarative-gardener/gardener/internal/atomicfile"
 )
 
 // lockFile is the content of the local backend's lock file.
@@ -40,7 +42,7 @@ func (b *local) Lock(ctx context.Context, info LockInfo) (Lock, error) {
 // fails when the lock exists, so that taking the lock and writing its content are one step.
 func (b *local) tryLock(lf lockFile, data []byte) (Lock, error) {
 	path := b.lockPath()
-	tmp, err := writeTemp(path, data)
+	tmp, err := atomicfile.TempNextTo(path, data, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("state lock %s: %w", path, err)
 	}
@@ -49,7 +51,7 @@ func (b *local) tryLock(lf lockFile, data []byte) (Lock, error) {
 	for range 3 {
 		err := os.Link(tmp, path)
 		if err == nil {
-			syncDir(filepath.Dir(path))
+			atomicfile.SyncDir(filepath.Dir(path))
 			return &localLock{backend: b, id: lf.ID}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {

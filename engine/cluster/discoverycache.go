@@ -15,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
+
+	"github.com/declarative-gardener/gardener/internal/atomicfile"
 )
 
 // DefaultDiscoveryTTL is how long discovery cached on disk is trusted. Short enough that a kind
@@ -176,15 +178,7 @@ func (d *discoveryCache) writeDisk(lists []*metav1.APIResourceList) {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(dir, ".discovery-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), d.file) != nil {
-		_ = os.Remove(tmp.Name())
-	}
+	_ = atomicfile.Write(d.file, data, 0o600) // a cache: failing to write it costs a refetch
 }
 
 // ServerGroups returns the cached groups.

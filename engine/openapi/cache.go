@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/declarative-gardener/gardener/internal/atomicfile"
 )
 
 // diskCache stores compacted documents under the hash the server's index announces for them, so
@@ -37,21 +39,8 @@ func (c diskCache) write(path, hash string, data []byte) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return fmt.Errorf("openapi cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(c.dir, ".tmp-*")
-	if err != nil {
+	if err := atomicfile.Write(c.file(path, hash), data, 0o600); err != nil {
 		return fmt.Errorf("openapi cache: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), c.file(path, hash))
-	}
-	if werr != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("openapi cache: %w", werr)
 	}
 	return nil
 }

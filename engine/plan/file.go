@@ -1,18 +1,20 @@
 package plan
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/render"
+
+	"github.com/declarative-gardener/gardener/internal/atomicfile"
 )
 
 // FileFormatVersion is the version of saved plan files.
@@ -115,28 +117,15 @@ func redactInPlace(obj map[string]any, red *render.Redactor) bool {
 // WriteFile writes a saved plan, gzip-compressed JSON, readable only by its owner (mode 0600),
 // replacing any file atomically.
 func WriteFile(path string, f *File) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("plan file %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("plan file %s: %w", path, err)
-	}
-	zw := gzip.NewWriter(tmp)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
 	if err := json.NewEncoder(zw).Encode(f); err != nil {
-		tmp.Close()
 		return fmt.Errorf("plan file %s: %w", path, err)
 	}
 	if err := zw.Close(); err != nil {
-		tmp.Close()
 		return fmt.Errorf("plan file %s: %w", path, err)
 	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("plan file %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(path, buf.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("plan file %s: %w", path, err)
 	}
 	return nil

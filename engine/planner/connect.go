@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/zclconf/go-cty/cty"
@@ -17,6 +16,8 @@ import (
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/state"
+
+	"github.com/declarative-gardener/gardener/internal/atomicfile"
 )
 
 // LiveConnector connects to live clusters with client-go.
@@ -84,25 +85,8 @@ func (r *Recording) WriteFile(path string) error {
 	if err := observe.WriteSnapshot(&buf, file); err != nil {
 		return err
 	}
-	// A new file made private before anything is written, then renamed over the old one:
 	// os.WriteFile would keep the mode of an existing, possibly world-readable, file.
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("snapshot %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("snapshot %s: %w", path, err)
-	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("snapshot %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("snapshot %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Write(path, buf.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	return nil
