@@ -33,6 +33,25 @@ func buildGardener(t *testing.T) string {
 	return bin
 }
 
+// startApplyUntilSlow starts `gardener apply` of dir and returns once it has written the
+// Deployment "slow" in namespace, whose rollout never completes, with its combined output.
+func startApplyUntilSlow(t *testing.T, bin string, c *localcluster.Cluster, dir, namespace string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(bin, "apply", "--auto-approve", "--timeout", "2m", dir)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.Kubeconfig(), "NO_COLOR=1")
+	out := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	require.NoError(t, cmd.Start())
+	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	err = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := cs.AppsV1().Deployments(namespace).Get(ctx, "slow", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	require.NoError(t, err, "the apply never wrote the slow component:\n%s", out.String())
+	return cmd, out
+}
+
 // TestAnApplyKilledMidwayIsResumed kills `gardener apply` with SIGKILL while a component waits
 // for readiness, then applies again: the dead process's lock is broken with force-unlock, the
 // second apply converges, and every object carrying the landscape's label is in the state.
@@ -48,19 +67,8 @@ func TestAnApplyKilledMidwayIsResumed(t *testing.T) {
 	dir := landscapetest.Dir(t, stuck)
 	env := append(os.Environ(), "KUBECONFIG="+c.Kubeconfig(), "NO_COLOR=1")
 
-	cmd := exec.Command(bin, "apply", "--auto-approve", "--timeout", "2m", dir)
-	cmd.Env = env
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	cs, err := kubernetes.NewForConfig(cfg)
-	require.NoError(t, err)
 	// Kill it once the slow component has written its Deployment and waits for the rollout.
-	err = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := cs.AppsV1().Deployments("apply-kill").Get(ctx, "slow", metav1.GetOptions{})
-		return err == nil, nil
-	})
-	require.NoError(t, err, "the apply never wrote the slow component:\n%s", out.String())
+	cmd, _ := startApplyUntilSlow(t, bin, c, dir, "apply-kill")
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
 
@@ -114,28 +122,16 @@ func TestAnApplyKilledMidwayIsResumed(t *testing.T) {
 // readiness: the process exits non-zero, releases the lock, and the state holds what it wrote.
 func TestCtrlCStopsCleanly(t *testing.T) {
 	c := localcluster.Shared(t)
-	cfg := c.Plane(localcluster.RuntimePlane).RESTConfig()
 	bin := buildGardener(t)
 	dir := landscapetest.Dir(t, landscape("apply-interrupt",
 		configMaps("first", "apply-interrupt", "", "one"),
 		deployment("slow", "apply-interrupt", "slow", `nodeSelector = { "no-such-label" = "x" },`),
 		configMaps("after", "apply-interrupt", "depends_on = [component.manifests.slow]", "two"),
 	))
-	cmd := exec.Command(bin, "apply", "--auto-approve", "--timeout", "2m", dir)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.Kubeconfig(), "NO_COLOR=1")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	cs, err := kubernetes.NewForConfig(cfg)
-	require.NoError(t, err)
-	err = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := cs.AppsV1().Deployments("apply-interrupt").Get(ctx, "slow", metav1.GetOptions{})
-		return err == nil, nil
-	})
-	require.NoError(t, err, "%s", out.String())
+	cmd, out := startApplyUntilSlow(t, bin, c, dir, "apply-interrupt")
 	time.Sleep(300 * time.Millisecond) // let it reach the readiness wait
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var exit *exec.ExitError
 	require.True(t, errors.As(err, &exit), "the apply ends with an error exit: %v\n%s", err, out.String())
 	assert.Equal(t, 1, exit.ExitCode())
