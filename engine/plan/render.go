@@ -72,19 +72,8 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 	}
 	rd := &Rendered{Address: inst.Addr, Type: typ}
 	r.Rendered[inst.Addr] = rd
-	if typ == GeneratedSecretType {
-		prep := render.Prepare(inst.Config, config.SensitiveMark)
-		rd.Secrets = prep.Secrets
-		if len(prep.Deferred) > 0 {
-			for _, p := range prep.Deferred {
-				rd.Deferred = append(rd.Deferred, pathString(p))
-			}
-			return cty.NilVal, nil
-		}
-		return r.generate(inst, rd, prep)
-	}
 	fn, ok := r.Registry[typ]
-	if !ok {
+	if !ok && typ != GeneratedSecretType {
 		// Not an error: the plan lists the instance with a warning and plans nothing for it.
 		rd.NoRenderer = true
 		return cty.NilVal, nil
@@ -97,6 +86,9 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		}
 		sort.Strings(rd.Deferred)
 		return cty.NilVal, nil
+	}
+	if typ == GeneratedSecretType {
+		return r.generate(inst, rd, prep) // the engine's own step: it reads the live Secret
 	}
 	out, err := fn(render.Input{Landscape: r.Landscape, Address: string(inst.Addr), Name: inst.Name, Dir: r.Dir, Config: prep.Config})
 	if errors.Is(err, render.ErrDeferred) {
