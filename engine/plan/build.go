@@ -335,7 +335,7 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 	}
 	// What must not be deleted although no planned component wants it: objects that instances
 	// outside --target render, and namespaces and CRDs that desired objects still need.
-	elsewhere := renderedOutside(opts, name)
+	elsewhere := renderedOutside(opts.Rendered, inOrder, name)
 	usedNamespaces := map[string]bool{}
 	usedKinds := map[schema.GroupKind]bool{}
 	for _, d := range desired {
@@ -511,19 +511,15 @@ func allSensitive(changes []FieldChange) bool {
 }
 
 // renderedOutside returns the objects of cluster rendered by instances outside the plan's
-// order (--target): moving an object between components must not delete it. Without targets
-// every instance is in the order and the set is empty.
-func renderedOutside(opts Options, cluster string) map[object.Ref]bool {
+// order, inOrder (--target; nil without targets, then every instance is planned and the set is
+// empty): moving an object between components must not delete it.
+func renderedOutside(rendered map[config.InstanceAddress]*Rendered, inOrder map[string]bool, cluster string) map[object.Ref]bool {
 	out := map[object.Ref]bool{}
-	if len(opts.TargetAddrs) == 0 {
+	if inOrder == nil {
 		return out
 	}
-	inOrder := map[config.InstanceAddress]bool{}
-	for _, a := range opts.Order {
-		inOrder[a] = true
-	}
-	for addr, rd := range opts.Rendered {
-		if inOrder[addr] || rd == nil {
+	for addr, rd := range rendered {
+		if inOrder[string(addr)] || rd == nil {
 			continue
 		}
 		for _, o := range rd.Objects {
