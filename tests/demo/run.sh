@@ -79,7 +79,7 @@ kubectl --context runtime create deployment demo --image=registry.invalid/demo:1
 kubectl --context runtime rollout status deployment/demo --timeout=90s
 
 step "An etcd-druid Etcd reports ready (kwok plays etcd-druid)"
-kubectl --context runtime apply --server-side -f "$root/tests/localcluster/crds/seed/druid.gardener.cloud_etcds.yaml"
+kubectl --context runtime apply --server-side -f "$root/components/crds/druid.gardener.cloud_etcds.yaml"
 kubectl --context runtime wait --for=condition=Established crd/etcds.druid.gardener.cloud --timeout=60s
 kubectl --context runtime apply -f - <<'YAML'
 apiVersion: druid.gardener.cloud/v1alpha1

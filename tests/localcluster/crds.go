@@ -16,9 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/declarative-gardener/gardener/components/crds"
 )
 
-//go:embed crds/gardener-api/*.yaml crds/seed/*.yaml
+//go:embed crds/gardener-api/*.yaml
 var crdFiles embed.FS
 
 // fieldManager owns what the helper applies, so a later apply by the engine under its own manager
@@ -29,24 +31,24 @@ const fieldManager = "localcluster"
 // gardener-apiserver that every GardenerAPI plane serves (see crds/README.md).
 func GardenerAPICRDs() [][]byte { return mustReadCRDDir("crds/gardener-api") }
 
-// SeedCRDs returns test fixtures for the CRDs a seed or runtime cluster carries (etcd-druid's Etcd,
-// gardener-resource-manager's ManagedResource, the extensions.gardener.cloud kinds). They are not
-// installed by default: in a landscape the components that own them install them.
-func SeedCRDs() [][]byte { return mustReadCRDDir("crds/seed") }
-
-// SeedCRD returns the seed fixture CRD of one resource, e.g. "etcds.druid.gardener.cloud".
-func SeedCRD(name string) ([]byte, error) {
-	for _, doc := range SeedCRDs() {
-		crd, err := decodeCRD(doc)
+// SeedCRDs returns the CRDs a seed or runtime cluster carries (etcd-druid's Etcd,
+// gardener-resource-manager's ManagedResource, the extensions.gardener.cloud kinds, ...): those
+// the catalog's components install (components/crds). They are not installed by default: in a
+// landscape the components that own them install them; tests install single ones as fixtures.
+func SeedCRDs() [][]byte {
+	var docs [][]byte
+	for _, name := range crds.Names() {
+		doc, err := crds.YAML(name)
 		if err != nil {
-			return nil, err
+			panic(fmt.Sprintf("embedded CRD %s: %v", name, err)) // Names lists only embedded files
 		}
-		if crd.Name == name {
-			return doc, nil
-		}
+		docs = append(docs, doc)
 	}
-	return nil, fmt.Errorf("seed CRD %s not found", name)
+	return docs
 }
+
+// SeedCRD returns the CRD of one resource, e.g. "etcds.druid.gardener.cloud".
+func SeedCRD(name string) ([]byte, error) { return crds.YAML(name) }
 
 func mustReadCRDDir(dir string) [][]byte {
 	entries, err := fs.ReadDir(crdFiles, dir)

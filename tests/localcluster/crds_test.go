@@ -72,5 +72,5 @@ func TestSeedCRDLookup(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(doc), "kind: Etcd")
 	_, err = SeedCRD("nope.example.com")
-	assert.ErrorContains(t, err, "nope.example.com not found")
+	assert.ErrorContains(t, err, "is not embedded")
 }
