@@ -142,7 +142,8 @@ func allowed(out *planner.Outcome, addrs []string) map[string]bool {
 	m := map[string]bool{}
 	for _, c := range out.Result.Plan.Components {
 		for _, a := range addrs {
-			if c.Address == a || strings.HasPrefix(c.Address, a+"[") {
+			// A block address allows its instances, an instance address a composite's parts.
+			if c.Address == a || strings.HasPrefix(c.Address, a+"[") || strings.HasPrefix(c.Address, a+".") {
 				m[c.Address] = true
 			}
 		}
@@ -153,12 +154,13 @@ func allowed(out *planner.Outcome, addrs []string) map[string]bool {
 // readyTimeouts are the instances' lifecycle { ready_timeout }s.
 func readyTimeouts(out *planner.Outcome) map[string]time.Duration {
 	m := map[string]time.Duration{}
-	if out.Load == nil || out.Load.Evaluated == nil {
+	if out.Graph == nil {
 		return m
 	}
-	for addr, inst := range out.Load.Evaluated.Instances {
-		if t := inst.Block.Lifecycle.ReadyTimeout; t > 0 {
-			m[string(addr)] = t
+	for _, addr := range out.Graph.Order() {
+		// Parts are configured by their composite's block.
+		if inst := out.Graph.Instance(addr); inst != nil && inst.Block.Lifecycle.ReadyTimeout > 0 {
+			m[string(addr)] = inst.Block.Lifecycle.ReadyTimeout
 		}
 	}
 	return m
@@ -167,11 +169,12 @@ func readyTimeouts(out *planner.Outcome) map[string]time.Duration {
 // preventDestroy lists the instances of blocks with lifecycle { prevent_destroy = true }.
 func preventDestroy(out *planner.Outcome) map[string]bool {
 	m := map[string]bool{}
-	if out.Load == nil || out.Load.Evaluated == nil {
+	if out.Graph == nil {
 		return m
 	}
-	for addr, inst := range out.Load.Evaluated.Instances {
-		if inst.Block.Lifecycle.PreventDestroy {
+	for _, addr := range out.Graph.Order() {
+		// Parts are configured by their composite's block.
+		if inst := out.Graph.Instance(addr); inst != nil && inst.Block.Lifecycle.PreventDestroy {
 			m[string(addr)] = true
 		}
 	}

@@ -66,13 +66,15 @@ type Graph struct {
 	// deps and dependents are the sorted neighbours of each vertex.
 	deps, dependents map[config.InstanceAddress][]config.InstanceAddress
 	order, reverse   []config.InstanceAddress
+	// parts lists the parts of each composite instance.
+	parts map[config.InstanceAddress][]config.InstanceAddress
 }
 
 // Build makes the component graph of an evaluated landscape: every instance, the edges its
 // references and depends_on give, and the implicit edges the caller passes (nil is fine).
 // It reports a cycle, or an implicit edge naming an instance the landscape does not have, as
 // diagnostics and then returns a nil graph.
-func Build(ev *config.Evaluated, implicit []Edge) (*Graph, hcl.Diagnostics) {
+func Build(ev *config.Evaluated, implicit []Edge, parts ...Part) (*Graph, hcl.Diagnostics) {
 	instances := map[config.InstanceAddress]*config.Instance{}
 	blocks := map[config.Address][]config.InstanceAddress{}
 	for addr := range ev.Landscape.Blocks {
@@ -83,16 +85,75 @@ func Build(ev *config.Evaluated, implicit []Edge) (*Graph, hcl.Diagnostics) {
 		blocks[inst.Block.Addr] = append(blocks[inst.Block.Addr], addr)
 	}
 	edges := append(referenceEdges(ev.Landscape, blocks), implicit...)
-	g, diags := newGraph(blocks, edges)
+	edges = append(edges, partEdges(edges, parts)...)
+	var extra []config.InstanceAddress
+	for _, p := range parts {
+		extra = append(extra, p.Addr)
+		// A part is configured by its composite's block: lifecycle settings, the source range.
+		instances[p.Addr] = instances[p.Parent]
+	}
+	g, diags := newGraph(blocks, extra, edges)
 	if g != nil {
 		g.instances = instances
+		g.parts = map[config.InstanceAddress][]config.InstanceAddress{}
+		for _, p := range parts {
+			g.parts[p.Parent] = append(g.parts[p.Parent], p.Addr)
+		}
 	}
 	return g, diags
 }
 
-// newGraph builds a graph over the instances listed in blocks with the given edges. Implicit
-// edges from an instance to itself are dropped: ordering inside one component is apply's job.
-func newGraph(blocks map[config.Address][]config.InstanceAddress, edges []Edge) (*Graph, hcl.Diagnostics) {
+// Part is a part of a composite instance (garden, seed, shoot): rendering expands composites to
+// parts that are vertices of their own, applied in the order DependsOn gives.
+type Part struct {
+	Addr, Parent config.InstanceAddress
+	// DependsOn are sibling parts this one comes after.
+	DependsOn []config.InstanceAddress
+}
+
+// partEdges are the edges parts add: the composite depends on each of its parts (it is done
+// when they are, and whatever depends on it waits for all of them), each part on the siblings
+// it names, and each part without siblings to wait for inherits the composite's own
+// dependencies, so that a garden's first part still comes after what the garden refers to.
+func partEdges(edges []Edge, parts []Part) []Edge {
+	isPart := map[config.InstanceAddress]bool{}
+	for _, p := range parts {
+		isPart[p.Addr] = true
+	}
+	outgoing := map[config.InstanceAddress][]Edge{}
+	for _, e := range edges {
+		outgoing[e.From] = append(outgoing[e.From], e)
+	}
+	var out []Edge
+	for _, p := range parts {
+		out = append(out, Edge{From: p.Parent, To: p.Addr, Reason: "it is made of this part"})
+		for _, d := range p.DependsOn {
+			out = append(out, Edge{From: p.Addr, To: d, Reason: fmt.Sprintf("%s applies its parts in this order", p.Parent)})
+		}
+		if len(p.DependsOn) > 0 {
+			continue
+		}
+		for _, e := range outgoing[p.Parent] {
+			if isPart[e.To] {
+				continue
+			}
+			e.From = p.Addr
+			e.Reason = fmt.Sprintf("%s (as part of %s)", e.Reason, p.Parent)
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Parts lists the parts of a composite instance, sorted; nil for any other instance.
+func (g *Graph) Parts(addr config.InstanceAddress) []config.InstanceAddress {
+	return slices.Clone(g.parts[addr])
+}
+
+// newGraph builds a graph over the instances listed in blocks and the extra ones (composites'
+// parts) with the given edges. Implicit edges from an instance to itself are dropped: ordering
+// inside one component is apply's job.
+func newGraph(blocks map[config.Address][]config.InstanceAddress, extra []config.InstanceAddress, edges []Edge) (*Graph, hcl.Diagnostics) {
 	g := &Graph{
 		g:          graph.New(func(a config.InstanceAddress) config.InstanceAddress { return a }, graph.Directed()),
 		blocks:     map[config.Address][]config.InstanceAddress{},
@@ -109,6 +170,10 @@ func newGraph(blocks map[config.Address][]config.InstanceAddress, edges []Edge) 
 			_ = g.g.AddVertex(n) // the in-memory store fails only on duplicates, which blocks cannot hold
 			nodes = append(nodes, n)
 		}
+	}
+	for _, n := range extra {
+		_ = g.g.AddVertex(n)
+		nodes = append(nodes, n)
 	}
 	var diags hcl.Diagnostics
 	for _, e := range edges {

@@ -22,11 +22,58 @@ type sortKey struct {
 	numeric bool
 	num     int
 	str     string
+	// part is the name of a composite's part, empty for the instance itself.
+	part string
+}
+
+// SplitPart splits the address of a composite's part (`garden.local.virtual_garden_etcd_main`,
+// `shoot.local["dev"].kube_apiserver`) into the composite instance's address and the part's
+// name; for any other address it returns the address and "".
+func SplitPart(a config.InstanceAddress) (config.InstanceAddress, string) {
+	s := string(a)
+	kind, rest, ok := strings.Cut(s, ".")
+	if !ok || kind == "component" {
+		return a, ""
+	}
+	if _, known := kindRank[kind]; !known {
+		return a, ""
+	}
+	i := strings.IndexAny(rest, ".[")
+	if i < 0 {
+		return a, ""
+	}
+	end := len(kind) + 1 + i // index of the '.' or '[' after the block name
+	if s[end] == '[' {
+		j := keyEnd(s, end)
+		if j < 0 || j+1 >= len(s) || s[j+1] != '.' {
+			return a, ""
+		}
+		end = j + 1
+	}
+	return config.InstanceAddress(s[:end]), s[end+1:]
+}
+
+// keyEnd returns the index of the ']' closing the instance key that starts at open, skipping
+// quoted strings with escapes; -1 when there is none.
+func keyEnd(s string, open int) int {
+	inString := false
+	for i := open + 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case !inString && c == ']':
+			return i
+		}
+	}
+	return -1
 }
 
 func keyOf(a config.InstanceAddress) sortKey {
-	s := string(a)
-	k := sortKey{rank: len(kindRank), block: s}
+	inst, part := SplitPart(a)
+	s := string(inst)
+	k := sortKey{rank: len(kindRank), block: s, part: part}
 	kind, _, _ := strings.Cut(s, ".")
 	if r, ok := kindRank[kind]; ok {
 		k.rank = r
@@ -81,10 +128,12 @@ func compare(a, b sortKey) int {
 			return -1
 		}
 		return 1
-	case a.numeric:
+	case a.numeric && a.num != b.num:
 		return a.num - b.num
+	case a.str != b.str:
+		return strings.Compare(a.str, b.str)
 	}
-	return strings.Compare(a.str, b.str)
+	return strings.Compare(a.part, b.part)
 }
 
 // topoSort is Kahn's algorithm with a priority queue: of all instances whose predecessors (as

@@ -63,7 +63,7 @@ func TestOrderIsStableUnderShuffledInput(t *testing.T) {
 		n, e := slices.Clone(nodes), slices.Clone(edges)
 		r.Shuffle(len(n), func(i, j int) { n[i], n[j] = n[j], n[i] })
 		r.Shuffle(len(e), func(i, j int) { e[i], e[j] = e[j], e[i] })
-		g, diags := newGraph(blocksOf(n...), e)
+		g, diags := newGraph(blocksOf(n...), nil, e)
 		require.False(t, diags.HasErrors(), diags.Error())
 		assert.Equal(t, wantOrder, g.Order(), "run %d", i)
 		assert.Equal(t, wantReverse, g.ReverseOrder(), "run %d", i)
@@ -79,7 +79,7 @@ func TestOrderIsStableUnderShuffledInput(t *testing.T) {
 // each instance after its dependencies, ReverseOrder before them.
 func TestOrdersRespectEveryEdge(t *testing.T) {
 	nodes, edges := landscapeEdges()
-	g, diags := newGraph(blocksOf(nodes...), edges)
+	g, diags := newGraph(blocksOf(nodes...), nil, edges)
 	require.False(t, diags.HasErrors())
 	pos := func(order []config.InstanceAddress, a config.InstanceAddress) int { return slices.Index(order, a) }
 	order, reverse := g.Order(), g.ReverseOrder()
@@ -92,7 +92,7 @@ func TestOrdersRespectEveryEdge(t *testing.T) {
 }
 
 func TestOrderOfAnEmptyGraph(t *testing.T) {
-	g, diags := newGraph(nil, nil)
+	g, diags := newGraph(nil, nil, nil)
 	require.False(t, diags.HasErrors())
 	assert.Empty(t, g.Order())
 	assert.Empty(t, g.ReverseOrder())

@@ -56,8 +56,19 @@ func (g *Graph) Filter(keep map[config.InstanceAddress]bool) *Graph {
 			edges = append(edges, es...)
 		}
 	}
+	var extra []config.InstanceAddress
+	parts := map[config.InstanceAddress][]config.InstanceAddress{}
+	for parent, ps := range g.parts {
+		for _, p := range ps {
+			if keep[p] {
+				extra = append(extra, p)
+				parts[parent] = append(parts[parent], p)
+			}
+		}
+	}
 	// A subgraph of a DAG is a DAG: newGraph cannot report a cycle here.
-	sub, _ := newGraph(blocks, edges)
+	sub, _ := newGraph(blocks, extra, edges)
+	sub.parts = parts
 	sub.instances = map[config.InstanceAddress]*config.Instance{}
 	for a := range keep {
 		if inst, ok := g.instances[a]; ok {

@@ -25,6 +25,9 @@ func (g *Graph) ResolveTarget(target string) ([]config.InstanceAddress, hcl.Diag
 			Detail:   fmt.Sprintf("The target %q is not a block or instance address: %s A target is written like a reference, e.g. shoot.local, shoot.local[\"dev\"] or component.helm_release.cert_manager.", target, detail),
 		}}
 	}
+	if inst, part := SplitPart(config.InstanceAddress(target)); part != "" && g.Has(config.InstanceAddress(target)) && g.Has(inst) {
+		return []config.InstanceAddress{config.InstanceAddress(target)}, nil // a composite's part
+	}
 	t, diags := hclsyntax.ParseTraversalAbs([]byte(target), "--target", hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, invalid(diags[0].Summary + ".")

@@ -81,42 +81,10 @@ func (r *Renderer) generate(inst *config.Instance, rd *Rendered, prep render.Pre
 			return fail(fmt.Errorf("ca refers to %s, which is not a generated CA of cluster %s", key, cluster))
 		}
 	}
-	var existing *unstructured.Unstructured
-	if r.Lookup != nil {
-		live, err := r.Lookup(inst.Config.GetAttr("cluster"), req.Namespace, req.Name)
-		if err != nil {
-			return fail(fmt.Errorf("read the existing Secret %s/%s: %w", req.Namespace, req.Name, err))
-		}
-		existing = live
-	}
-	now := r.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	res, err := secrets.Generate(req, existing, now, r.Rotate[string(req.Class)], rand.Reader)
+	res, err := r.generateSecret(rd, cluster, inst.Config.GetAttr("cluster"), req)
 	if err != nil {
 		return fail(err)
 	}
-	if r.generated == nil {
-		r.generated = map[string]*secrets.Material{}
-	}
-	r.generated[cluster+"/"+req.Namespace+"/"+req.Name] = res.Material
-	// Generated values are secrets like sensitive variables: never in messages. Certificates are
-	// public and stay readable.
-	data, _ := res.Secret.Object["data"].(map[string]any)
-	for key, v := range data {
-		if strings.HasSuffix(key, ".crt") || key == secrets.DataKeyPublicKey {
-			continue
-		}
-		if s, ok := v.(string); ok && s != "" {
-			rd.Secrets = append(rd.Secrets, s)
-			if raw, err := base64.StdEncoding.DecodeString(s); err == nil {
-				rd.Secrets = append(rd.Secrets, string(raw))
-			}
-		}
-	}
-	rd.Objects = []render.Object{{Cluster: cluster, Object: res.Secret}}
-	rd.Generated = string(res.Action) + ": " + res.Reason
 	outputs := map[string]cty.Value{
 		"secret_name": cty.StringVal(req.Name),
 		"namespace":   cty.StringVal(req.Namespace),
@@ -131,4 +99,53 @@ func (r *Renderer) generate(inst *config.Instance, rd *Rendered, prep render.Pre
 		outputs["ca_certificate"] = cty.StringVal(string(c))
 	}
 	return instanceValue(inst, outputs), nil
+}
+
+// generateSecret generates (or reuses) the Secret a request describes in a cluster, given by
+// name and by its evaluated value (to connect to it), and records it in rd: the Secret as its
+// object, the generated values as secrets never to be shown, what was done.
+func (r *Renderer) generateSecret(rd *Rendered, cluster string, clusterValue cty.Value, req secrets.Request) (*secrets.Result, error) {
+	var existing *unstructured.Unstructured
+	if r.Lookup != nil {
+		live, err := r.Lookup(clusterValue, req.Namespace, req.Name)
+		if err != nil {
+			return nil, fmt.Errorf("read the existing Secret %s/%s: %w", req.Namespace, req.Name, err)
+		}
+		existing = live
+	}
+	now := r.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	res, err := secrets.Generate(req, existing, now, r.Rotate[string(req.Class)], rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	if r.generated == nil {
+		r.generated = map[string]*secrets.Material{}
+	}
+	r.generated[cluster+"/"+req.Namespace+"/"+req.Name] = res.Material
+	// Generated values are secrets like sensitive variables: never in messages. Certificates are
+	// public and stay readable.
+	data, _ := res.Secret.Object["data"].(map[string]any)
+	for key, v := range data {
+		if isPublicKey(key) {
+			continue
+		}
+		if s, ok := v.(string); ok && s != "" {
+			rd.Secrets = append(rd.Secrets, s)
+			if raw, err := base64.StdEncoding.DecodeString(s); err == nil {
+				rd.Secrets = append(rd.Secrets, string(raw))
+			}
+		}
+	}
+	rd.Objects = []render.Object{{Cluster: cluster, Object: res.Secret}}
+	rd.Generated = string(res.Action) + ": " + res.Reason
+	return res, nil
+}
+
+// isPublicKey says whether a generated Secret's data key holds public material (certificates,
+// public keys), which may be shown and referenced from other objects.
+func isPublicKey(key string) bool {
+	return strings.HasSuffix(key, ".crt") || key == secrets.DataKeyPublicKey
 }

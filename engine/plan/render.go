@@ -32,6 +32,13 @@ type Rendered struct {
 	Secrets []string
 	// Generated says what the generator step did for a generated_secret ("reused: ...").
 	Generated string
+	// Parent is the composite instance (garden, seed, shoot) this part belongs to; empty for
+	// instances declared in the landscape.
+	Parent config.InstanceAddress
+	// Parts are a composite instance's parts, in the order they were rendered.
+	Parts []config.InstanceAddress
+	// DependsOn are the sibling parts a part is applied after.
+	DependsOn []config.InstanceAddress
 }
 
 // Renderer renders instances during evaluation: it is the config.Hooks.Instance of a plan.
@@ -103,18 +110,36 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 			Subject:  inst.Block.DeclRange.Ptr(),
 		}}
 	}
-	for i, o := range out.Objects {
-		// An object whose identity is not known yet cannot be observed or diffed.
-		u := o.Object
-		for _, field := range []string{u.GetAPIVersion(), u.GetKind(), u.GetName(), u.GetNamespace(), o.DefaultNamespace, o.Cluster} {
-			if strings.Contains(field, render.UnknownString) {
-				rd.Deferred = []string{fmt.Sprintf("the identity of object %d", i+1)}
-				return instanceValue(inst, out.Outputs), nil
-			}
+	if len(out.Components) > 0 {
+		if err := r.expand(inst, rd, out.Components); err != nil {
+			return cty.NilVal, hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "Component cannot be rendered",
+				Detail:   fmt.Sprintf("Rendering %s failed: %s.", inst.Addr, render.NewRedactor(rd.Secrets).Redact(err.Error())),
+				Subject:  inst.Block.DeclRange.Ptr(),
+			}}
 		}
+	}
+	if d := unknownIdentity(out.Objects); d != "" {
+		rd.Deferred = []string{d}
+		return instanceValue(inst, out.Outputs), nil
 	}
 	rd.Objects = out.Objects
 	return instanceValue(inst, out.Outputs), nil
+}
+
+// unknownIdentity names the first object whose identity is not known yet, which can then not
+// be observed or diffed; empty when all are known.
+func unknownIdentity(objects []render.Object) string {
+	for i, o := range objects {
+		u := o.Object
+		for _, field := range []string{u.GetAPIVersion(), u.GetKind(), u.GetName(), u.GetNamespace(), o.DefaultNamespace, o.Cluster} {
+			if strings.Contains(field, render.UnknownString) {
+				return fmt.Sprintf("the identity of object %d", i+1)
+			}
+		}
+	}
+	return ""
 }
 
 // instanceValue is what references to an instance see: the outputs rendering computed, unknown

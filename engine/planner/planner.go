@@ -109,7 +109,13 @@ func prepare(opts Options, conns *connections) (*Outcome, hcl.Diagnostics) {
 	for _, objects := range byCluster {
 		implicit = append(implicit, graph.ImplicitEdges(objects)...)
 	}
-	g, d := graph.Build(res.Evaluated, implicit)
+	var parts []graph.Part
+	for addr, rd := range r.Rendered {
+		if rd.Parent != "" {
+			parts = append(parts, graph.Part{Addr: addr, Parent: rd.Parent, DependsOn: rd.DependsOn})
+		}
+	}
+	g, d := graph.Build(res.Evaluated, implicit, parts...)
 	diags = append(diags, d...)
 	out.Graph = g
 	if d.HasErrors() {
@@ -126,7 +132,10 @@ func prepare(opts Options, conns *connections) (*Outcome, hcl.Diagnostics) {
 		}
 		if opts.Destroy {
 			// Destroying a component destroys what depends on it first, as in Terraform.
-			out.Graph = g.Filter(closure(out.Targets, g.Dependents))
+			// A composite's parts go with it.
+			out.Graph = g.Filter(closure(out.Targets, func(a config.InstanceAddress) []config.InstanceAddress {
+				return append(g.Dependents(a), g.Parts(a)...)
+			}))
 		} else {
 			sub, err := g.Subgraph(out.Targets...)
 			if err != nil {
@@ -215,9 +224,9 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		tracked = func(cluster string, ref object.Ref) bool { return recorded[cluster+"/"+ref.String()] }
 	}
 	prevent := map[string]bool{}
-	for addr, inst := range ev.Instances {
-		if inst.Block.Lifecycle.PreventDestroy {
-			prevent[string(addr)] = true
+	for _, addr := range order {
+		if inst := out.Graph.Instance(addr); inst != nil && inst.Block.Lifecycle.PreventDestroy {
+			prevent[string(addr)] = true // parts are configured by their composite's block
 		}
 	}
 	res, err := plan.Build(ctx, plan.Options{

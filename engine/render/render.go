@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,6 +44,9 @@ type Output struct {
 	Objects []Object
 	// Outputs are the instance's output values by name; outputs not set are known only after apply.
 	Outputs map[string]cty.Value
+	// Components are the parts of a composite block (garden, seed, shoot), each planned and
+	// applied as a component of its own. Component types render Objects, composites Components.
+	Components []Component
 }
 
 // Object is a rendered Kubernetes object and the name of the cluster block it is applied to.
@@ -88,4 +92,59 @@ func (r Registry) Types() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Component is one part of a composite block (garden, seed, shoot): the built-in modules
+// expand to parts that the engine plans, applies and waits for one by one, in the order their
+// DependsOn gives, like components declared on their own. A part's address is the composite
+// instance's address followed by "." and its Name (`garden.local.virtual_garden_etcd_main`).
+type Component struct {
+	// Name is the part's name, an HCL identifier unique within the composite.
+	Name string
+	// Type is the component type the part is an instance of ("etcd", "kube_apiserver"), shown
+	// in plans and state.
+	Type string
+	// DependsOn names the parts this one is applied after (documented orders, data flow).
+	DependsOn []string
+	// Objects are the part's objects. Strings in them may hold GeneratedRef markers.
+	Objects []Object
+	// Secret, when set, makes the part a generated secret: the engine generates (or reuses) it
+	// like a generated_secret component, and Objects must be empty.
+	Secret *SecretSpec
+}
+
+// SecretSpec asks the engine to generate a Secret for a composite's part, the way the
+// generated_secret component type does: render functions are pure and cannot create or read key
+// material.
+type SecretSpec struct {
+	// Cluster is the cluster block the Secret is created in.
+	Cluster   string
+	Namespace string
+	Name      string
+	// Class is one of ca, server-cert, client-cert, rsa-key, token, password.
+	Class        string
+	CommonName   string
+	Organization []string
+	DNSNames     []string
+	IPAddresses  []string
+	// Validity of certificates; zero for the class's default.
+	Validity time.Duration
+	// Length of tokens and passwords, bits of RSA keys; zero for the class's default.
+	Length int
+	// CA names the Secret (same cluster and namespace) of the part of class ca that signs this
+	// certificate; that part must come earlier in DependsOn.
+	CA string
+}
+
+// GeneratedRef is a marker a render function puts into an object where the public part of a
+// generated secret belongs (a caBundle, a CA certificate in a kubeconfig): the engine replaces
+// it once the secret is generated. key is a key of the Secret's data ("ca.crt", "tls.crt");
+// only certificates can be referenced this way, never private keys or tokens. With base64 set,
+// the value is base64-encoded, as caBundle fields want it.
+func GeneratedRef(namespace, name, key string, base64 bool) string {
+	enc := "pem"
+	if base64 {
+		enc = "base64"
+	}
+	return "${generated:" + namespace + "/" + name + "/" + key + ":" + enc + "}"
 }

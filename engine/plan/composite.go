@@ -1,0 +1,251 @@
+package plan
+
+import (
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/engine/secrets"
+)
+
+// partName is what a part's name must look like: an HCL identifier, so that its address can be
+// written as a --target.
+var partName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// expand records the parts a composite instance rendered: each becomes an instance of its own
+// (address <instance>.<name>) with its objects, its generated secret, its sibling dependencies.
+// Parts are handled in dependency order, so that a CA is generated before the certificates it
+// signs and markers of generated certificates can be replaced in every part after them.
+func (r *Renderer) expand(inst *config.Instance, rd *Rendered, parts []render.Component) error {
+	ordered, err := orderParts(parts)
+	if err != nil {
+		return err
+	}
+	clusters := clusterValues(inst)
+	byName := map[string]*Rendered{}
+	for _, p := range ordered {
+		addr := config.InstanceAddress(string(inst.Addr) + "." + p.Name)
+		child := &Rendered{Address: addr, Type: p.Type, Parent: inst.Addr, Secrets: rd.Secrets}
+		for _, d := range p.DependsOn {
+			child.DependsOn = append(child.DependsOn, byName[d].Address)
+		}
+		byName[p.Name] = child
+		switch {
+		case p.Secret != nil:
+			if len(p.Objects) > 0 {
+				return fmt.Errorf("part %s: a generated secret has no objects of its own", p.Name)
+			}
+			if err := r.generatePart(child, p, clusters, byName); err != nil {
+				return fmt.Errorf("part %s: %w", p.Name, err)
+			}
+			rd.Secrets = append(rd.Secrets, child.Secrets[len(rd.Secrets):]...)
+		default:
+			objects, err := r.resolveGenerated(p.Objects)
+			if err != nil {
+				return fmt.Errorf("part %s: %w", p.Name, err)
+			}
+			if d := unknownIdentity(objects); d != "" {
+				child.Deferred = []string{d}
+			} else {
+				child.Objects = objects
+			}
+		}
+		r.Rendered[addr] = child
+		rd.Parts = append(rd.Parts, addr)
+	}
+	// Every part shares the composite's secrets, including those generated for other parts.
+	for _, addr := range rd.Parts {
+		r.Rendered[addr].Secrets = rd.Secrets
+	}
+	return nil
+}
+
+// orderParts checks the parts' names and dependencies and returns them in a dependency order
+// that keeps the given order wherever the dependencies allow.
+func orderParts(parts []render.Component) ([]render.Component, error) {
+	index := map[string]int{}
+	for i, p := range parts {
+		if !partName.MatchString(p.Name) {
+			return nil, fmt.Errorf("part name %q is not an identifier of lower-case letters, digits and underscores", p.Name)
+		}
+		if _, dup := index[p.Name]; dup {
+			return nil, fmt.Errorf("part %q is rendered twice", p.Name)
+		}
+		index[p.Name] = i
+	}
+	for _, p := range parts {
+		for _, d := range p.DependsOn {
+			if _, ok := index[d]; !ok {
+				return nil, fmt.Errorf("part %s depends on %q, which is not a part", p.Name, d)
+			}
+		}
+	}
+	done := map[string]bool{}
+	var out []render.Component
+	for len(out) < len(parts) {
+		progressed := false
+		for _, p := range parts {
+			if done[p.Name] || !allDone(p.DependsOn, done) {
+				continue
+			}
+			done[p.Name] = true
+			out = append(out, p)
+			progressed = true
+			break // rescan from the start, so that earlier parts come first whenever they can
+		}
+		if !progressed {
+			var stuck []string
+			for _, p := range parts {
+				if !done[p.Name] {
+					stuck = append(stuck, p.Name)
+				}
+			}
+			return nil, fmt.Errorf("parts %s depend on each other in a cycle", strings.Join(stuck, ", "))
+		}
+	}
+	return out, nil
+}
+
+func allDone(names []string, done map[string]bool) bool {
+	for _, n := range names {
+		if !done[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// clusterValues maps the names of the clusters a composite's configuration refers to (its
+// cluster-reference attributes) to their evaluated values, by which the engine connects to them.
+func clusterValues(inst *config.Instance) map[string]cty.Value {
+	out := map[string]cty.Value{}
+	cfg := inst.Config
+	if cfg.IsNull() || !cfg.Type().IsObjectType() {
+		return out
+	}
+	for _, a := range inst.Block.Schema.Body.Attributes {
+		if a.References != schema.RefCluster || !cfg.Type().HasAttribute(a.Name) {
+			continue
+		}
+		v, _ := cfg.GetAttr(a.Name).Unmark()
+		if v.IsNull() || !v.IsKnown() || !v.Type().IsObjectType() || !v.Type().HasAttribute("name") {
+			continue
+		}
+		if name := v.GetAttr("name"); name.IsKnown() && !name.IsNull() {
+			out[name.AsString()] = cfg.GetAttr(a.Name)
+		}
+	}
+	return out
+}
+
+// generatePart generates the Secret of a generated-secret part.
+func (r *Renderer) generatePart(child *Rendered, p render.Component, clusters map[string]cty.Value, byName map[string]*Rendered) error {
+	s := p.Secret
+	clusterValue, ok := clusters[s.Cluster]
+	if !ok {
+		return fmt.Errorf("the secret's cluster %q is none the composite refers to", s.Cluster)
+	}
+	req := secrets.Request{
+		Name: s.Name, Namespace: s.Namespace, Class: secrets.Class(s.Class), CommonName: s.CommonName,
+		Organization: s.Organization, DNSNames: s.DNSNames, IPAddresses: s.IPAddresses, Validity: s.Validity, Length: s.Length,
+	}
+	if s.CA != "" {
+		key := s.Cluster + "/" + s.Namespace + "/" + s.CA
+		if req.CA = r.generated[key]; req.CA == nil {
+			return fmt.Errorf("its CA %s is not a generated CA rendered before it", key)
+		}
+	}
+	_, err := r.generateSecret(child, s.Cluster, clusterValue, req)
+	return err
+}
+
+// generatedMarker matches render.GeneratedRef markers.
+var generatedMarker = regexp.MustCompile(`\$\{generated:([^/}]+)/([^/}]+)/([^:}]+):(pem|base64)\}`)
+
+// resolveGenerated replaces GeneratedRef markers in objects with the public material of the
+// secrets generated so far. It copies only objects that hold markers.
+func (r *Renderer) resolveGenerated(objects []render.Object) ([]render.Object, error) {
+	out := slices.Clone(objects)
+	for i, o := range out {
+		var ferr error
+		replaced, changed := replaceStrings(o.Object.Object, func(s string) string {
+			return generatedMarker.ReplaceAllStringFunc(s, func(m string) string {
+				sub := generatedMarker.FindStringSubmatch(m)
+				ns, name, key, enc := sub[1], sub[2], sub[3], sub[4]
+				if !isPublicKey(key) {
+					ferr = fmt.Errorf("object %s %s refers to %s of Secret %s/%s, which is not public", o.Object.GetKind(), o.Object.GetName(), key, ns, name)
+					return m
+				}
+				mat := r.generated[o.Cluster+"/"+ns+"/"+name]
+				if mat == nil || mat.Data[key] == nil {
+					ferr = fmt.Errorf("object %s %s refers to %s of Secret %s/%s, which is not generated before it", o.Object.GetKind(), o.Object.GetName(), key, ns, name)
+					return m
+				}
+				if enc == "base64" {
+					return base64.StdEncoding.EncodeToString(mat.Data[key])
+				}
+				return string(mat.Data[key])
+			})
+		})
+		if ferr != nil {
+			return nil, ferr
+		}
+		if changed {
+			out[i].Object = &unstructured.Unstructured{Object: replaced.(map[string]any)}
+		}
+	}
+	return out, nil
+}
+
+// replaceStrings returns v with fn applied to every string in it (map keys excluded), copying
+// only the containers on the way to a changed string.
+func replaceStrings(v any, fn func(string) string) (any, bool) {
+	switch v := v.(type) {
+	case string:
+		if !strings.Contains(v, "${generated:") {
+			return v, false
+		}
+		n := fn(v)
+		return n, n != v
+	case map[string]any:
+		var out map[string]any
+		for k, e := range v {
+			if n, changed := replaceStrings(e, fn); changed {
+				if out == nil {
+					out = make(map[string]any, len(v))
+					for k2, e2 := range v {
+						out[k2] = e2
+					}
+				}
+				out[k] = n
+			}
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case []any:
+		var out []any
+		for i, e := range v {
+			if n, changed := replaceStrings(e, fn); changed {
+				if out == nil {
+					out = slices.Clone(v)
+				}
+				out[i] = n
+			}
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	}
+	return v, false
+}

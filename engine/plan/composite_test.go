@@ -1,0 +1,115 @@
+package plan
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// compositeInstance is a garden instance whose renderer returns the given parts.
+func compositeInstance() *config.Instance {
+	s := &schema.Schema{Kind: schema.KindGarden, Type: "garden", Body: schema.Body{Attributes: []schema.Attribute{
+		{Name: "cluster", Type: cty.DynamicPseudoType, References: schema.RefCluster, Required: true},
+	}}}
+	cfg := cty.ObjectVal(map[string]cty.Value{"cluster": cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")})})
+	return &config.Instance{
+		Addr: "garden.local", Name: "local", Config: cfg, Value: cty.EmptyObjectVal,
+		Block: &config.Block{Addr: "garden.local", Kind: schema.KindGarden, Type: "garden", Name: "local", Schema: s},
+	}
+}
+
+func configMap(name string, data map[string]any) render.Object {
+	return render.Object{Cluster: "runtime", Object: &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "namespace": "garden"}, "data": data,
+	}}}
+}
+
+func renderComposite(t *testing.T, parts []render.Component) (*Renderer, error) {
+	t.Helper()
+	r := NewRenderer(render.Registry{"garden": func(render.Input) (*render.Output, error) {
+		return &render.Output{Components: parts}, nil
+	}}, t.TempDir())
+	r.Now = time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	_, diags := r.instance(compositeInstance())
+	if diags.HasErrors() {
+		return r, diags
+	}
+	return r, nil
+}
+
+func TestCompositeParts(t *testing.T) {
+	parts := []render.Component{
+		{Name: "bundle", Type: "manifests", DependsOn: []string{"ca"}, Objects: []render.Object{configMap("bundle", map[string]any{
+			"pem": render.GeneratedRef("garden", "ca-garden", "ca.crt", false),
+			"b64": render.GeneratedRef("garden", "ca-garden", "ca.crt", true),
+		})}},
+		{Name: "ca", Type: "generated_secret", Secret: &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "ca-garden", Class: "ca", CommonName: "garden"}},
+		{Name: "server", Type: "generated_secret", DependsOn: []string{"ca"}, Secret: &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "server", Class: "server-cert", CommonName: "api", DNSNames: []string{"api.local"}, CA: "ca-garden"}},
+	}
+	r, err := renderComposite(t, parts)
+	require.NoError(t, err)
+	parent := r.Rendered["garden.local"]
+	assert.Equal(t, []config.InstanceAddress{"garden.local.ca", "garden.local.bundle", "garden.local.server"}, parent.Parts, "dependencies first, given order otherwise")
+	assert.Empty(t, parent.Objects)
+
+	bundle := r.Rendered["garden.local.bundle"]
+	assert.Equal(t, "manifests", bundle.Type)
+	assert.Equal(t, config.InstanceAddress("garden.local"), bundle.Parent)
+	assert.Equal(t, []config.InstanceAddress{"garden.local.ca"}, bundle.DependsOn)
+	data := bundle.Objects[0].Object.Object["data"].(map[string]any)
+	assert.True(t, strings.HasPrefix(data["pem"].(string), "-----BEGIN CERTIFICATE-----"), "the marker is replaced by the generated CA certificate")
+	raw, err := base64.StdEncoding.DecodeString(data["b64"].(string))
+	require.NoError(t, err)
+	assert.Equal(t, data["pem"], string(raw))
+	assert.Equal(t, "ConfigMap", parts[0].Objects[0].Object.GetKind())
+	assert.Contains(t, parts[0].Objects[0].Object.Object["data"].(map[string]any)["pem"], "${generated:", "the renderer's own objects are not modified")
+
+	ca := r.Rendered["garden.local.ca"]
+	require.Len(t, ca.Objects, 1)
+	assert.Equal(t, "Secret", ca.Objects[0].Object.GetKind())
+	assert.Contains(t, ca.Generated, "created")
+	key := ca.Objects[0].Object.Object["data"].(map[string]any)["ca.key"].(string)
+	assert.Contains(t, r.Rendered["garden.local.server"].Secrets, key, "generated keys are secrets of every part")
+	assert.Contains(t, bundle.Secrets, key)
+	assert.NotContains(t, bundle.Secrets, data["b64"], "certificates are public")
+}
+
+func TestCompositePartErrors(t *testing.T) {
+	secret := func(ca string) *render.SecretSpec {
+		return &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "s", Class: "server-cert", CommonName: "x", CA: ca}
+	}
+	tests := []struct {
+		name  string
+		parts []render.Component
+		want  string
+	}{
+		{"bad name", []render.Component{{Name: "Etcd-Main"}}, `part name "Etcd-Main" is not an identifier`},
+		{"duplicate", []render.Component{{Name: "a"}, {Name: "a"}}, `part "a" is rendered twice`},
+		{"unknown dependency", []render.Component{{Name: "a", DependsOn: []string{"b"}}}, `part a depends on "b", which is not a part`},
+		{"cycle", []render.Component{{Name: "a", DependsOn: []string{"b"}}, {Name: "b", DependsOn: []string{"a"}}}, "parts a, b depend on each other in a cycle"},
+		{"unknown CA", []render.Component{{Name: "s", Secret: secret("nope")}}, "its CA runtime/garden/nope is not a generated CA rendered before it"},
+		{"unknown cluster", []render.Component{{Name: "s", Secret: &render.SecretSpec{Cluster: "virtual", Namespace: "garden", Name: "s", Class: "token"}}}, `the secret's cluster "virtual" is none the composite refers to`},
+		{"private key reference", []render.Component{
+			{Name: "ca", Secret: &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "ca", Class: "ca", CommonName: "ca"}},
+			{Name: "cm", DependsOn: []string{"ca"}, Objects: []render.Object{configMap("cm", map[string]any{"k": render.GeneratedRef("garden", "ca", "ca.key", false)})}},
+		}, "refers to ca.key of Secret garden/ca, which is not public"},
+		{"not generated", []render.Component{{Name: "cm", Objects: []render.Object{configMap("cm", map[string]any{"k": render.GeneratedRef("garden", "ca", "ca.crt", false)})}}}, "which is not generated before it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := renderComposite(t, tt.parts)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
