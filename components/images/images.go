@@ -1,0 +1,154 @@
+// Package images is the catalog's image vector: for every container the components run, the
+// repository and the default tag, which a landscape overrides per name (a mirror, a patched
+// build, a pinned digest). Gardener ships the same idea as its images.yaml; the documents name
+// only the registry prefix of third-party copies (S4:24233), so repositories follow Gardener's
+// published release registry and the upstream projects.
+package images
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Image is one container image.
+type Image struct {
+	Repository string `json:"repository"`
+	// Tag is the default tag; empty for images whose tag is the Kubernetes version of the
+	// cluster they serve (kube-apiserver, kube-controller-manager).
+	Tag string `json:"tag,omitempty"`
+}
+
+// String is the image reference: repository:tag, or repository@digest when the tag is a digest.
+func (i Image) String() string {
+	if strings.HasPrefix(i.Tag, "sha256:") {
+		return i.Repository + "@" + i.Tag
+	}
+	return i.Repository + ":" + i.Tag
+}
+
+// GardenerVersion is the Gardener release whose component images the vector defaults to.
+const GardenerVersion = "v1.120.0"
+
+const (
+	gardenerReleases = "europe-docker.pkg.dev/gardener-project/releases/gardener/"
+	thirdParty       = "europe-docker.pkg.dev/gardener-project/releases/3rd/"
+)
+
+// The image names of the vector, one per container a component runs.
+const (
+	GardenerResourceManager     = "gardener-resource-manager"
+	GardenerAPIServer           = "gardener-apiserver"
+	GardenerAdmissionController = "gardener-admission-controller"
+	GardenerControllerManager   = "gardener-controller-manager"
+	GardenerScheduler           = "gardener-scheduler"
+	EtcdDruid                   = "etcd-druid"
+	EtcdWrapper                 = "etcd-wrapper"
+	EtcdBackupRestore           = "etcd-backup-restore"
+	VPAAdmissionController      = "vpa-admission-controller"
+	VPARecommender              = "vpa-recommender"
+	VPAUpdater                  = "vpa-updater"
+	Istiod                      = "istio-istiod"
+	IstioProxy                  = "istio-proxy"
+	NginxIngressController      = "nginx-ingress-controller"
+	IngressDefaultBackend       = "ingress-default-backend"
+	KubeAPIServer               = "kube-apiserver"
+	KubeControllerManager       = "kube-controller-manager"
+)
+
+// Vector maps image names to images.
+type Vector map[string]Image
+
+// Default returns a fresh copy of the built-in vector.
+func Default() Vector {
+	return Vector{
+		GardenerResourceManager:     {Repository: gardenerReleases + "resource-manager", Tag: GardenerVersion},
+		GardenerAPIServer:           {Repository: gardenerReleases + "apiserver", Tag: GardenerVersion},
+		GardenerAdmissionController: {Repository: gardenerReleases + "admission-controller", Tag: GardenerVersion},
+		GardenerControllerManager:   {Repository: gardenerReleases + "controller-manager", Tag: GardenerVersion},
+		GardenerScheduler:           {Repository: gardenerReleases + "scheduler", Tag: GardenerVersion},
+		EtcdDruid:                   {Repository: gardenerReleases + "etcd-druid", Tag: "v0.29.1"},
+		EtcdWrapper:                 {Repository: gardenerReleases + "etcd-wrapper", Tag: "v0.4.2"},
+		EtcdBackupRestore:           {Repository: gardenerReleases + "etcdbrctl", Tag: "v0.33.0"},
+		VPAAdmissionController:      {Repository: "registry.k8s.io/autoscaling/vpa-admission-controller", Tag: "1.3.1"},
+		VPARecommender:              {Repository: "registry.k8s.io/autoscaling/vpa-recommender", Tag: "1.3.1"},
+		VPAUpdater:                  {Repository: "registry.k8s.io/autoscaling/vpa-updater", Tag: "1.3.1"},
+		Istiod:                      {Repository: thirdParty + "istio/pilot", Tag: "1.25.3-distroless"},
+		IstioProxy:                  {Repository: thirdParty + "istio/proxyv2", Tag: "1.25.3-distroless"},
+		NginxIngressController:      {Repository: "registry.k8s.io/ingress-nginx/controller", Tag: "v1.12.3"},
+		IngressDefaultBackend:       {Repository: gardenerReleases + "ingress-default-backend", Tag: "0.23.0"},
+		KubeAPIServer:               {Repository: "registry.k8s.io/kube-apiserver"},
+		KubeControllerManager:       {Repository: "registry.k8s.io/kube-controller-manager"},
+	}
+}
+
+// Override returns a copy of v with images replaced: each value is "repository:tag",
+// "repository@sha256:..." or a bare tag (keeping the repository). Unknown names are an error,
+// so that a misspelt override does not silently change nothing.
+func (v Vector) Override(overrides map[string]string) (Vector, error) {
+	out := make(Vector, len(v))
+	for k, i := range v {
+		out[k] = i
+	}
+	names := make([]string, 0, len(overrides))
+	for n := range overrides {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		cur, ok := out[name]
+		if !ok {
+			return nil, fmt.Errorf("image %q is not in the image vector; known images: %s", name, strings.Join(v.Names(), ", "))
+		}
+		img, err := parse(overrides[name], cur)
+		if err != nil {
+			return nil, fmt.Errorf("image %q: %w", name, err)
+		}
+		out[name] = img
+	}
+	return out, nil
+}
+
+func parse(ref string, cur Image) (Image, error) {
+	if ref == "" {
+		return Image{}, fmt.Errorf("empty image reference")
+	}
+	if repo, digest, ok := strings.Cut(ref, "@"); ok {
+		return Image{Repository: repo, Tag: digest}, nil
+	}
+	slash := strings.LastIndex(ref, "/")
+	if colon := strings.LastIndex(ref, ":"); colon > slash {
+		return Image{Repository: ref[:colon], Tag: ref[colon+1:]}, nil
+	}
+	if slash < 0 {
+		return Image{Repository: cur.Repository, Tag: ref}, nil // a bare tag
+	}
+	return Image{}, fmt.Errorf("%q has no tag; write repository:tag or repository@sha256:digest", ref)
+}
+
+// Image returns the reference of a named image. version is the Kubernetes version for images
+// tagged by it (kube-apiserver, kube-controller-manager) and ignored for the others. An unknown
+// name is an error of the calling component, not of the landscape.
+func (v Vector) Image(name, version string) (string, error) {
+	i, ok := v[name]
+	if !ok {
+		return "", fmt.Errorf("image %q is not in the image vector", name)
+	}
+	if i.Tag == "" {
+		if version == "" {
+			return "", fmt.Errorf("image %q is tagged by Kubernetes version, and none was given", name)
+		}
+		i.Tag = "v" + strings.TrimPrefix(version, "v")
+	}
+	return i.String(), nil
+}
+
+// Names lists the vector's image names, sorted.
+func (v Vector) Names() []string {
+	out := make([]string, 0, len(v))
+	for n := range v {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
