@@ -29,6 +29,17 @@ func garden() *schema.Schema {
 		Body: schema.Body{
 			Attributes: []schema.Attribute{
 				reference("cluster", schema.RefCluster, "The runtime cluster that hosts gardener-operator, the virtual garden and the Gardener control plane."),
+				{
+					Name: "virtual_garden", Type: cty.DynamicPseudoType, References: schema.RefCluster,
+					Description: "The cluster block through which the engine reaches the virtual garden API, to create the virtual garden's own RBAC, APIService registrations " +
+						"and webhook configurations there. Without it only the runtime cluster's components are rendered.",
+				},
+				{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of the image vector by image name (see `gardener components garden`): \"repository:tag\", \"repository@sha256:...\" or a bare tag."},
+				{
+					Name: "admission_webhooks", Type: cty.Bool, Default: cty.True,
+					Description: "Whether the garden's components register their admission webhooks (gardener-resource-manager, VPA, gardener-admission-controller). " +
+						"Turn it off only where nothing can serve them, such as the local control plane, whose pods never run: a webhook nobody serves blocks the API requests it intercepts.",
+				},
 			},
 			Blocks: []schema.Block{
 				gardenRuntimeCluster(),
@@ -51,6 +62,9 @@ func garden() *schema.Schema {
 			{Name: "name", Type: cty.String, Description: "The garden's name, the label of the garden block."},
 			{Name: "virtual_kubeconfig", Type: cty.String, Sensitive: true, Description: "A kubeconfig with administrative access to the virtual garden API."},
 			{Name: "virtual_cluster", Type: cty.Object(map[string]cty.Type{"name": cty.String}), Description: "The virtual garden as a cluster, usable wherever a block expects a cluster reference."},
+			{Name: "virtual_endpoint", Type: cty.String, Description: "The URL of the virtual garden API: https://api.<first DNS domain>."},
+			{Name: "ca_bundle", Type: cty.String, Description: "The PEM CA certificate the virtual garden's API servers are signed by, for kubeconfigs of seeds and users."},
+			{Name: "generic_kubeconfig_secret_name", Type: cty.String, Description: "The Secret in the runtime cluster's garden namespace with the generic token kubeconfig that garden components combine with their access tokens."},
 			{Name: "ingress_domain", Type: cty.String, Description: "The first ingress domain of the runtime cluster, under which garden components such as the dashboard are exposed."},
 		},
 	}
@@ -222,6 +236,7 @@ func gardenGardener() schema.Block {
 		Description: "Settings of the Gardener control-plane components that serve and act on the virtual garden API.",
 		Body: schema.Body{
 			Attributes: []schema.Attribute{
+				{Name: "version", Type: cty.String, Description: "The Gardener version whose images the control plane runs (a tag of the image vector's Gardener images); the catalog's default version when unset."},
 				// S4:9080 clusterIdentity immutable
 				{Name: "cluster_identity", Type: cty.String, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "A name identifying this garden to the landscape's seeds and shoots; the garden block's label is used when unset."},
 			},
@@ -233,6 +248,11 @@ func gardenGardener() schema.Block {
 						{Name: "audit_policy_config_map", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "Name of a ConfigMap in the runtime cluster's garden namespace holding the audit policy."},
 						{Name: "encrypted_resources", Type: stringList, Description: "Gardener resources, as resource.group, encrypted in etcd in addition to those always encrypted."},
 						{Name: "watch_cache_default_size", Type: cty.Number, Checks: checks(schema.NonNegative()), Description: "Default watch cache size per resource; 0 turns the watch cache off."},
+						{
+							Name: "register_api_services", Type: cty.Bool, Default: cty.True,
+							Description: "Whether the Gardener API groups are registered with the virtual kube-apiserver as APIServices served by gardener-apiserver. " +
+								"Turn it off only where the Gardener API is served otherwise, such as the local control plane's stand-in CRDs.",
+						},
 						featureGates("gardener-apiserver"),
 					}},
 				},

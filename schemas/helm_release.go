@@ -21,7 +21,7 @@ func helmRelease() *schema.Schema {
 			{Name: "version", Type: cty.String, Description: "The chart version expected: when set, the chart's own version must equal it, a guard against vendoring another version by mistake."},
 			{Name: "namespace", Type: cty.String, Required: true, Checks: checks(schema.DNSLabel()), Description: "The namespace the release is installed into and namespaced objects without one are placed in."},
 			{Name: "create_namespace", Type: cty.Bool, Default: cty.True, Description: "Whether the namespace is rendered as an object of this release (after the chart's CRDs, before everything else); leave it off when the chart or another component creates it."},
-			{Name: "release_name", Type: cty.String, Checks: checks(schema.DNSLabel()), Description: "The Helm release name, visible to the chart's templates; the component's name when unset."},
+			{Name: "release_name", Type: cty.String, Checks: checks(schema.DNSLabel()), Description: "The Helm release name, visible to the chart's templates; the component's name (underscores as dashes) when unset."},
 			{Name: "values", Type: cty.DynamicPseudoType, Description: "Values for the chart's templates, as an object; they override the chart's own defaults."},
 			{Name: "sensitive_values", Type: cty.DynamicPseudoType, Sensitive: true, Description: "Further values, merged over values, that hold secrets and are therefore never shown in plans or logs."},
 		}},

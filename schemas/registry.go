@@ -18,6 +18,13 @@ func Registry() *schema.Registry {
 		helmRelease(),
 		manifests(),
 		generatedSecret(),
+		priorityClasses(),
+		namespaceSchema(),
+		gardenerResourceManager(),
+		istio(),
+		nginxIngress(),
+		vpa(),
+		etcdDruid(),
 	)
 	if err != nil {
 		panic("schemas: invalid built-in schema: " + err.Error())

@@ -3,6 +3,7 @@ package schemas
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,13 +17,19 @@ import (
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
+// catalogTypes are the component types of the catalog, sorted.
+var catalogTypes = []string{
+	"etcd_druid", "gardener_resource_manager", "generated_secret", "helm_release", "istio", "manifests", "namespace",
+	"nginx_ingress", "priority_classes", "vpa",
+}
+
 func TestRegistryBuilds(t *testing.T) {
 	r := Registry()
 	assert.NotNil(t, r.Lookup(schema.KindGarden, "garden"))
 	assert.NotNil(t, r.Lookup(schema.KindSeed, "seed"))
 	assert.NotNil(t, r.Lookup(schema.KindShoot, "shoot"))
-	assert.Equal(t, []string{"generated_secret", "helm_release", "manifests"}, r.Types(schema.KindComponent))
-	assert.Len(t, r.All(), 6)
+	assert.Equal(t, catalogTypes, r.Types(schema.KindComponent))
+	assert.Len(t, r.All(), len(catalogTypes)+3, "the component types and the garden, seed and shoot blocks")
 	for _, s := range r.All() {
 		assert.NoError(t, s.Validate(), s.Type)
 	}
@@ -93,15 +100,22 @@ func TestReferencesAndSecrets(t *testing.T) {
 			}
 		}, func(string, *schema.Block) {})
 	}
-	assert.Equal(t, map[string]string{
-		"garden.cluster":           "cluster",
-		"generated_secret.cluster": "cluster",
-		"seed.garden":              "garden",
-		"seed.cluster":             "cluster",
-		"shoot.seed":               "seed",
-		"helm_release.cluster":     "cluster",
-		"manifests.cluster":        "cluster",
-	}, refs)
+	want := map[string]string{
+		"garden.cluster":        "cluster",
+		"garden.virtual_garden": "cluster",
+		"seed.garden":           "garden",
+		"seed.cluster":          "cluster",
+		"shoot.seed":            "seed",
+	}
+	for _, typ := range catalogTypes {
+		want[typ+".cluster"] = "cluster" // every component is applied to a cluster it names
+	}
+	for _, virtual := range []string{"gardener_apiserver", "gardener_admission_controller", "gardener_controller_manager", "gardener_scheduler"} {
+		if slices.Contains(catalogTypes, virtual) {
+			want[virtual+".virtual_cluster"] = "cluster"
+		}
+	}
+	assert.Equal(t, want, refs)
 
 	sensitive := map[string]bool{}
 	for _, s := range r.All() {
@@ -560,7 +574,7 @@ func TestDerivedArtefacts(t *testing.T) {
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(out, &doc))
 	assert.Equal(t, "1", doc["format_version"])
-	assert.Len(t, doc["schemas"], 6)
+	assert.Len(t, doc["schemas"], len(catalogTypes)+3)
 	again, err := schema.JSON(Registry())
 	require.NoError(t, err)
 	assert.Equal(t, string(out), string(again))

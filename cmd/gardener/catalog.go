@@ -7,7 +7,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/declarative-gardener/gardener/components/etcddruid"
+	"github.com/declarative-gardener/gardener/components/helmrelease"
+	"github.com/declarative-gardener/gardener/components/istio"
 	"github.com/declarative-gardener/gardener/components/manifests"
+	"github.com/declarative-gardener/gardener/components/namespace"
+	"github.com/declarative-gardener/gardener/components/nginxingress"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/components/resourcemanager"
+	"github.com/declarative-gardener/gardener/components/vpa"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
@@ -17,7 +25,15 @@ import (
 // left out of plans with a warning.
 func catalogRenderers() render.Registry {
 	return render.Registry{
-		"manifests": manifests.Render,
+		"helm_release":              helmrelease.Render,
+		"manifests":                 manifests.Render,
+		"priority_classes":          priorityclasses.Render,
+		"namespace":                 namespace.Render,
+		"gardener_resource_manager": resourcemanager.Render,
+		"vpa":                       vpa.Render,
+		"etcd_druid":                etcddruid.Render,
+		"istio":                     istio.Render,
+		"nginx_ingress":             nginxingress.Render,
 	}
 }
 

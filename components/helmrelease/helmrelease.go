@@ -65,7 +65,8 @@ func Render(in render.Input) (*render.Output, error) {
 	}
 	v.Dir = in.Dir
 	if v.ReleaseName == "" {
-		v.ReleaseName = in.Name
+		// Component names are HCL identifiers; release names are DNS labels.
+		v.ReleaseName = strings.ReplaceAll(in.Name, "_", "-")
 	}
 	for _, s := range []string{v.Chart, v.Namespace, v.ReleaseName} {
 		if strings.Contains(s, render.UnknownString) {

@@ -40,3 +40,16 @@ func Into(config cty.Value, out any) error {
 type Cluster struct {
 	Name string `json:"name"`
 }
+
+// UnmarshalJSON takes the name of an evaluated cluster and ignores its other attributes
+// (kubeconfig, context, ...), which are the engine's business.
+func (c *Cluster) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return fmt.Errorf("cluster reference: %w", err)
+	}
+	c.Name = v.Name
+	return nil
+}

@@ -57,29 +57,33 @@ func All(objs ...runtime.Object) ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// Clean removes null values and empty maps from a JSON-shaped object, recursively, in place:
-// the typed structs serialise creationTimestamp as null and status as {}, and server-side apply
-// would claim ownership of such empty fields. Empty lists stay: an empty list can mean
-// "none" where a missing one means "the default".
+// Clean removes null values from a JSON-shaped object, recursively, in place, and an empty
+// top-level status: the typed structs serialise creationTimestamp as null and status as {}, and
+// server-side apply would claim ownership of such fields. Other empty maps stay, because they
+// mean something (emptyDir: {}, a CRD's subresources.status: {}).
 func Clean(m map[string]any) map[string]any {
+	cleanNulls(m)
+	if st, ok := m["status"].(map[string]any); ok && len(st) == 0 {
+		delete(m, "status")
+	}
+	return m
+}
+
+func cleanNulls(m map[string]any) {
 	for k, v := range m {
 		switch v := v.(type) {
 		case nil:
 			delete(m, k)
 		case map[string]any:
-			Clean(v)
-			if len(v) == 0 {
-				delete(m, k)
-			}
+			cleanNulls(v)
 		case []any:
 			for _, e := range v {
 				if em, ok := e.(map[string]any); ok {
-					Clean(em)
+					cleanNulls(em)
 				}
 			}
 		}
 	}
-	return m
 }
 
 // Custom builds an object of a kind the scheme does not know (custom resources such as Etcd,

@@ -23,10 +23,11 @@ component "manifests" "namespaces" {
 }
 
 component "helm_release" "cluster_api" {
-  cluster    = cluster.runtime
-  chart      = "./charts/cluster-api"
-  namespace  = "capi-system"
-  depends_on = [component.manifests.namespaces]
+  cluster          = cluster.runtime
+  chart            = "./charts/cluster-api"
+  namespace        = "capi-system"
+  create_namespace = false
+  depends_on       = [component.manifests.namespaces]
 }
 
 component "helm_release" "prometheus_operator" {
@@ -36,10 +37,11 @@ component "helm_release" "prometheus_operator" {
 }
 
 component "helm_release" "prometheus" {
-  count     = 2
-  cluster   = cluster.runtime
-  chart     = "./charts/prometheus"
-  namespace = local.monitoring_namespace
+  count            = 2
+  cluster          = cluster.runtime
+  chart            = "./charts/prometheus"
+  namespace        = local.monitoring_namespace
+  create_namespace = false
 }
 
 component "helm_release" "dashboards" {

@@ -1,0 +1,166 @@
+package etcddruid
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+)
+
+// MetricsPort is etcd-druid's metrics port, served by the etcd-druid Service.
+const MetricsPort = 8080
+
+// PriorityClass is etcd-druid's class in the garden runtime cluster (S4:26369).
+const PriorityClass = priorityclasses.GardenSystem300
+
+// checksumAnnotation carries the image vector overwrite's checksum on the pod template.
+const checksumAnnotation = "checksum/configmap-" + ImageVectorConfigMapName
+
+// args are etcd-druid's flags. Etcd specs are reconciled only when gardener.cloud/operation=
+// reconcile is set, as Gardener operates druid (--enable-etcd-spec-auto-reconcile=false is
+// the current name of --ignore-operation-annotation=false).
+func args(v Values) []string {
+	out := []string{
+		"--enable-leader-election=true",
+		"--leader-election-id=" + LeaderElectionID,
+		fmt.Sprintf("--metrics-port=%d", MetricsPort),
+		fmt.Sprintf("--etcd-workers=%d", v.Workers),
+		"--enable-etcd-spec-auto-reconcile=false",
+	}
+	if len(v.FeatureGates) > 0 {
+		out = append(out, "--feature-gates="+featureGates(v.FeatureGates))
+	}
+	return out
+}
+
+// featureGates formats gates as Name=bool pairs, sorted by name.
+func featureGates(gates map[string]bool) string {
+	names := make([]string, 0, len(gates))
+	for n := range gates {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	pairs := make([]string, len(names))
+	for i, n := range names {
+		pairs[i] = fmt.Sprintf("%s=%t", n, gates[n])
+	}
+	return strings.Join(pairs, ",")
+}
+
+func deployment(v Values, vector images.Vector, overwrite *corev1.ConfigMap) (*appsv1.Deployment, error) {
+	image, err := vector.Image(images.EtcdDruid, "")
+	if err != nil {
+		return nil, err
+	}
+	n := replicas(v.HighAvailability)
+	pod := corev1.PodSpec{
+		ServiceAccountName: Name,
+		PriorityClassName:  PriorityClass,
+		SecurityContext: &corev1.PodSecurityContext{
+			RunAsNonRoot:   ptr.To(true),
+			RunAsUser:      ptr.To[int64](65532),
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
+		Containers: []corev1.Container{{
+			Name:            Name,
+			Image:           image,
+			ImagePullPolicy: corev1.PullIfNotPresent,
+			Args:            args(v),
+			Env:             []corev1.EnvVar{{Name: imageVectorEnv, Value: imageVectorMountPath + "/" + ImageVectorKey}},
+			Ports:           []corev1.ContainerPort{{Name: "metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP}},
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU:    resource.MustParse("50m"),
+				corev1.ResourceMemory: resource.MustParse("128Mi"),
+			}},
+			SecurityContext: &corev1.SecurityContext{
+				AllowPrivilegeEscalation: ptr.To(false),
+				ReadOnlyRootFilesystem:   ptr.To(true),
+				Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+			},
+			VolumeMounts: []corev1.VolumeMount{{Name: imageVectorVolume, MountPath: imageVectorMountPath, ReadOnly: true}},
+		}},
+		Volumes: []corev1.Volume{{
+			Name: imageVectorVolume,
+			VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: ImageVectorConfigMapName},
+			}},
+		}},
+	}
+	if n > 1 {
+		pod.TopologySpreadConstraints = spread()
+	}
+	return &appsv1.Deployment{
+		ObjectMeta: meta(Name, v.Namespace),
+		Spec: appsv1.DeploymentSpec{
+			Replicas:             ptr.To(n),
+			RevisionHistoryLimit: ptr.To[int32](2),
+			Selector:             &metav1.LabelSelector{MatchLabels: labels()},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{
+					Labels:      labels(),
+					Annotations: map[string]string{checksumAnnotation: checksum(overwrite)},
+				},
+				Spec: pod,
+			},
+		},
+	}, nil
+}
+
+// spread spreads the replicas over nodes and zones without ever making them unschedulable on a
+// single-node or single-zone cluster (S4:24620-24645 asks for the spread; the catalog relaxes
+// the zone constraint to ScheduleAnyway).
+func spread() []corev1.TopologySpreadConstraint {
+	var out []corev1.TopologySpreadConstraint
+	for _, key := range []string{corev1.LabelHostname, corev1.LabelTopologyZone} {
+		out = append(out, corev1.TopologySpreadConstraint{
+			MaxSkew:           1,
+			TopologyKey:       key,
+			WhenUnsatisfiable: corev1.ScheduleAnyway,
+			LabelSelector:     &metav1.LabelSelector{MatchLabels: labels()},
+		})
+	}
+	return out
+}
+
+// service exposes the metrics endpoint for scraping.
+func service(namespace string) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: meta(Name, namespace),
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: labels(),
+			Ports: []corev1.ServicePort{{
+				Name:       "metrics",
+				Port:       MetricsPort,
+				TargetPort: intstr.FromString("metrics"),
+				Protocol:   corev1.ProtocolTCP,
+			}},
+		},
+	}
+}
+
+// disruptionBudget keeps one of two replicas running during voluntary disruptions; nil with a
+// single replica, whose budget could only block node drains.
+func disruptionBudget(v Values) *policyv1.PodDisruptionBudget {
+	if replicas(v.HighAvailability) < 2 {
+		return nil
+	}
+	return &policyv1.PodDisruptionBudget{
+		ObjectMeta: meta(Name, v.Namespace),
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			MaxUnavailable:             ptr.To(intstr.FromInt32(1)),
+			Selector:                   &metav1.LabelSelector{MatchLabels: labels()},
+			UnhealthyPodEvictionPolicy: ptr.To(policyv1.AlwaysAllow),
+		},
+	}
+}

@@ -1,0 +1,216 @@
+package etcddruid
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/golden"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// config is a configuration as the engine passes it: schema defaults filled in, extra
+// attributes overriding them.
+func config(extra map[string]cty.Value) cty.Value {
+	attrs := map[string]cty.Value{
+		"cluster":           cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),
+		"namespace":         cty.StringVal("garden"),
+		"images":            cty.NullVal(cty.Map(cty.String)),
+		"high_availability": cty.False,
+		"workers":           cty.NumberIntVal(3),
+		"feature_gates":     cty.NullVal(cty.Map(cty.Bool)),
+	}
+	for k, v := range extra {
+		attrs[k] = v
+	}
+	return cty.ObjectVal(attrs)
+}
+
+func render1(t *testing.T, extra map[string]cty.Value) []render.Object {
+	t.Helper()
+	out, err := Render(render.Input{Name: "etcd_druid", Config: config(extra)})
+	require.NoError(t, err)
+	return out.Objects
+}
+
+func find(objs []render.Object, kind, name string) *unstructured.Unstructured {
+	for _, o := range objs {
+		if o.Object.GetKind() == kind && o.Object.GetName() == name {
+			return o.Object
+		}
+	}
+	return nil
+}
+
+var customised = map[string]cty.Value{
+	"namespace":         cty.StringVal("etcd-system"),
+	"high_availability": cty.True,
+	"workers":           cty.NumberIntVal(25),
+	"feature_gates":     cty.MapVal(map[string]cty.Value{"UseEtcdWrapper": cty.True, "AllowEmptyStorage": cty.False}),
+	"images": cty.MapVal(map[string]cty.Value{
+		"etcd-wrapper":        cty.StringVal("mirror.example.com/etcd-wrapper:v0.5.0"),
+		"etcd-backup-restore": cty.StringVal("mirror.example.com/etcdbrctl@sha256:0123456789abcdef"),
+	}),
+}
+
+func TestRenderGolden(t *testing.T) {
+	tests := []struct {
+		name  string
+		extra map[string]cty.Value
+	}{
+		{"default", nil},
+		{"high-availability", customised},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			golden.Assert(t, tt.name, render1(t, tt.extra))
+		})
+	}
+}
+
+func TestDeploymentFollowsTheDocuments(t *testing.T) {
+	tests := []struct {
+		name     string
+		ha       bool
+		replicas int64
+	}{
+		{"without HA one replica", false, 1},
+		// Controllers run with 2 replicas; etcd-druid is named at S4:24605, S4:24613.
+		{"with HA two replicas", true, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := render1(t, map[string]cty.Value{"high_availability": cty.BoolVal(tt.ha)})
+			d := find(objs, "Deployment", "etcd-druid")
+			require.NotNil(t, d)
+			assert.Equal(t, "garden", d.GetNamespace())
+			// etcd-druid runs with gardener-garden-system-300 in the garden (S4:26369).
+			class, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
+			assert.Equal(t, "gardener-garden-system-300", class)
+			n, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
+			assert.Equal(t, tt.replicas, n)
+			assert.Equal(t, tt.ha, find(objs, "PodDisruptionBudget", "etcd-druid") != nil)
+			sel, _, _ := unstructured.NestedStringMap(d.Object, "spec", "selector", "matchLabels")
+			labels, _, _ := unstructured.NestedStringMap(d.Object, "spec", "template", "metadata", "labels")
+			assert.Equal(t, sel, labels)
+		})
+	}
+}
+
+func TestObjects(t *testing.T) {
+	objs := render1(t, nil)
+	// etcd-druid serves druid.gardener.cloud/v1alpha1 Etcd (S4:12706).
+	assert.NotNil(t, find(objs, "CustomResourceDefinition", "etcds.druid.gardener.cloud"))
+	assert.NotNil(t, find(objs, "ServiceAccount", "etcd-druid"))
+	assert.NotNil(t, find(objs, "ClusterRole", "gardener.cloud:system:etcd-druid"))
+	assert.NotNil(t, find(objs, "ClusterRoleBinding", "gardener.cloud:system:etcd-druid"))
+	assert.NotNil(t, find(objs, "Role", "etcd-druid-leader-election"))
+	assert.NotNil(t, find(objs, "RoleBinding", "etcd-druid-leader-election"))
+	svc := find(objs, "Service", "etcd-druid")
+	require.NotNil(t, svc)
+	ports, _, _ := unstructured.NestedSlice(svc.Object, "spec", "ports")
+	require.Len(t, ports, 1)
+	assert.EqualValues(t, 8080, ports[0].(map[string]any)["port"])
+}
+
+func TestArgs(t *testing.T) {
+	tests := []struct {
+		name   string
+		values Values
+		want   []string
+	}{
+		{"defaults", Values{Workers: 3}, []string{
+			"--enable-leader-election=true", "--leader-election-id=druid-leader-election", "--metrics-port=8080",
+			"--etcd-workers=3", "--enable-etcd-spec-auto-reconcile=false",
+		}},
+		{"feature gates sorted", Values{Workers: 7, FeatureGates: map[string]bool{"B": false, "A": true}}, []string{
+			"--enable-leader-election=true", "--leader-election-id=druid-leader-election", "--metrics-port=8080",
+			"--etcd-workers=7", "--enable-etcd-spec-auto-reconcile=false", "--feature-gates=A=true,B=false",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, args(tt.values))
+		})
+	}
+}
+
+func TestImageVectorOverwriteCarriesTheVector(t *testing.T) {
+	tests := []struct {
+		name  string
+		extra map[string]cty.Value
+		want  []vectorEntry
+	}{
+		{"defaults", nil, []vectorEntry{
+			{Name: "etcd-backup-restore", Repository: "europe-docker.pkg.dev/gardener-project/releases/gardener/etcdbrctl", Tag: "v0.33.0"},
+			{Name: "etcd-wrapper", Repository: "europe-docker.pkg.dev/gardener-project/releases/gardener/etcd-wrapper", Tag: "v0.4.2"},
+		}},
+		{"overrides reach the etcd pods", customised, []vectorEntry{
+			{Name: "etcd-backup-restore", Repository: "mirror.example.com/etcdbrctl", Tag: "sha256:0123456789abcdef"},
+			{Name: "etcd-wrapper", Repository: "mirror.example.com/etcd-wrapper", Tag: "v0.5.0"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := render1(t, tt.extra)
+			cm := find(objs, "ConfigMap", "etcd-druid-imagevector-overwrite")
+			require.NotNil(t, cm)
+			data, _, _ := unstructured.NestedString(cm.Object, "data", "images_overwrite.yaml")
+			var got struct {
+				Images []vectorEntry `json:"images"`
+			}
+			require.NoError(t, yaml.UnmarshalStrict([]byte(data), &got))
+			assert.Equal(t, tt.want, got.Images)
+
+			d := find(objs, "Deployment", "etcd-druid")
+			env, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+			assert.Contains(t, env[0].(map[string]any)["env"], map[string]any{"name": "IMAGEVECTOR_OVERWRITE", "value": "/imagevector-overwrite/images_overwrite.yaml"})
+		})
+	}
+}
+
+func TestChecksumFollowsTheVector(t *testing.T) {
+	sum := func(extra map[string]cty.Value) string {
+		d := find(render1(t, extra), "Deployment", "etcd-druid")
+		s, _, _ := unstructured.NestedString(d.Object, "spec", "template", "metadata", "annotations", checksumAnnotation)
+		return s
+	}
+	base := sum(nil)
+	assert.Len(t, base, 64)
+	assert.Equal(t, base, sum(nil))
+	assert.NotEqual(t, base, sum(map[string]cty.Value{"images": cty.MapVal(map[string]cty.Value{"etcd-wrapper": cty.StringVal("v9.9.9")})}))
+}
+
+func TestObjectsDefaultsZeroValues(t *testing.T) {
+	objs, err := Objects(Values{Cluster: decode.Cluster{Name: "runtime"}})
+	require.NoError(t, err)
+	d := find(objs, "Deployment", "etcd-druid")
+	require.NotNil(t, d)
+	assert.Equal(t, "garden", d.GetNamespace())
+	containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
+	assert.Contains(t, containers[0].(map[string]any)["args"], "--etcd-workers=3")
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		config cty.Value
+		want   string
+	}{
+		{"unknown image", config(map[string]cty.Value{"images": cty.MapVal(map[string]cty.Value{"etcd": cty.StringVal("v3.5")})}), `image "etcd" is not in the image vector`},
+		{"negative workers", config(map[string]cty.Value{"workers": cty.NumberIntVal(-1)}), "workers -1: must be positive"},
+		{"unknown attribute", cty.ObjectVal(map[string]cty.Value{"replicas": cty.NumberIntVal(3)}), "unknown field"},
+		{"no cluster", cty.ObjectVal(map[string]cty.Value{"namespace": cty.StringVal("garden")}), "cluster is not set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Render(render.Input{Config: tt.config})
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}

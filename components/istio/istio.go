@@ -1,0 +1,258 @@
+// Package istio renders the istio component: istiod and one or more istio-ingressgateways in
+// the garden runtime cluster (S4:12695-12704, "Istio" among the garden system components) or,
+// later, a seed. The virtual-garden-kube-apiserver is exposed through a dedicated gateway in
+// namespace virtual-garden-istio-ingress whose Service is of type LoadBalancer (S4:12726,
+// S4:13122); seeds add zonal and exposure-class gateways (S4:24885-24893), so gateways are a list.
+//
+// Gardener's Istio differs from Istio's default profile (S4:24870-24883): istiod and ingress
+// gateways only, each gateway in its own namespace, no telemetry, no egress gateway, no sidecar
+// injector, Services and VirtualServices not exported by default, mTLS on. The Gateway,
+// VirtualService and DestinationRule objects that route traffic through a gateway belong to the
+// component being exposed (kube_apiserver); it references the constants and helpers below.
+package istio
+
+import (
+	"fmt"
+	"maps"
+
+	"github.com/zclconf/go-cty/cty"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/declarative-gardener/gardener/components/crds"
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Names and ports other components need to route traffic through a gateway.
+const (
+	// DefaultNamespace is istiod's namespace (S4:12958 names istio-system among the namespaces
+	// the garden's health checks read).
+	DefaultNamespace = "istio-system"
+	// VirtualGardenIngressNamespace holds the gateway that exposes virtual-garden-kube-apiserver
+	// (S4:12726, S4:13122).
+	VirtualGardenIngressNamespace = "virtual-garden-istio-ingress"
+	// DefaultIngressGatewayName names a gateway's Deployment, Service and ServiceAccount; the
+	// documents query the Service by this name (S4:12726, S4:20114).
+	DefaultIngressGatewayName = "istio-ingressgateway"
+	// DefaultTrustDomain is the SPIFFE trust domain of the mesh.
+	DefaultTrustDomain = "cluster.local"
+	// IstiodName names istiod's Deployment, Service and ServiceAccount, as upstream does.
+	IstiodName = "istiod"
+
+	// TLSPassthroughPort is the gateway Service port for kube-apiserver traffic dispatched by TLS
+	// SNI without termination (S4:149-151, S4:157). An Istio Gateway server names this Service
+	// port (servers[].port.number: 443, protocol TLS, tls.mode PASSTHROUGH); Istio then listens on
+	// the matching target port.
+	TLSPassthroughPort int32 = 443
+	// TLSPassthroughTargetPort is the port Envoy listens on for TLSPassthroughPort: the proxy runs
+	// as a non-root user, which cannot bind ports below 1024. The documents are silent on it; 9443
+	// is the port Gardener's gateways are commonly seen with.
+	TLSPassthroughTargetPort int32 = 9443
+	// TLSPassthroughPortName names the port in the Service and the container.
+	TLSPassthroughPortName = "tls"
+	// StatusPort serves the gateway's readiness (/healthz/ready); it is on the Service so that
+	// cloud load balancers can health-check the gateway, as upstream Istio does.
+	StatusPort int32 = 15021
+	// istiodXDSPort is where proxies fetch configuration and certificates over TLS.
+	istiodXDSPort int32 = 15012
+	// envoyMetricsPort is the proxy's Prometheus endpoint.
+	envoyMetricsPort int32 = 15090
+	// clusterDomain is the runtime cluster's DNS domain; Gardener clusters use the default.
+	clusterDomain = "cluster.local"
+)
+
+// DefaultGatewayLabels are the pod and Service selector labels of a gateway that names none;
+// Istio Gateway objects select the gateway pods by them (spec.selector, S4:20114).
+func DefaultGatewayLabels() map[string]string {
+	return map[string]string{"app": "istio-ingressgateway", "istio": "ingressgateway"}
+}
+
+// DefaultGatewayPorts are a gateway's Service ports when it names none: TLS passthrough to
+// kube-apiservers (S4:149-151). Seeds add 8443 (apiserver-proxy) and 8132 (reversed VPN)
+// themselves (S4:152-153).
+func DefaultGatewayPorts() []Port {
+	return []Port{{Name: TLSPassthroughPortName, Port: TLSPassthroughPort, TargetPort: TLSPassthroughTargetPort}}
+}
+
+// VirtualGardenGateway is the gateway that exposes virtual-garden-kube-apiserver (S4:13122):
+// the garden composite adds it with the runtime cluster's load balancer annotations
+// (.spec.runtimeCluster.settings.loadBalancerServices.annotations, S4:12575).
+func VirtualGardenGateway(loadBalancerAnnotations map[string]string) Gateway {
+	return Gateway{
+		Namespace:               VirtualGardenIngressNamespace,
+		Name:                    DefaultIngressGatewayName,
+		Labels:                  DefaultGatewayLabels(),
+		ServiceType:             corev1.ServiceTypeLoadBalancer,
+		LoadBalancerAnnotations: maps.Clone(loadBalancerAnnotations),
+		Ports:                   DefaultGatewayPorts(),
+	}
+}
+
+// Values are the component's typed inputs; zero values mean the defaults documented per field.
+type Values struct {
+	// Cluster is the runtime cluster (or seed) Istio runs in.
+	Cluster decode.Cluster `json:"cluster"`
+	// Namespace is istiod's namespace; "" means istio-system.
+	Namespace string `json:"namespace"`
+	// Images overrides image vector entries by name (istio-istiod, istio-proxy).
+	Images map[string]string `json:"images"`
+	// HighAvailability runs istiod and every gateway with 2 replicas instead of 1: both are
+	// servers, which the HA conventions run with 2 replicas (S4:24611-24614); gateways are scaled
+	// horizontally on top of that in Gardener (S4:24618).
+	HighAvailability bool `json:"high_availability"`
+	// TrustDomain is the mesh's trust domain; "" means cluster.local.
+	TrustDomain string `json:"trust_domain"`
+	// PriorityClassName is the class of istiod and the gateways; "" means
+	// gardener-garden-system-critical (garden, S4:26366). Seeds use gardener-system-critical
+	// (S4:26379).
+	PriorityClassName string `json:"priority_class_name"`
+	// IngressGateways are the gateways, each in its own namespace (S4:24874). None renders
+	// istiod alone.
+	IngressGateways []Gateway `json:"ingress_gateway"`
+}
+
+// Gateway is one istio-ingressgateway: a Deployment of Envoy proxies behind a Service.
+type Gateway struct {
+	// Namespace is the gateway's own namespace, e.g. virtual-garden-istio-ingress; required,
+	// and different from istiod's and every other gateway's.
+	Namespace string `json:"namespace"`
+	// Name names the Deployment, Service, ServiceAccount and PodDisruptionBudget; "" means
+	// istio-ingressgateway.
+	Name string `json:"name"`
+	// Labels are the pod and Service selector labels Istio Gateway objects select by; empty
+	// means DefaultGatewayLabels. Two gateways must not share them, since a Gateway's selector
+	// matches pods in every namespace.
+	Labels map[string]string `json:"labels"`
+	// ServiceType is the Service's type; "" means LoadBalancer (S4:13122).
+	ServiceType corev1.ServiceType `json:"service_type"`
+	// LoadBalancerAnnotations are added to the Service (S4:12575, S4:21214-21218).
+	LoadBalancerAnnotations map[string]string `json:"load_balancer_annotations"`
+	// Ports are the Service ports besides the status port; empty means DefaultGatewayPorts.
+	Ports []Port `json:"port"`
+	// Zone pins the gateway's pods to one availability zone (S4:24887); "" spreads them over
+	// all zones.
+	Zone string `json:"zone"`
+}
+
+// Port is one Service port of a gateway and the proxy port it forwards to.
+type Port struct {
+	// Name is the Service and container port name (an IANA service name, at most 15 characters).
+	Name string `json:"name"`
+	// Port is the Service (load balancer) port; Istio Gateway servers name this number.
+	Port int32 `json:"port"`
+	// TargetPort is the port Envoy listens on; 0 means Port.
+	TargetPort int32 `json:"target_port"`
+}
+
+// Render renders one istio instance.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{
+		"ingress_gateway_namespaces": namespacesValue(v.IngressGateways),
+	}}, nil
+}
+
+// namespacesValue lists the gateways' namespaces in configuration order, for the
+// ingress_gateway_namespaces output.
+func namespacesValue(gws []Gateway) cty.Value {
+	if len(gws) == 0 {
+		return cty.ListValEmpty(cty.String)
+	}
+	out := make([]cty.Value, len(gws))
+	for i, gw := range gws {
+		out[i] = cty.StringVal(gw.Namespace)
+	}
+	return cty.ListVal(out)
+}
+
+// Objects renders the Istio CRDs, istiod and the ingress gateways.
+func Objects(v Values) ([]render.Object, error) {
+	v, err := withDefaults(v)
+	if err != nil {
+		return nil, err
+	}
+	vector, err := images.Default().Override(v.Images)
+	if err != nil {
+		return nil, fmt.Errorf("istio: %w", err)
+	}
+	istiodImage, err := vector.Image(images.Istiod, "")
+	if err != nil {
+		return nil, fmt.Errorf("istio: %w", err)
+	}
+	proxyImage, err := vector.Image(images.IstioProxy, "")
+	if err != nil {
+		return nil, fmt.Errorf("istio: %w", err)
+	}
+
+	var typed []runtime.Object
+	for _, name := range CRDNames() {
+		crd, err := crds.Get(name)
+		if err != nil {
+			return nil, fmt.Errorf("istio: %w", err)
+		}
+		typed = append(typed, crd)
+	}
+	typed = append(typed, istiodObjects(v, istiodImage)...)
+	for _, gw := range v.IngressGateways {
+		typed = append(typed, gatewayObjects(v, gw, proxyImage)...)
+	}
+	return kube.Typed(v.Cluster.Name, typed...)
+}
+
+// CRDNames are the Istio CRDs the component installs: the networking kinds that expose
+// kube-apiservers (S4:20114, S4:24879).
+func CRDNames() []string {
+	return []string{
+		"gateways.networking.istio.io",
+		"virtualservices.networking.istio.io",
+		"destinationrules.networking.istio.io",
+	}
+}
+
+// withDefaults fills in the documented defaults and rejects values no cluster would accept.
+func withDefaults(v Values) (Values, error) {
+	if v.Namespace == "" {
+		v.Namespace = DefaultNamespace
+	}
+	if err := checkName("namespace", v.Namespace); err != nil {
+		return v, err
+	}
+	if v.TrustDomain == "" {
+		v.TrustDomain = DefaultTrustDomain
+	}
+	if v.PriorityClassName == "" {
+		v.PriorityClassName = priorityclasses.GardenSystemCritical
+	}
+	gws := make([]Gateway, len(v.IngressGateways))
+	namespaces := map[string]bool{v.Namespace: true}
+	selectors := map[string]string{}
+	for i, gw := range v.IngressGateways {
+		gw, err := gatewayWithDefaults(gw)
+		if err != nil {
+			return v, err
+		}
+		if namespaces[gw.Namespace] {
+			return v, fmt.Errorf("istio: ingress gateway namespace %q is used twice or is istiod's; every gateway needs its own namespace", gw.Namespace)
+		}
+		namespaces[gw.Namespace] = true
+		key := fmt.Sprint(sortedPairs(gw.Labels))
+		if other, ok := selectors[key]; ok {
+			return v, fmt.Errorf("istio: ingress gateways in %q and %q have the same labels %v; Gateway selectors match pods in every namespace, so each gateway needs its own labels", other, gw.Namespace, sortedPairs(gw.Labels))
+		}
+		selectors[key] = gw.Namespace
+		gws[i] = gw
+	}
+	v.IngressGateways = gws
+	return v, nil
+}

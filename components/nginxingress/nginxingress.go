@@ -1,0 +1,146 @@
+// Package nginxingress renders the nginx_ingress component: the nginx-ingress-controller that
+// serves the Ingresses of a garden runtime cluster's (or seed's) own components under the
+// ingress domains (.spec.runtimeCluster.ingress, S4:9311-9326; the only controller kind is nginx,
+// S4:2811, S4:17094), with its default backend, behind a Service of type LoadBalancer
+// (garden/nginx-ingress-controller, S4:16657). DNS records for the ingress domains are not part
+// of it.
+package nginxingress
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Names other components need.
+const (
+	// DefaultNamespace is where the controller runs (S4:16657: garden/nginx-ingress-controller).
+	DefaultNamespace = "garden"
+	// ControllerName names the controller's Deployment, Service and ConfigMap (S4:16657,
+	// S4:26370).
+	ControllerName = "nginx-ingress-controller"
+	// BackendName names the default backend's Deployment and Service, which answer requests no
+	// Ingress matches (S4:26383 names it among the seed's components, S4:26405 the shoot addon's
+	// addons-nginx-ingress-k8s-backend).
+	BackendName = "nginx-ingress-k8s-backend"
+	// DefaultIngressClass is the IngressClass the controller serves; components' Ingresses name
+	// it in spec.ingressClassName. The documents are silent on the name; this is the one
+	// Gardener's managed ingress controller uses.
+	DefaultIngressClass = "nginx-ingress-gardener"
+	// appLabel is the app label of the controller's and backend's pods (S4:26078: network
+	// policies select the nginx pods by app=nginx-ingress).
+	appLabel = "nginx-ingress"
+)
+
+// ControllerLabels are the labels of the controller's pods and its Service's selector.
+func ControllerLabels() map[string]string {
+	return map[string]string{"app": appLabel, "component": "controller"}
+}
+
+// BackendLabels are the labels of the default backend's pods and its Service's selector.
+func BackendLabels() map[string]string {
+	return map[string]string{"app": appLabel, "component": BackendName}
+}
+
+// Values are the component's typed inputs; zero values mean the defaults documented per field.
+type Values struct {
+	// Cluster is the runtime cluster (or seed) the controller runs in.
+	Cluster decode.Cluster `json:"cluster"`
+	// Namespace is the controller's namespace; "" means garden.
+	Namespace string `json:"namespace"`
+	// Images overrides image vector entries by name (nginx-ingress-controller,
+	// ingress-default-backend).
+	Images map[string]string `json:"images"`
+	// HighAvailability runs the controller and the default backend with 2 replicas instead of 1
+	// (S4:24611-24614: servers run with 2 replicas). A seed's controller always runs with 2
+	// (S4:24619), so seeds set it.
+	HighAvailability bool `json:"high_availability"`
+	// LoadBalancerAnnotations are added to the controller's Service (S4:12575).
+	LoadBalancerAnnotations map[string]string `json:"load_balancer_annotations"`
+	// IngressClass is the IngressClass the controller serves; "" means nginx-ingress-gardener.
+	IngressClass string `json:"ingress_class"`
+	// Config overrides or adds entries of the controller's ConfigMap (ingress-nginx's
+	// configuration options, as a Shoot's nginx addon offers them, S4:3993).
+	Config map[string]string `json:"config"`
+	// PriorityClassName is the pods' class; "" means gardener-garden-system-300 (S4:26370).
+	// Seeds use gardener-system-600 (S4:26383).
+	PriorityClassName string `json:"priority_class_name"`
+}
+
+// Render renders one nginx_ingress instance.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs}, nil
+}
+
+// Objects renders the controller with its RBAC, configuration, IngressClass and Service, and the
+// default backend.
+func Objects(v Values) ([]render.Object, error) {
+	v, err := withDefaults(v)
+	if err != nil {
+		return nil, err
+	}
+	vector, err := images.Default().Override(v.Images)
+	if err != nil {
+		return nil, fmt.Errorf("nginx ingress: %w", err)
+	}
+	controllerImage, err := vector.Image(images.NginxIngressController, "")
+	if err != nil {
+		return nil, fmt.Errorf("nginx ingress: %w", err)
+	}
+	backendImage, err := vector.Image(images.IngressDefaultBackend, "")
+	if err != nil {
+		return nil, fmt.Errorf("nginx ingress: %w", err)
+	}
+	var typed []runtime.Object
+	typed = append(typed, controllerObjects(v, controllerImage)...)
+	typed = append(typed, backendObjects(v, backendImage)...)
+	return kube.Typed(v.Cluster.Name, typed...)
+}
+
+// withDefaults fills in the documented defaults and rejects values no cluster would accept.
+func withDefaults(v Values) (Values, error) {
+	if v.Namespace == "" {
+		v.Namespace = DefaultNamespace
+	}
+	if errs := validation.IsDNS1123Label(v.Namespace); len(errs) > 0 {
+		return v, fmt.Errorf("nginx ingress: namespace %q: %s", v.Namespace, strings.Join(errs, "; "))
+	}
+	if v.IngressClass == "" {
+		v.IngressClass = DefaultIngressClass
+	}
+	if errs := validation.IsDNS1123Subdomain(v.IngressClass); len(errs) > 0 {
+		return v, fmt.Errorf("nginx ingress: ingress class %q: %s", v.IngressClass, strings.Join(errs, "; "))
+	}
+	if v.PriorityClassName == "" {
+		v.PriorityClassName = priorityclasses.GardenSystem300
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.LoadBalancerAnnotations)) {
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			return v, fmt.Errorf("nginx ingress: load balancer annotation %q: %s", k, strings.Join(errs, "; "))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(v.Config)) {
+		if errs := validation.IsConfigMapKey(k); len(errs) > 0 {
+			return v, fmt.Errorf("nginx ingress: config key %q: %s", k, strings.Join(errs, "; "))
+		}
+	}
+	return v, nil
+}

@@ -1,0 +1,54 @@
+package resourcemanager
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// labels are the labels of every object of the component and the pods' selector; the Service
+// selects app=gardener-resource-manager (S4:13811).
+func labels() map[string]string {
+	return map[string]string{"app": Name}
+}
+
+// rbac renders the ServiceAccount and its permissions.
+//
+// The GRM applies whatever objects ManagedResources hold, RBAC objects included, and the API
+// server lets it grant only permissions it holds itself; so, as in Gardener, it gets every
+// permission in the cluster it manages. The namespaced Role for leader election and events keeps
+// the lease working on its own should the cluster-wide rights ever be narrowed.
+func rbac(v Values) []runtime.Object {
+	meta := metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: labels()}
+	clusterMeta := metav1.ObjectMeta{Name: "gardener.cloud:system:" + Name, Labels: labels()}
+	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: Name, Namespace: v.Namespace}}
+	return []runtime.Object{
+		&corev1.ServiceAccount{ObjectMeta: meta},
+		&rbacv1.ClusterRole{
+			ObjectMeta: clusterMeta,
+			Rules: []rbacv1.PolicyRule{
+				{APIGroups: []string{"*"}, Resources: []string{"*"}, Verbs: []string{"*"}},
+				{NonResourceURLs: []string{"*"}, Verbs: []string{"*"}},
+			},
+		},
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: clusterMeta,
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterMeta.Name},
+			Subjects:   subject,
+		},
+		&rbacv1.Role{
+			ObjectMeta: meta,
+			Rules: []rbacv1.PolicyRule{
+				{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
+				{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{Name}, Verbs: []string{"get", "watch", "update"}},
+				{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+			},
+		},
+		&rbacv1.RoleBinding{
+			ObjectMeta: meta,
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: Name},
+			Subjects:   subject,
+		},
+	}
+}

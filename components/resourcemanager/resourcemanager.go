@@ -1,0 +1,210 @@
+// Package resourcemanager renders the gardener_resource_manager component: the garden runtime
+// cluster's gardener-resource-manager (GRM), which gardener-operator deploys first because its
+// ManagedResource controller brings up the remaining garden system components (S4:12695). It
+// comprises the ManagedResource CRD, RBAC, the component configuration, the Deployment with its
+// Service and PodDisruptionBudget, and the GRM's admission webhooks (S4:13277-14338).
+package resourcemanager
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/declarative-gardener/gardener/components/crds"
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Name is the name of the Deployment, Service, ServiceAccount, RBAC objects and webhook
+// configurations; the Service name follows S4:13806-13811.
+const Name = "gardener-resource-manager"
+
+// Defaults applied by Objects to zero values.
+const (
+	DefaultNamespace           = "garden"
+	DefaultServerTLSSecretName = "gardener-resource-manager-server"
+	// DefaultClass is the ManagedResource class of the runtime GRM: gardener-operator's care
+	// reconciler counts ManagedResources with .spec.class=seed as runtime components
+	// (S4:12958-12961).
+	DefaultClass           = "seed"
+	DefaultConcurrentSyncs = 5
+	DefaultLogLevel        = "info"
+	DefaultLogFormat       = "json"
+)
+
+// The allowed log levels and formats of Gardener components.
+var (
+	LogLevels  = []string{"info", "debug", "error"}
+	LogFormats = []string{"json", "text"}
+)
+
+// Values are the component's typed inputs; zero values mean the defaults above.
+type Values struct {
+	// Cluster is the garden runtime cluster.
+	Cluster decode.Cluster `json:"cluster"`
+	// Namespace the GRM runs in; "" means "garden". Its ManagedResources may live anywhere.
+	Namespace string `json:"namespace"`
+	// Images overrides image vector entries by name (images.GardenerResourceManager).
+	Images map[string]string `json:"images"`
+	// HighAvailability spreads the replicas over zones as well as nodes, for runtime clusters
+	// with several zones. The replica count does not depend on it: GRM is a (webhook) server,
+	// and servers run with 2 replicas in every setting (S4:14122-14133, S4:24611-24620).
+	HighAvailability bool `json:"high_availability"`
+	// AdmissionWebhooks registers the webhook configurations; nil means true. Turn off only where
+	// nothing can serve them, such as the local control plane, whose pods never run.
+	AdmissionWebhooks *bool `json:"admission_webhooks"`
+	// CABundle is the PEM bundle of the CA that signed the webhook server's certificate, or an
+	// engine marker (render.UnknownString, render.GeneratedRef) standing in for it. Empty leaves
+	// caBundle unset.
+	CABundle string `json:"ca_bundle"`
+	// ServerTLSSecretName names the kubernetes.io/tls Secret (tls.crt, tls.key) the webhook
+	// server serves with; "" means "gardener-resource-manager-server". Its certificate must be
+	// valid for the Service's DNS names (ServiceDNSNames).
+	ServerTLSSecretName string `json:"server_tls_secret_name"`
+	// Class is the ManagedResource .spec.class the GRM reconciles; "" means "seed".
+	Class string `json:"class"`
+	// ConcurrentSyncs is the number of workers of each controller; 0 means 5.
+	ConcurrentSyncs int `json:"concurrent_syncs"`
+	// LogLevel is one of info (default), debug, error; LogFormat json (default) or text.
+	LogLevel  string `json:"log_level"`
+	LogFormat string `json:"log_format"`
+	// DefaultSeccompProfile enables the seccomp-profile webhook that defaults pods to the
+	// RuntimeDefault profile, as gardener-operator's DefaultSeccompProfile feature gate does
+	// (S4:19761, S4:22231-22257).
+	DefaultSeccompProfile bool `json:"default_seccomp_profile"`
+}
+
+// Render renders one gardener_resource_manager instance and its outputs service_name and
+// namespace.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	v = v.withDefaults()
+	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{
+		"service_name": cty.StringVal(Name),
+		"namespace":    cty.StringVal(v.Namespace),
+	}}, nil
+}
+
+// ServiceDNSNames are the names the webhook server's certificate must carry: the kube-apiserver
+// calls the webhooks through the Service.
+func ServiceDNSNames(namespace string) []string {
+	if namespace == "" {
+		namespace = DefaultNamespace
+	}
+	return []string{Name, Name + "." + namespace, Name + "." + namespace + ".svc", Name + "." + namespace + ".svc.cluster.local"}
+}
+
+// withDefaults returns v with zero values replaced by the defaults.
+func (v Values) withDefaults() Values {
+	if v.Namespace == "" {
+		v.Namespace = DefaultNamespace
+	}
+	if v.ServerTLSSecretName == "" {
+		v.ServerTLSSecretName = DefaultServerTLSSecretName
+	}
+	if v.Class == "" {
+		v.Class = DefaultClass
+	}
+	if v.ConcurrentSyncs == 0 {
+		v.ConcurrentSyncs = DefaultConcurrentSyncs
+	}
+	if v.LogLevel == "" {
+		v.LogLevel = DefaultLogLevel
+	}
+	if v.LogFormat == "" {
+		v.LogFormat = DefaultLogFormat
+	}
+	if v.AdmissionWebhooks == nil {
+		on := true
+		v.AdmissionWebhooks = &on
+	}
+	return v
+}
+
+// validate rejects values the GRM or the API server would refuse, so that the plan fails
+// instead of the rollout.
+func (v Values) validate() error {
+	if errs := validation.IsDNS1123Label(v.Namespace); len(errs) > 0 {
+		return fmt.Errorf("namespace %q is invalid: %s", v.Namespace, strings.Join(errs, "; "))
+	}
+	if errs := validation.IsDNS1123Subdomain(v.ServerTLSSecretName); len(errs) > 0 {
+		return fmt.Errorf("server TLS secret name %q is invalid: %s", v.ServerTLSSecretName, strings.Join(errs, "; "))
+	}
+	if v.ConcurrentSyncs < 0 {
+		return fmt.Errorf("concurrent syncs %d is negative", v.ConcurrentSyncs)
+	}
+	if !slices.Contains(LogLevels, v.LogLevel) {
+		return fmt.Errorf("log level %q is not one of %s", v.LogLevel, strings.Join(LogLevels, ", "))
+	}
+	if !slices.Contains(LogFormats, v.LogFormat) {
+		return fmt.Errorf("log format %q is not one of %s", v.LogFormat, strings.Join(LogFormats, ", "))
+	}
+	return nil
+}
+
+// Objects renders the GRM's objects: the CRD, RBAC, configuration, workload and, unless turned
+// off, the webhook configurations.
+func Objects(v Values) ([]render.Object, error) {
+	v = v.withDefaults()
+	if err := v.validate(); err != nil {
+		return nil, err
+	}
+	vector, err := images.Default().Override(v.Images)
+	if err != nil {
+		return nil, err
+	}
+	image, err := vector.Image(images.GardenerResourceManager, "")
+	if err != nil {
+		return nil, err
+	}
+	crd, err := managedResourceCRD()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := configMap(v)
+	if err != nil {
+		return nil, err
+	}
+	typed := rbac(v)
+	typed = append(typed, cfg, service(v), deployment(v, image, configChecksum(cfg)), podDisruptionBudget(v))
+	us, err := kube.All(typed...)
+	if err != nil {
+		return nil, err
+	}
+	objs := append([]*unstructured.Unstructured{crd}, us...)
+	if *v.AdmissionWebhooks {
+		hooks, err := webhookConfigurations(v)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, hooks...)
+	}
+	for _, o := range objs {
+		// Status belongs to the API server; typed objects such as PodDisruptionBudget carry
+		// zero counters that would only show up in diffs.
+		delete(o.Object, "status")
+	}
+	return kube.On(v.Cluster.Name, "", objs...), nil
+}
+
+// managedResourceCRD is the ManagedResource CRD (S4:9895-10079).
+func managedResourceCRD() (*unstructured.Unstructured, error) {
+	crd, err := crds.Get("managedresources.resources.gardener.cloud")
+	if err != nil {
+		return nil, err
+	}
+	return kube.ToUnstructured(crd)
+}

@@ -1,0 +1,328 @@
+package resourcemanager
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/golden"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+const testPEM = "-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE-----\n"
+
+// config is a decoded HCL configuration with the schema's defaults, changed by overrides.
+func config(overrides map[string]cty.Value) cty.Value {
+	attrs := map[string]cty.Value{
+		"cluster":                 cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),
+		"namespace":               cty.StringVal("garden"),
+		"images":                  cty.NullVal(cty.Map(cty.String)),
+		"high_availability":       cty.False,
+		"admission_webhooks":      cty.True,
+		"ca_bundle":               cty.NullVal(cty.String),
+		"server_tls_secret_name":  cty.StringVal("gardener-resource-manager-server"),
+		"class":                   cty.StringVal("seed"),
+		"concurrent_syncs":        cty.NumberIntVal(5),
+		"log_level":               cty.StringVal("info"),
+		"log_format":              cty.StringVal("json"),
+		"default_seccomp_profile": cty.False,
+	}
+	for k, v := range overrides {
+		attrs[k] = v
+	}
+	return cty.ObjectVal(attrs)
+}
+
+func customised() cty.Value {
+	return config(map[string]cty.Value{
+		"namespace":               cty.StringVal("garden-runtime"),
+		"images":                  cty.MapVal(map[string]cty.Value{"gardener-resource-manager": cty.StringVal("registry.example.com/grm:v1.2.3")}),
+		"high_availability":       cty.True,
+		"ca_bundle":               cty.StringVal(testPEM),
+		"server_tls_secret_name":  cty.StringVal("grm-tls"),
+		"concurrent_syncs":        cty.NumberIntVal(10),
+		"log_level":               cty.StringVal("debug"),
+		"log_format":              cty.StringVal("text"),
+		"default_seccomp_profile": cty.True,
+	})
+}
+
+func TestRenderGolden(t *testing.T) {
+	tests := []struct {
+		golden string
+		config cty.Value
+	}{
+		{"default", config(nil)},
+		{"customised", customised()},
+		{"no-webhooks", config(map[string]cty.Value{"admission_webhooks": cty.False})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			out, err := Render(render.Input{Name: "grm", Config: tt.config})
+			require.NoError(t, err)
+			golden.Assert(t, tt.golden, out.Objects)
+		})
+	}
+}
+
+// find returns the object of a kind, converted into out.
+func find(t *testing.T, objs []render.Object, kind string, out runtime.Object) {
+	t.Helper()
+	for _, o := range objs {
+		if o.Object.GetKind() == kind {
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object.Object, out))
+			return
+		}
+	}
+	t.Fatalf("no %s rendered", kind)
+}
+
+func renderValues(t *testing.T, v Values) []render.Object {
+	t.Helper()
+	objs, err := Objects(v)
+	require.NoError(t, err)
+	return objs
+}
+
+func TestObjectsAndNamespaces(t *testing.T) {
+	objs := renderValues(t, Values{Cluster: clusterRef()})
+	var got []string
+	for _, o := range objs {
+		assert.Equal(t, "runtime", o.Cluster)
+		got = append(got, o.Object.GetKind()+"/"+o.Object.GetNamespace()+"/"+o.Object.GetName())
+	}
+	assert.Equal(t, []string{
+		"CustomResourceDefinition//managedresources.resources.gardener.cloud",
+		"ServiceAccount/garden/gardener-resource-manager",
+		"ClusterRole//gardener.cloud:system:gardener-resource-manager",
+		"ClusterRoleBinding//gardener.cloud:system:gardener-resource-manager",
+		"Role/garden/gardener-resource-manager",
+		"RoleBinding/garden/gardener-resource-manager",
+		"ConfigMap/garden/gardener-resource-manager-config",
+		"Service/garden/gardener-resource-manager",
+		"Deployment/garden/gardener-resource-manager",
+		"PodDisruptionBudget/garden/gardener-resource-manager",
+		"MutatingWebhookConfiguration//gardener-resource-manager",
+		"ValidatingWebhookConfiguration//gardener-resource-manager",
+	}, got)
+}
+
+func clusterRef() decode.Cluster { return decode.Cluster{Name: "runtime"} }
+
+func TestDeploymentFacts(t *testing.T) {
+	for _, ha := range []bool{false, true} {
+		var d appsv1.Deployment
+		find(t, renderValues(t, Values{Cluster: clusterRef(), HighAvailability: ha}), "Deployment", &d)
+		// Servers run with 2 replicas whatever the HA setting (S4:14122-14133, S4:24611-24620).
+		assert.Equal(t, int32(2), *d.Spec.Replicas)
+		// S4:26366: gardener-resource-manager runs with gardener-garden-system-critical.
+		assert.Equal(t, "gardener-garden-system-critical", d.Spec.Template.Spec.PriorityClassName)
+		assert.Equal(t, "server", d.Labels["high-availability-config.resources.gardener.cloud/type"]) // S4:24786-24790
+		for k, v := range d.Spec.Selector.MatchLabels {
+			assert.Equal(t, v, d.Spec.Template.Labels[k], "selector label %s", k)
+		}
+		assert.Equal(t, "gardener-resource-manager", d.Spec.Template.Labels["app"]) // S4:13811
+		c := d.Spec.Template.Spec.Containers[0]
+		assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/resource-manager:v1.120.0", c.Image)
+		ports := map[string]int32{}
+		for _, p := range c.Ports {
+			ports[p.Name] = p.ContainerPort
+		}
+		assert.Equal(t, map[string]int32{"server": 10250, "metrics": 8080, "health": 8081}, ports) // S4:13815
+		assert.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
+		assert.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
+		var keys []string
+		for _, tsc := range d.Spec.Template.Spec.TopologySpreadConstraints {
+			assert.Equal(t, corev1.ScheduleAnyway, tsc.WhenUnsatisfiable)
+			keys = append(keys, tsc.TopologyKey)
+		}
+		if ha {
+			assert.Equal(t, []string{"kubernetes.io/hostname", "topology.kubernetes.io/zone"}, keys)
+		} else {
+			assert.Equal(t, []string{"kubernetes.io/hostname"}, keys)
+		}
+		var secret string
+		for _, vol := range d.Spec.Template.Spec.Volumes {
+			if vol.Secret != nil {
+				secret = vol.Secret.SecretName
+			}
+		}
+		assert.Equal(t, "gardener-resource-manager-server", secret)
+	}
+}
+
+func TestConfigChecksumRollsPods(t *testing.T) {
+	checksum := func(v Values) (string, string) {
+		objs := renderValues(t, v)
+		var d appsv1.Deployment
+		var cm corev1.ConfigMap
+		find(t, objs, "Deployment", &d)
+		find(t, objs, "ConfigMap", &cm)
+		return d.Spec.Template.Annotations["checksum/config"], cm.Data["config.yaml"]
+	}
+	sum, text := checksum(Values{Cluster: clusterRef()})
+	want := sha256.Sum256([]byte(text))
+	assert.Equal(t, hex.EncodeToString(want[:]), sum)
+	again, _ := checksum(Values{Cluster: clusterRef()})
+	assert.Equal(t, sum, again, "the checksum is deterministic")
+	debug, _ := checksum(Values{Cluster: clusterRef(), LogLevel: "debug"})
+	assert.NotEqual(t, sum, debug, "a configuration change rolls the pods")
+}
+
+func TestComponentConfiguration(t *testing.T) {
+	var cm corev1.ConfigMap
+	find(t, renderValues(t, Values{Cluster: clusterRef(), Namespace: "gardens"}), "ConfigMap", &cm)
+	var cfg map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &cfg))
+	u := &unstructured.Unstructured{Object: cfg}
+	assert.Equal(t, "resourcemanager.config.gardener.cloud/v1alpha1", u.GetAPIVersion())
+	assert.Equal(t, "ResourceManagerConfiguration", u.GetKind())
+	field := func(path ...string) any {
+		v, found, err := unstructured.NestedFieldNoCopy(cfg, path...)
+		require.NoError(t, err)
+		require.True(t, found, "%v", path)
+		return v
+	}
+	// S4:12958-12961: runtime ManagedResources have .spec.class=seed.
+	assert.Equal(t, "seed", field("controllers", "resourceClass"))
+	assert.Equal(t, "gardens", field("leaderElection", "resourceNamespace"))
+	assert.EqualValues(t, 10250, field("server", "webhooks", "port"))
+	assert.Equal(t, "/etc/gardener-resource-manager-tls", field("server", "webhooks", "tls", "serverCertDir"))
+	assert.Equal(t, true, field("controllers", "networkPolicy", "enabled"))                      // S4:25955
+	assert.Equal(t, "gardener", field("controllers", "managedResources", "managedByLabelValue")) // S4:13491
+	assert.EqualValues(t, 43200, field("webhooks", "projectedTokenMount", "expirationSeconds"))  // S4:14230
+	assert.Equal(t, false, field("webhooks", "seccompProfile", "enabled"))
+	_, found, _ := unstructured.NestedFieldNoCopy(cfg, "sourceClientConnection", "namespaces")
+	assert.False(t, found, "the runtime GRM watches all namespaces (S4:13399)")
+}
+
+func TestServiceAndPDB(t *testing.T) {
+	objs := renderValues(t, Values{Cluster: clusterRef()})
+	var svc corev1.Service
+	find(t, objs, "Service", &svc)
+	assert.Equal(t, map[string]string{"app": "gardener-resource-manager"}, svc.Spec.Selector)
+	// S4:13812-13816: port "server" 443 to target port 10250.
+	assert.Equal(t, "server", svc.Spec.Ports[0].Name)
+	assert.Equal(t, int32(443), svc.Spec.Ports[0].Port)
+	assert.Equal(t, int32(10250), svc.Spec.Ports[0].TargetPort.IntVal)
+	assert.Equal(t, int32(8080), svc.Spec.Ports[1].Port)
+	var pdb policyv1.PodDisruptionBudget
+	find(t, objs, "PodDisruptionBudget", &pdb)
+	// S4:24778-24784
+	assert.Equal(t, int32(1), pdb.Spec.MaxUnavailable.IntVal)
+	assert.Equal(t, policyv1.AlwaysAllow, *pdb.Spec.UnhealthyPodEvictionPolicy)
+}
+
+func TestWebhooks(t *testing.T) {
+	objs := renderValues(t, Values{Cluster: clusterRef(), CABundle: testPEM})
+	var m admissionregistrationv1.MutatingWebhookConfiguration
+	var val admissionregistrationv1.ValidatingWebhookConfiguration
+	find(t, objs, "MutatingWebhookConfiguration", &m)
+	find(t, objs, "ValidatingWebhookConfiguration", &val)
+	names := map[string]admissionregistrationv1.WebhookClientConfig{}
+	for _, h := range m.Webhooks {
+		names[h.Name] = h.ClientConfig
+	}
+	for _, h := range val.Webhooks {
+		names[h.Name] = h.ClientConfig
+	}
+	for _, n := range []string{HighAvailabilityConfigWebhook, ProjectedTokenMountWebhook, PodTopologySpreadWebhook, EndpointSliceHintsWebhook,
+		CRDDeletionProtectionWebhook, CRDeletionProtectionWebhook, "validation.extensions.workers.resources.gardener.cloud", "validation.extensions.etcds.resources.gardener.cloud"} {
+		require.Contains(t, names, n)
+		cc := names[n]
+		assert.Equal(t, "gardener-resource-manager", cc.Service.Name)
+		assert.Equal(t, "garden", cc.Service.Namespace)
+		assert.Equal(t, []byte(testPEM), cc.CABundle)
+	}
+	assert.NotContains(t, names, SeccompProfileWebhook, "seccomp defaulting is opt-in (S4:22249-22253)")
+	// S4:14118: only namespaces labelled consider=true.
+	assert.Equal(t, "true", m.Webhooks[0].NamespaceSelector.MatchLabels["high-availability-config.resources.gardener.cloud/consider"])
+	// S4:14314: only CRDs labelled deletion-protected.
+	assert.Equal(t, "true", val.Webhooks[0].ObjectSelector.MatchLabels["gardener.cloud/deletion-protected"])
+
+	objs = renderValues(t, Values{Cluster: clusterRef(), DefaultSeccompProfile: true})
+	find(t, objs, "MutatingWebhookConfiguration", &m)
+	var seccomp bool
+	for _, h := range m.Webhooks {
+		seccomp = seccomp || h.Name == SeccompProfileWebhook
+		assert.Nil(t, h.ClientConfig.CABundle, "no caBundle without Values.CABundle")
+	}
+	assert.True(t, seccomp)
+}
+
+func TestCABundleMarkers(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{testPEM, base64.StdEncoding.EncodeToString([]byte(testPEM))},
+		{render.GeneratedRef("garden", "ca", "ca.crt", false), render.GeneratedRef("garden", "ca", "ca.crt", true)},
+		{render.GeneratedRef("garden", "ca", "ca.crt", true), render.GeneratedRef("garden", "ca", "ca.crt", true)},
+		{render.UnknownString, render.UnknownString},
+	}
+	for _, tt := range tests {
+		objs := renderValues(t, Values{Cluster: clusterRef(), CABundle: tt.in})
+		for _, o := range objs {
+			if o.Object.GetKind() != "MutatingWebhookConfiguration" && o.Object.GetKind() != "ValidatingWebhookConfiguration" {
+				continue
+			}
+			hooks, _, _ := unstructured.NestedSlice(o.Object.Object, "webhooks")
+			for _, h := range hooks {
+				got, _, _ := unstructured.NestedString(h.(map[string]any), "clientConfig", "caBundle")
+				assert.Equal(t, tt.want, got)
+			}
+		}
+	}
+}
+
+func TestNoWebhooks(t *testing.T) {
+	off := false
+	for _, o := range renderValues(t, Values{Cluster: clusterRef(), AdmissionWebhooks: &off}) {
+		assert.NotContains(t, o.Object.GetKind(), "WebhookConfiguration")
+	}
+}
+
+func TestOutputs(t *testing.T) {
+	out, err := Render(render.Input{Config: customised()})
+	require.NoError(t, err)
+	assert.Equal(t, cty.StringVal("gardener-resource-manager"), out.Outputs["service_name"])
+	assert.Equal(t, cty.StringVal("garden-runtime"), out.Outputs["namespace"])
+}
+
+func TestServiceDNSNames(t *testing.T) {
+	assert.Equal(t, []string{"gardener-resource-manager", "gardener-resource-manager.garden", "gardener-resource-manager.garden.svc",
+		"gardener-resource-manager.garden.svc.cluster.local"}, ServiceDNSNames(""))
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		values Values
+		err    string
+	}{
+		{"log level", Values{LogLevel: "warn"}, `log level "warn" is not one of info, debug, error`},
+		{"log format", Values{LogFormat: "xml"}, `log format "xml" is not one of json, text`},
+		{"concurrent syncs", Values{ConcurrentSyncs: -1}, "concurrent syncs -1 is negative"},
+		{"namespace", Values{Namespace: "Garden"}, `namespace "Garden" is invalid`},
+		{"secret name", Values{ServerTLSSecretName: "a_b"}, `server TLS secret name "a_b" is invalid`},
+		{"unknown image", Values{Images: map[string]string{"grm": "x:1"}}, `image "grm" is not in the image vector`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Objects(tt.values)
+			assert.ErrorContains(t, err, tt.err)
+		})
+	}
+	_, err := Render(render.Input{Config: config(map[string]cty.Value{"unknown": cty.True})})
+	assert.ErrorContains(t, err, "unknown field")
+}

@@ -1,0 +1,185 @@
+package resourcemanager
+
+import (
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+)
+
+// Replicas of the Deployment. The GRM serves webhooks, and (webhook) servers run with 2 replicas
+// whatever the failure tolerance (S4:14122-14133) and the number of zones (S4:24611-24620), so
+// high_availability changes only how the replicas spread.
+const Replicas = 2
+
+// Labels that tell Gardener's high-availability-config webhook what the workload is
+// (S4:24786-24790: a component that is a controller and a webhook server is a server), and that
+// the webhook must leave it alone: the GRM serves that webhook itself, so routing its own
+// Deployment through it would block every update of the Deployment while no pod runs. The replica
+// count and spread are set here instead.
+const (
+	labelHAType = "high-availability-config.resources.gardener.cloud/type"
+	labelHASkip = "high-availability-config.resources.gardener.cloud/skip"
+)
+
+// Pod labels that let the pods through the deny-all policies gardener-operator deploys into the
+// garden namespace: to DNS and to the runtime cluster's API server (S4:25946-25948).
+var networkLabels = map[string]string{
+	"networking.gardener.cloud/to-dns":               "allowed",
+	"networking.gardener.cloud/to-runtime-apiserver": "allowed",
+}
+
+// deployment is the GRM workload: gardener-garden-system-critical priority (S4:26366), the
+// configuration and the serving certificate mounted, a config checksum on the template.
+func deployment(v Values, image, configSum string) *appsv1.Deployment {
+	podLabels := labels()
+	for k, val := range networkLabels {
+		podLabels[k] = val
+	}
+	depLabels := labels()
+	depLabels[labelHAType] = "server"
+	depLabels[labelHASkip] = "true"
+	nonRoot := int64(65532) // the distroless nonroot user Gardener's images run as
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: depLabels},
+		Spec: appsv1.DeploymentSpec{
+			Replicas:             ptr.To[int32](Replicas),
+			RevisionHistoryLimit: ptr.To[int32](2),
+			Selector:             &metav1.LabelSelector{MatchLabels: labels()},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{
+					Labels:      podLabels,
+					Annotations: map[string]string{checksumConfig: configSum},
+				},
+				Spec: corev1.PodSpec{
+					PriorityClassName:         priorityclasses.GardenSystemCritical,
+					ServiceAccountName:        Name,
+					TopologySpreadConstraints: spread(v.HighAvailability),
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						RunAsUser:      &nonRoot,
+						RunAsGroup:     &nonRoot,
+						FSGroup:        &nonRoot,
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{container(image)},
+					Volumes: []corev1.Volume{
+						{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+							LocalObjectReference: corev1.LocalObjectReference{Name: configMapName},
+						}}},
+						{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+							SecretName:  v.ServerTLSSecretName,
+							DefaultMode: ptr.To[int32](0o640),
+						}}},
+					},
+				},
+			},
+		},
+	}
+}
+
+// container runs the GRM with its configuration file; the probes are controller-runtime's
+// /healthz and /readyz on the health port.
+func container(image string) corev1.Container {
+	probe := func(path string, initialDelay int32) *corev1.Probe {
+		return &corev1.Probe{
+			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+				Path: path, Port: intstr.FromInt32(HealthPort), Scheme: corev1.URISchemeHTTP,
+			}},
+			InitialDelaySeconds: initialDelay,
+			PeriodSeconds:       10,
+			TimeoutSeconds:      5,
+			FailureThreshold:    3,
+			SuccessThreshold:    1,
+		}
+	}
+	return corev1.Container{
+		Name:            Name,
+		Image:           image,
+		ImagePullPolicy: corev1.PullIfNotPresent,
+		Args:            []string{"--config=" + configDir + "/" + configKey},
+		Ports: []corev1.ContainerPort{
+			{Name: "server", ContainerPort: ServerPort, Protocol: corev1.ProtocolTCP},
+			{Name: "metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP},
+			{Name: "health", ContainerPort: HealthPort, Protocol: corev1.ProtocolTCP},
+		},
+		LivenessProbe:  probe("/healthz", 15),
+		ReadinessProbe: probe("/readyz", 5),
+		// Not in the documents: modest requests for a handful of garden ManagedResources.
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse("50m"),
+			corev1.ResourceMemory: resource.MustParse("128Mi"),
+		}},
+		SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: "config", MountPath: configDir, ReadOnly: true},
+			{Name: "tls", MountPath: serverCertDir, ReadOnly: true},
+		},
+	}
+}
+
+// spread keeps the replicas on different nodes (S4:24622-24630) and, with high availability, in
+// different zones (S4:24632-24642). Both constraints only prefer (ScheduleAnyway), so that a
+// single-node or single-zone cluster still runs both replicas. matchLabelKeys restricts the
+// spread to one ReplicaSet, the imbalance after rollouts that S4:14242-14259 describes.
+func spread(highAvailability bool) []corev1.TopologySpreadConstraint {
+	keys := []string{corev1.LabelHostname}
+	if highAvailability {
+		keys = append(keys, corev1.LabelTopologyZone)
+	}
+	out := make([]corev1.TopologySpreadConstraint, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, corev1.TopologySpreadConstraint{
+			MaxSkew:           1,
+			TopologyKey:       k,
+			WhenUnsatisfiable: corev1.ScheduleAnyway,
+			LabelSelector:     &metav1.LabelSelector{MatchLabels: labels()},
+			MatchLabelKeys:    []string{appsv1.DefaultDeploymentUniqueLabelKey},
+		})
+	}
+	return out
+}
+
+// service exposes the webhook server on 443 (S4:13806-13816) and the metrics port. The annotation
+// lets the garden Prometheus scrape the metrics through the NetworkPolicy controller
+// (S4:25958-25963).
+func service(v Values) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      Name,
+			Namespace: v.Namespace,
+			Labels:    labels(),
+			Annotations: map[string]string{
+				"networking.resources.gardener.cloud/from-all-garden-scrape-targets-allowed-ports": `[{"port":` + strconv.Itoa(MetricsPort) + `,"protocol":"TCP"}]`,
+			},
+		},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: labels(),
+			Ports: []corev1.ServicePort{
+				{Name: "server", Port: 443, TargetPort: intstr.FromInt32(ServerPort), Protocol: corev1.ProtocolTCP},
+				{Name: "metrics", Port: MetricsPort, TargetPort: intstr.FromInt32(MetricsPort), Protocol: corev1.ProtocolTCP},
+			},
+		},
+	}
+}
+
+// podDisruptionBudget follows the convention for all components: maxUnavailable 1 and
+// AlwaysAllow for unhealthy pods (S4:24778-24784).
+func podDisruptionBudget(v Values) *policyv1.PodDisruptionBudget {
+	return &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: labels()},
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			MaxUnavailable:             ptr.To(intstr.FromInt32(1)),
+			Selector:                   &metav1.LabelSelector{MatchLabels: labels()},
+			UnhealthyPodEvictionPolicy: ptr.To(policyv1.AlwaysAllow),
+		},
+	}
+}

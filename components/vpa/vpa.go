@@ -1,0 +1,149 @@
+// Package vpa renders the vpa component: the Vertical Pod Autoscaler (vpa-admission-controller,
+// vpa-recommender, vpa-updater) that gardener-operator deploys into the garden namespace of the
+// runtime cluster unless the Garden disables it; Gardener relies on a VPA being there either way
+// (S4:12559, S4:12579-12581, S4:12701, S4:9651). The garden composite omits the component where
+// the landscape brings its own VPA.
+package vpa
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/declarative-gardener/gardener/components/crds"
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Names of the three VPA components: Deployments, ServiceAccounts and app labels (S4:12579-12581).
+const (
+	AdmissionController = "vpa-admission-controller"
+	Recommender         = "vpa-recommender"
+	Updater             = "vpa-updater"
+)
+
+// Names of the admission controller's webhook objects. The Service name is the one Gardener
+// lists among the topology-aware Services (S4:4797); the configuration name is upstream VPA's.
+const (
+	WebhookServiceName       = "vpa-webhook"
+	WebhookConfigurationName = "vpa-webhook-config"
+)
+
+// Defaults applied to zero values.
+const (
+	DefaultNamespace     = "garden"
+	DefaultTLSSecretName = "vpa-admission-controller-server"
+)
+
+// CRDs are the custom resources the VPA components serve, embedded in components/crds.
+var CRDs = []string{
+	"verticalpodautoscalers.autoscaling.k8s.io",
+	"verticalpodautoscalercheckpoints.autoscaling.k8s.io",
+}
+
+// Values are the component's typed inputs; the zero value of every optional field is its default.
+type Values struct {
+	// Cluster is the runtime cluster the VPA runs in and acts on.
+	Cluster decode.Cluster `json:"cluster"`
+	// Namespace of the components; "" means "garden" (S4:12579).
+	Namespace string `json:"namespace"`
+	// Images overrides entries of the image vector by image name.
+	Images map[string]string `json:"images"`
+	// HighAvailability runs every component with 2 replicas instead of 1, spread over nodes and
+	// zones; all three are controllers or (webhook) servers (S4:24611-24614).
+	HighAvailability bool `json:"high_availability"`
+	// AdmissionWebhooks registers the MutatingWebhookConfiguration; nil means true. Turn it off
+	// only where nothing can serve the webhook, such as the local control plane.
+	AdmissionWebhooks *bool `json:"admission_webhooks"`
+	// CABundle is the CA that signed the admission controller's serving certificate, for the
+	// webhook's caBundle: PEM (it is base64-encoded here), or text already fit for caBundle
+	// (base64, a render.GeneratedRef marker with base64 set, render.UnknownString), which is
+	// used as it is. Empty leaves caBundle unset.
+	CABundle string `json:"ca_bundle"`
+	// TLSSecretName names the Secret with the admission controller's serving certificate
+	// (tls.crt, tls.key and the CA's ca.crt, as the engine's server-cert class writes it);
+	// "" means "vpa-admission-controller-server".
+	TLSSecretName string `json:"tls_secret_name"`
+}
+
+// Render renders one vpa instance.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs}, nil
+}
+
+// Objects renders the CRDs, RBAC, Deployments and webhook objects of the VPA.
+func Objects(v Values) ([]render.Object, error) {
+	v = withDefaults(v)
+	if v.Cluster.Name == "" {
+		return nil, fmt.Errorf("cluster is not set")
+	}
+	vector, err := images.Default().Override(v.Images)
+	if err != nil {
+		return nil, fmt.Errorf("images: %w", err)
+	}
+	var typed []runtime.Object
+	for _, name := range CRDs {
+		crd, err := crds.Get(name)
+		if err != nil {
+			return nil, err
+		}
+		typed = append(typed, crd)
+	}
+	typed = append(typed, rbac(v.Namespace)...)
+	deployments, err := deployments(v, vector)
+	if err != nil {
+		return nil, err
+	}
+	typed = append(typed, webhookService(v.Namespace))
+	typed = append(typed, deployments...)
+	typed = append(typed, disruptionBudgets(v)...)
+	objs, err := kube.Typed(v.Cluster.Name, typed...)
+	if err != nil {
+		return nil, err
+	}
+	if *v.AdmissionWebhooks {
+		wh, err := webhookConfiguration(v)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, kube.On(v.Cluster.Name, "", wh)...)
+	}
+	return objs, nil
+}
+
+// withDefaults fills the zero values of optional fields.
+func withDefaults(v Values) Values {
+	if v.Namespace == "" {
+		v.Namespace = DefaultNamespace
+	}
+	if v.TLSSecretName == "" {
+		v.TLSSecretName = DefaultTLSSecretName
+	}
+	if v.AdmissionWebhooks == nil {
+		on := true
+		v.AdmissionWebhooks = &on
+	}
+	return v
+}
+
+// replicas follows Gardener's rule for seed system components: controllers and (webhook)
+// servers run with 2 replicas (S4:24611-24614). Without high availability one replica is
+// enough, as for a non-HA control plane's controllers (S4:24663-24665); servers would get 2
+// there, but the VPA webhook fails open (failurePolicy Ignore), so one admission controller is
+// an accepted risk outside HA landscapes.
+func replicas(ha bool) int32 {
+	if ha {
+		return 2
+	}
+	return 1
+}
