@@ -26,16 +26,18 @@ const PriorityClass = priorityclasses.GardenSystem300
 // checksumAnnotation carries the image vector overwrite's checksum on the pod template.
 const checksumAnnotation = "checksum/configmap-" + ImageVectorConfigMapName
 
-// args are etcd-druid's flags. Etcd specs are reconciled only when gardener.cloud/operation=
-// reconcile is set, as Gardener operates druid (--enable-etcd-spec-auto-reconcile=false is
-// the current name of --ignore-operation-annotation=false).
+// args are etcd-druid's flags. Gardener has druid reconcile an Etcd only when its flow sets
+// gardener.cloud/operation=reconcile; druid removes that annotation, so an engine applying it
+// would see drift on every plan. Here the applied spec is the trigger: druid reconciles every
+// spec change on its own (--enable-etcd-spec-auto-reconcile, the successor of
+// --ignore-operation-annotation).
 func args(v Values) []string {
 	out := []string{
 		"--enable-leader-election=true",
 		"--leader-election-id=" + LeaderElectionID,
 		fmt.Sprintf("--metrics-port=%d", MetricsPort),
 		fmt.Sprintf("--etcd-workers=%d", v.Workers),
-		"--enable-etcd-spec-auto-reconcile=false",
+		"--enable-etcd-spec-auto-reconcile=true",
 	}
 	if len(v.FeatureGates) > 0 {
 		out = append(out, "--feature-gates="+featureGates(v.FeatureGates))

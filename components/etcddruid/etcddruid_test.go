@@ -126,11 +126,11 @@ func TestArgs(t *testing.T) {
 	}{
 		{"defaults", Values{Workers: 3}, []string{
 			"--enable-leader-election=true", "--leader-election-id=druid-leader-election", "--metrics-port=8080",
-			"--etcd-workers=3", "--enable-etcd-spec-auto-reconcile=false",
+			"--etcd-workers=3", "--enable-etcd-spec-auto-reconcile=true",
 		}},
 		{"feature gates sorted", Values{Workers: 7, FeatureGates: map[string]bool{"B": false, "A": true}}, []string{
 			"--enable-leader-election=true", "--leader-election-id=druid-leader-election", "--metrics-port=8080",
-			"--etcd-workers=7", "--enable-etcd-spec-auto-reconcile=false", "--feature-gates=A=true,B=false",
+			"--etcd-workers=7", "--enable-etcd-spec-auto-reconcile=true", "--feature-gates=A=true,B=false",
 		}},
 	}
 	for _, tt := range tests {

@@ -196,4 +196,3 @@ func waitForServiceAccounts(ctx context.Context, t *testing.T, c *localcluster.C
 		require.NoError(t, err, "default ServiceAccount of %s", ns)
 	}
 }
-

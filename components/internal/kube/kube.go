@@ -57,15 +57,14 @@ func All(objs ...runtime.Object) ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// Clean removes null values from a JSON-shaped object, recursively, in place, and an empty
-// top-level status: the typed structs serialise creationTimestamp as null and status as {}, and
-// server-side apply would claim ownership of such fields. Other empty maps stay, because they
-// mean something (emptyDir: {}, a CRD's subresources.status: {}).
+// Clean removes null values from a JSON-shaped object, recursively, in place, and its status:
+// the typed structs serialise creationTimestamp as null and status as {} or zero counters, and
+// server-side apply would claim ownership of such fields, while status is the controllers'
+// business. Empty maps stay, because they mean something (emptyDir: {}, a CRD's
+// subresources.status: {}).
 func Clean(m map[string]any) map[string]any {
 	cleanNulls(m)
-	if st, ok := m["status"].(map[string]any); ok && len(st) == 0 {
-		delete(m, "status")
-	}
+	delete(m, "status")
 	return m
 }
 

@@ -24,7 +24,7 @@ func TestToUnstructured(t *testing.T) {
 	assert.Equal(t, "apps/v1", u.GetAPIVersion())
 	assert.Equal(t, "Deployment", u.GetKind())
 	_, hasStatus := u.Object["status"]
-	assert.False(t, hasStatus, "an empty status is not applied")
+	assert.False(t, hasStatus, "status is not applied")
 	_, hasTimestamp := u.Object["metadata"].(map[string]any)["creationTimestamp"]
 	assert.False(t, hasTimestamp, "null timestamps are not applied")
 	vol := u.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["volumes"].([]any)[0].(map[string]any)

@@ -1,0 +1,158 @@
+// Package cloudprofile renders the cloud_profile component: a CloudProfile
+// (core.gardener.cloud/v1beta1, cluster-scoped, S4:527-607) listing what one provider environment
+// offers shoots: Kubernetes versions, machine images, machine and volume types, regions and zones.
+// Shoots reference it, so it comes before them (digest §2.2, S4:11770-11774).
+package cloudprofile
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// The API version and kind of the CloudProfile (S4:527-545).
+const (
+	APIVersion = "core.gardener.cloud/v1beta1"
+	Kind       = "CloudProfile"
+)
+
+// Values are the component's typed inputs. Lists keep the order given; names must be unique.
+type Values struct {
+	// Cluster is the virtual garden.
+	Cluster decode.Cluster `json:"cluster"`
+	// Name is the profile's name, which shoots set as cloudProfile; Render defaults it to the
+	// instance name.
+	Name string `json:"name"`
+	// Type is the provider type, such as aws or local (S4:596).
+	Type string `json:"type"`
+	// KubernetesVersions are the Kubernetes versions shoots may use.
+	KubernetesVersions []KubernetesVersion `json:"kubernetes_version"`
+	// MachineImages are the operating system images worker pools may use.
+	MachineImages []MachineImage `json:"machine_image"`
+	// MachineTypes are the machine types worker pools may use.
+	MachineTypes []MachineType `json:"machine_type"`
+	// VolumeTypes are the volume types worker pools may use.
+	VolumeTypes []VolumeType `json:"volume_type"`
+	// Regions are the regions and zones shoots may use.
+	Regions []Region `json:"region"`
+	// ProviderConfig is the provider extension's free-form profile configuration (S4:574-578).
+	ProviderConfig map[string]any `json:"provider_config"`
+	// CABundle is installed on every machine of shoots using the profile (S4:553-557).
+	CABundle string `json:"ca_bundle"`
+}
+
+// Render renders one cloud_profile instance; its output is the profile's name.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	if v.Name == "" {
+		v.Name = in.Name
+	}
+	if strings.Contains(v.Name, render.UnknownString) {
+		return nil, fmt.Errorf("cloud profile name %w", render.ErrDeferred)
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{"name": cty.StringVal(v.Name)}}, nil
+}
+
+// Objects renders the CloudProfile.
+func Objects(v Values) ([]render.Object, error) {
+	if errs := validation.IsDNS1123Subdomain(v.Name); len(errs) > 0 {
+		return nil, fmt.Errorf("cloud profile name %q is invalid: %s", v.Name, strings.Join(errs, "; "))
+	}
+	spec, err := buildSpec(v)
+	if err != nil {
+		return nil, fmt.Errorf("cloud profile %s: %w", v.Name, err)
+	}
+	u := kube.Custom(APIVersion, Kind, "", v.Name, nil, map[string]any{"spec": spec})
+	return kube.On(v.Cluster.Name, "", u), nil
+}
+
+func buildSpec(v Values) (map[string]any, error) {
+	if v.Type == "" {
+		return nil, fmt.Errorf("type is required")
+	}
+	spec := map[string]any{"type": v.Type}
+	steps := []struct {
+		field string
+		build func() (any, error)
+	}{
+		{"kubernetes", func() (any, error) { return kubernetes(v.KubernetesVersions) }},
+		{"machineImages", func() (any, error) { return machineImages(v.MachineImages) }},
+		{"machineTypes", func() (any, error) { return machineTypes(v.MachineTypes) }},
+		{"volumeTypes", func() (any, error) {
+			if len(v.VolumeTypes) == 0 { // optional (S4:598-603); an empty list is left out
+				return nil, nil
+			}
+			return volumeTypes(v.VolumeTypes)
+		}},
+		{"regions", func() (any, error) { return regions(v.Regions) }},
+	}
+	for _, s := range steps {
+		out, err := s.build()
+		if err != nil {
+			return nil, err
+		}
+		if out != nil {
+			spec[s.field] = out
+		}
+	}
+	if len(v.ProviderConfig) > 0 {
+		pc, err := normalise(v.ProviderConfig)
+		if err != nil {
+			return nil, fmt.Errorf("provider config: %w", err)
+		}
+		spec["providerConfig"] = pc
+	}
+	if v.CABundle != "" {
+		spec["caBundle"] = v.CABundle
+	}
+	return spec, nil
+}
+
+// normalise round-trips free-form values through JSON so that whole numbers become int64, as the
+// API server returns them, and every value is a plain JSON type.
+func normalise(in map[string]any) (map[string]any, error) {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := utiljson.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// unique reports the first name that appears twice, or "".
+func unique(names []string) string {
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			return n
+		}
+		seen[n] = true
+	}
+	return ""
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

@@ -1,0 +1,129 @@
+package cloudprofile
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The update strategies of a machine image (S4:3612-3616); major is Gardener's default.
+const (
+	UpdatePatch = "patch"
+	UpdateMinor = "minor"
+	UpdateMajor = "major"
+)
+
+// UpdateStrategies lists the machine image update strategies.
+var UpdateStrategies = []string{UpdatePatch, UpdateMinor, UpdateMajor}
+
+// criContainerd is the only CRI name Gardener supports (S4:1743-1760).
+const criContainerd = "containerd"
+
+// archAMD64 is the architecture of images and machine types that name none. The documents do not
+// give the default; Gardener defaults both to amd64, which an operator expects, and rendering it
+// keeps plans free of server-side additions.
+const archAMD64 = "amd64"
+
+// MachineImage is an operating system image with its versions (S4:3595-3617).
+type MachineImage struct {
+	Name string `json:"name"`
+	// UpdateStrategy is how far automatic updates go: patch, minor or major; "" means major.
+	UpdateStrategy string `json:"update_strategy"`
+	// Versions are the image's versions.
+	Versions []ImageVersion `json:"version"`
+}
+
+// ImageVersion is one version of a machine image (MachineImageVersion, S4:3624-3653).
+type ImageVersion struct {
+	Version string `json:"version"`
+	// Classification is preview, supported or deprecated; "" leaves it to Gardener.
+	Classification string `json:"classification"`
+	// ExpirationDate is an RFC 3339 time after which the version may no longer be used.
+	ExpirationDate string `json:"expiration_date"`
+	// CRI names the container runtimes the version supports; nil means containerd.
+	CRI []string `json:"cri"`
+	// Architectures are the CPU architectures the version exists for; nil means amd64.
+	Architectures []string `json:"architectures"`
+	// KubeletVersionConstraint limits the kubelet versions, such as ">= 1.26" (S4:3648-3652).
+	KubeletVersionConstraint string `json:"kubelet_version_constraint"`
+}
+
+// machineImages renders spec.machineImages; a profile offers at least one image with a version.
+func machineImages(images []MachineImage) ([]any, error) {
+	if len(images) == 0 {
+		return nil, fmt.Errorf("at least one machine image is required")
+	}
+	names := make([]string, len(images))
+	out := make([]any, 0, len(images))
+	for i, img := range images {
+		names[i] = img.Name
+		if img.Name == "" {
+			return nil, fmt.Errorf("a machine image needs a name")
+		}
+		strategy := img.UpdateStrategy
+		if strategy == "" {
+			strategy = UpdateMajor
+		}
+		if !slices.Contains(UpdateStrategies, strategy) {
+			return nil, fmt.Errorf("machine image %s: update strategy %q is not one of %s", img.Name, strategy, strings.Join(UpdateStrategies, ", "))
+		}
+		versions, err := imageVersions(img.Versions)
+		if err != nil {
+			return nil, fmt.Errorf("machine image %s: %w", img.Name, err)
+		}
+		out = append(out, map[string]any{"name": img.Name, "updateStrategy": strategy, "versions": versions})
+	}
+	if d := unique(names); d != "" {
+		return nil, fmt.Errorf("machine image %s is given twice", d)
+	}
+	return out, nil
+}
+
+func imageVersions(vs []ImageVersion) ([]any, error) {
+	if len(vs) == 0 {
+		return nil, fmt.Errorf("at least one version is required")
+	}
+	names := make([]string, len(vs))
+	out := make([]any, 0, len(vs))
+	for i, v := range vs {
+		names[i] = v.Version
+		if v.Version == "" {
+			return nil, fmt.Errorf("a version needs a version string")
+		}
+		m, err := expirable(v.Version, v.Classification, v.ExpirationDate)
+		if err != nil {
+			return nil, fmt.Errorf("version %s: %w", v.Version, err)
+		}
+		cri := v.CRI
+		if len(cri) == 0 {
+			cri = []string{criContainerd}
+		}
+		list := make([]any, len(cri))
+		for j, c := range cri {
+			if c != criContainerd {
+				return nil, fmt.Errorf("version %s: CRI %q is not supported; only containerd is", v.Version, c)
+			}
+			list[j] = map[string]any{"name": c}
+		}
+		if d := unique(cri); d != "" {
+			return nil, fmt.Errorf("version %s: CRI %s is given twice", v.Version, d)
+		}
+		m["cri"] = list
+		archs := v.Architectures
+		if len(archs) == 0 {
+			archs = []string{archAMD64}
+		}
+		if d := unique(archs); d != "" {
+			return nil, fmt.Errorf("version %s: architecture %s is given twice", v.Version, d)
+		}
+		m["architectures"] = toAny(archs)
+		if v.KubeletVersionConstraint != "" {
+			m["kubeletVersionConstraint"] = v.KubeletVersionConstraint
+		}
+		out = append(out, m)
+	}
+	if d := unique(names); d != "" {
+		return nil, fmt.Errorf("version %s is given twice", d)
+	}
+	return out, nil
+}

@@ -1,0 +1,53 @@
+package cloudprofile
+
+import "fmt"
+
+// Region is a region shoots may use, with its availability zones (S4:4375-4404).
+type Region struct {
+	Name string `json:"name"`
+	// Zones are the region's availability zones.
+	Zones []string `json:"zones"`
+	// Labels are operator-defined labels of the region, such as its quality.
+	Labels map[string]string `json:"labels"`
+}
+
+// regions renders spec.regions; a profile offers at least one.
+func regions(rs []Region) ([]any, error) {
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("at least one region is required")
+	}
+	names := make([]string, len(rs))
+	out := make([]any, 0, len(rs))
+	for i, r := range rs {
+		names[i] = r.Name
+		if r.Name == "" {
+			return nil, fmt.Errorf("a region needs a name")
+		}
+		m := map[string]any{"name": r.Name}
+		if len(r.Zones) > 0 {
+			if d := unique(r.Zones); d != "" {
+				return nil, fmt.Errorf("region %s: zone %s is given twice", r.Name, d)
+			}
+			zones := make([]any, len(r.Zones))
+			for j, z := range r.Zones {
+				if z == "" {
+					return nil, fmt.Errorf("region %s: a zone needs a name", r.Name)
+				}
+				zones[j] = map[string]any{"name": z}
+			}
+			m["zones"] = zones
+		}
+		if len(r.Labels) > 0 {
+			labels := make(map[string]any, len(r.Labels))
+			for k, v := range r.Labels {
+				labels[k] = v
+			}
+			m["labels"] = labels
+		}
+		out = append(out, m)
+	}
+	if d := unique(names); d != "" {
+		return nil, fmt.Errorf("region %s is given twice", d)
+	}
+	return out, nil
+}

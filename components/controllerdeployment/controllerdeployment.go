@@ -1,0 +1,192 @@
+// Package controllerdeployment renders the controller_deployment component: a
+// ControllerDeployment (core.gardener.cloud/v1, cluster-scoped, S4:6198-6289) with the Helm chart
+// and values that deploy an extension controller to seeds. ControllerRegistrations refer to it by
+// name, so it comes before them (digest §2.2, S4:12216-12265).
+package controllerdeployment
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// The API version and kind of the ControllerDeployment. The v1 API has the helm field
+// (S4:6208-6240); the local stand-in serves v1 and v1beta1 and stores both.
+const (
+	APIVersion = "core.gardener.cloud/v1"
+	Kind       = "ControllerDeployment"
+)
+
+// gzipMagic starts every gzip stream; a chart archive is a gzipped tar (S4:6242).
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// Values are the component's typed inputs.
+type Values struct {
+	// Cluster is the virtual garden.
+	Cluster decode.Cluster `json:"cluster"`
+	// Name is the deployment's name; Render defaults it to the instance name.
+	Name string `json:"name"`
+	// ChartArchive is the path of a chart .tgz, relative to the landscape directory. Render reads
+	// it into RawChart; Objects does no file I/O and refuses it.
+	ChartArchive string `json:"chart_archive"`
+	// RawChart is the base64-encoded, gzipped tar of the chart (S4:6238-6242).
+	RawChart string `json:"raw_chart"`
+	// OCIRepository is where to pull the chart from (S4:6260-6285).
+	OCIRepository *OCIRepository `json:"oci_repository"`
+	// HelmValues are the chart values.
+	HelmValues map[string]any `json:"values"`
+}
+
+// OCIRepository points at a chart in an OCI registry: Ref alone, or Repository with Tag or
+// Digest (S4:6263-6285).
+type OCIRepository struct {
+	// Ref is the full artifact reference, such as registry.example.com/charts/foo:1.0.0.
+	Ref        string `json:"ref"`
+	Repository string `json:"repository"`
+	Tag        string `json:"tag"`
+	// Digest, sha256:<hex>, wins over Tag.
+	Digest string `json:"digest"`
+}
+
+// Render renders one controller_deployment instance, reading chart_archive if set; its output is
+// the deployment's name.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	if v.Name == "" {
+		v.Name = in.Name
+	}
+	if strings.Contains(v.Name, render.UnknownString) {
+		return nil, fmt.Errorf("controller deployment name %w", render.ErrDeferred)
+	}
+	if v.ChartArchive != "" {
+		if v.RawChart != "" {
+			return nil, fmt.Errorf("controller deployment %s: set chart_archive or raw_chart, not both", v.Name)
+		}
+		if strings.Contains(v.ChartArchive, render.UnknownString) {
+			return nil, fmt.Errorf("controller deployment %s: the path of chart_archive %w", v.Name, render.ErrDeferred)
+		}
+		raw, err := ReadChart(in.Dir, v.ChartArchive)
+		if err != nil {
+			return nil, fmt.Errorf("controller deployment %s: %w", v.Name, err)
+		}
+		v.RawChart, v.ChartArchive = raw, ""
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{"name": cty.StringVal(v.Name)}}, nil
+}
+
+// ReadChart reads a chart archive (a path relative to dir unless absolute) and returns it base64
+// encoded, as rawChart carries it.
+func ReadChart(dir, path string) (string, error) {
+	full := path
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(dir, path)
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return "", fmt.Errorf("chart archive %s: %w", path, err)
+	}
+	if !bytes.HasPrefix(data, gzipMagic) {
+		return "", fmt.Errorf("chart archive %s is not gzip-compressed; expected a .tgz such as helm package writes", path)
+	}
+	return base64.StdEncoding.EncodeToString(data), nil
+}
+
+// Objects renders the ControllerDeployment with exactly one chart source: RawChart or
+// OCIRepository.
+func Objects(v Values) ([]render.Object, error) {
+	if errs := validation.IsDNS1123Subdomain(v.Name); len(errs) > 0 {
+		return nil, fmt.Errorf("controller deployment name %q is invalid: %s", v.Name, strings.Join(errs, "; "))
+	}
+	if v.ChartArchive != "" {
+		return nil, fmt.Errorf("controller deployment %s: chart_archive is read by Render; pass the chart as RawChart", v.Name)
+	}
+	helm := map[string]any{}
+	switch {
+	case v.RawChart != "" && v.OCIRepository != nil:
+		return nil, fmt.Errorf("controller deployment %s: set exactly one of a raw chart and an OCI repository, not both", v.Name)
+	case v.RawChart != "":
+		if _, err := base64.StdEncoding.DecodeString(v.RawChart); err != nil {
+			return nil, fmt.Errorf("controller deployment %s: raw chart is not base64: %w", v.Name, err)
+		}
+		helm["rawChart"] = v.RawChart
+	case v.OCIRepository != nil:
+		oci, err := ociRepository(*v.OCIRepository)
+		if err != nil {
+			return nil, fmt.Errorf("controller deployment %s: %w", v.Name, err)
+		}
+		helm["ociRepository"] = oci
+	default:
+		return nil, fmt.Errorf("controller deployment %s: set exactly one of a raw chart and an OCI repository; none is set", v.Name)
+	}
+	if len(v.HelmValues) > 0 {
+		values, err := normalise(v.HelmValues)
+		if err != nil {
+			return nil, fmt.Errorf("controller deployment %s: values: %w", v.Name, err)
+		}
+		helm["values"] = values
+	}
+	u := kube.Custom(APIVersion, Kind, "", v.Name, nil, map[string]any{"helm": helm})
+	return kube.On(v.Cluster.Name, "", u), nil
+}
+
+// ociRepository renders helm.ociRepository: ref alone, or repository with a tag, a digest or both
+// (the digest wins, S4:6285).
+func ociRepository(o OCIRepository) (map[string]any, error) {
+	if o.Ref != "" {
+		if o.Repository != "" || o.Tag != "" || o.Digest != "" {
+			return nil, errors.New("an OCI repository has either ref or repository with tag or digest, not both")
+		}
+		return map[string]any{"ref": o.Ref}, nil
+	}
+	if o.Repository == "" {
+		return nil, errors.New("an OCI repository needs ref, or repository with tag or digest")
+	}
+	if o.Tag == "" && o.Digest == "" {
+		return nil, fmt.Errorf("OCI repository %s needs a tag or a digest", o.Repository)
+	}
+	out := map[string]any{"repository": o.Repository}
+	if o.Tag != "" {
+		out["tag"] = o.Tag
+	}
+	if o.Digest != "" {
+		if !strings.HasPrefix(o.Digest, "sha256:") { // S4:6285
+			return nil, fmt.Errorf("OCI digest %q does not start with sha256:", o.Digest)
+		}
+		out["digest"] = o.Digest
+	}
+	return out, nil
+}
+
+// normalise round-trips free-form values through JSON so that whole numbers become int64, as the
+// API server returns them, and every value is a plain JSON type.
+func normalise(in map[string]any) (map[string]any, error) {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := utiljson.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,257 @@
+// Package controllerregistration renders the controller_registration component: a
+// ControllerRegistration (core.gardener.cloud/v1beta1, cluster-scoped, S4:680-715) announcing an
+// extension controller and the extension kinds and types it serves. Its ControllerDeployment is
+// the separate controller_deployment component; Gardener turns both into ControllerInstallations
+// per seed (S4:15300-15360). Shoots and seeds using an extension type need its primary
+// registration first (digest §2.2, S4:11742).
+package controllerregistration
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// The API version and kind of the ControllerRegistration (S4:680-695).
+const (
+	APIVersion = "core.gardener.cloud/v1beta1"
+	Kind       = "ControllerRegistration"
+)
+
+// The deployment policies (S4:15466-15470); OnDemand is the default.
+const (
+	PolicyOnDemand             = "OnDemand"
+	PolicyAlways               = "Always"
+	PolicyAlwaysExceptNoShoots = "AlwaysExceptNoShoots"
+)
+
+// Policies lists the deployment policies.
+var Policies = []string{PolicyOnDemand, PolicyAlways, PolicyAlwaysExceptNoShoots}
+
+// The lifecycle strategies of an Extension resource (S4:2185-2223); the CRD stand-in and Gardener
+// know these three.
+const (
+	BeforeKubeAPIServer = "BeforeKubeAPIServer"
+	AfterKubeAPIServer  = "AfterKubeAPIServer"
+	AfterWorker         = "AfterWorker"
+)
+
+// Strategies lists the lifecycle strategies.
+var Strategies = []string{BeforeKubeAPIServer, AfterKubeAPIServer, AfterWorker}
+
+// KindExtension is the one kind whose resources may be globally enabled and have a reconcile
+// timeout and lifecycle (S4:2159-2191).
+const KindExtension = "Extension"
+
+// AnnotationPodSecurityEnforce sets the pod-security.kubernetes.io/enforce level of the extension's
+// namespace in seeds (S4:15780).
+const AnnotationPodSecurityEnforce = "security.gardener.cloud/pod-security-enforce"
+
+// Values are the component's typed inputs.
+type Values struct {
+	// Cluster is the virtual garden.
+	Cluster decode.Cluster `json:"cluster"`
+	// Name is the registration's name; Render defaults it to the instance name.
+	Name string `json:"name"`
+	// Resources are the extension kinds and types the controller serves.
+	Resources []Resource `json:"resource"`
+	// Policy says when the controller is deployed to seeds; "" means OnDemand (S4:15468).
+	Policy string `json:"policy"`
+	// ControllerDeployment names the ControllerDeployment that deploys the controller; only one
+	// is supported (S4:2131).
+	ControllerDeployment string `json:"controller_deployment"`
+	// SeedSelector are labels a seed must carry to get the controller; only secondary controllers
+	// may have one (S4:15472).
+	SeedSelector map[string]string `json:"seed_selector"`
+	// PodSecurityEnforce is the Pod Security Standard enforced in the extension's namespace.
+	PodSecurityEnforce string `json:"pod_security_enforce"`
+}
+
+// Resource is one extension kind and type the controller serves (ControllerResource,
+// S4:2141-2197).
+type Resource struct {
+	// Kind is the extension kind, such as Infrastructure, OperatingSystemConfig or Extension.
+	Kind string `json:"kind"`
+	// Type is the extension type, such as aws or shoot-dns-service.
+	Type string `json:"type"`
+	// Primary marks the controller that owns the kind/type's lifecycle; nil means true
+	// (S4:2185).
+	Primary *bool `json:"primary"`
+	// GloballyEnabled enables an Extension for all shoots; only for kind Extension.
+	GloballyEnabled *bool `json:"globally_enabled"`
+	// ReconcileTimeout is how long Gardener waits for an Extension, such as 3m; only for kind
+	// Extension.
+	ReconcileTimeout string `json:"reconcile_timeout"`
+	// WorkerlessSupported says whether an Extension supports shoots without workers.
+	WorkerlessSupported *bool `json:"workerless_supported"`
+	// Lifecycle orders an Extension relative to other shoot components; only for kind Extension.
+	Lifecycle *Lifecycle `json:"lifecycle"`
+}
+
+// Lifecycle is when an Extension is reconciled, deleted and migrated (S4:2199-2223).
+type Lifecycle struct {
+	Reconcile string `json:"reconcile"`
+	Delete    string `json:"delete"`
+	Migrate   string `json:"migrate"`
+}
+
+// Render renders one controller_registration instance; its output is the registration's name.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	if v.Name == "" {
+		v.Name = in.Name
+	}
+	if strings.Contains(v.Name, render.UnknownString) {
+		return nil, fmt.Errorf("controller registration name %w", render.ErrDeferred)
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{"name": cty.StringVal(v.Name)}}, nil
+}
+
+// Objects renders the ControllerRegistration.
+func Objects(v Values) ([]render.Object, error) {
+	if errs := validation.IsDNS1123Subdomain(v.Name); len(errs) > 0 {
+		return nil, fmt.Errorf("controller registration name %q is invalid: %s", v.Name, strings.Join(errs, "; "))
+	}
+	resources, allSecondary, err := resources(v.Resources)
+	if err != nil {
+		return nil, fmt.Errorf("controller registration %s: %w", v.Name, err)
+	}
+	deployment, err := deployment(v, allSecondary)
+	if err != nil {
+		return nil, fmt.Errorf("controller registration %s: %w", v.Name, err)
+	}
+	var annotations map[string]string
+	switch v.PodSecurityEnforce {
+	case "":
+	case "privileged", "baseline", "restricted":
+		annotations = map[string]string{AnnotationPodSecurityEnforce: v.PodSecurityEnforce}
+	default:
+		return nil, fmt.Errorf("controller registration %s: pod security level %q is not one of privileged, baseline, restricted", v.Name, v.PodSecurityEnforce)
+	}
+	u := kube.Custom(APIVersion, Kind, "", v.Name, nil, map[string]any{"spec": map[string]any{
+		"resources":  resources,
+		"deployment": deployment,
+	}})
+	if annotations != nil {
+		u.SetAnnotations(annotations)
+	}
+	return kube.On(v.Cluster.Name, "", u), nil
+}
+
+// deployment renders spec.deployment.
+func deployment(v Values, allSecondary bool) (map[string]any, error) {
+	policy := v.Policy
+	if policy == "" {
+		policy = PolicyOnDemand
+	}
+	if !contains(Policies, policy) {
+		return nil, fmt.Errorf("policy %q is not one of %s", policy, strings.Join(Policies, ", "))
+	}
+	out := map[string]any{"policy": policy}
+	if v.ControllerDeployment != "" {
+		out["deploymentRefs"] = []any{map[string]any{"name": v.ControllerDeployment}}
+	}
+	if len(v.SeedSelector) > 0 {
+		// S4:15472: a seed selector only for secondary controllers (primary=false everywhere).
+		if !allSecondary {
+			return nil, fmt.Errorf("a seed selector is only allowed when every resource has primary = false")
+		}
+		labels := map[string]any{}
+		for k, val := range v.SeedSelector {
+			labels[k] = val
+		}
+		out["seedSelector"] = map[string]any{"matchLabels": labels}
+	}
+	return out, nil
+}
+
+// resources renders spec.resources and reports whether every resource is secondary.
+func resources(rs []Resource) ([]any, bool, error) {
+	if len(rs) == 0 {
+		return nil, false, fmt.Errorf("at least one resource is required")
+	}
+	out := make([]any, 0, len(rs))
+	allSecondary := true
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if r.Kind == "" || r.Type == "" {
+			return nil, false, fmt.Errorf("a resource needs a kind and a type")
+		}
+		id := r.Kind + "/" + r.Type
+		if seen[id] {
+			return nil, false, fmt.Errorf("resource %s is given twice", id)
+		}
+		seen[id] = true
+		primary := r.Primary == nil || *r.Primary
+		allSecondary = allSecondary && !primary
+		m := map[string]any{"kind": r.Kind, "type": r.Type, "primary": primary}
+		if r.Kind != KindExtension && (r.GloballyEnabled != nil || r.ReconcileTimeout != "" || r.Lifecycle != nil || r.WorkerlessSupported != nil) {
+			// S4:2159-2197 describe these fields for kind Extension only; gardener-apiserver refuses
+			// them for other kinds, which an operator expects here too.
+			return nil, false, fmt.Errorf("resource %s: globally_enabled, reconcile_timeout, workerless_supported and lifecycle are only for kind Extension", id)
+		}
+		if r.GloballyEnabled != nil {
+			m["globallyEnabled"] = *r.GloballyEnabled
+		}
+		if r.WorkerlessSupported != nil {
+			m["workerlessSupported"] = *r.WorkerlessSupported
+		}
+		if r.ReconcileTimeout != "" {
+			d, err := time.ParseDuration(r.ReconcileTimeout)
+			if err != nil || d <= 0 {
+				return nil, false, fmt.Errorf("resource %s: reconcile timeout %q is not a positive duration such as 3m", id, r.ReconcileTimeout)
+			}
+			// The API server stores a metav1.Duration in Go's spelling (3m0s); render it so.
+			m["reconcileTimeout"] = d.String()
+		}
+		if r.Lifecycle != nil {
+			l, err := lifecycle(*r.Lifecycle)
+			if err != nil {
+				return nil, false, fmt.Errorf("resource %s: %w", id, err)
+			}
+			if len(l) > 0 {
+				m["lifecycle"] = l
+			}
+		}
+		out = append(out, m)
+	}
+	return out, allSecondary, nil
+}
+
+// lifecycle renders the strategies that are set.
+func lifecycle(l Lifecycle) (map[string]any, error) {
+	out := map[string]any{}
+	for _, s := range []struct{ field, value string }{{"reconcile", l.Reconcile}, {"delete", l.Delete}, {"migrate", l.Migrate}} {
+		if s.value == "" {
+			continue
+		}
+		if !contains(Strategies, s.value) {
+			return nil, fmt.Errorf("lifecycle %s %q is not one of %s", s.field, s.value, strings.Join(Strategies, ", "))
+		}
+		out[s.field] = s.value
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

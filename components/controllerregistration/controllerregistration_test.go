@@ -1,0 +1,112 @@
+package controllerregistration
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/golden"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+func config(t *testing.T, js string) cty.Value {
+	t.Helper()
+	ty, err := ctyjson.ImpliedType([]byte(js))
+	require.NoError(t, err)
+	v, err := ctyjson.Unmarshal([]byte(js), ty)
+	require.NoError(t, err)
+	return v
+}
+
+var cluster = decode.Cluster{Name: "virtual"}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestRenderGolden(t *testing.T) {
+	for name, js := range map[string]string{
+		// S4:15320-15333: the os-gardenlinux example.
+		"minimal": `{"cluster": {"name": "virtual"}, "controller_deployment": "os-gardenlinux",
+			"resource": [{"kind": "OperatingSystemConfig", "type": "gardenlinux"}]}`,
+		// S4:15514-15530: the extension-foo example, with a secondary controller's seed selector.
+		"extension": `{"cluster": {"name": "virtual"}, "name": "extension-foo", "controller_deployment": "extension-foo",
+			"policy": "AlwaysExceptNoShoots", "seed_selector": {"foo.example.com/enabled": "true"}, "pod_security_enforce": "restricted",
+			"resource": [{"kind": "Extension", "type": "foo", "primary": false, "globally_enabled": true, "reconcile_timeout": "30s",
+				"workerless_supported": true,
+				"lifecycle": {"reconcile": "AfterKubeAPIServer", "delete": "BeforeKubeAPIServer", "migrate": "BeforeKubeAPIServer"}}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := Render(render.Input{Name: "os-gardenlinux", Config: config(t, js)})
+			require.NoError(t, err)
+			golden.Assert(t, name, out.Objects)
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	objs, err := Objects(Values{Cluster: cluster, Name: "r", ControllerDeployment: "d", Resources: []Resource{{Kind: "Infrastructure", Type: "aws"}}})
+	require.NoError(t, err)
+	u := objs[0].Object
+	assert.Equal(t, "core.gardener.cloud/v1beta1", u.GetAPIVersion())
+	assert.Equal(t, "ControllerRegistration", u.GetKind())
+	assert.Empty(t, u.GetNamespace(), "ControllerRegistration is cluster-scoped")
+	spec := u.Object["spec"].(map[string]any)
+	// S4:2173: primary defaults to true; S4:15466: policy defaults to OnDemand.
+	assert.Equal(t, []any{map[string]any{"kind": "Infrastructure", "type": "aws", "primary": true}}, spec["resources"])
+	assert.Equal(t, map[string]any{"policy": "OnDemand", "deploymentRefs": []any{map[string]any{"name": "d"}}}, spec["deployment"])
+}
+
+func TestPolicies(t *testing.T) {
+	for _, p := range []string{"OnDemand", "Always", "AlwaysExceptNoShoots"} {
+		objs, err := Objects(Values{Cluster: cluster, Name: "r", Policy: p, Resources: []Resource{{Kind: "Extension", Type: "x"}}})
+		require.NoError(t, err, p)
+		assert.Equal(t, p, objs[0].Object.Object["spec"].(map[string]any)["deployment"].(map[string]any)["policy"])
+	}
+	_, err := Objects(Values{Cluster: cluster, Name: "r", Policy: "Never", Resources: []Resource{{Kind: "Extension", Type: "x"}}})
+	assert.ErrorContains(t, err, `policy "Never" is not one of OnDemand, Always, AlwaysExceptNoShoots`)
+}
+
+func TestReconcileTimeoutIsCanonical(t *testing.T) {
+	objs, err := Objects(Values{Cluster: cluster, Name: "r", Resources: []Resource{{Kind: "Extension", Type: "x", ReconcileTimeout: "180s"}}})
+	require.NoError(t, err)
+	res := objs[0].Object.Object["spec"].(map[string]any)["resources"].([]any)[0].(map[string]any)
+	assert.Equal(t, "3m0s", res["reconcileTimeout"])
+}
+
+func TestErrors(t *testing.T) {
+	ext := func(r Resource) []Resource { r.Kind, r.Type = "Extension", "x"; return []Resource{r} }
+	tests := []struct {
+		name string
+		v    Values
+		want string
+	}{
+		{"no resources", Values{}, "at least one resource is required"},
+		{"resource without type", Values{Resources: []Resource{{Kind: "Extension"}}}, "a resource needs a kind and a type"},
+		{"resource twice", Values{Resources: []Resource{{Kind: "Extension", Type: "x"}, {Kind: "Extension", Type: "x"}}}, "resource Extension/x is given twice"},
+		{"globally enabled infrastructure", Values{Resources: []Resource{{Kind: "Infrastructure", Type: "aws", GloballyEnabled: ptr(true)}}}, "only for kind Extension"},
+		{"lifecycle for a worker", Values{Resources: []Resource{{Kind: "Worker", Type: "aws", Lifecycle: &Lifecycle{Reconcile: AfterWorker}}}}, "only for kind Extension"},
+		{"bad lifecycle", Values{Resources: ext(Resource{Lifecycle: &Lifecycle{Delete: "Later"}})}, `lifecycle delete "Later" is not one of BeforeKubeAPIServer, AfterKubeAPIServer, AfterWorker`},
+		{"bad timeout", Values{Resources: ext(Resource{ReconcileTimeout: "soon"})}, `reconcile timeout "soon" is not a positive duration`},
+		{"seed selector for a primary", Values{SeedSelector: map[string]string{"a": "b"}, Resources: ext(Resource{})}, "only allowed when every resource has primary = false"},
+		{"bad pod security level", Values{PodSecurityEnforce: "strict", Resources: ext(Resource{})}, `pod security level "strict"`},
+		{"bad name", Values{Name: "R", Resources: ext(Resource{})}, `controller registration name "R" is invalid`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.v.Name == "" {
+				tt.v.Name = "r"
+			}
+			_, err := Objects(tt.v)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+func TestOutputs(t *testing.T) {
+	out, err := Render(render.Input{Name: "provider-local", Config: config(t, `{"cluster": {"name": "virtual"}, "resource": [{"kind": "Infrastructure", "type": "local"}]}`)})
+	require.NoError(t, err)
+	assert.Equal(t, "provider-local", out.Outputs["name"].AsString())
+}

@@ -1,0 +1,88 @@
+package credentialsbinding
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/golden"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+func config(t *testing.T, js string) cty.Value {
+	t.Helper()
+	ty, err := ctyjson.ImpliedType([]byte(js))
+	require.NoError(t, err)
+	v, err := ctyjson.Unmarshal([]byte(js), ty)
+	require.NoError(t, err)
+	return v
+}
+
+var cluster = decode.Cluster{Name: "virtual"}
+
+func TestRenderGolden(t *testing.T) {
+	for name, js := range map[string]string{
+		"secret": `{"cluster": {"name": "virtual"}, "provider_type": "local", "credentials_ref": {"name": "local-credentials"}}`,
+		"workload-identity": `{"cluster": {"name": "virtual"}, "name": "aws", "namespace": "garden-dev", "provider_type": "aws",
+			"credentials_ref": {"kind": "WorkloadIdentity", "name": "aws-identity", "namespace": "garden-shared"},
+			"quota": [{"name": "trial"}, {"name": "global", "namespace": "garden"}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := Render(render.Input{Name: "local", Config: config(t, js)})
+			require.NoError(t, err)
+			golden.Assert(t, name, out.Objects)
+		})
+	}
+}
+
+func TestFacts(t *testing.T) {
+	objs, err := Objects(Values{Cluster: cluster, Name: "b", Namespace: "garden-dev", ProviderType: "aws", Credentials: CredentialsRef{Name: "s"}, Quotas: []QuotaRef{{Name: "q"}}})
+	require.NoError(t, err)
+	require.Len(t, objs, 1)
+	u := objs[0].Object
+	assert.Equal(t, "virtual", objs[0].Cluster)
+	assert.Equal(t, "security.gardener.cloud/v1alpha1", u.GetAPIVersion())
+	assert.Equal(t, "CredentialsBinding", u.GetKind())
+	assert.Equal(t, "garden-dev", u.GetNamespace())
+	assert.NotContains(t, u.Object, "spec", "a CredentialsBinding has no spec (S4:10090-10123)")
+	// S4:10115: core/v1 Secret or security.gardener.cloud/v1alpha1 WorkloadIdentity.
+	assert.Equal(t, map[string]any{"apiVersion": "v1", "kind": "Secret", "name": "s", "namespace": "garden-dev"}, u.Object["credentialsRef"])
+	assert.Equal(t, map[string]any{"type": "aws"}, u.Object["provider"])
+	assert.Equal(t, []any{map[string]any{"name": "q", "namespace": "garden-dev"}}, u.Object["quotas"])
+
+	objs, err = Objects(Values{Cluster: cluster, Name: "b", ProviderType: "aws", Credentials: CredentialsRef{Kind: KindWorkloadIdentity, Name: "wi"}})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"apiVersion": "security.gardener.cloud/v1alpha1", "kind": "WorkloadIdentity", "name": "wi", "namespace": "garden"}, objs[0].Object.Object["credentialsRef"])
+}
+
+func TestOutputs(t *testing.T) {
+	out, err := Render(render.Input{Name: "local", Config: config(t, `{"cluster": {"name": "virtual"}, "provider_type": "local", "credentials_ref": {"name": "s"}}`)})
+	require.NoError(t, err)
+	assert.Equal(t, "local", out.Outputs["name"].AsString())
+	assert.Equal(t, "garden", out.Outputs["namespace"].AsString())
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		v    Values
+		want string
+	}{
+		{"no provider", Values{Name: "b", Credentials: CredentialsRef{Name: "s"}}, "provider_type is required"},
+		{"no credentials", Values{Name: "b", ProviderType: "aws"}, "the credentials need a name"},
+		{"bad kind", Values{Name: "b", ProviderType: "aws", Credentials: CredentialsRef{Kind: "ConfigMap", Name: "c"}}, `credentials kind "ConfigMap" is not one of Secret, WorkloadIdentity`},
+		{"bad name", Values{Name: "B_1", ProviderType: "aws", Credentials: CredentialsRef{Name: "s"}}, `name "B_1" is invalid`},
+		{"bad namespace", Values{Name: "b", Namespace: "a.b", ProviderType: "aws", Credentials: CredentialsRef{Name: "s"}}, `namespace "a.b" is invalid`},
+		{"quota twice", Values{Name: "b", ProviderType: "aws", Credentials: CredentialsRef{Name: "s"}, Quotas: []QuotaRef{{Name: "q"}, {Name: "q", Namespace: "garden"}}}, "quota garden/q is referenced twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Objects(tt.v)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}

@@ -1,0 +1,315 @@
+// Package etcd renders the etcd component: one druid.gardener.cloud/v1alpha1 Etcd resource, from
+// which etcd-druid builds the StatefulSet, Services and PodDisruptionBudget of one etcd cluster
+// (S4:11976). Gardener runs two per control plane, main and events (S4:11962-11968); the
+// virtual garden's are virtual-garden-etcd-main and virtual-garden-etcd-events (S4:12706-12710).
+package etcd
+
+import (
+	"fmt"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Values are the component's typed inputs. Zero values mean the documented defaults, so that the
+// garden composite only sets what differs.
+type Values struct {
+	// Cluster is the runtime cluster the Etcd resource is created in.
+	Cluster decode.Cluster `json:"cluster"`
+	// Namespace of the Etcd; "" means "garden".
+	Namespace string `json:"namespace"`
+	// NamePrefix is put before etcd-<role>; nil means "virtual-garden-", "" no prefix (shoots).
+	NamePrefix *string `json:"name_prefix"`
+	// Role is main or events.
+	Role string `json:"role"`
+	// HighAvailability runs three members instead of one (S4:12716).
+	HighAvailability bool `json:"high_availability"`
+	// Images overrides image vector entries (etcd-wrapper, etcd-backup-restore) by name.
+	Images map[string]string `json:"images"`
+	// StorageCapacity is the size of each member's volume; "" means 25Gi for main, 10Gi for events.
+	StorageCapacity string `json:"storage_capacity"`
+	// StorageClass of the volumes; "" means the cluster's default class.
+	StorageClass string `json:"storage_class"`
+	// VolumeClaimTemplate names the PVCs; "" means VolumeClaimTemplateName(prefix, role).
+	VolumeClaimTemplate string `json:"volume_claim_template"`
+	// PriorityClassName of the etcd pods; "" means gardener-garden-system-500 (S4:26367).
+	PriorityClassName string `json:"priority_class_name"`
+	// CASecretName is the Secret with the CA (ca.crt) that signed the client and server
+	// certificates; "" means "ca-etcd".
+	CASecretName string `json:"ca_secret_name"`
+	// ServerTLSSecretName is the etcd server certificate (tls.crt, tls.key); "" means
+	// "etcd-server-<role>".
+	ServerTLSSecretName string `json:"server_tls_secret_name"`
+	// ClientTLSSecretName is the client certificate the backup-restore sidecar uses to talk to etcd;
+	// "" means "etcd-client".
+	ClientTLSSecretName string `json:"client_tls_secret_name"`
+	// PeerCASecretName is the CA (ca.crt) of the peer certificates, used only with high
+	// availability; "" means "ca-etcd-peer".
+	PeerCASecretName string `json:"peer_ca_secret_name"`
+	// PeerTLSSecretName is the members' peer certificate, used only with high availability; ""
+	// means "etcd-peer-server-<role>".
+	PeerTLSSecretName string `json:"peer_tls_secret_name"`
+	// DefragmentationSchedule is a cron schedule (UTC) for defragmenting the database; "" means a
+	// daily one at 01:00 for main and 01:30 for events.
+	DefragmentationSchedule string `json:"defragmentation_schedule"`
+	// TopologyAwareRouting makes the client Service prefer members in the caller's zone
+	// (S4:27829, S4:27780-27793).
+	TopologyAwareRouting bool `json:"topology_aware_routing"`
+	// Backup configures snapshots to an object store; only the main etcd is backed up
+	// (S4:11986). Nil means no backup.
+	Backup *Backup `json:"backup"`
+}
+
+// Backup is where and how the main etcd's backup-restore sidecar stores snapshots. The bucket must
+// exist beforehand for a garden (S4:11984, S4:13108).
+type Backup struct {
+	// Provider is the object store type as extensions name it (aws, azure, gcp, openstack, local...).
+	Provider string `json:"provider"`
+	// BucketName is the existing bucket (druid's store container).
+	BucketName string `json:"bucket_name"`
+	// SecretRef is the Secret in the etcd's namespace with the object store credentials.
+	SecretRef string `json:"secret_ref"`
+	// Prefix is the folder inside the bucket; "" means the Etcd's name.
+	Prefix string `json:"prefix"`
+	// FullSnapshotSchedule is a daily cron schedule (UTC); "" means "0 0 * * *". Gardener picks the
+	// time inside the maintenance window at random (S4:11912-11914); a declarative landscape must
+	// render the same every time, so it is an explicit setting here.
+	FullSnapshotSchedule string `json:"full_snapshot_schedule"`
+	// DeltaSnapshotPeriod is the interval of delta snapshots; "" means 5m (S4:11916).
+	DeltaSnapshotPeriod string `json:"delta_snapshot_period"`
+	// DeltaSnapshotMemoryLimit triggers a delta snapshot early once that many bytes of events
+	// have accumulated; "" means 100Mi (S4:11917).
+	DeltaSnapshotMemoryLimit string `json:"delta_snapshot_memory_limit"`
+	// GarbageCollectionPeriod is how often old snapshots are deleted; "" means 12h (S4:11925).
+	GarbageCollectionPeriod string `json:"garbage_collection_period"`
+}
+
+// The defaults of the documents (S4:11910-11932) and of Gardener operators where they are silent.
+const (
+	defaultMainStorage           = "25Gi"
+	defaultEventsStorage         = "10Gi"
+	defaultFullSnapshotSchedule  = "0 0 * * *"
+	defaultDeltaSnapshotPeriod   = "5m"
+	defaultDeltaSnapshotMemLimit = "100Mi"
+	defaultGCPeriod              = "12h"
+	// GarbageCollectionPolicy is hard-coded to Exponential in Gardener (S4:11919).
+	GarbageCollectionPolicy = "Exponential"
+)
+
+// Replicas is the member count: three with high availability (S4:12716), one otherwise.
+func Replicas(highAvailability bool) int64 {
+	if highAvailability {
+		return 3
+	}
+	return 1
+}
+
+// Render renders one etcd instance.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	prefix, ns := Prefix(v.NamePrefix), namespace(v)
+	return &render.Output{
+		Objects: objs,
+		Outputs: map[string]cty.Value{
+			"name":           cty.StringVal(Name(prefix, v.Role)),
+			"client_service": cty.StringVal(ClientServiceName(prefix, v.Role)),
+			"endpoint":       cty.StringVal(Endpoint(prefix, v.Role, ns)),
+		},
+	}, nil
+}
+
+func namespace(v Values) string {
+	if v.Namespace == "" {
+		return DefaultNamespace
+	}
+	return v.Namespace
+}
+
+// Objects renders the Etcd resource.
+func Objects(v Values) ([]render.Object, error) {
+	if v.Role != RoleMain && v.Role != RoleEvents {
+		return nil, fmt.Errorf("role %q is not one of main, events", v.Role)
+	}
+	if v.Backup != nil && v.Role != RoleMain {
+		return nil, fmt.Errorf("backup is configured for the %s etcd; only the main etcd is backed up", v.Role)
+	}
+	if v.Backup != nil && (v.Backup.Provider == "" || v.Backup.BucketName == "" || v.Backup.SecretRef == "") {
+		return nil, fmt.Errorf("backup needs a provider, a bucket name and a secret ref")
+	}
+	vector, err := images.Default().Override(v.Images)
+	if err != nil {
+		return nil, fmt.Errorf("etcd images: %w", err)
+	}
+	etcdImage, err := vector.Image(images.EtcdWrapper, "")
+	if err != nil {
+		return nil, err
+	}
+	backupImage, err := vector.Image(images.EtcdBackupRestore, "")
+	if err != nil {
+		return nil, err
+	}
+	prefix, ns := Prefix(v.NamePrefix), namespace(v)
+	name := Name(prefix, v.Role)
+	selector := SelectorLabels(prefix, v.Role)
+
+	spec := map[string]any{
+		"selector":            map[string]any{"matchLabels": stringMap(selector)},
+		"labels":              stringMap(podLabels(v, selector)),
+		"replicas":            Replicas(v.HighAvailability),
+		"priorityClassName":   or(v.PriorityClassName, priorityclasses.GardenSystem500),
+		"storageCapacity":     or(v.StorageCapacity, defaultStorage(v.Role)),
+		"volumeClaimTemplate": or(v.VolumeClaimTemplate, VolumeClaimTemplateName(prefix, v.Role)),
+		"etcd":                etcdSpec(v, ns, etcdImage),
+		"backup":              backupSpec(v, ns, name, backupImage),
+		// Periodic compaction keeps the revision history short (the documents are silent; this
+		// is the usual setting for Kubernetes' etcds).
+		"sharedConfig": map[string]any{"autoCompactionMode": "periodic", "autoCompactionRetention": "30m"},
+	}
+	if v.StorageClass != "" {
+		spec["storageClass"] = v.StorageClass
+	}
+	if v.HighAvailability {
+		spec["schedulingConstraints"] = map[string]any{"topologySpreadConstraints": spread(selector)}
+	}
+	u := kube.Custom("druid.gardener.cloud/v1alpha1", "Etcd", ns, name, map[string]string{
+		"gardener.cloud/role": "controlplane",
+		"role":                v.Role,
+	}, map[string]any{"spec": spec})
+	return kube.On(v.Cluster.Name, "", u), nil
+}
+
+// SelectorLabels select the pods of one etcd: app etcd-statefulset, the role, and the Etcd's name
+// so that two control planes may share a namespace.
+func SelectorLabels(prefix, role string) map[string]string {
+	return map[string]string{"app": "etcd-statefulset", "role": role, "name": Name(prefix, role)}
+}
+
+// podLabels add the labels that open the network paths etcd needs under Gardener's deny-all
+// policies (S4:25947-25953): DNS, the runtime API server (member leases of the backup-restore
+// sidecar) and, with a backup, the object store.
+func podLabels(v Values, selector map[string]string) map[string]string {
+	l := map[string]string{
+		"gardener.cloud/role":                            "controlplane",
+		"networking.gardener.cloud/to-dns":               "allowed",
+		"networking.gardener.cloud/to-runtime-apiserver": "allowed",
+	}
+	if v.Backup != nil {
+		l["networking.gardener.cloud/to-public-networks"] = "allowed"
+		l["networking.gardener.cloud/to-private-networks"] = "allowed"
+	}
+	for k, val := range selector {
+		l[k] = val
+	}
+	return l
+}
+
+func etcdSpec(v Values, ns, image string) map[string]any {
+	e := map[string]any{
+		"image":                   image,
+		"clientPort":              int64(ClientPort),
+		"serverPort":              int64(PeerPort),
+		"metrics":                 "basic",
+		"defragmentationSchedule": or(v.DefragmentationSchedule, defaultDefragSchedule(v.Role)),
+		"clientUrlTls": map[string]any{
+			"tlsCASecretRef":     map[string]any{"name": or(v.CASecretName, "ca-etcd"), "namespace": ns, "dataKey": "ca.crt"},
+			"serverTLSSecretRef": map[string]any{"name": or(v.ServerTLSSecretName, "etcd-server-"+v.Role), "namespace": ns},
+			"clientTLSSecretRef": map[string]any{"name": or(v.ClientTLSSecretName, "etcd-client"), "namespace": ns},
+		},
+	}
+	if v.HighAvailability {
+		// Members of a multi-node cluster authenticate each other with peer certificates.
+		e["peerUrlTls"] = map[string]any{
+			"tlsCASecretRef":     map[string]any{"name": or(v.PeerCASecretName, "ca-etcd-peer"), "namespace": ns, "dataKey": "ca.crt"},
+			"serverTLSSecretRef": map[string]any{"name": or(v.PeerTLSSecretName, "etcd-peer-server-"+v.Role), "namespace": ns},
+		}
+	}
+	if v.TopologyAwareRouting {
+		// S4:27783-27791: annotation for kube-proxy (topology-mode since Kubernetes 1.27), label
+		// for gardener-resource-manager's EndpointSlice hints webhook.
+		e["clientService"] = map[string]any{
+			"annotations": map[string]any{"service.kubernetes.io/topology-mode": "auto"},
+			"labels":      map[string]any{"endpoint-slice-hints.resources.gardener.cloud/consider": "true"},
+		}
+	}
+	return e
+}
+
+func backupSpec(v Values, ns, name, image string) map[string]any {
+	b := map[string]any{"image": image, "port": int64(BackupPort)}
+	if v.Backup == nil {
+		// The sidecar still runs without a store: it defragments and health-checks (S4:11986).
+		return b
+	}
+	b["store"] = map[string]any{
+		"provider":  v.Backup.Provider,
+		"container": v.Backup.BucketName,
+		"prefix":    or(v.Backup.Prefix, name),
+		"secretRef": map[string]any{"name": v.Backup.SecretRef, "namespace": ns},
+	}
+	b["fullSnapshotSchedule"] = or(v.Backup.FullSnapshotSchedule, defaultFullSnapshotSchedule)
+	b["deltaSnapshotPeriod"] = or(v.Backup.DeltaSnapshotPeriod, defaultDeltaSnapshotPeriod)
+	b["deltaSnapshotMemoryLimit"] = or(v.Backup.DeltaSnapshotMemoryLimit, defaultDeltaSnapshotMemLimit)
+	b["garbageCollectionPolicy"] = GarbageCollectionPolicy
+	b["garbageCollectionPeriod"] = or(v.Backup.GarbageCollectionPeriod, defaultGCPeriod)
+	return b
+}
+
+// spread asks the scheduler to place members on different nodes and zones without ever making
+// them unschedulable on a small cluster.
+func spread(selector map[string]string) []any {
+	var out []any
+	for _, key := range []string{"kubernetes.io/hostname", "topology.kubernetes.io/zone"} {
+		out = append(out, map[string]any{
+			"maxSkew":           int64(1),
+			"topologyKey":       key,
+			"whenUnsatisfiable": "ScheduleAnyway",
+			"labelSelector":     map[string]any{"matchLabels": stringMap(selector)},
+		})
+	}
+	return out
+}
+
+func defaultStorage(role string) string {
+	if role == RoleMain {
+		return defaultMainStorage
+	}
+	return defaultEventsStorage
+}
+
+// defaultDefragSchedule staggers the two etcds so that they never defragment at the same time
+// (Gardener derives the time from the maintenance window; the documents give none).
+func defaultDefragSchedule(role string) string {
+	if role == RoleMain {
+		return "0 1 * * *"
+	}
+	return "30 1 * * *"
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// stringMap converts labels to the JSON shape of unstructured objects; the YAML and JSON
+// encoders sort map keys, so the output stays deterministic.
+func stringMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,205 @@
+package etcd
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/crds"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/golden"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+func cluster() cty.Value {
+	return cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")})
+}
+
+var runtimeCluster = decode.Cluster{Name: "runtime"}
+
+func cases() map[string]Values {
+	return map[string]Values{
+		"main":   {Cluster: runtimeCluster, Role: RoleMain},
+		"events": {Cluster: runtimeCluster, Role: RoleEvents},
+		"main-ha-backup": {
+			Cluster: runtimeCluster, Role: RoleMain, HighAvailability: true, TopologyAwareRouting: true,
+			StorageClass: "premium", StorageCapacity: "50Gi",
+			Images: map[string]string{"etcd-wrapper": "v0.5.0"},
+			Backup: &Backup{Provider: "aws", BucketName: "garden-backup", SecretRef: "virtual-garden-etcd-main-backup"},
+		},
+		"shoot-events-ha": {Cluster: runtimeCluster, Namespace: "shoot--dev--a", NamePrefix: ptr.To(""), Role: RoleEvents, HighAvailability: true, PriorityClassName: "gardener-system-500"},
+	}
+}
+
+func TestObjectsGolden(t *testing.T) {
+	for name, v := range cases() {
+		t.Run(name, func(t *testing.T) {
+			objs, err := Objects(v)
+			require.NoError(t, err)
+			golden.Assert(t, name, objs)
+		})
+	}
+}
+
+// TestObjectsValidateAgainstCRD checks every rendered Etcd against the embedded CRD's schema:
+// no field the schema would prune, no value it would reject.
+func TestObjectsValidateAgainstCRD(t *testing.T) {
+	crd, err := crds.Get("etcds.druid.gardener.cloud")
+	require.NoError(t, err)
+	internal := &apiextensions.JSONSchemaProps{}
+	require.NoError(t, apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(crd.Spec.Versions[0].Schema.OpenAPIV3Schema, internal, nil))
+	structural, err := structuralschema.NewStructural(internal)
+	require.NoError(t, err)
+	validator, _, err := validation.NewSchemaValidator(internal)
+	require.NoError(t, err)
+	for name, v := range cases() {
+		t.Run(name, func(t *testing.T) {
+			objs, err := Objects(v)
+			require.NoError(t, err)
+			require.Len(t, objs, 1)
+			obj := runtime.DeepCopyJSON(objs[0].Object.Object)
+			pruned := pruning.PruneWithOptions(obj, structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+			assert.Empty(t, pruned, "fields unknown to the CRD")
+			assert.Empty(t, validation.ValidateCustomResource(field.NewPath(""), obj, validator))
+		})
+	}
+}
+
+func TestRenderOutputs(t *testing.T) {
+	out, err := Render(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
+		"cluster": cluster(),
+		"role":    cty.StringVal("events"),
+	})})
+	require.NoError(t, err)
+	// S4:27829: the client Services consumed by virtual-garden-kube-apiserver.
+	assert.Equal(t, "virtual-garden-etcd-events-client", out.Outputs["client_service"].AsString())
+	assert.Equal(t, "https://virtual-garden-etcd-events-client.garden.svc:2379", out.Outputs["endpoint"].AsString())
+	assert.Equal(t, "virtual-garden-etcd-events", out.Outputs["name"].AsString())
+}
+
+func spec(t *testing.T, v Values) map[string]any {
+	t.Helper()
+	objs, err := Objects(v)
+	require.NoError(t, err)
+	require.Len(t, objs, 1)
+	s, ok, err := unstructured.NestedMap(objs[0].Object.Object, "spec")
+	require.NoError(t, err)
+	require.True(t, ok)
+	return s
+}
+
+func TestDocumentedFacts(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		v        Values
+		etcdName string
+		replicas int64
+		pvc      string
+	}{
+		// S4:12709, S4:13106: names and the PVC of the first member.
+		{"main", Values{Role: RoleMain}, "virtual-garden-etcd-main", 1, "main-virtual-garden-etcd-virtual-garden-etcd-main-0"},
+		{"events", Values{Role: RoleEvents}, "virtual-garden-etcd-events", 1, "virtual-garden-etcd-events-virtual-garden-etcd-events-0"},
+		// S4:12716: high availability means three members each.
+		{"main HA", Values{Role: RoleMain, HighAvailability: true}, "virtual-garden-etcd-main", 3, "main-virtual-garden-etcd-virtual-garden-etcd-main-0"},
+		{"events HA", Values{Role: RoleEvents, HighAvailability: true}, "virtual-garden-etcd-events", 3, "virtual-garden-etcd-events-virtual-garden-etcd-events-0"},
+		// Shoot control planes: etcd-main, etcd-events (S4:11962-11968).
+		{"shoot main", Values{Role: RoleMain, NamePrefix: ptr.To("")}, "etcd-main", 1, "main-etcd-etcd-main-0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := Objects(tc.v)
+			require.NoError(t, err)
+			u := objs[0].Object
+			assert.Equal(t, tc.etcdName, u.GetName())
+			assert.Equal(t, "garden", u.GetNamespace())
+			s := spec(t, tc.v)
+			assert.Equal(t, tc.replicas, s["replicas"])
+			// S4:26367: virtual-garden-etcd-* run with gardener-garden-system-500.
+			assert.Equal(t, "gardener-garden-system-500", s["priorityClassName"])
+			assert.Equal(t, tc.pvc, s["volumeClaimTemplate"].(string)+"-"+tc.etcdName+"-0")
+			_, peer := s["etcd"].(map[string]any)["peerUrlTls"]
+			assert.Equal(t, tc.v.HighAvailability, peer, "peer TLS exactly with several members")
+		})
+	}
+}
+
+func TestBackupPolicy(t *testing.T) {
+	s := spec(t, Values{Role: RoleMain, Backup: &Backup{Provider: "gcp", BucketName: "b", SecretRef: "creds"}})
+	b := s["backup"].(map[string]any)
+	// S4:11910-11932: daily full snapshots, deltas every 5 minutes or after 100 MiB, exponential
+	// garbage collection every 12 hours.
+	assert.Equal(t, "0 0 * * *", b["fullSnapshotSchedule"])
+	assert.Equal(t, "5m", b["deltaSnapshotPeriod"])
+	assert.Equal(t, "100Mi", b["deltaSnapshotMemoryLimit"])
+	assert.Equal(t, "Exponential", b["garbageCollectionPolicy"])
+	assert.Equal(t, "12h", b["garbageCollectionPeriod"])
+	assert.Equal(t, map[string]any{
+		"provider": "gcp", "container": "b", "prefix": "virtual-garden-etcd-main",
+		"secretRef": map[string]any{"name": "creds", "namespace": "garden"},
+	}, b["store"])
+	assert.Equal(t, "allowed", s["labels"].(map[string]any)["networking.gardener.cloud/to-public-networks"])
+}
+
+func TestNoBackupWithoutConfiguration(t *testing.T) {
+	b := spec(t, Values{Role: RoleMain})["backup"].(map[string]any)
+	assert.NotContains(t, b, "store")
+	assert.NotContains(t, b, "fullSnapshotSchedule")
+}
+
+func TestStorageDefaults(t *testing.T) {
+	assert.Equal(t, "25Gi", spec(t, Values{Role: RoleMain})["storageCapacity"])
+	assert.Equal(t, "10Gi", spec(t, Values{Role: RoleEvents})["storageCapacity"])
+	assert.NotContains(t, spec(t, Values{Role: RoleEvents}), "storageClass")
+}
+
+func TestSelectorIsSubsetOfPodLabels(t *testing.T) {
+	s := spec(t, Values{Role: RoleMain, HighAvailability: true})
+	labels := s["labels"].(map[string]any)
+	for k, v := range s["selector"].(map[string]any)["matchLabels"].(map[string]any) {
+		assert.Equal(t, v, labels[k], k)
+	}
+	assert.Equal(t, "etcd-statefulset", labels["app"])
+	assert.Equal(t, "main", labels["role"])
+}
+
+func TestNames(t *testing.T) {
+	assert.Equal(t, "virtual-garden-etcd-main-client", ClientServiceName(DefaultNamePrefix, RoleMain))
+	assert.Equal(t, "etcd-events-client", ClientServiceName("", RoleEvents))
+	assert.Equal(t, "https://etcd-main-client.shoot--a--b.svc:2379", Endpoint("", RoleMain, "shoot--a--b"))
+	assert.Equal(t, "https://virtual-garden-etcd-main-client.garden.svc:2379", Endpoint(Prefix(nil), RoleMain, ""))
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		v    Values
+		err  string
+	}{
+		{"unknown role", Values{Role: "audit"}, `role "audit" is not one of main, events`},
+		{"backup of events", Values{Role: RoleEvents, Backup: &Backup{Provider: "aws", BucketName: "b", SecretRef: "s"}}, "only the main etcd is backed up"},
+		{"incomplete backup", Values{Role: RoleMain, Backup: &Backup{Provider: "aws"}}, "backup needs a provider, a bucket name and a secret ref"},
+		{"unknown image", Values{Role: RoleMain, Images: map[string]string{"etcd": "v1"}}, `etcd images: image "etcd" is not in the image vector`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Objects(tc.v)
+			assert.ErrorContains(t, err, tc.err)
+		})
+	}
+}
+
+func TestRenderRejectsUnknownAttributes(t *testing.T) {
+	_, err := Render(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
+		"cluster": cluster(), "role": cty.StringVal("main"), "replicas": cty.NumberIntVal(5),
+	})})
+	assert.ErrorContains(t, err, "replicas")
+}

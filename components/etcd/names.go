@@ -1,0 +1,67 @@
+package etcd
+
+import "fmt"
+
+// DefaultNamePrefix is the prefix of the virtual garden's control-plane objects
+// (virtual-garden-etcd-main, virtual-garden-etcd-events, S4:12709-12710). Shoot control planes
+// in a seed use the empty prefix (etcd-main, etcd-events, S4:11962-11968).
+const DefaultNamePrefix = "virtual-garden-"
+
+// DefaultNamespace is where the virtual garden's control plane runs (S4:13122).
+const DefaultNamespace = "garden"
+
+// The two roles of Gardener's etcds: main holds every resource, events holds Kubernetes events
+// only (S4:11962-11968).
+const (
+	RoleMain   = "main"
+	RoleEvents = "events"
+)
+
+// ClientPort is the port of the etcd client Service etcd-druid creates; kube-apiserver and
+// gardener-apiserver connect to it (S4:27829).
+const ClientPort = 2379
+
+// PeerPort is the port etcd members talk to each other on (etcd's well-known default; the
+// documents are silent).
+const PeerPort = 2380
+
+// BackupPort is where the backup-restore sidecar serves its HTTP API (etcd-druid's default; the
+// documents are silent).
+const BackupPort = 8080
+
+// Prefix resolves an optional name prefix: nil means DefaultNamePrefix, a pointer to "" means
+// no prefix at all (shoot control planes).
+func Prefix(p *string) string {
+	if p == nil {
+		return DefaultNamePrefix
+	}
+	return *p
+}
+
+// Name is the name of the Etcd resource and of the StatefulSet etcd-druid creates for it,
+// <prefix>etcd-<role> (S4:12709-12710).
+func Name(prefix, role string) string { return prefix + "etcd-" + role }
+
+// ClientServiceName is the name of the client Service etcd-druid creates for an Etcd,
+// <prefix>etcd-<role>-client (S4:27829).
+func ClientServiceName(prefix, role string) string { return Name(prefix, role) + "-client" }
+
+// Endpoint is the URL API servers use to reach an etcd's members through its client Service.
+func Endpoint(prefix, role, namespace string) string {
+	if namespace == "" {
+		namespace = DefaultNamespace
+	}
+	return fmt.Sprintf("https://%s.%s.svc:%d", ClientServiceName(prefix, role), namespace, ClientPort)
+}
+
+// VolumeClaimTemplateName is the volume claim template the StatefulSet's PVCs are named after,
+// so that the PVC is <template>-<statefulset>-<ordinal>. For historical reasons the main etcd's
+// template is main-<prefix>etcd (PVC main-virtual-garden-etcd-virtual-garden-etcd-main-0), the
+// events etcd's its own name (virtual-garden-etcd-events-virtual-garden-etcd-events-0)
+// (S4:13106).
+func VolumeClaimTemplateName(prefix, role string) string {
+	if role == RoleMain {
+		return "main-" + prefix + "etcd"
+	}
+	return Name(prefix, role)
+}

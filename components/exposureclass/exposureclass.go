@@ -1,0 +1,126 @@
+// Package exposureclass renders the exposure_class component: an ExposureClass
+// (core.gardener.cloud/v1beta1, cluster-scoped, S4:716-744) naming a control-plane exposure
+// handler that gardenlets are configured with, and the seeds that can serve it. Shoots reference
+// it by name, so it comes before them (digest §2.2, S4:21110-21200).
+package exposureclass
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// The API version and kind of the ExposureClass (S4:716-730).
+const (
+	APIVersion = "core.gardener.cloud/v1beta1"
+	Kind       = "ExposureClass"
+)
+
+// Values are the component's typed inputs.
+type Values struct {
+	// Cluster is the virtual garden.
+	Cluster decode.Cluster `json:"cluster"`
+	// Name is the ExposureClass's name, which shoots set as exposureClassName; Render defaults it
+	// to the instance name.
+	Name string `json:"name"`
+	// Handler names the exposure handler in the gardenlet configuration (S4:734-737).
+	Handler string `json:"handler"`
+	// SeedSelector are labels a seed must carry to serve the class.
+	SeedSelector map[string]string `json:"seed_selector"`
+	// SeedProviderTypes restrict the seeds by provider type; "*" allows any (S4:4620-4626).
+	SeedProviderTypes []string `json:"seed_provider_types"`
+	// Tolerations are seed taints shoots of the class tolerate.
+	Tolerations []Toleration `json:"tolerations"`
+}
+
+// Toleration tolerates a seed taint (S4:5830-5847).
+type Toleration struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Render renders one exposure_class instance; its output is the class's name.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	if v.Name == "" {
+		v.Name = in.Name
+	}
+	if strings.Contains(v.Name, render.UnknownString) {
+		return nil, fmt.Errorf("exposure class name %w", render.ErrDeferred)
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{"name": cty.StringVal(v.Name)}}, nil
+}
+
+// Objects renders the ExposureClass. It has no spec: handler and scheduling are top-level fields,
+// both immutable (S4:734-743).
+func Objects(v Values) ([]render.Object, error) {
+	if errs := validation.IsDNS1123Subdomain(v.Name); len(errs) > 0 {
+		return nil, fmt.Errorf("exposure class name %q is invalid: %s", v.Name, strings.Join(errs, "; "))
+	}
+	if v.Handler == "" {
+		return nil, fmt.Errorf("exposure class %s: handler is required", v.Name)
+	}
+	fields := map[string]any{"handler": v.Handler}
+	scheduling := map[string]any{}
+	selector := map[string]any{}
+	if len(v.SeedSelector) > 0 {
+		labels := map[string]any{}
+		for k, val := range v.SeedSelector {
+			labels[k] = val
+		}
+		selector["matchLabels"] = labels
+	}
+	if len(v.SeedProviderTypes) > 0 {
+		types := append([]string(nil), v.SeedProviderTypes...)
+		sort.Strings(types)
+		list := make([]any, len(types))
+		for i, t := range types {
+			if i > 0 && types[i-1] == t {
+				return nil, fmt.Errorf("exposure class %s: seed provider type %s is given twice", v.Name, t)
+			}
+			list[i] = t
+		}
+		selector["providerTypes"] = list
+	}
+	if len(selector) > 0 {
+		scheduling["seedSelector"] = selector
+	}
+	if len(v.Tolerations) > 0 {
+		seen := map[Toleration]bool{}
+		list := make([]any, 0, len(v.Tolerations))
+		for _, t := range v.Tolerations {
+			if t.Key == "" {
+				return nil, fmt.Errorf("exposure class %s: toleration without a key", v.Name)
+			}
+			if seen[t] {
+				return nil, fmt.Errorf("exposure class %s: toleration %s=%s is given twice", v.Name, t.Key, t.Value)
+			}
+			seen[t] = true
+			m := map[string]any{"key": t.Key}
+			if t.Value != "" {
+				m["value"] = t.Value
+			}
+			list = append(list, m)
+		}
+		scheduling["tolerations"] = list
+	}
+	if len(scheduling) > 0 {
+		fields["scheduling"] = scheduling
+	}
+	u := kube.Custom(APIVersion, Kind, "", v.Name, nil, fields)
+	return kube.On(v.Cluster.Name, "", u), nil
+}

@@ -1,0 +1,196 @@
+package gardeneradmissioncontroller
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/golden"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+func cluster(name string) cty.Value {
+	return cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(name)})
+}
+
+func strings(s ...string) cty.Value {
+	out := make([]cty.Value, len(s))
+	for i, v := range s {
+		out[i] = cty.StringVal(v)
+	}
+	return cty.ListVal(out)
+}
+
+func config(extra map[string]cty.Value) cty.Value {
+	attrs := map[string]cty.Value{
+		"cluster":            cluster("runtime"),
+		"virtual_cluster":    cluster("virtual"),
+		"namespace":          cty.StringVal("garden"),
+		"log_level":          cty.StringVal("info"),
+		"high_availability":  cty.False,
+		"admission_webhooks": cty.True,
+		"seed_restriction":   cty.True,
+		"resource_size_mode": cty.StringVal("block"),
+	}
+	for k, v := range extra {
+		attrs[k] = v
+	}
+	return cty.ObjectVal(attrs)
+}
+
+func values() Values {
+	return Values{Common: gardenercontrolplane.Common{
+		Cluster:        decode.Cluster{Name: "runtime"},
+		VirtualCluster: decode.Cluster{Name: "virtual"},
+	}}
+}
+
+func TestRenderGolden(t *testing.T) {
+	limit := func(group, resource string) cty.Value {
+		return cty.ObjectVal(map[string]cty.Value{
+			"api_groups": strings(group), "api_versions": strings("*"), "resources": strings(resource), "size": cty.StringVal("100k"),
+		})
+	}
+	tests := []struct {
+		name  string
+		extra map[string]cty.Value
+	}{
+		{"default", nil},
+		{"ha-customised", map[string]cty.Value{
+			"high_availability":   cty.True,
+			"log_level":           cty.StringVal("debug"),
+			"resource_size_mode":  cty.StringVal("log"),
+			"ca_bundle":           cty.StringVal("LS0tLS1CRUdJTg=="),
+			"resource_size_limit": cty.ListVal([]cty.Value{limit("core.gardener.cloud", "shoots"), limit("", "secrets")}),
+			"unrestricted_subject": cty.ListVal([]cty.Value{
+				cty.ObjectVal(map[string]cty.Value{"kind": cty.StringVal("Group"), "name": cty.StringVal("gardener.cloud:system:seeds"), "namespace": cty.NullVal(cty.String)}),
+				cty.ObjectVal(map[string]cty.Value{"kind": cty.StringVal("ServiceAccount"), "name": cty.StringVal("*"), "namespace": cty.StringVal("garden")}),
+			}),
+		}},
+		{"no-webhooks", map[string]cty.Value{"admission_webhooks": cty.False}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := Render(render.Input{Name: "gardener-admission-controller", Config: config(tt.extra)})
+			require.NoError(t, err)
+			golden.Assert(t, tt.name, out.Objects)
+		})
+	}
+}
+
+func find(t *testing.T, objs []render.Object, kind, name string) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range objs {
+		if o.Object.GetKind() == kind && o.Object.GetName() == name {
+			return o.Object
+		}
+	}
+	t.Fatalf("no %s %s rendered", kind, name)
+	return nil
+}
+
+func webhookNames(t *testing.T, objs []render.Object) map[string]string {
+	cfg := find(t, objs, "ValidatingWebhookConfiguration", Name)
+	webhooks, _, _ := unstructured.NestedSlice(cfg.Object, "webhooks")
+	out := map[string]string{}
+	for _, w := range webhooks {
+		url, _, _ := unstructured.NestedString(w.(map[string]any), "clientConfig", "url")
+		out[w.(map[string]any)["name"].(string)] = url
+	}
+	return out
+}
+
+func TestWebhookHandlers(t *testing.T) {
+	v := values()
+	v.ResourceSizeLimits = []ResourceLimit{{APIGroups: []string{"core.gardener.cloud"}, APIVersions: []string{"*"}, Resources: []string{"shoots"}, Size: "100k"}}
+	objs, err := Objects(v)
+	require.NoError(t, err)
+	// The handlers of S4:12014-12083, served by the Service in garden (S4:20616).
+	assert.Equal(t, map[string]string{
+		"validate-authentication-configuration.gardener.cloud": "https://gardener-admission-controller.garden/webhooks/admission/authenticationconfiguration",
+		"validate-authorization-configuration.gardener.cloud":  "https://gardener-admission-controller.garden/webhooks/admission/authorizationconfiguration",
+		"validate-admission-plugin-secrets.gardener.cloud":     "https://gardener-admission-controller.garden/webhooks/admission/admissionpluginsecret",
+		"validate-kubeconfig-secrets.gardener.cloud":           "https://gardener-admission-controller.garden/webhooks/validate-kubeconfig-secrets",
+		"validate-namespace-deletion.gardener.cloud":           "https://gardener-admission-controller.garden/webhooks/validate-namespace-deletion",
+		"validate-resource-size.gardener.cloud":                "https://gardener-admission-controller.garden/webhooks/validate-resource-size",
+		"seed-restriction.gardener.cloud":                      "https://gardener-admission-controller.garden/webhooks/admission/seedrestriction",
+	}, webhookNames(t, objs))
+
+	off := false
+	v = values()
+	v.SeedRestriction = &off
+	objs, err = Objects(v)
+	require.NoError(t, err)
+	names := webhookNames(t, objs)
+	assert.NotContains(t, names, "seed-restriction.gardener.cloud")
+	assert.NotContains(t, names, "validate-resource-size.gardener.cloud", "no limits, no size webhook")
+
+	v = values()
+	v.AdmissionWebhooks = &off
+	objs, err = Objects(v)
+	require.NoError(t, err)
+	for _, o := range objs {
+		assert.NotEqual(t, "ValidatingWebhookConfiguration", o.Object.GetKind())
+	}
+}
+
+func TestDeploymentFacts(t *testing.T) {
+	for _, ha := range []bool{false, true} {
+		v := values()
+		v.HighAvailability = ha
+		objs, err := Objects(v)
+		require.NoError(t, err)
+		d := find(t, objs, "Deployment", Name)
+		pc, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
+		assert.Equal(t, "gardener-garden-system-400", pc, "S4:26369")
+		replicas, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
+		assert.Equal(t, int64(2), replicas, "servers run 2 replicas (S4:14122-14129)")
+		sum, _, _ := unstructured.NestedString(d.Object, "spec", "template", "metadata", "annotations", "checksum/config")
+		assert.Len(t, sum, 64)
+
+		cm := find(t, objs, "ConfigMap", Name+"-config")
+		data, _, _ := unstructured.NestedString(cm.Object, "data", "config.yaml")
+		assert.Contains(t, data, "logLevel: info", "S4:9183")
+		assert.Contains(t, data, "port: 2723", "S4:21711")
+	}
+}
+
+func TestResourceSizeConfiguration(t *testing.T) {
+	v := values()
+	v.ResourceSizeLimits = []ResourceLimit{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"secrets"}, Size: "100k"}}
+	objs, err := Objects(v)
+	require.NoError(t, err)
+	data, _, _ := unstructured.NestedString(find(t, objs, "ConfigMap", Name+"-config").Object, "data", "config.yaml")
+	assert.Contains(t, data, "operationMode: block", "S4:9497")
+	assert.Contains(t, data, "name: gardener.cloud:system:seeds", "S4:12062-12063")
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(*Values)
+		error string
+	}{
+		{"mode", func(v *Values) { v.ResourceSizeMode = "warn" }, `resource size mode "warn" is not one of block, log`},
+		{"size", func(v *Values) {
+			v.ResourceSizeLimits = []ResourceLimit{{APIVersions: []string{"*"}, Resources: []string{"shoots"}, Size: "big"}}
+		}, `resource size limit 1: size "big"`},
+		{"resources", func(v *Values) { v.ResourceSizeLimits = []ResourceLimit{{APIVersions: []string{"*"}, Size: "1k"}} }, "resource size limit 1 names no resources"},
+		{"subject", func(v *Values) { v.UnrestrictedSubjects = []Subject{{Kind: "ServiceAccount", Name: "x"}} }, "a ServiceAccount needs a namespace"},
+		{"log level", func(v *Values) { v.LogLevel = "warn" }, `log level "warn"`},
+		{"cluster", func(v *Values) { v.Cluster.Name = "" }, "gardener-admission-controller: cluster is not set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := values()
+			tt.edit(&v)
+			_, err := Objects(v)
+			assert.ErrorContains(t, err, tt.error)
+		})
+	}
+}

@@ -1,0 +1,193 @@
+package gardeneradmissioncontroller
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Replicas: the admission controller is a server, which Gardener runs with 2 replicas whatever
+// the failure tolerance (S4:14122-14129, 24611-24670).
+const Replicas = 2
+
+// Render renders one gardener_admission_controller instance.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs}, nil
+}
+
+type resolved struct {
+	Values
+	common gardenercontrolplane.Resolved
+}
+
+func resolve(v Values) (resolved, error) {
+	c, err := gardenercontrolplane.Resolve(v.Common, Name)
+	if err != nil {
+		return resolved{}, fmt.Errorf("gardener-admission-controller: %w", err)
+	}
+	v.Common = c.Common
+	if v.TLSSecretName == "" {
+		v.TLSSecretName = Name + "-tls"
+	}
+	if v.ResourceSizeMode == "" {
+		v.ResourceSizeMode = "block"
+	}
+	if v.ResourceSizeMode != "block" && v.ResourceSizeMode != "log" {
+		return resolved{}, fmt.Errorf("gardener-admission-controller: resource size mode %q is not one of block, log", v.ResourceSizeMode)
+	}
+	if err := validateLimits(v.ResourceSizeLimits); err != nil {
+		return resolved{}, fmt.Errorf("gardener-admission-controller: %w", err)
+	}
+	if err := validateSubjects(v.UnrestrictedSubjects); err != nil {
+		return resolved{}, fmt.Errorf("gardener-admission-controller: %w", err)
+	}
+	return resolved{Values: v, common: c}, nil
+}
+
+func (r resolved) webhooks() bool        { return r.AdmissionWebhooks == nil || *r.AdmissionWebhooks }
+func (r resolved) seedRestriction() bool { return r.SeedRestriction == nil || *r.SeedRestriction }
+
+// Objects renders the runtime cluster objects followed by the virtual garden objects.
+func Objects(v Values) ([]render.Object, error) {
+	r, err := resolve(v)
+	if err != nil {
+		return nil, err
+	}
+	configMap, checksum, err := r.common.ComponentConfig(r.config())
+	if err != nil {
+		return nil, err
+	}
+	deployment, err := r.deployment(checksum)
+	if err != nil {
+		return nil, err
+	}
+	objs, err := gardenercontrolplane.Place(r.Cluster.Name,
+		r.common.AccessSecret(),
+		configMap,
+		deployment,
+		r.common.Service(
+			corev1.ServicePort{Name: "https", Protocol: corev1.ProtocolTCP, Port: 443, TargetPort: intstr.FromInt32(WebhookPort)},
+			corev1.ServicePort{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: MetricsPort, TargetPort: intstr.FromInt32(MetricsPort)},
+		),
+		r.common.PodDisruptionBudget(),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("gardener-admission-controller: %w", err)
+	}
+	role, binding := r.common.ClusterRole(rules())
+	virtual := []runtime.Object{role, binding}
+	var webhookConfig runtime.Object
+	if r.webhooks() {
+		cfg := r.webhookConfiguration()
+		webhookConfig = cfg
+		virtual = append(virtual, cfg)
+	}
+	vobjs, err := gardenercontrolplane.Place(r.VirtualCluster.Name, virtual...)
+	if err != nil {
+		return nil, fmt.Errorf("gardener-admission-controller: %w", err)
+	}
+	if webhookConfig != nil {
+		if err := setCABundle(vobjs[len(vobjs)-1].Object, r.CABundle); err != nil {
+			return nil, fmt.Errorf("gardener-admission-controller: ca bundle: %w", err)
+		}
+	}
+	return append(objs, vobjs...), nil
+}
+
+// rules let the handlers and the SeedAuthorizer's resource graph read what they decide on: the
+// Gardener API groups and the Kubernetes kinds of S4:20556-20581.
+func rules() []rbacv1.PolicyRule {
+	read := []string{"get", "list", "watch"}
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps", "namespaces", "secrets", "serviceaccounts"}, Verbs: read},
+		{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"}, Verbs: read},
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: read},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterrolebindings"}, Verbs: read},
+		{APIGroups: []string{
+			"core.gardener.cloud", "operations.gardener.cloud", "security.gardener.cloud", "seedmanagement.gardener.cloud", "settings.gardener.cloud",
+		}, Resources: []string{"*"}, Verbs: read},
+	}
+}
+
+func (r resolved) deployment(checksum string) (*appsv1.Deployment, error) {
+	vector, err := images.Default().Override(r.Images)
+	if err != nil {
+		return nil, fmt.Errorf("gardener-admission-controller: %w", err)
+	}
+	image, err := vector.Image(images.GardenerAdmissionController, "")
+	if err != nil {
+		return nil, fmt.Errorf("gardener-admission-controller: %w", err)
+	}
+	labels := gardenercontrolplane.Labels(gardenercontrolplane.Role(Name))
+	no := false
+	replicas := int32(Replicas)
+	probe := func(path string) *corev1.Probe {
+		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+			Path: path, Port: intstr.FromInt32(HealthProbePort), Scheme: corev1.URISchemeHTTP,
+		}}, PeriodSeconds: 10, FailureThreshold: 3}
+	}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: r.Namespace, Labels: labels},
+		Spec: appsv1.DeploymentSpec{
+			Replicas:             &replicas,
+			RevisionHistoryLimit: &[]int32{2}[0],
+			Selector:             &metav1.LabelSelector{MatchLabels: labels},
+			Strategy:             gardenercontrolplane.RollingUpdate(),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: map[string]string{gardenercontrolplane.ConfigChecksumAnnotation: checksum}},
+				Spec: corev1.PodSpec{
+					AutomountServiceAccountToken: &no,
+					PriorityClassName:            priorityclasses.GardenSystem400, // S4:26369
+					TopologySpreadConstraints:    r.common.TopologySpread(),
+					Containers: []corev1.Container{{
+						Name:  Name,
+						Image: image,
+						Args:  []string{"--config=" + gardenercontrolplane.ConfigDir + "/" + gardenercontrolplane.ConfigKey},
+						Ports: []corev1.ContainerPort{
+							{Name: "https", ContainerPort: WebhookPort, Protocol: corev1.ProtocolTCP},
+							{Name: "healthz", ContainerPort: HealthProbePort, Protocol: corev1.ProtocolTCP},
+							{Name: "metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP},
+						},
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceCPU:    resource.MustParse("100m"),
+							corev1.ResourceMemory: resource.MustParse("128Mi"),
+						}},
+						LivenessProbe:   probe("/healthz"),
+						ReadinessProbe:  probe("/readyz"),
+						SecurityContext: gardenercontrolplane.ContainerSecurityContext(),
+						VolumeMounts: []corev1.VolumeMount{
+							gardenercontrolplane.ConfigMount(),
+							gardenercontrolplane.KubeconfigMount(),
+							{Name: "tls", MountPath: certDir, ReadOnly: true},
+						},
+					}},
+					Volumes: []corev1.Volume{
+						r.common.ConfigVolume(),
+						r.common.KubeconfigVolume(),
+						{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: r.TLSSecretName}}},
+					},
+				},
+			},
+		},
+	}, nil
+}

@@ -1,0 +1,131 @@
+package gardenerapiserver
+
+import (
+	"fmt"
+	"net"
+
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Render renders one gardener_apiserver instance.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	resources, err := EncryptedResources(v.EncryptedResources)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]cty.Value, len(resources))
+	for i, r := range resources {
+		list[i] = cty.StringVal(r)
+	}
+	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{
+		"service_name":        cty.StringVal(Name),
+		"encrypted_resources": cty.ListVal(list),
+	}}, nil
+}
+
+// resolved are the values with their defaults applied.
+type resolved struct {
+	Values
+	common gardenercontrolplane.Resolved
+}
+
+func resolve(v Values) (resolved, error) {
+	c, err := gardenercontrolplane.Resolve(v.Common, Name)
+	if err != nil {
+		return resolved{}, fmt.Errorf("gardener-apiserver: %w", err)
+	}
+	v.Common = c.Common
+	if v.ClusterIdentity == "" {
+		return resolved{}, fmt.Errorf("gardener-apiserver: cluster identity is not set")
+	}
+	if v.EtcdEndpoint == "" {
+		v.EtcdEndpoint = "https://virtual-garden-etcd-main-client." + v.Namespace + ".svc:2379"
+	}
+	defaults := []struct {
+		field *string
+		value string
+	}{
+		{&v.EtcdCASecretName, "ca-etcd"},
+		{&v.EtcdClientSecretName, "etcd-client"},
+		{&v.EncryptionConfigSecretName, "gardener-apiserver-etcd-encryption-configuration"},
+		{&v.TLSSecretName, "gardener-apiserver-tls"},
+		{&v.RuntimeServiceAddress, Name + "." + v.Namespace + ".svc"},
+	}
+	for _, d := range defaults {
+		if *d.field == "" {
+			*d.field = d.value
+		}
+	}
+	if v.DefaultWatchCacheSize != nil && *v.DefaultWatchCacheSize < 0 {
+		return resolved{}, fmt.Errorf("gardener-apiserver: default watch cache size %d is negative", *v.DefaultWatchCacheSize)
+	}
+	if _, err := EncryptedResources(v.EncryptedResources); err != nil {
+		return resolved{}, fmt.Errorf("gardener-apiserver: %w", err)
+	}
+	return resolved{Values: v, common: c}, nil
+}
+
+// registers reports whether the APIServices are registered (nil means yes).
+func (r resolved) registers() bool {
+	return r.RegisterAPIServices == nil || *r.RegisterAPIServices
+}
+
+// runtimeServiceIP is the address as an IP, or nil for a DNS name.
+func (r resolved) runtimeServiceIP() net.IP { return net.ParseIP(r.RuntimeServiceAddress) }
+
+// Objects renders the runtime cluster objects followed by the virtual garden objects.
+func Objects(v Values) ([]render.Object, error) {
+	r, err := resolve(v)
+	if err != nil {
+		return nil, err
+	}
+	deployment, err := r.deployment()
+	if err != nil {
+		return nil, err
+	}
+	runtimeObjs, err := gardenercontrolplane.Place(r.Cluster.Name,
+		r.common.AccessSecret(),
+		deployment,
+		r.common.Service(servicePort()),
+		r.autoscaler(),
+		r.common.PodDisruptionBudget(),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("gardener-apiserver: %w", err)
+	}
+	virtual, err := r.virtualObjects()
+	if err != nil {
+		return nil, fmt.Errorf("gardener-apiserver: %w", err)
+	}
+	return append(runtimeObjs, virtual...), nil
+}
+
+func (r resolved) virtualObjects() ([]render.Object, error) {
+	typed := []runtime.Object{}
+	typed = append(typed, r.rbac()...)
+	if r.registers() {
+		typed = append(typed, r.virtualService()...)
+	}
+	objs, err := gardenercontrolplane.Place(r.VirtualCluster.Name, typed...)
+	if err != nil {
+		return nil, err
+	}
+	if r.registers() {
+		objs = append(objs, kube.On(r.VirtualCluster.Name, "", r.apiServices()...)...)
+	}
+	return objs, nil
+}

@@ -1,0 +1,65 @@
+// Package gardenerapiserver renders the gardener_apiserver component: the aggregated API server
+// that serves Gardener's API groups in the virtual garden (S4:12093-12165). gardener-operator runs
+// it in the garden runtime cluster next to the virtual garden's kube-apiserver, storing its data
+// in the same virtual-garden-etcd-main (S4:12730, 27829). It must run before
+// gardener-admission-controller, which watches Gardener resources through it (S4:20639).
+//
+// In the runtime cluster it renders the Deployment, the Service gardener-apiserver (443), a
+// HorizontalPodAutoscaler (min 2, 3 with high availability, max 6; S4:24121-24124), a
+// PodDisruptionBudget and the token-requestor Secret of its virtual garden identity. In the
+// virtual garden it renders its RBAC (delegated authentication and authorization, admission
+// plugins) and, unless turned off, the APIServices for its groups with the kube-system Service
+// they point at (S4:13181).
+package gardenerapiserver
+
+import (
+	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
+)
+
+// Name is the name of the Deployment, the Services and the virtual garden ServiceAccount.
+const Name = "gardener-apiserver"
+
+// Values are the component's typed inputs; the zero value of every optional field means the
+// documented default.
+type Values struct {
+	gardenercontrolplane.Common
+
+	// ClusterIdentity is the identity of the garden (--cluster-identity), immutable in Gardener's
+	// Garden API (S4:9080). Required.
+	ClusterIdentity string `json:"cluster_identity"`
+	// EtcdEndpoint is virtual-garden-etcd-main's client URL; "" means
+	// https://virtual-garden-etcd-main-client.<namespace>.svc:2379 (S4:27829).
+	EtcdEndpoint string `json:"etcd_endpoint"`
+	// EtcdCASecretName names the Secret with the etcd CA (key ca.crt); "" means "ca-etcd".
+	EtcdCASecretName string `json:"etcd_ca_secret_name"`
+	// EtcdClientSecretName names the Secret with the etcd client certificate (keys tls.crt,
+	// tls.key); "" means "etcd-client".
+	EtcdClientSecretName string `json:"etcd_client_secret_name"`
+	// EncryptionConfigSecretName names the Secret with the EncryptionConfiguration (key
+	// encryption-configuration.yaml). The landscape provides it, covering the resources
+	// EncryptedResources returns; "" means "gardener-apiserver-etcd-encryption-configuration".
+	EncryptionConfigSecretName string `json:"encryption_config_secret_name"`
+	// EncryptedResources are resources to encrypt besides the always-encrypted ones
+	// (S4:12595-12605), as <plural>.<group>.
+	EncryptedResources []string `json:"encrypted_resources"`
+	// AuditPolicyConfigMapName, when set, names a ConfigMap (key audit-policy.yaml) with the audit
+	// policy; audit events are then logged to standard output.
+	AuditPolicyConfigMapName string `json:"audit_policy_config_map_name"`
+	// DefaultWatchCacheSize, when set, is --default-watch-cache-size (0 disables the watch cache,
+	// S4:9141).
+	DefaultWatchCacheSize *int `json:"default_watch_cache_size"`
+	// TLSSecretName names the serving certificate Secret (keys tls.crt, tls.key); "" means
+	// "gardener-apiserver-tls". Its names must include gardener-apiserver.kube-system.svc, the
+	// name the aggregator verifies.
+	TLSSecretName string `json:"tls_secret_name"`
+	// RegisterAPIServices registers the APIServices (and their kube-system Service) in the
+	// virtual garden; nil means true. Turn it off where the Gardener API is served otherwise.
+	RegisterAPIServices *bool `json:"register_api_services"`
+	// CABundle is the CA that signed the serving certificate, for the APIServices: PEM, base64 or
+	// an engine marker of a generated certificate. Empty omits caBundle.
+	CABundle string `json:"ca_bundle"`
+	// RuntimeServiceAddress is where the virtual garden's kube-system/gardener-apiserver Service
+	// leads: a DNS name gives an ExternalName Service, an IP address a selectorless Service with
+	// Endpoints and an EndpointSlice. "" means gardener-apiserver.<namespace>.svc.
+	RuntimeServiceAddress string `json:"runtime_service_address"`
+}

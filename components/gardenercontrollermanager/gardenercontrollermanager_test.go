@@ -1,0 +1,154 @@
+package gardenercontrollermanager
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/golden"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+func cluster(name string) cty.Value {
+	return cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(name)})
+}
+
+func config(extra map[string]cty.Value) cty.Value {
+	attrs := map[string]cty.Value{
+		"cluster":                            cluster("runtime"),
+		"virtual_cluster":                    cluster("virtual"),
+		"namespace":                          cty.StringVal("garden"),
+		"log_level":                          cty.StringVal("info"),
+		"high_availability":                  cty.False,
+		"bastion_max_lifetime":               cty.StringVal("24h"),
+		"seed_monitor_period":                cty.StringVal("40s"),
+		"project_minimum_lifetime_days":      cty.NumberIntVal(30),
+		"project_stale_grace_period_days":    cty.NumberIntVal(14),
+		"project_stale_expiration_time_days": cty.NumberIntVal(90),
+		"event_ttl":                          cty.NullVal(cty.String),
+	}
+	for k, v := range extra {
+		attrs[k] = v
+	}
+	return cty.ObjectVal(attrs)
+}
+
+func values() Values {
+	return Values{Common: gardenercontrolplane.Common{
+		Cluster:        decode.Cluster{Name: "runtime"},
+		VirtualCluster: decode.Cluster{Name: "virtual"},
+	}}
+}
+
+func TestRenderGolden(t *testing.T) {
+	tests := []struct {
+		name  string
+		extra map[string]cty.Value
+	}{
+		{"default", nil},
+		{"ha-customised", map[string]cty.Value{
+			"high_availability":             cty.True,
+			"log_level":                     cty.StringVal("error"),
+			"event_ttl":                     cty.StringVal("24h"),
+			"project_minimum_lifetime_days": cty.NumberIntVal(60),
+			"feature_gates":                 cty.MapVal(map[string]cty.Value{"ShootForceDeletion": cty.True}),
+			"project_quota": cty.ListVal([]cty.Value{cty.ObjectVal(map[string]cty.Value{
+				"hard": cty.MapVal(map[string]cty.Value{
+					"count/shoots.core.gardener.cloud": cty.StringVal("100"),
+					"count/secrets":                    cty.StringVal("800"),
+				}),
+				"project_selector": cty.NullVal(cty.Map(cty.String)),
+			})}),
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := Render(render.Input{Name: "gardener-controller-manager", Config: config(tt.extra)})
+			require.NoError(t, err)
+			golden.Assert(t, tt.name, out.Objects)
+		})
+	}
+}
+
+func find(t *testing.T, objs []render.Object, kind, name string) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range objs {
+		if o.Object.GetKind() == kind && o.Object.GetName() == name {
+			return o.Object
+		}
+	}
+	t.Fatalf("no %s %s rendered", kind, name)
+	return nil
+}
+
+func componentConfig(t *testing.T, objs []render.Object) map[string]any {
+	t.Helper()
+	data, _, _ := unstructured.NestedString(find(t, objs, "ConfigMap", Name+"-config").Object, "data", "config.yaml")
+	var cfg map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(data), &cfg))
+	return cfg
+}
+
+func TestFacts(t *testing.T) {
+	for _, ha := range []bool{false, true} {
+		v := values()
+		v.HighAvailability = ha
+		objs, err := Objects(v)
+		require.NoError(t, err)
+		d := find(t, objs, "Deployment", Name)
+		pc, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
+		assert.Equal(t, "gardener-garden-system-200", pc, "S4:26371")
+		replicas, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
+		assert.Equal(t, map[bool]int64{false: 1, true: 2}[ha], replicas, "controllers: 1, 2 with HA (S4:24611-24670)")
+
+		cfg := componentConfig(t, objs)
+		assert.Equal(t, "info", cfg["logLevel"], "S4:9213")
+		lifetime, _, _ := unstructured.NestedString(cfg, "controllers", "bastion", "maxLifetime")
+		assert.Equal(t, "24h", lifetime, "S0:18")
+		_, hasEvent, _ := unstructured.NestedMap(cfg, "controllers", "event")
+		assert.False(t, hasEvent, "the event controller is optional (S4:12269)")
+		project, _, _ := unstructured.NestedMap(cfg, "controllers", "project")
+		assert.Equal(t, map[string]any{"concurrentSyncs": float64(5), "minimumLifetimeDays": float64(30), "staleGracePeriodDays": float64(14), "staleExpirationTimeDays": float64(90)}, project)
+	}
+}
+
+func TestProjectQuota(t *testing.T) {
+	v := values()
+	v.ProjectQuotas = []ProjectQuota{{Hard: map[string]string{"count/shoots.core.gardener.cloud": "100"}, ProjectSelector: map[string]string{"tier": "trial"}}}
+	objs, err := Objects(v)
+	require.NoError(t, err)
+	quotas, _, _ := unstructured.NestedSlice(componentConfig(t, objs), "controllers", "project", "quotas")
+	// S4:12327-12340
+	assert.Equal(t, []any{map[string]any{
+		"config":          map[string]any{"apiVersion": "v1", "kind": "ResourceQuota", "spec": map[string]any{"hard": map[string]any{"count/shoots.core.gardener.cloud": "100"}}},
+		"projectSelector": map[string]any{"matchLabels": map[string]any{"tier": "trial"}},
+	}}, quotas)
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(*Values)
+		error string
+	}{
+		{"ttl", func(v *Values) { v.EventTTL = "a day" }, `event ttl "a day" is not a positive duration`},
+		{"days", func(v *Values) { v.ProjectStaleGracePeriodDays = -1 }, "project stale grace period days -1 is negative"},
+		{"quota", func(v *Values) { v.ProjectQuotas = []ProjectQuota{{}} }, "project quota 1 has no hard limits"},
+		{"image", func(v *Values) { v.Images = map[string]string{"gardener-controller-manager": "registry/only"} }, "has no tag"},
+		{"log level", func(v *Values) { v.LogLevel = "trace" }, `log level "trace"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := values()
+			tt.edit(&v)
+			_, err := Objects(v)
+			assert.ErrorContains(t, err, tt.error)
+		})
+	}
+}

@@ -1,0 +1,152 @@
+package gardenercontrollermanager
+
+import (
+	"fmt"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Ports of the health probe and metrics servers. The documents show profiling on 2718 in an older
+// example (S4:21673); 2718 and 2719 are Gardener's defaults for the two servers.
+const (
+	HealthProbePort = 2718
+	MetricsPort     = 2719
+)
+
+// Replica counts: a controller runs 1 replica without and 2 with high availability
+// (S4:24611-24670).
+const (
+	Replicas   = 1
+	ReplicasHA = 2
+)
+
+// Render renders one gardener_controller_manager instance.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs}, nil
+}
+
+type resolved struct {
+	Values
+	common gardenercontrolplane.Resolved
+}
+
+func resolve(v Values) (resolved, error) {
+	c, err := gardenercontrolplane.Resolve(v.Common, Name)
+	if err != nil {
+		return resolved{}, fmt.Errorf("gardener-controller-manager: %w", err)
+	}
+	v.Common = c.Common
+	if v.BastionMaxLifetime == "" {
+		v.BastionMaxLifetime = "24h"
+	}
+	if v.SeedMonitorPeriod == "" {
+		v.SeedMonitorPeriod = "40s"
+	}
+	for _, d := range []struct {
+		name  string
+		value string
+	}{{"bastion max lifetime", v.BastionMaxLifetime}, {"event ttl", v.EventTTL}, {"seed monitor period", v.SeedMonitorPeriod}} {
+		if d.value == "" {
+			continue
+		}
+		if p, err := time.ParseDuration(d.value); err != nil || p <= 0 {
+			return resolved{}, fmt.Errorf("gardener-controller-manager: %s %q is not a positive duration such as 1h", d.name, d.value)
+		}
+	}
+	for _, d := range []struct {
+		field *int
+		def   int
+		name  string
+	}{
+		{&v.ProjectMinimumLifetimeDays, 30, "project minimum lifetime days"},
+		{&v.ProjectStaleGracePeriodDays, 14, "project stale grace period days"},
+		{&v.ProjectStaleExpirationTimeDays, 90, "project stale expiration time days"},
+	} {
+		if *d.field < 0 {
+			return resolved{}, fmt.Errorf("gardener-controller-manager: %s %d is negative", d.name, *d.field)
+		}
+		if *d.field == 0 {
+			*d.field = d.def
+		}
+	}
+	for i, q := range v.ProjectQuotas {
+		if len(q.Hard) == 0 {
+			return resolved{}, fmt.Errorf("gardener-controller-manager: project quota %d has no hard limits", i+1)
+		}
+	}
+	return resolved{Values: v, common: c}, nil
+}
+
+// Objects renders the runtime cluster objects followed by the virtual garden objects.
+func Objects(v Values) ([]render.Object, error) {
+	r, err := resolve(v)
+	if err != nil {
+		return nil, err
+	}
+	configMap, checksum, err := r.common.ComponentConfig(r.config())
+	if err != nil {
+		return nil, err
+	}
+	deployment, err := r.common.ControllerDeployment(gardenercontrolplane.Controller{
+		Image:         images.GardenerControllerManager,
+		PriorityClass: priorityclasses.GardenSystem200, // S4:26371
+		Replicas:      *r.common.Replicas(Replicas, ReplicasHA),
+		HealthPort:    HealthProbePort,
+		MetricsPort:   MetricsPort,
+		CPU:           "100m",
+		Memory:        "100Mi",
+		Checksum:      checksum,
+	})
+	if err != nil {
+		return nil, err
+	}
+	objs, err := gardenercontrolplane.Place(r.Cluster.Name,
+		r.common.AccessSecret(), configMap, deployment, r.common.MetricsService(MetricsPort), r.common.PodDisruptionBudget())
+	if err != nil {
+		return nil, fmt.Errorf("gardener-controller-manager: %w", err)
+	}
+	role, binding := r.common.ClusterRole(rules())
+	virtual, err := gardenercontrolplane.Place(r.VirtualCluster.Name, role, binding)
+	if err != nil {
+		return nil, fmt.Errorf("gardener-controller-manager: %w", err)
+	}
+	return append(objs, virtual...), nil
+}
+
+// rules grant what the controllers of S4:12171-12456 do in the virtual garden: everything on the
+// Gardener API groups; namespaces, replicated Secrets, ResourceQuotas and Events of projects and
+// seeds; the project RBAC it creates (bind and escalate, since it grants roles it need not hold);
+// approving gardenlets' client certificate requests after checking their requester's permission
+// (S4:12206-12212); Leases of seeds and of its leader election.
+func rules() []rbacv1.PolicyRule {
+	all := []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+	read := []string{"get", "list", "watch"}
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{
+			"core.gardener.cloud", "operations.gardener.cloud", "security.gardener.cloud", "seedmanagement.gardener.cloud", "settings.gardener.cloud",
+		}, Resources: []string{"*"}, Verbs: all},
+		{APIGroups: []string{""}, Resources: []string{"configmaps", "events", "namespaces", "resourcequotas", "secrets", "serviceaccounts"}, Verbs: all},
+		{APIGroups: []string{"events.k8s.io"}, Resources: []string{"events"}, Verbs: all},
+		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterrolebindings", "clusterroles", "rolebindings", "roles"}, Verbs: append(all, "bind", "escalate")},
+		{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"}, Verbs: read},
+		{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests/approval"}, Verbs: []string{"update"}},
+		{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"signers"}, ResourceNames: []string{"kubernetes.io/kube-apiserver-client"}, Verbs: []string{"approve"}},
+		{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}},
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: all},
+	}
+}

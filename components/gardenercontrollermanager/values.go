@@ -1,0 +1,49 @@
+// Package gardenercontrollermanager renders the gardener_controller_manager component: the
+// controllers that work on the virtual garden's Gardener resources without touching seeds or
+// shoots (projects, seeds' lifecycle, shoot maintenance, hibernation and quotas, finalizers,
+// ControllerInstallations, ...; S4:12171-12456, S0). gardener-operator runs it in the garden
+// runtime cluster; it needs gardener-apiserver serving (S4:27833).
+//
+// In the runtime cluster it renders the Deployment (1 replica, 2 with high availability), the
+// ConfigMap with its ControllerManagerConfiguration, a metrics Service, a PodDisruptionBudget and
+// the token-requestor Secret of its identity; in the virtual garden its ClusterRole and binding.
+package gardenercontrollermanager
+
+import (
+	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
+)
+
+// Name is the name of the Deployment, the Service and the virtual garden ServiceAccount.
+const Name = "gardener-controller-manager"
+
+// Values are the component's typed inputs; the zero value of every optional field means the
+// default.
+type Values struct {
+	gardenercontrolplane.Common
+
+	// BastionMaxLifetime is how long Bastions may live at most; "" means 24h (S0:13-18).
+	BastionMaxLifetime string `json:"bastion_max_lifetime"`
+	// EventTTL, when set, enables the event controller, which deletes non-shoot events older than
+	// it (S0:85-90); the virtual kube-apiserver's --event-ttl must be larger.
+	EventTTL string `json:"event_ttl"`
+	// SeedMonitorPeriod is how long a seed's Lease may go unrenewed before GardenletReady turns
+	// Unknown (S0:212-214); "" means 40s, the documents give no default.
+	SeedMonitorPeriod string `json:"seed_monitor_period"`
+	// ProjectMinimumLifetimeDays, ProjectStaleGracePeriodDays and ProjectStaleExpirationTimeDays
+	// configure the stale project reconciler (S0:159-176); the documents give no defaults, so 0
+	// means 30, 14 and 90 days.
+	ProjectMinimumLifetimeDays     int `json:"project_minimum_lifetime_days"`
+	ProjectStaleGracePeriodDays    int `json:"project_stale_grace_period_days"`
+	ProjectStaleExpirationTimeDays int `json:"project_stale_expiration_time_days"`
+	// ProjectQuotas are default ResourceQuotas (named gardener) for project namespaces; the first
+	// matching one applies (S4:12325-12342).
+	ProjectQuotas []ProjectQuota `json:"project_quota"`
+}
+
+// ProjectQuota is a default ResourceQuota for the projects its selector matches.
+type ProjectQuota struct {
+	// Hard are the ResourceQuota's limits, such as "count/shoots.core.gardener.cloud": "100".
+	Hard map[string]string `json:"hard"`
+	// ProjectSelector are labels a Project must carry; empty matches all.
+	ProjectSelector map[string]string `json:"project_selector"`
+}

@@ -1,0 +1,128 @@
+// Package gardenercontrolplane holds what the four Gardener control plane components
+// (gardener-apiserver, gardener-admission-controller, gardener-controller-manager and
+// gardener-scheduler) share: gardener-operator runs all of them in the garden runtime cluster,
+// serving the virtual garden (S4:12730-12737), so they take the same inputs, authenticate to the
+// virtual garden the same way and are shaped alike.
+package gardenercontrolplane
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+)
+
+// DefaultNamespace is the runtime cluster namespace of the Gardener control plane: gardener-operator
+// and the legacy control plane chart both use garden (S4:20806).
+const DefaultNamespace = "garden"
+
+// VirtualSystemNamespace is the virtual garden namespace of the components' ServiceAccounts and of
+// the gardener-apiserver Service the APIServices point at (S4:13181).
+const VirtualSystemNamespace = "kube-system"
+
+// LogLevels are the log levels the components accept; info is the default (S4:9183, 9213, 9250).
+var LogLevels = []string{"info", "debug", "error"}
+
+// DefaultLogLevel is the documented default log level (S4:9183, 9213, 9250).
+const DefaultLogLevel = "info"
+
+// Common are the inputs every control plane component takes. Each component's Values embed it, so
+// its json tags are attribute names of every component's schema.
+type Common struct {
+	// Cluster is the garden runtime cluster the Deployment, Service and ConfigMap go to.
+	Cluster decode.Cluster `json:"cluster"`
+	// VirtualCluster is the virtual garden cluster the component serves or watches: its RBAC,
+	// webhook configurations and APIServices are created there.
+	VirtualCluster decode.Cluster `json:"virtual_cluster"`
+	// Namespace is the runtime cluster namespace; "" means garden.
+	Namespace string `json:"namespace"`
+	// Images overrides image vector entries by image name.
+	Images map[string]string `json:"images"`
+	// HighAvailability spreads the pods across zones and raises replica counts where the
+	// documents give HA rules.
+	HighAvailability bool `json:"high_availability"`
+	// LogLevel is info (when empty), debug or error.
+	LogLevel string `json:"log_level"`
+	// FeatureGates switches feature gates of the component on or off.
+	FeatureGates map[string]bool `json:"feature_gates"`
+	// GenericKubeconfigSecretName names the runtime Secret (key "kubeconfig") with the generic
+	// token kubeconfig for the virtual garden, whose user reads its token from the file "token"
+	// next to it. gardener-operator names it in the Garden's
+	// generic-token-kubeconfig.secret.gardener.cloud/name annotation (S4:12724); "" means
+	// "generic-token-kubeconfig".
+	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
+	// AccessSecretName names the token-requestor Secret the component renders and mounts (key
+	// "token"); "" means "shoot-access-<component>" (see AccessSecret).
+	AccessSecretName string `json:"access_secret_name"`
+}
+
+// Resolved is Common with its defaults applied and validated, for one component.
+type Resolved struct {
+	Common
+	// Component is the component's name, such as gardener-apiserver: the name of its Deployment,
+	// Service and of its ServiceAccount in the virtual garden.
+	Component string
+}
+
+// Resolve applies the defaults of Common for a component and checks its values.
+func Resolve(c Common, component string) (Resolved, error) {
+	if c.Namespace == "" {
+		c.Namespace = DefaultNamespace
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = DefaultLogLevel
+	}
+	if !slices.Contains(LogLevels, c.LogLevel) {
+		return Resolved{}, fmt.Errorf("log level %q is not one of %s", c.LogLevel, strings.Join(LogLevels, ", "))
+	}
+	if c.Cluster.Name == "" {
+		return Resolved{}, fmt.Errorf("cluster is not set")
+	}
+	if c.VirtualCluster.Name == "" {
+		return Resolved{}, fmt.Errorf("virtual cluster is not set")
+	}
+	if c.GenericKubeconfigSecretName == "" {
+		c.GenericKubeconfigSecretName = "generic-token-kubeconfig"
+	}
+	if c.AccessSecretName == "" {
+		c.AccessSecretName = "shoot-access-" + component
+	}
+	return Resolved{Common: c, Component: component}, nil
+}
+
+// Labels are the labels of a component's objects and the selector of its pods. Gardener labels
+// its control plane with app: gardener and the component's role (the legacy chart's garden
+// namespace label app: gardener, S4:20806; the role values are the component names without the
+// gardener- prefix, which the documents do not spell out).
+func Labels(role string) map[string]string {
+	return map[string]string{"app": "gardener", "role": role}
+}
+
+// FeatureGatesFlag renders feature gates as the --feature-gates value (sorted, comma-separated),
+// or "" when there are none.
+func FeatureGatesFlag(gates map[string]bool) string {
+	names := make([]string, 0, len(gates))
+	for n := range gates {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s=%t", n, gates[n])
+	}
+	return strings.Join(parts, ",")
+}
+
+// FeatureGatesConfig is the featureGates section of a component configuration, or nil for none.
+func FeatureGatesConfig(gates map[string]bool) map[string]any {
+	if len(gates) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(gates))
+	for n, on := range gates {
+		out[n] = on
+	}
+	return out
+}

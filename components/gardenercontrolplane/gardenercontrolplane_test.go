@@ -1,0 +1,44 @@
+package gardenercontrolplane
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+)
+
+func TestResolveDefaults(t *testing.T) {
+	r, err := Resolve(Common{Cluster: decode.Cluster{Name: "runtime"}, VirtualCluster: decode.Cluster{Name: "virtual"}}, "gardener-scheduler")
+	require.NoError(t, err)
+	assert.Equal(t, "garden", r.Namespace)
+	assert.Equal(t, "info", r.LogLevel, "S4:9250")
+	assert.Equal(t, "shoot-access-gardener-scheduler", r.AccessSecretName, "S4:13128")
+	assert.Equal(t, "generic-token-kubeconfig", r.GenericKubeconfigSecretName)
+	assert.Equal(t, "system:serviceaccount:kube-system:gardener-scheduler", r.ServiceAccountUser())
+}
+
+func TestHelpers(t *testing.T) {
+	tests := []struct{ name, got, want string }{
+		{"pem is encoded", CABundle("-----BEGIN CERTIFICATE-----\n"), "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg=="},
+		{"base64 stays", CABundle("LS0t"), "LS0t"},
+		{"gates are sorted", FeatureGatesFlag(map[string]bool{"B": false, "A": true}), "A=true,B=false"},
+		{"no gates", FeatureGatesFlag(nil), ""},
+		{"role", Role("gardener-admission-controller"), "admission-controller"},
+		{"cluster role", ClusterRoleName("gardener-controller-manager"), "gardener.cloud:system:controller-manager"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, tt.got) })
+	}
+}
+
+func TestComponentConfigChecksumIsStable(t *testing.T) {
+	r, err := Resolve(Common{Cluster: decode.Cluster{Name: "a"}, VirtualCluster: decode.Cluster{Name: "b"}}, "gardener-scheduler")
+	require.NoError(t, err)
+	_, one, err := r.ComponentConfig(map[string]any{"b": 1, "a": map[string]any{"y": 2, "x": 3}})
+	require.NoError(t, err)
+	_, two, err := r.ComponentConfig(map[string]any{"a": map[string]any{"x": 3, "y": 2}, "b": 1})
+	require.NoError(t, err)
+	assert.Equal(t, one, two)
+}

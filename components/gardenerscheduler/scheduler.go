@@ -1,0 +1,148 @@
+// Package gardenerscheduler renders the gardener_scheduler component: the controller that assigns
+// a seed to every new shoot through the shoots/binding subresource (S4:14339-14471).
+// gardener-operator runs it in the garden runtime cluster; it needs gardener-apiserver serving
+// (S4:27833).
+//
+// In the runtime cluster it renders the Deployment (1 replica, 2 with high availability), the
+// ConfigMap with its SchedulerConfiguration, a metrics Service, a PodDisruptionBudget and the
+// token-requestor Secret of its identity; in the virtual garden its ClusterRole and binding.
+package gardenerscheduler
+
+import (
+	"fmt"
+	"slices"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Name is the name of the Deployment, the Service and the virtual garden ServiceAccount.
+const Name = "gardener-scheduler"
+
+// Strategies are the candidate determination strategies; SameRegion is the default (S4:14389).
+var Strategies = []string{"SameRegion", "MinimalDistance"}
+
+// Ports of the health probe and metrics servers: the documents name none, these are Gardener's
+// defaults.
+const (
+	HealthProbePort = 10251
+	MetricsPort     = 19251
+)
+
+// Replica counts: a controller runs 1 replica without and 2 with high availability
+// (S4:24611-24670).
+const (
+	Replicas   = 1
+	ReplicasHA = 2
+)
+
+// Values are the component's typed inputs; the zero value of every optional field means the
+// documented default.
+type Values struct {
+	gardenercontrolplane.Common
+
+	// Strategy is how seed candidates are chosen: SameRegion (when empty) or MinimalDistance,
+	// which reads region distances from ConfigMaps labelled
+	// scheduling.gardener.cloud/purpose=region-config (S4:14389-14429).
+	Strategy string `json:"strategy"`
+}
+
+// Render renders one gardener_scheduler instance.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs}, nil
+}
+
+// Objects renders the runtime cluster objects followed by the virtual garden objects.
+func Objects(v Values) ([]render.Object, error) {
+	r, err := gardenercontrolplane.Resolve(v.Common, Name)
+	if err != nil {
+		return nil, fmt.Errorf("gardener-scheduler: %w", err)
+	}
+	if v.Strategy == "" {
+		v.Strategy = Strategies[0]
+	}
+	if !slices.Contains(Strategies, v.Strategy) {
+		return nil, fmt.Errorf("gardener-scheduler: strategy %q is not one of SameRegion, MinimalDistance", v.Strategy)
+	}
+	configMap, checksum, err := r.ComponentConfig(schedulerConfig(r, v.Strategy))
+	if err != nil {
+		return nil, err
+	}
+	deployment, err := r.ControllerDeployment(gardenercontrolplane.Controller{
+		Image:         images.GardenerScheduler,
+		PriorityClass: priorityclasses.GardenSystem200, // S4:26371
+		Replicas:      *r.Replicas(Replicas, ReplicasHA),
+		HealthPort:    HealthProbePort,
+		MetricsPort:   MetricsPort,
+		CPU:           "50m",
+		Memory:        "64Mi",
+		Checksum:      checksum,
+	})
+	if err != nil {
+		return nil, err
+	}
+	objs, err := gardenercontrolplane.Place(r.Cluster.Name,
+		r.AccessSecret(), configMap, deployment, r.MetricsService(MetricsPort), r.PodDisruptionBudget())
+	if err != nil {
+		return nil, fmt.Errorf("gardener-scheduler: %w", err)
+	}
+	role, binding := r.ClusterRole(rules())
+	virtual, err := gardenercontrolplane.Place(r.VirtualCluster.Name, role, binding)
+	if err != nil {
+		return nil, fmt.Errorf("gardener-scheduler: %w", err)
+	}
+	return append(objs, virtual...), nil
+}
+
+// schedulerConfig is the SchedulerConfiguration (S4:14381-14389); the scheduler serves no webhooks, so it
+// needs no TLS (S4:14385).
+func schedulerConfig(r gardenercontrolplane.Resolved, strategy string) map[string]any {
+	out := map[string]any{
+		"apiVersion":       "scheduler.config.gardener.cloud/v1alpha1",
+		"kind":             "SchedulerConfiguration",
+		"clientConnection": gardenercontrolplane.ClientConnection(),
+		"leaderElection":   gardenercontrolplane.LeaderElection(),
+		"logLevel":         r.LogLevel,
+		"logFormat":        "json",
+		"server": map[string]any{
+			"healthProbes": map[string]any{"port": HealthProbePort},
+			"metrics":      map[string]any{"port": MetricsPort},
+		},
+		"schedulers": map[string]any{"shoot": map[string]any{
+			"concurrentSyncs":                5,
+			"retrySyncPeriod":                "15s",
+			"candidateDeterminationStrategy": strategy,
+		}},
+	}
+	if gates := gardenercontrolplane.FeatureGatesConfig(r.FeatureGates); gates != nil {
+		out["featureGates"] = gates
+	}
+	return out
+}
+
+// rules let the scheduler read what its algorithm weighs (S4:14355-14378): seeds, shoots, cloud
+// profiles, projects and the region-config ConfigMaps; bind shoots to seeds through
+// shoots/binding (S4:14437-14441); report unschedulable shoots in events and their status
+// (S4:14467); and hold its leader election Lease.
+func rules() []rbacv1.PolicyRule {
+	read := []string{"get", "list", "watch"}
+	return append([]rbacv1.PolicyRule{
+		{APIGroups: []string{"core.gardener.cloud"}, Resources: []string{"cloudprofiles", "namespacedcloudprofiles", "projects", "seeds", "shoots"}, Verbs: read},
+		{APIGroups: []string{"core.gardener.cloud"}, Resources: []string{"shoots/binding", "shoots/status"}, Verbs: []string{"patch", "update"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: read},
+		{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}},
+	}, gardenercontrolplane.LeaderElectionRules()...)
+}

@@ -1,0 +1,238 @@
+package kubeapiserver
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+)
+
+// Where the API server finds its files.
+const (
+	dirClientCA        = "/srv/kubernetes/ca-client"
+	dirFrontProxyCA    = "/srv/kubernetes/ca-front-proxy"
+	dirFrontProxyCert  = "/srv/kubernetes/front-proxy-client"
+	dirEtcdCA          = "/srv/kubernetes/etcd/ca"
+	dirEtcdClient      = "/srv/kubernetes/etcd/client"
+	dirServer          = "/srv/kubernetes/tls"
+	dirServiceAccount  = "/srv/kubernetes/service-account-key"
+	dirEncryption      = "/etc/kubernetes/etcd-encryption-secret"
+	dirAdmission       = "/etc/kubernetes/admission"
+	dirAuditPolicy     = "/etc/kubernetes/audit"
+	dirAuditLog        = "/var/lib/audit-log"
+	secretDefaultMode  = int32(0o640)
+	defaultCPURequest  = "600m"  // S4:24117
+	defaultMemRequest  = "512Mi" // S4:24117
+	defaultEventTTL    = "1h"    // the upstream default, written out so that plans show it
+	defaultScrapeAlias = "all-garden-scrape-targets"
+)
+
+// The Secrets' data keys, as the engine's generated_secret classes write them.
+const (
+	keyCACert     = "ca.crt"
+	keyCert       = "tls.crt"
+	keyKey        = "tls.key"
+	keyPrivateKey = "key.pem"
+	keyPublicKey  = "pub.pem"
+)
+
+// mount is one Secret, ConfigMap or emptyDir volume of the pod.
+type mount struct {
+	name, dir string
+	secret    string // Secret name, or
+	configMap string // ConfigMap name, or neither for an emptyDir
+}
+
+func mounts(r resolved) []mount {
+	m := []mount{
+		{name: "ca-client", dir: dirClientCA, secret: or(r.ClientCASecretName, "ca-client")},
+		{name: "ca-front-proxy", dir: dirFrontProxyCA, secret: or(r.FrontProxyCASecretName, "ca-front-proxy")},
+		{name: "front-proxy-client", dir: dirFrontProxyCert, secret: or(r.FrontProxyClientSecretName, "kube-aggregator")},
+		{name: "etcd-ca", dir: dirEtcdCA, secret: or(r.EtcdCASecretName, "ca-etcd")},
+		{name: "etcd-client", dir: dirEtcdClient, secret: or(r.EtcdClientSecretName, "etcd-client")},
+		{name: "server", dir: dirServer, secret: or(r.ServerTLSSecretName, "kube-apiserver")},
+		{name: "service-account-key", dir: dirServiceAccount, secret: or(r.ServiceAccountKeySecretName, "service-account-key")},
+		{name: "etcd-encryption-secret", dir: dirEncryption, secret: or(r.EncryptionConfigSecretName, "kube-apiserver-etcd-encryption-configuration")},
+		{name: "admission-config", dir: dirAdmission, configMap: admissionConfigName(r.prefix)},
+	}
+	if r.AuditPolicyConfigMap != "" {
+		m = append(m, mount{name: "audit-policy", dir: dirAuditPolicy, configMap: r.AuditPolicyConfigMap}, mount{name: "audit-log", dir: dirAuditLog})
+	}
+	return m
+}
+
+// args are the API server's flags, in a fixed order.
+func args(r resolved) []string {
+	a := []string{
+		"--admission-control-config-file=" + dirAdmission + "/" + admissionKey,
+		// The virtual garden has no nodes, so RBAC is the only authorizer it needs.
+		"--authorization-mode=RBAC",
+		"--client-ca-file=" + dirClientCA + "/" + keyCACert,
+		// Bootstrap tokens let gardenlets register with the garden.
+		"--enable-bootstrap-token-auth=true",
+		"--encryption-provider-config=" + dirEncryption + "/" + EncryptionConfigKey,
+		"--etcd-cafile=" + dirEtcdCA + "/" + keyCACert,
+		"--etcd-certfile=" + dirEtcdClient + "/" + keyCert,
+		"--etcd-keyfile=" + dirEtcdClient + "/" + keyKey,
+		"--etcd-servers=" + r.mainEndpoint,
+		// Events go to their own etcd (S4:11962-11968).
+		"--etcd-servers-overrides=/events#" + r.eventsEndpoint,
+		"--event-ttl=" + or(r.EventTTL, defaultEventTTL),
+		"--external-hostname=" + ExternalHostname(r.DNSDomains), // S4:12728
+		"--profiling=false",
+		"--proxy-client-cert-file=" + dirFrontProxyCert + "/" + keyCert,
+		"--proxy-client-key-file=" + dirFrontProxyCert + "/" + keyKey,
+		"--requestheader-client-ca-file=" + dirFrontProxyCA + "/" + keyCACert,
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-username-headers=X-Remote-User",
+		fmt.Sprintf("--secure-port=%d", Port),
+		"--service-account-issuer=" + or(r.ServiceAccountIssuer, "https://"+ExternalHostname(r.DNSDomains)),
+		"--service-account-key-file=" + dirServiceAccount + "/" + keyPublicKey,
+		"--service-account-signing-key-file=" + dirServiceAccount + "/" + keyPrivateKey,
+		"--service-cluster-ip-range=" + r.ServiceNetwork,
+		"--shutdown-delay-duration=15s",
+		"--tls-cert-file=" + dirServer + "/" + keyCert,
+		"--tls-private-key-file=" + dirServer + "/" + keyKey,
+	}
+	if len(r.EnableAdmissionPlugins) > 0 {
+		a = append(a, "--enable-admission-plugins="+strings.Join(r.EnableAdmissionPlugins, ","))
+	}
+	if len(r.DisableAdmissionPlugins) > 0 {
+		a = append(a, "--disable-admission-plugins="+strings.Join(r.DisableAdmissionPlugins, ","))
+	}
+	if r.AuditPolicyConfigMap != "" {
+		a = append(a,
+			"--audit-policy-file="+dirAuditPolicy+"/"+AuditPolicyKey,
+			"--audit-log-path="+dirAuditLog+"/audit.log",
+			"--audit-log-maxsize=100",
+			"--audit-log-maxbackup=5",
+		)
+	}
+	if len(r.FeatureGates) > 0 {
+		a = append(a, "--feature-gates="+FeatureGatesFlag(r.FeatureGates))
+	}
+	return a
+}
+
+// podLabels add to the selector the labels that open the API server's network paths under
+// Gardener's deny-all policies: DNS, its etcds (S4:13834), webhook servers (S4:26019) and the
+// networks OIDC issuers and external webhooks live in (S4:25947-25953).
+func podLabels(r resolved) map[string]string {
+	l := map[string]string{
+		"gardener.cloud/role":                                        "controlplane",
+		"networking.gardener.cloud/to-dns":                           "allowed",
+		"networking.gardener.cloud/to-public-networks":               "allowed",
+		"networking.gardener.cloud/to-private-networks":              "allowed",
+		"networking.resources.gardener.cloud/to-all-webhook-targets": "allowed",
+	}
+	maps.Copy(l, etcdLabels(r.prefix))
+	maps.Copy(l, SelectorLabels(r.prefix))
+	return l
+}
+
+func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, error) {
+	vector, err := images.Default().Override(r.Images)
+	if err != nil {
+		return nil, fmt.Errorf("kube-apiserver images: %w", err)
+	}
+	image, err := vector.Image(images.KubeAPIServer, r.KubernetesVersion)
+	if err != nil {
+		return nil, err
+	}
+	cpu, err := resource.ParseQuantity(or(r.CPURequest, defaultCPURequest))
+	if err != nil {
+		return nil, fmt.Errorf("cpu request %q: %w", r.CPURequest, err)
+	}
+	mem, err := resource.ParseQuantity(or(r.MemoryRequest, defaultMemRequest))
+	if err != nil {
+		return nil, fmt.Errorf("memory request %q: %w", r.MemoryRequest, err)
+	}
+	var volumes []corev1.Volume
+	var volumeMounts []corev1.VolumeMount
+	for _, m := range mounts(r) {
+		vol := corev1.Volume{Name: m.name}
+		switch {
+		case m.secret != "":
+			vol.Secret = &corev1.SecretVolumeSource{SecretName: m.secret, DefaultMode: ptr.To(secretDefaultMode)}
+		case m.configMap != "":
+			vol.ConfigMap = &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: m.configMap}}
+		default:
+			// The size limit bounds the audit log: 5 backups of 100 MB and the current file.
+			vol.EmptyDir = &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}
+		}
+		volumes = append(volumes, vol)
+		volumeMounts = append(volumeMounts, corev1.VolumeMount{Name: m.name, MountPath: m.dir, ReadOnly: m.secret != "" || m.configMap != ""})
+	}
+	probe := func(path string, failures int32) *corev1.Probe {
+		return &corev1.Probe{
+			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+				Path: path, Port: intstr.FromInt32(Port), Scheme: corev1.URISchemeHTTPS,
+			}},
+			InitialDelaySeconds: 15, PeriodSeconds: 10, TimeoutSeconds: 15, FailureThreshold: failures,
+		}
+	}
+	selector := SelectorLabels(r.prefix)
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: Name(r.prefix), Namespace: r.namespace, Labels: selector},
+		Spec: appsv1.DeploymentSpec{
+			// No replicas: the HorizontalPodAutoscaler owns them, and applying a count would fight it.
+			RevisionHistoryLimit: ptr.To(int32(2)),
+			Selector:             &metav1.LabelSelector{MatchLabels: selector},
+			Strategy: appsv1.DeploymentStrategy{
+				Type: appsv1.RollingUpdateDeploymentStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDeployment{
+					MaxSurge:       ptr.To(intstr.FromInt32(1)),
+					MaxUnavailable: ptr.To(intstr.FromInt32(0)),
+				},
+			},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{
+					Labels:      podLabels(r),
+					Annotations: map[string]string{"checksum/configmap-admission-config": checksum(admission.Data)},
+				},
+				Spec: corev1.PodSpec{
+					AutomountServiceAccountToken: ptr.To(false),
+					PriorityClassName:            or(r.PriorityClassName, priorityclasses.GardenSystem500),
+					TopologySpreadConstraints:    Spread(selector),
+					Containers: []corev1.Container{{
+						Name:    "kube-apiserver",
+						Image:   image,
+						Command: []string{"/usr/local/bin/kube-apiserver"},
+						Args:    args(r),
+						Ports:   []corev1.ContainerPort{{Name: "https", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem,
+						}},
+						LivenessProbe:  probe("/livez", 3),
+						ReadinessProbe: probe("/readyz", 3),
+						VolumeMounts:   volumeMounts,
+					}},
+					Volumes: volumes,
+				},
+			},
+		},
+	}, nil
+}
+
+// Spread places replicas on different nodes and zones where possible; ScheduleAnyway keeps them
+// schedulable on a single-node cluster.
+func Spread(selector map[string]string) []corev1.TopologySpreadConstraint {
+	var out []corev1.TopologySpreadConstraint
+	for _, key := range []string{corev1.LabelHostname, corev1.LabelTopologyZone} {
+		out = append(out, corev1.TopologySpreadConstraint{
+			MaxSkew: 1, TopologyKey: key, WhenUnsatisfiable: corev1.ScheduleAnyway,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: selector},
+		})
+	}
+	return out
+}

@@ -1,0 +1,237 @@
+// Package kubeapiserver renders the kube_apiserver component: the API server of the virtual
+// garden (virtual-garden-kube-apiserver, S4:12711) running as a Deployment in the runtime
+// cluster, with its ClusterIP Service, autoscaling (S4:24114-24118), disruption budget and the
+// Istio objects that expose it by SNI through the virtual garden's ingress gateway
+// (S4:12720, S4:13122). With another name prefix it serves a shoot control plane.
+package kubeapiserver
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/declarative-gardener/gardener/components/etcd"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Values are the component's typed inputs. Zero values mean the documented defaults, so that the
+// garden composite only sets what differs.
+type Values struct {
+	// Cluster is the runtime cluster the API server runs in.
+	Cluster decode.Cluster `json:"cluster"`
+	// Namespace of all objects; "" means "garden".
+	Namespace string `json:"namespace"`
+	// NamePrefix is put before kube-apiserver; nil means "virtual-garden-", "" none (shoots).
+	NamePrefix *string `json:"name_prefix"`
+	// Images overrides image vector entries by name (kube-apiserver).
+	Images map[string]string `json:"images"`
+	// KubernetesVersion (MAJOR.MINOR.PATCH) tags the image and gates features.
+	KubernetesVersion string `json:"kubernetes_version"`
+	// HighAvailability raises the minimum replicas from 2 to 3 (S4:24118).
+	HighAvailability bool `json:"high_availability"`
+	// DNSDomains are the domains the API is exposed under as api.<domain> and gardener.<domain>;
+	// the first one is the external hostname (S4:12726-12728). At least one is required.
+	DNSDomains []string `json:"dns_domains"`
+	// ServiceNetwork is the IPv4 range Service cluster IPs are allocated from (S4:12758).
+	ServiceNetwork string `json:"service_network"`
+	// ClusterDomain of the runtime cluster, for the Istio destination host; "" means cluster.local.
+	ClusterDomain string `json:"cluster_domain"`
+	// EtcdMainEndpoint and EtcdEventsEndpoint default to the client Services of the etcd
+	// component with the same prefix and namespace.
+	EtcdMainEndpoint   string `json:"etcd_main_endpoint"`
+	EtcdEventsEndpoint string `json:"etcd_events_endpoint"`
+	// EtcdCASecretName holds the etcd CA (ca.crt); "" means "ca-etcd".
+	EtcdCASecretName string `json:"etcd_ca_secret_name"`
+	// EtcdClientSecretName holds the etcd client certificate (tls.crt, tls.key); "" means
+	// "etcd-client".
+	EtcdClientSecretName string `json:"etcd_client_secret_name"`
+	// ServerTLSSecretName holds the serving certificate (tls.crt, tls.key) for ServerDNSNames; ""
+	// means "kube-apiserver".
+	ServerTLSSecretName string `json:"server_tls_secret_name"`
+	// ClientCASecretName holds the CA (ca.crt) client certificates are verified with; "" means
+	// "ca-client" (S4:13115).
+	ClientCASecretName string `json:"client_ca_secret_name"`
+	// FrontProxyCASecretName holds the CA (ca.crt) of the aggregation layer; "" means
+	// "ca-front-proxy" (S4:13116).
+	FrontProxyCASecretName string `json:"front_proxy_ca_secret_name"`
+	// FrontProxyClientSecretName holds the client certificate (tls.crt, tls.key) the API server
+	// proxies aggregated APIs (gardener-apiserver) with; "" means "kube-aggregator".
+	FrontProxyClientSecretName string `json:"front_proxy_client_secret_name"`
+	// ServiceAccountKeySecretName holds the ServiceAccount signing key (key.pem, pub.pem); ""
+	// means "service-account-key" (S4:13117).
+	ServiceAccountKeySecretName string `json:"service_account_key_secret_name"`
+	// ServiceAccountIssuer of tokens; "" means https://api.<first domain>.
+	ServiceAccountIssuer string `json:"service_account_issuer"`
+	// EncryptionConfigSecretName holds the EncryptionConfiguration (key
+	// encryption-configuration.yaml) with the keys; the engine or composite provides it, built
+	// with EncryptionConfiguration(EncryptedResources(...)). "" means
+	// "kube-apiserver-etcd-encryption-configuration".
+	EncryptionConfigSecretName string `json:"encryption_config_secret_name"`
+	// EncryptedResources are resources (resource.group) encrypted in addition to Secrets
+	// (S4:12595-12605).
+	EncryptedResources []string `json:"encrypted_resources"`
+	// AuditPolicyConfigMap names a ConfigMap with key audit-policy.yaml; "" means no audit log.
+	AuditPolicyConfigMap string `json:"audit_policy_config_map"`
+	// EventTTL is how long events are kept; "" means 1h.
+	EventTTL string `json:"event_ttl"`
+	// FeatureGates switch Kubernetes feature gates on or off.
+	FeatureGates map[string]bool `json:"feature_gates"`
+	// EnableAdmissionPlugins and DisableAdmissionPlugins change the default admission plugins.
+	EnableAdmissionPlugins  []string `json:"enable_admission_plugins"`
+	DisableAdmissionPlugins []string `json:"disable_admission_plugins"`
+	// AdmissionPluginConfigs are YAML configurations of admission plugins by plugin name, put
+	// into the AdmissionConfiguration.
+	AdmissionPluginConfigs map[string]string `json:"admission_plugin_configs"`
+	// CPURequest and MemoryRequest are the initial requests; "" means 600m and 512Mi
+	// (S4:24117).
+	CPURequest    string `json:"cpu_request"`
+	MemoryRequest string `json:"memory_request"`
+	// PriorityClassName of the pods; "" means gardener-garden-system-500 (S4:26367).
+	PriorityClassName string `json:"priority_class_name"`
+	// TopologyAwareRouting makes the Service prefer endpoints in the caller's zone (S4:27831).
+	TopologyAwareRouting bool `json:"topology_aware_routing"`
+	// ScrapeTargetsAlias is the alias of the Prometheus that scrapes the API server;
+	// "" means all-garden-scrape-targets (S4:25962); seeds use all-seed-scrape-targets.
+	ScrapeTargetsAlias string `json:"scrape_targets_alias"`
+	// SNI exposes the API server through the Istio ingress gateway; nil means true.
+	SNI *bool `json:"sni"`
+	// IngressGatewayNamespace is where the ingress gateway runs; "" means
+	// virtual-garden-istio-ingress (S4:13122).
+	IngressGatewayNamespace string `json:"ingress_gateway_namespace"`
+	// IngressGatewayLabels select the ingress gateway pods; empty means
+	// {app: istio-ingressgateway, istio: ingressgateway}.
+	IngressGatewayLabels map[string]string `json:"ingress_gateway_labels"`
+}
+
+// resolved are the values with every default applied.
+type resolved struct {
+	Values
+	prefix, namespace, mainEndpoint, eventsEndpoint string
+	sni                                             bool
+}
+
+func resolve(v Values) (resolved, error) {
+	r := resolved{Values: v, prefix: etcd.Prefix(v.NamePrefix), namespace: namespaceOr(v.Namespace)}
+	if v.KubernetesVersion == "" {
+		return r, fmt.Errorf("kubernetes version is required")
+	}
+	if len(v.DNSDomains) == 0 {
+		return r, fmt.Errorf("dns domains: at least one domain is required")
+	}
+	p, err := netip.ParsePrefix(v.ServiceNetwork)
+	if err != nil {
+		return r, fmt.Errorf("service network %q: %w", v.ServiceNetwork, err)
+	}
+	if p != p.Masked() {
+		return r, fmt.Errorf("service network %q has host bits set", v.ServiceNetwork)
+	}
+	r.mainEndpoint = or(v.EtcdMainEndpoint, etcd.Endpoint(r.prefix, etcd.RoleMain, r.namespace))
+	r.eventsEndpoint = or(v.EtcdEventsEndpoint, etcd.Endpoint(r.prefix, etcd.RoleEvents, r.namespace))
+	r.sni = v.SNI == nil || *v.SNI
+	r.IngressGatewayNamespace = or(v.IngressGatewayNamespace, DefaultIngressGatewayNamespace)
+	if len(v.IngressGatewayLabels) == 0 {
+		r.IngressGatewayLabels = DefaultIngressGatewayLabels()
+	}
+	r.ClusterDomain = or(v.ClusterDomain, DefaultClusterDomain)
+	return r, nil
+}
+
+// Render renders one kube_apiserver instance.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	resources, err := EncryptedResources(v.KubernetesVersion, v.EncryptedResources)
+	if err != nil {
+		return nil, err
+	}
+	prefix, ns := etcd.Prefix(v.NamePrefix), namespaceOr(v.Namespace)
+	return &render.Output{
+		Objects: objs,
+		Outputs: map[string]cty.Value{
+			"service_name":        cty.StringVal(ServiceName(prefix)),
+			"endpoint":            cty.StringVal("https://" + ExternalHostname(v.DNSDomains)),
+			"internal_endpoint":   cty.StringVal(InternalEndpoint(prefix, ns)),
+			"server_dns_names":    stringList(ServerDNSNames(prefix, ns, v.ClusterDomain, v.DNSDomains)),
+			"encrypted_resources": stringList(resources),
+		},
+	}, nil
+}
+
+func stringList(ss []string) cty.Value {
+	vals := make([]cty.Value, len(ss))
+	for i, s := range ss {
+		vals[i] = cty.StringVal(s)
+	}
+	return cty.ListVal(vals)
+}
+
+// Objects renders the API server's objects: admission configuration, Service, Deployment,
+// HorizontalPodAutoscaler, PodDisruptionBudget and, with SNI, the Istio Gateway, VirtualService
+// and DestinationRule.
+func Objects(v Values) ([]render.Object, error) {
+	r, err := resolve(v)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := EncryptedResources(v.KubernetesVersion, v.EncryptedResources); err != nil {
+		return nil, err
+	}
+	admission, err := admissionConfigMap(r)
+	if err != nil {
+		return nil, err
+	}
+	deployment, err := deployment(r, admission)
+	if err != nil {
+		return nil, err
+	}
+	typed := []runtime.Object{admission, service(r), deployment, hpa(r), pdb(r)}
+	us, err := kube.All(typed...)
+	if err != nil {
+		return nil, err
+	}
+	StripStatus(us)
+	if r.sni {
+		us = append(us, istioObjects(r)...)
+	}
+	return kube.On(v.Cluster.Name, "", us...), nil
+}
+
+// StripStatus removes the status the typed HPA and PDB structs serialise with zero counters
+// (desiredReplicas: 0); the status belongs to the controllers, and a rendered one would show up
+// as a change in every plan.
+func StripStatus(us []*unstructured.Unstructured) {
+	for _, u := range us {
+		unstructured.RemoveNestedField(u.Object, "status")
+	}
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// FeatureGatesFlag renders the value of --feature-gates sorted by gate name, so that the flag
+// never changes without a change of the gates.
+func FeatureGatesFlag(gates map[string]bool) string {
+	parts := make([]string, 0, len(gates))
+	for name, on := range gates {
+		parts = append(parts, fmt.Sprintf("%s=%t", name, on))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
+}

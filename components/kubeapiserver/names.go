@@ -1,0 +1,107 @@
+package kubeapiserver
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/declarative-gardener/gardener/components/etcd"
+)
+
+// Port is the port the API server serves on, in the pod and on its Service (S4:26056:
+// to-garden-virtual-garden-kube-apiserver-tcp-443).
+const Port = 443
+
+// Defaults of the Istio exposure. The istio component creates the ingress gateway; these are the
+// names it uses (S4:13122), repeated here so that this package does not depend on it.
+const (
+	DefaultIngressGatewayNamespace = "virtual-garden-istio-ingress"
+	DefaultClusterDomain           = "cluster.local"
+)
+
+// DefaultIngressGatewayLabels select the istio-ingressgateway pods (Istio's conventional labels).
+func DefaultIngressGatewayLabels() map[string]string {
+	return map[string]string{"app": "istio-ingressgateway", "istio": "ingressgateway"}
+}
+
+// Name is the name of the Deployment, Service, HPA, PDB and Istio objects: <prefix>kube-apiserver
+// (virtual-garden-kube-apiserver, S4:12711).
+func Name(prefix string) string { return prefix + "kube-apiserver" }
+
+// ServiceName is the name of the API server's ClusterIP Service (S4:13122).
+func ServiceName(prefix string) string { return Name(prefix) }
+
+// AppLabel is the app label of a control plane's pods: the prefix without its trailing dash
+// ("virtual-garden"), or "kubernetes" for a shoot control plane without prefix (Gardener's shoot
+// convention; the documents do not name the labels).
+func AppLabel(prefix string) string {
+	if p := strings.TrimSuffix(prefix, "-"); p != "" {
+		return p
+	}
+	return "kubernetes"
+}
+
+// SelectorLabels select the API server's pods.
+func SelectorLabels(prefix string) map[string]string {
+	return map[string]string{"app": AppLabel(prefix), "role": "apiserver"}
+}
+
+// InternalEndpoint is the URL in-cluster clients (kube-controller-manager, gardener components)
+// reach the API server at through its Service (S4:27833).
+func InternalEndpoint(prefix, namespace string) string {
+	return fmt.Sprintf("https://%s.%s.svc", ServiceName(prefix), namespaceOr(namespace))
+}
+
+// Hosts are the names the API server is exposed under through Istio: api.<domain> and
+// gardener.<domain> for every domain, the DNS records the documents ask operators to create
+// (S4:12726).
+func Hosts(domains []string) []string {
+	var out []string
+	for _, prefix := range []string{"api.", "gardener."} {
+		for _, d := range domains {
+			out = append(out, prefix+d)
+		}
+	}
+	return out
+}
+
+// ExternalHostname is api.<first domain>, used in kubeconfigs and for --external-hostname
+// (S4:12728).
+func ExternalHostname(domains []string) string {
+	if len(domains) == 0 {
+		return ""
+	}
+	return "api." + domains[0]
+}
+
+// ServerDNSNames are the names the serving certificate must cover: the in-cluster names of the
+// Service, of the virtual cluster's own kubernetes Service, and the exposed hosts.
+func ServerDNSNames(prefix, namespace, clusterDomain string, domains []string) []string {
+	if clusterDomain == "" {
+		clusterDomain = DefaultClusterDomain
+	}
+	svc, ns := ServiceName(prefix), namespaceOr(namespace)
+	out := []string{svc, svc + "." + ns, svc + "." + ns + ".svc", svc + "." + ns + ".svc." + clusterDomain,
+		"kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc." + clusterDomain}
+	return append(out, Hosts(domains)...)
+}
+
+// ToServiceLabel is the pod label that gardener-resource-manager's NetworkPolicy controller
+// turns into an egress permission to a Service in the same namespace (S4:13834, S4:13869).
+func ToServiceLabel(service string, port int) string {
+	return fmt.Sprintf("networking.resources.gardener.cloud/to-%s-tcp-%d", service, port)
+}
+
+// etcdLabels are the egress labels to the default etcd client Services.
+func etcdLabels(prefix string) map[string]string {
+	return map[string]string{
+		ToServiceLabel(etcd.ClientServiceName(prefix, etcd.RoleMain), etcd.ClientPort):   "allowed",
+		ToServiceLabel(etcd.ClientServiceName(prefix, etcd.RoleEvents), etcd.ClientPort): "allowed",
+	}
+}
+
+func namespaceOr(ns string) string {
+	if ns == "" {
+		return etcd.DefaultNamespace
+	}
+	return ns
+}

@@ -1,0 +1,284 @@
+// Package kubecontrollermanager renders the kube_controller_manager component: the controller
+// manager of the virtual garden (virtual-garden-kube-controller-manager, S4:12712) as a
+// Deployment in the runtime cluster. It runs only the few controllers an API without nodes or
+// workloads needs; the serviceaccount-token controller is always off, so static ServiceAccount
+// token Secrets do not exist and clients use the TokenRequest API (S4:12724, S4:13086).
+package kubecontrollermanager
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/etcd"
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/kubeapiserver"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Port is the controller manager's secure port, which serves /healthz and /metrics.
+const Port = 10257
+
+// Controllers are the controllers the virtual garden's controller manager runs: namespace and
+// garbage collection, default ServiceAccounts and the kube-root-ca.crt ConfigMaps, RBAC
+// aggregation, quotas, CSR signing for gardenlet client certificates (S4:13090), bootstrap
+// tokens for registering gardenlets, and TTL clean-up. The serviceaccount-token controller is
+// named explicitly as disabled (S4:12724, S4:13086). The documents say only "a few
+// controllers"; this is the set such an API needs.
+var Controllers = []string{
+	"namespace", "serviceaccount", "garbagecollector", "clusterrole-aggregation", "resourcequota",
+	"csrsigning", "csrapproving", "csrcleaner", "root-ca-cert-publisher", "ttl-after-finished",
+	"bootstrapsigner", "tokencleaner", "-serviceaccount-token",
+}
+
+// Values are the component's typed inputs. Zero values mean the documented defaults.
+type Values struct {
+	// Cluster is the runtime cluster the controller manager runs in.
+	Cluster decode.Cluster `json:"cluster"`
+	// Namespace of all objects; "" means "garden".
+	Namespace string `json:"namespace"`
+	// NamePrefix is put before kube-controller-manager; nil means "virtual-garden-", "" none.
+	NamePrefix *string `json:"name_prefix"`
+	// Images overrides image vector entries by name (kube-controller-manager).
+	Images map[string]string `json:"images"`
+	// KubernetesVersion (MAJOR.MINOR.PATCH) tags the image.
+	KubernetesVersion string `json:"kubernetes_version"`
+	// HighAvailability runs two replicas with leader election instead of one (S4:24611-24670).
+	HighAvailability bool `json:"high_availability"`
+	// KubeconfigSecretName holds a kubeconfig (key kubeconfig) for the API server the controller
+	// manager manages; "" means "kube-controller-manager-kubeconfig".
+	KubeconfigSecretName string `json:"kubeconfig_secret_name"`
+	// CASecretName holds the cluster CA (ca.crt) published as kube-root-ca.crt; "" means "ca".
+	CASecretName string `json:"ca_secret_name"`
+	// ClientCASecretName holds the client CA (ca.crt, ca.key) CSRs are signed with; "" means
+	// "ca-client" (S4:13090, S4:13115).
+	ClientCASecretName string `json:"client_ca_secret_name"`
+	// ServiceAccountKeySecretName holds the ServiceAccount signing key (key.pem); "" means
+	// "service-account-key" (S4:13117).
+	ServiceAccountKeySecretName string `json:"service_account_key_secret_name"`
+	// CertificateSigningDuration is the longest validity of certificates signed for CSRs; ""
+	// means 720h.
+	CertificateSigningDuration string `json:"certificate_signing_duration"`
+	// FeatureGates switch Kubernetes feature gates on or off.
+	FeatureGates map[string]bool `json:"feature_gates"`
+	// PriorityClassName of the pods; "" means gardener-garden-system-300 (S4:26370).
+	PriorityClassName string `json:"priority_class_name"`
+	// ScrapeTargetsAlias is the alias of the Prometheus that scrapes the metrics; "" means
+	// all-garden-scrape-targets (S4:25962).
+	ScrapeTargetsAlias string `json:"scrape_targets_alias"`
+}
+
+// Name is the Deployment's and Service's name, <prefix>kube-controller-manager (S4:12712).
+func Name(prefix string) string { return prefix + "kube-controller-manager" }
+
+// SelectorLabels select the controller manager's pods.
+func SelectorLabels(prefix string) map[string]string {
+	return map[string]string{"app": kubeapiserver.AppLabel(prefix), "role": "controller-manager"}
+}
+
+// Replicas is 2 with high availability, 1 otherwise: the count for controllers of a control
+// plane (S4:24611-24670, S4:14122-14133).
+func Replicas(highAvailability bool) int32 {
+	if highAvailability {
+		return 2
+	}
+	return 1
+}
+
+// Render renders one kube_controller_manager instance.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs}, nil
+}
+
+// Objects renders the metrics Service, the Deployment and, with several replicas, a
+// PodDisruptionBudget.
+func Objects(v Values) ([]render.Object, error) {
+	if v.KubernetesVersion == "" {
+		return nil, fmt.Errorf("kubernetes version is required")
+	}
+	if d := v.CertificateSigningDuration; d != "" {
+		if _, err := time.ParseDuration(d); err != nil {
+			return nil, fmt.Errorf("certificate signing duration %q: %w", d, err)
+		}
+	}
+	prefix := etcd.Prefix(v.NamePrefix)
+	ns := or(v.Namespace, etcd.DefaultNamespace)
+	d, err := deployment(v, prefix, ns)
+	if err != nil {
+		return nil, err
+	}
+	typed := []runtime.Object{service(v, prefix, ns), d}
+	if v.HighAvailability {
+		typed = append(typed, pdb(prefix, ns))
+	}
+	us, err := kube.All(typed...)
+	if err != nil {
+		return nil, err
+	}
+	kubeapiserver.StripStatus(us)
+	return kube.On(v.Cluster.Name, "", us...), nil
+}
+
+const (
+	dirKubeconfig     = "/var/run/secrets/gardener.cloud/kubeconfig"
+	dirCA             = "/srv/kubernetes/ca"
+	dirClientCA       = "/srv/kubernetes/ca-client"
+	dirServiceAccount = "/srv/kubernetes/service-account-key"
+)
+
+func args(v Values) []string {
+	kubeconfig := dirKubeconfig + "/kubeconfig"
+	a := []string{
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--cluster-signing-cert-file=" + dirClientCA + "/ca.crt",
+		"--cluster-signing-duration=" + or(v.CertificateSigningDuration, "720h"),
+		"--cluster-signing-key-file=" + dirClientCA + "/ca.key",
+		"--controllers=" + strings.Join(Controllers, ","),
+		"--kubeconfig=" + kubeconfig,
+		"--leader-elect=true",
+		"--profiling=false",
+		"--root-ca-file=" + dirCA + "/ca.crt",
+		fmt.Sprintf("--secure-port=%d", Port),
+		"--service-account-private-key-file=" + dirServiceAccount + "/key.pem",
+		// Each controller acts as its own ServiceAccount, with tokens from the TokenRequest API.
+		"--use-service-account-credentials=true",
+	}
+	if len(v.FeatureGates) > 0 {
+		a = append(a, "--feature-gates="+kubeapiserver.FeatureGatesFlag(v.FeatureGates))
+	}
+	return a
+}
+
+func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
+	vector, err := images.Default().Override(v.Images)
+	if err != nil {
+		return nil, fmt.Errorf("kube-controller-manager images: %w", err)
+	}
+	image, err := vector.Image(images.KubeControllerManager, v.KubernetesVersion)
+	if err != nil {
+		return nil, err
+	}
+	selector := SelectorLabels(prefix)
+	labels := map[string]string{
+		"gardener.cloud/role":              "controlplane",
+		"networking.gardener.cloud/to-dns": "allowed",
+		// S4:13834: egress to the API server's Service in the same namespace.
+		kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(prefix), kubeapiserver.Port): "allowed",
+	}
+	maps.Copy(labels, selector)
+	secret := func(name, dir, secretName string) (corev1.Volume, corev1.VolumeMount) {
+		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: secretName, DefaultMode: ptr.To(int32(0o640))}}},
+			corev1.VolumeMount{Name: name, MountPath: dir, ReadOnly: true}
+	}
+	var volumes []corev1.Volume
+	var mounts []corev1.VolumeMount
+	for _, s := range [][3]string{
+		{"kubeconfig", dirKubeconfig, or(v.KubeconfigSecretName, "kube-controller-manager-kubeconfig")},
+		{"ca", dirCA, or(v.CASecretName, "ca")},
+		{"ca-client", dirClientCA, or(v.ClientCASecretName, "ca-client")},
+		{"service-account-key", dirServiceAccount, or(v.ServiceAccountKeySecretName, "service-account-key")},
+	} {
+		vol, m := secret(s[0], s[1], s[2])
+		volumes, mounts = append(volumes, vol), append(mounts, m)
+	}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: selector},
+		Spec: appsv1.DeploymentSpec{
+			Replicas:             ptr.To(Replicas(v.HighAvailability)),
+			RevisionHistoryLimit: ptr.To(int32(2)),
+			Selector:             &metav1.LabelSelector{MatchLabels: selector},
+			// Start the new pod before stopping the old one; leader election keeps a single
+			// active instance.
+			Strategy: appsv1.DeploymentStrategy{
+				Type: appsv1.RollingUpdateDeploymentStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDeployment{
+					MaxSurge:       ptr.To(intstr.FromInt32(1)),
+					MaxUnavailable: ptr.To(intstr.FromInt32(0)),
+				},
+			},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					AutomountServiceAccountToken: ptr.To(false),
+					PriorityClassName:            or(v.PriorityClassName, priorityclasses.GardenSystem300),
+					TopologySpreadConstraints:    kubeapiserver.Spread(selector),
+					Containers: []corev1.Container{{
+						Name:    "kube-controller-manager",
+						Image:   image,
+						Command: []string{"/usr/local/bin/kube-controller-manager"},
+						Args:    args(v),
+						Ports:   []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+						LivenessProbe: &corev1.Probe{
+							ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+								Path: "/healthz", Port: intstr.FromInt32(Port), Scheme: corev1.URISchemeHTTPS,
+							}},
+							InitialDelaySeconds: 15, PeriodSeconds: 10, TimeoutSeconds: 15, FailureThreshold: 2,
+						},
+						// Initial requests an operator would pick for a control plane without
+						// workloads; the documents give none.
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceCPU:    resource.MustParse("100m"),
+							corev1.ResourceMemory: resource.MustParse("128Mi"),
+						}},
+						VolumeMounts: mounts,
+					}},
+					Volumes: volumes,
+				},
+			},
+		},
+	}, nil
+}
+
+// service exposes the metrics port to the garden's Prometheus (S4:25962).
+func service(v Values, prefix, ns string) *corev1.Service {
+	k, val := kubeapiserver.ScrapeAnnotation(or(v.ScrapeTargetsAlias, "all-garden-scrape-targets"), Port)
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: SelectorLabels(prefix), Annotations: map[string]string{k: val}},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: SelectorLabels(prefix),
+			Ports:    []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: Port, TargetPort: intstr.FromInt32(Port)}},
+		},
+	}
+}
+
+// pdb keeps one of the two replicas running during voluntary disruptions.
+func pdb(prefix, ns string) *policyv1.PodDisruptionBudget {
+	return &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: SelectorLabels(prefix)},
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			MaxUnavailable:             ptr.To(intstr.FromInt32(1)),
+			Selector:                   &metav1.LabelSelector{MatchLabels: SelectorLabels(prefix)},
+			UnhealthyPodEvictionPolicy: ptr.To(policyv1.AlwaysAllow),
+		},
+	}
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

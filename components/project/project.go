@@ -1,0 +1,234 @@
+// Package project renders the project component: a Gardener Project (core.gardener.cloud/v1beta1,
+// cluster-scoped, S4:857-936) in the virtual garden together with its namespace garden-<name>.
+// Every Shoot, SecretBinding and CredentialsBinding of the project lives in that namespace, so a
+// project comes before all of them (digest §2.2, S4:12141).
+package project
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// The API version and kind of the Project (S4:857-880).
+const (
+	APIVersion = "core.gardener.cloud/v1beta1"
+	Kind       = "Project"
+)
+
+// The labels a namespace needs before the project controller adopts it instead of refusing it
+// (S4:22016, S0:131).
+const (
+	LabelRole        = "gardener.cloud/role"
+	LabelRoleProject = "project"
+	LabelProjectName = "project.gardener.cloud/name"
+)
+
+// NamespacePrefix starts every project namespace the ProjectValidator accepts (S4:11754).
+const NamespacePrefix = "garden-"
+
+// gardenNamespace is the namespace of the landscape's own "garden" project. The documents only
+// name the garden- prefix (S4:11754); an operator expects the garden project to own the garden
+// namespace, as Gardener's own validator allows, so it is accepted as well.
+const gardenNamespace = "garden"
+
+// Values are the component's typed inputs.
+type Values struct {
+	// Cluster is the virtual garden, which serves the Project API.
+	Cluster decode.Cluster `json:"cluster"`
+	// Name is the project's name; Render defaults it to the instance name.
+	Name string `json:"name"`
+	// Namespace is the project namespace; "" means garden-<name>.
+	Namespace string `json:"namespace"`
+	// Description says what the project is used for (S4:22020).
+	Description string `json:"description"`
+	// Purpose is a human-readable explanation of the project's purpose (S4:22020).
+	Purpose string `json:"purpose"`
+	// Owner is the project's main contact; it becomes spec.owner and a member with the owner
+	// role (S4:22022, S4:22030).
+	Owner *Subject `json:"owner"`
+	// Members are the other people, groups and service accounts with a role in the project.
+	Members []Member `json:"member"`
+	// Tolerations are the seed taints shoots of the project may tolerate.
+	Tolerations []Toleration `json:"tolerations"`
+	// DualApprovalForDeletion rules make a second subject confirm deletions (S4:22060-22078).
+	DualApprovalForDeletion []DualApproval `json:"dual_approval_for_deletion"`
+}
+
+// Toleration lets shoots of the project tolerate a seed taint (S4:4280-4289, S4:5830-5847).
+type Toleration struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	// Default also adds the toleration to every shoot of the project; otherwise shoots may only
+	// choose it. A default toleration is always allowed as well, so it lands in both lists.
+	Default bool `json:"default"`
+}
+
+// DualApproval is one dual-approval-for-deletion rule (S4:2410-2432).
+type DualApproval struct {
+	// Resource is the resource the rule applies to; "" means shoots, the only one implemented
+	// (S4:22074).
+	Resource string `json:"resource"`
+	// MatchLabels selects the objects; nil or empty matches every object (S4:22076).
+	MatchLabels map[string]string `json:"match_labels"`
+	// IncludeServiceAccounts also demands dual approval from service accounts; nil means true
+	// (S4:22078).
+	IncludeServiceAccounts *bool `json:"include_service_accounts"`
+}
+
+// Render renders one project instance; its outputs are the project's name and namespace.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	if v.Name == "" {
+		v.Name = in.Name
+	}
+	if strings.Contains(v.Name, render.UnknownString) || strings.Contains(v.Namespace, render.UnknownString) {
+		return nil, fmt.Errorf("project name or namespace %w", render.ErrDeferred)
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{
+		"name":      cty.StringVal(v.Name),
+		"namespace": cty.StringVal(NamespaceOf(v)),
+	}}, nil
+}
+
+// NamespaceOf is the project namespace the values name: Namespace, or garden-<name>.
+func NamespaceOf(v Values) string {
+	if v.Namespace != "" {
+		return v.Namespace
+	}
+	return NamespacePrefix + v.Name
+}
+
+// Objects renders the project namespace, labelled for adoption, and then the Project, so that the
+// project controller finds the namespace ready to adopt.
+func Objects(v Values) ([]render.Object, error) {
+	if err := validateName(v.Name); err != nil {
+		return nil, err
+	}
+	ns := NamespaceOf(v)
+	if err := validateNamespace(ns); err != nil {
+		return nil, err
+	}
+	members, err := members(v.Owner, v.Members)
+	if err != nil {
+		return nil, fmt.Errorf("project %s: %w", v.Name, err)
+	}
+	spec := map[string]any{
+		"namespace": ns,
+		"owner":     subject(*v.Owner),
+		"members":   members,
+	}
+	if v.Description != "" {
+		spec["description"] = v.Description
+	}
+	if v.Purpose != "" {
+		spec["purpose"] = v.Purpose
+	}
+	if t, err := tolerations(v.Tolerations); err != nil {
+		return nil, fmt.Errorf("project %s: %w", v.Name, err)
+	} else if t != nil {
+		spec["tolerations"] = t
+	}
+	if d, err := dualApprovals(v.DualApprovalForDeletion); err != nil {
+		return nil, fmt.Errorf("project %s: %w", v.Name, err)
+	} else if d != nil {
+		spec["dualApprovalForDeletion"] = d
+	}
+
+	namespace, err := kube.ToUnstructured(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name:   ns,
+		Labels: map[string]string{LabelRole: LabelRoleProject, LabelProjectName: v.Name},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	project := kube.Custom(APIVersion, Kind, "", v.Name, nil, map[string]any{"spec": spec})
+	return kube.On(v.Cluster.Name, "", namespace, project), nil
+}
+
+// tolerations renders spec.tolerations: every toleration is allowed (whitelist), default ones
+// are also added to shoots (defaults). Gardener refuses defaults that are not allowed, which
+// this shape rules out.
+func tolerations(ts []Toleration) (map[string]any, error) {
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	defaults, whitelist := []any{}, []any{}
+	for _, t := range ts {
+		if t.Key == "" {
+			return nil, errors.New("toleration without a key")
+		}
+		id := t.Key + "=" + t.Value
+		if seen[id] {
+			return nil, fmt.Errorf("toleration %s is given twice", id)
+		}
+		seen[id] = true
+		m := map[string]any{"key": t.Key}
+		if t.Value != "" {
+			m["value"] = t.Value
+		}
+		whitelist = append(whitelist, m)
+		if t.Default {
+			defaults = append(defaults, m)
+		}
+	}
+	out := map[string]any{"whitelist": whitelist}
+	if len(defaults) > 0 {
+		out["defaults"] = defaults
+	}
+	return out, nil
+}
+
+// dualApprovals renders spec.dualApprovalForDeletion. An empty matchLabels map is kept as it is:
+// it means "every object", whereas a missing selector would mean none (S4:22076).
+func dualApprovals(ds []DualApproval) ([]any, error) {
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	out := make([]any, 0, len(ds))
+	seen := map[string]bool{}
+	for _, d := range ds {
+		resource := d.Resource
+		if resource == "" {
+			resource = "shoots"
+		}
+		// S4:22074: Shoot is the only resource for which dual approval is implemented.
+		if resource != "shoots" {
+			return nil, fmt.Errorf("dual approval for deletion of %q: only shoots are supported", resource)
+		}
+		if seen[resource] {
+			return nil, fmt.Errorf("dual approval for deletion of %s is given twice", resource)
+		}
+		seen[resource] = true
+		labels := map[string]any{}
+		for k, val := range d.MatchLabels {
+			labels[k] = val
+		}
+		include := true
+		if d.IncludeServiceAccounts != nil {
+			include = *d.IncludeServiceAccounts
+		}
+		out = append(out, map[string]any{
+			"resource":               resource,
+			"selector":               map[string]any{"matchLabels": labels},
+			"includeServiceAccounts": include,
+		})
+	}
+	return out, nil
+}

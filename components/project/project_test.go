@@ -1,0 +1,183 @@
+package project
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/golden"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// config turns a JSON object into the configuration value the engine would pass.
+func config(t *testing.T, js string) cty.Value {
+	t.Helper()
+	ty, err := ctyjson.ImpliedType([]byte(js))
+	require.NoError(t, err)
+	v, err := ctyjson.Unmarshal([]byte(js), ty)
+	require.NoError(t, err)
+	return v
+}
+
+const minimal = `{"cluster": {"name": "virtual"}, "owner": {"name": "john.doe@example.com"}}`
+
+const customised = `{
+  "cluster": {"name": "virtual"},
+  "name": "dev",
+  "description": "This is my first project",
+  "purpose": "Experimenting with Gardener",
+  "owner": {"kind": "User", "name": "john.doe@example.com"},
+  "member": [
+    {"name": "alice.doe@example.com", "kind": "User", "role": "admin", "roles": ["uam", "extension:foo"]},
+    {"name": "viewers", "kind": "Group", "role": "viewer"},
+    {"name": "robot", "kind": "ServiceAccount", "namespace": "garden-dev", "role": "serviceaccountmanager"},
+    {"name": "john.doe@example.com", "kind": "User", "role": "viewer"}
+  ],
+  "tolerations": [{"key": "dedicated", "value": "dev", "default": true}, {"key": "gpu"}],
+  "dual_approval_for_deletion": [{"resource": "shoots", "match_labels": {"env": "prod"}, "include_service_accounts": false}]
+}`
+
+func TestRenderGolden(t *testing.T) {
+	for name, js := range map[string]string{"minimal": minimal, "customised": customised} {
+		t.Run(name, func(t *testing.T) {
+			out, err := Render(render.Input{Name: "local", Config: config(t, js)})
+			require.NoError(t, err)
+			golden.Assert(t, name, out.Objects)
+		})
+	}
+}
+
+func TestOutputs(t *testing.T) {
+	out, err := Render(render.Input{Name: "local", Config: config(t, minimal)})
+	require.NoError(t, err)
+	assert.Equal(t, "local", out.Outputs["name"].AsString(), "the block name names the project")
+	assert.Equal(t, "garden-local", out.Outputs["namespace"].AsString())
+}
+
+func TestNamespaceIsLabelledForAdoption(t *testing.T) {
+	objs, err := Objects(Values{Cluster: cluster, Name: "dev", Owner: &Subject{Name: "john"}})
+	require.NoError(t, err)
+	require.Len(t, objs, 2)
+	ns, project := objs[0].Object, objs[1].Object
+	assert.Equal(t, "virtual", objs[0].Cluster)
+	assert.Equal(t, "Namespace", ns.GetKind(), "the namespace comes first so that it exists when the project controller adopts it")
+	// S4:22016, S0:131: the labels without which a namespace is not adopted.
+	assert.Equal(t, "garden-dev", ns.GetName())
+	assert.Equal(t, map[string]string{"gardener.cloud/role": "project", "project.gardener.cloud/name": "dev"}, ns.GetLabels())
+	assert.Equal(t, "core.gardener.cloud/v1beta1", project.GetAPIVersion())
+	assert.Equal(t, "Project", project.GetKind())
+	assert.Empty(t, project.GetNamespace(), "Project is cluster-scoped")
+	assert.Equal(t, "garden-dev", project.Object["spec"].(map[string]any)["namespace"])
+}
+
+var cluster = decode.Cluster{Name: "virtual"}
+
+func TestOwnerGetsTheOwnerRole(t *testing.T) {
+	objs, err := Objects(Values{Cluster: cluster, Name: "dev", Owner: &Subject{Name: "john"}, Members: []Member{
+		{Name: "alice", Role: "admin"},
+		{Name: "john", Role: "viewer", Roles: []string{"extension:foo"}},
+	}})
+	require.NoError(t, err)
+	spec := objs[1].Object.Object["spec"].(map[string]any)
+	assert.Equal(t, map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "john"}, spec["owner"])
+	// S4:22030: the owner role; the owner's own member entry merges into it.
+	assert.Equal(t, []any{
+		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "john", "role": "owner", "roles": []any{"viewer", "extension:foo"}},
+		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice", "role": "admin"},
+	}, spec["members"])
+}
+
+func TestServiceAccountSubjectsHaveANamespaceAndNoGroup(t *testing.T) {
+	objs, err := Objects(Values{Cluster: cluster, Name: "dev", Owner: &Subject{Name: "john"}, Members: []Member{
+		{Kind: KindServiceAccount, Name: "robot", Namespace: "garden-dev", Role: "serviceaccountmanager"},
+	}})
+	require.NoError(t, err)
+	members := objs[1].Object.Object["spec"].(map[string]any)["members"].([]any)
+	assert.Equal(t, map[string]any{"kind": "ServiceAccount", "name": "robot", "namespace": "garden-dev", "role": "serviceaccountmanager"}, members[1])
+}
+
+func TestDefaultTolerationsAreAlsoAllowed(t *testing.T) {
+	objs, err := Objects(Values{Cluster: cluster, Name: "dev", Owner: &Subject{Name: "john"}, Tolerations: []Toleration{{Key: "a", Default: true}, {Key: "b", Value: "x"}}})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{
+		"defaults":  []any{map[string]any{"key": "a"}},
+		"whitelist": []any{map[string]any{"key": "a"}, map[string]any{"key": "b", "value": "x"}},
+	}, objs[1].Object.Object["spec"].(map[string]any)["tolerations"])
+}
+
+func TestDualApprovalMatchesEverythingByDefault(t *testing.T) {
+	objs, err := Objects(Values{Cluster: cluster, Name: "dev", Owner: &Subject{Name: "john"}, DualApprovalForDeletion: []DualApproval{{}}})
+	require.NoError(t, err)
+	// S4:22076-22078: matchLabels {} matches all; includeServiceAccounts defaults to true.
+	assert.Equal(t, []any{map[string]any{
+		"resource": "shoots", "selector": map[string]any{"matchLabels": map[string]any{}}, "includeServiceAccounts": true,
+	}}, objs[1].Object.Object["spec"].(map[string]any)["dualApprovalForDeletion"])
+}
+
+func TestNames(t *testing.T) {
+	tests := []struct {
+		name, namespace, want string
+	}{
+		{"abcdefghij", "", ""},
+		{"garden", "garden", ""},
+		{"abcdefghijk", "", "longer than 10 characters"},
+		{"Dev", "", "not a DNS label"},
+		{"a--b", "", `contains "--"`},
+		{"", "", "project name is empty"},
+		{"dev", "team-dev", `does not start with garden-`},
+		{"dev", "garden-Dev", "not a DNS label"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+"/"+tt.namespace, func(t *testing.T) {
+			_, err := Objects(Values{Cluster: cluster, Name: tt.name, Namespace: tt.namespace, Owner: &Subject{Name: "john"}})
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+func TestErrors(t *testing.T) {
+	owner := &Subject{Name: "john"}
+	tests := []struct {
+		name string
+		v    Values
+		want string
+	}{
+		{"no owner", Values{}, "an owner is required"},
+		{"bad owner kind", Values{Owner: &Subject{Kind: "Robot", Name: "r"}}, `kind "Robot" is not one of User, Group, ServiceAccount`},
+		{"service account without namespace", Values{Owner: owner, Members: []Member{{Kind: KindServiceAccount, Name: "r", Role: "admin"}}}, "ServiceAccount r needs a namespace"},
+		{"user with namespace", Values{Owner: owner, Members: []Member{{Name: "a", Namespace: "x", Role: "admin"}}}, "only a ServiceAccount has a namespace"},
+		{"member without role", Values{Owner: owner, Members: []Member{{Name: "a"}}}, "member User a needs a role"},
+		{"unknown role", Values{Owner: owner, Members: []Member{{Name: "a", Role: "editor"}}}, `role "editor" is not one of`},
+		{"long extension role", Values{Owner: owner, Members: []Member{{Name: "a", Role: "extension:abcdefghijklmnopqrstu"}}}, "at most 20 characters"},
+		{"owner role for a member", Values{Owner: owner, Members: []Member{{Name: "a", Role: "owner"}}}, "the owner role belongs to the project owner"},
+		{"repeated role", Values{Owner: owner, Members: []Member{{Name: "a", Role: "admin", Roles: []string{"admin"}}}}, "role admin is given twice"},
+		{"repeated member", Values{Owner: owner, Members: []Member{{Name: "a", Role: "admin"}, {Name: "a", Role: "viewer"}}}, "member User a is given twice"},
+		{"repeated toleration", Values{Owner: owner, Tolerations: []Toleration{{Key: "a"}, {Key: "a"}}}, "toleration a= is given twice"},
+		{"dual approval for secrets", Values{Owner: owner, DualApprovalForDeletion: []DualApproval{{Resource: "secrets"}}}, "only shoots are supported"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.v.Name = "dev"
+			_, err := Objects(tt.v)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+func TestUnknownNameIsDeferred(t *testing.T) {
+	_, err := Render(render.Input{Name: "local", Config: config(t, `{"cluster": {"name": "virtual"}, "name": "${known after apply}", "owner": {"name": "john"}}`)})
+	assert.ErrorIs(t, err, render.ErrDeferred)
+}
+
+func TestUnknownAttributeIsRejected(t *testing.T) {
+	_, err := Render(render.Input{Name: "local", Config: config(t, `{"cluster": {"name": "virtual"}, "owner": {"name": "john"}, "colour": "red"}`)})
+	assert.ErrorContains(t, err, "unknown field")
+}

@@ -1,0 +1,87 @@
+package secretbinding
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/golden"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+func config(t *testing.T, js string) cty.Value {
+	t.Helper()
+	ty, err := ctyjson.ImpliedType([]byte(js))
+	require.NoError(t, err)
+	v, err := ctyjson.Unmarshal([]byte(js), ty)
+	require.NoError(t, err)
+	return v
+}
+
+var cluster = decode.Cluster{Name: "virtual"}
+
+func TestRenderGolden(t *testing.T) {
+	for name, js := range map[string]string{
+		"minimal": `{"cluster": {"name": "virtual"}, "secret_ref": "local-credentials", "provider_type": "local"}`,
+		"customised": `{"cluster": {"name": "virtual"}, "name": "aws", "namespace": "garden-dev", "secret_ref": "aws-credentials",
+			"secret_namespace": "garden-shared", "provider_type": "aws",
+			"quota": [{"name": "trial"}, {"name": "global", "namespace": "garden"}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := Render(render.Input{Name: "local", Config: config(t, js)})
+			require.NoError(t, err)
+			golden.Assert(t, name, out.Objects)
+		})
+	}
+}
+
+func TestFacts(t *testing.T) {
+	objs, err := Objects(Values{Cluster: cluster, Name: "b", Namespace: "garden-dev", SecretRef: "s", ProviderType: "aws", Quotas: []QuotaRef{{Name: "q"}}})
+	require.NoError(t, err)
+	require.Len(t, objs, 1)
+	u := objs[0].Object
+	assert.Equal(t, "virtual", objs[0].Cluster)
+	assert.Equal(t, "core.gardener.cloud/v1beta1", u.GetAPIVersion())
+	assert.Equal(t, "SecretBinding", u.GetKind())
+	assert.Equal(t, "garden-dev", u.GetNamespace())
+	assert.NotContains(t, u.Object, "spec", "a SecretBinding has no spec (S4:979-1013)")
+	assert.Equal(t, map[string]any{"name": "s", "namespace": "garden-dev"}, u.Object["secretRef"], "the secret defaults to the binding's namespace")
+	assert.Equal(t, map[string]any{"type": "aws"}, u.Object["provider"])
+	assert.Equal(t, []any{map[string]any{"name": "q", "namespace": "garden-dev"}}, u.Object["quotas"])
+}
+
+func TestOutputs(t *testing.T) {
+	out, err := Render(render.Input{Name: "local", Config: config(t, `{"cluster": {"name": "virtual"}, "secret_ref": "s", "provider_type": "local"}`)})
+	require.NoError(t, err)
+	assert.Equal(t, "local", out.Outputs["name"].AsString())
+	assert.Equal(t, "garden", out.Outputs["namespace"].AsString())
+}
+
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		v    Values
+		want string
+	}{
+		{"no secret", Values{Name: "b", ProviderType: "aws"}, "secret_ref is required"},
+		{"no provider", Values{Name: "b", SecretRef: "s"}, "provider_type is required"},
+		{"bad name", Values{Name: "B_1", SecretRef: "s", ProviderType: "aws"}, `name "B_1" is invalid`},
+		{"quota without name", Values{Name: "b", SecretRef: "s", ProviderType: "aws", Quotas: []QuotaRef{{}}}, "quota reference without a name"},
+		{"quota twice", Values{Name: "b", SecretRef: "s", ProviderType: "aws", Quotas: []QuotaRef{{Name: "q"}, {Name: "q", Namespace: "garden"}}}, "quota garden/q is referenced twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Objects(tt.v)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+func TestUnknownNamespaceIsDeferred(t *testing.T) {
+	_, err := Render(render.Input{Name: "b", Config: config(t, `{"cluster": {"name": "virtual"}, "namespace": "${known after apply}", "secret_ref": "s", "provider_type": "local"}`)})
+	assert.ErrorIs(t, err, render.ErrDeferred)
+}

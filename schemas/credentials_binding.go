@@ -1,0 +1,42 @@
+package schemas
+
+import (
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// credentialsBinding is the component type for a CredentialsBinding in the virtual garden
+// (security.gardener.cloud/v1alpha1, S4:10080-10123): how shoots of a project use infrastructure
+// credentials from a Secret or a WorkloadIdentity.
+func credentialsBinding() *schema.Schema {
+	return &schema.Schema{
+		Kind: schema.KindComponent,
+		Type: "credentials_binding",
+		Description: "A CredentialsBinding in a project namespace of the virtual garden, which lets the project's shoots use infrastructure credentials " +
+			"from a Secret or a WorkloadIdentity, optionally limited by quotas.",
+		Body: schema.Body{
+			Attributes: []schema.Attribute{
+				reference("cluster", schema.RefCluster, "The virtual garden cluster the CredentialsBinding is created in."),
+				{Name: "name", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "The binding's name, which shoots name in credentials_binding; the block name when unset."},
+				{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: checks(schema.DNSLabel()), Description: "The project namespace the binding lives in, such as component.project.dev.namespace."},
+				// S4:10108-10111 provider is immutable.
+				{Name: "provider_type", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The infrastructure provider the credentials are for, such as aws or local."},
+			},
+			Blocks: []schema.Block{
+				{
+					// S4:10113-10116 credentialsRef is immutable.
+					Name: "credentials_ref", Required: true,
+					Description: "The Secret or WorkloadIdentity holding the credentials; it cannot change once the binding exists.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "kind", Type: cty.String, Default: cty.StringVal("Secret"), Immutable: true, AllowedValues: []string{"Secret", "WorkloadIdentity"}, Description: "Whether the credentials are a Secret or a WorkloadIdentity."},
+						{Name: "name", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.ObjectName()), Description: "The name of the Secret or WorkloadIdentity."},
+						{Name: "namespace", Type: cty.String, Immutable: true, Checks: checks(schema.DNSLabel()), Description: "The namespace of the Secret or WorkloadIdentity; the binding's namespace when unset."},
+					}},
+				},
+				quotaRefBlock(),
+			},
+		},
+		Outputs: bindingOutputs(),
+	}
+}

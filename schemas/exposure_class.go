@@ -1,0 +1,37 @@
+package schemas
+
+import (
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// exposureClass is the component type for an ExposureClass in the virtual garden (S4:716-744,
+// S4:21110-21200): a way of exposing shoot API servers, such as only on an internal network.
+func exposureClass() *schema.Schema {
+	return &schema.Schema{
+		Kind: schema.KindComponent,
+		Type: "exposure_class",
+		Description: "An ExposureClass in the virtual garden: a named way to expose shoot API servers, such as only on an internal network, " +
+			"realised by an exposure handler in the gardenlet configuration of the seeds it selects. Shoots name it in exposure_class.",
+		Body: schema.Body{
+			Attributes: []schema.Attribute{
+				reference("cluster", schema.RefCluster, "The virtual garden cluster the ExposureClass is created in."),
+				{Name: "name", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "The class's name, which shoots name in exposure_class; the block name when unset."},
+				// S4:734-737 handler is immutable.
+				{Name: "handler", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The exposure handler, as named in the gardenlet configuration's exposureClassHandlers, that realises the class."},
+				// S4:737-743 scheduling is immutable.
+				{Name: "seed_selector", Type: cty.Map(cty.String), Immutable: true, Description: "Labels a seed must carry to host shoots of this class, merged into the shoots' own seed selectors."},
+				{Name: "seed_provider_types", Type: stringList, Immutable: true, Description: "Provider types of the seeds that may host shoots of this class; * allows any."},
+			},
+			Blocks: []schema.Block{{
+				Name: "tolerations", Nesting: schema.NestingList, Labels: []string{"key"},
+				Description: "A seed taint, by key, that shoots of this class tolerate; the tolerations cannot change once the class exists.",
+				Body: schema.Body{Attributes: []schema.Attribute{
+					{Name: "value", Type: cty.String, Description: "The taint value tolerated; any value when unset."},
+				}},
+			}},
+		},
+		Outputs: []schema.Output{{Name: "name", Type: cty.String, Description: "The class's name, for a shoot's exposure_class."}},
+	}
+}

@@ -1,0 +1,143 @@
+package schemas
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// project is the component type for a Gardener Project and its garden-<name> namespace in the
+// virtual garden (S4:857-936, S4:21990-22080): the first thing before any shoot (S4:12141).
+func project() *schema.Schema {
+	subjectKind := func() schema.Attribute {
+		return schema.Attribute{Name: "kind", Type: cty.String, Default: cty.StringVal("User"), AllowedValues: []string{"User", "Group", "ServiceAccount"}, Description: "Whether the subject is a User, a Group or a ServiceAccount."}
+	}
+	subjectNamespace := func() schema.Attribute {
+		return schema.Attribute{Name: "namespace", Type: cty.String, Checks: checks(schema.DNSLabel()), Description: "The namespace of a ServiceAccount subject; only service accounts have one."}
+	}
+	return &schema.Schema{
+		Kind: schema.KindComponent,
+		Type: "project",
+		Description: "A Gardener project in the virtual garden: the Project and its namespace garden-<name>, labelled so that Gardener adopts it. " +
+			"Shoots, secret bindings, credentials bindings and quotas of the project live in that namespace.",
+		Body: schema.Body{
+			Attributes: []schema.Attribute{
+				reference("cluster", schema.RefCluster, "The virtual garden cluster the Project is created in."),
+				{Name: "name", Type: cty.String, Checks: checks(projectName()), Description: "The project's name, at most 10 characters; the block name when unset."},
+				// S4:917 (spec.namespace is immutable), S4:11754 (must start with garden-).
+				{Name: "namespace", Type: cty.String, Immutable: true, Checks: checks(schema.DNSLabel()), Description: "The project namespace, which must start with garden-; garden-<name> when unset."},
+				{Name: "description", Type: cty.String, Description: "What the project is used for, for its members and the operators."},
+				{Name: "purpose", Type: cty.String, Description: "Why the project exists, for its members and the operators."},
+			},
+			Blocks: []schema.Block{
+				{
+					Name: "owner", Required: true,
+					Description: "The project's owner and main contact; it gets the owner role, which combines admin, uam and serviceaccountmanager.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						subjectKind(),
+						{Name: "name", Type: cty.String, Required: true, Checks: checks(schema.NotEmpty()), Description: "The owner's user or group name, such as an e-mail address, or the service account's name."},
+						subjectNamespace(),
+					}},
+				},
+				{
+					Name: "member", Nesting: schema.NestingList, Labels: []string{"name"},
+					Description: "A member of the project, labelled with the user or group name (often an e-mail address) or the service account name.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						subjectKind(),
+						subjectNamespace(),
+						{Name: "role", Type: cty.String, Required: true, Checks: checks(projectRole()), Description: "The member's main role: admin, viewer, uam, serviceaccountmanager or extension:<name>."},
+						{Name: "roles", Type: stringList, Checks: checks(projectRole()), Description: "Further roles of the member, from the same set as role."},
+					}},
+				},
+				{
+					Name: "tolerations", Nesting: schema.NestingList, Labels: []string{"key"},
+					Description: "A seed taint, by key, that shoots of the project may tolerate.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "value", Type: cty.String, Description: "The taint value tolerated; any value when unset."},
+						{Name: "default", Type: cty.Bool, Default: cty.False, Description: "Whether every shoot of the project gets the toleration; otherwise shoots may only choose it."},
+					}},
+				},
+				{
+					Name: "dual_approval_for_deletion", Nesting: schema.NestingList,
+					Description: "Demands that a second subject, not the one confirming it, sends the deletion of matching shoots (four-eyes principle).",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "resource", Type: cty.String, Default: cty.StringVal("shoots"), AllowedValues: []string{"shoots"}, Description: "The resource the rule applies to; Gardener implements it for shoots only."},
+						{Name: "match_labels", Type: cty.Map(cty.String), Description: "Labels the objects must carry for the rule to apply; every object when unset."},
+						{Name: "include_service_accounts", Type: cty.Bool, Default: cty.True, Description: "Whether deletions by service accounts, such as CI jobs, need dual approval too."},
+					}},
+				},
+			},
+		},
+		Outputs: []schema.Output{
+			{Name: "name", Type: cty.String, Description: "The project's name."},
+			{Name: "namespace", Type: cty.String, Description: "The project namespace, where the project's shoots and bindings go."},
+		},
+	}
+}
+
+// projectName demands a name gardener-apiserver accepts for a project: a DNS label of at most 10
+// characters without "--" (the separator of shoot technical IDs, S4:21779).
+func projectName() schema.Check {
+	return schema.Check{Name: "project_name", Describe: "a DNS label of at most 10 characters without --", Func: func(v cty.Value) string {
+		v, _ = v.Unmark()
+		if v.IsNull() || !v.IsKnown() || v.Type() != cty.String {
+			return ""
+		}
+		s := v.AsString()
+		switch {
+		case len(s) > 10:
+			return fmt.Sprintf("The project name %q is longer than 10 characters.", s)
+		case len(validation.IsDNS1123Label(s)) > 0:
+			return fmt.Sprintf("The project name %q is not a DNS label of lower-case letters, digits and '-'.", s)
+		case strings.Contains(s, "--"):
+			return fmt.Sprintf("The project name %q contains --, which separates the parts of shoot technical IDs.", s)
+		}
+		return ""
+	}}
+}
+
+// projectRole demands a project role (S4:22026-22031), or every element of a list to be one;
+// extension role names have at most 20 characters (S4:16549).
+func projectRole() schema.Check {
+	problem := func(r string) string {
+		switch r {
+		case "admin", "viewer", "uam", "serviceaccountmanager":
+			return ""
+		case "owner":
+			return "The owner role belongs to the project owner; set the owner block instead."
+		}
+		name, ok := strings.CutPrefix(r, "extension:")
+		if !ok {
+			return fmt.Sprintf("The role %q is not one of admin, viewer, uam, serviceaccountmanager or extension:<name>.", r)
+		}
+		if len(name) > 20 || len(validation.IsDNS1123Label(name)) > 0 {
+			return fmt.Sprintf("The extension role %q needs a name of at most 20 lower-case letters, digits and '-'.", r)
+		}
+		return ""
+	}
+	return schema.Check{Name: "project_role", Describe: "admin, viewer, uam, serviceaccountmanager or extension:<name> (for a list, every element)", Func: func(v cty.Value) string {
+		v, _ = v.UnmarkDeep()
+		if v.IsNull() || !v.IsWhollyKnown() {
+			return ""
+		}
+		if v.Type() == cty.String {
+			return problem(v.AsString())
+		}
+		if !v.CanIterateElements() {
+			return ""
+		}
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if e.Type() == cty.String && !e.IsNull() {
+				if p := problem(e.AsString()); p != "" {
+					return p
+				}
+			}
+		}
+		return ""
+	}}
+}
