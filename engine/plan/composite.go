@@ -184,15 +184,12 @@ func (r *Renderer) resolveGenerated(objects []render.Object) ([]render.Object, e
 					ferr = fmt.Errorf("object %s %s refers to %s of Secret %s/%s, which is not public", o.Object.GetKind(), o.Object.GetName(), key, ns, name)
 					return m
 				}
-				mat := r.generated[o.Cluster+"/"+ns+"/"+name]
-				if mat == nil || mat.Data[key] == nil {
+				v, ok := r.publicValue(o.Cluster, ns, name, key, enc)
+				if !ok {
 					ferr = fmt.Errorf("object %s %s refers to %s of Secret %s/%s, which is not generated before it", o.Object.GetKind(), o.Object.GetName(), key, ns, name)
 					return m
 				}
-				if enc == "base64" {
-					return base64.StdEncoding.EncodeToString(mat.Data[key])
-				}
-				return string(mat.Data[key])
+				return v
 			})
 		})
 		if ferr != nil {
@@ -248,4 +245,50 @@ func replaceStrings(v any, fn func(string) string) (any, bool) {
 		return out, true
 	}
 	return v, false
+}
+
+// publicValue is the public data key of a generated Secret, encoded as "pem" (as it is) or
+// "base64"; cluster "" finds the Secret in whichever cluster has it.
+func (r *Renderer) publicValue(cluster, namespace, name, key, enc string) (string, bool) {
+	var mat *secrets.Material
+	if cluster != "" {
+		mat = r.generated[cluster+"/"+namespace+"/"+name]
+	} else {
+		for k, m := range r.generated {
+			if _, rest, _ := strings.Cut(k, "/"); rest == namespace+"/"+name {
+				mat = m
+				break
+			}
+		}
+	}
+	if mat == nil || mat.Data[key] == nil || !isPublicKey(key) {
+		return "", false
+	}
+	if enc == "base64" {
+		return base64.StdEncoding.EncodeToString(mat.Data[key]), true
+	}
+	return string(mat.Data[key]), true
+}
+
+// resolveOutputs replaces GeneratedRef markers in a composite's string outputs (a CA bundle);
+// an output whose marker names no generated Secret stays unknown.
+func (r *Renderer) resolveOutputs(outputs map[string]cty.Value) map[string]cty.Value {
+	out := make(map[string]cty.Value, len(outputs))
+	for name, v := range outputs {
+		if v == cty.NilVal || v.IsNull() || !v.IsKnown() || v.Type() != cty.String || !strings.Contains(v.AsString(), "${generated:") {
+			out[name] = v
+			continue
+		}
+		ok := true
+		s := generatedMarker.ReplaceAllStringFunc(v.AsString(), func(m string) string {
+			sub := generatedMarker.FindStringSubmatch(m)
+			val, found := r.publicValue("", sub[1], sub[2], sub[3], sub[4])
+			ok = ok && found
+			return val
+		})
+		if ok {
+			out[name] = cty.StringVal(s)
+		}
+	}
+	return out
 }

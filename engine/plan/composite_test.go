@@ -113,3 +113,19 @@ func TestCompositePartErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestCompositeOutputsResolveGeneratedCertificates(t *testing.T) {
+	r, err := renderComposite(t, []render.Component{
+		{Name: "ca", Secret: &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "ca-garden", Class: "ca", CommonName: "garden"}},
+	})
+	require.NoError(t, err)
+	out := r.resolveOutputs(map[string]cty.Value{
+		"ca_bundle": cty.StringVal(render.GeneratedRef("garden", "ca-garden", "ca.crt", false)),
+		"missing":   cty.StringVal(render.GeneratedRef("garden", "nope", "ca.crt", false)),
+		"plain":     cty.StringVal("https://api.example.com"),
+	})
+	assert.True(t, strings.HasPrefix(out["ca_bundle"].AsString(), "-----BEGIN CERTIFICATE-----"))
+	_, ok := out["missing"]
+	assert.False(t, ok, "an output naming no generated secret stays unknown")
+	assert.Equal(t, "https://api.example.com", out["plain"].AsString())
+}

@@ -119,6 +119,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 				Subject:  inst.Block.DeclRange.Ptr(),
 			}}
 		}
+		out.Outputs = r.resolveOutputs(out.Outputs)
 	}
 	if d := unknownIdentity(out.Objects); d != "" {
 		rd.Deferred = []string{d}
