@@ -121,7 +121,7 @@ type SecretSpec struct {
 	Cluster   string
 	Namespace string
 	Name      string
-	// Class is one of ca, server-cert, client-cert, rsa-key, token, password.
+	// Class is one of ca, server-cert, client-cert, rsa-key, token, password, encryption-config.
 	Class        string
 	CommonName   string
 	Organization []string
@@ -134,6 +134,8 @@ type SecretSpec struct {
 	// CA names the Secret (same cluster and namespace) of the part of class ca that signs this
 	// certificate; that part must come earlier in DependsOn.
 	CA string
+	// Resources are the resources (resource.group) an encryption-config encrypts.
+	Resources []string
 }
 
 // GeneratedRef is a marker a render function puts into an object where the public part of a

@@ -22,11 +22,15 @@ const (
 	ClassToken Class = "token"
 	// ClassPassword is a random password.
 	ClassPassword Class = "password"
+	// ClassEncryptionConfig is an EncryptionConfiguration with a random AES key for the resources
+	// an API server encrypts in etcd. Its key is never thrown away: a change of the resources
+	// keeps it, and rotation puts a new key first while the old ones still decrypt.
+	ClassEncryptionConfig Class = "encryption-config"
 )
 
 // Classes lists every class in a stable order, for validating `--rotate` and for help texts.
 func Classes() []Class {
-	return []Class{ClassCA, ClassServerCert, ClassClientCert, ClassRSAKey, ClassToken, ClassPassword}
+	return []Class{ClassCA, ClassServerCert, ClassClientCert, ClassRSAKey, ClassToken, ClassPassword, ClassEncryptionConfig}
 }
 
 // Valid reports whether c is one of Classes.
@@ -72,6 +76,8 @@ func (c Class) DataKeys() []string {
 		return []string{DataKeyToken}
 	case ClassPassword:
 		return []string{DataKeyPassword}
+	case ClassEncryptionConfig:
+		return []string{DataKeyEncryptionConfig}
 	}
 	return nil
 }

@@ -53,7 +53,15 @@ func Generate(req Request, existing *unstructured.Unstructured, now time.Time, r
 			Material: NewMaterial(d.live.data),
 		}, nil
 	}
-	data, validUntil, err := generateMaterial(req, now, random)
+	var (
+		data       map[string][]byte
+		validUntil time.Time
+	)
+	if req.Class == ClassEncryptionConfig {
+		data, err = encryptionMaterial(req, existing, d.action, now, random)
+	} else {
+		data, validUntil, err = generateMaterial(req, now, random)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", req, err)
 	}
@@ -105,4 +113,31 @@ func randomData(key string, n int, random io.Reader) (map[string][]byte, error) 
 		return nil, err
 	}
 	return map[string][]byte{key: v}, nil
+}
+
+// encryptionMaterial writes the encryption configuration of req. Keys of a readable existing
+// configuration are kept, because data in etcd stays encrypted with them: a change of the
+// resources rewrites the configuration around the same keys, and rotation puts a new key first,
+// which encrypts from then on, while the old ones still decrypt. Gardener rotates in two phases
+// and eventually drops the old key after rewriting all data; here old keys stay until removed by
+// hand.
+func encryptionMaterial(req Request, existing *unstructured.Unstructured, action Action, now time.Time, random io.Reader) (map[string][]byte, error) {
+	var keys []encryptionKey
+	if existing != nil {
+		if live, err := readLive(existing); err == nil {
+			keys, _ = encryptionKeys(live.data) // unreadable: nothing to keep
+		}
+	}
+	if action == Rotated || len(keys) == 0 {
+		fresh, err := newEncryptionConfig(req, nil, now, random)
+		if err != nil || len(keys) == 0 {
+			return fresh, err
+		}
+		newKeys, err := encryptionKeys(fresh)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(newKeys, keys...)
+	}
+	return newEncryptionConfig(req, keys, now, random)
 }

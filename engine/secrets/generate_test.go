@@ -404,7 +404,7 @@ func TestGenerateRejectsInvalidRequests(t *testing.T) {
 		err  string
 	}{
 		{"no name", Request{Class: ClassToken}, "a generated secret needs a name"},
-		{"unknown class", Request{Name: "x", Class: "ssh"}, `ssh secret /x: unknown class "ssh" (one of [ca server-cert client-cert rsa-key token password])`},
+		{"unknown class", Request{Name: "x", Class: "ssh"}, `ssh secret /x: unknown class "ssh" (one of [ca server-cert client-cert rsa-key token password encryption-config])`},
 		{"cert without CA", Request{Name: "x", Class: ClassServerCert, CommonName: "x"}, "server-cert secret /x: a signing CA is required"},
 		{"CA with CA", Request{Name: "x", Class: ClassCA, CommonName: "x", CA: ca}, "ca secret /x: only server and client certificates take a signing CA"},
 		{"CA without common name", Request{Name: "x", Class: ClassCA}, "ca secret /x: a common name is required"},

@@ -29,6 +29,9 @@ func inspect(req Request, data map[string][]byte) (inspection, error) {
 		return inspectLeaf(req, data)
 	case ClassRSAKey:
 		return inspection{}, inspectKeyPair(req, data)
+	case ClassEncryptionConfig:
+		_, err := encryptionKeys(data)
+		return inspection{}, err
 	default: // token, password
 		key := DataKeyToken
 		if req.Class == ClassPassword {

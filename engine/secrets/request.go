@@ -38,6 +38,8 @@ type Request struct {
 	// CA is the signing CA of server and client certificates: the Material of its CA Secret
 	// (Result.Material of the CA's Generate). Nil for every other class.
 	CA *Material
+	// Resources are the resources (resource.group) an encryption-config encrypts.
+	Resources []string
 }
 
 // String names the requested Secret for errors and logs; it never includes material.
@@ -64,6 +66,7 @@ func (r Request) normalize() (Request, error) {
 		ips = append(ips, ip.String())
 	}
 	r.IPAddresses = canonical(ips)
+	r.Resources = canonical(r.Resources)
 	if !r.Class.expires() {
 		r.Validity = 0
 	}
@@ -97,6 +100,10 @@ func (r *Request) applyDefaults() error {
 		r.Length = DefaultTokenLength
 	case r.Length == 0 && r.Class == ClassPassword:
 		r.Length = DefaultPasswordLength
+	case r.Class == ClassEncryptionConfig:
+		if r.Length != 0 {
+			return fmt.Errorf("%s: the key length of an encryption configuration is fixed", r)
+		}
 	case r.Length < minimum:
 		return fmt.Errorf("%s: length %d is below the minimum %d", r, r.Length, minimum)
 	}
@@ -130,6 +137,12 @@ func (r Request) validateShape() error {
 	if r.Class != ClassCA && r.Class != ClassClientCert && len(r.Organization) > 0 {
 		return fmt.Errorf("%s: organizations apply only to CAs and client certificates", r)
 	}
+	if (r.Class == ClassEncryptionConfig) != (len(r.Resources) > 0) {
+		if len(r.Resources) == 0 {
+			return fmt.Errorf("%s: the resources to encrypt are required", r)
+		}
+		return fmt.Errorf("%s: resources apply only to encryption configurations", r)
+	}
 	return nil
 }
 
@@ -150,7 +163,8 @@ func (r Request) configHash() string {
 		IPAddresses  []string `json:"ip,omitempty"`
 		Validity     string   `json:"validity,omitempty"`
 		Length       int      `json:"length"`
-	}{configHashVersion, r.Class, r.CommonName, r.Organization, r.DNSNames, r.IPAddresses, durationText(r.Validity), r.Length})
+		Resources    []string `json:"resources,omitempty"`
+	}{configHashVersion, r.Class, r.CommonName, r.Organization, r.DNSNames, r.IPAddresses, durationText(r.Validity), r.Length, r.Resources})
 	if err != nil {
 		panic(err) // strings and ints always marshal
 	}
