@@ -249,12 +249,11 @@ func replaceStrings(v any, fn func(string) string) (any, bool) {
 }
 
 // publicValue is the public data key of a generated Secret, encoded as "pem" (as it is) or
-// "base64"; cluster "" finds the Secret in whichever cluster has it.
+// "base64". The Secret is looked up in cluster first, then in any cluster: an object in the
+// virtual garden (an APIService's caBundle) trusts a CA kept in the runtime cluster.
 func (r *Renderer) publicValue(cluster, namespace, name, key, enc string) (string, bool) {
-	var mat *secrets.Material
-	if cluster != "" {
-		mat = r.generated[cluster+"/"+namespace+"/"+name]
-	} else {
+	mat := r.generated[cluster+"/"+namespace+"/"+name]
+	if mat == nil {
 		for k, m := range r.generated {
 			if _, rest, _ := strings.Cut(k, "/"); rest == namespace+"/"+name {
 				mat = m

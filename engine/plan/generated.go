@@ -106,6 +106,9 @@ func (r *Renderer) generate(inst *config.Instance, rd *Rendered, prep render.Pre
 // name and by its evaluated value (to connect to it), and records it in rd: the Secret as its
 // object, the generated values as secrets never to be shown, what was done.
 func (r *Renderer) generateSecret(rd *Rendered, cluster string, clusterValue cty.Value, req secrets.Request) (*secrets.Result, error) {
+	if r.Placeholders {
+		return r.placeholder(rd, cluster, req), nil
+	}
 	var existing *unstructured.Unstructured
 	if r.Lookup != nil {
 		live, err := r.Lookup(clusterValue, req.Namespace, req.Name)
@@ -149,4 +152,29 @@ func (r *Renderer) generateSecret(rd *Rendered, cluster string, clusterValue cty
 // public keys), which may be shown and referenced from other objects.
 func isPublicKey(key string) bool {
 	return strings.HasSuffix(key, ".crt") || key == secrets.DataKeyPublicKey
+}
+
+// placeholderValue stands in for generated material where nothing is planned (the graph).
+const placeholderValue = "(generated when planned)"
+
+// placeholder records a generated secret without generating it: key material is slow to make
+// and useless where no plan is made, and without a cluster the existing secret cannot be reused.
+func (r *Renderer) placeholder(rd *Rendered, cluster string, req secrets.Request) *secrets.Result {
+	data := map[string][]byte{}
+	for _, k := range req.Class.DataKeys() {
+		data[k] = []byte(placeholderValue)
+	}
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("v1")
+	u.SetKind("Secret")
+	u.SetName(req.Name)
+	u.SetNamespace(req.Namespace)
+	if r.generated == nil {
+		r.generated = map[string]*secrets.Material{}
+	}
+	mat := secrets.NewMaterial(data)
+	r.generated[cluster+"/"+req.Namespace+"/"+req.Name] = mat
+	rd.Objects = []render.Object{{Cluster: cluster, Object: u}}
+	rd.Generated = "not generated: no plan is made"
+	return &secrets.Result{Secret: u, Material: mat}
 }

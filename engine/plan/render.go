@@ -53,6 +53,9 @@ type Renderer struct {
 	// Now and Rotate steer generated secrets (renewal, rotation on request).
 	Now    time.Time
 	Rotate map[string]bool
+	// Placeholders records generated secrets without generating them, for uses that make no
+	// plan (the graph): their material reads as a placeholder.
+	Placeholders bool
 	// generated holds the material of generated secrets by "cluster/namespace/name", for the
 	// certificates they sign.
 	generated map[string]*secrets.Material

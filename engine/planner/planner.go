@@ -88,6 +88,8 @@ func prepare(opts Options, conns *connections) (*Outcome, hcl.Diagnostics) {
 	r := plan.NewRenderer(opts.Renderers, opts.Dir)
 	if opts.Connect != nil {
 		r.Lookup = conns.lookup
+	} else {
+		r.Placeholders = true // nothing is planned without clusters (gardener graph)
 	}
 	r.Now, r.Rotate = opts.Now, opts.Rotate
 	res, diags := config.LoadWith(opts.Dir, opts.Schemas, opts.Inputs, r.Hooks())

@@ -1,5 +1,13 @@
+# The garden: gardener-operator's Garden, rendered by the engine into its parts (run
+# `gardener graph landscapes/local` to see them in their documented order).
 garden "local" {
-  cluster = cluster.runtime
+  cluster        = cluster.runtime
+  virtual_garden = cluster.virtual_garden
+
+  # Pods on the local control plane's kwok nodes never run, so nothing would serve the
+  # components' admission webhooks, and a webhook nobody serves blocks every request it
+  # intercepts. A real garden keeps them on (the default).
+  admission_webhooks = false
 
   runtime_cluster {
     networking {
@@ -22,6 +30,15 @@ garden "local" {
     }
     kubernetes {
       version = var.kubernetes_version
+    }
+
+    gardener {
+      api_server {
+        # The local virtual garden serves the Gardener API groups as stand-in CRDs (the real
+        # gardener-apiserver cannot be built here), and an APIService for a group the API
+        # server already serves from CRDs would shadow them with a backend that never answers.
+        register_api_services = false
+      }
     }
   }
 }

@@ -13,13 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/client-go/rest"
 
-	"github.com/declarative-gardener/gardener/components/manifests"
+	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/planner"
-	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/schemas"
 )
 
@@ -27,7 +26,7 @@ import (
 func Options(dir string, connect planner.Connector) planner.Options {
 	return planner.Options{
 		Dir: dir, Schemas: schemas.Registry(),
-		Renderers: render.Registry{"manifests": manifests.Render},
+		Renderers: catalog.Renderers(),
 		Inputs:    config.InputSources{},
 		Connect:   connect,
 		Differs:   planner.LocalDiffers(""),

@@ -1,0 +1,30 @@
+package catalog
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/schemas"
+)
+
+// Every component type of the schema catalog renders, except generated_secret, which the
+// engine generates itself; of the composite blocks, the garden renders.
+func TestEveryComponentTypeHasARenderer(t *testing.T) {
+	r := Renderers()
+	for _, typ := range schemas.Registry().Types(schema.KindComponent) {
+		if typ == "generated_secret" {
+			assert.NotContains(t, r, typ, "the engine renders generated secrets")
+			continue
+		}
+		assert.Contains(t, r, typ)
+	}
+	assert.Contains(t, r, "garden")
+	for typ := range r {
+		if typ == "garden" {
+			continue
+		}
+		assert.NotNil(t, schemas.Registry().Lookup(schema.KindComponent, typ), "renderer %s has a schema", typ)
+	}
+}

@@ -1,0 +1,192 @@
+package garden
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/golden"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+func values(mutate func(*Values)) Values {
+	v := Values{Cluster: decode.Cluster{Name: "runtime"}, VirtualGarden: &decode.Cluster{Name: "virtual_garden"}, AdmissionWebhooks: true}
+	v.RuntimeCluster.Ingress.Domains = []string{"ingress.garden.example.com"}
+	v.VirtualCluster.DNSDomains = []string{"virtual-garden.example.com"}
+	v.VirtualCluster.Networking.Services = "100.64.0.0/13"
+	v.VirtualCluster.Kubernetes.Version = "1.31.1"
+	v.RuntimeCluster.Settings = &RuntimeSettings{VerticalPodAutoscalerEnabled: true}
+	v.VirtualCluster.Gardener = &Gardener{}
+	v.VirtualCluster.Gardener.APIServer = &struct {
+		AuditPolicyConfigMap  string          `json:"audit_policy_config_map"`
+		EncryptedResources    []string        `json:"encrypted_resources"`
+		WatchCacheDefaultSize *int            `json:"watch_cache_default_size"`
+		RegisterAPIServices   bool            `json:"register_api_services"`
+		FeatureGates          map[string]bool `json:"feature_gates"`
+	}{RegisterAPIServices: true}
+	if mutate != nil {
+		mutate(&v)
+	}
+	return v
+}
+
+// describe writes the parts in order with their dependencies and objects, the golden form.
+func describe(t *testing.T, parts []render.Component) []byte {
+	var b bytes.Buffer
+	for _, p := range parts {
+		fmt.Fprintf(&b, "### part %s (%s) after [%s]\n", p.Name, p.Type, strings.Join(p.DependsOn, ", "))
+		if p.Secret != nil {
+			s := p.Secret
+			fmt.Fprintf(&b, "# generated %s secret %s/%s in %s, cn %q, dns %v, ca %q, resources %v\n", s.Class, s.Namespace, s.Name, s.Cluster, s.CommonName, s.DNSNames, s.CA, s.Resources)
+			continue
+		}
+		data, err := golden.YAML(p.Objects)
+		require.NoError(t, err)
+		b.Write(data)
+	}
+	return b.Bytes()
+}
+
+func partsOf(t *testing.T, v Values) map[string]render.Component {
+	parts, err := Parts("local", v)
+	require.NoError(t, err)
+	out := map[string]render.Component{}
+	for _, p := range parts {
+		out[p.Name] = p
+	}
+	return out
+}
+
+func TestGardenGolden(t *testing.T) {
+	for name, v := range map[string]Values{
+		"default": values(nil),
+		"high-availability": values(func(v *Values) {
+			v.VirtualCluster.HighAvailability = true
+			v.Images = map[string]string{"gardener-apiserver": "mirror.example.com/gardener/apiserver:v1.121.0"}
+			v.VirtualCluster.Gardener.Version = "v1.120.2"
+		}),
+		"local": values(func(v *Values) {
+			v.AdmissionWebhooks = false
+			v.VirtualCluster.Gardener.APIServer.RegisterAPIServices = false
+		}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			parts, err := Parts("local", v)
+			require.NoError(t, err)
+			golden.AssertBytes(t, name+".txt", describe(t, parts))
+		})
+	}
+}
+
+// The documented order of gardener-operator's Garden flow (S4:12695-12737, 20639, 27829).
+func TestGardenOrder(t *testing.T) {
+	parts := partsOf(t, values(nil))
+	deps := func(name string) []string { return parts[name].DependsOn }
+	assert.Subset(t, deps("gardener_resource_manager"), []string{"priority_classes", "garden_namespace"}, "the GRM runs with the garden's priority classes")
+	for _, system := range []string{"vpa", "etcd_druid", "istio", "nginx_ingress"} {
+		assert.Contains(t, deps(system), "gardener_resource_manager", "%s comes after the GRM, which is deployed first (S4:12695)", system)
+		for _, etcdPart := range []string{"virtual_garden_etcd_main", "virtual_garden_etcd_events"} {
+			assert.Contains(t, deps(etcdPart), system, "the virtual garden comes after all system components (S4:12706)")
+		}
+	}
+	assert.Subset(t, deps("virtual_garden_kube_apiserver"), []string{"virtual_garden_etcd_main", "virtual_garden_etcd_events", "istio"})
+	assert.Contains(t, deps("virtual_garden_kube_controller_manager"), "virtual_garden_kube_apiserver")
+	assert.Subset(t, deps("gardener_apiserver"), []string{"virtual_garden_kube_apiserver", "virtual_garden_etcd_main"}, "gardener-apiserver reuses the main etcd (S4:27829)")
+	for _, p := range []string{"gardener_admission_controller", "gardener_controller_manager", "gardener_scheduler"} {
+		assert.Contains(t, deps(p), "gardener_apiserver", "%s starts after gardener-apiserver (S4:20639)", p)
+	}
+	assert.Equal(t, []string{"ca_etcd"}, deps("etcd_client_tls"), "certificates come after their CA")
+}
+
+func objectsOf(p render.Component, kind string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range p.Objects {
+		if o.Object.GetKind() == kind {
+			out = append(out, o.Object)
+		}
+	}
+	return out
+}
+
+func TestGardenHighAvailability(t *testing.T) {
+	for _, ha := range []bool{false, true} {
+		parts := partsOf(t, values(func(v *Values) { v.VirtualCluster.HighAvailability = ha }))
+		want := int64(1)
+		if ha {
+			want = 3 // S4:12716-12718
+		}
+		for _, part := range []string{"virtual_garden_etcd_main", "virtual_garden_etcd_events"} {
+			etcds := objectsOf(parts[part], "Etcd")
+			require.Len(t, etcds, 1)
+			replicas, _, _ := unstructured.NestedInt64(etcds[0].Object, "spec", "replicas")
+			assert.Equal(t, want, replicas, "%s with high availability %v", part, ha)
+		}
+		_, peer := parts["ca_etcd_peer"]
+		assert.Equal(t, ha, peer, "peers talk TLS with their own CA only with several members")
+	}
+}
+
+func TestGardenSwitches(t *testing.T) {
+	local := partsOf(t, values(func(v *Values) {
+		v.AdmissionWebhooks = false
+		v.VirtualCluster.Gardener.APIServer.RegisterAPIServices = false
+		v.RuntimeCluster.Settings.VerticalPodAutoscalerEnabled = false
+	}))
+	for name, p := range local {
+		assert.Empty(t, objectsOf(p, "APIService"), name)
+		assert.Empty(t, objectsOf(p, "MutatingWebhookConfiguration"), name)
+		assert.Empty(t, objectsOf(p, "ValidatingWebhookConfiguration"), name)
+	}
+	assert.NotContains(t, local, "vpa", "the VPA is left to the runtime cluster when disabled (S4:12579-12581)")
+
+	full := partsOf(t, values(nil))
+	services := objectsOf(full["gardener_apiserver"], "APIService")
+	require.NotEmpty(t, services)
+	for _, o := range full["gardener_apiserver"].Objects {
+		if o.Object.GetKind() == "APIService" {
+			assert.Equal(t, "virtual_garden", o.Cluster, "APIServices are registered in the virtual garden")
+			bundle, _, _ := unstructured.NestedString(o.Object.Object, "spec", "caBundle")
+			assert.Equal(t, render.GeneratedRef(Namespace, secretGardenerCA, "ca.crt", true), bundle, "the engine fills in the generated CA")
+		}
+	}
+	assert.NotEmpty(t, objectsOf(full["gardener_resource_manager"], "MutatingWebhookConfiguration"))
+}
+
+func TestGardenErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*Values)
+		want   string
+	}{
+		{"no virtual garden", func(v *Values) { v.VirtualGarden = nil }, "virtual_garden is not set"},
+		{"no domain", func(v *Values) { v.VirtualCluster.DNSDomains = nil }, "dns_domains needs at least one domain"},
+		{"dashboard", func(v *Values) {
+			v.VirtualCluster.Gardener.Dashboard = &struct {
+				Enabled          bool   `json:"enabled"`
+				EnableTokenLogin bool   `json:"enable_token_login"`
+				LogLevel         string `json:"log_level"`
+			}{Enabled: true}
+		}, "dashboard is not in the component catalog yet"},
+		{"old kubernetes with custom resources encrypted", func(v *Values) {
+			v.VirtualCluster.Kubernetes.Version = "1.25.3"
+			v.VirtualCluster.Kubernetes.KubeAPIServer = &struct {
+				AuditPolicyConfigMap string          `json:"audit_policy_config_map"`
+				EventTTL             string          `json:"event_ttl"`
+				EncryptedResources   []string        `json:"encrypted_resources"`
+				FeatureGates         map[string]bool `json:"feature_gates"`
+			}{EncryptedResources: []string{"shoots.core.gardener.cloud"}}
+		}, "encrypted_resources"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parts("local", values(tt.mutate))
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}

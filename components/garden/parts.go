@@ -1,0 +1,115 @@
+package garden
+
+import (
+	"fmt"
+
+	"github.com/declarative-gardener/gardener/components/etcddruid"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/istio"
+	"github.com/declarative-gardener/gardener/components/namespace"
+	"github.com/declarative-gardener/gardener/components/nginxingress"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/components/resourcemanager"
+	"github.com/declarative-gardener/gardener/components/vpa"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// The Secrets the garden generates in the runtime cluster's garden namespace. The CA names
+// follow gardener-operator's (S4:12695: a general CA, ca-garden-runtime for runtime webhooks).
+const (
+	secretRuntimeCA        = "ca-garden-runtime"
+	secretCA               = "ca"
+	secretClientCA         = "ca-client"
+	secretFrontProxyCA     = "ca-front-proxy"
+	secretEtcdCA           = "ca-etcd"
+	secretEtcdPeerCA       = "ca-etcd-peer"
+	secretGardenerCA       = "ca-gardener"
+	secretEtcdClient       = "etcd-client"
+	secretKubeAPIServer    = "kube-apiserver"
+	secretKubeAggregator   = "kube-aggregator"
+	secretServiceAccount   = "service-account-key"
+	secretKAPIEncryption   = "kube-apiserver-etcd-encryption-configuration"
+	secretGAPIEncryption   = "gardener-apiserver-etcd-encryption-configuration"
+	secretResourceManager  = "gardener-resource-manager-server"
+	secretGardenerAPI      = "gardener-apiserver-tls"
+	secretGardenerAdmssion = "gardener-admission-controller-tls"
+	// kcmAccess is the virtual kube-controller-manager's token-requestor Secret (S4:13124-13173).
+	kcmAccess = "shoot-access-kube-controller-manager"
+)
+
+// webhooks says whether the garden's components register admission webhooks.
+func (g *builder) webhooks() *bool { return ptr(g.v.AdmissionWebhooks) }
+
+// runtimeBase: the garden namespace, the PriorityClasses and the CAs everything else is signed by.
+func (g *builder) runtimeBase() error {
+	ns, err := namespace.Objects(namespace.Values{
+		Cluster: decode.Cluster{Name: g.runtime}, Name: Namespace,
+		// The namespace of system components the GRM high-availability webhook acts on (S4:14118).
+		Labels: map[string]string{"high-availability-config.resources.gardener.cloud/consider": "true"},
+	})
+	if err != nil {
+		return err
+	}
+	g.add("garden_namespace", "namespace", ns)
+	pcs, err := priorityclasses.Objects(priorityclasses.Values{Cluster: decode.Cluster{Name: g.runtime}, Set: priorityclasses.Garden})
+	if err != nil {
+		return err
+	}
+	g.add("priority_classes", "priority_classes", pcs)
+	g.secret("ca_garden_runtime", render.SecretSpec{Name: secretRuntimeCA, Class: "ca", CommonName: "garden-runtime"}, "")
+	return nil
+}
+
+// systemComponents: gardener-resource-manager first, then VPA, etcd-druid, Istio and
+// nginx-ingress once it runs (S4:12695-12704).
+func (g *builder) systemComponents() error {
+	runtime := decode.Cluster{Name: g.runtime}
+	ha := g.v.VirtualCluster.HighAvailability
+	images := g.images()
+	runtimeCA := render.GeneratedRef(Namespace, secretRuntimeCA, "ca.crt", true)
+
+	g.secret("gardener_resource_manager_tls", render.SecretSpec{Name: secretResourceManager, Class: "server-cert", CommonName: "gardener-resource-manager", DNSNames: resourcemanager.ServiceDNSNames(Namespace), CA: secretRuntimeCA}, "ca_garden_runtime")
+	grm, err := resourcemanager.Objects(resourcemanager.Values{
+		Cluster: runtime, Namespace: Namespace, Images: images, HighAvailability: ha,
+		AdmissionWebhooks: g.webhooks(), CABundle: runtimeCA, ServerTLSSecretName: secretResourceManager,
+	})
+	if err != nil {
+		return fmt.Errorf("gardener-resource-manager: %w", err)
+	}
+	g.add("gardener_resource_manager", "gardener_resource_manager", grm, "garden_namespace", "priority_classes", "gardener_resource_manager_tls")
+
+	system := []string{}
+	if g.vpaEnabled() {
+		g.secret("vpa_admission_controller_tls", render.SecretSpec{Name: vpa.DefaultTLSSecretName, Class: "server-cert", CommonName: vpa.WebhookServiceName, DNSNames: svcNames(vpa.WebhookServiceName), CA: secretRuntimeCA}, "ca_garden_runtime")
+		objs, err := vpa.Objects(vpa.Values{
+			Cluster: runtime, Namespace: Namespace, Images: images, HighAvailability: ha,
+			AdmissionWebhooks: g.webhooks(), CABundle: runtimeCA, TLSSecretName: vpa.DefaultTLSSecretName,
+		})
+		if err != nil {
+			return fmt.Errorf("vpa: %w", err)
+		}
+		g.add("vpa", "vpa", objs, "gardener_resource_manager", "vpa_admission_controller_tls")
+		system = append(system, "vpa")
+	}
+	druid, err := etcddruid.Objects(etcddruid.Values{Cluster: runtime, Namespace: Namespace, Images: images, HighAvailability: ha})
+	if err != nil {
+		return fmt.Errorf("etcd-druid: %w", err)
+	}
+	g.add("etcd_druid", "etcd_druid", druid, "gardener_resource_manager")
+
+	gw := istio.VirtualGardenGateway(g.loadBalancerAnnotations())
+	ist, err := istio.Objects(istio.Values{Cluster: runtime, Images: images, HighAvailability: ha, IngressGateways: []istio.Gateway{gw}})
+	if err != nil {
+		return fmt.Errorf("istio: %w", err)
+	}
+	g.add("istio", "istio", ist, "gardener_resource_manager")
+
+	ngx, err := nginxingress.Objects(nginxingress.Values{Cluster: runtime, Namespace: Namespace, Images: images, HighAvailability: ha, LoadBalancerAnnotations: g.loadBalancerAnnotations()})
+	if err != nil {
+		return fmt.Errorf("nginx-ingress: %w", err)
+	}
+	g.add("nginx_ingress", "nginx_ingress", ngx, "gardener_resource_manager")
+	system = append(system, "etcd_druid", "istio", "nginx_ingress")
+	g.systemParts = system
+	return nil
+}

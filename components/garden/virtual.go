@@ -1,0 +1,200 @@
+package garden
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/declarative-gardener/gardener/components/etcd"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/kubeapiserver"
+	"github.com/declarative-gardener/gardener/components/kubecontrollermanager"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// virtualGarden: the certificates of the virtual garden, its etcds, kube-apiserver and
+// kube-controller-manager, once every system component is up (S4:12706).
+func (g *builder) virtualGarden() error {
+	vc := g.v.VirtualCluster
+	runtime := decode.Cluster{Name: g.runtime}
+	ha := vc.HighAvailability
+	images := g.images()
+	p := prefix
+
+	// etcd: one CA for server and client certificates, peers with their own CA under HA.
+	g.secret("ca_etcd", render.SecretSpec{Name: secretEtcdCA, Class: "ca", CommonName: "etcd"}, "")
+	g.secret("etcd_client_tls", render.SecretSpec{Name: secretEtcdClient, Class: "client-cert", CommonName: "etcd-client", CA: secretEtcdCA}, "ca_etcd")
+	if ha {
+		g.secret("ca_etcd_peer", render.SecretSpec{Name: secretEtcdPeerCA, Class: "ca", CommonName: "etcd-peer"}, "")
+	}
+	var etcdParts []string
+	for _, role := range []string{etcd.RoleMain, etcd.RoleEvents} {
+		name := etcd.Name(p, role)
+		serverSecret := "etcd-server-" + role
+		g.secret("etcd_server_"+role+"_tls", render.SecretSpec{
+			Name: serverSecret, Class: "server-cert", CommonName: name,
+			DNSNames: append(svcNames(etcd.ClientServiceName(p, role)), name+"-local"), CA: secretEtcdCA,
+		}, "ca_etcd")
+		deps := append([]string{"etcd_client_tls", "etcd_server_" + role + "_tls"}, g.systemParts...)
+		vals := etcd.Values{
+			Cluster: runtime, Namespace: Namespace, NamePrefix: ptr(p), Role: role, HighAvailability: ha, Images: images,
+			CASecretName: secretEtcdCA, ServerTLSSecretName: serverSecret, ClientTLSSecretName: secretEtcdClient,
+			TopologyAwareRouting: g.topologyAwareRouting(),
+		}
+		if ha {
+			peer := "etcd-peer-server-" + role
+			g.secret("etcd_peer_"+role+"_tls", render.SecretSpec{
+				Name: peer, Class: "server-cert", CommonName: name + "-peer",
+				DNSNames: []string{"*." + name + "-peer", "*." + name + "-peer." + Namespace, "*." + name + "-peer." + Namespace + ".svc"}, CA: secretEtcdPeerCA,
+			}, "ca_etcd_peer")
+			vals.PeerCASecretName, vals.PeerTLSSecretName = secretEtcdPeerCA, peer
+			deps = append(deps, "etcd_peer_"+role+"_tls")
+		}
+		if e := vc.Etcd; e != nil {
+			if role == etcd.RoleMain && e.Main != nil {
+				vals.StorageCapacity, vals.StorageClass = e.Main.StorageCapacity, e.Main.StorageClass
+				if b := e.Main.Backup; b != nil {
+					// The bucket must exist; gardener-operator does not create it (S4:11984, 13108).
+					if b.BucketName == "" {
+						return fmt.Errorf("virtual_cluster.etcd.main.backup.bucket_name: the backup bucket must be created outside the garden and named here")
+					}
+					vals.Backup = &etcd.Backup{Provider: b.Provider, BucketName: b.BucketName, SecretRef: b.SecretRef}
+				}
+			}
+			if role == etcd.RoleEvents && e.Events != nil {
+				vals.StorageCapacity, vals.StorageClass = e.Events.StorageCapacity, e.Events.StorageClass
+			}
+		}
+		objs, err := etcd.Objects(vals)
+		if err != nil {
+			return fmt.Errorf("etcd %s: %w", role, err)
+		}
+		part := "virtual_garden_etcd_" + role
+		g.add(part, "etcd", objs, deps...)
+		etcdParts = append(etcdParts, part)
+	}
+
+	// kube-apiserver: its CAs, serving certificate, aggregation client, service-account key and
+	// encryption configuration (Secrets always, S4:12595-12605).
+	var extra []string
+	var kapi kubeapiserverSettings
+	if k := vc.Kubernetes.KubeAPIServer; k != nil {
+		extra = k.EncryptedResources
+		kapi = kubeapiserverSettings{k.AuditPolicyConfigMap, k.EventTTL, k.FeatureGates}
+	}
+	encrypted, err := kubeapiserver.EncryptedResources(vc.Kubernetes.Version, extra)
+	if err != nil {
+		return fmt.Errorf("virtual_cluster.kubernetes.kube_api_server.encrypted_resources: %w", err)
+	}
+	g.secret("ca", render.SecretSpec{Name: secretCA, Class: "ca", CommonName: "kubernetes"}, "")
+	g.secret("ca_client", render.SecretSpec{Name: secretClientCA, Class: "ca", CommonName: "kubernetes-client"}, "")
+	g.secret("ca_front_proxy", render.SecretSpec{Name: secretFrontProxyCA, Class: "ca", CommonName: "front-proxy"}, "")
+	g.secret("kube_apiserver_tls", render.SecretSpec{
+		Name: secretKubeAPIServer, Class: "server-cert", CommonName: kubeapiserver.Name(p),
+		DNSNames: kubeapiserver.ServerDNSNames(p, Namespace, "", vc.DNSDomains), CA: secretCA,
+	}, "ca")
+	g.secret("kube_aggregator_tls", render.SecretSpec{Name: secretKubeAggregator, Class: "client-cert", CommonName: "front-proxy-client", CA: secretFrontProxyCA}, "ca_front_proxy")
+	g.secret("service_account_key", render.SecretSpec{Name: secretServiceAccount, Class: "rsa-key"}, "")
+	g.secret("kube_apiserver_encryption", render.SecretSpec{Name: secretKAPIEncryption, Class: "encryption-config", Resources: encrypted}, "")
+	kapiObjs, err := kubeapiserver.Objects(kubeapiserver.Values{
+		Cluster: runtime, Namespace: Namespace, NamePrefix: ptr(p), Images: images,
+		KubernetesVersion: vc.Kubernetes.Version, HighAvailability: ha, DNSDomains: vc.DNSDomains,
+		ServiceNetwork: vc.Networking.Services, EtcdCASecretName: secretEtcdCA, EtcdClientSecretName: secretEtcdClient,
+		ServerTLSSecretName: secretKubeAPIServer, ClientCASecretName: secretClientCA,
+		FrontProxyCASecretName: secretFrontProxyCA, FrontProxyClientSecretName: secretKubeAggregator,
+		ServiceAccountKeySecretName: secretServiceAccount, EncryptionConfigSecretName: secretKAPIEncryption,
+		EncryptedResources: extra, AuditPolicyConfigMap: kapi.auditPolicy, EventTTL: kapi.eventTTL, FeatureGates: kapi.featureGates,
+		TopologyAwareRouting: g.topologyAwareRouting(),
+	})
+	if err != nil {
+		return fmt.Errorf("kube-apiserver: %w", err)
+	}
+	g.add("virtual_garden_kube_apiserver", "kube_apiserver", kapiObjs, append(etcdParts, "istio",
+		"ca", "ca_client", "kube_apiserver_tls", "kube_aggregator_tls", "service_account_key", "kube_apiserver_encryption")...)
+
+	// Access to the virtual garden for the components in the runtime cluster: the generic
+	// token kubeconfig and kube-controller-manager's access Secret, whose token the token
+	// requestor fills in (S4:12724, 13124-13173).
+	access, err := g.accessSecrets()
+	if err != nil {
+		return err
+	}
+	g.add("virtual_garden_access", "manifests", access, "ca")
+
+	kcmVals := kubecontrollermanager.Values{
+		Cluster: runtime, Namespace: Namespace, NamePrefix: ptr(p), Images: images, KubernetesVersion: vc.Kubernetes.Version,
+		HighAvailability: ha, KubeconfigSecretName: kcmAccess, CASecretName: secretCA, ClientCASecretName: secretClientCA,
+		ServiceAccountKeySecretName: secretServiceAccount,
+	}
+	if k := vc.Kubernetes.KubeControllerManager; k != nil {
+		kcmVals.CertificateSigningDuration, kcmVals.FeatureGates = k.CertificateSigningDuration, k.FeatureGates
+	}
+	kcm, err := kubecontrollermanager.Objects(kcmVals)
+	if err != nil {
+		return fmt.Errorf("kube-controller-manager: %w", err)
+	}
+	g.add("virtual_garden_kube_controller_manager", "kube_controller_manager", kcm, "virtual_garden_kube_apiserver", "virtual_garden_access")
+	return nil
+}
+
+type kubeapiserverSettings struct {
+	auditPolicy, eventTTL string
+	featureGates          map[string]bool
+}
+
+// kubeconfig is a kubeconfig for the virtual garden's kube-apiserver, reached in-cluster, that
+// authenticates with the token in tokenFile and trusts the virtual garden's CA.
+func kubeconfig(server, tokenFile string) (string, error) {
+	cfg := map[string]any{
+		"apiVersion":      "v1",
+		"kind":            "Config",
+		"current-context": "virtual-garden",
+		"clusters": []any{map[string]any{"name": "virtual-garden", "cluster": map[string]any{
+			"server":                     server,
+			"certificate-authority-data": render.GeneratedRef(Namespace, secretCA, "ca.crt", true),
+		}}},
+		"contexts": []any{map[string]any{"name": "virtual-garden", "context": map[string]any{"cluster": "virtual-garden", "user": "token"}}},
+		"users":    []any{map[string]any{"name": "token", "user": map[string]any{"tokenFile": tokenFile}}},
+	}
+	out, err := yaml.Marshal(cfg)
+	return string(out), err
+}
+
+// accessSecrets are the generic token kubeconfig and kube-controller-manager's access Secret.
+func (g *builder) accessSecrets() ([]render.Object, error) {
+	server := kubeapiserver.InternalEndpoint(prefix, Namespace)
+	generic, err := kubeconfig(server, "/var/run/secrets/gardener.cloud/shoot/generic-kubeconfig/token")
+	if err != nil {
+		return nil, err
+	}
+	kcm, err := kubeconfig(server, "/var/run/secrets/gardener.cloud/kubeconfig/token")
+	if err != nil {
+		return nil, err
+	}
+	objs, err := kube.All(
+		&corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: GenericKubeconfigSecretName, Namespace: Namespace},
+			Type:       corev1.SecretTypeOpaque,
+			StringData: map[string]string{"kubeconfig": generic},
+		},
+		&corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: kcmAccess, Namespace: Namespace,
+				Labels: map[string]string{"resources.gardener.cloud/purpose": "token-requestor", "resources.gardener.cloud/class": "shoot"},
+				Annotations: map[string]string{
+					"serviceaccount.resources.gardener.cloud/name":      "kube-controller-manager",
+					"serviceaccount.resources.gardener.cloud/namespace": "kube-system",
+				},
+			},
+			Type:       corev1.SecretTypeOpaque,
+			StringData: map[string]string{"kubeconfig": kcm},
+		},
+	)
+	if err != nil {
+		return nil, err
+	}
+	return kube.On(g.runtime, "", objs...), nil
+}
