@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
-	"github.com/declarative-gardener/gardener/components/internal/golden"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
 func values(mutate func(*Values)) Values {
@@ -70,10 +70,6 @@ func TestGardenGolden(t *testing.T) {
 			v.VirtualCluster.HighAvailability = true
 			v.Images = map[string]string{"gardener-apiserver": "mirror.example.com/gardener/apiserver:v1.121.0"}
 			v.VirtualCluster.Gardener.Version = "v1.120.2"
-		}),
-		"local": values(func(v *Values) {
-			v.AdmissionWebhooks = false
-			v.VirtualCluster.Gardener.APIServer.RegisterAPIServices = false
 		}),
 	} {
 		t.Run(name, func(t *testing.T) {

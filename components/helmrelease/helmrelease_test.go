@@ -12,8 +12,8 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
-	"github.com/declarative-gardener/gardener/components/internal/golden"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
 // config builds a configuration as the engine hands it over: every schema attribute present,

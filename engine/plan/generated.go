@@ -144,7 +144,7 @@ func (r *Renderer) generateSecret(rd *Rendered, cluster string, clusterValue cty
 		}
 	}
 	rd.Objects = []render.Object{{Cluster: cluster, Object: res.Secret}}
-	rd.Generated = string(res.Action) + ": " + res.Reason
+	rd.Generated = res.Reason // reasons start with their action: "created: ...", "renewed: ..."
 	return res, nil
 }
 

@@ -1,0 +1,213 @@
+// Package garden applies the garden of landscapes/local to the local control plane and checks
+// the documented facts on the live objects: names, namespaces, labels, priority classes,
+// replicas with and without high availability, and the order in which components became ready.
+package garden
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/declarative-gardener/gardener/engine/apply"
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/views"
+	"github.com/declarative-gardener/gardener/internal/golden"
+	"github.com/declarative-gardener/gardener/state"
+	"github.com/declarative-gardener/gardener/tests/landscapetest"
+	"github.com/declarative-gardener/gardener/tests/localcluster"
+)
+
+func TestMain(m *testing.M) { os.Exit(localcluster.RunShared(m)) }
+
+// localLandscape copies landscapes/local, whose cluster blocks name the local control plane's
+// contexts (runtime, virtual-garden), with its state in the runtime cluster.
+func localLandscape(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files, err := filepath.Glob("../../landscapes/local/*.hcl")
+	require.NoError(t, err)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644))
+	}
+	return dir
+}
+
+// applyLandscape applies dir like `gardener apply --auto-approve` and returns the components in
+// the order they became ready.
+func applyLandscape(t *testing.T, dir string) (*apply.LandscapeResult, []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var ready []string
+	res, diags, err := apply.Landscape(context.Background(), apply.LandscapeOptions{
+		Planner: landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true})),
+		Lock:    state.LockInfo{Holder: "garden-test", Operation: "apply"},
+		Apply: apply.Options{Timeout: 2 * time.Minute, Events: func(e apply.Event) {
+			if e.Status == "applied" {
+				mu.Lock()
+				ready = append(ready, e.Address)
+				mu.Unlock()
+			}
+		}},
+	})
+	landscapetest.RequireNoDiags(t, diags, res.Outcome)
+	require.NoError(t, err)
+	if res.Result != nil {
+		require.NoError(t, res.Result.Err())
+	}
+	return res, ready
+}
+
+func TestGardenOnTheLocalControlPlane(t *testing.T) {
+	c := localcluster.Shared(t)
+	t.Setenv("KUBECONFIG", c.Kubeconfig())
+	dir := localLandscape(t)
+
+	// The plan from empty: what a first `gardener plan landscapes/local` shows.
+	// Generated secrets are stamped with the plan's time; a fixed one keeps the golden plan stable.
+	opts := landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true}))
+	opts.Now = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	out := landscapetest.Plan(t, opts)
+	var text bytes.Buffer
+	require.NoError(t, views.Plan(&text, out.Result.Plan, views.PlanOptions{}))
+	golden.AssertBytes(t, "plan-from-empty.txt", text.Bytes())
+
+	_, ready := applyLandscape(t, dir)
+	before := func(a, b string) {
+		ia, ib := slices.Index(ready, "garden.local."+a), slices.Index(ready, "garden.local."+b)
+		require.GreaterOrEqual(t, ia, 0, "%s became ready", a)
+		require.GreaterOrEqual(t, ib, 0, "%s became ready", b)
+		assert.Less(t, ia, ib, "%s is ready before %s starts (ready order %v)", a, b, ready)
+	}
+	// The documented order (S4:12695-12737, 20639, 27829).
+	for _, system := range []string{"vpa", "etcd_druid", "istio", "nginx_ingress"} {
+		before("gardener_resource_manager", system)
+		before(system, "virtual_garden_etcd_main")
+		before(system, "virtual_garden_etcd_events")
+	}
+	before("virtual_garden_etcd_main", "virtual_garden_kube_apiserver")
+	before("virtual_garden_etcd_events", "virtual_garden_kube_apiserver")
+	before("virtual_garden_kube_apiserver", "virtual_garden_kube_controller_manager")
+	before("virtual_garden_kube_apiserver", "gardener_apiserver")
+	for _, p := range []string{"gardener_admission_controller", "gardener_controller_manager", "gardener_scheduler"} {
+		before("gardener_apiserver", p)
+	}
+	assert.Equal(t, "garden.local", ready[slices.IndexFunc(ready, func(a string) bool { return a == "garden.local" })], "the garden itself is done once its parts are")
+	assert.Greater(t, slices.Index(ready, "garden.local"), slices.Index(ready, "garden.local.gardener_scheduler"))
+
+	runtime := c.Plane(localcluster.RuntimePlane)
+	cs, err := kubernetes.NewForConfig(runtime.RESTConfig())
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	// PriorityClasses with the documented values (S4:26366-26371).
+	for name, value := range map[string]int32{
+		"gardener-garden-system-critical": 999999550, "gardener-garden-system-500": 999999500, "gardener-garden-system-400": 999999400,
+		"gardener-garden-system-300": 999999300, "gardener-garden-system-200": 999999200, "gardener-garden-system-100": 999999100,
+	} {
+		pc, err := cs.SchedulingV1().PriorityClasses().Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err, name)
+		assert.Equal(t, value, pc.Value, name)
+		assert.Equal(t, "local", pc.Labels["declarative-gardener.io/landscape"], "inventory label on %s", name)
+	}
+	// Deployments in the garden namespace with their documented priority classes, all available.
+	for name, class := range map[string]string{
+		"gardener-resource-manager": "gardener-garden-system-critical", "virtual-garden-kube-apiserver": "gardener-garden-system-500",
+		"gardener-apiserver": "gardener-garden-system-500", "gardener-admission-controller": "gardener-garden-system-400",
+		"virtual-garden-kube-controller-manager": "gardener-garden-system-300", "etcd-druid": "gardener-garden-system-300",
+		"vpa-admission-controller": "gardener-garden-system-300", "nginx-ingress-controller": "gardener-garden-system-300",
+		"vpa-recommender": "gardener-garden-system-200", "vpa-updater": "gardener-garden-system-200",
+		"gardener-controller-manager": "gardener-garden-system-200", "gardener-scheduler": "gardener-garden-system-200",
+	} {
+		d, err := cs.AppsV1().Deployments("garden").Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err, name)
+		assert.Equal(t, class, d.Spec.Template.Spec.PriorityClassName, name)
+		assert.Equal(t, d.Status.Replicas, d.Status.AvailableReplicas, "%s is available", name)
+	}
+	// Istio in its namespaces; the virtual garden's gateway in virtual-garden-istio-ingress
+	// behind a LoadBalancer Service (S4:12720, 13122).
+	_, err = cs.AppsV1().Deployments("istio-system").Get(ctx, "istiod", metav1.GetOptions{})
+	require.NoError(t, err)
+	svc, err := cs.CoreV1().Services("virtual-garden-istio-ingress").Get(ctx, "istio-ingressgateway", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "LoadBalancer", string(svc.Spec.Type))
+	// The serviceaccount-token controller is off in the virtual kube-controller-manager (S4:12724).
+	kcm, err := cs.AppsV1().Deployments("garden").Get(ctx, "virtual-garden-kube-controller-manager", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(kcm.Spec.Template.Spec.Containers[0].Command, " ")+strings.Join(kcm.Spec.Template.Spec.Containers[0].Args, " "), "-serviceaccount-token")
+
+	etcds := etcdReplicas(t, c)
+	assert.Equal(t, map[string]int64{"virtual-garden-etcd-main": 1, "virtual-garden-etcd-events": 1}, etcds)
+
+	// The virtual garden holds the Gardener control plane's RBAC; no APIService is registered
+	// there, because the local landscape serves the Gardener API from stand-in CRDs.
+	vcs, err := kubernetes.NewForConfig(c.Plane(localcluster.VirtualGardenPlane).RESTConfig())
+	require.NoError(t, err)
+	roles, err := vcs.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: "declarative-gardener.io/landscape=local"})
+	require.NoError(t, err)
+	assert.NotEmpty(t, roles.Items)
+
+	assertNoChanges(t, dir)
+
+	// High availability: three etcd members each (S4:12716-12718), the API servers' floor at 3.
+	garden := filepath.Join(dir, "garden.hcl")
+	data, err := os.ReadFile(garden)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(garden, bytes.Replace(data, []byte("dns_domains = "), []byte("high_availability = true\n    dns_domains = "), 1), 0o644))
+	res, _ := applyLandscape(t, dir)
+	assert.Zero(t, res.Outcome.Result.Plan.Summary.Replace, "turning high availability on replaces nothing")
+	assert.Equal(t, map[string]int64{"virtual-garden-etcd-main": 3, "virtual-garden-etcd-events": 3}, etcdReplicas(t, c))
+	hpa, err := cs.AutoscalingV2().HorizontalPodAutoscalers("garden").Get(ctx, "virtual-garden-kube-apiserver", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NotNil(t, hpa.Spec.MinReplicas)
+	assert.Equal(t, int32(3), *hpa.Spec.MinReplicas, "S4:24118")
+	assertNoChanges(t, dir)
+}
+
+func etcdReplicas(t *testing.T, c *localcluster.Cluster) map[string]int64 {
+	t.Helper()
+	dyn, err := dynamic.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	list, err := dyn.Resource(schema.GroupVersionResource{Group: "druid.gardener.cloud", Version: "v1alpha1", Resource: "etcds"}).Namespace("garden").List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	out := map[string]int64{}
+	for _, e := range list.Items {
+		r, _, _ := unstructured.NestedInt64(e.Object, "spec", "replicas")
+		out[e.GetName()] = r
+		ready, _, _ := unstructured.NestedBool(e.Object, "status", "ready")
+		assert.True(t, ready, "%s is ready", e.GetName())
+	}
+	return out
+}
+
+// assertNoChanges plans dir again, with its state, and expects nothing to do.
+func assertNoChanges(t *testing.T, dir string) {
+	t.Helper()
+	res, diags, err := apply.Landscape(context.Background(), apply.LandscapeOptions{
+		Planner: landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true})),
+		Lock:    state.LockInfo{Holder: "garden-test", Operation: "plan"},
+		Confirm: func(p *plan.Plan) bool { return false },
+	})
+	landscapetest.RequireNoDiags(t, diags, res.Outcome)
+	require.NoError(t, err)
+	var text bytes.Buffer
+	require.NoError(t, views.Plan(&text, res.Outcome.Result.Plan, views.PlanOptions{}))
+	assert.False(t, res.Outcome.Result.Plan.HasChanges(), "a second plan changes nothing:\n%s", text.String())
+}
