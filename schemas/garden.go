@@ -43,6 +43,18 @@ func garden() *schema.Schema {
 			},
 			Blocks: []schema.Block{
 				gardenRuntimeCluster(),
+				{
+					Name: "observability",
+					Description: "The garden's monitoring and logging in the runtime cluster (S4:12744-12756): prometheus-operator with the garden and long-term Prometheus, " +
+						"the garden Alertmanager, kube-state-metrics, Plutono on plutono-garden.<first ingress domain> and Vali. Shipping logs to Vali (fluent-bit) is not rendered yet.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						enabled(true, "Whether the observability components are deployed."),
+						{Name: "longterm", Type: cty.Bool, Default: cty.True, Description: "Whether the long-term Prometheus, which keeps selected garden metrics for months, is deployed."},
+						{Name: "alerting", Type: cty.Bool, Default: cty.True, Description: "Whether the garden Alertmanager is deployed; AlertmanagerConfigs labelled alertmanager=garden route its alerts."},
+						{Name: "prometheus_storage", Type: cty.String, Checks: checks(schema.Quantity()), Description: "Volume size of each Prometheus; 10Gi when unset."},
+						{Name: "vali_storage", Type: cty.String, Checks: checks(schema.Quantity()), Description: "Volume size of Vali; 10Gi when unset."},
+					}},
+				},
 				gardenVirtualCluster(),
 				{
 					Name: "dns_provider", Nesting: schema.NestingList, Labels: []string{"name"},

@@ -38,6 +38,7 @@ func Registry() *schema.Registry {
 		controllerRegistration(),
 		controllerDeployment(),
 		exposureClass(),
+		observability(),
 		vpa(),
 		etcdDruid(),
 	)

@@ -22,7 +22,7 @@ var catalogTypes = []string{
 	"cloud_profile", "controller_deployment", "controller_registration", "credentials_binding", "etcd", "etcd_druid",
 	"exposure_class", "gardener_admission_controller", "gardener_apiserver", "gardener_controller_manager",
 	"gardener_resource_manager", "gardener_scheduler", "generated_secret", "helm_release", "istio",
-	"kube_apiserver", "kube_controller_manager", "manifests", "namespace", "nginx_ingress", "priority_classes",
+	"kube_apiserver", "kube_controller_manager", "manifests", "namespace", "nginx_ingress", "observability", "priority_classes",
 	"project", "quota", "secret_binding", "vpa",
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/manifests"
 	"github.com/declarative-gardener/gardener/components/namespace"
 	"github.com/declarative-gardener/gardener/components/nginxingress"
+	"github.com/declarative-gardener/gardener/components/observability"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/components/project"
 	"github.com/declarative-gardener/gardener/components/quota"
@@ -62,5 +63,6 @@ func Renderers() render.Registry {
 		"controller_registration":       controllerregistration.Render,
 		"controller_deployment":         controllerdeployment.Render,
 		"exposure_class":                exposureclass.Render,
+		"observability":                 observability.Render,
 	}
 }

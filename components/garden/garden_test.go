@@ -140,6 +140,11 @@ func TestGardenSwitches(t *testing.T) {
 		assert.Empty(t, objectsOf(p, "ValidatingWebhookConfiguration"), name)
 	}
 	assert.NotContains(t, local, "vpa", "the VPA is left to the runtime cluster when disabled (S4:12579-12581)")
+	assert.Contains(t, local, "observability", "observability is on unless switched off")
+	assert.Equal(t, []string{"gardener_resource_manager", "nginx_ingress", "plutono_admin"}, local["observability"].DependsOn)
+	off := partsOf(t, values(func(v *Values) { v.Observability = &Observability{} }))
+	assert.NotContains(t, off, "observability")
+	assert.NotContains(t, off, "plutono_admin")
 
 	full := partsOf(t, values(nil))
 	services := objectsOf(full["gardener_apiserver"], "APIService")

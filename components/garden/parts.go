@@ -8,6 +8,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/istio"
 	"github.com/declarative-gardener/gardener/components/namespace"
 	"github.com/declarative-gardener/gardener/components/nginxingress"
+	"github.com/declarative-gardener/gardener/components/observability"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/components/resourcemanager"
 	"github.com/declarative-gardener/gardener/components/vpa"
@@ -33,6 +34,7 @@ const (
 	secretResourceManager  = "gardener-resource-manager-server"
 	secretGardenerAPI      = "gardener-apiserver-tls"
 	secretGardenerAdmssion = "gardener-admission-controller-tls"
+	plutonoAdmin           = "plutono-admin"
 	// kcmAccess is the virtual kube-controller-manager's token-requestor Secret (S4:13124-13173).
 	kcmAccess = "shoot-access-kube-controller-manager"
 )
@@ -110,6 +112,25 @@ func (g *builder) systemComponents() error {
 	}
 	g.add("nginx_ingress", "nginx_ingress", ngx, "gardener_resource_manager")
 	system = append(system, "etcd_druid", "istio", "nginx_ingress")
+
+	// Observability is on unless switched off, as in a Garden (S4:12744-12756); Plutono's admin
+	// password is generated.
+	if o := g.v.Observability; o == nil || o.Enabled {
+		ov := observability.Values{Cluster: runtime, Namespace: Namespace, Images: images, PlutonoAdminSecretName: plutonoAdmin}
+		if o != nil {
+			ov.Longterm, ov.Alerting, ov.PrometheusStorage, ov.ValiStorage = ptr(o.Longterm), ptr(o.Alerting), o.PrometheusStorage, o.ValiStorage
+		}
+		if d := g.v.RuntimeCluster.Ingress.Domains; len(d) > 0 {
+			ov.IngressDomain = d[0]
+		}
+		g.secret("plutono_admin", render.SecretSpec{Name: plutonoAdmin, Class: "password"}, "")
+		objs, err := observability.Objects(ov)
+		if err != nil {
+			return fmt.Errorf("observability: %w", err)
+		}
+		// After nginx-ingress, whose IngressClass Plutono's Ingress names.
+		g.add("observability", "observability", objs, "gardener_resource_manager", "nginx_ingress", "plutono_admin")
+	}
 	g.systemParts = system
 	return nil
 }

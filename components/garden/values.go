@@ -9,6 +9,7 @@ type Values struct {
 	Images            map[string]string `json:"images"`
 	AdmissionWebhooks bool              `json:"admission_webhooks"`
 	RuntimeCluster    RuntimeCluster    `json:"runtime_cluster"`
+	Observability     *Observability    `json:"observability"`
 	VirtualCluster    VirtualCluster    `json:"virtual_cluster"`
 	DNSProviders      []DNSProvider     `json:"dns_provider"`
 }
@@ -121,4 +122,13 @@ type DNSProvider struct {
 	Type           string `json:"type"`
 	SecretRef      string `json:"secret_ref"`
 	ProviderConfig any    `json:"provider_config"`
+}
+
+// Observability switches the garden's monitoring and logging.
+type Observability struct {
+	Enabled           bool   `json:"enabled"`
+	Longterm          bool   `json:"longterm"`
+	Alerting          bool   `json:"alerting"`
+	PrometheusStorage string `json:"prometheus_storage"`
+	ValiStorage       string `json:"vali_storage"`
 }

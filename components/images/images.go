@@ -54,7 +54,20 @@ const (
 	IngressDefaultBackend       = "ingress-default-backend"
 	KubeAPIServer               = "kube-apiserver"
 	KubeControllerManager       = "kube-controller-manager"
+	// The observability stack's images: the upstream projects', and credativ's forks Plutono
+	// and Vali that Gardener runs.
+	PrometheusOperator        = "prometheus-operator"
+	PrometheusConfigReloader  = "prometheus-config-reloader"
+	Prometheus                = "prometheus"
+	Alertmanager              = "alertmanager"
+	KubeStateMetrics          = "kube-state-metrics"
+	Plutono                   = "plutono"
+	PlutonoDashboardRefresher = "plutono-dashboard-refresher"
+	Vali                      = "vali"
 )
+
+// prometheusOperatorVersion is the operator release; its config reloader must match it.
+const prometheusOperatorVersion = "v0.83.0"
 
 // Vector maps image names to images.
 type Vector map[string]Image
@@ -79,6 +92,15 @@ func Default() Vector {
 		IngressDefaultBackend:       {Repository: gardenerReleases + "ingress-default-backend", Tag: "0.23.0"},
 		KubeAPIServer:               {Repository: "registry.k8s.io/kube-apiserver"},
 		KubeControllerManager:       {Repository: "registry.k8s.io/kube-controller-manager"},
+		PrometheusOperator:          {Repository: "quay.io/prometheus-operator/prometheus-operator", Tag: prometheusOperatorVersion},
+		PrometheusConfigReloader:    {Repository: "quay.io/prometheus-operator/prometheus-config-reloader", Tag: prometheusOperatorVersion},
+		Prometheus:                  {Repository: "quay.io/prometheus/prometheus", Tag: "v3.4.0"},
+		Alertmanager:                {Repository: "quay.io/prometheus/alertmanager", Tag: "v0.28.1"},
+		KubeStateMetrics:            {Repository: "registry.k8s.io/kube-state-metrics/kube-state-metrics", Tag: "v2.15.0"},
+		Plutono:                     {Repository: "ghcr.io/credativ/plutono", Tag: "v7.5.39"},
+		// The sidecar that copies dashboard ConfigMaps into Plutono's dashboard directory.
+		PlutonoDashboardRefresher: {Repository: "quay.io/kiwigrid/k8s-sidecar", Tag: "1.28.0"},
+		Vali:                      {Repository: "ghcr.io/credativ/vali", Tag: "v2.2.22"},
 	}
 }
 

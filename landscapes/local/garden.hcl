@@ -9,6 +9,12 @@ garden "local" {
   # intercepts. A real garden keeps them on (the default).
   admission_webhooks = false
 
+  # Prometheus and Vali keep their data on persistent volumes, and the local control plane has
+  # no storage provisioner, so their pods would never start. A real garden keeps this on.
+  observability {
+    enabled = false
+  }
+
   runtime_cluster {
     networking {
       pods     = "10.64.0.0/12"

@@ -163,6 +163,21 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	roles, err := vcs.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: "declarative-gardener.io/landscape=local"})
 	require.NoError(t, err)
 	assert.NotEmpty(t, roles.Items)
+	// The project of the landscape's shoots, with its documented namespace (S4:22016, S0:131).
+	ns, err := vcs.CoreV1().Namespaces().Get(ctx, "garden-local", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "project", ns.Labels["gardener.cloud/role"])
+	assert.Equal(t, "local", ns.Labels["project.gardener.cloud/name"])
+	vdyn, err := dynamic.NewForConfig(c.Plane(localcluster.VirtualGardenPlane).RESTConfig())
+	require.NoError(t, err)
+	project, err := vdyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "projects"}).Get(ctx, "local", metav1.GetOptions{})
+	require.NoError(t, err)
+	phase, _, _ := unstructured.NestedString(project.Object, "status", "phase")
+	assert.Equal(t, "Ready", phase, "apply waited for the project to be ready")
+	binding, err := vdyn.Resource(schema.GroupVersionResource{Group: "security.gardener.cloud", Version: "v1alpha1", Resource: "credentialsbindings"}).Namespace("garden-local").Get(ctx, "local", metav1.GetOptions{})
+	require.NoError(t, err)
+	ref, _, _ := unstructured.NestedString(binding.Object, "credentialsRef", "name")
+	assert.Equal(t, "local-credentials", ref)
 
 	assertNoChanges(t, dir)
 

@@ -174,6 +174,13 @@ func (p *Plane) start(ctx context.Context) error {
 		if err := ApplyCRDs(ctx, p.RESTConfig(), GardenerAPICRDs()); err != nil {
 			return fmt.Errorf("plane %s gardener API: %w", p.opts.Name, err)
 		}
+		if !p.opts.Workloads {
+			// No gardener-controller-manager runs here either: kwok Stages play it for the
+			// Gardener API objects whose readiness it reports (a Project's phase).
+			if err := p.startCRStageWatcher(ctx); err != nil {
+				return fmt.Errorf("plane %s kwok stages: %w", p.opts.Name, err)
+			}
+		}
 	}
 	if p.opts.Workloads {
 		if err := p.startWorkloadComponents(ctx); err != nil {

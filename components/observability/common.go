@@ -1,0 +1,88 @@
+package observability
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+)
+
+// PriorityClass is the class of every pod of the stack in the garden runtime cluster
+// (S4:26372: fluent-operator, fluent-bit, gardener-metrics-exporter, kube-state-metrics,
+// plutono, vali, prometheus-operator, alertmanager-garden, prometheus-garden,
+// blackbox-exporter, prometheus-longterm).
+const PriorityClass = priorityclasses.GardenSystem100
+
+// replicas is the replica count of every workload: observability components run one replica
+// whatever the availability requirements (S4:24611-24670).
+const replicas int32 = 1
+
+// nobody is the user the stack's containers run as where the image does not bring its own.
+const nobody int64 = 65534
+
+// Verb sets used by the RBAC rules.
+var read = []string{"get", "list", "watch"}
+
+// partOf marks every object as part of the stack.
+const partOf = "app.kubernetes.io/part-of"
+
+// meta is the metadata of one object; namespace is empty for cluster-scoped objects; app, when
+// set, becomes the app label (Services carry it so that ServiceMonitors can select them).
+func meta(name, namespace, app string) metav1.ObjectMeta {
+	labels := map[string]string{partOf: "observability"}
+	if app != "" {
+		labels["app"] = app
+	}
+	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels}
+}
+
+// appLabels are the labels of a workload's pods, which its controller and Service select.
+func appLabels(app string) map[string]string { return map[string]string{"app": app} }
+
+// podSecurity runs a pod as a non-root user with the runtime's default seccomp profile; fsGroup
+// makes mounted volumes writable for that user.
+func podSecurity(user int64) *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{
+		RunAsNonRoot:   ptr.To(true),
+		RunAsUser:      ptr.To(user),
+		RunAsGroup:     ptr.To(user),
+		FSGroup:        ptr.To(user),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+// containerSecurity forbids privilege escalation and drops all capabilities.
+func containerSecurity(readOnlyRoot bool) *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		ReadOnlyRootFilesystem:   ptr.To(readOnlyRoot),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+}
+
+// requests is a container's resource requests.
+func requests(cpu, memory string) corev1.ResourceRequirements {
+	return corev1.ResourceRequirements{Requests: corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse(cpu),
+		corev1.ResourceMemory: resource.MustParse(memory),
+	}}
+}
+
+// clusterRBAC renders a ServiceAccount and a ClusterRole bound to it, the role named in
+// Gardener's gardener.cloud: scheme.
+func clusterRBAC(name, namespace string, rules []rbacv1.PolicyRule) []runtime.Object {
+	role := "gardener.cloud:observability:" + name
+	return []runtime.Object{
+		&corev1.ServiceAccount{ObjectMeta: meta(name, namespace, "")},
+		&rbacv1.ClusterRole{ObjectMeta: meta(role, "", ""), Rules: rules},
+		&rbacv1.ClusterRoleBinding{
+			ObjectMeta: meta(role, "", ""),
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: namespace}},
+		},
+	}
+}

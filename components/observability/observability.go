@@ -1,0 +1,220 @@
+// Package observability renders the observability component: the garden runtime cluster's
+// monitoring and logging stack as gardener-operator deploys it into the garden namespace,
+// reduced to what a landscape needs to see its garden (S4:12744-12756, S4:12828-12935):
+// prometheus-operator with its CRDs, the Garden Prometheus (prometheus-garden), the Long-term
+// Prometheus (prometheus-longterm), alertmanager-garden, kube-state-metrics, Plutono and Vali.
+//
+// Operators extend the stack the documented way: prometheus-operator objects labelled
+// prometheus=garden or prometheus=longterm, AlertmanagerConfigs labelled alertmanager=garden and
+// dashboard ConfigMaps labelled dashboard.monitoring.gardener.cloud/garden=true (S4:12846-12935).
+//
+// Not rendered yet: fluent-operator and fluent-bit (so Vali receives no logs until a log shipper
+// is added), gardener-metrics-exporter, blackbox-exporter and the Long-term Prometheus' Cortex
+// query cache (S4:12856).
+package observability
+
+import (
+	"fmt"
+
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/crds"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Labels by which the stack finds the objects operators add (S4:12848, S4:12858, S4:12881,
+// S4:12923).
+const (
+	// PrometheusLabel is the key of the label that assigns a ServiceMonitor, PodMonitor,
+	// PrometheusRule or ScrapeConfig to a Prometheus.
+	PrometheusLabel = "prometheus"
+	// GardenPrometheusLabel is PrometheusLabel's value for the Garden Prometheus.
+	GardenPrometheusLabel = "garden"
+	// LongtermPrometheusLabel is PrometheusLabel's value for the Long-term Prometheus.
+	LongtermPrometheusLabel = "longterm"
+	// AlertmanagerLabel is the key of the label that assigns an AlertmanagerConfig to an
+	// Alertmanager.
+	AlertmanagerLabel = "alertmanager"
+	// GardenAlertmanagerLabel is AlertmanagerLabel's value for alertmanager-garden.
+	GardenAlertmanagerLabel = "garden"
+	// DashboardLabel is the key of the label of ConfigMaps whose JSON documents Plutono loads
+	// as dashboards; its value is DashboardLabelValue.
+	DashboardLabel      = "dashboard.monitoring.gardener.cloud/garden"
+	DashboardLabelValue = "true"
+)
+
+// GardenPrometheusLabels are the labels of objects that extend the Garden Prometheus.
+func GardenPrometheusLabels() map[string]string {
+	return map[string]string{PrometheusLabel: GardenPrometheusLabel}
+}
+
+// LongtermPrometheusLabels are the labels of objects that extend the Long-term Prometheus.
+func LongtermPrometheusLabels() map[string]string {
+	return map[string]string{PrometheusLabel: LongtermPrometheusLabel}
+}
+
+// GardenAlertmanagerLabels are the labels of AlertmanagerConfigs for alertmanager-garden.
+func GardenAlertmanagerLabels() map[string]string {
+	return map[string]string{AlertmanagerLabel: GardenAlertmanagerLabel}
+}
+
+// Defaults applied to zero values.
+const (
+	DefaultNamespace         = "garden"
+	DefaultPrometheusStorage = "10Gi"
+	DefaultValiStorage       = "10Gi"
+	// DefaultPlutonoAdminSecretName names the Secret with Plutono's admin password.
+	DefaultPlutonoAdminSecretName = "plutono-admin"
+)
+
+// CRDs are the prometheus-operator kinds the stack serves, embedded in components/crds. Probe
+// is among them although nothing here renders one: the operator's Prometheus controller
+// watches the kind.
+var CRDs = []string{
+	"alertmanagerconfigs.monitoring.coreos.com",
+	"alertmanagers.monitoring.coreos.com",
+	"podmonitors.monitoring.coreos.com",
+	"probes.monitoring.coreos.com",
+	"prometheuses.monitoring.coreos.com",
+	"prometheusrules.monitoring.coreos.com",
+	"scrapeconfigs.monitoring.coreos.com",
+	"servicemonitors.monitoring.coreos.com",
+}
+
+// Values are the component's typed inputs; the zero value of every optional field is its default.
+type Values struct {
+	// Cluster is the garden runtime cluster the stack runs in and observes.
+	Cluster decode.Cluster `json:"cluster"`
+	// Namespace of the stack; "" means "garden" (S4:12846).
+	Namespace string `json:"namespace"`
+	// Images overrides entries of the stack's image vector (see ImageNames) by image name:
+	// "repository:tag", "repository@sha256:..." or a bare tag.
+	Images map[string]string `json:"images"`
+	// IngressDomain is the runtime cluster's ingress domain; Plutono is published as
+	// plutono-garden.<IngressDomain>. "" renders no Ingress.
+	IngressDomain string `json:"ingress_domain"`
+	// IngressTLSSecretName names the Secret (in Namespace) with the certificate Plutono's
+	// Ingress serves, such as the garden's wildcard certificate (S4:27947-27966); "" leaves
+	// the certificate to the ingress controller's default.
+	IngressTLSSecretName string `json:"ingress_tls_secret_name"`
+	// PlutonoAdminSecretName names the Secret (in Namespace) whose key "password" is the
+	// password of Plutono's admin user, as a generated_secret of class password writes it;
+	// "" means "plutono-admin". Plutono allows no anonymous access.
+	PlutonoAdminSecretName string `json:"plutono_admin_secret_name"`
+	// PrometheusStorage is the volume size of each Prometheus; "" means "10Gi".
+	PrometheusStorage string `json:"prometheus_storage"`
+	// ValiStorage is the volume size of Vali; "" means "10Gi".
+	ValiStorage string `json:"vali_storage"`
+	// Longterm renders the Long-term Prometheus; nil means true (S4:12854-12856).
+	Longterm *bool `json:"longterm"`
+	// Alerting renders alertmanager-garden and points the Garden Prometheus at it; nil means
+	// true (S4:12879-12881).
+	Alerting *bool `json:"alerting"`
+}
+
+// Render renders one observability instance.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{"plutono_url": cty.StringVal(PlutonoURL(v.IngressDomain))}}, nil
+}
+
+// PlutonoURL is where operators reach Plutono through the Ingress; "" without an ingress domain.
+func PlutonoURL(ingressDomain string) string {
+	if ingressDomain == "" {
+		return ""
+	}
+	return "https://" + plutonoHost(ingressDomain)
+}
+
+// Objects renders the CRDs and all workloads of the stack with their RBAC, configuration,
+// Services and custom resources.
+func Objects(v Values) ([]render.Object, error) {
+	v = withDefaults(v)
+	if v.Cluster.Name == "" {
+		return nil, fmt.Errorf("cluster is not set")
+	}
+	promStorage, err := resource.ParseQuantity(v.PrometheusStorage)
+	if err != nil {
+		return nil, fmt.Errorf("prometheus storage %q: %w", v.PrometheusStorage, err)
+	}
+	if promStorage.Sign() <= 0 {
+		return nil, fmt.Errorf("prometheus storage %q is not positive", v.PrometheusStorage)
+	}
+	valiStorage, err := resource.ParseQuantity(v.ValiStorage)
+	if err != nil {
+		return nil, fmt.Errorf("vali storage %q: %w", v.ValiStorage, err)
+	}
+	if valiStorage.Sign() <= 0 {
+		return nil, fmt.Errorf("vali storage %q is not positive", v.ValiStorage)
+	}
+	img, err := resolveImages(v.Images)
+	if err != nil {
+		return nil, fmt.Errorf("images: %w", err)
+	}
+
+	var typed []runtime.Object
+	for _, name := range CRDs {
+		crd, err := crds.Get(name)
+		if err != nil {
+			return nil, err
+		}
+		typed = append(typed, crd)
+	}
+	typed = append(typed, operatorObjects(v.Namespace, img)...)
+	typed = append(typed, prometheusRBAC(v)...)
+	typed = append(typed, alertmanagerObjects(v)...)
+	typed = append(typed, kubeStateMetricsObjects(v.Namespace, img)...)
+	plutono, err := plutonoObjects(v, img)
+	if err != nil {
+		return nil, err
+	}
+	typed = append(typed, plutono...)
+	vali, err := valiObjects(v.Namespace, img, valiStorage)
+	if err != nil {
+		return nil, err
+	}
+	typed = append(typed, vali...)
+	objs, err := kube.Typed(v.Cluster.Name, typed...)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range objs {
+		dropTemplateStatus(o.Object)
+	}
+	return append(objs, kube.On(v.Cluster.Name, "", customResources(v, img, promStorage)...)...), nil
+}
+
+// withDefaults fills the zero values of optional fields.
+func withDefaults(v Values) Values {
+	if v.Namespace == "" {
+		v.Namespace = DefaultNamespace
+	}
+	if v.PrometheusStorage == "" {
+		v.PrometheusStorage = DefaultPrometheusStorage
+	}
+	if v.ValiStorage == "" {
+		v.ValiStorage = DefaultValiStorage
+	}
+	if v.PlutonoAdminSecretName == "" {
+		v.PlutonoAdminSecretName = DefaultPlutonoAdminSecretName
+	}
+	if v.Longterm == nil {
+		v.Longterm = ptr.To(true)
+	}
+	if v.Alerting == nil {
+		v.Alerting = ptr.To(true)
+	}
+	return v
+}

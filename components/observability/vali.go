@@ -1,0 +1,145 @@
+package observability
+
+import (
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+)
+
+// Names of Vali's objects. The StatefulSet is vali (S4:12751, S4:21738); the Service is
+// logging, the name Plutono's documented datasource reaches Vali by (S4:21904).
+const (
+	ValiName              = "vali"
+	ValiServiceName       = "logging"
+	valiConfigName        = "vali-config"
+	valiPort              = 3100
+	valiUser        int64 = 10001 // the user of the Vali image
+	valiConfigDir         = "/etc/vali"
+	valiDataDir           = "/data"
+)
+
+// ValiRetention is how long Vali keeps logs; the chunk store looks back as far
+// (S4:21883-21895).
+const ValiRetention = "336h"
+
+// valiConfig is Vali's configuration: a single instance with an in-memory ring, the documented
+// index schema (boltdb index, filesystem chunks, schema v11, 24h index period from 2018-04-15,
+// S4:21845-21866) and the documented retention (S4:21883-21895).
+func valiConfig() map[string]any {
+	return map[string]any{
+		"auth_enabled": false,
+		"server":       map[string]any{"http_listen_port": valiPort},
+		"ingester": map[string]any{
+			"lifecycler": map[string]any{
+				"ring":               map[string]any{"kvstore": map[string]any{"store": "inmemory"}, "replication_factor": 1},
+				"final_sleep":        "0s",
+				"min_ready_duration": "1s",
+			},
+			"chunk_idle_period":    "3m",
+			"chunk_retain_period":  "1m",
+			"chunk_target_size":    1536000,
+			"max_transfer_retries": 0,
+		},
+		"limits_config": map[string]any{
+			"enforce_metric_name":        false,
+			"reject_old_samples":         true,
+			"reject_old_samples_max_age": "168h",
+		},
+		"schema_config": map[string]any{"configs": []any{map[string]any{
+			"from":         "2018-04-15",
+			"store":        "boltdb",
+			"object_store": "filesystem",
+			"schema":       "v11",
+			"index":        map[string]any{"prefix": "index_", "period": "24h"},
+		}}},
+		"storage_config": map[string]any{
+			"boltdb":     map[string]any{"directory": valiDataDir + "/vali/index"},
+			"filesystem": map[string]any{"directory": valiDataDir + "/vali/chunks"},
+		},
+		"chunk_store_config": map[string]any{"max_look_back_period": ValiRetention},
+		"table_manager": map[string]any{
+			"retention_deletes_enabled": true,
+			"retention_period":          ValiRetention,
+		},
+	}
+}
+
+// valiObjects renders Vali: its ConfigMap, Service and StatefulSet with one persistent volume.
+func valiObjects(namespace string, img map[string]string, storage resource.Quantity) ([]runtime.Object, error) {
+	cfg, err := yaml.Marshal(valiConfig())
+	if err != nil {
+		return nil, fmt.Errorf("vali configuration: %w", err)
+	}
+	labels := appLabels(ValiName)
+	pod := corev1.PodSpec{
+		PriorityClassName:            PriorityClass,
+		AutomountServiceAccountToken: ptr.To(false),
+		SecurityContext:              podSecurity(valiUser),
+		Containers: []corev1.Container{{
+			Name:            ValiName,
+			Image:           img[ImageVali],
+			ImagePullPolicy: corev1.PullIfNotPresent,
+			Args:            []string{"-config.file=" + valiConfigDir + "/vali.yaml"},
+			Ports:           []corev1.ContainerPort{{Name: "metrics", ContainerPort: valiPort, Protocol: corev1.ProtocolTCP}},
+			Resources:       requests("10m", "100Mi"),
+			SecurityContext: containerSecurity(true),
+			ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
+				HTTPGet: &corev1.HTTPGetAction{Path: "/ready", Port: intstr.FromString("metrics")},
+			}},
+			VolumeMounts: []corev1.VolumeMount{
+				{Name: "config", MountPath: valiConfigDir, ReadOnly: true},
+				{Name: ValiName, MountPath: valiDataDir},
+			},
+		}},
+		Volumes: []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: valiConfigName}},
+		}}},
+	}
+	return []runtime.Object{
+		&corev1.ConfigMap{ObjectMeta: meta(valiConfigName, namespace, ValiName), Data: map[string]string{"vali.yaml": string(cfg)}},
+		service(ValiServiceName, namespace, ValiName, labels, "metrics", valiPort, intstr.FromString("metrics")),
+		&appsv1.StatefulSet{
+			ObjectMeta: meta(ValiName, namespace, ValiName),
+			Spec: appsv1.StatefulSetSpec{
+				Replicas:             ptr.To(replicas),
+				RevisionHistoryLimit: ptr.To[int32](2),
+				ServiceName:          ValiServiceName,
+				Selector:             &metav1.LabelSelector{MatchLabels: labels},
+				Template:             corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: pod},
+				VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{
+					ObjectMeta: metav1.ObjectMeta{Name: ValiName},
+					Spec: corev1.PersistentVolumeClaimSpec{
+						AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+						Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: storage}},
+					},
+				}},
+			},
+		},
+	}, nil
+}
+
+// dropTemplateStatus removes the empty status the typed PersistentVolumeClaim carries from a
+// StatefulSet's volume claim templates: like an object's own status it is not ours to set.
+func dropTemplateStatus(u *unstructured.Unstructured) {
+	if u.GetKind() != "StatefulSet" {
+		return
+	}
+	templates, found, err := unstructured.NestedSlice(u.Object, "spec", "volumeClaimTemplates")
+	if err != nil || !found {
+		return
+	}
+	for _, t := range templates {
+		if m, ok := t.(map[string]any); ok {
+			delete(m, "status")
+		}
+	}
+	_ = unstructured.SetNestedSlice(u.Object, templates, "spec", "volumeClaimTemplates") // the slice came from this very path
+}
