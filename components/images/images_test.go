@@ -1,6 +1,7 @@
 package images
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,4 +51,17 @@ func TestOverride(t *testing.T) {
 	_, err = d.Override(map[string]string{GardenerAPIServer: "x:1"})
 	require.NoError(t, err)
 	assert.Equal(t, GardenerVersion, d[GardenerAPIServer].Tag, "Override leaves the receiver alone")
+}
+
+// docs/landscapes.md lists the image vector; every entry must be in it with its default tag.
+func TestDocumentationListsEveryImage(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/landscapes.md")
+	require.NoError(t, err)
+	for name, img := range Default() {
+		row := "| `" + name + "` | " + img.Repository + " | "
+		assert.Contains(t, string(doc), row, "docs/landscapes.md lists %s", name)
+		if img.Tag != "" && img.Tag != GardenerVersion {
+			assert.Contains(t, string(doc), row+img.Tag+" |", "docs/landscapes.md names the default tag of %s", name)
+		}
+	}
 }

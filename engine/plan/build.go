@@ -271,11 +271,12 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 	// Every kind is listed across all namespaces: an object the landscape applied before may
 	// be in a namespace it no longer renders into, and only a cluster-wide LIST finds it for
 	// pruning. (Once state records the namespaces of earlier applies, LISTs can be scoped.)
+	// Kinds of desired objects are listed whether or not discovery served them when the plan
+	// started: a cached discovery document can predate a CRD, and observe refreshes it, so the
+	// LISTs must not depend on how fresh the cache was (a snapshot replays them exactly).
 	var listed []schema.GroupKind
 	for gk := range kinds {
-		if _, ok := served[gk]; ok {
-			listed = append(listed, gk)
-		}
+		listed = append(listed, gk)
 	}
 	for _, gk := range append(append([]schema.GroupKind(nil), opts.PreviousKinds[name]...), renderedKinds...) {
 		if _, ok := served[gk]; !kinds[gk] && ok {

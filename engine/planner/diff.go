@@ -17,11 +17,14 @@ import (
 )
 
 // LocalDiffers diffs locally with each cluster's OpenAPI schemas, cached on disk under cacheDir
-// (empty: the user's cache directory). Snapshots carry their own schemas and are never cached.
+// (empty: the user's cache directory). Snapshots carry their own schemas and are never cached;
+// nor is a recording, which must fetch every schema it uses to record it.
 func LocalDiffers(cacheDir string) DifferFactory {
 	return func(_ string, c observe.Cluster) (plan.Differ, error) {
 		dir := cacheDir
-		if _, isSnapshot := c.(*observe.Snapshot); isSnapshot {
+		_, isSnapshot := c.(*observe.Snapshot)
+		_, isRecording := c.(*observe.Recorder)
+		if isSnapshot || isRecording {
 			dir = ""
 		} else if dir == "" {
 			if base, err := os.UserCacheDir(); err == nil {

@@ -180,6 +180,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	assert.Equal(t, "local-credentials", ref)
 
 	assertNoChanges(t, dir)
+	assertSnapshotReplays(t, dir)
 
 	// High availability: three etcd members each (S4:12716-12718), the API servers' floor at 3.
 	garden := filepath.Join(dir, "garden.hcl")
@@ -225,4 +226,26 @@ func assertNoChanges(t *testing.T, dir string) {
 	var text bytes.Buffer
 	require.NoError(t, views.Plan(&text, res.Outcome.Result.Plan, views.PlanOptions{}))
 	assert.False(t, res.Outcome.Result.Plan.HasChanges(), "a second plan changes nothing:\n%s", text.String())
+}
+
+// assertSnapshotReplays records what a plan reads, with warm on-disk OpenAPI caches (which a
+// recording must not rely on), and plans again offline from the recording: same result.
+func assertSnapshotReplays(t *testing.T, dir string) {
+	t.Helper()
+	cache := t.TempDir()
+	warm := landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true}))
+	warm.Differs = planner.LocalDiffers(cache)
+	landscapetest.Plan(t, warm)
+
+	rec := planner.NewRecording(planner.LiveConnector(cluster.Options{NoDiskCache: true}))
+	opts := landscapetest.Options(dir, rec.Connect)
+	opts.Differs = planner.LocalDiffers(cache)
+	live := landscapetest.Plan(t, opts)
+	file := filepath.Join(t.TempDir(), "snapshot.json")
+	require.NoError(t, rec.WriteFile(file))
+
+	connect, err := planner.SnapshotConnector(file)
+	require.NoError(t, err)
+	offline := landscapetest.Plan(t, landscapetest.Options(dir, connect))
+	assert.Equal(t, live.Result.Plan.Summary, offline.Result.Plan.Summary, "the offline plan equals the live one")
 }
