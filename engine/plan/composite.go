@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -254,9 +255,14 @@ func replaceStrings(v any, fn func(string) string) (any, bool) {
 func (r *Renderer) publicValue(cluster, namespace, name, key, enc string) (string, bool) {
 	mat := r.generated[cluster+"/"+namespace+"/"+name]
 	if mat == nil {
-		for k, m := range r.generated {
+		keys := make([]string, 0, len(r.generated))
+		for k := range r.generated {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // the same cluster wins on every run
+		for _, k := range keys {
 			if _, rest, _ := strings.Cut(k, "/"); rest == namespace+"/"+name {
-				mat = m
+				mat = r.generated[k]
 				break
 			}
 		}
