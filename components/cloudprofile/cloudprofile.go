@@ -5,15 +5,10 @@
 package cloudprofile
 
 import (
-	"encoding/json"
 	"fmt"
-	"strings"
-
-	"github.com/zclconf/go-cty/cty"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -52,26 +47,20 @@ type Values struct {
 // Render renders one cloud_profile instance; its output is the profile's name.
 func Render(in render.Input) (*render.Output, error) {
 	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
+	if err := gardenapi.Decode(in, "cloud profile", &v, &v.Name, nil); err != nil {
 		return nil, err
-	}
-	if v.Name == "" {
-		v.Name = in.Name
-	}
-	if strings.Contains(v.Name, render.UnknownString) {
-		return nil, fmt.Errorf("cloud profile name %w", render.ErrDeferred)
 	}
 	objs, err := Objects(v)
 	if err != nil {
 		return nil, err
 	}
-	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{"name": cty.StringVal(v.Name)}}, nil
+	return gardenapi.Output(objs, v.Name, ""), nil
 }
 
 // Objects renders the CloudProfile.
 func Objects(v Values) ([]render.Object, error) {
-	if errs := validation.IsDNS1123Subdomain(v.Name); len(errs) > 0 {
-		return nil, fmt.Errorf("cloud profile name %q is invalid: %s", v.Name, strings.Join(errs, "; "))
+	if err := gardenapi.ValidateName("cloud profile", v.Name); err != nil {
+		return nil, err
 	}
 	spec, err := buildSpec(v)
 	if err != nil {
@@ -111,7 +100,7 @@ func buildSpec(v Values) (map[string]any, error) {
 		}
 	}
 	if len(v.ProviderConfig) > 0 {
-		pc, err := normalise(v.ProviderConfig)
+		pc, err := gardenapi.Normalise(v.ProviderConfig)
 		if err != nil {
 			return nil, fmt.Errorf("provider config: %w", err)
 		}
@@ -121,20 +110,6 @@ func buildSpec(v Values) (map[string]any, error) {
 		spec["caBundle"] = v.CABundle
 	}
 	return spec, nil
-}
-
-// normalise round-trips free-form values through JSON so that whole numbers become int64, as the
-// API server returns them, and every value is a plain JSON type.
-func normalise(in map[string]any) (map[string]any, error) {
-	data, err := json.Marshal(in)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	if err := utiljson.Unmarshal(data, &out); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // unique reports the first name that appears twice, or "".

@@ -5,22 +5,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/internal/golden"
 )
-
-func config(t *testing.T, js string) cty.Value {
-	t.Helper()
-	ty, err := ctyjson.ImpliedType([]byte(js))
-	require.NoError(t, err)
-	v, err := ctyjson.Unmarshal([]byte(js), ty)
-	require.NoError(t, err)
-	return v
-}
 
 var cluster = decode.Cluster{Name: "virtual"}
 
@@ -67,17 +56,11 @@ const aws = `{
 }`
 
 func TestRenderGolden(t *testing.T) {
-	for name, js := range map[string]string{"local": local, "aws": aws} {
-		t.Run(name, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "local", Config: config(t, js)})
-			require.NoError(t, err)
-			golden.Assert(t, name, out.Objects)
-		})
-	}
+	rendertest.GoldenJSON(t, Render, render.Input{Name: "local"}, map[string]string{"local": local, "aws": aws})
 }
 
 func TestFacts(t *testing.T) {
-	out, err := Render(render.Input{Name: "local", Config: config(t, local)})
+	out, err := Render(render.Input{Name: "local", Config: rendertest.FromJSON(t, local)})
 	require.NoError(t, err)
 	assert.Equal(t, "local", out.Outputs["name"].AsString())
 	u := out.Objects[0].Object

@@ -7,18 +7,14 @@ package controllerdeployment
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/zclconf/go-cty/cty"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"k8s.io/apimachinery/pkg/util/validation"
-
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -65,14 +61,8 @@ type OCIRepository struct {
 // the deployment's name.
 func Render(in render.Input) (*render.Output, error) {
 	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
+	if err := gardenapi.Decode(in, "controller deployment", &v, &v.Name, nil); err != nil {
 		return nil, err
-	}
-	if v.Name == "" {
-		v.Name = in.Name
-	}
-	if strings.Contains(v.Name, render.UnknownString) {
-		return nil, fmt.Errorf("controller deployment name %w", render.ErrDeferred)
 	}
 	if v.ChartArchive != "" {
 		if v.RawChart != "" {
@@ -91,7 +81,7 @@ func Render(in render.Input) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{"name": cty.StringVal(v.Name)}}, nil
+	return gardenapi.Output(objs, v.Name, ""), nil
 }
 
 // ReadChart reads a chart archive (a path relative to dir unless absolute) and returns it base64
@@ -114,8 +104,8 @@ func ReadChart(dir, path string) (string, error) {
 // Objects renders the ControllerDeployment with exactly one chart source: RawChart or
 // OCIRepository.
 func Objects(v Values) ([]render.Object, error) {
-	if errs := validation.IsDNS1123Subdomain(v.Name); len(errs) > 0 {
-		return nil, fmt.Errorf("controller deployment name %q is invalid: %s", v.Name, strings.Join(errs, "; "))
+	if err := gardenapi.ValidateName("controller deployment", v.Name); err != nil {
+		return nil, err
 	}
 	if v.ChartArchive != "" {
 		return nil, fmt.Errorf("controller deployment %s: chart_archive is read by Render; pass the chart as RawChart", v.Name)
@@ -139,7 +129,7 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, fmt.Errorf("controller deployment %s: set exactly one of a raw chart and an OCI repository; none is set", v.Name)
 	}
 	if len(v.HelmValues) > 0 {
-		values, err := normalise(v.HelmValues)
+		values, err := gardenapi.Normalise(v.HelmValues)
 		if err != nil {
 			return nil, fmt.Errorf("controller deployment %s: values: %w", v.Name, err)
 		}
@@ -173,20 +163,6 @@ func ociRepository(o OCIRepository) (map[string]any, error) {
 			return nil, fmt.Errorf("OCI digest %q does not start with sha256:", o.Digest)
 		}
 		out["digest"] = o.Digest
-	}
-	return out, nil
-}
-
-// normalise round-trips free-form values through JSON so that whole numbers become int64, as the
-// API server returns them, and every value is a plain JSON type.
-func normalise(in map[string]any) (map[string]any, error) {
-	data, err := json.Marshal(in)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	if err := utiljson.Unmarshal(data, &out); err != nil {
-		return nil, err
 	}
 	return out, nil
 }

@@ -8,27 +8,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/internal/golden"
 )
-
-func config(t *testing.T, js string) cty.Value {
-	t.Helper()
-	ty, err := ctyjson.ImpliedType([]byte(js))
-	require.NoError(t, err)
-	v, err := ctyjson.Unmarshal([]byte(js), ty)
-	require.NoError(t, err)
-	return v
-}
 
 var cluster = decode.Cluster{Name: "virtual"}
 
 func TestRenderGolden(t *testing.T) {
-	for name, js := range map[string]string{
+	rendertest.GoldenJSON(t, Render, render.Input{Name: "os-gardenlinux", Dir: "testdata"}, map[string]string{
 		// S4:15310-15320: the os-gardenlinux example.
 		"oci-ref": `{"cluster": {"name": "virtual"}, "oci_repository": {"ref": "registry.example.com/os-gardenlinux/charts/os-gardenlinux:1.0.0"},
 			"values": {"foo": "bar"}}`,
@@ -37,13 +26,7 @@ func TestRenderGolden(t *testing.T) {
 				"digest": "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
 			"values": {"replicas": 2, "ratio": 0.5, "image": {"tag": "v1.2.3"}, "enabled": true}}`,
 		"chart-archive": `{"cluster": {"name": "virtual"}, "chart_archive": "chart.tgz"}`,
-	} {
-		t.Run(name, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "os-gardenlinux", Dir: "testdata", Config: config(t, js)})
-			require.NoError(t, err)
-			golden.Assert(t, name, out.Objects)
-		})
-	}
+	})
 }
 
 func TestFacts(t *testing.T) {
@@ -60,7 +43,7 @@ func TestFacts(t *testing.T) {
 }
 
 func TestChartArchiveIsBase64OfTheFile(t *testing.T) {
-	out, err := Render(render.Input{Name: "d", Dir: "testdata", Config: config(t, `{"cluster": {"name": "virtual"}, "chart_archive": "chart.tgz"}`)})
+	out, err := Render(render.Input{Name: "d", Dir: "testdata", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "chart_archive": "chart.tgz"}`)})
 	require.NoError(t, err)
 	data, err := os.ReadFile(filepath.Join("testdata", "chart.tgz"))
 	require.NoError(t, err)
@@ -78,11 +61,11 @@ func TestRenderErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Render(render.Input{Name: "d", Dir: "testdata", Config: config(t, tt.config)})
+			_, err := Render(render.Input{Name: "d", Dir: "testdata", Config: rendertest.FromJSON(t, tt.config)})
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}
-	_, err := Render(render.Input{Name: "d", Dir: "testdata", Config: config(t, `{"cluster": {"name": "virtual"}, "chart_archive": "${known after apply}"}`)})
+	_, err := Render(render.Input{Name: "d", Dir: "testdata", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "chart_archive": "${known after apply}"}`)})
 	assert.ErrorIs(t, err, render.ErrDeferred)
 }
 

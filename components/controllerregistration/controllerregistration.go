@@ -11,10 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zclconf/go-cty/cty"
-	"k8s.io/apimachinery/pkg/util/validation"
-
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -105,26 +103,20 @@ type Lifecycle struct {
 // Render renders one controller_registration instance; its output is the registration's name.
 func Render(in render.Input) (*render.Output, error) {
 	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
+	if err := gardenapi.Decode(in, "controller registration", &v, &v.Name, nil); err != nil {
 		return nil, err
-	}
-	if v.Name == "" {
-		v.Name = in.Name
-	}
-	if strings.Contains(v.Name, render.UnknownString) {
-		return nil, fmt.Errorf("controller registration name %w", render.ErrDeferred)
 	}
 	objs, err := Objects(v)
 	if err != nil {
 		return nil, err
 	}
-	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{"name": cty.StringVal(v.Name)}}, nil
+	return gardenapi.Output(objs, v.Name, ""), nil
 }
 
 // Objects renders the ControllerRegistration.
 func Objects(v Values) ([]render.Object, error) {
-	if errs := validation.IsDNS1123Subdomain(v.Name); len(errs) > 0 {
-		return nil, fmt.Errorf("controller registration name %q is invalid: %s", v.Name, strings.Join(errs, "; "))
+	if err := gardenapi.ValidateName("controller registration", v.Name); err != nil {
+		return nil, err
 	}
 	resources, allSecondary, err := resources(v.Resources)
 	if err != nil {
@@ -170,11 +162,7 @@ func deployment(v Values, allSecondary bool) (map[string]any, error) {
 		if !allSecondary {
 			return nil, fmt.Errorf("a seed selector is only allowed when every resource has primary = false")
 		}
-		labels := map[string]any{}
-		for k, val := range v.SeedSelector {
-			labels[k] = val
-		}
-		out["seedSelector"] = map[string]any{"matchLabels": labels}
+		out["seedSelector"] = gardenapi.MatchLabels(v.SeedSelector)
 	}
 	return out, nil
 }

@@ -5,29 +5,18 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/internal/golden"
 )
-
-func config(t *testing.T, js string) cty.Value {
-	t.Helper()
-	ty, err := ctyjson.ImpliedType([]byte(js))
-	require.NoError(t, err)
-	v, err := ctyjson.Unmarshal([]byte(js), ty)
-	require.NoError(t, err)
-	return v
-}
 
 var cluster = decode.Cluster{Name: "virtual"}
 
 func ptr[T any](v T) *T { return &v }
 
 func TestRenderGolden(t *testing.T) {
-	for name, js := range map[string]string{
+	rendertest.GoldenJSON(t, Render, render.Input{Name: "os-gardenlinux"}, map[string]string{
 		// S4:15320-15333: the os-gardenlinux example.
 		"minimal": `{"cluster": {"name": "virtual"}, "controller_deployment": "os-gardenlinux",
 			"resource": [{"kind": "OperatingSystemConfig", "type": "gardenlinux"}]}`,
@@ -37,13 +26,7 @@ func TestRenderGolden(t *testing.T) {
 			"resource": [{"kind": "Extension", "type": "foo", "primary": false, "globally_enabled": true, "reconcile_timeout": "30s",
 				"workerless_supported": true,
 				"lifecycle": {"reconcile": "AfterKubeAPIServer", "delete": "BeforeKubeAPIServer", "migrate": "BeforeKubeAPIServer"}}]}`,
-	} {
-		t.Run(name, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "os-gardenlinux", Config: config(t, js)})
-			require.NoError(t, err)
-			golden.Assert(t, name, out.Objects)
-		})
-	}
+	})
 }
 
 func TestDefaults(t *testing.T) {
@@ -106,7 +89,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Render(render.Input{Name: "provider-local", Config: config(t, `{"cluster": {"name": "virtual"}, "resource": [{"kind": "Infrastructure", "type": "local"}]}`)})
+	out, err := Render(render.Input{Name: "provider-local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "resource": [{"kind": "Infrastructure", "type": "local"}]}`)})
 	require.NoError(t, err)
 	assert.Equal(t, "provider-local", out.Outputs["name"].AsString())
 }

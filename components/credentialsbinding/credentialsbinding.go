@@ -7,12 +7,9 @@ package credentialsbinding
 
 import (
 	"fmt"
-	"strings"
-
-	"github.com/zclconf/go-cty/cty"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -35,10 +32,6 @@ var credentialsAPIVersions = map[string]string{
 	KindSecret:           "v1",
 	KindWorkloadIdentity: "security.gardener.cloud/v1alpha1",
 }
-
-// defaultNamespace is where the binding lives when no namespace is given: the garden project's
-// namespace, as for the other namespaced components of the catalog.
-const defaultNamespace = "garden"
 
 // Values are the component's typed inputs.
 type Values struct {
@@ -65,52 +58,32 @@ type CredentialsRef struct {
 	Namespace string `json:"namespace"`
 }
 
-// QuotaRef names a Quota.
-type QuotaRef struct {
-	Name string `json:"name"`
-	// Namespace is the Quota's namespace; "" means the binding's.
-	Namespace string `json:"namespace"`
-}
+// QuotaRef names a Quota; its Namespace "" means the binding's.
+type QuotaRef = gardenapi.Ref
 
 // Render renders one credentials_binding instance; its outputs are the binding's name and
 // namespace.
 func Render(in render.Input) (*render.Output, error) {
 	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
+	if err := gardenapi.Decode(in, "credentials binding", &v, &v.Name, &v.Namespace); err != nil {
 		return nil, err
-	}
-	if v.Name == "" {
-		v.Name = in.Name
-	}
-	if strings.Contains(v.Name+v.Namespace, render.UnknownString) {
-		return nil, fmt.Errorf("credentials binding name or namespace %w", render.ErrDeferred)
 	}
 	objs, err := Objects(v)
 	if err != nil {
 		return nil, err
 	}
-	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{
-		"name":      cty.StringVal(v.Name),
-		"namespace": cty.StringVal(namespace(v)),
-	}}, nil
-}
-
-func namespace(v Values) string {
-	if v.Namespace == "" {
-		return defaultNamespace
-	}
-	return v.Namespace
+	return gardenapi.Output(objs, v.Name, gardenapi.Namespace(v.Namespace)), nil
 }
 
 // Objects renders the CredentialsBinding. It has no spec: provider, credentialsRef and quotas are
 // top-level fields, all immutable (S4:10108-10122).
 func Objects(v Values) ([]render.Object, error) {
-	ns := namespace(v)
-	if errs := validation.IsDNS1123Subdomain(v.Name); len(errs) > 0 {
-		return nil, fmt.Errorf("credentials binding name %q is invalid: %s", v.Name, strings.Join(errs, "; "))
+	ns := gardenapi.Namespace(v.Namespace)
+	if err := gardenapi.ValidateName("credentials binding", v.Name); err != nil {
+		return nil, err
 	}
-	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-		return nil, fmt.Errorf("credentials binding %s: namespace %q is invalid: %s", v.Name, ns, strings.Join(errs, "; "))
+	if err := gardenapi.ValidateNamespace("credentials binding", v.Name, ns); err != nil {
+		return nil, err
 	}
 	if v.ProviderType == "" {
 		return nil, fmt.Errorf("credentials binding %s: provider_type is required", v.Name)
@@ -138,7 +111,7 @@ func Objects(v Values) ([]render.Object, error) {
 			"namespace":  ref.Namespace,
 		},
 	}
-	quotas, err := quotaRefs(v.Quotas, ns)
+	quotas, err := gardenapi.QuotaRefs(v.Quotas, ns)
 	if err != nil {
 		return nil, fmt.Errorf("credentials binding %s: %w", v.Name, err)
 	}
@@ -147,27 +120,4 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	u := kube.Custom(APIVersion, Kind, ns, v.Name, nil, fields)
 	return kube.On(v.Cluster.Name, "", u), nil
-}
-
-// quotaRefs renders the quota references as ObjectReferences with name and namespace.
-func quotaRefs(qs []QuotaRef, ns string) ([]any, error) {
-	if len(qs) == 0 {
-		return nil, nil
-	}
-	out := make([]any, 0, len(qs))
-	seen := map[QuotaRef]bool{}
-	for _, q := range qs {
-		if q.Name == "" {
-			return nil, fmt.Errorf("quota reference without a name")
-		}
-		if q.Namespace == "" {
-			q.Namespace = ns
-		}
-		if seen[q] {
-			return nil, fmt.Errorf("quota %s/%s is referenced twice", q.Namespace, q.Name)
-		}
-		seen[q] = true
-		out = append(out, map[string]any{"name": q.Name, "namespace": q.Namespace})
-	}
-	return out, nil
 }

@@ -10,41 +10,30 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/internal/golden"
 )
+
+// defaults are the attributes the engine passes for a block that sets only what it must: the
+// schema's defaults, null where there is none.
+var defaults = map[string]cty.Value{
+	"cluster":           rendertest.Cluster("runtime"),
+	"namespace":         cty.StringVal("garden"),
+	"images":            cty.NullVal(cty.Map(cty.String)),
+	"high_availability": cty.False,
+	"workers":           cty.NumberIntVal(3),
+	"feature_gates":     cty.NullVal(cty.Map(cty.Bool)),
+}
 
 // config is a configuration as the engine passes it: schema defaults filled in, extra
 // attributes overriding them.
-func config(extra map[string]cty.Value) cty.Value {
-	attrs := map[string]cty.Value{
-		"cluster":           cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),
-		"namespace":         cty.StringVal("garden"),
-		"images":            cty.NullVal(cty.Map(cty.String)),
-		"high_availability": cty.False,
-		"workers":           cty.NumberIntVal(3),
-		"feature_gates":     cty.NullVal(cty.Map(cty.Bool)),
-	}
-	for k, v := range extra {
-		attrs[k] = v
-	}
-	return cty.ObjectVal(attrs)
-}
+func config(extra map[string]cty.Value) cty.Value { return rendertest.Config(defaults, extra) }
 
 func render1(t *testing.T, extra map[string]cty.Value) []render.Object {
 	t.Helper()
 	out, err := Render(render.Input{Name: "etcd_druid", Config: config(extra)})
 	require.NoError(t, err)
 	return out.Objects
-}
-
-func find(objs []render.Object, kind, name string) *unstructured.Unstructured {
-	for _, o := range objs {
-		if o.Object.GetKind() == kind && o.Object.GetName() == name {
-			return o.Object
-		}
-	}
-	return nil
 }
 
 var customised = map[string]cty.Value{
@@ -59,18 +48,10 @@ var customised = map[string]cty.Value{
 }
 
 func TestRenderGolden(t *testing.T) {
-	tests := []struct {
-		name  string
-		extra map[string]cty.Value
-	}{
-		{"default", nil},
-		{"high-availability", customised},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			golden.Assert(t, tt.name, render1(t, tt.extra))
-		})
-	}
+	rendertest.Golden(t, Render, render.Input{Name: "etcd_druid"}, map[string]cty.Value{
+		"default":           config(nil),
+		"high-availability": config(customised),
+	})
 }
 
 func TestDeploymentFollowsTheDocuments(t *testing.T) {
@@ -86,7 +67,7 @@ func TestDeploymentFollowsTheDocuments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			objs := render1(t, map[string]cty.Value{"high_availability": cty.BoolVal(tt.ha)})
-			d := find(objs, "Deployment", "etcd-druid")
+			d := rendertest.Find(objs, "Deployment", "etcd-druid")
 			require.NotNil(t, d)
 			assert.Equal(t, "garden", d.GetNamespace())
 			// etcd-druid runs with gardener-garden-system-300 in the garden (S4:26369).
@@ -94,7 +75,7 @@ func TestDeploymentFollowsTheDocuments(t *testing.T) {
 			assert.Equal(t, "gardener-garden-system-300", class)
 			n, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
 			assert.Equal(t, tt.replicas, n)
-			assert.Equal(t, tt.ha, find(objs, "PodDisruptionBudget", "etcd-druid") != nil)
+			assert.Equal(t, tt.ha, rendertest.Find(objs, "PodDisruptionBudget", "etcd-druid") != nil)
 			sel, _, _ := unstructured.NestedStringMap(d.Object, "spec", "selector", "matchLabels")
 			labels, _, _ := unstructured.NestedStringMap(d.Object, "spec", "template", "metadata", "labels")
 			assert.Equal(t, sel, labels)
@@ -105,13 +86,13 @@ func TestDeploymentFollowsTheDocuments(t *testing.T) {
 func TestObjects(t *testing.T) {
 	objs := render1(t, nil)
 	// etcd-druid serves druid.gardener.cloud/v1alpha1 Etcd (S4:12706).
-	assert.NotNil(t, find(objs, "CustomResourceDefinition", "etcds.druid.gardener.cloud"))
-	assert.NotNil(t, find(objs, "ServiceAccount", "etcd-druid"))
-	assert.NotNil(t, find(objs, "ClusterRole", "gardener.cloud:system:etcd-druid"))
-	assert.NotNil(t, find(objs, "ClusterRoleBinding", "gardener.cloud:system:etcd-druid"))
-	assert.NotNil(t, find(objs, "Role", "etcd-druid-leader-election"))
-	assert.NotNil(t, find(objs, "RoleBinding", "etcd-druid-leader-election"))
-	svc := find(objs, "Service", "etcd-druid")
+	assert.NotNil(t, rendertest.Find(objs, "CustomResourceDefinition", "etcds.druid.gardener.cloud"))
+	assert.NotNil(t, rendertest.Find(objs, "ServiceAccount", "etcd-druid"))
+	assert.NotNil(t, rendertest.Find(objs, "ClusterRole", "gardener.cloud:system:etcd-druid"))
+	assert.NotNil(t, rendertest.Find(objs, "ClusterRoleBinding", "gardener.cloud:system:etcd-druid"))
+	assert.NotNil(t, rendertest.Find(objs, "Role", "etcd-druid-leader-election"))
+	assert.NotNil(t, rendertest.Find(objs, "RoleBinding", "etcd-druid-leader-election"))
+	svc := rendertest.Find(objs, "Service", "etcd-druid")
 	require.NotNil(t, svc)
 	ports, _, _ := unstructured.NestedSlice(svc.Object, "spec", "ports")
 	require.Len(t, ports, 1)
@@ -158,7 +139,7 @@ func TestImageVectorOverwriteCarriesTheVector(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			objs := render1(t, tt.extra)
-			cm := find(objs, "ConfigMap", "etcd-druid-imagevector-overwrite")
+			cm := rendertest.Find(objs, "ConfigMap", "etcd-druid-imagevector-overwrite")
 			require.NotNil(t, cm)
 			data, _, _ := unstructured.NestedString(cm.Object, "data", "images_overwrite.yaml")
 			var got struct {
@@ -167,7 +148,7 @@ func TestImageVectorOverwriteCarriesTheVector(t *testing.T) {
 			require.NoError(t, yaml.UnmarshalStrict([]byte(data), &got))
 			assert.Equal(t, tt.want, got.Images)
 
-			d := find(objs, "Deployment", "etcd-druid")
+			d := rendertest.Find(objs, "Deployment", "etcd-druid")
 			env, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
 			assert.Contains(t, env[0].(map[string]any)["env"], map[string]any{"name": "IMAGEVECTOR_OVERWRITE", "value": "/imagevector-overwrite/images_overwrite.yaml"})
 		})
@@ -176,7 +157,7 @@ func TestImageVectorOverwriteCarriesTheVector(t *testing.T) {
 
 func TestChecksumFollowsTheVector(t *testing.T) {
 	sum := func(extra map[string]cty.Value) string {
-		d := find(render1(t, extra), "Deployment", "etcd-druid")
+		d := rendertest.Find(render1(t, extra), "Deployment", "etcd-druid")
 		s, _, _ := unstructured.NestedString(d.Object, "spec", "template", "metadata", "annotations", checksumAnnotation)
 		return s
 	}
@@ -189,7 +170,7 @@ func TestChecksumFollowsTheVector(t *testing.T) {
 func TestObjectsDefaultsZeroValues(t *testing.T) {
 	objs, err := Objects(Values{Cluster: decode.Cluster{Name: "runtime"}})
 	require.NoError(t, err)
-	d := find(objs, "Deployment", "etcd-druid")
+	d := rendertest.Find(objs, "Deployment", "etcd-druid")
 	require.NotNil(t, d)
 	assert.Equal(t, "garden", d.GetNamespace())
 	containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")

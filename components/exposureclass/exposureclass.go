@@ -7,12 +7,9 @@ package exposureclass
 import (
 	"fmt"
 	"sort"
-	"strings"
-
-	"github.com/zclconf/go-cty/cty"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -41,35 +38,26 @@ type Values struct {
 }
 
 // Toleration tolerates a seed taint (S4:5830-5847).
-type Toleration struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
-}
+type Toleration = gardenapi.Toleration
 
 // Render renders one exposure_class instance; its output is the class's name.
 func Render(in render.Input) (*render.Output, error) {
 	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
+	if err := gardenapi.Decode(in, "exposure class", &v, &v.Name, nil); err != nil {
 		return nil, err
-	}
-	if v.Name == "" {
-		v.Name = in.Name
-	}
-	if strings.Contains(v.Name, render.UnknownString) {
-		return nil, fmt.Errorf("exposure class name %w", render.ErrDeferred)
 	}
 	objs, err := Objects(v)
 	if err != nil {
 		return nil, err
 	}
-	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{"name": cty.StringVal(v.Name)}}, nil
+	return gardenapi.Output(objs, v.Name, ""), nil
 }
 
 // Objects renders the ExposureClass. It has no spec: handler and scheduling are top-level fields,
 // both immutable (S4:734-743).
 func Objects(v Values) ([]render.Object, error) {
-	if errs := validation.IsDNS1123Subdomain(v.Name); len(errs) > 0 {
-		return nil, fmt.Errorf("exposure class name %q is invalid: %s", v.Name, strings.Join(errs, "; "))
+	if err := gardenapi.ValidateName("exposure class", v.Name); err != nil {
+		return nil, err
 	}
 	if v.Handler == "" {
 		return nil, fmt.Errorf("exposure class %s: handler is required", v.Name)
@@ -78,11 +66,7 @@ func Objects(v Values) ([]render.Object, error) {
 	scheduling := map[string]any{}
 	selector := map[string]any{}
 	if len(v.SeedSelector) > 0 {
-		labels := map[string]any{}
-		for k, val := range v.SeedSelector {
-			labels[k] = val
-		}
-		selector["matchLabels"] = labels
+		selector = gardenapi.MatchLabels(v.SeedSelector)
 	}
 	if len(v.SeedProviderTypes) > 0 {
 		types := append([]string(nil), v.SeedProviderTypes...)
@@ -100,21 +84,9 @@ func Objects(v Values) ([]render.Object, error) {
 		scheduling["seedSelector"] = selector
 	}
 	if len(v.Tolerations) > 0 {
-		seen := map[Toleration]bool{}
-		list := make([]any, 0, len(v.Tolerations))
-		for _, t := range v.Tolerations {
-			if t.Key == "" {
-				return nil, fmt.Errorf("exposure class %s: toleration without a key", v.Name)
-			}
-			if seen[t] {
-				return nil, fmt.Errorf("exposure class %s: toleration %s=%s is given twice", v.Name, t.Key, t.Value)
-			}
-			seen[t] = true
-			m := map[string]any{"key": t.Key}
-			if t.Value != "" {
-				m["value"] = t.Value
-			}
-			list = append(list, m)
+		list, err := gardenapi.Tolerations(v.Tolerations)
+		if err != nil {
+			return nil, fmt.Errorf("exposure class %s: %w", v.Name, err)
 		}
 		scheduling["tolerations"] = list
 	}

@@ -5,38 +5,21 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/internal/golden"
 )
-
-func config(t *testing.T, js string) cty.Value {
-	t.Helper()
-	ty, err := ctyjson.ImpliedType([]byte(js))
-	require.NoError(t, err)
-	v, err := ctyjson.Unmarshal([]byte(js), ty)
-	require.NoError(t, err)
-	return v
-}
 
 var cluster = decode.Cluster{Name: "virtual"}
 
 func TestRenderGolden(t *testing.T) {
-	for name, js := range map[string]string{
+	rendertest.GoldenJSON(t, Render, render.Input{Name: "internet"}, map[string]string{
 		"minimal": `{"cluster": {"name": "virtual"}, "handler": "internet-config"}`,
 		"scheduled": `{"cluster": {"name": "virtual"}, "name": "internal", "handler": "internal-config",
 			"seed_selector": {"network": "internal"}, "seed_provider_types": ["gcp", "aws"],
 			"tolerations": [{"key": "dedicated", "value": "internal"}, {"key": "private"}]}`,
-	} {
-		t.Run(name, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "internet", Config: config(t, js)})
-			require.NoError(t, err)
-			golden.Assert(t, name, out.Objects)
-		})
-	}
+	})
 }
 
 func TestFacts(t *testing.T) {
@@ -54,7 +37,7 @@ func TestFacts(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Render(render.Input{Name: "internet", Config: config(t, `{"cluster": {"name": "virtual"}, "handler": "h"}`)})
+	out, err := Render(render.Input{Name: "internet", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "handler": "h"}`)})
 	require.NoError(t, err)
 	assert.Equal(t, "internet", out.Outputs["name"].AsString())
 }

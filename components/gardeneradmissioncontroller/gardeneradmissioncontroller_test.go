@@ -10,13 +10,9 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/internal/golden"
 )
-
-func cluster(name string) cty.Value {
-	return cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(name)})
-}
 
 func strings(s ...string) cty.Value {
 	out := make([]cty.Value, len(s))
@@ -26,22 +22,20 @@ func strings(s ...string) cty.Value {
 	return cty.ListVal(out)
 }
 
-func config(extra map[string]cty.Value) cty.Value {
-	attrs := map[string]cty.Value{
-		"cluster":            cluster("runtime"),
-		"virtual_cluster":    cluster("virtual"),
-		"namespace":          cty.StringVal("garden"),
-		"log_level":          cty.StringVal("info"),
-		"high_availability":  cty.False,
-		"admission_webhooks": cty.True,
-		"seed_restriction":   cty.True,
-		"resource_size_mode": cty.StringVal("block"),
-	}
-	for k, v := range extra {
-		attrs[k] = v
-	}
-	return cty.ObjectVal(attrs)
+// defaults are the attributes the engine passes for a block that sets only what it must: the
+// schema's defaults, null where there is none.
+var defaults = map[string]cty.Value{
+	"cluster":            rendertest.Cluster("runtime"),
+	"virtual_cluster":    rendertest.Cluster("virtual"),
+	"namespace":          cty.StringVal("garden"),
+	"log_level":          cty.StringVal("info"),
+	"high_availability":  cty.False,
+	"admission_webhooks": cty.True,
+	"seed_restriction":   cty.True,
+	"resource_size_mode": cty.StringVal("block"),
 }
+
+func config(extra map[string]cty.Value) cty.Value { return rendertest.Config(defaults, extra) }
 
 func values() Values {
 	return Values{Common: gardenercontrolplane.Common{
@@ -56,12 +50,9 @@ func TestRenderGolden(t *testing.T) {
 			"api_groups": strings(group), "api_versions": strings("*"), "resources": strings(resource), "size": cty.StringVal("100k"),
 		})
 	}
-	tests := []struct {
-		name  string
-		extra map[string]cty.Value
-	}{
-		{"default", nil},
-		{"ha-customised", map[string]cty.Value{
+	rendertest.Golden(t, Render, render.Input{Name: "gardener-admission-controller"}, map[string]cty.Value{
+		"default": config(nil),
+		"ha-customised": config(map[string]cty.Value{
 			"high_availability":   cty.True,
 			"log_level":           cty.StringVal("debug"),
 			"resource_size_mode":  cty.StringVal("log"),
@@ -71,31 +62,13 @@ func TestRenderGolden(t *testing.T) {
 				cty.ObjectVal(map[string]cty.Value{"kind": cty.StringVal("Group"), "name": cty.StringVal("gardener.cloud:system:seeds"), "namespace": cty.NullVal(cty.String)}),
 				cty.ObjectVal(map[string]cty.Value{"kind": cty.StringVal("ServiceAccount"), "name": cty.StringVal("*"), "namespace": cty.StringVal("garden")}),
 			}),
-		}},
-		{"no-webhooks", map[string]cty.Value{"admission_webhooks": cty.False}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "gardener-admission-controller", Config: config(tt.extra)})
-			require.NoError(t, err)
-			golden.Assert(t, tt.name, out.Objects)
-		})
-	}
-}
-
-func find(t *testing.T, objs []render.Object, kind, name string) *unstructured.Unstructured {
-	t.Helper()
-	for _, o := range objs {
-		if o.Object.GetKind() == kind && o.Object.GetName() == name {
-			return o.Object
-		}
-	}
-	t.Fatalf("no %s %s rendered", kind, name)
-	return nil
+		}),
+		"no-webhooks": config(map[string]cty.Value{"admission_webhooks": cty.False}),
+	})
 }
 
 func webhookNames(t *testing.T, objs []render.Object) map[string]string {
-	cfg := find(t, objs, "ValidatingWebhookConfiguration", Name)
+	cfg := rendertest.MustFind(t, objs, "ValidatingWebhookConfiguration", Name)
 	webhooks, _, _ := unstructured.NestedSlice(cfg.Object, "webhooks")
 	out := map[string]string{}
 	for _, w := range webhooks {
@@ -145,7 +118,7 @@ func TestDeploymentFacts(t *testing.T) {
 		v.HighAvailability = ha
 		objs, err := Objects(v)
 		require.NoError(t, err)
-		d := find(t, objs, "Deployment", Name)
+		d := rendertest.MustFind(t, objs, "Deployment", Name)
 		pc, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
 		assert.Equal(t, "gardener-garden-system-400", pc, "S4:26369")
 		replicas, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
@@ -153,7 +126,7 @@ func TestDeploymentFacts(t *testing.T) {
 		sum, _, _ := unstructured.NestedString(d.Object, "spec", "template", "metadata", "annotations", "checksum/config")
 		assert.Len(t, sum, 64)
 
-		cm := find(t, objs, "ConfigMap", Name+"-config")
+		cm := rendertest.MustFind(t, objs, "ConfigMap", Name+"-config")
 		data, _, _ := unstructured.NestedString(cm.Object, "data", "config.yaml")
 		assert.Contains(t, data, "logLevel: info", "S4:9183")
 		assert.Contains(t, data, "port: 2723", "S4:21711")
@@ -165,7 +138,7 @@ func TestResourceSizeConfiguration(t *testing.T) {
 	v.ResourceSizeLimits = []ResourceLimit{{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"secrets"}, Size: "100k"}}
 	objs, err := Objects(v)
 	require.NoError(t, err)
-	data, _, _ := unstructured.NestedString(find(t, objs, "ConfigMap", Name+"-config").Object, "data", "config.yaml")
+	data, _, _ := unstructured.NestedString(rendertest.MustFind(t, objs, "ConfigMap", Name+"-config").Object, "data", "config.yaml")
 	assert.Contains(t, data, "operationMode: block", "S4:9497")
 	assert.Contains(t, data, "name: gardener.cloud:system:seeds", "S4:12062-12063")
 }

@@ -24,15 +24,7 @@ const Replicas = 2
 
 // Render renders one gardener_admission_controller instance.
 func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
-	objs, err := Objects(v)
-	if err != nil {
-		return nil, err
-	}
-	return &render.Output{Objects: objs}, nil
+	return decode.Render(in, Objects)
 }
 
 type resolved struct {

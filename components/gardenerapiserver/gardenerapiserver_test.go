@@ -10,32 +10,27 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
-func cluster(name string) cty.Value {
-	return cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(name)})
+// defaults are the attributes the engine passes for a block that sets only what it must: the
+// schema's defaults, null where there is none.
+var defaults = map[string]cty.Value{
+	"cluster":                  rendertest.Cluster("runtime"),
+	"virtual_cluster":          rendertest.Cluster("virtual"),
+	"namespace":                cty.StringVal("garden"),
+	"log_level":                cty.StringVal("info"),
+	"high_availability":        cty.False,
+	"cluster_identity":         cty.StringVal("landscape-dev"),
+	"register_api_services":    cty.True,
+	"images":                   cty.NullVal(cty.Map(cty.String)),
+	"default_watch_cache_size": cty.NullVal(cty.Number),
 }
 
 // config is a configuration as the loader passes it, with extra attributes on top of the minimum.
-func config(extra map[string]cty.Value) cty.Value {
-	attrs := map[string]cty.Value{
-		"cluster":                  cluster("runtime"),
-		"virtual_cluster":          cluster("virtual"),
-		"namespace":                cty.StringVal("garden"),
-		"log_level":                cty.StringVal("info"),
-		"high_availability":        cty.False,
-		"cluster_identity":         cty.StringVal("landscape-dev"),
-		"register_api_services":    cty.True,
-		"images":                   cty.NullVal(cty.Map(cty.String)),
-		"default_watch_cache_size": cty.NullVal(cty.Number),
-	}
-	for k, v := range extra {
-		attrs[k] = v
-	}
-	return cty.ObjectVal(attrs)
-}
+func config(extra map[string]cty.Value) cty.Value { return rendertest.Config(defaults, extra) }
 
 func values() Values {
 	return Values{
@@ -77,17 +72,6 @@ func TestRenderGolden(t *testing.T) {
 	}
 }
 
-func find(t *testing.T, objs []render.Object, kind, name string) *unstructured.Unstructured {
-	t.Helper()
-	for _, o := range objs {
-		if o.Object.GetKind() == kind && o.Object.GetName() == name {
-			return o.Object
-		}
-	}
-	t.Fatalf("no %s %s rendered", kind, name)
-	return nil
-}
-
 func kinds(objs []render.Object, cluster, kind string) []string {
 	var out []string
 	for _, o := range objs {
@@ -106,7 +90,7 @@ func TestAPIServicesOnlyWhenRegistering(t *testing.T) {
 		"v1beta1.core.gardener.cloud", "v1.core.gardener.cloud", "v1alpha1.operations.gardener.cloud",
 		"v1alpha1.security.gardener.cloud", "v1alpha1.seedmanagement.gardener.cloud", "v1alpha1.settings.gardener.cloud",
 	}, kinds(objs, "virtual", "APIService"))
-	svc := find(t, objs, "APIService", "v1beta1.core.gardener.cloud")
+	svc := rendertest.MustFind(t, objs, "APIService", "v1beta1.core.gardener.cloud")
 	ref, _, _ := unstructured.NestedMap(svc.Object, "spec", "service")
 	assert.Equal(t, map[string]any{"namespace": "kube-system", "name": "gardener-apiserver", "port": int64(443)}, ref)
 	_, hasCA, _ := unstructured.NestedString(svc.Object, "spec", "caBundle")
@@ -139,7 +123,7 @@ func TestAlwaysEncryptedResources(t *testing.T) {
 func TestDeploymentFacts(t *testing.T) {
 	objs, err := Objects(values())
 	require.NoError(t, err)
-	d := find(t, objs, "Deployment", "gardener-apiserver")
+	d := rendertest.MustFind(t, objs, "Deployment", "gardener-apiserver")
 	assert.Equal(t, "garden", d.GetNamespace())
 	pc, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
 	assert.Equal(t, "gardener-garden-system-500", pc, "S4:26368")
@@ -151,7 +135,7 @@ func TestDeploymentFacts(t *testing.T) {
 	assert.Contains(t, args, "--etcd-servers=https://virtual-garden-etcd-main-client.garden.svc:2379", "S4:27829")
 	assert.Contains(t, args, "--cluster-identity=landscape-dev")
 
-	svc := find(t, objs, "Service", "gardener-apiserver")
+	svc := rendertest.MustFind(t, objs, "Service", "gardener-apiserver")
 	ports, _, _ := unstructured.NestedSlice(svc.Object, "spec", "ports")
 	assert.Equal(t, int64(443), ports[0].(map[string]any)["port"])
 
@@ -160,7 +144,7 @@ func TestDeploymentFacts(t *testing.T) {
 		v.HighAvailability = ha
 		objs, err := Objects(v)
 		require.NoError(t, err)
-		hpa := find(t, objs, "HorizontalPodAutoscaler", "gardener-apiserver")
+		hpa := rendertest.MustFind(t, objs, "HorizontalPodAutoscaler", "gardener-apiserver")
 		lo, _, _ := unstructured.NestedInt64(hpa.Object, "spec", "minReplicas")
 		hi, _, _ := unstructured.NestedInt64(hpa.Object, "spec", "maxReplicas")
 		// S4:24124: min 2, 3 with HA, max 6.
@@ -175,7 +159,7 @@ func TestVirtualServiceForAnIPAddress(t *testing.T) {
 	objs, err := Objects(v)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"gardener-apiserver"}, kinds(objs, "virtual", "Endpoints"))
-	slice := find(t, objs, "EndpointSlice", "gardener-apiserver")
+	slice := rendertest.MustFind(t, objs, "EndpointSlice", "gardener-apiserver")
 	assert.Equal(t, "IPv6", slice.Object["addressType"])
 }
 

@@ -11,33 +11,27 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
-func cluster(name string) cty.Value {
-	return cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(name)})
+// defaults are the attributes the engine passes for a block that sets only what it must: the
+// schema's defaults, null where there is none.
+var defaults = map[string]cty.Value{
+	"cluster":                            rendertest.Cluster("runtime"),
+	"virtual_cluster":                    rendertest.Cluster("virtual"),
+	"namespace":                          cty.StringVal("garden"),
+	"log_level":                          cty.StringVal("info"),
+	"high_availability":                  cty.False,
+	"bastion_max_lifetime":               cty.StringVal("24h"),
+	"seed_monitor_period":                cty.StringVal("40s"),
+	"project_minimum_lifetime_days":      cty.NumberIntVal(30),
+	"project_stale_grace_period_days":    cty.NumberIntVal(14),
+	"project_stale_expiration_time_days": cty.NumberIntVal(90),
+	"event_ttl":                          cty.NullVal(cty.String),
 }
 
-func config(extra map[string]cty.Value) cty.Value {
-	attrs := map[string]cty.Value{
-		"cluster":                            cluster("runtime"),
-		"virtual_cluster":                    cluster("virtual"),
-		"namespace":                          cty.StringVal("garden"),
-		"log_level":                          cty.StringVal("info"),
-		"high_availability":                  cty.False,
-		"bastion_max_lifetime":               cty.StringVal("24h"),
-		"seed_monitor_period":                cty.StringVal("40s"),
-		"project_minimum_lifetime_days":      cty.NumberIntVal(30),
-		"project_stale_grace_period_days":    cty.NumberIntVal(14),
-		"project_stale_expiration_time_days": cty.NumberIntVal(90),
-		"event_ttl":                          cty.NullVal(cty.String),
-	}
-	for k, v := range extra {
-		attrs[k] = v
-	}
-	return cty.ObjectVal(attrs)
-}
+func config(extra map[string]cty.Value) cty.Value { return rendertest.Config(defaults, extra) }
 
 func values() Values {
 	return Values{Common: gardenercontrolplane.Common{
@@ -47,12 +41,9 @@ func values() Values {
 }
 
 func TestRenderGolden(t *testing.T) {
-	tests := []struct {
-		name  string
-		extra map[string]cty.Value
-	}{
-		{"default", nil},
-		{"ha-customised", map[string]cty.Value{
+	rendertest.Golden(t, Render, render.Input{Name: "gardener-controller-manager"}, map[string]cty.Value{
+		"default": config(nil),
+		"ha-customised": config(map[string]cty.Value{
 			"high_availability":             cty.True,
 			"log_level":                     cty.StringVal("error"),
 			"event_ttl":                     cty.StringVal("24h"),
@@ -65,31 +56,13 @@ func TestRenderGolden(t *testing.T) {
 				}),
 				"project_selector": cty.NullVal(cty.Map(cty.String)),
 			})}),
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "gardener-controller-manager", Config: config(tt.extra)})
-			require.NoError(t, err)
-			golden.Assert(t, tt.name, out.Objects)
-		})
-	}
-}
-
-func find(t *testing.T, objs []render.Object, kind, name string) *unstructured.Unstructured {
-	t.Helper()
-	for _, o := range objs {
-		if o.Object.GetKind() == kind && o.Object.GetName() == name {
-			return o.Object
-		}
-	}
-	t.Fatalf("no %s %s rendered", kind, name)
-	return nil
+		}),
+	})
 }
 
 func componentConfig(t *testing.T, objs []render.Object) map[string]any {
 	t.Helper()
-	data, _, _ := unstructured.NestedString(find(t, objs, "ConfigMap", Name+"-config").Object, "data", "config.yaml")
+	data, _, _ := unstructured.NestedString(rendertest.MustFind(t, objs, "ConfigMap", Name+"-config").Object, "data", "config.yaml")
 	var cfg map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(data), &cfg))
 	return cfg
@@ -101,7 +74,7 @@ func TestFacts(t *testing.T) {
 		v.HighAvailability = ha
 		objs, err := Objects(v)
 		require.NoError(t, err)
-		d := find(t, objs, "Deployment", Name)
+		d := rendertest.MustFind(t, objs, "Deployment", Name)
 		pc, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
 		assert.Equal(t, "gardener-garden-system-200", pc, "S4:26371")
 		replicas, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")

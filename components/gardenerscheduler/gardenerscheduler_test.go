@@ -11,28 +11,22 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
-func cluster(name string) cty.Value {
-	return cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(name)})
+// defaults are the attributes the engine passes for a block that sets only what it must: the
+// schema's defaults, null where there is none.
+var defaults = map[string]cty.Value{
+	"cluster":           rendertest.Cluster("runtime"),
+	"virtual_cluster":   rendertest.Cluster("virtual"),
+	"namespace":         cty.StringVal("garden"),
+	"log_level":         cty.StringVal("info"),
+	"high_availability": cty.False,
+	"strategy":          cty.StringVal("SameRegion"),
 }
 
-func config(extra map[string]cty.Value) cty.Value {
-	attrs := map[string]cty.Value{
-		"cluster":           cluster("runtime"),
-		"virtual_cluster":   cluster("virtual"),
-		"namespace":         cty.StringVal("garden"),
-		"log_level":         cty.StringVal("info"),
-		"high_availability": cty.False,
-		"strategy":          cty.StringVal("SameRegion"),
-	}
-	for k, v := range extra {
-		attrs[k] = v
-	}
-	return cty.ObjectVal(attrs)
-}
+func config(extra map[string]cty.Value) cty.Value { return rendertest.Config(defaults, extra) }
 
 func values() Values {
 	return Values{Common: gardenercontrolplane.Common{
@@ -42,37 +36,16 @@ func values() Values {
 }
 
 func TestRenderGolden(t *testing.T) {
-	tests := []struct {
-		name  string
-		extra map[string]cty.Value
-	}{
-		{"default", nil},
-		{"ha-customised", map[string]cty.Value{
+	rendertest.Golden(t, Render, render.Input{Name: "gardener-scheduler"}, map[string]cty.Value{
+		"default": config(nil),
+		"ha-customised": config(map[string]cty.Value{
 			"high_availability":  cty.True,
 			"strategy":           cty.StringVal("MinimalDistance"),
 			"namespace":          cty.StringVal("gardener-system"),
 			"access_secret_name": cty.StringVal("scheduler-token"),
 			"images":             cty.MapVal(map[string]cty.Value{"gardener-scheduler": cty.StringVal("registry.example/scheduler@sha256:0123")}),
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "gardener-scheduler", Config: config(tt.extra)})
-			require.NoError(t, err)
-			golden.Assert(t, tt.name, out.Objects)
-		})
-	}
-}
-
-func find(t *testing.T, objs []render.Object, kind, name string) *unstructured.Unstructured {
-	t.Helper()
-	for _, o := range objs {
-		if o.Object.GetKind() == kind && o.Object.GetName() == name {
-			return o.Object
-		}
-	}
-	t.Fatalf("no %s %s rendered", kind, name)
-	return nil
+		}),
+	})
 }
 
 func TestFacts(t *testing.T) {
@@ -81,14 +54,14 @@ func TestFacts(t *testing.T) {
 		v.HighAvailability = ha
 		objs, err := Objects(v)
 		require.NoError(t, err)
-		d := find(t, objs, "Deployment", Name)
+		d := rendertest.MustFind(t, objs, "Deployment", Name)
 		assert.Equal(t, "garden", d.GetNamespace())
 		pc, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
 		assert.Equal(t, "gardener-garden-system-200", pc, "S4:26371")
 		replicas, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
 		assert.Equal(t, map[bool]int64{false: 1, true: 2}[ha], replicas)
 
-		data, _, _ := unstructured.NestedString(find(t, objs, "ConfigMap", Name+"-config").Object, "data", "config.yaml")
+		data, _, _ := unstructured.NestedString(rendertest.MustFind(t, objs, "ConfigMap", Name+"-config").Object, "data", "config.yaml")
 		var cfg map[string]any
 		require.NoError(t, yaml.Unmarshal([]byte(data), &cfg))
 		assert.Equal(t, "info", cfg["logLevel"], "S4:9250")
@@ -100,7 +73,7 @@ func TestFacts(t *testing.T) {
 func TestVirtualRBAC(t *testing.T) {
 	objs, err := Objects(values())
 	require.NoError(t, err)
-	binding := find(t, objs, "ClusterRoleBinding", "gardener.cloud:system:scheduler")
+	binding := rendertest.MustFind(t, objs, "ClusterRoleBinding", "gardener.cloud:system:scheduler")
 	subjects, _, _ := unstructured.NestedSlice(binding.Object, "subjects")
 	assert.Equal(t, []any{map[string]any{"kind": "ServiceAccount", "name": "gardener-scheduler", "namespace": "kube-system"}}, subjects)
 	for _, o := range objs {

@@ -12,28 +12,27 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
+// defaults are the attributes the engine passes for a block that sets only what it must: the
+// schema's defaults, null where there is none.
+var defaults = map[string]cty.Value{
+	"cluster":          rendertest.Cluster("runtime"),
+	"chart":            cty.StringVal("app"),
+	"version":          cty.NullVal(cty.String),
+	"namespace":        cty.StringVal("apps"),
+	"create_namespace": cty.False,
+	"release_name":     cty.NullVal(cty.String),
+	"values":           cty.NullVal(cty.DynamicPseudoType),
+	"sensitive_values": cty.NullVal(cty.DynamicPseudoType),
+}
+
 // config builds a configuration as the engine hands it over: every schema attribute present,
 // unset ones null.
-func config(attrs map[string]cty.Value) cty.Value {
-	c := map[string]cty.Value{
-		"cluster":          cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),
-		"chart":            cty.StringVal("app"),
-		"version":          cty.NullVal(cty.String),
-		"namespace":        cty.StringVal("apps"),
-		"create_namespace": cty.False,
-		"release_name":     cty.NullVal(cty.String),
-		"values":           cty.NullVal(cty.DynamicPseudoType),
-		"sensitive_values": cty.NullVal(cty.DynamicPseudoType),
-	}
-	for k, v := range attrs {
-		c[k] = v
-	}
-	return cty.ObjectVal(c)
-}
+func config(attrs map[string]cty.Value) cty.Value { return rendertest.Config(defaults, attrs) }
 
 func input(attrs map[string]cty.Value) render.Input {
 	return render.Input{Name: "web", Dir: "testdata", Config: config(attrs)}

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/internal/disruption"
 )
 
 // gatewayObjects renders one ingress gateway: its namespace, ServiceAccount, the Role that lets
@@ -64,7 +66,7 @@ func gatewayObjects(v Values, gw Gateway, image string) []runtime.Object {
 				Ports:    servicePorts(gw.Ports),
 			},
 		},
-		podDisruptionBudget(ns, name, labels),
+		disruption.Budget(ns, name, labels),
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
+
+	"github.com/declarative-gardener/gardener/components/internal/disruption"
 )
 
 // istiod's ports, as upstream Istio serves them.
@@ -91,7 +93,7 @@ func istiodObjects(v Values, image string) []runtime.Object {
 				},
 			},
 		},
-		podDisruptionBudget(ns, IstiodName, labels),
+		disruption.Budget(ns, IstiodName, labels),
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -197,7 +198,7 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	typed := []runtime.Object{admission, service(r), deployment, hpa(r), pdb(r)}
+	typed := []runtime.Object{admission, service(r), deployment, hpa(r), disruption.Budget(r.namespace, Name(r.prefix), SelectorLabels(r.prefix))}
 	us, err := kube.All(typed...)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -90,19 +89,6 @@ func hpa(r resolved) *autoscalingv2.HorizontalPodAutoscaler {
 			MinReplicas:    ptr.To(MinReplicas(r.HighAvailability)),
 			MaxReplicas:    MaxReplicas,
 			Metrics:        []autoscalingv2.MetricSpec{target(corev1.ResourceCPU, hpaCPUTarget), target(corev1.ResourceMemory, hpaMemoryTarget)},
-		},
-	}
-}
-
-// pdb lets voluntary disruptions take down one API server at a time; unhealthy pods may always
-// be evicted so that a broken rollout cannot block node drains.
-func pdb(r resolved) *policyv1.PodDisruptionBudget {
-	return &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Name: Name(r.prefix), Namespace: r.namespace, Labels: SelectorLabels(r.prefix)},
-		Spec: policyv1.PodDisruptionBudgetSpec{
-			MaxUnavailable:             ptr.To(intstr.FromInt32(1)),
-			Selector:                   &metav1.LabelSelector{MatchLabels: SelectorLabels(r.prefix)},
-			UnhealthyPodEvictionPolicy: ptr.To(policyv1.AlwaysAllow),
 		},
 	}
 }

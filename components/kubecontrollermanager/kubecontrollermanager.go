@@ -13,7 +13,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -23,6 +22,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
@@ -100,15 +100,7 @@ func Replicas(highAvailability bool) int32 {
 
 // Render renders one kube_controller_manager instance.
 func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
-	objs, err := Objects(v)
-	if err != nil {
-		return nil, err
-	}
-	return &render.Output{Objects: objs}, nil
+	return decode.Render(in, Objects)
 }
 
 // Objects renders the metrics Service, the Deployment and, with several replicas, a
@@ -130,7 +122,7 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	typed := []runtime.Object{service(v, prefix, ns), d}
 	if v.HighAvailability {
-		typed = append(typed, pdb(prefix, ns))
+		typed = append(typed, disruption.Budget(ns, Name(prefix), SelectorLabels(prefix)))
 	}
 	us, err := kube.All(typed...)
 	if err != nil {
@@ -260,18 +252,6 @@ func service(v Values, prefix, ns string) *corev1.Service {
 			Type:     corev1.ServiceTypeClusterIP,
 			Selector: SelectorLabels(prefix),
 			Ports:    []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: Port, TargetPort: intstr.FromInt32(Port)}},
-		},
-	}
-}
-
-// pdb keeps one of the two replicas running during voluntary disruptions.
-func pdb(prefix, ns string) *policyv1.PodDisruptionBudget {
-	return &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: SelectorLabels(prefix)},
-		Spec: policyv1.PodDisruptionBudgetSpec{
-			MaxUnavailable:             ptr.To(intstr.FromInt32(1)),
-			Selector:                   &metav1.LabelSelector{MatchLabels: SelectorLabels(prefix)},
-			UnhealthyPodEvictionPolicy: ptr.To(policyv1.AlwaysAllow),
 		},
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/internal/disruption"
 )
 
 // backendPort is where the default backend serves its 404 page and /healthz.
@@ -66,6 +68,6 @@ func backendObjects(v Values, image string) []runtime.Object {
 				Ports:    []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromString("http"), Protocol: corev1.ProtocolTCP}},
 			},
 		},
-		podDisruptionBudget(ns, BackendName, labels),
+		disruption.Budget(ns, BackendName, labels),
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/internal/disruption"
 )
 
 const (
@@ -95,7 +97,7 @@ func controllerObjects(v Values, image string) []runtime.Object {
 				},
 			},
 		},
-		podDisruptionBudget(ns, ControllerName, labels),
+		disruption.Budget(ns, ControllerName, labels),
 	}
 }
 

@@ -2,10 +2,8 @@ package nginxingress
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 )
 
 // replicas is 2 under high availability, else 1 (S4:24611-24614: servers run with 2 replicas).
@@ -14,19 +12,6 @@ func replicas(ha bool) int32 {
 		return 2
 	}
 	return 1
-}
-
-// podDisruptionBudget lets one pod go at a time; unhealthy pods may always be evicted, so that
-// a crash-looping pod never blocks a node drain (S4:11470).
-func podDisruptionBudget(namespace, name string, labels map[string]string) *policyv1.PodDisruptionBudget {
-	return &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: labels},
-		Spec: policyv1.PodDisruptionBudgetSpec{
-			MaxUnavailable:             ptr.To(intstr.FromInt32(1)),
-			Selector:                   &metav1.LabelSelector{MatchLabels: labels},
-			UnhealthyPodEvictionPolicy: ptr.To(policyv1.AlwaysAllow),
-		},
-	}
 }
 
 // spread spreads several replicas over nodes and zones (S4:24620-24650); ScheduleAnyway keeps

@@ -10,30 +10,28 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/internal/golden"
 )
+
+// defaults are the attributes the engine passes for a block that sets only what it must: the
+// schema's defaults, null where there is none.
+var defaults = map[string]cty.Value{
+	"cluster":                   rendertest.Cluster("runtime"),
+	"namespace":                 cty.StringVal("garden"),
+	"images":                    cty.NullVal(cty.Map(cty.String)),
+	"ingress_domain":            cty.NullVal(cty.String),
+	"ingress_tls_secret_name":   cty.NullVal(cty.String),
+	"plutono_admin_secret_name": cty.StringVal("plutono-admin"),
+	"prometheus_storage":        cty.StringVal("10Gi"),
+	"vali_storage":              cty.StringVal("10Gi"),
+	"longterm":                  cty.True,
+	"alerting":                  cty.True,
+}
 
 // config is a configuration as the engine passes it: schema defaults filled in, extra
 // attributes overriding them.
-func config(extra map[string]cty.Value) cty.Value {
-	attrs := map[string]cty.Value{
-		"cluster":                   cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),
-		"namespace":                 cty.StringVal("garden"),
-		"images":                    cty.NullVal(cty.Map(cty.String)),
-		"ingress_domain":            cty.NullVal(cty.String),
-		"ingress_tls_secret_name":   cty.NullVal(cty.String),
-		"plutono_admin_secret_name": cty.StringVal("plutono-admin"),
-		"prometheus_storage":        cty.StringVal("10Gi"),
-		"vali_storage":              cty.StringVal("10Gi"),
-		"longterm":                  cty.True,
-		"alerting":                  cty.True,
-	}
-	for k, v := range extra {
-		attrs[k] = v
-	}
-	return cty.ObjectVal(attrs)
-}
+func config(extra map[string]cty.Value) cty.Value { return rendertest.Config(defaults, extra) }
 
 // customised is a configuration that changes every attribute.
 var customised = map[string]cty.Value{
@@ -55,15 +53,6 @@ func render1(t *testing.T, extra map[string]cty.Value) []render.Object {
 	return out.Objects
 }
 
-func find(objs []render.Object, kind, name string) *unstructured.Unstructured {
-	for _, o := range objs {
-		if o.Object.GetKind() == kind && o.Object.GetName() == name {
-			return o.Object
-		}
-	}
-	return nil
-}
-
 func str(t *testing.T, u *unstructured.Unstructured, path ...string) string {
 	t.Helper()
 	require.NotNil(t, u, path)
@@ -73,18 +62,10 @@ func str(t *testing.T, u *unstructured.Unstructured, path ...string) string {
 }
 
 func TestRenderGolden(t *testing.T) {
-	tests := []struct {
-		name  string
-		extra map[string]cty.Value
-	}{
-		{"default", nil},
-		{"customised", customised},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			golden.Assert(t, tt.name, render1(t, tt.extra))
-		})
-	}
+	rendertest.Golden(t, Render, render.Input{Name: "observability"}, map[string]cty.Value{
+		"default":    config(nil),
+		"customised": config(customised),
+	})
 }
 
 // TestEveryPodHasPriorityClass100 checks the class of every workload and custom resource that
@@ -121,7 +102,7 @@ func TestEveryPodHasPriorityClass100(t *testing.T) {
 func TestSelectorsUseTheDocumentedLabels(t *testing.T) {
 	objs := render1(t, nil)
 	for name, label := range map[string]string{"garden": "garden", "longterm": "longterm"} {
-		p := find(objs, "Prometheus", name)
+		p := rendertest.Find(objs, "Prometheus", name)
 		require.NotNil(t, p, name)
 		for _, sel := range []string{"serviceMonitorSelector", "podMonitorSelector", "ruleSelector", "scrapeConfigSelector"} {
 			got, _, _ := unstructured.NestedStringMap(p.Object, "spec", sel, "matchLabels")
@@ -129,26 +110,26 @@ func TestSelectorsUseTheDocumentedLabels(t *testing.T) {
 		}
 		assert.Equal(t, "30s", str(t, p, "spec", "scrapeInterval"), name)
 	}
-	am := find(objs, "Alertmanager", "garden")
+	am := rendertest.Find(objs, "Alertmanager", "garden")
 	got, _, _ := unstructured.NestedStringMap(am.Object, "spec", "alertmanagerConfigSelector", "matchLabels")
 	assert.Equal(t, map[string]string{"alertmanager": "garden"}, got)
 
-	ams, _, _ := unstructured.NestedSlice(find(objs, "Prometheus", "garden").Object, "spec", "alerting", "alertmanagers")
+	ams, _, _ := unstructured.NestedSlice(rendertest.Find(objs, "Prometheus", "garden").Object, "spec", "alerting", "alertmanagers")
 	require.Len(t, ams, 1)
 	assert.Equal(t, "alertmanager-garden", ams[0].(map[string]any)["name"])
-	assert.NotNil(t, find(objs, "Service", "alertmanager-garden"))
+	assert.NotNil(t, rendertest.Find(objs, "Service", "alertmanager-garden"))
 
-	ksm := find(objs, "ServiceMonitor", "garden-kube-state-metrics")
+	ksm := rendertest.Find(objs, "ServiceMonitor", "garden-kube-state-metrics")
 	require.NotNil(t, ksm)
 	assert.Equal(t, "garden", ksm.GetLabels()["prometheus"])
 	sel, _, _ := unstructured.NestedStringMap(ksm.Object, "spec", "selector", "matchLabels")
-	svc := find(objs, "Service", "kube-state-metrics")
+	svc := rendertest.Find(objs, "Service", "kube-state-metrics")
 	require.NotNil(t, svc)
 	for k, v := range sel {
 		assert.Equal(t, v, svc.GetLabels()[k], "the ServiceMonitor selects the Service")
 	}
 
-	fed := find(objs, "ScrapeConfig", "longterm-prometheus-garden")
+	fed := rendertest.Find(objs, "ScrapeConfig", "longterm-prometheus-garden")
 	require.NotNil(t, fed)
 	assert.Equal(t, "longterm", fed.GetLabels()["prometheus"])
 	assert.Equal(t, "/federate", str(t, fed, "spec", "metricsPath"))
@@ -159,7 +140,7 @@ func TestSelectorsUseTheDocumentedLabels(t *testing.T) {
 // Garden Prometheus and Vali with the documented settings (S4:21899-21912).
 func TestDashboards(t *testing.T) {
 	objs := render1(t, nil)
-	d := find(objs, "Deployment", "plutono")
+	d := rendertest.Find(objs, "Deployment", "plutono")
 	containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
 	require.Len(t, containers, 2)
 	env := map[string]string{}
@@ -176,7 +157,7 @@ func TestDashboards(t *testing.T) {
 			JSONData        map[string]any `json:"jsonData"`
 		}
 	}
-	cm := find(objs, "ConfigMap", "plutono-datasources")
+	cm := rendertest.Find(objs, "ConfigMap", "plutono-datasources")
 	require.NoError(t, yaml.Unmarshal([]byte(str(t, cm, "data", "datasources.yaml")), &ds))
 	require.Len(t, ds.Datasources, 2)
 	assert.Equal(t, "prometheus-garden", ds.Datasources[0].Name)
@@ -194,18 +175,18 @@ func TestValiRetention(t *testing.T) {
 		ChunkStore   map[string]any `json:"chunk_store_config"`
 		TableManager map[string]any `json:"table_manager"`
 	}
-	require.NoError(t, yaml.Unmarshal([]byte(str(t, find(objs, "ConfigMap", "vali-config"), "data", "vali.yaml")), &cfg))
+	require.NoError(t, yaml.Unmarshal([]byte(str(t, rendertest.Find(objs, "ConfigMap", "vali-config"), "data", "vali.yaml")), &cfg))
 	assert.Equal(t, "336h", cfg.TableManager["retention_period"])
 	assert.Equal(t, true, cfg.TableManager["retention_deletes_enabled"])
 	assert.Equal(t, "336h", cfg.ChunkStore["max_look_back_period"])
 
-	sts := find(objs, "StatefulSet", "vali")
+	sts := rendertest.Find(objs, "StatefulSet", "vali")
 	templates, _, _ := unstructured.NestedSlice(sts.Object, "spec", "volumeClaimTemplates")
 	require.Len(t, templates, 1)
 	size, _, _ := unstructured.NestedString(templates[0].(map[string]any), "spec", "resources", "requests", "storage")
 	assert.Equal(t, "30Gi", size)
 	assert.Equal(t, "logging", str(t, sts, "spec", "serviceName"))
-	assert.NotNil(t, find(objs, "Service", "logging"))
+	assert.NotNil(t, rendertest.Find(objs, "Service", "logging"))
 }
 
 func TestIngress(t *testing.T) {
@@ -226,7 +207,7 @@ func TestIngress(t *testing.T) {
 			out, err := Render(render.Input{Config: config(tt.extra)})
 			require.NoError(t, err)
 			assert.Equal(t, tt.url, out.Outputs["plutono_url"].AsString())
-			ing := find(out.Objects, "Ingress", "plutono")
+			ing := rendertest.Find(out.Objects, "Ingress", "plutono")
 			if !tt.ingress {
 				assert.Nil(t, ing)
 				return
@@ -246,14 +227,14 @@ func TestIngress(t *testing.T) {
 
 func TestOptionalInstances(t *testing.T) {
 	objs := render1(t, map[string]cty.Value{"longterm": cty.False, "alerting": cty.False})
-	assert.NotNil(t, find(objs, "Prometheus", "garden"))
+	assert.NotNil(t, rendertest.Find(objs, "Prometheus", "garden"))
 	for _, kind := range []struct{ kind, name string }{
 		{"Prometheus", "longterm"}, {"ScrapeConfig", "longterm-prometheus-garden"}, {"Service", "prometheus-longterm"},
 		{"ServiceAccount", "prometheus-longterm"}, {"Alertmanager", "garden"}, {"Service", "alertmanager-garden"},
 	} {
-		assert.Nil(t, find(objs, kind.kind, kind.name), kind)
+		assert.Nil(t, rendertest.Find(objs, kind.kind, kind.name), kind)
 	}
-	_, found, _ := unstructured.NestedFieldNoCopy(find(objs, "Prometheus", "garden").Object, "spec", "alerting")
+	_, found, _ := unstructured.NestedFieldNoCopy(rendertest.Find(objs, "Prometheus", "garden").Object, "spec", "alerting")
 	assert.False(t, found, "no Alertmanager to send alerts to")
 }
 
@@ -262,10 +243,10 @@ func TestImages(t *testing.T) {
 		"prometheus":         cty.StringVal("mirror.example.com/prometheus:v3.5.0"),
 		"kube-state-metrics": cty.StringVal("v2.16.0"),
 	})})
-	assert.Equal(t, "mirror.example.com/prometheus:v3.5.0", str(t, find(objs, "Prometheus", "garden"), "spec", "image"))
-	containers, _, _ := unstructured.NestedSlice(find(objs, "Deployment", "kube-state-metrics").Object, "spec", "template", "spec", "containers")
+	assert.Equal(t, "mirror.example.com/prometheus:v3.5.0", str(t, rendertest.Find(objs, "Prometheus", "garden"), "spec", "image"))
+	containers, _, _ := unstructured.NestedSlice(rendertest.Find(objs, "Deployment", "kube-state-metrics").Object, "spec", "template", "spec", "containers")
 	assert.Equal(t, "registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.16.0", containers[0].(map[string]any)["image"])
-	containers, _, _ = unstructured.NestedSlice(find(objs, "Deployment", "prometheus-operator").Object, "spec", "template", "spec", "containers")
+	containers, _, _ = unstructured.NestedSlice(rendertest.Find(objs, "Deployment", "prometheus-operator").Object, "spec", "template", "spec", "containers")
 	assert.Contains(t, containers[0].(map[string]any)["args"], "--prometheus-config-reloader=quay.io/prometheus-operator/prometheus-config-reloader:v0.83.0")
 	assert.Equal(t, []string{"alertmanager", "kube-state-metrics", "plutono", "plutono-dashboard-refresher", "prometheus", "prometheus-config-reloader", "prometheus-operator", "vali"}, ImageNames())
 }
@@ -285,11 +266,11 @@ func TestDeploymentsSelectTheirPods(t *testing.T) {
 func TestObjectsDefaultsZeroValues(t *testing.T) {
 	objs, err := Objects(Values{Cluster: decode.Cluster{Name: "runtime"}})
 	require.NoError(t, err)
-	p := find(objs, "Prometheus", "longterm")
+	p := rendertest.Find(objs, "Prometheus", "longterm")
 	require.NotNil(t, p, "longterm defaults to on")
 	assert.Equal(t, "garden", p.GetNamespace())
 	assert.Equal(t, "8192MiB", str(t, p, "spec", "retentionSize"), "80% of 10Gi")
-	assert.NotNil(t, find(objs, "Alertmanager", "garden"), "alerting defaults to on")
+	assert.NotNil(t, rendertest.Find(objs, "Alertmanager", "garden"), "alerting defaults to on")
 	for _, o := range objs {
 		assert.Equal(t, "runtime", o.Cluster)
 	}

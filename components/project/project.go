@@ -5,15 +5,13 @@
 package project
 
 import (
-	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/zclconf/go-cty/cty"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -87,23 +85,14 @@ type DualApproval struct {
 // Render renders one project instance; its outputs are the project's name and namespace.
 func Render(in render.Input) (*render.Output, error) {
 	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
+	if err := gardenapi.Decode(in, "project", &v, &v.Name, &v.Namespace); err != nil {
 		return nil, err
-	}
-	if v.Name == "" {
-		v.Name = in.Name
-	}
-	if strings.Contains(v.Name, render.UnknownString) || strings.Contains(v.Namespace, render.UnknownString) {
-		return nil, fmt.Errorf("project name or namespace %w", render.ErrDeferred)
 	}
 	objs, err := Objects(v)
 	if err != nil {
 		return nil, err
 	}
-	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{
-		"name":      cty.StringVal(v.Name),
-		"namespace": cty.StringVal(NamespaceOf(v)),
-	}}, nil
+	return gardenapi.Output(objs, v.Name, NamespaceOf(v)), nil
 }
 
 // NamespaceOf is the project namespace the values name: Namespace, or garden-<name>.
@@ -168,24 +157,18 @@ func tolerations(ts []Toleration) (map[string]any, error) {
 	if len(ts) == 0 {
 		return nil, nil
 	}
-	seen := map[string]bool{}
-	defaults, whitelist := []any{}, []any{}
-	for _, t := range ts {
-		if t.Key == "" {
-			return nil, errors.New("toleration without a key")
-		}
-		id := t.Key + "=" + t.Value
-		if seen[id] {
-			return nil, fmt.Errorf("toleration %s is given twice", id)
-		}
-		seen[id] = true
-		m := map[string]any{"key": t.Key}
-		if t.Value != "" {
-			m["value"] = t.Value
-		}
-		whitelist = append(whitelist, m)
+	keyValues := make([]gardenapi.Toleration, len(ts))
+	for i, t := range ts {
+		keyValues[i] = gardenapi.Toleration{Key: t.Key, Value: t.Value}
+	}
+	whitelist, err := gardenapi.Tolerations(keyValues)
+	if err != nil {
+		return nil, err
+	}
+	defaults := []any{}
+	for i, t := range ts {
 		if t.Default {
-			defaults = append(defaults, m)
+			defaults = append(defaults, whitelist[i])
 		}
 	}
 	out := map[string]any{"whitelist": whitelist}
@@ -216,17 +199,13 @@ func dualApprovals(ds []DualApproval) ([]any, error) {
 			return nil, fmt.Errorf("dual approval for deletion of %s is given twice", resource)
 		}
 		seen[resource] = true
-		labels := map[string]any{}
-		for k, val := range d.MatchLabels {
-			labels[k] = val
-		}
 		include := true
 		if d.IncludeServiceAccounts != nil {
 			include = *d.IncludeServiceAccounts
 		}
 		out = append(out, map[string]any{
 			"resource":               resource,
-			"selector":               map[string]any{"matchLabels": labels},
+			"selector":               gardenapi.MatchLabels(d.MatchLabels),
 			"includeServiceAccounts": include,
 		})
 	}

@@ -5,23 +5,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/internal/golden"
 )
-
-// config turns a JSON object into the configuration value the engine would pass.
-func config(t *testing.T, js string) cty.Value {
-	t.Helper()
-	ty, err := ctyjson.ImpliedType([]byte(js))
-	require.NoError(t, err)
-	v, err := ctyjson.Unmarshal([]byte(js), ty)
-	require.NoError(t, err)
-	return v
-}
 
 const minimal = `{"cluster": {"name": "virtual"}, "owner": {"name": "john.doe@example.com"}}`
 
@@ -42,17 +30,11 @@ const customised = `{
 }`
 
 func TestRenderGolden(t *testing.T) {
-	for name, js := range map[string]string{"minimal": minimal, "customised": customised} {
-		t.Run(name, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "local", Config: config(t, js)})
-			require.NoError(t, err)
-			golden.Assert(t, name, out.Objects)
-		})
-	}
+	rendertest.GoldenJSON(t, Render, render.Input{Name: "local"}, map[string]string{"minimal": minimal, "customised": customised})
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Render(render.Input{Name: "local", Config: config(t, minimal)})
+	out, err := Render(render.Input{Name: "local", Config: rendertest.FromJSON(t, minimal)})
 	require.NoError(t, err)
 	assert.Equal(t, "local", out.Outputs["name"].AsString(), "the block name names the project")
 	assert.Equal(t, "garden-local", out.Outputs["namespace"].AsString())
@@ -173,11 +155,11 @@ func TestErrors(t *testing.T) {
 }
 
 func TestUnknownNameIsDeferred(t *testing.T) {
-	_, err := Render(render.Input{Name: "local", Config: config(t, `{"cluster": {"name": "virtual"}, "name": "${known after apply}", "owner": {"name": "john"}}`)})
+	_, err := Render(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "name": "${known after apply}", "owner": {"name": "john"}}`)})
 	assert.ErrorIs(t, err, render.ErrDeferred)
 }
 
 func TestUnknownAttributeIsRejected(t *testing.T) {
-	_, err := Render(render.Input{Name: "local", Config: config(t, `{"cluster": {"name": "virtual"}, "owner": {"name": "john"}, "colour": "red"}`)})
+	_, err := Render(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "owner": {"name": "john"}, "colour": "red"}`)})
 	assert.ErrorContains(t, err, "unknown field")
 }

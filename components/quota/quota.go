@@ -9,11 +9,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -44,10 +43,6 @@ var scopeAPIVersions = map[string]string{
 // which an operator expects.
 var Metrics = []string{"cpu", "gpu", "memory", "storage.standard", "storage.premium", "loadbalancer"}
 
-// defaultNamespace is where the Quota lives when no namespace is given: the garden project's
-// namespace, as for the other namespaced components of the catalog.
-const defaultNamespace = "garden"
-
 // Values are the component's typed inputs.
 type Values struct {
 	// Cluster is the virtual garden.
@@ -68,40 +63,24 @@ type Values struct {
 // Render renders one quota instance; its outputs are the Quota's name and namespace.
 func Render(in render.Input) (*render.Output, error) {
 	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
+	if err := gardenapi.Decode(in, "quota", &v, &v.Name, &v.Namespace); err != nil {
 		return nil, err
-	}
-	if v.Name == "" {
-		v.Name = in.Name
-	}
-	if strings.Contains(v.Name+v.Namespace, render.UnknownString) {
-		return nil, fmt.Errorf("quota name or namespace %w", render.ErrDeferred)
 	}
 	objs, err := Objects(v)
 	if err != nil {
 		return nil, err
 	}
-	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{
-		"name":      cty.StringVal(v.Name),
-		"namespace": cty.StringVal(namespace(v)),
-	}}, nil
-}
-
-func namespace(v Values) string {
-	if v.Namespace == "" {
-		return defaultNamespace
-	}
-	return v.Namespace
+	return gardenapi.Output(objs, v.Name, gardenapi.Namespace(v.Namespace)), nil
 }
 
 // Objects renders the Quota.
 func Objects(v Values) ([]render.Object, error) {
-	ns := namespace(v)
-	if errs := validation.IsDNS1123Subdomain(v.Name); len(errs) > 0 {
-		return nil, fmt.Errorf("quota name %q is invalid: %s", v.Name, strings.Join(errs, "; "))
+	ns := gardenapi.Namespace(v.Namespace)
+	if err := gardenapi.ValidateName("quota", v.Name); err != nil {
+		return nil, err
 	}
-	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-		return nil, fmt.Errorf("quota %s: namespace %q is invalid: %s", v.Name, ns, strings.Join(errs, "; "))
+	if err := gardenapi.ValidateNamespace("quota", v.Name, ns); err != nil {
+		return nil, err
 	}
 	scope := v.Scope
 	if scope == "" {

@@ -5,38 +5,21 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/internal/golden"
 )
-
-func config(t *testing.T, js string) cty.Value {
-	t.Helper()
-	ty, err := ctyjson.ImpliedType([]byte(js))
-	require.NoError(t, err)
-	v, err := ctyjson.Unmarshal([]byte(js), ty)
-	require.NoError(t, err)
-	return v
-}
 
 var cluster = decode.Cluster{Name: "virtual"}
 
 func TestRenderGolden(t *testing.T) {
-	for name, js := range map[string]string{
+	rendertest.GoldenJSON(t, Render, render.Input{Name: "local"}, map[string]string{
 		"minimal": `{"cluster": {"name": "virtual"}, "metrics": {"cpu": "200"}}`,
 		"trial": `{"cluster": {"name": "virtual"}, "name": "trial-secret-quota", "namespace": "garden-trial", "scope": "Secret",
 			"cluster_lifetime_days": 14,
 			"metrics": {"cpu": "200", "gpu": "20", "memory": "4000Gi", "storage.standard": "8000Gi", "storage.premium": "2000Gi", "loadbalancer": "100"}}`,
-	} {
-		t.Run(name, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "local", Config: config(t, js)})
-			require.NoError(t, err)
-			golden.Assert(t, name, out.Objects)
-		})
-	}
+	})
 }
 
 func TestScopes(t *testing.T) {
@@ -68,7 +51,7 @@ func TestMetricsAreCanonical(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Render(render.Input{Name: "trial", Config: config(t, `{"cluster": {"name": "virtual"}, "namespace": "garden-dev"}`)})
+	out, err := Render(render.Input{Name: "trial", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "namespace": "garden-dev"}`)})
 	require.NoError(t, err)
 	assert.Equal(t, "trial", out.Outputs["name"].AsString())
 	assert.Equal(t, "garden-dev", out.Outputs["namespace"].AsString())

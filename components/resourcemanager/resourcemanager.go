@@ -17,6 +17,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -179,7 +180,7 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, err
 	}
 	typed := rbac(v)
-	typed = append(typed, cfg, service(v), deployment(v, image, configChecksum(cfg)), podDisruptionBudget(v))
+	typed = append(typed, cfg, service(v), deployment(v, image, configChecksum(cfg)), disruption.Budget(v.Namespace, Name, labels()))
 	us, err := kube.All(typed...)
 	if err != nil {
 		return nil, err

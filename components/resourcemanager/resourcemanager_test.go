@@ -18,33 +18,32 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
 const testPEM = "-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE-----\n"
 
-// config is a decoded HCL configuration with the schema's defaults, changed by overrides.
-func config(overrides map[string]cty.Value) cty.Value {
-	attrs := map[string]cty.Value{
-		"cluster":                 cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),
-		"namespace":               cty.StringVal("garden"),
-		"images":                  cty.NullVal(cty.Map(cty.String)),
-		"high_availability":       cty.False,
-		"admission_webhooks":      cty.True,
-		"ca_bundle":               cty.NullVal(cty.String),
-		"server_tls_secret_name":  cty.StringVal("gardener-resource-manager-server"),
-		"class":                   cty.StringVal("seed"),
-		"concurrent_syncs":        cty.NumberIntVal(5),
-		"log_level":               cty.StringVal("info"),
-		"log_format":              cty.StringVal("json"),
-		"default_seccomp_profile": cty.False,
-	}
-	for k, v := range overrides {
-		attrs[k] = v
-	}
-	return cty.ObjectVal(attrs)
+// defaults are the attributes the engine passes for a block that sets only what it must: the
+// schema's defaults, null where there is none.
+var defaults = map[string]cty.Value{
+	"cluster":                 rendertest.Cluster("runtime"),
+	"namespace":               cty.StringVal("garden"),
+	"images":                  cty.NullVal(cty.Map(cty.String)),
+	"high_availability":       cty.False,
+	"admission_webhooks":      cty.True,
+	"ca_bundle":               cty.NullVal(cty.String),
+	"server_tls_secret_name":  cty.StringVal("gardener-resource-manager-server"),
+	"class":                   cty.StringVal("seed"),
+	"concurrent_syncs":        cty.NumberIntVal(5),
+	"log_level":               cty.StringVal("info"),
+	"log_format":              cty.StringVal("json"),
+	"default_seccomp_profile": cty.False,
 }
+
+// config is a decoded HCL configuration with the schema's defaults, changed by overrides.
+func config(overrides map[string]cty.Value) cty.Value { return rendertest.Config(defaults, overrides) }
 
 func customised() cty.Value {
 	return config(map[string]cty.Value{

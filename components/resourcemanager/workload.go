@@ -5,7 +5,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -167,19 +166,6 @@ func service(v Values) *corev1.Service {
 				{Name: "server", Port: 443, TargetPort: intstr.FromInt32(ServerPort), Protocol: corev1.ProtocolTCP},
 				{Name: "metrics", Port: MetricsPort, TargetPort: intstr.FromInt32(MetricsPort), Protocol: corev1.ProtocolTCP},
 			},
-		},
-	}
-}
-
-// podDisruptionBudget follows the convention for all components: maxUnavailable 1 and
-// AlwaysAllow for unhealthy pods (S4:24778-24784).
-func podDisruptionBudget(v Values) *policyv1.PodDisruptionBudget {
-	return &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: labels()},
-		Spec: policyv1.PodDisruptionBudgetSpec{
-			MaxUnavailable:             ptr.To(intstr.FromInt32(1)),
-			Selector:                   &metav1.LabelSelector{MatchLabels: labels()},
-			UnhealthyPodEvictionPolicy: ptr.To(policyv1.AlwaysAllow),
 		},
 	}
 }

@@ -5,38 +5,21 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/internal/golden"
 )
-
-func config(t *testing.T, js string) cty.Value {
-	t.Helper()
-	ty, err := ctyjson.ImpliedType([]byte(js))
-	require.NoError(t, err)
-	v, err := ctyjson.Unmarshal([]byte(js), ty)
-	require.NoError(t, err)
-	return v
-}
 
 var cluster = decode.Cluster{Name: "virtual"}
 
 func TestRenderGolden(t *testing.T) {
-	for name, js := range map[string]string{
+	rendertest.GoldenJSON(t, Render, render.Input{Name: "local"}, map[string]string{
 		"minimal": `{"cluster": {"name": "virtual"}, "secret_ref": "local-credentials", "provider_type": "local"}`,
 		"customised": `{"cluster": {"name": "virtual"}, "name": "aws", "namespace": "garden-dev", "secret_ref": "aws-credentials",
 			"secret_namespace": "garden-shared", "provider_type": "aws",
 			"quota": [{"name": "trial"}, {"name": "global", "namespace": "garden"}]}`,
-	} {
-		t.Run(name, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "local", Config: config(t, js)})
-			require.NoError(t, err)
-			golden.Assert(t, name, out.Objects)
-		})
-	}
+	})
 }
 
 func TestFacts(t *testing.T) {
@@ -55,7 +38,7 @@ func TestFacts(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Render(render.Input{Name: "local", Config: config(t, `{"cluster": {"name": "virtual"}, "secret_ref": "s", "provider_type": "local"}`)})
+	out, err := Render(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "secret_ref": "s", "provider_type": "local"}`)})
 	require.NoError(t, err)
 	assert.Equal(t, "local", out.Outputs["name"].AsString())
 	assert.Equal(t, "garden", out.Outputs["namespace"].AsString())
@@ -82,6 +65,6 @@ func TestErrors(t *testing.T) {
 }
 
 func TestUnknownNamespaceIsDeferred(t *testing.T) {
-	_, err := Render(render.Input{Name: "b", Config: config(t, `{"cluster": {"name": "virtual"}, "namespace": "${known after apply}", "secret_ref": "s", "provider_type": "local"}`)})
+	_, err := Render(render.Input{Name: "b", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "namespace": "${known after apply}", "secret_ref": "s", "provider_type": "local"}`)})
 	assert.ErrorIs(t, err, render.ErrDeferred)
 }

@@ -70,15 +70,7 @@ type Values struct {
 
 // Render renders one vpa instance.
 func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
-	objs, err := Objects(v)
-	if err != nil {
-		return nil, err
-	}
-	return &render.Output{Objects: objs}, nil
+	return decode.Render(in, Objects)
 }
 
 // Objects renders the CRDs, RBAC, Deployments and webhook objects of the VPA.

@@ -10,29 +10,27 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
 const testCA = "-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE-----\n"
 
+// defaults are the attributes the engine passes for a block that sets only what it must: the
+// schema's defaults, null where there is none.
+var defaults = map[string]cty.Value{
+	"cluster":            rendertest.Cluster("runtime"),
+	"namespace":          cty.StringVal("garden"),
+	"images":             cty.NullVal(cty.Map(cty.String)),
+	"high_availability":  cty.False,
+	"admission_webhooks": cty.True,
+	"ca_bundle":          cty.NullVal(cty.String),
+	"tls_secret_name":    cty.StringVal("vpa-admission-controller-server"),
+}
+
 // config is a configuration as the engine passes it: schema defaults filled in, extra
 // attributes overriding them.
-func config(extra map[string]cty.Value) cty.Value {
-	attrs := map[string]cty.Value{
-		"cluster":            cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),
-		"namespace":          cty.StringVal("garden"),
-		"images":             cty.NullVal(cty.Map(cty.String)),
-		"high_availability":  cty.False,
-		"admission_webhooks": cty.True,
-		"ca_bundle":          cty.NullVal(cty.String),
-		"tls_secret_name":    cty.StringVal("vpa-admission-controller-server"),
-	}
-	for k, v := range extra {
-		attrs[k] = v
-	}
-	return cty.ObjectVal(attrs)
-}
+func config(extra map[string]cty.Value) cty.Value { return rendertest.Config(defaults, extra) }
 
 func render1(t *testing.T, extra map[string]cty.Value) []render.Object {
 	t.Helper()
@@ -41,34 +39,17 @@ func render1(t *testing.T, extra map[string]cty.Value) []render.Object {
 	return out.Objects
 }
 
-func find(objs []render.Object, kind, name string) *unstructured.Unstructured {
-	for _, o := range objs {
-		if o.Object.GetKind() == kind && o.Object.GetName() == name {
-			return o.Object
-		}
-	}
-	return nil
-}
-
 func TestRenderGolden(t *testing.T) {
-	tests := []struct {
-		name  string
-		extra map[string]cty.Value
-	}{
-		{"default", nil},
-		{"high-availability", map[string]cty.Value{
+	rendertest.Golden(t, Render, render.Input{Name: "vpa"}, map[string]cty.Value{
+		"default": config(nil),
+		"high-availability": config(map[string]cty.Value{
 			"namespace":         cty.StringVal("vpa"),
 			"high_availability": cty.True,
 			"ca_bundle":         cty.StringVal(testCA),
 			"tls_secret_name":   cty.StringVal("vpa-tls"),
 			"images":            cty.MapVal(map[string]cty.Value{"vpa-recommender": cty.StringVal("mirror.example.com/vpa-recommender:1.4.0")}),
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			golden.Assert(t, tt.name, render1(t, tt.extra))
-		})
-	}
+		}),
+	})
 }
 
 func TestDeploymentsFollowTheDocuments(t *testing.T) {
@@ -91,7 +72,7 @@ func TestDeploymentsFollowTheDocuments(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			objs := render1(t, map[string]cty.Value{"high_availability": cty.BoolVal(tt.ha)})
 			for name, class := range classes {
-				d := find(objs, "Deployment", name)
+				d := rendertest.Find(objs, "Deployment", name)
 				require.NotNil(t, d, name)
 				// The components live in the garden namespace (S4:12579).
 				assert.Equal(t, "garden", d.GetNamespace())
@@ -99,7 +80,7 @@ func TestDeploymentsFollowTheDocuments(t *testing.T) {
 				assert.Equal(t, class, got, name)
 				n, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
 				assert.Equal(t, tt.replicas, n, name)
-				assert.Equal(t, tt.ha, find(objs, "PodDisruptionBudget", name) != nil, name)
+				assert.Equal(t, tt.ha, rendertest.Find(objs, "PodDisruptionBudget", name) != nil, name)
 				sel, _, _ := unstructured.NestedStringMap(d.Object, "spec", "selector", "matchLabels")
 				labels, _, _ := unstructured.NestedStringMap(d.Object, "spec", "template", "metadata", "labels")
 				assert.Equal(t, sel, labels)
@@ -111,14 +92,14 @@ func TestDeploymentsFollowTheDocuments(t *testing.T) {
 func TestWebhook(t *testing.T) {
 	objs := render1(t, map[string]cty.Value{"ca_bundle": cty.StringVal(testCA)})
 
-	svc := find(objs, "Service", "vpa-webhook")
+	svc := rendertest.Find(objs, "Service", "vpa-webhook")
 	require.NotNil(t, svc)
 	ports, _, _ := unstructured.NestedSlice(svc.Object, "spec", "ports")
 	require.Len(t, ports, 1)
 	assert.EqualValues(t, 443, ports[0].(map[string]any)["port"])
 	assert.EqualValues(t, 10250, ports[0].(map[string]any)["targetPort"])
 
-	cfg := find(objs, "MutatingWebhookConfiguration", "vpa-webhook-config")
+	cfg := rendertest.Find(objs, "MutatingWebhookConfiguration", "vpa-webhook-config")
 	require.NotNil(t, cfg)
 	webhooks, _, _ := unstructured.NestedSlice(cfg.Object, "webhooks")
 	require.Len(t, webhooks, 1)
@@ -129,7 +110,7 @@ func TestWebhook(t *testing.T) {
 	name, _, _ := unstructured.NestedString(wh, "clientConfig", "service", "name")
 	assert.Equal(t, "vpa-webhook", name)
 
-	d := find(objs, "Deployment", "vpa-admission-controller")
+	d := rendertest.Find(objs, "Deployment", "vpa-admission-controller")
 	secret, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "volumes")
 	require.Len(t, secret, 1)
 	got, _, _ := unstructured.NestedString(secret[0].(map[string]any), "secret", "secretName")
@@ -153,33 +134,33 @@ func TestCABundle(t *testing.T) {
 
 func TestWebhooksOff(t *testing.T) {
 	objs := render1(t, map[string]cty.Value{"admission_webhooks": cty.False})
-	assert.Nil(t, find(objs, "MutatingWebhookConfiguration", "vpa-webhook-config"))
-	assert.NotNil(t, find(objs, "Deployment", "vpa-admission-controller"))
+	assert.Nil(t, rendertest.Find(objs, "MutatingWebhookConfiguration", "vpa-webhook-config"))
+	assert.NotNil(t, rendertest.Find(objs, "Deployment", "vpa-admission-controller"))
 }
 
 func TestCRDsAndRBAC(t *testing.T) {
 	objs := render1(t, nil)
 	for _, name := range []string{"verticalpodautoscalers.autoscaling.k8s.io", "verticalpodautoscalercheckpoints.autoscaling.k8s.io"} {
-		assert.NotNil(t, find(objs, "CustomResourceDefinition", name), name)
+		assert.NotNil(t, rendertest.Find(objs, "CustomResourceDefinition", name), name)
 	}
 	for _, c := range []string{"vpa-admission-controller", "vpa-recommender", "vpa-updater"} {
-		assert.NotNil(t, find(objs, "ServiceAccount", c), c)
-		assert.NotNil(t, find(objs, "ClusterRole", "gardener.cloud:vpa:"+c), c)
-		assert.NotNil(t, find(objs, "ClusterRoleBinding", "gardener.cloud:vpa:"+c), c)
+		assert.NotNil(t, rendertest.Find(objs, "ServiceAccount", c), c)
+		assert.NotNil(t, rendertest.Find(objs, "ClusterRole", "gardener.cloud:vpa:"+c), c)
+		assert.NotNil(t, rendertest.Find(objs, "ClusterRoleBinding", "gardener.cloud:vpa:"+c), c)
 	}
 	for _, c := range []string{"vpa-recommender", "vpa-updater"} {
-		assert.NotNil(t, find(objs, "Role", c+"-leader-election"), c)
-		assert.NotNil(t, find(objs, "RoleBinding", c+"-leader-election"), c)
+		assert.NotNil(t, rendertest.Find(objs, "Role", c+"-leader-election"), c)
+		assert.NotNil(t, rendertest.Find(objs, "RoleBinding", c+"-leader-election"), c)
 	}
 }
 
 func TestObjectsDefaultsZeroValues(t *testing.T) {
 	objs, err := Objects(Values{Cluster: decode.Cluster{Name: "runtime"}})
 	require.NoError(t, err)
-	d := find(objs, "Deployment", "vpa-recommender")
+	d := rendertest.Find(objs, "Deployment", "vpa-recommender")
 	require.NotNil(t, d)
 	assert.Equal(t, "garden", d.GetNamespace())
-	assert.NotNil(t, find(objs, "MutatingWebhookConfiguration", "vpa-webhook-config"), "webhooks default to on")
+	assert.NotNil(t, rendertest.Find(objs, "MutatingWebhookConfiguration", "vpa-webhook-config"), "webhooks default to on")
 }
 
 func TestErrors(t *testing.T) {

@@ -1,0 +1,99 @@
+// Package gardenapi holds what the components that render one Gardener API object in the virtual
+// garden (project, cloud profile, bindings, quota, controller registration and deployment,
+// exposure class) do alike: decoding their configuration with the object's name defaulted to the
+// instance name, waiting for names known only after apply, checking names, and rendering the
+// fields several of these kinds share (label selectors, tolerations, quota references, free-form
+// values). Keeping it in one place keeps the components' rules and error messages the same.
+package gardenapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// GardenNamespace is where namespaced objects live when their configuration names no namespace:
+// the garden project's namespace, as for the other namespaced components of the catalog.
+const GardenNamespace = "garden"
+
+// Decode decodes an instance's configuration into values (a pointer to the component's Values),
+// defaults *name to the instance name, and returns an error wrapping render.ErrDeferred while the
+// name or the namespace is known only after apply, because the rendered objects and the outputs
+// depend on both. namespace is nil for cluster-scoped objects; what names the object in errors,
+// such as "quota".
+func Decode(in render.Input, what string, values any, name, namespace *string) error {
+	if err := decode.Into(in.Config, values); err != nil {
+		return err
+	}
+	if *name == "" {
+		*name = in.Name
+	}
+	if namespace == nil {
+		if strings.Contains(*name, render.UnknownString) {
+			return fmt.Errorf("%s name %w", what, render.ErrDeferred)
+		}
+		return nil
+	}
+	if strings.Contains(*name, render.UnknownString) || strings.Contains(*namespace, render.UnknownString) {
+		return fmt.Errorf("%s name or namespace %w", what, render.ErrDeferred)
+	}
+	return nil
+}
+
+// Output is the render output of a component that renders one API object: the objects, and the
+// object's name (and namespace, unless it is "" for a cluster-scoped object) as outputs, which
+// other components reference.
+func Output(objs []render.Object, name, namespace string) *render.Output {
+	outputs := map[string]cty.Value{"name": cty.StringVal(name)}
+	if namespace != "" {
+		outputs["namespace"] = cty.StringVal(namespace)
+	}
+	return &render.Output{Objects: objs, Outputs: outputs}
+}
+
+// Namespace is the namespace an object lives in: ns, or GardenNamespace when ns is "".
+func Namespace(ns string) string {
+	if ns == "" {
+		return GardenNamespace
+	}
+	return ns
+}
+
+// ValidateName checks an object name, which the API server accepts as a DNS subdomain only; what
+// names the object, such as "quota".
+func ValidateName(what, name string) error {
+	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+		return fmt.Errorf("%s name %q is invalid: %s", what, name, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// ValidateNamespace checks the namespace of the object what/name, which must be a DNS label.
+func ValidateNamespace(what, name, ns string) error {
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		return fmt.Errorf("%s %s: namespace %q is invalid: %s", what, name, ns, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// Normalise round-trips free-form values through JSON so that whole numbers become int64, as the
+// API server returns them, and every value is a plain JSON type; otherwise plans would show
+// differences of type only.
+func Normalise(in map[string]any) (map[string]any, error) {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := utiljson.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,93 @@
+// Package rendertest is what the tests of component packages share: configurations as the engine
+// passes them to a render function, and look-ups in the objects it returns. One copy keeps the
+// tests of all components building their inputs the same way.
+package rendertest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/internal/golden"
+)
+
+// FromJSON turns a JSON object into the configuration value the engine would pass, with the
+// types JSON implies (numbers, strings, objects for blocks and maps, tuples for lists), so that
+// tests can write configurations compactly.
+func FromJSON(t testing.TB, js string) cty.Value {
+	t.Helper()
+	ty, err := ctyjson.ImpliedType([]byte(js))
+	require.NoError(t, err)
+	v, err := ctyjson.Unmarshal([]byte(js), ty)
+	require.NoError(t, err)
+	return v
+}
+
+// Cluster is a reference to the cluster block name (`cluster = cluster.runtime`) as the engine
+// evaluates it; components read only its name.
+func Cluster(name string) cty.Value {
+	return cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(name)})
+}
+
+// Config is a configuration object of defaults (the schema's, as the engine fills them in) with
+// extra attributes added or overriding them. Neither map is changed.
+func Config(defaults, extra map[string]cty.Value) cty.Value {
+	attrs := make(map[string]cty.Value, len(defaults)+len(extra))
+	for k, v := range defaults {
+		attrs[k] = v
+	}
+	for k, v := range extra {
+		attrs[k] = v
+	}
+	return cty.ObjectVal(attrs)
+}
+
+// Find returns the first rendered object of a kind and name, or nil if there is none, for tests
+// that also check that an object is left out.
+func Find(objs []render.Object, kind, name string) *unstructured.Unstructured {
+	for _, o := range objs {
+		if o.Object.GetKind() == kind && o.Object.GetName() == name {
+			return o.Object
+		}
+	}
+	return nil
+}
+
+// MustFind is Find for an object the test needs: it fails the test at once if there is none.
+func MustFind(t testing.TB, objs []render.Object, kind, name string) *unstructured.Unstructured {
+	t.Helper()
+	u := Find(objs, kind, name)
+	if u == nil {
+		t.Fatalf("no %s %s rendered", kind, name)
+	}
+	return u
+}
+
+// Golden renders each case's configuration with fn, as the instance in names (in.Config is
+// replaced), and compares the objects with the golden file testdata/<case>.yaml.
+func Golden(t *testing.T, fn render.Func, in render.Input, cases map[string]cty.Value) {
+	t.Helper()
+	for name, config := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := in
+			in.Config = config
+			out, err := fn(in)
+			require.NoError(t, err)
+			golden.Assert(t, name, out.Objects)
+		})
+	}
+}
+
+// GoldenJSON is Golden for cases written as JSON configurations (see FromJSON).
+func GoldenJSON(t *testing.T, fn render.Func, in render.Input, cases map[string]string) {
+	t.Helper()
+	configs := make(map[string]cty.Value, len(cases))
+	for name, js := range cases {
+		configs[name] = FromJSON(t, js)
+	}
+	Golden(t, fn, in, configs)
+}
