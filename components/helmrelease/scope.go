@@ -4,42 +4,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-)
 
-// clusterScoped are the built-in kinds (group/kind) that have no namespace, as served by
-// Kubernetes 1.35 and the aggregator. Any other built-in kind client-go knows is namespaced.
-var clusterScoped = map[string]bool{
-	"/Namespace": true, "/Node": true, "/PersistentVolume": true, "/ComponentStatus": true,
-	"admissionregistration.k8s.io/MutatingWebhookConfiguration":     true,
-	"admissionregistration.k8s.io/ValidatingWebhookConfiguration":   true,
-	"admissionregistration.k8s.io/ValidatingAdmissionPolicy":        true,
-	"admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": true,
-	"admissionregistration.k8s.io/MutatingAdmissionPolicy":          true,
-	"admissionregistration.k8s.io/MutatingAdmissionPolicyBinding":   true,
-	"apiextensions.k8s.io/CustomResourceDefinition":                 true,
-	"apiregistration.k8s.io/APIService":                             true,
-	"certificates.k8s.io/CertificateSigningRequest":                 true,
-	"certificates.k8s.io/ClusterTrustBundle":                        true,
-	"flowcontrol.apiserver.k8s.io/FlowSchema":                       true,
-	"flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":       true,
-	"networking.k8s.io/IngressClass":                                true,
-	"networking.k8s.io/IPAddress":                                   true,
-	"networking.k8s.io/ServiceCIDR":                                 true,
-	"node.k8s.io/RuntimeClass":                                      true,
-	"policy/PodSecurityPolicy":                                      true,
-	"rbac.authorization.k8s.io/ClusterRole":                         true,
-	"rbac.authorization.k8s.io/ClusterRoleBinding":                  true,
-	"resource.k8s.io/DeviceClass":                                   true,
-	"resource.k8s.io/ResourceSlice":                                 true,
-	"scheduling.k8s.io/PriorityClass":                               true,
-	"storage.k8s.io/CSIDriver":                                      true,
-	"storage.k8s.io/CSINode":                                        true,
-	"storage.k8s.io/StorageClass":                                   true,
-	"storage.k8s.io/VolumeAttachment":                               true,
-	"storage.k8s.io/VolumeAttributesClass":                          true,
-	"storagemigration.k8s.io/StorageVersionMigration":               true,
-	"internal.apiserver.k8s.io/StorageVersion":                      true,
-}
+	"github.com/declarative-gardener/gardener/engine/object"
+)
 
 // scopes knows whether a kind is namespaced: built-in kinds from the lists above, custom kinds
 // from the CustomResourceDefinitions the chart renders itself.
@@ -61,7 +28,7 @@ func newScopes(objs []*unstructured.Unstructured) scopes {
 // namespaced reports whether objects of gvk are known to live in a namespace. Kinds of unknown
 // scope report false: the engine places them in the release namespace once discovery says so.
 func (s scopes) namespaced(gvk schema.GroupVersionKind) bool {
-	if clusterScoped[gvk.Group+"/"+gvk.Kind] {
+	if object.BuiltinClusterScoped(gvk.GroupKind()) {
 		return false
 	}
 	if ns, ok := s.custom[gvk.GroupKind()]; ok {

@@ -262,28 +262,13 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	return out, diags, nil
 }
 
-// clusterScoped are the built-in kinds without a namespace. Before discovery, they are the only
+// gardenerClusterScoped are Gardener's cluster-scoped kinds (the virtual garden's API and the
+// seeds' extensions). Before discovery, they and the built-in cluster-scoped kinds are the only
 // kinds the graph treats as cluster-scoped; any other object without a namespace is placed in
 // its component's default namespace, so that it is ordered after the component creating that
 // namespace. Over-approximating costs an extra edge (which could, rarely, close a cycle that is
 // then reported), never a missing one.
-var clusterScoped = map[string]bool{
-	"/Namespace": true, "/Node": true, "/PersistentVolume": true, "/ComponentStatus": true,
-	"rbac.authorization.k8s.io/ClusterRole": true, "rbac.authorization.k8s.io/ClusterRoleBinding": true,
-	"apiextensions.k8s.io/CustomResourceDefinition": true, "apiregistration.k8s.io/APIService": true,
-	"storage.k8s.io/StorageClass": true, "storage.k8s.io/CSIDriver": true, "storage.k8s.io/CSINode": true,
-	"storage.k8s.io/VolumeAttachment": true, "storage.k8s.io/VolumeAttributesClass": true,
-	"scheduling.k8s.io/PriorityClass": true, "node.k8s.io/RuntimeClass": true,
-	"networking.k8s.io/IngressClass": true, "networking.k8s.io/IPAddress": true, "networking.k8s.io/ServiceCIDR": true,
-	"certificates.k8s.io/CertificateSigningRequest": true,
-	"flowcontrol.apiserver.k8s.io/FlowSchema":       true, "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": true,
-	"admissionregistration.k8s.io/MutatingWebhookConfiguration":     true,
-	"admissionregistration.k8s.io/ValidatingWebhookConfiguration":   true,
-	"admissionregistration.k8s.io/ValidatingAdmissionPolicy":        true,
-	"admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": true,
-	"admissionregistration.k8s.io/MutatingAdmissionPolicy":          true,
-	"admissionregistration.k8s.io/MutatingAdmissionPolicyBinding":   true,
-	// Gardener's cluster-scoped kinds (the virtual garden's API and the seeds' extensions).
+var gardenerClusterScoped = map[string]bool{
 	"core.gardener.cloud/Seed": true, "core.gardener.cloud/CloudProfile": true, "core.gardener.cloud/Project": true,
 	"core.gardener.cloud/ControllerRegistration": true, "core.gardener.cloud/ControllerDeployment": true,
 	"core.gardener.cloud/ControllerInstallation": true, "core.gardener.cloud/BackupBucket": true,
@@ -296,7 +281,7 @@ var clusterScoped = map[string]bool{
 // unless it names one or is of a built-in cluster-scoped kind.
 func withDefaultNamespace(o render.Object) *unstructured.Unstructured {
 	gvk := o.Object.GroupVersionKind()
-	if o.DefaultNamespace == "" || o.Object.GetNamespace() != "" || clusterScoped[gvk.Group+"/"+gvk.Kind] {
+	if o.DefaultNamespace == "" || o.Object.GetNamespace() != "" || object.BuiltinClusterScoped(gvk.GroupKind()) || gardenerClusterScoped[gvk.Group+"/"+gvk.Kind] {
 		return o.Object
 	}
 	c := o.Object.DeepCopy()
