@@ -44,7 +44,7 @@ func (r *Renderer) expand(inst *config.Instance, rd *Rendered, parts []render.Co
 			if len(p.Objects) > 0 {
 				return fmt.Errorf("part %s: a generated secret has no objects of its own", p.Name)
 			}
-			if err := r.generatePart(child, p, clusters, byName); err != nil {
+			if err := r.generatePart(child, p, clusters); err != nil {
 				return fmt.Errorf("part %s: %w", p.Name, err)
 			}
 			rd.Secrets = append(rd.Secrets, child.Secrets[len(rd.Secrets):]...)
@@ -148,7 +148,7 @@ func clusterValues(inst *config.Instance) map[string]cty.Value {
 }
 
 // generatePart generates the Secret of a generated-secret part.
-func (r *Renderer) generatePart(child *Rendered, p render.Component, clusters map[string]cty.Value, byName map[string]*Rendered) error {
+func (r *Renderer) generatePart(child *Rendered, p render.Component, clusters map[string]cty.Value) error {
 	s := p.Secret
 	clusterValue, ok := clusters[s.Cluster]
 	if !ok {
