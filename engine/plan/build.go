@@ -433,7 +433,7 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 			ch.Changes = creation(d.Object, red)
 			return ch, nil
 		}
-		ch.Changes = fieldChanges(fields, red)
+		ch.Changes = managedContents(fieldChanges(fields, red), d.Object, nil, red)
 		return ch, nil
 	}
 	if want := d.Object.GroupVersionKind(); live.GroupVersionKind() != want {
@@ -498,6 +498,8 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 	}
 	if ch.Action == NoOp {
 		ch.Changes = nil
+	} else {
+		ch.Changes = managedContents(ch.Changes, d.Object, live, red)
 	}
 	return ch, nil
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -76,7 +77,7 @@ func walkLeaves(root string, value any, sensitive, secret bool, red *render.Reda
 			}
 			sort.Strings(keys)
 			for _, k := range keys {
-				walk(childPath(path, k), v[k], sensitive || (secret && path == "" && (k == "data" || k == "stringData")))
+				walk(childPath(path, k), v[k], sensitive || (secret && path == root && (k == "data" || k == "stringData")))
 			}
 		case []any:
 			if len(v) == 0 {
@@ -100,9 +101,11 @@ func walkLeaves(root string, value any, sensitive, secret bool, red *render.Reda
 // childPath appends a map key: a plain field as ".key", a key of a map-typed field (labels,
 // annotations, data) in brackets, the way diff paths write them.
 func childPath(parent, key string) string {
-	switch parent {
-	case ".metadata.labels", ".metadata.annotations", ".data", ".stringData", ".binaryData":
-		return fmt.Sprintf("%s[%s]", parent, key)
+	for _, m := range []string{".metadata.labels", ".metadata.annotations", ".data", ".stringData", ".binaryData"} {
+		// The maps of an object, or of an object inside a ManagedResource's contents.
+		if parent == m || (strings.HasSuffix(parent, m) && strings.HasPrefix(parent, ".contents[")) {
+			return fmt.Sprintf("%s[%s]", parent, key)
+		}
 	}
 	return parent + "." + key
 }

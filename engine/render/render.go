@@ -150,3 +150,8 @@ func GeneratedRef(namespace, name, key string, base64 bool) string {
 	}
 	return "${generated:" + namespace + "/" + name + "/" + key + ":" + enc + "}"
 }
+
+// ManagedResourceContentsLabel marks a Secret that holds the objects of a gardener-resource-manager
+// ManagedResource, one YAML document per data key. Plans show the objects inside such a Secret one
+// by one (Secrets among them still redacted) instead of opaque Secret data.
+const ManagedResourceContentsLabel = "declarative-gardener.io/managed-resource-contents"

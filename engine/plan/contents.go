@@ -1,0 +1,148 @@
+package plan
+
+import (
+	"encoding/base64"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// managedContents replaces the opaque data changes of a Secret that holds a ManagedResource's
+// objects (render.ManagedResourceContentsLabel) by the changes of the objects inside, each under
+// `.contents[<data key>]`: a plan reviewer sees which Deployment or ConfigMap a shoot's system
+// component changes, not "(sensitive value)". Secrets among the contents stay redacted, and so
+// does any value holding a secret of the landscape. live is nil for a creation.
+func managedContents(changes []FieldChange, desired, live *unstructured.Unstructured, red *render.Redactor) []FieldChange {
+	if desired.GetLabels()[render.ManagedResourceContentsLabel] != "true" || desired.GetKind() != "Secret" {
+		return changes
+	}
+	want, err := contentsOf(desired)
+	if err != nil {
+		return changes // not readable as objects: shown as the Secret it is
+	}
+	have := map[string]any{}
+	if live != nil {
+		if have, err = contentsOf(live); err != nil {
+			return changes
+		}
+	}
+	var out []FieldChange
+	for _, c := range changes {
+		if !strings.HasPrefix(c.Path, ".data[") && !strings.HasPrefix(c.Path, ".stringData[") {
+			out = append(out, c)
+		}
+	}
+	keys := map[string]bool{}
+	for k := range want {
+		keys[k] = true
+	}
+	for k := range have {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		root := fmt.Sprintf(".contents[%s]", k)
+		w, inWant := want[k]
+		h, inHave := have[k]
+		secret := isSecretObject(w) || isSecretObject(h)
+		switch {
+		case !inHave:
+			out = append(out, walkLeaves(root, w, false, secret, red, true)...)
+		case !inWant:
+			out = append(out, walkLeaves(root, h, false, secret, red, false)...)
+		default:
+			out = append(out, diffValues(root, h, w, false, secret, red)...)
+		}
+	}
+	return out
+}
+
+// contentsOf decodes a contents Secret's objects by data key, from stringData (a rendered
+// object) or base64 data (a live one).
+func contentsOf(u *unstructured.Unstructured) (map[string]any, error) {
+	out := map[string]any{}
+	add := func(key, doc string) error {
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			return fmt.Errorf("contents %s: %w", key, err)
+		}
+		out[key] = obj
+		return nil
+	}
+	data, _, _ := unstructured.NestedMap(u.Object, "data")
+	for k, v := range data {
+		s, _ := v.(string)
+		raw, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return nil, fmt.Errorf("contents %s: %w", k, err)
+		}
+		if err := add(k, string(raw)); err != nil {
+			return nil, err
+		}
+	}
+	strs, _, _ := unstructured.NestedMap(u.Object, "stringData")
+	for k, v := range strs {
+		s, _ := v.(string)
+		if err := add(k, s); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func isSecretObject(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && m["kind"] == "Secret" && m["apiVersion"] == "v1"
+}
+
+// diffValues lists the differences between old and new at path, field by field. secretRoot is set
+// when old and new are a Secret object itself: the values of its data and stringData are
+// sensitive.
+func diffValues(path string, old, new any, sensitive, secretRoot bool, red *render.Redactor) []FieldChange {
+	if reflect.DeepEqual(old, new) {
+		return nil
+	}
+	om, oldIsMap := old.(map[string]any)
+	nm, newIsMap := new.(map[string]any)
+	if !oldIsMap || !newIsMap {
+		return []FieldChange{redact(FieldChange{Path: path, Before: old, After: new, HasBefore: true, HasAfter: true, Sensitive: sensitive}, red)}
+	}
+	keys := map[string]bool{}
+	for k := range om {
+		keys[k] = true
+	}
+	for k := range nm {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	var out []FieldChange
+	for _, k := range sorted {
+		p := childPath(path, k)
+		childSensitive := sensitive || (secretRoot && (k == "data" || k == "stringData"))
+		ov, inOld := om[k]
+		nv, inNew := nm[k]
+		switch {
+		case !inOld:
+			out = append(out, walkLeaves(p, nv, childSensitive, false, red, true)...)
+		case !inNew:
+			out = append(out, walkLeaves(p, ov, childSensitive, false, red, false)...)
+		default:
+			out = append(out, diffValues(p, ov, nv, childSensitive, false, red)...)
+		}
+	}
+	return out
+}

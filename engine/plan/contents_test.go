@@ -1,0 +1,63 @@
+package plan
+
+import (
+	"encoding/base64"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+func contentsSecret(data map[string]any, field string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "managedresource-shoot-core-coredns", "namespace": "shoot--dev--a",
+			"labels": map[string]any{render.ManagedResourceContentsLabel: "true"}},
+		field: data,
+	}}
+}
+
+const corefileV1 = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: coredns\n  namespace: kube-system\ndata:\n  Corefile: v1\n"
+
+func TestManagedContentsShowsTheObjectsInside(t *testing.T) {
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	live := contentsSecret(map[string]any{
+		"configmap__kube-system__coredns.yaml": b64(corefileV1),
+		"secret__kube-system__token.yaml":      b64("apiVersion: v1\nkind: Secret\nmetadata:\n  name: token\n  namespace: kube-system\ndata:\n  token: b2xk\n"),
+		"service__kube-system__old.yaml":       b64("apiVersion: v1\nkind: Service\nmetadata:\n  name: old\n  namespace: kube-system\n"),
+	}, "data")
+	desired := contentsSecret(map[string]any{
+		"configmap__kube-system__coredns.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: coredns\n  namespace: kube-system\n  labels:\n    app: coredns\ndata:\n  Corefile: v2\n",
+		"secret__kube-system__token.yaml":      "apiVersion: v1\nkind: Secret\nmetadata:\n  name: token\n  namespace: kube-system\ndata:\n  token: bmV3\n",
+	}, "stringData")
+	opaque := []FieldChange{{Path: ".stringData[configmap__kube-system__coredns.yaml]", Sensitive: true, HasAfter: true}}
+	got := managedContents(opaque, desired, live, nil)
+	byPath := map[string]FieldChange{}
+	for _, c := range got {
+		byPath[c.Path] = c
+	}
+	assert.NotContains(t, byPath, ".stringData[configmap__kube-system__coredns.yaml]", "the opaque change is replaced")
+	cm := byPath[".contents[configmap__kube-system__coredns.yaml].data[Corefile]"]
+	assert.Equal(t, "v1", cm.Before)
+	assert.Equal(t, "v2", cm.After)
+	assert.Equal(t, "coredns", byPath[".contents[configmap__kube-system__coredns.yaml].metadata.labels[app]"].After)
+	token := byPath[".contents[secret__kube-system__token.yaml].data[token]"]
+	assert.True(t, token.Sensitive, "Secrets inside stay secret")
+	assert.Nil(t, token.Before)
+	assert.Nil(t, token.After)
+	removed := byPath[".contents[service__kube-system__old.yaml].kind"]
+	assert.Equal(t, "Service", removed.Before)
+	assert.False(t, removed.HasAfter, "an object dropped from the contents is shown as removed")
+
+	created := managedContents(nil, desired, nil, nil)
+	assert.NotEmpty(t, created)
+	for _, c := range created {
+		assert.Contains(t, c.Path, ".contents[", "a creation lists the contents' fields")
+	}
+
+	plain := contentsSecret(map[string]any{"x": "y"}, "stringData")
+	plain.SetLabels(nil)
+	assert.Equal(t, opaque, managedContents(opaque, plain, nil, nil), "other Secrets are left alone")
+}
