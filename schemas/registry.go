@@ -39,6 +39,7 @@ func Registry() *schema.Registry {
 		controllerDeployment(),
 		exposureClass(),
 		observability(),
+		extension(),
 		vpa(),
 		etcdDruid(),
 	)

@@ -20,7 +20,7 @@ import (
 // catalogTypes are the component types of the catalog, sorted.
 var catalogTypes = []string{
 	"cloud_profile", "controller_deployment", "controller_registration", "credentials_binding", "etcd", "etcd_druid",
-	"exposure_class", "gardener_admission_controller", "gardener_apiserver", "gardener_controller_manager",
+	"exposure_class", "extension", "gardener_admission_controller", "gardener_apiserver", "gardener_controller_manager",
 	"gardener_resource_manager", "gardener_scheduler", "generated_secret", "helm_release", "istio",
 	"kube_apiserver", "kube_controller_manager", "manifests", "namespace", "nginx_ingress", "observability", "priority_classes",
 	"project", "quota", "secret_binding", "vpa",
@@ -111,9 +111,11 @@ func TestReferencesAndSecrets(t *testing.T) {
 		"shoot.seed":            "seed",
 	}
 	for _, typ := range catalogTypes {
-		want[typ+".cluster"] = "cluster" // every component is applied to a cluster it names
+		if typ != "extension" { // an extension names the virtual garden and its seeds' clusters
+			want[typ+".cluster"] = "cluster" // every other component is applied to a cluster it names
+		}
 	}
-	for _, virtual := range []string{"gardener_apiserver", "gardener_admission_controller", "gardener_controller_manager", "gardener_scheduler"} {
+	for _, virtual := range []string{"gardener_apiserver", "gardener_admission_controller", "gardener_controller_manager", "gardener_scheduler", "extension"} {
 		if slices.Contains(catalogTypes, virtual) {
 			want[virtual+".virtual_cluster"] = "cluster"
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/etcddruid"
 	"github.com/declarative-gardener/gardener/components/exposureclass"
+	"github.com/declarative-gardener/gardener/components/extension"
 	"github.com/declarative-gardener/gardener/components/garden"
 	"github.com/declarative-gardener/gardener/components/gardeneradmissioncontroller"
 	"github.com/declarative-gardener/gardener/components/gardenerapiserver"
@@ -64,5 +65,6 @@ func Renderers() render.Registry {
 		"controller_deployment":         controllerdeployment.Render,
 		"exposure_class":                exposureclass.Render,
 		"observability":                 observability.Render,
+		"extension":                     extension.Render,
 	}
 }

@@ -144,6 +144,7 @@ func (g *builder) outputs() map[string]cty.Value {
 		"ca_bundle":                      cty.StringVal(render.GeneratedRef(Namespace, secretCA, "ca.crt", false)),
 		"generic_kubeconfig_secret_name": cty.StringVal(GenericKubeconfigSecretName),
 		"virtual_cluster":                cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(g.virtual)}),
+		"runtime_cluster":                cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(g.runtime)}),
 	}
 	if d := g.v.RuntimeCluster.Ingress.Domains; len(d) > 0 {
 		out["ingress_domain"] = cty.StringVal(d[0])

@@ -113,6 +113,9 @@ type Values struct {
 	// IngressGateways are the gateways, each in its own namespace (S4:24874). None renders
 	// istiod alone.
 	IngressGateways []Gateway `json:"ingress_gateway"`
+	// GatewaysOnly renders only the ingress gateways, for a cluster where istiod and the CRDs
+	// already run (a seed in the garden runtime cluster, S4:13042-13068).
+	GatewaysOnly bool `json:"-"`
 }
 
 // Gateway is one istio-ingressgateway: a Deployment of Envoy proxies behind a Service.
@@ -196,14 +199,16 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 
 	var typed []runtime.Object
-	for _, name := range CRDNames() {
-		crd, err := crds.Get(name)
-		if err != nil {
-			return nil, fmt.Errorf("istio: %w", err)
+	if !v.GatewaysOnly {
+		for _, name := range CRDNames() {
+			crd, err := crds.Get(name)
+			if err != nil {
+				return nil, fmt.Errorf("istio: %w", err)
+			}
+			typed = append(typed, crd)
 		}
-		typed = append(typed, crd)
+		typed = append(typed, istiodObjects(v, istiodImage)...)
 	}
-	typed = append(typed, istiodObjects(v, istiodImage)...)
 	for _, gw := range v.IngressGateways {
 		typed = append(typed, gatewayObjects(v, gw, proxyImage)...)
 	}

@@ -1,0 +1,128 @@
+// Package extension renders the extension component: one Gardener extension declared once and
+// installed on the seeds that need it. In the virtual garden it renders the ControllerDeployment
+// and ControllerRegistration (reusing components/controllerdeployment and
+// components/controllerregistration) and one ControllerInstallation per seed the extension is
+// installed on. On each such seed it does what gardenlet's ControllerInstallation controller does
+// (S2:167-194, S4:15404-15430): the namespace extension-<installation>, and the extension's Helm
+// chart rendered with the values gardenlet mixes in, packed into a ManagedResource in the seed's
+// garden namespace. Which seeds get the extension follows gardener-controller-manager's rules
+// (S0:58-60, S4:15462-15472): the registration's deployment policy and seed selector.
+package extension
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/components/controllerregistration"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Values are the component's typed inputs.
+type Values struct {
+	// VirtualCluster is the virtual garden, where the registration, deployment and installations
+	// live.
+	VirtualCluster decode.Cluster `json:"virtual_cluster"`
+	// Name names the ControllerRegistration and the ControllerDeployment alike, as Gardener's own
+	// examples do (S4:15310-15333); Render defaults it to the instance name.
+	Name string `json:"name"`
+	// Resources are the extension kinds and types the controller serves.
+	Resources []controllerregistration.Resource `json:"resource"`
+	// Policy says when the controller is installed on a seed; "" means OnDemand (S4:15466).
+	Policy string `json:"policy"`
+	// SeedSelector are labels a seed must carry to get the controller (S4:15472).
+	SeedSelector map[string]string `json:"seed_selector"`
+	// PodSecurityEnforce is the Pod Security Standard of the extension's namespaces on seeds
+	// (S4:15780).
+	PodSecurityEnforce string `json:"pod_security_enforce"`
+	// Chart is the extension's chart, a directory or a .tgz archive, relative to Dir unless
+	// absolute. It is embedded in the ControllerDeployment and rendered for every seed.
+	Chart string `json:"chart"`
+	// HelmValues are the chart's static values (ControllerDeployment .helm.values).
+	HelmValues map[string]any `json:"values"`
+	// Seeds are the seeds the extension may be installed on; Installations decides which get it.
+	Seeds []Seed `json:"seeds"`
+	// GardenerVersion is mixed in as gardener.version; "" means the image vector's Gardener
+	// version.
+	GardenerVersion string `json:"gardener_version"`
+	// GardenClusterIdentity is mixed in as gardener.garden.clusterIdentity (required).
+	GardenClusterIdentity string `json:"garden_cluster_identity"`
+	// GenericKubeconfigSecretName is mixed in as gardener.garden.genericKubeconfigSecretName when
+	// set. gardenlet creates that Secret in the extension's namespace (S4:15013); the engine does
+	// not, so it is left out unless the landscape provides one.
+	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
+	// GardenletFeatureGates are mixed in as gardener.gardenlet.featureGates.
+	GardenletFeatureGates map[string]bool `json:"gardenlet_feature_gates"`
+	// Dir is the directory a relative Chart resolves against: the landscape directory.
+	Dir string `json:"-"`
+}
+
+// Seed is one seed the extension may be installed on, with what the installation decision and
+// the value mix-ins need to know about it.
+type Seed struct {
+	// Name is the Seed's name.
+	Name string `json:"name"`
+	// Cluster is the seed cluster the chart's ManagedResource is applied to.
+	Cluster decode.Cluster `json:"cluster"`
+	// Labels are the Seed's labels, matched against the seed selector and mixed in.
+	Labels map[string]string `json:"labels"`
+	// Annotations are the Seed's annotations, mixed in.
+	Annotations map[string]string `json:"annotations"`
+	// HasShoots says whether shoots run on the seed (policy AlwaysExceptNoShoots, S4:15470).
+	HasShoots bool `json:"has_shoots"`
+	// ShootTypes are the extension kinds and types ("Infrastructure/local") the seed's shoots
+	// use (S0:58).
+	ShootTypes []string `json:"shoot_types"`
+	// Provider is the seed's provider type (.spec.provider.type); "" takes it from Spec.
+	Provider string `json:"provider"`
+	// Region is the seed's region (.spec.provider.region); "" takes it from Spec.
+	Region string `json:"region"`
+	// DNSProvider is the seed's DNS provider type (.spec.dns.provider.type), if any.
+	DNSProvider string `json:"dns_provider"`
+	// BackupProvider is the seed's backup provider (.spec.backup.provider), if any.
+	BackupProvider string `json:"backup_provider"`
+	// IngressDomain is the seed's ingress domain; "" takes it from Spec.
+	IngressDomain string `json:"ingress_domain"`
+	// ClusterIdentity identifies the seed cluster; "" means the seed's name.
+	ClusterIdentity string `json:"cluster_identity"`
+	// Spec is the Seed's .spec as the API has it, mixed in as gardener.seed.spec and the source
+	// of the derived mix-ins (taints, networks, volume providers, visibility).
+	Spec map[string]any `json:"spec"`
+}
+
+// Render renders one extension instance. Its outputs are the registration's name and the names
+// of the seeds the extension is installed on.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := gardenapi.Decode(in, "extension", &v, &v.Name, nil); err != nil {
+		return nil, err
+	}
+	v.Dir = in.Dir
+	if strings.Contains(v.Chart, render.UnknownString) {
+		return nil, fmt.Errorf("extension %s: the chart path %w", v.Name, render.ErrDeferred)
+	}
+	for _, s := range v.Seeds {
+		// The seed's name is part of object names and decides the installation.
+		if strings.Contains(s.Name, render.UnknownString) || strings.Contains(s.Cluster.Name, render.UnknownString) {
+			return nil, fmt.Errorf("extension %s: a seed's name or cluster %w", v.Name, render.ErrDeferred)
+		}
+	}
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	seeds := cty.ListValEmpty(cty.String)
+	var names []cty.Value
+	for _, i := range Installations(v) {
+		if i.Installed {
+			names = append(names, cty.StringVal(i.Seed))
+		}
+	}
+	if len(names) > 0 {
+		seeds = cty.ListVal(names)
+	}
+	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{"name": cty.StringVal(v.Name), "seeds": seeds}}, nil
+}

@@ -1,0 +1,132 @@
+package extension
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/declarative-gardener/gardener/components/controllerregistration"
+)
+
+// Installation is the decision for one seed: whether the extension is installed there, why, and
+// the names its installation gets.
+type Installation struct {
+	// Seed is the seed's name.
+	Seed string
+	// Cluster is the seed's cluster block.
+	Cluster string
+	// Name is the ControllerInstallation's name, <registration>-<seed>. Gardener generates a
+	// random suffix instead; a declarative landscape needs a name that is the same on every run.
+	Name string
+	// Namespace is the seed namespace the chart is installed into: extension-<installation>
+	// (S2:169, S4:14642).
+	Namespace string
+	// Installed says whether the extension is installed on the seed.
+	Installed bool
+	// Reason says why it is installed or not, for plans and composites.
+	Reason string
+}
+
+// Installations decides, for every seed in order, whether the extension is installed there, the
+// way gardener-controller-manager decides which ControllerInstallations a seed needs (S0:58-60):
+// a seed whose labels the seed selector does not match never gets it (S4:15472); otherwise the
+// policy decides (S4:15466-15470): Always installs it, AlwaysExceptNoShoots only where shoots
+// run, and OnDemand only where one of the registration's kinds and types is in use. It does not
+// validate the values; Objects does.
+func Installations(v Values) []Installation {
+	out := make([]Installation, 0, len(v.Seeds))
+	for _, s := range v.Seeds {
+		name := v.Name + "-" + s.Name
+		i := Installation{Seed: s.Name, Cluster: s.Cluster.Name, Name: name, Namespace: NamespacePrefix + name}
+		i.Installed, i.Reason = decide(v, s)
+		out = append(out, i)
+	}
+	return out
+}
+
+// NamespacePrefix starts the seed namespace of every ControllerInstallation (S2:169).
+const NamespacePrefix = "extension-"
+
+// decide applies the seed selector and the policy to one seed.
+func decide(v Values, s Seed) (bool, string) {
+	if keys := unmatched(v.SeedSelector, s.Labels); len(keys) > 0 {
+		return false, fmt.Sprintf("the seed's labels do not match the seed selector (%s)", strings.Join(keys, ", "))
+	}
+	switch policy(v) {
+	case controllerregistration.PolicyAlways:
+		return true, "policy Always installs it on every selected seed"
+	case controllerregistration.PolicyAlwaysExceptNoShoots:
+		if s.HasShoots {
+			return true, "policy AlwaysExceptNoShoots and shoots run on the seed"
+		}
+		return false, "policy AlwaysExceptNoShoots and no shoots run on the seed"
+	}
+	if id, why := required(v, s); id != "" {
+		return true, fmt.Sprintf("policy OnDemand and %s %s", id, why)
+	}
+	return false, "policy OnDemand and none of the registration's kinds and types is used on the seed"
+}
+
+// policy is the registration's policy with its default (S4:15466).
+func policy(v Values) string {
+	if v.Policy == "" {
+		return controllerregistration.PolicyOnDemand
+	}
+	return v.Policy
+}
+
+// unmatched returns the selector's keys, sorted, whose value the labels do not carry.
+func unmatched(selector, labels map[string]string) []string {
+	var keys []string
+	for k, want := range selector {
+		if got, ok := labels[k]; !ok || got != want {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// required returns the first of the registration's kinds and types the seed needs, and why, or
+// "" when it needs none. A seed needs what its shoots use (S0:58) and, for a primary
+// registration, the kinds the seed itself uses (seedKinds).
+func required(v Values, s Seed) (string, string) {
+	shoot := map[string]bool{}
+	for _, t := range s.ShootTypes {
+		shoot[t] = true
+	}
+	seed := seedKinds(s)
+	for _, r := range v.Resources {
+		id := r.Kind + "/" + r.Type
+		switch {
+		case shoot[id]:
+			return id, "is used by shoots on the seed"
+		case r.Kind == controllerregistration.KindExtension && r.GloballyEnabled != nil && *r.GloballyEnabled && s.HasShoots:
+			// A globally enabled Extension is used by every shoot unless it opts out (S4:2159).
+			return id, "is globally enabled and shoots run on the seed"
+		case seed[id] && (r.Primary == nil || *r.Primary):
+			return id, "is used by the seed itself"
+		}
+	}
+	return "", ""
+}
+
+// seedKinds are the kinds and types a seed needs for itself: BackupBucket and BackupEntry of its
+// backup provider, DNSRecord of its DNS provider, and ControlPlane of its provider type. S0:58
+// says the seed's provider and DNS provider types count; S2:127-129 that backups need the
+// backup provider's extension. That the provider type maps to the ControlPlane kind is our
+// choice: it is the kind a provider extension serves for the provider type on every seed.
+func seedKinds(s Seed) map[string]bool {
+	out := map[string]bool{}
+	if s.BackupProvider != "" {
+		out["BackupBucket/"+s.BackupProvider] = true
+		out["BackupEntry/"+s.BackupProvider] = true
+	}
+	if s.DNSProvider != "" {
+		out["DNSRecord/"+s.DNSProvider] = true
+	}
+	if p := provider(s); p != "" {
+		out["ControlPlane/"+p] = true
+	}
+	return out
+}
