@@ -40,6 +40,11 @@ func Registry() *schema.Registry {
 		exposureClass(),
 		observability(),
 		extension(),
+		managedResource(),
+		gardenlet(),
+		dependencyWatchdog(),
+		reserveExcessCapacity(),
+		kubeScheduler(),
 		vpa(),
 		etcdDruid(),
 	)

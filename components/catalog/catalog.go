@@ -8,6 +8,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/controllerdeployment"
 	"github.com/declarative-gardener/gardener/components/controllerregistration"
 	"github.com/declarative-gardener/gardener/components/credentialsbinding"
+	"github.com/declarative-gardener/gardener/components/dependencywatchdog"
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/etcddruid"
 	"github.com/declarative-gardener/gardener/components/exposureclass"
@@ -17,10 +18,13 @@ import (
 	"github.com/declarative-gardener/gardener/components/gardenerapiserver"
 	"github.com/declarative-gardener/gardener/components/gardenercontrollermanager"
 	"github.com/declarative-gardener/gardener/components/gardenerscheduler"
+	"github.com/declarative-gardener/gardener/components/gardenlet"
 	"github.com/declarative-gardener/gardener/components/helmrelease"
 	"github.com/declarative-gardener/gardener/components/istio"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/kubecontrollermanager"
+	"github.com/declarative-gardener/gardener/components/kubescheduler"
+	"github.com/declarative-gardener/gardener/components/managedresource"
 	"github.com/declarative-gardener/gardener/components/manifests"
 	"github.com/declarative-gardener/gardener/components/namespace"
 	"github.com/declarative-gardener/gardener/components/nginxingress"
@@ -28,6 +32,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/components/project"
 	"github.com/declarative-gardener/gardener/components/quota"
+	"github.com/declarative-gardener/gardener/components/reserveexcesscapacity"
 	"github.com/declarative-gardener/gardener/components/resourcemanager"
 	"github.com/declarative-gardener/gardener/components/secretbinding"
 	"github.com/declarative-gardener/gardener/components/vpa"
@@ -66,5 +71,10 @@ func Renderers() render.Registry {
 		"exposure_class":                exposureclass.Render,
 		"observability":                 observability.Render,
 		"extension":                     extension.Render,
+		"managed_resource":              managedresource.Render,
+		"gardenlet":                     gardenlet.Render,
+		"dependency_watchdog":           dependencywatchdog.Render,
+		"reserve_excess_capacity":       reserveexcesscapacity.Render,
+		"kube_scheduler":                kubescheduler.Render,
 	}
 }

@@ -64,6 +64,27 @@ const (
 	Plutono                   = "plutono"
 	PlutonoDashboardRefresher = "plutono-dashboard-refresher"
 	Vali                      = "vali"
+	// The shoot control plane's own images (VPN server, machine and cluster autoscaling).
+	VPNServer                = "vpn-server"
+	MachineControllerManager = "machine-controller-manager"
+	ClusterAutoscaler        = "cluster-autoscaler"
+	// Seed system components and the shoot control plane's scheduler.
+	Gardenlet          = "gardenlet"
+	DependencyWatchdog = "dependency-watchdog"
+	Pause              = "pause"
+	KubeScheduler      = "kube-scheduler"
+	// EnvoyProxy is the HTTP CONNECT proxy beside a single vpn-seed-server (S4:26635).
+	EnvoyProxy = "envoy-proxy"
+	// GardenerNodeAgent carries the node agent binary that worker nodes install (S4:12480).
+	GardenerNodeAgent = "gardener-node-agent"
+	// The shoot system components' images (digest 1.5): CoreDNS, kube-proxy (tagged by the
+	// worker pool's Kubernetes version), the reversed VPN client, metrics-server and the
+	// node-local DNS cache.
+	CoreDNS       = "coredns"
+	KubeProxy     = "kube-proxy"
+	VPNClient     = "vpn-client"
+	MetricsServer = "metrics-server"
+	NodeLocalDNS  = "node-local-dns"
 )
 
 // prometheusOperatorVersion is the operator release; its config reloader must match it.
@@ -101,6 +122,21 @@ func Default() Vector {
 		// The sidecar that copies dashboard ConfigMaps into Plutono's dashboard directory.
 		PlutonoDashboardRefresher: {Repository: "quay.io/kiwigrid/k8s-sidecar", Tag: "1.28.0"},
 		Vali:                      {Repository: "ghcr.io/credativ/vali", Tag: "v2.2.22"},
+		Gardenlet:                 {Repository: gardenerReleases + "gardenlet", Tag: GardenerVersion},
+		DependencyWatchdog:        {Repository: gardenerReleases + "dependency-watchdog", Tag: "v1.5.0"},
+		// The reserve-excess-capacity placeholder pods only sleep.
+		Pause:                    {Repository: "registry.k8s.io/pause", Tag: "3.10"},
+		KubeScheduler:            {Repository: "registry.k8s.io/kube-scheduler"},
+		VPNServer:                {Repository: gardenerReleases + "vpn-server", Tag: "0.31.0"},
+		MachineControllerManager: {Repository: gardenerReleases + "machine-controller-manager", Tag: "v0.58.0"},
+		ClusterAutoscaler:        {Repository: gardenerReleases + "autoscaler/cluster-autoscaler", Tag: "v1.32.0"},
+		EnvoyProxy:               {Repository: thirdParty + "envoyproxy/envoy-distroless", Tag: "v1.34.1"},
+		GardenerNodeAgent:        {Repository: gardenerReleases + "node-agent", Tag: GardenerVersion},
+		CoreDNS:                  {Repository: "registry.k8s.io/coredns/coredns", Tag: "v1.12.1"},
+		KubeProxy:                {Repository: "registry.k8s.io/kube-proxy"},
+		VPNClient:                {Repository: gardenerReleases + "vpn-client", Tag: "0.31.0"},
+		MetricsServer:            {Repository: "registry.k8s.io/metrics-server/metrics-server", Tag: "v0.7.2"},
+		NodeLocalDNS:             {Repository: "registry.k8s.io/dns/k8s-dns-node-cache", Tag: "1.25.0"},
 	}
 }
 

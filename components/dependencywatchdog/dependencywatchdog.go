@@ -1,0 +1,106 @@
+// Package dependencywatchdog renders the dependency_watchdog component: the two instances of
+// dependency-watchdog that gardenlet deploys into a seed's garden namespace (S4:26819,
+// S4:26853). The prober scales down kube-controller-manager, machine-controller-manager and
+// cluster-autoscaler of a shoot while its kube-apiserver is reachable in-cluster but not through
+// its load balancer (S4:26831); the weeder restarts crash-looping control-plane pods as soon as
+// what they depend on is available again (S4:26841-26843).
+package dependencywatchdog
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/disruption"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// DefaultNamespace is the seed's garden namespace (S4:26853).
+const DefaultNamespace = "garden"
+
+// Role is one of the two instances.
+type Role string
+
+// The instances, each a Deployment named dependency-watchdog-<role> (S4:26823, S4:26835).
+const (
+	Prober Role = "prober"
+	Weeder Role = "weeder"
+)
+
+// Name is the name of an instance's Deployment, ServiceAccount and RBAC objects.
+func Name(r Role) string { return "dependency-watchdog-" + string(r) }
+
+// ConfigMapName is the name of an instance's configuration ConfigMap.
+func ConfigMapName(r Role) string { return Name(r) + "-config" }
+
+// Values are the component's typed inputs; zero values mean the documented defaults.
+type Values struct {
+	// Cluster is the seed cluster.
+	Cluster decode.Cluster `json:"cluster"`
+	// Namespace of all namespaced objects; "" means garden (S4:26853).
+	Namespace string `json:"namespace"`
+	// Images overrides image vector entries by name (dependency-watchdog).
+	Images map[string]string `json:"images"`
+	// HighAvailability runs 2 leader-electing replicas of each instance, spread over nodes and
+	// zones, with PodDisruptionBudgets, instead of 1 (controllers, S4:24605-24614).
+	HighAvailability bool `json:"high_availability"`
+	// ProberEnabled deploys the prober; nil means true, like the seed setting
+	// .spec.settings.dependencyWatchdog.prober.enabled (S4:4657, S4:26869).
+	ProberEnabled *bool `json:"prober_enabled"`
+	// WeederEnabled deploys the weeder; nil means true, like
+	// .spec.settings.dependencyWatchdog.weeder.enabled (S4:4669, S4:26861).
+	WeederEnabled *bool `json:"weeder_enabled"`
+}
+
+// Replicas is 2 with high availability, 1 otherwise.
+func Replicas(highAvailability bool) int32 {
+	if highAvailability {
+		return 2
+	}
+	return 1
+}
+
+// Render renders one dependency_watchdog instance.
+func Render(in render.Input) (*render.Output, error) {
+	return decode.Render(in, Objects)
+}
+
+// Objects renders, for each enabled instance, its ServiceAccount, RBAC, configuration ConfigMap,
+// Deployment and, with high availability, its PodDisruptionBudget.
+func Objects(v Values) ([]render.Object, error) {
+	ns := v.Namespace
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	vector, err := images.Default().Override(v.Images)
+	if err != nil {
+		return nil, fmt.Errorf("dependency-watchdog images: %w", err)
+	}
+	image, err := vector.Image(images.DependencyWatchdog, "")
+	if err != nil {
+		return nil, err
+	}
+	var typed []runtime.Object
+	for _, r := range []struct {
+		role    Role
+		enabled *bool
+	}{{Prober, v.ProberEnabled}, {Weeder, v.WeederEnabled}} {
+		if r.enabled != nil && !*r.enabled {
+			continue
+		}
+		config, err := configuration(r.role)
+		if err != nil {
+			return nil, err
+		}
+		cm := configMap(r.role, ns, config)
+		typed = append(typed, rbac(r.role, ns)...)
+		typed = append(typed, cm, deployment(r.role, ns, image, v.HighAvailability, config))
+		if v.HighAvailability {
+			typed = append(typed, disruption.Budget(ns, Name(r.role), selectorLabels(r.role)))
+		}
+	}
+	return kube.Typed(v.Cluster.Name, typed...)
+}

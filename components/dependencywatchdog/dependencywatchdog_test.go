@@ -1,0 +1,145 @@
+package dependencywatchdog
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// defaults are the schema's defaults, null where there is none.
+var defaults = map[string]cty.Value{
+	"cluster":           rendertest.Cluster("seed"),
+	"namespace":         cty.StringVal("garden"),
+	"images":            cty.NullVal(cty.Map(cty.String)),
+	"high_availability": cty.False,
+	"prober_enabled":    cty.True,
+	"weeder_enabled":    cty.True,
+}
+
+func TestRenderGolden(t *testing.T) {
+	rendertest.Golden(t, Render, render.Input{Name: "dependency_watchdog"}, map[string]cty.Value{
+		"default": rendertest.Config(defaults, nil),
+		"high-availability-weeder-only": rendertest.Config(defaults, map[string]cty.Value{
+			"high_availability": cty.True,
+			"prober_enabled":    cty.False,
+			"images":            cty.MapVal(map[string]cty.Value{"dependency-watchdog": cty.StringVal("v1.5.1")}),
+		}),
+	})
+}
+
+func objects(t *testing.T, v Values) []render.Object {
+	t.Helper()
+	v.Cluster = decode.Cluster{Name: "seed"}
+	objs, err := Objects(v)
+	require.NoError(t, err)
+	return objs
+}
+
+func deploymentOf(t *testing.T, objs []render.Object, name string) appsv1.Deployment {
+	t.Helper()
+	var d appsv1.Deployment
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Deployment", name).Object, &d))
+	return d
+}
+
+func TestDocumentedFacts(t *testing.T) {
+	for _, tt := range []struct {
+		ha       bool
+		replicas int32
+	}{{false, 1}, {true, 2}} {
+		objs := objects(t, Values{HighAvailability: tt.ha})
+		// S4:26823, S4:26835, S4:26853: two Deployments in the garden namespace.
+		for _, name := range []string{"dependency-watchdog-prober", "dependency-watchdog-weeder"} {
+			d := deploymentOf(t, objs, name)
+			assert.Equal(t, "garden", d.Namespace)
+			assert.Equal(t, tt.replicas, *d.Spec.Replicas)
+			// S4:26381: gardener-system-800.
+			assert.Equal(t, "gardener-system-800", d.Spec.Template.Spec.PriorityClassName)
+			assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/dependency-watchdog:v1.5.0", d.Spec.Template.Spec.Containers[0].Image)
+			assert.Equal(t, name, d.Spec.Template.Spec.ServiceAccountName)
+			for k, v := range d.Spec.Selector.MatchLabels {
+				assert.Equal(t, v, d.Spec.Template.Labels[k], k)
+			}
+			assert.NotEmpty(t, d.Spec.Template.Annotations["checksum/configmap-"+name+"-config"])
+			assert.Equal(t, tt.ha, rendertest.Find(objs, "PodDisruptionBudget", name) != nil)
+			rendertest.MustFind(t, objs, "ConfigMap", name+"-config")
+			rendertest.MustFind(t, objs, "ServiceAccount", name)
+			rendertest.MustFind(t, objs, "ClusterRoleBinding", "gardener.cloud:"+name)
+			rendertest.MustFind(t, objs, "RoleBinding", "gardener.cloud:"+name)
+		}
+		// S4:26057: the prober reaches every shoot's kube-apiserver in-cluster.
+		prober := deploymentOf(t, objs, "dependency-watchdog-prober")
+		assert.Equal(t, "allowed", prober.Spec.Template.Labels["networking.resources.gardener.cloud/to-all-shoots-kube-apiserver-tcp-443"])
+		assert.Equal(t, "prober", prober.Spec.Template.Spec.Containers[0].Args[0])
+	}
+}
+
+func TestInstancesCanBeTurnedOff(t *testing.T) {
+	for _, tt := range []struct {
+		prober, weeder *bool
+		want           []string
+	}{
+		// Both default to true (S4:26861, S4:26869).
+		{nil, nil, []string{"dependency-watchdog-prober", "dependency-watchdog-weeder"}},
+		{ptr.To(false), nil, []string{"dependency-watchdog-weeder"}},
+		{nil, ptr.To(false), []string{"dependency-watchdog-prober"}},
+		{ptr.To(false), ptr.To(false), nil},
+	} {
+		var got []string
+		for _, o := range objects(t, Values{ProberEnabled: tt.prober, WeederEnabled: tt.weeder}) {
+			if o.Object.GetKind() == "Deployment" {
+				got = append(got, o.Object.GetName())
+			}
+		}
+		assert.Equal(t, tt.want, got)
+	}
+}
+
+func configOf(t *testing.T, objs []render.Object, name string) map[string]any {
+	t.Helper()
+	var cm corev1.ConfigMap
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "ConfigMap", name).Object, &cm))
+	var cfg map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(cm.Data[ConfigKey]), &cfg))
+	return cfg
+}
+
+func TestConfigurations(t *testing.T) {
+	objs := objects(t, Values{})
+	// S4:26831: the prober scales kube-controller-manager, machine-controller-manager and
+	// cluster-autoscaler (optional, only if enabled).
+	prober := configOf(t, objs, "dependency-watchdog-prober-config")
+	infos := prober["dependentResourceInfos"].([]any)
+	var names []string
+	for _, i := range infos {
+		ref := i.(map[string]any)["ref"].(map[string]any)
+		names = append(names, ref["name"].(string))
+	}
+	assert.ElementsMatch(t, []string{"kube-controller-manager", "machine-controller-manager", "cluster-autoscaler"}, names)
+
+	// S4:26843: kube-apiserver restarted after etcd; controlplane pods after kube-apiserver.
+	weeder := configOf(t, objs, "dependency-watchdog-weeder-config")
+	services := weeder["servicesAndDependantSelectors"].(map[string]any)
+	assert.Contains(t, services, "etcd-main-client")
+	assert.Contains(t, services, "kube-apiserver")
+}
+
+func TestErrors(t *testing.T) {
+	_, err := Objects(Values{Images: map[string]string{"dependency-watchdg": "v1"}})
+	assert.Error(t, err)
+	_, err = configuration("endpoint")
+	assert.Error(t, err)
+	_, err = Render(render.Input{Config: rendertest.Config(defaults, map[string]cty.Value{"endpoint_enabled": cty.True})})
+	assert.Error(t, err)
+}

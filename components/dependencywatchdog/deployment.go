@@ -1,0 +1,117 @@
+package dependencywatchdog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"maps"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/kubeapiserver"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+)
+
+const (
+	configDir = "/etc/dependency-watchdog/config"
+	// healthPort serves the controller runtime's /healthz and /readyz; an operator's choice.
+	healthPort = 9643
+)
+
+// selectorLabels select an instance's pods.
+func selectorLabels(r Role) map[string]string {
+	return map[string]string{"app": Name(r), "role": "dependency-watchdog"}
+}
+
+// podLabels allow the pods' traffic under the seed's NetworkPolicies: both instances talk to the
+// seed's API server (S4:25950) and resolve names (S4:25949); the prober also probes every
+// shoot's kube-apiserver in-cluster (S4:26057) and through its load balancer, a public or
+// private address (S4:25952-25953, S4:26831).
+func podLabels(r Role) map[string]string {
+	labels := map[string]string{
+		"networking.gardener.cloud/to-dns":               "allowed",
+		"networking.gardener.cloud/to-runtime-apiserver": "allowed",
+	}
+	if r == Prober {
+		labels["networking.resources.gardener.cloud/to-all-shoots-kube-apiserver-tcp-443"] = "allowed"
+		labels["networking.gardener.cloud/to-public-networks"] = "allowed"
+		labels["networking.gardener.cloud/to-private-networks"] = "allowed"
+	}
+	maps.Copy(labels, selectorLabels(r))
+	return labels
+}
+
+func configMap(r Role, ns, config string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(r), Namespace: ns, Labels: selectorLabels(r)},
+		Data:       map[string]string{ConfigKey: config},
+	}
+}
+
+func deployment(r Role, ns, image string, ha bool, config string) *appsv1.Deployment {
+	sum := sha256.Sum256([]byte(config))
+	selector := selectorLabels(r)
+	var spread []corev1.TopologySpreadConstraint
+	if ha {
+		spread = kubeapiserver.Spread(selector)
+	}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: Name(r), Namespace: ns, Labels: selector},
+		Spec: appsv1.DeploymentSpec{
+			Replicas:             ptr.To(Replicas(ha)),
+			RevisionHistoryLimit: ptr.To(int32(2)),
+			Selector:             &metav1.LabelSelector{MatchLabels: selector},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{
+					Labels: podLabels(r),
+					// Roll the pods when the configuration changes.
+					Annotations: map[string]string{"checksum/configmap-" + ConfigMapName(r): hex.EncodeToString(sum[:])},
+				},
+				Spec: corev1.PodSpec{
+					ServiceAccountName: Name(r),
+					// Both instances are gardener-system-800 (S4:26381).
+					PriorityClassName:         priorityclasses.System800,
+					TopologySpreadConstraints: spread,
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						RunAsUser:      ptr.To(int64(65532)),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{{
+						Name:    "dependency-watchdog",
+						Image:   image,
+						Command: []string{"/usr/local/bin/dependency-watchdog"},
+						Args: []string{
+							string(r),
+							"--config-file=" + configDir + "/" + ConfigKey,
+							"--enable-leader-election=true",
+							"--leader-election-namespace=" + ns,
+						},
+						Ports: []corev1.ContainerPort{{Name: "health", ContainerPort: healthPort, Protocol: corev1.ProtocolTCP}},
+						LivenessProbe: &corev1.Probe{
+							ProbeHandler:        corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(healthPort)}},
+							InitialDelaySeconds: 15, PeriodSeconds: 10,
+						},
+						// Initial requests; the documents give none.
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceCPU:    resource.MustParse("20m"),
+							corev1.ResourceMemory: resource.MustParse("64Mi"),
+						}},
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr.To(false),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+						VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: configDir, ReadOnly: true}},
+					}},
+					Volumes: []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{
+						ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(r)}},
+					}}},
+				},
+			},
+		},
+	}
+}

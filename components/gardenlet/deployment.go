@@ -1,0 +1,130 @@
+package gardenlet
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/kubeapiserver"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+)
+
+const configDir = "/etc/gardenlet/config"
+
+// SelectorLabels select gardenlet's pods (the chart's app gardener, role gardenlet).
+func SelectorLabels() map[string]string {
+	return map[string]string{"app": "gardener", "role": "gardenlet"}
+}
+
+// podLabels allow gardenlet's traffic under the seed's NetworkPolicies: the seed's API server
+// (S4:25950), DNS (S4:25949), the garden API, which may be public or private (S4:25952-25953),
+// and every shoot's kube-apiserver (S4:26057).
+func podLabels() map[string]string {
+	labels := map[string]string{
+		"networking.gardener.cloud/to-dns":                                         "allowed",
+		"networking.gardener.cloud/to-runtime-apiserver":                           "allowed",
+		"networking.gardener.cloud/to-public-networks":                             "allowed",
+		"networking.gardener.cloud/to-private-networks":                            "allowed",
+		"networking.resources.gardener.cloud/to-all-shoots-kube-apiserver-tcp-443": "allowed",
+	}
+	maps.Copy(labels, SelectorLabels())
+	return labels
+}
+
+func deployment(v Values, config string) (*appsv1.Deployment, error) {
+	vector, err := images.Default().Override(v.Images)
+	if err != nil {
+		return nil, fmt.Errorf("gardenlet images: %w", err)
+	}
+	image, err := vector.Image(images.Gardenlet, "")
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(config))
+	selector := SelectorLabels()
+	var spread []corev1.TopologySpreadConstraint
+	if v.HighAvailability {
+		spread = kubeapiserver.Spread(selector)
+	}
+	probe := func(path string) *corev1.Probe {
+		return &corev1.Probe{
+			ProbeHandler:        corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt32(HealthPort)}},
+			InitialDelaySeconds: 15, PeriodSeconds: 15, TimeoutSeconds: 5,
+		}
+	}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: selector},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(Replicas(v.HighAvailability)),
+			// S4:19338: revisionHistoryLimit 2.
+			RevisionHistoryLimit: ptr.To(int32(2)),
+			Selector:             &metav1.LabelSelector{MatchLabels: selector},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{
+					Labels: podLabels(),
+					// Roll the pods when the configuration changes.
+					Annotations: map[string]string{"checksum/configmap-gardenlet-config": hex.EncodeToString(sum[:])},
+				},
+				Spec: corev1.PodSpec{
+					ServiceAccountName: Name,
+					// S4:26379: gardener-system-critical.
+					PriorityClassName:         priorityclasses.SystemCritical,
+					TopologySpreadConstraints: spread,
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						RunAsUser:      ptr.To(int64(65532)),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{{
+						Name:  Name,
+						Image: image,
+						Args:  []string{"--config=" + configDir + "/" + ConfigKey},
+						Ports: []corev1.ContainerPort{
+							{Name: "health", ContainerPort: HealthPort, Protocol: corev1.ProtocolTCP},
+							{Name: "metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP},
+						},
+						// S4:14590: /healthz is the liveness probe; it fails when the Lease in
+						// the garden cannot be renewed.
+						LivenessProbe:  probe("/healthz"),
+						ReadinessProbe: probe("/readyz"),
+						// Initial requests; the documents give none.
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceCPU:    resource.MustParse("100m"),
+							corev1.ResourceMemory: resource.MustParse("256Mi"),
+						}},
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr.To(false),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+						VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: configDir, ReadOnly: true}},
+					}},
+					Volumes: []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{
+						ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName}},
+					}}},
+				},
+			},
+		},
+	}, nil
+}
+
+// service exposes the metrics port to the seed's Prometheus (S4:25987).
+func service(ns string) *corev1.Service {
+	k, val := kubeapiserver.ScrapeAnnotation("all-seed-scrape-targets", MetricsPort)
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: ns, Labels: SelectorLabels(), Annotations: map[string]string{k: val}},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: SelectorLabels(),
+			Ports:    []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: MetricsPort, TargetPort: intstr.FromInt32(MetricsPort)}},
+		},
+	}
+}

@@ -1,0 +1,156 @@
+package kubescheduler
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/kubeapiserver"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+)
+
+// SelectorLabels select the scheduler's pods: app kubernetes like the shoot's kube-apiserver
+// (kubeapiserver.AppLabel), role scheduler.
+func SelectorLabels() map[string]string {
+	return map[string]string{"app": kubeapiserver.AppLabel(""), "role": "scheduler"}
+}
+
+// command is the kube-scheduler command line with the provider-independent flags of
+// S4:15664-15673: --config, the delegated authentication and authorization kubeconfigs, secure
+// serving and ports, and --feature-gates.
+func command(v Values) []string {
+	kubeconfig := accessDir + "/kubeconfig"
+	c := []string{
+		"/usr/local/bin/kube-scheduler",
+		"--config=" + configDir + "/" + configKey,
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--profiling=false",
+		fmt.Sprintf("--secure-port=%d", Port),
+	}
+	if v.ServerTLSSecretName != "" {
+		c = append(c, "--tls-cert-file="+tlsDir+"/tls.crt", "--tls-private-key-file="+tlsDir+"/tls.key")
+	}
+	if len(v.FeatureGates) > 0 {
+		c = append(c, "--feature-gates="+kubeapiserver.FeatureGatesFlag(v.FeatureGates))
+	}
+	return append(c, "--v=2")
+}
+
+func deployment(v Values, config string) (*appsv1.Deployment, error) {
+	vector, err := images.Default().Override(v.Images)
+	if err != nil {
+		return nil, fmt.Errorf("kube-scheduler images: %w", err)
+	}
+	image, err := vector.Image(images.KubeScheduler, v.KubernetesVersion)
+	if err != nil {
+		return nil, err
+	}
+	selector := SelectorLabels()
+	labels := map[string]string{
+		// The weeder restarts control-plane pods once kube-apiserver is back (S4:26843).
+		"gardener.cloud/role":              "controlplane",
+		"networking.gardener.cloud/to-dns": "allowed",
+		// S4:13834: egress to the API server's Service in the same namespace.
+		kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(""), kubeapiserver.Port): "allowed",
+	}
+	maps.Copy(labels, selector)
+	sum := sha256.Sum256([]byte(config))
+	volumes := []corev1.Volume{
+		{Name: "access", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: v.AccessSecretName, DefaultMode: ptr.To(int32(0o640))}}},
+		{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName}}}},
+	}
+	mounts := []corev1.VolumeMount{
+		{Name: "access", MountPath: accessDir, ReadOnly: true},
+		{Name: "config", MountPath: configDir, ReadOnly: true},
+	}
+	if v.ServerTLSSecretName != "" {
+		volumes = append(volumes, corev1.Volume{Name: "server", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: v.ServerTLSSecretName, DefaultMode: ptr.To(int32(0o640))}}})
+		mounts = append(mounts, corev1.VolumeMount{Name: "server", MountPath: tlsDir, ReadOnly: true})
+	}
+	var spread []corev1.TopologySpreadConstraint
+	if v.HighAvailability {
+		spread = kubeapiserver.Spread(selector)
+	}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: selector},
+		Spec: appsv1.DeploymentSpec{
+			Replicas:             ptr.To(Replicas(v.HighAvailability)),
+			RevisionHistoryLimit: ptr.To(int32(2)),
+			Selector:             &metav1.LabelSelector{MatchLabels: selector},
+			// Start the new pod before stopping the old one; leader election keeps a single
+			// active instance.
+			Strategy: appsv1.DeploymentStrategy{
+				Type: appsv1.RollingUpdateDeploymentStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDeployment{
+					MaxSurge:       ptr.To(intstr.FromInt32(1)),
+					MaxUnavailable: ptr.To(intstr.FromInt32(0)),
+				},
+			},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{
+					Labels:      labels,
+					Annotations: map[string]string{"checksum/configmap-" + ConfigMapName: hex.EncodeToString(sum[:])},
+				},
+				Spec: corev1.PodSpec{
+					AutomountServiceAccountToken: ptr.To(false),
+					// S4:26391: gardener-system-300 for kube-scheduler.
+					PriorityClassName:         priorityclasses.System300,
+					TopologySpreadConstraints: spread,
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						RunAsUser:      ptr.To(int64(65532)),
+						RunAsGroup:     ptr.To(int64(65532)),
+						FSGroup:        ptr.To(int64(65532)),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Containers: []corev1.Container{{
+						Name:    Name,
+						Image:   image,
+						Command: command(v),
+						Ports:   []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+						LivenessProbe: &corev1.Probe{
+							ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+								Path: "/healthz", Port: intstr.FromInt32(Port), Scheme: corev1.URISchemeHTTPS,
+							}},
+							InitialDelaySeconds: 15, PeriodSeconds: 10, TimeoutSeconds: 15, FailureThreshold: 2,
+						},
+						// Initial requests for a scheduler; the documents give none.
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceCPU:    resource.MustParse("10m"),
+							corev1.ResourceMemory: resource.MustParse("64Mi"),
+						}},
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr.To(false),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+						VolumeMounts: mounts,
+					}},
+					Volumes: volumes,
+				},
+			},
+		},
+	}, nil
+}
+
+// service exposes the metrics port to the shoot's Prometheus (S4:26009).
+func service(v Values) *corev1.Service {
+	k, val := kubeapiserver.ScrapeAnnotation("all-scrape-targets", Port)
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: SelectorLabels(), Annotations: map[string]string{k: val}},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: SelectorLabels(),
+			Ports:    []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: Port, TargetPort: intstr.FromInt32(Port)}},
+		},
+	}
+}

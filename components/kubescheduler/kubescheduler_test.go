@@ -1,0 +1,166 @@
+package kubescheduler
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+const shootNamespace = "shoot--dev--a"
+
+// defaults are the schema's defaults plus the required attributes, null where there is none.
+var defaults = map[string]cty.Value{
+	"cluster":                rendertest.Cluster("seed"),
+	"namespace":              cty.StringVal(shootNamespace),
+	"images":                 cty.NullVal(cty.Map(cty.String)),
+	"kubernetes_version":     cty.StringVal("1.32.3"),
+	"high_availability":      cty.False,
+	"profile":                cty.StringVal("balanced"),
+	"feature_gates":          cty.NullVal(cty.Map(cty.Bool)),
+	"access_secret_name":     cty.StringVal("shoot-access-kube-scheduler"),
+	"ca_secret_name":         cty.StringVal("ca"),
+	"ca_bundle":              cty.NullVal(cty.String),
+	"server_tls_secret_name": cty.NullVal(cty.String),
+}
+
+func TestRenderGolden(t *testing.T) {
+	rendertest.Golden(t, Render, render.Input{Name: "kube_scheduler"}, map[string]cty.Value{
+		"default": rendertest.Config(defaults, nil),
+		"ha-bin-packing": rendertest.Config(defaults, map[string]cty.Value{
+			"high_availability":      cty.True,
+			"profile":                cty.StringVal("bin-packing"),
+			"feature_gates":          cty.MapVal(map[string]cty.Value{"B": cty.False, "A": cty.True}),
+			"images":                 cty.MapVal(map[string]cty.Value{"kube-scheduler": cty.StringVal("mirror.example.com/kube-scheduler:v1.32.4")}),
+			"ca_bundle":              cty.StringVal("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"),
+			"server_tls_secret_name": cty.StringVal("kube-scheduler-server"),
+		}),
+	})
+}
+
+func minimal() Values {
+	return Values{Cluster: decode.Cluster{Name: "seed"}, Namespace: shootNamespace, KubernetesVersion: "1.32.3"}
+}
+
+func typed[T any](t *testing.T, objs []render.Object, kind, name string) T {
+	t.Helper()
+	var out T
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, kind, name).Object, &out))
+	return out
+}
+
+func TestDocumentedFacts(t *testing.T) {
+	for _, tt := range []struct {
+		ha       bool
+		replicas int32
+	}{
+		// Controllers of a control plane: 1 without HA, 2 with failure tolerance node or zone
+		// (S4:24662-24664).
+		{false, 1},
+		{true, 2},
+	} {
+		v := minimal()
+		v.HighAvailability = tt.ha
+		objs, err := Objects(v)
+		require.NoError(t, err)
+		// S4:15660-15662: Deployment kube-scheduler in the shoot namespace, container of the same name.
+		d := typed[appsv1.Deployment](t, objs, "Deployment", "kube-scheduler")
+		assert.Equal(t, shootNamespace, d.Namespace)
+		assert.Equal(t, tt.replicas, *d.Spec.Replicas)
+		// S4:26391: gardener-system-300.
+		assert.Equal(t, "gardener-system-300", d.Spec.Template.Spec.PriorityClassName)
+		c := d.Spec.Template.Spec.Containers[0]
+		assert.Equal(t, "kube-scheduler", c.Name)
+		assert.Equal(t, "registry.k8s.io/kube-scheduler:v1.32.3", c.Image)
+		// S4:15664-15667: the flags live in the command.
+		assert.Contains(t, c.Command, "--config=/var/lib/kube-scheduler-config/config.yaml")
+		assert.Contains(t, c.Command, "--authentication-kubeconfig=/var/run/secrets/gardener.cloud/shoot/access/kubeconfig")
+		assert.Contains(t, c.Command, "--authorization-kubeconfig=/var/run/secrets/gardener.cloud/shoot/access/kubeconfig")
+		assert.Contains(t, c.Command, "--secure-port=10259")
+		// The weeder restarts controlplane pods after kube-apiserver is back (S4:26843).
+		assert.Equal(t, "controlplane", d.Spec.Template.Labels["gardener.cloud/role"])
+		for k, val := range d.Spec.Selector.MatchLabels {
+			assert.Equal(t, val, d.Spec.Template.Labels[k], k)
+		}
+		assert.Equal(t, tt.ha, rendertest.Find(objs, "PodDisruptionBudget", "kube-scheduler") != nil)
+		assert.Equal(t, tt.ha, len(d.Spec.Template.Spec.TopologySpreadConstraints) > 0)
+	}
+}
+
+func TestAccessSecret(t *testing.T) {
+	objs, err := Objects(minimal())
+	require.NoError(t, err)
+	s := typed[corev1.Secret](t, objs, "Secret", "shoot-access-kube-scheduler")
+	assert.Equal(t, shootNamespace, s.Namespace)
+	assert.Equal(t, "token-requestor", s.Labels["resources.gardener.cloud/purpose"])
+	assert.Equal(t, "shoot", s.Labels["resources.gardener.cloud/class"])
+	assert.Equal(t, "kube-scheduler", s.Annotations["serviceaccount.resources.gardener.cloud/name"])
+	assert.Equal(t, "kube-system", s.Annotations["serviceaccount.resources.gardener.cloud/namespace"])
+	var kubeconfig map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(s.StringData["kubeconfig"]), &kubeconfig))
+	cluster := kubeconfig["clusters"].([]any)[0].(map[string]any)["cluster"].(map[string]any)
+	assert.Equal(t, "https://kube-apiserver.shoot--dev--a.svc", cluster["server"])
+	assert.Equal(t, render.GeneratedRef(shootNamespace, "ca", "ca.crt", true), cluster["certificate-authority-data"])
+	user := kubeconfig["users"].([]any)[0].(map[string]any)["user"].(map[string]any)
+	assert.Equal(t, "/var/run/secrets/gardener.cloud/shoot/access/token", user["tokenFile"])
+	d := typed[appsv1.Deployment](t, objs, "Deployment", "kube-scheduler")
+	assert.Equal(t, "shoot-access-kube-scheduler", d.Spec.Template.Spec.Volumes[0].Secret.SecretName)
+}
+
+func TestProfiles(t *testing.T) {
+	config := func(profile string) map[string]any {
+		v := minimal()
+		v.Profile = profile
+		objs, err := Objects(v)
+		require.NoError(t, err)
+		cm := typed[corev1.ConfigMap](t, objs, "ConfigMap", "kube-scheduler-config")
+		var cfg map[string]any
+		require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &cfg))
+		return cfg
+	}
+	// S4:23216: balanced starts without profiles; S4:3013: it is the default.
+	for _, p := range []string{"", "balanced"} {
+		assert.NotContains(t, config(p), "profiles")
+	}
+	// S4:23228-23243: the bin-packing profile.
+	profiles := config("bin-packing")["profiles"].([]any)
+	var names []string
+	for _, p := range profiles {
+		names = append(names, p.(map[string]any)["schedulerName"].(string))
+	}
+	assert.Contains(t, names, "bin-packing-scheduler")
+	raw, err := yaml.Marshal(profiles)
+	require.NoError(t, err)
+	assert.True(t, strings.Contains(string(raw), "MostAllocated") && strings.Contains(string(raw), "NodeResourcesBalancedAllocation"))
+}
+
+func TestErrors(t *testing.T) {
+	for name, mutate := range map[string]func(*Values){
+		"no namespace":    func(v *Values) { v.Namespace = "" },
+		"bad namespace":   func(v *Values) { v.Namespace = "Shoot_A" },
+		"no version":      func(v *Values) { v.KubernetesVersion = "" },
+		"bad version":     func(v *Values) { v.KubernetesVersion = "one" },
+		"too old version": func(v *Values) { v.KubernetesVersion = "1.24.9" },
+		"bad profile":     func(v *Values) { v.Profile = "packed" },
+		"unknown image":   func(v *Values) { v.Images = map[string]string{"kube-schedulr": "v1.32.3"} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			v := minimal()
+			mutate(&v)
+			_, err := Objects(v)
+			assert.Error(t, err)
+		})
+	}
+	_, err := Render(render.Input{Config: rendertest.Config(defaults, map[string]cty.Value{"kube_max_pd_vols": cty.StringVal("1")})})
+	assert.Error(t, err)
+}

@@ -1,0 +1,190 @@
+// Package reserveexcesscapacity renders the reserve_excess_capacity component: a Deployment of
+// pause pods in a seed's garden namespace that hold spare capacity with the lowest priority class,
+// gardener-reserve-excess-capacity (-5, S4:26384). Any other pod preempts them, so new shoot
+// control planes start at once while the cluster-autoscaler adds nodes for the evicted
+// placeholders (S4:26873).
+package reserveexcesscapacity
+
+import (
+	"fmt"
+	"slices"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/kubeapiserver"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Documented defaults of one reservation: 2 CPUs and 6Gi of memory per pod, at least 2 replicas
+// (S4:26875).
+const (
+	DefaultName            = "reserve-excess-capacity"
+	DefaultNamespace       = "garden"
+	DefaultCPU             = "2"
+	DefaultMemory          = "6Gi"
+	MinReplicas      int32 = 2
+)
+
+// Toleration lets the placeholder pods run on tainted nodes, for reservations on dedicated
+// worker pools (S4:4712).
+type Toleration struct {
+	Key      string `json:"key"`
+	Operator string `json:"operator"`
+	Value    string `json:"value"`
+	Effect   string `json:"effect"`
+}
+
+// Values are the component's typed inputs; zero values mean the documented defaults. The seed
+// composite calls Objects once per .spec.settings.excessCapacityReservation.configs entry, with
+// a Name of its own for every entry but the first.
+type Values struct {
+	// Cluster is the seed cluster.
+	Cluster decode.Cluster `json:"cluster"`
+	// Name of the Deployment; "" means reserve-excess-capacity.
+	Name string `json:"name"`
+	// Namespace of the Deployment; "" means garden (S4:26873).
+	Namespace string `json:"namespace"`
+	// Images overrides image vector entries by name (pause).
+	Images map[string]string `json:"images"`
+	// Zones is the number of the seed's zones; replicas default to it, but at least 2
+	// (S4:26875). 0 counts as 1.
+	Zones int `json:"zones"`
+	// Replicas overrides the replica count; 0 means max(2, Zones).
+	Replicas int `json:"replicas"`
+	// CPU and Memory are each pod's requests (and limits, so the reservation is exact); ""
+	// means 2 CPUs and 6Gi (S4:26875).
+	CPU    string `json:"cpu"`
+	Memory string `json:"memory"`
+	// NodeSelector restricts the pods to some nodes; empty means any node (S4:26875).
+	NodeSelector map[string]string `json:"node_selector"`
+	// Tolerations of the pods; none by default (S4:26875).
+	Tolerations []Toleration `json:"toleration"`
+}
+
+// Replicas is the documented replica count: the number of zones, but at least 2 (S4:26875).
+func Replicas(zones int) int32 {
+	return max(MinReplicas, int32(zones))
+}
+
+// Render renders one reserve_excess_capacity instance.
+func Render(in render.Input) (*render.Output, error) {
+	return decode.Render(in, Objects)
+}
+
+// Objects renders the Deployment of pause pods.
+func Objects(v Values) ([]render.Object, error) {
+	name := or(v.Name, DefaultName)
+	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
+		return nil, fmt.Errorf("reserve-excess-capacity name %q: %s", name, errs[0])
+	}
+	if v.Zones < 0 || v.Replicas < 0 {
+		return nil, fmt.Errorf("reserve-excess-capacity %s: zones and replicas must not be negative", name)
+	}
+	resources := corev1.ResourceList{}
+	for _, r := range []struct {
+		name  corev1.ResourceName
+		value string
+	}{{corev1.ResourceCPU, or(v.CPU, DefaultCPU)}, {corev1.ResourceMemory, or(v.Memory, DefaultMemory)}} {
+		q, err := resource.ParseQuantity(r.value)
+		if err != nil {
+			return nil, fmt.Errorf("reserve-excess-capacity %s %s %q: %w", name, r.name, r.value, err)
+		}
+		resources[r.name] = q
+	}
+	tolerations, err := convert(v.Tolerations)
+	if err != nil {
+		return nil, fmt.Errorf("reserve-excess-capacity %s: %w", name, err)
+	}
+	vector, err := images.Default().Override(v.Images)
+	if err != nil {
+		return nil, fmt.Errorf("reserve-excess-capacity images: %w", err)
+	}
+	image, err := vector.Image(images.Pause, "")
+	if err != nil {
+		return nil, err
+	}
+	replicas := Replicas(v.Zones)
+	if v.Replicas > 0 {
+		replicas = int32(v.Replicas)
+	}
+	selector := map[string]string{"app": name}
+	labels := map[string]string{"app": name, "gardener.cloud/role": "reserve-excess-capacity"}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: or(v.Namespace, DefaultNamespace), Labels: labels},
+		Spec: appsv1.DeploymentSpec{
+			Replicas:             ptr.To(replicas),
+			RevisionHistoryLimit: ptr.To(int32(2)),
+			Selector:             &metav1.LabelSelector{MatchLabels: selector},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					AutomountServiceAccountToken: ptr.To(false),
+					// The lowest of the well-known classes: every other pod preempts these
+					// (S4:26384).
+					PriorityClassName:             priorityclasses.ReserveExcessCapacity,
+					TerminationGracePeriodSeconds: ptr.To(int64(5)),
+					NodeSelector:                  v.NodeSelector,
+					Tolerations:                   tolerations,
+					// Spread the headroom over nodes and zones, so that each zone keeps some.
+					TopologySpreadConstraints: kubeapiserver.Spread(selector),
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot:   ptr.To(true),
+						RunAsUser:      ptr.To(int64(65534)),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					// The only container is the pause container (S4:26873).
+					Containers: []corev1.Container{{
+						Name:      "pause",
+						Image:     image,
+						Resources: corev1.ResourceRequirements{Requests: resources, Limits: resources},
+						SecurityContext: &corev1.SecurityContext{
+							AllowPrivilegeEscalation: ptr.To(false),
+							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+						},
+					}},
+				},
+			},
+		},
+	}
+	return kube.Typed(v.Cluster.Name, d)
+}
+
+var (
+	operators = []string{"", string(corev1.TolerationOpEqual), string(corev1.TolerationOpExists)}
+	effects   = []string{"", string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule), string(corev1.TaintEffectNoExecute)}
+)
+
+func convert(in []Toleration) ([]corev1.Toleration, error) {
+	var out []corev1.Toleration
+	for i, t := range in {
+		if !slices.Contains(operators, t.Operator) {
+			return nil, fmt.Errorf("toleration %d: operator %q is not one of Equal, Exists", i, t.Operator)
+		}
+		if !slices.Contains(effects, t.Effect) {
+			return nil, fmt.Errorf("toleration %d: effect %q is not one of NoSchedule, PreferNoSchedule, NoExecute", i, t.Effect)
+		}
+		if t.Operator == string(corev1.TolerationOpExists) && t.Value != "" {
+			return nil, fmt.Errorf("toleration %d: operator Exists takes no value", i)
+		}
+		out = append(out, corev1.Toleration{
+			Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value, Effect: corev1.TaintEffect(t.Effect),
+		})
+	}
+	return out, nil
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

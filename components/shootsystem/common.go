@@ -1,0 +1,103 @@
+package shootsystem
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+)
+
+// toKubelet is the label of pods that call kubelets (S4:26079).
+const toKubelet = "networking.gardener.cloud/to-kubelet"
+
+// meta is the metadata of an object in kube-system.
+func meta(name string, labels map[string]string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Namespace: Namespace, Name: name, Labels: labels}
+}
+
+// merge returns a new map with the entries of all maps, later ones winning.
+func merge(ms ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range ms {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// serviceAccount is a component's ServiceAccount; token mounting stays off unless the
+// component talks to the API server.
+func serviceAccount(name string, labels map[string]string, automount bool) *corev1.ServiceAccount {
+	return &corev1.ServiceAccount{ObjectMeta: meta(name, labels), AutomountServiceAccountToken: ptr.To(automount)}
+}
+
+// clusterRoleBinding binds a ClusterRole to a ServiceAccount of kube-system.
+func clusterRoleBinding(name, role, sa string, labels map[string]string) *rbacv1.ClusterRoleBinding {
+	return &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: Namespace}},
+	}
+}
+
+// nodeCriticalTolerations let node-critical DaemonSets run everywhere, including nodes that
+// still carry the critical-components-not-ready taint (S4:237-241); tolerating every taint
+// covers it, as upstream's kube-proxy and node-local-dns do.
+func nodeCriticalTolerations() []corev1.Toleration {
+	return []corev1.Toleration{
+		{Key: criticalComponentsTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},
+		{Operator: corev1.TolerationOpExists},
+	}
+}
+
+// hostPath is a hostPath volume.
+func hostPath(name, path string, t corev1.HostPathType) corev1.Volume {
+	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: path, Type: ptr.To(t)}}}
+}
+
+// restricted is the container security context of components that need no privileges.
+func restricted() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		ReadOnlyRootFilesystem:   ptr.To(true),
+		RunAsNonRoot:             ptr.To(true),
+		RunAsUser:                ptr.To[int64](65534),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+	}
+}
+
+// checksum is a short, stable hash of configuration data: as a pod template annotation it
+// rolls the pods when their configuration changes.
+func checksum(data map[string]string) string {
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		h.Write([]byte(k + "\x00" + data[k] + "\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// hostnameSpread spreads pods over nodes without ever making them unschedulable.
+func hostnameSpread(labels map[string]string) []corev1.TopologySpreadConstraint {
+	return []corev1.TopologySpreadConstraint{{
+		MaxSkew:           1,
+		TopologyKey:       corev1.LabelHostname,
+		WhenUnsatisfiable: corev1.ScheduleAnyway,
+		LabelSelector:     &metav1.LabelSelector{MatchLabels: labels},
+	}}
+}
+
+// annotated returns m with annotations set.
+func annotated(m metav1.ObjectMeta, annotations map[string]string) metav1.ObjectMeta {
+	m.Annotations = annotations
+	return m
+}

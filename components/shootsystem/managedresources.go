@@ -1,0 +1,113 @@
+package shootsystem
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/components/managedresource"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Part is one ManagedResource's worth of shoot objects.
+type Part struct {
+	// Name is the ManagedResource's name in the seed's shoot namespace.
+	Name    string
+	Objects []*unstructured.Unstructured
+}
+
+// ManagedResource names. The documents name none of them; these are the names Gardener uses,
+// so that an operator finds them where they expect.
+const (
+	CoreDNSManagedResource       = "shoot-core-coredns"
+	KubeProxyManagedResource     = "shoot-core-kube-proxy"
+	VPNShootManagedResource      = "shoot-core-vpn-shoot"
+	MetricsServerManagedResource = "shoot-core-metrics-server"
+	NodeLocalDNSManagedResource  = "shoot-core-node-local-dns"
+)
+
+// KubeProxyPoolManagedResource is the ManagedResource of one pool's kube-proxy DaemonSet: one
+// per pool and version, so that an old version's DaemonSet goes away by deleting its
+// ManagedResource once no node of the pool runs that version any more.
+func KubeProxyPoolManagedResource(pool, version string) string {
+	return "shoot-core-" + KubeProxyDaemonSetName(pool, version)
+}
+
+// Parts renders every shoot system component, each as the objects of one ManagedResource:
+// coredns, kube-proxy's shared objects and one part per worker pool (none when disabled),
+// vpn-shoot, metrics-server and node-local-dns (only when enabled).
+func Parts(v Values) ([]Part, error) {
+	p, err := prepare(v)
+	if err != nil {
+		return nil, err
+	}
+	var parts []Part
+	add := func(name string, render func() ([]*unstructured.Unstructured, error)) error {
+		objs, err := render()
+		if err != nil {
+			return err
+		}
+		parts = append(parts, Part{Name: name, Objects: objs})
+		return nil
+	}
+	if err := add(CoreDNSManagedResource, p.coreDNS); err != nil {
+		return nil, err
+	}
+	if !p.KubeProxy.Disabled {
+		if err := add(KubeProxyManagedResource, p.kubeProxyShared); err != nil {
+			return nil, err
+		}
+		for _, pool := range p.WorkerPools {
+			render := func() ([]*unstructured.Unstructured, error) { return p.kubeProxyPool(pool) }
+			if err := add(KubeProxyPoolManagedResource(pool.Name, p.poolVersion(pool)), render); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := add(VPNShootManagedResource, p.vpnShoot); err != nil {
+		return nil, err
+	}
+	if err := add(MetricsServerManagedResource, p.metricsServer); err != nil {
+		return nil, err
+	}
+	if p.NodeLocalDNS.Enabled {
+		if err := add(NodeLocalDNSManagedResource, p.nodeLocalDNS); err != nil {
+			return nil, err
+		}
+	}
+	return parts, nil
+}
+
+// ManagedResources packs every part into a Secret and a ManagedResource in namespace (the
+// shoot's namespace in the seed) of cluster (the seed). The class stays unset: the shoot's
+// own gardener-resource-manager applies them into the shoot (S4:15754). They carry
+// origin=gardener, the label by which Gardener tells its own ManagedResources from extensions'
+// (S4:15754). VPN.ControlPlaneNamespace defaults to namespace.
+func ManagedResources(v Values, cluster, namespace string) ([]render.Object, error) {
+	if v.VPN.ControlPlaneNamespace == "" {
+		v.VPN.ControlPlaneNamespace = namespace
+	}
+	parts, err := Parts(v)
+	if err != nil {
+		return nil, err
+	}
+	var out []render.Object
+	for _, part := range parts {
+		objs, err := managedresource.Pack(managedresource.Spec{Cluster: cluster, Namespace: namespace, Name: part.Name, Objects: part.Objects})
+		if err != nil {
+			return nil, fmt.Errorf("shoot system components: %w", err)
+		}
+		for _, o := range objs {
+			if o.Object.GetKind() == "ManagedResource" {
+				labels := o.Object.GetLabels()
+				if labels == nil {
+					labels = map[string]string{}
+				}
+				labels["origin"] = "gardener"
+				o.Object.SetLabels(labels)
+			}
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}

@@ -1,0 +1,236 @@
+// Package shootsystem renders the system components Gardener runs inside every shoot cluster,
+// mostly in kube-system (digest 1.5): CoreDNS, kube-proxy, the reversed VPN client vpn-shoot,
+// metrics-server and the optional node-local DNS cache. The objects are not applied by the engine
+// directly: the shoot's own gardener-resource-manager in the seed applies them into the shoot, so
+// ManagedResources packs every component into a ManagedResource (class unset, S4:15754) in the
+// shoot's namespace of the seed. The shoot composite calls ManagedResources with Values it builds
+// from the Shoot's spec; there is no component type of its own.
+package shootsystem
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/declarative-gardener/gardener/components/images"
+)
+
+// Namespace is where the shoot system components live (digest 1.5).
+const Namespace = "kube-system"
+
+// The shoot's built-in priority classes (S4:26395-26401), created by Kubernetes itself.
+const (
+	SystemNodeCritical    = "system-node-critical"
+	SystemClusterCritical = "system-cluster-critical"
+)
+
+// Kube-proxy modes (.spec.kubernetes.kubeProxy.mode, S4:2975-2983).
+const (
+	ModeIPTables = "IPTables"
+	ModeIPVS     = "IPVS"
+)
+
+// Labels Gardener's node and network machinery select system component pods by.
+const (
+	// criticalComponentLabel marks node-critical DaemonSets and their pods (S4:229-243).
+	criticalComponentLabel = "node.gardener.cloud/critical-component"
+	// criticalComponentsTaint is on new nodes until node-critical pods are ready (S4:225).
+	criticalComponentsTaint = "node.gardener.cloud/critical-components-not-ready"
+	// poolLabel is the worker pool label Gardener puts on nodes (S4:16956).
+	poolLabel = "worker.gardener.cloud/pool"
+	// The shoot's kube-system NetworkPolicies select pods by these labels (S4:26071-26084).
+	toAPIServer      = "networking.gardener.cloud/to-apiserver"
+	toDNS            = "networking.gardener.cloud/to-dns"
+	toPublicNetworks = "networking.gardener.cloud/to-public-networks"
+	fromSeed         = "networking.gardener.cloud/from-seed"
+	allowed          = "allowed"
+)
+
+// Values describe a shoot as far as its system components need it. The zero value of every
+// optional field is Gardener's default.
+type Values struct {
+	// KubernetesVersion is the shoot's Kubernetes version (required); it tags kube-proxy's image
+	// for worker pools without a version of their own.
+	KubernetesVersion string
+	// ServiceCIDR is the shoot's service network (required); CoreDNS's Service gets its 10th
+	// address, the cluster DNS IP kubelets hand to pods.
+	ServiceCIDR string
+	// PodCIDR is the shoot's pod network (required with kube-proxy: its cluster CIDR).
+	PodCIDR string
+	// NodeCIDR is the shoot's node network; vpn-shoot routes it (optional).
+	NodeCIDR string
+	// WorkerPools are the shoot's worker pools; kube-proxy runs one DaemonSet per pool.
+	WorkerPools []WorkerPool
+	// KubeProxy configures kube-proxy (.spec.kubernetes.kubeProxy, S4:2971-2989).
+	KubeProxy KubeProxyConfig
+	// NodeLocalDNS configures the node-local DNS cache (.spec.systemComponents.nodeLocalDNS,
+	// S4:4001-4030).
+	NodeLocalDNS NodeLocalDNSConfig
+	// VPN configures vpn-shoot, the reversed VPN client.
+	VPN VPNConfig
+	// MetricsServer configures metrics-server.
+	MetricsServer MetricsServerConfig
+	// APIServerHost is the shoot API server's internal domain name (api.<shoot>.<project>.<internal
+	// domain>, S4:161). When set, kube-proxy talks to it directly instead of through the
+	// kubernetes Service, whose routing kube-proxy itself sets up.
+	APIServerHost string
+	// Images overrides image vector entries by name.
+	Images map[string]string
+}
+
+// WorkerPool is one of the shoot's worker pools.
+type WorkerPool struct {
+	// Name is the pool's name, as in .spec.provider.workers[].name.
+	Name string
+	// KubernetesVersion is the pool's own version (.spec.provider.workers[].kubernetes.version);
+	// empty for the shoot's.
+	KubernetesVersion string
+}
+
+// KubeProxyConfig configures kube-proxy.
+type KubeProxyConfig struct {
+	// Disabled leaves kube-proxy out, for networking extensions that route Services themselves
+	// (.spec.kubernetes.kubeProxy.enabled=false, S4:2989, S4:17502-17511). Gardener's default is
+	// enabled, hence the negation.
+	Disabled bool
+	// Mode is IPTables (default, S4:2983) or IPVS.
+	Mode string
+}
+
+// NodeLocalDNSConfig configures the node-local DNS cache.
+type NodeLocalDNSConfig struct {
+	// Enabled deploys it (default off; enabling rolls all nodes, S4:21348).
+	Enabled bool
+	// UDPToClusterDNS and UDPToUpstreamDNS turn off the default TCP forwarding to CoreDNS and to
+	// the upstream DNS servers (forceTCPTo*DNS default true, S4:4013-4023).
+	UDPToClusterDNS  bool
+	UDPToUpstreamDNS bool
+	// DisableForwardToUpstreamDNS sends every query to CoreDNS (S4:4025-4030, S4:21016).
+	DisableForwardToUpstreamDNS bool
+}
+
+// VPNConfig configures vpn-shoot.
+type VPNConfig struct {
+	// Endpoint is the host the client connects to: the shoot API server's domain, served by the
+	// seed's istio ingress gateway on port 8132 (S4:153, S4:173).
+	Endpoint string
+	// ControlPlaneNamespace is the shoot's namespace in the seed, where vpn-seed-server runs; the
+	// ingress gateway routes the tunnel by it. ManagedResources fills it in when empty.
+	ControlPlaneNamespace string
+	// HighAvailability runs two clients, each connected to both VPN servers (S4:26629-26639).
+	HighAvailability bool
+	// SecretName names the Secret in kube-system with the client certificate (tls.crt,
+	// tls.key) and the VPN CA (ca.crt); "vpn-shoot-client" when empty.
+	SecretName string
+	// TLSAuthSecretName names the Secret in kube-system with OpenVPN's tls-auth key (key
+	// vpn.tlsauth); "vpn-seed-server-tlsauth" when empty.
+	TLSAuthSecretName string
+}
+
+// MetricsServerConfig configures metrics-server.
+type MetricsServerConfig struct {
+	// TLSSecretName names the Secret in kube-system with the serving certificate (tls.crt,
+	// tls.key); "metrics-server" when empty.
+	TLSSecretName string
+	// CABundle is the base64-encoded CA of the serving certificate (or a generated-secret marker
+	// with base64 set) for the APIService. Empty skips TLS verification, as upstream's manifests do.
+	CABundle string
+}
+
+// prepared are the values with defaults applied and derived facts computed once.
+type prepared struct {
+	Values
+	images       images.Vector
+	clusterDNSIP string
+}
+
+// prepare checks the values and applies the defaults.
+func prepare(v Values) (*prepared, error) {
+	if v.KubernetesVersion == "" {
+		return nil, fmt.Errorf("shoot system components: kubernetes version is required")
+	}
+	dns, err := ClusterDNSIP(v.ServiceCIDR)
+	if err != nil {
+		return nil, fmt.Errorf("shoot system components: %w", err)
+	}
+	for _, c := range []struct{ name, cidr string }{{"pod", v.PodCIDR}, {"node", v.NodeCIDR}} {
+		if c.cidr == "" {
+			continue
+		}
+		if _, err := netip.ParsePrefix(c.cidr); err != nil {
+			return nil, fmt.Errorf("shoot system components: %s network %q: %w", c.name, c.cidr, err)
+		}
+	}
+	if v.KubeProxy.Mode == "" {
+		v.KubeProxy.Mode = ModeIPTables
+	}
+	if v.KubeProxy.Mode != ModeIPTables && v.KubeProxy.Mode != ModeIPVS {
+		return nil, fmt.Errorf("shoot system components: kube-proxy mode %q is not one of %s, %s", v.KubeProxy.Mode, ModeIPTables, ModeIPVS)
+	}
+	seen := map[string]bool{}
+	for _, p := range v.WorkerPools {
+		if errs := validation.IsDNS1123Label(p.Name); len(errs) > 0 {
+			return nil, fmt.Errorf("shoot system components: worker pool name %q is invalid: %s", p.Name, strings.Join(errs, "; "))
+		}
+		if seen[p.Name] {
+			return nil, fmt.Errorf("shoot system components: worker pool %q is listed twice", p.Name)
+		}
+		seen[p.Name] = true
+	}
+	if v.VPN.SecretName == "" {
+		v.VPN.SecretName = "vpn-shoot-client"
+	}
+	if v.VPN.TLSAuthSecretName == "" {
+		v.VPN.TLSAuthSecretName = "vpn-seed-server-tlsauth"
+	}
+	if v.MetricsServer.TLSSecretName == "" {
+		v.MetricsServer.TLSSecretName = "metrics-server"
+	}
+	vec, err := images.Default().Override(v.Images)
+	if err != nil {
+		return nil, fmt.Errorf("shoot system components: %w", err)
+	}
+	return &prepared{Values: v, images: vec, clusterDNSIP: dns}, nil
+}
+
+// ClusterDNSIP is the address of the kube-dns Service: the 10th address of the service network,
+// the address Gardener configures kubelets with. The documents do not state the rule; it is
+// Gardener's and upstream's long-standing convention (10.96.0.10 in kubeadm clusters).
+func ClusterDNSIP(serviceCIDR string) (string, error) {
+	if serviceCIDR == "" {
+		return "", fmt.Errorf("service network is required")
+	}
+	p, err := netip.ParsePrefix(serviceCIDR)
+	if err != nil {
+		return "", fmt.Errorf("service network %q: %w", serviceCIDR, err)
+	}
+	p = p.Masked()
+	a := p.Addr()
+	for range 10 {
+		a = a.Next()
+	}
+	if !a.IsValid() || !p.Contains(a) {
+		return "", fmt.Errorf("service network %q is too small for the cluster DNS address", serviceCIDR)
+	}
+	return a.String(), nil
+}
+
+// image returns the reference of an image of the vector, version for kube-proxy.
+func (p *prepared) image(name, version string) (string, error) {
+	ref, err := p.images.Image(name, version)
+	if err != nil {
+		return "", fmt.Errorf("shoot system components: %w", err)
+	}
+	return ref, nil
+}
+
+// poolVersion is a worker pool's Kubernetes version without a leading v.
+func (p *prepared) poolVersion(pool WorkerPool) string {
+	v := pool.KubernetesVersion
+	if v == "" {
+		v = p.KubernetesVersion
+	}
+	return strings.TrimPrefix(v, "v")
+}
