@@ -45,6 +45,9 @@ func Registry() *schema.Registry {
 		dependencyWatchdog(),
 		reserveExcessCapacity(),
 		kubeScheduler(),
+		vpnSeedServer(),
+		machineControllerManager(),
+		clusterAutoscaler(),
 		vpa(),
 		etcdDruid(),
 	)

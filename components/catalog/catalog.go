@@ -5,6 +5,7 @@ package catalog
 
 import (
 	"github.com/declarative-gardener/gardener/components/cloudprofile"
+	"github.com/declarative-gardener/gardener/components/clusterautoscaler"
 	"github.com/declarative-gardener/gardener/components/controllerdeployment"
 	"github.com/declarative-gardener/gardener/components/controllerregistration"
 	"github.com/declarative-gardener/gardener/components/credentialsbinding"
@@ -24,6 +25,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/kubecontrollermanager"
 	"github.com/declarative-gardener/gardener/components/kubescheduler"
+	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
 	"github.com/declarative-gardener/gardener/components/managedresource"
 	"github.com/declarative-gardener/gardener/components/manifests"
 	"github.com/declarative-gardener/gardener/components/namespace"
@@ -35,7 +37,9 @@ import (
 	"github.com/declarative-gardener/gardener/components/reserveexcesscapacity"
 	"github.com/declarative-gardener/gardener/components/resourcemanager"
 	"github.com/declarative-gardener/gardener/components/secretbinding"
+	"github.com/declarative-gardener/gardener/components/seed"
 	"github.com/declarative-gardener/gardener/components/vpa"
+	"github.com/declarative-gardener/gardener/components/vpnseedserver"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -45,6 +49,7 @@ import (
 func Renderers() render.Registry {
 	return render.Registry{
 		"garden":                        garden.Render,
+		"seed":                          seed.Render,
 		"helm_release":                  helmrelease.Render,
 		"manifests":                     manifests.Render,
 		"priority_classes":              priorityclasses.Render,
@@ -76,5 +81,8 @@ func Renderers() render.Registry {
 		"dependency_watchdog":           dependencywatchdog.Render,
 		"reserve_excess_capacity":       reserveexcesscapacity.Render,
 		"kube_scheduler":                kubescheduler.Render,
+		"vpn_seed_server":               vpnseedserver.Render,
+		"machine_controller_manager":    machinecontrollermanager.Render,
+		"cluster_autoscaler":            clusterautoscaler.Render,
 	}
 }

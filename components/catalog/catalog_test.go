@@ -10,7 +10,7 @@ import (
 )
 
 // Every component type of the schema catalog renders, except generated_secret, which the
-// engine generates itself; of the composite blocks, the garden renders.
+// engine generates itself; of the composite blocks, the garden and seeds render.
 func TestEveryComponentTypeHasARenderer(t *testing.T) {
 	r := Renderers()
 	for _, typ := range schemas.Registry().Types(schema.KindComponent) {
@@ -21,8 +21,9 @@ func TestEveryComponentTypeHasARenderer(t *testing.T) {
 		assert.Contains(t, r, typ)
 	}
 	assert.Contains(t, r, "garden")
+	assert.Contains(t, r, "seed")
 	for typ := range r {
-		if typ == "garden" {
+		if typ == "garden" || typ == "seed" {
 			continue
 		}
 		assert.NotNil(t, schemas.Registry().Lookup(schema.KindComponent, typ), "renderer %s has a schema", typ)

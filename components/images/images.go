@@ -77,6 +77,8 @@ const (
 	EnvoyProxy = "envoy-proxy"
 	// GardenerNodeAgent carries the node agent binary that worker nodes install (S4:12480).
 	GardenerNodeAgent = "gardener-node-agent"
+	// Hyperkube carries the kubelet binary worker nodes install; tagged by the Kubernetes version.
+	Hyperkube = "hyperkube"
 	// The shoot system components' images (digest 1.5): CoreDNS, kube-proxy (tagged by the
 	// worker pool's Kubernetes version), the reversed VPN client, metrics-server and the
 	// node-local DNS cache.
@@ -132,6 +134,7 @@ func Default() Vector {
 		ClusterAutoscaler:        {Repository: gardenerReleases + "autoscaler/cluster-autoscaler", Tag: "v1.32.0"},
 		EnvoyProxy:               {Repository: thirdParty + "envoyproxy/envoy-distroless", Tag: "v1.34.1"},
 		GardenerNodeAgent:        {Repository: gardenerReleases + "node-agent", Tag: GardenerVersion},
+		Hyperkube:                {Repository: "europe-docker.pkg.dev/gardener-project/releases/hyperkube"},
 		CoreDNS:                  {Repository: "registry.k8s.io/coredns/coredns", Tag: "v1.12.1"},
 		KubeProxy:                {Repository: "registry.k8s.io/kube-proxy"},
 		VPNClient:                {Repository: gardenerReleases + "vpn-client", Tag: "0.31.0"},

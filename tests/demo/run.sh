@@ -37,7 +37,7 @@ step "The component graph: the order plan and apply walk"
 "$bin/gardener" graph "$root/landscapes/local"
 
 step "Plan the local landscape against the live clusters (one LIST per kind, local SSA diff)"
-# Exit code 2 means "changes"; the garden renders to its parts, seed and shoot blocks are not rendered yet.
+# Exit code 2 means "changes"; the garden and the seed render to their parts, shoot blocks are not rendered yet.
 "$bin/gardener" plan "$root/landscapes/local" --detailed-exitcode --out "$dir/demo.plan" || [[ $? == 2 ]]
 
 step "The saved plan as CI reads it (gardener show --json): its summary"
@@ -66,8 +66,8 @@ kubectl --context runtime get priorityclasses -l declarative-gardener.io/landsca
 
 step "The virtual garden: the Gardener API (local stand-in CRDs), the landscape's project and the control plane's RBAC"
 kubectl --context virtual-garden get crds -l app.kubernetes.io/part-of=gardener-local-stand-in
-kubectl --context virtual-garden get projects,cloudprofiles
+kubectl --context virtual-garden get projects,cloudprofiles,seeds
 kubectl --context virtual-garden get clusterroles -l declarative-gardener.io/landscape=local
 
 step "Done"
-echo "The garden of landscapes/local is applied and ready; its seed and shoots render with the next catalog issue."
+echo "The garden and the seed of landscapes/local are applied and ready; the shoots render with the rest of the seed and shoot catalog issue."

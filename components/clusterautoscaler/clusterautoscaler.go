@@ -1,0 +1,234 @@
+// Package clusterautoscaler renders the cluster_autoscaler component: Gardener's fork of the
+// Kubernetes cluster-autoscaler in a shoot's control-plane namespace of the seed. It scales the
+// shoot's worker pools by changing the replicas of their MachineDeployments, which the
+// machine-controller-manager turns into machines (S4:11285, S4:18105-18109). A shoot gets it only
+// if at least one worker pool has minimum < maximum (S4:11285, S4:18107): see Needed.
+package clusterautoscaler
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Name is the name of the Deployment, Service, ServiceAccount and RBAC objects.
+const Name = "cluster-autoscaler"
+
+// Port serves the autoscaler's metrics. The documents give no number; 8085 is the upstream
+// default address.
+const Port = 8085
+
+// Pool is a worker pool of the shoot as far as the autoscaler cares.
+type Pool struct {
+	// Name of the pool (.spec.provider.workers[].name).
+	Name string `json:"name"`
+	// Minimum and Maximum are the pool's bounds over all its zones.
+	Minimum int32 `json:"minimum"`
+	Maximum int32 `json:"maximum"`
+	// Zones the pool spreads over; none counts as one.
+	Zones []string `json:"zones"`
+}
+
+// Needed tells whether a shoot with these pools gets a cluster-autoscaler: only if some pool
+// has minimum < maximum (S4:11285, S4:18107).
+func Needed(pools []Pool) bool {
+	for _, p := range pools {
+		if p.Minimum < p.Maximum {
+			return true
+		}
+	}
+	return false
+}
+
+// MachineDeployment is one node group of the autoscaler: a MachineDeployment with its bounds,
+// as the Worker resource reports them in status.machineDeployments (S4:18109-18127).
+type MachineDeployment struct {
+	Name    string `json:"name"`
+	Minimum int32  `json:"minimum"`
+	Maximum int32  `json:"maximum"`
+}
+
+// MachineDeployments derives the node groups of pools by the provider extensions' convention:
+// one MachineDeployment per pool and zone, named <namespace>-<pool>-z<n> (S4:17966-18027), with
+// minimum and maximum divided by the number of zones (S4:18661-18677). Where a division leaves a
+// remainder, the first zones get one more, so that the sums stay the pool's bounds (the
+// documents show only even divisions).
+func MachineDeployments(namespace string, pools []Pool) []MachineDeployment {
+	var out []MachineDeployment
+	for _, p := range pools {
+		zones := max(len(p.Zones), 1)
+		for i := range zones {
+			out = append(out, MachineDeployment{
+				Name:    fmt.Sprintf("%s-%s-z%d", namespace, p.Name, i+1),
+				Minimum: share(p.Minimum, i, zones),
+				Maximum: share(p.Maximum, i, zones),
+			})
+		}
+	}
+	return out
+}
+
+func share(total int32, zone, zones int) int32 {
+	s := total / int32(zones)
+	if int32(zone) < total%int32(zones) {
+		s++
+	}
+	return s
+}
+
+// Values are the component's typed inputs. Zero values mean the documented defaults of the
+// Shoot's .spec.kubernetes.clusterAutoscaler (S4:1846-1935).
+type Values struct {
+	// Cluster is the seed.
+	Cluster decode.Cluster `json:"cluster"`
+	// Namespace is the shoot's control-plane namespace shoot--<project>--<shoot>; required.
+	Namespace string `json:"namespace"`
+	// Images overrides image vector entries by name (cluster-autoscaler).
+	Images map[string]string `json:"images"`
+	// Replicas of the autoscaler; nil means 1. 0 stops it, as for a hibernated shoot.
+	Replicas *int32 `json:"replicas"`
+	// WorkerPools are the shoot's worker pools; without one that autoscales nothing is rendered.
+	WorkerPools []Pool `json:"worker_pools"`
+	// MachineDeployments, when set, are the node groups as the Worker reported them and replace
+	// the ones derived from WorkerPools by convention.
+	MachineDeployments []MachineDeployment `json:"machine_deployments"`
+
+	// The Shoot's general autoscaler flags; "" (or nil) means the documented default.
+	ScaleDownDelayAfterAdd        string   `json:"scale_down_delay_after_add"`       // 1h
+	ScaleDownDelayAfterDelete     string   `json:"scale_down_delay_after_delete"`    // 0s
+	ScaleDownDelayAfterFailure    string   `json:"scale_down_delay_after_failure"`   // 3m
+	ScaleDownUnneededTime         string   `json:"scale_down_unneeded_time"`         // 30m
+	ScaleDownUtilizationThreshold *float64 `json:"scale_down_utilization_threshold"` // 0.5
+	ScanInterval                  string   `json:"scan_interval"`                    // 10s
+	Expander                      string   `json:"expander"`                         // least-waste
+	MaxNodeProvisionTime          string   `json:"max_node_provision_time"`          // 20m
+	MaxGracefulTerminationSeconds *int32   `json:"max_graceful_termination_seconds"` // 600
+	NewPodScaleUpDelay            string   `json:"new_pod_scale_up_delay"`           // 0s
+	MaxEmptyBulkDelete            *int32   `json:"max_empty_bulk_delete"`            // 10
+	IgnoreDaemonsetsUtilization   bool     `json:"ignore_daemonsets_utilization"`    // false
+	IgnoreTaints                  []string `json:"ignore_taints"`
+	Verbosity                     *int32   `json:"verbosity"` // 2
+
+	// GenericKubeconfigSecretName names the Secret (key kubeconfig) with the shoot's generic
+	// token kubeconfig (S4:15760-15764); "" means "generic-token-kubeconfig".
+	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
+	// AccessSecretName names the token-requestor Secret rendered for the autoscaler's shoot
+	// ServiceAccount; "" means "shoot-access-cluster-autoscaler".
+	AccessSecretName string `json:"access_secret_name"`
+	// PriorityClassName of the pods; "" means gardener-system-300 (S4:26391).
+	PriorityClassName string `json:"priority_class_name"`
+}
+
+// Expanders are the documented expander modes (S4:1893); several may be chained with commas.
+var Expanders = []string{"least-waste", "most-pods", "priority", "random"}
+
+// Render renders one cluster_autoscaler instance.
+func Render(in render.Input) (*render.Output, error) {
+	return decode.Render(in, Objects)
+}
+
+// Objects renders the seed-side RBAC, the shoot access Secret, the Deployment, its metrics
+// Service and the ManagedResource with the autoscaler's permissions in the shoot; nothing when
+// no worker pool autoscales (Needed).
+func Objects(v Values) ([]render.Object, error) {
+	if v.Namespace == "" {
+		return nil, fmt.Errorf("namespace is required: the shoot's control-plane namespace")
+	}
+	if err := validate(v); err != nil {
+		return nil, err
+	}
+	if !Needed(v.WorkerPools) {
+		return nil, nil
+	}
+	access := machinecontrollermanager.ShootAccess{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName}
+	d, err := deployment(v, access)
+	if err != nil {
+		return nil, err
+	}
+	sa, role, binding := seedRBAC(v.Namespace)
+	objs, err := kube.Typed(v.Cluster.Name, sa, role, binding, access.Secret(), d, service(v.Namespace))
+	if err != nil {
+		return nil, err
+	}
+	shoot, err := shootRBAC(v.Cluster.Name, v.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	return append(objs, shoot...), nil
+}
+
+func validate(v Values) error {
+	if v.Replicas != nil && *v.Replicas < 0 {
+		return fmt.Errorf("replicas %d: must not be negative", *v.Replicas)
+	}
+	seen := map[string]bool{}
+	for _, p := range v.WorkerPools {
+		if p.Name == "" {
+			return fmt.Errorf("worker pool without a name")
+		}
+		if seen[p.Name] {
+			return fmt.Errorf("worker pool %q: listed twice", p.Name)
+		}
+		seen[p.Name] = true
+		if p.Minimum < 0 || p.Maximum < p.Minimum {
+			return fmt.Errorf("worker pool %q: minimum %d and maximum %d: need 0 <= minimum <= maximum", p.Name, p.Minimum, p.Maximum)
+		}
+	}
+	for _, md := range v.MachineDeployments {
+		if md.Name == "" || md.Minimum < 0 || md.Maximum < md.Minimum {
+			return fmt.Errorf("machine deployment %q: needs a name and 0 <= minimum (%d) <= maximum (%d)", md.Name, md.Minimum, md.Maximum)
+		}
+	}
+	for name, d := range map[string]string{
+		"scale down delay after add": v.ScaleDownDelayAfterAdd, "scale down delay after delete": v.ScaleDownDelayAfterDelete,
+		"scale down delay after failure": v.ScaleDownDelayAfterFailure, "scale down unneeded time": v.ScaleDownUnneededTime,
+		"scan interval": v.ScanInterval, "max node provision time": v.MaxNodeProvisionTime, "new pod scale up delay": v.NewPodScaleUpDelay,
+	} {
+		if d == "" {
+			continue
+		}
+		if _, err := time.ParseDuration(d); err != nil {
+			return fmt.Errorf("%s %q: %w", name, d, err)
+		}
+	}
+	if t := v.ScaleDownUtilizationThreshold; t != nil && (*t < 0 || *t > 1) {
+		return fmt.Errorf("scale down utilization threshold %v: must be between 0 and 1", *t)
+	}
+	if v.Expander != "" {
+		for _, e := range strings.Split(v.Expander, ",") {
+			if !contains(Expanders, e) {
+				return fmt.Errorf("expander %q: %q is not one of %s", v.Expander, e, strings.Join(Expanders, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func orInt(p *int32, def int32) string {
+	if p == nil {
+		return strconv.Itoa(int(def))
+	}
+	return strconv.Itoa(int(*p))
+}

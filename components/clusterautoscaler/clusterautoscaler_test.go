@@ -1,0 +1,155 @@
+package clusterautoscaler
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/internal/golden"
+)
+
+func minimal() Values {
+	return Values{
+		Cluster:     decode.Cluster{Name: "seed"},
+		Namespace:   "shoot--dev--a",
+		WorkerPools: []Pool{{Name: "cpu-worker", Minimum: 3, Maximum: 5, Zones: []string{"eu-west-1b", "eu-west-1c"}}},
+	}
+}
+
+func cases() map[string]Values {
+	custom := minimal()
+	custom.WorkerPools = append(custom.WorkerPools, Pool{Name: "fixed", Minimum: 1, Maximum: 1})
+	custom.MachineDeployments = []MachineDeployment{{Name: "shoot--dev--a-cpu-worker-z1", Minimum: 2, Maximum: 3}, {Name: "shoot--dev--a-cpu-worker-z2", Minimum: 1, Maximum: 2}}
+	custom.Expander = "priority,least-waste"
+	custom.ScaleDownUtilizationThreshold = ptr.To(0.65)
+	custom.ScaleDownUnneededTime = "10m"
+	custom.IgnoreTaints = []string{"example.com/gpu"}
+	custom.Verbosity = ptr.To(int32(4))
+	custom.Replicas = ptr.To(int32(0))
+	return map[string]Values{"default": minimal(), "customised": custom}
+}
+
+func TestObjectsGolden(t *testing.T) {
+	for name, v := range cases() {
+		t.Run(name, func(t *testing.T) {
+			objs, err := Objects(v)
+			require.NoError(t, err)
+			golden.Assert(t, name, objs)
+		})
+	}
+}
+
+func TestNeeded(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		pools []Pool
+		want  bool
+	}{
+		// S4:11285, S4:18107: at least one pool with minimum < maximum.
+		{"none", nil, false},
+		{"fixed", []Pool{{Name: "a", Minimum: 2, Maximum: 2}}, false},
+		{"one autoscaling", []Pool{{Name: "a", Minimum: 2, Maximum: 2}, {Name: "b", Minimum: 1, Maximum: 3}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, Needed(tc.pools))
+			v := minimal()
+			v.WorkerPools = tc.pools
+			objs, err := Objects(v)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, len(objs) > 0)
+		})
+	}
+}
+
+func TestMachineDeployments(t *testing.T) {
+	// S4:18661-18677: 6/60 over three zones gives 2/20 per MachineDeployment.
+	mds := MachineDeployments("shoot--foo--bar", []Pool{{Name: "cpu-worker", Minimum: 6, Maximum: 60, Zones: []string{"a", "b", "c"}}})
+	assert.Equal(t, []MachineDeployment{
+		{"shoot--foo--bar-cpu-worker-z1", 2, 20},
+		{"shoot--foo--bar-cpu-worker-z2", 2, 20},
+		{"shoot--foo--bar-cpu-worker-z3", 2, 20},
+	}, mds)
+	// Remainders go to the first zones; the sums stay the pool's bounds.
+	mds = MachineDeployments("shoot--foo--bar", []Pool{{Name: "p", Minimum: 3, Maximum: 5, Zones: []string{"a", "b"}}})
+	assert.Equal(t, []MachineDeployment{{"shoot--foo--bar-p-z1", 2, 3}, {"shoot--foo--bar-p-z2", 1, 2}}, mds)
+	// No zones count as one.
+	assert.Equal(t, []MachineDeployment{{"ns-p-z1", 1, 4}}, MachineDeployments("ns", []Pool{{Name: "p", Minimum: 1, Maximum: 4}}))
+}
+
+func TestDocumentedFacts(t *testing.T) {
+	objs, err := Objects(minimal())
+	require.NoError(t, err)
+	var d appsv1.Deployment
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Deployment", "cluster-autoscaler").Object, &d))
+	assert.Equal(t, "shoot--dev--a", d.Namespace)
+	// S4:26391: cluster-autoscaler is a gardener-system-300 component.
+	assert.Equal(t, "gardener-system-300", d.Spec.Template.Spec.PriorityClassName)
+	for k, val := range d.Spec.Selector.MatchLabels {
+		assert.Equal(t, val, d.Spec.Template.Labels[k], k)
+	}
+	c := d.Spec.Template.Spec.Containers[0]
+	assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/autoscaler/cluster-autoscaler:v1.32.0", c.Image)
+	// S4:1853-1935: the documented defaults of the Shoot's clusterAutoscaler section.
+	for _, flag := range []string{
+		"--scale-down-delay-after-add=1h", "--scale-down-delay-after-delete=0s", "--scale-down-delay-after-failure=3m",
+		"--scale-down-unneeded-time=30m", "--scale-down-utilization-threshold=0.5", "--scan-interval=10s",
+		"--expander=least-waste", "--max-node-provision-time=20m", "--max-graceful-termination-sec=600",
+		"--new-pod-scale-up-delay=0s", "--max-empty-bulk-delete=10", "--ignore-daemonsets-utilization=false", "--v=2",
+		// S4:17941-17946, S4:18121-18127: 3-5 machines over two zones.
+		"--nodes=2:3:shoot--dev--a.shoot--dev--a-cpu-worker-z1",
+		"--nodes=1:2:shoot--dev--a.shoot--dev--a-cpu-worker-z2",
+	} {
+		assert.Contains(t, c.Args, flag)
+	}
+	var nodes int
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "--nodes=") {
+			nodes++
+		}
+	}
+	assert.Equal(t, 2, nodes)
+	rendertest.MustFind(t, objs, "Secret", "shoot-access-cluster-autoscaler")
+	rendertest.MustFind(t, objs, "Service", "cluster-autoscaler")
+	rendertest.MustFind(t, objs, "ManagedResource", ShootRBACName)
+}
+
+func TestErrors(t *testing.T) {
+	for name, mutate := range map[string]func(*Values){
+		"no namespace":  func(v *Values) { v.Namespace = "" },
+		"max below min": func(v *Values) { v.WorkerPools[0].Maximum = 1 },
+		"pool twice":    func(v *Values) { v.WorkerPools = append(v.WorkerPools, v.WorkerPools[0]) },
+		"nameless pool": func(v *Values) { v.WorkerPools[0].Name = "" },
+		"bad duration":  func(v *Values) { v.ScanInterval = "ten seconds" },
+		"bad threshold": func(v *Values) { v.ScaleDownUtilizationThreshold = ptr.To(1.5) },
+		"bad expander":  func(v *Values) { v.Expander = "cheapest" },
+		"bad md":        func(v *Values) { v.MachineDeployments = []MachineDeployment{{Name: "x", Minimum: 2, Maximum: 1}} },
+		"negative":      func(v *Values) { v.Replicas = ptr.To(int32(-1)) },
+		"unknown image": func(v *Values) { v.Images = map[string]string{"ca": "x"} },
+	} {
+		t.Run(name, func(t *testing.T) {
+			v := minimal()
+			mutate(&v)
+			_, err := Objects(v)
+			assert.Error(t, err)
+		})
+	}
+}
+
+func TestRender(t *testing.T) {
+	out, err := Render(render.Input{Config: rendertest.FromJSON(t, `{
+		"cluster": {"name": "seed"}, "namespace": "shoot--dev--a", "scale_down_utilization_threshold": 0.5,
+		"worker_pools": [{"name": "a", "minimum": 1, "maximum": 3, "zones": ["z"]}], "machine_deployments": []
+	}`)})
+	require.NoError(t, err)
+	assert.Len(t, out.Objects, 8)
+	_, err = Render(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "bogus": 1}`)})
+	assert.Error(t, err)
+}

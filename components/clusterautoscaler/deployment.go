@@ -1,0 +1,141 @@
+package clusterautoscaler
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/kubeapiserver"
+	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+)
+
+// SelectorLabels select the autoscaler's pods.
+func SelectorLabels() map[string]string {
+	return map[string]string{"app": "kubernetes", "role": Name}
+}
+
+// args are the autoscaler's flags: the Shoot's general settings with their documented defaults
+// (S4:1846-1935, S4:18341-18350), and one --nodes flag per MachineDeployment
+// (min:max:<namespace>.<name>), the only thing the autoscaler needs to know of them (S4:18107).
+func args(v Values) []string {
+	threshold := 0.5
+	if v.ScaleDownUtilizationThreshold != nil {
+		threshold = *v.ScaleDownUtilizationThreshold
+	}
+	a := []string{
+		fmt.Sprintf("--address=:%d", Port),
+		// Gardener's fork talks to machine-controller-manager's API (S4:11285).
+		"--cloud-provider=mcm",
+		"--kubeconfig=" + machinecontrollermanager.KubeconfigPath,
+		"--leader-elect=true",
+		// Worker pools spread over zones are the same pool: keep their sizes balanced.
+		"--balance-similar-node-groups=true",
+		"--expander=" + or(v.Expander, "least-waste"),
+		"--ignore-daemonsets-utilization=" + strconv.FormatBool(v.IgnoreDaemonsetsUtilization),
+		"--max-empty-bulk-delete=" + orInt(v.MaxEmptyBulkDelete, 10),
+		"--max-graceful-termination-sec=" + orInt(v.MaxGracefulTerminationSeconds, 600),
+		"--max-node-provision-time=" + or(v.MaxNodeProvisionTime, "20m"),
+		"--new-pod-scale-up-delay=" + or(v.NewPodScaleUpDelay, "0s"),
+		"--scale-down-delay-after-add=" + or(v.ScaleDownDelayAfterAdd, "1h"),
+		"--scale-down-delay-after-delete=" + or(v.ScaleDownDelayAfterDelete, "0s"),
+		"--scale-down-delay-after-failure=" + or(v.ScaleDownDelayAfterFailure, "3m"),
+		"--scale-down-unneeded-time=" + or(v.ScaleDownUnneededTime, "30m"),
+		"--scale-down-utilization-threshold=" + strconv.FormatFloat(threshold, 'f', -1, 64),
+		"--scan-interval=" + or(v.ScanInterval, "10s"),
+		// Gardener's own pods in kube-system must not keep nodes alive.
+		"--skip-nodes-with-local-storage=false",
+		"--skip-nodes-with-system-pods=false",
+		"--stderrthreshold=info",
+		"--v=" + orInt(v.Verbosity, 2),
+	}
+	for _, t := range v.IgnoreTaints {
+		a = append(a, "--ignore-taint="+t)
+	}
+	mds := v.MachineDeployments
+	if len(mds) == 0 {
+		mds = MachineDeployments(v.Namespace, v.WorkerPools)
+	}
+	for _, md := range mds {
+		a = append(a, fmt.Sprintf("--nodes=%d:%d:%s.%s", md.Minimum, md.Maximum, v.Namespace, md.Name))
+	}
+	return a
+}
+
+func deployment(v Values, access machinecontrollermanager.ShootAccess) (*appsv1.Deployment, error) {
+	vector, err := images.Default().Override(v.Images)
+	if err != nil {
+		return nil, fmt.Errorf("cluster-autoscaler images: %w", err)
+	}
+	image, err := vector.Image(images.ClusterAutoscaler, "")
+	if err != nil {
+		return nil, err
+	}
+	replicas := int32(1)
+	if v.Replicas != nil {
+		replicas = *v.Replicas
+	}
+	labels := map[string]string{
+		"gardener.cloud/role":                                                           "controlplane",
+		"networking.gardener.cloud/to-dns":                                              "allowed",
+		"networking.gardener.cloud/to-runtime-apiserver":                                "allowed", // the MachineDeployments (S4:25950)
+		kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(""), kubeapiserver.Port): "allowed",
+	}
+	maps.Copy(labels, SelectorLabels())
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: SelectorLabels()},
+		Spec: appsv1.DeploymentSpec{
+			Replicas:             ptr.To(replicas),
+			RevisionHistoryLimit: ptr.To(int32(2)),
+			Selector:             &metav1.LabelSelector{MatchLabels: SelectorLabels()},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					ServiceAccountName: Name,
+					PriorityClassName:  or(v.PriorityClassName, priorityclasses.System300),
+					Containers: []corev1.Container{{
+						Name:    Name,
+						Image:   image,
+						Command: []string{"./cluster-autoscaler"},
+						Args:    args(v),
+						Env: []corev1.EnvVar{
+							// The mcm cloud provider finds the MachineDeployments in this
+							// namespace of the seed, and the shoot through this kubeconfig.
+							{Name: "CONTROL_NAMESPACE", Value: v.Namespace},
+							{Name: "TARGET_KUBECONFIG", Value: machinecontrollermanager.KubeconfigPath},
+						},
+						Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+						// Requests an operator would start from; the documents give none.
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceCPU:    resource.MustParse("10m"),
+							corev1.ResourceMemory: resource.MustParse("64Mi"),
+						}},
+						VolumeMounts: []corev1.VolumeMount{access.Mount()},
+					}},
+					Volumes: []corev1.Volume{access.Volume()},
+				},
+			},
+		},
+	}, nil
+}
+
+// service exposes the metrics to the shoot's Prometheus (S4:26009).
+func service(namespace string) *corev1.Service {
+	k, val := kubeapiserver.ScrapeAnnotation("all-scrape-targets", Port)
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: namespace, Labels: SelectorLabels(), Annotations: map[string]string{k: val}},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: SelectorLabels(),
+			Ports:    []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: Port, TargetPort: intstr.FromInt32(Port)}},
+		},
+	}
+}

@@ -1,0 +1,183 @@
+// Package machinecontrollermanager renders the machine_controller_manager component: the
+// controller in a shoot's control-plane namespace of the seed that turns MachineDeployments,
+// MachineSets and Machines (machine.sapcloud.io/v1alpha1) into virtual machines backing the
+// shoot's nodes (S4:17852-17854, S4:11879). gardenlet deploys the Deployment; the provider
+// extension injects its provider-specific sidecar into it (S4:17961) and writes the
+// MachineClasses and MachineDeployments from the Worker resource.
+package machinecontrollermanager
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/kubeapiserver"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Name is the name of the Deployment, Service, ServiceAccount and RBAC objects (S4:11879,
+// S4:17961).
+const Name = "machine-controller-manager"
+
+// Port serves the controller's metrics and health endpoint. The documents give no number;
+// 10258 is the one Gardener uses.
+const Port = 10258
+
+// Values are the component's typed inputs. Zero values mean the documented defaults.
+type Values struct {
+	// Cluster is the seed.
+	Cluster decode.Cluster `json:"cluster"`
+	// Namespace is the shoot's control-plane namespace shoot--<project>--<shoot>; required.
+	Namespace string `json:"namespace"`
+	// Images overrides image vector entries by name (machine-controller-manager).
+	Images map[string]string `json:"images"`
+	// Replicas of the controller; nil means 1. 0 stops it, as for a hibernated shoot.
+	Replicas *int32 `json:"replicas"`
+	// GenericKubeconfigSecretName names the Secret (key kubeconfig) with the shoot's generic
+	// token kubeconfig (S4:15760-15764); "" means "generic-token-kubeconfig".
+	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
+	// AccessSecretName names the token-requestor Secret rendered for the controller's shoot
+	// ServiceAccount; "" means "shoot-access-machine-controller-manager".
+	AccessSecretName string `json:"access_secret_name"`
+	// PriorityClassName of the pods; "" means gardener-system-300 (S4:26391).
+	PriorityClassName string `json:"priority_class_name"`
+}
+
+// SelectorLabels select the controller's pods.
+func SelectorLabels() map[string]string {
+	return map[string]string{"app": "kubernetes", "role": Name}
+}
+
+// Render renders one machine_controller_manager instance.
+func Render(in render.Input) (*render.Output, error) {
+	return decode.Render(in, Objects)
+}
+
+// Objects renders the seed-side RBAC, the shoot access Secret, the Deployment, its metrics
+// Service and the ManagedResource with the controller's permissions in the shoot.
+func Objects(v Values) ([]render.Object, error) {
+	if v.Namespace == "" {
+		return nil, fmt.Errorf("namespace is required: the shoot's control-plane namespace")
+	}
+	if v.Replicas != nil && *v.Replicas < 0 {
+		return nil, fmt.Errorf("replicas %d: must not be negative", *v.Replicas)
+	}
+	access := ShootAccess{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName}.resolve()
+	d, err := deployment(v, access)
+	if err != nil {
+		return nil, err
+	}
+	sa, role, binding := seedRBAC(v.Namespace)
+	objs, err := kube.Typed(v.Cluster.Name, sa, role, binding, access.Secret(), d, service(v.Namespace))
+	if err != nil {
+		return nil, err
+	}
+	shoot, err := shootRBAC(v.Cluster.Name, v.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	return append(objs, shoot...), nil
+}
+
+func args(namespace string) []string {
+	return []string{
+		// The controller reads the machine objects of its own namespace in the seed ...
+		"--control-kubeconfig=inClusterConfig",
+		"--namespace=" + namespace,
+		// ... and manages Nodes in the shoot.
+		"--target-kubeconfig=" + KubeconfigPath,
+		"--port=" + strconv.Itoa(Port),
+		// Safety limits on machines beyond a MachineDeployment's replicas, the values an operator
+		// expects; the documents give none.
+		"--safety-up=2",
+		"--safety-down=1",
+		"--machine-safety-overshooting-period=1m",
+		"--v=3",
+	}
+}
+
+func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
+	vector, err := images.Default().Override(v.Images)
+	if err != nil {
+		return nil, fmt.Errorf("machine-controller-manager images: %w", err)
+	}
+	image, err := vector.Image(images.MachineControllerManager, "")
+	if err != nil {
+		return nil, err
+	}
+	replicas := int32(1)
+	if v.Replicas != nil {
+		replicas = *v.Replicas
+	}
+	labels := map[string]string{
+		"gardener.cloud/role":                                                           "controlplane",
+		"networking.gardener.cloud/to-dns":                                              "allowed",
+		"networking.gardener.cloud/to-runtime-apiserver":                                "allowed", // its machine objects (S4:25950)
+		"networking.gardener.cloud/to-public-networks":                                  "allowed", // the provider's API (S4:25952)
+		kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(""), kubeapiserver.Port): "allowed",
+	}
+	maps.Copy(labels, SelectorLabels())
+	priority := v.PriorityClassName
+	if priority == "" {
+		priority = priorityclasses.System300
+	}
+	probe := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(Port), Scheme: corev1.URISchemeHTTP}}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: SelectorLabels()},
+		Spec: appsv1.DeploymentSpec{
+			Replicas:             ptr.To(replicas),
+			RevisionHistoryLimit: ptr.To(int32(2)),
+			Selector:             &metav1.LabelSelector{MatchLabels: SelectorLabels()},
+			// One controller at a time: two would both act on the same machines.
+			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					ServiceAccountName: Name,
+					PriorityClassName:  priority,
+					Containers: []corev1.Container{{
+						Name:    Name,
+						Image:   image,
+						Command: []string{"./machine-controller-manager"},
+						Args:    args(v.Namespace),
+						Ports:   []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+						LivenessProbe: &corev1.Probe{
+							ProbeHandler: probe, InitialDelaySeconds: 30, PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3,
+						},
+						// Requests an operator would start from; the documents give none.
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceCPU:    resource.MustParse("5m"),
+							corev1.ResourceMemory: resource.MustParse("20Mi"),
+						}},
+						VolumeMounts: []corev1.VolumeMount{access.Mount()},
+					}},
+					Volumes: []corev1.Volume{access.Volume()},
+				},
+			},
+		},
+	}, nil
+}
+
+// service exposes the metrics to the shoot's Prometheus (S4:26009).
+func service(namespace string) *corev1.Service {
+	k, val := kubeapiserver.ScrapeAnnotation("all-scrape-targets", Port)
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: namespace, Labels: SelectorLabels(), Annotations: map[string]string{k: val}},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: SelectorLabels(),
+			Ports:    []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: Port, TargetPort: intstr.FromInt32(Port)}},
+		},
+	}
+}

@@ -1,0 +1,139 @@
+package machinecontrollermanager
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/crds"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/internal/golden"
+)
+
+func minimal() Values {
+	return Values{Cluster: decode.Cluster{Name: "seed"}, Namespace: "shoot--dev--a"}
+}
+
+func cases() map[string]Values {
+	custom := minimal()
+	custom.Replicas = ptr.To(int32(0))
+	custom.Images = map[string]string{"machine-controller-manager": "v0.59.0"}
+	custom.GenericKubeconfigSecretName = "generic-token-kubeconfig-1a2b3c4d"
+	custom.PriorityClassName = "gardener-system-200"
+	return map[string]Values{"default": minimal(), "hibernated-customised": custom}
+}
+
+func TestObjectsGolden(t *testing.T) {
+	for name, v := range cases() {
+		t.Run(name, func(t *testing.T) {
+			objs, err := Objects(v)
+			require.NoError(t, err)
+			golden.Assert(t, name, objs)
+		})
+	}
+}
+
+func TestDocumentedFacts(t *testing.T) {
+	objs, err := Objects(minimal())
+	require.NoError(t, err)
+	var d appsv1.Deployment
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Deployment", "machine-controller-manager").Object, &d))
+	// S4:11879, S4:17961: the Deployment machine-controller-manager in the shoot namespace.
+	assert.Equal(t, "shoot--dev--a", d.Namespace)
+	assert.Equal(t, int32(1), *d.Spec.Replicas)
+	// S4:26391: machine-controller-manager is a gardener-system-300 component.
+	assert.Equal(t, "gardener-system-300", d.Spec.Template.Spec.PriorityClassName)
+	for k, val := range d.Spec.Selector.MatchLabels {
+		assert.Equal(t, val, d.Spec.Template.Labels[k], k)
+	}
+	c := d.Spec.Template.Spec.Containers[0]
+	assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/machine-controller-manager:v0.58.0", c.Image)
+	assert.Contains(t, c.Args, "--namespace=shoot--dev--a")
+	assert.Contains(t, c.Args, "--target-kubeconfig="+KubeconfigPath)
+	assert.Equal(t, "allowed", d.Spec.Template.Labels["networking.resources.gardener.cloud/to-kube-apiserver-tcp-443"])
+
+	var s corev1.Service
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Service", "machine-controller-manager").Object, &s))
+	assert.Equal(t, int32(Port), s.Spec.Ports[0].Port)
+	// S4:26009: shoot Prometheus scrape annotation.
+	assert.Contains(t, s.Annotations, "networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports")
+
+	secret := rendertest.MustFind(t, objs, "Secret", "shoot-access-machine-controller-manager")
+	// S4:13686-13691: token-requestor Secret for kube-system/machine-controller-manager.
+	assert.Equal(t, "token-requestor", secret.GetLabels()["resources.gardener.cloud/purpose"])
+	assert.Equal(t, "kube-system", secret.GetAnnotations()["serviceaccount.resources.gardener.cloud/namespace"])
+	for _, kind := range []string{"ServiceAccount", "Role", "RoleBinding"} {
+		rendertest.MustFind(t, objs, kind, "machine-controller-manager")
+	}
+	mr := rendertest.MustFind(t, objs, "ManagedResource", ShootRBACName)
+	_, hasClass, _ := unstructuredString(mr.Object, "spec", "class")
+	assert.False(t, hasClass, "applied into the shoot (S4:15754)")
+}
+
+func unstructuredString(m map[string]any, path ...string) (string, bool, error) {
+	cur := any(m)
+	for _, p := range path {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return "", false, nil
+		}
+		if cur, ok = mm[p]; !ok {
+			return "", false, nil
+		}
+	}
+	s, _ := cur.(string)
+	return s, true, nil
+}
+
+// TestCRDsAreStructural checks that the machine.sapcloud.io CRDs would be accepted by an API
+// server: structural schemas of apiextensions.k8s.io/v1.
+func TestCRDsAreStructural(t *testing.T) {
+	objs, err := CRDs("seed")
+	require.NoError(t, err)
+	require.Len(t, objs, 4)
+	for _, name := range CRDNames {
+		crd, err := crds.Get(name)
+		require.NoError(t, err)
+		assert.Equal(t, "machine.sapcloud.io", crd.Spec.Group)
+		for _, ver := range crd.Spec.Versions {
+			internal := &apiextensions.JSONSchemaProps{}
+			require.NoError(t, apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(ver.Schema.OpenAPIV3Schema, internal, nil))
+			s, err := structuralschema.NewStructural(internal)
+			require.NoError(t, err, name)
+			assert.Empty(t, structuralschema.ValidateStructural(nil, s), name)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	v := minimal()
+	v.Namespace = ""
+	_, err := Objects(v)
+	assert.ErrorContains(t, err, "namespace")
+	v = minimal()
+	v.Replicas = ptr.To(int32(-1))
+	_, err = Objects(v)
+	assert.Error(t, err)
+	v = minimal()
+	v.Images = map[string]string{"mcm": "x"}
+	_, err = Objects(v)
+	assert.Error(t, err)
+}
+
+func TestRender(t *testing.T) {
+	out, err := Render(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "namespace": "shoot--dev--a", "replicas": 1}`)})
+	require.NoError(t, err)
+	assert.Len(t, out.Objects, 8)
+	_, err = Render(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "bogus": 1}`)})
+	assert.Error(t, err)
+}

@@ -1,0 +1,232 @@
+package seed
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/declarative-gardener/gardener/components/crds"
+	"github.com/declarative-gardener/gardener/components/dependencywatchdog"
+	"github.com/declarative-gardener/gardener/components/etcddruid"
+	"github.com/declarative-gardener/gardener/components/gardenlet"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/istio"
+	"github.com/declarative-gardener/gardener/components/namespace"
+	"github.com/declarative-gardener/gardener/components/nginxingress"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/components/reserveexcesscapacity"
+	"github.com/declarative-gardener/gardener/components/resourcemanager"
+	"github.com/declarative-gardener/gardener/components/vpa"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// The seed's generated Secrets in its garden namespace.
+const (
+	secretSeedCA          = "ca-seed"
+	secretResourceManager = "gardener-resource-manager-server"
+)
+
+// IngressNamespace is the namespace of the seed's default Istio ingress gateway (S4:24874).
+const IngressNamespace = "istio-ingress"
+
+// ZoneIngressNamespace is the namespace of the gateway pinned to one zone (S4:24887-24889).
+func ZoneIngressNamespace(zone string) string { return IngressNamespace + "--zone--" + zone }
+
+// base: PriorityClasses, the garden namespace, the extension CRDs and the seed CA.
+func (b *builder) base() error {
+	cluster := decode.Cluster{Name: b.cluster}
+	pcs, err := priorityclasses.Objects(priorityclasses.Values{Cluster: cluster, Set: priorityclasses.Seed})
+	if err != nil {
+		return err
+	}
+	b.add("priority_classes", "priority_classes", pcs)
+	if !b.runtimeAsSeed { // the garden's own part creates it there
+		ns, err := namespace.Objects(namespace.Values{Cluster: cluster, Name: GardenNamespace,
+			Labels: map[string]string{"high-availability-config.resources.gardener.cloud/consider": "true"}})
+		if err != nil {
+			return err
+		}
+		b.add("garden_namespace", "namespace", ns)
+	}
+	// The CRDs of the extension resources shoots and the seed itself are made of (S2:242-244).
+	var names []string
+	for _, n := range crds.Names() {
+		if strings.HasSuffix(n, ".extensions.gardener.cloud") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var typed []runtime.Object
+	for _, n := range names {
+		crd, err := crds.Get(n)
+		if err != nil {
+			return err
+		}
+		typed = append(typed, crd)
+	}
+	objs, err := kube.Typed(b.cluster, typed...)
+	if err != nil {
+		return err
+	}
+	b.add("extension_crds", "manifests", objs)
+	if !b.runtimeAsSeed { // signs the webhooks of the seed's own resource manager and VPA
+		b.secret("ca_seed", render.SecretSpec{Name: secretSeedCA, Class: "ca", CommonName: "seed-" + b.name}, "")
+	}
+	return nil
+}
+
+// systemComponents: gardener-resource-manager first, then the components it brings up in
+// Gardener (S2:242-244), each left out where the garden already runs it.
+func (b *builder) systemComponents() error {
+	cluster := decode.Cluster{Name: b.cluster}
+	s := b.settings()
+	first := []string{"priority_classes"}
+	if !b.runtimeAsSeed {
+		first = append(first, "garden_namespace")
+		b.secret("gardener_resource_manager_tls", render.SecretSpec{Name: secretResourceManager, Class: "server-cert",
+			CommonName: "gardener-resource-manager", DNSNames: resourcemanager.ServiceDNSNames(GardenNamespace), CA: secretSeedCA}, "ca_seed")
+		grm, err := resourcemanager.Objects(resourcemanager.Values{
+			Cluster: cluster, Namespace: GardenNamespace, Class: "seed",
+			CABundle: render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), ServerTLSSecretName: secretResourceManager,
+		})
+		if err != nil {
+			return fmt.Errorf("gardener-resource-manager: %w", err)
+		}
+		b.add("gardener_resource_manager", "gardener_resource_manager", grm, append(first, "gardener_resource_manager_tls")...)
+		first = []string{"gardener_resource_manager"}
+
+		druid, err := etcddruid.Objects(etcddruid.Values{Cluster: cluster, Namespace: GardenNamespace})
+		if err != nil {
+			return fmt.Errorf("etcd-druid: %w", err)
+		}
+		b.add("etcd_druid", "etcd_druid", druid, first...)
+		b.system = append(b.system, "etcd_druid")
+		if s.VerticalPodAutoscalerEnabled {
+			b.secret("vpa_admission_controller_tls", render.SecretSpec{Name: vpa.DefaultTLSSecretName, Class: "server-cert",
+				CommonName: vpa.WebhookServiceName, DNSNames: svcNames(vpa.WebhookServiceName), CA: secretSeedCA}, "ca_seed")
+			objs, err := vpa.Objects(vpa.Values{Cluster: cluster, Namespace: GardenNamespace,
+				CABundle: render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), TLSSecretName: vpa.DefaultTLSSecretName})
+			if err != nil {
+				return fmt.Errorf("vpa: %w", err)
+			}
+			b.add("vpa", "vpa", objs, append(first, "vpa_admission_controller_tls")...)
+			b.system = append(b.system, "vpa")
+		}
+		// nginx-ingress always runs with 2 replicas on a seed (S4:24619).
+		ngx, err := nginxingress.Objects(nginxingress.Values{Cluster: cluster, Namespace: GardenNamespace, HighAvailability: true,
+			PriorityClassName: priorityclasses.System600, LoadBalancerAnnotations: b.loadBalancerAnnotations("")})
+		if err != nil {
+			return fmt.Errorf("nginx-ingress: %w", err)
+		}
+		b.add("nginx_ingress", "nginx_ingress", ngx, first...)
+		b.system = append(b.system, "nginx_ingress")
+	}
+	ist, err := istio.Objects(istio.Values{
+		Cluster: cluster, PriorityClassName: priorityclasses.SystemCritical, GatewaysOnly: b.runtimeAsSeed,
+		HighAvailability: len(b.v.Provider.Zones) > 1, IngressGateways: b.gateways(),
+	})
+	if err != nil {
+		return fmt.Errorf("istio: %w", err)
+	}
+	b.add("istio", "istio", ist, first...)
+	b.system = append(b.system, "istio")
+
+	// dependency-watchdog prober and weeder (S4:26819-26853).
+	dwd := dependencywatchdog.Values{Cluster: cluster, Namespace: GardenNamespace}
+	if d := s.DependencyWatchdog; d != nil {
+		dwd.ProberEnabled, dwd.WeederEnabled = ptr(d.ProberEnabled), ptr(d.WeederEnabled)
+	}
+	if dwd.ProberEnabled == nil || *dwd.ProberEnabled || dwd.WeederEnabled == nil || *dwd.WeederEnabled {
+		objs, err := dependencywatchdog.Objects(dwd)
+		if err != nil {
+			return fmt.Errorf("dependency-watchdog: %w", err)
+		}
+		b.add("dependency_watchdog", "dependency_watchdog", objs, "priority_classes")
+		b.system = append(b.system, "dependency_watchdog")
+	}
+	// Pause pods keeping capacity free for new control planes (S4:26873-26877).
+	if s.ExcessCapacityReservationEnabled {
+		objs, err := reserveexcesscapacity.Objects(reserveexcesscapacity.Values{Cluster: cluster, Namespace: GardenNamespace, Zones: len(b.v.Provider.Zones)})
+		if err != nil {
+			return fmt.Errorf("reserve-excess-capacity: %w", err)
+		}
+		b.add("reserve_excess_capacity", "reserve_excess_capacity", objs, "priority_classes")
+	}
+	return nil
+}
+
+// gardenlet: gardenlet with the Seed's spec as its seed configuration, after the system
+// components it reconciles. Its garden kubeconfig comes from TLS bootstrapping, which deletes
+// the bootstrap Secret afterwards (S4:14511): the engine would recreate it on every apply, so
+// the gardenlet-kubeconfig Secret is left to the operator's bootstrap (docs/landscapes.md).
+func (b *builder) gardenlet() error {
+	objs, err := gardenlet.Objects(gardenlet.Values{
+		Cluster: decode.Cluster{Name: b.cluster}, Namespace: GardenNamespace, SeedName: b.name, SeedSpec: b.spec(),
+		GardenClusterAddress: b.v.Garden.VirtualEndpoint, GardenCABundle: b.v.Garden.CABundle,
+		HighAvailability: len(b.v.Provider.Zones) > 1,
+	})
+	if err != nil {
+		return fmt.Errorf("gardenlet: %w", err)
+	}
+	deps := append([]string{"priority_classes", "extension_crds"}, b.system...)
+	b.add("gardenlet", "gardenlet", objs, deps...)
+	return nil
+}
+
+// gateways are the seed's Istio ingress gateways: the default one in istio-ingress spanning all
+// zones, and with several zones one per zone for control planes pinned to it (S4:24887-24891).
+// They expose 443 (SNI to shoot API servers), 8443 (apiserver-proxy) and 8132 (reversed VPN)
+// (S4:147-153).
+func (b *builder) gateways() []istio.Gateway {
+	ports := []istio.Port{
+		{Name: "tls", Port: 443, TargetPort: 9443},
+		{Name: "tls-tunnel", Port: 8132, TargetPort: 8132},
+		{Name: "proxy", Port: 8443, TargetPort: 8443},
+	}
+	// Labels of their own, so that the seed's Gateways never select the virtual garden's gateway
+	// pods when the seed is the garden runtime cluster.
+	labels := func(zone string) map[string]string {
+		l := map[string]string{"app": "istio-ingressgateway", "istio": "ingressgateway", "gardener.cloud/role": "seed-ingress"}
+		if zone != "" {
+			l["istio"] = "ingressgateway--zone--" + zone
+		}
+		return l
+	}
+	out := []istio.Gateway{{Namespace: IngressNamespace, Labels: labels(""), ServiceType: corev1.ServiceTypeLoadBalancer,
+		LoadBalancerAnnotations: b.loadBalancerAnnotations(""), Ports: ports}}
+	if len(b.v.Provider.Zones) > 1 {
+		for _, z := range b.v.Provider.Zones {
+			out = append(out, istio.Gateway{Namespace: ZoneIngressNamespace(z), Labels: labels(z), Zone: z,
+				ServiceType: corev1.ServiceTypeLoadBalancer, LoadBalancerAnnotations: b.loadBalancerAnnotations(z), Ports: ports})
+		}
+	}
+	return out
+}
+
+// loadBalancerAnnotations are the seed's (and a zone's) LoadBalancer annotations.
+func (b *builder) loadBalancerAnnotations(zone string) map[string]string {
+	s := b.v.Settings
+	if s == nil || s.LoadBalancerServices == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range s.LoadBalancerServices.Annotations {
+		out[k] = v
+	}
+	for _, z := range s.LoadBalancerServices.Zones {
+		if z.Name == zone {
+			for k, v := range z.Annotations {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+func svcNames(service string) []string {
+	return []string{service, service + "." + GardenNamespace, service + "." + GardenNamespace + ".svc", service + "." + GardenNamespace + ".svc.cluster.local"}
+}

@@ -1,0 +1,160 @@
+package seed
+
+import (
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/namespace"
+)
+
+// registration: the seed-<name> namespace Gardener keeps per seed in the virtual garden (S0:196)
+// and the Seed object, applied once the seed's system components and gardenlet are up; it is
+// ready when gardenlet reports the seed (S4:19916-19922).
+func (b *builder) registration() error {
+	ns, err := namespace.Objects(namespace.Values{Cluster: decode.Cluster{Name: b.virtual}, Name: Namespace(b.name),
+		Labels: map[string]string{"gardener.cloud/role": "seed"}})
+	if err != nil {
+		return err
+	}
+	b.add("seed_namespace", "namespace", ns)
+	seed := kube.Custom("core.gardener.cloud/v1beta1", "Seed", "", b.name, nil, map[string]any{"spec": b.spec()})
+	b.add("seed", "seed", kube.On(b.virtual, "", seed), append([]string{"seed_namespace"}, b.waitFor()...)...)
+	return nil
+}
+
+// waitFor are the parts the Seed comes after: every system component and gardenlet.
+func (b *builder) waitFor() []string {
+	var out []string
+	for _, p := range b.parts {
+		if p.Name != "seed_namespace" {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// spec is the Seed's spec as the block declares it (S4: Seed API, digest §3.2 and §5.2).
+func (b *builder) spec() map[string]any {
+	v := b.v
+	provider := map[string]any{"type": v.Provider.Type, "region": v.Provider.Region}
+	if len(v.Provider.Zones) > 0 {
+		provider["zones"] = anyList(v.Provider.Zones)
+	}
+	if v.Provider.ProviderConfig != nil {
+		provider["providerConfig"] = v.Provider.ProviderConfig
+	}
+	networks := map[string]any{"pods": v.Networks.Pods, "services": v.Networks.Services}
+	if v.Networks.Nodes != "" {
+		networks["nodes"] = v.Networks.Nodes
+	}
+	if len(v.Networks.BlockCIDRs) > 0 {
+		networks["blockCIDRs"] = anyList(v.Networks.BlockCIDRs)
+	}
+	if len(v.Networks.IPFamilies) > 0 {
+		networks["ipFamilies"] = anyList(v.Networks.IPFamilies)
+	}
+	if d := v.Networks.ShootDefaults; d != nil {
+		defaults := map[string]any{}
+		if d.Pods != "" {
+			defaults["pods"] = d.Pods
+		}
+		if d.Services != "" {
+			defaults["services"] = d.Services
+		}
+		if len(defaults) > 0 {
+			networks["shootDefaults"] = defaults
+		}
+	}
+	kind := v.Ingress.ControllerKind
+	if kind == "" {
+		kind = "nginx"
+	}
+	controller := map[string]any{"kind": kind}
+	if v.Ingress.ProviderConfig != nil {
+		controller["providerConfig"] = v.Ingress.ProviderConfig
+	}
+	spec := map[string]any{
+		"provider": provider,
+		"networks": networks,
+		"ingress":  map[string]any{"domain": v.Ingress.Domain, "controller": controller},
+		// The DNS and backup credentials live in the virtual garden's garden namespace.
+		"dns": map[string]any{"provider": map[string]any{"type": v.DNS.Provider.Type,
+			"secretRef": map[string]any{"name": v.DNS.Provider.SecretRef, "namespace": GardenNamespace}}},
+		"settings": b.settingsSpec(),
+	}
+	if bk := v.Backup; bk != nil {
+		backup := map[string]any{"provider": bk.Provider, "secretRef": map[string]any{"name": bk.SecretRef, "namespace": GardenNamespace}}
+		if bk.Region != "" {
+			backup["region"] = bk.Region
+		}
+		if bk.ProviderConfig != nil {
+			backup["providerConfig"] = bk.ProviderConfig
+		}
+		spec["backup"] = backup
+	}
+	if len(v.Taints) > 0 {
+		var taints []any
+		for _, t := range v.Taints {
+			taint := map[string]any{"key": t.Key}
+			if t.Value != "" {
+				taint["value"] = t.Value
+			}
+			taints = append(taints, taint)
+		}
+		spec["taints"] = taints
+	}
+	return spec
+}
+
+func (b *builder) settingsSpec() map[string]any {
+	s := b.settings()
+	out := map[string]any{
+		"excessCapacityReservation": map[string]any{"enabled": s.ExcessCapacityReservationEnabled},
+		"scheduling":                map[string]any{"visible": s.SchedulingVisible},
+		"verticalPodAutoscaler":     map[string]any{"enabled": s.VerticalPodAutoscalerEnabled},
+		"topologyAwareRouting":      map[string]any{"enabled": s.TopologyAwareRoutingEnabled},
+	}
+	if d := s.DependencyWatchdog; d != nil {
+		out["dependencyWatchdog"] = map[string]any{"weeder": map[string]any{"enabled": d.WeederEnabled}, "prober": map[string]any{"enabled": d.ProberEnabled}}
+	}
+	if l := s.LoadBalancerServices; l != nil {
+		lb := map[string]any{"proxyProtocol": map[string]any{"allowed": l.ProxyProtocolAllowed}}
+		if len(l.Annotations) > 0 {
+			lb["annotations"] = stringMap(l.Annotations)
+		}
+		if l.ExternalTrafficPolicy != "" {
+			lb["externalTrafficPolicy"] = l.ExternalTrafficPolicy
+		}
+		var zones []any
+		for _, z := range l.Zones {
+			zone := map[string]any{"name": z.Name}
+			if len(z.Annotations) > 0 {
+				zone["annotations"] = stringMap(z.Annotations)
+			}
+			if z.ExternalTrafficPolicy != "" {
+				zone["externalTrafficPolicy"] = z.ExternalTrafficPolicy
+			}
+			zones = append(zones, zone)
+		}
+		if len(zones) > 0 {
+			lb["zones"] = zones
+		}
+		out["loadBalancerServices"] = lb
+	}
+	return out
+}
+
+func anyList(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+func stringMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+// Package seed renders the seed composite block: the Seed in the virtual garden and the seed
+// system components gardenlet's Seed reconciler deploys into the seed cluster (digest §1.3,
+// §2.3; S2:242-244), as parts applied in this order:
+//
+//  1. the seed's PriorityClasses (S4:26374-26387), its garden namespace, the extension CRDs
+//     (extensions.gardener.cloud) and the seed's certificates;
+//  2. gardener-resource-manager (class seed), then etcd-druid, VPA, Istio (istiod, the default
+//     ingress gateway in istio-ingress spanning all zones and one gateway per zone,
+//     S4:24870-24895) and nginx-ingress, dependency-watchdog prober and weeder and
+//     reserve-excess-capacity;
+//  3. gardenlet with its kubeconfig;
+//  4. the seed-<name> namespace and the Seed object in the virtual garden, ready once gardenlet
+//     reports it (GardenletReady, SeedSystemComponentsHealthy, ExtensionsReady).
+//
+// A seed in the garden runtime cluster leaves out what the garden already runs there:
+// gardener-resource-manager, VPA, etcd-druid, istiod and nginx-ingress (S4:13042-13068).
+package seed
+
+import (
+	"fmt"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// GardenNamespace is the seed cluster's namespace of its system components.
+const GardenNamespace = "garden"
+
+// Render renders one seed instance into its parts and outputs.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	parts, err := Parts(in.Name, v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Components: parts, Outputs: map[string]cty.Value{
+		"name":      cty.StringVal(in.Name),
+		"namespace": cty.StringVal(Namespace(in.Name)),
+	}}, nil
+}
+
+// Namespace is the seed's namespace in the virtual garden, seed-<name> (S0:196).
+func Namespace(seed string) string { return "seed-" + seed }
+
+// Parts renders the parts of one seed.
+func Parts(name string, v Values) ([]render.Component, error) {
+	b := &builder{name: name, v: v, cluster: v.Cluster.Name, virtual: v.Garden.VirtualCluster}
+	if b.cluster == "" {
+		return nil, fmt.Errorf("seed %s: cluster is required", name)
+	}
+	if b.virtual == "" {
+		return nil, fmt.Errorf("seed %s: its garden has no virtual garden cluster to register the Seed in", name)
+	}
+	b.runtimeAsSeed = v.Garden.RuntimeCluster != "" && v.Garden.RuntimeCluster == b.cluster
+	for _, step := range []func() error{b.base, b.systemComponents, b.gardenlet, b.registration} {
+		if err := step(); err != nil {
+			return nil, fmt.Errorf("seed %s: %w", name, err)
+		}
+	}
+	return b.parts, nil
+}
+
+// builder collects the parts of one seed.
+type builder struct {
+	name, cluster, virtual string
+	v                      Values
+	// runtimeAsSeed is set when the seed is the garden's runtime cluster.
+	runtimeAsSeed bool
+	parts         []render.Component
+	// system are the parts gardenlet waits for before it reports the seed's system components.
+	system []string
+}
+
+func (b *builder) add(name, typ string, objects []render.Object, deps ...string) {
+	b.parts = append(b.parts, render.Component{Name: name, Type: typ, DependsOn: deps, Objects: objects})
+}
+
+// secret appends a generated-secret part in the seed's garden namespace.
+func (b *builder) secret(part string, spec render.SecretSpec, caPart string) {
+	spec.Cluster, spec.Namespace = b.cluster, GardenNamespace
+	c := render.Component{Name: part, Type: "generated_secret", Secret: &spec}
+	if caPart != "" {
+		c.DependsOn = []string{caPart}
+	}
+	b.parts = append(b.parts, c)
+}
+
+func (b *builder) settings() Settings {
+	if b.v.Settings != nil {
+		return *b.v.Settings
+	}
+	return Settings{ExcessCapacityReservationEnabled: true, SchedulingVisible: true, VerticalPodAutoscalerEnabled: true}
+}
+
+func ptr[T any](v T) *T { return &v }

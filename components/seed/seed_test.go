@@ -1,0 +1,110 @@
+package seed
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/internal/golden"
+)
+
+func values(mutate func(*Values)) Values {
+	v := Values{
+		Garden:  GardenRef{Name: "local", VirtualEndpoint: "https://api.virtual-garden.example.com", CABundle: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", VirtualCluster: "virtual_garden", RuntimeCluster: "runtime"},
+		Cluster: decode.Cluster{Name: "seed1"},
+	}
+	v.Provider.Type, v.Provider.Region, v.Provider.Zones = "aws", "eu-west-1", []string{"a", "b", "c"}
+	v.Networks.Pods, v.Networks.Services, v.Networks.Nodes = "10.1.0.0/16", "10.2.0.0/16", "10.0.0.0/16"
+	v.Ingress.Domain = "ingress.seed1.example.com"
+	v.DNS.Provider.Type, v.DNS.Provider.SecretRef = "aws-route53", "seed1-dns"
+	if mutate != nil {
+		mutate(&v)
+	}
+	return v
+}
+
+func describe(t *testing.T, parts []render.Component) []byte {
+	var b bytes.Buffer
+	for _, p := range parts {
+		fmt.Fprintf(&b, "### part %s (%s) after [%s]\n", p.Name, p.Type, strings.Join(p.DependsOn, ", "))
+		if p.Secret != nil {
+			fmt.Fprintf(&b, "# generated %s secret %s/%s in %s, cn %q, dns %v, ca %q\n", p.Secret.Class, p.Secret.Namespace, p.Secret.Name, p.Secret.Cluster, p.Secret.CommonName, p.Secret.DNSNames, p.Secret.CA)
+			continue
+		}
+		data, err := golden.YAML(p.Objects)
+		require.NoError(t, err)
+		b.Write(data)
+	}
+	return b.Bytes()
+}
+
+func partsByName(t *testing.T, v Values) map[string]render.Component {
+	parts, err := Parts("seed1", v)
+	require.NoError(t, err)
+	out := map[string]render.Component{}
+	for _, p := range parts {
+		out[p.Name] = p
+	}
+	return out
+}
+
+func TestSeedGolden(t *testing.T) {
+	for name, v := range map[string]Values{
+		"multi-zone": values(nil),
+		// The garden's runtime cluster as the seed: what the garden runs there is left out.
+		"runtime-as-seed": values(func(v *Values) { v.Cluster.Name = "runtime"; v.Provider.Zones = []string{"0"} }),
+	} {
+		t.Run(name, func(t *testing.T) {
+			parts, err := Parts("seed1", v)
+			require.NoError(t, err)
+			golden.AssertBytes(t, name+".txt", describe(t, parts))
+		})
+	}
+}
+
+func TestSeedParts(t *testing.T) {
+	own := partsByName(t, values(nil))
+	for _, p := range []string{"gardener_resource_manager", "etcd_druid", "vpa", "nginx_ingress", "istio", "dependency_watchdog", "reserve_excess_capacity", "gardenlet", "seed", "seed_namespace", "garden_namespace", "extension_crds"} {
+		assert.Contains(t, own, p)
+	}
+	assert.Contains(t, own["etcd_druid"].DependsOn, "gardener_resource_manager", "the resource manager comes first (S2:242-244)")
+	assert.Subset(t, own["gardenlet"].DependsOn, []string{"istio", "etcd_druid", "vpa", "nginx_ingress", "extension_crds"})
+	assert.Contains(t, own["seed"].DependsOn, "gardenlet", "the Seed is registered once gardenlet runs")
+
+	ras := partsByName(t, values(func(v *Values) { v.Cluster.Name = "runtime" }))
+	for _, p := range []string{"gardener_resource_manager", "etcd_druid", "vpa", "nginx_ingress", "garden_namespace", "ca_seed"} {
+		assert.NotContains(t, ras, p, "a seed in the runtime cluster leaves %s to the garden (S4:13042-13068)", p)
+	}
+	for _, o := range ras["istio"].Objects {
+		assert.NotEqual(t, "istiod", o.Object.GetName(), "only the seed's gateways, istiod runs for the garden")
+	}
+
+	// Istio: the default gateway in istio-ingress, and one per zone (S4:24874, 24887).
+	namespaces := map[string]bool{}
+	for _, o := range own["istio"].Objects {
+		if o.Object.GetKind() == "Service" && o.Object.GetName() == "istio-ingressgateway" {
+			namespaces[o.Object.GetNamespace()] = true
+		}
+	}
+	assert.Equal(t, map[string]bool{"istio-ingress": true, "istio-ingress--zone--a": true, "istio-ingress--zone--b": true, "istio-ingress--zone--c": true}, namespaces)
+
+	seed := own["seed"].Objects[0]
+	assert.Equal(t, "virtual_garden", seed.Cluster)
+	assert.Equal(t, "Seed", seed.Object.GetKind())
+	secretNS := seed.Object.Object["spec"].(map[string]any)["dns"].(map[string]any)["provider"].(map[string]any)["secretRef"].(map[string]any)["namespace"]
+	assert.Equal(t, "garden", secretNS)
+	assert.Equal(t, "seed-seed1", own["seed_namespace"].Objects[0].Object.GetName(), "S0:196")
+}
+
+func TestSeedErrors(t *testing.T) {
+	_, err := Parts("seed1", values(func(v *Values) { v.Garden.VirtualCluster = "" }))
+	assert.ErrorContains(t, err, "no virtual garden cluster")
+	_, err = Parts("seed1", values(func(v *Values) { v.Cluster.Name = "" }))
+	assert.ErrorContains(t, err, "cluster is required")
+}

@@ -1,0 +1,101 @@
+package seed
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+)
+
+// Values are the seed block's configuration (schemas/seed.go), field for field.
+type Values struct {
+	Garden     GardenRef      `json:"garden"`
+	Cluster    decode.Cluster `json:"cluster"`
+	Extensions []string       `json:"extensions"`
+	Provider   struct {
+		Type           string   `json:"type"`
+		Region         string   `json:"region"`
+		Zones          []string `json:"zones"`
+		ProviderConfig any      `json:"provider_config"`
+	} `json:"provider"`
+	Networks struct {
+		Nodes         string   `json:"nodes"`
+		Pods          string   `json:"pods"`
+		Services      string   `json:"services"`
+		BlockCIDRs    []string `json:"block_cidrs"`
+		IPFamilies    []string `json:"ip_families"`
+		ShootDefaults *struct {
+			Pods     string `json:"pods"`
+			Services string `json:"services"`
+		} `json:"shoot_defaults"`
+	} `json:"networks"`
+	Ingress struct {
+		Domain         string `json:"domain"`
+		ControllerKind string `json:"controller_kind"`
+		ProviderConfig any    `json:"provider_config"`
+	} `json:"ingress"`
+	DNS struct {
+		Provider struct {
+			Type      string `json:"type"`
+			SecretRef string `json:"secret_ref"`
+		} `json:"provider"`
+	} `json:"dns"`
+	Backup *struct {
+		Provider       string `json:"provider"`
+		Region         string `json:"region"`
+		SecretRef      string `json:"secret_ref"`
+		ProviderConfig any    `json:"provider_config"`
+	} `json:"backup"`
+	Taints []struct {
+		Key   string `json:"key"`
+		Value string `json:"value"`
+	} `json:"taints"`
+	Settings *Settings `json:"settings"`
+}
+
+// Settings are the seed's switches.
+type Settings struct {
+	ExcessCapacityReservationEnabled bool `json:"excess_capacity_reservation_enabled"`
+	SchedulingVisible                bool `json:"scheduling_visible"`
+	VerticalPodAutoscalerEnabled     bool `json:"vertical_pod_autoscaler_enabled"`
+	TopologyAwareRoutingEnabled      bool `json:"topology_aware_routing_enabled"`
+	LoadBalancerServices             *struct {
+		Annotations           map[string]string `json:"annotations"`
+		ExternalTrafficPolicy string            `json:"external_traffic_policy"`
+		ProxyProtocolAllowed  bool              `json:"proxy_protocol_allowed"`
+		Zones                 []struct {
+			Name                  string            `json:"name"`
+			Annotations           map[string]string `json:"annotations"`
+			ExternalTrafficPolicy string            `json:"external_traffic_policy"`
+		} `json:"zones"`
+	} `json:"load_balancer_services"`
+	DependencyWatchdog *struct {
+		WeederEnabled bool `json:"weeder_enabled"`
+		ProberEnabled bool `json:"prober_enabled"`
+	} `json:"dependency_watchdog"`
+}
+
+// GardenRef is what a seed reads of the garden it registers with: the garden's outputs.
+type GardenRef struct {
+	Name            string
+	VirtualEndpoint string
+	CABundle        string
+	VirtualCluster  string
+	RuntimeCluster  string
+}
+
+// UnmarshalJSON takes the outputs the seed needs and ignores the others.
+func (g *GardenRef) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Name            string         `json:"name"`
+		VirtualEndpoint string         `json:"virtual_endpoint"`
+		CABundle        string         `json:"ca_bundle"`
+		VirtualCluster  decode.Cluster `json:"virtual_cluster"`
+		RuntimeCluster  decode.Cluster `json:"runtime_cluster"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return fmt.Errorf("garden reference: %w", err)
+	}
+	*g = GardenRef{Name: v.Name, VirtualEndpoint: v.VirtualEndpoint, CABundle: v.CABundle, VirtualCluster: v.VirtualCluster.Name, RuntimeCluster: v.RuntimeCluster.Name}
+	return nil
+}

@@ -1,0 +1,328 @@
+package shootextensions
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// APIVersion is the group version of every resource built here.
+const APIVersion = "extensions.gardener.cloud/v1alpha1"
+
+// Names of the singleton resources in the control-plane namespace.
+const (
+	InfrastructureName       = "infrastructure"         // S4:6670-6716, S4:17324
+	ControlPlaneName         = "control-plane"          // S4:16984
+	ControlPlaneExposureName = "control-plane-exposure" // S4:17047
+)
+
+// Objects builds every extension resource of the shoot, in the order of the shoot flow
+// (digest §2.4): Cluster first (it must exist before any Extension, S4:15279, S4:17289),
+// BackupEntry, the DNS records, Infrastructure, Network, ControlPlanes, OperatingSystemConfigs,
+// ContainerRuntimes, Worker and the Extensions.
+func Objects(v Values) ([]render.Object, error) {
+	r, err := resolve(v)
+	if err != nil {
+		return nil, err
+	}
+	var out []render.Object
+	for _, build := range []func(Values) ([]render.Object, error){
+		one(Cluster), BackupEntry, DNSRecords, Infrastructure, Network, ControlPlanes,
+		OperatingSystemConfigs, ContainerRuntimes, Worker, func(v Values) ([]render.Object, error) { return Extensions(v, "") },
+	} {
+		objs, err := build(r.Values)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+func one(f func(Values) (render.Object, error)) func(Values) ([]render.Object, error) {
+	return func(v Values) ([]render.Object, error) {
+		o, err := f(v)
+		if err != nil {
+			return nil, err
+		}
+		return []render.Object{o}, nil
+	}
+}
+
+// object builds one resource of kind in the control-plane namespace ("" for cluster-scoped ones).
+func (r resolved) object(kind, namespace, name string, spec map[string]any) render.Object {
+	u := kube.Custom(APIVersion, kind, namespace, name, nil, map[string]any{"spec": spec})
+	return render.Object{Cluster: r.Cluster.Name, Object: u}
+}
+
+// secretRef is a reference to a Secret in the control-plane namespace.
+func (r resolved) secretRef(name string) map[string]any {
+	return map[string]any{"name": name, "namespace": r.namespace}
+}
+
+// withConfig sets providerConfig when there is one.
+func withConfig(spec map[string]any, config map[string]any) map[string]any {
+	if config != nil {
+		spec["providerConfig"] = deepCopy(config)
+	}
+	return spec
+}
+
+func deepCopy(m map[string]any) map[string]any {
+	u := &unstructured.Unstructured{Object: m}
+	return u.DeepCopy().Object
+}
+
+// Cluster is the cluster-scoped Cluster named like the control-plane namespace, with the
+// CloudProfile, Seed and Shoot objects extensions read (S4:15256-15281).
+func Cluster(v Values) (render.Object, error) {
+	r, err := resolve(v)
+	if err != nil {
+		return render.Object{}, err
+	}
+	return r.object("Cluster", "", r.namespace, map[string]any{
+		"cloudProfile": r.cloudProfile(),
+		"seed":         r.seed(),
+		"shoot":        r.shoot(),
+	}), nil
+}
+
+// Infrastructure is the shoot's Infrastructure (S4:17321-17347); none for workerless shoots.
+func Infrastructure(v Values) ([]render.Object, error) {
+	r, err := resolve(v)
+	if err != nil || len(r.Workers) == 0 {
+		return nil, err
+	}
+	spec := withConfig(map[string]any{
+		"type":      r.Provider.Type,
+		"region":    r.Provider.Region,
+		"secretRef": r.secretRef(r.Provider.CredentialsSecretName),
+	}, r.Provider.InfrastructureConfig)
+	if k := r.Provider.SSHPublicKey; k != "" {
+		spec["sshPublicKey"] = base64.StdEncoding.EncodeToString([]byte(k))
+	}
+	return []render.Object{r.object("Infrastructure", r.namespace, InfrastructureName, spec)}, nil
+}
+
+// Network is the shoot's Network, named like the shoot (S4:17447-17466); none for workerless
+// shoots.
+func Network(v Values) ([]render.Object, error) {
+	r, err := resolve(v)
+	if err != nil || len(r.Workers) == 0 {
+		return nil, err
+	}
+	spec := withConfig(map[string]any{
+		"type":        r.Networking.Type,
+		"podCIDR":     r.Networking.Pods,
+		"serviceCIDR": r.Networking.Services,
+		"ipFamilies":  anyList(r.Networking.IPFamilies),
+	}, r.Networking.ProviderConfig)
+	return []render.Object{r.object("Network", r.namespace, r.Name, spec)}, nil
+}
+
+// ControlPlanes are the ControlPlane of purpose normal, which makes the provider extension
+// deploy its control-plane components (S4:16969-17014), and, with Exposure, the one of purpose
+// exposure for the seed's provider (S4:17030-17058). None for workerless shoots.
+func ControlPlanes(v Values) ([]render.Object, error) {
+	r, err := resolve(v)
+	if err != nil || len(r.Workers) == 0 {
+		return nil, err
+	}
+	spec := withConfig(map[string]any{
+		"type":      r.Provider.Type,
+		"purpose":   "normal",
+		"region":    r.Provider.Region,
+		"secretRef": r.secretRef(r.Provider.CredentialsSecretName),
+	}, r.Provider.ControlPlaneConfig)
+	if s := r.Provider.InfrastructureProviderStatus; s != nil {
+		spec["infrastructureProviderStatus"] = deepCopy(s)
+	}
+	out := []render.Object{r.object("ControlPlane", r.namespace, ControlPlaneName, spec)}
+	if e := r.Exposure; e != nil {
+		out = append(out, r.object("ControlPlane", r.namespace, ControlPlaneExposureName, map[string]any{
+			"type":      e.ProviderType,
+			"purpose":   "exposure",
+			"region":    e.Region,
+			"secretRef": r.secretRef(r.Provider.CredentialsSecretName),
+		}))
+	}
+	return out, nil
+}
+
+// DNSRecordName names the shoot's internal and external records: <shoot>-internal and
+// <shoot>-external.
+func DNSRecordName(shoot, which string) string { return shoot + "-" + which }
+
+// InternalAPIDomain is api.<shoot>.<project>.<internal-domain> (S4:159).
+func InternalAPIDomain(project, shoot, internalDomain string) string {
+	return "api." + shoot + "." + project + "." + internalDomain
+}
+
+// DNSRecords are the internal record, which points to the API server's load balancer, and the
+// external one, which "actually points to the internal domain name" (S4:17078-17084): a CNAME
+// to it. A record is left out when its domain is not set.
+func DNSRecords(v Values) ([]render.Object, error) {
+	r, err := resolve(v)
+	if err != nil {
+		return nil, err
+	}
+	var out []render.Object
+	d := r.DNS
+	if d.InternalDomain != "" {
+		if d.InternalProviderType == "" || d.Address == "" {
+			return nil, fmt.Errorf("shoot %s/%s: internal DNS record: provider type and address are required", r.Project, r.Name)
+		}
+		recordType := d.RecordType
+		if recordType == "" {
+			recordType = typeOf(d.Address)
+		}
+		out = append(out, r.object("DNSRecord", r.namespace, DNSRecordName(r.Name, "internal"), map[string]any{
+			"type":       d.InternalProviderType,
+			"secretRef":  r.secretRef(or(d.InternalSecretName, "dnsrecord-"+r.Name+"-internal")),
+			"name":       InternalAPIDomain(r.Project, r.Name, d.InternalDomain),
+			"recordType": recordType,
+			"values":     []any{d.Address},
+		}))
+	}
+	if d.Domain != "" {
+		if d.ProviderType == "" || d.InternalDomain == "" {
+			return nil, fmt.Errorf("shoot %s/%s: external DNS record: provider type and internal domain are required", r.Project, r.Name)
+		}
+		out = append(out, r.object("DNSRecord", r.namespace, DNSRecordName(r.Name, "external"), map[string]any{
+			"type": d.ProviderType,
+			// S4:17122: the example's Secret dnsrecord-<shoot>-external.
+			"secretRef":  r.secretRef(or(d.SecretName, "dnsrecord-"+r.Name+"-external")),
+			"name":       "api." + d.Domain,
+			"recordType": "CNAME",
+			"values":     []any{InternalAPIDomain(r.Project, r.Name, d.InternalDomain)},
+		}))
+	}
+	return out, nil
+}
+
+// typeOf is the record type for an address: A, AAAA or CNAME (S4:17101-17103).
+func typeOf(address string) string {
+	ip := net.ParseIP(address)
+	switch {
+	case ip == nil:
+		return "CNAME"
+	case ip.To4() != nil:
+		return "A"
+	default:
+		return "AAAA"
+	}
+}
+
+// Extensions are the Extension resources, one per enabled type, named like the type
+// (S4:17224-17262); with step set, only those whose reconcile lifecycle is that step, so that
+// the composite can place them before or after the kube-apiserver or the workers
+// (S4:15535-15549).
+func Extensions(v Values, step string) ([]render.Object, error) {
+	r, err := resolve(v)
+	if err != nil {
+		return nil, err
+	}
+	var out []render.Object
+	for _, e := range r.Extensions {
+		if e.Disabled || (step != "" && e.ReconcileStep() != step) {
+			continue
+		}
+		out = append(out, r.object("Extension", r.namespace, e.Type, withConfig(map[string]any{"type": e.Type}, e.ProviderConfig)))
+	}
+	return out, nil
+}
+
+// BackupEntryName is the BackupEntry's name: the technical ID, followed by --<uid> when the
+// Shoot's UID is known (S4:16855, S4:24485-24491).
+func BackupEntryName(technicalID, uid string) string {
+	if uid == "" {
+		return technicalID
+	}
+	return technicalID + "--" + uid
+}
+
+// BackupEntry is the cluster-scoped BackupEntry of the shoot's etcd backups in the seed's
+// bucket (S4:16850-16870); none without Backup.
+func BackupEntry(v Values) ([]render.Object, error) {
+	r, err := resolve(v)
+	if err != nil || r.Backup == nil {
+		return nil, err
+	}
+	b := r.Backup
+	spec := withConfig(map[string]any{
+		"type":       b.ProviderType,
+		"region":     b.Region,
+		"bucketName": b.BucketName,
+		"secretRef":  map[string]any{"name": or(b.SecretName, "backupprovider"), "namespace": or(b.SecretNamespace, r.namespace)},
+	}, b.ProviderConfig)
+	return []render.Object{r.object("BackupEntry", "", BackupEntryName(r.namespace, r.UID), spec)}, nil
+}
+
+// ContainerRuntimeName is <type>-<pool>.
+func ContainerRuntimeName(runtimeType, pool string) string { return runtimeType + "-" + pool }
+
+// ContainerRuntimes are one ContainerRuntime per worker pool and additional runtime
+// (S4:16944-16959), selecting the pool's nodes by the worker.gardener.cloud/pool label.
+func ContainerRuntimes(v Values) ([]render.Object, error) {
+	r, err := resolve(v)
+	if err != nil {
+		return nil, err
+	}
+	var out []render.Object
+	for _, w := range r.Workers {
+		for _, t := range w.ContainerRuntimes {
+			out = append(out, r.object("ContainerRuntime", r.namespace, ContainerRuntimeName(t, w.Name), map[string]any{
+				"type": t,
+				// S4:16946: the example's binary path.
+				"binaryPath": "/var/bin/containerruntimes",
+				"workerPool": map[string]any{
+					"name":     w.Name,
+					"selector": map[string]any{"matchLabels": map[string]any{"worker.gardener.cloud/pool": w.Name}},
+				},
+			}))
+		}
+	}
+	return out, nil
+}
+
+func anyList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func anyMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// intOrPercent turns "1" into 1 and keeps "10%" a string, as intstr fields want them.
+func intOrPercent(s, def string) any {
+	s = or(s, def)
+	if strings.HasSuffix(s, "%") {
+		return s
+	}
+	if n, err := strconv.ParseInt(s, 10, 32); err == nil {
+		return n
+	}
+	return s
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,185 @@
+// Package vpnseedserver renders the vpn_seed_server component: the server end of a shoot's
+// reversed VPN tunnel in the shoot's control-plane namespace of the seed (S4:26613-26656). The
+// vpn-shoot client in the shoot dials out through the seed's Istio ingress gateway (port 8132,
+// S4:153, S4:173) to this server, and the shoot's kube-apiserver reaches nodes, Services and Pods
+// of the shoot through the tunnel. Without high availability a single server runs with an HTTP
+// CONNECT proxy beside it that the kube-apiserver uses (S4:26635); with high availability two
+// servers run as pods vpn-seed-server-0 and -1, each behind a Service of the same name, and the
+// kube-apiserver's own VPN sidecars connect to both (S4:26635-26651).
+package vpnseedserver
+
+import (
+	"fmt"
+	"net"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/disruption"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Name is the name of the workload, of the Service without high availability and the prefix of
+// the per-pod Services with it (S4:26635).
+const Name = "vpn-seed-server"
+
+// Ports of the server's containers.
+const (
+	// TunnelPort is where OpenVPN accepts the vpn-shoot clients (and, with high availability,
+	// the kube-apiserver's VPN sidecars). The documents give no number; 1194 is OpenVPN's
+	// registered port, which Gardener's VPN uses.
+	TunnelPort = 1194
+	// ProxyPort is where the HTTP CONNECT proxy beside a single server listens for the
+	// kube-apiserver (S4:26635); the number is the one Gardener uses, the documents give none.
+	ProxyPort = 9443
+)
+
+// DefaultVPNNetwork is the transfer network inside the tunnel. The documents name none for the
+// classic VPN; 192.168.123.0/24 is Gardener's default, and it must not overlap the shoot's or
+// the seed's networks.
+const DefaultVPNNetwork = "192.168.123.0/24"
+
+// Networks are the shoot's networks the tunnel routes to.
+type Networks struct {
+	// Pods is the shoot's pod CIDR (.spec.networking.pods).
+	Pods string `json:"pods"`
+	// Services is the shoot's service CIDR (.spec.networking.services).
+	Services string `json:"services"`
+	// Nodes is the shoot's node CIDR (.spec.networking.nodes, or what the Infrastructure
+	// reported as status.nodesCIDR, S4:17402); "" for a shoot without one yet.
+	Nodes string `json:"nodes"`
+}
+
+// Values are the component's typed inputs. Zero values mean the documented defaults.
+type Values struct {
+	// Cluster is the seed.
+	Cluster decode.Cluster `json:"cluster"`
+	// Namespace is the shoot's control-plane namespace shoot--<project>--<shoot>; required.
+	Namespace string `json:"namespace"`
+	// Images overrides image vector entries by name (vpn-server, envoy-proxy).
+	Images map[string]string `json:"images"`
+	// HighAvailability runs two servers instead of one: true for shoots with a failure
+	// tolerance (node or zone) of their control plane (S4:26617, S4:26631).
+	HighAvailability bool `json:"high_availability"`
+	// ShootNetworks are the networks routed through the tunnel.
+	ShootNetworks Networks `json:"shoot_networks"`
+	// VPNNetwork is the tunnel's transfer network; "" means DefaultVPNNetwork.
+	VPNNetwork string `json:"vpn_network"`
+	// ServerSecretName holds the server's certificate (tls.crt, tls.key), signed by the VPN CA;
+	// "" means "vpn-seed-server".
+	ServerSecretName string `json:"server_secret_name"`
+	// CASecretName holds the VPN CA (ca.crt) that vpn-shoot's and the kube-apiserver's client
+	// certificates are checked against (S4:23600); "" means "ca-vpn".
+	CASecretName string `json:"ca_secret_name"`
+	// TLSAuthSecretName holds the OpenVPN TLS auth key (key vpn.tlsauth, S4:23739, S4:26793);
+	// "" means "vpn-seed-server-tlsauth".
+	TLSAuthSecretName string `json:"tls_auth_secret_name"`
+	// PriorityClassName of the pods; "" means gardener-system-300 (S4:26391).
+	PriorityClassName string `json:"priority_class_name"`
+}
+
+// Replicas is 2 for a highly available control plane, else 1 (S4:26635: two servers).
+func Replicas(highAvailability bool) int32 {
+	if highAvailability {
+		return 2
+	}
+	return 1
+}
+
+// WorkloadKind is the kind of the server's workload: a StatefulSet with high availability, so
+// that its pods carry the stable names vpn-seed-server-0 and -1 the per-pod Services select
+// (S4:26635), and a Deployment otherwise.
+func WorkloadKind(highAvailability bool) string {
+	if highAvailability {
+		return "StatefulSet"
+	}
+	return "Deployment"
+}
+
+// ServiceNames are the Services the clients dial: vpn-seed-server, or vpn-seed-server-0 and -1
+// with high availability (S4:26635).
+func ServiceNames(highAvailability bool) []string {
+	if !highAvailability {
+		return []string{Name}
+	}
+	out := make([]string, Replicas(true))
+	for i := range out {
+		out[i] = fmt.Sprintf("%s-%d", Name, i)
+	}
+	return out
+}
+
+// SelectorLabels select the server's pods.
+func SelectorLabels() map[string]string {
+	return map[string]string{"app": Name}
+}
+
+// Render renders one vpn_seed_server instance.
+func Render(in render.Input) (*render.Output, error) {
+	return decode.Render(in, Objects)
+}
+
+// resolved are the values with defaults applied.
+type resolved struct {
+	Values
+}
+
+func resolve(v Values) (resolved, error) {
+	if v.Namespace == "" {
+		return resolved{}, fmt.Errorf("namespace is required: the shoot's control-plane namespace")
+	}
+	if v.ShootNetworks.Pods == "" || v.ShootNetworks.Services == "" {
+		return resolved{}, fmt.Errorf("shoot networks: pods and services are required")
+	}
+	v.VPNNetwork = or(v.VPNNetwork, DefaultVPNNetwork)
+	for name, cidr := range map[string]string{"pods": v.ShootNetworks.Pods, "services": v.ShootNetworks.Services, "nodes": v.ShootNetworks.Nodes, "vpn network": v.VPNNetwork} {
+		if cidr == "" {
+			continue
+		}
+		if _, _, err := net.ParseCIDR(cidr); err != nil {
+			return resolved{}, fmt.Errorf("%s network %q: %w", name, cidr, err)
+		}
+	}
+	v.ServerSecretName = or(v.ServerSecretName, Name)
+	v.CASecretName = or(v.CASecretName, "ca-vpn")
+	v.TLSAuthSecretName = or(v.TLSAuthSecretName, Name+"-tlsauth")
+	v.PriorityClassName = or(v.PriorityClassName, priorityclasses.System300)
+	return resolved{Values: v}, nil
+}
+
+// Objects renders the workload, its Services, the proxy's configuration (single server) or a
+// PodDisruptionBudget (two servers).
+func Objects(v Values) ([]render.Object, error) {
+	r, err := resolve(v)
+	if err != nil {
+		return nil, err
+	}
+	var typed []runtime.Object
+	if r.HighAvailability {
+		sts, err := statefulSet(r)
+		if err != nil {
+			return nil, err
+		}
+		typed = append(typed, sts, disruption.Budget(r.Namespace, Name, SelectorLabels()))
+		for _, name := range ServiceNames(true) {
+			typed = append(typed, podService(r, name))
+		}
+	} else {
+		cm := envoyConfigMap(r)
+		d, err := deployment(r, cm)
+		if err != nil {
+			return nil, err
+		}
+		typed = append(typed, cm, d, service(r))
+	}
+	return kube.Typed(r.Cluster.Name, typed...)
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
