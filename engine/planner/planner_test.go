@@ -19,17 +19,7 @@ import (
 func localWith(t *testing.T, name, content string) string {
 	t.Helper()
 	dir := t.TempDir()
-	src := filepath.Join("..", "..", "landscapes", "local")
-	entries, err := os.ReadDir(src)
-	require.NoError(t, err)
-	for _, e := range entries {
-		if e.IsDir() {
-			continue // charts the landscape's *.hcl files do not use here
-		}
-		data, err := os.ReadFile(filepath.Join(src, e.Name()))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644))
-	}
+	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "landscapes", "local")))) // with its charts
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644))
 	return dir
 }

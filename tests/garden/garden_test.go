@@ -41,13 +41,7 @@ func TestMain(m *testing.M) { os.Exit(localcluster.RunShared(m)) }
 func localLandscape(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	files, err := filepath.Glob("../../landscapes/local/*.hcl")
-	require.NoError(t, err)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644))
-	}
+	require.NoError(t, os.CopyFS(dir, os.DirFS("../../landscapes/local"))) // with its charts
 	return dir
 }
 
@@ -202,6 +196,17 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	state, _, _ := unstructured.NestedString(seedObj.Object, "status", "lastOperation", "state")
 	assert.Equal(t, "Succeeded", state, "apply waited for the seed to be reported ready")
 
+	// The local provider extension, installed on the seed through a ManagedResource of class seed
+	// in the seed's garden namespace (S2:167-194), its ControllerInstallation in the virtual garden.
+	mrs, err := dyn(t, runtime).Resource(schema.GroupVersionResource{Group: "resources.gardener.cloud", Version: "v1alpha1", Resource: "managedresources"}).Namespace("garden").Get(ctx, "provider-local-local", metav1.GetOptions{})
+	require.NoError(t, err)
+	class, _, _ := unstructured.NestedString(mrs.Object, "spec", "class")
+	assert.Equal(t, "seed", class)
+	_, err = cs.CoreV1().Namespaces().Get(ctx, "extension-provider-local-local", metav1.GetOptions{})
+	require.NoError(t, err)
+	_, err = vdyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "controllerinstallations"}).Get(ctx, "provider-local-local", metav1.GetOptions{})
+	require.NoError(t, err)
+
 	assertNoChanges(t, dir)
 	assertSnapshotReplays(t, dir)
 
@@ -230,6 +235,13 @@ var (
 func stableCertificates(plan []byte) []byte {
 	plan = pemBase64.ReplaceAll(plan, []byte("(generated certificate)"))
 	return checksum.ReplaceAll(plan, []byte(`${1}"(checksum)"`))
+}
+
+func dyn(t *testing.T, p *localcluster.Plane) dynamic.Interface {
+	t.Helper()
+	d, err := dynamic.NewForConfig(p.RESTConfig())
+	require.NoError(t, err)
+	return d
 }
 
 func etcdReplicas(t *testing.T, c *localcluster.Cluster) map[string]int64 {
