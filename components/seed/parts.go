@@ -163,10 +163,12 @@ func (b *builder) systemComponents() error {
 // components it reconciles. Its garden kubeconfig comes from TLS bootstrapping, which deletes
 // the bootstrap Secret afterwards (S4:14511): the engine would recreate it on every apply, so
 // the gardenlet-kubeconfig Secret is left to the operator's bootstrap (docs/landscapes.md).
+// The garden's CA travels in that kubeconfig, not in the configuration: a CA generated while a
+// plan from empty is applied would otherwise make the saved plan stale.
 func (b *builder) gardenlet() error {
 	objs, err := gardenlet.Objects(gardenlet.Values{
 		Cluster: decode.Cluster{Name: b.cluster}, Namespace: GardenNamespace, SeedName: b.name, SeedSpec: b.spec(),
-		GardenClusterAddress: b.v.Garden.VirtualEndpoint, GardenCABundle: b.v.Garden.CABundle,
+		GardenClusterAddress: b.v.Garden.VirtualEndpoint,
 		HighAvailability: len(b.v.Provider.Zones) > 1,
 	})
 	if err != nil {
