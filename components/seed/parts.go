@@ -169,7 +169,7 @@ func (b *builder) gardenlet() error {
 	objs, err := gardenlet.Objects(gardenlet.Values{
 		Cluster: decode.Cluster{Name: b.cluster}, Namespace: GardenNamespace, SeedName: b.name, SeedSpec: b.spec(),
 		GardenClusterAddress: b.v.Garden.VirtualEndpoint,
-		HighAvailability: len(b.v.Provider.Zones) > 1,
+		HighAvailability:     len(b.v.Provider.Zones) > 1,
 	})
 	if err != nil {
 		return fmt.Errorf("gardenlet: %w", err)
