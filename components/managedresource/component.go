@@ -2,6 +2,7 @@ package managedresource
 
 import (
 	"fmt"
+	"github.com/declarative-gardener/gardener/components/manifests"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -73,7 +74,7 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	raw := append([]map[string]any{}, v.Objects...)
 	for _, f := range v.Files {
-		docs, err := readFile(v.Dir, f)
+		docs, err := manifests.ReadFile(v.Dir, f)
 		if err != nil {
 			return nil, fmt.Errorf("managed resource %s: %w", v.Name, err)
 		}

@@ -1,17 +1,9 @@
 package managedresource
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"sigs.k8s.io/yaml"
 )
 
 // Inline are objects given inline in the configuration. They decode with whole numbers as
@@ -43,50 +35,4 @@ func (in *Inline) UnmarshalJSON(data []byte) error {
 	}
 	*in = out
 	return nil
-}
-
-// readFile reads the objects of a YAML file, documents separated by ---, skipping empty
-// documents and expanding List objects, as kubectl and the manifests component do.
-func readFile(dir, name string) ([]map[string]any, error) {
-	path := name
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, name)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("file %s: %w", name, err)
-	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
-	var out []map[string]any
-	for doc := 1; ; doc++ {
-		raw, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("file %s, document %d: %w", name, doc, err)
-		}
-		js, err := yaml.YAMLToJSON(raw)
-		if err != nil {
-			return nil, fmt.Errorf("file %s, document %d: %w", name, doc, err)
-		}
-		var m map[string]any
-		if err := utiljson.Unmarshal(js, &m); err != nil {
-			return nil, fmt.Errorf("file %s, document %d: %w", name, doc, err)
-		}
-		if len(m) == 0 {
-			continue
-		}
-		if items, ok := m["items"].([]any); ok && m["kind"] == "List" {
-			for i, it := range items {
-				im, ok := it.(map[string]any)
-				if !ok {
-					return nil, fmt.Errorf("file %s, document %d: item %d is not an object", name, doc, i)
-				}
-				out = append(out, im)
-			}
-			continue
-		}
-		out = append(out, m)
-	}
 }

@@ -61,7 +61,7 @@ func Render(in render.Input) (*render.Output, error) {
 			if strings.Contains(f.AsString(), render.UnknownString) {
 				return nil, fmt.Errorf("the path of files[%s] %w", i.AsBigFloat().Text('f', 0), render.ErrDeferred)
 			}
-			docs, err := readFile(in.Dir, f.AsString())
+			docs, err := ReadFile(in.Dir, f.AsString())
 			if err != nil {
 				return nil, err
 			}
@@ -79,9 +79,9 @@ func Render(in render.Input) (*render.Output, error) {
 	return out, nil
 }
 
-// readFile reads the objects of a YAML file with documents separated by ---; empty documents and
+// ReadFile reads the objects of a YAML file with documents separated by ---; empty documents and
 // List objects' items are handled like kubectl does.
-func readFile(dir, name string) ([]map[string]any, error) {
+func ReadFile(dir, name string) ([]map[string]any, error) {
 	path := name
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, name)
