@@ -1,9 +1,6 @@
 package garden
 
 import (
-	"bytes"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -36,23 +34,6 @@ func values(mutate func(*Values)) Values {
 	return v
 }
 
-// describe writes the parts in order with their dependencies and objects, the golden form.
-func describe(t *testing.T, parts []render.Component) []byte {
-	var b bytes.Buffer
-	for _, p := range parts {
-		fmt.Fprintf(&b, "### part %s (%s) after [%s]\n", p.Name, p.Type, strings.Join(p.DependsOn, ", "))
-		if p.Secret != nil {
-			s := p.Secret
-			fmt.Fprintf(&b, "# generated %s secret %s/%s in %s, cn %q, dns %v, ca %q, resources %v\n", s.Class, s.Namespace, s.Name, s.Cluster, s.CommonName, s.DNSNames, s.CA, s.Resources)
-			continue
-		}
-		data, err := golden.YAML(p.Objects)
-		require.NoError(t, err)
-		b.Write(data)
-	}
-	return b.Bytes()
-}
-
 func partsOf(t *testing.T, v Values) map[string]render.Component {
 	parts, err := Parts("local", v)
 	require.NoError(t, err)
@@ -75,7 +56,7 @@ func TestGardenGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			parts, err := Parts("local", v)
 			require.NoError(t, err)
-			golden.AssertBytes(t, name+".txt", describe(t, parts))
+			golden.AssertBytes(t, name+".txt", rendertest.Parts(t, parts))
 		})
 	}
 }

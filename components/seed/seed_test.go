@@ -1,15 +1,13 @@
 package seed
 
 import (
-	"bytes"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -27,21 +25,6 @@ func values(mutate func(*Values)) Values {
 		mutate(&v)
 	}
 	return v
-}
-
-func describe(t *testing.T, parts []render.Component) []byte {
-	var b bytes.Buffer
-	for _, p := range parts {
-		fmt.Fprintf(&b, "### part %s (%s) after [%s]\n", p.Name, p.Type, strings.Join(p.DependsOn, ", "))
-		if p.Secret != nil {
-			fmt.Fprintf(&b, "# generated %s secret %s/%s in %s, cn %q, dns %v, ca %q\n", p.Secret.Class, p.Secret.Namespace, p.Secret.Name, p.Secret.Cluster, p.Secret.CommonName, p.Secret.DNSNames, p.Secret.CA)
-			continue
-		}
-		data, err := golden.YAML(p.Objects)
-		require.NoError(t, err)
-		b.Write(data)
-	}
-	return b.Bytes()
 }
 
 func partsByName(t *testing.T, v Values) map[string]render.Component {
@@ -63,7 +46,7 @@ func TestSeedGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			parts, err := Parts("seed1", v)
 			require.NoError(t, err)
-			golden.AssertBytes(t, name+".txt", describe(t, parts))
+			golden.AssertBytes(t, name+".txt", rendertest.Parts(t, parts))
 		})
 	}
 }

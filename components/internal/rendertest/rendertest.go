@@ -4,6 +4,9 @@
 package rendertest
 
 import (
+	"bytes"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -90,4 +93,22 @@ func GoldenJSON(t *testing.T, fn render.Func, in render.Input, cases map[string]
 		configs[name] = FromJSON(t, js)
 	}
 	Golden(t, fn, in, configs)
+}
+
+// Parts writes a composite's parts in order, with their dependencies, generated secrets and
+// objects: the golden form of the garden and seed composites.
+func Parts(t testing.TB, parts []render.Component) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	for _, p := range parts {
+		fmt.Fprintf(&b, "### part %s (%s) after [%s]\n", p.Name, p.Type, strings.Join(p.DependsOn, ", "))
+		if s := p.Secret; s != nil {
+			fmt.Fprintf(&b, "# generated %s secret %s/%s in %s, cn %q, dns %v, ca %q, resources %v\n", s.Class, s.Namespace, s.Name, s.Cluster, s.CommonName, s.DNSNames, s.CA, s.Resources)
+			continue
+		}
+		data, err := golden.YAML(p.Objects)
+		require.NoError(t, err)
+		b.Write(data)
+	}
+	return b.Bytes()
 }
