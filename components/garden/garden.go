@@ -169,12 +169,5 @@ func (g *builder) topologyAwareRouting() bool {
 	return g.v.RuntimeCluster.Settings != nil && g.v.RuntimeCluster.Settings.TopologyAwareRoutingEnabled
 }
 
-// svcNames are the in-cluster DNS names of a Service in the garden namespace.
-func svcNames(service string) []string {
-	return []string{service, service + "." + Namespace, service + "." + Namespace + ".svc", service + "." + Namespace + ".svc.cluster.local"}
-}
-
-func ptr[T any](v T) *T { return &v }
-
 // lower is s in lower case; log levels are written as the schema allows them.
 func lower(s string) string { return strings.ToLower(s) }

@@ -3,6 +3,8 @@ package garden
 import (
 	"fmt"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/gardeneradmissioncontroller"
 	"github.com/declarative-gardener/gardener/components/gardenerapiserver"
@@ -10,6 +12,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/gardenerscheduler"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -34,7 +37,7 @@ func (g *builder) gardenerControlPlane() error {
 		Common: common("", nil), ClusterIdentity: gd.ClusterIdentity,
 		EtcdEndpoint: etcd.Endpoint(prefix, etcd.RoleMain, Namespace), EtcdCASecretName: secretEtcdCA, EtcdClientSecretName: secretEtcdClient,
 		EncryptionConfigSecretName: secretGAPIEncryption, TLSSecretName: secretGardenerAPI, CABundle: gardenerCA,
-		RegisterAPIServices: ptr(true), RuntimeServiceAddress: "gardener-apiserver." + Namespace + ".svc.cluster.local",
+		RegisterAPIServices: ptr.To(true), RuntimeServiceAddress: "gardener-apiserver." + Namespace + ".svc.cluster.local",
 	}
 	if api.ClusterIdentity == "" {
 		api.ClusterIdentity = g.name
@@ -43,7 +46,7 @@ func (g *builder) gardenerControlPlane() error {
 	if a := gd.APIServer; a != nil {
 		extra = a.EncryptedResources
 		api.EncryptedResources, api.AuditPolicyConfigMapName, api.DefaultWatchCacheSize = a.EncryptedResources, a.AuditPolicyConfigMap, a.WatchCacheDefaultSize
-		api.RegisterAPIServices, api.FeatureGates = ptr(a.RegisterAPIServices), a.FeatureGates
+		api.RegisterAPIServices, api.FeatureGates = ptr.To(a.RegisterAPIServices), a.FeatureGates
 	}
 	encrypted, err := gardenerapiserver.EncryptedResources(extra)
 	if err != nil {
@@ -52,7 +55,7 @@ func (g *builder) gardenerControlPlane() error {
 	g.secret("gardener_apiserver_encryption", render.SecretSpec{Name: secretGAPIEncryption, Class: "encryption-config", Resources: encrypted}, "")
 	g.secret("gardener_apiserver_tls", render.SecretSpec{
 		Name: secretGardenerAPI, Class: "server-cert", CommonName: "gardener-apiserver",
-		DNSNames: append(svcNames("gardener-apiserver"), "gardener-apiserver.kube-system", "gardener-apiserver.kube-system.svc"), CA: secretGardenerCA,
+		DNSNames: append(kube.ServiceDNSNames("gardener-apiserver", Namespace), "gardener-apiserver.kube-system", "gardener-apiserver.kube-system.svc"), CA: secretGardenerCA,
 	}, "ca_gardener")
 	apiObjs, err := gardenerapiserver.Objects(api)
 	if err != nil {
@@ -69,7 +72,7 @@ func (g *builder) gardenerControlPlane() error {
 	}
 	g.secret("gardener_admission_controller_tls", render.SecretSpec{
 		Name: secretGardenerAdmssion, Class: "server-cert", CommonName: "gardener-admission-controller",
-		DNSNames: svcNames("gardener-admission-controller"), CA: secretGardenerCA,
+		DNSNames: kube.ServiceDNSNames("gardener-admission-controller", Namespace), CA: secretGardenerCA,
 	}, "ca_gardener")
 	admObjs, err := gardeneradmissioncontroller.Objects(adm)
 	if err != nil {

@@ -3,8 +3,11 @@ package garden
 import (
 	"fmt"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/declarative-gardener/gardener/components/etcddruid"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/istio"
 	"github.com/declarative-gardener/gardener/components/namespace"
 	"github.com/declarative-gardener/gardener/components/nginxingress"
@@ -40,7 +43,7 @@ const (
 )
 
 // webhooks says whether the garden's components register admission webhooks.
-func (g *builder) webhooks() *bool { return ptr(g.v.AdmissionWebhooks) }
+func (g *builder) webhooks() *bool { return ptr.To(g.v.AdmissionWebhooks) }
 
 // runtimeBase: the garden namespace, the PriorityClasses and the CAs everything else is signed by.
 func (g *builder) runtimeBase() error {
@@ -82,7 +85,7 @@ func (g *builder) systemComponents() error {
 
 	system := []string{}
 	if g.vpaEnabled() {
-		g.secret("vpa_admission_controller_tls", render.SecretSpec{Name: vpa.DefaultTLSSecretName, Class: "server-cert", CommonName: vpa.WebhookServiceName, DNSNames: svcNames(vpa.WebhookServiceName), CA: secretRuntimeCA}, "ca_garden_runtime")
+		g.secret("vpa_admission_controller_tls", render.SecretSpec{Name: vpa.DefaultTLSSecretName, Class: "server-cert", CommonName: vpa.WebhookServiceName, DNSNames: kube.ServiceDNSNames(vpa.WebhookServiceName, Namespace), CA: secretRuntimeCA}, "ca_garden_runtime")
 		objs, err := vpa.Objects(vpa.Values{
 			Cluster: runtime, Namespace: Namespace, Images: images, HighAvailability: ha,
 			AdmissionWebhooks: g.webhooks(), CABundle: runtimeCA, TLSSecretName: vpa.DefaultTLSSecretName,
@@ -118,7 +121,7 @@ func (g *builder) systemComponents() error {
 	if o := g.v.Observability; o == nil || o.Enabled {
 		ov := observability.Values{Cluster: runtime, Namespace: Namespace, Images: images, PlutonoAdminSecretName: plutonoAdmin}
 		if o != nil {
-			ov.Longterm, ov.Alerting, ov.PrometheusStorage, ov.ValiStorage = ptr(o.Longterm), ptr(o.Alerting), o.PrometheusStorage, o.ValiStorage
+			ov.Longterm, ov.Alerting, ov.PrometheusStorage, ov.ValiStorage = ptr.To(o.Longterm), ptr.To(o.Alerting), o.PrometheusStorage, o.ValiStorage
 		}
 		if d := g.v.RuntimeCluster.Ingress.Domains; len(d) > 0 {
 			ov.IngressDomain = d[0]

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/etcd"
@@ -36,11 +37,11 @@ func (g *builder) virtualGarden() error {
 		serverSecret := "etcd-server-" + role
 		g.secret("etcd_server_"+role+"_tls", render.SecretSpec{
 			Name: serverSecret, Class: "server-cert", CommonName: name,
-			DNSNames: append(svcNames(etcd.ClientServiceName(p, role)), name+"-local"), CA: secretEtcdCA,
+			DNSNames: append(kube.ServiceDNSNames(etcd.ClientServiceName(p, role), Namespace), name+"-local"), CA: secretEtcdCA,
 		}, "ca_etcd")
 		deps := append([]string{"etcd_client_tls", "etcd_server_" + role + "_tls"}, g.systemParts...)
 		vals := etcd.Values{
-			Cluster: runtime, Namespace: Namespace, NamePrefix: ptr(p), Role: role, HighAvailability: ha, Images: images,
+			Cluster: runtime, Namespace: Namespace, NamePrefix: ptr.To(p), Role: role, HighAvailability: ha, Images: images,
 			CASecretName: secretEtcdCA, ServerTLSSecretName: serverSecret, ClientTLSSecretName: secretEtcdClient,
 			TopologyAwareRouting: g.topologyAwareRouting(),
 		}
@@ -100,7 +101,7 @@ func (g *builder) virtualGarden() error {
 	g.secret("service_account_key", render.SecretSpec{Name: secretServiceAccount, Class: "rsa-key"}, "")
 	g.secret("kube_apiserver_encryption", render.SecretSpec{Name: secretKAPIEncryption, Class: "encryption-config", Resources: encrypted}, "")
 	kapiObjs, err := kubeapiserver.Objects(kubeapiserver.Values{
-		Cluster: runtime, Namespace: Namespace, NamePrefix: ptr(p), Images: images,
+		Cluster: runtime, Namespace: Namespace, NamePrefix: ptr.To(p), Images: images,
 		KubernetesVersion: vc.Kubernetes.Version, HighAvailability: ha, DNSDomains: vc.DNSDomains,
 		ServiceNetwork: vc.Networking.Services, EtcdCASecretName: secretEtcdCA, EtcdClientSecretName: secretEtcdClient,
 		ServerTLSSecretName: secretKubeAPIServer, ClientCASecretName: secretClientCA,
@@ -125,7 +126,7 @@ func (g *builder) virtualGarden() error {
 	g.add("virtual_garden_access", "manifests", access, "ca")
 
 	kcmVals := kubecontrollermanager.Values{
-		Cluster: runtime, Namespace: Namespace, NamePrefix: ptr(p), Images: images, KubernetesVersion: vc.Kubernetes.Version,
+		Cluster: runtime, Namespace: Namespace, NamePrefix: ptr.To(p), Images: images, KubernetesVersion: vc.Kubernetes.Version,
 		HighAvailability: ha, KubeconfigSecretName: kcmAccess, CASecretName: secretCA, ClientCASecretName: secretClientCA,
 		ServiceAccountKeySecretName: secretServiceAccount,
 	}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/images"
@@ -130,7 +131,7 @@ func (r resolved) deployment() (*appsv1.Deployment, error) {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: r.Namespace, Labels: labels},
 		Spec: appsv1.DeploymentSpec{
-			RevisionHistoryLimit: ptr(int32(2)),
+			RevisionHistoryLimit: ptr.To(int32(2)),
 			Selector:             &metav1.LabelSelector{MatchLabels: labels},
 			Strategy:             gardenercontrolplane.RollingUpdate(),
 			Template: corev1.PodTemplateSpec{
@@ -183,5 +184,3 @@ func (r resolved) autoscaler() *autoscalingv2.HorizontalPodAutoscaler {
 		},
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

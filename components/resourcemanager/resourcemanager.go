@@ -105,7 +105,7 @@ func ServiceDNSNames(namespace string) []string {
 	if namespace == "" {
 		namespace = DefaultNamespace
 	}
-	return []string{Name, Name + "." + namespace, Name + "." + namespace + ".svc", Name + "." + namespace + ".svc.cluster.local"}
+	return kube.ServiceDNSNames(Name, namespace)
 }
 
 // withDefaults returns v with zero values replaced by the defaults.

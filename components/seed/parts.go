@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/dependencywatchdog"
@@ -107,7 +108,7 @@ func (b *builder) systemComponents() error {
 		b.system = append(b.system, "etcd_druid")
 		if s.VerticalPodAutoscalerEnabled {
 			b.secret("vpa_admission_controller_tls", render.SecretSpec{Name: vpa.DefaultTLSSecretName, Class: "server-cert",
-				CommonName: vpa.WebhookServiceName, DNSNames: svcNames(vpa.WebhookServiceName), CA: secretSeedCA}, "ca_seed")
+				CommonName: vpa.WebhookServiceName, DNSNames: kube.ServiceDNSNames(vpa.WebhookServiceName, GardenNamespace), CA: secretSeedCA}, "ca_seed")
 			objs, err := vpa.Objects(vpa.Values{Cluster: cluster, Namespace: GardenNamespace,
 				CABundle: render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), TLSSecretName: vpa.DefaultTLSSecretName})
 			if err != nil {
@@ -138,7 +139,7 @@ func (b *builder) systemComponents() error {
 	// dependency-watchdog prober and weeder (S4:26819-26853).
 	dwd := dependencywatchdog.Values{Cluster: cluster, Namespace: GardenNamespace}
 	if d := s.DependencyWatchdog; d != nil {
-		dwd.ProberEnabled, dwd.WeederEnabled = ptr(d.ProberEnabled), ptr(d.WeederEnabled)
+		dwd.ProberEnabled, dwd.WeederEnabled = ptr.To(d.ProberEnabled), ptr.To(d.WeederEnabled)
 	}
 	if dwd.ProberEnabled == nil || *dwd.ProberEnabled || dwd.WeederEnabled == nil || *dwd.WeederEnabled {
 		objs, err := dependencywatchdog.Objects(dwd)
@@ -227,8 +228,4 @@ func (b *builder) loadBalancerAnnotations(zone string) map[string]string {
 		}
 	}
 	return out
-}
-
-func svcNames(service string) []string {
-	return []string{service, service + "." + GardenNamespace, service + "." + GardenNamespace + ".svc", service + "." + GardenNamespace + ".svc.cluster.local"}
 }

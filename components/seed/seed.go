@@ -96,5 +96,3 @@ func (b *builder) settings() Settings {
 	}
 	return Settings{ExcessCapacityReservationEnabled: true, SchedulingVisible: true, VerticalPodAutoscalerEnabled: true}
 }
-
-func ptr[T any](v T) *T { return &v }

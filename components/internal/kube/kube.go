@@ -123,3 +123,10 @@ func Typed(cluster string, objs ...runtime.Object) ([]render.Object, error) {
 	}
 	return On(cluster, "", us...), nil
 }
+
+// ServiceDNSNames are the names a Service is reached by inside its cluster, the names a serving
+// certificate for it must carry: service, service.namespace, service.namespace.svc and
+// service.namespace.svc.cluster.local.
+func ServiceDNSNames(service, namespace string) []string {
+	return []string{service, service + "." + namespace, service + "." + namespace + ".svc", service + "." + namespace + ".svc.cluster.local"}
+}
