@@ -14,15 +14,16 @@ func generatedSecret() *schema.Schema {
 		Kind: schema.KindComponent,
 		Type: "generated_secret",
 		Description: "A secret gardener generates and keeps in the target cluster: a CA, a server or client certificate signed by one, " +
-			"an RSA key, a token, a password, or an API server's encryption configuration with its AES key. Later plans reuse it, so it never churns; " +
-			"certificates are renewed once 80% of their validity has passed, everything is regenerated when its configuration changes or on " +
+			"an RSA key, a token, a password, an API server's encryption configuration with its AES key, or the OpenVPN static key of a shoot's VPN (tls-auth). " +
+			"Later plans reuse it, so it never churns; certificates are renewed once 80% of their validity has passed, " +
+			"everything is regenerated when its configuration changes or on " +
 			"`gardener apply --rotate CLASS` (an encryption configuration keeps its keys and puts a new one first). " +
 			"Its value is never shown.",
 		Body: schema.Body{Attributes: []schema.Attribute{
 			reference("cluster", schema.RefCluster, "The cluster the Secret is stored in."),
 			{Name: "namespace", Type: cty.String, Required: true, Checks: checks(schema.DNSLabel()), Description: "The namespace of the Secret."},
 			{Name: "secret_name", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "The Secret's name; the component's name with underscores as dashes when unset."},
-			{Name: "class", Type: cty.String, Required: true, AllowedValues: []string{"ca", "server-cert", "client-cert", "rsa-key", "token", "password", "encryption-config"}, Description: "What to generate."},
+			{Name: "class", Type: cty.String, Required: true, AllowedValues: []string{"ca", "server-cert", "client-cert", "rsa-key", "token", "password", "encryption-config", "vpn-tlsauth"}, Description: "What to generate."},
 			{Name: "common_name", Type: cty.String, Description: "The certificate's common name (ca, server-cert, client-cert)."},
 			{Name: "organization", Type: stringList, Description: "The certificate's organizations, the Kubernetes groups of a client certificate."},
 			{Name: "dns_names", Type: stringList, Checks: checks(schema.DNSNameList()), Description: "DNS names of a server certificate."},

@@ -121,7 +121,8 @@ type SecretSpec struct {
 	Cluster   string
 	Namespace string
 	Name      string
-	// Class is one of ca, server-cert, client-cert, rsa-key, token, password, encryption-config.
+	// Class is one of ca, server-cert, client-cert, rsa-key, token, password, encryption-config,
+	// vpn-tlsauth.
 	Class        string
 	CommonName   string
 	Organization []string

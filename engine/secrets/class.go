@@ -26,11 +26,16 @@ const (
 	// an API server encrypts in etcd. Its key is never thrown away: a change of the resources
 	// keeps it, and rotation puts a new key first while the old ones still decrypt.
 	ClassEncryptionConfig Class = "encryption-config"
+	// ClassVPNTLSAuth is the OpenVPN static key vpn-seed-server and vpn-shoot share for tls-auth,
+	// which authenticates the VPN tunnel between a shoot's control plane and its nodes (S4:23739,
+	// key vpn.tlsauth at S4:26793). Gardener never rotates it (S4:23739); `--rotate vpn-tlsauth`
+	// replaces it at once, and the tunnel is down until both ends run with the new key.
+	ClassVPNTLSAuth Class = "vpn-tlsauth"
 )
 
 // Classes lists every class in a stable order, for validating `--rotate` and for help texts.
 func Classes() []Class {
-	return []Class{ClassCA, ClassServerCert, ClassClientCert, ClassRSAKey, ClassToken, ClassPassword, ClassEncryptionConfig}
+	return []Class{ClassCA, ClassServerCert, ClassClientCert, ClassRSAKey, ClassToken, ClassPassword, ClassEncryptionConfig, ClassVPNTLSAuth}
 }
 
 // Valid reports whether c is one of Classes.
@@ -61,6 +66,9 @@ const (
 	DataKeyToken = "token"
 	// DataKeyPassword holds a password.
 	DataKeyPassword = "password"
+	// DataKeyVPNTLSAuth holds an OpenVPN static key, under the key Gardener's secrets manager uses
+	// for its VPN TLS auth secrets (S4:26793).
+	DataKeyVPNTLSAuth = "vpn.tlsauth"
 )
 
 // DataKeys lists the keys a Secret of class c holds, in sorted order.
@@ -78,6 +86,8 @@ func (c Class) DataKeys() []string {
 		return []string{DataKeyPassword}
 	case ClassEncryptionConfig:
 		return []string{DataKeyEncryptionConfig}
+	case ClassVPNTLSAuth:
+		return []string{DataKeyVPNTLSAuth}
 	}
 	return nil
 }
@@ -96,8 +106,9 @@ func (c Class) SecretType() string {
 func (c Class) isLeafCertificate() bool { return c == ClassServerCert || c == ClassClientCert }
 
 // expires reports whether material of class c has a validity and is renewed before its end.
-// Keys, tokens and passwords carry no expiry; like Gardener's service-account key, they change
-// only when rotated on request (digest line 574: "No auto-rotation of these").
+// Keys (OpenVPN static keys too), tokens and passwords carry no expiry; like Gardener's
+// service-account key, they change only when rotated on request (digest line 574: "No
+// auto-rotation of these").
 func (c Class) expires() bool { return c == ClassCA || c.isLeafCertificate() }
 
 // usesRSA reports whether Request.Length is the bit size of an RSA key for class c (otherwise it

@@ -1,5 +1,6 @@
 // Package secrets generates the secret material components need: CAs, server and client
-// certificates, RSA key pairs (such as service-account signing keys), tokens and passwords.
+// certificates, RSA key pairs (such as service-account signing keys), tokens, passwords, API
+// server encryption configurations and OpenVPN static keys (the VPN's tls-auth key).
 //
 // # Where secrets live
 //

@@ -81,6 +81,10 @@ func TestGenerateEachClassProducesUsableMaterial(t *testing.T) {
 			keys: []string{"password"}, typ: "Opaque",
 			check: func(t *testing.T, data map[string][]byte) { checkRandom(t, data["password"], 40) },
 		},
+		{
+			name: "vpn-tlsauth", req: vpnRequest(), keys: []string{"vpn.tlsauth"}, typ: "Opaque",
+			check: func(t *testing.T, data map[string][]byte) { checkVPNStaticKey(t, data["vpn.tlsauth"]) },
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -341,6 +345,12 @@ func TestGenerateRegeneratesCorruptSecrets(t *testing.T) {
 			require.NoError(t, err)
 			setData(u, "pub.pem", encode(pub))
 		}, "regenerated: the existing material is unusable: pub.pem does not belong to key.pem"},
+		{"truncated VPN key", vpnRequest(), func(u *unstructured.Unstructured) {
+			v := secretData(t, u)["vpn.tlsauth"]
+			setData(u, "vpn.tlsauth", encode(v[:len(v)/2]))
+		}, "regenerated: the existing material is unusable: vpn.tlsauth is not an OpenVPN static key V1"},
+		{"missing VPN key", vpnRequest(), func(u *unstructured.Unstructured) { delete(u.Object["data"].(map[string]any), "vpn.tlsauth") },
+			"regenerated: the existing material is unusable: vpn.tlsauth is missing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -377,8 +387,8 @@ func TestGenerateDecidesDeterministically(t *testing.T) {
 	}
 }
 
-func TestTokensAndPasswordsFollowTheRandomSource(t *testing.T) {
-	for _, class := range []Class{ClassToken, ClassPassword} {
+func TestTokensPasswordsAndStaticKeysFollowTheRandomSource(t *testing.T) {
+	for _, class := range []Class{ClassToken, ClassPassword, ClassVPNTLSAuth} {
 		req := Request{Name: "x", Class: class}
 		a, err := Generate(req, nil, t0, false, seeded(1))
 		require.NoError(t, err)
@@ -404,7 +414,7 @@ func TestGenerateRejectsInvalidRequests(t *testing.T) {
 		err  string
 	}{
 		{"no name", Request{Class: ClassToken}, "a generated secret needs a name"},
-		{"unknown class", Request{Name: "x", Class: "ssh"}, `ssh secret /x: unknown class "ssh" (one of [ca server-cert client-cert rsa-key token password encryption-config])`},
+		{"unknown class", Request{Name: "x", Class: "ssh"}, `ssh secret /x: unknown class "ssh" (one of [ca server-cert client-cert rsa-key token password encryption-config vpn-tlsauth])`},
 		{"cert without CA", Request{Name: "x", Class: ClassServerCert, CommonName: "x"}, "server-cert secret /x: a signing CA is required"},
 		{"CA with CA", Request{Name: "x", Class: ClassCA, CommonName: "x", CA: ca}, "ca secret /x: only server and client certificates take a signing CA"},
 		{"CA without common name", Request{Name: "x", Class: ClassCA}, "ca secret /x: a common name is required"},
@@ -470,6 +480,7 @@ func allRequests(ca *Material) []Request {
 		{Name: "sa", Namespace: "n", Class: ClassRSAKey, Length: testBits},
 		{Name: "token", Namespace: "n", Class: ClassToken},
 		{Name: "password", Namespace: "n", Class: ClassPassword},
+		vpnRequest(),
 	}
 }
 

@@ -32,6 +32,8 @@ func inspect(req Request, data map[string][]byte) (inspection, error) {
 	case ClassEncryptionConfig:
 		_, err := encryptionKeys(data)
 		return inspection{}, err
+	case ClassVPNTLSAuth:
+		return inspection{}, inspectVPNStaticKey(data)
 	default: // token, password
 		key := DataKeyToken
 		if req.Class == ClassPassword {

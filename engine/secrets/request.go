@@ -33,7 +33,8 @@ type Request struct {
 	Validity time.Duration
 	// Length is the RSA key size in bits for CAs, certificates and RSA keys (default
 	// DefaultRSABits), or the number of characters of tokens and passwords (defaults
-	// DefaultTokenLength and DefaultPasswordLength).
+	// DefaultTokenLength and DefaultPasswordLength). Encryption configurations and OpenVPN static
+	// keys have a fixed size and take no Length.
 	Length int
 	// CA is the signing CA of server and client certificates: the Material of its CA Secret
 	// (Result.Material of the CA's Generate). Nil for every other class.
@@ -103,6 +104,10 @@ func (r *Request) applyDefaults() error {
 	case r.Class == ClassEncryptionConfig:
 		if r.Length != 0 {
 			return fmt.Errorf("%s: the key length of an encryption configuration is fixed", r)
+		}
+	case r.Class == ClassVPNTLSAuth:
+		if r.Length != 0 {
+			return fmt.Errorf("%s: the key length of an OpenVPN static key is fixed (2048 bits)", r)
 		}
 	case r.Length < minimum:
 		return fmt.Errorf("%s: length %d is below the minimum %d", r, r.Length, minimum)
