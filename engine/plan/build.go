@@ -473,6 +473,13 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 	switch {
 	case owner != "" && !owned:
 		return nil, fmt.Errorf("%s in cluster %s belongs to landscape %q; a landscape never takes over another's objects", ref, cluster, owner)
+	}
+	// A replacement of a Shoot, Seed, Garden, ... would delete a cluster: the plan fails instead
+	// (for adoption too, where "delete it first" would be the wrong advice).
+	if err := forbiddenReplacement(d.Component, cluster, ref, r, red); err != nil {
+		return nil, err
+	}
+	switch {
 	case !owned && len(r.Immutable) > 0:
 		return nil, fmt.Errorf("%s in cluster %s exists outside the landscape and differs in immutable field %s; adopting it would replace it: delete it first or render it as it is", ref, cluster, r.Immutable[0])
 	}

@@ -27,6 +27,16 @@ var fakeResources = []observe.Resource{
 	{GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Resource: "configmaps", Namespaced: true, Verbs: []string{"get", "list", "patch"}},
 	{GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Resource: "namespaces", Verbs: []string{"get", "list", "patch"}},
 	{GroupVersionKind: schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, Resource: "customresourcedefinitions", Verbs: []string{"get", "list", "patch"}},
+	// Gardener kinds, for the forbidden replacements (forbidden_test.go).
+	{GroupVersionKind: schema.GroupVersionKind{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Shoot"}, Resource: "shoots", Namespaced: true, Verbs: []string{"get", "list", "patch"}},
+	{GroupVersionKind: schema.GroupVersionKind{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Seed"}, Resource: "seeds", Verbs: []string{"get", "list", "patch"}},
+	{GroupVersionKind: schema.GroupVersionKind{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Project"}, Resource: "projects", Verbs: []string{"get", "list", "patch"}},
+	{GroupVersionKind: schema.GroupVersionKind{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "ExposureClass"}, Resource: "exposureclasses", Verbs: []string{"get", "list", "patch"}},
+	{GroupVersionKind: schema.GroupVersionKind{Group: "operator.gardener.cloud", Version: "v1alpha1", Kind: "Garden"}, Resource: "gardens", Verbs: []string{"get", "list", "patch"}},
+	{GroupVersionKind: schema.GroupVersionKind{Group: "seedmanagement.gardener.cloud", Version: "v1alpha1", Kind: "ManagedSeed"}, Resource: "managedseeds", Namespaced: true, Verbs: []string{"get", "list", "patch"}},
+	{GroupVersionKind: schema.GroupVersionKind{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: "Infrastructure"}, Resource: "infrastructures", Namespaced: true, Verbs: []string{"get", "list", "patch"}},
+	{GroupVersionKind: schema.GroupVersionKind{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: "Worker"}, Resource: "workers", Namespaced: true, Verbs: []string{"get", "list", "patch"}},
+	{GroupVersionKind: schema.GroupVersionKind{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: "BackupEntry"}, Resource: "backupentries", Verbs: []string{"get", "list", "patch"}},
 }
 
 func (f *fakeCluster) ServerVersion(context.Context) (string, error) { return "v1.37.1", nil }
