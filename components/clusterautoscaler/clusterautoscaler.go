@@ -123,6 +123,11 @@ type Values struct {
 	AccessSecretName string `json:"access_secret_name"`
 	// PriorityClassName of the pods; "" means gardener-system-300 (S4:26391).
 	PriorityClassName string `json:"priority_class_name"`
+	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
+	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
+	// (S4:22997-23007, S4:24209-24211). It wins over Replicas; like Replicas it renders nothing
+	// when no worker pool autoscales.
+	Hibernated bool `json:"-"`
 }
 
 // Expanders are the documented expander modes (S4:1893); several may be chained with commas.

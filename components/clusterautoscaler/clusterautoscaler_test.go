@@ -121,6 +121,33 @@ func TestDocumentedFacts(t *testing.T) {
 	rendertest.MustFind(t, objs, "ManagedResource", ShootRBACName)
 }
 
+// TestHibernation checks that a hibernated autoscaler has no replicas whatever Replicas says
+// (S4:22997-23007, S4:24209-24211), and that Replicas counts otherwise.
+func TestHibernation(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		replicas *int32
+		asleep   bool
+		want     int32
+	}{
+		{"awake default", nil, false, 1},
+		{"awake replicas 2", ptr.To(int32(2)), false, 2},
+		{"hibernated default", nil, true, 0},
+		{"hibernated wins over replicas", ptr.To(int32(2)), true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := minimal()
+			v.Replicas, v.Hibernated = tc.replicas, tc.asleep
+			objs, err := Objects(v)
+			require.NoError(t, err)
+			var d appsv1.Deployment
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Deployment", Name).Object, &d))
+			require.NotNil(t, d.Spec.Replicas)
+			assert.Equal(t, tc.want, *d.Spec.Replicas)
+		})
+	}
+}
+
 func TestErrors(t *testing.T) {
 	for name, mutate := range map[string]func(*Values){
 		"no namespace":  func(v *Values) { v.Namespace = "" },

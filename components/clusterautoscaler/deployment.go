@@ -80,7 +80,10 @@ func deployment(v Values, access machinecontrollermanager.ShootAccess) (*appsv1.
 		return nil, err
 	}
 	replicas := int32(1)
-	if v.Replicas != nil {
+	switch {
+	case v.Hibernated:
+		replicas = 0
+	case v.Replicas != nil:
 		replicas = *v.Replicas
 	}
 	labels := map[string]string{

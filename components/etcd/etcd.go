@@ -63,6 +63,11 @@ type Values struct {
 	// Backup configures snapshots to an object store; only the main etcd is backed up
 	// (S4:11986). Nil means no backup.
 	Backup *Backup `json:"backup"`
+	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
+	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
+	// (S4:22997-23007, S4:24209-24211). Only spec.replicas changes; etcd-druid keeps the PVCs, so
+	// the data is there again when the shoot wakes up.
+	Hibernated bool `json:"-"`
 }
 
 // Backup is where and how the main etcd's backup-restore sidecar stores snapshots. The bucket must
@@ -107,6 +112,14 @@ func Replicas(highAvailability bool) int64 {
 		return 3
 	}
 	return 1
+}
+
+// replicas is the member count of v: none while hibernated, else Replicas.
+func replicas(v Values) int64 {
+	if v.Hibernated {
+		return 0
+	}
+	return Replicas(v.HighAvailability)
 }
 
 // Render renders one etcd instance.
@@ -167,7 +180,7 @@ func Objects(v Values) ([]render.Object, error) {
 	spec := map[string]any{
 		"selector":            map[string]any{"matchLabels": stringMap(selector)},
 		"labels":              stringMap(podLabels(v, selector)),
-		"replicas":            Replicas(v.HighAvailability),
+		"replicas":            replicas(v),
 		"priorityClassName":   or(v.PriorityClassName, priorityclasses.GardenSystem500),
 		"storageCapacity":     or(v.StorageCapacity, defaultStorage(v.Role)),
 		"volumeClaimTemplate": or(v.VolumeClaimTemplate, VolumeClaimTemplateName(prefix, v.Role)),

@@ -39,6 +39,11 @@ func cases() map[string]Values {
 			Backup: &Backup{Provider: "aws", BucketName: "garden-backup", SecretRef: "virtual-garden-etcd-main-backup"},
 		},
 		"shoot-events-ha": {Cluster: runtimeCluster, Namespace: "shoot--dev--a", NamePrefix: ptr.To(""), Role: RoleEvents, HighAvailability: true, PriorityClassName: "gardener-system-500"},
+		"shoot-main-hibernated": {
+			Cluster: runtimeCluster, Namespace: "shoot--dev--a", NamePrefix: ptr.To(""), Role: RoleMain, HighAvailability: true,
+			PriorityClassName: "gardener-system-500", Hibernated: true,
+			Backup: &Backup{Provider: "aws", BucketName: "shoot-backups", SecretRef: "etcd-backup"},
+		},
 	}
 }
 
@@ -130,6 +135,23 @@ func TestDocumentedFacts(t *testing.T) {
 			_, peer := s["etcd"].(map[string]any)["peerUrlTls"]
 			assert.Equal(t, tc.v.HighAvailability, peer, "peer TLS exactly with several members")
 		})
+	}
+}
+
+// TestHibernation checks that a hibernated etcd has no members but keeps everything else, its
+// volume claim template and storage in particular, so that it wakes up with its data
+// (S4:22997-23007, S4:24209-24211).
+func TestHibernation(t *testing.T) {
+	for _, ha := range []bool{false, true} {
+		awake := Values{Role: RoleMain, NamePrefix: ptr.To(""), HighAvailability: ha}
+		asleep := awake
+		asleep.Hibernated = true
+		want, got := spec(t, awake), spec(t, asleep)
+		assert.Equal(t, Replicas(ha), want["replicas"])
+		assert.Equal(t, int64(0), got["replicas"])
+		delete(want, "replicas")
+		delete(got, "replicas")
+		assert.Equal(t, want, got, "only the replicas differ")
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
@@ -149,19 +148,7 @@ type kubeapiserverSettings struct {
 // kubeconfig is a kubeconfig for the virtual garden's kube-apiserver, reached in-cluster, that
 // authenticates with the token in tokenFile and trusts the virtual garden's CA.
 func kubeconfig(server, tokenFile string) (string, error) {
-	cfg := map[string]any{
-		"apiVersion":      "v1",
-		"kind":            "Config",
-		"current-context": "virtual-garden",
-		"clusters": []any{map[string]any{"name": "virtual-garden", "cluster": map[string]any{
-			"server":                     server,
-			"certificate-authority-data": render.GeneratedRef(Namespace, secretCA, "ca.crt", true),
-		}}},
-		"contexts": []any{map[string]any{"name": "virtual-garden", "context": map[string]any{"cluster": "virtual-garden", "user": "token"}}},
-		"users":    []any{map[string]any{"name": "token", "user": map[string]any{"tokenFile": tokenFile}}},
-	}
-	out, err := yaml.Marshal(cfg)
-	return string(out), err
+	return kube.TokenKubeconfig("virtual-garden", server, render.GeneratedRef(Namespace, secretCA, "ca.crt", true), tokenFile)
 }
 
 // accessSecrets are the generic token kubeconfig and kube-controller-manager's access Secret.

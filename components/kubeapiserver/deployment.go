@@ -185,7 +185,9 @@ func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, er
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name(r.prefix), Namespace: r.namespace, Labels: selector},
 		Spec: appsv1.DeploymentSpec{
-			// No replicas: the HorizontalPodAutoscaler owns them, and applying a count would fight it.
+			// No replicas while awake: the HorizontalPodAutoscaler owns them, and applying a count
+			// would fight it. Hibernated, there is no HPA and the count is 0.
+			Replicas:             replicas(r),
 			RevisionHistoryLimit: ptr.To(int32(2)),
 			Selector:             &metav1.LabelSelector{MatchLabels: selector},
 			Strategy: appsv1.DeploymentStrategy{
@@ -222,6 +224,14 @@ func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, er
 			},
 		},
 	}, nil
+}
+
+// replicas is 0 for a hibernated API server and nil (left to the HPA) otherwise.
+func replicas(r resolved) *int32 {
+	if r.Hibernated {
+		return ptr.To(int32(0))
+	}
+	return nil
 }
 
 // Spread places replicas on different nodes and zones where possible; ScheduleAnyway keeps them

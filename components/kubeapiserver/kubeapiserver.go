@@ -109,6 +109,12 @@ type Values struct {
 	// IngressGatewayLabels select the ingress gateway pods; empty means
 	// {app: istio-ingressgateway, istio: ingressgateway}.
 	IngressGatewayLabels map[string]string `json:"ingress_gateway_labels"`
+	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
+	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
+	// (S4:22997-23007, S4:24209-24211). The Deployment then carries replicas 0 and no
+	// HorizontalPodAutoscaler is rendered, since its minReplicas of at least 1 would scale the API
+	// server up again; the PodDisruptionBudget stays, it does not stop a scale-down.
+	Hibernated bool `json:"-"`
 }
 
 // resolved are the values with every default applied.
@@ -180,8 +186,8 @@ func stringList(ss []string) cty.Value {
 }
 
 // Objects renders the API server's objects: admission configuration, Service, Deployment,
-// HorizontalPodAutoscaler, PodDisruptionBudget and, with SNI, the Istio Gateway, VirtualService
-// and DestinationRule.
+// HorizontalPodAutoscaler (unless hibernated), PodDisruptionBudget and, with SNI, the Istio
+// Gateway, VirtualService and DestinationRule.
 func Objects(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
 	if err != nil {
@@ -198,7 +204,11 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	typed := []runtime.Object{admission, service(r), deployment, hpa(r), disruption.Budget(r.namespace, Name(r.prefix), SelectorLabels(r.prefix))}
+	typed := []runtime.Object{admission, service(r), deployment}
+	if !v.Hibernated {
+		typed = append(typed, hpa(r))
+	}
+	typed = append(typed, disruption.Budget(r.namespace, Name(r.prefix), SelectorLabels(r.prefix)))
 	us, err := kube.All(typed...)
 	if err != nil {
 		return nil, err

@@ -50,7 +50,9 @@ func cases() map[string]Values {
 	shoot.PriorityClassName = "gardener-system-500"
 	shoot.ScrapeTargetsAlias = "all-scrape-targets"
 	shoot.CPURequest, shoot.MemoryRequest = "250m", "500Mi"
-	return map[string]Values{"default": minimal(), "ha-customised": ha, "shoot-without-sni": shoot}
+	hibernated := shoot
+	hibernated.Hibernated = true
+	return map[string]Values{"default": minimal(), "ha-customised": ha, "shoot-without-sni": shoot, "shoot-hibernated": hibernated}
 }
 
 func TestObjectsGolden(t *testing.T) {
@@ -143,6 +145,37 @@ func TestAutoscaling(t *testing.T) {
 		assert.Equal(t, "6", h.Spec.Metrics[0].Resource.Target.AverageValue.String())
 		assert.Equal(t, "24G", h.Spec.Metrics[1].Resource.Target.AverageValue.String())
 	}
+}
+
+// TestHibernation checks that a hibernated API server is scaled to zero and has no HPA, whose
+// minReplicas would scale it up again (S4:22997-23007, S4:24209-24211), and that an awake one
+// leaves the replicas to its HPA.
+func TestHibernation(t *testing.T) {
+	kinds := func(objs []render.Object) []string {
+		var out []string
+		for _, o := range objs {
+			out = append(out, o.Object.GetKind())
+		}
+		return out
+	}
+	awake := minimal()
+	asleep := minimal()
+	asleep.Hibernated = true
+
+	var d appsv1.Deployment
+	find(t, asleep, "Deployment", &d)
+	require.NotNil(t, d.Spec.Replicas)
+	assert.Equal(t, int32(0), *d.Spec.Replicas)
+	objs, err := Objects(asleep)
+	require.NoError(t, err)
+	assert.NotContains(t, kinds(objs), "HorizontalPodAutoscaler")
+	assert.Contains(t, kinds(objs), "PodDisruptionBudget")
+
+	find(t, awake, "Deployment", &d)
+	assert.Nil(t, d.Spec.Replicas, "the HPA owns the replicas")
+	objs, err = Objects(awake)
+	require.NoError(t, err)
+	assert.Contains(t, kinds(objs), "HorizontalPodAutoscaler")
 }
 
 func TestServiceFacts(t *testing.T) {

@@ -51,14 +51,19 @@ func InternalEndpoint(prefix, namespace string) string {
 	return fmt.Sprintf("https://%s.%s.svc", ServiceName(prefix), namespaceOr(namespace))
 }
 
-// Hosts are the names the API server is exposed under through Istio: api.<domain> and
-// gardener.<domain> for every domain, the DNS records the documents ask operators to create
-// (S4:12726).
-func Hosts(domains []string) []string {
+// Hosts are the names the API server is exposed under through Istio: api.<domain> for every
+// domain, and for the virtual garden (any name prefix) also gardener.<domain>, the DNS records
+// the documents ask operators to create (S4:12726). A shoot's API server (no prefix) is
+// api.<domain> only (S4:159).
+func Hosts(prefix string, domains []string) []string {
+	prefixes := []string{"api."}
+	if prefix != "" {
+		prefixes = append(prefixes, "gardener.")
+	}
 	var out []string
-	for _, prefix := range []string{"api.", "gardener."} {
+	for _, p := range prefixes {
 		for _, d := range domains {
-			out = append(out, prefix+d)
+			out = append(out, p+d)
 		}
 	}
 	return out
@@ -82,7 +87,7 @@ func ServerDNSNames(prefix, namespace, clusterDomain string, domains []string) [
 	svc, ns := ServiceName(prefix), namespaceOr(namespace)
 	out := []string{svc, svc + "." + ns, svc + "." + ns + ".svc", svc + "." + ns + ".svc." + clusterDomain,
 		"kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc." + clusterDomain}
-	return append(out, Hosts(domains)...)
+	return append(out, Hosts(prefix, domains)...)
 }
 
 // ToServiceLabel is the pod label that gardener-resource-manager's NetworkPolicy controller

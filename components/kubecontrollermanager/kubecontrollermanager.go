@@ -44,6 +44,33 @@ var Controllers = []string{
 	"bootstrapsigner", "tokencleaner", "-serviceaccount-token",
 }
 
+// ShootControllers are the controllers of a shoot's controller manager: all the default ones
+// plus the bootstrap-token controllers nodes join with, without the serviceaccount-token
+// controller (tokens come from the TokenRequest API, S4:13086).
+var ShootControllers = []string{"*", "bootstrapsigner", "tokencleaner", "-serviceaccount-token"}
+
+// WorkerlessControllers leave out, for a shoot without nodes (S4:23488-23495), the controllers
+// that only act on nodes, their volumes and their pod ranges.
+var WorkerlessControllers = []string{
+	"*", "bootstrapsigner", "tokencleaner", "-serviceaccount-token", "-nodeipam", "-nodelifecycle",
+	"-attachdetach", "-persistentvolume-binder", "-persistentvolume-expander", "-ttl",
+}
+
+// ShootNetworks make the controller manager a shoot's: it runs ShootControllers (or
+// WorkerlessControllers) and allocates each node's pod range from the shoot's pod network.
+type ShootNetworks struct {
+	// Pods and Services are the shoot's networks (.spec.networking); Pods is required with
+	// workers.
+	Pods, Services string
+	// NodeCIDRMaskSize is the prefix length of each node's pod range; 0 means 24 (S4:2951).
+	NodeCIDRMaskSize int32
+	// NodeMonitorGracePeriod is how long a node may be silent before it is marked unhealthy;
+	// "" leaves the Kubernetes default.
+	NodeMonitorGracePeriod string
+	// Workerless leaves out the node controllers and the pod range allocation.
+	Workerless bool
+}
+
 // Values are the component's typed inputs. Zero values mean the documented defaults.
 type Values struct {
 	// Cluster is the runtime cluster the controller manager runs in.
@@ -79,6 +106,12 @@ type Values struct {
 	// ScrapeTargetsAlias is the alias of the Prometheus that scrapes the metrics; "" means
 	// all-garden-scrape-targets (S4:25962).
 	ScrapeTargetsAlias string `json:"scrape_targets_alias"`
+	// Shoot, when set, configures a shoot's controller manager; nil is the virtual garden's.
+	Shoot *ShootNetworks `json:"-"`
+	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
+	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
+	// (S4:22997-23007, S4:24209-24211).
+	Hibernated bool `json:"-"`
 }
 
 // Name is the Deployment's and Service's name, <prefix>kube-controller-manager (S4:12712).
@@ -98,6 +131,14 @@ func Replicas(highAvailability bool) int32 {
 	return 1
 }
 
+// replicas is the Deployment's count for v: 0 while hibernated, else Replicas.
+func replicas(v Values) int32 {
+	if v.Hibernated {
+		return 0
+	}
+	return Replicas(v.HighAvailability)
+}
+
 // Render renders one kube_controller_manager instance.
 func Render(in render.Input) (*render.Output, error) {
 	return decode.Render(in, Objects)
@@ -113,6 +154,9 @@ func Objects(v Values) ([]render.Object, error) {
 		if _, err := time.ParseDuration(d); err != nil {
 			return nil, fmt.Errorf("certificate signing duration %q: %w", d, err)
 		}
+	}
+	if s := v.Shoot; s != nil && !s.Workerless && s.Pods == "" {
+		return nil, fmt.Errorf("shoot pod network is required to allocate node pod ranges")
 	}
 	prefix := etcd.Prefix(v.NamePrefix)
 	ns := or(v.Namespace, etcd.DefaultNamespace)
@@ -157,8 +201,38 @@ func args(v Values) []string {
 		// Each controller acts as its own ServiceAccount, with tokens from the TokenRequest API.
 		"--use-service-account-credentials=true",
 	}
+	if s := v.Shoot; s != nil {
+		a = shootArgs(a, s)
+	}
 	if len(v.FeatureGates) > 0 {
 		a = append(a, "--feature-gates="+kubeapiserver.FeatureGatesFlag(v.FeatureGates))
+	}
+	return a
+}
+
+// shootArgs replaces the controller list and adds the networks of a shoot.
+func shootArgs(a []string, s *ShootNetworks) []string {
+	controllers := ShootControllers
+	if s.Workerless {
+		controllers = WorkerlessControllers
+	}
+	for i, arg := range a {
+		if strings.HasPrefix(arg, "--controllers=") {
+			a[i] = "--controllers=" + strings.Join(controllers, ",")
+		}
+	}
+	if s.Services != "" {
+		a = append(a, "--service-cluster-ip-range="+s.Services)
+	}
+	if !s.Workerless {
+		mask := s.NodeCIDRMaskSize
+		if mask == 0 {
+			mask = 24
+		}
+		a = append(a, "--allocate-node-cidrs=true", "--cluster-cidr="+s.Pods, fmt.Sprintf("--node-cidr-mask-size=%d", mask))
+		if s.NodeMonitorGracePeriod != "" {
+			a = append(a, "--node-monitor-grace-period="+s.NodeMonitorGracePeriod)
+		}
 	}
 	return a
 }
@@ -198,7 +272,7 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: selector},
 		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To(Replicas(v.HighAvailability)),
+			Replicas:             ptr.To(replicas(v)),
 			RevisionHistoryLimit: ptr.To(int32(2)),
 			Selector:             &metav1.LabelSelector{MatchLabels: selector},
 			// Start the new pod before stopping the old one; leader election keeps a single

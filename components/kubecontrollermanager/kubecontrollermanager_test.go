@@ -125,6 +125,29 @@ func TestDocumentedFacts(t *testing.T) {
 	}
 }
 
+// TestHibernation checks that a hibernated controller manager has no replicas, with or without
+// high availability (S4:22997-23007, S4:24209-24211).
+func TestHibernation(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		ha, asleep bool
+		replicas   int32
+	}{
+		{"awake", false, false, 1},
+		{"awake HA", true, false, 2},
+		{"hibernated", false, true, 0},
+		{"hibernated HA", true, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := minimal()
+			v.HighAvailability, v.Hibernated = tc.ha, tc.asleep
+			d := deploymentOf(t, v)
+			require.NotNil(t, d.Spec.Replicas)
+			assert.Equal(t, tc.replicas, *d.Spec.Replicas)
+		})
+	}
+}
+
 func TestRender(t *testing.T) {
 	out, err := Render(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
 		"cluster":                      cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),

@@ -15,7 +15,6 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
-	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
 
 // SelectorLabels select the scheduler's pods: app kubernetes like the shoot's kube-apiserver
@@ -84,7 +83,7 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: selector},
 		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To(Replicas(v.HighAvailability)),
+			Replicas:             ptr.To(replicas(v)),
 			RevisionHistoryLimit: ptr.To(int32(2)),
 			Selector:             &metav1.LabelSelector{MatchLabels: selector},
 			// Start the new pod before stopping the old one; leader election keeps a single
@@ -103,8 +102,8 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 				},
 				Spec: corev1.PodSpec{
 					AutomountServiceAccountToken: ptr.To(false),
-					// S4:26391: gardener-system-300 for kube-scheduler.
-					PriorityClassName:         priorityclasses.System300,
+					// S4:26391: gardener-system-300 unless the values say otherwise (validate).
+					PriorityClassName:         v.PriorityClassName,
 					TopologySpreadConstraints: spread,
 					SecurityContext: &corev1.PodSecurityContext{
 						RunAsNonRoot:   ptr.To(true),

@@ -15,6 +15,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -72,6 +73,13 @@ type Values struct {
 	// ServerTLSSecretName names a kubernetes.io/tls Secret (tls.crt, tls.key) the secure port
 	// serves with; "" lets kube-scheduler serve with a self-signed certificate.
 	ServerTLSSecretName string `json:"server_tls_secret_name"`
+	// PriorityClassName of the pods; "" means gardener-system-300, the class of kube-scheduler in
+	// a shoot control plane (S4:26391). Set from Go only, for composites that run it elsewhere.
+	PriorityClassName string `json:"-"`
+	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
+	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
+	// (S4:22997-23007, S4:24209-24211).
+	Hibernated bool `json:"-"`
 }
 
 // Replicas is 2 with high availability, 1 otherwise: the count for controllers of a shoot
@@ -81,6 +89,14 @@ func Replicas(highAvailability bool) int32 {
 		return 2
 	}
 	return 1
+}
+
+// replicas is the Deployment's count for v: 0 while hibernated, else Replicas.
+func replicas(v Values) int32 {
+	if v.Hibernated {
+		return 0
+	}
+	return Replicas(v.HighAvailability)
 }
 
 // Render renders one kube_scheduler instance.
@@ -142,6 +158,10 @@ func validate(v *Values) error {
 	}
 	if v.CASecretName == "" {
 		v.CASecretName = DefaultCASecretName
+	}
+	if v.PriorityClassName == "" {
+		// S4:26391: gardener-system-300 for kube-scheduler.
+		v.PriorityClassName = priorityclasses.System300
 	}
 	return nil
 }

@@ -97,6 +97,47 @@ func TestDocumentedFacts(t *testing.T) {
 	}
 }
 
+// TestHibernation checks that a hibernated scheduler has no replicas, with or without high
+// availability (S4:22997-23007, S4:24209-24211).
+func TestHibernation(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		ha, asleep bool
+		replicas   int32
+	}{
+		{"awake", false, false, 1},
+		{"awake HA", true, false, 2},
+		{"hibernated", false, true, 0},
+		{"hibernated HA", true, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := minimal()
+			v.HighAvailability, v.Hibernated = tc.ha, tc.asleep
+			objs, err := Objects(v)
+			require.NoError(t, err)
+			d := typed[appsv1.Deployment](t, objs, "Deployment", "kube-scheduler")
+			require.NotNil(t, d.Spec.Replicas)
+			assert.Equal(t, tc.replicas, *d.Spec.Replicas)
+		})
+	}
+}
+
+// TestPriorityClass checks the default, gardener-system-300 (S4:26391), and that Go callers may
+// choose another class.
+func TestPriorityClass(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"", "gardener-system-300"},
+		{"gardener-garden-system-300", "gardener-garden-system-300"},
+	} {
+		v := minimal()
+		v.PriorityClassName = tc.set
+		objs, err := Objects(v)
+		require.NoError(t, err)
+		d := typed[appsv1.Deployment](t, objs, "Deployment", "kube-scheduler")
+		assert.Equal(t, tc.want, d.Spec.Template.Spec.PriorityClassName)
+	}
+}
+
 func TestAccessSecret(t *testing.T) {
 	objs, err := Objects(minimal())
 	require.NoError(t, err)

@@ -52,6 +52,10 @@ type Values struct {
 	AccessSecretName string `json:"access_secret_name"`
 	// PriorityClassName of the pods; "" means gardener-system-300 (S4:26391).
 	PriorityClassName string `json:"priority_class_name"`
+	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
+	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
+	// (S4:22997-23007, S4:24209-24211). It wins over Replicas.
+	Hibernated bool `json:"-"`
 }
 
 // SelectorLabels select the controller's pods.
@@ -117,7 +121,10 @@ func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
 		return nil, err
 	}
 	replicas := int32(1)
-	if v.Replicas != nil {
+	switch {
+	case v.Hibernated:
+		replicas = 0
+	case v.Replicas != nil:
 		replicas = *v.Replicas
 	}
 	labels := map[string]string{

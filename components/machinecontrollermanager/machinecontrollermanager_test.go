@@ -97,6 +97,33 @@ func unstructuredString(m map[string]any, path ...string) (string, bool, error) 
 
 // TestCRDsAreStructural checks that the machine.sapcloud.io CRDs would be accepted by an API
 // server: structural schemas of apiextensions.k8s.io/v1.
+// TestHibernation checks that a hibernated controller has no replicas whatever Replicas says
+// (S4:22997-23007, S4:24209-24211), and that Replicas counts otherwise.
+func TestHibernation(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		replicas *int32
+		asleep   bool
+		want     int32
+	}{
+		{"awake default", nil, false, 1},
+		{"awake replicas 2", ptr.To(int32(2)), false, 2},
+		{"hibernated default", nil, true, 0},
+		{"hibernated wins over replicas", ptr.To(int32(2)), true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := minimal()
+			v.Replicas, v.Hibernated = tc.replicas, tc.asleep
+			objs, err := Objects(v)
+			require.NoError(t, err)
+			var d appsv1.Deployment
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Deployment", Name).Object, &d))
+			require.NotNil(t, d.Spec.Replicas)
+			assert.Equal(t, tc.want, *d.Spec.Replicas)
+		})
+	}
+}
+
 func TestCRDsAreStructural(t *testing.T) {
 	objs, err := CRDs("seed")
 	require.NoError(t, err)

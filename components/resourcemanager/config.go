@@ -33,19 +33,22 @@ const (
 // the GRM defaults the rest.
 type (
 	grmConfig struct {
-		APIVersion             string           `json:"apiVersion"`
-		Kind                   string           `json:"kind"`
-		SourceClientConnection clientConnection `json:"sourceClientConnection"`
-		LeaderElection         leaderElection   `json:"leaderElection"`
-		LogLevel               string           `json:"logLevel"`
-		LogFormat              string           `json:"logFormat"`
-		Server                 serverConfig     `json:"server"`
-		Controllers            controllers      `json:"controllers"`
-		Webhooks               webhooks         `json:"webhooks"`
+		APIVersion             string            `json:"apiVersion"`
+		Kind                   string            `json:"kind"`
+		SourceClientConnection clientConnection  `json:"sourceClientConnection"`
+		TargetClientConnection *clientConnection `json:"targetClientConnection,omitempty"`
+		LeaderElection         leaderElection    `json:"leaderElection"`
+		LogLevel               string            `json:"logLevel"`
+		LogFormat              string            `json:"logFormat"`
+		Server                 serverConfig      `json:"server"`
+		Controllers            controllers       `json:"controllers"`
+		Webhooks               webhooks          `json:"webhooks"`
 	}
 	clientConnection struct {
-		QPS   int `json:"qps"`
-		Burst int `json:"burst"`
+		Kubeconfig string   `json:"kubeconfig,omitempty"`
+		QPS        int      `json:"qps"`
+		Burst      int      `json:"burst"`
+		Namespaces []string `json:"namespaces,omitempty"`
 	}
 	leaderElection struct {
 		LeaderElect       bool   `json:"leaderElect"`
@@ -72,7 +75,7 @@ type (
 		Port int `json:"port"`
 	}
 	controllers struct {
-		ResourceClass    string           `json:"resourceClass"`
+		ResourceClass    string           `json:"resourceClass,omitempty"`
 		GarbageCollector periodic         `json:"garbageCollector"`
 		Health           workers          `json:"health"`
 		ManagedResources managedResources `json:"managedResources"`
@@ -81,7 +84,7 @@ type (
 	}
 	periodic struct {
 		Enabled    bool   `json:"enabled"`
-		SyncPeriod string `json:"syncPeriod"`
+		SyncPeriod string `json:"syncPeriod,omitempty"`
 	}
 	workers struct {
 		ConcurrentSyncs int    `json:"concurrentSyncs"`
@@ -99,8 +102,8 @@ type (
 	}
 	networkPolicy struct {
 		Enabled            bool                   `json:"enabled"`
-		ConcurrentSyncs    int                    `json:"concurrentSyncs"`
-		NamespaceSelectors []metav1.LabelSelector `json:"namespaceSelectors"`
+		ConcurrentSyncs    int                    `json:"concurrentSyncs,omitempty"`
+		NamespaceSelectors []metav1.LabelSelector `json:"namespaceSelectors,omitempty"`
 	}
 	webhooks struct {
 		CRDDeletionProtection        toggle           `json:"crdDeletionProtection"`
@@ -116,8 +119,8 @@ type (
 	}
 	highAvailability struct {
 		Enabled                             bool `json:"enabled"`
-		DefaultNotReadyTolerationSeconds    int  `json:"defaultNotReadyTolerationSeconds"`
-		DefaultUnreachableTolerationSeconds int  `json:"defaultUnreachableTolerationSeconds"`
+		DefaultNotReadyTolerationSeconds    int  `json:"defaultNotReadyTolerationSeconds,omitempty"`
+		DefaultUnreachableTolerationSeconds int  `json:"defaultUnreachableTolerationSeconds,omitempty"`
 	}
 	projectedToken struct {
 		Enabled           bool `json:"enabled"`
@@ -184,7 +187,32 @@ func componentConfig(v Values) grmConfig {
 			SeccompProfile:      toggle{Enabled: v.DefaultSeccompProfile},
 		},
 	}
+	if v.Shoot != nil {
+		shootConfig(&c, v)
+	}
 	return c
+}
+
+// shootConfig turns the configuration into a shoot GRM's (S4:13287, S4:13399-13403,
+// S4:13682):
+//   - the source connection watches only the shoot's namespace of the seed;
+//   - the target connection is the shoot, through the mounted kubeconfig;
+//   - no resourceClass: the GRM's default class, that of ManagedResources without .spec.class;
+//   - the TokenRequestor stays on, for the shoot-access Secrets of the control plane;
+//   - off are the controllers and webhook handlers that act on the seed beyond the namespace,
+//     which the seed's GRM already does for every shoot namespace: the garbage collector, the
+//     NetworkPolicy controller (the runtime GRM's selectors include role shoot), the
+//     high-availability-config webhook (it reads Namespaces), and the deletion protection and
+//     validation of extension resources, which live in the seed (S4:14304-14320). The pod and
+//     EndpointSlice handlers stay served for webhooks registered in the shoot.
+func shootConfig(c *grmConfig, v Values) {
+	c.SourceClientConnection.Namespaces = []string{v.Namespace}
+	c.TargetClientConnection = &clientConnection{Kubeconfig: TargetKubeconfigPath, QPS: c.SourceClientConnection.QPS, Burst: c.SourceClientConnection.Burst}
+	c.Controllers.GarbageCollector = periodic{Enabled: false}
+	c.Controllers.NetworkPolicy = networkPolicy{Enabled: false}
+	c.Webhooks.CRDDeletionProtection = toggle{Enabled: false}
+	c.Webhooks.ExtensionValidation = toggle{Enabled: false}
+	c.Webhooks.HighAvailabilityConfig = highAvailability{Enabled: false}
 }
 
 // networkPolicyNamespaces selects the namespaces whose Services the NetworkPolicy controller

@@ -18,8 +18,12 @@ func labels() map[string]string {
 // The GRM applies whatever objects ManagedResources hold, RBAC objects included, and the API
 // server lets it grant only permissions it holds itself; so, as in Gardener, it gets every
 // permission in the cluster it manages. The namespaced Role for leader election and events keeps
-// the lease working on its own should the cluster-wide rights ever be narrowed.
+// the lease working on its own should the cluster-wide rights ever be narrowed. A shoot's GRM
+// gets namespaced rights only (shootRBAC).
 func rbac(v Values) []runtime.Object {
+	if v.Shoot != nil {
+		return shootRBAC(v)
+	}
 	meta := metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: labels()}
 	clusterMeta := metav1.ObjectMeta{Name: "gardener.cloud:system:" + Name, Labels: labels()}
 	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: Name, Namespace: v.Namespace}}

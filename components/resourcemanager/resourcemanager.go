@@ -3,6 +3,9 @@
 // ManagedResource controller brings up the remaining garden system components (S4:12695). It
 // comprises the ManagedResource CRD, RBAC, the component configuration, the Deployment with its
 // Service and PodDisruptionBudget, and the GRM's admission webhooks (S4:13277-14338).
+//
+// With Values.Shoot it renders a shoot's own GRM instead (S4:13287): namespaced objects only, in
+// the shoot's control-plane namespace of the seed, applying ManagedResources into the shoot.
 package resourcemanager
 
 import (
@@ -58,7 +61,8 @@ type Values struct {
 	// and servers run with 2 replicas in every setting (S4:14122-14133, S4:24611-24620).
 	HighAvailability bool `json:"high_availability"`
 	// AdmissionWebhooks registers the webhook configurations; nil means true. Turn off only where
-	// nothing can serve them, such as the local control plane, whose pods never run.
+	// nothing can serve them, such as the local control plane, whose pods never run. A shoot's GRM
+	// registers none in the seed, whatever this says, and has no use for CABundle.
 	AdmissionWebhooks *bool `json:"admission_webhooks"`
 	// CABundle is the PEM bundle of the CA that signed the webhook server's certificate, or an
 	// engine marker (render.UnknownString, render.GeneratedRef) standing in for it. Empty leaves
@@ -68,7 +72,8 @@ type Values struct {
 	// server serves with; "" means "gardener-resource-manager-server". Its certificate must be
 	// valid for the Service's DNS names (ServiceDNSNames).
 	ServerTLSSecretName string `json:"server_tls_secret_name"`
-	// Class is the ManagedResource .spec.class the GRM reconciles; "" means "seed".
+	// Class is the ManagedResource .spec.class the GRM reconciles; "" means "seed", or for a
+	// shoot's GRM the GRM's own default class, that of ManagedResources without a class.
 	Class string `json:"class"`
 	// ConcurrentSyncs is the number of workers of each controller; 0 means 5.
 	ConcurrentSyncs int `json:"concurrent_syncs"`
@@ -79,6 +84,17 @@ type Values struct {
 	// RuntimeDefault profile, as gardener-operator's DefaultSeccompProfile feature gate does
 	// (S4:19761, S4:22231-22257).
 	DefaultSeccompProfile bool `json:"default_seccomp_profile"`
+	// PriorityClassName of the pods; "" means gardener-garden-system-critical (S4:26367), or
+	// gardener-system-400 for a shoot's GRM (S4:26390, S4:27819). Set from Go only.
+	PriorityClassName string `json:"-"`
+	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
+	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
+	// (S4:22997-23007, S4:24209-24211). The high-availability-config webhook leaves a replica
+	// count of 0 alone (S4:14132), so no other GRM scales it up again.
+	Hibernated bool `json:"-"`
+	// Shoot, when set, makes this the shoot's own GRM (see ShootTarget); nil renders the runtime
+	// (garden or seed) GRM. Set from Go only, by the shoot composite.
+	Shoot *ShootTarget `json:"-"`
 }
 
 // Render renders one gardener_resource_manager instance and its outputs service_name and
@@ -108,16 +124,22 @@ func ServiceDNSNames(namespace string) []string {
 	return kube.ServiceDNSNames(Name, namespace)
 }
 
-// withDefaults returns v with zero values replaced by the defaults.
+// withDefaults returns v with zero values replaced by the defaults. A shoot's GRM has no default
+// namespace (validate requires one), and its class stays empty: ManagedResources of shoot system
+// components carry no .spec.class, which only a GRM of the default class reconciles
+// (S4:13401-13403).
 func (v Values) withDefaults() Values {
-	if v.Namespace == "" {
+	if v.Namespace == "" && v.Shoot == nil {
 		v.Namespace = DefaultNamespace
 	}
 	if v.ServerTLSSecretName == "" {
 		v.ServerTLSSecretName = DefaultServerTLSSecretName
 	}
-	if v.Class == "" {
+	if v.Class == "" && v.Shoot == nil {
 		v.Class = DefaultClass
+	}
+	if v.PriorityClassName == "" {
+		v.PriorityClassName = defaultPriorityClass(v.Shoot != nil)
 	}
 	if v.ConcurrentSyncs == 0 {
 		v.ConcurrentSyncs = DefaultConcurrentSyncs
@@ -138,6 +160,11 @@ func (v Values) withDefaults() Values {
 // validate rejects values the GRM or the API server would refuse, so that the plan fails
 // instead of the rollout.
 func (v Values) validate() error {
+	if v.Shoot != nil {
+		if err := v.Shoot.validate(v.Namespace); err != nil {
+			return err
+		}
+	}
 	if errs := validation.IsDNS1123Label(v.Namespace); len(errs) > 0 {
 		return fmt.Errorf("namespace %q is invalid: %s", v.Namespace, strings.Join(errs, "; "))
 	}
@@ -157,7 +184,9 @@ func (v Values) validate() error {
 }
 
 // Objects renders the GRM's objects: the CRD, RBAC, configuration, workload and, unless turned
-// off, the webhook configurations.
+// off, the webhook configurations. A shoot's GRM gets neither the CRD nor webhook configurations
+// nor any other cluster-scoped object: the seed's GRM brings the CRD, and the shoot's GRM may
+// only touch its own namespace of the seed.
 func Objects(v Values) ([]render.Object, error) {
 	v = v.withDefaults()
 	if err := v.validate(); err != nil {
@@ -171,10 +200,6 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	crd, err := managedResourceCRD()
-	if err != nil {
-		return nil, err
-	}
 	cfg, err := configMap(v)
 	if err != nil {
 		return nil, err
@@ -185,8 +210,16 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs := append([]*unstructured.Unstructured{crd}, us...)
-	if *v.AdmissionWebhooks {
+	var objs []*unstructured.Unstructured
+	if v.Shoot == nil {
+		crd, err := managedResourceCRD()
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, crd)
+	}
+	objs = append(objs, us...)
+	if *v.AdmissionWebhooks && v.Shoot == nil {
 		hooks, err := webhookConfigurations(v)
 		if err != nil {
 			return nil, err

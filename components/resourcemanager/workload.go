@@ -9,14 +9,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
-
-	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
 
 // Replicas of the Deployment. The GRM serves webhooks, and (webhook) servers run with 2 replicas
 // whatever the failure tolerance (S4:14122-14133) and the number of zones (S4:24611-24620), so
 // high_availability changes only how the replicas spread.
 const Replicas = 2
+
+// replicas is Replicas, or 0 for a hibernated GRM.
+func replicas(v Values) int32 {
+	if v.Hibernated {
+		return 0
+	}
+	return Replicas
+}
 
 // Labels that tell Gardener's high-availability-config webhook what the workload is
 // (S4:24786-24790: a component that is a controller and a webhook server is a server), and that
@@ -35,12 +41,33 @@ var networkLabels = map[string]string{
 	"networking.gardener.cloud/to-runtime-apiserver": "allowed",
 }
 
-// deployment is the GRM workload: gardener-garden-system-critical priority (S4:26366), the
-// configuration and the serving certificate mounted, a config checksum on the template.
+// deployment is the GRM workload: gardener-garden-system-critical priority (S4:26366) unless
+// the values say otherwise, the configuration and the serving certificate mounted, a config
+// checksum on the template. A shoot's GRM also mounts the shoot's kubeconfig. It keeps the
+// serving certificate: the GRM always runs its webhook server, and the shoot's kube-apiserver
+// calls its webhooks through the Service (S4:27819) once they are registered in the shoot.
 func deployment(v Values, image, configSum string) *appsv1.Deployment {
 	podLabels := labels()
 	for k, val := range networkLabels {
 		podLabels[k] = val
+	}
+	volumes := []corev1.Volume{
+		{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: configMapName},
+		}}},
+		{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+			SecretName:  v.ServerTLSSecretName,
+			DefaultMode: ptr.To[int32](0o640),
+		}}},
+	}
+	c := container(image)
+	if v.Shoot != nil {
+		for k, val := range shootPodLabels() {
+			podLabels[k] = val
+		}
+		vol, mount := targetKubeconfig(v.Shoot)
+		volumes = append(volumes, vol)
+		c.VolumeMounts = append(c.VolumeMounts, mount)
 	}
 	depLabels := labels()
 	depLabels[labelHAType] = "server"
@@ -49,7 +76,7 @@ func deployment(v Values, image, configSum string) *appsv1.Deployment {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: depLabels},
 		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To[int32](Replicas),
+			Replicas:             ptr.To(replicas(v)),
 			RevisionHistoryLimit: ptr.To[int32](2),
 			Selector:             &metav1.LabelSelector{MatchLabels: labels()},
 			Template: corev1.PodTemplateSpec{
@@ -58,7 +85,7 @@ func deployment(v Values, image, configSum string) *appsv1.Deployment {
 					Annotations: map[string]string{checksumConfig: configSum},
 				},
 				Spec: corev1.PodSpec{
-					PriorityClassName:         priorityclasses.GardenSystemCritical,
+					PriorityClassName:         v.PriorityClassName,
 					ServiceAccountName:        Name,
 					TopologySpreadConstraints: spread(v.HighAvailability),
 					SecurityContext: &corev1.PodSecurityContext{
@@ -68,16 +95,8 @@ func deployment(v Values, image, configSum string) *appsv1.Deployment {
 						FSGroup:        &nonRoot,
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
-					Containers: []corev1.Container{container(image)},
-					Volumes: []corev1.Volume{
-						{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-							LocalObjectReference: corev1.LocalObjectReference{Name: configMapName},
-						}}},
-						{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-							SecretName:  v.ServerTLSSecretName,
-							DefaultMode: ptr.To[int32](0o640),
-						}}},
-					},
+					Containers: []corev1.Container{c},
+					Volumes:    volumes,
 				},
 			},
 		},
@@ -148,15 +167,19 @@ func spread(highAvailability bool) []corev1.TopologySpreadConstraint {
 
 // service exposes the webhook server on 443 (S4:13806-13816) and the metrics port. The annotation
 // lets the garden Prometheus scrape the metrics through the NetworkPolicy controller
-// (S4:25958-25963).
+// (S4:25958-25963); a shoot's GRM is scraped by the shoot's Prometheus instead (S4:26000-26009).
 func service(v Values) *corev1.Service {
+	scrape := "networking.resources.gardener.cloud/from-all-garden-scrape-targets-allowed-ports"
+	if v.Shoot != nil {
+		scrape = "networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports"
+	}
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      Name,
 			Namespace: v.Namespace,
 			Labels:    labels(),
 			Annotations: map[string]string{
-				"networking.resources.gardener.cloud/from-all-garden-scrape-targets-allowed-ports": `[{"port":` + strconv.Itoa(MetricsPort) + `,"protocol":"TCP"}]`,
+				scrape: `[{"port":` + strconv.Itoa(MetricsPort) + `,"protocol":"TCP"}]`,
 			},
 		},
 		Spec: corev1.ServiceSpec{

@@ -78,6 +78,11 @@ type Values struct {
 	TLSAuthSecretName string `json:"tls_auth_secret_name"`
 	// PriorityClassName of the pods; "" means gardener-system-300 (S4:26391).
 	PriorityClassName string `json:"priority_class_name"`
+	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
+	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
+	// (S4:22997-23007, S4:24209-24211). The workload keeps its kind (StatefulSet or Deployment),
+	// so waking up only scales it again.
+	Hibernated bool `json:"-"`
 }
 
 // Replicas is 2 for a highly available control plane, else 1 (S4:26635: two servers).
@@ -86,6 +91,14 @@ func Replicas(highAvailability bool) int32 {
 		return 2
 	}
 	return 1
+}
+
+// replicas is the workload's count for r: 0 while hibernated, else Replicas.
+func replicas(r resolved) int32 {
+	if r.Hibernated {
+		return 0
+	}
+	return Replicas(r.HighAvailability)
 }
 
 // WorkloadKind is the kind of the server's workload: a StatefulSet with high availability, so

@@ -116,6 +116,33 @@ func TestDocumentedFacts(t *testing.T) {
 	}
 }
 
+// TestHibernation checks that a hibernated server has no replicas, in the Deployment or the
+// StatefulSet, whichever it renders (S4:22997-23007, S4:24209-24211).
+func TestHibernation(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		ha, asleep bool
+		replicas   int32
+	}{
+		{"awake", false, false, 1},
+		{"awake HA", true, false, 2},
+		{"hibernated", false, true, 0},
+		{"hibernated HA", true, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := minimal()
+			v.HighAvailability, v.Hibernated = tc.ha, tc.asleep
+			objs, err := Objects(v)
+			require.NoError(t, err)
+			w := rendertest.MustFind(t, objs, WorkloadKind(tc.ha), Name)
+			got, ok, err := unstructured.NestedInt64(w.Object, "spec", "replicas")
+			require.NoError(t, err)
+			require.True(t, ok, "replicas are always explicit")
+			assert.Equal(t, int64(tc.replicas), got)
+		})
+	}
+}
+
 func TestEnvoyConfigIsYAML(t *testing.T) {
 	for _, family := range []string{"IPv4", "IPv6"} {
 		var m map[string]any

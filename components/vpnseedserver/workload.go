@@ -191,7 +191,7 @@ func deployment(r resolved, envoyConfig *corev1.ConfigMap) (*appsv1.Deployment, 
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: r.Namespace, Labels: SelectorLabels()},
 		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To(Replicas(false)),
+			Replicas:             ptr.To(replicas(r)),
 			RevisionHistoryLimit: ptr.To(int32(2)),
 			Selector:             &metav1.LabelSelector{MatchLabels: SelectorLabels()},
 			Strategy:             appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
@@ -217,7 +217,7 @@ func statefulSet(r resolved) (*appsv1.StatefulSet, error) {
 	return &appsv1.StatefulSet{
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: r.Namespace, Labels: SelectorLabels()},
 		Spec: appsv1.StatefulSetSpec{
-			Replicas:             ptr.To(Replicas(true)),
+			Replicas:             ptr.To(replicas(r)),
 			RevisionHistoryLimit: ptr.To(int32(2)),
 			ServiceName:          Name,
 			PodManagementPolicy:  appsv1.ParallelPodManagement,
