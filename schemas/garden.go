@@ -73,8 +73,8 @@ func garden() *schema.Schema {
 		Outputs: []schema.Output{
 			{Name: "name", Type: cty.String, Description: "The garden's name, the label of the garden block."},
 			{Name: "virtual_kubeconfig", Type: cty.String, Sensitive: true, Description: "A kubeconfig with administrative access to the virtual garden API."},
-			{Name: "virtual_cluster", Type: cty.Object(map[string]cty.Type{"name": cty.String}), Description: "The virtual garden as a cluster, usable wherever a block expects a cluster reference."},
-			{Name: "runtime_cluster", Type: cty.Object(map[string]cty.Type{"name": cty.String}), Description: "The runtime cluster, so that a seed in the same cluster can leave out the system components the garden already runs there."},
+			{Name: "virtual_cluster", Type: clusterRef, Description: "The virtual garden as a cluster, usable wherever a block expects a cluster reference."},
+			{Name: "runtime_cluster", Type: clusterRef, Description: "The runtime cluster, so that a seed in the same cluster can leave out the system components the garden already runs there."},
 			{Name: "virtual_endpoint", Type: cty.String, Description: "The URL of the virtual garden API: https://api.<first DNS domain>."},
 			{Name: "ca_bundle", Type: cty.String, Description: "The PEM CA certificate the virtual garden's API servers are signed by, for kubeconfigs of seeds and users."},
 			{Name: "generic_kubeconfig_secret_name", Type: cty.String, Description: "The Secret in the runtime cluster's garden namespace with the generic token kubeconfig that garden components combine with their access tokens."},

@@ -130,7 +130,7 @@ func TestReferencesAndSecrets(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, map[string]bool{"garden.virtual_kubeconfig": true, "shoot.kubeconfig": true}, sensitive)
+	assert.Equal(t, map[string]bool{"garden.virtual_kubeconfig": true}, sensitive)
 }
 
 // evalContext offers the top-level blocks a snippet references, as objects with a name, the way

@@ -123,6 +123,15 @@ func seed() *schema.Schema {
 		Outputs: []schema.Output{
 			{Name: "name", Type: cty.String, Description: "The seed's name, the label of the seed block."},
 			{Name: "namespace", Type: cty.String, Description: "The namespace seed-<name> that Gardener creates for this seed in the virtual garden."},
+			{Name: "cluster", Type: clusterRef, Description: "The seed cluster, where the control planes of the seed's shoots run."},
+			{Name: "virtual_cluster", Type: clusterRef, Description: "The virtual garden the seed is registered in, where its shoots' Shoot objects live."},
+			{Name: "provider_type", Type: cty.String, Description: "The seed's infrastructure provider type."},
+			{Name: "region", Type: cty.String, Description: "The seed's region."},
+			{Name: "zones", Type: cty.List(cty.String), Description: "The seed's zones; control planes of shoots tolerating a zone failure spread over three of them."},
+			{Name: "ingress_domain", Type: cty.String, Description: "The seed's ingress domain."},
+			{Name: "networks", Type: cty.Object(map[string]cty.Type{"pods": cty.String, "services": cty.String, "nodes": cty.String, "shoot_pods": cty.String, "shoot_services": cty.String}), Description: "The seed's networks and the defaults it gives shoots without networks of their own (shoot_pods, shoot_services; empty when unset)."},
+			{Name: "backup_provider", Type: cty.String, Description: "The provider of the seed's backup bucket; empty when the seed has no backup, and then its shoots' etcds are not backed up."},
+			{Name: "backup_region", Type: cty.String, Description: "The region of the seed's backup bucket; empty without backup."},
 		},
 	}
 }
@@ -170,3 +179,7 @@ func seedSettings() schema.Block {
 		},
 	}
 }
+
+// clusterRef is the type of an output that can stand wherever a block expects a cluster
+// reference.
+var clusterRef = cty.Object(map[string]cty.Type{"name": cty.String})

@@ -102,7 +102,8 @@ func shoot() *schema.Schema {
 			{Name: "name", Type: cty.String, Description: "The shoot's name, the label of the shoot block."},
 			{Name: "namespace", Type: cty.String, Description: "The project namespace garden-<project> in the virtual garden that holds the Shoot."},
 			{Name: "technical_id", Type: cty.String, Description: "The shoot--<project>--<name> identifier, which names the control-plane namespace in the seed."},
-			{Name: "kubeconfig", Type: cty.String, Sensitive: true, Description: "A kubeconfig with administrative access to the shoot's API server."},
+			{Name: "api_endpoint", Type: cty.String, Description: "The URL of the shoot's API server: https://api.<domain>, served by the seed's Istio ingress gateway."},
+			{Name: "ca_bundle", Type: cty.String, Description: "The PEM CA certificate the shoot's API server is signed by, for kubeconfigs of the shoot's users."},
 		},
 	}
 }

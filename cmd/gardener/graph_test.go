@@ -36,7 +36,7 @@ func TestGraphGolden(t *testing.T) {
 		{golden: "local.txt", args: []string{local}},
 		{golden: "local.dot", args: []string{"--format", "dot", local}},
 		{golden: "local.mmd", args: []string{"--format", "mermaid", local}},
-		{golden: "local-one-shoot.txt", args: []string{"--var", `shoots=["dev"]`, local}},
+		{golden: "local-qa-hibernated.txt", args: []string{"--var", "hibernate_qa=true", local}},
 		{golden: "components.txt", args: []string{"--format", "text", components}},
 		{golden: "components.dot", args: []string{"--format", "dot", components}},
 		{golden: "components.mmd", args: []string{"--format", "mermaid", components}},

@@ -38,18 +38,19 @@ import (
 	"github.com/declarative-gardener/gardener/components/resourcemanager"
 	"github.com/declarative-gardener/gardener/components/secretbinding"
 	"github.com/declarative-gardener/gardener/components/seed"
+	"github.com/declarative-gardener/gardener/components/shoot"
 	"github.com/declarative-gardener/gardener/components/vpa"
 	"github.com/declarative-gardener/gardener/components/vpnseedserver"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // Renderers returns the render function of every component type and composite block of the
-// catalog. Types of the schema catalog without a renderer here (seed and shoot, for now) are
-// validated but left out of plans with a warning.
+// catalog.
 func Renderers() render.Registry {
 	return render.Registry{
 		"garden":                        garden.Render,
 		"seed":                          seed.Render,
+		"shoot":                         shoot.Render,
 		"helm_release":                  helmrelease.Render,
 		"manifests":                     manifests.Render,
 		"priority_classes":              priorityclasses.Render,

@@ -22,8 +22,9 @@ func TestEveryComponentTypeHasARenderer(t *testing.T) {
 	}
 	assert.Contains(t, r, "garden")
 	assert.Contains(t, r, "seed")
+	assert.Contains(t, r, "shoot")
 	for typ := range r {
-		if typ == "garden" || typ == "seed" {
+		if typ == "garden" || typ == "seed" || typ == "shoot" {
 			continue
 		}
 		assert.NotNil(t, schemas.Registry().Lookup(schema.KindComponent, typ), "renderer %s has a schema", typ)

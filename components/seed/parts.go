@@ -2,6 +2,7 @@ package seed
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/istio"
+	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
 	"github.com/declarative-gardener/gardener/components/namespace"
 	"github.com/declarative-gardener/gardener/components/nginxingress"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
@@ -53,10 +55,12 @@ func (b *builder) base() error {
 		}
 		b.add("garden_namespace", "namespace", ns)
 	}
-	// The CRDs of the extension resources shoots and the seed itself are made of (S2:242-244).
+	// The CRDs of the extension resources shoots and the seed itself are made of (S2:242-244),
+	// and the machine.sapcloud.io kinds the shoots' machine-controller-managers work on
+	// (S4:11879: "machine CRDs" come before the shoots' machines).
 	var names []string
 	for _, n := range crds.Names() {
-		if strings.HasSuffix(n, ".extensions.gardener.cloud") {
+		if strings.HasSuffix(n, ".extensions.gardener.cloud") || slices.Contains(machinecontrollermanager.CRDNames, n) {
 			names = append(names, n)
 		}
 	}
@@ -190,20 +194,11 @@ func (b *builder) gateways() []istio.Gateway {
 		{Name: "tls-tunnel", Port: 8132, TargetPort: 8132},
 		{Name: "proxy", Port: 8443, TargetPort: 8443},
 	}
-	// Labels of their own, so that the seed's Gateways never select the virtual garden's gateway
-	// pods when the seed is the garden runtime cluster.
-	labels := func(zone string) map[string]string {
-		l := map[string]string{"app": "istio-ingressgateway", "istio": "ingressgateway", "gardener.cloud/role": "seed-ingress"}
-		if zone != "" {
-			l["istio"] = "ingressgateway--zone--" + zone
-		}
-		return l
-	}
-	out := []istio.Gateway{{Namespace: IngressNamespace, Labels: labels(""), ServiceType: corev1.ServiceTypeLoadBalancer,
+	out := []istio.Gateway{{Namespace: IngressNamespace, Labels: IngressGatewayLabels(""), ServiceType: corev1.ServiceTypeLoadBalancer,
 		LoadBalancerAnnotations: b.loadBalancerAnnotations(""), Ports: ports}}
 	if len(b.v.Provider.Zones) > 1 {
 		for _, z := range b.v.Provider.Zones {
-			out = append(out, istio.Gateway{Namespace: ZoneIngressNamespace(z), Labels: labels(z), Zone: z,
+			out = append(out, istio.Gateway{Namespace: ZoneIngressNamespace(z), Labels: IngressGatewayLabels(z), Zone: z,
 				ServiceType: corev1.ServiceTypeLoadBalancer, LoadBalancerAnnotations: b.loadBalancerAnnotations(z), Ports: ports})
 		}
 	}
@@ -228,4 +223,16 @@ func (b *builder) loadBalancerAnnotations(zone string) map[string]string {
 		}
 	}
 	return out
+}
+
+// IngressGatewayLabels are the pod labels of the seed's Istio ingress gateway ("" for the
+// default one, else the one pinned to zone): what shoot API servers' Istio Gateways select. They
+// carry a role of their own, so that the seed's Gateways never select the virtual garden's
+// gateway pods when the seed is the garden runtime cluster.
+func IngressGatewayLabels(zone string) map[string]string {
+	l := map[string]string{"app": "istio-ingressgateway", "istio": "ingressgateway", "gardener.cloud/role": "seed-ingress"}
+	if zone != "" {
+		l["istio"] = "ingressgateway--zone--" + zone
+	}
+	return l
 }

@@ -38,10 +38,46 @@ func Render(in render.Input) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &render.Output{Components: parts, Outputs: map[string]cty.Value{
-		"name":      cty.StringVal(in.Name),
-		"namespace": cty.StringVal(Namespace(in.Name)),
-	}}, nil
+	return &render.Output{Components: parts, Outputs: Outputs(in.Name, v)}, nil
+}
+
+// Outputs are what shoots read of their seed: where its control planes run, the seed's
+// provider, zones and networks (shoot networks must not overlap them, S4:14371) and whether it
+// has backup (a shoot's BackupEntry needs it, S2:135).
+func Outputs(name string, v Values) map[string]cty.Value {
+	str := func(s string) cty.Value { return cty.StringVal(s) }
+	zones := cty.ListValEmpty(cty.String)
+	if len(v.Provider.Zones) > 0 {
+		var zs []cty.Value
+		for _, z := range v.Provider.Zones {
+			zs = append(zs, str(z))
+		}
+		zones = cty.ListVal(zs)
+	}
+	var shootPods, shootServices string
+	if d := v.Networks.ShootDefaults; d != nil {
+		shootPods, shootServices = d.Pods, d.Services
+	}
+	var backupProvider, backupRegion string
+	if b := v.Backup; b != nil {
+		backupProvider, backupRegion = b.Provider, b.Region
+	}
+	return map[string]cty.Value{
+		"name":            str(name),
+		"namespace":       str(Namespace(name)),
+		"cluster":         cty.ObjectVal(map[string]cty.Value{"name": str(v.Cluster.Name)}),
+		"virtual_cluster": cty.ObjectVal(map[string]cty.Value{"name": str(v.Garden.VirtualCluster)}),
+		"provider_type":   str(v.Provider.Type),
+		"region":          str(v.Provider.Region),
+		"zones":           zones,
+		"ingress_domain":  str(v.Ingress.Domain),
+		"networks": cty.ObjectVal(map[string]cty.Value{
+			"pods": str(v.Networks.Pods), "services": str(v.Networks.Services), "nodes": str(v.Networks.Nodes),
+			"shoot_pods": str(shootPods), "shoot_services": str(shootServices),
+		}),
+		"backup_provider": str(backupProvider),
+		"backup_region":   str(backupRegion),
+	}
 }
 
 // Namespace is the seed's namespace in the virtual garden, seed-<name> (S0:196).

@@ -51,6 +51,9 @@ type Instance struct {
 	Config cty.Value
 	// Value is what references to the instance see: its outputs.
 	Value cty.Value
+	// Clusters are the landscape's evaluated cluster blocks by name, for rendering that reaches
+	// a cluster through another block's outputs (a shoot runs in its seed's cluster).
+	Clusters map[string]cty.Value
 }
 
 // Evaluate computes variables, locals, clusters, block configurations and outputs in
@@ -325,7 +328,7 @@ func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
 			continue
 		}
 		cfg = markSensitive(cfg, &b.Schema.Body)
-		inst := &Instance{Block: b, Key: k.key, Config: cfg, Name: b.Name, Addr: InstanceAddress(b.Addr)}
+		inst := &Instance{Block: b, Key: k.key, Config: cfg, Name: b.Name, Addr: InstanceAddress(b.Addr), Clusters: e.Clusters}
 		switch {
 		case k.key == cty.NilVal:
 		case k.key.Type() == cty.String:

@@ -144,6 +144,13 @@ func clusterValues(inst *config.Instance) map[string]cty.Value {
 			out[name.AsString()] = cfg.GetAttr(a.Name)
 		}
 	}
+	// A composite may also reach a cluster through another block's outputs, such as a shoot
+	// through its seed's cluster output: those are named cluster blocks of the landscape.
+	for name, v := range inst.Clusters {
+		if _, ok := out[name]; !ok {
+			out[name] = v
+		}
+	}
 	return out
 }
 
@@ -152,7 +159,7 @@ func (r *Renderer) generatePart(child *Rendered, p render.Component, clusters ma
 	s := p.Secret
 	clusterValue, ok := clusters[s.Cluster]
 	if !ok {
-		return fmt.Errorf("the secret's cluster %q is none the composite refers to", s.Cluster)
+		return fmt.Errorf("the secret's cluster %q is no cluster block of the landscape", s.Cluster)
 	}
 	req := secrets.Request{
 		Name: s.Name, Namespace: s.Namespace, Class: secrets.Class(s.Class), CommonName: s.CommonName,

@@ -98,7 +98,7 @@ func TestCompositePartErrors(t *testing.T) {
 		{"unknown dependency", []render.Component{{Name: "a", DependsOn: []string{"b"}}}, `part a depends on "b", which is not a part`},
 		{"cycle", []render.Component{{Name: "a", DependsOn: []string{"b"}}, {Name: "b", DependsOn: []string{"a"}}}, "parts a, b depend on each other in a cycle"},
 		{"unknown CA", []render.Component{{Name: "s", Secret: secret("nope")}}, "its CA runtime/garden/nope is not a generated CA rendered before it"},
-		{"unknown cluster", []render.Component{{Name: "s", Secret: &render.SecretSpec{Cluster: "virtual", Namespace: "garden", Name: "s", Class: "token"}}}, `the secret's cluster "virtual" is none the composite refers to`},
+		{"unknown cluster", []render.Component{{Name: "s", Secret: &render.SecretSpec{Cluster: "virtual", Namespace: "garden", Name: "s", Class: "token"}}}, `the secret's cluster "virtual" is no cluster block of the landscape`},
 		{"private key reference", []render.Component{
 			{Name: "ca", Secret: &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "ca", Class: "ca", CommonName: "ca"}},
 			{Name: "cm", DependsOn: []string{"ca"}, Objects: []render.Object{configMap("cm", map[string]any{"k": render.GeneratedRef("garden", "ca", "ca.key", false)})}},

@@ -29,12 +29,12 @@ func TestObjectsWhoseIdentityIsUnknownAreRenderedDuringApply(t *testing.T) {
 component "manifests" "named_later" {
   cluster   = cluster.runtime
   namespace = "default"
-  objects   = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = shoot.local["dev"].technical_id } }]
+  objects   = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = shoot.dev.technical_id } }]
 }
 
 component "manifests" "file_later" {
   cluster = cluster.runtime
-  files   = ["${shoot.local["dev"].technical_id}.yaml"]
+  files   = ["${shoot.dev.technical_id}.yaml"]
 }
 `)
 	out, diags := Prepare(Options{Dir: dir, Schemas: schemas.Registry(), Renderers: render.Registry{"manifests": manifests.Render}})
@@ -51,7 +51,7 @@ func TestDestroyTargetIncludesDependents(t *testing.T) {
 	dir := localWith(t, "extra.hcl", `
 component "manifests" "after_shoots" {
   cluster    = cluster.runtime
-  depends_on = [shoot.local]
+  depends_on = [shoot.dev]
   objects    = [{ apiVersion = "v1", kind = "Namespace", metadata = { name = "after" } }]
 }
 `)
@@ -59,11 +59,11 @@ component "manifests" "after_shoots" {
 		destroy bool
 		want    []config.InstanceAddress
 	}{
-		{false, []config.InstanceAddress{"garden.local", "seed.local", `shoot.local["dev"]`}},
-		{true, []config.InstanceAddress{`shoot.local["dev"]`, "component.manifests.after_shoots"}},
+		{false, []config.InstanceAddress{"garden.local", "seed.local", "component.project.local", "shoot.dev"}},
+		{true, []config.InstanceAddress{"shoot.dev", "component.manifests.after_shoots"}},
 	} {
 		out, diags := Prepare(Options{Dir: dir, Schemas: schemas.Registry(), Renderers: render.Registry{"manifests": manifests.Render},
-			Targets: []string{`shoot.local["dev"]`}, Destroy: tt.destroy})
+			Targets: []string{"shoot.dev"}, Destroy: tt.destroy})
 		require.False(t, diags.HasErrors(), diags.Error())
 		assert.Equal(t, tt.want, out.Graph.Order(), "destroy %v", tt.destroy)
 	}

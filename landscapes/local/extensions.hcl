@@ -20,6 +20,6 @@ component "extension" "provider_local" {
     cluster    = cluster.runtime
     provider   = "local"
     region     = "local"
-    has_shoots = length(var.shoots) > 0
+    has_shoots = true
   }]
 }

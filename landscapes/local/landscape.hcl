@@ -1,4 +1,4 @@
-# The local landscape: a garden, one seed and two shoots on the embedded control plane of
+# The local landscape: a garden, one seed and three shoots on the embedded control plane of
 # `make local-up`. The runtime cluster also serves as the seed, which Gardener supports.
 
 landscape "local" {

@@ -1,16 +1,27 @@
-shoot "local" {
-  for_each = var.shoots
+# The shoots of the local project. The engine deploys each control plane into the seed namespace
+# shoot--local--<name> the way gardenlet would, then registers the Shoot in the virtual garden
+# (run `gardener graph landscapes/local` to see the parts in the order of the shoot flow).
 
-  project       = "local"
+# dev: a control plane that survives the loss of a node (three etcd members, two replicas of
+# each controller), with a worker pool the cluster autoscaler scales between one and three nodes.
+shoot "dev" {
+  project       = component.project.local.name
   seed          = seed.local
   cloud_profile = "local"
   region        = "local"
-  purpose       = each.key == "qa" ? "testing" : "development"
+  purpose       = "development"
 
   credentials_binding = "local"
 
   kubernetes {
     version = var.kubernetes_version
+  }
+
+  networking {
+    type     = "calico"
+    pods     = "10.3.0.0/16"
+    services = "10.4.0.0/16"
+    nodes    = "10.5.0.0/16"
   }
 
   provider {
@@ -21,6 +32,17 @@ shoot "local" {
     machine_type = "local"
     minimum      = 1
     maximum      = 3
+
+    machine_image {
+      name    = "local"
+      version = "1.0.0"
+    }
+  }
+
+  control_plane {
+    high_availability {
+      failure_tolerance = "node"
+    }
   }
 
   maintenance {
@@ -31,7 +53,73 @@ shoot "local" {
   }
 }
 
+# qa: a test cluster with a fixed-size pool (no cluster autoscaler) and no monitoring (purpose
+# testing). Set hibernate_qa = true to scale its nodes and control plane to zero.
+shoot "qa" {
+  project       = component.project.local.name
+  seed          = seed.local
+  cloud_profile = "local"
+  region        = "local"
+  purpose       = "testing"
+
+  credentials_binding = "local"
+
+  kubernetes {
+    version = var.kubernetes_version
+  }
+
+  networking {
+    type     = "calico"
+    pods     = "10.6.0.0/16"
+    services = "10.7.0.0/16"
+    nodes    = "10.8.0.0/16"
+  }
+
+  provider {
+    type = "local"
+  }
+
+  workers "local" {
+    machine_type = "local"
+    minimum      = 1
+    maximum      = 1
+
+    machine_image {
+      name    = "local"
+      version = "1.0.0"
+    }
+  }
+
+  hibernation {
+    enabled = var.hibernate_qa
+  }
+}
+
+# ops: a workerless shoot, only a control plane (etcds, kube-apiserver, kube-controller-manager
+# and its resource manager) for API-only workloads such as other clusters' configuration.
+shoot "ops" {
+  project       = component.project.local.name
+  seed          = seed.local
+  cloud_profile = "local"
+  region        = "local"
+  purpose       = "development"
+
+  credentials_binding = "local"
+
+  kubernetes {
+    version = var.kubernetes_version
+  }
+
+  networking {
+    services = "10.9.0.0/16"
+  }
+
+  provider {
+    type = "local"
+  }
+}
+
 output "shoot_namespaces" {
   description = "The seed namespaces of the shoots' control planes."
-  value       = { for key, shoot in shoot.local : key => shoot.technical_id }
+  value       = { dev = shoot.dev.technical_id, qa = shoot.qa.technical_id, ops = shoot.ops.technical_id }
 }

@@ -9,10 +9,10 @@ variable "kubernetes_version" {
   }
 }
 
-variable "shoots" {
-  type        = set(string)
-  default     = ["dev", "qa"]
-  description = "Names of the shoots in the local project."
+variable "hibernate_qa" {
+  type        = bool
+  default     = false
+  description = "Whether the qa shoot is hibernated: its nodes and control plane scaled to zero."
 }
 
 locals {

@@ -1,0 +1,380 @@
+package shoot
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/clusterautoscaler"
+	"github.com/declarative-gardener/gardener/components/etcd"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/kubeapiserver"
+	"github.com/declarative-gardener/gardener/components/kubecontrollermanager"
+	"github.com/declarative-gardener/gardener/components/kubescheduler"
+	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
+	"github.com/declarative-gardener/gardener/components/namespace"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/components/resourcemanager"
+	"github.com/declarative-gardener/gardener/components/seed"
+	"github.com/declarative-gardener/gardener/components/vpnseedserver"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// The generated Secrets in the control-plane namespace, named as Gardener's secrets manager
+// names them where the documents show it (S4:26786-26804).
+const (
+	secretCA               = "ca"
+	secretClientCA         = "ca-client"
+	secretFrontProxyCA     = "ca-front-proxy"
+	secretEtcdCA           = "ca-etcd"
+	secretEtcdPeerCA       = "ca-etcd-peer"
+	secretVPNCA            = "ca-vpn"
+	secretEtcdClient       = "etcd-client"
+	secretKubeAPIServer    = "kube-apiserver"
+	secretKubeAggregator   = "kube-aggregator"
+	secretServiceAccount   = "service-account-key"
+	secretKAPIEncryption   = "kube-apiserver-etcd-encryption-configuration"
+	secretVPNServer        = "vpn-seed-server"
+	secretVPNTLSAuth       = "vpn-seed-server-tlsauth"
+	secretResourceManager  = "gardener-resource-manager-server"
+	secretGenericToken     = "generic-token-kubeconfig"
+	secretKCMAccess        = "shoot-access-kube-controller-manager"
+	secretResourceMgrAcces = "shoot-access-gardener-resource-manager"
+)
+
+// base: the control-plane namespace with gardenlet's labels and the high-availability
+// annotations gardener-resource-manager's webhook reads (S4:24811-24819), and the Cluster.
+func (b *builder) base() error {
+	zones := b.zones()
+	ns, err := namespace.Objects(namespace.Values{
+		Cluster: decode.Cluster{Name: b.seed.Cluster}, Name: b.ns,
+		Labels: map[string]string{
+			LabelRole: "shoot", LabelShootProvider: b.v.Provider.Type, LabelSeedProvider: b.seed.ProviderType,
+			LabelConsiderHA: "true",
+		},
+		Annotations: map[string]string{
+			AnnotationFailureToleranceTyp: b.tolerance,
+			AnnotationZones:               strings.Join(zones, ","),
+		},
+	})
+	if err != nil {
+		return err
+	}
+	b.add("namespace", "namespace", ns)
+
+	cluster, err := shootextensionsCluster(b)
+	if err != nil {
+		return err
+	}
+	b.add("cluster", "manifests", []render.Object{cluster}, "namespace")
+	return nil
+}
+
+// secrets: the CAs, certificates and keys of the control plane (S4:26786-26804).
+func (b *builder) secrets() error {
+	b.secret("ca", render.SecretSpec{Name: secretCA, Class: "ca", CommonName: "kubernetes"}, "")
+	b.secret("ca_client", render.SecretSpec{Name: secretClientCA, Class: "ca", CommonName: "kubernetes-client"}, "")
+	b.secret("ca_front_proxy", render.SecretSpec{Name: secretFrontProxyCA, Class: "ca", CommonName: "front-proxy"}, "")
+	b.secret("ca_etcd", render.SecretSpec{Name: secretEtcdCA, Class: "ca", CommonName: "etcd"}, "")
+	b.secret("etcd_client_tls", render.SecretSpec{Name: secretEtcdClient, Class: "client-cert", CommonName: "etcd-client", CA: secretEtcdCA}, "ca_etcd")
+	if b.highAvailability() {
+		b.secret("ca_etcd_peer", render.SecretSpec{Name: secretEtcdPeerCA, Class: "ca", CommonName: "etcd-peer"}, "")
+	}
+	b.secret("kube_apiserver_tls", render.SecretSpec{
+		Name: secretKubeAPIServer, Class: "server-cert", CommonName: kubeapiserver.Name(""),
+		DNSNames: kubeapiserver.ServerDNSNames("", b.ns, "", []string{b.domain()}), CA: secretCA,
+	}, "ca")
+	b.secret("kube_aggregator_tls", render.SecretSpec{Name: secretKubeAggregator, Class: "client-cert", CommonName: "front-proxy-client", CA: secretFrontProxyCA}, "ca_front_proxy")
+	b.secret("service_account_key", render.SecretSpec{Name: secretServiceAccount, Class: "rsa-key"}, "")
+	var extra []string
+	if k := b.v.Kubernetes.KubeAPIServer; k != nil {
+		extra = k.EncryptedResources
+	}
+	encrypted, err := kubeapiserver.EncryptedResources(b.v.Kubernetes.Version, extra)
+	if err != nil {
+		return fmt.Errorf("kubernetes.kube_api_server.encrypted_resources: %w", err)
+	}
+	b.secret("kube_apiserver_encryption", render.SecretSpec{Name: secretKAPIEncryption, Class: "encryption-config", Resources: encrypted}, "")
+	if len(b.v.Workers) > 0 { // the VPN to the nodes
+		b.vpnSecrets()
+	}
+	b.secret("gardener_resource_manager_tls", render.SecretSpec{
+		Name: secretResourceManager, Class: "server-cert", CommonName: resourcemanager.Name,
+		DNSNames: resourcemanager.ServiceDNSNames(b.ns), CA: secretCA,
+	}, "ca")
+	return nil
+}
+
+// vpnSecrets are the VPN's CA, vpn-seed-server's certificate and the tls-auth key (S4:23600,
+// S4:23739).
+func (b *builder) vpnSecrets() {
+	b.secret("ca_vpn", render.SecretSpec{Name: secretVPNCA, Class: "ca", CommonName: "vpn"}, "")
+	b.secret("vpn_seed_server_tls", render.SecretSpec{
+		Name: secretVPNServer, Class: "server-cert", CommonName: vpnseedserver.Name,
+		DNSNames: kube.ServiceDNSNames(vpnseedserver.Name, b.ns), CA: secretVPNCA,
+	}, "ca_vpn")
+	b.secret("vpn_seed_server_tlsauth", render.SecretSpec{Name: secretVPNTLSAuth, Class: "vpn-tlsauth"}, "")
+}
+
+// etcds: etcd-main and etcd-events, three members with high availability of either type
+// (S4:18728), gardener-system-500 (S4:26389).
+func (b *builder) etcds() error {
+	ha := b.highAvailability()
+	for _, role := range []string{etcd.RoleMain, etcd.RoleEvents} {
+		name := etcd.Name("", role)
+		server := "etcd-server-" + role
+		part := "etcd_" + role
+		b.secret(part+"_server_tls", render.SecretSpec{
+			Name: server, Class: "server-cert", CommonName: name,
+			DNSNames: append(kube.ServiceDNSNames(etcd.ClientServiceName("", role), b.ns), name+"-local"), CA: secretEtcdCA,
+		}, "ca_etcd")
+		deps := []string{"namespace", "etcd_client_tls", part + "_server_tls"}
+		vals := etcd.Values{
+			Cluster: decode.Cluster{Name: b.seed.Cluster}, Namespace: b.ns, NamePrefix: ptr.To(""), Role: role,
+			HighAvailability: ha, PriorityClassName: priorityclasses.System500,
+			CASecretName: secretEtcdCA, ServerTLSSecretName: server, ClientTLSSecretName: secretEtcdClient,
+			Hibernated: b.hibernated,
+		}
+		if ha {
+			peer := "etcd-peer-server-" + role
+			b.secret(part+"_peer_tls", render.SecretSpec{
+				Name: peer, Class: "server-cert", CommonName: name + "-peer",
+				DNSNames: []string{"*." + name + "-peer", "*." + name + "-peer." + b.ns, "*." + name + "-peer." + b.ns + ".svc"}, CA: secretEtcdPeerCA,
+			}, "ca_etcd_peer")
+			vals.PeerCASecretName, vals.PeerTLSSecretName = secretEtcdPeerCA, peer
+			deps = append(deps, part+"_peer_tls")
+		}
+		// Backups go to the seed's bucket through the shoot's BackupEntry, whose controller
+		// writes the etcd-backup Secret (S4:16844-16870); only main is backed up (S4:15679).
+		if role == etcd.RoleMain && b.seed.BackupProvider != "" {
+			vals.Backup = &etcd.Backup{Provider: b.seed.BackupProvider, BucketName: backupBucketName(b.seed.Name), SecretRef: "etcd-backup"}
+			deps = append(deps, "backup_entry")
+		}
+		objs, err := etcd.Objects(vals)
+		if err != nil {
+			return fmt.Errorf("etcd %s: %w", role, err)
+		}
+		b.addScaled(part, "etcd", objs, deps...)
+	}
+	return nil
+}
+
+// kubeAPIServer: the shoot's API server after its etcds (S4:26744), exposed by SNI through the
+// seed's Istio ingress gateway (S4:20114), autoscaled between 2 and 6 replicas (S4:24092-24100).
+func (b *builder) kubeAPIServer() error {
+	var k kubeAPIServerSettings
+	if s := b.v.Kubernetes.KubeAPIServer; s != nil {
+		k = kubeAPIServerSettings{auditPolicy: s.AuditPolicyConfigMap, eventTTL: s.EventTTL, featureGates: s.FeatureGates, encrypted: s.EncryptedResources}
+		for _, p := range s.AdmissionPlugins {
+			if p.Disabled {
+				k.disable = append(k.disable, p.Name)
+			} else {
+				k.enable = append(k.enable, p.Name)
+			}
+		}
+	}
+	gwNamespace, gwLabels := b.ingressGateway()
+	objs, err := kubeapiserver.Objects(kubeapiserver.Values{
+		Cluster: decode.Cluster{Name: b.seed.Cluster}, Namespace: b.ns, NamePrefix: ptr.To(""),
+		KubernetesVersion: b.v.Kubernetes.Version, HighAvailability: b.highAvailability(),
+		DNSDomains: []string{b.domain()}, ServiceNetwork: b.services,
+		EtcdCASecretName: secretEtcdCA, EtcdClientSecretName: secretEtcdClient,
+		ServerTLSSecretName: secretKubeAPIServer, ClientCASecretName: secretClientCA,
+		FrontProxyCASecretName: secretFrontProxyCA, FrontProxyClientSecretName: secretKubeAggregator,
+		ServiceAccountKeySecretName: secretServiceAccount, EncryptionConfigSecretName: secretKAPIEncryption,
+		EncryptedResources: k.encrypted, AuditPolicyConfigMap: k.auditPolicy, EventTTL: k.eventTTL, FeatureGates: k.featureGates,
+		EnableAdmissionPlugins: k.enable, DisableAdmissionPlugins: k.disable,
+		PriorityClassName:       priorityclasses.System500,
+		ScrapeTargetsAlias:      "shoot-scrape-targets",
+		IngressGatewayNamespace: gwNamespace, IngressGatewayLabels: gwLabels,
+		Hibernated: b.hibernated,
+	})
+	if err != nil {
+		return fmt.Errorf("kube-apiserver: %w", err)
+	}
+	b.addScaled("kube_apiserver", "kube_apiserver", objs,
+		"etcd_main", "etcd_events", "ca", "ca_client", "kube_apiserver_tls", "kube_aggregator_tls", "service_account_key", "kube_apiserver_encryption")
+
+	// The VPN connects the control plane with the nodes; a workerless shoot has none
+	// (S4:23488-23495).
+	if len(b.v.Workers) == 0 {
+		return nil
+	}
+	vpn, err := vpnseedserver.Objects(vpnseedserver.Values{
+		Cluster: decode.Cluster{Name: b.seed.Cluster}, Namespace: b.ns, HighAvailability: b.highAvailability(),
+		ShootNetworks:    vpnseedserver.Networks{Pods: b.pods, Services: b.services, Nodes: b.nodes},
+		ServerSecretName: secretVPNServer, CASecretName: secretVPNCA, TLSAuthSecretName: secretVPNTLSAuth,
+		PriorityClassName: priorityclasses.System300, Hibernated: b.hibernated,
+	})
+	if err != nil {
+		return fmt.Errorf("vpn-seed-server: %w", err)
+	}
+	b.addScaled("vpn_seed_server", "vpn_seed_server", vpn, "namespace", "vpn_seed_server_tls", "vpn_seed_server_tlsauth")
+	return nil
+}
+
+type kubeAPIServerSettings struct {
+	auditPolicy, eventTTL string
+	featureGates          map[string]bool
+	encrypted             []string
+	enable, disable       []string
+}
+
+// ingressGateway is the seed's Istio ingress gateway that exposes the API server: the one pinned
+// to the control plane's zone on a multi-zone seed unless the control plane spans zones, the
+// default one otherwise (S4:24887-24891).
+func (b *builder) ingressGateway() (string, map[string]string) {
+	if len(b.seed.Zones) > 1 && b.tolerance != FailureToleranceZone {
+		z := b.zones()[0]
+		return seed.ZoneIngressNamespace(z), seed.IngressGatewayLabels(z)
+	}
+	return seed.IngressNamespace, seed.IngressGatewayLabels("")
+}
+
+// controllers: the access Secrets, and after the kube-apiserver the shoot's resource manager,
+// kube-controller-manager, kube-scheduler (gardener-system-300 and -400, S4:26389-26391).
+func (b *builder) controllers() error {
+	access, err := b.accessSecrets()
+	if err != nil {
+		return err
+	}
+	b.add("access", "manifests", access, "namespace", "ca")
+	cluster := decode.Cluster{Name: b.seed.Cluster}
+
+	grm, err := resourcemanager.Objects(resourcemanager.Values{
+		Cluster: cluster, Namespace: b.ns, HighAvailability: b.highAvailability(),
+		ServerTLSSecretName: secretResourceManager, PriorityClassName: priorityclasses.System400,
+		Shoot:      &resourcemanager.ShootTarget{KubeconfigSecretName: secretResourceMgrAcces},
+		Hibernated: b.hibernated,
+	})
+	if err != nil {
+		return fmt.Errorf("gardener-resource-manager: %w", err)
+	}
+	b.addScaled("gardener_resource_manager", "gardener_resource_manager", grm, "kube_apiserver", "access", "gardener_resource_manager_tls")
+
+	kcmVals := kubecontrollermanager.Values{
+		Cluster: cluster, Namespace: b.ns, NamePrefix: ptr.To(""), KubernetesVersion: b.v.Kubernetes.Version,
+		HighAvailability: b.highAvailability(), KubeconfigSecretName: secretKCMAccess, CASecretName: secretCA,
+		ClientCASecretName: secretClientCA, ServiceAccountKeySecretName: secretServiceAccount,
+		PriorityClassName: priorityclasses.System300, ScrapeTargetsAlias: "shoot-scrape-targets",
+		Shoot:      &kubecontrollermanager.ShootNetworks{Pods: b.pods, Services: b.services, Workerless: len(b.v.Workers) == 0},
+		Hibernated: b.hibernated,
+	}
+	if k := b.v.Kubernetes.KubeControllerManager; k != nil {
+		kcmVals.FeatureGates = k.FeatureGates
+		kcmVals.Shoot.NodeCIDRMaskSize = ptr.Deref(k.NodeCIDRMaskSize, 0)
+		kcmVals.Shoot.NodeMonitorGracePeriod = k.NodeMonitorGracePeriod
+	}
+	kcm, err := kubecontrollermanager.Objects(kcmVals)
+	if err != nil {
+		return fmt.Errorf("kube-controller-manager: %w", err)
+	}
+	b.addScaled("kube_controller_manager", "kube_controller_manager", kcm, "kube_apiserver", "access")
+
+	// A workerless shoot has no nodes to schedule pods to, hence no scheduler (S4:23488-23495).
+	if len(b.v.Workers) == 0 {
+		return nil
+	}
+	schedVals := kubescheduler.Values{
+		Cluster: cluster, Namespace: b.ns, KubernetesVersion: b.v.Kubernetes.Version, HighAvailability: b.highAvailability(),
+		CASecretName: secretCA, PriorityClassName: priorityclasses.System300, Hibernated: b.hibernated,
+	}
+	if k := b.v.Kubernetes.KubeScheduler; k != nil {
+		schedVals.Profile, schedVals.FeatureGates = k.Profile, k.FeatureGates
+	}
+	sched, err := kubescheduler.Objects(schedVals)
+	if err != nil {
+		return fmt.Errorf("kube-scheduler: %w", err)
+	}
+	b.addScaled("kube_scheduler", "kube_scheduler", sched, "kube_apiserver", "access")
+	return nil
+}
+
+// accessSecrets are the generic token kubeconfig and the access Secrets of the
+// kube-controller-manager and the shoot's resource manager, whose tokens the token requestor
+// fills in (S4:13124-13173). The other controllers render their own access Secrets.
+func (b *builder) accessSecrets() ([]render.Object, error) {
+	server := kubeapiserver.InternalEndpoint("", b.ns)
+	ca := render.GeneratedRef(b.ns, secretCA, "ca.crt", true)
+	generic, err := kube.TokenKubeconfig("shoot", server, ca, "/var/run/secrets/gardener.cloud/shoot/generic-kubeconfig/token")
+	if err != nil {
+		return nil, err
+	}
+	withToken, err := kube.TokenKubeconfig("shoot", server, ca, "/var/run/secrets/gardener.cloud/kubeconfig/token")
+	if err != nil {
+		return nil, err
+	}
+	access := func(name, serviceAccount string) *corev1.Secret {
+		return &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: name, Namespace: b.ns,
+				Labels: map[string]string{"resources.gardener.cloud/purpose": "token-requestor", "resources.gardener.cloud/class": "shoot"},
+				Annotations: map[string]string{
+					"serviceaccount.resources.gardener.cloud/name":      serviceAccount,
+					"serviceaccount.resources.gardener.cloud/namespace": "kube-system",
+				},
+			},
+			Type:       corev1.SecretTypeOpaque,
+			StringData: map[string]string{"kubeconfig": withToken},
+		}
+	}
+	objs, err := kube.All(
+		&corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: secretGenericToken, Namespace: b.ns},
+			Type:       corev1.SecretTypeOpaque,
+			StringData: map[string]string{"kubeconfig": generic},
+		},
+		access(secretKCMAccess, "kube-controller-manager"),
+		access(secretResourceMgrAcces, "gardener-resource-manager"),
+	)
+	if err != nil {
+		return nil, err
+	}
+	return kube.On(b.seed.Cluster, "", objs...), nil
+}
+
+// machineControllers: machine-controller-manager (with the machine.sapcloud.io CRDs) before the
+// Worker, and cluster-autoscaler right after it, only if some pool autoscales (S4:11285,
+// S4:18101-18109).
+func (b *builder) machineControllers() error {
+	cluster := decode.Cluster{Name: b.seed.Cluster}
+	// The machine.sapcloud.io CRDs are the seed's (components/seed).
+	mcm, err := machinecontrollermanager.Objects(machinecontrollermanager.Values{
+		Cluster: cluster, Namespace: b.ns, GenericKubeconfigSecretName: secretGenericToken,
+		PriorityClassName: priorityclasses.System300, Hibernated: b.hibernated,
+	})
+	if err != nil {
+		return fmt.Errorf("machine-controller-manager: %w", err)
+	}
+	b.addScaled("machine_controller_manager", "machine_controller_manager", mcm, "kube_apiserver", "access")
+
+	pools := b.autoscalerPools()
+	if !clusterautoscaler.Needed(pools) {
+		return nil
+	}
+	ca, err := clusterautoscaler.Objects(clusterautoscaler.Values{
+		Cluster: cluster, Namespace: b.ns, WorkerPools: pools, GenericKubeconfigSecretName: secretGenericToken,
+		PriorityClassName: priorityclasses.System300, Hibernated: b.hibernated,
+	})
+	if err != nil {
+		return fmt.Errorf("cluster-autoscaler: %w", err)
+	}
+	b.addScaled("cluster_autoscaler", "cluster_autoscaler", ca, "worker")
+	return nil
+}
+
+func (b *builder) autoscalerPools() []clusterautoscaler.Pool {
+	var out []clusterautoscaler.Pool
+	for _, w := range b.v.Workers {
+		out = append(out, clusterautoscaler.Pool{Name: w.Name, Minimum: w.Minimum, Maximum: w.Maximum, Zones: w.Zones})
+	}
+	return out
+}
+
+// backupBucketName is the name of a seed's BackupBucket. Gardener names it after the seed's UID,
+// which a landscape cannot know before the seed exists; the engine names it after the seed.
+func backupBucketName(seedName string) string { return "seed-" + seedName }

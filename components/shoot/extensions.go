@@ -1,0 +1,185 @@
+package shoot
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/declarative-gardener/gardener/components/shootextensions"
+	"github.com/declarative-gardener/gardener/components/shootsystem"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// extValues are the shoot as the extension resources see it.
+func (b *builder) extValues() (shootextensions.Values, error) {
+	v := b.v
+	ev := shootextensions.Values{
+		Project: v.Project, Name: b.name, TechnicalID: b.ns, KubernetesVersion: v.Kubernetes.Version, Purpose: v.Purpose,
+		Provider: shootextensions.Provider{
+			Type: v.Provider.Type, Region: v.Region,
+			InfrastructureConfig: v.Provider.InfrastructureConfig, ControlPlaneConfig: v.Provider.ControlPlaneConfig,
+		},
+		Networking:       shootextensions.Networking{Pods: b.pods, Services: b.services, Nodes: b.nodes},
+		CloudProfileName: v.CloudProfile, SeedName: b.seed.Name,
+		Shoot: b.shootObject(),
+	}
+	ev.Cluster.Name = b.seed.Cluster
+	if n := v.Networking; n != nil {
+		ev.Networking.Type, ev.Networking.ProviderConfig, ev.Networking.IPFamilies = n.Type, n.ProviderConfig, n.IPFamilies
+	}
+	for _, w := range v.Workers {
+		if w.MachineImage == nil || w.MachineImage.Version == "" {
+			return ev, fmt.Errorf("workers %q: machine_image with name and version is required: the engine does not read the cloud profile's default image", w.Name)
+		}
+		pool := shootextensions.WorkerPool{
+			Name: w.Name, MachineType: w.MachineType, ImageName: w.MachineImage.Name, ImageVersion: w.MachineImage.Version,
+			Architecture: w.Architecture, Minimum: w.Minimum, Maximum: w.Maximum, MaxSurge: w.MaxSurge, MaxUnavailable: w.MaxUnavailable,
+			Zones: w.Zones, KubernetesVersion: w.KubernetesVersion, Labels: w.Labels, Annotations: w.Annotations,
+			SystemComponents: w.SystemComponentsAllowed, ProviderConfig: w.ProviderConfig,
+		}
+		if w.Volume != nil {
+			pool.VolumeSize, pool.VolumeType = w.Volume.Size, w.Volume.Type
+		}
+		for _, t := range w.Taints {
+			pool.Taints = append(pool.Taints, shootextensions.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+		}
+		ev.Workers = append(ev.Workers, pool)
+	}
+	for _, e := range v.Extensions {
+		ev.Extensions = append(ev.Extensions, shootextensions.Extension{Type: e.Type, ProviderConfig: e.ProviderConfig, Disabled: e.Disabled})
+	}
+	if b.seed.BackupProvider != "" {
+		ev.Backup = &shootextensions.Backup{ProviderType: b.seed.BackupProvider, Region: b.seed.BackupRegion, BucketName: backupBucketName(b.seed.Name)}
+	}
+	return ev, nil
+}
+
+// shootextensionsCluster is the extensions Cluster with the Shoot as declared.
+func shootextensionsCluster(b *builder) (render.Object, error) {
+	ev, err := b.extValues()
+	if err != nil {
+		return render.Object{}, err
+	}
+	return shootextensions.Cluster(ev)
+}
+
+// extensionResources places the extension resources in the steps of the reconcile flow
+// (digest §2.4). A workerless shoot has none of Infrastructure, ControlPlane, Network,
+// OperatingSystemConfig and Worker (S4:23488-23495); the builders return none for it.
+func (b *builder) extensionResources() error {
+	ev, err := b.extValues()
+	if err != nil {
+		return err
+	}
+	build := func(f func(shootextensions.Values) ([]render.Object, error)) ([]render.Object, error) { return f(ev) }
+	step := func(s string) func(shootextensions.Values) ([]render.Object, error) {
+		return func(v shootextensions.Values) ([]render.Object, error) { return shootextensions.Extensions(v, s) }
+	}
+	type resource struct {
+		part   string
+		f      func(shootextensions.Values) ([]render.Object, error)
+		scaled bool
+		deps   []string
+	}
+	workers := len(b.v.Workers) > 0
+	resources := []resource{
+		// The etcd backups' entry in the seed's bucket, before etcd-main (S4:16844-16870).
+		{part: "backup_entry", f: shootextensions.BackupEntry, deps: []string{"cluster"}},
+		{part: "infrastructure", f: shootextensions.Infrastructure, deps: []string{"cluster"}},
+		{part: "extensions_before_kube_apiserver", f: step(shootextensions.BeforeKubeAPIServer), scaled: true, deps: []string{"cluster"}},
+		{part: "extensions_after_kube_apiserver", f: step(shootextensions.AfterKubeAPIServer), scaled: true, deps: []string{"cluster", "kube_apiserver"}},
+		// The provider's control-plane components after the Infrastructure, whose status
+		// they read (S4:17014).
+		{part: "control_plane", f: shootextensions.ControlPlanes, scaled: true, deps: []string{"cluster", "infrastructure", "kube_apiserver"}},
+		{part: "network", f: shootextensions.Network, deps: []string{"cluster", "kube_apiserver"}},
+		{part: "operating_system_configs", f: shootextensions.OperatingSystemConfigs, deps: []string{"cluster", "kube_apiserver"}},
+		{part: "container_runtimes", f: shootextensions.ContainerRuntimes, deps: []string{"cluster", "worker"}},
+	}
+	for _, r := range resources {
+		objs, err := build(r.f)
+		if err != nil {
+			return err
+		}
+		if len(objs) == 0 {
+			continue
+		}
+		if r.scaled {
+			b.addScaled(r.part, "manifests", objs, r.deps...)
+		} else {
+			b.add(r.part, "manifests", objs, r.deps...)
+		}
+	}
+	if b.has("extensions_before_kube_apiserver") {
+		b.dependOn("kube_apiserver", "extensions_before_kube_apiserver")
+	}
+	if b.has("infrastructure") {
+		b.dependOn("kube_apiserver", "infrastructure")
+	}
+	if !workers {
+		return nil
+	}
+	if err := b.machineControllers(); err != nil {
+		return err
+	}
+	// The Worker after its OperatingSystemConfigs (S4:17923), the Infrastructure (S4:17949)
+	// and machine-controller-manager, which creates its machines (S4:17852).
+	worker, err := shootextensions.Worker(ev)
+	if err != nil {
+		return err
+	}
+	deps := []string{"cluster", "infrastructure", "operating_system_configs", "machine_controller_manager"}
+	if b.has("control_plane") {
+		deps = append(deps, "control_plane")
+	}
+	b.addScaled("worker", "manifests", worker, deps...)
+	after, err := shootextensions.Extensions(ev, shootextensions.AfterWorker)
+	if err != nil {
+		return err
+	}
+	if len(after) > 0 {
+		b.addScaled("extensions_after_worker", "manifests", after, "cluster", "worker")
+	}
+	return nil
+}
+
+// systemComponents: the shoot system components as ManagedResources without a class, which the
+// shoot's resource manager applies into the shoot (S4:15754), once it and the API server run.
+func (b *builder) systemComponents() error {
+	v := b.v
+	if len(v.Workers) == 0 {
+		// Without nodes no system component runs in the shoot (S4:23488-23495).
+		return nil
+	}
+	sv := shootsystem.Values{
+		KubernetesVersion: v.Kubernetes.Version, ServiceCIDR: b.services, PodCIDR: b.pods, NodeCIDR: b.nodes,
+		VPN: shootsystem.VPNConfig{Endpoint: "api." + b.domain(), HighAvailability: b.highAvailability()},
+	}
+	for _, w := range v.Workers {
+		sv.WorkerPools = append(sv.WorkerPools, shootsystem.WorkerPool{Name: w.Name, KubernetesVersion: w.KubernetesVersion})
+	}
+	if k := v.Kubernetes.KubeProxy; k != nil {
+		sv.KubeProxy.Disabled, sv.KubeProxy.Mode = !k.Enabled, k.Mode
+	}
+	if s := v.SystemComponents; s != nil {
+		sv.NodeLocalDNS.Enabled = s.NodeLocalDNSEnabled && len(v.Workers) > 0
+	}
+	objs, err := shootsystem.ManagedResources(sv, b.seed.Cluster, b.ns)
+	if err != nil {
+		return fmt.Errorf("system components: %w", err)
+	}
+	b.add("system_components", "managed_resource", objs, "gardener_resource_manager", "kube_apiserver")
+	return nil
+}
+
+// has reports whether a part of that name exists.
+func (b *builder) has(part string) bool {
+	return slices.ContainsFunc(b.parts, func(p render.Component) bool { return p.Name == part })
+}
+
+// dependOn adds dependencies to an existing part.
+func (b *builder) dependOn(part string, deps ...string) {
+	for i := range b.parts {
+		if b.parts[i].Name == part {
+			b.parts[i].DependsOn = append(b.parts[i].DependsOn, deps...)
+		}
+	}
+}

@@ -1,0 +1,340 @@
+package shoot
+
+import (
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+)
+
+// registration: the Shoot in its project namespace, after every part of its control plane; it
+// is ready once gardenlet reports it reconciled (digest §4.3).
+func (b *builder) registration() error {
+	var deps []string
+	for _, p := range b.parts {
+		deps = append(deps, p.Name)
+	}
+	u := kube.Custom("core.gardener.cloud/v1beta1", "Shoot", ProjectNamespace(b.v.Project), b.name, nil, map[string]any{"spec": b.spec()})
+	b.add("shoot", "shoot", kube.On(b.seed.VirtualCluster, "", u), deps...)
+	return nil
+}
+
+// shootObject is the Shoot as the extensions Cluster carries it (S4:15256-15281).
+func (b *builder) shootObject() map[string]any {
+	return map[string]any{
+		"apiVersion": "core.gardener.cloud/v1beta1",
+		"kind":       "Shoot",
+		"metadata":   map[string]any{"name": b.name, "namespace": ProjectNamespace(b.v.Project)},
+		"spec":       b.spec(),
+	}
+}
+
+// spec is the Shoot's spec as the block declares it (S4:1112-1259, digest §3.3).
+func (b *builder) spec() map[string]any {
+	v := b.v
+	spec := map[string]any{
+		"region":   v.Region,
+		"purpose":  v.Purpose,
+		"seedName": b.seed.Name,
+		"dns":      map[string]any{"domain": b.domain()},
+	}
+	kind := v.CloudProfileKind
+	if kind == "" {
+		kind = "CloudProfile"
+	}
+	spec["cloudProfile"] = map[string]any{"kind": kind, "name": v.CloudProfile}
+	if kind == "CloudProfile" {
+		spec["cloudProfileName"] = v.CloudProfile
+	}
+	set(spec, "credentialsBindingName", v.CredentialsBinding)
+	set(spec, "secretBindingName", v.SecretBinding)
+	set(spec, "exposureClassName", v.ExposureClass)
+	spec["kubernetes"] = b.kubernetesSpec()
+	spec["networking"] = b.networkingSpec()
+	spec["provider"] = b.providerSpec()
+	if m := v.Maintenance; m != nil {
+		maint := map[string]any{"confineSpecUpdateRollout": m.ConfineSpecUpdateRollout}
+		if a := m.AutoUpdate; a != nil {
+			maint["autoUpdate"] = map[string]any{"kubernetesVersion": a.KubernetesVersion, "machineImageVersion": a.MachineImageVersion}
+		}
+		if w := m.TimeWindow; w != nil {
+			maint["timeWindow"] = map[string]any{"begin": w.Begin, "end": w.End}
+		}
+		spec["maintenance"] = maint
+	}
+	if h := v.Hibernation; h != nil {
+		hib := map[string]any{"enabled": h.Enabled}
+		var schedules []any
+		for _, s := range h.Schedules {
+			sch := map[string]any{}
+			set(sch, "start", s.Start)
+			set(sch, "end", s.End)
+			set(sch, "location", s.Location)
+			schedules = append(schedules, sch)
+		}
+		if schedules != nil {
+			hib["schedules"] = schedules
+		}
+		spec["hibernation"] = hib
+	}
+	if b.tolerance != "" {
+		spec["controlPlane"] = map[string]any{"highAvailability": map[string]any{"failureTolerance": map[string]any{"type": b.tolerance}}}
+	}
+	var exts []any
+	for _, e := range v.Extensions {
+		ext := map[string]any{"type": e.Type}
+		if e.Disabled {
+			ext["disabled"] = true
+		}
+		if e.ProviderConfig != nil {
+			ext["providerConfig"] = e.ProviderConfig
+		}
+		exts = append(exts, ext)
+	}
+	if exts != nil {
+		spec["extensions"] = exts
+	}
+	var tolerations []any
+	for _, t := range v.Tolerations {
+		tol := map[string]any{"key": t.Key}
+		set(tol, "value", t.Value)
+		tolerations = append(tolerations, tol)
+	}
+	if tolerations != nil {
+		spec["tolerations"] = tolerations
+	}
+	if s := v.SystemComponents; s != nil {
+		spec["systemComponents"] = map[string]any{
+			"coreDNS":      map[string]any{"autoscaling": map[string]any{"mode": s.CoreDNSAutoscalingMode}},
+			"nodeLocalDNS": map[string]any{"enabled": s.NodeLocalDNSEnabled},
+		}
+	}
+	if a := v.Addons; a != nil {
+		addons := map[string]any{}
+		if d := a.KubernetesDashboard; d != nil {
+			dash := map[string]any{"enabled": d.Enabled}
+			set(dash, "authenticationMode", d.AuthenticationMode)
+			addons["kubernetesDashboard"] = dash
+		}
+		if n := a.NginxIngress; n != nil {
+			ngx := map[string]any{"enabled": n.Enabled}
+			set(ngx, "externalTrafficPolicy", n.ExternalTrafficPolicy)
+			if len(n.LoadBalancerSourceRanges) > 0 {
+				ngx["loadBalancerSourceRanges"] = anyList(n.LoadBalancerSourceRanges)
+			}
+			if len(n.Config) > 0 {
+				ngx["config"] = anyMap(n.Config)
+			}
+			addons["nginxIngress"] = ngx
+		}
+		if len(addons) > 0 {
+			spec["addons"] = addons
+		}
+	}
+	return spec
+}
+
+func (b *builder) kubernetesSpec() map[string]any {
+	k := b.v.Kubernetes
+	out := map[string]any{"version": k.Version}
+	if k.EnableStaticTokenKubeconfig != nil {
+		out["enableStaticTokenKubeconfig"] = *k.EnableStaticTokenKubeconfig
+	}
+	if k.VerticalPodAutoscalerEnabled != nil {
+		out["verticalPodAutoscaler"] = map[string]any{"enabled": *k.VerticalPodAutoscalerEnabled}
+	}
+	if a := k.KubeAPIServer; a != nil {
+		api := map[string]any{}
+		if len(a.APIAudiences) > 0 {
+			api["apiAudiences"] = anyList(a.APIAudiences)
+		}
+		set(api, "eventTTL", a.EventTTL)
+		if a.EnableAnonymousAuthentication != nil {
+			api["enableAnonymousAuthentication"] = *a.EnableAnonymousAuthentication
+		}
+		if len(a.RuntimeConfig) > 0 {
+			rc := map[string]any{}
+			for key, val := range a.RuntimeConfig {
+				rc[key] = val
+			}
+			api["runtimeConfig"] = rc
+		}
+		if a.AuditPolicyConfigMap != "" {
+			api["auditConfig"] = map[string]any{"auditPolicy": map[string]any{"configMapRef": map[string]any{"name": a.AuditPolicyConfigMap}}}
+		}
+		if a.MaxTokenExpiration != "" {
+			api["serviceAccountConfig"] = map[string]any{"maxTokenExpiration": a.MaxTokenExpiration}
+		}
+		if a.StructuredAuthenticationConfigMap != "" {
+			api["structuredAuthentication"] = map[string]any{"configMapName": a.StructuredAuthenticationConfigMap}
+		}
+		if a.StructuredAuthorizationConfigMap != "" {
+			api["structuredAuthorization"] = map[string]any{"configMapName": a.StructuredAuthorizationConfigMap}
+		}
+		if len(a.EncryptedResources) > 0 {
+			api["encryptionConfig"] = map[string]any{"resources": anyList(a.EncryptedResources)}
+		}
+		if len(a.FeatureGates) > 0 {
+			api["featureGates"] = gates(a.FeatureGates)
+		}
+		var plugins []any
+		for _, p := range a.AdmissionPlugins {
+			plugin := map[string]any{"name": p.Name}
+			if p.Disabled {
+				plugin["disabled"] = true
+			}
+			if p.Config != nil {
+				plugin["config"] = p.Config
+			}
+			set(plugin, "kubeconfigSecretName", p.KubeconfigSecretName)
+			plugins = append(plugins, plugin)
+		}
+		if plugins != nil {
+			api["admissionPlugins"] = plugins
+		}
+		if len(api) > 0 {
+			out["kubeAPIServer"] = api
+		}
+	}
+	if c := k.KubeControllerManager; c != nil {
+		kcm := map[string]any{}
+		if c.NodeCIDRMaskSize != nil {
+			kcm["nodeCIDRMaskSize"] = int64(*c.NodeCIDRMaskSize)
+		}
+		set(kcm, "nodeMonitorGracePeriod", c.NodeMonitorGracePeriod)
+		if len(c.FeatureGates) > 0 {
+			kcm["featureGates"] = gates(c.FeatureGates)
+		}
+		if len(kcm) > 0 {
+			out["kubeControllerManager"] = kcm
+		}
+	}
+	if s := k.KubeScheduler; s != nil {
+		sched := map[string]any{}
+		set(sched, "profile", s.Profile)
+		if len(s.FeatureGates) > 0 {
+			sched["featureGates"] = gates(s.FeatureGates)
+		}
+		out["kubeScheduler"] = sched
+	}
+	if p := k.KubeProxy; p != nil {
+		proxy := map[string]any{"enabled": p.Enabled}
+		set(proxy, "mode", p.Mode)
+		if len(p.FeatureGates) > 0 {
+			proxy["featureGates"] = gates(p.FeatureGates)
+		}
+		out["kubeProxy"] = proxy
+	}
+	return out
+}
+
+func (b *builder) networkingSpec() map[string]any {
+	out := map[string]any{"services": b.services}
+	set(out, "pods", b.pods)
+	set(out, "nodes", b.nodes)
+	if n := b.v.Networking; n != nil {
+		set(out, "type", n.Type)
+		if len(n.IPFamilies) > 0 {
+			out["ipFamilies"] = anyList(n.IPFamilies)
+		}
+		if n.ProviderConfig != nil {
+			out["providerConfig"] = n.ProviderConfig
+		}
+	}
+	return out
+}
+
+func (b *builder) providerSpec() map[string]any {
+	p := b.v.Provider
+	out := map[string]any{"type": p.Type}
+	if p.InfrastructureConfig != nil {
+		out["infrastructureConfig"] = p.InfrastructureConfig
+	}
+	if p.ControlPlaneConfig != nil {
+		out["controlPlaneConfig"] = p.ControlPlaneConfig
+	}
+	if p.SSHAccessEnabled != nil {
+		out["workersSettings"] = map[string]any{"sshAccess": map[string]any{"enabled": *p.SSHAccessEnabled}}
+	}
+	var workers []any
+	for _, w := range b.v.Workers {
+		machine := map[string]any{"type": w.MachineType}
+		set(machine, "architecture", w.Architecture)
+		if i := w.MachineImage; i != nil {
+			img := map[string]any{"name": i.Name}
+			set(img, "version", i.Version)
+			machine["image"] = img
+		}
+		worker := map[string]any{"name": w.Name, "machine": machine, "minimum": int64(w.Minimum), "maximum": int64(w.Maximum)}
+		set(worker, "maxSurge", w.MaxSurge)
+		set(worker, "maxUnavailable", w.MaxUnavailable)
+		if len(w.Zones) > 0 {
+			worker["zones"] = anyList(w.Zones)
+		}
+		if len(w.Labels) > 0 {
+			worker["labels"] = anyMap(w.Labels)
+		}
+		if len(w.Annotations) > 0 {
+			worker["annotations"] = anyMap(w.Annotations)
+		}
+		if w.KubernetesVersion != "" {
+			worker["kubernetes"] = map[string]any{"version": w.KubernetesVersion}
+		}
+		if w.SystemComponentsAllowed != nil {
+			worker["systemComponents"] = map[string]any{"allow": *w.SystemComponentsAllowed}
+		}
+		if w.ProviderConfig != nil {
+			worker["providerConfig"] = w.ProviderConfig
+		}
+		if v := w.Volume; v != nil {
+			vol := map[string]any{"size": v.Size}
+			set(vol, "type", v.Type)
+			worker["volume"] = vol
+		}
+		var taints []any
+		for _, t := range w.Taints {
+			taint := map[string]any{"key": t.Key, "effect": t.Effect}
+			set(taint, "value", t.Value)
+			taints = append(taints, taint)
+		}
+		if taints != nil {
+			worker["taints"] = taints
+		}
+		if c := w.CRI; c != nil {
+			worker["cri"] = map[string]any{"name": c.Name}
+		}
+		workers = append(workers, worker)
+	}
+	if workers != nil {
+		out["workers"] = workers
+	}
+	return out
+}
+
+// set puts a non-empty string into m.
+func set(m map[string]any, key, value string) {
+	if value != "" {
+		m[key] = value
+	}
+}
+
+func anyList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func anyMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func gates(g map[string]bool) map[string]any {
+	out := make(map[string]any, len(g))
+	for k, v := range g {
+		out[k] = v
+	}
+	return out
+}

@@ -1,0 +1,273 @@
+// Package shoot renders the shoot composite block: the Shoot in its project namespace of the
+// virtual garden and the control plane gardenlet deploys for it into the seed namespace
+// shoot--<project>--<name> (digest §1.4, §2.4, §2.5), as parts the engine applies in the order of
+// gardenlet's reconcile flow:
+//
+//  1. the control-plane namespace with its labels and high-availability annotations, the
+//     extensions Cluster ("before the reconciliation flow", S4:15279) and the generated
+//     certificates and keys;
+//  2. etcd-main and etcd-events, the Infrastructure and the extensions with lifecycle
+//     BeforeKubeAPIServer;
+//  3. kube-apiserver (after its etcds, S4:26744) exposed through the seed's Istio ingress gateway
+//     by SNI; vpn-seed-server beside it;
+//  4. after the kube-apiserver: the shoot's gardener-resource-manager, kube-controller-manager,
+//     kube-scheduler, the extensions with the default lifecycle AfterKubeAPIServer (S4:15545),
+//     the DNSRecords, Network and ControlPlane (after the Infrastructure, S4:17014);
+//  5. the OperatingSystemConfigs, machine-controller-manager, the Worker (after its
+//     OperatingSystemConfigs and the Infrastructure, S4:17609, S4:17949), the ContainerRuntimes,
+//     cluster-autoscaler (after the Worker, S4:18109) and the AfterWorker extensions;
+//  6. the shoot system components as ManagedResources (S4:15754) once the shoot's resource
+//     manager runs;
+//  7. the Shoot, ready once gardenlet reports it reconciled.
+//
+// Deleting a shoot runs the order backwards, which is the documented delete flow: the in-shoot
+// system components go first (S4:57-67), extensions are deleted before the kube-apiserver
+// (S4:15546) and the etcds last (S4:11976). Hibernation reverses the order of the scaled parts
+// (S4:15545): workers and the components after the kube-apiserver scale down first, then the
+// kube-apiserver, then the etcds; waking up runs the reconcile order again.
+package shoot
+
+import (
+	"fmt"
+	"hash/fnv"
+	"slices"
+
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/shootextensions"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Failure tolerance types of .spec.controlPlane.highAvailability (S4:18716-18748).
+const (
+	FailureToleranceNode = "node"
+	FailureToleranceZone = "zone"
+)
+
+// Labels and annotations gardenlet puts on the control-plane namespace (digest §1.4,
+// S4:15574-15577, S4:16653, S4:24811-24819).
+const (
+	LabelRole                     = "gardener.cloud/role"
+	LabelShootProvider            = "shoot.gardener.cloud/provider"
+	LabelSeedProvider             = "seed.gardener.cloud/provider"
+	LabelConsiderHA               = "high-availability-config.resources.gardener.cloud/consider"
+	AnnotationFailureToleranceTyp = "high-availability-config.resources.gardener.cloud/failure-tolerance-type"
+	AnnotationZones               = "high-availability-config.resources.gardener.cloud/zones"
+)
+
+// Render renders one shoot instance into its parts and outputs.
+func Render(in render.Input) (*render.Output, error) {
+	var v Values
+	if err := decode.Into(in.Config, &v); err != nil {
+		return nil, err
+	}
+	b, err := newBuilder(in.Name, v)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.build(); err != nil {
+		return nil, err
+	}
+	return &render.Output{Components: b.parts, Outputs: b.outputs()}, nil
+}
+
+// Parts renders the parts of one shoot for values built in Go.
+func Parts(name string, v Values) ([]render.Component, error) {
+	b, err := newBuilder(name, v)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.build(); err != nil {
+		return nil, err
+	}
+	return b.parts, nil
+}
+
+// builder collects the parts of one shoot.
+type builder struct {
+	name string
+	v    Values
+	seed SeedRef
+	// ns is the control-plane namespace, shoot--<project>--<name>.
+	ns string
+	// hibernated is .spec.hibernation.enabled.
+	hibernated bool
+	// tolerance is the failure tolerance type, "" without high availability.
+	tolerance string
+	// pods, services and nodes are the shoot's networks, the seed's defaults filled in.
+	pods, services, nodes string
+	parts                 []render.Component
+	// scaled are the parts that scale to zero in hibernation, whose order hibernation reverses.
+	scaled map[string]bool
+}
+
+func newBuilder(name string, v Values) (*builder, error) {
+	if v.Seed == nil || v.Seed.Cluster == "" {
+		return nil, fmt.Errorf("shoot %s: seed is not set: the engine deploys the control plane itself and needs the seed block that runs it", name)
+	}
+	if v.Seed.VirtualCluster == "" {
+		return nil, fmt.Errorf("shoot %s: seed %s has no virtual garden cluster to create the Shoot in", name, v.Seed.Name)
+	}
+	if v.Project == "" {
+		return nil, fmt.Errorf("shoot %s: project is required", name)
+	}
+	b := &builder{name: name, v: v, seed: *v.Seed, ns: shootextensions.TechnicalID(v.Project, name), scaled: map[string]bool{}}
+	b.hibernated = v.Hibernation != nil && v.Hibernation.Enabled
+	if cp := v.ControlPlane; cp != nil && cp.HighAvailability != nil {
+		b.tolerance = cp.HighAvailability.FailureTolerance
+	}
+	// S4:14375, S4:18736: zone failure tolerance needs a seed with at least three zones.
+	if b.tolerance == FailureToleranceZone && len(b.seed.Zones) < 3 {
+		return nil, fmt.Errorf("shoot %s: control_plane.high_availability.failure_tolerance zone needs a seed with at least three zones; seed %s has %d", name, b.seed.Name, len(b.seed.Zones))
+	}
+	if n := v.Networking; n != nil {
+		b.pods, b.services, b.nodes = n.Pods, n.Services, n.Nodes
+	}
+	if b.pods == "" {
+		b.pods = b.seed.ShootPods
+	}
+	if b.services == "" {
+		b.services = b.seed.ShootServices
+	}
+	if b.services == "" {
+		return nil, fmt.Errorf("shoot %s: networking.services is not set and seed %s has no shoot default (networks.shoot_defaults.services)", name, b.seed.Name)
+	}
+	if len(v.Workers) > 0 && b.pods == "" {
+		return nil, fmt.Errorf("shoot %s: networking.pods is not set and seed %s has no shoot default (networks.shoot_defaults.pods)", name, b.seed.Name)
+	}
+	if len(v.Workers) > 0 && (v.Networking == nil || v.Networking.Type == "") {
+		return nil, fmt.Errorf("shoot %s: networking.type is required for a shoot with workers: it names the networking extension", name)
+	}
+	return b, nil
+}
+
+func (b *builder) build() error {
+	for _, step := range []func() error{b.base, b.secrets, b.etcds, b.kubeAPIServer, b.controllers, b.extensionResources, b.systemComponents, b.registration} {
+		if err := step(); err != nil {
+			return fmt.Errorf("shoot %s: %w", b.name, err)
+		}
+	}
+	if b.hibernated {
+		b.reverseScaled()
+	}
+	return nil
+}
+
+// add appends a part of objects.
+func (b *builder) add(name, typ string, objects []render.Object, deps ...string) {
+	b.parts = append(b.parts, render.Component{Name: name, Type: typ, DependsOn: deps, Objects: objects})
+}
+
+// addScaled appends a part that scales to zero in hibernation.
+func (b *builder) addScaled(name, typ string, objects []render.Object, deps ...string) {
+	b.add(name, typ, objects, deps...)
+	b.scaled[name] = true
+}
+
+// secret appends a generated-secret part in the control-plane namespace; a certificate's part
+// depends on its CA's part.
+func (b *builder) secret(part string, spec render.SecretSpec, caPart string) {
+	spec.Cluster, spec.Namespace = b.seed.Cluster, b.ns
+	deps := []string{"namespace"}
+	if caPart != "" {
+		deps = append(deps, caPart)
+	}
+	b.parts = append(b.parts, render.Component{Name: part, Type: "generated_secret", DependsOn: deps, Secret: &spec})
+}
+
+// reverseScaled turns around every dependency between two scaled parts: during hibernation
+// "the opposite rule is applied" (S4:15545), so what comes after the kube-apiserver when waking
+// up scales down before it, and the etcds scale down last. A part that does not scale but that
+// a scaled part waits for (an OperatingSystemConfig before the Worker) no longer waits for the
+// scaled parts it needs awake: nothing about it changes in hibernation, and keeping both
+// directions would make a cycle.
+func (b *builder) reverseScaled() {
+	deps := map[string][]string{}
+	for _, p := range b.parts {
+		deps[p.Name] = p.DependsOn
+	}
+	// neededByScaled: the parts that do not scale and that a scaled part waits for, directly or
+	// through other such parts.
+	neededByScaled := map[string]bool{}
+	var visit func(string)
+	visit = func(name string) {
+		for _, d := range deps[name] {
+			if !b.scaled[d] && !neededByScaled[d] {
+				neededByScaled[d] = true
+				visit(d)
+			}
+		}
+	}
+	for name := range b.scaled {
+		visit(name)
+	}
+	reversed := map[string][]string{}
+	for i, p := range b.parts {
+		var keep []string
+		for _, d := range p.DependsOn {
+			switch {
+			case b.scaled[p.Name] && b.scaled[d]:
+				reversed[d] = append(reversed[d], p.Name)
+			case neededByScaled[p.Name] && b.scaled[d]:
+			default:
+				keep = append(keep, d)
+			}
+		}
+		b.parts[i].DependsOn = keep
+	}
+	for i, p := range b.parts {
+		if r := reversed[p.Name]; len(r) > 0 {
+			b.parts[i].DependsOn = append(b.parts[i].DependsOn, r...)
+		}
+	}
+}
+
+// highAvailability is whether the control plane runs with high availability of either type.
+func (b *builder) highAvailability() bool { return b.tolerance != "" }
+
+// zones are the seed zones the control plane's pods are pinned to (S4:24811-24819): exactly
+// three for zone failure tolerance, otherwise one. Gardener picks the zone at random once; the
+// engine derives it from the namespace, so that every plan picks the same one.
+func (b *builder) zones() []string {
+	zs := slices.Clone(b.seed.Zones)
+	slices.Sort(zs)
+	if len(zs) == 0 {
+		return nil
+	}
+	if b.tolerance == FailureToleranceZone {
+		return zs[:3]
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(b.ns))
+	return []string{zs[int(h.Sum32()%uint32(len(zs)))]}
+}
+
+// domain is the shoot's DNS domain: dns_domain, or <name>.<project>.<seed ingress domain> where the
+// landscape declares none (Gardener would take its default domain, which the landscape does not
+// declare).
+func (b *builder) domain() string {
+	if b.v.DNSDomain != "" {
+		return b.v.DNSDomain
+	}
+	return b.name + "." + b.v.Project + "." + b.seed.IngressDomain
+}
+
+// outputs are the shoot's outputs.
+func (b *builder) outputs() map[string]cty.Value {
+	return map[string]cty.Value{
+		"name":         cty.StringVal(b.name),
+		"namespace":    cty.StringVal(ProjectNamespace(b.v.Project)),
+		"technical_id": cty.StringVal(b.ns),
+		"api_endpoint": cty.StringVal("https://api." + b.domain()),
+		"ca_bundle":    cty.StringVal(render.GeneratedRef(b.ns, secretCA, "ca.crt", false)),
+	}
+}
+
+// ProjectNamespace is the namespace of a project's Shoots in the virtual garden, garden-<project>.
+func ProjectNamespace(project string) string {
+	if project == "garden" { // the garden project's namespace is garden itself (S4:22964-22970)
+		return project
+	}
+	return "garden-" + project
+}

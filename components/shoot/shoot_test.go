@@ -1,0 +1,375 @@
+package shoot
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/internal/golden"
+)
+
+func seedRef(zones ...string) *SeedRef {
+	return &SeedRef{
+		Name: "local", Cluster: "seed1", VirtualCluster: "virtual_garden", ProviderType: "local", Region: "local",
+		Zones: zones, IngressDomain: "ingress.local.seed.example.com", Pods: "10.1.0.0/16", Services: "10.2.0.0/16",
+	}
+}
+
+// values is a shoot with one autoscaling worker pool on a single-zone seed.
+func values(mutate func(*Values)) Values {
+	v := Values{
+		Project: "local", Seed: seedRef("0"), CloudProfile: "local", Region: "local", CredentialsBinding: "local",
+		Purpose:    "development",
+		Kubernetes: Kubernetes{Version: "1.31.1"},
+		Networking: &Networking{Type: "calico", Pods: "10.3.0.0/16", Services: "10.4.0.0/16", Nodes: "10.5.0.0/16"},
+		Provider:   Provider{Type: "local"},
+	}
+	w := Worker{Name: "local", MachineType: "local", Minimum: 1, Maximum: 3}
+	w.MachineImage = &struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}{Name: "local", Version: "1.0.0"}
+	v.Workers = []Worker{w}
+	if mutate != nil {
+		mutate(&v)
+	}
+	return v
+}
+
+func ha(tolerance string) func(*Values) {
+	return func(v *Values) {
+		v.ControlPlane = &ControlPlane{HighAvailability: &struct {
+			FailureTolerance string `json:"failure_tolerance"`
+		}{FailureTolerance: tolerance}}
+	}
+}
+
+func hibernated(v *Values) { v.Hibernation = &Hibernation{Enabled: true} }
+
+func workerless(v *Values) {
+	v.Workers = nil
+	v.Networking = &Networking{Services: "10.4.0.0/16"}
+}
+
+func parts(t *testing.T, v Values) map[string]render.Component {
+	t.Helper()
+	ps, err := Parts("dev", v)
+	require.NoError(t, err)
+	out := map[string]render.Component{}
+	for _, p := range ps {
+		require.NotContains(t, out, p.Name, "part names are unique")
+		out[p.Name] = p
+	}
+	return out
+}
+
+// order returns the parts in an order that respects every dependency, and fails on a cycle or a
+// dependency on a part that does not exist.
+func order(t *testing.T, ps map[string]render.Component) []string {
+	t.Helper()
+	done := map[string]bool{}
+	var out []string
+	for len(out) < len(ps) {
+		var ready []string
+		for name, p := range ps {
+			if done[name] {
+				continue
+			}
+			ok := true
+			for _, d := range p.DependsOn {
+				require.Contains(t, ps, d, "%s depends on a part that does not exist", name)
+				ok = ok && done[d]
+			}
+			if ok {
+				ready = append(ready, name)
+			}
+		}
+		require.NotEmpty(t, ready, "the parts' dependencies have a cycle")
+		slices.Sort(ready)
+		for _, r := range ready {
+			done[r] = true
+		}
+		out = append(out, ready...)
+	}
+	return out
+}
+
+func before(t *testing.T, seq []string, first, then string) {
+	t.Helper()
+	i, j := slices.Index(seq, first), slices.Index(seq, then)
+	require.NotEqual(t, -1, i, first)
+	require.NotEqual(t, -1, j, then)
+	assert.Less(t, i, j, "%s comes before %s", first, then)
+}
+
+func find(t *testing.T, p render.Component, kind, name string) *unstructured.Unstructured {
+	t.Helper()
+	return rendertest.MustFind(t, p.Objects, kind, name)
+}
+
+func TestShootGolden(t *testing.T) {
+	for name, v := range map[string]Values{
+		"default":      values(nil),
+		"ha-zone":      values(func(v *Values) { ha(FailureToleranceZone)(v); v.Seed = seedRef("a", "b", "c") }),
+		"hibernated":   values(hibernated),
+		"workerless":   values(workerless),
+		"multi-zone-1": values(func(v *Values) { v.Seed = seedRef("a", "b", "c") }),
+	} {
+		t.Run(name, func(t *testing.T) {
+			ps, err := Parts("dev", v)
+			require.NoError(t, err)
+			golden.AssertBytes(t, name+".txt", rendertest.Parts(t, ps))
+		})
+	}
+}
+
+// The control-plane namespace carries gardenlet's labels and the HA annotations
+// (S4:15574-15577, S4:16653, S4:24811-24819).
+func TestNamespace(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		v         Values
+		tolerance string
+		zones     string
+	}{
+		{"no high availability", values(nil), "", "0"},
+		{"node", values(ha(FailureToleranceNode)), "node", "0"},
+		{"zone", values(func(v *Values) { ha(FailureToleranceZone)(v); v.Seed = seedRef("c", "a", "b", "d") }), "zone", "a,b,c"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := find(t, parts(t, tc.v)["namespace"], "Namespace", "shoot--local--dev")
+			assert.Equal(t, map[string]string{
+				"gardener.cloud/role": "shoot", "shoot.gardener.cloud/provider": "local", "seed.gardener.cloud/provider": "local",
+				"high-availability-config.resources.gardener.cloud/consider": "true",
+			}, ns.GetLabels())
+			assert.Equal(t, tc.tolerance, ns.GetAnnotations()[AnnotationFailureToleranceTyp])
+			assert.Equal(t, tc.zones, ns.GetAnnotations()[AnnotationZones])
+		})
+	}
+}
+
+// The zone a control plane is pinned to is one of the seed's and the same on every render.
+func TestPinnedZoneIsStable(t *testing.T) {
+	v := values(func(v *Values) { v.Seed = seedRef("a", "b", "c") })
+	zone := find(t, parts(t, v)["namespace"], "Namespace", "shoot--local--dev").GetAnnotations()[AnnotationZones]
+	assert.Contains(t, []string{"a", "b", "c"}, zone)
+	for range 3 {
+		assert.Equal(t, zone, find(t, parts(t, v)["namespace"], "Namespace", "shoot--local--dev").GetAnnotations()[AnnotationZones])
+	}
+	// ... and the kube-apiserver is exposed through that zone's ingress gateway (S4:24887-24891).
+	gw := find(t, parts(t, v)["kube_apiserver"], "Gateway", "kube-apiserver")
+	selector, _, _ := unstructured.NestedStringMap(gw.Object, "spec", "selector")
+	assert.Equal(t, "ingressgateway--zone--"+zone, selector["istio"])
+}
+
+// Replicas by failure tolerance (S4:24611-24670, S4:18728): etcd 3 with any HA; controllers
+// 1 without and 2 with HA; vpn-seed-server 2 with HA.
+func TestHighAvailabilityReplicas(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		v                Values
+		etcd, controller int64
+	}{
+		{"none", values(nil), 1, 1},
+		{"node", values(ha(FailureToleranceNode)), 3, 2},
+		{"zone", values(func(v *Values) { ha(FailureToleranceZone)(v); v.Seed = seedRef("a", "b", "c") }), 3, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ps := parts(t, tc.v)
+			for _, role := range []string{"main", "events"} {
+				e := find(t, ps["etcd_"+role], "Etcd", "etcd-"+role)
+				replicas, _, _ := unstructured.NestedInt64(e.Object, "spec", "replicas")
+				assert.Equal(t, tc.etcd, replicas, "etcd-%s", role)
+			}
+			kcm := find(t, ps["kube_controller_manager"], "Deployment", "kube-controller-manager")
+			replicas, _, _ := unstructured.NestedInt64(kcm.Object, "spec", "replicas")
+			assert.Equal(t, tc.controller, replicas)
+		})
+	}
+}
+
+// Priority classes of the shoot control plane (S4:26387-26391).
+func TestPriorityClasses(t *testing.T) {
+	ps := parts(t, values(nil))
+	for part, want := range map[string]string{
+		"etcd_main": "gardener-system-500", "etcd_events": "gardener-system-500", "kube_apiserver": "gardener-system-500",
+		"gardener_resource_manager": "gardener-system-400", "kube_controller_manager": "gardener-system-300",
+		"kube_scheduler": "gardener-system-300", "machine_controller_manager": "gardener-system-300",
+		"cluster_autoscaler": "gardener-system-300", "vpn_seed_server": "gardener-system-300",
+	} {
+		found := false
+		for _, o := range ps[part].Objects {
+			var pc string
+			switch o.Object.GetKind() {
+			case "Deployment", "StatefulSet":
+				pc, _, _ = unstructured.NestedString(o.Object.Object, "spec", "template", "spec", "priorityClassName")
+			case "Etcd":
+				pc, _, _ = unstructured.NestedString(o.Object.Object, "spec", "priorityClassName")
+			default:
+				continue
+			}
+			found = true
+			assert.Equal(t, want, pc, "%s %s", part, o.Object.GetName())
+		}
+		assert.True(t, found, "%s has a workload", part)
+	}
+}
+
+// The reconcile order follows the shoot flow (digest §2.4).
+func TestReconcileOrder(t *testing.T) {
+	v := values(func(v *Values) {
+		v.Extensions = []Extension{{Type: "shoot-dns-service"}}
+	})
+	seq := order(t, parts(t, v))
+	for _, pair := range [][2]string{
+		{"namespace", "cluster"},
+		{"cluster", "infrastructure"},
+		{"etcd_main", "kube_apiserver"},   // S4:26744
+		{"etcd_events", "kube_apiserver"}, // S4:26744
+		{"infrastructure", "control_plane"},
+		{"kube_apiserver", "extensions_after_kube_apiserver"}, // S4:15545
+		{"kube_apiserver", "gardener_resource_manager"},
+		{"kube_apiserver", "kube_controller_manager"},
+		{"operating_system_configs", "worker"}, // S4:17923
+		{"infrastructure", "worker"},           // S4:17949
+		{"machine_controller_manager", "worker"},
+		{"worker", "cluster_autoscaler"}, // S4:18109
+		{"gardener_resource_manager", "system_components"},
+		{"cluster_autoscaler", "shoot"},
+		{"system_components", "shoot"},
+	} {
+		before(t, seq, pair[0], pair[1])
+	}
+	assert.Equal(t, "shoot", seq[len(seq)-1])
+}
+
+// Hibernation scales the control plane to zero in the opposite order (S4:15545, S4:18139): the
+// autoscaler and the Worker first, then machine-controller-manager and the controllers, the
+// kube-apiserver, and the etcds last.
+func TestHibernation(t *testing.T) {
+	ps := parts(t, values(hibernated))
+	seq := order(t, ps)
+	for _, pair := range [][2]string{
+		{"cluster_autoscaler", "worker"},
+		{"worker", "machine_controller_manager"},
+		{"machine_controller_manager", "kube_apiserver"},
+		{"kube_controller_manager", "kube_apiserver"},
+		{"gardener_resource_manager", "kube_apiserver"},
+		{"kube_apiserver", "etcd_main"},
+		{"kube_apiserver", "etcd_events"},
+		{"etcd_main", "shoot"},
+	} {
+		before(t, seq, pair[0], pair[1])
+	}
+	for part, kind := range map[string]string{
+		"kube_apiserver": "Deployment", "kube_controller_manager": "Deployment", "kube_scheduler": "Deployment",
+		"gardener_resource_manager": "Deployment", "machine_controller_manager": "Deployment",
+		"cluster_autoscaler": "Deployment", "etcd_main": "Etcd", "etcd_events": "Etcd",
+	} {
+		for _, o := range ps[part].Objects {
+			if o.Object.GetKind() != kind {
+				continue
+			}
+			replicas, found, _ := unstructured.NestedInt64(o.Object.Object, "spec", "replicas")
+			assert.True(t, found, "%s %s sets replicas", part, o.Object.GetName())
+			assert.Zero(t, replicas, "%s %s", part, o.Object.GetName())
+		}
+	}
+	assert.Nil(t, rendertest.Find(ps["kube_apiserver"].Objects, "HorizontalPodAutoscaler", "kube-apiserver"), "an autoscaler would wake the API server up")
+	shoot := find(t, ps["shoot"], "Shoot", "dev")
+	enabled, _, _ := unstructured.NestedBool(shoot.Object, "spec", "hibernation", "enabled")
+	assert.True(t, enabled)
+	// The etcds keep their volumes (S4:23005-23007): only the replicas change.
+	awake := parts(t, values(nil))
+	for _, role := range []string{"main", "events"} {
+		a := find(t, awake["etcd_"+role], "Etcd", "etcd-"+role).DeepCopy()
+		h := find(t, ps["etcd_"+role], "Etcd", "etcd-"+role).DeepCopy()
+		unstructured.RemoveNestedField(a.Object, "spec", "replicas")
+		unstructured.RemoveNestedField(h.Object, "spec", "replicas")
+		assert.Equal(t, a.Object, h.Object, "etcd-%s changes only its replicas", role)
+	}
+}
+
+// A workerless shoot's control plane is etcds, kube-apiserver, kube-controller-manager and the
+// resource manager (S4:23488-23495): no Infrastructure, Network, OperatingSystemConfig, Worker,
+// machine-controller-manager, autoscaler, scheduler, VPN or system components.
+func TestWorkerless(t *testing.T) {
+	ps := parts(t, values(workerless))
+	for _, p := range []string{"etcd_main", "etcd_events", "kube_apiserver", "kube_controller_manager", "gardener_resource_manager", "cluster", "shoot"} {
+		assert.Contains(t, ps, p)
+	}
+	for _, p := range []string{"infrastructure", "network", "control_plane", "operating_system_configs", "worker", "machine_controller_manager",
+		"cluster_autoscaler", "kube_scheduler", "vpn_seed_server", "ca_vpn", "system_components"} {
+		assert.NotContains(t, ps, p)
+	}
+	order(t, ps)
+	order(t, parts(t, values(func(v *Values) { workerless(v); hibernated(v) })))
+}
+
+// cluster-autoscaler only when some pool has minimum < maximum (S4:11285, S4:18107).
+func TestClusterAutoscalerOnlyWhenAPoolScales(t *testing.T) {
+	fixed := values(func(v *Values) { v.Workers[0].Maximum = 1 })
+	assert.NotContains(t, parts(t, fixed), "cluster_autoscaler")
+	assert.Contains(t, parts(t, values(nil)), "cluster_autoscaler")
+}
+
+// Extensions are placed by their reconcile lifecycle; the default is AfterKubeAPIServer
+// (S4:15545).
+func TestExtensionsAfterTheAPIServer(t *testing.T) {
+	ps := parts(t, values(func(v *Values) {
+		v.Extensions = []Extension{{Type: "shoot-dns-service"}, {Type: "off", Disabled: true}}
+	}))
+	p := ps["extensions_after_kube_apiserver"]
+	assert.Contains(t, p.DependsOn, "kube_apiserver")
+	require.Len(t, p.Objects, 1)
+	assert.Equal(t, "shoot-dns-service", p.Objects[0].Object.GetName())
+}
+
+func TestShootObject(t *testing.T) {
+	ps := parts(t, values(ha(FailureToleranceNode)))
+	p := ps["shoot"]
+	require.Len(t, p.Objects, 1)
+	o := p.Objects[0]
+	assert.Equal(t, "virtual_garden", o.Cluster)
+	assert.Equal(t, "garden-local", o.Object.GetNamespace())
+	spec := o.Object.Object["spec"].(map[string]any)
+	assert.Equal(t, "local", spec["seedName"])
+	assert.Equal(t, "local", spec["credentialsBindingName"])
+	assert.Equal(t, map[string]any{"highAvailability": map[string]any{"failureTolerance": map[string]any{"type": "node"}}}, spec["controlPlane"])
+	// The Cluster carries the same Shoot for the extensions (S4:15256-15281).
+	cluster := find(t, ps["cluster"], "Cluster", "shoot--local--dev")
+	clusterShoot, _, _ := unstructured.NestedMap(cluster.Object, "spec", "shoot")
+	assert.Equal(t, spec, clusterShoot["spec"])
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		v    Values
+		want string
+	}{
+		{"no seed", values(func(v *Values) { v.Seed = nil }), "seed is not set"},
+		{"zone tolerance on a single-zone seed", values(ha(FailureToleranceZone)), "at least three zones"},
+		{"no service network", values(func(v *Values) { v.Networking.Services = "" }), "networking.services is not set"},
+		{"no machine image", values(func(v *Values) { v.Workers[0].MachineImage = nil }), "machine_image with name and version is required"},
+		{"no networking type with workers", values(func(v *Values) { v.Networking.Type = "" }), "networking.type is required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parts("dev", tc.v)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.True(t, strings.HasPrefix(err.Error(), "shoot dev: "), err.Error())
+		})
+	}
+}
+
+func TestProjectNamespace(t *testing.T) {
+	assert.Equal(t, "garden-local", ProjectNamespace("local"))
+	assert.Equal(t, "garden", ProjectNamespace("garden"))
+}
