@@ -36,6 +36,10 @@ type Component struct {
 	// ConfigHash is the hash of the configuration last applied, so that a plan can tell a changed
 	// landscape from drift without rendering the old configuration again.
 	ConfigHash string `json:"config_hash,omitempty"`
+	// DependsOn are the components this one was applied after. When its block is removed from
+	// the landscape, the plan deletes it before them, so that a removed shoot goes in the order of
+	// its delete flow although its block, and so its graph, is gone.
+	DependsOn []string `json:"depends_on,omitempty"`
 	// Outputs are the component's non-sensitive outputs; sensitive ones never reach the state.
 	Outputs map[string]any `json:"outputs,omitempty"`
 	Objects []Object       `json:"objects"`

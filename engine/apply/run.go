@@ -85,6 +85,9 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 	if r, ok := opts.Recorder.(*StateRecorder); ok {
 		for _, c := range pl.Components {
 			r.Types[c.Address] = c.Type
+			if c.Note != plan.NoteRemoved {
+				r.DependsOn[c.Address] = c.DependsOn
+			}
 		}
 	}
 	e.WithResources(func(cluster string, gk schema.GroupKind) (schema.GroupVersionResource, bool) {

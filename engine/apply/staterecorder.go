@@ -21,6 +21,8 @@ type StateRecorder struct {
 	Backend state.Backend
 	// Types are the component types by address, recorded with each component.
 	Types map[string]string
+	// DependsOn are the components' dependencies by address, recorded with each component.
+	DependsOn map[string][]string
 	mu    sync.Mutex
 	state *state.State
 }
@@ -30,7 +32,7 @@ func NewStateRecorder(b state.Backend, s *state.State) *StateRecorder {
 	if s.Components == nil {
 		s.Components = map[string]*state.Component{}
 	}
-	return &StateRecorder{Backend: b, state: s, Types: map[string]string{}}
+	return &StateRecorder{Backend: b, state: s, Types: map[string]string{}, DependsOn: map[string][]string{}}
 }
 
 // Intent records a component's objects to write and to delete as pending, in addition to what
@@ -101,6 +103,9 @@ func (r *StateRecorder) component(addr string) *state.Component {
 	}
 	if t := r.Types[addr]; t != "" {
 		c.Type = t
+	}
+	if deps, ok := r.DependsOn[addr]; ok {
+		c.DependsOn = deps
 	}
 	return c
 }

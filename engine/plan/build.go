@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -55,6 +56,10 @@ type Options struct {
 	// deleted (state rm forgets objects without deleting them). Without state, every object
 	// with the landscape's label and annotations counts.
 	Tracked func(cluster string, ref object.Ref) bool
+	// PreviousDependsOn are, from state, the dependencies components had when they were last
+	// applied; components removed from the landscape are deleted before the removed components
+	// they depended on.
+	PreviousDependsOn map[string][]string
 	// PreventDestroy holds the instances with lifecycle { prevent_destroy = true }.
 	PreventDestroy map[string]bool
 	// Destroy plans the deletion of everything the landscape owns.
@@ -182,18 +187,18 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	for addr, objs := range changes {
 		c := components[addr]
 		if c == nil {
-			c = &Component{Address: addr, Type: typeOfAddress(addr), Objects: []*ObjectChange{}, Note: "removed from the landscape"}
+			c = &Component{Address: addr, Type: typeOfAddress(addr), Objects: []*ObjectChange{}, Note: NoteRemoved}
 			components[addr] = c
 			removed = append(removed, addr)
 		}
 		c.Objects = append(c.Objects, objs...)
 	}
-	sort.Strings(removed)
-	// Removed components are deleted after everything else is applied; they are listed last,
-	// in reverse address order. (Their edges are gone with their blocks; apply deletes their
-	// objects in reverse kind order.)
-	for i := len(removed) - 1; i >= 0; i-- {
-		res.Plan.Components = append(res.Plan.Components, components[removed[i]])
+	// Removed components are deleted after everything else is applied, one at a time in the
+	// order listed here: dependents before what they were applied after (their edges come from
+	// the state, their blocks being gone), else in reverse address order. Apply deletes each
+	// component's objects in reverse kind order.
+	for _, addr := range deletionOrder(removed, opts.PreviousDependsOn) {
+		res.Plan.Components = append(res.Plan.Components, components[addr])
 	}
 	for _, c := range res.Plan.Components {
 		sortObjects(c.Objects)
@@ -634,6 +639,48 @@ func outputs(values map[string]OutputValue, red *render.Redactor) []Output {
 			o.Value = v.Value
 		}
 		out = append(out, o)
+	}
+	return out
+}
+
+// NoteRemoved marks a component whose block is no longer in the landscape.
+const NoteRemoved = "removed from the landscape"
+
+// deletionOrder orders removed components so that each comes before every removed component it
+// depended on (deps, as recorded when it was applied); among those free to go, the greatest
+// address first. Dependencies on components that are not removed, and cycles, which recorded
+// graphs cannot have, are ignored.
+func deletionOrder(removed []string, deps map[string][]string) []string {
+	isRemoved := map[string]bool{}
+	for _, r := range removed {
+		isRemoved[r] = true
+	}
+	// dependents counts, per removed component, the removed components still to be deleted
+	// that depend on it.
+	dependents := map[string]int{}
+	for _, r := range removed {
+		for _, d := range deps[r] {
+			if isRemoved[d] && d != r {
+				dependents[d]++
+			}
+		}
+	}
+	pending := slices.Clone(removed)
+	sort.Sort(sort.Reverse(sort.StringSlice(pending)))
+	var out []string
+	for len(pending) > 0 {
+		next := slices.IndexFunc(pending, func(r string) bool { return dependents[r] == 0 })
+		if next < 0 {
+			next = 0 // a cycle: fall back to address order
+		}
+		r := pending[next]
+		pending = slices.Delete(pending, next, next+1)
+		out = append(out, r)
+		for _, d := range deps[r] {
+			if isRemoved[d] && d != r {
+				dependents[d]--
+			}
+		}
 	}
 	return out
 }

@@ -212,7 +212,12 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	if opts.State != nil {
 		serial = opts.State.Serial
 	}
+	var previousDeps map[string][]string
 	if st := opts.State; st != nil && st.Serial > 0 {
+		previousDeps = map[string][]string{}
+		for addr, c := range st.Components {
+			previousDeps[addr] = c.DependsOn
+		}
 		previous = map[string][]k8sschema.GroupKind{}
 		recorded := map[string]bool{}
 		for _, c := range st.Components {
@@ -232,21 +237,22 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		}
 	}
 	res, err := plan.Build(ctx, plan.Options{
-		PreventDestroy: prevent,
-		PreviousKinds:  previous,
-		Tracked:        tracked,
-		Landscape:      l.Name,
-		Order:          order,
-		DependsOn:      deps,
-		Rendered:       out.Rendered,
-		Clusters:       out.Clusters,
-		Destroy:        opts.Destroy,
-		Targets:        opts.Targets,
-		TargetAddrs:    out.Targets,
-		Parallelism:    opts.Parallelism,
-		DryRun:         dryRun,
-		Outputs:        outputValues(ev, l),
-		Differs:        differOf,
+		PreventDestroy:    prevent,
+		PreviousKinds:     previous,
+		PreviousDependsOn: previousDeps,
+		Tracked:           tracked,
+		Landscape:         l.Name,
+		Order:             order,
+		DependsOn:         deps,
+		Rendered:          out.Rendered,
+		Clusters:          out.Clusters,
+		Destroy:           opts.Destroy,
+		Targets:           opts.Targets,
+		TargetAddrs:       out.Targets,
+		Parallelism:       opts.Parallelism,
+		DryRun:            dryRun,
+		Outputs:           outputValues(ev, l),
+		Differs:           differOf,
 	})
 	if err != nil {
 		return out, diags, err
