@@ -17,7 +17,7 @@ component "manifests" "local_addons" {
       metadata   = { name = "landscape-info", labels = { "app.kubernetes.io/part-of" = "local" } }
       data = {
         domain = local.domain
-        shoots = "dev,ops,qa"
+        shoots = "dev,qa,ops"
       }
     },
   ]

@@ -95,31 +95,7 @@ shoot "qa" {
   }
 }
 
-# ops: a workerless shoot, only a control plane (etcds, kube-apiserver, kube-controller-manager
-# and its resource manager) for API-only workloads such as other clusters' configuration.
-shoot "ops" {
-  project       = component.project.local.name
-  seed          = seed.local
-  cloud_profile = "local"
-  region        = "local"
-  purpose       = "development"
-
-  credentials_binding = "local"
-
-  kubernetes {
-    version = var.kubernetes_version
-  }
-
-  networking {
-    services = "10.9.0.0/16"
-  }
-
-  provider {
-    type = "local"
-  }
-}
-
 output "shoot_namespaces" {
   description = "The seed namespaces of the shoots' control planes."
-  value       = { dev = shoot.dev.technical_id, qa = shoot.qa.technical_id, ops = shoot.ops.technical_id }
+  value       = { dev = shoot.dev.technical_id, qa = shoot.qa.technical_id }
 }

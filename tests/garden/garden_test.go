@@ -213,6 +213,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	_, err = vdyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "controllerinstallations"}).Get(ctx, "provider-local-local", metav1.GetOptions{})
 	require.NoError(t, err)
 
+	checkShoots(t, c, ready)
 	assertNoChanges(t, dir)
 	assertSnapshotReplays(t, dir)
 
@@ -229,17 +230,22 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	require.NotNil(t, hpa.Spec.MinReplicas)
 	assert.Equal(t, int32(3), *hpa.Spec.MinReplicas, "S4:24118")
 	assertNoChanges(t, dir)
+
+	hibernateAndDelete(t, c, dir)
 }
 
 // Generated certificates are new on every plan from empty (fresh keys), and so are the checksums
-// of configurations that embed one (gardenlet's CA bundle); the golden plan shows placeholders.
+// of configurations that embed one (gardenlet's CA bundle) and, for plans made at the time of
+// the test, the issue and expiry times of new secrets; the golden plans show placeholders.
 var (
 	pemBase64 = regexp.MustCompile(`LS0tLS1CRUdJTi[A-Za-z0-9+/=]+`)
 	checksum  = regexp.MustCompile(`(\[checksum/[^\]]+\] = )"[0-9a-f]{64}"`)
+	stamped   = regexp.MustCompile(`(\[secrets\.declarative-gardener\.io/(?:issued-at|valid-until)\] = )"[0-9TZ:-]+"`)
 )
 
 func stableCertificates(plan []byte) []byte {
 	plan = pemBase64.ReplaceAll(plan, []byte("(generated certificate)"))
+	plan = stamped.ReplaceAll(plan, []byte(`${1}"(time of the plan)"`))
 	return checksum.ReplaceAll(plan, []byte(`${1}"(checksum)"`))
 }
 

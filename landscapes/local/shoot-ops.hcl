@@ -1,0 +1,28 @@
+# ops: a workerless shoot, only a control plane (etcds, kube-apiserver, kube-controller-manager
+# and its resource manager) for API-only workloads such as other clusters' configuration.
+shoot "ops" {
+  project       = component.project.local.name
+  seed          = seed.local
+  cloud_profile = "local"
+  region        = "local"
+  purpose       = "development"
+
+  credentials_binding = "local"
+
+  kubernetes {
+    version = var.kubernetes_version
+  }
+
+  networking {
+    services = "10.9.0.0/16"
+  }
+
+  provider {
+    type = "local"
+  }
+}
+
+output "ops_namespace" {
+  description = "The seed namespace of the workerless shoot's control plane."
+  value       = shoot.ops.technical_id
+}

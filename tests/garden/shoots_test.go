@@ -1,0 +1,274 @@
+package garden
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/declarative-gardener/gardener/engine/apply"
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/views"
+	"github.com/declarative-gardener/gardener/internal/golden"
+	"github.com/declarative-gardener/gardener/state"
+	"github.com/declarative-gardener/gardener/tests/landscapetest"
+	"github.com/declarative-gardener/gardener/tests/localcluster"
+)
+
+var (
+	etcdsGVR  = schema.GroupVersionResource{Group: "druid.gardener.cloud", Version: "v1alpha1", Resource: "etcds"}
+	shootsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
+	workerGVR = schema.GroupVersionResource{Group: "extensions.gardener.cloud", Version: "v1alpha1", Resource: "workers"}
+)
+
+// order asserts that part a of shoot became ready before part b did.
+func order(t *testing.T, ready []string, shoot, a, b string) {
+	t.Helper()
+	ia, ib := slices.Index(ready, "shoot."+shoot+"."+a), slices.Index(ready, "shoot."+shoot+"."+b)
+	require.GreaterOrEqual(t, ia, 0, "shoot.%s.%s is in %v", shoot, a, ready)
+	require.GreaterOrEqual(t, ib, 0, "shoot.%s.%s is in %v", shoot, b, ready)
+	assert.Less(t, ia, ib, "shoot.%s: %s before %s", shoot, a, b)
+}
+
+// checkShoots checks the documented facts of the landscape's three shoots after the first
+// apply: namespaces, labels and annotations (digest §1.4), replicas by failure tolerance,
+// priority classes, the workerless shoot's reduced control plane, and the reconcile order of
+// the shoot flow (digest §2.4).
+func checkShoots(t *testing.T, c *localcluster.Cluster, ready []string) {
+	ctx := context.Background()
+	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	rdyn, vdyn := dyn(t, c.Plane(localcluster.RuntimePlane)), dyn(t, c.Plane(localcluster.VirtualGardenPlane))
+
+	for shoot, tolerance := range map[string]string{"dev": "node", "qa": "", "ops": ""} {
+		ns, err := cs.CoreV1().Namespaces().Get(ctx, "shoot--local--"+shoot, metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, "shoot", ns.Labels["gardener.cloud/role"], "S4:16653")
+		assert.Equal(t, "local", ns.Labels["shoot.gardener.cloud/provider"], "S4:15574")
+		assert.Equal(t, "local", ns.Labels["seed.gardener.cloud/provider"], "S4:15577")
+		assert.Equal(t, "true", ns.Labels["high-availability-config.resources.gardener.cloud/consider"], "S4:24811")
+		assert.Equal(t, tolerance, ns.Annotations["high-availability-config.resources.gardener.cloud/failure-tolerance-type"])
+		assert.Equal(t, "0", ns.Annotations["high-availability-config.resources.gardener.cloud/zones"], "one zone of the single-zone seed")
+
+		obj, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, shoot, metav1.GetOptions{})
+		require.NoError(t, err)
+		state, _, _ := unstructured.NestedString(obj.Object, "status", "lastOperation", "state")
+		assert.Equal(t, "Succeeded", state, "apply waited for shoot %s to be reported reconciled", shoot)
+
+		// The reconcile order (S4:26744, S4:15545, S4:17923, S4:17949, S4:18109).
+		order(t, ready, shoot, "namespace", "cluster")
+		order(t, ready, shoot, "etcd_main", "kube_apiserver")
+		order(t, ready, shoot, "etcd_events", "kube_apiserver")
+		order(t, ready, shoot, "kube_apiserver", "kube_controller_manager")
+		order(t, ready, shoot, "kube_apiserver", "gardener_resource_manager")
+		order(t, ready, shoot, "kube_controller_manager", "shoot")
+		assert.Less(t, slices.Index(ready, "seed.local"), slices.Index(ready, "shoot."+shoot+".namespace"), "the seed is up before its shoots")
+	}
+	for _, shoot := range []string{"dev", "qa"} {
+		order(t, ready, shoot, "infrastructure", "kube_apiserver")
+		order(t, ready, shoot, "infrastructure", "worker")
+		order(t, ready, shoot, "operating_system_configs", "worker")
+		order(t, ready, shoot, "machine_controller_manager", "worker")
+		order(t, ready, shoot, "gardener_resource_manager", "system_components")
+		order(t, ready, shoot, "system_components", "shoot")
+	}
+	order(t, ready, "dev", "worker", "cluster_autoscaler")
+
+	// Replicas by failure tolerance (S4:24611-24670, S4:18728) and priority classes
+	// (S4:26387-26391).
+	for shoot, want := range map[string]int64{"dev": 3, "qa": 1, "ops": 1} {
+		for _, role := range []string{"main", "events"} {
+			e, err := rdyn.Resource(etcdsGVR).Namespace("shoot--local--"+shoot).Get(ctx, "etcd-"+role, metav1.GetOptions{})
+			require.NoError(t, err)
+			replicas, _, _ := unstructured.NestedInt64(e.Object, "spec", "replicas")
+			assert.Equal(t, want, replicas, "shoot %s etcd-%s", shoot, role)
+			pc, _, _ := unstructured.NestedString(e.Object, "spec", "priorityClassName")
+			assert.Equal(t, "gardener-system-500", pc)
+		}
+	}
+	for name, want := range map[string]struct {
+		class    string
+		replicas int32
+	}{
+		"kube-apiserver": {"gardener-system-500", -1}, "gardener-resource-manager": {"gardener-system-400", 2},
+		"kube-controller-manager": {"gardener-system-300", 2}, "kube-scheduler": {"gardener-system-300", 2},
+		"machine-controller-manager": {"gardener-system-300", -1}, "cluster-autoscaler": {"gardener-system-300", -1},
+	} {
+		d, err := cs.AppsV1().Deployments("shoot--local--dev").Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err, name)
+		assert.Equal(t, want.class, d.Spec.Template.Spec.PriorityClassName, name)
+		if want.replicas >= 0 {
+			assert.Equal(t, want.replicas, *d.Spec.Replicas, "%s of the HA shoot", name)
+		}
+		assert.Equal(t, d.Status.Replicas, d.Status.AvailableReplicas, "%s is available", name)
+	}
+	kcm, err := cs.AppsV1().Deployments("shoot--local--qa").Get(ctx, "kube-controller-manager", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), *kcm.Spec.Replicas, "a controller of a shoot without HA runs once")
+	// qa's pool does not autoscale: no cluster-autoscaler (S4:11285).
+	_, err = cs.AppsV1().Deployments("shoot--local--qa").Get(ctx, "cluster-autoscaler", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "qa has no cluster-autoscaler: %v", err)
+	// ops is workerless (S4:23488-23495).
+	for _, name := range []string{"machine-controller-manager", "kube-scheduler", "vpn-seed-server"} {
+		_, err = cs.AppsV1().Deployments("shoot--local--ops").Get(ctx, name, metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "workerless ops has no %s: %v", name, err)
+	}
+	workers, err := rdyn.Resource(workerGVR).Namespace("shoot--local--ops").List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, workers.Items)
+	// The API server is exposed through the seed's ingress gateway by SNI (S4:20114).
+	gw, err := rdyn.Resource(schema.GroupVersionResource{Group: "networking.istio.io", Version: "v1beta1", Resource: "gateways"}).Namespace("shoot--local--dev").Get(ctx, "kube-apiserver", metav1.GetOptions{})
+	require.NoError(t, err)
+	selector, _, _ := unstructured.NestedStringMap(gw.Object, "spec", "selector")
+	assert.Equal(t, "seed-ingress", selector["gardener.cloud/role"])
+}
+
+// editLandscape replaces old by new in a file of the landscape.
+func editLandscape(t *testing.T, dir, file, old, new string) {
+	t.Helper()
+	path := filepath.Join(dir, file)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(data), old)
+	require.NoError(t, os.WriteFile(path, bytes.Replace(data, []byte(old), []byte(new), 1), 0o644))
+}
+
+// planGolden plans dir against the live clusters with the landscape's state, as `gardener
+// apply` does before asking, and compares the plan text with a golden file.
+func planGolden(t *testing.T, dir, name string) {
+	t.Helper()
+	res, diags, err := apply.Landscape(context.Background(), apply.LandscapeOptions{
+		Planner: landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true})),
+		Lock:    state.LockInfo{Holder: "garden-test", Operation: "plan"},
+		Confirm: func(*plan.Plan) bool { return false }, // plan only
+	})
+	landscapetest.RequireNoDiags(t, diags, res.Outcome)
+	require.ErrorIs(t, err, apply.ErrCancelled, "the plan has changes")
+	var text bytes.Buffer
+	require.NoError(t, views.Plan(&text, res.Outcome.Result.Plan, views.PlanOptions{}))
+	golden.AssertBytes(t, name, stableCertificates(text.Bytes()))
+}
+
+// applyAllowing applies dir, allowing the protected objects of allow to be deleted, and returns
+// the components in the order they finished.
+func applyAllowing(t *testing.T, dir string, allow ...string) []string {
+	t.Helper()
+	var mu sync.Mutex
+	var done []string
+	res, diags, err := apply.Landscape(context.Background(), apply.LandscapeOptions{
+		Planner: landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true})),
+		Lock:    state.LockInfo{Holder: "garden-test", Operation: "apply"},
+		Apply: apply.Options{Timeout: 2 * time.Minute, AllowDestroy: allow, Events: func(e apply.Event) {
+			if e.Status == "applied" {
+				mu.Lock()
+				done = append(done, e.Address)
+				mu.Unlock()
+			}
+		}},
+	})
+	landscapetest.RequireNoDiags(t, diags, res.Outcome)
+	require.NoError(t, err)
+	if res.Result != nil {
+		require.NoError(t, res.Result.Err())
+	}
+	return done
+}
+
+// hibernateAndDelete hibernates qa and wakes it up again, makes the workerless ops highly
+// available and then deletes it, each time checking the golden plan, the order and the result.
+func hibernateAndDelete(t *testing.T, c *localcluster.Cluster, dir string) {
+	ctx := context.Background()
+	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	rdyn, vdyn := dyn(t, c.Plane(localcluster.RuntimePlane)), dyn(t, c.Plane(localcluster.VirtualGardenPlane))
+	etcdReplicasIn := func(ns string) map[string]int64 {
+		list, err := rdyn.Resource(etcdsGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
+		require.NoError(t, err)
+		out := map[string]int64{}
+		for _, e := range list.Items {
+			out[e.GetName()], _, _ = unstructured.NestedInt64(e.Object, "spec", "replicas")
+		}
+		return out
+	}
+
+	// Hibernation: the control plane scales to zero in the reverse order (S4:15545, S4:18139):
+	// the Worker first, machine-controller-manager and the controllers, then the kube-apiserver,
+	// the etcds last; their volumes stay (S4:23005-23007).
+	editLandscape(t, dir, "variables.hcl", "default     = false", "default     = true")
+	planGolden(t, dir, "plan-hibernate-qa.txt")
+	done := applyAllowing(t, dir)
+	order(t, done, "qa", "worker", "machine_controller_manager")
+	order(t, done, "qa", "machine_controller_manager", "kube_apiserver")
+	order(t, done, "qa", "kube_controller_manager", "kube_apiserver")
+	order(t, done, "qa", "kube_apiserver", "etcd_main")
+	order(t, done, "qa", "kube_apiserver", "etcd_events")
+	assert.Equal(t, map[string]int64{"etcd-main": 0, "etcd-events": 0}, etcdReplicasIn("shoot--local--qa"))
+	for _, name := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "gardener-resource-manager", "machine-controller-manager"} {
+		d, err := cs.AppsV1().Deployments("shoot--local--qa").Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, int32(0), *d.Spec.Replicas, "%s of the hibernated shoot", name)
+	}
+	_, err = cs.AutoscalingV2().HorizontalPodAutoscalers("shoot--local--qa").Get(ctx, "kube-apiserver", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "no autoscaler wakes the API server: %v", err)
+	shoot, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "qa", metav1.GetOptions{})
+	require.NoError(t, err)
+	hibernated, _, _ := unstructured.NestedBool(shoot.Object, "status", "hibernated")
+	assert.True(t, hibernated, "gardenlet (kwok) reports the shoot hibernated")
+	assertNoChanges(t, dir)
+
+	// Waking up runs the reconcile order again.
+	editLandscape(t, dir, "variables.hcl", "default     = true", "default     = false")
+	done = applyAllowing(t, dir)
+	order(t, done, "qa", "etcd_main", "kube_apiserver")
+	order(t, done, "qa", "kube_apiserver", "kube_controller_manager")
+	order(t, done, "qa", "machine_controller_manager", "worker")
+	assert.Equal(t, map[string]int64{"etcd-main": 1, "etcd-events": 1}, etcdReplicasIn("shoot--local--qa"))
+	_, err = cs.AutoscalingV2().HorizontalPodAutoscalers("shoot--local--qa").Get(ctx, "kube-apiserver", metav1.GetOptions{})
+	assert.NoError(t, err, "the API server autoscales again")
+
+	// High availability added to ops: three etcd members, two controller replicas, the
+	// namespace annotated (S4:18751-18766 allow adding it in place).
+	editLandscape(t, dir, "shoot-ops.hcl", "  provider {\n    type = \"local\"\n  }\n}",
+		"  provider {\n    type = \"local\"\n  }\n\n  control_plane {\n    high_availability {\n      failure_tolerance = \"node\"\n    }\n  }\n}")
+	planGolden(t, dir, "plan-ha-ops.txt")
+	applyAllowing(t, dir)
+	assert.Equal(t, map[string]int64{"etcd-main": 3, "etcd-events": 3}, etcdReplicasIn("shoot--local--ops"))
+	ns, err := cs.CoreV1().Namespaces().Get(ctx, "shoot--local--ops", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "node", ns.Annotations["high-availability-config.resources.gardener.cloud/failure-tolerance-type"])
+	assertNoChanges(t, dir)
+
+	// Deletion: the Shoot goes first, then the control plane in the delete flow's order
+	// (extensions and controllers before the kube-apiserver, S4:15546; the etcds, S4:11976, and
+	// the namespace last). Etcds and shoot namespaces are protected: the apply must allow it.
+	require.NoError(t, os.Remove(filepath.Join(dir, "shoot-ops.hcl")))
+	planGolden(t, dir, "plan-delete-ops.txt")
+	done = applyAllowing(t, dir, "shoot.ops")
+	order(t, done, "ops", "shoot", "kube_controller_manager")
+	order(t, done, "ops", "kube_controller_manager", "kube_apiserver")
+	order(t, done, "ops", "gardener_resource_manager", "kube_apiserver")
+	order(t, done, "ops", "kube_apiserver", "etcd_main")
+	order(t, done, "ops", "etcd_main", "namespace")
+	_, err = vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "ops", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the Shoot is deleted: %v", err)
+	assert.Empty(t, etcdReplicasIn("shoot--local--ops"))
+	require.Eventually(t, func() bool {
+		_, err := cs.CoreV1().Namespaces().Get(ctx, "shoot--local--ops", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, time.Minute, time.Second, "the control-plane namespace is gone")
+	assertNoChanges(t, dir)
+}
