@@ -23,8 +23,8 @@ type StateRecorder struct {
 	Types map[string]string
 	// DependsOn are the components' dependencies by address, recorded with each component.
 	DependsOn map[string][]string
-	mu    sync.Mutex
-	state *state.State
+	mu        sync.Mutex
+	state     *state.State
 }
 
 // NewStateRecorder records into s (as read from b, under b's lock).
