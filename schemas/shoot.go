@@ -110,6 +110,9 @@ func shoot() *schema.Schema {
 
 func shootAttributes() []schema.Attribute {
 	return []schema.Attribute{
+		// A shoot's name becomes part of namespaces and DNS names, so it is a DNS label; with
+		// for_each, name = each.key names the shoots after their keys.
+		{Name: "name", Type: cty.String, Immutable: true, Checks: checks(schema.DNSLabel()), Description: "The Shoot's name; the instance name (the block label, with -<key> under for_each or count) when unset."},
 		// An object cannot move between namespaces, so a new project means a new Shoot.
 		{Name: "project", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.DNSLabel()), Description: "The Gardener project the shoot belongs to; its Shoot lives in the project's namespace."},
 		{Name: "seed", Type: cty.DynamicPseudoType, References: schema.RefSeed, Description: "The seed that runs the control plane; gardener-scheduler picks one when unset, and changing it migrates the control plane."},

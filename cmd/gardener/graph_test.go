@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,4 +99,30 @@ func TestGraphHelp(t *testing.T) {
 		assert.Contains(t, cmd.Long, want)
 	}
 	assert.Contains(t, cmd.Example, "gardener graph --format dot")
+}
+
+// landscapes/scale renders for any shoot count: the garden, three seeds and var.shoot_count
+// shoots spread over them round-robin, each expanded into its control-plane parts.
+func TestScaleLandscapeRenders(t *testing.T) {
+	scale := filepath.Join("..", "..", "landscapes", "scale")
+	for _, count := range []int{0, 7, 30} {
+		out, errOut, err := runGraph(t, "--var", fmt.Sprintf("shoot_count=%d", count), scale)
+		require.NoError(t, err, errOut)
+		assert.Empty(t, errOut)
+		shoots := map[string]int{}
+		for _, line := range strings.Split(out, "\n") {
+			addr, _, _ := strings.Cut(line, " ")
+			if strings.HasPrefix(addr, "shoot.") && strings.HasSuffix(addr, "].shoot") {
+				seed, _, _ := strings.Cut(strings.TrimPrefix(addr, "shoot."), "[")
+				shoots[seed]++
+			}
+		}
+		total := shoots["on_s1"] + shoots["on_s2"] + shoots["on_s3"]
+		assert.Equal(t, count, total, "one Shoot per shoot")
+		assert.Equal(t, (count+2)/3, shoots["on_s1"], "round-robin over the seeds")
+		assert.Equal(t, count/3, shoots["on_s3"])
+		for _, seed := range []string{"seed.s1", "seed.s2", "seed.s3"} {
+			assert.Contains(t, out, "\n"+seed+".gardenlet <-", "every seed has its system components")
+		}
+	}
 }

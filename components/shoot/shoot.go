@@ -31,8 +31,10 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
 
 	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/shootextensions"
@@ -103,6 +105,12 @@ type builder struct {
 }
 
 func newBuilder(name string, v Values) (*builder, error) {
+	if v.Name != "" {
+		name = v.Name
+	}
+	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
+		return nil, fmt.Errorf("shoot name %q is not a DNS label (%s); set name to one", name, strings.Join(errs, "; "))
+	}
 	if v.Seed == nil || v.Seed.Cluster == "" {
 		return nil, fmt.Errorf("shoot %s: seed is not set: the engine deploys the control plane itself and needs the seed block that runs it", name)
 	}

@@ -9,6 +9,7 @@ import (
 
 // Values are the shoot block's configuration (schemas/shoot.go), field for field.
 type Values struct {
+	Name               string   `json:"name"`
 	Project            string   `json:"project"`
 	Seed               *SeedRef `json:"seed"`
 	CloudProfile       string   `json:"cloud_profile"`
