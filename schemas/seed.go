@@ -106,6 +106,17 @@ func seed() *schema.Schema {
 					}},
 				},
 				{
+					// S4:21196-21222: gardenlet realises an ExposureClass's handler with a
+					// dedicated ingress gateway per handler (and per zone, S4:24891).
+					Name: "exposure_class_handler", Nesting: schema.NestingList, Labels: []string{"name"},
+					Description: "How this seed exposes the API servers of shoots whose ExposureClass names this handler: an Istio ingress gateway of its own behind its own load balancer, with one more per zone on a multi-zone seed.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "load_balancer_annotations", Type: cty.Map(cty.String), Description: "Annotations of the handler's load balancer Service, for example to put it on an internal network."},
+						{Name: "ingress_namespace", Type: cty.String, Checks: checks(schema.DNSLabel()), Description: "The namespace of the handler's ingress gateway; istio-ingress-handler-<name> when unset."},
+						{Name: "ingress_labels", Type: cty.Map(cty.String), Description: "Labels of the handler's gateway pods, which shoot API servers' Gateways select; app=istio-ingressgateway, gardener.cloud/role=exposureclass-handler and handler.exposureclass.gardener.cloud/name=<name> when unset."},
+					}},
+				},
+				{
 					Name: "taints", Nesting: schema.NestingList, Labels: []string{"key"},
 					Description: "A taint on the seed; only shoots that tolerate it are scheduled here.",
 					Body: schema.Body{Attributes: []schema.Attribute{

@@ -73,6 +73,9 @@ func configuration(v Values) (string, error) {
 	if len(v.FeatureGates) > 0 {
 		cfg["featureGates"] = v.FeatureGates
 	}
+	if len(v.ExposureClassHandlers) > 0 {
+		cfg["exposureClassHandlers"] = v.ExposureClassHandlers
+	}
 	out, err := yaml.Marshal(cfg)
 	if err != nil {
 		return "", fmt.Errorf("gardenlet configuration: %w", err)

@@ -78,6 +78,11 @@ type Values struct {
 	// (shoot.syncPeriod, shootCare.syncPeriod, backupEntry.deletionGracePeriodHours, ...);
 	// nil keeps gardenlet's defaults (S2:296-357).
 	Controllers map[string]any `json:"controllers"`
+	// ExposureClassHandlers is the GardenletConfiguration's exposureClassHandlers list as
+	// gardenlet spells it ({name, loadBalancerService.annotations, sni.ingress{namespace,
+	// labels}}, S4:21198-21222): how the seed realises the handler of an ExposureClass. The seed
+	// composite fills it from its exposure_class_handler blocks.
+	ExposureClassHandlers []any `json:"-"`
 }
 
 // Replicas is 2 with high availability, 1 otherwise (the chart's replicaCount: 1 at S4:19337,

@@ -173,8 +173,9 @@ func (b *builder) systemComponents() error {
 func (b *builder) gardenlet() error {
 	objs, err := gardenlet.Objects(gardenlet.Values{
 		Cluster: decode.Cluster{Name: b.cluster}, Namespace: GardenNamespace, SeedName: b.name, SeedSpec: b.spec(),
-		GardenClusterAddress: b.v.Garden.VirtualEndpoint,
-		HighAvailability:     len(b.v.Provider.Zones) > 1,
+		GardenClusterAddress:  b.v.Garden.VirtualEndpoint,
+		HighAvailability:      len(b.v.Provider.Zones) > 1,
+		ExposureClassHandlers: b.exposureClassHandlers(),
 	})
 	if err != nil {
 		return fmt.Errorf("gardenlet: %w", err)
@@ -201,6 +202,59 @@ func (b *builder) gateways() []istio.Gateway {
 			out = append(out, istio.Gateway{Namespace: ZoneIngressNamespace(z), Labels: IngressGatewayLabels(z), Zone: z,
 				ServiceType: corev1.ServiceTypeLoadBalancer, LoadBalancerAnnotations: b.loadBalancerAnnotations(z), Ports: ports})
 		}
+	}
+	// One gateway per ExposureClass handler, with its own load balancer (S4:21218-21222), and
+	// on a multi-zone seed one more per zone for single-zone control planes (S4:24891).
+	for _, h := range b.v.ExposureClassHandlers {
+		annotations := merge(b.loadBalancerAnnotations(""), h.LoadBalancerAnnotations)
+		out = append(out, istio.Gateway{Namespace: h.Namespace(), Labels: h.Labels(), ServiceType: corev1.ServiceTypeLoadBalancer,
+			LoadBalancerAnnotations: annotations, Ports: ports})
+		if len(b.v.Provider.Zones) > 1 {
+			for _, z := range b.v.Provider.Zones {
+				labels := merge(h.Labels(), map[string]string{"istio": "ingressgateway--zone--" + z})
+				out = append(out, istio.Gateway{Namespace: h.Namespace() + "--zone--" + z, Labels: labels, Zone: z,
+					ServiceType: corev1.ServiceTypeLoadBalancer, LoadBalancerAnnotations: merge(b.loadBalancerAnnotations(z), h.LoadBalancerAnnotations), Ports: ports})
+			}
+		}
+	}
+	return out
+}
+
+// exposureClassHandlers is gardenlet's exposureClassHandlers configuration (S4:21202-21219).
+func (b *builder) exposureClassHandlers() []any {
+	var out []any
+	for _, h := range b.v.ExposureClassHandlers {
+		handler := map[string]any{
+			"name": h.Name,
+			"sni":  map[string]any{"ingress": map[string]any{"namespace": h.Namespace(), "labels": anyMap(h.Labels())}},
+		}
+		if len(h.LoadBalancerAnnotations) > 0 {
+			handler["loadBalancerService"] = map[string]any{"annotations": anyMap(h.LoadBalancerAnnotations)}
+		}
+		out = append(out, handler)
+	}
+	return out
+}
+
+// merge returns the entries of a overridden by b's, nil when both are empty.
+func merge(a, b map[string]string) map[string]string {
+	if len(a)+len(b) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+func anyMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
 	}
 	return out
 }

@@ -5,7 +5,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/declarative-gardener/gardener/components/gardenlet"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -90,4 +92,35 @@ func TestSeedErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "no virtual garden cluster")
 	_, err = Parts("seed1", values(func(v *Values) { v.Cluster.Name = "" }))
 	assert.ErrorContains(t, err, "cluster is required")
+}
+
+// Every ExposureClass handler gets an ingress gateway of its own behind its own load balancer,
+// and per zone of a multi-zone seed one more (S4:21218-21222, S4:24891); gardenlet learns the
+// handlers from its configuration (S4:21202-21219).
+func TestExposureClassHandlers(t *testing.T) {
+	v := values(func(v *Values) {
+		v.ExposureClassHandlers = []ExposureClassHandler{
+			{Name: "internal", LoadBalancerAnnotations: map[string]string{"loadbalancer/network": "internal"}},
+			{Name: "internet", IngressNamespace: "ingress-internet", IngressLabels: map[string]string{"network": "internet"}},
+		}
+	})
+	parts, err := Parts("seed1", v)
+	require.NoError(t, err)
+	golden.AssertBytes(t, "exposure-classes.txt", rendertest.Parts(t, parts))
+	own := partsByName(t, v)
+	services := map[string]map[string]string{}
+	for _, o := range own["istio"].Objects {
+		if o.Object.GetKind() == "Service" && o.Object.GetName() == "istio-ingressgateway" {
+			services[o.Object.GetNamespace()] = o.Object.GetAnnotations()
+		}
+	}
+	for _, ns := range []string{"istio-ingress-handler-internal", "istio-ingress-handler-internal--zone--a", "ingress-internet", "ingress-internet--zone--c"} {
+		assert.Contains(t, services, ns)
+	}
+	assert.Equal(t, "internal", services["istio-ingress-handler-internal"]["loadbalancer/network"])
+	cm := rendertest.MustFind(t, own["gardenlet"].Objects, "ConfigMap", gardenlet.ConfigMapName)
+	config, _, _ := unstructured.NestedString(cm.Object, "data", gardenlet.ConfigKey)
+	assert.Contains(t, config, "exposureClassHandlers:")
+	assert.Contains(t, config, "namespace: istio-ingress-handler-internal")
+	assert.Contains(t, config, "network: internet")
 }

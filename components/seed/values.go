@@ -46,11 +46,37 @@ type Values struct {
 		SecretRef      string `json:"secret_ref"`
 		ProviderConfig any    `json:"provider_config"`
 	} `json:"backup"`
-	Taints []struct {
+	ExposureClassHandlers []ExposureClassHandler `json:"exposure_class_handler"`
+	Taints                []struct {
 		Key   string `json:"key"`
 		Value string `json:"value"`
 	} `json:"taints"`
 	Settings *Settings `json:"settings"`
+}
+
+// ExposureClassHandler realises the handler of an ExposureClass on this seed (S4:21196-21222).
+type ExposureClassHandler struct {
+	Name                    string            `json:"name"`
+	LoadBalancerAnnotations map[string]string `json:"load_balancer_annotations"`
+	IngressNamespace        string            `json:"ingress_namespace"`
+	IngressLabels           map[string]string `json:"ingress_labels"`
+}
+
+// Namespace is the handler's gateway namespace, istio-ingress-handler-<name> by default.
+func (h ExposureClassHandler) Namespace() string {
+	if h.IngressNamespace != "" {
+		return h.IngressNamespace
+	}
+	return "istio-ingress-handler-" + h.Name
+}
+
+// Labels are the handler's gateway pod labels. The documents name none by default; these keep
+// them apart from the default gateway and from other handlers.
+func (h ExposureClassHandler) Labels() map[string]string {
+	if len(h.IngressLabels) > 0 {
+		return h.IngressLabels
+	}
+	return map[string]string{"app": "istio-ingressgateway", "gardener.cloud/role": "exposureclass-handler", "handler.exposureclass.gardener.cloud/name": h.Name}
 }
 
 // Settings are the seed's switches.
