@@ -30,14 +30,14 @@ trap cleanup EXIT
 step "gardener version"
 "$bin/gardener" version
 
-step "Validate the local landscape (landscapes/local: a garden, a seed, two shoots)"
+step "Validate the local landscape (landscapes/local: a garden, a seed, three shoots)"
 "$bin/gardener" validate "$root/landscapes/local"
 
 step "The component graph: the order plan and apply walk"
 "$bin/gardener" graph "$root/landscapes/local"
 
 step "Plan the local landscape against the live clusters (one LIST per kind, local SSA diff)"
-# Exit code 2 means "changes"; the garden and the seed render to their parts, shoot blocks are not rendered yet.
+# Exit code 2 means "changes"; the garden, the seed and the shoots render to their parts.
 "$bin/gardener" plan "$root/landscapes/local" --detailed-exitcode --out "$dir/demo.plan" || [[ $? == 2 ]]
 
 step "The saved plan as CI reads it (gardener show --json): its summary"
@@ -49,6 +49,15 @@ step "Apply the saved plan (state: Secrets and a Lease in kube-system of the run
 step "Plan again: nothing to do"
 "$bin/gardener" plan "$root/landscapes/local" 2>/dev/null | grep 'No changes' 
 "$bin/gardener" state list "$root/landscapes/local"
+
+step "Drift: someone scales the dev shoot's kube-controller-manager down by hand"
+kubectl --context runtime -n shoot--local--dev scale deployment kube-controller-manager --replicas=0
+"$bin/gardener" plan "$root/landscapes/local" --detailed-exitcode 2>/dev/null | grep -A3 -E '^(# shoot.dev.kube_controller_manager|Plan:)' || [[ $? == 2 ]]
+
+step "Repair it: apply takes the field back from the hand edit (--force-conflicts) and waits until it is ready"
+"$bin/gardener" apply "$root/landscapes/local" --auto-approve --force-conflicts 2>&1 | tail -n 3
+kubectl --context runtime -n shoot--local--dev get deployment kube-controller-manager
+"$bin/gardener" plan "$root/landscapes/local" 2>/dev/null | grep 'No changes'
 
 step "Record what the plan read, and plan again offline from the recording"
 "$bin/gardener" snapshot "$root/landscapes/local" --output "$dir/demo-snapshot.json" 2>/dev/null
@@ -64,10 +73,18 @@ step "The garden on the runtime cluster: every Deployment available, the virtual
 kubectl --context runtime -n garden get deployments,etcds
 kubectl --context runtime get priorityclasses -l declarative-gardener.io/landscape=local
 
+step "The shoots' control planes in the seed: one namespace each, etcds and Deployments (dev is highly available, ops is workerless)"
+kubectl --context runtime get namespaces -l gardener.cloud/role=shoot -L high-availability-config.resources.gardener.cloud/failure-tolerance-type
+kubectl --context runtime -n shoot--local--dev get etcds,deployments
+kubectl --context runtime -n shoot--local--ops get etcds,deployments
+
 step "The virtual garden: the Gardener API (local stand-in CRDs), the landscape's project and the control plane's RBAC"
 kubectl --context virtual-garden get crds -l app.kubernetes.io/part-of=gardener-local-stand-in
 kubectl --context virtual-garden get projects,cloudprofiles,seeds
+kubectl --context virtual-garden -n garden-local get shoots
 kubectl --context virtual-garden get clusterroles -l declarative-gardener.io/landscape=local
 
 step "Done"
-echo "The garden and the seed of landscapes/local are applied and ready; the shoots render with the rest of the seed and shoot catalog issue."
+echo "landscapes/local is applied and ready: the garden, the seed and three shoots."
+echo "Look around with: export KUBECONFIG=$KUBECONFIG; kubectl --context runtime get ns; kubectl --context virtual-garden -n garden-local get shoots"
+echo "Hibernate qa: gardener apply landscapes/local --var hibernate_qa=true (KEEP=1 make demo keeps the control plane running)."
