@@ -103,7 +103,8 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 		}
 	}
 	var writes, deletes []*plan.ObjectChange
-	var all []*plan.Desired
+	// all are the objects recorded as the component's, awaited those readiness waits for.
+	var all, awaited []*plan.Desired
 	for _, o := range c.Objects {
 		d := desired[desiredKey{o.Cluster, o.Ref}]
 		switch o.Action {
@@ -112,9 +113,22 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 			continue
 		case plan.Create, plan.Update, plan.Replace:
 			writes = append(writes, o)
+		case plan.NoOp:
+			if o.Reason == plan.ReasonCreatedOnce {
+				// A create-only object its consumer deleted: nothing to write or wait for, and
+				// the state keeps recording it (what the recorder knew and this apply neither
+				// wrote nor deleted stays), so that it is not created again.
+				continue
+			}
 		}
-		if d != nil {
-			all = append(all, d)
+		if d == nil {
+			continue
+		}
+		all = append(all, d)
+		// An unchanged create-only object belongs to its consumer, which may delete it any
+		// moment (gardenlet its bootstrap kubeconfig): waiting for it could wait for nothing.
+		if createOnly, _ := plan.CreateOnly(d.Object); o.Action != plan.NoOp || !createOnly { // validated when planned
+			awaited = append(awaited, d)
 		}
 	}
 	if err := e.checkProtection(c, writes, deletes); err != nil {
@@ -153,7 +167,7 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 		}
 	}
 	if e.Ready != nil {
-		if err := e.waitReady(waitCtx, e.timeoutOf(c.Address), all); err != nil {
+		if err := e.waitReady(waitCtx, e.timeoutOf(c.Address), awaited); err != nil {
 			return err
 		}
 	}

@@ -56,6 +56,11 @@ type Options struct {
 	// deleted (state rm forgets objects without deleting them). Without state, every object
 	// with the landscape's label and annotations counts.
 	Tracked func(cluster string, ref object.Ref) bool
+	// Created, when set, says whether the state records an object as applied (with the UID the
+	// cluster gave it), not merely as pending: a create-only object (render.CreateOnlyAnnotation)
+	// that is gone is created again only if an interrupted apply never wrote it. Without it,
+	// Tracked decides.
+	Created func(cluster string, ref object.Ref) bool
 	// PreviousDependsOn are, from state, the dependencies components had when they were last
 	// applied; components removed from the landscape are deleted before the removed components
 	// they depended on.
@@ -313,6 +318,7 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 	}
 	out := make([]change, len(desired))
 	errs := make([]error, len(desired))
+	notes := make([]string, len(desired))
 	var wg sync.WaitGroup
 	// Diffs are mostly CPU; the reads and dry-runs some of them make are bounded like LISTs.
 	sem := make(chan struct{}, opts.Parallelism)
@@ -321,14 +327,22 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			ch, err := planObject(ctx, opts, name, d, obs, differ, res.Redactor)
-			out[i], errs[i] = change{ObjectChange: ch, component: string(d.Component)}, err
+			ch, note, err := planCreateOnly(opts, name, d, obs)
+			if err == nil && ch == nil {
+				ch, err = planObject(ctx, opts, name, d, obs, differ, res.Redactor)
+			}
+			out[i], notes[i], errs[i] = change{ObjectChange: ch, component: string(d.Component)}, note, err
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
+		}
+	}
+	for _, note := range notes {
+		if note != "" {
+			warnings = append(warnings, note)
 		}
 	}
 

@@ -39,6 +39,10 @@ const (
 	ReasonConflict             = "conflict"
 	ReasonAdopt                = "adopt"
 	ReasonDestroy              = "destroy"
+	// ReasonCreatedOnce is the reason of the no-op of a create-only object
+	// (render.CreateOnlyAnnotation) that the landscape created before and something deleted
+	// since, typically its consumer: it is not created again.
+	ReasonCreatedOnce = "created_once"
 )
 
 // Plan is the result of planning a landscape.
@@ -92,7 +96,8 @@ type ObjectChange struct {
 	Ref        object.Ref `json:"ref"`
 	Action     Action     `json:"action"`
 	// Reason says why: missing, config_changed, drift, immutable_field:<path>,
-	// removed_from_landscape, conflict:<manager>, adopt, destroy; empty for no-op.
+	// removed_from_landscape, conflict:<manager>, adopt, destroy; for no-op empty, or
+	// created_once for a create-only object that is gone and is not created again.
 	Reason string `json:"reason,omitempty"`
 	// Changes are the field changes of an update or replace, sorted by path. For a create they
 	// list every field the object sets.
@@ -101,7 +106,8 @@ type ObjectChange struct {
 	// needs --force-conflicts.
 	Conflicts []Conflict `json:"conflicts,omitempty"`
 	// ResourceVersion is the live object's resourceVersion when it was observed; apply of a saved
-	// plan refuses to go on when it moved.
+	// plan refuses to go on when it moved. Empty for create-only objects that are not created:
+	// their plan does not depend on the live object, which their consumer may change or delete.
 	ResourceVersion string `json:"resource_version,omitempty"`
 }
 

@@ -156,3 +156,13 @@ func GeneratedRef(namespace, name, key string, base64 bool) string {
 // ManagedResource, one YAML document per data key. Plans show the objects inside such a Secret one
 // by one (Secrets among them still redacted) instead of opaque Secret data.
 const ManagedResourceContentsLabel = "declarative-gardener.io/managed-resource-contents"
+
+// CreateOnlyAnnotation, set to "true" on a rendered object, makes the engine create the object
+// once and then leave it alone: it is never updated (its live contents may differ from the
+// rendering, by design), and once the state records it, it is not created again when something
+// else deleted it. The object stays the landscape's (labelled, recorded in the state) and is
+// deleted when the landscape stops rendering it. It is for objects handed over to a consumer:
+// gardenlet's bootstrap kubeconfig Secret, which gardenlet deletes once its TLS bootstrap is done
+// (S4:14507-14511, S4:19293). The name says the lifecycle rather than a mechanism: unlike "apply
+// if not present" (Flux's IfNotPresent), an object its consumer deleted is not brought back.
+const CreateOnlyAnnotation = "declarative-gardener.io/create-only"

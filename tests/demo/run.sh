@@ -38,7 +38,9 @@ step "The component graph: the order plan and apply walk"
 
 step "Plan the local landscape against the live clusters (one LIST per kind, local SSA diff)"
 # Exit code 2 means "changes"; the garden, the seed and the shoots render to their parts.
-"$bin/gardener" plan "$root/landscapes/local" --detailed-exitcode --out "$dir/demo.plan" || [[ $? == 2 ]]
+# The full plan lists every object (several thousand lines); the demo shows its first and last lines.
+"$bin/gardener" plan "$root/landscapes/local" --detailed-exitcode --out "$dir/demo.plan" >"$dir/demo-plan.txt" || [[ $? == 2 ]]
+head -n 12 "$dir/demo-plan.txt"; echo "    ..."; tail -n 8 "$dir/demo-plan.txt"
 
 step "The saved plan as CI reads it (gardener show --json): its summary"
 "$bin/gardener" show --json "$dir/demo.plan" | sed -n '/"summary"/,/}/p'
