@@ -123,11 +123,3 @@ func unique(names []string) string {
 	}
 	return ""
 }
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}

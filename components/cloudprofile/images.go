@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
 // The update strategies of a machine image (S4:3612-3616); major is Gardener's default.
@@ -116,7 +118,7 @@ func imageVersions(vs []ImageVersion) ([]any, error) {
 		if d := unique(archs); d != "" {
 			return nil, fmt.Errorf("version %s: architecture %s is given twice", v.Version, d)
 		}
-		m["architectures"] = toAny(archs)
+		m["architectures"] = kube.AnyList(archs)
 		if v.KubeletVersionConstraint != "" {
 			m["kubeletVersionConstraint"] = v.KubeletVersionConstraint
 		}

@@ -178,8 +178,8 @@ func Objects(v Values) ([]render.Object, error) {
 	selector := SelectorLabels(prefix, v.Role)
 
 	spec := map[string]any{
-		"selector":            map[string]any{"matchLabels": stringMap(selector)},
-		"labels":              stringMap(podLabels(v, selector)),
+		"selector":            map[string]any{"matchLabels": kube.AnyMap(selector)},
+		"labels":              kube.AnyMap(podLabels(v, selector)),
 		"replicas":            replicas(v),
 		"priorityClassName":   or(v.PriorityClassName, priorityclasses.GardenSystem500),
 		"storageCapacity":     or(v.StorageCapacity, defaultStorage(v.Role)),
@@ -288,7 +288,7 @@ func spread(selector map[string]string) []any {
 			"maxSkew":           int64(1),
 			"topologyKey":       key,
 			"whenUnsatisfiable": "ScheduleAnyway",
-			"labelSelector":     map[string]any{"matchLabels": stringMap(selector)},
+			"labelSelector":     map[string]any{"matchLabels": kube.AnyMap(selector)},
 		})
 	}
 	return out
@@ -315,14 +315,4 @@ func or(s, def string) string {
 		return def
 	}
 	return s
-}
-
-// stringMap converts labels to the JSON shape of unstructured objects; the YAML and JSON
-// encoders sort map keys, so the output stays deterministic.
-func stringMap(m map[string]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

@@ -13,7 +13,7 @@ const istioAPIVersion = "networking.istio.io/v1beta1"
 // certificate and client certificates keep working.
 func istioObjects(r resolved) []*unstructured.Unstructured {
 	name := Name(r.prefix)
-	hosts := anyList(Hosts(r.prefix, r.DNSDomains))
+	hosts := kube.AnyList(Hosts(r.prefix, r.DNSDomains))
 	destination := ServiceName(r.prefix) + "." + r.namespace + ".svc." + r.ClusterDomain
 	labels := SelectorLabels(r.prefix)
 	selector := map[string]any{}
@@ -52,12 +52,4 @@ func istioObjects(r resolved) []*unstructured.Unstructured {
 		},
 	}})
 	return []*unstructured.Unstructured{gateway, virtualService, destinationRule}
-}
-
-func anyList(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }

@@ -147,7 +147,7 @@ func prometheus(v Values, p prometheusInstance, image string, storage resource.Q
 		"probeSelector":          sel,
 		"ruleSelector":           sel,
 		"scrapeConfigSelector":   sel,
-		"podMetadata":            map[string]any{"labels": stringMap(prometheusPodLabels(p.name))},
+		"podMetadata":            map[string]any{"labels": kube.AnyMap(prometheusPodLabels(p.name))},
 		"securityContext":        podSecurityMap(),
 		"resources":              map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "400Mi"}},
 		"storage":                volumeClaimTemplate("prometheus-db", storage),
@@ -193,7 +193,7 @@ func alertmanager(namespace, image string) *unstructured.Unstructured {
 		"priorityClassName":                 PriorityClass,
 		"alertmanagerConfigSelector":        matchLabels(AlertmanagerLabel, GardenAlertmanagerLabel),
 		"alertmanagerConfigMatcherStrategy": map[string]any{"type": "None"},
-		"podMetadata":                       map[string]any{"labels": stringMap(alertmanagerPodLabels())},
+		"podMetadata":                       map[string]any{"labels": kube.AnyMap(alertmanagerPodLabels())},
 		"securityContext":                   podSecurityMap(),
 		"resources":                         map[string]any{"requests": map[string]any{"cpu": "10m", "memory": "30Mi"}},
 		"storage":                           volumeClaimTemplate("alertmanager-db", resource.MustParse("1Gi")),
@@ -234,12 +234,4 @@ func podSecurityMap() map[string]any {
 // customResource builds a namespaced custom resource with a spec.
 func customResource(apiVersion, kind, namespace, name string, labels map[string]string, spec map[string]any) *unstructured.Unstructured {
 	return kube.Custom(apiVersion, kind, namespace, name, labels, map[string]any{"spec": spec})
-}
-
-func stringMap(m map[string]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

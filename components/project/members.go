@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
 // The kinds of subject a project member can be (rbac/v1 Subject, S4:4169-4193).
@@ -140,14 +142,14 @@ func members(owner *Subject, ms []Member) ([]any, error) {
 		entry := subject(s)
 		entry["role"] = roles[0]
 		if len(roles) > 1 {
-			entry["roles"] = toAny(roles[1:])
+			entry["roles"] = kube.AnyList(roles[1:])
 		}
 		rest = append(rest, entry)
 	}
 	ownerEntry := subject(o)
 	ownerEntry["role"] = RoleOwner
 	if len(ownerRoles) > 0 {
-		ownerEntry["roles"] = toAny(ownerRoles)
+		ownerEntry["roles"] = kube.AnyList(ownerRoles)
 	}
 	return append([]any{ownerEntry}, rest...), nil
 }
@@ -170,12 +172,4 @@ func memberRoles(s Subject, role string, more []string) ([]string, error) {
 		}
 	}
 	return roles, nil
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }

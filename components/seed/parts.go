@@ -226,10 +226,10 @@ func (b *builder) exposureClassHandlers() []any {
 	for _, h := range b.v.ExposureClassHandlers {
 		handler := map[string]any{
 			"name": h.Name,
-			"sni":  map[string]any{"ingress": map[string]any{"namespace": h.Namespace(), "labels": anyMap(h.Labels())}},
+			"sni":  map[string]any{"ingress": map[string]any{"namespace": h.Namespace(), "labels": kube.AnyMap(h.Labels())}},
 		}
 		if len(h.LoadBalancerAnnotations) > 0 {
-			handler["loadBalancerService"] = map[string]any{"annotations": anyMap(h.LoadBalancerAnnotations)}
+			handler["loadBalancerService"] = map[string]any{"annotations": kube.AnyMap(h.LoadBalancerAnnotations)}
 		}
 		out = append(out, handler)
 	}
@@ -246,14 +246,6 @@ func merge(a, b map[string]string) map[string]string {
 		out[k] = v
 	}
 	for k, v := range b {
-		out[k] = v
-	}
-	return out
-}
-
-func anyMap(m map[string]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
 		out[k] = v
 	}
 	return out

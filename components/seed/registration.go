@@ -37,7 +37,7 @@ func (b *builder) spec() map[string]any {
 	v := b.v
 	provider := map[string]any{"type": v.Provider.Type, "region": v.Provider.Region}
 	if len(v.Provider.Zones) > 0 {
-		provider["zones"] = anyList(v.Provider.Zones)
+		provider["zones"] = kube.AnyList(v.Provider.Zones)
 	}
 	if v.Provider.ProviderConfig != nil {
 		provider["providerConfig"] = v.Provider.ProviderConfig
@@ -47,10 +47,10 @@ func (b *builder) spec() map[string]any {
 		networks["nodes"] = v.Networks.Nodes
 	}
 	if len(v.Networks.BlockCIDRs) > 0 {
-		networks["blockCIDRs"] = anyList(v.Networks.BlockCIDRs)
+		networks["blockCIDRs"] = kube.AnyList(v.Networks.BlockCIDRs)
 	}
 	if len(v.Networks.IPFamilies) > 0 {
-		networks["ipFamilies"] = anyList(v.Networks.IPFamilies)
+		networks["ipFamilies"] = kube.AnyList(v.Networks.IPFamilies)
 	}
 	if d := v.Networks.ShootDefaults; d != nil {
 		defaults := map[string]any{}
@@ -119,7 +119,7 @@ func (b *builder) settingsSpec() map[string]any {
 	if l := s.LoadBalancerServices; l != nil {
 		lb := map[string]any{"proxyProtocol": map[string]any{"allowed": l.ProxyProtocolAllowed}}
 		if len(l.Annotations) > 0 {
-			lb["annotations"] = stringMap(l.Annotations)
+			lb["annotations"] = kube.AnyMap(l.Annotations)
 		}
 		if l.ExternalTrafficPolicy != "" {
 			lb["externalTrafficPolicy"] = l.ExternalTrafficPolicy
@@ -128,7 +128,7 @@ func (b *builder) settingsSpec() map[string]any {
 		for _, z := range l.Zones {
 			zone := map[string]any{"name": z.Name}
 			if len(z.Annotations) > 0 {
-				zone["annotations"] = stringMap(z.Annotations)
+				zone["annotations"] = kube.AnyMap(z.Annotations)
 			}
 			if z.ExternalTrafficPolicy != "" {
 				zone["externalTrafficPolicy"] = z.ExternalTrafficPolicy
@@ -139,22 +139,6 @@ func (b *builder) settingsSpec() map[string]any {
 			lb["zones"] = zones
 		}
 		out["loadBalancerServices"] = lb
-	}
-	return out
-}
-
-func anyList(s []string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
-}
-
-func stringMap(m map[string]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
 	}
 	return out
 }

@@ -117,10 +117,10 @@ func (b *builder) spec() map[string]any {
 			ngx := map[string]any{"enabled": n.Enabled}
 			set(ngx, "externalTrafficPolicy", n.ExternalTrafficPolicy)
 			if len(n.LoadBalancerSourceRanges) > 0 {
-				ngx["loadBalancerSourceRanges"] = anyList(n.LoadBalancerSourceRanges)
+				ngx["loadBalancerSourceRanges"] = kube.AnyList(n.LoadBalancerSourceRanges)
 			}
 			if len(n.Config) > 0 {
-				ngx["config"] = anyMap(n.Config)
+				ngx["config"] = kube.AnyMap(n.Config)
 			}
 			addons["nginxIngress"] = ngx
 		}
@@ -143,7 +143,7 @@ func (b *builder) kubernetesSpec() map[string]any {
 	if a := k.KubeAPIServer; a != nil {
 		api := map[string]any{}
 		if len(a.APIAudiences) > 0 {
-			api["apiAudiences"] = anyList(a.APIAudiences)
+			api["apiAudiences"] = kube.AnyList(a.APIAudiences)
 		}
 		set(api, "eventTTL", a.EventTTL)
 		if a.EnableAnonymousAuthentication != nil {
@@ -169,7 +169,7 @@ func (b *builder) kubernetesSpec() map[string]any {
 			api["structuredAuthorization"] = map[string]any{"configMapName": a.StructuredAuthorizationConfigMap}
 		}
 		if len(a.EncryptedResources) > 0 {
-			api["encryptionConfig"] = map[string]any{"resources": anyList(a.EncryptedResources)}
+			api["encryptionConfig"] = map[string]any{"resources": kube.AnyList(a.EncryptedResources)}
 		}
 		if len(a.FeatureGates) > 0 {
 			api["featureGates"] = gates(a.FeatureGates)
@@ -232,7 +232,7 @@ func (b *builder) networkingSpec() map[string]any {
 	if n := b.v.Networking; n != nil {
 		set(out, "type", n.Type)
 		if len(n.IPFamilies) > 0 {
-			out["ipFamilies"] = anyList(n.IPFamilies)
+			out["ipFamilies"] = kube.AnyList(n.IPFamilies)
 		}
 		if n.ProviderConfig != nil {
 			out["providerConfig"] = n.ProviderConfig
@@ -266,13 +266,13 @@ func (b *builder) providerSpec() map[string]any {
 		set(worker, "maxSurge", w.MaxSurge)
 		set(worker, "maxUnavailable", w.MaxUnavailable)
 		if len(w.Zones) > 0 {
-			worker["zones"] = anyList(w.Zones)
+			worker["zones"] = kube.AnyList(w.Zones)
 		}
 		if len(w.Labels) > 0 {
-			worker["labels"] = anyMap(w.Labels)
+			worker["labels"] = kube.AnyMap(w.Labels)
 		}
 		if len(w.Annotations) > 0 {
-			worker["annotations"] = anyMap(w.Annotations)
+			worker["annotations"] = kube.AnyMap(w.Annotations)
 		}
 		if w.KubernetesVersion != "" {
 			worker["kubernetes"] = map[string]any{"version": w.KubernetesVersion}
@@ -313,22 +313,6 @@ func set(m map[string]any, key, value string) {
 	if value != "" {
 		m[key] = value
 	}
-}
-
-func anyList(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}
-
-func anyMap(m map[string]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 func gates(g map[string]bool) map[string]any {

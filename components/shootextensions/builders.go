@@ -122,7 +122,7 @@ func Network(v Values) ([]render.Object, error) {
 		"type":        r.Networking.Type,
 		"podCIDR":     r.Networking.Pods,
 		"serviceCIDR": r.Networking.Services,
-		"ipFamilies":  anyList(r.Networking.IPFamilies),
+		"ipFamilies":  kube.AnyList(r.Networking.IPFamilies),
 	}, r.Networking.ProviderConfig)
 	return []render.Object{r.object("Network", r.namespace, r.Name, spec)}, nil
 }
@@ -290,22 +290,6 @@ func ContainerRuntimes(v Values) ([]render.Object, error) {
 		}
 	}
 	return out, nil
-}
-
-func anyList(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}
-
-func anyMap(m map[string]string) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // intOrPercent turns "1" into 1 and keeps "10%" a string, as intstr fields want them.

@@ -1,5 +1,7 @@
 package shootextensions
 
+import "github.com/declarative-gardener/gardener/components/internal/kube"
+
 // coreAPIVersion is the version of the objects the Cluster carries: all Gardener components use
 // core.gardener.cloud/v1beta1 (S4:15281).
 const coreAPIVersion = "core.gardener.cloud/v1beta1"
@@ -33,7 +35,7 @@ func (r resolved) shoot() map[string]any {
 			"maximum": int64(w.Maximum),
 		}
 		if len(w.Zones) > 0 {
-			worker["zones"] = anyList(w.Zones)
+			worker["zones"] = kube.AnyList(w.Zones)
 		}
 		workers = append(workers, worker)
 	}
@@ -61,7 +63,7 @@ func (r resolved) shoot() map[string]any {
 		spec["seedName"] = r.SeedName
 	}
 	if n := r.Networking; n.Type != "" {
-		networking := map[string]any{"type": n.Type, "ipFamilies": anyList(n.IPFamilies)}
+		networking := map[string]any{"type": n.Type, "ipFamilies": kube.AnyList(n.IPFamilies)}
 		for k, v := range map[string]string{"pods": n.Pods, "services": n.Services, "nodes": n.Nodes} {
 			if v != "" {
 				networking[k] = v

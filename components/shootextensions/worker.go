@@ -5,6 +5,8 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/engine/render"
+
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
 // The purposes of an OperatingSystemConfig (S4:17605-17660).
@@ -216,10 +218,10 @@ func Worker(v Values) ([]render.Object, error) {
 			p["kubernetesVersion"] = version
 		}
 		if len(w.Zones) > 0 {
-			p["zones"] = anyList(w.Zones)
+			p["zones"] = kube.AnyList(w.Zones)
 		}
 		if len(w.Annotations) > 0 {
-			p["annotations"] = anyMap(w.Annotations)
+			p["annotations"] = kube.AnyMap(w.Annotations)
 		}
 		if len(w.Taints) > 0 {
 			var taints []any
