@@ -185,15 +185,16 @@ func (r *Renderer) resolveGenerated(objects []render.Object) ([]render.Object, e
 	out := slices.Clone(objects)
 	for i, o := range out {
 		var ferr error
+		secret := holdsSecrets(o.Object)
 		replaced, changed := replaceStrings(o.Object.Object, func(s string) string {
 			return generatedMarker.ReplaceAllStringFunc(s, func(m string) string {
 				sub := generatedMarker.FindStringSubmatch(m)
 				ns, name, key, enc := sub[1], sub[2], sub[3], sub[4]
-				if !isPublicKey(key) {
-					ferr = fmt.Errorf("object %s %s refers to %s of Secret %s/%s, which is not public", o.Object.GetKind(), o.Object.GetName(), key, ns, name)
+				if !isPublicKey(key) && !secret {
+					ferr = fmt.Errorf("object %s %s refers to %s of Secret %s/%s, which is not public; only Secrets may hold it", o.Object.GetKind(), o.Object.GetName(), key, ns, name)
 					return m
 				}
-				v, ok := r.publicValue(o.Cluster, ns, name, key, enc)
+				v, ok := r.generatedValue(o.Cluster, ns, name, key, enc, secret)
 				if !ok {
 					ferr = fmt.Errorf("object %s %s refers to %s of Secret %s/%s, which is not generated before it", o.Object.GetKind(), o.Object.GetName(), key, ns, name)
 					return m
@@ -256,10 +257,23 @@ func replaceStrings(v any, fn func(string) string) (any, bool) {
 	return v, false
 }
 
+// holdsSecrets reports whether an object may carry generated secret material: a core Secret,
+// whose data plans, saved plans and logs never show, unless it packs a ManagedResource's
+// objects, which plans show field by field.
+func holdsSecrets(u *unstructured.Unstructured) bool {
+	return u.GetAPIVersion() == "v1" && u.GetKind() == "Secret" && u.GetLabels()[render.ManagedResourceContentsLabel] == ""
+}
+
 // publicValue is the public data key of a generated Secret, encoded as "pem" (as it is) or
-// "base64". The Secret is looked up in cluster first, then in any cluster: an object in the
-// virtual garden (an APIService's caBundle) trusts a CA kept in the runtime cluster.
+// "base64".
 func (r *Renderer) publicValue(cluster, namespace, name, key, enc string) (string, bool) {
+	return r.generatedValue(cluster, namespace, name, key, enc, false)
+}
+
+// generatedValue is a data key of a generated Secret, private keys only with private set. The
+// Secret is looked up in cluster first, then in any cluster: an object in the virtual garden
+// (an APIService's caBundle) trusts a CA kept in the runtime cluster.
+func (r *Renderer) generatedValue(cluster, namespace, name, key, enc string, private bool) (string, bool) {
 	mat := r.generated[cluster+"/"+namespace+"/"+name]
 	if mat == nil {
 		keys := make([]string, 0, len(r.generated))
@@ -274,7 +288,7 @@ func (r *Renderer) publicValue(cluster, namespace, name, key, enc string) (strin
 			}
 		}
 	}
-	if mat == nil || mat.Data[key] == nil || !isPublicKey(key) {
+	if mat == nil || mat.Data[key] == nil || (!isPublicKey(key) && !private) {
 		return "", false
 	}
 	if enc == "base64" {

@@ -102,7 +102,11 @@ func TestCompositePartErrors(t *testing.T) {
 		{"private key reference", []render.Component{
 			{Name: "ca", Secret: &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "ca", Class: "ca", CommonName: "ca"}},
 			{Name: "cm", DependsOn: []string{"ca"}, Objects: []render.Object{configMap("cm", map[string]any{"k": render.GeneratedRef("garden", "ca", "ca.key", false)})}},
-		}, "refers to ca.key of Secret garden/ca, which is not public"},
+		}, "refers to ca.key of Secret garden/ca, which is not public; only Secrets may hold it"},
+		{"private key in a ManagedResource's contents", []render.Component{
+			{Name: "ca", Secret: &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "ca", Class: "ca", CommonName: "ca"}},
+			{Name: "mr", DependsOn: []string{"ca"}, Objects: []render.Object{packedSecret("mr", render.GeneratedRef("garden", "ca", "ca.key", false))}},
+		}, "which is not public; only Secrets may hold it"},
 		{"not generated", []render.Component{{Name: "cm", Objects: []render.Object{configMap("cm", map[string]any{"k": render.GeneratedRef("garden", "ca", "ca.crt", false)})}}}, "which is not generated before it"},
 	}
 	for _, tt := range tests {
@@ -128,4 +132,31 @@ func TestCompositeOutputsResolveGeneratedCertificates(t *testing.T) {
 	_, ok := out["missing"]
 	assert.False(t, ok, "an output naming no generated secret stays unknown")
 	assert.Equal(t, "https://api.example.com", out["plain"].AsString())
+}
+
+// A Secret may hold a generated private key (a kubeconfig with a generated token): plans never
+// show Secret data, and the value is a secret of the part for the redactor.
+func TestCompositeSecretsMayHoldPrivateMaterial(t *testing.T) {
+	r, err := renderComposite(t, []render.Component{
+		{Name: "ca", Secret: &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "ca", Class: "ca", CommonName: "ca"}},
+		{Name: "copy", DependsOn: []string{"ca"}, Objects: []render.Object{{Cluster: "runtime", Object: &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "copy", "namespace": "garden"},
+			"stringData": map[string]any{"key": "prefix " + render.GeneratedRef("garden", "ca", "ca.key", false)},
+		}}}}},
+	})
+	require.NoError(t, err)
+	copied := r.Rendered["garden.local.copy"]
+	value := copied.Objects[0].Object.Object["stringData"].(map[string]any)["key"].(string)
+	assert.True(t, strings.HasPrefix(value, "prefix -----BEGIN"), "the marker is replaced by the private key")
+	key := r.Rendered["garden.local.ca"].Objects[0].Object.Object["data"].(map[string]any)["ca.key"].(string)
+	assert.Contains(t, copied.Secrets, key, "the redactor knows the key")
+}
+
+// packedSecret is a Secret that packs a ManagedResource's objects.
+func packedSecret(name, value string) render.Object {
+	return render.Object{Cluster: "runtime", Object: &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata":   map[string]any{"name": name, "namespace": "garden", "labels": map[string]any{render.ManagedResourceContentsLabel: "true"}},
+		"stringData": map[string]any{"objects.yaml": value},
+	}}}
 }
