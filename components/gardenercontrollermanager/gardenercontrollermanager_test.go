@@ -1,6 +1,7 @@
 package gardenercontrollermanager
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -123,5 +124,24 @@ func TestErrors(t *testing.T) {
 			_, err := Objects(v)
 			assert.ErrorContains(t, err, tt.error)
 		})
+	}
+}
+
+// Gardenlets bootstrapping with a token may request their client certificate, which the
+// controller manager then approves (S4:12206-12210).
+func TestSeedBootstrapperRole(t *testing.T) {
+	objs, err := Objects(values())
+	require.NoError(t, err)
+	role := rendertest.MustFind(t, objs, "ClusterRole", SeedBootstrapperRole)
+	rules, _, _ := unstructured.NestedSlice(role.Object, "rules")
+	assert.Contains(t, fmt.Sprint(rules), "certificatesigningrequests/seedclient")
+	binding := rendertest.MustFind(t, objs, "ClusterRoleBinding", SeedBootstrapperRole)
+	subjects, _, _ := unstructured.NestedSlice(binding.Object, "subjects")
+	require.Len(t, subjects, 1)
+	assert.Equal(t, "system:bootstrappers", subjects[0].(map[string]any)["name"])
+	for _, o := range objs {
+		if o.Object.GetName() == SeedBootstrapperRole {
+			assert.Equal(t, "virtual", o.Cluster, "the role is in the virtual garden")
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/images"
@@ -113,11 +114,35 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, fmt.Errorf("gardener-controller-manager: %w", err)
 	}
 	role, binding := r.common.ClusterRole(rules())
-	virtual, err := gardenercontrolplane.Place(r.VirtualCluster.Name, role, binding)
+	bootstrapper, bootstrappers := seedBootstrapper()
+	virtual, err := gardenercontrolplane.Place(r.VirtualCluster.Name, role, binding, bootstrapper, bootstrappers)
 	if err != nil {
 		return nil, fmt.Errorf("gardener-controller-manager: %w", err)
 	}
 	return append(objs, virtual...), nil
+}
+
+// SeedBootstrapperRole lets gardenlets authenticated by a bootstrap token (group
+// system:bootstrappers) request their client certificate: the controller manager auto-approves a
+// gardenlet's CSR only if its requester may create certificatesigningrequests/seedclient, which
+// this role grants (S4:12206-12210).
+const SeedBootstrapperRole = "gardener.cloud:system:seed-bootstrapper"
+
+// seedBootstrapper is SeedBootstrapperRole and its binding to the group of bootstrap tokens.
+func seedBootstrapper() (*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding) {
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: SeedBootstrapperRole},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests"}, Verbs: []string{"create", "get"}},
+			{APIGroups: []string{"certificates.k8s.io"}, Resources: []string{"certificatesigningrequests/seedclient"}, Verbs: []string{"create"}},
+		},
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: SeedBootstrapperRole},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: SeedBootstrapperRole},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.GroupKind, Name: "system:bootstrappers"}},
+	}
+	return role, binding
 }
 
 // rules grant what the controllers of S4:12171-12456 do in the virtual garden: everything on the
