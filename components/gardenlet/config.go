@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // ConfigKey is the ConfigMap key, and file name, of the GardenletConfiguration.
@@ -101,9 +103,14 @@ func configMap(ns, config string) *corev1.ConfigMap {
 
 // bootstrapSecret holds the bootstrap kubeconfig (S4:19272); gardenlet deletes it once it has
 // its own kubeconfig (S4:14511, S4:19293).
+// It is create-only (render.CreateOnlyAnnotation): applied once, and neither re-created after
+// gardenlet deleted it nor shown as missing in later plans.
 func bootstrapSecret(v Values) *corev1.Secret {
 	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: BootstrapKubeconfigSecretName, Namespace: v.Namespace, Labels: SelectorLabels()},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: BootstrapKubeconfigSecretName, Namespace: v.Namespace, Labels: SelectorLabels(),
+			Annotations: map[string]string{render.CreateOnlyAnnotation: "true"},
+		},
 		Type:       corev1.SecretTypeOpaque,
 		StringData: map[string]string{"kubeconfig": v.BootstrapKubeconfig},
 	}

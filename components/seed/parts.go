@@ -1,6 +1,8 @@
 package seed
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"slices"
 	"sort"
@@ -25,6 +27,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/resourcemanager"
 	"github.com/declarative-gardener/gardener/components/vpa"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"sigs.k8s.io/yaml"
 )
 
 // The seed's generated Secrets in its garden namespace.
@@ -165,24 +168,74 @@ func (b *builder) systemComponents() error {
 }
 
 // gardenlet: gardenlet with the Seed's spec as its seed configuration, after the system
-// components it reconciles. Its garden kubeconfig comes from TLS bootstrapping, which deletes
-// the bootstrap Secret afterwards (S4:14511): the engine would recreate it on every apply, so
-// the gardenlet-kubeconfig Secret is left to the operator's bootstrap (docs/landscapes.md).
-// The garden's CA travels in that kubeconfig, not in the configuration: a CA generated while a
-// plan from empty is applied would otherwise make the saved plan stale.
+// components it reconciles. It gets its garden kubeconfig by TLS bootstrapping (S4:14507,
+// S4:19010-19073): a bootstrap token the engine generates in the virtual garden's kube-system
+// (its group system:bootstrappers may request the client certificate that
+// gardener-controller-manager approves, S4:12206-12210) and a bootstrap kubeconfig with it, which
+// gardenlet deletes once it has its own (S4:14511); the kubeconfig is create-only, so the engine
+// does not bring it back.
 func (b *builder) gardenlet() error {
+	id := BootstrapTokenID(b.name)
+	token := "bootstrap-token-" + id
+	b.parts = append(b.parts, render.Component{Name: "gardenlet_bootstrap_token", Type: "generated_secret", Secret: &render.SecretSpec{
+		Cluster: b.virtual, Namespace: "kube-system", Name: token, Class: "bootstrap-token",
+		CommonName: fmt.Sprintf("Token to be used by the gardenlet for Seed `%s`.", b.name),
+	}})
+	bootstrap, err := b.bootstrapKubeconfig(id + "." + render.GeneratedRef("kube-system", token, "token-secret", false))
+	if err != nil {
+		return err
+	}
 	objs, err := gardenlet.Objects(gardenlet.Values{
 		Cluster: decode.Cluster{Name: b.cluster}, Namespace: GardenNamespace, SeedName: b.name, SeedSpec: b.spec(),
 		GardenClusterAddress:  b.v.Garden.VirtualEndpoint,
 		HighAvailability:      len(b.v.Provider.Zones) > 1,
 		ExposureClassHandlers: b.exposureClassHandlers(),
+		BootstrapKubeconfig:   bootstrap,
 	})
 	if err != nil {
 		return fmt.Errorf("gardenlet: %w", err)
 	}
-	deps := append([]string{"priority_classes", "extension_crds"}, b.system...)
+	deps := append([]string{"priority_classes", "extension_crds", "gardenlet_bootstrap_token"}, b.system...)
 	b.add("gardenlet", "gardenlet", objs, deps...)
 	return nil
+}
+
+// BootstrapTokenID is the id of a seed's bootstrap token: six characters of [a-z0-9] derived from
+// the seed's name, so that every plan names the same token Secret (bootstrap-token-<id>).
+func BootstrapTokenID(seed string) string {
+	sum := sha256.Sum256([]byte("gardenlet-bootstrap/" + seed))
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	id := make([]byte, 6)
+	for i := range id {
+		id[i] = alphabet[int(sum[i])%len(alphabet)]
+	}
+	return string(id)
+}
+
+// bootstrapKubeconfig is the kubeconfig gardenlet bootstraps with: the garden's API and CA, and
+// the bootstrap token as its bearer token (S4:19056-19073).
+func (b *builder) bootstrapKubeconfig(token string) (string, error) {
+	cluster := map[string]any{"server": b.v.Garden.VirtualEndpoint}
+	switch ca := b.v.Garden.CABundle; {
+	case strings.HasPrefix(ca, "${generated:") && strings.HasSuffix(ca, ":pem}"):
+		// Not generated yet when the seed renders: the marker, asking for base64.
+		cluster["certificate-authority-data"] = strings.TrimSuffix(ca, ":pem}") + ":base64}"
+	case ca != "":
+		cluster["certificate-authority-data"] = base64.StdEncoding.EncodeToString([]byte(ca))
+	}
+	cfg := map[string]any{
+		"apiVersion":      "v1",
+		"kind":            "Config",
+		"current-context": "gardenlet-bootstrap@default",
+		"clusters":        []any{map[string]any{"name": "default", "cluster": cluster}},
+		"contexts":        []any{map[string]any{"name": "gardenlet-bootstrap@default", "context": map[string]any{"cluster": "default", "user": "gardenlet-bootstrap"}}},
+		"users":           []any{map[string]any{"name": "gardenlet-bootstrap", "user": map[string]any{"token": token}}},
+	}
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		return "", fmt.Errorf("gardenlet bootstrap kubeconfig: %w", err)
+	}
+	return string(out), nil
 }
 
 // gateways are the seed's Istio ingress gateways: the default one in istio-ingress spanning all

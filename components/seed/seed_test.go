@@ -124,3 +124,26 @@ func TestExposureClassHandlers(t *testing.T) {
 	assert.Contains(t, config, "namespace: istio-ingress-handler-internal")
 	assert.Contains(t, config, "network: internet")
 }
+
+// gardenlet bootstraps with a token the engine generates in the virtual garden (S4:19010-19073):
+// the bootstrap kubeconfig carries it and is create-only, since gardenlet deletes it once it has
+// its own kubeconfig (S4:14511).
+func TestGardenletBootstrap(t *testing.T) {
+	own := partsByName(t, values(nil))
+	token := own["gardenlet_bootstrap_token"]
+	require.NotNil(t, token.Secret)
+	id := BootstrapTokenID("seed1")
+	assert.Regexp(t, `^[a-z0-9]{6}$`, id)
+	assert.Equal(t, id, BootstrapTokenID("seed1"), "the same id on every plan")
+	assert.NotEqual(t, id, BootstrapTokenID("seed2"))
+	assert.Equal(t, render.SecretSpec{Cluster: "virtual_garden", Namespace: "kube-system", Name: "bootstrap-token-" + id, Class: "bootstrap-token",
+		CommonName: "Token to be used by the gardenlet for Seed `seed1`."}, *token.Secret)
+	assert.Contains(t, own["gardenlet"].DependsOn, "gardenlet_bootstrap_token")
+
+	secret := rendertest.MustFind(t, own["gardenlet"].Objects, "Secret", gardenlet.BootstrapKubeconfigSecretName)
+	assert.Equal(t, "true", secret.GetAnnotations()[render.CreateOnlyAnnotation])
+	kubeconfig, _, _ := unstructured.NestedString(secret.Object, "stringData", "kubeconfig")
+	assert.Contains(t, kubeconfig, "token: "+id+"."+render.GeneratedRef("kube-system", "bootstrap-token-"+id, "token-secret", false))
+	assert.Contains(t, kubeconfig, "server: https://api.virtual-garden.example.com")
+	assert.Contains(t, kubeconfig, "certificate-authority-data: LS0t", "the garden's CA, base64")
+}
