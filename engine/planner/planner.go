@@ -213,6 +213,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		serial = opts.State.Serial
 	}
 	var previousDeps map[string][]string
+	var created func(cluster string, ref object.Ref) bool
 	if st := opts.State; st != nil && st.Serial > 0 {
 		previousDeps = map[string][]string{}
 		for addr, c := range st.Components {
@@ -229,6 +230,18 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 			previous[name] = st.Kinds(name)
 		}
 		tracked = func(cluster string, ref object.Ref) bool { return recorded[cluster+"/"+ref.String()] }
+		// Applied objects carry the UID the cluster gave them; pending ones (an interrupted
+		// apply's intent) do not, and a create-only object that is only pending was never
+		// created.
+		applied := map[string]bool{}
+		for _, c := range st.Components {
+			for _, o := range c.Objects {
+				if o.UID != "" {
+					applied[o.Cluster+"/"+o.Ref().String()] = true
+				}
+			}
+		}
+		created = func(cluster string, ref object.Ref) bool { return applied[cluster+"/"+ref.String()] }
 	}
 	prevent := map[string]bool{}
 	for _, addr := range order {
@@ -241,6 +254,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		PreviousKinds:     previous,
 		PreviousDependsOn: previousDeps,
 		Tracked:           tracked,
+		Created:           created,
 		Landscape:         l.Name,
 		Order:             order,
 		DependsOn:         deps,
