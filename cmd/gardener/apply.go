@@ -47,7 +47,7 @@ func (f *applyFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.forceConflicts, "force-conflicts", false, "take over fields other field managers own")
 	fl.StringArrayVar(&f.allowDestroy, "allow-destroy", nil, "allow deleting or replacing protected objects of this component (address; repeatable)")
 	fl.StringArrayVar(&f.targets, "target", nil, "apply only this component and its dependencies (repeatable)")
-	fl.StringArrayVar(&f.rotate, "rotate", nil, "regenerate the generated secrets of this class: ca, server-cert, client-cert, rsa-key, token, password, encryption-config, vpn-tlsauth (repeatable)")
+	fl.StringArrayVar(&f.rotate, "rotate", nil, "regenerate the generated secrets of this class: ca, server-cert, client-cert, rsa-key, token, password, encryption-config, vpn-tlsauth, bootstrap-token (repeatable)")
 	fl.DurationVar(&f.lockTimeout, "lock-timeout", 0, "wait this long for the state lock held by another apply (default: fail at once, naming the holder)")
 }
 

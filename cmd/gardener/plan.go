@@ -64,7 +64,7 @@ Exit codes: 0 success, 1 error; with --detailed-exitcode 0 means no changes, 2 c
 	fl.BoolVar(&f.destroy, "destroy", false, "plan the deletion of everything the landscape owns")
 	fl.IntVar(&f.parallelism, "parallelism", 10, "concurrent API requests per cluster")
 	fl.StringVar(&f.observed, "observed", "", "plan against a snapshot file (gardener snapshot) instead of the live clusters")
-	fl.StringArrayVar(&f.rotate, "rotate", nil, "plan regenerating the generated secrets of this class (ca, server-cert, client-cert, rsa-key, token, password, encryption-config, vpn-tlsauth; repeatable)")
+	fl.StringArrayVar(&f.rotate, "rotate", nil, "plan regenerating the generated secrets of this class (ca, server-cert, client-cert, rsa-key, token, password, encryption-config, vpn-tlsauth, bootstrap-token; repeatable)")
 	fl.BoolVar(&f.serverDryRun, "server-dry-run", false, "check every changed object with a server-side apply dry-run (webhooks and defaults included)")
 	return cmd
 }

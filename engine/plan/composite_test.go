@@ -160,3 +160,21 @@ func packedSecret(name, value string) render.Object {
 		"stringData": map[string]any{"objects.yaml": value},
 	}}}
 }
+
+// Only a generated Secret's sensitive keys become secrets of the plan: a bootstrap token's
+// usages ("true") and id stay readable everywhere else.
+func TestGeneratedBootstrapTokenRedactsOnlyItsSecret(t *testing.T) {
+	r, err := renderComposite(t, []render.Component{
+		{Name: "token", Secret: &render.SecretSpec{Cluster: "runtime", Namespace: "kube-system", Name: "bootstrap-token-abc123", Class: "bootstrap-token"}},
+	})
+	require.NoError(t, err)
+	token := r.Rendered["garden.local.token"]
+	require.Len(t, token.Objects, 1)
+	assert.Equal(t, "bootstrap.kubernetes.io/token", token.Objects[0].Object.Object["type"])
+	data := token.Objects[0].Object.Object["data"].(map[string]any)
+	raw, err := base64.StdEncoding.DecodeString(data["token-secret"].(string))
+	require.NoError(t, err)
+	assert.Contains(t, token.Secrets, string(raw))
+	assert.NotContains(t, token.Secrets, "true")
+	assert.NotContains(t, token.Secrets, "abc123")
+}

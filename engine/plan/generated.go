@@ -130,13 +130,11 @@ func (r *Renderer) generateSecret(rd *Rendered, cluster string, clusterValue cty
 	}
 	r.generated[cluster+"/"+req.Namespace+"/"+req.Name] = res.Material
 	// Generated values are secrets like sensitive variables: never in messages. Certificates are
-	// public and stay readable.
+	// public and stay readable, and so do a bootstrap token's id and usages, which would
+	// otherwise hide every "true" of the plan.
 	data, _ := res.Secret.Object["data"].(map[string]any)
-	for key, v := range data {
-		if isPublicKey(key) {
-			continue
-		}
-		if s, ok := v.(string); ok && s != "" {
+	for _, key := range req.Class.SensitiveDataKeys() {
+		if s, ok := data[key].(string); ok && s != "" {
 			rd.Secrets = append(rd.Secrets, s)
 			if raw, err := base64.StdEncoding.DecodeString(s); err == nil {
 				rd.Secrets = append(rd.Secrets, string(raw))

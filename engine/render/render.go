@@ -122,7 +122,7 @@ type SecretSpec struct {
 	Namespace string
 	Name      string
 	// Class is one of ca, server-cert, client-cert, rsa-key, token, password, encryption-config,
-	// vpn-tlsauth.
+	// vpn-tlsauth, bootstrap-token.
 	Class        string
 	CommonName   string
 	Organization []string

@@ -1,6 +1,10 @@
 package secrets
 
-import "slices"
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 // Class is the kind of secret material a request asks for. It decides the data keys, the Secret
 // type and whether the material expires, and it is the unit of `gardener apply --rotate`, so that
@@ -31,11 +35,19 @@ const (
 	// key vpn.tlsauth at S4:26793). Gardener never rotates it (S4:23739); `--rotate vpn-tlsauth`
 	// replaces it at once, and the tunnel is down until both ends run with the new key.
 	ClassVPNTLSAuth Class = "vpn-tlsauth"
+	// ClassBootstrapToken is a Kubernetes bootstrap token, the credential of gardenlet's TLS
+	// bootstrap: gardenlet authenticates with it as a member of system:bootstrappers and creates
+	// the CertificateSigningRequest for its client certificate (S4:12206-12210, the token Secret
+	// at S4:19021-19044). The Secret's name must be bootstrap-token-<token id>, and the API server
+	// reads bootstrap tokens only from kube-system. The token never expires and is not renewed by
+	// age: its consumer is done with it once bootstrapped; `--rotate bootstrap-token` issues a
+	// new token secret under the same id.
+	ClassBootstrapToken Class = "bootstrap-token"
 )
 
 // Classes lists every class in a stable order, for validating `--rotate` and for help texts.
 func Classes() []Class {
-	return []Class{ClassCA, ClassServerCert, ClassClientCert, ClassRSAKey, ClassToken, ClassPassword, ClassEncryptionConfig, ClassVPNTLSAuth}
+	return []Class{ClassCA, ClassServerCert, ClassClientCert, ClassRSAKey, ClassToken, ClassPassword, ClassEncryptionConfig, ClassVPNTLSAuth, ClassBootstrapToken}
 }
 
 // Valid reports whether c is one of Classes.
@@ -69,6 +81,24 @@ const (
 	// DataKeyVPNTLSAuth holds an OpenVPN static key, under the key Gardener's secrets manager uses
 	// for its VPN TLS auth secrets (S4:26793).
 	DataKeyVPNTLSAuth = "vpn.tlsauth"
+
+	// The keys of a bootstrap token Secret, as Kubernetes defines them (S4:19031-19043). Only
+	// DataKeyTokenSecret is secret; the token id is part of the Secret's name.
+
+	// DataKeyTokenID holds the token id, the six characters after bootstrap-token- in the name.
+	DataKeyTokenID = "token-id"
+	// DataKeyTokenSecret holds the token secret, 16 lower-case letters and digits. The bearer
+	// token a client presents is "<token-id>.<token-secret>".
+	DataKeyTokenSecret = "token-secret"
+	// DataKeyUsageBootstrapAuthentication is "true": the token authenticates to the API server.
+	DataKeyUsageBootstrapAuthentication = "usage-bootstrap-authentication"
+	// DataKeyUsageBootstrapSigning is "true": the token may sign the cluster-info ConfigMap.
+	DataKeyUsageBootstrapSigning = "usage-bootstrap-signing"
+	// DataKeyDescription holds a human-readable description of the token.
+	DataKeyDescription = "description"
+	// DataKeyAuthExtraGroups holds the comma-separated groups, each system:bootstrappers:...,
+	// a token authenticates as besides system:bootstrappers. Present only when requested.
+	DataKeyAuthExtraGroups = "auth-extra-groups"
 )
 
 // DataKeys lists the keys a Secret of class c holds, in sorted order.
@@ -88,27 +118,55 @@ func (c Class) DataKeys() []string {
 		return []string{DataKeyEncryptionConfig}
 	case ClassVPNTLSAuth:
 		return []string{DataKeyVPNTLSAuth}
+	case ClassBootstrapToken: // auth-extra-groups only when the request names extra groups
+		return []string{DataKeyAuthExtraGroups, DataKeyDescription, DataKeyTokenID, DataKeyTokenSecret,
+			DataKeyUsageBootstrapAuthentication, DataKeyUsageBootstrapSigning}
 	}
 	return nil
 }
 
-// SecretType is the Kubernetes Secret type of class c: kubernetes.io/tls for server and client
-// certificates (which need tls.crt and tls.key, both present), Opaque for everything else. A CA
-// is Opaque because its key is under ca.key, not tls.key.
-func (c Class) SecretType() string {
-	if c.isLeafCertificate() {
-		return "kubernetes.io/tls"
+// SensitiveDataKeys lists the keys of DataKeys whose values are secret, in sorted order: private
+// keys, tokens, passwords and the like, which plans and messages must never show. The others
+// are public (certificates, public keys) or plain configuration (a bootstrap token's id, usages,
+// description and groups), and redacting them would hide harmless text wherever it occurs (a
+// bootstrap token's "true" is in countless objects).
+func (c Class) SensitiveDataKeys() []string {
+	switch c {
+	case ClassCA:
+		return []string{DataKeyCAKey}
+	case ClassServerCert, ClassClientCert:
+		return []string{DataKeyKey}
+	case ClassRSAKey:
+		return []string{DataKeyPrivateKey}
+	case ClassBootstrapToken:
+		return []string{DataKeyTokenSecret}
 	}
-	return "Opaque"
+	return c.DataKeys() // tokens, passwords, encryption configurations, OpenVPN static keys
+}
+
+// SecretType is the Kubernetes Secret type of class c: kubernetes.io/tls for server and client
+// certificates (which need tls.crt and tls.key, both present), bootstrap.kubernetes.io/token for
+// bootstrap tokens (the API server's bootstrap authenticator ignores Secrets of any other type,
+// S4:19028), Opaque for everything else. A CA is Opaque because its key is under ca.key, not
+// tls.key. The type of a Secret cannot change once created: a live Secret of another type is
+// replaced, as the plan's immutable-field rule for Secret .type says.
+func (c Class) SecretType() string {
+	switch {
+	case c.isLeafCertificate():
+		return string(corev1.SecretTypeTLS)
+	case c == ClassBootstrapToken:
+		return string(corev1.SecretTypeBootstrapToken)
+	}
+	return string(corev1.SecretTypeOpaque)
 }
 
 // isLeafCertificate reports whether c is a certificate signed by a CA.
 func (c Class) isLeafCertificate() bool { return c == ClassServerCert || c == ClassClientCert }
 
 // expires reports whether material of class c has a validity and is renewed before its end.
-// Keys (OpenVPN static keys too), tokens and passwords carry no expiry; like Gardener's
-// service-account key, they change only when rotated on request (digest line 574: "No
-// auto-rotation of these").
+// Keys (OpenVPN static keys too), tokens (bootstrap tokens too, which get no expiration key)
+// and passwords carry no expiry; like Gardener's service-account key, they change only when
+// rotated on request (digest line 574: "No auto-rotation of these").
 func (c Class) expires() bool { return c == ClassCA || c.isLeafCertificate() }
 
 // usesRSA reports whether Request.Length is the bit size of an RSA key for class c (otherwise it

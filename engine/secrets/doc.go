@@ -1,6 +1,7 @@
 // Package secrets generates the secret material components need: CAs, server and client
 // certificates, RSA key pairs (such as service-account signing keys), tokens, passwords, API
-// server encryption configurations and OpenVPN static keys (the VPN's tls-auth key).
+// server encryption configurations, OpenVPN static keys (the VPN's tls-auth key) and Kubernetes
+// bootstrap tokens (gardenlet's TLS bootstrap).
 //
 // # Where secrets live
 //

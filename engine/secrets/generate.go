@@ -25,10 +25,10 @@ import (
 // old and new CA (digest line 578), so clients holding only the old ca.crt fail until they are
 // rolled with the new one; the plan lists every renewed Secret.
 //
-// random supplies certificate serial numbers, the characters of tokens and passwords and the
-// bytes of OpenVPN static keys; nil means crypto/rand.Reader. RSA keys ignore it since Go 1.26
-// (see newRSAKey), so only tokens, passwords and static keys are reproducible from random
-// alone. The decision never depends on random.
+// random supplies certificate serial numbers, the characters of tokens, passwords and bootstrap
+// token secrets and the bytes of OpenVPN static keys; nil means crypto/rand.Reader. RSA keys
+// ignore it since Go 1.26 (see newRSAKey), so only tokens, passwords, static keys and bootstrap
+// tokens are reproducible from random alone. The decision never depends on random.
 //
 // Errors are about the request (an invalid field, a missing or broken signing CA) or a failing
 // random source; they and Reason never contain secret values.
@@ -94,6 +94,8 @@ func generateMaterial(req Request, now time.Time, random io.Reader) (map[string]
 		data, err = randomData(DataKeyPassword, req.Length, random)
 	case ClassVPNTLSAuth:
 		data, err = newVPNStaticKey(random)
+	case ClassBootstrapToken:
+		data, err = newBootstrapToken(req, random)
 	}
 	if err != nil || !req.Class.expires() {
 		return data, time.Time{}, err

@@ -85,6 +85,15 @@ func TestGenerateEachClassProducesUsableMaterial(t *testing.T) {
 			name: "vpn-tlsauth", req: vpnRequest(), keys: []string{"vpn.tlsauth"}, typ: "Opaque",
 			check: func(t *testing.T, data map[string][]byte) { checkVPNStaticKey(t, data["vpn.tlsauth"]) },
 		},
+		{
+			name: "bootstrap-token", req: bootstrapRequestWithGroups(),
+			keys: []string{"auth-extra-groups", "description", "token-id", "token-secret", "usage-bootstrap-authentication", "usage-bootstrap-signing"},
+			typ:  "bootstrap.kubernetes.io/token",
+			check: func(t *testing.T, data map[string][]byte) {
+				checkBootstrapToken(t, data, "07401b")
+				assert.Equal(t, "system:bootstrappers:gardener,system:bootstrappers:seeds", string(data["auth-extra-groups"]))
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,6 +227,10 @@ func TestGenerateRotatesOnRequest(t *testing.T) {
 				if k == DataKeyCACert && req.Class != ClassCA {
 					continue // the signing CA did not change
 				}
+				if req.Class == ClassBootstrapToken && k != DataKeyTokenSecret {
+					assert.Equal(t, v, rotated.Material.Data[k], "%s is configuration, not material", k)
+					continue
+				}
 				assert.NotEqual(t, v, rotated.Material.Data[k], k)
 			}
 		})
@@ -279,6 +292,8 @@ func TestGenerateRegeneratesWhenTheConfigurationChanges(t *testing.T) {
 		{"client organization", clientRequest(ca), func(r Request) Request { r.Organization = []string{"viewers"}; return r }},
 		{"token length", Request{Name: "t", Class: ClassToken}, func(r Request) Request { r.Length = 80; return r }},
 		{"class token to password", Request{Name: "t", Class: ClassToken}, func(r Request) Request { r.Class = ClassPassword; return r }},
+		{"bootstrap token description", bootstrapRequest(), func(r Request) Request { r.CommonName = "gardenlet of seed sweet-seed"; return r }},
+		{"bootstrap token groups", bootstrapRequest(), func(r Request) Request { r.Organization = []string{"system:bootstrappers:seeds"}; return r }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -351,6 +366,10 @@ func TestGenerateRegeneratesCorruptSecrets(t *testing.T) {
 		}, "regenerated: the existing material is unusable: vpn.tlsauth is not an OpenVPN static key V1"},
 		{"missing VPN key", vpnRequest(), func(u *unstructured.Unstructured) { delete(u.Object["data"].(map[string]any), "vpn.tlsauth") },
 			"regenerated: the existing material is unusable: vpn.tlsauth is missing"},
+		{"short bootstrap token secret", bootstrapRequest(), func(u *unstructured.Unstructured) { setData(u, "token-secret", encode([]byte("abc"))) },
+			"regenerated: the existing material is unusable: token-secret is not 16 lower-case letters and digits"},
+		{"bootstrap token id not the name's", bootstrapRequest(), func(u *unstructured.Unstructured) { setData(u, "token-id", encode([]byte("abcdef"))) },
+			"regenerated: the existing material is unusable: token-id is not the token id in the Secret's name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -387,9 +406,9 @@ func TestGenerateDecidesDeterministically(t *testing.T) {
 	}
 }
 
-func TestTokensPasswordsAndStaticKeysFollowTheRandomSource(t *testing.T) {
-	for _, class := range []Class{ClassToken, ClassPassword, ClassVPNTLSAuth} {
-		req := Request{Name: "x", Class: class}
+func TestRandomMaterialFollowsTheRandomSource(t *testing.T) {
+	for _, req := range []Request{{Name: "x", Class: ClassToken}, {Name: "x", Class: ClassPassword}, {Name: "x", Class: ClassVPNTLSAuth}, bootstrapRequest()} {
+		class := req.Class
 		a, err := Generate(req, nil, t0, false, seeded(1))
 		require.NoError(t, err)
 		b, err := Generate(req, nil, t0, false, seeded(1))
@@ -414,7 +433,7 @@ func TestGenerateRejectsInvalidRequests(t *testing.T) {
 		err  string
 	}{
 		{"no name", Request{Class: ClassToken}, "a generated secret needs a name"},
-		{"unknown class", Request{Name: "x", Class: "ssh"}, `ssh secret /x: unknown class "ssh" (one of [ca server-cert client-cert rsa-key token password encryption-config vpn-tlsauth])`},
+		{"unknown class", Request{Name: "x", Class: "ssh"}, `ssh secret /x: unknown class "ssh" (one of [ca server-cert client-cert rsa-key token password encryption-config vpn-tlsauth bootstrap-token])`},
 		{"cert without CA", Request{Name: "x", Class: ClassServerCert, CommonName: "x"}, "server-cert secret /x: a signing CA is required"},
 		{"CA with CA", Request{Name: "x", Class: ClassCA, CommonName: "x", CA: ca}, "ca secret /x: only server and client certificates take a signing CA"},
 		{"CA without common name", Request{Name: "x", Class: ClassCA}, "ca secret /x: a common name is required"},
@@ -481,6 +500,7 @@ func allRequests(ca *Material) []Request {
 		{Name: "token", Namespace: "n", Class: ClassToken},
 		{Name: "password", Namespace: "n", Class: ClassPassword},
 		vpnRequest(),
+		bootstrapRequestWithGroups(),
 	}
 }
 

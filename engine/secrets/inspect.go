@@ -34,6 +34,8 @@ func inspect(req Request, data map[string][]byte) (inspection, error) {
 		return inspection{}, err
 	case ClassVPNTLSAuth:
 		return inspection{}, inspectVPNStaticKey(data)
+	case ClassBootstrapToken:
+		return inspection{}, inspectBootstrapToken(req, data)
 	default: // token, password
 		key := DataKeyToken
 		if req.Class == ClassPassword {

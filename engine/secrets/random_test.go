@@ -48,3 +48,25 @@ func TestRandomStringIsRoughlyUniform(t *testing.T) {
 		assert.InDelta(t, 1000, n, 150, "%q", c)
 	}
 }
+
+func TestRandomFromLowerAlphabetRejectsBiasedBytes(t *testing.T) {
+	// 252..255 would favour a..d under a plain modulo; they are skipped.
+	src := bytes.NewReader(slices.Concat([]byte{252, 255, 253, 254}, []byte{0, 35, 36, 251}, make([]byte, 64)))
+	got, err := randomFrom(src, lowerAlphabet, 4)
+	require.NoError(t, err)
+	assert.Equal(t, "a9a9", string(got)) // 0 → a, 35 → 9, 36 → a, 251 = 6*36+35 → 9
+}
+
+func TestRandomFromLowerAlphabetIsRoughlyUniform(t *testing.T) {
+	got, err := randomFrom(seeded(6), lowerAlphabet, 36*1000)
+	require.NoError(t, err)
+	counts := map[byte]int{}
+	for _, c := range got {
+		counts[c]++
+	}
+	assert.Len(t, counts, len(lowerAlphabet))
+	for c, n := range counts {
+		assert.True(t, c >= 'a' && c <= 'z' || c >= '0' && c <= '9', "%q", c)
+		assert.InDelta(t, 1000, n, 150, "%q", c)
+	}
+}

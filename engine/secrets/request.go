@@ -20,9 +20,11 @@ type Request struct {
 	// Class is the kind of material.
 	Class Class
 	// CommonName is the subject common name of CAs and certificates (for client certificates the
-	// Kubernetes user name).
+	// Kubernetes user name), or the description of a bootstrap token (default
+	// DefaultBootstrapTokenDescription).
 	CommonName string
-	// Organization is the subject organization of client certificates (the Kubernetes groups).
+	// Organization is the subject organization of client certificates (the Kubernetes groups),
+	// or the extra groups of a bootstrap token (each system:bootstrappers:<name>).
 	Organization []string
 	// DNSNames are the DNS subject alternative names of server certificates.
 	DNSNames []string
@@ -33,8 +35,8 @@ type Request struct {
 	Validity time.Duration
 	// Length is the RSA key size in bits for CAs, certificates and RSA keys (default
 	// DefaultRSABits), or the number of characters of tokens and passwords (defaults
-	// DefaultTokenLength and DefaultPasswordLength). Encryption configurations and OpenVPN static
-	// keys have a fixed size and take no Length.
+	// DefaultTokenLength and DefaultPasswordLength). Encryption configurations, OpenVPN static
+	// keys and bootstrap tokens have a fixed size and take no Length.
 	Length int
 	// CA is the signing CA of server and client certificates: the Material of its CA Secret
 	// (Result.Material of the CA's Generate). Nil for every other class.
@@ -109,6 +111,14 @@ func (r *Request) applyDefaults() error {
 		if r.Length != 0 {
 			return fmt.Errorf("%s: the key length of an OpenVPN static key is fixed (2048 bits)", r)
 		}
+	case r.Class == ClassBootstrapToken:
+		if r.Length != 0 {
+			return fmt.Errorf("%s: the length of a bootstrap token is fixed (a %d-character id and a %d-character secret)", r, bootstrapTokenIDLength, bootstrapTokenSecretLength)
+		}
+		if r.CommonName == "" {
+			// Defaulted here, so that an unset description and the default spelled out hash alike.
+			r.CommonName = DefaultBootstrapTokenDescription
+		}
 	case r.Length < minimum:
 		return fmt.Errorf("%s: length %d is below the minimum %d", r, r.Length, minimum)
 	}
@@ -136,10 +146,12 @@ func (r Request) validateShape() error {
 		}
 		return fmt.Errorf("%s: only server and client certificates take a signing CA", r)
 	}
-	if !r.Class.expires() && r.CommonName != "" {
+	// A bootstrap token's common name is its description and its organizations are its groups.
+	bootstrap := r.Class == ClassBootstrapToken
+	if !r.Class.expires() && !bootstrap && r.CommonName != "" {
 		return fmt.Errorf("%s: a common name applies only to CAs and certificates", r)
 	}
-	if r.Class != ClassCA && r.Class != ClassClientCert && len(r.Organization) > 0 {
+	if r.Class != ClassCA && r.Class != ClassClientCert && !bootstrap && len(r.Organization) > 0 {
 		return fmt.Errorf("%s: organizations apply only to CAs and client certificates", r)
 	}
 	if (r.Class == ClassEncryptionConfig) != (len(r.Resources) > 0) {
@@ -147,6 +159,9 @@ func (r Request) validateShape() error {
 			return fmt.Errorf("%s: the resources to encrypt are required", r)
 		}
 		return fmt.Errorf("%s: resources apply only to encryption configurations", r)
+	}
+	if bootstrap {
+		return r.validateBootstrapToken()
 	}
 	return nil
 }
