@@ -195,6 +195,18 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	assert.Equal(t, "LoadBalancer", string(seedGateway.Spec.Type))
 	_, err = cs.AppsV1().Deployments("garden").Get(ctx, "dependency-watchdog-prober", metav1.GetOptions{})
 	require.NoError(t, err)
+	// gardenlet's TLS bootstrap: a bootstrap token in the virtual garden's kube-system and the
+	// create-only bootstrap kubeconfig (S4:19010-19073); gardenlet deletes the kubeconfig once it
+	// has its own (S4:14511), and the engine does not bring it back.
+	tokens, err := vcs.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "declarative-gardener.io/landscape=local"})
+	require.NoError(t, err)
+	require.Len(t, tokens.Items, 1)
+	assert.Regexp(t, `^bootstrap-token-[a-z0-9]{6}$`, tokens.Items[0].Name)
+	assert.Equal(t, "bootstrap.kubernetes.io/token", string(tokens.Items[0].Type))
+	assert.Equal(t, "true", string(tokens.Items[0].Data["usage-bootstrap-signing"]))
+	_, err = cs.CoreV1().Secrets("garden").Get(ctx, "gardenlet-bootstrap-kubeconfig", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NoError(t, cs.CoreV1().Secrets("garden").Delete(ctx, "gardenlet-bootstrap-kubeconfig", metav1.DeleteOptions{}))
 	_, err = vcs.CoreV1().Namespaces().Get(ctx, "seed-local", metav1.GetOptions{})
 	require.NoError(t, err, "S0:196")
 	seedObj, err := vdyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "seeds"}).Get(ctx, "local", metav1.GetOptions{})
