@@ -347,6 +347,16 @@ func (e *Executor) delete(ctx context.Context, o *plan.ObjectChange) error {
 		opts.Preconditions = &metav1.Preconditions{ResourceVersion: &rv}
 	}
 	err = e.retry(ctx, func() error { return ri.Delete(ctx, o.Ref.Name, opts) })
+	if apierrors.IsConflict(err) && opts.Preconditions != nil {
+		// A controller writing the object's status (an autoscaler's, a Deployment's) moves its
+		// resourceVersion without changing what the plan decided on: the same object (UID) at
+		// the same generation is deleted at its new version.
+		if current, ok := e.sameSpec(ctx, ri, o); ok {
+			rv := current.GetResourceVersion()
+			opts.Preconditions = &metav1.Preconditions{ResourceVersion: &rv}
+			err = e.retry(ctx, func() error { return ri.Delete(ctx, o.Ref.Name, opts) })
+		}
+	}
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -354,6 +364,24 @@ func (e *Executor) delete(ctx context.Context, o *plan.ObjectChange) error {
 		return fmt.Errorf("%s in cluster %s: delete: %w", o.Ref, o.Cluster, err)
 	}
 	return nil
+}
+
+// sameSpec reads the object again and reports whether it is the one the plan saw with the same
+// generation, which the API server raises on every change but of the status. Kinds that keep no
+// generation never count as the same.
+func (e *Executor) sameSpec(ctx context.Context, ri dynamic.ResourceInterface, o *plan.ObjectChange) (*unstructured.Unstructured, bool) {
+	if e.Live == nil {
+		return nil, false
+	}
+	seen := e.Live(o.Cluster, o.Ref)
+	if seen == nil || seen.GetGeneration() == 0 {
+		return nil, false
+	}
+	current, err := ri.Get(ctx, o.Ref.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, false
+	}
+	return current, current.GetUID() == seen.GetUID() && current.GetGeneration() == seen.GetGeneration()
 }
 
 // resourceInterface is the dynamic client of a planned object's resource, in the version the
