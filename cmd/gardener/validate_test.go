@@ -148,6 +148,6 @@ func TestValidateShootNetworksMustNotOverlapTheSeed(t *testing.T) {
 	_, errOut, err := run(t, "validate", ".")
 	assert.Equal(t, exitCode(1), err)
 	assert.Equal(t, 1, strings.Count(errOut, "Error: Invalid value for pods"), errOut)
-	assert.Contains(t, errOut, `on shoots.hcl line 22, in shoot "dev"`)
+	assert.Contains(t, errOut, `on shoots.hcl line 25, in shoot "dev"`)
 	assert.Contains(t, errOut, "The network networking.pods (10.1.128.0/17) overlaps the seed's networks.pods")
 }

@@ -74,6 +74,28 @@ func (b *builder) base() error {
 	return nil
 }
 
+// credentials: the cloudprovider Secret, the infrastructure credentials gardenlet copies from
+// the Secret the shoot's binding names into the control-plane namespace, where the
+// Infrastructure, ControlPlane and Worker refer to it (S4:17330). A workerless shoot has no
+// infrastructure to reach.
+func (b *builder) credentials() error {
+	if len(b.v.Workers) == 0 {
+		return nil
+	}
+	kind, name := "CredentialsBinding", b.v.CredentialsBinding
+	if name == "" {
+		kind, name = "SecretBinding", b.v.SecretBinding
+	}
+	if name == "" {
+		return fmt.Errorf("credentials_binding or secret_binding is required for a shoot with workers")
+	}
+	b.parts = append(b.parts, render.Component{Name: "cloudprovider", Type: "secret_copy", DependsOn: []string{"namespace"}, Copy: &render.CopySpec{
+		Cluster: b.seed.Cluster, Namespace: b.ns, Name: "cloudprovider",
+		FromCluster: b.seed.VirtualCluster, BindingKind: kind, BindingNamespace: ProjectNamespace(b.v.Project), BindingName: name,
+	}})
+	return nil
+}
+
 // secrets: the CAs, certificates and keys of the control plane (S4:26786-26804).
 func (b *builder) secrets() error {
 	b.secret("ca", render.SecretSpec{Name: secretCA, Class: "ca", CommonName: "kubernetes"}, "")

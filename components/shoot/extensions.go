@@ -84,12 +84,12 @@ func (b *builder) extensionResources() error {
 	resources := []resource{
 		// The etcd backups' entry in the seed's bucket, before etcd-main (S4:16844-16870).
 		{part: "backup_entry", f: shootextensions.BackupEntry, deps: []string{"cluster"}},
-		{part: "infrastructure", f: shootextensions.Infrastructure, deps: []string{"cluster"}},
+		{part: "infrastructure", f: shootextensions.Infrastructure, deps: []string{"cluster", "cloudprovider"}},
 		{part: "extensions_before_kube_apiserver", f: step(shootextensions.BeforeKubeAPIServer), scaled: true, deps: []string{"cluster"}},
 		{part: "extensions_after_kube_apiserver", f: step(shootextensions.AfterKubeAPIServer), scaled: true, deps: []string{"cluster", "kube_apiserver"}},
 		// The provider's control-plane components after the Infrastructure, whose status
 		// they read (S4:17014).
-		{part: "control_plane", f: shootextensions.ControlPlanes, scaled: true, deps: []string{"cluster", "infrastructure", "kube_apiserver"}},
+		{part: "control_plane", f: shootextensions.ControlPlanes, scaled: true, deps: []string{"cluster", "cloudprovider", "infrastructure", "kube_apiserver"}},
 		{part: "network", f: shootextensions.Network, deps: []string{"cluster", "kube_apiserver"}},
 		{part: "operating_system_configs", f: shootextensions.OperatingSystemConfigs, deps: []string{"cluster", "kube_apiserver"}},
 		{part: "container_runtimes", f: shootextensions.ContainerRuntimes, deps: []string{"cluster", "worker"}},

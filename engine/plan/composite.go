@@ -40,6 +40,14 @@ func (r *Renderer) expand(inst *config.Instance, rd *Rendered, parts []render.Co
 		}
 		byName[p.Name] = child
 		switch {
+		case p.Copy != nil:
+			if len(p.Objects) > 0 || p.Secret != nil {
+				return fmt.Errorf("part %s: a Secret copy has no objects of its own", p.Name)
+			}
+			if err := r.copyPart(child, p.Copy, clusters); err != nil {
+				return fmt.Errorf("part %s: %w", p.Name, err)
+			}
+			rd.Secrets = append(rd.Secrets, child.Secrets[len(rd.Secrets):]...)
 		case p.Secret != nil:
 			if len(p.Objects) > 0 {
 				return fmt.Errorf("part %s: a generated secret has no objects of its own", p.Name)

@@ -11,6 +11,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -50,6 +51,9 @@ type Renderer struct {
 	Rendered map[config.InstanceAddress]*Rendered
 	// Lookup reads a live Secret for generator steps; nil generates without reusing.
 	Lookup func(cluster cty.Value, namespace, name string) (*unstructured.Unstructured, error)
+	// Get reads a live object (nil when it does not exist) for Secret copies whose source the
+	// landscape does not render; nil finds only rendered sources.
+	Get func(cluster cty.Value, gvr k8sschema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error)
 	// Now and Rotate steer generated secrets (renewal, rotation on request).
 	Now    time.Time
 	Rotate map[string]bool

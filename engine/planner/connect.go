@@ -168,3 +168,16 @@ func (c *connections) lookup(cluster cty.Value, namespace, name string) (*unstru
 	}
 	return cl.Get(context.Background(), secretsGVR, namespace, name)
 }
+
+// getObject reads any live object of a cluster given by its evaluated value (nil when absent).
+func (c *connections) getObject(cluster cty.Value, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
+	unmarked, _ := cluster.UnmarkDeep()
+	if unmarked.IsNull() || !unmarked.Type().IsObjectType() || !unmarked.Type().HasAttribute("name") {
+		return nil, fmt.Errorf("not a cluster reference")
+	}
+	cl, err := c.get(unmarked.GetAttr("name").AsString(), cluster)
+	if err != nil {
+		return nil, err
+	}
+	return cl.Get(context.Background(), gvr, namespace, name)
+}

@@ -88,6 +88,7 @@ func prepare(opts Options, conns *connections) (*Outcome, hcl.Diagnostics) {
 	r := plan.NewRenderer(opts.Renderers, opts.Dir)
 	if opts.Connect != nil {
 		r.Lookup = conns.lookup
+		r.Get = conns.getObject
 	} else {
 		r.Placeholders = true // nothing is planned without clusters (gardener graph)
 	}

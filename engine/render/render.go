@@ -111,6 +111,33 @@ type Component struct {
 	// Secret, when set, makes the part a generated secret: the engine generates (or reuses) it
 	// like a generated_secret component, and Objects must be empty.
 	Secret *SecretSpec
+	// Copy, when set, makes the part a copy of a Secret that exists elsewhere, and Objects must
+	// be empty.
+	Copy *CopySpec
+}
+
+// CopySpec asks the engine to copy a Secret into a part's cluster and namespace, the way
+// gardenlet copies a shoot's infrastructure credentials from its project into the shoot's
+// control-plane namespace as the cloudprovider Secret (S4:17330): render functions cannot read
+// Secrets. The source is the Secret a binding refers to, or a named Secret; the engine takes it
+// from what the landscape renders (a binding and Secret declared in the same landscape) or else
+// from the live cluster. Its data never appears in plans.
+type CopySpec struct {
+	// Cluster, Namespace and Name are the copy's; Labels are added to it.
+	Cluster   string
+	Namespace string
+	Name      string
+	Labels    map[string]string
+	// FromCluster is the cluster block the source lives in.
+	FromCluster string
+	// BindingKind (CredentialsBinding or SecretBinding), BindingNamespace and BindingName name a
+	// binding whose referenced Secret is the source; when BindingKind is empty, FromNamespace and
+	// FromName name the source Secret directly.
+	BindingKind      string
+	BindingNamespace string
+	BindingName      string
+	FromNamespace    string
+	FromName         string
 }
 
 // SecretSpec asks the engine to generate a Secret for a composite's part, the way the

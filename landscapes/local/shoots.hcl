@@ -12,6 +12,9 @@ shoot "dev" {
   purpose       = "development"
 
   credentials_binding = "local"
+  # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),
+  # so the binding it names is rendered first.
+  depends_on = [component.credentials_binding.local]
 
   kubernetes {
     version = var.kubernetes_version
@@ -63,6 +66,9 @@ shoot "qa" {
   purpose       = "testing"
 
   credentials_binding = "local"
+  # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),
+  # so the binding it names is rendered first.
+  depends_on = [component.credentials_binding.local]
 
   kubernetes {
     version = var.kubernetes_version

@@ -13,6 +13,9 @@ shoot "on_s1" {
   purpose       = "development"
 
   credentials_binding = "local"
+  # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),
+  # so the binding it names is rendered first.
+  depends_on = [component.credentials_binding.local]
 
   kubernetes {
     version = var.kubernetes_version
@@ -58,6 +61,9 @@ shoot "on_s2" {
   purpose       = "development"
 
   credentials_binding = "local"
+  # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),
+  # so the binding it names is rendered first.
+  depends_on = [component.credentials_binding.local]
 
   kubernetes {
     version = var.kubernetes_version
@@ -97,6 +103,9 @@ shoot "on_s3" {
   purpose       = "development"
 
   credentials_binding = "local"
+  # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),
+  # so the binding it names is rendered first.
+  depends_on = [component.credentials_binding.local]
 
   kubernetes {
     version = var.kubernetes_version

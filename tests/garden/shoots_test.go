@@ -130,6 +130,11 @@ func checkShoots(t *testing.T, c *localcluster.Cluster, ready []string) {
 	workers, err := rdyn.Resource(workerGVR).Namespace("shoot--local--ops").List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, workers.Items)
+	// The infrastructure credentials, copied from the Secret of the shoot's binding (S4:17330).
+	for _, shoot := range []string{"dev", "qa"} {
+		_, err := cs.CoreV1().Secrets("shoot--local--"+shoot).Get(ctx, "cloudprovider", metav1.GetOptions{})
+		assert.NoError(t, err, "shoot %s has its cloudprovider Secret", shoot)
+	}
 	// The API server is exposed through the seed's ingress gateway by SNI (S4:20114).
 	gw, err := rdyn.Resource(schema.GroupVersionResource{Group: "networking.istio.io", Version: "v1beta1", Resource: "gateways"}).Namespace("shoot--local--dev").Get(ctx, "kube-apiserver", metav1.GetOptions{})
 	require.NoError(t, err)

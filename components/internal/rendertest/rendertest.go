@@ -95,8 +95,8 @@ func GoldenJSON(t *testing.T, fn render.Func, in render.Input, cases map[string]
 	Golden(t, fn, in, configs)
 }
 
-// Parts writes a composite's parts in order, with their dependencies, generated secrets and
-// objects: the golden form of the garden and seed composites.
+// Parts writes a composite's parts in order, with their dependencies, generated secrets, Secret
+// copies and objects: the golden form of the garden and seed composites.
 func Parts(t testing.TB, parts []render.Component) []byte {
 	t.Helper()
 	var b bytes.Buffer
@@ -104,6 +104,14 @@ func Parts(t testing.TB, parts []render.Component) []byte {
 		fmt.Fprintf(&b, "### part %s (%s) after [%s]\n", p.Name, p.Type, strings.Join(p.DependsOn, ", "))
 		if s := p.Secret; s != nil {
 			fmt.Fprintf(&b, "# generated %s secret %s/%s in %s, cn %q, dns %v, ca %q, resources %v\n", s.Class, s.Namespace, s.Name, s.Cluster, s.CommonName, s.DNSNames, s.CA, s.Resources)
+			continue
+		}
+		if c := p.Copy; c != nil {
+			from := c.FromNamespace + "/" + c.FromName
+			if c.BindingKind != "" {
+				from = "the Secret of " + c.BindingKind + " " + c.BindingNamespace + "/" + c.BindingName
+			}
+			fmt.Fprintf(&b, "# copy of %s in %s to Secret %s/%s in %s\n", from, c.FromCluster, c.Namespace, c.Name, c.Cluster)
 			continue
 		}
 		data, err := golden.YAML(p.Objects)

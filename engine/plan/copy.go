@@ -1,0 +1,154 @@
+package plan
+
+import (
+	"encoding/base64"
+	"fmt"
+	"sort"
+
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// The binding kinds whose referenced Secret a copy takes (S4:10080-10329 for CredentialsBinding;
+// SecretBinding in core.gardener.cloud/v1beta1).
+var bindings = map[string]struct {
+	gvr schema.GroupVersionResource
+	// ref is the path of the binding's Secret reference (name, namespace).
+	ref []string
+}{
+	"CredentialsBinding": {schema.GroupVersionResource{Group: "security.gardener.cloud", Version: "v1alpha1", Resource: "credentialsbindings"}, []string{"credentialsRef"}},
+	"SecretBinding":      {schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "secretbindings"}, []string{"secretRef"}},
+}
+
+var secretsGVR = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+
+// copyPart renders a part that copies a Secret (render.CopySpec): the source as the landscape
+// renders it, or else as it is live; its values become secrets of the plan.
+func (r *Renderer) copyPart(child *Rendered, c *render.CopySpec, clusters map[string]cty.Value) error {
+	if c.Cluster == "" || c.Namespace == "" || c.Name == "" || c.FromCluster == "" {
+		return fmt.Errorf("a Secret copy needs its cluster, namespace, name and source cluster")
+	}
+	ns, name := c.FromNamespace, c.FromName
+	if c.BindingKind != "" {
+		b, ok := bindings[c.BindingKind]
+		if !ok {
+			return fmt.Errorf("a Secret copy cannot follow a %s; it follows a CredentialsBinding or a SecretBinding", c.BindingKind)
+		}
+		if r.Placeholders {
+			child.Objects = []render.Object{{Cluster: c.Cluster, Object: copiedSecret(c, nil)}}
+			return nil
+		}
+		binding, err := r.find(clusters, c.FromCluster, b.gvr, b.gvr.Group, c.BindingKind, c.BindingNamespace, c.BindingName)
+		if err != nil {
+			return err
+		}
+		if binding == nil {
+			return fmt.Errorf("binding: %s %s/%s is neither declared in the landscape nor in cluster %s", c.BindingKind, c.BindingNamespace, c.BindingName, c.FromCluster)
+		}
+		ref, _, _ := unstructured.NestedStringMap(binding.Object, b.ref...)
+		ns, name = ref["namespace"], ref["name"]
+		if ns == "" {
+			ns = c.BindingNamespace
+		}
+		if kind := ref["kind"]; kind != "" && kind != "Secret" {
+			return fmt.Errorf("binding: %s %s/%s refers to a %s; only Secrets are copied", c.BindingKind, c.BindingNamespace, c.BindingName, kind)
+		}
+		if name == "" {
+			return fmt.Errorf("binding: %s %s/%s names no Secret", c.BindingKind, c.BindingNamespace, c.BindingName)
+		}
+	}
+	if r.Placeholders {
+		child.Objects = []render.Object{{Cluster: c.Cluster, Object: copiedSecret(c, nil)}}
+		return nil
+	}
+	source, err := r.find(clusters, c.FromCluster, secretsGVR, "", "Secret", ns, name)
+	if err != nil {
+		return err
+	}
+	if source == nil {
+		return fmt.Errorf("source Secret %s/%s is neither declared in the landscape nor in cluster %s", ns, name, c.FromCluster)
+	}
+	out := copiedSecret(c, source)
+	for _, field := range []string{"data", "stringData"} {
+		values, _ := out.Object[field].(map[string]any)
+		for _, v := range values {
+			s, ok := v.(string)
+			if !ok || s == "" {
+				continue
+			}
+			child.Secrets = append(child.Secrets, s)
+			if raw, err := base64.StdEncoding.DecodeString(s); err == nil && field == "data" {
+				child.Secrets = append(child.Secrets, string(raw))
+			}
+		}
+	}
+	child.Objects = []render.Object{{Cluster: c.Cluster, Object: out}}
+	return nil
+}
+
+// copiedSecret is the copy of source (nil for a placeholder without data).
+func copiedSecret(c *render.CopySpec, source *unstructured.Unstructured) *unstructured.Unstructured {
+	meta := map[string]any{"name": c.Name, "namespace": c.Namespace}
+	if len(c.Labels) > 0 {
+		labels := map[string]any{}
+		for k, v := range c.Labels {
+			labels[k] = v
+		}
+		meta["labels"] = labels
+	}
+	obj := map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": meta, "type": "Opaque"}
+	if source != nil {
+		if t, ok := source.Object["type"].(string); ok && t != "" {
+			obj["type"] = t
+		}
+		for _, field := range []string{"data", "stringData"} {
+			if values, ok := source.Object[field].(map[string]any); ok && len(values) > 0 {
+				copied := make(map[string]any, len(values))
+				for k, v := range values {
+					copied[k] = v
+				}
+				obj[field] = copied
+			}
+		}
+	}
+	return &unstructured.Unstructured{Object: obj}
+}
+
+// find returns an object as the landscape renders it, or else as it is live in cluster (nil when
+// it is in neither). Rendered objects win: a binding declared in the same landscape may not
+// exist yet.
+func (r *Renderer) find(clusters map[string]cty.Value, cluster string, gvr schema.GroupVersionResource, group, kind, namespace, name string) (*unstructured.Unstructured, error) {
+	addrs := make([]string, 0, len(r.Rendered))
+	for addr := range r.Rendered {
+		addrs = append(addrs, string(addr))
+	}
+	sort.Strings(addrs) // one winner on every run, should two components render the object
+	for _, addr := range addrs {
+		for _, o := range r.Rendered[config.InstanceAddress(addr)].Objects {
+			gvk := o.Object.GroupVersionKind()
+			ns := o.Object.GetNamespace()
+			if ns == "" {
+				ns = o.DefaultNamespace // both kinds found here are namespaced
+			}
+			if o.Cluster == cluster && gvk.Group == group && gvk.Kind == kind && ns == namespace && o.Object.GetName() == name {
+				return o.Object, nil
+			}
+		}
+	}
+	if r.Get == nil {
+		return nil, nil
+	}
+	value, ok := clusters[cluster]
+	if !ok {
+		return nil, fmt.Errorf("cluster %q is no cluster block of the landscape", cluster)
+	}
+	live, err := r.Get(value, gvr, namespace, name)
+	if err != nil {
+		return nil, fmt.Errorf("read %s %s/%s in cluster %s: %w", kind, namespace, name, cluster, err)
+	}
+	return live, nil
+}
