@@ -61,6 +61,9 @@ func Outputs(name string, v Values) map[string]cty.Value {
 	var backupProvider, backupRegion string
 	if b := v.Backup; b != nil {
 		backupProvider, backupRegion = b.Provider, b.Region
+		if backupRegion == "" {
+			backupRegion = v.Provider.Region
+		}
 	}
 	return map[string]cty.Value{
 		"name":            str(name),
@@ -93,7 +96,7 @@ func Parts(name string, v Values) ([]render.Component, error) {
 		return nil, fmt.Errorf("seed %s: its garden has no virtual garden cluster to register the Seed in", name)
 	}
 	b.runtimeAsSeed = v.Garden.RuntimeCluster != "" && v.Garden.RuntimeCluster == b.cluster
-	for _, step := range []func() error{b.base, b.systemComponents, b.gardenlet, b.registration} {
+	for _, step := range []func() error{b.base, b.systemComponents, b.backup, b.gardenlet, b.registration} {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("seed %s: %w", name, err)
 		}

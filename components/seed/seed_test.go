@@ -147,3 +147,26 @@ func TestGardenletBootstrap(t *testing.T) {
 	assert.Contains(t, kubeconfig, "server: https://api.virtual-garden.example.com")
 	assert.Contains(t, kubeconfig, "certificate-authority-data: LS0t", "the garden's CA, base64")
 }
+
+// A seed with backup gets its bucket as part of the seed flow (S4:16807): the credentials copied
+// from the virtual garden and the extensions BackupBucket referring to the copy.
+func TestBackupBucket(t *testing.T) {
+	v := values(func(v *Values) {
+		v.Backup = &struct {
+			Provider       string `json:"provider"`
+			Region         string `json:"region"`
+			SecretRef      string `json:"secret_ref"`
+			ProviderConfig any    `json:"provider_config"`
+		}{Provider: "aws", SecretRef: "backup-credentials"}
+	})
+	own := partsByName(t, v)
+	cp := own["backup_secret"].Copy
+	require.NotNil(t, cp)
+	assert.Equal(t, render.CopySpec{Cluster: "seed1", Namespace: "garden", Name: "bucket-seed-seed1", FromCluster: "virtual_garden", FromNamespace: "garden", FromName: "backup-credentials"}, *cp)
+	bucket := rendertest.MustFind(t, own["backup_bucket"].Objects, "BackupBucket", "seed-seed1")
+	spec, _, _ := unstructured.NestedMap(bucket.Object, "spec")
+	assert.Equal(t, map[string]any{"type": "aws", "region": "eu-west-1", "secretRef": map[string]any{"name": "bucket-seed-seed1", "namespace": "garden"}}, spec)
+	assert.Contains(t, own["seed"].DependsOn, "backup_bucket", "the Seed waits for its bucket (BackupBucketsReady)")
+	assert.Equal(t, "eu-west-1", Outputs("seed1", v)["backup_region"].AsString(), "the seed's region when the backup names none")
+	assert.NotContains(t, partsByName(t, values(nil)), "backup_bucket")
+}

@@ -173,7 +173,7 @@ func (b *builder) etcds() error {
 		// Backups go to the seed's bucket through the shoot's BackupEntry, whose controller
 		// writes the etcd-backup Secret (S4:16844-16870); only main is backed up (S4:15679).
 		if role == etcd.RoleMain && b.seed.BackupProvider != "" {
-			vals.Backup = &etcd.Backup{Provider: b.seed.BackupProvider, BucketName: backupBucketName(b.seed.Name), SecretRef: "etcd-backup"}
+			vals.Backup = &etcd.Backup{Provider: b.seed.BackupProvider, BucketName: seed.BackupBucketName(b.seed.Name), SecretRef: "etcd-backup"}
 			deps = append(deps, "backup_entry")
 		}
 		objs, err := etcd.Objects(vals)
@@ -396,7 +396,3 @@ func (b *builder) autoscalerPools() []clusterautoscaler.Pool {
 	}
 	return out
 }
-
-// backupBucketName is the name of a seed's BackupBucket. Gardener names it after the seed's UID,
-// which a landscape cannot know before the seed exists; the engine names it after the seed.
-func backupBucketName(seedName string) string { return "seed-" + seedName }

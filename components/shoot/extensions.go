@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/declarative-gardener/gardener/components/seed"
 	"github.com/declarative-gardener/gardener/components/shootextensions"
 	"github.com/declarative-gardener/gardener/components/shootsystem"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -48,7 +49,9 @@ func (b *builder) extValues() (shootextensions.Values, error) {
 		ev.Extensions = append(ev.Extensions, shootextensions.Extension{Type: e.Type, ProviderConfig: e.ProviderConfig, Disabled: e.Disabled})
 	}
 	if b.seed.BackupProvider != "" {
-		ev.Backup = &shootextensions.Backup{ProviderType: b.seed.BackupProvider, Region: b.seed.BackupRegion, BucketName: backupBucketName(b.seed.Name)}
+		// The entry uses the seed's copy of the backup credentials (components/seed).
+		ev.Backup = &shootextensions.Backup{ProviderType: b.seed.BackupProvider, Region: b.seed.BackupRegion, BucketName: seed.BackupBucketName(b.seed.Name),
+			SecretName: seed.BackupSecretName(b.seed.Name), SecretNamespace: seed.GardenNamespace}
 	}
 	return ev, nil
 }

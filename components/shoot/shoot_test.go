@@ -373,3 +373,19 @@ func TestProjectNamespace(t *testing.T) {
 	assert.Equal(t, "garden-local", ProjectNamespace("local"))
 	assert.Equal(t, "garden", ProjectNamespace("garden"))
 }
+
+// On a seed with backup the shoot's BackupEntry comes before etcd-main, whose backups go to the
+// seed's bucket (S4:16844-16870); only main is backed up (S4:15679).
+func TestBackupEntry(t *testing.T) {
+	ps := parts(t, values(func(v *Values) { v.Seed.BackupProvider, v.Seed.BackupRegion = "aws", "eu-west-1" }))
+	entry := find(t, ps["backup_entry"], "BackupEntry", "shoot--local--dev")
+	spec, _, _ := unstructured.NestedMap(entry.Object, "spec")
+	assert.Equal(t, "seed-local", spec["bucketName"])
+	assert.Equal(t, map[string]any{"name": "bucket-seed-local", "namespace": "garden"}, spec["secretRef"])
+	assert.Contains(t, ps["etcd_main"].DependsOn, "backup_entry")
+	assert.NotContains(t, ps["etcd_events"].DependsOn, "backup_entry")
+	main := find(t, ps["etcd_main"], "Etcd", "etcd-main")
+	_, hasBackup, _ := unstructured.NestedMap(main.Object, "spec", "backup", "store")
+	assert.True(t, hasBackup)
+	assert.NotContains(t, parts(t, values(nil)), "backup_entry", "no backup without a seed that has one")
+}

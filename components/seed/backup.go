@@ -1,0 +1,50 @@
+package seed
+
+import (
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// BackupBucketName is the name of a seed's BackupBucket. Gardener names it after the seed's UID,
+// which a landscape cannot know before the seed exists; the engine names it after the seed.
+func BackupBucketName(seed string) string { return "seed-" + seed }
+
+// BackupSecretName is the seed's copy of its backup credentials in its garden namespace, which
+// the BackupBucket and the shoots' BackupEntries refer to.
+func BackupSecretName(seed string) string { return "bucket-" + BackupBucketName(seed) }
+
+// backup: a seed with backup gets the bucket for its shoots' etcd backups "as part of the seed
+// flow" (S4:16807): the backup credentials copied from the virtual garden's garden namespace and
+// the extensions BackupBucket, which the backup provider's extension reconciles (S4:16785-16810).
+// The core.gardener.cloud BackupBucket that gardenlet keeps in the virtual garden is not
+// rendered: gardenlet writes it itself.
+func (b *builder) backup() error {
+	bk := b.v.Backup
+	if bk == nil {
+		return nil
+	}
+	region := bk.Region
+	if region == "" {
+		region = b.v.Provider.Region
+	}
+	secret := BackupSecretName(b.name)
+	var deps []string
+	if !b.runtimeAsSeed { // else the garden's part creates the namespace
+		deps = []string{"garden_namespace"}
+	}
+	b.parts = append(b.parts, render.Component{Name: "backup_secret", Type: "secret_copy", DependsOn: deps, Copy: &render.CopySpec{
+		Cluster: b.cluster, Namespace: GardenNamespace, Name: secret,
+		FromCluster: b.virtual, FromNamespace: GardenNamespace, FromName: bk.SecretRef,
+	}})
+	spec := map[string]any{
+		"type":      bk.Provider,
+		"region":    region,
+		"secretRef": map[string]any{"name": secret, "namespace": GardenNamespace},
+	}
+	if bk.ProviderConfig != nil {
+		spec["providerConfig"] = bk.ProviderConfig
+	}
+	bucket := kube.Custom("extensions.gardener.cloud/v1alpha1", "BackupBucket", "", BackupBucketName(b.name), nil, map[string]any{"spec": spec})
+	b.add("backup_bucket", "manifests", kube.On(b.cluster, "", bucket), "extension_crds", "backup_secret")
+	return nil
+}
