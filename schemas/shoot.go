@@ -89,7 +89,9 @@ func shoot() *schema.Schema {
 			},
 		},
 		Rules: []schema.Rule{
-			schema.ExactlyOneOf("credentials_binding", "secret_binding"),
+			// A shoot with workers needs exactly one (checked when it renders); a workerless
+			// shoot has no infrastructure and takes none.
+			schema.AtMostOneOf("credentials_binding", "secret_binding"),
 			schema.DisjointNetworks("networking.nodes", "networking.pods", "networking.services"),
 			// S4:14371, S4:18982: seed and shoot networks must be disjoint because of the VPN
 			// between them.
@@ -120,9 +122,9 @@ func shootAttributes() []schema.Attribute {
 		{Name: "cloud_profile_kind", Type: cty.String, Default: cty.StringVal("CloudProfile"), AllowedValues: []string{"CloudProfile", "NamespacedCloudProfile"}, Description: "Whether cloud_profile names a cluster-wide CloudProfile or a NamespacedCloudProfile in the project."},
 		// S4:1187 region immutable
 		{Name: "region", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The region of the cloud profile the shoot's infrastructure is created in."},
-		{Name: "credentials_binding", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "The CredentialsBinding in the project that grants access to the infrastructure account; set exactly one of credentials_binding and secret_binding."},
+		{Name: "credentials_binding", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "The CredentialsBinding in the project that grants access to the infrastructure account; a shoot with workers sets exactly one of credentials_binding and secret_binding, a workerless shoot neither."},
 		// S4:1193 secretBindingName immutable
-		{Name: "secret_binding", Type: cty.String, Immutable: true, Checks: checks(schema.ObjectName()), Description: "The older SecretBinding in the project that grants access to the infrastructure account; set exactly one of credentials_binding and secret_binding."},
+		{Name: "secret_binding", Type: cty.String, Immutable: true, Checks: checks(schema.ObjectName()), Description: "The older SecretBinding in the project that grants access to the infrastructure account; a shoot with workers sets exactly one of credentials_binding and secret_binding, a workerless shoot neither."},
 		// S4:22964-22970 purposes; default evaluation
 		{Name: "purpose", Type: cty.String, Default: cty.StringVal("evaluation"), AllowedValues: []string{"evaluation", "development", "testing", "production", "infrastructure"}, Description: "What the cluster is for, which changes how Gardener sets it up (testing gets no monitoring, infrastructure only in the garden project)."},
 		// S4:2297 dns.domain immutable

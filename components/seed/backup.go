@@ -45,6 +45,10 @@ func (b *builder) backup() error {
 		spec["providerConfig"] = bk.ProviderConfig
 	}
 	bucket := kube.Custom("extensions.gardener.cloud/v1alpha1", "BackupBucket", "", BackupBucketName(b.name), nil, map[string]any{"spec": spec})
-	b.add("backup_bucket", "manifests", kube.On(b.cluster, "", bucket), "extension_crds", "backup_secret")
+	// The backup provider's extension that reconciles the bucket is installed only after the
+	// Seed is registered (digest §2.3): the bucket comes after the Seed, and neither the Seed nor
+	// what depends on the seed (its extensions) waits for it.
+	b.parts = append(b.parts, render.Component{Name: "backup_bucket", Type: "manifests", Detached: true,
+		DependsOn: []string{"extension_crds", "backup_secret", "seed"}, Objects: kube.On(b.cluster, "", bucket)})
 	return nil
 }

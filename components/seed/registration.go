@@ -25,7 +25,7 @@ func (b *builder) registration() error {
 func (b *builder) waitFor() []string {
 	var out []string
 	for _, p := range b.parts {
-		if p.Name != "seed_namespace" {
+		if p.Name != "seed_namespace" && !p.Detached {
 			out = append(out, p.Name)
 		}
 	}

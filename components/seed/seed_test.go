@@ -166,7 +166,9 @@ func TestBackupBucket(t *testing.T) {
 	bucket := rendertest.MustFind(t, own["backup_bucket"].Objects, "BackupBucket", "seed-seed1")
 	spec, _, _ := unstructured.NestedMap(bucket.Object, "spec")
 	assert.Equal(t, map[string]any{"type": "aws", "region": "eu-west-1", "secretRef": map[string]any{"name": "bucket-seed-seed1", "namespace": "garden"}}, spec)
-	assert.Contains(t, own["seed"].DependsOn, "backup_bucket", "the Seed waits for its bucket (BackupBucketsReady)")
+	assert.NotContains(t, own["seed"].DependsOn, "backup_bucket", "the bucket's extension is installed only once the Seed is up")
+	assert.Contains(t, own["backup_bucket"].DependsOn, "seed")
+	assert.True(t, own["backup_bucket"].Detached, "what depends on the seed (its extensions) does not wait for the bucket")
 	assert.Equal(t, "eu-west-1", Outputs("seed1", v)["backup_region"].AsString(), "the seed's region when the backup names none")
 	assert.NotContains(t, partsByName(t, values(nil)), "backup_bucket")
 }

@@ -43,6 +43,12 @@ func (b *builder) extValues() (shootextensions.Values, error) {
 		for _, t := range w.Taints {
 			pool.Taints = append(pool.Taints, shootextensions.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 		}
+		if b.hibernated {
+			// All machines are deleted before machine-controller-manager scales down
+			// (S4:18139): the pools shrink to nothing, and the Worker is ready once its
+			// controller reconciled them.
+			pool.Minimum, pool.Maximum = 0, 0
+		}
 		ev.Workers = append(ev.Workers, pool)
 	}
 	for _, e := range v.Extensions {

@@ -43,8 +43,11 @@ func (b *builder) spec() map[string]any {
 	if kind == "CloudProfile" {
 		spec["cloudProfileName"] = v.CloudProfile
 	}
-	set(spec, "credentialsBindingName", v.CredentialsBinding)
-	set(spec, "secretBindingName", v.SecretBinding)
+	// A workerless shoot has no infrastructure, so no credentials (S4:23470-23495).
+	if len(v.Workers) > 0 {
+		set(spec, "credentialsBindingName", v.CredentialsBinding)
+		set(spec, "secretBindingName", v.SecretBinding)
+	}
 	set(spec, "exposureClassName", v.ExposureClass)
 	spec["kubernetes"] = b.kubernetesSpec()
 	spec["networking"] = b.networkingSpec()
@@ -227,6 +230,10 @@ func (b *builder) kubernetesSpec() map[string]any {
 
 func (b *builder) networkingSpec() map[string]any {
 	out := map[string]any{"services": b.services}
+	if len(b.v.Workers) == 0 {
+		// Without nodes there are no pod or node networks and no CNI (S4:23470-23484).
+		return out
+	}
 	set(out, "pods", b.pods)
 	set(out, "nodes", b.nodes)
 	if n := b.v.Networking; n != nil {

@@ -132,7 +132,7 @@ func newBuilder(name string, v Values) (*builder, error) {
 	if n := v.Networking; n != nil {
 		b.pods, b.services, b.nodes = n.Pods, n.Services, n.Nodes
 	}
-	if b.pods == "" {
+	if b.pods == "" && len(v.Workers) > 0 {
 		b.pods = b.seed.ShootPods
 	}
 	if b.services == "" {
@@ -192,8 +192,11 @@ func (b *builder) secret(part string, spec render.SecretSpec, caPart string) {
 // directions would make a cycle.
 func (b *builder) reverseScaled() {
 	deps := map[string][]string{}
-	for _, p := range b.parts {
+	for i, p := range b.parts {
 		deps[p.Name] = p.DependsOn
+		// Deleting a hibernated shoot still follows the delete flow: the reverse of the
+		// reconcile order, not of the hibernation order.
+		b.parts[i].DeletionDependsOn = append([]string{}, p.DependsOn...)
 	}
 	// neededByScaled: the parts that do not scale and that a scaled part waits for, directly or
 	// through other such parts.

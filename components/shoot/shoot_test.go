@@ -389,3 +389,26 @@ func TestBackupEntry(t *testing.T) {
 	assert.True(t, hasBackup)
 	assert.NotContains(t, parts(t, values(nil)), "backup_entry", "no backup without a seed that has one")
 }
+
+// A hibernated shoot that is deleted still goes in the delete flow's order: its parts keep the
+// reconcile order's dependencies for deletion (the kube-apiserver after its controllers, the
+// etcds after the kube-apiserver), although hibernation reversed the order they scale in.
+func TestHibernatedShootIsDeletedInTheDeleteFlowsOrder(t *testing.T) {
+	awake, asleep := parts(t, values(nil)), parts(t, values(hibernated))
+	for name, p := range asleep {
+		assert.ElementsMatch(t, awake[name].DependsOn, p.DeletionDependsOn, "part %s", name)
+	}
+	assert.Contains(t, asleep["etcd_main"].DependsOn, "kube_apiserver", "hibernation scales etcd down after the API server")
+	assert.NotContains(t, asleep["etcd_main"].DeletionDependsOn, "kube_apiserver", "deletion removes etcd after the API server")
+	assert.Nil(t, awake["etcd_main"].DeletionDependsOn, "an awake shoot deletes in its apply order")
+}
+
+// Hibernation shrinks the Worker's pools to nothing, so that the machines are gone before
+// machine-controller-manager scales down (S4:18139).
+func TestHibernationEmptiesTheWorkerPools(t *testing.T) {
+	w := find(t, parts(t, values(hibernated))["worker"], "Worker", "dev")
+	pools, _, _ := unstructured.NestedSlice(w.Object, "spec", "pools")
+	require.Len(t, pools, 1)
+	assert.Equal(t, int64(0), pools[0].(map[string]any)["minimum"])
+	assert.Equal(t, int64(0), pools[0].(map[string]any)["maximum"])
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -381,7 +382,11 @@ func (e *Executor) sameSpec(ctx context.Context, ri dynamic.ResourceInterface, o
 	if err != nil {
 		return nil, false
 	}
-	return current, current.GetUID() == seen.GetUID() && current.GetGeneration() == seen.GetGeneration()
+	same := current.GetUID() == seen.GetUID() && current.GetGeneration() == seen.GetGeneration() &&
+		// Labels and annotations change no generation: the object must still be the landscape's
+		// as the plan saw it (inventory label, component and config-hash annotations).
+		maps.Equal(current.GetLabels(), seen.GetLabels()) && maps.Equal(current.GetAnnotations(), seen.GetAnnotations())
+	return current, same
 }
 
 // resourceInterface is the dynamic client of a planned object's resource, in the version the

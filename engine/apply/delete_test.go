@@ -11,10 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
 )
@@ -28,11 +30,15 @@ func TestDeleteToleratesStatusWrites(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		generation    int64
+		labels        map[string]string
+		uid           string
 		wantDeleted   bool
 		wantErrSubstr string
 	}{
-		{"status written since the plan", 3, true, ""},
-		{"spec changed since the plan", 4, false, "delete: "},
+		{"status written since the plan", 3, nil, "u1", true, ""},
+		{"spec changed since the plan", 4, nil, "u1", false, "delete: "},
+		{"labels changed since the plan", 3, map[string]string{"declarative-gardener.io/landscape": "other"}, "u1", false, "delete: "},
+		{"another object of the same name", 3, nil, "u2", false, "delete: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			seen := &unstructured.Unstructured{Object: map[string]any{
@@ -42,6 +48,8 @@ func TestDeleteToleratesStatusWrites(t *testing.T) {
 			current := seen.DeepCopy()
 			current.SetResourceVersion("11")
 			current.SetGeneration(tc.generation)
+			current.SetLabels(tc.labels)
+			current.SetUID(types.UID(tc.uid))
 			client := dynamicfake.NewSimpleDynamicClient(runtime.NewScheme(), current)
 			var deletes []string
 			client.PrependReactor("delete", "horizontalpodautoscalers", func(a k8stesting.Action) (bool, runtime.Object, error) {
@@ -72,4 +80,17 @@ func TestDeleteToleratesStatusWrites(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The state records a part's deletion dependencies where its composite set them: the other
+// dependencies stay, the sibling ones are replaced.
+func TestDeletionDependencies(t *testing.T) {
+	c := &plan.Component{Address: "shoot.a.etcd_main", DependsOn: []string{"seed.local", "shoot.a.kube_apiserver", "shoot.a.namespace"}}
+	assert.Equal(t, c.DependsOn, deletionDependencies(c, nil))
+	assert.Equal(t, c.DependsOn, deletionDependencies(c, &plan.Rendered{DependsOn: []config.InstanceAddress{"shoot.a.kube_apiserver", "shoot.a.namespace"}}))
+	rd := &plan.Rendered{
+		DependsOn:         []config.InstanceAddress{"shoot.a.kube_apiserver", "shoot.a.namespace"},
+		DeletionDependsOn: []config.InstanceAddress{"shoot.a.namespace"},
+	}
+	assert.Equal(t, []string{"seed.local", "shoot.a.namespace"}, deletionDependencies(c, rd))
 }

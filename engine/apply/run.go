@@ -3,6 +3,8 @@ package apply
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -86,7 +88,7 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 		for _, c := range pl.Components {
 			r.Types[c.Address] = c.Type
 			if c.Note != plan.NoteRemoved {
-				r.DependsOn[c.Address] = c.DependsOn
+				r.DependsOn[c.Address] = deletionDependencies(c, out.Rendered[config.InstanceAddress(c.Address)])
 			}
 		}
 	}
@@ -182,4 +184,28 @@ func preventDestroy(out *planner.Outcome) map[string]bool {
 		}
 	}
 	return m
+}
+
+// deletionDependencies are the dependencies the state records for ordering the deletion of a
+// component once its block is removed: its plan dependencies, with a part's sibling dependencies
+// replaced by its DeletionDependsOn where the composite set them.
+func deletionDependencies(c *plan.Component, rd *plan.Rendered) []string {
+	if rd == nil || rd.DeletionDependsOn == nil {
+		return c.DependsOn
+	}
+	siblings := map[string]bool{}
+	for _, d := range rd.DependsOn {
+		siblings[string(d)] = true
+	}
+	var out []string
+	for _, d := range c.DependsOn {
+		if !siblings[d] {
+			out = append(out, d)
+		}
+	}
+	for _, d := range rd.DeletionDependsOn {
+		out = append(out, string(d))
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }

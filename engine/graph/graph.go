@@ -109,10 +109,12 @@ type Part struct {
 	Addr, Parent config.InstanceAddress
 	// DependsOn are sibling parts this one comes after.
 	DependsOn []config.InstanceAddress
+	// Detached parts are not waited for by the composite, and so not by what depends on it.
+	Detached bool
 }
 
-// partEdges are the edges parts add: the composite depends on each of its parts (it is done
-// when they are, and whatever depends on it waits for all of them), each part on the siblings
+// partEdges are the edges parts add: the composite depends on each of its parts but the detached
+// ones (it is done when they are, and whatever depends on it waits for all of them), each part on the siblings
 // it names, and each part without siblings to wait for inherits the composite's own
 // dependencies, so that a garden's first part still comes after what the garden refers to.
 func partEdges(edges []Edge, parts []Part) []Edge {
@@ -126,7 +128,9 @@ func partEdges(edges []Edge, parts []Part) []Edge {
 	}
 	var out []Edge
 	for _, p := range parts {
-		out = append(out, Edge{From: p.Parent, To: p.Addr, Reason: "it is made of this part"})
+		if !p.Detached {
+			out = append(out, Edge{From: p.Parent, To: p.Addr, Reason: "it is made of this part"})
+		}
 		for _, d := range p.DependsOn {
 			out = append(out, Edge{From: p.Addr, To: d, Reason: fmt.Sprintf("%s applies its parts in this order", p.Parent)})
 		}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/declarative-gardener/gardener/engine/config"
 )
 
 func TestBuildEdges(t *testing.T) {
@@ -203,4 +205,20 @@ func TestImplicitEdgeToAnUnknownInstance(t *testing.T) {
 	require.Len(t, diags, 1)
 	assert.Equal(t, "Dependency on an unknown component", diags[0].Summary)
 	assert.Equal(t, "An edge from component.thing.a to component.thing.gone (because) names component.thing.gone, which the landscape does not declare.", diags[0].Detail)
+}
+
+// A detached part comes after what it names, but its composite, and so what depends on the
+// composite, does not wait for it.
+func TestDetachedPartsAreNotWaitedFor(t *testing.T) {
+	edges := partEdges(nil, []Part{
+		{Addr: "seed.a.seed", Parent: "seed.a"},
+		{Addr: "seed.a.bucket", Parent: "seed.a", DependsOn: []config.InstanceAddress{"seed.a.seed"}, Detached: true},
+	})
+	var pairs []string
+	for _, e := range edges {
+		pairs = append(pairs, string(e.From)+" -> "+string(e.To))
+	}
+	assert.Contains(t, pairs, "seed.a -> seed.a.seed")
+	assert.Contains(t, pairs, "seed.a.bucket -> seed.a.seed")
+	assert.NotContains(t, pairs, "seed.a -> seed.a.bucket")
 }

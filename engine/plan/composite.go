@@ -38,6 +38,13 @@ func (r *Renderer) expand(inst *config.Instance, rd *Rendered, parts []render.Co
 		for _, d := range p.DependsOn {
 			child.DependsOn = append(child.DependsOn, byName[d].Address)
 		}
+		child.Detached = p.Detached
+		if p.DeletionDependsOn != nil {
+			child.DeletionDependsOn = []config.InstanceAddress{}
+			for _, d := range p.DeletionDependsOn {
+				child.DeletionDependsOn = append(child.DeletionDependsOn, config.InstanceAddress(string(inst.Addr)+"."+d))
+			}
+		}
 		byName[p.Name] = child
 		switch {
 		case p.Copy != nil:

@@ -26,6 +26,9 @@ var bindings = map[string]struct {
 
 var secretsGVR = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 
+// minSecretLength is the shortest copied value the plan hides outside the copy itself.
+const minSecretLength = 8
+
 // copyPart renders a part that copies a Secret (render.CopySpec): the source as the landscape
 // renders it, or else as it is live; its values become secrets of the plan.
 func (r *Renderer) copyPart(child *Rendered, c *render.CopySpec, clusters map[string]cty.Value) error {
@@ -73,6 +76,14 @@ func (r *Renderer) copyPart(child *Rendered, c *render.CopySpec, clusters map[st
 		return fmt.Errorf("source Secret %s/%s is neither declared in the landscape nor in cluster %s", ns, name, c.FromCluster)
 	}
 	out := copiedSecret(c, source)
+	// The copy's values are secrets of the plan (the Secret's own data is never shown anyway).
+	// Short values, such as a region or "true" beside the credentials, would hide every field
+	// that contains them, so only values of minSecretLength characters or more count.
+	hide := func(s string) {
+		if len(s) >= minSecretLength {
+			child.Secrets = append(child.Secrets, s)
+		}
+	}
 	for _, field := range []string{"data", "stringData"} {
 		values, _ := out.Object[field].(map[string]any)
 		for _, v := range values {
@@ -80,9 +91,11 @@ func (r *Renderer) copyPart(child *Rendered, c *render.CopySpec, clusters map[st
 			if !ok || s == "" {
 				continue
 			}
-			child.Secrets = append(child.Secrets, s)
-			if raw, err := base64.StdEncoding.DecodeString(s); err == nil && field == "data" {
-				child.Secrets = append(child.Secrets, string(raw))
+			if field == "stringData" {
+				hide(s)
+			} else if raw, err := base64.StdEncoding.DecodeString(s); err == nil {
+				hide(s)
+				hide(string(raw))
 			}
 		}
 	}

@@ -78,13 +78,14 @@ func TestSecretCopy(t *testing.T) {
 	t.Run("live", func(t *testing.T) {
 		live := map[string]*unstructured.Unstructured{
 			"virtual/credentialsbindings/garden-local/local": binding,
-			"virtual/secrets/garden-local/local-credentials": kobject("v1", "Secret", "garden-local", "local-credentials", map[string]any{"type": "Opaque", "data": map[string]any{"accessKey": "czNjcjN0"}}),
+			"virtual/secrets/garden-local/local-credentials": kobject("v1", "Secret", "garden-local", "local-credentials", map[string]any{"type": "Opaque", "data": map[string]any{"accessKey": "czNjcjN0", "secretKey": "bG9uZy1zZWNyZXQtdmFsdWU="}}),
 		}
 		r, err := copyRenderer(t, []render.Component{cloudprovider}, nil, live)
 		require.NoError(t, err)
 		part := r.Rendered[config.InstanceAddress("garden.local.cloudprovider")]
-		assert.Equal(t, map[string]any{"accessKey": "czNjcjN0"}, part.Objects[0].Object.Object["data"])
-		assert.Contains(t, part.Secrets, "s3cr3t", "decoded values are hidden too")
+		assert.Equal(t, map[string]any{"accessKey": "czNjcjN0", "secretKey": "bG9uZy1zZWNyZXQtdmFsdWU="}, part.Objects[0].Object.Object["data"])
+		assert.Contains(t, part.Secrets, "long-secret-value", "decoded values are hidden too")
+		assert.NotContains(t, part.Secrets, "s3cr3t", "values shorter than 8 characters are not hidden everywhere")
 	})
 	for name, tc := range map[string]struct {
 		rendered []*unstructured.Unstructured

@@ -40,6 +40,11 @@ type Rendered struct {
 	Parts []config.InstanceAddress
 	// DependsOn are the sibling parts a part is applied after.
 	DependsOn []config.InstanceAddress
+	// Detached parts are not waited for by their composite (render.Component.Detached).
+	Detached bool
+	// DeletionDependsOn, when not nil, are the sibling parts a part is deleted before once its
+	// composite is removed (render.Component.DeletionDependsOn), instead of DependsOn.
+	DeletionDependsOn []config.InstanceAddress
 }
 
 // Renderer renders instances during evaluation: it is the config.Hooks.Instance of a plan.

@@ -115,7 +115,7 @@ func prepare(opts Options, conns *connections) (*Outcome, hcl.Diagnostics) {
 	var parts []graph.Part
 	for addr, rd := range r.Rendered {
 		if rd.Parent != "" {
-			parts = append(parts, graph.Part{Addr: addr, Parent: rd.Parent, DependsOn: rd.DependsOn})
+			parts = append(parts, graph.Part{Addr: addr, Parent: rd.Parent, DependsOn: rd.DependsOn, Detached: rd.Detached})
 		}
 	}
 	g, d := graph.Build(res.Evaluated, implicit, parts...)

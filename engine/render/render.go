@@ -106,6 +106,14 @@ type Component struct {
 	Type string
 	// DependsOn names the parts this one is applied after (documented orders, data flow).
 	DependsOn []string
+	// Detached parts are applied and waited for like the others, but the composite, and what
+	// depends on it, does not wait for them: a seed's BackupBucket is reconciled by a backup
+	// extension that is installed only once the seed is up.
+	Detached bool
+	// DeletionDependsOn, when set, names the parts this one is deleted before once the
+	// composite's block is removed, where that differs from DependsOn: a hibernated shoot
+	// scales down in the reverse of its reconcile order, but is deleted in its delete flow's.
+	DeletionDependsOn []string
 	// Objects are the part's objects. Strings in them may hold GeneratedRef markers.
 	Objects []Object
 	// Secret, when set, makes the part a generated secret: the engine generates (or reuses) it

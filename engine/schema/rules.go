@@ -136,6 +136,26 @@ func ExactlyOneOf(paths ...Path) Rule {
 	}
 }
 
+// AtMostOneOf demands that no more than one of the attributes is set.
+func AtMostOneOf(paths ...Path) Rule {
+	return Rule{
+		Name:     "at-most-one-of",
+		Describe: fmt.Sprintf("at most one of %s may be set", strings.Join(paths, ", ")),
+		Func: func(cfg cty.Value, _ map[string]cty.Value) []Violation {
+			var set []Path
+			for _, p := range paths {
+				if isSet(cfg, p) {
+					set = append(set, p)
+				}
+			}
+			if len(set) <= 1 {
+				return nil
+			}
+			return []Violation{{Path: splitPath(set[1]), Message: fmt.Sprintf("At most one of %s may be set, but %s are.", strings.Join(paths, ", "), strings.Join(set, " and "))}}
+		},
+	}
+}
+
 // AtLeastOneOf demands that one or more of the attributes are set.
 func AtLeastOneOf(paths ...Path) Rule {
 	return Rule{

@@ -76,4 +76,11 @@ func TestExactlyAndAtLeastOneOf(t *testing.T) {
 	}
 	assert.Empty(t, atLeast.Func(obj(false, true), nil))
 	assert.Len(t, atLeast.Func(obj(false, false), nil), 1)
+	atMost := AtMostOneOf("a", "b")
+	assert.Empty(t, atMost.Func(obj(false, false), nil))
+	assert.Empty(t, atMost.Func(obj(true, false), nil))
+	if v := atMost.Func(obj(true, true), nil); assert.Len(t, v, 1) {
+		assert.Equal(t, []string{"b"}, v[0].Path)
+		assert.Equal(t, "At most one of a, b may be set, but a and b are.", v[0].Message)
+	}
 }

@@ -7,8 +7,6 @@ shoot "ops" {
   region        = "local"
   purpose       = "development"
 
-  credentials_binding = "local"
-
   kubernetes {
     version = var.kubernetes_version
   }
