@@ -4,27 +4,30 @@
 // gardenlet's reconcile flow:
 //
 //  1. the control-plane namespace with its labels and high-availability annotations, the
-//     extensions Cluster ("before the reconciliation flow", S4:15279) and the generated
-//     certificates and keys;
-//  2. etcd-main and etcd-events, the Infrastructure and the extensions with lifecycle
-//     BeforeKubeAPIServer;
+//     extensions Cluster ("before the reconciliation flow", S4:15279), the cloudprovider Secret
+//     (a copy of the Secret the shoot's binding names, S4:17330) and the generated certificates
+//     and keys;
+//  2. the BackupEntry (on seeds with backup), etcd-main and etcd-events, the Infrastructure;
 //  3. kube-apiserver (after its etcds, S4:26744) exposed through the seed's Istio ingress gateway
 //     by SNI; vpn-seed-server beside it;
 //  4. after the kube-apiserver: the shoot's gardener-resource-manager, kube-controller-manager,
-//     kube-scheduler, the extensions with the default lifecycle AfterKubeAPIServer (S4:15545),
-//     the DNSRecords, Network and ControlPlane (after the Infrastructure, S4:17014);
+//     kube-scheduler, the Extensions (lifecycle AfterKubeAPIServer, the default, S4:15545; the
+//     shoot block cannot see a registration's other lifecycles yet), Network and ControlPlane
+//     (after the Infrastructure, S4:17014);
 //  5. the OperatingSystemConfigs, machine-controller-manager, the Worker (after its
-//     OperatingSystemConfigs and the Infrastructure, S4:17609, S4:17949), the ContainerRuntimes,
-//     cluster-autoscaler (after the Worker, S4:18109) and the AfterWorker extensions;
+//     OperatingSystemConfigs and the Infrastructure, S4:17609, S4:17949) and cluster-autoscaler
+//     (after the Worker, S4:18109);
 //  6. the shoot system components as ManagedResources (S4:15754) once the shoot's resource
 //     manager runs;
 //  7. the Shoot, ready once gardenlet reports it reconciled.
 //
 // Deleting a shoot runs the order backwards, which is the documented delete flow: the in-shoot
 // system components go first (S4:57-67), extensions are deleted before the kube-apiserver
-// (S4:15546) and the etcds last (S4:11976). Hibernation reverses the order of the scaled parts
-// (S4:15545): workers and the components after the kube-apiserver scale down first, then the
-// kube-apiserver, then the etcds; waking up runs the reconcile order again.
+// (S4:15546) and the etcds last (S4:11976). Hibernation empties the Worker's pools and reverses
+// the order of the scaled parts (S4:15545, S4:18139): the Worker and the components after the
+// kube-apiserver scale down first, then the kube-apiserver, then the etcds; waking up runs the
+// reconcile order again. DNSRecords are not rendered yet: their values are the ingress load
+// balancer's address, known only after apply.
 package shoot
 
 import (
