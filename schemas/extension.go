@@ -47,6 +47,7 @@ func extension() *schema.Schema {
 		Outputs: []schema.Output{
 			{Name: "name", Type: cty.String, Description: "The registration's name."},
 			{Name: "seeds", Type: stringList, Description: "The names of the seeds the extension is installed on."},
+			{Name: "extension_lifecycles", Type: cty.Map(extensionLifecycle), Description: "The lifecycle of each of its Extension types, by type, with Gardener's defaults filled in; give it to shoots as extension_lifecycles so that they place their Extensions by it."},
 		},
 	}
 }

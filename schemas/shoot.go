@@ -129,6 +129,8 @@ func shootAttributes() []schema.Attribute {
 		{Name: "purpose", Type: cty.String, Default: cty.StringVal("evaluation"), AllowedValues: []string{"evaluation", "development", "testing", "production", "infrastructure"}, Description: "What the cluster is for, which changes how Gardener sets it up (testing gets no monitoring, infrastructure only in the garden project)."},
 		// S4:2297 dns.domain immutable
 		{Name: "dns_domain", Type: cty.String, Immutable: true, Checks: checks(schema.DNSName()), Description: "The external domain of the shoot, under which its API server is reachable as api.<domain>; Gardener assigns one when unset."},
+		// S4:15535-15549: when an Extension is reconciled and deleted is its registration's.
+		{Name: "extension_lifecycles", Type: cty.Map(extensionLifecycle), Description: "The lifecycles of Extension types as their registrations declare them, such as component.extension.dns.extension_lifecycles; an Extension of a type not listed is reconciled after the kube-apiserver and deleted before it, Gardener's default."},
 		// S4:1223 exposureClassName immutable
 		{Name: "exposure_class", Type: cty.String, Immutable: true, Checks: checks(schema.ObjectName()), Description: "The ExposureClass deciding how the shoot's API server is exposed, for example only on an internal network."},
 	}
@@ -338,3 +340,7 @@ func shootAddons() schema.Block {
 		}},
 	}
 }
+
+// extensionLifecycle is when an Extension type is reconciled, deleted and migrated
+// (ControllerRegistration .spec.resources[].lifecycle, S4:2185-2195).
+var extensionLifecycle = cty.Object(map[string]cty.Type{"reconcile": cty.String, "delete": cty.String, "migrate": cty.String})

@@ -8,6 +8,7 @@ package controllerregistration
 
 import (
 	"fmt"
+	"github.com/zclconf/go-cty/cty"
 	"strings"
 	"time"
 
@@ -242,4 +243,38 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// LifecycleType is the object type of an Extension type's lifecycle as outputs carry it.
+var LifecycleType = cty.Object(map[string]cty.Type{"reconcile": cty.String, "delete": cty.String, "migrate": cty.String})
+
+// ExtensionLifecycles are the lifecycles of the Extension types among resources, with Gardener's
+// defaults filled in (reconcile AfterKubeAPIServer, delete and migrate BeforeKubeAPIServer,
+// S4:2185-2195): shoots place their Extensions by them (S4:15535-15549).
+func ExtensionLifecycles(resources []Resource) cty.Value {
+	out := map[string]cty.Value{}
+	for _, r := range resources {
+		if r.Kind != KindExtension {
+			continue
+		}
+		l := Lifecycle{}
+		if r.Lifecycle != nil {
+			l = *r.Lifecycle
+		}
+		or := func(s, def string) cty.Value {
+			if s == "" {
+				return cty.StringVal(def)
+			}
+			return cty.StringVal(s)
+		}
+		out[r.Type] = cty.ObjectVal(map[string]cty.Value{
+			"reconcile": or(l.Reconcile, "AfterKubeAPIServer"),
+			"delete":    or(l.Delete, "BeforeKubeAPIServer"),
+			"migrate":   or(l.Migrate, "BeforeKubeAPIServer"),
+		})
+	}
+	if len(out) == 0 {
+		return cty.MapValEmpty(LifecycleType)
+	}
+	return cty.MapVal(out)
 }

@@ -124,5 +124,7 @@ func Render(in render.Input) (*render.Output, error) {
 	if len(names) > 0 {
 		seeds = cty.ListVal(names)
 	}
-	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{"name": cty.StringVal(v.Name), "seeds": seeds}}, nil
+	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{
+		"name": cty.StringVal(v.Name), "seeds": seeds, "extension_lifecycles": controllerregistration.ExtensionLifecycles(v.Resources),
+	}}, nil
 }

@@ -232,8 +232,9 @@ func TestRenderOutputs(t *testing.T) {
 		"resource": [{"kind": "Infrastructure", "type": "local"}], "seeds": `+twoSeeds+`}`)})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]cty.Value{
-		"name":  cty.StringVal("provider-local"),
-		"seeds": cty.ListVal([]cty.Value{cty.StringVal("local")}),
+		"name":                 cty.StringVal("provider-local"),
+		"seeds":                cty.ListVal([]cty.Value{cty.StringVal("local")}),
+		"extension_lifecycles": cty.MapValEmpty(controllerregistration.LifecycleType),
 	}, out.Outputs)
 
 	out, err = Render(render.Input{Name: "x", Dir: "testdata", Config: rendertest.FromJSON(t, `{
@@ -241,6 +242,17 @@ func TestRenderOutputs(t *testing.T) {
 		"resource": [{"kind": "Infrastructure", "type": "local"}]}`)})
 	require.NoError(t, err)
 	assert.Equal(t, cty.ListValEmpty(cty.String), out.Outputs["seeds"])
+
+	// The lifecycles of its Extension types, Gardener's defaults filled in (S4:2185-2195).
+	out, err = Render(render.Input{Name: "x", Dir: "testdata", Config: rendertest.FromJSON(t, `{
+		"virtual_cluster": {"name": "virtual"}, "chart": "chart", "garden_cluster_identity": "g",
+		"resource": [{"kind": "Extension", "type": "early", "lifecycle": {"reconcile": "BeforeKubeAPIServer"}}, {"kind": "Extension", "type": "plain"}, {"kind": "Network", "type": "calico"}]}`)})
+	require.NoError(t, err)
+	lifecycles := out.Outputs["extension_lifecycles"].AsValueMap()
+	require.Len(t, lifecycles, 2)
+	assert.Equal(t, "BeforeKubeAPIServer", lifecycles["early"].GetAttr("reconcile").AsString())
+	assert.Equal(t, "BeforeKubeAPIServer", lifecycles["early"].GetAttr("delete").AsString())
+	assert.Equal(t, "AfterKubeAPIServer", lifecycles["plain"].GetAttr("reconcile").AsString())
 }
 
 func TestRenderDefers(t *testing.T) {

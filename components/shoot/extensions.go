@@ -52,7 +52,14 @@ func (b *builder) extValues() (shootextensions.Values, error) {
 		ev.Workers = append(ev.Workers, pool)
 	}
 	for _, e := range v.Extensions {
-		ev.Extensions = append(ev.Extensions, shootextensions.Extension{Type: e.Type, ProviderConfig: e.ProviderConfig, Disabled: e.Disabled})
+		ext := shootextensions.Extension{Type: e.Type, ProviderConfig: e.ProviderConfig, Disabled: e.Disabled}
+		if l, ok := v.ExtensionLifecycles[e.Type]; ok {
+			ext.Lifecycle = shootextensions.Lifecycle{Reconcile: l.Reconcile, Delete: l.Delete, Migrate: l.Migrate}
+		}
+		if len(v.Workers) == 0 && !e.Disabled && ext.ReconcileStep() == shootextensions.AfterWorker {
+			return ev, fmt.Errorf("extensions %q: it is reconciled AfterWorker, and a workerless shoot has no workers", e.Type)
+		}
+		ev.Extensions = append(ev.Extensions, ext)
 	}
 	if b.seed.BackupProvider != "" {
 		// The entry uses the seed's copy of the backup credentials (components/seed).

@@ -319,6 +319,49 @@ func TestClusterAutoscalerOnlyWhenAPoolScales(t *testing.T) {
 	assert.Contains(t, parts(t, values(nil)), "cluster_autoscaler")
 }
 
+// Extensions are placed by their registration's reconcile lifecycle (S4:15535-15549):
+// BeforeKubeAPIServer before the API server, AfterWorker after the Worker.
+func TestExtensionLifecycles(t *testing.T) {
+	lifecycle := func(reconcile string) struct {
+		Reconcile string `json:"reconcile"`
+		Delete    string `json:"delete"`
+		Migrate   string `json:"migrate"`
+	} {
+		return struct {
+			Reconcile string `json:"reconcile"`
+			Delete    string `json:"delete"`
+			Migrate   string `json:"migrate"`
+		}{Reconcile: reconcile, Delete: "BeforeKubeAPIServer", Migrate: "BeforeKubeAPIServer"}
+	}
+	withLifecycles := func(v *Values) {
+		v.Extensions = []Extension{{Type: "early"}, {Type: "late"}, {Type: "default"}}
+		v.ExtensionLifecycles = map[string]struct {
+			Reconcile string `json:"reconcile"`
+			Delete    string `json:"delete"`
+			Migrate   string `json:"migrate"`
+		}{"early": lifecycle("BeforeKubeAPIServer"), "late": lifecycle("AfterWorker")}
+	}
+	ps := parts(t, values(withLifecycles))
+	names := func(p render.Component) []string {
+		var out []string
+		for _, o := range p.Objects {
+			out = append(out, o.Object.GetName())
+		}
+		return out
+	}
+	assert.Equal(t, []string{"early"}, names(ps["extensions_before_kube_apiserver"]))
+	assert.Equal(t, []string{"default"}, names(ps["extensions_after_kube_apiserver"]))
+	assert.Equal(t, []string{"late"}, names(ps["extensions_after_worker"]))
+	seq := order(t, ps)
+	before(t, seq, "extensions_before_kube_apiserver", "kube_apiserver")
+	before(t, seq, "kube_apiserver", "extensions_after_kube_apiserver")
+	before(t, seq, "worker", "extensions_after_worker")
+
+	_, err := Parts("dev", values(func(v *Values) { withLifecycles(v); workerless(v) }))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `extensions "late": it is reconciled AfterWorker, and a workerless shoot has no workers`)
+}
+
 // Extensions are placed by their reconcile lifecycle; the default is AfterKubeAPIServer
 // (S4:15545).
 func TestExtensionsAfterTheAPIServer(t *testing.T) {

@@ -20,6 +20,12 @@ type Values struct {
 	Purpose            string   `json:"purpose"`
 	DNSDomain          string   `json:"dns_domain"`
 	ExposureClass      string   `json:"exposure_class"`
+	// ExtensionLifecycles are the registrations' lifecycles of Extension types, by type.
+	ExtensionLifecycles map[string]struct {
+		Reconcile string `json:"reconcile"`
+		Delete    string `json:"delete"`
+		Migrate   string `json:"migrate"`
+	} `json:"extension_lifecycles"`
 
 	Kubernetes       Kubernetes        `json:"kubernetes"`
 	Networking       *Networking       `json:"networking"`
