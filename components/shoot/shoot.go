@@ -7,16 +7,17 @@
 //     extensions Cluster ("before the reconciliation flow", S4:15279), the cloudprovider Secret
 //     (a copy of the Secret the shoot's binding names, S4:17330) and the generated certificates
 //     and keys;
-//  2. the BackupEntry (on seeds with backup), etcd-main and etcd-events, the Infrastructure;
+//  2. the BackupEntry (on seeds with backup), etcd-main and etcd-events, the Infrastructure and
+//     the Extensions whose registration reconciles them BeforeKubeAPIServer;
 //  3. kube-apiserver (after its etcds, S4:26744) exposed through the seed's Istio ingress gateway
 //     by SNI; vpn-seed-server beside it;
 //  4. after the kube-apiserver: the shoot's gardener-resource-manager, kube-controller-manager,
-//     kube-scheduler, the Extensions (lifecycle AfterKubeAPIServer, the default, S4:15545; the
-//     shoot block cannot see a registration's other lifecycles yet), Network and ControlPlane
-//     (after the Infrastructure, S4:17014);
+//     kube-scheduler, the Extensions of lifecycle AfterKubeAPIServer (the default, S4:15545;
+//     extension_lifecycles says which are not), Network and ControlPlane (after the
+//     Infrastructure, S4:17014);
 //  5. the OperatingSystemConfigs, machine-controller-manager, the Worker (after its
-//     OperatingSystemConfigs and the Infrastructure, S4:17609, S4:17949) and cluster-autoscaler
-//     (after the Worker, S4:18109);
+//     OperatingSystemConfigs and the Infrastructure, S4:17609, S4:17949), cluster-autoscaler
+//     (after the Worker, S4:18109) and the AfterWorker Extensions;
 //  6. the shoot system components as ManagedResources (S4:15754) once the shoot's resource
 //     manager runs;
 //  7. the Shoot, ready once gardenlet reports it reconciled.
