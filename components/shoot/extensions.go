@@ -87,8 +87,10 @@ func (b *builder) extensionResources() error {
 		return err
 	}
 	build := func(f func(shootextensions.Values) ([]render.Object, error)) ([]render.Object, error) { return f(ev) }
-	step := func(s string) func(shootextensions.Values) ([]render.Object, error) {
-		return func(v shootextensions.Values) ([]render.Object, error) { return shootextensions.Extensions(v, s) }
+	step := func(s string, deletedAfter bool) func(shootextensions.Values) ([]render.Object, error) {
+		return func(v shootextensions.Values) ([]render.Object, error) {
+			return shootextensions.Extensions(deletedAs(v, deletedAfter), s)
+		}
 	}
 	type resource struct {
 		part   string
@@ -101,8 +103,10 @@ func (b *builder) extensionResources() error {
 		// The etcd backups' entry in the seed's bucket, before etcd-main (S4:16844-16870).
 		{part: "backup_entry", f: shootextensions.BackupEntry, deps: []string{"cluster"}},
 		{part: "infrastructure", f: shootextensions.Infrastructure, deps: []string{"cluster", "cloudprovider"}},
-		{part: "extensions_before_kube_apiserver", f: step(shootextensions.BeforeKubeAPIServer), scaled: true, deps: []string{"cluster"}},
-		{part: "extensions_after_kube_apiserver", f: step(shootextensions.AfterKubeAPIServer), scaled: true, deps: []string{"cluster", "kube_apiserver"}},
+		{part: "extensions_before_kube_apiserver", f: step(shootextensions.BeforeKubeAPIServer, false), scaled: true, deps: []string{"cluster"}},
+		{part: "extensions_before_kube_apiserver" + deletedAfterSuffix, f: step(shootextensions.BeforeKubeAPIServer, true), scaled: true, deps: []string{"cluster"}},
+		{part: "extensions_after_kube_apiserver", f: step(shootextensions.AfterKubeAPIServer, false), scaled: true, deps: []string{"cluster", "kube_apiserver"}},
+		{part: "extensions_after_kube_apiserver" + deletedAfterSuffix, f: step(shootextensions.AfterKubeAPIServer, true), scaled: true, deps: []string{"cluster", "kube_apiserver"}},
 		// The provider's control-plane components after the Infrastructure, whose status
 		// they read (S4:17014).
 		{part: "control_plane", f: shootextensions.ControlPlanes, scaled: true, deps: []string{"cluster", "cloudprovider", "infrastructure", "kube_apiserver"}},
@@ -124,13 +128,16 @@ func (b *builder) extensionResources() error {
 			b.add(r.part, "manifests", objs, r.deps...)
 		}
 	}
-	if b.has("extensions_before_kube_apiserver") {
-		b.dependOn("kube_apiserver", "extensions_before_kube_apiserver")
+	for _, part := range []string{"extensions_before_kube_apiserver", "extensions_before_kube_apiserver" + deletedAfterSuffix} {
+		if b.has(part) {
+			b.dependOn("kube_apiserver", part)
+		}
 	}
 	if b.has("infrastructure") {
 		b.dependOn("kube_apiserver", "infrastructure")
 	}
 	if !workers {
+		b.extensionDeletionOrder()
 		return nil
 	}
 	if err := b.machineControllers(); err != nil {
@@ -147,12 +154,73 @@ func (b *builder) extensionResources() error {
 		deps = append(deps, "control_plane")
 	}
 	b.addScaled("worker", "manifests", worker, deps...)
-	after, err := shootextensions.Extensions(ev, shootextensions.AfterWorker)
-	if err != nil {
-		return err
+	for _, deletedAfter := range []bool{false, true} {
+		after, err := shootextensions.Extensions(deletedAs(ev, deletedAfter), shootextensions.AfterWorker)
+		if err != nil {
+			return err
+		}
+		part := "extensions_after_worker"
+		if deletedAfter {
+			part += deletedAfterSuffix
+		}
+		if len(after) > 0 {
+			b.addScaled(part, "manifests", after, "cluster", "worker")
+		}
 	}
-	if len(after) > 0 {
-		b.addScaled("extensions_after_worker", "manifests", after, "cluster", "worker")
+	b.extensionDeletionOrder()
+	return nil
+}
+
+// deletedAfterSuffix names the parts of Extensions whose registration deletes them after the
+// kube-apiserver instead of before it (S4:15546-15547).
+const deletedAfterSuffix = "_deleted_after_kube_apiserver"
+
+// deletedAs keeps the Extensions deleted after the kube-apiserver (deletedAfter) or the others.
+func deletedAs(v shootextensions.Values, deletedAfter bool) shootextensions.Values {
+	var keep []shootextensions.Extension
+	for _, e := range v.Extensions {
+		if (e.DeleteStep() == shootextensions.AfterKubeAPIServer) == deletedAfter {
+			keep = append(keep, e)
+		}
+	}
+	v.Extensions = keep
+	return v
+}
+
+// extensionDeletionOrder makes deleting the shoot follow each Extension's delete lifecycle
+// rather than the reverse of its reconcile placement (S4:15546-15547): one reconciled before the
+// kube-apiserver but deleted before it (the default) is deleted before the kube-apiserver, and
+// one reconciled after the kube-apiserver or the workers but deleted after the kube-apiserver
+// waits for the kube-apiserver to go.
+func (b *builder) extensionDeletionOrder() {
+	kas := b.part("kube_apiserver")
+	if kas == nil {
+		return
+	}
+	kasDeletion := func() []string {
+		if kas.DeletionDependsOn == nil {
+			kas.DeletionDependsOn = append([]string{}, kas.DependsOn...)
+		}
+		return kas.DeletionDependsOn
+	}
+	if p := b.part("extensions_before_kube_apiserver"); p != nil {
+		p.DeletionDependsOn = []string{"cluster", "kube_apiserver"}
+		kas.DeletionDependsOn = slices.DeleteFunc(kasDeletion(), func(d string) bool { return d == p.Name })
+	}
+	for _, name := range []string{"extensions_after_kube_apiserver", "extensions_after_worker"} {
+		if p := b.part(name + deletedAfterSuffix); p != nil {
+			p.DeletionDependsOn = []string{"cluster"}
+			kas.DeletionDependsOn = append(kasDeletion(), p.Name)
+		}
+	}
+}
+
+// part is the part of that name, nil when there is none.
+func (b *builder) part(name string) *render.Component {
+	for i := range b.parts {
+		if b.parts[i].Name == name {
+			return &b.parts[i]
+		}
 	}
 	return nil
 }

@@ -199,8 +199,10 @@ func (b *builder) reverseScaled() {
 	for i, p := range b.parts {
 		deps[p.Name] = p.DependsOn
 		// Deleting a hibernated shoot still follows the delete flow: the reverse of the
-		// reconcile order, not of the hibernation order.
-		b.parts[i].DeletionDependsOn = append([]string{}, p.DependsOn...)
+		// reconcile order (or the Extensions' delete lifecycle), not of the hibernation order.
+		if p.DeletionDependsOn == nil {
+			b.parts[i].DeletionDependsOn = append([]string{}, p.DependsOn...)
+		}
 	}
 	// neededByScaled: the parts that do not scale and that a scaled part waits for, directly or
 	// through other such parts.

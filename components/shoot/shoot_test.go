@@ -455,3 +455,54 @@ func TestHibernationEmptiesTheWorkerPools(t *testing.T) {
 	assert.Equal(t, int64(0), pools[0].(map[string]any)["minimum"])
 	assert.Equal(t, int64(0), pools[0].(map[string]any)["maximum"])
 }
+
+// deletionOrder is the order removing the shoot deletes its parts in: every part before those it
+// depends on for deletion (DeletionDependsOn where set, else DependsOn).
+func deletionOrder(t *testing.T, ps map[string]render.Component) []string {
+	t.Helper()
+	forDeletion := map[string]render.Component{}
+	for name, p := range ps {
+		if p.DeletionDependsOn != nil {
+			p.DependsOn = p.DeletionDependsOn
+		}
+		forDeletion[name] = p
+	}
+	seq := order(t, forDeletion)
+	slices.Reverse(seq)
+	return seq
+}
+
+// Extensions are deleted by their registration's delete lifecycle (S4:15546-15547): before the
+// kube-apiserver by default, even when they are reconciled before it, and after it when the
+// registration says AfterKubeAPIServer.
+func TestExtensionDeleteLifecycles(t *testing.T) {
+	type lifecycle = struct {
+		Reconcile string `json:"reconcile"`
+		Delete    string `json:"delete"`
+		Migrate   string `json:"migrate"`
+	}
+	for _, hibernate := range []bool{false, true} {
+		ps := parts(t, values(func(v *Values) {
+			v.Extensions = []Extension{{Type: "early"}, {Type: "keep"}, {Type: "plain"}}
+			v.ExtensionLifecycles = map[string]lifecycle{
+				"early": {Reconcile: "BeforeKubeAPIServer", Delete: "BeforeKubeAPIServer"},
+				"keep":  {Reconcile: "AfterKubeAPIServer", Delete: "AfterKubeAPIServer"},
+			}
+			if hibernate {
+				hibernated(v)
+			}
+		}))
+		require.Contains(t, ps, "extensions_after_kube_apiserver"+deletedAfterSuffix)
+		del := deletionOrder(t, ps)
+		before(t, del, "extensions_before_kube_apiserver", "kube_apiserver")
+		before(t, del, "extensions_after_kube_apiserver", "kube_apiserver")
+		before(t, del, "kube_apiserver", "extensions_after_kube_apiserver"+deletedAfterSuffix)
+		before(t, del, "kube_apiserver", "etcd_main")
+		// Reconciling keeps its order.
+		if !hibernate {
+			seq := order(t, ps)
+			before(t, seq, "extensions_before_kube_apiserver", "kube_apiserver")
+			before(t, seq, "kube_apiserver", "extensions_after_kube_apiserver"+deletedAfterSuffix)
+		}
+	}
+}
