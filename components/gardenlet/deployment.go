@@ -118,13 +118,5 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 
 // service exposes the metrics port to the seed's Prometheus (S4:25987).
 func service(ns string) *corev1.Service {
-	k, val := kubeapiserver.ScrapeAnnotation("all-seed-scrape-targets", MetricsPort)
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: ns, Labels: SelectorLabels(), Annotations: map[string]string{k: val}},
-		Spec: corev1.ServiceSpec{
-			Type:     corev1.ServiceTypeClusterIP,
-			Selector: SelectorLabels(),
-			Ports:    []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: MetricsPort, TargetPort: intstr.FromInt32(MetricsPort)}},
-		},
-	}
+	return kubeapiserver.MetricsService(Name, ns, SelectorLabels(), "all-seed-scrape-targets", MetricsPort)
 }

@@ -45,6 +45,20 @@ func ScrapeAnnotation(alias string, port int32) (string, string) {
 		fmt.Sprintf(`[{"port":%d,"protocol":"TCP"}]`, port)
 }
 
+// MetricsService is the ClusterIP Service that exposes a control-plane component's metrics port
+// (named metrics) to the Prometheus with the given alias, selecting the pods by labels.
+func MetricsService(name, namespace string, labels map[string]string, alias string, port int32) *corev1.Service {
+	k, val := ScrapeAnnotation(alias, port)
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: labels, Annotations: map[string]string{k: val}},
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: labels,
+			Ports:    []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: port, TargetPort: intstr.FromInt32(port)}},
+		},
+	}
+}
+
 // service is the ClusterIP Service in front of the API server (S4:13122). With SNI it admits the
 // ingress gateway's namespace; with topology-aware routing it carries the annotation and label
 // of S4:27783-27791.

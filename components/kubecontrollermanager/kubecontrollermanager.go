@@ -319,15 +319,7 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 
 // service exposes the metrics port to the garden's Prometheus (S4:25962).
 func service(v Values, prefix, ns string) *corev1.Service {
-	k, val := kubeapiserver.ScrapeAnnotation(or(v.ScrapeTargetsAlias, "all-garden-scrape-targets"), Port)
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: SelectorLabels(prefix), Annotations: map[string]string{k: val}},
-		Spec: corev1.ServiceSpec{
-			Type:     corev1.ServiceTypeClusterIP,
-			Selector: SelectorLabels(prefix),
-			Ports:    []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: Port, TargetPort: intstr.FromInt32(Port)}},
-		},
-	}
+	return kubeapiserver.MetricsService(Name(prefix), ns, SelectorLabels(prefix), or(v.ScrapeTargetsAlias, "all-garden-scrape-targets"), Port)
 }
 
 func or(s, def string) string {

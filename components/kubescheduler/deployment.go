@@ -143,13 +143,5 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 
 // service exposes the metrics port to the shoot's Prometheus (S4:26009).
 func service(v Values) *corev1.Service {
-	k, val := kubeapiserver.ScrapeAnnotation("all-scrape-targets", Port)
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: SelectorLabels(), Annotations: map[string]string{k: val}},
-		Spec: corev1.ServiceSpec{
-			Type:     corev1.ServiceTypeClusterIP,
-			Selector: SelectorLabels(),
-			Ports:    []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: Port, TargetPort: intstr.FromInt32(Port)}},
-		},
-	}
+	return kubeapiserver.MetricsService(Name, v.Namespace, SelectorLabels(), "all-scrape-targets", Port)
 }

@@ -178,13 +178,5 @@ func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
 
 // service exposes the metrics to the shoot's Prometheus (S4:26009).
 func service(namespace string) *corev1.Service {
-	k, val := kubeapiserver.ScrapeAnnotation("all-scrape-targets", Port)
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: namespace, Labels: SelectorLabels(), Annotations: map[string]string{k: val}},
-		Spec: corev1.ServiceSpec{
-			Type:     corev1.ServiceTypeClusterIP,
-			Selector: SelectorLabels(),
-			Ports:    []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: Port, TargetPort: intstr.FromInt32(Port)}},
-		},
-	}
+	return kubeapiserver.MetricsService(Name, namespace, SelectorLabels(), "all-scrape-targets", Port)
 }
