@@ -78,13 +78,7 @@ func deployment(v Values, access machinecontrollermanager.ShootAccess) (*appsv1.
 	if err != nil {
 		return nil, err
 	}
-	replicas := int32(1)
-	switch {
-	case v.Hibernated:
-		replicas = 0
-	case v.Replicas != nil:
-		replicas = *v.Replicas
-	}
+	replicas := machinecontrollermanager.ControllerReplicas(v.Replicas, v.Hibernated)
 	labels := map[string]string{
 		"gardener.cloud/role":                                                           "controlplane",
 		"networking.gardener.cloud/to-dns":                                              "allowed",

@@ -111,6 +111,18 @@ func args(namespace string) []string {
 	}
 }
 
+// ControllerReplicas is the replica count of a shoot's machine controller: 0 while the shoot
+// hibernates, else the given count, else 1. cluster-autoscaler follows the same rule.
+func ControllerReplicas(replicas *int32, hibernated bool) int32 {
+	switch {
+	case hibernated:
+		return 0
+	case replicas != nil:
+		return *replicas
+	}
+	return 1
+}
+
 func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
 	vector, err := images.Default().Override(v.Images)
 	if err != nil {
@@ -120,13 +132,7 @@ func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
 	if err != nil {
 		return nil, err
 	}
-	replicas := int32(1)
-	switch {
-	case v.Hibernated:
-		replicas = 0
-	case v.Replicas != nil:
-		replicas = *v.Replicas
-	}
+	replicas := ControllerReplicas(v.Replicas, v.Hibernated)
 	labels := map[string]string{
 		"gardener.cloud/role":                                                           "controlplane",
 		"networking.gardener.cloud/to-dns":                                              "allowed",
