@@ -103,12 +103,7 @@ func (g *builder) add(name, typ string, objects []render.Object, deps ...string)
 // secret appends a generated-secret part in the runtime cluster's garden namespace; a
 // certificate's part depends on its CA's part.
 func (g *builder) secret(part string, spec render.SecretSpec, caPart string) {
-	spec.Cluster, spec.Namespace = g.runtime, Namespace
-	c := render.Component{Name: part, Type: "generated_secret", Secret: &spec}
-	if caPart != "" {
-		c.DependsOn = []string{caPart}
-	}
-	g.parts = append(g.parts, c)
+	g.parts = append(g.parts, render.SecretPart(part, g.runtime, Namespace, spec, caPart))
 }
 
 // images are the image vector overrides: the landscape's, with the Gardener version as the tag

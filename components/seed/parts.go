@@ -177,10 +177,9 @@ func (b *builder) systemComponents() error {
 func (b *builder) gardenlet() error {
 	id := BootstrapTokenID(b.name)
 	token := "bootstrap-token-" + id
-	b.parts = append(b.parts, render.Component{Name: "gardenlet_bootstrap_token", Type: "generated_secret", Secret: &render.SecretSpec{
-		Cluster: b.virtual, Namespace: "kube-system", Name: token, Class: "bootstrap-token",
-		CommonName: fmt.Sprintf("Token to be used by the gardenlet for Seed `%s`.", b.name),
-	}})
+	b.parts = append(b.parts, render.SecretPart("gardenlet_bootstrap_token", b.virtual, "kube-system", render.SecretSpec{
+		Name: token, Class: "bootstrap-token", CommonName: fmt.Sprintf("Token to be used by the gardenlet for Seed `%s`.", b.name),
+	}))
 	bootstrap, err := b.bootstrapKubeconfig(id + "." + render.GeneratedRef("kube-system", token, "token-secret", false))
 	if err != nil {
 		return err

@@ -121,12 +121,7 @@ func (b *builder) add(name, typ string, objects []render.Object, deps ...string)
 
 // secret appends a generated-secret part in the seed's garden namespace.
 func (b *builder) secret(part string, spec render.SecretSpec, caPart string) {
-	spec.Cluster, spec.Namespace = b.cluster, GardenNamespace
-	c := render.Component{Name: part, Type: "generated_secret", Secret: &spec}
-	if caPart != "" {
-		c.DependsOn = []string{caPart}
-	}
-	b.parts = append(b.parts, c)
+	b.parts = append(b.parts, render.SecretPart(part, b.cluster, GardenNamespace, spec, caPart))
 }
 
 func (b *builder) settings() Settings {

@@ -180,12 +180,7 @@ func (b *builder) addScaled(name, typ string, objects []render.Object, deps ...s
 // secret appends a generated-secret part in the control-plane namespace; a certificate's part
 // depends on its CA's part.
 func (b *builder) secret(part string, spec render.SecretSpec, caPart string) {
-	spec.Cluster, spec.Namespace = b.seed.Cluster, b.ns
-	deps := []string{"namespace"}
-	if caPart != "" {
-		deps = append(deps, caPart)
-	}
-	b.parts = append(b.parts, render.Component{Name: part, Type: "generated_secret", DependsOn: deps, Secret: &spec})
+	b.parts = append(b.parts, render.SecretPart(part, b.seed.Cluster, b.ns, spec, "namespace", caPart))
 }
 
 // reverseScaled turns around every dependency between two scaled parts: during hibernation

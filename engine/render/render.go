@@ -148,6 +148,20 @@ type CopySpec struct {
 	FromName         string
 }
 
+// SecretPart is a composite's part that the engine generates as spec says, in cluster and
+// namespace, after the parts named in dependsOn (empty names are skipped, so that a certificate's
+// optional CA part can be passed as it is).
+func SecretPart(name, cluster, namespace string, spec SecretSpec, dependsOn ...string) Component {
+	spec.Cluster, spec.Namespace = cluster, namespace
+	c := Component{Name: name, Type: "generated_secret", Secret: &spec}
+	for _, d := range dependsOn {
+		if d != "" {
+			c.DependsOn = append(c.DependsOn, d)
+		}
+	}
+	return c
+}
+
 // SecretSpec asks the engine to generate a Secret for a composite's part, the way the
 // generated_secret component type does: render functions are pure and cannot create or read key
 // material.

@@ -70,3 +70,10 @@ func TestClusterName(t *testing.T) {
 	_, err = ClusterName(cfg, "missing")
 	assert.ErrorContains(t, err, "no missing attribute")
 }
+
+func TestSecretPart(t *testing.T) {
+	p := SecretPart("ca_etcd", "runtime", "garden", SecretSpec{Name: "ca-etcd", Class: "ca"}, "namespace", "")
+	assert.Equal(t, Component{Name: "ca_etcd", Type: "generated_secret", DependsOn: []string{"namespace"},
+		Secret: &SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "ca-etcd", Class: "ca"}}, p)
+	assert.Nil(t, SecretPart("ca", "runtime", "garden", SecretSpec{}, "").DependsOn, "no dependencies without names")
+}
