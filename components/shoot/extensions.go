@@ -255,15 +255,11 @@ func (b *builder) systemComponents() error {
 }
 
 // has reports whether a part of that name exists.
-func (b *builder) has(part string) bool {
-	return slices.ContainsFunc(b.parts, func(p render.Component) bool { return p.Name == part })
-}
+func (b *builder) has(part string) bool { return b.part(part) != nil }
 
 // dependOn adds dependencies to an existing part.
 func (b *builder) dependOn(part string, deps ...string) {
-	for i := range b.parts {
-		if b.parts[i].Name == part {
-			b.parts[i].DependsOn = append(b.parts[i].DependsOn, deps...)
-		}
+	if p := b.part(part); p != nil {
+		p.DependsOn = append(p.DependsOn, deps...)
 	}
 }
