@@ -21,6 +21,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // Recorder keeps state in step with the cluster: the intent before objects are written (so an
@@ -149,6 +150,12 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 		d := desired[desiredKey{o.Cluster, o.Ref}]
 		if d == nil {
 			return fmt.Errorf("%s: the plan has no object to write", o.Ref)
+		}
+		var err error
+		if render.HasLive(d.Object.Object) {
+			if d, err = e.resolveLive(waitCtx, c.Address, d); err != nil {
+				return err
+			}
 		}
 		if o.Action == plan.Replace {
 			if err := e.deleteAndWait(waitCtx, c.Address, d); err != nil {

@@ -54,18 +54,11 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 		if c.Action == plan.Read {
 			return nil, fmt.Errorf("%s depends on values known only after apply (%s); rendering during apply is not supported yet: apply its dependencies first with --target", c.Address, c.Note)
 		}
-		for _, o := range c.Objects {
-			if o.Action != plan.NoOp && o.Action != plan.Delete {
-				for _, ch := range o.Changes {
-					if ch.Unknown {
-						return nil, fmt.Errorf("%s: %s of %s is known only after apply and no component provides it yet", c.Address, ch.Path, o.Ref)
-					}
-				}
-			}
-		}
 	}
+	// Values a live object provides (render.LiveValue) are read when their component is applied;
+	// a value nothing provides cannot be.
 	for _, d := range out.Result.Desired {
-		if render.Unknown(d.Object.Object) {
+		if render.Unprovided(d.Object.Object) {
 			return nil, fmt.Errorf("%s: %s holds a value known only after apply and no component provides it yet", d.Component, d.Object.GetName())
 		}
 	}

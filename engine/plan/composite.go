@@ -65,6 +65,9 @@ func (r *Renderer) expand(inst *config.Instance, rd *Rendered, parts []render.Co
 			rd.Secrets = append(rd.Secrets, child.Secrets[len(rd.Secrets):]...)
 		default:
 			objects, err := r.resolveGenerated(p.Objects)
+			if err == nil {
+				objects, err = r.resolveLive(objects, clusters)
+			}
 			if err != nil {
 				return fmt.Errorf("part %s: %w", p.Name, err)
 			}

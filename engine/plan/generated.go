@@ -59,7 +59,7 @@ func (r *Renderer) generate(inst *config.Instance, rd *Rendered, prep render.Pre
 		req.Name = strings.ReplaceAll(inst.Name, "_", "-")
 	}
 	for _, v := range append([]string{req.Name, req.Namespace, req.CommonName, cluster}, append(req.DNSNames, req.IPAddresses...)...) {
-		if strings.Contains(v, render.UnknownString) {
+		if render.Unknown(v) {
 			rd.Deferred = []string{"the secret's name, namespace or subject"}
 			return cty.NilVal, nil
 		}

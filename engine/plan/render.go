@@ -68,6 +68,8 @@ type Renderer struct {
 	// generated holds the material of generated secrets by "cluster/namespace/name", for the
 	// certificates they sign.
 	generated map[string]*secrets.Material
+	// live caches the objects render.LiveValue markers refer to, by cluster and identity.
+	live map[string]*unstructured.Unstructured
 }
 
 // NewRenderer returns a renderer for the landscape in dir; it learns the landscape's name when
@@ -114,24 +116,30 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		rd.Deferred = []string{err.Error()}
 		return cty.NilVal, nil
 	}
-	if err != nil {
+	// rd.Secrets grows with the secrets of generated parts, which errors must not show either.
+	fail := func(err error) (cty.Value, hcl.Diagnostics) {
 		return cty.NilVal, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Component cannot be rendered",
-			Detail:   fmt.Sprintf("Rendering %s failed: %s.", inst.Addr, render.NewRedactor(prep.Secrets).Redact(err.Error())),
+			Detail:   fmt.Sprintf("Rendering %s failed: %s.", inst.Addr, render.NewRedactor(rd.Secrets).Redact(err.Error())),
 			Subject:  inst.Block.DeclRange.Ptr(),
 		}}
 	}
+	if err != nil {
+		return fail(err)
+	}
 	if len(out.Components) > 0 {
 		if err := r.expand(inst, rd, out.Components); err != nil {
-			return cty.NilVal, hcl.Diagnostics{{
-				Severity: hcl.DiagError,
-				Summary:  "Component cannot be rendered",
-				Detail:   fmt.Sprintf("Rendering %s failed: %s.", inst.Addr, render.NewRedactor(rd.Secrets).Redact(err.Error())),
-				Subject:  inst.Block.DeclRange.Ptr(),
-			}}
+			return fail(err)
 		}
 		out.Outputs = r.resolveOutputs(out.Outputs)
+	}
+	clusters := clusterValues(inst)
+	if out.Outputs, err = r.resolveLiveOutputs(out.Outputs, clusters); err != nil {
+		return fail(err)
+	}
+	if out.Objects, err = r.resolveLive(out.Objects, clusters); err != nil {
+		return fail(err)
 	}
 	if d := unknownIdentity(out.Objects); d != "" {
 		rd.Deferred = []string{d}
@@ -147,7 +155,7 @@ func unknownIdentity(objects []render.Object) string {
 	for i, o := range objects {
 		u := o.Object
 		for _, field := range []string{u.GetAPIVersion(), u.GetKind(), u.GetName(), u.GetNamespace(), o.DefaultNamespace, o.Cluster} {
-			if strings.Contains(field, render.UnknownString) {
+			if render.Unknown(field) {
 				return fmt.Sprintf("the identity of object %d", i+1)
 			}
 		}

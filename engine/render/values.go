@@ -145,23 +145,10 @@ func (r *Redactor) Redact(msg string) string {
 	return msg
 }
 
-// Unknown reports whether a value holds something known only after apply.
-func Unknown(v any) bool {
-	switch v := v.(type) {
-	case string:
-		return strings.Contains(v, UnknownString)
-	case map[string]any:
-		for _, e := range v {
-			if Unknown(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range v {
-			if Unknown(e) {
-				return true
-			}
-		}
-	}
-	return false
-}
+// Unknown reports whether a value holds something known only after apply: a value no component
+// provides before apply (UnknownString) or a LiveValue marker.
+func Unknown(v any) bool { return Unprovided(v) || HasLive(v) }
+
+// Unprovided reports whether a value holds UnknownString: a value that the engine cannot learn
+// at apply either, because it comes from an output no render function sets.
+func Unprovided(v any) bool { return containsString(v, UnknownString) }

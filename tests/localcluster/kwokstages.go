@@ -116,7 +116,7 @@ func (p *Plane) startCRStageWatcher(ctx context.Context) error {
 }
 
 // establishedStageKinds returns, sorted, the kinds with a stage whose CRD serves them and is
-// Established.
+// Established, and the built-in kinds with a stage.
 func establishedStageKinds(stages []stage, crds []*apiextensionsv1.CustomResourceDefinition) []schema.GroupVersionKind {
 	served := map[schema.GroupVersionKind]bool{}
 	for _, crd := range crds {
@@ -131,7 +131,8 @@ func establishedStageKinds(stages []stage, crds []*apiextensionsv1.CustomResourc
 	}
 	var kinds []schema.GroupVersionKind
 	for _, s := range stages {
-		if served[s.gvk] && !slices.Contains(kinds, s.gvk) {
+		// Built-in kinds (the core group's Service) are always served.
+		if (served[s.gvk] || s.gvk.Group == "") && !slices.Contains(kinds, s.gvk) {
 			kinds = append(kinds, s.gvk)
 		}
 	}
@@ -204,6 +205,9 @@ func waitOpenAPIPaths(ctx context.Context, client apiextensionsclient.Interface,
 			return false, nil //nolint:nilerr // retried until the timeout
 		}
 		for _, k := range kinds {
+			if k.Group == "" {
+				continue // built in, served from the start
+			}
 			if _, ok := paths["apis/"+k.Group+"/"+k.Version]; !ok {
 				return false, nil
 			}

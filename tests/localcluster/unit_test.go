@@ -182,6 +182,7 @@ func TestGardenerStagesCoverEveryKindOnce(t *testing.T) {
 	}
 	assert.Equal(t, 1, perKind[schema.GroupVersionKind{Group: "druid.gardener.cloud", Version: "v1alpha1", Kind: "Etcd"}])
 	assert.Equal(t, 1, perKind[schema.GroupVersionKind{Group: "resources.gardener.cloud", Version: "v1alpha1", Kind: "ManagedResource"}])
+	assert.Equal(t, 1, perKind[schema.GroupVersionKind{Version: "v1", Kind: "Service"}], "load balancers get addresses")
 	for _, kind := range ExtensionKinds {
 		// one stage reports success for the current generation, one honours a reconcile request
 		assert.Equal(t, 2, perKind[schema.GroupVersionKind{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: kind}], kind)
@@ -211,6 +212,7 @@ func TestEstablishedStageKinds(t *testing.T) {
 		crd("example.com", "Widget", true, "v1"),                              // no stage at all
 	})
 	assert.Equal(t, []schema.GroupVersionKind{
+		{Version: "v1", Kind: "Service"}, // built in: always served
 		{Group: "druid.gardener.cloud", Version: "v1alpha1", Kind: "Etcd"},
 		{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: "Worker"},
 	}, got)

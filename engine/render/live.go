@@ -1,0 +1,294 @@
+package render
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// LiveRef names a field of a live object whose value exists only once that object is applied
+// and some controller has filled it in: the address a cloud provider gives a LoadBalancer
+// Service. The shoot's DNSRecords point at the address of the seed's Istio ingress gateway
+// (S4:159, S4:17080), the seed's wildcard record at its nginx-ingress controller's (S4:17094),
+// and neither address can be computed by a pure render function.
+//
+// A render function puts LiveValue(ref) where the value belongs, in an object or an output. The
+// engine replaces the marker when it plans, if the object already has the value; otherwise the
+// field is planned as "(known after apply)", and apply reads the value once the components the
+// object's component depends on are ready, waiting for the controller to fill it in.
+type LiveRef struct {
+	// Cluster is the cluster block the object lives in.
+	Cluster string `json:"cluster"`
+	// Group, Version and Resource are the object's resource ("", "v1", "services").
+	Group    string `json:"group,omitempty"`
+	Version  string `json:"version"`
+	Resource string `json:"resource"`
+	// Namespace is empty for cluster-scoped objects.
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	// Paths are dot-separated field paths, numbers indexing lists; the first one that holds a
+	// value wins ("status.loadBalancer.ingress.0.ip" before "...0.hostname").
+	Paths []string `json:"paths"`
+	// As transforms the value: "" keeps it, AsRecordType turns an address into the DNS record
+	// type that points at it.
+	As string `json:"as,omitempty"`
+}
+
+// AsRecordType turns an address into the record type pointing at it: A for an IPv4 address,
+// AAAA for IPv6, CNAME for a host name (S4:17101-17103).
+const AsRecordType = "record-type"
+
+// LoadBalancerAddress refers to the address a LoadBalancer Service gets from its cloud
+// provider: its first ingress IP, or host name where the provider gives one instead.
+func LoadBalancerAddress(cluster, namespace, name string) LiveRef {
+	return LiveRef{
+		Cluster: cluster, Version: "v1", Resource: "services", Namespace: namespace, Name: name,
+		Paths: []string{"status.loadBalancer.ingress.0.ip", "status.loadBalancer.ingress.0.hostname"},
+	}
+}
+
+// WithAs returns the reference with a transformation.
+func (r LiveRef) WithAs(as string) LiveRef { r.As = as; return r }
+
+// GVR is the object's resource.
+func (r LiveRef) GVR() schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}
+}
+
+// String says which object and field, for messages.
+func (r LiveRef) String() string {
+	id := r.Name
+	if r.Namespace != "" {
+		id = r.Namespace + "/" + r.Name
+	}
+	return fmt.Sprintf("%s of %s %s in cluster %s", strings.Join(r.Paths, " or "), r.Resource, id, r.Cluster)
+}
+
+// livePrefix starts every LiveValue marker.
+const livePrefix = "${live:"
+
+// liveMarker matches LiveValue markers; the reference is base64url-encoded JSON, so that it
+// survives HCL interpolation and cannot contain the closing brace.
+var liveMarker = regexp.MustCompile(`\$\{live:([A-Za-z0-9_-]+)\}`)
+
+// LiveValue is the marker that stands for ref's value until the engine knows it.
+func LiveValue(ref LiveRef) string {
+	b, _ := json.Marshal(ref) // a struct of strings always marshals
+	return livePrefix + base64.RawURLEncoding.EncodeToString(b) + "}"
+}
+
+// HasLive reports whether v (a string, or the maps and lists of an object) holds a LiveValue
+// marker.
+func HasLive(v any) bool { return containsString(v, livePrefix) }
+
+// LiveRefs returns the references of the markers in s, in order.
+func LiveRefs(s string) ([]LiveRef, error) {
+	var out []LiveRef
+	for _, m := range liveMarker.FindAllStringSubmatch(s, -1) {
+		ref, err := parseLive(m[1])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ref)
+	}
+	if len(out) == 0 && strings.Contains(s, livePrefix) {
+		return nil, fmt.Errorf("a value known only after apply was changed by a function; such values can only be passed on or interpolated into strings")
+	}
+	return out, nil
+}
+
+func parseLive(encoded string) (LiveRef, error) {
+	var ref LiveRef
+	b, err := base64.RawURLEncoding.DecodeString(encoded)
+	if err == nil {
+		err = json.Unmarshal(b, &ref)
+	}
+	if err != nil || ref.Version == "" || ref.Resource == "" || ref.Name == "" || len(ref.Paths) == 0 {
+		return LiveRef{}, fmt.Errorf("a value known only after apply was changed by a function; such values can only be passed on or interpolated into strings")
+	}
+	return ref, nil
+}
+
+// LiveLookup returns the live object a reference points at; nil when it does not exist.
+type LiveLookup func(ref LiveRef) (*unstructured.Unstructured, error)
+
+// ResolveLive replaces the LiveValue markers in s with the values lookup finds. Markers whose
+// object or field does not exist yet stay, and resolved is false.
+func ResolveLive(s string, lookup LiveLookup) (out string, resolved bool, err error) {
+	if !strings.Contains(s, livePrefix) {
+		return s, true, nil
+	}
+	if _, err := LiveRefs(s); err != nil {
+		return s, false, err
+	}
+	resolved = true
+	out = liveMarker.ReplaceAllStringFunc(s, func(m string) string {
+		if err != nil {
+			return m
+		}
+		ref, perr := parseLive(liveMarker.FindStringSubmatch(m)[1])
+		if perr != nil {
+			err = perr
+			return m
+		}
+		obj, lerr := lookup(ref)
+		if lerr != nil {
+			err = fmt.Errorf("read %s: %w", ref, lerr)
+			return m
+		}
+		v, ok := FieldValue(obj, ref.Paths)
+		if !ok {
+			resolved = false
+			return m
+		}
+		return transform(v, ref.As)
+	})
+	if err != nil {
+		return s, false, err
+	}
+	return out, resolved, nil
+}
+
+// FieldValue is the first of paths that holds a non-empty string or number in obj.
+func FieldValue(obj *unstructured.Unstructured, paths []string) (string, bool) {
+	if obj == nil {
+		return "", false
+	}
+	for _, p := range paths {
+		var cur any = obj.Object
+		for _, step := range strings.Split(p, ".") {
+			switch c := cur.(type) {
+			case map[string]any:
+				cur = c[step]
+			case []any:
+				i, err := strconv.Atoi(step)
+				if err != nil || i < 0 || i >= len(c) {
+					cur = nil
+				} else {
+					cur = c[i]
+				}
+			default:
+				cur = nil
+			}
+		}
+		switch v := cur.(type) {
+		case string:
+			if v != "" {
+				return v, true
+			}
+		case int64:
+			return strconv.FormatInt(v, 10), true
+		case float64:
+			return strconv.FormatFloat(v, 'f', -1, 64), true
+		}
+	}
+	return "", false
+}
+
+func transform(v, as string) string {
+	if as != AsRecordType {
+		return v
+	}
+	ip := net.ParseIP(v)
+	switch {
+	case ip == nil:
+		return "CNAME"
+	case ip.To4() != nil:
+		return "A"
+	default:
+		return "AAAA"
+	}
+}
+
+// containsString reports whether a string in v contains sub.
+func containsString(v any, sub string) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.Contains(v, sub)
+	case map[string]any:
+		for _, e := range v {
+			if containsString(e, sub) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if containsString(e, sub) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ResolveLiveObject is ResolveLive for every string of an object (map keys excluded). It returns
+// a copy when something was replaced and obj itself otherwise; resolved is false while a marker
+// stays.
+func ResolveLiveObject(obj map[string]any, lookup LiveLookup) (out map[string]any, resolved bool, err error) {
+	resolved = true
+	v, _ := mapStrings(obj, func(s string) string {
+		if err != nil || !strings.Contains(s, livePrefix) {
+			return s
+		}
+		r, ok, rerr := ResolveLive(s, lookup)
+		if rerr != nil {
+			err = rerr
+			return s
+		}
+		resolved = resolved && ok
+		return r
+	})
+	if err != nil {
+		return obj, false, err
+	}
+	return v.(map[string]any), resolved, nil
+}
+
+// mapStrings returns v with fn applied to every string, copying only the containers on the way
+// to a changed string.
+func mapStrings(v any, fn func(string) string) (any, bool) {
+	switch v := v.(type) {
+	case string:
+		n := fn(v)
+		return n, n != v
+	case map[string]any:
+		var out map[string]any
+		for k, e := range v {
+			if n, changed := mapStrings(e, fn); changed {
+				if out == nil {
+					out = make(map[string]any, len(v))
+					for k2, e2 := range v {
+						out[k2] = e2
+					}
+				}
+				out[k] = n
+			}
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	case []any:
+		var out []any
+		for i, e := range v {
+			if n, changed := mapStrings(e, fn); changed {
+				if out == nil {
+					out = append([]any(nil), v...)
+				}
+				out[i] = n
+			}
+		}
+		if out == nil {
+			return v, false
+		}
+		return out, true
+	}
+	return v, false
+}
