@@ -1,8 +1,6 @@
 package render
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net"
 	"regexp"
@@ -25,20 +23,20 @@ import (
 // object's component depends on are ready, waiting for the controller to fill it in.
 type LiveRef struct {
 	// Cluster is the cluster block the object lives in.
-	Cluster string `json:"cluster"`
+	Cluster string
 	// Group, Version and Resource are the object's resource ("", "v1", "services").
-	Group    string `json:"group,omitempty"`
-	Version  string `json:"version"`
-	Resource string `json:"resource"`
+	Group    string
+	Version  string
+	Resource string
 	// Namespace is empty for cluster-scoped objects.
-	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
+	Namespace string
+	Name      string
 	// Paths are dot-separated field paths, numbers indexing lists; the first one that holds a
 	// value wins ("status.loadBalancer.ingress.0.ip" before "...0.hostname").
-	Paths []string `json:"paths"`
+	Paths []string
 	// As transforms the value: "" keeps it, AsRecordType turns an address into the DNS record
 	// type that points at it.
-	As string `json:"as,omitempty"`
+	As string
 }
 
 // AsRecordType turns an address into the record type pointing at it: A for an IPv4 address,
@@ -74,46 +72,54 @@ func (r LiveRef) String() string {
 // livePrefix starts every LiveValue marker.
 const livePrefix = "${live:"
 
-// liveMarker matches LiveValue markers; the reference is base64url-encoded JSON, so that it
-// survives HCL interpolation and cannot contain the closing brace.
-var liveMarker = regexp.MustCompile(`\$\{live:([A-Za-z0-9_-]+)\}`)
+// liveMarker matches LiveValue markers:
+// ${live:<cluster>/<group>/<version>/<resource>/<namespace>/<name>:<path>|<path>...[:<as>]}.
+// None of the parts can hold a closing brace or a colon, so the marker survives HCL interpolation
+// and reads well in golden files.
+var liveMarker = regexp.MustCompile(`\$\{live:([^}:]*):([^}:]*)(?::([^}:]*))?\}`)
 
 // LiveValue is the marker that stands for ref's value until the engine knows it.
 func LiveValue(ref LiveRef) string {
-	b, _ := json.Marshal(ref) // a struct of strings always marshals
-	return livePrefix + base64.RawURLEncoding.EncodeToString(b) + "}"
+	m := livePrefix + strings.Join([]string{ref.Cluster, ref.Group, ref.Version, ref.Resource, ref.Namespace, ref.Name}, "/") +
+		":" + strings.Join(ref.Paths, "|")
+	if ref.As != "" {
+		m += ":" + ref.As
+	}
+	return m + "}"
 }
 
 // HasLive reports whether v (a string, or the maps and lists of an object) holds a LiveValue
 // marker.
 func HasLive(v any) bool { return containsString(v, livePrefix) }
 
+// errMangledLive is what a marker that a function changed gives.
+var errMangledLive = fmt.Errorf("a value known only after apply was changed by a function; such values can only be passed on or interpolated into strings")
+
 // LiveRefs returns the references of the markers in s, in order.
 func LiveRefs(s string) ([]LiveRef, error) {
-	var out []LiveRef
-	for _, m := range liveMarker.FindAllStringSubmatch(s, -1) {
-		ref, err := parseLive(m[1])
+	matches := liveMarker.FindAllStringSubmatch(s, -1)
+	if strings.Count(s, livePrefix) != len(matches) {
+		return nil, errMangledLive
+	}
+	out := make([]LiveRef, 0, len(matches))
+	for _, m := range matches {
+		ref, err := parseLive(m)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, ref)
 	}
-	if len(out) == 0 && strings.Contains(s, livePrefix) {
-		return nil, fmt.Errorf("a value known only after apply was changed by a function; such values can only be passed on or interpolated into strings")
-	}
 	return out, nil
 }
 
-func parseLive(encoded string) (LiveRef, error) {
-	var ref LiveRef
-	b, err := base64.RawURLEncoding.DecodeString(encoded)
-	if err == nil {
-		err = json.Unmarshal(b, &ref)
+// parseLive reads a liveMarker match.
+func parseLive(m []string) (LiveRef, error) {
+	id := strings.Split(m[1], "/")
+	if len(id) != 6 || id[2] == "" || id[3] == "" || id[5] == "" || m[2] == "" {
+		return LiveRef{}, errMangledLive
 	}
-	if err != nil || ref.Version == "" || ref.Resource == "" || ref.Name == "" || len(ref.Paths) == 0 {
-		return LiveRef{}, fmt.Errorf("a value known only after apply was changed by a function; such values can only be passed on or interpolated into strings")
-	}
-	return ref, nil
+	return LiveRef{Cluster: id[0], Group: id[1], Version: id[2], Resource: id[3], Namespace: id[4], Name: id[5],
+		Paths: strings.Split(m[2], "|"), As: m[3]}, nil
 }
 
 // LiveLookup returns the live object a reference points at; nil when it does not exist.
@@ -133,7 +139,7 @@ func ResolveLive(s string, lookup LiveLookup) (out string, resolved bool, err er
 		if err != nil {
 			return m
 		}
-		ref, perr := parseLive(liveMarker.FindStringSubmatch(m)[1])
+		ref, perr := parseLive(liveMarker.FindStringSubmatch(m))
 		if perr != nil {
 			err = perr
 			return m
