@@ -30,6 +30,15 @@ func shoot() *schema.Schema {
 						{Name: "ssh_access_enabled", Type: cty.Bool, Default: cty.True, Description: "Whether SSH to the worker nodes is possible at all; turning it off also removes bastions and key pairs."},
 					}},
 				},
+				{
+					Name: "dns_provider",
+					// S4:17084: the external record with the shoot owner's own DNS provider.
+					Description: "The DNS provider of the shoot's own dns_domain, which creates its external record api.<dns_domain>; a shoot under the landscape's default_domain uses that domain's provider instead.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "type", Type: cty.String, Required: true, Checks: checks(schema.NotEmpty()), Description: "The kind of DNS service, such as aws-route53 or local."},
+						secretRef("Name of the Secret in the project's namespace with the credentials for this DNS service."),
+					}},
+				},
 				shootWorkers(),
 				shootMaintenance(),
 				{
@@ -129,6 +138,9 @@ func shootAttributes() []schema.Attribute {
 		{Name: "purpose", Type: cty.String, Default: cty.StringVal("evaluation"), AllowedValues: []string{"evaluation", "development", "testing", "production", "infrastructure"}, Description: "What the cluster is for, which changes how Gardener sets it up (testing gets no monitoring, infrastructure only in the garden project)."},
 		// S4:2297 dns.domain immutable
 		{Name: "dns_domain", Type: cty.String, Immutable: true, Checks: checks(schema.DNSName()), Description: "The external domain of the shoot, under which its API server is reachable as api.<domain>; Gardener assigns one when unset."},
+		// S4:24394-24405: the internal-domain and default-domain Secrets of the garden.
+		{Name: "internal_domain", Type: dnsDomain, Description: "The landscape's internal domain and its DNS provider (domain, provider_type, and secret_ref naming the internal-domain Secret in the virtual garden's garden namespace): the shoot's API server gets the record api.<name>.<project>.<domain>, pointing at the seed's load balancer, which the control plane's kubeconfigs use. Without it the shoot gets no DNS records."},
+		{Name: "default_domain", Type: dnsDomain, Description: "A default domain of the landscape and its DNS provider (secret_ref names the default-domain Secret in the virtual garden's garden namespace): a shoot without dns_domain gets <name>.<project>.<domain>, and its external record is created with this provider."},
 		// S4:15535-15549: when an Extension is reconciled and deleted is its registration's.
 		{Name: "extension_lifecycles", Type: cty.Map(extensionLifecycle), Description: "The lifecycles of Extension types as their registrations declare them, such as component.extension.dns.extension_lifecycles; an Extension of a type not listed is reconciled after the kube-apiserver and deleted before it, Gardener's default."},
 		// S4:1223 exposureClassName immutable
@@ -340,6 +352,9 @@ func shootAddons() schema.Block {
 		}},
 	}
 }
+
+// dnsDomain is a domain of the landscape with the DNS provider that serves it.
+var dnsDomain = cty.Object(map[string]cty.Type{"domain": cty.String, "provider_type": cty.String, "secret_ref": cty.String})
 
 // extensionLifecycle is when an Extension type is reconciled, deleted and migrated
 // (ControllerRegistration .spec.resources[].lifecycle, S4:2185-2195).

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,6 +149,7 @@ func TestValidateShootNetworksMustNotOverlapTheSeed(t *testing.T) {
 	_, errOut, err := run(t, "validate", ".")
 	assert.Equal(t, exitCode(1), err)
 	assert.Equal(t, 1, strings.Count(errOut, "Error: Invalid value for pods"), errOut)
-	assert.Contains(t, errOut, `on shoots.hcl line 25, in shoot "dev"`)
+	line := 1 + strings.Count(files["shoots.hcl"][:strings.Index(files["shoots.hcl"], `"10.1.128.0/17"`)], "\n")
+	assert.Contains(t, errOut, fmt.Sprintf(`on shoots.hcl line %d, in shoot "dev"`, line))
 	assert.Contains(t, errOut, "The network networking.pods (10.1.128.0/17) overlaps the seed's networks.pods")
 }

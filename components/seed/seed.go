@@ -10,7 +10,9 @@
 //     reserve-excess-capacity;
 //  3. gardenlet with its kubeconfig;
 //  4. the seed-<name> namespace and the Seed object in the virtual garden, ready once gardenlet
-//     reports it (GardenletReady, SeedSystemComponentsHealthy, ExtensionsReady).
+//     reports it (GardenletReady, SeedSystemComponentsHealthy, ExtensionsReady);
+//  5. after the Seed, without holding it up: the BackupBucket (with backup) and the ingress
+//     domain's wildcard DNSRecord, whose extensions are installed once the Seed is registered.
 //
 // A seed in the garden runtime cluster leaves out what the garden already runs there:
 // gardener-resource-manager, VPA, etcd-druid, istiod and nginx-ingress (S4:13042-13068).
@@ -96,7 +98,7 @@ func Parts(name string, v Values) ([]render.Component, error) {
 		return nil, fmt.Errorf("seed %s: its garden has no virtual garden cluster to register the Seed in", name)
 	}
 	b.runtimeAsSeed = v.Garden.RuntimeCluster != "" && v.Garden.RuntimeCluster == b.cluster
-	for _, step := range []func() error{b.base, b.systemComponents, b.backup, b.gardenlet, b.registration} {
+	for _, step := range []func() error{b.base, b.systemComponents, b.backup, b.gardenlet, b.registration, b.ingressDNS} {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("seed %s: %w", name, err)
 		}

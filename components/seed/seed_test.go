@@ -172,3 +172,29 @@ func TestBackupBucket(t *testing.T) {
 	assert.Equal(t, "eu-west-1", Outputs("seed1", v)["backup_region"].AsString(), "the seed's region when the backup names none")
 	assert.NotContains(t, partsByName(t, values(nil)), "backup_bucket")
 }
+
+func TestIngressDNSRecord(t *testing.T) {
+	own := partsByName(t, values(nil))
+	cp := own["ingress_dns_secret"].Copy
+	require.NotNil(t, cp)
+	assert.Equal(t, render.CopySpec{Cluster: "seed1", Namespace: "garden", Name: "dnsrecord-seed-ingress", FromCluster: "virtual_garden", FromNamespace: "garden", FromName: "seed1-dns"}, *cp)
+	record := rendertest.MustFind(t, own["ingress_dns_record"].Objects, "DNSRecord", "seed-ingress")
+	assert.Equal(t, "garden", record.GetNamespace(), "seed-scoped extension resources live in the seed's garden namespace (S4:15294)")
+	spec, _, _ := unstructured.NestedMap(record.Object, "spec")
+	assert.Equal(t, "*.ingress.seed1.example.com", spec["name"], "a wildcard record of the ingress domain (S4:17094)")
+	assert.Equal(t, "aws-route53", spec["type"])
+	assert.Equal(t, map[string]any{"name": "dnsrecord-seed-ingress", "namespace": "garden"}, spec["secretRef"])
+	// The value is the load balancer address of nginx-ingress's Service, read by the engine.
+	values := spec["values"].([]any)
+	require.Len(t, values, 1)
+	refs, err := render.LiveRefs(values[0].(string))
+	require.NoError(t, err)
+	assert.Equal(t, []render.LiveRef{render.LoadBalancerAddress("seed1", "garden", "nginx-ingress-controller")}, refs)
+	refs, err = render.LiveRefs(spec["recordType"].(string))
+	require.NoError(t, err)
+	assert.Equal(t, render.AsRecordType, refs[0].As)
+
+	assert.Subset(t, own["ingress_dns_record"].DependsOn, []string{"nginx_ingress", "seed", "ingress_dns_secret"})
+	assert.True(t, own["ingress_dns_record"].Detached, "the DNS extension is installed only once the Seed is up")
+	assert.NotContains(t, own["seed"].DependsOn, "ingress_dns_record")
+}

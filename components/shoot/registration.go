@@ -33,7 +33,7 @@ func (b *builder) spec() map[string]any {
 		"region":   v.Region,
 		"purpose":  v.Purpose,
 		"seedName": b.seed.Name,
-		"dns":      map[string]any{"domain": b.domain()},
+		"dns":      b.dnsSpec(),
 	}
 	kind := v.CloudProfileKind
 	if kind == "" {
@@ -328,4 +328,13 @@ func gates(g map[string]bool) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// dnsSpec is .spec.dns: the domain and the shoot's own DNS provider, primary (S4:1112-1259).
+func (b *builder) dnsSpec() map[string]any {
+	dns := map[string]any{"domain": b.domain()}
+	if p := b.v.DNSProvider; p != nil {
+		dns["providers"] = []any{map[string]any{"type": p.Type, "secretName": p.SecretRef, "primary": true}}
+	}
+	return dns
 }

@@ -27,8 +27,11 @@
 // (S4:15546) and the etcds last (S4:11976). Hibernation empties the Worker's pools and reverses
 // the order of the scaled parts (S4:15545, S4:18139): the Worker and the components after the
 // kube-apiserver scale down first, then the kube-apiserver, then the etcds; waking up runs the
-// reconcile order again. DNSRecords are not rendered yet: their values are the ingress load
-// balancer's address, known only after apply.
+// reconcile order again.
+//
+// With the landscape's internal_domain, the kube-apiserver gets its internal DNSRecord, and the
+// external one after it (S4:17080-17084); their value is the address of the seed's load
+// balancer, which the engine reads from the seed's gateway Service.
 package shoot
 
 import (
@@ -155,7 +158,7 @@ func newBuilder(name string, v Values) (*builder, error) {
 }
 
 func (b *builder) build() error {
-	for _, step := range []func() error{b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.controllers, b.extensionResources, b.systemComponents, b.registration} {
+	for _, step := range []func() error{b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.registration} {
 		if err := step(); err != nil {
 			return fmt.Errorf("shoot %s: %w", b.name, err)
 		}
@@ -255,12 +258,15 @@ func (b *builder) zones() []string {
 	return []string{zs[int(h.Sum32()%uint32(len(zs)))]}
 }
 
-// domain is the shoot's DNS domain: dns_domain, or <name>.<project>.<seed ingress domain> where the
-// landscape declares none (Gardener would take its default domain, which the landscape does not
-// declare).
+// domain is the shoot's DNS domain: dns_domain, else <name>.<project>.<default domain> as
+// Gardener assigns it (S4:17086), else, in a landscape that declares no default domain,
+// <name>.<project>.<seed ingress domain>.
 func (b *builder) domain() string {
 	if b.v.DNSDomain != "" {
 		return b.v.DNSDomain
+	}
+	if d := b.v.DefaultDomain; d != nil && d.Domain != "" {
+		return b.name + "." + b.v.Project + "." + d.Domain
 	}
 	return b.name + "." + b.v.Project + "." + b.seed.IngressDomain
 }

@@ -42,6 +42,12 @@ func values(mutate func(*Values)) Values {
 	return v
 }
 
+// withDNS gives the shoot the landscape's internal and default domains.
+func withDNS(v *Values) {
+	v.InternalDomain = &DNSDomain{Domain: "internal.example.com", ProviderType: "local", SecretRef: "internal-domain-local"}
+	v.DefaultDomain = &DNSDomain{Domain: "shoot.example.com", ProviderType: "local", SecretRef: "default-domain-local"}
+}
+
 func ha(tolerance string) func(*Values) {
 	return func(v *Values) {
 		v.ControlPlane = &ControlPlane{HighAvailability: &struct {
@@ -120,6 +126,7 @@ func TestShootGolden(t *testing.T) {
 		"hibernated":   values(hibernated),
 		"workerless":   values(workerless),
 		"multi-zone-1": values(func(v *Values) { v.Seed = seedRef("a", "b", "c") }),
+		"dns":          values(withDNS),
 	} {
 		t.Run(name, func(t *testing.T) {
 			ps, err := Parts("dev", v)
@@ -505,4 +512,57 @@ func TestExtensionDeleteLifecycles(t *testing.T) {
 			before(t, seq, "kube_apiserver", "extensions_after_kube_apiserver"+deletedAfterSuffix)
 		}
 	}
+}
+
+// The internal record points at the load balancer of the seed's gateway that exposes the API
+// server (S4:159, S4:17080); the external one is a CNAME of it (S4:17084), both with their
+// provider's credentials copied into the control plane (S4:17122).
+func TestDNSRecords(t *testing.T) {
+	own := parts(t, values(withDNS))
+	internal := find(t, own["dns_record_internal"], "DNSRecord", "dev-internal")
+	spec, _, _ := unstructured.NestedMap(internal.Object, "spec")
+	assert.Equal(t, "api.dev.local.internal.example.com", spec["name"])
+	assert.Equal(t, map[string]any{"name": "dnsrecord-dev-internal", "namespace": "shoot--local--dev"}, spec["secretRef"])
+	refs, err := render.LiveRefs(spec["values"].([]any)[0].(string))
+	require.NoError(t, err)
+	assert.Equal(t, []render.LiveRef{render.LoadBalancerAddress("seed1", "istio-ingress", "istio-ingressgateway")}, refs)
+	refs, err = render.LiveRefs(spec["recordType"].(string))
+	require.NoError(t, err)
+	assert.Equal(t, render.AsRecordType, refs[0].As, "A, AAAA or CNAME as the address is (S4:17101-17103)")
+
+	external := find(t, own["dns_record_external"], "DNSRecord", "dev-external")
+	spec, _, _ = unstructured.NestedMap(external.Object, "spec")
+	assert.Equal(t, "api.dev.local.shoot.example.com", spec["name"], "below the default domain: <name>.<project>.<domain>")
+	assert.Equal(t, "CNAME", spec["recordType"])
+	assert.Equal(t, []any{"api.dev.local.internal.example.com"}, spec["values"])
+
+	assert.Equal(t, render.CopySpec{Cluster: "seed1", Namespace: "shoot--local--dev", Name: "dnsrecord-dev-internal", FromCluster: "virtual_garden", FromNamespace: "garden", FromName: "internal-domain-local"}, *own["dns_internal_secret"].Copy)
+	assert.Equal(t, render.CopySpec{Cluster: "seed1", Namespace: "shoot--local--dev", Name: "dnsrecord-dev-external", FromCluster: "virtual_garden", FromNamespace: "garden", FromName: "default-domain-local"}, *own["dns_external_secret"].Copy)
+	seq := order(t, own)
+	before(t, seq, "kube_apiserver", "dns_record_internal")
+	before(t, seq, "dns_record_internal", "dns_record_external") // S4:17084
+	before(t, seq, "dns_record_external", "shoot")
+
+	// The shoot's own domain and DNS provider: its Secret comes from the project.
+	own = parts(t, values(func(v *Values) {
+		withDNS(v)
+		v.DNSDomain = "dev.example.org"
+		v.DNSProvider = &struct {
+			Type      string `json:"type"`
+			SecretRef string `json:"secret_ref"`
+		}{Type: "aws-route53", SecretRef: "my-dns"}
+	}))
+	external = find(t, own["dns_record_external"], "DNSRecord", "dev-external")
+	assert.Equal(t, "api.dev.example.org", external.Object["spec"].(map[string]any)["name"])
+	assert.Equal(t, "aws-route53", external.Object["spec"].(map[string]any)["type"])
+	assert.Equal(t, "garden-local", own["dns_external_secret"].Copy.FromNamespace)
+	shoot := find(t, own["shoot"], "Shoot", "dev")
+	assert.Equal(t, map[string]any{"domain": "dev.example.org", "providers": []any{map[string]any{"type": "aws-route53", "secretName": "my-dns", "primary": true}}}, shoot.Object["spec"].(map[string]any)["dns"])
+
+	// A domain of its own without a provider gets no external record (unmanaged, S4:17086).
+	own = parts(t, values(func(v *Values) { withDNS(v); v.DNSDomain = "dev.example.org" }))
+	assert.NotContains(t, own, "dns_record_external")
+	assert.Contains(t, own, "dns_record_internal")
+	// Without the internal domain, no records at all.
+	assert.NotContains(t, parts(t, values(nil)), "dns_record_internal")
 }

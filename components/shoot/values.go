@@ -20,6 +20,14 @@ type Values struct {
 	Purpose            string   `json:"purpose"`
 	DNSDomain          string   `json:"dns_domain"`
 	ExposureClass      string   `json:"exposure_class"`
+	// InternalDomain and DefaultDomain are the landscape's domains with their DNS providers.
+	InternalDomain *DNSDomain `json:"internal_domain"`
+	DefaultDomain  *DNSDomain `json:"default_domain"`
+	// DNSProvider is the provider of the shoot's own dns_domain.
+	DNSProvider *struct {
+		Type      string `json:"type"`
+		SecretRef string `json:"secret_ref"`
+	} `json:"dns_provider"`
 	// ExtensionLifecycles are the registrations' lifecycles of Extension types, by type.
 	ExtensionLifecycles map[string]struct {
 		Reconcile string `json:"reconcile"`
@@ -38,6 +46,14 @@ type Values struct {
 	Tolerations      []Toleration      `json:"tolerations"`
 	SystemComponents *SystemComponents `json:"system_components"`
 	Addons           *Addons           `json:"addons"`
+}
+
+// DNSDomain is a domain of the landscape and the DNS provider serving it, whose credentials are
+// a Secret in the virtual garden's garden namespace (S4:24394-24405).
+type DNSDomain struct {
+	Domain       string `json:"domain"`
+	ProviderType string `json:"provider_type"`
+	SecretRef    string `json:"secret_ref"`
 }
 
 // Kubernetes is .spec.kubernetes.

@@ -160,6 +160,10 @@ func ControlPlanes(v Values) ([]render.Object, error) {
 // <shoot>-external.
 func DNSRecordName(shoot, which string) string { return shoot + "-" + which }
 
+// DNSRecordSecretName names a record's copy of its DNS provider credentials in the control-plane
+// namespace, dnsrecord-<shoot>-<internal|external> (S4:17122).
+func DNSRecordSecretName(shoot, which string) string { return "dnsrecord-" + DNSRecordName(shoot, which) }
+
 // InternalAPIDomain is api.<shoot>.<project>.<internal-domain> (S4:159).
 func InternalAPIDomain(project, shoot, internalDomain string) string {
 	return "api." + shoot + "." + project + "." + internalDomain
@@ -185,7 +189,7 @@ func DNSRecords(v Values) ([]render.Object, error) {
 		}
 		out = append(out, r.object("DNSRecord", r.namespace, DNSRecordName(r.Name, "internal"), map[string]any{
 			"type":       d.InternalProviderType,
-			"secretRef":  r.secretRef(or(d.InternalSecretName, "dnsrecord-"+r.Name+"-internal")),
+			"secretRef":  r.secretRef(or(d.InternalSecretName, DNSRecordSecretName(r.Name, "internal"))),
 			"name":       InternalAPIDomain(r.Project, r.Name, d.InternalDomain),
 			"recordType": recordType,
 			"values":     []any{d.Address},
@@ -198,7 +202,7 @@ func DNSRecords(v Values) ([]render.Object, error) {
 		out = append(out, r.object("DNSRecord", r.namespace, DNSRecordName(r.Name, "external"), map[string]any{
 			"type": d.ProviderType,
 			// S4:17122: the example's Secret dnsrecord-<shoot>-external.
-			"secretRef":  r.secretRef(or(d.SecretName, "dnsrecord-"+r.Name+"-external")),
+			"secretRef":  r.secretRef(or(d.SecretName, DNSRecordSecretName(r.Name, "external"))),
 			"name":       "api." + d.Domain,
 			"recordType": "CNAME",
 			"values":     []any{InternalAPIDomain(r.Project, r.Name, d.InternalDomain)},

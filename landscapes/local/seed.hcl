@@ -20,7 +20,11 @@ seed "local" {
   dns {
     provider {
       type       = "local"
-      secret_ref = "internal-domain-local"
+      secret_ref = local.internal_domain.secret_ref
     }
   }
+
+  # The engine copies the DNS provider's Secret into the seed for its ingress record, so the
+  # component rendering it comes first.
+  depends_on = [component.manifests.dns_credentials]
 }

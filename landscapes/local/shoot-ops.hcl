@@ -7,6 +7,9 @@ shoot "ops" {
   region        = "local"
   purpose       = "development"
 
+  internal_domain = local.internal_domain
+  default_domain  = local.default_domain
+
   kubernetes {
     version = var.kubernetes_version
   }

@@ -11,6 +11,9 @@ shoot "dev" {
   region        = "local"
   purpose       = "development"
 
+  internal_domain = local.internal_domain
+  default_domain  = local.default_domain
+
   credentials_binding = "local"
   # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),
   # so the binding it names is rendered first.
@@ -64,6 +67,9 @@ shoot "qa" {
   cloud_profile = "local"
   region        = "local"
   purpose       = "testing"
+
+  internal_domain = local.internal_domain
+  default_domain  = local.default_domain
 
   credentials_binding = "local"
   # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),

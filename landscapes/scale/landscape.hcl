@@ -54,4 +54,8 @@ locals {
   domain = "scale.gardener.cloud"
   # Shoots are spread over the seeds round-robin: shoot-000 on seed 1, shoot-001 on seed 2, ...
   shoots = { for i in range(var.shoot_count) : format("shoot-%03d", i) => i % 3 }
+
+  # The garden's DNS domains and their (empty, local provider) credentials in dns.hcl.
+  internal_domain = { domain = "internal.${local.domain}", provider_type = "local", secret_ref = "internal-domain-local" }
+  default_domain  = { domain = local.domain, provider_type = "local", secret_ref = "default-domain-local" }
 }

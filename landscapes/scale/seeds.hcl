@@ -23,9 +23,11 @@ seed "s1" {
   dns {
     provider {
       type       = "local"
-      secret_ref = "internal-domain-local"
+      secret_ref = local.internal_domain.secret_ref
     }
   }
+
+  depends_on = [component.manifests.dns_credentials]
 }
 
 seed "s2" {
@@ -50,9 +52,11 @@ seed "s2" {
   dns {
     provider {
       type       = "local"
-      secret_ref = "internal-domain-local"
+      secret_ref = local.internal_domain.secret_ref
     }
   }
+
+  depends_on = [component.manifests.dns_credentials]
 }
 
 seed "s3" {
@@ -77,7 +81,9 @@ seed "s3" {
   dns {
     provider {
       type       = "local"
-      secret_ref = "internal-domain-local"
+      secret_ref = local.internal_domain.secret_ref
     }
   }
+
+  depends_on = [component.manifests.dns_credentials]
 }

@@ -12,6 +12,9 @@ shoot "on_s1" {
   region        = "local"
   purpose       = "development"
 
+  internal_domain = local.internal_domain
+  default_domain  = local.default_domain
+
   credentials_binding = "local"
   # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),
   # so the binding it names is rendered first.
@@ -60,6 +63,9 @@ shoot "on_s2" {
   region        = "local"
   purpose       = "development"
 
+  internal_domain = local.internal_domain
+  default_domain  = local.default_domain
+
   credentials_binding = "local"
   # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),
   # so the binding it names is rendered first.
@@ -101,6 +107,9 @@ shoot "on_s3" {
   cloud_profile = "local"
   region        = "local"
   purpose       = "development"
+
+  internal_domain = local.internal_domain
+  default_domain  = local.default_domain
 
   credentials_binding = "local"
   # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),

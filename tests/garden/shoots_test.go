@@ -30,9 +30,10 @@ import (
 )
 
 var (
-	etcdsGVR  = schema.GroupVersionResource{Group: "druid.gardener.cloud", Version: "v1alpha1", Resource: "etcds"}
-	shootsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
-	workerGVR = schema.GroupVersionResource{Group: "extensions.gardener.cloud", Version: "v1alpha1", Resource: "workers"}
+	etcdsGVR      = schema.GroupVersionResource{Group: "druid.gardener.cloud", Version: "v1alpha1", Resource: "etcds"}
+	shootsGVR     = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
+	workerGVR     = schema.GroupVersionResource{Group: "extensions.gardener.cloud", Version: "v1alpha1", Resource: "workers"}
+	dnsRecordsGVR = schema.GroupVersionResource{Group: "extensions.gardener.cloud", Version: "v1alpha1", Resource: "dnsrecords"}
 )
 
 // order asserts that part a of shoot became ready before part b did.
@@ -140,6 +141,52 @@ func checkShoots(t *testing.T, c *localcluster.Cluster, ready []string) {
 	require.NoError(t, err)
 	selector, _, _ := unstructured.NestedStringMap(gw.Object, "spec", "selector")
 	assert.Equal(t, "seed-ingress", selector["gardener.cloud/role"])
+	checkDNSRecords(t, c, ready)
+}
+
+// checkDNSRecords checks that the DNSRecords point at the load balancers kwok gave the seed's
+// gateways, addresses the engine read during the apply: the shoots' internal records at the
+// Istio ingress gateway (S4:159, S4:17080), their external records at the internal name
+// (S4:17084), and the seed's wildcard record at nginx-ingress (S4:17094).
+func checkDNSRecords(t *testing.T, c *localcluster.Cluster, ready []string) {
+	ctx := context.Background()
+	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	rdyn := dyn(t, c.Plane(localcluster.RuntimePlane))
+	address := func(namespace, name string) string {
+		svc, err := cs.CoreV1().Services(namespace).Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err)
+		require.NotEmpty(t, svc.Status.LoadBalancer.Ingress, "Service %s/%s has a load balancer address", namespace, name)
+		return svc.Status.LoadBalancer.Ingress[0].IP
+	}
+	record := func(namespace, name string) map[string]any {
+		r, err := rdyn.Resource(dnsRecordsGVR).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+		require.NoError(t, err, "DNSRecord %s/%s", namespace, name)
+		spec, _, _ := unstructured.NestedMap(r.Object, "spec")
+		return spec
+	}
+	gateway := address("istio-ingress", "istio-ingressgateway")
+	for _, shoot := range []string{"dev", "qa", "ops"} {
+		ns := "shoot--local--" + shoot
+		internal := record(ns, shoot+"-internal")
+		assert.Equal(t, "api."+shoot+".local.internal.local.gardener.cloud", internal["name"])
+		assert.Equal(t, []any{gateway}, internal["values"], "shoot %s's internal record points at the gateway's load balancer", shoot)
+		assert.Equal(t, "A", internal["recordType"])
+		external := record(ns, shoot+"-external")
+		assert.Equal(t, "api."+shoot+".local.local.gardener.cloud", external["name"], "the default domain")
+		assert.Equal(t, []any{internal["name"]}, external["values"])
+		assert.Equal(t, "CNAME", external["recordType"])
+		for _, which := range []string{"internal", "external"} {
+			_, err := cs.CoreV1().Secrets(ns).Get(ctx, "dnsrecord-"+shoot+"-"+which, metav1.GetOptions{})
+			assert.NoError(t, err, "the %s record's credentials are copied (S4:17122)", which)
+		}
+		order(t, ready, shoot, "kube_apiserver", "dns_record_internal")
+		order(t, ready, shoot, "dns_record_internal", "dns_record_external")
+	}
+	ingress := record("garden", "seed-ingress")
+	assert.Equal(t, "*.ingress.local.seed.local.gardener.cloud", ingress["name"])
+	assert.Equal(t, []any{address("garden", "nginx-ingress-controller")}, ingress["values"])
+	assert.Less(t, slices.Index(ready, "seed.local.seed"), slices.Index(ready, "seed.local.ingress_dns_record"), "the record's extension comes with the Seed")
 }
 
 // editLandscape replaces old by new in a file of the landscape.

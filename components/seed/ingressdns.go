@@ -1,0 +1,53 @@
+package seed
+
+import (
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/nginxingress"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// IngressDNSRecordName names the seed's wildcard DNSRecord in its garden namespace (S4:15294);
+// the documents give no name, "seed-ingress" is the one gardenlet uses.
+const IngressDNSRecordName = "seed-ingress"
+
+// IngressDNSSecretName is the DNSRecord's copy of the seed's DNS provider credentials, named
+// like the shoots' record Secrets, dnsrecord-<record> (S4:17122).
+const IngressDNSSecretName = "dnsrecord-" + IngressDNSRecordName
+
+// ingressDNS: "Gardener creates a wildcard DNS record pointing to the load balancer of the
+// ingress controller" (S4:17094) as a DNSRecord in the seed's garden namespace, which has no
+// Cluster (S4:15290-15296). Its value is the address the cloud provider gives nginx-ingress's
+// Service, known only once the Service exists: the engine reads it when it applies the record.
+// The credentials are the seed's DNS provider Secret (.spec.dns.provider.secretRef) copied from
+// the virtual garden. Like the BackupBucket, the record is reconciled by an extension installed
+// only once the Seed is registered: it comes after the Seed, which does not wait for it.
+func (b *builder) ingressDNS() error {
+	if b.v.Ingress.Domain == "" || b.v.DNS.Provider.Type == "" {
+		return nil
+	}
+	var deps []string
+	if !b.runtimeAsSeed { // else the garden's part creates the namespace
+		deps = []string{"garden_namespace"}
+	}
+	b.parts = append(b.parts, render.Component{Name: "ingress_dns_secret", Type: "secret_copy", DependsOn: deps, Copy: &render.CopySpec{
+		Cluster: b.cluster, Namespace: GardenNamespace, Name: IngressDNSSecretName,
+		FromCluster: b.virtual, FromNamespace: GardenNamespace, FromName: b.v.DNS.Provider.SecretRef,
+	}})
+	// The garden's nginx-ingress serves a seed in the garden runtime cluster, from the same
+	// namespace (S4:13042-13068).
+	address := render.LoadBalancerAddress(b.cluster, GardenNamespace, nginxingress.ControllerName)
+	record := kube.Custom("extensions.gardener.cloud/v1alpha1", "DNSRecord", GardenNamespace, IngressDNSRecordName, nil, map[string]any{"spec": map[string]any{
+		"type":       b.v.DNS.Provider.Type,
+		"secretRef":  map[string]any{"name": IngressDNSSecretName, "namespace": GardenNamespace},
+		"name":       "*." + b.v.Ingress.Domain,
+		"recordType": render.LiveValue(address.WithAs(render.AsRecordType)),
+		"values":     []any{render.LiveValue(address)},
+	}})
+	recordDeps := []string{"extension_crds", "ingress_dns_secret", "seed"}
+	if !b.runtimeAsSeed {
+		recordDeps = append(recordDeps, "nginx_ingress")
+	}
+	b.parts = append(b.parts, render.Component{Name: "ingress_dns_record", Type: "manifests", Detached: true,
+		DependsOn: recordDeps, Objects: kube.On(b.cluster, GardenNamespace, record)})
+	return nil
+}
