@@ -142,7 +142,7 @@ func shootAttributes() []schema.Attribute {
 		{Name: "internal_domain", Type: dnsDomain, Description: "The landscape's internal domain and its DNS provider (domain, provider_type, and secret_ref naming the internal-domain Secret in the virtual garden's garden namespace): the shoot's API server gets the record api.<name>.<project>.<domain>, pointing at the seed's load balancer, which the control plane's kubeconfigs use. Without it the shoot gets no DNS records."},
 		{Name: "default_domain", Type: dnsDomain, Description: "A default domain of the landscape and its DNS provider (secret_ref names the default-domain Secret in the virtual garden's garden namespace): a shoot without dns_domain gets <name>.<project>.<domain>, and its external record is created with this provider."},
 		// S4:15535-15549: when an Extension is reconciled and deleted is its registration's.
-		{Name: "extension_lifecycles", Type: cty.Map(extensionLifecycle), Description: "The lifecycles of Extension types as their registrations declare them, such as component.extension.dns.extension_lifecycles; an Extension of a type not listed is reconciled after the kube-apiserver and deleted before it, Gardener's default."},
+		{Name: "extension_lifecycles", Type: cty.Map(extensionLifecycle), Description: "The lifecycles of Extension types as their registrations declare them, such as component.extension.dns.extension_lifecycles; an Extension of a type not listed is reconciled after the kube-apiserver and deleted before it, Gardener's default. Types marked globally_enabled are added to the shoot unless an extensions block disables them (on a workerless shoot only where workerless_supported)."},
 		// S4:1223 exposureClassName immutable
 		{Name: "exposure_class", Type: cty.String, Immutable: true, Checks: checks(schema.ObjectName()), Description: "The ExposureClass deciding how the shoot's API server is exposed, for example only on an internal network."},
 	}
@@ -357,5 +357,9 @@ func shootAddons() schema.Block {
 var dnsDomain = cty.Object(map[string]cty.Type{"domain": cty.String, "provider_type": cty.String, "secret_ref": cty.String})
 
 // extensionLifecycle is when an Extension type is reconciled, deleted and migrated
-// (ControllerRegistration .spec.resources[].lifecycle, S4:2185-2195).
-var extensionLifecycle = cty.Object(map[string]cty.Type{"reconcile": cty.String, "delete": cty.String, "migrate": cty.String})
+// (ControllerRegistration .spec.resources[].lifecycle, S4:2185-2195), and whether it is enabled
+// for every shoot, workerless ones only where supported (S4:17238); both false when left out.
+var extensionLifecycle = cty.ObjectWithOptionalAttrs(map[string]cty.Type{
+	"reconcile": cty.String, "delete": cty.String, "migrate": cty.String,
+	"globally_enabled": cty.Bool, "workerless_supported": cty.Bool,
+}, []string{"globally_enabled", "workerless_supported"})

@@ -245,8 +245,12 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// LifecycleType is the object type of an Extension type's lifecycle as outputs carry it.
-var LifecycleType = cty.Object(map[string]cty.Type{"reconcile": cty.String, "delete": cty.String, "migrate": cty.String})
+// LifecycleType is the object type of an Extension type's lifecycle as outputs carry it, with
+// whether the type is enabled for every shoot and supports workerless ones (S4:17238).
+var LifecycleType = cty.Object(map[string]cty.Type{
+	"reconcile": cty.String, "delete": cty.String, "migrate": cty.String,
+	"globally_enabled": cty.Bool, "workerless_supported": cty.Bool,
+})
 
 // ExtensionLifecycles are the lifecycles of the Extension types among resources, with Gardener's
 // defaults filled in (reconcile AfterKubeAPIServer, delete and migrate BeforeKubeAPIServer,
@@ -268,9 +272,11 @@ func ExtensionLifecycles(resources []Resource) cty.Value {
 			return cty.StringVal(s)
 		}
 		out[r.Type] = cty.ObjectVal(map[string]cty.Value{
-			"reconcile": or(l.Reconcile, "AfterKubeAPIServer"),
-			"delete":    or(l.Delete, "BeforeKubeAPIServer"),
-			"migrate":   or(l.Migrate, "BeforeKubeAPIServer"),
+			"reconcile":            or(l.Reconcile, "AfterKubeAPIServer"),
+			"delete":               or(l.Delete, "BeforeKubeAPIServer"),
+			"migrate":              or(l.Migrate, "BeforeKubeAPIServer"),
+			"globally_enabled":     cty.BoolVal(r.GloballyEnabled != nil && *r.GloballyEnabled),
+			"workerless_supported": cty.BoolVal(r.WorkerlessSupported != nil && *r.WorkerlessSupported),
 		})
 	}
 	if len(out) == 0 {

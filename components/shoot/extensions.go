@@ -2,6 +2,7 @@ package shoot
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/declarative-gardener/gardener/components/seed"
@@ -51,7 +52,7 @@ func (b *builder) extValues() (shootextensions.Values, error) {
 		}
 		ev.Workers = append(ev.Workers, pool)
 	}
-	for _, e := range v.Extensions {
+	for _, e := range b.extensions() {
 		ext := shootextensions.Extension{Type: e.Type, ProviderConfig: e.ProviderConfig, Disabled: e.Disabled}
 		if l, ok := v.ExtensionLifecycles[e.Type]; ok {
 			ext.Lifecycle = shootextensions.Lifecycle{Reconcile: l.Reconcile, Delete: l.Delete, Migrate: l.Migrate}
@@ -67,6 +68,25 @@ func (b *builder) extValues() (shootextensions.Values, error) {
 			SecretName: seed.BackupSecretName(b.seed.Name), SecretNamespace: seed.GardenNamespace}
 	}
 	return ev, nil
+}
+
+// extensions are the shoot's extensions blocks followed by the globally enabled types it does not
+// list, in type order: "the Extension resources of the given type is created for every shoot
+// cluster", for a workerless shoot only if the type supports it (S4:17238). A block with
+// disabled = true opts out of a globally enabled type (S4:15531).
+func (b *builder) extensions() []Extension {
+	out := slices.Clone(b.v.Extensions)
+	listed := map[string]bool{}
+	for _, e := range out {
+		listed[e.Type] = true
+	}
+	for _, typ := range slices.Sorted(maps.Keys(b.v.ExtensionLifecycles)) {
+		l := b.v.ExtensionLifecycles[typ]
+		if l.GloballyEnabled && !listed[typ] && (len(b.v.Workers) > 0 || l.WorkerlessSupported) {
+			out = append(out, Extension{Type: typ})
+		}
+	}
+	return out
 }
 
 // shootextensionsCluster is the extensions Cluster with the Shoot as declared.

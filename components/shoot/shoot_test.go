@@ -329,24 +329,12 @@ func TestClusterAutoscalerOnlyWhenAPoolScales(t *testing.T) {
 // Extensions are placed by their registration's reconcile lifecycle (S4:15535-15549):
 // BeforeKubeAPIServer before the API server, AfterWorker after the Worker.
 func TestExtensionLifecycles(t *testing.T) {
-	lifecycle := func(reconcile string) struct {
-		Reconcile string `json:"reconcile"`
-		Delete    string `json:"delete"`
-		Migrate   string `json:"migrate"`
-	} {
-		return struct {
-			Reconcile string `json:"reconcile"`
-			Delete    string `json:"delete"`
-			Migrate   string `json:"migrate"`
-		}{Reconcile: reconcile, Delete: "BeforeKubeAPIServer", Migrate: "BeforeKubeAPIServer"}
+	lifecycle := func(reconcile string) ExtensionLifecycle {
+		return ExtensionLifecycle{Reconcile: reconcile, Delete: "BeforeKubeAPIServer", Migrate: "BeforeKubeAPIServer"}
 	}
 	withLifecycles := func(v *Values) {
 		v.Extensions = []Extension{{Type: "early"}, {Type: "late"}, {Type: "default"}}
-		v.ExtensionLifecycles = map[string]struct {
-			Reconcile string `json:"reconcile"`
-			Delete    string `json:"delete"`
-			Migrate   string `json:"migrate"`
-		}{"early": lifecycle("BeforeKubeAPIServer"), "late": lifecycle("AfterWorker")}
+		v.ExtensionLifecycles = map[string]ExtensionLifecycle{"early": lifecycle("BeforeKubeAPIServer"), "late": lifecycle("AfterWorker")}
 	}
 	ps := parts(t, values(withLifecycles))
 	names := func(p render.Component) []string {
@@ -483,11 +471,7 @@ func deletionOrder(t *testing.T, ps map[string]render.Component) []string {
 // kube-apiserver by default, even when they are reconciled before it, and after it when the
 // registration says AfterKubeAPIServer.
 func TestExtensionDeleteLifecycles(t *testing.T) {
-	type lifecycle = struct {
-		Reconcile string `json:"reconcile"`
-		Delete    string `json:"delete"`
-		Migrate   string `json:"migrate"`
-	}
+	type lifecycle = ExtensionLifecycle
 	for _, hibernate := range []bool{false, true} {
 		ps := parts(t, values(func(v *Values) {
 			v.Extensions = []Extension{{Type: "early"}, {Type: "keep"}, {Type: "plain"}}
@@ -565,4 +549,38 @@ func TestDNSRecords(t *testing.T) {
 	assert.Contains(t, own, "dns_record_internal")
 	// Without the internal domain, no records at all.
 	assert.NotContains(t, parts(t, values(nil)), "dns_record_internal")
+}
+
+// A globally enabled Extension type is created for every shoot that does not disable it, for a
+// workerless shoot only if the type supports workerless shoots (S4:17238).
+func TestGloballyEnabledExtensions(t *testing.T) {
+	registrations := map[string]ExtensionLifecycle{
+		"audit":     {Reconcile: "AfterKubeAPIServer", Delete: "BeforeKubeAPIServer", GloballyEnabled: true, WorkerlessSupported: true},
+		"node-conf": {Reconcile: "AfterWorker", Delete: "BeforeKubeAPIServer", GloballyEnabled: true},
+		"optional":  {Reconcile: "AfterKubeAPIServer", Delete: "BeforeKubeAPIServer"},
+	}
+	types := func(p render.Component) []string {
+		var out []string
+		for _, o := range p.Objects {
+			if o.Object.GetKind() == "Extension" {
+				out = append(out, o.Object.GetName())
+			}
+		}
+		return out
+	}
+	ps := parts(t, values(func(v *Values) { v.ExtensionLifecycles = registrations }))
+	assert.Equal(t, []string{"audit"}, types(ps["extensions_after_kube_apiserver"]))
+	assert.Equal(t, []string{"node-conf"}, types(ps["extensions_after_worker"]), "placed by its lifecycle")
+	shoot := find(t, ps["shoot"], "Shoot", "dev")
+	assert.NotContains(t, shoot.Object["spec"], "extensions", "the Shoot lists only what the shoot declares")
+
+	ps = parts(t, values(func(v *Values) {
+		v.ExtensionLifecycles = registrations
+		v.Extensions = []Extension{{Type: "audit", Disabled: true}}
+	}))
+	assert.Empty(t, types(ps["extensions_after_kube_apiserver"]), "a shoot may opt out")
+
+	ps = parts(t, values(func(v *Values) { workerless(v); v.ExtensionLifecycles = registrations }))
+	assert.Equal(t, []string{"audit"}, types(ps["extensions_after_kube_apiserver"]))
+	assert.NotContains(t, ps, "extensions_after_worker", "node-conf does not support workerless shoots")
 }

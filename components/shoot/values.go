@@ -29,11 +29,7 @@ type Values struct {
 		SecretRef string `json:"secret_ref"`
 	} `json:"dns_provider"`
 	// ExtensionLifecycles are the registrations' lifecycles of Extension types, by type.
-	ExtensionLifecycles map[string]struct {
-		Reconcile string `json:"reconcile"`
-		Delete    string `json:"delete"`
-		Migrate   string `json:"migrate"`
-	} `json:"extension_lifecycles"`
+	ExtensionLifecycles map[string]ExtensionLifecycle `json:"extension_lifecycles"`
 
 	Kubernetes       Kubernetes        `json:"kubernetes"`
 	Networking       *Networking       `json:"networking"`
@@ -46,6 +42,17 @@ type Values struct {
 	Tolerations      []Toleration      `json:"tolerations"`
 	SystemComponents *SystemComponents `json:"system_components"`
 	Addons           *Addons           `json:"addons"`
+}
+
+// ExtensionLifecycle is an Extension type as its registration declares it: when it is
+// reconciled, deleted and migrated (S4:2185-2195), and whether it is enabled for every shoot
+// that does not disable it, workerless ones only where WorkerlessSupported (S4:17238).
+type ExtensionLifecycle struct {
+	Reconcile           string `json:"reconcile"`
+	Delete              string `json:"delete"`
+	Migrate             string `json:"migrate"`
+	GloballyEnabled     bool   `json:"globally_enabled"`
+	WorkerlessSupported bool   `json:"workerless_supported"`
 }
 
 // DNSDomain is a domain of the landscape and the DNS provider serving it, whose credentials are

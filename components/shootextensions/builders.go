@@ -162,7 +162,9 @@ func DNSRecordName(shoot, which string) string { return shoot + "-" + which }
 
 // DNSRecordSecretName names a record's copy of its DNS provider credentials in the control-plane
 // namespace, dnsrecord-<shoot>-<internal|external> (S4:17122).
-func DNSRecordSecretName(shoot, which string) string { return "dnsrecord-" + DNSRecordName(shoot, which) }
+func DNSRecordSecretName(shoot, which string) string {
+	return "dnsrecord-" + DNSRecordName(shoot, which)
+}
 
 // InternalAPIDomain is api.<shoot>.<project>.<internal-domain> (S4:159).
 func InternalAPIDomain(project, shoot, internalDomain string) string {
