@@ -32,6 +32,9 @@ func exposureClass() *schema.Schema {
 				}},
 			}},
 		},
-		Outputs: []schema.Output{{Name: "name", Type: cty.String, Description: "The class's name, for a shoot's exposure_class."}},
+		Outputs: []schema.Output{
+			{Name: "name", Type: cty.String, Description: "The class's name, for a shoot's exposure_class."},
+			{Name: "handler", Type: cty.String, Description: "The class's handler, for a shoot's exposure_class_handler."},
+		},
 	}
 }

@@ -143,6 +143,7 @@ func seed() *schema.Schema {
 			{Name: "networks", Type: cty.Object(map[string]cty.Type{"pods": cty.String, "services": cty.String, "nodes": cty.String, "shoot_pods": cty.String, "shoot_services": cty.String}), Description: "The seed's networks and the defaults it gives shoots without networks of their own (shoot_pods, shoot_services; empty when unset)."},
 			{Name: "backup_provider", Type: cty.String, Description: "The provider of the seed's backup bucket; empty when the seed has no backup, and then its shoots' etcds are not backed up."},
 			{Name: "backup_region", Type: cty.String, Description: "The region of the seed's backup bucket; empty without backup."},
+			{Name: "exposure_class_handlers", Type: cty.Map(cty.Object(map[string]cty.Type{"namespace": cty.String, "labels": cty.Map(cty.String)})), Description: "The seed's exposure class handlers by name: the namespace and pod labels of each handler's Istio ingress gateway, through which shoots of an ExposureClass with that handler are exposed."},
 		},
 	}
 }

@@ -145,6 +145,8 @@ func shootAttributes() []schema.Attribute {
 		{Name: "extension_lifecycles", Type: cty.Map(extensionLifecycle), Description: "The lifecycles of Extension types as their registrations declare them, such as component.extension.dns.extension_lifecycles; an Extension of a type not listed is reconciled after the kube-apiserver and deleted before it, Gardener's default. Types marked globally_enabled are added to the shoot unless an extensions block disables them (on a workerless shoot only where workerless_supported)."},
 		// S4:1223 exposureClassName immutable
 		{Name: "exposure_class", Type: cty.String, Immutable: true, Checks: checks(schema.ObjectName()), Description: "The ExposureClass deciding how the shoot's API server is exposed, for example only on an internal network."},
+		// S4:21196-21222: gardenlet exposes the API server through the gateway of the class's handler.
+		{Name: "exposure_class_handler", Type: cty.String, Checks: checks(schema.NotEmpty()), Description: "The handler of exposure_class, such as component.exposure_class.internal.handler: the API server is exposed through the seed's Istio gateway of that handler, which the seed must declare in an exposure_class_handler block. Required with exposure_class."},
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/zclconf/go-cty/cty"
+
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -40,7 +42,7 @@ type Values struct {
 // Toleration tolerates a seed taint (S4:5830-5847).
 type Toleration = gardenapi.Toleration
 
-// Render renders one exposure_class instance; its output is the class's name.
+// Render renders one exposure_class instance; its outputs are the class's name and handler.
 func Render(in render.Input) (*render.Output, error) {
 	var v Values
 	if err := gardenapi.Decode(in, "exposure class", &v, &v.Name, nil); err != nil {
@@ -50,7 +52,10 @@ func Render(in render.Input) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gardenapi.Output(objs, v.Name, ""), nil
+	out := gardenapi.Output(objs, v.Name, "")
+	// Shoots of the class are exposed through the seed's gateway of this handler.
+	out.Outputs["handler"] = cty.StringVal(v.Handler)
+	return out, nil
 }
 
 // Objects renders the ExposureClass. It has no spec: handler and scheduling are top-level fields,

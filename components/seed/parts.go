@@ -40,7 +40,17 @@ const (
 const IngressNamespace = "istio-ingress"
 
 // ZoneIngressNamespace is the namespace of the gateway pinned to one zone (S4:24887-24889).
-func ZoneIngressNamespace(zone string) string { return IngressNamespace + "--zone--" + zone }
+func ZoneIngressNamespace(zone string) string { return ZoneGatewayNamespace(IngressNamespace, zone) }
+
+// ZoneGatewayNamespace is the namespace of a gateway's variant pinned to a zone, for control
+// planes in that zone (S4:24887-24891): <namespace>--zone--<zone>.
+func ZoneGatewayNamespace(namespace, zone string) string { return namespace + "--zone--" + zone }
+
+// ZoneGatewayLabels are the pod labels of a gateway's variant pinned to a zone: the gateway's
+// labels with istio=ingressgateway--zone--<zone>.
+func ZoneGatewayLabels(labels map[string]string, zone string) map[string]string {
+	return merge(labels, map[string]string{"istio": "ingressgateway--zone--" + zone})
+}
 
 // base: PriorityClasses, the garden namespace, the extension CRDs and the seed CA.
 func (b *builder) base() error {
@@ -263,8 +273,7 @@ func (b *builder) gateways() []istio.Gateway {
 			LoadBalancerAnnotations: annotations, Ports: ports})
 		if len(b.v.Provider.Zones) > 1 {
 			for _, z := range b.v.Provider.Zones {
-				labels := merge(h.Labels(), map[string]string{"istio": "ingressgateway--zone--" + z})
-				out = append(out, istio.Gateway{Namespace: h.Namespace() + "--zone--" + z, Labels: labels, Zone: z,
+				out = append(out, istio.Gateway{Namespace: ZoneGatewayNamespace(h.Namespace(), z), Labels: ZoneGatewayLabels(h.Labels(), z), Zone: z,
 					ServiceType: corev1.ServiceTypeLoadBalancer, LoadBalancerAnnotations: merge(b.loadBalancerAnnotations(z), h.LoadBalancerAnnotations), Ports: ports})
 			}
 		}
@@ -330,7 +339,7 @@ func (b *builder) loadBalancerAnnotations(zone string) map[string]string {
 func IngressGatewayLabels(zone string) map[string]string {
 	l := map[string]string{"app": "istio-ingressgateway", "istio": "ingressgateway", "gardener.cloud/role": "seed-ingress"}
 	if zone != "" {
-		l["istio"] = "ingressgateway--zone--" + zone
+		return ZoneGatewayLabels(l, zone)
 	}
 	return l
 }

@@ -80,9 +80,28 @@ func Outputs(name string, v Values) map[string]cty.Value {
 			"pods": str(v.Networks.Pods), "services": str(v.Networks.Services), "nodes": str(v.Networks.Nodes),
 			"shoot_pods": str(shootPods), "shoot_services": str(shootServices),
 		}),
-		"backup_provider": str(backupProvider),
-		"backup_region":   str(backupRegion),
+		"backup_provider":         str(backupProvider),
+		"backup_region":           str(backupRegion),
+		"exposure_class_handlers": exposureClassHandlerOutputs(v.ExposureClassHandlers),
 	}
+}
+
+// exposureClassHandlerOutputs are the namespace and labels of each handler's gateway by handler
+// name, for shoots of an ExposureClass with that handler (S4:21196-21222).
+func exposureClassHandlerOutputs(handlers []ExposureClassHandler) cty.Value {
+	ty := cty.Object(map[string]cty.Type{"namespace": cty.String, "labels": cty.Map(cty.String)})
+	if len(handlers) == 0 {
+		return cty.MapValEmpty(ty)
+	}
+	out := map[string]cty.Value{}
+	for _, h := range handlers {
+		labels := map[string]cty.Value{}
+		for k, v := range h.Labels() {
+			labels[k] = cty.StringVal(v)
+		}
+		out[h.Name] = cty.ObjectVal(map[string]cty.Value{"namespace": cty.StringVal(h.Namespace()), "labels": cty.MapVal(labels)})
+	}
+	return cty.MapVal(out)
 }
 
 // Namespace is the seed's namespace in the virtual garden, seed-<name> (S0:196).

@@ -246,15 +246,20 @@ type kubeAPIServerSettings struct {
 	enable, disable       []string
 }
 
-// ingressGateway is the seed's Istio ingress gateway that exposes the API server: the one pinned
-// to the control plane's zone on a multi-zone seed unless the control plane spans zones, the
-// default one otherwise (S4:24887-24891).
+// ingressGateway is the seed's Istio ingress gateway that exposes the API server: the gateway of
+// the shoot's ExposureClass handler, if it has one (S4:21196-21222), else the seed's default
+// gateway; on a multi-zone seed its variant pinned to the control plane's zone, unless the
+// control plane spans zones (S4:24887-24891). newBuilder checks that the seed has the handler.
 func (b *builder) ingressGateway() (string, map[string]string) {
+	ns, labels := seed.IngressNamespace, seed.IngressGatewayLabels("")
+	if h, ok := b.seed.ExposureClassHandlers[b.v.ExposureClassHandler]; ok && b.v.ExposureClassHandler != "" {
+		ns, labels = h.Namespace, h.Labels
+	}
 	if len(b.seed.Zones) > 1 && b.tolerance != FailureToleranceZone {
 		z := b.zones()[0]
-		return seed.ZoneIngressNamespace(z), seed.IngressGatewayLabels(z)
+		return seed.ZoneGatewayNamespace(ns, z), seed.ZoneGatewayLabels(labels, z)
 	}
-	return seed.IngressNamespace, seed.IngressGatewayLabels("")
+	return ns, labels
 }
 
 // controllers: the access Secrets, and after the kube-apiserver the shoot's resource manager,

@@ -136,6 +136,14 @@ func newBuilder(name string, v Values) (*builder, error) {
 	if b.tolerance == FailureToleranceZone && len(b.seed.Zones) < 3 {
 		return nil, fmt.Errorf("shoot %s: control_plane.high_availability.failure_tolerance zone needs a seed with at least three zones; seed %s has %d", name, b.seed.Name, len(b.seed.Zones))
 	}
+	if (v.ExposureClass == "") != (v.ExposureClassHandler == "") {
+		return nil, fmt.Errorf("shoot %s: exposure_class and exposure_class_handler go together: set exposure_class_handler = component.exposure_class.<name>.handler", name)
+	}
+	if h := v.ExposureClassHandler; h != "" {
+		if _, ok := b.seed.ExposureClassHandlers[h]; !ok {
+			return nil, fmt.Errorf("shoot %s: seed %s has no exposure_class_handler %q for the shoot's exposure class %s", name, b.seed.Name, h, v.ExposureClass)
+		}
+	}
 	if n := v.Networking; n != nil {
 		b.pods, b.services, b.nodes = n.Pods, n.Services, n.Nodes
 	}

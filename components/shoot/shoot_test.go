@@ -397,6 +397,8 @@ func TestErrors(t *testing.T) {
 		{"no service network", values(func(v *Values) { v.Networking.Services = "" }), "networking.services is not set"},
 		{"no machine image", values(func(v *Values) { v.Workers[0].MachineImage = nil }), "machine_image with name and version is required"},
 		{"no networking type with workers", values(func(v *Values) { v.Networking.Type = "" }), "networking.type is required"},
+		{"exposure class without handler", values(func(v *Values) { v.ExposureClass = "internal" }), "exposure_class and exposure_class_handler go together"},
+		{"handler the seed lacks", values(func(v *Values) { v.ExposureClass, v.ExposureClassHandler = "internal", "internal" }), `seed local has no exposure_class_handler "internal"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parts("dev", tc.v)
@@ -583,4 +585,39 @@ func TestGloballyEnabledExtensions(t *testing.T) {
 	ps = parts(t, values(func(v *Values) { workerless(v); v.ExtensionLifecycles = registrations }))
 	assert.Equal(t, []string{"audit"}, types(ps["extensions_after_kube_apiserver"]))
 	assert.NotContains(t, ps, "extensions_after_worker", "node-conf does not support workerless shoots")
+}
+
+// A shoot of an ExposureClass is exposed through the seed's gateway of the class's handler
+// (S4:21196-21222), on a multi-zone seed through that gateway's variant in the control plane's
+// zone (S4:24891), and its internal DNS record points at that gateway's load balancer.
+func TestExposureClassGateway(t *testing.T) {
+	handler := Gateway{Namespace: "istio-ingress-handler-internal", Labels: map[string]string{"app": "istio-ingressgateway", "handler.exposureclass.gardener.cloud/name": "internal"}}
+	for name, tc := range map[string]struct {
+		zones     []string
+		namespace string
+		istio     string
+	}{
+		"single zone": {[]string{"0"}, "istio-ingress-handler-internal", ""},
+		"multi zone":  {[]string{"a", "b", "c"}, "istio-ingress-handler-internal--zone--", "ingressgateway--zone--"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			own := parts(t, values(func(v *Values) {
+				withDNS(v)
+				v.Seed = seedRef(tc.zones...)
+				v.Seed.ExposureClassHandlers = map[string]Gateway{"internal": handler}
+				v.ExposureClass, v.ExposureClassHandler = "internal", "internal"
+			}))
+			gw := find(t, own["kube_apiserver"], "Gateway", "kube-apiserver")
+			selector, _, _ := unstructured.NestedStringMap(gw.Object, "spec", "selector")
+			assert.Equal(t, "internal", selector["handler.exposureclass.gardener.cloud/name"])
+			assert.Equal(t, tc.istio != "", strings.HasPrefix(selector["istio"], "ingressgateway--zone--"), "zone-pinned gateway: %v", selector)
+			record := find(t, own["dns_record_internal"], "DNSRecord", "dev-internal")
+			refs, err := render.LiveRefs(record.Object["spec"].(map[string]any)["values"].([]any)[0].(string))
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(refs[0].Namespace, tc.namespace), "the record points at the handler's gateway: %s", refs[0].Namespace)
+			assert.Equal(t, "istio-ingressgateway", refs[0].Name)
+			shoot := find(t, own["shoot"], "Shoot", "dev")
+			assert.Equal(t, "internal", shoot.Object["spec"].(map[string]any)["exposureClassName"])
+		})
+	}
 }

@@ -20,6 +20,9 @@ type Values struct {
 	Purpose            string   `json:"purpose"`
 	DNSDomain          string   `json:"dns_domain"`
 	ExposureClass      string   `json:"exposure_class"`
+	// ExposureClassHandler is the handler of ExposureClass, whose seed gateway exposes the API
+	// server.
+	ExposureClassHandler string `json:"exposure_class_handler"`
 	// InternalDomain and DefaultDomain are the landscape's domains with their DNS providers.
 	InternalDomain *DNSDomain `json:"internal_domain"`
 	DefaultDomain  *DNSDomain `json:"default_domain"`
@@ -229,6 +232,14 @@ type SeedRef struct {
 	Pods, Services, Nodes        string
 	ShootPods, ShootServices     string
 	BackupProvider, BackupRegion string
+	// ExposureClassHandlers are the seed's handler gateways by handler name.
+	ExposureClassHandlers map[string]Gateway
+}
+
+// Gateway is an Istio ingress gateway of the seed: its namespace and pod labels.
+type Gateway struct {
+	Namespace string            `json:"namespace"`
+	Labels    map[string]string `json:"labels"`
 }
 
 // UnmarshalJSON takes the outputs the shoot needs and ignores the others.
@@ -248,8 +259,9 @@ func (s *SeedRef) UnmarshalJSON(data []byte) error {
 			ShootPods     string `json:"shoot_pods"`
 			ShootServices string `json:"shoot_services"`
 		} `json:"networks"`
-		BackupProvider string `json:"backup_provider"`
-		BackupRegion   string `json:"backup_region"`
+		BackupProvider        string             `json:"backup_provider"`
+		BackupRegion          string             `json:"backup_region"`
+		ExposureClassHandlers map[string]Gateway `json:"exposure_class_handlers"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return fmt.Errorf("seed reference: %w", err)
@@ -259,7 +271,7 @@ func (s *SeedRef) UnmarshalJSON(data []byte) error {
 		ProviderType: v.ProviderType, Region: v.Region, Zones: v.Zones, IngressDomain: v.IngressDomain,
 		Pods: v.Networks.Pods, Services: v.Networks.Services, Nodes: v.Networks.Nodes,
 		ShootPods: v.Networks.ShootPods, ShootServices: v.Networks.ShootServices,
-		BackupProvider: v.BackupProvider, BackupRegion: v.BackupRegion,
+		BackupProvider: v.BackupProvider, BackupRegion: v.BackupRegion, ExposureClassHandlers: v.ExposureClassHandlers,
 	}
 	return nil
 }
