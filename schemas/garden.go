@@ -47,13 +47,11 @@ func garden() *schema.Schema {
 					Name: "observability",
 					Description: "The garden's monitoring and logging in the runtime cluster (S4:12744-12756): prometheus-operator with the garden and long-term Prometheus, " +
 						"the garden Alertmanager, kube-state-metrics, Plutono on plutono-garden.<first ingress domain> and Vali. Shipping logs to Vali (fluent-bit) is not rendered yet.",
-					Body: schema.Body{Attributes: []schema.Attribute{
+					Body: schema.Body{Attributes: append([]schema.Attribute{
 						enabled(true, "Whether the observability components are deployed."),
 						{Name: "longterm", Type: cty.Bool, Default: cty.True, Description: "Whether the long-term Prometheus, which keeps selected garden metrics for months, is deployed."},
 						{Name: "alerting", Type: cty.Bool, Default: cty.True, Description: "Whether the garden Alertmanager is deployed; AlertmanagerConfigs labelled alertmanager=garden route its alerts."},
-						{Name: "prometheus_storage", Type: cty.String, Checks: checks(schema.Quantity()), Description: "Volume size of each Prometheus; 10Gi when unset."},
-						{Name: "vali_storage", Type: cty.String, Checks: checks(schema.Quantity()), Description: "Volume size of Vali; 10Gi when unset."},
-					}},
+					}, observabilityStorage("10Gi")...)},
 				},
 				gardenVirtualCluster(),
 				{
@@ -79,6 +77,7 @@ func garden() *schema.Schema {
 			{Name: "ca_bundle", Type: cty.String, Description: "The PEM CA certificate the virtual garden's API servers are signed by, for kubeconfigs of seeds and users."},
 			{Name: "generic_kubeconfig_secret_name", Type: cty.String, Description: "The Secret in the runtime cluster's garden namespace with the generic token kubeconfig that garden components combine with their access tokens."},
 			{Name: "ingress_domain", Type: cty.String, Description: "The first ingress domain of the runtime cluster, under which garden components such as the dashboard are exposed."},
+			{Name: "observability_enabled", Type: cty.Bool, Description: "Whether the garden runs its observability stack, whose prometheus-operator a seed in the runtime cluster shares."},
 		},
 	}
 }

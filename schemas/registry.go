@@ -97,6 +97,14 @@ func featureGates(component string) schema.Attribute {
 	return schema.Attribute{Name: "feature_gates", Type: cty.Map(cty.Bool), Description: "Feature gates of " + component + " to switch on (true) or off (false), by gate name."}
 }
 
+// observabilityStorage are the volume sizes of an observability stack's Prometheus and Vali.
+func observabilityStorage(valiDefault string) []schema.Attribute {
+	return []schema.Attribute{
+		{Name: "prometheus_storage", Type: cty.String, Checks: checks(schema.Quantity()), Description: "Volume size of each Prometheus; 10Gi when unset."},
+		{Name: "vali_storage", Type: cty.String, Checks: checks(schema.Quantity()), Description: "Volume size of Vali; " + valiDefault + " when unset."},
+	}
+}
+
 // enabled is the common on/off switch of an optional feature.
 func enabled(def bool, description string) schema.Attribute {
 	return schema.Attribute{Name: "enabled", Type: cty.Bool, Default: cty.BoolVal(def), Description: description}

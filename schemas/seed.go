@@ -124,6 +124,17 @@ func seed() *schema.Schema {
 					}},
 				},
 				seedSettings(),
+				{
+					Name: "observability",
+					// S4:15926, S4:21441-21479: gardenlet's seed monitoring and logging.
+					Description: "The seed's monitoring and logging in its garden namespace: prometheus-operator, the cache, seed and aggregate Prometheus, alertmanager-seed, kube-state-metrics and Plutono, and Vali with logging. " +
+						"A seed in the garden's runtime cluster shares the garden's prometheus-operator, Plutono, kube-state-metrics and Vali. The shoots of a seed with observability get their own Prometheus and Plutono unless their purpose is testing.",
+					Body: schema.Body{Attributes: append([]schema.Attribute{
+						enabled(true, "Whether the observability components are deployed; in the garden's runtime cluster only if the garden's are."),
+						{Name: "logging_enabled", Type: cty.Bool, Default: cty.False, Description: "Whether Vali stores the logs of the seed's and its shoots' components (gardenlet's logging.enabled)."},
+						{Name: "alerting", Type: cty.Bool, Default: cty.True, Description: "Whether alertmanager-seed is deployed and the aggregate Prometheus alerts to it."},
+					}, observabilityStorage("100Gi")...)},
+				},
 			},
 		},
 		Rules: []schema.Rule{
@@ -143,6 +154,7 @@ func seed() *schema.Schema {
 			{Name: "networks", Type: cty.Object(map[string]cty.Type{"pods": cty.String, "services": cty.String, "nodes": cty.String, "shoot_pods": cty.String, "shoot_services": cty.String}), Description: "The seed's networks and the defaults it gives shoots without networks of their own (shoot_pods, shoot_services; empty when unset)."},
 			{Name: "backup_provider", Type: cty.String, Description: "The provider of the seed's backup bucket; empty when the seed has no backup, and then its shoots' etcds are not backed up."},
 			{Name: "backup_region", Type: cty.String, Description: "The region of the seed's backup bucket; empty without backup."},
+			{Name: "observability", Type: cty.Object(map[string]cty.Type{"enabled": cty.Bool, "logging_enabled": cty.Bool}), Description: "Whether the seed runs its observability stack and stores logs; its shoots' control planes get their monitoring (and with logging their Vali) only if it does."},
 			{Name: "exposure_class_handlers", Type: cty.Map(cty.Object(map[string]cty.Type{"namespace": cty.String, "labels": cty.Map(cty.String)})), Description: "The seed's exposure class handlers by name: the namespace and pod labels of each handler's Istio ingress gateway, through which shoots of an ExposureClass with that handler are exposed."},
 		},
 	}

@@ -140,6 +140,7 @@ func (g *builder) outputs() map[string]cty.Value {
 		"generic_kubeconfig_secret_name": cty.StringVal(GenericKubeconfigSecretName),
 		"virtual_cluster":                cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(g.virtual)}),
 		"runtime_cluster":                cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(g.runtime)}),
+		"observability_enabled":          cty.BoolVal(g.v.Observability == nil || g.v.Observability.Enabled),
 	}
 	if d := g.v.RuntimeCluster.Ingress.Domains; len(d) > 0 {
 		out["ingress_domain"] = cty.StringVal(d[0])

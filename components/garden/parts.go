@@ -119,7 +119,9 @@ func (g *builder) systemComponents() error {
 	// Observability is on unless switched off, as in a Garden (S4:12744-12756); Plutono's admin
 	// password is generated.
 	if o := g.v.Observability; o == nil || o.Enabled {
-		ov := observability.Values{Cluster: runtime, Namespace: Namespace, Images: images, PlutonoAdminSecretName: plutonoAdmin}
+		// prometheus-operator serves every namespace: a seed in the runtime cluster shares it for
+		// its own and its shoots' Prometheus instances (S4:13042-13068).
+		ov := observability.Values{Cluster: runtime, Namespace: Namespace, Images: images, PlutonoAdminSecretName: plutonoAdmin, WatchAllNamespaces: true}
 		if o != nil {
 			ov.Longterm, ov.Alerting, ov.PrometheusStorage, ov.ValiStorage = ptr.To(o.Longterm), ptr.To(o.Alerting), o.PrometheusStorage, o.ValiStorage
 		}

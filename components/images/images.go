@@ -87,6 +87,11 @@ const (
 	VPNClient     = "vpn-client"
 	MetricsServer = "metrics-server"
 	NodeLocalDNS  = "node-local-dns"
+	// The shoot control plane's observability images besides the garden's (S4:26393):
+	// blackbox-exporter probes the shoot's API server, event-logger writes the shoot's and the
+	// control plane's events to its log (S4:21772).
+	BlackboxExporter = "blackbox-exporter"
+	EventLogger      = "event-logger"
 )
 
 // prometheusOperatorVersion is the operator release; its config reloader must match it.
@@ -140,6 +145,8 @@ func Default() Vector {
 		VPNClient:                {Repository: gardenerReleases + "vpn-client", Tag: "0.31.0"},
 		MetricsServer:            {Repository: "registry.k8s.io/metrics-server/metrics-server", Tag: "v0.7.2"},
 		NodeLocalDNS:             {Repository: "registry.k8s.io/dns/k8s-dns-node-cache", Tag: "1.25.0"},
+		BlackboxExporter:         {Repository: "quay.io/prometheus/blackbox-exporter", Tag: "v0.27.0"},
+		EventLogger:              {Repository: gardenerReleases + "event-logger", Tag: "v0.55.6"},
 	}
 }
 

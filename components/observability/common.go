@@ -75,14 +75,38 @@ func requests(cpu, memory string) corev1.ResourceRequirements {
 // clusterRBAC renders a ServiceAccount and a ClusterRole bound to it, the role named in
 // Gardener's gardener.cloud: scheme.
 func clusterRBAC(name, namespace string, rules []rbacv1.PolicyRule) []runtime.Object {
+	return append([]runtime.Object{&corev1.ServiceAccount{ObjectMeta: meta(name, namespace, "")}}, clusterRole(name, namespace, rules)...)
+}
+
+// clusterRole renders the ClusterRole gardener.cloud:observability:<name> and binds it to the
+// ServiceAccount name in namespace.
+func clusterRole(name, namespace string, rules []rbacv1.PolicyRule) []runtime.Object {
 	role := "gardener.cloud:observability:" + name
 	return []runtime.Object{
-		&corev1.ServiceAccount{ObjectMeta: meta(name, namespace, "")},
 		&rbacv1.ClusterRole{ObjectMeta: meta(role, "", ""), Rules: rules},
 		&rbacv1.ClusterRoleBinding{
 			ObjectMeta: meta(role, "", ""),
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
 			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: name, Namespace: namespace}},
+		},
+	}
+}
+
+// namespacedRBAC renders a ServiceAccount and a Role of its namespace bound to it: the
+// permissions of a workload that looks at its own namespace only, as the workloads of a shoot
+// control plane do, where cluster-wide objects named per shoot would pile up in the seed.
+func namespacedRBAC(name, namespace string, rules []rbacv1.PolicyRule) []runtime.Object {
+	return append([]runtime.Object{&corev1.ServiceAccount{ObjectMeta: meta(name, namespace, "")}}, role(name, namespace, name, rules)...)
+}
+
+// role renders a Role and binds it to the ServiceAccount serviceAccount of its namespace.
+func role(name, namespace, serviceAccount string, rules []rbacv1.PolicyRule) []runtime.Object {
+	return []runtime.Object{
+		&rbacv1.Role{ObjectMeta: meta(name, namespace, ""), Rules: rules},
+		&rbacv1.RoleBinding{
+			ObjectMeta: meta(name, namespace, ""),
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: serviceAccount, Namespace: namespace}},
 		},
 	}
 }

@@ -15,25 +15,27 @@ const (
 	ImagePlutono                   = images.Plutono
 	ImagePlutonoDashboardRefresher = images.PlutonoDashboardRefresher
 	ImageVali                      = images.Vali
+	ImageBlackboxExporter          = images.BlackboxExporter
+	ImageEventLogger               = images.EventLogger
 )
 
-// stack are the image names the stack runs.
-var stack = []string{
+// gardenImages are the image names the garden stack runs.
+var gardenImages = []string{
 	ImageAlertmanager, ImageKubeStateMetrics, ImagePlutono, ImagePlutonoDashboardRefresher,
 	ImagePrometheus, ImagePrometheusConfigReloader, ImagePrometheusOperator, ImageVali,
 }
 
-// ImageNames lists the stack's image names, sorted.
-func ImageNames() []string { return stack }
+// ImageNames lists the garden stack's image names, sorted.
+func ImageNames() []string { return gardenImages }
 
-// resolveImages applies the overrides and returns every image reference by name.
-func resolveImages(overrides map[string]string) (map[string]string, error) {
+// resolveImages applies the overrides and returns the references of the named images.
+func resolveImages(overrides map[string]string, names []string) (map[string]string, error) {
 	v, err := images.Default().Override(overrides)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, len(stack))
-	for _, name := range stack {
+	out := make(map[string]string, len(names))
+	for _, name := range names {
 		ref, err := v.Image(name, "")
 		if err != nil {
 			return nil, err

@@ -3,16 +3,15 @@ package observability
 import (
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
 )
 
 // KubeStateMetricsName names kube-state-metrics' Deployment, Service and ServiceAccount
@@ -44,55 +43,58 @@ var ksmRules = []rbacv1.PolicyRule{
 	{APIGroups: []string{"admissionregistration.k8s.io"}, Resources: []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"}, Verbs: []string{"list", "watch"}},
 }
 
-// kubeStateMetricsObjects renders kube-state-metrics: RBAC, Deployment and Service.
-func kubeStateMetricsObjects(namespace string, img map[string]string) []runtime.Object {
-	out := clusterRBAC(KubeStateMetricsName, namespace, ksmRules)
-	labels := appLabels(KubeStateMetricsName)
-	pod := corev1.PodSpec{
-		ServiceAccountName: KubeStateMetricsName,
-		PriorityClassName:  PriorityClass,
-		SecurityContext:    podSecurity(nobody),
-		Containers: []corev1.Container{{
-			Name:            KubeStateMetricsName,
-			Image:           img[ImageKubeStateMetrics],
-			ImagePullPolicy: corev1.PullIfNotPresent,
-			Args: []string{
-				fmt.Sprintf("--port=%d", ksmPort),
-				fmt.Sprintf("--telemetry-port=%d", ksmTelemetryPort),
-			},
-			Ports: []corev1.ContainerPort{
-				{Name: "metrics", ContainerPort: ksmPort, Protocol: corev1.ProtocolTCP},
-				{Name: "telemetry", ContainerPort: ksmTelemetryPort, Protocol: corev1.ProtocolTCP},
-			},
-			Resources:       requests("10m", "50Mi"),
-			SecurityContext: containerSecurity(true),
-			ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
-				HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString("metrics")},
-			}},
-		}},
+// kubeStateMetricsObjects renders kube-state-metrics: RBAC, Deployment and Service. With
+// access, it exports the objects of the shoot that access reaches (a shoot control plane's
+// kube-state-metrics, on which the shoot's node alerts depend, S4:21620-21637) instead of those
+// of the cluster it runs in; its permissions are then the shoot's (shootRBAC).
+func kubeStateMetricsObjects(s stack, access *machinecontrollermanager.ShootAccess) []runtime.Object {
+	var out []runtime.Object
+	c := s.container(KubeStateMetricsName, ImageKubeStateMetrics, "10m", "50Mi")
+	c.Args = []string{fmt.Sprintf("--port=%d", ksmPort), fmt.Sprintf("--telemetry-port=%d", ksmTelemetryPort)}
+	c.Ports = append(tcpPort("metrics", ksmPort), tcpPort("telemetry", ksmTelemetryPort)...)
+	c.ReadinessProbe = httpProbe("/healthz", "metrics")
+	pod := corev1.PodSpec{SecurityContext: podSecurity(nobody), Containers: []corev1.Container{c}}
+	network := map[string]string{toRuntimeAPIServer: allowed}
+	if access == nil {
+		out = clusterRBAC(KubeStateMetricsName, s.namespace, ksmRules)
+		pod.ServiceAccountName = KubeStateMetricsName
+	} else {
+		out = append(out, access.Secret())
+		pod.AutomountServiceAccountToken = ptr.To(false)
+		pod.Containers[0].Args = append(pod.Containers[0].Args, "--kubeconfig="+machinecontrollermanager.KubeconfigPath)
+		pod.Containers[0].VolumeMounts = []corev1.VolumeMount{access.Mount()}
+		pod.Volumes = []corev1.Volume{access.Volume()}
+		network = toShootAPIServer(map[string]string{})
 	}
 	return append(out,
-		&appsv1.Deployment{
-			ObjectMeta: meta(KubeStateMetricsName, namespace, KubeStateMetricsName),
-			Spec: appsv1.DeploymentSpec{
-				Replicas:             ptr.To(replicas),
-				RevisionHistoryLimit: ptr.To[int32](2),
-				Selector:             &metav1.LabelSelector{MatchLabels: labels},
-				Template:             corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: pod},
-			},
-		},
-		service(KubeStateMetricsName, namespace, KubeStateMetricsName, labels, "metrics", ksmPort, intstr.FromString("metrics")),
+		s.deployment(KubeStateMetricsName, network, pod),
+		s.scrapable(service(KubeStateMetricsName, s.namespace, KubeStateMetricsName, appLabels(KubeStateMetricsName), "metrics", ksmPort, intstr.FromString("metrics")), ksmPort),
 	)
 }
 
-// kubeStateMetricsMonitor has the Garden Prometheus scrape kube-state-metrics. It is named and
-// labelled like the documented extension example, garden-<component> with prometheus=garden
-// (S4:12850-12868). honorLabels keeps the namespace and pod labels of the exported objects.
-func kubeStateMetricsMonitor(namespace string) *unstructured.Unstructured {
-	spec := map[string]any{
-		"selector":  map[string]any{"matchLabels": map[string]any{"app": KubeStateMetricsName}},
-		"endpoints": []any{map[string]any{"port": "metrics", "honorLabels": true}},
+// ksmEndpoint scrapes kube-state-metrics; honorLabels keeps the namespace and pod labels of the
+// exported objects.
+func ksmEndpoint() map[string]any {
+	return map[string]any{"port": "metrics", "honorLabels": true}
+}
+
+// serviceMonitor has the Prometheus labelled label scrape the endpoints of the Services labelled
+// app=<app> in namespace. It is named and labelled like the documented examples,
+// <label>-<component> with prometheus=<label> (S4:12850-12868, S4:15943-15960, S4:16043-16060).
+func serviceMonitor(namespace, label, app string, endpoints ...map[string]any) *unstructured.Unstructured {
+	return serviceMonitorSelecting(namespace, label, app, appLabels(app), endpoints...)
+}
+
+// serviceMonitorSelecting is serviceMonitor for Services with other labels than app=<name>.
+func serviceMonitorSelecting(namespace, label, name string, selector map[string]string, endpoints ...map[string]any) *unstructured.Unstructured {
+	eps := make([]any, len(endpoints))
+	for i, e := range endpoints {
+		eps[i] = e
 	}
-	labels := map[string]string{partOf: "observability", PrometheusLabel: GardenPrometheusLabel}
-	return kube.Custom("monitoring.coreos.com/v1", "ServiceMonitor", namespace, "garden-"+KubeStateMetricsName, labels, map[string]any{"spec": spec})
+	spec := map[string]any{
+		"selector":  map[string]any{"matchLabels": kube.AnyMap(selector)},
+		"endpoints": eps,
+	}
+	labels := map[string]string{partOf: "observability", PrometheusLabel: label}
+	return kube.Custom("monitoring.coreos.com/v1", "ServiceMonitor", namespace, label+"-"+name, labels, map[string]any{"spec": spec})
 }

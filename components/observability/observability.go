@@ -18,6 +18,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
@@ -115,6 +116,12 @@ type Values struct {
 	// Alerting renders alertmanager-garden and points the Garden Prometheus at it; nil means
 	// true (S4:12879-12881).
 	Alerting *bool `json:"alerting"`
+	// WatchAllNamespaces has prometheus-operator serve Prometheus and Alertmanager instances in
+	// every namespace rather than Namespace only. Set it when the runtime cluster is a seed too:
+	// the seed then uses the garden's operator (S4:13042-13068), also for the instances in its
+	// shoots' control-plane namespaces (see SeedValues.RuntimeIsGarden). The garden composite
+	// sets it; it is not an attribute of the component.
+	WatchAllNamespaces bool `json:"-"`
 }
 
 // Render renders one observability instance.
@@ -145,76 +152,108 @@ func Objects(v Values) ([]render.Object, error) {
 	if v.Cluster.Name == "" {
 		return nil, fmt.Errorf("cluster is not set")
 	}
-	promStorage, err := resource.ParseQuantity(v.PrometheusStorage)
+	promStorage, valiStorage, img, err := resolve(v.PrometheusStorage, v.ValiStorage, v.Images, gardenImages)
 	if err != nil {
-		return nil, fmt.Errorf("prometheus storage %q: %w", v.PrometheusStorage, err)
+		return nil, err
 	}
-	if promStorage.Sign() <= 0 {
-		return nil, fmt.Errorf("prometheus storage %q is not positive", v.PrometheusStorage)
-	}
-	valiStorage, err := resource.ParseQuantity(v.ValiStorage)
-	if err != nil {
-		return nil, fmt.Errorf("vali storage %q: %w", v.ValiStorage, err)
-	}
-	if valiStorage.Sign() <= 0 {
-		return nil, fmt.Errorf("vali storage %q is not positive", v.ValiStorage)
-	}
-	img, err := resolveImages(v.Images)
-	if err != nil {
-		return nil, fmt.Errorf("images: %w", err)
-	}
+	s := stack{namespace: v.Namespace, priorityClass: PriorityClass, replicas: replicas, img: img}
 
-	var typed []runtime.Object
+	typed, err := crdObjects()
+	if err != nil {
+		return nil, err
+	}
+	typed = append(typed, operatorObjects(s, v.WatchAllNamespaces)...)
+	typed = append(typed, prometheusRBAC(s, prometheuses(v))...)
+	if *v.Alerting {
+		typed = append(typed, alertmanagerObjects(s, GardenAlertmanagerName)...)
+	}
+	typed = append(typed, kubeStateMetricsObjects(s, nil)...)
+	plutono, err := plutonoObjects(s, plutonoSpec{
+		role: GardenPrometheusLabel, prometheus: []string{GardenPrometheusService}, vali: true,
+		host: ingressHost(PlutonoHostPrefix, v.IngressDomain), tlsSecret: v.IngressTLSSecretName, adminSecret: v.PlutonoAdminSecretName,
+	})
+	if err != nil {
+		return nil, err
+	}
+	typed = append(typed, plutono...)
+	vali, err := valiObjects(s, valiStorage)
+	if err != nil {
+		return nil, err
+	}
+	typed = append(typed, vali...)
+	return objects(v.Cluster.Name, typed, customResources(v, s, promStorage))
+}
+
+// crdObjects are the prometheus-operator CRDs.
+func crdObjects() ([]runtime.Object, error) {
+	var out []runtime.Object
 	for _, name := range CRDs {
 		crd, err := crds.Get(name)
 		if err != nil {
 			return nil, err
 		}
-		typed = append(typed, crd)
+		out = append(out, crd)
 	}
-	typed = append(typed, operatorObjects(v.Namespace, img)...)
-	typed = append(typed, prometheusRBAC(v)...)
-	typed = append(typed, alertmanagerObjects(v)...)
-	typed = append(typed, kubeStateMetricsObjects(v.Namespace, img)...)
-	plutono, err := plutonoObjects(v, img)
-	if err != nil {
-		return nil, err
-	}
-	typed = append(typed, plutono...)
-	vali, err := valiObjects(v.Namespace, img, valiStorage)
-	if err != nil {
-		return nil, err
-	}
-	typed = append(typed, vali...)
-	objs, err := kube.Typed(v.Cluster.Name, typed...)
+	return out, nil
+}
+
+// objects converts the typed objects and appends the custom resources, all on cluster.
+func objects(cluster string, typed []runtime.Object, custom []*unstructured.Unstructured) ([]render.Object, error) {
+	objs, err := kube.Typed(cluster, typed...)
 	if err != nil {
 		return nil, err
 	}
 	for _, o := range objs {
 		dropTemplateStatus(o.Object)
 	}
-	return append(objs, kube.On(v.Cluster.Name, "", customResources(v, img, promStorage)...)...), nil
+	return append(objs, kube.On(cluster, "", custom...)...), nil
+}
+
+// resolve parses the volume sizes of Prometheus and Vali and resolves the images, the inputs
+// every stack checks first.
+func resolve(promStorage, valiStorage string, overrides map[string]string, names []string) (resource.Quantity, resource.Quantity, map[string]string, error) {
+	var zero resource.Quantity
+	prom, err := positiveQuantity("prometheus storage", promStorage)
+	if err != nil {
+		return zero, zero, nil, err
+	}
+	vali, err := positiveQuantity("vali storage", valiStorage)
+	if err != nil {
+		return zero, zero, nil, err
+	}
+	img, err := resolveImages(overrides, names)
+	if err != nil {
+		return zero, zero, nil, fmt.Errorf("images: %w", err)
+	}
+	return prom, vali, img, nil
+}
+
+// positiveQuantity parses a volume size.
+func positiveQuantity(subject, value string) (resource.Quantity, error) {
+	q, err := resource.ParseQuantity(value)
+	if err != nil {
+		return q, fmt.Errorf("%s %q: %w", subject, value, err)
+	}
+	if q.Sign() <= 0 {
+		return q, fmt.Errorf("%s %q is not positive", subject, value)
+	}
+	return q, nil
+}
+
+// ingressHost is <prefix>.<domain>, or "" without a domain.
+func ingressHost(prefix, domain string) string {
+	if domain == "" {
+		return ""
+	}
+	return prefix + "." + domain
 }
 
 // withDefaults fills the zero values of optional fields.
 func withDefaults(v Values) Values {
-	if v.Namespace == "" {
-		v.Namespace = DefaultNamespace
-	}
-	if v.PrometheusStorage == "" {
-		v.PrometheusStorage = DefaultPrometheusStorage
-	}
-	if v.ValiStorage == "" {
-		v.ValiStorage = DefaultValiStorage
-	}
-	if v.PlutonoAdminSecretName == "" {
-		v.PlutonoAdminSecretName = DefaultPlutonoAdminSecretName
-	}
+	defaultTo(&v.Namespace, DefaultNamespace)
+	defaultStack(&v.PrometheusStorage, &v.ValiStorage, DefaultValiStorage, &v.PlutonoAdminSecretName, &v.Alerting)
 	if v.Longterm == nil {
 		v.Longterm = ptr.To(true)
-	}
-	if v.Alerting == nil {
-		v.Alerting = ptr.To(true)
 	}
 	return v
 }

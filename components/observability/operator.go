@@ -3,13 +3,10 @@ package observability
 import (
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 )
 
 // PrometheusOperatorName names prometheus-operator's Deployment, Service and ServiceAccount
@@ -45,46 +42,32 @@ var operatorRules = []rbacv1.PolicyRule{
 	{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 }
 
-// operatorObjects renders prometheus-operator: RBAC, Deployment and Service. It watches only
-// the stack's namespace, where the documents place every object that extends the stack
-// (S4:12846-12935), so that a seed's prometheus-operator in the same cluster does not compete.
-func operatorObjects(namespace string, img map[string]string) []runtime.Object {
-	out := clusterRBAC(PrometheusOperatorName, namespace, operatorRules)
-	labels := appLabels(PrometheusOperatorName)
-	pod := corev1.PodSpec{
-		ServiceAccountName: PrometheusOperatorName,
-		PriorityClassName:  PriorityClass,
-		SecurityContext:    podSecurity(nobody),
-		Containers: []corev1.Container{{
-			Name:            PrometheusOperatorName,
-			Image:           img[ImagePrometheusOperator],
-			ImagePullPolicy: corev1.PullIfNotPresent,
-			Args: []string{
-				"--prometheus-config-reloader=" + img[ImagePrometheusConfigReloader],
-				"--namespaces=" + namespace,
-				fmt.Sprintf("--web.listen-address=:%d", operatorPort),
-				"--log-level=info",
-			},
-			Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: operatorPort, Protocol: corev1.ProtocolTCP}},
-			Resources:       requests("10m", "50Mi"),
-			SecurityContext: containerSecurity(true),
-			ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
-				HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString("http")},
-			}},
-		}},
+// operatorObjects renders prometheus-operator: RBAC, Deployment and Service. In the garden it
+// watches only the stack's namespace, where the documents place every object that extends the
+// stack (S4:12846-12935). A seed's operator watches all namespaces: it also runs the Prometheus
+// and Alertmanager instances of the shoot control planes (S4:15928); so does the garden's when
+// the runtime cluster is a seed too, since the seed then uses the garden's (S4:13042-13068).
+func operatorObjects(s stack, allNamespaces bool) []runtime.Object {
+	out := clusterRBAC(PrometheusOperatorName, s.namespace, operatorRules)
+	args := []string{"--prometheus-config-reloader=" + s.img[ImagePrometheusConfigReloader]}
+	if !allNamespaces {
+		args = append(args, "--namespaces="+s.namespace)
 	}
+	args = append(args, fmt.Sprintf("--web.listen-address=:%d", operatorPort), "--log-level=info")
+	c := s.container(PrometheusOperatorName, ImagePrometheusOperator, "10m", "50Mi")
+	c.Args, c.Ports, c.ReadinessProbe = args, tcpPort("http", operatorPort), httpProbe("/healthz", "http")
+	pod := corev1.PodSpec{ServiceAccountName: PrometheusOperatorName, SecurityContext: podSecurity(nobody), Containers: []corev1.Container{c}}
 	return append(out,
-		&appsv1.Deployment{
-			ObjectMeta: meta(PrometheusOperatorName, namespace, PrometheusOperatorName),
-			Spec: appsv1.DeploymentSpec{
-				Replicas:             ptr.To(replicas),
-				RevisionHistoryLimit: ptr.To[int32](2),
-				Selector:             &metav1.LabelSelector{MatchLabels: labels},
-				Template:             corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: pod},
-			},
-		},
-		service(PrometheusOperatorName, namespace, PrometheusOperatorName, labels, "http", operatorPort, intstr.FromString("http")),
+		s.deployment(PrometheusOperatorName, map[string]string{toRuntimeAPIServer: allowed}, pod),
+		service(PrometheusOperatorName, s.namespace, PrometheusOperatorName, appLabels(PrometheusOperatorName), "http", operatorPort, intstr.FromString("http")),
 	)
+}
+
+// httpProbe is a readiness probe on a path of a named port.
+func httpProbe(path, port string) *corev1.Probe {
+	return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
+		HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromString(port)},
+	}}
 }
 
 // service renders a ClusterIP Service with one port.

@@ -2,6 +2,7 @@ package observability
 
 import (
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 )
 
 // Names of the Prometheus and Alertmanager custom resources. prometheus-operator names their
@@ -41,22 +43,50 @@ const (
 	prometheusWeb    = 80
 )
 
-// prometheusInstance is one Prometheus of the stack.
+// prometheusInstance is one Prometheus of a stack.
 type prometheusInstance struct {
-	name  string // the custom resource's name and the value of its prometheus label
-	label string
-	// retention is how long samples are kept. The documents give no numbers, only that the
-	// Long-term Prometheus keeps metrics longer than the Garden Prometheus (S4:12856); these
-	// are the values an operator would expect, bounded by retentionSize on small volumes.
+	name  string // the custom resource's name
+	label string // the value of its prometheus label, which selects its monitoring objects
+	// retention is how long samples are kept. The documents give no numbers for the garden,
+	// only that the Long-term Prometheus keeps metrics longer than the Garden Prometheus
+	// (S4:12856); these are the values an operator would expect, bounded by retentionSize on
+	// small volumes.
 	retention string
+	// alertmanager is the Service of the Alertmanager it sends alerts to; "" sends none.
+	alertmanager string
+	// rules are its permissions for service discovery; clusterWide grants them in the whole
+	// cluster (ClusterRole), otherwise in its own namespace (Role).
+	rules       []rbacv1.PolicyRule
+	clusterWide bool
+	// podLabels are the network labels of its pods (under NetworkPolicies only).
+	podLabels map[string]string
+	// serviceAnnotations let other Prometheus instances reach it through the NetworkPolicy
+	// controller.
+	serviceAnnotations map[string]string
 }
 
-// prometheuses lists the instances Values ask for: the Garden Prometheus always, the Long-term
-// Prometheus unless turned off.
+// alertTo has the instance send its alerts to the Alertmanager name and lets its pods reach it
+// (S4:13826-13866).
+func (p *prometheusInstance) alertTo(name string) {
+	p.alertmanager = "alertmanager-" + name
+	labels := maps.Clone(p.podLabels)
+	labels[kubeapiserver.ToServiceLabel(p.alertmanager, alertmanagerPort)] = allowed
+	p.podLabels = labels
+}
+
+// service is the name of the instance's Service and StatefulSet, prometheus-<name>.
+func (p prometheusInstance) service() string { return "prometheus-" + p.name }
+
+// prometheuses lists the garden instances Values ask for: the Garden Prometheus always, the
+// Long-term Prometheus unless turned off.
 func prometheuses(v Values) []prometheusInstance {
-	out := []prometheusInstance{{name: GardenPrometheusName, label: GardenPrometheusLabel, retention: "10d"}}
+	garden := prometheusInstance{name: GardenPrometheusName, label: GardenPrometheusLabel, retention: "10d", rules: prometheusRules, clusterWide: true}
+	if *v.Alerting {
+		garden.alertmanager = GardenAlertmanagerService
+	}
+	out := []prometheusInstance{garden}
 	if *v.Longterm {
-		out = append(out, prometheusInstance{name: LongtermPrometheusName, label: LongtermPrometheusLabel, retention: "90d"})
+		out = append(out, prometheusInstance{name: LongtermPrometheusName, label: LongtermPrometheusLabel, retention: "90d", rules: prometheusRules, clusterWide: true})
 	}
 	return out
 }
@@ -71,27 +101,39 @@ var prometheusRules = []rbacv1.PolicyRule{
 	{NonResourceURLs: []string{"/metrics", "/metrics/cadvisor"}, Verbs: []string{"get"}},
 }
 
-// prometheusRBAC renders each Prometheus' ServiceAccount, cluster-wide read permissions and
+// prometheusNamespaceRules are prometheusRules without what only exists cluster-wide: service
+// discovery in the Prometheus' own namespace.
+var prometheusNamespaceRules = []rbacv1.PolicyRule{
+	{APIGroups: []string{""}, Resources: []string{"services", "endpoints", "pods"}, Verbs: read},
+	{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: read},
+	{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}},
+}
+
+// prometheusRBAC renders each Prometheus' ServiceAccount, service-discovery permissions and
 // Service.
-func prometheusRBAC(v Values) []runtime.Object {
+func prometheusRBAC(s stack, instances []prometheusInstance) []runtime.Object {
 	var out []runtime.Object
-	for _, p := range prometheuses(v) {
-		name := "prometheus-" + p.name
-		out = append(out, clusterRBAC(name, v.Namespace, prometheusRules)...)
-		out = append(out, service(name, v.Namespace, "prometheus", prometheusPodLabels(p.name), "web", prometheusWeb, intstr.FromString("web")))
+	for _, p := range instances {
+		name := p.service()
+		if p.clusterWide {
+			out = append(out, clusterRBAC(name, s.namespace, p.rules)...)
+		} else {
+			out = append(out, namespacedRBAC(name, s.namespace, p.rules)...)
+		}
+		svc := service(name, s.namespace, "prometheus", prometheusPodLabels(p.name), "web", prometheusWeb, intstr.FromString("web"))
+		svc.Annotations = p.serviceAnnotations
+		out = append(out, svc)
 	}
 	return out
 }
 
-// alertmanagerObjects renders alertmanager-garden's ServiceAccount (it needs no permissions) and
-// Service when alerting is on.
-func alertmanagerObjects(v Values) []runtime.Object {
-	if !*v.Alerting {
-		return nil
-	}
+// alertmanagerObjects renders the ServiceAccount (it needs no permissions) and Service of the
+// Alertmanager name.
+func alertmanagerObjects(s stack, name string) []runtime.Object {
+	svc := "alertmanager-" + name
 	return []runtime.Object{
-		&corev1.ServiceAccount{ObjectMeta: meta(GardenAlertmanagerService, v.Namespace, "")},
-		service(GardenAlertmanagerService, v.Namespace, "alertmanager", alertmanagerPodLabels(), "web", alertmanagerPort, intstr.FromString("web")),
+		&corev1.ServiceAccount{ObjectMeta: meta(svc, s.namespace, "")},
+		service(svc, s.namespace, "alertmanager", alertmanagerPodLabels(name), "web", alertmanagerPort, intstr.FromString("web")),
 	}
 }
 
@@ -101,25 +143,29 @@ func prometheusPodLabels(name string) map[string]string {
 	return map[string]string{"app": "prometheus", "role": name}
 }
 
-func alertmanagerPodLabels() map[string]string {
-	return map[string]string{"app": "alertmanager", "role": GardenAlertmanagerName}
+func alertmanagerPodLabels(name string) map[string]string {
+	return map[string]string{"app": "alertmanager", "role": name}
 }
 
-// customResources renders the prometheus-operator objects: the Prometheus instances, the
-// Long-term Prometheus' federation from the Garden Prometheus, alertmanager-garden and
+// customResources renders the garden's prometheus-operator objects: the Prometheus instances,
+// the Long-term Prometheus' federation from the Garden Prometheus, alertmanager-garden and
 // kube-state-metrics' ServiceMonitor.
-func customResources(v Values, img map[string]string, storage resource.Quantity) []*unstructured.Unstructured {
+func customResources(v Values, s stack, storage resource.Quantity) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, p := range prometheuses(v) {
-		out = append(out, prometheus(v, p, img[ImagePrometheus], storage))
+		out = append(out, prometheus(s, p, storage))
 	}
 	if *v.Longterm {
-		out = append(out, federation(v.Namespace))
+		// The documents do not say which series; the Garden Prometheus is the landscape's
+		// aggregator of metering (S4:12850), so the metering series and the targets' up series
+		// are kept for long.
+		out = append(out, federation(v.Namespace, LongtermPrometheusLabel, GardenPrometheusService, v.Namespace,
+			`{__name__=~"metering:.+"}`, `{__name__="up"}`))
 	}
 	if *v.Alerting {
-		out = append(out, alertmanager(v.Namespace, img[ImageAlertmanager]))
+		out = append(out, alertmanager(s, GardenAlertmanagerName, GardenAlertmanagerLabel))
 	}
-	return append(out, kubeStateMetricsMonitor(v.Namespace))
+	return append(out, serviceMonitor(v.Namespace, GardenPrometheusLabel, KubeStateMetricsName, ksmEndpoint()))
 }
 
 // matchLabels is a label selector on one label.
@@ -128,16 +174,21 @@ func matchLabels(key, value string) map[string]any {
 }
 
 // prometheus renders one Prometheus. It selects the monitoring objects labelled with its
-// prometheus label (S4:12848, S4:12858) in its own namespace (the namespace selectors are left
-// unset, which means the Prometheus' namespace), scrapes every 30s (S4:25728) and runs with
-// the garden's priority class 100 (S4:26372).
-func prometheus(v Values, p prometheusInstance, image string, storage resource.Quantity) *unstructured.Unstructured {
+// prometheus label (S4:12848, S4:12858, S4:15945, S4:15968, S4:15991, S4:16041) in its own
+// namespace (the namespace selectors are left unset, which means the Prometheus' namespace)
+// and scrapes every 30s (S4:25728).
+func prometheus(s stack, p prometheusInstance, storage resource.Quantity) *unstructured.Unstructured {
 	sel := matchLabels(PrometheusLabel, p.label)
+	podLabels := prometheusPodLabels(p.name)
+	if s.networkPolicies {
+		podLabels[toDNS] = allowed
+		maps.Copy(podLabels, p.podLabels)
+	}
 	spec := map[string]any{
-		"replicas":               int64(replicas),
-		"image":                  image,
-		"serviceAccountName":     "prometheus-" + p.name,
-		"priorityClassName":      PriorityClass,
+		"replicas":               int64(s.replicas),
+		"image":                  s.img[ImagePrometheus],
+		"serviceAccountName":     p.service(),
+		"priorityClassName":      s.priorityClass,
 		"scrapeInterval":         ScrapeInterval,
 		"evaluationInterval":     ScrapeInterval,
 		"retention":              p.retention,
@@ -147,59 +198,65 @@ func prometheus(v Values, p prometheusInstance, image string, storage resource.Q
 		"probeSelector":          sel,
 		"ruleSelector":           sel,
 		"scrapeConfigSelector":   sel,
-		"podMetadata":            map[string]any{"labels": kube.AnyMap(prometheusPodLabels(p.name))},
+		"podMetadata":            map[string]any{"labels": kube.AnyMap(podLabels)},
 		"securityContext":        podSecurityMap(),
 		"resources":              map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "400Mi"}},
 		"storage":                volumeClaimTemplate("prometheus-db", storage),
 	}
-	if p.name == GardenPrometheusName && *v.Alerting {
+	if p.alertmanager != "" {
 		spec["alerting"] = map[string]any{"alertmanagers": []any{map[string]any{
-			"name":       GardenAlertmanagerService,
-			"namespace":  v.Namespace,
+			"name":       p.alertmanager,
+			"namespace":  s.namespace,
 			"port":       "web",
 			"apiVersion": "v2",
 		}}}
 	}
 	labels := map[string]string{partOf: "observability", PrometheusLabel: p.label}
-	return customResource("monitoring.coreos.com/v1", "Prometheus", v.Namespace, p.name, labels, spec)
+	return customResource("monitoring.coreos.com/v1", "Prometheus", s.namespace, p.name, labels, spec)
 }
 
-// federation lets the Long-term Prometheus federate from the Garden Prometheus (S4:12856). The
-// documents do not say which series; the Garden Prometheus is the landscape's aggregator of
-// metering (S4:12850), so the metering series and the targets' up series are kept for long.
-func federation(namespace string) *unstructured.Unstructured {
+// federation is a ScrapeConfig, named <label>-<source>, that has the Prometheus labelled label
+// federate the series matching match from the Prometheus behind the Service source in
+// sourceNamespace (S4:12856, S4:21458).
+func federation(namespace, label, source, sourceNamespace string, match ...string) *unstructured.Unstructured {
 	spec := map[string]any{
-		"jobName":     GardenPrometheusService,
+		"jobName":     source,
 		"honorLabels": true,
 		"metricsPath": "/federate",
-		"params":      map[string]any{"match[]": []any{`{__name__=~"metering:.+"}`, `{__name__="up"}`}},
+		"params":      map[string]any{"match[]": kube.AnyList(match)},
 		"staticConfigs": []any{map[string]any{
-			"targets": []any{fmt.Sprintf("%s.%s.svc:%d", GardenPrometheusService, namespace, prometheusWeb)},
+			"targets": []any{fmt.Sprintf("%s.%s.svc:%d", source, sourceNamespace, prometheusWeb)},
 		}},
 	}
-	labels := map[string]string{partOf: "observability", PrometheusLabel: LongtermPrometheusLabel}
-	return customResource("monitoring.coreos.com/v1alpha1", "ScrapeConfig", namespace, "longterm-"+GardenPrometheusService, labels, spec)
+	labels := map[string]string{partOf: "observability", PrometheusLabel: label}
+	return customResource("monitoring.coreos.com/v1alpha1", "ScrapeConfig", namespace, label+"-"+source, labels, spec)
 }
 
-// alertmanager renders alertmanager-garden. It comes without configuration of its own and takes
-// the AlertmanagerConfigs labelled alertmanager=garden in its namespace (S4:12881); their routes
-// apply as written (matcher strategy None), since the documented example routes on
-// severity and topology, not on the namespace (S4:12896-12906).
-func alertmanager(namespace, image string) *unstructured.Unstructured {
+// alertmanager renders the Alertmanager name, which runs as alertmanager-<name>. It comes
+// without configuration of its own and takes the AlertmanagerConfigs labelled
+// alertmanager=<label> in its namespace (S4:12881); their routes apply as written (matcher
+// strategy None), since the documented example routes on severity and topology, not on the
+// namespace (S4:12896-12906).
+func alertmanager(s stack, name, label string) *unstructured.Unstructured {
+	podLabels := alertmanagerPodLabels(name)
+	if s.networkPolicies {
+		podLabels[toDNS] = allowed
+		podLabels[toPublicNetworks] = allowed // the receivers: mail servers, chat services
+	}
 	spec := map[string]any{
-		"replicas":                          int64(replicas),
-		"image":                             image,
-		"serviceAccountName":                GardenAlertmanagerService,
-		"priorityClassName":                 PriorityClass,
-		"alertmanagerConfigSelector":        matchLabels(AlertmanagerLabel, GardenAlertmanagerLabel),
+		"replicas":                          int64(s.replicas),
+		"image":                             s.img[ImageAlertmanager],
+		"serviceAccountName":                "alertmanager-" + name,
+		"priorityClassName":                 s.priorityClass,
+		"alertmanagerConfigSelector":        matchLabels(AlertmanagerLabel, label),
 		"alertmanagerConfigMatcherStrategy": map[string]any{"type": "None"},
-		"podMetadata":                       map[string]any{"labels": kube.AnyMap(alertmanagerPodLabels())},
+		"podMetadata":                       map[string]any{"labels": kube.AnyMap(podLabels)},
 		"securityContext":                   podSecurityMap(),
 		"resources":                         map[string]any{"requests": map[string]any{"cpu": "10m", "memory": "30Mi"}},
 		"storage":                           volumeClaimTemplate("alertmanager-db", resource.MustParse("1Gi")),
 	}
-	labels := map[string]string{partOf: "observability", AlertmanagerLabel: GardenAlertmanagerLabel}
-	return customResource("monitoring.coreos.com/v1", "Alertmanager", namespace, GardenAlertmanagerName, labels, spec)
+	labels := map[string]string{partOf: "observability", AlertmanagerLabel: label}
+	return customResource("monitoring.coreos.com/v1", "Alertmanager", s.namespace, name, labels, spec)
 }
 
 // retentionSize keeps a Prometheus' blocks within 80% of its volume, so that a full disk never

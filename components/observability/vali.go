@@ -73,47 +73,41 @@ func valiConfig() map[string]any {
 }
 
 // valiObjects renders Vali: its ConfigMap, Service and StatefulSet with one persistent volume.
-func valiObjects(namespace string, img map[string]string, storage resource.Quantity) ([]runtime.Object, error) {
+// The volume is claimed from a template, so the objects are accepted where no volume can be
+// provisioned; the pod waits for it.
+func valiObjects(s stack, storage resource.Quantity) ([]runtime.Object, error) {
+	namespace := s.namespace
 	cfg, err := yaml.Marshal(valiConfig())
 	if err != nil {
 		return nil, fmt.Errorf("vali configuration: %w", err)
 	}
 	labels := appLabels(ValiName)
+	c := s.container(ValiName, ImageVali, "10m", "100Mi")
+	c.Args, c.Ports, c.ReadinessProbe = []string{"-config.file=" + valiConfigDir + "/vali.yaml"}, tcpPort("metrics", valiPort), httpProbe("/ready", "metrics")
+	c.VolumeMounts = []corev1.VolumeMount{
+		{Name: "config", MountPath: valiConfigDir, ReadOnly: true},
+		{Name: ValiName, MountPath: valiDataDir},
+	}
 	pod := corev1.PodSpec{
-		PriorityClassName:            PriorityClass,
+		PriorityClassName:            s.priorityClass,
 		AutomountServiceAccountToken: ptr.To(false),
 		SecurityContext:              podSecurity(valiUser),
-		Containers: []corev1.Container{{
-			Name:            ValiName,
-			Image:           img[ImageVali],
-			ImagePullPolicy: corev1.PullIfNotPresent,
-			Args:            []string{"-config.file=" + valiConfigDir + "/vali.yaml"},
-			Ports:           []corev1.ContainerPort{{Name: "metrics", ContainerPort: valiPort, Protocol: corev1.ProtocolTCP}},
-			Resources:       requests("10m", "100Mi"),
-			SecurityContext: containerSecurity(true),
-			ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
-				HTTPGet: &corev1.HTTPGetAction{Path: "/ready", Port: intstr.FromString("metrics")},
-			}},
-			VolumeMounts: []corev1.VolumeMount{
-				{Name: "config", MountPath: valiConfigDir, ReadOnly: true},
-				{Name: ValiName, MountPath: valiDataDir},
-			},
-		}},
+		Containers:                   []corev1.Container{c},
 		Volumes: []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{
 			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: valiConfigName}},
 		}}},
 	}
 	return []runtime.Object{
 		&corev1.ConfigMap{ObjectMeta: meta(valiConfigName, namespace, ValiName), Data: map[string]string{"vali.yaml": string(cfg)}},
-		service(ValiServiceName, namespace, ValiName, labels, "metrics", valiPort, intstr.FromString("metrics")),
+		s.scrapable(service(ValiServiceName, namespace, ValiName, labels, "metrics", valiPort, intstr.FromString("metrics")), valiPort),
 		&appsv1.StatefulSet{
 			ObjectMeta: meta(ValiName, namespace, ValiName),
 			Spec: appsv1.StatefulSetSpec{
-				Replicas:             ptr.To(replicas),
+				Replicas:             ptr.To(s.replicas),
 				RevisionHistoryLimit: ptr.To[int32](2),
 				ServiceName:          ValiServiceName,
 				Selector:             &metav1.LabelSelector{MatchLabels: labels},
-				Template:             corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: pod},
+				Template:             corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: s.labels(ValiName, nil)}, Spec: pod},
 				VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{
 					ObjectMeta: metav1.ObjectMeta{Name: ValiName},
 					Spec: corev1.PersistentVolumeClaimSpec{

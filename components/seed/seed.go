@@ -6,8 +6,8 @@
 //     (extensions.gardener.cloud) and the seed's certificates;
 //  2. gardener-resource-manager (class seed), then etcd-druid, VPA, Istio (istiod, the default
 //     ingress gateway in istio-ingress spanning all zones and one gateway per zone,
-//     S4:24870-24895) and nginx-ingress, dependency-watchdog prober and weeder and
-//     reserve-excess-capacity;
+//     S4:24870-24895) and nginx-ingress, dependency-watchdog prober and weeder,
+//     reserve-excess-capacity and the observability stack (S4:15926);
 //  3. gardenlet with its kubeconfig;
 //  4. the seed-<name> namespace and the Seed object in the virtual garden, ready once gardenlet
 //     reports it (GardenletReady, SeedSystemComponentsHealthy, ExtensionsReady);
@@ -83,6 +83,9 @@ func Outputs(name string, v Values) map[string]cty.Value {
 		"backup_provider":         str(backupProvider),
 		"backup_region":           str(backupRegion),
 		"exposure_class_handlers": exposureClassHandlerOutputs(v.ExposureClassHandlers),
+		"observability": cty.ObjectVal(map[string]cty.Value{
+			"enabled": cty.BoolVal(v.observabilityOn()), "logging_enabled": cty.BoolVal(v.loggingOn()),
+		}),
 	}
 }
 
@@ -117,7 +120,7 @@ func Parts(name string, v Values) ([]render.Component, error) {
 		return nil, fmt.Errorf("seed %s: its garden has no virtual garden cluster to register the Seed in", name)
 	}
 	b.runtimeAsSeed = v.Garden.RuntimeCluster != "" && v.Garden.RuntimeCluster == b.cluster
-	for _, step := range []func() error{b.base, b.systemComponents, b.backup, b.gardenlet, b.registration, b.ingressDNS} {
+	for _, step := range []func() error{b.base, b.systemComponents, b.observabilityStack, b.backup, b.gardenlet, b.registration, b.ingressDNS} {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("seed %s: %w", name, err)
 		}

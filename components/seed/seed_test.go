@@ -16,7 +16,7 @@ import (
 
 func values(mutate func(*Values)) Values {
 	v := Values{
-		Garden:  GardenRef{Name: "local", VirtualEndpoint: "https://api.virtual-garden.example.com", CABundle: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", VirtualCluster: "virtual_garden", RuntimeCluster: "runtime"},
+		Garden:  GardenRef{Name: "local", VirtualEndpoint: "https://api.virtual-garden.example.com", CABundle: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", VirtualCluster: "virtual_garden", RuntimeCluster: "runtime", ObservabilityEnabled: true},
 		Cluster: decode.Cluster{Name: "seed1"},
 	}
 	v.Provider.Type, v.Provider.Region, v.Provider.Zones = "aws", "eu-west-1", []string{"a", "b", "c"}
@@ -197,4 +197,31 @@ func TestIngressDNSRecord(t *testing.T) {
 	assert.Subset(t, own["ingress_dns_record"].DependsOn, []string{"nginx_ingress", "seed", "ingress_dns_secret"})
 	assert.True(t, own["ingress_dns_record"].Detached, "the DNS extension is installed only once the Seed is up")
 	assert.NotContains(t, own["seed"].DependsOn, "ingress_dns_record")
+}
+
+// The seed's observability stack runs in its garden namespace (S4:15926); in the garden's
+// runtime cluster it shares the garden's prometheus-operator and Plutono (S4:13042-13068), which
+// therefore must be on.
+func TestObservability(t *testing.T) {
+	own := partsByName(t, values(nil))
+	require.Contains(t, own, "observability")
+	assert.Subset(t, own["observability"].DependsOn, []string{"gardener_resource_manager", "nginx_ingress", "plutono_admin"})
+	assert.Equal(t, "password", own["plutono_admin"].Secret.Class)
+	rendertest.MustFind(t, own["observability"].Objects, "Prometheus", "aggregate")
+	assert.Contains(t, own["seed"].DependsOn, "observability", "gardenlet reports the seed's system components healthy")
+
+	runtime := partsByName(t, values(func(v *Values) { v.Cluster.Name = "runtime" }))
+	assert.NotContains(t, runtime, "plutono_admin", "the garden's Plutono serves the seed")
+	for _, o := range runtime["observability"].Objects {
+		assert.NotEqual(t, "CustomResourceDefinition", o.Object.GetKind(), "the garden's stack installs the CRDs")
+	}
+
+	_, err := Parts("seed1", values(func(v *Values) { v.Cluster.Name = "runtime"; v.Garden.ObservabilityEnabled = false }))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "switch the seed's off too")
+
+	off := values(func(v *Values) { v.Observability = &Observability{Enabled: false} })
+	assert.NotContains(t, partsByName(t, off), "observability")
+	assert.False(t, Outputs("seed1", off)["observability"].GetAttr("enabled").True())
+	assert.True(t, Outputs("seed1", values(nil))["observability"].GetAttr("enabled").True())
 }

@@ -51,7 +51,17 @@ type Values struct {
 		Key   string `json:"key"`
 		Value string `json:"value"`
 	} `json:"taints"`
-	Settings *Settings `json:"settings"`
+	Settings      *Settings      `json:"settings"`
+	Observability *Observability `json:"observability"`
+}
+
+// Observability switches the seed's monitoring and logging stack (S4:15926).
+type Observability struct {
+	Enabled           bool   `json:"enabled"`
+	LoggingEnabled    bool   `json:"logging_enabled"`
+	Alerting          bool   `json:"alerting"`
+	PrometheusStorage string `json:"prometheus_storage"`
+	ValiStorage       string `json:"vali_storage"`
 }
 
 // ExposureClassHandler realises the handler of an ExposureClass on this seed (S4:21196-21222).
@@ -108,6 +118,8 @@ type GardenRef struct {
 	CABundle        string
 	VirtualCluster  string
 	RuntimeCluster  string
+	// ObservabilityEnabled is whether the garden runs its observability stack.
+	ObservabilityEnabled bool
 }
 
 // UnmarshalJSON takes the outputs the seed needs and ignores the others.
@@ -118,10 +130,13 @@ func (g *GardenRef) UnmarshalJSON(data []byte) error {
 		CABundle        string         `json:"ca_bundle"`
 		VirtualCluster  decode.Cluster `json:"virtual_cluster"`
 		RuntimeCluster  decode.Cluster `json:"runtime_cluster"`
+		// Observability is on unless the garden says otherwise.
+		ObservabilityEnabled *bool `json:"observability_enabled"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return fmt.Errorf("garden reference: %w", err)
 	}
-	*g = GardenRef{Name: v.Name, VirtualEndpoint: v.VirtualEndpoint, CABundle: v.CABundle, VirtualCluster: v.VirtualCluster.Name, RuntimeCluster: v.RuntimeCluster.Name}
+	*g = GardenRef{Name: v.Name, VirtualEndpoint: v.VirtualEndpoint, CABundle: v.CABundle, VirtualCluster: v.VirtualCluster.Name, RuntimeCluster: v.RuntimeCluster.Name,
+		ObservabilityEnabled: v.ObservabilityEnabled == nil || *v.ObservabilityEnabled}
 	return nil
 }

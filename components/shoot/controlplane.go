@@ -211,7 +211,7 @@ func (b *builder) kubeAPIServer() error {
 		EncryptedResources: k.encrypted, AuditPolicyConfigMap: k.auditPolicy, EventTTL: k.eventTTL, FeatureGates: k.featureGates,
 		EnableAdmissionPlugins: k.enable, DisableAdmissionPlugins: k.disable,
 		PriorityClassName:       priorityclasses.System500,
-		ScrapeTargetsAlias:      "shoot-scrape-targets",
+		ScrapeTargetsAlias:      "all-scrape-targets", // S4:26009
 		IngressGatewayNamespace: gwNamespace, IngressGatewayLabels: gwLabels,
 		Hibernated: b.hibernated,
 	})
@@ -287,7 +287,7 @@ func (b *builder) controllers() error {
 		Cluster: cluster, Namespace: b.ns, NamePrefix: ptr.To(""), KubernetesVersion: b.v.Kubernetes.Version,
 		HighAvailability: b.highAvailability(), KubeconfigSecretName: secretKCMAccess, CASecretName: secretCA,
 		ClientCASecretName: secretClientCA, ServiceAccountKeySecretName: secretServiceAccount,
-		PriorityClassName: priorityclasses.System300, ScrapeTargetsAlias: "shoot-scrape-targets",
+		PriorityClassName: priorityclasses.System300, ScrapeTargetsAlias: "all-scrape-targets",
 		Shoot:      &kubecontrollermanager.ShootNetworks{Pods: b.pods, Services: b.services, Workerless: len(b.v.Workers) == 0},
 		Hibernated: b.hibernated,
 	}

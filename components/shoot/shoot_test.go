@@ -121,12 +121,13 @@ func find(t *testing.T, p render.Component, kind, name string) *unstructured.Uns
 
 func TestShootGolden(t *testing.T) {
 	for name, v := range map[string]Values{
-		"default":      values(nil),
-		"ha-zone":      values(func(v *Values) { ha(FailureToleranceZone)(v); v.Seed = seedRef("a", "b", "c") }),
-		"hibernated":   values(hibernated),
-		"workerless":   values(workerless),
-		"multi-zone-1": values(func(v *Values) { v.Seed = seedRef("a", "b", "c") }),
-		"dns":          values(withDNS),
+		"default":       values(nil),
+		"ha-zone":       values(func(v *Values) { ha(FailureToleranceZone)(v); v.Seed = seedRef("a", "b", "c") }),
+		"hibernated":    values(hibernated),
+		"workerless":    values(workerless),
+		"multi-zone-1":  values(func(v *Values) { v.Seed = seedRef("a", "b", "c") }),
+		"dns":           values(withDNS),
+		"observability": values(func(v *Values) { v.Seed.Observability = SeedObservability{Enabled: true, LoggingEnabled: true} }),
 	} {
 		t.Run(name, func(t *testing.T) {
 			ps, err := Parts("dev", v)
@@ -620,4 +621,34 @@ func TestExposureClassGateway(t *testing.T) {
 			assert.Equal(t, "internal", shoot.Object["spec"].(map[string]any)["exposureClassName"])
 		})
 	}
+}
+
+// A shoot on a seed with observability gets its control plane's monitoring, after the
+// kube-apiserver and its resource manager (S4:15928), unless its purpose is testing (S4:22976);
+// hibernated, the stack scales to zero with the control plane.
+func TestObservability(t *testing.T) {
+	withObservability := func(v *Values) { v.Seed.Observability = SeedObservability{Enabled: true} }
+	own := parts(t, values(withObservability))
+	require.Contains(t, own, "observability")
+	find(t, own["observability"], "Prometheus", "shoot")
+	seq := order(t, own)
+	before(t, seq, "kube_apiserver", "observability")
+	before(t, seq, "gardener_resource_manager", "observability")
+	before(t, seq, "observability", "shoot")
+	assert.Equal(t, "password", own["plutono_admin"].Secret.Class)
+
+	forTests := parts(t, values(func(v *Values) { withObservability(v); v.Purpose = PurposeTesting }))
+	assert.NotContains(t, forTests, "observability")
+	assert.NotContains(t, forTests, "plutono_admin")
+	assert.NotContains(t, parts(t, values(nil)), "observability", "the seed runs no observability")
+
+	asleep := parts(t, values(func(v *Values) { withObservability(v); hibernated(v) }))
+	for _, o := range asleep["observability"].Objects {
+		if o.Object.GetKind() == "Deployment" {
+			replicas, _, _ := unstructured.NestedInt64(o.Object.Object, "spec", "replicas")
+			assert.Zero(t, replicas, "%s is scaled down in hibernation", o.Object.GetName())
+		}
+	}
+	// Hibernation scales it down before the kube-apiserver, like the other components after it.
+	before(t, order(t, asleep), "observability", "kube_apiserver")
 }

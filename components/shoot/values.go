@@ -234,6 +234,14 @@ type SeedRef struct {
 	BackupProvider, BackupRegion string
 	// ExposureClassHandlers are the seed's handler gateways by handler name.
 	ExposureClassHandlers map[string]Gateway
+	// Observability says whether the seed runs its observability stack and stores logs.
+	Observability SeedObservability
+}
+
+// SeedObservability is the seed's observability output.
+type SeedObservability struct {
+	Enabled        bool `json:"enabled"`
+	LoggingEnabled bool `json:"logging_enabled"`
 }
 
 // Gateway is an Istio ingress gateway of the seed: its namespace and pod labels.
@@ -262,6 +270,7 @@ func (s *SeedRef) UnmarshalJSON(data []byte) error {
 		BackupProvider        string             `json:"backup_provider"`
 		BackupRegion          string             `json:"backup_region"`
 		ExposureClassHandlers map[string]Gateway `json:"exposure_class_handlers"`
+		Observability         SeedObservability  `json:"observability"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return fmt.Errorf("seed reference: %w", err)
@@ -272,6 +281,7 @@ func (s *SeedRef) UnmarshalJSON(data []byte) error {
 		Pods: v.Networks.Pods, Services: v.Networks.Services, Nodes: v.Networks.Nodes,
 		ShootPods: v.Networks.ShootPods, ShootServices: v.Networks.ShootServices,
 		BackupProvider: v.BackupProvider, BackupRegion: v.BackupRegion, ExposureClassHandlers: v.ExposureClassHandlers,
+		Observability: v.Observability,
 	}
 	return nil
 }

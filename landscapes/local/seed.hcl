@@ -24,6 +24,12 @@ seed "local" {
     }
   }
 
+  # The seed shares the observability stack of the garden in this runtime cluster, which is
+  # off on the local control plane (see garden.hcl); its shoots then get no monitoring either.
+  observability {
+    enabled = false
+  }
+
   # The engine copies the DNS provider's Secret into the seed for its ingress record, so the
   # component rendering it comes first.
   depends_on = [component.manifests.dns_credentials]

@@ -1,0 +1,310 @@
+package observability
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/kubeapiserver"
+	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Names of a shoot control plane's observability stack in its namespace (S4:26393).
+const (
+	// ShootPrometheusName runs as prometheus-shoot and selects the monitoring objects labelled
+	// prometheus=shoot (S4:16041).
+	ShootPrometheusName = "shoot"
+	// ShootAlertmanagerName runs as alertmanager-shoot. Its AlertmanagerConfigs are labelled
+	// alertmanager=shoot, by analogy with alertmanager=garden (S4:12881); the documents name no
+	// label for shoots.
+	ShootAlertmanagerName = "shoot"
+	// BlackboxExporterName probes the shoot's API server from the seed (S4:21487, S4:21657).
+	BlackboxExporterName = "blackbox-exporter"
+	// EventLoggerName writes the events of the shoot's kube-system and of the control-plane
+	// namespace to its log, for the log shipper to send to the shoot's Vali (S4:21772).
+	EventLoggerName = "event-logger"
+	// ShootAccessPrometheusSecret is the token-requestor Secret with the token the shoot
+	// Prometheus authenticates with at the shoot's API server and the components that delegate
+	// to it (S4:16087-16092).
+	ShootAccessPrometheusSecret = "shoot-access-prometheus-shoot"
+	// ShootRBACName is the ManagedResource with the stack's permissions in the shoot, applied
+	// by the shoot's gardener-resource-manager (class unset, S4:15754).
+	ShootRBACName = "shoot-core-observability"
+)
+
+// Defaults and fixed values of the shoot stack.
+const (
+	// ShootPriorityClass is the class of every pod of the shoot's stack (S4:26393).
+	ShootPriorityClass = priorityclasses.System100
+	// ShootScrapeTargetsAlias is the alias of the shoot Prometheus: Services annotated
+	// networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports let it in
+	// (S4:26005-26009).
+	ShootScrapeTargetsAlias = "all-scrape-targets"
+	// Host prefixes under the seed's ingress domain, <prefix>-<project>--<shoot>, as the local
+	// setup lists them (S4:19965-19966: gu- for the users' Plutono, p- for Prometheus). The
+	// documents name no host for the Alertmanager, which is exposed too (S4:27886); au- follows
+	// the pattern.
+	ShootPlutonoHostPrefix      = "gu"
+	ShootPrometheusHostPrefix   = "p"
+	ShootAlertmanagerHostPrefix = "au"
+	// DefaultShootValiStorage is the volume size of a shoot's Vali; the documents give only the
+	// central Vali's (S4:18903).
+	DefaultShootValiStorage = "30Gi"
+)
+
+// ShootValues configure the observability stack of one shoot control plane. The caller decides
+// whether there is one: shoots of purpose testing get none (S4:22976) and no Vali either
+// (S4:15928); LoggingEnabled is gardenlet's logging.enabled for the other purposes. Replicas
+// are 1 whatever the control plane's availability (S4:24650-24655). The zero value of every
+// optional field is its default; the default Secret names are those the shoot's control plane
+// already has.
+type ShootValues struct {
+	// Cluster is the seed cluster (required).
+	Cluster decode.Cluster
+	// Namespace is the control-plane namespace shoot--<project>--<name> (required).
+	Namespace string
+	// Project and Name of the shoot (required): they name the Ingress hosts.
+	Project, Name string
+	// Images overrides image vector entries by image name (see ShootImageNames).
+	Images map[string]string
+	// IngressDomain is the seed's ingress domain, under which the seed's nginx-ingress
+	// controller publishes Plutono, Prometheus and Alertmanager (S4:17094); "" renders no
+	// Ingress.
+	IngressDomain string
+	// IngressTLSSecretName names the Secret (in Namespace) with the certificate the Ingresses
+	// serve, such as the seed's wildcard certificate gardenlet copies into the namespace
+	// (S4:27923); "" leaves it to the ingress controller's default.
+	IngressTLSSecretName string
+	// IngressAuthSecretName names the Secret (in Namespace) whose key auth holds the htpasswd
+	// credentials the ingress controller demands before it forwards to Prometheus and
+	// Alertmanager (S4:23646-23650). They have no authentication of their own, so "" renders
+	// no Ingress for them.
+	IngressAuthSecretName string
+	// PlutonoAdminSecretName names the Secret (in Namespace) whose key password is the password
+	// of Plutono's admin user; "" means "plutono-admin".
+	PlutonoAdminSecretName string
+	// CASecretName names the Secret with the shoot's cluster CA (key ca.crt), which signs the
+	// API server's certificate; "" means "ca".
+	CASecretName string
+	// EtcdCASecretName and EtcdClientSecretName name the Secrets with etcd's CA (key ca.crt) and
+	// a client certificate (keys tls.crt, tls.key) for scraping etcd; "" means "ca-etcd" and
+	// "etcd-client".
+	EtcdCASecretName, EtcdClientSecretName string
+	// GenericKubeconfigSecretName names the Secret with the shoot's generic token kubeconfig
+	// (S4:15760-15764); "" means "generic-token-kubeconfig".
+	GenericKubeconfigSecretName string
+	// APIServerHost is the API server's external host (api.<domain>); blackbox-exporter probes
+	// it besides the in-cluster Service, which is the seed's view of the shoot's connectivity
+	// (S4:21655-21657). "" probes the Service only.
+	APIServerHost string
+	// SeedNamespace is where the seed's cache Prometheus runs; "" means "garden".
+	SeedNamespace string
+	// LoggingEnabled renders Vali and the event-logger (S4:15928, S4:21772).
+	LoggingEnabled bool
+	// Alerting renders alertmanager-shoot and has the shoot Prometheus alert to it (S4:15928:
+	// "if configured").
+	Alerting bool
+	// PrometheusStorage is the Prometheus volume size; "" means "10Gi".
+	PrometheusStorage string
+	// ValiStorage is Vali's volume size; "" means "30Gi".
+	ValiStorage string
+	// Hibernated scales every workload to zero, as Gardener does with the control plane of a
+	// hibernated shoot (S4:22997-23007); volumes stay.
+	Hibernated bool
+}
+
+func (v ShootValues) withDefaults() ShootValues {
+	defaultTo(&v.PlutonoAdminSecretName, DefaultPlutonoAdminSecretName)
+	defaultTo(&v.CASecretName, "ca")
+	defaultTo(&v.EtcdCASecretName, "ca-etcd")
+	defaultTo(&v.EtcdClientSecretName, "etcd-client")
+	defaultTo(&v.GenericKubeconfigSecretName, "generic-token-kubeconfig")
+	defaultTo(&v.SeedNamespace, DefaultNamespace)
+	defaultTo(&v.PrometheusStorage, DefaultPrometheusStorage)
+	defaultTo(&v.ValiStorage, DefaultShootValiStorage)
+	return v
+}
+
+// shootImages are the image names the shoot stack runs.
+var shootImages = []string{
+	ImageAlertmanager, ImageBlackboxExporter, ImageEventLogger, ImageKubeStateMetrics, ImagePlutono,
+	ImagePlutonoDashboardRefresher, ImagePrometheus, ImageVali,
+}
+
+// ShootImageNames lists the shoot stack's image names, sorted.
+func ShootImageNames() []string { return shootImages }
+
+// ShootHost is a host of the shoot's stack under the seed's ingress domain:
+// <prefix>-<project>--<shoot>.<domain> (S4:19965-19966); "" without a domain.
+func ShootHost(prefix, project, name, ingressDomain string) string {
+	return ingressHost(prefix+"-"+project+"--"+name, ingressDomain)
+}
+
+// ShootPlutonoURL is where users reach the shoot's Plutono; "" without an ingress domain.
+func ShootPlutonoURL(v ShootValues) string {
+	return shootPlutono(v).url()
+}
+
+// ShootObjects renders the observability stack of a shoot control plane into its namespace:
+// prometheus-shoot with what it scrapes, blackbox-exporter, Plutono, kube-state-metrics, with
+// alerting alertmanager-shoot, with logging Vali and the event-logger (S4:15928, S4:21738-21739,
+// S4:21772, S4:26393), and the ManagedResource with their permissions in the shoot.
+//
+// The documents disagree on Plutono: one Deployment "exposed to the end users and to the
+// operators" (S4:16227, and deployment/plutono in S4:20156) or two (S4:21739, the older
+// logging page). One is rendered, published under the users' host gu-.
+func ShootObjects(v ShootValues) ([]render.Object, error) {
+	v = v.withDefaults()
+	if err := v.validate(); err != nil {
+		return nil, err
+	}
+	promStorage, valiStorage, img, err := resolve(v.PrometheusStorage, v.ValiStorage, v.Images, shootImages)
+	if err != nil {
+		return nil, err
+	}
+	s := stack{namespace: v.Namespace, priorityClass: ShootPriorityClass, replicas: replicas, img: img,
+		networkPolicies: true, scrapeAlias: ShootScrapeTargetsAlias}
+	if v.Hibernated {
+		s.replicas = 0
+	}
+	p := shootPrometheus(v)
+	typed := []runtime.Object{shootAccess(v, p.service()).Secret()}
+	typed = append(typed, prometheusRBAC(s, []prometheusInstance{p})...)
+	if v.Alerting {
+		typed = append(typed, alertmanagerObjects(s, ShootAlertmanagerName)...)
+	}
+	ksmAccess := shootAccess(v, KubeStateMetricsName)
+	typed = append(typed, kubeStateMetricsObjects(s, &ksmAccess)...)
+	blackbox, err := blackboxObjects(s, v)
+	if err != nil {
+		return nil, err
+	}
+	typed = append(typed, blackbox...)
+	plutono, err := plutonoObjects(s, shootPlutono(v))
+	if err != nil {
+		return nil, err
+	}
+	typed = append(typed, plutono...)
+	if v.LoggingEnabled {
+		if typed, err = appendLogging(typed, s, v, valiStorage); err != nil {
+			return nil, err
+		}
+	}
+	typed = append(typed, shootIngresses(v)...)
+	objs, err := objects(v.Cluster.Name, typed, shootCustomResources(v, s, p, promStorage))
+	if err != nil {
+		return nil, err
+	}
+	rbac, err := shootRBAC(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(objs, rbac...), nil
+}
+
+// validate checks the required values.
+func (v ShootValues) validate() error {
+	if v.Cluster.Name == "" {
+		return fmt.Errorf("cluster is not set")
+	}
+	if v.Namespace == "" {
+		return fmt.Errorf("namespace is required: the shoot's control-plane namespace shoot--<project>--<name>")
+	}
+	if v.Project == "" || v.Name == "" {
+		return fmt.Errorf("project and name of the shoot are required")
+	}
+	if errs := validation.IsDNS1123Label(v.Namespace); len(errs) > 0 {
+		return fmt.Errorf("namespace %q: %s", v.Namespace, strings.Join(errs, "; "))
+	}
+	if h := ShootHost(ShootAlertmanagerHostPrefix, v.Project, v.Name, v.IngressDomain); h != "" {
+		if errs := validation.IsDNS1123Subdomain(h); len(errs) > 0 {
+			return fmt.Errorf("ingress host %q: %s", h, strings.Join(errs, "; "))
+		}
+	}
+	return nil
+}
+
+// shootAccess is a component's access to the shoot: its token-requestor Secret and the generic
+// kubeconfig.
+func shootAccess(v ShootValues, component string) machinecontrollermanager.ShootAccess {
+	return machinecontrollermanager.ShootAccess{Namespace: v.Namespace, Component: component, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName}
+}
+
+// shootPrometheus is prometheus-shoot. Its Service admits the seed's aggregate Prometheus from
+// the garden namespace (S4:21460, S4:25983-25995); its pods reach the Services annotated for
+// the shoot's alias (S4:26009), the shoot's API server and etcds and the seed's cache
+// Prometheus.
+func shootPrometheus(v ShootValues) prometheusInstance {
+	network := toShootAPIServer(map[string]string{toRuntimeAPIServer: allowed, toScrapeTargets(ShootScrapeTargetsAlias): allowed})
+	for _, role := range etcdRoles {
+		network[kubeapiserver.ToServiceLabel(etcdClientService(role), etcdClientPort)] = allowed
+	}
+	k, port := kubeapiserver.ScrapeAnnotation(SeedScrapeTargetsAlias, prometheusPort)
+	p := prometheusInstance{
+		name: ShootPrometheusName, label: ShootPrometheusName, retention: "10d", rules: prometheusNamespaceRules, podLabels: network,
+		serviceAnnotations: map[string]string{
+			k:                  port,
+			namespaceSelectors: `[{"matchLabels":{"kubernetes.io/metadata.name":"` + v.SeedNamespace + `"}}]`,
+		},
+	}
+	if v.Alerting {
+		p.alertTo(ShootAlertmanagerName)
+	}
+	return p
+}
+
+// shootPlutono shows prometheus-shoot and with logging the shoot's Vali (S4:16035,
+// S4:16227), and loads the dashboards labelled dashboard.monitoring.gardener.cloud/shoot=true
+// (S4:16204).
+func shootPlutono(v ShootValues) plutonoSpec {
+	p := plutonoSpec{
+		role: ShootPrometheusName, prometheus: []string{"prometheus-" + ShootPrometheusName}, vali: v.LoggingEnabled,
+		host:      ShootHost(ShootPlutonoHostPrefix, v.Project, v.Name, v.IngressDomain),
+		tlsSecret: v.IngressTLSSecretName, adminSecret: v.PlutonoAdminSecretName,
+	}
+	p.datasourceLabels = datasourceLabels(p)
+	return p
+}
+
+// shootIngresses publish Prometheus and Alertmanager behind basic authentication (S4:27884-27888).
+func shootIngresses(v ShootValues) []runtime.Object {
+	if v.IngressDomain == "" || v.IngressAuthSecretName == "" {
+		return nil
+	}
+	out := []runtime.Object{ingress(v.Namespace, "prometheus-"+ShootPrometheusName, "prometheus",
+		ShootHost(ShootPrometheusHostPrefix, v.Project, v.Name, v.IngressDomain), v.IngressTLSSecretName, v.IngressAuthSecretName)}
+	if v.Alerting {
+		out = append(out, ingress(v.Namespace, "alertmanager-"+ShootAlertmanagerName, "alertmanager",
+			ShootHost(ShootAlertmanagerHostPrefix, v.Project, v.Name, v.IngressDomain), v.IngressTLSSecretName, v.IngressAuthSecretName))
+	}
+	return out
+}
+
+// appendLogging adds the shoot's Vali and the event-logger.
+func appendLogging(typed []runtime.Object, s stack, v ShootValues, storage resource.Quantity) ([]runtime.Object, error) {
+	vali, err := valiObjects(s, storage)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(typed, vali...), eventLoggerObjects(s, shootAccess(v, EventLoggerName))...), nil
+}
+
+// shootCustomResources are prometheus-shoot, alertmanager-shoot and what the Prometheus
+// scrapes: the control plane (scrapeTargets), blackbox-exporter's probes and the control
+// plane's share of the seed's cache Prometheus, the pods' resource usage among it (S4:21458).
+func shootCustomResources(v ShootValues, s stack, p prometheusInstance, storage resource.Quantity) []*unstructured.Unstructured {
+	out := []*unstructured.Unstructured{prometheus(s, p, storage)}
+	if v.Alerting {
+		out = append(out, alertmanager(s, ShootAlertmanagerName, ShootAlertmanagerName))
+	}
+	out = append(out, federation(v.Namespace, ShootPrometheusName, "prometheus-"+CachePrometheusName, v.SeedNamespace, `{namespace="`+v.Namespace+`"}`))
+	out = append(out, scrapeTargets(v)...)
+	return append(out, apiServerProbe(v))
+}

@@ -1,0 +1,37 @@
+package shoot
+
+import (
+	"fmt"
+
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/observability"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// PurposeTesting is the purpose of shoots that get no monitoring (S4:22976).
+const PurposeTesting = "testing"
+
+// observabilityStack: the control plane's monitoring (prometheus-shoot, blackbox-exporter,
+// Plutono, kube-state-metrics) and, where the seed stores logs, Vali and the event-logger
+// (S4:15928, S4:21738-21739, S4:21772), once the kube-apiserver, the access Secrets and the
+// shoot's resource manager (which applies its RBAC inside the shoot) are there. A shoot of
+// purpose testing gets none (S4:22976), nor does a shoot on a seed without observability, whose
+// prometheus-operator would run it. Hibernated, it scales to zero with the control plane.
+func (b *builder) observabilityStack() error {
+	if b.v.Purpose == PurposeTesting || !b.seed.Observability.Enabled {
+		return nil
+	}
+	b.secret("plutono_admin", render.SecretSpec{Name: observability.DefaultPlutonoAdminSecretName, Class: "password"}, "")
+	objs, err := observability.ShootObjects(observability.ShootValues{
+		Cluster: decode.Cluster{Name: b.seed.Cluster}, Namespace: b.ns, Project: b.v.Project, Name: b.name,
+		IngressDomain: b.seed.IngressDomain, PlutonoAdminSecretName: observability.DefaultPlutonoAdminSecretName,
+		CASecretName: secretCA, EtcdCASecretName: secretEtcdCA, EtcdClientSecretName: secretEtcdClient,
+		GenericKubeconfigSecretName: secretGenericToken, APIServerHost: "api." + b.domain(),
+		LoggingEnabled: b.seed.Observability.LoggingEnabled, Hibernated: b.hibernated,
+	})
+	if err != nil {
+		return fmt.Errorf("observability: %w", err)
+	}
+	b.addScaled("observability", "observability", objs, "kube_apiserver", "access", "gardener_resource_manager", "plutono_admin")
+	return nil
+}
