@@ -40,6 +40,8 @@ const (
 	secretKAPIEncryption   = "kube-apiserver-etcd-encryption-configuration"
 	secretVPNServer        = "vpn-seed-server"
 	secretVPNTLSAuth       = "vpn-seed-server-tlsauth"
+	secretVPNShootClient   = "vpn-shoot-client"
+	secretMetricsServer    = "metrics-server"
 	secretResourceManager  = "gardener-resource-manager-server"
 	secretGenericToken     = "generic-token-kubeconfig"
 	secretKCMAccess        = "shoot-access-kube-controller-manager"
@@ -132,7 +134,9 @@ func (b *builder) secrets() error {
 }
 
 // vpnSecrets are the VPN's CA, vpn-seed-server's certificate and the tls-auth key (S4:23600,
-// S4:23739).
+// S4:23739), and the certificates of the system components inside the shoot that need them:
+// vpn-shoot's client certificate and metrics-server's serving certificate. Only a shoot with
+// workers runs those.
 func (b *builder) vpnSecrets() {
 	b.secret("ca_vpn", render.SecretSpec{Name: secretVPNCA, Class: "ca", CommonName: "vpn"}, "")
 	b.secret("vpn_seed_server_tls", render.SecretSpec{
@@ -140,6 +144,12 @@ func (b *builder) vpnSecrets() {
 		DNSNames: kube.ServiceDNSNames(vpnseedserver.Name, b.ns), CA: secretVPNCA,
 	}, "ca_vpn")
 	b.secret("vpn_seed_server_tlsauth", render.SecretSpec{Name: secretVPNTLSAuth, Class: "vpn-tlsauth"}, "")
+	// vpn-shoot's client certificate, which its ManagedResource carries into the shoot.
+	b.secret("vpn_shoot_client", render.SecretSpec{Name: secretVPNShootClient, Class: "client-cert", CommonName: "vpn-shoot-client", CA: secretVPNCA}, "ca_vpn")
+	// metrics-server's serving certificate in the shoot, signed by the cluster CA that the
+	// kube-apiserver trusts for its APIService.
+	b.secret("metrics_server_tls", render.SecretSpec{Name: secretMetricsServer, Class: "server-cert", CommonName: "metrics-server",
+		DNSNames: kube.ServiceDNSNames("metrics-server", "kube-system"), CA: secretCA}, "ca")
 }
 
 // etcds: etcd-main and etcd-events, three members with high availability of either type

@@ -255,7 +255,12 @@ func (b *builder) systemComponents() error {
 	}
 	sv := shootsystem.Values{
 		KubernetesVersion: v.Kubernetes.Version, ServiceCIDR: b.services, PodCIDR: b.pods, NodeCIDR: b.nodes,
-		VPN: shootsystem.VPNConfig{Endpoint: "api." + b.domain(), HighAvailability: b.highAvailability()},
+		VPN: shootsystem.VPNConfig{
+			Endpoint: "api." + b.domain(), HighAvailability: b.highAvailability(),
+			Client: shootsystem.Generated{Namespace: b.ns, Name: secretVPNShootClient}, CA: shootsystem.Generated{Namespace: b.ns, Name: secretVPNCA},
+			TLSAuth: shootsystem.Generated{Namespace: b.ns, Name: secretVPNTLSAuth},
+		},
+		MetricsServer: shootsystem.MetricsServerConfig{TLS: shootsystem.Generated{Namespace: b.ns, Name: secretMetricsServer}},
 	}
 	for _, w := range v.Workers {
 		sv.WorkerPools = append(sv.WorkerPools, shootsystem.WorkerPool{Name: w.Name, KubernetesVersion: w.KubernetesVersion})
@@ -270,7 +275,7 @@ func (b *builder) systemComponents() error {
 	if err != nil {
 		return fmt.Errorf("system components: %w", err)
 	}
-	b.add("system_components", "managed_resource", objs, "gardener_resource_manager", "kube_apiserver")
+	b.add("system_components", "managed_resource", objs, "gardener_resource_manager", "kube_apiserver", "vpn_shoot_client", "vpn_seed_server_tlsauth", "metrics_server_tls")
 	return nil
 }
 

@@ -652,3 +652,20 @@ func TestObservability(t *testing.T) {
 	// Hibernation scales it down before the kube-apiserver, like the other components after it.
 	before(t, order(t, asleep), "observability", "kube_apiserver")
 }
+
+// vpn-shoot's client certificate and tls-auth key and metrics-server's serving certificate reach
+// the shoot inside their ManagedResources, as Secrets filled from the Secrets generated in the
+// control plane (S4:26620-26635): the certificate parts come before the system components.
+func TestSystemComponentSecrets(t *testing.T) {
+	own := parts(t, values(nil))
+	assert.Subset(t, own["system_components"].DependsOn, []string{"vpn_shoot_client", "vpn_seed_server_tlsauth", "metrics_server_tls"})
+	assert.Equal(t, "client-cert", own["vpn_shoot_client"].Secret.Class)
+	assert.Equal(t, "ca-vpn", own["vpn_shoot_client"].Secret.CA, "signed by the CA vpn-seed-server trusts")
+	assert.Equal(t, "server-cert", own["metrics_server_tls"].Secret.Class)
+	assert.Contains(t, own["metrics_server_tls"].Secret.DNSNames, "metrics-server.kube-system.svc")
+	contents := find(t, own["system_components"], "Secret", "managedresource-shoot-core-vpn-shoot")
+	packed := contents.Object["stringData"].(map[string]any)["secret__kube-system__vpn-shoot-client.yaml"].(string)
+	assert.Contains(t, packed, render.GeneratedRef("shoot--local--dev", "vpn-shoot-client", "tls.key", true))
+	assert.Contains(t, packed, render.GeneratedRef("shoot--local--dev", "ca-vpn", "ca.crt", true))
+	assert.NotContains(t, parts(t, values(workerless)), "vpn_shoot_client", "a workerless shoot has no VPN")
+}

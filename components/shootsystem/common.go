@@ -8,7 +8,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
 // toKubelet is the label of pods that call kubelets (S4:26079).
@@ -17,6 +20,17 @@ const toKubelet = "networking.gardener.cloud/to-kubelet"
 // meta is the metadata of an object in kube-system.
 func meta(name string, labels map[string]string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Namespace: Namespace, Name: name, Labels: labels}
+}
+
+// generatedSecret is a Secret in kube-system whose data keys take keys of generated Secrets
+// (data key to GeneratedRef marker). It is built unstructured: the markers stand for
+// base64-encoded data already, which a typed Secret would encode again.
+func generatedSecret(name string, labels map[string]string, data map[string]string) *unstructured.Unstructured {
+	d := make(map[string]any, len(data))
+	for k, v := range data {
+		d[k] = v
+	}
+	return kube.Custom("v1", "Secret", Namespace, name, labels, map[string]any{"type": string(corev1.SecretTypeOpaque), "data": d})
 }
 
 // merge returns a new map with the entries of all maps, later ones winning.

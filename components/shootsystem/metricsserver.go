@@ -142,5 +142,9 @@ func (p *prepared) metricsServer() ([]*unstructured.Unstructured, error) {
 		spec["insecureSkipTLSVerify"] = true
 	}
 	apiService := kube.Custom("apiregistration.k8s.io/v1", "APIService", "", MetricsAPIService, metricsServerLabels, map[string]any{"spec": spec})
-	return append(typed, apiService), nil
+	out := append(typed, apiService)
+	if t := p.MetricsServer.TLS; t.Name != "" {
+		out = append(out, generatedSecret(p.MetricsServer.TLSSecretName, metricsServerLabels, map[string]string{"tls.crt": t.ref("tls.crt"), "tls.key": t.ref("tls.key")}))
+	}
+	return out, nil
 }

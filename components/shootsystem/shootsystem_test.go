@@ -365,3 +365,26 @@ func TestErrors(t *testing.T) {
 	_, err := ManagedResources(base(), "", shootNamespace)
 	assert.ErrorContains(t, err, "cluster, namespace and name are required")
 }
+
+// With generated Secrets named, vpn-shoot's and metrics-server's Secrets are rendered with
+// markers the engine fills in: data keys that stand for base64 already, not encoded again.
+func TestSecretsFromGeneratedSecrets(t *testing.T) {
+	assert.Nil(t, find(all(t, withVPNNamespace(base())), "Secret", "vpn-shoot-client"), "without generated Secrets, none")
+	v := withVPNNamespace(base())
+	v.VPN.Client = Generated{Namespace: "shoot--p--s", Name: "vpn-shoot-client"}
+	v.VPN.CA = Generated{Namespace: "shoot--p--s", Name: "ca-vpn"}
+	v.VPN.TLSAuth = Generated{Namespace: "shoot--p--s", Name: "vpn-seed-server-tlsauth"}
+	v.MetricsServer.TLS = Generated{Namespace: "shoot--p--s", Name: "metrics-server"}
+	objs := all(t, v)
+	client := mustFind(t, objs, "Secret", "vpn-shoot-client")
+	assert.Equal(t, "kube-system", client.GetNamespace())
+	assert.Equal(t, map[string]any{
+		"tls.crt": render.GeneratedRef("shoot--p--s", "vpn-shoot-client", "tls.crt", true),
+		"tls.key": render.GeneratedRef("shoot--p--s", "vpn-shoot-client", "tls.key", true),
+		"ca.crt":  render.GeneratedRef("shoot--p--s", "ca-vpn", "ca.crt", true),
+	}, client.Object["data"])
+	tlsauth := mustFind(t, objs, "Secret", "vpn-seed-server-tlsauth")
+	assert.Equal(t, map[string]any{"vpn.tlsauth": render.GeneratedRef("shoot--p--s", "vpn-seed-server-tlsauth", "vpn.tlsauth", true)}, tlsauth.Object["data"])
+	serving := mustFind(t, objs, "Secret", "metrics-server")
+	assert.Contains(t, serving.Object["data"], "tls.key")
+}

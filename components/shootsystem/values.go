@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // Namespace is where the shoot system components live (digest 1.5).
@@ -127,7 +128,23 @@ type VPNConfig struct {
 	// TLSAuthSecretName names the Secret in kube-system with OpenVPN's tls-auth key (key
 	// vpn.tlsauth); "vpn-seed-server-tlsauth" when empty.
 	TLSAuthSecretName string
+	// Client, CA and TLSAuth are the generated Secrets in the control-plane namespace that
+	// SecretName (tls.crt and tls.key of Client, ca.crt of CA) and TLSAuthSecretName
+	// (vpn.tlsauth) are filled from. Without Client, or without TLSAuth, that Secret is not
+	// rendered and must exist in the shoot some other way.
+	Client, CA, TLSAuth Generated
 }
+
+// Generated names a Secret the engine generates in the shoot's control-plane namespace in the
+// seed. A system component's Secret inside the shoot carries its keys as render.GeneratedRef
+// markers, which the engine replaces when it packs the component's ManagedResource: the
+// shoot's resource manager then creates the Secret in the shoot.
+type Generated struct {
+	Namespace, Name string
+}
+
+// ref is the marker of key of the generated Secret, base64-encoded as Secret data wants it.
+func (g Generated) ref(key string) string { return render.GeneratedRef(g.Namespace, g.Name, key, true) }
 
 // MetricsServerConfig configures metrics-server.
 type MetricsServerConfig struct {
@@ -137,6 +154,9 @@ type MetricsServerConfig struct {
 	// CABundle is the base64-encoded CA of the serving certificate (or a generated-secret marker
 	// with base64 set) for the APIService. Empty skips TLS verification, as upstream's manifests do.
 	CABundle string
+	// TLS is the generated serving certificate TLSSecretName is filled from; without it that
+	// Secret is not rendered.
+	TLS Generated
 }
 
 // prepared are the values with defaults applied and derived facts computed once.

@@ -101,7 +101,21 @@ func (p *prepared) vpnShoot() ([]*unstructured.Unstructured, error) {
 			disruption.Budget(Namespace, VPNShootName, template.Labels),
 		)
 	}
-	return kube.All(objs...)
+	out, err := kube.All(objs...)
+	if err != nil {
+		return nil, err
+	}
+	// The client certificate signed by the VPN CA that vpn-seed-server trusts, and the
+	// tls-auth key both ends share (S4:26620-26635).
+	if v := p.VPN; v.Client.Name != "" && v.CA.Name != "" {
+		out = append(out, generatedSecret(v.SecretName, vpnShootLabels, map[string]string{
+			"tls.crt": v.Client.ref("tls.crt"), "tls.key": v.Client.ref("tls.key"), "ca.crt": v.CA.ref("ca.crt"),
+		}))
+	}
+	if v := p.VPN; v.TLSAuth.Name != "" {
+		out = append(out, generatedSecret(v.TLSAuthSecretName, vpnShootLabels, map[string]string{"vpn.tlsauth": v.TLSAuth.ref("vpn.tlsauth")}))
+	}
+	return out, nil
 }
 
 // vpnContainer is one VPN client; index is the VPN server it connects to in HA, -1 otherwise.

@@ -3,6 +3,7 @@ package plan
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -202,6 +204,14 @@ var generatedMarker = regexp.MustCompile(`\$\{generated:([^/}]+)/([^/}]+)/([^:}]
 func (r *Renderer) resolveGenerated(objects []render.Object) ([]render.Object, error) {
 	out := slices.Clone(objects)
 	for i, o := range out {
+		if isContents(o.Object) {
+			u, err := r.resolveContents(o)
+			if err != nil {
+				return nil, err
+			}
+			out[i].Object = u
+			continue
+		}
 		var ferr error
 		secret := holdsSecrets(o.Object)
 		replaced, changed := replaceStrings(o.Object.Object, func(s string) string {
@@ -226,6 +236,63 @@ func (r *Renderer) resolveGenerated(objects []render.Object) ([]render.Object, e
 		if changed {
 			out[i].Object = &unstructured.Unstructured{Object: replaced.(map[string]any)}
 		}
+	}
+	return out, nil
+}
+
+// isContents reports whether u is a Secret packing a ManagedResource's objects.
+func isContents(u *unstructured.Unstructured) bool {
+	return u.GetAPIVersion() == "v1" && u.GetKind() == "Secret" && u.GetLabels()[render.ManagedResourceContentsLabel] != ""
+}
+
+// resolveContents replaces GeneratedRef markers in the objects a ManagedResource's Secret packs.
+// A packed Secret may hold a generated secret's private keys: it reaches its cluster (the
+// shoot, where vpn-shoot mounts its client certificate) only through the ManagedResource, and
+// plans, saved plans and configuration hashes redact packed Secrets as they do Secrets. Every
+// other packed object gets public certificates only.
+func (r *Renderer) resolveContents(o render.Object) (*unstructured.Unstructured, error) {
+	docs, _, _ := unstructured.NestedMap(o.Object.Object, "stringData")
+	var out *unstructured.Unstructured
+	for _, key := range slices.Sorted(maps.Keys(docs)) {
+		doc, ok := docs[key].(string)
+		if !ok || !strings.Contains(doc, "${generated:") {
+			continue
+		}
+		var head struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
+			return nil, fmt.Errorf("object %s %s: contents %s: %w", o.Object.GetKind(), o.Object.GetName(), key, err)
+		}
+		private := head.APIVersion == "v1" && head.Kind == "Secret"
+		var ferr error
+		resolved := generatedMarker.ReplaceAllStringFunc(doc, func(m string) string {
+			sub := generatedMarker.FindStringSubmatch(m)
+			ns, name, k, enc := sub[1], sub[2], sub[3], sub[4]
+			if !isPublicKey(k) && !private {
+				ferr = fmt.Errorf("object %s %s: contents %s refer to %s of Secret %s/%s, which is not public; only packed Secrets may hold it", o.Object.GetKind(), o.Object.GetName(), key, k, ns, name)
+				return m
+			}
+			v, ok := r.generatedValue(o.Cluster, ns, name, k, enc, private)
+			if !ok {
+				ferr = fmt.Errorf("object %s %s: contents %s refer to %s of Secret %s/%s, which is not generated before it", o.Object.GetKind(), o.Object.GetName(), key, k, ns, name)
+				return m
+			}
+			return v
+		})
+		if ferr != nil {
+			return nil, ferr
+		}
+		if out == nil {
+			out = o.Object.DeepCopy()
+		}
+		if err := unstructured.SetNestedField(out.Object, resolved, "stringData", key); err != nil {
+			return nil, fmt.Errorf("object %s %s: %w", o.Object.GetKind(), o.Object.GetName(), err)
+		}
+	}
+	if out == nil {
+		return o.Object, nil
 	}
 	return out, nil
 }

@@ -105,8 +105,9 @@ func TestCompositePartErrors(t *testing.T) {
 		}, "refers to ca.key of Secret garden/ca, which is not public; only Secrets may hold it"},
 		{"private key in a ManagedResource's contents", []render.Component{
 			{Name: "ca", Secret: &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "ca", Class: "ca", CommonName: "ca"}},
-			{Name: "mr", DependsOn: []string{"ca"}, Objects: []render.Object{packedSecret("mr", render.GeneratedRef("garden", "ca", "ca.key", false))}},
-		}, "which is not public; only Secrets may hold it"},
+			{Name: "mr", DependsOn: []string{"ca"}, Objects: []render.Object{packedSecret("mr",
+				"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  key: "+render.GeneratedRef("garden", "ca", "ca.key", false)+"\n")}},
+		}, "which is not public; only packed Secrets may hold it"},
 		{"not generated", []render.Component{{Name: "cm", Objects: []render.Object{configMap("cm", map[string]any{"k": render.GeneratedRef("garden", "ca", "ca.crt", false)})}}}, "which is not generated before it"},
 	}
 	for _, tt := range tests {
@@ -150,6 +151,22 @@ func TestCompositeSecretsMayHoldPrivateMaterial(t *testing.T) {
 	assert.True(t, strings.HasPrefix(value, "prefix -----BEGIN"), "the marker is replaced by the private key")
 	key := r.Rendered["garden.local.ca"].Objects[0].Object.Object["data"].(map[string]any)["ca.key"].(string)
 	assert.Contains(t, copied.Secrets, key, "the redactor knows the key")
+}
+
+// A Secret packed into a ManagedResource (vpn-shoot's client certificate, which reaches the
+// shoot only that way) may hold a generated secret's private key; plans redact packed Secrets.
+func TestPackedSecretsMayHoldPrivateMaterial(t *testing.T) {
+	doc := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: client\n  namespace: kube-system\ndata:\n  tls.key: " +
+		render.GeneratedRef("garden", "ca", "ca.key", true) + "\n  ca.crt: " + render.GeneratedRef("garden", "ca", "ca.crt", true) + "\n"
+	r, err := renderComposite(t, []render.Component{
+		{Name: "ca", Secret: &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "ca", Class: "ca", CommonName: "ca"}},
+		{Name: "mr", DependsOn: []string{"ca"}, Objects: []render.Object{packedSecret("mr", doc)}},
+	})
+	require.NoError(t, err)
+	packed := r.Rendered["garden.local.mr"].Objects[0].Object.Object["stringData"].(map[string]any)["objects.yaml"].(string)
+	ca := r.Rendered["garden.local.ca"].Objects[0].Object.Object["data"].(map[string]any)
+	assert.Contains(t, packed, "tls.key: "+ca["ca.key"].(string), "the Secret's data, base64-encoded")
+	assert.NotContains(t, packed, "${generated:")
 }
 
 // packedSecret is a Secret that packs a ManagedResource's objects.

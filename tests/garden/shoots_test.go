@@ -141,6 +141,13 @@ func checkShoots(t *testing.T, c *localcluster.Cluster, ready []string) {
 	require.NoError(t, err)
 	selector, _, _ := unstructured.NestedStringMap(gw.Object, "spec", "selector")
 	assert.Equal(t, "seed-ingress", selector["gardener.cloud/role"])
+	// vpn-shoot's client certificate travels into the shoot inside its ManagedResource, with the
+	// generated key material filled in (S4:26620-26635).
+	contents, err := cs.CoreV1().Secrets("shoot--local--dev").Get(ctx, "managedresource-shoot-core-vpn-shoot", metav1.GetOptions{})
+	require.NoError(t, err)
+	packed := string(contents.Data["secret__kube-system__vpn-shoot-client.yaml"])
+	assert.Contains(t, packed, "tls.key: ", "the packed Secret carries the client key")
+	assert.NotContains(t, packed, "${generated:", "the engine filled in the generated material")
 	checkDNSRecords(t, c, ready)
 }
 
