@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -32,6 +33,7 @@ type planFlags struct {
 	observed         string
 	serverDryRun     bool
 	rotate           []string
+	at               string
 }
 
 func newPlanCommand(reg *schema.Registry) *cobra.Command {
@@ -66,6 +68,7 @@ Exit codes: 0 success, 1 error; with --detailed-exitcode 0 means no changes, 2 c
 	fl.StringVar(&f.observed, "observed", "", "plan against a snapshot file (gardener snapshot) instead of the live clusters")
 	fl.StringArrayVar(&f.rotate, "rotate", nil, "plan regenerating the generated secrets of this class (ca, server-cert, client-cert, rsa-key, token, password, encryption-config, vpn-tlsauth, bootstrap-token; repeatable)")
 	fl.BoolVar(&f.serverDryRun, "server-dry-run", false, "check every changed object with a server-side apply dry-run (webhooks and defaults included)")
+	fl.StringVar(&f.at, "at", "", "plan as at this time (RFC 3339, such as 2026-11-22T22:30:00Z): which changes maintenance windows hold back, which generated secrets are due")
 	return cmd
 }
 
@@ -75,6 +78,14 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 		Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: f.inputs.sources(),
 		Targets: f.targets, Destroy: f.destroy, Parallelism: f.parallelism,
 		Differs: planner.LocalDiffers(""), Rotate: rotateSet(f.rotate),
+	}
+	if f.at != "" {
+		at, err := time.Parse(time.RFC3339, f.at)
+		if err != nil {
+			fmt.Fprintf(stderr, "Error: --at %q is not a time like 2026-11-22T22:30:00Z: %v\n", f.at, err)
+			return exitCode(1)
+		}
+		opts.Now = at
 	}
 	if f.observed != "" {
 		if f.serverDryRun {

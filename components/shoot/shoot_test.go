@@ -669,3 +669,29 @@ func TestSystemComponentSecrets(t *testing.T) {
 	assert.Contains(t, packed, render.GeneratedRef("shoot--local--dev", "ca-vpn", "ca.crt", true))
 	assert.NotContains(t, parts(t, values(workerless)), "vpn_shoot_client", "a workerless shoot has no VPN")
 }
+
+// With confine_spec_update_rollout, every part of the control plane waits for the maintenance
+// window (S4:14778, S4:23155), while the Shoot takes the new specification at once.
+func TestConfineSpecUpdateRollout(t *testing.T) {
+	confined := func(v *Values) {
+		v.Maintenance = &Maintenance{ConfineSpecUpdateRollout: true}
+		v.Maintenance.TimeWindow = &struct {
+			Begin string `json:"begin"`
+			End   string `json:"end"`
+		}{Begin: "220000+0000", End: "230000+0000"}
+	}
+	own := parts(t, values(confined))
+	for name, p := range own {
+		if name == "shoot" {
+			assert.Nil(t, p.Window, "the Shoot is updated at once")
+			continue
+		}
+		require.NotNil(t, p.Window, name)
+		assert.Equal(t, render.MaintenanceWindow{Begin: "220000+0000", End: "230000+0000"}, *p.Window, name)
+	}
+	for _, p := range parts(t, values(nil)) {
+		assert.Nil(t, p.Window, "%s: not confined by default", p.Name)
+	}
+	_, err := Parts("dev", values(func(v *Values) { v.Maintenance = &Maintenance{ConfineSpecUpdateRollout: true} }))
+	assert.ErrorContains(t, err, "confine_spec_update_rollout needs maintenance.time_window")
+}

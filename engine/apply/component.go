@@ -116,6 +116,11 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 		case plan.Create, plan.Update, plan.Replace:
 			writes = append(writes, o)
 		case plan.NoOp:
+			if o.Reason == plan.ReasonMaintenanceWindow {
+				// Held until its maintenance window: not written, not waited for, and the
+				// state keeps what it recorded.
+				continue
+			}
 			if o.Reason == plan.ReasonCreatedOnce {
 				// A create-only object its consumer deleted: nothing to write or wait for, and
 				// the state keeps recording it (what the recorder knew and this apply neither

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -61,6 +62,9 @@ type Options struct {
 	// that is gone is created again only if an interrupted apply never wrote it. Without it,
 	// Tracked decides.
 	Created func(cluster string, ref object.Ref) bool
+	// Now is the time of the plan, which maintenance windows are judged against; zero means
+	// the current time.
+	Now time.Time
 	// PreviousDependsOn are, from state, the dependencies components had when they were last
 	// applied; components removed from the landscape are deleted before the removed components
 	// they depended on.
@@ -211,6 +215,16 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 			if (o.Action == Delete || o.Action == Replace) && (object.Protected(o.Ref) || opts.PreventDestroy[c.Address]) {
 				res.Plan.Warnings = append(res.Plan.Warnings, fmt.Sprintf("%s in cluster %s is protected: apply will %s it only with --allow-destroy %s", o.Ref, o.Cluster, o.Action, c.Address))
 			}
+		}
+	}
+	if !opts.Destroy {
+		now := opts.Now
+		if now.IsZero() {
+			now = time.Now()
+		}
+		rendered := func(addr string) *Rendered { return opts.Rendered[config.InstanceAddress(addr)] }
+		if err := holdOutsideWindows(res.Plan.Components, rendered, now); err != nil {
+			return nil, err
 		}
 	}
 	res.Plan.Outputs = outputs(opts.Outputs, res.Redactor)

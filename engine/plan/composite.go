@@ -40,7 +40,7 @@ func (r *Renderer) expand(inst *config.Instance, rd *Rendered, parts []render.Co
 		for _, d := range p.DependsOn {
 			child.DependsOn = append(child.DependsOn, byName[d].Address)
 		}
-		child.Detached = p.Detached
+		child.Detached, child.Window = p.Detached, p.Window
 		if p.DeletionDependsOn != nil {
 			child.DeletionDependsOn = []config.InstanceAddress{}
 			for _, d := range p.DeletionDependsOn {

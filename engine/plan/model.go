@@ -12,7 +12,7 @@ import (
 
 // FormatVersion is the version of the plan's JSON form (docs/plan-format.md). The minor version
 // grows with compatible additions, the major one with changes consumers must adapt to.
-const FormatVersion = "1.0"
+const FormatVersion = "1.1"
 
 // Action is what apply does to an object or component.
 type Action string
@@ -43,6 +43,9 @@ const (
 	// (render.CreateOnlyAnnotation) that the landscape created before and something deleted
 	// since, typically its consumer: it is not created again.
 	ReasonCreatedOnce = "created_once"
+	// ReasonMaintenanceWindow is the reason of the no-op of a change held back until its
+	// component's maintenance window (render.Component.Window); Held says what it would be.
+	ReasonMaintenanceWindow = "maintenance_window"
 )
 
 // Plan is the result of planning a landscape.
@@ -109,6 +112,9 @@ type ObjectChange struct {
 	// plan refuses to go on when it moved. Empty for create-only objects that are not created:
 	// their plan does not depend on the live object, which their consumer may change or delete.
 	ResourceVersion string `json:"resource_version,omitempty"`
+	// Held is the action a change held back until its maintenance window would take (Action is
+	// then no-op and Reason maintenance_window); Changes still list what it would change.
+	Held Action `json:"held,omitempty"`
 }
 
 // FieldChange is one field's change, redacted: Before and After never hold a secret.
@@ -140,6 +146,9 @@ type Summary struct {
 	Destroy int `json:"destroy"`
 	// Deferred counts components rendered during apply.
 	Deferred int `json:"deferred,omitempty"`
+	// Held counts object changes held back until their maintenance window; they are not
+	// changes of this plan.
+	Held int `json:"held,omitempty"`
 }
 
 // Output is one landscape output.
@@ -166,6 +175,9 @@ func (p *Plan) Summarise() {
 		}
 		c.Action = NoOp
 		for _, o := range c.Objects {
+			if o.Held != "" {
+				p.Summary.Held++
+			}
 			switch o.Action {
 			case Create:
 				p.Summary.Add++

@@ -42,6 +42,9 @@ type Rendered struct {
 	DependsOn []config.InstanceAddress
 	// Detached parts are not waited for by their composite (render.Component.Detached).
 	Detached bool
+	// Window holds a part's changes back until its maintenance window
+	// (render.Component.Window).
+	Window *render.MaintenanceWindow
 	// DeletionDependsOn, when not nil, are the sibling parts a part is deleted before once its
 	// composite is removed (render.Component.DeletionDependsOn), instead of DependsOn.
 	DeletionDependsOn []config.InstanceAddress

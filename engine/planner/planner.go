@@ -254,6 +254,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		PreventDestroy:    prevent,
 		PreviousKinds:     previous,
 		PreviousDependsOn: previousDeps,
+		Now:               opts.Now,
 		Tracked:           tracked,
 		Created:           created,
 		Landscape:         l.Name,

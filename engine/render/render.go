@@ -110,6 +110,11 @@ type Component struct {
 	// depends on it, does not wait for them: a seed's BackupBucket is reconciled by a backup
 	// extension that is installed only once the seed is up.
 	Detached bool
+	// Window, when set, holds the part's changes back until its daily maintenance window once
+	// the part exists: a shoot with .spec.maintenance.confineSpecUpdateRollout rolls out
+	// changes of its specification only then (S4:23155, S4:14778). A part none of whose
+	// objects exists yet is created at once.
+	Window *MaintenanceWindow
 	// DeletionDependsOn, when set, names the parts this one is deleted before once the
 	// composite's block is removed, where that differs from DependsOn: a hibernated shoot
 	// scales down in the reverse of its reconcile order, but is deleted in its delete flow's.
@@ -122,6 +127,13 @@ type Component struct {
 	// Copy, when set, makes the part a copy of a Secret that exists elsewhere, and Objects must
 	// be empty.
 	Copy *CopySpec
+}
+
+// MaintenanceWindow is a daily time window, written as Gardener's .spec.maintenance.timeWindow
+// does: HHMMSS followed by a UTC offset, such as "220000+0100". An End before Begin spans
+// midnight.
+type MaintenanceWindow struct {
+	Begin, End string
 }
 
 // CopySpec asks the engine to copy a Secret into a part's cluster and namespace, the way

@@ -71,7 +71,12 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 	p := &printer{w: w, color: opts.Color}
 	if !pl.HasChanges() {
 		printWarnings(p, pl)
-		p.printf("%s\n", p.paint(bold+green, "No changes. The landscape matches the live clusters."))
+		if pl.Summary.Held > 0 {
+			printHeld(p, pl)
+			p.printf("\n%s\n", p.paint(bold+green, fmt.Sprintf("No changes to apply now; %d change(s) wait for their maintenance window.", pl.Summary.Held)))
+		} else {
+			p.printf("%s\n", p.paint(bold+green, "No changes. The landscape matches the live clusters."))
+		}
 		printOutputs(p, pl)
 		return p.err
 	}
@@ -96,6 +101,7 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 			printObject(p, o)
 		}
 	}
+	printHeld(p, pl)
 	if len(pl.Warnings) > 0 {
 		p.printf("\n")
 	}
@@ -105,9 +111,51 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 	if s.Deferred > 0 {
 		p.printf(" %d component(s) rendered during apply.", s.Deferred)
 	}
+	if s.Held > 0 {
+		p.printf(" %d held until their maintenance window.", s.Held)
+	}
 	p.printf("\n")
 	printOutputs(p, pl)
 	return p.err
+}
+
+// printHeld lists the changes held back until their component's maintenance window: what they
+// will do then, so that a plan outside the window shows what the window will bring.
+func printHeld(p *printer, pl *plan.Plan) {
+	for _, c := range pl.Components {
+		var held []*plan.ObjectChange
+		for _, o := range c.Objects {
+			if o.Held != "" {
+				held = append(held, o)
+			}
+		}
+		if len(held) == 0 {
+			continue
+		}
+		p.printf("\n%s %s (%s)\n", p.paint(bold, "#"), p.paint(bold, c.Address), c.Note)
+		for _, o := range held {
+			p.printf("  %s %s %s held: %s [%s]\n", p.symbol(o.Held), objectName(o.Ref), p.paint(cyan, "("+o.Cluster+")"), heldText(o.Held), o.Reason)
+			if o.Held == plan.Delete {
+				continue
+			}
+			for _, ch := range o.Changes {
+				printChange(p, ch, o.Held == plan.Create)
+			}
+		}
+	}
+}
+
+// heldText says what a held change will do in its window.
+func heldText(a plan.Action) string {
+	switch a {
+	case plan.Create:
+		return "will be created in the maintenance window"
+	case plan.Replace:
+		return "will be replaced in the maintenance window"
+	case plan.Delete:
+		return "will be destroyed in the maintenance window"
+	}
+	return "will be updated in the maintenance window"
 }
 
 func printWarnings(p *printer, pl *plan.Plan) {

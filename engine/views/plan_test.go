@@ -100,3 +100,28 @@ func TestPlanJSON(t *testing.T) {
 	require.NoError(t, PlanJSON(&buf, samplePlan()))
 	golden(t, "plan.json", buf.Bytes())
 }
+
+// Changes held until a maintenance window are listed with what they will do, both beside other
+// changes and when they are all there is.
+func TestPlanHeldChanges(t *testing.T) {
+	held := &plan.Component{Address: "shoot.dev.kube_apiserver", Type: "kube_apiserver", Note: "1 change(s) held until the maintenance window 22:00-23:00 UTC", Objects: []*plan.ObjectChange{
+		{Cluster: "runtime", APIVersion: "apps/v1", Ref: object.Ref{Group: "apps", Kind: "Deployment", Namespace: "shoot--local--dev", Name: "kube-apiserver"},
+			Action: plan.NoOp, Held: plan.Update, Reason: plan.ReasonMaintenanceWindow, ResourceVersion: "7", Changes: []plan.FieldChange{
+				{Path: ".spec.template.spec.containers[name=kube-apiserver].image", Before: "kube-apiserver:v1.31.1", After: "kube-apiserver:v1.31.2", HasBefore: true, HasAfter: true},
+			}},
+	}}
+	onlyHeld := &plan.Plan{FormatVersion: plan.FormatVersion, Landscape: "local", Components: []*plan.Component{held}}
+	onlyHeld.Summarise()
+	require.False(t, onlyHeld.HasChanges(), "a held change is not a change of this plan")
+	var buf bytes.Buffer
+	require.NoError(t, Plan(&buf, onlyHeld, PlanOptions{}))
+	golden(t, "plan-held.txt", buf.Bytes())
+
+	mixed := samplePlan()
+	mixed.Components = append(mixed.Components, held)
+	mixed.Summarise()
+	buf.Reset()
+	require.NoError(t, Plan(&buf, mixed, PlanOptions{}))
+	assert.Contains(t, buf.String(), "3 to change, 1 to replace, 1 to destroy. 1 component(s) rendered during apply. 1 held until their maintenance window.")
+	assert.Contains(t, buf.String(), "~ Deployment.apps shoot--local--dev/kube-apiserver (runtime) held: will be updated in the maintenance window [maintenance_window]")
+}

@@ -244,6 +244,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	assertNoChanges(t, dir)
 
 	hibernateAndDelete(t, c, dir)
+	confineRollout(t, c, dir)
 }
 
 // Generated certificates are new on every plan from empty (fresh keys), and so are the checksums

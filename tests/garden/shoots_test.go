@@ -331,3 +331,70 @@ func hibernateAndDelete(t *testing.T, c *localcluster.Cluster, dir string) {
 	}, time.Minute, time.Second, "the control-plane namespace is gone")
 	assertNoChanges(t, dir)
 }
+
+// applyAt applies dir as at the time now, like `gardener apply` at that moment, and returns the
+// plan it applied.
+func applyAt(t *testing.T, dir string, now time.Time) *plan.Plan {
+	t.Helper()
+	opts := landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true}))
+	opts.Now = now
+	res, diags, err := apply.Landscape(context.Background(), apply.LandscapeOptions{
+		Planner: opts,
+		Lock:    state.LockInfo{Holder: "garden-test", Operation: "apply"},
+		Apply:   apply.Options{Timeout: 2 * time.Minute},
+	})
+	landscapetest.RequireNoDiags(t, diags, res.Outcome)
+	require.NoError(t, err)
+	if res.Result != nil {
+		require.NoError(t, res.Result.Err())
+	}
+	return res.Outcome.Result.Plan
+}
+
+// confineRollout: a shoot with confine_spec_update_rollout takes a change of its specification
+// into the Shoot at once, but its control plane gets it only in the maintenance window
+// (S4:14778, S4:23155): outside the window the plan holds the control plane's changes and shows
+// them, inside it applies them.
+func confineRollout(t *testing.T, c *localcluster.Cluster, dir string) {
+	ctx := context.Background()
+	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	rdyn, vdyn := dyn(t, c.Plane(localcluster.RuntimePlane)), dyn(t, c.Plane(localcluster.VirtualGardenPlane))
+	day := time.Now().UTC().AddDate(0, 0, 1)
+	outside := time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, time.UTC)
+	inside := time.Date(day.Year(), day.Month(), day.Day(), 22, 30, 0, 0, time.UTC) // dev's window is 22:00-23:00 UTC
+	gracePeriod := func() bool {
+		kcm, err := cs.AppsV1().Deployments("shoot--local--dev").Get(ctx, "kube-controller-manager", metav1.GetOptions{})
+		require.NoError(t, err)
+		return slices.Contains(kcm.Spec.Template.Spec.Containers[0].Args, "--node-monitor-grace-period=50s")
+	}
+
+	editLandscape(t, dir, "shoots.hcl", "  maintenance {\n    time_window {", "  maintenance {\n    confine_spec_update_rollout = true\n\n    time_window {")
+	editLandscape(t, dir, "shoots.hcl", "    version = var.kubernetes_version\n  }", "    version = var.kubernetes_version\n\n    kube_controller_manager {\n      node_monitor_grace_period = \"50s\"\n    }\n  }")
+	pl := applyAt(t, dir, outside)
+	held := map[string]plan.Action{}
+	for _, comp := range pl.Components {
+		for _, o := range comp.Objects {
+			if o.Held != "" {
+				held[comp.Address] = o.Held
+			}
+		}
+	}
+	assert.Equal(t, plan.Update, held["shoot.dev.kube_controller_manager"], "held: %v", held)
+	assert.Equal(t, plan.Update, held["shoot.dev.cluster"], "the extensions Cluster carries the Shoot's spec")
+	assert.NotContains(t, held, "shoot.dev.shoot", "the Shoot takes the new specification at once")
+	assert.False(t, gracePeriod(), "outside the window the control plane keeps running as it was")
+	shoot, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "dev", metav1.GetOptions{})
+	require.NoError(t, err)
+	confine, _, _ := unstructured.NestedBool(shoot.Object, "spec", "maintenance", "confineSpecUpdateRollout")
+	assert.True(t, confine)
+	clusterObj, err := rdyn.Resource(schema.GroupVersionResource{Group: "extensions.gardener.cloud", Version: "v1alpha1", Resource: "clusters"}).Get(ctx, "shoot--local--dev", metav1.GetOptions{})
+	require.NoError(t, err)
+	confined, _, _ := unstructured.NestedBool(clusterObj.Object, "spec", "shoot", "spec", "maintenance", "confineSpecUpdateRollout")
+	assert.False(t, confined, "the Cluster waits for the window")
+
+	pl = applyAt(t, dir, inside)
+	assert.Zero(t, pl.Summary.Held, "inside the window nothing is held")
+	assert.True(t, gracePeriod(), "the maintenance window rolled the change out")
+	assert.False(t, applyAt(t, dir, outside).HasChanges(), "nothing is left for the next window")
+}
