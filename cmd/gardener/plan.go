@@ -80,6 +80,10 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 		Differs: planner.LocalDiffers(""), Rotate: rotateSet(f.rotate),
 	}
 	if f.at != "" {
+		if f.out != "" {
+			fmt.Fprintln(stderr, "Error: --at plans for another time, and a saved plan is applied now: use --at without --out.")
+			return exitCode(1)
+		}
 		at, err := time.Parse(time.RFC3339, f.at)
 		if err != nil {
 			fmt.Fprintf(stderr, "Error: --at %q is not a time like 2026-11-22T22:30:00Z: %v\n", f.at, err)

@@ -109,6 +109,15 @@ func TestPlanErrors(t *testing.T) {
 	assert.Equal(t, exitCode(1), err)
 	assert.Contains(t, errOut, "--server-dry-run needs live clusters")
 
+	_, errOut, err = run(t, "plan", dir, "--observed", snap, "--at", "tonight")
+	assert.Equal(t, exitCode(1), err)
+	assert.Contains(t, errOut, `--at "tonight" is not a time like 2026-11-22T22:30:00Z`)
+	_, errOut, err = run(t, "plan", dir, "--observed", snap, "--at", "2026-11-22T22:30:00Z", "--out", filepath.Join(t.TempDir(), "p"))
+	assert.Equal(t, exitCode(1), err)
+	assert.Contains(t, errOut, "use --at without --out")
+	_, _, err = run(t, "plan", dir, "--observed", snap, "--at", "2026-11-22T22:30:00Z")
+	assert.NoError(t, err, "a plan at another time")
+
 	landscapeDir(t, map[string]string{"main.hcl": brokenLandscape})
 	_, errOut, err = run(t, "plan", ".", "--observed", snap)
 	assert.Equal(t, exitCode(1), err)

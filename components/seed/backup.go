@@ -28,14 +28,7 @@ func (b *builder) backup() error {
 		region = b.v.Provider.Region
 	}
 	secret := BackupSecretName(b.name)
-	var deps []string
-	if !b.runtimeAsSeed { // else the garden's part creates the namespace
-		deps = []string{"garden_namespace"}
-	}
-	b.parts = append(b.parts, render.Component{Name: "backup_secret", Type: "secret_copy", DependsOn: deps, Copy: &render.CopySpec{
-		Cluster: b.cluster, Namespace: GardenNamespace, Name: secret,
-		FromCluster: b.virtual, FromNamespace: GardenNamespace, FromName: bk.SecretRef,
-	}})
+	b.copySecret("backup_secret", secret, bk.SecretRef)
 	spec := map[string]any{
 		"type":      bk.Provider,
 		"region":    region,
@@ -51,4 +44,17 @@ func (b *builder) backup() error {
 	b.parts = append(b.parts, render.Component{Name: "backup_bucket", Type: "manifests", Detached: true,
 		DependsOn: []string{"extension_crds", "backup_secret", "seed"}, Objects: kube.On(b.cluster, "", bucket)})
 	return nil
+}
+
+// copySecret adds a part copying a Secret of the virtual garden's garden namespace, where a
+// Seed's credentials live, into the seed's garden namespace.
+func (b *builder) copySecret(part, name, from string) {
+	var deps []string
+	if !b.runtimeAsSeed { // else the garden's part creates the namespace
+		deps = []string{"garden_namespace"}
+	}
+	b.parts = append(b.parts, render.Component{Name: part, Type: "secret_copy", DependsOn: deps, Copy: &render.CopySpec{
+		Cluster: b.cluster, Namespace: GardenNamespace, Name: name,
+		FromCluster: b.virtual, FromNamespace: GardenNamespace, FromName: from,
+	}})
 }

@@ -25,14 +25,7 @@ func (b *builder) ingressDNS() error {
 	if b.v.Ingress.Domain == "" || b.v.DNS.Provider.Type == "" {
 		return nil
 	}
-	var deps []string
-	if !b.runtimeAsSeed { // else the garden's part creates the namespace
-		deps = []string{"garden_namespace"}
-	}
-	b.parts = append(b.parts, render.Component{Name: "ingress_dns_secret", Type: "secret_copy", DependsOn: deps, Copy: &render.CopySpec{
-		Cluster: b.cluster, Namespace: GardenNamespace, Name: IngressDNSSecretName,
-		FromCluster: b.virtual, FromNamespace: GardenNamespace, FromName: b.v.DNS.Provider.SecretRef,
-	}})
+	b.copySecret("ingress_dns_secret", IngressDNSSecretName, b.v.DNS.Provider.SecretRef)
 	// The garden's nginx-ingress serves a seed in the garden runtime cluster, from the same
 	// namespace (S4:13042-13068).
 	address := render.LoadBalancerAddress(b.cluster, GardenNamespace, nginxingress.ControllerName)

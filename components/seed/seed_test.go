@@ -211,6 +211,8 @@ func TestObservability(t *testing.T) {
 	assert.Contains(t, own["seed"].DependsOn, "observability", "gardenlet reports the seed's system components healthy")
 
 	runtime := partsByName(t, values(func(v *Values) { v.Cluster.Name = "runtime" }))
+	require.Contains(t, runtime, "observability")
+	require.NotEmpty(t, runtime["observability"].Objects)
 	assert.NotContains(t, runtime, "plutono_admin", "the garden's Plutono serves the seed")
 	for _, o := range runtime["observability"].Objects {
 		assert.NotEqual(t, "CustomResourceDefinition", o.Object.GetKind(), "the garden's stack installs the CRDs")

@@ -57,6 +57,11 @@ func (b *builder) extValues() (shootextensions.Values, error) {
 		if l, ok := v.ExtensionLifecycles[e.Type]; ok {
 			ext.Lifecycle = shootextensions.Lifecycle{Reconcile: l.Reconcile, Delete: l.Delete, Migrate: l.Migrate}
 		}
+		// "If an extension configured in the spec of a workerless Shoot is not supported yet,
+		// the admission request will be rejected" (S4:17238).
+		if l, known := v.ExtensionLifecycles[e.Type]; known && len(v.Workers) == 0 && !e.Disabled && !l.WorkerlessSupported {
+			return ev, fmt.Errorf("extensions %q: its registration does not support workerless shoots (workerless_supported)", e.Type)
+		}
 		if len(v.Workers) == 0 && !e.Disabled && ext.ReconcileStep() == shootextensions.AfterWorker {
 			return ev, fmt.Errorf("extensions %q: it is reconciled AfterWorker, and a workerless shoot has no workers", e.Type)
 		}

@@ -2,6 +2,7 @@ package shoot
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -10,8 +11,13 @@ import (
 // specification are not rolled out immediately but only during the respective maintenance time
 // window" (S4:14778, S4:23155). The Shoot itself takes the new specification at once (Gardener
 // accepts it, without a new generation), while every part of the control plane holds its
-// changes until the window; a new shoot is created at once. Gardener picks a window for a shoot
-// that has none, which a landscape cannot know, so confining needs an explicit time_window.
+// changes until the window. The hold applies to the whole control plane or to none of it: not
+// before the Shoot exists (a new shoot, or one whose first apply did not finish, is created at
+// once), and not while its hibernation changes, the one change Gardener rolls out at once
+// (S4:3751). Generated Secrets and copies are not held: their renewals and rotations (asked for
+// with --rotate) would otherwise be generated anew on every plan without being written.
+// Gardener picks a window for a shoot that has none, which a landscape cannot know, so confining
+// needs an explicit time_window.
 func (b *builder) confineToWindow() error {
 	m := b.v.Maintenance
 	if m == nil || !m.ConfineSpecUpdateRollout {
@@ -20,10 +26,17 @@ func (b *builder) confineToWindow() error {
 	if m.TimeWindow == nil || m.TimeWindow.Begin == "" || m.TimeWindow.End == "" {
 		return fmt.Errorf("maintenance.confine_spec_update_rollout needs maintenance.time_window: the changes wait for that window")
 	}
-	w := &render.MaintenanceWindow{Begin: m.TimeWindow.Begin, End: m.TimeWindow.End}
+	w := &render.MaintenanceWindow{Begin: m.TimeWindow.Begin, End: m.TimeWindow.End, HoldWhile: []render.LiveCondition{{
+		Ref: render.LiveRef{
+			Cluster: b.seed.VirtualCluster, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots",
+			Namespace: ProjectNamespace(b.v.Project), Name: b.name, Paths: []string{"spec.hibernation.enabled"},
+		},
+		Value: strconv.FormatBool(b.hibernated), Default: "false",
+	}}}
 	for i := range b.parts {
-		if b.parts[i].Name != "shoot" {
-			b.parts[i].Window = w
+		p := &b.parts[i]
+		if p.Name != "shoot" && p.Secret == nil && p.Copy == nil {
+			p.Window = w
 		}
 	}
 	return nil

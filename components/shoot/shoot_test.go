@@ -353,7 +353,14 @@ func TestExtensionLifecycles(t *testing.T) {
 	before(t, seq, "kube_apiserver", "extensions_after_kube_apiserver")
 	before(t, seq, "worker", "extensions_after_worker")
 
-	_, err := Parts("dev", values(func(v *Values) { withLifecycles(v); workerless(v) }))
+	_, err := Parts("dev", values(func(v *Values) {
+		withLifecycles(v)
+		workerless(v)
+		for typ, l := range v.ExtensionLifecycles {
+			l.WorkerlessSupported = true // supported, but there are no workers to come after
+			v.ExtensionLifecycles[typ] = l
+		}
+	}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `extensions "late": it is reconciled AfterWorker, and a workerless shoot has no workers`)
 }
@@ -586,6 +593,13 @@ func TestGloballyEnabledExtensions(t *testing.T) {
 	ps = parts(t, values(func(v *Values) { workerless(v); v.ExtensionLifecycles = registrations }))
 	assert.Equal(t, []string{"audit"}, types(ps["extensions_after_kube_apiserver"]))
 	assert.NotContains(t, ps, "extensions_after_worker", "node-conf does not support workerless shoots")
+
+	_, err := Parts("dev", values(func(v *Values) {
+		workerless(v)
+		v.ExtensionLifecycles = registrations
+		v.Extensions = []Extension{{Type: "optional"}}
+	}))
+	assert.ErrorContains(t, err, `extensions "optional": its registration does not support workerless shoots`)
 }
 
 // A shoot of an ExposureClass is exposed through the seed's gateway of the class's handler
@@ -642,13 +656,22 @@ func TestObservability(t *testing.T) {
 	assert.NotContains(t, forTests, "plutono_admin")
 	assert.NotContains(t, parts(t, values(nil)), "observability", "the seed runs no observability")
 
-	asleep := parts(t, values(func(v *Values) { withObservability(v); hibernated(v) }))
+	asleep := parts(t, values(func(v *Values) {
+		withObservability(v)
+		v.Seed.Observability.LoggingEnabled = true // Vali's StatefulSet too
+		hibernated(v)
+	}))
+	scaled := 0
 	for _, o := range asleep["observability"].Objects {
-		if o.Object.GetKind() == "Deployment" {
-			replicas, _, _ := unstructured.NestedInt64(o.Object.Object, "spec", "replicas")
-			assert.Zero(t, replicas, "%s is scaled down in hibernation", o.Object.GetName())
+		switch o.Object.GetKind() {
+		case "Deployment", "StatefulSet", "Prometheus":
+			replicas, found, _ := unstructured.NestedInt64(o.Object.Object, "spec", "replicas")
+			assert.True(t, found, "%s %s has replicas", o.Object.GetKind(), o.Object.GetName())
+			assert.Zero(t, replicas, "%s %s is scaled down in hibernation", o.Object.GetKind(), o.Object.GetName())
+			scaled++
 		}
 	}
+	assert.GreaterOrEqual(t, scaled, 5, "Plutono, kube-state-metrics, blackbox-exporter, the event-logger, Vali and Prometheus")
 	// Hibernation scales it down before the kube-apiserver, like the other components after it.
 	before(t, order(t, asleep), "observability", "kube_apiserver")
 }
@@ -682,12 +705,25 @@ func TestConfineSpecUpdateRollout(t *testing.T) {
 	}
 	own := parts(t, values(confined))
 	for name, p := range own {
-		if name == "shoot" {
-			assert.Nil(t, p.Window, "the Shoot is updated at once")
+		if name == "shoot" || p.Secret != nil || p.Copy != nil {
+			assert.Nil(t, p.Window, "%s is updated at once", name)
 			continue
 		}
 		require.NotNil(t, p.Window, name)
-		assert.Equal(t, render.MaintenanceWindow{Begin: "220000+0000", End: "230000+0000"}, *p.Window, name)
+		assert.Equal(t, "220000+0000", p.Window.Begin)
+		assert.Equal(t, "230000+0000", p.Window.End)
+		// Held only once the Shoot exists and while its hibernation does not change (S4:3751).
+		require.Len(t, p.Window.HoldWhile, 1, name)
+		c := p.Window.HoldWhile[0]
+		assert.Equal(t, render.LiveRef{Cluster: "virtual_garden", Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots",
+			Namespace: "garden-local", Name: "dev", Paths: []string{"spec.hibernation.enabled"}}, c.Ref)
+		assert.Equal(t, "false", c.Value)
+		assert.Equal(t, "false", c.Default)
+	}
+	for _, p := range parts(t, values(func(v *Values) { confined(v); hibernated(v) })) {
+		if p.Window != nil {
+			assert.Equal(t, "true", p.Window.HoldWhile[0].Value, "a hibernated shoot's hold needs a hibernated Shoot")
+		}
 	}
 	for _, p := range parts(t, values(nil)) {
 		assert.Nil(t, p.Window, "%s: not confined by default", p.Name)

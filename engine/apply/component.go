@@ -69,6 +69,9 @@ type Executor struct {
 	RetryFor time.Duration
 	// resources maps kinds to resources for deletions.
 	resources Resources
+	// Restamp computes an object's configuration hash again once apply filled in its live
+	// values (plan.Result.Restamp); nil keeps the plan's.
+	Restamp func(d *plan.Desired) error
 	// Live returns the object as the plan observed it, for recording unchanged objects with
 	// their UIDs; nil records them without.
 	Live func(cluster string, ref object.Ref) *unstructured.Unstructured
@@ -160,6 +163,11 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 		if render.HasLive(d.Object.Object) {
 			if d, err = e.resolveLive(waitCtx, c.Address, d); err != nil {
 				return err
+			}
+			if e.Restamp != nil {
+				if err := e.Restamp(d); err != nil {
+					return err
+				}
 			}
 		}
 		if o.Action == plan.Replace {

@@ -2,7 +2,11 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"sort"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,42 +23,98 @@ const livePoll = 500 * time.Millisecond
 // resolveLive returns d with its render.LiveValue markers replaced by the values the live objects
 // hold now. The component's dependencies are ready at this point, so the objects exist; a value a
 // controller fills in later (a cloud provider's load balancer address) is waited for, as long as
-// the component's readiness may take.
+// the component's readiness may take. Each pass reads every object once, so that two fields
+// taken from one object (a record's type and value) agree. Errors that waiting cannot cure (a
+// cluster the landscape lacks, no permission, a mangled marker) end the wait at once.
 func (e *Executor) resolveLive(ctx context.Context, component string, d *plan.Desired) (*plan.Desired, error) {
 	timeout := e.timeoutOf(component)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var missing render.LiveRef
-	var lastErr error
-	lookup := func(ref render.LiveRef) (*unstructured.Unstructured, error) {
-		missing = ref
-		client, ok := e.Clients[ref.Cluster]
-		if !ok {
-			return nil, fmt.Errorf("cluster %s is not one of the landscape's", ref.Cluster)
-		}
-		obj, err := client.Resource(ref.GVR()).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return obj, err
-	}
+	subject := d.Object.GetKind() + " " + d.Object.GetName()
 	for {
+		read := map[string]*unstructured.Unstructured{}
+		lookup := func(ref render.LiveRef) (*unstructured.Unstructured, error) {
+			key := ref.ObjectKey()
+			if obj, ok := read[key]; ok {
+				return obj, nil
+			}
+			client, ok := e.Clients[ref.Cluster]
+			if !ok {
+				return nil, permanent{fmt.Errorf("cluster %s is not one of the landscape's", ref.Cluster)}
+			}
+			obj, err := client.Resource(ref.GVR()).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				obj, err = nil, nil
+			case err != nil && !transient(err):
+				return nil, permanent{err}
+			}
+			if err == nil {
+				read[key] = obj
+			}
+			return obj, err
+		}
 		resolved, ok, err := render.ResolveLiveObject(d.Object.Object, lookup)
-		if err == nil && ok {
+		var p permanent
+		switch {
+		case err == nil && ok:
 			out := *d
 			out.Object = &unstructured.Unstructured{Object: resolved}
 			return &out, nil
+		case errors.As(err, &p), err != nil && errors.Is(err, render.ErrMangledLive):
+			return nil, fmt.Errorf("%s: %w", subject, err)
 		}
-		// A read error may be transient (an API server restarting): it is retried like a value
-		// that is not there yet, and reported if it outlasts the wait.
-		lastErr = err
 		select {
 		case <-ctx.Done():
-			if lastErr != nil {
-				return nil, fmt.Errorf("%s %s: %w", d.Object.GetKind(), d.Object.GetName(), lastErr)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", subject, err)
 			}
-			return nil, fmt.Errorf("%s %s: %s is still not set after %s", d.Object.GetKind(), d.Object.GetName(), missing, timeout)
+			return nil, fmt.Errorf("%s: %s still not set after %s", subject, unresolved(resolved), timeout)
 		case <-time.After(livePoll):
 		}
 	}
+}
+
+// permanent marks an error that waiting does not cure.
+type permanent struct{ error }
+
+func (p permanent) Unwrap() error { return p.error }
+
+// transient reports whether a read error may go away by itself: the API server busy or
+// restarting, the connection lost.
+func transient(err error) bool {
+	var netErr net.Error
+	return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) ||
+		apierrors.IsServiceUnavailable(err) || apierrors.IsInternalError(err) || errors.As(err, &netErr) ||
+		errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "connection refused")
+}
+
+// unresolved names the live fields still missing in obj, sorted.
+func unresolved(obj map[string]any) string {
+	seen := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			refs, _ := render.LiveRefs(v)
+			for _, r := range refs {
+				seen[r.String()] = true
+			}
+		case map[string]any:
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(obj)
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, "; ")
 }

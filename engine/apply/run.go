@@ -69,7 +69,7 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 	e := &Executor{
 		Clients: clients, Desired: out.Result.Desired, ForceConflicts: opts.ForceConflicts,
 		AllowDestroy: allowed(out, opts.AllowDestroy), Protected: preventDestroy(out), Timeouts: readyTimeouts(out),
-		Ready: ready, Timeout: opts.Timeout, Recorder: opts.Recorder,
+		Ready: ready, Timeout: opts.Timeout, Recorder: opts.Recorder, Restamp: out.Result.Restamp,
 	}
 	e.Live = func(cluster string, ref object.Ref) *unstructured.Unstructured {
 		if obs := out.Result.Observed[cluster]; obs != nil {

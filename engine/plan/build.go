@@ -269,19 +269,8 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		} else if d.Object.GetNamespace() == "" {
 			return nil, fmt.Errorf("component %s renders %s %s without a namespace", d.Component, object.GroupKindString(gk), d.Object.GetName())
 		}
-		redact := func(obj map[string]any) {
-			redactInPlace(obj, res.Redactor)
-			// When a generated secret was issued is as random as its value: leaving it out
-			// keeps a saved plan that generates one from going stale on re-planning.
-			if md, ok := obj["metadata"].(map[string]any); ok {
-				if ann, ok := md["annotations"].(map[string]any); ok {
-					delete(ann, secrets.IssuedAtAnnotation)
-					delete(ann, secrets.ValidUntilAnnotation)
-				}
-			}
-		}
-		if err := inventory.Stamp(d.Object, opts.Landscape, string(d.Component), redact); err != nil {
-			return nil, fmt.Errorf("component %s: %w", d.Component, err)
+		if err := res.stamp(d, opts.Landscape); err != nil {
+			return nil, err
 		}
 		ref := object.RefOf(d.Object)
 		if other, dup := byRef[ref]; dup {
@@ -712,3 +701,29 @@ func deletionOrder(removed []string, deps map[string][]string) []string {
 	}
 	return out
 }
+
+// stamp labels and annotates a desired object as the landscape's, with its configuration hash
+// computed without secrets.
+func (r *Result) stamp(d *Desired, landscape string) error {
+	redact := func(obj map[string]any) {
+		redactInPlace(obj, r.Redactor)
+		// When a generated secret was issued is as random as its value: leaving it out keeps a
+		// saved plan that generates one from going stale on re-planning.
+		if md, ok := obj["metadata"].(map[string]any); ok {
+			if ann, ok := md["annotations"].(map[string]any); ok {
+				delete(ann, secrets.IssuedAtAnnotation)
+				delete(ann, secrets.ValidUntilAnnotation)
+			}
+		}
+	}
+	if err := inventory.Stamp(d.Object, landscape, string(d.Component), redact); err != nil {
+		return fmt.Errorf("component %s: %w", d.Component, err)
+	}
+	return nil
+}
+
+// Restamp computes a desired object's configuration hash again after apply changed it: the
+// values apply reads from live objects (render.LiveValue) belong in the hash the next plan
+// compares with, or an edit of such a field would count as a change of the landscape rather
+// than drift.
+func (r *Result) Restamp(d *Desired) error { return r.stamp(d, r.Plan.Landscape) }

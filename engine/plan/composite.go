@@ -41,6 +41,15 @@ func (r *Renderer) expand(inst *config.Instance, rd *Rendered, parts []render.Co
 			child.DependsOn = append(child.DependsOn, byName[d].Address)
 		}
 		child.Detached, child.Window = p.Detached, p.Window
+		if w := p.Window; w != nil && len(w.HoldWhile) > 0 {
+			hold, err := r.holds(w.HoldWhile, clusters)
+			if err != nil {
+				return fmt.Errorf("part %s: maintenance window: %w", p.Name, err)
+			}
+			if !hold {
+				child.Window = nil // rolled out at once
+			}
+		}
 		if p.DeletionDependsOn != nil {
 			child.DeletionDependsOn = []config.InstanceAddress{}
 			for _, d := range p.DeletionDependsOn {
@@ -297,49 +306,15 @@ func (r *Renderer) resolveContents(o render.Object) (*unstructured.Unstructured,
 	return out, nil
 }
 
-// replaceStrings returns v with fn applied to every string in it (map keys excluded), copying
-// only the containers on the way to a changed string.
+// replaceStrings returns v with fn applied to every string in it that holds a GeneratedRef
+// marker (map keys excluded), copying only the containers on the way to a changed string.
 func replaceStrings(v any, fn func(string) string) (any, bool) {
-	switch v := v.(type) {
-	case string:
-		if !strings.Contains(v, "${generated:") {
-			return v, false
+	return render.MapStrings(v, func(s string) string {
+		if !strings.Contains(s, "${generated:") {
+			return s
 		}
-		n := fn(v)
-		return n, n != v
-	case map[string]any:
-		var out map[string]any
-		for k, e := range v {
-			if n, changed := replaceStrings(e, fn); changed {
-				if out == nil {
-					out = make(map[string]any, len(v))
-					for k2, e2 := range v {
-						out[k2] = e2
-					}
-				}
-				out[k] = n
-			}
-		}
-		if out == nil {
-			return v, false
-		}
-		return out, true
-	case []any:
-		var out []any
-		for i, e := range v {
-			if n, changed := replaceStrings(e, fn); changed {
-				if out == nil {
-					out = slices.Clone(v)
-				}
-				out[i] = n
-			}
-		}
-		if out == nil {
-			return v, false
-		}
-		return out, true
-	}
-	return v, false
+		return fn(s)
+	})
 }
 
 // holdsSecrets reports whether an object may carry generated secret material: a core Secret,
@@ -357,7 +332,8 @@ func (r *Renderer) publicValue(cluster, namespace, name, key, enc string) (strin
 
 // generatedValue is a data key of a generated Secret, private keys only with private set. The
 // Secret is looked up in cluster first, then in any cluster: an object in the virtual garden
-// (an APIService's caBundle) trusts a CA kept in the runtime cluster.
+// (an APIService's caBundle) trusts a CA kept in the runtime cluster, and gardenlet's bootstrap
+// kubeconfig in the seed carries a token generated in the virtual garden.
 func (r *Renderer) generatedValue(cluster, namespace, name, key, enc string, private bool) (string, bool) {
 	mat := r.generated[cluster+"/"+namespace+"/"+name]
 	if mat == nil {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -36,10 +37,19 @@ func configMap(name string, data map[string]any) render.Object {
 
 func renderComposite(t *testing.T, parts []render.Component) (*Renderer, error) {
 	t.Helper()
+	return renderCompositeWith(t, nil, parts)
+}
+
+// renderCompositeWith is renderComposite with the renderer adjusted by setup first.
+func renderCompositeWith(t *testing.T, setup func(*Renderer), parts []render.Component) (*Renderer, error) {
+	t.Helper()
 	r := NewRenderer(render.Registry{"garden": func(render.Input) (*render.Output, error) {
 		return &render.Output{Components: parts}, nil
 	}}, t.TempDir())
 	r.Now = time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	if setup != nil {
+		setup(r)
+	}
 	_, diags := r.instance(compositeInstance())
 	if diags.HasErrors() {
 		return r, diags
@@ -167,6 +177,18 @@ func TestPackedSecretsMayHoldPrivateMaterial(t *testing.T) {
 	ca := r.Rendered["garden.local.ca"].Objects[0].Object.Object["data"].(map[string]any)
 	assert.Contains(t, packed, "tls.key: "+ca["ca.key"].(string), "the Secret's data, base64-encoded")
 	assert.NotContains(t, packed, "${generated:")
+
+	// Neither the plan's view of the contents nor a saved plan shows the key.
+	desired := r.Rendered["garden.local.mr"].Objects[0].Object
+	changes := managedContents(nil, desired, nil, render.NewRedactor(nil))
+	require.NotEmpty(t, changes)
+	shown, err := json.Marshal(changes)
+	require.NoError(t, err)
+	assert.NotContains(t, string(shown), ca["ca.key"].(string))
+	saved, err := json.Marshal(NewFile("dir", &Result{Plan: &Plan{}, Redactor: render.NewRedactor(nil),
+		Desired: []*Desired{{Cluster: "runtime", Component: "garden.local.mr", Object: desired}}}, nil))
+	require.NoError(t, err)
+	assert.NotContains(t, string(saved), ca["ca.key"].(string))
 }
 
 // packedSecret is a Secret that packs a ManagedResource's objects.

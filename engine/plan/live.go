@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,7 +15,7 @@ import (
 // finds nothing, and the markers stay for apply.
 func (r *Renderer) liveLookup(clusters map[string]cty.Value) render.LiveLookup {
 	return func(ref render.LiveRef) (*unstructured.Unstructured, error) {
-		key := strings.Join([]string{ref.Cluster, ref.Group, ref.Version, ref.Resource, ref.Namespace, ref.Name}, "/")
+		key := ref.ObjectKey()
 		if obj, ok := r.live[key]; ok {
 			return obj, nil
 		}
@@ -72,7 +71,7 @@ func (r *Renderer) resolveLiveOutputs(outputs map[string]cty.Value, clusters map
 			continue
 		}
 		out[name], _ = cty.Transform(v, func(_ cty.Path, e cty.Value) (cty.Value, error) {
-			if e.IsNull() || !e.IsKnown() || e.Type() != cty.String || !strings.Contains(e.AsString(), "${live:") {
+			if e.IsNull() || !e.IsKnown() || e.Type() != cty.String || !render.HasLive(e.AsString()) {
 				return e, nil
 			}
 			s, _, err := render.ResolveLive(e.AsString(), lookup)
@@ -83,4 +82,28 @@ func (r *Renderer) resolveLiveOutputs(outputs map[string]cty.Value, clusters map
 		})
 	}
 	return out, ferr
+}
+
+// holds reports whether every condition holds on the live objects (render.MaintenanceWindow's
+// HoldWhile): each object exists and its field has the value. Without cluster access (gardener
+// graph) nothing is held.
+func (r *Renderer) holds(conditions []render.LiveCondition, clusters map[string]cty.Value) (bool, error) {
+	lookup := r.liveLookup(clusters)
+	for _, c := range conditions {
+		obj, err := lookup(c.Ref)
+		if err != nil {
+			return false, fmt.Errorf("read %s: %w", c.Ref, err)
+		}
+		if obj == nil {
+			return false, nil
+		}
+		v, ok := render.FieldValue(obj, c.Ref.Paths)
+		if !ok {
+			v = c.Default
+		}
+		if v != c.Value {
+			return false, nil
+		}
+	}
+	return true, nil
 }

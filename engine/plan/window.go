@@ -46,10 +46,11 @@ func (w window) contains(now time.Time) bool {
 	return !t.Before(w.begin) || t.Before(w.end)
 }
 
-// holdOutsideWindows holds back the changes of components with a maintenance window that
-// already exist, when now is outside their window: each change becomes a no-op with reason
-// maintenance_window that says what it would be. A component none of whose objects exists is
-// created at once, as Gardener creates a shoot at once.
+// holdOutsideWindows holds back the changes of components with a maintenance window, when now
+// is outside their window: each change becomes a no-op with reason maintenance_window that says
+// what it would be. Whether a window holds at all is the composite's (MaintenanceWindow's
+// HoldWhile, decided when rendering); without conditions a component none of whose objects
+// exists is created at once, as Gardener creates a shoot at once.
 func holdOutsideWindows(components []*Component, rendered func(addr string) *Rendered, now time.Time) error {
 	for _, c := range components {
 		rd := rendered(c.Address)
@@ -60,7 +61,9 @@ func holdOutsideWindows(components []*Component, rendered func(addr string) *Ren
 		if err != nil {
 			return fmt.Errorf("component %s: %w", c.Address, err)
 		}
-		if w.contains(now) || !exists(c) {
+		// With HoldWhile the composite decided when rendering that its window holds (else
+		// Window is nil by now); without, a part holds once it exists.
+		if w.contains(now) || (len(rd.Window.HoldWhile) == 0 && !exists(c)) {
 			continue
 		}
 		held := 0

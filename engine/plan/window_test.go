@@ -6,6 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -81,4 +84,45 @@ func TestHoldOutsideWindows(t *testing.T) {
 	require.NoError(t, holdOutsideWindows([]*Component{inside}, rendered, time.Date(2026, 11, 22, 22, 30, 0, 0, time.UTC)))
 	assert.Equal(t, Update, inside.Objects[0].Action, "inside its window a change goes ahead")
 	assert.Empty(t, inside.Objects[0].Held)
+}
+
+// A composite's HoldWhile conditions decide for all its parts: held only while the live object
+// exists with the field's value, so that a shoot still being created and a hibernation change
+// roll out at once, and then also the creation of a new part is held.
+func TestWindowHoldWhile(t *testing.T) {
+	shoot := func(hibernation any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot", "metadata": map[string]any{"name": "dev", "namespace": "garden-local"}}}
+		if hibernation != nil {
+			u.Object["spec"] = map[string]any{"hibernation": map[string]any{"enabled": hibernation}}
+		}
+		return u
+	}
+	cond := render.LiveCondition{Ref: render.LiveRef{Cluster: "runtime", Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots", Namespace: "garden-local", Name: "dev", Paths: []string{"spec.hibernation.enabled"}}, Value: "false", Default: "false"}
+	tests := []struct {
+		name string
+		live *unstructured.Unstructured
+		want bool
+	}{
+		{"no Shoot yet", nil, false},
+		{"field absent counts as the default", shoot(nil), true},
+		{"same hibernation", shoot(false), true},
+		{"hibernation changes", shoot(true), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			window := &render.MaintenanceWindow{Begin: "220000+0000", End: "230000+0000", HoldWhile: []render.LiveCondition{cond}}
+			r, err := renderCompositeWith(t, func(r *Renderer) {
+				r.Get = func(cty.Value, schema.GroupVersionResource, string, string) (*unstructured.Unstructured, error) {
+					return tt.live, nil
+				}
+			}, []render.Component{{Name: "worker", Window: window, Objects: []render.Object{configMap("w", nil)}}})
+			require.NoError(t, err)
+			rd := r.Rendered["garden.local.worker"]
+			assert.Equal(t, tt.want, rd.Window != nil)
+
+			c := &Component{Address: "garden.local.worker", Objects: []*ObjectChange{{Ref: object.Ref{Kind: "ConfigMap", Name: "w"}, Action: Create, Reason: ReasonMissing}}}
+			require.NoError(t, holdOutsideWindows([]*Component{c}, func(string) *Rendered { return rd }, time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
+			assert.Equal(t, tt.want, c.Objects[0].Held == Create, "a new part of an existing shoot waits too")
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"regexp"
@@ -60,6 +61,12 @@ func (r LiveRef) GVR() schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}
 }
 
+// ObjectKey identifies the object a reference reads, whatever field: cluster, resource,
+// namespace and name.
+func (r LiveRef) ObjectKey() string {
+	return strings.Join([]string{r.Cluster, r.Group, r.Version, r.Resource, r.Namespace, r.Name}, "/")
+}
+
 // String says which object and field, for messages.
 func (r LiveRef) String() string {
 	id := r.Name
@@ -92,14 +99,14 @@ func LiveValue(ref LiveRef) string {
 // marker.
 func HasLive(v any) bool { return containsString(v, livePrefix) }
 
-// errMangledLive is what a marker that a function changed gives.
-var errMangledLive = fmt.Errorf("a value known only after apply was changed by a function; such values can only be passed on or interpolated into strings")
+// ErrMangledLive is what a marker that a function changed gives.
+var ErrMangledLive = errors.New("a value known only after apply was changed by a function; such values can only be passed on or interpolated into strings")
 
 // LiveRefs returns the references of the markers in s, in order.
 func LiveRefs(s string) ([]LiveRef, error) {
 	matches := liveMarker.FindAllStringSubmatch(s, -1)
 	if strings.Count(s, livePrefix) != len(matches) {
-		return nil, errMangledLive
+		return nil, ErrMangledLive
 	}
 	out := make([]LiveRef, 0, len(matches))
 	for _, m := range matches {
@@ -116,7 +123,7 @@ func LiveRefs(s string) ([]LiveRef, error) {
 func parseLive(m []string) (LiveRef, error) {
 	id := strings.Split(m[1], "/")
 	if len(id) != 6 || id[2] == "" || id[3] == "" || id[5] == "" || m[2] == "" {
-		return LiveRef{}, errMangledLive
+		return LiveRef{}, ErrMangledLive
 	}
 	return LiveRef{Cluster: id[0], Group: id[1], Version: id[2], Resource: id[3], Namespace: id[4], Name: id[5],
 		Paths: strings.Split(m[2], "|"), As: m[3]}, nil
@@ -162,7 +169,7 @@ func ResolveLive(s string, lookup LiveLookup) (out string, resolved bool, err er
 	return out, resolved, nil
 }
 
-// FieldValue is the first of paths that holds a non-empty string or number in obj.
+// FieldValue is the first of paths that holds a non-empty string, a number or a boolean in obj.
 func FieldValue(obj *unstructured.Unstructured, paths []string) (string, bool) {
 	if obj == nil {
 		return "", false
@@ -193,6 +200,8 @@ func FieldValue(obj *unstructured.Unstructured, paths []string) (string, bool) {
 			return strconv.FormatInt(v, 10), true
 		case float64:
 			return strconv.FormatFloat(v, 'f', -1, 64), true
+		case bool:
+			return strconv.FormatBool(v), true
 		}
 	}
 	return "", false
@@ -239,7 +248,7 @@ func containsString(v any, sub string) bool {
 // stays.
 func ResolveLiveObject(obj map[string]any, lookup LiveLookup) (out map[string]any, resolved bool, err error) {
 	resolved = true
-	v, _ := mapStrings(obj, func(s string) string {
+	v, _ := MapStrings(obj, func(s string) string {
 		if err != nil || !strings.Contains(s, livePrefix) {
 			return s
 		}
@@ -257,9 +266,10 @@ func ResolveLiveObject(obj map[string]any, lookup LiveLookup) (out map[string]an
 	return v.(map[string]any), resolved, nil
 }
 
-// mapStrings returns v with fn applied to every string, copying only the containers on the way
-// to a changed string.
-func mapStrings(v any, fn func(string) string) (any, bool) {
+// MapStrings returns v (a string, or the maps and lists of an object) with fn applied to every
+// string but map keys, copying only the containers on the way to a changed string, and whether
+// anything changed.
+func MapStrings(v any, fn func(string) string) (any, bool) {
 	switch v := v.(type) {
 	case string:
 		n := fn(v)
@@ -267,7 +277,7 @@ func mapStrings(v any, fn func(string) string) (any, bool) {
 	case map[string]any:
 		var out map[string]any
 		for k, e := range v {
-			if n, changed := mapStrings(e, fn); changed {
+			if n, changed := MapStrings(e, fn); changed {
 				if out == nil {
 					out = make(map[string]any, len(v))
 					for k2, e2 := range v {
@@ -284,7 +294,7 @@ func mapStrings(v any, fn func(string) string) (any, bool) {
 	case []any:
 		var out []any
 		for i, e := range v {
-			if n, changed := mapStrings(e, fn); changed {
+			if n, changed := MapStrings(e, fn); changed {
 				if out == nil {
 					out = append([]any(nil), v...)
 				}

@@ -134,6 +134,19 @@ type Component struct {
 // midnight.
 type MaintenanceWindow struct {
 	Begin, End string
+	// HoldWhile, when set, decides for the whole composite when the window holds changes: only
+	// while every condition holds on the live objects. A shoot holds its changes only once its
+	// Shoot exists (a shoot whose creation did not finish goes on being created) and while
+	// its hibernation does not change (hibernating and waking up are never held). Without
+	// conditions, a part holds its changes once any of its objects exists.
+	HoldWhile []LiveCondition
+}
+
+// LiveCondition is a field of a live object and the value it must have. The object must exist;
+// an absent field counts as Default.
+type LiveCondition struct {
+	Ref            LiveRef
+	Value, Default string
 }
 
 // CopySpec asks the engine to copy a Secret into a part's cluster and namespace, the way

@@ -10,9 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/declarative-gardener/gardener/engine/apply"
+	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/views"
 	"github.com/declarative-gardener/gardener/tests/landscapetest"
@@ -71,4 +73,19 @@ component "manifests" "record" {
 	assert.Equal(t, map[string]string{"address": svc.Status.LoadBalancer.Ingress[0].IP, "type": "A"}, cm.Data)
 
 	assert.False(t, planOf(t, cfg, dir).HasChanges(), "the next plan reads the address and has no changes")
+
+	// An edit of a field apply filled in is drift, not a change of the landscape: the object's
+	// configuration hash was computed with the value apply read.
+	_, err = cs.CoreV1().ConfigMaps("live-values").Patch(context.Background(), "record", types.JSONPatchType,
+		[]byte(`[{"op":"remove","path":"/data/address"}]`), metav1.PatchOptions{FieldManager: "kubectl-patch"})
+	require.NoError(t, err)
+	drift := planOf(t, cfg, dir)
+	require.Equal(t, 1, drift.Summary.Change)
+	for _, c := range drift.Components {
+		for _, o := range c.Objects {
+			if o.Ref.Name == "record" {
+				assert.Equal(t, plan.ReasonDrift, o.Reason)
+			}
+		}
+	}
 }
