@@ -60,11 +60,50 @@ func (p *Plane) startCRStageWatcher(ctx context.Context) error {
 	p.mu.Lock()
 	p.stopWatcher, p.watcherDone = cancel, done
 	p.mu.Unlock()
+	var running []schema.GroupVersionKind
+	generation := 0
+	// sync runs the stage kwok for the kinds whose stages can run now, restarting it when that
+	// set changed or it exited.
+	sync := func() {
+		crds, err := informer.Lister().List(labels.Everything())
+		if err != nil {
+			return
+		}
+		wanted := establishedStageKinds(stages, crds)
+		if slices.Equal(wanted, running) && !p.crKwokExited() {
+			return
+		}
+		generation++
+		proc, err := p.restartCRKwok(watchCtx, client, stages, wanted, generation)
+		if err != nil {
+			// Recorded in the plane directory; readiness waits on the affected kinds time out
+			// and the test output points at the logs.
+			_ = os.WriteFile(filepath.Join(p.dir, "kwok-stages.error"), []byte(err.Error()), 0o600)
+			return
+		}
+		running = wanted
+		if proc != nil {
+			// kwok exits when it cannot start a stage controller; try again after a pause.
+			go func() {
+				select {
+				case <-proc.done:
+				case <-watchCtx.Done():
+					return
+				}
+				select {
+				case <-time.After(time.Second):
+					notify()
+				case <-watchCtx.Done():
+				}
+			}()
+		}
+	}
+	// The stages of the kinds that exist at start-up (the built-in Service's at least) run
+	// before the plane counts as up, so that its set of processes is complete by then.
+	sync()
 	go func() {
 		defer close(done)
 		defer factory.Shutdown()
-		var running []schema.GroupVersionKind
-		generation := 0
 		for {
 			select {
 			case <-watchCtx.Done():
@@ -77,41 +116,9 @@ func (p *Plane) startCRStageWatcher(ctx context.Context) error {
 				return
 			case <-time.After(200 * time.Millisecond):
 			}
-			crds, err := informer.Lister().List(labels.Everything())
-			if err != nil {
-				continue
-			}
-			wanted := establishedStageKinds(stages, crds)
-			if slices.Equal(wanted, running) && !p.crKwokExited() {
-				continue
-			}
-			generation++
-			proc, err := p.restartCRKwok(watchCtx, client, stages, wanted, generation)
-			if err != nil {
-				// Recorded in the plane directory; readiness waits on the affected kinds time out
-				// and the test output points at the logs.
-				_ = os.WriteFile(filepath.Join(p.dir, "kwok-stages.error"), []byte(err.Error()), 0o600)
-				continue
-			}
-			running = wanted
-			if proc != nil {
-				// kwok exits when it cannot start a stage controller; try again after a pause.
-				go func() {
-					select {
-					case <-proc.done:
-					case <-watchCtx.Done():
-						return
-					}
-					select {
-					case <-time.After(time.Second):
-						notify()
-					case <-watchCtx.Done():
-					}
-				}()
-			}
+			sync()
 		}
 	}()
-	notify() // CRDs that already exist at start-up
 	return nil
 }
 
