@@ -44,6 +44,9 @@ waiting for each component to be ready.`,
 		newSnapshotCommand(reg),
 		newComponentsCommand(reg),
 		newSchemaCommand(reg),
+		newDaemonCommand(reg),
+		newStatusCommand(),
+		newApproveCommand(),
 	)
 	// Cobra adds the `completion` command (bash, zsh, fish, powershell) on Execute.
 	return root

@@ -29,6 +29,9 @@ type LandscapeOptions struct {
 	Confirm func(*plan.Plan) bool
 	// OnPlan, when set, receives the computed plan before confirmation (to print it).
 	OnPlan func(*planner.Outcome)
+	// ClusterState refuses a landscape whose state is not kept in a cluster: the daemon plans
+	// from copies of the landscape directory, beside which a state file would be lost.
+	ClusterState bool
 }
 
 // ErrCancelled is returned when Confirm declined.
@@ -54,6 +57,18 @@ func Landscape(ctx context.Context, o LandscapeOptions) (res *LandscapeResult, d
 	res.Outcome = &planner.Outcome{Load: loaded}
 	if diags.HasErrors() {
 		return res, diags, nil
+	}
+	if st := loaded.Landscape.State; o.ClusterState && (st == nil || st.Backend != config.BackendKubernetes) {
+		d := &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "State must be kept in a cluster",
+			Detail:   `The daemon plans from copies of the landscape directory, and a state file beside them would be lost. Keep the state in a cluster: state { backend = "kubernetes", cluster = cluster.<name> } in the landscape block.`,
+			Subject:  loaded.Landscape.DeclRange.Ptr(),
+		}
+		if st != nil {
+			d.Subject = st.DeclRange.Ptr()
+		}
+		return res, hcl.Diagnostics{d}, nil
 	}
 	backend, err := planner.OpenState(loaded, o.Cluster)
 	if err != nil {

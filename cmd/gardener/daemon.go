@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/declarative-gardener/gardener/engine/apply"
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/daemon"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// selfFlags say how the daemon reaches the cluster it runs in (its leader election Lease and
+// status ConfigMap live there): in-cluster configuration unless a kubeconfig is given.
+type selfFlags struct {
+	kubeconfig, context string
+	namespace, name     string
+}
+
+func (f *selfFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster the daemon runs in (default: in-cluster configuration)")
+	fl.StringVar(&f.context, "context", "", "context of --kubeconfig")
+	fl.StringVar(&f.namespace, "status-namespace", "garden", "namespace of the daemon's status ConfigMap and leader election Lease")
+	fl.StringVar(&f.name, "status-name", "gardener-daemon-status", "name of the daemon's status ConfigMap")
+}
+
+func (f *selfFlags) restConfig() (*rest.Config, error) {
+	if f.kubeconfig == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("in-cluster configuration (outside a cluster, pass --kubeconfig): %w", err)
+		}
+		return cfg, nil
+	}
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: f.kubeconfig},
+		&clientcmd.ConfigOverrides{CurrentContext: f.context},
+	).ClientConfig()
+}
+
+func (f *selfFlags) statusStore() (daemon.StatusStore, *rest.Config, error) {
+	cfg, err := f.restConfig()
+	if err != nil {
+		return daemon.StatusStore{}, nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return daemon.StatusStore{}, nil, err
+	}
+	return daemon.StatusStore{Client: cs, Namespace: f.namespace, Name: f.name}, cfg, nil
+}
+
+type daemonFlags struct {
+	self          selfFlags
+	inputs        inputFlags
+	landscape     string
+	policy        string
+	resync, poll  time.Duration
+	timeout       time.Duration
+	parallelism   int
+	leaderElect   bool
+	leaderID      string
+	metricsAddr   string
+	probeAddr     string
+	shutdownGrace time.Duration
+}
+
+func newDaemonCommand(reg *schema.Registry) *cobra.Command {
+	var f daemonFlags
+	cmd := &cobra.Command{
+		Use:   "daemon --landscape DIR",
+		Short: "Plan and apply a landscape continuously, as a controller in the garden cluster",
+		Long: `daemon plans the landscape whenever its directory changes and every --resync, applies what
+--policy allows (auto, approve-destructive or plan-only), takes the same state lock as gardener
+apply, and publishes each cycle on a status ConfigMap (see gardener status), as Events and as
+Prometheus metrics. With several replicas only the leader acts.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// SIGTERM (a Pod being stopped) ends the daemon gracefully: the cycle in progress
+			// finishes its writes and the leader releases its Lease.
+			ctx, stop := interruptible(cmd.Context())
+			defer stop()
+			return runDaemon(ctx, cmd, reg, f)
+		},
+	}
+	f.self.register(cmd)
+	f.inputs.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.landscape, "landscape", "", "the landscape directory (a mounted ConfigMap or a git-sync checkout; atomic symlink swaps are fine)")
+	fl.StringVar(&f.policy, "policy", string(daemon.PolicyApproveDestructive), "auto (apply every plan), approve-destructive (plans that delete or replace wait for gardener approve) or plan-only")
+	fl.DurationVar(&f.resync, "resync", 10*time.Minute, "plan the landscape at least this often")
+	fl.DurationVar(&f.poll, "poll", 2*time.Second, "how often the landscape directory and approvals are checked")
+	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "how long each component may take to become ready")
+	fl.IntVar(&f.parallelism, "parallelism", 10, "components applied at the same time, and concurrent requests per cluster")
+	fl.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader among replicas with a Lease in --status-namespace")
+	fl.StringVar(&f.leaderID, "leader-election-id", "gardener-daemon", "name of the leader election Lease")
+	fl.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 turns it off)")
+	fl.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 5*time.Minute, "how long a cycle in progress may take to finish its writes on shutdown")
+	_ = cmd.MarkFlagRequired("landscape")
+	return cmd
+}
+
+func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f daemonFlags) error {
+	stderr := cmd.ErrOrStderr()
+	fail := func(format string, args ...any) error {
+		fmt.Fprintf(stderr, "Error: "+format+"\n", args...)
+		return exitCode(1)
+	}
+	policy, err := daemon.ParsePolicy(f.policy)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if info, err := os.Stat(f.landscape); err != nil || !info.IsDir() {
+		return fail("--landscape %s is not a directory", f.landscape)
+	}
+	status, cfg, err := f.self.statusStore()
+	if err != nil {
+		return fail("%v", err)
+	}
+	log := logr.FromSlogHandler(slog.NewJSONHandler(stderr, nil)).WithName("gardener-daemon")
+	ctrl.SetLogger(log)
+	mgr, err := ctrl.NewManager(cfg, manager.Options{
+		Logger:                  log,
+		LeaderElection:          f.leaderElect,
+		LeaderElectionID:        f.leaderID,
+		LeaderElectionNamespace: f.self.namespace,
+		// A leader that stops hands over at once instead of after the lease expires.
+		LeaderElectionReleaseOnCancel: true,
+		Metrics:                       metricsserver.Options{BindAddress: f.metricsAddr},
+		HealthProbeBindAddress:        f.probeAddr,
+		GracefulShutdownTimeout:       &f.shutdownGrace,
+	})
+	if err != nil {
+		return fail("controller manager: %v", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return fail("%v", err)
+	}
+	if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+		return fail("%v", err)
+	}
+	host, _ := os.Hostname()
+	version := currentBuildInfo().Version
+	d := daemon.New(daemon.Options{
+		Dir: f.landscape, Policy: policy, Resync: f.resync, Poll: f.poll,
+		Holder: fmt.Sprintf("gardener-daemon %s pid %d", host, os.Getpid()),
+		Planner: func(dir string) planner.Options {
+			return planner.Options{
+				Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: f.inputs.sources(), Parallelism: f.parallelism,
+				Connect: planner.LiveConnector(cluster.Options{Version: version}), Differs: planner.LocalDiffers(""),
+			}
+		},
+		Cluster: cluster.Options{Version: version},
+		Apply:   apply.Options{Parallelism: f.parallelism, Timeout: f.timeout},
+		Status:  status,
+		Events:  mgr.GetEventRecorder("gardener-daemon"),
+		Metrics: daemon.NewMetrics(metrics.Registry),
+		Log:     log,
+	})
+	if err := mgr.Add(d); err != nil {
+		return fail("%v", err)
+	}
+	if err := mgr.Start(ctx); err != nil {
+		return fail("%v", err)
+	}
+	return nil
+}
+
+func newStatusCommand() *cobra.Command {
+	var f selfFlags
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show what the daemon did last",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			store, _, err := f.statusStore()
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "Error: %v\n", err)
+				return exitCode(1)
+			}
+			data, annotations, err := store.Read(cmd.Context())
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "Error: %v\n", err)
+				return exitCode(1)
+			}
+			printStatus(cmd, data, annotations)
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// statusOrder lists the status fields in the order status prints them; the plan JSON is left
+// out (read the ConfigMap for it).
+var statusOrder = []string{"landscape", "policy", "phase", "message", "last-plan-time", "last-plan-summary", "last-plan-hash",
+	"last-apply-time", "last-successful-apply", "last-apply-result", "drifted-objects", "components", "errors"}
+
+func printStatus(cmd *cobra.Command, data, annotations map[string]string) {
+	out := cmd.OutOrStdout()
+	for _, k := range statusOrder {
+		v, ok := data[k]
+		if !ok {
+			continue
+		}
+		if !strings.Contains(v, "\n") {
+			fmt.Fprintf(out, "%s: %s\n", k, v)
+			continue
+		}
+		fmt.Fprintf(out, "%s:\n", k)
+		for _, line := range strings.Split(strings.TrimRight(v, "\n"), "\n") {
+			fmt.Fprintf(out, "  %s\n", line)
+		}
+	}
+	if a := annotations[daemon.ApproveAnnotation]; a != "" {
+		fmt.Fprintf(out, "approved: %s\n", a)
+	}
+}
+
+func newApproveCommand() *cobra.Command {
+	var f selfFlags
+	cmd := &cobra.Command{
+		Use:   "approve PLAN_HASH",
+		Short: "Approve the daemon's pending destructive plan",
+		Long: `approve lets a daemon with --policy approve-destructive apply the plan it waits with: the
+hash gardener status shows. A plan that changed since is not approved by it.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, _, err := f.statusStore()
+			if err == nil {
+				err = store.Approve(cmd.Context(), args[0])
+			}
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "Error: %v\n", err)
+				return exitCode(1)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Approved plan %s.\n", args[0])
+			return nil
+		},
+	}
+	f.register(cmd)
+	return cmd
+}

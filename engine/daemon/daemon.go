@@ -1,0 +1,375 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/declarative-gardener/gardener/engine/apply"
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/views"
+	"github.com/declarative-gardener/gardener/state"
+)
+
+// EventRecorder records Kubernetes Events (client-go's events.EventRecorder, as
+// controller-runtime's manager provides it).
+type EventRecorder interface {
+	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...interface{})
+}
+
+// Options configure a Daemon.
+type Options struct {
+	// Dir is the landscape directory, typically a mounted ConfigMap or a git-sync checkout.
+	Dir string
+	// WorkDir holds the snapshots the daemon plans from; "" means the system's temporary
+	// directory.
+	WorkDir string
+	Policy  Policy
+	// Resync is how often the landscape is planned even when nothing triggered it; Poll how
+	// often the directory and an approval are checked; RetryLock how soon a cycle that found
+	// the state locked (by a manual apply) is tried again.
+	Resync, Poll, RetryLock time.Duration
+	// Holder names the daemon in the state lock.
+	Holder string
+	// Planner returns the planner options for a landscape directory; the command wires the
+	// schemas, render functions and cluster connections in.
+	Planner func(dir string) planner.Options
+	// Cluster configures the state backend's cluster client.
+	Cluster cluster.Options
+	// Apply configures the executor (parallelism, timeouts).
+	Apply   apply.Options
+	Status  StatusStore
+	Events  EventRecorder
+	Metrics *Metrics
+	Log     logr.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Daemon reconciles one landscape continuously.
+type Daemon struct {
+	o    Options
+	kick chan struct{}
+
+	mu sync.Mutex
+	// snapshot is the copy of the landscape the daemon plans, fingerprint its version.
+	snapshot, fingerprint string
+	last                  Status
+}
+
+// New returns a daemon; Start runs it.
+func New(o Options) *Daemon {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Poll <= 0 {
+		o.Poll = 2 * time.Second
+	}
+	if o.Resync <= 0 {
+		o.Resync = 10 * time.Minute
+	}
+	if o.RetryLock <= 0 {
+		o.RetryLock = 5 * time.Second
+	}
+	return &Daemon{o: o, kick: make(chan struct{}, 1)}
+}
+
+// NeedLeaderElection says that only the leader of the daemon's replicas runs it.
+func (d *Daemon) NeedLeaderElection() bool { return true }
+
+// Trigger asks for a cycle soon; triggers that arrive while one is pending are coalesced.
+func (d *Daemon) Trigger() {
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Last returns the status of the last cycle.
+func (d *Daemon) Last() Status {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.last
+}
+
+// Start runs cycles until ctx ends: at once, whenever the landscape directory changes, an
+// awaited approval arrives or Trigger is called, and every Resync. A cycle in progress when ctx
+// ends finishes its writes (apply.Landscape records state) before Start returns.
+func (d *Daemon) Start(ctx context.Context) error {
+	defer d.cleanup()
+	d.cycle(ctx)
+	resync := time.NewTicker(d.o.Resync)
+	defer resync.Stop()
+	poll := time.NewTicker(d.o.Poll)
+	defer poll.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-d.kick:
+		case <-resync.C:
+		case <-poll.C:
+			if !d.due(ctx) {
+				continue
+			}
+		}
+		d.cycle(ctx)
+	}
+}
+
+// due reports whether something the poll watches changed: the landscape directory, or an
+// approval of the plan the daemon waits with.
+func (d *Daemon) due(ctx context.Context) bool {
+	fp, err := Fingerprint(d.o.Dir)
+	d.mu.Lock()
+	last := d.last
+	known := d.fingerprint
+	d.mu.Unlock()
+	if err != nil || fp != known {
+		return true // a directory that cannot be read is reported by the cycle
+	}
+	if last.Phase == PhaseWaitingForApproval {
+		approved, err := d.o.Status.Approved(ctx)
+		return err == nil && approved != "" && approved == last.PlanHash
+	}
+	return false
+}
+
+func (d *Daemon) cleanup() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.snapshot != "" {
+		os.RemoveAll(d.snapshot)
+		d.snapshot = ""
+	}
+}
+
+// refresh takes a new snapshot of the landscape directory when its fingerprint changed.
+func (d *Daemon) refresh() error {
+	fp, err := Fingerprint(d.o.Dir)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if fp == d.fingerprint && d.snapshot != "" {
+		return nil
+	}
+	snap, snapFP, err := Snapshot(d.o.Dir, d.o.WorkDir)
+	if err != nil {
+		return err
+	}
+	if d.snapshot != "" {
+		os.RemoveAll(d.snapshot)
+	}
+	d.snapshot, d.fingerprint = snap, snapFP
+	return nil
+}
+
+// Cycle plans the landscape, applies what the policy allows and publishes the result. It is
+// what Start runs; tests call it directly.
+func (d *Daemon) Cycle(ctx context.Context) Status { return d.cycle(ctx) }
+
+func (d *Daemon) cycle(ctx context.Context) Status {
+	s := d.run(ctx)
+	d.mu.Lock()
+	d.last = s
+	d.mu.Unlock()
+	d.publish(ctx, s)
+	if s.Phase == PhaseWaitingForLock {
+		time.AfterFunc(d.o.RetryLock, d.Trigger)
+	}
+	return s
+}
+
+// run is one cycle without publishing.
+func (d *Daemon) run(ctx context.Context) Status {
+	s := Status{Landscape: d.o.Dir, Policy: d.o.Policy}
+	m := d.o.Metrics
+	if err := d.refresh(); err != nil {
+		s.Phase, s.Message, s.Errors = PhaseFailed, "the landscape directory cannot be read", err.Error()
+		m.Errors.WithLabelValues("daemon").Inc()
+		return s
+	}
+	d.mu.Lock()
+	snapshot := d.snapshot
+	s.Fingerprint = d.fingerprint
+	d.mu.Unlock()
+	approved, err := d.o.Status.Approved(ctx)
+	if err != nil {
+		d.o.Log.Error(err, "reading the approval")
+	}
+
+	start := d.o.Now()
+	var decision Decision
+	lo := apply.LandscapeOptions{
+		Planner: d.o.Planner(snapshot), Apply: d.o.Apply, Cluster: d.o.Cluster,
+		Lock: state.LockInfo{Holder: d.o.Holder, Operation: "daemon"}, ClusterState: true,
+		OnPlan: func(out *planner.Outcome) {
+			s.PlanTime = d.o.Now()
+			m.PlanDuration.Observe(s.PlanTime.Sub(start).Seconds())
+			d.recordPlan(&s, out.Result.Plan)
+		},
+		Confirm: func(pl *plan.Plan) bool {
+			decision = Decide(d.o.Policy, pl, s.PlanHash, approved)
+			return decision.Apply
+		},
+	}
+	res, diags, err := apply.Landscape(ctx, lo)
+	redact := func(msg string) string {
+		if res != nil && res.Outcome != nil {
+			return res.Outcome.Redact(msg)
+		}
+		return msg
+	}
+	var locked *state.LockedError
+	switch {
+	case diags.HasErrors():
+		s.Phase, s.Message = PhaseInvalid, "the landscape has errors; the clusters keep the last applied version"
+		var buf bytes.Buffer
+		var files diag.Files
+		if res != nil && res.Outcome != nil && res.Outcome.Load != nil {
+			files = res.Outcome.Load.Files
+		}
+		_ = diag.WriteText(&buf, diags, files, diag.TextOptions{})
+		s.Errors = redact(buf.String())
+		m.Errors.WithLabelValues("landscape").Inc()
+	case errors.As(err, &locked):
+		s.Phase, s.Message = PhaseWaitingForLock, redact(err.Error())
+	case errors.Is(err, apply.ErrCancelled):
+		s.Phase, s.Message = PhasePlanned, decision.Reason
+		if d.o.Policy == PolicyApproveDestructive {
+			s.Phase = PhaseWaitingForApproval
+		}
+	case err != nil:
+		s.Phase, s.Message, s.Errors = PhaseFailed, "the cycle failed", redact(err.Error())
+		m.Errors.WithLabelValues("daemon").Inc()
+	case res.Result == nil:
+		s.Phase, s.Message = PhaseUpToDate, "the clusters match the landscape"
+		s.LastSuccess = d.o.Now()
+	default:
+		s.ApplyTime = d.o.Now()
+		m.ApplyDuration.Observe(s.ApplyTime.Sub(s.PlanTime).Seconds())
+		d.recordApply(&s, res.Result, redact)
+	}
+	if !s.LastSuccess.IsZero() {
+		m.LastSuccess.Set(float64(s.LastSuccess.Unix()))
+	} else {
+		s.LastSuccess = d.Last().LastSuccess
+	}
+	m.Cycles.WithLabelValues(s.Phase).Inc()
+	return s
+}
+
+// recordPlan puts a plan's summary, hash, JSON and drifted objects into the status and the
+// metrics.
+func (d *Daemon) recordPlan(s *Status, pl *plan.Plan) {
+	m := d.o.Metrics
+	var text bytes.Buffer
+	_ = views.Plan(&text, pl, views.PlanOptions{})
+	lines := strings.Split(strings.TrimSpace(text.String()), "\n")
+	for _, l := range lines {
+		if strings.HasPrefix(l, "Plan:") || strings.HasPrefix(l, "No changes") {
+			s.PlanSummary = l
+		}
+	}
+	var js bytes.Buffer
+	_ = views.PlanJSON(&js, pl)
+	s.PlanJSON = js.String()
+	if h, err := Hash(pl); err == nil {
+		s.PlanHash = h
+	}
+	sum := pl.Summary
+	m.Objects.WithLabelValues("create").Set(float64(sum.Add))
+	m.Objects.WithLabelValues("update").Set(float64(sum.Change))
+	m.Objects.WithLabelValues("replace").Set(float64(sum.Replace))
+	m.Objects.WithLabelValues("delete").Set(float64(sum.Destroy))
+	m.Objects.WithLabelValues("held").Set(float64(sum.Held))
+	for _, c := range pl.Components {
+		for _, o := range c.Objects {
+			if o.Reason == plan.ReasonDrift {
+				s.Drifted = append(s.Drifted, fmt.Sprintf("%s %s (%s)", c.Address, o.Ref, o.Cluster))
+			}
+		}
+	}
+	m.Drifted.Set(float64(len(s.Drifted)))
+}
+
+// recordApply puts an apply's outcome per component into the status and the metrics.
+func (d *Daemon) recordApply(s *Status, r *apply.Result, redact func(string) string) {
+	m := d.o.Metrics
+	s.ComponentState = map[string]string{}
+	var failed []string
+	for _, c := range r.Components {
+		ready := 0.0
+		if c.Status == apply.Applied {
+			ready = 1
+			s.ComponentState[c.Address] = string(c.Status)
+		} else {
+			msg := redact(c.Message())
+			s.ComponentState[c.Address] = msg
+			failed = append(failed, msg)
+			if c.Status == apply.Failed {
+				m.Errors.WithLabelValues(c.Address).Inc()
+			}
+		}
+		m.ComponentReady.WithLabelValues(c.Address).Set(ready)
+	}
+	if len(failed) > 0 {
+		s.Phase, s.Message = PhaseFailed, fmt.Sprintf("%d component(s) were not applied", len(failed))
+		s.ApplyResult = strings.Join(failed, "\n")
+		return
+	}
+	s.Phase, s.LastSuccess = PhaseApplied, s.ApplyTime
+	s.Message = "the plan was applied"
+	if n := len(s.Drifted); n > 0 {
+		s.Message = fmt.Sprintf("the plan was applied, repairing %d drifted object(s)", n)
+	}
+}
+
+// publish writes the status and records an Event for what changed.
+func (d *Daemon) publish(ctx context.Context, s Status) {
+	cm, err := d.o.Status.Write(ctx, s)
+	if err != nil {
+		d.o.Log.Error(err, "publishing the status")
+		return
+	}
+	d.o.Log.Info("cycle", "phase", s.Phase, "message", s.Message, "plan", s.PlanSummary)
+	if d.o.Events == nil {
+		return
+	}
+	kind, reason := corev1.EventTypeNormal, s.Phase
+	switch s.Phase {
+	case PhaseUpToDate:
+		return // nothing happened worth an Event
+	case PhaseFailed, PhaseInvalid:
+		kind = corev1.EventTypeWarning
+	}
+	note := s.Message
+	if s.PlanSummary != "" {
+		note += ". " + s.PlanSummary
+	}
+	if s.Phase == PhaseInvalid {
+		note += "\n" + s.Errors
+	}
+	d.o.Events.Eventf(cm, nil, kind, reason, "Reconcile", "%s", truncate(note, 1000))
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,132 @@
+package daemon
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/declarative-gardener/gardener/engine/plan"
+)
+
+func TestDecide(t *testing.T) {
+	changes := &plan.Plan{Summary: plan.Summary{Add: 1, Change: 2}}
+	destructive := &plan.Plan{Summary: plan.Summary{Change: 1, Destroy: 1}}
+	replacing := &plan.Plan{Summary: plan.Summary{Replace: 1}}
+	tests := []struct {
+		name     string
+		policy   Policy
+		pl       *plan.Plan
+		approved string
+		apply    bool
+	}{
+		{"auto applies everything", PolicyAuto, destructive, "", true},
+		{"plan-only applies nothing", PolicyPlanOnly, changes, "", false},
+		{"plan-only ignores approvals", PolicyPlanOnly, destructive, "h", false},
+		{"non-destructive goes ahead (drift repairs)", PolicyApproveDestructive, changes, "", true},
+		{"deletes wait", PolicyApproveDestructive, destructive, "", false},
+		{"replacements wait", PolicyApproveDestructive, replacing, "", false},
+		{"an approval of another plan does not count", PolicyApproveDestructive, destructive, "other", false},
+		{"the approved plan is applied", PolicyApproveDestructive, destructive, "h", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Decide(tt.policy, tt.pl, "h", tt.approved)
+			assert.Equal(t, tt.apply, d.Apply)
+			assert.NotEmpty(t, d.Reason)
+		})
+	}
+	assert.Contains(t, Decide(PolicyApproveDestructive, destructive, "h", "").Reason, "gardener approve h")
+	_, err := ParsePolicy("yolo")
+	assert.ErrorContains(t, err, `policy "yolo" is none of auto, approve-destructive, plan-only`)
+}
+
+func TestHashIsStableAndSpecific(t *testing.T) {
+	a := &plan.Plan{Landscape: "l", Summary: plan.Summary{Destroy: 1}}
+	b := &plan.Plan{Landscape: "l", Summary: plan.Summary{Destroy: 2}}
+	ha, err := Hash(a)
+	require.NoError(t, err)
+	again, err := Hash(&plan.Plan{Landscape: "l", Summary: plan.Summary{Destroy: 1}})
+	require.NoError(t, err)
+	hb, err := Hash(b)
+	require.NoError(t, err)
+	assert.Equal(t, ha, again)
+	assert.NotEqual(t, ha, hb)
+}
+
+// A ConfigMap volume keeps its files behind ..data, a symlink the kubelet swaps atomically: the
+// fingerprint follows the swap, ignores the bookkeeping entries, and a snapshot is a plain copy.
+func TestFingerprintFollowsAtomicSymlinkSwaps(t *testing.T) {
+	dir := t.TempDir()
+	write := func(version, content string) {
+		v := filepath.Join(dir, "..2026_11_21_"+version)
+		require.NoError(t, os.MkdirAll(filepath.Join(v, "charts"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(v, "main.hcl"), []byte(content), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(v, "charts", "values.yaml"), []byte("a: 1\n"), 0o644))
+		tmp := filepath.Join(dir, "..data_tmp")
+		require.NoError(t, os.Symlink(filepath.Base(v), tmp))
+		require.NoError(t, os.Rename(tmp, filepath.Join(dir, "..data")))
+	}
+	write("1", `landscape "l" {}`)
+	for _, name := range []string{"main.hcl", "charts"} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); os.IsNotExist(err) {
+			require.NoError(t, os.Symlink(filepath.Join("..data", name), filepath.Join(dir, name)))
+		}
+	}
+	first, err := Fingerprint(dir)
+	require.NoError(t, err)
+	same, err := Fingerprint(dir)
+	require.NoError(t, err)
+	assert.Equal(t, first, same)
+
+	write("2", `landscape "l" { description = "changed" }`)
+	second, err := Fingerprint(dir)
+	require.NoError(t, err)
+	assert.NotEqual(t, first, second, "the swap changed a file")
+
+	snap, fp, err := Snapshot(dir, t.TempDir())
+	require.NoError(t, err)
+	assert.Equal(t, second, fp)
+	data, err := os.ReadFile(filepath.Join(snap, "main.hcl"))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "changed")
+	_, err = os.Stat(filepath.Join(snap, "charts", "values.yaml"))
+	assert.NoError(t, err)
+	entries, err := os.ReadDir(snap)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.NotContains(t, e.Name(), "..", "bookkeeping entries are not copied")
+	}
+}
+
+func TestStatusStore(t *testing.T) {
+	ctx := context.Background()
+	cs := fake.NewSimpleClientset()
+	st := StatusStore{Client: cs, Namespace: "garden", Name: "status"}
+	approved, err := st.Approved(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, approved, "no status yet")
+
+	_, err = st.Write(ctx, Status{Phase: PhaseWaitingForApproval, PlanHash: "abc", PlanJSON: "{}", Drifted: []string{"x"}})
+	require.NoError(t, err)
+	assert.ErrorContains(t, st.Approve(ctx, "old"), "plan old is not the daemon's last plan (abc)")
+	require.NoError(t, st.Approve(ctx, "abc"))
+	_, err = st.Write(ctx, Status{Phase: PhaseApplied, PlanHash: "abc"})
+	require.NoError(t, err)
+	approved, err = st.Approved(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "abc", approved, "writing the status keeps the approval")
+
+	cm, err := cs.CoreV1().ConfigMaps("garden").Get(ctx, "status", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, PhaseApplied, cm.Data["phase"])
+	assert.NotContains(t, cm.Data, "drifted-objects", "empty fields are left out")
+
+	big := Status{PlanJSON: string(make([]byte, maxPlanJSON+1))}
+	assert.Contains(t, big.data()["last-plan.json"], "too large for the status")
+}

@@ -1,0 +1,74 @@
+package daemon
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/declarative-gardener/gardener/engine/plan"
+)
+
+// Policy says which plans the daemon applies by itself.
+type Policy string
+
+// The policies.
+const (
+	// PolicyAuto applies every plan.
+	PolicyAuto Policy = "auto"
+	// PolicyApproveDestructive applies plans without deletes or replacements at once, drift
+	// repairs included; a plan that deletes or replaces objects waits for an approval naming
+	// its hash.
+	PolicyApproveDestructive Policy = "approve-destructive"
+	// PolicyPlanOnly records plans and applies nothing.
+	PolicyPlanOnly Policy = "plan-only"
+)
+
+// ParsePolicy reads a --policy flag.
+func ParsePolicy(s string) (Policy, error) {
+	switch p := Policy(s); p {
+	case PolicyAuto, PolicyApproveDestructive, PolicyPlanOnly:
+		return p, nil
+	}
+	return "", fmt.Errorf("policy %q is none of %s, %s, %s", s, PolicyAuto, PolicyApproveDestructive, PolicyPlanOnly)
+}
+
+// Destructive reports whether a plan deletes or replaces objects.
+func Destructive(pl *plan.Plan) bool {
+	return pl.Summary.Destroy+pl.Summary.Replace > 0
+}
+
+// Hash identifies a plan for approvals: the SHA-256 of its JSON form, which is deterministic, so
+// that the same changes against the same live objects have the same hash, and a plan that
+// changed since it was approved is not applied by the old approval.
+func Hash(pl *plan.Plan) (string, error) {
+	b, err := json.Marshal(pl)
+	if err != nil {
+		return "", fmt.Errorf("plan hash: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// Decision is what the policy says about a plan.
+type Decision struct {
+	Apply bool
+	// Reason says why in a sentence, for the status and Events.
+	Reason string
+}
+
+// Decide applies the policy to a plan with changes; approved is the plan hash an operator
+// approved ("" for none).
+func Decide(p Policy, pl *plan.Plan, hash, approved string) Decision {
+	switch {
+	case p == PolicyPlanOnly:
+		return Decision{Reason: "the policy is plan-only"}
+	case p == PolicyAuto:
+		return Decision{Apply: true, Reason: "the policy applies every plan"}
+	case !Destructive(pl):
+		return Decision{Apply: true, Reason: "the plan deletes and replaces nothing"}
+	case approved != "" && approved == hash:
+		return Decision{Apply: true, Reason: "the plan was approved"}
+	}
+	return Decision{Reason: fmt.Sprintf("the plan deletes or replaces objects and waits for approval: gardener approve %s", hash)}
+}

@@ -1,0 +1,181 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// ApproveAnnotation on the status ConfigMap approves the plan whose hash it holds; `gardener
+// approve HASH` sets it.
+const ApproveAnnotation = "declarative-gardener.io/approve"
+
+// Phases of the daemon's last cycle.
+const (
+	PhaseApplied            = "Applied"
+	PhaseUpToDate           = "UpToDate"
+	PhasePlanned            = "Planned"
+	PhaseWaitingForApproval = "WaitingForApproval"
+	PhaseWaitingForLock     = "WaitingForLock"
+	PhaseFailed             = "Failed"
+	PhaseInvalid            = "Invalid"
+)
+
+// maxPlanJSON bounds the plan JSON kept on the status ConfigMap, well below its 1 MiB limit.
+const maxPlanJSON = 512 << 10
+
+// Status is what the daemon publishes after each cycle.
+type Status struct {
+	Landscape string
+	Policy    Policy
+	Phase     string
+	// Message says what happened in a sentence.
+	Message string
+	// Fingerprint identifies the landscape version the cycle planned.
+	Fingerprint string
+	PlanTime    time.Time
+	PlanHash    string
+	// PlanSummary is the plan's summary line; PlanJSON the plan (empty when too large).
+	PlanSummary string
+	PlanJSON    string
+	ApplyTime   time.Time
+	// ApplyResult lists the components that were not applied, one per line.
+	ApplyResult    string
+	LastSuccess    time.Time
+	Drifted        []string
+	ComponentState map[string]string
+	// Errors holds the landscape's diagnostics or the cycle's error.
+	Errors string
+}
+
+// StatusStore keeps the status on a ConfigMap.
+type StatusStore struct {
+	Client    kubernetes.Interface
+	Namespace string
+	Name      string
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// data is the status as ConfigMap data, one key a field.
+func (s Status) data() map[string]string {
+	d := map[string]string{
+		"landscape":             s.Landscape,
+		"policy":                string(s.Policy),
+		"phase":                 s.Phase,
+		"message":               s.Message,
+		"fingerprint":           s.Fingerprint,
+		"last-plan-time":        stamp(s.PlanTime),
+		"last-plan-hash":        s.PlanHash,
+		"last-plan-summary":     s.PlanSummary,
+		"last-apply-time":       stamp(s.ApplyTime),
+		"last-apply-result":     s.ApplyResult,
+		"last-successful-apply": stamp(s.LastSuccess),
+		"drifted-objects":       strings.Join(s.Drifted, "\n"),
+		"errors":                s.Errors,
+		"components":            componentLines(s.ComponentState),
+	}
+	if len(s.PlanJSON) <= maxPlanJSON {
+		d["last-plan.json"] = s.PlanJSON
+	} else {
+		d["last-plan.json"] = fmt.Sprintf("(%d bytes, too large for the status; run gardener plan)", len(s.PlanJSON))
+	}
+	for k, v := range d {
+		if v == "" {
+			delete(d, k)
+		}
+	}
+	return d
+}
+
+func componentLines(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s: %s\n", k, m[k])
+	}
+	return b.String()
+}
+
+// Write publishes the status, keeping the ConfigMap's annotations (an approval among them), and
+// returns the ConfigMap, which Events refer to.
+func (st StatusStore) Write(ctx context.Context, s Status) (*corev1.ConfigMap, error) {
+	cms := st.Client.CoreV1().ConfigMaps(st.Namespace)
+	cm, err := cms.Get(ctx, st.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: st.Name, Namespace: st.Namespace,
+			Labels: map[string]string{"app.kubernetes.io/name": "gardener-daemon"}}, Data: s.data()}
+		cm, err = cms.Create(ctx, cm, metav1.CreateOptions{FieldManager: "gardener-daemon"})
+	} else if err == nil {
+		cm.Data = s.data()
+		cm, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "gardener-daemon"})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("status configmap %s/%s: %w", st.Namespace, st.Name, err)
+	}
+	return cm, nil
+}
+
+// Approved returns the plan hash an operator approved; "" when none or the ConfigMap is missing.
+func (st StatusStore) Approved(ctx context.Context) (string, error) {
+	cm, err := st.Client.CoreV1().ConfigMaps(st.Namespace).Get(ctx, st.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("status configmap %s/%s: %w", st.Namespace, st.Name, err)
+	}
+	return cm.Annotations[ApproveAnnotation], nil
+}
+
+// Approve records an approval of the plan with hash, as `gardener approve` does.
+func (st StatusStore) Approve(ctx context.Context, hash string) error {
+	cms := st.Client.CoreV1().ConfigMaps(st.Namespace)
+	cm, err := cms.Get(ctx, st.Name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("status configmap %s/%s: %w", st.Namespace, st.Name, err)
+	}
+	if pending := cm.Data["last-plan-hash"]; pending != hash {
+		return fmt.Errorf("plan %s is not the daemon's last plan (%s); check gardener status", hash, orNone(pending))
+	}
+	if cm.Annotations == nil {
+		cm.Annotations = map[string]string{}
+	}
+	cm.Annotations[ApproveAnnotation] = hash
+	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "gardener-approve"}); err != nil {
+		return fmt.Errorf("status configmap %s/%s: %w", st.Namespace, st.Name, err)
+	}
+	return nil
+}
+
+// Read returns the status ConfigMap's data.
+func (st StatusStore) Read(ctx context.Context) (map[string]string, map[string]string, error) {
+	cm, err := st.Client.CoreV1().ConfigMaps(st.Namespace).Get(ctx, st.Name, metav1.GetOptions{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("status configmap %s/%s: %w", st.Namespace, st.Name, err)
+	}
+	return cm.Data, cm.Annotations, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}

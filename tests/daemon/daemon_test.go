@@ -1,0 +1,209 @@
+// Package daemon_test runs the daemon against the local control plane.
+package daemon_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/declarative-gardener/gardener/engine/apply"
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/daemon"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/schemas"
+	"github.com/declarative-gardener/gardener/state"
+	"github.com/declarative-gardener/gardener/tests/landscapetest"
+	"github.com/declarative-gardener/gardener/tests/localcluster"
+)
+
+func TestMain(m *testing.M) { os.Exit(localcluster.RunShared(m)) }
+
+// events records what the daemon reports.
+type events struct {
+	mu      sync.Mutex
+	reasons []string
+}
+
+func (e *events) Eventf(_ runtime.Object, _ runtime.Object, eventtype, reason, _, note string, args ...interface{}) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.reasons = append(e.reasons, eventtype+" "+reason+": "+fmt.Sprintf(note, args...))
+}
+
+func (e *events) all() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return strings.Join(e.reasons, "\n")
+}
+
+func landscape(configMaps ...string) string {
+	var objs []string
+	for _, n := range configMaps {
+		objs = append(objs, fmt.Sprintf(`{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = %q }, data = { owner = "daemon" } }`, n))
+	}
+	return fmt.Sprintf(`landscape "daemon-test" {
+  state {
+    backend   = "kubernetes"
+    cluster   = cluster.runtime
+    namespace = "daemon-test-state"
+  }
+}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+component "manifests" "namespace" {
+  cluster = cluster.runtime
+  objects = [{ apiVersion = "v1", kind = "Namespace", metadata = { name = "daemon-test" } }]
+}
+
+component "manifests" "settings" {
+  cluster    = cluster.runtime
+  namespace  = "daemon-test"
+  depends_on = [component.manifests.namespace]
+  objects    = [%s]
+}
+`, strings.Join(objs, ", "))
+}
+
+// The daemon applies the landscape, repairs drift, waits for approval of a destructive change,
+// keeps the clusters as they are while the landscape has errors, waits for a manual apply's
+// lock, and reports all of it on its status ConfigMap, as Events and as metrics.
+func TestDaemonOnTheLocalControlPlane(t *testing.T) {
+	c := localcluster.Shared(t)
+	t.Setenv("KUBECONFIG", c.Kubeconfig())
+	cfg := c.Plane(localcluster.RuntimePlane).RESTConfig()
+	cs, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, ns := range []string{"daemon-test-state", "daemon-status"} {
+		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			require.NoError(t, err)
+		}
+	}
+	dir := landscapetest.Dir(t, map[string]string{"main.hcl": landscape("a", "b")})
+	status := daemon.StatusStore{Client: cs, Namespace: "daemon-status", Name: "gardener-daemon-status"}
+	reg := prometheus.NewRegistry()
+	ev := &events{}
+	d := daemon.New(daemon.Options{
+		Dir: dir, WorkDir: t.TempDir(), Policy: daemon.PolicyApproveDestructive,
+		Resync: time.Hour, Poll: 200 * time.Millisecond, RetryLock: time.Second, Holder: "daemon-test",
+		Planner: func(dir string) planner.Options {
+			return landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true}))
+		},
+		Cluster: cluster.Options{NoDiskCache: true},
+		Apply:   apply.Options{Timeout: time.Minute},
+		Status:  status, Events: ev, Metrics: daemon.NewMetrics(reg), Log: logr.Discard(),
+	})
+	done := make(chan error, 1)
+	go func() { done <- d.Start(ctx) }()
+	waitPhase := func(phase string) daemon.Status {
+		t.Helper()
+		var s daemon.Status
+		require.Eventually(t, func() bool { s = d.Last(); return s.Phase == phase }, 90*time.Second, 100*time.Millisecond,
+			"waiting for phase %s; last: %+v", phase, d.Last())
+		return s
+	}
+	configMap := func(name string) (*corev1.ConfigMap, error) {
+		return cs.CoreV1().ConfigMaps("daemon-test").Get(ctx, name, metav1.GetOptions{})
+	}
+
+	// The first cycle applies the landscape.
+	waitPhase(daemon.PhaseApplied)
+	for _, n := range []string{"a", "b"} {
+		_, err := configMap(n)
+		require.NoError(t, err, "ConfigMap %s", n)
+	}
+	data, _, err := status.Read(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, daemon.PhaseApplied, data["phase"])
+	assert.Contains(t, data["last-plan-summary"], "Plan: 3 to add")
+
+	// Drift (a field the landscape owns removed out of band) is repaired without approval: the
+	// repair deletes nothing. Watch triggers call Trigger the same way.
+	_, err = cs.CoreV1().ConfigMaps("daemon-test").Patch(ctx, "a", types.JSONPatchType, []byte(`[{"op":"remove","path":"/data/owner"}]`), metav1.PatchOptions{FieldManager: "kubectl-patch"})
+	require.NoError(t, err)
+	d.Trigger()
+	require.Eventually(t, func() bool {
+		cm, err := configMap("a")
+		return err == nil && cm.Data["owner"] == "daemon"
+	}, 60*time.Second, 100*time.Millisecond, "the drift is repaired")
+	var s daemon.Status
+	require.Eventually(t, func() bool { s = d.Last(); return s.Phase == daemon.PhaseApplied && len(s.Drifted) > 0 }, 30*time.Second, 100*time.Millisecond)
+	assert.Equal(t, []string{"component.manifests.settings ConfigMap daemon-test/a (runtime)"}, s.Drifted)
+	require.Eventually(t, func() bool {
+		return strings.Contains(ev.all(), "Normal Applied: the plan was applied, repairing 1 drifted object(s)")
+	}, 10*time.Second, 100*time.Millisecond, "an Event records the repair: %s", ev.all())
+
+	// Removing b deletes it: the daemon waits for an approval of exactly that plan.
+	landscapetest.Write(t, dir, map[string]string{"main.hcl": landscape("a")})
+	s = waitPhase(daemon.PhaseWaitingForApproval)
+	assert.Contains(t, s.Message, "gardener approve "+s.PlanHash)
+	_, err = configMap("b")
+	require.NoError(t, err, "nothing is deleted before the approval")
+	require.NoError(t, status.Approve(ctx, s.PlanHash))
+	waitPhase(daemon.PhaseApplied)
+	_, err = configMap("b")
+	assert.True(t, apierrors.IsNotFound(err), "approved, b is deleted: %v", err)
+
+	// A landscape with an error changes nothing and says where the error is.
+	landscapetest.Write(t, dir, map[string]string{"main.hcl": landscape("a") + "\ncomponent \"manifests\" \"broken\" {\n  cluster = cluster.nowhere\n}\n"})
+	s = waitPhase(daemon.PhaseInvalid)
+	assert.Contains(t, s.Errors, "main.hcl")
+	assert.Contains(t, s.Errors, "nowhere")
+	_, err = configMap("a")
+	assert.NoError(t, err, "the clusters keep the last applied version")
+	require.Eventually(t, func() bool { return strings.Contains(ev.all(), "Warning Invalid") }, 10*time.Second, 100*time.Millisecond)
+
+	// A manual apply holds the state lock: the daemon waits and goes on once it is released.
+	// The lock is taken (through a copy of the landscape, same state) before the change the
+	// daemon is to apply.
+	manual, diags := config.Load(landscapetest.Dir(t, map[string]string{"main.hcl": landscape("a")}), schemas.Registry(), config.InputSources{})
+	require.False(t, diags.HasErrors(), diags.Error())
+	backend, err := planner.OpenState(manual, cluster.Options{NoDiskCache: true})
+	require.NoError(t, err)
+	lock, err := backend.Lock(ctx, state.LockInfo{Holder: "someone@laptop", Operation: "apply"})
+	require.NoError(t, err)
+	landscapetest.Write(t, dir, map[string]string{"main.hcl": landscape("a", "c")})
+	s = waitPhase(daemon.PhaseWaitingForLock)
+	assert.Contains(t, s.Message, "someone@laptop")
+	require.NoError(t, lock.Unlock(ctx))
+	waitPhase(daemon.PhaseApplied)
+	_, err = configMap("c")
+	assert.NoError(t, err, "the daemon applied once the lock was free")
+
+	// The metrics say what happened.
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	names := map[string]bool{}
+	for _, f := range families {
+		names[f.GetName()] = true
+	}
+	for _, n := range []string{"gardener_daemon_plan_duration_seconds", "gardener_daemon_apply_duration_seconds", "gardener_daemon_plan_objects",
+		"gardener_daemon_drifted_objects", "gardener_daemon_errors_total", "gardener_daemon_last_successful_apply_timestamp_seconds",
+		"gardener_daemon_component_ready", "gardener_daemon_cycles_total"} {
+		assert.True(t, names[n], "metric %s", n)
+	}
+
+	cancel()
+	require.NoError(t, <-done)
+}
