@@ -67,6 +67,9 @@ type Daemon struct {
 	// snapshot is the copy of the landscape the daemon plans, fingerprint its version.
 	snapshot, fingerprint string
 	last                  Status
+	// backoff is how long after a failed cycle the next one runs; it doubles with every
+	// failure in a row, up to Resync.
+	backoff time.Duration
 }
 
 // New returns a daemon; Start runs it.
@@ -188,8 +191,25 @@ func (d *Daemon) cycle(ctx context.Context) Status {
 	d.last = s
 	d.mu.Unlock()
 	d.publish(ctx, s)
-	if s.Phase == PhaseWaitingForLock {
+	switch s.Phase {
+	case PhaseWaitingForLock:
 		time.AfterFunc(d.o.RetryLock, d.Trigger)
+	case PhaseFailed:
+		// A failure (a cluster unreachable, a component not ready in time) is retried sooner
+		// than the resync, backing off while it persists.
+		d.mu.Lock()
+		if d.backoff == 0 {
+			d.backoff = d.o.RetryLock
+		} else {
+			d.backoff = min(2*d.backoff, d.o.Resync)
+		}
+		wait := d.backoff
+		d.mu.Unlock()
+		time.AfterFunc(wait, d.Trigger)
+	default:
+		d.mu.Lock()
+		d.backoff = 0
+		d.mu.Unlock()
 	}
 	return s
 }

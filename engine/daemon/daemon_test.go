@@ -5,13 +5,20 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/schemas"
 )
 
 func TestDecide(t *testing.T) {
@@ -129,4 +136,43 @@ func TestStatusStore(t *testing.T) {
 
 	big := Status{PlanJSON: string(make([]byte, maxPlanJSON+1))}
 	assert.Contains(t, big.data()["last-plan.json"], "too large for the status")
+}
+
+// A failed cycle (here: the state's cluster cannot be reached) is retried before the resync,
+// backing off while the failure persists, up to the resync period.
+func TestFailedCyclesAreRetriedWithBackoff(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(`landscape "l" {
+  state {
+    backend = "kubernetes"
+    cluster = cluster.c
+  }
+}
+
+cluster "c" {
+  kubeconfig = "missing-kubeconfig"
+}
+`), 0o644))
+	d := New(Options{
+		Dir: dir, WorkDir: t.TempDir(), Policy: PolicyAuto, Resync: 40 * time.Millisecond, RetryLock: 10 * time.Millisecond,
+		Planner: func(dir string) planner.Options {
+			return planner.Options{Dir: dir, Schemas: schemas.Registry(), Inputs: config.InputSources{}}
+		},
+		Status:  StatusStore{Client: fake.NewSimpleClientset(), Namespace: "garden", Name: "status"},
+		Metrics: NewMetrics(prometheus.NewRegistry()), Log: logr.Discard(),
+	})
+	ctx := context.Background()
+	var waits []time.Duration
+	for range 4 {
+		s := d.Cycle(ctx)
+		require.Equal(t, PhaseFailed, s.Phase, s.Message)
+		assert.Contains(t, s.Errors, "missing-kubeconfig")
+		waits = append(waits, d.backoff)
+	}
+	assert.Equal(t, []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 40 * time.Millisecond, 40 * time.Millisecond}, waits)
+	select {
+	case <-d.kick:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the retry did not trigger a cycle")
+	}
 }
