@@ -80,6 +80,7 @@ type daemonFlags struct {
 	metricsAddr   string
 	probeAddr     string
 	shutdownGrace time.Duration
+	watch         bool
 }
 
 func newDaemonCommand(reg *schema.Registry) *cobra.Command {
@@ -114,6 +115,7 @@ Prometheus metrics. With several replicas only the leader acts.`,
 	fl.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 turns it off)")
 	fl.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 5*time.Minute, "how long a cycle in progress may take to finish its writes on shutdown")
+	fl.BoolVar(&f.watch, "watch", true, "watch the objects the landscape owns and repair drift as soon as someone else changes or deletes one")
 	_ = cmd.MarkFlagRequired("landscape")
 	return cmd
 }
@@ -173,7 +175,7 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 		Status:  status,
 		Events:  mgr.GetEventRecorder("gardener-daemon"),
 		Metrics: daemon.NewMetrics(metrics.Registry),
-		Log:     log,
+		Log:     log, WatchDrift: f.watch,
 	})
 	if err := mgr.Add(d); err != nil {
 		return fail("%v", err)

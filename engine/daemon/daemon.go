@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/declarative-gardener/gardener/engine/apply"
 	"github.com/declarative-gardener/gardener/engine/cluster"
@@ -56,6 +57,9 @@ type Options struct {
 	Log     logr.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// WatchDrift watches the objects the landscape owns and runs a cycle as soon as someone
+	// else changes or deletes one, instead of waiting for the resync.
+	WatchDrift bool
 }
 
 // Daemon reconciles one landscape continuously.
@@ -70,6 +74,9 @@ type Daemon struct {
 	// backoff is how long after a failed cycle the next one runs; it doubles with every
 	// failure in a row, up to Resync.
 	backoff time.Duration
+	watch   *watcher
+	// runCtx is Start's context, which the watches live in.
+	runCtx context.Context
 }
 
 // New returns a daemon; Start runs it.
@@ -86,7 +93,9 @@ func New(o Options) *Daemon {
 	if o.RetryLock <= 0 {
 		o.RetryLock = 5 * time.Second
 	}
-	return &Daemon{o: o, kick: make(chan struct{}, 1)}
+	d := &Daemon{o: o, kick: make(chan struct{}, 1), runCtx: context.Background()}
+	d.watch = &watcher{trigger: d.Trigger}
+	return d
 }
 
 // NeedLeaderElection says that only the leader of the daemon's replicas runs it.
@@ -111,7 +120,9 @@ func (d *Daemon) Last() Status {
 // awaited approval arrives or Trigger is called, and every Resync. A cycle in progress when ctx
 // ends finishes its writes (apply.Landscape records state) before Start returns.
 func (d *Daemon) Start(ctx context.Context) error {
+	d.runCtx = ctx
 	defer d.cleanup()
+	defer d.watch.close()
 	d.cycle(ctx)
 	resync := time.NewTicker(d.o.Resync)
 	defer resync.Stop()
@@ -248,6 +259,9 @@ func (d *Daemon) run(ctx context.Context) Status {
 		},
 	}
 	res, diags, err := apply.Landscape(ctx, lo)
+	if d.o.WatchDrift && res != nil && res.Outcome != nil && res.Outcome.Result != nil {
+		d.watchOwned(res.Outcome)
+	}
 	redact := func(msg string) string {
 		if res != nil && res.Outcome != nil {
 			return res.Outcome.Redact(msg)
@@ -392,4 +406,27 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// dynamicClient is what a connected cluster offers the watches.
+type dynamicClient interface{ Dynamic() dynamic.Interface }
+
+// watchOwned watches, in every cluster, the resources of the kinds the plan observed.
+func (d *Daemon) watchOwned(out *planner.Outcome) {
+	clients := map[string]dynamic.Interface{}
+	for name, c := range out.Clusters {
+		if dc, ok := c.(dynamicClient); ok {
+			clients[name] = dc.Dynamic()
+		}
+	}
+	var targets []WatchTarget
+	for name, obs := range out.Result.Observed {
+		for _, r := range obs.Resources {
+			targets = append(targets, WatchTarget{Cluster: name, GVR: r.GVR()})
+		}
+	}
+	if out.Load != nil && out.Load.Landscape != nil {
+		d.watch.landscape = out.Load.Landscape.Name
+	}
+	d.watch.ensure(d.runCtx, clients, targets)
 }

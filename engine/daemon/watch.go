@@ -1,0 +1,161 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/declarative-gardener/gardener/engine/inventory"
+)
+
+// WatchTarget is one resource of one cluster whose owned objects the daemon watches.
+type WatchTarget struct {
+	Cluster string
+	GVR     schema.GroupVersionResource
+}
+
+// watcher keeps one informer per watched resource on the objects carrying the landscape's
+// inventory label, and calls trigger when something other than the engine changed or deleted
+// one: drift is then repaired within seconds instead of at the next resync.
+type watcher struct {
+	landscape string
+	trigger   func()
+
+	mu      sync.Mutex
+	key     string
+	stop    context.CancelFunc
+	running sync.WaitGroup
+}
+
+// ensure watches exactly targets (with the given clients), restarting the informers when the
+// set changed since the last call.
+func (w *watcher) ensure(ctx context.Context, clients map[string]dynamic.Interface, targets []WatchTarget) {
+	keys := make([]string, 0, len(targets))
+	for _, t := range targets {
+		keys = append(keys, t.Cluster+"|"+t.GVR.String())
+	}
+	sort.Strings(keys)
+	key := w.landscape + "#" + strings.Join(keys, ",")
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if key == w.key {
+		return
+	}
+	if w.stop != nil {
+		w.stop()
+		w.running.Wait()
+	}
+	w.key = key
+	wctx, cancel := context.WithCancel(ctx)
+	w.stop = cancel
+	byCluster := map[string][]schema.GroupVersionResource{}
+	for _, t := range targets {
+		byCluster[t.Cluster] = append(byCluster[t.Cluster], t.GVR)
+	}
+	for name, gvrs := range byCluster {
+		client, ok := clients[name]
+		if !ok {
+			continue
+		}
+		factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) {
+			o.LabelSelector = inventory.Selector(w.landscape)
+		})
+		for _, gvr := range gvrs {
+			inf := factory.ForResource(gvr).Informer()
+			_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+				UpdateFunc: func(old, new any) {
+					if changedByOthers(old, new) {
+						w.trigger()
+					}
+				},
+				DeleteFunc: func(any) { w.trigger() },
+			})
+		}
+		factory.Start(wctx.Done())
+		w.running.Add(1)
+		go func() {
+			defer w.running.Done()
+			<-wctx.Done()
+			factory.Shutdown()
+		}()
+	}
+}
+
+// close stops the informers.
+func (w *watcher) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stop != nil {
+		w.stop()
+		w.running.Wait()
+		w.stop, w.key = nil, ""
+	}
+}
+
+// changedByOthers reports whether an update of an owned object came from someone other than
+// the engine: a field manager other than the engine's wrote the object itself (not its status,
+// which controllers keep updating) later than before. The engine's own applies do not trigger
+// another cycle.
+func changedByOthers(old, new any) bool {
+	o, ok1 := old.(*unstructured.Unstructured)
+	n, ok2 := new.(*unstructured.Unstructured)
+	if !ok1 || !ok2 || o.GetResourceVersion() == n.GetResourceVersion() {
+		return false
+	}
+	before := map[string]time.Time{}
+	for _, m := range o.GetManagedFields() {
+		if m.Time != nil {
+			before[m.Manager+"|"+string(m.Operation)+"|"+m.Subresource] = m.Time.Time
+		}
+	}
+	for _, m := range n.GetManagedFields() {
+		if m.Manager == inventory.FieldManager || m.Subresource != "" {
+			continue
+		}
+		k := m.Manager + "|" + string(m.Operation) + "|" + m.Subresource
+		if m.Time == nil {
+			continue
+		}
+		if t, seen := before[k]; !seen || m.Time.After(t) {
+			return true
+		}
+	}
+	return ownFieldsShrank(o, n)
+}
+
+// ownFieldsShrank reports whether fields the engine owned in the object's main resource are no
+// longer its own, although nobody else took them: someone removed them (a JSON patch removing a
+// field leaves no field manager behind).
+func ownFieldsShrank(o, n *unstructured.Unstructured) bool {
+	owned := func(u *unstructured.Unstructured) *fieldpath.Set {
+		for _, m := range u.GetManagedFields() {
+			if m.Manager == inventory.FieldManager && m.Subresource == "" && m.Operation == metav1.ManagedFieldsOperationApply && m.FieldsV1 != nil {
+				set := &fieldpath.Set{}
+				if err := set.FromJSON(bytes.NewReader(m.FieldsV1.Raw)); err != nil {
+					return nil
+				}
+				return set
+			}
+		}
+		return nil
+	}
+	before, after := owned(o), owned(n)
+	if before == nil {
+		return false
+	}
+	if after == nil {
+		return true
+	}
+	return !before.Difference(after).Empty()
+}
