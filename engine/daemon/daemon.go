@@ -151,8 +151,13 @@ func (d *Daemon) due(ctx context.Context) bool {
 	last := d.last
 	known := d.fingerprint
 	d.mu.Unlock()
-	if err != nil || fp != known {
-		return true // a directory that cannot be read is reported by the cycle
+	if err != nil {
+		// A directory that cannot be read fails the cycle that finds it, and failed cycles are
+		// retried with their own backoff rather than at every poll.
+		return last.Phase != PhaseFailed
+	}
+	if fp != known {
+		return true
 	}
 	if last.Phase == PhaseWaitingForApproval {
 		approved, err := d.o.Status.Approved(ctx)
