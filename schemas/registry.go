@@ -50,6 +50,7 @@ func Registry() *schema.Registry {
 		clusterAutoscaler(),
 		vpa(),
 		etcdDruid(),
+		landscapeDaemon(),
 	)
 	if err != nil {
 		panic("schemas: invalid built-in schema: " + err.Error())

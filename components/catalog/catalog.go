@@ -25,6 +25,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/kubecontrollermanager"
 	"github.com/declarative-gardener/gardener/components/kubescheduler"
+	"github.com/declarative-gardener/gardener/components/landscapedaemon"
 	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
 	"github.com/declarative-gardener/gardener/components/managedresource"
 	"github.com/declarative-gardener/gardener/components/manifests"
@@ -85,5 +86,6 @@ func Renderers() render.Registry {
 		"vpn_seed_server":               vpnseedserver.Render,
 		"machine_controller_manager":    machinecontrollermanager.Render,
 		"cluster_autoscaler":            clusterautoscaler.Render,
+		"landscape_daemon":              landscapedaemon.Render,
 	}
 }
