@@ -43,16 +43,22 @@ func rbac(v Values) []runtime.Object {
 		},
 		&rbacv1.Role{
 			ObjectMeta: meta,
-			Rules: []rbacv1.PolicyRule{
-				{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
-				{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{Name}, Verbs: []string{"get", "watch", "update"}},
-				{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
-			},
+			Rules:      leaderElectionRules(),
 		},
 		&rbacv1.RoleBinding{
 			ObjectMeta: meta,
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: Name},
 			Subjects:   subject,
 		},
+	}
+}
+
+// leaderElectionRules let the resource manager keep its leader election Lease and record
+// Events in its namespace.
+func leaderElectionRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{Name}, Verbs: []string{"get", "watch", "update"}},
+		{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
 	}
 }

@@ -73,15 +73,12 @@ func shootRBAC(v Values) []runtime.Object {
 		&corev1.ServiceAccount{ObjectMeta: meta},
 		&rbacv1.Role{
 			ObjectMeta: meta,
-			Rules: []rbacv1.PolicyRule{
+			Rules: append([]rbacv1.PolicyRule{
 				{APIGroups: []string{"resources.gardener.cloud"}, Resources: []string{"managedresources"}, Verbs: readWrite},
 				{APIGroups: []string{"resources.gardener.cloud"}, Resources: []string{"managedresources/status"}, Verbs: []string{"get", "update", "patch"}},
 				{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: readWrite},
 				{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: read},
-				{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
-				{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{Name}, Verbs: []string{"get", "watch", "update"}},
-				{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
-			},
+			}, leaderElectionRules()...),
 		},
 		&rbacv1.RoleBinding{
 			ObjectMeta: meta,

@@ -3,7 +3,6 @@ package shootextensions
 import (
 	"encoding/base64"
 	"fmt"
-	"net"
 	"strconv"
 	"strings"
 
@@ -187,7 +186,7 @@ func DNSRecords(v Values) ([]render.Object, error) {
 		}
 		recordType := d.RecordType
 		if recordType == "" {
-			recordType = typeOf(d.Address)
+			recordType = render.RecordType(d.Address)
 		}
 		out = append(out, r.object("DNSRecord", r.namespace, DNSRecordName(r.Name, "internal"), map[string]any{
 			"type":       d.InternalProviderType,
@@ -211,19 +210,6 @@ func DNSRecords(v Values) ([]render.Object, error) {
 		}))
 	}
 	return out, nil
-}
-
-// typeOf is the record type for an address: A, AAAA or CNAME (S4:17101-17103).
-func typeOf(address string) string {
-	ip := net.ParseIP(address)
-	switch {
-	case ip == nil:
-		return "CNAME"
-	case ip.To4() != nil:
-		return "A"
-	default:
-		return "AAAA"
-	}
 }
 
 // Extensions are the Extension resources, one per enabled type, named like the type

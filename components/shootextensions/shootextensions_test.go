@@ -209,9 +209,6 @@ func TestNames(t *testing.T) {
 	assert.Equal(t, "shoot--foo--bar", TechnicalID("foo", "bar"))
 	assert.Equal(t, "shoot--foo--bar", BackupEntryName("shoot--foo--bar", ""))
 	assert.Equal(t, "osc-result-pool-01-init", UserDataSecretName("pool-01"))
-	for addr, want := range map[string]string{"1.2.3.4": "A", "2001:db8::1": "AAAA", "lb.example.com": "CNAME"} {
-		assert.Equal(t, want, typeOf(addr))
-	}
 }
 
 func TestErrors(t *testing.T) {

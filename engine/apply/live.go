@@ -92,25 +92,13 @@ func transient(err error) bool {
 // unresolved names the live fields still missing in obj, sorted.
 func unresolved(obj map[string]any) string {
 	seen := map[string]bool{}
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			refs, _ := render.LiveRefs(v)
-			for _, r := range refs {
-				seen[r.String()] = true
-			}
-		case map[string]any:
-			for _, e := range v {
-				walk(e)
-			}
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
+	render.MapStrings(obj, func(v string) string {
+		refs, _ := render.LiveRefs(v)
+		for _, r := range refs {
+			seen[r.String()] = true
 		}
-	}
-	walk(obj)
+		return v
+	})
 	names := make([]string, 0, len(seen))
 	for n := range seen {
 		names = append(names, n)

@@ -158,15 +158,7 @@ var secretsGVR = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 
 // lookup reads a live Secret for a generator step; cluster is the evaluated cluster value.
 func (c *connections) lookup(cluster cty.Value, namespace, name string) (*unstructured.Unstructured, error) {
-	unmarked, _ := cluster.UnmarkDeep()
-	if unmarked.IsNull() || !unmarked.Type().IsObjectType() || !unmarked.Type().HasAttribute("name") {
-		return nil, fmt.Errorf("not a cluster reference")
-	}
-	cl, err := c.get(unmarked.GetAttr("name").AsString(), cluster)
-	if err != nil {
-		return nil, err
-	}
-	return cl.Get(context.Background(), secretsGVR, namespace, name)
+	return c.getObject(cluster, secretsGVR, namespace, name)
 }
 
 // getObject reads any live object of a cluster given by its evaluated value (nil when absent).

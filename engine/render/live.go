@@ -211,7 +211,13 @@ func transform(v, as string) string {
 	if as != AsRecordType {
 		return v
 	}
-	ip := net.ParseIP(v)
+	return RecordType(v)
+}
+
+// RecordType is the DNS record type that points at an address: A for an IPv4 address, AAAA for
+// IPv6, CNAME for a host name (S4:17101-17103).
+func RecordType(address string) string {
+	ip := net.ParseIP(address)
 	switch {
 	case ip == nil:
 		return "CNAME"

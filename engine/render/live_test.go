@@ -89,3 +89,9 @@ func TestResolveLiveObjectCopiesOnlyWhatChanges(t *testing.T) {
 	assert.Equal(t, Unknown(obj), true)
 	assert.False(t, Unprovided(obj), "apply can learn a live value")
 }
+
+func TestRecordType(t *testing.T) {
+	for addr, want := range map[string]string{"1.2.3.4": "A", "2001:db8::1": "AAAA", "lb.example.com": "CNAME"} {
+		assert.Equal(t, want, RecordType(addr))
+	}
+}
