@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -136,6 +137,28 @@ func nameSlug(landscape string) string {
 	}
 	sum := sha256.Sum256([]byte(landscape))
 	return slug + "-" + hex.EncodeToString(sum[:4])
+}
+
+// Watchable is implemented by backends whose state a watch can follow without reading it: the
+// kubernetes backend's head Secret names the serial and lineage of the state it holds. The
+// daemon plans from the state it last read or wrote as long as the head it watches still names
+// that version.
+type Watchable interface {
+	// Head is the namespace and name of the head Secret.
+	Head() (namespace, name string)
+}
+
+// Head implements Watchable.
+func (b *kube) Head() (namespace, name string) { return b.namespace, b.headName() }
+
+// HeadVersion returns the lineage and serial a head Secret's annotations record; ok is false
+// when they are missing or invalid.
+func HeadVersion(annotations map[string]string) (lineage string, serial int64, ok bool) {
+	serial, err := strconv.ParseInt(annotations[annoSerial], 10, 64)
+	if err != nil || annotations[annoLineage] == "" {
+		return "", 0, false
+	}
+	return annotations[annoLineage], serial, true
 }
 
 func (b *kube) headName() string  { return "gardener-state-" + b.slug }

@@ -89,6 +89,15 @@ func TestKubernetesLayout(t *testing.T) {
 	assert.Equal(t, "1", head.Annotations[annoSerial])
 	assert.Equal(t, small.Lineage, head.Annotations[annoLineage])
 	assert.Equal(t, "1", head.Annotations[annoChunks])
+	// A watcher finds the head and reads the version it names.
+	headNS, headName := b.(Watchable).Head()
+	assert.Equal(t, [2]string{ns, "gardener-state-land"}, [2]string{headNS, headName})
+	lineage, serial, ok := HeadVersion(head.Annotations)
+	assert.True(t, ok)
+	assert.Equal(t, small.Lineage, lineage)
+	assert.Equal(t, small.Serial, serial)
+	_, _, ok = HeadVersion(map[string]string{annoSerial: "x", annoLineage: "l"})
+	assert.False(t, ok, "an invalid serial")
 
 	large := largeState(t, "land", 4<<20)
 	large.Lineage, large.Serial = small.Lineage, small.Serial

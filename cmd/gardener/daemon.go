@@ -160,21 +160,22 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 		return fail("%v", err)
 	}
 	host, _ := os.Hostname()
-	version := currentBuildInfo().Version
+	m := daemon.NewMetrics(metrics.Registry)
+	clusterOpts := cluster.Options{Version: currentBuildInfo().Version, WrapTransport: m.CountRequests}
 	d := daemon.New(daemon.Options{
 		Dir: f.landscape, Policy: policy, Resync: f.resync, Poll: f.poll,
 		Holder: fmt.Sprintf("gardener-daemon %s pid %d", host, os.Getpid()),
 		Planner: func(dir string) planner.Options {
 			return planner.Options{
 				Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: f.inputs.sources(), Parallelism: f.parallelism,
-				Connect: planner.LiveConnector(cluster.Options{Version: version}), Differs: planner.LocalDiffers(""),
+				Connect: planner.LiveConnector(clusterOpts), Differs: planner.LocalDiffers(""),
 			}
 		},
-		Cluster: cluster.Options{Version: version},
+		Cluster: clusterOpts,
 		Apply:   apply.Options{Parallelism: f.parallelism, Timeout: f.timeout},
 		Status:  status,
 		Events:  mgr.GetEventRecorder("gardener-daemon"),
-		Metrics: daemon.NewMetrics(metrics.Registry),
+		Metrics: m,
 		Log:     log, WatchDrift: f.watch,
 	})
 	if err := mgr.Add(d); err != nil {

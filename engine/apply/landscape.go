@@ -42,6 +42,10 @@ type LandscapeResult struct {
 	Outcome *planner.Outcome
 	// Result is nil when nothing was executed (no changes, or cancelled).
 	Result *Result
+	// State is the landscape's state as it is stored now (read, or written by the apply), or
+	// nil when that is not known (the run failed before reading it, or a write may have
+	// failed). The daemon plans its next cycles from it while the stored state does not move.
+	State *state.State
 }
 
 // Landscape applies (or, with Planner.Destroy, destroys) a landscape the way `gardener apply`
@@ -115,14 +119,20 @@ func Landscape(ctx context.Context, o LandscapeOptions) (res *LandscapeResult, d
 		}
 	}
 	if !pl.HasChanges() {
+		res.State = st
 		return res, diags, nil
 	}
 	if o.Saved == nil && o.Confirm != nil && !o.Confirm(pl) {
+		res.State = st
 		return res, diags, ErrCancelled
 	}
 	ao := o.Apply
-	ao.Recorder = NewStateRecorder(backend, st)
+	recorder := NewStateRecorder(backend, st)
+	ao.Recorder = recorder
 	r, err := Run(ctx, out, ao)
 	res.Result = r
+	if err == nil {
+		res.State = recorder.State()
+	}
 	return res, diags, err
 }

@@ -25,6 +25,8 @@ type StateRecorder struct {
 	DependsOn map[string][]string
 	mu        sync.Mutex
 	state     *state.State
+	// writeFailed is set once a write failed.
+	writeFailed bool
 }
 
 // NewStateRecorder records into s (as read from b, under b's lock).
@@ -33,6 +35,26 @@ func NewStateRecorder(b state.Backend, s *state.State) *StateRecorder {
 		s.Components = map[string]*state.Component{}
 	}
 	return &StateRecorder{Backend: b, state: s, Types: map[string]string{}, DependsOn: map[string][]string{}}
+}
+
+// State returns the state as stored by the last write, or nil when a write failed (then the
+// stored state may differ from the recorder's); callers must not change it.
+func (r *StateRecorder) State() *state.State {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.writeFailed {
+		return nil
+	}
+	return r.state
+}
+
+// write stores the state; the caller holds r.mu.
+func (r *StateRecorder) write(ctx context.Context) error {
+	err := r.Backend.Write(ctx, r.state)
+	if err != nil {
+		r.writeFailed = true
+	}
+	return err
 }
 
 // Intent records a component's objects to write and to delete as pending, in addition to what
@@ -57,7 +79,7 @@ func (r *StateRecorder) Intent(ctx context.Context, component string, objs []*pl
 	for _, o := range deletes {
 		add(toStateObject(o.Cluster, o.APIVersion, o.Ref, ""))
 	}
-	return r.Backend.Write(ctx, r.state)
+	return r.write(ctx)
 }
 
 // Applied records a component's objects as owned and forgets the deleted ones.
@@ -92,7 +114,7 @@ func (r *StateRecorder) Applied(ctx context.Context, component string, applied [
 	if len(c.Objects) == 0 {
 		delete(r.state.Components, component)
 	}
-	return r.Backend.Write(ctx, r.state)
+	return r.write(ctx)
 }
 
 func (r *StateRecorder) component(addr string) *state.Component {

@@ -13,10 +13,12 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/declarative-gardener/gardener/engine/apply"
 	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
@@ -77,6 +79,15 @@ type Daemon struct {
 	watch   *watcher
 	// runCtx is Start's context, which the watches live in.
 	runCtx context.Context
+	// pool keeps the cluster connections from cycle to cycle.
+	pool *clientPool
+	// known is the state as the last cycle left it stored (nil when unknown); cycles plan from
+	// it while the watched state head names its version.
+	known *state.State
+	// published is the status content last written (times left out), written when.
+	published   string
+	publishedAt time.Time
+	publishedCM *corev1.ConfigMap
 }
 
 // New returns a daemon; Start runs it.
@@ -93,7 +104,7 @@ func New(o Options) *Daemon {
 	if o.RetryLock <= 0 {
 		o.RetryLock = 5 * time.Second
 	}
-	d := &Daemon{o: o, kick: make(chan struct{}, 1), runCtx: context.Background()}
+	d := &Daemon{o: o, kick: make(chan struct{}, 1), runCtx: context.Background(), pool: newClientPool()}
 	d.watch = &watcher{trigger: d.Trigger}
 	return d
 }
@@ -134,6 +145,9 @@ func (d *Daemon) Start(ctx context.Context) error {
 			return nil
 		case <-d.kick:
 		case <-resync.C:
+			// The resync connects afresh: discovery, OpenAPI documents and credentials may have
+			// changed without any owned object changing.
+			d.pool.reset()
 		case <-poll.C:
 			if !d.due(ctx) {
 				continue
@@ -230,35 +244,53 @@ func (d *Daemon) cycle(ctx context.Context) Status {
 	return s
 }
 
-// run is one cycle without publishing.
+// run is one cycle without publishing. It plans from the watches' caches first: a landscape
+// that needs nothing done is confirmed without a single request. Any other outcome (changes,
+// errors, caches or state not current) is planned again the way `gardener apply` plans, under
+// the state lock with reads from the API servers, and only that plan is applied: a stale cache
+// can cost a plan, never a wrong write.
 func (d *Daemon) run(ctx context.Context) Status {
 	s := Status{Landscape: d.o.Dir, Policy: d.o.Policy}
 	m := d.o.Metrics
 	if err := d.refresh(); err != nil {
 		s.Phase, s.Message, s.Errors = PhaseFailed, "the landscape directory cannot be read", err.Error()
 		m.Errors.WithLabelValues("daemon").Inc()
-		return s
+		return d.finish(s)
 	}
 	d.mu.Lock()
 	snapshot := d.snapshot
 	s.Fingerprint = d.fingerprint
 	d.mu.Unlock()
-	approved, err := d.o.Status.Approved(ctx)
-	if err != nil {
-		d.o.Log.Error(err, "reading the approval")
-	}
 
 	start := d.o.Now()
+	if out := d.planFromCaches(ctx, snapshot); out != nil {
+		m.Plans.WithLabelValues("cache").Inc()
+		s.PlanTime = d.o.Now()
+		m.PlanDuration.Observe(s.PlanTime.Sub(start).Seconds())
+		d.recordPlan(&s, out.Result.Plan)
+		d.watchOwned(out)
+		s.Phase, s.Message = PhaseUpToDate, "the clusters match the landscape"
+		s.LastSuccess = d.o.Now()
+		return d.finish(s)
+	}
+
 	var decision Decision
+	po := d.o.Planner(snapshot)
+	po.Connect, po.Differs = d.pool.connector(po.Connect), d.pool.differFactory(po.Differs)
 	lo := apply.LandscapeOptions{
-		Planner: d.o.Planner(snapshot), Apply: d.o.Apply, Cluster: d.o.Cluster,
+		Planner: po, Apply: d.o.Apply, Cluster: d.o.Cluster,
 		Lock: state.LockInfo{Holder: d.o.Holder, Operation: "daemon"}, ClusterState: true,
 		OnPlan: func(out *planner.Outcome) {
+			m.Plans.WithLabelValues("live").Inc()
 			s.PlanTime = d.o.Now()
 			m.PlanDuration.Observe(s.PlanTime.Sub(start).Seconds())
 			d.recordPlan(&s, out.Result.Plan)
 		},
 		Confirm: func(pl *plan.Plan) bool {
+			approved, err := d.o.Status.Approved(ctx)
+			if err != nil {
+				d.o.Log.Error(err, "reading the approval")
+			}
 			decision = Decide(d.o.Policy, pl, s.PlanHash, approved)
 			return decision.Apply
 		},
@@ -267,6 +299,12 @@ func (d *Daemon) run(ctx context.Context) Status {
 	if d.o.WatchDrift && res != nil && res.Outcome != nil && res.Outcome.Result != nil {
 		d.watchOwned(res.Outcome)
 	}
+	d.mu.Lock()
+	d.known = nil
+	if res != nil {
+		d.known = res.State
+	}
+	d.mu.Unlock()
 	redact := func(msg string) string {
 		if res != nil && res.Outcome != nil {
 			return res.Outcome.Redact(msg)
@@ -303,6 +341,35 @@ func (d *Daemon) run(ctx context.Context) Status {
 		m.ApplyDuration.Observe(s.ApplyTime.Sub(s.PlanTime).Seconds())
 		d.recordApply(&s, res.Result, redact)
 	}
+	if s.Phase == PhaseFailed || (res != nil && res.Result != nil && changesAPIs(res.Outcome.Result.Plan)) {
+		// New CRDs change discovery and the OpenAPI documents; a failure may be a credential
+		// gone stale.
+		d.pool.reset()
+	}
+	return d.finish(s)
+}
+
+// changesAPIs reports whether a plan writes or deletes objects that change what the API servers
+// serve (CRDs, APIServices), which the pool's connections remember.
+func changesAPIs(pl *plan.Plan) bool {
+	for _, c := range pl.Components {
+		for _, o := range c.Objects {
+			if o.Action == plan.NoOp {
+				continue
+			}
+			switch o.Ref.GroupKind() {
+			case schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"},
+				schema.GroupKind{Group: "apiregistration.k8s.io", Kind: "APIService"}:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// finish records a cycle's outcome in the metrics and carries the last success forward.
+func (d *Daemon) finish(s Status) Status {
+	m := d.o.Metrics
 	if !s.LastSuccess.IsZero() {
 		m.LastSuccess.Set(float64(s.LastSuccess.Unix()))
 	} else {
@@ -310,6 +377,59 @@ func (d *Daemon) run(ctx context.Context) Status {
 	}
 	m.Cycles.WithLabelValues(s.Phase).Inc()
 	return s
+}
+
+// errStateMoved ends a plan from the caches whose state is not the one the watch sees stored.
+var errStateMoved = errors.New("the stored state moved")
+
+// planFromCaches plans the landscape from the watches' informers and the state the last cycle
+// left, without the state lock (it writes nothing). It returns the outcome only when the plan is
+// complete and has no changes; nil sends the cycle to the API servers.
+func (d *Daemon) planFromCaches(ctx context.Context, snapshot string) *planner.Outcome {
+	d.mu.Lock()
+	known := d.known
+	d.mu.Unlock()
+	if !d.o.WatchDrift || known == nil {
+		return nil
+	}
+	po := d.o.Planner(snapshot)
+	po.Connect = cachedConnector(d.pool.connector(po.Connect), d.watch)
+	po.Differs = d.pool.differFactory(po.Differs)
+	po.ReadState = func(res *config.Result) (*state.State, error) {
+		head, err := d.headOf(res)
+		if err != nil {
+			return nil, err
+		}
+		lineage, serial, exists, ok := d.watch.headVersion(head)
+		switch {
+		case !ok, exists && (lineage != known.Lineage || serial != known.Serial), !exists && known.Serial != 0:
+			return nil, errStateMoved
+		}
+		return known, nil
+	}
+	out, diags, err := planner.Plan(ctx, po)
+	if diags.HasErrors() || err != nil || out == nil || out.Result == nil || out.Result.Plan.HasChanges() {
+		return nil
+	}
+	return out
+}
+
+// headOf finds where a landscape's state head is: its kubernetes backend's cluster block,
+// namespace and name.
+func (d *Daemon) headOf(res *config.Result) (headTarget, error) {
+	if res == nil || res.Landscape == nil || res.Landscape.State == nil {
+		return headTarget{}, errors.New("the landscape keeps no state in a cluster")
+	}
+	backend, err := planner.OpenState(res, d.o.Cluster)
+	if err != nil {
+		return headTarget{}, err
+	}
+	w, ok := backend.(state.Watchable)
+	if !ok {
+		return headTarget{}, errors.New("the landscape keeps no state in a cluster")
+	}
+	ns, name := w.Head()
+	return headTarget{Cluster: res.Landscape.State.Cluster, Namespace: ns, Name: name}, nil
 }
 
 // recordPlan puts a plan's summary, hash, JSON and drifted objects into the status and the
@@ -379,11 +499,25 @@ func (d *Daemon) recordApply(s *Status, r *apply.Result, redact func(string) str
 }
 
 // publish writes the status and records an Event for what changed.
+// A status whose content (its times aside) is the one last written is not written again
+// before a resync period has passed: a cycle that finds nothing to do costs no request, and the
+// status's times show when its content was first reached.
 func (d *Daemon) publish(ctx context.Context, s Status) {
-	cm, err := d.o.Status.Write(ctx, s)
-	if err != nil {
-		d.o.Log.Error(err, "publishing the status")
-		return
+	content := s.content()
+	d.mu.Lock()
+	cm := d.publishedCM
+	fresh := cm != nil && content == d.published && d.o.Now().Sub(d.publishedAt) < d.o.Resync
+	d.mu.Unlock()
+	if !fresh {
+		var err error
+		cm, err = d.o.Status.Write(ctx, s)
+		if err != nil {
+			d.o.Log.Error(err, "publishing the status")
+			return
+		}
+		d.mu.Lock()
+		d.published, d.publishedAt, d.publishedCM = content, d.o.Now(), cm
+		d.mu.Unlock()
 	}
 	d.o.Log.Info("cycle", "phase", s.Phase, "message", s.Message, "plan", s.PlanSummary)
 	if d.o.Events == nil {
@@ -433,5 +567,9 @@ func (d *Daemon) watchOwned(out *planner.Outcome) {
 	if out.Load != nil && out.Load.Landscape != nil {
 		d.watch.landscape = out.Load.Landscape.Name
 	}
-	d.watch.ensure(d.runCtx, clients, targets)
+	head, err := d.headOf(out.Load)
+	if err != nil {
+		head = headTarget{}
+	}
+	d.watch.ensure(d.runCtx, clients, targets, head)
 }

@@ -1,6 +1,9 @@
 package daemon
 
 import (
+	"net/http"
+	"strings"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -14,6 +17,13 @@ type Metrics struct {
 	LastSuccess    prometheus.Gauge
 	ComponentReady *prometheus.GaugeVec
 	Cycles         *prometheus.CounterVec
+	// Plans counts plans by where their live state came from: "cache" (the watches' informers;
+	// only plans without changes end there) or "live" (reads from the API servers).
+	Plans *prometheus.CounterVec
+	// Requests counts the HTTP requests the daemon's clients make, by verb ("watch" for watch
+	// requests, otherwise the lower-case HTTP method): with the watches running, a cycle that
+	// finds nothing to do adds none.
+	Requests *prometheus.CounterVec
 }
 
 // NewMetrics creates the metrics and registers them with reg.
@@ -44,7 +54,40 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Cycles: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gardener_daemon_cycles_total", Help: "Reconcile cycles by their outcome phase.",
 		}, []string{"phase"}),
+		Plans: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gardener_daemon_plans_total", Help: "Plans by the source of their live state (cache: the watches' informers, live: the API servers).",
+		}, []string{"source"}),
+		Requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "gardener_daemon_api_requests_total", Help: "HTTP requests to the API servers by verb (watch, get, post, put, patch, delete).",
+		}, []string{"verb"}),
 	}
-	reg.MustRegister(m.PlanDuration, m.ApplyDuration, m.Objects, m.Drifted, m.Errors, m.LastSuccess, m.ComponentReady, m.Cycles)
+	reg.MustRegister(m.PlanDuration, m.ApplyDuration, m.Objects, m.Drifted, m.Errors, m.LastSuccess, m.ComponentReady, m.Cycles, m.Plans, m.Requests)
 	return m
+}
+
+// CountRequests wraps a client's transport so that its requests count in Requests; the command
+// passes it as cluster.Options.WrapTransport.
+func (m *Metrics) CountRequests(rt http.RoundTripper) http.RoundTripper {
+	return countingTransport{next: rt, requests: m.Requests}
+}
+
+type countingTransport struct {
+	next     http.RoundTripper
+	requests *prometheus.CounterVec
+}
+
+func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	t.requests.WithLabelValues(verbOf(r)).Inc()
+	return t.next.RoundTrip(r)
+}
+
+// verbOf names a request's verb for Requests.
+func verbOf(r *http.Request) string {
+	if r.Method == http.MethodGet {
+		if w := r.URL.Query().Get("watch"); w == "true" || w == "1" {
+			return "watch"
+		}
+		return "get"
+	}
+	return strings.ToLower(r.Method)
 }

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/state"
 )
 
 // WatchTarget is one resource of one cluster whose owned objects the daemon watches.
@@ -25,44 +26,56 @@ type WatchTarget struct {
 	GVR     schema.GroupVersionResource
 }
 
+// headTarget is the state's head Secret: where the state cluster is and the Secret's namespace
+// and name.
+type headTarget struct {
+	Cluster, Namespace, Name string
+}
+
 // watcher keeps one informer per watched resource on the objects carrying the landscape's
 // inventory label, and calls trigger when something other than the engine changed or deleted
-// one: drift is then repaired within seconds instead of at the next resync.
+// one: drift is then repaired within seconds instead of at the next resync. The informers'
+// stores double as the live state of plans (cachedCluster), and one more informer follows the
+// state's head Secret, so that a plan can tell whether the state it knows is still current.
 type watcher struct {
 	landscape string
 	trigger   func()
 
-	mu      sync.Mutex
-	key     string
-	stop    context.CancelFunc
-	running sync.WaitGroup
+	mu        sync.Mutex
+	key       string
+	stop      context.CancelFunc
+	running   sync.WaitGroup
+	informers map[string]map[schema.GroupVersionResource]cache.SharedIndexInformer
+	head      headTarget
+	headInf   cache.SharedIndexInformer
 }
 
-// ensure watches exactly targets (with the given clients), restarting the informers when the
-// set changed since the last call.
-func (w *watcher) ensure(ctx context.Context, clients map[string]dynamic.Interface, targets []WatchTarget) {
+var secretsGVR = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+
+// ensure watches exactly targets and the state head (with the given clients), restarting the
+// informers when the set changed since the last call.
+func (w *watcher) ensure(ctx context.Context, clients map[string]dynamic.Interface, targets []WatchTarget, head headTarget) {
 	keys := make([]string, 0, len(targets))
 	for _, t := range targets {
 		keys = append(keys, t.Cluster+"|"+t.GVR.String())
 	}
 	sort.Strings(keys)
-	key := w.landscape + "#" + strings.Join(keys, ",")
+	key := w.landscape + "#" + strings.Join(keys, ",") + "#" + head.Cluster + "/" + head.Namespace + "/" + head.Name
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if key == w.key {
 		return
 	}
-	if w.stop != nil {
-		w.stop()
-		w.running.Wait()
-	}
+	w.stopLocked()
 	w.key = key
 	wctx, cancel := context.WithCancel(ctx)
 	w.stop = cancel
+	w.informers = map[string]map[schema.GroupVersionResource]cache.SharedIndexInformer{}
 	byCluster := map[string][]schema.GroupVersionResource{}
 	for _, t := range targets {
 		byCluster[t.Cluster] = append(byCluster[t.Cluster], t.GVR)
 	}
+	var factories []dynamicinformer.DynamicSharedInformerFactory
 	for name, gvrs := range byCluster {
 		client, ok := clients[name]
 		if !ok {
@@ -71,6 +84,7 @@ func (w *watcher) ensure(ctx context.Context, clients map[string]dynamic.Interfa
 		factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, 0, metav1.NamespaceAll, func(o *metav1.ListOptions) {
 			o.LabelSelector = inventory.Selector(w.landscape)
 		})
+		w.informers[name] = map[schema.GroupVersionResource]cache.SharedIndexInformer{}
 		for _, gvr := range gvrs {
 			inf := factory.ForResource(gvr).Informer()
 			_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -81,7 +95,19 @@ func (w *watcher) ensure(ctx context.Context, clients map[string]dynamic.Interfa
 				},
 				DeleteFunc: func(any) { w.trigger() },
 			})
+			w.informers[name][gvr] = inf
 		}
+		factories = append(factories, factory)
+	}
+	w.head, w.headInf = head, nil
+	if client, ok := clients[head.Cluster]; ok && head.Name != "" {
+		factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, 0, head.Namespace, func(o *metav1.ListOptions) {
+			o.FieldSelector = "metadata.name=" + head.Name
+		})
+		w.headInf = factory.ForResource(secretsGVR).Informer()
+		factories = append(factories, factory)
+	}
+	for _, factory := range factories {
 		factory.Start(wctx.Done())
 		w.running.Add(1)
 		go func() {
@@ -92,15 +118,57 @@ func (w *watcher) ensure(ctx context.Context, clients map[string]dynamic.Interfa
 	}
 }
 
+// stopLocked stops the informers; the caller holds w.mu.
+func (w *watcher) stopLocked() {
+	if w.stop != nil {
+		w.stop()
+		w.running.Wait()
+	}
+	w.stop, w.key, w.informers, w.headInf, w.head = nil, "", nil, nil, headTarget{}
+}
+
 // close stops the informers.
 func (w *watcher) close() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.stop != nil {
-		w.stop()
-		w.running.Wait()
-		w.stop, w.key = nil, ""
+	w.stopLocked()
+}
+
+// store returns the synced informer store of a cluster's resource, or nil when the resource is
+// not watched or its informer has not listed yet.
+func (w *watcher) store(cluster string, gvr schema.GroupVersionResource) cache.Store {
+	w.mu.Lock()
+	inf := w.informers[cluster][gvr]
+	w.mu.Unlock()
+	if inf == nil || !inf.HasSynced() {
+		return nil
 	}
+	return inf.GetStore()
+}
+
+// headVersion returns the lineage and serial the watched state head names; exists is false when
+// there is no head (no state was written yet), ok false when the head is not watched or not
+// synced, or watched at another place than want.
+func (w *watcher) headVersion(want headTarget) (lineage string, serial int64, exists, ok bool) {
+	w.mu.Lock()
+	inf, head := w.headInf, w.head
+	w.mu.Unlock()
+	if inf == nil || head != want || !inf.HasSynced() {
+		return "", 0, false, false
+	}
+	obj, found, err := inf.GetStore().GetByKey(head.Namespace + "/" + head.Name)
+	if err != nil {
+		return "", 0, false, false
+	}
+	if !found {
+		return "", 0, false, true
+	}
+	u, isU := obj.(*unstructured.Unstructured)
+	if !isU {
+		return "", 0, false, false
+	}
+	lineage, serial, valid := state.HeadVersion(u.GetAnnotations())
+	return lineage, serial, true, valid
 }
 
 // changedByOthers reports whether an update of an owned object came from someone other than

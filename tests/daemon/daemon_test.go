@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/testr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -103,25 +103,55 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	dir := landscapetest.Dir(t, map[string]string{"main.hcl": landscape("a", "b")})
 	status := daemon.StatusStore{Client: cs, Namespace: "daemon-status", Name: "gardener-daemon-status"}
 	reg := prometheus.NewRegistry()
+	metrics := daemon.NewMetrics(reg)
+	clusterOpts := cluster.Options{NoDiskCache: true, WrapTransport: metrics.CountRequests}
 	ev := &events{}
 	d := daemon.New(daemon.Options{
 		Dir: dir, WorkDir: t.TempDir(), Policy: daemon.PolicyApproveDestructive,
 		Resync: time.Hour, Poll: 200 * time.Millisecond, RetryLock: time.Second, Holder: "daemon-test",
 		Planner: func(dir string) planner.Options {
-			return landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true}))
+			return landscapetest.Options(dir, planner.LiveConnector(clusterOpts))
 		},
-		Cluster: cluster.Options{NoDiskCache: true},
+		Cluster: clusterOpts,
 		Apply:   apply.Options{Timeout: time.Minute},
-		Status:  status, Events: ev, Metrics: daemon.NewMetrics(reg), Log: logr.Discard(), WatchDrift: true,
+		Status:  status, Events: ev, Metrics: metrics, Log: testr.New(t), WatchDrift: true,
 	})
 	done := make(chan error, 1)
 	go func() { done <- d.Start(ctx) }()
+	counter := func(name, label, value string) float64 {
+		families, err := reg.Gather()
+		require.NoError(t, err)
+		total := 0.0
+		for _, f := range families {
+			if f.GetName() != name {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if (label == "" || l.GetName() == label) && (value == "" || l.GetValue() == value) {
+						total += m.GetCounter().GetValue()
+						break
+					}
+				}
+			}
+		}
+		return total
+	}
+	// waitPhase waits for a cycle ending in phase after the action that follows mark(); later
+	// cycles (planned from the caches within milliseconds) may have ended since.
+	phaseCount := func(phase string) float64 { return counter("gardener_daemon_cycles_total", "phase", phase) }
+	marked := map[string]float64{}
+	mark := func() {
+		marked = map[string]float64{}
+		for _, p := range []string{daemon.PhaseApplied, daemon.PhaseWaitingForApproval, daemon.PhaseInvalid, daemon.PhaseWaitingForLock} {
+			marked[p] = phaseCount(p)
+		}
+	}
 	waitPhase := func(phase string) daemon.Status {
 		t.Helper()
-		var s daemon.Status
-		require.Eventually(t, func() bool { s = d.Last(); return s.Phase == phase }, 90*time.Second, 100*time.Millisecond,
+		require.Eventually(t, func() bool { return phaseCount(phase) > marked[phase] }, 90*time.Second, 50*time.Millisecond,
 			"waiting for phase %s; last: %+v", phase, d.Last())
-		return s
+		return d.Last()
 	}
 	configMap := func(name string) (*corev1.ConfigMap, error) {
 		return cs.CoreV1().ConfigMaps("daemon-test").Get(ctx, name, metav1.GetOptions{})
@@ -138,6 +168,28 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	assert.Equal(t, daemon.PhaseApplied, data["phase"])
 	assert.Contains(t, data["last-plan-summary"], "Plan: 3 to add")
 
+	// With the watches synced, a cycle that finds nothing to do plans from their caches and
+	// makes no request at all: no LIST, no GET, no lock, no status write.
+	requests := func() float64 {
+		return counter("gardener_daemon_api_requests_total", "", "") - counter("gardener_daemon_api_requests_total", "verb", "watch")
+	}
+	triggerCycle := func() {
+		t.Helper()
+		before := counter("gardener_daemon_cycles_total", "", "")
+		d.Trigger()
+		require.Eventually(t, func() bool { return counter("gardener_daemon_cycles_total", "", "") > before }, 30*time.Second, 20*time.Millisecond)
+	}
+	require.Eventually(t, func() bool {
+		cached := counter("gardener_daemon_plans_total", "source", "cache")
+		triggerCycle()
+		return counter("gardener_daemon_plans_total", "source", "cache") > cached
+	}, 30*time.Second, 200*time.Millisecond, "a cycle plans from the caches once the watches have synced")
+	assert.Equal(t, daemon.PhaseUpToDate, d.Last().Phase)
+	before := requests()
+	triggerCycle()
+	assert.Equal(t, daemon.PhaseUpToDate, d.Last().Phase)
+	assert.Equal(t, before, requests(), "a cycle with nothing to do makes no request")
+
 	// Drift (a field the landscape owns removed out of band) is seen by the daemon's watch and
 	// repaired within seconds, without approval: the repair deletes nothing. The resync is an
 	// hour away.
@@ -150,19 +202,7 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	}, 10*time.Second, 100*time.Millisecond, "the drift is repaired")
 	t.Logf("drift repaired %s after the edit", time.Since(edited).Round(100*time.Millisecond))
 	// The daemon's own writes do not wake it up again: no cycles follow without a cause.
-	cycles := func() float64 {
-		families, err := reg.Gather()
-		require.NoError(t, err)
-		total := 0.0
-		for _, f := range families {
-			if f.GetName() == "gardener_daemon_cycles_total" {
-				for _, m := range f.GetMetric() {
-					total += m.GetCounter().GetValue()
-				}
-			}
-		}
-		return total
-	}
+	cycles := func() float64 { return counter("gardener_daemon_cycles_total", "", "") }
 	require.Eventually(t, func() bool { return d.Last().Phase == daemon.PhaseApplied && len(d.Last().Drifted) > 0 }, 10*time.Second, 50*time.Millisecond)
 	settled := cycles()
 	time.Sleep(3 * time.Second)
@@ -175,17 +215,20 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	}, 10*time.Second, 100*time.Millisecond, "an Event records the repair: %s", ev.all())
 
 	// Removing b deletes it: the daemon waits for an approval of exactly that plan.
+	mark()
 	landscapetest.Write(t, dir, map[string]string{"main.hcl": landscape("a")})
 	s = waitPhase(daemon.PhaseWaitingForApproval)
 	assert.Contains(t, s.Message, "gardener approve "+s.PlanHash)
 	_, err = configMap("b")
 	require.NoError(t, err, "nothing is deleted before the approval")
+	mark()
 	require.NoError(t, status.Approve(ctx, s.PlanHash))
 	waitPhase(daemon.PhaseApplied)
 	_, err = configMap("b")
 	assert.True(t, apierrors.IsNotFound(err), "approved, b is deleted: %v", err)
 
 	// A landscape with an error changes nothing and says where the error is.
+	mark()
 	landscapetest.Write(t, dir, map[string]string{"main.hcl": landscape("a") + "\ncomponent \"manifests\" \"broken\" {\n  cluster = cluster.nowhere\n}\n"})
 	s = waitPhase(daemon.PhaseInvalid)
 	assert.Contains(t, s.Errors, "main.hcl")
@@ -203,9 +246,11 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	require.NoError(t, err)
 	lock, err := backend.Lock(ctx, state.LockInfo{Holder: "someone@laptop", Operation: "apply"})
 	require.NoError(t, err)
+	mark()
 	landscapetest.Write(t, dir, map[string]string{"main.hcl": landscape("a", "c")})
 	s = waitPhase(daemon.PhaseWaitingForLock)
 	assert.Contains(t, s.Message, "someone@laptop")
+	mark()
 	require.NoError(t, lock.Unlock(ctx))
 	waitPhase(daemon.PhaseApplied)
 	_, err = configMap("c")
@@ -220,7 +265,7 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	}
 	for _, n := range []string{"gardener_daemon_plan_duration_seconds", "gardener_daemon_apply_duration_seconds", "gardener_daemon_plan_objects",
 		"gardener_daemon_drifted_objects", "gardener_daemon_errors_total", "gardener_daemon_last_successful_apply_timestamp_seconds",
-		"gardener_daemon_component_ready", "gardener_daemon_cycles_total"} {
+		"gardener_daemon_component_ready", "gardener_daemon_cycles_total", "gardener_daemon_plans_total", "gardener_daemon_api_requests_total"} {
 		assert.True(t, names[n], "metric %s", n)
 	}
 
