@@ -26,6 +26,8 @@ func landscapeDaemon() *schema.Schema {
 				{Name: "resync", Type: cty.String, Checks: checks(schema.Duration()), Description: "How often the landscape is planned without a trigger; 10m when unset."},
 				{Name: "files", Type: cty.Map(cty.String), Required: true, Description: "The landscape's files by name, such as { \"main.hcl\" = file(\"main.hcl\") }; they become a ConfigMap mounted at /landscape. The landscape must keep its state in a cluster."},
 				{Name: "kubeconfig_secret", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "A Secret in the namespace with kubeconfigs of the landscape's other clusters, mounted at /kubeconfigs for their cluster blocks."},
+				{Name: "state_namespace", Type: cty.String, Checks: checks(schema.DNSLabel()), Description: "The namespace of the landscape's state (its state block's namespace), where the daemon may read and write the state's Secrets and lock Lease; the daemon's namespace when unset."},
+				{Name: "variables", Type: cty.Map(cty.String), Description: "Input variables of the landscape as the daemon sets them (environment variables GARDENER_VAR_<name>), such as { in_cluster = \"true\" }; visible in the Deployment, so never for secrets."},
 				{Name: "cluster_admin", Type: cty.Bool, Default: cty.False, Description: "Bind the daemon to cluster-admin in this cluster instead of listing cluster_rules; a garden landscape manages most kinds of its runtime cluster."},
 			},
 			Blocks: []schema.Block{{

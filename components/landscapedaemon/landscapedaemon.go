@@ -7,6 +7,8 @@ package landscapedaemon
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -20,6 +22,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -53,6 +56,12 @@ type Values struct {
 	// in this cluster; ClusterAdmin grants all instead.
 	ClusterRules []Rule `json:"cluster_rules"`
 	ClusterAdmin bool   `json:"cluster_admin"`
+	// StateNamespace is where the landscape keeps its state (its state block's namespace); ""
+	// means Namespace. The daemon gets the rights the kubernetes state backend needs there.
+	StateNamespace string `json:"state_namespace"`
+	// Variables set the landscape's input variables in the daemon (GARDENER_VAR_<name>), such
+	// as in_cluster = "true" for cluster blocks that use the Pod's service account there.
+	Variables map[string]string `json:"variables"`
 }
 
 // Rule is one RBAC policy rule.
@@ -75,6 +84,9 @@ func (v *Values) defaults() error {
 	if v.Replicas == 0 {
 		v.Replicas = 2
 	}
+	if v.StateNamespace == "" {
+		v.StateNamespace = v.Namespace
+	}
 	if v.Image == "" {
 		return fmt.Errorf("landscape daemon %s: image is required", v.Name)
 	}
@@ -94,6 +106,7 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	labels := map[string]string{"app.kubernetes.io/name": "gardener-daemon", "app.kubernetes.io/instance": v.Name}
 	meta := metav1.ObjectMeta{Namespace: v.Namespace, Name: v.Name, Labels: labels}
+	stateMeta := metav1.ObjectMeta{Namespace: v.StateNamespace, Name: v.Name + "-state", Labels: labels}
 	files := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: v.Namespace, Name: v.Name + "-landscape", Labels: labels}, Data: v.Files}
 	objs := []runtime.Object{
 		&corev1.ServiceAccount{ObjectMeta: meta, AutomountServiceAccountToken: ptr.To(true)},
@@ -106,6 +119,15 @@ func Objects(v Values) ([]render.Object, error) {
 		}},
 		&rbacv1.RoleBinding{ObjectMeta: meta,
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: v.Name},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: v.Namespace, Name: v.Name}}},
+		// The kubernetes state backend: the state's Secrets (a head and chunks, listed by label
+		// to collect old chunks, the head watched) and the state lock's Lease.
+		&rbacv1.Role{ObjectMeta: stateMeta, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update", "patch", "delete"}},
+		}},
+		&rbacv1.RoleBinding{ObjectMeta: stateMeta,
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: stateMeta.Name},
 			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: v.Namespace, Name: v.Name}}},
 		files,
 		&corev1.Service{ObjectMeta: meta, Spec: corev1.ServiceSpec{
@@ -154,6 +176,9 @@ func deployment(v Values, meta metav1.ObjectMeta, labels map[string]string) *app
 	}
 	mounts := []corev1.VolumeMount{{Name: "landscape", MountPath: "/landscape", ReadOnly: true}, {Name: "tmp", MountPath: "/tmp"}}
 	env := []corev1.EnvVar{{Name: "HOME", Value: "/tmp"}}
+	for _, name := range slices.Sorted(maps.Keys(v.Variables)) {
+		env = append(env, corev1.EnvVar{Name: config.EnvPrefix + name, Value: v.Variables[name]})
+	}
 	if v.KubeconfigSecret != "" {
 		volumes = append(volumes, corev1.Volume{Name: "kubeconfigs", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: v.KubeconfigSecret}}})
 		mounts = append(mounts, corev1.VolumeMount{Name: "kubeconfigs", MountPath: "/kubeconfigs", ReadOnly: true})

@@ -28,6 +28,8 @@ var defaults = map[string]cty.Value{
 	"files":             cty.MapVal(map[string]cty.Value{"main.hcl": cty.StringVal("landscape \"l\" {}\n")}),
 	"kubeconfig_secret": cty.NullVal(cty.String),
 	"cluster_admin":     cty.False,
+	"state_namespace":   cty.NullVal(cty.String),
+	"variables":         cty.NullVal(cty.Map(cty.String)),
 	"cluster_rules":     cty.NullVal(cty.List(cty.Object(map[string]cty.Type{"api_groups": cty.List(cty.String), "resources": cty.List(cty.String), "verbs": cty.List(cty.String)}))),
 }
 
@@ -42,6 +44,8 @@ func TestRenderGolden(t *testing.T) {
 		"rules-single-replica": rendertest.Config(defaults, map[string]cty.Value{
 			"replicas": cty.NumberIntVal(1), "policy": cty.StringVal("auto"), "resync": cty.StringVal("5m"),
 			"kubeconfig_secret": cty.StringVal("landscape-kubeconfigs"),
+			"state_namespace":   cty.StringVal("landscape-state"),
+			"variables":         cty.MapVal(map[string]cty.Value{"in_cluster": cty.StringVal("true"), "env": cty.StringVal("prod")}),
 			"cluster_rules":     cty.ListVal([]cty.Value{rule}),
 		}),
 	})
@@ -74,6 +78,7 @@ func TestDaemonDeployment(t *testing.T) {
 	assert.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
 	assert.Contains(t, objs, "PodDisruptionBudget/gardener-daemon")
 	assert.Contains(t, objs, "ConfigMap/gardener-daemon-landscape")
+	assert.Equal(t, "garden", objs["Role/gardener-daemon-state"].GetNamespace(), "the state backend's rights, in the daemon's namespace by default")
 	assert.NotContains(t, objs, "ClusterRoleBinding/gardener.cloud:garden:gardener-daemon", "no cluster-wide rights unless asked for")
 
 	admin := objects(t, Values{Image: "img", Files: map[string]string{"main.hcl": "x"}, ClusterAdmin: true})
