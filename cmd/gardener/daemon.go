@@ -81,6 +81,7 @@ type daemonFlags struct {
 	probeAddr     string
 	shutdownGrace time.Duration
 	watch         bool
+	force         bool
 }
 
 func newDaemonCommand(reg *schema.Registry) *cobra.Command {
@@ -116,6 +117,7 @@ Prometheus metrics. With several replicas only the leader acts.`,
 	fl.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 5*time.Minute, "how long a cycle in progress may take to finish its writes on shutdown")
 	fl.BoolVar(&f.watch, "watch", true, "watch the objects the landscape owns and repair drift as soon as someone else changes or deletes one")
+	fl.BoolVar(&f.force, "force-conflicts", true, "take back fields the landscape sets that another field manager changed (kubectl edit); false leaves such drift to a person")
 	_ = cmd.MarkFlagRequired("landscape")
 	return cmd
 }
@@ -172,7 +174,7 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 			}
 		},
 		Cluster: clusterOpts,
-		Apply:   apply.Options{Parallelism: f.parallelism, Timeout: f.timeout},
+		Apply:   apply.Options{Parallelism: f.parallelism, Timeout: f.timeout, ForceConflicts: f.force},
 		Status:  status,
 		Events:  mgr.GetEventRecorder("gardener-daemon"),
 		Metrics: m,

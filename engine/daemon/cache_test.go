@@ -151,3 +151,22 @@ func TestStatusContentIgnoresTimes(t *testing.T) {
 	b.PlanHash = "other"
 	assert.NotEqual(t, a.content(), b.content())
 }
+
+// Objects changed out of band count as drifted: fields edited or removed (drift) and fields
+// another field manager took over (conflict, as after kubectl edit); landscape changes do not.
+func TestRecordPlanCountsDrift(t *testing.T) {
+	d := New(Options{Metrics: NewMetrics(prometheus.NewRegistry())})
+	obj := func(name, reason string) *plan.ObjectChange {
+		return &plan.ObjectChange{Cluster: "runtime", Ref: object.Ref{Kind: "ConfigMap", Namespace: "ns", Name: name}, Action: plan.Update, Reason: reason}
+	}
+	pl := &plan.Plan{Components: []*plan.Component{{Address: "component.manifests.a", Objects: []*plan.ObjectChange{
+		obj("edited", plan.ReasonDrift), obj("taken", plan.ReasonConflict+":kubectl-edit"), obj("changed", plan.ReasonConfigChanged),
+	}}}}
+	var s Status
+	d.recordPlan(&s, pl)
+	assert.Equal(t, []string{
+		"component.manifests.a ConfigMap ns/edited (runtime)",
+		"component.manifests.a ConfigMap ns/taken (runtime)",
+	}, s.Drifted)
+	assert.Equal(t, 2.0, testutil.ToFloat64(d.o.Metrics.Drifted))
+}

@@ -458,7 +458,9 @@ func (d *Daemon) recordPlan(s *Status, pl *plan.Plan) {
 	m.Objects.WithLabelValues("held").Set(float64(sum.Held))
 	for _, c := range pl.Components {
 		for _, o := range c.Objects {
-			if o.Reason == plan.ReasonDrift {
+			// Changed out of band: fields the engine owned edited or removed (drift), or fields
+			// it sets taken over by another field manager (conflict, as after kubectl edit).
+			if o.Reason == plan.ReasonDrift || strings.HasPrefix(o.Reason, plan.ReasonConflict+":") {
 				s.Drifted = append(s.Drifted, fmt.Sprintf("%s %s (%s)", c.Address, o.Ref, o.Cluster))
 			}
 		}
@@ -493,6 +495,7 @@ func (d *Daemon) recordApply(s *Status, r *apply.Result, redact func(string) str
 	}
 	s.Phase, s.LastSuccess = PhaseApplied, s.ApplyTime
 	s.Message = "the plan was applied"
+	m.Repaired.Add(float64(len(s.Drifted)))
 	if n := len(s.Drifted); n > 0 {
 		s.Message = fmt.Sprintf("the plan was applied, repairing %d drifted object(s)", n)
 	}

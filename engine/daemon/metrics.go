@@ -9,10 +9,13 @@ import (
 
 // Metrics are the daemon's Prometheus metrics.
 type Metrics struct {
-	PlanDuration   prometheus.Histogram
-	ApplyDuration  prometheus.Histogram
-	Objects        *prometheus.GaugeVec
-	Drifted        prometheus.Gauge
+	PlanDuration  prometheus.Histogram
+	ApplyDuration prometheus.Histogram
+	Objects       *prometheus.GaugeVec
+	Drifted       prometheus.Gauge
+	// Repaired counts drifted objects the daemon put back, for alerts on people editing what
+	// the landscape owns (the gauge above is reset by the next plan).
+	Repaired       prometheus.Counter
 	Errors         *prometheus.CounterVec
 	LastSuccess    prometheus.Gauge
 	ComponentReady *prometheus.GaugeVec
@@ -42,6 +45,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Drifted: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "gardener_daemon_drifted_objects", Help: "Objects the last plan found changed out of band.",
 		}),
+		Repaired: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "gardener_daemon_drift_repaired_total", Help: "Drifted objects put back by an applied plan.",
+		}),
 		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "gardener_daemon_errors_total", Help: "Errors by component (\"landscape\" for an invalid landscape, \"daemon\" for the cycle itself).",
 		}, []string{"component"}),
@@ -61,7 +67,18 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "gardener_daemon_api_requests_total", Help: "HTTP requests to the API servers by verb (watch, get, post, put, patch, delete).",
 		}, []string{"verb"}),
 	}
-	reg.MustRegister(m.PlanDuration, m.ApplyDuration, m.Objects, m.Drifted, m.Errors, m.LastSuccess, m.ComponentReady, m.Cycles, m.Plans, m.Requests)
+	// Known label values start at zero, so that every family is served from the start and
+	// rate() and increase() see the first event.
+	for _, phase := range []string{PhaseApplied, PhaseUpToDate, PhasePlanned, PhaseWaitingForApproval, PhaseWaitingForLock, PhaseFailed, PhaseInvalid} {
+		m.Cycles.WithLabelValues(phase)
+	}
+	for _, c := range []string{"landscape", "daemon"} {
+		m.Errors.WithLabelValues(c)
+	}
+	for _, source := range []string{"cache", "live"} {
+		m.Plans.WithLabelValues(source)
+	}
+	reg.MustRegister(m.PlanDuration, m.ApplyDuration, m.Objects, m.Drifted, m.Repaired, m.Errors, m.LastSuccess, m.ComponentReady, m.Cycles, m.Plans, m.Requests)
 	return m
 }
 
