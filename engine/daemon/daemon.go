@@ -306,6 +306,8 @@ func (d *Daemon) run(ctx context.Context) Status {
 	}
 	d.mu.Unlock()
 	redact := func(msg string) string {
+		// Messages name the landscape's files where the user keeps them, not in the snapshot.
+		msg = strings.ReplaceAll(msg, snapshot, d.o.Dir)
 		if res != nil && res.Outcome != nil {
 			return res.Outcome.Redact(msg)
 		}

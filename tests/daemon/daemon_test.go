@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -236,6 +237,18 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	_, err = configMap("a")
 	assert.NoError(t, err, "the clusters keep the last applied version")
 	require.Eventually(t, func() bool { return strings.Contains(ev.all(), "Warning Invalid") }, 10*time.Second, 100*time.Millisecond)
+	// So does a syntax error, reported with its line and column; the status ConfigMap says it.
+	mark()
+	landscapetest.Write(t, dir, map[string]string{"main.hcl": landscape("a") + "\ncomponent \"manifests\" \"unclosed\" {\n  cluster = cluster.runtime\n"})
+	s = waitPhase(daemon.PhaseInvalid)
+	assert.Contains(t, s.Errors, "Unclosed configuration block")
+	assert.Contains(t, s.Errors, "on "+filepath.Join(dir, "main.hcl")+" line 25", "named where the user keeps the file, not in the daemon's snapshot")
+	data, _, err = status.Read(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, daemon.PhaseInvalid, data["phase"])
+	assert.Equal(t, s.Errors, data["errors"])
+	_, err = configMap("a")
+	assert.NoError(t, err, "the clusters keep the last applied version")
 
 	// A manual apply holds the state lock: the daemon waits and goes on once it is released.
 	// The lock is taken (through a copy of the landscape, same state) before the change the
