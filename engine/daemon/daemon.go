@@ -503,10 +503,10 @@ func (d *Daemon) recordApply(s *Status, r *apply.Result, redact func(string) str
 	}
 }
 
-// publish writes the status and records an Event for what changed.
-// A status whose content (its times aside) is the one last written is not written again
-// before a resync period has passed: a cycle that finds nothing to do costs no request, and the
-// status's times show when its content was first reached.
+// publish writes the status and records an Event for what changed. A status whose content (its
+// times aside) is the one last written is not written again before a resync period has passed:
+// a cycle that finds nothing to do costs no request, and the status's times show when its
+// content was first reached.
 func (d *Daemon) publish(ctx context.Context, s Status) {
 	content := s.content()
 	d.mu.Lock()

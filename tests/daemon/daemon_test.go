@@ -154,6 +154,20 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 			"waiting for phase %s; last: %+v", phase, d.Last())
 		return d.Last()
 	}
+	// published waits for the status ConfigMap to show the last cycle, which ended in phase (the
+	// daemon counts a cycle a moment before its status is written).
+	published := func(phase string) map[string]string {
+		t.Helper()
+		var data map[string]string
+		require.Eventually(t, func() bool {
+			var err error
+			data, _, err = status.Read(ctx)
+			require.NoError(t, err)
+			last := d.Last()
+			return data["phase"] == phase && data["last-plan-hash"] == last.PlanHash && data["errors"] == last.Errors
+		}, 10*time.Second, 50*time.Millisecond, "the status shows phase %s: %v", phase, data)
+		return data
+	}
 	configMap := func(name string) (*corev1.ConfigMap, error) {
 		return cs.CoreV1().ConfigMaps("daemon-test").Get(ctx, name, metav1.GetOptions{})
 	}
@@ -164,9 +178,7 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 		_, err := configMap(n)
 		require.NoError(t, err, "ConfigMap %s", n)
 	}
-	data, _, err := status.Read(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, daemon.PhaseApplied, data["phase"])
+	data := published(daemon.PhaseApplied)
 	assert.Contains(t, data["last-plan-summary"], "Plan: 3 to add")
 
 	// With the watches synced, a cycle that finds nothing to do plans from their caches and
@@ -219,6 +231,7 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	mark()
 	landscapetest.Write(t, dir, map[string]string{"main.hcl": landscape("a")})
 	s = waitPhase(daemon.PhaseWaitingForApproval)
+	published(daemon.PhaseWaitingForApproval)
 	assert.Contains(t, s.Message, "gardener approve "+s.PlanHash)
 	_, err = configMap("b")
 	require.NoError(t, err, "nothing is deleted before the approval")
@@ -243,9 +256,7 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	s = waitPhase(daemon.PhaseInvalid)
 	assert.Contains(t, s.Errors, "Unclosed configuration block")
 	assert.Contains(t, s.Errors, "on "+filepath.Join(dir, "main.hcl")+" line 25", "named where the user keeps the file, not in the daemon's snapshot")
-	data, _, err = status.Read(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, daemon.PhaseInvalid, data["phase"])
+	data = published(daemon.PhaseInvalid)
 	assert.Equal(t, s.Errors, data["errors"])
 	_, err = configMap("a")
 	assert.NoError(t, err, "the clusters keep the last applied version")
