@@ -1,21 +1,28 @@
 package apply_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"encoding/pem"
+	"os"
+	"path/filepath"
+	"sort"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/engine/apply"
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/views"
 	"github.com/declarative-gardener/gardener/tests/landscapetest"
 )
 
@@ -96,6 +103,30 @@ func TestGeneratedSecretsAreReusedRenewedAndRotated(t *testing.T) {
 	// A second plan never shows generated secrets changing.
 	for range 2 {
 		assert.False(t, planWith(t, cfg, dir, nil).HasChanges())
+	}
+
+	// gardener render writes the objects as apply sends them: the generated token is the one
+	// the cluster holds, and the files come in apply order.
+	out := landscapetest.Plan(t, landscapetest.Options(dir, landscapetest.Connector(cfg, cluster.Options{})))
+	rendered := filepath.Join(t.TempDir(), "rendered")
+	files, err := views.WriteManifests(rendered, out.Result.Desired, out.Graph.Order())
+	require.NoError(t, err)
+	var names []string
+	for _, f := range files {
+		names = append(names, f.Path)
+	}
+	sort.Strings(names)
+	require.Len(t, names, 5)
+	assert.Contains(t, names[0], "component.manifests.namespace", "the namespace sorts first")
+	for _, f := range files {
+		if f.Component != "component.generated_secret.token" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(rendered, f.Path))
+		require.NoError(t, err)
+		var secret corev1.Secret
+		require.NoError(t, yaml.Unmarshal(bytes.TrimPrefix(data, []byte("---\n")), &secret))
+		assert.Equal(t, token, secret.Data["token"])
 	}
 
 	// 25 days into the server certificate's 30: past 80%, it is renewed; the CA is not.

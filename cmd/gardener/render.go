@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/engine/views"
+)
+
+func newRenderCommand(reg *schema.Registry) *cobra.Command {
+	var inputs inputFlags
+	var outputDir, observed string
+	var targets []string
+	var parallelism int
+	cmd := &cobra.Command{
+		Use:   "render DIR --output-dir D",
+		Short: "Write the objects apply would send, as YAML files",
+		Long: `Render the landscape in DIR and write every object exactly as apply would send it (labels,
+annotations, generated secrets, copies) into D: a directory per cluster block, in it one file per
+component, numbered in apply order, so that "kubectl apply --server-side -f D/<cluster>" meets
+CRDs and namespaces before what needs them. Like a plan, rendering reads the clusters (generated
+secrets reuse the Secrets that exist, copies read their sources; --observed reads a snapshot
+instead); nothing is written to them. Values only a live object holds after apply keep their
+${live:...} marker. D holds Secrets as the clusters receive them: it is created readable by its
+owner only, and must be empty.`,
+		Example: `  gardener render landscapes/local --output-dir /tmp/local
+  kubectl apply --server-side -f /tmp/local/runtime --context runtime`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			stderr := cmd.ErrOrStderr()
+			if outputDir == "" {
+				fmt.Fprintln(stderr, "Error: --output-dir D is required.")
+				return exitCode(1)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			opts := planner.Options{
+				Dir: args[0], Schemas: reg, Renderers: catalogRenderers(), Inputs: inputs.sources(),
+				Targets: targets, Parallelism: parallelism, Differs: planner.LocalDiffers(""),
+				Connect: planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version}),
+			}
+			if observed != "" {
+				connect, err := planner.SnapshotConnector(observed)
+				if err != nil {
+					fmt.Fprintf(stderr, "Error: %v\n", err)
+					return exitCode(1)
+				}
+				opts.Connect = connect
+			}
+			out, diags, err := planner.Plan(ctx, opts)
+			if werr := diag.WriteText(stderr, diags, out.Load.Files, diag.TextOptions{Color: useColor(stderr)}); werr != nil {
+				return werr
+			}
+			if diags.HasErrors() {
+				return exitCode(1)
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "Error: %s\n", out.Redact(err.Error()))
+				return exitCode(1)
+			}
+			files, err := views.WriteManifests(outputDir, out.Result.Desired, out.Graph.Order())
+			if err != nil {
+				fmt.Fprintf(stderr, "Error: %v\n", err)
+				return exitCode(1)
+			}
+			objects := 0
+			for _, f := range files {
+				objects += f.Objects
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Wrote %d objects of %d components to %s.\n", objects, len(files), outputDir)
+			return nil
+		},
+	}
+	inputs.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&outputDir, "output-dir", "", "the directory to write to (created, or empty)")
+	fl.StringVar(&observed, "observed", "", "read a snapshot file (gardener snapshot) instead of the live clusters")
+	fl.StringArrayVar(&targets, "target", nil, "render only this component and its dependencies (repeatable)")
+	fl.IntVar(&parallelism, "parallelism", 10, "concurrent API requests per cluster")
+	return cmd
+}
