@@ -1,6 +1,7 @@
 package etcddruid
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -67,7 +68,7 @@ func deployment(v Values, vector images.Vector, overwrite *corev1.ConfigMap) (*a
 	n := replicas(v.HighAvailability)
 	pod := corev1.PodSpec{
 		ServiceAccountName: Name,
-		PriorityClassName:  PriorityClass,
+		PriorityClassName:  cmp.Or(v.PriorityClassName, PriorityClass),
 		SecurityContext: &corev1.PodSecurityContext{
 			RunAsNonRoot:   ptr.To(true),
 			RunAsUser:      ptr.To[int64](65532),

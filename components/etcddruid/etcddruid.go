@@ -44,6 +44,10 @@ type Values struct {
 	Workers int `json:"workers"`
 	// FeatureGates switches etcd-druid's feature gates on (true) or off (false) by name.
 	FeatureGates map[string]bool `json:"feature_gates"`
+	// PriorityClassName of the pod; "" means gardener-garden-system-300, its class in the garden
+	// runtime cluster (S4:26369). A seed's etcd-druid runs at gardener-system-800 (S4:26381).
+	// Set from Go only.
+	PriorityClassName string `json:"-"`
 }
 
 // Render renders one etcd_druid instance.

@@ -110,6 +110,8 @@ func (b *builder) systemComponents() error {
 		grm, err := resourcemanager.Objects(resourcemanager.Values{
 			Cluster: cluster, Namespace: GardenNamespace, Class: "seed",
 			CABundle: render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), ServerTLSSecretName: secretResourceManager,
+			// The seed's own classes (S4:26379); the garden's exist only in the runtime cluster.
+			PriorityClassName: priorityclasses.SystemCritical,
 		})
 		if err != nil {
 			return fmt.Errorf("gardener-resource-manager: %w", err)
@@ -117,7 +119,7 @@ func (b *builder) systemComponents() error {
 		b.add("gardener_resource_manager", "gardener_resource_manager", grm, append(first, "gardener_resource_manager_tls")...)
 		first = []string{"gardener_resource_manager"}
 
-		druid, err := etcddruid.Objects(etcddruid.Values{Cluster: cluster, Namespace: GardenNamespace})
+		druid, err := etcddruid.Objects(etcddruid.Values{Cluster: cluster, Namespace: GardenNamespace, PriorityClassName: priorityclasses.System800})
 		if err != nil {
 			return fmt.Errorf("etcd-druid: %w", err)
 		}
@@ -127,7 +129,8 @@ func (b *builder) systemComponents() error {
 			b.secret("vpa_admission_controller_tls", render.SecretSpec{Name: vpa.DefaultTLSSecretName, Class: "server-cert",
 				CommonName: vpa.WebhookServiceName, DNSNames: kube.ServiceDNSNames(vpa.WebhookServiceName, GardenNamespace), CA: secretSeedCA}, "ca_seed")
 			objs, err := vpa.Objects(vpa.Values{Cluster: cluster, Namespace: GardenNamespace,
-				CABundle: render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), TLSSecretName: vpa.DefaultTLSSecretName})
+				CABundle: render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), TLSSecretName: vpa.DefaultTLSSecretName,
+				PriorityClasses: vpa.SeedPriorityClass})
 			if err != nil {
 				return fmt.Errorf("vpa: %w", err)
 			}

@@ -227,3 +227,42 @@ func TestObservability(t *testing.T) {
 	assert.False(t, Outputs("seed1", off)["observability"].GetAttr("enabled").True())
 	assert.True(t, Outputs("seed1", values(nil))["observability"].GetAttr("enabled").True())
 }
+
+// A seed in its own cluster runs only on the seed's PriorityClasses, which it renders there
+// (S4:26374-26390): the garden's classes exist only in the runtime cluster, and a pod naming a
+// class that does not exist is never created.
+func TestSeedPodsUseTheSeedsPriorityClasses(t *testing.T) {
+	parts, err := Parts("seed1", values(nil))
+	require.NoError(t, err)
+	classes := map[string]bool{"system-node-critical": true, "system-cluster-critical": true}
+	for _, p := range parts {
+		for _, o := range p.Objects {
+			if o.Cluster == "seed1" && o.Object.GetKind() == "PriorityClass" {
+				classes[o.Object.GetName()] = true
+			}
+		}
+	}
+	require.Contains(t, classes, "gardener-system-critical")
+	checked := 0
+	for _, p := range parts {
+		for _, o := range p.Objects {
+			if o.Cluster != "seed1" {
+				continue
+			}
+			// Pod templates, and the specs of operators' resources (Prometheus, Alertmanager).
+			spec, found, _ := unstructured.NestedMap(o.Object.Object, "spec", "template", "spec")
+			if !found {
+				if spec, found, _ = unstructured.NestedMap(o.Object.Object, "spec"); !found || spec["priorityClassName"] == nil {
+					continue
+				}
+			}
+			checked++
+			name, _ := spec["priorityClassName"].(string)
+			if name != "" {
+				assert.True(t, classes[name], "%s %s/%s (part %s) uses priority class %s, which the seed's cluster does not have",
+					o.Object.GetKind(), o.Object.GetNamespace(), o.Object.GetName(), p.Name, name)
+			}
+		}
+	}
+	assert.Greater(t, checked, 5, "pod templates were checked")
+}

@@ -34,6 +34,13 @@ var PriorityClass = map[string]string{
 	Updater:             priorityclasses.GardenSystem200,
 }
 
+// SeedPriorityClass is each component's class in a seed cluster (S4:26381-26382).
+var SeedPriorityClass = map[string]string{
+	AdmissionController: priorityclasses.System800,
+	Recommender:         priorityclasses.System700,
+	Updater:             priorityclasses.System700,
+}
+
 // imageNames maps each component to its image vector entry.
 var imageNames = map[string]string{
 	AdmissionController: images.VPAAdmissionController,
@@ -128,7 +135,7 @@ func deployment(component, image string, v Values) *appsv1.Deployment {
 	}
 	pod := corev1.PodSpec{
 		ServiceAccountName: component,
-		PriorityClassName:  PriorityClass[component],
+		PriorityClassName:  priorityClass(v, component),
 		SecurityContext: &corev1.PodSecurityContext{
 			RunAsNonRoot:   ptr.To(true),
 			RunAsUser:      ptr.To(nonRootUser),
@@ -194,4 +201,12 @@ func disruptionBudgets(v Values) []runtime.Object {
 		})
 	}
 	return out
+}
+
+// priorityClass is a component's class: from v.PriorityClasses, else the garden's.
+func priorityClass(v Values, component string) string {
+	if c, ok := v.PriorityClasses[component]; ok {
+		return c
+	}
+	return PriorityClass[component]
 }

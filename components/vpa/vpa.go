@@ -66,6 +66,9 @@ type Values struct {
 	// (tls.crt, tls.key and the CA's ca.crt, as the engine's server-cert class writes it);
 	// "" means "vpa-admission-controller-server".
 	TLSSecretName string `json:"tls_secret_name"`
+	// PriorityClasses are the pods' classes by component; nil means PriorityClass, the classes
+	// in the garden runtime cluster. A seed's VPA uses SeedPriorityClass. Set from Go only.
+	PriorityClasses map[string]string `json:"-"`
 }
 
 // Render renders one vpa instance.

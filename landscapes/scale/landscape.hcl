@@ -44,6 +44,12 @@ variable "shoot_count" {
   }
 }
 
+variable "changed_shoot" {
+  type        = string
+  default     = ""
+  description = "A shoot whose worker pool may grow to 4 machines instead of 3: one field changed in one shoot, for the benchmark's plan of a small change."
+}
+
 variable "kubernetes_version" {
   type        = string
   default     = "1.31.1"

@@ -38,7 +38,7 @@ shoot "on_s1" {
   workers "local" {
     machine_type = "local"
     minimum      = 1
-    maximum      = 3
+    maximum      = each.key == var.changed_shoot ? 4 : 3
 
     machine_image {
       name    = "local"
@@ -89,7 +89,7 @@ shoot "on_s2" {
   workers "local" {
     machine_type = "local"
     minimum      = 1
-    maximum      = 3
+    maximum      = each.key == var.changed_shoot ? 4 : 3
 
     machine_image {
       name    = "local"
@@ -134,7 +134,7 @@ shoot "on_s3" {
   workers "local" {
     machine_type = "local"
     minimum      = 1
-    maximum      = 3
+    maximum      = each.key == var.changed_shoot ? 4 : 3
 
     machine_image {
       name    = "local"
