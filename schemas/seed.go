@@ -32,6 +32,11 @@ func seed() *schema.Schema {
 				reference("garden", schema.RefGarden, "The garden this seed registers with."),
 				reference("cluster", schema.RefCluster, "The cluster that becomes the seed and runs gardenlet."),
 				{Name: "extensions", Type: stringList, Description: "Extension types (such as provider-local or networking-calico) to install on this seed even before a shoot needs them."},
+				{
+					Name: "admission_webhooks", Type: cty.Bool, Default: cty.True,
+					Description: "Whether the seed's own system components register their admission webhooks (gardener-resource-manager, VPA), where the seed is not the garden's runtime cluster. " +
+						"Turn it off only where nothing can serve them, such as the local control plane, whose pods never run: a webhook nobody serves blocks the API requests it intercepts.",
+				},
 			},
 			Blocks: []schema.Block{
 				{

@@ -111,7 +111,7 @@ func (b *builder) systemComponents() error {
 			Cluster: cluster, Namespace: GardenNamespace, Class: "seed",
 			CABundle: render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), ServerTLSSecretName: secretResourceManager,
 			// The seed's own classes (S4:26379); the garden's exist only in the runtime cluster.
-			PriorityClassName: priorityclasses.SystemCritical,
+			PriorityClassName: priorityclasses.SystemCritical, AdmissionWebhooks: b.v.AdmissionWebhooks,
 		})
 		if err != nil {
 			return fmt.Errorf("gardener-resource-manager: %w", err)
@@ -130,7 +130,7 @@ func (b *builder) systemComponents() error {
 				CommonName: vpa.WebhookServiceName, DNSNames: kube.ServiceDNSNames(vpa.WebhookServiceName, GardenNamespace), CA: secretSeedCA}, "ca_seed")
 			objs, err := vpa.Objects(vpa.Values{Cluster: cluster, Namespace: GardenNamespace,
 				CABundle: render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), TLSSecretName: vpa.DefaultTLSSecretName,
-				PriorityClasses: vpa.SeedPriorityClass})
+				PriorityClasses: vpa.SeedPriorityClass, AdmissionWebhooks: b.v.AdmissionWebhooks})
 			if err != nil {
 				return fmt.Errorf("vpa: %w", err)
 			}

@@ -266,3 +266,22 @@ func TestSeedPodsUseTheSeedsPriorityClasses(t *testing.T) {
 	}
 	assert.Greater(t, checked, 5, "pod templates were checked")
 }
+
+// admission_webhooks = false leaves out the webhook configurations of the seed's own resource
+// manager and VPA, as the garden's switch does for its components.
+func TestSeedAdmissionWebhooks(t *testing.T) {
+	webhooks := func(v Values) []string {
+		var names []string
+		for _, p := range partsByName(t, v) {
+			for _, o := range p.Objects {
+				if k := o.Object.GetKind(); k == "MutatingWebhookConfiguration" || k == "ValidatingWebhookConfiguration" {
+					names = append(names, k+"/"+o.Object.GetName())
+				}
+			}
+		}
+		return names
+	}
+	assert.NotEmpty(t, webhooks(values(nil)), "registered by default")
+	off := false
+	assert.Empty(t, webhooks(values(func(v *Values) { v.AdmissionWebhooks = &off })))
+}

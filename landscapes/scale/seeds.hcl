@@ -5,6 +5,9 @@ seed "s1" {
   garden  = garden.scale
   cluster = cluster.seed_1
 
+  # As for the garden: nothing on kwok nodes serves webhooks.
+  admission_webhooks = false
+
   provider {
     type   = "local"
     region = "local"
@@ -34,6 +37,9 @@ seed "s2" {
   garden  = garden.scale
   cluster = cluster.seed_2
 
+  # As for the garden: nothing on kwok nodes serves webhooks.
+  admission_webhooks = false
+
   provider {
     type   = "local"
     region = "local"
@@ -62,6 +68,9 @@ seed "s2" {
 seed "s3" {
   garden  = garden.scale
   cluster = cluster.seed_3
+
+  # As for the garden: nothing on kwok nodes serves webhooks.
+  admission_webhooks = false
 
   provider {
     type   = "local"
