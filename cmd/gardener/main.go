@@ -6,10 +6,25 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/pprof"
+
+	"github.com/declarative-gardener/gardener/engine/secrets"
 )
 
+// profileEnv names a file to write a CPU profile of the whole run to (go tool pprof reads it):
+// how docs/performance.md finds where time goes.
+const profileEnv = "GARDENER_CPUPROFILE"
+
 func main() {
-	if err := newRootCommand(os.Stdout, os.Stderr).Execute(); err != nil {
+	stop, err := startProfile(os.Getenv(profileEnv))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "Error: %s: %v\n", profileEnv, err)
+		os.Exit(1)
+	}
+	secrets.PrefetchKeys()
+	err = newRootCommand(os.Stdout, os.Stderr).Execute()
+	stop()
+	if err != nil {
 		var code exitCode
 		if errors.As(err, &code) {
 			os.Exit(int(code))
@@ -17,4 +32,23 @@ func main() {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)
 	}
+}
+
+// startProfile starts a CPU profile into path, unless path is empty; stop ends it.
+func startProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

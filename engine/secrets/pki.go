@@ -9,6 +9,9 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,11 +24,65 @@ const serialBits = 127
 // wanting reproducible keys use testing/cryptotest.SetGlobalRandom. The reader is still passed,
 // so that the GODEBUG setting keeps working.
 func newRSAKey(random io.Reader, bits int) (*rsa.PrivateKey, error) {
-	key, err := rsa.GenerateKey(random, bits)
+	var key *rsa.PrivateKey
+	var err error
+	if prefetch.Load() && random == rand.Reader {
+		key, err = poolFor(bits).get()
+	} else {
+		key, err = rsa.GenerateKey(random, bits)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("generating a %d-bit RSA key: %w", bits, err)
 	}
 	return key, nil
+}
+
+// prefetch is set by PrefetchKeys.
+var prefetch atomic.Bool
+
+// PrefetchKeys makes RSA key generation run ahead of demand on every core. A 3072-bit key takes
+// a quarter of a second or more, and a landscape's first plan generates hundreds of them one
+// after the other while rendering: with keys generated in parallel in the background, rendering
+// waits for them a fraction of that time. At most twice GOMAXPROCS keys are generated and not
+// used. The command enables it; tests that need reproducible keys
+// (testing/cryptotest.SetGlobalRandom) do not.
+func PrefetchKeys() { prefetch.Store(true) }
+
+// keyPool keeps keys of one size ready: GOMAXPROCS goroutines, started on first use, generate
+// keys into a buffer of as many.
+type keyPool struct {
+	bits  int
+	start sync.Once
+	keys  chan pooledKey
+}
+
+type pooledKey struct {
+	key *rsa.PrivateKey
+	err error
+}
+
+var pools sync.Map // bits -> *keyPool
+
+func poolFor(bits int) *keyPool {
+	p, _ := pools.LoadOrStore(bits, &keyPool{bits: bits, keys: make(chan pooledKey, runtime.GOMAXPROCS(0))})
+	return p.(*keyPool)
+}
+
+func (p *keyPool) get() (*rsa.PrivateKey, error) {
+	p.start.Do(func() {
+		for range runtime.GOMAXPROCS(0) {
+			go p.fill()
+		}
+	})
+	k := <-p.keys
+	return k.key, k.err
+}
+
+func (p *keyPool) fill() {
+	for {
+		key, err := rsa.GenerateKey(rand.Reader, p.bits)
+		p.keys <- pooledKey{key: key, err: err}
+	}
 }
 
 // serialNumber draws a certificate serial number from random, which the caller's reader does
