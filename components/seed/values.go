@@ -15,7 +15,7 @@ type Values struct {
 	// AdmissionWebhooks registers the webhooks of the seed's own resource manager and VPA; nil
 	// means true.
 	AdmissionWebhooks *bool `json:"admission_webhooks"`
-	Provider   struct {
+	Provider          struct {
 		Type           string   `json:"type"`
 		Region         string   `json:"region"`
 		Zones          []string `json:"zones"`
