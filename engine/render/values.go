@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/zclconf/go-cty/cty"
 )
@@ -87,43 +88,99 @@ func stringsIn(v cty.Value) []string {
 // Redactor decides how a rendered value is shown: secrets are never shown, and markers of
 // values known only after apply are shown as such.
 type Redactor struct {
+	mu      sync.Mutex
 	secrets []string
+	// index finds the secrets inside a string; built on first use after a change.
+	index *secretIndex
 }
 
 // NewRedactor returns a redactor for the given sensitive strings.
 func NewRedactor(secrets []string) *Redactor {
-	r := &Redactor{secrets: append([]string(nil), secrets...)}
-	sort.Strings(r.secrets)
-	return r
+	return &Redactor{secrets: append([]string(nil), secrets...)}
 }
 
 // Add adds further sensitive strings.
 func (r *Redactor) Add(secrets ...string) {
+	if len(secrets) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.secrets = append(r.secrets, secrets...)
-	sort.Strings(r.secrets)
+	r.index = nil
 }
 
-// Sensitive reports whether a value contains a secret, anywhere inside it.
+// Sensitive reports whether a value contains a secret, anywhere inside it. A plan asks this of
+// every string of every object, so the secrets are indexed by their first bytes: the cost grows
+// with the length of the value, not with the number of secrets.
 func (r *Redactor) Sensitive(v any) bool {
-	if r == nil || len(r.secrets) == 0 {
+	if r == nil {
 		return false
 	}
+	r.mu.Lock()
+	if r.index == nil {
+		r.index = newSecretIndex(r.secrets)
+	}
+	ix := r.index
+	r.mu.Unlock()
+	if ix.none {
+		return false
+	}
+	return ix.sensitive(v)
+}
+
+// secretIndex maps the first k bytes of every secret (k the length of the shortest secret, at
+// most 8) to the secrets starting with them.
+type secretIndex struct {
+	none, empty bool
+	k           int
+	byPrefix    map[string][]string
+}
+
+func newSecretIndex(secrets []string) *secretIndex {
+	ix := &secretIndex{none: len(secrets) == 0, k: 8, byPrefix: map[string][]string{}}
+	for _, s := range secrets {
+		if s == "" {
+			ix.empty = true // every string contains the empty string
+			continue
+		}
+		ix.k = min(ix.k, len(s))
+	}
+	for _, s := range secrets {
+		if s != "" {
+			ix.byPrefix[s[:ix.k]] = append(ix.byPrefix[s[:ix.k]], s)
+		}
+	}
+	return ix
+}
+
+func (ix *secretIndex) sensitive(v any) bool {
 	switch v := v.(type) {
 	case string:
-		for _, s := range r.secrets {
-			if strings.Contains(v, s) {
-				return true
-			}
-		}
+		return ix.contains(v)
 	case map[string]any:
 		for k, e := range v {
-			if r.Sensitive(k) || r.Sensitive(e) {
+			if ix.contains(k) || ix.sensitive(e) {
 				return true
 			}
 		}
 	case []any:
 		for _, e := range v {
-			if r.Sensitive(e) {
+			if ix.sensitive(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (ix *secretIndex) contains(v string) bool {
+	if ix.empty {
+		return true
+	}
+	for i := 0; i+ix.k <= len(v); i++ {
+		for _, s := range ix.byPrefix[v[i:i+ix.k]] {
+			if strings.HasPrefix(v[i:], s) {
 				return true
 			}
 		}
@@ -137,8 +194,16 @@ func (r *Redactor) Redact(msg string) string {
 	if r == nil {
 		return msg
 	}
+	r.mu.Lock()
 	secrets := append([]string(nil), r.secrets...)
-	sort.SliceStable(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
+	r.mu.Unlock()
+	// Longest first, and in one order for secrets of one length, so that output is stable.
+	sort.Slice(secrets, func(i, j int) bool {
+		if len(secrets[i]) != len(secrets[j]) {
+			return len(secrets[i]) > len(secrets[j])
+		}
+		return secrets[i] < secrets[j]
+	})
 	for _, s := range secrets {
 		msg = strings.ReplaceAll(msg, s, "(sensitive value)")
 	}

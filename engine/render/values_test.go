@@ -1,6 +1,7 @@
 package render
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,6 +56,27 @@ func TestRedactor(t *testing.T) {
 	assert.False(t, none.Sensitive("hunter22"))
 	assert.True(t, Unknown(map[string]any{"a": []any{"x-" + UnknownString}}))
 	assert.False(t, Unknown("known"))
+}
+
+// The index behind Sensitive finds secrets of any length at any position, also several sharing
+// their first bytes and secrets added later, exactly as a search for each secret would.
+func TestRedactorIndex(t *testing.T) {
+	secrets := []string{"abcdefgh-one", "abcdefgh-two", "xyz", "longer-secret-value-0123456789"}
+	r := NewRedactor(secrets[:2])
+	r.Add(secrets[2:]...)
+	values := []string{"", "ab", "xy", "xyz", "..xyz..", "abcdefgh-on", "abcdefgh-one", "prefix-abcdefgh-two-suffix",
+		"abcdefgh-three", "longer-secret-value-012345678", "a longer-secret-value-0123456789", "x", "yzx"}
+	for _, v := range values {
+		want := false
+		for _, s := range secrets {
+			want = want || strings.Contains(v, s)
+		}
+		assert.Equal(t, want, r.Sensitive(v), "%q", v)
+	}
+	r.Add("hidden-later")
+	assert.True(t, r.Sensitive("the hidden-later value"), "an added secret is indexed")
+	assert.True(t, NewRedactor([]string{""}).Sensitive("anything"), "the empty string is in every string")
+	assert.False(t, NewRedactor(nil).Sensitive("anything"))
 }
 
 func TestClusterName(t *testing.T) {
