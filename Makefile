@@ -59,9 +59,13 @@ local-down: ## stop the local control plane
 demo: tools build ## walk through the local control plane (landscape plan/apply joins as it lands)
 	tests/demo/run.sh
 
+# Shoot counts of landscapes/scale the benchmark measures: 10, 50 and 100 shoots are about
+# 1,900, 6,500 and 12,800 objects.
+BENCH_SIZES ?= 10,50,100
+
 .PHONY: bench
-bench: ## benchmarks against the local control plane
-	@echo "make bench: not yet implemented (issue 9)"; exit 1
+bench: tools build ## measure plan and apply against kubectl and the LIST floor on fresh local planes (BENCH_SIZES=10,50,100); results in bench-results/
+	go run ./tests/bench/cmd/bench --gardener $(BIN)/gardener --sizes $(BENCH_SIZES) --out bench-results
 
 .PHONY: clean
 clean: local-down ## stop the local control plane and remove build outputs except the tool binaries
