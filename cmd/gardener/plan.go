@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
@@ -116,15 +118,8 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 		}
 	}
 	out, diags, err := planner.Plan(ctx, opts)
-	if werr := diag.WriteText(stderr, diags, out.Load.Files, diag.TextOptions{Color: useColor(stderr)}); werr != nil {
-		return werr
-	}
-	if diags.HasErrors() {
-		return exitCode(1)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "Error: %s\n", out.Redact(err.Error()))
-		return exitCode(1)
+	if err := reportPlan(stderr, out, diags, err); err != nil {
+		return err
 	}
 	pl := out.Result.Plan
 	if f.out != "" {
@@ -228,4 +223,20 @@ clusters store them, Secrets included; treat it like a backup of those objects.`
 	inputs.register(cmd)
 	cmd.Flags().StringVar(&output, "output", "", "the snapshot file to write")
 	return cmd
+}
+
+// reportPlan prints a plan run's diagnostics and, when the landscape is invalid or the run
+// failed, says so (secrets redacted) and returns the error the command ends with.
+func reportPlan(stderr io.Writer, out *planner.Outcome, diags hcl.Diagnostics, err error) error {
+	if werr := diag.WriteText(stderr, diags, out.Load.Files, diag.TextOptions{Color: useColor(stderr)}); werr != nil {
+		return werr
+	}
+	if diags.HasErrors() {
+		return exitCode(1)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "Error: %s\n", out.Redact(err.Error()))
+		return exitCode(1)
+	}
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
-	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/engine/views"
@@ -56,15 +55,8 @@ owner only, and must be empty.`,
 				opts.Connect = connect
 			}
 			out, diags, err := planner.Plan(ctx, opts)
-			if werr := diag.WriteText(stderr, diags, out.Load.Files, diag.TextOptions{Color: useColor(stderr)}); werr != nil {
-				return werr
-			}
-			if diags.HasErrors() {
-				return exitCode(1)
-			}
-			if err != nil {
-				fmt.Fprintf(stderr, "Error: %s\n", out.Redact(err.Error()))
-				return exitCode(1)
+			if err := reportPlan(stderr, out, diags, err); err != nil {
+				return err
 			}
 			files, err := views.WriteManifests(outputDir, out.Result.Desired, out.Graph.Order())
 			if err != nil {

@@ -53,16 +53,20 @@ func (e *events) all() string {
 	return strings.Join(e.reasons, "\n")
 }
 
-func landscape(configMaps ...string) string {
+func landscape(configMaps ...string) string { return namedLandscape("daemon-test", configMaps...) }
+
+// namedLandscape is a landscape called name with its state in namespace <name>-state, a
+// namespace <name>, and in it a ConfigMap per name in configMaps.
+func namedLandscape(name string, configMaps ...string) string {
 	var objs []string
 	for _, n := range configMaps {
 		objs = append(objs, fmt.Sprintf(`{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = %q }, data = { owner = "daemon" } }`, n))
 	}
-	return fmt.Sprintf(`landscape "daemon-test" {
+	return fmt.Sprintf(`landscape %[1]q {
   state {
     backend   = "kubernetes"
     cluster   = cluster.runtime
-    namespace = "daemon-test-state"
+    namespace = "%[1]s-state"
   }
 }
 
@@ -72,16 +76,16 @@ cluster "runtime" {
 
 component "manifests" "namespace" {
   cluster = cluster.runtime
-  objects = [{ apiVersion = "v1", kind = "Namespace", metadata = { name = "daemon-test" } }]
+  objects = [{ apiVersion = "v1", kind = "Namespace", metadata = { name = %[1]q } }]
 }
 
 component "manifests" "settings" {
   cluster    = cluster.runtime
-  namespace  = "daemon-test"
+  namespace  = %[1]q
   depends_on = [component.manifests.namespace]
-  objects    = [%s]
+  objects    = [%[2]s]
 }
-`, strings.Join(objs, ", "))
+`, name, strings.Join(objs, ", "))
 }
 
 // The daemon applies the landscape, repairs drift, waits for approval of a destructive change,

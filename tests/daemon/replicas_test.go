@@ -2,7 +2,6 @@ package daemon_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -99,34 +98,7 @@ func documentedMetrics(t *testing.T) []string {
 }
 
 func replicasLandscape(configMaps ...string) string {
-	var objs []string
-	for _, n := range configMaps {
-		objs = append(objs, fmt.Sprintf(`{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = %q }, data = { owner = "daemon" } }`, n))
-	}
-	return fmt.Sprintf(`landscape "daemon-replicas" {
-  state {
-    backend   = "kubernetes"
-    cluster   = cluster.runtime
-    namespace = "daemon-replicas-state"
-  }
-}
-
-cluster "runtime" {
-  context = "runtime"
-}
-
-component "manifests" "namespace" {
-  cluster = cluster.runtime
-  objects = [{ apiVersion = "v1", kind = "Namespace", metadata = { name = "daemon-replicas" } }]
-}
-
-component "manifests" "settings" {
-  cluster    = cluster.runtime
-  namespace  = "daemon-replicas"
-  depends_on = [component.manifests.namespace]
-  objects    = [%s]
-}
-`, strings.Join(objs, ", "))
+	return namedLandscape("daemon-replicas", configMaps...)
 }
 
 // Two replicas of the real binary: only the leader acts, its metrics endpoint serves every
