@@ -3,6 +3,7 @@ package localcluster
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -349,4 +350,34 @@ func nodeReady(n *corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// A port chosen free but taken by another process before etcd binds it (planes of parallel test
+// packages start at the same time) costs a second choice, not a failed start. Not parallel: it
+// replaces choosePorts, which the parallel tests use only after it has finished.
+func TestPlaneChoosesPortsAgainWhenOneIsTaken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts control planes")
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer taken.Close()
+	calls := 0
+	choosePorts = func(n int) ([]int, error) {
+		calls++
+		ports, err := freePorts(n)
+		if calls == 1 && err == nil {
+			ports[0] = taken.Addr().(*net.TCPAddr).Port // etcd's client port
+		}
+		return ports, err
+	}
+	defer func() { choosePorts = freePorts }()
+	c, err := Launch(context.Background(), Options{Planes: []PlaneOptions{{Name: RuntimePlane}}, Log: testLog{t}})
+	require.NoError(t, err)
+	defer c.Stop()
+	assert.Equal(t, 2, calls, "the ports were chosen again once")
+	cs, err := kubernetes.NewForConfig(c.Plane(RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	_, err = cs.CoreV1().Namespaces().Get(context.Background(), "default", metav1.GetOptions{})
+	assert.NoError(t, err, "the plane serves")
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -145,29 +146,19 @@ func (p *Plane) start(ctx context.Context) error {
 	if p.files, err = creds.write(filepath.Join(p.dir, "pki")); err != nil {
 		return fmt.Errorf("plane %s: %w", p.opts.Name, err)
 	}
-	ports, err := freePorts(3)
-	if err != nil {
-		return fmt.Errorf("plane %s: %w", p.opts.Name, err)
-	}
-	p.etcdClientPort, p.etcdPeerPort, p.apiServerPort = ports[0], ports[1], ports[2]
-	p.kubeconfigPath = filepath.Join(p.dir, "kubeconfig")
-	if err := writeKubeconfig(p.kubeconfigPath, []*Plane{p}); err != nil {
-		return fmt.Errorf("plane %s: %w", p.opts.Name, err)
-	}
-
-	etcd, err := p.run(binEtcd, p.etcdArgs())
-	if err != nil {
-		return err
-	}
-	if err := waitHTTP(ctx, etcd, "http://127.0.0.1:"+strconv.Itoa(p.etcdClientPort)+"/health", nil, ""); err != nil {
-		return fmt.Errorf("plane %s etcd: %w", p.opts.Name, err)
-	}
-	apiServer, err := p.run(binKubeAPIServer, p.apiServerArgs())
-	if err != nil {
-		return err
-	}
-	if err := waitHTTP(ctx, apiServer, p.Server()+"/readyz", p.creds.caCertPEM, p.creds.adminToken); err != nil {
-		return fmt.Errorf("plane %s kube-apiserver: %w", p.opts.Name, err)
+	// A port chosen free can be taken by another process (planes of parallel test packages start
+	// at the same time) before etcd or the API server binds it: then choose again.
+	for attempt := 1; ; attempt++ {
+		err := p.startCore(ctx)
+		if err == nil {
+			break
+		}
+		if attempt == portAttempts || !strings.Contains(err.Error(), "address already in use") {
+			return err
+		}
+		if serr := p.stopCore(); serr != nil {
+			return errors.Join(err, serr)
+		}
 	}
 
 	if p.opts.GardenerAPI {
@@ -188,6 +179,55 @@ func (p *Plane) start(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// choosePorts picks the ports of a plane; tests replace it to lose a port on purpose.
+var choosePorts = freePorts
+
+// portAttempts bounds how often a plane chooses ports again after losing one to another process.
+const portAttempts = 3
+
+// startCore chooses ports, then starts etcd and the API server and waits until both serve.
+func (p *Plane) startCore(ctx context.Context) error {
+	ports, err := choosePorts(3)
+	if err != nil {
+		return fmt.Errorf("plane %s: %w", p.opts.Name, err)
+	}
+	p.etcdClientPort, p.etcdPeerPort, p.apiServerPort = ports[0], ports[1], ports[2]
+	p.kubeconfigPath = filepath.Join(p.dir, "kubeconfig")
+	if err := writeKubeconfig(p.kubeconfigPath, []*Plane{p}); err != nil {
+		return fmt.Errorf("plane %s: %w", p.opts.Name, err)
+	}
+	etcd, err := p.run(binEtcd, p.etcdArgs())
+	if err != nil {
+		return err
+	}
+	if err := waitHTTP(ctx, etcd, "http://127.0.0.1:"+strconv.Itoa(p.etcdClientPort)+"/health", nil, ""); err != nil {
+		return fmt.Errorf("plane %s etcd: %w", p.opts.Name, err)
+	}
+	apiServer, err := p.run(binKubeAPIServer, p.apiServerArgs())
+	if err != nil {
+		return err
+	}
+	if err := waitHTTP(ctx, apiServer, p.Server()+"/readyz", p.creds.caCertPEM, p.creds.adminToken); err != nil {
+		return fmt.Errorf("plane %s kube-apiserver: %w", p.opts.Name, err)
+	}
+	return nil
+}
+
+// stopCore stops what a failed startCore started and removes etcd's data, so that the next
+// attempt starts from nothing.
+func (p *Plane) stopCore() error {
+	p.mu.Lock()
+	procs := p.procs
+	p.procs = nil
+	p.mu.Unlock()
+	var errs []error
+	for i := len(procs) - 1; i >= 0; i-- {
+		errs = append(errs, procs[i].stop(stopGrace))
+	}
+	errs = append(errs, os.RemoveAll(filepath.Join(p.dir, "etcd")))
+	return errors.Join(errs...)
 }
 
 // run starts one binary of the plane and records it for stop.
