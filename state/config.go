@@ -50,11 +50,7 @@ func FromConfig(cfg *config.StateConfig, dir, landscape string, connect ClusterF
 		if err != nil {
 			return nil, fmt.Errorf("state: cluster %s: %w", cfg.Cluster, err)
 		}
-		ns := cfg.Namespace
-		if ns == "" {
-			ns = DefaultNamespace
-		}
-		b := NewKubernetes(cs, ns, landscape)
+		b := NewKubernetes(cs, kubeNamespace(cfg), landscape)
 		if k := b.(*kube); k.invalid != nil {
 			return nil, k.invalid
 		}

@@ -5,13 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/inventory"
 )
 
@@ -139,29 +139,38 @@ func nameSlug(landscape string) string {
 	return slug + "-" + hex.EncodeToString(sum[:4])
 }
 
-// Watchable is implemented by backends whose state a watch can follow without reading it: the
-// kubernetes backend's head Secret names the serial and lineage of the state it holds. The
-// daemon plans from the state it last read or wrote as long as the head it watches still names
-// that version.
-type Watchable interface {
-	// Head is the namespace and name of the head Secret.
-	Head() (namespace, name string)
+// KubernetesHead is where a landscape whose state block keeps the state in a cluster has its
+// head Secret: the block's namespace (DefaultNamespace when unset) and the Secret's name. ok is
+// false for any other backend. The daemon watches the head and plans from the state it last read
+// or wrote as long as the head names that version (HeadVersion).
+func KubernetesHead(cfg *config.StateConfig, landscape string) (namespace, name string, ok bool) {
+	if cfg == nil || cfg.Backend != config.BackendKubernetes {
+		return "", "", false
+	}
+	return kubeNamespace(cfg), headName(nameSlug(landscape)), true
 }
-
-// Head implements Watchable.
-func (b *kube) Head() (namespace, name string) { return b.namespace, b.headName() }
 
 // HeadVersion returns the lineage and serial a head Secret's annotations record; ok is false
-// when they are missing or invalid.
+// when they are missing or invalid (the state is then damaged, and reading it says so).
 func HeadVersion(annotations map[string]string) (lineage string, serial int64, ok bool) {
-	serial, err := strconv.ParseInt(annotations[annoSerial], 10, 64)
-	if err != nil || annotations[annoLineage] == "" {
+	m, err := parseHead(annotations)
+	if err != nil {
 		return "", 0, false
 	}
-	return annotations[annoLineage], serial, true
+	return m.lineage, m.serial, true
 }
 
-func (b *kube) headName() string  { return "gardener-state-" + b.slug }
+// kubeNamespace is the namespace a kubernetes state block names, DefaultNamespace when unset.
+func kubeNamespace(cfg *config.StateConfig) string {
+	if cfg.Namespace == "" {
+		return DefaultNamespace
+	}
+	return cfg.Namespace
+}
+
+func headName(slug string) string { return "gardener-state-" + slug }
+
+func (b *kube) headName() string  { return headName(b.slug) }
 func (b *kube) leaseName() string { return "gardener-lock-" + b.slug }
 func (b *kube) chunkName(writeID string, n int) string {
 	return fmt.Sprintf("gardener-state-%s-%s-%d", b.slug, writeID, n)

@@ -89,9 +89,14 @@ func TestKubernetesLayout(t *testing.T) {
 	assert.Equal(t, "1", head.Annotations[annoSerial])
 	assert.Equal(t, small.Lineage, head.Annotations[annoLineage])
 	assert.Equal(t, "1", head.Annotations[annoChunks])
-	// A watcher finds the head and reads the version it names.
-	headNS, headName := b.(Watchable).Head()
-	assert.Equal(t, [2]string{ns, "gardener-state-land"}, [2]string{headNS, headName})
+	// A watcher finds the head from the state block and reads the version it names.
+	headNS, name, ok := KubernetesHead(&config.StateConfig{Backend: config.BackendKubernetes, Namespace: ns}, "land")
+	assert.True(t, ok)
+	assert.Equal(t, [2]string{ns, "gardener-state-land"}, [2]string{headNS, name})
+	headNS, _, _ = KubernetesHead(&config.StateConfig{Backend: config.BackendKubernetes}, "land")
+	assert.Equal(t, DefaultNamespace, headNS, "the backend's default namespace")
+	_, _, ok = KubernetesHead(&config.StateConfig{Backend: config.BackendLocal}, "land")
+	assert.False(t, ok, "a state file has no head Secret")
 	lineage, serial, ok := HeadVersion(head.Annotations)
 	assert.True(t, ok)
 	assert.Equal(t, small.Lineage, lineage)

@@ -79,8 +79,7 @@ type headMeta struct {
 	writeID string
 }
 
-func parseHead(head *corev1.Secret) (headMeta, error) {
-	a := head.Annotations
+func parseHead(a map[string]string) (headMeta, error) {
 	m := headMeta{lineage: a[annoLineage], sha256: a[annoSHA256], writeID: a[annoWriteID]}
 	var err1, err2 error
 	m.serial, err1 = strconv.ParseInt(a[annoSerial], 10, 64)
@@ -93,7 +92,7 @@ func parseHead(head *corev1.Secret) (headMeta, error) {
 
 // assemble reads the chunks the head names and decodes the state.
 func (b *kube) assemble(ctx context.Context, head *corev1.Secret) (*State, error) {
-	m, err := parseHead(head)
+	m, err := parseHead(head.Annotations)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.where(), err)
 	}
@@ -148,7 +147,7 @@ func (b *kube) Write(ctx context.Context, s *State) error {
 	}
 	cur := stored{}
 	if head != nil {
-		m, err := parseHead(head)
+		m, err := parseHead(head.Annotations)
 		if err != nil {
 			return fmt.Errorf("%s: %w", b.where(), err)
 		}

@@ -94,7 +94,8 @@ func TestWatcherFollowsTheStateHead(t *testing.T) {
 	head := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret"}}
 	head.SetNamespace("state")
 	head.SetName("gardener-state-land")
-	head.SetAnnotations(map[string]string{"state.declarative-gardener.io/serial": "7", "state.declarative-gardener.io/lineage": "l-1"})
+	head.SetAnnotations(map[string]string{"state.declarative-gardener.io/serial": "7", "state.declarative-gardener.io/lineage": "l-1",
+		"state.declarative-gardener.io/chunks": "1", "state.declarative-gardener.io/sha256": "00"})
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{configMapsGVR: "ConfigMapList", secretsGVR: "SecretList"}, head)
 	w := &watcher{landscape: "land", trigger: func() {}}

@@ -398,7 +398,7 @@ func (d *Daemon) planFromCaches(ctx context.Context, snapshot string) *planner.O
 	po.Connect = cachedConnector(d.pool.connector(po.Connect), d.watch)
 	po.Differs = d.pool.differFactory(po.Differs)
 	po.ReadState = func(res *config.Result) (*state.State, error) {
-		head, err := d.headOf(res)
+		head, err := headOf(res)
 		if err != nil {
 			return nil, err
 		}
@@ -418,19 +418,14 @@ func (d *Daemon) planFromCaches(ctx context.Context, snapshot string) *planner.O
 
 // headOf finds where a landscape's state head is: its kubernetes backend's cluster block,
 // namespace and name.
-func (d *Daemon) headOf(res *config.Result) (headTarget, error) {
-	if res == nil || res.Landscape == nil || res.Landscape.State == nil {
+func headOf(res *config.Result) (headTarget, error) {
+	if res == nil || res.Landscape == nil {
 		return headTarget{}, errors.New("the landscape keeps no state in a cluster")
 	}
-	backend, err := planner.OpenState(res, d.o.Cluster)
-	if err != nil {
-		return headTarget{}, err
-	}
-	w, ok := backend.(state.Watchable)
+	ns, name, ok := state.KubernetesHead(res.Landscape.State, res.Landscape.Name)
 	if !ok {
 		return headTarget{}, errors.New("the landscape keeps no state in a cluster")
 	}
-	ns, name := w.Head()
 	return headTarget{Cluster: res.Landscape.State.Cluster, Namespace: ns, Name: name}, nil
 }
 
@@ -572,7 +567,7 @@ func (d *Daemon) watchOwned(out *planner.Outcome) {
 	if out.Load != nil && out.Load.Landscape != nil {
 		d.watch.landscape = out.Load.Landscape.Name
 	}
-	head, err := d.headOf(out.Load)
+	head, err := headOf(out.Load)
 	if err != nil {
 		head = headTarget{}
 	}
