@@ -3,7 +3,8 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -103,30 +104,20 @@ func (s Status) data() map[string]string {
 // content is the status's data without its times, to tell whether it changed.
 func (s Status) content() string {
 	d := s.data()
-	keys := make([]string, 0, len(d))
-	for k := range d {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(d)) {
 		switch k {
 		case "last-plan-time", "last-apply-time", "last-successful-apply":
 			continue
 		}
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
 		fmt.Fprintf(&b, "%s=%q\n", k, d[k])
 	}
 	return b.String()
 }
 
 func componentLines(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		fmt.Fprintf(&b, "%s: %s\n", k, m[k])
 	}
 	return b.String()
