@@ -16,15 +16,31 @@ import (
 
 // StateRecorder keeps a landscape's state in step with an apply: it writes each component's
 // objects as pending before they are written to a cluster, and as owned (with UIDs) once they
-// are ready, dropping what was deleted. Components run in parallel; writes are serialised.
+// are ready, dropping what was deleted.
+//
+// Components run in parallel and every write stores the whole state, so writes are committed in
+// groups: a change returns once a write that includes it is stored, and the changes made while
+// one write is under way are stored together by the next. Without grouping an apply of n
+// components wrote the state 2n times one after the other, and at a few hundred components
+// those writes, not the clusters, set the pace.
 type StateRecorder struct {
 	Backend state.Backend
 	// Types are the component types by address, recorded with each component.
 	Types map[string]string
 	// DependsOn are the components' dependencies by address, recorded with each component.
 	DependsOn map[string][]string
-	mu        sync.Mutex
-	state     *state.State
+	// mu guards state, changed, stored, writes and the outcome of the last write.
+	mu    sync.Mutex
+	state *state.State
+	// changed counts the changes made to state; stored is the count the last write included.
+	changed, stored uint64
+	// lastErr is the outcome of the last write, which every change it included reports.
+	lastErr error
+	// writing serialises writes; a change waiting for it may find its write done by another.
+	// It is taken before mu.
+	writing sync.Mutex
+	// writes counts the writes, for tests of the grouping.
+	writes int
 	// writeFailed is set once a write failed.
 	writeFailed bool
 }
@@ -48,20 +64,63 @@ func (r *StateRecorder) State() *state.State {
 	return r.state
 }
 
-// write stores the state; the caller holds r.mu.
-func (r *StateRecorder) write(ctx context.Context) error {
-	err := r.Backend.Write(ctx, r.state)
+// commit makes a change to the state (under r.mu) and returns once a write that includes it
+// is stored, with that write's error. The change is made in either case: the recorder's state is
+// what the apply did, whether or not the backend has it yet.
+func (r *StateRecorder) commit(ctx context.Context, change func()) error {
+	r.mu.Lock()
+	change()
+	r.changed++
+	mine := r.changed
+	r.mu.Unlock()
+
+	r.writing.Lock()
+	defer r.writing.Unlock()
+	r.mu.Lock()
+	if r.stored >= mine {
+		err := r.lastErr // another caller's write included this change
+		r.mu.Unlock()
+		return err
+	}
+	included, snapshot := r.changed, shallowCopy(r.state)
+	r.mu.Unlock()
+
+	// Changes made while this write is under way go to the copy's original and queue for the
+	// next write.
+	err := r.Backend.Write(ctx, snapshot)
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.writes++
 	if err != nil {
 		r.writeFailed = true
+	} else {
+		r.state.FormatVersion, r.state.Lineage, r.state.Serial, r.state.Landscape = snapshot.FormatVersion, snapshot.Lineage, snapshot.Serial, snapshot.Landscape
 	}
+	r.stored, r.lastErr = included, err
 	return err
+}
+
+// shallowCopy copies s and its components, sharing what the recorder never changes in place:
+// it replaces a component's slices rather than writing to them (appending to Pending writes past
+// the copy's length only), so the copy stays as it was while the original moves on.
+func shallowCopy(s *state.State) *state.State {
+	c := *s
+	c.Components = make(map[string]*state.Component, len(s.Components))
+	for addr, comp := range s.Components {
+		cc := *comp
+		c.Components[addr] = &cc
+	}
+	return &c
 }
 
 // Intent records a component's objects to write and to delete as pending, in addition to what
 // an earlier interrupted apply left pending: nothing is dropped until Applied resolves it.
 func (r *StateRecorder) Intent(ctx context.Context, component string, objs []*plan.Desired, deletes []*plan.ObjectChange) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	return r.commit(ctx, func() { r.intend(component, objs, deletes) })
+}
+
+func (r *StateRecorder) intend(component string, objs []*plan.Desired, deletes []*plan.ObjectChange) {
 	c := r.component(component)
 	seen := map[string]bool{}
 	for _, o := range c.Pending {
@@ -79,13 +138,14 @@ func (r *StateRecorder) Intent(ctx context.Context, component string, objs []*pl
 	for _, o := range deletes {
 		add(toStateObject(o.Cluster, o.APIVersion, o.Ref, ""))
 	}
-	return r.write(ctx)
 }
 
 // Applied records a component's objects as owned and forgets the deleted ones.
 func (r *StateRecorder) Applied(ctx context.Context, component string, applied []AppliedObject, deleted []plan.ObjectChange) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	return r.commit(ctx, func() { r.record(component, applied, deleted) })
+}
+
+func (r *StateRecorder) record(component string, applied []AppliedObject, deleted []plan.ObjectChange) {
 	c := r.component(component)
 	gone := map[string]bool{}
 	for _, d := range deleted {
@@ -114,7 +174,6 @@ func (r *StateRecorder) Applied(ctx context.Context, component string, applied [
 	if len(c.Objects) == 0 {
 		delete(r.state.Components, component)
 	}
-	return r.write(ctx)
 }
 
 func (r *StateRecorder) component(addr string) *state.Component {
