@@ -182,13 +182,13 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 		applied[desiredKey{o.Cluster, o.Ref}] = live
 		// Custom resources of a CRD written here wait until it is established.
 		if isCRD(o.Ref) && (i+1 == len(writes) || !isCRD(writes[i+1].Ref)) && e.Ready != nil {
-			if err := e.waitReady(waitCtx, e.timeoutOf(c.Address), crdsOf(writes[:i+1], desired)); err != nil {
+			if err := e.waitReady(waitCtx, e.timeoutOf(c.Address), crdsOf(writes[:i+1], desired), applied); err != nil {
 				return err
 			}
 		}
 	}
 	if e.Ready != nil {
-		if err := e.waitReady(waitCtx, e.timeoutOf(c.Address), awaited); err != nil {
+		if err := e.waitReady(waitCtx, e.timeoutOf(c.Address), awaited, applied); err != nil {
 			return err
 		}
 	}
@@ -459,7 +459,9 @@ func (e *Executor) timeoutOf(addr string) time.Duration {
 	return 5 * time.Minute
 }
 
-func (e *Executor) waitReady(parent context.Context, timeout time.Duration, objs []*plan.Desired) error {
+// waitReady waits until objs are ready. Readiness gets each object as its write answered where
+// this apply wrote it (applied), and as desired otherwise.
+func (e *Executor) waitReady(parent context.Context, timeout time.Duration, objs []*plan.Desired, applied map[desiredKey]*unstructured.Unstructured) error {
 	if len(objs) == 0 {
 		return nil
 	}
@@ -469,7 +471,11 @@ func (e *Executor) waitReady(parent context.Context, timeout time.Duration, objs
 	byCluster := map[string][]*unstructured.Unstructured{}
 	resources := map[string]map[object.Ref]schema.GroupVersionResource{}
 	for _, d := range objs {
-		byCluster[d.Cluster] = append(byCluster[d.Cluster], d.Object)
+		obj := d.Object
+		if live := applied[desiredKey{d.Cluster, object.RefOf(d.Object)}]; live != nil {
+			obj = live
+		}
+		byCluster[d.Cluster] = append(byCluster[d.Cluster], obj)
 		if resources[d.Cluster] == nil {
 			resources[d.Cluster] = map[object.Ref]schema.GroupVersionResource{}
 		}

@@ -123,13 +123,22 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 	return Schedule(ctx, components, deps, opts.Parallelism, pl.Destroy, work, opts.Events), nil
 }
 
-// typedReadiness waits with engine/readiness: one watch per resource and namespace.
+// typedReadiness waits with engine/readiness: one watch per resource and namespace. An object as
+// the server answered its write (it has a resourceVersion) that is ready by its kind's rule is
+// not watched: a ConfigMap, a Role or a Service is ready once the server has it, and most
+// objects are such, so most components finish without a LIST and a WATCH.
 func typedReadiness(clients map[string]dynamic.Interface) Readiness {
 	return func(ctx context.Context, cluster string, objs []*unstructured.Unstructured, resources map[object.Ref]schema.GroupVersionResource) error {
 		var targets []readiness.Target
 		for _, u := range objs {
+			if u.GetResourceVersion() != "" && readiness.Check(u).Ready {
+				continue
+			}
 			ref := object.RefOf(u)
 			targets = append(targets, readiness.Target{GVR: resources[ref], Namespace: u.GetNamespace(), Name: u.GetName()})
+		}
+		if len(targets) == 0 {
+			return nil
 		}
 		return readiness.Wait(ctx, clients[cluster], targets, readiness.WaitOptions{})
 	}
