@@ -116,9 +116,10 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 	opts := planner.Options{
 		Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: f.inputs.sources(),
 		Targets: f.targets, Destroy: destroy, Parallelism: f.parallelism,
-		Connect: planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version}),
-		Differs: planner.LocalDiffers(""),
-		Rotate:  rotateSet(f.rotate),
+		Connect:  planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version}),
+		Differs:  planner.LocalDiffers(""),
+		Rotate:   rotateSet(f.rotate),
+		Prefetch: true,
 	}
 	if saved != nil {
 		opts.Targets, opts.Destroy, opts.Rotate = saved.Plan.Targets, saved.Plan.Destroy, rotateSet(saved.Plan.Rotate)

@@ -107,6 +107,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 	} else {
 		opts.Connect = planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version})
 		opts.ServerDryRun = f.serverDryRun
+		opts.Prefetch = true
 		// The state (read without its lock: a plan changes nothing) names the kinds and objects
 		// applied before, so that objects of kinds no longer rendered are pruned.
 		opts.ReadState = func(res *config.Result) (*state.State, error) {

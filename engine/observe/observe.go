@@ -37,6 +37,8 @@ type Request struct {
 	Pending map[schema.GroupKind]bool
 	// Parallelism bounds concurrent LISTs and GETs; zero means DefaultParallelism.
 	Parallelism int
+	// Prefetched are LISTs started earlier (StartPrefetch); Observe takes those it needs.
+	Prefetched *Prefetch
 }
 
 // Observed is what one cluster holds of the requested objects and kinds.
@@ -75,7 +77,8 @@ type DiscoveryRefresher interface {
 // Observe reads the live state of req's objects and kinds at a cost of O(GroupKinds): one
 // discovery call, one paged LIST per kind with the inventory selector (in parallel), and one GET
 // per desired object the LISTs did not return (an object that exists without our labels and
-// would be adopted, or one that does not exist). It never GETs an object a LIST returned.
+// would be adopted, or one that does not exist). It never GETs an object a LIST returned, nor
+// one whose namespace is a desired Namespace that does not exist.
 //
 // Scoping rule: a kind's LIST is limited to one namespace when every desired object of that kind
 // lives in that namespace and the kind is not in req.Kinds; otherwise it is cluster-wide. Kinds
@@ -136,7 +139,10 @@ func Observe(ctx context.Context, c Cluster, req Request) (*Observed, error) {
 	err = forEach(ctx, len(lists), parallelism, func(ctx context.Context, i int) error {
 		call := lists[i]
 		listCount.Add(1)
-		items, err := c.List(ctx, call.res.GVR(), call.namespace, req.Selector)
+		items, ok, err := req.Prefetched.take(ctx, call.res.GVR(), call.namespace, req.Selector)
+		if !ok {
+			items, err = c.List(ctx, call.res.GVR(), call.namespace, req.Selector)
+		}
 		if err != nil {
 			return fmt.Errorf("observe %s: %w", object.GroupKindString(call.gk), err)
 		}
@@ -153,31 +159,51 @@ func Observe(ctx context.Context, c Cluster, req Request) (*Observed, error) {
 		return nil, err
 	}
 
-	var gets []object.Ref
+	// Desired objects the LISTs did not return are fetched one by one: Namespaces first, since
+	// nothing lives in a namespace that does not exist. A plan that adds a shoot would otherwise
+	// GET every object of its control plane only to learn that none exists.
+	var namespaceGets, gets []object.Ref
 	for _, gk := range kinds {
 		if _, ok := out.Resources[gk]; !ok {
 			continue
 		}
 		for _, ref := range desired[gk] {
-			if out.Objects[ref] == nil {
+			switch {
+			case out.Objects[ref] != nil:
+			case gk == namespaceKind:
+				namespaceGets = append(namespaceGets, ref)
+			default:
 				gets = append(gets, ref)
 			}
 		}
 	}
-	err = forEach(ctx, len(gets), parallelism, func(ctx context.Context, i int) error {
-		ref := gets[i]
-		getCount.Add(1)
-		obj, err := c.Get(ctx, out.Resources[ref.GroupKind()].GVR(), ref.Namespace, ref.Name)
-		if err != nil {
-			return fmt.Errorf("observe %s: %w", ref, err)
+	fetch := func(refs []object.Ref) error {
+		return forEach(ctx, len(refs), parallelism, func(ctx context.Context, i int) error {
+			ref := refs[i]
+			getCount.Add(1)
+			obj, err := c.Get(ctx, out.Resources[ref.GroupKind()].GVR(), ref.Namespace, ref.Name)
+			if err != nil {
+				return fmt.Errorf("observe %s: %w", ref, err)
+			}
+			if obj != nil {
+				mu.Lock()
+				out.Objects[ref] = obj
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	err = fetch(namespaceGets)
+	if err == nil {
+		absent := map[string]bool{}
+		for _, ref := range namespaceGets {
+			if out.Objects[ref] == nil {
+				absent[ref.Name] = true
+			}
 		}
-		if obj != nil {
-			mu.Lock()
-			out.Objects[ref] = obj
-			mu.Unlock()
-		}
-		return nil
-	})
+		gets = slices.DeleteFunc(gets, func(ref object.Ref) bool { return ref.Namespace != "" && absent[ref.Namespace] })
+		err = fetch(gets)
+	}
 	out.Requests.Gets = int(getCount.Load())
 	if err != nil {
 		return nil, err
@@ -191,6 +217,9 @@ func Observe(ctx context.Context, c Cluster, req Request) (*Observed, error) {
 	sort.Slice(out.Inventory, func(i, j int) bool { return out.Inventory[i].Less(out.Inventory[j]) })
 	return out, nil
 }
+
+// namespaceKind is the GroupKind of Namespaces.
+var namespaceKind = schema.GroupKind{Kind: "Namespace"}
 
 // listCall is one planned LIST.
 type listCall struct {

@@ -91,6 +91,17 @@ func TestObserveDecisions(t *testing.T) {
 			wantInv:   []object.Ref{ref(cm, "a", "one"), ref(cm, "a", "two")},
 		},
 		{
+			name: "nothing is fetched from a desired namespace that does not exist",
+			req: observe.Request{Desired: []object.Ref{
+				ref(ns, "", "a"), ref(ns, "", "new"),
+				ref(cm, "new", "settings"), ref(dep, "new", "api"), ref(cm, "a", "absent"), ref(cm, "elsewhere", "absent"),
+			}},
+			wantLists: []string{"configmaps  " + selector, "deployments new " + selector, "namespaces  " + selector},
+			wantGets:  []string{"configmaps a/absent", "configmaps elsewhere/absent", "namespaces /new"},
+			wantFound: []object.Ref{ref(cm, "a", "one"), ref(cm, "a", "two"), ref(cm, "b", "old"), ref(ns, "", "a")},
+			wantInv:   []object.Ref{ref(cm, "a", "one"), ref(cm, "a", "two"), ref(cm, "b", "old"), ref(ns, "", "a")},
+		},
+		{
 			name:      "duplicate desired objects are read once",
 			req:       observe.Request{Desired: []object.Ref{ref(cm, "a", "absent"), ref(cm, "a", "absent")}},
 			wantLists: []string{"configmaps a " + selector},

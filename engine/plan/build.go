@@ -53,6 +53,8 @@ type Options struct {
 	// state); they are listed even when nothing renders them any more, so their objects can be
 	// pruned.
 	PreviousKinds map[string][]schema.GroupKind
+	// Prefetched are, per cluster, LISTs started before rendering finished (observe.StartPrefetch).
+	Prefetched map[string]*observe.Prefetch
 	// Tracked, when set, says whether the state records an object; only recorded objects are
 	// deleted (state rm forgets objects without deleting them). Without state, every object
 	// with the landscape's label and annotations counts.
@@ -307,6 +309,7 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		Kinds:       listed,
 		Pending:     pendingSet,
 		Parallelism: opts.Parallelism,
+		Prefetched:  opts.Prefetched[name],
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", name, err)

@@ -64,6 +64,9 @@ type Options struct {
 	Now time.Time
 	// Rotate names the generated secret classes to regenerate ("ca", "token", ...).
 	Rotate map[string]bool
+	// Prefetch starts the LISTs of the kinds the state records while the landscape renders
+	// (see prefetch.go). For live clusters, where a LIST is a round trip.
+	Prefetch bool
 }
 
 // Outcome is everything a plan run produced.
@@ -154,6 +157,12 @@ func prepare(opts Options, conns *connections) (*Outcome, hcl.Diagnostics) {
 // problem reaching or reading a cluster.
 func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) {
 	conns := newConnections(opts.Connect, opts.Dir)
+	var prefetched map[string]*observe.Prefetch
+	if opts.Prefetch && opts.Connect != nil {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel() // LISTs the plan did not take end with it
+		prefetched, opts.State = prefetch(ctx, opts, conns)
+	}
 	out, diags := prepare(opts, conns)
 	if diags.HasErrors() || out.Graph == nil {
 		return out, diags, nil
@@ -253,6 +262,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	res, err := plan.Build(ctx, plan.Options{
 		PreventDestroy:    prevent,
 		PreviousKinds:     previous,
+		Prefetched:        prefetched,
 		PreviousDependsOn: previousDeps,
 		Now:               opts.Now,
 		Tracked:           tracked,

@@ -30,6 +30,8 @@ func Options(dir string, connect planner.Connector) planner.Options {
 		Inputs:    config.InputSources{},
 		Connect:   connect,
 		Differs:   planner.LocalDiffers(""),
+		// As the command does: plans list the kinds the state records while rendering.
+		Prefetch: true,
 	}
 }
 

@@ -1,0 +1,103 @@
+package observe
+
+import (
+	"context"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Prefetch holds LISTs started before Observe asks for them. A plan knows the kinds a landscape
+// applied before (from its state) long before it knows what the landscape renders now, and
+// Observe lists those kinds cluster-wide whatever is rendered: started early, those LISTs run
+// while the landscape renders, and a plan with few changes costs about the larger of the two
+// rather than their sum. Observe takes a prefetched LIST only for exactly the request it would
+// make (resource, namespace, selector), so what it sees is what it would have read itself,
+// only earlier.
+type Prefetch struct {
+	mu    sync.Mutex
+	lists map[listKey]*prefetched
+}
+
+type listKey struct {
+	gvr                 schema.GroupVersionResource
+	namespace, selector string
+}
+
+// prefetched is one LIST, done once done is closed.
+type prefetched struct {
+	done  chan struct{}
+	items []unstructured.Unstructured
+	err   error
+}
+
+// StartPrefetch lists kinds of c cluster-wide with selector in the background, at most
+// parallelism at a time. Kinds c does not serve (or cannot list) are left to Observe, which
+// reports them; so is everything when discovery fails.
+func StartPrefetch(ctx context.Context, c Cluster, selector string, kinds []schema.GroupKind, parallelism int) *Prefetch {
+	p := &Prefetch{lists: map[listKey]*prefetched{}}
+	if parallelism <= 0 {
+		parallelism = DefaultParallelism
+	}
+	served, err := discover(ctx, c, &Requests{})
+	if err != nil {
+		return p
+	}
+	type call struct {
+		key listKey
+		f   *prefetched
+	}
+	var calls []call
+	for _, gk := range kinds {
+		res, ok := served[gk]
+		key := listKey{gvr: res.GVR(), selector: selector}
+		if _, dup := p.lists[key]; !ok || dup || !hasVerb(res, "list") {
+			continue
+		}
+		// Registered before StartPrefetch returns, so that Observe finds every one of them.
+		f := &prefetched{done: make(chan struct{})}
+		p.lists[key] = f
+		calls = append(calls, call{key, f})
+	}
+	go func() {
+		_ = forEach(ctx, len(calls), parallelism, func(ctx context.Context, i int) error {
+			f := calls[i].f
+			f.items, f.err = c.List(ctx, calls[i].key.gvr, "", selector)
+			close(f.done)
+			return nil // every LIST is made; Observe sees each one's error
+		})
+		// LISTs the context's end kept from starting report that end.
+		for _, call := range calls {
+			select {
+			case <-call.f.done:
+			default:
+				call.f.err = ctx.Err()
+				close(call.f.done)
+			}
+		}
+	}()
+	return p
+}
+
+// take returns the prefetched LIST for exactly this request, waiting for it, or false when none
+// was started. Each LIST is taken once: a second Observe of the same cluster reads afresh.
+func (p *Prefetch) take(ctx context.Context, gvr schema.GroupVersionResource, namespace, selector string) ([]unstructured.Unstructured, bool, error) {
+	if p == nil {
+		return nil, false, nil
+	}
+	key := listKey{gvr: gvr, namespace: namespace, selector: selector}
+	p.mu.Lock()
+	f, ok := p.lists[key]
+	delete(p.lists, key)
+	p.mu.Unlock()
+	if !ok {
+		return nil, false, nil
+	}
+	select {
+	case <-f.done:
+		return f.items, true, f.err
+	case <-ctx.Done():
+		return nil, true, ctx.Err()
+	}
+}

@@ -1,0 +1,70 @@
+package planner
+
+import (
+	"context"
+	"sort"
+	"sync"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/observe"
+	"github.com/declarative-gardener/gardener/state"
+)
+
+// prefetch starts, before the landscape renders, the LISTs its observation will make for the
+// kinds the state records: rendering is CPU work and LISTs are round trips, and a plan of a
+// landscape with few changes would otherwise wait for the one and then for the other.
+//
+// It evaluates the landscape without rendering it (a few milliseconds per hundred shoots) to
+// learn its name, clusters and state block, reads the state when opts has none yet, and returns
+// the prefetches by cluster block with the state read (opts.State when given). Anything that
+// fails here is left for the plan proper, which reports it: prefetching only moves reads earlier
+// and never decides anything. Clusters whose access depends on values known only after
+// rendering are not prefetched.
+func prefetch(ctx context.Context, opts Options, conns *connections) (map[string]*observe.Prefetch, *state.State) {
+	res, diags := config.Load(opts.Dir, opts.Schemas, opts.Inputs)
+	if diags.HasErrors() || res.Evaluated == nil || res.Landscape == nil {
+		return nil, opts.State
+	}
+	st := opts.State
+	if st == nil && opts.ReadState != nil {
+		read, err := opts.ReadState(res)
+		if err != nil {
+			return nil, nil
+		}
+		st = read
+	}
+	if st == nil || st.Serial == 0 {
+		return nil, st
+	}
+	selector := inventory.Selector(res.Landscape.Name)
+	names := make([]string, 0, len(res.Evaluated.Clusters))
+	for name := range res.Evaluated.Clusters {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	out := make([]*observe.Prefetch, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		v := res.Evaluated.Clusters[name]
+		kinds := st.Kinds(name)
+		if len(kinds) == 0 || !v.IsWhollyKnown() {
+			continue
+		}
+		// Connecting and discovery (usually from the client's cache) happen here; the LISTs
+		// go on in the background.
+		wg.Go(func() {
+			if cl, err := conns.get(name, v); err == nil {
+				out[i] = observe.StartPrefetch(ctx, cl, selector, kinds, opts.Parallelism)
+			}
+		})
+	}
+	wg.Wait()
+	byCluster := map[string]*observe.Prefetch{}
+	for i, name := range names {
+		if out[i] != nil {
+			byCluster[name] = out[i]
+		}
+	}
+	return byCluster, st
+}
