@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -123,6 +124,9 @@ Prometheus metrics. With several replicas only the leader acts.`,
 }
 
 func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f daemonFlags) error {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(100) // Go's default, not the one-shot commands' (commandGCPercent)
+	}
 	stderr := cmd.ErrOrStderr()
 	fail := func(format string, args ...any) error {
 		fmt.Fprintf(stderr, "Error: "+format+"\n", args...)
