@@ -166,9 +166,10 @@ func measure(gardener, kubectl, landscape string, shoots int) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	// kubectl gets the landscape rendered against its own empty planes, as gardener apply
-	// rendered it against its own: every key is generated afresh, and the objects are those of
-	// the first phase but for the generated material.
+	// Rendering the landscape against empty planes, as gardener apply did, costs what producing
+	// kubectl's input costs: every key is generated afresh. kubectl applies the rendering made
+	// after gardener's apply, though: against empty clusters, values only the clusters know
+	// (load balancer addresses a DNSRecord points to) are still unknown.
 	fresh := filepath.Join(work, "rendered-empty")
 	err = withPlanes(func(c *localcluster.Cluster) error {
 		var err error
@@ -178,10 +179,10 @@ func measure(gardener, kubectl, landscape string, shoots int) (Result, error) {
 		if _, objects, err := renderedKinds(fresh); err != nil || objects != r.Objects {
 			return fmt.Errorf("rendering against empty planes gave %d objects, not %d: %w", objects, r.Objects, err)
 		}
-		if r.KubectlApply, err = kubectlAll(kubectl, c.Kubeconfig(), fresh, "apply"); err != nil {
+		if r.KubectlApply, err = kubectlAll(kubectl, c.Kubeconfig(), rendered, "apply"); err != nil {
 			return err
 		}
-		r.KubectlDiff, err = kubectlAll(kubectl, c.Kubeconfig(), fresh, "diff")
+		r.KubectlDiff, err = kubectlAll(kubectl, c.Kubeconfig(), rendered, "diff")
 		return err
 	})
 	return r, err
