@@ -14,7 +14,7 @@ import (
 // while the landscape renders, and a plan with few changes costs about the larger of the two
 // rather than their sum. Observe takes a prefetched LIST only for exactly the request it would
 // make (resource, namespace, selector), so what it sees is what it would have read itself,
-// only earlier.
+// only earlier; rendering reads objects it reuses from the same LISTs (Get).
 type Prefetch struct {
 	mu    sync.Mutex
 	lists map[listKey]*prefetched
@@ -30,6 +30,9 @@ type prefetched struct {
 	done  chan struct{}
 	items []unstructured.Unstructured
 	err   error
+	// index finds items by namespace/name, for Get; built on first use.
+	indexOnce sync.Once
+	index     map[string]*unstructured.Unstructured
 }
 
 // StartPrefetch lists kinds of c cluster-wide with selector in the background, at most
@@ -81,15 +84,13 @@ func StartPrefetch(ctx context.Context, c Cluster, selector string, kinds []sche
 }
 
 // take returns the prefetched LIST for exactly this request, waiting for it, or false when none
-// was started. Each LIST is taken once: a second Observe of the same cluster reads afresh.
+// was started.
 func (p *Prefetch) take(ctx context.Context, gvr schema.GroupVersionResource, namespace, selector string) ([]unstructured.Unstructured, bool, error) {
 	if p == nil {
 		return nil, false, nil
 	}
-	key := listKey{gvr: gvr, namespace: namespace, selector: selector}
 	p.mu.Lock()
-	f, ok := p.lists[key]
-	delete(p.lists, key)
+	f, ok := p.lists[listKey{gvr: gvr, namespace: namespace, selector: selector}]
 	p.mu.Unlock()
 	if !ok {
 		return nil, false, nil
@@ -100,4 +101,46 @@ func (p *Prefetch) take(ctx context.Context, gvr schema.GroupVersionResource, na
 	case <-ctx.Done():
 		return nil, true, ctx.Err()
 	}
+}
+
+// Get answers a GET of one object from the prefetched LIST of its resource: a copy of the object
+// when the LIST returned it. ok is false when it cannot answer: nothing of the resource was
+// prefetched, the LIST failed, or the object is not among the labelled ones the LIST returned
+// (it may still exist without the landscape's labels), so that the caller reads it itself.
+// Rendering reads the Secrets it generated before this way, one LIST instead of one GET each.
+func (p *Prefetch) Get(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (obj *unstructured.Unstructured, ok bool) {
+	if p == nil {
+		return nil, false
+	}
+	p.mu.Lock()
+	var f *prefetched
+	for key, l := range p.lists {
+		if key.gvr == gvr && key.namespace == "" {
+			f = l
+			break
+		}
+	}
+	p.mu.Unlock()
+	if f == nil {
+		return nil, false
+	}
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, false
+	}
+	if f.err != nil {
+		return nil, false
+	}
+	f.indexOnce.Do(func() {
+		f.index = make(map[string]*unstructured.Unstructured, len(f.items))
+		for i := range f.items {
+			f.index[f.items[i].GetNamespace()+"/"+f.items[i].GetName()] = &f.items[i]
+		}
+	})
+	found := f.index[namespace+"/"+name]
+	if found == nil {
+		return nil, false
+	}
+	return found.DeepCopy(), true // the caller may change it; Observe reads the original
 }

@@ -37,11 +37,39 @@ func TestObserveTakesPrefetchedLists(t *testing.T) {
 	assert.Equal(t, want.Requests, got.Requests, "a prefetched LIST counts as the LIST it replaces")
 	assert.ElementsMatch(t, plain.lists, f.lists, "no LIST is made twice: Observe took the prefetched ones")
 
-	// A second Observe reads afresh: a prefetched LIST is taken once.
+	// A second Observe of the same plan takes them again.
 	f.lists = nil
-	_, err = observe.Observe(context.Background(), f, req)
+	again, err := observe.Observe(context.Background(), f, req)
 	require.NoError(t, err)
-	assert.ElementsMatch(t, plain.lists, f.lists)
+	assert.Equal(t, []string{"namespaces  " + selector}, f.lists, "only the kind not prefetched is listed again")
+	assert.Equal(t, want.Objects, again.Objects)
+}
+
+// Get answers reads of single objects from the prefetched LISTs, with copies, and only where a
+// LIST can answer them.
+func TestPrefetchAnswersGetsOfListedObjects(t *testing.T) {
+	cm := configMaps.GroupVersionKind
+	f := &fakeCluster{resources: []observe.Resource{configMaps, deploys}, objects: []*unstructured.Unstructured{
+		obj(cm, "a", "one", true), obj(cm, "a", "unlabelled", false),
+	}}
+	p := observe.StartPrefetch(context.Background(), f, selector, []schema.GroupKind{cm.GroupKind()}, 1)
+
+	got, ok := p.Get(context.Background(), configMaps.GVR(), "a", "one")
+	require.True(t, ok)
+	assert.Equal(t, "one", got.GetName())
+	got.SetLabels(nil) // the caller's copy
+	again, ok := p.Get(context.Background(), configMaps.GVR(), "a", "one")
+	require.True(t, ok)
+	assert.NotEmpty(t, again.GetLabels(), "changing a copy changes nothing prefetched")
+
+	_, ok = p.Get(context.Background(), configMaps.GVR(), "a", "unlabelled")
+	assert.False(t, ok, "an object the labelled LIST did not return may exist unlabelled: the caller reads it")
+	_, ok = p.Get(context.Background(), deploys.GVR(), "a", "web")
+	assert.False(t, ok, "nothing of the resource was prefetched")
+	var none *observe.Prefetch
+	_, ok = none.Get(context.Background(), configMaps.GVR(), "a", "one")
+	assert.False(t, ok)
+	assert.Empty(t, f.gets, "Get never reads from the cluster")
 }
 
 func TestObserveReportsAPrefetchedListsError(t *testing.T) {

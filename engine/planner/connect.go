@@ -128,6 +128,9 @@ type connections struct {
 	dir      string
 	mu       sync.Mutex
 	clusters map[string]observe.Cluster
+	// prefetched are the LISTs started before rendering, by cluster block (set before rendering
+	// starts, read-only after): rendering's reads are answered from them where they can be.
+	prefetched map[string]*observe.Prefetch
 }
 
 func newConnections(connect Connector, dir string) *connections {
@@ -167,7 +170,11 @@ func (c *connections) getObject(cluster cty.Value, gvr schema.GroupVersionResour
 	if unmarked.IsNull() || !unmarked.Type().IsObjectType() || !unmarked.Type().HasAttribute("name") {
 		return nil, fmt.Errorf("not a cluster reference")
 	}
-	cl, err := c.get(unmarked.GetAttr("name").AsString(), cluster)
+	block := unmarked.GetAttr("name").AsString()
+	if obj, ok := c.prefetched[block].Get(context.Background(), gvr, namespace, name); ok {
+		return obj, nil
+	}
+	cl, err := c.get(block, cluster)
 	if err != nil {
 		return nil, err
 	}

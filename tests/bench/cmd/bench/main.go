@@ -49,8 +49,8 @@ type Result struct {
 	// what producing kubectl's input costs (generating every key and certificate).
 	GardenerRenderEmpty float64 `json:"gardener_render_empty_s"`
 	KubectlApply        float64 `json:"kubectl_apply_s"`
-	KubectlDiff        float64 `json:"kubectl_diff_s"`
-	ListFloor          float64 `json:"list_floor_s"`
+	KubectlDiff         float64 `json:"kubectl_diff_s"`
+	ListFloor           float64 `json:"list_floor_s"`
 	// Peak resident memory of each gardener run, in MiB.
 	RSS map[string]float64 `json:"peak_rss_mib"`
 }
