@@ -9,9 +9,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/engine/views"
+	"github.com/declarative-gardener/gardener/state"
 )
 
 func newRenderCommand(reg *schema.Registry) *cobra.Command {
@@ -45,8 +47,23 @@ owner only, and must be empty.`,
 				Dir: args[0], Schemas: reg, Renderers: catalogRenderers(), Inputs: inputs.sources(),
 				Targets: targets, Parallelism: parallelism, Differs: planner.LocalDiffers(""),
 				Connect: planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version}),
+				// The state only tells which kinds to list while rendering (the objects written
+				// do not depend on it): a state that cannot be read renders without.
+				Prefetch: true,
+				ReadState: func(res *config.Result) (*state.State, error) {
+					backend, err := planner.OpenState(res, cluster.Options{Version: currentBuildInfo().Version})
+					if err != nil {
+						return nil, nil
+					}
+					st, err := backend.Read(ctx)
+					if err != nil {
+						return nil, nil
+					}
+					return st, nil
+				},
 			}
 			if observed != "" {
+				opts.Prefetch, opts.ReadState = false, nil
 				connect, err := planner.SnapshotConnector(observed)
 				if err != nil {
 					fmt.Fprintf(stderr, "Error: %v\n", err)
