@@ -49,17 +49,26 @@ func configMapDesired(name string) *plan.Desired {
 	return &plan.Desired{Cluster: "runtime", Object: u}
 }
 
-func TestStateRecorderGroupsConcurrentChangesIntoOneWrite(t *testing.T) {
+// startGatedWrite returns a recorder over a local state whose first write (the intent of
+// component.first, already under way when it returns) waits until release is closed; writes fail
+// with fail when it is set. first reports that intent's outcome.
+func startGatedWrite(t *testing.T, fail error) (r *StateRecorder, local state.Backend, backend *gatedBackend, first chan error) {
+	t.Helper()
 	ctx := context.Background()
-	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
-	backend := &gatedBackend{Backend: local, started: make(chan struct{}), release: make(chan struct{})}
+	local = state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
+	backend = &gatedBackend{Backend: local, started: make(chan struct{}), release: make(chan struct{}), fail: fail}
 	st, err := local.Read(ctx)
 	require.NoError(t, err)
-	r := NewStateRecorder(backend, st)
-
-	first := make(chan error, 1)
+	r = NewStateRecorder(backend, st)
+	first = make(chan error, 1)
 	go func() { first <- r.Intent(ctx, "component.first", []*plan.Desired{configMapDesired("first")}, nil) }()
 	<-backend.started
+	return r, local, backend, first
+}
+
+func TestStateRecorderGroupsConcurrentChangesIntoOneWrite(t *testing.T) {
+	ctx := context.Background()
+	r, local, backend, first := startGatedWrite(t, nil)
 
 	// While the first write is under way, twenty components record their intent: they all
 	// wait for one write, the next.
@@ -104,15 +113,7 @@ func waitQueued(t *testing.T, r *StateRecorder, n int) {
 
 func TestStateRecorderReportsAFailedWriteToEveryChangeInIt(t *testing.T) {
 	ctx := context.Background()
-	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
-	backend := &gatedBackend{Backend: local, started: make(chan struct{}), release: make(chan struct{}), fail: errors.New("state secret: forbidden")}
-	st, err := local.Read(ctx)
-	require.NoError(t, err)
-	r := NewStateRecorder(backend, st)
-
-	first := make(chan error, 1)
-	go func() { first <- r.Intent(ctx, "component.first", []*plan.Desired{configMapDesired("first")}, nil) }()
-	<-backend.started
+	r, _, backend, first := startGatedWrite(t, errors.New("state secret: forbidden"))
 	second := make(chan error, 1)
 	go func() { second <- r.Intent(ctx, "component.second", []*plan.Desired{configMapDesired("second")}, nil) }()
 	waitQueued(t, r, 1)
