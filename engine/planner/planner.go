@@ -161,7 +161,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	if opts.Prefetch && opts.Connect != nil {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel() // LISTs the plan did not take end with it
-		prefetched, opts.State = prefetch(ctx, opts, conns)
+		prefetched = prefetch(ctx, &opts, conns)
 		conns.prefetched = prefetched
 	}
 	out, diags := prepare(opts, conns)

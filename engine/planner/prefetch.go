@@ -16,26 +16,27 @@ import (
 // landscape with few changes would otherwise wait for the one and then for the other.
 //
 // It evaluates the landscape without rendering it (a few milliseconds per hundred shoots) to
-// learn its name, clusters and state block, reads the state when opts has none yet, and returns
-// the prefetches by cluster block with the state read (opts.State when given). Anything that
-// fails here is left for the plan proper, which reports it: prefetching only moves reads earlier
-// and never decides anything. Clusters whose access depends on values known only after
-// rendering are not prefetched.
-func prefetch(ctx context.Context, opts Options, conns *connections) (map[string]*observe.Prefetch, *state.State) {
+// learn its name, clusters and state block, reads the state when opts has none yet (the plan
+// proper gets the outcome of that read, error included, rather than reading again), and returns
+// the prefetches by cluster block. A landscape that does not evaluate is left for the plan proper,
+// which reports it: prefetching only moves reads earlier and never decides anything. Clusters
+// whose access depends on values known only after rendering are not prefetched.
+func prefetch(ctx context.Context, opts *Options, conns *connections) map[string]*observe.Prefetch {
 	res, diags := config.Load(opts.Dir, opts.Schemas, opts.Inputs)
 	if diags.HasErrors() || res.Evaluated == nil || res.Landscape == nil {
-		return nil, opts.State
+		return nil
+	}
+	if opts.State == nil && opts.ReadState != nil {
+		st, err := opts.ReadState(res)
+		opts.ReadState = func(*config.Result) (*state.State, error) { return st, err }
+		if err != nil {
+			return nil
+		}
+		opts.State = st
 	}
 	st := opts.State
-	if st == nil && opts.ReadState != nil {
-		read, err := opts.ReadState(res)
-		if err != nil {
-			return nil, nil
-		}
-		st = read
-	}
 	if st == nil || st.Serial == 0 {
-		return nil, st
+		return nil
 	}
 	selector := inventory.Selector(res.Landscape.Name)
 	names := make([]string, 0, len(res.Evaluated.Clusters))
@@ -66,5 +67,5 @@ func prefetch(ctx context.Context, opts Options, conns *connections) (map[string
 			byCluster[name] = out[i]
 		}
 	}
-	return byCluster, st
+	return byCluster
 }

@@ -1,0 +1,54 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/declarative-gardener/gardener/components/manifests"
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/observe"
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/schemas"
+	"github.com/declarative-gardener/gardener/state"
+)
+
+// A state that cannot be read is read once: prefetching reads it before rendering, and the
+// plan reports that read's error where it always did, without reading again.
+func TestPrefetchReadsTheStateOnceAndThePlanReportsItsError(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "landscape.hcl"), []byte(`
+landscape "small" {}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+component "manifests" "settings" {
+  cluster   = cluster.runtime
+  namespace = "default"
+  objects   = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "settings" } }]
+}
+`), 0o644))
+	reads := 0
+	_, diags, err := Plan(context.Background(), Options{
+		Dir: dir, Schemas: schemas.Registry(), Renderers: render.Registry{"manifests": manifests.Render},
+		Connect: func(string, cluster.Access) (observe.Cluster, error) {
+			return nil, errors.New("no cluster in this test")
+		},
+		Prefetch: true,
+		ReadState: func(*config.Result) (*state.State, error) {
+			reads++
+			return nil, errors.New("state secret: forbidden")
+		},
+	})
+	require.False(t, diags.HasErrors(), diags.Error())
+	require.ErrorContains(t, err, "forbidden")
+	assert.Equal(t, 1, reads)
+}
