@@ -110,13 +110,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 		opts.Prefetch = true
 		// The state (read without its lock: a plan changes nothing) names the kinds and objects
 		// applied before, so that objects of kinds no longer rendered are pruned.
-		opts.ReadState = func(res *config.Result) (*state.State, error) {
-			backend, err := planner.OpenState(res, cluster.Options{Version: currentBuildInfo().Version})
-			if err != nil {
-				return nil, err
-			}
-			return backend.Read(ctx)
-		}
+		opts.ReadState = stateReader(ctx)
 	}
 	out, diags, err := planner.Plan(ctx, opts)
 	if err := reportPlan(stderr, out, diags, err); err != nil {
@@ -240,4 +234,15 @@ func reportPlan(stderr io.Writer, out *planner.Outcome, diags hcl.Diagnostics, e
 		return exitCode(1)
 	}
 	return nil
+}
+
+// stateReader reads a landscape's state without its lock, for commands that change nothing.
+func stateReader(ctx context.Context) func(res *config.Result) (*state.State, error) {
+	return func(res *config.Result) (*state.State, error) {
+		backend, err := planner.OpenState(res, cluster.Options{Version: currentBuildInfo().Version})
+		if err != nil {
+			return nil, err
+		}
+		return backend.Read(ctx)
+	}
 }

@@ -51,15 +51,10 @@ owner only, and must be empty.`,
 				// do not depend on it): a state that cannot be read renders without.
 				Prefetch: true,
 				ReadState: func(res *config.Result) (*state.State, error) {
-					backend, err := planner.OpenState(res, cluster.Options{Version: currentBuildInfo().Version})
-					if err != nil {
-						return nil, nil
+					if st, err := stateReader(ctx)(res); err == nil {
+						return st, nil
 					}
-					st, err := backend.Read(ctx)
-					if err != nil {
-						return nil, nil
-					}
-					return st, nil
+					return nil, nil
 				},
 			}
 			if observed != "" {
