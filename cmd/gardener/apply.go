@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/declarative-gardener/gardener/engine/apply"
-	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
@@ -30,6 +29,7 @@ type applyFlags struct {
 	inputs         inputFlags
 	autoApprove    bool
 	parallelism    int
+	components     int
 	timeout        time.Duration
 	forceConflicts bool
 	allowDestroy   []string
@@ -42,7 +42,8 @@ func (f *applyFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	f.inputs.register(cmd)
 	fl.BoolVar(&f.autoApprove, "auto-approve", false, "do not ask for confirmation")
-	fl.IntVar(&f.parallelism, "parallelism", 10, "components applied at the same time, and concurrent requests per cluster")
+	fl.IntVar(&f.parallelism, "parallelism", 10, "concurrent API requests per cluster (watches aside)")
+	fl.IntVar(&f.components, "component-parallelism", apply.DefaultComponentParallelism, "components in progress at the same time (most wait for readiness, which takes no request)")
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "how long each component may take to become ready")
 	fl.BoolVar(&f.forceConflicts, "force-conflicts", false, "take over fields other field managers own")
 	fl.StringArrayVar(&f.allowDestroy, "allow-destroy", nil, "allow deleting or replacing protected objects of this component (address; repeatable)")
@@ -58,8 +59,9 @@ func newApplyCommand(reg *schema.Registry) *cobra.Command {
 		Short: "Apply the landscape, or a saved plan, to its clusters",
 		Long: `Plan the landscape in DIR, show the plan, ask for "yes" (unless --auto-approve) and execute it:
 each component starts as soon as everything it depends on is applied and ready, at most
---parallelism at a time; objects are written with server-side apply in kind order, then the
-component waits until its objects are ready. A failure stops only the components that depend on
+--component-parallelism at a time; objects are written with server-side apply in kind order, at
+most --parallelism requests per cluster at once, then the component waits until its objects are
+ready. A failure stops only the components that depend on
 it. Given a PLANFILE (gardener plan --out), apply executes exactly that plan, without asking,
 after checking that no object it touches has changed since it was planned.`,
 		Example: `  gardener apply landscapes/local
@@ -116,7 +118,7 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 	opts := planner.Options{
 		Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: f.inputs.sources(),
 		Targets: f.targets, Destroy: destroy, Parallelism: f.parallelism,
-		Connect:  planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version}),
+		Connect:  planner.LiveConnector(clusterOptions(f.parallelism)),
 		Differs:  planner.LocalDiffers(""),
 		Rotate:   rotateSet(f.rotate),
 		Prefetch: true,
@@ -135,10 +137,10 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 	}
 	lo := apply.LandscapeOptions{
 		Planner: opts, Saved: saved,
-		Cluster: cluster.Options{Version: currentBuildInfo().Version},
+		Cluster: clusterOptions(f.parallelism),
 		Lock:    state.LockInfo{Holder: state.DefaultHolder(), Operation: operation, Wait: f.lockTimeout},
 		Apply: apply.Options{
-			Parallelism: f.parallelism, ForceConflicts: f.forceConflicts, AllowDestroy: f.allowDestroy, Timeout: f.timeout,
+			Parallelism: f.components, ForceConflicts: f.forceConflicts, AllowDestroy: f.allowDestroy, Timeout: f.timeout,
 		},
 	}
 	var printed *planner.Outcome
@@ -174,6 +176,9 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 		return exitCode(1)
 	}
 	if err != nil {
+		if res.Result != nil { // applied, but the state could not record it
+			printSummary(stdout, res.Result, out)
+		}
 		return fail("%s", out.Redact(err.Error()))
 	}
 	if res.Result == nil {

@@ -21,7 +21,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/declarative-gardener/gardener/engine/apply"
-	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/daemon"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
@@ -76,6 +75,7 @@ type daemonFlags struct {
 	resync, poll  time.Duration
 	timeout       time.Duration
 	parallelism   int
+	components    int
 	leaderElect   bool
 	leaderID      string
 	metricsAddr   string
@@ -111,7 +111,8 @@ Prometheus metrics. With several replicas only the leader acts.`,
 	fl.DurationVar(&f.resync, "resync", 10*time.Minute, "plan the landscape at least this often")
 	fl.DurationVar(&f.poll, "poll", 2*time.Second, "how often the landscape directory and approvals are checked")
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "how long each component may take to become ready")
-	fl.IntVar(&f.parallelism, "parallelism", 10, "components applied at the same time, and concurrent requests per cluster")
+	fl.IntVar(&f.parallelism, "parallelism", 10, "concurrent API requests per cluster (watches aside)")
+	fl.IntVar(&f.components, "component-parallelism", apply.DefaultComponentParallelism, "components in progress at the same time (most wait for readiness, which takes no request)")
 	fl.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader among replicas with a Lease in --status-namespace")
 	fl.StringVar(&f.leaderID, "leader-election-id", "gardener-daemon", "name of the leader election Lease")
 	fl.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 turns it off)")
@@ -167,7 +168,8 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 	}
 	host, _ := os.Hostname()
 	m := daemon.NewMetrics(metrics.Registry)
-	clusterOpts := cluster.Options{Version: currentBuildInfo().Version, WrapTransport: m.CountRequests}
+	clusterOpts := clusterOptions(f.parallelism)
+	clusterOpts.WrapTransport = m.CountRequests
 	d := daemon.New(daemon.Options{
 		Dir: f.landscape, Policy: policy, Resync: f.resync, Poll: f.poll,
 		Holder: fmt.Sprintf("gardener-daemon %s pid %d", host, os.Getpid()),
@@ -178,7 +180,7 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 			}
 		},
 		Cluster: clusterOpts,
-		Apply:   apply.Options{Parallelism: f.parallelism, Timeout: f.timeout, ForceConflicts: f.force},
+		Apply:   apply.Options{Parallelism: f.components, Timeout: f.timeout, ForceConflicts: f.force},
 		Status:  status,
 		Events:  mgr.GetEventRecorder("gardener-daemon"),
 		Metrics: m,

@@ -105,7 +105,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 		}
 		opts.Connect = connect
 	} else {
-		opts.Connect = planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version})
+		opts.Connect = planner.LiveConnector(clusterOptions(f.parallelism))
 		opts.ServerDryRun = f.serverDryRun
 		opts.Prefetch = true
 		// The state (read without its lock: a plan changes nothing) names the kinds and objects
@@ -192,7 +192,7 @@ clusters store them, Secrets included; treat it like a backup of those objects.`
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			rec := planner.NewRecording(planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version}))
+			rec := planner.NewRecording(planner.LiveConnector(clusterOptions(0)))
 			out, diags, err := planner.Plan(ctx, planner.Options{
 				Dir: args[0], Schemas: reg, Renderers: catalogRenderers(), Inputs: inputs.sources(),
 				Connect: rec.Connect, Differs: planner.LocalDiffers(""),

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
@@ -46,7 +45,7 @@ owner only, and must be empty.`,
 			opts := planner.Options{
 				Dir: args[0], Schemas: reg, Renderers: catalogRenderers(), Inputs: inputs.sources(),
 				Targets: targets, Parallelism: parallelism, Differs: planner.LocalDiffers(""),
-				Connect: planner.LiveConnector(cluster.Options{Version: currentBuildInfo().Version}),
+				Connect: planner.LiveConnector(clusterOptions(parallelism)),
 				// The state only tells which kinds to list while rendering (the objects written
 				// do not depend on it): a state that cannot be read renders without.
 				Prefetch: true,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/schemas"
 )
 
@@ -59,6 +60,13 @@ type buildInfo struct {
 	Commit    string `json:"commit,omitempty"`
 	GoVersion string `json:"goVersion"`
 	Platform  string `json:"platform"`
+}
+
+// clusterOptions are the client options of every command that talks to clusters: the build's
+// version in the user agent, and at most parallelism requests per cluster in flight (zero: no
+// bound beyond the client's QPS).
+func clusterOptions(parallelism int) cluster.Options {
+	return cluster.Options{Version: currentBuildInfo().Version, MaxInFlight: parallelism}
 }
 
 func currentBuildInfo() buildInfo {

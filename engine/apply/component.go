@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -75,6 +76,9 @@ type Executor struct {
 	// Live returns the object as the plan observed it, for recording unchanged objects with
 	// their UIDs; nil records them without.
 	Live func(cluster string, ref object.Ref) *unstructured.Unstructured
+	// byComponent indexes Desired by component address, built once.
+	byComponent map[string][]*plan.Desired
+	indexOnce   sync.Once
 }
 
 // WithResources sets how the resources of objects to delete are found.
@@ -98,26 +102,34 @@ type desiredKey struct {
 // Apply is the Worker of one component.
 func (e *Executor) Apply(ctx context.Context, c *plan.Component) error { return e.apply(ctx, ctx, c) }
 
-// apply writes with ctx and waits for readiness with waitCtx, so that an interruption can end
-// the waits without cutting writes (and their state records) in half.
-func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error {
-	desired := map[desiredKey]*plan.Desired{}
-	for _, d := range e.Desired {
-		if string(d.Component) == c.Address {
-			desired[desiredKey{d.Cluster, object.RefOf(d.Object)}] = d
-		}
-	}
-	var writes, deletes []*plan.ObjectChange
+// componentObjects are a component's planned objects sorted by what apply does with them.
+type componentObjects struct {
+	desired         map[desiredKey]*plan.Desired
+	writes, deletes []*plan.ObjectChange
 	// all are the objects recorded as the component's, awaited those readiness waits for.
-	var all, awaited []*plan.Desired
+	all, awaited []*plan.Desired
+}
+
+// objectsOf sorts a component's planned objects.
+func (e *Executor) objectsOf(c *plan.Component) componentObjects {
+	e.indexOnce.Do(func() {
+		e.byComponent = map[string][]*plan.Desired{}
+		for _, d := range e.Desired {
+			e.byComponent[string(d.Component)] = append(e.byComponent[string(d.Component)], d)
+		}
+	})
+	co := componentObjects{desired: map[desiredKey]*plan.Desired{}}
+	for _, d := range e.byComponent[c.Address] {
+		co.desired[desiredKey{d.Cluster, object.RefOf(d.Object)}] = d
+	}
 	for _, o := range c.Objects {
-		d := desired[desiredKey{o.Cluster, o.Ref}]
+		d := co.desired[desiredKey{o.Cluster, o.Ref}]
 		switch o.Action {
 		case plan.Delete:
-			deletes = append(deletes, o)
+			co.deletes = append(co.deletes, o)
 			continue
 		case plan.Create, plan.Update, plan.Replace:
-			writes = append(writes, o)
+			co.writes = append(co.writes, o)
 		case plan.NoOp:
 			if o.Reason == plan.ReasonMaintenanceWindow {
 				// Held until its maintenance window: not written, not waited for, and the
@@ -134,13 +146,36 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 		if d == nil {
 			continue
 		}
-		all = append(all, d)
+		co.all = append(co.all, d)
 		// An unchanged create-only object belongs to its consumer, which may delete it any
 		// moment (gardenlet its bootstrap kubeconfig): waiting for it could wait for nothing.
 		if createOnly, _ := plan.CreateOnly(d.Object); o.Action != plan.NoOp || !createOnly { // validated when planned
-			awaited = append(awaited, d)
+			co.awaited = append(co.awaited, d)
 		}
 	}
+	return co
+}
+
+// intents are the objects every component of components is about to write and delete, for
+// recording them all at once before the first starts. Components whose protection forbids
+// their changes are left out: they fail without writing anything.
+func (e *Executor) intents(components []*plan.Component) []ComponentIntent {
+	var out []ComponentIntent
+	for _, c := range components {
+		co := e.objectsOf(c)
+		if len(co.all)+len(co.deletes) == 0 || e.checkProtection(c, co.writes, co.deletes) != nil {
+			continue
+		}
+		out = append(out, ComponentIntent{Component: c.Address, Objects: co.all, Deletes: co.deletes})
+	}
+	return out
+}
+
+// apply writes with ctx and waits for readiness with waitCtx, so that an interruption can end
+// the waits without cutting writes (and their state records) in half.
+func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error {
+	co := e.objectsOf(c)
+	desired, writes, deletes, all, awaited := co.desired, co.writes, co.deletes, co.all, co.awaited
 	if err := e.checkProtection(c, writes, deletes); err != nil {
 		return err
 	}

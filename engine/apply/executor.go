@@ -92,7 +92,7 @@ type Event struct {
 // order; with removedFirst (destroy: what depends on the graph goes before it) they run first.
 func Schedule(ctx context.Context, components []*plan.Component, deps map[string][]string, parallelism int, removedFirst bool, work Worker, events func(Event)) *Result {
 	if parallelism <= 0 {
-		parallelism = 10
+		parallelism = DefaultComponentParallelism
 	}
 	if events == nil {
 		events = func(Event) {}

@@ -20,8 +20,16 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
+// DefaultComponentParallelism is how many components an apply keeps in progress by default. Most
+// of a component's time goes to waiting for readiness (a watch, or nothing for objects ready as
+// written), not to requests, which the clients bound per cluster (cluster.Options.MaxInFlight):
+// with ten at a time an apply of 100 shoots spent most of its time with every slot waiting.
+const DefaultComponentParallelism = 100
+
 // Options configure Run.
 type Options struct {
+	// Parallelism bounds the components in progress at once; zero means
+	// DefaultComponentParallelism.
 	Parallelism    int
 	ForceConflicts bool
 	// AllowDestroy are addresses (instances, or blocks for all their instances) whose protected
@@ -39,7 +47,9 @@ type Options struct {
 type dynamicClient interface{ Dynamic() dynamic.Interface }
 
 // Run executes a computed plan: components in graph order (reverse order for a destroy plan),
-// each once its dependencies are done.
+// each once its dependencies are done. With a StateRecorder it records the intent of the whole
+// plan before the first component starts and returns once every outcome is stored; the error
+// then reports a state that could not be written, the Result what was applied.
 func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, error) {
 	pl := out.Result.Plan
 	clients := map[string]dynamic.Interface{}
@@ -77,11 +87,12 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 		}
 		return nil
 	}
-	if r, ok := opts.Recorder.(*StateRecorder); ok {
+	recorder, _ := opts.Recorder.(*StateRecorder)
+	if recorder != nil {
 		for _, c := range pl.Components {
-			r.Types[c.Address] = c.Type
+			recorder.Types[c.Address] = c.Type
 			if c.Note != plan.NoteRemoved {
-				r.DependsOn[c.Address] = deletionDependencies(c, out.Rendered[config.InstanceAddress(c.Address)])
+				recorder.DependsOn[c.Address] = deletionDependencies(c, out.Rendered[config.InstanceAddress(c.Address)])
 			}
 		}
 	}
@@ -120,7 +131,26 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 	work := func(ctx context.Context, c *plan.Component) error {
 		return e.apply(context.WithoutCancel(ctx), ctx, c)
 	}
-	return Schedule(ctx, components, deps, opts.Parallelism, pl.Destroy, work, opts.Events), nil
+	if recorder != nil {
+		// One write records what every component is about to do; components then write no
+		// state before they start.
+		if err := recorder.IntentAll(ctx, e.intents(components)); err != nil {
+			return nil, fmt.Errorf("record intent: %w", err)
+		}
+	}
+	res := Schedule(ctx, components, deps, opts.Parallelism, pl.Destroy, work, opts.Events)
+	if recorder != nil {
+		for _, c := range res.Components {
+			if c.Status == Blocked || c.Status == Skipped {
+				recorder.Withdraw(c.Address)
+			}
+		}
+		// Interrupted or not, what was applied is recorded before Run returns.
+		if err := recorder.Flush(context.WithoutCancel(ctx)); err != nil {
+			return res, fmt.Errorf("record state: %w", err)
+		}
+	}
+	return res, nil
 }
 
 // typedReadiness waits with engine/readiness: one watch per resource and namespace. An object as

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/object"
@@ -18,31 +19,48 @@ import (
 // objects as pending before they are written to a cluster, and as owned (with UIDs) once they
 // are ready, dropping what was deleted.
 //
-// Components run in parallel and every write stores the whole state, so writes are committed in
-// groups: a change returns once a write that includes it is stored, and the changes made while
-// one write is under way are stored together by the next. Without grouping an apply of n
-// components wrote the state 2n times one after the other, and at a few hundred components
-// those writes, not the clusters, set the pace.
+// Every write stores the whole state, so an apply writes it as few times as it can and never
+// makes a component wait for a write it does not need:
+//   - IntentAll records the intent of every component of the plan in one write before the first
+//     component starts; a component's own Intent then finds nothing new and does not write.
+//   - Applied records a component's outcome and returns at once; a background writer stores
+//     the outcomes, at most once a second, and Flush stores what is left. Until it is stored the component's objects stay
+//     pending in the stored state, so an apply killed meanwhile orphans nothing: the next plan
+//     looks for pending objects as for owned ones.
+//   - Writes are committed in groups: the changes made while one write is under way are stored
+//     together by the next.
+//
+// Without this an apply of n components wrote the state 2n times one after the other, every
+// component waiting for two of them, and at a few hundred components those writes, not the
+// clusters, set the pace.
 type StateRecorder struct {
 	Backend state.Backend
 	// Types are the component types by address, recorded with each component.
 	Types map[string]string
 	// DependsOn are the components' dependencies by address, recorded with each component.
 	DependsOn map[string][]string
-	// mu guards state, changed, stored, writes and the outcome of the last write.
+	// mu guards state, changed, stored, intended, batched, writes and the outcome of the last
+	// write.
 	mu    sync.Mutex
 	state *state.State
 	// changed counts the changes made to state; stored is the count the last write included.
 	changed, stored uint64
+	// intended is, by component, the change that last added to its pending objects: its Intent
+	// returns once a write including that change is stored.
+	intended map[string]uint64
+	// batched are, by component, the pending objects IntentAll added, withdrawn again for
+	// components that never start (Withdraw).
+	batched map[string][]string
 	// lastErr is the outcome of the last write, which every change it included reports.
 	lastErr error
 	// writing serialises writes; a change waiting for it may find its write done by another.
 	// It is taken before mu.
 	writing sync.Mutex
+	// kick wakes the background writer Applied starts; stop ends it and flushed says it ended.
+	kick, stop, flushed chan struct{}
+	startOnce, stopOnce sync.Once
 	// writes counts the writes, for tests of the grouping.
 	writes int
-	// writeFailed is set once a write failed.
-	writeFailed bool
 }
 
 // NewStateRecorder records into s (as read from b, under b's lock).
@@ -50,34 +68,46 @@ func NewStateRecorder(b state.Backend, s *state.State) *StateRecorder {
 	if s.Components == nil {
 		s.Components = map[string]*state.Component{}
 	}
-	return &StateRecorder{Backend: b, state: s, Types: map[string]string{}, DependsOn: map[string][]string{}}
+	return &StateRecorder{
+		Backend: b, state: s, Types: map[string]string{}, DependsOn: map[string][]string{},
+		intended: map[string]uint64{}, batched: map[string][]string{},
+	}
 }
 
-// State returns the state as stored by the last write, or nil when a write failed (then the
-// stored state may differ from the recorder's); callers must not change it.
+// State returns the state as stored, or nil when the last write failed or changes are not stored
+// yet (then the stored state differs from the recorder's); callers must not change it.
 func (r *StateRecorder) State() *state.State {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.writeFailed {
+	if r.lastErr != nil || r.stored < r.changed {
 		return nil
 	}
 	return r.state
 }
 
-// commit makes a change to the state (under r.mu) and returns once a write that includes it
-// is stored, with that write's error. The change is made in either case: the recorder's state is
-// what the apply did, whether or not the backend has it yet.
-func (r *StateRecorder) commit(ctx context.Context, change func()) error {
+// change makes a change to the state and returns its number.
+func (r *StateRecorder) change(f func()) uint64 {
 	r.mu.Lock()
-	change()
+	defer r.mu.Unlock()
+	f()
 	r.changed++
-	mine := r.changed
-	r.mu.Unlock()
+	return r.changed
+}
 
+// commit makes a change to the state and returns once a write that includes it is stored, with
+// that write's error. The change is made in either case: the recorder's state is what the apply
+// did, whether or not the backend has it yet.
+func (r *StateRecorder) commit(ctx context.Context, f func()) error {
+	return r.store(ctx, r.change(f))
+}
+
+// store returns once a write that includes change number seq is stored, writing itself unless
+// another caller's write did.
+func (r *StateRecorder) store(ctx context.Context, seq uint64) error {
 	r.writing.Lock()
 	defer r.writing.Unlock()
 	r.mu.Lock()
-	if r.stored >= mine {
+	if r.stored >= seq {
 		err := r.lastErr // another caller's write included this change
 		r.mu.Unlock()
 		return err
@@ -92,13 +122,74 @@ func (r *StateRecorder) commit(ctx context.Context, change func()) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.writes++
-	if err != nil {
-		r.writeFailed = true
-	} else {
+	if err == nil {
 		r.state.FormatVersion, r.state.Lineage, r.state.Serial, r.state.Landscape = snapshot.FormatVersion, snapshot.Lineage, snapshot.Serial, snapshot.Landscape
 	}
 	r.stored, r.lastErr = included, err
 	return err
+}
+
+// failed returns the error of the last write if it failed: components fail rather than go on
+// applying what the state cannot record.
+func (r *StateRecorder) failed() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastErr
+}
+
+// backgroundInterval spaces the background writes: each stores the whole state (at 100 shoots
+// some 60 ms of encoding and compressing), and what it records is safe as pending meanwhile, so
+// an apply spends little on them and groups the outcomes of many components into each.
+const backgroundInterval = time.Second
+
+// writeInBackground wakes the background writer, starting it on first use.
+func (r *StateRecorder) writeInBackground(ctx context.Context) {
+	r.startOnce.Do(func() {
+		r.kick, r.stop, r.flushed = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+		go r.backgroundWriter(context.WithoutCancel(ctx))
+	})
+	select {
+	case r.kick <- struct{}{}:
+	default: // a write is due already
+	}
+}
+
+// backgroundWriter stores what changed whenever kicked, at most once per backgroundInterval,
+// until stopped. Errors are kept as the last write's outcome: Flush and the next components
+// report them.
+func (r *StateRecorder) backgroundWriter(ctx context.Context) {
+	defer close(r.flushed)
+	for {
+		select {
+		case <-r.kick:
+		case <-r.stop:
+			return
+		}
+		r.mu.Lock()
+		seq := r.changed
+		r.mu.Unlock()
+		_ = r.store(ctx, seq)
+		select {
+		case <-time.After(backgroundInterval):
+		case <-r.stop:
+			return
+		}
+	}
+}
+
+// Flush stops the background writer and stores what it has not, returning the error of the last
+// write, which includes every change made before Flush.
+func (r *StateRecorder) Flush(ctx context.Context) error {
+	r.stopOnce.Do(func() {
+		if r.stop != nil {
+			close(r.stop)
+			<-r.flushed
+		}
+	})
+	r.mu.Lock()
+	seq := r.changed
+	r.mu.Unlock()
+	return r.store(ctx, seq)
 }
 
 // shallowCopy copies s and its components, sharing what the recorder never changes in place:
@@ -114,22 +205,93 @@ func shallowCopy(s *state.State) *state.State {
 	return &c
 }
 
-// Intent records a component's objects to write and to delete as pending, in addition to what
-// an earlier interrupted apply left pending: nothing is dropped until Applied resolves it.
-func (r *StateRecorder) Intent(ctx context.Context, component string, objs []*plan.Desired, deletes []*plan.ObjectChange) error {
-	return r.commit(ctx, func() { r.intend(component, objs, deletes) })
+// ComponentIntent is what one component of a plan is about to write and delete.
+type ComponentIntent struct {
+	Component string
+	Objects   []*plan.Desired
+	Deletes   []*plan.ObjectChange
 }
 
-func (r *StateRecorder) intend(component string, objs []*plan.Desired, deletes []*plan.ObjectChange) {
-	c := r.component(component)
-	seen := map[string]bool{}
-	for _, o := range c.Pending {
-		seen[o.Cluster+"/"+o.Ref().String()] = true
+// IntentAll records the intent of many components in one write (see Intent).
+func (r *StateRecorder) IntentAll(ctx context.Context, intents []ComponentIntent) error {
+	r.mu.Lock()
+	r.changed++
+	seq := r.changed
+	for _, in := range intents {
+		if added := r.intend(in.Component, in.Objects, in.Deletes); len(added) > 0 {
+			r.batched[in.Component] = added
+			r.intended[in.Component] = seq
+		}
 	}
+	r.mu.Unlock()
+	return r.store(ctx, seq)
+}
+
+// Withdraw drops the pending objects IntentAll added for a component that never started (its
+// dependencies failed or the apply was interrupted): they were not written, and the state
+// should not remember them. What was pending before stays.
+func (r *StateRecorder) Withdraw(component string) {
+	r.change(func() {
+		added := r.batched[component]
+		delete(r.batched, component)
+		c := r.state.Components[component]
+		if c == nil || len(added) == 0 {
+			return
+		}
+		drop := map[string]bool{}
+		for _, k := range added {
+			drop[k] = true
+		}
+		var keep []state.Object
+		for _, o := range c.Pending {
+			if !drop[o.Cluster+"/"+o.Ref().String()] {
+				keep = append(keep, o)
+			}
+		}
+		c.Pending = keep
+		if len(c.Objects) == 0 && len(c.Pending) == 0 {
+			delete(r.state.Components, component)
+		}
+	})
+}
+
+// Intent records a component's objects to write and to delete as pending, in addition to what
+// an earlier interrupted apply left pending: nothing is dropped until Applied resolves it. It
+// returns once they are stored, without a write of its own when IntentAll recorded them.
+func (r *StateRecorder) Intent(ctx context.Context, component string, objs []*plan.Desired, deletes []*plan.ObjectChange) error {
+	if err := r.failed(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	if added := r.intend(component, objs, deletes); len(added) > 0 {
+		r.changed++
+		r.intended[component] = r.changed
+	}
+	seq := r.intended[component]
+	r.mu.Unlock()
+	if seq == 0 {
+		return nil // nothing to keep track of
+	}
+	return r.store(ctx, seq)
+}
+
+// intend adds the objects the component neither owns nor has pending to its pending ones and
+// returns the keys of those it added.
+func (r *StateRecorder) intend(component string, objs []*plan.Desired, deletes []*plan.ObjectChange) []string {
+	c := r.component(component)
+	// What the component owns is tracked already; what is pending stays pending.
+	seen := map[string]bool{}
+	for _, list := range [][]state.Object{c.Objects, c.Pending} {
+		for _, o := range list {
+			seen[o.Cluster+"/"+o.Ref().String()] = true
+		}
+	}
+	var added []string
 	add := func(o state.Object) {
 		if k := o.Cluster + "/" + o.Ref().String(); !seen[k] {
 			seen[k] = true
 			c.Pending = append(c.Pending, o)
+			added = append(added, k)
 		}
 	}
 	for _, d := range objs {
@@ -138,11 +300,23 @@ func (r *StateRecorder) intend(component string, objs []*plan.Desired, deletes [
 	for _, o := range deletes {
 		add(toStateObject(o.Cluster, o.APIVersion, o.Ref, ""))
 	}
+	return added
 }
 
-// Applied records a component's objects as owned and forgets the deleted ones.
+// Applied records a component's objects as owned and forgets the deleted ones. It returns at
+// once and stores the change in the background (Flush waits for it): until then the objects stay
+// pending in the stored state, which is enough to find them again. It fails only when the last
+// write did.
 func (r *StateRecorder) Applied(ctx context.Context, component string, applied []AppliedObject, deleted []plan.ObjectChange) error {
-	return r.commit(ctx, func() { r.record(component, applied, deleted) })
+	if err := r.failed(); err != nil {
+		return err
+	}
+	r.change(func() {
+		delete(r.batched, component)
+		r.record(component, applied, deleted)
+	})
+	r.writeInBackground(ctx)
+	return nil
 }
 
 func (r *StateRecorder) record(component string, applied []AppliedObject, deleted []plan.ObjectChange) {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/state"
 )
@@ -122,4 +123,127 @@ func TestStateRecorderReportsAFailedWriteToEveryChangeInIt(t *testing.T) {
 	require.ErrorContains(t, <-first, "forbidden")
 	require.ErrorContains(t, <-second, "forbidden", "the change queued behind the failed write is written again, and fails again")
 	assert.Nil(t, r.State(), "after a failed write the stored state may differ from the recorder's")
+}
+
+// pendingNames returns the names of a component's pending and owned objects in a stored state.
+func pendingNames(t *testing.T, b state.Backend, component string) (pending, owned []string) {
+	t.Helper()
+	st, err := b.Read(context.Background())
+	require.NoError(t, err)
+	c := st.Components[component]
+	if c == nil {
+		return nil, nil
+	}
+	for _, o := range c.Pending {
+		pending = append(pending, o.Name)
+	}
+	for _, o := range c.Objects {
+		owned = append(owned, o.Name+"@"+o.UID)
+	}
+	return pending, owned
+}
+
+func TestStateRecorderRecordsAPlansIntentInOneWrite(t *testing.T) {
+	ctx := context.Background()
+	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
+	st, err := local.Read(ctx)
+	require.NoError(t, err)
+	r := NewStateRecorder(local, st)
+
+	require.NoError(t, r.IntentAll(ctx, []ComponentIntent{
+		{Component: "component.a", Objects: []*plan.Desired{configMapDesired("a1"), configMapDesired("a2")}},
+		{Component: "component.b", Objects: []*plan.Desired{configMapDesired("b1")}},
+		{Component: "component.c", Objects: []*plan.Desired{configMapDesired("c1")}},
+	}))
+	assert.Equal(t, 1, r.writes, "one write for the whole plan")
+	pending, _ := pendingNames(t, local, "component.a")
+	assert.Equal(t, []string{"a1", "a2"}, pending)
+
+	require.NoError(t, r.Intent(ctx, "component.a", []*plan.Desired{configMapDesired("a1"), configMapDesired("a2")}, nil))
+	assert.Equal(t, 1, r.writes, "a component whose intent is stored starts without writing")
+	require.NoError(t, r.Intent(ctx, "component.b", []*plan.Desired{configMapDesired("b1"), configMapDesired("b2")}, nil))
+	assert.Equal(t, 2, r.writes, "an object the plan-wide intent lacked is written before the component goes on")
+	pending, _ = pendingNames(t, local, "component.b")
+	assert.Equal(t, []string{"b1", "b2"}, pending)
+}
+
+func TestStateRecorderStoresAppliedInTheBackgroundAndFlushWaits(t *testing.T) {
+	ctx := context.Background()
+	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
+	st, err := local.Read(ctx)
+	require.NoError(t, err)
+	r := NewStateRecorder(local, st)
+	require.NoError(t, r.IntentAll(ctx, []ComponentIntent{{Component: "component.a", Objects: []*plan.Desired{configMapDesired("a1")}}}))
+
+	gated := &gatedBackend{Backend: local, started: make(chan struct{}), release: make(chan struct{})}
+	r.Backend = gated
+	applied := configMapDesired("a1").Object
+	applied.SetUID("uid-a1")
+	returned := make(chan error, 1)
+	go func() {
+		returned <- r.Applied(ctx, "component.a", []AppliedObject{{Cluster: "runtime", Object: applied}}, nil)
+	}()
+	select {
+	case err := <-returned:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Applied waited for its write")
+	}
+	<-gated.started
+	// An apply killed now leaves the object pending in the stored state: the next plan still
+	// finds it.
+	pending, owned := pendingNames(t, local, "component.a")
+	assert.Equal(t, []string{"a1"}, pending)
+	assert.Empty(t, owned)
+	assert.Nil(t, r.State(), "the outcome is not stored yet")
+
+	close(gated.release)
+	require.NoError(t, r.Flush(ctx))
+	pending, owned = pendingNames(t, local, "component.a")
+	assert.Empty(t, pending)
+	assert.Equal(t, []string{"a1@uid-a1"}, owned)
+	require.NotNil(t, r.State())
+}
+
+func TestStateRecorderFlushReportsAFailedBackgroundWrite(t *testing.T) {
+	ctx := context.Background()
+	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
+	st, err := local.Read(ctx)
+	require.NoError(t, err)
+	r := NewStateRecorder(local, st)
+	gated := &gatedBackend{Backend: local, started: make(chan struct{}), release: make(chan struct{}), fail: errors.New("state secret: forbidden")}
+	r.Backend = gated
+
+	require.NoError(t, r.Applied(ctx, "component.a", []AppliedObject{{Cluster: "runtime", Object: configMapDesired("a1").Object}}, nil))
+	<-gated.started
+	close(gated.release)
+	require.ErrorContains(t, r.Flush(ctx), "forbidden")
+	assert.ErrorContains(t, r.Applied(ctx, "component.b", nil, nil), "forbidden", "components fail once the state cannot be written")
+	assert.ErrorContains(t, r.Intent(ctx, "component.c", []*plan.Desired{configMapDesired("c1")}, nil), "forbidden")
+	assert.Nil(t, r.State())
+}
+
+func TestStateRecorderWithdrawsTheIntentOfComponentsThatNeverStarted(t *testing.T) {
+	ctx := context.Background()
+	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
+	st, err := local.Read(ctx)
+	require.NoError(t, err)
+	// An earlier interrupted apply left one object of component.a pending.
+	st.Components = map[string]*state.Component{"component.a": {Address: "component.a", Pending: []state.Object{
+		toStateObject("runtime", "v1", object.RefOf(configMapDesired("earlier").Object), ""),
+	}}}
+	r := NewStateRecorder(local, st)
+	require.NoError(t, r.IntentAll(ctx, []ComponentIntent{
+		{Component: "component.a", Objects: []*plan.Desired{configMapDesired("a1")}},
+		{Component: "component.b", Objects: []*plan.Desired{configMapDesired("b1")}},
+	}))
+	r.Withdraw("component.a")
+	r.Withdraw("component.b")
+	require.NoError(t, r.Flush(ctx))
+
+	pending, _ := pendingNames(t, local, "component.a")
+	assert.Equal(t, []string{"earlier"}, pending, "what was pending before stays pending")
+	stored, err := local.Read(ctx)
+	require.NoError(t, err)
+	assert.NotContains(t, stored.Components, "component.b", "a component with nothing recorded is forgotten")
 }

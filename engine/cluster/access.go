@@ -61,6 +61,9 @@ type Options struct {
 	WrapTransport func(http.RoundTripper) http.RoundTripper
 	// Retries is how many times a read is attempted on 429, 5xx and timeouts; zero means 5.
 	Retries int
+	// MaxInFlight bounds the requests of one cluster in flight at once, watches aside (they
+	// last as long as a wait); zero means no bound beyond QPS.
+	MaxInFlight int
 }
 
 // LoadRESTConfig returns the client configuration Access describes, without the tuning Connect
@@ -118,6 +121,9 @@ func tune(cfg *rest.Config, opts Options) *rest.Config {
 	}
 	if opts.WrapTransport != nil {
 		cfg.Wrap(opts.WrapTransport)
+	}
+	if opts.MaxInFlight > 0 {
+		cfg.Wrap(limitInFlight(opts.MaxInFlight)) // one bound per cluster: tune runs per Connect
 	}
 	return cfg
 }
