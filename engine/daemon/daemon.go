@@ -88,6 +88,8 @@ type Daemon struct {
 	published   string
 	publishedAt time.Time
 	publishedCM *corev1.ConfigMap
+	// revisit starts a cycle when a schedule comes due (scheduleRevisit).
+	revisit *time.Timer
 }
 
 // New returns a daemon; Start runs it.
@@ -183,6 +185,9 @@ func (d *Daemon) due(ctx context.Context) bool {
 func (d *Daemon) cleanup() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.revisit != nil {
+		d.revisit.Stop()
+	}
 	if d.snapshot != "" {
 		os.RemoveAll(d.snapshot)
 		d.snapshot = ""
@@ -221,6 +226,7 @@ func (d *Daemon) cycle(ctx context.Context) Status {
 	d.last = s
 	d.mu.Unlock()
 	d.publish(ctx, s)
+	d.scheduleRevisit(s.NextChange)
 	switch s.Phase {
 	case PhaseWaitingForLock:
 		time.AfterFunc(d.o.RetryLock, d.Trigger)
@@ -242,6 +248,21 @@ func (d *Daemon) cycle(ctx context.Context) Status {
 		d.mu.Unlock()
 	}
 	return s
+}
+
+// scheduleRevisit starts a cycle at the next time the landscape's rendering changes by time
+// alone (a hibernation schedule's trigger), instead of polling for it; zero cancels it.
+func (d *Daemon) scheduleRevisit(at time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.revisit != nil {
+		d.revisit.Stop()
+		d.revisit = nil
+	}
+	if at.IsZero() {
+		return
+	}
+	d.revisit = time.AfterFunc(max(at.Sub(d.o.Now()), 0), d.Trigger)
 }
 
 // run is one cycle without publishing. It plans from the watches' caches first: a landscape
@@ -268,6 +289,7 @@ func (d *Daemon) run(ctx context.Context) Status {
 		s.PlanTime = d.o.Now()
 		m.PlanDuration.Observe(s.PlanTime.Sub(start).Seconds())
 		d.recordPlan(&s, out.Result.Plan)
+		s.NextChange = out.Revisit()
 		d.watchOwned(out)
 		s.Phase, s.Message = PhaseUpToDate, "the clusters match the landscape"
 		s.LastSuccess = d.o.Now()
@@ -276,6 +298,7 @@ func (d *Daemon) run(ctx context.Context) Status {
 
 	var decision Decision
 	po := d.o.Planner(snapshot)
+	po.Now = d.o.Now()
 	po.Connect, po.Differs = d.pool.connector(po.Connect), d.pool.differFactory(po.Differs)
 	lo := apply.LandscapeOptions{
 		Planner: po, Apply: d.o.Apply, Cluster: d.o.Cluster,
@@ -285,6 +308,7 @@ func (d *Daemon) run(ctx context.Context) Status {
 			s.PlanTime = d.o.Now()
 			m.PlanDuration.Observe(s.PlanTime.Sub(start).Seconds())
 			d.recordPlan(&s, out.Result.Plan)
+			s.NextChange = out.Revisit()
 		},
 		Confirm: func(pl *plan.Plan) bool {
 			approved, err := d.o.Status.Approved(ctx)
@@ -395,6 +419,7 @@ func (d *Daemon) planFromCaches(ctx context.Context, snapshot string) *planner.O
 		return nil
 	}
 	po := d.o.Planner(snapshot)
+	po.Now = d.o.Now()
 	po.Connect = cachedConnector(d.pool.connector(po.Connect), d.watch)
 	po.Differs = d.pool.differFactory(po.Differs)
 	po.ReadState = func(res *config.Result) (*state.State, error) {

@@ -48,8 +48,11 @@ type Status struct {
 	PlanJSON    string
 	ApplyTime   time.Time
 	// ApplyResult lists the components that were not applied, one per line.
-	ApplyResult    string
-	LastSuccess    time.Time
+	ApplyResult string
+	LastSuccess time.Time
+	// NextChange is when the landscape changes by time alone next (a hibernation schedule's
+	// trigger); the daemon runs a cycle then.
+	NextChange     time.Time
 	Drifted        []string
 	ComponentState map[string]string
 	// Errors holds the landscape's diagnostics or the cycle's error.
@@ -84,6 +87,7 @@ func (s Status) data() map[string]string {
 		"last-apply-time":       stamp(s.ApplyTime),
 		"last-apply-result":     s.ApplyResult,
 		"last-successful-apply": stamp(s.LastSuccess),
+		"next-scheduled-change": stamp(s.NextChange),
 		"drifted-objects":       strings.Join(s.Drifted, "\n"),
 		"errors":                s.Errors,
 		"components":            componentLines(s.ComponentState),

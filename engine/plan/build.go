@@ -148,7 +148,10 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		case len(rd.Deferred) > 0 && !opts.Destroy:
 			c.Action = Read
 			c.Note = "rendered during apply: depends on values known only after apply (" + strings.Join(rd.Deferred, ", ") + ")"
+		case rd.Note != "":
+			c.Note = rd.Note
 		}
+		res.Plan.Notices = append(res.Plan.Notices, rd.Notices...)
 		components[string(addr)] = c
 		res.Plan.Components = append(res.Plan.Components, c)
 	}

@@ -40,7 +40,7 @@ func (r *Renderer) expand(inst *config.Instance, rd *Rendered, parts []render.Co
 		for _, d := range p.DependsOn {
 			child.DependsOn = append(child.DependsOn, byName[d].Address)
 		}
-		child.Detached, child.Window = p.Detached, p.Window
+		child.Detached, child.Window, child.Note = p.Detached, p.Window, p.Note
 		if w := p.Window; w != nil && len(w.HoldWhile) > 0 {
 			hold, err := r.holds(w.HoldWhile, clusters)
 			if err != nil {

@@ -12,7 +12,7 @@ import (
 
 // FormatVersion is the version of the plan's JSON form (docs/plan-format.md). The minor version
 // grows with compatible additions, the major one with changes consumers must adapt to.
-const FormatVersion = "1.1"
+const FormatVersion = "1.2"
 
 // Action is what apply does to an object or component.
 type Action string
@@ -72,6 +72,9 @@ type Plan struct {
 	Outputs []Output `json:"outputs,omitempty"`
 	// Warnings are things the plan left alone or could not plan, which a reviewer should know.
 	Warnings []string `json:"warnings,omitempty"`
+	// Notices are what the landscape will do later by time alone or could not do, besides this
+	// plan's changes: what the next maintenance window will update, a failed maintenance.
+	Notices []string `json:"notices,omitempty"`
 }
 
 // Component is the plan of one component instance.

@@ -48,6 +48,12 @@ type Rendered struct {
 	// DeletionDependsOn, when not nil, are the sibling parts a part is deleted before once its
 	// composite is removed (render.Component.DeletionDependsOn), instead of DependsOn.
 	DeletionDependsOn []config.InstanceAddress
+	// Note says why a part renders as it does now (render.Component.Note).
+	Note string
+	// Revisit is when the instance's rendering changes by time alone (render.Output.Revisit).
+	Revisit time.Time
+	// Notices are the instance's notices for the plan (render.Output.Notices).
+	Notices []string
 }
 
 // Renderer renders instances during evaluation: it is the config.Hooks.Instance of a plan.
@@ -114,7 +120,11 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 	if typ == GeneratedSecretType {
 		return r.generate(inst, rd, prep) // the engine's own step: it reads the live Secret
 	}
-	out, err := fn(render.Input{Landscape: r.Landscape, Address: string(inst.Addr), Name: inst.Name, Dir: r.Dir, Config: prep.Config})
+	clusters := clusterValues(inst)
+	out, err := fn(render.Input{
+		Landscape: r.Landscape, Address: string(inst.Addr), Name: inst.Name, Dir: r.Dir, Config: prep.Config,
+		Now: r.Now, Observe: r.observer(clusters),
+	})
 	if errors.Is(err, render.ErrDeferred) {
 		rd.Deferred = []string{err.Error()}
 		return cty.NilVal, nil
@@ -137,7 +147,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		}
 		out.Outputs = r.resolveOutputs(out.Outputs)
 	}
-	clusters := clusterValues(inst)
+	rd.Revisit, rd.Notices = out.Revisit, out.Notices
 	if out.Outputs, err = r.resolveLiveOutputs(out.Outputs, clusters); err != nil {
 		return fail(err)
 	}
@@ -150,6 +160,28 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 	}
 	rd.Objects = out.Objects
 	return instanceValue(inst, out.Outputs), nil
+}
+
+// observer reads live objects for a render function (render.Input.Observe) in the clusters the
+// instance refers to; nil when the run reads no clusters.
+func (r *Renderer) observer(clusters map[string]cty.Value) func(render.LiveRef) (*unstructured.Unstructured, error) {
+	if r.Get == nil {
+		return nil
+	}
+	return func(ref render.LiveRef) (*unstructured.Unstructured, error) {
+		cluster, ok := clusters[ref.Cluster]
+		if !ok {
+			return nil, fmt.Errorf("cluster %s is not one the component refers to", ref.Cluster)
+		}
+		u, err := r.Get(cluster, k8sschema.GroupVersionResource{Group: ref.Group, Version: ref.Version, Resource: ref.Resource}, ref.Namespace, ref.Name)
+		if err != nil {
+			return nil, err
+		}
+		if u != nil {
+			u = u.DeepCopy() // the render function may keep or change it
+		}
+		return u, nil
+	}
 }
 
 // unknownIdentity names the first object whose identity is not known yet, which can then not

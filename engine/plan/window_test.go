@@ -36,12 +36,12 @@ func TestWindowContains(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w, err := parseWindow(render.MaintenanceWindow{Begin: tt.begin, End: tt.end})
+			w, err := render.MaintenanceWindow{Begin: tt.begin, End: tt.end}.Parse()
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, w.contains(at(tt.now)))
+			assert.Equal(t, tt.want, w.Contains(at(tt.now)))
 		})
 	}
-	_, err := parseWindow(render.MaintenanceWindow{Begin: "22:00", End: "230000+0000"})
+	_, err := render.MaintenanceWindow{Begin: "22:00", End: "230000+0000"}.Parse()
 	assert.ErrorContains(t, err, `maintenance window begin "22:00" is not HHMMSS+HHMM`)
 }
 

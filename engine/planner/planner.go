@@ -59,7 +59,8 @@ type Options struct {
 	// ReadState, when set and State is not, reads the state once the landscape is loaded (its
 	// state block is known) and before any cluster is observed.
 	ReadState func(res *config.Result) (*state.State, error)
-	// Now is the time generated secrets are judged against (renewal at 80% of validity); zero
+	// Now is the time the landscape is evaluated at: generated secrets are judged against it
+	// (renewal at 80% of validity), hibernation schedules and maintenance windows read it; zero
 	// means the current time.
 	Now time.Time
 	// Rotate names the generated secret classes to regenerate ("ca", "token", ...).
@@ -81,6 +82,18 @@ type Outcome struct {
 	Result   *plan.Result
 }
 
+// Revisit is the earliest time at which the landscape's rendering changes by time alone (a
+// hibernation schedule's next trigger); zero when none does. The daemon plans again then.
+func (o *Outcome) Revisit() time.Time {
+	var next time.Time
+	for _, rd := range o.Rendered {
+		if t := rd.Revisit; !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	return next
+}
+
 // Prepare loads, renders and graphs the landscape without touching a cluster. Diagnostics with
 // errors mean the landscape is invalid and nothing else may happen.
 func Prepare(opts Options) (*Outcome, hcl.Diagnostics) {
@@ -95,7 +108,11 @@ func prepare(opts Options, conns *connections) (*Outcome, hcl.Diagnostics) {
 	} else {
 		r.Placeholders = true // nothing is planned without clusters (gardener graph)
 	}
+	// One evaluation time for the whole run: every schedule and renewal is judged against it.
 	r.Now, r.Rotate = opts.Now, opts.Rotate
+	if r.Now.IsZero() {
+		r.Now = time.Now()
+	}
 	res, diags := config.LoadWith(opts.Dir, opts.Schemas, opts.Inputs, r.Hooks())
 	out := &Outcome{Load: res, Rendered: r.Rendered, Clusters: conns.clusters}
 	if diags.HasErrors() || res.Evaluated == nil {
@@ -156,6 +173,9 @@ func prepare(opts Options, conns *connections) (*Outcome, hcl.Diagnostics) {
 // Plan runs the whole pipeline. Diagnostics report problems of the landscape; an error reports a
 // problem reaching or reading a cluster.
 func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) {
+	if opts.Now.IsZero() {
+		opts.Now = time.Now() // rendering and the maintenance windows judge the same moment
+	}
 	conns := newConnections(opts.Connect, opts.Dir)
 	var prefetched map[string]*observe.Prefetch
 	if opts.Prefetch && opts.Connect != nil {

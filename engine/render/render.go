@@ -16,7 +16,9 @@ import (
 )
 
 // Func renders one instance of a component type. It must be pure: no cluster access, no clock,
-// no randomness, so that two plans of the same landscape render the same objects.
+// no randomness, so that two plans of the same landscape render the same objects. What a
+// rendering may depend on besides the configuration reaches it explicitly through its Input:
+// the evaluation time (Now) and live objects it asks for (Observe), which a plan records.
 type Func func(in Input) (*Output, error)
 
 // Registry maps component types (schema types such as "manifests") and composite kinds
@@ -36,6 +38,22 @@ type Input struct {
 	// Config is the decoded configuration without sensitive marks. Unknown strings are
 	// replaced by UnknownString; other unknown values never reach a render function.
 	Config cty.Value
+	// Now is the time the landscape is evaluated at: the clock of the run (the daemon's cycle),
+	// or what `plan --at` asks about. Behaviour that depends on time (hibernation schedules)
+	// reads it here and nowhere else, so that golden plans at a fixed time stay the same.
+	Now time.Time
+	// Observe reads a live object (Paths are ignored): nil when it does not exist, or when the
+	// run has no clusters to read (graph, validate). Behaviour that depends on what happened
+	// to an object (a shoot that failed, a schedule trigger already carried out) reads it here.
+	Observe func(ref LiveRef) (*unstructured.Unstructured, error)
+}
+
+// Observed reads ref through in.Observe; nil when there is nothing to read it with.
+func (in Input) Observed(ref LiveRef) (*unstructured.Unstructured, error) {
+	if in.Observe == nil {
+		return nil, nil
+	}
+	return in.Observe(ref)
 }
 
 // Output is what a render function returns.
@@ -47,6 +65,13 @@ type Output struct {
 	// Components are the parts of a composite block (garden, seed, shoot), each planned and
 	// applied as a component of its own. Component types render Objects, composites Components.
 	Components []Component
+	// Revisit is the next time after Input.Now at which the rendering changes by time alone (a
+	// hibernation schedule's next trigger); zero when it never does. The daemon plans again then
+	// instead of polling.
+	Revisit time.Time
+	// Notices are what a plan should tell its reader about the instance besides its changes:
+	// what the next maintenance window will do, a maintenance that cannot be carried out.
+	Notices []string
 }
 
 // Object is a rendered Kubernetes object and the name of the cluster block it is applied to.
@@ -119,6 +144,9 @@ type Component struct {
 	// composite's block is removed, where that differs from DependsOn: a hibernated shoot
 	// scales down in the reverse of its reconcile order, but is deleted in its delete flow's.
 	DeletionDependsOn []string
+	// Note says why the part renders as it does now where that is not the configuration alone
+	// (a hibernation schedule came due); plans show it with the part's changes.
+	Note string
 	// Objects are the part's objects. Strings in them may hold GeneratedRef markers.
 	Objects []Object
 	// Secret, when set, makes the part a generated secret: the engine generates (or reuses) it

@@ -102,7 +102,7 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 		}
 	}
 	printHeld(p, pl)
-	if len(pl.Warnings) > 0 {
+	if len(pl.Warnings)+len(pl.Notices) > 0 {
 		p.printf("\n")
 	}
 	printWarnings(p, pl)
@@ -161,6 +161,9 @@ func heldText(a plan.Action) string {
 func printWarnings(p *printer, pl *plan.Plan) {
 	for _, w := range pl.Warnings {
 		p.printf("%s %s\n", p.paint(bold+yellow, "Warning:"), w)
+	}
+	for _, n := range pl.Notices {
+		p.printf("%s %s\n", p.paint(bold+cyan, "Note:"), n)
 	}
 }
 

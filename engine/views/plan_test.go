@@ -54,6 +54,7 @@ func samplePlan() *plan.Plan {
 		},
 		Outputs:  []plan.Output{{Name: "password", Sensitive: true}, {Name: "namespace", Value: "apps"}, {Name: "address", Unknown: true}},
 		Warnings: []string{"garden.local is not planned: garden components are not rendered by this version of gardener"},
+		Notices:  []string{"shoot dev: maintenance window 22:00-23:00 UTC (next 2026-11-22T22:00:00Z): Control Plane: Updated Kubernetes version '1.31.1' to version 1.31.3. Reason: Automatic update of Kubernetes version configured"},
 	}
 	p.Summarise()
 	return p
@@ -84,6 +85,12 @@ func TestPlanHuman(t *testing.T) {
 	empty := &plan.Plan{FormatVersion: plan.FormatVersion, Landscape: "local"}
 	require.NoError(t, Plan(&buf, empty, PlanOptions{}))
 	assert.Equal(t, "No changes. The landscape matches the live clusters.\n", buf.String())
+
+	// What a later maintenance window will do is noted even when nothing changes now.
+	buf.Reset()
+	empty.Notices = []string{"shoot dev: maintenance window 22:00-23:00 UTC (next 2026-11-22T22:00:00Z): ..."}
+	require.NoError(t, Plan(&buf, empty, PlanOptions{}))
+	assert.Equal(t, "Note: shoot dev: maintenance window 22:00-23:00 UTC (next 2026-11-22T22:00:00Z): ...\nNo changes. The landscape matches the live clusters.\n", buf.String())
 }
 
 func TestPlanEscapesControlCharacters(t *testing.T) {
