@@ -52,9 +52,9 @@ func shoot() *schema.Schema {
 							Name: "schedules", Nesting: schema.NestingList,
 							Description: "A recurring schedule that hibernates the shoot at start and wakes it at end; set at least one of the two.",
 							Body: schema.Body{Attributes: []schema.Attribute{
-								{Name: "start", Type: cty.String, Description: "A cron expression for when the shoot goes to sleep, such as \"0 20 * * 1-5\"."},
-								{Name: "end", Type: cty.String, Description: "A cron expression for when the shoot wakes up, such as \"0 7 * * 1-5\"."},
-								{Name: "location", Type: cty.String, Description: "The IANA time zone in which start and end are read, such as Europe/Berlin; UTC when unset."},
+								{Name: "start", Type: cty.String, Checks: checks(schema.Cron()), Description: "A cron expression for when the shoot goes to sleep, such as \"0 20 * * 1-5\"."},
+								{Name: "end", Type: cty.String, Checks: checks(schema.Cron()), Description: "A cron expression for when the shoot wakes up, such as \"0 7 * * 1-5\"."},
+								{Name: "location", Type: cty.String, Checks: checks(schema.TimeZone()), Description: "The IANA time zone in which start and end are read, such as Europe/Berlin; UTC when unset."},
 							}},
 						}},
 					},

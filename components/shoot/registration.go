@@ -12,6 +12,9 @@ func (b *builder) registration() error {
 		deps = append(deps, p.Name)
 	}
 	u := kube.Custom("core.gardener.cloud/v1beta1", "Shoot", ProjectNamespace(b.v.Project), b.name, nil, map[string]any{"spec": b.spec()})
+	if h := b.hibernation; h.declared != "" {
+		u.SetAnnotations(map[string]string{AnnotationHibernationTrigger: h.trigger, AnnotationHibernationDeclared: h.declared})
+	}
 	b.add("shoot", "shoot", kube.On(b.seed.VirtualCluster, "", u), deps...)
 	return nil
 }
@@ -63,7 +66,7 @@ func (b *builder) spec() map[string]any {
 		spec["maintenance"] = maint
 	}
 	if h := v.Hibernation; h != nil {
-		hib := map[string]any{"enabled": h.Enabled}
+		hib := map[string]any{"enabled": b.hibernated}
 		var schedules []any
 		for _, s := range h.Schedules {
 			sch := map[string]any{}

@@ -39,6 +39,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -75,10 +76,38 @@ func Render(in render.Input) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What gardener-controller-manager would do to the shoot by now (hibernation schedules,
+	// version maintenance) depends on the live Shoot and the evaluation time.
+	live, err := b.observeShoot(in)
+	if err != nil {
+		return nil, fmt.Errorf("shoot %s: read the live Shoot: %w", b.name, err)
+	}
+	if b.hibernation, err = decideHibernation(v.Hibernation, in.Now, live); err != nil {
+		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
+	}
+	b.hibernated = b.hibernation.enabled
+	if b.maintenance, err = b.maintainVersions(in, live); err != nil {
+		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
+	}
 	if err := b.build(); err != nil {
 		return nil, err
 	}
-	return &render.Output{Components: b.parts, Outputs: b.outputs()}, nil
+	out := &render.Output{Components: b.parts, Outputs: b.outputs(), Revisit: earliest(b.hibernation.next, b.maintenance.next)}
+	for _, msg := range b.maintenance.upcoming {
+		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: %s", b.name, msg))
+	}
+	if summary := b.maintenance.summary(); summary != "" {
+		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: maintenance: %s", b.name, summary))
+	}
+	return out, nil
+}
+
+// earliest is the earlier of two times, zero counting as never.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
 }
 
 // Parts renders the parts of one shoot for values built in Go.
@@ -100,8 +129,12 @@ type builder struct {
 	seed SeedRef
 	// ns is the control-plane namespace, shoot--<project>--<name>.
 	ns string
-	// hibernated is .spec.hibernation.enabled.
+	// hibernated is .spec.hibernation.enabled: the landscape's, or what a schedule decided.
 	hibernated bool
+	// hibernation is what the schedules decided, when the shoot has any.
+	hibernation hibernationDecision
+	// maintenance is what version maintenance decided.
+	maintenance maintenance
 	// tolerance is the failure tolerance type, "" without high availability.
 	tolerance string
 	// pods, services and nodes are the shoot's networks, the seed's defaults filled in.
@@ -173,6 +206,15 @@ func (b *builder) build() error {
 	}
 	if b.hibernated {
 		b.reverseScaled()
+	}
+	if note := joinNotes(b.hibernation.note, b.maintenance.note()); note != "" {
+		// Every part that hibernation changes says why: the scaled ones, the Shoot, and the
+		// extensions Cluster that carries the Shoot's spec.
+		for i := range b.parts {
+			if p := &b.parts[i]; p.Secret == nil && p.Copy == nil {
+				p.Note = note
+			}
+		}
 	}
 	return nil
 }
@@ -296,4 +338,15 @@ func ProjectNamespace(project string) string {
 		return project
 	}
 	return "garden-" + project
+}
+
+// joinNotes joins the non-empty notes.
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
 }

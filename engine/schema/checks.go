@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/robfig/cron/v3"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -423,6 +424,42 @@ func Quantity() Check {
 		}
 		if q.Sign() < 0 {
 			return "is negative; a size must be zero or more."
+		}
+		return ""
+	})
+}
+
+// cronParser reads the five-field cron expressions of Gardener's hibernation schedules
+// (S4:2715, S4:23031: "0 20 * * *") and the usual @daily-style shorthands.
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// ParseCron parses a cron expression as Cron checks it.
+func ParseCron(s string) (cron.Schedule, error) {
+	if strings.HasPrefix(s, "TZ=") || strings.HasPrefix(s, "CRON_TZ=") {
+		return nil, fmt.Errorf("names a time zone; set location instead")
+	}
+	return cronParser.Parse(s)
+}
+
+// Cron demands a five-field cron expression (minute hour day-of-month month day-of-week), such
+// as "0 20 * * 1-5".
+func Cron() Check {
+	return stringCheck("cron", `a cron expression of five fields (minute hour day-of-month month day-of-week), such as "0 20 * * 1-5"`, func(s string) string {
+		if _, err := ParseCron(s); err != nil {
+			return fmt.Sprintf("is not a cron expression of five fields (minute hour day-of-month month day-of-week), such as \"0 20 * * 1-5\": %v.", err)
+		}
+		return ""
+	})
+}
+
+// TimeZone demands an IANA time zone name, such as Europe/Berlin.
+func TimeZone() Check {
+	return stringCheck("time_zone", "an IANA time zone name, such as Europe/Berlin", func(s string) string {
+		if s == "" || strings.EqualFold(s, "local") {
+			return "is not an IANA time zone name, such as Europe/Berlin or UTC."
+		}
+		if _, err := time.LoadLocation(s); err != nil {
+			return "is not a time zone this system knows; use an IANA name such as Europe/Berlin or UTC."
 		}
 		return ""
 	})

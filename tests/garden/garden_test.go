@@ -245,6 +245,8 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 
 	hibernateAndDelete(t, c, dir)
 	confineRollout(t, c, dir)
+	hibernationSchedule(t, c, dir)
+	versionMaintenance(t, c, dir)
 }
 
 // Generated certificates are new on every plan from empty (fresh keys), and so are the checksums

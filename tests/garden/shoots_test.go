@@ -398,3 +398,141 @@ func confineRollout(t *testing.T, c *localcluster.Cluster, dir string) {
 	assert.True(t, gracePeriod(), "the maintenance window rolled the change out")
 	assert.False(t, applyAt(t, dir, outside).HasChanges(), "nothing is left for the next window")
 }
+
+// planGoldenAt plans dir as at the time now and compares the plan text with a golden file, the
+// schedule's day written as <day> and the next as <next day>.
+func planGoldenAt(t *testing.T, dir, name string, now time.Time) {
+	t.Helper()
+	opts := landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true}))
+	opts.Now = now
+	res, diags, err := apply.Landscape(context.Background(), apply.LandscapeOptions{
+		Planner: opts,
+		Lock:    state.LockInfo{Holder: "garden-test", Operation: "plan"},
+		Confirm: func(*plan.Plan) bool { return false }, // plan only
+	})
+	landscapetest.RequireNoDiags(t, diags, res.Outcome)
+	require.ErrorIs(t, err, apply.ErrCancelled, "the plan has changes")
+	var text bytes.Buffer
+	require.NoError(t, views.Plan(&text, res.Outcome.Result.Plan, views.PlanOptions{}))
+	out := bytes.ReplaceAll(text.Bytes(), []byte(now.Format("2006-01-02")), []byte("<day>"))
+	out = bytes.ReplaceAll(out, []byte(now.AddDate(0, 0, 1).Format("2006-01-02")), []byte("<next day>"))
+	golden.AssertBytes(t, name, stableCertificates(out))
+}
+
+// hibernationSchedule gives qa a working-day schedule in Tokyo (S4:23031-23039) and plans and
+// applies it at fixed times, as `gardener plan --at` and the daemon's clock do: adding the
+// schedule in the afternoon does not catch up on last night; the evening's start hibernates qa
+// with the plan naming the schedule; the morning's end wakes it up; a weekend passes without
+// triggers.
+func hibernationSchedule(t *testing.T, c *localcluster.Cluster, dir string) {
+	ctx := context.Background()
+	rdyn := dyn(t, c.Plane(localcluster.RuntimePlane))
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	require.NoError(t, err)
+	// The Wednesday after tomorrow, in Tokyo (no daylight saving time: the plan text is stable).
+	day := time.Now().In(tokyo).AddDate(0, 0, 2)
+	for day.Weekday() != time.Wednesday {
+		day = day.AddDate(0, 0, 1)
+	}
+	at := func(days, hour, minute int) time.Time {
+		return time.Date(day.Year(), day.Month(), day.Day()+days, hour, minute, 0, 0, tokyo)
+	}
+	etcdMain := func() int64 {
+		e, err := rdyn.Resource(etcdsGVR).Namespace("shoot--local--qa").Get(ctx, "etcd-main", metav1.GetOptions{})
+		require.NoError(t, err)
+		replicas, _, _ := unstructured.NestedInt64(e.Object, "spec", "replicas")
+		return replicas
+	}
+
+	editLandscape(t, dir, "shoots.hcl", "    enabled = var.hibernate_qa\n", "    enabled = var.hibernate_qa\n\n    schedules {\n      start    = \"0 20 * * 1-5\"\n      end      = \"0 7 * * 1-5\"\n      location = \"Asia/Tokyo\"\n    }\n")
+	applyAt(t, dir, at(0, 15, 0))
+	assert.Equal(t, int64(1), etcdMain(), "a schedule added in the afternoon leaves qa awake")
+	assert.False(t, applyAt(t, dir, at(0, 19, 59)).HasChanges(), "nothing is due before the start")
+
+	planGoldenAt(t, dir, "plan-schedule-hibernate-qa.txt", at(0, 20, 0))
+	pl := applyAt(t, dir, at(0, 20, 1))
+	assert.Contains(t, noteOf(pl, "shoot.qa.etcd_main"), `hibernation schedule 1 (start "0 20 * * 1-5", end "0 7 * * 1-5" in Asia/Tokyo)`)
+	assert.Equal(t, int64(0), etcdMain(), "the start hibernated qa")
+	assert.False(t, applyAt(t, dir, at(0, 23, 0)).HasChanges(), "the start is carried out once")
+
+	pl = applyAt(t, dir, at(1, 7, 0))
+	assert.Contains(t, noteOf(pl, "shoot.qa.etcd_main"), "wakes the shoot up")
+	assert.Equal(t, int64(1), etcdMain(), "the end woke qa up")
+
+	// Friday evening to Monday morning: hibernated over the weekend without triggers between.
+	applyAt(t, dir, at(2, 20, 30))
+	assert.Equal(t, int64(0), etcdMain())
+	assert.False(t, applyAt(t, dir, at(4, 12, 0)).HasChanges(), "no trigger on Sunday")
+	applyAt(t, dir, at(5, 7, 5))
+	assert.Equal(t, int64(1), etcdMain(), "Monday's end woke qa up")
+}
+
+// noteOf returns the plan note of a component.
+func noteOf(pl *plan.Plan, address string) string {
+	for _, c := range pl.Components {
+		if c.Address == address {
+			return c.Note
+		}
+	}
+	return ""
+}
+
+// planAt plans dir as at the time now, as `gardener plan --at` does, changes or not.
+func planAt(t *testing.T, dir string, now time.Time) *plan.Plan {
+	t.Helper()
+	opts := landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true}))
+	opts.Now = now
+	res, diags, err := apply.Landscape(context.Background(), apply.LandscapeOptions{
+		Planner: opts,
+		Lock:    state.LockInfo{Holder: "garden-test", Operation: "plan"},
+		Confirm: func(*plan.Plan) bool { return false }, // plan only
+	})
+	landscapetest.RequireNoDiags(t, diags, res.Outcome)
+	if err != nil {
+		require.ErrorIs(t, err, apply.ErrCancelled)
+	}
+	return res.Outcome.Result.Plan
+}
+
+// versionMaintenance gives the cloud profile a newer Kubernetes patch version and machine image
+// version and lets dev's version expire: outside dev's window (22:00-23:00 UTC) the plan changes
+// nothing and says what the window will do; inside it, the plan moves dev's control plane to
+// the new patch version by force (S4:23817) and its pool to the new image (auto update,
+// S4:23104); afterwards the raised versions stay although the landscape still says 1.31.1.
+func versionMaintenance(t *testing.T, c *localcluster.Cluster, dir string) {
+	ctx := context.Background()
+	vdyn := dyn(t, c.Plane(localcluster.VirtualGardenPlane))
+	day := time.Now().UTC().AddDate(0, 0, 1)
+	outside := time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, time.UTC)
+	inside := time.Date(day.Year(), day.Month(), day.Day(), 22, 30, 0, 0, time.UTC)
+	expired := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC).Format(time.RFC3339)
+	versions := func() (k8s, image string) {
+		shoot, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "dev", metav1.GetOptions{})
+		require.NoError(t, err)
+		k8s, _, _ = unstructured.NestedString(shoot.Object, "spec", "kubernetes", "version")
+		pools, _, _ := unstructured.NestedSlice(shoot.Object, "spec", "provider", "workers")
+		require.NotEmpty(t, pools)
+		image, _, _ = unstructured.NestedString(pools[0].(map[string]any), "machine", "image", "version")
+		return k8s, image
+	}
+
+	editLandscape(t, dir, "gardener-api.hcl", "  kubernetes_version \"1.31.1\" {\n    classification = \"supported\"\n  }",
+		"  kubernetes_version \"1.31.1\" {\n    classification  = \"deprecated\"\n    expiration_date = \""+expired+"\"\n  }\n\n  kubernetes_version \"1.31.3\" {\n    classification = \"supported\"\n  }")
+	editLandscape(t, dir, "gardener-api.hcl", "    version \"1.0.0\" {\n      classification = \"supported\"\n    }",
+		"    version \"1.0.0\" {\n      classification = \"supported\"\n    }\n\n    version \"1.0.1\" {\n      classification = \"supported\"\n    }")
+	applyAt(t, dir, outside) // the new cloud profile
+	pl := planAt(t, dir, outside)
+	assert.False(t, pl.HasChanges(), "outside the window maintenance waits")
+	assert.Contains(t, pl.Notices, "shoot dev: maintenance window 22:00-23:00 UTC (next "+time.Date(day.Year(), day.Month(), day.Day(), 22, 0, 0, 0, time.UTC).Format(time.RFC3339)+
+		"): Control Plane: Updated Kubernetes version '1.31.1' to version 1.31.3. Reason: Kubernetes version expired - force update required")
+	k8s, image := versions()
+	assert.Equal(t, []string{"1.31.1", "1.0.0"}, []string{k8s, image})
+
+	planGoldenAt(t, dir, "plan-maintenance-dev.txt", inside)
+	applyAt(t, dir, inside)
+	k8s, image = versions()
+	assert.Equal(t, []string{"1.31.3", "1.0.1"}, []string{k8s, image}, "the window updated dev")
+	next := planAt(t, dir, outside.AddDate(0, 0, 1))
+	assert.False(t, next.HasChanges(), "the raised versions stay although the landscape says 1.31.1")
+	assert.Empty(t, next.Notices, "nothing left for the next window")
+}

@@ -1,0 +1,245 @@
+package shoot
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/version"
+)
+
+// The version rules of gardener-controller-manager's maintenance (S4:23773-23889), as pure
+// functions of a CloudProfile's versions, the version in use and the time.
+
+// Version classifications (S4:23777-23785). A version without one counts as supported:
+// "Gardener can operate without version classifications" (S4:23775).
+const (
+	classificationPreview    = "preview"
+	classificationSupported  = "supported"
+	classificationDeprecated = "deprecated"
+)
+
+// Machine image update strategies (S4:3616).
+const (
+	strategyPatch = "patch"
+	strategyMinor = "minor"
+	strategyMajor = "major"
+)
+
+// offeredVersion is one version a CloudProfile offers: a Kubernetes version or a machine image
+// version.
+type offeredVersion struct {
+	raw            string
+	v              *version.Version
+	classification string
+	// expires is the expiration date; zero when the version does not expire.
+	expires time.Time
+}
+
+func (o offeredVersion) preview() bool { return o.classification == classificationPreview }
+
+// expired: "has an expiration date ... in the past" (S4:23785).
+func (o offeredVersion) expired(now time.Time) bool {
+	return !o.expires.IsZero() && !now.Before(o.expires)
+}
+
+func (o offeredVersion) deprecated() bool { return o.classification == classificationDeprecated }
+
+// parseOffered reads versions as a CloudProfile lists them; versions that do not parse are left
+// out (they cannot be compared, and Gardener's API server refuses them anyway).
+func parseOffered(list []offeredVersion) []offeredVersion {
+	var out []offeredVersion
+	for _, o := range list {
+		v, err := version.ParseGeneric(o.raw)
+		if err != nil {
+			continue
+		}
+		o.v = v
+		out = append(out, o)
+	}
+	slices.SortFunc(out, func(a, b offeredVersion) int {
+		switch {
+		case a.v.LessThan(b.v):
+			return -1
+		case b.v.LessThan(a.v):
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// versionUpdate is what maintenance does to one version: the version to move to, and why in
+// Gardener's words; Target is empty when nothing changes.
+type versionUpdate struct {
+	Target string
+	Reason string
+	// Forced is set when the version in use is expired or no longer offered: the update
+	// happens "even if the owner has opted out of automatic cluster updates" (S4:23817).
+	Forced bool
+}
+
+// findOffered returns the offered version equal to current.
+func findOffered(offered []offeredVersion, current *version.Version) (offeredVersion, bool) {
+	for _, o := range offered {
+		if o.v.EqualTo(current) {
+			return o, true
+		}
+	}
+	return offeredVersion{}, false
+}
+
+// pick chooses among candidates newer than current (none preview: "a Shoot does not update
+// (neither auto-update or force-update) to a preview version", S4:23779). An automatic update
+// never takes an expired version and prefers supported over deprecated versions; a forced one
+// prefers versions that have not expired, and takes the latest expired one if all have
+// (S4:23828-23833).
+func pick(candidates []offeredVersion, current *version.Version, forced bool, now time.Time) (offeredVersion, bool) {
+	var fresh, supported, expired []offeredVersion
+	for _, c := range candidates {
+		if c.preview() || !c.v.GreaterThan(current) {
+			continue
+		}
+		if c.expired(now) {
+			expired = append(expired, c)
+			continue
+		}
+		fresh = append(fresh, c)
+		if !c.deprecated() {
+			supported = append(supported, c)
+		}
+	}
+	last := func(l []offeredVersion) (offeredVersion, bool) {
+		if len(l) == 0 {
+			return offeredVersion{}, false
+		}
+		return l[len(l)-1], true
+	}
+	if o, ok := last(supported); ok {
+		return o, true
+	}
+	if o, ok := last(fresh); ok {
+		return o, true // all qualifying versions are deprecated: the latest deprecated one
+	}
+	if forced {
+		return last(expired)
+	}
+	return offeredVersion{}, false
+}
+
+// sameMinor, sameMajor and nextMinor select offered versions relative to current.
+func sameMinor(offered []offeredVersion, current *version.Version) []offeredVersion {
+	return filter(offered, func(o offeredVersion) bool {
+		return o.v.Major() == current.Major() && o.v.Minor() == current.Minor()
+	})
+}
+
+func sameMajor(offered []offeredVersion, current *version.Version) []offeredVersion {
+	return filter(offered, func(o offeredVersion) bool { return o.v.Major() == current.Major() })
+}
+
+func filter(offered []offeredVersion, keep func(offeredVersion) bool) []offeredVersion {
+	var out []offeredVersion
+	for _, o := range offered {
+		if keep(o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// kubernetesUpdate is the maintenance of a Kubernetes version (S4:23861-23889): an automatic
+// update moves to the latest eligible patch of the current minor; an expired version (or one
+// the profile no longer offers, S4:23824) is updated even without automatic updates, to the
+// latest patch of its minor, or, already there, to the latest patch of the next minor (minor+1:
+// "minor version jumps" are not allowed, S4:23867). No next minor fails the maintenance.
+func kubernetesUpdate(current string, offered []offeredVersion, auto bool, now time.Time) (versionUpdate, error) {
+	cur, err := version.ParseGeneric(current)
+	if err != nil {
+		return versionUpdate{}, fmt.Errorf("kubernetes version %q: %w", current, err)
+	}
+	offered = parseOffered(offered)
+	in, listed := findOffered(offered, cur)
+	forced := !listed || in.expired(now)
+	if !auto && !forced {
+		return versionUpdate{}, nil
+	}
+	reason := "Automatic update of Kubernetes version configured"
+	if forced {
+		reason = "Kubernetes version expired - force update required" // S4:23125
+	}
+	if o, ok := pick(sameMinor(offered, cur), cur, forced, now); ok {
+		return versionUpdate{Target: o.raw, Reason: reason, Forced: forced}, nil
+	}
+	if !forced {
+		return versionUpdate{}, nil
+	}
+	next := filter(offered, func(o offeredVersion) bool {
+		return o.v.Major() == cur.Major() && o.v.Minor() == cur.Minor()+1
+	})
+	if o, ok := pick(next, cur, true, now); ok {
+		return versionUpdate{Target: o.raw, Reason: reason, Forced: true}, nil
+	}
+	return versionUpdate{}, fmt.Errorf("kubernetes version %s is expired and the cloud profile offers no later version of %d.%d or %d.%d to update to (minor versions cannot be skipped)",
+		current, cur.Major(), cur.Minor(), cur.Major(), cur.Minor()+1)
+}
+
+// imageUpdate is the maintenance of a worker pool's machine image version by the image's
+// update strategy (S4:3616, S4:23835-23859): patch keeps the minor, minor keeps the major, major
+// takes the overall latest. An expired version is updated even without automatic updates; when
+// the pool is already on the latest version its strategy allows, a forced update moves on to the
+// next minor (patch) or major (minor) that has a qualifying version, skipping those that have
+// none; with major it cannot move on and fails.
+func imageUpdate(image, current string, offered []offeredVersion, strategy string, auto bool, now time.Time) (versionUpdate, error) {
+	cur, err := version.ParseGeneric(current)
+	if err != nil {
+		return versionUpdate{}, fmt.Errorf("machine image %s version %q: %w", image, current, err)
+	}
+	if strategy == "" {
+		strategy = strategyMajor // the default (S4:3616)
+	}
+	offered = parseOffered(offered)
+	in, listed := findOffered(offered, cur)
+	forced := !listed || in.expired(now)
+	if !auto && !forced {
+		return versionUpdate{}, nil
+	}
+	reason := fmt.Sprintf("Automatic update of the machine image version is configured (image update strategy: %s)", strategy) // S4:23135
+	if forced {
+		reason = "Machine image version expired - force update required"
+	}
+	var scope []offeredVersion
+	switch strategy {
+	case strategyPatch:
+		scope = sameMinor(offered, cur)
+	case strategyMinor:
+		scope = sameMajor(offered, cur)
+	default:
+		scope = offered
+	}
+	if o, ok := pick(scope, cur, forced, now); ok {
+		return versionUpdate{Target: o.raw, Reason: reason, Forced: forced}, nil
+	}
+	if !forced {
+		return versionUpdate{}, nil
+	}
+	if strategy == strategyMajor {
+		return versionUpdate{}, fmt.Errorf("machine image %s: version %s is expired and it is the latest the cloud profile offers: either the machine image %q is reaching end of life and migration to another machine image is required or there is a misconfiguration in the CloudProfile", image, current, image) // S4:23144
+	}
+	// The next higher minor (patch) or major (minor) with a qualifying version.
+	for _, o := range offered {
+		if !o.v.GreaterThan(cur) || o.preview() {
+			continue
+		}
+		var group []offeredVersion
+		if strategy == strategyPatch {
+			group = sameMinor(offered, o.v)
+		} else {
+			group = sameMajor(offered, o.v)
+		}
+		if t, ok := pick(group, cur, true, now); ok {
+			return versionUpdate{Target: t.raw, Reason: reason, Forced: true}, nil
+		}
+	}
+	return versionUpdate{}, fmt.Errorf("machine image %s: version %s is expired and the cloud profile offers no later version to update to", image, current)
+}
