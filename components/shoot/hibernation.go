@@ -1,6 +1,8 @@
 package shoot
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"time"
@@ -31,7 +33,20 @@ const (
 	// Shoot was last written: a landscape that says otherwise now was changed by someone, which
 	// overrides the schedule until its next trigger.
 	AnnotationHibernationDeclared = "declarative-gardener.io/hibernation-declared"
+	// AnnotationHibernationSchedules identifies the schedules the trigger belongs to: edited
+	// schedules, like new ones, do not catch up on triggers before the edit.
+	AnnotationHibernationSchedules = "declarative-gardener.io/hibernation-schedules"
 )
+
+// scheduleFingerprint identifies a shoot's schedules (a short hash of start, end and location
+// of each, in order).
+func scheduleFingerprint(h *Hibernation) string {
+	sum := sha256.New()
+	for _, s := range h.Schedules {
+		fmt.Fprintf(sum, "%q %q %q\n", s.Start, s.End, s.Location)
+	}
+	return hex.EncodeToString(sum.Sum(nil))[:16]
+}
 
 // triggerLookback bounds how far back the last trigger of a schedule is looked for: a schedule
 // that fired not once in a year (a cron for February 30th) has no last trigger.
@@ -48,8 +63,8 @@ type hibernationTrigger struct {
 // hibernationDecision is what the shoot's hibernation is at the evaluation time.
 type hibernationDecision struct {
 	enabled bool
-	// trigger and declared are the annotations' values; empty without schedules.
-	trigger, declared string
+	// trigger, declared and schedules are the annotations' values; empty without schedules.
+	trigger, declared, schedules string
 	// note says why the hibernation changes when a schedule caused it.
 	note string
 	// next is the next trigger after now; zero when there is none.
@@ -164,7 +179,7 @@ func decideHibernation(h *Hibernation, now time.Time, live *unstructured.Unstruc
 		return d, err
 	}
 	last, next := lastAndNext(schedules, now)
-	d.next, d.declared = next, strconv.FormatBool(h.Enabled)
+	d.next, d.declared, d.schedules = next, strconv.FormatBool(h.Enabled), scheduleFingerprint(h)
 	lastAt := ""
 	if last != nil {
 		lastAt = last.at.UTC().Format(time.RFC3339)
@@ -193,8 +208,15 @@ func decideHibernation(h *Hibernation, now time.Time, live *unstructured.Unstruc
 	if last == nil || lastAt == carried {
 		return d, nil // no trigger since the last one carried out
 	}
-	if carriedAt, err := time.Parse(time.RFC3339, carried); err == nil && !last.at.After(carriedAt) {
-		return d, nil // the last trigger is older than the one carried out (schedules changed)
+	carriedAt, err := time.Parse(time.RFC3339, carried)
+	if annotations[AnnotationHibernationSchedules] != d.schedules || err != nil {
+		// Edited schedules (or a trigger annotation someone mangled): the shoot stays as it
+		// is, and the triggers before now are history, as for schedules new to the shoot.
+		d.trigger = lastAt
+		return d, nil
+	}
+	if !last.at.After(carriedAt) {
+		return d, nil // the last trigger is older than the one carried out
 	}
 	// S4:12422: "It ignores failed Shoots and those marked for deletion."
 	if state, _, _ := unstructured.NestedString(live.Object, "status", "lastOperation", "state"); state == "Failed" {

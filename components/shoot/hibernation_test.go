@@ -40,6 +40,7 @@ func liveShoot(trigger, declared string, enabled bool, mutate ...func(*unstructu
 	annotations := map[string]string{}
 	if trigger != "" {
 		annotations[AnnotationHibernationTrigger] = trigger
+		annotations[AnnotationHibernationSchedules] = scheduleFingerprint(nightly(false))
 	}
 	if declared != "" {
 		annotations[AnnotationHibernationDeclared] = declared
@@ -134,6 +135,20 @@ func TestDecideHibernation(t *testing.T) {
 			wantEnabled: true, wantTrigger: today2000, wantDeclared: "false",
 		},
 		{
+			name: "an edited schedule does not carry out triggers from before the edit", hibernation: nightly(false), at: "2026-11-21 21:00",
+			live: liveShoot(today0600, "false", false, func(u *unstructured.Unstructured) {
+				a := u.GetAnnotations()
+				a[AnnotationHibernationSchedules] = "fingerprint-of-the-schedule-before"
+				u.SetAnnotations(a)
+			}),
+			wantEnabled: false, wantTrigger: today2000, wantDeclared: "false",
+		},
+		{
+			name: "a mangled trigger annotation is taken as history, not as a trigger to catch up on", hibernation: nightly(false), at: "2026-11-21 21:00",
+			live:        liveShoot("yesterday evening", "false", false),
+			wantEnabled: false, wantTrigger: today2000, wantDeclared: "false",
+		},
+		{
 			name: "without schedules hibernation.enabled decides", hibernation: &Hibernation{Enabled: true}, at: "2026-11-21 21:00",
 			live:        liveShoot("", "", false),
 			wantEnabled: true,
@@ -158,6 +173,9 @@ func TestDecideHibernation(t *testing.T) {
 			assert.Equal(t, tc.wantEnabled, d.enabled, "enabled")
 			assert.Equal(t, tc.wantTrigger, d.trigger, "trigger")
 			assert.Equal(t, tc.wantDeclared, d.declared, "declared")
+			if tc.wantDeclared != "" {
+				assert.Equal(t, scheduleFingerprint(tc.hibernation), d.schedules, "schedules")
+			}
 			assert.Equal(t, tc.wantNote, d.note, "note")
 			if tc.wantNext != "" {
 				assert.Equal(t, tc.wantNext, d.next.UTC().Format(time.RFC3339), "next")
@@ -175,9 +193,21 @@ func TestHibernationTriggersAtTheSameInstantWakeTheShoot(t *testing.T) {
 			Location string `json:"location"`
 		}{Start: s.start, End: s.end})
 	}
-	d, err := decideHibernation(h, time.Date(2026, 11, 21, 21, 0, 0, 0, time.UTC), liveShoot("2026-11-21T06:00:00Z", "false", true))
+	live := liveShoot("2026-11-21T06:00:00Z", "false", true, func(u *unstructured.Unstructured) {
+		a := u.GetAnnotations()
+		a[AnnotationHibernationSchedules] = scheduleFingerprint(h)
+		u.SetAnnotations(a)
+	})
+	d, err := decideHibernation(h, time.Date(2026, 11, 21, 21, 0, 0, 0, time.UTC), live)
 	require.NoError(t, err)
 	assert.False(t, d.enabled)
 	assert.Contains(t, d.note, "schedule 2")
 	assert.Contains(t, d.note, "in UTC", "schedules without a location are read in UTC")
+}
+
+func TestHibernationRefusesIntervals(t *testing.T) {
+	h := nightly(false)
+	h.Schedules[0].Start = "@every 1h"
+	_, err := decideHibernation(h, time.Now(), nil)
+	require.ErrorContains(t, err, "@every intervals are not supported")
 }

@@ -24,8 +24,16 @@ import (
 // landscape's and the live Shoot's. The CloudProfile is read from the virtual garden; before it
 // exists (a landscape applied from empty) there is nothing to maintain against.
 
+// AnnotationMaintained is the begin of the last maintenance window in which maintenance
+// changed the shoot's versions (RFC 3339): "Gardener runs one maintenance operation per day"
+// (S4:23085), so a forced update that needs several steps takes one per window (S4:23833).
+const AnnotationMaintained = "declarative-gardener.io/maintained-window"
+
 // maintenance is what version maintenance decided for a shoot.
 type maintenance struct {
+	// maintained is AnnotationMaintained's value: the live one, or this window's begin when
+	// maintenance changed versions now.
+	maintained string
 	// changes describe the updates made now, in Gardener's event wording; short the same in a
 	// few words, for the notes of the parts they change.
 	changes, short []string
@@ -40,6 +48,9 @@ type maintenance struct {
 // maintainVersions decides the shoot's versions at now and writes them into b.v.
 func (b *builder) maintainVersions(in render.Input, live *unstructured.Unstructured) (maintenance, error) {
 	var m maintenance
+	if live != nil {
+		m.maintained = live.GetAnnotations()[AnnotationMaintained]
+	}
 	window, ok, err := b.maintenanceWindow(live)
 	if err != nil || !ok {
 		return m, err // no window known: Gardener picks one the landscape cannot know yet
@@ -54,6 +65,11 @@ func (b *builder) maintainVersions(in render.Input, live *unstructured.Unstructu
 		autoK8s, autoImage = mt.AutoUpdate.KubernetesVersion, mt.AutoUpdate.MachineImageVersion
 	}
 	inside := window.Contains(in.Now)
+	// This window's begin (the next begin is a day later while inside it).
+	occurrence := window.NextBegin(in.Now).Add(-24 * time.Hour).UTC().Format(time.RFC3339)
+	if inside && m.maintained == occurrence {
+		inside = false // maintained in this window already: the rest waits for the next one
+	}
 	at := in.Now
 	if !inside {
 		at = window.NextBegin(in.Now)
@@ -64,6 +80,7 @@ func (b *builder) maintainVersions(in render.Input, live *unstructured.Unstructu
 			apply()
 			m.changes = append(m.changes, change)
 			m.short = append(m.short, short)
+			m.maintained = occurrence
 			return
 		}
 		m.upcoming = append(m.upcoming, fmt.Sprintf("maintenance window %s (next %s): %s", window.Text, at.UTC().Format(time.RFC3339), change))

@@ -109,6 +109,19 @@ func TestMaintainVersions(t *testing.T) {
 			wantK8s: "1.31.3", wantImg: "1.0.2", wantChanges: 2,
 		},
 		{
+			name: "maintained in this window already: further steps wait for the next window (S4:23085, S4:23833)", mutate: withWindow, now: inside, profile: cloudProfile(""),
+			live: func() *unstructured.Unstructured {
+				u := liveAt("1.31.1", "1.0.0")
+				u.SetAnnotations(map[string]string{AnnotationMaintained: "2026-11-21T22:00:00Z"})
+				return u
+			}(),
+			wantK8s: "1.31.1", wantImg: "1.0.0", wantNext: time.Date(2026, 11, 22, 22, 0, 0, 0, time.UTC),
+			wantUpcoming: []string{
+				"maintenance window 22:00-23:00 UTC (next 2026-11-22T22:00:00Z): Control Plane: Updated Kubernetes version '1.31.1' to version 1.31.3. Reason: Automatic update of Kubernetes version configured",
+				`maintenance window 22:00-23:00 UTC (next 2026-11-22T22:00:00Z): Worker pool "local": Updated image from 'local' version '1.0.0' to version 1.0.2. Reason: Automatic update of the machine image version is configured (image update strategy: patch)`,
+			},
+		},
+		{
 			name: "no window known (a new shoot without time_window): nothing to maintain yet", now: inside, profile: cloudProfile(""),
 			wantK8s: "1.31.1", wantImg: "1.0.0",
 		},
@@ -143,6 +156,9 @@ func TestMaintainVersions(t *testing.T) {
 			assert.Equal(t, tc.wantK8s, b.v.Kubernetes.Version)
 			assert.Equal(t, tc.wantImg, b.v.Workers[0].MachineImage.Version)
 			assert.Len(t, m.changes, tc.wantChanges, "%v", m.changes)
+			if tc.wantChanges > 0 {
+				assert.Equal(t, "2026-11-21T22:00:00Z", m.maintained, "the window is recorded as maintained")
+			}
 			assert.Equal(t, tc.wantUpcoming, m.upcoming)
 			assert.Equal(t, tc.wantNext, m.next)
 			if tc.wantFailure != "" {

@@ -12,8 +12,17 @@ func (b *builder) registration() error {
 		deps = append(deps, p.Name)
 	}
 	u := kube.Custom("core.gardener.cloud/v1beta1", "Shoot", ProjectNamespace(b.v.Project), b.name, nil, map[string]any{"spec": b.spec()})
+	annotations := map[string]string{}
 	if h := b.hibernation; h.declared != "" {
-		u.SetAnnotations(map[string]string{AnnotationHibernationTrigger: h.trigger, AnnotationHibernationDeclared: h.declared})
+		annotations[AnnotationHibernationTrigger] = h.trigger
+		annotations[AnnotationHibernationDeclared] = h.declared
+		annotations[AnnotationHibernationSchedules] = h.schedules
+	}
+	if m := b.maintenance.maintained; m != "" {
+		annotations[AnnotationMaintained] = m
+	}
+	if len(annotations) > 0 {
+		u.SetAnnotations(annotations)
 	}
 	b.add("shoot", "shoot", kube.On(b.seed.VirtualCluster, "", u), deps...)
 	return nil

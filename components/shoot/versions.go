@@ -127,7 +127,14 @@ func pick(candidates []offeredVersion, current *version.Version, forced bool, no
 	return offeredVersion{}, false
 }
 
-// sameMinor, sameMajor and nextMinor select offered versions relative to current.
+// offersLater reports whether the profile offers a version later than current: a version it
+// does not list but that is later than all it lists is one the profile has not caught up with,
+// not one it dropped.
+func offersLater(offered []offeredVersion, current *version.Version) bool {
+	return slices.ContainsFunc(offered, func(o offeredVersion) bool { return o.v.GreaterThan(current) })
+}
+
+// sameMinor and sameMajor select offered versions relative to current.
 func sameMinor(offered []offeredVersion, current *version.Version) []offeredVersion {
 	return filter(offered, func(o offeredVersion) bool {
 		return o.v.Major() == current.Major() && o.v.Minor() == current.Minor()
@@ -160,6 +167,9 @@ func kubernetesUpdate(current string, offered []offeredVersion, auto bool, now t
 	}
 	offered = parseOffered(offered)
 	in, listed := findOffered(offered, cur)
+	if !listed && !offersLater(offered, cur) {
+		return versionUpdate{}, nil // the profile does not know the version yet (both changed in one run)
+	}
 	forced := !listed || in.expired(now)
 	if !auto && !forced {
 		return versionUpdate{}, nil
@@ -180,7 +190,7 @@ func kubernetesUpdate(current string, offered []offeredVersion, auto bool, now t
 	if o, ok := pick(next, cur, true, now); ok {
 		return versionUpdate{Target: o.raw, Reason: reason, Forced: true}, nil
 	}
-	return versionUpdate{}, fmt.Errorf("kubernetes version %s is expired and the cloud profile offers no later version of %d.%d or %d.%d to update to (minor versions cannot be skipped)",
+	return versionUpdate{}, fmt.Errorf("kubernetes version %s is expired or no longer offered, and the cloud profile offers no later version of %d.%d or %d.%d to update to (minor versions cannot be skipped)",
 		current, cur.Major(), cur.Minor(), cur.Major(), cur.Minor()+1)
 }
 
@@ -200,6 +210,9 @@ func imageUpdate(image, current string, offered []offeredVersion, strategy strin
 	}
 	offered = parseOffered(offered)
 	in, listed := findOffered(offered, cur)
+	if !listed && !offersLater(offered, cur) {
+		return versionUpdate{}, nil // the profile does not know the version yet (both changed in one run)
+	}
 	forced := !listed || in.expired(now)
 	if !auto && !forced {
 		return versionUpdate{}, nil
@@ -217,14 +230,16 @@ func imageUpdate(image, current string, offered []offeredVersion, strategy strin
 	default:
 		scope = offered
 	}
-	if o, ok := pick(scope, cur, forced, now); ok {
+	// With major there is nowhere further to go: a force update "will fail if the latest
+	// version in the CloudProfile for that image is expired" (S4:23841), rather than move to it.
+	if o, ok := pick(scope, cur, forced && strategy != strategyMajor, now); ok {
 		return versionUpdate{Target: o.raw, Reason: reason, Forced: forced}, nil
 	}
 	if !forced {
 		return versionUpdate{}, nil
 	}
 	if strategy == strategyMajor {
-		return versionUpdate{}, fmt.Errorf("machine image %s: version %s is expired and it is the latest the cloud profile offers: either the machine image %q is reaching end of life and migration to another machine image is required or there is a misconfiguration in the CloudProfile", image, current, image) // S4:23144
+		return versionUpdate{}, fmt.Errorf("machine image %s: version %s is expired and the cloud profile offers no later version that is not: either the machine image %q is reaching end of life and migration to another machine image is required or there is a misconfiguration in the CloudProfile", image, current, image) // S4:23144
 	}
 	// The next higher minor (patch) or major (minor) with a qualifying version.
 	for _, o := range offered {

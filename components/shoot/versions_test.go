@@ -87,6 +87,10 @@ func TestKubernetesUpdate(t *testing.T) {
 			want:    versionUpdate{Target: "1.24.13", Reason: "Kubernetes version expired - force update required", Forced: true},
 		},
 		{
+			name: "a version later than all the profile lists is one it has not caught up with: no update", current: "1.31.5", auto: false,
+			offered: offer("1.31.1:supported", "1.31.3:supported"),
+		},
+		{
 			name: "no consecutive minor: the maintenance fails, minor versions are never skipped (S4:23867, S4:23869-23877)", current: "1.24.12", auto: true,
 			offered: offer("1.24.12:deprecated:expired", "1.26.3:supported"),
 			wantErr: "offers no later version of 1.24 or 1.25",
@@ -132,6 +136,11 @@ func TestImageUpdate(t *testing.T) {
 			name: "minor, expired on the latest of the major: the next higher major (S4:23840)", current: "1.2.1",
 			offered: offer("1.2.1::expired", "2.0.0", "2.1.0", "3.0.0"), strategy: "minor", auto: false,
 			want: versionUpdate{Target: "2.1.0", Reason: forced, Forced: true},
+		},
+		{
+			name: "major, expired, and only expired versions later: the force update fails rather than move to one (S4:23841)", current: "2.0.0",
+			offered: offer("2.0.0::expired", "2.1.0::expired"), strategy: "major", auto: false,
+			wantErr: "reaching end of life",
 		},
 		{
 			name: "major, expired and the latest: the force update fails (S4:23841, S4:23144)", current: "2.0.0",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"sort"
 	"strings"
 	"sync"
@@ -122,19 +123,24 @@ func (r *StateRecorder) store(ctx context.Context, seq uint64) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.writes++
+	r.lastErr = err
 	if err == nil {
 		r.state.FormatVersion, r.state.Lineage, r.state.Serial, r.state.Landscape = snapshot.FormatVersion, snapshot.Lineage, snapshot.Serial, snapshot.Landscape
+		r.stored = included // a failed write stores nothing: the next one writes its changes again
 	}
-	r.stored, r.lastErr = included, err
 	return err
 }
 
-// failed returns the error of the last write if it failed: components fail rather than go on
-// applying what the state cannot record.
+// failed returns the error of the last write when it means that another writer stored a
+// state meanwhile: components then fail rather than go on applying beside it. Other failures
+// (a network blip) are written again by the next write; the objects stay pending meanwhile.
 func (r *StateRecorder) failed() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.lastErr
+	if errors.Is(r.lastErr, state.ErrStaleSerial) {
+		return r.lastErr
+	}
+	return nil
 }
 
 // backgroundInterval spaces the background writes: each stores the whole state (at 100 shoots
@@ -155,8 +161,7 @@ func (r *StateRecorder) writeInBackground(ctx context.Context) {
 }
 
 // backgroundWriter stores what changed whenever kicked, at most once per backgroundInterval,
-// until stopped. Errors are kept as the last write's outcome: Flush and the next components
-// report them.
+// until stopped; a failed write is tried again after the interval. Flush reports the outcome.
 func (r *StateRecorder) backgroundWriter(ctx context.Context) {
 	defer close(r.flushed)
 	for {
@@ -168,7 +173,12 @@ func (r *StateRecorder) backgroundWriter(ctx context.Context) {
 		r.mu.Lock()
 		seq := r.changed
 		r.mu.Unlock()
-		_ = r.store(ctx, seq)
+		if err := r.store(ctx, seq); err != nil {
+			select {
+			case r.kick <- struct{}{}: // try again after the interval
+			default:
+			}
+		}
 		select {
 		case <-time.After(backgroundInterval):
 		case <-r.stop:
@@ -177,8 +187,8 @@ func (r *StateRecorder) backgroundWriter(ctx context.Context) {
 	}
 }
 
-// Flush stops the background writer and stores what it has not, returning the error of the last
-// write, which includes every change made before Flush.
+// Flush stops the background writer and stores what it has not (up to flushAttempts times),
+// returning the error of the last write, which includes every change made before Flush.
 func (r *StateRecorder) Flush(ctx context.Context) error {
 	r.stopOnce.Do(func() {
 		if r.stop != nil {
@@ -189,8 +199,21 @@ func (r *StateRecorder) Flush(ctx context.Context) error {
 	r.mu.Lock()
 	seq := r.changed
 	r.mu.Unlock()
-	return r.store(ctx, seq)
+	for attempt := 1; ; attempt++ {
+		err := r.store(ctx, seq)
+		if err == nil || attempt == flushAttempts || errors.Is(err, state.ErrStaleSerial) {
+			return err
+		}
+		select {
+		case <-time.After(time.Duration(attempt) * backgroundInterval):
+		case <-ctx.Done():
+			return err
+		}
+	}
 }
+
+// flushAttempts is how often Flush tries to store what the apply did before it gives up.
+const flushAttempts = 3
 
 // shallowCopy copies s and its components, sharing what the recorder never changes in place:
 // it replaces a component's slices rather than writing to them (appending to Pending writes past
@@ -305,8 +328,8 @@ func (r *StateRecorder) intend(component string, objs []*plan.Desired, deletes [
 
 // Applied records a component's objects as owned and forgets the deleted ones. It returns at
 // once and stores the change in the background (Flush waits for it): until then the objects stay
-// pending in the stored state, which is enough to find them again. It fails only when the last
-// write did.
+// pending in the stored state, which is enough to find them again. It fails only when another
+// writer stored a state meanwhile.
 func (r *StateRecorder) Applied(ctx context.Context, component string, applied []AppliedObject, deleted []plan.ObjectChange) error {
 	if err := r.failed(); err != nil {
 		return err

@@ -218,9 +218,57 @@ func TestStateRecorderFlushReportsAFailedBackgroundWrite(t *testing.T) {
 	<-gated.started
 	close(gated.release)
 	require.ErrorContains(t, r.Flush(ctx), "forbidden")
-	assert.ErrorContains(t, r.Applied(ctx, "component.b", nil, nil), "forbidden", "components fail once the state cannot be written")
-	assert.ErrorContains(t, r.Intent(ctx, "component.c", []*plan.Desired{configMapDesired("c1")}, nil), "forbidden")
+	assert.NoError(t, r.Applied(ctx, "component.b", nil, nil), "a failed write does not fail the components that finish after it")
+	assert.ErrorContains(t, r.Intent(ctx, "component.c", []*plan.Desired{configMapDesired("c1")}, nil), "forbidden",
+		"an intent that cannot be stored fails its component: it must not write unrecorded objects")
 	assert.Nil(t, r.State())
+}
+
+// flakyBackend fails its first failures writes.
+type flakyBackend struct {
+	state.Backend
+	mu       sync.Mutex
+	failures int
+}
+
+func (b *flakyBackend) Write(ctx context.Context, s *state.State) error {
+	b.mu.Lock()
+	fail := b.failures > 0
+	b.failures--
+	b.mu.Unlock()
+	if fail {
+		return errors.New("state secret: connection reset by peer")
+	}
+	return b.Backend.Write(ctx, s)
+}
+
+func TestStateRecorderWritesAgainAfterATransientFailure(t *testing.T) {
+	ctx := context.Background()
+	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
+	st, err := local.Read(ctx)
+	require.NoError(t, err)
+	r := NewStateRecorder(&flakyBackend{Backend: local, failures: 1}, st)
+
+	applied := configMapDesired("a1").Object
+	applied.SetUID("uid-a1")
+	require.NoError(t, r.Applied(ctx, "component.a", []AppliedObject{{Cluster: "runtime", Object: applied}}, nil))
+	require.NoError(t, r.Applied(ctx, "component.b", nil, nil), "the components after the failed write go on")
+	require.NoError(t, r.Flush(ctx), "the write is tried again and succeeds")
+	_, owned := pendingNames(t, local, "component.a")
+	assert.Equal(t, []string{"a1@uid-a1"}, owned)
+	assert.NotNil(t, r.State())
+}
+
+func TestStateRecorderStopsComponentsWhenAnotherWriterStoredAState(t *testing.T) {
+	ctx := context.Background()
+	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
+	st, err := local.Read(ctx)
+	require.NoError(t, err)
+	gated := &gatedBackend{Backend: local, started: make(chan struct{}), release: make(chan struct{}), fail: fmt.Errorf("state: %w", state.ErrStaleSerial)}
+	r := NewStateRecorder(gated, st)
+	close(gated.release)
+	require.Error(t, r.IntentAll(ctx, []ComponentIntent{{Component: "component.a", Objects: []*plan.Desired{configMapDesired("a1")}}}))
+	assert.ErrorIs(t, r.Applied(ctx, "component.b", nil, nil), state.ErrStaleSerial, "nothing goes on beside another writer")
 }
 
 func TestStateRecorderWithdrawsTheIntentOfComponentsThatNeverStarted(t *testing.T) {

@@ -438,6 +438,11 @@ func ParseCron(s string) (cron.Schedule, error) {
 	if strings.HasPrefix(s, "TZ=") || strings.HasPrefix(s, "CRON_TZ=") {
 		return nil, fmt.Errorf("names a time zone; set location instead")
 	}
+	if strings.HasPrefix(strings.TrimSpace(s), "@every") {
+		// An interval counts from whenever it is asked, not from a time of day: no plan could
+		// tell a trigger it carried out from the next one.
+		return nil, fmt.Errorf("@every intervals are not supported; give times of day such as \"0 */2 * * *\"")
+	}
 	return cronParser.Parse(s)
 }
 
