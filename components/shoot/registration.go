@@ -21,6 +21,9 @@ func (b *builder) registration() error {
 	if m := b.maintenance.maintained; m != "" {
 		annotations[AnnotationMaintained] = m
 	}
+	if b.retry.retry {
+		annotations[AnnotationOperation] = OperationRetry
+	}
 	if len(annotations) > 0 {
 		u.SetAnnotations(annotations)
 	}

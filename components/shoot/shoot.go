@@ -89,10 +89,11 @@ func Render(in render.Input) (*render.Output, error) {
 	if b.maintenance, err = b.maintainVersions(in, live); err != nil {
 		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
 	}
+	b.retry = decideRetry(live, in.Now)
 	if err := b.build(); err != nil {
 		return nil, err
 	}
-	out := &render.Output{Components: b.parts, Outputs: b.outputs(), Revisit: earliest(b.hibernation.next, b.maintenance.next)}
+	out := &render.Output{Components: b.parts, Outputs: b.outputs(), Revisit: earliest(earliest(b.hibernation.next, b.maintenance.next), b.retry.next)}
 	for _, msg := range b.maintenance.upcoming {
 		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: %s", b.name, msg))
 	}
@@ -135,6 +136,8 @@ type builder struct {
 	hibernation hibernationDecision
 	// maintenance is what version maintenance decided.
 	maintenance maintenance
+	// retry is whether a shoot that failed on rate limits is retried now.
+	retry retryDecision
 	// tolerance is the failure tolerance type, "" without high availability.
 	tolerance string
 	// pods, services and nodes are the shoot's networks, the seed's defaults filled in.
@@ -213,6 +216,13 @@ func (b *builder) build() error {
 		for i := range b.parts {
 			if p := &b.parts[i]; p.Secret == nil && p.Copy == nil {
 				p.Note = note
+			}
+		}
+	}
+	if note := b.retry.note; note != "" {
+		for i := range b.parts {
+			if p := &b.parts[i]; p.Name == "shoot" {
+				p.Note = joinNotes(p.Note, note)
 			}
 		}
 	}
