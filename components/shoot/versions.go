@@ -127,6 +127,20 @@ func pick(candidates []offeredVersion, current *version.Version, forced bool, no
 	return offeredVersion{}, false
 }
 
+// assess sorts the offered versions and decides whether maintenance acts on current: by force
+// when it is expired or no longer offered (S4:23817-23824), automatically when auto is set, not
+// at all otherwise, nor for a version later than every offered one (the profile has not caught
+// up with the landscape yet, both changed in one run).
+func assess(current *version.Version, offered []offeredVersion, auto bool, now time.Time) (sorted []offeredVersion, forced, act bool) {
+	sorted = parseOffered(offered)
+	in, listed := findOffered(sorted, current)
+	if !listed && !offersLater(sorted, current) {
+		return sorted, false, false
+	}
+	forced = !listed || in.expired(now)
+	return sorted, forced, auto || forced
+}
+
 // offersLater reports whether the profile offers a version later than current: a version it
 // does not list but that is later than all it lists is one the profile has not caught up with,
 // not one it dropped.
@@ -165,13 +179,8 @@ func kubernetesUpdate(current string, offered []offeredVersion, auto bool, now t
 	if err != nil {
 		return versionUpdate{}, fmt.Errorf("kubernetes version %q: %w", current, err)
 	}
-	offered = parseOffered(offered)
-	in, listed := findOffered(offered, cur)
-	if !listed && !offersLater(offered, cur) {
-		return versionUpdate{}, nil // the profile does not know the version yet (both changed in one run)
-	}
-	forced := !listed || in.expired(now)
-	if !auto && !forced {
+	offered, forced, act := assess(cur, offered, auto, now)
+	if !act {
 		return versionUpdate{}, nil
 	}
 	reason := "Automatic update of Kubernetes version configured"
@@ -208,13 +217,8 @@ func imageUpdate(image, current string, offered []offeredVersion, strategy strin
 	if strategy == "" {
 		strategy = strategyMajor // the default (S4:3616)
 	}
-	offered = parseOffered(offered)
-	in, listed := findOffered(offered, cur)
-	if !listed && !offersLater(offered, cur) {
-		return versionUpdate{}, nil // the profile does not know the version yet (both changed in one run)
-	}
-	forced := !listed || in.expired(now)
-	if !auto && !forced {
+	offered, forced, act := assess(cur, offered, auto, now)
+	if !act {
 		return versionUpdate{}, nil
 	}
 	reason := fmt.Sprintf("Automatic update of the machine image version is configured (image update strategy: %s)", strategy) // S4:23135
