@@ -295,3 +295,19 @@ func TestStateRecorderWithdrawsTheIntentOfComponentsThatNeverStarted(t *testing.
 	require.NoError(t, err)
 	assert.NotContains(t, stored.Components, "component.b", "a component with nothing recorded is forgotten")
 }
+
+// A change a write stored is reported stored even when a later write failed.
+func TestStateRecorderReportsEachChangeByTheWriteThatStoredIt(t *testing.T) {
+	ctx := context.Background()
+	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
+	st, err := local.Read(ctx)
+	require.NoError(t, err)
+	flaky := &flakyBackend{Backend: local}
+	r := NewStateRecorder(flaky, st)
+	require.NoError(t, r.Intent(ctx, "component.a", []*plan.Desired{configMapDesired("a1")}, nil))
+	flaky.mu.Lock()
+	flaky.failures = 1
+	flaky.mu.Unlock()
+	require.Error(t, r.Intent(ctx, "component.b", []*plan.Desired{configMapDesired("b1")}, nil))
+	assert.NoError(t, r.store(ctx, r.intended["component.a"]), "component.a's intent was stored by the first write")
+}
