@@ -105,6 +105,23 @@ func (b *builder) maintainVersions(in render.Input, live *unstructured.Unstructu
 				fmt.Sprintf("Kubernetes %s -> %s", current, u.Target), func() { b.v.Kubernetes.Version = u.Target })
 		}
 	}
+	// "Automatic updates of Kubernetes versions ... also apply to worker pool Kubernetes
+	// versions" (S4:23527), for pools that pin their own; the others follow the control plane.
+	for i := range b.v.Workers {
+		w := &b.v.Workers[i]
+		if w.KubernetesVersion == "" {
+			continue
+		}
+		current := w.KubernetesVersion
+		u, err := kubernetesUpdate(current, profile.kubernetes, autoK8s, at)
+		switch {
+		case err != nil:
+			fail(fmt.Errorf("Worker pool %q: %w", w.Name, err))
+		case u.Target != "":
+			record(fmt.Sprintf("Worker pool %q", w.Name), u, fmt.Sprintf("Kubernetes version '%s'", current), // S4:23135
+				fmt.Sprintf("pool %s Kubernetes %s -> %s", w.Name, current, u.Target), func() { w.KubernetesVersion = u.Target })
+		}
+	}
 	for i := range b.v.Workers {
 		w := &b.v.Workers[i]
 		if w.MachineImage == nil || w.MachineImage.Version == "" {
@@ -145,7 +162,7 @@ func (b *builder) maintenanceWindow(live *unstructured.Unstructured) (render.Dai
 }
 
 // raiseToLive keeps versions maintenance raised before: the higher of the landscape's and the
-// live Shoot's, for the control plane and each worker pool's image.
+// live Shoot's, for the control plane and each worker pool's Kubernetes version and image.
 func (b *builder) raiseToLive(live *unstructured.Unstructured) {
 	if live == nil {
 		return
@@ -162,10 +179,17 @@ func (b *builder) raiseToLive(live *unstructured.Unstructured) {
 		name, _, _ := unstructured.NestedString(pool, "name")
 		image, _, _ := unstructured.NestedString(pool, "machine", "image", "name")
 		v, _, _ := unstructured.NestedString(pool, "machine", "image", "version")
+		k8s, _, _ := unstructured.NestedString(pool, "kubernetes", "version")
 		for i := range b.v.Workers {
 			w := &b.v.Workers[i]
-			if w.Name == name && w.MachineImage != nil && w.MachineImage.Name == image && newer(v, w.MachineImage.Version) {
+			if w.Name != name {
+				continue
+			}
+			if w.MachineImage != nil && w.MachineImage.Name == image && newer(v, w.MachineImage.Version) {
 				w.MachineImage.Version = v
+			}
+			if w.KubernetesVersion != "" && newer(k8s, w.KubernetesVersion) {
+				w.KubernetesVersion = k8s
 			}
 		}
 	}

@@ -63,6 +63,7 @@ func TestMaintainVersions(t *testing.T) {
 		profile          *unstructured.Unstructured
 		live             *unstructured.Unstructured
 		wantK8s, wantImg string
+		wantPoolK8s      string
 		wantChanges      int
 		wantUpcoming     []string
 		wantFailure      string
@@ -122,6 +123,14 @@ func TestMaintainVersions(t *testing.T) {
 			},
 		},
 		{
+			name: "a pool's own Kubernetes version is maintained like the control plane's (S4:23527)", now: inside, profile: cloudProfile(""),
+			mutate: func(v *Values) {
+				withWindow(v)
+				v.Workers[0].KubernetesVersion = "1.31.1"
+			},
+			wantK8s: "1.31.3", wantImg: "1.0.2", wantChanges: 3, wantPoolK8s: "1.31.3",
+		},
+		{
 			name: "no window known (a new shoot without time_window): nothing to maintain yet", now: inside, profile: cloudProfile(""),
 			wantK8s: "1.31.1", wantImg: "1.0.0",
 		},
@@ -155,6 +164,7 @@ func TestMaintainVersions(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantK8s, b.v.Kubernetes.Version)
 			assert.Equal(t, tc.wantImg, b.v.Workers[0].MachineImage.Version)
+			assert.Equal(t, tc.wantPoolK8s, b.v.Workers[0].KubernetesVersion)
 			assert.Len(t, m.changes, tc.wantChanges, "%v", m.changes)
 			if tc.wantChanges > 0 {
 				assert.Equal(t, "2026-11-21T22:00:00Z", m.maintained, "the window is recorded as maintained")
