@@ -51,7 +51,7 @@ func (b *builder) maintainVersions(in render.Input, live *unstructured.Unstructu
 	if live != nil {
 		m.maintained = live.GetAnnotations()[AnnotationMaintained]
 	}
-	window, ok, err := b.maintenanceWindow(live)
+	window, ok, err := b.maintenanceWindow()
 	if err != nil || !ok {
 		return m, err // no window known: Gardener picks one the landscape cannot know yet
 	}
@@ -144,16 +144,9 @@ func (b *builder) maintainVersions(in render.Input, live *unstructured.Unstructu
 	return m, nil
 }
 
-// maintenanceWindow is the shoot's window: the landscape's time_window, or the one Gardener
-// picked for the live Shoot ("If not present, a random value will be computed", S4:3781).
-func (b *builder) maintenanceWindow(live *unstructured.Unstructured) (render.DailyWindow, bool, error) {
-	w := render.MaintenanceWindow{}
-	if mt := b.v.Maintenance; mt != nil && mt.TimeWindow != nil {
-		w.Begin, w.End = mt.TimeWindow.Begin, mt.TimeWindow.End
-	} else if live != nil {
-		w.Begin, _, _ = unstructured.NestedString(live.Object, "spec", "maintenance", "timeWindow", "begin")
-		w.End, _, _ = unstructured.NestedString(live.Object, "spec", "maintenance", "timeWindow", "end")
-	}
+// maintenanceWindow is the window maintenance acts in now (decideWindow).
+func (b *builder) maintenanceWindow() (render.DailyWindow, bool, error) {
+	w := b.window.window
 	if w.Begin == "" || w.End == "" {
 		return render.DailyWindow{}, false, nil
 	}

@@ -160,6 +160,7 @@ func TestMaintainVersions(t *testing.T) {
 			if tc.live == nil {
 				delete(objects, "shoots")
 			}
+			b.window = decideWindow(b.v.Maintenance, tc.live, tc.now)
 			m, err := b.maintainVersions(render.Input{Now: tc.now, Observe: observing(objects)}, tc.live)
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantK8s, b.v.Kubernetes.Version)

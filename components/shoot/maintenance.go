@@ -26,7 +26,13 @@ func (b *builder) confineToWindow() error {
 	if m.TimeWindow == nil || m.TimeWindow.Begin == "" || m.TimeWindow.End == "" {
 		return fmt.Errorf("maintenance.confine_spec_update_rollout needs maintenance.time_window: the changes wait for that window")
 	}
-	w := &render.MaintenanceWindow{Begin: m.TimeWindow.Begin, End: m.TimeWindow.End, HoldWhile: []render.LiveCondition{{
+	// The window in force: the landscape's, or the old one until the upcoming maintenance
+	// after the landscape changed it (S4:23157).
+	inForce := b.window.window
+	if inForce.Begin == "" || inForce.End == "" {
+		inForce = render.MaintenanceWindow{Begin: m.TimeWindow.Begin, End: m.TimeWindow.End} // Parts: no live Shoot read
+	}
+	w := &render.MaintenanceWindow{Begin: inForce.Begin, End: inForce.End, HoldWhile: []render.LiveCondition{{
 		Ref: render.LiveRef{
 			Cluster: b.seed.VirtualCluster, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots",
 			Namespace: ProjectNamespace(b.v.Project), Name: b.name, Paths: []string{"spec.hibernation.enabled"},

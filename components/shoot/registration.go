@@ -24,6 +24,9 @@ func (b *builder) registration() error {
 	if b.retry.retry {
 		annotations[AnnotationOperation] = OperationRetry
 	}
+	if p := b.window.previous; p != "" {
+		annotations[AnnotationPreviousWindow] = p
+	}
 	if len(annotations) > 0 {
 		u.SetAnnotations(annotations)
 	}

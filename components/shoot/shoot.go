@@ -86,6 +86,7 @@ func Render(in render.Input) (*render.Output, error) {
 		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
 	}
 	b.hibernated = b.hibernation.enabled
+	b.window = decideWindow(v.Maintenance, live, in.Now)
 	if b.maintenance, err = b.maintainVersions(in, live); err != nil {
 		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
 	}
@@ -138,6 +139,8 @@ type builder struct {
 	maintenance maintenance
 	// retry is whether a shoot that failed on rate limits is retried now.
 	retry retryDecision
+	// window is the maintenance window in force (decideWindow).
+	window shootWindow
 	// tolerance is the failure tolerance type, "" without high availability.
 	tolerance string
 	// pods, services and nodes are the shoot's networks, the seed's defaults filled in.
