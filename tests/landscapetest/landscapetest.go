@@ -85,6 +85,10 @@ func Write(t testing.TB, dir string, files map[string]string) {
 			_ = os.Remove(path)
 			continue
 		}
-		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+		// Written aside and renamed into place: a daemon watching dir never reads a file half
+		// written (an empty main.hcl is a landscape without a landscape block).
+		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+		require.NoError(t, os.WriteFile(tmp, []byte(content), 0o644))
+		require.NoError(t, os.Rename(tmp, path))
 	}
 }
