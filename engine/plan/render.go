@@ -162,25 +162,17 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 	return instanceValue(inst, out.Outputs), nil
 }
 
-// observer reads live objects for a render function (render.Input.Observe) in the clusters the
-// instance refers to; nil when the run reads no clusters.
+// observer reads live objects for a render function (render.Input.Observe) through liveLookup,
+// so that an object many instances read (the CloudProfile of every shoot) is read once per plan;
+// each caller gets its own copy, which it may keep or change.
 func (r *Renderer) observer(clusters map[string]cty.Value) func(render.LiveRef) (*unstructured.Unstructured, error) {
-	if r.Get == nil {
-		return nil
-	}
+	lookup := r.liveLookup(clusters)
 	return func(ref render.LiveRef) (*unstructured.Unstructured, error) {
-		cluster, ok := clusters[ref.Cluster]
-		if !ok {
-			return nil, fmt.Errorf("cluster %s is not one the component refers to", ref.Cluster)
-		}
-		u, err := r.Get(cluster, k8sschema.GroupVersionResource{Group: ref.Group, Version: ref.Version, Resource: ref.Resource}, ref.Namespace, ref.Name)
-		if err != nil {
-			return nil, err
-		}
+		u, err := lookup(ref)
 		if u != nil {
-			u = u.DeepCopy() // the render function may keep or change it
+			u = u.DeepCopy()
 		}
-		return u, nil
+		return u, err
 	}
 }
 
