@@ -95,13 +95,6 @@ func (r *StateRecorder) change(f func()) uint64 {
 	return r.changed
 }
 
-// commit makes a change to the state and returns once a write that includes it is stored, with
-// that write's error. The change is made in either case: the recorder's state is what the apply
-// did, whether or not the backend has it yet.
-func (r *StateRecorder) commit(ctx context.Context, f func()) error {
-	return r.store(ctx, r.change(f))
-}
-
 // store returns once a write that includes change number seq is stored, writing itself unless
 // another caller's write did; the error is that of its own write.
 func (r *StateRecorder) store(ctx context.Context, seq uint64) error {

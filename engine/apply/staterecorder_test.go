@@ -41,6 +41,15 @@ func (b *gatedBackend) Write(ctx context.Context, s *state.State) error {
 	return b.Backend.Write(ctx, s)
 }
 
+// emptyLocalState is a fresh local state backend and the empty state read from it.
+func emptyLocalState(t *testing.T) (state.Backend, *state.State) {
+	t.Helper()
+	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
+	st, err := local.Read(context.Background())
+	require.NoError(t, err)
+	return local, st
+}
+
 func configMapDesired(name string) *plan.Desired {
 	u := &unstructured.Unstructured{}
 	u.SetAPIVersion("v1")
@@ -56,10 +65,8 @@ func configMapDesired(name string) *plan.Desired {
 func startGatedWrite(t *testing.T, fail error) (r *StateRecorder, local state.Backend, backend *gatedBackend, first chan error) {
 	t.Helper()
 	ctx := context.Background()
-	local = state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
+	local, st := emptyLocalState(t)
 	backend = &gatedBackend{Backend: local, started: make(chan struct{}), release: make(chan struct{}), fail: fail}
-	st, err := local.Read(ctx)
-	require.NoError(t, err)
 	r = NewStateRecorder(backend, st)
 	first = make(chan error, 1)
 	go func() { first <- r.Intent(ctx, "component.first", []*plan.Desired{configMapDesired("first")}, nil) }()
@@ -145,9 +152,7 @@ func pendingNames(t *testing.T, b state.Backend, component string) (pending, own
 
 func TestStateRecorderRecordsAPlansIntentInOneWrite(t *testing.T) {
 	ctx := context.Background()
-	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
-	st, err := local.Read(ctx)
-	require.NoError(t, err)
+	local, st := emptyLocalState(t)
 	r := NewStateRecorder(local, st)
 
 	require.NoError(t, r.IntentAll(ctx, []ComponentIntent{
@@ -169,9 +174,7 @@ func TestStateRecorderRecordsAPlansIntentInOneWrite(t *testing.T) {
 
 func TestStateRecorderStoresAppliedInTheBackgroundAndFlushWaits(t *testing.T) {
 	ctx := context.Background()
-	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
-	st, err := local.Read(ctx)
-	require.NoError(t, err)
+	local, st := emptyLocalState(t)
 	r := NewStateRecorder(local, st)
 	require.NoError(t, r.IntentAll(ctx, []ComponentIntent{{Component: "component.a", Objects: []*plan.Desired{configMapDesired("a1")}}}))
 
@@ -207,9 +210,7 @@ func TestStateRecorderStoresAppliedInTheBackgroundAndFlushWaits(t *testing.T) {
 
 func TestStateRecorderFlushReportsAFailedBackgroundWrite(t *testing.T) {
 	ctx := context.Background()
-	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
-	st, err := local.Read(ctx)
-	require.NoError(t, err)
+	local, st := emptyLocalState(t)
 	r := NewStateRecorder(local, st)
 	gated := &gatedBackend{Backend: local, started: make(chan struct{}), release: make(chan struct{}), fail: errors.New("state secret: forbidden")}
 	r.Backend = gated
@@ -244,9 +245,7 @@ func (b *flakyBackend) Write(ctx context.Context, s *state.State) error {
 
 func TestStateRecorderWritesAgainAfterATransientFailure(t *testing.T) {
 	ctx := context.Background()
-	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
-	st, err := local.Read(ctx)
-	require.NoError(t, err)
+	local, st := emptyLocalState(t)
 	r := NewStateRecorder(&flakyBackend{Backend: local, failures: 1}, st)
 
 	applied := configMapDesired("a1").Object
@@ -261,9 +260,7 @@ func TestStateRecorderWritesAgainAfterATransientFailure(t *testing.T) {
 
 func TestStateRecorderStopsComponentsWhenAnotherWriterStoredAState(t *testing.T) {
 	ctx := context.Background()
-	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
-	st, err := local.Read(ctx)
-	require.NoError(t, err)
+	local, st := emptyLocalState(t)
 	gated := &gatedBackend{Backend: local, started: make(chan struct{}), release: make(chan struct{}), fail: fmt.Errorf("state: %w", state.ErrStaleSerial)}
 	r := NewStateRecorder(gated, st)
 	close(gated.release)
@@ -273,9 +270,7 @@ func TestStateRecorderStopsComponentsWhenAnotherWriterStoredAState(t *testing.T)
 
 func TestStateRecorderWithdrawsTheIntentOfComponentsThatNeverStarted(t *testing.T) {
 	ctx := context.Background()
-	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
-	st, err := local.Read(ctx)
-	require.NoError(t, err)
+	local, st := emptyLocalState(t)
 	// An earlier interrupted apply left one object of component.a pending.
 	st.Components = map[string]*state.Component{"component.a": {Address: "component.a", Pending: []state.Object{
 		toStateObject("runtime", "v1", object.RefOf(configMapDesired("earlier").Object), ""),
@@ -299,9 +294,7 @@ func TestStateRecorderWithdrawsTheIntentOfComponentsThatNeverStarted(t *testing.
 // A change a write stored is reported stored even when a later write failed.
 func TestStateRecorderReportsEachChangeByTheWriteThatStoredIt(t *testing.T) {
 	ctx := context.Background()
-	local := state.NewLocal(filepath.Join(t.TempDir(), "state.json"))
-	st, err := local.Read(ctx)
-	require.NoError(t, err)
+	local, st := emptyLocalState(t)
 	flaky := &flakyBackend{Backend: local}
 	r := NewStateRecorder(flaky, st)
 	require.NoError(t, r.Intent(ctx, "component.a", []*plan.Desired{configMapDesired("a1")}, nil))
