@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 
-	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/plan"
@@ -239,7 +238,7 @@ func reportPlan(stderr io.Writer, out *planner.Outcome, diags hcl.Diagnostics, e
 // stateReader reads a landscape's state without its lock, for commands that change nothing.
 func stateReader(ctx context.Context) func(res *config.Result) (*state.State, error) {
 	return func(res *config.Result) (*state.State, error) {
-		backend, err := planner.OpenState(res, cluster.Options{Version: currentBuildInfo().Version})
+		backend, err := planner.OpenState(res, clusterOptions(0))
 		if err != nil {
 			return nil, err
 		}

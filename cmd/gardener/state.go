@@ -337,7 +337,7 @@ func openState(cmd *cobra.Command, reg *schema.Registry, dir string, inputs inpu
 			}
 			return nil, err
 		}
-		return cluster.Connect(access, cluster.Options{Version: currentBuildInfo().Version})
+		return cluster.Connect(access, clusterOptions(0))
 	}
 	b, err := state.FromConfig(l.State, dir, l.Name, connect)
 	if errors.Is(err, errReported) {

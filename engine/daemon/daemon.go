@@ -297,9 +297,8 @@ func (d *Daemon) run(ctx context.Context) Status {
 	}
 
 	var decision Decision
-	po := d.o.Planner(snapshot)
-	po.Now = d.o.Now()
-	po.Connect, po.Differs = d.pool.connector(po.Connect), d.pool.differFactory(po.Differs)
+	po := d.plannerFor(snapshot)
+	po.Connect = d.pool.connector(po.Connect)
 	lo := apply.LandscapeOptions{
 		Planner: po, Apply: d.o.Apply, Cluster: d.o.Cluster,
 		Lock: state.LockInfo{Holder: d.o.Holder, Operation: "daemon"}, ClusterState: true,
@@ -408,6 +407,15 @@ func (d *Daemon) finish(s Status) Status {
 // errStateMoved ends a plan from the caches whose state is not the one the watch sees stored.
 var errStateMoved = errors.New("the stored state moved")
 
+// plannerFor is how a cycle plans the snapshot: at the daemon's clock, with the differs (and
+// their OpenAPI documents) kept from cycle to cycle.
+func (d *Daemon) plannerFor(snapshot string) planner.Options {
+	po := d.o.Planner(snapshot)
+	po.Now = d.o.Now()
+	po.Differs = d.pool.differFactory(po.Differs)
+	return po
+}
+
 // planFromCaches plans the landscape from the watches' informers and the state the last cycle
 // left, without the state lock (it writes nothing). It returns the outcome only when the plan is
 // complete and has no changes; nil sends the cycle to the API servers.
@@ -418,10 +426,8 @@ func (d *Daemon) planFromCaches(ctx context.Context, snapshot string) *planner.O
 	if !d.o.WatchDrift || known == nil {
 		return nil
 	}
-	po := d.o.Planner(snapshot)
-	po.Now = d.o.Now()
+	po := d.plannerFor(snapshot)
 	po.Connect = cachedConnector(d.pool.connector(po.Connect), d.watch)
-	po.Differs = d.pool.differFactory(po.Differs)
 	po.ReadState = func(res *config.Result) (*state.State, error) {
 		head, err := headOf(res)
 		if err != nil {
