@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -88,18 +89,20 @@ func parseSchedules(h *Hibernation) ([]parsedSchedule, error) {
 			return nil, fmt.Errorf("hibernation schedule %d has neither start nor end; set at least one", i+1)
 		}
 		var err error
+		var text []string
 		if s.Start != "" {
 			if p.start, err = schema.ParseCron(s.Start); err != nil {
 				return nil, fmt.Errorf("hibernation schedule %d: start %q: %w", i+1, s.Start, err)
 			}
-			p.text = fmt.Sprintf("start %q", s.Start)
+			text = append(text, fmt.Sprintf("start %q", s.Start))
 		}
 		if s.End != "" {
 			if p.end, err = schema.ParseCron(s.End); err != nil {
 				return nil, fmt.Errorf("hibernation schedule %d: end %q: %w", i+1, s.End, err)
 			}
-			p.text = joinText(p.text, fmt.Sprintf("end %q", s.End))
+			text = append(text, fmt.Sprintf("end %q", s.End))
 		}
+		p.text = strings.Join(text, ", ")
 		if s.Location != "" {
 			if p.location, err = time.LoadLocation(s.Location); err != nil {
 				return nil, fmt.Errorf("hibernation schedule %d: location %q: %w", i+1, s.Location, err)
@@ -111,14 +114,7 @@ func parseSchedules(h *Hibernation) ([]parsedSchedule, error) {
 	return out, nil
 }
 
-func joinText(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + ", " + b
-}
-
-// last returns the latest trigger at or before now and the earliest after it, over all
+// lastAndNext returns the latest trigger at or before now and the earliest after it, over all
 // schedules. A start and an end at the same instant wake the shoot: the schedules disagree, and
 // a cluster that is up costs money while one that is down can stop someone's work.
 func lastAndNext(schedules []parsedSchedule, now time.Time) (last *hibernationTrigger, next time.Time) {

@@ -39,7 +39,6 @@ import (
 	"hash/fnv"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -94,7 +93,7 @@ func Render(in render.Input) (*render.Output, error) {
 	if err := b.build(); err != nil {
 		return nil, err
 	}
-	out := &render.Output{Components: b.parts, Outputs: b.outputs(), Revisit: earliest(earliest(b.hibernation.next, b.maintenance.next), b.retry.next)}
+	out := &render.Output{Components: b.parts, Outputs: b.outputs(), Revisit: render.Earliest(b.hibernation.next, b.maintenance.next, b.retry.next)}
 	for _, msg := range b.maintenance.upcoming {
 		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: %s", b.name, msg))
 	}
@@ -102,14 +101,6 @@ func Render(in render.Input) (*render.Output, error) {
 		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: maintenance: %s", b.name, summary))
 	}
 	return out, nil
-}
-
-// earliest is the earlier of two times, zero counting as never.
-func earliest(a, b time.Time) time.Time {
-	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
-		return b
-	}
-	return a
 }
 
 // Parts renders the parts of one shoot for values built in Go.

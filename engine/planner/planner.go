@@ -87,9 +87,7 @@ type Outcome struct {
 func (o *Outcome) Revisit() time.Time {
 	var next time.Time
 	for _, rd := range o.Rendered {
-		if t := rd.Revisit; !t.IsZero() && (next.IsZero() || t.Before(next)) {
-			next = t
-		}
+		next = render.Earliest(next, rd.Revisit)
 	}
 	return next
 }

@@ -60,3 +60,14 @@ func nextAt(tod, now time.Time) time.Time {
 	}
 	return t
 }
+
+// Earliest is the earliest of times that are set; zero, meaning never, when none is.
+func Earliest(times ...time.Time) time.Time {
+	var first time.Time
+	for _, t := range times {
+		if !t.IsZero() && (first.IsZero() || t.Before(first)) {
+			first = t
+		}
+	}
+	return first
+}
