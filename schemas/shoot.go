@@ -134,6 +134,8 @@ func shootAttributes() []schema.Attribute {
 		{Name: "credentials_binding", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "The CredentialsBinding in the project that grants access to the infrastructure account; a shoot with workers sets exactly one of credentials_binding and secret_binding, a workerless shoot neither."},
 		// S4:1193 secretBindingName immutable
 		{Name: "secret_binding", Type: cty.String, Immutable: true, Checks: checks(schema.ObjectName()), Description: "The older SecretBinding in the project that grants access to the infrastructure account; a shoot with workers sets exactly one of credentials_binding and secret_binding, a workerless shoot neither."},
+		// S4:12428-12430: the end of a quota lifetime, which users may set to at most twice it.
+		{Name: "expiration_timestamp", Type: cty.String, Checks: checks(schema.Timestamp()), Description: "When the shoot's life ends, as an RFC 3339 time such as 2026-12-24T18:00:00Z, instead of the cluster lifetime of a Quota its binding references; at most twice that lifetime after its creation counts. Ignored for shoots without such a Quota."},
 		// S4:22964-22970 purposes; default evaluation
 		{Name: "purpose", Type: cty.String, Default: cty.StringVal("evaluation"), AllowedValues: []string{"evaluation", "development", "testing", "production", "infrastructure"}, Description: "What the cluster is for, which changes how Gardener sets it up (testing gets no monitoring, infrastructure only in the garden project)."},
 		// S4:2297 dns.domain immutable

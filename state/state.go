@@ -27,6 +27,18 @@ type State struct {
 	// Components are keyed by instance address ("component.helm_release.cert_manager",
 	// `shoot.dev["a"]`).
 	Components map[string]*Component `json:"components"`
+	// Retired are the instances whose lifetime ended (an expired trial shoot), by instance
+	// address: an apply began deleting them, and plans do not create them again while their
+	// blocks stay. Removing the block, or "gardener state rm", forgets the record.
+	Retired map[string]*Retirement `json:"retired,omitempty"`
+}
+
+// Retirement records the end of an instance's lifetime.
+type Retirement struct {
+	// Ended is when the lifetime ended, RFC 3339.
+	Ended string `json:"ended"`
+	// Reason names what set the end, such as the Quota with the cluster lifetime.
+	Reason string `json:"reason"`
 }
 
 // Component is what gardener applied for one component instance.

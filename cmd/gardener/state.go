@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 
@@ -55,13 +56,16 @@ func newStateListCommand(reg *schema.Registry) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if len(s.Components) == 0 {
+				if len(s.Components)+len(s.Retired) == 0 {
 					fmt.Fprintln(cmd.ErrOrStderr(), "The state is empty.")
 					return nil
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				for _, addr := range s.Addresses() {
 					fmt.Fprintf(tw, "%s\t%s\n", addr, countObjects(s.Components[addr]))
+				}
+				for _, addr := range slices.Sorted(maps.Keys(s.Retired)) {
+					fmt.Fprintf(tw, "%s\tlifetime ended at %s\n", addr, s.Retired[addr].Ended)
 				}
 				return tw.Flush()
 			})
@@ -175,8 +179,9 @@ func newStateRmCommand(reg *schema.Registry) *cobra.Command {
 		Long: `Remove the component instances ADDRESS... from the state of the landscape in DIR, holding the
 state lock. Their objects stay in the clusters: gardener no longer tracks them through the state.
 They keep the landscape's label, though; remove it from them (kubectl label ... ` + "`" + `declarative-gardener.io/landscape-` + "`" + `)
-before the next plan if another tool or landscape is to own them. Every ADDRESS must be in the
-state; otherwise nothing is removed.`,
+before the next plan if another tool or landscape is to own them. For an instance whose lifetime
+ended (an expired shoot), rm also forgets that record, so that the next plan creates it anew. Every
+ADDRESS must be in the state; otherwise nothing is removed.`,
 		Example: `  gardener state rm landscapes/local component.helm_release.cert_manager
   gardener state rm landscapes/local 'shoot.dev["a"]' --dry-run`,
 		Args: cobra.MinimumNArgs(2),
@@ -212,7 +217,9 @@ func stateRm(ctx context.Context, out io.Writer, b state.Backend, addrs []string
 	seen := map[string]bool{}
 	var remove []string
 	for _, a := range addrs {
-		if _, ok := s.Components[a]; !ok {
+		_, known := s.Components[a]
+		_, retired := s.Retired[a]
+		if !known && !retired {
 			missing = append(missing, a)
 		} else if !seen[a] {
 			seen[a] = true
@@ -227,8 +234,15 @@ func stateRm(ctx context.Context, out io.Writer, b state.Backend, addrs []string
 		verb = "Would remove"
 	}
 	for _, a := range remove {
-		fmt.Fprintf(out, "%s %s (%s)\n", verb, a, countObjects(s.Components[a]))
-		delete(s.Components, a)
+		if c, ok := s.Components[a]; ok {
+			fmt.Fprintf(out, "%s %s (%s)\n", verb, a, countObjects(c))
+			delete(s.Components, a)
+		}
+		if r, ok := s.Retired[a]; ok {
+			// Forgetting an ended lifetime lets the next plan create the instance anew.
+			fmt.Fprintf(out, "%s the record that the lifetime of %s ended at %s\n", verb, a, r.Ended)
+			delete(s.Retired, a)
+		}
 	}
 	if dryRun {
 		return nil

@@ -60,6 +60,13 @@ func sampleState() *state.State {
 	return s
 }
 
+// retiredState is sampleState with the record of a shoot whose lifetime ended.
+func retiredState() *state.State {
+	s := sampleState()
+	s.Retired = map[string]*state.Retirement{"shoot.trial": {Ended: "2026-11-20T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days"}}
+	return s
+}
+
 // stateDir writes a landscape with the given files and, unless s is nil, its local state, and
 // changes into it.
 func stateDir(t *testing.T, files map[string]string, path string, s *state.State) {
@@ -97,6 +104,13 @@ func TestStateList(t *testing.T) {
 		{
 			name: "empty", files: map[string]string{"main.hcl": stateLandscape},
 			errOut: "The state is empty.\n",
+		},
+		{
+			name: "retired instances", files: map[string]string{"main.hcl": stateLandscape},
+			path: state.DefaultLocalPath, state: retiredState(),
+			out: "component.helm_release.cert_manager  2 objects, 1 pending\n" +
+				"shoot.dev[\"a\"]                       1 object\n" +
+				"shoot.trial                          lifetime ended at 2026-11-20T08:00:00Z\n",
 		},
 		{
 			name: "path from the state block",
@@ -226,6 +240,18 @@ func TestStateRm(t *testing.T) {
 			assert.NoFileExists(t, state.DefaultLocalPath+".lock", "the lock is released")
 		})
 	}
+}
+
+// rm forgets the record of an ended lifetime, so that the next plan creates the instance anew.
+func TestStateRmForgetsAnEndedLifetime(t *testing.T) {
+	stateDir(t, map[string]string{"main.hcl": stateLandscape}, state.DefaultLocalPath, retiredState())
+	out, errOut, err := runState(t, "", "state", "rm", ".", "shoot.trial")
+	require.NoError(t, err, errOut)
+	assert.Equal(t, "Removed the record that the lifetime of shoot.trial ended at 2026-11-20T08:00:00Z\n"+
+		"Removed 1 component from the state (serial 2); their objects stay in the clusters.\n", out)
+	s := readState(t, state.DefaultLocalPath)
+	assert.Empty(t, s.Retired)
+	assert.Len(t, s.Components, 2, "components stay")
 }
 
 func TestStateRmTakesTheLock(t *testing.T) {

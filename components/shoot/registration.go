@@ -1,6 +1,8 @@
 package shoot
 
 import (
+	"time"
+
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
@@ -26,6 +28,12 @@ func (b *builder) registration() error {
 	}
 	if p := b.window.previous; p != "" {
 		annotations[AnnotationPreviousWindow] = p
+	}
+	if l := b.lifetime; l.days > 0 {
+		annotations[AnnotationExpirationTimestamp] = l.ends.Format(time.RFC3339)
+		if l.declared != "" {
+			annotations[AnnotationExpirationDeclared] = l.declared
+		}
 	}
 	if len(annotations) > 0 {
 		u.SetAnnotations(annotations)

@@ -75,6 +75,12 @@ func Render(in render.Input) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	return b.render(in)
+}
+
+// render decides what time and the live objects change about the shoot, then renders its parts.
+func (b *builder) render(in render.Input) (*render.Output, error) {
+	v := b.v
 	// What gardener-controller-manager would do to the shoot by now (hibernation schedules,
 	// version maintenance) depends on the live Shoot and the evaluation time.
 	live, err := b.observeShoot(in)
@@ -90,10 +96,17 @@ func Render(in render.Input) (*render.Output, error) {
 		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
 	}
 	b.retry = decideRetry(live, in.Now)
+	if b.lifetime, err = b.decideLifetime(in, live); err != nil {
+		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
+	}
 	if err := b.build(); err != nil {
 		return nil, err
 	}
-	out := &render.Output{Components: b.parts, Outputs: b.outputs(), Revisit: render.Earliest(b.hibernation.next, b.maintenance.next, b.retry.next)}
+	out := &render.Output{Components: b.parts, Outputs: b.outputs(), Lifetime: b.lifetime.output()}
+	out.Revisit = render.Earliest(b.hibernation.next, b.maintenance.next, b.retry.next, b.lifetime.ends)
+	if n := b.lifetime.notice; n != "" {
+		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: %s", b.name, n))
+	}
 	for _, msg := range b.maintenance.upcoming {
 		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: %s", b.name, msg))
 	}
@@ -130,6 +143,8 @@ type builder struct {
 	maintenance maintenance
 	// retry is whether a shoot that failed on rate limits is retried now.
 	retry retryDecision
+	// lifetime is the end of the shoot's life its Quotas set.
+	lifetime lifetime
 	// window is the maintenance window in force (decideWindow).
 	window shootWindow
 	// tolerance is the failure tolerance type, "" without high availability.

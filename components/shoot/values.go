@@ -18,8 +18,10 @@ type Values struct {
 	CredentialsBinding string   `json:"credentials_binding"`
 	SecretBinding      string   `json:"secret_binding"`
 	Purpose            string   `json:"purpose"`
-	DNSDomain          string   `json:"dns_domain"`
-	ExposureClass      string   `json:"exposure_class"`
+	// ExpirationTimestamp is a later (or earlier) end of life than a Quota's cluster lifetime.
+	ExpirationTimestamp string `json:"expiration_timestamp"`
+	DNSDomain           string `json:"dns_domain"`
+	ExposureClass       string `json:"exposure_class"`
 	// ExposureClassHandler is the handler of ExposureClass, whose seed gateway exposes the API
 	// server.
 	ExposureClassHandler string `json:"exposure_class_handler"`

@@ -91,7 +91,7 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 	if recorder != nil {
 		for _, c := range pl.Components {
 			recorder.Types[c.Address] = c.Type
-			if c.Note != plan.NoteRemoved {
+			if !c.Removed() {
 				recorder.DependsOn[c.Address] = deletionDependencies(c, out.Rendered[config.InstanceAddress(c.Address)])
 			}
 		}
@@ -132,8 +132,9 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 		return e.apply(context.WithoutCancel(ctx), ctx, c)
 	}
 	if recorder != nil {
-		// One write records what every component is about to do; components then write no
-		// state before they start.
+		// One write records what every component is about to do, and the instances whose
+		// lifetime ended; components then write no state before they start.
+		recorder.Retire(pl.Retired, pl.Forget)
 		if err := recorder.IntentAll(ctx, e.intents(components)); err != nil {
 			return nil, fmt.Errorf("record intent: %w", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -226,6 +227,28 @@ type ComponentIntent struct {
 	Component string
 	Objects   []*plan.Desired
 	Deletes   []*plan.ObjectChange
+}
+
+// Retire records the plan's retired instances (whose lifetime ended) in the state and drops the
+// records it forgets; the next write (IntentAll's) stores them before any of their objects is
+// deleted, so that from then on plans do not create them again.
+func (r *StateRecorder) Retire(retired []plan.Retirement, forget []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	next := maps.Clone(r.state.Retired) // a new map: written copies share the old one
+	if next == nil {
+		next = map[string]*state.Retirement{}
+	}
+	for _, rt := range retired {
+		next[rt.Address] = &state.Retirement{Ended: rt.Ended, Reason: rt.Reason}
+	}
+	for _, addr := range forget {
+		delete(next, addr)
+	}
+	if len(next) == 0 {
+		next = nil
+	}
+	r.state.Retired = next
 }
 
 // IntentAll records the intent of many components in one write (see Intent).

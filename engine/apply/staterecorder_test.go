@@ -304,3 +304,30 @@ func TestStateRecorderReportsEachChangeByTheWriteThatStoredIt(t *testing.T) {
 	require.Error(t, r.Intent(ctx, "component.b", []*plan.Desired{configMapDesired("b1")}, nil))
 	assert.NoError(t, r.store(ctx, r.intended["component.a"]), "component.a's intent was stored by the first write")
 }
+
+// The plan's retirements are stored with its intent, before anything of them is deleted, and
+// the records it forgets are dropped; others stay.
+func TestStateRecorderRecordsRetirementsWithTheIntent(t *testing.T) {
+	ctx := context.Background()
+	local, st := emptyLocalState(t)
+	st.Retired = map[string]*state.Retirement{"shoot.old": {Ended: "2026-10-01T00:00:00Z", Reason: "r"}, "shoot.gone": {Ended: "2026-10-02T00:00:00Z", Reason: "r"}}
+	require.NoError(t, local.Write(ctx, st))
+	st, err := local.Read(ctx)
+	require.NoError(t, err)
+	r := NewStateRecorder(local, st)
+
+	r.Retire([]plan.Retirement{{Address: "shoot.trial", Ended: "2026-11-20T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days"}}, []string{"shoot.gone"})
+	require.NoError(t, r.IntentAll(ctx, []ComponentIntent{{Component: "shoot.trial.etcd", Deletes: []*plan.ObjectChange{{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "default", Name: "x"}}}}}))
+	stored, err := local.Read(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]*state.Retirement{
+		"shoot.old":   {Ended: "2026-10-01T00:00:00Z", Reason: "r"},
+		"shoot.trial": {Ended: "2026-11-20T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days"},
+	}, stored.Retired)
+
+	r.Retire(nil, []string{"shoot.old", "shoot.trial"})
+	require.NoError(t, r.IntentAll(ctx, nil))
+	stored, err = local.Read(ctx)
+	require.NoError(t, err)
+	assert.Nil(t, stored.Retired, "no records left")
+}

@@ -148,6 +148,9 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		case len(rd.Deferred) > 0 && !opts.Destroy:
 			c.Action = Read
 			c.Note = "rendered during apply: depends on values known only after apply (" + strings.Join(rd.Deferred, ", ") + ")"
+		case rd.Retired != nil:
+			c.Note = fmt.Sprintf("lifetime ended at %s: its parts are deleted", rd.Retired.Ended)
+			res.Plan.Retired = append(res.Plan.Retired, *rd.Retired)
 		case rd.Note != "":
 			c.Note = rd.Note
 		}
@@ -201,7 +204,11 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	for addr, objs := range changes {
 		c := components[addr]
 		if c == nil {
-			c = &Component{Address: addr, Type: typeOfAddress(addr), Objects: []*ObjectChange{}, Note: NoteRemoved}
+			note := NoteRemoved
+			if retiredPart(opts.Rendered, addr) {
+				note = NoteLifetimeEnded
+			}
+			c = &Component{Address: addr, Type: typeOfAddress(addr), Objects: []*ObjectChange{}, Note: note}
 			components[addr] = c
 			removed = append(removed, addr)
 		}
@@ -398,12 +405,16 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		if rd := opts.Rendered[config.InstanceAddress(comp)]; rd != nil && len(rd.Deferred) > 0 && !opts.Destroy {
 			continue // what a deferred component renders is known only during apply
 		}
-		if inOrder != nil && !inOrder[comp] {
+		retired := retiredPart(opts.Rendered, comp)
+		if inOrder != nil && !inOrder[comp] && !(retired && inOrder[parentAddress(comp)]) {
 			continue
 		}
 		reason := ReasonRemovedFromLandscape
-		if opts.Destroy {
+		switch {
+		case opts.Destroy:
 			reason = ReasonDestroy
+		case retired:
+			reason = ReasonLifetimeEnded
 		}
 		out = append(out, change{component: comp, ObjectChange: &ObjectChange{
 			Cluster: name, APIVersion: live.GetAPIVersion(), Ref: ref, Action: Delete, Reason: reason,
@@ -668,6 +679,32 @@ func outputs(values map[string]OutputValue, red *render.Redactor) []Output {
 
 // NoteRemoved marks a component whose block is no longer in the landscape.
 const NoteRemoved = "removed from the landscape"
+
+// retiredPart reports whether addr is a part of a composite instance whose lifetime ended, which
+// renders no parts any more.
+func retiredPart(rendered map[config.InstanceAddress]*Rendered, addr string) bool {
+	rd := rendered[config.InstanceAddress(parentAddress(addr))]
+	return rd != nil && rd.Retired != nil
+}
+
+// parentAddress is the address of the composite instance a part's address names: the address
+// without its last ".<part>"; addr itself when it has none after its instance key.
+func parentAddress(addr string) string {
+	i := strings.LastIndex(addr, ".")
+	if i < 0 || strings.LastIndex(addr, "]") > i {
+		return addr
+	}
+	return addr[:i]
+}
+
+// NoteLifetimeEnded marks a part of an instance whose lifetime ended (Plan.Retired).
+const NoteLifetimeEnded = "lifetime ended"
+
+// Removed reports whether the plan deletes the component because nothing renders it any more:
+// its block was removed, or its composite's lifetime ended.
+func (c *Component) Removed() bool {
+	return c.Note == NoteRemoved || c.Note == NoteLifetimeEnded
+}
 
 // deletionOrder orders removed components so that each comes before every removed component it
 // depended on (deps, as recorded when it was applied); among those free to go, the greatest

@@ -535,3 +535,57 @@ func TestDeletionOrderOfRemovedComponents(t *testing.T) {
 		})
 	}
 }
+
+// The parts of a composite whose lifetime ended are deleted with the reason lifetime_ended, a
+// targeted plan of the composite included; the retirement is listed for apply to record.
+func TestBuildRetiredComposite(t *testing.T) {
+	c := &fakeCluster{objects: []*unstructured.Unstructured{
+		live(t, cm("apps", "kept", nil), "component.manifests.a"),
+		live(t, cm("apps", "cp", nil), "shoot.trial.control_plane"),
+		live(t, cm("apps", "gone", nil), "component.manifests.removed"),
+	}}
+	retirement := &Retirement{Address: "shoot.trial", Ended: "2026-11-20T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days"}
+	rendered := map[config.InstanceAddress]*Rendered{
+		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "kept", nil))},
+		"shoot.trial":           {Address: "shoot.trial", Type: "shoot", Retired: retirement},
+	}
+	order := func(o *Options) {
+		o.Order = []config.InstanceAddress{"component.manifests.a", "shoot.trial"}
+	}
+	res := buildPlan(t, c, rendered, order)
+	assert.Equal(t, map[string]string{
+		"component.manifests.a ConfigMap apps/kept":       "no-op ",
+		"shoot.trial.control_plane ConfigMap apps/cp":     "delete lifetime_ended",
+		"component.manifests.removed ConfigMap apps/gone": "delete removed_from_landscape",
+	}, actions(res.Plan))
+	notes := map[string]string{}
+	for _, comp := range res.Plan.Components {
+		notes[comp.Address] = comp.Note
+		assert.Equal(t, comp.Address != "component.manifests.a" && comp.Address != "shoot.trial", comp.Removed(), comp.Address)
+	}
+	assert.Equal(t, NoteLifetimeEnded, notes["shoot.trial.control_plane"])
+	assert.Equal(t, "lifetime ended at 2026-11-20T08:00:00Z: its parts are deleted", notes["shoot.trial"])
+	assert.Equal(t, NoteRemoved, notes["component.manifests.removed"])
+	assert.Equal(t, []Retirement{*retirement}, res.Plan.Retired)
+
+	targeted := buildPlan(t, c, rendered, func(o *Options) {
+		o.Order = []config.InstanceAddress{"shoot.trial"}
+		o.Targets = []string{"shoot.trial"}
+		o.TargetAddrs = []config.InstanceAddress{"shoot.trial"}
+		o.PreviousKinds = map[string][]schema.GroupKind{"runtime": {{Kind: "ConfigMap"}}}
+	})
+	assert.Equal(t, map[string]string{"shoot.trial.control_plane ConfigMap apps/cp": "delete lifetime_ended"}, actions(targeted.Plan),
+		"a targeted plan of the composite deletes its parts, not what other blocks left")
+}
+
+func TestParentAddress(t *testing.T) {
+	for addr, want := range map[string]string{
+		"shoot.trial.etcd_main": "shoot.trial",
+		`shoot.dev["a.b"].etcd`: `shoot.dev["a.b"]`,
+		`shoot.dev["a.b"]`:      `shoot.dev["a.b"]`,
+		"component.manifests.a": "component.manifests",
+		"garden.local.vpa":      "garden.local",
+	} {
+		assert.Equal(t, want, parentAddress(addr), addr)
+	}
+}

@@ -217,3 +217,51 @@ func TestGeneratedBootstrapTokenRedactsOnlyItsSecret(t *testing.T) {
 	assert.NotContains(t, token.Secrets, "true")
 	assert.NotContains(t, token.Secrets, "abc123")
 }
+
+// A composite whose lifetime ended renders no parts, and outputs only its parts' material
+// resolves become unknown; one the state records as retired stays retired although its
+// rendering says it lives on (its Shoot is gone, so a fresh lifetime starts now).
+func TestCompositeLifetime(t *testing.T) {
+	now := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	parts := []render.Component{
+		{Name: "ca", Type: "generated_secret", Secret: &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "ca-garden", Class: "ca", CommonName: "garden"}},
+		{Name: "bundle", Type: "manifests", DependsOn: []string{"ca"}, Objects: []render.Object{configMap("bundle", map[string]any{"k": "v"})}},
+	}
+	renderWith := func(ends time.Time, recorded *Retirement) *Renderer {
+		r := NewRenderer(render.Registry{"garden": func(render.Input) (*render.Output, error) {
+			return &render.Output{Components: parts, Lifetime: &render.Lifetime{Ends: ends, Reason: "the cluster lifetime of Quota q, 7 days"},
+				Revisit: ends, Notices: []string{"garden local: expires soon"},
+				Outputs: map[string]cty.Value{"name": cty.StringVal("local"), "ca": cty.StringVal(render.GeneratedRef("garden", "ca-garden", "ca.crt", false))}}, nil
+		}}, t.TempDir())
+		r.Now = now
+		r.Retired = func(addr config.InstanceAddress) (*Retirement, error) {
+			assert.Equal(t, config.InstanceAddress("garden.local"), addr)
+			return recorded, nil
+		}
+		v, diags := r.instance(compositeInstance())
+		require.False(t, diags.HasErrors(), diags.Error())
+		require.True(t, v.Type().IsObjectType())
+		return r
+	}
+
+	r := renderWith(now.Add(time.Hour), nil)
+	assert.Nil(t, r.Rendered["garden.local"].Retired, "it lives on")
+	assert.Len(t, r.Rendered["garden.local"].Parts, 2)
+	assert.Equal(t, now.Add(time.Hour), r.Rendered["garden.local"].Revisit)
+
+	r = renderWith(now, nil)
+	parent := r.Rendered["garden.local"]
+	require.NotNil(t, parent.Retired, "a lifetime ending now has ended")
+	assert.Equal(t, Retirement{Address: "garden.local", Ended: "2026-11-21T00:00:00Z", Reason: "the cluster lifetime of Quota q, 7 days"}, *parent.Retired)
+	assert.Empty(t, parent.Parts)
+	assert.NotContains(t, r.Rendered, config.InstanceAddress("garden.local.bundle"))
+	assert.True(t, parent.Revisit.IsZero(), "nothing changes by time any more")
+	require.Len(t, parent.Notices, 1)
+	assert.Contains(t, parent.Notices[0], "garden.local: its lifetime ended at 2026-11-21T00:00:00Z (the cluster lifetime of Quota q, 7 days)")
+	assert.Contains(t, parent.Notices[0], "gardener state rm garden.local")
+
+	recorded := &Retirement{Address: "garden.local", Ended: "2026-11-14T00:00:00Z", Reason: "recorded", Recorded: true}
+	r = renderWith(now.AddDate(0, 0, 7), recorded)
+	assert.Equal(t, recorded, r.Rendered["garden.local"].Retired, "the state's record holds")
+	assert.Empty(t, r.Rendered["garden.local"].Parts)
+}

@@ -12,7 +12,7 @@ import (
 
 // FormatVersion is the version of the plan's JSON form (docs/plan-format.md). The minor version
 // grows with compatible additions, the major one with changes consumers must adapt to.
-const FormatVersion = "1.2"
+const FormatVersion = "1.3"
 
 // Action is what apply does to an object or component.
 type Action string
@@ -46,6 +46,9 @@ const (
 	// ReasonMaintenanceWindow is the reason of the no-op of a change held back until its
 	// component's maintenance window (render.Component.Window); Held says what it would be.
 	ReasonMaintenanceWindow = "maintenance_window"
+	// ReasonLifetimeEnded is the reason of the deletion of an object of an instance whose
+	// lifetime ended (render.Output.Lifetime), such as an expired trial shoot.
+	ReasonLifetimeEnded = "lifetime_ended"
 )
 
 // Plan is the result of planning a landscape.
@@ -75,6 +78,24 @@ type Plan struct {
 	// Notices are what the landscape will do later by time alone or could not do, besides this
 	// plan's changes: what the next maintenance window will update, a failed maintenance.
 	Notices []string `json:"notices,omitempty"`
+	// Retired are the instances whose lifetime ended: the plan deletes what they applied, and
+	// apply records them in the state so that later plans do not create them again while their
+	// blocks stay.
+	Retired []Retirement `json:"retired,omitempty"`
+	// Forget are instances the state records as retired whose blocks are gone: apply drops the
+	// records, so that a block added again later creates its instance anew.
+	Forget []string `json:"forget,omitempty"`
+}
+
+// Retirement is an instance whose lifetime ended.
+type Retirement struct {
+	Address string `json:"address"`
+	// Ended is when the lifetime ended, RFC 3339.
+	Ended  string `json:"ended"`
+	Reason string `json:"reason"`
+	// Recorded is set when the state records the retirement already; a plan with a retirement
+	// it does not has changes, even if nothing of the instance is left to delete.
+	Recorded bool `json:"recorded,omitempty"`
 }
 
 // Component is the plan of one component instance.
@@ -165,7 +186,15 @@ type Output struct {
 // HasChanges reports whether applying the plan would change anything.
 func (p *Plan) HasChanges() bool {
 	s := p.Summary
-	return s.Add+s.Change+s.Replace+s.Destroy+s.Deferred > 0
+	if s.Add+s.Change+s.Replace+s.Destroy+s.Deferred > 0 || len(p.Forget) > 0 {
+		return true
+	}
+	for _, r := range p.Retired {
+		if !r.Recorded {
+			return true
+		}
+	}
+	return false
 }
 
 // Summarise counts the actions and sets each component's action.

@@ -54,6 +54,9 @@ type Rendered struct {
 	Revisit time.Time
 	// Notices are the instance's notices for the plan (render.Output.Notices).
 	Notices []string
+	// Retired is set when the instance's lifetime ended (render.Output.Lifetime): none of its
+	// parts is rendered, so that the plan deletes them.
+	Retired *Retirement
 }
 
 // Renderer renders instances during evaluation: it is the config.Hooks.Instance of a plan.
@@ -74,6 +77,9 @@ type Renderer struct {
 	// Placeholders records generated secrets without generating them, for uses that make no
 	// plan (the graph): their material reads as a placeholder.
 	Placeholders bool
+	// Retired, when set, returns the state's record of an instance whose lifetime ended in an
+	// earlier apply (nil when there is none); it is asked only for instances with a lifetime.
+	Retired func(addr config.InstanceAddress) (*Retirement, error)
 	// generated holds the material of generated secrets by "cluster/namespace/name", for the
 	// certificates they sign.
 	generated map[string]*secrets.Material
@@ -141,6 +147,19 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 	if err != nil {
 		return fail(err)
 	}
+	if out.Lifetime != nil {
+		if rd.Retired, err = r.retirement(inst.Addr, out.Lifetime); err != nil {
+			return fail(err)
+		}
+		if rd.Retired != nil {
+			// Nothing of the instance is rendered; what it applied before is deleted. Outputs
+			// that only its parts' material resolves are known only after apply.
+			out.Components, out.Objects, out.Revisit = nil, nil, time.Time{}
+			out.Notices = []string{fmt.Sprintf("%s: its lifetime ended at %s (%s): what it applied is deleted, and it is not created again while its block stays; "+
+				"remove the block, or run gardener state rm %s to create it anew", inst.Addr, rd.Retired.Ended, rd.Retired.Reason, inst.Addr)}
+			out.Outputs = r.resolveOutputs(out.Outputs)
+		}
+	}
 	if len(out.Components) > 0 {
 		if err := r.expand(inst, rd, out.Components); err != nil {
 			return fail(err)
@@ -160,6 +179,25 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 	}
 	rd.Objects = out.Objects
 	return instanceValue(inst, out.Outputs), nil
+}
+
+// retirement decides whether an instance with a lifetime is retired: an earlier apply began
+// deleting it (the state's record, which keeps the end it recorded), or its lifetime ended by the
+// plan's time. It returns nil for an instance that lives on.
+func (r *Renderer) retirement(addr config.InstanceAddress, l *render.Lifetime) (*Retirement, error) {
+	if r.Retired != nil {
+		rec, err := r.Retired(addr)
+		if err != nil {
+			return nil, fmt.Errorf("read the state's record of ended lifetimes: %w", err)
+		}
+		if rec != nil {
+			return rec, nil
+		}
+	}
+	if l.Ends.After(r.Now) {
+		return nil, nil
+	}
+	return &Retirement{Address: string(addr), Ended: l.Ends.UTC().Format(time.RFC3339), Reason: l.Reason}, nil
 }
 
 // observer reads live objects for a render function (render.Input.Observe) through liveLookup,

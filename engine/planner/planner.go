@@ -95,11 +95,14 @@ func (o *Outcome) Revisit() time.Time {
 // Prepare loads, renders and graphs the landscape without touching a cluster. Diagnostics with
 // errors mean the landscape is invalid and nothing else may happen.
 func Prepare(opts Options) (*Outcome, hcl.Diagnostics) {
-	return prepare(opts, newConnections(opts.Connect, opts.Dir))
+	return prepare(opts, newConnections(opts.Connect, opts.Dir), nil)
 }
 
-func prepare(opts Options, conns *connections) (*Outcome, hcl.Diagnostics) {
+// prepare loads, renders and graphs the landscape; retired, when set, answers the renderer's
+// questions about instances whose lifetime ended in an earlier apply.
+func prepare(opts Options, conns *connections, retired func(config.InstanceAddress) (*plan.Retirement, error)) (*Outcome, hcl.Diagnostics) {
 	r := plan.NewRenderer(opts.Renderers, opts.Dir)
+	r.Retired = retired
 	if opts.Connect != nil {
 		r.Lookup = conns.lookup
 		r.Get = conns.getObject
@@ -182,7 +185,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		prefetched = prefetch(ctx, &opts, conns)
 		conns.prefetched = prefetched
 	}
-	out, diags := prepare(opts, conns)
+	out, diags := prepare(opts, conns, retiredFromState(&opts))
 	if diags.HasErrors() || out.Graph == nil {
 		return out, diags, nil
 	}
@@ -303,6 +306,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		return out, diags, err
 	}
 	res.Plan.StateSerial = serial
+	recordRetirements(res.Plan, opts.State, out.Rendered)
 	for class, on := range opts.Rotate {
 		if on {
 			res.Plan.Rotate = append(res.Plan.Rotate, class)

@@ -72,6 +72,20 @@ type Output struct {
 	// Notices are what a plan should tell its reader about the instance besides its changes:
 	// what the next maintenance window will do, a maintenance that cannot be carried out.
 	Notices []string
+	// Lifetime, when set, is when the instance's life ends (a shoot under a Quota with a cluster
+	// lifetime). From then on the engine renders none of its parts, so that the plan deletes
+	// what the instance applied before, and once an apply has begun that deletion the instance is
+	// not rendered again while its block stays: a lifetime computed anew (the Shoot is gone)
+	// would otherwise create it again.
+	Lifetime *Lifetime
+}
+
+// Lifetime is the end of an instance's life and what set it.
+type Lifetime struct {
+	Ends time.Time
+	// Reason names what set the end, such as "the cluster lifetime of Quota garden-dev/trial
+	// (7 days)".
+	Reason string
 }
 
 // Object is a rendered Kubernetes object and the name of the cluster block it is applied to.

@@ -320,6 +320,17 @@ func Duration() Check {
 	})
 }
 
+// Timestamp demands an RFC 3339 time with a zone, such as 2026-12-24T18:00:00Z, the notation of
+// Kubernetes timestamps and Gardener's time annotations.
+func Timestamp() Check {
+	return stringCheck("timestamp", "an RFC 3339 time such as 2026-12-24T18:00:00Z", func(s string) string {
+		if _, err := time.Parse(time.RFC3339, s); err != nil {
+			return "is not an RFC 3339 time; write a date, a T, a time and a zone, such as 2026-12-24T18:00:00Z or 2026-12-24T19:00:00+01:00."
+		}
+		return ""
+	})
+}
+
 var timeWindowRE = regexp.MustCompile(`^([0-9]{2})([0-9]{2})([0-9]{2})([+-])([0-9]{2})([0-9]{2})$`)
 
 // TimeWindow demands a maintenance time as Gardener writes it, HHMMSS+ZONE (S4:3781), e.g.

@@ -184,6 +184,16 @@ func TestDuration(t *testing.T) {
 	})
 }
 
+func TestTimestamp(t *testing.T) {
+	runCheckCases(t, Timestamp(), []checkCase{
+		{"utc", cty.StringVal("2026-12-24T18:00:00Z"), nil},
+		{"offset", cty.StringVal("2026-12-24T19:00:00+01:00"), nil},
+		{"no zone", cty.StringVal("2026-12-24T18:00:00"), []string{"RFC 3339"}},
+		{"date only", cty.StringVal("2026-12-24"), []string{"RFC 3339"}},
+		{"no date", cty.StringVal("18:00"), []string{"RFC 3339"}},
+	})
+}
+
 func TestTimeWindow(t *testing.T) {
 	runCheckCases(t, TimeWindow(), []checkCase{
 		{"gardener example", cty.StringVal("220000+0100"), nil},

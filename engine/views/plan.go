@@ -101,6 +101,7 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 			printObject(p, o)
 		}
 	}
+	printRetirements(p, pl)
 	printHeld(p, pl)
 	if len(pl.Warnings)+len(pl.Notices) > 0 {
 		p.printf("\n")
@@ -158,6 +159,26 @@ func heldText(a plan.Action) string {
 	return "will be updated in the maintenance window"
 }
 
+// printRetirements lists the state records of ended lifetimes the apply adds and drops.
+func printRetirements(p *printer, pl *plan.Plan) {
+	var lines []string
+	for _, r := range pl.Retired {
+		if !r.Recorded {
+			lines = append(lines, fmt.Sprintf("  %s %s: lifetime ended at %s (%s); recorded so that it is not created again while its block stays", p.paint(red, "-"), r.Address, r.Ended, r.Reason))
+		}
+	}
+	for _, addr := range pl.Forget {
+		lines = append(lines, fmt.Sprintf("  %s %s: the record of its ended lifetime is dropped (its block is gone or it has no lifetime any more)", p.paint(green, "+"), addr))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	p.printf("\n%s\n", p.paint(bold, "# state: ended lifetimes"))
+	for _, l := range lines {
+		p.printf("%s\n", l)
+	}
+}
+
 func printWarnings(p *printer, pl *plan.Plan) {
 	for _, w := range pl.Warnings {
 		p.printf("%s %s\n", p.paint(bold+yellow, "Warning:"), w)
@@ -203,6 +224,8 @@ func reasonText(o *plan.ObjectChange) string {
 		text = fmt.Sprintf("must be replaced: immutable field %s changes", arg)
 	case plan.ReasonRemovedFromLandscape:
 		text = "will be destroyed: no longer in the landscape"
+	case plan.ReasonLifetimeEnded:
+		text = "will be destroyed: the lifetime of its instance ended"
 	case plan.ReasonConflict:
 		text = fmt.Sprintf("will be updated, but fields owned by %q conflict: apply needs --force-conflicts", arg)
 	case plan.ReasonAdopt:

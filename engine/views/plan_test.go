@@ -55,6 +55,8 @@ func samplePlan() *plan.Plan {
 		Outputs:  []plan.Output{{Name: "password", Sensitive: true}, {Name: "namespace", Value: "apps"}, {Name: "address", Unknown: true}},
 		Warnings: []string{"garden.local is not planned: garden components are not rendered by this version of gardener"},
 		Notices:  []string{"shoot dev: maintenance window 22:00-23:00 UTC (next 2026-11-22T22:00:00Z): Control Plane: Updated Kubernetes version '1.31.1' to version 1.31.3. Reason: Automatic update of Kubernetes version configured"},
+		Retired:  []plan.Retirement{{Address: "shoot.trial", Ended: "2026-11-20T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days"}, {Address: "shoot.old", Ended: "2026-11-01T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days", Recorded: true}},
+		Forget:   []string{"shoot.gone"},
 	}
 	p.Summarise()
 	return p
@@ -91,6 +93,18 @@ func TestPlanHuman(t *testing.T) {
 	empty.Notices = []string{"shoot dev: maintenance window 22:00-23:00 UTC (next 2026-11-22T22:00:00Z): ..."}
 	require.NoError(t, Plan(&buf, empty, PlanOptions{}))
 	assert.Equal(t, "Note: shoot dev: maintenance window 22:00-23:00 UTC (next 2026-11-22T22:00:00Z): ...\nNo changes. The landscape matches the live clusters.\n", buf.String())
+
+	// A retirement the state records already is no change; one it does not, or a record to
+	// drop, is one even when no object changes.
+	recorded := &plan.Plan{FormatVersion: plan.FormatVersion, Landscape: "local", Retired: []plan.Retirement{{Address: "shoot.trial", Ended: "2026-11-20T08:00:00Z", Reason: "r", Recorded: true}}}
+	assert.False(t, recorded.HasChanges())
+	recorded.Retired[0].Recorded = false
+	assert.True(t, recorded.HasChanges())
+	buf.Reset()
+	require.NoError(t, Plan(&buf, recorded, PlanOptions{}))
+	assert.Contains(t, buf.String(), "shoot.trial: lifetime ended at 2026-11-20T08:00:00Z (r); recorded so that it is not created again while its block stays")
+	forget := &plan.Plan{FormatVersion: plan.FormatVersion, Landscape: "local", Forget: []string{"shoot.gone"}}
+	assert.True(t, forget.HasChanges())
 }
 
 func TestPlanEscapesControlCharacters(t *testing.T) {

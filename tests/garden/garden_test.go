@@ -247,6 +247,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	confineRollout(t, c, dir)
 	hibernationSchedule(t, c, dir)
 	versionMaintenance(t, c, dir)
+	quotaLifetime(t, c, dir)
 }
 
 // Generated certificates are new on every plan from empty (fresh keys), and so are the checksums

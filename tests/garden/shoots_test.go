@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -531,4 +532,117 @@ func versionMaintenance(t *testing.T, c *localcluster.Cluster, dir string) {
 	next := planAt(t, dir, outside.AddDate(0, 0, 1))
 	assert.False(t, next.HasChanges(), "the raised versions stay although the landscape says 1.31.1")
 	assert.Empty(t, next.Notices, "nothing left for the next window")
+}
+
+// editAfter replaces the first old after anchor in a landscape file.
+func editAfter(t *testing.T, dir, file, anchor, old, new string) {
+	t.Helper()
+	path := filepath.Join(dir, file)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	s := string(data)
+	i := strings.Index(s, anchor)
+	require.GreaterOrEqual(t, i, 0, anchor)
+	j := strings.Index(s[i:], old)
+	require.GreaterOrEqual(t, j, 0, old)
+	s = s[:i+j] + new + s[i+j+len(old):]
+	require.NoError(t, os.WriteFile(path, []byte(s), 0o644))
+}
+
+// quotaLifetime moves qa to a trial CredentialsBinding whose Quota limits the cluster lifetime
+// to seven days, with an end declared three days from now (S4:12428-12430). Before the end the
+// plan says when qa expires and the Shoot carries the end in its expiration-timestamp
+// annotation; at the end the plan deletes qa with the reason lifetime_ended; the apply needs
+// --allow-destroy for qa's etcds and namespace, and once it began, qa is not created again
+// although its block stays and a fresh lifetime would start; lifting the lifetime forgets that.
+func quotaLifetime(t *testing.T, c *localcluster.Cluster, dir string) {
+	ctx := context.Background()
+	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	vdyn := dyn(t, c.Plane(localcluster.VirtualGardenPlane))
+	day := time.Now().UTC().AddDate(0, 0, 3)
+	ends := time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, time.UTC)
+	endsText := ends.Format(time.RFC3339)
+
+	f, err := os.OpenFile(filepath.Join(dir, "gardener-api.hcl"), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`
+component "quota" "trial" {
+  cluster               = cluster.virtual_garden
+  namespace             = component.project.local.namespace
+  scope                 = "Secret"
+  cluster_lifetime_days = 7
+}
+
+component "credentials_binding" "trial" {
+  cluster       = cluster.virtual_garden
+  namespace     = component.project.local.namespace
+  provider_type = "local"
+
+  credentials_ref {
+    name      = "local-credentials"
+    namespace = component.project.local.namespace
+  }
+
+  quota {
+    name = component.quota.trial.name
+  }
+
+  depends_on = [component.manifests.local_credentials]
+}
+`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	editAfter(t, dir, "shoots.hcl", `shoot "qa" {`, `credentials_binding = "local"`, `credentials_binding  = "trial"`+"\n  expiration_timestamp = \""+endsText+"\"")
+	editAfter(t, dir, "shoots.hcl", `shoot "qa" {`, `depends_on = [component.credentials_binding.local]`, `depends_on = [component.credentials_binding.trial]`)
+
+	// The first apply creates the Quota and the binding; the shoot learns its lifetime from
+	// them once they exist.
+	now := time.Now().UTC()
+	applyAt(t, dir, now)
+	pl := applyAt(t, dir, now)
+	assert.Contains(t, pl.Notices, "shoot qa: expires at "+endsText+" (the cluster lifetime of Quota garden-local/trial, 7 days)")
+	shoot, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "qa", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, endsText, shoot.GetAnnotations()["shoot.gardener.cloud/expiration-timestamp"])
+	assert.False(t, planAt(t, dir, ends.Add(-time.Minute)).HasChanges(), "nothing happens before the end")
+
+	// At the end: qa is deleted, as if its block were removed.
+	after := ends.Add(time.Minute)
+	planGoldenAt(t, dir, "plan-lifetime-qa.txt", after)
+	res, diags, err := apply.Landscape(ctx, apply.LandscapeOptions{
+		Planner: plannerAt(dir, after),
+		Lock:    state.LockInfo{Holder: "garden-test", Operation: "apply"},
+		Apply:   apply.Options{Timeout: 2 * time.Minute},
+	})
+	landscapetest.RequireNoDiags(t, diags, res.Outcome)
+	if err == nil && res.Result != nil {
+		err = res.Result.Err()
+	}
+	require.Error(t, err, "the etcds and the namespace are protected")
+	assert.Contains(t, err.Error(), "--allow-destroy shoot.qa")
+
+	// The apply recorded the end before deleting anything: now, before the end by the clock,
+	// qa is still deleted, not created with a fresh lifetime.
+	pl = planAt(t, dir, now)
+	require.Len(t, pl.Retired, 1)
+	assert.Equal(t, plan.Retirement{Address: "shoot.qa", Ended: endsText, Reason: "the cluster lifetime of Quota garden-local/trial, 7 days", Recorded: true}, pl.Retired[0])
+	applyAllowing(t, dir, "shoot.qa")
+	_, err = vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "qa", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the Shoot is deleted: %v", err)
+	require.Eventually(t, func() bool {
+		_, err := cs.CoreV1().Namespaces().Get(ctx, "shoot--local--qa", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, time.Minute, time.Second, "the control-plane namespace is gone")
+	pl = planAt(t, dir, now)
+	assert.False(t, pl.HasChanges(), "qa is not created again while its block stays")
+	require.NotEmpty(t, pl.Notices)
+	assert.Contains(t, strings.Join(pl.Notices, "\n"), "shoot.qa: its lifetime ended at "+endsText)
+
+	// Without the trial binding qa has no lifetime: the plan forgets the end and creates qa.
+	editAfter(t, dir, "shoots.hcl", `shoot "qa" {`, `credentials_binding  = "trial"`+"\n  expiration_timestamp = \""+endsText+"\"", `credentials_binding = "local"`)
+	pl = planAt(t, dir, now)
+	assert.Equal(t, []string{"shoot.qa"}, pl.Forget)
+	assert.Empty(t, pl.Retired)
+	assert.Positive(t, pl.Summary.Add, "qa is created anew")
 }

@@ -1,0 +1,70 @@
+package planner
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/state"
+)
+
+// retiredFromState answers the renderer's question whether an instance with a lifetime was
+// retired by an earlier apply. Rendering asks it only for instances with a lifetime, so a plan
+// of a landscape without any reads no state early: the state is read on the first question when
+// the prefetch has not read it yet (it needs the landscape's state block, so the landscape is
+// evaluated once more without rendering), and the plan proper then uses that read.
+func retiredFromState(opts *Options) func(config.InstanceAddress) (*plan.Retirement, error) {
+	var once sync.Once
+	var st *state.State
+	var err error
+	return func(addr config.InstanceAddress) (*plan.Retirement, error) {
+		once.Do(func() {
+			st = opts.State
+			if st != nil || opts.ReadState == nil {
+				return
+			}
+			res, diags := config.Load(opts.Dir, opts.Schemas, opts.Inputs)
+			if diags.HasErrors() || res.Evaluated == nil {
+				return // the plan proper reports the landscape's problems
+			}
+			st, err = opts.ReadState(res)
+			readErr := err
+			opts.ReadState = func(*config.Result) (*state.State, error) { return st, readErr }
+		})
+		if err != nil || st == nil {
+			return nil, err
+		}
+		rec := st.Retired[string(addr)]
+		if rec == nil {
+			return nil, nil
+		}
+		return &plan.Retirement{Address: string(addr), Ended: rec.Ended, Reason: rec.Reason, Recorded: true}, nil
+	}
+}
+
+// recordRetirements marks the plan's retirements the state records already and, for a plan of
+// the whole landscape, lists for apply to forget the state's records of instances that are no
+// longer declared or that rendered without a lifetime (the Quota's lifetime was lifted): a block
+// added again, or a lifetime set again, starts afresh. Records of instances rendered during
+// apply stay.
+func recordRetirements(p *plan.Plan, st *state.State, rendered map[config.InstanceAddress]*plan.Rendered) {
+	if st == nil {
+		return
+	}
+	for i := range p.Retired {
+		if r := &p.Retired[i]; st.Retired[r.Address] != nil {
+			r.Recorded = true
+		}
+	}
+	if len(p.Targets) > 0 || p.Destroy {
+		return
+	}
+	for addr := range st.Retired {
+		rd := rendered[config.InstanceAddress(addr)]
+		if rd == nil || (rd.Retired == nil && len(rd.Deferred) == 0 && !rd.NoRenderer) {
+			p.Forget = append(p.Forget, addr)
+		}
+	}
+	sort.Strings(p.Forget)
+}
