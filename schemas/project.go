@@ -70,6 +70,17 @@ func project() *schema.Schema {
 						{Name: "include_service_accounts", Type: cty.Bool, Default: cty.True, Description: "Whether deletions by service accounts, such as CI jobs, need dual approval too."},
 					}},
 				},
+				{
+					// S4:12321-12342: the Project controller's quota template and its merge rules.
+					Name: "resource_quota", Nesting: schema.NestingSingle,
+					Description: "The default ResourceQuota named gardener in the project namespace, as gardener-controller-manager's project quota template would give it: limits the quota already has (raised by hand) are kept, missing ones are added. " +
+						"Give it the same limits as the controller manager's project_quota blocks.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "hard", Type: cty.Map(cty.String), Required: true, Checks: checks(schema.NotEmpty()), Description: "The quota's limits, such as { \"count/shoots.core.gardener.cloud\" = \"100\", \"count/secrets\" = \"800\" }."},
+						{Name: "labels", Type: cty.Map(cty.String), Description: "Labels of the ResourceQuota, merged with those it has."},
+						{Name: "annotations", Type: cty.Map(cty.String), Description: "Annotations of the ResourceQuota, merged with those it has."},
+					}},
+				},
 			},
 		},
 		Outputs: []schema.Output{

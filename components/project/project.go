@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
@@ -59,6 +60,9 @@ type Values struct {
 	Tolerations []Toleration `json:"tolerations"`
 	// DualApprovalForDeletion rules make a second subject confirm deletions (S4:22060-22078).
 	DualApprovalForDeletion []DualApproval `json:"dual_approval_for_deletion"`
+	// ResourceQuota is the template of the namespace's default ResourceQuota gardener; none
+	// without it.
+	ResourceQuota *ResourceQuota `json:"resource_quota"`
 }
 
 // Toleration lets shoots of the project tolerate a seed taint (S4:4280-4289, S4:5830-5847).
@@ -92,7 +96,46 @@ func Render(in render.Input) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gardenapi.Output(objs, v.Name, NamespaceOf(v)), nil
+	ns := NamespaceOf(v)
+	if err := checkAdoptable(in, v.Cluster.Name, v.Name, ns); err != nil {
+		return nil, err
+	}
+	var notices []string
+	if v.ResourceQuota != nil {
+		live, err := in.Observed(render.LiveRef{Cluster: v.Cluster.Name, Version: "v1", Resource: "resourcequotas", Namespace: ns, Name: ResourceQuotaName})
+		if err != nil {
+			return nil, fmt.Errorf("project %s: read the ResourceQuota %s/%s: %w", v.Name, ns, ResourceQuotaName, err)
+		}
+		q := resourceQuota(ns, v.ResourceQuota, live)
+		objs = append(objs, kube.On(v.Cluster.Name, "", q.object)...)
+		if q.notice != "" {
+			notices = append(notices, fmt.Sprintf("project %s: %s", v.Name, q.notice))
+		}
+	}
+	out := gardenapi.Output(objs, v.Name, ns)
+	out.Notices = notices
+	return out, nil
+}
+
+// checkAdoptable refuses a project namespace that exists without the labels the Project
+// controller demands before it adopts one (S4:12317): without the check the landscape's apply
+// would label and take over any namespace, kube-system included, which is the privilege
+// escalation the rule prevents. A namespace this landscape applied carries the labels already.
+func checkAdoptable(in render.Input, cluster, name, ns string) error {
+	live, err := in.Observed(render.LiveRef{Cluster: cluster, Version: "v1", Resource: "namespaces", Name: ns})
+	if err != nil {
+		return fmt.Errorf("project %s: read the namespace %s: %w", name, ns, err)
+	}
+	if live == nil {
+		return nil
+	}
+	labels := live.GetLabels()
+	if labels[LabelRole] == LabelRoleProject && labels[LabelProjectName] == name {
+		return nil
+	}
+	return fmt.Errorf("project %s: the namespace %s exists without the labels %s=%s and %s=%s, so Gardener would not adopt it for the project (S4:12317); "+
+		"label it with kubectl label namespace %s %s=%s %s=%s if it is meant for the project, or give the project another namespace",
+		name, ns, LabelRole, LabelRoleProject, LabelProjectName, name, ns, LabelRole, LabelRoleProject, LabelProjectName, name)
 }
 
 // NamespaceOf is the project namespace the values name: Namespace, or garden-<name>.
@@ -147,7 +190,10 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, err
 	}
 	project := kube.Custom(APIVersion, Kind, "", v.Name, nil, map[string]any{"spec": spec})
-	return kube.On(v.Cluster.Name, "", namespace, project), nil
+	// The members' RBAC after the Project, as the Project controller creates it once the
+	// namespace is there (S4:12317-12319).
+	objs := append([]*unstructured.Unstructured{namespace, project}, rbac(v.Name, ns, *v.Owner, v.Members)...)
+	return kube.On(v.Cluster.Name, "", objs...), nil
 }
 
 // tolerations renders spec.tolerations: every toleration is allowed (whitelist), default ones

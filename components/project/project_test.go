@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
@@ -26,7 +27,8 @@ const customised = `{
     {"name": "john.doe@example.com", "kind": "User", "role": "viewer"}
   ],
   "tolerations": [{"key": "dedicated", "value": "dev", "default": true}, {"key": "gpu"}],
-  "dual_approval_for_deletion": [{"resource": "shoots", "match_labels": {"env": "prod"}, "include_service_accounts": false}]
+  "dual_approval_for_deletion": [{"resource": "shoots", "match_labels": {"env": "prod"}, "include_service_accounts": false}],
+  "resource_quota": {"hard": {"count/shoots.core.gardener.cloud": "100", "count/secrets": "800"}, "labels": {"team": "dev"}}
 }`
 
 func TestRenderGolden(t *testing.T) {
@@ -43,7 +45,7 @@ func TestOutputs(t *testing.T) {
 func TestNamespaceIsLabelledForAdoption(t *testing.T) {
 	objs, err := Objects(Values{Cluster: cluster, Name: "dev", Owner: &Subject{Name: "john"}})
 	require.NoError(t, err)
-	require.Len(t, objs, 2)
+	require.Greater(t, len(objs), 2, "the namespace, the Project and its members' RBAC")
 	ns, project := objs[0].Object, objs[1].Object
 	assert.Equal(t, "virtual", objs[0].Cluster)
 	assert.Equal(t, "Namespace", ns.GetKind(), "the namespace comes first so that it exists when the project controller adopts it")
@@ -57,6 +59,42 @@ func TestNamespaceIsLabelledForAdoption(t *testing.T) {
 }
 
 var cluster = decode.Cluster{Name: "virtual"}
+
+// A namespace that exists is taken only when labelled for the project (S4:12317).
+func TestRefusesUnlabelledNamespaces(t *testing.T) {
+	namespace := func(labels map[string]string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
+		u.SetName("garden-local")
+		u.SetLabels(labels)
+		return u
+	}
+	for _, tc := range []struct {
+		name    string
+		live    *unstructured.Unstructured
+		wantErr string
+	}{
+		{name: "a new namespace"},
+		{name: "labelled for the project", live: namespace(map[string]string{"gardener.cloud/role": "project", "project.gardener.cloud/name": "local"})},
+		{name: "unlabelled", live: namespace(nil), wantErr: "the namespace garden-local exists without the labels gardener.cloud/role=project and project.gardener.cloud/name=local"},
+		{name: "labelled for another project", live: namespace(map[string]string{"gardener.cloud/role": "project", "project.gardener.cloud/name": "other"}), wantErr: "kubectl label namespace garden-local"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			observe := func(ref render.LiveRef) (*unstructured.Unstructured, error) {
+				if ref.Resource == "namespaces" && ref.Name == "garden-local" && tc.live != nil {
+					return tc.live, nil
+				}
+				return nil, nil
+			}
+			_, err := Render(render.Input{Name: "local", Config: rendertest.FromJSON(t, minimal), Observe: observe})
+			if tc.wantErr == "" {
+				assert.NoError(t, err)
+			} else {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.wantErr)
+			}
+		})
+	}
+}
 
 func TestOwnerGetsTheOwnerRole(t *testing.T) {
 	objs, err := Objects(Values{Cluster: cluster, Name: "dev", Owner: &Subject{Name: "john"}, Members: []Member{

@@ -13,6 +13,16 @@ component "project" "local" {
     kind = "Group"
     role = "admin"
   }
+
+  # The default ResourceQuota gardener-controller-manager would give the project namespace
+  # (S4:12325-12342); limits raised by hand on the live quota stay.
+  resource_quota {
+    hard = {
+      "count/shoots.core.gardener.cloud"                  = "100"
+      "count/credentialsbindings.security.gardener.cloud" = "10"
+      "count/secrets"                                     = "800"
+    }
+  }
 }
 
 component "cloud_profile" "local" {

@@ -227,6 +227,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 
 	checkShoots(t, c, ready)
 	assertNoChanges(t, dir)
+	projectQuotaAndRBAC(t, c, dir)
 	assertSnapshotReplays(t, dir)
 
 	// High availability: three etcd members each (S4:12716-12718), the API servers' floor at 3.
