@@ -75,11 +75,11 @@ func (b *builder) decideLifetime(in render.Input, live *unstructured.Unstructure
 		t, err := time.Parse(time.RFC3339, override)
 		switch {
 		case err != nil:
-			l.notice = fmt.Sprintf("expiration timestamp %q is not an RFC 3339 time; the lifetime of %s ends the shoot's life", override, l.reason())
+			l.notice = fmt.Sprintf("expiration timestamp %q is not an RFC 3339 time; the shoot expires at %s (%s)", override, l.ends.Format(time.RFC3339), l.reason())
 		case t.After(longest):
 			// S4:12430: at most twice the lifetime.
 			l.ends = longest
-			l.notice = fmt.Sprintf("expiration timestamp %s is later than twice the lifetime of %s allows; the shoot expires at %s", override, l.reason(), longest.Format(time.RFC3339))
+			l.notice = fmt.Sprintf("expiration timestamp %s is later than twice the lifetime allows; the shoot expires at %s (%s)", override, longest.Format(time.RFC3339), l.reason())
 		default:
 			l.ends = t.UTC()
 		}

@@ -112,13 +112,13 @@ func TestDecideLifetime(t *testing.T) {
 			name: "at most twice the lifetime", objects: secretBinding("trial"),
 			live:     liveShoot(map[string]string{AnnotationExpirationTimestamp: "2027-01-01T00:00:00Z"}),
 			wantDays: 7, wantEnds: "2026-11-24T08:00:00Z",
-			wantNotice: "expiration timestamp 2027-01-01T00:00:00Z is later than twice the lifetime of the cluster lifetime of Quota garden-local/trial, 7 days allows; the shoot expires at 2026-11-24T08:00:00Z",
+			wantNotice: "expiration timestamp 2027-01-01T00:00:00Z is later than twice the lifetime allows; the shoot expires at 2026-11-24T08:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days)",
 		},
 		{
 			name: "a mangled annotation counts as none", objects: secretBinding("trial"),
 			live:     liveShoot(map[string]string{AnnotationExpirationTimestamp: "tomorrow"}),
 			wantDays: 7, wantEnds: "2026-11-17T08:00:00Z",
-			wantNotice: `expiration timestamp "tomorrow" is not an RFC 3339 time; the lifetime of the cluster lifetime of Quota garden-local/trial, 7 days ends the shoot's life`,
+			wantNotice: `expiration timestamp "tomorrow" is not an RFC 3339 time; the shoot expires at 2026-11-17T08:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days)`,
 		},
 		{
 			name: "the landscape's end wins over the Shoot's", mutate: func(v *Values) { v.ExpirationTimestamp = "2026-11-22T00:00:00Z" }, objects: secretBinding("trial"),

@@ -258,7 +258,7 @@ func TestCompositeLifetime(t *testing.T) {
 	assert.True(t, parent.Revisit.IsZero(), "nothing changes by time any more")
 	require.Len(t, parent.Notices, 1)
 	assert.Contains(t, parent.Notices[0], "garden.local: its lifetime ended at 2026-11-21T00:00:00Z (the cluster lifetime of Quota q, 7 days)")
-	assert.Contains(t, parent.Notices[0], "gardener state rm garden.local")
+	assert.Contains(t, parent.Notices[0], "gardener state rm DIR garden.local")
 
 	recorded := &Retirement{Address: "garden.local", Ended: "2026-11-14T00:00:00Z", Reason: "recorded", Recorded: true}
 	r = renderWith(now.AddDate(0, 0, 7), recorded)

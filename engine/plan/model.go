@@ -82,8 +82,8 @@ type Plan struct {
 	// apply records them in the state so that later plans do not create them again while their
 	// blocks stay.
 	Retired []Retirement `json:"retired,omitempty"`
-	// Forget are instances the state records as retired whose blocks are gone: apply drops the
-	// records, so that a block added again later creates its instance anew.
+	// Forget are instances the state records as retired whose blocks are gone or that have no
+	// lifetime any more: apply drops the records, so that the instance is created anew.
 	Forget []string `json:"forget,omitempty"`
 }
 

@@ -156,7 +156,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 			// that only its parts' material resolves are known only after apply.
 			out.Components, out.Objects, out.Revisit = nil, nil, time.Time{}
 			out.Notices = []string{fmt.Sprintf("%s: its lifetime ended at %s (%s): what it applied is deleted, and it is not created again while its block stays; "+
-				"remove the block, or run gardener state rm %s to create it anew", inst.Addr, rd.Retired.Ended, rd.Retired.Reason, inst.Addr)}
+				"remove the block, or run gardener state rm DIR %s to create it anew", inst.Addr, rd.Retired.Ended, rd.Retired.Reason, inst.Addr)}
 			out.Outputs = r.resolveOutputs(out.Outputs)
 		}
 	}
