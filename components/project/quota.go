@@ -40,7 +40,10 @@ type quotaOutcome struct {
 // since an apply can only give up fields it owns.
 func resourceQuota(ns string, tmpl *ResourceQuota, live *unstructured.Unstructured) quotaOutcome {
 	hard := map[string]any{}
-	liveHard, _, _ := unstructured.NestedStringMap(liveObject(live), "spec", "hard")
+	var liveHard map[string]string
+	if live != nil {
+		liveHard, _, _ = unstructured.NestedStringMap(live.Object, "spec", "hard")
+	}
 	for k, v := range tmpl.Hard {
 		if have, ok := liveHard[k]; ok {
 			hard[k] = have
@@ -66,13 +69,6 @@ func resourceQuota(ns string, tmpl *ResourceQuota, live *unstructured.Unstructur
 			ns, ResourceQuotaName, strings.Join(foreign, ", "))
 	}
 	return out
-}
-
-func liveObject(u *unstructured.Unstructured) map[string]any {
-	if u == nil {
-		return nil
-	}
-	return u.Object
 }
 
 // ownedHardLimits returns, from a live object's managed fields, the spec.hard limits the field

@@ -26,15 +26,10 @@ func prefetch(ctx context.Context, opts *Options, conns *connections) map[string
 	if diags.HasErrors() || res.Evaluated == nil || res.Landscape == nil {
 		return nil
 	}
-	if opts.State == nil && opts.ReadState != nil {
-		st, err := opts.ReadState(res)
-		opts.ReadState = func(*config.Result) (*state.State, error) { return st, err }
-		if err != nil {
-			return nil
-		}
-		opts.State = st
+	st, err := readStateOnce(opts, res)
+	if err != nil {
+		return nil
 	}
-	st := opts.State
 	if st == nil || st.Serial == 0 {
 		return nil
 	}
@@ -68,4 +63,19 @@ func prefetch(ctx context.Context, opts *Options, conns *connections) map[string
 		}
 	}
 	return byCluster
+}
+
+// readStateOnce reads the state before the plan proper does, for the prefetch or for rendering,
+// and hands the outcome, error included, to the plan proper instead of letting it read again.
+// It returns opts.State when the state was given or read already.
+func readStateOnce(opts *Options, res *config.Result) (*state.State, error) {
+	if opts.State != nil || opts.ReadState == nil {
+		return opts.State, nil
+	}
+	st, err := opts.ReadState(res)
+	opts.ReadState = func(*config.Result) (*state.State, error) { return st, err }
+	if err == nil {
+		opts.State = st
+	}
+	return st, err
 }

@@ -28,9 +28,7 @@ func retiredFromState(opts *Options) func(config.InstanceAddress) (*plan.Retirem
 			if diags.HasErrors() || res.Evaluated == nil {
 				return // the plan proper reports the landscape's problems
 			}
-			st, err = opts.ReadState(res)
-			readErr := err
-			opts.ReadState = func(*config.Result) (*state.State, error) { return st, readErr }
+			st, err = readStateOnce(opts, res)
 		})
 		if err != nil || st == nil {
 			return nil, err
