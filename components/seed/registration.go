@@ -4,6 +4,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/namespace"
+	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // registration: the seed-<name> namespace Gardener keeps per seed in the virtual garden (S0:196)
@@ -16,16 +17,27 @@ func (b *builder) registration() error {
 		return err
 	}
 	b.add("seed_namespace", "namespace", ns)
+	// The garden's shared Secrets (the domains' DNS credentials, alerting) replicated into
+	// seed-<name> by their gardener.cloud/role label, as gardener-controller-manager's Seed
+	// controller does (S4:12389-12394): what gardenlet may read of the garden.
+	b.parts = append(b.parts, render.Component{Name: "seed_secrets", Type: "secret_copy", DependsOn: []string{"seed_namespace"}, Copy: &render.CopySpec{
+		Cluster: b.virtual, Namespace: Namespace(b.name), FromCluster: b.virtual, FromNamespace: GardenNamespace, FromSelector: SharedSecretSelector,
+	}})
 	seed := kube.Custom("core.gardener.cloud/v1beta1", "Seed", "", b.name, nil, map[string]any{"spec": b.spec()})
 	b.add("seed", "seed", kube.On(b.virtual, "", seed), append([]string{"seed_namespace"}, b.waitFor()...)...)
 	return nil
 }
 
+// SharedSecretSelector selects the garden namespace's Secrets that every seed namespace gets a
+// copy of (S4:12393-12394: Secret, garden, gardener.cloud/role); the label's presence is what
+// counts, whatever the role.
+const SharedSecretSelector = "gardener.cloud/role"
+
 // waitFor are the parts the Seed comes after: every system component and gardenlet.
 func (b *builder) waitFor() []string {
 	var out []string
 	for _, p := range b.parts {
-		if p.Name != "seed_namespace" && !p.Detached {
+		if p.Name != "seed_namespace" && p.Name != "seed_secrets" && !p.Detached {
 			out = append(out, p.Name)
 		}
 	}

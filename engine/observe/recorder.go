@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -71,10 +72,11 @@ func (r *Recorder) RefreshDiscovery(ctx context.Context) error {
 	return nil
 }
 
-// List passes the read on and records a deep copy of the answer.
+// List passes the read on and records a deep copy of the answer. A resource the server does not
+// serve is recorded as an empty list, which is what readers make of it.
 func (r *Recorder) List(ctx context.Context, gvr schema.GroupVersionResource, namespace, labelSelector string) ([]unstructured.Unstructured, error) {
 	items, err := r.cluster.List(ctx, gvr, namespace, labelSelector)
-	if err == nil {
+	if err == nil || apierrors.IsNotFound(err) {
 		copied := make([]unstructured.Unstructured, len(items))
 		for i := range items {
 			copied[i] = *items[i].DeepCopy()

@@ -4,9 +4,11 @@ import (
 	"encoding/base64"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/engine/config"
@@ -32,6 +34,9 @@ const minSecretLength = 8
 // copyPart renders a part that copies a Secret (render.CopySpec): the source as the landscape
 // renders it, or else as it is live; its values become secrets of the plan.
 func (r *Renderer) copyPart(child *Rendered, c *render.CopySpec, clusters map[string]cty.Value) error {
+	if c.FromSelector != "" {
+		return r.copySelected(child, c, clusters)
+	}
 	if c.Cluster == "" || c.Namespace == "" || c.Name == "" || c.FromCluster == "" {
 		return fmt.Errorf("a Secret copy needs its cluster, namespace, name and source cluster")
 	}
@@ -76,9 +81,15 @@ func (r *Renderer) copyPart(child *Rendered, c *render.CopySpec, clusters map[st
 		return fmt.Errorf("source Secret %s/%s is neither declared in the landscape nor in cluster %s", ns, name, c.FromCluster)
 	}
 	out := copiedSecret(c, source)
-	// The copy's values are secrets of the plan (the Secret's own data is never shown anyway).
-	// Short values, such as a region or "true" beside the credentials, would hide every field
-	// that contains them, so only values of minSecretLength characters or more count.
+	hideValues(child, out)
+	child.Objects = []render.Object{{Cluster: c.Cluster, Object: out}}
+	return nil
+}
+
+// hideValues makes a copy's values secrets of the plan (the Secret's own data is never shown
+// anyway). Short values, such as a region or "true" beside the credentials, would hide every
+// field that contains them, so only values of minSecretLength characters or more count.
+func hideValues(child *Rendered, out *unstructured.Unstructured) {
 	hide := func(s string) {
 		if len(s) >= minSecretLength {
 			child.Secrets = append(child.Secrets, s)
@@ -99,7 +110,75 @@ func (r *Renderer) copyPart(child *Rendered, c *render.CopySpec, clusters map[st
 			}
 		}
 	}
-	child.Objects = []render.Object{{Cluster: c.Cluster, Object: out}}
+}
+
+// copySelected renders a part that copies every Secret of a namespace matching a label selector
+// (render.CopySpec.FromSelector): the Secrets the landscape renders there, and the live ones it
+// does not render, each under its own name, sorted by name.
+func (r *Renderer) copySelected(child *Rendered, c *render.CopySpec, clusters map[string]cty.Value) error {
+	if c.Cluster == "" || c.Namespace == "" || c.FromCluster == "" || c.FromNamespace == "" || c.Name != "" {
+		return fmt.Errorf("a Secret copy by selector needs its cluster, namespace, source cluster and source namespace, and no name")
+	}
+	selector, err := labels.Parse(c.FromSelector)
+	if err != nil {
+		return fmt.Errorf("a Secret copy's selector %q: %w", c.FromSelector, err)
+	}
+	if r.Placeholders {
+		return nil
+	}
+	sources := map[string]*unstructured.Unstructured{}
+	value, ok := clusters[c.FromCluster]
+	if !ok {
+		return fmt.Errorf("cluster %q is no cluster block of the landscape", c.FromCluster)
+	}
+	if r.List != nil {
+		live, err := r.lister(map[string]cty.Value{c.FromCluster: value})(render.ListRef{
+			Cluster: c.FromCluster, Version: "v1", Resource: "secrets", Namespace: c.FromNamespace, LabelSelector: c.FromSelector,
+		})
+		if err != nil {
+			return fmt.Errorf("list the Secrets %s in %s of cluster %s: %w", c.FromSelector, c.FromNamespace, c.FromCluster, err)
+		}
+		for i := range live {
+			sources[live[i].GetName()] = &live[i]
+		}
+	}
+	addrs := make([]string, 0, len(r.Rendered))
+	for addr := range r.Rendered {
+		addrs = append(addrs, string(addr))
+	}
+	sort.Strings(addrs) // one winner on every run, should two components render the Secret
+	for i := len(addrs) - 1; i >= 0; i-- {
+		for _, o := range r.Rendered[config.InstanceAddress(addrs[i])].Objects {
+			ns := o.Object.GetNamespace()
+			if ns == "" {
+				ns = o.DefaultNamespace
+			}
+			if o.Cluster == c.FromCluster && o.Object.GetAPIVersion() == "v1" && o.Object.GetKind() == "Secret" && ns == c.FromNamespace &&
+				selector.Matches(labels.Set(o.Object.GetLabels())) {
+				sources[o.Object.GetName()] = o.Object // what the landscape renders wins
+			}
+		}
+	}
+	names := make([]string, 0, len(sources))
+	for name := range sources {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		source := sources[name]
+		each := *c
+		each.Name = name
+		each.Labels = ownMetadata(source.GetLabels())
+		for k, v := range c.Labels {
+			each.Labels[k] = v
+		}
+		out := copiedSecret(&each, source)
+		if a := ownMetadata(source.GetAnnotations()); len(a) > 0 {
+			out.SetAnnotations(a)
+		}
+		hideValues(child, out)
+		child.Objects = append(child.Objects, render.Object{Cluster: c.Cluster, Object: out})
+	}
 	return nil
 }
 
@@ -164,4 +243,16 @@ func (r *Renderer) find(clusters map[string]cty.Value, cluster string, gvr schem
 		return nil, fmt.Errorf("read %s %s/%s in cluster %s: %w", kind, namespace, name, cluster, err)
 	}
 	return live, nil
+}
+
+// ownMetadata are a source's labels or annotations without those of the tools that applied it
+// (this engine's inventory, kubectl's last applied configuration): the copy is this landscape's.
+func ownMetadata(m map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
+		if !strings.HasPrefix(k, "declarative-gardener.io/") && !strings.HasPrefix(k, "kubectl.kubernetes.io/") {
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -114,3 +114,57 @@ func TestSecretCopyFindsObjectsInTheirDefaultNamespace(t *testing.T) {
 	require.NoError(t, err)
 	assert.Same(t, secret, found)
 }
+
+// A copy by selector replicates every Secret of a namespace that carries the label (Gardener's
+// shared Secrets into seed-<name>, S4:12389-12394): those the landscape renders, winning over
+// their live versions, and the live ones it does not render; each keeps its name, labels and
+// annotations but not another tool's inventory, and its values are secrets of the plan.
+func TestSecretCopyBySelector(t *testing.T) {
+	shared := render.Component{Name: "seed_secrets", Copy: &render.CopySpec{
+		Cluster: "virtual", Namespace: "seed-local", FromCluster: "virtual", FromNamespace: "garden", FromSelector: "gardener.cloud/role",
+	}}
+	r := NewRenderer(render.Registry{"garden": func(render.Input) (*render.Output, error) {
+		return &render.Output{Components: []render.Component{shared}}, nil
+	}}, t.TempDir())
+	r.Rendered["component.manifests.dns"] = &Rendered{Objects: []render.Object{
+		{Cluster: "virtual", Object: kobject("v1", "Secret", "garden", "internal-domain", map[string]any{
+			"stringData": map[string]any{"token": "declared-token-value"},
+		})},
+		{Cluster: "runtime", Object: kobject("v1", "Secret", "garden", "elsewhere", nil)},
+	}}
+	r.Rendered["component.manifests.dns"].Objects[0].Object.SetLabels(map[string]string{"gardener.cloud/role": "internal-domain"})
+	r.Rendered["component.manifests.dns"].Objects[0].Object.SetAnnotations(map[string]string{"dns.gardener.cloud/provider": "local"})
+	var listed []string
+	r.List = func(cluster cty.Value, gvr schema.GroupVersionResource, namespace, selector string) ([]unstructured.Unstructured, error) {
+		listed = append(listed, cluster.GetAttr("name").AsString()+" "+gvr.Resource+" "+namespace+" "+selector)
+		stale := kobject("v1", "Secret", "garden", "internal-domain", map[string]any{"stringData": map[string]any{"token": "stale-live-value"}})
+		alerting := kobject("v1", "Secret", "garden", "alerting", map[string]any{"type": "Opaque", "data": map[string]any{"auth": "YWxlcnRpbmctcGFzc3dvcmQ="}})
+		alerting.SetLabels(map[string]string{"gardener.cloud/role": "alerting", "declarative-gardener.io/landscape": "other"})
+		alerting.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{}", "note": "kept"})
+		return []unstructured.Unstructured{*stale, *alerting}, nil
+	}
+	inst := compositeInstance()
+	inst.Clusters = map[string]cty.Value{"virtual": cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("virtual")})}
+	_, diags := r.instance(inst)
+	require.False(t, diags.HasErrors(), diags.Error())
+
+	assert.Equal(t, []string{"virtual secrets garden gardener.cloud/role"}, listed)
+	part := r.Rendered[config.InstanceAddress("garden.local.seed_secrets")]
+	require.Len(t, part.Objects, 2)
+	alerting, internal := part.Objects[0].Object, part.Objects[1].Object
+	assert.Equal(t, "seed-local/alerting", alerting.GetNamespace()+"/"+alerting.GetName())
+	assert.Equal(t, map[string]string{"gardener.cloud/role": "alerting"}, alerting.GetLabels())
+	assert.Equal(t, map[string]string{"note": "kept"}, alerting.GetAnnotations())
+	assert.Equal(t, "seed-local/internal-domain", internal.GetNamespace()+"/"+internal.GetName())
+	assert.Equal(t, map[string]any{"token": "declared-token-value"}, internal.Object["stringData"], "what the landscape renders wins")
+	assert.Equal(t, map[string]string{"dns.gardener.cloud/provider": "local"}, internal.GetAnnotations())
+	assert.Subset(t, part.Secrets, []string{"declared-token-value", "alerting-password"})
+
+	bad := shared
+	bad.Copy = &render.CopySpec{Cluster: "virtual", Namespace: "seed-local", Name: "x", FromCluster: "virtual", FromNamespace: "garden", FromSelector: "gardener.cloud/role"}
+	r.Registry["garden"] = func(render.Input) (*render.Output, error) {
+		return &render.Output{Components: []render.Component{bad}}, nil
+	}
+	_, diags = r.instance(inst)
+	assert.Contains(t, diags.Error(), "a Secret copy by selector needs")
+}

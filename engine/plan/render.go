@@ -71,6 +71,9 @@ type Renderer struct {
 	// Get reads a live object (nil when it does not exist) for Secret copies whose source the
 	// landscape does not render; nil finds only rendered sources.
 	Get func(cluster cty.Value, gvr k8sschema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error)
+	// List reads the live objects of a resource for render functions (render.Input.List); nil
+	// lists nothing.
+	List func(cluster cty.Value, gvr k8sschema.GroupVersionResource, namespace, labelSelector string) ([]unstructured.Unstructured, error)
 	// Now and Rotate steer generated secrets (renewal, rotation on request).
 	Now    time.Time
 	Rotate map[string]bool
@@ -85,6 +88,8 @@ type Renderer struct {
 	generated map[string]*secrets.Material
 	// live caches the objects render.LiveValue markers refer to, by cluster and identity.
 	live map[string]*unstructured.Unstructured
+	// lists caches the lists render functions read, by render.ListRef.Key.
+	lists map[string][]unstructured.Unstructured
 }
 
 // NewRenderer returns a renderer for the landscape in dir; it learns the landscape's name when
@@ -129,7 +134,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 	clusters := clusterValues(inst)
 	out, err := fn(render.Input{
 		Landscape: r.Landscape, Address: string(inst.Addr), Name: inst.Name, Dir: r.Dir, Config: prep.Config,
-		Now: r.Now, Observe: r.observer(clusters),
+		Now: r.Now, Observe: r.observer(clusters), List: r.lister(clusters),
 	})
 	if errors.Is(err, render.ErrDeferred) {
 		rd.Deferred = []string{err.Error()}
@@ -211,6 +216,36 @@ func (r *Renderer) observer(clusters map[string]cty.Value) func(render.LiveRef) 
 			u = u.DeepCopy()
 		}
 		return u, err
+	}
+}
+
+// lister reads live lists for a render function (render.Input.List), each list once per plan
+// (every extension lists the same Shoots); each caller gets its own copies.
+func (r *Renderer) lister(clusters map[string]cty.Value) func(render.ListRef) ([]unstructured.Unstructured, error) {
+	return func(ref render.ListRef) ([]unstructured.Unstructured, error) {
+		items, ok := r.lists[ref.Key()]
+		if !ok {
+			if r.List == nil {
+				return nil, nil
+			}
+			value, known := clusters[ref.Cluster]
+			if !known {
+				return nil, fmt.Errorf("cluster %q is no cluster block of the landscape", ref.Cluster)
+			}
+			var err error
+			if items, err = r.List(value, ref.GVR(), ref.Namespace, ref.LabelSelector); err != nil {
+				return nil, err
+			}
+			if r.lists == nil {
+				r.lists = map[string][]unstructured.Unstructured{}
+			}
+			r.lists[ref.Key()] = items
+		}
+		out := make([]unstructured.Unstructured, len(items))
+		for i := range items {
+			out[i] = *items[i].DeepCopy()
+		}
+		return out, nil
 	}
 }
 

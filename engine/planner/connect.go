@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/zclconf/go-cty/cty"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -166,11 +167,10 @@ func (c *connections) lookup(cluster cty.Value, namespace, name string) (*unstru
 
 // getObject reads any live object of a cluster given by its evaluated value (nil when absent).
 func (c *connections) getObject(cluster cty.Value, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
-	unmarked, _ := cluster.UnmarkDeep()
-	if unmarked.IsNull() || !unmarked.Type().IsObjectType() || !unmarked.Type().HasAttribute("name") {
-		return nil, fmt.Errorf("not a cluster reference")
+	block, err := clusterBlock(cluster)
+	if err != nil {
+		return nil, err
 	}
-	block := unmarked.GetAttr("name").AsString()
 	if obj, ok := c.prefetched[block].Get(context.Background(), gvr, namespace, name); ok {
 		return obj, nil
 	}
@@ -179,4 +179,31 @@ func (c *connections) getObject(cluster cty.Value, gvr schema.GroupVersionResour
 		return nil, err
 	}
 	return cl.Get(context.Background(), gvr, namespace, name)
+}
+
+// listObjects lists the live objects of a resource in a cluster given by its evaluated value. A
+// resource the server does not serve (the Gardener API before it is installed) has no objects.
+func (c *connections) listObjects(cluster cty.Value, gvr schema.GroupVersionResource, namespace, labelSelector string) ([]unstructured.Unstructured, error) {
+	block, err := clusterBlock(cluster)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := c.get(block, cluster)
+	if err != nil {
+		return nil, err
+	}
+	items, err := cl.List(context.Background(), gvr, namespace, labelSelector)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return items, err
+}
+
+// clusterBlock is the name of the cluster block an evaluated cluster value refers to.
+func clusterBlock(cluster cty.Value) (string, error) {
+	unmarked, _ := cluster.UnmarkDeep()
+	if unmarked.IsNull() || !unmarked.Type().IsObjectType() || !unmarked.Type().HasAttribute("name") {
+		return "", fmt.Errorf("not a cluster reference")
+	}
+	return unmarked.GetAttr("name").AsString(), nil
 }

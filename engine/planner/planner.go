@@ -106,6 +106,7 @@ func prepare(opts Options, conns *connections, retired func(config.InstanceAddre
 	if opts.Connect != nil {
 		r.Lookup = conns.lookup
 		r.Get = conns.getObject
+		r.List = conns.listObjects
 	} else {
 		r.Placeholders = true // nothing is planned without clusters (gardener graph)
 	}

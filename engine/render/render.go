@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Func renders one instance of a component type. It must be pure: no cluster access, no clock,
@@ -46,6 +48,43 @@ type Input struct {
 	// run has no clusters to read (graph, validate). Behaviour that depends on what happened
 	// to an object (a shoot that failed, a schedule trigger already carried out) reads it here.
 	Observe func(ref LiveRef) (*unstructured.Unstructured, error)
+	// List reads the live objects of a resource: what a Gardener controller decides from "a
+	// live list" (the shoots on a seed, the shoots of a project) rather than from one object.
+	// Empty when the resource is not served or the run has no clusters to read.
+	List func(ref ListRef) ([]unstructured.Unstructured, error)
+}
+
+// ListRef names the live objects a render function lists.
+type ListRef struct {
+	// Cluster is the cluster block the objects live in.
+	Cluster string
+	// Group, Version and Resource are the objects' resource ("core.gardener.cloud", "v1beta1",
+	// "shoots").
+	Group    string
+	Version  string
+	Resource string
+	// Namespace is empty for all namespaces (or a cluster-scoped resource).
+	Namespace string
+	// LabelSelector selects the objects by label ("gardener.cloud/role"); empty selects all.
+	LabelSelector string
+}
+
+// GVR is the objects' resource.
+func (r ListRef) GVR() schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}
+}
+
+// Key identifies the list, for caches.
+func (r ListRef) Key() string {
+	return strings.Join([]string{r.Cluster, r.Group, r.Version, r.Resource, r.Namespace, r.LabelSelector}, "/")
+}
+
+// Listed reads ref through in.List; nil when there is nothing to read with.
+func (in Input) Listed(ref ListRef) ([]unstructured.Unstructured, error) {
+	if in.List == nil {
+		return nil, nil
+	}
+	return in.List(ref)
 }
 
 // Observed reads ref through in.Observe; nil when there is nothing to read it with.
@@ -213,6 +252,11 @@ type CopySpec struct {
 	BindingName      string
 	FromNamespace    string
 	FromName         string
+	// FromSelector, when set instead of a name, copies every Secret of FromNamespace whose
+	// labels match this label selector ("gardener.cloud/role"), each under its own name and with
+	// its labels and annotations: Gardener's replication of the garden's shared Secrets into a
+	// seed's namespace (S4:12389-12394). Name is then empty.
+	FromSelector string
 }
 
 // SecretPart is a composite's part that the engine generates as spec says, in cluster and

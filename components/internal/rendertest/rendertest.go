@@ -111,6 +111,10 @@ func Parts(t testing.TB, parts []render.Component) []byte {
 			if c.BindingKind != "" {
 				from = "the Secret of " + c.BindingKind + " " + c.BindingNamespace + "/" + c.BindingName
 			}
+			if c.FromSelector != "" {
+				fmt.Fprintf(&b, "# copies of the Secrets %s in %s of %s to %s in %s\n", c.FromSelector, c.FromNamespace, c.FromCluster, c.Namespace, c.Cluster)
+				continue
+			}
 			fmt.Fprintf(&b, "# copy of %s in %s to Secret %s/%s in %s\n", from, c.FromCluster, c.Namespace, c.Name, c.Cluster)
 			continue
 		}
