@@ -35,7 +35,7 @@ func extension() *schema.Schema {
 					Description: "The seeds the extension may be installed on, a list of objects: name, cluster (a cluster reference), labels, annotations, " +
 						"has_shoots, shoot_types (the kind/type pairs its shoots use, such as Infrastructure/local), provider, region, dns_provider, " +
 						"backup_provider, ingress_domain, cluster_identity and spec (the Seed's spec, mixed in as gardener.seed.spec). " +
-						"The policy and seed selector decide which of them get it.",
+						"The policy and seed selector decide which of them get it, from what the entries declare and from the Shoots of the virtual garden scheduled to each seed.",
 				},
 				{Name: "gardener_version", Type: cty.String, Description: "The Gardener version mixed in as gardener.version; the image vector's Gardener version when unset."},
 				{Name: "garden_cluster_identity", Type: cty.String, Required: true, Checks: checks(schema.NotEmpty()), Description: "The garden's cluster identity, mixed in as gardener.garden.clusterIdentity."},

@@ -58,6 +58,9 @@ type Values struct {
 	GardenletFeatureGates map[string]bool `json:"gardenlet_feature_gates"`
 	// Dir is the directory a relative Chart resolves against: the landscape directory.
 	Dir string `json:"-"`
+	// live is what the virtual garden says each seed needs, by seed name (observeDemand); nil
+	// decides from the declared seeds alone.
+	live map[string]*liveDemand
 }
 
 // Seed is one seed the extension may be installed on, with what the installation decision and
@@ -97,7 +100,8 @@ type Seed struct {
 // of the seeds the extension is installed on.
 func Render(in render.Input) (*render.Output, error) {
 	var v Values
-	if err := gardenapi.Decode(in, "extension", &v, &v.Name, nil); err != nil {
+	err := gardenapi.Decode(in, "extension", &v, &v.Name, nil)
+	if err != nil {
 		return nil, err
 	}
 	v.Dir = in.Dir
@@ -110,13 +114,17 @@ func Render(in render.Input) (*render.Output, error) {
 			return nil, fmt.Errorf("extension %s: a seed's name or cluster %w", v.Name, render.ErrDeferred)
 		}
 	}
+	if v.live, err = observeDemand(in, v); err != nil {
+		return nil, err
+	}
 	objs, err := Objects(v)
 	if err != nil {
 		return nil, err
 	}
 	seeds := cty.ListValEmpty(cty.String)
 	var names []cty.Value
-	for _, i := range Installations(v) {
+	installations := Installations(v)
+	for _, i := range installations {
 		if i.Installed {
 			names = append(names, cty.StringVal(i.Seed))
 		}
@@ -124,7 +132,7 @@ func Render(in render.Input) (*render.Output, error) {
 	if len(names) > 0 {
 		seeds = cty.ListVal(names)
 	}
-	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{
+	return &render.Output{Objects: objs, Notices: changeNotices(v, installations), Outputs: map[string]cty.Value{
 		"name": cty.StringVal(v.Name), "seeds": seeds, "extension_lifecycles": controllerregistration.ExtensionLifecycles(v.Resources),
 	}}, nil
 }

@@ -32,13 +32,22 @@ type Installation struct {
 // a seed whose labels the seed selector does not match never gets it (S4:15472); otherwise the
 // policy decides (S4:15466-15470): Always installs it, AlwaysExceptNoShoots only where shoots
 // run, and OnDemand only where one of the registration's kinds and types is in use. It does not
-// validate the values; Objects does.
+// validate the values; Objects does. What a seed's shoots use is what the seed declares
+// (shoot_types, has_shoots) together with what the Shoots scheduled to it in the virtual garden
+// use; an installation that is no longer wanted stays while it reports Required.
 func Installations(v Values) []Installation {
 	out := make([]Installation, 0, len(v.Seeds))
 	for _, s := range v.Seeds {
 		name := v.Name + "-" + s.Name
 		i := Installation{Seed: s.Name, Cluster: s.Cluster.Name, Name: name, Namespace: NamespacePrefix + name}
-		i.Installed, i.Reason = decide(v, s)
+		d := v.live[s.Name]
+		if d == nil {
+			d = &liveDemand{}
+		}
+		i.Installed, i.Reason = decide(v, s, d)
+		if !i.Installed && d.StillRequired {
+			i.Installed, i.Reason = true, i.Reason+", but its ControllerInstallation still reports Required: extension resources on the seed use it"
+		}
 		out = append(out, i)
 	}
 	return out
@@ -48,7 +57,7 @@ func Installations(v Values) []Installation {
 const NamespacePrefix = "extension-"
 
 // decide applies the seed selector and the policy to one seed.
-func decide(v Values, s Seed) (bool, string) {
+func decide(v Values, s Seed, d *liveDemand) (bool, string) {
 	if keys := unmatched(v.SeedSelector, s.Labels); len(keys) > 0 {
 		return false, fmt.Sprintf("the seed's labels do not match the seed selector (%s)", strings.Join(keys, ", "))
 	}
@@ -59,9 +68,12 @@ func decide(v Values, s Seed) (bool, string) {
 		if s.HasShoots {
 			return true, "policy AlwaysExceptNoShoots and shoots run on the seed"
 		}
+		if len(d.Shoots) > 0 {
+			return true, fmt.Sprintf("policy AlwaysExceptNoShoots and shoot %s runs on the seed", d.Shoots[0])
+		}
 		return false, "policy AlwaysExceptNoShoots and no shoots run on the seed"
 	}
-	if id, why := required(v, s); id != "" {
+	if id, why := required(v, s, d); id != "" {
 		return true, fmt.Sprintf("policy OnDemand and %s %s", id, why)
 	}
 	return false, "policy OnDemand and none of the registration's kinds and types is used on the seed"
@@ -90,7 +102,7 @@ func unmatched(selector, labels map[string]string) []string {
 // required returns the first of the registration's kinds and types the seed needs, and why, or
 // "" when it needs none. A seed needs what its shoots use (S0:58) and, for a primary
 // registration, the kinds the seed itself uses (seedKinds).
-func required(v Values, s Seed) (string, string) {
+func required(v Values, s Seed, d *liveDemand) (string, string) {
 	shoot := map[string]bool{}
 	for _, t := range s.ShootTypes {
 		shoot[t] = true
@@ -98,12 +110,17 @@ func required(v Values, s Seed) (string, string) {
 	seed := seedKinds(s)
 	for _, r := range v.Resources {
 		id := r.Kind + "/" + r.Type
+		global := r.Kind == controllerregistration.KindExtension && r.GloballyEnabled != nil && *r.GloballyEnabled
 		switch {
 		case shoot[id]:
 			return id, "is used by shoots on the seed"
-		case r.Kind == controllerregistration.KindExtension && r.GloballyEnabled != nil && *r.GloballyEnabled && s.HasShoots:
+		case d.Types[id] != "":
+			return id, "is used by shoot " + d.Types[id] + " on the seed"
+		case global && s.HasShoots:
 			// A globally enabled Extension is used by every shoot unless it opts out (S4:2159).
 			return id, "is globally enabled and shoots run on the seed"
+		case global && len(d.Shoots) > d.Disabled[r.Type]:
+			return id, "is globally enabled and shoots on the seed do not disable it"
 		case seed[id] && (r.Primary == nil || *r.Primary):
 			return id, "is used by the seed itself"
 		}

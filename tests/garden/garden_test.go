@@ -249,6 +249,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	hibernationSchedule(t, c, dir)
 	versionMaintenance(t, c, dir)
 	quotaLifetime(t, c, dir)
+	extensionFollowsShoots(t, c, dir)
 }
 
 // Generated certificates are new on every plan from empty (fresh keys), and so are the checksums

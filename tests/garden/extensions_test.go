@@ -1,0 +1,75 @@
+package garden
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/declarative-gardener/gardener/tests/localcluster"
+)
+
+var installationsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "controllerinstallations"}
+
+// extensionFollowsShoots makes provider-local an OnDemand extension and gives it a second seed,
+// local2, that needs none of its kinds, then moves a shoot a user created through the Gardener
+// API (not declared in the landscape) from seed local to local2: the plan installs the
+// extension on local2 and says which shoot needs it (S4:12236), applying it creates the
+// ControllerInstallation, and once the shoot is gone the plan removes it again.
+func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
+	ctx := context.Background()
+	vdyn := dyn(t, c.Plane(localcluster.VirtualGardenPlane))
+	shoots := vdyn.Resource(shootsGVR).Namespace("garden-local")
+	installations := vdyn.Resource(installationsGVR)
+
+	editLandscape(t, dir, "extensions.hcl", `policy                  = "Always"`, `policy                  = "OnDemand"`)
+	editLandscape(t, dir, "extensions.hcl", "    has_shoots = true\n  }]", "    has_shoots = true\n    }, {\n    name     = \"local2\"\n    cluster  = cluster.runtime\n    provider = \"other\"\n    region   = \"other\"\n  }]")
+	// The registration's policy changes; local keeps the extension for its own provider type, and
+	// local2 needs none of its kinds.
+	applyAllowing(t, dir)
+	_, err := installations.Get(ctx, "provider-local-local", metav1.GetOptions{})
+	require.NoError(t, err)
+	_, err = installations.Get(ctx, "provider-local-local2", metav1.GetOptions{})
+	require.True(t, apierrors.IsNotFound(err), "local2 needs none of the kinds: %v", err)
+
+	dev, err := shoots.Get(ctx, "dev", metav1.GetOptions{})
+	require.NoError(t, err)
+	user := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
+		"metadata": map[string]any{"name": "user", "namespace": "garden-local"},
+		"spec":     dev.Object["spec"],
+	}}
+	_, err = shoots.Create(ctx, user, metav1.CreateOptions{})
+	require.NoError(t, err)
+	defer func() { _ = shoots.Delete(ctx, "user", metav1.DeleteOptions{}) }()
+	_, err = shoots.Patch(ctx, "user", types.MergePatchType, []byte(`{"status":{"seedName":"local"}}`), metav1.PatchOptions{}, "status")
+	require.NoError(t, err)
+	assertNoChanges(t, dir) // a shoot on local changes nothing
+
+	// The move: scheduled to local2, still on local until its control plane has moved.
+	_, err = shoots.Patch(ctx, "user", types.MergePatchType, []byte(`{"spec":{"seedName":"local2"}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
+	planGolden(t, dir, "plan-extension-follows-shoot.txt")
+	applyAllowing(t, dir)
+	_, err = installations.Get(ctx, "provider-local-local2", metav1.GetOptions{})
+	require.NoError(t, err, "the apply installed the extension on local2")
+	assertNoChanges(t, dir)
+
+	// The shoot goes: nothing on local2 needs the extension any more.
+	require.NoError(t, shoots.Delete(ctx, "user", metav1.DeleteOptions{}))
+	out := planAt(t, dir, time.Now())
+	assert.True(t, out.HasChanges())
+	assert.Contains(t, strings.Join(out.Notices, "\n"), "extension provider-local is removed from seed local2: policy OnDemand and none of the registration's kinds and types is used on the seed")
+	applyAllowing(t, dir)
+	_, err = installations.Get(ctx, "provider-local-local2", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the apply removed the installation from local2: %v", err)
+	assertNoChanges(t, dir)
+}
