@@ -223,7 +223,7 @@ func newStatusCommand() *cobra.Command {
 // statusOrder lists the status fields in the order status prints them; the plan JSON is left
 // out (read the ConfigMap for it).
 var statusOrder = []string{"landscape", "policy", "phase", "message", "last-plan-time", "last-plan-summary", "last-plan-hash",
-	"last-apply-time", "last-successful-apply", "last-apply-result", "next-scheduled-change", "drifted-objects", "components", "errors"}
+	"last-apply-time", "last-successful-apply", "last-apply-result", "next-scheduled-change", "conditions", "drifted-objects", "components", "errors"}
 
 func printStatus(cmd *cobra.Command, data, annotations map[string]string) {
 	out := cmd.OutOrStdout()

@@ -40,7 +40,11 @@ func Render(in render.Input) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &render.Output{Components: parts, Outputs: Outputs(in.Name, v)}, nil
+	conds, err := conditions(in, in.Name, v.Garden.VirtualCluster)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Components: parts, Outputs: Outputs(in.Name, v), Conditions: conds}, nil
 }
 
 // Outputs are what shoots read of their seed: where its control planes run, the seed's

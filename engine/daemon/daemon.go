@@ -289,7 +289,7 @@ func (d *Daemon) run(ctx context.Context) Status {
 		s.PlanTime = d.o.Now()
 		m.PlanDuration.Observe(s.PlanTime.Sub(start).Seconds())
 		d.recordPlan(&s, out.Result.Plan)
-		s.NextChange = out.Revisit()
+		s.NextChange, s.Conditions = out.Revisit(), out.Conditions()
 		d.watchOwned(out)
 		s.Phase, s.Message = PhaseUpToDate, "the clusters match the landscape"
 		s.LastSuccess = d.o.Now()
@@ -307,7 +307,7 @@ func (d *Daemon) run(ctx context.Context) Status {
 			s.PlanTime = d.o.Now()
 			m.PlanDuration.Observe(s.PlanTime.Sub(start).Seconds())
 			d.recordPlan(&s, out.Result.Plan)
-			s.NextChange = out.Revisit()
+			s.NextChange, s.Conditions = out.Revisit(), out.Conditions()
 		},
 		Confirm: func(pl *plan.Plan) bool {
 			approved, err := d.o.Status.Approved(ctx)

@@ -134,6 +134,10 @@ func TestStatusStore(t *testing.T) {
 	assert.Equal(t, PhaseApplied, cm.Data["phase"])
 	assert.NotContains(t, cm.Data, "drifted-objects", "empty fields are left out")
 
+	conds := Status{Conditions: []string{"seed.a: BackupBucketsReady True (BackupBucketsAvailable): Backup Buckets are available.", "seed.a: ExtensionsReady False (NotAllExtensionsReady): x"}}
+	assert.Equal(t, "seed.a: BackupBucketsReady True (BackupBucketsAvailable): Backup Buckets are available.\nseed.a: ExtensionsReady False (NotAllExtensionsReady): x",
+		conds.data()["conditions"], "one condition a line")
+
 	big := Status{PlanJSON: string(make([]byte, maxPlanJSON+1))}
 	assert.Contains(t, big.data()["last-plan.json"], "too large for the status")
 }

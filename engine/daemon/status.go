@@ -52,7 +52,10 @@ type Status struct {
 	LastSuccess time.Time
 	// NextChange is when the landscape changes by time alone next (a hibernation schedule's
 	// trigger); the daemon runs a cycle then.
-	NextChange     time.Time
+	NextChange time.Time
+	// Conditions are the landscape's derived conditions (a seed's ExtensionsReady), one line
+	// each, as the cycle's plan read them.
+	Conditions     []string
 	Drifted        []string
 	ComponentState map[string]string
 	// Errors holds the landscape's diagnostics or the cycle's error.
@@ -88,6 +91,7 @@ func (s Status) data() map[string]string {
 		"last-apply-result":     s.ApplyResult,
 		"last-successful-apply": stamp(s.LastSuccess),
 		"next-scheduled-change": stamp(s.NextChange),
+		"conditions":            strings.Join(s.Conditions, "\n"),
 		"drifted-objects":       strings.Join(s.Drifted, "\n"),
 		"errors":                s.Errors,
 		"components":            componentLines(s.ComponentState),

@@ -54,6 +54,8 @@ type Rendered struct {
 	Revisit time.Time
 	// Notices are the instance's notices for the plan (render.Output.Notices).
 	Notices []string
+	// Conditions are the instance's derived conditions (render.Output.Conditions).
+	Conditions []render.Condition
 	// Retired is set when the instance's lifetime ended (render.Output.Lifetime): none of its
 	// parts is rendered, so that the plan deletes them.
 	Retired *Retirement
@@ -171,7 +173,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		}
 		out.Outputs = r.resolveOutputs(out.Outputs)
 	}
-	rd.Revisit, rd.Notices = out.Revisit, out.Notices
+	rd.Revisit, rd.Notices, rd.Conditions = out.Revisit, out.Notices, out.Conditions
 	if out.Outputs, err = r.resolveLiveOutputs(out.Outputs, clusters); err != nil {
 		return fail(err)
 	}

@@ -7,7 +7,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -90,6 +92,18 @@ func (o *Outcome) Revisit() time.Time {
 		next = render.Earliest(next, rd.Revisit)
 	}
 	return next
+}
+
+// Conditions are the instances' derived conditions (render.Output.Conditions), one line each
+// ("seed.local: ExtensionsReady True (...)"), sorted by instance, in the order each instance gave.
+func (o *Outcome) Conditions() []string {
+	var out []string
+	for _, addr := range slices.Sorted(maps.Keys(o.Rendered)) {
+		for _, c := range o.Rendered[addr].Conditions {
+			out = append(out, string(addr)+": "+c.String())
+		}
+	}
+	return out
 }
 
 // Prepare loads, renders and graphs the landscape without touching a cluster. Diagnostics with

@@ -10,6 +10,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/manifests"
 	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/schemas"
 )
@@ -67,4 +68,16 @@ component "manifests" "after_shoots" {
 		require.False(t, diags.HasErrors(), diags.Error())
 		assert.Equal(t, tt.want, out.Graph.Order(), "destroy %v", tt.destroy)
 	}
+}
+
+// The derived conditions of every instance, one line each, by instance address.
+func TestOutcomeConditions(t *testing.T) {
+	out := &Outcome{Rendered: map[config.InstanceAddress]*plan.Rendered{
+		"seed.b": {Conditions: []render.Condition{{Type: "ExtensionsReady", Status: "True", Reason: "AllExtensionsReady", Message: "fine."}}},
+		"seed.a": {Conditions: []render.Condition{{Type: "BackupBucketsReady", Status: "False"}, {Type: "ExtensionsReady", Status: "Unknown"}}},
+		"component.manifests.x": {},
+	}}
+	assert.Equal(t, []string{
+		"seed.a: BackupBucketsReady False", "seed.a: ExtensionsReady Unknown", "seed.b: ExtensionsReady True (AllExtensionsReady): fine.",
+	}, out.Conditions())
 }

@@ -117,6 +117,31 @@ type Output struct {
 	// not rendered again while its block stays: a lifetime computed anew (the Shoot is gone)
 	// would otherwise create it again.
 	Lifetime *Lifetime
+	// Conditions are what the instance's live objects say about its health, derived the way a
+	// Gardener controller derives a condition it maintains (a seed's ExtensionsReady): reported
+	// by the daemon's status, never written, since the landscape's gardener-controller-manager
+	// writes them.
+	Conditions []Condition
+}
+
+// Condition is a derived condition of an instance, shaped like a Kubernetes object condition.
+type Condition struct {
+	Type    string
+	Status  string // "True", "False" or "Unknown"
+	Reason  string
+	Message string
+}
+
+// String is the condition in one line: "ExtensionsReady True (AllExtensionsReady): ...".
+func (c Condition) String() string {
+	s := c.Type + " " + c.Status
+	if c.Reason != "" {
+		s += " (" + c.Reason + ")"
+	}
+	if c.Message != "" {
+		s += ": " + c.Message
+	}
+	return s
 }
 
 // Lifetime is the end of an instance's life and what set it.

@@ -14,6 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/tests/landscapetest"
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
@@ -62,6 +65,29 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	_, err = installations.Get(ctx, "provider-local-local2", metav1.GetOptions{})
 	require.NoError(t, err, "the apply installed the extension on local2")
 	assertNoChanges(t, dir)
+
+	// The seed's ExtensionsReady, derived from its ControllerInstallations (S4:12400-12402): an
+	// installation that reports itself unhealthy turns it False, naming it.
+	conditions := func() []string {
+		return landscapetest.Plan(t, landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true}))).Conditions()
+	}
+	assert.Contains(t, conditions(), "seed.local: ExtensionsReady True (AllExtensionsReady): All 1 extensions installed into the seed are ready and healthy.")
+	healthy := func(status string) {
+		live, err := installations.Get(ctx, "provider-local-local", metav1.GetOptions{})
+		require.NoError(t, err)
+		conds, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
+		for _, c := range conds {
+			if m := c.(map[string]any); m["type"] == "Healthy" {
+				m["status"], m["message"] = status, "the controller's pods crash"
+			}
+		}
+		require.NoError(t, unstructured.SetNestedSlice(live.Object, conds, "status", "conditions"))
+		_, err = installations.UpdateStatus(ctx, live, metav1.UpdateOptions{})
+		require.NoError(t, err)
+	}
+	healthy("False")
+	assert.Contains(t, conditions(), "seed.local: ExtensionsReady False (NotAllExtensionsReady): Extensions are not ready: provider-local-local: Healthy is False (the controller's pods crash)")
+	healthy("True")
 
 	// The shoot goes: nothing on local2 needs the extension any more.
 	require.NoError(t, shoots.Delete(ctx, "user", metav1.DeleteOptions{}))

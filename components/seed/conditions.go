@@ -1,0 +1,129 @@
+package seed
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// The seed conditions gardener-controller-manager maintains, derived here from the same live
+// objects so that `gardener status` shows them (S4:12396-12402). The landscape's
+// gardener-controller-manager writes them on the Seed; the engine only reports.
+const (
+	ConditionBackupBucketsReady = "BackupBucketsReady"
+	ConditionExtensionsReady    = "ExtensionsReady"
+)
+
+var (
+	backupBucketsRef = render.ListRef{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "backupbuckets"}
+	installationsRef = render.ListRef{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "controllerinstallations"}
+)
+
+// conditions derives the seed's BackupBucketsReady and ExtensionsReady from the virtual garden's
+// BackupBuckets and ControllerInstallations of the seed. A seed without BackupBuckets gets no
+// BackupBucketsReady [INF: the documents say only when it turns False and True]. Without
+// clusters to read there is nothing to report.
+func conditions(in render.Input, name, virtual string) ([]render.Condition, error) {
+	if in.List == nil {
+		return nil, nil // no clusters to read (graph, validate): nothing to report
+	}
+	var out []render.Condition
+	buckets, err := listOfSeed(in, backupBucketsRef, virtual, name, "spec", "seedName")
+	if err != nil {
+		return nil, fmt.Errorf("seed %s: list the BackupBuckets: %w", name, err)
+	}
+	if len(buckets) > 0 {
+		out = append(out, backupBucketsReady(buckets))
+	}
+	installations, err := listOfSeed(in, installationsRef, virtual, name, "spec", "seedRef", "name")
+	if err != nil {
+		return nil, fmt.Errorf("seed %s: list the ControllerInstallations: %w", name, err)
+	}
+	return append(out, extensionsReady(installations)), nil
+}
+
+// listOfSeed lists a resource of the virtual garden and keeps the objects whose field at path
+// names the seed, sorted by name.
+func listOfSeed(in render.Input, ref render.ListRef, virtual, seed string, path ...string) ([]unstructured.Unstructured, error) {
+	ref.Cluster = virtual
+	items, err := in.Listed(ref)
+	if err != nil {
+		return nil, err
+	}
+	var out []unstructured.Unstructured
+	for _, item := range items {
+		if s, _, _ := unstructured.NestedString(item.Object, path...); s == seed {
+			out = append(out, item)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
+	return out, nil
+}
+
+// backupBucketsReady is False when at least one of the seed's BackupBuckets has a
+// .status.lastError (S4:12398), naming the buckets and their errors, and True otherwise with
+// the documented reason and message (S4:19314-19317). The conditionThreshold, during which
+// Gardener reports Progressing first, needs the condition's history, which the engine does not
+// keep: it reports False at once.
+func backupBucketsReady(buckets []unstructured.Unstructured) render.Condition {
+	var failed []string
+	for _, b := range buckets {
+		if e, ok, _ := unstructured.NestedMap(b.Object, "status", "lastError"); ok && e != nil {
+			desc, _ := e["description"].(string)
+			failed = append(failed, fmt.Sprintf("%s: %s", b.GetName(), desc))
+		}
+	}
+	if len(failed) > 0 {
+		return render.Condition{Type: ConditionBackupBucketsReady, Status: "False", Reason: "BackupBucketsError",
+			Message: "Backup Buckets have errors: " + strings.Join(failed, "; ")}
+	}
+	return render.Condition{Type: ConditionBackupBucketsReady, Status: "True", Reason: "BackupBucketsAvailable", Message: "Backup Buckets are available."}
+}
+
+// extensionsReady is True when every ControllerInstallation of the seed has Valid, Installed and
+// Healthy True and Progressing False (S4:12400-12402); otherwise False, naming each
+// installation and the first condition that is not as it should be. Its reasons and messages
+// are not documented [INF].
+func extensionsReady(installations []unstructured.Unstructured) render.Condition {
+	var bad []string
+	for _, i := range installations {
+		if problem := installationProblem(&i); problem != "" {
+			bad = append(bad, i.GetName()+": "+problem)
+		}
+	}
+	if len(bad) > 0 {
+		return render.Condition{Type: ConditionExtensionsReady, Status: "False", Reason: "NotAllExtensionsReady",
+			Message: "Extensions are not ready: " + strings.Join(bad, "; ")}
+	}
+	return render.Condition{Type: ConditionExtensionsReady, Status: "True", Reason: "AllExtensionsReady",
+		Message: fmt.Sprintf("All %d extensions installed into the seed are ready and healthy.", len(installations))}
+}
+
+// installationProblem says which of a ControllerInstallation's conditions is not as ready
+// requires, with its message; "" when all are.
+func installationProblem(u *unstructured.Unstructured) string {
+	conditions, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	byType := map[string]map[string]any{}
+	for _, c := range conditions {
+		if m, ok := c.(map[string]any); ok {
+			if t, ok := m["type"].(string); ok {
+				byType[t] = m
+			}
+		}
+	}
+	for _, want := range []struct{ typ, status string }{{"Valid", "True"}, {"Installed", "True"}, {"Healthy", "True"}, {"Progressing", "False"}} {
+		c, ok := byType[want.typ]
+		if !ok {
+			return want.typ + " is not reported yet"
+		}
+		if got, _ := c["status"].(string); got != want.status {
+			msg, _ := c["message"].(string)
+			return fmt.Sprintf("%s is %s (%s)", want.typ, got, msg)
+		}
+	}
+	return ""
+}
