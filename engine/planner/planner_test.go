@@ -73,8 +73,8 @@ component "manifests" "after_shoots" {
 // The derived conditions of every instance, one line each, by instance address.
 func TestOutcomeConditions(t *testing.T) {
 	out := &Outcome{Rendered: map[config.InstanceAddress]*plan.Rendered{
-		"seed.b": {Conditions: []render.Condition{{Type: "ExtensionsReady", Status: "True", Reason: "AllExtensionsReady", Message: "fine."}}},
-		"seed.a": {Conditions: []render.Condition{{Type: "BackupBucketsReady", Status: "False"}, {Type: "ExtensionsReady", Status: "Unknown"}}},
+		"seed.b":                {Conditions: []render.Condition{{Type: "ExtensionsReady", Status: "True", Reason: "AllExtensionsReady", Message: "fine."}}},
+		"seed.a":                {Conditions: []render.Condition{{Type: "BackupBucketsReady", Status: "False"}, {Type: "ExtensionsReady", Status: "Unknown"}}},
 		"component.manifests.x": {},
 	}}
 	assert.Equal(t, []string{
