@@ -81,6 +81,18 @@ func project() *schema.Schema {
 						{Name: "annotations", Type: cty.Map(cty.String), Description: "Annotations of the ResourceQuota, merged with those it has."},
 					}},
 				},
+				{
+					// S4:12348-12369: the Stale Projects controller's settings and opt-out.
+					Name: "stale", Nesting: schema.NestingSingle,
+					Description: "The stale check of gardener-controller-manager's Stale Projects controller: a project older than minimum_lifetime_days, without activity within it, whose namespace holds no shoots, backup entries, or secrets and quotas in use by shoots, is stale; " +
+						"it is deleted expiration_days after it became stale (once it has been stale for grace_period_days), a protected deletion. Give it the controller manager's settings; without the block Gardener's defaults apply.",
+					Body: schema.Body{Attributes: []schema.Attribute{
+						{Name: "minimum_lifetime_days", Type: cty.Number, Default: cty.NumberIntVal(30), Checks: checks(schema.NonNegative()), Description: "Projects younger than this, or with activity within it, are never stale (minimumLifetimeDays)."},
+						{Name: "grace_period_days", Type: cty.Number, Default: cty.NumberIntVal(14), Checks: checks(schema.NonNegative()), Description: "A stale project gets its auto-delete time only once it has been stale this long (staleGracePeriodDays)."},
+						{Name: "expiration_days", Type: cty.Number, Default: cty.NumberIntVal(90), Checks: checks(schema.NonNegative()), Description: "A stale project is deleted this long after it became stale (staleExpirationTimeDays)."},
+						{Name: "skip", Type: cty.Bool, Description: "Opt the project out of the stale check, as the namespace annotation project.gardener.cloud/skip-stale-check=true does."},
+					}},
+				},
 			},
 		},
 		Outputs: []schema.Output{

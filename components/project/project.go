@@ -63,6 +63,8 @@ type Values struct {
 	// ResourceQuota is the template of the namespace's default ResourceQuota gardener; none
 	// without it.
 	ResourceQuota *ResourceQuota `json:"resource_quota"`
+	// Stale holds the stale check's settings; nil takes Gardener's defaults.
+	Stale *Stale `json:"stale"`
 }
 
 // Toleration lets shoots of the project tolerate a seed taint (S4:4280-4289, S4:5830-5847).
@@ -112,8 +114,13 @@ func Render(in render.Input) (*render.Output, error) {
 			notices = append(notices, fmt.Sprintf("project %s: %s", v.Name, q.notice))
 		}
 	}
+	st, err := checkStale(in, v, ns)
+	if err != nil {
+		return nil, err
+	}
 	out := gardenapi.Output(objs, v.Name, ns)
 	out.Notices = notices
+	staleOutput(out, st, v.Name)
 	return out, nil
 }
 
@@ -182,10 +189,12 @@ func Objects(v Values) ([]render.Object, error) {
 		spec["dualApprovalForDeletion"] = d
 	}
 
-	namespace, err := kube.ToUnstructured(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name:   ns,
-		Labels: map[string]string{LabelRole: LabelRoleProject, LabelProjectName: v.Name},
-	}})
+	meta := metav1.ObjectMeta{Name: ns, Labels: map[string]string{LabelRole: LabelRoleProject, LabelProjectName: v.Name}}
+	if v.Stale != nil && v.Stale.Skip {
+		// gardener-controller-manager's own stale check skips it too (S4:12369).
+		meta.Annotations = map[string]string{SkipStaleCheckAnnotation: "true"}
+	}
+	namespace, err := kube.ToUnstructured(&corev1.Namespace{ObjectMeta: meta})
 	if err != nil {
 		return nil, err
 	}

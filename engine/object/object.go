@@ -124,15 +124,18 @@ var protectedKinds = map[schema.GroupKind]bool{
 	{Group: "core.gardener.cloud", Kind: "BackupEntry"}:               true,
 	{Group: "extensions.gardener.cloud", Kind: "BackupBucket"}:        true,
 	{Group: "extensions.gardener.cloud", Kind: "BackupEntry"}:         true,
+	// A Project's deletion deletes its namespace with every binding and Secret in it.
+	{Group: "core.gardener.cloud", Kind: "Project"}: true,
 }
 
 // Protected reports whether deleting or replacing an object needs --allow-destroy: a protected
-// kind, or a control-plane namespace (shoot--*, garden).
+// kind, a control-plane namespace (shoot--*, garden) or a project namespace (garden-*,
+// S4:11754), which holds the project's credentials.
 func Protected(r Ref) bool {
 	if protectedKinds[r.GroupKind()] {
 		return true
 	}
-	return r.Group == "" && r.Kind == "Namespace" && (strings.HasPrefix(r.Name, "shoot--") || r.Name == "garden")
+	return r.Group == "" && r.Kind == "Namespace" && (strings.HasPrefix(r.Name, "shoot--") || r.Name == "garden" || strings.HasPrefix(r.Name, "garden-"))
 }
 
 // SortGroupKinds sorts kinds by group, then kind: the order in which kinds are listed and

@@ -33,6 +33,8 @@ func TestProtected(t *testing.T) {
 	assert.True(t, Protected(Ref{Group: "druid.gardener.cloud", Kind: "Etcd", Namespace: "garden", Name: "etcd-main"}))
 	assert.True(t, Protected(Ref{Kind: "Namespace", Name: "shoot--dev--a"}))
 	assert.True(t, Protected(Ref{Kind: "Namespace", Name: "garden"}))
+	assert.True(t, Protected(Ref{Kind: "Namespace", Name: "garden-dev"}), "a project namespace")
+	assert.True(t, Protected(Ref{Group: "core.gardener.cloud", Kind: "Project", Name: "dev"}))
 	assert.False(t, Protected(Ref{Kind: "Namespace", Name: "apps"}))
 	assert.False(t, Protected(Ref{Kind: "ConfigMap", Namespace: "garden", Name: "x"}))
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
+	gschema "github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/engine/secrets"
 )
 
@@ -149,7 +150,11 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 			c.Action = Read
 			c.Note = "rendered during apply: depends on values known only after apply (" + strings.Join(rd.Deferred, ", ") + ")"
 		case rd.Retired != nil:
-			c.Note = fmt.Sprintf("lifetime ended at %s: its parts are deleted", rd.Retired.Ended)
+			what := "its objects are"
+			if rd.Type == string(gschema.KindGarden) || rd.Type == string(gschema.KindSeed) || rd.Type == string(gschema.KindShoot) {
+				what = "its parts are"
+			}
+			c.Note = fmt.Sprintf("lifetime ended at %s: %s deleted", rd.Retired.Ended, what)
 			res.Plan.Retired = append(res.Plan.Retired, *rd.Retired)
 		case rd.Note != "":
 			c.Note = rd.Note
@@ -680,11 +685,16 @@ func outputs(values map[string]OutputValue, red *render.Redactor) []Output {
 // NoteRemoved marks a component whose block is no longer in the landscape.
 const NoteRemoved = "removed from the landscape"
 
-// retiredPart reports whether addr is a part of a composite instance whose lifetime ended, which
+// retiredPart reports whether addr is an instance whose lifetime ended (a stale project), which
+// renders nothing any more, or a part of a composite instance whose lifetime ended, which
 // renders no parts any more.
 func retiredPart(rendered map[config.InstanceAddress]*Rendered, addr string) bool {
-	rd := rendered[config.InstanceAddress(parentAddress(addr))]
-	return rd != nil && rd.Retired != nil
+	for _, a := range []string{addr, parentAddress(addr)} {
+		if rd := rendered[config.InstanceAddress(a)]; rd != nil && rd.Retired != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // parentAddress is the address of the composite instance a part's address names: the address

@@ -264,4 +264,11 @@ func TestCompositeLifetime(t *testing.T) {
 	r = renderWith(now.AddDate(0, 0, 7), recorded)
 	assert.Equal(t, recorded, r.Rendered["garden.local"].Retired, "the state's record holds")
 	assert.Empty(t, r.Rendered["garden.local"].Parts)
+
+	// A lifetime without an end (a deleted stale project) retires only by the state's record.
+	r = renderWith(time.Time{}, nil)
+	assert.Nil(t, r.Rendered["garden.local"].Retired, "no end, no record: it lives")
+	assert.Len(t, r.Rendered["garden.local"].Parts, 2)
+	r = renderWith(time.Time{}, recorded)
+	assert.Equal(t, recorded, r.Rendered["garden.local"].Retired, "the record holds without an end")
 }

@@ -201,7 +201,7 @@ func (r *Renderer) retirement(addr config.InstanceAddress, l *render.Lifetime) (
 			return rec, nil
 		}
 	}
-	if l.Ends.After(r.Now) {
+	if l.Ends.IsZero() || l.Ends.After(r.Now) {
 		return nil, nil
 	}
 	return &Retirement{Address: string(addr), Ended: l.Ends.UTC().Format(time.RFC3339), Reason: l.Reason}, nil

@@ -146,6 +146,9 @@ func (c Condition) String() string {
 
 // Lifetime is the end of an instance's life and what set it.
 type Lifetime struct {
+	// Ends is when the life ends; zero says no end is known now, but the instance may have
+	// ended in an earlier apply (a stale project, deleted, whose staleness cannot be computed
+	// any more): only the state's record of that end retires it.
 	Ends time.Time
 	// Reason names what set the end, such as "the cluster lifetime of Quota garden-dev/trial
 	// (7 days)".

@@ -250,6 +250,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	versionMaintenance(t, c, dir)
 	quotaLifetime(t, c, dir)
 	extensionFollowsShoots(t, c, dir)
+	staleProject(t, c, dir)
 }
 
 // Generated certificates are new on every plan from empty (fresh keys), and so are the checksums

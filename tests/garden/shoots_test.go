@@ -341,21 +341,34 @@ func plannerAt(dir string, now time.Time) planner.Options {
 	return opts
 }
 
-// applyAt applies dir as at the time now, like `gardener apply` at that moment, and returns the
-// plan it applied.
-func applyAt(t *testing.T, dir string, now time.Time) *plan.Plan {
+// applyAt applies dir as at the time now, like `gardener apply` at that moment, allowing the
+// protected objects of allow to be deleted, and returns the plan it applied.
+func applyAt(t *testing.T, dir string, now time.Time, allow ...string) *plan.Plan {
+	t.Helper()
+	res, err := applyAtResult(t, dir, now, allow...)
+	require.NoError(t, err)
+	return res.Outcome.Result.Plan
+}
+
+// applyAtFailing applies dir as at the time now and returns why it failed (nil if it did not).
+func applyAtFailing(t *testing.T, dir string, now time.Time) error {
+	t.Helper()
+	_, err := applyAtResult(t, dir, now)
+	return err
+}
+
+func applyAtResult(t *testing.T, dir string, now time.Time, allow ...string) (*apply.LandscapeResult, error) {
 	t.Helper()
 	res, diags, err := apply.Landscape(context.Background(), apply.LandscapeOptions{
 		Planner: plannerAt(dir, now),
 		Lock:    state.LockInfo{Holder: "garden-test", Operation: "apply"},
-		Apply:   apply.Options{Timeout: 2 * time.Minute},
+		Apply:   apply.Options{Timeout: 2 * time.Minute, AllowDestroy: allow},
 	})
 	landscapetest.RequireNoDiags(t, diags, res.Outcome)
-	require.NoError(t, err)
-	if res.Result != nil {
-		require.NoError(t, res.Result.Err())
+	if err == nil && res.Result != nil {
+		err = res.Result.Err()
 	}
-	return res.Outcome.Result.Plan
+	return res, err
 }
 
 // confineRollout: a shoot with confine_spec_update_rollout takes a change of its specification
@@ -611,15 +624,7 @@ component "credentials_binding" "trial" {
 	// At the end: qa is deleted, as if its block were removed.
 	after := ends.Add(time.Minute)
 	planGoldenAt(t, dir, "plan-lifetime-qa.txt", after)
-	res, diags, err := apply.Landscape(ctx, apply.LandscapeOptions{
-		Planner: plannerAt(dir, after),
-		Lock:    state.LockInfo{Holder: "garden-test", Operation: "apply"},
-		Apply:   apply.Options{Timeout: 2 * time.Minute},
-	})
-	landscapetest.RequireNoDiags(t, diags, res.Outcome)
-	if err == nil && res.Result != nil {
-		err = res.Result.Err()
-	}
+	err = applyAtFailing(t, dir, after)
 	require.Error(t, err, "the etcds and the namespace are protected")
 	assert.Contains(t, err.Error(), "--allow-destroy shoot.qa")
 
