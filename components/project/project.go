@@ -99,7 +99,11 @@ func Render(in render.Input) (*render.Output, error) {
 		return nil, err
 	}
 	ns := NamespaceOf(v)
-	if err := checkAdoptable(in, v.Cluster.Name, v.Name, ns); err != nil {
+	liveNS, err := in.Observed(render.LiveRef{Cluster: v.Cluster.Name, Version: "v1", Resource: "namespaces", Name: ns})
+	if err != nil {
+		return nil, fmt.Errorf("project %s: read the namespace %s: %w", v.Name, ns, err)
+	}
+	if err := checkAdoptable(liveNS, v.Name, ns); err != nil {
 		return nil, err
 	}
 	var notices []string
@@ -114,7 +118,7 @@ func Render(in render.Input) (*render.Output, error) {
 			notices = append(notices, fmt.Sprintf("project %s: %s", v.Name, q.notice))
 		}
 	}
-	st, err := checkStale(in, v, ns)
+	st, err := checkStale(in, v, liveNS)
 	if err != nil {
 		return nil, err
 	}
@@ -128,11 +132,7 @@ func Render(in render.Input) (*render.Output, error) {
 // controller demands before it adopts one (S4:12317): without the check the landscape's apply
 // would label and take over any namespace, kube-system included, which is the privilege
 // escalation the rule prevents. A namespace this landscape applied carries the labels already.
-func checkAdoptable(in render.Input, cluster, name, ns string) error {
-	live, err := in.Observed(render.LiveRef{Cluster: cluster, Version: "v1", Resource: "namespaces", Name: ns})
-	if err != nil {
-		return fmt.Errorf("project %s: read the namespace %s: %w", name, ns, err)
-	}
+func checkAdoptable(live *unstructured.Unstructured, name, ns string) error {
 	if live == nil {
 		return nil
 	}

@@ -74,22 +74,21 @@ var (
 // stale, once it has been stale for GracePeriodDays; an auto-delete time Gardener already set
 // is only moved later (S4:12367). A project the landscape has not created yet, or whose
 // namespace carries the skip annotation, is never stale.
-func checkStale(in render.Input, v Values, ns string) (staleness, error) {
+func checkStale(in render.Input, v Values, liveNS *unstructured.Unstructured) (staleness, error) {
 	var st staleness
 	if v.Stale != nil && v.Stale.Skip {
 		return st, nil
-	}
-	liveNS, err := in.Observed(render.LiveRef{Cluster: v.Cluster.Name, Version: "v1", Resource: "namespaces", Name: ns})
-	if err != nil {
-		return st, wrapRead(v, "the namespace "+ns, err)
 	}
 	if liveNS != nil && liveNS.GetAnnotations()[SkipStaleCheckAnnotation] == "true" {
 		return st, nil
 	}
 	st.checked = true
 	live, err := in.Observed(render.LiveRef{Cluster: v.Cluster.Name, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "projects", Name: v.Name})
-	if err != nil || live == nil {
-		return st, wrapRead(v, "the Project", err)
+	if err != nil {
+		return st, fmt.Errorf("project %s: read the Project: %w", v.Name, err)
+	}
+	if live == nil {
+		return st, nil
 	}
 	minimum, grace, expiration := v.Stale.days()
 	created := live.GetCreationTimestamp().Time.UTC()
@@ -103,6 +102,7 @@ func checkStale(in render.Input, v Values, ns string) (staleness, error) {
 		st.revisit = young
 		return st, nil
 	}
+	ns := NamespaceOf(v)
 	use, err := inUse(in, v, ns)
 	if err != nil || use != "" {
 		return st, err
@@ -141,13 +141,6 @@ func laterThan(now, t time.Time) time.Time {
 		return t
 	}
 	return time.Time{}
-}
-
-func wrapRead(v Values, what string, err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("project %s: read %s: %w", v.Name, what, err)
 }
 
 // inUse names what keeps the project in use (S4:12354-12358), "" when nothing does.

@@ -3,6 +3,9 @@ package plan
 import (
 	"encoding/base64"
 	"fmt"
+	"iter"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -127,12 +129,11 @@ func (r *Renderer) copySelected(child *Rendered, c *render.CopySpec, clusters ma
 		return nil
 	}
 	sources := map[string]*unstructured.Unstructured{}
-	value, ok := clusters[c.FromCluster]
-	if !ok {
+	if _, ok := clusters[c.FromCluster]; !ok {
 		return fmt.Errorf("cluster %q is no cluster block of the landscape", c.FromCluster)
 	}
 	if r.List != nil {
-		live, err := r.lister(map[string]cty.Value{c.FromCluster: value})(render.ListRef{
+		live, err := r.lister(clusters)(render.ListRef{
 			Cluster: c.FromCluster, Version: "v1", Resource: "secrets", Namespace: c.FromNamespace, LabelSelector: c.FromSelector,
 		})
 		if err != nil {
@@ -142,21 +143,12 @@ func (r *Renderer) copySelected(child *Rendered, c *render.CopySpec, clusters ma
 			sources[live[i].GetName()] = &live[i]
 		}
 	}
-	addrs := make([]string, 0, len(r.Rendered))
-	for addr := range r.Rendered {
-		addrs = append(addrs, string(addr))
-	}
-	sort.Strings(addrs) // one winner on every run, should two components render the Secret
-	for i := len(addrs) - 1; i >= 0; i-- {
-		for _, o := range r.Rendered[config.InstanceAddress(addrs[i])].Objects {
-			ns := o.Object.GetNamespace()
-			if ns == "" {
-				ns = o.DefaultNamespace
-			}
-			if o.Cluster == c.FromCluster && o.Object.GetAPIVersion() == "v1" && o.Object.GetKind() == "Secret" && ns == c.FromNamespace &&
-				selector.Matches(labels.Set(o.Object.GetLabels())) {
-				sources[o.Object.GetName()] = o.Object // what the landscape renders wins
-			}
+	rendered := map[string]bool{}
+	for o, ns := range r.renderedObjects() {
+		name := o.Object.GetName()
+		if o.Cluster == c.FromCluster && o.Object.GetAPIVersion() == "v1" && o.Object.GetKind() == "Secret" && ns == c.FromNamespace &&
+			selector.Matches(labels.Set(o.Object.GetLabels())) && !rendered[name] {
+			sources[name], rendered[name] = o.Object, true // what the landscape renders wins
 		}
 	}
 	names := make([]string, 0, len(sources))
@@ -210,25 +202,34 @@ func copiedSecret(c *render.CopySpec, source *unstructured.Unstructured) *unstru
 	return &unstructured.Unstructured{Object: obj}
 }
 
+// renderedObjects yields the objects the landscape rendered so far with their namespace (the
+// component's default namespace for objects that name none; the kinds looked up here are
+// namespaced), by instance address, so that should two components render the same object, the
+// first address wins on every run.
+func (r *Renderer) renderedObjects() iter.Seq2[render.Object, string] {
+	return func(yield func(render.Object, string) bool) {
+		for _, addr := range slices.Sorted(maps.Keys(r.Rendered)) {
+			for _, o := range r.Rendered[addr].Objects {
+				ns := o.Object.GetNamespace()
+				if ns == "" {
+					ns = o.DefaultNamespace
+				}
+				if !yield(o, ns) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // find returns an object as the landscape renders it, or else as it is live in cluster (nil when
 // it is in neither). Rendered objects win: a binding declared in the same landscape may not
 // exist yet.
 func (r *Renderer) find(clusters map[string]cty.Value, cluster string, gvr schema.GroupVersionResource, group, kind, namespace, name string) (*unstructured.Unstructured, error) {
-	addrs := make([]string, 0, len(r.Rendered))
-	for addr := range r.Rendered {
-		addrs = append(addrs, string(addr))
-	}
-	sort.Strings(addrs) // one winner on every run, should two components render the object
-	for _, addr := range addrs {
-		for _, o := range r.Rendered[config.InstanceAddress(addr)].Objects {
-			gvk := o.Object.GroupVersionKind()
-			ns := o.Object.GetNamespace()
-			if ns == "" {
-				ns = o.DefaultNamespace // both kinds found here are namespaced
-			}
-			if o.Cluster == cluster && gvk.Group == group && gvk.Kind == kind && ns == namespace && o.Object.GetName() == name {
-				return o.Object, nil
-			}
+	for o, ns := range r.renderedObjects() {
+		gvk := o.Object.GroupVersionKind()
+		if o.Cluster == cluster && gvk.Group == group && gvk.Kind == kind && ns == namespace && o.Object.GetName() == name {
+			return o.Object, nil
 		}
 	}
 	if r.Get == nil {
