@@ -193,7 +193,7 @@ func (r *Renderer) generatePart(child *Rendered, p render.Component, clusters ma
 	req := secrets.Request{
 		Name: s.Name, Namespace: s.Namespace, Class: secrets.Class(s.Class), CommonName: s.CommonName,
 		Organization: s.Organization, DNSNames: s.DNSNames, IPAddresses: s.IPAddresses, Validity: s.Validity, Length: s.Length,
-		Resources: s.Resources,
+		KeyAlgorithm: secrets.KeyAlgorithm(s.KeyAlgorithm), Resources: s.Resources,
 	}
 	if s.CA != "" {
 		key := s.Cluster + "/" + s.Namespace + "/" + s.CA

@@ -53,7 +53,7 @@ func (r *Renderer) generate(inst *config.Instance, rd *Rendered, prep render.Pre
 	req := secrets.Request{
 		Name: str("secret_name"), Namespace: str("namespace"), Class: secrets.Class(str("class")),
 		CommonName: str("common_name"), Organization: list("organization"), DNSNames: list("dns_names"), IPAddresses: list("ip_addresses"),
-		Resources: list("resources"),
+		Resources: list("resources"), KeyAlgorithm: secrets.KeyAlgorithm(str("key_algorithm")),
 	}
 	if req.Name == "" {
 		req.Name = strings.ReplaceAll(inst.Name, "_", "-")

@@ -318,6 +318,9 @@ type SecretSpec struct {
 	IPAddresses  []string
 	// Validity of certificates; zero for the class's default.
 	Validity time.Duration
+	// KeyAlgorithm of CAs and certificates: "ecdsa-p256" or "rsa"; empty for the default
+	// (ECDSA P-256, or RSA when Length is set; rsa-key Secrets are always RSA).
+	KeyAlgorithm string
 	// Length of tokens and passwords, bits of RSA keys; zero for the class's default.
 	Length int
 	// CA names the Secret (same cluster and namespace) of the part of class ca that signs this

@@ -57,7 +57,7 @@ func TestBootstrapTokenClass(t *testing.T) {
 	assert.Equal(t, "bootstrap.kubernetes.io/token", ClassBootstrapToken.SecretType(), "S4:19028")
 	assert.Equal(t, []string{"token-secret"}, ClassBootstrapToken.SensitiveDataKeys())
 	assert.False(t, ClassBootstrapToken.expires())
-	assert.False(t, ClassBootstrapToken.usesRSA())
+	assert.False(t, ClassBootstrapToken.hasKey())
 }
 
 func TestSensitiveDataKeys(t *testing.T) {

@@ -169,6 +169,7 @@ func (c Class) isLeafCertificate() bool { return c == ClassServerCert || c == Cl
 // rotated on request (digest line 574: "No auto-rotation of these").
 func (c Class) expires() bool { return c == ClassCA || c.isLeafCertificate() }
 
-// usesRSA reports whether Request.Length is the bit size of an RSA key for class c (otherwise it
-// is a number of characters).
-func (c Class) usesRSA() bool { return c == ClassCA || c == ClassRSAKey || c.isLeafCertificate() }
+// hasKey reports whether material of class c is built around a private key, whose algorithm is
+// Request.KeyAlgorithm (and whose Length, for RSA, is its size in bits rather than a number of
+// characters).
+func (c Class) hasKey() bool { return c == ClassCA || c == ClassRSAKey || c.isLeafCertificate() }

@@ -1,6 +1,8 @@
 package secrets
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -68,7 +70,7 @@ func TestGenerateEachClassProducesUsableMaterial(t *testing.T) {
 			name: "rsa-key", req: Request{Name: "service-account-key", Namespace: "shoot--p--s", Class: ClassRSAKey, Length: testBits},
 			keys: []string{"key.pem", "pub.pem"}, typ: "Opaque",
 			check: func(t *testing.T, data map[string][]byte) {
-				require.NoError(t, inspectKeyPair(Request{Class: ClassRSAKey, Length: testBits}, data))
+				require.NoError(t, inspectKeyPair(Request{Class: ClassRSAKey, KeyAlgorithm: KeyRSA, Length: testBits}, data))
 			},
 		},
 		{
@@ -138,8 +140,21 @@ func TestGenerateDefaults(t *testing.T) {
 	res := generate(t, Request{Name: "ca", Class: ClassCA, CommonName: "ca"}, nil, t0, false)
 	cert, key, err := res.Material.signer()
 	require.NoError(t, err)
-	assert.Equal(t, 3072, key.(*rsa.PrivateKey).N.BitLen())
+	require.IsType(t, &ecdsa.PrivateKey{}, key, "CAs default to ECDSA P-256")
+	assert.Equal(t, elliptic.P256(), key.(*ecdsa.PrivateKey).Curve)
+	assert.Equal(t, "EC PRIVATE KEY", pemType(t, res.Material.Data["ca.key"]))
 	assert.Equal(t, t0.Add(10*365*24*time.Hour), cert.NotAfter)
+
+	leaf := generate(t, Request{Name: "srv", Class: ClassServerCert, CommonName: "srv", CA: res.Material}, nil, t0, false)
+	leafCert := certOf(t, leaf.Secret, "tls.crt")
+	assert.Equal(t, x509.ECDSA, leafCert.PublicKeyAlgorithm, "certificates default to ECDSA P-256")
+	assert.Equal(t, x509.KeyUsageDigitalSignature, leafCert.KeyUsage, "no key encipherment for an ECDSA key")
+	require.NoError(t, leafCert.CheckSignatureFrom(cert))
+
+	sa := generate(t, Request{Name: "sa", Class: ClassRSAKey}, nil, t0, false)
+	saKey, err := parsePrivateKey(sa.Material.Data, "key.pem")
+	require.NoError(t, err)
+	assert.Equal(t, DefaultRSABits, saKey.(*rsa.PrivateKey).N.BitLen(), "rsa-key Secrets stay RSA")
 
 	pw := generate(t, Request{Name: "pw", Class: ClassPassword}, nil, t0, false)
 	assert.Len(t, pw.Material.Data["password"], 32)
@@ -289,6 +304,7 @@ func TestGenerateRegeneratesWhenTheConfigurationChanges(t *testing.T) {
 		{"server DNS name added", serverRequest(ca), func(r Request) Request { r.DNSNames = append(r.DNSNames, "etcd"); return r }},
 		{"server IP removed", serverRequest(ca), func(r Request) Request { r.IPAddresses = r.IPAddresses[:1]; return r }},
 		{"server key size", serverRequest(ca), func(r Request) Request { r.Length = 3072; return r }},
+		{"server key algorithm", serverRequest(ca), func(r Request) Request { r.Length, r.KeyAlgorithm = 0, KeyECDSAP256; return r }},
 		{"client organization", clientRequest(ca), func(r Request) Request { r.Organization = []string{"viewers"}; return r }},
 		{"token length", Request{Name: "t", Class: ClassToken}, func(r Request) Request { r.Length = 80; return r }},
 		{"class token to password", Request{Name: "t", Class: ClassToken}, func(r Request) Request { r.Class = ClassPassword; return r }},
@@ -444,6 +460,11 @@ func TestGenerateRejectsInvalidRequests(t *testing.T) {
 		{"bad IP", Request{Name: "x", Class: ClassServerCert, IPAddresses: []string{"10.0.0"}, CA: ca}, `server-cert secret /x: "10.0.0" is not an IP address`},
 		{"short password", Request{Name: "x", Class: ClassPassword, Length: 8}, "password secret /x: length 8 is below the minimum 16"},
 		{"small RSA key", Request{Name: "x", Class: ClassRSAKey, Length: 1024}, "rsa-key secret /x: length 1024 is below the minimum 2048"},
+		{"small RSA CA key", Request{Name: "x", Class: ClassCA, CommonName: "x", KeyAlgorithm: KeyRSA, Length: 1024}, "ca secret /x: length 1024 is below the minimum 2048"},
+		{"length of an ECDSA key", Request{Name: "x", Class: ClassCA, CommonName: "x", KeyAlgorithm: KeyECDSAP256, Length: 3072}, "ca secret /x: a length (RSA bits) applies only to RSA keys, not to ecdsa-p256"},
+		{"ECDSA rsa-key", Request{Name: "x", Class: ClassRSAKey, KeyAlgorithm: KeyECDSAP256}, "rsa-key secret /x: an rsa-key is always an RSA key"},
+		{"unknown key algorithm", Request{Name: "x", Class: ClassCA, CommonName: "x", KeyAlgorithm: "ed25519"}, `ca secret /x: unknown key algorithm "ed25519" (one of [ecdsa-p256 rsa])`},
+		{"key algorithm of a token", Request{Name: "x", Class: ClassToken, KeyAlgorithm: KeyRSA}, "token secret /x: a key algorithm applies only to CAs, certificates and RSA keys"},
 		{"negative validity", Request{Name: "x", Class: ClassCA, CommonName: "x", Validity: -time.Hour}, "ca secret /x: validity -1h0m0s is negative"},
 		{"leaf as CA", Request{Name: "x", Class: ClassClientCert, CommonName: "x", CA: leaf}, `client-cert secret /x: signing CA: ca.crt: the certificate "etcd-main" is not a CA`},
 		{"CA key unparseable", Request{Name: "x", Class: ClassClientCert, CommonName: "x", CA: brokenKey}, "client-cert secret /x: signing CA: ca.key: not a parseable private key"},

@@ -3,6 +3,7 @@ package secrets
 import (
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/pem"
 	"io"
 	mathrand "math/rand/v2"
 	"testing"
@@ -88,3 +89,11 @@ func setData(u *unstructured.Unstructured, key, encoded string) {
 
 // encode is base64 as the API server writes it.
 func encode(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// pemType is the type of the first PEM block of b.
+func pemType(t *testing.T, b []byte) string {
+	t.Helper()
+	block, _ := pem.Decode(b)
+	require.NotNil(t, block)
+	return block.Type
+}

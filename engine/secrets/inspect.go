@@ -20,8 +20,11 @@ type inspection struct {
 func inspect(req Request, data map[string][]byte) (inspection, error) {
 	switch req.Class {
 	case ClassCA:
-		cert, _, err := parseCA(data)
+		cert, key, err := parseCA(data)
 		if err != nil {
+			return inspection{}, err
+		}
+		if err := keyFits(req, key, DataKeyCAKey); err != nil {
 			return inspection{}, err
 		}
 		return inspection{notBefore: cert.NotBefore, notAfter: cert.NotAfter}, nil
@@ -61,6 +64,9 @@ func inspectLeaf(req Request, data map[string][]byte) (inspection, error) {
 	if err := keyMatches(cert, key, DataKeyKey); err != nil {
 		return inspection{}, err
 	}
+	if err := keyFits(req, key, DataKeyKey); err != nil {
+		return inspection{}, err
+	}
 	bundled, err := parseCertificate(data, DataKeyCACert)
 	if err != nil {
 		return inspection{}, err
@@ -81,10 +87,10 @@ func inspectKeyPair(req Request, data map[string][]byte) error {
 	if err != nil {
 		return err
 	}
-	rsaKey, ok := key.(*rsa.PrivateKey)
-	if !ok || rsaKey.N.BitLen() != req.Length {
-		return fmt.Errorf("%s is not a %d-bit RSA key", DataKeyPrivateKey, req.Length)
+	if err := keyFits(req, key, DataKeyPrivateKey); err != nil {
+		return err
 	}
+	rsaKey := key.(*rsa.PrivateKey) // keyFits checked it
 	pub, err := parsePublicKey(data, DataKeyPublicKey)
 	if err != nil {
 		return err

@@ -41,9 +41,10 @@ func newRSAKey(random io.Reader, bits int) (*rsa.PrivateKey, error) {
 var prefetch atomic.Bool
 
 // PrefetchKeys makes RSA key generation run ahead of demand on every core. A 3072-bit key takes
-// a quarter of a second or more, and a landscape's first plan generates hundreds of them one
-// after the other while rendering: with keys generated in parallel in the background, rendering
-// waits for them a fraction of that time. At most twice GOMAXPROCS keys are generated and not
+// a quarter of a second or more, and a landscape's first plan generates one for every
+// service-account key (and for every CA and certificate that asks for RSA) one after the other
+// while rendering: with keys generated in parallel in the background, rendering waits for them a
+// fraction of that time. At most twice GOMAXPROCS keys are generated and not
 // used. The command enables it; tests that need reproducible keys
 // (testing/cryptotest.SetGlobalRandom) do not.
 func PrefetchKeys() { prefetch.Store(true) }
@@ -113,7 +114,7 @@ func certificateTemplate(req Request, now time.Time, random io.Reader) (*x509.Ce
 
 // newCA generates a self-signed CA: ca.crt and ca.key.
 func newCA(req Request, now time.Time, random io.Reader) (map[string][]byte, error) {
-	key, err := newRSAKey(random, req.Length)
+	key, keyPEM, err := newPrivateKey(req, random)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +129,7 @@ func newCA(req Request, now time.Time, random io.Reader) (map[string][]byte, err
 	if err != nil {
 		return nil, fmt.Errorf("signing the CA certificate: %w", err)
 	}
-	return map[string][]byte{DataKeyCACert: encodeCertificate(der), DataKeyCAKey: encodeRSAPrivateKey(key)}, nil
+	return map[string][]byte{DataKeyCACert: encodeCertificate(der), DataKeyCAKey: keyPEM}, nil
 }
 
 // newLeafCertificate generates a server or client certificate signed by req.CA: tls.crt, tls.key
@@ -138,7 +139,7 @@ func newLeafCertificate(req Request, now time.Time, random io.Reader) (map[strin
 	if err != nil {
 		return nil, fmt.Errorf("signing CA: %w", err)
 	}
-	key, err := newRSAKey(random, req.Length)
+	key, keyPEM, err := newPrivateKey(req, random)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +148,10 @@ func newLeafCertificate(req Request, now time.Time, random io.Reader) (map[strin
 		return nil, err
 	}
 	tmpl.BasicConstraintsValid = true
-	tmpl.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
+	if req.KeyAlgorithm == KeyRSA {
+		tmpl.KeyUsage |= x509.KeyUsageKeyEncipherment // RSA key exchange; ECDSA keys only sign
+	}
 	if req.Class == ClassServerCert {
 		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
 		tmpl.DNSNames = req.DNSNames
@@ -163,7 +167,7 @@ func newLeafCertificate(req Request, now time.Time, random io.Reader) (map[strin
 	}
 	return map[string][]byte{
 		DataKeyCert:   encodeCertificate(der),
-		DataKeyKey:    encodeRSAPrivateKey(key),
+		DataKeyKey:    keyPEM,
 		DataKeyCACert: encodeCertificate(caCert.Raw),
 	}, nil
 }

@@ -33,10 +33,13 @@ type Request struct {
 	// Validity is how long a CA or certificate is valid; zero means DefaultCAValidity for CAs and
 	// DefaultCertValidity for certificates. Ignored for classes that do not expire.
 	Validity time.Duration
-	// Length is the RSA key size in bits for CAs, certificates and RSA keys (default
-	// DefaultRSABits), or the number of characters of tokens and passwords (defaults
-	// DefaultTokenLength and DefaultPasswordLength). Encryption configurations, OpenVPN static
-	// keys and bootstrap tokens have a fixed size and take no Length.
+	// KeyAlgorithm is the key type of CAs and certificates: KeyECDSAP256 unless KeyRSA is asked
+	// for or a Length is set; rsa-key Secrets are always KeyRSA. Empty for other classes.
+	KeyAlgorithm KeyAlgorithm
+	// Length is the RSA key size in bits for RSA keys, and CAs and certificates with RSA keys
+	// (default DefaultRSABits), or the number of characters of tokens and passwords (defaults
+	// DefaultTokenLength and DefaultPasswordLength). ECDSA keys, encryption configurations,
+	// OpenVPN static keys and bootstrap tokens have a fixed size and take no Length.
 	Length int
 	// CA is the signing CA of server and client certificates: the Material of its CA Secret
 	// (Result.Material of the CA's Generate). Nil for every other class.
@@ -79,7 +82,7 @@ func (r Request) normalize() (Request, error) {
 	return r, r.validateShape()
 }
 
-// applyDefaults fills Validity and Length and checks they are usable.
+// applyDefaults fills Validity, KeyAlgorithm and Length and checks they are usable.
 func (r *Request) applyDefaults() error {
 	switch {
 	case r.Validity < 0:
@@ -92,13 +95,10 @@ func (r *Request) applyDefaults() error {
 	if r.Class.expires() && r.Validity <= 2*ClockSkew {
 		return fmt.Errorf("%s: validity %s is too short", r, r.Validity)
 	}
-	minimum := MinRandomLength
-	if r.Class.usesRSA() {
-		minimum = MinRSABits
+	if err := r.applyKeyDefaults(); err != nil || r.Class.hasKey() {
+		return err // a key's Length is settled with its algorithm
 	}
 	switch {
-	case r.Length == 0 && r.Class.usesRSA():
-		r.Length = DefaultRSABits
 	case r.Length == 0 && r.Class == ClassToken:
 		r.Length = DefaultTokenLength
 	case r.Length == 0 && r.Class == ClassPassword:
@@ -119,8 +119,8 @@ func (r *Request) applyDefaults() error {
 			// Defaulted here, so that an unset description and the default spelled out hash alike.
 			r.CommonName = DefaultBootstrapTokenDescription
 		}
-	case r.Length < minimum:
-		return fmt.Errorf("%s: length %d is below the minimum %d", r, r.Length, minimum)
+	case r.Length < MinRandomLength:
+		return fmt.Errorf("%s: length %d is below the minimum %d", r, r.Length, MinRandomLength)
 	}
 	return nil
 }
@@ -172,7 +172,9 @@ const configHashVersion = 1
 
 // configHash is a hash of the normalised configuration of r: everything that shapes the material
 // except the signing CA (a CA change is detected from the certificate itself and reported as a
-// renewal) and the object's name and namespace (which identify it). It is not secret.
+// renewal) and the object's name and namespace (which identify it). It is not secret. The key
+// algorithm is hashed only when it is not RSA, so that RSA material generated before key
+// algorithms existed keeps its hash.
 func (r Request) configHash() string {
 	b, err := json.Marshal(struct {
 		Version      int      `json:"v"`
@@ -182,14 +184,23 @@ func (r Request) configHash() string {
 		DNSNames     []string `json:"dns,omitempty"`
 		IPAddresses  []string `json:"ip,omitempty"`
 		Validity     string   `json:"validity,omitempty"`
+		Algorithm    string   `json:"alg,omitempty"`
 		Length       int      `json:"length"`
 		Resources    []string `json:"resources,omitempty"`
-	}{configHashVersion, r.Class, r.CommonName, r.Organization, r.DNSNames, r.IPAddresses, durationText(r.Validity), r.Length, r.Resources})
+	}{configHashVersion, r.Class, r.CommonName, r.Organization, r.DNSNames, r.IPAddresses, durationText(r.Validity), hashedAlgorithm(r.KeyAlgorithm), r.Length, r.Resources})
 	if err != nil {
 		panic(err) // strings and ints always marshal
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
+}
+
+// hashedAlgorithm is the key algorithm as configHash records it: empty for RSA (see configHash).
+func hashedAlgorithm(a KeyAlgorithm) string {
+	if a == KeyRSA {
+		return ""
+	}
+	return string(a)
 }
 
 // durationText is d as text, or empty for no duration.

@@ -44,7 +44,7 @@ func TestVPNTLSAuthClass(t *testing.T) {
 	assert.Equal(t, "vpn.tlsauth", DataKeyVPNTLSAuth, "Gardener's data key (S4:26793)")
 	assert.Equal(t, "Opaque", ClassVPNTLSAuth.SecretType())
 	assert.False(t, ClassVPNTLSAuth.expires())
-	assert.False(t, ClassVPNTLSAuth.usesRSA())
+	assert.False(t, ClassVPNTLSAuth.hasKey())
 }
 
 func TestVPNStaticKeyFormat(t *testing.T) {

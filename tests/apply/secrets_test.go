@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,6 +99,7 @@ func TestGeneratedSecretsAreReusedRenewedAndRotated(t *testing.T) {
 	require.NoError(t, err)
 	_, err = cert.Verify(x509.VerifyOptions{Roots: pool, DNSName: "api.gen-secrets.svc", KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
 	require.NoError(t, err)
+	assert.Equal(t, x509.ECDSA, cert.PublicKeyAlgorithm, "certificates get ECDSA P-256 keys by default")
 	token := secretData(t, cfg, "token", "token")
 
 	// A second plan never shows generated secrets changing.
@@ -157,5 +159,26 @@ func TestGeneratedSecretsAreReusedRenewedAndRotated(t *testing.T) {
 	newCA := secretData(t, cfg, "ca", "ca.crt")
 	assert.NotEqual(t, caPEM, newCA)
 	assert.Equal(t, newCA, secretData(t, cfg, "server", "ca.crt"))
+	assert.False(t, planWith(t, cfg, dir, nil).HasChanges())
+
+	// Asking for an RSA key regenerates the server certificate, and only it, with one.
+	landscapetest.Write(t, dir, landscape("gen-secrets", strings.Replace(generatedSecrets, `validity    = "720h"`, `validity    = "720h"
+  key_algorithm = "rsa"`, 1)))
+	toRSA := planWith(t, cfg, dir, nil)
+	require.Equal(t, 1, toRSA.Summary.Change, "%+v", toRSA.Summary)
+	for _, c := range toRSA.Components {
+		if c.Action != plan.NoOp {
+			assert.Equal(t, "component.generated_secret.server", c.Address)
+			assert.Contains(t, c.Note, "configuration changed")
+		}
+	}
+	_, err = applyLandscape(t, cfg, dir, nil)
+	require.NoError(t, err)
+	block, _ = pem.Decode(secretData(t, cfg, "server", "tls.crt"))
+	require.NotNil(t, block)
+	rsaCert, err := x509.ParseCertificate(block.Bytes)
+	require.NoError(t, err)
+	assert.Equal(t, x509.RSA, rsaCert.PublicKeyAlgorithm)
+	assert.Equal(t, newCA, secretData(t, cfg, "ca", "ca.crt"), "the CA keeps its ECDSA key")
 	assert.False(t, planWith(t, cfg, dir, nil).HasChanges())
 }
