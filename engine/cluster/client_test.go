@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
@@ -53,6 +55,12 @@ func (s *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.list(w, r)
 	case r.URL.Path == "/api/v1/namespaces/a/configmaps/present":
 		fmt.Fprint(w, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"present","namespace":"a"}}`)
+	case strings.HasPrefix(r.URL.Path, "/apis/unserved.example.com/"):
+		// A resource the server does not serve: the API server's plain-text 404, which client-go
+		// reports as an unexpected server response.
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprint(w, "404 page not found")
 	default:
 		writeStatus(w, http.StatusNotFound, "NotFound", "not found")
 	}
@@ -170,5 +178,17 @@ func TestGetNotFound(t *testing.T) {
 	obj, err := c.Get(context.Background(), configMapsGVR, "a", "missing")
 	require.NoError(t, err)
 	assert.Nil(t, obj)
+	assert.Len(t, s.log(), 1, "not found is an answer, not retried")
+}
+
+// A LIST of a resource the server does not serve is answered with a plain-text 404 at once:
+// not retried for seconds like a server error (render functions list Gardener resources a
+// virtual garden may not serve).
+func TestListOfAnUnservedResourceIsNotRetried(t *testing.T) {
+	s := &fakeServer{t: t}
+	c := fakeClient(t, s, 10)
+	_, err := c.List(context.Background(), schema.GroupVersionResource{Group: "unserved.example.com", Version: "v1", Resource: "things"}, "", "")
+	require.Error(t, err)
+	assert.True(t, apierrors.IsNotFound(err), "%v", err)
 	assert.Len(t, s.log(), 1, "not found is an answer, not retried")
 }

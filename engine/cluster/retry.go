@@ -59,7 +59,10 @@ func isStatusCode(err error, code int32) bool {
 // retriable tells transient failures (throttling, server errors, timeouts, dropped connections)
 // from answers that will not change on a second try.
 func retriable(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	// A 404 is an answer. The API server's plain-text 404 for a resource it does not serve
+	// reaches client-go as an unexpected server response, which would otherwise count as
+	// transient and cost every LIST of such a resource seconds of retries.
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || apierrors.IsNotFound(err) {
 		return false
 	}
 	switch {
