@@ -64,10 +64,13 @@ func (b *builder) maintainVersions(in render.Input, live *unstructured.Unstructu
 	if mt := b.v.Maintenance; mt != nil && mt.AutoUpdate != nil {
 		autoK8s, autoImage = mt.AutoUpdate.KubernetesVersion, mt.AutoUpdate.MachineImageVersion
 	}
-	inside := window.Contains(in.Now)
-	// This window's begin (the next begin is a day later while inside it).
+	// The maintain operation maintains now, inside the window or not (S4:24037-24039).
+	inside := window.Contains(in.Now) || b.operation.maintainsNow()
+	// This window's begin (the next begin is a day later while inside it); outside the window,
+	// the last one's, which a maintain operation counts as maintained: the next window is a
+	// day's maintenance of its own ("one maintenance operation per day", S4:23085).
 	occurrence := window.NextBegin(in.Now).Add(-24 * time.Hour).UTC().Format(time.RFC3339)
-	if inside && m.maintained == occurrence {
+	if inside && m.maintained == occurrence && !b.operation.maintainsNow() {
 		inside = false // maintained in this window already: the rest waits for the next one
 	}
 	at := in.Now

@@ -68,6 +68,9 @@ func TestMaintainVersions(t *testing.T) {
 		wantUpcoming     []string
 		wantFailure      string
 		wantNext         time.Time
+		// wantMaintained is the window recorded as maintained when versions change; the
+		// 2026-11-21 window by default.
+		wantMaintained string
 	}{
 		{
 			name: "inside the window: the latest supported patch and the latest image patch", mutate: withWindow, now: inside, profile: cloudProfile(""),
@@ -123,6 +126,37 @@ func TestMaintainVersions(t *testing.T) {
 			},
 		},
 		{
+			name: "the maintain operation maintains outside the window (S4:24037)", mutate: withWindow, now: outside, profile: cloudProfile(""),
+			live: func() *unstructured.Unstructured {
+				u := liveAt("1.31.1", "1.0.0")
+				u.SetAnnotations(map[string]string{AnnotationOperation: OperationMaintain})
+				return u
+			}(),
+			wantK8s: "1.31.3", wantImg: "1.0.2", wantChanges: 2, wantMaintained: "2026-11-20T22:00:00Z",
+		},
+		{
+			name: "the maintain operation maintains although this window did already", mutate: withWindow, now: inside, profile: cloudProfile(""),
+			live: func() *unstructured.Unstructured {
+				u := liveAt("1.31.1", "1.0.0")
+				u.SetAnnotations(map[string]string{AnnotationMaintained: "2026-11-21T22:00:00Z", AnnotationOperation: OperationMaintain})
+				return u
+			}(),
+			wantK8s: "1.31.3", wantImg: "1.0.2", wantChanges: 2,
+		},
+		{
+			name: "the reconcile operation does not maintain", mutate: withWindow, now: outside, profile: cloudProfile(""),
+			live: func() *unstructured.Unstructured {
+				u := liveAt("1.31.1", "1.0.0")
+				u.SetAnnotations(map[string]string{AnnotationOperation: OperationReconcile})
+				return u
+			}(),
+			wantK8s: "1.31.1", wantImg: "1.0.0", wantNext: time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC),
+			wantUpcoming: []string{
+				"maintenance window 22:00-23:00 UTC (next 2026-11-21T22:00:00Z): Control Plane: Updated Kubernetes version '1.31.1' to version 1.31.3. Reason: Automatic update of Kubernetes version configured",
+				`maintenance window 22:00-23:00 UTC (next 2026-11-21T22:00:00Z): Worker pool "local": Updated image from 'local' version '1.0.0' to version 1.0.2. Reason: Automatic update of the machine image version is configured (image update strategy: patch)`,
+			},
+		},
+		{
 			name: "a pool's own Kubernetes version is maintained like the control plane's (S4:23527)", now: inside, profile: cloudProfile(""),
 			mutate: func(v *Values) {
 				withWindow(v)
@@ -161,6 +195,7 @@ func TestMaintainVersions(t *testing.T) {
 				delete(objects, "shoots")
 			}
 			b.window = decideWindow(b.v.Maintenance, tc.live, tc.now)
+			b.operation = decideOperation(tc.live)
 			m, err := b.maintainVersions(render.Input{Now: tc.now, Observe: observing(objects)}, tc.live)
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantK8s, b.v.Kubernetes.Version)
@@ -168,7 +203,11 @@ func TestMaintainVersions(t *testing.T) {
 			assert.Equal(t, tc.wantPoolK8s, b.v.Workers[0].KubernetesVersion)
 			assert.Len(t, m.changes, tc.wantChanges, "%v", m.changes)
 			if tc.wantChanges > 0 {
-				assert.Equal(t, "2026-11-21T22:00:00Z", m.maintained, "the window is recorded as maintained")
+				want := tc.wantMaintained
+				if want == "" {
+					want = "2026-11-21T22:00:00Z"
+				}
+				assert.Equal(t, want, m.maintained, "the window is recorded as maintained")
 			}
 			assert.Equal(t, tc.wantUpcoming, m.upcoming)
 			assert.Equal(t, tc.wantNext, m.next)

@@ -13,9 +13,11 @@ import (
 // accepts it, without a new generation), while every part of the control plane holds its
 // changes until the window. The hold applies to the whole control plane or to none of it: not
 // before the Shoot exists (a new shoot, or one whose first apply did not finish, is created at
-// once), and not while its hibernation changes, the one change Gardener rolls out at once
-// (S4:3751). Generated Secrets and copies are not held: their renewals and rotations (asked for
-// with --rotate) would otherwise be generated anew on every plan without being written.
+// once), not while its hibernation changes, the one change Gardener rolls out at once
+// (S4:3751), and not when the live Shoot asks for the reconcile or maintain operation (see
+// OperationReconcile). Generated Secrets and copies are not held: their renewals and
+// rotations (asked for with --rotate) would otherwise be generated anew on every plan without
+// being written.
 // Gardener picks a window for a shoot that has none, which a landscape cannot know, so confining
 // needs an explicit time_window.
 func (b *builder) confineToWindow() error {
@@ -25,6 +27,9 @@ func (b *builder) confineToWindow() error {
 	}
 	if m.TimeWindow == nil || m.TimeWindow.Begin == "" || m.TimeWindow.End == "" {
 		return fmt.Errorf("maintenance.confine_spec_update_rollout needs maintenance.time_window: the changes wait for that window")
+	}
+	if b.operation.rollsOutNow() {
+		return nil // the live Shoot asks for a reconcile or maintain operation (S4:24026)
 	}
 	// The window in force: the landscape's, or the old one until the upcoming maintenance
 	// after the landscape changed it (S4:23157).

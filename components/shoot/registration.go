@@ -38,7 +38,9 @@ func (b *builder) registration() error {
 	if len(annotations) > 0 {
 		u.SetAnnotations(annotations)
 	}
-	b.add("shoot", "shoot", kube.On(b.seed.VirtualCluster, "", u), deps...)
+	objects := kube.On(b.seed.VirtualCluster, "", u)
+	objects[0].Consume = b.operation.consumed()
+	b.add("shoot", "shoot", objects, deps...)
 	return nil
 }
 

@@ -92,10 +92,13 @@ func (b *builder) render(in render.Input) (*render.Output, error) {
 	}
 	b.hibernated = b.hibernation.enabled
 	b.window = decideWindow(v.Maintenance, live, in.Now)
+	b.retry = decideRetry(live, in.Now)
+	if !b.retry.retry {
+		b.operation = decideOperation(live) // a retry the landscape asks for goes first
+	}
 	if b.maintenance, err = b.maintainVersions(in, live); err != nil {
 		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
 	}
-	b.retry = decideRetry(live, in.Now)
 	if b.lifetime, err = b.decideLifetime(in, live); err != nil {
 		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
 	}
@@ -109,6 +112,9 @@ func (b *builder) render(in render.Input) (*render.Output, error) {
 	}
 	for _, msg := range b.maintenance.upcoming {
 		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: %s", b.name, msg))
+	}
+	if n := b.operation.notice(v.Maintenance != nil && v.Maintenance.ConfineSpecUpdateRollout); n != "" {
+		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: %s", b.name, n))
 	}
 	if summary := b.maintenance.summary(); summary != "" {
 		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: maintenance: %s", b.name, summary))
@@ -137,6 +143,9 @@ type builder struct {
 	ns string
 	// hibernated is .spec.hibernation.enabled: the landscape's, or what a schedule decided.
 	hibernated bool
+	// operation is the gardener.cloud/operation the live Shoot asks for and this rendering
+	// carries out.
+	operation operationRequest
 	// hibernation is what the schedules decided, when the shoot has any.
 	hibernation hibernationDecision
 	// maintenance is what version maintenance decided.

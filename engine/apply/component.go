@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -325,6 +326,39 @@ func (e *Executor) write(ctx context.Context, d *plan.Desired) (*unstructured.Un
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s in cluster %s: apply: %w", ref, d.Cluster, err)
+	}
+	return e.consume(ctx, client.Resource(gvr).Namespace(d.Object.GetNamespace()), d, out)
+}
+
+// consume removes the annotations the plan carried out (plan.Desired.Consume) from the object
+// just written, each only while it still has the value the plan read. The patch carries the
+// written object's resourceVersion: when someone changed the object since, it is left as it is
+// and the next plan looks again.
+func (e *Executor) consume(ctx context.Context, ri dynamic.ResourceInterface, d *plan.Desired, written *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	remove := map[string]any{}
+	for key, value := range d.Consume {
+		if live, ok := written.GetAnnotations()[key]; ok && live == value {
+			remove[key] = nil
+		}
+	}
+	if len(remove) == 0 {
+		return written, nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": written.GetResourceVersion(), "annotations": remove}})
+	if err != nil {
+		return nil, err
+	}
+	var out *unstructured.Unstructured
+	err = e.retry(ctx, func() error {
+		var err error
+		out, err = ri.Patch(ctx, written.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: inventory.FieldManager})
+		return err
+	})
+	switch {
+	case apierrors.IsConflict(err):
+		return written, nil
+	case err != nil:
+		return nil, fmt.Errorf("%s in cluster %s: remove the operation annotations it carried out: %w", object.RefOf(written), d.Cluster, err)
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -103,6 +104,9 @@ type Desired struct {
 	Component config.InstanceAddress
 	Resource  observe.Resource
 	Object    *unstructured.Unstructured
+	// Consume are the live object's annotations this plan carries out and apply removes
+	// (render.Object.Consume).
+	Consume map[string]string
 }
 
 // Result is a plan with the objects it was computed from, which apply needs.
@@ -185,7 +189,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 			if o.DefaultNamespace != "" && obj.GetNamespace() == "" {
 				obj.SetNamespace(o.DefaultNamespace) // cleared below for cluster-scoped kinds
 			}
-			byCluster[o.Cluster] = append(byCluster[o.Cluster], &Desired{Cluster: o.Cluster, Component: addr, Object: obj})
+			byCluster[o.Cluster] = append(byCluster[o.Cluster], &Desired{Cluster: o.Cluster, Component: addr, Object: obj, Consume: o.Consume})
 		}
 	}
 
@@ -552,7 +556,33 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 	} else {
 		ch.Changes = managedContents(ch.Changes, d.Object, live, red)
 	}
+	consume(ch, d, live)
 	return ch, nil
+}
+
+// consume adds the removal of the live annotations the rendering carried out (Desired.Consume)
+// that still have the value it read, making a no-op an update with reason operation_done.
+func consume(ch *ObjectChange, d *Desired, live *unstructured.Unstructured) {
+	annotations := live.GetAnnotations()
+	for _, key := range slices.Sorted(maps.Keys(d.Consume)) {
+		value, ok := annotations[key]
+		if !ok || value != d.Consume[key] {
+			continue
+		}
+		path := ".metadata.annotations[" + key + "]"
+		if slices.ContainsFunc(ch.Changes, func(c FieldChange) bool { return c.Path == path }) {
+			continue // the landscape itself changes it
+		}
+		// Inserted where its path sorts, the diff's own order of the others kept.
+		at := slices.IndexFunc(ch.Changes, func(c FieldChange) bool { return c.Path > path })
+		if at < 0 {
+			at = len(ch.Changes)
+		}
+		ch.Changes = slices.Insert(ch.Changes, at, FieldChange{Path: path, Before: value, HasBefore: true})
+		if ch.Action == NoOp {
+			ch.Action, ch.Reason = Update, ReasonOperationDone
+		}
+	}
 }
 
 func allSensitive(changes []FieldChange) bool {

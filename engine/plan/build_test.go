@@ -589,3 +589,60 @@ func TestParentAddress(t *testing.T) {
 		assert.Equal(t, want, parentAddress(addr), addr)
 	}
 }
+
+// An annotation the rendering carries out (render.Object.Consume) is planned as removed while
+// the live object still has the value read: a no-op becomes an update with reason
+// operation_done, and a value someone changed since, or an annotation already gone, is left.
+func TestBuildConsumesOperationAnnotations(t *testing.T) {
+	asking := func(name, value string) *unstructured.Unstructured {
+		u := live(t, cm("apps", name, map[string]any{"k": "v"}), "component.manifests.a")
+		annotations := u.GetAnnotations()
+		annotations["gardener.cloud/operation"] = value
+		u.SetAnnotations(annotations)
+		return u
+	}
+	c := &fakeCluster{objects: []*unstructured.Unstructured{
+		asking("reconcile", "reconcile"),
+		asking("changed", "maintain"),
+		live(t, cm("apps", "gone", map[string]any{"k": "v"}), "component.manifests.a"),
+		asking("updated", "reconcile"),
+	}}
+	consuming := func(u *unstructured.Unstructured) render.Object {
+		return render.Object{Cluster: "runtime", Object: u, DefaultNamespace: "apps", Consume: map[string]string{"gardener.cloud/operation": "reconcile"}}
+	}
+	rendered := map[config.InstanceAddress]*Rendered{
+		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: []render.Object{
+			consuming(cm("", "reconcile", map[string]any{"k": "v"})),
+			consuming(cm("", "changed", map[string]any{"k": "v"})),
+			consuming(cm("", "gone", map[string]any{"k": "v"})),
+			consuming(func() *unstructured.Unstructured {
+				u := cm("", "updated", map[string]any{"k": "new"})
+				u.SetLabels(map[string]string{"extra": "label"})
+				return u
+			}()),
+		}},
+	}
+	res := buildPlan(t, c, rendered, nil)
+	assert.Equal(t, map[string]string{
+		"component.manifests.a ConfigMap apps/reconcile": "update operation_done",
+		"component.manifests.a ConfigMap apps/changed":   "no-op ",
+		"component.manifests.a ConfigMap apps/gone":      "no-op ",
+		"component.manifests.a ConfigMap apps/updated":   "update config_changed",
+	}, actions(res.Plan))
+	removal := FieldChange{Path: ".metadata.annotations[gardener.cloud/operation]", Before: "reconcile", HasBefore: true}
+	for _, o := range res.Plan.Components[0].Objects {
+		switch o.Ref.Name {
+		case "reconcile":
+			assert.Equal(t, []FieldChange{removal}, o.Changes)
+		case "updated":
+			var paths []string
+			for _, ch := range o.Changes {
+				paths = append(paths, ch.Path)
+			}
+			assert.Equal(t, []string{".data[k]", ".metadata.annotations[gardener.cloud/operation]", ".metadata.labels"}, paths, "inserted where it sorts")
+		}
+	}
+	for _, d := range res.Desired {
+		assert.Equal(t, map[string]string{"gardener.cloud/operation": "reconcile"}, d.Consume, "apply gets what to remove")
+	}
+}

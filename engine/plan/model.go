@@ -12,7 +12,7 @@ import (
 
 // FormatVersion is the version of the plan's JSON form (docs/plan-format.md). The minor version
 // grows with compatible additions, the major one with changes consumers must adapt to.
-const FormatVersion = "1.3"
+const FormatVersion = "1.4"
 
 // Action is what apply does to an object or component.
 type Action string
@@ -49,6 +49,10 @@ const (
 	// ReasonLifetimeEnded is the reason of the deletion of an object of an instance whose
 	// lifetime ended (render.Output.Lifetime), such as an expired trial shoot.
 	ReasonLifetimeEnded = "lifetime_ended"
+	// ReasonOperationDone is the reason of an update whose only change is the removal of a
+	// one-shot operation annotation the plan carries out (render.Object.Consume), such as
+	// gardener.cloud/operation=reconcile on a Shoot whose held changes roll out now.
+	ReasonOperationDone = "operation_done"
 )
 
 // Plan is the result of planning a landscape.

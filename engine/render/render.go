@@ -162,6 +162,13 @@ type Object struct {
 	// DefaultNamespace is set on the object when its kind is namespaced and it names no
 	// namespace; whether a kind is namespaced is the cluster's knowledge, not the renderer's.
 	DefaultNamespace string
+	// Consume names annotations of the live object, with the values the render function read,
+	// that this rendering carries out: one-shot requests someone else set, such as Gardener's
+	// gardener.cloud/operation=reconcile on a Shoot, which are "removed once the triggered
+	// operation is considered" (S4:24024). Server-side apply cannot remove a field another
+	// manager owns, so the plan shows their removal and apply removes each after writing the
+	// object, if it still has the value read.
+	Consume map[string]string
 }
 
 // ErrDeferred is returned (wrapped) by a render function that needs a value known only after

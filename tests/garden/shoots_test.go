@@ -18,6 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/declarative-gardener/gardener/engine/apply"
@@ -383,23 +385,17 @@ func confineRollout(t *testing.T, c *localcluster.Cluster, dir string) {
 	day := time.Now().UTC().AddDate(0, 0, 1)
 	outside := time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, time.UTC)
 	inside := time.Date(day.Year(), day.Month(), day.Day(), 22, 30, 0, 0, time.UTC) // dev's window is 22:00-23:00 UTC
-	gracePeriod := func() bool {
+	gracePeriodIs := func(period string) bool {
 		kcm, err := cs.AppsV1().Deployments("shoot--local--dev").Get(ctx, "kube-controller-manager", metav1.GetOptions{})
 		require.NoError(t, err)
-		return slices.Contains(kcm.Spec.Template.Spec.Containers[0].Args, "--node-monitor-grace-period=50s")
+		return slices.Contains(kcm.Spec.Template.Spec.Containers[0].Args, "--node-monitor-grace-period="+period)
 	}
+	gracePeriod := func() bool { return gracePeriodIs("50s") }
 
 	editLandscape(t, dir, "shoots.hcl", "  maintenance {\n    time_window {", "  maintenance {\n    confine_spec_update_rollout = true\n\n    time_window {")
 	editLandscape(t, dir, "shoots.hcl", "    version = var.kubernetes_version\n  }", "    version = var.kubernetes_version\n\n    kube_controller_manager {\n      node_monitor_grace_period = \"50s\"\n    }\n  }")
 	pl := applyAt(t, dir, outside)
-	held := map[string]plan.Action{}
-	for _, comp := range pl.Components {
-		for _, o := range comp.Objects {
-			if o.Held != "" {
-				held[comp.Address] = o.Held
-			}
-		}
-	}
+	held := heldOf(pl)
 	assert.Equal(t, plan.Update, held["shoot.dev.kube_controller_manager"], "held: %v", held)
 	assert.Equal(t, plan.Update, held["shoot.dev.cluster"], "the extensions Cluster carries the Shoot's spec")
 	assert.NotContains(t, held, "shoot.dev.shoot", "the Shoot takes the new specification at once")
@@ -417,6 +413,65 @@ func confineRollout(t *testing.T, c *localcluster.Cluster, dir string) {
 	assert.Zero(t, pl.Summary.Held, "inside the window nothing is held")
 	assert.True(t, gracePeriod(), "the maintenance window rolled the change out")
 	assert.False(t, applyAt(t, dir, outside).HasChanges(), "nothing is left for the next window")
+
+	// The next change waits for the window again, until someone asks for the reconcile
+	// operation on the Shoot, "the only way to trigger a shoot reconciliation" of a confined
+	// shoot (S4:24026): then it rolls out at once, and the annotation is removed (S4:24024).
+	editLandscape(t, dir, "shoots.hcl", `node_monitor_grace_period = "50s"`, `node_monitor_grace_period = "45s"`)
+	assert.Equal(t, plan.Update, heldOf(applyAt(t, dir, outside))["shoot.dev.kube_controller_manager"])
+	annotateShoot(t, vdyn, "dev", `"reconcile"`)
+	pl = planAt(t, dir, outside)
+	assert.Zero(t, pl.Summary.Held, "the reconcile operation releases what the window held")
+	assert.Contains(t, pl.Notices, "shoot dev: gardener.cloud/operation=reconcile: the changes held for the maintenance window roll out now; the annotation is removed")
+	shootChange := objectChange(t, pl, "shoot.dev.shoot", "Shoot")
+	assert.Equal(t, plan.Update, shootChange.Action)
+	assert.Equal(t, plan.ReasonOperationDone, shootChange.Reason)
+	assert.Equal(t, []plan.FieldChange{{Path: ".metadata.annotations[gardener.cloud/operation]", Before: "reconcile", HasBefore: true}}, shootChange.Changes)
+	applyAt(t, dir, outside)
+	assert.True(t, gracePeriodIs("45s"), "rolled out outside the window")
+	shoot, err = vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "dev", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.NotContains(t, shoot.GetAnnotations(), "gardener.cloud/operation", "the operation is removed once carried out")
+	assert.False(t, applyAt(t, dir, outside).HasChanges(), "nothing is held any more")
+}
+
+// heldOf maps the components of a plan to the action their held changes will take.
+func heldOf(pl *plan.Plan) map[string]plan.Action {
+	held := map[string]plan.Action{}
+	for _, comp := range pl.Components {
+		for _, o := range comp.Objects {
+			if o.Held != "" {
+				held[comp.Address] = o.Held
+			}
+		}
+	}
+	return held
+}
+
+// objectChange is the planned change of the only object of a kind in a component.
+func objectChange(t *testing.T, pl *plan.Plan, address, kind string) *plan.ObjectChange {
+	t.Helper()
+	for _, comp := range pl.Components {
+		if comp.Address != address {
+			continue
+		}
+		for _, o := range comp.Objects {
+			if o.Ref.Kind == kind {
+				return o
+			}
+		}
+	}
+	require.Failf(t, "no such change", "%s of %s is not in the plan", kind, address)
+	return nil
+}
+
+// annotateShoot sets (or, with null, removes) gardener.cloud/operation on a Shoot of the
+// project local the way a user does with kubectl annotate: as a field manager of its own.
+func annotateShoot(t *testing.T, vdyn dynamic.Interface, name, jsonValue string) {
+	t.Helper()
+	patch := []byte(`{"metadata":{"annotations":{"gardener.cloud/operation":` + jsonValue + `}}}`)
+	_, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Patch(context.Background(), name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-annotate"})
+	require.NoError(t, err)
 }
 
 // planGoldenAt plans dir as at the time now and compares the plan text with a golden file, the
@@ -538,6 +593,21 @@ func versionMaintenance(t *testing.T, c *localcluster.Cluster, dir string) {
 		"): Control Plane: Updated Kubernetes version '1.31.1' to version 1.31.3. Reason: Kubernetes version expired - force update required")
 	k8s, image := versions()
 	assert.Equal(t, []string{"1.31.1", "1.0.0"}, []string{k8s, image})
+
+	// The maintain operation maintains at once, outside the window (S4:24037-24039); withdrawn
+	// again here, so that the window below does the maintenance.
+	annotateShoot(t, vdyn, "dev", `"maintain"`)
+	maintainNow := planAt(t, dir, outside)
+	assert.Contains(t, maintainNow.Notices, "shoot dev: gardener.cloud/operation=maintain: maintained now, outside its maintenance window if need be; the annotation is removed")
+	shootChange := objectChange(t, maintainNow, "shoot.dev.shoot", "Shoot")
+	paths := map[string]any{}
+	for _, ch := range shootChange.Changes {
+		paths[ch.Path] = ch.After
+	}
+	assert.Equal(t, "1.31.3", paths[".spec.kubernetes.version"], "maintained now: %v", paths)
+	assert.Contains(t, paths, ".metadata.annotations[gardener.cloud/operation]")
+	annotateShoot(t, vdyn, "dev", "null")
+	assert.False(t, planAt(t, dir, outside).HasChanges(), "withdrawn, maintenance waits for the window again")
 
 	planGoldenAt(t, dir, "plan-maintenance-dev.txt", inside)
 	applyAt(t, dir, inside)

@@ -1,0 +1,70 @@
+package shoot
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Operations a user asks for on the live Shoot with gardener.cloud/operation, which the shoot
+// block carries out and then removes, as Gardener does "once the triggered operation is
+// considered" (S4:24024).
+const (
+	// OperationReconcile rolls the shoot out now. With confine_spec_update_rollout it is "the
+	// only way to trigger a shoot reconciliation" outside the maintenance window (S4:24026): the
+	// changes held for the window roll out at once.
+	OperationReconcile = "reconcile"
+	// OperationMaintain makes gardener-controller-manager "start maintaining your shoot
+	// immediately (possibly without being in its maintenance time window)" (S4:24037-24039):
+	// version maintenance acts as inside the window, and the changes held for the window roll
+	// out with it [INF: the maintenance is what the window is for].
+	OperationMaintain = "maintain"
+)
+
+// operationRequest is an operation the live Shoot asks for that this rendering carries out.
+type operationRequest struct {
+	// operation is OperationReconcile or OperationMaintain; empty when none is asked for.
+	operation string
+}
+
+// decideOperation reads gardener.cloud/operation of the live Shoot (nil when it does not
+// exist). A Shoot in deletion is left alone; other operations (retry, rotations) are
+// gardenlet's.
+func decideOperation(live *unstructured.Unstructured) operationRequest {
+	if live == nil || live.GetDeletionTimestamp() != nil {
+		return operationRequest{}
+	}
+	switch op := live.GetAnnotations()[AnnotationOperation]; op {
+	case OperationReconcile, OperationMaintain:
+		return operationRequest{operation: op}
+	}
+	return operationRequest{}
+}
+
+// rollsOutNow reports whether changes held for the maintenance window roll out now.
+func (o operationRequest) rollsOutNow() bool { return o.operation != "" }
+
+// maintainsNow reports whether version maintenance acts now, inside its window or not.
+func (o operationRequest) maintainsNow() bool { return o.operation == OperationMaintain }
+
+// consumed is what the Shoot object's rendering carries out (render.Object.Consume).
+func (o operationRequest) consumed() map[string]string {
+	if o.operation == "" {
+		return nil
+	}
+	return map[string]string{AnnotationOperation: o.operation}
+}
+
+// notice says what the operation does in this plan, for confined shoots whose held changes it
+// releases; empty when it changes nothing a plan would otherwise hold.
+func (o operationRequest) notice(confined bool) string {
+	switch {
+	case o.operation == "":
+		return ""
+	case o.operation == OperationMaintain:
+		return fmt.Sprintf("%s=%s: maintained now, outside its maintenance window if need be; the annotation is removed", AnnotationOperation, o.operation)
+	case confined:
+		return fmt.Sprintf("%s=%s: the changes held for the maintenance window roll out now; the annotation is removed", AnnotationOperation, o.operation)
+	}
+	return fmt.Sprintf("%s=%s: reconciled by this apply; the annotation is removed", AnnotationOperation, o.operation)
+}
