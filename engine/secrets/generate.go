@@ -26,9 +26,9 @@ import (
 // rolled with the new one; the plan lists every renewed Secret.
 //
 // random supplies certificate serial numbers, the characters of tokens, passwords and bootstrap
-// token secrets and the bytes of OpenVPN static keys; nil means crypto/rand.Reader. RSA keys
-// ignore it since Go 1.26 (see newRSAKey), so only tokens, passwords, static keys and bootstrap
-// tokens are reproducible from random alone. The decision never depends on random.
+// token secrets and the bytes of OpenVPN static keys; nil means crypto/rand.Reader. RSA and
+// ECDSA keys ignore it since Go 1.26 (see newRSAKey), so only tokens, passwords, static keys and
+// bootstrap tokens are reproducible from random alone. The decision never depends on random.
 //
 // Errors are about the request (an invalid field, a missing or broken signing CA) or a failing
 // random source; they and Reason never contain secret values.
