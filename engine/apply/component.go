@@ -330,6 +330,27 @@ func (e *Executor) write(ctx context.Context, d *plan.Desired) (*unstructured.Un
 	return e.consume(ctx, client.Resource(gvr).Namespace(d.Object.GetNamespace()), d, out)
 }
 
+// patchAnnotations sets annotations of an object by a JSON merge patch (a nil value removes
+// one), with resourceVersion rv as its precondition unless rv is empty, retrying transient
+// errors.
+func (e *Executor) patchAnnotations(ctx context.Context, ri dynamic.ResourceInterface, name, rv string, annotations map[string]any) (*unstructured.Unstructured, error) {
+	metadata := map[string]any{"annotations": annotations}
+	if rv != "" {
+		metadata["resourceVersion"] = rv
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": metadata})
+	if err != nil {
+		return nil, err
+	}
+	var out *unstructured.Unstructured
+	err = e.retry(ctx, func() error {
+		var err error
+		out, err = ri.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: inventory.FieldManager})
+		return err
+	})
+	return out, err
+}
+
 // consume removes the annotations the plan carried out (plan.Desired.Consume) from the object
 // just written, each only while it still has the value the plan read. The patch carries the
 // written object's resourceVersion: when someone changed the object since, it is left as it is
@@ -344,16 +365,7 @@ func (e *Executor) consume(ctx context.Context, ri dynamic.ResourceInterface, d 
 	if len(remove) == 0 {
 		return written, nil
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": written.GetResourceVersion(), "annotations": remove}})
-	if err != nil {
-		return nil, err
-	}
-	var out *unstructured.Unstructured
-	err = e.retry(ctx, func() error {
-		var err error
-		out, err = ri.Patch(ctx, written.GetName(), types.MergePatchType, patch, metav1.PatchOptions{FieldManager: inventory.FieldManager})
-		return err
-	})
+	out, err := e.patchAnnotations(ctx, ri, written.GetName(), written.GetResourceVersion(), remove)
 	switch {
 	case apierrors.IsConflict(err):
 		return written, nil
@@ -412,16 +424,7 @@ func (e *Executor) delete(ctx context.Context, o *plan.ObjectChange) error {
 	if confirmDeletion[o.Ref.GroupKind()] {
 		// The confirmation carries the plan's resourceVersion as its own precondition; the
 		// delete then expects the version the confirmation produced.
-		patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:"true"}}}`, rv, ConfirmationAnnotation)
-		if rv == "" {
-			patch = fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"true"}}}`, ConfirmationAnnotation)
-		}
-		var patched *unstructured.Unstructured
-		err := e.retry(ctx, func() error {
-			var err error
-			patched, err = ri.Patch(ctx, o.Ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: inventory.FieldManager})
-			return err
-		})
+		patched, err := e.patchAnnotations(ctx, ri, o.Ref.Name, rv, map[string]any{ConfirmationAnnotation: "true"})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
