@@ -186,7 +186,7 @@ func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, er
 		ObjectMeta: metav1.ObjectMeta{Name: Name(r.prefix), Namespace: r.namespace, Labels: selector},
 		Spec: appsv1.DeploymentSpec{
 			// No replicas while awake: the HorizontalPodAutoscaler owns them, and applying a count
-			// would fight it. Hibernated, there is no HPA and the count is 0.
+			// would fight it. Hibernated, the count is 0, which the HPA leaves alone.
 			Replicas:             replicas(r),
 			RevisionHistoryLimit: ptr.To(int32(2)),
 			Selector:             &metav1.LabelSelector{MatchLabels: selector},
@@ -226,7 +226,8 @@ func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, er
 	}, nil
 }
 
-// replicas is 0 for a hibernated API server and nil (left to the HPA) otherwise.
+// replicas is 0 for a hibernated API server and nil (left to the HPA) otherwise: releasing the
+// field on wake-up resets it to the default of 1, which reactivates the HPA.
 func replicas(r resolved) *int32 {
 	if r.Hibernated {
 		return ptr.To(int32(0))

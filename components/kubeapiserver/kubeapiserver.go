@@ -111,9 +111,13 @@ type Values struct {
 	IngressGatewayLabels map[string]string `json:"ingress_gateway_labels"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
 	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
-	// (S4:22997-23007, S4:24209-24211). The Deployment then carries replicas 0 and no
-	// HorizontalPodAutoscaler is rendered, since its minReplicas of at least 1 would scale the API
-	// server up again; the PodDisruptionBudget stays, it does not stop a scale-down.
+	// (S4:22997-23007, S4:24209-24211). The Deployment then carries replicas 0. The
+	// HorizontalPodAutoscaler stays [INF]: Kubernetes' HPA controller leaves a target scaled to
+	// zero alone (condition ScalingActive False, ScalingDisabled) until its count is raised
+	// again, which waking up does by releasing the field (defaulted to 1, then the HPA's
+	// minimum). Deleting it instead would make every hibernation a plan that deletes, which the
+	// daemon's approve-destructive policy holds for an approval. The PodDisruptionBudget stays,
+	// it does not stop a scale-down.
 	Hibernated bool `json:"-"`
 }
 
@@ -186,7 +190,7 @@ func stringList(ss []string) cty.Value {
 }
 
 // Objects renders the API server's objects: admission configuration, Service, Deployment,
-// HorizontalPodAutoscaler (unless hibernated), PodDisruptionBudget and, with SNI, the Istio
+// HorizontalPodAutoscaler, PodDisruptionBudget and, with SNI, the Istio
 // Gateway, VirtualService and DestinationRule.
 func Objects(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
@@ -204,11 +208,7 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	typed := []runtime.Object{admission, service(r), deployment}
-	if !v.Hibernated {
-		typed = append(typed, hpa(r))
-	}
-	typed = append(typed, disruption.Budget(r.namespace, Name(r.prefix), SelectorLabels(r.prefix)))
+	typed := []runtime.Object{admission, service(r), deployment, hpa(r), disruption.Budget(r.namespace, Name(r.prefix), SelectorLabels(r.prefix))}
 	us, err := kube.All(typed...)
 	if err != nil {
 		return nil, err

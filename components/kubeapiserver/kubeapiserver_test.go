@@ -147,9 +147,9 @@ func TestAutoscaling(t *testing.T) {
 	}
 }
 
-// TestHibernation checks that a hibernated API server is scaled to zero and has no HPA, whose
-// minReplicas would scale it up again (S4:22997-23007, S4:24209-24211), and that an awake one
-// leaves the replicas to its HPA.
+// TestHibernation checks that a hibernated API server is scaled to zero (S4:22997-23007,
+// S4:24209-24211) and keeps its HPA, which does not scale a target at zero, so that hibernating
+// deletes nothing, and that an awake one leaves the replicas to its HPA.
 func TestHibernation(t *testing.T) {
 	kinds := func(objs []render.Object) []string {
 		var out []string
@@ -168,7 +168,7 @@ func TestHibernation(t *testing.T) {
 	assert.Equal(t, int32(0), *d.Spec.Replicas)
 	objs, err := Objects(asleep)
 	require.NoError(t, err)
-	assert.NotContains(t, kinds(objs), "HorizontalPodAutoscaler")
+	assert.Contains(t, kinds(objs), "HorizontalPodAutoscaler", "kept: hibernating deletes nothing")
 	assert.Contains(t, kinds(objs), "PodDisruptionBudget")
 
 	find(t, awake, "Deployment", &d)

@@ -31,7 +31,9 @@ const (
 var kubeProxyLabels = map[string]string{"app": "kubernetes", "role": "proxy"}
 
 // KubeProxyDaemonSetName is the DaemonSet of one worker pool at one Kubernetes version: a new
-// version rolls out as a new DaemonSet on the pool's updated nodes while old nodes keep theirs.
+// version rolls out as a new DaemonSet on the pool's updated nodes. Gardener keeps the old
+// version's for the nodes that still run it; the landscape deletes it with the update
+// (superseded, see ManagedResources), as it cannot see the shoot's nodes.
 func KubeProxyDaemonSetName(pool, version string) string {
 	return fmt.Sprintf("kube-proxy-%s-v%s", pool, strings.TrimPrefix(version, "v"))
 }

@@ -2,6 +2,7 @@ package shootsystem
 
 import (
 	"fmt"
+	"regexp"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -31,6 +32,13 @@ const (
 // ManagedResource once no node of the pool runs that version any more.
 func KubeProxyPoolManagedResource(pool, version string) string {
 	return "shoot-core-" + KubeProxyDaemonSetName(pool, version)
+}
+
+// kubeProxyPoolVersions matches the names of a pool's kube-proxy ManagedResources (prefix
+// "shoot-core-") or their Secrets (prefix managedresource.SecretName("shoot-core-")) at any
+// version: a new version supersedes the ones before it.
+func kubeProxyPoolVersions(prefix, pool string) *regexp.Regexp {
+	return regexp.MustCompile("^" + regexp.QuoteMeta(prefix+KubeProxyDaemonSetName(pool, "")) + `[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
 }
 
 // Parts renders every shoot system component, each as the objects of one ManagedResource:
@@ -91,13 +99,22 @@ func ManagedResources(v Values, cluster, namespace string) ([]render.Object, err
 	if err != nil {
 		return nil, err
 	}
+	// A pool's kube-proxy at a new Kubernetes version supersedes its ManagedResource and Secret
+	// at the version before, which go away with the update.
+	pools := map[string]string{}
+	if !v.KubeProxy.Disabled {
+		for _, pool := range v.WorkerPools {
+			pools[KubeProxyPoolManagedResource(pool.Name, poolVersion(v, pool))] = pool.Name
+		}
+	}
 	var out []render.Object
 	for _, part := range parts {
 		objs, err := managedresource.Pack(managedresource.Spec{Cluster: cluster, Namespace: namespace, Name: part.Name, Objects: part.Objects})
 		if err != nil {
 			return nil, fmt.Errorf("shoot system components: %w", err)
 		}
-		for _, o := range objs {
+		for i, o := range objs {
+			pool, versioned := pools[part.Name]
 			if o.Object.GetKind() == "ManagedResource" {
 				labels := o.Object.GetLabels()
 				if labels == nil {
@@ -105,6 +122,11 @@ func ManagedResources(v Values, cluster, namespace string) ([]render.Object, err
 				}
 				labels["origin"] = "gardener"
 				o.Object.SetLabels(labels)
+				if versioned {
+					objs[i].Supersedes = kubeProxyPoolVersions("shoot-core-", pool)
+				}
+			} else if versioned && o.Object.GetKind() == "Secret" {
+				objs[i].Supersedes = kubeProxyPoolVersions(managedresource.SecretName("shoot-core-"), pool)
 			}
 		}
 		out = append(out, objs...)

@@ -1,6 +1,7 @@
 package shootsystem
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -98,6 +99,48 @@ func TestManagedResourceNames(t *testing.T) {
 	disabled := customised()
 	disabled.KubeProxy.Disabled = true
 	assert.Equal(t, []string{"shoot-core-coredns", "shoot-core-vpn-shoot", "shoot-core-metrics-server", "shoot-core-node-local-dns"}, partNames(t, disabled))
+}
+
+// A pool's kube-proxy ManagedResource and its Secret at one version supersede the same pool's at
+// any other version, so that an update's deletion of the old ones reads as part of the update;
+// nothing of another pool or another component is matched.
+func TestKubeProxyPoolSupersedesItsOtherVersions(t *testing.T) {
+	objs, err := ManagedResources(base(), "seed", shootNamespace)
+	require.NoError(t, err)
+	supersedes := map[string]*regexp.Regexp{}
+	for _, o := range objs {
+		if o.Supersedes != nil {
+			supersedes[o.Object.GetKind()+" "+o.Object.GetName()] = o.Supersedes
+		}
+	}
+	require.Len(t, supersedes, 4, "the ManagedResource and Secret of each of the two pools")
+	for _, tc := range []struct {
+		object, name string
+		matches      bool
+	}{
+		{"ManagedResource shoot-core-kube-proxy-local-v1.33.1", "shoot-core-kube-proxy-local-v1.32.9", true},
+		{"ManagedResource shoot-core-kube-proxy-local-v1.33.1", "shoot-core-kube-proxy-local-v1.34.0-rc.1", true},
+		{"ManagedResource shoot-core-kube-proxy-local-v1.33.1", "shoot-core-kube-proxy-local-v1-v1.32.9", false},
+		{"ManagedResource shoot-core-kube-proxy-local-v1.33.1", "shoot-core-kube-proxy-old-v1.32.4", false},
+		{"ManagedResource shoot-core-kube-proxy-local-v1.33.1", "shoot-core-kube-proxy", false},
+		{"ManagedResource shoot-core-kube-proxy-local-v1.33.1", "managedresource-shoot-core-kube-proxy-local-v1.32.9", false},
+		{"Secret managedresource-shoot-core-kube-proxy-local-v1.33.1", "managedresource-shoot-core-kube-proxy-local-v1.32.9", true},
+		{"Secret managedresource-shoot-core-kube-proxy-local-v1.33.1", "shoot-core-kube-proxy-local-v1.32.9", false},
+		{"ManagedResource shoot-core-kube-proxy-old-v1.32.4", "shoot-core-kube-proxy-old-v1.31.7", true},
+		{"ManagedResource shoot-core-kube-proxy-old-v1.32.4", "shoot-core-kube-proxy-local-v1.31.7", false},
+	} {
+		re, ok := supersedes[tc.object]
+		require.True(t, ok, tc.object)
+		assert.Equal(t, tc.matches, re.MatchString(tc.name), "%s supersedes %s", tc.object, tc.name)
+	}
+
+	v := base()
+	v.KubeProxy.Disabled = true
+	objs, err = ManagedResources(v, "seed", shootNamespace)
+	require.NoError(t, err)
+	for _, o := range objs {
+		assert.Nil(t, o.Supersedes, "without kube-proxy nothing is versioned: %s", o.Object.GetName())
+	}
 }
 
 func TestManagedResourcesForTheShootResourceManager(t *testing.T) {

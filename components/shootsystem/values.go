@@ -247,10 +247,13 @@ func (p *prepared) image(name, version string) (string, error) {
 }
 
 // poolVersion is a worker pool's Kubernetes version without a leading v.
-func (p *prepared) poolVersion(pool WorkerPool) string {
-	v := pool.KubernetesVersion
-	if v == "" {
-		v = p.KubernetesVersion
+func (p *prepared) poolVersion(pool WorkerPool) string { return poolVersion(p.Values, pool) }
+
+// poolVersion is the Kubernetes version of a worker pool: its own, or else the shoot's.
+func poolVersion(v Values, pool WorkerPool) string {
+	version := pool.KubernetesVersion
+	if version == "" {
+		version = v.KubernetesVersion
 	}
-	return strings.TrimPrefix(v, "v")
+	return strings.TrimPrefix(version, "v")
 }

@@ -25,6 +25,9 @@ func TestDecide(t *testing.T) {
 	changes := &plan.Plan{Summary: plan.Summary{Add: 1, Change: 2}}
 	destructive := &plan.Plan{Summary: plan.Summary{Change: 1, Destroy: 1}}
 	replacing := &plan.Plan{Summary: plan.Summary{Replace: 1}}
+	// A version update whose only deletions are the superseded old versions.
+	superseding := &plan.Plan{Summary: plan.Summary{Add: 2, Change: 3, Destroy: 2, Superseded: 2}}
+	supersedingAndDeleting := &plan.Plan{Summary: plan.Summary{Add: 2, Destroy: 3, Superseded: 2}}
 	tests := []struct {
 		name     string
 		policy   Policy
@@ -38,6 +41,8 @@ func TestDecide(t *testing.T) {
 		{"non-destructive goes ahead (drift repairs)", PolicyApproveDestructive, changes, "", true},
 		{"deletes wait", PolicyApproveDestructive, destructive, "", false},
 		{"replacements wait", PolicyApproveDestructive, replacing, "", false},
+		{"superseded versions go with their update", PolicyApproveDestructive, superseding, "", true},
+		{"other deletions beside superseded ones wait", PolicyApproveDestructive, supersedingAndDeleting, "", false},
 		{"an approval of another plan does not count", PolicyApproveDestructive, destructive, "other", false},
 		{"the approved plan is applied", PolicyApproveDestructive, destructive, "h", true},
 	}

@@ -33,9 +33,10 @@ func ParsePolicy(s string) (Policy, error) {
 	return "", fmt.Errorf("policy %q is none of %s, %s, %s", s, PolicyAuto, PolicyApproveDestructive, PolicyPlanOnly)
 }
 
-// Destructive reports whether a plan deletes or replaces objects.
+// Destructive reports whether a plan deletes or replaces objects; deleting the earlier versions
+// of an object the plan renders anew under a new name (plan.ReasonSuperseded) does not count.
 func Destructive(pl *plan.Plan) bool {
-	return pl.Summary.Destroy+pl.Summary.Replace > 0
+	return pl.Summary.Destroy-pl.Summary.Superseded+pl.Summary.Replace > 0
 }
 
 // Hash identifies a plan for approvals: the SHA-256 of its JSON form, which is deterministic, so
@@ -65,6 +66,8 @@ func Decide(p Policy, pl *plan.Plan, hash, approved string) Decision {
 		return Decision{Reason: "the policy is plan-only"}
 	case p == PolicyAuto:
 		return Decision{Apply: true, Reason: "the policy applies every plan"}
+	case !Destructive(pl) && pl.Summary.Superseded > 0:
+		return Decision{Apply: true, Reason: "the plan deletes only earlier versions of objects it renders anew, and replaces nothing"}
 	case !Destructive(pl):
 		return Decision{Apply: true, Reason: "the plan deletes and replaces nothing"}
 	case approved != "" && approved == hash:

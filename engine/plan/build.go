@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -107,6 +108,9 @@ type Desired struct {
 	// Consume are the live object's annotations this plan carries out and apply removes
 	// (render.Object.Consume).
 	Consume map[string]string
+	// Supersedes matches the names of the earlier versions this object replaces
+	// (render.Object.Supersedes).
+	Supersedes *regexp.Regexp
 }
 
 // Result is a plan with the objects it was computed from, which apply needs.
@@ -189,7 +193,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 			if o.DefaultNamespace != "" && obj.GetNamespace() == "" {
 				obj.SetNamespace(o.DefaultNamespace) // cleared below for cluster-scoped kinds
 			}
-			byCluster[o.Cluster] = append(byCluster[o.Cluster], &Desired{Cluster: o.Cluster, Component: addr, Object: obj, Consume: o.Consume})
+			byCluster[o.Cluster] = append(byCluster[o.Cluster], &Desired{Cluster: o.Cluster, Component: addr, Object: obj, Consume: o.Consume, Supersedes: o.Supersedes})
 		}
 	}
 
@@ -383,9 +387,13 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 	elsewhere := renderedOutside(opts.Rendered, inOrder, name)
 	usedNamespaces := map[string]bool{}
 	usedKinds := map[schema.GroupKind]bool{}
+	var versioned []*Desired // objects that supersede earlier versions of themselves
 	for _, d := range desired {
 		usedNamespaces[d.Object.GetNamespace()] = true
 		usedKinds[d.Object.GroupVersionKind().GroupKind()] = true
+		if d.Supersedes != nil {
+			versioned = append(versioned, d)
+		}
 	}
 	for _, ref := range obs.Inventory {
 		if _, wanted := byRef[ref]; wanted || elsewhere[ref] {
@@ -424,6 +432,10 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 			reason = ReasonDestroy
 		case retired:
 			reason = ReasonLifetimeEnded
+		default:
+			if next := successor(versioned, comp, ref); next != "" {
+				reason = ReasonSuperseded + ":" + next
+			}
 		}
 		out = append(out, change{component: comp, ObjectChange: &ObjectChange{
 			Cluster: name, APIVersion: live.GetAPIVersion(), Ref: ref, Action: Delete, Reason: reason,
@@ -431,6 +443,20 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		}})
 	}
 	return out, nil
+}
+
+// successor names the object of component comp among versioned that supersedes the live
+// object ref (render.Object.Supersedes); "" when none does.
+func successor(versioned []*Desired, comp string, ref object.Ref) string {
+	for _, d := range versioned {
+		if string(d.Component) != comp {
+			continue // only its own component's new version supersedes an object
+		}
+		if r := object.RefOf(d.Object); r.Group == ref.Group && r.Kind == ref.Kind && r.Namespace == ref.Namespace && d.Supersedes.MatchString(ref.Name) {
+			return r.Name
+		}
+	}
+	return ""
 }
 
 // servedKinds reads discovery. Discovery may come from a cache; when it lacks a kind the

@@ -7,12 +7,14 @@
 package plan
 
 import (
+	"strings"
+
 	"github.com/declarative-gardener/gardener/engine/object"
 )
 
 // FormatVersion is the version of the plan's JSON form (docs/plan-format.md). The minor version
 // grows with compatible additions, the major one with changes consumers must adapt to.
-const FormatVersion = "1.4"
+const FormatVersion = "1.5"
 
 // Action is what apply does to an object or component.
 type Action string
@@ -53,6 +55,10 @@ const (
 	// one-shot operation annotation the plan carries out (render.Object.Consume), such as
 	// gardener.cloud/operation=reconcile on a Shoot whose held changes roll out now.
 	ReasonOperationDone = "operation_done"
+	// ReasonSuperseded is the reason of the deletion of an object its component replaced by a
+	// new version under another name (render.Object.Supersedes), written
+	// "superseded:<successor's name>"; Summary.Superseded counts them.
+	ReasonSuperseded = "superseded"
 )
 
 // Plan is the result of planning a landscape.
@@ -172,6 +178,9 @@ type Summary struct {
 	Change  int `json:"change"`
 	Replace int `json:"replace"`
 	Destroy int `json:"destroy"`
+	// Superseded counts the deletions (included in Destroy) of objects replaced by a new
+	// version under another name (ReasonSuperseded).
+	Superseded int `json:"superseded,omitempty"`
 	// Deferred counts components rendered during apply.
 	Deferred int `json:"deferred,omitempty"`
 	// Held counts object changes held back until their maintenance window; they are not
@@ -223,6 +232,9 @@ func (p *Plan) Summarise() {
 				p.Summary.Replace++
 			case Delete:
 				p.Summary.Destroy++
+				if strings.HasPrefix(o.Reason, ReasonSuperseded+":") {
+					p.Summary.Superseded++
+				}
 			}
 			if o.Action == NoOp {
 				continue

@@ -8,6 +8,7 @@ package render
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -169,6 +170,14 @@ type Object struct {
 	// manager owns, so the plan shows their removal and apply removes each after writing the
 	// object, if it still has the value read.
 	Consume map[string]string
+	// Supersedes matches the names of the earlier versions of a versioned object, one that gets
+	// a new name with every version (a worker pool's kube-proxy ManagedResource per Kubernetes
+	// version). A live object of the same kind, namespace and cluster, applied by the same
+	// component, whose name it matches and which the landscape no longer renders is planned for
+	// deletion with the reason superseded, which the daemon's approve-destructive policy does not
+	// hold for an approval: it is part of the change that renders this object, not a removal
+	// from the landscape. The engine finds them among the objects it lists anyway.
+	Supersedes *regexp.Regexp
 }
 
 // ErrDeferred is returned (wrapped) by a render function that needs a value known only after

@@ -109,6 +109,9 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 	printWarnings(p, pl)
 	s := pl.Summary
 	p.printf("\n%s %d to add, %d to change, %d to replace, %d to destroy.", p.paint(bold, "Plan:"), s.Add, s.Change, s.Replace, s.Destroy)
+	if s.Superseded > 0 {
+		p.printf(" %d of the deletions superseded by new versions.", s.Superseded)
+	}
 	if s.Deferred > 0 {
 		p.printf(" %d component(s) rendered during apply.", s.Deferred)
 	}
@@ -224,6 +227,8 @@ func reasonText(o *plan.ObjectChange) string {
 		text = fmt.Sprintf("must be replaced: immutable field %s changes", arg)
 	case plan.ReasonRemovedFromLandscape:
 		text = "will be destroyed: no longer in the landscape"
+	case plan.ReasonSuperseded:
+		text = fmt.Sprintf("will be destroyed: superseded by %s", arg)
 	case plan.ReasonLifetimeEnded:
 		text = "will be destroyed: the lifetime of its instance ended"
 	case plan.ReasonConflict:

@@ -50,6 +50,7 @@ func samplePlan() *plan.Plan {
 			{Address: "component.manifests.later", Type: "manifests", Action: plan.Read, Note: "rendered during apply: depends on values known only after apply (.objects)", Objects: []*plan.ObjectChange{}},
 			{Address: "component.manifests.old", Type: "manifests", Note: "removed from the landscape", Objects: []*plan.ObjectChange{
 				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "old"}, Action: plan.Delete, Reason: plan.ReasonRemovedFromLandscape, ResourceVersion: "44"},
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "proxy-v1.31.1"}, Action: plan.Delete, Reason: plan.ReasonSuperseded + ":proxy-v1.31.3", ResourceVersion: "45"},
 			}},
 		},
 		Outputs:  []plan.Output{{Name: "password", Sensitive: true}, {Name: "namespace", Value: "apps"}, {Name: "address", Unknown: true}},
@@ -77,7 +78,7 @@ func TestPlanHuman(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, Plan(&buf, samplePlan(), PlanOptions{}))
 	golden(t, "plan.txt", buf.Bytes())
-	assert.Contains(t, buf.String(), "Plan: 1 to add, 3 to change, 1 to replace, 1 to destroy. 1 component(s) rendered during apply.")
+	assert.Contains(t, buf.String(), "Plan: 1 to add, 3 to change, 1 to replace, 2 to destroy. 1 of the deletions superseded by new versions. 1 component(s) rendered during apply.")
 
 	buf.Reset()
 	require.NoError(t, Plan(&buf, samplePlan(), PlanOptions{Color: true}))
@@ -143,6 +144,6 @@ func TestPlanHeldChanges(t *testing.T) {
 	mixed.Summarise()
 	buf.Reset()
 	require.NoError(t, Plan(&buf, mixed, PlanOptions{}))
-	assert.Contains(t, buf.String(), "3 to change, 1 to replace, 1 to destroy. 1 component(s) rendered during apply. 1 held until their maintenance window.")
+	assert.Contains(t, buf.String(), "3 to change, 1 to replace, 2 to destroy. 1 of the deletions superseded by new versions. 1 component(s) rendered during apply. 1 held until their maintenance window.")
 	assert.Contains(t, buf.String(), "~ Deployment.apps shoot--local--dev/kube-apiserver (runtime) held: will be updated in the maintenance window [maintenance_window]")
 }

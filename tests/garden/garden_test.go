@@ -248,6 +248,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	confineRollout(t, c, dir)
 	hibernationSchedule(t, c, dir)
 	versionMaintenance(t, c, dir)
+	daemonControlLoops(t, c, dir)
 	quotaLifetime(t, c, dir)
 	extensionFollowsShoots(t, c, dir)
 	staleProject(t, c, dir)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -285,8 +287,21 @@ func hibernateAndDelete(t *testing.T, c *localcluster.Cluster, dir string) {
 		require.NoError(t, err)
 		assert.Equal(t, int32(0), *d.Spec.Replicas, "%s of the hibernated shoot", name)
 	}
-	_, err = cs.AutoscalingV2().HorizontalPodAutoscalers("shoot--local--qa").Get(ctx, "kube-apiserver", metav1.GetOptions{})
-	assert.True(t, apierrors.IsNotFound(err), "no autoscaler wakes the API server: %v", err)
+	// The API server's autoscaler stays and leaves it at zero: kube-controller-manager's HPA
+	// controller reports scaling disabled for a target scaled to zero.
+	require.Eventually(t, func() bool {
+		hpa, err := cs.AutoscalingV2().HorizontalPodAutoscalers("shoot--local--qa").Get(ctx, "kube-apiserver", metav1.GetOptions{})
+		require.NoError(t, err, "the autoscaler stays")
+		for _, c := range hpa.Status.Conditions {
+			if c.Type == autoscalingv2.ScalingActive && c.Status == corev1.ConditionFalse && c.Reason == "ScalingDisabled" {
+				return true
+			}
+		}
+		return false
+	}, time.Minute, time.Second, "the HPA controller leaves the hibernated API server alone")
+	kapi, err := cs.AppsV1().Deployments("shoot--local--qa").Get(ctx, "kube-apiserver", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, int32(0), *kapi.Spec.Replicas, "still asleep")
 	shoot, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "qa", metav1.GetOptions{})
 	require.NoError(t, err)
 	hibernated, _, _ := unstructured.NestedBool(shoot.Object, "status", "hibernated")
@@ -300,8 +315,13 @@ func hibernateAndDelete(t *testing.T, c *localcluster.Cluster, dir string) {
 	order(t, done, "qa", "kube_apiserver", "kube_controller_manager")
 	order(t, done, "qa", "machine_controller_manager", "worker")
 	assert.Equal(t, map[string]int64{"etcd-main": 1, "etcd-events": 1}, etcdReplicasIn("shoot--local--qa"))
-	_, err = cs.AutoscalingV2().HorizontalPodAutoscalers("shoot--local--qa").Get(ctx, "kube-apiserver", metav1.GetOptions{})
-	assert.NoError(t, err, "the API server autoscales again")
+	// Released by the landscape, the replicas are defaulted to 1, and the autoscaler takes them
+	// up to its minimum of 2 (S4:24096).
+	require.Eventually(t, func() bool {
+		d, err := cs.AppsV1().Deployments("shoot--local--qa").Get(ctx, "kube-apiserver", metav1.GetOptions{})
+		require.NoError(t, err)
+		return d.Spec.Replicas != nil && *d.Spec.Replicas == 2
+	}, time.Minute, time.Second, "the API server autoscales again")
 
 	// High availability added to ops: three etcd members, two controller replicas, the
 	// namespace annotated (S4:18751-18766 allow adding it in place).
@@ -533,6 +553,14 @@ func hibernationSchedule(t *testing.T, c *localcluster.Cluster, dir string) {
 	assert.False(t, applyAt(t, dir, at(4, 12, 0)).HasChanges(), "no trigger on Sunday")
 	applyAt(t, dir, at(5, 7, 5))
 	assert.Equal(t, int64(1), etcdMain(), "Monday's end woke qa up")
+}
+
+// planText is the plan as `gardener plan` prints it, for failure messages.
+func planText(t *testing.T, pl *plan.Plan) string {
+	t.Helper()
+	var text bytes.Buffer
+	require.NoError(t, views.Plan(&text, pl, views.PlanOptions{}))
+	return text.String()
 }
 
 // noteOf returns the plan note of a component.
