@@ -108,6 +108,8 @@ func seed() *schema.Schema {
 						{Name: "region", Type: cty.String, Immutable: true, Description: "The region of the backup bucket; the seed's region when unset."},
 						secretRef("Name of the Secret in the virtual garden's garden namespace with credentials allowed to manage buckets and objects."),
 						providerConfig("Settings specific to the backup provider, passed to the backup bucket."),
+						// S4:12398: the Backup Buckets Check's conditionThreshold.
+						{Name: "condition_threshold", Type: cty.String, Checks: checks(schema.Duration()), Description: "How long the seed's BackupBucketsReady is Progressing before it turns False when a backup bucket has an error, as gardener-controller-manager's conditionThreshold for it (give it that setting, backup_buckets_condition_threshold of the gardener_controller_manager component); False at once when unset."},
 					}},
 				},
 				{

@@ -60,6 +60,14 @@ func (r resolved) config() map[string]any {
 	}
 	controllers["project"] = project
 	controllers["seed"] = map[string]any{"concurrentSyncs": concurrentSyncs, "monitorPeriod": r.SeedMonitorPeriod}
+	if r.BackupBucketsConditionThreshold != "" {
+		// The Backup Buckets Check reports Progressing before False for this long (S4:12398),
+		// in the conditionThresholds form of the care controllers (S4:14732).
+		controllers["seedBackupBucketsCheck"] = map[string]any{
+			"concurrentSyncs":     concurrentSyncs,
+			"conditionThresholds": []any{map[string]any{"type": "BackupBucketsReady", "duration": r.BackupBucketsConditionThreshold}},
+		}
+	}
 	out := map[string]any{
 		"apiVersion":             "controllermanager.config.gardener.cloud/v1alpha1",
 		"kind":                   "ControllerManagerConfiguration",

@@ -92,6 +92,25 @@ func TestFacts(t *testing.T) {
 	}
 }
 
+// The Backup Buckets Check reports Progressing before False only with a threshold (S4:12398).
+func TestBackupBucketsConditionThreshold(t *testing.T) {
+	objs, err := Objects(values())
+	require.NoError(t, err)
+	_, has, _ := unstructured.NestedMap(componentConfig(t, objs), "controllers", "seedBackupBucketsCheck")
+	assert.False(t, has, "no threshold: False at once")
+
+	v := values()
+	v.BackupBucketsConditionThreshold = "5m"
+	objs, err = Objects(v)
+	require.NoError(t, err)
+	check, _, _ := unstructured.NestedMap(componentConfig(t, objs), "controllers", "seedBackupBucketsCheck")
+	assert.Equal(t, map[string]any{"concurrentSyncs": float64(5), "conditionThresholds": []any{map[string]any{"type": "BackupBucketsReady", "duration": "5m"}}}, check)
+
+	v.BackupBucketsConditionThreshold = "soon"
+	_, err = Objects(v)
+	assert.ErrorContains(t, err, `backup buckets condition threshold "soon" is not a positive duration`)
+}
+
 func TestProjectQuota(t *testing.T) {
 	v := values()
 	v.ProjectQuotas = []ProjectQuota{{Hard: map[string]string{"count/shoots.core.gardener.cloud": "100"}, ProjectSelector: map[string]string{"tier": "trial"}}}

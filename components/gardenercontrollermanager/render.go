@@ -53,7 +53,7 @@ func resolve(v Values) (resolved, error) {
 	for _, d := range []struct {
 		name  string
 		value string
-	}{{"bastion max lifetime", v.BastionMaxLifetime}, {"event ttl", v.EventTTL}, {"seed monitor period", v.SeedMonitorPeriod}} {
+	}{{"bastion max lifetime", v.BastionMaxLifetime}, {"event ttl", v.EventTTL}, {"seed monitor period", v.SeedMonitorPeriod}, {"backup buckets condition threshold", v.BackupBucketsConditionThreshold}} {
 		if d.value == "" {
 			continue
 		}

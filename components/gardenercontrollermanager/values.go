@@ -29,6 +29,9 @@ type Values struct {
 	// SeedMonitorPeriod is how long a seed's Lease may go unrenewed before GardenletReady turns
 	// Unknown (S0:212-214); "" means 40s, the documents give no default.
 	SeedMonitorPeriod string `json:"seed_monitor_period"`
+	// BackupBucketsConditionThreshold, when set, is how long a seed's BackupBucketsReady is
+	// Progressing before it turns False when a BackupBucket has an error (S4:12398).
+	BackupBucketsConditionThreshold string `json:"backup_buckets_condition_threshold"`
 	// ProjectMinimumLifetimeDays, ProjectStaleGracePeriodDays and ProjectStaleExpirationTimeDays
 	// configure the stale project reconciler (S0:159-176); the documents give no defaults, so 0
 	// means 30, 14 and 90 days.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -24,26 +25,86 @@ var (
 )
 
 // conditions derives the seed's BackupBucketsReady and ExtensionsReady from the virtual garden's
-// BackupBuckets and ControllerInstallations of the seed. A seed without BackupBuckets gets no
-// BackupBucketsReady [INF: the documents say only when it turns False and True]. Without
-// clusters to read there is nothing to report.
-func conditions(in render.Input, name, virtual string) ([]render.Condition, error) {
+// BackupBuckets and ControllerInstallations of the seed, and says when BackupBucketsReady turns
+// from Progressing to False by time alone (zero when it does not). A seed without BackupBuckets
+// gets no BackupBucketsReady [INF: the documents say only when it turns False and True].
+// Without clusters to read there is nothing to report.
+func conditions(in render.Input, name, virtual string, threshold time.Duration) ([]render.Condition, time.Time, error) {
 	if in.List == nil {
-		return nil, nil // no clusters to read (graph, validate): nothing to report
+		return nil, time.Time{}, nil // no clusters to read (graph, validate): nothing to report
 	}
 	var out []render.Condition
+	var revisit time.Time
 	buckets, err := listOfSeed(in, backupBucketsRef, virtual, name, "spec", "seedName")
 	if err != nil {
-		return nil, fmt.Errorf("seed %s: list the BackupBuckets: %w", name, err)
+		return nil, time.Time{}, fmt.Errorf("seed %s: list the BackupBuckets: %w", name, err)
 	}
 	if len(buckets) > 0 {
-		out = append(out, backupBucketsReady(buckets))
+		ready := backupBucketsReady(buckets)
+		if ready.Status == "False" && threshold > 0 {
+			// Only a failing bucket with a threshold needs the condition as Gardener last wrote it.
+			live, err := in.Observed(render.LiveRef{Cluster: virtual, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "seeds", Name: name})
+			if err != nil {
+				return nil, time.Time{}, fmt.Errorf("seed %s: read the live Seed: %w", name, err)
+			}
+			ready, revisit = withThreshold(ready, liveCondition(live, ConditionBackupBucketsReady), threshold, in.Now)
+		}
+		out = append(out, ready)
 	}
 	installations, err := listOfSeed(in, installationsRef, virtual, name, "spec", "seedRef", "name")
 	if err != nil {
-		return nil, fmt.Errorf("seed %s: list the ControllerInstallations: %w", name, err)
+		return nil, time.Time{}, fmt.Errorf("seed %s: list the ControllerInstallations: %w", name, err)
 	}
-	return append(out, extensionsReady(installations)), nil
+	return append(out, extensionsReady(installations)), revisit, nil
+}
+
+// observedCondition is a condition of a live object: its status and since when it has it.
+type observedCondition struct {
+	status string
+	since  time.Time
+}
+
+// liveCondition reads the condition of type typ from a live object's .status.conditions; nil
+// when the object or the condition does not exist.
+func liveCondition(live *unstructured.Unstructured, typ string) *observedCondition {
+	if live == nil {
+		return nil
+	}
+	conditions, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
+	for _, c := range conditions {
+		m, ok := c.(map[string]any)
+		if !ok || m["type"] != typ {
+			continue
+		}
+		status, _ := m["status"].(string)
+		since, _ := m["lastTransitionTime"].(string)
+		at, _ := time.Parse(time.RFC3339, since)
+		return &observedCondition{status: status, since: at}
+	}
+	return nil
+}
+
+// withThreshold applies gardener-controller-manager's conditionThreshold to a BackupBucketsReady
+// that would be False: "first be set to Progressing and eventually to False once the
+// conditionThreshold expires" (S4:12398). The threshold counts from when the live condition
+// turned Progressing; a condition that is not Progressing or False yet turns Progressing now.
+// It returns when a Progressing condition turns False (zero for False).
+func withThreshold(failing render.Condition, live *observedCondition, threshold time.Duration, now time.Time) (render.Condition, time.Time) {
+	since := now
+	switch {
+	case live != nil && live.status == "False":
+		return failing, time.Time{}
+	case live != nil && live.status == "Progressing" && !live.since.IsZero():
+		since = live.since
+	}
+	ends := since.Add(threshold)
+	if !now.Before(ends) {
+		return failing, time.Time{}
+	}
+	progressing := failing
+	progressing.Status = "Progressing"
+	progressing.Message = fmt.Sprintf("%s; False from %s if they persist (condition threshold %s)", failing.Message, ends.UTC().Format(time.RFC3339), threshold)
+	return progressing, ends
 }
 
 // listOfSeed lists a resource of the virtual garden and keeps the objects whose field at path
@@ -66,9 +127,8 @@ func listOfSeed(in render.Input, ref render.ListRef, virtual, seed string, path 
 
 // backupBucketsReady is False when at least one of the seed's BackupBuckets has a
 // .status.lastError (S4:12398), naming the buckets and their errors, and True otherwise with
-// the documented reason and message (S4:19314-19317). The conditionThreshold, during which
-// Gardener reports Progressing first, needs the condition's history, which the engine does not
-// keep: it reports False at once.
+// the documented reason and message (S4:19314-19317); withThreshold turns False into
+// Progressing while a configured conditionThreshold runs.
 func backupBucketsReady(buckets []unstructured.Unstructured) render.Condition {
 	var failed []string
 	for _, b := range buckets {

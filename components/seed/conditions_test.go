@@ -3,6 +3,7 @@ package seed
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,8 +89,9 @@ func TestConditions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := conditions(listing(tt.buckets, tt.installations), "local", "virtual")
+			got, revisit, err := conditions(listing(tt.buckets, tt.installations), "local", "virtual", 0)
 			require.NoError(t, err)
+			assert.Zero(t, revisit, "without a threshold nothing changes by time alone")
 			var lines []string
 			for _, c := range got {
 				lines = append(lines, c.String())
@@ -101,7 +103,65 @@ func TestConditions(t *testing.T) {
 
 // Without clusters (graph, validate) there is nothing to report.
 func TestConditionsWithoutClusters(t *testing.T) {
-	got, err := conditions(render.Input{}, "local", "virtual")
+	got, _, err := conditions(render.Input{}, "local", "virtual", time.Minute)
 	require.NoError(t, err)
 	assert.Empty(t, got)
+}
+
+// With a conditionThreshold, a failing bucket makes BackupBucketsReady Progressing first and False
+// once the threshold has passed since the live condition turned Progressing (S4:12398); the
+// rendering names the time it turns False, and healthy buckets need no threshold.
+func TestBackupBucketsConditionThreshold(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	seed := func(status, since string) *unstructured.Unstructured {
+		if status == "" {
+			return nil
+		}
+		u := gardenObject("Seed", "local", map[string]any{"status": map[string]any{"conditions": []any{
+			map[string]any{"type": "GardenletReady", "status": "True", "lastTransitionTime": "2026-11-01T00:00:00Z"},
+			map[string]any{"type": "BackupBucketsReady", "status": status, "lastTransitionTime": since},
+		}}})
+		return &u
+	}
+	failing := []unstructured.Unstructured{bucket("b", "local", map[string]any{"description": "access denied"})}
+	tests := []struct {
+		name         string
+		buckets      []unstructured.Unstructured
+		live         *unstructured.Unstructured
+		status       string
+		turnsFalseAt string
+	}{
+		{"a new error on a ready seed starts the threshold now", failing, seed("True", "2026-11-01T00:00:00Z"), "Progressing", "2026-11-22T10:05:00Z"},
+		{"no condition written yet: likewise", failing, seed("", ""), "Progressing", "2026-11-22T10:05:00Z"},
+		{"Progressing for 2 of 5 minutes", failing, seed("Progressing", "2026-11-22T09:58:00Z"), "Progressing", "2026-11-22T10:03:00Z"},
+		{"Progressing for 5 minutes: False", failing, seed("Progressing", "2026-11-22T09:55:00Z"), "False", ""},
+		{"False stays False", failing, seed("False", "2026-11-22T09:59:00Z"), "False", ""},
+		{"healthy buckets are True at once", []unstructured.Unstructured{bucket("b", "local", nil)}, seed("Progressing", "2026-11-22T09:59:00Z"), "True", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := listing(tt.buckets, nil)
+			in.Now = now
+			reads := 0
+			in.Observe = func(ref render.LiveRef) (*unstructured.Unstructured, error) {
+				reads++
+				assert.Equal(t, render.LiveRef{Cluster: "virtual", Group: "core.gardener.cloud", Version: "v1beta1", Resource: "seeds", Name: "local"}, ref)
+				return tt.live, nil
+			}
+			got, revisit, err := conditions(in, "local", "virtual", 5*time.Minute)
+			require.NoError(t, err)
+			require.NotEmpty(t, got)
+			assert.Equal(t, ConditionBackupBucketsReady, got[0].Type)
+			assert.Equal(t, tt.status, got[0].Status, got[0].String())
+			if tt.turnsFalseAt == "" {
+				assert.Zero(t, revisit)
+			} else {
+				assert.Equal(t, tt.turnsFalseAt, revisit.Format(time.RFC3339))
+				assert.Contains(t, got[0].Message, "Backup Buckets have errors: b: access denied; False from "+tt.turnsFalseAt+" if they persist (condition threshold 5m0s)")
+			}
+			if tt.status == "True" {
+				assert.Zero(t, reads, "healthy buckets need no live Seed")
+			}
+		})
+	}
 }

@@ -20,6 +20,7 @@ package seed
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/zclconf/go-cty/cty"
 
@@ -40,11 +41,17 @@ func Render(in render.Input) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	conds, err := conditions(in, in.Name, v.Garden.VirtualCluster)
+	var threshold time.Duration
+	if v.Backup != nil && v.Backup.ConditionThreshold != "" {
+		if threshold, err = time.ParseDuration(v.Backup.ConditionThreshold); err != nil {
+			return nil, fmt.Errorf("seed %s: backup condition_threshold: %w", in.Name, err)
+		}
+	}
+	conds, revisit, err := conditions(in, in.Name, v.Garden.VirtualCluster, threshold)
 	if err != nil {
 		return nil, err
 	}
-	return &render.Output{Components: parts, Outputs: Outputs(in.Name, v), Conditions: conds}, nil
+	return &render.Output{Components: parts, Outputs: Outputs(in.Name, v), Conditions: conds, Revisit: revisit}, nil
 }
 
 // Outputs are what shoots read of their seed: where its control planes run, the seed's

@@ -152,12 +152,7 @@ func TestGardenletBootstrap(t *testing.T) {
 // from the virtual garden and the extensions BackupBucket referring to the copy.
 func TestBackupBucket(t *testing.T) {
 	v := values(func(v *Values) {
-		v.Backup = &struct {
-			Provider       string `json:"provider"`
-			Region         string `json:"region"`
-			SecretRef      string `json:"secret_ref"`
-			ProviderConfig any    `json:"provider_config"`
-		}{Provider: "aws", SecretRef: "backup-credentials"}
+		v.Backup = &Backup{Provider: "aws", SecretRef: "backup-credentials"}
 	})
 	own := partsByName(t, v)
 	cp := own["backup_secret"].Copy

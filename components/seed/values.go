@@ -43,12 +43,7 @@ type Values struct {
 			SecretRef string `json:"secret_ref"`
 		} `json:"provider"`
 	} `json:"dns"`
-	Backup *struct {
-		Provider       string `json:"provider"`
-		Region         string `json:"region"`
-		SecretRef      string `json:"secret_ref"`
-		ProviderConfig any    `json:"provider_config"`
-	} `json:"backup"`
+	Backup                *Backup                `json:"backup"`
 	ExposureClassHandlers []ExposureClassHandler `json:"exposure_class_handler"`
 	Taints                []struct {
 		Key   string `json:"key"`
@@ -142,4 +137,15 @@ func (g *GardenRef) UnmarshalJSON(data []byte) error {
 	*g = GardenRef{Name: v.Name, VirtualEndpoint: v.VirtualEndpoint, CABundle: v.CABundle, VirtualCluster: v.VirtualCluster.Name, RuntimeCluster: v.RuntimeCluster.Name,
 		ObservabilityEnabled: v.ObservabilityEnabled == nil || *v.ObservabilityEnabled}
 	return nil
+}
+
+// Backup is the seed's object store for its shoots' etcd backups.
+type Backup struct {
+	Provider       string `json:"provider"`
+	Region         string `json:"region"`
+	SecretRef      string `json:"secret_ref"`
+	ProviderConfig any    `json:"provider_config"`
+	// ConditionThreshold is how long BackupBucketsReady is Progressing before it turns False
+	// (gardener-controller-manager's conditionThreshold, S4:12398); "" means False at once.
+	ConditionThreshold string `json:"condition_threshold"`
 }

@@ -128,7 +128,7 @@ type Output struct {
 // Condition is a derived condition of an instance, shaped like a Kubernetes object condition.
 type Condition struct {
 	Type    string
-	Status  string // "True", "False" or "Unknown"
+	Status  string // "True", "False", "Unknown" or "Progressing" (Gardener's conditions with a threshold)
 	Reason  string
 	Message string
 }
