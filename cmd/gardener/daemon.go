@@ -107,7 +107,7 @@ Prometheus metrics. With several replicas only the leader acts.`,
 	f.inputs.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.landscape, "landscape", "", "the landscape directory (a mounted ConfigMap or a git-sync checkout; atomic symlink swaps are fine)")
-	fl.StringVar(&f.policy, "policy", string(daemon.PolicyApproveDestructive), "auto (apply every plan), approve-destructive (plans that delete or replace wait for gardener approve) or plan-only")
+	fl.StringVar(&f.policy, "policy", string(daemon.PolicyApproveDestructive), "auto (apply every plan), approve-destructive (plans that delete or replace wait for gardener approve; deleting superseded earlier versions does not count) or plan-only")
 	fl.DurationVar(&f.resync, "resync", 10*time.Minute, "plan the landscape at least this often")
 	fl.DurationVar(&f.poll, "poll", 2*time.Second, "how often the landscape directory and approvals are checked")
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "how long each component may take to become ready")

@@ -86,16 +86,20 @@ func liveCondition(live *unstructured.Unstructured, typ string) *observedConditi
 
 // withThreshold applies gardener-controller-manager's conditionThreshold to a BackupBucketsReady
 // that would be False: "first be set to Progressing and eventually to False once the
-// conditionThreshold expires" (S4:12398). The threshold counts from when the live condition
-// turned Progressing; a condition that is not Progressing or False yet turns Progressing now.
-// It returns when a Progressing condition turns False (zero for False).
+// conditionThreshold expires" (S4:12398). First means from a condition that is True [INF, as
+// Gardener's care controllers do]: it turns Progressing now, and stays Progressing until the
+// threshold has passed since the live condition turned Progressing. From any other state (False,
+// Unknown, not written yet, an unreadable transition time) it is False at once. It returns when
+// a Progressing condition turns False (zero for False).
 func withThreshold(failing render.Condition, live *observedCondition, threshold time.Duration, now time.Time) (render.Condition, time.Time) {
-	since := now
+	var since time.Time
 	switch {
-	case live != nil && live.status == "False":
-		return failing, time.Time{}
+	case live != nil && live.status == "True":
+		since = now
 	case live != nil && live.status == "Progressing" && !live.since.IsZero():
 		since = live.since
+	default:
+		return failing, time.Time{}
 	}
 	ends := since.Add(threshold)
 	if !now.Before(ends) {

@@ -108,9 +108,10 @@ func TestConditionsWithoutClusters(t *testing.T) {
 	assert.Empty(t, got)
 }
 
-// With a conditionThreshold, a failing bucket makes BackupBucketsReady Progressing first and False
-// once the threshold has passed since the live condition turned Progressing (S4:12398); the
-// rendering names the time it turns False, and healthy buckets need no threshold.
+// With a conditionThreshold, a failing bucket turns a True BackupBucketsReady Progressing first
+// and False once the threshold has passed since the live condition turned Progressing
+// (S4:12398); from any other state it is False at once. The rendering names the time it turns
+// False, and healthy buckets need no live Seed.
 func TestBackupBucketsConditionThreshold(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	seed := func(status, since string) *unstructured.Unstructured {
@@ -132,7 +133,9 @@ func TestBackupBucketsConditionThreshold(t *testing.T) {
 		turnsFalseAt string
 	}{
 		{"a new error on a ready seed starts the threshold now", failing, seed("True", "2026-11-01T00:00:00Z"), "Progressing", "2026-11-22T10:05:00Z"},
-		{"no condition written yet: likewise", failing, seed("", ""), "Progressing", "2026-11-22T10:05:00Z"},
+		{"no condition written yet: False at once", failing, seed("", ""), "False", ""},
+		{"Unknown: False at once", failing, seed("Unknown", "2026-11-22T09:59:00Z"), "False", ""},
+		{"Progressing since an unreadable time: False", failing, seed("Progressing", "yesterday"), "False", ""},
 		{"Progressing for 2 of 5 minutes", failing, seed("Progressing", "2026-11-22T09:58:00Z"), "Progressing", "2026-11-22T10:03:00Z"},
 		{"Progressing for 5 minutes: False", failing, seed("Progressing", "2026-11-22T09:55:00Z"), "False", ""},
 		{"False stays False", failing, seed("False", "2026-11-22T09:59:00Z"), "False", ""},

@@ -17,8 +17,9 @@ const (
 	// PolicyAuto applies every plan.
 	PolicyAuto Policy = "auto"
 	// PolicyApproveDestructive applies plans without deletes or replacements at once, drift
-	// repairs included; a plan that deletes or replaces objects waits for an approval naming
-	// its hash.
+	// repairs included, and so plans whose only deletions are superseded earlier versions of
+	// objects they render anew (Destructive); a plan that deletes or replaces objects waits for
+	// an approval naming its hash.
 	PolicyApproveDestructive Policy = "approve-destructive"
 	// PolicyPlanOnly records plans and applies nothing.
 	PolicyPlanOnly Policy = "plan-only"

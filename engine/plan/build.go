@@ -432,6 +432,9 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 			reason = ReasonDestroy
 		case retired:
 			reason = ReasonLifetimeEnded
+		case object.Protected(ref) || opts.PreventDestroy[comp]:
+			// A protected object stays a removal, which needs an approval and --allow-destroy,
+			// whatever supersedes it.
 		default:
 			if next := successor(versioned, comp, ref); next != "" {
 				reason = ReasonSuperseded + ":" + next

@@ -591,37 +591,43 @@ func TestParentAddress(t *testing.T) {
 	}
 }
 
-// An annotation the rendering carries out (render.Object.Consume) is planned as removed while
-// the live object still has the value read: a no-op becomes an update with reason
-// operation_done, and a value someone changed since, or an annotation already gone, is left.
 // An object that supersedes the earlier versions of itself (render.Object.Supersedes) has them
 // deleted with the reason superseded and its name; an object its pattern matches but another
-// component applied, and one of another kind, are removed from the landscape as before.
+// component applied or in another namespace, and a protected one (a shoot namespace), are
+// removed from the landscape as before.
 func TestBuildSupersededVersions(t *testing.T) {
 	c := &fakeCluster{objects: []*unstructured.Unstructured{
 		live(t, cm("apps", "proxy-v1.31.1", map[string]any{"k": "v"}), "component.manifests.a"),
 		live(t, cm("apps", "proxy-v1.31.2", map[string]any{"k": "v"}), "component.manifests.b"),
 		live(t, cm("apps", "other", map[string]any{"k": "v"}), "component.manifests.a"),
 		live(t, cm("tools", "proxy-v1.30.0", map[string]any{"k": "v"}), "component.manifests.a"),
+		live(t, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "shoot--proxy-v1.28.0"}}}, "component.manifests.a"),
 	}}
 	rendered := map[config.InstanceAddress]*Rendered{
 		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: []render.Object{
 			{Cluster: "runtime", Object: cm("", "proxy-v1.31.3", map[string]any{"k": "v"}), DefaultNamespace: "apps", Supersedes: regexp.MustCompile(`^proxy-v[0-9.]+$`)},
+			{Cluster: "runtime", Object: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "shoot--proxy-v1.31.3"}}},
+				Supersedes: regexp.MustCompile(`^shoot--proxy-v[0-9.]+$`)},
 		}},
 		"component.manifests.b": {Address: "component.manifests.b", Type: "manifests"},
 	}
 	res := buildPlan(t, c, rendered, nil)
 	assert.Equal(t, map[string]string{
-		"component.manifests.a ConfigMap apps/proxy-v1.31.3":  "create missing",
-		"component.manifests.a ConfigMap apps/proxy-v1.31.1":  "delete superseded:proxy-v1.31.3",
-		"component.manifests.a ConfigMap apps/other":          "delete removed_from_landscape",
-		"component.manifests.a ConfigMap tools/proxy-v1.30.0": "delete removed_from_landscape",
-		"component.manifests.b ConfigMap apps/proxy-v1.31.2":  "delete removed_from_landscape",
+		"component.manifests.a ConfigMap apps/proxy-v1.31.3":   "create missing",
+		"component.manifests.a ConfigMap apps/proxy-v1.31.1":   "delete superseded:proxy-v1.31.3",
+		"component.manifests.a ConfigMap apps/other":           "delete removed_from_landscape",
+		"component.manifests.a ConfigMap tools/proxy-v1.30.0":  "delete removed_from_landscape",
+		"component.manifests.b ConfigMap apps/proxy-v1.31.2":   "delete removed_from_landscape",
+		"component.manifests.a Namespace shoot--proxy-v1.31.3": "create missing",
+		"component.manifests.a Namespace shoot--proxy-v1.28.0": "delete removed_from_landscape",
 	}, actions(res.Plan))
-	assert.Equal(t, 4, res.Plan.Summary.Destroy)
+	assert.Equal(t, 5, res.Plan.Summary.Destroy)
 	assert.Equal(t, 1, res.Plan.Summary.Superseded)
 }
 
+// An annotation the rendering carries out (render.Object.Consume) is planned as removed while
+// the live object still has the value read: a no-op becomes an update with reason
+// operation_done, and a value someone changed since, or an annotation already gone, is left.
 func TestBuildConsumesOperationAnnotations(t *testing.T) {
 	asking := func(name, value string) *unstructured.Unstructured {
 		u := live(t, cm("apps", name, map[string]any{"k": "v"}), "component.manifests.a")

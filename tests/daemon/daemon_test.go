@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +17,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
@@ -34,24 +32,6 @@ import (
 )
 
 func TestMain(m *testing.M) { os.Exit(localcluster.RunShared(m)) }
-
-// events records what the daemon reports.
-type events struct {
-	mu      sync.Mutex
-	reasons []string
-}
-
-func (e *events) Eventf(_ runtime.Object, _ runtime.Object, eventtype, reason, _, note string, args ...interface{}) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.reasons = append(e.reasons, eventtype+" "+reason+": "+fmt.Sprintf(note, args...))
-}
-
-func (e *events) all() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return strings.Join(e.reasons, "\n")
-}
 
 func landscape(configMaps ...string) string { return namedLandscape("daemon-test", configMaps...) }
 
@@ -110,7 +90,7 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	metrics := daemon.NewMetrics(reg)
 	clusterOpts := cluster.Options{NoDiskCache: true, WrapTransport: metrics.CountRequests}
-	ev := &events{}
+	ev := &landscapetest.Events{}
 	d := daemon.New(daemon.Options{
 		Dir: dir, WorkDir: t.TempDir(), Policy: daemon.PolicyApproveDestructive,
 		Resync: time.Hour, Poll: 200 * time.Millisecond, RetryLock: time.Second, Holder: "daemon-test",
@@ -228,8 +208,8 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	require.Eventually(t, func() bool { s = d.Last(); return s.Phase == daemon.PhaseApplied && len(s.Drifted) > 0 }, 30*time.Second, 100*time.Millisecond)
 	assert.Equal(t, []string{"component.manifests.settings ConfigMap daemon-test/a (runtime)"}, s.Drifted)
 	require.Eventually(t, func() bool {
-		return strings.Contains(ev.all(), "Normal Applied: the plan was applied, repairing 1 drifted object(s)")
-	}, 10*time.Second, 100*time.Millisecond, "an Event records the repair: %s", ev.all())
+		return strings.Contains(ev.All(), "Normal Applied: the plan was applied, repairing 1 drifted object(s)")
+	}, 10*time.Second, 100*time.Millisecond, "an Event records the repair: %s", ev.All())
 
 	// Removing b deletes it: the daemon waits for an approval of exactly that plan.
 	mark()
@@ -253,7 +233,7 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	assert.Contains(t, s.Errors, "nowhere")
 	_, err = configMap("a")
 	assert.NoError(t, err, "the clusters keep the last applied version")
-	require.Eventually(t, func() bool { return strings.Contains(ev.all(), "Warning Invalid") }, 10*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool { return strings.Contains(ev.All(), "Warning Invalid") }, 10*time.Second, 100*time.Millisecond)
 	// So does a syntax error, reported with its line and column; the status ConfigMap says it.
 	mark()
 	landscapetest.Write(t, dir, map[string]string{"main.hcl": landscape("a") + "\ncomponent \"manifests\" \"unclosed\" {\n  cluster = cluster.runtime\n"})

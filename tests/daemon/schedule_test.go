@@ -84,7 +84,7 @@ func TestDaemonRunsAtTheNextScheduledChange(t *testing.T) {
 		},
 		Cluster: clusterOpts,
 		Apply:   apply.Options{Timeout: time.Minute},
-		Status:  status, Events: &events{}, Metrics: daemon.NewMetrics(prometheus.NewRegistry()), Log: testr.New(t),
+		Status:  status, Events: &landscapetest.Events{}, Metrics: daemon.NewMetrics(prometheus.NewRegistry()), Log: testr.New(t),
 		Now: clock, WatchDrift: true,
 	})
 	done := make(chan error, 1)

@@ -2,9 +2,6 @@ package garden
 
 import (
 	"context"
-	"fmt"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/declarative-gardener/gardener/engine/apply"
@@ -27,25 +23,7 @@ import (
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
-// daemonEvents records the daemon's Events, one line each.
-type daemonEvents struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (e *daemonEvents) Eventf(_, _ runtime.Object, eventtype, reason, _, note string, args ...interface{}) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.lines = append(e.lines, eventtype+" "+reason+": "+fmt.Sprintf(note, args...))
-}
-
-func (e *daemonEvents) all() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return strings.Join(e.lines, "\n")
-}
-
-// daemonControlLoops runs the daemon on the local landscape with its clock set 20 seconds before
+// daemonControlLoops runs the daemon on the local landscape with its clock set 30 seconds before
 // a hibernation schedule's start (qa, 21:59 UTC on a weekday) and a minute before dev's
 // maintenance window (22:00 UTC), with a new patch version and machine image version in the
 // cloud profile. Poll and resync are an hour away and the daemon watches nothing: the cycle at
@@ -57,8 +35,9 @@ func daemonControlLoops(t *testing.T, c *localcluster.Cluster, dir string) {
 	require.NoError(t, err)
 	rdyn, vdyn := dyn(t, c.Plane(localcluster.RuntimePlane)), dyn(t, c.Plane(localcluster.VirtualGardenPlane))
 
-	// A weekday two weeks ahead: later than every time the other steps plan at, so that their
-	// plans find the triggers carried out here in the past.
+	// A weekday two weeks ahead, later than every time the other steps plan at: the triggers
+	// carried out here are then the latest a Shoot records, and the earlier times those steps
+	// plan at find no trigger newer than them to carry out.
 	day := time.Now().UTC().AddDate(0, 0, 14)
 	for day.Weekday() == time.Saturday || day.Weekday() == time.Sunday || day.Weekday() == time.Friday {
 		day = day.AddDate(0, 0, 1)
@@ -100,12 +79,12 @@ func daemonControlLoops(t *testing.T, c *localcluster.Cluster, dir string) {
 		require.NoError(t, err)
 	}
 	realStart := time.Now()
-	offset := start.Add(-20 * time.Second).Sub(realStart)
+	offset := start.Add(-30 * time.Second).Sub(realStart)
 	clock := func() time.Time { return time.Now().Add(offset) }
 	reg := prometheus.NewRegistry()
 	metrics := daemon.NewMetrics(reg)
 	clusterOpts := cluster.Options{NoDiskCache: true}
-	ev := &daemonEvents{}
+	ev := &landscapetest.Events{}
 	d := daemon.New(daemon.Options{
 		Dir: dir, WorkDir: t.TempDir(), Policy: daemon.PolicyApproveDestructive,
 		Resync: time.Hour, Poll: time.Hour, RetryLock: time.Second, Holder: "garden-daemon-test",
@@ -137,15 +116,17 @@ func daemonControlLoops(t *testing.T, c *localcluster.Cluster, dir string) {
 
 	// The first cycle finds the landscape applied and names the schedule's start as the next
 	// change (dev's window comes a minute later).
-	require.Eventually(t, func() bool { return cycles() == 1 }, 2*time.Minute, 100*time.Millisecond, "the first cycle")
+	// A cycle's status is published a moment after it is counted: wait for the status.
+	require.Eventually(t, func() bool { return !d.Last().PlanTime.IsZero() }, 2*time.Minute, 100*time.Millisecond, "the first cycle")
 	first := d.Last()
+	require.Equal(t, float64(1), cycles())
 	require.Equal(t, daemon.PhaseUpToDate, first.Phase, "%+v", first)
 	require.True(t, clock().Before(start), "the first cycle ended before the start; a slower machine needs a longer lead: %+v", first)
 	assert.Equal(t, start, first.NextChange.UTC())
 
 	// At 21:59 on the daemon's clock, a cycle hibernates qa: the plan names the schedule, and
 	// hibernation is no destructive change that waits for an approval.
-	require.Eventually(t, func() bool { return cycles() == 2 && d.Last().Phase != "" }, 90*time.Second, 100*time.Millisecond,
+	require.Eventually(t, func() bool { return d.Last().PlanTime.After(first.PlanTime) }, 3*time.Minute, 100*time.Millisecond,
 		"a cycle at the start; last: %+v", d.Last())
 	hibernated := d.Last()
 	assert.False(t, hibernated.PlanTime.Before(start), "not before its time: %s", hibernated.PlanTime)
@@ -156,7 +137,7 @@ func daemonControlLoops(t *testing.T, c *localcluster.Cluster, dir string) {
 	assert.Equal(t, window, hibernated.NextChange.UTC(), "next comes dev's window")
 
 	// At 22:00, the window's cycle moves dev to the newest patch version and image version.
-	require.Eventually(t, func() bool { return cycles() == 3 && d.Last().PlanTime.After(hibernated.PlanTime) }, 90*time.Second, 100*time.Millisecond,
+	require.Eventually(t, func() bool { return d.Last().PlanTime.After(hibernated.PlanTime) }, 3*time.Minute, 100*time.Millisecond,
 		"a cycle at the window's begin; last: %+v", d.Last())
 	maintained := d.Last()
 	assert.False(t, maintained.PlanTime.Before(window), "not before its time: %s", maintained.PlanTime)
@@ -164,7 +145,7 @@ func daemonControlLoops(t *testing.T, c *localcluster.Cluster, dir string) {
 	assert.Equal(t, []string{"1.31.4", "1.0.2"}, devVersions(), "the window updated dev")
 	assert.Equal(t, int64(0), etcdMain(), "qa sleeps on")
 	assert.True(t, maintained.NextChange.After(window), "the next change is later: %s", maintained.NextChange)
-	assert.Contains(t, ev.all(), "Normal Applied")
+	assert.Contains(t, ev.All(), "Normal Applied")
 
 	stop()
 	require.NoError(t, <-done)
