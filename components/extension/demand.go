@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -81,7 +82,8 @@ func observeDemand(in render.Input, v Values) (map[string]*liveDemand, error) {
 			return nil, fmt.Errorf("extension %s: read the ControllerInstallation %s: %w", v.Name, ref.Name, err)
 		}
 		d.Installed = live != nil
-		d.StillRequired = live != nil && conditionTrue(live, "Required")
+		required, ok := gardenapi.LiveCondition(live, "Required")
+		d.StillRequired = ok && required.Status == "True"
 	}
 	return out, nil
 }
@@ -162,17 +164,6 @@ func shootTypes(shoot *unstructured.Unstructured) (types, disabled []string) {
 	}
 	sort.Strings(types)
 	return types, disabled
-}
-
-// conditionTrue reports whether a live object's status has the condition with status True.
-func conditionTrue(u *unstructured.Unstructured, typ string) bool {
-	conditions, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	for _, c := range conditions {
-		if m, ok := c.(map[string]any); ok && m["type"] == typ {
-			return m["status"] == "True"
-		}
-	}
-	return false
 }
 
 // changeNotices tell the plan's reader why the extension comes to or leaves a seed, for the seeds

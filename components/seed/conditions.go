@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -47,7 +48,8 @@ func conditions(in render.Input, name, virtual string, threshold time.Duration) 
 			if err != nil {
 				return nil, time.Time{}, fmt.Errorf("seed %s: read the live Seed: %w", name, err)
 			}
-			ready, revisit = withThreshold(ready, liveCondition(live, ConditionBackupBucketsReady), threshold, in.Now)
+			prev, known := gardenapi.LiveCondition(live, ConditionBackupBucketsReady)
+			ready, revisit = withThreshold(ready, prev, known, threshold, in.Now)
 		}
 		out = append(out, ready)
 	}
@@ -58,32 +60,6 @@ func conditions(in render.Input, name, virtual string, threshold time.Duration) 
 	return append(out, extensionsReady(installations)), revisit, nil
 }
 
-// observedCondition is a condition of a live object: its status and since when it has it.
-type observedCondition struct {
-	status string
-	since  time.Time
-}
-
-// liveCondition reads the condition of type typ from a live object's .status.conditions; nil
-// when the object or the condition does not exist.
-func liveCondition(live *unstructured.Unstructured, typ string) *observedCondition {
-	if live == nil {
-		return nil
-	}
-	conditions, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
-	for _, c := range conditions {
-		m, ok := c.(map[string]any)
-		if !ok || m["type"] != typ {
-			continue
-		}
-		status, _ := m["status"].(string)
-		since, _ := m["lastTransitionTime"].(string)
-		at, _ := time.Parse(time.RFC3339, since)
-		return &observedCondition{status: status, since: at}
-	}
-	return nil
-}
-
 // withThreshold applies gardener-controller-manager's conditionThreshold to a BackupBucketsReady
 // that would be False: "first be set to Progressing and eventually to False once the
 // conditionThreshold expires" (S4:12398). First means from a condition that is True [INF, as
@@ -91,13 +67,13 @@ func liveCondition(live *unstructured.Unstructured, typ string) *observedConditi
 // threshold has passed since the live condition turned Progressing. From any other state (False,
 // Unknown, not written yet, an unreadable transition time) it is False at once. It returns when
 // a Progressing condition turns False (zero for False).
-func withThreshold(failing render.Condition, live *observedCondition, threshold time.Duration, now time.Time) (render.Condition, time.Time) {
+func withThreshold(failing render.Condition, live gardenapi.Condition, known bool, threshold time.Duration, now time.Time) (render.Condition, time.Time) {
 	var since time.Time
 	switch {
-	case live != nil && live.status == "True":
+	case known && live.Status == "True":
 		since = now
-	case live != nil && live.status == "Progressing" && !live.since.IsZero():
-		since = live.since
+	case known && live.Status == "Progressing" && !live.LastTransitionTime.IsZero():
+		since = live.LastTransitionTime
 	default:
 		return failing, time.Time{}
 	}
@@ -170,23 +146,13 @@ func extensionsReady(installations []unstructured.Unstructured) render.Condition
 // installationProblem says which of a ControllerInstallation's conditions is not as ready
 // requires, with its message; "" when all are.
 func installationProblem(u *unstructured.Unstructured) string {
-	conditions, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	byType := map[string]map[string]any{}
-	for _, c := range conditions {
-		if m, ok := c.(map[string]any); ok {
-			if t, ok := m["type"].(string); ok {
-				byType[t] = m
-			}
-		}
-	}
 	for _, want := range []struct{ typ, status string }{{"Valid", "True"}, {"Installed", "True"}, {"Healthy", "True"}, {"Progressing", "False"}} {
-		c, ok := byType[want.typ]
+		c, ok := gardenapi.LiveCondition(u, want.typ)
 		if !ok {
 			return want.typ + " is not reported yet"
 		}
-		if got, _ := c["status"].(string); got != want.status {
-			msg, _ := c["message"].(string)
-			return fmt.Sprintf("%s is %s (%s)", want.typ, got, msg)
+		if c.Status != want.status {
+			return fmt.Sprintf("%s is %s (%s)", want.typ, c.Status, c.Message)
 		}
 	}
 	return ""

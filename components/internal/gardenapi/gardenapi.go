@@ -3,7 +3,8 @@
 // exposure class) do alike: decoding their configuration with the object's name defaulted to the
 // instance name, waiting for names known only after apply, checking names, and rendering the
 // fields several of these kinds share (label selectors, tolerations, quota references, free-form
-// values). Keeping it in one place keeps the components' rules and error messages the same.
+// values), and reading the conditions of live Gardener objects that components decide from.
+// Keeping it in one place keeps the components' rules and error messages the same.
 package gardenapi
 
 import (
