@@ -113,8 +113,8 @@ func ManagedResources(v Values, cluster, namespace string) ([]render.Object, err
 		if err != nil {
 			return nil, fmt.Errorf("shoot system components: %w", err)
 		}
+		pool, versioned := pools[part.Name]
 		for i, o := range objs {
-			pool, versioned := pools[part.Name]
 			if o.Object.GetKind() == "ManagedResource" {
 				labels := o.Object.GetLabels()
 				if labels == nil {

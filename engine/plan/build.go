@@ -99,6 +99,12 @@ type OutputValue struct {
 	Sensitive bool
 }
 
+// protects reports whether deleting or replacing ref, an object of component, needs
+// --allow-destroy: a stateful class (object.Protected) or a component with prevent_destroy.
+func (o *Options) protects(ref object.Ref, component string) bool {
+	return object.Protected(ref) || o.PreventDestroy[component]
+}
+
 // Desired is a rendered object the plan wants in a cluster, stamped with its inventory label.
 type Desired struct {
 	Cluster   string
@@ -237,7 +243,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	for _, c := range res.Plan.Components {
 		sortObjects(c.Objects)
 		for _, o := range c.Objects {
-			if (o.Action == Delete || o.Action == Replace) && (object.Protected(o.Ref) || opts.PreventDestroy[c.Address]) {
+			if (o.Action == Delete || o.Action == Replace) && opts.protects(o.Ref, c.Address) {
 				res.Plan.Warnings = append(res.Plan.Warnings, fmt.Sprintf("%s in cluster %s is protected: apply will %s it only with --allow-destroy %s", o.Ref, o.Cluster, o.Action, c.Address))
 			}
 		}
@@ -432,7 +438,7 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 			reason = ReasonDestroy
 		case retired:
 			reason = ReasonLifetimeEnded
-		case object.Protected(ref) || opts.PreventDestroy[comp]:
+		case opts.protects(ref, comp):
 			// A protected object stays a removal, which needs an approval and --allow-destroy,
 			// whatever supersedes it.
 		default:
