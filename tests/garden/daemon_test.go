@@ -12,7 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/declarative-gardener/gardener/engine/apply"
@@ -46,21 +45,7 @@ func daemonControlLoops(t *testing.T, c *localcluster.Cluster, dir string) {
 		return time.Date(day.Year(), day.Month(), day.Day(), hour, minute, second, 0, time.UTC)
 	}
 	start, window := at(21, 59, 0), at(22, 0, 0)
-	etcdMain := func() int64 {
-		e, err := rdyn.Resource(etcdsGVR).Namespace("shoot--local--qa").Get(ctx, "etcd-main", metav1.GetOptions{})
-		require.NoError(t, err)
-		replicas, _, _ := unstructured.NestedInt64(e.Object, "spec", "replicas")
-		return replicas
-	}
-	devVersions := func() []string {
-		shoot, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "dev", metav1.GetOptions{})
-		require.NoError(t, err)
-		k8s, _, _ := unstructured.NestedString(shoot.Object, "spec", "kubernetes", "version")
-		pools, _, _ := unstructured.NestedSlice(shoot.Object, "spec", "provider", "workers")
-		require.NotEmpty(t, pools)
-		image, _, _ := unstructured.NestedString(pools[0].(map[string]any), "machine", "image", "version")
-		return []string{k8s, image}
-	}
+	etcdMain := func() int64 { return qaEtcdMainReplicas(t, rdyn) }
 
 	// Set up by hand, as a user's apply before the daemon takes over: qa's schedule moves to
 	// 21:59-06:00 UTC on weekdays, and the cloud profile offers 1.31.4 and image 1.0.2.
@@ -72,7 +57,7 @@ func daemonControlLoops(t *testing.T, c *localcluster.Cluster, dir string) {
 		"    version \"1.0.1\" {\n      classification = \"supported\"\n    }\n\n    version \"1.0.2\" {\n      classification = \"supported\"\n    }")
 	applyAt(t, dir, at(21, 50, 0))
 	require.Equal(t, int64(1), etcdMain(), "qa is awake before the start")
-	require.Equal(t, []string{"1.31.3", "1.0.1"}, devVersions(), "dev waits for its window")
+	require.Equal(t, []string{"1.31.3", "1.0.1"}, devVersions(t, vdyn), "dev waits for its window")
 
 	_, err = runtimeCS.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "garden-daemon-status"}}, metav1.CreateOptions{})
 	if !apierrors.IsAlreadyExists(err) {
@@ -133,7 +118,7 @@ func daemonControlLoops(t *testing.T, c *localcluster.Cluster, dir string) {
 	require.Equal(t, daemon.PhaseApplied, hibernated.Phase, "%+v", hibernated)
 	assert.Contains(t, hibernated.PlanJSON, `hibernation schedule 1 (start \"59 21 * * 1-5\", end \"0 6 * * 1-5\" in UTC) at `+start.Format(time.RFC3339)+` hibernates the shoot`)
 	assert.Equal(t, int64(0), etcdMain(), "the start hibernated qa")
-	assert.Equal(t, []string{"1.31.3", "1.0.1"}, devVersions(), "dev still waits for its window")
+	assert.Equal(t, []string{"1.31.3", "1.0.1"}, devVersions(t, vdyn), "dev still waits for its window")
 	assert.Equal(t, window, hibernated.NextChange.UTC(), "next comes dev's window")
 
 	// At 22:00, the window's cycle moves dev to the newest patch version and image version.
@@ -142,7 +127,7 @@ func daemonControlLoops(t *testing.T, c *localcluster.Cluster, dir string) {
 	maintained := d.Last()
 	assert.False(t, maintained.PlanTime.Before(window), "not before its time: %s", maintained.PlanTime)
 	require.Equal(t, daemon.PhaseApplied, maintained.Phase, "%+v", maintained)
-	assert.Equal(t, []string{"1.31.4", "1.0.2"}, devVersions(), "the window updated dev")
+	assert.Equal(t, []string{"1.31.4", "1.0.2"}, devVersions(t, vdyn), "the window updated dev")
 	assert.Equal(t, int64(0), etcdMain(), "qa sleeps on")
 	assert.True(t, maintained.NextChange.After(window), "the next change is later: %s", maintained.NextChange)
 	assert.Contains(t, ev.All(), "Normal Applied")

@@ -513,7 +513,6 @@ func planGoldenAt(t *testing.T, dir, name string, now time.Time) {
 // with the plan naming the schedule; the morning's end wakes it up; a weekend passes without
 // triggers.
 func hibernationSchedule(t *testing.T, c *localcluster.Cluster, dir string) {
-	ctx := context.Background()
 	rdyn := dyn(t, c.Plane(localcluster.RuntimePlane))
 	tokyo, err := time.LoadLocation("Asia/Tokyo")
 	require.NoError(t, err)
@@ -525,12 +524,7 @@ func hibernationSchedule(t *testing.T, c *localcluster.Cluster, dir string) {
 	at := func(days, hour, minute int) time.Time {
 		return time.Date(day.Year(), day.Month(), day.Day()+days, hour, minute, 0, 0, tokyo)
 	}
-	etcdMain := func() int64 {
-		e, err := rdyn.Resource(etcdsGVR).Namespace("shoot--local--qa").Get(ctx, "etcd-main", metav1.GetOptions{})
-		require.NoError(t, err)
-		replicas, _, _ := unstructured.NestedInt64(e.Object, "spec", "replicas")
-		return replicas
-	}
+	etcdMain := func() int64 { return qaEtcdMainReplicas(t, rdyn) }
 
 	editLandscape(t, dir, "shoots.hcl", "    enabled = var.hibernate_qa\n", "    enabled = var.hibernate_qa\n\n    schedules {\n      start    = \"0 20 * * 1-5\"\n      end      = \"0 7 * * 1-5\"\n      location = \"Asia/Tokyo\"\n    }\n")
 	applyAt(t, dir, at(0, 15, 0))
@@ -561,6 +555,28 @@ func planText(t *testing.T, pl *plan.Plan) string {
 	var text bytes.Buffer
 	require.NoError(t, views.Plan(&text, pl, views.PlanOptions{}))
 	return text.String()
+}
+
+// qaEtcdMainReplicas is the replica count of qa's etcd-main: 0 while qa hibernates.
+func qaEtcdMainReplicas(t *testing.T, rdyn dynamic.Interface) int64 {
+	t.Helper()
+	e, err := rdyn.Resource(etcdsGVR).Namespace("shoot--local--qa").Get(context.Background(), "etcd-main", metav1.GetOptions{})
+	require.NoError(t, err)
+	replicas, _, _ := unstructured.NestedInt64(e.Object, "spec", "replicas")
+	return replicas
+}
+
+// devVersions are dev's Kubernetes version and its first worker pool's machine image version,
+// as the live Shoot has them.
+func devVersions(t *testing.T, vdyn dynamic.Interface) []string {
+	t.Helper()
+	shoot, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(context.Background(), "dev", metav1.GetOptions{})
+	require.NoError(t, err)
+	k8s, _, _ := unstructured.NestedString(shoot.Object, "spec", "kubernetes", "version")
+	pools, _, _ := unstructured.NestedSlice(shoot.Object, "spec", "provider", "workers")
+	require.NotEmpty(t, pools)
+	image, _, _ := unstructured.NestedString(pools[0].(map[string]any), "machine", "image", "version")
+	return []string{k8s, image}
 }
 
 // noteOf returns the plan note of a component.
@@ -594,21 +610,11 @@ func planAt(t *testing.T, dir string, now time.Time) *plan.Plan {
 // the new patch version by force (S4:23817) and its pool to the new image (auto update,
 // S4:23104); afterwards the raised versions stay although the landscape still says 1.31.1.
 func versionMaintenance(t *testing.T, c *localcluster.Cluster, dir string) {
-	ctx := context.Background()
 	vdyn := dyn(t, c.Plane(localcluster.VirtualGardenPlane))
 	day := time.Now().UTC().AddDate(0, 0, 1)
 	outside := time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, time.UTC)
 	inside := time.Date(day.Year(), day.Month(), day.Day(), 22, 30, 0, 0, time.UTC)
 	expired := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC).Format(time.RFC3339)
-	versions := func() (k8s, image string) {
-		shoot, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "dev", metav1.GetOptions{})
-		require.NoError(t, err)
-		k8s, _, _ = unstructured.NestedString(shoot.Object, "spec", "kubernetes", "version")
-		pools, _, _ := unstructured.NestedSlice(shoot.Object, "spec", "provider", "workers")
-		require.NotEmpty(t, pools)
-		image, _, _ = unstructured.NestedString(pools[0].(map[string]any), "machine", "image", "version")
-		return k8s, image
-	}
 
 	editLandscape(t, dir, "gardener-api.hcl", "  kubernetes_version \"1.31.1\" {\n    classification = \"supported\"\n  }",
 		"  kubernetes_version \"1.31.1\" {\n    classification  = \"deprecated\"\n    expiration_date = \""+expired+"\"\n  }\n\n  kubernetes_version \"1.31.3\" {\n    classification = \"supported\"\n  }")
@@ -619,8 +625,7 @@ func versionMaintenance(t *testing.T, c *localcluster.Cluster, dir string) {
 	assert.False(t, pl.HasChanges(), "outside the window maintenance waits")
 	assert.Contains(t, pl.Notices, "shoot dev: maintenance window 22:00-23:00 UTC (next "+time.Date(day.Year(), day.Month(), day.Day(), 22, 0, 0, 0, time.UTC).Format(time.RFC3339)+
 		"): Control Plane: Updated Kubernetes version '1.31.1' to version 1.31.3. Reason: Kubernetes version expired - force update required")
-	k8s, image := versions()
-	assert.Equal(t, []string{"1.31.1", "1.0.0"}, []string{k8s, image})
+	assert.Equal(t, []string{"1.31.1", "1.0.0"}, devVersions(t, vdyn))
 
 	// The maintain operation maintains at once, outside the window (S4:24037-24039); withdrawn
 	// again here, so that the window below does the maintenance.
@@ -639,8 +644,7 @@ func versionMaintenance(t *testing.T, c *localcluster.Cluster, dir string) {
 
 	planGoldenAt(t, dir, "plan-maintenance-dev.txt", inside)
 	applyAt(t, dir, inside)
-	k8s, image = versions()
-	assert.Equal(t, []string{"1.31.3", "1.0.1"}, []string{k8s, image}, "the window updated dev")
+	assert.Equal(t, []string{"1.31.3", "1.0.1"}, devVersions(t, vdyn), "the window updated dev")
 	next := planAt(t, dir, outside.AddDate(0, 0, 1))
 	assert.False(t, next.HasChanges(), "the raised versions stay although the landscape says 1.31.1")
 	assert.Empty(t, next.Notices, "nothing left for the next window")
