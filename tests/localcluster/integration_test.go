@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -58,6 +59,9 @@ func TestLocalClusterEndToEnd(t *testing.T) {
 			v, err := cs.Discovery().ServerVersion()
 			require.NoError(t, err, name)
 			assert.Equal(t, "1", v.Major, name)
+			// The version the binaries were built at (tests/tools/build.sh), not v0.0.0-master.
+			assert.Regexp(t, `^v1\.[0-9]+\.[0-9]+$`, v.GitVersion, name)
+			assert.Equal(t, "v"+v.Major+"."+v.Minor, v.GitVersion[:len("v"+v.Major+"."+v.Minor)], name)
 			assert.Equal(t, c.Plane(name).Server(), rest.Host)
 		}
 	})
@@ -160,32 +164,57 @@ func TestLocalClusterEndToEnd(t *testing.T) {
 		})
 	})
 
-	t.Run("the virtual garden serves the Gardener API stand-in", func(t *testing.T) {
+	t.Run("the virtual garden serves the real Gardener API", func(t *testing.T) {
 		vg := c.Plane(VirtualGardenPlane)
 		dyn := dynamicClient(t, vg)
+		// Every group version is an APIService backed by gardener-apiserver, not a CRD.
+		for _, gv := range GardenerAPIGroupVersions {
+			s, err := dyn.Resource(apiServiceResource).Get(ctx, gv.Version+"."+gv.Group, metav1.GetOptions{})
+			require.NoError(t, err, gv)
+			assert.True(t, apiServiceAvailable(s), gv)
+			namespace, _, _ := unstructured.NestedString(s.Object, "spec", "service", "namespace")
+			name, _, _ := unstructured.NestedString(s.Object, "spec", "service", "name")
+			assert.Equal(t, "garden/gardener-apiserver", namespace+"/"+name, gv)
+		}
+		crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+		_, err := crds.Get(ctx, "shoots.core.gardener.cloud", metav1.GetOptions{})
+		assert.True(t, apierrors.IsNotFound(err), "no stand-in CRD for shoots: %v", err)
+		_, err = crds.Get(ctx, "gardens.operator.gardener.cloud", metav1.GetOptions{})
+		assert.NoError(t, err, "gardener-operator's kinds stay CRDs")
+
 		projects := dyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "projects"})
-		_, err := projects.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+		_, err = projects.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Project",
 			"metadata": map[string]any{"name": "dev"},
 			"spec":     map[string]any{"namespace": "garden-dev"},
 		}}, metav1.CreateOptions{})
 		require.NoError(t, err)
-		// The schema is enforced: a Project's namespace must be a string.
+		// Gardener's own validation, which no schema expresses: project names have at most 10
+		// characters.
 		_, err = projects.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Project",
-			"metadata": map[string]any{"name": "broken"},
-			"spec":     map[string]any{"namespace": map[string]any{"not": "a string"}},
+			"metadata": map[string]any{"name": "far-too-long-a-name"},
 		}}, metav1.CreateOptions{})
 		require.Error(t, err)
-		assert.Contains(t, err.Error(), "spec.namespace")
+		assert.Contains(t, err.Error(), "metadata.name: Too long: may not be more than 10 bytes")
+		// kwok's stages act on the aggregated kinds as on CRDs: the Project turns Ready.
+		waitFor(t, "project dev Ready", func(ctx context.Context) (bool, error) {
+			p, err := projects.Get(ctx, "dev", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			phase, _, _ := unstructured.NestedString(p.Object, "status", "phase")
+			return phase == "Ready", nil
+		})
 	})
 
 	t.Run("stop leaves no process and no data behind", func(t *testing.T) {
 		pids := c.PIDs()
 		// etcd and kube-apiserver on all three planes; kube-controller-manager, kube-scheduler and
 		// kwok on the two workload planes; the stage kwok on all three, since every plane has
-		// Services whose load balancers it gives addresses to.
-		assert.Len(t, pids, 3*2+2*3+3)
+		// Services whose load balancers it gives addresses to; gardener-apiserver on the virtual
+		// garden.
+		assert.Len(t, pids, 3*2+2*3+3+1)
 		require.NoError(t, c.Stop())
 		stopped = true
 		for _, pid := range pids {

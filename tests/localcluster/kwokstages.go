@@ -69,7 +69,7 @@ func (p *Plane) startCRStageWatcher(ctx context.Context) error {
 		if err != nil {
 			return
 		}
-		wanted := establishedStageKinds(stages, crds)
+		wanted := servedStageKinds(stages, crds, p.aggregatedGroupVersions())
 		if slices.Equal(wanted, running) && !p.crKwokExited() {
 			return
 		}
@@ -122,9 +122,18 @@ func (p *Plane) startCRStageWatcher(ctx context.Context) error {
 	return nil
 }
 
-// establishedStageKinds returns, sorted, the kinds with a stage whose CRD serves them and is
-// Established, and the built-in kinds with a stage.
-func establishedStageKinds(stages []stage, crds []*apiextensionsv1.CustomResourceDefinition) []schema.GroupVersionKind {
+// aggregatedGroupVersions are the group versions an aggregated server of the plane serves from
+// start-up on: gardener-apiserver's on a GardenerAPI plane.
+func (p *Plane) aggregatedGroupVersions() []schema.GroupVersion {
+	if p.opts.GardenerAPI {
+		return GardenerAPIGroupVersions
+	}
+	return nil
+}
+
+// servedStageKinds returns, sorted, the kinds with a stage that the plane serves: by a CRD that is
+// Established, by an aggregated server of the plane (aggregated), or built in.
+func servedStageKinds(stages []stage, crds []*apiextensionsv1.CustomResourceDefinition, aggregated []schema.GroupVersion) []schema.GroupVersionKind {
 	served := map[schema.GroupVersionKind]bool{}
 	for _, crd := range crds {
 		if !crdEstablished(crd) {
@@ -139,7 +148,8 @@ func establishedStageKinds(stages []stage, crds []*apiextensionsv1.CustomResourc
 	var kinds []schema.GroupVersionKind
 	for _, s := range stages {
 		// Built-in kinds (the core group's Service) are always served.
-		if (served[s.gvk] || s.gvk.Group == "") && !slices.Contains(kinds, s.gvk) {
+		builtIn := s.gvk.Group == ""
+		if (served[s.gvk] || builtIn || slices.Contains(aggregated, s.gvk.GroupVersion())) && !slices.Contains(kinds, s.gvk) {
 			kinds = append(kinds, s.gvk)
 		}
 	}

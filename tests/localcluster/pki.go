@@ -28,6 +28,12 @@ type credentials struct {
 	saPublicPEM    []byte
 	saPrivatePEM   []byte
 	adminToken     string
+
+	frontProxyCACertPEM      []byte
+	frontProxyClientCertPEM  []byte
+	frontProxyClientKeyPEM   []byte
+	gardenerAPIServerCertPEM []byte
+	gardenerAPIServerKeyPEM  []byte
 }
 
 // serviceClusterIPRange is the Service CIDR of every local control plane; its first address is the
@@ -42,48 +48,34 @@ const (
 // newCredentials generates the PKI of one control plane. ECDSA P-256 keeps generation in the
 // millisecond range, which matters when tests start several control planes.
 func newCredentials(now time.Time) (*credentials, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caCert, caKey, caPEM, err := newCA(now, "localcluster-ca")
 	if err != nil {
-		return nil, fmt.Errorf("ca key: %w", err)
+		return nil, err
 	}
-	caTemplate := &x509.Certificate{
-		SerialNumber:          randomSerial(),
-		Subject:               pkix.Name{CommonName: "localcluster-ca"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
+	c := &credentials{caCertPEM: caPEM}
+	if c.caKeyPEM, err = ecPrivateKeyPEM(caKey); err != nil {
+		return nil, err
 	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTemplate, caTemplate, &caKey.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("ca certificate: %w", err)
-	}
-	caCert, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, fmt.Errorf("ca certificate: %w", err)
-	}
-
-	servingKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("serving key: %w", err)
-	}
-	servingTemplate := &x509.Certificate{
-		SerialNumber: randomSerial(),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames: []string{
-			"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
-			"kubernetes.default.svc.cluster.local",
-		},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP(kubernetesServiceIP)},
-	}
-	servingDER, err := x509.CreateCertificate(rand.Reader, servingTemplate, caCert, &servingKey.PublicKey, caKey)
-	if err != nil {
+	if c.servingCertPEM, c.servingKeyPEM, err = issue(now, caCert, caKey, "kube-apiserver", x509.ExtKeyUsageServerAuth,
+		[]string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+		[]net.IP{net.ParseIP("127.0.0.1"), net.ParseIP(kubernetesServiceIP)}); err != nil {
 		return nil, fmt.Errorf("serving certificate: %w", err)
+	}
+	// The aggregation layer: kube-apiserver proxies requests for an APIService with this client
+	// certificate, and the aggregated server trusts the user it names in X-Remote-User only when
+	// the certificate chains to the request-header CA (Kubernetes' "Configure the Aggregation
+	// Layer" task). A CA of its own, as kubeadm does, so that no other client certificate of the
+	// plane can pose as the proxy.
+	if c.frontProxyCACertPEM, c.frontProxyClientCertPEM, c.frontProxyClientKeyPEM, err = frontProxyPKI(now); err != nil {
+		return nil, err
+	}
+	// gardener-apiserver's serving certificate: the aggregator checks it against the name of the
+	// APIService's Service (<name>.<namespace>.svc) and the plane CA as caBundle.
+	if c.gardenerAPIServerCertPEM, c.gardenerAPIServerKeyPEM, err = issue(now, caCert, caKey, gardenerAPIServerService, x509.ExtKeyUsageServerAuth,
+		[]string{"localhost", gardenerAPIServerService + "." + gardenerAPIServerNamespace + ".svc",
+			gardenerAPIServerService + "." + gardenerAPIServerNamespace + ".svc.cluster.local"},
+		[]net.IP{net.ParseIP("127.0.0.1")}); err != nil {
+		return nil, fmt.Errorf("gardener-apiserver serving certificate: %w", err)
 	}
 
 	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -96,17 +88,7 @@ func newCredentials(now time.Time) (*credentials, error) {
 		return nil, fmt.Errorf("admin token: %w", err)
 	}
 
-	c := &credentials{
-		caCertPEM:      pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		servingCertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: servingDER}),
-		adminToken:     hex.EncodeToString(token),
-	}
-	if c.caKeyPEM, err = ecPrivateKeyPEM(caKey); err != nil {
-		return nil, err
-	}
-	if c.servingKeyPEM, err = ecPrivateKeyPEM(servingKey); err != nil {
-		return nil, err
-	}
+	c.adminToken = hex.EncodeToString(token)
 	if c.saPrivatePEM, err = ecPrivateKeyPEM(saKey); err != nil {
 		return nil, err
 	}
@@ -118,9 +100,81 @@ func newCredentials(now time.Time) (*credentials, error) {
 	return c, nil
 }
 
+// frontProxyClientName is the common name of the aggregation layer's client certificate, the one
+// name --requestheader-allowed-names admits.
+const frontProxyClientName = "front-proxy-client"
+
+// frontProxyPKI creates the request-header CA and the front proxy's client certificate.
+func frontProxyPKI(now time.Time) (caPEM, certPEM, keyPEM []byte, err error) {
+	ca, key, caPEM, err := newCA(now, "localcluster-front-proxy-ca")
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("front-proxy %w", err)
+	}
+	certPEM, keyPEM, err = issue(now, ca, key, frontProxyClientName, x509.ExtKeyUsageClientAuth, nil, nil)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("front-proxy client certificate: %w", err)
+	}
+	return caPEM, certPEM, keyPEM, nil
+}
+
+// newCA creates a self-signed CA valid for ten years.
+func newCA(now time.Time, commonName string) (*x509.Certificate, *ecdsa.PrivateKey, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("ca key: %w", err)
+	}
+	template := &x509.Certificate{
+		SerialNumber:          randomSerial(),
+		Subject:               pkix.Name{CommonName: commonName},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("ca certificate: %w", err)
+	}
+	ca, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("ca certificate: %w", err)
+	}
+	return ca, key, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
+}
+
+// issue creates a key pair and a certificate for it, valid for a year, signed by the CA.
+func issue(now time.Time, ca *x509.Certificate, caKey *ecdsa.PrivateKey, commonName string, usage x509.ExtKeyUsage,
+	dnsNames []string, ips []net.IP) (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, fmt.Errorf("key: %w", err)
+	}
+	template := &x509.Certificate{
+		SerialNumber: randomSerial(),
+		Subject:      pkix.Name{CommonName: commonName},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+		DNSNames:     dnsNames,
+		IPAddresses:  ips,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, template, ca, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, nil, fmt.Errorf("certificate: %w", err)
+	}
+	if keyPEM, err = ecPrivateKeyPEM(key); err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), keyPEM, nil
+}
+
 // pkiFiles are the paths the control plane binaries read the credentials from.
 type pkiFiles struct {
 	caCert, caKey, servingCert, servingKey, saPublic, saPrivate, tokens string
+	frontProxyCACert, frontProxyClientCert, frontProxyClientKey         string
+	gardenerAPIServerCert, gardenerAPIServerKey                         string
 }
 
 // write stores the credentials under dir with owner-only permissions.
@@ -133,6 +187,12 @@ func (c *credentials) write(dir string) (pkiFiles, error) {
 		saPublic:    filepath.Join(dir, "sa.pub"),
 		saPrivate:   filepath.Join(dir, "sa.key"),
 		tokens:      filepath.Join(dir, "tokens.csv"),
+
+		frontProxyCACert:      filepath.Join(dir, "front-proxy-ca.crt"),
+		frontProxyClientCert:  filepath.Join(dir, "front-proxy-client.crt"),
+		frontProxyClientKey:   filepath.Join(dir, "front-proxy-client.key"),
+		gardenerAPIServerCert: filepath.Join(dir, "gardener-apiserver.crt"),
+		gardenerAPIServerKey:  filepath.Join(dir, "gardener-apiserver.key"),
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return f, fmt.Errorf("pki directory: %w", err)
@@ -142,7 +202,9 @@ func (c *credentials) write(dir string) (pkiFiles, error) {
 	for path, data := range map[string][]byte{
 		f.caCert: c.caCertPEM, f.caKey: c.caKeyPEM, f.servingCert: c.servingCertPEM,
 		f.servingKey: c.servingKeyPEM, f.saPublic: c.saPublicPEM, f.saPrivate: c.saPrivatePEM,
-		f.tokens: tokens,
+		f.tokens: tokens, f.frontProxyCACert: c.frontProxyCACertPEM, f.frontProxyClientCert: c.frontProxyClientCertPEM,
+		f.frontProxyClientKey: c.frontProxyClientKeyPEM, f.gardenerAPIServerCert: c.gardenerAPIServerCertPEM,
+		f.gardenerAPIServerKey: c.gardenerAPIServerKeyPEM,
 	} {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			return f, fmt.Errorf("pki file %s: %w", filepath.Base(path), err)

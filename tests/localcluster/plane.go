@@ -33,8 +33,9 @@ type PlaneOptions struct {
 	// Deployments roll out and Gardener custom resources report ready. Without it the plane is an
 	// API server only, like Gardener's virtual garden.
 	Workloads bool
-	// GardenerAPI installs the Gardener API groups as CustomResourceDefinitions, the local stand-in
-	// for gardener-apiserver (see crds/README.md).
+	// GardenerAPI serves the Gardener API: the real gardener-apiserver, registered with the
+	// aggregation layer for the group versions it serves (GardenerAPIGroupVersions), and
+	// gardener-operator's kinds (operator.gardener.cloud), which are CRDs in Gardener too.
 	GardenerAPI bool
 	// Nodes is the number of kwok nodes of a Workloads plane; 0 means 1.
 	Nodes int
@@ -61,7 +62,9 @@ type Plane struct {
 	etcdClientPort int
 	etcdPeerPort   int
 	apiServerPort  int
-	kubeconfigPath string
+	// gardenerAPIServerPort is gardener-apiserver's port on a GardenerAPI plane.
+	gardenerAPIServerPort int
+	kubeconfigPath        string
 
 	mu    sync.Mutex
 	procs []*process
@@ -162,6 +165,9 @@ func (p *Plane) start(ctx context.Context) error {
 	}
 
 	if p.opts.GardenerAPI {
+		if err := p.registerGardenerAPI(ctx); err != nil {
+			return fmt.Errorf("plane %s gardener API: %w", p.opts.Name, err)
+		}
 		if err := ApplyCRDs(ctx, p.RESTConfig(), GardenerAPICRDs()); err != nil {
 			return fmt.Errorf("plane %s gardener API: %w", p.opts.Name, err)
 		}
@@ -187,13 +193,14 @@ var choosePorts = freePorts
 // portAttempts bounds how often a plane chooses ports again after losing one to another process.
 const portAttempts = 3
 
-// startCore chooses ports, then starts etcd and the API server and waits until both serve.
+// startCore chooses ports, then starts etcd and the API server (and gardener-apiserver on a
+// GardenerAPI plane) and waits until they serve.
 func (p *Plane) startCore(ctx context.Context) error {
-	ports, err := choosePorts(3)
+	ports, err := choosePorts(4)
 	if err != nil {
 		return fmt.Errorf("plane %s: %w", p.opts.Name, err)
 	}
-	p.etcdClientPort, p.etcdPeerPort, p.apiServerPort = ports[0], ports[1], ports[2]
+	p.etcdClientPort, p.etcdPeerPort, p.apiServerPort, p.gardenerAPIServerPort = ports[0], ports[1], ports[2], ports[3]
 	p.kubeconfigPath = filepath.Join(p.dir, "kubeconfig")
 	if err := writeKubeconfig(p.kubeconfigPath, []*Plane{p}); err != nil {
 		return fmt.Errorf("plane %s: %w", p.opts.Name, err)
@@ -211,6 +218,9 @@ func (p *Plane) startCore(ctx context.Context) error {
 	}
 	if err := waitHTTP(ctx, apiServer, p.Server()+"/readyz", p.creds.caCertPEM, p.creds.adminToken); err != nil {
 		return fmt.Errorf("plane %s kube-apiserver: %w", p.opts.Name, err)
+	}
+	if p.opts.GardenerAPI {
+		return p.startGardenerAPIServer(ctx)
 	}
 	return nil
 }
@@ -288,6 +298,16 @@ func (p *Plane) apiServerArgs() []string {
 		"--service-account-key-file=" + p.files.saPublic,
 		"--service-account-signing-key-file=" + p.files.saPrivate,
 		"--service-cluster-ip-range=" + serviceClusterIPRange,
+		// The aggregation layer (Kubernetes' "Configure the Aggregation Layer" task): the
+		// request-header CA and names that aggregated servers such as gardener-apiserver trust,
+		// and the client certificate kube-apiserver proxies their requests with.
+		"--requestheader-client-ca-file=" + p.files.frontProxyCACert,
+		"--requestheader-allowed-names=" + frontProxyClientName,
+		"--requestheader-username-headers=X-Remote-User",
+		"--requestheader-group-headers=X-Remote-Group",
+		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
+		"--proxy-client-cert-file=" + p.files.frontProxyClientCert,
+		"--proxy-client-key-file=" + p.files.frontProxyClientKey,
 		"--allow-privileged=true",
 		"--profiling=false",
 		// Without it, a terminated API server stops listening at once but keeps the process (and

@@ -189,7 +189,7 @@ func TestGardenerStagesCoverEveryKindOnce(t *testing.T) {
 	}
 }
 
-func TestEstablishedStageKinds(t *testing.T) {
+func TestServedStageKinds(t *testing.T) {
 	stages, err := gardenerStages()
 	require.NoError(t, err)
 	crd := func(group, kind string, established bool, versions ...string) *apiextensionsv1.CustomResourceDefinition {
@@ -204,15 +204,19 @@ func TestEstablishedStageKinds(t *testing.T) {
 		}
 		return c
 	}
-	got := establishedStageKinds(stages, []*apiextensionsv1.CustomResourceDefinition{
+	got := servedStageKinds(stages, []*apiextensionsv1.CustomResourceDefinition{
 		crd("extensions.gardener.cloud", "Worker", true, "v1alpha1"),
 		crd("druid.gardener.cloud", "Etcd", true, "v1alpha1"),
 		crd("resources.gardener.cloud", "ManagedResource", false, "v1alpha1"), // not yet established
 		crd("extensions.gardener.cloud", "Network", true, "v1beta9"),          // a version no stage targets
 		crd("example.com", "Widget", true, "v1"),                              // no stage at all
-	})
+	}, []schema.GroupVersion{{Group: "core.gardener.cloud", Version: "v1beta1"}}) // gardener-apiserver's
 	assert.Equal(t, []schema.GroupVersionKind{
 		{Version: "v1", Kind: "Service"}, // built in: always served
+		{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "ControllerInstallation"},
+		{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Project"},
+		{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Seed"},
+		{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Shoot"},
 		{Group: "druid.gardener.cloud", Version: "v1alpha1", Kind: "Etcd"},
 		{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: "Worker"},
 	}, got)
