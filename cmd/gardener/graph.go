@@ -33,8 +33,10 @@ block with for_each), and an edge wherever one must be applied before another.
 Edges come from references between blocks (seed = seed.local, garden.local.name in an
 expression), also when they pass through locals and clusters, from depends_on, and from what
 components render: a custom resource is applied after the component rendering its CRD, objects
-in a namespace after the component rendering the Namespace. Every
-instance of a block has its block's edges. Plan and apply use this graph: apply starts an
+in a namespace after the component rendering the Namespace, a Seed or Shoot after the components
+rendering the ControllerRegistrations of the extension types it uses. Every instance of a block
+has its block's edges; an edge to a seed, shoot or garden waits for all its parts but those that
+need the referring instance themselves. Plan and apply use this graph: apply starts an
 instance once everything it depends on is applied and ready, and destroy walks it backwards.
 
 The order is deterministic: each instance comes after all its dependencies, and among those

@@ -48,12 +48,25 @@ func TestProviderLocalGolden(t *testing.T) {
 			"garden_cluster_identity": "local", "pod_security_enforce": "restricted",
 			"resource": [{"kind": "BackupBucket", "type": "local"}, {"kind": "BackupEntry", "type": "local"},
 				{"kind": "ControlPlane", "type": "local"}, {"kind": "DNSRecord", "type": "local"},
-				{"kind": "Infrastructure", "type": "local"}, {"kind": "Worker", "type": "local"}],
+				{"kind": "Infrastructure", "type": "local"}, {"kind": "OperatingSystemConfig", "type": "local"},
+				{"kind": "Worker", "type": "local"}],
 			"seeds": [{"name": "local", "cluster": {"name": "runtime"}, "labels": {"base": "kind"}, "has_shoots": true,
 				"shoot_types": ["Infrastructure/local"], "dns_provider": "local",
 				"spec": {"provider": {"type": "local", "region": "local", "zones": ["0"]},
 					"networks": {"pods": "10.1.0.0/16", "services": "10.2.0.0/16"},
 					"ingress": {"domain": "ingress.local.seed.local.gardener.cloud"}}}]}`,
+	})
+}
+
+// TestNetworkingCalicoGolden renders the local landscape's networking-calico chart through the
+// component, the way landscapes/local installs it on its seed: on demand, for its shoots' Calico.
+func TestNetworkingCalicoGolden(t *testing.T) {
+	rendertest.GoldenJSON(t, Render, render.Input{Name: "networking_calico", Dir: "../../landscapes/local"}, map[string]string{
+		"networking-calico": `{"virtual_cluster": {"name": "virtual_garden"}, "name": "networking-calico", "chart": "charts/networking-calico",
+			"garden_cluster_identity": "local", "pod_security_enforce": "baseline",
+			"resource": [{"kind": "Network", "type": "calico"}],
+			"seeds": [{"name": "local", "cluster": {"name": "runtime"}, "has_shoots": true, "shoot_types": ["Network/calico"],
+				"provider": "local", "region": "local"}]}`,
 	})
 }
 

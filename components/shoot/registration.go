@@ -67,10 +67,12 @@ func (b *builder) spec() map[string]any {
 	if kind == "" {
 		kind = "CloudProfile"
 	}
+	// Only the reference: gardener-apiserver refuses a new Shoot that names both it and the
+	// deprecated cloudProfileName (plugin/pkg/shoot/validator/admission.go at Gardener v1.120.0)
+	// and fills in cloudProfileName itself from a CloudProfile reference on every write
+	// (SyncCloudProfileFields in plugin/pkg/utils/cloudprofile.go). That copy is the server's:
+	// the engine does not send the field, so it does not own it and plans no change to it.
 	spec["cloudProfile"] = map[string]any{"kind": kind, "name": v.CloudProfile}
-	if kind == "CloudProfile" {
-		spec["cloudProfileName"] = v.CloudProfile
-	}
 	// A workerless shoot has no infrastructure, so no credentials (S4:23470-23495).
 	if len(v.Workers) > 0 {
 		set(spec, "credentialsBindingName", v.CredentialsBinding)
@@ -83,7 +85,11 @@ func (b *builder) spec() map[string]any {
 	if m := v.Maintenance; m != nil {
 		maint := map[string]any{"confineSpecUpdateRollout": m.ConfineSpecUpdateRollout}
 		if a := m.AutoUpdate; a != nil {
-			maint["autoUpdate"] = map[string]any{"kubernetesVersion": a.KubernetesVersion, "machineImageVersion": a.MachineImageVersion}
+			auto := map[string]any{"kubernetesVersion": a.KubernetesVersion}
+			if len(v.Workers) > 0 { // a workerless Shoot has no images and must not say otherwise
+				auto["machineImageVersion"] = a.MachineImageVersion
+			}
+			maint["autoUpdate"] = auto
 		}
 		if w := m.TimeWindow; w != nil {
 			maint["timeWindow"] = map[string]any{"begin": w.Begin, "end": w.End}
@@ -258,17 +264,19 @@ func (b *builder) kubernetesSpec() map[string]any {
 
 func (b *builder) networkingSpec() map[string]any {
 	out := map[string]any{"services": b.services}
+	if n := b.v.Networking; n != nil && len(n.IPFamilies) > 0 {
+		out["ipFamilies"] = kube.AnyList(n.IPFamilies)
+	}
 	if len(b.v.Workers) == 0 {
-		// Without nodes there are no pod or node networks and no CNI (S4:23470-23484).
+		// Without nodes there are no pod or node networks and no CNI (S4:23470-23484); Gardener
+		// forbids them on a workerless Shoot (validateNetworking in
+		// pkg/apis/core/validation/shoot.go at v1.120.0).
 		return out
 	}
 	set(out, "pods", b.pods)
 	set(out, "nodes", b.nodes)
 	if n := b.v.Networking; n != nil {
 		set(out, "type", n.Type)
-		if len(n.IPFamilies) > 0 {
-			out["ipFamilies"] = kube.AnyList(n.IPFamilies)
-		}
 		if n.ProviderConfig != nil {
 			out["providerConfig"] = n.ProviderConfig
 		}
@@ -285,7 +293,10 @@ func (b *builder) providerSpec() map[string]any {
 	if p.ControlPlaneConfig != nil {
 		out["controlPlaneConfig"] = p.ControlPlaneConfig
 	}
-	if p.SSHAccessEnabled != nil {
+	// SSH reaches worker nodes; gardener-apiserver forbids workersSettings on a workerless Shoot
+	// (validateProvider in pkg/apis/core/validation/shoot.go at v1.120.0), and ssh_access_enabled
+	// has a default, so it is left out there rather than refused.
+	if p.SSHAccessEnabled != nil && len(b.v.Workers) > 0 {
 		out["workersSettings"] = map[string]any{"sshAccess": map[string]any{"enabled": *p.SSHAccessEnabled}}
 	}
 	var workers []any

@@ -216,6 +216,9 @@ func newBuilder(name string, v Values) (*builder, error) {
 	if len(v.Workers) > 0 && (v.Networking == nil || v.Networking.Type == "") {
 		return nil, fmt.Errorf("shoot %s: networking.type is required for a shoot with workers: it names the networking extension", name)
 	}
+	if err := checkWorkerless(name, v); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 

@@ -61,6 +61,8 @@ func hibernated(v *Values) { v.Hibernation = &Hibernation{Enabled: true} }
 func workerless(v *Values) {
 	v.Workers = nil
 	v.Networking = &Networking{Services: "10.4.0.0/16"}
+	sshByDefault := true // the schema's default, which a workerless Shoot must not carry
+	v.Provider.SSHAccessEnabled = &sshByDefault
 }
 
 func parts(t *testing.T, v Values) map[string]render.Component {
@@ -321,6 +323,41 @@ func TestWorkerless(t *testing.T) {
 	order(t, parts(t, values(func(v *Values) { workerless(v); hibernated(v) })))
 }
 
+// The workerless Shoot carries none of what gardener-apiserver forbids without workers
+// (pkg/apis/core/validation/shoot.go at Gardener v1.120.0), even where the landscape's defaults
+// set it: no workersSettings, no auto-update of machine images, no pod or node network.
+func TestWorkerlessShootSpec(t *testing.T) {
+	ps := parts(t, values(func(v *Values) {
+		workerless(v)
+		v.Networking.IPFamilies = []string{"IPv4"}
+		v.Maintenance = &Maintenance{AutoUpdate: &struct {
+			KubernetesVersion   bool `json:"kubernetes_version"`
+			MachineImageVersion bool `json:"machine_image_version"`
+		}{KubernetesVersion: true, MachineImageVersion: true}}
+	}))
+	spec := find(t, ps["shoot"], "Shoot", "dev").Object["spec"].(map[string]any)
+	assert.Equal(t, map[string]any{"type": "local"}, spec["provider"])
+	assert.Equal(t, map[string]any{"services": "10.4.0.0/16", "ipFamilies": []any{"IPv4"}}, spec["networking"])
+	assert.Equal(t, map[string]any{"kubernetesVersion": true}, spec["maintenance"].(map[string]any)["autoUpdate"])
+	assert.NotContains(t, spec, "credentialsBindingName")
+
+	withWorkers := find(t, parts(t, values(func(v *Values) {
+		enabled := false
+		v.Provider.SSHAccessEnabled = &enabled
+	}))["shoot"], "Shoot", "dev").Object["spec"].(map[string]any)
+	assert.Equal(t, map[string]any{"sshAccess": map[string]any{"enabled": false}}, withWorkers["provider"].(map[string]any)["workersSettings"])
+}
+
+// A new Shoot names its cloud profile by reference only: gardener-apiserver refuses one that
+// also sets cloudProfileName, which it fills in itself.
+func TestCloudProfileReference(t *testing.T) {
+	for kind, want := range map[string]string{"": "CloudProfile", "CloudProfile": "CloudProfile", "NamespacedCloudProfile": "NamespacedCloudProfile"} {
+		spec := find(t, parts(t, values(func(v *Values) { v.CloudProfileKind = kind }))["shoot"], "Shoot", "dev").Object["spec"].(map[string]any)
+		assert.Equal(t, map[string]any{"kind": want, "name": "local"}, spec["cloudProfile"], kind)
+		assert.NotContains(t, spec, "cloudProfileName", kind)
+	}
+}
+
 // cluster-autoscaler only when some pool has minimum < maximum (S4:11285, S4:18107).
 func TestClusterAutoscalerOnlyWhenAPoolScales(t *testing.T) {
 	fixed := values(func(v *Values) { v.Workers[0].Maximum = 1 })
@@ -408,6 +445,16 @@ func TestErrors(t *testing.T) {
 		{"no networking type with workers", values(func(v *Values) { v.Networking.Type = "" }), "networking.type is required"},
 		{"exposure class without handler", values(func(v *Values) { v.ExposureClass = "internal" }), "exposure_class and exposure_class_handler go together"},
 		{"handler the seed lacks", values(func(v *Values) { v.ExposureClass, v.ExposureClassHandler = "internal", "internal" }), `seed local has no exposure_class_handler "internal"`},
+		{"worker settings on a workerless shoot", values(func(v *Values) {
+			workerless(v)
+			v.Provider.InfrastructureConfig = map[string]any{"kind": "InfrastructureConfig"}
+			v.Kubernetes.KubeProxy = &struct {
+				Enabled      bool            `json:"enabled"`
+				Mode         string          `json:"mode"`
+				FeatureGates map[string]bool `json:"feature_gates"`
+			}{Enabled: true, Mode: "IPTables"}
+			v.SystemComponents = &SystemComponents{CoreDNSAutoscalingMode: "horizontal"}
+		}), "Gardener forbids these settings on a shoot without workers: provider.infrastructure_config, kubernetes.kube_proxy, system_components"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parts("dev", tc.v)

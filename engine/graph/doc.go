@@ -12,10 +12,14 @@
 //   - depends_on, which the loader records as references too;
 //   - implicit edges that only rendering reveals, passed in by the caller (see ImplicitEdges:
 //     custom resources after their CustomResourceDefinition, namespaced objects after their
-//     Namespace).
+//     Namespace, a Gardener Seed or Shoot after the ControllerRegistrations of the extension
+//     types it uses).
 //
 // Every instance of a block inherits the block's edges: when shoot.x refers to seed.a, each
-// instance of shoot.x depends on each instance of seed.a.
+// instance of shoot.x depends on each instance of seed.a. An edge to a composite (garden, seed,
+// shoot) waits for all its parts, except when one of them needs the referring instance itself:
+// then the instance waits for the other parts (see narrowComposites), which is how an extension
+// installed on a seed comes before the Seed that needs its registration.
 //
 // The loader already rejects reference cycles, so a cycle here always involves an implicit
 // edge; it is reported as a diagnostic that names every member and every edge closing it.

@@ -86,6 +86,7 @@ func Build(ev *config.Evaluated, implicit []Edge, parts ...Part) (*Graph, hcl.Di
 	}
 	edges := append(referenceEdges(ev.Landscape, blocks), implicit...)
 	edges = append(edges, partEdges(edges, parts)...)
+	edges = narrowComposites(edges, parts)
 	var extra []config.InstanceAddress
 	for _, p := range parts {
 		extra = append(extra, p.Addr)

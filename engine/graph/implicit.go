@@ -19,9 +19,12 @@ var namespaceGroupKind = schema.GroupKind{Kind: "Namespace"}
 // ImplicitEdges derives the edges rendering reveals and references cannot: a component that
 // renders custom resources depends on every other component that renders their
 // CustomResourceDefinition (the API server rejects a custom resource before its CRD is
-// established), and a component that renders namespaced objects depends on every other
-// component that renders their Namespace. A component's objects among themselves are ordered by
-// apply, not by the graph, so no edge leads from a component to itself.
+// established), a component that renders namespaced objects depends on every other
+// component that renders their Namespace, and a component that renders a Gardener Seed, Shoot or
+// BackupBucket depends on every other component that renders a ControllerRegistration of an
+// extension type it uses (gardener-apiserver refuses it before, see registrationEdges). A
+// component's objects among themselves are ordered by apply, not by the graph, so no edge leads
+// from a component to itself.
 //
 // rendered maps each instance to its objects. Names are compared within one map, so objects of
 // different clusters must be passed in separate calls (a Namespace "garden" in the runtime
@@ -69,6 +72,12 @@ func ImplicitEdges(rendered map[config.InstanceAddress][]*unstructured.Unstructu
 					add(inst, providers, fmt.Sprintf("its objects in namespace %q need the Namespace", ns))
 				}
 			}
+		}
+	}
+	for _, e := range registrationEdges(rendered) {
+		if !seen[e] {
+			seen[e] = true
+			edges = append(edges, e)
 		}
 	}
 	slices.SortFunc(edges, compareEdge)

@@ -134,7 +134,7 @@ func prepare(opts Options, conns *connections, retired func(config.InstanceAddre
 	if diags.HasErrors() || res.Evaluated == nil {
 		return out, diags
 	}
-	// Namespaces and CRDs order components only within one cluster.
+	// Namespaces, CRDs and ControllerRegistrations order components only within one cluster.
 	byCluster := map[string]map[config.InstanceAddress][]*unstructured.Unstructured{}
 	for addr, rd := range r.Rendered {
 		for _, o := range rd.Objects {

@@ -1,6 +1,13 @@
-# The local provider extension: registered in the virtual garden and installed on the seed, the
-# way gardenlet installs a ControllerInstallation (its chart, with Gardener's values mixed in,
-# through a ManagedResource into extension-<installation>).
+# The extensions of the landscape: each registered in the virtual garden and installed on the
+# seed, the way gardenlet installs a ControllerInstallation (its chart, with Gardener's values
+# mixed in, through a ManagedResource into extension-<installation>). Every extension kind and
+# type the seed and the shoots use is registered here: gardener-apiserver refuses a Seed or Shoot
+# that uses a type no ControllerRegistration registers, so the engine applies the Seed and each
+# Shoot after the extensions registering their types (`gardener graph landscapes/local`).
+
+# The local provider: the seed's provider and DNS provider, the shoots' infrastructure, control
+# plane, workers and their operating system ("local" machine images), and backups. These are the
+# kinds Gardener's own provider-local registers (example/provider-local in gardener/gardener).
 component "extension" "provider_local" {
   virtual_cluster         = cluster.virtual_garden
   name                    = "provider-local"
@@ -11,6 +18,7 @@ component "extension" "provider_local" {
   resource "Infrastructure" "local" {}
   resource "ControlPlane" "local" {}
   resource "Worker" "local" {}
+  resource "OperatingSystemConfig" "local" {}
   resource "DNSRecord" "local" {}
   resource "BackupBucket" "local" {}
   resource "BackupEntry" "local" {}
@@ -21,5 +29,27 @@ component "extension" "provider_local" {
     provider   = "local"
     region     = "local"
     has_shoots = true
+  }]
+}
+
+# Calico, the shoots' networking type: installed on demand, on seeds whose shoots use it, as
+# Gardener's registration of gardener-extension-networking-calico does. The seed entry says so
+# for the shoots of this landscape that are not applied yet.
+component "extension" "networking_calico" {
+  virtual_cluster         = cluster.virtual_garden
+  name                    = "networking-calico"
+  chart                   = "./charts/networking-calico"
+  garden_cluster_identity = garden.local.name
+  pod_security_enforce    = "baseline"
+
+  resource "Network" "calico" {}
+
+  seeds = [{
+    name        = seed.local.name
+    cluster     = cluster.runtime
+    provider    = "local"
+    region      = "local"
+    has_shoots  = true
+    shoot_types = ["Network/calico"]
   }]
 }
