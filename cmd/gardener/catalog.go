@@ -10,10 +10,25 @@ import (
 	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/schemas"
+	"github.com/declarative-gardener/gardener/schemas/admission"
 )
 
 // catalogRenderers is the component catalog the CLI plans with.
 func catalogRenderers() render.Registry { return catalog.Renderers() }
+
+// catalogSchemas is the schema registry every command loads landscapes with: the catalog's
+// schemas, and the landscape rules that refuse what gardener-apiserver's admission would refuse
+// when the landscape is applied (schemas/admission), so that validate, plan, apply and the daemon
+// report it before anything is written. It panics only if a rule is registered twice, a bug that
+// TestCatalogSchemas rules out.
+func catalogSchemas() *schema.Registry {
+	reg := schemas.Registry()
+	if err := reg.AddLandscapeRules(admission.Rules()...); err != nil {
+		panic("gardener: invalid landscape rules: " + err.Error())
+	}
+	return reg
+}
 
 func newComponentsCommand(reg *schema.Registry) *cobra.Command {
 	return &cobra.Command{

@@ -18,7 +18,7 @@ import (
 func runGraph(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	cmd := newGraphCommand(schemas.Registry())
+	cmd := newGraphCommand(catalogSchemas())
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	cmd.SetOut(&stdout)
 	cmd.SetErr(&stderr)

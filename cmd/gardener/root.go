@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
-	"github.com/declarative-gardener/gardener/schemas"
 )
 
 // version is stamped by the Makefile with -ldflags "-X main.version=..."; builds without it (go
@@ -30,7 +29,7 @@ waiting for each component to be ready.`,
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	reg := schemas.Registry()
+	reg := catalogSchemas()
 	root.AddCommand(
 		newVersionCommand(),
 		newFmtCommand(),

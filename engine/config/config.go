@@ -1,6 +1,8 @@
 package config
 
 import (
+	"time"
+
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
@@ -34,6 +36,9 @@ type Hooks struct {
 	// outputs rendering knows before apply. Without it, outputs other than name are unknown.
 	// Error diagnostics mark the instance failed: its dependents see unknown values.
 	Instance func(inst *Instance) (cty.Value, hcl.Diagnostics)
+	// Now is the time landscape rules judge dates against (a cloud profile's expiration
+	// dates); zero means the current time. The plan passes its evaluation time (plan --at).
+	Now time.Time
 }
 
 // LoadWith is Load with hooks into evaluation.

@@ -114,6 +114,8 @@ func EvaluateWith(l *Landscape, in *Inputs, funcs map[string]function.Function, 
 			e.placeholder(addr)
 		}
 	}
+	// Landscape rules relate blocks to one another; they run once every block has its values.
+	diags = append(diags, e.checkLandscape(hooks.Now)...)
 	return e, diags
 }
 

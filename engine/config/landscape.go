@@ -45,6 +45,8 @@ type Landscape struct {
 	// evaluable is false when a problem (a syntax error, a reference cycle) makes evaluating
 	// anything pointless.
 	evaluable bool
+	// rules are the registry's landscape rules, run once every block is evaluated.
+	rules []schema.LandscapeRule
 }
 
 // StateConfig is the landscape's state backend.

@@ -96,6 +96,7 @@ func Parse(dir string, reg *schema.Registry) (*Landscape, hcl.Diagnostics) {
 		Outputs:   map[string]*Output{},
 		invalid:   map[Address]bool{},
 		evaluable: !diags.HasErrors(),
+		rules:     reg.LandscapeRules(),
 	}
 	d := &decoder{reg: reg, l: l, declared: map[Address]hcl.Range{}}
 	for _, body := range bodies {

@@ -105,6 +105,7 @@ func (r *Renderer) Hooks() config.Hooks {
 	return config.Hooks{
 		Parsed:   func(l *config.Landscape) { r.Landscape = l.Name },
 		Instance: r.instance,
+		Now:      r.Now,
 	}
 }
 

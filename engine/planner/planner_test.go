@@ -4,14 +4,18 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/manifests"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/schemas"
 )
 
@@ -80,4 +84,27 @@ func TestOutcomeConditions(t *testing.T) {
 	assert.Equal(t, []string{
 		"seed.a: BackupBucketsReady False", "seed.a: ExtensionsReady Unknown", "seed.b: ExtensionsReady True (AllExtensionsReady): fine.",
 	}, out.Conditions())
+}
+
+// A plan runs the landscape rules of its schema registry, after rendering, at the plan's time.
+func TestPlanRunsLandscapeRules(t *testing.T) {
+	dir := localWith(t, "extra.hcl", "")
+	reg := schemas.Registry()
+	var now time.Time
+	require.NoError(t, reg.AddLandscapeRules(schema.LandscapeRule{Name: "test", Func: func(v *schema.LandscapeView) []schema.Finding {
+		now = v.Now
+		return []schema.Finding{{Instance: "shoot.qa", Path: cty.GetAttrPath("region"), Summary: "Refused", Detail: "Admission refuses it."}}
+	}}))
+	at := time.Date(2026, 11, 22, 22, 30, 0, 0, time.UTC)
+	_, diags := Prepare(Options{Dir: dir, Schemas: reg, Renderers: render.Registry{"manifests": manifests.Render}, Now: at})
+	require.True(t, diags.HasErrors())
+	var found *hcl.Diagnostic
+	for _, d := range diags {
+		if d.Summary == "Refused" {
+			found = d
+		}
+	}
+	require.NotNil(t, found, diags.Error())
+	assert.Equal(t, "shoots.hcl", filepath.Base(found.Subject.Filename))
+	assert.Equal(t, at, now)
 }

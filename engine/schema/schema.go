@@ -276,6 +276,8 @@ func (b *Body) validate(path string) error {
 // Registry holds the schemas the loader decodes with, keyed by kind and type.
 type Registry struct {
 	schemas map[Kind]map[string]*Schema
+	// rules check the landscape as a whole (landscape.go).
+	rules []LandscapeRule
 }
 
 // NewRegistry validates and indexes schemas; a duplicate or invalid schema is an error.

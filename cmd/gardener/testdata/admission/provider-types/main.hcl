@@ -1,0 +1,68 @@
+landscape "admission" {}
+
+cluster "virtual_garden" {
+  context = "virtual-garden"
+}
+
+component "project" "dev" {
+  cluster = cluster.virtual_garden
+
+  owner {
+    name = "admin@example.com"
+  }
+}
+
+component "credentials_binding" "local" {
+  cluster       = cluster.virtual_garden
+  namespace     = component.project.dev.namespace
+  provider_type = "local"
+
+  credentials_ref {
+    name = "local-credentials"
+  }
+}
+
+
+component "credentials_binding" "aws" {
+  cluster       = cluster.virtual_garden
+  namespace     = component.project.dev.namespace
+  provider_type = "aws"
+
+  credentials_ref {
+    name = "aws-credentials"
+  }
+}
+
+component "credentials_binding" "gcp" {
+  cluster       = cluster.virtual_garden
+  namespace     = component.project.dev.namespace
+  provider_type = "gcp"
+
+  credentials_ref {
+    name = "gcp-credentials"
+  }
+}
+
+component "cloud_profile" "local" {
+  cluster = cluster.virtual_garden
+  type    = "local"
+
+  kubernetes_version "1.31.1" {
+    classification = "supported"
+  }
+
+  machine_image "local" {
+    version "1.0.0" {
+      classification = "supported"
+    }
+  }
+
+  machine_type "local" {
+    cpu    = "2"
+    memory = "4Gi"
+  }
+
+  region "local" {
+    zones = ["0"]
+  }
+}
