@@ -26,7 +26,7 @@ const aws = `{
   "cluster": {"name": "virtual"},
   "name": "aws",
   "type": "aws",
-  "ca_bundle": "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+  "ca_bundle": "-----BEGIN CERTIFICATE-----\nMIIBgTCCASegAwIBAgIUM9izdHf+AOnRYmYbhA43eJuTM1cwCgYIKoZIzj0EAwIw\nFTETMBEGA1UEAwwKZXhhbXBsZS1jYTAgFw0yNjExMjYxNDQ3NDJaGA8yMTI2MTEw\nMjE0NDc0MlowFTETMBEGA1UEAwwKZXhhbXBsZS1jYTBZMBMGByqGSM49AgEGCCqG\nSM49AwEHA0IABHhYND9+lphKq3Hl8YSGptNw2Q4woWdUAkaCXy7GNngzJLWO1XOC\nR7XcGDaqu9UNhm15+kFglPfCl7Y3pekp8wmjUzBRMB0GA1UdDgQWBBQBUEiRqzfE\nOZOwSUhfnSoyFlh4xTAfBgNVHSMEGDAWgBQBUEiRqzfEOZOwSUhfnSoyFlh4xTAP\nBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49BAMCA0gAMEUCIQDAxbVhCiSw/P0asf4v\nzN3gISI1Xgx2jlaK8WGXkvfugwIgfZllHL4qXt03lBQeRbnaHXQY5Puku0bzMThh\n+CHQRqU=\n-----END CERTIFICATE-----\n",
   "kubernetes_version": [
     {"version": "1.33.1", "classification": "supported"},
     {"version": "1.32.5", "classification": "deprecated", "expiration_date": "2026-03-31T23:59:59+02:00"},
@@ -41,7 +41,7 @@ const aws = `{
   "machine_type": [
     {"name": "m5.large", "cpu": "2", "memory": "8192Mi"},
     {"name": "m6g.xlarge", "cpu": "4", "gpu": "0", "memory": "16Gi", "architecture": "arm64", "usable": false,
-     "storage": {"class": "standard", "type": "gp3", "size": "50Gi", "min_size": "20Gi"}}
+     "storage": {"class": "standard", "type": "gp3", "min_size": "20Gi"}}
   ],
   "volume_type": [
     {"name": "gp3", "class": "standard", "min_size": "20Gi"},

@@ -18,10 +18,11 @@ import (
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
-// The Gardener rules are tested offline against the local stand-in CRDs' schemas, published the
-// way kube-apiserver publishes a CRD's. They are deliberately not part of the live corpus
-// (corpus_test.go): the stand-in CRDs carry no transition rules and accept every change, so the
-// server's dry-run disagrees with the table by design; gardener-apiserver is what refuses them.
+// The Gardener rules are tested offline against gardener-apiserver's own OpenAPI documents
+// (recorded from the local virtual garden, gardener_schemas_test.go) and, for the kinds that are
+// CRDs in Gardener too (operator.gardener.cloud, extensions.gardener.cloud), the CRDs' schemas
+// published the way kube-apiserver publishes a CRD's. They are deliberately not part of the live
+// corpus (corpus_test.go), which runs against plain kube-apiserver kinds.
 
 // standInSeedCRDs are the extensions.gardener.cloud kinds of the table (components/crds).
 var standInSeedCRDs = []string{
@@ -89,9 +90,14 @@ func standInFetcher(t testing.TB, crds []*apiextensionsv1.CustomResourceDefiniti
 	return out
 }
 
-// standInDiffer is a differ over the stand-in schemas.
+// standInDiffer is a differ over the Gardener schemas: gardener-apiserver's recorded documents
+// and the CRDs' of the other Gardener kinds.
 func standInDiffer(t testing.TB) *Differ {
-	return New(openapi.New(standInFetcher(t, standInCRDs(t)), ""), gardener)
+	fetcher := standInFetcher(t, standInCRDs(t))
+	for path, doc := range recordedGardenerSchemas(t) {
+		fetcher[path] = doc
+	}
+	return New(openapi.New(fetcher, ""), gardener)
 }
 
 func TestGardenerImmutableFields(t *testing.T) {
@@ -328,15 +334,39 @@ func TestGardenerImmutableFieldsOfOtherKinds(t *testing.T) {
 	}
 }
 
-// TestGardenerImmutableFieldsExist checks every Gardener rule's path against the stand-in
-// schema of its kind, so that a misspelt path cannot silently never match. Kinds the stand-ins
-// do not serve are listed.
+// TestGardenerImmutableFieldsExist checks every Gardener rule's path against the schema of its
+// kind, so that a misspelt path cannot silently never match. Kinds neither gardener-apiserver nor
+// the CRDs serve are listed.
 func TestGardenerImmutableFieldsExist(t *testing.T) {
-	schemas := map[schema.GroupKind]*apiextensionsv1.JSONSchemaProps{}
+	schemas := map[schema.GroupKind]schemaNode{}
 	for _, crd := range standInCRDs(t) {
 		for _, v := range crd.Spec.Versions {
 			if v.Storage {
-				schemas[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = v.Schema.OpenAPIV3Schema
+				raw, err := json.Marshal(v.Schema.OpenAPIV3Schema)
+				require.NoError(t, err)
+				var node map[string]any
+				require.NoError(t, json.Unmarshal(raw, &node))
+				schemas[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = schemaNode{node: node}
+			}
+		}
+	}
+	for _, doc := range recordedGardenerSchemas(t) {
+		var parsed struct {
+			Components struct {
+				Schemas map[string]map[string]any `json:"schemas"`
+			} `json:"components"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(doc), &parsed))
+		for _, model := range parsed.Components.Schemas {
+			gvks, _ := model["x-kubernetes-group-version-kind"].([]any)
+			for _, g := range gvks {
+				gvk, _ := g.(map[string]any)
+				group, _ := gvk["group"].(string)
+				kind, _ := gvk["kind"].(string)
+				// v1beta1 is the storage version of core.gardener.cloud; v1 serves only a few kinds.
+				if gk := (schema.GroupKind{Group: group, Kind: kind}); gvk["version"] != "v1" || schemas[gk].node == nil {
+					schemas[gk] = schemaNode{node: model, models: parsed.Components.Schemas}
+				}
 			}
 		}
 	}
@@ -348,23 +378,56 @@ func TestGardenerImmutableFieldsExist(t *testing.T) {
 			continue
 		}
 		for _, e := range parsePattern(f.path) {
-			switch {
-			case e.item:
-				require.NotNil(t, s.Items, "%s %s: not a list", f.kind, f.path)
-				s = s.Items.Schema
-			default:
-				p, ok := s.Properties[e.name]
-				require.True(t, ok, "%s %s: no field %s in the stand-in schema", f.kind, f.path, e.name)
-				s = &p
+			var ok bool
+			if e.item {
+				s, ok = s.child("items")
+				require.True(t, ok, "%s %s: not a list", f.kind, f.path)
+				continue
 			}
+			s, ok = s.property(e.name)
+			require.True(t, ok, "%s %s: no field %s in the schema", f.kind, f.path, e.name)
 		}
 	}
 	assert.Equal(t, map[string]bool{
-		"BackupBucket.core.gardener.cloud":             true,
-		"Bastion.extensions.gardener.cloud":            true,
-		"Bastion.operations.gardener.cloud":            true,
-		"ManagedSeedSet.seedmanagement.gardener.cloud": true,
-	}, unserved, "kinds of the table without a stand-in schema")
+		"Bastion.extensions.gardener.cloud": true,
+	}, unserved, "kinds of the table without a schema")
+}
+
+// schemaNode is a JSON schema within the models of its OpenAPI document, whose references it
+// follows.
+type schemaNode struct {
+	node   map[string]any
+	models map[string]map[string]any
+}
+
+// resolved follows $ref and a single allOf entry, the two ways an OpenAPI v3 document refers to
+// another model.
+func (n schemaNode) resolved() schemaNode {
+	for range 8 {
+		if all, ok := n.node["allOf"].([]any); ok && len(all) == 1 {
+			n.node, _ = all[0].(map[string]any)
+			continue
+		}
+		if ref, ok := n.node["$ref"].(string); ok {
+			n.node = n.models[strings.TrimPrefix(ref, "#/components/schemas/")]
+			continue
+		}
+		break
+	}
+	return n
+}
+
+func (n schemaNode) child(key string) (schemaNode, bool) {
+	c, ok := n.resolved().node[key].(map[string]any)
+	return schemaNode{node: c, models: n.models}, ok
+}
+
+func (n schemaNode) property(name string) (schemaNode, bool) {
+	props, ok := n.child("properties")
+	if !ok {
+		return n, false
+	}
+	return props.child(name)
 }
 
 func sortedKeys(m map[string]any) []string {

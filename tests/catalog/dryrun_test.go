@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
@@ -36,31 +37,78 @@ type goldenObject struct {
 	object  *unstructured.Unstructured
 }
 
-// readGolden reads every golden render file of the component packages.
+// readGolden reads every golden render file of the component packages: the YAML files of single
+// components and the composite goldens (.txt) of the garden, seed and shoot blocks, whose parts
+// hold the objects of many components.
 func readGolden(t *testing.T) []goldenObject {
 	t.Helper()
-	files, err := filepath.Glob("../../components/*/testdata/*.yaml")
-	require.NoError(t, err)
-	more, err := filepath.Glob("../../components/*/testdata/*/*.yaml")
-	require.NoError(t, err)
-	files = append(files, more...)
+	var files []string
+	for _, pattern := range []string{"../../components/*/testdata/*.yaml", "../../components/*/testdata/*/*.yaml", "../../components/*/testdata/*.txt"} {
+		more, err := filepath.Glob(pattern)
+		require.NoError(t, err)
+		files = append(files, more...)
+	}
 	var out []goldenObject
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
-		if !bytes.HasPrefix(data, []byte("# cluster: ")) {
-			continue // chart sources and other inputs, not rendered output
-		}
-		for i, doc := range bytes.Split(data, []byte("\n---\n")) {
-			line, _, _ := bytes.Cut(doc, []byte("\n"))
-			cluster, _, _ := strings.Cut(strings.TrimPrefix(string(line), "# cluster: "), ",")
+		docs, err := renderedDocuments(data)
+		require.NoError(t, err, f)
+		composite := strings.HasSuffix(f, ".txt")
+		for i, doc := range docs {
+			// Of the composite goldens, the Gardener API objects: their other objects hold the
+			// markers of values known only at apply (${generated:...}, ${live:...}), which only
+			// an apply resolves; tests/garden applies those.
+			if composite && (planeFor(doc.cluster) != localcluster.VirtualGardenPlane || bytes.Contains(doc.yaml, []byte("${"))) {
+				continue
+			}
 			m := map[string]any{}
-			require.NoError(t, yaml.Unmarshal(doc, &m), "%s document %d", f, i+1)
-			out = append(out, goldenObject{file: f, cluster: cluster, object: &unstructured.Unstructured{Object: m}})
+			require.NoError(t, yaml.Unmarshal(doc.yaml, &m), "%s document %d", f, i+1)
+			out = append(out, goldenObject{file: f, cluster: doc.cluster, object: &unstructured.Unstructured{Object: m}})
 		}
 	}
 	require.NotEmpty(t, out)
 	return out
+}
+
+// renderedDocument is one rendered object of a golden file with the cluster it is rendered for.
+type renderedDocument struct {
+	cluster string
+	yaml    []byte
+}
+
+// renderedDocuments splits a golden file into its rendered objects: the documents that begin with
+// a "# cluster: NAME" line. Files without one (chart sources, inputs) have none; in composite
+// goldens, "### part" headers and the comments that stand for generated secrets and copies are
+// skipped.
+func renderedDocuments(data []byte) ([]renderedDocument, error) {
+	var docs []renderedDocument
+	var current *renderedDocument
+	flush := func() {
+		if current != nil {
+			docs = append(docs, *current)
+			current = nil
+		}
+	}
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(line, "# cluster: "):
+			flush()
+			cluster, _, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(line, "# cluster: ")), ",")
+			current = &renderedDocument{cluster: cluster}
+		case strings.HasPrefix(line, "### ") || strings.TrimRight(line, "\n") == "---":
+			flush()
+		case current != nil:
+			current.yaml = append(current.yaml, line...)
+		}
+	}
+	flush()
+	for _, d := range docs {
+		if len(bytes.TrimSpace(d.yaml)) == 0 {
+			return nil, fmt.Errorf("an empty document for cluster %s", d.cluster)
+		}
+	}
+	return docs, nil
 }
 
 // planeFor maps a golden file's cluster names to the local control plane's planes: components
@@ -116,9 +164,30 @@ func (tg target) apply(ctx context.Context, obj *unstructured.Unstructured, dryR
 
 func ptr[T any](v T) *T { return &v }
 
+// admissionLookups ranks the Gardener API kinds that gardener-apiserver's admission plugins look
+// up when they admit another object (a ControllerRegistration's ControllerDeployment, the
+// registrations of a Seed's or Shoot's extension types, a Shoot's CloudProfile, Project, binding
+// and Seed, a binding's Secret), in the order they depend on each other. Such objects are applied
+// for real before anything is dry-run.
+var admissionLookups = map[string]int{
+	"Secret": 0, "WorkloadIdentity": 0,
+	"ControllerDeployment":   1,
+	"ControllerRegistration": 2,
+	"CloudProfile":           3, "ExposureClass": 3, "Project": 3, "Quota": 3,
+	"SecretBinding": 4, "CredentialsBinding": 4,
+	"Seed": 5,
+}
+
+// inFileContext are the kinds each golden file brings for itself (registrationContext): two files
+// may declare one name or one registered type differently.
+var inFileContext = map[string]bool{"ControllerRegistration": true, "Seed": true}
+
 // TestGoldenRendersAreAccepted applies the CRDs the catalog ships and the Namespaces the golden
 // files use for real, then dry-runs every other rendered object: the API server must accept each
-// one as it is, with its schema validation, defaulting and admission.
+// one as it is, with its schema validation, defaulting and admission. On the virtual garden that
+// is the real gardener-apiserver with its admission plugins, which look up other objects: the
+// Gardener API objects those lookups need (from the goldens and testdata/fixtures.yaml) are
+// applied for real first, in the order admission makes them depend on each other.
 func TestGoldenRendersAreAccepted(t *testing.T) {
 	c := localcluster.Shared(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -128,6 +197,7 @@ func TestGoldenRendersAreAccepted(t *testing.T) {
 		targets[name] = connect(t, c.Plane(name))
 	}
 	objects := readGolden(t)
+	fixtures := readFixtures(t)
 
 	// The catalog's CRDs, and those rendered in golden files (a chart's own), first and for real:
 	// custom resources can only be dry-run once their kind is served.
@@ -139,7 +209,7 @@ func TestGoldenRendersAreAccepted(t *testing.T) {
 		require.NoError(t, targets[localcluster.RuntimePlane].apply(ctx, u, false), name)
 	}
 	namespaces := map[string]map[string]bool{}
-	for _, o := range objects {
+	for _, o := range append(append([]goldenObject(nil), objects...), fixtures...) {
 		plane := planeFor(o.cluster)
 		if o.object.GetKind() == "CustomResourceDefinition" {
 			require.NoError(t, targets[plane].apply(ctx, o.object, false), "%s: CRD %s", o.file, o.object.GetName())
@@ -170,14 +240,145 @@ func TestGoldenRendersAreAccepted(t *testing.T) {
 	}
 	waitForServiceAccounts(ctx, t, c, namespaces[localcluster.RuntimePlane])
 
+	virtual := targets[localcluster.VirtualGardenPlane]
+	// What admission looks up, for real, in the order of its dependencies: all but the
+	// ControllerRegistrations and Seeds, which each golden file brings in a context of its own.
+	var lookups []goldenObject
+	for _, o := range append(append([]goldenObject(nil), objects...), fixtures...) {
+		kind := o.object.GetKind()
+		if _, ok := admissionLookups[kind]; ok && !inFileContext[kind] && planeFor(o.cluster) == localcluster.VirtualGardenPlane {
+			lookups = append(lookups, o)
+		}
+	}
+	sort.SliceStable(lookups, func(i, j int) bool {
+		return admissionLookups[lookups[i].object.GetKind()] < admissionLookups[lookups[j].object.GetKind()]
+	})
+	for _, o := range lookups {
+		require.NoError(t, virtual.apply(ctx, o.object, false),
+			"%s: %s %s/%s, looked up by admission", o.file, o.object.GetKind(), o.object.GetNamespace(), o.object.GetName())
+	}
+
 	kinds := map[string]bool{}
-	for _, o := range objects {
-		kinds[o.object.GetAPIVersion()+"/"+o.object.GetKind()] = true
-		plane := planeFor(o.cluster)
-		err := targets[plane].apply(ctx, o.object, true)
-		assert.NoError(t, err, "%s: %s %s/%s on %s", o.file, o.object.GetKind(), o.object.GetNamespace(), o.object.GetName(), plane)
+	for _, file := range goldenFiles(objects) {
+		// A golden file is a landscape of its own: its ControllerRegistrations (or, for the Seeds
+		// and Shoots of the composite goldens, the fixtures' registrations and seed) are the
+		// garden's while it is dry-run. Two files may register one kind and type; admission
+		// allows one primary registration per garden.
+		context := registrationContext(file, fixtures)
+		for _, o := range context {
+			require.NoError(t, ensureRegistered(ctx, virtual, o.object), "%s: %s %s, the file's context", o.file, o.object.GetKind(), o.object.GetName())
+		}
+		for _, o := range file {
+			kinds[o.object.GetAPIVersion()+"/"+o.object.GetKind()] = true
+			plane := planeFor(o.cluster)
+			err := targets[plane].apply(ctx, o.object, true)
+			assert.NoError(t, err, "%s: %s %s/%s on %s", o.file, o.object.GetKind(), o.object.GetNamespace(), o.object.GetName(), plane)
+		}
+	}
+	for _, kind := range []string{"core.gardener.cloud/v1beta1/Shoot", "core.gardener.cloud/v1beta1/Seed", "core.gardener.cloud/v1beta1/ControllerRegistration"} {
+		assert.True(t, kinds[kind], "the goldens hold no %s: the real API never saw one", kind)
 	}
 	t.Logf("dry-ran %d objects of %d kinds from the golden render files", len(objects), len(kinds))
+}
+
+// goldenFiles groups the objects by golden file, in file order.
+func goldenFiles(objects []goldenObject) [][]goldenObject {
+	var files [][]goldenObject
+	for _, o := range objects {
+		if n := len(files); n > 0 && files[n-1][0].file == o.file {
+			files[n-1] = append(files[n-1], o)
+			continue
+		}
+		files = append(files, []goldenObject{o})
+	}
+	return files
+}
+
+// registrationContext returns the objects a golden file's Gardener objects need to exist for real:
+// its own ControllerRegistrations, and for a file with Seeds or Shoots the fixtures'
+// registrations, cloud profiles and seeds (registrations first).
+func registrationContext(file, fixtures []goldenObject) []goldenObject {
+	var context []goldenObject
+	usesFixtures := false
+	for _, o := range file {
+		if planeFor(o.cluster) != localcluster.VirtualGardenPlane {
+			continue
+		}
+		switch o.object.GetKind() {
+		case "ControllerRegistration":
+			context = append(context, o)
+		case "Seed", "Shoot":
+			usesFixtures = true
+		}
+	}
+	if !usesFixtures {
+		return context
+	}
+	for _, kind := range []string{"ControllerRegistration", "CloudProfile", "Seed"} {
+		for _, o := range fixtures {
+			if o.object.GetKind() == kind {
+				context = append(context, o)
+			}
+		}
+	}
+	return context
+}
+
+// ensureRegistered applies obj for real; for a ControllerRegistration it first deletes every other
+// registration that primarily registers one of its kinds and types.
+func ensureRegistered(ctx context.Context, tg target, obj *unstructured.Unstructured) error {
+	if obj.GetKind() == "ControllerRegistration" {
+		registrations := tg.dyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "controllerregistrations"})
+		live, err := registrations.List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		wanted := primaryResources(obj)
+		for _, other := range live.Items {
+			if other.GetName() == obj.GetName() {
+				continue
+			}
+			for r := range primaryResources(&other) {
+				if wanted[r] {
+					if err := registrations.Delete(ctx, other.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+						return fmt.Errorf("delete registration %s: %w", other.GetName(), err)
+					}
+					break
+				}
+			}
+		}
+	}
+	return tg.apply(ctx, obj, false)
+}
+
+// primaryResources lists the "Kind/type" pairs a ControllerRegistration registers primarily.
+func primaryResources(obj *unstructured.Unstructured) map[string]bool {
+	out := map[string]bool{}
+	resources, _, _ := unstructured.NestedSlice(obj.Object, "spec", "resources")
+	for _, r := range resources {
+		m, _ := r.(map[string]any)
+		if primary, ok := m["primary"].(bool); ok && !primary {
+			continue
+		}
+		out[fmt.Sprint(m["kind"])+"/"+fmt.Sprint(m["type"])] = true
+	}
+	return out
+}
+
+// readFixtures reads testdata/fixtures.yaml: the objects admission looks up that no golden renders.
+func readFixtures(t *testing.T) []goldenObject {
+	t.Helper()
+	data, err := os.ReadFile("testdata/fixtures.yaml")
+	require.NoError(t, err)
+	docs, err := renderedDocuments(data)
+	require.NoError(t, err)
+	out := make([]goldenObject, 0, len(docs))
+	for _, doc := range docs {
+		m := map[string]any{}
+		require.NoError(t, yaml.Unmarshal(doc.yaml, &m))
+		out = append(out, goldenObject{file: "testdata/fixtures.yaml", cluster: doc.cluster, object: &unstructured.Unstructured{Object: m}})
+	}
+	return out
 }
 
 // waitForServiceAccounts waits until every namespace has its default ServiceAccount, without
