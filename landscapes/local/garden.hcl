@@ -40,9 +40,10 @@ garden "local" {
 
     gardener {
       api_server {
-        # The local virtual garden serves the Gardener API groups as stand-in CRDs (the real
-        # gardener-apiserver cannot be built here), and an APIService for a group the API
-        # server already serves from CRDs would shadow them with a backend that never answers.
+        # The local control plane runs gardener-apiserver as a process and registers its
+        # APIServices itself (pointing at an ExternalName Service to localhost); APIServices of
+        # this landscape would point at the gardener-apiserver pods, which never run on kwok's
+        # nodes, and take the Gardener API away.
         register_api_services = false
       }
     }

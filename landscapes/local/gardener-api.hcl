@@ -1,5 +1,5 @@
 # Gardener API objects in the virtual garden: what the shoots of this landscape refer to. On the
-# local control plane the virtual garden serves these kinds from stand-in CRDs.
+# local control plane the virtual garden serves them with the real gardener-apiserver.
 
 component "project" "local" {
   cluster     = cluster.virtual_garden

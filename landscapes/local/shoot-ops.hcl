@@ -21,6 +21,13 @@ shoot "ops" {
   provider {
     type = "local"
   }
+
+  maintenance {
+    time_window {
+      begin = "050000+0000"
+      end   = "060000+0000"
+    }
+  }
 }
 
 output "ops_namespace" {

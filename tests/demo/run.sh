@@ -80,8 +80,8 @@ kubectl --context runtime get namespaces -l gardener.cloud/role=shoot -L high-av
 kubectl --context runtime -n shoot--local--dev get etcds,deployments
 kubectl --context runtime -n shoot--local--ops get etcds,deployments
 
-step "The virtual garden: the Gardener API (local stand-in CRDs), the landscape's project and the control plane's RBAC"
-kubectl --context virtual-garden get crds -l app.kubernetes.io/part-of=gardener-local-stand-in
+step "The virtual garden: the real Gardener API (gardener-apiserver, aggregated), the landscape's project and the control plane's RBAC"
+kubectl --context virtual-garden get apiservices v1beta1.core.gardener.cloud v1alpha1.security.gardener.cloud v1alpha1.seedmanagement.gardener.cloud
 kubectl --context virtual-garden get projects,cloudprofiles,seeds
 kubectl --context virtual-garden -n garden-local get shoots
 kubectl --context virtual-garden get clusterroles -l declarative-gardener.io/landscape=local

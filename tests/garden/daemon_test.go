@@ -48,13 +48,14 @@ func daemonControlLoops(t *testing.T, c *localcluster.Cluster, dir string) {
 	etcdMain := func() int64 { return qaEtcdMainReplicas(t, rdyn) }
 
 	// Set up by hand, as a user's apply before the daemon takes over: qa's schedule moves to
-	// 21:59-06:00 UTC on weekdays, and the cloud profile offers 1.31.4 and image 1.0.2.
+	// 21:59-06:00 UTC on weekdays, and the cloud profile offers 1.31.4 and image 1.0.2 (and
+	// deprecates the versions they replace: Gardener allows one supported version per minor).
 	editLandscape(t, dir, "shoots.hcl", "start    = \"0 20 * * 1-5\"\n      end      = \"0 7 * * 1-5\"\n      location = \"Asia/Tokyo\"",
 		"start    = \"59 21 * * 1-5\"\n      end      = \"0 6 * * 1-5\"\n      location = \"UTC\"")
 	editLandscape(t, dir, "gardener-api.hcl", "  kubernetes_version \"1.31.3\" {\n    classification = \"supported\"\n  }",
-		"  kubernetes_version \"1.31.3\" {\n    classification = \"supported\"\n  }\n\n  kubernetes_version \"1.31.4\" {\n    classification = \"supported\"\n  }")
+		"  kubernetes_version \"1.31.3\" {\n    classification = \"deprecated\"\n  }\n\n  kubernetes_version \"1.31.4\" {\n    classification = \"supported\"\n  }")
 	editLandscape(t, dir, "gardener-api.hcl", "    version \"1.0.1\" {\n      classification = \"supported\"\n    }",
-		"    version \"1.0.1\" {\n      classification = \"supported\"\n    }\n\n    version \"1.0.2\" {\n      classification = \"supported\"\n    }")
+		"    version \"1.0.1\" {\n      classification = \"deprecated\"\n    }\n\n    version \"1.0.2\" {\n      classification = \"supported\"\n    }")
 	applyAt(t, dir, at(21, 50, 0))
 	require.Equal(t, int64(1), etcdMain(), "qa is awake before the start")
 	require.Equal(t, []string{"1.31.3", "1.0.1"}, devVersions(t, vdyn), "dev waits for its window")

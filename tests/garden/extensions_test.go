@@ -23,8 +23,8 @@ import (
 var installationsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "controllerinstallations"}
 
 // extensionFollowsShoots makes provider-local an OnDemand extension and gives it a second seed,
-// local2, that needs none of its kinds, then moves a shoot a user created through the Gardener
-// API (not declared in the landscape) from seed local to local2: the plan installs the
+// local2, that needs none of its kinds, then has a shoot a user created through the Gardener
+// API (not declared in the landscape) move between local2 and local: the plan installs the
 // extension on local2 and says which shoot needs it (S4:12236), applying it creates the
 // ControllerInstallation, and once the shoot is gone the plan removes it again.
 func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
@@ -49,6 +49,9 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	// gardener-apiserver writes cloudProfileName beside the cloudProfile reference, and refuses a
 	// new Shoot that names both (plugin/pkg/shoot/validator/admission.go at Gardener v1.120.0).
 	delete(spec, "cloudProfileName")
+	// Its default domain must be <shoot>.<project>.<default domain> (plugin/pkg/shoot/dns); the
+	// ShootDNS admission plugin fills it in.
+	delete(spec, "dns")
 	user := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
 		"metadata": map[string]any{"name": "user", "namespace": "garden-local"},
@@ -61,8 +64,11 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	require.NoError(t, err)
 	assertNoChanges(t, dir) // a shoot on local changes nothing
 
-	// The move: scheduled to local2, still on local until its control plane has moved.
-	_, err = shoots.Patch(ctx, "user", types.MergePatchType, []byte(`{"spec":{"seedName":"local2"}}`), metav1.PatchOptions{})
+	// A control plane migration from local2 to local: scheduled to local, its control plane
+	// still on local2 until it has moved. (The other way round would need the binding
+	// subresource and backups on local, which gardener-apiserver requires before a shoot may
+	// leave a seed, pkg/apiserver/registry/core/shoot/strategy.go.)
+	_, err = shoots.Patch(ctx, "user", types.MergePatchType, []byte(`{"status":{"seedName":"local2"}}`), metav1.PatchOptions{}, "status")
 	require.NoError(t, err)
 	planGolden(t, dir, "plan-extension-follows-shoot.txt")
 	applyAllowing(t, dir)
@@ -75,7 +81,7 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	conditions := func() []string {
 		return landscapetest.Plan(t, landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true}))).Conditions()
 	}
-	assert.Contains(t, conditions(), "seed.local: ExtensionsReady True (AllExtensionsReady): All 1 extensions installed into the seed are ready and healthy.")
+	assert.Contains(t, conditions(), "seed.local: ExtensionsReady True (AllExtensionsReady): All 2 extensions installed into the seed are ready and healthy.")
 	healthy := func(status string) {
 		live, err := installations.Get(ctx, "provider-local-local", metav1.GetOptions{})
 		require.NoError(t, err)
@@ -93,7 +99,10 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	assert.Contains(t, conditions(), "seed.local: ExtensionsReady False (NotAllExtensionsReady): Extensions are not ready: provider-local-local: Healthy is False (the controller's pods crash)")
 	healthy("True")
 
-	// The shoot goes: nothing on local2 needs the extension any more.
+	// The shoot goes: nothing on local2 needs the extension any more. gardener-apiserver deletes
+	// a Shoot only with the deletion confirmation (plugin/pkg/global/deletionconfirmation).
+	_, err = shoots.Patch(ctx, "user", types.MergePatchType, []byte(`{"metadata":{"annotations":{"confirmation.gardener.cloud/deletion":"true"}}}`), metav1.PatchOptions{})
+	require.NoError(t, err)
 	require.NoError(t, shoots.Delete(ctx, "user", metav1.DeleteOptions{}))
 	out := planAt(t, dir, time.Now())
 	assert.True(t, out.HasChanges())

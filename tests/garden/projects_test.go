@@ -63,7 +63,14 @@ component "project" "idle" {
 	assert.Equal(t, sinceText, p.GetAnnotations()["declarative-gardener.io/stale-since"], "the plan kept when it found the project stale")
 
 	pl = planAt(t, dir, since.AddDate(0, 0, 1).Add(time.Hour))
-	assert.False(t, pl.HasChanges(), "%s", planText(t, pl))
+	// Only the project is judged: on a weekday qa's hibernation schedule fires at this time too.
+	for _, comp := range pl.Components {
+		if comp.Address == "component.project.idle" {
+			for _, o := range comp.Objects {
+				assert.Equal(t, plan.NoOp, o.Action, "%s %s: %s", o.Ref.Kind, o.Ref.Name, planText(t, pl))
+			}
+		}
+	}
 	assert.Contains(t, strings.Join(pl.Notices, "\n"), "unless it is used again, it is deleted at "+deleteAt.Format(time.RFC3339))
 
 	// At the auto-delete time: the project is deleted, protected.
