@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/declarative-gardener/gardener/internal/expect"
 	"github.com/declarative-gardener/gardener/schemas"
 	"github.com/declarative-gardener/gardener/schemas/admission"
 )
@@ -29,7 +29,7 @@ func TestAdmissionCorpus(t *testing.T) {
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
-			want := readExpected(t, filepath.Join(dir, "expect.txt"))
+			want := expect.Lines(t, filepath.Join(dir, "expect.txt"))
 			t.Chdir(dir)
 
 			out, _, err := run(t, "validate", "--json", ".")
@@ -56,22 +56,6 @@ func TestAdmissionCorpus(t *testing.T) {
 			golden(t, filepath.Join("admission", name, "validate.golden"), errOut)
 		})
 	}
-}
-
-// readExpected reads an expect.txt: one diagnostic per line, # comments and blank lines
-// ignored, sorted.
-func readExpected(t *testing.T, path string) []string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err, "every case has an expect.txt")
-	var lines []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			lines = append(lines, line)
-		}
-	}
-	sort.Strings(lines)
-	return lines
 }
 
 // TestCatalogSchemas checks that the CLI's registry carries the admission rules next to every

@@ -60,6 +60,7 @@ func hibernated(v *Values) { v.Hibernation = &Hibernation{Enabled: true} }
 
 func workerless(v *Values) {
 	v.Workers = nil
+	v.CredentialsBinding, v.SecretBinding = "", "" // Gardener forbids a binding without workers
 	v.Networking = &Networking{Services: "10.4.0.0/16"}
 	sshByDefault := true // the schema's default, which a workerless Shoot must not carry
 	v.Provider.SSHAccessEnabled = &sshByDefault
@@ -455,6 +456,10 @@ func TestErrors(t *testing.T) {
 			}{Enabled: true, Mode: "IPTables"}
 			v.SystemComponents = &SystemComponents{CoreDNSAutoscalingMode: "horizontal"}
 		}), "Gardener forbids these settings on a shoot without workers: provider.infrastructure_config, kubernetes.kube_proxy, system_components"},
+		{"a binding on a workerless shoot", values(func(v *Values) {
+			workerless(v)
+			v.CredentialsBinding = "local"
+		}), "Gardener forbids these settings on a shoot without workers: credentials_binding"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parts("dev", tc.v)

@@ -22,6 +22,9 @@ func workerlessForbidden(v Values) []string {
 			out = append(out, name)
 		}
 	}
+	// validateShootSpec: "must not be set for workerless Shoot clusters".
+	add(v.CredentialsBinding != "", "credentials_binding")
+	add(v.SecretBinding != "", "secret_binding")
 	add(v.Provider.InfrastructureConfig != nil, "provider.infrastructure_config")
 	add(v.Provider.ControlPlaneConfig != nil, "provider.control_plane_config")
 	k := v.Kubernetes

@@ -64,10 +64,8 @@ func readRegistrations(v *schema.LandscapeView) registrations {
 					r.unknown = true
 					continue
 				}
-				if !primary {
-					continue
-				}
-				r.types[kind] = append(r.types[kind], t)
+				// Workerless support counts for secondary registrations too
+				// (computeWorkerlessSupportedExtensionTypes ignores primary).
 				if kind == kindExtension {
 					if w, ok := res.boolean("workerless_supported", false); !ok {
 						r.unknown = true
@@ -75,6 +73,10 @@ func readRegistrations(v *schema.LandscapeView) registrations {
 						r.workerless[t] = true
 					}
 				}
+				if !primary {
+					continue
+				}
+				r.types[kind] = append(r.types[kind], t)
 			}
 		}
 	}
@@ -144,6 +146,12 @@ func seedNeeds(cfg obj) []need {
 	return needs
 }
 
+// isWorkerless reports a shoot known to have no worker pools.
+func isWorkerless(shoot *schema.InstanceView) bool {
+	workers, known := obj{shoot.Config}.blocks("workers")
+	return known && len(workers) == 0
+}
+
 // shootNeeds are the extension types a Shoot uses. A shoot with workers needs its provider's
 // Infrastructure, ControlPlane and Worker, its networking type's Network and an
 // OperatingSystemConfig for every pool's machine image, the image admission defaults from the
@@ -152,7 +160,7 @@ func seedNeeds(cfg obj) []need {
 func shootNeeds(l landscape, profiles []declaredProfile, shoot *schema.InstanceView) (needs []need, workerless bool) {
 	cfg := obj{shoot.Config}
 	workers, workersKnown := cfg.blocks("workers")
-	workerless = workersKnown && len(workers) == 0
+	workerless = isWorkerless(shoot)
 	if workersKnown && !workerless {
 		if provider, set, ok := cfg.block("provider"); ok && set {
 			if t, set, ok := provider.str("type"); ok && set {

@@ -2,6 +2,8 @@ package admission
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/zclconf/go-cty/cty"
 
@@ -39,6 +41,9 @@ func checkReferences(v *schema.LandscapeView) []schema.Finding {
 	}
 	for _, shoot := range l.healthy(schema.KindShoot, string(schema.KindShoot)) {
 		out = append(out, shootProfileReference(l, profiles, shoot)...)
+		if isWorkerless(shoot) {
+			continue // a workerless Shoot sends no binding (validation/shoot.go forbids one)
+		}
 		namespace, nsOK := l.shootNamespace(shoot)
 		for _, typ := range []string{typeCredentialsBinding, typeSecretBinding} {
 			name, set, ok := obj{shoot.Config}.str(typ)
@@ -185,6 +190,11 @@ func bindingProviderType(shoot *schema.InstanceView, typ string, b object) []sch
 	}
 	bindingType, set, ok := obj{b.inst.Config}.str("provider_type")
 	if !ok || !set || bindingType == shootType {
+		return nil
+	}
+	// A SecretBinding may be for several providers, comma-separated (SecretBindingHasType in
+	// pkg/apis/core/helper at v1.120.0).
+	if typ == typeSecretBinding && slices.Contains(strings.Split(bindingType, ","), shootType) {
 		return nil
 	}
 	return []schema.Finding{{

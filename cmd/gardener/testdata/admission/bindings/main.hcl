@@ -46,3 +46,11 @@ component "cloud_profile" "local" {
     zones = ["0"]
   }
 }
+
+# A SecretBinding may be for several providers (comma-separated): a local shoot may use it.
+component "secret_binding" "multi" {
+  cluster       = cluster.virtual_garden
+  namespace     = component.project.dev.namespace
+  secret_ref    = "multi-credentials"
+  provider_type = "aws,local"
+}

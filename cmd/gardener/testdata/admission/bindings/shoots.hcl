@@ -39,3 +39,24 @@ shoot "other" {
     maximum      = 2
   }
 }
+
+shoot "multi" {
+  project        = component.project.dev.name
+  cloud_profile  = "local"
+  region         = "local"
+  secret_binding = "multi"
+
+  kubernetes {
+    version = "1.31.1"
+  }
+
+  provider {
+    type = "local"
+  }
+
+  workers "pool" {
+    machine_type = "local"
+    minimum      = 1
+    maximum      = 2
+  }
+}
