@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -269,7 +270,7 @@ func TestEditDistance(t *testing.T) {
 		want int
 	}{{"", "", 0}, {"abc", "abc", 0}, {"abc", "abd", 1}, {"runtme", "runtime", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"thnig", "thing", 1}}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, editDistance(tt.a, tt.b), "%s/%s", tt.a, tt.b)
+		assert.Equal(t, tt.want, diag.EditDistance(tt.a, tt.b), "%s/%s", tt.a, tt.b)
 	}
 }
 
@@ -288,7 +289,7 @@ func TestDidYouMeanOnlySuggestsPlausibleTypos(t *testing.T) {
 		{"zzzzzz", []string{"garden"}, ""},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, didYouMean(tt.given, tt.candidates), tt.given)
+		assert.Equal(t, tt.want, diag.DidYouMean(tt.given, tt.candidates), tt.given)
 	}
 }
 

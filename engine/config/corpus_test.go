@@ -17,6 +17,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/internal/expect"
 	"github.com/declarative-gardener/gardener/schemas"
 )
 
@@ -73,20 +74,6 @@ func summarize(dir string, diags hcl.Diagnostics) []string {
 	return out
 }
 
-func readExpect(t *testing.T, dir string) []string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, "expect.txt"))
-	require.NoError(t, err, "every invalid case has an expect.txt")
-	var lines []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-			lines = append(lines, line)
-		}
-	}
-	sort.Strings(lines)
-	return lines
-}
-
 func caseDirs(t *testing.T, pattern string) []string {
 	t.Helper()
 	dirs, err := filepath.Glob(pattern)
@@ -103,7 +90,7 @@ func TestInvalidLandscapes(t *testing.T) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			res, diags := config.Load(dir, schemas.Registry(), readInputs(t, dir))
 			require.True(t, diags.HasErrors(), "a broken landscape must fail")
-			assert.Equal(t, readExpect(t, dir), summarize(dir, diags))
+			assert.Equal(t, expect.Lines(t, filepath.Join(dir, "expect.txt")), summarize(dir, diags))
 
 			var text bytes.Buffer
 			require.NoError(t, diag.WriteText(&text, diags, res.Files, diag.TextOptions{}))

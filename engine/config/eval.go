@@ -13,6 +13,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 
+	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -517,7 +518,7 @@ func checkValues(body hcl.Body, sb *schema.Body, val cty.Value) hcl.Diagnostics 
 		}
 		problems := []string{}
 		if len(a.AllowedValues) > 0 && plain.Type().Equals(cty.String) && !slices.Contains(a.AllowedValues, plain.AsString()) {
-			problems = append(problems, fmt.Sprintf("The value %q is not allowed for %s; use one of %s.%s", plain.AsString(), a.Name, quoteAll(a.AllowedValues), didYouMean(plain.AsString(), a.AllowedValues)))
+			problems = append(problems, fmt.Sprintf("The value %q is not allowed for %s; use one of %s.%s", plain.AsString(), a.Name, quoteAll(a.AllowedValues), diag.DidYouMean(plain.AsString(), a.AllowedValues)))
 		}
 		for _, c := range a.Checks {
 			if msg := c.Func(plain); msg != "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 
+	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -276,7 +277,7 @@ func (d *decoder) decodeState(block *hcl.Block) hcl.Diagnostics {
 		if st.Backend != "" && st.Backend != BackendLocal && st.Backend != BackendKubernetes {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError, Summary: "Unsupported state backend",
-				Detail:  fmt.Sprintf("The state backend %q is not supported; use %q or %q.%s", st.Backend, BackendLocal, BackendKubernetes, didYouMean(st.Backend, []string{BackendLocal, BackendKubernetes})),
+				Detail:  fmt.Sprintf("The state backend %q is not supported; use %q or %q.%s", st.Backend, BackendLocal, BackendKubernetes, diag.DidYouMean(st.Backend, []string{BackendLocal, BackendKubernetes})),
 				Subject: attr.Expr.Range().Ptr(),
 			})
 		}
@@ -480,7 +481,7 @@ func (d *decoder) decodeBlock(block *hcl.Block) (hcl.Diagnostics, *Block) {
 		if kind == schema.KindComponent {
 			return hcl.Diagnostics{{
 				Severity: hcl.DiagError, Summary: "Unsupported component type",
-				Detail:  fmt.Sprintf("There is no component type %q.%s Run `gardener components` for the catalog.", b.Type, didYouMean(b.Type, d.reg.Types(kind))),
+				Detail:  fmt.Sprintf("There is no component type %q.%s Run `gardener components` for the catalog.", b.Type, diag.DidYouMean(b.Type, d.reg.Types(kind))),
 				Subject: b.TypeRange.Ptr(),
 			}}, b
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hcldec"
 
+	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -115,7 +116,7 @@ func resolveReferences(l *Landscape) hcl.Diagnostics {
 		if _, ok := l.Clusters[l.State.Cluster]; !ok {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError, Summary: "Reference to undeclared cluster",
-				Detail:  fmt.Sprintf("The state backend names cluster %q, which is not declared.%s", l.State.Cluster, didYouMean(l.State.Cluster, sortedKeys(l.Clusters))),
+				Detail:  fmt.Sprintf("The state backend names cluster %q, which is not declared.%s", l.State.Cluster, diag.DidYouMean(l.State.Cluster, sortedKeys(l.Clusters))),
 				Subject: l.State.ClusterRange.Ptr(),
 			})
 		}
@@ -145,24 +146,24 @@ func (l *Landscape) resolve(t hcl.Traversal, from *Block) (Address, hcl.Diagnost
 	switch root {
 	case "var":
 		if _, ok := l.Variables[name]; !ok {
-			return fail("Reference to undeclared input variable", fmt.Sprintf("An input variable named %q is not declared.%s", name, didYouMean(name, sortedKeys(l.Variables))))
+			return fail("Reference to undeclared input variable", fmt.Sprintf("An input variable named %q is not declared.%s", name, diag.DidYouMean(name, sortedKeys(l.Variables))))
 		}
 		return Address("var." + name), nil
 	case "local":
 		if _, ok := l.Locals[name]; !ok {
-			return fail("Reference to undeclared local value", fmt.Sprintf("A local value named %q is not declared.%s", name, didYouMean(name, sortedKeys(l.Locals))))
+			return fail("Reference to undeclared local value", fmt.Sprintf("A local value named %q is not declared.%s", name, diag.DidYouMean(name, sortedKeys(l.Locals))))
 		}
 		return Address("local." + name), nil
 	case "cluster":
 		if _, ok := l.Clusters[name]; !ok {
-			return fail("Reference to undeclared cluster", fmt.Sprintf("A cluster named %q is not declared.%s", name, didYouMean(name, sortedKeys(l.Clusters))))
+			return fail("Reference to undeclared cluster", fmt.Sprintf("A cluster named %q is not declared.%s", name, diag.DidYouMean(name, sortedKeys(l.Clusters))))
 		}
 		return Address("cluster." + name), nil
 	case "garden", "seed", "shoot":
 		addr := Address(root + "." + name)
 		target, ok := l.Blocks[addr]
 		if !ok {
-			return fail("Reference to undeclared "+root, fmt.Sprintf("A %s named %q is not declared.%s", root, name, didYouMean(name, l.blockNames(schema.Kind(root), ""))))
+			return fail("Reference to undeclared "+root, fmt.Sprintf("A %s named %q is not declared.%s", root, name, diag.DidYouMean(name, l.blockNames(schema.Kind(root), ""))))
 		}
 		return addr, checkOutput(target, t[2:], r)
 	case "component":
@@ -177,7 +178,7 @@ func (l *Landscape) resolve(t hcl.Traversal, from *Block) (Address, hcl.Diagnost
 		addr := blockAddress(schema.KindComponent, typ, cname)
 		target, ok := l.Blocks[addr]
 		if !ok {
-			return fail("Reference to undeclared component", fmt.Sprintf("A component %q of type %q is not declared.%s", cname, typ, didYouMean(cname, l.blockNames(schema.KindComponent, typ))))
+			return fail("Reference to undeclared component", fmt.Sprintf("A component %q of type %q is not declared.%s", cname, typ, diag.DidYouMean(cname, l.blockNames(schema.KindComponent, typ))))
 		}
 		return addr, checkOutput(target, t[3:], r)
 	case "each":
@@ -199,7 +200,7 @@ func (l *Landscape) resolve(t hcl.Traversal, from *Block) (Address, hcl.Diagnost
 	case "path":
 		return fail("Unknown reference", "There is no object called \"path\": file() and templatefile() resolve relative paths against the landscape directory, so Terraform's path.module is not needed.")
 	default:
-		return fail("Unknown reference", fmt.Sprintf("There is no object called %q. References start with %s.%s", root, strings.Join(referenceRoots, ", "), didYouMean(root, referenceRoots)))
+		return fail("Unknown reference", fmt.Sprintf("There is no object called %q. References start with %s.%s", root, strings.Join(referenceRoots, ", "), diag.DidYouMean(root, referenceRoots)))
 	}
 }
 
@@ -225,7 +226,7 @@ func checkOutput(target *Block, rest hcl.Traversal, r hcl.Range) hcl.Diagnostics
 		}
 		return hcl.Diagnostics{{
 			Severity: hcl.DiagError, Summary: "Unsupported attribute",
-			Detail:  fmt.Sprintf("%s has no output named %q; its outputs are %s.%s", target.Addr, attr.Name, strings.Join(names, ", "), didYouMean(attr.Name, names)),
+			Detail:  fmt.Sprintf("%s has no output named %q; its outputs are %s.%s", target.Addr, attr.Name, strings.Join(names, ", "), diag.DidYouMean(attr.Name, names)),
 			Subject: attr.SrcRange.Ptr(),
 		}}
 	}

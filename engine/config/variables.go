@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
+
+	"github.com/declarative-gardener/gardener/engine/diag"
 )
 
 // EnvPrefix is the prefix of environment variables that set input variables:
@@ -89,7 +91,7 @@ func CollectInputs(l *Landscape, src InputSources) (*Inputs, hcl.Diagnostics) {
 		if !declared {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError, Summary: "Value for undeclared variable",
-				Detail: fmt.Sprintf("The landscape declares no variable %q (given with --var).%s", name, didYouMean(name, sortedKeys(l.Variables))),
+				Detail: fmt.Sprintf("The landscape declares no variable %q (given with --var).%s", name, diag.DidYouMean(name, sortedKeys(l.Variables))),
 			})
 			continue
 		}
@@ -139,7 +141,7 @@ func (in *Inputs) readVarFile(l *Landscape, path string) hcl.Diagnostics {
 		if _, declared := l.Variables[name]; !declared {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagWarning, Summary: "Value for undeclared variable",
-				Detail:  fmt.Sprintf("The landscape declares no variable %q; this value is ignored.%s", name, didYouMean(name, sortedKeys(l.Variables))),
+				Detail:  fmt.Sprintf("The landscape declares no variable %q; this value is ignored.%s", name, diag.DidYouMean(name, sortedKeys(l.Variables))),
 				Subject: attr.NameRange.Ptr(),
 			})
 			continue

@@ -3,9 +3,18 @@ package diag
 import "fmt"
 
 // DidYouMean returns ` Did you mean "x"?` for the candidate closest to given, or "" when none is
-// close enough to be a plausible typo: at most one edit per three characters (at least one), a
-// swap of neighbouring characters counting as one edit. Diagnostics append it to their detail.
+// close enough to be a plausible typo (Closest). Diagnostics append it to their detail.
 func DidYouMean(given string, candidates []string) string {
+	if best := Closest(given, candidates); best != "" {
+		return fmt.Sprintf(" Did you mean %q?", best)
+	}
+	return ""
+}
+
+// Closest returns the candidate closest to given when it is close enough to be a plausible typo:
+// at most one edit per three characters (at least one), a swap of neighbouring characters
+// counting as one edit; "" when none is, or when given is itself a candidate.
+func Closest(given string, candidates []string) string {
 	limit := max(1, len([]rune(given))/3)
 	best, bestDist := "", limit+1
 	for _, c := range candidates {
@@ -13,10 +22,10 @@ func DidYouMean(given string, candidates []string) string {
 			best, bestDist = c, d
 		}
 	}
-	if best == "" || best == given {
+	if best == given {
 		return ""
 	}
-	return fmt.Sprintf(" Did you mean %q?", best)
+	return best
 }
 
 // EditDistance is the optimal string alignment distance between a and b in runes: insertions,

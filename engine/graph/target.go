@@ -10,6 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/diag"
 )
 
 // ResolveTarget turns a --target value into instances. A block address (`shoot.local`,
@@ -89,7 +90,7 @@ func (g *Graph) ResolveTarget(target string) ([]config.InstanceAddress, hcl.Diag
 			known = append(known, k)
 		}
 		d := g.unknownTarget(target, string(addr), nil)
-		if s := suggest(instanceKey(addr), known); s != "" {
+		if s := diag.Closest(instanceKey(addr), known); s != "" {
 			d[0].Detail += fmt.Sprintf(" Did you mean %s?", keys[s])
 		}
 		return nil, d
@@ -110,7 +111,7 @@ func (g *Graph) unknownTarget(target, addr string, candidates []string) hcl.Diag
 	return hcl.Diagnostics{{
 		Severity: hcl.DiagError,
 		Summary:  "Unknown target",
-		Detail:   fmt.Sprintf("The target %q names %s, which the landscape does not declare.%s", target, addr, didYouMean(addr, candidates)),
+		Detail:   fmt.Sprintf("The target %q names %s, which the landscape does not declare.%s", target, addr, suggestion(addr, candidates)),
 	}}
 }
 
