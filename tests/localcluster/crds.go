@@ -27,8 +27,8 @@ var crdFiles embed.FS
 // shows up as a conflict rather than silently taking fields over.
 const fieldManager = "localcluster"
 
-// GardenerAPICRDs returns the Gardener API groups as CRDs: the local stand-in for
-// gardener-apiserver that every GardenerAPI plane serves (see crds/README.md).
+// GardenerAPICRDs returns the CRDs every GardenerAPI plane installs beside gardener-apiserver:
+// gardener-operator's kinds, which are CRDs in Gardener too (see crds/README.md).
 func GardenerAPICRDs() [][]byte { return mustReadCRDDir("crds/gardener-api") }
 
 // SeedCRDs returns the CRDs a seed or runtime cluster carries (etcd-druid's Etcd,

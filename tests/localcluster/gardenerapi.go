@@ -27,7 +27,8 @@ import (
 // and the gardener-apiserver chart of gardener-operator).
 const (
 	// gardenerAPIServerNamespace and gardenerAPIServerService name the Service the APIServices
-	// point at; gardener-operator deploys the same Service in the virtual garden.
+	// point at. gardener-operator's is in the virtual garden's kube-system, where a landscape's
+	// garden block renders it too; garden keeps the helper's out of the landscape's way.
 	gardenerAPIServerNamespace = "garden"
 	gardenerAPIServerService   = "gardener-apiserver"
 	// gardenerClusterIdentity is the garden's identity as gardener-apiserver reports it (the
