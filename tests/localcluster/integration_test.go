@@ -208,13 +208,32 @@ func TestLocalClusterEndToEnd(t *testing.T) {
 		})
 	})
 
+	t.Run("gardener-admission-controller's webhooks judge the virtual garden's writes", func(t *testing.T) {
+		cs := clientset(t, c.Plane(VirtualGardenPlane))
+		// A kubeconfig with an exec plugin is refused (validate-kubeconfig-secrets).
+		_, err := cs.CoreV1().Secrets("default").Create(ctx, &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Name: "exec-kubeconfig"},
+			StringData: map[string]string{"kubeconfig": "apiVersion: v1\nkind: Config\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/sh}}}]\n"},
+		}, metav1.CreateOptions{})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "exec configurations are not supported")
+		// A project's namespace goes only with its Project (validate-namespace-deletion).
+		_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+			Name: "garden-dev", Labels: map[string]string{"project.gardener.cloud/name": "dev", "gardener.cloud/role": "project"},
+		}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		err = cs.CoreV1().Namespaces().Delete(ctx, "garden-dev", metav1.DeleteOptions{})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), `direct deletion of namespace "garden-dev" is not permitted`)
+	})
+
 	t.Run("stop leaves no process and no data behind", func(t *testing.T) {
 		pids := c.PIDs()
 		// etcd and kube-apiserver on all three planes; kube-controller-manager, kube-scheduler and
 		// kwok on the two workload planes; the stage kwok on all three, since every plane has
-		// Services whose load balancers it gives addresses to; gardener-apiserver on the virtual
-		// garden.
-		assert.Len(t, pids, 3*2+2*3+3+1)
+		// Services whose load balancers it gives addresses to; gardener-apiserver and
+		// gardener-admission-controller on the virtual garden.
+		assert.Len(t, pids, 3*2+2*3+3+2)
 		require.NoError(t, c.Stop())
 		stopped = true
 		for _, pid := range pids {

@@ -34,6 +34,8 @@ type credentials struct {
 	frontProxyClientKeyPEM   []byte
 	gardenerAPIServerCertPEM []byte
 	gardenerAPIServerKeyPEM  []byte
+	admissionCertPEM         []byte
+	admissionKeyPEM          []byte
 }
 
 // serviceClusterIPRange is the Service CIDR of every local control plane; its first address is the
@@ -76,6 +78,12 @@ func newCredentials(now time.Time) (*credentials, error) {
 			gardenerAPIServerService + "." + gardenerAPIServerNamespace + ".svc.cluster.local"},
 		[]net.IP{net.ParseIP("127.0.0.1")}); err != nil {
 		return nil, fmt.Errorf("gardener-apiserver serving certificate: %w", err)
+	}
+	// gardener-admission-controller's, checked by kube-apiserver against its webhooks' Service.
+	if c.admissionCertPEM, c.admissionKeyPEM, err = issue(now, caCert, caKey, gardenerAdmissionControllerService, x509.ExtKeyUsageServerAuth,
+		[]string{"localhost", gardenerAdmissionControllerService + "." + gardenerAPIServerNamespace + ".svc"},
+		[]net.IP{net.ParseIP("127.0.0.1")}); err != nil {
+		return nil, fmt.Errorf("gardener-admission-controller serving certificate: %w", err)
 	}
 
 	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -175,6 +183,8 @@ type pkiFiles struct {
 	caCert, caKey, servingCert, servingKey, saPublic, saPrivate, tokens string
 	frontProxyCACert, frontProxyClientCert, frontProxyClientKey         string
 	gardenerAPIServerCert, gardenerAPIServerKey                         string
+	// gardenerAdmissionControllerCertDir holds tls.crt and tls.key, as its webhook server wants.
+	gardenerAdmissionControllerCertDir string
 }
 
 // write stores the credentials under dir with owner-only permissions.
@@ -193,8 +203,10 @@ func (c *credentials) write(dir string) (pkiFiles, error) {
 		frontProxyClientKey:   filepath.Join(dir, "front-proxy-client.key"),
 		gardenerAPIServerCert: filepath.Join(dir, "gardener-apiserver.crt"),
 		gardenerAPIServerKey:  filepath.Join(dir, "gardener-apiserver.key"),
+
+		gardenerAdmissionControllerCertDir: filepath.Join(dir, "gardener-admission-controller"),
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(f.gardenerAdmissionControllerCertDir, 0o700); err != nil {
 		return f, fmt.Errorf("pki directory: %w", err)
 	}
 	// The token file format is token,user,uid,"group1,group2"; system:masters makes the user admin.
@@ -205,6 +217,8 @@ func (c *credentials) write(dir string) (pkiFiles, error) {
 		f.tokens: tokens, f.frontProxyCACert: c.frontProxyCACertPEM, f.frontProxyClientCert: c.frontProxyClientCertPEM,
 		f.frontProxyClientKey: c.frontProxyClientKeyPEM, f.gardenerAPIServerCert: c.gardenerAPIServerCertPEM,
 		f.gardenerAPIServerKey: c.gardenerAPIServerKeyPEM,
+		filepath.Join(f.gardenerAdmissionControllerCertDir, "tls.crt"): c.admissionCertPEM,
+		filepath.Join(f.gardenerAdmissionControllerCertDir, "tls.key"): c.admissionKeyPEM,
 	} {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			return f, fmt.Errorf("pki file %s: %w", filepath.Base(path), err)

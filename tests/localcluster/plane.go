@@ -62,9 +62,11 @@ type Plane struct {
 	etcdClientPort int
 	etcdPeerPort   int
 	apiServerPort  int
-	// gardenerAPIServerPort is gardener-apiserver's port on a GardenerAPI plane.
-	gardenerAPIServerPort int
-	kubeconfigPath        string
+	// gardenerAPIServerPort is gardener-apiserver's port on a GardenerAPI plane, and the
+	// admission ports gardener-admission-controller's webhook, health and metrics servers'.
+	gardenerAPIServerPort                                           int
+	admissionWebhookPort, admissionHealthPort, admissionMetricsPort int
+	kubeconfigPath                                                  string
 
 	mu    sync.Mutex
 	procs []*process
@@ -168,6 +170,9 @@ func (p *Plane) start(ctx context.Context) error {
 		if err := p.registerGardenerAPI(ctx); err != nil {
 			return fmt.Errorf("plane %s gardener API: %w", p.opts.Name, err)
 		}
+		if err := p.startGardenerAdmissionController(ctx); err != nil {
+			return err
+		}
 		if err := ApplyCRDs(ctx, p.RESTConfig(), GardenerAPICRDs()); err != nil {
 			return fmt.Errorf("plane %s gardener API: %w", p.opts.Name, err)
 		}
@@ -196,11 +201,12 @@ const portAttempts = 3
 // startCore chooses ports, then starts etcd and the API server (and gardener-apiserver on a
 // GardenerAPI plane) and waits until they serve.
 func (p *Plane) startCore(ctx context.Context) error {
-	ports, err := choosePorts(4)
+	ports, err := choosePorts(7)
 	if err != nil {
 		return fmt.Errorf("plane %s: %w", p.opts.Name, err)
 	}
 	p.etcdClientPort, p.etcdPeerPort, p.apiServerPort, p.gardenerAPIServerPort = ports[0], ports[1], ports[2], ports[3]
+	p.admissionWebhookPort, p.admissionHealthPort, p.admissionMetricsPort = ports[4], ports[5], ports[6]
 	p.kubeconfigPath = filepath.Join(p.dir, "kubeconfig")
 	if err := writeKubeconfig(p.kubeconfigPath, []*Plane{p}); err != nil {
 		return fmt.Errorf("plane %s: %w", p.opts.Name, err)
