@@ -198,6 +198,7 @@ func TestGoldenRendersAreAccepted(t *testing.T) {
 	}
 	objects := readGolden(t)
 	fixtures := readFixtures(t)
+	all := append(append([]goldenObject(nil), objects...), fixtures...)
 
 	// The catalog's CRDs, and those rendered in golden files (a chart's own), first and for real:
 	// custom resources can only be dry-run once their kind is served.
@@ -209,7 +210,7 @@ func TestGoldenRendersAreAccepted(t *testing.T) {
 		require.NoError(t, targets[localcluster.RuntimePlane].apply(ctx, u, false), name)
 	}
 	namespaces := map[string]map[string]bool{}
-	for _, o := range append(append([]goldenObject(nil), objects...), fixtures...) {
+	for _, o := range all {
 		plane := planeFor(o.cluster)
 		if o.object.GetKind() == "CustomResourceDefinition" {
 			require.NoError(t, targets[plane].apply(ctx, o.object, false), "%s: CRD %s", o.file, o.object.GetName())
@@ -244,7 +245,7 @@ func TestGoldenRendersAreAccepted(t *testing.T) {
 	// What admission looks up, for real, in the order of its dependencies: all but the
 	// ControllerRegistrations and Seeds, which each golden file brings in a context of its own.
 	var lookups []goldenObject
-	for _, o := range append(append([]goldenObject(nil), objects...), fixtures...) {
+	for _, o := range all {
 		kind := o.object.GetKind()
 		if _, ok := admissionLookups[kind]; ok && !inFileContext[kind] && planeFor(o.cluster) == localcluster.VirtualGardenPlane {
 			lookups = append(lookups, o)
@@ -264,8 +265,7 @@ func TestGoldenRendersAreAccepted(t *testing.T) {
 		// and Shoots of the composite goldens, the fixtures' registrations and seed) are the
 		// garden's while it is dry-run. Two files may register one kind and type; admission
 		// allows one primary registration per garden.
-		context := registrationContext(file, fixtures)
-		for _, o := range context {
+		for _, o := range registrationContext(file, fixtures) {
 			require.NoError(t, ensureRegistered(ctx, virtual, o.object), "%s: %s %s, the file's context", o.file, o.object.GetKind(), o.object.GetName())
 		}
 		for _, o := range file {
@@ -298,7 +298,7 @@ func goldenFiles(objects []goldenObject) [][]goldenObject {
 // its own ControllerRegistrations, and for a file with Seeds or Shoots the fixtures'
 // registrations, cloud profiles and seeds (registrations first).
 func registrationContext(file, fixtures []goldenObject) []goldenObject {
-	var context []goldenObject
+	var needed []goldenObject
 	usesFixtures := false
 	for _, o := range file {
 		if planeFor(o.cluster) != localcluster.VirtualGardenPlane {
@@ -306,22 +306,22 @@ func registrationContext(file, fixtures []goldenObject) []goldenObject {
 		}
 		switch o.object.GetKind() {
 		case "ControllerRegistration":
-			context = append(context, o)
+			needed = append(needed, o)
 		case "Seed", "Shoot":
 			usesFixtures = true
 		}
 	}
 	if !usesFixtures {
-		return context
+		return needed
 	}
 	for _, kind := range []string{"ControllerRegistration", "CloudProfile", "Seed"} {
 		for _, o := range fixtures {
 			if o.object.GetKind() == kind {
-				context = append(context, o)
+				needed = append(needed, o)
 			}
 		}
 	}
-	return context
+	return needed
 }
 
 // ensureRegistered applies obj for real; for a ControllerRegistration it first deletes every other
