@@ -268,8 +268,10 @@ func (c *shootCheck) machineImage(i int, w obj, arch, kubelet string, kubeletKno
 			return
 		}
 		if !found {
-			c.report(poolPath, schema.SeverityError, "No machine image for the architecture",
-				fmt.Sprintf("The pool names no machine image, and cloud profile %q has none for the CPU architecture %s to give it (offers %s). %s refuses a worker pool without a machine image it can default.",
+			// A warning, as for expired versions: admission defaults the image of a new pool only
+			// (ensureMachineImage keeps an existing pool's), which an offline check cannot tell.
+			c.report(poolPath, schema.SeverityWarning, "No machine image for the architecture",
+				fmt.Sprintf("The pool names no machine image, and cloud profile %q has none for the CPU architecture %s to give it (offers %s). %s refuses a new worker pool without a machine image it can default.",
 					c.p.name, arch, list(names), validator))
 			return
 		}
@@ -334,8 +336,8 @@ func (c *shootCheck) machineImage(i int, w obj, arch, kubelet string, kubeletKno
 		}
 		v, found := candidate.latest(arch)
 		if !found {
-			c.report(where, schema.SeverityError, "No machine image version to default to",
-				fmt.Sprintf("Machine image %q of cloud profile %q has no version for %s%s that is not a preview, which admission would choose for the pool (offers %s). %s refuses a worker pool whose machine image version it cannot default.",
+			c.report(where, schema.SeverityWarning, "No machine image version to default to",
+				fmt.Sprintf("Machine image %q of cloud profile %q has no version for %s%s that is not a preview, which admission would choose for the pool (offers %s). %s refuses a new worker pool whose machine image version it cannot default.",
 					img.name, c.p.name, arch, prefixNote(version, vset), offeredList, validator))
 			return
 		}
