@@ -268,8 +268,8 @@ func (b *builder) networkingSpec() map[string]any {
 		out["ipFamilies"] = kube.AnyList(n.IPFamilies)
 	}
 	if len(b.v.Workers) == 0 {
-		// Without nodes there are no pod or node networks and no CNI (S4:23470-23484); Gardener
-		// forbids them on a workerless Shoot (validateNetworking in
+		// Without nodes there are no pod or node networks and no CNI (Gardener's docs, "Workerless
+		// Shoots", docs/usage/shoot/shoot_workerless.md); Gardener forbids them on a workerless Shoot (validateNetworking in
 		// pkg/apis/core/validation/shoot.go at v1.120.0).
 		return out
 	}
