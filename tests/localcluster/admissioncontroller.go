@@ -88,23 +88,14 @@ func (p *Plane) startGardenerAdmissionController(ctx context.Context) error {
 // registerAdmissionWebhooks registers gardenerAdmissionWebhooks against an ExternalName Service
 // for localhost, failing closed as Gardener's do.
 func (p *Plane) registerAdmissionWebhooks(ctx context.Context) error {
-	dyn, err := dynamic.NewForConfig(p.RESTConfig())
+	cs, err := p.Clientset()
 	if err != nil {
-		return fmt.Errorf("dynamic client: %w", err)
+		return err
+	}
+	if err := applyLoopbackService(ctx, cs, gardenerAdmissionControllerService, p.admissionWebhookPort, nil); err != nil {
+		return err
 	}
 	port := int64(p.admissionWebhookPort)
-	service := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Service",
-		"metadata": map[string]any{"name": gardenerAdmissionControllerService, "namespace": gardenerAPIServerNamespace},
-		"spec": map[string]any{
-			"type": "ExternalName", "externalName": "localhost",
-			"ports": []any{map[string]any{"name": "https", "protocol": "TCP", "port": port}},
-		},
-	}}
-	services := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "services"}).Namespace(gardenerAPIServerNamespace)
-	if _, err := services.Apply(ctx, gardenerAdmissionControllerService, service, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
-		return fmt.Errorf("service %s: %w", gardenerAdmissionControllerService, err)
-	}
 	caBundle := base64.StdEncoding.EncodeToString(p.creds.caCertPEM)
 	var webhooks []any
 	for _, w := range gardenerAdmissionWebhooks {
@@ -136,6 +127,10 @@ func (p *Plane) registerAdmissionWebhooks(ctx context.Context) error {
 		"metadata": map[string]any{"name": gardenerAdmissionWebhooksName},
 		"webhooks": webhooks,
 	}}
+	dyn, err := dynamic.NewForConfig(p.RESTConfig())
+	if err != nil {
+		return fmt.Errorf("dynamic client: %w", err)
+	}
 	configs := dyn.Resource(schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"})
 	if _, err := configs.Apply(ctx, gardenerAdmissionWebhooksName, config, metav1.ApplyOptions{FieldManager: fieldManager, Force: true}); err != nil {
 		return fmt.Errorf("validatingwebhookconfiguration %s: %w", gardenerAdmissionWebhooksName, err)

@@ -113,26 +113,8 @@ func (p *Plane) registerGardenerAPI(ctx context.Context) error {
 	if _, err := cs.CoreV1().Namespaces().Patch(ctx, gardenerAPIServerNamespace, types.ApplyPatchType, namespace, applyOptions()); err != nil {
 		return fmt.Errorf("namespace %s: %w", gardenerAPIServerNamespace, err)
 	}
-	service, err := json.Marshal(&corev1.Service{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: gardenerAPIServerService, Namespace: gardenerAPIServerNamespace,
-			Labels: map[string]string{"app": "gardener", "role": "apiserver"},
-		},
-		Spec: corev1.ServiceSpec{
-			Type:         corev1.ServiceTypeExternalName,
-			ExternalName: "localhost",
-			Ports: []corev1.ServicePort{{
-				Name: "https", Protocol: corev1.ProtocolTCP,
-				Port: int32(p.gardenerAPIServerPort), TargetPort: intstr.FromInt32(int32(p.gardenerAPIServerPort)),
-			}},
-		},
-	})
-	if err != nil {
+	if err := applyLoopbackService(ctx, cs, gardenerAPIServerService, p.gardenerAPIServerPort, map[string]string{"app": "gardener", "role": "apiserver"}); err != nil {
 		return err
-	}
-	if _, err := cs.CoreV1().Services(gardenerAPIServerNamespace).Patch(ctx, gardenerAPIServerService, types.ApplyPatchType, service, applyOptions()); err != nil {
-		return fmt.Errorf("service %s: %w", gardenerAPIServerService, err)
 	}
 	dyn, err := dynamic.NewForConfig(p.RESTConfig())
 	if err != nil {
@@ -196,6 +178,31 @@ func (p *Plane) waitGardenerDiscovery(ctx context.Context, cs *kubernetes.Client
 	})
 	if err != nil {
 		return fmt.Errorf("gardener api discovery: %w", err)
+	}
+	return nil
+}
+
+// applyLoopbackService applies a Service in the garden namespace that is an ExternalName for
+// localhost on port: what APIServices and webhooks of the plane's Gardener components name, so
+// that kube-apiserver reaches them on loopback and never dials a cluster IP.
+func applyLoopbackService(ctx context.Context, cs kubernetes.Interface, name string, port int, labels map[string]string) error {
+	service, err := json.Marshal(&corev1.Service{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: gardenerAPIServerNamespace, Labels: labels},
+		Spec: corev1.ServiceSpec{
+			Type:         corev1.ServiceTypeExternalName,
+			ExternalName: "localhost",
+			Ports: []corev1.ServicePort{{
+				Name: "https", Protocol: corev1.ProtocolTCP,
+				Port: int32(port), TargetPort: intstr.FromInt32(int32(port)),
+			}},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := cs.CoreV1().Services(gardenerAPIServerNamespace).Patch(ctx, name, types.ApplyPatchType, service, applyOptions()); err != nil {
+		return fmt.Errorf("service %s: %w", name, err)
 	}
 	return nil
 }
