@@ -50,22 +50,16 @@ func readGolden(t *testing.T) []goldenObject {
 	}
 	var out []goldenObject
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		docs, err := renderedDocuments(data)
-		require.NoError(t, err, f)
-		composite := strings.HasSuffix(f, ".txt")
-		for i, doc := range docs {
+		var keep func(renderedDocument) bool
+		if strings.HasSuffix(f, ".txt") {
 			// Of the composite goldens, the Gardener API objects: their other objects hold the
 			// markers of values known only at apply (${generated:...}, ${live:...}), which only
 			// an apply resolves; tests/garden applies those.
-			if composite && (planeFor(doc.cluster) != localcluster.VirtualGardenPlane || bytes.Contains(doc.yaml, []byte("${"))) {
-				continue
+			keep = func(doc renderedDocument) bool {
+				return planeFor(doc.cluster) == localcluster.VirtualGardenPlane && !bytes.Contains(doc.yaml, []byte("${"))
 			}
-			m := map[string]any{}
-			require.NoError(t, yaml.Unmarshal(doc.yaml, &m), "%s document %d", f, i+1)
-			out = append(out, goldenObject{file: f, cluster: doc.cluster, object: &unstructured.Unstructured{Object: m}})
 		}
+		out = append(out, readObjects(t, f, keep)...)
 	}
 	require.NotEmpty(t, out)
 	return out
@@ -368,15 +362,25 @@ func primaryResources(obj *unstructured.Unstructured) map[string]bool {
 // readFixtures reads testdata/fixtures.yaml: the objects admission looks up that no golden renders.
 func readFixtures(t *testing.T) []goldenObject {
 	t.Helper()
-	data, err := os.ReadFile("testdata/fixtures.yaml")
+	return readObjects(t, "testdata/fixtures.yaml", nil)
+}
+
+// readObjects reads the rendered objects of one file (renderedDocuments), those keep accepts when
+// it is not nil.
+func readObjects(t *testing.T, file string, keep func(renderedDocument) bool) []goldenObject {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	require.NoError(t, err)
 	docs, err := renderedDocuments(data)
-	require.NoError(t, err)
-	out := make([]goldenObject, 0, len(docs))
-	for _, doc := range docs {
+	require.NoError(t, err, file)
+	var out []goldenObject
+	for i, doc := range docs {
+		if keep != nil && !keep(doc) {
+			continue
+		}
 		m := map[string]any{}
-		require.NoError(t, yaml.Unmarshal(doc.yaml, &m))
-		out = append(out, goldenObject{file: "testdata/fixtures.yaml", cluster: doc.cluster, object: &unstructured.Unstructured{Object: m}})
+		require.NoError(t, yaml.Unmarshal(doc.yaml, &m), "%s document %d", file, i+1)
+		out = append(out, goldenObject{file: file, cluster: doc.cluster, object: &unstructured.Unstructured{Object: m}})
 	}
 	return out
 }
