@@ -15,9 +15,12 @@ bin="$root/bin"
 stamps="$bin/.stamps"
 mkdir -p "$stamps"
 
-# module_hash MODULE: the hash that decides whether MODULE's outputs are current.
+# module_hash MODULE: the hash that decides whether MODULE's outputs are current: its pins (a Go
+# module's go.mod and go.sum; Gardener's VERSION) and this script.
 module_hash() {
-  cat "$tools/$1/go.mod" "$tools/$1/go.sum" "${BASH_SOURCE[0]}" | sha256sum | cut -d' ' -f1
+  local pins=("$tools/$1/go.mod" "$tools/$1/go.sum")
+  if [[ $1 == gardener ]]; then pins=("$tools/gardener/VERSION"); fi
+  cat "${pins[@]}" "${BASH_SOURCE[0]}" | sha256sum | cut -d' ' -f1
 }
 
 # up_to_date MODULE OUTPUT...: true when the stamp matches and every output exists.
@@ -103,12 +106,9 @@ build kwok kwok=sigs.k8s.io/kwok/cmd/kwok
 build_gardener() {
   local version names=(gardener-apiserver gardener-admission-controller gardener-controller-manager gardener-scheduler)
   version=$(tr -d '[:space:]' < "$tools/gardener/VERSION")
-  local hash
-  hash=$(cat "$tools/gardener/VERSION" "${BASH_SOURCE[0]}" | sha256sum | cut -d' ' -f1)
-  if [[ -f "$stamps/gardener" && "$(cat "$stamps/gardener")" == "$hash" ]]; then
-    local name missing=""
-    for name in "${names[@]}"; do [[ -e "$bin/$name" ]] || missing=1; done
-    if [[ -z $missing ]]; then echo "tools: gardener $version is up to date (${names[*]})"; return; fi
+  if up_to_date gardener "${names[@]}"; then
+    echo "tools: gardener $version is up to date (${names[*]})"
+    return
   fi
   local started=$SECONDS ldflags source=${GARDENER_SOURCE:-$root/../shared/gardener-$version}
   ldflags=$(version_ldflags "$version")
@@ -124,7 +124,7 @@ build_gardener() {
     for name in "${names[@]}"; do pkgs+=("github.com/gardener/gardener/cmd/$name@$version"); done
     GOBIN="$bin" go install -trimpath -ldflags "$ldflags" "${pkgs[@]}"
   fi
-  echo "$hash" > "$stamps/gardener"
+  module_hash gardener > "$stamps/gardener"
   echo "tools: built gardener $version in $((SECONDS - started))s"
 }
 build_gardener
