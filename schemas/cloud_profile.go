@@ -6,9 +6,10 @@ import (
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
-// cloudProfile is the component type for a CloudProfile in the virtual garden (S4:527-607,
-// S4:3595-3727): what one provider environment offers shoots. Its lists are repeatable blocks
-// labelled with the entry's name, so that each entry reads as one declaration and names are unique.
+// cloudProfile is the component type for a CloudProfile in the virtual garden (Gardener's
+// CloudProfile in docs/api-reference/core.md, MachineImage in docs/api-reference/core.md): what one
+// provider environment offers shoots. Its lists are repeatable blocks labelled with the entry's
+// name, so that each entry reads as one declaration and names are unique.
 func cloudProfile() *schema.Schema {
 	classification := func() schema.Attribute {
 		return schema.Attribute{Name: "classification", Type: cty.String, AllowedValues: []string{"preview", "supported", "deprecated"}, Description: "The version's lifecycle state: preview, supported or deprecated."}

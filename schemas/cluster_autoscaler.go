@@ -7,8 +7,10 @@ import (
 )
 
 // clusterAutoscaler is the component type for a shoot's cluster-autoscaler, which Gardener runs
-// only if a worker pool has minimum < maximum (S4:11285, S4:18107); its flags are the Shoot's
-// .spec.kubernetes.clusterAutoscaler with their documented defaults (S4:1846-1935).
+// only if a worker pool has minimum < maximum (Gardener's "Shoot Autoscaling"
+// docs/usage/autoscaling/shoot_autoscaling.md, "Worker" docs/extensions/resources/worker.md); its
+// flags are the Shoot's .spec.kubernetes.clusterAutoscaler with their documented defaults
+// (Gardener's ClusterAutoscaler in docs/api-reference/core.md).
 func clusterAutoscaler() *schema.Schema {
 	duration := func(name, def, description string) schema.Attribute {
 		return schema.Attribute{Name: name, Type: cty.String, Default: cty.StringVal(def), Checks: checks(schema.Duration()), Description: description}

@@ -7,7 +7,8 @@ import (
 )
 
 // controllerDeployment is the component type for a ControllerDeployment in the virtual garden
-// (core.gardener.cloud/v1, S4:6198-6289, S4:15300-15320): the Helm chart and values that deploy
+// (core.gardener.cloud/v1, Gardener's "Core V1" docs/api-reference/core-v1.md,
+// "ControllerRegistration" docs/extensions/registration.md): the Helm chart and values that deploy
 // an extension controller to seeds.
 func controllerDeployment() *schema.Schema {
 	return &schema.Schema{

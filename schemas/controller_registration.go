@@ -7,8 +7,10 @@ import (
 )
 
 // controllerRegistration is the component type for a ControllerRegistration in the virtual
-// garden (S4:680-715, S4:2108-2223, S4:15300-15530): the extension kinds and types a controller
-// serves and how Gardener deploys it to seeds.
+// garden (Gardener's ControllerRegistration in docs/api-reference/core.md,
+// ControllerRegistrationDeployment in docs/api-reference/core.md, "ControllerRegistration"
+// docs/extensions/registration.md): the extension kinds and types a controller serves and how
+// Gardener deploys it to seeds.
 func controllerRegistration() *schema.Schema {
 	strategy := func(name, what string) schema.Attribute {
 		return schema.Attribute{Name: name, Type: cty.String, AllowedValues: []string{"BeforeKubeAPIServer", "AfterKubeAPIServer", "AfterWorker"}, Description: "When the extension is " + what + " relative to the shoot's kube-apiserver and workers."}
@@ -32,7 +34,7 @@ func controllerRegistration() *schema.Schema {
 				Description: "An extension kind and type the controller serves, such as resource \"Infrastructure\" \"aws\" or resource \"Extension\" \"shoot-dns-service\".",
 				Body: schema.Body{
 					Attributes: []schema.Attribute{
-						// S4:2185 primary is immutable.
+						// Gardener's ControllerResource in docs/api-reference/core.md primary is immutable.
 						{Name: "primary", Type: cty.Bool, Default: cty.True, Immutable: true, Description: "Whether this controller owns the lifecycle of the kind and type; exactly one primary controller may exist for each."},
 						{Name: "globally_enabled", Type: cty.Bool, Description: "Whether the Extension is enabled for every shoot unless a shoot disables it; only for kind Extension."},
 						{Name: "reconcile_timeout", Type: cty.String, Checks: checks(schema.Duration()), Description: "How long Gardener waits for the Extension to be reconciled, such as 3m; only for kind Extension."},

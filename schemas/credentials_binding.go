@@ -7,8 +7,8 @@ import (
 )
 
 // credentialsBinding is the component type for a CredentialsBinding in the virtual garden
-// (security.gardener.cloud/v1alpha1, S4:10080-10123): how shoots of a project use infrastructure
-// credentials from a Secret or a WorkloadIdentity.
+// (security.gardener.cloud/v1alpha1, Gardener's "Security" docs/api-reference/security.md): how
+// shoots of a project use infrastructure credentials from a Secret or a WorkloadIdentity.
 func credentialsBinding() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,
@@ -20,12 +20,12 @@ func credentialsBinding() *schema.Schema {
 				reference("cluster", schema.RefCluster, "The virtual garden cluster the CredentialsBinding is created in."),
 				{Name: "name", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "The binding's name, which shoots name in credentials_binding; the block name when unset."},
 				{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: checks(schema.DNSLabel()), Description: "The project namespace the binding lives in, such as component.project.dev.namespace."},
-				// S4:10108-10111 provider is immutable.
+				// Gardener's CredentialsBinding in docs/api-reference/security.md provider is immutable.
 				{Name: "provider_type", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The infrastructure provider the credentials are for, such as aws or local."},
 			},
 			Blocks: []schema.Block{
 				{
-					// S4:10113-10116 credentialsRef is immutable.
+					// Gardener's CredentialsBinding in docs/api-reference/security.md credentialsRef is immutable.
 					Name: "credentials_ref", Required: true,
 					Description: "The Secret or WorkloadIdentity holding the credentials; it cannot change once the binding exists.",
 					Body: schema.Body{Attributes: []schema.Attribute{

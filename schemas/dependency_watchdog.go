@@ -7,8 +7,9 @@ import (
 )
 
 // dependencyWatchdog is the component type for the two dependency-watchdog instances of a seed,
-// prober and weeder, which help shoot control planes through outages (S4:26812-26843,
-// S4:26851-26869).
+// prober and weeder, which help shoot control planes through outages (Gardener's "Seed
+// Bootstrapping" docs/operations/seed_bootstrapping.md, "Seed Settings"
+// docs/operations/seed_settings.md).
 func dependencyWatchdog() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,

@@ -7,8 +7,9 @@ import (
 )
 
 // etcd is the component type for one etcd cluster managed by etcd-druid through an Etcd resource:
-// the virtual garden's virtual-garden-etcd-main and virtual-garden-etcd-events (S4:12706-12710),
-// and later the etcds of shoot control planes in seeds.
+// the virtual garden's virtual-garden-etcd-main and virtual-garden-etcd-events (Gardener's
+// "Gardener Operator" docs/concepts/operator.md), and later the etcds of shoot control planes in
+// seeds.
 func etcd() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,

@@ -7,7 +7,8 @@ import (
 )
 
 // etcdDruid is the component type for etcd-druid, the operator behind the Etcd resources of the
-// virtual garden and of shoot control planes (S4:11976, S4:12703, S4:12706).
+// virtual garden and of shoot control planes (Gardener's "etcd" docs/concepts/etcd.md, "Gardener
+// Operator" docs/concepts/operator.md).
 func etcdDruid() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,

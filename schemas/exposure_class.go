@@ -6,8 +6,10 @@ import (
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
-// exposureClass is the component type for an ExposureClass in the virtual garden (S4:716-744,
-// S4:21110-21200): a way of exposing shoot API servers, such as only on an internal network.
+// exposureClass is the component type for an ExposureClass in the virtual garden (Gardener's
+// ExposureClass in docs/api-reference/core.md, "ExposureClasses"
+// docs/usage/networking/exposureclasses.md): a way of exposing shoot API servers, such as only on
+// an internal network.
 func exposureClass() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,
@@ -18,9 +20,9 @@ func exposureClass() *schema.Schema {
 			Attributes: []schema.Attribute{
 				reference("cluster", schema.RefCluster, "The virtual garden cluster the ExposureClass is created in."),
 				{Name: "name", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "The class's name, which shoots name in exposure_class; the block name when unset."},
-				// S4:734-737 handler is immutable.
+				// Gardener's ExposureClass in docs/api-reference/core.md handler is immutable.
 				{Name: "handler", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The exposure handler, as named in the gardenlet configuration's exposureClassHandlers, that realises the class."},
-				// S4:737-743 scheduling is immutable.
+				// Gardener's ExposureClass in docs/api-reference/core.md scheduling is immutable.
 				{Name: "seed_selector", Type: cty.Map(cty.String), Immutable: true, Description: "Labels a seed must carry to host shoots of this class, merged into the shoots' own seed selectors."},
 				{Name: "seed_provider_types", Type: stringList, Immutable: true, Description: "Provider types of the seeds that may host shoots of this class; * allows any."},
 			},

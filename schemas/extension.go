@@ -8,9 +8,10 @@ import (
 
 // extension is the component type for one Gardener extension, declared once and installed on
 // the seeds that need it: the ControllerDeployment and ControllerRegistration in the virtual
-// garden (S4:15300-15472), and per seed the ControllerInstallation and what gardenlet would
-// install for it, the chart with the mix-in values in a ManagedResource (S2:167-194,
-// S4:15404-15430). Its registration attributes and resource blocks are those of
+// garden (Gardener's "ControllerRegistration" docs/extensions/registration.md), and per seed the
+// ControllerInstallation and what gardenlet would install for it, the chart with the mix-in values
+// in a ManagedResource (Gardener's "gardenlet" docs/concepts/gardenlet.md,
+// docs/extensions/registration.md). Its registration attributes and resource blocks are those of
 // controller_registration.
 func extension() *schema.Schema {
 	reg := controllerRegistration().Body

@@ -6,7 +6,10 @@ import (
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
-// Log levels the Gardener control-plane components accept (S4:9183, 9213, 9250).
+// Log levels the Gardener control-plane components accept (Gardener's
+// GardenerAdmissionControllerConfig in docs/api-reference/operator.md,
+// GardenerControllerManagerConfig in docs/api-reference/operator.md, GardenerDashboardConfig in
+// docs/api-reference/operator.md).
 var gardenerLogLevels = []string{"info", "debug", "error"}
 
 func gardenerLogLevel(component string) schema.Attribute {
@@ -45,7 +48,7 @@ func garden() *schema.Schema {
 				gardenRuntimeCluster(),
 				{
 					Name: "observability",
-					Description: "The garden's monitoring and logging in the runtime cluster (S4:12744-12756): prometheus-operator with the garden and long-term Prometheus, " +
+					Description: "The garden's monitoring and logging in the runtime cluster (Gardener's docs/concepts/operator.md): prometheus-operator with the garden and long-term Prometheus, " +
 						"the garden Alertmanager, kube-state-metrics, Plutono on plutono-garden.<first ingress domain> and Vali. Shipping logs to Vali (fluent-bit) is not rendered yet.",
 					Body: schema.Body{Attributes: append([]schema.Attribute{
 						enabled(true, "Whether the observability components are deployed."),
@@ -91,11 +94,11 @@ func gardenRuntimeCluster() schema.Block {
 				Name: "networking", Required: true,
 				Description: "The runtime cluster's own networks, which shoot and seed networks must not overlap.",
 				Body: schema.Body{Attributes: []schema.Attribute{
-					// S4:9584 runtime pods immutable
+					// Gardener's RuntimeNetworking in docs/api-reference/operator.md runtime pods immutable
 					{Name: "pods", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.CIDR()), Description: "The pod network of the runtime cluster."},
-					// S4:9589 runtime services immutable
+					// Gardener's RuntimeNetworking in docs/api-reference/operator.md runtime services immutable
 					{Name: "services", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.CIDR()), Description: "The service network of the runtime cluster."},
-					// S4:9579 runtime nodes immutable
+					// Gardener's RuntimeNetworking in docs/api-reference/operator.md runtime nodes immutable
 					{Name: "nodes", Type: cty.String, Immutable: true, Checks: checks(schema.CIDR()), Description: "The node network of the runtime cluster, if it has a dedicated one."},
 					{Name: "block_cidrs", Type: stringList, Checks: checks(schema.CIDRList()), Description: "Networks that garden components must never be able to reach."},
 				}},
@@ -113,7 +116,7 @@ func gardenRuntimeCluster() schema.Block {
 				Description: "How garden components with a web endpoint (dashboard, discovery server, observability) are reached from outside.",
 				Body: schema.Body{Attributes: []schema.Attribute{
 					{Name: "domains", Type: stringList, Required: true, Checks: checks(schema.NotEmpty(), schema.DNSNameList()), Description: "Wildcard ingress domains pointing at the runtime cluster's ingress controller; the first is the primary one."},
-					// S4:2811 only nginx is supported
+					// Gardener's IngressController in docs/api-reference/core.md only nginx is supported
 					{Name: "controller_kind", Type: cty.String, Default: cty.StringVal("nginx"), AllowedValues: []string{"nginx"}, Description: "The ingress controller Gardener deploys and manages for these domains."},
 				}},
 			},
@@ -145,10 +148,11 @@ func gardenVirtualCluster() schema.Block {
 		Description: "The virtual garden: the Kubernetes API that hosts Gardener's resources (projects, seeds, shoots) and its control plane.",
 		Body: schema.Body{
 			Attributes: []schema.Attribute{
-				// S4:8600 only the first domain is immutable, which a whole-attribute flag cannot
-				// express; the planner must treat a change of the first element as a replacement.
+				// Gardener's DNS in docs/api-reference/operator.md only the first domain is immutable, which a
+				// whole-attribute flag cannot express; the planner must treat a change of the first element as
+				// a replacement.
 				{Name: "dns_domains", Type: stringList, Required: true, Checks: checks(schema.NotEmpty(), schema.DNSNameList()), Description: "Domains under which the virtual garden API is served as api.<domain> and gardener.<domain>; the first one goes into kubeconfigs and can never change."},
-				// S4:12716-12718 HA cannot be removed once set
+				// Gardener's docs/concepts/operator.md HA cannot be removed once set
 				{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Whether the virtual garden's etcd and API servers run with several replicas spread over nodes and zones; once on, it cannot be turned off."},
 			},
 			Blocks: []schema.Block{
@@ -156,7 +160,8 @@ func gardenVirtualCluster() schema.Block {
 					Name: "networking", Required: true,
 					Description: "Networks of the virtual garden.",
 					Body: schema.Body{Attributes: []schema.Attribute{
-						// S4:9436 virtual services immutable; S4:12758 mandatory
+						// Gardener's Networking in docs/api-reference/operator.md virtual services immutable;
+						// Gardener's docs/concepts/operator.md mandatory
 						{Name: "services", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.CIDR()), Description: "The IPv4 range from which the virtual API server allocates Service cluster IPs."},
 					}},
 				},
@@ -224,7 +229,7 @@ func gardenEtcd() schema.Block {
 						Name:        "backup",
 						Description: "Where the main etcd stores its snapshots; the bucket lives outside the garden and survives it.",
 						Body: schema.Body{Attributes: []schema.Attribute{
-							// S4:8508 backup provider immutable
+							// Gardener's Backup in docs/api-reference/operator.md backup provider immutable
 							{Name: "provider", Type: cty.String, Required: true, Immutable: true, Description: "The object store provider type, such as aws or local."},
 							{Name: "bucket_name", Type: cty.String, Description: "An existing bucket to write to; without it gardener-operator creates and manages a bucket itself."},
 							secretRef("Name of the Secret in the runtime cluster's garden namespace with credentials for the object store."),
@@ -249,7 +254,7 @@ func gardenGardener() schema.Block {
 		Body: schema.Body{
 			Attributes: []schema.Attribute{
 				{Name: "version", Type: cty.String, Description: "The Gardener version whose images the control plane runs (a tag of the image vector's Gardener images); the catalog's default version when unset."},
-				// S4:9080 clusterIdentity immutable
+				// Gardener's Gardener in docs/api-reference/operator.md clusterIdentity immutable
 				{Name: "cluster_identity", Type: cty.String, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "A name identifying this garden to the landscape's seeds and shoots; the garden block's label is used when unset."},
 			},
 			Blocks: []schema.Block{

@@ -7,7 +7,9 @@ import (
 )
 
 // gardenerAdmissionController is the component type of the webhook server validating requests to
-// the virtual garden and authorising gardenlets (S4:12006-12091, 20525-20748).
+// the virtual garden and authorising gardenlets (Gardener's "Gardener Admission Controller"
+// docs/concepts/admission-controller.md, "Scoped API Access for gardenlets and Extensions"
+// docs/deployment/gardenlet_api_access.md).
 func gardenerAdmissionController() *schema.Schema {
 	attrs := append(gardenerControlPlaneAttributes("gardener-admission-controller"),
 		schema.Attribute{Name: "tls_secret_name", Type: cty.String, Default: cty.StringVal("gardener-admission-controller-tls"), Checks: checks(schema.ObjectName()), Description: "The Secret with the serving certificate (keys tls.crt, tls.key); its DNS names must include gardener-admission-controller.<namespace> and gardener-admission-controller.<namespace>.svc."},

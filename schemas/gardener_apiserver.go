@@ -24,7 +24,7 @@ func gardenerControlPlaneAttributes(component string) []schema.Attribute {
 }
 
 // gardenerAPIServer is the component type of the aggregated API server serving Gardener's API
-// groups in the virtual garden (S4:12093-12165).
+// groups in the virtual garden (Gardener's "Gardener API Server" docs/concepts/apiserver.md).
 func gardenerAPIServer() *schema.Schema {
 	attrs := append(gardenerControlPlaneAttributes("gardener-apiserver"),
 		schema.Attribute{Name: "cluster_identity", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The identity of the garden (--cluster-identity); it cannot change."},

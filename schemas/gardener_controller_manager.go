@@ -7,7 +7,8 @@ import (
 )
 
 // gardenerControllerManager is the component type of the controllers working on the virtual
-// garden's Gardener resources (S4:12171-12456).
+// garden's Gardener resources (Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md).
 func gardenerControllerManager() *schema.Schema {
 	attrs := append(gardenerControlPlaneAttributes("gardener-controller-manager"),
 		schema.Attribute{Name: "bastion_max_lifetime", Type: cty.String, Default: cty.StringVal("24h"), Checks: checks(schema.Duration()), Description: "How long a Bastion may live at most before it is deleted as rotten."},

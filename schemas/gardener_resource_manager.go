@@ -8,7 +8,7 @@ import (
 
 // gardenerResourceManager is the component type for the garden runtime cluster's
 // gardener-resource-manager, deployed first because its ManagedResource controller brings up the
-// remaining garden system components (S4:12695).
+// remaining garden system components (Gardener's "Gardener Operator" docs/concepts/operator.md).
 func gardenerResourceManager() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,

@@ -7,7 +7,7 @@ import (
 )
 
 // gardenerScheduler is the component type of the controller that assigns seeds to new shoots
-// (S4:14339-14471).
+// (Gardener's "Gardener Scheduler" docs/concepts/scheduler.md).
 func gardenerScheduler() *schema.Schema {
 	attrs := append(gardenerControlPlaneAttributes("gardener-scheduler"),
 		schema.Attribute{Name: "strategy", Type: cty.String, Default: cty.StringVal("SameRegion"), AllowedValues: []string{"SameRegion", "MinimalDistance"},

@@ -7,7 +7,9 @@ import (
 )
 
 // gardenlet is the component type for gardenlet as deployed into a seed cluster, the objects of
-// the gardenlet Helm chart (S4:19268-19273) with its GardenletConfiguration (S4:14552-14568).
+// the gardenlet Helm chart (Gardener's "Deploy Gardenlet Manually"
+// docs/deployment/deploy_gardenlet_manually.md) with its GardenletConfiguration (Gardener's
+// "gardenlet" docs/concepts/gardenlet.md).
 func gardenlet() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,

@@ -7,7 +7,8 @@ import (
 )
 
 // istio is the component type for istiod and the istio-ingressgateways that expose
-// kube-apiservers by TLS SNI (S4:12695-12704, S4:13122, S4:24860-24896).
+// kube-apiservers by TLS SNI (Gardener's "Gardener Operator" docs/concepts/operator.md, "Istio"
+// docs/operations/istio.md).
 func istio() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,

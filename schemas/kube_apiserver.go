@@ -7,8 +7,9 @@ import (
 )
 
 // kubeAPIServer is the component type for the virtual garden's kube-apiserver
-// (virtual-garden-kube-apiserver, S4:12711), exposed by SNI through Istio (S4:12720), and later
-// the API servers of shoot control planes.
+// (virtual-garden-kube-apiserver, Gardener's "Gardener Operator" docs/concepts/operator.md),
+// exposed by SNI through Istio (Gardener's docs/concepts/operator.md), and later the API servers of
+// shoot control planes.
 func kubeAPIServer() *schema.Schema {
 	secretName := func(name, def, description string) schema.Attribute {
 		return schema.Attribute{Name: name, Type: cty.String, Default: cty.StringVal(def), Checks: checks(schema.ObjectName()), Description: description}

@@ -7,8 +7,9 @@ import (
 )
 
 // kubeControllerManager is the component type for the virtual garden's kube-controller-manager
-// (virtual-garden-kube-controller-manager, S4:12712), which runs only a few controllers and never
-// the serviceaccount-token controller (S4:12724).
+// (virtual-garden-kube-controller-manager, Gardener's "Gardener Operator"
+// docs/concepts/operator.md), which runs only a few controllers and never the serviceaccount-token
+// controller (Gardener's docs/concepts/operator.md).
 func kubeControllerManager() *schema.Schema {
 	secretName := func(name, def, description string) schema.Attribute {
 		return schema.Attribute{Name: name, Type: cty.String, Default: cty.StringVal(def), Checks: checks(schema.ObjectName()), Description: description}

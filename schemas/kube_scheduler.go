@@ -7,7 +7,9 @@ import (
 )
 
 // kubeScheduler is the component type for a shoot control plane's kube-scheduler, a Deployment
-// in the shoot namespace of the seed (S4:15658-15675, S4:26391).
+// in the shoot namespace of the seed (Gardener's "ControlPlane Webhooks"
+// docs/extensions/controlplane-webhooks.md, "Priority Classes"
+// docs/development/priority-classes.md).
 func kubeScheduler() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,
@@ -22,7 +24,7 @@ func kubeScheduler() *schema.Schema {
 			{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (kube-scheduler) by name: repository:tag, repository@sha256:digest or a bare tag."},
 			{Name: "kubernetes_version", Type: cty.String, Required: true, Checks: checks(schema.KubernetesVersion()), Description: "The shoot's Kubernetes version (1.25 or newer); it tags the image."},
 			{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Whether two leader-electing replicas run, spread over nodes and zones, instead of one: for control planes with failure tolerance node or zone."},
-			// S4:3013 profile default balanced
+			// Gardener's KubeSchedulerConfig in docs/api-reference/core.md profile default balanced
 			{Name: "profile", Type: cty.String, Default: cty.StringVal("balanced"), AllowedValues: []string{"balanced", "bin-packing"}, Description: "Whether pods are spread over nodes (balanced) or packed onto as few as possible (bin-packing, scheduler name bin-packing-scheduler)."},
 			featureGates("the kube-scheduler"),
 			{Name: "access_secret_name", Type: cty.String, Default: cty.StringVal("shoot-access-kube-scheduler"), Checks: checks(schema.ObjectName()), Description: "Name of the token-requestor Secret rendered with the scheduler's kubeconfig."},

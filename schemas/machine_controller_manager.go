@@ -8,7 +8,8 @@ import (
 
 // machineControllerManager is the component type for a shoot's machine-controller-manager, which
 // turns the machine.sapcloud.io objects of the shoot's control-plane namespace into virtual
-// machines (S4:17852-17854, S4:11879).
+// machines (Gardener's "Worker" docs/extensions/resources/worker.md, "Architecture"
+// docs/concepts/architecture.md).
 func machineControllerManager() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,

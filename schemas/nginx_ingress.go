@@ -7,8 +7,9 @@ import (
 )
 
 // nginxIngress is the component type for the nginx-ingress-controller that serves the Ingresses
-// of a runtime cluster's own components under its ingress domains (S4:9311-9326, S4:2811,
-// S4:26370).
+// of a runtime cluster's own components under its ingress domains (Gardener's Ingress in
+// docs/api-reference/operator.md, IngressController in docs/api-reference/core.md, "Priority
+// Classes" docs/development/priority-classes.md).
 func nginxIngress() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,

@@ -7,8 +7,8 @@ import (
 )
 
 // observability is the component type for the garden runtime cluster's observability stack as
-// gardener-operator deploys it (S4:12744-12756, S4:12828-12935), reduced to what a landscape
-// needs to see its garden.
+// gardener-operator deploys it (Gardener's "Gardener Operator" docs/concepts/operator.md), reduced
+// to what a landscape needs to see its garden.
 func observability() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,

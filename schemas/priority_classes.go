@@ -7,7 +7,7 @@ import (
 )
 
 // priorityClasses is the component type for Gardener's well-known PriorityClasses, which every
-// other component's pods name (S4:26345-26405).
+// other component's pods name (Gardener's "Priority Classes" docs/development/priority-classes.md).
 func priorityClasses() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,

@@ -11,7 +11,9 @@ import (
 )
 
 // project is the component type for a Gardener Project and its garden-<name> namespace in the
-// virtual garden (S4:857-936, S4:21990-22080): the first thing before any shoot (S4:12141).
+// virtual garden (Gardener's Project in docs/api-reference/core.md, "Projects"
+// docs/usage/project/projects.md): the first thing before any shoot (Gardener's "Gardener API
+// Server" docs/concepts/apiserver.md).
 func project() *schema.Schema {
 	subjectKind := func() schema.Attribute {
 		return schema.Attribute{Name: "kind", Type: cty.String, Default: cty.StringVal("User"), AllowedValues: []string{"User", "Group", "ServiceAccount"}, Description: "Whether the subject is a User, a Group or a ServiceAccount."}
@@ -28,7 +30,9 @@ func project() *schema.Schema {
 			Attributes: []schema.Attribute{
 				reference("cluster", schema.RefCluster, "The virtual garden cluster the Project is created in."),
 				{Name: "name", Type: cty.String, Checks: checks(projectName()), Description: "The project's name, at most 10 characters; the block name when unset."},
-				// S4:917 (spec.namespace is immutable), S4:11754 (must start with garden-).
+				// Gardener's Project in docs/api-reference/core.md (spec.namespace is immutable), Gardener's
+				// "APIServer Admission Plugins" docs/concepts/apiserver-admission-plugins.md (must start with
+				// garden-).
 				{Name: "namespace", Type: cty.String, Immutable: true, Checks: checks(schema.DNSLabel()), Description: "The project namespace, which must start with garden-; garden-<name> when unset."},
 				{Name: "description", Type: cty.String, Description: "What the project is used for, for its members and the operators."},
 				{Name: "purpose", Type: cty.String, Description: "Why the project exists, for its members and the operators."},
@@ -71,7 +75,8 @@ func project() *schema.Schema {
 					}},
 				},
 				{
-					// S4:12321-12342: the Project controller's quota template and its merge rules.
+					// Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md: the Project
+					// controller's quota template and its merge rules.
 					Name: "resource_quota", Nesting: schema.NestingSingle,
 					Description: "The default ResourceQuota named gardener in the project namespace, as gardener-controller-manager's project quota template would give it: limits the quota already has (raised by hand) are kept, missing ones are added. " +
 						"Give it the same limits as the controller manager's project_quota blocks.",
@@ -82,7 +87,8 @@ func project() *schema.Schema {
 					}},
 				},
 				{
-					// S4:12348-12369: the Stale Projects controller's settings and opt-out.
+					// Gardener's docs/concepts/controller-manager.md: the Stale Projects controller's settings and
+					// opt-out.
 					Name: "stale", Nesting: schema.NestingSingle,
 					Description: "The stale check of gardener-controller-manager's Stale Projects controller: a project older than minimum_lifetime_days, without activity within it, whose namespace holds no shoots, backup entries, or secrets and quotas in use by shoots, is stale; " +
 						"it is deleted expiration_days after it became stale (once it has been stale for grace_period_days), a protected deletion. Give it the controller manager's settings; without the block Gardener's defaults apply.",
@@ -103,7 +109,8 @@ func project() *schema.Schema {
 }
 
 // projectName demands a name gardener-apiserver accepts for a project: a DNS label of at most 10
-// characters without "--" (the separator of shoot technical IDs, S4:21779).
+// characters without "--" (the separator of shoot technical IDs, Gardener's "Logging"
+// docs/usage/observability/logging.md).
 func projectName() schema.Check {
 	return schema.Check{Name: "project_name", Describe: "a DNS label of at most 10 characters without --", Func: func(v cty.Value) string {
 		v, _ = v.Unmark()
@@ -123,8 +130,9 @@ func projectName() schema.Check {
 	}}
 }
 
-// projectRole demands a project role (S4:22026-22031), or every element of a list to be one;
-// extension role names have at most 20 characters (S4:16549).
+// projectRole demands a project role (Gardener's docs/usage/project/projects.md), or every element
+// of a list to be one; extension role names have at most 20 characters (Gardener's "Project Roles"
+// docs/extensions/project-roles.md).
 func projectRole() schema.Check {
 	problem := func(r string) string {
 		switch r {

@@ -10,8 +10,9 @@ import (
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
-// quota is the component type for a Quota in the virtual garden (S4:937-978): limits on the
-// resources and lifetime of a project's shoots, or of the shoots using one set of credentials.
+// quota is the component type for a Quota in the virtual garden (Gardener's Quota in
+// docs/api-reference/core.md): limits on the resources and lifetime of a project's shoots, or of
+// the shoots using one set of credentials.
 func quota() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,
@@ -22,7 +23,7 @@ func quota() *schema.Schema {
 			reference("cluster", schema.RefCluster, "The virtual garden cluster the Quota is created in."),
 			{Name: "name", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "The Quota's name; the block name when unset."},
 			{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: checks(schema.DNSLabel()), Description: "The namespace the Quota lives in, such as a project namespace."},
-			// S4:975-977 scope is immutable.
+			// Gardener's Quota in docs/api-reference/core.md scope is immutable.
 			{Name: "scope", Type: cty.String, Default: cty.StringVal("Project"), Immutable: true, AllowedValues: []string{"Project", "Secret", "WorkloadIdentity"}, Description: "What the Quota limits: all shoots of a project, or the shoots using one Secret or WorkloadIdentity."},
 			{Name: "cluster_lifetime_days", Type: cty.Number, Checks: checks(schema.Positive()), Description: "Days after which Gardener deletes shoots under this Quota; shoots live indefinitely when unset."},
 			{Name: "metrics", Type: cty.Map(cty.String), Checks: checks(quotaMetrics()), Description: "Limits by metric (cpu, gpu, memory, storage.standard, storage.premium, loadbalancer) as quantities, such as { cpu = \"200\", memory = \"4000Gi\" }."},
@@ -34,8 +35,8 @@ func quota() *schema.Schema {
 	}
 }
 
-// quotaMetricNames are the metrics gardener-apiserver accepts in a Quota; the documents only say
-// "a list of resources" (S4:4368).
+// quotaMetricNames are the metrics gardener-apiserver accepts in a Quota; Gardener's documentation
+// only say "a list of resources" (Gardener's QuotaSpec in docs/api-reference/core.md).
 var quotaMetricNames = map[string]bool{"cpu": true, "gpu": true, "memory": true, "storage.standard": true, "storage.premium": true, "loadbalancer": true}
 
 // quotaMetrics demands known metric names with non-negative quantities.

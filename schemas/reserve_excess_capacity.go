@@ -7,7 +7,8 @@ import (
 )
 
 // reserveExcessCapacity is the component type for a seed's reserve-excess-capacity placeholder
-// pods, which keep headroom for new shoot control planes (S4:26873-26877).
+// pods, which keep headroom for new shoot control planes (Gardener's "Seed Settings"
+// docs/operations/seed_settings.md).
 func reserveExcessCapacity() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,

@@ -6,11 +6,12 @@ import (
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
-// secretBinding is the component type for a SecretBinding in the virtual garden (S4:979-1013):
-// the older way for shoots of a project to use infrastructure credentials from a Secret.
+// secretBinding is the component type for a SecretBinding in the virtual garden (Gardener's
+// SecretBinding in docs/api-reference/core.md): the older way for shoots of a project to use
+// infrastructure credentials from a Secret.
 func secretBinding() *schema.Schema {
 	ref := secretRef("The Secret with the infrastructure credentials; the binding's Secret cannot change later.")
-	// S4:997-1000 secretRef is immutable.
+	// Gardener's SecretBinding in docs/api-reference/core.md secretRef is immutable.
 	ref.Immutable = true
 	return &schema.Schema{
 		Kind: schema.KindComponent,
@@ -23,9 +24,10 @@ func secretBinding() *schema.Schema {
 				{Name: "name", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "The binding's name, which shoots name in secret_binding; the block name when unset."},
 				{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: checks(schema.DNSLabel()), Description: "The project namespace the binding lives in, such as component.project.dev.namespace."},
 				ref,
-				// S4:997-1000 secretRef (including its namespace) is immutable.
+				// Gardener's SecretBinding in docs/api-reference/core.md secretRef (including its namespace) is
+				// immutable.
 				{Name: "secret_namespace", Type: cty.String, Immutable: true, Checks: checks(schema.DNSLabel()), Description: "The namespace of the Secret; the binding's namespace when unset."},
-				// S4:1008-1012 provider is immutable.
+				// Gardener's SecretBinding in docs/api-reference/core.md provider is immutable.
 				{Name: "provider_type", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The infrastructure provider the credentials are for, such as aws or local."},
 			},
 			Blocks: []schema.Block{quotaRefBlock()},
@@ -34,7 +36,8 @@ func secretBinding() *schema.Schema {
 	}
 }
 
-// quotaRefBlock references a Quota limiting the shoots that use a binding (S4:1002-1006, S4:10118-10122).
+// quotaRefBlock references a Quota limiting the shoots that use a binding (Gardener's SecretBinding
+// in docs/api-reference/core.md, CredentialsBinding in docs/api-reference/security.md).
 func quotaRefBlock() schema.Block {
 	return schema.Block{
 		Name: "quota", Nesting: schema.NestingList,

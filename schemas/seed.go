@@ -54,14 +54,14 @@ func seed() *schema.Schema {
 					Description: "The seed cluster's networks, which shoot networks must not overlap because of the VPN between them.",
 					Body: schema.Body{
 						Attributes: []schema.Attribute{
-							// S4:4547 seed nodes immutable
+							// Gardener's SeedNetworks in docs/api-reference/core.md seed nodes immutable
 							{Name: "nodes", Type: cty.String, Immutable: true, Checks: checks(schema.CIDR()), Description: "The node network of the seed cluster."},
-							// S4:4552 seed pods immutable
+							// Gardener's SeedNetworks in docs/api-reference/core.md seed pods immutable
 							{Name: "pods", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.CIDR()), Description: "The pod network of the seed cluster."},
-							// S4:4557 seed services immutable
+							// Gardener's SeedNetworks in docs/api-reference/core.md seed services immutable
 							{Name: "services", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.CIDR()), Description: "The service network of the seed cluster."},
 							{Name: "block_cidrs", Type: stringList, Checks: checks(schema.CIDRList()), Description: "Networks that shoot control-plane components in the seed must never reach."},
-							// S4:4575 seed ipFamilies immutable
+							// Gardener's SeedNetworks in docs/api-reference/core.md seed ipFamilies immutable
 							ipFamilies("The IP protocol versions of the seed's networks."),
 						},
 						Blocks: []schema.Block{{
@@ -75,18 +75,20 @@ func seed() *schema.Schema {
 					},
 				},
 				{
-					// S4:4904 seed ingress immutable; S4:2794 domain immutable once set
+					// Gardener's SeedSpec in docs/api-reference/core.md seed ingress immutable; Gardener's Ingress
+					// in docs/api-reference/core.md domain immutable once set
 					Name: "ingress", Required: true,
 					Description: "The ingress controller of the seed, through which observability components of the seed and its shoots are reached.",
 					Body: schema.Body{Attributes: []schema.Attribute{
 						{Name: "domain", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.DNSName()), Description: "The wildcard domain pointing at the seed's ingress controller; ingress hosts are created below it."},
-						// S4:2811 only nginx is supported
+						// Gardener's IngressController in docs/api-reference/core.md only nginx is supported
 						{Name: "controller_kind", Type: cty.String, Default: cty.StringVal("nginx"), AllowedValues: []string{"nginx"}, Immutable: true, Description: "The ingress controller Gardener deploys into the seed."},
 						providerConfig("Settings specific to the ingress controller."),
 					}},
 				},
 				{
-					// S4:17094 a seed with ingress needs a DNS provider
+					// Gardener's "DNS Record" docs/extensions/resources/dnsrecord.md a seed with ingress needs a
+					// DNS provider
 					Name: "dns", Required: true,
 					Description: "DNS settings of the seed; Gardener uses them to create the wildcard record of the ingress domain.",
 					Body: schema.Body{Blocks: []schema.Block{{
@@ -102,19 +104,21 @@ func seed() *schema.Schema {
 					Name:        "backup",
 					Description: "The object store for etcd backups of the seed's shoots; without it shoots on this seed get no backups and cannot migrate to another seed.",
 					Body: schema.Body{Attributes: []schema.Attribute{
-						// S4:4487 seed backup provider immutable
+						// Gardener's SeedBackup in docs/api-reference/core.md seed backup provider immutable
 						{Name: "provider", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The object store provider type, such as aws or local."},
-						// S4:4499 seed backup region immutable
+						// Gardener's SeedBackup in docs/api-reference/core.md seed backup region immutable
 						{Name: "region", Type: cty.String, Immutable: true, Description: "The region of the backup bucket; the seed's region when unset."},
 						secretRef("Name of the Secret in the virtual garden's garden namespace with credentials allowed to manage buckets and objects."),
 						providerConfig("Settings specific to the backup provider, passed to the backup bucket."),
-						// S4:12398: the Backup Buckets Check's conditionThreshold.
+						// Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md: the Backup
+						// Buckets Check's conditionThreshold.
 						{Name: "condition_threshold", Type: cty.String, Checks: checks(schema.Duration()), Description: "How long the seed's BackupBucketsReady is Progressing before it turns False when a backup bucket has an error, as gardener-controller-manager's conditionThreshold for it (give it that setting, backup_buckets_condition_threshold of the gardener_controller_manager component); False at once when unset."},
 					}},
 				},
 				{
-					// S4:21196-21222: gardenlet realises an ExposureClass's handler with a
-					// dedicated ingress gateway per handler (and per zone, S4:24891).
+					// Gardener's "ExposureClasses" docs/usage/networking/exposureclasses.md: gardenlet realises an
+					// ExposureClass's handler with a dedicated ingress gateway per handler (and per zone,
+					// Gardener's "Istio" docs/operations/istio.md).
 					Name: "exposure_class_handler", Nesting: schema.NestingList, Labels: []string{"name"},
 					Description: "How this seed exposes the API servers of shoots whose ExposureClass names this handler: an Istio ingress gateway of its own behind its own load balancer, with one more per zone on a multi-zone seed.",
 					Body: schema.Body{Attributes: []schema.Attribute{
@@ -133,7 +137,8 @@ func seed() *schema.Schema {
 				seedSettings(),
 				{
 					Name: "observability",
-					// S4:15926, S4:21441-21479: gardenlet's seed monitoring and logging.
+					// Gardener's "Logging And Monitoring" docs/extensions/logging-and-monitoring.md, "Alerting"
+					// docs/monitoring/alerting.md-21479: gardenlet's seed monitoring and logging.
 					Description: "The seed's monitoring and logging in its garden namespace: prometheus-operator, the cache, seed and aggregate Prometheus, alertmanager-seed, kube-state-metrics and Plutono, and Vali with logging. " +
 						"A seed in the garden's runtime cluster shares the garden's prometheus-operator, Plutono, kube-state-metrics and Vali. The shoots of a seed with observability get their own Prometheus and Plutono unless their purpose is testing.",
 					Body: schema.Body{Attributes: append([]schema.Attribute{
@@ -146,7 +151,7 @@ func seed() *schema.Schema {
 		},
 		Rules: []schema.Rule{
 			// Shoots get these defaults, so they must be disjoint from the seed's own networks
-			// (S4:18982, S4:19133).
+			// (Gardener's "Deploy Gardenlet Manually" docs/deployment/deploy_gardenlet_manually.md).
 			schema.DisjointNetworks("networks.nodes", "networks.pods", "networks.services", "networks.shoot_defaults.pods", "networks.shoot_defaults.services"),
 		},
 		Outputs: []schema.Output{

@@ -23,7 +23,7 @@ func shoot() *schema.Schema {
 					Name: "provider", Required: true,
 					Description: "The infrastructure the shoot's nodes run on.",
 					Body: schema.Body{Attributes: []schema.Attribute{
-						// S4:4320 shoot provider type immutable
+						// Gardener's Provider in docs/api-reference/core.md shoot provider type immutable
 						{Name: "type", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The infrastructure provider type, such as aws or local; it must match the cloud profile."},
 						{Name: "infrastructure_config", Type: cty.DynamicPseudoType, Description: "Provider-specific settings of the shoot's infrastructure (networks, subnets), as an object."},
 						{Name: "control_plane_config", Type: cty.DynamicPseudoType, Description: "Provider-specific settings of the control-plane components the provider extension adds, as an object."},
@@ -32,7 +32,8 @@ func shoot() *schema.Schema {
 				},
 				{
 					Name: "dns_provider",
-					// S4:17084: the external record with the shoot owner's own DNS provider.
+					// Gardener's "DNS Record" docs/extensions/resources/dnsrecord.md: the external record with the
+					// shoot owner's own DNS provider.
 					Description: "The DNS provider of the shoot's own dns_domain, which creates its external record api.<dns_domain>; a shoot under the landscape's default_domain uses that domain's provider instead.",
 					Body: schema.Body{Attributes: []schema.Attribute{
 						{Name: "type", Type: cty.String, Required: true, Checks: checks(schema.NotEmpty()), Description: "The kind of DNS service, such as aws-route53 or local."},
@@ -63,7 +64,9 @@ func shoot() *schema.Schema {
 					Name:        "control_plane",
 					Description: "General settings of the shoot's control plane.",
 					Body: schema.Body{Blocks: []schema.Block{{
-						// S4:18751-18766 only non-HA -> node/zone is allowed; any other change is refused
+						// Gardener's "Shoot High Availability"
+						// docs/usage/high-availability/shoot_high_availability.md only non-HA -> node/zone is
+						// allowed; any other change is refused
 						Name:        "high_availability",
 						Description: "Runs the control plane with replicas that survive the loss of a node or a zone; it can be added later but never removed or changed.",
 						Body: schema.Body{Attributes: []schema.Attribute{
@@ -102,8 +105,9 @@ func shoot() *schema.Schema {
 			// shoot has no infrastructure and takes none.
 			schema.AtMostOneOf("credentials_binding", "secret_binding"),
 			schema.DisjointNetworks("networking.nodes", "networking.pods", "networking.services"),
-			// S4:14371, S4:18982: seed and shoot networks must be disjoint because of the VPN
-			// between them.
+			// Gardener's "Gardener Scheduler" docs/concepts/scheduler.md, Gardener's "Deploy Gardenlet
+			// Manually" docs/deployment/deploy_gardenlet_manually.md: seed and shoot networks must be
+			// disjoint because of the VPN between them.
 			schema.DisjointFromReferenced("seed",
 				[]schema.Path{"networking.nodes", "networking.pods", "networking.services"},
 				[]schema.Path{"networks.nodes", "networks.pods", "networks.services"},
@@ -129,25 +133,30 @@ func shootAttributes() []schema.Attribute {
 		{Name: "seed", Type: cty.DynamicPseudoType, References: schema.RefSeed, Description: "The seed that runs the control plane; gardener-scheduler picks one when unset, and changing it migrates the control plane."},
 		{Name: "cloud_profile", Type: cty.String, Required: true, Checks: checks(schema.NotEmpty()), Description: "The cloud profile listing the machine types, images, regions and Kubernetes versions the shoot may use."},
 		{Name: "cloud_profile_kind", Type: cty.String, Default: cty.StringVal("CloudProfile"), AllowedValues: []string{"CloudProfile", "NamespacedCloudProfile"}, Description: "Whether cloud_profile names a cluster-wide CloudProfile or a NamespacedCloudProfile in the project."},
-		// S4:1187 region immutable
+		// Gardener's Shoot in docs/api-reference/core.md region immutable
 		{Name: "region", Type: cty.String, Required: true, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The region of the cloud profile the shoot's infrastructure is created in."},
 		{Name: "credentials_binding", Type: cty.String, Checks: checks(schema.ObjectName()), Description: "The CredentialsBinding in the project that grants access to the infrastructure account; a shoot with workers sets exactly one of credentials_binding and secret_binding, a workerless shoot neither."},
-		// S4:1193 secretBindingName immutable
+		// Gardener's Shoot in docs/api-reference/core.md secretBindingName immutable
 		{Name: "secret_binding", Type: cty.String, Immutable: true, Checks: checks(schema.ObjectName()), Description: "The older SecretBinding in the project that grants access to the infrastructure account; a shoot with workers sets exactly one of credentials_binding and secret_binding, a workerless shoot neither."},
-		// S4:12428-12430: the end of a quota lifetime, which users may set to at most twice it.
+		// Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md: the end of a
+		// quota lifetime, which users may set to at most twice it.
 		{Name: "expiration_timestamp", Type: cty.String, Checks: checks(schema.Timestamp()), Description: "When the shoot's life ends, as an RFC 3339 time such as 2026-12-24T18:00:00Z, instead of the cluster lifetime of a Quota its binding references; at most twice that lifetime after its creation counts. Ignored for shoots without such a Quota."},
-		// S4:22964-22970 purposes; default evaluation
+		// Gardener's "Shoot Cluster Purposes" docs/usage/shoot/shoot_purposes.md purposes; default
+		// evaluation
 		{Name: "purpose", Type: cty.String, Default: cty.StringVal("evaluation"), AllowedValues: []string{"evaluation", "development", "testing", "production", "infrastructure"}, Description: "What the cluster is for, which changes how Gardener sets it up (testing gets no monitoring, infrastructure only in the garden project)."},
-		// S4:2297 dns.domain immutable
+		// Gardener's DNS in docs/api-reference/core.md dns.domain immutable
 		{Name: "dns_domain", Type: cty.String, Immutable: true, Checks: checks(schema.DNSName()), Description: "The external domain of the shoot, under which its API server is reachable as api.<domain>; Gardener assigns one when unset."},
-		// S4:24394-24405: the internal-domain and default-domain Secrets of the garden.
+		// Gardener's "Configuration" docs/operations/configuration.md: the internal-domain and
+		// default-domain Secrets of the garden.
 		{Name: "internal_domain", Type: dnsDomain, Description: "The landscape's internal domain and its DNS provider (domain, provider_type, and secret_ref naming the internal-domain Secret in the virtual garden's garden namespace): the shoot's API server gets the record api.<name>.<project>.<domain>, pointing at the seed's load balancer, which the control plane's kubeconfigs use. Without it the shoot gets no DNS records."},
 		{Name: "default_domain", Type: dnsDomain, Description: "A default domain of the landscape and its DNS provider (secret_ref names the default-domain Secret in the virtual garden's garden namespace): a shoot without dns_domain gets <name>.<project>.<domain>, and its external record is created with this provider. The domain of a shoot cannot change, so a shoot that exists without it keeps its domain only with dns_domain set to it."},
-		// S4:15535-15549: when an Extension is reconciled and deleted is its registration's.
+		// Gardener's "ControllerRegistration" docs/extensions/registration.md: when an Extension is
+		// reconciled and deleted is its registration's.
 		{Name: "extension_lifecycles", Type: cty.Map(extensionLifecycle), Description: "The lifecycles of Extension types as their registrations declare them, such as component.extension.dns.extension_lifecycles; an Extension of a type not listed is reconciled after the kube-apiserver and deleted before it, Gardener's default. Types marked globally_enabled are added to the shoot unless an extensions block disables them (on a workerless shoot only where workerless_supported)."},
-		// S4:1223 exposureClassName immutable
+		// Gardener's Shoot in docs/api-reference/core.md exposureClassName immutable
 		{Name: "exposure_class", Type: cty.String, Immutable: true, Checks: checks(schema.ObjectName()), Description: "The ExposureClass deciding how the shoot's API server is exposed, for example only on an internal network."},
-		// S4:21196-21222: gardenlet exposes the API server through the gateway of the class's handler.
+		// Gardener's "ExposureClasses" docs/usage/networking/exposureclasses.md: gardenlet exposes the
+		// API server through the gateway of the class's handler.
 		{Name: "exposure_class_handler", Type: cty.String, Checks: checks(schema.NotEmpty()), Description: "The handler of exposure_class, such as component.exposure_class.internal.handler: the API server is exposed through the seed's Istio gateway of that handler, which the seed must declare in an exposure_class_handler block. Required with exposure_class."},
 	}
 }
@@ -159,7 +168,8 @@ func shootKubernetes() schema.Block {
 		Body: schema.Body{
 			Attributes: []schema.Attribute{
 				{Name: "version", Type: cty.String, Required: true, Checks: checks(schema.KubernetesVersion()), Description: "The Kubernetes version of the control plane; it must be offered by the cloud profile."},
-				// S4:22951-22956 not available from 1.27 on
+				// Gardener's "Accessing Shoot Clusters" docs/usage/shoot/shoot_access.md not available from
+				// 1.27 on
 				{Name: "enable_static_token_kubeconfig", Type: cty.Bool, Description: "Whether Gardener issues a kubeconfig with a static token; only Kubernetes versions before 1.27 support it."},
 				{Name: "vertical_pod_autoscaler_enabled", Type: cty.Bool, Description: "Whether Gardener runs a VPA for the shoot's workloads; a shoot that becomes a seed needs it."},
 			},
@@ -195,7 +205,8 @@ func shootKubernetes() schema.Block {
 					Name:        "kube_controller_manager",
 					Description: "Settings of the shoot's kube-controller-manager.",
 					Body: schema.Body{Attributes: []schema.Attribute{
-						// S4:2951 nodeCIDRMaskSize immutable
+						// Gardener's KubeControllerManagerConfig in docs/api-reference/core.md nodeCIDRMaskSize
+						// immutable
 						{Name: "node_cidr_mask_size", Type: cty.Number, Immutable: true, Checks: checks(schema.Positive(), schema.Range(16, 28)), Description: "Prefix length of each node's pod range, which with the pod network bounds the number of nodes; 24 when unset."},
 						{Name: "node_monitor_grace_period", Type: cty.String, Checks: checks(schema.Duration()), Description: "How long a node may be silent before it is marked unhealthy."},
 						featureGates("the shoot's kube-controller-manager"),
@@ -205,7 +216,7 @@ func shootKubernetes() schema.Block {
 					Name:        "kube_scheduler",
 					Description: "Settings of the shoot's kube-scheduler.",
 					Body: schema.Body{Attributes: []schema.Attribute{
-						// S4:3013 profile default balanced
+						// Gardener's KubeSchedulerConfig in docs/api-reference/core.md profile default balanced
 						{Name: "profile", Type: cty.String, Default: cty.StringVal("balanced"), AllowedValues: []string{"balanced", "bin-packing"}, Description: "Whether pods are spread over nodes (balanced) or packed onto as few as possible (bin-packing)."},
 						featureGates("the shoot's kube-scheduler"),
 					}},
@@ -215,7 +226,7 @@ func shootKubernetes() schema.Block {
 					Description: "Settings of kube-proxy on the shoot's nodes.",
 					Body: schema.Body{Attributes: []schema.Attribute{
 						enabled(true, "Whether kube-proxy runs at all; some networking extensions route Services themselves and allow turning it off."),
-						// S4:4350 only iptables and ipvs are supported
+						// Gardener's Provider in docs/api-reference/core.md only iptables and ipvs are supported
 						{Name: "mode", Type: cty.String, Default: cty.StringVal("IPTables"), AllowedValues: []string{"IPTables", "IPVS"}, Description: "How kube-proxy implements Services."},
 						featureGates("kube-proxy"),
 					}},
@@ -230,14 +241,14 @@ func shootNetworking() schema.Block {
 		Name:        "networking",
 		Description: "The shoot's networking plugin and networks, which must not overlap the seed's.",
 		Body: schema.Body{Attributes: []schema.Attribute{
-			// S4:3908 networking type immutable
+			// Gardener's Networking in docs/api-reference/core.md networking type immutable
 			{Name: "type", Type: cty.String, Immutable: true, Checks: checks(schema.NotEmpty()), Description: "The networking extension that provides the CNI, such as calico or cilium."},
-			// S4:3920 pods immutable
+			// Gardener's Networking in docs/api-reference/core.md pods immutable
 			{Name: "pods", Type: cty.String, Immutable: true, Checks: checks(schema.CIDR()), Description: "The pod network; the seed's shoot default when unset."},
 			{Name: "nodes", Type: cty.String, Checks: checks(schema.CIDR()), Description: "The node network; it can grow but must keep containing the existing nodes."},
-			// S4:3932 services immutable
+			// Gardener's Networking in docs/api-reference/core.md services immutable
 			{Name: "services", Type: cty.String, Immutable: true, Checks: checks(schema.CIDR()), Description: "The service network; the seed's shoot default when unset."},
-			// S4:3938 ipFamilies immutable, default IPv4
+			// Gardener's Networking in docs/api-reference/core.md ipFamilies immutable, default IPv4
 			ipFamilies("The IP protocol versions of the shoot's networks."),
 			providerConfig("Settings specific to the networking extension, as an object."),
 		}},
@@ -361,8 +372,10 @@ func shootAddons() schema.Block {
 var dnsDomain = cty.Object(map[string]cty.Type{"domain": cty.String, "provider_type": cty.String, "secret_ref": cty.String})
 
 // extensionLifecycle is when an Extension type is reconciled, deleted and migrated
-// (ControllerRegistration .spec.resources[].lifecycle, S4:2185-2195), and whether it is enabled
-// for every shoot, workerless ones only where supported (S4:17238); both false when left out.
+// (ControllerRegistration .spec.resources[].lifecycle, Gardener's ControllerResource in
+// docs/api-reference/core.md), and whether it is enabled for every shoot, workerless ones only
+// where supported (Gardener's "Extension" docs/extensions/resources/extension.md); both false when
+// left out.
 var extensionLifecycle = cty.ObjectWithOptionalAttrs(map[string]cty.Type{
 	"reconcile": cty.String, "delete": cty.String, "migrate": cty.String,
 	"globally_enabled": cty.Bool, "workerless_supported": cty.Bool,

@@ -7,8 +7,8 @@ import (
 )
 
 // vpa is the component type for the Vertical Pod Autoscaler Gardener requires in every runtime
-// cluster (S4:12579-12581, S4:12701): its CRDs, RBAC, the three Deployments and the admission
-// controller's webhook.
+// cluster (Gardener's "Gardener Operator" docs/concepts/operator.md): its CRDs, RBAC, the three
+// Deployments and the admission controller's webhook.
 func vpa() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,

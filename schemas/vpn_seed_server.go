@@ -7,7 +7,8 @@ import (
 )
 
 // vpnSeedServer is the component type for the server end of a shoot's reversed VPN tunnel in its
-// control-plane namespace of the seed (S4:26613-26656).
+// control-plane namespace of the seed (Gardener's "Reversed VPN Tunnel"
+// docs/development/reversed-vpn-tunnel.md).
 func vpnSeedServer() *schema.Schema {
 	secretName := func(name, def, description string) schema.Attribute {
 		return schema.Attribute{Name: name, Type: cty.String, Default: cty.StringVal(def), Checks: checks(schema.ObjectName()), Description: description}

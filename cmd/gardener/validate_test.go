@@ -126,8 +126,8 @@ func TestSchemaJSON(t *testing.T) {
 }
 
 // TestValidateShootNetworksMustNotOverlapTheSeed changes the example landscape so that a shoot's
-// pod network overlaps its seed's: the rule from the Gardener documents (S4:14371) is reported at
-// the shoot's expression.
+// pod network overlaps its seed's: the rule from the Gardener documents (Gardener's "Gardener
+// Scheduler" docs/concepts/scheduler.md) is reported at the shoot's expression.
 func TestValidateShootNetworksMustNotOverlapTheSeed(t *testing.T) {
 	src, err := filepath.Abs(filepath.Join("..", "..", "landscapes", "local"))
 	require.NoError(t, err)

@@ -1,7 +1,9 @@
 // Package cloudprofile renders the cloud_profile component: a CloudProfile
-// (core.gardener.cloud/v1beta1, cluster-scoped, S4:527-607) listing what one provider environment
-// offers shoots: Kubernetes versions, machine images, machine and volume types, regions and zones.
-// Shoots reference it, so it comes before them (digest §2.2, S4:11770-11774).
+// (core.gardener.cloud/v1beta1, cluster-scoped, Gardener's CloudProfile in
+// docs/api-reference/core.md) listing what one provider environment offers shoots: Kubernetes
+// versions, machine images, machine and volume types, regions and zones. Shoots reference it, so it
+// comes before them (digest §2.2, Gardener's "APIServer Admission Plugins"
+// docs/concepts/apiserver-admission-plugins.md).
 package cloudprofile
 
 import (
@@ -13,7 +15,8 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// The API version and kind of the CloudProfile (S4:527-545).
+// The API version and kind of the CloudProfile (Gardener's CloudProfile in
+// docs/api-reference/core.md).
 const (
 	APIVersion = "core.gardener.cloud/v1beta1"
 	Kind       = "CloudProfile"
@@ -26,7 +29,8 @@ type Values struct {
 	// Name is the profile's name, which shoots set as cloudProfile; Render defaults it to the
 	// instance name.
 	Name string `json:"name"`
-	// Type is the provider type, such as aws or local (S4:596).
+	// Type is the provider type, such as aws or local (Gardener's CloudProfile in
+	// docs/api-reference/core.md).
 	Type string `json:"type"`
 	// KubernetesVersions are the Kubernetes versions shoots may use.
 	KubernetesVersions []KubernetesVersion `json:"kubernetes_version"`
@@ -38,9 +42,11 @@ type Values struct {
 	VolumeTypes []VolumeType `json:"volume_type"`
 	// Regions are the regions and zones shoots may use.
 	Regions []Region `json:"region"`
-	// ProviderConfig is the provider extension's free-form profile configuration (S4:574-578).
+	// ProviderConfig is the provider extension's free-form profile configuration (Gardener's
+	// CloudProfile in docs/api-reference/core.md).
 	ProviderConfig map[string]any `json:"provider_config"`
-	// CABundle is installed on every machine of shoots using the profile (S4:553-557).
+	// CABundle is installed on every machine of shoots using the profile (Gardener's CloudProfile in
+	// docs/api-reference/core.md).
 	CABundle string `json:"ca_bundle"`
 }
 
@@ -83,7 +89,7 @@ func buildSpec(v Values) (map[string]any, error) {
 		{"machineImages", func() (any, error) { return machineImages(v.MachineImages) }},
 		{"machineTypes", func() (any, error) { return machineTypes(v.MachineTypes) }},
 		{"volumeTypes", func() (any, error) {
-			if len(v.VolumeTypes) == 0 { // optional (S4:598-603); an empty list is left out
+			if len(v.VolumeTypes) == 0 { // optional (Gardener's CloudProfile in docs/api-reference/core.md); an empty list is left out
 				return nil, nil
 			}
 			return volumeTypes(v.VolumeTypes)

@@ -69,7 +69,8 @@ func TestFacts(t *testing.T) {
 	assert.Equal(t, "CloudProfile", u.GetKind())
 	assert.Empty(t, u.GetNamespace(), "CloudProfile is cluster-scoped")
 	spec := u.Object["spec"].(map[string]any)
-	// S4:3616: the update strategy defaults to major; containerd and amd64 are Gardener's defaults.
+	// Gardener's MachineImage in docs/api-reference/core.md: the update strategy defaults to major;
+	// containerd and amd64 are Gardener's defaults.
 	assert.Equal(t, []any{map[string]any{"name": "local", "updateStrategy": "major", "versions": []any{map[string]any{
 		"version": "1.0.0", "cri": []any{map[string]any{"name": "containerd"}}, "architectures": []any{"amd64"},
 	}}}}, spec["machineImages"])

@@ -8,7 +8,8 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
-// The update strategies of a machine image (S4:3612-3616); major is Gardener's default.
+// The update strategies of a machine image (Gardener's MachineImage in docs/api-reference/core.md);
+// major is Gardener's default.
 const (
 	UpdatePatch = "patch"
 	UpdateMinor = "minor"
@@ -18,7 +19,8 @@ const (
 // UpdateStrategies lists the machine image update strategies.
 var UpdateStrategies = []string{UpdatePatch, UpdateMinor, UpdateMajor}
 
-// criContainerd is the only CRI name Gardener supports (S4:1743-1760).
+// criContainerd is the only CRI name Gardener supports (Gardener's CRI in
+// docs/api-reference/core.md).
 const criContainerd = "containerd"
 
 // archAMD64 is the architecture of images and machine types that name none. The documents do not
@@ -26,7 +28,8 @@ const criContainerd = "containerd"
 // keeps plans free of server-side additions.
 const archAMD64 = "amd64"
 
-// MachineImage is an operating system image with its versions (S4:3595-3617).
+// MachineImage is an operating system image with its versions (Gardener's MachineImage in
+// docs/api-reference/core.md).
 type MachineImage struct {
 	Name string `json:"name"`
 	// UpdateStrategy is how far automatic updates go: patch, minor or major; "" means major.
@@ -35,7 +38,8 @@ type MachineImage struct {
 	Versions []ImageVersion `json:"version"`
 }
 
-// ImageVersion is one version of a machine image (MachineImageVersion, S4:3624-3653).
+// ImageVersion is one version of a machine image (MachineImageVersion, Gardener's
+// MachineImageVersion in docs/api-reference/core.md).
 type ImageVersion struct {
 	Version string `json:"version"`
 	// Classification is preview, supported or deprecated; "" leaves it to Gardener.
@@ -46,7 +50,8 @@ type ImageVersion struct {
 	CRI []string `json:"cri"`
 	// Architectures are the CPU architectures the version exists for; nil means amd64.
 	Architectures []string `json:"architectures"`
-	// KubeletVersionConstraint limits the kubelet versions, such as ">= 1.26" (S4:3648-3652).
+	// KubeletVersionConstraint limits the kubelet versions, such as ">= 1.26" (Gardener's
+	// MachineImageVersion in docs/api-reference/core.md).
 	KubeletVersionConstraint string `json:"kubelet_version_constraint"`
 }
 

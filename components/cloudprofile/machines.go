@@ -9,7 +9,8 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// MachineType is a machine type worker pools may use (S4:3654-3697).
+// MachineType is a machine type worker pools may use (Gardener's MachineType in
+// docs/api-reference/core.md).
 type MachineType struct {
 	Name string `json:"name"`
 	// CPU, GPU and Memory are quantities such as "4", "0" and "16Gi"; "" GPU means 0.
@@ -20,7 +21,8 @@ type MachineType struct {
 	Architecture string `json:"architecture"`
 	// Usable says whether shoots may use the type; nil means true.
 	Usable *bool `json:"usable"`
-	// Storage describes the root volume, for types with a fixed one (S4:3699-3727).
+	// Storage describes the root volume, for types with a fixed one (Gardener's MachineTypeStorage in
+	// docs/api-reference/core.md).
 	Storage *MachineTypeStorage `json:"storage"`
 }
 
@@ -32,7 +34,8 @@ type MachineTypeStorage struct {
 	MinSize string `json:"min_size"`
 }
 
-// VolumeType is a volume type worker pools may use (S4:5974-6002).
+// VolumeType is a volume type worker pools may use (Gardener's VolumeType in
+// docs/api-reference/core.md).
 type VolumeType struct {
 	Name string `json:"name"`
 	// Class is the volume class, such as standard or premium.

@@ -2,7 +2,8 @@ package cloudprofile
 
 import "fmt"
 
-// Region is a region shoots may use, with its availability zones (S4:4375-4404).
+// Region is a region shoots may use, with its availability zones (Gardener's Region in
+// docs/api-reference/core.md).
 type Region struct {
 	Name string `json:"name"`
 	// Zones are the region's availability zones.

@@ -10,7 +10,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// The classifications of a version (S4:2493-2516).
+// The classifications of a version (Gardener's ExpirableVersion in docs/api-reference/core.md).
 const (
 	ClassificationPreview    = "preview"
 	ClassificationSupported  = "supported"
@@ -20,7 +20,8 @@ const (
 // Classifications lists the version classifications.
 var Classifications = []string{ClassificationPreview, ClassificationSupported, ClassificationDeprecated}
 
-// KubernetesVersion is one Kubernetes version shoots may use (ExpirableVersion, S4:2493-2516).
+// KubernetesVersion is one Kubernetes version shoots may use (ExpirableVersion, Gardener's
+// ExpirableVersion in docs/api-reference/core.md).
 type KubernetesVersion struct {
 	// Version is MAJOR.MINOR.PATCH without a leading v.
 	Version string `json:"version"`

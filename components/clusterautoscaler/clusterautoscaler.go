@@ -1,8 +1,10 @@
 // Package clusterautoscaler renders the cluster_autoscaler component: Gardener's fork of the
 // Kubernetes cluster-autoscaler in a shoot's control-plane namespace of the seed. It scales the
 // shoot's worker pools by changing the replicas of their MachineDeployments, which the
-// machine-controller-manager turns into machines (S4:11285, S4:18105-18109). A shoot gets it only
-// if at least one worker pool has minimum < maximum (S4:11285, S4:18107): see Needed.
+// machine-controller-manager turns into machines (Gardener's "Shoot Autoscaling"
+// docs/usage/autoscaling/shoot_autoscaling.md, "Worker" docs/extensions/resources/worker.md). A
+// shoot gets it only if at least one worker pool has minimum < maximum (Gardener's
+// docs/usage/autoscaling/shoot_autoscaling.md, docs/extensions/resources/worker.md): see Needed.
 package clusterautoscaler
 
 import (
@@ -20,8 +22,8 @@ import (
 // Name is the name of the Deployment, Service, ServiceAccount and RBAC objects.
 const Name = "cluster-autoscaler"
 
-// Port serves the autoscaler's metrics. The documents give no number; 8085 is the upstream
-// default address.
+// Port serves the autoscaler's metrics. Gardener's documentation gives no number; 8085 is the
+// upstream default address.
 const Port = 8085
 
 // Pool is a worker pool of the shoot as far as the autoscaler cares.
@@ -36,7 +38,8 @@ type Pool struct {
 }
 
 // Needed tells whether a shoot with these pools gets a cluster-autoscaler: only if some pool
-// has minimum < maximum (S4:11285, S4:18107).
+// has minimum < maximum (Gardener's docs/usage/autoscaling/shoot_autoscaling.md,
+// docs/extensions/resources/worker.md).
 func Needed(pools []Pool) bool {
 	for _, p := range pools {
 		if p.Minimum < p.Maximum {
@@ -47,7 +50,8 @@ func Needed(pools []Pool) bool {
 }
 
 // MachineDeployment is one node group of the autoscaler: a MachineDeployment with its bounds,
-// as the Worker resource reports them in status.machineDeployments (S4:18109-18127).
+// as the Worker resource reports them in status.machineDeployments (Gardener's
+// docs/extensions/resources/worker.md).
 type MachineDeployment struct {
 	Name    string `json:"name"`
 	Minimum int32  `json:"minimum"`
@@ -55,10 +59,12 @@ type MachineDeployment struct {
 }
 
 // MachineDeployments derives the node groups of pools by the provider extensions' convention:
-// one MachineDeployment per pool and zone, named <namespace>-<pool>-z<n> (S4:17966-18027), with
-// minimum and maximum divided by the number of zones (S4:18661-18677). Where a division leaves a
-// remainder, the first zones get one more, so that the sums stay the pool's bounds (the
-// documents show only even divisions).
+// one MachineDeployment per pool and zone, named <namespace>-<pool>-z<n> (Gardener's
+// docs/extensions/resources/worker.md), with minimum and maximum divided by the number of zones
+// (Gardener's "Implementing High Availability and Tolerating Zone Outages"
+// docs/usage/high-availability/shoot_high_availability_best_practices.md). Where a division leaves
+// a remainder, the first zones get one more, so that the sums stay the pool's bounds (Gardener's
+// documentation show only even divisions).
 func MachineDeployments(namespace string, pools []Pool) []MachineDeployment {
 	var out []MachineDeployment
 	for _, p := range pools {
@@ -83,7 +89,8 @@ func share(total int32, zone, zones int) int32 {
 }
 
 // Values are the component's typed inputs. Zero values mean the documented defaults of the
-// Shoot's .spec.kubernetes.clusterAutoscaler (S4:1846-1935).
+// Shoot's .spec.kubernetes.clusterAutoscaler (Gardener's ClusterAutoscaler in
+// docs/api-reference/core.md).
 type Values struct {
 	// Cluster is the seed.
 	Cluster decode.Cluster `json:"cluster"`
@@ -116,21 +123,25 @@ type Values struct {
 	Verbosity                     *int32   `json:"verbosity"` // 2
 
 	// GenericKubeconfigSecretName names the Secret (key kubeconfig) with the shoot's generic
-	// token kubeconfig (S4:15760-15764); "" means "generic-token-kubeconfig".
+	// token kubeconfig (Gardener's "Conventions" docs/extensions/conventions.md); "" means
+	// "generic-token-kubeconfig".
 	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
 	// AccessSecretName names the token-requestor Secret rendered for the autoscaler's shoot
 	// ServiceAccount; "" means "shoot-access-cluster-autoscaler".
 	AccessSecretName string `json:"access_secret_name"`
-	// PriorityClassName of the pods; "" means gardener-system-300 (S4:26391).
+	// PriorityClassName of the pods; "" means gardener-system-300 (Gardener's "Priority Classes"
+	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
 	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
-	// (S4:22997-23007, S4:24209-24211). It wins over Replicas; like Replicas it renders nothing
-	// when no worker pool autoscales.
+	// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
+	// docs/development/component-checklist.md). It wins over Replicas; like Replicas it renders
+	// nothing when no worker pool autoscales.
 	Hibernated bool `json:"-"`
 }
 
-// Expanders are the documented expander modes (S4:1893); several may be chained with commas.
+// Expanders are the documented expander modes (Gardener's ClusterAutoscaler in
+// docs/api-reference/core.md); several may be chained with commas.
 var Expanders = []string{"least-waste", "most-pods", "priority", "random"}
 
 // Render renders one cluster_autoscaler instance.

@@ -53,7 +53,8 @@ func TestNeeded(t *testing.T) {
 		pools []Pool
 		want  bool
 	}{
-		// S4:11285, S4:18107: at least one pool with minimum < maximum.
+		// Gardener's "Shoot Autoscaling" docs/usage/autoscaling/shoot_autoscaling.md, Gardener's "Worker"
+		// docs/extensions/resources/worker.md: at least one pool with minimum < maximum.
 		{"none", nil, false},
 		{"fixed", []Pool{{Name: "a", Minimum: 2, Maximum: 2}}, false},
 		{"one autoscaling", []Pool{{Name: "a", Minimum: 2, Maximum: 2}, {Name: "b", Minimum: 1, Maximum: 3}}, true},
@@ -70,7 +71,9 @@ func TestNeeded(t *testing.T) {
 }
 
 func TestMachineDeployments(t *testing.T) {
-	// S4:18661-18677: 6/60 over three zones gives 2/20 per MachineDeployment.
+	// Gardener's "Implementing High Availability and Tolerating Zone Outages"
+	// docs/usage/high-availability/shoot_high_availability_best_practices.md: 6/60 over three zones
+	// gives 2/20 per MachineDeployment.
 	mds := MachineDeployments("shoot--foo--bar", []Pool{{Name: "cpu-worker", Minimum: 6, Maximum: 60, Zones: []string{"a", "b", "c"}}})
 	assert.Equal(t, []MachineDeployment{
 		{"shoot--foo--bar-cpu-worker-z1", 2, 20},
@@ -90,20 +93,22 @@ func TestDocumentedFacts(t *testing.T) {
 	var d appsv1.Deployment
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Deployment", "cluster-autoscaler").Object, &d))
 	assert.Equal(t, "shoot--dev--a", d.Namespace)
-	// S4:26391: cluster-autoscaler is a gardener-system-300 component.
+	// Gardener's "Priority Classes" docs/development/priority-classes.md: cluster-autoscaler is a
+	// gardener-system-300 component.
 	assert.Equal(t, "gardener-system-300", d.Spec.Template.Spec.PriorityClassName)
 	for k, val := range d.Spec.Selector.MatchLabels {
 		assert.Equal(t, val, d.Spec.Template.Labels[k], k)
 	}
 	c := d.Spec.Template.Spec.Containers[0]
 	assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/autoscaler/cluster-autoscaler:v1.32.0", c.Image)
-	// S4:1853-1935: the documented defaults of the Shoot's clusterAutoscaler section.
+	// Gardener's ClusterAutoscaler in docs/api-reference/core.md: the documented defaults of the
+	// Shoot's clusterAutoscaler section.
 	for _, flag := range []string{
 		"--scale-down-delay-after-add=1h", "--scale-down-delay-after-delete=0s", "--scale-down-delay-after-failure=3m",
 		"--scale-down-unneeded-time=30m", "--scale-down-utilization-threshold=0.5", "--scan-interval=10s",
 		"--expander=least-waste", "--max-node-provision-time=20m", "--max-graceful-termination-sec=600",
 		"--new-pod-scale-up-delay=0s", "--max-empty-bulk-delete=10", "--ignore-daemonsets-utilization=false", "--v=2",
-		// S4:17941-17946, S4:18121-18127: 3-5 machines over two zones.
+		// Gardener's docs/extensions/resources/worker.md-18127: 3-5 machines over two zones.
 		"--nodes=2:3:shoot--dev--a.shoot--dev--a-cpu-worker-z1",
 		"--nodes=1:2:shoot--dev--a.shoot--dev--a-cpu-worker-z2",
 	} {
@@ -122,7 +127,8 @@ func TestDocumentedFacts(t *testing.T) {
 }
 
 // TestHibernation checks that a hibernated autoscaler has no replicas whatever Replicas says
-// (S4:22997-23007, S4:24209-24211), and that Replicas counts otherwise.
+// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
+// docs/development/component-checklist.md), and that Replicas counts otherwise.
 func TestHibernation(t *testing.T) {
 	for _, tc := range []struct {
 		name     string

@@ -23,8 +23,10 @@ func SelectorLabels() map[string]string {
 }
 
 // args are the autoscaler's flags: the Shoot's general settings with their documented defaults
-// (S4:1846-1935, S4:18341-18350), and one --nodes flag per MachineDeployment
-// (min:max:<namespace>.<name>), the only thing the autoscaler needs to know of them (S4:18107).
+// (Gardener's ClusterAutoscaler in docs/api-reference/core.md, "Implementing High Availability and
+// Tolerating Zone Outages" docs/usage/high-availability/shoot_high_availability_best_practices.md),
+// and one --nodes flag per MachineDeployment (min:max:<namespace>.<name>), the only thing the
+// autoscaler needs to know of them (Gardener's "Worker" docs/extensions/resources/worker.md).
 func args(v Values) []string {
 	threshold := 0.5
 	if v.ScaleDownUtilizationThreshold != nil {
@@ -32,7 +34,8 @@ func args(v Values) []string {
 	}
 	a := []string{
 		fmt.Sprintf("--address=:%d", Port),
-		// Gardener's fork talks to machine-controller-manager's API (S4:11285).
+		// Gardener's fork talks to machine-controller-manager's API (Gardener's "Shoot Autoscaling"
+		// docs/usage/autoscaling/shoot_autoscaling.md).
 		"--cloud-provider=mcm",
 		"--kubeconfig=" + machinecontrollermanager.KubeconfigPath,
 		"--leader-elect=true",
@@ -82,7 +85,7 @@ func deployment(v Values, access machinecontrollermanager.ShootAccess) (*appsv1.
 	labels := map[string]string{
 		"gardener.cloud/role":                                                           "controlplane",
 		"networking.gardener.cloud/to-dns":                                              "allowed",
-		"networking.gardener.cloud/to-runtime-apiserver":                                "allowed", // the MachineDeployments (S4:25950)
+		"networking.gardener.cloud/to-runtime-apiserver":                                "allowed", // the MachineDeployments (Gardener's docs/operations/network_policies.md)
 		kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(""), kubeapiserver.Port): "allowed",
 	}
 	maps.Copy(labels, SelectorLabels())
@@ -109,7 +112,7 @@ func deployment(v Values, access machinecontrollermanager.ShootAccess) (*appsv1.
 							{Name: "TARGET_KUBECONFIG", Value: machinecontrollermanager.KubeconfigPath},
 						},
 						Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
-						// Requests an operator would start from; the documents give none.
+						// Requests an operator would start from; Gardener's documentation gives none.
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 							corev1.ResourceCPU:    resource.MustParse("10m"),
 							corev1.ResourceMemory: resource.MustParse("64Mi"),
@@ -123,7 +126,8 @@ func deployment(v Values, access machinecontrollermanager.ShootAccess) (*appsv1.
 	}, nil
 }
 
-// service exposes the metrics to the shoot's Prometheus (S4:26009).
+// service exposes the metrics to the shoot's Prometheus (Gardener's
+// docs/operations/network_policies.md).
 func service(namespace string) *corev1.Service {
 	return kubeapiserver.MetricsService(Name, namespace, SelectorLabels(), "all-scrape-targets", Port)
 }

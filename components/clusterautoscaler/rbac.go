@@ -12,13 +12,15 @@ import (
 )
 
 // ShootRBACName is the ManagedResource with the autoscaler's permissions in the shoot, applied by
-// the shoot's gardener-resource-manager (class unset, S4:15754).
+// the shoot's gardener-resource-manager (class unset, Gardener's "Conventions"
+// docs/extensions/conventions.md).
 const ShootRBACName = "shoot-core-" + Name
 
 var read = []string{"get", "list", "watch"}
 
 // seedRBAC lets the autoscaler read the machine objects of its namespace and change the
-// replicas of MachineDeployments (S4:18107) and the machines it picks for removal.
+// replicas of MachineDeployments (Gardener's "Worker" docs/extensions/resources/worker.md) and the
+// machines it picks for removal.
 func seedRBAC(namespace string) (*corev1.ServiceAccount, *rbacv1.Role, *rbacv1.RoleBinding) {
 	meta := metav1.ObjectMeta{Name: Name, Namespace: namespace, Labels: SelectorLabels()}
 	sa := &corev1.ServiceAccount{ObjectMeta: meta, AutomountServiceAccountToken: ptr.To(true)}
@@ -36,7 +38,7 @@ func seedRBAC(namespace string) (*corev1.ServiceAccount, *rbacv1.Role, *rbacv1.R
 
 // shootRBAC grants the autoscaler's shoot ServiceAccount what simulating scheduling and draining
 // nodes needs, plus its leader-election Lease and status ConfigMap in kube-system. These are the
-// upstream autoscaler's needs; the documents list none.
+// upstream autoscaler's needs; Gardener's documentation lists none.
 func shootRBAC(cluster, namespace string) ([]render.Object, error) {
 	name := "system:" + Name
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: []rbacv1.PolicyRule{
@@ -71,7 +73,8 @@ func shootRBAC(cluster, namespace string) ([]render.Object, error) {
 	}
 	return managedresource.Pack(managedresource.Spec{
 		Cluster: cluster, Namespace: namespace, Name: ShootRBACName,
-		// The shoot deletion's clean-up leaves objects with this label alone (S4:197-203).
+		// The shoot deletion's clean-up leaves objects with this label alone (Gardener's "Necessary
+		// Labeling for Custom CSI Components" docs/usage/advanced/csi_components.md).
 		InjectLabels: map[string]string{"shoot.gardener.cloud/no-cleanup": "true"},
 		Objects:      us,
 	})

@@ -1,7 +1,8 @@
 // Package controllerdeployment renders the controller_deployment component: a
-// ControllerDeployment (core.gardener.cloud/v1, cluster-scoped, S4:6198-6289) with the Helm chart
-// and values that deploy an extension controller to seeds. ControllerRegistrations refer to it by
-// name, so it comes before them (digest §2.2, S4:12216-12265).
+// ControllerDeployment (core.gardener.cloud/v1, cluster-scoped, Gardener's "Core V1"
+// docs/api-reference/core-v1.md) with the Helm chart and values that deploy an extension controller
+// to seeds. ControllerRegistrations refer to it by name, so it comes before them (digest §2.2,
+// Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md).
 package controllerdeployment
 
 import (
@@ -20,13 +21,15 @@ import (
 )
 
 // The API version and kind of the ControllerDeployment. The v1 API has the helm field
-// (S4:6208-6240); the local stand-in serves v1 and v1beta1 and stores both.
+// (Gardener's ControllerDeployment in docs/api-reference/core-v1.md); the local stand-in serves v1
+// and v1beta1 and stores both.
 const (
 	APIVersion = "core.gardener.cloud/v1"
 	Kind       = "ControllerDeployment"
 )
 
-// gzipMagic starts every gzip stream; a chart archive is a gzipped tar (S4:6242).
+// gzipMagic starts every gzip stream; a chart archive is a gzipped tar (Gardener's
+// HelmControllerDeployment in docs/api-reference/core-v1.md).
 var gzipMagic = []byte{0x1f, 0x8b}
 
 // Values are the component's typed inputs.
@@ -38,16 +41,18 @@ type Values struct {
 	// ChartArchive is the path of a chart .tgz, relative to the landscape directory. Render reads
 	// it into RawChart; Objects does no file I/O and refuses it.
 	ChartArchive string `json:"chart_archive"`
-	// RawChart is the base64-encoded, gzipped tar of the chart (S4:6238-6242).
+	// RawChart is the base64-encoded, gzipped tar of the chart (Gardener's HelmControllerDeployment in
+	// docs/api-reference/core-v1.md).
 	RawChart string `json:"raw_chart"`
-	// OCIRepository is where to pull the chart from (S4:6260-6285).
+	// OCIRepository is where to pull the chart from (Gardener's OCIRepository in
+	// docs/api-reference/core-v1.md).
 	OCIRepository *OCIRepository `json:"oci_repository"`
 	// HelmValues are the chart values.
 	HelmValues map[string]any `json:"values"`
 }
 
 // OCIRepository points at a chart in an OCI registry: Ref alone, or Repository with Tag or
-// Digest (S4:6263-6285).
+// Digest (Gardener's OCIRepository in docs/api-reference/core-v1.md).
 type OCIRepository struct {
 	// Ref is the full artifact reference, such as registry.example.com/charts/foo:1.0.0.
 	Ref        string `json:"ref"`
@@ -140,7 +145,7 @@ func Objects(v Values) ([]render.Object, error) {
 }
 
 // ociRepository renders helm.ociRepository: ref alone, or repository with a tag, a digest or both
-// (the digest wins, S4:6285).
+// (the digest wins, Gardener's OCIRepository in docs/api-reference/core-v1.md).
 func ociRepository(o OCIRepository) (map[string]any, error) {
 	if o.Ref != "" {
 		if o.Repository != "" || o.Tag != "" || o.Digest != "" {
@@ -159,7 +164,7 @@ func ociRepository(o OCIRepository) (map[string]any, error) {
 		out["tag"] = o.Tag
 	}
 	if o.Digest != "" {
-		if !strings.HasPrefix(o.Digest, "sha256:") { // S4:6285
+		if !strings.HasPrefix(o.Digest, "sha256:") { // Gardener's OCIRepository in docs/api-reference/core-v1.md
 			return nil, fmt.Errorf("OCI digest %q does not start with sha256:", o.Digest)
 		}
 		out["digest"] = o.Digest

@@ -18,7 +18,8 @@ var cluster = decode.Cluster{Name: "virtual"}
 
 func TestRenderGolden(t *testing.T) {
 	rendertest.GoldenJSON(t, Render, render.Input{Name: "os-gardenlinux", Dir: "testdata"}, map[string]string{
-		// S4:15310-15320: the os-gardenlinux example.
+		// Gardener's "ControllerRegistration" docs/extensions/registration.md: the os-gardenlinux
+		// example.
 		"oci-ref": `{"cluster": {"name": "virtual"}, "oci_repository": {"ref": "registry.example.com/os-gardenlinux/charts/os-gardenlinux:1.0.0"},
 			"values": {"foo": "bar"}}`,
 		"oci-digest": `{"cluster": {"name": "virtual"}, "name": "provider-local",
@@ -33,7 +34,7 @@ func TestFacts(t *testing.T) {
 	objs, err := Objects(Values{Cluster: cluster, Name: "d", OCIRepository: &OCIRepository{Ref: "r:1"}, HelmValues: map[string]any{"replicas": float64(2)}})
 	require.NoError(t, err)
 	u := objs[0].Object
-	assert.Equal(t, "core.gardener.cloud/v1", u.GetAPIVersion(), "the v1 API carries the helm field (S4:6208-6230)")
+	assert.Equal(t, "core.gardener.cloud/v1", u.GetAPIVersion(), "the v1 API carries the helm field (Gardener's ControllerDeployment in docs/api-reference/core-v1.md)")
 	assert.Equal(t, "ControllerDeployment", u.GetKind())
 	assert.Empty(t, u.GetNamespace(), "ControllerDeployment is cluster-scoped")
 	assert.NotContains(t, u.Object, "spec")

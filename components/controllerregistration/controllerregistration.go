@@ -1,9 +1,11 @@
 // Package controllerregistration renders the controller_registration component: a
-// ControllerRegistration (core.gardener.cloud/v1beta1, cluster-scoped, S4:680-715) announcing an
-// extension controller and the extension kinds and types it serves. Its ControllerDeployment is
-// the separate controller_deployment component; Gardener turns both into ControllerInstallations
-// per seed (S4:15300-15360). Shoots and seeds using an extension type need its primary
-// registration first (digest §2.2, S4:11742).
+// ControllerRegistration (core.gardener.cloud/v1beta1, cluster-scoped, Gardener's
+// ControllerRegistration in docs/api-reference/core.md) announcing an extension controller and the
+// extension kinds and types it serves. Its ControllerDeployment is the separate
+// controller_deployment component; Gardener turns both into ControllerInstallations per seed
+// (Gardener's "ControllerRegistration" docs/extensions/registration.md). Shoots and seeds using an
+// extension type need its primary registration first (digest §2.2, Gardener's "APIServer Admission
+// Plugins" docs/concepts/apiserver-admission-plugins.md).
 package controllerregistration
 
 import (
@@ -18,13 +20,14 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// The API version and kind of the ControllerRegistration (S4:680-695).
+// The API version and kind of the ControllerRegistration (Gardener's ControllerRegistration in
+// docs/api-reference/core.md).
 const (
 	APIVersion = "core.gardener.cloud/v1beta1"
 	Kind       = "ControllerRegistration"
 )
 
-// The deployment policies (S4:15466-15470); OnDemand is the default.
+// The deployment policies (Gardener's docs/extensions/registration.md); OnDemand is the default.
 const (
 	PolicyOnDemand             = "OnDemand"
 	PolicyAlways               = "Always"
@@ -34,8 +37,8 @@ const (
 // Policies lists the deployment policies.
 var Policies = []string{PolicyOnDemand, PolicyAlways, PolicyAlwaysExceptNoShoots}
 
-// The lifecycle strategies of an Extension resource (S4:2185-2223); the CRD stand-in and Gardener
-// know these three.
+// The lifecycle strategies of an Extension resource (Gardener's ControllerResource in
+// docs/api-reference/core.md); the CRD stand-in and Gardener know these three.
 const (
 	BeforeKubeAPIServer = "BeforeKubeAPIServer"
 	AfterKubeAPIServer  = "AfterKubeAPIServer"
@@ -46,11 +49,11 @@ const (
 var Strategies = []string{BeforeKubeAPIServer, AfterKubeAPIServer, AfterWorker}
 
 // KindExtension is the one kind whose resources may be globally enabled and have a reconcile
-// timeout and lifecycle (S4:2159-2191).
+// timeout and lifecycle (Gardener's ControllerResource in docs/api-reference/core.md).
 const KindExtension = "Extension"
 
 // AnnotationPodSecurityEnforce sets the pod-security.kubernetes.io/enforce level of the extension's
-// namespace in seeds (S4:15780).
+// namespace in seeds (Gardener's "Conventions" docs/extensions/conventions.md).
 const AnnotationPodSecurityEnforce = "security.gardener.cloud/pod-security-enforce"
 
 // Values are the component's typed inputs.
@@ -61,27 +64,28 @@ type Values struct {
 	Name string `json:"name"`
 	// Resources are the extension kinds and types the controller serves.
 	Resources []Resource `json:"resource"`
-	// Policy says when the controller is deployed to seeds; "" means OnDemand (S4:15468).
+	// Policy says when the controller is deployed to seeds; "" means OnDemand (Gardener's
+	// docs/extensions/registration.md).
 	Policy string `json:"policy"`
 	// ControllerDeployment names the ControllerDeployment that deploys the controller; only one
-	// is supported (S4:2131).
+	// is supported (Gardener's ControllerRegistrationDeployment in docs/api-reference/core.md).
 	ControllerDeployment string `json:"controller_deployment"`
 	// SeedSelector are labels a seed must carry to get the controller; only secondary controllers
-	// may have one (S4:15472).
+	// may have one (Gardener's docs/extensions/registration.md).
 	SeedSelector map[string]string `json:"seed_selector"`
 	// PodSecurityEnforce is the Pod Security Standard enforced in the extension's namespace.
 	PodSecurityEnforce string `json:"pod_security_enforce"`
 }
 
 // Resource is one extension kind and type the controller serves (ControllerResource,
-// S4:2141-2197).
+// Gardener's ControllerRegistrationSpec in docs/api-reference/core.md).
 type Resource struct {
 	// Kind is the extension kind, such as Infrastructure, OperatingSystemConfig or Extension.
 	Kind string `json:"kind"`
 	// Type is the extension type, such as aws or shoot-dns-service.
 	Type string `json:"type"`
 	// Primary marks the controller that owns the kind/type's lifecycle; nil means true
-	// (S4:2185).
+	// (Gardener's ControllerResource in docs/api-reference/core.md).
 	Primary *bool `json:"primary"`
 	// GloballyEnabled enables an Extension for all shoots; only for kind Extension.
 	GloballyEnabled *bool `json:"globally_enabled"`
@@ -94,7 +98,8 @@ type Resource struct {
 	Lifecycle *Lifecycle `json:"lifecycle"`
 }
 
-// Lifecycle is when an Extension is reconciled, deleted and migrated (S4:2199-2223).
+// Lifecycle is when an Extension is reconciled, deleted and migrated (Gardener's
+// ControllerResourceLifecycle in docs/api-reference/core.md).
 type Lifecycle struct {
 	Reconcile string `json:"reconcile"`
 	Delete    string `json:"delete"`
@@ -159,7 +164,8 @@ func deployment(v Values, allSecondary bool) (map[string]any, error) {
 		out["deploymentRefs"] = []any{map[string]any{"name": v.ControllerDeployment}}
 	}
 	if len(v.SeedSelector) > 0 {
-		// S4:15472: a seed selector only for secondary controllers (primary=false everywhere).
+		// Gardener's docs/extensions/registration.md: a seed selector only for secondary controllers
+		// (primary=false everywhere).
 		if !allSecondary {
 			return nil, fmt.Errorf("a seed selector is only allowed when every resource has primary = false")
 		}
@@ -189,8 +195,9 @@ func resources(rs []Resource) ([]any, bool, error) {
 		allSecondary = allSecondary && !primary
 		m := map[string]any{"kind": r.Kind, "type": r.Type, "primary": primary}
 		if r.Kind != KindExtension && (r.GloballyEnabled != nil || r.ReconcileTimeout != "" || r.Lifecycle != nil || r.WorkerlessSupported != nil) {
-			// S4:2159-2197 describe these fields for kind Extension only; gardener-apiserver refuses
-			// them for other kinds, which an operator expects here too.
+			// Gardener's ControllerResource in docs/api-reference/core.md describe these fields for kind
+			// Extension only; gardener-apiserver refuses them for other kinds, which an operator expects
+			// here too.
 			return nil, false, fmt.Errorf("resource %s: globally_enabled, reconcile_timeout, workerless_supported and lifecycle are only for kind Extension", id)
 		}
 		if r.GloballyEnabled != nil {
@@ -246,7 +253,8 @@ func contains(list []string, s string) bool {
 }
 
 // LifecycleType is the object type of an Extension type's lifecycle as outputs carry it, with
-// whether the type is enabled for every shoot and supports workerless ones (S4:17238).
+// whether the type is enabled for every shoot and supports workerless ones (Gardener's "Extension"
+// docs/extensions/resources/extension.md).
 var LifecycleType = cty.Object(map[string]cty.Type{
 	"reconcile": cty.String, "delete": cty.String, "migrate": cty.String,
 	"globally_enabled": cty.Bool, "workerless_supported": cty.Bool,
@@ -254,7 +262,8 @@ var LifecycleType = cty.Object(map[string]cty.Type{
 
 // ExtensionLifecycles are the lifecycles of the Extension types among resources, with Gardener's
 // defaults filled in (reconcile AfterKubeAPIServer, delete and migrate BeforeKubeAPIServer,
-// S4:2185-2195): shoots place their Extensions by them (S4:15535-15549).
+// Gardener's ControllerResource in docs/api-reference/core.md): shoots place their Extensions by
+// them (Gardener's docs/extensions/registration.md).
 func ExtensionLifecycles(resources []Resource) cty.Value {
 	out := map[string]cty.Value{}
 	for _, r := range resources {

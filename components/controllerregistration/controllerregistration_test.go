@@ -17,10 +17,12 @@ func ptr[T any](v T) *T { return &v }
 
 func TestRenderGolden(t *testing.T) {
 	rendertest.GoldenJSON(t, Render, render.Input{Name: "os-gardenlinux"}, map[string]string{
-		// S4:15320-15333: the os-gardenlinux example.
+		// Gardener's "ControllerRegistration" docs/extensions/registration.md: the os-gardenlinux
+		// example.
 		"minimal": `{"cluster": {"name": "virtual"}, "controller_deployment": "os-gardenlinux",
 			"resource": [{"kind": "OperatingSystemConfig", "type": "gardenlinux"}]}`,
-		// S4:15514-15530: the extension-foo example, with a secondary controller's seed selector.
+		// Gardener's docs/extensions/registration.md: the extension-foo example, with a secondary
+		// controller's seed selector.
 		"extension": `{"cluster": {"name": "virtual"}, "name": "extension-foo", "controller_deployment": "extension-foo",
 			"policy": "AlwaysExceptNoShoots", "seed_selector": {"foo.example.com/enabled": "true"}, "pod_security_enforce": "restricted",
 			"resource": [{"kind": "Extension", "type": "foo", "primary": false, "globally_enabled": true, "reconcile_timeout": "30s",
@@ -37,7 +39,8 @@ func TestDefaults(t *testing.T) {
 	assert.Equal(t, "ControllerRegistration", u.GetKind())
 	assert.Empty(t, u.GetNamespace(), "ControllerRegistration is cluster-scoped")
 	spec := u.Object["spec"].(map[string]any)
-	// S4:2173: primary defaults to true; S4:15466: policy defaults to OnDemand.
+	// Gardener's ControllerResource in docs/api-reference/core.md: primary defaults to true;
+	// Gardener's docs/extensions/registration.md: policy defaults to OnDemand.
 	assert.Equal(t, []any{map[string]any{"kind": "Infrastructure", "type": "aws", "primary": true}}, spec["resources"])
 	assert.Equal(t, map[string]any{"policy": "OnDemand", "deploymentRefs": []any{map[string]any{"name": "d"}}}, spec["deployment"])
 }

@@ -1,8 +1,9 @@
 // Package credentialsbinding renders the credentials_binding component: a CredentialsBinding
-// (security.gardener.cloud/v1alpha1, S4:10080-10123) that lets shoots of a project use a Secret or
-// a WorkloadIdentity as infrastructure credentials, optionally limited by Quotas. The credentials
-// and Quotas must exist first, and the binding before any shoot names it (digest §2.2,
-// S4:12259-12265).
+// (security.gardener.cloud/v1alpha1, Gardener's "Security" docs/api-reference/security.md) that
+// lets shoots of a project use a Secret or a WorkloadIdentity as infrastructure credentials,
+// optionally limited by Quotas. The credentials and Quotas must exist first, and the binding before
+// any shoot names it (digest §2.2, Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md).
 package credentialsbinding
 
 import (
@@ -14,20 +15,23 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// The API version and kind of the CredentialsBinding (S4:10090-10100).
+// The API version and kind of the CredentialsBinding (Gardener's CredentialsBinding in
+// docs/api-reference/security.md).
 const (
 	APIVersion = "security.gardener.cloud/v1alpha1"
 	Kind       = "CredentialsBinding"
 )
 
-// The kinds of credentials a binding may reference (S4:10113-10116).
+// The kinds of credentials a binding may reference (Gardener's CredentialsBinding in
+// docs/api-reference/security.md).
 const (
 	KindSecret           = "Secret"
 	KindWorkloadIdentity = "WorkloadIdentity"
 )
 
 // credentialsAPIVersions are the API versions of the referenced kinds: core/v1 Secret and
-// security.gardener.cloud/v1alpha1 WorkloadIdentity (S4:10113-10116).
+// security.gardener.cloud/v1alpha1 WorkloadIdentity (Gardener's CredentialsBinding in
+// docs/api-reference/security.md).
 var credentialsAPIVersions = map[string]string{
 	KindSecret:           "v1",
 	KindWorkloadIdentity: "security.gardener.cloud/v1alpha1",
@@ -76,7 +80,8 @@ func Render(in render.Input) (*render.Output, error) {
 }
 
 // Objects renders the CredentialsBinding. It has no spec: provider, credentialsRef and quotas are
-// top-level fields, all immutable (S4:10108-10122).
+// top-level fields, all immutable (Gardener's CredentialsBinding in
+// docs/api-reference/security.md).
 func Objects(v Values) ([]render.Object, error) {
 	ns := gardenapi.Namespace(v.Namespace)
 	if err := gardenapi.ValidateName("credentials binding", v.Name); err != nil {

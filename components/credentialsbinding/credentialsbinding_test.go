@@ -31,8 +31,9 @@ func TestFacts(t *testing.T) {
 	assert.Equal(t, "security.gardener.cloud/v1alpha1", u.GetAPIVersion())
 	assert.Equal(t, "CredentialsBinding", u.GetKind())
 	assert.Equal(t, "garden-dev", u.GetNamespace())
-	assert.NotContains(t, u.Object, "spec", "a CredentialsBinding has no spec (S4:10090-10123)")
-	// S4:10115: core/v1 Secret or security.gardener.cloud/v1alpha1 WorkloadIdentity.
+	assert.NotContains(t, u.Object, "spec", "a CredentialsBinding has no spec (Gardener's CredentialsBinding in docs/api-reference/security.md)")
+	// Gardener's CredentialsBinding in docs/api-reference/security.md: core/v1 Secret or
+	// security.gardener.cloud/v1alpha1 WorkloadIdentity.
 	assert.Equal(t, map[string]any{"apiVersion": "v1", "kind": "Secret", "name": "s", "namespace": "garden-dev"}, u.Object["credentialsRef"])
 	assert.Equal(t, map[string]any{"type": "aws"}, u.Object["provider"])
 	assert.Equal(t, []any{map[string]any{"name": "q", "namespace": "garden-dev"}}, u.Object["quotas"])

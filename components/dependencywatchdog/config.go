@@ -19,17 +19,18 @@ type ScaleTarget struct {
 }
 
 // ProberTargets are the Deployments the prober scales down while a kube-apiserver is reachable
-// only in-cluster (S4:26831, S4:26869). The documents give the set, not the order: dependants
-// go first when scaling down (cluster-autoscaler depends on machine-controller-manager,
-// S4:26869), and come back last when scaling up; kube-controller-manager, which marks nodes
-// NotReady, goes last and comes back first.
+// only in-cluster (Gardener's "Seed Bootstrapping" docs/operations/seed_bootstrapping.md, "Seed
+// Settings" docs/operations/seed_settings.md). Gardener's documentation gives the set, not the
+// order: dependants go first when scaling down (cluster-autoscaler depends on
+// machine-controller-manager, Gardener's docs/operations/seed_settings.md), and come back last when
+// scaling up; kube-controller-manager, which marks nodes NotReady, goes last and comes back first.
 var ProberTargets = []ScaleTarget{
 	{Name: "kube-controller-manager", ScaleDownLevel: 2, ScaleUpLevel: 0},
 	{Name: "machine-controller-manager", Optional: true, ScaleDownLevel: 1, ScaleUpLevel: 1},
 	{Name: "cluster-autoscaler", Optional: true, ScaleDownLevel: 0, ScaleUpLevel: 2},
 }
 
-// The prober's timing is an operator's choice; the documents give none.
+// The prober's timing is an operator's choice; Gardener's documentation gives none.
 const (
 	probeInterval       = "10s"
 	probeInitialDelay   = "30s"
@@ -44,7 +45,7 @@ const (
 const weederWatchDuration = "5m0s"
 
 // controlPlane selects the pods of a shoot control plane (gardener.cloud/role=controlplane,
-// S4:26843) with further requirements on their role label.
+// Gardener's docs/operations/seed_bootstrapping.md) with further requirements on their role label.
 func controlPlane(roleOp metav1.LabelSelectorOperator, roles ...string) metav1.LabelSelector {
 	return metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 		{Key: "gardener.cloud/role", Operator: metav1.LabelSelectorOpIn, Values: []string{"controlplane"}},
@@ -54,7 +55,8 @@ func controlPlane(roleOp metav1.LabelSelectorOperator, roles ...string) metav1.L
 
 // WeederDependants maps each Service the weeder watches to the pods it restarts when the Service
 // is available again: kube-apiserver after etcd, and every other control-plane pod after
-// kube-apiserver (S4:26843). The etcd pods (roles main, events) depend on no Service.
+// kube-apiserver (Gardener's docs/operations/seed_bootstrapping.md). The etcd pods (roles main,
+// events) depend on no Service.
 func WeederDependants() map[string][]metav1.LabelSelector {
 	return map[string][]metav1.LabelSelector{
 		"etcd-main-client": {controlPlane(metav1.LabelSelectorOpIn, "apiserver")},

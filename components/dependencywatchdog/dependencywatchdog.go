@@ -1,9 +1,12 @@
 // Package dependencywatchdog renders the dependency_watchdog component: the two instances of
-// dependency-watchdog that gardenlet deploys into a seed's garden namespace (S4:26819,
-// S4:26853). The prober scales down kube-controller-manager, machine-controller-manager and
-// cluster-autoscaler of a shoot while its kube-apiserver is reachable in-cluster but not through
-// its load balancer (S4:26831); the weeder restarts crash-looping control-plane pods as soon as
-// what they depend on is available again (S4:26841-26843).
+// dependency-watchdog that gardenlet deploys into a seed's garden namespace (Gardener's "Seed
+// Bootstrapping" docs/operations/seed_bootstrapping.md, "Seed Settings"
+// docs/operations/seed_settings.md). The prober scales down kube-controller-manager,
+// machine-controller-manager and cluster-autoscaler of a shoot while its kube-apiserver is
+// reachable in-cluster but not through its load balancer (Gardener's
+// docs/operations/seed_bootstrapping.md); the weeder restarts crash-looping control-plane pods as
+// soon as what they depend on is available again (Gardener's
+// docs/operations/seed_bootstrapping.md).
 package dependencywatchdog
 
 import (
@@ -18,13 +21,14 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// DefaultNamespace is the seed's garden namespace (S4:26853).
+// DefaultNamespace is the seed's garden namespace (Gardener's docs/operations/seed_settings.md).
 const DefaultNamespace = "garden"
 
 // Role is one of the two instances.
 type Role string
 
-// The instances, each a Deployment named dependency-watchdog-<role> (S4:26823, S4:26835).
+// The instances, each a Deployment named dependency-watchdog-<role> (Gardener's
+// docs/operations/seed_bootstrapping.md).
 const (
 	Prober Role = "prober"
 	Weeder Role = "weeder"
@@ -40,18 +44,22 @@ func ConfigMapName(r Role) string { return Name(r) + "-config" }
 type Values struct {
 	// Cluster is the seed cluster.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of all namespaced objects; "" means garden (S4:26853).
+	// Namespace of all namespaced objects; "" means garden (Gardener's
+	// docs/operations/seed_settings.md).
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (dependency-watchdog).
 	Images map[string]string `json:"images"`
 	// HighAvailability runs 2 leader-electing replicas of each instance, spread over nodes and
-	// zones, with PodDisruptionBudgets, instead of 1 (controllers, S4:24605-24614).
+	// zones, with PodDisruptionBudgets, instead of 1 (controllers, Gardener's "High Availability Of
+	// Components" docs/development/high-availability-of-components.md).
 	HighAvailability bool `json:"high_availability"`
 	// ProberEnabled deploys the prober; nil means true, like the seed setting
-	// .spec.settings.dependencyWatchdog.prober.enabled (S4:4657, S4:26869).
+	// .spec.settings.dependencyWatchdog.prober.enabled (Gardener's SeedSettingDependencyWatchdogProber
+	// in docs/api-reference/core.md, docs/operations/seed_settings.md).
 	ProberEnabled *bool `json:"prober_enabled"`
 	// WeederEnabled deploys the weeder; nil means true, like
-	// .spec.settings.dependencyWatchdog.weeder.enabled (S4:4669, S4:26861).
+	// .spec.settings.dependencyWatchdog.weeder.enabled (Gardener's SeedSettingDependencyWatchdogWeeder
+	// in docs/api-reference/core.md, docs/operations/seed_settings.md).
 	WeederEnabled *bool `json:"weeder_enabled"`
 }
 

@@ -59,12 +59,13 @@ func TestDocumentedFacts(t *testing.T) {
 		replicas int32
 	}{{false, 1}, {true, 2}} {
 		objs := objects(t, Values{HighAvailability: tt.ha})
-		// S4:26823, S4:26835, S4:26853: two Deployments in the garden namespace.
+		// Gardener's "Seed Bootstrapping" docs/operations/seed_bootstrapping.md, Gardener's "Seed
+		// Settings" docs/operations/seed_settings.md: two Deployments in the garden namespace.
 		for _, name := range []string{"dependency-watchdog-prober", "dependency-watchdog-weeder"} {
 			d := deploymentOf(t, objs, name)
 			assert.Equal(t, "garden", d.Namespace)
 			assert.Equal(t, tt.replicas, *d.Spec.Replicas)
-			// S4:26381: gardener-system-800.
+			// Gardener's "Priority Classes" docs/development/priority-classes.md: gardener-system-800.
 			assert.Equal(t, "gardener-system-800", d.Spec.Template.Spec.PriorityClassName)
 			assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/dependency-watchdog:v1.5.0", d.Spec.Template.Spec.Containers[0].Image)
 			assert.Equal(t, name, d.Spec.Template.Spec.ServiceAccountName)
@@ -78,7 +79,8 @@ func TestDocumentedFacts(t *testing.T) {
 			rendertest.MustFind(t, objs, "ClusterRoleBinding", "gardener.cloud:"+name)
 			rendertest.MustFind(t, objs, "RoleBinding", "gardener.cloud:"+name)
 		}
-		// S4:26057: the prober reaches every shoot's kube-apiserver in-cluster.
+		// Gardener's "Network Policies" docs/operations/network_policies.md: the prober reaches every
+		// shoot's kube-apiserver in-cluster.
 		prober := deploymentOf(t, objs, "dependency-watchdog-prober")
 		assert.Equal(t, "allowed", prober.Spec.Template.Labels["networking.resources.gardener.cloud/to-all-shoots-kube-apiserver-tcp-443"])
 		assert.Equal(t, "prober", prober.Spec.Template.Spec.Containers[0].Args[0])
@@ -90,7 +92,7 @@ func TestInstancesCanBeTurnedOff(t *testing.T) {
 		prober, weeder *bool
 		want           []string
 	}{
-		// Both default to true (S4:26861, S4:26869).
+		// Both default to true (Gardener's docs/operations/seed_settings.md).
 		{nil, nil, []string{"dependency-watchdog-prober", "dependency-watchdog-weeder"}},
 		{ptr.To(false), nil, []string{"dependency-watchdog-weeder"}},
 		{nil, ptr.To(false), []string{"dependency-watchdog-prober"}},
@@ -117,8 +119,8 @@ func configOf(t *testing.T, objs []render.Object, name string) map[string]any {
 
 func TestConfigurations(t *testing.T) {
 	objs := objects(t, Values{})
-	// S4:26831: the prober scales kube-controller-manager, machine-controller-manager and
-	// cluster-autoscaler (optional, only if enabled).
+	// Gardener's docs/operations/seed_bootstrapping.md: the prober scales kube-controller-manager,
+	// machine-controller-manager and cluster-autoscaler (optional, only if enabled).
 	prober := configOf(t, objs, "dependency-watchdog-prober-config")
 	infos := prober["dependentResourceInfos"].([]any)
 	var names []string
@@ -128,7 +130,8 @@ func TestConfigurations(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"kube-controller-manager", "machine-controller-manager", "cluster-autoscaler"}, names)
 
-	// S4:26843: kube-apiserver restarted after etcd; controlplane pods after kube-apiserver.
+	// Gardener's docs/operations/seed_bootstrapping.md: kube-apiserver restarted after etcd;
+	// controlplane pods after kube-apiserver.
 	weeder := configOf(t, objs, "dependency-watchdog-weeder-config")
 	services := weeder["servicesAndDependantSelectors"].(map[string]any)
 	assert.Contains(t, services, "etcd-main-client")

@@ -28,9 +28,11 @@ func selectorLabels(r Role) map[string]string {
 }
 
 // podLabels allow the pods' traffic under the seed's NetworkPolicies: both instances talk to the
-// seed's API server (S4:25950) and resolve names (S4:25949); the prober also probes every
-// shoot's kube-apiserver in-cluster (S4:26057) and through its load balancer, a public or
-// private address (S4:25952-25953, S4:26831).
+// seed's API server (Gardener's "Network Policies" docs/operations/network_policies.md) and resolve
+// names (Gardener's docs/operations/network_policies.md); the prober also probes every shoot's
+// kube-apiserver in-cluster (Gardener's docs/operations/network_policies.md) and through its load
+// balancer, a public or private address (Gardener's docs/operations/network_policies.md, "Seed
+// Bootstrapping" docs/operations/seed_bootstrapping.md).
 func podLabels(r Role) map[string]string {
 	labels := map[string]string{
 		"networking.gardener.cloud/to-dns":               "allowed",
@@ -73,7 +75,8 @@ func deployment(r Role, ns, image string, ha bool, config string) *appsv1.Deploy
 				},
 				Spec: corev1.PodSpec{
 					ServiceAccountName: Name(r),
-					// Both instances are gardener-system-800 (S4:26381).
+					// Both instances are gardener-system-800 (Gardener's "Priority Classes"
+					// docs/development/priority-classes.md).
 					PriorityClassName:         priorityclasses.System800,
 					TopologySpreadConstraints: spread,
 					SecurityContext: &corev1.PodSecurityContext{
@@ -96,7 +99,7 @@ func deployment(r Role, ns, image string, ha bool, config string) *appsv1.Deploy
 							ProbeHandler:        corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(healthPort)}},
 							InitialDelaySeconds: 15, PeriodSeconds: 10,
 						},
-						// Initial requests; the documents give none.
+						// Initial requests; Gardener's documentation gives none.
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 							corev1.ResourceCPU:    resource.MustParse("20m"),
 							corev1.ResourceMemory: resource.MustParse("64Mi"),

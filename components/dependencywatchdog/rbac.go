@@ -8,8 +8,8 @@ import (
 )
 
 // clusterRules are what an instance does in the shoot namespaces of the seed. The documents
-// describe the behaviour (S4:26831, S4:26841), not the permissions; these are the least that
-// behaviour needs.
+// describe the behaviour (Gardener's "Seed Bootstrapping" docs/operations/seed_bootstrapping.md),
+// not the permissions; these are the least that behaviour needs.
 func clusterRules(r Role) []rbacv1.PolicyRule {
 	read := []string{"get", "list", "watch"}
 	events := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}}

@@ -1,7 +1,8 @@
 // Package etcd renders the etcd component: one druid.gardener.cloud/v1alpha1 Etcd resource, from
 // which etcd-druid builds the StatefulSet, Services and PodDisruptionBudget of one etcd cluster
-// (S4:11976). Gardener runs two per control plane, main and events (S4:11962-11968); the
-// virtual garden's are virtual-garden-etcd-main and virtual-garden-etcd-events (S4:12706-12710).
+// (Gardener's "etcd" docs/concepts/etcd.md). Gardener runs two per control plane, main and events
+// (Gardener's docs/concepts/etcd.md); the virtual garden's are virtual-garden-etcd-main and
+// virtual-garden-etcd-events (Gardener's "Gardener Operator" docs/concepts/operator.md).
 package etcd
 
 import (
@@ -27,7 +28,7 @@ type Values struct {
 	NamePrefix *string `json:"name_prefix"`
 	// Role is main or events.
 	Role string `json:"role"`
-	// HighAvailability runs three members instead of one (S4:12716).
+	// HighAvailability runs three members instead of one (Gardener's docs/concepts/operator.md).
 	HighAvailability bool `json:"high_availability"`
 	// Images overrides image vector entries (etcd-wrapper, etcd-backup-restore) by name.
 	Images map[string]string `json:"images"`
@@ -37,7 +38,8 @@ type Values struct {
 	StorageClass string `json:"storage_class"`
 	// VolumeClaimTemplate names the PVCs; "" means VolumeClaimTemplateName(prefix, role).
 	VolumeClaimTemplate string `json:"volume_claim_template"`
-	// PriorityClassName of the etcd pods; "" means gardener-garden-system-500 (S4:26367).
+	// PriorityClassName of the etcd pods; "" means gardener-garden-system-500 (Gardener's "Priority
+	// Classes" docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
 	// CASecretName is the Secret with the CA (ca.crt) that signed the client and server
 	// certificates; "" means "ca-etcd".
@@ -58,20 +60,21 @@ type Values struct {
 	// daily one at 01:00 for main and 01:30 for events.
 	DefragmentationSchedule string `json:"defragmentation_schedule"`
 	// TopologyAwareRouting makes the client Service prefer members in the caller's zone
-	// (S4:27829, S4:27780-27793).
+	// (Gardener's "Topology Aware Routing" docs/operations/topology_aware_routing.md).
 	TopologyAwareRouting bool `json:"topology_aware_routing"`
 	// Backup configures snapshots to an object store; only the main etcd is backed up
-	// (S4:11986). Nil means no backup.
+	// (Gardener's docs/concepts/etcd.md). Nil means no backup.
 	Backup *Backup `json:"backup"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
 	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
-	// (S4:22997-23007, S4:24209-24211). Only spec.replicas changes; etcd-druid keeps the PVCs, so
-	// the data is there again when the shoot wakes up.
+	// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
+	// docs/development/component-checklist.md). Only spec.replicas changes; etcd-druid keeps the PVCs,
+	// so the data is there again when the shoot wakes up.
 	Hibernated bool `json:"-"`
 }
 
 // Backup is where and how the main etcd's backup-restore sidecar stores snapshots. The bucket must
-// exist beforehand for a garden (S4:11984, S4:13108).
+// exist beforehand for a garden (Gardener's docs/concepts/etcd.md, docs/concepts/operator.md).
 type Backup struct {
 	// Provider is the object store type as extensions name it (aws, azure, gcp, openstack, local...).
 	Provider string `json:"provider"`
@@ -82,19 +85,23 @@ type Backup struct {
 	// Prefix is the folder inside the bucket; "" means the Etcd's name.
 	Prefix string `json:"prefix"`
 	// FullSnapshotSchedule is a daily cron schedule (UTC); "" means "0 0 * * *". Gardener picks the
-	// time inside the maintenance window at random (S4:11912-11914); a declarative landscape must
-	// render the same every time, so it is an explicit setting here.
+	// time inside the maintenance window at random (Gardener's "Backup and Restore"
+	// docs/concepts/backup-restore.md); a declarative landscape must render the same every time, so it
+	// is an explicit setting here.
 	FullSnapshotSchedule string `json:"full_snapshot_schedule"`
-	// DeltaSnapshotPeriod is the interval of delta snapshots; "" means 5m (S4:11916).
+	// DeltaSnapshotPeriod is the interval of delta snapshots; "" means 5m (Gardener's
+	// docs/concepts/backup-restore.md).
 	DeltaSnapshotPeriod string `json:"delta_snapshot_period"`
 	// DeltaSnapshotMemoryLimit triggers a delta snapshot early once that many bytes of events
-	// have accumulated; "" means 100Mi (S4:11917).
+	// have accumulated; "" means 100Mi (Gardener's docs/concepts/backup-restore.md).
 	DeltaSnapshotMemoryLimit string `json:"delta_snapshot_memory_limit"`
-	// GarbageCollectionPeriod is how often old snapshots are deleted; "" means 12h (S4:11925).
+	// GarbageCollectionPeriod is how often old snapshots are deleted; "" means 12h (Gardener's
+	// docs/concepts/backup-restore.md).
 	GarbageCollectionPeriod string `json:"garbage_collection_period"`
 }
 
-// The defaults of the documents (S4:11910-11932) and of Gardener operators where they are silent.
+// The defaults of Gardener's documentation (Gardener's docs/concepts/backup-restore.md) and of
+// Gardener operators where they are silent.
 const (
 	defaultMainStorage           = "25Gi"
 	defaultEventsStorage         = "10Gi"
@@ -102,11 +109,13 @@ const (
 	defaultDeltaSnapshotPeriod   = "5m"
 	defaultDeltaSnapshotMemLimit = "100Mi"
 	defaultGCPeriod              = "12h"
-	// GarbageCollectionPolicy is hard-coded to Exponential in Gardener (S4:11919).
+	// GarbageCollectionPolicy is hard-coded to Exponential in Gardener (Gardener's
+	// docs/concepts/backup-restore.md).
 	GarbageCollectionPolicy = "Exponential"
 )
 
-// Replicas is the member count: three with high availability (S4:12716), one otherwise.
+// Replicas is the member count: three with high availability (Gardener's
+// docs/concepts/operator.md), one otherwise.
 func Replicas(highAvailability bool) int64 {
 	if highAvailability {
 		return 3
@@ -186,7 +195,7 @@ func Objects(v Values) ([]render.Object, error) {
 		"volumeClaimTemplate": or(v.VolumeClaimTemplate, VolumeClaimTemplateName(prefix, v.Role)),
 		"etcd":                etcdSpec(v, ns, etcdImage),
 		"backup":              backupSpec(v, ns, name, backupImage),
-		// Periodic compaction keeps the revision history short (the documents are silent; this
+		// Periodic compaction keeps the revision history short (Gardener's documentation is silent; this
 		// is the usual setting for Kubernetes' etcds).
 		"sharedConfig": map[string]any{"autoCompactionMode": "periodic", "autoCompactionRetention": "30m"},
 	}
@@ -210,8 +219,8 @@ func SelectorLabels(prefix, role string) map[string]string {
 }
 
 // podLabels add the labels that open the network paths etcd needs under Gardener's deny-all
-// policies (S4:25947-25953): DNS, the runtime API server (member leases of the backup-restore
-// sidecar) and, with a backup, the object store.
+// policies (Gardener's "Network Policies" docs/operations/network_policies.md): DNS, the runtime
+// API server (member leases of the backup-restore sidecar) and, with a backup, the object store.
 func podLabels(v Values, selector map[string]string) map[string]string {
 	l := map[string]string{
 		"gardener.cloud/role":                            "controlplane",
@@ -249,8 +258,8 @@ func etcdSpec(v Values, ns, image string) map[string]any {
 		}
 	}
 	if v.TopologyAwareRouting {
-		// S4:27783-27791: annotation for kube-proxy (topology-mode since Kubernetes 1.27), label
-		// for gardener-resource-manager's EndpointSlice hints webhook.
+		// Gardener's docs/operations/topology_aware_routing.md: annotation for kube-proxy (topology-mode
+		// since Kubernetes 1.27), label for gardener-resource-manager's EndpointSlice hints webhook.
 		e["clientService"] = map[string]any{
 			"annotations": map[string]any{"service.kubernetes.io/topology-mode": "auto"},
 			"labels":      map[string]any{"endpoint-slice-hints.resources.gardener.cloud/consider": "true"},
@@ -262,7 +271,8 @@ func etcdSpec(v Values, ns, image string) map[string]any {
 func backupSpec(v Values, ns, name, image string) map[string]any {
 	b := map[string]any{"image": image, "port": int64(BackupPort)}
 	if v.Backup == nil {
-		// The sidecar still runs without a store: it defragments and health-checks (S4:11986).
+		// The sidecar still runs without a store: it defragments and health-checks (Gardener's
+		// docs/concepts/etcd.md).
 		return b
 	}
 	b["store"] = map[string]any{
@@ -302,7 +312,7 @@ func defaultStorage(role string) string {
 }
 
 // defaultDefragSchedule staggers the two etcds so that they never defragment at the same time
-// (Gardener derives the time from the maintenance window; the documents give none).
+// (Gardener derives the time from the maintenance window; Gardener's documentation gives none).
 func defaultDefragSchedule(role string) string {
 	if role == RoleMain {
 		return "0 1 * * *"

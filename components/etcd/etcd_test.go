@@ -87,7 +87,8 @@ func TestRenderOutputs(t *testing.T) {
 		"role":    cty.StringVal("events"),
 	})})
 	require.NoError(t, err)
-	// S4:27829: the client Services consumed by virtual-garden-kube-apiserver.
+	// Gardener's "Topology Aware Routing" docs/operations/topology_aware_routing.md: the client
+	// Services consumed by virtual-garden-kube-apiserver.
 	assert.Equal(t, "virtual-garden-etcd-events-client", out.Outputs["client_service"].AsString())
 	assert.Equal(t, "https://virtual-garden-etcd-events-client.garden.svc:2379", out.Outputs["endpoint"].AsString())
 	assert.Equal(t, "virtual-garden-etcd-events", out.Outputs["name"].AsString())
@@ -112,13 +113,14 @@ func TestDocumentedFacts(t *testing.T) {
 		replicas int64
 		pvc      string
 	}{
-		// S4:12709, S4:13106: names and the PVC of the first member.
+		// Gardener's "Gardener Operator" docs/concepts/operator.md, Gardener's docs/concepts/operator.md:
+		// names and the PVC of the first member.
 		{"main", Values{Role: RoleMain}, "virtual-garden-etcd-main", 1, "main-virtual-garden-etcd-virtual-garden-etcd-main-0"},
 		{"events", Values{Role: RoleEvents}, "virtual-garden-etcd-events", 1, "virtual-garden-etcd-events-virtual-garden-etcd-events-0"},
-		// S4:12716: high availability means three members each.
+		// Gardener's docs/concepts/operator.md: high availability means three members each.
 		{"main HA", Values{Role: RoleMain, HighAvailability: true}, "virtual-garden-etcd-main", 3, "main-virtual-garden-etcd-virtual-garden-etcd-main-0"},
 		{"events HA", Values{Role: RoleEvents, HighAvailability: true}, "virtual-garden-etcd-events", 3, "virtual-garden-etcd-events-virtual-garden-etcd-events-0"},
-		// Shoot control planes: etcd-main, etcd-events (S4:11962-11968).
+		// Shoot control planes: etcd-main, etcd-events (Gardener's "etcd" docs/concepts/etcd.md).
 		{"shoot main", Values{Role: RoleMain, NamePrefix: ptr.To("")}, "etcd-main", 1, "main-etcd-etcd-main-0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,7 +131,8 @@ func TestDocumentedFacts(t *testing.T) {
 			assert.Equal(t, "garden", u.GetNamespace())
 			s := spec(t, tc.v)
 			assert.Equal(t, tc.replicas, s["replicas"])
-			// S4:26367: virtual-garden-etcd-* run with gardener-garden-system-500.
+			// Gardener's "Priority Classes" docs/development/priority-classes.md: virtual-garden-etcd-* run
+			// with gardener-garden-system-500.
 			assert.Equal(t, "gardener-garden-system-500", s["priorityClassName"])
 			assert.Equal(t, tc.pvc, s["volumeClaimTemplate"].(string)+"-"+tc.etcdName+"-0")
 			_, peer := s["etcd"].(map[string]any)["peerUrlTls"]
@@ -140,7 +143,8 @@ func TestDocumentedFacts(t *testing.T) {
 
 // TestHibernation checks that a hibernated etcd has no members but keeps everything else, its
 // volume claim template and storage in particular, so that it wakes up with its data
-// (S4:22997-23007, S4:24209-24211).
+// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
+// docs/development/component-checklist.md).
 func TestHibernation(t *testing.T) {
 	for _, ha := range []bool{false, true} {
 		awake := Values{Role: RoleMain, NamePrefix: ptr.To(""), HighAvailability: ha}
@@ -158,8 +162,8 @@ func TestHibernation(t *testing.T) {
 func TestBackupPolicy(t *testing.T) {
 	s := spec(t, Values{Role: RoleMain, Backup: &Backup{Provider: "gcp", BucketName: "b", SecretRef: "creds"}})
 	b := s["backup"].(map[string]any)
-	// S4:11910-11932: daily full snapshots, deltas every 5 minutes or after 100 MiB, exponential
-	// garbage collection every 12 hours.
+	// Gardener's "Backup and Restore" docs/concepts/backup-restore.md: daily full snapshots, deltas
+	// every 5 minutes or after 100 MiB, exponential garbage collection every 12 hours.
 	assert.Equal(t, "0 0 * * *", b["fullSnapshotSchedule"])
 	assert.Equal(t, "5m", b["deltaSnapshotPeriod"])
 	assert.Equal(t, "100Mi", b["deltaSnapshotMemoryLimit"])

@@ -3,22 +3,25 @@ package etcd
 import "fmt"
 
 // DefaultNamePrefix is the prefix of the virtual garden's control-plane objects
-// (virtual-garden-etcd-main, virtual-garden-etcd-events, S4:12709-12710). Shoot control planes
-// in a seed use the empty prefix (etcd-main, etcd-events, S4:11962-11968).
+// (virtual-garden-etcd-main, virtual-garden-etcd-events, Gardener's "Gardener Operator"
+// docs/concepts/operator.md). Shoot control planes in a seed use the empty prefix (etcd-main,
+// etcd-events, Gardener's "etcd" docs/concepts/etcd.md).
 const DefaultNamePrefix = "virtual-garden-"
 
-// DefaultNamespace is where the virtual garden's control plane runs (S4:13122).
+// DefaultNamespace is where the virtual garden's control plane runs (Gardener's
+// docs/concepts/operator.md).
 const DefaultNamespace = "garden"
 
 // The two roles of Gardener's etcds: main holds every resource, events holds Kubernetes events
-// only (S4:11962-11968).
+// only (Gardener's docs/concepts/etcd.md).
 const (
 	RoleMain   = "main"
 	RoleEvents = "events"
 )
 
 // ClientPort is the port of the etcd client Service etcd-druid creates; kube-apiserver and
-// gardener-apiserver connect to it (S4:27829).
+// gardener-apiserver connect to it (Gardener's "Topology Aware Routing"
+// docs/operations/topology_aware_routing.md).
 const ClientPort = 2379
 
 // PeerPort is the port etcd members talk to each other on (etcd's well-known default; the
@@ -39,11 +42,11 @@ func Prefix(p *string) string {
 }
 
 // Name is the name of the Etcd resource and of the StatefulSet etcd-druid creates for it,
-// <prefix>etcd-<role> (S4:12709-12710).
+// <prefix>etcd-<role> (Gardener's docs/concepts/operator.md).
 func Name(prefix, role string) string { return prefix + "etcd-" + role }
 
 // ClientServiceName is the name of the client Service etcd-druid creates for an Etcd,
-// <prefix>etcd-<role>-client (S4:27829).
+// <prefix>etcd-<role>-client (Gardener's docs/operations/topology_aware_routing.md).
 func ClientServiceName(prefix, role string) string { return Name(prefix, role) + "-client" }
 
 // Endpoint is the URL API servers use to reach an etcd's members through its client Service.
@@ -58,7 +61,7 @@ func Endpoint(prefix, role, namespace string) string {
 // so that the PVC is <template>-<statefulset>-<ordinal>. For historical reasons the main etcd's
 // template is main-<prefix>etcd (PVC main-virtual-garden-etcd-virtual-garden-etcd-main-0), the
 // events etcd's its own name (virtual-garden-etcd-events-virtual-garden-etcd-events-0)
-// (S4:13106).
+// (Gardener's docs/concepts/operator.md).
 func VolumeClaimTemplateName(prefix, role string) string {
 	if role == RoleMain {
 		return "main-" + prefix + "etcd"

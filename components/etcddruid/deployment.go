@@ -21,7 +21,8 @@ import (
 // MetricsPort is etcd-druid's metrics port, served by the etcd-druid Service.
 const MetricsPort = 8080
 
-// PriorityClass is etcd-druid's class in the garden runtime cluster (S4:26369).
+// PriorityClass is etcd-druid's class in the garden runtime cluster (Gardener's "Priority Classes"
+// docs/development/priority-classes.md).
 const PriorityClass = priorityclasses.GardenSystem300
 
 // checksumAnnotation carries the image vector overwrite's checksum on the pod template.
@@ -120,8 +121,9 @@ func deployment(v Values, vector images.Vector, overwrite *corev1.ConfigMap) (*a
 }
 
 // spread spreads the replicas over nodes and zones without ever making them unschedulable on a
-// single-node or single-zone cluster (S4:24620-24645 asks for the spread; the catalog relaxes
-// the zone constraint to ScheduleAnyway).
+// single-node or single-zone cluster (Gardener's "High Availability Of Components"
+// docs/development/high-availability-of-components.md asks for the spread; the catalog relaxes the
+// zone constraint to ScheduleAnyway).
 func spread() []corev1.TopologySpreadConstraint {
 	var out []corev1.TopologySpreadConstraint
 	for _, key := range []string{corev1.LabelHostname, corev1.LabelTopologyZone} {

@@ -1,7 +1,8 @@
 // Package etcddruid renders the etcd_druid component: etcd-druid, the operator that turns
 // druid.gardener.cloud/v1alpha1 Etcd resources into etcd clusters (StatefulSets, Services,
-// ...) and cleans them up again (S4:11976). gardener-operator deploys it among the garden system
-// components before the virtual garden's two Etcds (S4:12703, S4:12706).
+// ...) and cleans them up again (Gardener's "etcd" docs/concepts/etcd.md). gardener-operator
+// deploys it among the garden system components before the virtual garden's two Etcds (Gardener's
+// "Gardener Operator" docs/concepts/operator.md).
 package etcddruid
 
 import (
@@ -45,8 +46,9 @@ type Values struct {
 	// FeatureGates switches etcd-druid's feature gates on (true) or off (false) by name.
 	FeatureGates map[string]bool `json:"feature_gates"`
 	// PriorityClassName of the pod; "" means gardener-garden-system-300, its class in the garden
-	// runtime cluster (S4:26369). A seed's etcd-druid runs at gardener-system-800 (S4:26381).
-	// Set from Go only.
+	// runtime cluster (Gardener's "Priority Classes" docs/development/priority-classes.md). A seed's
+	// etcd-druid runs at gardener-system-800 (Gardener's docs/development/priority-classes.md). Set
+	// from Go only.
 	PriorityClassName string `json:"-"`
 }
 
@@ -95,10 +97,11 @@ func Objects(v Values) ([]render.Object, error) {
 	return kube.Typed(v.Cluster.Name, typed...)
 }
 
-// replicas follows Gardener's rule that controllers run with 2 replicas (S4:24611-24614), and
-// S4:24605's explicit mention of etcd-druid among the components that should; without high
-// availability a single replica is enough, as for a non-HA control plane's controllers
-// (S4:24663-24665).
+// replicas follows Gardener's rule that controllers run with 2 replicas (Gardener's "High
+// Availability Of Components" docs/development/high-availability-of-components.md), and Gardener's
+// docs/development/high-availability-of-components.md's explicit mention of etcd-druid among the
+// components that should; without high availability a single replica is enough, as for a non-HA
+// control plane's controllers (Gardener's docs/development/high-availability-of-components.md).
 func replicas(ha bool) int32 {
 	if ha {
 		return 2

@@ -61,7 +61,9 @@ func TestDeploymentFollowsTheDocuments(t *testing.T) {
 		replicas int64
 	}{
 		{"without HA one replica", false, 1},
-		// Controllers run with 2 replicas; etcd-druid is named at S4:24605, S4:24613.
+		// Controllers run with 2 replicas; etcd-druid is named at Gardener's "High Availability Of
+		// Components" docs/development/high-availability-of-components.md, Gardener's
+		// docs/development/high-availability-of-components.md.
 		{"with HA two replicas", true, 2},
 	}
 	for _, tt := range tests {
@@ -70,7 +72,8 @@ func TestDeploymentFollowsTheDocuments(t *testing.T) {
 			d := rendertest.Find(objs, "Deployment", "etcd-druid")
 			require.NotNil(t, d)
 			assert.Equal(t, "garden", d.GetNamespace())
-			// etcd-druid runs with gardener-garden-system-300 in the garden (S4:26369).
+			// etcd-druid runs with gardener-garden-system-300 in the garden (Gardener's "Priority Classes"
+			// docs/development/priority-classes.md).
 			class, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
 			assert.Equal(t, "gardener-garden-system-300", class)
 			n, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
@@ -85,7 +88,8 @@ func TestDeploymentFollowsTheDocuments(t *testing.T) {
 
 func TestObjects(t *testing.T) {
 	objs := render1(t, nil)
-	// etcd-druid serves druid.gardener.cloud/v1alpha1 Etcd (S4:12706).
+	// etcd-druid serves druid.gardener.cloud/v1alpha1 Etcd (Gardener's "Gardener Operator"
+	// docs/concepts/operator.md).
 	assert.NotNil(t, rendertest.Find(objs, "CustomResourceDefinition", "etcds.druid.gardener.cloud"))
 	assert.NotNil(t, rendertest.Find(objs, "ServiceAccount", "etcd-druid"))
 	assert.NotNil(t, rendertest.Find(objs, "ClusterRole", "gardener.cloud:system:etcd-druid"))

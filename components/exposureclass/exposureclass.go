@@ -1,7 +1,8 @@
 // Package exposureclass renders the exposure_class component: an ExposureClass
-// (core.gardener.cloud/v1beta1, cluster-scoped, S4:716-744) naming a control-plane exposure
-// handler that gardenlets are configured with, and the seeds that can serve it. Shoots reference
-// it by name, so it comes before them (digest §2.2, S4:21110-21200).
+// (core.gardener.cloud/v1beta1, cluster-scoped, Gardener's ExposureClass in
+// docs/api-reference/core.md) naming a control-plane exposure handler that gardenlets are
+// configured with, and the seeds that can serve it. Shoots reference it by name, so it comes before
+// them (digest §2.2, Gardener's "ExposureClasses" docs/usage/networking/exposureclasses.md).
 package exposureclass
 
 import (
@@ -16,7 +17,8 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// The API version and kind of the ExposureClass (S4:716-730).
+// The API version and kind of the ExposureClass (Gardener's ExposureClass in
+// docs/api-reference/core.md).
 const (
 	APIVersion = "core.gardener.cloud/v1beta1"
 	Kind       = "ExposureClass"
@@ -29,17 +31,19 @@ type Values struct {
 	// Name is the ExposureClass's name, which shoots set as exposureClassName; Render defaults it
 	// to the instance name.
 	Name string `json:"name"`
-	// Handler names the exposure handler in the gardenlet configuration (S4:734-737).
+	// Handler names the exposure handler in the gardenlet configuration (Gardener's ExposureClass in
+	// docs/api-reference/core.md).
 	Handler string `json:"handler"`
 	// SeedSelector are labels a seed must carry to serve the class.
 	SeedSelector map[string]string `json:"seed_selector"`
-	// SeedProviderTypes restrict the seeds by provider type; "*" allows any (S4:4620-4626).
+	// SeedProviderTypes restrict the seeds by provider type; "*" allows any (Gardener's SeedSelector
+	// in docs/api-reference/core.md).
 	SeedProviderTypes []string `json:"seed_provider_types"`
 	// Tolerations are seed taints shoots of the class tolerate.
 	Tolerations []Toleration `json:"tolerations"`
 }
 
-// Toleration tolerates a seed taint (S4:5830-5847).
+// Toleration tolerates a seed taint (Gardener's Toleration in docs/api-reference/core.md).
 type Toleration = gardenapi.Toleration
 
 // Render renders one exposure_class instance; its outputs are the class's name and handler.
@@ -59,7 +63,7 @@ func Render(in render.Input) (*render.Output, error) {
 }
 
 // Objects renders the ExposureClass. It has no spec: handler and scheduling are top-level fields,
-// both immutable (S4:734-743).
+// both immutable (Gardener's ExposureClass in docs/api-reference/core.md).
 func Objects(v Values) ([]render.Object, error) {
 	if err := gardenapi.ValidateName("exposure class", v.Name); err != nil {
 		return nil, err

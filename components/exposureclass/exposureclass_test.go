@@ -30,7 +30,8 @@ func TestFacts(t *testing.T) {
 	assert.Equal(t, "core.gardener.cloud/v1beta1", u.GetAPIVersion())
 	assert.Equal(t, "ExposureClass", u.GetKind())
 	assert.Empty(t, u.GetNamespace(), "ExposureClass is cluster-scoped")
-	// S4:21160-21170: handler and scheduling are top-level fields, there is no spec.
+	// Gardener's "ExposureClasses" docs/usage/networking/exposureclasses.md: handler and scheduling
+	// are top-level fields, there is no spec.
 	assert.Equal(t, "abc", u.Object["handler"])
 	assert.Equal(t, map[string]any{"seedSelector": map[string]any{"matchLabels": map[string]any{"network": "internal"}}}, u.Object["scheduling"])
 	assert.NotContains(t, u.Object, "spec")

@@ -18,10 +18,10 @@ import (
 )
 
 // rawChart returns the chart as the ControllerDeployment's rawChart wants it: a base64-encoded,
-// gzipped tar (S4:6238-6242). An archive is embedded as it is; a directory is packed the way
-// `helm package` lays it out (every file the chart loads, under a directory named after the
-// chart), with fixed timestamps and modes, so that the same chart gives the same bytes on every
-// run and plans show no change.
+// gzipped tar (Gardener's HelmControllerDeployment in docs/api-reference/core-v1.md). An archive is
+// embedded as it is; a directory is packed the way `helm package` lays it out (every file the chart
+// loads, under a directory named after the chart), with fixed timestamps and modes, so that the
+// same chart gives the same bytes on every run and plans show no change.
 func rawChart(dir, ref string) (string, error) {
 	if ref == "" {
 		return "", fmt.Errorf("chart is required")

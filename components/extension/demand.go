@@ -19,10 +19,12 @@ type liveDemand struct {
 	// Types maps each kind/type ("Infrastructure/local") to the first Shoot using it.
 	Types map[string]string
 	// Disabled maps each Extension type to the number of the seed's Shoots that disable it
-	// (.spec.extensions[].disabled), which a globally enabled Extension then skips (S4:2173).
+	// (.spec.extensions[].disabled), which a globally enabled Extension then skips (Gardener's
+	// ControllerResource in docs/api-reference/core.md).
 	Disabled map[string]int
 	// StillRequired says the live ControllerInstallation's Required condition is True: extension
-	// resources on the seed still use the controller (S2:208-210).
+	// resources on the seed still use the controller (Gardener's "gardenlet"
+	// docs/concepts/gardenlet.md).
 	StillRequired bool
 	// Installed says the extension's ControllerInstallation for the seed exists.
 	Installed bool
@@ -35,12 +37,13 @@ var (
 )
 
 // observeDemand reads what gardener-controller-manager reads to decide a seed's
-// ControllerInstallations (S4:12236): "a live list of" the Shoots, whose kinds and types the
-// seeds they are scheduled to need; a Shoot moving to another seed counts for both its seeds
-// until the move is done (.spec.seedName and .status.seedName) [INF]; and it reads the
-// installations' Required condition, which keeps an installation that would go while resources
-// still use it (S2:208-210). Shoots the landscape declares but has not applied yet reach the
-// decision through the seed's shoot_types instead.
+// ControllerInstallations (Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md): "a live list of" the Shoots, whose kinds and types the
+// seeds they are scheduled to need; a Shoot moving to another seed counts for both its seeds until
+// the move is done (.spec.seedName and .status.seedName) [INF]; and it reads the installations'
+// Required condition, which keeps an installation that would go while resources still use it
+// (Gardener's docs/concepts/gardenlet.md). Shoots the landscape declares but has not applied yet
+// reach the decision through the seed's shoot_types instead.
 func observeDemand(in render.Input, v Values) (map[string]*liveDemand, error) {
 	ref := shootsRef
 	ref.Cluster = v.VirtualCluster.Name
@@ -103,11 +106,12 @@ func shootSeeds(shoot *unstructured.Unstructured) []string {
 }
 
 // shootTypes are the extension kinds and types a Shoot uses, sorted, and the Extension types it
-// disables. The documents give the rule by example (S4:12236: a shoot of provider gcp needs
-// Infrastructure/gcp); which field feeds which kind follows the Shoot's fields that name an
-// extension type: the provider for Infrastructure, ControlPlane and Worker, the networking type
-// for Network, the pools' machine images and container runtimes, the DNS providers and the
-// enabled extensions. A shoot without workers needs none of the worker kinds [INF].
+// disables. The documents give the rule by example (Gardener's docs/concepts/controller-manager.md:
+// a shoot of provider gcp needs Infrastructure/gcp); which field feeds which kind follows the
+// Shoot's fields that name an extension type: the provider for Infrastructure, ControlPlane and
+// Worker, the networking type for Network, the pools' machine images and container runtimes, the
+// DNS providers and the enabled extensions. A shoot without workers needs none of the worker kinds
+// [INF].
 func shootTypes(shoot *unstructured.Unstructured) (types, disabled []string) {
 	set := map[string]bool{}
 	add := func(kind, typ string) {

@@ -3,10 +3,12 @@
 // and ControllerRegistration (reusing components/controllerdeployment and
 // components/controllerregistration) and one ControllerInstallation per seed the extension is
 // installed on. On each such seed it does what gardenlet's ControllerInstallation controller does
-// (S2:167-194, S4:15404-15430): the namespace extension-<installation>, and the extension's Helm
-// chart rendered with the values gardenlet mixes in, packed into a ManagedResource in the seed's
-// garden namespace. Which seeds get the extension follows gardener-controller-manager's rules
-// (S0:58-60, S4:15462-15472): the registration's deployment policy and seed selector.
+// (Gardener's "gardenlet" docs/concepts/gardenlet.md, "ControllerRegistration"
+// docs/extensions/registration.md): the namespace extension-<installation>, and the extension's
+// Helm chart rendered with the values gardenlet mixes in, packed into a ManagedResource in the
+// seed's garden namespace. Which seeds get the extension follows gardener-controller-manager's
+// rules (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md,
+// docs/extensions/registration.md): the registration's deployment policy and seed selector.
 package extension
 
 import (
@@ -27,16 +29,19 @@ type Values struct {
 	// live.
 	VirtualCluster decode.Cluster `json:"virtual_cluster"`
 	// Name names the ControllerRegistration and the ControllerDeployment alike, as Gardener's own
-	// examples do (S4:15310-15333); Render defaults it to the instance name.
+	// examples do (Gardener's docs/extensions/registration.md); Render defaults it to the instance
+	// name.
 	Name string `json:"name"`
 	// Resources are the extension kinds and types the controller serves.
 	Resources []controllerregistration.Resource `json:"resource"`
-	// Policy says when the controller is installed on a seed; "" means OnDemand (S4:15466).
+	// Policy says when the controller is installed on a seed; "" means OnDemand (Gardener's
+	// docs/extensions/registration.md).
 	Policy string `json:"policy"`
-	// SeedSelector are labels a seed must carry to get the controller (S4:15472).
+	// SeedSelector are labels a seed must carry to get the controller (Gardener's
+	// docs/extensions/registration.md).
 	SeedSelector map[string]string `json:"seed_selector"`
 	// PodSecurityEnforce is the Pod Security Standard of the extension's namespaces on seeds
-	// (S4:15780).
+	// (Gardener's "Conventions" docs/extensions/conventions.md).
 	PodSecurityEnforce string `json:"pod_security_enforce"`
 	// Chart is the extension's chart, a directory or a .tgz archive, relative to Dir unless
 	// absolute. It is embedded in the ControllerDeployment and rendered for every seed.
@@ -51,8 +56,9 @@ type Values struct {
 	// GardenClusterIdentity is mixed in as gardener.garden.clusterIdentity (required).
 	GardenClusterIdentity string `json:"garden_cluster_identity"`
 	// GenericKubeconfigSecretName is mixed in as gardener.garden.genericKubeconfigSecretName when
-	// set. gardenlet creates that Secret in the extension's namespace (S4:15013); the engine does
-	// not, so it is left out unless the landscape provides one.
+	// set. gardenlet creates that Secret in the extension's namespace (Gardener's "Access to the
+	// Garden Cluster for Extensions" docs/extensions/garden-api-access.md); the engine does not, so it
+	// is left out unless the landscape provides one.
 	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
 	// GardenletFeatureGates are mixed in as gardener.gardenlet.featureGates.
 	GardenletFeatureGates map[string]bool `json:"gardenlet_feature_gates"`
@@ -74,10 +80,11 @@ type Seed struct {
 	Labels map[string]string `json:"labels"`
 	// Annotations are the Seed's annotations, mixed in.
 	Annotations map[string]string `json:"annotations"`
-	// HasShoots says whether shoots run on the seed (policy AlwaysExceptNoShoots, S4:15470).
+	// HasShoots says whether shoots run on the seed (policy AlwaysExceptNoShoots, Gardener's
+	// docs/extensions/registration.md).
 	HasShoots bool `json:"has_shoots"`
 	// ShootTypes are the extension kinds and types ("Infrastructure/local") the seed's shoots
-	// use (S0:58).
+	// use (Gardener's docs/concepts/controller-manager.md).
 	ShootTypes []string `json:"shoot_types"`
 	// Provider is the seed's provider type (.spec.provider.type); "" takes it from Spec.
 	Provider string `json:"provider"`

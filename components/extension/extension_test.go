@@ -23,16 +23,18 @@ const twoSeeds = `[
 
 func TestRenderGolden(t *testing.T) {
 	rendertest.GoldenJSON(t, Render, render.Input{Name: "test", Dir: "testdata"}, map[string]string{
-		// OnDemand (S4:15466): only the seed whose shoots use Infrastructure/local gets it.
+		// OnDemand (Gardener's "ControllerRegistration" docs/extensions/registration.md): only the seed
+		// whose shoots use Infrastructure/local gets it.
 		"on-demand": `{"virtual_cluster": {"name": "virtual"}, "chart": "chart", "garden_cluster_identity": "local",
 			"values": {"replicas": 2}, "gardener_version": "v1.120.0",
 			"resource": [{"kind": "Infrastructure", "type": "local"}, {"kind": "ControlPlane", "type": "local"}],
 			"seeds": ` + twoSeeds + `}`,
-		// AlwaysExceptNoShoots (S4:15470): only the seed with shoots.
+		// AlwaysExceptNoShoots (Gardener's docs/extensions/registration.md): only the seed with shoots.
 		"always-except-no-shoots": `{"virtual_cluster": {"name": "virtual"}, "name": "networking-calico", "chart": "chart",
 			"garden_cluster_identity": "local", "policy": "AlwaysExceptNoShoots", "pod_security_enforce": "baseline",
 			"resource": [{"kind": "Network", "type": "calico"}], "seeds": ` + twoSeeds + `}`,
-		// A secondary controller with a seed selector (S4:15472), installed Always where it matches.
+		// A secondary controller with a seed selector (Gardener's docs/extensions/registration.md),
+		// installed Always where it matches.
 		"seed-selector": `{"virtual_cluster": {"name": "virtual"}, "name": "shoot-audit", "chart": "chart",
 			"garden_cluster_identity": "local", "policy": "Always", "seed_selector": {"env": "prod"},
 			"generic_kubeconfig_secret_name": "generic-garden-kubeconfig", "gardenlet_feature_gates": {"Foo": true},
@@ -160,7 +162,8 @@ func TestSeedObjects(t *testing.T) {
 	objs, err := Objects(v)
 	require.NoError(t, err)
 
-	// S4:15347-15358: the ControllerInstallation refers to registration, deployment and seed.
+	// Gardener's docs/extensions/registration.md: the ControllerInstallation refers to registration,
+	// deployment and seed.
 	ci := rendertest.MustFind(t, objs, "ControllerInstallation", "provider-local-local")
 	assert.Equal(t, "core.gardener.cloud/v1beta1", ci.GetAPIVersion())
 	assert.Equal(t, map[string]any{
@@ -169,12 +172,14 @@ func TestSeedObjects(t *testing.T) {
 		"seedRef":         map[string]any{"name": "local"},
 	}, ci.Object["spec"])
 
-	// S2:169: the namespace extension-<installation>, in the seed cluster; S4:15780 its pod security.
+	// Gardener's "gardenlet" docs/concepts/gardenlet.md: the namespace extension-<installation>, in
+	// the seed cluster; Gardener's "Conventions" docs/extensions/conventions.md its pod security.
 	ns := rendertest.MustFind(t, objs, "Namespace", "extension-provider-local-local")
 	assert.Equal(t, "baseline", ns.GetLabels()["pod-security.kubernetes.io/enforce"])
 	assert.Equal(t, "provider-local", ns.GetLabels()["controllerregistration.core.gardener.cloud/name"])
 
-	// S2:192: the ManagedResource in the seed's garden namespace, labelled with the installation.
+	// Gardener's docs/concepts/gardenlet.md: the ManagedResource in the seed's garden namespace,
+	// labelled with the installation.
 	mr := rendertest.MustFind(t, objs, "ManagedResource", "provider-local-local")
 	assert.Equal(t, "garden", mr.GetNamespace())
 	assert.Equal(t, map[string]string{"controllerinstallation-name": "provider-local-local"}, mr.GetLabels())
@@ -188,7 +193,8 @@ func TestSeedObjects(t *testing.T) {
 		"Namespace": "local-cluster", "Secret": "local-cluster", "ManagedResource": "local-cluster",
 	}, clusters)
 
-	// The chart is installed into the installation's namespace with the mix-ins (S4:15404-15430).
+	// The chart is installed into the installation's namespace with the mix-ins (Gardener's
+	// docs/extensions/registration.md).
 	secret := rendertest.MustFind(t, objs, "Secret", managedresource.SecretName("provider-local-local"))
 	data := secret.Object["stringData"].(map[string]any)
 	require.Contains(t, data, "configmap__extension-provider-local-local__provider-local-values.yaml")
@@ -256,7 +262,8 @@ func TestRenderOutputs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, cty.ListValEmpty(cty.String), out.Outputs["seeds"])
 
-	// The lifecycles of its Extension types, Gardener's defaults filled in (S4:2185-2195).
+	// The lifecycles of its Extension types, Gardener's defaults filled in (Gardener's
+	// ControllerResource in docs/api-reference/core.md).
 	out, err = Render(render.Input{Name: "x", Dir: "testdata", Config: rendertest.FromJSON(t, `{
 		"virtual_cluster": {"name": "virtual"}, "chart": "chart", "garden_cluster_identity": "g",
 		"resource": [{"kind": "Extension", "type": "early", "lifecycle": {"reconcile": "BeforeKubeAPIServer"}}, {"kind": "Extension", "type": "plain"}, {"kind": "Network", "type": "calico"}]}`)})

@@ -19,7 +19,7 @@ type Installation struct {
 	// random suffix instead; a declarative landscape needs a name that is the same on every run.
 	Name string
 	// Namespace is the seed namespace the chart is installed into: extension-<installation>
-	// (S2:169, S4:14642).
+	// (Gardener's "gardenlet" docs/concepts/gardenlet.md).
 	Namespace string
 	// Installed says whether the extension is installed on the seed.
 	Installed bool
@@ -28,13 +28,15 @@ type Installation struct {
 }
 
 // Installations decides, for every seed in order, whether the extension is installed there, the
-// way gardener-controller-manager decides which ControllerInstallations a seed needs (S0:58-60):
-// a seed whose labels the seed selector does not match never gets it (S4:15472); otherwise the
-// policy decides (S4:15466-15470): Always installs it, AlwaysExceptNoShoots only where shoots
-// run, and OnDemand only where one of the registration's kinds and types is in use. It does not
-// validate the values; Objects does. What a seed's shoots use is what the seed declares
-// (shoot_types, has_shoots) together with what the Shoots scheduled to it in the virtual garden
-// use; an installation that is no longer wanted stays while it reports Required.
+// way gardener-controller-manager decides which ControllerInstallations a seed needs (Gardener's
+// "Gardener Controller Manager" docs/concepts/controller-manager.md): a seed whose labels the seed
+// selector does not match never gets it (Gardener's "ControllerRegistration"
+// docs/extensions/registration.md); otherwise the policy decides (Gardener's
+// docs/extensions/registration.md): Always installs it, AlwaysExceptNoShoots only where shoots run,
+// and OnDemand only where one of the registration's kinds and types is in use. It does not validate
+// the values; Objects does. What a seed's shoots use is what the seed declares (shoot_types,
+// has_shoots) together with what the Shoots scheduled to it in the virtual garden use; an
+// installation that is no longer wanted stays while it reports Required.
 func Installations(v Values) []Installation {
 	out := make([]Installation, 0, len(v.Seeds))
 	for _, s := range v.Seeds {
@@ -53,7 +55,8 @@ func Installations(v Values) []Installation {
 	return out
 }
 
-// NamespacePrefix starts the seed namespace of every ControllerInstallation (S2:169).
+// NamespacePrefix starts the seed namespace of every ControllerInstallation (Gardener's
+// docs/concepts/gardenlet.md).
 const NamespacePrefix = "extension-"
 
 // decide applies the seed selector and the policy to one seed.
@@ -79,7 +82,8 @@ func decide(v Values, s Seed, d *liveDemand) (bool, string) {
 	return false, "policy OnDemand and none of the registration's kinds and types is used on the seed"
 }
 
-// policy is the registration's policy with its default (S4:15466).
+// policy is the registration's policy with its default (Gardener's
+// docs/extensions/registration.md).
 func policy(v Values) string {
 	if v.Policy == "" {
 		return controllerregistration.PolicyOnDemand
@@ -100,8 +104,9 @@ func unmatched(selector, labels map[string]string) []string {
 }
 
 // required returns the first of the registration's kinds and types the seed needs, and why, or
-// "" when it needs none. A seed needs what its shoots use (S0:58) and, for a primary
-// registration, the kinds the seed itself uses (seedKinds).
+// "" when it needs none. A seed needs what its shoots use (Gardener's
+// docs/concepts/controller-manager.md) and, for a primary registration, the kinds the seed itself
+// uses (seedKinds).
 func required(v Values, s Seed, d *liveDemand) (string, string) {
 	shoot := map[string]bool{}
 	for _, t := range s.ShootTypes {
@@ -117,7 +122,8 @@ func required(v Values, s Seed, d *liveDemand) (string, string) {
 		case d.Types[id] != "":
 			return id, "is used by shoot " + d.Types[id] + " on the seed"
 		case global && s.HasShoots:
-			// A globally enabled Extension is used by every shoot unless it opts out (S4:2159).
+			// A globally enabled Extension is used by every shoot unless it opts out (Gardener's
+			// ControllerResource in docs/api-reference/core.md).
 			return id, "is globally enabled and shoots run on the seed"
 		case global && len(d.Shoots) > d.Disabled[r.Type]:
 			return id, "is globally enabled and shoots on the seed do not disable it"
@@ -129,10 +135,11 @@ func required(v Values, s Seed, d *liveDemand) (string, string) {
 }
 
 // seedKinds are the kinds and types a seed needs for itself: BackupBucket and BackupEntry of its
-// backup provider, DNSRecord of its DNS provider, and ControlPlane of its provider type. S0:58
-// says the seed's provider and DNS provider types count; S2:127-129 that backups need the
-// backup provider's extension. That the provider type maps to the ControlPlane kind is our
-// choice: it is the kind a provider extension serves for the provider type on every seed.
+// backup provider, DNSRecord of its DNS provider, and ControlPlane of its provider type. Gardener's
+// docs/concepts/controller-manager.md says the seed's provider and DNS provider types count;
+// Gardener's docs/concepts/gardenlet.md that backups need the backup provider's extension. That the
+// provider type maps to the ControlPlane kind is our choice: it is the kind a provider extension
+// serves for the provider type on every seed.
 func seedKinds(s Seed) map[string]bool {
 	out := map[string]bool{}
 	if s.BackupProvider != "" {

@@ -9,10 +9,10 @@ import (
 const ProtectedTaint = "seed.gardener.cloud/protected"
 
 // mixins are the values gardenlet mixes into the root of every extension chart's values
-// (S4:15404-15430, S2:177-194): the Gardener version, the garden's identity, the gardenlet's
-// feature gates and what the chart may want to know about the seed. Keys whose source is unset
-// are left out rather than rendered empty, except visible and protected, which always have a
-// value.
+// (Gardener's "ControllerRegistration" docs/extensions/registration.md, "gardenlet"
+// docs/concepts/gardenlet.md): the Gardener version, the garden's identity, the gardenlet's feature
+// gates and what the chart may want to know about the seed. Keys whose source is unset are left out
+// rather than rendered empty, except visible and protected, which always have a value.
 func mixins(v Values, s Seed) map[string]any {
 	version := v.GardenerVersion
 	if version == "" {
@@ -34,7 +34,7 @@ func mixins(v Values, s Seed) map[string]any {
 	}}
 }
 
-// seedMixins are the gardener.seed values (S4:15414-15428).
+// seedMixins are the gardener.seed values (Gardener's docs/extensions/registration.md).
 func seedMixins(s Seed) map[string]any {
 	identity := s.ClusterIdentity
 	if identity == "" {
@@ -84,7 +84,7 @@ func region(s Seed) string { return orSpec(s.Region, s.Spec, "provider", "region
 func ingressDomain(s Seed) string { return orSpec(s.IngressDomain, s.Spec, "ingress", "domain") }
 
 // visible is .spec.settings.scheduling.visible, true unless the spec says otherwise
-// (S4:26881-26883).
+// (Gardener's "Seed Settings" docs/operations/seed_settings.md).
 func visible(s Seed) bool {
 	if b, ok := dig(s.Spec, "settings", "scheduling", "visible").(bool); ok {
 		return b

@@ -18,7 +18,8 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// The ControllerInstallation's API version and kind (S4:635-679, S4:15347-15358).
+// The ControllerInstallation's API version and kind (Gardener's ControllerInstallation in
+// docs/api-reference/core.md, "ControllerRegistration" docs/extensions/registration.md).
 const (
 	InstallationAPIVersion = "core.gardener.cloud/v1beta1"
 	InstallationKind       = "ControllerInstallation"
@@ -26,23 +27,29 @@ const (
 
 // Names and labels of what an installation renders in its seed.
 const (
-	// SeedGardenNamespace holds the installation's ManagedResource in the seed (S2:192).
+	// SeedGardenNamespace holds the installation's ManagedResource in the seed (Gardener's "gardenlet"
+	// docs/concepts/gardenlet.md).
 	SeedGardenNamespace = "garden"
 	// ManagedResourceClass is the class of the seed's own gardener-resource-manager, which
-	// applies the chart's objects into the seed (S4:13379-13386).
+	// applies the chart's objects into the seed (Gardener's "Gardener Resource Manager"
+	// docs/concepts/resource-manager.md).
 	ManagedResourceClass = "seed"
-	// LabelInstallation on the ManagedResource names the owning ControllerInstallation (S2:192).
+	// LabelInstallation on the ManagedResource names the owning ControllerInstallation (Gardener's
+	// docs/concepts/gardenlet.md).
 	LabelInstallation = "controllerinstallation-name"
 	// LabelRegistration on the extension's namespace names its ControllerRegistration; gardenlet
-	// labels the extension's garden ServiceAccount so (S4:15013), we label the namespace alike.
+	// labels the extension's garden ServiceAccount so (Gardener's "Access to the Garden Cluster for
+	// Extensions" docs/extensions/garden-api-access.md), we label the namespace alike.
 	LabelRegistration = "controllerregistration.core.gardener.cloud/name"
 	// LabelRole marks the namespace as an extension's; our choice, as Gardener marks its other
 	// namespaces by role.
 	LabelRole = "gardener.cloud/role"
 	// LabelHAConsider lets the resource manager's high-availability webhook handle the
-	// extension's workloads like those of other seed system components (S4:24800-24802).
+	// extension's workloads like those of other seed system components (Gardener's "High Availability
+	// Of Components" docs/development/high-availability-of-components.md).
 	LabelHAConsider = "high-availability-config.resources.gardener.cloud/consider"
-	// LabelPodSecurityEnforce is set from the registration's pod security level (S4:15780).
+	// LabelPodSecurityEnforce is set from the registration's pod security level (Gardener's
+	// "Conventions" docs/extensions/conventions.md).
 	LabelPodSecurityEnforce = "pod-security.kubernetes.io/enforce"
 )
 
@@ -142,8 +149,8 @@ func installation(v Values, values map[string]any, s Seed, i Installation) ([]re
 		return nil, err
 	}
 	// gardenlet installs the chart as the registration, in the installation's namespace, with
-	// the mix-ins over the static values (S4:15402-15404); the release name is our choice, so
-	// that the chart's object names are the same on every seed.
+	// the mix-ins over the static values (Gardener's docs/extensions/registration.md); the release
+	// name is our choice, so that the chart's object names are the same on every seed.
 	rendered, err := helmrelease.Objects(helmrelease.Values{
 		Cluster: s.Cluster, Chart: v.Chart, Dir: v.Dir, Namespace: i.Namespace, ReleaseName: v.Name,
 		Values: merge(values, mixins(v, s)),

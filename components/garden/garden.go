@@ -4,14 +4,17 @@
 //
 //  1. the garden namespace, the well-known PriorityClasses and the runtime certificates;
 //  2. gardener-resource-manager, "deployed first since its ManagedResource controller will be
-//     used to bring up the remainders" (S4:12695);
+//     used to bring up the remainders" (Gardener's "Gardener Operator" docs/concepts/operator.md);
 //  3. the system components VPA, etcd-druid, Istio with the virtual garden's ingress gateway and
-//     nginx-ingress (S4:12697-12704);
+//     nginx-ingress (Gardener's docs/concepts/operator.md);
 //  4. "as soon as all system components are up", the virtual garden: its etcds main and events,
-//     kube-apiserver exposed through Istio, kube-controller-manager (S4:12706-12724, 27829-27833);
+//     kube-apiserver exposed through Istio, kube-controller-manager (Gardener's
+//     docs/concepts/operator.md, "Topology Aware Routing"
+//     docs/operations/topology_aware_routing.md);
 //  5. the Gardener control plane: gardener-apiserver (reusing the virtual garden's main etcd),
 //     then gardener-admission-controller, gardener-controller-manager and gardener-scheduler
-//     (S4:12730-12737, 20639).
+//     (Gardener's docs/concepts/operator.md, "Scoped API Access for gardenlets and Extensions"
+//     docs/deployment/gardenlet_api_access.md).
 //
 // Certificates, keys and encryption configurations are parts of their own that the engine
 // generates (render.SecretSpec): rendering stays pure, and a second plan reuses them.
@@ -27,14 +30,16 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Namespace is the runtime cluster's namespace of the garden's components (S4:12559).
+// Namespace is the runtime cluster's namespace of the garden's components (Gardener's
+// docs/concepts/operator.md).
 const Namespace = "garden"
 
-// prefix is the name prefix of the virtual garden's control plane (S4:12706-12714).
+// prefix is the name prefix of the virtual garden's control plane (Gardener's
+// docs/concepts/operator.md).
 const prefix = "virtual-garden-"
 
 // GenericKubeconfigSecretName is the Secret with the generic token kubeconfig garden components
-// combine with their access tokens (S4:12724, 13124-13173).
+// combine with their access tokens (Gardener's docs/concepts/operator.md).
 const GenericKubeconfigSecretName = "generic-token-kubeconfig"
 
 // Render renders one garden instance into its parts and outputs.
@@ -72,7 +77,8 @@ type builder struct {
 	runtime string
 	virtual string
 	parts   []render.Component
-	// systemParts are the system components the virtual garden waits for (S4:12706).
+	// systemParts are the system components the virtual garden waits for (Gardener's
+	// docs/concepts/operator.md).
 	systemParts []string
 }
 
@@ -156,7 +162,7 @@ func (g *builder) loadBalancerAnnotations() map[string]string {
 	return nil
 }
 
-// vpaEnabled says whether the garden deploys its own VPA (S4:12579-12581).
+// vpaEnabled says whether the garden deploys its own VPA (Gardener's docs/concepts/operator.md).
 func (g *builder) vpaEnabled() bool {
 	return g.v.RuntimeCluster.Settings == nil || g.v.RuntimeCluster.Settings.VerticalPodAutoscalerEnabled
 }

@@ -61,22 +61,25 @@ func TestGardenGolden(t *testing.T) {
 	}
 }
 
-// The documented order of gardener-operator's Garden flow (S4:12695-12737, 20639, 27829).
+// The documented order of gardener-operator's Garden flow (Gardener's "Gardener Operator"
+// docs/concepts/operator.md, "Scoped API Access for gardenlets and Extensions"
+// docs/deployment/gardenlet_api_access.md, "Topology Aware Routing"
+// docs/operations/topology_aware_routing.md).
 func TestGardenOrder(t *testing.T) {
 	parts := partsOf(t, values(nil))
 	deps := func(name string) []string { return parts[name].DependsOn }
 	assert.Subset(t, deps("gardener_resource_manager"), []string{"priority_classes", "garden_namespace"}, "the GRM runs with the garden's priority classes")
 	for _, system := range []string{"vpa", "etcd_druid", "istio", "nginx_ingress"} {
-		assert.Contains(t, deps(system), "gardener_resource_manager", "%s comes after the GRM, which is deployed first (S4:12695)", system)
+		assert.Contains(t, deps(system), "gardener_resource_manager", "%s comes after the GRM, which is deployed first (Gardener's docs/concepts/operator.md)", system)
 		for _, etcdPart := range []string{"virtual_garden_etcd_main", "virtual_garden_etcd_events"} {
-			assert.Contains(t, deps(etcdPart), system, "the virtual garden comes after all system components (S4:12706)")
+			assert.Contains(t, deps(etcdPart), system, "the virtual garden comes after all system components (Gardener's docs/concepts/operator.md)")
 		}
 	}
 	assert.Subset(t, deps("virtual_garden_kube_apiserver"), []string{"virtual_garden_etcd_main", "virtual_garden_etcd_events", "istio"})
 	assert.Contains(t, deps("virtual_garden_kube_controller_manager"), "virtual_garden_kube_apiserver")
-	assert.Subset(t, deps("gardener_apiserver"), []string{"virtual_garden_kube_apiserver", "virtual_garden_etcd_main"}, "gardener-apiserver reuses the main etcd (S4:27829)")
+	assert.Subset(t, deps("gardener_apiserver"), []string{"virtual_garden_kube_apiserver", "virtual_garden_etcd_main"}, "gardener-apiserver reuses the main etcd (Gardener's docs/operations/topology_aware_routing.md)")
 	for _, p := range []string{"gardener_admission_controller", "gardener_controller_manager", "gardener_scheduler"} {
-		assert.Contains(t, deps(p), "gardener_apiserver", "%s starts after gardener-apiserver (S4:20639)", p)
+		assert.Contains(t, deps(p), "gardener_apiserver", "%s starts after gardener-apiserver (Gardener's docs/deployment/gardenlet_api_access.md)", p)
 	}
 	assert.Equal(t, []string{"ca_etcd"}, deps("etcd_client_tls"), "certificates come after their CA")
 }
@@ -96,7 +99,7 @@ func TestGardenHighAvailability(t *testing.T) {
 		parts := partsOf(t, values(func(v *Values) { v.VirtualCluster.HighAvailability = ha }))
 		want := int64(1)
 		if ha {
-			want = 3 // S4:12716-12718
+			want = 3 // Gardener's docs/concepts/operator.md
 		}
 		for _, part := range []string{"virtual_garden_etcd_main", "virtual_garden_etcd_events"} {
 			etcds := objectsOf(parts[part], "Etcd")
@@ -120,7 +123,7 @@ func TestGardenSwitches(t *testing.T) {
 		assert.Empty(t, objectsOf(p, "MutatingWebhookConfiguration"), name)
 		assert.Empty(t, objectsOf(p, "ValidatingWebhookConfiguration"), name)
 	}
-	assert.NotContains(t, local, "vpa", "the VPA is left to the runtime cluster when disabled (S4:12579-12581)")
+	assert.NotContains(t, local, "vpa", "the VPA is left to the runtime cluster when disabled (Gardener's docs/concepts/operator.md)")
 	assert.Contains(t, local, "observability", "observability is on unless switched off")
 	assert.Equal(t, []string{"gardener_resource_manager", "nginx_ingress", "plutono_admin"}, local["observability"].DependsOn)
 	off := partsOf(t, values(func(v *Values) { v.Observability = &Observability{} }))

@@ -16,9 +16,11 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// gardenerControlPlane: gardener-apiserver on the virtual garden's main etcd (S4:12730,
-// 27829), then the admission controller, which "can only start when gardener-apiserver runs"
-// (S4:20639), the controller manager and the scheduler.
+// gardenerControlPlane: gardener-apiserver on the virtual garden's main etcd (Gardener's "Gardener
+// Operator" docs/concepts/operator.md, "Topology Aware Routing"
+// docs/operations/topology_aware_routing.md), then the admission controller, which "can only start
+// when gardener-apiserver runs" (Gardener's "Scoped API Access for gardenlets and Extensions"
+// docs/deployment/gardenlet_api_access.md), the controller manager and the scheduler.
 func (g *builder) gardenerControlPlane() error {
 	gd := g.v.VirtualCluster.Gardener
 	ha := g.v.VirtualCluster.HighAvailability

@@ -19,7 +19,8 @@ import (
 )
 
 // The Secrets the garden generates in the runtime cluster's garden namespace. The CA names
-// follow gardener-operator's (S4:12695: a general CA, ca-garden-runtime for runtime webhooks).
+// follow gardener-operator's (Gardener's "Gardener Operator" docs/concepts/operator.md: a general
+// CA, ca-garden-runtime for runtime webhooks).
 const (
 	secretRuntimeCA        = "ca-garden-runtime"
 	secretCA               = "ca"
@@ -38,7 +39,8 @@ const (
 	secretGardenerAPI      = "gardener-apiserver-tls"
 	secretGardenerAdmssion = "gardener-admission-controller-tls"
 	plutonoAdmin           = "plutono-admin"
-	// kcmAccess is the virtual kube-controller-manager's token-requestor Secret (S4:13124-13173).
+	// kcmAccess is the virtual kube-controller-manager's token-requestor Secret (Gardener's
+	// docs/concepts/operator.md).
 	kcmAccess = "shoot-access-kube-controller-manager"
 )
 
@@ -49,7 +51,8 @@ func (g *builder) webhooks() *bool { return ptr.To(g.v.AdmissionWebhooks) }
 func (g *builder) runtimeBase() error {
 	ns, err := namespace.Objects(namespace.Values{
 		Cluster: decode.Cluster{Name: g.runtime}, Name: Namespace,
-		// The namespace of system components the GRM high-availability webhook acts on (S4:14118).
+		// The namespace of system components the GRM high-availability webhook acts on (Gardener's
+		// "Gardener Resource Manager" docs/concepts/resource-manager.md).
 		Labels: map[string]string{"high-availability-config.resources.gardener.cloud/consider": "true"},
 	})
 	if err != nil {
@@ -66,7 +69,7 @@ func (g *builder) runtimeBase() error {
 }
 
 // systemComponents: gardener-resource-manager first, then VPA, etcd-druid, Istio and
-// nginx-ingress once it runs (S4:12695-12704).
+// nginx-ingress once it runs (Gardener's docs/concepts/operator.md).
 func (g *builder) systemComponents() error {
 	runtime := decode.Cluster{Name: g.runtime}
 	ha := g.v.VirtualCluster.HighAvailability
@@ -116,11 +119,11 @@ func (g *builder) systemComponents() error {
 	g.add("nginx_ingress", "nginx_ingress", ngx, "gardener_resource_manager")
 	system = append(system, "etcd_druid", "istio", "nginx_ingress")
 
-	// Observability is on unless switched off, as in a Garden (S4:12744-12756); Plutono's admin
-	// password is generated.
+	// Observability is on unless switched off, as in a Garden (Gardener's docs/concepts/operator.md);
+	// Plutono's admin password is generated.
 	if o := g.v.Observability; o == nil || o.Enabled {
 		// prometheus-operator serves every namespace: a seed in the runtime cluster shares it for
-		// its own and its shoots' Prometheus instances (S4:13042-13068).
+		// its own and its shoots' Prometheus instances (Gardener's docs/concepts/operator.md).
 		ov := observability.Values{Cluster: runtime, Namespace: Namespace, Images: images, PlutonoAdminSecretName: plutonoAdmin, WatchAllNamespaces: true}
 		if o != nil {
 			ov.Longterm, ov.Alerting, ov.PrometheusStorage, ov.ValiStorage = ptr.To(o.Longterm), ptr.To(o.Alerting), o.PrometheusStorage, o.ValiStorage

@@ -16,7 +16,8 @@ import (
 )
 
 // virtualGarden: the certificates of the virtual garden, its etcds, kube-apiserver and
-// kube-controller-manager, once every system component is up (S4:12706).
+// kube-controller-manager, once every system component is up (Gardener's "Gardener Operator"
+// docs/concepts/operator.md).
 func (g *builder) virtualGarden() error {
 	vc := g.v.VirtualCluster
 	runtime := decode.Cluster{Name: g.runtime}
@@ -57,7 +58,8 @@ func (g *builder) virtualGarden() error {
 			if role == etcd.RoleMain && e.Main != nil {
 				vals.StorageCapacity, vals.StorageClass = e.Main.StorageCapacity, e.Main.StorageClass
 				if b := e.Main.Backup; b != nil {
-					// The bucket must exist; gardener-operator does not create it (S4:11984, 13108).
+					// The bucket must exist; gardener-operator does not create it (Gardener's "etcd"
+					// docs/concepts/etcd.md, docs/concepts/operator.md).
 					if b.BucketName == "" {
 						return fmt.Errorf("virtual_cluster.etcd.main.backup.bucket_name: the backup bucket must be created outside the garden and named here")
 					}
@@ -78,7 +80,7 @@ func (g *builder) virtualGarden() error {
 	}
 
 	// kube-apiserver: its CAs, serving certificate, aggregation client, service-account key and
-	// encryption configuration (Secrets always, S4:12595-12605).
+	// encryption configuration (Secrets always, Gardener's docs/concepts/operator.md).
 	var extra []string
 	var kapi kubeapiserverSettings
 	if k := vc.Kubernetes.KubeAPIServer; k != nil {
@@ -117,7 +119,7 @@ func (g *builder) virtualGarden() error {
 
 	// Access to the virtual garden for the components in the runtime cluster: the generic
 	// token kubeconfig and kube-controller-manager's access Secret, whose token the token
-	// requestor fills in (S4:12724, 13124-13173).
+	// requestor fills in (Gardener's docs/concepts/operator.md).
 	access, err := g.accessSecrets()
 	if err != nil {
 		return err

@@ -8,8 +8,9 @@ import (
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 )
 
-// Ports of the admission controller's servers. The documents give the metrics port (S4:21711);
-// the webhook and health probe ports are Gardener's neighbouring defaults.
+// Ports of the admission controller's servers. The documents give the metrics port (Gardener's
+// "Profiling" docs/monitoring/profiling.md); the webhook and health probe ports are Gardener's
+// neighbouring defaults.
 const (
 	WebhookPort     = 2721
 	HealthProbePort = 2722
@@ -19,7 +20,8 @@ const (
 // certDir holds the serving certificate (tls.crt, tls.key), as the webhook server expects them.
 const certDir = "/etc/gardener-admission-controller/srv/gardener-admission-controller"
 
-// seedsGroup is the group of all gardenlets (S4:12063, 14546).
+// seedsGroup is the group of all gardenlets (Gardener's "Gardener Admission Controller"
+// docs/concepts/admission-controller.md, "gardenlet" docs/concepts/gardenlet.md).
 const seedsGroup = "gardener.cloud:system:seeds"
 
 func (r resolved) subjects() []map[string]any {
@@ -41,7 +43,8 @@ func (r resolved) subjects() []map[string]any {
 	return out
 }
 
-// config is the AdmissionControllerConfiguration (S4:12049-12072, 21707-21714).
+// config is the AdmissionControllerConfiguration (Gardener's docs/concepts/admission-controller.md,
+// docs/monitoring/profiling.md).
 func (r resolved) config() map[string]any {
 	server := map[string]any{
 		"webhooks":     map[string]any{"port": WebhookPort, "tls": map[string]any{"serverCertDir": certDir}},

@@ -83,7 +83,9 @@ func TestWebhookHandlers(t *testing.T) {
 	v.ResourceSizeLimits = []ResourceLimit{{APIGroups: []string{"core.gardener.cloud"}, APIVersions: []string{"*"}, Resources: []string{"shoots"}, Size: "100k"}}
 	objs, err := Objects(v)
 	require.NoError(t, err)
-	// The handlers of S4:12014-12083, served by the Service in garden (S4:20616).
+	// The handlers of Gardener's "Gardener Admission Controller"
+	// docs/concepts/admission-controller.md, served by the Service in garden (Gardener's "Scoped API
+	// Access for gardenlets and Extensions" docs/deployment/gardenlet_api_access.md).
 	assert.Equal(t, map[string]string{
 		"validate-authentication-configuration.gardener.cloud": "https://gardener-admission-controller.garden/webhooks/admission/authenticationconfiguration",
 		"validate-authorization-configuration.gardener.cloud":  "https://gardener-admission-controller.garden/webhooks/admission/authorizationconfiguration",
@@ -120,16 +122,16 @@ func TestDeploymentFacts(t *testing.T) {
 		require.NoError(t, err)
 		d := rendertest.MustFind(t, objs, "Deployment", Name)
 		pc, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
-		assert.Equal(t, "gardener-garden-system-400", pc, "S4:26369")
+		assert.Equal(t, "gardener-garden-system-400", pc, "Gardener's docs/development/priority-classes.md")
 		replicas, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
-		assert.Equal(t, int64(2), replicas, "servers run 2 replicas (S4:14122-14129)")
+		assert.Equal(t, int64(2), replicas, "servers run 2 replicas (Gardener's docs/concepts/resource-manager.md)")
 		sum, _, _ := unstructured.NestedString(d.Object, "spec", "template", "metadata", "annotations", "checksum/config")
 		assert.Len(t, sum, 64)
 
 		cm := rendertest.MustFind(t, objs, "ConfigMap", Name+"-config")
 		data, _, _ := unstructured.NestedString(cm.Object, "data", "config.yaml")
-		assert.Contains(t, data, "logLevel: info", "S4:9183")
-		assert.Contains(t, data, "port: 2723", "S4:21711")
+		assert.Contains(t, data, "logLevel: info", "Gardener's GardenerAdmissionControllerConfig in docs/api-reference/operator.md")
+		assert.Contains(t, data, "port: 2723", "Gardener's docs/monitoring/profiling.md")
 	}
 }
 
@@ -139,8 +141,8 @@ func TestResourceSizeConfiguration(t *testing.T) {
 	objs, err := Objects(v)
 	require.NoError(t, err)
 	data, _, _ := unstructured.NestedString(rendertest.MustFind(t, objs, "ConfigMap", Name+"-config").Object, "data", "config.yaml")
-	assert.Contains(t, data, "operationMode: block", "S4:9497")
-	assert.Contains(t, data, "name: gardener.cloud:system:seeds", "S4:12062-12063")
+	assert.Contains(t, data, "operationMode: block", "Gardener's ResourceAdmissionConfiguration in docs/api-reference/operator.md")
+	assert.Contains(t, data, "name: gardener.cloud:system:seeds", "Gardener's docs/concepts/admission-controller.md")
 }
 
 func TestErrors(t *testing.T) {

@@ -19,7 +19,8 @@ import (
 )
 
 // Replicas: the admission controller is a server, which Gardener runs with 2 replicas whatever
-// the failure tolerance (S4:14122-14129, 24611-24670).
+// the failure tolerance (Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md,
+// "High Availability Of Components" docs/development/high-availability-of-components.md).
 const Replicas = 2
 
 // Render renders one gardener_admission_controller instance.
@@ -107,7 +108,8 @@ func Objects(v Values) ([]render.Object, error) {
 }
 
 // rules let the handlers and the SeedAuthorizer's resource graph read what they decide on: the
-// Gardener API groups and the Kubernetes kinds of S4:20556-20581.
+// Gardener API groups and the Kubernetes kinds of Gardener's "Scoped API Access for gardenlets and
+// Extensions" docs/deployment/gardenlet_api_access.md.
 func rules() []rbacv1.PolicyRule {
 	read := []string{"get", "list", "watch"}
 	return []rbacv1.PolicyRule{
@@ -149,7 +151,7 @@ func (r resolved) deployment(checksum string) (*appsv1.Deployment, error) {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: map[string]string{gardenercontrolplane.ConfigChecksumAnnotation: checksum}},
 				Spec: corev1.PodSpec{
 					AutomountServiceAccountToken: &no,
-					PriorityClassName:            priorityclasses.GardenSystem400, // S4:26369
+					PriorityClassName:            priorityclasses.GardenSystem400, // Gardener's docs/development/priority-classes.md
 					TopologySpreadConstraints:    r.common.TopologySpread(),
 					Containers: []corev1.Container{{
 						Name:  Name,

@@ -1,14 +1,18 @@
 // Package gardeneradmissioncontroller renders the gardener_admission_controller component: the
 // HTTPS server whose handlers the virtual garden's kube-apiserver and gardener-apiserver call as
 // admission webhooks (kubeconfig, namespace, resource size and configuration validators,
-// SeedRestriction) and as the SeedAuthorizer authorization webhook (S4:12006-12091,
-// 20525-20748, 27843). gardener-operator runs it in the garden runtime cluster.
+// SeedRestriction) and as the SeedAuthorizer authorization webhook (Gardener's "Gardener Admission
+// Controller" docs/concepts/admission-controller.md, "Scoped API Access for gardenlets and
+// Extensions" docs/deployment/gardenlet_api_access.md, "Topology Aware Routing"
+// docs/operations/topology_aware_routing.md). gardener-operator runs it in the garden runtime
+// cluster.
 //
 // It can only start once gardener-apiserver serves, which in turn needs the virtual
-// kube-apiserver (S4:20639): the composite applies it after gardener_apiserver. The SeedAuthorizer
-// is enabled by the virtual kube-apiserver's flags, with the webhook at
-// https://gardener-admission-controller.garden/webhooks/auth/seed (S4:20604-20616); this component
-// serves it but registers no object for it.
+// kube-apiserver (Gardener's docs/deployment/gardenlet_api_access.md): the composite applies it
+// after gardener_apiserver. The SeedAuthorizer is enabled by the virtual kube-apiserver's flags,
+// with the webhook at https://gardener-admission-controller.garden/webhooks/auth/seed (Gardener's
+// docs/deployment/gardenlet_api_access.md); this component serves it but registers no object for
+// it.
 package gardeneradmissioncontroller
 
 import (
@@ -34,15 +38,19 @@ type Values struct {
 	// means true.
 	AdmissionWebhooks *bool `json:"admission_webhooks"`
 	// SeedRestriction adds the SeedRestriction webhook, which belongs with an active SeedAuthorizer
-	// (S4:20748); nil means true, as gardener-operator always runs both.
+	// (Gardener's docs/deployment/gardenlet_api_access.md); nil means true, as gardener-operator
+	// always runs both.
 	SeedRestriction *bool `json:"seed_restriction"`
-	// ResourceSizeMode is block (when empty) or log (S4:9497, 12072, 12079).
+	// ResourceSizeMode is block (when empty) or log (Gardener's ResourceAdmissionConfiguration in
+	// docs/api-reference/operator.md, docs/concepts/admission-controller.md).
 	ResourceSizeMode string `json:"resource_size_mode"`
-	// ResourceSizeLimits are the maximum sizes of resources (S4:12049-12060); without any, neither
-	// the resource size configuration nor its webhook is rendered.
+	// ResourceSizeLimits are the maximum sizes of resources (Gardener's
+	// docs/concepts/admission-controller.md); without any, neither the resource size configuration nor
+	// its webhook is rendered.
 	ResourceSizeLimits []ResourceLimit `json:"resource_size_limit"`
-	// UnrestrictedSubjects are exempt from the size limits (S4:12061-12071); when empty, the
-	// group of all gardenlets, gardener.cloud:system:seeds, is, as S4:12062, 12077 recommend.
+	// UnrestrictedSubjects are exempt from the size limits (Gardener's
+	// docs/concepts/admission-controller.md); when empty, the group of all gardenlets,
+	// gardener.cloud:system:seeds, is, as Gardener's docs/concepts/admission-controller.md recommend.
 	UnrestrictedSubjects []Subject `json:"unrestricted_subject"`
 }
 
@@ -55,7 +63,8 @@ type ResourceLimit struct {
 	Size string `json:"size"`
 }
 
-// Subject is a user, group or ServiceAccount ("*" as name matches all, S4:12077).
+// Subject is a user, group or ServiceAccount ("*" as name matches all, Gardener's
+// docs/concepts/admission-controller.md).
 type Subject struct {
 	Kind      string `json:"kind"`
 	Name      string `json:"name"`

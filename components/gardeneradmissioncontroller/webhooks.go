@@ -13,12 +13,14 @@ type Handler struct {
 	// Name is the webhook's name in the configuration.
 	Name string
 	// Path is the handler's path on the webhook server. The documents name only the
-	// SeedAuthorizer's /webhooks/auth/seed (S4:20616); the admission paths follow its scheme.
+	// SeedAuthorizer's /webhooks/auth/seed (Gardener's "Scoped API Access for gardenlets and
+	// Extensions" docs/deployment/gardenlet_api_access.md); the admission paths follow its scheme.
 	Path string
 	// Rules select the requests the handler sees.
 	Rules []admissionregistrationv1.RuleWithOperations
 	// ProjectNamespacesOnly restricts the handler to objects in (or, for namespaces, being)
-	// project namespaces, labelled gardener.cloud/role=project (S4:12317, 22016).
+	// project namespaces, labelled gardener.cloud/role=project (Gardener's "Gardener Controller
+	// Manager" docs/concepts/controller-manager.md, "Projects" docs/usage/project/projects.md).
 	ProjectNamespacesOnly bool
 }
 
@@ -36,38 +38,44 @@ var (
 	remove       = []admissionregistrationv1.OperationType{admissionregistrationv1.Delete}
 )
 
-// Handlers are the admission handlers S4:12014-12083 documents, in their order, that apply to
-// the values: the resource size validator only with limits, SeedRestriction only when enabled.
+// Handlers are the admission handlers Gardener's "Gardener Admission Controller"
+// docs/concepts/admission-controller.md documents, in their order, that apply to the values: the
+// resource size validator only with limits, SeedRestriction only when enabled.
 func (r resolved) Handlers() []Handler {
 	handlers := []Handler{
 		{
-			// Validates the structured authentication configurations Shoots reference (S4:12018).
+			// Validates the structured authentication configurations Shoots reference (Gardener's
+			// docs/concepts/admission-controller.md).
 			Name: "validate-authentication-configuration.gardener.cloud", Path: "/webhooks/admission/authenticationconfiguration",
 			Rules: []admissionregistrationv1.RuleWithOperations{rule("", "v1", createUpdate, "configmaps")}, ProjectNamespacesOnly: true,
 		},
 		{
-			// Validates the structured authorization configurations Shoots reference (S4:12022).
+			// Validates the structured authorization configurations Shoots reference (Gardener's
+			// docs/concepts/admission-controller.md).
 			Name: "validate-authorization-configuration.gardener.cloud", Path: "/webhooks/admission/authorizationconfiguration",
 			Rules: []admissionregistrationv1.RuleWithOperations{rule("", "v1", createUpdate, "configmaps")}, ProjectNamespacesOnly: true,
 		},
 		{
-			// Keeps the kubeconfig in admission plugin secrets Shoots refer to (S4:12026).
+			// Keeps the kubeconfig in admission plugin secrets Shoots refer to (Gardener's
+			// docs/concepts/admission-controller.md).
 			Name: "validate-admission-plugin-secrets.gardener.cloud", Path: "/webhooks/admission/admissionpluginsecret",
 			Rules: []admissionregistrationv1.RuleWithOperations{rule("", "v1", update, "secrets")}, ProjectNamespacesOnly: true,
 		},
 		{
-			// Denies kubeconfigs that violate Gardener's security standards (S4:12030).
+			// Denies kubeconfigs that violate Gardener's security standards (Gardener's
+			// docs/concepts/admission-controller.md).
 			Name: "validate-kubeconfig-secrets.gardener.cloud", Path: "/webhooks/validate-kubeconfig-secrets",
 			Rules: []admissionregistrationv1.RuleWithOperations{rule("", "v1", createUpdate, "secrets")}, ProjectNamespacesOnly: true,
 		},
 		{
-			// Protects project namespaces with shoots from deletion (S4:12034-12036).
+			// Protects project namespaces with shoots from deletion (Gardener's
+			// docs/concepts/admission-controller.md).
 			Name: "validate-namespace-deletion.gardener.cloud", Path: "/webhooks/validate-namespace-deletion",
 			Rules: []admissionregistrationv1.RuleWithOperations{rule("", "v1", remove, "namespaces")}, ProjectNamespacesOnly: true,
 		},
 	}
 	if len(r.ResourceSizeLimits) > 0 {
-		// Denies (or logs) objects above their limit (S4:12038-12079).
+		// Denies (or logs) objects above their limit (Gardener's docs/concepts/admission-controller.md).
 		h := Handler{Name: "validate-resource-size.gardener.cloud", Path: "/webhooks/validate-resource-size"}
 		for _, l := range r.ResourceSizeLimits {
 			h.Rules = append(h.Rules, admissionregistrationv1.RuleWithOperations{
@@ -79,8 +87,8 @@ func (r resolved) Handlers() []Handler {
 	}
 	if r.seedRestriction() {
 		// Handles the CREATE requests of gardenlets and extensions, which the SeedAuthorizer's
-		// graph cannot decide, for the kinds of S4:20556-20581 that gardenlets create
-		// (S4:20752).
+		// graph cannot decide, for the kinds of Gardener's docs/deployment/gardenlet_api_access.md that
+		// gardenlets create (Gardener's docs/deployment/gardenlet_api_access.md).
 		handlers = append(handlers, Handler{
 			Name: "seed-restriction.gardener.cloud", Path: "/webhooks/admission/seedrestriction",
 			Rules: []admissionregistrationv1.RuleWithOperations{
@@ -98,8 +106,9 @@ func (r resolved) Handlers() []Handler {
 }
 
 // URL is where the virtual garden's API servers reach a handler: the runtime Service by its
-// namespaced name, as the SeedAuthorizer's kubeconfig does (S4:20616). The virtual garden's API
-// servers run in the runtime cluster, so they resolve it.
+// namespaced name, as the SeedAuthorizer's kubeconfig does (Gardener's
+// docs/deployment/gardenlet_api_access.md). The virtual garden's API servers run in the runtime
+// cluster, so they resolve it.
 func (r resolved) URL(path string) string {
 	return "https://" + Name + "." + r.Namespace + path
 }

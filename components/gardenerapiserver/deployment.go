@@ -30,10 +30,11 @@ const (
 	auditDir          = "/etc/kubernetes/audit"
 	auditPolicyKey    = "audit-policy.yaml"
 	autoscalingCPU    = "6"   // HPA average usage targets of the shoot kube-apiserver, which
-	autoscalingMemory = "24G" // gardener-apiserver's autoscaling follows (S4:24093, 24122).
+	autoscalingMemory = "24G" // gardener-apiserver's autoscaling follows (Gardener's docs/development/autoscaling-specifics-for-components.md).
 )
 
-// Autoscaling bounds of gardener-apiserver: min 2 (3 with high availability), max 6 (S4:24121-24124).
+// Autoscaling bounds of gardener-apiserver: min 2 (3 with high availability), max 6 (Gardener's
+// docs/development/autoscaling-specifics-for-components.md).
 const (
 	MinReplicas   = 2
 	MinReplicasHA = 3
@@ -69,7 +70,7 @@ func (r resolved) args() []string {
 	}
 	if r.AuditPolicyConfigMapName != "" {
 		// Audit events go to standard output, where the runtime cluster's log shipping picks
-		// them up; the documents name no backend for gardener-apiserver.
+		// them up; Gardener's documentation names no backend for gardener-apiserver.
 		args = append(args, "--audit-policy-file="+auditDir+"/"+auditPolicyKey, "--audit-log-path=-")
 	}
 	return args
@@ -138,7 +139,7 @@ func (r resolved) deployment() (*appsv1.Deployment, error) {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
 					AutomountServiceAccountToken: &no,
-					PriorityClassName:            priorityclasses.GardenSystem500, // S4:26368
+					PriorityClassName:            priorityclasses.GardenSystem500, // Gardener's docs/development/priority-classes.md
 					TopologySpreadConstraints:    r.common.TopologySpread(),
 					Containers: []corev1.Container{{
 						Name:  Name,
@@ -146,7 +147,7 @@ func (r resolved) deployment() (*appsv1.Deployment, error) {
 						Args:  r.args(),
 						Ports: []corev1.ContainerPort{{Name: "https", ContainerPort: SecurePort, Protocol: corev1.ProtocolTCP}},
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-							// Initial requests of S4:24123.
+							// Initial requests of Gardener's docs/development/autoscaling-specifics-for-components.md.
 							corev1.ResourceCPU:    resource.MustParse("600m"),
 							corev1.ResourceMemory: resource.MustParse("512Mi"),
 						}},
@@ -163,7 +164,8 @@ func (r resolved) deployment() (*appsv1.Deployment, error) {
 }
 
 // autoscaler scales on average usage, not utilisation, like the shoot kube-apiserver whose
-// autoscaling gardener-apiserver's follows (S4:24093, 24120-24124).
+// autoscaling gardener-apiserver's follows (Gardener's
+// docs/development/autoscaling-specifics-for-components.md).
 func (r resolved) autoscaler() *autoscalingv2.HorizontalPodAutoscaler {
 	cpu := resource.MustParse(autoscalingCPU)
 	memory := resource.MustParse(autoscalingMemory)

@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// AlwaysEncrypted are the resources gardener-apiserver always encrypts in etcd (S4:12595-12605).
+// AlwaysEncrypted are the resources gardener-apiserver always encrypts in etcd (Gardener's
+// "Gardener Operator" docs/concepts/operator.md).
 var AlwaysEncrypted = []string{
 	"controllerdeployments.core.gardener.cloud",
 	"controllerregistrations.core.gardener.cloud",

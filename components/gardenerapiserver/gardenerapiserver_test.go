@@ -85,7 +85,10 @@ func kinds(objs []render.Object, cluster, kind string) []string {
 func TestAPIServicesOnlyWhenRegistering(t *testing.T) {
 	objs, err := Objects(values())
 	require.NoError(t, err)
-	// The API groups of the API reference (S4:424, 6198, 8249, 10080, 10330, 10983).
+	// The API groups of the API reference (Gardener's "Core" docs/api-reference/core.md, "Core V1"
+	// docs/api-reference/core-v1.md, "Operations" docs/api-reference/operations.md, "Security"
+	// docs/api-reference/security.md, "Seedmanagement" docs/api-reference/seedmanagement.md,
+	// "Settings" docs/api-reference/settings.md).
 	assert.ElementsMatch(t, []string{
 		"v1beta1.core.gardener.cloud", "v1.core.gardener.cloud", "v1alpha1.operations.gardener.cloud",
 		"v1alpha1.security.gardener.cloud", "v1alpha1.seedmanagement.gardener.cloud", "v1alpha1.settings.gardener.cloud",
@@ -95,7 +98,7 @@ func TestAPIServicesOnlyWhenRegistering(t *testing.T) {
 	assert.Equal(t, map[string]any{"namespace": "kube-system", "name": "gardener-apiserver", "port": int64(443)}, ref)
 	_, hasCA, _ := unstructured.NestedString(svc.Object, "spec", "caBundle")
 	assert.False(t, hasCA, "an empty CA bundle is omitted")
-	assert.Equal(t, []string{"gardener-apiserver"}, kinds(objs, "virtual", "Service"), "S4:13181")
+	assert.Equal(t, []string{"gardener-apiserver"}, kinds(objs, "virtual", "Service"), "Gardener's docs/concepts/operator.md")
 
 	off := false
 	v := values()
@@ -110,7 +113,7 @@ func TestAPIServicesOnlyWhenRegistering(t *testing.T) {
 func TestAlwaysEncryptedResources(t *testing.T) {
 	got, err := EncryptedResources([]string{"shoots.core.gardener.cloud", "shootstates.core.gardener.cloud"})
 	require.NoError(t, err)
-	// S4:12600-12604
+	// Gardener's docs/concepts/operator.md
 	assert.Equal(t, []string{
 		"controllerdeployments.core.gardener.cloud",
 		"controllerregistrations.core.gardener.cloud",
@@ -126,13 +129,13 @@ func TestDeploymentFacts(t *testing.T) {
 	d := rendertest.MustFind(t, objs, "Deployment", "gardener-apiserver")
 	assert.Equal(t, "garden", d.GetNamespace())
 	pc, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
-	assert.Equal(t, "gardener-garden-system-500", pc, "S4:26368")
+	assert.Equal(t, "gardener-garden-system-500", pc, "Gardener's docs/development/priority-classes.md")
 	_, hasReplicas, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
 	assert.False(t, hasReplicas, "the HPA owns the replicas")
 	containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
 	args := containers[0].(map[string]any)["args"]
-	assert.Contains(t, args, "--log-level=info", "S4:9250")
-	assert.Contains(t, args, "--etcd-servers=https://virtual-garden-etcd-main-client.garden.svc:2379", "S4:27829")
+	assert.Contains(t, args, "--log-level=info", "Gardener's GardenerDashboardConfig in docs/api-reference/operator.md")
+	assert.Contains(t, args, "--etcd-servers=https://virtual-garden-etcd-main-client.garden.svc:2379", "Gardener's docs/operations/topology_aware_routing.md")
 	assert.Contains(t, args, "--cluster-identity=landscape-dev")
 
 	svc := rendertest.MustFind(t, objs, "Service", "gardener-apiserver")
@@ -147,7 +150,8 @@ func TestDeploymentFacts(t *testing.T) {
 		hpa := rendertest.MustFind(t, objs, "HorizontalPodAutoscaler", "gardener-apiserver")
 		lo, _, _ := unstructured.NestedInt64(hpa.Object, "spec", "minReplicas")
 		hi, _, _ := unstructured.NestedInt64(hpa.Object, "spec", "maxReplicas")
-		// S4:24124: min 2, 3 with HA, max 6.
+		// Gardener's "Autoscaling Specifics for Components"
+		// docs/development/autoscaling-specifics-for-components.md: min 2, 3 with HA, max 6.
 		assert.Equal(t, map[bool]int64{false: 2, true: 3}[ha], lo)
 		assert.Equal(t, int64(6), hi)
 	}

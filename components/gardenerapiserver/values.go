@@ -1,15 +1,19 @@
 // Package gardenerapiserver renders the gardener_apiserver component: the aggregated API server
-// that serves Gardener's API groups in the virtual garden (S4:12093-12165). gardener-operator runs
-// it in the garden runtime cluster next to the virtual garden's kube-apiserver, storing its data
-// in the same virtual-garden-etcd-main (S4:12730, 27829). It must run before
-// gardener-admission-controller, which watches Gardener resources through it (S4:20639).
+// that serves Gardener's API groups in the virtual garden (Gardener's "Gardener API Server"
+// docs/concepts/apiserver.md). gardener-operator runs it in the garden runtime cluster next to the
+// virtual garden's kube-apiserver, storing its data in the same virtual-garden-etcd-main
+// (Gardener's "Gardener Operator" docs/concepts/operator.md, "Topology Aware Routing"
+// docs/operations/topology_aware_routing.md). It must run before gardener-admission-controller,
+// which watches Gardener resources through it (Gardener's "Scoped API Access for gardenlets and
+// Extensions" docs/deployment/gardenlet_api_access.md).
 //
 // In the runtime cluster it renders the Deployment, the Service gardener-apiserver (443), a
-// HorizontalPodAutoscaler (min 2, 3 with high availability, max 6; S4:24121-24124), a
-// PodDisruptionBudget and the token-requestor Secret of its virtual garden identity. In the
-// virtual garden it renders its RBAC (delegated authentication and authorization, admission
-// plugins) and, unless turned off, the APIServices for its groups with the kube-system Service
-// they point at (S4:13181).
+// HorizontalPodAutoscaler (min 2, 3 with high availability, max 6; Gardener's "Autoscaling
+// Specifics for Components" docs/development/autoscaling-specifics-for-components.md), a
+// PodDisruptionBudget and the token-requestor Secret of its virtual garden identity. In the virtual
+// garden it renders its RBAC (delegated authentication and authorization, admission plugins) and,
+// unless turned off, the APIServices for its groups with the kube-system Service they point at
+// (Gardener's docs/concepts/operator.md).
 package gardenerapiserver
 
 import (
@@ -25,10 +29,11 @@ type Values struct {
 	gardenercontrolplane.Common
 
 	// ClusterIdentity is the identity of the garden (--cluster-identity), immutable in Gardener's
-	// Garden API (S4:9080). Required.
+	// Garden API (Gardener's Gardener in docs/api-reference/operator.md). Required.
 	ClusterIdentity string `json:"cluster_identity"`
 	// EtcdEndpoint is virtual-garden-etcd-main's client URL; "" means
-	// https://virtual-garden-etcd-main-client.<namespace>.svc:2379 (S4:27829).
+	// https://virtual-garden-etcd-main-client.<namespace>.svc:2379 (Gardener's
+	// docs/operations/topology_aware_routing.md).
 	EtcdEndpoint string `json:"etcd_endpoint"`
 	// EtcdCASecretName names the Secret with the etcd CA (key ca.crt); "" means "ca-etcd".
 	EtcdCASecretName string `json:"etcd_ca_secret_name"`
@@ -40,13 +45,13 @@ type Values struct {
 	// EncryptedResources returns; "" means "gardener-apiserver-etcd-encryption-configuration".
 	EncryptionConfigSecretName string `json:"encryption_config_secret_name"`
 	// EncryptedResources are resources to encrypt besides the always-encrypted ones
-	// (S4:12595-12605), as <plural>.<group>.
+	// (Gardener's docs/concepts/operator.md), as <plural>.<group>.
 	EncryptedResources []string `json:"encrypted_resources"`
 	// AuditPolicyConfigMapName, when set, names a ConfigMap (key audit-policy.yaml) with the audit
 	// policy; audit events are then logged to standard output.
 	AuditPolicyConfigMapName string `json:"audit_policy_config_map_name"`
 	// DefaultWatchCacheSize, when set, is --default-watch-cache-size (0 disables the watch cache,
-	// S4:9141).
+	// Gardener's GardenerAPIServerConfig in docs/api-reference/operator.md).
 	DefaultWatchCacheSize *int `json:"default_watch_cache_size"`
 	// TLSSecretName names the serving certificate Secret (keys tls.crt, tls.key); "" means
 	// "gardener-apiserver-tls". Its names must include gardener-apiserver.kube-system.svc, the

@@ -16,17 +16,21 @@ import (
 // APIService is one group version gardener-apiserver serves.
 type APIService struct {
 	Group, Version string
-	// GroupPriorityMinimum and VersionPriority order discovery; the documents give no values,
-	// so every Gardener group sits at 10000, above the built-in groups, and within
+	// GroupPriorityMinimum and VersionPriority order discovery; Gardener's documentation gives no
+	// values, so every Gardener group sits at 10000, above the built-in groups, and within
 	// core.gardener.cloud v1beta1, which holds nearly all of its kinds, is preferred over v1.
 	GroupPriorityMinimum, VersionPriority int64
 }
 
 // APIServices are the group versions gardener-apiserver serves, as the API reference lists them:
-// core v1beta1 (S4:424) and v1 (S4:6198), operations v1alpha1 (S4:8249), security v1alpha1
-// (S4:10080), seedmanagement v1alpha1 (S4:10330) and settings v1alpha1 (S4:10983).
-// authentication.gardener.cloud is only a subresource group and must not be registered
-// (S4:299); operator and extensions are CRDs.
+// core v1beta1 (Gardener's "Core" docs/api-reference/core.md) and v1 (Gardener's "Core V1"
+// docs/api-reference/core-v1.md), operations v1alpha1 (Gardener's "Operations"
+// docs/api-reference/operations.md), security v1alpha1 (Gardener's "Security"
+// docs/api-reference/security.md), seedmanagement v1alpha1 (Gardener's "Seedmanagement"
+// docs/api-reference/seedmanagement.md) and settings v1alpha1 (Gardener's "Settings"
+// docs/api-reference/settings.md). authentication.gardener.cloud is only a subresource group and
+// must not be registered (Gardener's "Authentication" docs/api-reference/authentication.md);
+// operator and extensions are CRDs.
 var APIServices = []APIService{
 	{"core.gardener.cloud", "v1", 10000, 10},
 	{"core.gardener.cloud", "v1beta1", 10000, 20},
@@ -60,11 +64,12 @@ func (r resolved) apiServices() []*unstructured.Unstructured {
 }
 
 // virtualService is the kube-system/gardener-apiserver Service the APIServices point at
-// (gardener-operator manages it with its Endpoints, S4:13181). The virtual garden has no pods: the
-// Service leads to the runtime cluster's Service. For an IP address it is selectorless with
-// Endpoints (and an EndpointSlice, as newer aggregators read those), which the aggregator follows
-// when the virtual kube-apiserver routes to endpoints (--enable-aggregator-routing); for a DNS name
-// it is an ExternalName Service, which the aggregator follows when it routes to Services.
+// (gardener-operator manages it with its Endpoints, Gardener's "Gardener Operator"
+// docs/concepts/operator.md). The virtual garden has no pods: the Service leads to the runtime
+// cluster's Service. For an IP address it is selectorless with Endpoints (and an EndpointSlice, as
+// newer aggregators read those), which the aggregator follows when the virtual kube-apiserver
+// routes to endpoints (--enable-aggregator-routing); for a DNS name it is an ExternalName Service,
+// which the aggregator follows when it routes to Services.
 func (r resolved) virtualService() []runtime.Object {
 	labels := gardenercontrolplane.Labels(gardenercontrolplane.Role(Name))
 	meta := metav1.ObjectMeta{Name: Name, Namespace: gardenercontrolplane.VirtualSystemNamespace, Labels: labels}
@@ -85,7 +90,7 @@ func (r resolved) virtualService() []runtime.Object {
 			Ports: []corev1.ServicePort{{Name: "https", Protocol: corev1.ProtocolTCP, Port: 443, TargetPort: intstr.FromInt32(443)}},
 		},
 	}
-	endpoints := &corev1.Endpoints{ //nolint:staticcheck // S4:13181 names Endpoints; the slice below serves newer readers.
+	endpoints := &corev1.Endpoints{ //nolint:staticcheck // Gardener's docs/concepts/operator.md names Endpoints; the slice below serves newer readers.
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: meta.Namespace, Labels: with(labels, "endpointslice.kubernetes.io/skip-mirror", "true")},
 		Subsets: []corev1.EndpointSubset{{ //nolint:staticcheck // see above
 			Addresses: []corev1.EndpointAddress{{IP: r.RuntimeServiceAddress}},

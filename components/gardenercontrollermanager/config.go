@@ -4,11 +4,12 @@ import (
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 )
 
-// concurrentSyncs is the number of workers of each controller; the documents give none, 5 is
-// Gardener's usual default.
+// concurrentSyncs is the number of workers of each controller; Gardener's documentation gives none,
+// 5 is Gardener's usual default.
 const concurrentSyncs = 5
 
-// controllersWithoutOptions are the controllers of S4:12183-12456 that take only a worker count.
+// controllersWithoutOptions are the controllers of Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md that take only a worker count.
 var controllersWithoutOptions = []string{
 	"certificateSigningRequest", "cloudProfile", "controllerDeployment", "controllerRegistration", "credentialsBinding",
 	"exposureClass", "managedSeedSet", "namespacedCloudProfile", "quota", "secretBinding", "shootConditions",
@@ -46,7 +47,8 @@ func (r resolved) config() map[string]any {
 	}
 	controllers["bastion"] = map[string]any{"concurrentSyncs": concurrentSyncs, "maxLifetime": r.BastionMaxLifetime}
 	if r.EventTTL != "" {
-		// The event controller runs only when configured (S4:12269-12271).
+		// The event controller runs only when configured (Gardener's
+		// docs/concepts/controller-manager.md).
 		controllers["event"] = map[string]any{"concurrentSyncs": concurrentSyncs, "ttlNonShootEvents": r.EventTTL}
 	}
 	project := map[string]any{
@@ -61,8 +63,9 @@ func (r resolved) config() map[string]any {
 	controllers["project"] = project
 	controllers["seed"] = map[string]any{"concurrentSyncs": concurrentSyncs, "monitorPeriod": r.SeedMonitorPeriod}
 	if r.BackupBucketsConditionThreshold != "" {
-		// The Backup Buckets Check reports Progressing before False for this long (S4:12398),
-		// in the conditionThresholds form of the care controllers (S4:14732).
+		// The Backup Buckets Check reports Progressing before False for this long (Gardener's
+		// docs/concepts/controller-manager.md), in the conditionThresholds form of the care controllers
+		// (Gardener's "gardenlet" docs/concepts/gardenlet.md).
 		controllers["seedBackupBucketsCheck"] = map[string]any{
 			"concurrentSyncs":     concurrentSyncs,
 			"conditionThresholds": []any{map[string]any{"type": "BackupBucketsReady", "duration": r.BackupBucketsConditionThreshold}},

@@ -77,22 +77,23 @@ func TestFacts(t *testing.T) {
 		require.NoError(t, err)
 		d := rendertest.MustFind(t, objs, "Deployment", Name)
 		pc, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
-		assert.Equal(t, "gardener-garden-system-200", pc, "S4:26371")
+		assert.Equal(t, "gardener-garden-system-200", pc, "Gardener's docs/development/priority-classes.md")
 		replicas, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
-		assert.Equal(t, map[bool]int64{false: 1, true: 2}[ha], replicas, "controllers: 1, 2 with HA (S4:24611-24670)")
+		assert.Equal(t, map[bool]int64{false: 1, true: 2}[ha], replicas, "controllers: 1, 2 with HA (Gardener's docs/development/high-availability-of-components.md)")
 
 		cfg := componentConfig(t, objs)
-		assert.Equal(t, "info", cfg["logLevel"], "S4:9213")
+		assert.Equal(t, "info", cfg["logLevel"], "Gardener's GardenerControllerManagerConfig in docs/api-reference/operator.md")
 		lifetime, _, _ := unstructured.NestedString(cfg, "controllers", "bastion", "maxLifetime")
-		assert.Equal(t, "24h", lifetime, "S0:18")
+		assert.Equal(t, "24h", lifetime, "Gardener's docs/concepts/controller-manager.md")
 		_, hasEvent, _ := unstructured.NestedMap(cfg, "controllers", "event")
-		assert.False(t, hasEvent, "the event controller is optional (S4:12269)")
+		assert.False(t, hasEvent, "the event controller is optional (Gardener's docs/concepts/controller-manager.md)")
 		project, _, _ := unstructured.NestedMap(cfg, "controllers", "project")
 		assert.Equal(t, map[string]any{"concurrentSyncs": float64(5), "minimumLifetimeDays": float64(30), "staleGracePeriodDays": float64(14), "staleExpirationTimeDays": float64(90)}, project)
 	}
 }
 
-// The Backup Buckets Check reports Progressing before False only with a threshold (S4:12398).
+// The Backup Buckets Check reports Progressing before False only with a threshold (Gardener's
+// docs/concepts/controller-manager.md).
 func TestBackupBucketsConditionThreshold(t *testing.T) {
 	objs, err := Objects(values())
 	require.NoError(t, err)
@@ -117,7 +118,7 @@ func TestProjectQuota(t *testing.T) {
 	objs, err := Objects(v)
 	require.NoError(t, err)
 	quotas, _, _ := unstructured.NestedSlice(componentConfig(t, objs), "controllers", "project", "quotas")
-	// S4:12327-12340
+	// Gardener's docs/concepts/controller-manager.md
 	assert.Equal(t, []any{map[string]any{
 		"config":          map[string]any{"apiVersion": "v1", "kind": "ResourceQuota", "spec": map[string]any{"hard": map[string]any{"count/shoots.core.gardener.cloud": "100"}}},
 		"projectSelector": map[string]any{"matchLabels": map[string]any{"tier": "trial"}},
@@ -147,7 +148,7 @@ func TestErrors(t *testing.T) {
 }
 
 // Gardenlets bootstrapping with a token may request their client certificate, which the
-// controller manager then approves (S4:12206-12210).
+// controller manager then approves (Gardener's docs/concepts/controller-manager.md).
 func TestSeedBootstrapperRole(t *testing.T) {
 	objs, err := Objects(values())
 	require.NoError(t, err)

@@ -15,14 +15,16 @@ import (
 )
 
 // Ports of the health probe and metrics servers. The documents show profiling on 2718 in an older
-// example (S4:21673); 2718 and 2719 are Gardener's defaults for the two servers.
+// example (Gardener's "Profiling" docs/monitoring/profiling.md); 2718 and 2719 are Gardener's
+// defaults for the two servers.
 const (
 	HealthProbePort = 2718
 	MetricsPort     = 2719
 )
 
 // Replica counts: a controller runs 1 replica without and 2 with high availability
-// (S4:24611-24670).
+// (Gardener's "High Availability Of Components"
+// docs/development/high-availability-of-components.md).
 const (
 	Replicas   = 1
 	ReplicasHA = 2
@@ -97,7 +99,7 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	deployment, err := r.common.ControllerDeployment(gardenercontrolplane.Controller{
 		Image:         images.GardenerControllerManager,
-		PriorityClass: priorityclasses.GardenSystem200, // S4:26371
+		PriorityClass: priorityclasses.GardenSystem200, // Gardener's docs/development/priority-classes.md
 		Replicas:      *r.common.Replicas(Replicas, ReplicasHA),
 		HealthPort:    HealthProbePort,
 		MetricsPort:   MetricsPort,
@@ -125,7 +127,7 @@ func Objects(v Values) ([]render.Object, error) {
 // SeedBootstrapperRole lets gardenlets authenticated by a bootstrap token (group
 // system:bootstrappers) request their client certificate: the controller manager auto-approves a
 // gardenlet's CSR only if its requester may create certificatesigningrequests/seedclient, which
-// this role grants (S4:12206-12210).
+// this role grants (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md).
 const SeedBootstrapperRole = "gardener.cloud:system:seed-bootstrapper"
 
 // seedBootstrapper is SeedBootstrapperRole and its binding to the group of bootstrap tokens.
@@ -145,11 +147,12 @@ func seedBootstrapper() (*rbacv1.ClusterRole, *rbacv1.ClusterRoleBinding) {
 	return role, binding
 }
 
-// rules grant what the controllers of S4:12171-12456 do in the virtual garden: everything on the
-// Gardener API groups; namespaces, replicated Secrets, ResourceQuotas and Events of projects and
-// seeds; the project RBAC it creates (bind and escalate, since it grants roles it need not hold);
-// approving gardenlets' client certificate requests after checking their requester's permission
-// (S4:12206-12212); Leases of seeds and of its leader election.
+// rules grant what the controllers of Gardener's docs/concepts/controller-manager.md do in the
+// virtual garden: everything on the Gardener API groups; namespaces, replicated Secrets,
+// ResourceQuotas and Events of projects and seeds; the project RBAC it creates (bind and escalate,
+// since it grants roles it need not hold); approving gardenlets' client certificate requests after
+// checking their requester's permission (Gardener's docs/concepts/controller-manager.md); Leases of
+// seeds and of its leader election.
 func rules() []rbacv1.PolicyRule {
 	all := []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 	read := []string{"get", "list", "watch"}

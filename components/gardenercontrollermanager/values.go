@@ -1,8 +1,10 @@
 // Package gardenercontrollermanager renders the gardener_controller_manager component: the
 // controllers that work on the virtual garden's Gardener resources without touching seeds or
 // shoots (projects, seeds' lifecycle, shoot maintenance, hibernation and quotas, finalizers,
-// ControllerInstallations, ...; S4:12171-12456, S0). gardener-operator runs it in the garden
-// runtime cluster; it needs gardener-apiserver serving (S4:27833).
+// ControllerInstallations, ...; Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md, S0). gardener-operator runs it in the garden runtime
+// cluster; it needs gardener-apiserver serving (Gardener's "Topology Aware Routing"
+// docs/operations/topology_aware_routing.md).
 //
 // In the runtime cluster it renders the Deployment (1 replica, 2 with high availability), the
 // ConfigMap with its ControllerManagerConfiguration, a metrics Service, a PodDisruptionBudget and
@@ -21,25 +23,29 @@ const Name = "gardener-controller-manager"
 type Values struct {
 	gardenercontrolplane.Common
 
-	// BastionMaxLifetime is how long Bastions may live at most; "" means 24h (S0:13-18).
+	// BastionMaxLifetime is how long Bastions may live at most; "" means 24h (Gardener's
+	// docs/concepts/controller-manager.md).
 	BastionMaxLifetime string `json:"bastion_max_lifetime"`
 	// EventTTL, when set, enables the event controller, which deletes non-shoot events older than
-	// it (S0:85-90); the virtual kube-apiserver's --event-ttl must be larger.
+	// it (Gardener's docs/concepts/controller-manager.md); the virtual kube-apiserver's --event-ttl
+	// must be larger.
 	EventTTL string `json:"event_ttl"`
 	// SeedMonitorPeriod is how long a seed's Lease may go unrenewed before GardenletReady turns
-	// Unknown (S0:212-214); "" means 40s, the documents give no default.
+	// Unknown (Gardener's docs/concepts/controller-manager.md); "" means 40s, Gardener's documentation
+	// gives no default.
 	SeedMonitorPeriod string `json:"seed_monitor_period"`
 	// BackupBucketsConditionThreshold, when set, is how long a seed's BackupBucketsReady is
-	// Progressing before it turns False when a BackupBucket has an error (S4:12398).
+	// Progressing before it turns False when a BackupBucket has an error (Gardener's
+	// docs/concepts/controller-manager.md).
 	BackupBucketsConditionThreshold string `json:"backup_buckets_condition_threshold"`
 	// ProjectMinimumLifetimeDays, ProjectStaleGracePeriodDays and ProjectStaleExpirationTimeDays
-	// configure the stale project reconciler (S0:159-176); the documents give no defaults, so 0
-	// means 30, 14 and 90 days.
+	// configure the stale project reconciler (Gardener's docs/concepts/controller-manager.md); the
+	// documents give no defaults, so 0 means 30, 14 and 90 days.
 	ProjectMinimumLifetimeDays     int `json:"project_minimum_lifetime_days"`
 	ProjectStaleGracePeriodDays    int `json:"project_stale_grace_period_days"`
 	ProjectStaleExpirationTimeDays int `json:"project_stale_expiration_time_days"`
 	// ProjectQuotas are default ResourceQuotas (named gardener) for project namespaces; the first
-	// matching one applies (S4:12325-12342).
+	// matching one applies (Gardener's docs/concepts/controller-manager.md).
 	ProjectQuotas []ProjectQuota `json:"project_quota"`
 }
 

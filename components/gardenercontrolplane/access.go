@@ -18,7 +18,8 @@ const kubeconfigVolume = "kubeconfig"
 // ServiceAccount in the virtual garden's kube-system namespace: gardener-operator gives no static
 // credentials for the virtual garden and reaches it like a shoot, with a shoot-access-* Secret of
 // class shoot that the virtual garden's gardener-resource-manager fills with data.token
-// (S4:13124-13173, 13686-13741). The Secret carries no data of its own; the token stays the
+// (Gardener's "Gardener Operator" docs/concepts/operator.md, "Gardener Resource Manager"
+// docs/concepts/resource-manager.md). The Secret carries no data of its own; the token stays the
 // resource manager's field.
 func (r Resolved) AccessSecret() *corev1.Secret {
 	return &corev1.Secret{

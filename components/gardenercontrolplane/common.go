@@ -1,8 +1,8 @@
 // Package gardenercontrolplane holds what the four Gardener control plane components
 // (gardener-apiserver, gardener-admission-controller, gardener-controller-manager and
 // gardener-scheduler) share: gardener-operator runs all of them in the garden runtime cluster,
-// serving the virtual garden (S4:12730-12737), so they take the same inputs, authenticate to the
-// virtual garden the same way and are shaped alike.
+// serving the virtual garden (Gardener's "Gardener Operator" docs/concepts/operator.md), so they
+// take the same inputs, authenticate to the virtual garden the same way and are shaped alike.
 package gardenercontrolplane
 
 import (
@@ -15,17 +15,23 @@ import (
 )
 
 // DefaultNamespace is the runtime cluster namespace of the Gardener control plane: gardener-operator
-// and the legacy control plane chart both use garden (S4:20806).
+// and the legacy control plane chart both use garden (Gardener's "Setup Gardener"
+// docs/deployment/setup_gardener.md).
 const DefaultNamespace = "garden"
 
 // VirtualSystemNamespace is the virtual garden namespace of the components' ServiceAccounts and of
-// the gardener-apiserver Service the APIServices point at (S4:13181).
+// the gardener-apiserver Service the APIServices point at (Gardener's docs/concepts/operator.md).
 const VirtualSystemNamespace = "kube-system"
 
-// LogLevels are the log levels the components accept; info is the default (S4:9183, 9213, 9250).
+// LogLevels are the log levels the components accept; info is the default (Gardener's
+// GardenerAdmissionControllerConfig in docs/api-reference/operator.md,
+// GardenerControllerManagerConfig in docs/api-reference/operator.md, GardenerDashboardConfig in
+// docs/api-reference/operator.md).
 var LogLevels = []string{"info", "debug", "error"}
 
-// DefaultLogLevel is the documented default log level (S4:9183, 9213, 9250).
+// DefaultLogLevel is the documented default log level (Gardener's GardenerAdmissionControllerConfig
+// in docs/api-reference/operator.md, GardenerControllerManagerConfig in
+// docs/api-reference/operator.md, GardenerDashboardConfig in docs/api-reference/operator.md).
 const DefaultLogLevel = "info"
 
 // Common are the inputs every control plane component takes. Each component's Values embed it, so
@@ -50,8 +56,8 @@ type Common struct {
 	// GenericKubeconfigSecretName names the runtime Secret (key "kubeconfig") with the generic
 	// token kubeconfig for the virtual garden, whose user reads its token from the file "token"
 	// next to it. gardener-operator names it in the Garden's
-	// generic-token-kubeconfig.secret.gardener.cloud/name annotation (S4:12724); "" means
-	// "generic-token-kubeconfig".
+	// generic-token-kubeconfig.secret.gardener.cloud/name annotation (Gardener's
+	// docs/concepts/operator.md); "" means "generic-token-kubeconfig".
 	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
 	// AccessSecretName names the token-requestor Secret the component renders and mounts (key
 	// "token"); "" means "shoot-access-<component>" (see AccessSecret).
@@ -94,8 +100,9 @@ func Resolve(c Common, component string) (Resolved, error) {
 
 // Labels are the labels of a component's objects and the selector of its pods. Gardener labels
 // its control plane with app: gardener and the component's role (the legacy chart's garden
-// namespace label app: gardener, S4:20806; the role values are the component names without the
-// gardener- prefix, which the documents do not spell out).
+// namespace label app: gardener, Gardener's docs/deployment/setup_gardener.md; the role values are
+// the component names without the gardener- prefix, which Gardener's documentation does not spell
+// out).
 func Labels(role string) map[string]string {
 	return map[string]string{"app": "gardener", "role": role}
 }

@@ -13,8 +13,8 @@ func TestResolveDefaults(t *testing.T) {
 	r, err := Resolve(Common{Cluster: decode.Cluster{Name: "runtime"}, VirtualCluster: decode.Cluster{Name: "virtual"}}, "gardener-scheduler")
 	require.NoError(t, err)
 	assert.Equal(t, "garden", r.Namespace)
-	assert.Equal(t, "info", r.LogLevel, "S4:9250")
-	assert.Equal(t, "shoot-access-gardener-scheduler", r.AccessSecretName, "S4:13128")
+	assert.Equal(t, "info", r.LogLevel, "Gardener's GardenerDashboardConfig in docs/api-reference/operator.md")
+	assert.Equal(t, "shoot-access-gardener-scheduler", r.AccessSecretName, "Gardener's docs/concepts/operator.md")
 	assert.Equal(t, "generic-token-kubeconfig", r.GenericKubeconfigSecretName)
 	assert.Equal(t, "system:serviceaccount:kube-system:gardener-scheduler", r.ServiceAccountUser())
 }

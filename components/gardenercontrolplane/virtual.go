@@ -9,8 +9,8 @@ import (
 )
 
 // ClusterRoleName is the virtual garden ClusterRole (and ClusterRoleBinding) of a component, in
-// Gardener's gardener.cloud:system:<name> naming of system roles (S4:22038-22044 for the project
-// roles of the same scheme).
+// Gardener's gardener.cloud:system:<name> naming of system roles (Gardener's "Projects"
+// docs/usage/project/projects.md for the project roles of the same scheme).
 func ClusterRoleName(component string) string {
 	return "gardener.cloud:system:" + Role(component)
 }

@@ -57,16 +57,16 @@ func TestFacts(t *testing.T) {
 		d := rendertest.MustFind(t, objs, "Deployment", Name)
 		assert.Equal(t, "garden", d.GetNamespace())
 		pc, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
-		assert.Equal(t, "gardener-garden-system-200", pc, "S4:26371")
+		assert.Equal(t, "gardener-garden-system-200", pc, "Gardener's docs/development/priority-classes.md")
 		replicas, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
 		assert.Equal(t, map[bool]int64{false: 1, true: 2}[ha], replicas)
 
 		data, _, _ := unstructured.NestedString(rendertest.MustFind(t, objs, "ConfigMap", Name+"-config").Object, "data", "config.yaml")
 		var cfg map[string]any
 		require.NoError(t, yaml.Unmarshal([]byte(data), &cfg))
-		assert.Equal(t, "info", cfg["logLevel"], "S4:9250")
+		assert.Equal(t, "info", cfg["logLevel"], "Gardener's GardenerDashboardConfig in docs/api-reference/operator.md")
 		strategy, _, _ := unstructured.NestedString(cfg, "schedulers", "shoot", "candidateDeterminationStrategy")
-		assert.Equal(t, "SameRegion", strategy, "the default strategy (S4:14389)")
+		assert.Equal(t, "SameRegion", strategy, "the default strategy (Gardener's docs/concepts/scheduler.md)")
 	}
 }
 

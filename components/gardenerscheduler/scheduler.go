@@ -1,7 +1,8 @@
 // Package gardenerscheduler renders the gardener_scheduler component: the controller that assigns
-// a seed to every new shoot through the shoots/binding subresource (S4:14339-14471).
-// gardener-operator runs it in the garden runtime cluster; it needs gardener-apiserver serving
-// (S4:27833).
+// a seed to every new shoot through the shoots/binding subresource (Gardener's "Gardener Scheduler"
+// docs/concepts/scheduler.md). gardener-operator runs it in the garden runtime cluster; it needs
+// gardener-apiserver serving (Gardener's "Topology Aware Routing"
+// docs/operations/topology_aware_routing.md).
 //
 // In the runtime cluster it renders the Deployment (1 replica, 2 with high availability), the
 // ConfigMap with its SchedulerConfiguration, a metrics Service, a PodDisruptionBudget and the
@@ -24,18 +25,20 @@ import (
 // Name is the name of the Deployment, the Service and the virtual garden ServiceAccount.
 const Name = "gardener-scheduler"
 
-// Strategies are the candidate determination strategies; SameRegion is the default (S4:14389).
+// Strategies are the candidate determination strategies; SameRegion is the default (Gardener's
+// docs/concepts/scheduler.md).
 var Strategies = []string{"SameRegion", "MinimalDistance"}
 
-// Ports of the health probe and metrics servers: the documents name none, these are Gardener's
-// defaults.
+// Ports of the health probe and metrics servers: Gardener's documentation names none, these are
+// Gardener's defaults.
 const (
 	HealthProbePort = 10251
 	MetricsPort     = 19251
 )
 
 // Replica counts: a controller runs 1 replica without and 2 with high availability
-// (S4:24611-24670).
+// (Gardener's "High Availability Of Components"
+// docs/development/high-availability-of-components.md).
 const (
 	Replicas   = 1
 	ReplicasHA = 2
@@ -48,7 +51,7 @@ type Values struct {
 
 	// Strategy is how seed candidates are chosen: SameRegion (when empty) or MinimalDistance,
 	// which reads region distances from ConfigMaps labelled
-	// scheduling.gardener.cloud/purpose=region-config (S4:14389-14429).
+	// scheduling.gardener.cloud/purpose=region-config (Gardener's docs/concepts/scheduler.md).
 	Strategy string `json:"strategy"`
 }
 
@@ -75,7 +78,7 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	deployment, err := r.ControllerDeployment(gardenercontrolplane.Controller{
 		Image:         images.GardenerScheduler,
-		PriorityClass: priorityclasses.GardenSystem200, // S4:26371
+		PriorityClass: priorityclasses.GardenSystem200, // Gardener's docs/development/priority-classes.md
 		Replicas:      *r.Replicas(Replicas, ReplicasHA),
 		HealthPort:    HealthProbePort,
 		MetricsPort:   MetricsPort,
@@ -99,8 +102,8 @@ func Objects(v Values) ([]render.Object, error) {
 	return append(objs, virtual...), nil
 }
 
-// schedulerConfig is the SchedulerConfiguration (S4:14381-14389); the scheduler serves no webhooks, so it
-// needs no TLS (S4:14385).
+// schedulerConfig is the SchedulerConfiguration (Gardener's docs/concepts/scheduler.md); the
+// scheduler serves no webhooks, so it needs no TLS (Gardener's docs/concepts/scheduler.md).
 func schedulerConfig(r gardenercontrolplane.Resolved, strategy string) map[string]any {
 	out := map[string]any{
 		"apiVersion":       "scheduler.config.gardener.cloud/v1alpha1",
@@ -125,10 +128,11 @@ func schedulerConfig(r gardenercontrolplane.Resolved, strategy string) map[strin
 	return out
 }
 
-// rules let the scheduler read what its algorithm weighs (S4:14355-14378): seeds, shoots, cloud
-// profiles, projects and the region-config ConfigMaps; bind shoots to seeds through
-// shoots/binding (S4:14437-14441); report unschedulable shoots in events and their status
-// (S4:14467); and hold its leader election Lease.
+// rules let the scheduler read what its algorithm weighs (Gardener's docs/concepts/scheduler.md):
+// seeds, shoots, cloud profiles, projects and the region-config ConfigMaps; bind shoots to seeds
+// through shoots/binding (Gardener's docs/concepts/scheduler.md); report unschedulable shoots in
+// events and their status (Gardener's docs/concepts/scheduler.md); and hold its leader election
+// Lease.
 func rules() []rbacv1.PolicyRule {
 	read := []string{"get", "list", "watch"}
 	return append([]rbacv1.PolicyRule{

@@ -17,23 +17,26 @@ import (
 const ConfigKey = "config.yaml"
 
 // Ports gardenlet serves on: health probes (/healthz, /readyz) and metrics. The documents name
-// the /healthz endpoint (S4:14590) but no ports; these are gardenlet's usual ones.
+// the /healthz endpoint (Gardener's "gardenlet" docs/concepts/gardenlet.md) but no ports; these are
+// gardenlet's usual ones.
 const (
 	HealthPort  = 2728
 	MetricsPort = 2729
 )
 
 // configuration is the GardenletConfiguration (gardenlet.config.gardener.cloud/v1alpha1,
-// S4:14554-14568, S4:19343-19350).
+// Gardener's docs/concepts/gardenlet.md, "Deploy Gardenlet Manually"
+// docs/deployment/deploy_gardenlet_manually.md).
 func configuration(v Values) (string, error) {
 	ref := func(name string) map[string]any { return map[string]any{"name": name, "namespace": v.Namespace} }
 	client := map[string]any{
-		// gardenlet stores (and rotates) its own kubeconfig here (S4:14531, S4:19089-19093).
+		// gardenlet stores (and rotates) its own kubeconfig here (Gardener's docs/concepts/gardenlet.md,
+		// docs/deployment/deploy_gardenlet_manually.md).
 		"kubeconfigSecret": ref(KubeconfigSecretName),
 	}
 	if v.BootstrapKubeconfig != "" {
 		// The Secret is rendered by this component; gardenlet reads it with its ServiceAccount
-		// (S4:19076-19084).
+		// (Gardener's docs/deployment/deploy_gardenlet_manually.md).
 		client["bootstrapKubeconfig"] = ref(BootstrapKubeconfigSecretName)
 	}
 	if v.GardenClusterAddress != "" {
@@ -101,8 +104,9 @@ func configMap(ns, config string) *corev1.ConfigMap {
 	}
 }
 
-// bootstrapSecret holds the bootstrap kubeconfig (S4:19272); gardenlet deletes it once it has
-// its own kubeconfig (S4:14511, S4:19293).
+// bootstrapSecret holds the bootstrap kubeconfig (Gardener's
+// docs/deployment/deploy_gardenlet_manually.md); gardenlet deletes it once it has its own
+// kubeconfig (Gardener's docs/concepts/gardenlet.md, docs/deployment/deploy_gardenlet_manually.md).
 // It is create-only (render.CreateOnlyAnnotation): applied once, and neither re-created after
 // gardenlet deleted it nor shown as missing in later plans.
 func bootstrapSecret(v Values) *corev1.Secret {

@@ -26,8 +26,10 @@ func SelectorLabels() map[string]string {
 }
 
 // podLabels allow gardenlet's traffic under the seed's NetworkPolicies: the seed's API server
-// (S4:25950), DNS (S4:25949), the garden API, which may be public or private (S4:25952-25953),
-// and every shoot's kube-apiserver (S4:26057).
+// (Gardener's "Network Policies" docs/operations/network_policies.md), DNS (Gardener's
+// docs/operations/network_policies.md), the garden API, which may be public or private (Gardener's
+// docs/operations/network_policies.md), and every shoot's kube-apiserver (Gardener's
+// docs/operations/network_policies.md).
 func podLabels() map[string]string {
 	labels := map[string]string{
 		"networking.gardener.cloud/to-dns":                                         "allowed",
@@ -65,7 +67,8 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: selector},
 		Spec: appsv1.DeploymentSpec{
 			Replicas: ptr.To(Replicas(v.HighAvailability)),
-			// S4:19338: revisionHistoryLimit 2.
+			// Gardener's "Deploy Gardenlet Manually" docs/deployment/deploy_gardenlet_manually.md:
+			// revisionHistoryLimit 2.
 			RevisionHistoryLimit: ptr.To(int32(2)),
 			Selector:             &metav1.LabelSelector{MatchLabels: selector},
 			Template: corev1.PodTemplateSpec{
@@ -76,7 +79,8 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 				},
 				Spec: corev1.PodSpec{
 					ServiceAccountName: Name,
-					// S4:26379: gardener-system-critical.
+					// Gardener's "Priority Classes" docs/development/priority-classes.md:
+					// gardener-system-critical.
 					PriorityClassName:         priorityclasses.SystemCritical,
 					TopologySpreadConstraints: spread,
 					SecurityContext: &corev1.PodSecurityContext{
@@ -92,11 +96,11 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 							{Name: "health", ContainerPort: HealthPort, Protocol: corev1.ProtocolTCP},
 							{Name: "metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP},
 						},
-						// S4:14590: /healthz is the liveness probe; it fails when the Lease in
-						// the garden cannot be renewed.
+						// Gardener's "gardenlet" docs/concepts/gardenlet.md: /healthz is the liveness probe; it fails
+						// when the Lease in the garden cannot be renewed.
 						LivenessProbe:  probe("/healthz"),
 						ReadinessProbe: probe("/readyz"),
-						// Initial requests; the documents give none.
+						// Initial requests; Gardener's documentation gives none.
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 							corev1.ResourceCPU:    resource.MustParse("100m"),
 							corev1.ResourceMemory: resource.MustParse("256Mi"),
@@ -116,7 +120,8 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 	}, nil
 }
 
-// service exposes the metrics port to the seed's Prometheus (S4:25987).
+// service exposes the metrics port to the seed's Prometheus (Gardener's
+// docs/operations/network_policies.md).
 func service(ns string) *corev1.Service {
 	return kubeapiserver.MetricsService(Name, ns, SelectorLabels(), "all-seed-scrape-targets", MetricsPort)
 }

@@ -1,10 +1,11 @@
 // Package gardenlet renders the gardenlet component: gardenlet as deployed into a seed cluster's
-// garden namespace, the objects the gardenlet Helm chart creates (S4:19268-19273): its
-// ServiceAccount and RBAC, the bootstrap kubeconfig Secret, its GardenletConfiguration with the
-// seed's spec (S4:14552-14570) and the Deployment. On start gardenlet bootstraps a client
-// certificate for the garden with the bootstrap kubeconfig, stores its own kubeconfig in the
-// Secret gardenlet-kubeconfig and deletes the bootstrap Secret (S4:14507-14513), then
-// registers the Seed.
+// garden namespace, the objects the gardenlet Helm chart creates (Gardener's "Deploy Gardenlet
+// Manually" docs/deployment/deploy_gardenlet_manually.md): its ServiceAccount and RBAC, the
+// bootstrap kubeconfig Secret, its GardenletConfiguration with the seed's spec (Gardener's
+// "gardenlet" docs/concepts/gardenlet.md) and the Deployment. On start gardenlet bootstraps a
+// client certificate for the garden with the bootstrap kubeconfig, stores its own kubeconfig in the
+// Secret gardenlet-kubeconfig and deletes the bootstrap Secret (Gardener's
+// docs/concepts/gardenlet.md), then registers the Seed.
 package gardenlet
 
 import (
@@ -22,13 +23,15 @@ import (
 
 // Names of the rendered and referenced objects.
 const (
-	// Name is the Deployment's, ServiceAccount's and Service's name (S4:19269-19272).
+	// Name is the Deployment's, ServiceAccount's and Service's name (Gardener's
+	// docs/deployment/deploy_gardenlet_manually.md).
 	Name             = "gardenlet"
 	DefaultNamespace = "garden"
-	// BootstrapKubeconfigSecretName holds the bootstrap kubeconfig (S4:19272, S4:19293).
+	// BootstrapKubeconfigSecretName holds the bootstrap kubeconfig (Gardener's
+	// docs/deployment/deploy_gardenlet_manually.md).
 	BootstrapKubeconfigSecretName = "gardenlet-bootstrap-kubeconfig"
 	// KubeconfigSecretName is where gardenlet stores the kubeconfig with its client certificate
-	// (S4:19092, S4:19279); gardenlet creates and rotates it.
+	// (Gardener's docs/deployment/deploy_gardenlet_manually.md); gardenlet creates and rotates it.
 	KubeconfigSecretName = "gardenlet-kubeconfig"
 	// ConfigMapName holds the GardenletConfiguration.
 	ConfigMapName = "gardenlet-configmap"
@@ -45,48 +48,56 @@ var logLevels = []string{"info", "debug", "error"}
 type Values struct {
 	// Cluster is the seed cluster gardenlet runs in.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of gardenlet; "" means garden (S4:19269).
+	// Namespace of gardenlet; "" means garden (Gardener's
+	// docs/deployment/deploy_gardenlet_manually.md).
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (gardenlet).
 	Images map[string]string `json:"images"`
 	// HighAvailability runs 2 replicas spread over nodes and zones, with a PodDisruptionBudget,
-	// instead of 1 (replicaCount and failureToleranceType of the chart, S4:19145-19148).
+	// instead of 1 (replicaCount and failureToleranceType of the chart, Gardener's
+	// docs/deployment/deploy_gardenlet_manually.md).
 	HighAvailability bool `json:"high_availability"`
 	// SeedName is the name of the Seed gardenlet registers (seedConfig.metadata.name); required.
 	SeedName string `json:"seed_name"`
-	// SeedLabels are the Seed's labels; gardenlet adds gardener.cloud/role=seed (S4:19141).
+	// SeedLabels are the Seed's labels; gardenlet adds gardener.cloud/role=seed (Gardener's
+	// docs/deployment/deploy_gardenlet_manually.md).
 	SeedLabels map[string]string `json:"seed_labels"`
 	// SeedSpec is the Seed's spec as the Seed API spells it (camelCase keys), passed through as
-	// seedConfig.spec (S4:14552-14568); required.
+	// seedConfig.spec (Gardener's docs/concepts/gardenlet.md); required.
 	SeedSpec map[string]any `json:"seed_spec"`
 	// GardenClusterAddress is the garden API's external address gardenlet (and what it deploys)
 	// uses; "" leaves it to the kubeconfig's server.
 	GardenClusterAddress string `json:"garden_cluster_address"`
 	// GardenCABundle is the garden API's CA (gardenClientConnection.gardenClusterCACert,
-	// S4:19098): PEM (base64-encoded here), or text already base64-encoded (a
-	// render.GeneratedRef marker with base64 set, render.UnknownString). "" leaves it unset.
+	// Gardener's docs/deployment/deploy_gardenlet_manually.md): PEM (base64-encoded here), or text
+	// already base64-encoded (a render.GeneratedRef marker with base64 set, render.UnknownString). ""
+	// leaves it unset.
 	GardenCABundle string `json:"garden_ca_bundle"`
 	// BootstrapKubeconfig is a kubeconfig for the garden with a bootstrap token that may create
-	// CertificateSigningRequests (S4:14507, S4:19056-19073). "" renders no bootstrap Secret:
-	// gardenlet then needs its gardenlet-kubeconfig Secret to exist already.
+	// CertificateSigningRequests (Gardener's docs/concepts/gardenlet.md,
+	// docs/deployment/deploy_gardenlet_manually.md). "" renders no bootstrap Secret: gardenlet then
+	// needs its gardenlet-kubeconfig Secret to exist already.
 	BootstrapKubeconfig string `json:"bootstrap_kubeconfig"`
-	// FeatureGates switch gardenlet's feature gates on or off (S4:19578-19769).
+	// FeatureGates switch gardenlet's feature gates on or off (Gardener's "Feature Gates"
+	// docs/deployment/feature_gates.md).
 	FeatureGates map[string]bool `json:"feature_gates"`
 	// LogLevel is info, debug or error; "" means info.
 	LogLevel string `json:"log_level"`
 	// Controllers is the GardenletConfiguration's controllers section as gardenlet spells it
 	// (shoot.syncPeriod, shootCare.syncPeriod, backupEntry.deletionGracePeriodHours, ...);
-	// nil keeps gardenlet's defaults (S2:296-357).
+	// nil keeps gardenlet's defaults (Gardener's docs/concepts/gardenlet.md).
 	Controllers map[string]any `json:"controllers"`
 	// ExposureClassHandlers is the GardenletConfiguration's exposureClassHandlers list as
 	// gardenlet spells it ({name, loadBalancerService.annotations, sni.ingress{namespace,
-	// labels}}, S4:21198-21222): how the seed realises the handler of an ExposureClass. The seed
-	// composite fills it from its exposure_class_handler blocks.
+	// labels}}, Gardener's "ExposureClasses" docs/usage/networking/exposureclasses.md): how the seed
+	// realises the handler of an ExposureClass. The seed composite fills it from its
+	// exposure_class_handler blocks.
 	ExposureClassHandlers []any `json:"-"`
 }
 
-// Replicas is 2 with high availability, 1 otherwise (the chart's replicaCount: 1 at S4:19337,
-// 2 at S4:19147).
+// Replicas is 2 with high availability, 1 otherwise (the chart's replicaCount: 1 at Gardener's
+// docs/deployment/deploy_gardenlet_manually.md, 2 at Gardener's
+// docs/deployment/deploy_gardenlet_manually.md).
 func Replicas(highAvailability bool) int32 {
 	if highAvailability {
 		return 2

@@ -99,7 +99,8 @@ func TestDocumentedFacts(t *testing.T) {
 		ha       bool
 		replicas int32
 	}{
-		// replicaCount 1 by default, 2 for HA (S4:19337, S4:19147).
+		// replicaCount 1 by default, 2 for HA (Gardener's "Deploy Gardenlet Manually"
+		// docs/deployment/deploy_gardenlet_manually.md).
 		{false, 1},
 		{true, 2},
 	} {
@@ -107,18 +108,18 @@ func TestDocumentedFacts(t *testing.T) {
 		v.HighAvailability = tt.ha
 		objs, err := Objects(v)
 		require.NoError(t, err)
-		// S4:19269-19272: ServiceAccount gardenlet, RBAC, the bootstrap Secret and the
-		// Deployment in the garden namespace.
+		// Gardener's docs/deployment/deploy_gardenlet_manually.md: ServiceAccount gardenlet, RBAC, the
+		// bootstrap Secret and the Deployment in the garden namespace.
 		rendertest.MustFind(t, objs, "ServiceAccount", "gardenlet")
 		d := typed[appsv1.Deployment](t, objs, "Deployment", "gardenlet")
 		assert.Equal(t, "garden", d.Namespace)
 		assert.Equal(t, tt.replicas, *d.Spec.Replicas)
-		// S4:26379: gardener-system-critical.
+		// Gardener's "Priority Classes" docs/development/priority-classes.md: gardener-system-critical.
 		assert.Equal(t, "gardener-system-critical", d.Spec.Template.Spec.PriorityClassName)
 		assert.Equal(t, "gardenlet", d.Spec.Template.Spec.ServiceAccountName)
 		c := d.Spec.Template.Spec.Containers[0]
 		assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/gardenlet:v1.120.0", c.Image)
-		// S4:14590: /healthz is the liveness probe.
+		// Gardener's "gardenlet" docs/concepts/gardenlet.md: /healthz is the liveness probe.
 		assert.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
 		assert.NotEmpty(t, d.Spec.Template.Annotations["checksum/configmap-gardenlet-config"])
 		for k, val := range d.Spec.Selector.MatchLabels {
@@ -126,7 +127,7 @@ func TestDocumentedFacts(t *testing.T) {
 		}
 		assert.Equal(t, tt.ha, rendertest.Find(objs, "PodDisruptionBudget", "gardenlet") != nil)
 
-		// S4:19271: full admin rights.
+		// Gardener's docs/deployment/deploy_gardenlet_manually.md: full admin rights.
 		cr := typed[rbacv1.ClusterRole](t, objs, "ClusterRole", ClusterRoleName)
 		assert.Equal(t, []string{"*"}, cr.Rules[0].Verbs)
 		rendertest.MustFind(t, objs, "RoleBinding", ClusterRoleName+":leader-election")
@@ -138,7 +139,8 @@ func TestDocumentedFacts(t *testing.T) {
 		assert.Equal(t, "gardenlet.config.gardener.cloud/v1alpha1", cfg["apiVersion"])
 		assert.Equal(t, "GardenletConfiguration", cfg["kind"])
 		client := cfg["gardenClientConnection"].(map[string]any)
-		// S4:19089-19093, S4:19210-19224: the Secrets gardenlet reads and writes.
+		// Gardener's docs/deployment/deploy_gardenlet_manually.md-19224: the Secrets gardenlet reads and
+		// writes.
 		assert.Equal(t, map[string]any{"name": "gardenlet-kubeconfig", "namespace": "garden"}, client["kubeconfigSecret"])
 		assert.Equal(t, map[string]any{"name": "gardenlet-bootstrap-kubeconfig", "namespace": "garden"}, client["bootstrapKubeconfig"])
 		seed := cfg["seedConfig"].(map[string]any)

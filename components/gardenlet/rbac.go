@@ -8,8 +8,9 @@ import (
 )
 
 // rbac is gardenlet's ServiceAccount, its ClusterRole with full admin rights in the seed
-// (S4:19271: it deploys and deletes every seed system component and shoot control plane), and a
-// Role for its leader-election Lease.
+// (Gardener's "Deploy Gardenlet Manually" docs/deployment/deploy_gardenlet_manually.md: it deploys
+// and deletes every seed system component and shoot control plane), and a Role for its
+// leader-election Lease.
 func rbac(ns string) []runtime.Object {
 	labels := SelectorLabels()
 	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: Name, Namespace: ns}}

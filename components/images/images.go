@@ -1,8 +1,9 @@
 // Package images is the catalog's image vector: for every container the components run, the
 // repository and the default tag, which a landscape overrides per name (a mirror, a patched
-// build, a pinned digest). Gardener ships the same idea as its images.yaml; the documents name
-// only the registry prefix of third-party copies (S4:24233), so repositories follow Gardener's
-// published release registry and the upstream projects.
+// build, a pinned digest). Gardener ships the same idea as its images.yaml; Gardener's
+// documentation names only the registry prefix of third-party copies (Gardener's "Component
+// Checklist" docs/development/component-checklist.md), so repositories follow Gardener's published
+// release registry and the upstream projects.
 package images
 
 import (
@@ -73,9 +74,11 @@ const (
 	DependencyWatchdog = "dependency-watchdog"
 	Pause              = "pause"
 	KubeScheduler      = "kube-scheduler"
-	// EnvoyProxy is the HTTP CONNECT proxy beside a single vpn-seed-server (S4:26635).
+	// EnvoyProxy is the HTTP CONNECT proxy beside a single vpn-seed-server (Gardener's "Reversed VPN
+	// Tunnel" docs/development/reversed-vpn-tunnel.md).
 	EnvoyProxy = "envoy-proxy"
-	// GardenerNodeAgent carries the node agent binary that worker nodes install (S4:12480).
+	// GardenerNodeAgent carries the node agent binary that worker nodes install (Gardener's "Gardener
+	// Node Agent" docs/concepts/node-agent.md).
 	GardenerNodeAgent = "gardener-node-agent"
 	// Hyperkube carries the kubelet binary worker nodes install; tagged by the Kubernetes version.
 	Hyperkube = "hyperkube"
@@ -87,9 +90,10 @@ const (
 	VPNClient     = "vpn-client"
 	MetricsServer = "metrics-server"
 	NodeLocalDNS  = "node-local-dns"
-	// The shoot control plane's observability images besides the garden's (S4:26393):
-	// blackbox-exporter probes the shoot's API server, event-logger writes the shoot's and the
-	// control plane's events to its log (S4:21772).
+	// The shoot control plane's observability images besides the garden's (Gardener's "Priority
+	// Classes" docs/development/priority-classes.md): blackbox-exporter probes the shoot's API server,
+	// event-logger writes the shoot's and the control plane's events to its log (Gardener's "Logging"
+	// docs/usage/observability/logging.md).
 	BlackboxExporter = "blackbox-exporter"
 	EventLogger      = "event-logger"
 )

@@ -148,7 +148,8 @@ func gatewayPod(v Values, gw Gateway, image string, n int32) corev1.PodSpec {
 		},
 	}
 	if gw.Zone != "" {
-		// A zonal gateway serves the control planes pinned to its zone (S4:24887).
+		// A zonal gateway serves the control planes pinned to its zone (Gardener's "Istio"
+		// docs/operations/istio.md).
 		spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
 				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{gw.Zone}}},

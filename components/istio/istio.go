@@ -1,14 +1,15 @@
 // Package istio renders the istio component: istiod and one or more istio-ingressgateways in
-// the garden runtime cluster (S4:12695-12704, "Istio" among the garden system components) or,
-// later, a seed. The virtual-garden-kube-apiserver is exposed through a dedicated gateway in
-// namespace virtual-garden-istio-ingress whose Service is of type LoadBalancer (S4:12726,
-// S4:13122); seeds add zonal and exposure-class gateways (S4:24885-24893), so gateways are a list.
+// the garden runtime cluster (Gardener's "Gardener Operator" docs/concepts/operator.md, "Istio"
+// among the garden system components) or, later, a seed. The virtual-garden-kube-apiserver is
+// exposed through a dedicated gateway in namespace virtual-garden-istio-ingress whose Service is of
+// type LoadBalancer (Gardener's docs/concepts/operator.md); seeds add zonal and exposure-class
+// gateways (Gardener's "Istio" docs/operations/istio.md), so gateways are a list.
 //
-// Gardener's Istio differs from Istio's default profile (S4:24870-24883): istiod and ingress
-// gateways only, each gateway in its own namespace, no telemetry, no egress gateway, no sidecar
-// injector, Services and VirtualServices not exported by default, mTLS on. The Gateway,
-// VirtualService and DestinationRule objects that route traffic through a gateway belong to the
-// component being exposed (kube_apiserver); it references the constants and helpers below.
+// Gardener's Istio differs from Istio's default profile (Gardener's docs/operations/istio.md):
+// istiod and ingress gateways only, each gateway in its own namespace, no telemetry, no egress
+// gateway, no sidecar injector, Services and VirtualServices not exported by default, mTLS on. The
+// Gateway, VirtualService and DestinationRule objects that route traffic through a gateway belong
+// to the component being exposed (kube_apiserver); it references the constants and helpers below.
 package istio
 
 import (
@@ -29,14 +30,15 @@ import (
 
 // Names and ports other components need to route traffic through a gateway.
 const (
-	// DefaultNamespace is istiod's namespace (S4:12958 names istio-system among the namespaces
-	// the garden's health checks read).
+	// DefaultNamespace is istiod's namespace (Gardener's docs/concepts/operator.md names istio-system
+	// among the namespaces the garden's health checks read).
 	DefaultNamespace = "istio-system"
 	// VirtualGardenIngressNamespace holds the gateway that exposes virtual-garden-kube-apiserver
-	// (S4:12726, S4:13122).
+	// (Gardener's docs/concepts/operator.md).
 	VirtualGardenIngressNamespace = "virtual-garden-istio-ingress"
 	// DefaultIngressGatewayName names a gateway's Deployment, Service and ServiceAccount; the
-	// documents query the Service by this name (S4:12726, S4:20114).
+	// documents query the Service by this name (Gardener's docs/concepts/operator.md, "Getting Started
+	// Locally" docs/deployment/getting_started_locally.md).
 	DefaultIngressGatewayName = "istio-ingressgateway"
 	// DefaultTrustDomain is the SPIFFE trust domain of the mesh.
 	DefaultTrustDomain = "cluster.local"
@@ -44,9 +46,10 @@ const (
 	IstiodName = "istiod"
 
 	// TLSPassthroughPort is the gateway Service port for kube-apiserver traffic dispatched by TLS
-	// SNI without termination (S4:149-151, S4:157). An Istio Gateway server names this Service
-	// port (servers[].port.number: 443, protocol TLS, tls.mode PASSTHROUGH); Istio then listens on
-	// the matching target port.
+	// SNI without termination (Gardener's "Control Plane Endpoints And Ports"
+	// docs/usage/advanced/control-plane-endpoints-and-ports.md). An Istio Gateway server names this
+	// Service port (servers[].port.number: 443, protocol TLS, tls.mode PASSTHROUGH); Istio then
+	// listens on the matching target port.
 	TLSPassthroughPort int32 = 443
 	// TLSPassthroughTargetPort is the port Envoy listens on for TLSPassthroughPort: the proxy runs
 	// as a non-root user, which cannot bind ports below 1024. The documents are silent on it; 9443
@@ -66,21 +69,24 @@ const (
 )
 
 // DefaultGatewayLabels are the pod and Service selector labels of a gateway that names none;
-// Istio Gateway objects select the gateway pods by them (spec.selector, S4:20114).
+// Istio Gateway objects select the gateway pods by them (spec.selector, Gardener's
+// docs/deployment/getting_started_locally.md).
 func DefaultGatewayLabels() map[string]string {
 	return map[string]string{"app": "istio-ingressgateway", "istio": "ingressgateway"}
 }
 
 // DefaultGatewayPorts are a gateway's Service ports when it names none: TLS passthrough to
-// kube-apiservers (S4:149-151). Seeds add 8443 (apiserver-proxy) and 8132 (reversed VPN)
-// themselves (S4:152-153).
+// kube-apiservers (Gardener's docs/usage/advanced/control-plane-endpoints-and-ports.md). Seeds add
+// 8443 (apiserver-proxy) and 8132 (reversed VPN) themselves (Gardener's
+// docs/usage/advanced/control-plane-endpoints-and-ports.md).
 func DefaultGatewayPorts() []Port {
 	return []Port{{Name: TLSPassthroughPortName, Port: TLSPassthroughPort, TargetPort: TLSPassthroughTargetPort}}
 }
 
-// VirtualGardenGateway is the gateway that exposes virtual-garden-kube-apiserver (S4:13122):
-// the garden composite adds it with the runtime cluster's load balancer annotations
-// (.spec.runtimeCluster.settings.loadBalancerServices.annotations, S4:12575).
+// VirtualGardenGateway is the gateway that exposes virtual-garden-kube-apiserver (Gardener's
+// docs/concepts/operator.md): the garden composite adds it with the runtime cluster's load balancer
+// annotations (.spec.runtimeCluster.settings.loadBalancerServices.annotations, Gardener's
+// docs/concepts/operator.md).
 func VirtualGardenGateway(loadBalancerAnnotations map[string]string) Gateway {
 	return Gateway{
 		Namespace:               VirtualGardenIngressNamespace,
@@ -101,20 +107,23 @@ type Values struct {
 	// Images overrides image vector entries by name (istio-istiod, istio-proxy).
 	Images map[string]string `json:"images"`
 	// HighAvailability runs istiod and every gateway with 2 replicas instead of 1: both are
-	// servers, which the HA conventions run with 2 replicas (S4:24611-24614); gateways are scaled
-	// horizontally on top of that in Gardener (S4:24618).
+	// servers, which the HA conventions run with 2 replicas (Gardener's "High Availability Of
+	// Components" docs/development/high-availability-of-components.md); gateways are scaled
+	// horizontally on top of that in Gardener (Gardener's
+	// docs/development/high-availability-of-components.md).
 	HighAvailability bool `json:"high_availability"`
 	// TrustDomain is the mesh's trust domain; "" means cluster.local.
 	TrustDomain string `json:"trust_domain"`
 	// PriorityClassName is the class of istiod and the gateways; "" means
-	// gardener-garden-system-critical (garden, S4:26366). Seeds use gardener-system-critical
-	// (S4:26379).
+	// gardener-garden-system-critical (garden, Gardener's "Priority Classes"
+	// docs/development/priority-classes.md). Seeds use gardener-system-critical (Gardener's
+	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
-	// IngressGateways are the gateways, each in its own namespace (S4:24874). None renders
-	// istiod alone.
+	// IngressGateways are the gateways, each in its own namespace (Gardener's
+	// docs/operations/istio.md). None renders istiod alone.
 	IngressGateways []Gateway `json:"ingress_gateway"`
 	// GatewaysOnly renders only the ingress gateways, for a cluster where istiod and the CRDs
-	// already run (a seed in the garden runtime cluster, S4:13042-13068).
+	// already run (a seed in the garden runtime cluster, Gardener's docs/concepts/operator.md).
 	GatewaysOnly bool `json:"-"`
 }
 
@@ -130,14 +139,15 @@ type Gateway struct {
 	// means DefaultGatewayLabels. Two gateways must not share them, since a Gateway's selector
 	// matches pods in every namespace.
 	Labels map[string]string `json:"labels"`
-	// ServiceType is the Service's type; "" means LoadBalancer (S4:13122).
+	// ServiceType is the Service's type; "" means LoadBalancer (Gardener's docs/concepts/operator.md).
 	ServiceType corev1.ServiceType `json:"service_type"`
-	// LoadBalancerAnnotations are added to the Service (S4:12575, S4:21214-21218).
+	// LoadBalancerAnnotations are added to the Service (Gardener's docs/concepts/operator.md,
+	// "ExposureClasses" docs/usage/networking/exposureclasses.md).
 	LoadBalancerAnnotations map[string]string `json:"load_balancer_annotations"`
 	// Ports are the Service ports besides the status port; empty means DefaultGatewayPorts.
 	Ports []Port `json:"port"`
-	// Zone pins the gateway's pods to one availability zone (S4:24887); "" spreads them over
-	// all zones.
+	// Zone pins the gateway's pods to one availability zone (Gardener's docs/operations/istio.md); ""
+	// spreads them over all zones.
 	Zone string `json:"zone"`
 }
 
@@ -216,7 +226,8 @@ func Objects(v Values) ([]render.Object, error) {
 }
 
 // CRDNames are the Istio CRDs the component installs: the networking kinds that expose
-// kube-apiservers (S4:20114, S4:24879).
+// kube-apiservers (Gardener's docs/deployment/getting_started_locally.md,
+// docs/operations/istio.md).
 func CRDNames() []string {
 	return []string{
 		"gateways.networking.istio.io",

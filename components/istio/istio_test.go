@@ -119,24 +119,25 @@ func TestVirtualGardenGatewayIsTheDocumentedOne(t *testing.T) {
 		Cluster:         decodeCluster("runtime"),
 		IngressGateways: []Gateway{VirtualGardenGateway(map[string]string{"a": "b"})},
 	})
-	// S4:12726, S4:13122: the istio-ingressgateway Service in virtual-garden-istio-ingress is a
-	// load balancer.
+	// Gardener's "Gardener Operator" docs/concepts/operator.md, Gardener's docs/concepts/operator.md:
+	// the istio-ingressgateway Service in virtual-garden-istio-ingress is a load balancer.
 	svc := objs["Service/virtual-garden-istio-ingress/istio-ingressgateway"].(*corev1.Service)
 	require.NotNil(t, svc)
 	assert.Equal(t, corev1.ServiceTypeLoadBalancer, svc.Spec.Type)
-	assert.Equal(t, map[string]string{"a": "b"}, svc.Annotations) // S4:12575
+	assert.Equal(t, map[string]string{"a": "b"}, svc.Annotations) // Gardener's docs/concepts/operator.md
 	assert.Equal(t, DefaultGatewayLabels(), svc.Spec.Selector)
 	ports := map[string][2]int32{}
 	for _, p := range svc.Spec.Ports {
 		ports[p.Name] = [2]int32{p.Port, p.TargetPort.IntVal}
 	}
-	// S4:149-151: TLS SNI passthrough on 443.
+	// Gardener's "Control Plane Endpoints And Ports"
+	// docs/usage/advanced/control-plane-endpoints-and-ports.md: TLS SNI passthrough on 443.
 	assert.Equal(t, map[string][2]int32{"tls": {443, 9443}, "status-port": {15021, 15021}}, ports)
 
 	gw := objs["Deployment/virtual-garden-istio-ingress/istio-ingressgateway"].(*appsv1.Deployment)
 	require.NotNil(t, gw)
 	pod := gw.Spec.Template.Spec
-	assert.Equal(t, "gardener-garden-system-critical", pod.PriorityClassName) // S4:26366
+	assert.Equal(t, "gardener-garden-system-critical", pod.PriorityClassName) // Gardener's docs/development/priority-classes.md
 	assert.Equal(t, int32(1), *gw.Spec.Replicas)
 	assert.Equal(t, []string{"proxy", "router"}, pod.Containers[0].Args[:2])
 	assert.Equal(t, gw.Spec.Selector.MatchLabels, gw.Spec.Template.Labels)
@@ -154,10 +155,10 @@ func TestIstiod(t *testing.T) {
 		require.NotNil(t, d)
 		want := int32(1)
 		if ha {
-			want = 2 // servers run with 2 replicas under HA (S4:24611-24614)
+			want = 2 // servers run with 2 replicas under HA (Gardener's docs/development/high-availability-of-components.md)
 		}
 		assert.Equal(t, want, *d.Spec.Replicas)
-		assert.Equal(t, "gardener-garden-system-critical", d.Spec.Template.Spec.PriorityClassName) // S4:26366
+		assert.Equal(t, "gardener-garden-system-critical", d.Spec.Template.Spec.PriorityClassName) // Gardener's docs/development/priority-classes.md
 		assert.Equal(t, ha, len(d.Spec.Template.Spec.TopologySpreadConstraints) == 2)
 		for _, c := range d.Spec.Template.Spec.TopologySpreadConstraints {
 			assert.Equal(t, corev1.ScheduleAnyway, c.WhenUnsatisfiable)
@@ -176,10 +177,11 @@ func TestIstiod(t *testing.T) {
 func TestMeshConfigFollowsGardenersDeviations(t *testing.T) {
 	var cfg map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(meshConfig(Values{Namespace: "istio-system", TrustDomain: "cluster.local"})), &cfg))
-	// S4:24879: Services and VirtualServices are not advertised unless they export themselves.
+	// Gardener's "Istio" docs/operations/istio.md: Services and VirtualServices are not advertised
+	// unless they export themselves.
 	assert.Equal(t, []any{"~"}, cfg["defaultServiceExportTo"])
 	assert.Equal(t, []any{"~"}, cfg["defaultVirtualServiceExportTo"])
-	assert.Equal(t, true, cfg["enableAutoMtls"]) // S4:24882
+	assert.Equal(t, true, cfg["enableAutoMtls"]) // Gardener's docs/operations/istio.md
 	assert.Equal(t, map[string]any{"discoveryAddress": "istiod.istio-system.svc:15012"}, cfg["defaultConfig"])
 }
 

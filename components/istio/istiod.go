@@ -23,7 +23,8 @@ const (
 	istiodMonitoringPort int32 = 15014 // metrics
 	istiodWebhookPort    int32 = 15017 // webhooks (none registered here, see istiodEnv)
 	// istiodClusterRole names istiod's ClusterRole and binding; one istiod runs per cluster
-	// (a runtime cluster that is also a seed runs the garden's, S4:13042-13068).
+	// (a runtime cluster that is also a seed runs the garden's, Gardener's "Gardener Operator"
+	// docs/concepts/operator.md).
 	istiodClusterRole = "gardener.cloud:istio:istiod"
 	// meshConfigMap is the ConfigMap istiod reads the mesh configuration from.
 	meshConfigMap = "istio"
@@ -115,10 +116,10 @@ func istiodClusterRules() []rbacv1.PolicyRule {
 }
 
 // meshConfig is the mesh configuration after Gardener's deviations from Istio's default profile
-// (S4:24870-24883): Services and VirtualServices are not exported unless they ask to be
-// (exportTo "~" means no namespace; objects opt in with exportTo ["*"], S4:24879), no telemetry
-// (no Prometheus merging, no tracing, no access log), no Kubernetes Ingress handling, automatic
-// mTLS on (S4:24882).
+// (Gardener's "Istio" docs/operations/istio.md): Services and VirtualServices are not exported
+// unless they ask to be (exportTo "~" means no namespace; objects opt in with exportTo ["*"],
+// Gardener's docs/operations/istio.md), no telemetry (no Prometheus merging, no tracing, no access
+// log), no Kubernetes Ingress handling, automatic mTLS on (Gardener's docs/operations/istio.md).
 func meshConfig(v Values) string {
 	cfg := map[string]any{
 		"rootNamespace":                 v.Namespace,
@@ -200,7 +201,8 @@ func istiodPod(v Values, image string, n int32) corev1.PodSpec {
 }
 
 // istiodEnv configures istiod: its own CA for proxies, no sidecar injector and no validation
-// webhook to patch (S4:24881: the injector is not enabled), no Gateway API, analysis or status.
+// webhook to patch (Gardener's docs/operations/istio.md: the injector is not enabled), no Gateway
+// API, analysis or status.
 func istiodEnv() []corev1.EnvVar {
 	return []corev1.EnvVar{
 		{Name: "REVISION", Value: "default"},

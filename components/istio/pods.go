@@ -10,7 +10,8 @@ import (
 // istioUser is the uid and gid Istio's distroless images run as.
 const istioUser int64 = 1337
 
-// replicas is 2 under high availability, else 1 (S4:24611-24614: servers run with 2 replicas).
+// replicas is 2 under high availability, else 1 (Gardener's "High Availability Of Components"
+// docs/development/high-availability-of-components.md: servers run with 2 replicas).
 func replicas(ha bool) int32 {
 	if ha {
 		return 2
@@ -19,7 +20,8 @@ func replicas(ha bool) int32 {
 }
 
 // spread spreads several replicas over nodes and, unless the pods are pinned to one zone, over
-// zones (S4:24620-24650). ScheduleAnyway keeps pods schedulable on a single-node cluster.
+// zones (Gardener's docs/development/high-availability-of-components.md). ScheduleAnyway keeps pods
+// schedulable on a single-node cluster.
 func spread(n int32, zonal bool, labels map[string]string) []corev1.TopologySpreadConstraint {
 	if n < 2 {
 		return nil

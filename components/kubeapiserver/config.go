@@ -27,8 +27,9 @@ const (
 var resourceRE = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 // EncryptedResources lists the resources the API server encrypts at rest, sorted: Secrets always,
-// plus extra (S4:12595-12599). Custom resources can be encrypted only from Kubernetes 1.26 on
-// (S4:12605); a resource counts as custom when its group has a dot and is not a *.k8s.io group.
+// plus extra (Gardener's "Gardener Operator" docs/concepts/operator.md). Custom resources can be
+// encrypted only from Kubernetes 1.26 on (Gardener's docs/concepts/operator.md); a resource counts
+// as custom when its group has a dot and is not a *.k8s.io group.
 func EncryptedResources(kubernetesVersion string, extra []string) ([]string, error) {
 	out := []string{"secrets"}
 	for _, r := range extra {

@@ -30,8 +30,8 @@ const (
 	dirAuditPolicy     = "/etc/kubernetes/audit"
 	dirAuditLog        = "/var/lib/audit-log"
 	secretDefaultMode  = int32(0o640)
-	defaultCPURequest  = "600m"  // S4:24117
-	defaultMemRequest  = "512Mi" // S4:24117
+	defaultCPURequest  = "600m"  // Gardener's docs/development/autoscaling-specifics-for-components.md
+	defaultMemRequest  = "512Mi" // Gardener's docs/development/autoscaling-specifics-for-components.md
 	defaultEventTTL    = "1h"    // the upstream default, written out so that plans show it
 	defaultScrapeAlias = "all-garden-scrape-targets"
 )
@@ -84,10 +84,10 @@ func args(r resolved) []string {
 		"--etcd-certfile=" + dirEtcdClient + "/" + keyCert,
 		"--etcd-keyfile=" + dirEtcdClient + "/" + keyKey,
 		"--etcd-servers=" + r.mainEndpoint,
-		// Events go to their own etcd (S4:11962-11968).
+		// Events go to their own etcd (Gardener's "etcd" docs/concepts/etcd.md).
 		"--etcd-servers-overrides=/events#" + r.eventsEndpoint,
 		"--event-ttl=" + or(r.EventTTL, defaultEventTTL),
-		"--external-hostname=" + ExternalHostname(r.DNSDomains), // S4:12728
+		"--external-hostname=" + ExternalHostname(r.DNSDomains), // Gardener's docs/concepts/operator.md
 		"--profiling=false",
 		"--proxy-client-cert-file=" + dirFrontProxyCert + "/" + keyCert,
 		"--proxy-client-key-file=" + dirFrontProxyCert + "/" + keyKey,
@@ -125,8 +125,10 @@ func args(r resolved) []string {
 }
 
 // podLabels add to the selector the labels that open the API server's network paths under
-// Gardener's deny-all policies: DNS, its etcds (S4:13834), webhook servers (S4:26019) and the
-// networks OIDC issuers and external webhooks live in (S4:25947-25953).
+// Gardener's deny-all policies: DNS, its etcds (Gardener's "Gardener Resource Manager"
+// docs/concepts/resource-manager.md), webhook servers (Gardener's "Network Policies"
+// docs/operations/network_policies.md) and the networks OIDC issuers and external webhooks live in
+// (Gardener's docs/operations/network_policies.md).
 func podLabels(r resolved) map[string]string {
 	l := map[string]string{
 		"gardener.cloud/role":                                        "controlplane",

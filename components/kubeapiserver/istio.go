@@ -9,8 +9,8 @@ import (
 const istioAPIVersion = "networking.istio.io/v1beta1"
 
 // istioObjects expose the API server through the ingress gateway by SNI, as for shoots
-// (S4:12720): the gateway passes TLS through untouched, so clients see the API server's own
-// certificate and client certificates keep working.
+// (Gardener's "Gardener Operator" docs/concepts/operator.md): the gateway passes TLS through
+// untouched, so clients see the API server's own certificate and client certificates keep working.
 func istioObjects(r resolved) []*unstructured.Unstructured {
 	name := Name(r.prefix)
 	hosts := kube.AnyList(Hosts(r.prefix, r.DNSDomains))
@@ -39,7 +39,8 @@ func istioObjects(r resolved) []*unstructured.Unstructured {
 	}})
 	// The gateway only forwards bytes (TLS DISABLE towards the pods: they terminate TLS
 	// themselves); connection limits and keep-alives protect the API server from connection
-	// floods and detect dead peers (values an operator would pick; the documents are silent).
+	// floods and detect dead peers (values an operator would pick; Gardener's documentation is
+	// silent).
 	destinationRule := kube.Custom(istioAPIVersion, "DestinationRule", r.namespace, name, labels, map[string]any{"spec": map[string]any{
 		"exportTo": []any{"*"},
 		"host":     destination,

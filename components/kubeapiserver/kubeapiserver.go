@@ -1,8 +1,10 @@
 // Package kubeapiserver renders the kube_apiserver component: the API server of the virtual
-// garden (virtual-garden-kube-apiserver, S4:12711) running as a Deployment in the runtime
-// cluster, with its ClusterIP Service, autoscaling (S4:24114-24118), disruption budget and the
-// Istio objects that expose it by SNI through the virtual garden's ingress gateway
-// (S4:12720, S4:13122). With another name prefix it serves a shoot control plane.
+// garden (virtual-garden-kube-apiserver, Gardener's "Gardener Operator" docs/concepts/operator.md)
+// running as a Deployment in the runtime cluster, with its ClusterIP Service, autoscaling
+// (Gardener's "Autoscaling Specifics for Components"
+// docs/development/autoscaling-specifics-for-components.md), disruption budget and the Istio
+// objects that expose it by SNI through the virtual garden's ingress gateway (Gardener's
+// docs/concepts/operator.md). With another name prefix it serves a shoot control plane.
 package kubeapiserver
 
 import (
@@ -35,12 +37,15 @@ type Values struct {
 	Images map[string]string `json:"images"`
 	// KubernetesVersion (MAJOR.MINOR.PATCH) tags the image and gates features.
 	KubernetesVersion string `json:"kubernetes_version"`
-	// HighAvailability raises the minimum replicas from 2 to 3 (S4:24118).
+	// HighAvailability raises the minimum replicas from 2 to 3 (Gardener's
+	// docs/development/autoscaling-specifics-for-components.md).
 	HighAvailability bool `json:"high_availability"`
 	// DNSDomains are the domains the API is exposed under as api.<domain> and gardener.<domain>;
-	// the first one is the external hostname (S4:12726-12728). At least one is required.
+	// the first one is the external hostname (Gardener's docs/concepts/operator.md). At least one is
+	// required.
 	DNSDomains []string `json:"dns_domains"`
-	// ServiceNetwork is the IPv4 range Service cluster IPs are allocated from (S4:12758).
+	// ServiceNetwork is the IPv4 range Service cluster IPs are allocated from (Gardener's
+	// docs/concepts/operator.md).
 	ServiceNetwork string `json:"service_network"`
 	// ClusterDomain of the runtime cluster, for the Istio destination host; "" means cluster.local.
 	ClusterDomain string `json:"cluster_domain"`
@@ -57,16 +62,16 @@ type Values struct {
 	// means "kube-apiserver".
 	ServerTLSSecretName string `json:"server_tls_secret_name"`
 	// ClientCASecretName holds the CA (ca.crt) client certificates are verified with; "" means
-	// "ca-client" (S4:13115).
+	// "ca-client" (Gardener's docs/concepts/operator.md).
 	ClientCASecretName string `json:"client_ca_secret_name"`
 	// FrontProxyCASecretName holds the CA (ca.crt) of the aggregation layer; "" means
-	// "ca-front-proxy" (S4:13116).
+	// "ca-front-proxy" (Gardener's docs/concepts/operator.md).
 	FrontProxyCASecretName string `json:"front_proxy_ca_secret_name"`
 	// FrontProxyClientSecretName holds the client certificate (tls.crt, tls.key) the API server
 	// proxies aggregated APIs (gardener-apiserver) with; "" means "kube-aggregator".
 	FrontProxyClientSecretName string `json:"front_proxy_client_secret_name"`
 	// ServiceAccountKeySecretName holds the ServiceAccount signing key (key.pem, pub.pem); ""
-	// means "service-account-key" (S4:13117).
+	// means "service-account-key" (Gardener's docs/concepts/operator.md).
 	ServiceAccountKeySecretName string `json:"service_account_key_secret_name"`
 	// ServiceAccountIssuer of tokens; "" means https://api.<first domain>.
 	ServiceAccountIssuer string `json:"service_account_issuer"`
@@ -76,7 +81,7 @@ type Values struct {
 	// "kube-apiserver-etcd-encryption-configuration".
 	EncryptionConfigSecretName string `json:"encryption_config_secret_name"`
 	// EncryptedResources are resources (resource.group) encrypted in addition to Secrets
-	// (S4:12595-12605).
+	// (Gardener's docs/concepts/operator.md).
 	EncryptedResources []string `json:"encrypted_resources"`
 	// AuditPolicyConfigMap names a ConfigMap with key audit-policy.yaml; "" means no audit log.
 	AuditPolicyConfigMap string `json:"audit_policy_config_map"`
@@ -91,33 +96,36 @@ type Values struct {
 	// into the AdmissionConfiguration.
 	AdmissionPluginConfigs map[string]string `json:"admission_plugin_configs"`
 	// CPURequest and MemoryRequest are the initial requests; "" means 600m and 512Mi
-	// (S4:24117).
+	// (Gardener's docs/development/autoscaling-specifics-for-components.md).
 	CPURequest    string `json:"cpu_request"`
 	MemoryRequest string `json:"memory_request"`
-	// PriorityClassName of the pods; "" means gardener-garden-system-500 (S4:26367).
+	// PriorityClassName of the pods; "" means gardener-garden-system-500 (Gardener's "Priority
+	// Classes" docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
-	// TopologyAwareRouting makes the Service prefer endpoints in the caller's zone (S4:27831).
+	// TopologyAwareRouting makes the Service prefer endpoints in the caller's zone (Gardener's
+	// "Topology Aware Routing" docs/operations/topology_aware_routing.md).
 	TopologyAwareRouting bool `json:"topology_aware_routing"`
 	// ScrapeTargetsAlias is the alias of the Prometheus that scrapes the API server;
-	// "" means all-garden-scrape-targets (S4:25962); seeds use all-seed-scrape-targets.
+	// "" means all-garden-scrape-targets (Gardener's "Network Policies"
+	// docs/operations/network_policies.md); seeds use all-seed-scrape-targets.
 	ScrapeTargetsAlias string `json:"scrape_targets_alias"`
 	// SNI exposes the API server through the Istio ingress gateway; nil means true.
 	SNI *bool `json:"sni"`
 	// IngressGatewayNamespace is where the ingress gateway runs; "" means
-	// virtual-garden-istio-ingress (S4:13122).
+	// virtual-garden-istio-ingress (Gardener's docs/concepts/operator.md).
 	IngressGatewayNamespace string `json:"ingress_gateway_namespace"`
 	// IngressGatewayLabels select the ingress gateway pods; empty means
 	// {app: istio-ingressgateway, istio: ingressgateway}.
 	IngressGatewayLabels map[string]string `json:"ingress_gateway_labels"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
 	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
-	// (S4:22997-23007, S4:24209-24211). The Deployment then carries replicas 0. The
-	// HorizontalPodAutoscaler stays [INF]: Kubernetes' HPA controller leaves a target scaled to
-	// zero alone (condition ScalingActive False, ScalingDisabled) until its count is raised
-	// again, which waking up does by releasing the field (defaulted to 1, then the HPA's
-	// minimum). Deleting it instead would make every hibernation a plan that deletes, which the
-	// daemon's approve-destructive policy holds for an approval. The PodDisruptionBudget stays,
-	// it does not stop a scale-down.
+	// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
+	// docs/development/component-checklist.md). The Deployment then carries replicas 0. The
+	// HorizontalPodAutoscaler stays [INF]: Kubernetes' HPA controller leaves a target scaled to zero
+	// alone (condition ScalingActive False, ScalingDisabled) until its count is raised again, which
+	// waking up does by releasing the field (defaulted to 1, then the HPA's minimum). Deleting it
+	// instead would make every hibernation a plan that deletes, which the daemon's approve-destructive
+	// policy holds for an approval. The PodDisruptionBudget stays, it does not stop a scale-down.
 	Hibernated bool `json:"-"`
 }
 

@@ -85,10 +85,11 @@ func find(t *testing.T, v Values, kind string, out any) *unstructured.Unstructur
 func TestDeploymentFacts(t *testing.T) {
 	var d appsv1.Deployment
 	u := find(t, minimal(), "Deployment", &d)
-	// S4:12711: the Deployment's name; S4:13122: in the garden namespace.
+	// Gardener's "Gardener Operator" docs/concepts/operator.md: the Deployment's name; Gardener's
+	// docs/concepts/operator.md: in the garden namespace.
 	assert.Equal(t, "virtual-garden-kube-apiserver", u.GetName())
 	assert.Equal(t, "garden", u.GetNamespace())
-	// S4:26367: gardener-garden-system-500.
+	// Gardener's "Priority Classes" docs/development/priority-classes.md: gardener-garden-system-500.
 	assert.Equal(t, "gardener-garden-system-500", d.Spec.Template.Spec.PriorityClassName)
 	assert.Nil(t, d.Spec.Replicas, "the HPA owns the replicas")
 	for k, val := range d.Spec.Selector.MatchLabels {
@@ -96,13 +97,15 @@ func TestDeploymentFacts(t *testing.T) {
 	}
 	c := d.Spec.Template.Spec.Containers[0]
 	assert.Equal(t, "registry.k8s.io/kube-apiserver:v1.31.4", c.Image)
-	// S4:24117: initial requests 600m and 512Mi.
+	// Gardener's "Autoscaling Specifics for Components"
+	// docs/development/autoscaling-specifics-for-components.md: initial requests 600m and 512Mi.
 	assert.Equal(t, "600m", c.Resources.Requests.Cpu().String())
 	assert.Equal(t, "512Mi", c.Resources.Requests.Memory().String())
 	assert.Contains(t, c.Args, "--etcd-servers=https://virtual-garden-etcd-main-client.garden.svc:2379")
-	// Events live in the events etcd (S4:11962-11968, S4:27829).
+	// Events live in the events etcd (Gardener's "etcd" docs/concepts/etcd.md, "Topology Aware
+	// Routing" docs/operations/topology_aware_routing.md).
 	assert.Contains(t, c.Args, "--etcd-servers-overrides=/events#https://virtual-garden-etcd-events-client.garden.svc:2379")
-	// S4:12728: the first domain is the external hostname.
+	// Gardener's docs/concepts/operator.md: the first domain is the external hostname.
 	assert.Contains(t, c.Args, "--external-hostname=api.garden.example.com")
 	assert.Contains(t, c.Args, "--service-cluster-ip-range=100.64.0.0/13")
 	assert.Contains(t, c.Args, "--authorization-mode=RBAC")
@@ -128,7 +131,8 @@ func TestAutoscaling(t *testing.T) {
 		ha       bool
 		min, max int32
 	}{
-		// S4:24118: min 2 for a non-HA, 3 for an HA virtual cluster; max 6.
+		// Gardener's docs/development/autoscaling-specifics-for-components.md: min 2 for a non-HA, 3 for
+		// an HA virtual cluster; max 6.
 		{false, 2, 6},
 		{true, 3, 6},
 	} {
@@ -139,7 +143,8 @@ func TestAutoscaling(t *testing.T) {
 		assert.Equal(t, tc.min, *h.Spec.MinReplicas)
 		assert.Equal(t, tc.max, h.Spec.MaxReplicas)
 		assert.Equal(t, "virtual-garden-kube-apiserver", h.Spec.ScaleTargetRef.Name)
-		// S4:24097: average usage of 6 CPUs and 24G, not utilization.
+		// Gardener's docs/development/autoscaling-specifics-for-components.md: average usage of 6 CPUs
+		// and 24G, not utilization.
 		require.Len(t, h.Spec.Metrics, 2)
 		assert.Equal(t, autoscalingv2.AverageValueMetricType, h.Spec.Metrics[0].Resource.Target.Type)
 		assert.Equal(t, "6", h.Spec.Metrics[0].Resource.Target.AverageValue.String())
@@ -147,9 +152,10 @@ func TestAutoscaling(t *testing.T) {
 	}
 }
 
-// TestHibernation checks that a hibernated API server is scaled to zero (S4:22997-23007,
-// S4:24209-24211) and keeps its HPA, which does not scale a target at zero, so that hibernating
-// deletes nothing, and that an awake one leaves the replicas to its HPA.
+// TestHibernation checks that a hibernated API server is scaled to zero (Gardener's "Shoot
+// Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
+// docs/development/component-checklist.md) and keeps its HPA, which does not scale a target at
+// zero, so that hibernating deletes nothing, and that an awake one leaves the replicas to its HPA.
 func TestHibernation(t *testing.T) {
 	kinds := func(objs []render.Object) []string {
 		var out []string
@@ -181,7 +187,8 @@ func TestHibernation(t *testing.T) {
 func TestServiceFacts(t *testing.T) {
 	var s corev1.Service
 	find(t, minimal(), "Service", &s)
-	// S4:13122: ClusterIP only; S4:26056: port 443.
+	// Gardener's docs/concepts/operator.md: ClusterIP only; Gardener's "Network Policies"
+	// docs/operations/network_policies.md: port 443.
 	assert.Equal(t, corev1.ServiceTypeClusterIP, s.Spec.Type)
 	require.Len(t, s.Spec.Ports, 1)
 	assert.Equal(t, int32(443), s.Spec.Ports[0].Port)
@@ -201,7 +208,7 @@ func TestIstioExposure(t *testing.T) {
 	servers, _, _ := unstructured.NestedSlice(gw.Object, "spec", "servers")
 	require.Len(t, servers, 1)
 	server := servers[0].(map[string]any)
-	// S4:12726: api.<domain> and gardener.<domain> for every domain.
+	// Gardener's docs/concepts/operator.md: api.<domain> and gardener.<domain> for every domain.
 	assert.Equal(t, []any{"api.a.example.com", "api.b.example.com", "gardener.a.example.com", "gardener.b.example.com"}, server["hosts"])
 	assert.Equal(t, map[string]any{"mode": "PASSTHROUGH"}, server["tls"])
 
@@ -236,12 +243,12 @@ func TestEncryptedResources(t *testing.T) {
 		want    []string
 		err     string
 	}{
-		// S4:12598: Secrets are always encrypted.
+		// Gardener's docs/concepts/operator.md: Secrets are always encrypted.
 		{"nothing extra", "1.31.0", nil, []string{"secrets"}, ""},
 		{"secrets only once", "1.31.0", []string{"secrets", "secrets"}, []string{"secrets"}, ""},
 		{"sorted", "1.31.0", []string{"shoots.core.gardener.cloud", "configmaps"}, []string{"configmaps", "secrets", "shoots.core.gardener.cloud"}, ""},
 		{"built-in group before 1.26", "1.25.3", []string{"ingresses.networking.k8s.io"}, []string{"ingresses.networking.k8s.io", "secrets"}, ""},
-		// S4:12605: custom resources only from 1.26.
+		// Gardener's docs/concepts/operator.md: custom resources only from 1.26.
 		{"custom resource before 1.26", "1.25.3", []string{"shoots.core.gardener.cloud"}, nil, "needs 1.26 or later"},
 		{"custom resource at 1.26", "1.26.0", []string{"shoots.core.gardener.cloud"}, []string{"secrets", "shoots.core.gardener.cloud"}, ""},
 		{"malformed", "1.31.0", []string{"Secrets"}, nil, `encrypted resource "Secrets" is not of the form`},

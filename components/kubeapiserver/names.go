@@ -7,12 +7,13 @@ import (
 	"github.com/declarative-gardener/gardener/components/etcd"
 )
 
-// Port is the port the API server serves on, in the pod and on its Service (S4:26056:
-// to-garden-virtual-garden-kube-apiserver-tcp-443).
+// Port is the port the API server serves on, in the pod and on its Service (Gardener's "Network
+// Policies" docs/operations/network_policies.md: to-garden-virtual-garden-kube-apiserver-tcp-443).
 const Port = 443
 
 // Defaults of the Istio exposure. The istio component creates the ingress gateway; these are the
-// names it uses (S4:13122), repeated here so that this package does not depend on it.
+// names it uses (Gardener's "Gardener Operator" docs/concepts/operator.md), repeated here so that
+// this package does not depend on it.
 const (
 	DefaultIngressGatewayNamespace = "virtual-garden-istio-ingress"
 	DefaultClusterDomain           = "cluster.local"
@@ -24,15 +25,16 @@ func DefaultIngressGatewayLabels() map[string]string {
 }
 
 // Name is the name of the Deployment, Service, HPA, PDB and Istio objects: <prefix>kube-apiserver
-// (virtual-garden-kube-apiserver, S4:12711).
+// (virtual-garden-kube-apiserver, Gardener's docs/concepts/operator.md).
 func Name(prefix string) string { return prefix + "kube-apiserver" }
 
-// ServiceName is the name of the API server's ClusterIP Service (S4:13122).
+// ServiceName is the name of the API server's ClusterIP Service (Gardener's
+// docs/concepts/operator.md).
 func ServiceName(prefix string) string { return Name(prefix) }
 
 // AppLabel is the app label of a control plane's pods: the prefix without its trailing dash
 // ("virtual-garden"), or "kubernetes" for a shoot control plane without prefix (Gardener's shoot
-// convention; the documents do not name the labels).
+// convention; Gardener's documentation does not name the labels).
 func AppLabel(prefix string) string {
 	if p := strings.TrimSuffix(prefix, "-"); p != "" {
 		return p
@@ -46,15 +48,17 @@ func SelectorLabels(prefix string) map[string]string {
 }
 
 // InternalEndpoint is the URL in-cluster clients (kube-controller-manager, gardener components)
-// reach the API server at through its Service (S4:27833).
+// reach the API server at through its Service (Gardener's "Topology Aware Routing"
+// docs/operations/topology_aware_routing.md).
 func InternalEndpoint(prefix, namespace string) string {
 	return fmt.Sprintf("https://%s.%s.svc", ServiceName(prefix), namespaceOr(namespace))
 }
 
 // Hosts are the names the API server is exposed under through Istio: api.<domain> for every
 // domain, and for the virtual garden (any name prefix) also gardener.<domain>, the DNS records
-// the documents ask operators to create (S4:12726). A shoot's API server (no prefix) is
-// api.<domain> only (S4:159).
+// Gardener's documentation asks operators to create (Gardener's docs/concepts/operator.md). A
+// shoot's API server (no prefix) is api.<domain> only (Gardener's "Control Plane Endpoints And
+// Ports" docs/usage/advanced/control-plane-endpoints-and-ports.md).
 func Hosts(prefix string, domains []string) []string {
 	prefixes := []string{"api."}
 	if prefix != "" {
@@ -70,7 +74,7 @@ func Hosts(prefix string, domains []string) []string {
 }
 
 // ExternalHostname is api.<first domain>, used in kubeconfigs and for --external-hostname
-// (S4:12728).
+// (Gardener's docs/concepts/operator.md).
 func ExternalHostname(domains []string) string {
 	if len(domains) == 0 {
 		return ""
@@ -91,7 +95,8 @@ func ServerDNSNames(prefix, namespace, clusterDomain string, domains []string) [
 }
 
 // ToServiceLabel is the pod label that gardener-resource-manager's NetworkPolicy controller
-// turns into an egress permission to a Service in the same namespace (S4:13834, S4:13869).
+// turns into an egress permission to a Service in the same namespace (Gardener's "Gardener Resource
+// Manager" docs/concepts/resource-manager.md).
 func ToServiceLabel(service string, port int) string {
 	return fmt.Sprintf("networking.resources.gardener.cloud/to-%s-tcp-%d", service, port)
 }

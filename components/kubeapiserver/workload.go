@@ -12,11 +12,12 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// MaxReplicas is the autoscaler's upper bound for the virtual API server (S4:24118).
+// MaxReplicas is the autoscaler's upper bound for the virtual API server (Gardener's "Autoscaling
+// Specifics for Components" docs/development/autoscaling-specifics-for-components.md).
 const MaxReplicas = 6
 
 // MinReplicas is the autoscaler's lower bound: 2, or 3 for a highly available virtual cluster
-// (S4:24118).
+// (Gardener's docs/development/autoscaling-specifics-for-components.md).
 func MinReplicas(highAvailability bool) int32 {
 	if highAvailability {
 		return 3
@@ -25,13 +26,15 @@ func MinReplicas(highAvailability bool) int32 {
 }
 
 // The HPA's targets are average usage, not utilization, so that VPA can scale vertically first:
-// 6 CPUs and 24G per pod (S4:24097).
+// 6 CPUs and 24G per pod (Gardener's docs/development/autoscaling-specifics-for-components.md).
 var (
 	hpaCPUTarget    = resource.MustParse("6")
 	hpaMemoryTarget = resource.MustParse("24G")
 )
 
-// NetworkPolicy annotations of gardener-resource-manager's controller (S4:13940-13960, S4:25962).
+// NetworkPolicy annotations of gardener-resource-manager's controller (Gardener's "Gardener
+// Resource Manager" docs/concepts/resource-manager.md, "Network Policies"
+// docs/operations/network_policies.md).
 const (
 	annotationNamespaceSelectors = "networking.resources.gardener.cloud/namespace-selectors"
 	annotationTopologyMode       = "service.kubernetes.io/topology-mode"
@@ -39,7 +42,7 @@ const (
 )
 
 // ScrapeAnnotation is the Service annotation that lets the Prometheus with the given alias
-// scrape ports of the Service's pods (S4:25962, S4:25987, S4:26009).
+// scrape ports of the Service's pods (Gardener's docs/operations/network_policies.md).
 func ScrapeAnnotation(alias string, port int32) (string, string) {
 	return fmt.Sprintf("networking.resources.gardener.cloud/from-%s-allowed-ports", alias),
 		fmt.Sprintf(`[{"port":%d,"protocol":"TCP"}]`, port)
@@ -59,9 +62,10 @@ func MetricsService(name, namespace string, labels map[string]string, alias stri
 	}
 }
 
-// service is the ClusterIP Service in front of the API server (S4:13122). With SNI it admits the
-// ingress gateway's namespace; with topology-aware routing it carries the annotation and label
-// of S4:27783-27791.
+// service is the ClusterIP Service in front of the API server (Gardener's "Gardener Operator"
+// docs/concepts/operator.md). With SNI it admits the ingress gateway's namespace; with
+// topology-aware routing it carries the annotation and label of Gardener's "Topology Aware Routing"
+// docs/operations/topology_aware_routing.md.
 func service(r resolved) *corev1.Service {
 	selector := SelectorLabels(r.prefix)
 	k, val := ScrapeAnnotation(or(r.ScrapeTargetsAlias, defaultScrapeAlias), Port)

@@ -1,8 +1,9 @@
 // Package kubecontrollermanager renders the kube_controller_manager component: the controller
-// manager of the virtual garden (virtual-garden-kube-controller-manager, S4:12712) as a
-// Deployment in the runtime cluster. It runs only the few controllers an API without nodes or
-// workloads needs; the serviceaccount-token controller is always off, so static ServiceAccount
-// token Secrets do not exist and clients use the TokenRequest API (S4:12724, S4:13086).
+// manager of the virtual garden (virtual-garden-kube-controller-manager, Gardener's "Gardener
+// Operator" docs/concepts/operator.md) as a Deployment in the runtime cluster. It runs only the few
+// controllers an API without nodes or workloads needs; the serviceaccount-token controller is
+// always off, so static ServiceAccount token Secrets do not exist and clients use the TokenRequest
+// API (Gardener's docs/concepts/operator.md).
 package kubecontrollermanager
 
 import (
@@ -34,10 +35,11 @@ const Port = 10257
 
 // Controllers are the controllers the virtual garden's controller manager runs: namespace and
 // garbage collection, default ServiceAccounts and the kube-root-ca.crt ConfigMaps, RBAC
-// aggregation, quotas, CSR signing for gardenlet client certificates (S4:13090), bootstrap
-// tokens for registering gardenlets, and TTL clean-up. The serviceaccount-token controller is
-// named explicitly as disabled (S4:12724, S4:13086). The documents say only "a few
-// controllers"; this is the set such an API needs.
+// aggregation, quotas, CSR signing for gardenlet client certificates (Gardener's
+// docs/concepts/operator.md), bootstrap tokens for registering gardenlets, and TTL clean-up. The
+// serviceaccount-token controller is named explicitly as disabled (Gardener's
+// docs/concepts/operator.md). Gardener's documentation says only "a few controllers"; this is the
+// set such an API needs.
 var Controllers = []string{
 	"namespace", "serviceaccount", "garbagecollector", "clusterrole-aggregation", "resourcequota",
 	"csrsigning", "csrapproving", "csrcleaner", "root-ca-cert-publisher", "ttl-after-finished",
@@ -46,11 +48,12 @@ var Controllers = []string{
 
 // ShootControllers are the controllers of a shoot's controller manager: all the default ones
 // plus the bootstrap-token controllers nodes join with, without the serviceaccount-token
-// controller (tokens come from the TokenRequest API, S4:13086).
+// controller (tokens come from the TokenRequest API, Gardener's docs/concepts/operator.md).
 var ShootControllers = []string{"*", "bootstrapsigner", "tokencleaner", "-serviceaccount-token"}
 
-// WorkerlessControllers leave out, for a shoot without nodes (S4:23488-23495), the controllers
-// that only act on nodes, their volumes and their pod ranges.
+// WorkerlessControllers leave out, for a shoot without nodes (Gardener's "Workerless Shoots"
+// docs/usage/shoot/shoot_workerless.md), the controllers that only act on nodes, their volumes and
+// their pod ranges.
 var WorkerlessControllers = []string{
 	"*", "bootstrapsigner", "tokencleaner", "-serviceaccount-token", "-nodeipam", "-nodelifecycle",
 	"-attachdetach", "-persistentvolume-binder", "-persistentvolume-expander", "-ttl",
@@ -62,7 +65,8 @@ type ShootNetworks struct {
 	// Pods and Services are the shoot's networks (.spec.networking); Pods is required with
 	// workers.
 	Pods, Services string
-	// NodeCIDRMaskSize is the prefix length of each node's pod range; 0 means 24 (S4:2951).
+	// NodeCIDRMaskSize is the prefix length of each node's pod range; 0 means 24 (Gardener's
+	// KubeControllerManagerConfig in docs/api-reference/core.md).
 	NodeCIDRMaskSize int32
 	// NodeMonitorGracePeriod is how long a node may be silent before it is marked unhealthy;
 	// "" leaves the Kubernetes default.
@@ -83,7 +87,8 @@ type Values struct {
 	Images map[string]string `json:"images"`
 	// KubernetesVersion (MAJOR.MINOR.PATCH) tags the image.
 	KubernetesVersion string `json:"kubernetes_version"`
-	// HighAvailability runs two replicas with leader election instead of one (S4:24611-24670).
+	// HighAvailability runs two replicas with leader election instead of one (Gardener's "High
+	// Availability Of Components" docs/development/high-availability-of-components.md).
 	HighAvailability bool `json:"high_availability"`
 	// KubeconfigSecretName holds a kubeconfig (key kubeconfig) for the API server the controller
 	// manager manages; "" means "kube-controller-manager-kubeconfig".
@@ -91,30 +96,33 @@ type Values struct {
 	// CASecretName holds the cluster CA (ca.crt) published as kube-root-ca.crt; "" means "ca".
 	CASecretName string `json:"ca_secret_name"`
 	// ClientCASecretName holds the client CA (ca.crt, ca.key) CSRs are signed with; "" means
-	// "ca-client" (S4:13090, S4:13115).
+	// "ca-client" (Gardener's docs/concepts/operator.md).
 	ClientCASecretName string `json:"client_ca_secret_name"`
 	// ServiceAccountKeySecretName holds the ServiceAccount signing key (key.pem); "" means
-	// "service-account-key" (S4:13117).
+	// "service-account-key" (Gardener's docs/concepts/operator.md).
 	ServiceAccountKeySecretName string `json:"service_account_key_secret_name"`
 	// CertificateSigningDuration is the longest validity of certificates signed for CSRs; ""
 	// means 720h.
 	CertificateSigningDuration string `json:"certificate_signing_duration"`
 	// FeatureGates switch Kubernetes feature gates on or off.
 	FeatureGates map[string]bool `json:"feature_gates"`
-	// PriorityClassName of the pods; "" means gardener-garden-system-300 (S4:26370).
+	// PriorityClassName of the pods; "" means gardener-garden-system-300 (Gardener's "Priority
+	// Classes" docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
 	// ScrapeTargetsAlias is the alias of the Prometheus that scrapes the metrics; "" means
-	// all-garden-scrape-targets (S4:25962).
+	// all-garden-scrape-targets (Gardener's "Network Policies" docs/operations/network_policies.md).
 	ScrapeTargetsAlias string `json:"scrape_targets_alias"`
 	// Shoot, when set, configures a shoot's controller manager; nil is the virtual garden's.
 	Shoot *ShootNetworks `json:"-"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
 	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
-	// (S4:22997-23007, S4:24209-24211).
+	// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
+	// docs/development/component-checklist.md).
 	Hibernated bool `json:"-"`
 }
 
-// Name is the Deployment's and Service's name, <prefix>kube-controller-manager (S4:12712).
+// Name is the Deployment's and Service's name, <prefix>kube-controller-manager (Gardener's
+// docs/concepts/operator.md).
 func Name(prefix string) string { return prefix + "kube-controller-manager" }
 
 // SelectorLabels select the controller manager's pods.
@@ -123,7 +131,8 @@ func SelectorLabels(prefix string) map[string]string {
 }
 
 // Replicas is 2 with high availability, 1 otherwise: the count for controllers of a control
-// plane (S4:24611-24670, S4:14122-14133).
+// plane (Gardener's docs/development/high-availability-of-components.md, "Gardener Resource
+// Manager" docs/concepts/resource-manager.md).
 func Replicas(highAvailability bool) int32 {
 	if highAvailability {
 		return 2
@@ -250,7 +259,8 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 	labels := map[string]string{
 		"gardener.cloud/role":              "controlplane",
 		"networking.gardener.cloud/to-dns": "allowed",
-		// S4:13834: egress to the API server's Service in the same namespace.
+		// Gardener's docs/concepts/resource-manager.md: egress to the API server's Service in the same
+		// namespace.
 		kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(prefix), kubeapiserver.Port): "allowed",
 	}
 	maps.Copy(labels, selector)
@@ -303,7 +313,7 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 							InitialDelaySeconds: 15, PeriodSeconds: 10, TimeoutSeconds: 15, FailureThreshold: 2,
 						},
 						// Initial requests an operator would pick for a control plane without
-						// workloads; the documents give none.
+						// workloads; Gardener's documentation gives none.
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 							corev1.ResourceCPU:    resource.MustParse("100m"),
 							corev1.ResourceMemory: resource.MustParse("128Mi"),
@@ -317,7 +327,8 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 	}, nil
 }
 
-// service exposes the metrics port to the garden's Prometheus (S4:25962).
+// service exposes the metrics port to the garden's Prometheus (Gardener's
+// docs/operations/network_policies.md).
 func service(v Values, prefix, ns string) *corev1.Service {
 	return kubeapiserver.MetricsService(Name(prefix), ns, SelectorLabels(prefix), or(v.ScrapeTargetsAlias, "all-garden-scrape-targets"), Port)
 }

@@ -72,7 +72,8 @@ func TestServiceAccountTokenControllerIsDisabled(t *testing.T) {
 	controllers, ok := flag(d.Spec.Template.Spec.Containers[0].Args, "controllers")
 	require.True(t, ok)
 	list := strings.Split(controllers, ",")
-	// S4:12724, S4:13086: serviceaccount-token is unconditionally disabled.
+	// Gardener's "Gardener Operator" docs/concepts/operator.md, Gardener's docs/concepts/operator.md:
+	// serviceaccount-token is unconditionally disabled.
 	assert.Contains(t, list, "-serviceaccount-token")
 	assert.NotContains(t, list, "serviceaccount-token")
 	assert.NotContains(t, list, "*", "only the named controllers run")
@@ -87,14 +88,16 @@ func TestDocumentedFacts(t *testing.T) {
 		replicas int32
 		pdb      bool
 	}{
-		// Controllers: 1 replica without, 2 with high availability (S4:24611-24670).
+		// Controllers: 1 replica without, 2 with high availability (Gardener's "High Availability Of
+		// Components" docs/development/high-availability-of-components.md).
 		{false, 1, false},
 		{true, 2, true},
 	} {
 		v := minimal()
 		v.HighAvailability = tc.ha
 		d := deploymentOf(t, v)
-		// S4:12712: the name; S4:26370: gardener-garden-system-300.
+		// Gardener's docs/concepts/operator.md: the name; Gardener's "Priority Classes"
+		// docs/development/priority-classes.md: gardener-garden-system-300.
 		assert.Equal(t, "virtual-garden-kube-controller-manager", d.Name)
 		assert.Equal(t, "garden", d.Namespace)
 		assert.Equal(t, "gardener-garden-system-300", d.Spec.Template.Spec.PriorityClassName)
@@ -126,7 +129,8 @@ func TestDocumentedFacts(t *testing.T) {
 }
 
 // TestHibernation checks that a hibernated controller manager has no replicas, with or without
-// high availability (S4:22997-23007, S4:24209-24211).
+// high availability (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component
+// Checklist" docs/development/component-checklist.md).
 func TestHibernation(t *testing.T) {
 	for _, tc := range []struct {
 		name       string

@@ -21,14 +21,16 @@ const (
 	configDir = "/var/lib/kube-scheduler-config"
 	tlsDir    = "/var/lib/kube-scheduler-server"
 	// BinPackingSchedulerName is the scheduler name of the bin-packing profile, which a
-	// webhook in the shoot sets on new pods (S4:23233, S4:23245).
+	// webhook in the shoot sets on new pods (Gardener's "Shoot Scheduling Profiles"
+	// docs/usage/shoot/shoot_scheduling_profiles.md).
 	BinPackingSchedulerName = "bin-packing-scheduler"
 )
 
 // accessSecret is the shoot access Secret: a kubeconfig for the shoot's kube-apiserver, reached
 // through its Service in the same namespace, that authenticates with the token the shoot's
 // gardener-resource-manager requests for the ServiceAccount kube-system/kube-scheduler of the
-// shoot and writes into the Secret's token key (token requestor, class shoot, S4:13682).
+// shoot and writes into the Secret's token key (token requestor, class shoot, Gardener's "Gardener
+// Resource Manager" docs/concepts/resource-manager.md).
 func accessSecret(v Values) (*corev1.Secret, error) {
 	ca := render.GeneratedRef(v.Namespace, v.CASecretName, "ca.crt", true)
 	if v.CABundle != "" {
@@ -73,11 +75,12 @@ func caData(s string) string {
 }
 
 // configuration is the KubeSchedulerConfiguration. balanced starts kube-scheduler without
-// profiles, which gives the default-scheduler with the default plugins (S4:23216). bin-packing
-// adds the bin-packing-scheduler profile, which scores nodes by the most allocated resources
-// without the balanced-allocation plugin (S4:23228-23243); default-scheduler stays, so that pods
-// created while the shoot's webhook is not yet in place are still scheduled (an operator's
-// choice: the documents show only the added profile).
+// profiles, which gives the default-scheduler with the default plugins (Gardener's
+// docs/usage/shoot/shoot_scheduling_profiles.md). bin-packing adds the bin-packing-scheduler
+// profile, which scores nodes by the most allocated resources without the balanced-allocation
+// plugin (Gardener's docs/usage/shoot/shoot_scheduling_profiles.md); default-scheduler stays, so
+// that pods created while the shoot's webhook is not yet in place are still scheduled (an
+// operator's choice: Gardener's documentation shows only the added profile).
 func configuration(v Values) (string, error) {
 	cfg := map[string]any{
 		"apiVersion":       "kubescheduler.config.k8s.io/v1",

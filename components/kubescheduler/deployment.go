@@ -24,8 +24,9 @@ func SelectorLabels() map[string]string {
 }
 
 // command is the kube-scheduler command line with the provider-independent flags of
-// S4:15664-15673: --config, the delegated authentication and authorization kubeconfigs, secure
-// serving and ports, and --feature-gates.
+// Gardener's "ControlPlane Webhooks" docs/extensions/controlplane-webhooks.md: --config, the
+// delegated authentication and authorization kubeconfigs, secure serving and ports, and
+// --feature-gates.
 func command(v Values) []string {
 	kubeconfig := accessDir + "/kubeconfig"
 	c := []string{
@@ -56,10 +57,12 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 	}
 	selector := SelectorLabels()
 	labels := map[string]string{
-		// The weeder restarts control-plane pods once kube-apiserver is back (S4:26843).
+		// The weeder restarts control-plane pods once kube-apiserver is back (Gardener's "Seed
+		// Bootstrapping" docs/operations/seed_bootstrapping.md).
 		"gardener.cloud/role":              "controlplane",
 		"networking.gardener.cloud/to-dns": "allowed",
-		// S4:13834: egress to the API server's Service in the same namespace.
+		// Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md: egress to the API
+		// server's Service in the same namespace.
 		kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(""), kubeapiserver.Port): "allowed",
 	}
 	maps.Copy(labels, selector)
@@ -102,7 +105,8 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 				},
 				Spec: corev1.PodSpec{
 					AutomountServiceAccountToken: ptr.To(false),
-					// S4:26391: gardener-system-300 unless the values say otherwise (validate).
+					// Gardener's "Priority Classes" docs/development/priority-classes.md: gardener-system-300
+					// unless the values say otherwise (validate).
 					PriorityClassName:         v.PriorityClassName,
 					TopologySpreadConstraints: spread,
 					SecurityContext: &corev1.PodSecurityContext{
@@ -123,7 +127,7 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 							}},
 							InitialDelaySeconds: 15, PeriodSeconds: 10, TimeoutSeconds: 15, FailureThreshold: 2,
 						},
-						// Initial requests for a scheduler; the documents give none.
+						// Initial requests for a scheduler; Gardener's documentation gives none.
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 							corev1.ResourceCPU:    resource.MustParse("10m"),
 							corev1.ResourceMemory: resource.MustParse("64Mi"),
@@ -141,7 +145,8 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 	}, nil
 }
 
-// service exposes the metrics port to the shoot's Prometheus (S4:26009).
+// service exposes the metrics port to the shoot's Prometheus (Gardener's "Network Policies"
+// docs/operations/network_policies.md).
 func service(v Values) *corev1.Service {
 	return kubeapiserver.MetricsService(Name, v.Namespace, SelectorLabels(), "all-scrape-targets", Port)
 }

@@ -1,6 +1,7 @@
 // Package kubescheduler renders the kube_scheduler component: a shoot control plane's
 // kube-scheduler, a Deployment named kube-scheduler with a container of that name in the shoot
-// namespace of the seed (S4:15658-15675), and the token-requestor access Secret through which it
+// namespace of the seed (Gardener's "ControlPlane Webhooks"
+// docs/extensions/controlplane-webhooks.md), and the token-requestor access Secret through which it
 // reaches the shoot's kube-apiserver.
 package kubescheduler
 
@@ -21,7 +22,8 @@ import (
 
 // Names of the rendered objects.
 const (
-	// Name is the Deployment's, container's and Service's name (S4:15660-15662).
+	// Name is the Deployment's, container's and Service's name (Gardener's
+	// docs/extensions/controlplane-webhooks.md).
 	Name = "kube-scheduler"
 	// DefaultAccessSecretName is the token-requestor Secret with the scheduler's kubeconfig, as
 	// Gardener names shoot access Secrets (shoot-access-<component>).
@@ -34,7 +36,8 @@ const (
 	Port = 10259
 )
 
-// The scheduling profiles (S4:23206-23222).
+// The scheduling profiles (Gardener's "Shoot Scheduling Profiles"
+// docs/usage/shoot/shoot_scheduling_profiles.md).
 const (
 	ProfileBalanced   = "balanced"
 	ProfileBinPacking = "bin-packing"
@@ -54,9 +57,11 @@ type Values struct {
 	// KubernetesVersion (MAJOR.MINOR.PATCH) of the shoot tags the image; required.
 	KubernetesVersion string `json:"kubernetes_version"`
 	// HighAvailability runs 2 leader-electing replicas spread over nodes and zones instead of 1:
-	// the control plane's controllers with failure tolerance node or zone (S4:24662-24664).
+	// the control plane's controllers with failure tolerance node or zone (Gardener's "High
+	// Availability Of Components" docs/development/high-availability-of-components.md).
 	HighAvailability bool `json:"high_availability"`
-	// Profile is balanced or bin-packing; "" means balanced (S4:3013).
+	// Profile is balanced or bin-packing; "" means balanced (Gardener's KubeSchedulerConfig in
+	// docs/api-reference/core.md).
 	Profile string `json:"profile"`
 	// FeatureGates switch Kubernetes feature gates on or off.
 	FeatureGates map[string]bool `json:"feature_gates"`
@@ -74,16 +79,18 @@ type Values struct {
 	// serves with; "" lets kube-scheduler serve with a self-signed certificate.
 	ServerTLSSecretName string `json:"server_tls_secret_name"`
 	// PriorityClassName of the pods; "" means gardener-system-300, the class of kube-scheduler in
-	// a shoot control plane (S4:26391). Set from Go only, for composites that run it elsewhere.
+	// a shoot control plane (Gardener's "Priority Classes" docs/development/priority-classes.md). Set
+	// from Go only, for composites that run it elsewhere.
 	PriorityClassName string `json:"-"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
 	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
-	// (S4:22997-23007, S4:24209-24211).
+	// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
+	// docs/development/component-checklist.md).
 	Hibernated bool `json:"-"`
 }
 
 // Replicas is 2 with high availability, 1 otherwise: the count for controllers of a shoot
-// control plane (S4:24662-24664).
+// control plane (Gardener's docs/development/high-availability-of-components.md).
 func Replicas(highAvailability bool) int32 {
 	if highAvailability {
 		return 2
@@ -160,7 +167,7 @@ func validate(v *Values) error {
 		v.CASecretName = DefaultCASecretName
 	}
 	if v.PriorityClassName == "" {
-		// S4:26391: gardener-system-300 for kube-scheduler.
+		// Gardener's docs/development/priority-classes.md: gardener-system-300 for kube-scheduler.
 		v.PriorityClassName = priorityclasses.System300
 	}
 	return nil

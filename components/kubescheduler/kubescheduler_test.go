@@ -65,7 +65,8 @@ func TestDocumentedFacts(t *testing.T) {
 		replicas int32
 	}{
 		// Controllers of a control plane: 1 without HA, 2 with failure tolerance node or zone
-		// (S4:24662-24664).
+		// (Gardener's "High Availability Of Components"
+		// docs/development/high-availability-of-components.md).
 		{false, 1},
 		{true, 2},
 	} {
@@ -73,21 +74,23 @@ func TestDocumentedFacts(t *testing.T) {
 		v.HighAvailability = tt.ha
 		objs, err := Objects(v)
 		require.NoError(t, err)
-		// S4:15660-15662: Deployment kube-scheduler in the shoot namespace, container of the same name.
+		// Gardener's "ControlPlane Webhooks" docs/extensions/controlplane-webhooks.md: Deployment
+		// kube-scheduler in the shoot namespace, container of the same name.
 		d := typed[appsv1.Deployment](t, objs, "Deployment", "kube-scheduler")
 		assert.Equal(t, shootNamespace, d.Namespace)
 		assert.Equal(t, tt.replicas, *d.Spec.Replicas)
-		// S4:26391: gardener-system-300.
+		// Gardener's "Priority Classes" docs/development/priority-classes.md: gardener-system-300.
 		assert.Equal(t, "gardener-system-300", d.Spec.Template.Spec.PriorityClassName)
 		c := d.Spec.Template.Spec.Containers[0]
 		assert.Equal(t, "kube-scheduler", c.Name)
 		assert.Equal(t, "registry.k8s.io/kube-scheduler:v1.32.3", c.Image)
-		// S4:15664-15667: the flags live in the command.
+		// Gardener's docs/extensions/controlplane-webhooks.md: the flags live in the command.
 		assert.Contains(t, c.Command, "--config=/var/lib/kube-scheduler-config/config.yaml")
 		assert.Contains(t, c.Command, "--authentication-kubeconfig=/var/run/secrets/gardener.cloud/shoot/access/kubeconfig")
 		assert.Contains(t, c.Command, "--authorization-kubeconfig=/var/run/secrets/gardener.cloud/shoot/access/kubeconfig")
 		assert.Contains(t, c.Command, "--secure-port=10259")
-		// The weeder restarts controlplane pods after kube-apiserver is back (S4:26843).
+		// The weeder restarts controlplane pods after kube-apiserver is back (Gardener's "Seed
+		// Bootstrapping" docs/operations/seed_bootstrapping.md).
 		assert.Equal(t, "controlplane", d.Spec.Template.Labels["gardener.cloud/role"])
 		for k, val := range d.Spec.Selector.MatchLabels {
 			assert.Equal(t, val, d.Spec.Template.Labels[k], k)
@@ -98,7 +101,8 @@ func TestDocumentedFacts(t *testing.T) {
 }
 
 // TestHibernation checks that a hibernated scheduler has no replicas, with or without high
-// availability (S4:22997-23007, S4:24209-24211).
+// availability (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component
+// Checklist" docs/development/component-checklist.md).
 func TestHibernation(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -122,8 +126,8 @@ func TestHibernation(t *testing.T) {
 	}
 }
 
-// TestPriorityClass checks the default, gardener-system-300 (S4:26391), and that Go callers may
-// choose another class.
+// TestPriorityClass checks the default, gardener-system-300 (Gardener's
+// docs/development/priority-classes.md), and that Go callers may choose another class.
 func TestPriorityClass(t *testing.T) {
 	for _, tc := range []struct{ set, want string }{
 		{"", "gardener-system-300"},
@@ -169,11 +173,13 @@ func TestProfiles(t *testing.T) {
 		require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &cfg))
 		return cfg
 	}
-	// S4:23216: balanced starts without profiles; S4:3013: it is the default.
+	// Gardener's "Shoot Scheduling Profiles" docs/usage/shoot/shoot_scheduling_profiles.md: balanced
+	// starts without profiles; Gardener's KubeSchedulerConfig in docs/api-reference/core.md: it is the
+	// default.
 	for _, p := range []string{"", "balanced"} {
 		assert.NotContains(t, config(p), "profiles")
 	}
-	// S4:23228-23243: the bin-packing profile.
+	// Gardener's docs/usage/shoot/shoot_scheduling_profiles.md: the bin-packing profile.
 	profiles := config("bin-packing")["profiles"].([]any)
 	var names []string
 	for _, p := range profiles {

@@ -16,7 +16,8 @@ const KubeconfigPath = KubeconfigDir + "/kubeconfig"
 // ShootAccess is how a component in a shoot's control plane reaches the shoot's API server:
 // the shoot's generic token kubeconfig, and a token for the component's ServiceAccount in the
 // shoot's kube-system namespace, which the shoot's gardener-resource-manager requests into a
-// token-requestor Secret (S4:13686-13741, S4:15760-15764). The cluster autoscaler shares it.
+// token-requestor Secret (Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md,
+// "Conventions" docs/extensions/conventions.md). The cluster autoscaler shares it.
 type ShootAccess struct {
 	// Namespace is the shoot's control-plane namespace.
 	Namespace string

@@ -6,9 +6,9 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// CRDNames are the machine.sapcloud.io kinds the controller works on (S4:17852). They are
-// cluster-wide, so the seed installs them once for all its shoots rather than each shoot's
-// component.
+// CRDNames are the machine.sapcloud.io kinds the controller works on (Gardener's "Worker"
+// docs/extensions/resources/worker.md). They are cluster-wide, so the seed installs them once for
+// all its shoots rather than each shoot's component.
 var CRDNames = []string{
 	"machineclasses.machine.sapcloud.io",
 	"machinedeployments.machine.sapcloud.io",

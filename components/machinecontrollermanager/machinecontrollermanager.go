@@ -1,9 +1,10 @@
 // Package machinecontrollermanager renders the machine_controller_manager component: the
 // controller in a shoot's control-plane namespace of the seed that turns MachineDeployments,
 // MachineSets and Machines (machine.sapcloud.io/v1alpha1) into virtual machines backing the
-// shoot's nodes (S4:17852-17854, S4:11879). gardenlet deploys the Deployment; the provider
-// extension injects its provider-specific sidecar into it (S4:17961) and writes the
-// MachineClasses and MachineDeployments from the Worker resource.
+// shoot's nodes (Gardener's "Worker" docs/extensions/resources/worker.md, "Architecture"
+// docs/concepts/architecture.md). gardenlet deploys the Deployment; the provider extension injects
+// its provider-specific sidecar into it (Gardener's docs/extensions/resources/worker.md) and writes
+// the MachineClasses and MachineDeployments from the Worker resource.
 package machinecontrollermanager
 
 import (
@@ -26,12 +27,12 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Name is the name of the Deployment, Service, ServiceAccount and RBAC objects (S4:11879,
-// S4:17961).
+// Name is the name of the Deployment, Service, ServiceAccount and RBAC objects (Gardener's
+// docs/concepts/architecture.md, docs/extensions/resources/worker.md).
 const Name = "machine-controller-manager"
 
-// Port serves the controller's metrics and health endpoint. The documents give no number;
-// 10258 is the one Gardener uses.
+// Port serves the controller's metrics and health endpoint. Gardener's documentation gives no
+// number; 10258 is the one Gardener uses.
 const Port = 10258
 
 // Values are the component's typed inputs. Zero values mean the documented defaults.
@@ -45,16 +46,19 @@ type Values struct {
 	// Replicas of the controller; nil means 1. 0 stops it, as for a hibernated shoot.
 	Replicas *int32 `json:"replicas"`
 	// GenericKubeconfigSecretName names the Secret (key kubeconfig) with the shoot's generic
-	// token kubeconfig (S4:15760-15764); "" means "generic-token-kubeconfig".
+	// token kubeconfig (Gardener's "Conventions" docs/extensions/conventions.md); "" means
+	// "generic-token-kubeconfig".
 	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
 	// AccessSecretName names the token-requestor Secret rendered for the controller's shoot
 	// ServiceAccount; "" means "shoot-access-machine-controller-manager".
 	AccessSecretName string `json:"access_secret_name"`
-	// PriorityClassName of the pods; "" means gardener-system-300 (S4:26391).
+	// PriorityClassName of the pods; "" means gardener-system-300 (Gardener's "Priority Classes"
+	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
 	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
-	// (S4:22997-23007, S4:24209-24211). It wins over Replicas.
+	// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
+	// docs/development/component-checklist.md). It wins over Replicas.
 	Hibernated bool `json:"-"`
 }
 
@@ -103,7 +107,7 @@ func args(namespace string) []string {
 		"--target-kubeconfig=" + KubeconfigPath,
 		"--port=" + strconv.Itoa(Port),
 		// Safety limits on machines beyond a MachineDeployment's replicas, the values an operator
-		// expects; the documents give none.
+		// expects; Gardener's documentation gives none.
 		"--safety-up=2",
 		"--safety-down=1",
 		"--machine-safety-overshooting-period=1m",
@@ -136,8 +140,8 @@ func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
 	labels := map[string]string{
 		"gardener.cloud/role":                                                           "controlplane",
 		"networking.gardener.cloud/to-dns":                                              "allowed",
-		"networking.gardener.cloud/to-runtime-apiserver":                                "allowed", // its machine objects (S4:25950)
-		"networking.gardener.cloud/to-public-networks":                                  "allowed", // the provider's API (S4:25952)
+		"networking.gardener.cloud/to-runtime-apiserver":                                "allowed", // its machine objects (Gardener's docs/operations/network_policies.md)
+		"networking.gardener.cloud/to-public-networks":                                  "allowed", // the provider's API (Gardener's docs/operations/network_policies.md)
 		kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(""), kubeapiserver.Port): "allowed",
 	}
 	maps.Copy(labels, SelectorLabels())
@@ -168,7 +172,7 @@ func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
 						LivenessProbe: &corev1.Probe{
 							ProbeHandler: probe, InitialDelaySeconds: 30, PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3,
 						},
-						// Requests an operator would start from; the documents give none.
+						// Requests an operator would start from; Gardener's documentation gives none.
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 							corev1.ResourceCPU:    resource.MustParse("5m"),
 							corev1.ResourceMemory: resource.MustParse("20Mi"),
@@ -182,7 +186,8 @@ func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
 	}, nil
 }
 
-// service exposes the metrics to the shoot's Prometheus (S4:26009).
+// service exposes the metrics to the shoot's Prometheus (Gardener's
+// docs/operations/network_policies.md).
 func service(namespace string) *corev1.Service {
 	return kubeapiserver.MetricsService(Name, namespace, SelectorLabels(), "all-scrape-targets", Port)
 }

@@ -48,10 +48,13 @@ func TestDocumentedFacts(t *testing.T) {
 	require.NoError(t, err)
 	var d appsv1.Deployment
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Deployment", "machine-controller-manager").Object, &d))
-	// S4:11879, S4:17961: the Deployment machine-controller-manager in the shoot namespace.
+	// Gardener's "Architecture" docs/concepts/architecture.md, Gardener's "Worker"
+	// docs/extensions/resources/worker.md: the Deployment machine-controller-manager in the shoot
+	// namespace.
 	assert.Equal(t, "shoot--dev--a", d.Namespace)
 	assert.Equal(t, int32(1), *d.Spec.Replicas)
-	// S4:26391: machine-controller-manager is a gardener-system-300 component.
+	// Gardener's "Priority Classes" docs/development/priority-classes.md: machine-controller-manager
+	// is a gardener-system-300 component.
 	assert.Equal(t, "gardener-system-300", d.Spec.Template.Spec.PriorityClassName)
 	for k, val := range d.Spec.Selector.MatchLabels {
 		assert.Equal(t, val, d.Spec.Template.Labels[k], k)
@@ -65,11 +68,13 @@ func TestDocumentedFacts(t *testing.T) {
 	var s corev1.Service
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Service", "machine-controller-manager").Object, &s))
 	assert.Equal(t, int32(Port), s.Spec.Ports[0].Port)
-	// S4:26009: shoot Prometheus scrape annotation.
+	// Gardener's "Network Policies" docs/operations/network_policies.md: shoot Prometheus scrape
+	// annotation.
 	assert.Contains(t, s.Annotations, "networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports")
 
 	secret := rendertest.MustFind(t, objs, "Secret", "shoot-access-machine-controller-manager")
-	// S4:13686-13691: token-requestor Secret for kube-system/machine-controller-manager.
+	// Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md: token-requestor Secret
+	// for kube-system/machine-controller-manager.
 	assert.Equal(t, "token-requestor", secret.GetLabels()["resources.gardener.cloud/purpose"])
 	assert.Equal(t, "kube-system", secret.GetAnnotations()["serviceaccount.resources.gardener.cloud/namespace"])
 	for _, kind := range []string{"ServiceAccount", "Role", "RoleBinding"} {
@@ -77,7 +82,7 @@ func TestDocumentedFacts(t *testing.T) {
 	}
 	mr := rendertest.MustFind(t, objs, "ManagedResource", ShootRBACName)
 	_, hasClass, _ := unstructuredString(mr.Object, "spec", "class")
-	assert.False(t, hasClass, "applied into the shoot (S4:15754)")
+	assert.False(t, hasClass, "applied into the shoot (Gardener's docs/extensions/conventions.md)")
 }
 
 func unstructuredString(m map[string]any, path ...string) (string, bool, error) {
@@ -98,7 +103,8 @@ func unstructuredString(m map[string]any, path ...string) (string, bool, error) 
 // TestCRDsAreStructural checks that the machine.sapcloud.io CRDs would be accepted by an API
 // server: structural schemas of apiextensions.k8s.io/v1.
 // TestHibernation checks that a hibernated controller has no replicas whatever Replicas says
-// (S4:22997-23007, S4:24209-24211), and that Replicas counts otherwise.
+// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
+// docs/development/component-checklist.md), and that Replicas counts otherwise.
 func TestHibernation(t *testing.T) {
 	for _, tc := range []struct {
 		name     string

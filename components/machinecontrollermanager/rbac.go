@@ -12,11 +12,13 @@ import (
 )
 
 // ShootRBACName is the ManagedResource with the controller's permissions in the shoot, applied
-// by the shoot's gardener-resource-manager (class unset, S4:15754).
+// by the shoot's gardener-resource-manager (class unset, Gardener's "Conventions"
+// docs/extensions/conventions.md).
 const ShootRBACName = "shoot-core-" + Name
 
 // seedRBAC lets the controller's ServiceAccount manage the machine objects of its namespace,
-// the Secrets the MachineClasses refer to (S4:17970-17977), its leader-election Lease and events.
+// the Secrets the MachineClasses refer to (Gardener's "Worker"
+// docs/extensions/resources/worker.md), its leader-election Lease and events.
 func seedRBAC(namespace string) (*corev1.ServiceAccount, *rbacv1.Role, *rbacv1.RoleBinding) {
 	meta := metav1.ObjectMeta{Name: Name, Namespace: namespace, Labels: SelectorLabels()}
 	sa := &corev1.ServiceAccount{ObjectMeta: meta, AutomountServiceAccountToken: ptr.To(true)}
@@ -59,7 +61,8 @@ func shootRBAC(cluster, namespace string) ([]render.Object, error) {
 	}
 	return managedresource.Pack(managedresource.Spec{
 		Cluster: cluster, Namespace: namespace, Name: ShootRBACName,
-		// The shoot deletion's clean-up leaves objects with this label alone (S4:197-203).
+		// The shoot deletion's clean-up leaves objects with this label alone (Gardener's "Necessary
+		// Labeling for Custom CSI Components" docs/usage/advanced/csi_components.md).
 		InjectLabels: map[string]string{"shoot.gardener.cloud/no-cleanup": "true"},
 		Objects:      us,
 	})

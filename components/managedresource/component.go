@@ -24,7 +24,7 @@ type Values struct {
 	// underscores as dashes, Objects requires it.
 	Name string `json:"name"`
 	// Class selects the resource manager instance ("seed" in a seed, "" for a shoot's own
-	// resource manager, S4:13379-13386).
+	// resource manager, Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md).
 	Class string `json:"class"`
 	// KeepObjects leaves the objects in the target cluster when the ManagedResource goes.
 	KeepObjects bool `json:"keep_objects"`

@@ -35,7 +35,8 @@ func TestRenderFacts(t *testing.T) {
 		assert.Equal(t, "seed", o.Cluster)
 		assert.Equal(t, "shoot--dev--a", o.Object.GetNamespace())
 	}
-	// S4:13307: the Secret is named managedresource-<name>.
+	// Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md: the Secret is named
+	// managedresource-<name>.
 	secret := rendertest.MustFind(t, out.Objects, "Secret", "managedresource-extension-chart")
 	assert.Equal(t, "true", secret.GetLabels()[ContentsLabel])
 	data, _, _ := unstructured.NestedStringMap(secret.Object, "stringData")

@@ -1,9 +1,10 @@
 // Package managedresource packs objects into a gardener-resource-manager ManagedResource: the
-// objects serialised into a Secret, and the ManagedResource referring to it (S4:13277-13460,
-// API S4:9895-10079). Seed system components, extensions and a shoot's system components reach
-// their target cluster this way; the engine applies the Secret and the ManagedResource and waits
-// until the resource manager reports the ManagedResource applied, healthy and not progressing
-// (digest 4.1).
+// objects serialised into a Secret, and the ManagedResource referring to it (Gardener's "Gardener
+// Resource Manager" docs/concepts/resource-manager.md, API Gardener's "Resources"
+// docs/api-reference/resources.md). Seed system components, extensions and a shoot's system
+// components reach their target cluster this way; the engine applies the Secret and the
+// ManagedResource and waits until the resource manager reports the ManagedResource applied, healthy
+// and not progressing (digest 4.1).
 package managedresource
 
 import (
@@ -32,7 +33,8 @@ type Spec struct {
 	Namespace string
 	Name      string
 	// Class selects the resource manager instance: "seed" for a seed's own components, "" for
-	// the shoot's resource manager, which applies into the shoot (S4:13379-13386).
+	// the shoot's resource manager, which applies into the shoot (Gardener's
+	// docs/concepts/resource-manager.md).
 	Class string
 	// KeepObjects leaves the objects in the target cluster when the ManagedResource is deleted.
 	KeepObjects bool
@@ -43,7 +45,7 @@ type Spec struct {
 }
 
 // SecretName is the name of the Secret holding a ManagedResource's objects. Gardener prefixes
-// these Secrets with "managedresource-" (S4:13307, 13331).
+// these Secrets with "managedresource-" (Gardener's docs/concepts/resource-manager.md).
 func SecretName(mr string) string { return "managedresource-" + mr }
 
 // DataKey is the key one object is stored under: <kind>__<namespace>__<name>.yaml, lower-case,
@@ -76,7 +78,7 @@ func Pack(s Spec) ([]render.Object, error) {
 			Labels: map[string]string{
 				ContentsLabel: "true",
 				// The resource manager deletes such Secrets once no ManagedResource refers to
-				// them any more (S4:13522).
+				// them any more (Gardener's docs/concepts/resource-manager.md).
 				"resources.gardener.cloud/garbage-collectable-reference": "true",
 			},
 		},

@@ -1,7 +1,9 @@
 // Package namespace renders the namespace component: one Namespace with labels and annotations.
 // Gardener's components expect their namespaces to carry labels (the high-availability-config
-// consider label, S4:24772; gardener.cloud/role, S4:26032), so a landscape declares its
-// namespaces explicitly instead of relying on the first object created in them.
+// consider label, Gardener's "High Availability Of Components"
+// docs/development/high-availability-of-components.md; gardener.cloud/role, Gardener's "Network
+// Policies" docs/operations/network_policies.md), so a landscape declares its namespaces explicitly
+// instead of relying on the first object created in them.
 package namespace
 
 import (

@@ -41,7 +41,9 @@ func TestRenderGolden(t *testing.T) {
 	}{
 		{"default", render.Input{Name: "istio_system", Config: config("", nil, nil)}},
 		{"garden", render.Input{Name: "garden", Config: config("garden", map[string]string{
-			// S4:24772: the high-availability-config webhook only considers namespaces with this label.
+			// Gardener's "High Availability Of Components"
+			// docs/development/high-availability-of-components.md: the high-availability-config webhook only
+			// considers namespaces with this label.
 			"high-availability-config.resources.gardener.cloud/consider": "true",
 			"gardener.cloud/role": "garden",
 		}, map[string]string{"high-availability-config.resources.gardener.cloud/zones": "a,b,c"})}},

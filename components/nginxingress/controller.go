@@ -18,7 +18,8 @@ import (
 
 const (
 	// clusterRoleName names the controller's ClusterRole and binding; one controller runs per
-	// cluster (a runtime cluster that is also a seed runs the garden's, S4:13042-13068).
+	// cluster (a runtime cluster that is also a seed runs the garden's, Gardener's "Gardener Operator"
+	// docs/concepts/operator.md).
 	clusterRoleName = "gardener.cloud:nginx-ingress"
 	// electionID is the Lease the replicas elect the status updater with.
 	electionID = "nginx-ingress-controller-leader"
@@ -29,7 +30,7 @@ const (
 )
 
 // DefaultConfig is the controller's ConfigMap before Values.Config: an operator's choice for a
-// controller that serves many host names (the documents are silent on it).
+// controller that serves many host names (Gardener's documentation is silent on it).
 func DefaultConfig() map[string]string {
 	return map[string]string{
 		"server-name-hash-bucket-size": "256",

@@ -1,9 +1,11 @@
 // Package nginxingress renders the nginx_ingress component: the nginx-ingress-controller that
 // serves the Ingresses of a garden runtime cluster's (or seed's) own components under the
-// ingress domains (.spec.runtimeCluster.ingress, S4:9311-9326; the only controller kind is nginx,
-// S4:2811, S4:17094), with its default backend, behind a Service of type LoadBalancer
-// (garden/nginx-ingress-controller, S4:16657). DNS records for the ingress domains are not part
-// of it.
+// ingress domains (.spec.runtimeCluster.ingress, Gardener's Ingress in
+// docs/api-reference/operator.md; the only controller kind is nginx, Gardener's IngressController
+// in docs/api-reference/core.md, "DNS Record" docs/extensions/resources/dnsrecord.md), with its
+// default backend, behind a Service of type LoadBalancer (garden/nginx-ingress-controller,
+// Gardener's "Provider Local" docs/extensions/provider-local.md). DNS records for the ingress
+// domains are not part of it.
 package nginxingress
 
 import (
@@ -24,21 +26,24 @@ import (
 
 // Names other components need.
 const (
-	// DefaultNamespace is where the controller runs (S4:16657: garden/nginx-ingress-controller).
+	// DefaultNamespace is where the controller runs (Gardener's docs/extensions/provider-local.md:
+	// garden/nginx-ingress-controller).
 	DefaultNamespace = "garden"
-	// ControllerName names the controller's Deployment, Service and ConfigMap (S4:16657,
-	// S4:26370).
+	// ControllerName names the controller's Deployment, Service and ConfigMap (Gardener's
+	// docs/extensions/provider-local.md, "Priority Classes" docs/development/priority-classes.md).
 	ControllerName = "nginx-ingress-controller"
 	// BackendName names the default backend's Deployment and Service, which answer requests no
-	// Ingress matches (S4:26383 names it among the seed's components, S4:26405 the shoot addon's
+	// Ingress matches (Gardener's docs/development/priority-classes.md names it among the seed's
+	// components, Gardener's docs/development/priority-classes.md the shoot addon's
 	// addons-nginx-ingress-k8s-backend).
 	BackendName = "nginx-ingress-k8s-backend"
 	// DefaultIngressClass is the IngressClass the controller serves; components' Ingresses name
 	// it in spec.ingressClassName. The documents are silent on the name; this is the one
 	// Gardener's managed ingress controller uses.
 	DefaultIngressClass = "nginx-ingress-gardener"
-	// appLabel is the app label of the controller's and backend's pods (S4:26078: network
-	// policies select the nginx pods by app=nginx-ingress).
+	// appLabel is the app label of the controller's and backend's pods (Gardener's "Network Policies"
+	// docs/operations/network_policies.md: network policies select the nginx pods by
+	// app=nginx-ingress).
 	appLabel = "nginx-ingress"
 )
 
@@ -62,18 +67,23 @@ type Values struct {
 	// ingress-default-backend).
 	Images map[string]string `json:"images"`
 	// HighAvailability runs the controller and the default backend with 2 replicas instead of 1
-	// (S4:24611-24614: servers run with 2 replicas). A seed's controller always runs with 2
-	// (S4:24619), so seeds set it.
+	// (Gardener's "High Availability Of Components"
+	// docs/development/high-availability-of-components.md: servers run with 2 replicas). A seed's
+	// controller always runs with 2 (Gardener's docs/development/high-availability-of-components.md),
+	// so seeds set it.
 	HighAvailability bool `json:"high_availability"`
-	// LoadBalancerAnnotations are added to the controller's Service (S4:12575).
+	// LoadBalancerAnnotations are added to the controller's Service (Gardener's "Gardener Operator"
+	// docs/concepts/operator.md).
 	LoadBalancerAnnotations map[string]string `json:"load_balancer_annotations"`
 	// IngressClass is the IngressClass the controller serves; "" means nginx-ingress-gardener.
 	IngressClass string `json:"ingress_class"`
 	// Config overrides or adds entries of the controller's ConfigMap (ingress-nginx's
-	// configuration options, as a Shoot's nginx addon offers them, S4:3993).
+	// configuration options, as a Shoot's nginx addon offers them, Gardener's NginxIngress in
+	// docs/api-reference/core.md).
 	Config map[string]string `json:"config"`
-	// PriorityClassName is the pods' class; "" means gardener-garden-system-300 (S4:26370).
-	// Seeds use gardener-system-600 (S4:26383).
+	// PriorityClassName is the pods' class; "" means gardener-garden-system-300 (Gardener's
+	// docs/development/priority-classes.md). Seeds use gardener-system-600 (Gardener's
+	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
 }
 

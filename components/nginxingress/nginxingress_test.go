@@ -79,13 +79,14 @@ func TestDocumentedFacts(t *testing.T) {
 		objs := typedObjects(t, Values{Cluster: decode.Cluster{Name: "runtime"}, HighAvailability: ha, LoadBalancerAnnotations: map[string]string{"a": "b"}})
 		want := int32(1)
 		if ha {
-			want = 2 // S4:24611-24614, S4:24619
+			want = 2 // Gardener's docs/development/high-availability-of-components.md
 		}
-		// S4:16657: garden/nginx-ingress-controller is a LoadBalancer Service.
+		// Gardener's "Provider Local" docs/extensions/provider-local.md: garden/nginx-ingress-controller
+		// is a LoadBalancer Service.
 		svc := objs["Service/garden/nginx-ingress-controller"].(*corev1.Service)
 		require.NotNil(t, svc)
 		assert.Equal(t, corev1.ServiceTypeLoadBalancer, svc.Spec.Type)
-		assert.Equal(t, map[string]string{"a": "b"}, svc.Annotations) // S4:12575
+		assert.Equal(t, map[string]string{"a": "b"}, svc.Annotations) // Gardener's docs/concepts/operator.md
 		var ports []int32
 		for _, p := range svc.Spec.Ports {
 			ports = append(ports, p.Port)
@@ -95,8 +96,8 @@ func TestDocumentedFacts(t *testing.T) {
 		d := objs["Deployment/garden/nginx-ingress-controller"].(*appsv1.Deployment)
 		assert.Equal(t, want, *d.Spec.Replicas)
 		pod := d.Spec.Template.Spec
-		assert.Equal(t, "gardener-garden-system-300", pod.PriorityClassName) // S4:26370
-		assert.Equal(t, "nginx-ingress", d.Spec.Template.Labels["app"])      // S4:26078
+		assert.Equal(t, "gardener-garden-system-300", pod.PriorityClassName) // Gardener's docs/development/priority-classes.md
+		assert.Equal(t, "nginx-ingress", d.Spec.Template.Labels["app"])      // Gardener's docs/operations/network_policies.md
 		assert.Equal(t, d.Spec.Selector.MatchLabels, d.Spec.Template.Labels)
 		assert.Subset(t, pod.Containers[0].Args, []string{
 			"--ingress-class=nginx-ingress-gardener",

@@ -6,7 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// replicas is 2 under high availability, else 1 (S4:24611-24614: servers run with 2 replicas).
+// replicas is 2 under high availability, else 1 (Gardener's "High Availability Of Components"
+// docs/development/high-availability-of-components.md: servers run with 2 replicas).
 func replicas(ha bool) int32 {
 	if ha {
 		return 2
@@ -14,8 +15,9 @@ func replicas(ha bool) int32 {
 	return 1
 }
 
-// spread spreads several replicas over nodes and zones (S4:24620-24650); ScheduleAnyway keeps
-// them schedulable on a single-node cluster.
+// spread spreads several replicas over nodes and zones (Gardener's
+// docs/development/high-availability-of-components.md); ScheduleAnyway keeps them schedulable on a
+// single-node cluster.
 func spread(n int32, labels map[string]string) []corev1.TopologySpreadConstraint {
 	if n < 2 {
 		return nil

@@ -34,8 +34,9 @@ func blackboxConfig() map[string]any {
 	}}}
 }
 
-// blackboxObjects renders blackbox-exporter in the control-plane namespace (S4:15928): its
-// configuration, Deployment and Service. The shoot Prometheus has it probe (apiServerProbe).
+// blackboxObjects renders blackbox-exporter in the control-plane namespace (Gardener's "Logging And
+// Monitoring" docs/extensions/logging-and-monitoring.md): its configuration, Deployment and
+// Service. The shoot Prometheus has it probe (apiServerProbe).
 func blackboxObjects(s stack, v ShootValues) ([]runtime.Object, error) {
 	cfg, err := yaml.Marshal(blackboxConfig())
 	if err != nil {
@@ -58,7 +59,8 @@ func blackboxObjects(s stack, v ShootValues) ([]runtime.Object, error) {
 			secretVolume("ca", v.CASecretName, "ca.crt"),
 		},
 	}
-	// The Service and the external domain (S4:21657), through the seed's load balancer.
+	// The Service and the external domain (Gardener's "Connectivity" docs/monitoring/connectivity.md),
+	// through the seed's load balancer.
 	network := toShootAPIServer(map[string]string{toPublicNetworks: allowed})
 	return []runtime.Object{
 		&corev1.ConfigMap{ObjectMeta: meta(blackboxConfigName, s.namespace, BlackboxExporterName), Data: map[string]string{"blackbox.yaml": string(cfg)}},

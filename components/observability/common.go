@@ -12,13 +12,14 @@ import (
 )
 
 // PriorityClass is the class of every pod of the stack in the garden runtime cluster
-// (S4:26372: fluent-operator, fluent-bit, gardener-metrics-exporter, kube-state-metrics,
-// plutono, vali, prometheus-operator, alertmanager-garden, prometheus-garden,
-// blackbox-exporter, prometheus-longterm).
+// (Gardener's "Priority Classes" docs/development/priority-classes.md: fluent-operator, fluent-bit,
+// gardener-metrics-exporter, kube-state-metrics, plutono, vali, prometheus-operator,
+// alertmanager-garden, prometheus-garden, blackbox-exporter, prometheus-longterm).
 const PriorityClass = priorityclasses.GardenSystem100
 
 // replicas is the replica count of every workload: observability components run one replica
-// whatever the availability requirements (S4:24611-24670).
+// whatever the availability requirements (Gardener's "High Availability Of Components"
+// docs/development/high-availability-of-components.md).
 const replicas int32 = 1
 
 // nobody is the user the stack's containers run as where the image does not bring its own.

@@ -96,7 +96,8 @@ func TestCustomResourcesValidateAgainstCRDs(t *testing.T) {
 }
 
 // documentedExamples are the extension objects of the garden observability documentation
-// (S4:12850-12868, S4:12862-12877, S4:12883-12921), which the CRDs must accept as written.
+// (Gardener's "Gardener Operator" docs/concepts/operator.md), which the CRDs must accept as
+// written.
 const documentedExamples = `
 apiVersion: monitoring.coreos.com/v1
 kind: ServiceMonitor

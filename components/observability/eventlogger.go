@@ -11,7 +11,7 @@ import (
 // eventLoggerObjects renders the event-logger of a shoot control plane: it reads the events of
 // the control-plane namespace in the seed (with its ServiceAccount there) and of the shoot's
 // kube-system namespace (with access's token) and writes them to its log, where the log shipper
-// finds them (S4:21772).
+// finds them (Gardener's "Logging" docs/usage/observability/logging.md).
 func eventLoggerObjects(s stack, access machinecontrollermanager.ShootAccess) []runtime.Object {
 	out := namespacedRBAC(EventLoggerName, s.namespace, eventRules)
 	c := s.container(EventLoggerName, ImageEventLogger, "5m", "30Mi")

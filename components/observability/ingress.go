@@ -9,7 +9,8 @@ import (
 
 // Annotations by which the nginx-ingress controller asks for HTTP basic authentication: the
 // Secret's key auth holds htpasswd lines, "the user name with SHA-1 representation of the
-// password" as Gardener's observability credentials carry it (S4:23646-23650).
+// password" as Gardener's observability credentials carry it (Gardener's "Shoot Credentials
+// Rotation" docs/usage/shoot-operations/shoot_credentials_rotation.md).
 const (
 	annotationAuthType   = "nginx.ingress.kubernetes.io/auth-type"
 	annotationAuthSecret = "nginx.ingress.kubernetes.io/auth-secret"
@@ -18,8 +19,10 @@ const (
 
 // ingress publishes the web port of the Service name as host through Gardener's nginx-ingress
 // controller, which every seed runs to expose Plutono and Prometheus of the seed and its shoots
-// (S4:17094, S4:24619), with TLS: the named certificate, or the controller's default. With
-// authSecret the controller demands the credentials in that Secret first.
+// (Gardener's "DNS Record" docs/extensions/resources/dnsrecord.md, "High Availability Of
+// Components" docs/development/high-availability-of-components.md), with TLS: the named
+// certificate, or the controller's default. With authSecret the controller demands the credentials
+// in that Secret first.
 func ingress(namespace, name, app, host, tlsSecret, authSecret string) *networkingv1.Ingress {
 	ing := &networkingv1.Ingress{
 		ObjectMeta: meta(name, namespace, app),

@@ -15,7 +15,7 @@ import (
 )
 
 // KubeStateMetricsName names kube-state-metrics' Deployment, Service and ServiceAccount
-// (S4:12749).
+// (Gardener's "Gardener Operator" docs/concepts/operator.md).
 const KubeStateMetricsName = "kube-state-metrics"
 
 // Ports of kube-state-metrics: the object metrics and its own telemetry.
@@ -45,8 +45,9 @@ var ksmRules = []rbacv1.PolicyRule{
 
 // kubeStateMetricsObjects renders kube-state-metrics: RBAC, Deployment and Service. With
 // access, it exports the objects of the shoot that access reaches (a shoot control plane's
-// kube-state-metrics, on which the shoot's node alerts depend, S4:21620-21637) instead of those
-// of the cluster it runs in; its permissions are then the shoot's (shootRBAC).
+// kube-state-metrics, on which the shoot's node alerts depend, Gardener's "Alerting"
+// docs/monitoring/alerting.md) instead of those of the cluster it runs in; its permissions are then
+// the shoot's (shootRBAC).
 func kubeStateMetricsObjects(s stack, access *machinecontrollermanager.ShootAccess) []runtime.Object {
 	var out []runtime.Object
 	c := s.container(KubeStateMetricsName, ImageKubeStateMetrics, "10m", "50Mi")
@@ -80,7 +81,8 @@ func ksmEndpoint() map[string]any {
 
 // serviceMonitor has the Prometheus labelled label scrape the endpoints of the Services labelled
 // app=<app> in namespace. It is named and labelled like the documented examples,
-// <label>-<component> with prometheus=<label> (S4:12850-12868, S4:15943-15960, S4:16043-16060).
+// <label>-<component> with prometheus=<label> (Gardener's docs/concepts/operator.md, "Logging And
+// Monitoring" docs/extensions/logging-and-monitoring.md).
 func serviceMonitor(namespace, label, app string, endpoints ...map[string]any) *unstructured.Unstructured {
 	return serviceMonitorSelecting(namespace, label, app, appLabels(app), endpoints...)
 }

@@ -1,16 +1,18 @@
 // Package observability renders the observability component: the garden runtime cluster's
 // monitoring and logging stack as gardener-operator deploys it into the garden namespace,
-// reduced to what a landscape needs to see its garden (S4:12744-12756, S4:12828-12935):
-// prometheus-operator with its CRDs, the Garden Prometheus (prometheus-garden), the Long-term
-// Prometheus (prometheus-longterm), alertmanager-garden, kube-state-metrics, Plutono and Vali.
+// reduced to what a landscape needs to see its garden (Gardener's "Gardener Operator"
+// docs/concepts/operator.md): prometheus-operator with its CRDs, the Garden Prometheus
+// (prometheus-garden), the Long-term Prometheus (prometheus-longterm), alertmanager-garden,
+// kube-state-metrics, Plutono and Vali.
 //
 // Operators extend the stack the documented way: prometheus-operator objects labelled
 // prometheus=garden or prometheus=longterm, AlertmanagerConfigs labelled alertmanager=garden and
-// dashboard ConfigMaps labelled dashboard.monitoring.gardener.cloud/garden=true (S4:12846-12935).
+// dashboard ConfigMaps labelled dashboard.monitoring.gardener.cloud/garden=true (Gardener's
+// docs/concepts/operator.md).
 //
 // Not rendered yet: fluent-operator and fluent-bit (so Vali receives no logs until a log shipper
 // is added), gardener-metrics-exporter, blackbox-exporter and the Long-term Prometheus' Cortex
-// query cache (S4:12856).
+// query cache (Gardener's docs/concepts/operator.md).
 package observability
 
 import (
@@ -28,8 +30,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Labels by which the stack finds the objects operators add (S4:12848, S4:12858, S4:12881,
-// S4:12923).
+// Labels by which the stack finds the objects operators add (Gardener's docs/concepts/operator.md).
 const (
 	// PrometheusLabel is the key of the label that assigns a ServiceMonitor, PodMonitor,
 	// PrometheusRule or ScrapeConfig to a Prometheus.
@@ -91,7 +92,7 @@ var CRDs = []string{
 type Values struct {
 	// Cluster is the garden runtime cluster the stack runs in and observes.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of the stack; "" means "garden" (S4:12846).
+	// Namespace of the stack; "" means "garden" (Gardener's docs/concepts/operator.md).
 	Namespace string `json:"namespace"`
 	// Images overrides entries of the stack's image vector (see ImageNames) by image name:
 	// "repository:tag", "repository@sha256:..." or a bare tag.
@@ -100,8 +101,9 @@ type Values struct {
 	// plutono-garden.<IngressDomain>. "" renders no Ingress.
 	IngressDomain string `json:"ingress_domain"`
 	// IngressTLSSecretName names the Secret (in Namespace) with the certificate Plutono's
-	// Ingress serves, such as the garden's wildcard certificate (S4:27947-27966); "" leaves
-	// the certificate to the ingress controller's default.
+	// Ingress serves, such as the garden's wildcard certificate (Gardener's "Trusted Tls For Garden
+	// Runtime" docs/operations/trusted-tls-for-garden-runtime.md); "" leaves the certificate to the
+	// ingress controller's default.
 	IngressTLSSecretName string `json:"ingress_tls_secret_name"`
 	// PlutonoAdminSecretName names the Secret (in Namespace) whose key "password" is the
 	// password of Plutono's admin user, as a generated_secret of class password writes it;
@@ -111,16 +113,17 @@ type Values struct {
 	PrometheusStorage string `json:"prometheus_storage"`
 	// ValiStorage is the volume size of Vali; "" means "10Gi".
 	ValiStorage string `json:"vali_storage"`
-	// Longterm renders the Long-term Prometheus; nil means true (S4:12854-12856).
+	// Longterm renders the Long-term Prometheus; nil means true (Gardener's
+	// docs/concepts/operator.md).
 	Longterm *bool `json:"longterm"`
 	// Alerting renders alertmanager-garden and points the Garden Prometheus at it; nil means
-	// true (S4:12879-12881).
+	// true (Gardener's docs/concepts/operator.md).
 	Alerting *bool `json:"alerting"`
 	// WatchAllNamespaces has prometheus-operator serve Prometheus and Alertmanager instances in
 	// every namespace rather than Namespace only. Set it when the runtime cluster is a seed too:
-	// the seed then uses the garden's operator (S4:13042-13068), also for the instances in its
-	// shoots' control-plane namespaces (see SeedValues.RuntimeIsGarden). The garden composite
-	// sets it; it is not an attribute of the component.
+	// the seed then uses the garden's operator (Gardener's docs/concepts/operator.md), also for the
+	// instances in its shoots' control-plane namespaces (see SeedValues.RuntimeIsGarden). The garden
+	// composite sets it; it is not an attribute of the component.
 	WatchAllNamespaces bool `json:"-"`
 }
 

@@ -69,8 +69,9 @@ func TestRenderGolden(t *testing.T) {
 }
 
 // TestEveryPodHasPriorityClass100 checks the class of every workload and custom resource that
-// runs pods: gardener-garden-system-100 for the whole stack (S4:26372), and one replica each
-// (S4:24611-24670).
+// runs pods: gardener-garden-system-100 for the whole stack (Gardener's "Priority Classes"
+// docs/development/priority-classes.md), and one replica each (Gardener's "High Availability Of
+// Components" docs/development/high-availability-of-components.md).
 func TestEveryPodHasPriorityClass100(t *testing.T) {
 	objs := render1(t, map[string]cty.Value{"ingress_domain": cty.StringVal("example.com")})
 	workloads := map[string]bool{"Deployment": true, "StatefulSet": true, "DaemonSet": true, "Prometheus": true, "Alertmanager": true}
@@ -97,8 +98,10 @@ func TestEveryPodHasPriorityClass100(t *testing.T) {
 }
 
 // TestSelectorsUseTheDocumentedLabels checks that the instances pick up the objects operators
-// label as documented: prometheus=garden, prometheus=longterm (S4:12848, S4:12858),
-// alertmanager=garden (S4:12881), and that each Prometheus scrapes every 30s (S4:25728).
+// label as documented: prometheus=garden, prometheus=longterm (Gardener's "Gardener Operator"
+// docs/concepts/operator.md), alertmanager=garden (Gardener's docs/concepts/operator.md), and that
+// each Prometheus scrapes every 30s (Gardener's "Monitoring Stack"
+// docs/development/monitoring-stack.md).
 func TestSelectorsUseTheDocumentedLabels(t *testing.T) {
 	objs := render1(t, nil)
 	for name, label := range map[string]string{"garden": "garden", "longterm": "longterm"} {
@@ -136,8 +139,9 @@ func TestSelectorsUseTheDocumentedLabels(t *testing.T) {
 }
 
 // TestDashboards checks Plutono's provisioning: the sidecar picks the ConfigMaps labelled
-// dashboard.monitoring.gardener.cloud/garden=true (S4:12923-12935) and the datasources are the
-// Garden Prometheus and Vali with the documented settings (S4:21899-21912).
+// dashboard.monitoring.gardener.cloud/garden=true (Gardener's docs/concepts/operator.md) and the
+// datasources are the Garden Prometheus and Vali with the documented settings (Gardener's "Logging"
+// docs/usage/observability/logging.md).
 func TestDashboards(t *testing.T) {
 	objs := render1(t, nil)
 	d := rendertest.Find(objs, "Deployment", "plutono")
@@ -168,7 +172,8 @@ func TestDashboards(t *testing.T) {
 }
 
 // TestValiRetention checks the documented retention of 336h for both the table manager and the
-// chunk store (S4:21883-21895) and the Service name Plutono reaches Vali by (S4:21904).
+// chunk store (Gardener's docs/usage/observability/logging.md) and the Service name Plutono reaches
+// Vali by (Gardener's docs/usage/observability/logging.md).
 func TestValiRetention(t *testing.T) {
 	objs := render1(t, map[string]cty.Value{"vali_storage": cty.StringVal("30Gi")})
 	var cfg struct {

@@ -10,7 +10,7 @@ import (
 )
 
 // PrometheusOperatorName names prometheus-operator's Deployment, Service and ServiceAccount
-// (S4:12752).
+// (Gardener's "Gardener Operator" docs/concepts/operator.md).
 const PrometheusOperatorName = "prometheus-operator"
 
 // operatorPort serves the operator's metrics and health endpoint.
@@ -43,10 +43,12 @@ var operatorRules = []rbacv1.PolicyRule{
 }
 
 // operatorObjects renders prometheus-operator: RBAC, Deployment and Service. In the garden it
-// watches only the stack's namespace, where the documents place every object that extends the
-// stack (S4:12846-12935). A seed's operator watches all namespaces: it also runs the Prometheus
-// and Alertmanager instances of the shoot control planes (S4:15928); so does the garden's when
-// the runtime cluster is a seed too, since the seed then uses the garden's (S4:13042-13068).
+// watches only the stack's namespace, where Gardener's documentation places every object that
+// extends the stack (Gardener's docs/concepts/operator.md). A seed's operator watches all
+// namespaces: it also runs the Prometheus and Alertmanager instances of the shoot control planes
+// (Gardener's "Logging And Monitoring" docs/extensions/logging-and-monitoring.md); so does the
+// garden's when the runtime cluster is a seed too, since the seed then uses the garden's
+// (Gardener's docs/concepts/operator.md).
 func operatorObjects(s stack, allNamespaces bool) []runtime.Object {
 	out := clusterRBAC(PrometheusOperatorName, s.namespace, operatorRules)
 	args := []string{"--prometheus-config-reloader=" + s.img[ImagePrometheusConfigReloader]}

@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Names of Plutono's objects (S4:12923: "A Plutono instance is deployed by gardener-operator
-// into the garden namespace").
+// Names of Plutono's objects (Gardener's "Gardener Operator" docs/concepts/operator.md: "A Plutono
+// instance is deployed by gardener-operator into the garden namespace").
 const (
 	PlutonoName = "plutono"
 	// PlutonoHostPrefix is the first label of Plutono's host under the ingress domain.
@@ -38,8 +38,8 @@ const (
 func plutonoHost(domain string) string { return PlutonoHostPrefix + "." + domain }
 
 // dashboardLabel is the key of the label of the ConfigMaps a Plutono loads as dashboards:
-// dashboard.monitoring.gardener.cloud/<role> for role garden, seed or shoot (S4:12923,
-// S4:16018, S4:16204).
+// dashboard.monitoring.gardener.cloud/<role> for role garden, seed or shoot (Gardener's
+// docs/concepts/operator.md, "Logging And Monitoring" docs/extensions/logging-and-monitoring.md).
 func dashboardLabel(role string) string { return "dashboard.monitoring.gardener.cloud/" + role }
 
 // plutonoSpec is what sets one stack's Plutono apart from another's.
@@ -97,7 +97,7 @@ func plutonoObjects(s stack, p plutonoSpec) ([]runtime.Object, error) {
 
 // datasourcesConfig provisions the Prometheus instances and Vali as Plutono's datasources.
 // Vali's entry follows the documented one: proxy access, the logging Service on port 3100 and
-// at most 5000 lines (S4:21899-21912).
+// at most 5000 lines (Gardener's "Logging" docs/usage/observability/logging.md).
 func datasourcesConfig(namespace string, p plutonoSpec) map[string]any {
 	var sources []any
 	for i, svc := range p.prometheus {
@@ -126,7 +126,7 @@ func datasourcesConfig(namespace string, p plutonoSpec) map[string]any {
 
 // dashboardProviders has Plutono load every dashboard the sidecar writes into its dashboard
 // directory, one file per key of each ConfigMap with the stack's dashboard label
-// (S4:12923-12935).
+// (Gardener's docs/concepts/operator.md).
 func dashboardProviders(role string) map[string]any {
 	return map[string]any{
 		"apiVersion": 1,

@@ -17,7 +17,8 @@ import (
 
 // Names of the Prometheus and Alertmanager custom resources. prometheus-operator names their
 // StatefulSets prometheus-<name> and alertmanager-<name>, which gives the component names of
-// the documents: prometheus-garden, prometheus-longterm, alertmanager-garden (S4:12753-12755).
+// Gardener's documentation: prometheus-garden, prometheus-longterm, alertmanager-garden (Gardener's
+// "Gardener Operator" docs/concepts/operator.md).
 const (
 	GardenPrometheusName   = "garden"
 	LongtermPrometheusName = "longterm"
@@ -32,8 +33,8 @@ const (
 	GardenAlertmanagerService = "alertmanager-" + GardenAlertmanagerName
 )
 
-// ScrapeInterval is the default interval between scrapes (S4:25728: "The collection interval
-// should be the default of 30s").
+// ScrapeInterval is the default interval between scrapes (Gardener's "Monitoring Stack"
+// docs/development/monitoring-stack.md: "The collection interval should be the default of 30s").
 const ScrapeInterval = "30s"
 
 // Ports of the operator-managed pods: prometheus-operator names them "web".
@@ -47,10 +48,10 @@ const (
 type prometheusInstance struct {
 	name  string // the custom resource's name
 	label string // the value of its prometheus label, which selects its monitoring objects
-	// retention is how long samples are kept. The documents give no numbers for the garden,
-	// only that the Long-term Prometheus keeps metrics longer than the Garden Prometheus
-	// (S4:12856); these are the values an operator would expect, bounded by retentionSize on
-	// small volumes.
+	// retention is how long samples are kept. Gardener's documentation gives no numbers for the
+	// garden, only that the Long-term Prometheus keeps metrics longer than the Garden Prometheus
+	// (Gardener's docs/concepts/operator.md); these are the values an operator would expect, bounded
+	// by retentionSize on small volumes.
 	retention string
 	// alertmanager is the Service of the Alertmanager it sends alerts to; "" sends none.
 	alertmanager string
@@ -66,7 +67,7 @@ type prometheusInstance struct {
 }
 
 // alertTo has the instance send its alerts to the Alertmanager name and lets its pods reach it
-// (S4:13826-13866).
+// (Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md).
 func (p *prometheusInstance) alertTo(name string) {
 	p.alertmanager = "alertmanager-" + name
 	labels := maps.Clone(p.podLabels)
@@ -156,9 +157,9 @@ func customResources(v Values, s stack, storage resource.Quantity) []*unstructur
 		out = append(out, prometheus(s, p, storage))
 	}
 	if *v.Longterm {
-		// The documents do not say which series; the Garden Prometheus is the landscape's
-		// aggregator of metering (S4:12850), so the metering series and the targets' up series
-		// are kept for long.
+		// Gardener's documentation does not say which series; the Garden Prometheus is the landscape's
+		// aggregator of metering (Gardener's docs/concepts/operator.md), so the metering series and the
+		// targets' up series are kept for long.
 		out = append(out, federation(v.Namespace, LongtermPrometheusLabel, GardenPrometheusService, v.Namespace,
 			`{__name__=~"metering:.+"}`, `{__name__="up"}`))
 	}
@@ -174,9 +175,10 @@ func matchLabels(key, value string) map[string]any {
 }
 
 // prometheus renders one Prometheus. It selects the monitoring objects labelled with its
-// prometheus label (S4:12848, S4:12858, S4:15945, S4:15968, S4:15991, S4:16041) in its own
-// namespace (the namespace selectors are left unset, which means the Prometheus' namespace)
-// and scrapes every 30s (S4:25728).
+// prometheus label (Gardener's docs/concepts/operator.md, "Logging And Monitoring"
+// docs/extensions/logging-and-monitoring.md) in its own namespace (the namespace selectors are left
+// unset, which means the Prometheus' namespace) and scrapes every 30s (Gardener's
+// docs/development/monitoring-stack.md).
 func prometheus(s stack, p prometheusInstance, storage resource.Quantity) *unstructured.Unstructured {
 	sel := matchLabels(PrometheusLabel, p.label)
 	podLabels := prometheusPodLabels(p.name)
@@ -217,7 +219,7 @@ func prometheus(s stack, p prometheusInstance, storage resource.Quantity) *unstr
 
 // federation is a ScrapeConfig, named <label>-<source>, that has the Prometheus labelled label
 // federate the series matching match from the Prometheus behind the Service source in
-// sourceNamespace (S4:12856, S4:21458).
+// sourceNamespace (Gardener's docs/concepts/operator.md, "Alerting" docs/monitoring/alerting.md).
 func federation(namespace, label, source, sourceNamespace string, match ...string) *unstructured.Unstructured {
 	spec := map[string]any{
 		"jobName":     source,
@@ -234,9 +236,9 @@ func federation(namespace, label, source, sourceNamespace string, match ...strin
 
 // alertmanager renders the Alertmanager name, which runs as alertmanager-<name>. It comes
 // without configuration of its own and takes the AlertmanagerConfigs labelled
-// alertmanager=<label> in its namespace (S4:12881); their routes apply as written (matcher
-// strategy None), since the documented example routes on severity and topology, not on the
-// namespace (S4:12896-12906).
+// alertmanager=<label> in its namespace (Gardener's docs/concepts/operator.md); their routes apply
+// as written (matcher strategy None), since the documented example routes on severity and topology,
+// not on the namespace (Gardener's docs/concepts/operator.md).
 func alertmanager(s stack, name, label string) *unstructured.Unstructured {
 	podLabels := alertmanagerPodLabels(name)
 	if s.networkPolicies {

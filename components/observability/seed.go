@@ -13,40 +13,49 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// The seed's Prometheus instances, deployed in the seed's garden namespace (S4:21441-21479):
-// prometheus-operator runs each as the StatefulSet prometheus-<name>, which gives the component
-// names of S4:26383. Each selects the monitoring objects labelled prometheus=<name>
-// (S4:15945, S4:15968, S4:15991).
+// The seed's Prometheus instances, deployed in the seed's garden namespace (Gardener's "Alerting"
+// docs/monitoring/alerting.md): prometheus-operator runs each as the StatefulSet prometheus-<name>,
+// which gives the component names of Gardener's "Priority Classes"
+// docs/development/priority-classes.md. Each selects the monitoring objects labelled
+// prometheus=<name> (Gardener's "Logging And Monitoring"
+// docs/extensions/logging-and-monitoring.md).
 const (
 	// CachePrometheusName scrapes the seed's nodes and pods once, for the shoot Prometheus
-	// instances to federate their control plane's share from (S4:15939, S4:21443-21458).
+	// instances to federate their control plane's share from (Gardener's
+	// docs/extensions/logging-and-monitoring.md, docs/monitoring/alerting.md).
 	CachePrometheusName = "cache"
 	// SeedPrometheusName scrapes the extensions' pods, the operators' entry point for debugging
-	// (S4:21463-21473).
+	// (Gardener's docs/monitoring/alerting.md).
 	SeedPrometheusName = "seed"
 	// AggregatePrometheusName keeps the pre-aggregated data of the cache and shoot Prometheus
-	// instances, is exposed through an Ingress and alerts (S4:21460-21462, S4:15985).
+	// instances, is exposed through an Ingress and alerts (Gardener's docs/monitoring/alerting.md,
+	// docs/extensions/logging-and-monitoring.md).
 	AggregatePrometheusName = "aggregate"
-	// SeedAlertmanagerName runs as alertmanager-seed (S4:26383). Its AlertmanagerConfigs are
-	// labelled alertmanager=seed, by analogy with alertmanager=garden (S4:12881); the
-	// documents name no label for the seed.
+	// SeedAlertmanagerName runs as alertmanager-seed (Gardener's
+	// docs/development/priority-classes.md). Its AlertmanagerConfigs are labelled alertmanager=seed,
+	// by analogy with alertmanager=garden (Gardener's "Gardener Operator" docs/concepts/operator.md);
+	// Gardener's documentation names no label for the seed.
 	SeedAlertmanagerName = "seed"
 )
 
 // Defaults and fixed values of the seed stack.
 const (
-	// SeedPriorityClass is the class of every pod of the seed's stack (S4:26383).
+	// SeedPriorityClass is the class of every pod of the seed's stack (Gardener's
+	// docs/development/priority-classes.md).
 	SeedPriorityClass = priorityclasses.System600
 	// SeedScrapeTargetsAlias is the alias of the seed's Prometheus pods: Services annotated
 	// networking.resources.gardener.cloud/from-all-seed-scrape-targets-allowed-ports let them
-	// in (S4:25983-25987).
+	// in (Gardener's "Network Policies" docs/operations/network_policies.md).
 	SeedScrapeTargetsAlias = "all-seed-scrape-targets"
 	// SeedPlutonoHostPrefix and SeedPrometheusHostPrefix are the first labels of the hosts of
 	// the seed's Plutono and aggregate Prometheus under the seed's ingress domain, as the local
-	// setup lists them (S4:19963-19964: p-seed and g-seed.ingress.local.seed.local.gardener.cloud).
+	// setup lists them (Gardener's "Getting Started Locally"
+	// docs/deployment/getting_started_locally.md: p-seed and
+	// g-seed.ingress.local.seed.local.gardener.cloud).
 	SeedPlutonoHostPrefix    = "g-seed"
 	SeedPrometheusHostPrefix = "p-seed"
-	// DefaultSeedValiStorage is the central Vali's volume size (S4:18903).
+	// DefaultSeedValiStorage is the central Vali's volume size (Gardener's "Configuring Logging"
+	// docs/deployment/configuring_logging.md).
 	DefaultSeedValiStorage = "100Gi"
 )
 
@@ -55,16 +64,19 @@ const (
 type SeedValues struct {
 	// Cluster is the seed cluster (required).
 	Cluster decode.Cluster
-	// Namespace is the seed's garden namespace; "" means "garden" (S4:15926).
+	// Namespace is the seed's garden namespace; "" means "garden" (Gardener's
+	// docs/extensions/logging-and-monitoring.md).
 	Namespace string
 	// Images overrides image vector entries by image name (see ImageNames).
 	Images map[string]string
 	// IngressDomain is the seed's ingress domain (.spec.ingress.domain), under which the seed's
-	// nginx-ingress controller publishes Plutono and Prometheus (S4:17094); "" renders no Ingress.
+	// nginx-ingress controller publishes Plutono and Prometheus (Gardener's "DNS Record"
+	// docs/extensions/resources/dnsrecord.md); "" renders no Ingress.
 	IngressDomain string
 	// IngressTLSSecretName names the Secret (in Namespace) with the certificate the Ingresses
-	// serve, such as the seed's wildcard certificate seed-ingress-certificate (S4:27905-27920);
-	// "" leaves it to the ingress controller's default.
+	// serve, such as the seed's wildcard certificate seed-ingress-certificate (Gardener's "Trusted Tls
+	// For Control Planes" docs/operations/trusted-tls-for-control-planes.md); "" leaves it to the
+	// ingress controller's default.
 	IngressTLSSecretName string
 	// IngressAuthSecretName names the Secret (in Namespace) whose key auth holds the htpasswd
 	// credentials the ingress controller demands before it forwards to the aggregate Prometheus.
@@ -75,17 +87,19 @@ type SeedValues struct {
 	PlutonoAdminSecretName string
 	// PrometheusStorage is the volume size of each Prometheus; "" means "10Gi".
 	PrometheusStorage string
-	// ValiStorage is the volume size of Vali; "" means "100Gi" (S4:18903).
+	// ValiStorage is the volume size of Vali; "" means "100Gi" (Gardener's
+	// docs/deployment/configuring_logging.md).
 	ValiStorage string
-	// LoggingEnabled renders Vali, as gardenlet's logging.enabled does (S4:15926).
+	// LoggingEnabled renders Vali, as gardenlet's logging.enabled does (Gardener's
+	// docs/extensions/logging-and-monitoring.md).
 	LoggingEnabled bool
 	// Alerting renders alertmanager-seed and has the aggregate Prometheus alert to it; nil
-	// means true (S4:15926, S4:21462).
+	// means true (Gardener's docs/extensions/logging-and-monitoring.md, docs/monitoring/alerting.md).
 	Alerting *bool
 	// RuntimeIsGarden: the seed is the garden runtime cluster, whose observability stack
 	// already runs prometheus-operator (with its CRDs), Plutono, kube-state-metrics and Vali
-	// there, so the seed's stack leaves them out (S4:13042-13068). The garden's stack must then
-	// watch all namespaces (Values.WatchAllNamespaces).
+	// there, so the seed's stack leaves them out (Gardener's docs/concepts/operator.md). The garden's
+	// stack must then watch all namespaces (Values.WatchAllNamespaces).
 	RuntimeIsGarden bool
 }
 
@@ -106,8 +120,9 @@ func SeedPlutonoURL(v SeedValues) string {
 
 // SeedObjects renders a seed's observability stack into its garden namespace: the prometheus-
 // operator with its CRDs, the cache, seed and aggregate Prometheus, alertmanager-seed,
-// kube-state-metrics, Plutono and, with logging, Vali (S4:15926, S4:21441-21479). Objects
-// that the garden's stack provides are left out when the seed is the garden runtime cluster.
+// kube-state-metrics, Plutono and, with logging, Vali (Gardener's
+// docs/extensions/logging-and-monitoring.md, docs/monitoring/alerting.md). Objects that the
+// garden's stack provides are left out when the seed is the garden runtime cluster.
 //
 // Not rendered: fluent-operator and fluent-bit (as in the garden stack, Vali receives no logs
 // until a log shipper is added), and the cAdvisor and node-exporter scrapes of the cache
@@ -150,7 +165,7 @@ func SeedObjects(v SeedValues) ([]render.Object, error) {
 }
 
 // seedOwnComponents are kube-state-metrics, Plutono and Vali, which a seed in the garden
-// runtime cluster takes from the garden (S4:13060-13064).
+// runtime cluster takes from the garden (Gardener's docs/concepts/operator.md).
 func seedOwnComponents(s stack, v SeedValues, valiStorage resource.Quantity) ([]runtime.Object, error) {
 	out := kubeStateMetricsObjects(s, nil)
 	plutono, err := plutonoObjects(s, seedPlutono(v))
@@ -169,7 +184,8 @@ func seedOwnComponents(s stack, v SeedValues, valiStorage resource.Quantity) ([]
 }
 
 // seedPlutono shows the aggregate Prometheus (the default) and the seed Prometheus, the
-// operators' entry point (S4:21473), and with logging the seed's Vali (S4:16262).
+// operators' entry point (Gardener's docs/monitoring/alerting.md), and with logging the seed's Vali
+// (Gardener's docs/extensions/logging-and-monitoring.md).
 func seedPlutono(v SeedValues) plutonoSpec {
 	p := plutonoSpec{
 		role: SeedPrometheusName, prometheus: []string{"prometheus-" + AggregatePrometheusName, "prometheus-" + SeedPrometheusName},
@@ -181,7 +197,7 @@ func seedPlutono(v SeedValues) plutonoSpec {
 }
 
 // datasourceLabels are the network labels that let Plutono reach its datasources' pods
-// (S4:13826-13866).
+// (Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md).
 func datasourceLabels(p plutonoSpec) map[string]string {
 	out := map[string]string{}
 	for _, svc := range p.prometheus {
@@ -193,14 +209,17 @@ func datasourceLabels(p plutonoSpec) map[string]string {
 	return out
 }
 
-// seedPrometheuses are the cache, seed and aggregate Prometheus. The documents give the cache
-// Prometheus' retention (about a day, S4:21458); the others' are an operator's choice. All
-// discover targets cluster-wide and reach the Services annotated for the seed's alias.
+// seedPrometheuses are the cache, seed and aggregate Prometheus. Gardener's documentation gives the
+// cache Prometheus' retention (about a day, Gardener's docs/monitoring/alerting.md); the others'
+// are an operator's choice. All discover targets cluster-wide and reach the Services annotated for
+// the seed's alias.
 func seedPrometheuses(v SeedValues) []prometheusInstance {
 	network := map[string]string{toRuntimeAPIServer: allowed, toScrapeTargets(SeedScrapeTargetsAlias): allowed}
-	// The shoot Prometheus instances federate from the cache Prometheus (S4:21458), the
-	// aggregate Prometheus too (S4:21460): its Service admits both aliases, the shoots' from
-	// the shoot namespaces (gardener.cloud/role=shoot, S4:16653).
+	// The shoot Prometheus instances federate from the cache Prometheus (Gardener's
+	// docs/monitoring/alerting.md), the aggregate Prometheus too (Gardener's
+	// docs/monitoring/alerting.md): its Service admits both aliases, the shoots' from the shoot
+	// namespaces (gardener.cloud/role=shoot, Gardener's "Provider Local"
+	// docs/extensions/provider-local.md).
 	shootAlias, port := kubeapiserver.ScrapeAnnotation(ShootScrapeTargetsAlias, prometheusPort)
 	seedAlias, _ := kubeapiserver.ScrapeAnnotation(SeedScrapeTargetsAlias, prometheusPort)
 	cacheAnnotations := map[string]string{
@@ -220,9 +239,9 @@ func seedPrometheuses(v SeedValues) []prometheusInstance {
 }
 
 // seedCustomResources are the Prometheus and Alertmanager instances and what they scrape: the
-// cache Prometheus kube-state-metrics (S4:21447), the seed Prometheus the annotated extension
-// pods (S4:21465-21471), the aggregate Prometheus the cache and the shoot Prometheus instances
-// (S4:21460).
+// cache Prometheus kube-state-metrics (Gardener's docs/monitoring/alerting.md), the seed Prometheus
+// the annotated extension pods (Gardener's docs/monitoring/alerting.md), the aggregate Prometheus
+// the cache and the shoot Prometheus instances (Gardener's docs/monitoring/alerting.md).
 func seedCustomResources(v SeedValues, s stack, instances []prometheusInstance, storage resource.Quantity) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, p := range instances {
@@ -231,7 +250,7 @@ func seedCustomResources(v SeedValues, s stack, instances []prometheusInstance, 
 	if *v.Alerting {
 		out = append(out, alertmanager(s, SeedAlertmanagerName, SeedAlertmanagerName))
 	}
-	// The documents do not say which series the aggregate Prometheus keeps; these are the
+	// Gardener's documentation does not say which series the aggregate Prometheus keeps; these are the
 	// recording rules' results by Gardener's naming (seed:..., shoot:...) and the targets' up.
 	return append(out,
 		serviceMonitor(v.Namespace, CachePrometheusName, KubeStateMetricsName, ksmEndpoint()),
@@ -243,7 +262,7 @@ func seedCustomResources(v SeedValues, s stack, instances []prometheusInstance, 
 
 // extensionsPodMonitor has the seed Prometheus scrape the pods in extension namespaces annotated
 // prometheus.io/scrape=true on the port of prometheus.io/port, with the job named by
-// prometheus.io/name (S4:21465-21471).
+// prometheus.io/name (Gardener's docs/monitoring/alerting.md).
 func extensionsPodMonitor(namespace string) *unstructured.Unstructured {
 	const annotation = "__meta_kubernetes_pod_annotation_prometheus_io_"
 	spec := map[string]any{
@@ -264,7 +283,8 @@ func extensionsPodMonitor(namespace string) *unstructured.Unstructured {
 }
 
 // shootFederation has the aggregate Prometheus federate the shoot Prometheus instances of all
-// shoot namespaces (S4:21460), whose Services admit it (shootPrometheus).
+// shoot namespaces (Gardener's docs/monitoring/alerting.md), whose Services admit it
+// (shootPrometheus).
 func shootFederation(namespace string) *unstructured.Unstructured {
 	endpoint := map[string]any{
 		"port": "web", "path": "/federate", "honorLabels": true,

@@ -47,9 +47,13 @@ func TestSeedGolden(t *testing.T) {
 }
 
 // TestSeedComponents checks the documented components, all in the seed's garden namespace with
-// gardener-system-600 (S4:26383) and one replica (S4:24611-24619): prometheus-cache,
-// prometheus-seed, prometheus-aggregate, alertmanager-seed, plutono, kube-state-metrics,
-// prometheus-operator (S4:15926, S4:21441-21479) and, with logging, vali (S4:15926).
+// gardener-system-600 (Gardener's "Priority Classes" docs/development/priority-classes.md) and one
+// replica (Gardener's "High Availability Of Components"
+// docs/development/high-availability-of-components.md): prometheus-cache, prometheus-seed,
+// prometheus-aggregate, alertmanager-seed, plutono, kube-state-metrics, prometheus-operator
+// (Gardener's "Logging And Monitoring" docs/extensions/logging-and-monitoring.md, "Alerting"
+// docs/monitoring/alerting.md) and, with logging, vali (Gardener's
+// docs/extensions/logging-and-monitoring.md).
 func TestSeedComponents(t *testing.T) {
 	want := map[string]pods{}
 	for _, name := range []string{
@@ -65,8 +69,9 @@ func TestSeedComponents(t *testing.T) {
 }
 
 // TestSeedRuntimeIsGarden checks that a seed in the garden runtime cluster leaves
-// prometheus-operator, plutono, kube-state-metrics and vali to the garden (S4:13042-13068),
-// with the CRDs the garden's stack installs, and keeps its own Prometheus instances.
+// prometheus-operator, plutono, kube-state-metrics and vali to the garden (Gardener's "Gardener
+// Operator" docs/concepts/operator.md), with the CRDs the garden's stack installs, and keeps its
+// own Prometheus instances.
 func TestSeedRuntimeIsGarden(t *testing.T) {
 	objs := seedObjects(t, SeedValues{Cluster: decode.Cluster{Name: "runtime"}, RuntimeIsGarden: true, LoggingEnabled: true, IngressDomain: "example.com"})
 	for _, o := range objs {
@@ -91,10 +96,12 @@ func TestSeedRuntimeIsGarden(t *testing.T) {
 }
 
 // TestSeedSelectors checks the labels by which the instances find their monitoring objects:
-// prometheus=cache, prometheus=seed and prometheus=aggregate (S4:15945, S4:15968, S4:15991),
-// and what each scrapes: kube-state-metrics for the cache Prometheus (S4:21447), annotated pods
-// in extension namespaces for the seed Prometheus (S4:21465-21471), the cache and the shoot
-// Prometheus instances for the aggregate Prometheus, which alone alerts (S4:21460-21462).
+// prometheus=cache, prometheus=seed and prometheus=aggregate (Gardener's
+// docs/extensions/logging-and-monitoring.md), and what each scrapes: kube-state-metrics for the
+// cache Prometheus (Gardener's docs/monitoring/alerting.md), annotated pods in extension namespaces
+// for the seed Prometheus (Gardener's docs/monitoring/alerting.md), the cache and the shoot
+// Prometheus instances for the aggregate Prometheus, which alone alerts (Gardener's
+// docs/monitoring/alerting.md).
 func TestSeedSelectors(t *testing.T) {
 	objs := seedObjects(t, SeedValues{Cluster: decode.Cluster{Name: "seed"}})
 	for _, name := range []string{"cache", "seed", "aggregate"} {
@@ -111,7 +118,8 @@ func TestSeedSelectors(t *testing.T) {
 
 	ksm := rendertest.MustFind(t, objs, "ServiceMonitor", "cache-kube-state-metrics")
 	assert.Equal(t, "cache", ksm.GetLabels()["prometheus"])
-	// S4:25987: Services scraped by the seed's Prometheus instances carry this annotation.
+	// Gardener's "Network Policies" docs/operations/network_policies.md: Services scraped by the
+	// seed's Prometheus instances carry this annotation.
 	svc := rendertest.MustFind(t, objs, "Service", KubeStateMetricsName)
 	assert.Equal(t, `[{"port":8080,"protocol":"TCP"}]`, svc.GetAnnotations()["networking.resources.gardener.cloud/from-all-seed-scrape-targets-allowed-ports"])
 
@@ -121,7 +129,7 @@ func TestSeedSelectors(t *testing.T) {
 	relabelings := eps[0].(map[string]any)["relabelings"].([]any)
 	assert.Equal(t, "extension-.+", relabelings[0].(map[string]any)["regex"])
 	assert.Equal(t, []any{"__meta_kubernetes_pod_annotation_prometheus_io_scrape"}, relabelings[1].(map[string]any)["sourceLabels"])
-	assert.Equal(t, "job", relabelings[3].(map[string]any)["targetLabel"], "S4:21470: the job name label")
+	assert.Equal(t, "job", relabelings[3].(map[string]any)["targetLabel"], "Gardener's docs/monitoring/alerting.md: the job name label")
 
 	assert.Equal(t, "aggregate", rendertest.MustFind(t, objs, "ScrapeConfig", "aggregate-prometheus-cache").GetLabels()["prometheus"])
 	assert.NotNil(t, rendertest.MustFind(t, objs, "ServiceMonitor", "aggregate-prometheus-shoot"))
@@ -132,7 +140,7 @@ func TestSeedSelectors(t *testing.T) {
 }
 
 // TestSeedPlutono checks the dashboard label dashboard.monitoring.gardener.cloud/seed=true
-// (S4:16018) and the datasources.
+// (Gardener's docs/extensions/logging-and-monitoring.md) and the datasources.
 func TestSeedPlutono(t *testing.T) {
 	objs := seedObjects(t, SeedValues{Cluster: decode.Cluster{Name: "seed"}, LoggingEnabled: true})
 	containers, _, _ := unstructured.NestedSlice(rendertest.MustFind(t, objs, "Deployment", PlutonoName).Object, "spec", "template", "spec", "containers")
@@ -150,7 +158,8 @@ func TestSeedPlutono(t *testing.T) {
 }
 
 // TestSeedIngress checks the hosts of the local setup, g-seed and p-seed under the seed's
-// ingress domain (S4:19963-19964), the aggregate Prometheus only behind basic authentication.
+// ingress domain (Gardener's "Getting Started Locally" docs/deployment/getting_started_locally.md),
+// the aggregate Prometheus only behind basic authentication.
 func TestSeedIngress(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -179,7 +188,7 @@ func TestSeedIngress(t *testing.T) {
 }
 
 // TestSeedDefaults checks the zero values: namespace garden, 10Gi per Prometheus and the
-// central Vali's 100Gi (S4:18903).
+// central Vali's 100Gi (Gardener's "Configuring Logging" docs/deployment/configuring_logging.md).
 func TestSeedDefaults(t *testing.T) {
 	objs := seedObjects(t, SeedValues{Cluster: decode.Cluster{Name: "seed"}, LoggingEnabled: true})
 	templates, _, _ := unstructured.NestedSlice(rendertest.MustFind(t, objs, "StatefulSet", ValiName).Object, "spec", "volumeClaimTemplates")

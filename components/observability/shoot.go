@@ -16,55 +16,65 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Names of a shoot control plane's observability stack in its namespace (S4:26393).
+// Names of a shoot control plane's observability stack in its namespace (Gardener's "Priority
+// Classes" docs/development/priority-classes.md).
 const (
 	// ShootPrometheusName runs as prometheus-shoot and selects the monitoring objects labelled
-	// prometheus=shoot (S4:16041).
+	// prometheus=shoot (Gardener's "Logging And Monitoring"
+	// docs/extensions/logging-and-monitoring.md).
 	ShootPrometheusName = "shoot"
 	// ShootAlertmanagerName runs as alertmanager-shoot. Its AlertmanagerConfigs are labelled
-	// alertmanager=shoot, by analogy with alertmanager=garden (S4:12881); the documents name no
-	// label for shoots.
+	// alertmanager=shoot, by analogy with alertmanager=garden (Gardener's "Gardener Operator"
+	// docs/concepts/operator.md); Gardener's documentation names no label for shoots.
 	ShootAlertmanagerName = "shoot"
-	// BlackboxExporterName probes the shoot's API server from the seed (S4:21487, S4:21657).
+	// BlackboxExporterName probes the shoot's API server from the seed (Gardener's "Alerting"
+	// docs/monitoring/alerting.md, "Connectivity" docs/monitoring/connectivity.md).
 	BlackboxExporterName = "blackbox-exporter"
 	// EventLoggerName writes the events of the shoot's kube-system and of the control-plane
-	// namespace to its log, for the log shipper to send to the shoot's Vali (S4:21772).
+	// namespace to its log, for the log shipper to send to the shoot's Vali (Gardener's "Logging"
+	// docs/usage/observability/logging.md).
 	EventLoggerName = "event-logger"
 	// ShootAccessPrometheusSecret is the token-requestor Secret with the token the shoot
 	// Prometheus authenticates with at the shoot's API server and the components that delegate
-	// to it (S4:16087-16092).
+	// to it (Gardener's docs/extensions/logging-and-monitoring.md).
 	ShootAccessPrometheusSecret = "shoot-access-prometheus-shoot"
 	// ShootRBACName is the ManagedResource with the stack's permissions in the shoot, applied
-	// by the shoot's gardener-resource-manager (class unset, S4:15754).
+	// by the shoot's gardener-resource-manager (class unset, Gardener's "Conventions"
+	// docs/extensions/conventions.md).
 	ShootRBACName = "shoot-core-observability"
 )
 
 // Defaults and fixed values of the shoot stack.
 const (
-	// ShootPriorityClass is the class of every pod of the shoot's stack (S4:26393).
+	// ShootPriorityClass is the class of every pod of the shoot's stack (Gardener's
+	// docs/development/priority-classes.md).
 	ShootPriorityClass = priorityclasses.System100
 	// ShootScrapeTargetsAlias is the alias of the shoot Prometheus: Services annotated
 	// networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports let it in
-	// (S4:26005-26009).
+	// (Gardener's "Network Policies" docs/operations/network_policies.md).
 	ShootScrapeTargetsAlias = "all-scrape-targets"
 	// Host prefixes under the seed's ingress domain, <prefix>-<project>--<shoot>, as the local
-	// setup lists them (S4:19965-19966: gu- for the users' Plutono, p- for Prometheus). The
-	// documents name no host for the Alertmanager, which is exposed too (S4:27886); au- follows
-	// the pattern.
+	// setup lists them (Gardener's "Getting Started Locally"
+	// docs/deployment/getting_started_locally.md: gu- for the users' Plutono, p- for Prometheus). The
+	// documents name no host for the Alertmanager, which is exposed too (Gardener's "Trusted Tls For
+	// Control Planes" docs/operations/trusted-tls-for-control-planes.md); au- follows the pattern.
 	ShootPlutonoHostPrefix      = "gu"
 	ShootPrometheusHostPrefix   = "p"
 	ShootAlertmanagerHostPrefix = "au"
-	// DefaultShootValiStorage is the volume size of a shoot's Vali; the documents give only the
-	// central Vali's (S4:18903).
+	// DefaultShootValiStorage is the volume size of a shoot's Vali; Gardener's documentation gives
+	// only the central Vali's (Gardener's "Configuring Logging"
+	// docs/deployment/configuring_logging.md).
 	DefaultShootValiStorage = "30Gi"
 )
 
 // ShootValues configure the observability stack of one shoot control plane. The caller decides
-// whether there is one: shoots of purpose testing get none (S4:22976) and no Vali either
-// (S4:15928); LoggingEnabled is gardenlet's logging.enabled for the other purposes. Replicas
-// are 1 whatever the control plane's availability (S4:24650-24655). The zero value of every
-// optional field is its default; the default Secret names are those the shoot's control plane
-// already has.
+// whether there is one: shoots of purpose testing get none (Gardener's "Shoot Cluster Purposes"
+// docs/usage/shoot/shoot_purposes.md) and no Vali either (Gardener's
+// docs/extensions/logging-and-monitoring.md); LoggingEnabled is gardenlet's logging.enabled for the
+// other purposes. Replicas are 1 whatever the control plane's availability (Gardener's "High
+// Availability Of Components" docs/development/high-availability-of-components.md). The zero value
+// of every optional field is its default; the default Secret names are those the shoot's control
+// plane already has.
 type ShootValues struct {
 	// Cluster is the seed cluster (required).
 	Cluster decode.Cluster
@@ -75,17 +85,19 @@ type ShootValues struct {
 	// Images overrides image vector entries by image name (see ShootImageNames).
 	Images map[string]string
 	// IngressDomain is the seed's ingress domain, under which the seed's nginx-ingress
-	// controller publishes Plutono, Prometheus and Alertmanager (S4:17094); "" renders no
-	// Ingress.
+	// controller publishes Plutono, Prometheus and Alertmanager (Gardener's "DNS Record"
+	// docs/extensions/resources/dnsrecord.md); "" renders no Ingress.
 	IngressDomain string
 	// IngressTLSSecretName names the Secret (in Namespace) with the certificate the Ingresses
 	// serve, such as the seed's wildcard certificate gardenlet copies into the namespace
-	// (S4:27923); "" leaves it to the ingress controller's default.
+	// (Gardener's docs/operations/trusted-tls-for-control-planes.md); "" leaves it to the ingress
+	// controller's default.
 	IngressTLSSecretName string
 	// IngressAuthSecretName names the Secret (in Namespace) whose key auth holds the htpasswd
 	// credentials the ingress controller demands before it forwards to Prometheus and
-	// Alertmanager (S4:23646-23650). They have no authentication of their own, so "" renders
-	// no Ingress for them.
+	// Alertmanager (Gardener's "Shoot Credentials Rotation"
+	// docs/usage/shoot-operations/shoot_credentials_rotation.md). They have no authentication of their
+	// own, so "" renders no Ingress for them.
 	IngressAuthSecretName string
 	// PlutonoAdminSecretName names the Secret (in Namespace) whose key password is the password
 	// of Plutono's admin user; "" means "plutono-admin".
@@ -98,25 +110,27 @@ type ShootValues struct {
 	// "etcd-client".
 	EtcdCASecretName, EtcdClientSecretName string
 	// GenericKubeconfigSecretName names the Secret with the shoot's generic token kubeconfig
-	// (S4:15760-15764); "" means "generic-token-kubeconfig".
+	// (Gardener's docs/extensions/conventions.md); "" means "generic-token-kubeconfig".
 	GenericKubeconfigSecretName string
 	// APIServerHost is the API server's external host (api.<domain>); blackbox-exporter probes
 	// it besides the in-cluster Service, which is the seed's view of the shoot's connectivity
-	// (S4:21655-21657). "" probes the Service only.
+	// (Gardener's docs/monitoring/connectivity.md). "" probes the Service only.
 	APIServerHost string
 	// SeedNamespace is where the seed's cache Prometheus runs; "" means "garden".
 	SeedNamespace string
-	// LoggingEnabled renders Vali and the event-logger (S4:15928, S4:21772).
+	// LoggingEnabled renders Vali and the event-logger (Gardener's
+	// docs/extensions/logging-and-monitoring.md, docs/usage/observability/logging.md).
 	LoggingEnabled bool
-	// Alerting renders alertmanager-shoot and has the shoot Prometheus alert to it (S4:15928:
-	// "if configured").
+	// Alerting renders alertmanager-shoot and has the shoot Prometheus alert to it (Gardener's
+	// docs/extensions/logging-and-monitoring.md: "if configured").
 	Alerting bool
 	// PrometheusStorage is the Prometheus volume size; "" means "10Gi".
 	PrometheusStorage string
 	// ValiStorage is Vali's volume size; "" means "30Gi".
 	ValiStorage string
 	// Hibernated scales every workload to zero, as Gardener does with the control plane of a
-	// hibernated shoot (S4:22997-23007); volumes stay.
+	// hibernated shoot (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md); volumes
+	// stay.
 	Hibernated bool
 }
 
@@ -142,7 +156,8 @@ var shootImages = []string{
 func ShootImageNames() []string { return shootImages }
 
 // ShootHost is a host of the shoot's stack under the seed's ingress domain:
-// <prefix>-<project>--<shoot>.<domain> (S4:19965-19966); "" without a domain.
+// <prefix>-<project>--<shoot>.<domain> (Gardener's docs/deployment/getting_started_locally.md); ""
+// without a domain.
 func ShootHost(prefix, project, name, ingressDomain string) string {
 	return ingressHost(prefix+"-"+project+"--"+name, ingressDomain)
 }
@@ -154,12 +169,16 @@ func ShootPlutonoURL(v ShootValues) string {
 
 // ShootObjects renders the observability stack of a shoot control plane into its namespace:
 // prometheus-shoot with what it scrapes, blackbox-exporter, Plutono, kube-state-metrics, with
-// alerting alertmanager-shoot, with logging Vali and the event-logger (S4:15928, S4:21738-21739,
-// S4:21772, S4:26393), and the ManagedResource with their permissions in the shoot.
+// alerting alertmanager-shoot, with logging Vali and the event-logger (Gardener's
+// docs/extensions/logging-and-monitoring.md, docs/usage/observability/logging.md,
+// docs/development/priority-classes.md), and the ManagedResource with their permissions in the
+// shoot.
 //
 // The documents disagree on Plutono: one Deployment "exposed to the end users and to the
-// operators" (S4:16227, and deployment/plutono in S4:20156) or two (S4:21739, the older
-// logging page). One is rendered, published under the users' host gu-.
+// operators" (Gardener's docs/extensions/logging-and-monitoring.md, and deployment/plutono in
+// Gardener's docs/deployment/getting_started_locally.md) or two (Gardener's
+// docs/usage/observability/logging.md, the older logging page). One is rendered, published under
+// the users' host gu-.
 func ShootObjects(v ShootValues) ([]render.Object, error) {
 	v = v.withDefaults()
 	if err := v.validate(); err != nil {
@@ -238,9 +257,10 @@ func shootAccess(v ShootValues, component string) machinecontrollermanager.Shoot
 }
 
 // shootPrometheus is prometheus-shoot. Its Service admits the seed's aggregate Prometheus from
-// the garden namespace (S4:21460, S4:25983-25995); its pods reach the Services annotated for
-// the shoot's alias (S4:26009), the shoot's API server and etcds and the seed's cache
-// Prometheus.
+// the garden namespace (Gardener's docs/monitoring/alerting.md,
+// docs/operations/network_policies.md); its pods reach the Services annotated for the shoot's alias
+// (Gardener's docs/operations/network_policies.md), the shoot's API server and etcds and the seed's
+// cache Prometheus.
 func shootPrometheus(v ShootValues) prometheusInstance {
 	network := toShootAPIServer(map[string]string{toRuntimeAPIServer: allowed, toScrapeTargets(ShootScrapeTargetsAlias): allowed})
 	for _, role := range etcdRoles {
@@ -260,9 +280,10 @@ func shootPrometheus(v ShootValues) prometheusInstance {
 	return p
 }
 
-// shootPlutono shows prometheus-shoot and with logging the shoot's Vali (S4:16035,
-// S4:16227), and loads the dashboards labelled dashboard.monitoring.gardener.cloud/shoot=true
-// (S4:16204).
+// shootPlutono shows prometheus-shoot and with logging the shoot's Vali (Gardener's
+// docs/extensions/logging-and-monitoring.md), and loads the dashboards labelled
+// dashboard.monitoring.gardener.cloud/shoot=true (Gardener's
+// docs/extensions/logging-and-monitoring.md).
 func shootPlutono(v ShootValues) plutonoSpec {
 	p := plutonoSpec{
 		role: ShootPrometheusName, prometheus: []string{"prometheus-" + ShootPrometheusName}, vali: v.LoggingEnabled,
@@ -273,7 +294,8 @@ func shootPlutono(v ShootValues) plutonoSpec {
 	return p
 }
 
-// shootIngresses publish Prometheus and Alertmanager behind basic authentication (S4:27884-27888).
+// shootIngresses publish Prometheus and Alertmanager behind basic authentication (Gardener's
+// docs/operations/trusted-tls-for-control-planes.md).
 func shootIngresses(v ShootValues) []runtime.Object {
 	if v.IngressDomain == "" || v.IngressAuthSecretName == "" {
 		return nil
@@ -298,7 +320,8 @@ func appendLogging(typed []runtime.Object, s stack, v ShootValues, storage resou
 
 // shootCustomResources are prometheus-shoot, alertmanager-shoot and what the Prometheus
 // scrapes: the control plane (scrapeTargets), blackbox-exporter's probes and the control
-// plane's share of the seed's cache Prometheus, the pods' resource usage among it (S4:21458).
+// plane's share of the seed's cache Prometheus, the pods' resource usage among it (Gardener's
+// docs/monitoring/alerting.md).
 func shootCustomResources(v ShootValues, s stack, p prometheusInstance, storage resource.Quantity) []*unstructured.Unstructured {
 	out := []*unstructured.Unstructured{prometheus(s, p, storage)}
 	if v.Alerting {

@@ -53,10 +53,14 @@ func TestShootGolden(t *testing.T) {
 }
 
 // TestShootComponents checks the documented components of a shoot control plane's stack, all
-// in the control-plane namespace with gardener-system-100 (S4:26393) and one replica whatever
-// the availability (S4:24650-24655): prometheus-shoot, blackbox-exporter, plutono,
-// kube-state-metrics (S4:15928, S4:26393), alertmanager-shoot if configured (S4:15928), vali
-// with logging (S4:15928) and the event-logger (S4:21772).
+// in the control-plane namespace with gardener-system-100 (Gardener's "Priority Classes"
+// docs/development/priority-classes.md) and one replica whatever the availability (Gardener's "High
+// Availability Of Components" docs/development/high-availability-of-components.md):
+// prometheus-shoot, blackbox-exporter, plutono, kube-state-metrics (Gardener's "Logging And
+// Monitoring" docs/extensions/logging-and-monitoring.md, docs/development/priority-classes.md),
+// alertmanager-shoot if configured (Gardener's docs/extensions/logging-and-monitoring.md), vali
+// with logging (Gardener's docs/extensions/logging-and-monitoring.md) and the event-logger
+// (Gardener's "Logging" docs/usage/observability/logging.md).
 func TestShootComponents(t *testing.T) {
 	one := pods{priorityClass: "gardener-system-100", replicas: 1, namespace: shootNS}
 	want := map[string]pods{
@@ -77,8 +81,9 @@ func TestShootComponents(t *testing.T) {
 }
 
 // TestShootScrapeTargets checks that the shoot Prometheus selects the objects labelled
-// prometheus=shoot (S4:16041), named shoot-<component> like the documented examples
-// (S4:16043-16060), and that the monitors select the control plane's Services.
+// prometheus=shoot (Gardener's docs/extensions/logging-and-monitoring.md), named shoot-<component>
+// like the documented examples (Gardener's docs/extensions/logging-and-monitoring.md), and that the
+// monitors select the control plane's Services.
 func TestShootScrapeTargets(t *testing.T) {
 	objs := shootObjects(t, shootDefault)
 	p := rendertest.MustFind(t, objs, "Prometheus", "shoot")
@@ -104,7 +109,8 @@ func TestShootScrapeTargets(t *testing.T) {
 		assert.Equal(t, "shoot", m.GetLabels()["prometheus"], name)
 		assert.Equal(t, want, selectorOf(t, m, "selector"), name)
 	}
-	// S4:16087-16097: the token of shoot-access-prometheus-shoot authorizes the scrape.
+	// Gardener's docs/extensions/logging-and-monitoring.md: the token of shoot-access-prometheus-shoot
+	// authorizes the scrape.
 	eps, _, _ := unstructured.NestedSlice(rendertest.MustFind(t, objs, "ServiceMonitor", "shoot-kube-apiserver").Object, "spec", "endpoints")
 	ep := eps[0].(map[string]any)
 	assert.Equal(t, "shoot-access-prometheus-shoot", ep["authorization"].(map[string]any)["credentials"].(map[string]any)["name"])
@@ -113,7 +119,8 @@ func TestShootScrapeTargets(t *testing.T) {
 	assert.Equal(t, "token-requestor", secret.GetLabels()["resources.gardener.cloud/purpose"])
 	assert.Equal(t, "prometheus-shoot", secret.GetAnnotations()["serviceaccount.resources.gardener.cloud/name"])
 
-	// The shoot's share of the seed's cache Prometheus (S4:21458).
+	// The shoot's share of the seed's cache Prometheus (Gardener's "Alerting"
+	// docs/monitoring/alerting.md).
 	fed := rendertest.MustFind(t, objs, "ScrapeConfig", "shoot-prometheus-cache")
 	targets, _, _ := unstructured.NestedSlice(fed.Object, "spec", "staticConfigs")
 	assert.Equal(t, []any{"prometheus-cache.garden.svc:80"}, targets[0].(map[string]any)["targets"])
@@ -123,8 +130,9 @@ func TestShootScrapeTargets(t *testing.T) {
 	probe := rendertest.MustFind(t, objs, "Probe", "shoot-kube-apiserver")
 	assert.Equal(t, "blackbox-exporter.shoot--dev--app.svc:9115", str(t, probe, "spec", "prober", "url"))
 
-	// Network: S4:26009 for the shoot's scrape targets, S4:25983-25995 for the aggregate
-	// Prometheus in the garden namespace.
+	// Network: Gardener's "Network Policies" docs/operations/network_policies.md for the shoot's
+	// scrape targets, Gardener's docs/operations/network_policies.md for the aggregate Prometheus in
+	// the garden namespace.
 	assert.Equal(t, "allowed", podLabels(t, p)["networking.resources.gardener.cloud/to-all-scrape-targets"])
 	assert.Equal(t, "allowed", podLabels(t, p)["networking.resources.gardener.cloud/to-kube-apiserver-tcp-443"])
 	svc := rendertest.MustFind(t, objs, "Service", "prometheus-shoot")
@@ -133,13 +141,14 @@ func TestShootScrapeTargets(t *testing.T) {
 }
 
 // TestShootRBAC checks the ManagedResource with the permissions in the shoot of the
-// ServiceAccounts the token-requestor Secrets stand for (S4:13686-13741).
+// ServiceAccounts the token-requestor Secrets stand for (Gardener's "Gardener Resource Manager"
+// docs/concepts/resource-manager.md).
 func TestShootRBAC(t *testing.T) {
 	objs := shootObjects(t, shootCustomised)
 	mr := rendertest.MustFind(t, objs, "ManagedResource", "shoot-core-observability")
 	assert.Equal(t, shootNS, mr.GetNamespace())
 	_, hasClass, _ := unstructured.NestedString(mr.Object, "spec", "class")
-	assert.False(t, hasClass, "the shoot's resource manager applies it into the shoot (S4:15754)")
+	assert.False(t, hasClass, "the shoot's resource manager applies it into the shoot (Gardener's docs/extensions/conventions.md)")
 	secret := rendertest.MustFind(t, objs, "Secret", "managedresource-shoot-core-observability")
 	data, _, _ := unstructured.NestedStringMap(secret.Object, "stringData")
 	if data == nil {
@@ -163,8 +172,8 @@ func TestShootRBAC(t *testing.T) {
 }
 
 // TestShootPlutono checks the dashboard label dashboard.monitoring.gardener.cloud/shoot=true
-// (S4:16204) and the datasources: the shoot Prometheus and, with logging, the shoot's Vali
-// (S4:16227).
+// (Gardener's docs/extensions/logging-and-monitoring.md) and the datasources: the shoot Prometheus
+// and, with logging, the shoot's Vali (Gardener's docs/extensions/logging-and-monitoring.md).
 func TestShootPlutono(t *testing.T) {
 	for _, logging := range []bool{false, true} {
 		v := shootDefault
@@ -180,8 +189,9 @@ func TestShootPlutono(t *testing.T) {
 }
 
 // TestShootIngress checks the hosts of the local setup, gu-<project>--<shoot> for Plutono and
-// p-<project>--<shoot> for Prometheus under the seed's ingress domain (S4:19965-19966), and
-// basic authentication before Prometheus and Alertmanager.
+// p-<project>--<shoot> for Prometheus under the seed's ingress domain (Gardener's "Getting Started
+// Locally" docs/deployment/getting_started_locally.md), and basic authentication before Prometheus
+// and Alertmanager.
 func TestShootIngress(t *testing.T) {
 	objs := shootObjects(t, shootCustomised)
 	assert.Equal(t, map[string]string{
@@ -204,7 +214,7 @@ func TestShootIngress(t *testing.T) {
 }
 
 // TestShootEventLogger checks that the event-logger reads the control-plane namespace and the
-// shoot's kube-system namespace (S4:21772).
+// shoot's kube-system namespace (Gardener's docs/usage/observability/logging.md).
 func TestShootEventLogger(t *testing.T) {
 	objs := shootObjects(t, shootCustomised)
 	containers, _, _ := unstructured.NestedSlice(rendertest.MustFind(t, objs, "Deployment", EventLoggerName).Object, "spec", "template", "spec", "containers")

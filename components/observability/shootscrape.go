@@ -26,15 +26,17 @@ const etcdClientPort = etcd.ClientPort
 func etcdClientService(role string) string { return etcd.ClientServiceName("", role) }
 
 // scrapeTargets are the monitoring objects labelled prometheus=shoot and named
-// shoot-<component> like the documented examples (S4:16041-16060) that have the shoot
-// Prometheus scrape the control plane (S4:21485). The API server, kube-controller-manager and
-// kube-scheduler delegate authentication and authorization to the shoot's API server, so the
-// Prometheus presents the token of shoot-access-prometheus-shoot (S4:16087-16097); the API
-// server's certificate is verified against the shoot's CA. kube-controller-manager and
-// kube-scheduler serve self-signed certificates, which cannot be verified. etcd wants a client
-// certificate. machine-controller-manager and cluster-autoscaler serve plain HTTP. Monitors of
-// components a shoot does not run (a workerless shoot's scheduler, an autoscaler without
-// autoscaled pools) select nothing.
+// shoot-<component> like the documented examples (Gardener's "Logging And Monitoring"
+// docs/extensions/logging-and-monitoring.md) that have the shoot Prometheus scrape the control
+// plane (Gardener's "Alerting" docs/monitoring/alerting.md). The API server,
+// kube-controller-manager and kube-scheduler delegate authentication and authorization to the
+// shoot's API server, so the Prometheus presents the token of shoot-access-prometheus-shoot
+// (Gardener's docs/extensions/logging-and-monitoring.md); the API server's certificate is verified
+// against the shoot's CA. kube-controller-manager and kube-scheduler serve self-signed
+// certificates, which cannot be verified. etcd wants a client certificate.
+// machine-controller-manager and cluster-autoscaler serve plain HTTP. Monitors of components a
+// shoot does not run (a workerless shoot's scheduler, an autoscaler without autoscaled pools)
+// select nothing.
 func scrapeTargets(v ShootValues) []*unstructured.Unstructured {
 	token := map[string]any{"credentials": map[string]any{"name": ShootAccessPrometheusSecret, "key": "token"}}
 	selfSigned := map[string]any{"insecureSkipVerify": true}
@@ -87,7 +89,8 @@ func secretKey(name, key string) map[string]any {
 }
 
 // apiServerProbe has blackbox-exporter probe the API server's health through its Service and,
-// with a host, through its external domain, the seed's view of the connectivity (S4:21655-21657).
+// with a host, through its external domain, the seed's view of the connectivity (Gardener's
+// "Connectivity" docs/monitoring/connectivity.md).
 func apiServerProbe(v ShootValues) *unstructured.Unstructured {
 	targets := []any{"https://" + kubeapiserver.ServiceName("") + "/healthz"}
 	if v.APIServerHost != "" {
@@ -109,8 +112,9 @@ var eventRules = []rbacv1.PolicyRule{
 }
 
 // shootRBAC is the ManagedResource with the permissions in the shoot of the ServiceAccounts
-// the token-requestor Secrets stand for (S4:13686-13741): prometheus-shoot reads what it
-// scrapes and /metrics, kube-state-metrics what it exports, the event-logger events.
+// the token-requestor Secrets stand for (Gardener's "Gardener Resource Manager"
+// docs/concepts/resource-manager.md): prometheus-shoot reads what it scrapes and /metrics,
+// kube-state-metrics what it exports, the event-logger events.
 func shootRBAC(v ShootValues) ([]render.Object, error) {
 	typed := clusterRole("prometheus-"+ShootPrometheusName, metav1.NamespaceSystem, prometheusRules)
 	typed = append(typed, clusterRole(KubeStateMetricsName, metav1.NamespaceSystem, ksmRules)...)

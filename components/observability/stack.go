@@ -17,24 +17,26 @@ import (
 type stack struct {
 	namespace     string
 	priorityClass string
-	// replicas of every workload: 1 (S4:24611-24670), 0 for a hibernated shoot.
+	// replicas of every workload: 1 (Gardener's "High Availability Of Components"
+	// docs/development/high-availability-of-components.md), 0 for a hibernated shoot.
 	replicas int32
 	// img are the image references by image name.
 	img map[string]string
 	// networkPolicies: the stack runs under Gardener's NetworkPolicies (seed and shoot
 	// namespaces), so its pods carry the labels that open the paths they need: DNS for all
-	// (S4:25949) and the extra network labels each builder names. The garden stack's pods carry
-	// none.
+	// (Gardener's "Network Policies" docs/operations/network_policies.md) and the extra network labels
+	// each builder names. The garden stack's pods carry none.
 	networkPolicies bool
 	// scrapeAlias is the alias of the Prometheus pods that scrape the stack's metrics Services,
 	// which then carry networking.resources.gardener.cloud/from-<alias>-allowed-ports so that
-	// gardener-resource-manager's NetworkPolicy controller lets those pods in (S4:25962,
-	// S4:25987, S4:26009). "" leaves the Services alone (the garden stack).
+	// gardener-resource-manager's NetworkPolicy controller lets those pods in (Gardener's
+	// docs/operations/network_policies.md). "" leaves the Services alone (the garden stack).
 	scrapeAlias string
 }
 
-// Network labels of Gardener's NetworkPolicies (S4:25947-25953) and of gardener-resource-manager's
-// NetworkPolicy controller (S4:13950-13960).
+// Network labels of Gardener's NetworkPolicies (Gardener's docs/operations/network_policies.md) and
+// of gardener-resource-manager's NetworkPolicy controller (Gardener's "Gardener Resource Manager"
+// docs/concepts/resource-manager.md).
 const (
 	toDNS              = "networking.gardener.cloud/to-dns"
 	toRuntimeAPIServer = "networking.gardener.cloud/to-runtime-apiserver"
@@ -44,7 +46,7 @@ const (
 )
 
 // toScrapeTargets is the pod label that lets a Prometheus reach every Service annotated for its
-// alias (S4:13955-13960).
+// alias (Gardener's docs/concepts/resource-manager.md).
 func toScrapeTargets(alias string) string {
 	return "networking.resources.gardener.cloud/to-" + alias
 }
@@ -90,7 +92,8 @@ func (s stack) scrapable(svc *corev1.Service, port int32) *corev1.Service {
 }
 
 // toShootAPIServer adds the network label of pods that talk to the shoot's API server through
-// its Service in the control-plane namespace (S4:13834) to labels.
+// its Service in the control-plane namespace (Gardener's docs/concepts/resource-manager.md) to
+// labels.
 func toShootAPIServer(labels map[string]string) map[string]string {
 	labels[kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(""), kubeapiserver.Port)] = allowed
 	return labels

@@ -14,8 +14,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Names of Vali's objects. The StatefulSet is vali (S4:12751, S4:21738); the Service is
-// logging, the name Plutono's documented datasource reaches Vali by (S4:21904).
+// Names of Vali's objects. The StatefulSet is vali (Gardener's "Gardener Operator"
+// docs/concepts/operator.md, "Logging" docs/usage/observability/logging.md); the Service is
+// logging, the name Plutono's documented datasource reaches Vali by (Gardener's
+// docs/usage/observability/logging.md).
 const (
 	ValiName              = "vali"
 	ValiServiceName       = "logging"
@@ -27,12 +29,13 @@ const (
 )
 
 // ValiRetention is how long Vali keeps logs; the chunk store looks back as far
-// (S4:21883-21895).
+// (Gardener's docs/usage/observability/logging.md).
 const ValiRetention = "336h"
 
 // valiConfig is Vali's configuration: a single instance with an in-memory ring, the documented
 // index schema (boltdb index, filesystem chunks, schema v11, 24h index period from 2018-04-15,
-// S4:21845-21866) and the documented retention (S4:21883-21895).
+// Gardener's docs/usage/observability/logging.md) and the documented retention (Gardener's
+// docs/usage/observability/logging.md).
 func valiConfig() map[string]any {
 	return map[string]any{
 		"auth_enabled": false,

@@ -35,7 +35,7 @@ func TestGardenClassesAreTheDocumentedOnes(t *testing.T) {
 	for _, c := range classes {
 		got[c.Name] = c.Value
 	}
-	// S4:26366-26371
+	// Gardener's "Priority Classes" docs/development/priority-classes.md
 	assert.Equal(t, map[string]int32{
 		"gardener-garden-system-critical": 999999550,
 		"gardener-garden-system-500":      999999500,

@@ -9,29 +9,33 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
-// The kinds of subject a project member can be (rbac/v1 Subject, S4:4169-4193).
+// The kinds of subject a project member can be (rbac/v1 Subject, Gardener's ProjectMember in
+// docs/api-reference/core.md).
 const (
 	KindUser           = "User"
 	KindGroup          = "Group"
 	KindServiceAccount = "ServiceAccount"
 )
 
-// rbacAPIGroup is the API group of User and Group subjects, as in the documents' example
-// (S4:21960-21970); ServiceAccount subjects have the empty group, as everywhere in rbac/v1.
+// rbacAPIGroup is the API group of User and Group subjects, as in Gardener's documented example
+// (Gardener's "NamespacedCloudProfiles" docs/usage/project/namespaced-cloud-profiles.md);
+// ServiceAccount subjects have the empty group, as everywhere in rbac/v1.
 const rbacAPIGroup = "rbac.authorization.k8s.io"
 
-// The project roles (S4:22026-22031).
+// The project roles (Gardener's "Projects" docs/usage/project/projects.md).
 const (
 	RoleAdmin                 = "admin"
 	RoleServiceAccountManager = "serviceaccountmanager"
 	RoleUAM                   = "uam"
 	RoleViewer                = "viewer"
 	RoleOwner                 = "owner"
-	// RoleExtensionPrefix starts extension roles such as extension:foo (S4:22031, S4:16530-16551).
+	// RoleExtensionPrefix starts extension roles such as extension:foo (Gardener's
+	// docs/usage/project/projects.md, "Project Roles" docs/extensions/project-roles.md).
 	RoleExtensionPrefix = "extension:"
 )
 
-// maxExtensionRoleLength bounds the name of an extension role after its prefix (S4:16549).
+// maxExtensionRoleLength bounds the name of an extension role after its prefix (Gardener's
+// docs/extensions/project-roles.md).
 const maxExtensionRoleLength = 20
 
 // Subject is a user, group or service account (rbac/v1 Subject).
@@ -44,7 +48,8 @@ type Subject struct {
 	Namespace string `json:"namespace"`
 }
 
-// Member is a subject with roles in the project (ProjectMember, S4:4169-4193).
+// Member is a subject with roles in the project (ProjectMember, Gardener's ProjectMember in
+// docs/api-reference/core.md).
 type Member struct {
 	Kind      string `json:"kind"`
 	Name      string `json:"name"`
@@ -108,9 +113,9 @@ func subject(s Subject) map[string]any {
 }
 
 // members renders spec.members: the owner first with the owner role, then the other members in
-// the order given. Gardener gives the owner the owner role (S4:22022, S4:22030); rendering it
-// explicitly keeps plans free of server-side additions. A member entry for the owner adds its
-// roles to the owner's.
+// the order given. Gardener gives the owner the owner role (Gardener's
+// docs/usage/project/projects.md); rendering it explicitly keeps plans free of server-side
+// additions. A member entry for the owner adds its roles to the owner's.
 func members(owner *Subject, ms []Member) ([]any, error) {
 	if owner == nil {
 		return nil, errors.New("an owner is required")
@@ -156,7 +161,7 @@ func members(owner *Subject, ms []Member) ([]any, error) {
 
 // memberRoles validates a member's roles and returns them main role first.
 func memberRoles(s Subject, role string, more []string) ([]string, error) {
-	if role == "" { // every member needs at least one role (S4:22024)
+	if role == "" { // every member needs at least one role (Gardener's docs/usage/project/projects.md)
 		return nil, fmt.Errorf("member %s %s needs a role", s.Kind, s.Name)
 	}
 	roles := append([]string{role}, more...)

@@ -1,7 +1,8 @@
 // Package project renders the project component: a Gardener Project (core.gardener.cloud/v1beta1,
-// cluster-scoped, S4:857-936) in the virtual garden together with its namespace garden-<name>.
-// Every Shoot, SecretBinding and CredentialsBinding of the project lives in that namespace, so a
-// project comes before all of them (digest §2.2, S4:12141).
+// cluster-scoped, Gardener's Project in docs/api-reference/core.md) in the virtual garden together
+// with its namespace garden-<name>. Every Shoot, SecretBinding and CredentialsBinding of the
+// project lives in that namespace, so a project comes before all of them (digest §2.2, Gardener's
+// "Gardener API Server" docs/concepts/apiserver.md).
 package project
 
 import (
@@ -17,26 +18,29 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// The API version and kind of the Project (S4:857-880).
+// The API version and kind of the Project (Gardener's Project in docs/api-reference/core.md).
 const (
 	APIVersion = "core.gardener.cloud/v1beta1"
 	Kind       = "Project"
 )
 
 // The labels a namespace needs before the project controller adopts it instead of refusing it
-// (S4:22016, S0:131).
+// (Gardener's "Projects" docs/usage/project/projects.md, "Gardener Controller Manager"
+// docs/concepts/controller-manager.md).
 const (
 	LabelRole        = "gardener.cloud/role"
 	LabelRoleProject = "project"
 	LabelProjectName = "project.gardener.cloud/name"
 )
 
-// NamespacePrefix starts every project namespace the ProjectValidator accepts (S4:11754).
+// NamespacePrefix starts every project namespace the ProjectValidator accepts (Gardener's
+// "APIServer Admission Plugins" docs/concepts/apiserver-admission-plugins.md).
 const NamespacePrefix = "garden-"
 
 // gardenNamespace is the namespace of the landscape's own "garden" project. The documents only
-// name the garden- prefix (S4:11754); an operator expects the garden project to own the garden
-// namespace, as Gardener's own validator allows, so it is accepted as well.
+// name the garden- prefix (Gardener's docs/concepts/apiserver-admission-plugins.md); an operator
+// expects the garden project to own the garden namespace, as Gardener's own validator allows, so it
+// is accepted as well.
 const gardenNamespace = "garden"
 
 // Values are the component's typed inputs.
@@ -47,18 +51,20 @@ type Values struct {
 	Name string `json:"name"`
 	// Namespace is the project namespace; "" means garden-<name>.
 	Namespace string `json:"namespace"`
-	// Description says what the project is used for (S4:22020).
+	// Description says what the project is used for (Gardener's docs/usage/project/projects.md).
 	Description string `json:"description"`
-	// Purpose is a human-readable explanation of the project's purpose (S4:22020).
+	// Purpose is a human-readable explanation of the project's purpose (Gardener's
+	// docs/usage/project/projects.md).
 	Purpose string `json:"purpose"`
 	// Owner is the project's main contact; it becomes spec.owner and a member with the owner
-	// role (S4:22022, S4:22030).
+	// role (Gardener's docs/usage/project/projects.md).
 	Owner *Subject `json:"owner"`
 	// Members are the other people, groups and service accounts with a role in the project.
 	Members []Member `json:"member"`
 	// Tolerations are the seed taints shoots of the project may tolerate.
 	Tolerations []Toleration `json:"tolerations"`
-	// DualApprovalForDeletion rules make a second subject confirm deletions (S4:22060-22078).
+	// DualApprovalForDeletion rules make a second subject confirm deletions (Gardener's
+	// docs/usage/project/projects.md).
 	DualApprovalForDeletion []DualApproval `json:"dual_approval_for_deletion"`
 	// ResourceQuota is the template of the namespace's default ResourceQuota gardener; none
 	// without it.
@@ -67,7 +73,8 @@ type Values struct {
 	Stale *Stale `json:"stale"`
 }
 
-// Toleration lets shoots of the project tolerate a seed taint (S4:4280-4289, S4:5830-5847).
+// Toleration lets shoots of the project tolerate a seed taint (Gardener's ProjectStatus in
+// docs/api-reference/core.md, Toleration in docs/api-reference/core.md).
 type Toleration struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
@@ -76,15 +83,17 @@ type Toleration struct {
 	Default bool `json:"default"`
 }
 
-// DualApproval is one dual-approval-for-deletion rule (S4:2410-2432).
+// DualApproval is one dual-approval-for-deletion rule (Gardener's DualApprovalForDeletion in
+// docs/api-reference/core.md).
 type DualApproval struct {
 	// Resource is the resource the rule applies to; "" means shoots, the only one implemented
-	// (S4:22074).
+	// (Gardener's docs/usage/project/projects.md).
 	Resource string `json:"resource"`
-	// MatchLabels selects the objects; nil or empty matches every object (S4:22076).
+	// MatchLabels selects the objects; nil or empty matches every object (Gardener's
+	// docs/usage/project/projects.md).
 	MatchLabels map[string]string `json:"match_labels"`
 	// IncludeServiceAccounts also demands dual approval from service accounts; nil means true
-	// (S4:22078).
+	// (Gardener's docs/usage/project/projects.md).
 	IncludeServiceAccounts *bool `json:"include_service_accounts"`
 }
 
@@ -129,9 +138,10 @@ func Render(in render.Input) (*render.Output, error) {
 }
 
 // checkAdoptable refuses a project namespace that exists without the labels the Project
-// controller demands before it adopts one (S4:12317): without the check the landscape's apply
-// would label and take over any namespace, kube-system included, which is the privilege
-// escalation the rule prevents. A namespace this landscape applied carries the labels already.
+// controller demands before it adopts one (Gardener's docs/concepts/controller-manager.md): without
+// the check the landscape's apply would label and take over any namespace, kube-system included,
+// which is the privilege escalation the rule prevents. A namespace this landscape applied carries
+// the labels already.
 func checkAdoptable(live *unstructured.Unstructured, name, ns string) error {
 	if live == nil {
 		return nil
@@ -140,7 +150,7 @@ func checkAdoptable(live *unstructured.Unstructured, name, ns string) error {
 	if labels[LabelRole] == LabelRoleProject && labels[LabelProjectName] == name {
 		return nil
 	}
-	return fmt.Errorf("project %s: the namespace %s exists without the labels %s=%s and %s=%s, so Gardener would not adopt it for the project (S4:12317); "+
+	return fmt.Errorf("project %s: the namespace %s exists without the labels %s=%s and %s=%s, so Gardener would not adopt it for the project (Gardener's docs/concepts/controller-manager.md); "+
 		"label it with kubectl label namespace %s %s=%s %s=%s if it is meant for the project, or give the project another namespace",
 		name, ns, LabelRole, LabelRoleProject, LabelProjectName, name, ns, LabelRole, LabelRoleProject, LabelProjectName, name)
 }
@@ -191,7 +201,8 @@ func Objects(v Values) ([]render.Object, error) {
 
 	meta := metav1.ObjectMeta{Name: ns, Labels: map[string]string{LabelRole: LabelRoleProject, LabelProjectName: v.Name}}
 	if v.Stale != nil && v.Stale.Skip {
-		// gardener-controller-manager's own stale check skips it too (S4:12369).
+		// gardener-controller-manager's own stale check skips it too (Gardener's
+		// docs/concepts/controller-manager.md).
 		meta.Annotations = map[string]string{SkipStaleCheckAnnotation: "true"}
 	}
 	namespace, err := kube.ToUnstructured(&corev1.Namespace{ObjectMeta: meta})
@@ -200,7 +211,7 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	project := kube.Custom(APIVersion, Kind, "", v.Name, nil, map[string]any{"spec": spec})
 	// The members' RBAC after the Project, as the Project controller creates it once the
-	// namespace is there (S4:12317-12319).
+	// namespace is there (Gardener's docs/concepts/controller-manager.md).
 	objs := append([]*unstructured.Unstructured{namespace, project}, rbac(v.Name, ns, *v.Owner, v.Members)...)
 	return kube.On(v.Cluster.Name, "", objs...), nil
 }
@@ -234,7 +245,8 @@ func tolerations(ts []Toleration) (map[string]any, error) {
 }
 
 // dualApprovals renders spec.dualApprovalForDeletion. An empty matchLabels map is kept as it is:
-// it means "every object", whereas a missing selector would mean none (S4:22076).
+// it means "every object", whereas a missing selector would mean none (Gardener's
+// docs/usage/project/projects.md).
 func dualApprovals(ds []DualApproval) ([]any, error) {
 	if len(ds) == 0 {
 		return nil, nil
@@ -246,7 +258,8 @@ func dualApprovals(ds []DualApproval) ([]any, error) {
 		if resource == "" {
 			resource = "shoots"
 		}
-		// S4:22074: Shoot is the only resource for which dual approval is implemented.
+		// Gardener's docs/usage/project/projects.md: Shoot is the only resource for which dual approval
+		// is implemented.
 		if resource != "shoots" {
 			return nil, fmt.Errorf("dual approval for deletion of %q: only shoots are supported", resource)
 		}

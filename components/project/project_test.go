@@ -49,7 +49,8 @@ func TestNamespaceIsLabelledForAdoption(t *testing.T) {
 	ns, project := objs[0].Object, objs[1].Object
 	assert.Equal(t, "virtual", objs[0].Cluster)
 	assert.Equal(t, "Namespace", ns.GetKind(), "the namespace comes first so that it exists when the project controller adopts it")
-	// S4:22016, S0:131: the labels without which a namespace is not adopted.
+	// Gardener's "Projects" docs/usage/project/projects.md, Gardener's "Gardener Controller Manager"
+	// docs/concepts/controller-manager.md: the labels without which a namespace is not adopted.
 	assert.Equal(t, "garden-dev", ns.GetName())
 	assert.Equal(t, map[string]string{"gardener.cloud/role": "project", "project.gardener.cloud/name": "dev"}, ns.GetLabels())
 	assert.Equal(t, "core.gardener.cloud/v1beta1", project.GetAPIVersion())
@@ -60,7 +61,8 @@ func TestNamespaceIsLabelledForAdoption(t *testing.T) {
 
 var cluster = decode.Cluster{Name: "virtual"}
 
-// A namespace that exists is taken only when labelled for the project (S4:12317).
+// A namespace that exists is taken only when labelled for the project (Gardener's
+// docs/concepts/controller-manager.md).
 func TestRefusesUnlabelledNamespaces(t *testing.T) {
 	namespace := func(labels map[string]string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
@@ -104,7 +106,8 @@ func TestOwnerGetsTheOwnerRole(t *testing.T) {
 	require.NoError(t, err)
 	spec := objs[1].Object.Object["spec"].(map[string]any)
 	assert.Equal(t, map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "john"}, spec["owner"])
-	// S4:22030: the owner role; the owner's own member entry merges into it.
+	// Gardener's docs/usage/project/projects.md: the owner role; the owner's own member entry merges
+	// into it.
 	assert.Equal(t, []any{
 		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "john", "role": "owner", "roles": []any{"viewer", "extension:foo"}},
 		map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice", "role": "admin"},
@@ -132,7 +135,8 @@ func TestDefaultTolerationsAreAlsoAllowed(t *testing.T) {
 func TestDualApprovalMatchesEverythingByDefault(t *testing.T) {
 	objs, err := Objects(Values{Cluster: cluster, Name: "dev", Owner: &Subject{Name: "john"}, DualApprovalForDeletion: []DualApproval{{}}})
 	require.NoError(t, err)
-	// S4:22076-22078: matchLabels {} matches all; includeServiceAccounts defaults to true.
+	// Gardener's docs/usage/project/projects.md: matchLabels {} matches all; includeServiceAccounts
+	// defaults to true.
 	assert.Equal(t, []any{map[string]any{
 		"resource": "shoots", "selector": map[string]any{"matchLabels": map[string]any{}}, "includeServiceAccounts": true,
 	}}, objs[1].Object.Object["spec"].(map[string]any)["dualApprovalForDeletion"])

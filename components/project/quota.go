@@ -14,11 +14,12 @@ import (
 )
 
 // ResourceQuotaName is the name of the ResourceQuota the Project controller maintains in the
-// project namespace (S4:12342).
+// project namespace (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md).
 const ResourceQuotaName = "gardener"
 
 // ResourceQuota is the template of the project namespace's default ResourceQuota, as the Project
-// controller's controllers.project.quotas[].config holds it (S4:12325-12342).
+// controller's controllers.project.quotas[].config holds it (Gardener's
+// docs/concepts/controller-manager.md).
 type ResourceQuota struct {
 	Hard        map[string]string `json:"hard"`
 	Labels      map[string]string `json:"labels"`
@@ -32,12 +33,12 @@ type quotaOutcome struct {
 }
 
 // resourceQuota renders the ResourceQuota gardener from the template by the Project
-// controller's rules (S4:12342): a new one takes the template; on an existing one only the
-// limits it does not have yet are set, so that limits raised by hand stay. Labels and annotations
-// are merged with those already there, as a server-side apply does anyway. Limits the template
-// does not list are removed from the object: those this landscape set go with the next apply;
-// limits another field manager (a person with kubectl) added stay and are named in a notice,
-// since an apply can only give up fields it owns.
+// controller's rules (Gardener's docs/concepts/controller-manager.md): a new one takes the
+// template; on an existing one only the limits it does not have yet are set, so that limits raised
+// by hand stay. Labels and annotations are merged with those already there, as a server-side apply
+// does anyway. Limits the template does not list are removed from the object: those this landscape
+// set go with the next apply; limits another field manager (a person with kubectl) added stay and
+// are named in a notice, since an apply can only give up fields it owns.
 func resourceQuota(ns string, tmpl *ResourceQuota, live *unstructured.Unstructured) quotaOutcome {
 	hard := map[string]any{}
 	var liveHard map[string]string

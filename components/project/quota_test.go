@@ -24,7 +24,8 @@ func liveQuota(hard map[string]string, managers map[string]string) *unstructured
 	return u
 }
 
-// The merge rules of the Project controller's quota (S4:12342).
+// The merge rules of the Project controller's quota (Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md).
 func TestResourceQuotaMergeRules(t *testing.T) {
 	tmpl := &ResourceQuota{Hard: map[string]string{"count/shoots.core.gardener.cloud": "100", "count/secrets": "800"}, Labels: map[string]string{"team": "a"}, Annotations: map[string]string{"note": "b"}}
 	for _, tc := range []struct {

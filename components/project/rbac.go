@@ -9,33 +9,37 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
-// The RBAC objects the Project controller maintains for a project's members (S4:12319,
-// S4:22033-22044): per role a project-specific ClusterRole and ClusterRoleBinding for the
-// cluster-scoped resources (the Project and its Namespace), and RoleBindings in the project
+// The RBAC objects the Project controller maintains for a project's members (Gardener's "Gardener
+// Controller Manager" docs/concepts/controller-manager.md, "Projects"
+// docs/usage/project/projects.md): per role a project-specific ClusterRole and ClusterRoleBinding
+// for the cluster-scoped resources (the Project and its Namespace), and RoleBindings in the project
 // namespace to the central ClusterRoles for the namespaced ones.
 const (
 	rolePrefix = "gardener.cloud:system:project"
 	// CentralMemberRole, CentralViewerRole and CentralServiceAccountManagerRole are the central
-	// ClusterRoles the project namespace's RoleBindings refer to (S4:22035); the Gardener
-	// control plane provides them.
+	// ClusterRoles the project namespace's RoleBindings refer to (Gardener's
+	// docs/usage/project/projects.md); the Gardener control plane provides them.
 	CentralMemberRole                = rolePrefix + "-member"
 	CentralViewerRole                = rolePrefix + "-viewer"
 	CentralServiceAccountManagerRole = rolePrefix + "-serviceaccountmanager"
 	// extensionRolePrefix names the ClusterRole and RoleBinding of an extension role:
-	// gardener.cloud:extension:project:<project>:<role> (S4:16545).
+	// gardener.cloud:extension:project:<project>:<role> (Gardener's "Project Roles"
+	// docs/extensions/project-roles.md).
 	extensionRolePrefix = "gardener.cloud:extension:project:"
-	// LabelAggregateToExtensionRole marks ClusterRoles an extension role aggregates (S4:16545).
+	// LabelAggregateToExtensionRole marks ClusterRoles an extension role aggregates (Gardener's
+	// docs/extensions/project-roles.md).
 	LabelAggregateToExtensionRole = "rbac.gardener.cloud/aggregate-to-extension-role"
 )
 
-// verbManageMembers is the custom verb behind the uam role (S4:22048).
+// verbManageMembers is the custom verb behind the uam role (Gardener's
+// docs/usage/project/projects.md).
 const verbManageMembers = "manage-members"
 
 // projectRule grants verbs on the project itself; namespaceRule read access to its namespace.
 // The documents name the resources of the project-specific roles ("cluster-scoped resources,
-// e.g., the Namespace or Project itself", S4:22035) but not their verbs: these follow the roles'
-// descriptions (S4:22026-22030): admins manage the project, viewers read it, uam manages its
-// members, the owner does all of it.
+// e.g., the Namespace or Project itself", Gardener's docs/usage/project/projects.md) but not their
+// verbs: these follow the roles' descriptions (Gardener's docs/usage/project/projects.md): admins
+// manage the project, viewers read it, uam manages its members, the owner does all of it.
 func projectRule(name string, verbs ...string) map[string]any {
 	return map[string]any{"apiGroups": []any{"core.gardener.cloud"}, "resources": []any{"projects"}, "resourceNames": []any{name}, "verbs": kube.AnyList(verbs)}
 }
@@ -45,7 +49,8 @@ func namespaceRule(ns string) map[string]any {
 }
 
 // roleSubjects are the project's subjects by role, the owner's combined roles (admin, uam and
-// serviceaccountmanager, S4:22030) spelled out, in the order of spec.members.
+// serviceaccountmanager, Gardener's docs/usage/project/projects.md) spelled out, in the order of
+// spec.members.
 func roleSubjects(owner Subject, ms []Member) map[string][]Subject {
 	out := map[string][]Subject{}
 	add := func(role string, s Subject) {
@@ -100,8 +105,9 @@ func rbac(name, ns string, owner Subject, ms []Member) []*unstructured.Unstructu
 	for _, role := range extensionRoles {
 		short := strings.TrimPrefix(role, RoleExtensionPrefix)
 		crName := extensionRolePrefix + name + ":" + short
-		// S4:16545-16551: the ClusterRole aggregates the extension's ClusterRoles, and a
-		// RoleBinding of the same name binds the role's members in the project namespace.
+		// Gardener's docs/extensions/project-roles.md: the ClusterRole aggregates the extension's
+		// ClusterRoles, and a RoleBinding of the same name binds the role's members in the project
+		// namespace.
 		objs = append(objs,
 			kube.Custom("rbac.authorization.k8s.io/v1", "ClusterRole", "", crName, nil, map[string]any{
 				"aggregationRule": map[string]any{"clusterRoleSelectors": []any{

@@ -8,9 +8,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// The Project controller's RBAC by role (S4:22036-22044): the owner combines admin, uam and
-// serviceaccountmanager (S4:22030); extension roles aggregate labelled ClusterRoles and bind
-// their members in the namespace (S4:16545-16551).
+// The Project controller's RBAC by role (Gardener's "Projects" docs/usage/project/projects.md): the
+// owner combines admin, uam and serviceaccountmanager (Gardener's docs/usage/project/projects.md);
+// extension roles aggregate labelled ClusterRoles and bind their members in the namespace
+// (Gardener's "Project Roles" docs/extensions/project-roles.md).
 func TestRBACByRole(t *testing.T) {
 	objs := rbac("dev", "garden-dev", Subject{Name: "owner@example.com"}, []Member{
 		{Name: "alice@example.com", Role: RoleAdmin, Roles: []string{RoleUAM, "extension:foo"}},
@@ -50,7 +51,7 @@ func TestRBACByRole(t *testing.T) {
 		assert.Equal(t, []any{"dev"}, rules[0].(map[string]any)["resourceNames"], "%s grants access to its own project only", cr)
 	}
 	uam, _, _ := unstructured.NestedSlice(byName["ClusterRole /gardener.cloud:system:project-uam:dev"].Object, "rules")
-	assert.Contains(t, uam[0].(map[string]any)["verbs"], "manage-members", "S4:22048")
+	assert.Contains(t, uam[0].(map[string]any)["verbs"], "manage-members", "Gardener's docs/usage/project/projects.md")
 	ext := byName["ClusterRole /gardener.cloud:extension:project:dev:foo"]
 	require.NotNil(t, ext)
 	selectors, _, _ := unstructured.NestedSlice(ext.Object, "aggregationRule", "clusterRoleSelectors")

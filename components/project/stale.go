@@ -10,8 +10,9 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Stale holds the Stale Projects controller's settings (S4:12363-12367). The documents give no
-// defaults; unset fields take gardener-controller-manager's own (30, 14 and 90 days).
+// Stale holds the Stale Projects controller's settings (Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md). The documents give no defaults; unset fields take
+// gardener-controller-manager's own (30, 14 and 90 days).
 type Stale struct {
 	// MinimumLifetimeDays: projects younger than this, or active within it, are never stale.
 	MinimumLifetimeDays *int `json:"minimum_lifetime_days"`
@@ -20,12 +21,13 @@ type Stale struct {
 	GracePeriodDays *int `json:"grace_period_days"`
 	// ExpirationDays: a stale project is deleted this long after it became stale.
 	ExpirationDays *int `json:"expiration_days"`
-	// Skip opts the project out, as the namespace annotation does (S4:12369).
+	// Skip opts the project out, as the namespace annotation does (Gardener's
+	// docs/concepts/controller-manager.md).
 	Skip bool `json:"skip"`
 }
 
 // SkipStaleCheckAnnotation on the project namespace opts a project out of stale detection
-// (S4:12369).
+// (Gardener's docs/concepts/controller-manager.md).
 const SkipStaleCheckAnnotation = "project.gardener.cloud/skip-stale-check"
 
 // StaleSinceAnnotation keeps on the Project when the engine first found it stale, where
@@ -68,12 +70,13 @@ var (
 )
 
 // checkStale decides whether the project is stale the way the Stale Projects controller does
-// (S4:12350-12369): a project older than the minimum lifetime, without activity within it, whose
-// namespace holds no Shoots, no BackupEntries and no Secrets or Quotas that a binding used by a
-// Shoot (in any namespace) refers to. A stale project is deleted ExpirationDays after it became
-// stale, once it has been stale for GracePeriodDays; an auto-delete time Gardener already set
-// is only moved later (S4:12367). A project the landscape has not created yet, or whose
-// namespace carries the skip annotation, is never stale.
+// (Gardener's docs/concepts/controller-manager.md): a project older than the minimum lifetime,
+// without activity within it, whose namespace holds no Shoots, no BackupEntries and no Secrets or
+// Quotas that a binding used by a Shoot (in any namespace) refers to. A stale project is deleted
+// ExpirationDays after it became stale, once it has been stale for GracePeriodDays; an auto-delete
+// time Gardener already set is only moved later (Gardener's docs/concepts/controller-manager.md). A
+// project the landscape has not created yet, or whose namespace carries the skip annotation, is
+// never stale.
 func checkStale(in render.Input, v Values, liveNS *unstructured.Unstructured) (staleness, error) {
 	var st staleness
 	if v.Stale != nil && v.Stale.Skip {
@@ -127,7 +130,7 @@ func checkStale(in render.Input, v Values, liveNS *unstructured.Unstructured) (s
 	st.autoDelete = st.since.Add(expiration)
 	if s, ok, _ := unstructured.NestedString(live.Object, "status", "staleAutoDeleteTimestamp"); ok {
 		if t, err := time.Parse(time.RFC3339, s); err == nil && t.After(st.autoDelete) {
-			st.autoDelete = t // only ever moved later (S4:12367)
+			st.autoDelete = t // only ever moved later (Gardener's docs/concepts/controller-manager.md)
 		}
 	}
 	st.revisit = laterThan(in.Now, st.autoDelete) // the daemon plans the deletion then
@@ -143,7 +146,8 @@ func laterThan(now, t time.Time) time.Time {
 	return time.Time{}
 }
 
-// inUse names what keeps the project in use (S4:12354-12358), "" when nothing does.
+// inUse names what keeps the project in use (Gardener's docs/concepts/controller-manager.md), ""
+// when nothing does.
 func inUse(in render.Input, v Values, ns string) (string, error) {
 	list := func(ref render.ListRef, namespace string) ([]unstructured.Unstructured, error) {
 		ref.Cluster, ref.Namespace = v.Cluster.Name, namespace

@@ -68,8 +68,9 @@ func item(namespace, name string, fields map[string]any) unstructured.Unstructur
 	return unstructured.Unstructured{Object: obj}
 }
 
-// The stale check of the Stale Projects controller (S4:12350-12369): what keeps a project in
-// use, when it becomes stale, and when it is deleted.
+// The stale check of the Stale Projects controller (Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md): what keeps a project in use, when it becomes stale, and
+// when it is deleted.
 func TestStaleProjects(t *testing.T) {
 	old := liveProject(daysAgo(100), map[string]any{"lastActivityTimestamp": daysAgo(40)}, nil)
 	// A shoot in garden-other uses a binding in garden-other whose Secret lives in garden-local.
@@ -169,7 +170,7 @@ func TestStaleProjects(t *testing.T) {
 }
 
 // Opting out in the landscape also annotates the namespace, so that gardener-controller-manager
-// skips the project too (S4:12369).
+// skips the project too (Gardener's docs/concepts/controller-manager.md).
 func TestSkipAnnotatesTheNamespace(t *testing.T) {
 	out, err := Render(staleWorld{}.input(t, `{"cluster": {"name": "virtual"}, "owner": {"name": "a@example.com"}, "stale": {"skip": true}}`))
 	require.NoError(t, err)

@@ -9,11 +9,13 @@ import (
 
 // MaxNameLength bounds project names. The documents do not state it; gardener-apiserver's
 // validation refuses longer names, because the name is part of every shoot's technical ID
-// shoot--<project>--<shoot> (S4:21779) and of its DNS names, which an operator expects here too.
+// shoot--<project>--<shoot> (Gardener's "Logging" docs/usage/observability/logging.md) and of its
+// DNS names, which an operator expects here too.
 const MaxNameLength = 10
 
 // validateName checks a project name: a DNS label of at most MaxNameLength characters without
-// "--", which would make technical IDs shoot--<project>--<shoot> ambiguous (S4:21779).
+// "--", which would make technical IDs shoot--<project>--<shoot> ambiguous (Gardener's
+// docs/usage/observability/logging.md).
 func validateName(name string) error {
 	switch {
 	case name == "":
@@ -28,8 +30,9 @@ func validateName(name string) error {
 	return nil
 }
 
-// validateNamespace checks the project namespace: garden-<something> (S4:11754), or the garden
-// project's own garden namespace.
+// validateNamespace checks the project namespace: garden-<something> (Gardener's "APIServer
+// Admission Plugins" docs/concepts/apiserver-admission-plugins.md), or the garden project's own
+// garden namespace.
 func validateNamespace(ns string) error {
 	if ns != gardenNamespace && !strings.HasPrefix(ns, NamespacePrefix) {
 		return fmt.Errorf("project namespace %q does not start with %s", ns, NamespacePrefix)

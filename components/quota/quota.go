@@ -1,6 +1,7 @@
-// Package quota renders the quota component: a Quota (core.gardener.cloud/v1beta1, S4:937-978)
-// that limits the resources and lifetime of the shoots of a project or of the shoots using one
-// set of credentials. Bindings reference it, so it comes before them (digest §2.2).
+// Package quota renders the quota component: a Quota (core.gardener.cloud/v1beta1, Gardener's Quota
+// in docs/api-reference/core.md) that limits the resources and lifetime of the shoots of a project
+// or of the shoots using one set of credentials. Bindings reference it, so it comes before them
+// (digest §2.2).
 package quota
 
 import (
@@ -17,13 +18,14 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// The API version and kind of the Quota (S4:937-950).
+// The API version and kind of the Quota (Gardener's Quota in docs/api-reference/core.md).
 const (
 	APIVersion = "core.gardener.cloud/v1beta1"
 	Kind       = "Quota"
 )
 
-// The scopes of a Quota: a project, or a set of credentials (S4:975-977).
+// The scopes of a Quota: a project, or a set of credentials (Gardener's Quota in
+// docs/api-reference/core.md).
 const (
 	ScopeProject          = "Project"
 	ScopeSecret           = "Secret"
@@ -31,7 +33,7 @@ const (
 )
 
 // scopeAPIVersions are the API versions of the scope kinds, which spec.scope names as an
-// ObjectReference without a name (S4:975-977).
+// ObjectReference without a name (Gardener's Quota in docs/api-reference/core.md).
 var scopeAPIVersions = map[string]string{
 	ScopeProject:          "core.gardener.cloud/v1beta1",
 	ScopeSecret:           "v1",
@@ -39,8 +41,8 @@ var scopeAPIVersions = map[string]string{
 }
 
 // Metrics are the resources a Quota may limit. The documents only say "a list of resources"
-// (S4:4368); these are the names gardener-apiserver accepts and Gardener's example quotas use,
-// which an operator expects.
+// (Gardener's QuotaSpec in docs/api-reference/core.md); these are the names gardener-apiserver
+// accepts and Gardener's example quotas use, which an operator expects.
 var Metrics = []string{"cpu", "gpu", "memory", "storage.standard", "storage.premium", "loadbalancer"}
 
 // Values are the component's typed inputs.
@@ -54,7 +56,8 @@ type Values struct {
 	// Scope is what the Quota limits: Project, Secret or WorkloadIdentity; "" means Project.
 	Scope string `json:"scope"`
 	// ClusterLifetimeDays, when set, deletes shoots under the Quota after so many days
-	// (S4:963-967, S0:236).
+	// (Gardener's Quota in docs/api-reference/core.md, "Gardener Controller Manager"
+	// docs/concepts/controller-manager.md).
 	ClusterLifetimeDays *int64 `json:"cluster_lifetime_days"`
 	// Metrics maps metric names (see Metrics) to quantities such as "200" or "4Ti".
 	Metrics map[string]string `json:"metrics"`

@@ -1,8 +1,9 @@
 // Package reserveexcesscapacity renders the reserve_excess_capacity component: a Deployment of
 // pause pods in a seed's garden namespace that hold spare capacity with the lowest priority class,
-// gardener-reserve-excess-capacity (-5, S4:26384). Any other pod preempts them, so new shoot
-// control planes start at once while the cluster-autoscaler adds nodes for the evicted
-// placeholders (S4:26873).
+// gardener-reserve-excess-capacity (-5, Gardener's "Priority Classes"
+// docs/development/priority-classes.md). Any other pod preempts them, so new shoot control planes
+// start at once while the cluster-autoscaler adds nodes for the evicted placeholders (Gardener's
+// "Seed Settings" docs/operations/seed_settings.md).
 package reserveexcesscapacity
 
 import (
@@ -25,7 +26,7 @@ import (
 )
 
 // Documented defaults of one reservation: 2 CPUs and 6Gi of memory per pod, at least 2 replicas
-// (S4:26875).
+// (Gardener's docs/operations/seed_settings.md).
 const (
 	DefaultName            = "reserve-excess-capacity"
 	DefaultNamespace       = "garden"
@@ -35,7 +36,8 @@ const (
 )
 
 // Toleration lets the placeholder pods run on tainted nodes, for reservations on dedicated
-// worker pools (S4:4712).
+// worker pools (Gardener's SeedSettingExcessCapacityReservationConfig in
+// docs/api-reference/core.md).
 type Toleration struct {
 	Key      string `json:"key"`
 	Operator string `json:"operator"`
@@ -51,26 +53,28 @@ type Values struct {
 	Cluster decode.Cluster `json:"cluster"`
 	// Name of the Deployment; "" means reserve-excess-capacity.
 	Name string `json:"name"`
-	// Namespace of the Deployment; "" means garden (S4:26873).
+	// Namespace of the Deployment; "" means garden (Gardener's docs/operations/seed_settings.md).
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (pause).
 	Images map[string]string `json:"images"`
 	// Zones is the number of the seed's zones; replicas default to it, but at least 2
-	// (S4:26875). 0 counts as 1.
+	// (Gardener's docs/operations/seed_settings.md). 0 counts as 1.
 	Zones int `json:"zones"`
 	// Replicas overrides the replica count; 0 means max(2, Zones).
 	Replicas int `json:"replicas"`
 	// CPU and Memory are each pod's requests (and limits, so the reservation is exact); ""
-	// means 2 CPUs and 6Gi (S4:26875).
+	// means 2 CPUs and 6Gi (Gardener's docs/operations/seed_settings.md).
 	CPU    string `json:"cpu"`
 	Memory string `json:"memory"`
-	// NodeSelector restricts the pods to some nodes; empty means any node (S4:26875).
+	// NodeSelector restricts the pods to some nodes; empty means any node (Gardener's
+	// docs/operations/seed_settings.md).
 	NodeSelector map[string]string `json:"node_selector"`
-	// Tolerations of the pods; none by default (S4:26875).
+	// Tolerations of the pods; none by default (Gardener's docs/operations/seed_settings.md).
 	Tolerations []Toleration `json:"toleration"`
 }
 
-// Replicas is the documented replica count: the number of zones, but at least 2 (S4:26875).
+// Replicas is the documented replica count: the number of zones, but at least 2 (Gardener's
+// docs/operations/seed_settings.md).
 func Replicas(zones int) int32 {
 	return max(MinReplicas, int32(zones))
 }
@@ -129,7 +133,7 @@ func Objects(v Values) ([]render.Object, error) {
 				Spec: corev1.PodSpec{
 					AutomountServiceAccountToken: ptr.To(false),
 					// The lowest of the well-known classes: every other pod preempts these
-					// (S4:26384).
+					// (Gardener's docs/development/priority-classes.md).
 					PriorityClassName:             priorityclasses.ReserveExcessCapacity,
 					TerminationGracePeriodSeconds: ptr.To(int64(5)),
 					NodeSelector:                  v.NodeSelector,
@@ -141,7 +145,7 @@ func Objects(v Values) ([]render.Object, error) {
 						RunAsUser:      ptr.To(int64(65534)),
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
-					// The only container is the pause container (S4:26873).
+					// The only container is the pause container (Gardener's docs/operations/seed_settings.md).
 					Containers: []corev1.Container{{
 						Name:      "pause",
 						Image:     image,

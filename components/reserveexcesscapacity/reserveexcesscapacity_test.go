@@ -62,7 +62,8 @@ func TestDocumentedFacts(t *testing.T) {
 		replicas int
 		want     int32
 	}{
-		// Minimum 2 replicas, otherwise one per zone (S4:26875).
+		// Minimum 2 replicas, otherwise one per zone (Gardener's "Seed Settings"
+		// docs/operations/seed_settings.md).
 		{"no zones given", 0, 0, 2},
 		{"one zone", 1, 0, 2},
 		{"three zones", 3, 0, 3},
@@ -71,16 +72,17 @@ func TestDocumentedFacts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := deployment(t, Values{Cluster: decode.Cluster{Name: "seed"}, Zones: tt.zones, Replicas: tt.replicas})
 			assert.Equal(t, tt.want, *d.Spec.Replicas)
-			// S4:26873: Deployment in the garden namespace; S4:26384: class
+			// Gardener's docs/operations/seed_settings.md: Deployment in the garden namespace; Gardener's
+			// "Priority Classes" docs/development/priority-classes.md: class
 			// gardener-reserve-excess-capacity.
 			assert.Equal(t, "reserve-excess-capacity", d.Name)
 			assert.Equal(t, "garden", d.Namespace)
 			pod := d.Spec.Template.Spec
 			assert.Equal(t, "gardener-reserve-excess-capacity", pod.PriorityClassName)
-			require.Len(t, pod.Containers, 1, "only the pause container (S4:26873)")
+			require.Len(t, pod.Containers, 1, "only the pause container (Gardener's docs/operations/seed_settings.md)")
 			c := pod.Containers[0]
 			assert.Equal(t, "registry.k8s.io/pause:3.10", c.Image)
-			// S4:26875: 2 CPUs and 6Gi per pod by default.
+			// Gardener's docs/operations/seed_settings.md: 2 CPUs and 6Gi per pod by default.
 			assert.Equal(t, "2", c.Resources.Requests.Cpu().String())
 			assert.Equal(t, "6Gi", c.Resources.Requests.Memory().String())
 			assert.Empty(t, pod.NodeSelector)

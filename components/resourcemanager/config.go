@@ -10,9 +10,10 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The ports the GRM listens on. The documents show the webhook server behind Service port 443 on
-// target port 10250 (S4:13806-13816); metrics and health probes use the ports of Gardener's
-// example component configuration, which the documents do not name.
+// The ports the GRM listens on. Gardener's documentation shows the webhook server behind Service
+// port 443 on target port 10250 (Gardener's "Gardener Resource Manager"
+// docs/concepts/resource-manager.md); metrics and health probes use the ports of Gardener's example
+// component configuration, which the documents do not name.
 const (
 	ServerPort  = 10250
 	MetricsPort = 8080
@@ -29,8 +30,8 @@ const (
 )
 
 // The component configuration (resourcemanager.config.gardener.cloud/v1alpha1
-// ResourceManagerConfiguration, S4:13289-13293). Only the fields this component sets are modelled;
-// the GRM defaults the rest.
+// ResourceManagerConfiguration, Gardener's docs/concepts/resource-manager.md). Only the fields this
+// component sets are modelled; the GRM defaults the rest.
 type (
 	grmConfig struct {
 		APIVersion             string            `json:"apiVersion"`
@@ -131,15 +132,16 @@ type (
 // componentConfig builds the runtime GRM's configuration.
 //
 // It watches ManagedResources in all namespaces (no .sourceClientConnection.namespaces,
-// S4:13399): the runtime's ManagedResources live in garden and istio-system (S4:12958). Source
-// and target are the same cluster, so there is no targetClientConnection. Only ManagedResources
-// of the configured class are reconciled (S4:13401).
+// Gardener's docs/concepts/resource-manager.md): the runtime's ManagedResources live in garden and
+// istio-system (Gardener's "Gardener Operator" docs/concepts/operator.md). Source and target are
+// the same cluster, so there is no targetClientConnection. Only ManagedResources of the configured
+// class are reconciled (Gardener's docs/concepts/resource-manager.md).
 func componentConfig(v Values) grmConfig {
 	c := grmConfig{
 		APIVersion: "resourcemanager.config.gardener.cloud/v1alpha1",
 		Kind:       "ResourceManagerConfiguration",
-		// Not in the documents: client rates and leader election timings as in Gardener's example
-		// configuration.
+		// Not in Gardener's documentation: client rates and leader election timings as in Gardener's
+		// example configuration.
 		SourceClientConnection: clientConnection{QPS: 100, Burst: 130},
 		LeaderElection: leaderElection{
 			LeaderElect:       true,
@@ -159,17 +161,18 @@ func componentConfig(v Values) grmConfig {
 		},
 		Controllers: controllers{
 			ResourceClass: v.Class,
-			// The garbage collector is opt-in (S4:13522, S4:13586); Gardener's garden system
-			// components use immutable ConfigMaps/Secrets that rely on it (S4:24200-24203).
+			// The garbage collector is opt-in (Gardener's docs/concepts/resource-manager.md); Gardener's
+			// garden system components use immutable ConfigMaps/Secrets that rely on it (Gardener's
+			// "Component Checklist" docs/development/component-checklist.md).
 			GarbageCollector: periodic{Enabled: true, SyncPeriod: "1h"},
 			Health:           workers{ConcurrentSyncs: v.ConcurrentSyncs, SyncPeriod: "1m"},
-			// managed-by label value "gardener" (S4:13491).
+			// managed-by label value "gardener" (Gardener's docs/concepts/resource-manager.md).
 			ManagedResources: managedResources{ConcurrentSyncs: v.ConcurrentSyncs, SyncPeriod: "1m", ManagedByLabelValue: "gardener"},
 			// gardener-operator enables the NetworkPolicy controller for the garden namespaces
-			// (S4:25933-25955).
+			// (Gardener's "Network Policies" docs/operations/network_policies.md).
 			NetworkPolicy: networkPolicy{Enabled: true, ConcurrentSyncs: v.ConcurrentSyncs, NamespaceSelectors: networkPolicyNamespaces()},
 			// Issues tokens for Secrets labelled resources.gardener.cloud/purpose=token-requestor
-			// (S4:13690); idle while there are none.
+			// (Gardener's docs/concepts/resource-manager.md); idle while there are none.
 			TokenRequestor: toggledWorkers{Enabled: true, ConcurrentSyncs: v.ConcurrentSyncs},
 		},
 		// The handlers behind the webhook configurations of webhooks.go; served even when the
@@ -178,11 +181,11 @@ func componentConfig(v Values) grmConfig {
 			CRDDeletionProtection: toggle{Enabled: true},
 			EndpointSliceHints:    toggle{Enabled: true},
 			ExtensionValidation:   toggle{Enabled: true},
-			// Not in the documents: toleration seconds for taint-based evictions (S4:14170-14174)
-			// as in Gardener's example configuration.
+			// Not in Gardener's documentation: toleration seconds for taint-based evictions (Gardener's
+			// docs/concepts/resource-manager.md) as in Gardener's example configuration.
 			HighAvailabilityConfig:       highAvailability{Enabled: true, DefaultNotReadyTolerationSeconds: 60, DefaultUnreachableTolerationSeconds: 60},
 			PodTopologySpreadConstraints: toggle{Enabled: true},
-			// 12h token lifetime (S4:14230-14232).
+			// 12h token lifetime (Gardener's docs/concepts/resource-manager.md).
 			ProjectedTokenMount: projectedToken{Enabled: true, ExpirationSeconds: 43200},
 			SeccompProfile:      toggle{Enabled: v.DefaultSeccompProfile},
 		},
@@ -193,8 +196,8 @@ func componentConfig(v Values) grmConfig {
 	return c
 }
 
-// shootConfig turns the configuration into a shoot GRM's (S4:13287, S4:13399-13403,
-// S4:13682):
+// shootConfig turns the configuration into a shoot GRM's (Gardener's
+// docs/concepts/resource-manager.md):
 //   - the source connection watches only the shoot's namespace of the seed;
 //   - the target connection is the shoot, through the mounted kubeconfig;
 //   - no resourceClass: the GRM's default class, that of ManagedResources without .spec.class;
@@ -203,8 +206,9 @@ func componentConfig(v Values) grmConfig {
 //     which the seed's GRM already does for every shoot namespace: the garbage collector, the
 //     NetworkPolicy controller (the runtime GRM's selectors include role shoot), the
 //     high-availability-config webhook (it reads Namespaces), and the deletion protection and
-//     validation of extension resources, which live in the seed (S4:14304-14320). The pod and
-//     EndpointSlice handlers stay served for webhooks registered in the shoot.
+//     validation of extension resources, which live in the seed (Gardener's
+//     docs/concepts/resource-manager.md). The pod and EndpointSlice handlers stay served for
+//     webhooks registered in the shoot.
 func shootConfig(c *grmConfig, v Values) {
 	c.SourceClientConnection.Namespaces = []string{v.Namespace}
 	c.TargetClientConnection = &clientConnection{Kubeconfig: TargetKubeconfigPath, QPS: c.SourceClientConnection.QPS, Burst: c.SourceClientConnection.Burst}
@@ -217,8 +221,9 @@ func shootConfig(c *grmConfig, v Values) {
 
 // networkPolicyNamespaces selects the namespaces whose Services the NetworkPolicy controller
 // handles in a garden runtime cluster: garden, istio-system, *istio-ingress-*, shoot-* and
-// extension-* (S4:25933-25944). The documents name the shoot role label (S4:26032); the
-// istio-ingress and extension role values are Gardener's namespace roles.
+// extension-* (Gardener's docs/operations/network_policies.md). Gardener's documentation names the
+// shoot role label (Gardener's docs/operations/network_policies.md); the istio-ingress and
+// extension role values are Gardener's namespace roles.
 func networkPolicyNamespaces() []metav1.LabelSelector {
 	return []metav1.LabelSelector{
 		{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpIn, Values: []string{"garden", "istio-system"}}}},
@@ -240,7 +245,8 @@ func configMap(v Values) (*corev1.ConfigMap, error) {
 }
 
 // configChecksum is the sha256 of the configuration text; as a pod template annotation it makes
-// a configuration change roll the pods (the checksum approach of S4:13517-13520).
+// a configuration change roll the pods (the checksum approach of Gardener's
+// docs/concepts/resource-manager.md).
 func configChecksum(cm *corev1.ConfigMap) string {
 	sum := sha256.Sum256([]byte(cm.Data[configKey]))
 	return hex.EncodeToString(sum[:])

@@ -8,7 +8,8 @@ import (
 )
 
 // labels are the labels of every object of the component and the pods' selector; the Service
-// selects app=gardener-resource-manager (S4:13811).
+// selects app=gardener-resource-manager (Gardener's "Gardener Resource Manager"
+// docs/concepts/resource-manager.md).
 func labels() map[string]string {
 	return map[string]string{"app": Name}
 }

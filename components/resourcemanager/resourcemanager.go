@@ -1,11 +1,13 @@
 // Package resourcemanager renders the gardener_resource_manager component: the garden runtime
 // cluster's gardener-resource-manager (GRM), which gardener-operator deploys first because its
-// ManagedResource controller brings up the remaining garden system components (S4:12695). It
-// comprises the ManagedResource CRD, RBAC, the component configuration, the Deployment with its
-// Service and PodDisruptionBudget, and the GRM's admission webhooks (S4:13277-14338).
+// ManagedResource controller brings up the remaining garden system components (Gardener's "Gardener
+// Operator" docs/concepts/operator.md). It comprises the ManagedResource CRD, RBAC, the component
+// configuration, the Deployment with its Service and PodDisruptionBudget, and the GRM's admission
+// webhooks (Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md).
 //
-// With Values.Shoot it renders a shoot's own GRM instead (S4:13287): namespaced objects only, in
-// the shoot's control-plane namespace of the seed, applying ManagedResources into the shoot.
+// With Values.Shoot it renders a shoot's own GRM instead (Gardener's
+// docs/concepts/resource-manager.md): namespaced objects only, in the shoot's control-plane
+// namespace of the seed, applying ManagedResources into the shoot.
 package resourcemanager
 
 import (
@@ -26,7 +28,7 @@ import (
 )
 
 // Name is the name of the Deployment, Service, ServiceAccount, RBAC objects and webhook
-// configurations; the Service name follows S4:13806-13811.
+// configurations; the Service name follows Gardener's docs/concepts/resource-manager.md.
 const Name = "gardener-resource-manager"
 
 // Defaults applied by Objects to zero values.
@@ -35,7 +37,7 @@ const (
 	DefaultServerTLSSecretName = "gardener-resource-manager-server"
 	// DefaultClass is the ManagedResource class of the runtime GRM: gardener-operator's care
 	// reconciler counts ManagedResources with .spec.class=seed as runtime components
-	// (S4:12958-12961).
+	// (Gardener's docs/concepts/operator.md).
 	DefaultClass           = "seed"
 	DefaultConcurrentSyncs = 5
 	DefaultLogLevel        = "info"
@@ -58,7 +60,8 @@ type Values struct {
 	Images map[string]string `json:"images"`
 	// HighAvailability spreads the replicas over zones as well as nodes, for runtime clusters
 	// with several zones. The replica count does not depend on it: GRM is a (webhook) server,
-	// and servers run with 2 replicas in every setting (S4:14122-14133, S4:24611-24620).
+	// and servers run with 2 replicas in every setting (Gardener's docs/concepts/resource-manager.md,
+	// "High Availability Of Components" docs/development/high-availability-of-components.md).
 	HighAvailability bool `json:"high_availability"`
 	// AdmissionWebhooks registers the webhook configurations; nil means true. Turn off only where
 	// nothing can serve them, such as the local control plane, whose pods never run. A shoot's GRM
@@ -82,15 +85,20 @@ type Values struct {
 	LogFormat string `json:"log_format"`
 	// DefaultSeccompProfile enables the seccomp-profile webhook that defaults pods to the
 	// RuntimeDefault profile, as gardener-operator's DefaultSeccompProfile feature gate does
-	// (S4:19761, S4:22231-22257).
+	// (Gardener's "Feature Gates" docs/deployment/feature_gates.md, "Default Seccomp Profile"
+	// docs/usage/security/default_seccomp_profile.md).
 	DefaultSeccompProfile bool `json:"default_seccomp_profile"`
-	// PriorityClassName of the pods; "" means gardener-garden-system-critical (S4:26367), or
-	// gardener-system-400 for a shoot's GRM (S4:26390, S4:27819). Set from Go only.
+	// PriorityClassName of the pods; "" means gardener-garden-system-critical (Gardener's "Priority
+	// Classes" docs/development/priority-classes.md), or gardener-system-400 for a shoot's GRM
+	// (Gardener's docs/development/priority-classes.md, "Topology Aware Routing"
+	// docs/operations/topology_aware_routing.md). Set from Go only.
 	PriorityClassName string `json:"-"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
 	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
-	// (S4:22997-23007, S4:24209-24211). The high-availability-config webhook leaves a replica
-	// count of 0 alone (S4:14132), so no other GRM scales it up again.
+	// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
+	// docs/development/component-checklist.md). The high-availability-config webhook leaves a replica
+	// count of 0 alone (Gardener's docs/concepts/resource-manager.md), so no other GRM scales it up
+	// again.
 	Hibernated bool `json:"-"`
 	// Shoot, when set, makes this the shoot's own GRM (see ShootTarget); nil renders the runtime
 	// (garden or seed) GRM. Set from Go only, by the shoot composite.
@@ -127,7 +135,7 @@ func ServiceDNSNames(namespace string) []string {
 // withDefaults returns v with zero values replaced by the defaults. A shoot's GRM has no default
 // namespace (validate requires one), and its class stays empty: ManagedResources of shoot system
 // components carry no .spec.class, which only a GRM of the default class reconciles
-// (S4:13401-13403).
+// (Gardener's docs/concepts/resource-manager.md).
 func (v Values) withDefaults() Values {
 	if v.Namespace == "" && v.Shoot == nil {
 		v.Namespace = DefaultNamespace
@@ -234,7 +242,8 @@ func Objects(v Values) ([]render.Object, error) {
 	return kube.On(v.Cluster.Name, "", objs...), nil
 }
 
-// managedResourceCRD is the ManagedResource CRD (S4:9895-10079).
+// managedResourceCRD is the ManagedResource CRD (Gardener's "Resources"
+// docs/api-reference/resources.md).
 func managedResourceCRD() (*unstructured.Unstructured, error) {
 	crd, err := crds.Get("managedresources.resources.gardener.cloud")
 	if err != nil {

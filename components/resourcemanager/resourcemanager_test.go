@@ -125,22 +125,25 @@ func TestDeploymentFacts(t *testing.T) {
 	for _, ha := range []bool{false, true} {
 		var d appsv1.Deployment
 		find(t, renderValues(t, Values{Cluster: clusterRef(), HighAvailability: ha}), "Deployment", &d)
-		// Servers run with 2 replicas whatever the HA setting (S4:14122-14133, S4:24611-24620).
+		// Servers run with 2 replicas whatever the HA setting (Gardener's "Gardener Resource Manager"
+		// docs/concepts/resource-manager.md, "High Availability Of Components"
+		// docs/development/high-availability-of-components.md).
 		assert.Equal(t, int32(2), *d.Spec.Replicas)
-		// S4:26366: gardener-resource-manager runs with gardener-garden-system-critical.
+		// Gardener's "Priority Classes" docs/development/priority-classes.md: gardener-resource-manager
+		// runs with gardener-garden-system-critical.
 		assert.Equal(t, "gardener-garden-system-critical", d.Spec.Template.Spec.PriorityClassName)
-		assert.Equal(t, "server", d.Labels["high-availability-config.resources.gardener.cloud/type"]) // S4:24786-24790
+		assert.Equal(t, "server", d.Labels["high-availability-config.resources.gardener.cloud/type"]) // Gardener's docs/development/high-availability-of-components.md
 		for k, v := range d.Spec.Selector.MatchLabels {
 			assert.Equal(t, v, d.Spec.Template.Labels[k], "selector label %s", k)
 		}
-		assert.Equal(t, "gardener-resource-manager", d.Spec.Template.Labels["app"]) // S4:13811
+		assert.Equal(t, "gardener-resource-manager", d.Spec.Template.Labels["app"]) // Gardener's docs/concepts/resource-manager.md
 		c := d.Spec.Template.Spec.Containers[0]
 		assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/resource-manager:v1.120.0", c.Image)
 		ports := map[string]int32{}
 		for _, p := range c.Ports {
 			ports[p.Name] = p.ContainerPort
 		}
-		assert.Equal(t, map[string]int32{"server": 10250, "metrics": 8080, "health": 8081}, ports) // S4:13815
+		assert.Equal(t, map[string]int32{"server": 10250, "metrics": 8080, "health": 8081}, ports) // Gardener's docs/concepts/resource-manager.md
 		assert.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
 		assert.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
 		var keys []string
@@ -195,17 +198,18 @@ func TestComponentConfiguration(t *testing.T) {
 		require.True(t, found, "%v", path)
 		return v
 	}
-	// S4:12958-12961: runtime ManagedResources have .spec.class=seed.
+	// Gardener's "Gardener Operator" docs/concepts/operator.md: runtime ManagedResources have
+	// .spec.class=seed.
 	assert.Equal(t, "seed", field("controllers", "resourceClass"))
 	assert.Equal(t, "gardens", field("leaderElection", "resourceNamespace"))
 	assert.EqualValues(t, 10250, field("server", "webhooks", "port"))
 	assert.Equal(t, "/etc/gardener-resource-manager-tls", field("server", "webhooks", "tls", "serverCertDir"))
-	assert.Equal(t, true, field("controllers", "networkPolicy", "enabled"))                      // S4:25955
-	assert.Equal(t, "gardener", field("controllers", "managedResources", "managedByLabelValue")) // S4:13491
-	assert.EqualValues(t, 43200, field("webhooks", "projectedTokenMount", "expirationSeconds"))  // S4:14230
+	assert.Equal(t, true, field("controllers", "networkPolicy", "enabled"))                      // Gardener's docs/operations/network_policies.md
+	assert.Equal(t, "gardener", field("controllers", "managedResources", "managedByLabelValue")) // Gardener's docs/concepts/resource-manager.md
+	assert.EqualValues(t, 43200, field("webhooks", "projectedTokenMount", "expirationSeconds"))  // Gardener's docs/concepts/resource-manager.md
 	assert.Equal(t, false, field("webhooks", "seccompProfile", "enabled"))
 	_, found, _ := unstructured.NestedFieldNoCopy(cfg, "sourceClientConnection", "namespaces")
-	assert.False(t, found, "the runtime GRM watches all namespaces (S4:13399)")
+	assert.False(t, found, "the runtime GRM watches all namespaces (Gardener's docs/concepts/resource-manager.md)")
 }
 
 func TestServiceAndPDB(t *testing.T) {
@@ -213,14 +217,14 @@ func TestServiceAndPDB(t *testing.T) {
 	var svc corev1.Service
 	find(t, objs, "Service", &svc)
 	assert.Equal(t, map[string]string{"app": "gardener-resource-manager"}, svc.Spec.Selector)
-	// S4:13812-13816: port "server" 443 to target port 10250.
+	// Gardener's docs/concepts/resource-manager.md: port "server" 443 to target port 10250.
 	assert.Equal(t, "server", svc.Spec.Ports[0].Name)
 	assert.Equal(t, int32(443), svc.Spec.Ports[0].Port)
 	assert.Equal(t, int32(10250), svc.Spec.Ports[0].TargetPort.IntVal)
 	assert.Equal(t, int32(8080), svc.Spec.Ports[1].Port)
 	var pdb policyv1.PodDisruptionBudget
 	find(t, objs, "PodDisruptionBudget", &pdb)
-	// S4:24778-24784
+	// Gardener's docs/development/high-availability-of-components.md
 	assert.Equal(t, int32(1), pdb.Spec.MaxUnavailable.IntVal)
 	assert.Equal(t, policyv1.AlwaysAllow, *pdb.Spec.UnhealthyPodEvictionPolicy)
 }
@@ -246,10 +250,10 @@ func TestWebhooks(t *testing.T) {
 		assert.Equal(t, "garden", cc.Service.Namespace)
 		assert.Equal(t, []byte(testPEM), cc.CABundle)
 	}
-	assert.NotContains(t, names, SeccompProfileWebhook, "seccomp defaulting is opt-in (S4:22249-22253)")
-	// S4:14118: only namespaces labelled consider=true.
+	assert.NotContains(t, names, SeccompProfileWebhook, "seccomp defaulting is opt-in (Gardener's docs/usage/security/default_seccomp_profile.md)")
+	// Gardener's docs/concepts/resource-manager.md: only namespaces labelled consider=true.
 	assert.Equal(t, "true", m.Webhooks[0].NamespaceSelector.MatchLabels["high-availability-config.resources.gardener.cloud/consider"])
-	// S4:14314: only CRDs labelled deletion-protected.
+	// Gardener's docs/concepts/resource-manager.md: only CRDs labelled deletion-protected.
 	assert.Equal(t, "true", val.Webhooks[0].ObjectSelector.MatchLabels["gardener.cloud/deletion-protected"])
 
 	objs = renderValues(t, Values{Cluster: clusterRef(), DefaultSeccompProfile: true})

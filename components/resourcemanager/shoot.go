@@ -15,10 +15,11 @@ import (
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
 
-// ShootTarget makes the GRM a shoot's own resource manager (digest §1.4, S4:13287, S4:13403, S4:27819):
-// it runs in the shoot's control-plane namespace of the seed, watches only that namespace for
-// ManagedResources without a class, applies them into the shoot, and requests tokens for the
-// shoot-access Secrets there.
+// ShootTarget makes the GRM a shoot's own resource manager (digest §1.4, Gardener's "Gardener
+// Resource Manager" docs/concepts/resource-manager.md, "Topology Aware Routing"
+// docs/operations/topology_aware_routing.md): it runs in the shoot's control-plane namespace of the
+// seed, watches only that namespace for ManagedResources without a class, applies them into the
+// shoot, and requests tokens for the shoot-access Secrets there.
 type ShootTarget struct {
 	// KubeconfigSecretName is the Secret in Namespace with a kubeconfig (key "kubeconfig") for
 	// the shoot's API server, mounted as the GRM's target client connection.
@@ -49,8 +50,9 @@ func (s *ShootTarget) validate(namespace string) error {
 	return nil
 }
 
-// defaultPriorityClass is gardener-garden-system-critical for the runtime GRM (S4:26367) and
-// gardener-system-400 for a shoot's (S4:26390, S4:27819).
+// defaultPriorityClass is gardener-garden-system-critical for the runtime GRM (Gardener's "Priority
+// Classes" docs/development/priority-classes.md) and gardener-system-400 for a shoot's (Gardener's
+// docs/development/priority-classes.md, docs/operations/topology_aware_routing.md).
 func defaultPriorityClass(shoot bool) string {
 	if shoot {
 		return priorityclasses.System400
@@ -59,12 +61,13 @@ func defaultPriorityClass(shoot bool) string {
 }
 
 // shootRBAC is the ServiceAccount of a shoot's GRM and its permissions in the seed, all in its
-// own namespace: a shoot's GRM watches only that namespace (S4:13399-13403) and applies its
-// ManagedResources into the shoot with the target kubeconfig, whose user carries the rights
-// there. In the seed it reads and updates ManagedResources and their status, reads the Secrets
-// with their manifests and writes the tokens of the shoot-access Secrets (TokenRequestor,
-// S4:13676-13700), and keeps its leader election lease and events. ConfigMaps are readable for
-// the manager's namespaced cache; the documents name no finer rule.
+// own namespace: a shoot's GRM watches only that namespace (Gardener's
+// docs/concepts/resource-manager.md) and applies its ManagedResources into the shoot with the
+// target kubeconfig, whose user carries the rights there. In the seed it reads and updates
+// ManagedResources and their status, reads the Secrets with their manifests and writes the tokens
+// of the shoot-access Secrets (TokenRequestor, Gardener's docs/concepts/resource-manager.md), and
+// keeps its leader election lease and events. ConfigMaps are readable for the manager's namespaced
+// cache; Gardener's documentation names no finer rule.
 func shootRBAC(v Values) []runtime.Object {
 	meta := metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: labels()}
 	read := []string{"get", "list", "watch"}
@@ -89,8 +92,10 @@ func shootRBAC(v Values) []runtime.Object {
 }
 
 // shootPodLabels open the paths a shoot's GRM needs beyond DNS and the seed's API server: the
-// shoot's kube-apiserver Service in the same namespace (S4:13834), and the control-plane role so
-// that dependency-watchdog's weeder restarts it once kube-apiserver is back (S4:26843).
+// shoot's kube-apiserver Service in the same namespace (Gardener's
+// docs/concepts/resource-manager.md), and the control-plane role so that dependency-watchdog's
+// weeder restarts it once kube-apiserver is back (Gardener's "Seed Bootstrapping"
+// docs/operations/seed_bootstrapping.md).
 func shootPodLabels() map[string]string {
 	return map[string]string{
 		"gardener.cloud/role": "controlplane",

@@ -77,12 +77,13 @@ func TestShootConfiguration(t *testing.T) {
 		require.True(t, found, "%v", path)
 		return v
 	}
-	// S4:13399-13403: a shoot's GRM watches only its control-plane namespace ...
+	// Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md: a shoot's GRM watches
+	// only its control-plane namespace ...
 	assert.Equal(t, []any{shootNamespace}, field("sourceClientConnection", "namespaces"))
 	// ... and reconciles ManagedResources without a class: the GRM's default class.
 	_, found, _ := unstructured.NestedFieldNoCopy(cfg, "controllers", "resourceClass")
 	assert.False(t, found, "no resource class")
-	// S4:13682: the target cluster is the shoot.
+	// Gardener's docs/concepts/resource-manager.md: the target cluster is the shoot.
 	assert.Equal(t, "/etc/gardener-resource-manager-target/kubeconfig", field("targetClientConnection", "kubeconfig"))
 	assert.Equal(t, TargetKubeconfigPath, field("targetClientConnection", "kubeconfig"))
 	assert.Equal(t, true, field("controllers", "tokenRequestor", "enabled"))
@@ -109,8 +110,9 @@ func TestShootDeployment(t *testing.T) {
 		hibernated           bool
 		replicas             int32
 	}{
-		// S4:26390, S4:27819: a shoot's GRM runs with gardener-system-400; servers have 2
-		// replicas (S4:14122-14133).
+		// Gardener's "Priority Classes" docs/development/priority-classes.md, Gardener's "Topology Aware
+		// Routing" docs/operations/topology_aware_routing.md: a shoot's GRM runs with
+		// gardener-system-400; servers have 2 replicas (Gardener's docs/concepts/resource-manager.md).
 		{"default", "", "gardener-system-400", false, 2},
 		{"custom priority", "gardener-system-500", "gardener-system-500", false, 2},
 		{"hibernated", "", "gardener-system-400", true, 0},
@@ -136,7 +138,8 @@ func TestShootDeployment(t *testing.T) {
 			}
 			assert.Equal(t, corev1.VolumeMount{Name: "target-kubeconfig", MountPath: "/etc/gardener-resource-manager-target", ReadOnly: true}, mounts["target-kubeconfig"])
 			assert.True(t, mounts["tls"].ReadOnly)
-			// To the shoot's kube-apiserver in the same namespace (S4:13834).
+			// To the shoot's kube-apiserver in the same namespace (Gardener's
+			// docs/concepts/resource-manager.md).
 			assert.Equal(t, "allowed", d.Spec.Template.Labels["networking.resources.gardener.cloud/to-kube-apiserver-tcp-443"])
 			for k, val := range d.Spec.Selector.MatchLabels {
 				assert.Equal(t, val, d.Spec.Template.Labels[k], k)
@@ -180,13 +183,15 @@ func TestShootRBAC(t *testing.T) {
 func TestShootService(t *testing.T) {
 	var svc corev1.Service
 	find(t, renderValues(t, shootValues()), "Service", &svc)
-	// S4:26009: the shoot's Prometheus scrapes through from-all-scrape-targets.
+	// Gardener's "Network Policies" docs/operations/network_policies.md: the shoot's Prometheus
+	// scrapes through from-all-scrape-targets.
 	assert.Equal(t, `[{"port":8080,"protocol":"TCP"}]`, svc.Annotations["networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports"])
 	assert.NotContains(t, svc.Annotations, "networking.resources.gardener.cloud/from-all-garden-scrape-targets-allowed-ports")
 }
 
 // TestRuntimeHibernationAndPriority checks the Go-only fields on the runtime GRM: hibernation
-// scales it to zero (S4:22997-23007), a priority class replaces the default.
+// scales it to zero (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md), a
+// priority class replaces the default.
 func TestRuntimeHibernationAndPriority(t *testing.T) {
 	var d appsv1.Deployment
 	find(t, renderValues(t, Values{Cluster: clusterRef(), Hibernated: true, PriorityClassName: "gardener-system-critical"}), "Deployment", &d)

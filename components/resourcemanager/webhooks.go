@@ -14,8 +14,8 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
-// The webhooks the runtime GRM registers, each with the path the GRM serves it at (the documents
-// name the webhooks, not the paths).
+// The webhooks the runtime GRM registers, each with the path the GRM serves it at (Gardener's
+// documentation name the webhooks, not the paths).
 const (
 	HighAvailabilityConfigWebhook = "high-availability-config.resources.gardener.cloud"
 	ProjectedTokenMountWebhook    = "projected-token-mount.resources.gardener.cloud"
@@ -27,8 +27,9 @@ const (
 )
 
 // extensionKinds are the custom resources of extensions.gardener.cloud/v1alpha1 that the
-// deletion protection and validation webhooks handle (S4:14304-14320); etcd is druid's Etcd,
-// which they handle as well and which the garden runs for the virtual garden (S4:12706).
+// deletion protection and validation webhooks handle (Gardener's "Gardener Resource Manager"
+// docs/concepts/resource-manager.md); etcd is druid's Etcd, which they handle as well and which the
+// garden runs for the virtual garden (Gardener's "Gardener Operator" docs/concepts/operator.md).
 var extensionKinds = []struct{ plural, kind string }{
 	{"backupbuckets", "backupbucket"},
 	{"backupentries", "backupentry"},
@@ -45,7 +46,8 @@ var extensionKinds = []struct{ plural, kind string }{
 
 // notKubeSystem keeps the pod webhooks away from kube-system: with failurePolicy Fail, a GRM
 // outage must not stop the runtime cluster's own system pods (DNS, CNI) from being created. Not in
-// the documents; the GRM's own pods are excluded by objectSelector (S4:14261).
+// Gardener's documentation; the GRM's own pods are excluded by objectSelector (Gardener's
+// docs/concepts/resource-manager.md).
 func notKubeSystem() *metav1.LabelSelector {
 	return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 		{Key: corev1.LabelMetadataName, Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system"}},
@@ -74,9 +76,9 @@ var (
 	deletion       = []admissionregistrationv1.OperationType{admissionregistrationv1.Delete}
 )
 
-// mutatingWebhooks are the mutating webhooks the documents describe for seed-like clusters, of
-// which the runtime cluster is one; the shoot-only ones (system-components-config,
-// kubernetes-service-host, S4:14263-14269, S4:14178-14184) are left out.
+// mutatingWebhooks are the mutating webhooks Gardener's documentation describes for seed-like
+// clusters, of which the runtime cluster is one; the shoot-only ones (system-components-config,
+// kubernetes-service-host, Gardener's docs/concepts/resource-manager.md) are left out.
 func mutatingWebhooks(v Values) []admissionregistrationv1.MutatingWebhook {
 	type hook struct {
 		name, path string
@@ -85,7 +87,7 @@ func mutatingWebhooks(v Values) []admissionregistrationv1.MutatingWebhook {
 	}
 	hooks := []hook{
 		// Replicas, spread and tolerations of workloads in namespaces labelled consider=true
-		// (S4:14114-14176).
+		// (Gardener's docs/concepts/resource-manager.md).
 		{HighAvailabilityConfigWebhook, "/webhooks/high-availability-config",
 			[]admissionregistrationv1.RuleWithOperations{
 				rule("apps", "v1", createOrUpdate, "deployments", "statefulsets"),
@@ -94,23 +96,26 @@ func mutatingWebhooks(v Values) []admissionregistrationv1.MutatingWebhook {
 			&metav1.LabelSelector{MatchLabels: map[string]string{"high-availability-config.resources.gardener.cloud/consider": "true"}},
 			&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: labelHASkip, Operator: metav1.LabelSelectorOpDoesNotExist}}}},
 		// Projected ServiceAccount tokens for pods whose ServiceAccount does not automount
-		// (S4:14186-14240).
+		// (Gardener's docs/concepts/resource-manager.md).
 		{ProjectedTokenMountWebhook, "/webhooks/mount-projected-service-account-token",
 			[]admissionregistrationv1.RuleWithOperations{rule("", "v1", create, "pods")},
 			notKubeSystem(), exclude("projected-token-mount.resources.gardener.cloud/skip")},
-		// pod-template-hash in topology spread constraints (S4:14242-14261).
+		// pod-template-hash in topology spread constraints (Gardener's
+		// docs/concepts/resource-manager.md).
 		{PodTopologySpreadWebhook, "/webhooks/pod-topology-spread-constraints",
 			[]admissionregistrationv1.RuleWithOperations{rule("", "v1", create, "pods")},
 			notKubeSystem(), exclude("topology-spread-constraints.resources.gardener.cloud/skip")},
 	}
 	if v.DefaultSeccompProfile {
-		// RuntimeDefault seccomp profile for pods that set none (S4:22231-22257).
+		// RuntimeDefault seccomp profile for pods that set none (Gardener's "Default Seccomp Profile"
+		// docs/usage/security/default_seccomp_profile.md).
 		hooks = append(hooks, hook{SeccompProfileWebhook, "/webhooks/seccomp-profile",
 			[]admissionregistrationv1.RuleWithOperations{rule("", "v1", create, "pods")},
 			notKubeSystem(), exclude("seccompprofile.resources.gardener.cloud/skip")})
 	}
-	// Zone hints for EndpointSlices of Services labelled consider=true (S4:14271-14300,
-	// S4:27783-27793).
+	// Zone hints for EndpointSlices of Services labelled consider=true (Gardener's
+	// docs/concepts/resource-manager.md, "Topology Aware Routing"
+	// docs/operations/topology_aware_routing.md).
 	hooks = append(hooks, hook{EndpointSliceHintsWebhook, "/webhooks/endpoint-slice-hints",
 		[]admissionregistrationv1.RuleWithOperations{rule("discovery.k8s.io", "v1", createOrUpdate, "endpointslices")},
 		&metav1.LabelSelector{},
@@ -136,7 +141,8 @@ func mutatingWebhooks(v Values) []admissionregistrationv1.MutatingWebhook {
 }
 
 // validatingWebhooks protect CRDs and extension resources from unconfirmed deletion
-// (S4:14304-14314) and validate extension resources (S4:14316-14320).
+// (Gardener's docs/concepts/resource-manager.md) and validate extension resources (Gardener's
+// docs/concepts/resource-manager.md).
 func validatingWebhooks(v Values) []admissionregistrationv1.ValidatingWebhook {
 	hook := func(name, path string, obj *metav1.LabelSelector, rules ...admissionregistrationv1.RuleWithOperations) admissionregistrationv1.ValidatingWebhook {
 		return admissionregistrationv1.ValidatingWebhook{
@@ -158,7 +164,8 @@ func validatingWebhooks(v Values) []admissionregistrationv1.ValidatingWebhook {
 	}
 	const deletionPath = "/webhooks/validate-crd-deletion"
 	out := []admissionregistrationv1.ValidatingWebhook{
-		// Only CRDs labelled gardener.cloud/deletion-protected=true (S4:14314).
+		// Only CRDs labelled gardener.cloud/deletion-protected=true (Gardener's
+		// docs/concepts/resource-manager.md).
 		hook(CRDDeletionProtectionWebhook, deletionPath,
 			&metav1.LabelSelector{MatchLabels: map[string]string{"gardener.cloud/deletion-protected": "true"}},
 			rule("apiextensions.k8s.io", "v1", deletion, "customresourcedefinitions")),
@@ -176,8 +183,8 @@ func validatingWebhooks(v Values) []admissionregistrationv1.ValidatingWebhook {
 	return out
 }
 
-// clientConfig points a webhook at the GRM Service's port 443 (S4:13806-13816). caBundle is set
-// afterwards, see setCABundles.
+// clientConfig points a webhook at the GRM Service's port 443 (Gardener's
+// docs/concepts/resource-manager.md). caBundle is set afterwards, see setCABundles.
 func clientConfig(v Values, path string) admissionregistrationv1.WebhookClientConfig {
 	return admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
 		Namespace: v.Namespace, Name: Name, Path: ptr.To(path), Port: ptr.To[int32](443),

@@ -12,8 +12,10 @@ import (
 )
 
 // Replicas of the Deployment. The GRM serves webhooks, and (webhook) servers run with 2 replicas
-// whatever the failure tolerance (S4:14122-14133) and the number of zones (S4:24611-24620), so
-// high_availability changes only how the replicas spread.
+// whatever the failure tolerance (Gardener's "Gardener Resource Manager"
+// docs/concepts/resource-manager.md) and the number of zones (Gardener's "High Availability Of
+// Components" docs/development/high-availability-of-components.md), so high_availability changes
+// only how the replicas spread.
 const Replicas = 2
 
 // replicas is Replicas, or 0 for a hibernated GRM.
@@ -25,27 +27,29 @@ func replicas(v Values) int32 {
 }
 
 // Labels that tell Gardener's high-availability-config webhook what the workload is
-// (S4:24786-24790: a component that is a controller and a webhook server is a server), and that
-// the webhook must leave it alone: the GRM serves that webhook itself, so routing its own
-// Deployment through it would block every update of the Deployment while no pod runs. The replica
-// count and spread are set here instead.
+// (Gardener's docs/development/high-availability-of-components.md: a component that is a controller
+// and a webhook server is a server), and that the webhook must leave it alone: the GRM serves that
+// webhook itself, so routing its own Deployment through it would block every update of the
+// Deployment while no pod runs. The replica count and spread are set here instead.
 const (
 	labelHAType = "high-availability-config.resources.gardener.cloud/type"
 	labelHASkip = "high-availability-config.resources.gardener.cloud/skip"
 )
 
 // Pod labels that let the pods through the deny-all policies gardener-operator deploys into the
-// garden namespace: to DNS and to the runtime cluster's API server (S4:25946-25948).
+// garden namespace: to DNS and to the runtime cluster's API server (Gardener's "Network Policies"
+// docs/operations/network_policies.md).
 var networkLabels = map[string]string{
 	"networking.gardener.cloud/to-dns":               "allowed",
 	"networking.gardener.cloud/to-runtime-apiserver": "allowed",
 }
 
-// deployment is the GRM workload: gardener-garden-system-critical priority (S4:26366) unless
-// the values say otherwise, the configuration and the serving certificate mounted, a config
-// checksum on the template. A shoot's GRM also mounts the shoot's kubeconfig. It keeps the
-// serving certificate: the GRM always runs its webhook server, and the shoot's kube-apiserver
-// calls its webhooks through the Service (S4:27819) once they are registered in the shoot.
+// deployment is the GRM workload: gardener-garden-system-critical priority (Gardener's "Priority
+// Classes" docs/development/priority-classes.md) unless the values say otherwise, the configuration
+// and the serving certificate mounted, a config checksum on the template. A shoot's GRM also mounts
+// the shoot's kubeconfig. It keeps the serving certificate: the GRM always runs its webhook server,
+// and the shoot's kube-apiserver calls its webhooks through the Service (Gardener's "Topology Aware
+// Routing" docs/operations/topology_aware_routing.md) once they are registered in the shoot.
 func deployment(v Values, image, configSum string) *appsv1.Deployment {
 	podLabels := labels()
 	for k, val := range networkLabels {
@@ -130,7 +134,7 @@ func container(image string) corev1.Container {
 		},
 		LivenessProbe:  probe("/healthz", 15),
 		ReadinessProbe: probe("/readyz", 5),
-		// Not in the documents: modest requests for a handful of garden ManagedResources.
+		// Not in Gardener's documentation: modest requests for a handful of garden ManagedResources.
 		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 			corev1.ResourceCPU:    resource.MustParse("50m"),
 			corev1.ResourceMemory: resource.MustParse("128Mi"),
@@ -143,10 +147,12 @@ func container(image string) corev1.Container {
 	}
 }
 
-// spread keeps the replicas on different nodes (S4:24622-24630) and, with high availability, in
-// different zones (S4:24632-24642). Both constraints only prefer (ScheduleAnyway), so that a
-// single-node or single-zone cluster still runs both replicas. matchLabelKeys restricts the
-// spread to one ReplicaSet, the imbalance after rollouts that S4:14242-14259 describes.
+// spread keeps the replicas on different nodes (Gardener's
+// docs/development/high-availability-of-components.md) and, with high availability, in different
+// zones (Gardener's docs/development/high-availability-of-components.md). Both constraints only
+// prefer (ScheduleAnyway), so that a single-node or single-zone cluster still runs both replicas.
+// matchLabelKeys restricts the spread to one ReplicaSet, the imbalance after rollouts that
+// Gardener's docs/concepts/resource-manager.md describes.
 func spread(highAvailability bool) []corev1.TopologySpreadConstraint {
 	keys := []string{corev1.LabelHostname}
 	if highAvailability {
@@ -165,9 +171,10 @@ func spread(highAvailability bool) []corev1.TopologySpreadConstraint {
 	return out
 }
 
-// service exposes the webhook server on 443 (S4:13806-13816) and the metrics port. The annotation
-// lets the garden Prometheus scrape the metrics through the NetworkPolicy controller
-// (S4:25958-25963); a shoot's GRM is scraped by the shoot's Prometheus instead (S4:26000-26009).
+// service exposes the webhook server on 443 (Gardener's docs/concepts/resource-manager.md) and the
+// metrics port. The annotation lets the garden Prometheus scrape the metrics through the
+// NetworkPolicy controller (Gardener's docs/operations/network_policies.md); a shoot's GRM is
+// scraped by the shoot's Prometheus instead (Gardener's docs/operations/network_policies.md).
 func service(v Values) *corev1.Service {
 	scrape := "networking.resources.gardener.cloud/from-all-garden-scrape-targets-allowed-ports"
 	if v.Shoot != nil {

@@ -1,7 +1,8 @@
 // Package secretbinding renders the secret_binding component: a SecretBinding
-// (core.gardener.cloud/v1beta1, S4:979-1013) that lets shoots of a project use a Secret with
-// infrastructure credentials, optionally limited by Quotas. The Secret and the Quotas must exist
-// first, and the binding must exist before any shoot names it (digest §2.2, S4:12145-12153).
+// (core.gardener.cloud/v1beta1, Gardener's SecretBinding in docs/api-reference/core.md) that lets
+// shoots of a project use a Secret with infrastructure credentials, optionally limited by Quotas.
+// The Secret and the Quotas must exist first, and the binding must exist before any shoot names it
+// (digest §2.2, Gardener's "Gardener API Server" docs/concepts/apiserver.md).
 package secretbinding
 
 import (
@@ -13,7 +14,8 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// The API version and kind of the SecretBinding (S4:979-995).
+// The API version and kind of the SecretBinding (Gardener's SecretBinding in
+// docs/api-reference/core.md).
 const (
 	APIVersion = "core.gardener.cloud/v1beta1"
 	Kind       = "SecretBinding"
@@ -54,7 +56,7 @@ func Render(in render.Input) (*render.Output, error) {
 }
 
 // Objects renders the SecretBinding. A SecretBinding has no spec: secretRef, quotas and provider
-// are top-level fields, all immutable (S4:979-1013).
+// are top-level fields, all immutable (Gardener's SecretBinding in docs/api-reference/core.md).
 func Objects(v Values) ([]render.Object, error) {
 	ns := gardenapi.Namespace(v.Namespace)
 	if v.SecretRef == "" {

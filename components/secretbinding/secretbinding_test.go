@@ -31,7 +31,7 @@ func TestFacts(t *testing.T) {
 	assert.Equal(t, "core.gardener.cloud/v1beta1", u.GetAPIVersion())
 	assert.Equal(t, "SecretBinding", u.GetKind())
 	assert.Equal(t, "garden-dev", u.GetNamespace())
-	assert.NotContains(t, u.Object, "spec", "a SecretBinding has no spec (S4:979-1013)")
+	assert.NotContains(t, u.Object, "spec", "a SecretBinding has no spec (Gardener's SecretBinding in docs/api-reference/core.md)")
 	assert.Equal(t, map[string]any{"name": "s", "namespace": "garden-dev"}, u.Object["secretRef"], "the secret defaults to the binding's namespace")
 	assert.Equal(t, map[string]any{"type": "aws"}, u.Object["provider"])
 	assert.Equal(t, []any{map[string]any{"name": "q", "namespace": "garden-dev"}}, u.Object["quotas"])

@@ -14,10 +14,11 @@ func BackupBucketName(seed string) string { return "seed-" + seed }
 func BackupSecretName(seed string) string { return "bucket-" + BackupBucketName(seed) }
 
 // backup: a seed with backup gets the bucket for its shoots' etcd backups "as part of the seed
-// flow" (S4:16807): the backup credentials copied from the virtual garden's garden namespace and
-// the extensions BackupBucket, which the backup provider's extension reconciles (S4:16785-16810).
-// The core.gardener.cloud BackupBucket that gardenlet keeps in the virtual garden is not
-// rendered: gardenlet writes it itself.
+// flow" (Gardener's "BackupBucket" docs/extensions/resources/backupbucket.md): the backup
+// credentials copied from the virtual garden's garden namespace and the extensions BackupBucket,
+// which the backup provider's extension reconciles (Gardener's
+// docs/extensions/resources/backupbucket.md). The core.gardener.cloud BackupBucket that gardenlet
+// keeps in the virtual garden is not rendered: gardenlet writes it itself.
 func (b *builder) backup() error {
 	bk := b.v.Backup
 	if bk == nil {

@@ -13,8 +13,9 @@ import (
 )
 
 // The seed conditions gardener-controller-manager maintains, derived here from the same live
-// objects so that `gardener status` shows them (S4:12396-12402). The landscape's
-// gardener-controller-manager writes them on the Seed; the engine only reports.
+// objects so that `gardener status` shows them (Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md). The landscape's gardener-controller-manager writes them on
+// the Seed; the engine only reports.
 const (
 	ConditionBackupBucketsReady = "BackupBucketsReady"
 	ConditionExtensionsReady    = "ExtensionsReady"
@@ -28,8 +29,8 @@ var (
 // conditions derives the seed's BackupBucketsReady and ExtensionsReady from the virtual garden's
 // BackupBuckets and ControllerInstallations of the seed, and says when BackupBucketsReady turns
 // from Progressing to False by time alone (zero when it does not). A seed without BackupBuckets
-// gets no BackupBucketsReady [INF: the documents say only when it turns False and True].
-// Without clusters to read there is nothing to report.
+// gets no BackupBucketsReady [INF: Gardener's documentation says only when it turns False and
+// True]. Without clusters to read there is nothing to report.
 func conditions(in render.Input, name, virtual string, threshold time.Duration) ([]render.Condition, time.Time, error) {
 	if in.List == nil {
 		return nil, time.Time{}, nil // no clusters to read (graph, validate): nothing to report
@@ -62,11 +63,11 @@ func conditions(in render.Input, name, virtual string, threshold time.Duration) 
 
 // withThreshold applies gardener-controller-manager's conditionThreshold to a BackupBucketsReady
 // that would be False: "first be set to Progressing and eventually to False once the
-// conditionThreshold expires" (S4:12398). First means from a condition that is True [INF, as
-// Gardener's care controllers do]: it turns Progressing now, and stays Progressing until the
-// threshold has passed since the live condition turned Progressing. From any other state (False,
-// Unknown, not written yet, an unreadable transition time) it is False at once. It returns when
-// a Progressing condition turns False (zero for False).
+// conditionThreshold expires" (Gardener's docs/concepts/controller-manager.md). First means from a
+// condition that is True [INF, as Gardener's care controllers do]: it turns Progressing now, and
+// stays Progressing until the threshold has passed since the live condition turned Progressing.
+// From any other state (False, Unknown, not written yet, an unreadable transition time) it is False
+// at once. It returns when a Progressing condition turns False (zero for False).
 func withThreshold(failing render.Condition, live gardenapi.Condition, known bool, threshold time.Duration, now time.Time) (render.Condition, time.Time) {
 	var since time.Time
 	switch {
@@ -106,8 +107,9 @@ func listOfSeed(in render.Input, ref render.ListRef, virtual, seed string, path 
 }
 
 // backupBucketsReady is False when at least one of the seed's BackupBuckets has a
-// .status.lastError (S4:12398), naming the buckets and their errors, and True otherwise with
-// the documented reason and message (S4:19314-19317); withThreshold turns False into
+// .status.lastError (Gardener's docs/concepts/controller-manager.md), naming the buckets and their
+// errors, and True otherwise with the documented reason and message (Gardener's "Deploy Gardenlet
+// Manually" docs/deployment/deploy_gardenlet_manually.md); withThreshold turns False into
 // Progressing while a configured conditionThreshold runs.
 func backupBucketsReady(buckets []unstructured.Unstructured) render.Condition {
 	var failed []string
@@ -125,9 +127,9 @@ func backupBucketsReady(buckets []unstructured.Unstructured) render.Condition {
 }
 
 // extensionsReady is True when every ControllerInstallation of the seed has Valid, Installed and
-// Healthy True and Progressing False (S4:12400-12402); otherwise False, naming each
-// installation and the first condition that is not as it should be. Its reasons and messages
-// are not documented [INF].
+// Healthy True and Progressing False (Gardener's docs/concepts/controller-manager.md); otherwise
+// False, naming each installation and the first condition that is not as it should be. Its reasons
+// and messages are not documented [INF].
 func extensionsReady(installations []unstructured.Unstructured) render.Condition {
 	var bad []string
 	for _, i := range installations {

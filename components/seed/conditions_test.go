@@ -57,7 +57,8 @@ func listing(buckets, installations []unstructured.Unstructured) render.Input {
 }
 
 // The seed's BackupBucketsReady and ExtensionsReady, derived as gardener-controller-manager
-// derives them (S4:12396-12402), from the objects of this seed only.
+// derives them (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md), from
+// the objects of this seed only.
 func TestConditions(t *testing.T) {
 	healthy := []string{"True", "True", "True", "False"}
 	tests := []struct {
@@ -110,8 +111,8 @@ func TestConditionsWithoutClusters(t *testing.T) {
 
 // With a conditionThreshold, a failing bucket turns a True BackupBucketsReady Progressing first
 // and False once the threshold has passed since the live condition turned Progressing
-// (S4:12398); from any other state it is False at once. The rendering names the time it turns
-// False, and healthy buckets need no live Seed.
+// (Gardener's docs/concepts/controller-manager.md); from any other state it is False at once. The
+// rendering names the time it turns False, and healthy buckets need no live Seed.
 func TestBackupBucketsConditionThreshold(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	seed := func(status, since string) *unstructured.Unstructured {

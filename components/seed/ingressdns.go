@@ -6,28 +6,31 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// IngressDNSRecordName names the seed's wildcard DNSRecord in its garden namespace (S4:15294);
-// the documents give no name, "seed-ingress" is the one gardenlet uses.
+// IngressDNSRecordName names the seed's wildcard DNSRecord in its garden namespace (Gardener's
+// "Cluster" docs/extensions/cluster.md); Gardener's documentation gives no name, "seed-ingress" is
+// the one gardenlet uses.
 const IngressDNSRecordName = "seed-ingress"
 
 // IngressDNSSecretName is the DNSRecord's copy of the seed's DNS provider credentials, named
-// like the shoots' record Secrets, dnsrecord-<record> (S4:17122).
+// like the shoots' record Secrets, dnsrecord-<record> (Gardener's "DNS Record"
+// docs/extensions/resources/dnsrecord.md).
 const IngressDNSSecretName = "dnsrecord-" + IngressDNSRecordName
 
 // ingressDNS: "Gardener creates a wildcard DNS record pointing to the load balancer of the
-// ingress controller" (S4:17094) as a DNSRecord in the seed's garden namespace, which has no
-// Cluster (S4:15290-15296). Its value is the address the cloud provider gives nginx-ingress's
-// Service, known only once the Service exists: the engine reads it when it applies the record.
-// The credentials are the seed's DNS provider Secret (.spec.dns.provider.secretRef) copied from
-// the virtual garden. Like the BackupBucket, the record is reconciled by an extension installed
-// only once the Seed is registered: it comes after the Seed, which does not wait for it.
+// ingress controller" (Gardener's docs/extensions/resources/dnsrecord.md) as a DNSRecord in the
+// seed's garden namespace, which has no Cluster (Gardener's docs/extensions/cluster.md). Its value
+// is the address the cloud provider gives nginx-ingress's Service, known only once the Service
+// exists: the engine reads it when it applies the record. The credentials are the seed's DNS
+// provider Secret (.spec.dns.provider.secretRef) copied from the virtual garden. Like the
+// BackupBucket, the record is reconciled by an extension installed only once the Seed is
+// registered: it comes after the Seed, which does not wait for it.
 func (b *builder) ingressDNS() error {
 	if b.v.Ingress.Domain == "" || b.v.DNS.Provider.Type == "" {
 		return nil
 	}
 	b.copySecret("ingress_dns_secret", IngressDNSSecretName, b.v.DNS.Provider.SecretRef)
 	// The garden's nginx-ingress serves a seed in the garden runtime cluster, from the same
-	// namespace (S4:13042-13068).
+	// namespace (Gardener's "Gardener Operator" docs/concepts/operator.md).
 	address := render.LoadBalancerAddress(b.cluster, GardenNamespace, nginxingress.ControllerName)
 	record := kube.Custom("extensions.gardener.cloud/v1alpha1", "DNSRecord", GardenNamespace, IngressDNSRecordName, nil, map[string]any{"spec": map[string]any{
 		"type":       b.v.DNS.Provider.Type,

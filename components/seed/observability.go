@@ -18,10 +18,12 @@ func (v Values) loggingOn() bool {
 	return v.observabilityOn() && v.Observability != nil && v.Observability.LoggingEnabled
 }
 
-// observabilityStack: the seed's monitoring and logging in its garden namespace (S4:15926,
-// S4:21441-21479), after nginx-ingress, whose IngressClass its Ingresses name. In the garden's
-// runtime cluster the seed shares the garden's prometheus-operator, Plutono, kube-state-metrics
-// and Vali (S4:13042-13068), which must therefore run.
+// observabilityStack: the seed's monitoring and logging in its garden namespace (Gardener's
+// "Logging And Monitoring" docs/extensions/logging-and-monitoring.md, "Alerting"
+// docs/monitoring/alerting.md), after nginx-ingress, whose IngressClass its Ingresses name. In the
+// garden's runtime cluster the seed shares the garden's prometheus-operator, Plutono,
+// kube-state-metrics and Vali (Gardener's "Gardener Operator" docs/concepts/operator.md), which
+// must therefore run.
 func (b *builder) observabilityStack() error {
 	if !b.v.observabilityOn() {
 		return nil

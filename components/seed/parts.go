@@ -36,14 +36,16 @@ const (
 	secretResourceManager = "gardener-resource-manager-server"
 )
 
-// IngressNamespace is the namespace of the seed's default Istio ingress gateway (S4:24874).
+// IngressNamespace is the namespace of the seed's default Istio ingress gateway (Gardener's "Istio"
+// docs/operations/istio.md).
 const IngressNamespace = "istio-ingress"
 
-// ZoneIngressNamespace is the namespace of the gateway pinned to one zone (S4:24887-24889).
+// ZoneIngressNamespace is the namespace of the gateway pinned to one zone (Gardener's
+// docs/operations/istio.md).
 func ZoneIngressNamespace(zone string) string { return ZoneGatewayNamespace(IngressNamespace, zone) }
 
 // ZoneGatewayNamespace is the namespace of a gateway's variant pinned to a zone, for control
-// planes in that zone (S4:24887-24891): <namespace>--zone--<zone>.
+// planes in that zone (Gardener's docs/operations/istio.md): <namespace>--zone--<zone>.
 func ZoneGatewayNamespace(namespace, zone string) string { return namespace + "--zone--" + zone }
 
 // ZoneGatewayLabels are the pod labels of a gateway's variant pinned to a zone: the gateway's
@@ -68,9 +70,10 @@ func (b *builder) base() error {
 		}
 		b.add("garden_namespace", "namespace", ns)
 	}
-	// The CRDs of the extension resources shoots and the seed itself are made of (S2:242-244),
-	// and the machine.sapcloud.io kinds the shoots' machine-controller-managers work on
-	// (S4:11879: "machine CRDs" come before the shoots' machines).
+	// The CRDs of the extension resources shoots and the seed itself are made of (Gardener's
+	// "gardenlet" docs/concepts/gardenlet.md), and the machine.sapcloud.io kinds the shoots'
+	// machine-controller-managers work on (Gardener's "Architecture" docs/concepts/architecture.md:
+	// "machine CRDs" come before the shoots' machines).
 	var names []string
 	for _, n := range crds.Names() {
 		if strings.HasSuffix(n, ".extensions.gardener.cloud") || slices.Contains(machinecontrollermanager.CRDNames, n) {
@@ -98,7 +101,7 @@ func (b *builder) base() error {
 }
 
 // systemComponents: gardener-resource-manager first, then the components it brings up in
-// Gardener (S2:242-244), each left out where the garden already runs it.
+// Gardener (Gardener's docs/concepts/gardenlet.md), each left out where the garden already runs it.
 func (b *builder) systemComponents() error {
 	cluster := decode.Cluster{Name: b.cluster}
 	s := b.settings()
@@ -110,7 +113,8 @@ func (b *builder) systemComponents() error {
 		grm, err := resourcemanager.Objects(resourcemanager.Values{
 			Cluster: cluster, Namespace: GardenNamespace, Class: "seed",
 			CABundle: render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), ServerTLSSecretName: secretResourceManager,
-			// The seed's own classes (S4:26379); the garden's exist only in the runtime cluster.
+			// The seed's own classes (Gardener's "Priority Classes" docs/development/priority-classes.md);
+			// the garden's exist only in the runtime cluster.
 			PriorityClassName: priorityclasses.SystemCritical, AdmissionWebhooks: b.v.AdmissionWebhooks,
 		})
 		if err != nil {
@@ -137,7 +141,8 @@ func (b *builder) systemComponents() error {
 			b.add("vpa", "vpa", objs, append(first, "vpa_admission_controller_tls")...)
 			b.system = append(b.system, "vpa")
 		}
-		// nginx-ingress always runs with 2 replicas on a seed (S4:24619).
+		// nginx-ingress always runs with 2 replicas on a seed (Gardener's "High Availability Of
+		// Components" docs/development/high-availability-of-components.md).
 		ngx, err := nginxingress.Objects(nginxingress.Values{Cluster: cluster, Namespace: GardenNamespace, HighAvailability: true,
 			PriorityClassName: priorityclasses.System600, LoadBalancerAnnotations: b.loadBalancerAnnotations("")})
 		if err != nil {
@@ -156,7 +161,8 @@ func (b *builder) systemComponents() error {
 	b.add("istio", "istio", ist, first...)
 	b.system = append(b.system, "istio")
 
-	// dependency-watchdog prober and weeder (S4:26819-26853).
+	// dependency-watchdog prober and weeder (Gardener's "Seed Bootstrapping"
+	// docs/operations/seed_bootstrapping.md, "Seed Settings" docs/operations/seed_settings.md).
 	dwd := dependencywatchdog.Values{Cluster: cluster, Namespace: GardenNamespace}
 	if d := s.DependencyWatchdog; d != nil {
 		dwd.ProberEnabled, dwd.WeederEnabled = ptr.To(d.ProberEnabled), ptr.To(d.WeederEnabled)
@@ -169,7 +175,8 @@ func (b *builder) systemComponents() error {
 		b.add("dependency_watchdog", "dependency_watchdog", objs, "priority_classes")
 		b.system = append(b.system, "dependency_watchdog")
 	}
-	// Pause pods keeping capacity free for new control planes (S4:26873-26877).
+	// Pause pods keeping capacity free for new control planes (Gardener's
+	// docs/operations/seed_settings.md).
 	if s.ExcessCapacityReservationEnabled {
 		objs, err := reserveexcesscapacity.Objects(reserveexcesscapacity.Values{Cluster: cluster, Namespace: GardenNamespace, Zones: len(b.v.Provider.Zones)})
 		if err != nil {
@@ -181,12 +188,14 @@ func (b *builder) systemComponents() error {
 }
 
 // gardenlet: gardenlet with the Seed's spec as its seed configuration, after the system
-// components it reconciles. It gets its garden kubeconfig by TLS bootstrapping (S4:14507,
-// S4:19010-19073): a bootstrap token the engine generates in the virtual garden's kube-system
-// (its group system:bootstrappers may request the client certificate that
-// gardener-controller-manager approves, S4:12206-12210) and a bootstrap kubeconfig with it, which
-// gardenlet deletes once it has its own (S4:14511); the kubeconfig is create-only, so the engine
-// does not bring it back.
+// components it reconciles. It gets its garden kubeconfig by TLS bootstrapping (Gardener's
+// docs/concepts/gardenlet.md, "Deploy Gardenlet Manually"
+// docs/deployment/deploy_gardenlet_manually.md): a bootstrap token the engine generates in the
+// virtual garden's kube-system (its group system:bootstrappers may request the client certificate
+// that gardener-controller-manager approves, Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md) and a bootstrap kubeconfig with it, which gardenlet deletes
+// once it has its own (Gardener's docs/concepts/gardenlet.md); the kubeconfig is create-only, so
+// the engine does not bring it back.
 func (b *builder) gardenlet() error {
 	id := BootstrapTokenID(b.name)
 	token := "bootstrap-token-" + id
@@ -225,7 +234,8 @@ func BootstrapTokenID(seed string) string {
 }
 
 // bootstrapKubeconfig is the kubeconfig gardenlet bootstraps with: the garden's API and CA, and
-// the bootstrap token as its bearer token (S4:19056-19073).
+// the bootstrap token as its bearer token (Gardener's
+// docs/deployment/deploy_gardenlet_manually.md).
 func (b *builder) bootstrapKubeconfig(token string) (string, error) {
 	cluster := map[string]any{"server": b.v.Garden.VirtualEndpoint}
 	switch ca := b.v.Garden.CABundle; {
@@ -251,9 +261,10 @@ func (b *builder) bootstrapKubeconfig(token string) (string, error) {
 }
 
 // gateways are the seed's Istio ingress gateways: the default one in istio-ingress spanning all
-// zones, and with several zones one per zone for control planes pinned to it (S4:24887-24891).
-// They expose 443 (SNI to shoot API servers), 8443 (apiserver-proxy) and 8132 (reversed VPN)
-// (S4:147-153).
+// zones, and with several zones one per zone for control planes pinned to it (Gardener's
+// docs/operations/istio.md). They expose 443 (SNI to shoot API servers), 8443 (apiserver-proxy) and
+// 8132 (reversed VPN) (Gardener's "Control Plane Endpoints And Ports"
+// docs/usage/advanced/control-plane-endpoints-and-ports.md).
 func (b *builder) gateways() []istio.Gateway {
 	ports := []istio.Port{
 		{Name: "tls", Port: 443, TargetPort: 9443},
@@ -268,8 +279,9 @@ func (b *builder) gateways() []istio.Gateway {
 				ServiceType: corev1.ServiceTypeLoadBalancer, LoadBalancerAnnotations: b.loadBalancerAnnotations(z), Ports: ports})
 		}
 	}
-	// One gateway per ExposureClass handler, with its own load balancer (S4:21218-21222), and
-	// on a multi-zone seed one more per zone for single-zone control planes (S4:24891).
+	// One gateway per ExposureClass handler, with its own load balancer (Gardener's "ExposureClasses"
+	// docs/usage/networking/exposureclasses.md), and on a multi-zone seed one more per zone for
+	// single-zone control planes (Gardener's docs/operations/istio.md).
 	for _, h := range b.v.ExposureClassHandlers {
 		annotations := merge(b.loadBalancerAnnotations(""), h.LoadBalancerAnnotations)
 		out = append(out, istio.Gateway{Namespace: h.Namespace(), Labels: h.Labels(), ServiceType: corev1.ServiceTypeLoadBalancer,
@@ -284,7 +296,8 @@ func (b *builder) gateways() []istio.Gateway {
 	return out
 }
 
-// exposureClassHandlers is gardenlet's exposureClassHandlers configuration (S4:21202-21219).
+// exposureClassHandlers is gardenlet's exposureClassHandlers configuration (Gardener's
+// docs/usage/networking/exposureclasses.md).
 func (b *builder) exposureClassHandlers() []any {
 	var out []any
 	for _, h := range b.v.ExposureClassHandlers {

@@ -7,9 +7,10 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// registration: the seed-<name> namespace Gardener keeps per seed in the virtual garden (S0:196)
-// and the Seed object, applied once the seed's system components and gardenlet are up; it is
-// ready when gardenlet reports the seed (S4:19916-19922).
+// registration: the seed-<name> namespace Gardener keeps per seed in the virtual garden (Gardener's
+// "Gardener Controller Manager" docs/concepts/controller-manager.md) and the Seed object, applied
+// once the seed's system components and gardenlet are up; it is ready when gardenlet reports the
+// seed (Gardener's "Getting Started Locally" docs/deployment/getting_started_locally.md).
 func (b *builder) registration() error {
 	ns, err := namespace.Objects(namespace.Values{Cluster: decode.Cluster{Name: b.virtual}, Name: Namespace(b.name),
 		Labels: map[string]string{"gardener.cloud/role": "seed"}})
@@ -19,7 +20,8 @@ func (b *builder) registration() error {
 	b.add("seed_namespace", "namespace", ns)
 	// The garden's shared Secrets (the domains' DNS credentials, alerting) replicated into
 	// seed-<name> by their gardener.cloud/role label, as gardener-controller-manager's Seed
-	// controller does (S4:12389-12394): what gardenlet may read of the garden.
+	// controller does (Gardener's docs/concepts/controller-manager.md): what gardenlet may read of the
+	// garden.
 	b.parts = append(b.parts, render.Component{Name: "seed_secrets", Type: "secret_copy", DependsOn: []string{"seed_namespace"}, Copy: &render.CopySpec{
 		Cluster: b.virtual, Namespace: Namespace(b.name), FromCluster: b.virtual, FromNamespace: GardenNamespace, FromSelector: SharedSecretSelector,
 	}})
@@ -29,8 +31,8 @@ func (b *builder) registration() error {
 }
 
 // SharedSecretSelector selects the garden namespace's Secrets that every seed namespace gets a
-// copy of (S4:12393-12394: Secret, garden, gardener.cloud/role); the label's presence is what
-// counts, whatever the role.
+// copy of (Gardener's docs/concepts/controller-manager.md: Secret, garden, gardener.cloud/role);
+// the label's presence is what counts, whatever the role.
 const SharedSecretSelector = "gardener.cloud/role"
 
 // waitFor are the parts the Seed comes after: every system component and gardenlet.

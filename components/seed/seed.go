@@ -1,13 +1,15 @@
 // Package seed renders the seed composite block: the Seed in the virtual garden and the seed
 // system components gardenlet's Seed reconciler deploys into the seed cluster (digest §1.3,
-// §2.3; S2:242-244), as parts applied in this order:
+// §2.3; Gardener's "gardenlet" docs/concepts/gardenlet.md), as parts applied in this order:
 //
-//  1. the seed's PriorityClasses (S4:26374-26387), its garden namespace, the extension CRDs
+//  1. the seed's PriorityClasses (Gardener's "Priority Classes"
+//     docs/development/priority-classes.md), its garden namespace, the extension CRDs
 //     (extensions.gardener.cloud) and the seed's certificates;
 //  2. gardener-resource-manager (class seed), then etcd-druid, VPA, Istio (istiod, the default
 //     ingress gateway in istio-ingress spanning all zones and one gateway per zone,
-//     S4:24870-24895) and nginx-ingress, dependency-watchdog prober and weeder,
-//     reserve-excess-capacity and the observability stack (S4:15926);
+//     Gardener's "Istio" docs/operations/istio.md) and nginx-ingress, dependency-watchdog prober
+//     and weeder, reserve-excess-capacity and the observability stack (Gardener's "Logging And
+//     Monitoring" docs/extensions/logging-and-monitoring.md);
 //  3. gardenlet with its kubeconfig;
 //  4. the seed-<name> namespace and the Seed object in the virtual garden, ready once gardenlet
 //     reports it (GardenletReady, SeedSystemComponentsHealthy, ExtensionsReady);
@@ -15,7 +17,8 @@
 //     domain's wildcard DNSRecord, whose extensions are installed once the Seed is registered.
 //
 // A seed in the garden runtime cluster leaves out what the garden already runs there:
-// gardener-resource-manager, VPA, etcd-druid, istiod and nginx-ingress (S4:13042-13068).
+// gardener-resource-manager, VPA, etcd-druid, istiod and nginx-ingress (Gardener's "Gardener
+// Operator" docs/concepts/operator.md).
 package seed
 
 import (
@@ -55,8 +58,9 @@ func Render(in render.Input) (*render.Output, error) {
 }
 
 // Outputs are what shoots read of their seed: where its control planes run, the seed's
-// provider, zones and networks (shoot networks must not overlap them, S4:14371) and whether it
-// has backup (a shoot's BackupEntry needs it, S2:135).
+// provider, zones and networks (shoot networks must not overlap them, Gardener's "Gardener
+// Scheduler" docs/concepts/scheduler.md) and whether it has backup (a shoot's BackupEntry needs it,
+// Gardener's docs/concepts/gardenlet.md).
 func Outputs(name string, v Values) map[string]cty.Value {
 	str := func(s string) cty.Value { return cty.StringVal(s) }
 	zones := cty.ListValEmpty(cty.String)
@@ -101,7 +105,8 @@ func Outputs(name string, v Values) map[string]cty.Value {
 }
 
 // exposureClassHandlerOutputs are the namespace and labels of each handler's gateway by handler
-// name, for shoots of an ExposureClass with that handler (S4:21196-21222).
+// name, for shoots of an ExposureClass with that handler (Gardener's "ExposureClasses"
+// docs/usage/networking/exposureclasses.md).
 func exposureClassHandlerOutputs(handlers []ExposureClassHandler) cty.Value {
 	ty := cty.Object(map[string]cty.Type{"namespace": cty.String, "labels": cty.Map(cty.String)})
 	if len(handlers) == 0 {
@@ -118,7 +123,8 @@ func exposureClassHandlerOutputs(handlers []ExposureClassHandler) cty.Value {
 	return cty.MapVal(out)
 }
 
-// Namespace is the seed's namespace in the virtual garden, seed-<name> (S0:196).
+// Namespace is the seed's namespace in the virtual garden, seed-<name> (Gardener's "Gardener
+// Controller Manager" docs/concepts/controller-manager.md).
 func Namespace(seed string) string { return "seed-" + seed }
 
 // Parts renders the parts of one seed.

@@ -58,19 +58,20 @@ func TestSeedParts(t *testing.T) {
 	for _, p := range []string{"gardener_resource_manager", "etcd_druid", "vpa", "nginx_ingress", "istio", "dependency_watchdog", "reserve_excess_capacity", "gardenlet", "seed", "seed_namespace", "garden_namespace", "extension_crds"} {
 		assert.Contains(t, own, p)
 	}
-	assert.Contains(t, own["etcd_druid"].DependsOn, "gardener_resource_manager", "the resource manager comes first (S2:242-244)")
+	assert.Contains(t, own["etcd_druid"].DependsOn, "gardener_resource_manager", "the resource manager comes first (Gardener's docs/concepts/gardenlet.md)")
 	assert.Subset(t, own["gardenlet"].DependsOn, []string{"istio", "etcd_druid", "vpa", "nginx_ingress", "extension_crds"})
 	assert.Contains(t, own["seed"].DependsOn, "gardenlet", "the Seed is registered once gardenlet runs")
 
 	ras := partsByName(t, values(func(v *Values) { v.Cluster.Name = "runtime" }))
 	for _, p := range []string{"gardener_resource_manager", "etcd_druid", "vpa", "nginx_ingress", "garden_namespace", "ca_seed"} {
-		assert.NotContains(t, ras, p, "a seed in the runtime cluster leaves %s to the garden (S4:13042-13068)", p)
+		assert.NotContains(t, ras, p, "a seed in the runtime cluster leaves %s to the garden (Gardener's docs/concepts/operator.md)", p)
 	}
 	for _, o := range ras["istio"].Objects {
 		assert.NotEqual(t, "istiod", o.Object.GetName(), "only the seed's gateways, istiod runs for the garden")
 	}
 
-	// Istio: the default gateway in istio-ingress, and one per zone (S4:24874, 24887).
+	// Istio: the default gateway in istio-ingress, and one per zone (Gardener's "Istio"
+	// docs/operations/istio.md).
 	namespaces := map[string]bool{}
 	for _, o := range own["istio"].Objects {
 		if o.Object.GetKind() == "Service" && o.Object.GetName() == "istio-ingressgateway" {
@@ -84,7 +85,7 @@ func TestSeedParts(t *testing.T) {
 	assert.Equal(t, "Seed", seed.Object.GetKind())
 	secretNS := seed.Object.Object["spec"].(map[string]any)["dns"].(map[string]any)["provider"].(map[string]any)["secretRef"].(map[string]any)["namespace"]
 	assert.Equal(t, "garden", secretNS)
-	assert.Equal(t, "seed-seed1", own["seed_namespace"].Objects[0].Object.GetName(), "S0:196")
+	assert.Equal(t, "seed-seed1", own["seed_namespace"].Objects[0].Object.GetName(), "Gardener's docs/concepts/controller-manager.md")
 }
 
 func TestSeedErrors(t *testing.T) {
@@ -95,8 +96,9 @@ func TestSeedErrors(t *testing.T) {
 }
 
 // Every ExposureClass handler gets an ingress gateway of its own behind its own load balancer,
-// and per zone of a multi-zone seed one more (S4:21218-21222, S4:24891); gardenlet learns the
-// handlers from its configuration (S4:21202-21219).
+// and per zone of a multi-zone seed one more (Gardener's "ExposureClasses"
+// docs/usage/networking/exposureclasses.md, docs/operations/istio.md); gardenlet learns the
+// handlers from its configuration (Gardener's docs/usage/networking/exposureclasses.md).
 func TestExposureClassHandlers(t *testing.T) {
 	v := values(func(v *Values) {
 		v.ExposureClassHandlers = []ExposureClassHandler{
@@ -125,9 +127,10 @@ func TestExposureClassHandlers(t *testing.T) {
 	assert.Contains(t, config, "network: internet")
 }
 
-// gardenlet bootstraps with a token the engine generates in the virtual garden (S4:19010-19073):
-// the bootstrap kubeconfig carries it and is create-only, since gardenlet deletes it once it has
-// its own kubeconfig (S4:14511).
+// gardenlet bootstraps with a token the engine generates in the virtual garden (Gardener's "Deploy
+// Gardenlet Manually" docs/deployment/deploy_gardenlet_manually.md): the bootstrap kubeconfig
+// carries it and is create-only, since gardenlet deletes it once it has its own kubeconfig
+// (Gardener's docs/concepts/gardenlet.md).
 func TestGardenletBootstrap(t *testing.T) {
 	own := partsByName(t, values(nil))
 	token := own["gardenlet_bootstrap_token"]
@@ -148,8 +151,9 @@ func TestGardenletBootstrap(t *testing.T) {
 	assert.Contains(t, kubeconfig, "certificate-authority-data: LS0t", "the garden's CA, base64")
 }
 
-// A seed with backup gets its bucket as part of the seed flow (S4:16807): the credentials copied
-// from the virtual garden and the extensions BackupBucket referring to the copy.
+// A seed with backup gets its bucket as part of the seed flow (Gardener's "BackupBucket"
+// docs/extensions/resources/backupbucket.md): the credentials copied from the virtual garden and
+// the extensions BackupBucket referring to the copy.
 func TestBackupBucket(t *testing.T) {
 	v := values(func(v *Values) {
 		v.Backup = &Backup{Provider: "aws", SecretRef: "backup-credentials"}
@@ -174,9 +178,9 @@ func TestIngressDNSRecord(t *testing.T) {
 	require.NotNil(t, cp)
 	assert.Equal(t, render.CopySpec{Cluster: "seed1", Namespace: "garden", Name: "dnsrecord-seed-ingress", FromCluster: "virtual_garden", FromNamespace: "garden", FromName: "seed1-dns"}, *cp)
 	record := rendertest.MustFind(t, own["ingress_dns_record"].Objects, "DNSRecord", "seed-ingress")
-	assert.Equal(t, "garden", record.GetNamespace(), "seed-scoped extension resources live in the seed's garden namespace (S4:15294)")
+	assert.Equal(t, "garden", record.GetNamespace(), "seed-scoped extension resources live in the seed's garden namespace (Gardener's docs/extensions/cluster.md)")
 	spec, _, _ := unstructured.NestedMap(record.Object, "spec")
-	assert.Equal(t, "*.ingress.seed1.example.com", spec["name"], "a wildcard record of the ingress domain (S4:17094)")
+	assert.Equal(t, "*.ingress.seed1.example.com", spec["name"], "a wildcard record of the ingress domain (Gardener's docs/extensions/resources/dnsrecord.md)")
 	assert.Equal(t, "aws-route53", spec["type"])
 	assert.Equal(t, map[string]any{"name": "dnsrecord-seed-ingress", "namespace": "garden"}, spec["secretRef"])
 	// The value is the load balancer address of nginx-ingress's Service, read by the engine.
@@ -194,9 +198,10 @@ func TestIngressDNSRecord(t *testing.T) {
 	assert.NotContains(t, own["seed"].DependsOn, "ingress_dns_record")
 }
 
-// The seed's observability stack runs in its garden namespace (S4:15926); in the garden's
-// runtime cluster it shares the garden's prometheus-operator and Plutono (S4:13042-13068), which
-// therefore must be on.
+// The seed's observability stack runs in its garden namespace (Gardener's "Logging And Monitoring"
+// docs/extensions/logging-and-monitoring.md); in the garden's runtime cluster it shares the
+// garden's prometheus-operator and Plutono (Gardener's docs/concepts/operator.md), which therefore
+// must be on.
 func TestObservability(t *testing.T) {
 	own := partsByName(t, values(nil))
 	require.Contains(t, own, "observability")
@@ -224,8 +229,8 @@ func TestObservability(t *testing.T) {
 }
 
 // A seed in its own cluster runs only on the seed's PriorityClasses, which it renders there
-// (S4:26374-26390): the garden's classes exist only in the runtime cluster, and a pod naming a
-// class that does not exist is never created.
+// (Gardener's "Priority Classes" docs/development/priority-classes.md): the garden's classes exist
+// only in the runtime cluster, and a pod naming a class that does not exist is never created.
 func TestSeedPodsUseTheSeedsPriorityClasses(t *testing.T) {
 	parts, err := Parts("seed1", values(nil))
 	require.NoError(t, err)

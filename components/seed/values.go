@@ -53,7 +53,8 @@ type Values struct {
 	Observability *Observability `json:"observability"`
 }
 
-// Observability switches the seed's monitoring and logging stack (S4:15926).
+// Observability switches the seed's monitoring and logging stack (Gardener's "Logging And
+// Monitoring" docs/extensions/logging-and-monitoring.md).
 type Observability struct {
 	Enabled           bool   `json:"enabled"`
 	LoggingEnabled    bool   `json:"logging_enabled"`
@@ -62,7 +63,8 @@ type Observability struct {
 	ValiStorage       string `json:"vali_storage"`
 }
 
-// ExposureClassHandler realises the handler of an ExposureClass on this seed (S4:21196-21222).
+// ExposureClassHandler realises the handler of an ExposureClass on this seed (Gardener's
+// "ExposureClasses" docs/usage/networking/exposureclasses.md).
 type ExposureClassHandler struct {
 	Name                    string            `json:"name"`
 	LoadBalancerAnnotations map[string]string `json:"load_balancer_annotations"`
@@ -146,6 +148,7 @@ type Backup struct {
 	SecretRef      string `json:"secret_ref"`
 	ProviderConfig any    `json:"provider_config"`
 	// ConditionThreshold is how long BackupBucketsReady is Progressing before it turns False
-	// (gardener-controller-manager's conditionThreshold, S4:12398); "" means False at once.
+	// (gardener-controller-manager's conditionThreshold, Gardener's "Gardener Controller Manager"
+	// docs/concepts/controller-manager.md); "" means False at once.
 	ConditionThreshold string `json:"condition_threshold"`
 }

@@ -25,7 +25,8 @@ import (
 )
 
 // The generated Secrets in the control-plane namespace, named as Gardener's secrets manager
-// names them where the documents show it (S4:26786-26804).
+// names them where Gardener's documentation shows it (Gardener's "Secrets Management"
+// docs/development/secrets_management.md).
 const (
 	secretCA               = "ca"
 	secretClientCA         = "ca-client"
@@ -49,7 +50,8 @@ const (
 )
 
 // base: the control-plane namespace with gardenlet's labels and the high-availability
-// annotations gardener-resource-manager's webhook reads (S4:24811-24819), and the Cluster.
+// annotations gardener-resource-manager's webhook reads (Gardener's "High Availability Of
+// Components" docs/development/high-availability-of-components.md), and the Cluster.
 func (b *builder) base() error {
 	zones := b.zones()
 	ns, err := namespace.Objects(namespace.Values{
@@ -78,8 +80,8 @@ func (b *builder) base() error {
 
 // credentials: the cloudprovider Secret, the infrastructure credentials gardenlet copies from
 // the Secret the shoot's binding names into the control-plane namespace, where the
-// Infrastructure, ControlPlane and Worker refer to it (S4:17330). A workerless shoot has no
-// infrastructure to reach.
+// Infrastructure, ControlPlane and Worker refer to it (Gardener's "Infrastructure"
+// docs/extensions/resources/infrastructure.md). A workerless shoot has no infrastructure to reach.
 func (b *builder) credentials() error {
 	if len(b.v.Workers) == 0 {
 		return nil
@@ -98,7 +100,8 @@ func (b *builder) credentials() error {
 	return nil
 }
 
-// secrets: the CAs, certificates and keys of the control plane (S4:26786-26804).
+// secrets: the CAs, certificates and keys of the control plane (Gardener's
+// docs/development/secrets_management.md).
 func (b *builder) secrets() error {
 	b.secret("ca", render.SecretSpec{Name: secretCA, Class: "ca", CommonName: "kubernetes"}, "")
 	b.secret("ca_client", render.SecretSpec{Name: secretClientCA, Class: "ca", CommonName: "kubernetes-client"}, "")
@@ -133,10 +136,10 @@ func (b *builder) secrets() error {
 	return nil
 }
 
-// vpnSecrets are the VPN's CA, vpn-seed-server's certificate and the tls-auth key (S4:23600,
-// S4:23739), and the certificates of the system components inside the shoot that need them:
-// vpn-shoot's client certificate and metrics-server's serving certificate. Only a shoot with
-// workers runs those.
+// vpnSecrets are the VPN's CA, vpn-seed-server's certificate and the tls-auth key (Gardener's
+// "Shoot Credentials Rotation" docs/usage/shoot-operations/shoot_credentials_rotation.md), and the
+// certificates of the system components inside the shoot that need them: vpn-shoot's client
+// certificate and metrics-server's serving certificate. Only a shoot with workers runs those.
 func (b *builder) vpnSecrets() {
 	b.secret("ca_vpn", render.SecretSpec{Name: secretVPNCA, Class: "ca", CommonName: "vpn"}, "")
 	b.secret("vpn_seed_server_tls", render.SecretSpec{
@@ -153,7 +156,8 @@ func (b *builder) vpnSecrets() {
 }
 
 // etcds: etcd-main and etcd-events, three members with high availability of either type
-// (S4:18728), gardener-system-500 (S4:26389).
+// (Gardener's "Shoot High Availability" docs/usage/high-availability/shoot_high_availability.md),
+// gardener-system-500 (Gardener's "Priority Classes" docs/development/priority-classes.md).
 func (b *builder) etcds() error {
 	ha := b.highAvailability()
 	for _, role := range []string{etcd.RoleMain, etcd.RoleEvents} {
@@ -181,7 +185,9 @@ func (b *builder) etcds() error {
 			deps = append(deps, part+"_peer_tls")
 		}
 		// Backups go to the seed's bucket through the shoot's BackupEntry, whose controller
-		// writes the etcd-backup Secret (S4:16844-16870); only main is backed up (S4:15679).
+		// writes the etcd-backup Secret (Gardener's "BackupEntry"
+		// docs/extensions/resources/backupentry.md); only main is backed up (Gardener's "ControlPlane
+		// Webhooks" docs/extensions/controlplane-webhooks.md).
 		if role == etcd.RoleMain && b.seed.BackupProvider != "" {
 			vals.Backup = &etcd.Backup{Provider: b.seed.BackupProvider, BucketName: seed.BackupBucketName(b.seed.Name), SecretRef: "etcd-backup"}
 			deps = append(deps, "backup_entry")
@@ -195,8 +201,11 @@ func (b *builder) etcds() error {
 	return nil
 }
 
-// kubeAPIServer: the shoot's API server after its etcds (S4:26744), exposed by SNI through the
-// seed's Istio ingress gateway (S4:20114), autoscaled between 2 and 6 replicas (S4:24092-24100).
+// kubeAPIServer: the shoot's API server after its etcds (Gardener's
+// docs/development/secrets_management.md), exposed by SNI through the seed's Istio ingress gateway
+// (Gardener's "Getting Started Locally" docs/deployment/getting_started_locally.md), autoscaled
+// between 2 and 6 replicas (Gardener's "Autoscaling Specifics for Components"
+// docs/development/autoscaling-specifics-for-components.md).
 func (b *builder) kubeAPIServer() error {
 	var k kubeAPIServerSettings
 	if s := b.v.Kubernetes.KubeAPIServer; s != nil {
@@ -221,7 +230,7 @@ func (b *builder) kubeAPIServer() error {
 		EncryptedResources: k.encrypted, AuditPolicyConfigMap: k.auditPolicy, EventTTL: k.eventTTL, FeatureGates: k.featureGates,
 		EnableAdmissionPlugins: k.enable, DisableAdmissionPlugins: k.disable,
 		PriorityClassName:       priorityclasses.System500,
-		ScrapeTargetsAlias:      "all-scrape-targets", // S4:26009
+		ScrapeTargetsAlias:      "all-scrape-targets", // Gardener's docs/operations/network_policies.md
 		IngressGatewayNamespace: gwNamespace, IngressGatewayLabels: gwLabels,
 		Hibernated: b.hibernated,
 	})
@@ -232,7 +241,7 @@ func (b *builder) kubeAPIServer() error {
 		"etcd_main", "etcd_events", "ca", "ca_client", "kube_apiserver_tls", "kube_aggregator_tls", "service_account_key", "kube_apiserver_encryption")
 
 	// The VPN connects the control plane with the nodes; a workerless shoot has none
-	// (S4:23488-23495).
+	// (Gardener's "Workerless Shoots" docs/usage/shoot/shoot_workerless.md).
 	if len(b.v.Workers) == 0 {
 		return nil
 	}
@@ -257,9 +266,10 @@ type kubeAPIServerSettings struct {
 }
 
 // ingressGateway is the seed's Istio ingress gateway that exposes the API server: the gateway of
-// the shoot's ExposureClass handler, if it has one (S4:21196-21222), else the seed's default
-// gateway; on a multi-zone seed its variant pinned to the control plane's zone, unless the
-// control plane spans zones (S4:24887-24891). newBuilder checks that the seed has the handler.
+// the shoot's ExposureClass handler, if it has one (Gardener's "ExposureClasses"
+// docs/usage/networking/exposureclasses.md), else the seed's default gateway; on a multi-zone seed
+// its variant pinned to the control plane's zone, unless the control plane spans zones (Gardener's
+// "Istio" docs/operations/istio.md). newBuilder checks that the seed has the handler.
 func (b *builder) ingressGateway() (string, map[string]string) {
 	ns, labels := seed.IngressNamespace, seed.IngressGatewayLabels("")
 	if h, ok := b.seed.ExposureClassHandlers[b.v.ExposureClassHandler]; ok && b.v.ExposureClassHandler != "" {
@@ -273,7 +283,8 @@ func (b *builder) ingressGateway() (string, map[string]string) {
 }
 
 // controllers: the access Secrets, and after the kube-apiserver the shoot's resource manager,
-// kube-controller-manager, kube-scheduler (gardener-system-300 and -400, S4:26389-26391).
+// kube-controller-manager, kube-scheduler (gardener-system-300 and -400, Gardener's
+// docs/development/priority-classes.md).
 func (b *builder) controllers() error {
 	access, err := b.accessSecrets()
 	if err != nil {
@@ -312,7 +323,8 @@ func (b *builder) controllers() error {
 	}
 	b.addScaled("kube_controller_manager", "kube_controller_manager", kcm, "kube_apiserver", "access")
 
-	// A workerless shoot has no nodes to schedule pods to, hence no scheduler (S4:23488-23495).
+	// A workerless shoot has no nodes to schedule pods to, hence no scheduler (Gardener's
+	// docs/usage/shoot/shoot_workerless.md).
 	if len(b.v.Workers) == 0 {
 		return nil
 	}
@@ -333,7 +345,8 @@ func (b *builder) controllers() error {
 
 // accessSecrets are the generic token kubeconfig and the access Secrets of the
 // kube-controller-manager and the shoot's resource manager, whose tokens the token requestor
-// fills in (S4:13124-13173). The other controllers render their own access Secrets.
+// fills in (Gardener's "Gardener Operator" docs/concepts/operator.md). The other controllers render
+// their own access Secrets.
 func (b *builder) accessSecrets() ([]render.Object, error) {
 	server := kubeapiserver.InternalEndpoint("", b.ns)
 	ca := render.GeneratedRef(b.ns, secretCA, "ca.crt", true)
@@ -375,8 +388,9 @@ func (b *builder) accessSecrets() ([]render.Object, error) {
 }
 
 // machineControllers: machine-controller-manager (with the machine.sapcloud.io CRDs) before the
-// Worker, and cluster-autoscaler right after it, only if some pool autoscales (S4:11285,
-// S4:18101-18109).
+// Worker, and cluster-autoscaler right after it, only if some pool autoscales (Gardener's "Shoot
+// Autoscaling" docs/usage/autoscaling/shoot_autoscaling.md, "Worker"
+// docs/extensions/resources/worker.md).
 func (b *builder) machineControllers() error {
 	cluster := decode.Cluster{Name: b.seed.Cluster}
 	// The machine.sapcloud.io CRDs are the seed's (components/seed).

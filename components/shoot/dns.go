@@ -10,13 +10,16 @@ import (
 )
 
 // dnsRecords: the shoot's internal record api.<name>.<project>.<internal domain>, pointing at the
-// load balancer of the seed's Istio ingress gateway that exposes the API server by SNI (S4:159,
-// S4:17080), and its external record api.<domain>, a CNAME of the internal one (S4:17084). The
-// load balancer's address is known only once the seed's gateway has it: the engine reads it
-// when it plans, or, on a new seed, when it applies the record. Each record's DNS provider
-// credentials are copied into the control-plane namespace as dnsrecord-<shoot>-<internal|external>
-// (S4:17122): the internal domain's and default domain's from the virtual garden's garden
-// namespace (S4:24394-24405), the shoot's own provider's from its project namespace.
+// load balancer of the seed's Istio ingress gateway that exposes the API server by SNI (Gardener's
+// "Control Plane Endpoints And Ports" docs/usage/advanced/control-plane-endpoints-and-ports.md,
+// "DNS Record" docs/extensions/resources/dnsrecord.md), and its external record api.<domain>, a
+// CNAME of the internal one (Gardener's docs/extensions/resources/dnsrecord.md). The load
+// balancer's address is known only once the seed's gateway has it: the engine reads it when it
+// plans, or, on a new seed, when it applies the record. Each record's DNS provider credentials are
+// copied into the control-plane namespace as dnsrecord-<shoot>-<internal|external> (Gardener's
+// docs/extensions/resources/dnsrecord.md): the internal domain's and default domain's from the
+// virtual garden's garden namespace (Gardener's "Configuration" docs/operations/configuration.md),
+// the shoot's own provider's from its project namespace.
 func (b *builder) dnsRecords() error {
 	internal := b.v.InternalDomain
 	if internal == nil || internal.Domain == "" {
@@ -54,7 +57,8 @@ func (b *builder) dnsRecords() error {
 
 // externalDNSProvider is the provider of the external record: the shoot's own (its Secret in the
 // project namespace) or, for a domain below the default domain, the default domain's. None means
-// no external record, like .spec.dns.provider=unmanaged (S4:17086).
+// no external record, like .spec.dns.provider=unmanaged (Gardener's
+// docs/extensions/resources/dnsrecord.md).
 func (b *builder) externalDNSProvider() (providerType, namespace, secret string) {
 	if p := b.v.DNSProvider; p != nil {
 		return p.Type, ProjectNamespace(b.v.Project), p.SecretRef

@@ -46,8 +46,8 @@ func (b *builder) extValues() (shootextensions.Values, error) {
 		}
 		if b.hibernated {
 			// All machines are deleted before machine-controller-manager scales down
-			// (S4:18139): the pools shrink to nothing, and the Worker is ready once its
-			// controller reconciled them.
+			// (Gardener's "Worker" docs/extensions/resources/worker.md): the pools shrink to nothing, and
+			// the Worker is ready once its controller reconciled them.
 			pool.Minimum, pool.Maximum = 0, 0
 		}
 		ev.Workers = append(ev.Workers, pool)
@@ -58,7 +58,8 @@ func (b *builder) extValues() (shootextensions.Values, error) {
 			ext.Lifecycle = shootextensions.Lifecycle{Reconcile: l.Reconcile, Delete: l.Delete, Migrate: l.Migrate}
 		}
 		// "If an extension configured in the spec of a workerless Shoot is not supported yet,
-		// the admission request will be rejected" (S4:17238).
+		// the admission request will be rejected" (Gardener's "Extension"
+		// docs/extensions/resources/extension.md).
 		if l, known := v.ExtensionLifecycles[e.Type]; known && len(v.Workers) == 0 && !e.Disabled && !l.WorkerlessSupported {
 			return ev, fmt.Errorf("extensions %q: its registration does not support workerless shoots (workerless_supported)", e.Type)
 		}
@@ -77,8 +78,9 @@ func (b *builder) extValues() (shootextensions.Values, error) {
 
 // extensions are the shoot's extensions blocks followed by the globally enabled types it does not
 // list, in type order: "the Extension resources of the given type is created for every shoot
-// cluster", for a workerless shoot only if the type supports it (S4:17238). A block with
-// disabled = true opts out of a globally enabled type (S4:15531).
+// cluster", for a workerless shoot only if the type supports it (Gardener's
+// docs/extensions/resources/extension.md). A block with disabled = true opts out of a globally
+// enabled type (Gardener's "ControllerRegistration" docs/extensions/registration.md).
 func (b *builder) extensions() []Extension {
 	out := slices.Clone(b.v.Extensions)
 	listed := map[string]bool{}
@@ -105,7 +107,8 @@ func shootextensionsCluster(b *builder) (render.Object, error) {
 
 // extensionResources places the extension resources in the steps of the reconcile flow
 // (digest §2.4). A workerless shoot has none of Infrastructure, ControlPlane, Network,
-// OperatingSystemConfig and Worker (S4:23488-23495); the builders return none for it.
+// OperatingSystemConfig and Worker (Gardener's "Workerless Shoots"
+// docs/usage/shoot/shoot_workerless.md); the builders return none for it.
 func (b *builder) extensionResources() error {
 	ev, err := b.extValues()
 	if err != nil {
@@ -125,7 +128,8 @@ func (b *builder) extensionResources() error {
 	}
 	workers := len(b.v.Workers) > 0
 	resources := []resource{
-		// The etcd backups' entry in the seed's bucket, before etcd-main (S4:16844-16870).
+		// The etcd backups' entry in the seed's bucket, before etcd-main (Gardener's "BackupEntry"
+		// docs/extensions/resources/backupentry.md).
 		{part: "backup_entry", f: shootextensions.BackupEntry, deps: []string{"cluster"}},
 		{part: "infrastructure", f: shootextensions.Infrastructure, deps: []string{"cluster", "cloudprovider"}},
 		{part: "extensions_before_kube_apiserver", f: step(shootextensions.BeforeKubeAPIServer, false), scaled: true, deps: []string{"cluster"}},
@@ -133,7 +137,7 @@ func (b *builder) extensionResources() error {
 		{part: "extensions_after_kube_apiserver", f: step(shootextensions.AfterKubeAPIServer, false), scaled: true, deps: []string{"cluster", "kube_apiserver"}},
 		{part: "extensions_after_kube_apiserver" + deletedAfterSuffix, f: step(shootextensions.AfterKubeAPIServer, true), scaled: true, deps: []string{"cluster", "kube_apiserver"}},
 		// The provider's control-plane components after the Infrastructure, whose status
-		// they read (S4:17014).
+		// they read (Gardener's "ControlPlane" docs/extensions/resources/controlplane.md).
 		{part: "control_plane", f: shootextensions.ControlPlanes, scaled: true, deps: []string{"cluster", "cloudprovider", "infrastructure", "kube_apiserver"}},
 		{part: "network", f: shootextensions.Network, deps: []string{"cluster", "kube_apiserver"}},
 		{part: "operating_system_configs", f: shootextensions.OperatingSystemConfigs, deps: []string{"cluster", "kube_apiserver"}},
@@ -168,8 +172,10 @@ func (b *builder) extensionResources() error {
 	if err := b.machineControllers(); err != nil {
 		return err
 	}
-	// The Worker after its OperatingSystemConfigs (S4:17923), the Infrastructure (S4:17949)
-	// and machine-controller-manager, which creates its machines (S4:17852).
+	// The Worker after its OperatingSystemConfigs (Gardener's docs/extensions/resources/worker.md),
+	// the Infrastructure (Gardener's docs/extensions/resources/worker.md) and
+	// machine-controller-manager, which creates its machines (Gardener's
+	// docs/extensions/resources/worker.md).
 	worker, err := shootextensions.Worker(ev)
 	if err != nil {
 		return err
@@ -197,7 +203,7 @@ func (b *builder) extensionResources() error {
 }
 
 // deletedAfterSuffix names the parts of Extensions whose registration deletes them after the
-// kube-apiserver instead of before it (S4:15546-15547).
+// kube-apiserver instead of before it (Gardener's docs/extensions/registration.md).
 const deletedAfterSuffix = "_deleted_after_kube_apiserver"
 
 // deletedAs keeps the Extensions deleted after the kube-apiserver (deletedAfter) or the others.
@@ -213,10 +219,10 @@ func deletedAs(v shootextensions.Values, deletedAfter bool) shootextensions.Valu
 }
 
 // extensionDeletionOrder makes deleting the shoot follow each Extension's delete lifecycle
-// rather than the reverse of its reconcile placement (S4:15546-15547): one reconciled before the
-// kube-apiserver but deleted before it (the default) is deleted before the kube-apiserver, and
-// one reconciled after the kube-apiserver or the workers but deleted after the kube-apiserver
-// waits for the kube-apiserver to go.
+// rather than the reverse of its reconcile placement (Gardener's docs/extensions/registration.md):
+// one reconciled before the kube-apiserver but deleted before it (the default) is deleted before
+// the kube-apiserver, and one reconciled after the kube-apiserver or the workers but deleted after
+// the kube-apiserver waits for the kube-apiserver to go.
 func (b *builder) extensionDeletionOrder() {
 	kas := b.part("kube_apiserver")
 	if kas == nil {
@@ -251,11 +257,13 @@ func (b *builder) part(name string) *render.Component {
 }
 
 // systemComponents: the shoot system components as ManagedResources without a class, which the
-// shoot's resource manager applies into the shoot (S4:15754), once it and the API server run.
+// shoot's resource manager applies into the shoot (Gardener's "Conventions"
+// docs/extensions/conventions.md), once it and the API server run.
 func (b *builder) systemComponents() error {
 	v := b.v
 	if len(v.Workers) == 0 {
-		// Without nodes no system component runs in the shoot (S4:23488-23495).
+		// Without nodes no system component runs in the shoot (Gardener's
+		// docs/usage/shoot/shoot_workerless.md).
 		return nil
 	}
 	sv := shootsystem.Values{

@@ -16,12 +16,14 @@ import (
 )
 
 // Hibernation schedules (.spec.hibernation.schedules) are carried out the way
-// gardener-controller-manager's hibernation reconciler does (S4:12420-12422), as behaviour of the
-// landscape rather than a controller: "a Shoot will be regularly hibernated at each start time
-// and will be woken up at each end time" (S4:2708), and "you can hibernate your cluster or wake
-// up your cluster manually even if there's a schedule" (S4:22995). So a schedule acts at its
-// triggers, not at every moment in between: what was decided last (a trigger, or a change of
-// hibernation.enabled in the landscape) holds until the next trigger.
+// gardener-controller-manager's hibernation reconciler does (Gardener's "Gardener Controller
+// Manager" docs/concepts/controller-manager.md), as behaviour of the landscape rather than a
+// controller: "a Shoot will be regularly hibernated at each start time and will be woken up at each
+// end time" (Gardener's HibernationSchedule in docs/api-reference/core.md), and "you can hibernate
+// your cluster or wake up your cluster manually even if there's a schedule" (Gardener's "Shoot
+// Hibernation" docs/usage/shoot/shoot_hibernate.md). So a schedule acts at its triggers, not at
+// every moment in between: what was decided last (a trigger, or a change of hibernation.enabled in
+// the landscape) holds until the next trigger.
 //
 // The engine keeps what it needs to tell a new trigger from one carried out already on the
 // Shoot itself, in two annotations, so that a plan depends only on the landscape, the live
@@ -85,7 +87,7 @@ func parseSchedules(h *Hibernation) ([]parsedSchedule, error) {
 	for i, s := range h.Schedules {
 		p := parsedSchedule{number: i + 1, location: time.UTC}
 		if s.Start == "" && s.End == "" {
-			// S4:23039: "at least one of them has to be specified".
+			// Gardener's docs/usage/shoot/shoot_hibernate.md: "at least one of them has to be specified".
 			return nil, fmt.Errorf("hibernation schedule %d has neither start nor end; set at least one", i+1)
 		}
 		var err error
@@ -196,7 +198,7 @@ func decideHibernation(h *Hibernation, now time.Time, live *unstructured.Unstruc
 		return d, nil
 	case declared != d.declared:
 		// Someone changed hibernation.enabled in the landscape: a manual hibernation or wake-up
-		// (S4:22995), which holds until the next trigger.
+		// (Gardener's docs/usage/shoot/shoot_hibernate.md), which holds until the next trigger.
 		return d, nil
 	}
 	liveEnabled, _, _ := unstructured.NestedBool(live.Object, "spec", "hibernation", "enabled")
@@ -214,7 +216,8 @@ func decideHibernation(h *Hibernation, now time.Time, live *unstructured.Unstruc
 	if !last.at.After(carriedAt) {
 		return d, nil // the last trigger is older than the one carried out
 	}
-	// S4:12422: "It ignores failed Shoots and those marked for deletion."
+	// Gardener's docs/concepts/controller-manager.md: "It ignores failed Shoots and those marked for
+	// deletion."
 	if state, _, _ := unstructured.NestedString(live.Object, "status", "lastOperation", "state"); state == "Failed" {
 		return d, nil
 	}

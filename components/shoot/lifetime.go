@@ -10,17 +10,19 @@ import (
 )
 
 // Cluster lifetime is carried out the way gardener-controller-manager's shoot quota reconciler
-// does (S4:12428-12430): a shoot whose SecretBinding or CredentialsBinding references a Quota
-// with .spec.clusterLifetimeDays is deleted once it is older than that lifetime, and the end of
-// its life is kept in the Shoot's expiration-timestamp annotation, which "might be overridden,
-// however only by at most twice the value of the .spec.clusterLifetimeDays" ("end-users may
-// extend the lifetime manually if needed", S4:12135).
+// does (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md): a shoot
+// whose SecretBinding or CredentialsBinding references a Quota with .spec.clusterLifetimeDays is
+// deleted once it is older than that lifetime, and the end of its life is kept in the Shoot's
+// expiration-timestamp annotation, which "might be overridden, however only by at most twice the
+// value of the .spec.clusterLifetimeDays" ("end-users may extend the lifetime manually if needed",
+// Gardener's "Gardener API Server" docs/concepts/apiserver.md).
 //
 // The shoot tells the engine the end of its life (render.Output.Lifetime); the engine deletes
 // it from then on as if its block were removed, under the destroy protection of every deletion
 // (its control-plane namespace and etcd are protected), and keeps it from being created again.
 const (
-	// AnnotationExpirationTimestamp is when the shoot's lifetime ends, RFC 3339 (S4:12430).
+	// AnnotationExpirationTimestamp is when the shoot's lifetime ends, RFC 3339 (Gardener's
+	// docs/concepts/controller-manager.md).
 	AnnotationExpirationTimestamp = "shoot.gardener.cloud/expiration-timestamp"
 	// AnnotationExpirationDeclared is the landscape's expiration_timestamp when the Shoot was
 	// last written, so that an end the landscape no longer declares is not taken for one a
@@ -77,7 +79,7 @@ func (b *builder) decideLifetime(in render.Input, live *unstructured.Unstructure
 		case err != nil:
 			l.notice = fmt.Sprintf("expiration timestamp %q is not an RFC 3339 time; the shoot expires at %s (%s)", override, l.ends.Format(time.RFC3339), l.reason())
 		case t.After(longest):
-			// S4:12430: at most twice the lifetime.
+			// Gardener's docs/concepts/controller-manager.md: at most twice the lifetime.
 			l.ends = longest
 			l.notice = fmt.Sprintf("expiration timestamp %s is later than twice the lifetime allows; the shoot expires at %s (%s)", override, longest.Format(time.RFC3339), l.reason())
 		default:
@@ -105,7 +107,8 @@ func (l lifetime) output() *render.Lifetime {
 
 // observeLifetimeDays returns the shortest clusterLifetimeDays of the Quotas the shoot's binding
 // references and the Quota that sets it; zero when none sets one. Several Quotas with lifetimes
-// are not described by the documents; the shortest one is the one that ends the shoot first.
+// are not described by Gardener's documentation; the shortest one is the one that ends the shoot
+// first.
 func (b *builder) observeLifetimeDays(in render.Input) (int64, string, error) {
 	ns := ProjectNamespace(b.v.Project)
 	ref := render.LiveRef{Cluster: b.seed.VirtualCluster, Namespace: ns}

@@ -11,13 +11,15 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Version maintenance is gardener-controller-manager's Shoot Maintenance loop (S4:23079-23144,
-// S4:23773-23889) as behaviour of the shoot block. Inside the shoot's daily maintenance window
-// the plan moves the control plane's Kubernetes version and every worker pool's machine image
-// version to what the CloudProfile makes eligible, automatically when the shoot opted in
-// (auto_update, on by default, S4:3763-3769) and by force when the version in use is expired or
-// no longer offered (S4:23817-23824). Outside the window the plan keeps the versions and says
-// what the next window will do.
+// Version maintenance is gardener-controller-manager's Shoot Maintenance loop (Gardener's "Shoot
+// Maintenance" docs/usage/shoot/shoot_maintenance.md, "Shoot Kubernetes and Operating System
+// Versioning in Gardener" docs/usage/shoot-operations/shoot_versions.md) as behaviour of the shoot
+// block. Inside the shoot's daily maintenance window the plan moves the control plane's Kubernetes
+// version and every worker pool's machine image version to what the CloudProfile makes eligible,
+// automatically when the shoot opted in (auto_update, on by default, Gardener's
+// MaintenanceAutoUpdate in docs/api-reference/core.md) and by force when the version in use is
+// expired or no longer offered (Gardener's docs/usage/shoot-operations/shoot_versions.md). Outside
+// the window the plan keeps the versions and says what the next window will do.
 //
 // The landscape's versions are a floor: a version maintenance raised stays, since Gardener
 // never lets a shoot go back to an older version, so the version in force is the higher of the
@@ -26,7 +28,8 @@ import (
 
 // AnnotationMaintained is the begin of the last maintenance window in which maintenance
 // changed the shoot's versions (RFC 3339): "Gardener runs one maintenance operation per day"
-// (S4:23085), so a forced update that needs several steps takes one per window (S4:23833).
+// (Gardener's docs/usage/shoot/shoot_maintenance.md), so a forced update that needs several steps
+// takes one per window (Gardener's docs/usage/shoot-operations/shoot_versions.md).
 const AnnotationMaintained = "declarative-gardener.io/maintained-window"
 
 // maintenance is what version maintenance decided for a shoot.
@@ -39,7 +42,7 @@ type maintenance struct {
 	changes, short []string
 	// upcoming says what the next window will do, or why it will fail.
 	upcoming []string
-	// failures are the updates that cannot be made (S4:23138-23144).
+	// failures are the updates that cannot be made (Gardener's docs/usage/shoot/shoot_maintenance.md).
 	failures []string
 	// next is the next window's begin when an update waits for it; zero otherwise.
 	next time.Time
@@ -64,11 +67,13 @@ func (b *builder) maintainVersions(in render.Input, live *unstructured.Unstructu
 	if mt := b.v.Maintenance; mt != nil && mt.AutoUpdate != nil {
 		autoK8s, autoImage = mt.AutoUpdate.KubernetesVersion, mt.AutoUpdate.MachineImageVersion
 	}
-	// The maintain operation maintains now, inside the window or not (S4:24037-24039).
+	// The maintain operation maintains now, inside the window or not (Gardener's "Trigger Shoot
+	// Operations Through Annotations" docs/usage/shoot-operations/shoot_operations.md).
 	inside := window.Contains(in.Now) || b.operation.maintainsNow()
 	// This window's begin (the next begin is a day later while inside it); outside the window,
 	// the last one's, which a maintain operation counts as maintained: the next window is a
-	// day's maintenance of its own ("one maintenance operation per day", S4:23085).
+	// day's maintenance of its own ("one maintenance operation per day", Gardener's
+	// docs/usage/shoot/shoot_maintenance.md).
 	occurrence := window.NextBegin(in.Now).Add(-24 * time.Hour).UTC().Format(time.RFC3339)
 	if inside && m.maintained == occurrence && !b.operation.maintainsNow() {
 		inside = false // maintained in this window already: the rest waits for the next one
@@ -109,7 +114,9 @@ func (b *builder) maintainVersions(in render.Input, live *unstructured.Unstructu
 		}
 	}
 	// "Automatic updates of Kubernetes versions ... also apply to worker pool Kubernetes
-	// versions" (S4:23527), for pools that pin their own; the others follow the control plane.
+	// versions" (Gardener's "Controlling the Kubernetes Versions for Specific Worker Pools"
+	// docs/usage/shoot-operations/worker_pool_k8s_versions.md), for pools that pin their own; the
+	// others follow the control plane.
 	for i := range b.v.Workers {
 		w := &b.v.Workers[i]
 		if w.KubernetesVersion == "" {
@@ -121,7 +128,7 @@ func (b *builder) maintainVersions(in render.Input, live *unstructured.Unstructu
 		case err != nil:
 			fail(fmt.Errorf("Worker pool %q: %w", w.Name, err))
 		case u.Target != "":
-			record(fmt.Sprintf("Worker pool %q", w.Name), u, fmt.Sprintf("Kubernetes version '%s'", current), // S4:23135
+			record(fmt.Sprintf("Worker pool %q", w.Name), u, fmt.Sprintf("Kubernetes version '%s'", current), // Gardener's docs/usage/shoot/shoot_maintenance.md
 				fmt.Sprintf("pool %s Kubernetes %s -> %s", w.Name, current, u.Target), func() { w.KubernetesVersion = u.Target })
 		}
 	}
@@ -218,7 +225,8 @@ type offeredProfile struct {
 }
 
 // observeCloudProfile reads the shoot's CloudProfile (a NamespacedCloudProfile's resulting
-// profile is its status.cloudProfileSpec, S4:3886-3889); nil when it does not exist yet.
+// profile is its status.cloudProfileSpec, Gardener's NamespacedCloudProfileStatus in
+// docs/api-reference/core.md); nil when it does not exist yet.
 func (b *builder) observeCloudProfile(in render.Input) (*offeredProfile, error) {
 	ref := render.LiveRef{Cluster: b.seed.VirtualCluster, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "cloudprofiles", Name: b.v.CloudProfile}
 	specPath := []string{"spec"}
@@ -282,7 +290,7 @@ func (m maintenance) note() string {
 }
 
 // summary describes a maintenance carried out now as Gardener's lastMaintenance does
-// (S4:23122-23125, S4:23138-23144); empty when nothing was done or failed.
+// (Gardener's docs/usage/shoot/shoot_maintenance.md); empty when nothing was done or failed.
 func (m maintenance) summary() string {
 	done, failed := len(m.changes), len(m.failures)
 	switch {

@@ -88,7 +88,8 @@ func TestMaintainVersions(t *testing.T) {
 			name: "versions maintenance raised stay, outside the window too", mutate: withWindow, now: outside, profile: cloudProfile(""),
 			live: liveAt("1.31.3", "1.0.2"), wantK8s: "1.31.3", wantImg: "1.0.2", wantNext: time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC),
 			// Above 1.31.3 only deprecated versions qualify: "update to the latest deprecated
-			// version" (S4:23830).
+			// version" (Gardener's "Shoot Kubernetes and Operating System Versioning in Gardener"
+			// docs/usage/shoot-operations/shoot_versions.md).
 			wantUpcoming: []string{"maintenance window 22:00-23:00 UTC (next 2026-11-21T22:00:00Z): Control Plane: Updated Kubernetes version '1.31.3' to version 1.31.4. Reason: Automatic update of Kubernetes version configured"},
 		},
 		{
@@ -113,7 +114,7 @@ func TestMaintainVersions(t *testing.T) {
 			wantK8s: "1.31.3", wantImg: "1.0.2", wantChanges: 2,
 		},
 		{
-			name: "maintained in this window already: further steps wait for the next window (S4:23085, S4:23833)", mutate: withWindow, now: inside, profile: cloudProfile(""),
+			name: "maintained in this window already: further steps wait for the next window (Gardener's docs/usage/shoot/shoot_maintenance.md, docs/usage/shoot-operations/shoot_versions.md)", mutate: withWindow, now: inside, profile: cloudProfile(""),
 			live: func() *unstructured.Unstructured {
 				u := liveAt("1.31.1", "1.0.0")
 				u.SetAnnotations(map[string]string{AnnotationMaintained: "2026-11-21T22:00:00Z"})
@@ -126,7 +127,7 @@ func TestMaintainVersions(t *testing.T) {
 			},
 		},
 		{
-			name: "the maintain operation maintains outside the window (S4:24037)", mutate: withWindow, now: outside, profile: cloudProfile(""),
+			name: "the maintain operation maintains outside the window (Gardener's docs/usage/shoot-operations/shoot_operations.md)", mutate: withWindow, now: outside, profile: cloudProfile(""),
 			live: func() *unstructured.Unstructured {
 				u := liveAt("1.31.1", "1.0.0")
 				u.SetAnnotations(map[string]string{AnnotationOperation: OperationMaintain})
@@ -157,7 +158,7 @@ func TestMaintainVersions(t *testing.T) {
 			},
 		},
 		{
-			name: "a pool's own Kubernetes version is maintained like the control plane's (S4:23527)", now: inside, profile: cloudProfile(""),
+			name: "a pool's own Kubernetes version is maintained like the control plane's (Gardener's docs/usage/shoot-operations/worker_pool_k8s_versions.md)", now: inside, profile: cloudProfile(""),
 			mutate: func(v *Values) {
 				withWindow(v)
 				v.Workers[0].KubernetesVersion = "1.31.1"
@@ -225,9 +226,9 @@ func TestMaintenanceSummary(t *testing.T) {
 	k8s := "Control Plane: Updated Kubernetes version '1.26.4' to version 1.27.1. Reason: Kubernetes version expired - force update required"
 	pool := `Worker pool "x": either the machine image 'gardenlinux' is reaching end of life`
 	assert.Empty(t, maintenance{}.summary(), "nothing done, nothing to say")
-	// S4:23122-23125
+	// Gardener's docs/usage/shoot/shoot_maintenance.md
 	assert.Equal(t, "All maintenance operations successful. "+k8s, maintenance{changes: []string{k8s}}.summary())
-	// S4:23138-23144
+	// Gardener's docs/usage/shoot/shoot_maintenance.md
 	assert.Equal(t, "(1/2) maintenance operations successful: "+k8s+". Failed: "+pool, maintenance{changes: []string{k8s}, failures: []string{pool}}.summary())
 	assert.Equal(t, "(0/1) maintenance operations successful. Failed: "+pool, maintenance{failures: []string{pool}}.summary())
 }

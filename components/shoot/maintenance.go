@@ -9,17 +9,17 @@ import (
 
 // confineToWindow: with .spec.maintenance.confineSpecUpdateRollout, "changes to the shoot
 // specification are not rolled out immediately but only during the respective maintenance time
-// window" (S4:14778, S4:23155). The Shoot itself takes the new specification at once (Gardener
-// accepts it, without a new generation), while every part of the control plane holds its
+// window" (Gardener's "gardenlet" docs/concepts/gardenlet.md, "Shoot Maintenance"
+// docs/usage/shoot/shoot_maintenance.md). The Shoot itself takes the new specification at once
+// (Gardener accepts it, without a new generation), while every part of the control plane holds its
 // changes until the window. The hold applies to the whole control plane or to none of it: not
 // before the Shoot exists (a new shoot, or one whose first apply did not finish, is created at
-// once), not while its hibernation changes, the one change Gardener rolls out at once
-// (S4:3751), and not when the live Shoot asks for the reconcile or maintain operation (see
-// OperationReconcile). Generated Secrets and copies are not held: their renewals and
-// rotations (asked for with --rotate) would otherwise be generated anew on every plan without
-// being written.
-// Gardener picks a window for a shoot that has none, which a landscape cannot know, so confining
-// needs an explicit time_window.
+// once), not while its hibernation changes, the one change Gardener rolls out at once (Gardener's
+// Maintenance in docs/api-reference/core.md), and not when the live Shoot asks for the reconcile or
+// maintain operation (see OperationReconcile). Generated Secrets and copies are not held: their
+// renewals and rotations (asked for with --rotate) would otherwise be generated anew on every plan
+// without being written. Gardener picks a window for a shoot that has none, which a landscape
+// cannot know, so confining needs an explicit time_window.
 func (b *builder) confineToWindow() error {
 	m := b.v.Maintenance
 	if m == nil || !m.ConfineSpecUpdateRollout {
@@ -29,10 +29,10 @@ func (b *builder) confineToWindow() error {
 		return fmt.Errorf("maintenance.confine_spec_update_rollout needs maintenance.time_window: the changes wait for that window")
 	}
 	if b.operation.rollsOutNow() {
-		return nil // the live Shoot asks for a reconcile or maintain operation (S4:24026)
+		return nil // the live Shoot asks for a reconcile or maintain operation (Gardener's docs/usage/shoot-operations/shoot_operations.md)
 	}
 	// The window in force: the landscape's, or the old one until the upcoming maintenance
-	// after the landscape changed it (S4:23157).
+	// after the landscape changed it (Gardener's docs/usage/shoot/shoot_maintenance.md).
 	inForce := b.window.window
 	if inForce.Begin == "" || inForce.End == "" {
 		inForce = render.MaintenanceWindow{Begin: m.TimeWindow.Begin, End: m.TimeWindow.End} // Parts: no live Shoot read

@@ -8,15 +8,18 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// PurposeTesting is the purpose of shoots that get no monitoring (S4:22976).
+// PurposeTesting is the purpose of shoots that get no monitoring (Gardener's "Shoot Cluster
+// Purposes" docs/usage/shoot/shoot_purposes.md).
 const PurposeTesting = "testing"
 
 // observabilityStack: the control plane's monitoring (prometheus-shoot, blackbox-exporter,
 // Plutono, kube-state-metrics) and, where the seed stores logs, Vali and the event-logger
-// (S4:15928, S4:21738-21739, S4:21772), once the kube-apiserver, the access Secrets and the
-// shoot's resource manager (which applies its RBAC inside the shoot) are there. A shoot of
-// purpose testing gets none (S4:22976), nor does a shoot on a seed without observability, whose
-// prometheus-operator would run it. Hibernated, it scales to zero with the control plane.
+// (Gardener's "Logging And Monitoring" docs/extensions/logging-and-monitoring.md, "Logging"
+// docs/usage/observability/logging.md), once the kube-apiserver, the access Secrets and the shoot's
+// resource manager (which applies its RBAC inside the shoot) are there. A shoot of purpose testing
+// gets none (Gardener's docs/usage/shoot/shoot_purposes.md), nor does a shoot on a seed without
+// observability, whose prometheus-operator would run it. Hibernated, it scales to zero with the
+// control plane.
 func (b *builder) observabilityStack() error {
 	if b.v.Purpose == PurposeTesting || !b.seed.Observability.Enabled {
 		return nil

@@ -8,16 +8,19 @@ import (
 
 // Operations a user asks for on the live Shoot with gardener.cloud/operation, which the shoot
 // block carries out and then removes, as Gardener does "once the triggered operation is
-// considered" (S4:24024).
+// considered" (Gardener's "Trigger Shoot Operations Through Annotations"
+// docs/usage/shoot-operations/shoot_operations.md).
 const (
 	// OperationReconcile rolls the shoot out now. With confine_spec_update_rollout it is "the
-	// only way to trigger a shoot reconciliation" outside the maintenance window (S4:24026): the
-	// changes held for the window roll out at once.
+	// only way to trigger a shoot reconciliation" outside the maintenance window (Gardener's
+	// docs/usage/shoot-operations/shoot_operations.md): the changes held for the window roll out at
+	// once.
 	OperationReconcile = "reconcile"
 	// OperationMaintain makes gardener-controller-manager "start maintaining your shoot
-	// immediately (possibly without being in its maintenance time window)" (S4:24037-24039):
-	// version maintenance acts as inside the window, and the changes held for the window roll
-	// out with it [INF: the maintenance is what the window is for].
+	// immediately (possibly without being in its maintenance time window)" (Gardener's
+	// docs/usage/shoot-operations/shoot_operations.md): version maintenance acts as inside the window,
+	// and the changes held for the window roll out with it [INF: the maintenance is what the window is
+	// for].
 	OperationMaintain = "maintain"
 )
 

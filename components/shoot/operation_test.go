@@ -22,7 +22,9 @@ func liveShootAsking(op string) *unstructured.Unstructured {
 }
 
 // The reconcile operation rolls out a confined shoot's held changes outside the window
-// (S4:24026); the Shoot's rendering consumes the annotation, which apply then removes.
+// (Gardener's "Trigger Shoot Operations Through Annotations"
+// docs/usage/shoot-operations/shoot_operations.md); the Shoot's rendering consumes the annotation,
+// which apply then removes.
 func TestOperationAnnotations(t *testing.T) {
 	outside := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	confined := func(v *Values) {

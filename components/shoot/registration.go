@@ -44,7 +44,8 @@ func (b *builder) registration() error {
 	return nil
 }
 
-// shootObject is the Shoot as the extensions Cluster carries it (S4:15256-15281).
+// shootObject is the Shoot as the extensions Cluster carries it (Gardener's "Cluster"
+// docs/extensions/cluster.md).
 func (b *builder) shootObject() map[string]any {
 	return map[string]any{
 		"apiVersion": "core.gardener.cloud/v1beta1",
@@ -54,7 +55,8 @@ func (b *builder) shootObject() map[string]any {
 	}
 }
 
-// spec is the Shoot's spec as the block declares it (S4:1112-1259, digest §3.3).
+// spec is the Shoot's spec as the block declares it (Gardener's Shoot in
+// docs/api-reference/core.md, digest §3.3).
 func (b *builder) spec() map[string]any {
 	v := b.v
 	spec := map[string]any{
@@ -73,7 +75,8 @@ func (b *builder) spec() map[string]any {
 	// (SyncCloudProfileFields in plugin/pkg/utils/cloudprofile.go). That copy is the server's:
 	// the engine does not send the field, so it does not own it and plans no change to it.
 	spec["cloudProfile"] = map[string]any{"kind": kind, "name": v.CloudProfile}
-	// A workerless shoot has no infrastructure, so no credentials (S4:23470-23495).
+	// A workerless shoot has no infrastructure, so no credentials (Gardener's "Workerless Shoots"
+	// docs/usage/shoot/shoot_workerless.md).
 	if len(v.Workers) > 0 {
 		set(spec, "credentialsBindingName", v.CredentialsBinding)
 		set(spec, "secretBindingName", v.SecretBinding)
@@ -369,7 +372,8 @@ func gates(g map[string]bool) map[string]any {
 	return out
 }
 
-// dnsSpec is .spec.dns: the domain and the shoot's own DNS provider, primary (S4:1112-1259).
+// dnsSpec is .spec.dns: the domain and the shoot's own DNS provider, primary (Gardener's Shoot in
+// docs/api-reference/core.md).
 func (b *builder) dnsSpec() map[string]any {
 	dns := map[string]any{"domain": b.domain()}
 	if p := b.v.DNSProvider; p != nil {

@@ -9,17 +9,22 @@ import (
 )
 
 // The Shoot Retry loop of gardener-controller-manager "retries only failed Shoots with an error
-// code ERR_INFRA_RATE_LIMITS_EXCEEDED" (S4:12450-12452): a rate limit of the cloud provider
-// heals by itself, while a Failed operation is otherwise not retried automatically (S4:23368).
-// The shoot block does the same as behaviour of the landscape: a live Shoot that failed on rate
-// limits gets Gardener's retry operation (S4:24044) once retryAfter has passed since its
-// operation failed, and the daemon runs a cycle then.
+// code ERR_INFRA_RATE_LIMITS_EXCEEDED" (Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md): a rate limit of the cloud provider heals by itself, while a
+// Failed operation is otherwise not retried automatically (Gardener's "Shoot Status"
+// docs/usage/shoot/shoot_status.md). The shoot block does the same as behaviour of the landscape: a
+// live Shoot that failed on rate limits gets Gardener's retry operation (Gardener's "Trigger Shoot
+// Operations Through Annotations" docs/usage/shoot-operations/shoot_operations.md) once retryAfter
+// has passed since its operation failed, and the daemon runs a cycle then.
 const (
-	// AnnotationOperation is Gardener's one-shot operation annotation (S4:24024).
+	// AnnotationOperation is Gardener's one-shot operation annotation (Gardener's
+	// docs/usage/shoot-operations/shoot_operations.md).
 	AnnotationOperation = "gardener.cloud/operation"
-	// OperationRetry asks gardenlet to retry a failed shoot (S4:24044).
+	// OperationRetry asks gardenlet to retry a failed shoot (Gardener's
+	// docs/usage/shoot-operations/shoot_operations.md).
 	OperationRetry = "retry"
-	// codeRateLimits is the error code the retry loop acts on (S4:23374-23391).
+	// codeRateLimits is the error code the retry loop acts on (Gardener's
+	// docs/usage/shoot/shoot_status.md).
 	codeRateLimits = "ERR_INFRA_RATE_LIMITS_EXCEEDED"
 )
 

@@ -30,10 +30,10 @@ func TestDecideRetry(t *testing.T) {
 		wantRetry bool
 		wantNext  time.Time
 	}{
-		{name: "failed on rate limits ten minutes ago or longer: retried (S4:12450-12452)", live: failedShoot("Failed", "2026-11-21T11:50:00Z", codeRateLimits), wantRetry: true},
+		{name: "failed on rate limits ten minutes ago or longer: retried (Gardener's docs/concepts/controller-manager.md)", live: failedShoot("Failed", "2026-11-21T11:50:00Z", codeRateLimits), wantRetry: true},
 		{name: "failed on rate limits a moment ago: the retry waits, and the daemon comes back then", live: failedShoot("Failed", "2026-11-21T11:55:00Z", codeRateLimits), wantNext: time.Date(2026, 11, 21, 12, 5, 0, 0, time.UTC)},
 		{name: "the retry asked for and not taken up yet stays", live: retried, wantRetry: true},
-		{name: "failed for another reason: a person must act (S4:23368)", live: failedShoot("Failed", "2026-11-21T11:00:00Z", "ERR_INFRA_UNAUTHORIZED")},
+		{name: "failed for another reason: a person must act (Gardener's docs/usage/shoot/shoot_status.md)", live: failedShoot("Failed", "2026-11-21T11:00:00Z", "ERR_INFRA_UNAUTHORIZED")},
 		{name: "an operation in Error is retried by gardenlet itself", live: failedShoot("Error", "2026-11-21T11:00:00Z", codeRateLimits)},
 		{name: "a shoot in deletion is left alone", live: deleting},
 		{name: "no shoot yet", live: nil},

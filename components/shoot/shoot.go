@@ -4,34 +4,42 @@
 // gardenlet's reconcile flow:
 //
 //  1. the control-plane namespace with its labels and high-availability annotations, the
-//     extensions Cluster ("before the reconciliation flow", S4:15279), the cloudprovider Secret
-//     (a copy of the Secret the shoot's binding names, S4:17330) and the generated certificates
-//     and keys;
+//     extensions Cluster ("before the reconciliation flow", Gardener's "Cluster"
+//     docs/extensions/cluster.md), the cloudprovider Secret (a copy of the Secret the shoot's
+//     binding names, Gardener's "Infrastructure" docs/extensions/resources/infrastructure.md) and
+//     the generated certificates and keys;
 //  2. the BackupEntry (on seeds with backup), etcd-main and etcd-events, the Infrastructure and
 //     the Extensions whose registration reconciles them BeforeKubeAPIServer;
-//  3. kube-apiserver (after its etcds, S4:26744) exposed through the seed's Istio ingress gateway
-//     by SNI; vpn-seed-server beside it;
+//  3. kube-apiserver (after its etcds, Gardener's "Secrets Management"
+//     docs/development/secrets_management.md) exposed through the seed's Istio ingress gateway by
+//     SNI; vpn-seed-server beside it;
 //  4. after the kube-apiserver: the shoot's gardener-resource-manager, kube-controller-manager,
-//     kube-scheduler, the Extensions of lifecycle AfterKubeAPIServer (the default, S4:15545;
-//     extension_lifecycles says which are not), Network and ControlPlane (after the
-//     Infrastructure, S4:17014);
+//     kube-scheduler, the Extensions of lifecycle AfterKubeAPIServer (the default, Gardener's
+//     "ControllerRegistration" docs/extensions/registration.md; extension_lifecycles says which are
+//     not), Network and ControlPlane (after the Infrastructure, Gardener's "ControlPlane"
+//     docs/extensions/resources/controlplane.md);
 //  5. the OperatingSystemConfigs, machine-controller-manager, the Worker (after its
-//     OperatingSystemConfigs and the Infrastructure, S4:17609, S4:17949), cluster-autoscaler
-//     (after the Worker, S4:18109) and the AfterWorker Extensions;
-//  6. the shoot system components as ManagedResources (S4:15754) once the shoot's resource
-//     manager runs;
+//     OperatingSystemConfigs and the Infrastructure, Gardener's "OperatingSystemConfig"
+//     docs/extensions/resources/operatingsystemconfig.md, "Worker"
+//     docs/extensions/resources/worker.md), cluster-autoscaler (after the Worker, Gardener's
+//     docs/extensions/resources/worker.md) and the AfterWorker Extensions;
+//  6. the shoot system components as ManagedResources (Gardener's "Conventions"
+//     docs/extensions/conventions.md) once the shoot's resource manager runs;
 //  7. the Shoot, ready once gardenlet reports it reconciled.
 //
 // Deleting a shoot runs the order backwards, which is the documented delete flow: the in-shoot
-// system components go first (S4:57-67), extensions are deleted before the kube-apiserver
-// (S4:15546) and the etcds last (S4:11976). Hibernation empties the Worker's pools and reverses
-// the order of the scaled parts (S4:15545, S4:18139): the Worker and the components after the
-// kube-apiserver scale down first, then the kube-apiserver, then the etcds; waking up runs the
-// reconcile order again.
+// system components go first (Gardener's "Cleanup of Shoot Clusters in Deletion"
+// docs/usage/advanced/shoot_cleanup.md), extensions are deleted before the kube-apiserver
+// (Gardener's docs/extensions/registration.md) and the etcds last (Gardener's "etcd"
+// docs/concepts/etcd.md). Hibernation empties the Worker's pools and reverses the order of the
+// scaled parts (Gardener's docs/extensions/registration.md, docs/extensions/resources/worker.md):
+// the Worker and the components after the kube-apiserver scale down first, then the kube-apiserver,
+// then the etcds; waking up runs the reconcile order again.
 //
 // With the landscape's internal_domain, the kube-apiserver gets its internal DNSRecord, and the
-// external one after it (S4:17080-17084); their value is the address of the seed's load
-// balancer, which the engine reads from the seed's gateway Service.
+// external one after it (Gardener's "DNS Record" docs/extensions/resources/dnsrecord.md); their
+// value is the address of the seed's load balancer, which the engine reads from the seed's gateway
+// Service.
 package shoot
 
 import (
@@ -48,14 +56,17 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Failure tolerance types of .spec.controlPlane.highAvailability (S4:18716-18748).
+// Failure tolerance types of .spec.controlPlane.highAvailability (Gardener's "Shoot High
+// Availability" docs/usage/high-availability/shoot_high_availability.md).
 const (
 	FailureToleranceNode = "node"
 	FailureToleranceZone = "zone"
 )
 
 // Labels and annotations gardenlet puts on the control-plane namespace (digest §1.4,
-// S4:15574-15577, S4:16653, S4:24811-24819).
+// Gardener's "ControlPlane Webhooks" docs/extensions/controlplane-webhooks.md, "Provider Local"
+// docs/extensions/provider-local.md, "High Availability Of Components"
+// docs/development/high-availability-of-components.md).
 const (
 	LabelRole                     = "gardener.cloud/role"
 	LabelShootProvider            = "shoot.gardener.cloud/provider"
@@ -186,7 +197,9 @@ func newBuilder(name string, v Values) (*builder, error) {
 	if cp := v.ControlPlane; cp != nil && cp.HighAvailability != nil {
 		b.tolerance = cp.HighAvailability.FailureTolerance
 	}
-	// S4:14375, S4:18736: zone failure tolerance needs a seed with at least three zones.
+	// Gardener's "Gardener Scheduler" docs/concepts/scheduler.md, Gardener's
+	// docs/usage/high-availability/shoot_high_availability.md: zone failure tolerance needs a seed
+	// with at least three zones.
 	if b.tolerance == FailureToleranceZone && len(b.seed.Zones) < 3 {
 		return nil, fmt.Errorf("shoot %s: control_plane.high_availability.failure_tolerance zone needs a seed with at least three zones; seed %s has %d", name, b.seed.Name, len(b.seed.Zones))
 	}
@@ -268,11 +281,11 @@ func (b *builder) secret(part string, spec render.SecretSpec, caPart string) {
 }
 
 // reverseScaled turns around every dependency between two scaled parts: during hibernation
-// "the opposite rule is applied" (S4:15545), so what comes after the kube-apiserver when waking
-// up scales down before it, and the etcds scale down last. A part that does not scale but that
-// a scaled part waits for (an OperatingSystemConfig before the Worker) no longer waits for the
-// scaled parts it needs awake: nothing about it changes in hibernation, and keeping both
-// directions would make a cycle.
+// "the opposite rule is applied" (Gardener's docs/extensions/registration.md), so what comes after
+// the kube-apiserver when waking up scales down before it, and the etcds scale down last. A part
+// that does not scale but that a scaled part waits for (an OperatingSystemConfig before the Worker)
+// no longer waits for the scaled parts it needs awake: nothing about it changes in hibernation, and
+// keeping both directions would make a cycle.
 func (b *builder) reverseScaled() {
 	deps := map[string][]string{}
 	for i, p := range b.parts {
@@ -322,9 +335,10 @@ func (b *builder) reverseScaled() {
 // highAvailability is whether the control plane runs with high availability of either type.
 func (b *builder) highAvailability() bool { return b.tolerance != "" }
 
-// zones are the seed zones the control plane's pods are pinned to (S4:24811-24819): exactly
-// three for zone failure tolerance, otherwise one. Gardener picks the zone at random once; the
-// engine derives it from the namespace, so that every plan picks the same one.
+// zones are the seed zones the control plane's pods are pinned to (Gardener's
+// docs/development/high-availability-of-components.md): exactly three for zone failure tolerance,
+// otherwise one. Gardener picks the zone at random once; the engine derives it from the namespace,
+// so that every plan picks the same one.
 func (b *builder) zones() []string {
 	zs := slices.Clone(b.seed.Zones)
 	slices.Sort(zs)
@@ -340,8 +354,8 @@ func (b *builder) zones() []string {
 }
 
 // domain is the shoot's DNS domain: dns_domain, else <name>.<project>.<default domain> as
-// Gardener assigns it (S4:17086), else, in a landscape that declares no default domain,
-// <name>.<project>.<seed ingress domain>.
+// Gardener assigns it (Gardener's docs/extensions/resources/dnsrecord.md), else, in a landscape
+// that declares no default domain, <name>.<project>.<seed ingress domain>.
 func (b *builder) domain() string {
 	if b.v.DNSDomain != "" {
 		return b.v.DNSDomain
@@ -365,7 +379,7 @@ func (b *builder) outputs() map[string]cty.Value {
 
 // ProjectNamespace is the namespace of a project's Shoots in the virtual garden, garden-<project>.
 func ProjectNamespace(project string) string {
-	if project == "garden" { // the garden project's namespace is garden itself (S4:22964-22970)
+	if project == "garden" { // the garden project's namespace is garden itself (Gardener's docs/usage/shoot/shoot_purposes.md)
 		return project
 	}
 	return "garden-" + project

@@ -141,7 +141,9 @@ func TestShootGolden(t *testing.T) {
 }
 
 // The control-plane namespace carries gardenlet's labels and the HA annotations
-// (S4:15574-15577, S4:16653, S4:24811-24819).
+// (Gardener's "ControlPlane Webhooks" docs/extensions/controlplane-webhooks.md, "Provider Local"
+// docs/extensions/provider-local.md, "High Availability Of Components"
+// docs/development/high-availability-of-components.md).
 func TestNamespace(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -173,14 +175,16 @@ func TestPinnedZoneIsStable(t *testing.T) {
 	for range 3 {
 		assert.Equal(t, zone, find(t, parts(t, v)["namespace"], "Namespace", "shoot--local--dev").GetAnnotations()[AnnotationZones])
 	}
-	// ... and the kube-apiserver is exposed through that zone's ingress gateway (S4:24887-24891).
+	// ... and the kube-apiserver is exposed through that zone's ingress gateway (Gardener's "Istio"
+	// docs/operations/istio.md).
 	gw := find(t, parts(t, v)["kube_apiserver"], "Gateway", "kube-apiserver")
 	selector, _, _ := unstructured.NestedStringMap(gw.Object, "spec", "selector")
 	assert.Equal(t, "ingressgateway--zone--"+zone, selector["istio"])
 }
 
-// Replicas by failure tolerance (S4:24611-24670, S4:18728): etcd 3 with any HA; controllers
-// 1 without and 2 with HA; vpn-seed-server 2 with HA.
+// Replicas by failure tolerance (Gardener's docs/development/high-availability-of-components.md,
+// "Shoot High Availability" docs/usage/high-availability/shoot_high_availability.md): etcd 3 with
+// any HA; controllers 1 without and 2 with HA; vpn-seed-server 2 with HA.
 func TestHighAvailabilityReplicas(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
@@ -205,7 +209,8 @@ func TestHighAvailabilityReplicas(t *testing.T) {
 	}
 }
 
-// Priority classes of the shoot control plane (S4:26387-26391).
+// Priority classes of the shoot control plane (Gardener's "Priority Classes"
+// docs/development/priority-classes.md).
 func TestPriorityClasses(t *testing.T) {
 	ps := parts(t, values(nil))
 	for part, want := range map[string]string{
@@ -241,16 +246,16 @@ func TestReconcileOrder(t *testing.T) {
 	for _, pair := range [][2]string{
 		{"namespace", "cluster"},
 		{"cluster", "infrastructure"},
-		{"etcd_main", "kube_apiserver"},   // S4:26744
-		{"etcd_events", "kube_apiserver"}, // S4:26744
+		{"etcd_main", "kube_apiserver"},   // Gardener's docs/development/secrets_management.md
+		{"etcd_events", "kube_apiserver"}, // Gardener's docs/development/secrets_management.md
 		{"infrastructure", "control_plane"},
-		{"kube_apiserver", "extensions_after_kube_apiserver"}, // S4:15545
+		{"kube_apiserver", "extensions_after_kube_apiserver"}, // Gardener's docs/extensions/registration.md
 		{"kube_apiserver", "gardener_resource_manager"},
 		{"kube_apiserver", "kube_controller_manager"},
-		{"operating_system_configs", "worker"}, // S4:17923
-		{"infrastructure", "worker"},           // S4:17949
+		{"operating_system_configs", "worker"}, // Gardener's docs/extensions/resources/worker.md
+		{"infrastructure", "worker"},           // Gardener's docs/extensions/resources/worker.md
 		{"machine_controller_manager", "worker"},
-		{"worker", "cluster_autoscaler"}, // S4:18109
+		{"worker", "cluster_autoscaler"}, // Gardener's docs/extensions/resources/worker.md
 		{"gardener_resource_manager", "system_components"},
 		{"cluster_autoscaler", "shoot"},
 		{"system_components", "shoot"},
@@ -260,9 +265,10 @@ func TestReconcileOrder(t *testing.T) {
 	assert.Equal(t, "shoot", seq[len(seq)-1])
 }
 
-// Hibernation scales the control plane to zero in the opposite order (S4:15545, S4:18139): the
-// autoscaler and the Worker first, then machine-controller-manager and the controllers, the
-// kube-apiserver, and the etcds last.
+// Hibernation scales the control plane to zero in the opposite order (Gardener's
+// docs/extensions/registration.md, docs/extensions/resources/worker.md): the autoscaler and the
+// Worker first, then machine-controller-manager and the controllers, the kube-apiserver, and the
+// etcds last.
 func TestHibernation(t *testing.T) {
 	ps := parts(t, values(hibernated))
 	seq := order(t, ps)
@@ -297,7 +303,8 @@ func TestHibernation(t *testing.T) {
 	shoot := find(t, ps["shoot"], "Shoot", "dev")
 	enabled, _, _ := unstructured.NestedBool(shoot.Object, "spec", "hibernation", "enabled")
 	assert.True(t, enabled)
-	// The etcds keep their volumes (S4:23005-23007): only the replicas change.
+	// The etcds keep their volumes (Gardener's "Shoot Hibernation"
+	// docs/usage/shoot/shoot_hibernate.md): only the replicas change.
 	awake := parts(t, values(nil))
 	for _, role := range []string{"main", "events"} {
 		a := find(t, awake["etcd_"+role], "Etcd", "etcd-"+role).DeepCopy()
@@ -309,8 +316,9 @@ func TestHibernation(t *testing.T) {
 }
 
 // A workerless shoot's control plane is etcds, kube-apiserver, kube-controller-manager and the
-// resource manager (S4:23488-23495): no Infrastructure, Network, OperatingSystemConfig, Worker,
-// machine-controller-manager, autoscaler, scheduler, VPN or system components.
+// resource manager (Gardener's "Workerless Shoots" docs/usage/shoot/shoot_workerless.md): no
+// Infrastructure, Network, OperatingSystemConfig, Worker, machine-controller-manager, autoscaler,
+// scheduler, VPN or system components.
 func TestWorkerless(t *testing.T) {
 	ps := parts(t, values(workerless))
 	for _, p := range []string{"etcd_main", "etcd_events", "kube_apiserver", "kube_controller_manager", "gardener_resource_manager", "cluster", "shoot"} {
@@ -359,15 +367,17 @@ func TestCloudProfileReference(t *testing.T) {
 	}
 }
 
-// cluster-autoscaler only when some pool has minimum < maximum (S4:11285, S4:18107).
+// cluster-autoscaler only when some pool has minimum < maximum (Gardener's "Shoot Autoscaling"
+// docs/usage/autoscaling/shoot_autoscaling.md, docs/extensions/resources/worker.md).
 func TestClusterAutoscalerOnlyWhenAPoolScales(t *testing.T) {
 	fixed := values(func(v *Values) { v.Workers[0].Maximum = 1 })
 	assert.NotContains(t, parts(t, fixed), "cluster_autoscaler")
 	assert.Contains(t, parts(t, values(nil)), "cluster_autoscaler")
 }
 
-// Extensions are placed by their registration's reconcile lifecycle (S4:15535-15549):
-// BeforeKubeAPIServer before the API server, AfterWorker after the Worker.
+// Extensions are placed by their registration's reconcile lifecycle (Gardener's
+// docs/extensions/registration.md): BeforeKubeAPIServer before the API server, AfterWorker after
+// the Worker.
 func TestExtensionLifecycles(t *testing.T) {
 	lifecycle := func(reconcile string) ExtensionLifecycle {
 		return ExtensionLifecycle{Reconcile: reconcile, Delete: "BeforeKubeAPIServer", Migrate: "BeforeKubeAPIServer"}
@@ -405,7 +415,7 @@ func TestExtensionLifecycles(t *testing.T) {
 }
 
 // Extensions are placed by their reconcile lifecycle; the default is AfterKubeAPIServer
-// (S4:15545).
+// (Gardener's docs/extensions/registration.md).
 func TestExtensionsAfterTheAPIServer(t *testing.T) {
 	ps := parts(t, values(func(v *Values) {
 		v.Extensions = []Extension{{Type: "shoot-dns-service"}, {Type: "off", Disabled: true}}
@@ -427,7 +437,8 @@ func TestShootObject(t *testing.T) {
 	assert.Equal(t, "local", spec["seedName"])
 	assert.Equal(t, "local", spec["credentialsBindingName"])
 	assert.Equal(t, map[string]any{"highAvailability": map[string]any{"failureTolerance": map[string]any{"type": "node"}}}, spec["controlPlane"])
-	// The Cluster carries the same Shoot for the extensions (S4:15256-15281).
+	// The Cluster carries the same Shoot for the extensions (Gardener's "Cluster"
+	// docs/extensions/cluster.md).
 	cluster := find(t, ps["cluster"], "Cluster", "shoot--local--dev")
 	clusterShoot, _, _ := unstructured.NestedMap(cluster.Object, "spec", "shoot")
 	assert.Equal(t, spec, clusterShoot["spec"])
@@ -476,7 +487,8 @@ func TestProjectNamespace(t *testing.T) {
 }
 
 // On a seed with backup the shoot's BackupEntry comes before etcd-main, whose backups go to the
-// seed's bucket (S4:16844-16870); only main is backed up (S4:15679).
+// seed's bucket (Gardener's "BackupEntry" docs/extensions/resources/backupentry.md); only main is
+// backed up (Gardener's docs/extensions/controlplane-webhooks.md).
 func TestBackupEntry(t *testing.T) {
 	ps := parts(t, values(func(v *Values) { v.Seed.BackupProvider, v.Seed.BackupRegion = "aws", "eu-west-1" }))
 	entry := find(t, ps["backup_entry"], "BackupEntry", "shoot--local--dev")
@@ -505,7 +517,7 @@ func TestHibernatedShootIsDeletedInTheDeleteFlowsOrder(t *testing.T) {
 }
 
 // Hibernation shrinks the Worker's pools to nothing, so that the machines are gone before
-// machine-controller-manager scales down (S4:18139).
+// machine-controller-manager scales down (Gardener's docs/extensions/resources/worker.md).
 func TestHibernationEmptiesTheWorkerPools(t *testing.T) {
 	w := find(t, parts(t, values(hibernated))["worker"], "Worker", "dev")
 	pools, _, _ := unstructured.NestedSlice(w.Object, "spec", "pools")
@@ -530,9 +542,9 @@ func deletionOrder(t *testing.T, ps map[string]render.Component) []string {
 	return seq
 }
 
-// Extensions are deleted by their registration's delete lifecycle (S4:15546-15547): before the
-// kube-apiserver by default, even when they are reconciled before it, and after it when the
-// registration says AfterKubeAPIServer.
+// Extensions are deleted by their registration's delete lifecycle (Gardener's
+// docs/extensions/registration.md): before the kube-apiserver by default, even when they are
+// reconciled before it, and after it when the registration says AfterKubeAPIServer.
 func TestExtensionDeleteLifecycles(t *testing.T) {
 	type lifecycle = ExtensionLifecycle
 	for _, hibernate := range []bool{false, true} {
@@ -562,8 +574,11 @@ func TestExtensionDeleteLifecycles(t *testing.T) {
 }
 
 // The internal record points at the load balancer of the seed's gateway that exposes the API
-// server (S4:159, S4:17080); the external one is a CNAME of it (S4:17084), both with their
-// provider's credentials copied into the control plane (S4:17122).
+// server (Gardener's "Control Plane Endpoints And Ports"
+// docs/usage/advanced/control-plane-endpoints-and-ports.md, "DNS Record"
+// docs/extensions/resources/dnsrecord.md); the external one is a CNAME of it (Gardener's
+// docs/extensions/resources/dnsrecord.md), both with their provider's credentials copied into the
+// control plane (Gardener's docs/extensions/resources/dnsrecord.md).
 func TestDNSRecords(t *testing.T) {
 	own := parts(t, values(withDNS))
 	internal := find(t, own["dns_record_internal"], "DNSRecord", "dev-internal")
@@ -575,7 +590,7 @@ func TestDNSRecords(t *testing.T) {
 	assert.Equal(t, []render.LiveRef{render.LoadBalancerAddress("seed1", "istio-ingress", "istio-ingressgateway")}, refs)
 	refs, err = render.LiveRefs(spec["recordType"].(string))
 	require.NoError(t, err)
-	assert.Equal(t, render.AsRecordType, refs[0].As, "A, AAAA or CNAME as the address is (S4:17101-17103)")
+	assert.Equal(t, render.AsRecordType, refs[0].As, "A, AAAA or CNAME as the address is (Gardener's docs/extensions/resources/dnsrecord.md)")
 
 	external := find(t, own["dns_record_external"], "DNSRecord", "dev-external")
 	spec, _, _ = unstructured.NestedMap(external.Object, "spec")
@@ -587,7 +602,7 @@ func TestDNSRecords(t *testing.T) {
 	assert.Equal(t, render.CopySpec{Cluster: "seed1", Namespace: "shoot--local--dev", Name: "dnsrecord-dev-external", FromCluster: "virtual_garden", FromNamespace: "garden", FromName: "default-domain-local"}, *own["dns_external_secret"].Copy)
 	seq := order(t, own)
 	before(t, seq, "kube_apiserver", "dns_record_internal")
-	before(t, seq, "dns_record_internal", "dns_record_external") // S4:17084
+	before(t, seq, "dns_record_internal", "dns_record_external") // Gardener's docs/extensions/resources/dnsrecord.md
 	before(t, seq, "dns_record_external", "shoot")
 
 	// The shoot's own domain and DNS provider: its Secret comes from the project.
@@ -606,7 +621,8 @@ func TestDNSRecords(t *testing.T) {
 	shoot := find(t, own["shoot"], "Shoot", "dev")
 	assert.Equal(t, map[string]any{"domain": "dev.example.org", "providers": []any{map[string]any{"type": "aws-route53", "secretName": "my-dns", "primary": true}}}, shoot.Object["spec"].(map[string]any)["dns"])
 
-	// A domain of its own without a provider gets no external record (unmanaged, S4:17086).
+	// A domain of its own without a provider gets no external record (unmanaged, Gardener's
+	// docs/extensions/resources/dnsrecord.md).
 	own = parts(t, values(func(v *Values) { withDNS(v); v.DNSDomain = "dev.example.org" }))
 	assert.NotContains(t, own, "dns_record_external")
 	assert.Contains(t, own, "dns_record_internal")
@@ -615,7 +631,8 @@ func TestDNSRecords(t *testing.T) {
 }
 
 // A globally enabled Extension type is created for every shoot that does not disable it, for a
-// workerless shoot only if the type supports workerless shoots (S4:17238).
+// workerless shoot only if the type supports workerless shoots (Gardener's "Extension"
+// docs/extensions/resources/extension.md).
 func TestGloballyEnabledExtensions(t *testing.T) {
 	registrations := map[string]ExtensionLifecycle{
 		"audit":     {Reconcile: "AfterKubeAPIServer", Delete: "BeforeKubeAPIServer", GloballyEnabled: true, WorkerlessSupported: true},
@@ -656,8 +673,9 @@ func TestGloballyEnabledExtensions(t *testing.T) {
 }
 
 // A shoot of an ExposureClass is exposed through the seed's gateway of the class's handler
-// (S4:21196-21222), on a multi-zone seed through that gateway's variant in the control plane's
-// zone (S4:24891), and its internal DNS record points at that gateway's load balancer.
+// (Gardener's "ExposureClasses" docs/usage/networking/exposureclasses.md), on a multi-zone seed
+// through that gateway's variant in the control plane's zone (Gardener's docs/operations/istio.md),
+// and its internal DNS record points at that gateway's load balancer.
 func TestExposureClassGateway(t *testing.T) {
 	handler := Gateway{Namespace: "istio-ingress-handler-internal", Labels: map[string]string{"app": "istio-ingressgateway", "handler.exposureclass.gardener.cloud/name": "internal"}}
 	for name, tc := range map[string]struct {
@@ -691,8 +709,10 @@ func TestExposureClassGateway(t *testing.T) {
 }
 
 // A shoot on a seed with observability gets its control plane's monitoring, after the
-// kube-apiserver and its resource manager (S4:15928), unless its purpose is testing (S4:22976);
-// hibernated, the stack scales to zero with the control plane.
+// kube-apiserver and its resource manager (Gardener's "Logging And Monitoring"
+// docs/extensions/logging-and-monitoring.md), unless its purpose is testing (Gardener's "Shoot
+// Cluster Purposes" docs/usage/shoot/shoot_purposes.md); hibernated, the stack scales to zero with
+// the control plane.
 func TestObservability(t *testing.T) {
 	withObservability := func(v *Values) { v.Seed.Observability = SeedObservability{Enabled: true} }
 	own := parts(t, values(withObservability))
@@ -731,7 +751,8 @@ func TestObservability(t *testing.T) {
 
 // vpn-shoot's client certificate and tls-auth key and metrics-server's serving certificate reach
 // the shoot inside their ManagedResources, as Secrets filled from the Secrets generated in the
-// control plane (S4:26620-26635): the certificate parts come before the system components.
+// control plane (Gardener's "Reversed VPN Tunnel" docs/development/reversed-vpn-tunnel.md): the
+// certificate parts come before the system components.
 func TestSystemComponentSecrets(t *testing.T) {
 	own := parts(t, values(nil))
 	assert.Subset(t, own["system_components"].DependsOn, []string{"vpn_shoot_client", "vpn_seed_server_tlsauth", "metrics_server_tls"})
@@ -747,7 +768,8 @@ func TestSystemComponentSecrets(t *testing.T) {
 }
 
 // With confine_spec_update_rollout, every part of the control plane waits for the maintenance
-// window (S4:14778, S4:23155), while the Shoot takes the new specification at once.
+// window (Gardener's "gardenlet" docs/concepts/gardenlet.md, "Shoot Maintenance"
+// docs/usage/shoot/shoot_maintenance.md), while the Shoot takes the new specification at once.
 func TestConfineSpecUpdateRollout(t *testing.T) {
 	confined := func(v *Values) {
 		v.Maintenance = &Maintenance{ConfineSpecUpdateRollout: true}
@@ -765,7 +787,8 @@ func TestConfineSpecUpdateRollout(t *testing.T) {
 		require.NotNil(t, p.Window, name)
 		assert.Equal(t, "220000+0000", p.Window.Begin)
 		assert.Equal(t, "230000+0000", p.Window.End)
-		// Held only once the Shoot exists and while its hibernation does not change (S4:3751).
+		// Held only once the Shoot exists and while its hibernation does not change (Gardener's
+		// Maintenance in docs/api-reference/core.md).
 		require.Len(t, p.Window.HoldWhile, 1, name)
 		c := p.Window.HoldWhile[0]
 		assert.Equal(t, render.LiveRef{Cluster: "virtual_garden", Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots",

@@ -50,8 +50,9 @@ type Values struct {
 }
 
 // ExtensionLifecycle is an Extension type as its registration declares it: when it is
-// reconciled, deleted and migrated (S4:2185-2195), and whether it is enabled for every shoot
-// that does not disable it, workerless ones only where WorkerlessSupported (S4:17238).
+// reconciled, deleted and migrated (Gardener's ControllerResource in docs/api-reference/core.md),
+// and whether it is enabled for every shoot that does not disable it, workerless ones only where
+// WorkerlessSupported (Gardener's "Extension" docs/extensions/resources/extension.md).
 type ExtensionLifecycle struct {
 	Reconcile           string `json:"reconcile"`
 	Delete              string `json:"delete"`
@@ -61,7 +62,8 @@ type ExtensionLifecycle struct {
 }
 
 // DNSDomain is a domain of the landscape and the DNS provider serving it, whose credentials are
-// a Secret in the virtual garden's garden namespace (S4:24394-24405).
+// a Secret in the virtual garden's garden namespace (Gardener's "Configuration"
+// docs/operations/configuration.md).
 type DNSDomain struct {
 	Domain       string `json:"domain"`
 	ProviderType string `json:"provider_type"`

@@ -8,18 +8,20 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 )
 
-// The version rules of gardener-controller-manager's maintenance (S4:23773-23889), as pure
+// The version rules of gardener-controller-manager's maintenance (Gardener's "Shoot Kubernetes and
+// Operating System Versioning in Gardener" docs/usage/shoot-operations/shoot_versions.md), as pure
 // functions of a CloudProfile's versions, the version in use and the time.
 
-// Version classifications (S4:23777-23785). A version without one counts as supported:
-// "Gardener can operate without version classifications" (S4:23775).
+// Version classifications (Gardener's docs/usage/shoot-operations/shoot_versions.md). A version
+// without one counts as supported: "Gardener can operate without version classifications"
+// (Gardener's docs/usage/shoot-operations/shoot_versions.md).
 const (
 	classificationPreview    = "preview"
 	classificationSupported  = "supported"
 	classificationDeprecated = "deprecated"
 )
 
-// Machine image update strategies (S4:3616).
+// Machine image update strategies (Gardener's MachineImage in docs/api-reference/core.md).
 const (
 	strategyPatch = "patch"
 	strategyMinor = "minor"
@@ -38,7 +40,8 @@ type offeredVersion struct {
 
 func (o offeredVersion) preview() bool { return o.classification == classificationPreview }
 
-// expired: "has an expiration date ... in the past" (S4:23785).
+// expired: "has an expiration date ... in the past" (Gardener's
+// docs/usage/shoot-operations/shoot_versions.md).
 func (o offeredVersion) expired(now time.Time) bool {
 	return !o.expires.IsZero() && !now.Before(o.expires)
 }
@@ -75,7 +78,8 @@ type versionUpdate struct {
 	Target string
 	Reason string
 	// Forced is set when the version in use is expired or no longer offered: the update
-	// happens "even if the owner has opted out of automatic cluster updates" (S4:23817).
+	// happens "even if the owner has opted out of automatic cluster updates" (Gardener's
+	// docs/usage/shoot-operations/shoot_versions.md).
 	Forced bool
 }
 
@@ -90,10 +94,11 @@ func findOffered(offered []offeredVersion, current *version.Version) (offeredVer
 }
 
 // pick chooses among candidates newer than current (none preview: "a Shoot does not update
-// (neither auto-update or force-update) to a preview version", S4:23779). An automatic update
-// never takes an expired version and prefers supported over deprecated versions; a forced one
-// prefers versions that have not expired, and takes the latest expired one if all have
-// (S4:23828-23833).
+// (neither auto-update or force-update) to a preview version", Gardener's
+// docs/usage/shoot-operations/shoot_versions.md). An automatic update never takes an expired
+// version and prefers supported over deprecated versions; a forced one prefers versions that have
+// not expired, and takes the latest expired one if all have (Gardener's
+// docs/usage/shoot-operations/shoot_versions.md).
 func pick(candidates []offeredVersion, current *version.Version, forced bool, now time.Time) (offeredVersion, bool) {
 	var fresh, supported, expired []offeredVersion
 	for _, c := range candidates {
@@ -128,9 +133,10 @@ func pick(candidates []offeredVersion, current *version.Version, forced bool, no
 }
 
 // assess sorts the offered versions and decides whether maintenance acts on current: by force
-// when it is expired or no longer offered (S4:23817-23824), automatically when auto is set, not
-// at all otherwise, nor for a version later than every offered one (the profile has not caught
-// up with the landscape yet, both changed in one run).
+// when it is expired or no longer offered (Gardener's
+// docs/usage/shoot-operations/shoot_versions.md), automatically when auto is set, not at all
+// otherwise, nor for a version later than every offered one (the profile has not caught up with the
+// landscape yet, both changed in one run).
 func assess(current *version.Version, offered []offeredVersion, auto bool, now time.Time) (sorted []offeredVersion, forced, act bool) {
 	sorted = parseOffered(offered)
 	in, listed := findOffered(sorted, current)
@@ -169,11 +175,13 @@ func filter(offered []offeredVersion, keep func(offeredVersion) bool) []offeredV
 	return out
 }
 
-// kubernetesUpdate is the maintenance of a Kubernetes version (S4:23861-23889): an automatic
-// update moves to the latest eligible patch of the current minor; an expired version (or one
-// the profile no longer offers, S4:23824) is updated even without automatic updates, to the
+// kubernetesUpdate is the maintenance of a Kubernetes version (Gardener's
+// docs/usage/shoot-operations/shoot_versions.md): an automatic update moves to the latest eligible
+// patch of the current minor; an expired version (or one the profile no longer offers, Gardener's
+// docs/usage/shoot-operations/shoot_versions.md) is updated even without automatic updates, to the
 // latest patch of its minor, or, already there, to the latest patch of the next minor (minor+1:
-// "minor version jumps" are not allowed, S4:23867). No next minor fails the maintenance.
+// "minor version jumps" are not allowed, Gardener's docs/usage/shoot-operations/shoot_versions.md).
+// No next minor fails the maintenance.
 func kubernetesUpdate(current string, offered []offeredVersion, auto bool, now time.Time) (versionUpdate, error) {
 	cur, err := version.ParseGeneric(current)
 	if err != nil {
@@ -185,7 +193,7 @@ func kubernetesUpdate(current string, offered []offeredVersion, auto bool, now t
 	}
 	reason := "Automatic update of Kubernetes version configured"
 	if forced {
-		reason = "Kubernetes version expired - force update required" // S4:23125
+		reason = "Kubernetes version expired - force update required" // Gardener's docs/usage/shoot/shoot_maintenance.md
 	}
 	if o, ok := pick(sameMinor(offered, cur), cur, forced, now); ok {
 		return versionUpdate{Target: o.raw, Reason: reason, Forced: forced}, nil
@@ -204,10 +212,11 @@ func kubernetesUpdate(current string, offered []offeredVersion, auto bool, now t
 }
 
 // imageUpdate is the maintenance of a worker pool's machine image version by the image's
-// update strategy (S4:3616, S4:23835-23859): patch keeps the minor, minor keeps the major, major
-// takes the overall latest. An expired version is updated even without automatic updates; when
-// the pool is already on the latest version its strategy allows, a forced update moves on to the
-// next minor (patch) or major (minor) that has a qualifying version, skipping those that have
+// update strategy (Gardener's MachineImage in docs/api-reference/core.md,
+// docs/usage/shoot-operations/shoot_versions.md): patch keeps the minor, minor keeps the major,
+// major takes the overall latest. An expired version is updated even without automatic updates;
+// when the pool is already on the latest version its strategy allows, a forced update moves on to
+// the next minor (patch) or major (minor) that has a qualifying version, skipping those that have
 // none; with major it cannot move on and fails.
 func imageUpdate(image, current string, offered []offeredVersion, strategy string, auto bool, now time.Time) (versionUpdate, error) {
 	cur, err := version.ParseGeneric(current)
@@ -215,13 +224,13 @@ func imageUpdate(image, current string, offered []offeredVersion, strategy strin
 		return versionUpdate{}, fmt.Errorf("machine image %s version %q: %w", image, current, err)
 	}
 	if strategy == "" {
-		strategy = strategyMajor // the default (S4:3616)
+		strategy = strategyMajor // the default (Gardener's MachineImage in docs/api-reference/core.md)
 	}
 	offered, forced, act := assess(cur, offered, auto, now)
 	if !act {
 		return versionUpdate{}, nil
 	}
-	reason := fmt.Sprintf("Automatic update of the machine image version is configured (image update strategy: %s)", strategy) // S4:23135
+	reason := fmt.Sprintf("Automatic update of the machine image version is configured (image update strategy: %s)", strategy) // Gardener's docs/usage/shoot/shoot_maintenance.md
 	if forced {
 		reason = "Machine image version expired - force update required"
 	}
@@ -235,7 +244,8 @@ func imageUpdate(image, current string, offered []offeredVersion, strategy strin
 		scope = offered
 	}
 	// With major there is nowhere further to go: a force update "will fail if the latest
-	// version in the CloudProfile for that image is expired" (S4:23841), rather than move to it.
+	// version in the CloudProfile for that image is expired" (Gardener's
+	// docs/usage/shoot-operations/shoot_versions.md), rather than move to it.
 	if o, ok := pick(scope, cur, forced && strategy != strategyMajor, now); ok {
 		return versionUpdate{Target: o.raw, Reason: reason, Forced: forced}, nil
 	}
@@ -243,7 +253,7 @@ func imageUpdate(image, current string, offered []offeredVersion, strategy strin
 		return versionUpdate{}, nil
 	}
 	if strategy == strategyMajor {
-		return versionUpdate{}, fmt.Errorf("machine image %s: version %s is expired and the cloud profile offers no later version that is not: either the machine image %q is reaching end of life and migration to another machine image is required or there is a misconfiguration in the CloudProfile", image, current, image) // S4:23144
+		return versionUpdate{}, fmt.Errorf("machine image %s: version %s is expired and the cloud profile offers no later version that is not: either the machine image %q is reaching end of life and migration to another machine image is required or there is a misconfiguration in the CloudProfile", image, current, image) // Gardener's docs/usage/shoot/shoot_maintenance.md
 	}
 	// The next higher minor (patch) or major (minor) with a qualifying version.
 	for _, o := range offered {

@@ -49,7 +49,7 @@ func TestKubernetesUpdate(t *testing.T) {
 		wantErr string
 	}{
 		{
-			name: "auto update: the latest supported patch of the minor, over a higher deprecated one (S4:23830)", current: "1.31.1", auto: true,
+			name: "auto update: the latest supported patch of the minor, over a higher deprecated one (Gardener's docs/usage/shoot-operations/shoot_versions.md)", current: "1.31.1", auto: true,
 			offered: offer("1.31.1:supported", "1.31.3:supported", "1.31.4:deprecated", "1.31.5:preview", "1.32.0:supported"),
 			want:    versionUpdate{Target: "1.31.3", Reason: "Automatic update of Kubernetes version configured"},
 		},
@@ -59,7 +59,7 @@ func TestKubernetesUpdate(t *testing.T) {
 			want:    versionUpdate{Target: "1.31.3", Reason: "Automatic update of Kubernetes version configured"},
 		},
 		{
-			name: "auto update never to an expired or preview version (S4:23779, S4:23832)", current: "1.31.1", auto: true,
+			name: "auto update never to an expired or preview version (Gardener's docs/usage/shoot-operations/shoot_versions.md)", current: "1.31.1", auto: true,
 			offered: offer("1.31.1:supported", "1.31.2:supported:expired", "1.31.3:preview"),
 		},
 		{
@@ -67,22 +67,22 @@ func TestKubernetesUpdate(t *testing.T) {
 			offered: offer("1.31.1:supported", "1.31.3:supported"),
 		},
 		{
-			name: "an expired version is updated even without opting in (S4:23817)", current: "1.31.1", auto: false,
+			name: "an expired version is updated even without opting in (Gardener's docs/usage/shoot-operations/shoot_versions.md)", current: "1.31.1", auto: false,
 			offered: offer("1.31.1:deprecated:expired", "1.31.2:supported", "1.31.3:supported:expired"),
 			want:    versionUpdate{Target: "1.31.2", Reason: "Kubernetes version expired - force update required", Forced: true},
 		},
 		{
-			name: "a version the profile no longer offers is force-updated (S4:23824)", current: "1.31.0", auto: false,
+			name: "a version the profile no longer offers is force-updated (Gardener's docs/usage/shoot-operations/shoot_versions.md)", current: "1.31.0", auto: false,
 			offered: offer("1.31.1:supported"),
 			want:    versionUpdate{Target: "1.31.1", Reason: "Kubernetes version expired - force update required", Forced: true},
 		},
 		{
-			name: "already the latest patch and expired: the latest patch of minor+1 (S4:23865, S4:23879-23889)", current: "1.24.12", auto: true,
+			name: "already the latest patch and expired: the latest patch of minor+1 (Gardener's docs/usage/shoot-operations/shoot_versions.md)", current: "1.24.12", auto: true,
 			offered: offer("1.24.12:deprecated:expired", "1.25.9:supported", "1.25.10:supported", "1.26.3:supported"),
 			want:    versionUpdate{Target: "1.25.10", Reason: "Kubernetes version expired - force update required", Forced: true},
 		},
 		{
-			name: "all qualifying versions expired: the latest expired one (S4:23833)", current: "1.24.11", auto: true,
+			name: "all qualifying versions expired: the latest expired one (Gardener's docs/usage/shoot-operations/shoot_versions.md)", current: "1.24.11", auto: true,
 			offered: offer("1.24.11:deprecated:expired", "1.24.12:deprecated:expired", "1.24.13:deprecated:expired"),
 			want:    versionUpdate{Target: "1.24.13", Reason: "Kubernetes version expired - force update required", Forced: true},
 		},
@@ -91,7 +91,7 @@ func TestKubernetesUpdate(t *testing.T) {
 			offered: offer("1.31.1:supported", "1.31.3:supported"),
 		},
 		{
-			name: "no consecutive minor: the maintenance fails, minor versions are never skipped (S4:23867, S4:23869-23877)", current: "1.24.12", auto: true,
+			name: "no consecutive minor: the maintenance fails, minor versions are never skipped (Gardener's docs/usage/shoot-operations/shoot_versions.md)", current: "1.24.12", auto: true,
 			offered: offer("1.24.12:deprecated:expired", "1.26.3:supported"),
 			wantErr: "offers no later version of 1.24 or 1.25",
 		},
@@ -128,22 +128,22 @@ func TestImageUpdate(t *testing.T) {
 		{name: "major (the default): the overall latest", current: "1.0.0", offered: offered, strategy: "", auto: true, want: versionUpdate{Target: "2.0.0", Reason: auto("major")}},
 		{name: "no automatic update without opting in", current: "1.0.0", offered: offered, strategy: "major", auto: false},
 		{
-			name: "patch, expired on the latest patch: the next higher minor with a qualifying version, skipping preview-only 1.1 (S4:23839, S4:23859)", current: "1.0.3",
+			name: "patch, expired on the latest patch: the next higher minor with a qualifying version, skipping preview-only 1.1 (Gardener's docs/usage/shoot-operations/shoot_versions.md)", current: "1.0.3",
 			offered: offer("1.0.3::expired", "1.1.0:preview", "1.2.0", "1.2.1:deprecated"), strategy: "patch", auto: false,
 			want: versionUpdate{Target: "1.2.0", Reason: forced, Forced: true},
 		},
 		{
-			name: "minor, expired on the latest of the major: the next higher major (S4:23840)", current: "1.2.1",
+			name: "minor, expired on the latest of the major: the next higher major (Gardener's docs/usage/shoot-operations/shoot_versions.md)", current: "1.2.1",
 			offered: offer("1.2.1::expired", "2.0.0", "2.1.0", "3.0.0"), strategy: "minor", auto: false,
 			want: versionUpdate{Target: "2.1.0", Reason: forced, Forced: true},
 		},
 		{
-			name: "major, expired, and only expired versions later: the force update fails rather than move to one (S4:23841)", current: "2.0.0",
+			name: "major, expired, and only expired versions later: the force update fails rather than move to one (Gardener's docs/usage/shoot-operations/shoot_versions.md)", current: "2.0.0",
 			offered: offer("2.0.0::expired", "2.1.0::expired"), strategy: "major", auto: false,
 			wantErr: "reaching end of life",
 		},
 		{
-			name: "major, expired and the latest: the force update fails (S4:23841, S4:23144)", current: "2.0.0",
+			name: "major, expired and the latest: the force update fails (Gardener's docs/usage/shoot-operations/shoot_versions.md, docs/usage/shoot/shoot_maintenance.md)", current: "2.0.0",
 			offered: offer("1.0.0", "2.0.0::expired"), strategy: "major", auto: true,
 			wantErr: "reaching end of life",
 		},

@@ -11,8 +11,9 @@ import (
 
 // AnnotationPreviousWindow keeps a confined shoot's maintenance window ("begin-end", such as
 // "220000+0000-230000+0000") after the landscape changed it: "if you change the maintenance time
-// window itself, then it will only be effective after the upcoming maintenance" (S4:23157). The
-// Shoot takes the new window at once, the held changes wait for the old one once more.
+// window itself, then it will only be effective after the upcoming maintenance" (Gardener's "Shoot
+// Maintenance" docs/usage/shoot/shoot_maintenance.md). The Shoot takes the new window at once, the
+// held changes wait for the old one once more.
 const AnnotationPreviousWindow = "declarative-gardener.io/previous-maintenance-window"
 
 // shootWindow is the window the shoot's maintenance acts in now, and the previous window to
@@ -23,9 +24,9 @@ type shootWindow struct {
 }
 
 // decideWindow picks the window: the landscape's time_window, or the one Gardener picked for the
-// live Shoot when the landscape names none (S4:3781); for a shoot with
-// confine_spec_update_rollout whose window the landscape changed, the old window until the
-// upcoming maintenance in it begins.
+// live Shoot when the landscape names none (Gardener's MaintenanceTimeWindow in
+// docs/api-reference/core.md); for a shoot with confine_spec_update_rollout whose window the
+// landscape changed, the old window until the upcoming maintenance in it begins.
 func decideWindow(m *Maintenance, live *unstructured.Unstructured, now time.Time) shootWindow {
 	var liveWindow render.MaintenanceWindow
 	var previous string

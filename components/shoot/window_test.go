@@ -41,9 +41,9 @@ func TestDecideWindow(t *testing.T) {
 		wantPrevious string
 	}{
 		{name: "the landscape's window", m: maintenanceWith(false, "030000+0000", "040000+0000"), live: shootWithWindow("220000+0000", "230000+0000", ""), now: noon, want: moved},
-		{name: "no window in the landscape: the one Gardener picked for the Shoot (S4:3781)", m: nil, live: shootWithWindow("220000+0000", "230000+0000", ""), now: noon, want: old},
+		{name: "no window in the landscape: the one Gardener picked for the Shoot (Gardener's MaintenanceTimeWindow in docs/api-reference/core.md)", m: nil, live: shootWithWindow("220000+0000", "230000+0000", ""), now: noon, want: old},
 		{
-			name: "confined, window changed: the old window until the upcoming maintenance (S4:23157)",
+			name: "confined, window changed: the old window until the upcoming maintenance (Gardener's docs/usage/shoot/shoot_maintenance.md)",
 			m:    maintenanceWith(true, "030000+0000", "040000+0000"), live: shootWithWindow("220000+0000", "230000+0000", ""), now: noon,
 			want: old, wantPrevious: "220000+0000-230000+0000",
 		},

@@ -17,15 +17,16 @@ const APIVersion = "extensions.gardener.cloud/v1alpha1"
 
 // Names of the singleton resources in the control-plane namespace.
 const (
-	InfrastructureName       = "infrastructure"         // S4:6670-6716, S4:17324
-	ControlPlaneName         = "control-plane"          // S4:16984
-	ControlPlaneExposureName = "control-plane-exposure" // S4:17047
+	InfrastructureName       = "infrastructure"         // Gardener's Infrastructure in docs/api-reference/extensions.md, docs/extensions/resources/infrastructure.md
+	ControlPlaneName         = "control-plane"          // Gardener's docs/extensions/resources/controlplane.md
+	ControlPlaneExposureName = "control-plane-exposure" // Gardener's docs/extensions/resources/controlplane-exposure.md
 )
 
 // Objects builds every extension resource of the shoot, in the order of the shoot flow
-// (digest §2.4): Cluster first (it must exist before any Extension, S4:15279, S4:17289),
-// BackupEntry, the DNS records, Infrastructure, Network, ControlPlanes, OperatingSystemConfigs,
-// ContainerRuntimes, Worker and the Extensions.
+// (digest §2.4): Cluster first (it must exist before any Extension, Gardener's "Cluster"
+// docs/extensions/cluster.md, "Extension" docs/extensions/resources/extension.md), BackupEntry, the
+// DNS records, Infrastructure, Network, ControlPlanes, OperatingSystemConfigs, ContainerRuntimes,
+// Worker and the Extensions.
 func Objects(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
 	if err != nil {
@@ -80,7 +81,7 @@ func deepCopy(m map[string]any) map[string]any {
 }
 
 // Cluster is the cluster-scoped Cluster named like the control-plane namespace, with the
-// CloudProfile, Seed and Shoot objects extensions read (S4:15256-15281).
+// CloudProfile, Seed and Shoot objects extensions read (Gardener's docs/extensions/cluster.md).
 func Cluster(v Values) (render.Object, error) {
 	r, err := resolve(v)
 	if err != nil {
@@ -93,7 +94,8 @@ func Cluster(v Values) (render.Object, error) {
 	}), nil
 }
 
-// Infrastructure is the shoot's Infrastructure (S4:17321-17347); none for workerless shoots.
+// Infrastructure is the shoot's Infrastructure (Gardener's
+// docs/extensions/resources/infrastructure.md); none for workerless shoots.
 func Infrastructure(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
 	if err != nil || len(r.Workers) == 0 {
@@ -110,8 +112,8 @@ func Infrastructure(v Values) ([]render.Object, error) {
 	return []render.Object{r.object("Infrastructure", r.namespace, InfrastructureName, spec)}, nil
 }
 
-// Network is the shoot's Network, named like the shoot (S4:17447-17466); none for workerless
-// shoots.
+// Network is the shoot's Network, named like the shoot (Gardener's "Network"
+// docs/extensions/resources/network.md); none for workerless shoots.
 func Network(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
 	if err != nil || len(r.Workers) == 0 {
@@ -127,8 +129,9 @@ func Network(v Values) ([]render.Object, error) {
 }
 
 // ControlPlanes are the ControlPlane of purpose normal, which makes the provider extension
-// deploy its control-plane components (S4:16969-17014), and, with Exposure, the one of purpose
-// exposure for the seed's provider (S4:17030-17058). None for workerless shoots.
+// deploy its control-plane components (Gardener's docs/extensions/resources/controlplane.md), and,
+// with Exposure, the one of purpose exposure for the seed's provider (Gardener's
+// docs/extensions/resources/controlplane-exposure.md). None for workerless shoots.
 func ControlPlanes(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
 	if err != nil || len(r.Workers) == 0 {
@@ -160,19 +163,22 @@ func ControlPlanes(v Values) ([]render.Object, error) {
 func DNSRecordName(shoot, which string) string { return shoot + "-" + which }
 
 // DNSRecordSecretName names a record's copy of its DNS provider credentials in the control-plane
-// namespace, dnsrecord-<shoot>-<internal|external> (S4:17122).
+// namespace, dnsrecord-<shoot>-<internal|external> (Gardener's "DNS Record"
+// docs/extensions/resources/dnsrecord.md).
 func DNSRecordSecretName(shoot, which string) string {
 	return "dnsrecord-" + DNSRecordName(shoot, which)
 }
 
-// InternalAPIDomain is api.<shoot>.<project>.<internal-domain> (S4:159).
+// InternalAPIDomain is api.<shoot>.<project>.<internal-domain> (Gardener's "Control Plane Endpoints
+// And Ports" docs/usage/advanced/control-plane-endpoints-and-ports.md).
 func InternalAPIDomain(project, shoot, internalDomain string) string {
 	return "api." + shoot + "." + project + "." + internalDomain
 }
 
 // DNSRecords are the internal record, which points to the API server's load balancer, and the
-// external one, which "actually points to the internal domain name" (S4:17078-17084): a CNAME
-// to it. A record is left out when its domain is not set.
+// external one, which "actually points to the internal domain name" (Gardener's
+// docs/extensions/resources/dnsrecord.md): a CNAME to it. A record is left out when its domain is
+// not set.
 func DNSRecords(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
 	if err != nil {
@@ -202,7 +208,8 @@ func DNSRecords(v Values) ([]render.Object, error) {
 		}
 		out = append(out, r.object("DNSRecord", r.namespace, DNSRecordName(r.Name, "external"), map[string]any{
 			"type": d.ProviderType,
-			// S4:17122: the example's Secret dnsrecord-<shoot>-external.
+			// Gardener's docs/extensions/resources/dnsrecord.md: the example's Secret
+			// dnsrecord-<shoot>-external.
 			"secretRef":  r.secretRef(or(d.SecretName, DNSRecordSecretName(r.Name, "external"))),
 			"name":       "api." + d.Domain,
 			"recordType": "CNAME",
@@ -213,9 +220,9 @@ func DNSRecords(v Values) ([]render.Object, error) {
 }
 
 // Extensions are the Extension resources, one per enabled type, named like the type
-// (S4:17224-17262); with step set, only those whose reconcile lifecycle is that step, so that
-// the composite can place them before or after the kube-apiserver or the workers
-// (S4:15535-15549).
+// (Gardener's docs/extensions/resources/extension.md); with step set, only those whose reconcile
+// lifecycle is that step, so that the composite can place them before or after the kube-apiserver
+// or the workers (Gardener's "ControllerRegistration" docs/extensions/registration.md).
 func Extensions(v Values, step string) ([]render.Object, error) {
 	r, err := resolve(v)
 	if err != nil {
@@ -232,7 +239,8 @@ func Extensions(v Values, step string) ([]render.Object, error) {
 }
 
 // BackupEntryName is the BackupEntry's name: the technical ID, followed by --<uid> when the
-// Shoot's UID is known (S4:16855, S4:24485-24491).
+// Shoot's UID is known (Gardener's "BackupEntry" docs/extensions/resources/backupentry.md, "Control
+// Plane Migration" docs/operations/control_plane_migration.md).
 func BackupEntryName(technicalID, uid string) string {
 	if uid == "" {
 		return technicalID
@@ -241,7 +249,7 @@ func BackupEntryName(technicalID, uid string) string {
 }
 
 // BackupEntry is the cluster-scoped BackupEntry of the shoot's etcd backups in the seed's
-// bucket (S4:16850-16870); none without Backup.
+// bucket (Gardener's docs/extensions/resources/backupentry.md); none without Backup.
 func BackupEntry(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
 	if err != nil || r.Backup == nil {
@@ -261,7 +269,8 @@ func BackupEntry(v Values) ([]render.Object, error) {
 func ContainerRuntimeName(runtimeType, pool string) string { return runtimeType + "-" + pool }
 
 // ContainerRuntimes are one ContainerRuntime per worker pool and additional runtime
-// (S4:16944-16959), selecting the pool's nodes by the worker.gardener.cloud/pool label.
+// (Gardener's "ContainerRuntime" docs/extensions/resources/containerruntime.md), selecting the
+// pool's nodes by the worker.gardener.cloud/pool label.
 func ContainerRuntimes(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
 	if err != nil {
@@ -272,7 +281,7 @@ func ContainerRuntimes(v Values) ([]render.Object, error) {
 		for _, t := range w.ContainerRuntimes {
 			out = append(out, r.object("ContainerRuntime", r.namespace, ContainerRuntimeName(t, w.Name), map[string]any{
 				"type": t,
-				// S4:16946: the example's binary path.
+				// Gardener's docs/extensions/resources/containerruntime.md: the example's binary path.
 				"binaryPath": "/var/bin/containerruntimes",
 				"workerPool": map[string]any{
 					"name":     w.Name,

@@ -3,7 +3,7 @@ package shootextensions
 import "github.com/declarative-gardener/gardener/components/internal/kube"
 
 // coreAPIVersion is the version of the objects the Cluster carries: all Gardener components use
-// core.gardener.cloud/v1beta1 (S4:15281).
+// core.gardener.cloud/v1beta1 (Gardener's "Cluster" docs/extensions/cluster.md).
 const coreAPIVersion = "core.gardener.cloud/v1beta1"
 
 func (r resolved) cloudProfile() map[string]any {
@@ -21,7 +21,8 @@ func (r resolved) seed() map[string]any {
 }
 
 // shoot is the given Shoot, or one built from the values with the fields extensions commonly
-// read (S4:15283): provider, region, networking, Kubernetes version, DNS domain, extensions.
+// read (Gardener's docs/extensions/cluster.md): provider, region, networking, Kubernetes version,
+// DNS domain, extensions.
 func (r resolved) shoot() map[string]any {
 	if r.Shoot != nil {
 		return deepCopy(r.Shoot)

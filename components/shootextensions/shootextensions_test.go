@@ -112,12 +112,14 @@ func TestDocumentedFacts(t *testing.T) {
 	objs, err := Objects(full())
 	require.NoError(t, err)
 	ns := "shoot--dev--a"
-	// S4:15258-15265: Cluster named like the namespace, without one; core v1beta1 objects.
+	// Gardener's "Cluster" docs/extensions/cluster.md: Cluster named like the namespace, without one;
+	// core v1beta1 objects.
 	c := rendertest.MustFind(t, objs, "Cluster", ns)
 	assert.Empty(t, c.GetNamespace())
 	assert.Equal(t, "core.gardener.cloud/v1beta1", spec(t, c, "shoot", "apiVersion"))
 	assert.Equal(t, "garden-dev", spec(t, c, "shoot", "metadata", "namespace"))
-	// The Cluster comes first (S4:15279, S4:17289).
+	// The Cluster comes first (Gardener's docs/extensions/cluster.md, "Extension"
+	// docs/extensions/resources/extension.md).
 	assert.Equal(t, "Cluster", objs[0].Object.GetKind())
 
 	infra := rendertest.MustFind(t, objs, "Infrastructure", "infrastructure")
@@ -129,7 +131,7 @@ func TestDocumentedFacts(t *testing.T) {
 	assert.Equal(t, "normal", spec(t, cp, "purpose"))
 	exp := rendertest.MustFind(t, objs, "ControlPlane", "control-plane-exposure")
 	assert.Equal(t, "exposure", spec(t, exp, "purpose"))
-	assert.Equal(t, "eu-central-1", spec(t, exp, "region"), "S4:17052: the seed's region")
+	assert.Equal(t, "eu-central-1", spec(t, exp, "region"), "Gardener's docs/extensions/resources/controlplane-exposure.md: the seed's region")
 
 	network := rendertest.MustFind(t, objs, "Network", "a")
 	assert.Equal(t, "calico", spec(t, network, "type"))
@@ -146,7 +148,8 @@ func TestDocumentedFacts(t *testing.T) {
 	p0 := pools[0].(map[string]any)
 	assert.Equal(t, int64(3), p0["minimum"])
 	assert.Equal(t, int64(5), p0["maximum"])
-	// S4:17935-17940, S4:16957: Gardener's node labels.
+	// Gardener's "Worker" docs/extensions/resources/worker.md, Gardener's "ContainerRuntime"
+	// docs/extensions/resources/containerruntime.md: Gardener's node labels.
 	labels := p0["labels"].(map[string]any)
 	assert.Equal(t, "cpu-worker", labels["worker.gardener.cloud/pool"])
 	assert.Equal(t, "containerd", labels["worker.gardener.cloud/cri-name"])
@@ -157,7 +160,9 @@ func TestDocumentedFacts(t *testing.T) {
 	rt := rendertest.MustFind(t, objs, "ContainerRuntime", "gvisor-cpu-worker")
 	assert.Equal(t, "cpu-worker", spec(t, rt, "workerPool", "name"))
 
-	// S4:17078-17084, S4:159: internal record to the load balancer, external CNAME to internal.
+	// Gardener's "DNS Record" docs/extensions/resources/dnsrecord.md, Gardener's "Control Plane
+	// Endpoints And Ports" docs/usage/advanced/control-plane-endpoints-and-ports.md: internal record
+	// to the load balancer, external CNAME to internal.
 	internal := rendertest.MustFind(t, objs, "DNSRecord", "a-internal")
 	assert.Equal(t, "api.a.dev.internal.example.com", spec(t, internal, "name"))
 	assert.Equal(t, "A", spec(t, internal, "recordType"))
@@ -166,7 +171,8 @@ func TestDocumentedFacts(t *testing.T) {
 	assert.Equal(t, "CNAME", spec(t, external, "recordType"))
 	assert.Equal(t, []any{"api.a.dev.internal.example.com"}, spec(t, external, "values"))
 
-	// S4:17224: one Extension per type, named like it; disabled ones left out.
+	// Gardener's docs/extensions/resources/extension.md: one Extension per type, named like it;
+	// disabled ones left out.
 	rendertest.MustFind(t, objs, "Extension", "shoot-dns-service")
 	rendertest.MustFind(t, objs, "Extension", "shoot-cert-service")
 	assert.Nil(t, rendertest.Find(objs, "Extension", "shoot-oidc-service"))
@@ -183,14 +189,15 @@ func TestWorkerless(t *testing.T) {
 	for _, o := range objs {
 		kinds[o.Object.GetKind()]++
 	}
-	// S4:23488-23495: no infrastructure, network, control plane or machines.
+	// Gardener's "Workerless Shoots" docs/usage/shoot/shoot_workerless.md: no infrastructure, network,
+	// control plane or machines.
 	assert.Equal(t, map[string]int{"Cluster": 1, "Extension": 1}, kinds)
 }
 
 func TestExtensionsByLifecycle(t *testing.T) {
 	for step, want := range map[string][]string{
 		BeforeKubeAPIServer: {"shoot-cert-service"},
-		AfterKubeAPIServer:  {"shoot-dns-service"}, // the default (S4:15546)
+		AfterKubeAPIServer:  {"shoot-dns-service"}, // the default (Gardener's docs/extensions/registration.md)
 		AfterWorker:         nil,
 		"":                  {"shoot-dns-service", "shoot-cert-service"},
 	} {

@@ -1,10 +1,11 @@
 // Package shootextensions builds the extensions.gardener.cloud/v1alpha1 resources gardenlet writes
-// into a shoot's control-plane namespace of the seed (digest §3.4, S4:6290-8247): Cluster,
-// Infrastructure, ControlPlane, Network, OperatingSystemConfig, Worker, DNSRecord,
-// ContainerRuntime, Extension and BackupEntry. Extension controllers reconcile them; each is
-// ready when its status.lastOperation reaches Succeeded (S4:17291-17304). The shoot composite
-// places the builders in the steps of the documented shoot flow (digest §2.4), so every kind has
-// a builder of its own besides Objects.
+// into a shoot's control-plane namespace of the seed (digest §3.4, Gardener's "Extensions"
+// docs/api-reference/extensions.md): Cluster, Infrastructure, ControlPlane, Network,
+// OperatingSystemConfig, Worker, DNSRecord, ContainerRuntime, Extension and BackupEntry. Extension
+// controllers reconcile them; each is ready when its status.lastOperation reaches Succeeded
+// (Gardener's "Extension" docs/extensions/resources/extension.md). The shoot composite places the
+// builders in the steps of the documented shoot flow (digest §2.4), so every kind has a builder of
+// its own besides Objects.
 package shootextensions
 
 import (
@@ -23,7 +24,8 @@ type Values struct {
 	Name    string `json:"name"`
 	// TechnicalID is the control-plane namespace; "" means shoot--<project>--<name> (digest §1.4).
 	TechnicalID string `json:"technical_id"`
-	// UID of the Shoot, if known; it makes the BackupEntry's name unique (S4:24485-24491).
+	// UID of the Shoot, if known; it makes the BackupEntry's name unique (Gardener's "Control Plane
+	// Migration" docs/operations/control_plane_migration.md).
 	UID string `json:"uid"`
 	// KubernetesVersion of the shoot's control plane.
 	KubernetesVersion string `json:"kubernetes_version"`
@@ -35,20 +37,24 @@ type Values struct {
 	// Networking is the shoot's networking.
 	Networking Networking `json:"networking"`
 	// Workers are the worker pools; none makes a workerless shoot, which has no Infrastructure,
-	// ControlPlane, Network, OperatingSystemConfig or Worker (S4:23488-23495).
+	// ControlPlane, Network, OperatingSystemConfig or Worker (Gardener's "Workerless Shoots"
+	// docs/usage/shoot/shoot_workerless.md).
 	Workers []WorkerPool `json:"workers"`
 	// DNS are the shoot's API server records.
 	DNS DNS `json:"dns"`
-	// Extensions are the Extension resources, one per type (S4:17224).
+	// Extensions are the Extension resources, one per type (Gardener's
+	// docs/extensions/resources/extension.md).
 	Extensions []Extension `json:"extensions"`
 	// Backup, when set, makes the shoot's BackupEntry (only for seeds with backup, digest §2.4).
 	Backup *Backup `json:"backup"`
 	// Exposure, when set, makes the ControlPlane with purpose exposure, which only shoots whose
-	// API server is exposed without SNI need (S4:17036-17038).
+	// API server is exposed without SNI need (Gardener's "ControlPlane Exposure"
+	// docs/extensions/resources/controlplane-exposure.md).
 	Exposure *Exposure `json:"exposure"`
 
 	// CloudProfile, Seed and Shoot are the full core.gardener.cloud/v1beta1 objects the Cluster
-	// carries (S4:15258-15279); nil means a minimal object built from the values above.
+	// carries (Gardener's "Cluster" docs/extensions/cluster.md); nil means a minimal object built from
+	// the values above.
 	CloudProfile map[string]any `json:"cloud_profile"`
 	Seed         map[string]any `json:"seed"`
 	Shoot        map[string]any `json:"shoot"`
@@ -64,14 +70,19 @@ type Provider struct {
 	// Region of the infrastructure; required.
 	Region string `json:"region"`
 	// CredentialsSecretName is the Secret with the infrastructure credentials in the
-	// control-plane namespace; "" means "cloudprovider" (S4:17330).
+	// control-plane namespace; "" means "cloudprovider" (Gardener's "Infrastructure"
+	// docs/extensions/resources/infrastructure.md).
 	CredentialsSecretName string `json:"credentials_secret_name"`
 	// InfrastructureConfig and ControlPlaneConfig are copied to the Infrastructure's and
-	// ControlPlane's providerConfig unevaluated (S4:17347, S4:17014).
+	// ControlPlane's providerConfig unevaluated (Gardener's
+	// docs/extensions/resources/infrastructure.md, "ControlPlane"
+	// docs/extensions/resources/controlplane.md).
 	InfrastructureConfig map[string]any `json:"infrastructure_config"`
 	ControlPlaneConfig   map[string]any `json:"control_plane_config"`
 	// InfrastructureProviderStatus is the Infrastructure's status.providerStatus, which gardenlet
-	// copies into the ControlPlane and the Worker (S4:17014, S4:17949); nil while unknown.
+	// copies into the ControlPlane and the Worker (Gardener's
+	// docs/extensions/resources/controlplane.md, "Worker" docs/extensions/resources/worker.md); nil
+	// while unknown.
 	InfrastructureProviderStatus map[string]any `json:"infrastructure_provider_status"`
 	// SSHPublicKey is the public key for the nodes (OpenSSH format); "" when SSH is off.
 	SSHPublicKey string `json:"ssh_public_key"`
@@ -87,17 +98,19 @@ type Networking struct {
 	Pods     string `json:"pods"`
 	Services string `json:"services"`
 	Nodes    string `json:"nodes"`
-	// IPFamilies; nil means [IPv4] (S4:3938).
+	// IPFamilies; nil means [IPv4] (Gardener's Networking in docs/api-reference/core.md).
 	IPFamilies []string `json:"ip_families"`
 }
 
-// WorkerPool is one worker pool (.spec.provider.workers[], S4:6022-6180).
+// WorkerPool is one worker pool (.spec.provider.workers[], Gardener's Worker in
+// docs/api-reference/core.md).
 type WorkerPool struct {
 	Name         string `json:"name"`
 	MachineType  string `json:"machine_type"`
 	ImageName    string `json:"image_name"`
 	ImageVersion string `json:"image_version"`
-	// Architecture; "" means amd64 (S4:23413).
+	// Architecture; "" means amd64 (Gardener's "Shoot Supported Architectures"
+	// docs/usage/shoot/shoot_supported_architectures.md).
 	Architecture string `json:"architecture"`
 	Minimum      int32  `json:"minimum"`
 	Maximum      int32  `json:"maximum"`
@@ -114,10 +127,10 @@ type WorkerPool struct {
 	Annotations       map[string]string `json:"annotations"`
 	Taints            []Taint           `json:"taints"`
 	// ContainerRuntimes are additional runtimes (gvisor, kata, ...), one ContainerRuntime each
-	// (S4:16946-16959).
+	// (Gardener's "ContainerRuntime" docs/extensions/resources/containerruntime.md).
 	ContainerRuntimes []string `json:"container_runtimes"`
 	// SystemComponents says whether Gardener's system components may run on the pool; nil means
-	// true (S4:6180).
+	// true (Gardener's WorkerSystemComponents in docs/api-reference/core.md).
 	SystemComponents *bool `json:"system_components"`
 	// ProviderConfig is copied to the pool's providerConfig.
 	ProviderConfig map[string]any `json:"provider_config"`
@@ -130,24 +143,27 @@ type Taint struct {
 	Effect string `json:"effect"`
 }
 
-// DNS describes the shoot's two API server records (S4:17074-17084, S4:159).
+// DNS describes the shoot's two API server records (Gardener's "DNS Record"
+// docs/extensions/resources/dnsrecord.md, "Control Plane Endpoints And Ports"
+// docs/usage/advanced/control-plane-endpoints-and-ports.md).
 type DNS struct {
 	// Domain is the external domain; the record is api.<domain>. "" means no external record
-	// (.spec.dns.provider=unmanaged, S4:17086).
+	// (.spec.dns.provider=unmanaged, Gardener's docs/extensions/resources/dnsrecord.md).
 	Domain string `json:"domain"`
 	// ProviderType and SecretName of the external record's DNS provider; SecretName "" means
-	// dnsrecord-<shoot>-external (S4:17122).
+	// dnsrecord-<shoot>-external (Gardener's docs/extensions/resources/dnsrecord.md).
 	ProviderType string `json:"provider_type"`
 	SecretName   string `json:"secret_name"`
 	// InternalDomain is the landscape's internal domain; the record is
-	// api.<shoot>.<project>.<internal-domain> (S4:159). "" means no internal record.
+	// api.<shoot>.<project>.<internal-domain> (Gardener's
+	// docs/usage/advanced/control-plane-endpoints-and-ports.md). "" means no internal record.
 	InternalDomain string `json:"internal_domain"`
 	// InternalProviderType and InternalSecretName of the internal domain's DNS provider;
 	// InternalSecretName "" means dnsrecord-<shoot>-internal.
 	InternalProviderType string `json:"internal_provider_type"`
 	InternalSecretName   string `json:"internal_secret_name"`
 	// Address is the endpoint of the API server's load balancer (an IP or a host name) that the
-	// internal record points to (S4:17080).
+	// internal record points to (Gardener's docs/extensions/resources/dnsrecord.md).
 	Address string `json:"address"`
 	// RecordType of the internal record; "" means A for an IPv4, AAAA for an IPv6 address and
 	// CNAME for a host name.
@@ -158,14 +174,16 @@ type DNS struct {
 type Extension struct {
 	Type           string         `json:"type"`
 	ProviderConfig map[string]any `json:"provider_config"`
-	// Disabled leaves out an extension that is globally enabled (S4:15531).
+	// Disabled leaves out an extension that is globally enabled (Gardener's "ControllerRegistration"
+	// docs/extensions/registration.md).
 	Disabled bool `json:"disabled"`
-	// Lifecycle is the ControllerRegistration's lifecycle of the type (S4:15535-15549).
+	// Lifecycle is the ControllerRegistration's lifecycle of the type (Gardener's
+	// docs/extensions/registration.md).
 	Lifecycle Lifecycle `json:"lifecycle"`
 }
 
 // Lifecycle says when an Extension is reconciled, deleted and migrated relative to the
-// kube-apiserver and the workers (S4:15535-15549).
+// kube-apiserver and the workers (Gardener's docs/extensions/registration.md).
 type Lifecycle struct {
 	// Reconcile is BeforeKubeAPIServer, AfterKubeAPIServer (default) or AfterWorker.
 	Reconcile string `json:"reconcile"`
@@ -174,14 +192,15 @@ type Lifecycle struct {
 	Migrate string `json:"migrate"`
 }
 
-// The lifecycle steps (S4:15537).
+// The lifecycle steps (Gardener's docs/extensions/registration.md).
 const (
 	BeforeKubeAPIServer = "BeforeKubeAPIServer"
 	AfterKubeAPIServer  = "AfterKubeAPIServer"
 	AfterWorker         = "AfterWorker"
 )
 
-// Backup is the shoot's backup in the seed's bucket (S4:16850-16870).
+// Backup is the shoot's backup in the seed's bucket (Gardener's "BackupEntry"
+// docs/extensions/resources/backupentry.md).
 type Backup struct {
 	// ProviderType of the backup provider; required.
 	ProviderType string `json:"provider_type"`
@@ -190,14 +209,14 @@ type Backup struct {
 	// BucketName is the seed's bucket; required.
 	BucketName string `json:"bucket_name"`
 	// SecretName and SecretNamespace are the provider secret; "" means backupprovider in the
-	// control-plane namespace (S4:16862-16864).
+	// control-plane namespace (Gardener's docs/extensions/resources/backupentry.md).
 	SecretName      string         `json:"secret_name"`
 	SecretNamespace string         `json:"secret_namespace"`
 	ProviderConfig  map[string]any `json:"provider_config"`
 }
 
 // Exposure is the seed's provider for the ControlPlane with purpose exposure, which the seed's
-// provider extension reconciles (S4:17030-17058).
+// provider extension reconciles (Gardener's docs/extensions/resources/controlplane-exposure.md).
 type Exposure struct {
 	// ProviderType and Region of the seed; required.
 	ProviderType string `json:"provider_type"`
@@ -283,7 +302,7 @@ func (l Lifecycle) validate() error {
 }
 
 // ReconcileStep is the extension's reconcile lifecycle with its default, AfterKubeAPIServer
-// (S4:15546).
+// (Gardener's docs/extensions/registration.md).
 func (e Extension) ReconcileStep() string {
 	if e.Lifecycle.Reconcile == "" {
 		return AfterKubeAPIServer
@@ -292,7 +311,7 @@ func (e Extension) ReconcileStep() string {
 }
 
 // DeleteStep is the extension's delete lifecycle with its default, BeforeKubeAPIServer
-// (S4:15547).
+// (Gardener's docs/extensions/registration.md).
 func (e Extension) DeleteStep() string {
 	if e.Lifecycle.Delete == "" {
 		return BeforeKubeAPIServer

@@ -9,15 +9,17 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
-// The purposes of an OperatingSystemConfig (S4:17605-17660).
+// The purposes of an OperatingSystemConfig (Gardener's "OperatingSystemConfig"
+// docs/extensions/resources/operatingsystemconfig.md).
 const (
 	PurposeProvision = "provision"
 	PurposeReconcile = "reconcile"
 )
 
 // OperatingSystemConfigName names a pool's OperatingSystemConfig of a purpose: <pool>-original
-// for reconcile, like the documents' example pool-01-original (S4:17560), and <pool>-init for
-// provision, whose user data starts gardener-node-init (S4:17609).
+// for reconcile, like Gardener's documented example pool-01-original (Gardener's
+// docs/extensions/resources/operatingsystemconfig.md), and <pool>-init for provision, whose user
+// data starts gardener-node-init (Gardener's docs/extensions/resources/operatingsystemconfig.md).
 func OperatingSystemConfigName(pool, purpose string) string {
 	if purpose == PurposeProvision {
 		return pool + "-init"
@@ -26,18 +28,20 @@ func OperatingSystemConfigName(pool, purpose string) string {
 }
 
 // UserDataSecretName is the Secret the OS extension writes the provision config's user data to,
-// osc-result-<config> with key cloud_config (S4:17616-17628); the Worker points the machines at it.
+// osc-result-<config> with key cloud_config (Gardener's
+// docs/extensions/resources/operatingsystemconfig.md); the Worker points the machines at it.
 func UserDataSecretName(pool string) string {
 	return "osc-result-" + OperatingSystemConfigName(pool, PurposeProvision)
 }
 
 // NodeAgentSecretName is the Secret in the control-plane namespace with gardener-node-agent's
 // configuration for a pool (key config.yaml: the API server endpoint, its CA and the bootstrap
-// credentials, S4:12484). The shoot composite provides it; changing it rolls the pool's nodes
-// (S4:17933, S4:18033).
+// credentials, Gardener's "Gardener Node Agent" docs/concepts/node-agent.md). The shoot composite
+// provides it; changing it rolls the pool's nodes (Gardener's "Worker"
+// docs/extensions/resources/worker.md).
 func NodeAgentSecretName(pool string) string { return "gardener-node-agent-" + pool }
 
-// Paths on the node (S4:12480-12486).
+// Paths on the node (Gardener's docs/concepts/node-agent.md).
 const (
 	nodeAgentDir    = "/var/lib/gardener-node-agent"
 	nodeAgentBinary = "/opt/bin/gardener-node-agent"
@@ -47,7 +51,8 @@ const (
 
 // OperatingSystemConfigs are two per worker pool: provision, whose user data bootstraps
 // gardener-node-agent, and reconcile, the configuration gardener-node-agent keeps applied
-// (S4:17605-17660, S4:12472-12517). None for workerless shoots.
+// (Gardener's docs/extensions/resources/operatingsystemconfig.md, docs/concepts/node-agent.md).
+// None for workerless shoots.
 func OperatingSystemConfigs(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
 	if err != nil || len(r.Workers) == 0 {
@@ -70,9 +75,9 @@ func OperatingSystemConfigs(v Values) ([]render.Object, error) {
 		}
 		base := func(purpose string) map[string]any {
 			return map[string]any{
-				"type":    w.ImageName, // the OS extension is registered for the machine image (S4:17564)
+				"type":    w.ImageName, // the OS extension is registered for the machine image (Gardener's docs/extensions/resources/operatingsystemconfig.md)
 				"purpose": purpose,
-				// containerd is the default and only CRI (S4:6045).
+				// containerd is the default and only CRI (Gardener's Worker in docs/api-reference/core.md).
 				"criConfig": map[string]any{"name": "containerd", "cgroupDriver": "systemd"},
 			}
 		}
@@ -116,7 +121,8 @@ func OperatingSystemConfigs(v Values) ([]render.Object, error) {
 	return out, nil
 }
 
-// initScript only starts gardener-node-agent, which then installs everything else (S4:12480).
+// initScript only starts gardener-node-agent, which then installs everything else (Gardener's
+// docs/concepts/node-agent.md).
 const initScript = `#!/bin/bash
 set -euo pipefail
 systemctl daemon-reload
@@ -124,7 +130,8 @@ systemctl enable gardener-node-agent.service
 systemctl restart gardener-node-agent.service
 `
 
-// kubeletConfiguration carries the Shoot's documented kubelet defaults (S4:3033-3171).
+// kubeletConfiguration carries the Shoot's documented kubelet defaults (Gardener's KubeletConfig in
+// docs/api-reference/core.md).
 const kubeletConfiguration = `apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 authentication:
@@ -174,8 +181,9 @@ func agentUnit() map[string]any {
 	return unit("gardener-node-agent.service", "[Unit]\nDescription=Gardener Node Agent\nAfter=network-online.target\n\n[Service]\nLimitMEMLOCK=infinity\nExecStart="+nodeAgentBinary+" --config-dir="+nodeAgentDir+"\nRestart=always\nRestartSec=5\n\n[Install]\nWantedBy=multi-user.target\n")
 }
 
-// poolLabels are the Node labels of a pool: Gardener's (S4:17935-17940, S4:16957) and the
-// user's.
+// poolLabels are the Node labels of a pool: Gardener's (Gardener's
+// docs/extensions/resources/worker.md, "ContainerRuntime"
+// docs/extensions/resources/containerruntime.md) and the user's.
 func poolLabels(w WorkerPool) map[string]any {
 	l := map[string]any{
 		"node.kubernetes.io/role":                 "node",
@@ -192,8 +200,8 @@ func poolLabels(w WorkerPool) map[string]any {
 	return l
 }
 
-// Worker is the shoot's Worker, named like the shoot (S4:17860-17946); none for workerless
-// shoots.
+// Worker is the shoot's Worker, named like the shoot (Gardener's
+// docs/extensions/resources/worker.md); none for workerless shoots.
 func Worker(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
 	if err != nil || len(r.Workers) == 0 {

@@ -14,7 +14,8 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
-// toKubelet is the label of pods that call kubelets (S4:26079).
+// toKubelet is the label of pods that call kubelets (Gardener's "Network Policies"
+// docs/operations/network_policies.md).
 const toKubelet = "networking.gardener.cloud/to-kubelet"
 
 // meta is the metadata of an object in kube-system.
@@ -60,8 +61,9 @@ func clusterRoleBinding(name, role, sa string, labels map[string]string) *rbacv1
 }
 
 // nodeCriticalTolerations let node-critical DaemonSets run everywhere, including nodes that
-// still carry the critical-components-not-ready taint (S4:237-241); tolerating every taint
-// covers it, as upstream's kube-proxy and node-local-dns do.
+// still carry the critical-components-not-ready taint (Gardener's "Readiness of Shoot Worker Nodes"
+// docs/usage/advanced/node-readiness.md); tolerating every taint covers it, as upstream's
+// kube-proxy and node-local-dns do.
 func nodeCriticalTolerations() []corev1.Toleration {
 	return []corev1.Toleration{
 		{Key: criticalComponentsTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule},

@@ -20,29 +20,34 @@ import (
 )
 
 const (
-	// CoreDNSName is CoreDNS's Deployment (S4:21001).
+	// CoreDNSName is CoreDNS's Deployment (Gardener's "Custom DNS Configuration"
+	// docs/usage/networking/custom-dns-config.md).
 	CoreDNSName = "coredns"
-	// KubeDNSService is the cluster DNS Service (S4:20993).
+	// KubeDNSService is the cluster DNS Service (Gardener's
+	// docs/usage/networking/custom-dns-config.md).
 	KubeDNSService = "kube-dns"
 	// CoreDNSCustomConfigMap holds the users' additions (keys *.server, *.override,
-	// S4:20971-20995).
+	// Gardener's docs/usage/networking/custom-dns-config.md).
 	CoreDNSCustomConfigMap = "coredns-custom"
-	// coreDNSPort is the port CoreDNS listens on; kube-dns forwards port 53 to it (S4:20993).
-	// An unprivileged port lets CoreDNS run without NET_BIND_SERVICE.
+	// coreDNSPort is the port CoreDNS listens on; kube-dns forwards port 53 to it (Gardener's
+	// docs/usage/networking/custom-dns-config.md). An unprivileged port lets CoreDNS run without
+	// NET_BIND_SERVICE.
 	coreDNSPort = 8053
-	// Horizontal autoscaling between 2 and 5 replicas, Gardener's default mode (S4:11257).
+	// Horizontal autoscaling between 2 and 5 replicas, Gardener's default mode (Gardener's "DNS
+	// Autoscaling" docs/usage/autoscaling/dns-autoscaling.md).
 	coreDNSMinReplicas = 2
 	coreDNSMaxReplicas = 5
 	clusterDomain      = "cluster.local"
 )
 
 // coreDNSLabels select CoreDNS pods; the kube-system policy gardener.cloud--allow-dns selects
-// k8s-app=kube-dns (S4:26074).
+// k8s-app=kube-dns (Gardener's "Network Policies" docs/operations/network_policies.md).
 var coreDNSLabels = map[string]string{"k8s-app": "kube-dns"}
 
 // corefile is CoreDNS's configuration: the cluster domain from the API, everything else to the
-// node's resolvers, and the users' coredns-custom files imported (S4:20967-20995). reload picks up
-// changes within 30s (S4:20999).
+// node's resolvers, and the users' coredns-custom files imported (Gardener's
+// docs/usage/networking/custom-dns-config.md). reload picks up changes within 30s (Gardener's
+// docs/usage/networking/custom-dns-config.md).
 func corefile() string {
 	return fmt.Sprintf(`.:%d {
   errors
@@ -103,7 +108,8 @@ func (p *prepared) coreDNS() ([]*unstructured.Unstructured, error) {
 		clusterRoleBinding("system:coredns", "system:coredns", CoreDNSName, coreDNSLabels),
 		&corev1.ConfigMap{ObjectMeta: meta(CoreDNSName, coreDNSLabels), Data: config},
 		&corev1.ConfigMap{
-			// Created once and then left to the users (S4:13461): their edits survive.
+			// Created once and then left to the users (Gardener's "Gardener Resource Manager"
+			// docs/concepts/resource-manager.md): their edits survive.
 			ObjectMeta: annotated(meta(CoreDNSCustomConfigMap, coreDNSLabels), map[string]string{"resources.gardener.cloud/ignore": "true"}),
 			Data:       map[string]string{},
 		},
@@ -118,7 +124,8 @@ func (p *prepared) coreDNS() ([]*unstructured.Unstructured, error) {
 			},
 		},
 		&appsv1.Deployment{
-			// The HPA owns the replica count; the resource manager keeps it (S4:13471).
+			// The HPA owns the replica count; the resource manager keeps it (Gardener's
+			// docs/concepts/resource-manager.md).
 			ObjectMeta: annotated(meta(CoreDNSName, coreDNSLabels), map[string]string{"resources.gardener.cloud/preserve-replicas": "true"}),
 			Spec: appsv1.DeploymentSpec{
 				Replicas:             ptr.To[int32](coreDNSMinReplicas),
@@ -131,7 +138,7 @@ func (p *prepared) coreDNS() ([]*unstructured.Unstructured, error) {
 				Template: corev1.PodTemplateSpec{
 					ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: map[string]string{"checksum/config": checksum(config)}},
 					Spec: corev1.PodSpec{
-						PriorityClassName:         SystemClusterCritical, // S4:26401
+						PriorityClassName:         SystemClusterCritical, // Gardener's docs/development/priority-classes.md
 						ServiceAccountName:        CoreDNSName,
 						DNSPolicy:                 corev1.DNSDefault, // CoreDNS resolves upstream through the node
 						Tolerations:               []corev1.Toleration{{Key: "CriticalAddonsOnly", Operator: corev1.TolerationOpExists}},
@@ -183,7 +190,8 @@ func (p *prepared) coreDNS() ([]*unstructured.Unstructured, error) {
 				ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: CoreDNSName},
 				MinReplicas:    ptr.To[int32](coreDNSMinReplicas),
 				MaxReplicas:    coreDNSMaxReplicas,
-				// Scaling on CPU (S4:11257); the target utilisation is our choice.
+				// Scaling on CPU (Gardener's docs/usage/autoscaling/dns-autoscaling.md); the target utilisation
+				// is our choice.
 				Metrics: []autoscalingv2.MetricSpec{{
 					Type: autoscalingv2.ResourceMetricSourceType,
 					Resource: &autoscalingv2.ResourceMetricSource{

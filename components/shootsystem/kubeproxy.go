@@ -21,9 +21,10 @@ const (
 	kubeProxyName      = "kube-proxy"
 	kubeProxyConfigMap = "kube-proxy-config"
 	kubeProxyConfigDir = "/var/lib/kube-proxy-config"
-	// kubernetesVersionLabel is the worker pool's Kubernetes version on its nodes. S4:12512
-	// names the key as the node agent's annotation; Gardener also puts it on nodes as a label
-	// through the worker's machine labels, which the documents do not state.
+	// kubernetesVersionLabel is the worker pool's Kubernetes version on its nodes. Gardener's
+	// "Gardener Node Agent" docs/concepts/node-agent.md names the key as the node agent's annotation;
+	// Gardener also puts it on nodes as a label through the worker's machine labels, which the
+	// documents do not state.
 	kubernetesVersionLabel = "worker.gardener.cloud/kubernetes-version"
 )
 
@@ -39,7 +40,8 @@ func KubeProxyDaemonSetName(pool, version string) string {
 }
 
 // KubeProxy renders kube-proxy: the shared ServiceAccount, RBAC and configuration, and one
-// DaemonSet per worker pool. Nothing when kube-proxy is disabled (S4:2989).
+// DaemonSet per worker pool. Nothing when kube-proxy is disabled (Gardener's KubeProxyConfig in
+// docs/api-reference/core.md).
 func KubeProxy(v Values) ([]*unstructured.Unstructured, error) {
 	p, err := prepare(v)
 	if err != nil {
@@ -62,9 +64,10 @@ func KubeProxy(v Values) ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// kubeProxyConfig is the KubeProxyConfiguration: the mode (S4:2983), the pod network as the
-// cluster CIDR, metrics and health endpoints on every address for monitoring and load balancer
-// health checks (S4:26901).
+// kubeProxyConfig is the KubeProxyConfiguration: the mode (Gardener's KubeProxyConfig in
+// docs/api-reference/core.md), the pod network as the cluster CIDR, metrics and health endpoints on
+// every address for monitoring and load balancer health checks (Gardener's "Seed Settings"
+// docs/operations/seed_settings.md).
 func (p *prepared) kubeProxyConfig() (map[string]string, error) {
 	cfg := map[string]any{
 		"apiVersion":         "kubeproxy.config.k8s.io/v1alpha1",
@@ -111,7 +114,7 @@ func (p *prepared) kubeProxyPool(pool WorkerPool) ([]*unstructured.Unstructured,
 		return nil, err
 	}
 	selector := merge(kubeProxyLabels, map[string]string{"pool": pool.Name, "version": version})
-	labels := merge(selector, map[string]string{criticalComponentLabel: "true"}) // S4:231-243
+	labels := merge(selector, map[string]string{criticalComponentLabel: "true"}) // Gardener's docs/usage/advanced/node-readiness.md
 	env := []corev1.EnvVar{{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}}}
 	if p.APIServerHost != "" {
 		env = append(env,
@@ -130,7 +133,7 @@ func (p *prepared) kubeProxyPool(pool WorkerPool) ([]*unstructured.Unstructured,
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: map[string]string{"checksum/config": checksum(cfg)}},
 				Spec: corev1.PodSpec{
-					PriorityClassName:  SystemNodeCritical, // S4:26400
+					PriorityClassName:  SystemNodeCritical, // Gardener's docs/development/priority-classes.md
 					ServiceAccountName: kubeProxyName,
 					HostNetwork:        true,
 					DNSPolicy:          corev1.DNSClusterFirstWithHostNet,

@@ -88,9 +88,10 @@ func Parts(v Values) ([]Part, error) {
 
 // ManagedResources packs every part into a Secret and a ManagedResource in namespace (the
 // shoot's namespace in the seed) of cluster (the seed). The class stays unset: the shoot's
-// own gardener-resource-manager applies them into the shoot (S4:15754). They carry
-// origin=gardener, the label by which Gardener tells its own ManagedResources from extensions'
-// (S4:15754). VPN.ControlPlaneNamespace defaults to namespace.
+// own gardener-resource-manager applies them into the shoot (Gardener's "Conventions"
+// docs/extensions/conventions.md). They carry origin=gardener, the label by which Gardener tells
+// its own ManagedResources from extensions' (Gardener's docs/extensions/conventions.md).
+// VPN.ControlPlaneNamespace defaults to namespace.
 func ManagedResources(v Values, cluster, namespace string) ([]render.Object, error) {
 	if v.VPN.ControlPlaneNamespace == "" {
 		v.VPN.ControlPlaneNamespace = namespace

@@ -16,21 +16,24 @@ import (
 )
 
 const (
-	// MetricsServerName is the Deployment and Service of metrics-server (S4:11303).
+	// MetricsServerName is the Deployment and Service of metrics-server (Gardener's "Shoot
+	// Autoscaling" docs/usage/autoscaling/shoot_autoscaling.md).
 	MetricsServerName = "metrics-server"
-	// MetricsAPIService is the aggregated resource metrics API (S4:25344).
+	// MetricsAPIService is the aggregated resource metrics API (Gardener's "Log Parsers"
+	// docs/development/log_parsers.md).
 	MetricsAPIService  = "v1beta1.metrics.k8s.io"
 	metricsServerPort  = 8443
 	metricsServerCerts = "/srv/metrics-server/tls"
 	// Two replicas keep the resource metrics API, and with it HPAs and VPAs, available during a
-	// node drain; the documents give no count.
+	// node drain; Gardener's documentation gives no count.
 	metricsServerReplicas = 2
 )
 
 var metricsServerLabels = map[string]string{"k8s-app": MetricsServerName}
 
 // MetricsServer renders metrics-server, the resource metrics API HPA and VPA rely on
-// (S4:11303): its Deployment, Service, APIService and RBAC.
+// (Gardener's docs/usage/autoscaling/shoot_autoscaling.md): its Deployment, Service, APIService and
+// RBAC.
 func MetricsServer(v Values) ([]*unstructured.Unstructured, error) {
 	p, err := prepare(v)
 	if err != nil {
@@ -44,8 +47,8 @@ func (p *prepared) metricsServer() ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The kube-apiserver reaches it through the VPN (from-seed, S4:26098-26104); it reads from
-	// the kubelets and the API server.
+	// The kube-apiserver reaches it through the VPN (from-seed, Gardener's "Network Policies"
+	// docs/operations/network_policies.md); it reads from the kubelets and the API server.
 	podLabels := merge(metricsServerLabels, map[string]string{fromSeed: allowed, toAPIServer: allowed, toDNS: allowed, toKubelet: allowed})
 	typed, err := kube.All(
 		serviceAccount(MetricsServerName, metricsServerLabels, true),
@@ -88,7 +91,8 @@ func (p *prepared) metricsServer() ([]*unstructured.Unstructured, error) {
 				Template: corev1.PodTemplateSpec{
 					ObjectMeta: metav1.ObjectMeta{Labels: podLabels},
 					Spec: corev1.PodSpec{
-						// Not in S4:26395-26405; cluster-critical like the other APIs workloads depend on.
+						// Not in Gardener's "Priority Classes" docs/development/priority-classes.md; cluster-critical
+						// like the other APIs workloads depend on.
 						PriorityClassName:         SystemClusterCritical,
 						ServiceAccountName:        MetricsServerName,
 						TopologySpreadConstraints: hostnameSpread(metricsServerLabels),
@@ -101,7 +105,7 @@ func (p *prepared) metricsServer() ([]*unstructured.Unstructured, error) {
 								"--tls-private-key-file=" + metricsServerCerts + "/tls.key",
 								"--kubelet-preferred-address-types=InternalIP,InternalDNS,Hostname",
 								// Kubelet serving certificates are self-signed unless server TLS
-								// bootstrapping is on; the documents are silent.
+								// bootstrapping is on; Gardener's documentation is silent.
 								"--kubelet-insecure-tls",
 								"--metric-resolution=15s",
 								"--profiling=false",

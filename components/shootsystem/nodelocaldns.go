@@ -17,21 +17,23 @@ import (
 )
 
 const (
-	// NodeLocalDNSName is the DaemonSet of the per-node DNS cache (S4:21315-21348).
+	// NodeLocalDNSName is the DaemonSet of the per-node DNS cache (Gardener's "NodeLocalDNS
+	// Configuration" docs/usage/networking/node-local-dns.md).
 	NodeLocalDNSName = "node-local-dns"
 	// KubeDNSUpstreamService is a second Service for CoreDNS, through which the cache reaches
 	// CoreDNS while it answers on the kube-dns address itself.
 	KubeDNSUpstreamService = "kube-dns-upstream"
-	// NodeLocalDNSAddress is the link-local address the cache listens on; the documents do not
-	// give it, this is upstream's default, which kubelets are then configured with.
+	// NodeLocalDNSAddress is the link-local address the cache listens on; Gardener's documentation
+	// does not give it, this is upstream's default, which kubelets are then configured with.
 	NodeLocalDNSAddress = "169.254.20.10"
 	nodeLocalDNSHealth  = 8099
 )
 
 var nodeLocalDNSLabels = map[string]string{"k8s-app": NodeLocalDNSName}
 
-// NodeLocalDNS renders the node-local DNS cache when enabled (S4:21332-21348), nothing otherwise:
-// its DaemonSet, configuration and the kube-dns-upstream Service.
+// NodeLocalDNS renders the node-local DNS cache when enabled (Gardener's
+// docs/usage/networking/node-local-dns.md), nothing otherwise: its DaemonSet, configuration and the
+// kube-dns-upstream Service.
 func NodeLocalDNS(v Values) ([]*unstructured.Unstructured, error) {
 	p, err := prepare(v)
 	if err != nil {
@@ -44,8 +46,9 @@ func NodeLocalDNS(v Values) ([]*unstructured.Unstructured, error) {
 }
 
 // bindAddresses are the addresses the cache answers on: with kube-proxy in IPTables mode also
-// the kube-dns address, so that pods still configured with it use the cache (S4:21345-21346);
-// IPVS binds the Service address itself, so only the link-local address remains.
+// the kube-dns address, so that pods still configured with it use the cache (Gardener's
+// docs/usage/networking/node-local-dns.md); IPVS binds the Service address itself, so only the
+// link-local address remains.
 func (p *prepared) bindAddresses() []string {
 	if p.KubeProxy.Mode == ModeIPVS {
 		return []string{NodeLocalDNSAddress}
@@ -55,8 +58,10 @@ func (p *prepared) bindAddresses() []string {
 
 // nodeLocalCorefile is the cache's configuration. node-cache fills in __PILLAR__CLUSTER__DNS__
 // (the kube-dns-upstream address) and __PILLAR__UPSTREAM__SERVERS__ (the node's resolvers).
-// TCP is forced unless switched off (S4:4013-4023); without forwarding upstream, every query
-// goes to CoreDNS (S4:4025-4030, S4:21016).
+// TCP is forced unless switched off (Gardener's NodeLocalDNS in docs/api-reference/core.md);
+// without forwarding upstream, every query goes to CoreDNS (Gardener's NodeLocalDNS in
+// docs/api-reference/core.md, "Custom DNS Configuration"
+// docs/usage/networking/custom-dns-config.md).
 func (p *prepared) nodeLocalCorefile() string {
 	bind := strings.Join(p.bindAddresses(), " ")
 	forward := func(to string, udp bool) string {
@@ -116,7 +121,7 @@ func (p *prepared) nodeLocalDNS() ([]*unstructured.Unstructured, error) {
 		return nil, err
 	}
 	config := map[string]string{"Corefile": p.nodeLocalCorefile()}
-	labels := merge(nodeLocalDNSLabels, map[string]string{criticalComponentLabel: "true"}) // S4:243
+	labels := merge(nodeLocalDNSLabels, map[string]string{criticalComponentLabel: "true"}) // Gardener's docs/usage/advanced/node-readiness.md
 	podLabels := merge(labels, map[string]string{toDNS: allowed})
 	return kube.All(
 		serviceAccount(NodeLocalDNSName, nodeLocalDNSLabels, false),
@@ -143,7 +148,8 @@ func (p *prepared) nodeLocalDNS() ([]*unstructured.Unstructured, error) {
 				Template: corev1.PodTemplateSpec{
 					ObjectMeta: metav1.ObjectMeta{Labels: podLabels, Annotations: map[string]string{"checksum/config": checksum(config)}},
 					Spec: corev1.PodSpec{
-						// Node-critical (S4:243); S4:26400 lists the class's other users.
+						// Node-critical (Gardener's docs/usage/advanced/node-readiness.md); Gardener's "Priority
+						// Classes" docs/development/priority-classes.md lists the class's other users.
 						PriorityClassName:            SystemNodeCritical,
 						ServiceAccountName:           NodeLocalDNSName,
 						AutomountServiceAccountToken: ptr.To(false),

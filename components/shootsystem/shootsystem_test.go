@@ -155,8 +155,8 @@ func TestManagedResourcesForTheShootResourceManager(t *testing.T) {
 		}
 		mrs++
 		_, hasClass, _ := unstructured.NestedString(o.Object.Object, "spec", "class")
-		assert.False(t, hasClass, "the shoot's resource manager reconciles class-less ManagedResources (S4:15754)")
-		assert.Equal(t, "gardener", o.Object.GetLabels()["origin"], "S4:15754")
+		assert.False(t, hasClass, "the shoot's resource manager reconciles class-less ManagedResources (Gardener's docs/extensions/conventions.md)")
+		assert.Equal(t, "gardener", o.Object.GetLabels()["origin"], "Gardener's docs/extensions/conventions.md")
 	}
 	assert.Equal(t, 6, mrs)
 	// The control plane namespace defaults to the ManagedResources' namespace.
@@ -199,12 +199,12 @@ func TestPriorityClasses(t *testing.T) {
 		kind, name string
 		want       string
 	}{
-		{objs, "Deployment", "coredns", "system-cluster-critical"},              // S4:26401
-		{nonHA, "Deployment", "vpn-shoot", "system-cluster-critical"},           // S4:26401
-		{objs, "StatefulSet", "vpn-shoot", "system-cluster-critical"},           // S4:26401
-		{objs, "DaemonSet", "kube-proxy-local-v1.33.1", "system-node-critical"}, // S4:26400
-		{objs, "DaemonSet", "kube-proxy-old-v1.32.4", "system-node-critical"},   // S4:26400
-		{objs, "DaemonSet", "node-local-dns", "system-node-critical"},           // node-critical, S4:243
+		{objs, "Deployment", "coredns", "system-cluster-critical"},              // Gardener's docs/development/priority-classes.md
+		{nonHA, "Deployment", "vpn-shoot", "system-cluster-critical"},           // Gardener's docs/development/priority-classes.md
+		{objs, "StatefulSet", "vpn-shoot", "system-cluster-critical"},           // Gardener's docs/development/priority-classes.md
+		{objs, "DaemonSet", "kube-proxy-local-v1.33.1", "system-node-critical"}, // Gardener's docs/development/priority-classes.md
+		{objs, "DaemonSet", "kube-proxy-old-v1.32.4", "system-node-critical"},   // Gardener's docs/development/priority-classes.md
+		{objs, "DaemonSet", "node-local-dns", "system-node-critical"},           // node-critical, Gardener's docs/usage/advanced/node-readiness.md
 		{objs, "Deployment", "metrics-server", "system-cluster-critical"},       // our choice
 	}
 	for _, tt := range tests {
@@ -243,18 +243,18 @@ func TestCoreDNS(t *testing.T) {
 	ip, _, _ := unstructured.NestedString(svc.Object, "spec", "clusterIP")
 	assert.Equal(t, "100.64.0.10", ip)
 	ports, _, _ := unstructured.NestedSlice(svc.Object, "spec", "ports")
-	assert.Equal(t, int64(8053), ports[0].(map[string]any)["targetPort"], "kube-dns forwards to 8053 (S4:20993)")
-	assert.Equal(t, "kube-dns", svc.GetLabels()["k8s-app"], "the allow-dns policy selects k8s-app=kube-dns (S4:26074)")
+	assert.Equal(t, int64(8053), ports[0].(map[string]any)["targetPort"], "kube-dns forwards to 8053 (Gardener's docs/usage/networking/custom-dns-config.md)")
+	assert.Equal(t, "kube-dns", svc.GetLabels()["k8s-app"], "the allow-dns policy selects k8s-app=kube-dns (Gardener's docs/operations/network_policies.md)")
 	cm := mustFind(t, objs, "ConfigMap", "coredns")
 	corefile, _, _ := unstructured.NestedString(cm.Object, "data", "Corefile")
-	assert.Contains(t, corefile, "import custom/*.override", "S4:20995")
-	assert.Contains(t, corefile, "import custom/*.server", "S4:20995")
+	assert.Contains(t, corefile, "import custom/*.override", "Gardener's docs/usage/networking/custom-dns-config.md")
+	assert.Contains(t, corefile, "import custom/*.server", "Gardener's docs/usage/networking/custom-dns-config.md")
 	custom := mustFind(t, objs, "ConfigMap", "coredns-custom")
-	assert.Equal(t, "true", custom.GetAnnotations()["resources.gardener.cloud/ignore"], "users' edits survive (S4:13461)")
+	assert.Equal(t, "true", custom.GetAnnotations()["resources.gardener.cloud/ignore"], "users' edits survive (Gardener's docs/concepts/resource-manager.md)")
 	hpa := mustFind(t, objs, "HorizontalPodAutoscaler", "coredns")
 	minReplicas, _, _ := unstructured.NestedInt64(hpa.Object, "spec", "minReplicas")
 	maxReplicas, _, _ := unstructured.NestedInt64(hpa.Object, "spec", "maxReplicas")
-	assert.Equal(t, []int64{2, 5}, []int64{minReplicas, maxReplicas}, "S4:11257")
+	assert.Equal(t, []int64{2, 5}, []int64{minReplicas, maxReplicas}, "Gardener's docs/usage/autoscaling/dns-autoscaling.md")
 	mustFind(t, objs, "PodDisruptionBudget", "coredns")
 	mustFind(t, objs, "ClusterRole", "system:coredns")
 	mustFind(t, objs, "ClusterRoleBinding", "system:coredns")
@@ -266,12 +266,12 @@ func TestKubeProxy(t *testing.T) {
 	ds := mustFind(t, objs, "DaemonSet", "kube-proxy-old-v1.32.4")
 	sel, _, _ := unstructured.NestedStringMap(ds.Object, "spec", "template", "spec", "nodeSelector")
 	assert.Equal(t, map[string]string{"worker.gardener.cloud/pool": "old", "worker.gardener.cloud/kubernetes-version": "1.32.4"}, sel)
-	assert.Equal(t, "true", ds.GetLabels()["node.gardener.cloud/critical-component"], "S4:231")
+	assert.Equal(t, "true", ds.GetLabels()["node.gardener.cloud/critical-component"], "Gardener's docs/usage/advanced/node-readiness.md")
 	containers, _, _ := unstructured.NestedSlice(ds.Object, "spec", "template", "spec", "containers")
 	assert.Equal(t, "registry.k8s.io/kube-proxy:v1.32.4", containers[0].(map[string]any)["image"], "tagged by the pool's version")
 	cm := mustFind(t, objs, "ConfigMap", "kube-proxy-config")
 	cfg, _, _ := unstructured.NestedString(cm.Object, "data", "config.yaml")
-	assert.Contains(t, cfg, "mode: iptables", "IPTables is the default (S4:2983)")
+	assert.Contains(t, cfg, "mode: iptables", "IPTables is the default (Gardener's KubeProxyConfig in docs/api-reference/core.md)")
 	assert.Contains(t, cfg, "clusterCIDR: 100.96.0.0/11")
 
 	ipvs := base()
@@ -285,7 +285,7 @@ func TestKubeProxy(t *testing.T) {
 	disabled.KubeProxy.Disabled = true
 	objs, err = KubeProxy(disabled)
 	require.NoError(t, err)
-	assert.Empty(t, objs, "S4:2989")
+	assert.Empty(t, objs, "Gardener's KubeProxyConfig in docs/api-reference/core.md")
 	for _, o := range all(t, withVPNNamespace(disabled)) {
 		assert.False(t, strings.HasPrefix(o.GetName(), "kube-proxy"), "%s %s rendered with kube-proxy disabled", o.GetKind(), o.GetName())
 	}
@@ -307,7 +307,7 @@ func TestNodeLocalDNSOnlyWhenEnabled(t *testing.T) {
 	assert.Contains(t, args[0].(map[string]any)["args"], "169.254.20.10,100.64.0.10", "IPTables mode also answers on the kube-dns address")
 	mustFind(t, objs, "Service", "kube-dns-upstream")
 	corefile, _, _ := unstructured.NestedString(mustFind(t, objs, "ConfigMap", "node-local-dns").Object, "data", "Corefile")
-	assert.Contains(t, corefile, "force_tcp", "TCP is forced by default (S4:4017)")
+	assert.Contains(t, corefile, "force_tcp", "TCP is forced by default (Gardener's NodeLocalDNS in docs/api-reference/core.md)")
 	assert.Contains(t, corefile, "__PILLAR__UPSTREAM__SERVERS__")
 
 	v.NodeLocalDNS.DisableForwardToUpstreamDNS = true
@@ -315,7 +315,7 @@ func TestNodeLocalDNSOnlyWhenEnabled(t *testing.T) {
 	objs, err = NodeLocalDNS(v)
 	require.NoError(t, err)
 	corefile, _, _ = unstructured.NestedString(mustFind(t, objs, "ConfigMap", "node-local-dns").Object, "data", "Corefile")
-	assert.NotContains(t, corefile, "__PILLAR__UPSTREAM__SERVERS__", "S4:21016")
+	assert.NotContains(t, corefile, "__PILLAR__UPSTREAM__SERVERS__", "Gardener's docs/usage/networking/custom-dns-config.md")
 	assert.Contains(t, corefile, "bind 169.254.20.10\n")
 }
 
@@ -323,9 +323,9 @@ func TestVPNShoot(t *testing.T) {
 	objs, err := VPNShoot(withVPNNamespace(base()))
 	require.NoError(t, err)
 	d := mustFind(t, objs, "Deployment", "vpn-shoot")
-	assert.Equal(t, "vpn-shoot", d.GetLabels()["app"], "S4:26081")
+	assert.Equal(t, "vpn-shoot", d.GetLabels()["app"], "Gardener's docs/operations/network_policies.md")
 	env := envOf(t, d, "vpn-shoot")
-	assert.Equal(t, "8132", env["OPENVPN_PORT"], "S4:153")
+	assert.Equal(t, "8132", env["OPENVPN_PORT"], "Gardener's docs/usage/advanced/control-plane-endpoints-and-ports.md")
 	assert.Equal(t, "100.64.0.0/13", env["SERVICE_NETWORK"])
 
 	objs, err = VPNShoot(withVPNNamespace(customised()))
@@ -333,7 +333,7 @@ func TestVPNShoot(t *testing.T) {
 	assert.Nil(t, find(objs, "Deployment", "vpn-shoot"))
 	sts := mustFind(t, objs, "StatefulSet", "vpn-shoot")
 	replicas, _, _ := unstructured.NestedInt64(sts.Object, "spec", "replicas")
-	assert.Equal(t, int64(2), replicas, "two clients in HA (S4:26635)")
+	assert.Equal(t, int64(2), replicas, "two clients in HA (Gardener's docs/development/reversed-vpn-tunnel.md)")
 	assert.Contains(t, envOf(t, sts, "vpn-shoot-s1")["REVERSED_VPN_HEADER"], "vpn-seed-server-1.")
 }
 

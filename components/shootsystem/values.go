@@ -2,9 +2,10 @@
 // mostly in kube-system (digest 1.5): CoreDNS, kube-proxy, the reversed VPN client vpn-shoot,
 // metrics-server and the optional node-local DNS cache. The objects are not applied by the engine
 // directly: the shoot's own gardener-resource-manager in the seed applies them into the shoot, so
-// ManagedResources packs every component into a ManagedResource (class unset, S4:15754) in the
-// shoot's namespace of the seed. The shoot composite calls ManagedResources with Values it builds
-// from the Shoot's spec; there is no component type of its own.
+// ManagedResources packs every component into a ManagedResource (class unset, Gardener's
+// "Conventions" docs/extensions/conventions.md) in the shoot's namespace of the seed. The shoot
+// composite calls ManagedResources with Values it builds from the Shoot's spec; there is no
+// component type of its own.
 package shootsystem
 
 import (
@@ -21,13 +22,15 @@ import (
 // Namespace is where the shoot system components live (digest 1.5).
 const Namespace = "kube-system"
 
-// The shoot's built-in priority classes (S4:26395-26401), created by Kubernetes itself.
+// The shoot's built-in priority classes (Gardener's "Priority Classes"
+// docs/development/priority-classes.md), created by Kubernetes itself.
 const (
 	SystemNodeCritical    = "system-node-critical"
 	SystemClusterCritical = "system-cluster-critical"
 )
 
-// Kube-proxy modes (.spec.kubernetes.kubeProxy.mode, S4:2975-2983).
+// Kube-proxy modes (.spec.kubernetes.kubeProxy.mode, Gardener's KubeProxyConfig in
+// docs/api-reference/core.md).
 const (
 	ModeIPTables = "IPTables"
 	ModeIPVS     = "IPVS"
@@ -35,13 +38,17 @@ const (
 
 // Labels Gardener's node and network machinery select system component pods by.
 const (
-	// criticalComponentLabel marks node-critical DaemonSets and their pods (S4:229-243).
+	// criticalComponentLabel marks node-critical DaemonSets and their pods (Gardener's "Readiness of
+	// Shoot Worker Nodes" docs/usage/advanced/node-readiness.md).
 	criticalComponentLabel = "node.gardener.cloud/critical-component"
-	// criticalComponentsTaint is on new nodes until node-critical pods are ready (S4:225).
+	// criticalComponentsTaint is on new nodes until node-critical pods are ready (Gardener's
+	// docs/usage/advanced/node-readiness.md).
 	criticalComponentsTaint = "node.gardener.cloud/critical-components-not-ready"
-	// poolLabel is the worker pool label Gardener puts on nodes (S4:16956).
+	// poolLabel is the worker pool label Gardener puts on nodes (Gardener's "ContainerRuntime"
+	// docs/extensions/resources/containerruntime.md).
 	poolLabel = "worker.gardener.cloud/pool"
-	// The shoot's kube-system NetworkPolicies select pods by these labels (S4:26071-26084).
+	// The shoot's kube-system NetworkPolicies select pods by these labels (Gardener's "Network
+	// Policies" docs/operations/network_policies.md).
 	toAPIServer      = "networking.gardener.cloud/to-apiserver"
 	toDNS            = "networking.gardener.cloud/to-dns"
 	toPublicNetworks = "networking.gardener.cloud/to-public-networks"
@@ -64,18 +71,20 @@ type Values struct {
 	NodeCIDR string
 	// WorkerPools are the shoot's worker pools; kube-proxy runs one DaemonSet per pool.
 	WorkerPools []WorkerPool
-	// KubeProxy configures kube-proxy (.spec.kubernetes.kubeProxy, S4:2971-2989).
+	// KubeProxy configures kube-proxy (.spec.kubernetes.kubeProxy, Gardener's KubeProxyConfig in
+	// docs/api-reference/core.md).
 	KubeProxy KubeProxyConfig
 	// NodeLocalDNS configures the node-local DNS cache (.spec.systemComponents.nodeLocalDNS,
-	// S4:4001-4030).
+	// Gardener's NodeLocalDNS in docs/api-reference/core.md).
 	NodeLocalDNS NodeLocalDNSConfig
 	// VPN configures vpn-shoot, the reversed VPN client.
 	VPN VPNConfig
 	// MetricsServer configures metrics-server.
 	MetricsServer MetricsServerConfig
 	// APIServerHost is the shoot API server's internal domain name (api.<shoot>.<project>.<internal
-	// domain>, S4:161). When set, kube-proxy talks to it directly instead of through the
-	// kubernetes Service, whose routing kube-proxy itself sets up.
+	// domain>, Gardener's "Control Plane Endpoints And Ports"
+	// docs/usage/advanced/control-plane-endpoints-and-ports.md). When set, kube-proxy talks to it
+	// directly instead of through the kubernetes Service, whose routing kube-proxy itself sets up.
 	APIServerHost string
 	// Images overrides image vector entries by name.
 	Images map[string]string
@@ -93,34 +102,41 @@ type WorkerPool struct {
 // KubeProxyConfig configures kube-proxy.
 type KubeProxyConfig struct {
 	// Disabled leaves kube-proxy out, for networking extensions that route Services themselves
-	// (.spec.kubernetes.kubeProxy.enabled=false, S4:2989, S4:17502-17511). Gardener's default is
-	// enabled, hence the negation.
+	// (.spec.kubernetes.kubeProxy.enabled=false, Gardener's KubeProxyConfig in
+	// docs/api-reference/core.md, "Network" docs/extensions/resources/network.md). Gardener's default
+	// is enabled, hence the negation.
 	Disabled bool
-	// Mode is IPTables (default, S4:2983) or IPVS.
+	// Mode is IPTables (default, Gardener's KubeProxyConfig in docs/api-reference/core.md) or IPVS.
 	Mode string
 }
 
 // NodeLocalDNSConfig configures the node-local DNS cache.
 type NodeLocalDNSConfig struct {
-	// Enabled deploys it (default off; enabling rolls all nodes, S4:21348).
+	// Enabled deploys it (default off; enabling rolls all nodes, Gardener's "NodeLocalDNS
+	// Configuration" docs/usage/networking/node-local-dns.md).
 	Enabled bool
 	// UDPToClusterDNS and UDPToUpstreamDNS turn off the default TCP forwarding to CoreDNS and to
-	// the upstream DNS servers (forceTCPTo*DNS default true, S4:4013-4023).
+	// the upstream DNS servers (forceTCPTo*DNS default true, Gardener's NodeLocalDNS in
+	// docs/api-reference/core.md).
 	UDPToClusterDNS  bool
 	UDPToUpstreamDNS bool
-	// DisableForwardToUpstreamDNS sends every query to CoreDNS (S4:4025-4030, S4:21016).
+	// DisableForwardToUpstreamDNS sends every query to CoreDNS (Gardener's NodeLocalDNS in
+	// docs/api-reference/core.md, "Custom DNS Configuration"
+	// docs/usage/networking/custom-dns-config.md).
 	DisableForwardToUpstreamDNS bool
 }
 
 // VPNConfig configures vpn-shoot.
 type VPNConfig struct {
 	// Endpoint is the host the client connects to: the shoot API server's domain, served by the
-	// seed's istio ingress gateway on port 8132 (S4:153, S4:173).
+	// seed's istio ingress gateway on port 8132 (Gardener's
+	// docs/usage/advanced/control-plane-endpoints-and-ports.md).
 	Endpoint string
 	// ControlPlaneNamespace is the shoot's namespace in the seed, where vpn-seed-server runs; the
 	// ingress gateway routes the tunnel by it. ManagedResources fills it in when empty.
 	ControlPlaneNamespace string
-	// HighAvailability runs two clients, each connected to both VPN servers (S4:26629-26639).
+	// HighAvailability runs two clients, each connected to both VPN servers (Gardener's "Reversed VPN
+	// Tunnel" docs/development/reversed-vpn-tunnel.md).
 	HighAvailability bool
 	// SecretName names the Secret in kube-system with the client certificate (tls.crt,
 	// tls.key) and the VPN CA (ca.crt); "vpn-shoot-client" when empty.

@@ -17,22 +17,24 @@ import (
 )
 
 const (
-	// VPNShootName is the client's workload; its pods are labelled app=vpn-shoot (S4:26081,
-	// S4:26107).
+	// VPNShootName is the client's workload; its pods are labelled app=vpn-shoot (Gardener's "Network
+	// Policies" docs/operations/network_policies.md).
 	VPNShootName = "vpn-shoot"
-	// vpnPort is the istio ingress gateway's port for the reversed tunnel (S4:153).
+	// vpnPort is the istio ingress gateway's port for the reversed tunnel (Gardener's "Control Plane
+	// Endpoints And Ports" docs/usage/advanced/control-plane-endpoints-and-ports.md).
 	vpnPort = "8132"
 	// haVPNServers is the number of VPN servers, and clients, of an HA control plane
-	// (S4:26635-26639).
+	// (Gardener's "Reversed VPN Tunnel" docs/development/reversed-vpn-tunnel.md).
 	haVPNServers = 2
 )
 
 var vpnShootLabels = map[string]string{"app": VPNShootName}
 
-// VPNShoot renders the reversed VPN client (S4:169-173): a Deployment with one client, or for an
-// HA control plane a StatefulSet of two pods, each with a client per VPN server
-// (S4:26635-26639). A StatefulSet, because each pod needs a stable index for its bonding
-// address; the documents do not name the kind.
+// VPNShoot renders the reversed VPN client (Gardener's
+// docs/usage/advanced/control-plane-endpoints-and-ports.md): a Deployment with one client, or for
+// an HA control plane a StatefulSet of two pods, each with a client per VPN server (Gardener's
+// docs/development/reversed-vpn-tunnel.md). A StatefulSet, because each pod needs a stable index
+// for its bonding address; Gardener's documentation does not name the kind.
 func VPNShoot(v Values) ([]*unstructured.Unstructured, error) {
 	p, err := prepare(v)
 	if err != nil {
@@ -60,7 +62,7 @@ func (p *prepared) vpnShoot() ([]*unstructured.Unstructured, error) {
 	template := corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: merge(vpnShootLabels, map[string]string{"type": "tunnel"})},
 		Spec: corev1.PodSpec{
-			PriorityClassName:            SystemClusterCritical, // S4:26401
+			PriorityClassName:            SystemClusterCritical, // Gardener's docs/development/priority-classes.md
 			ServiceAccountName:           VPNShootName,
 			AutomountServiceAccountToken: ptr.To(false),
 			DNSPolicy:                    corev1.DNSDefault, // the endpoint is a public name
@@ -106,7 +108,7 @@ func (p *prepared) vpnShoot() ([]*unstructured.Unstructured, error) {
 		return nil, err
 	}
 	// The client certificate signed by the VPN CA that vpn-seed-server trusts, and the
-	// tls-auth key both ends share (S4:26620-26635).
+	// tls-auth key both ends share (Gardener's docs/development/reversed-vpn-tunnel.md).
 	if v := p.VPN; v.Client.Name != "" && v.CA.Name != "" {
 		out = append(out, generatedSecret(v.SecretName, vpnShootLabels, map[string]string{
 			"tls.crt": v.Client.ref("tls.crt"), "tls.key": v.Client.ref("tls.key"), "ca.crt": v.CA.ref("ca.crt"),
@@ -120,7 +122,8 @@ func (p *prepared) vpnShoot() ([]*unstructured.Unstructured, error) {
 
 // vpnContainer is one VPN client; index is the VPN server it connects to in HA, -1 otherwise.
 // The variables are the vpn-client image's interface; the tunnel is routed by the ingress
-// gateway to the vpn-seed-server Service named in the header (S4:26620-26635).
+// gateway to the vpn-seed-server Service named in the header (Gardener's
+// docs/development/reversed-vpn-tunnel.md).
 func (p *prepared) vpnContainer(name, image string, index int) corev1.Container {
 	server := "vpn-seed-server"
 	if index >= 0 {

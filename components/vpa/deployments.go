@@ -27,14 +27,16 @@ const (
 	nonRootUser                int64 = 65534
 )
 
-// PriorityClass is each component's class in the garden runtime cluster (S4:26369-26370).
+// PriorityClass is each component's class in the garden runtime cluster (Gardener's "Priority
+// Classes" docs/development/priority-classes.md).
 var PriorityClass = map[string]string{
 	AdmissionController: priorityclasses.GardenSystem300,
 	Recommender:         priorityclasses.GardenSystem200,
 	Updater:             priorityclasses.GardenSystem200,
 }
 
-// SeedPriorityClass is each component's class in a seed cluster (S4:26381-26382).
+// SeedPriorityClass is each component's class in a seed cluster (Gardener's
+// docs/development/priority-classes.md).
 var SeedPriorityClass = map[string]string{
 	AdmissionController: priorityclasses.System800,
 	Recommender:         priorityclasses.System700,
@@ -48,9 +50,9 @@ var imageNames = map[string]string{
 	Updater:             images.VPAUpdater,
 }
 
-// args are each component's flags. Where the documents are silent the values are what Gardener
-// operators are used to from Gardener's own VPA: a one-minute loop, evictions of at most half of
-// a workload's replicas at a time, and leader leases kept in the component's namespace.
+// args are each component's flags. Where Gardener's documentation is silent the values are what
+// Gardener operators are used to from Gardener's own VPA: a one-minute loop, evictions of at most
+// half of a workload's replicas at a time, and leader leases kept in the component's namespace.
 func args(component string, v Values) []string {
 	switch component {
 	case AdmissionController:
@@ -168,8 +170,9 @@ func deployment(component, image string, v Values) *appsv1.Deployment {
 }
 
 // spread spreads replicas over nodes and zones without ever making them unschedulable, so that
-// single-node and single-zone clusters still run them (S4:24620-24645 asks for the spread; the
-// catalog relaxes the zone constraint to ScheduleAnyway).
+// single-node and single-zone clusters still run them (Gardener's "High Availability Of Components"
+// docs/development/high-availability-of-components.md asks for the spread; the catalog relaxes the
+// zone constraint to ScheduleAnyway).
 func spread(component string) []corev1.TopologySpreadConstraint {
 	var out []corev1.TopologySpreadConstraint
 	for _, key := range []string{corev1.LabelHostname, corev1.LabelTopologyZone} {

@@ -1,8 +1,9 @@
 // Package vpa renders the vpa component: the Vertical Pod Autoscaler (vpa-admission-controller,
 // vpa-recommender, vpa-updater) that gardener-operator deploys into the garden namespace of the
 // runtime cluster unless the Garden disables it; Gardener relies on a VPA being there either way
-// (S4:12559, S4:12579-12581, S4:12701, S4:9651). The garden composite omits the component where
-// the landscape brings its own VPA.
+// (Gardener's "Gardener Operator" docs/concepts/operator.md, SettingVerticalPodAutoscaler in
+// docs/api-reference/operator.md). The garden composite omits the component where the landscape
+// brings its own VPA.
 package vpa
 
 import (
@@ -17,7 +18,8 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Names of the three VPA components: Deployments, ServiceAccounts and app labels (S4:12579-12581).
+// Names of the three VPA components: Deployments, ServiceAccounts and app labels (Gardener's
+// docs/concepts/operator.md).
 const (
 	AdmissionController = "vpa-admission-controller"
 	Recommender         = "vpa-recommender"
@@ -25,7 +27,8 @@ const (
 )
 
 // Names of the admission controller's webhook objects. The Service name is the one Gardener
-// lists among the topology-aware Services (S4:4797); the configuration name is upstream VPA's.
+// lists among the topology-aware Services (Gardener's SeedSettingTopologyAwareRouting in
+// docs/api-reference/core.md); the configuration name is upstream VPA's.
 const (
 	WebhookServiceName       = "vpa-webhook"
 	WebhookConfigurationName = "vpa-webhook-config"
@@ -47,12 +50,13 @@ var CRDs = []string{
 type Values struct {
 	// Cluster is the runtime cluster the VPA runs in and acts on.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of the components; "" means "garden" (S4:12579).
+	// Namespace of the components; "" means "garden" (Gardener's docs/concepts/operator.md).
 	Namespace string `json:"namespace"`
 	// Images overrides entries of the image vector by image name.
 	Images map[string]string `json:"images"`
 	// HighAvailability runs every component with 2 replicas instead of 1, spread over nodes and
-	// zones; all three are controllers or (webhook) servers (S4:24611-24614).
+	// zones; all three are controllers or (webhook) servers (Gardener's "High Availability Of
+	// Components" docs/development/high-availability-of-components.md).
 	HighAvailability bool `json:"high_availability"`
 	// AdmissionWebhooks registers the MutatingWebhookConfiguration; nil means true. Turn it off
 	// only where nothing can serve the webhook, such as the local control plane.
@@ -132,10 +136,11 @@ func withDefaults(v Values) Values {
 }
 
 // replicas follows Gardener's rule for seed system components: controllers and (webhook)
-// servers run with 2 replicas (S4:24611-24614). Without high availability one replica is
-// enough, as for a non-HA control plane's controllers (S4:24663-24665); servers would get 2
-// there, but the VPA webhook fails open (failurePolicy Ignore), so one admission controller is
-// an accepted risk outside HA landscapes.
+// servers run with 2 replicas (Gardener's docs/development/high-availability-of-components.md).
+// Without high availability one replica is enough, as for a non-HA control plane's controllers
+// (Gardener's docs/development/high-availability-of-components.md); servers would get 2 there, but
+// the VPA webhook fails open (failurePolicy Ignore), so one admission controller is an accepted
+// risk outside HA landscapes.
 func replicas(ha bool) int32 {
 	if ha {
 		return 2

@@ -59,10 +59,12 @@ func TestDeploymentsFollowTheDocuments(t *testing.T) {
 		replicas int64
 	}{
 		{"without HA one replica", false, 1},
-		// Controllers and (webhook) servers run with 2 replicas (S4:24611-24614).
+		// Controllers and (webhook) servers run with 2 replicas (Gardener's "High Availability Of
+		// Components" docs/development/high-availability-of-components.md).
 		{"with HA two replicas", true, 2},
 	}
-	// Priority classes of the garden runtime cluster (S4:26369-26370).
+	// Priority classes of the garden runtime cluster (Gardener's "Priority Classes"
+	// docs/development/priority-classes.md).
 	classes := map[string]string{
 		"vpa-admission-controller": "gardener-garden-system-300",
 		"vpa-recommender":          "gardener-garden-system-200",
@@ -74,7 +76,8 @@ func TestDeploymentsFollowTheDocuments(t *testing.T) {
 			for name, class := range classes {
 				d := rendertest.Find(objs, "Deployment", name)
 				require.NotNil(t, d, name)
-				// The components live in the garden namespace (S4:12579).
+				// The components live in the garden namespace (Gardener's "Gardener Operator"
+				// docs/concepts/operator.md).
 				assert.Equal(t, "garden", d.GetNamespace())
 				got, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
 				assert.Equal(t, class, got, name)

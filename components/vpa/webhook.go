@@ -18,7 +18,8 @@ import (
 const webhookServicePort = 443
 
 // webhookService exposes the admission controller to the kube-apiserver: vpa-webhook, port 443
-// to the container's 10250 (S4:4797 names the Service).
+// to the container's 10250 (Gardener's SeedSettingTopologyAwareRouting in
+// docs/api-reference/core.md names the Service).
 func webhookService(namespace string) *corev1.Service {
 	return &corev1.Service{
 		ObjectMeta: meta(WebhookServiceName, namespace),

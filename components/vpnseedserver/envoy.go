@@ -16,9 +16,10 @@ const (
 )
 
 // envoyConfig makes Envoy an HTTP CONNECT proxy on ProxyPort: the kube-apiserver opens a CONNECT
-// tunnel to a node, Service or Pod address of the shoot (S4:26635), authenticated with a client
-// certificate of the VPN CA, and the proxy connects to that address, which the server routes
-// through the tunnel. The proxy serves the server's own certificate.
+// tunnel to a node, Service or Pod address of the shoot (Gardener's "Reversed VPN Tunnel"
+// docs/development/reversed-vpn-tunnel.md), authenticated with a client certificate of the VPN CA,
+// and the proxy connects to that address, which the server routes through the tunnel. The proxy
+// serves the server's own certificate.
 func envoyConfig(family string) string {
 	lookup := "V4_ONLY"
 	if family == "IPv6" {

@@ -9,13 +9,15 @@ import (
 )
 
 // annotationNamespaceSelectors lets pods of other namespaces reach a Service's ports through the
-// NetworkPolicies gardener-resource-manager derives from it (S4:13942).
+// NetworkPolicies gardener-resource-manager derives from it (Gardener's "Gardener Resource Manager"
+// docs/concepts/resource-manager.md).
 const annotationNamespaceSelectors = "networking.resources.gardener.cloud/namespace-selectors"
 
 // IngressNamespaceSelector selects the namespaces of the seed's Istio ingress gateways, which
-// forward vpn-shoot's connections to the server (S4:173). The documents name the namespaces
-// (*istio-ingress-*, S4:25941) but not their labels; gardener.cloud/role=istio-ingress is the label an
-// operator finds on them.
+// forward vpn-shoot's connections to the server (Gardener's "Control Plane Endpoints And Ports"
+// docs/usage/advanced/control-plane-endpoints-and-ports.md). The documents name the namespaces
+// (*istio-ingress-*, Gardener's "Network Policies" docs/operations/network_policies.md) but not
+// their labels; gardener.cloud/role=istio-ingress is the label an operator finds on them.
 var IngressNamespaceSelector = map[string]string{"gardener.cloud/role": "istio-ingress"}
 
 func serviceAnnotations() map[string]string {
@@ -28,7 +30,7 @@ func tunnelPort() corev1.ServicePort {
 }
 
 // service is the single server's Service: the tunnel for vpn-shoot and the proxy for the
-// kube-apiserver (S4:26625, S4:26635).
+// kube-apiserver (Gardener's "Reversed VPN Tunnel" docs/development/reversed-vpn-tunnel.md).
 func service(r resolved) *corev1.Service {
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: r.Namespace, Labels: SelectorLabels(), Annotations: serviceAnnotations()},
@@ -44,7 +46,7 @@ func service(r resolved) *corev1.Service {
 }
 
 // podService is the Service vpn-seed-server-<i> with endpoints in the pod of the same name
-// (S4:26635).
+// (Gardener's docs/development/reversed-vpn-tunnel.md).
 func podService(r resolved, name string) *corev1.Service {
 	selector := SelectorLabels()
 	selector["statefulset.kubernetes.io/pod-name"] = name

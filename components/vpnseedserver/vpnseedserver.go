@@ -1,11 +1,14 @@
 // Package vpnseedserver renders the vpn_seed_server component: the server end of a shoot's
-// reversed VPN tunnel in the shoot's control-plane namespace of the seed (S4:26613-26656). The
-// vpn-shoot client in the shoot dials out through the seed's Istio ingress gateway (port 8132,
-// S4:153, S4:173) to this server, and the shoot's kube-apiserver reaches nodes, Services and Pods
-// of the shoot through the tunnel. Without high availability a single server runs with an HTTP
-// CONNECT proxy beside it that the kube-apiserver uses (S4:26635); with high availability two
-// servers run as pods vpn-seed-server-0 and -1, each behind a Service of the same name, and the
-// kube-apiserver's own VPN sidecars connect to both (S4:26635-26651).
+// reversed VPN tunnel in the shoot's control-plane namespace of the seed (Gardener's "Reversed VPN
+// Tunnel" docs/development/reversed-vpn-tunnel.md). The vpn-shoot client in the shoot dials out
+// through the seed's Istio ingress gateway (port 8132, Gardener's "Control Plane Endpoints And
+// Ports" docs/usage/advanced/control-plane-endpoints-and-ports.md) to this server, and the shoot's
+// kube-apiserver reaches nodes, Services and Pods of the shoot through the tunnel. Without high
+// availability a single server runs with an HTTP CONNECT proxy beside it that the kube-apiserver
+// uses (Gardener's docs/development/reversed-vpn-tunnel.md); with high availability two servers run
+// as pods vpn-seed-server-0 and -1, each behind a Service of the same name, and the
+// kube-apiserver's own VPN sidecars connect to both (Gardener's
+// docs/development/reversed-vpn-tunnel.md).
 package vpnseedserver
 
 import (
@@ -22,23 +25,24 @@ import (
 )
 
 // Name is the name of the workload, of the Service without high availability and the prefix of
-// the per-pod Services with it (S4:26635).
+// the per-pod Services with it (Gardener's docs/development/reversed-vpn-tunnel.md).
 const Name = "vpn-seed-server"
 
 // Ports of the server's containers.
 const (
 	// TunnelPort is where OpenVPN accepts the vpn-shoot clients (and, with high availability,
-	// the kube-apiserver's VPN sidecars). The documents give no number; 1194 is OpenVPN's
+	// the kube-apiserver's VPN sidecars). Gardener's documentation gives no number; 1194 is OpenVPN's
 	// registered port, which Gardener's VPN uses.
 	TunnelPort = 1194
 	// ProxyPort is where the HTTP CONNECT proxy beside a single server listens for the
-	// kube-apiserver (S4:26635); the number is the one Gardener uses, the documents give none.
+	// kube-apiserver (Gardener's docs/development/reversed-vpn-tunnel.md); the number is the one
+	// Gardener uses, Gardener's documentation gives none.
 	ProxyPort = 9443
 )
 
-// DefaultVPNNetwork is the transfer network inside the tunnel. The documents name none for the
-// classic VPN; 192.168.123.0/24 is Gardener's default, and it must not overlap the shoot's or
-// the seed's networks.
+// DefaultVPNNetwork is the transfer network inside the tunnel. Gardener's documentation names none
+// for the classic VPN; 192.168.123.0/24 is Gardener's default, and it must not overlap the shoot's
+// or the seed's networks.
 const DefaultVPNNetwork = "192.168.123.0/24"
 
 // Networks are the shoot's networks the tunnel routes to.
@@ -48,7 +52,8 @@ type Networks struct {
 	// Services is the shoot's service CIDR (.spec.networking.services).
 	Services string `json:"services"`
 	// Nodes is the shoot's node CIDR (.spec.networking.nodes, or what the Infrastructure
-	// reported as status.nodesCIDR, S4:17402); "" for a shoot without one yet.
+	// reported as status.nodesCIDR, Gardener's "Infrastructure"
+	// docs/extensions/resources/infrastructure.md); "" for a shoot without one yet.
 	Nodes string `json:"nodes"`
 }
 
@@ -61,7 +66,8 @@ type Values struct {
 	// Images overrides image vector entries by name (vpn-server, envoy-proxy).
 	Images map[string]string `json:"images"`
 	// HighAvailability runs two servers instead of one: true for shoots with a failure
-	// tolerance (node or zone) of their control plane (S4:26617, S4:26631).
+	// tolerance (node or zone) of their control plane (Gardener's
+	// docs/development/reversed-vpn-tunnel.md).
 	HighAvailability bool `json:"high_availability"`
 	// ShootNetworks are the networks routed through the tunnel.
 	ShootNetworks Networks `json:"shoot_networks"`
@@ -71,21 +77,26 @@ type Values struct {
 	// "" means "vpn-seed-server".
 	ServerSecretName string `json:"server_secret_name"`
 	// CASecretName holds the VPN CA (ca.crt) that vpn-shoot's and the kube-apiserver's client
-	// certificates are checked against (S4:23600); "" means "ca-vpn".
+	// certificates are checked against (Gardener's "Shoot Credentials Rotation"
+	// docs/usage/shoot-operations/shoot_credentials_rotation.md); "" means "ca-vpn".
 	CASecretName string `json:"ca_secret_name"`
-	// TLSAuthSecretName holds the OpenVPN TLS auth key (key vpn.tlsauth, S4:23739, S4:26793);
-	// "" means "vpn-seed-server-tlsauth".
+	// TLSAuthSecretName holds the OpenVPN TLS auth key (key vpn.tlsauth, Gardener's
+	// docs/usage/shoot-operations/shoot_credentials_rotation.md, "Secrets Management"
+	// docs/development/secrets_management.md); "" means "vpn-seed-server-tlsauth".
 	TLSAuthSecretName string `json:"tls_auth_secret_name"`
-	// PriorityClassName of the pods; "" means gardener-system-300 (S4:26391).
+	// PriorityClassName of the pods; "" means gardener-system-300 (Gardener's "Priority Classes"
+	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
 	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
-	// (S4:22997-23007, S4:24209-24211). The workload keeps its kind (StatefulSet or Deployment),
-	// so waking up only scales it again.
+	// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
+	// docs/development/component-checklist.md). The workload keeps its kind (StatefulSet or
+	// Deployment), so waking up only scales it again.
 	Hibernated bool `json:"-"`
 }
 
-// Replicas is 2 for a highly available control plane, else 1 (S4:26635: two servers).
+// Replicas is 2 for a highly available control plane, else 1 (Gardener's
+// docs/development/reversed-vpn-tunnel.md: two servers).
 func Replicas(highAvailability bool) int32 {
 	if highAvailability {
 		return 2
@@ -103,7 +114,7 @@ func replicas(r resolved) int32 {
 
 // WorkloadKind is the kind of the server's workload: a StatefulSet with high availability, so
 // that its pods carry the stable names vpn-seed-server-0 and -1 the per-pod Services select
-// (S4:26635), and a Deployment otherwise.
+// (Gardener's docs/development/reversed-vpn-tunnel.md), and a Deployment otherwise.
 func WorkloadKind(highAvailability bool) string {
 	if highAvailability {
 		return "StatefulSet"
@@ -112,7 +123,7 @@ func WorkloadKind(highAvailability bool) string {
 }
 
 // ServiceNames are the Services the clients dial: vpn-seed-server, or vpn-seed-server-0 and -1
-// with high availability (S4:26635).
+// with high availability (Gardener's docs/development/reversed-vpn-tunnel.md).
 func ServiceNames(highAvailability bool) []string {
 	if !highAvailability {
 		return []string{Name}

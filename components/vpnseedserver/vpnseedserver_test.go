@@ -58,8 +58,8 @@ func TestDocumentedFacts(t *testing.T) {
 		replicas int32
 		services []string
 	}{
-		// S4:26635: two servers behind vpn-seed-server-0/1, with endpoints in pods of the same
-		// name; a single server otherwise.
+		// Gardener's "Reversed VPN Tunnel" docs/development/reversed-vpn-tunnel.md: two servers behind
+		// vpn-seed-server-0/1, with endpoints in pods of the same name; a single server otherwise.
 		{"single", false, "Deployment", 1, []string{"vpn-seed-server"}},
 		{"ha", true, "StatefulSet", 2, []string{"vpn-seed-server-0", "vpn-seed-server-1"}},
 	} {
@@ -89,7 +89,8 @@ func TestDocumentedFacts(t *testing.T) {
 			for k, val := range selector {
 				assert.Equal(t, val, tmpl.Labels[k], k)
 			}
-			// S4:26391: vpn-seed-server is a gardener-system-300 component.
+			// Gardener's "Priority Classes" docs/development/priority-classes.md: vpn-seed-server is a
+			// gardener-system-300 component.
 			assert.Equal(t, "gardener-system-300", tmpl.Spec.PriorityClassName)
 			c := tmpl.Spec.Containers[0]
 			assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/vpn-server:0.31.0", c.Image)
@@ -101,7 +102,8 @@ func TestDocumentedFacts(t *testing.T) {
 			assert.Equal(t, "100.64.0.0/13", envs["SERVICE_NETWORK"])
 			assert.Equal(t, "10.250.0.0/16", envs["NODE_NETWORK"])
 			assert.Equal(t, DefaultVPNNetwork, envs["VPN_NETWORK"])
-			// S4:26635: the HTTP proxy sidecar exists only without high availability.
+			// Gardener's docs/development/reversed-vpn-tunnel.md: the HTTP proxy sidecar exists only without
+			// high availability.
 			assert.Len(t, tmpl.Spec.Containers, map[bool]int{false: 2, true: 1}[tc.ha])
 			assert.Equal(t, tc.services, ServiceNames(tc.ha))
 			for _, name := range tc.services {
@@ -117,7 +119,9 @@ func TestDocumentedFacts(t *testing.T) {
 }
 
 // TestHibernation checks that a hibernated server has no replicas, in the Deployment or the
-// StatefulSet, whichever it renders (S4:22997-23007, S4:24209-24211).
+// StatefulSet, whichever it renders (Gardener's "Shoot Hibernation"
+// docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
+// docs/development/component-checklist.md).
 func TestHibernation(t *testing.T) {
 	for _, tc := range []struct {
 		name       string

@@ -24,11 +24,13 @@ const (
 )
 
 // haClients is the number of vpn-shoot clients in the shoot with high availability: two pods,
-// each with one client per server (S4:26635).
+// each with one client per server (Gardener's "Reversed VPN Tunnel"
+// docs/development/reversed-vpn-tunnel.md).
 const haClients = 2
 
 // podLabels are the pod labels: the selector, the control-plane role, and the DNS egress the
-// proxy needs to resolve the names the kube-apiserver connects to (S4:25949).
+// proxy needs to resolve the names the kube-apiserver connects to (Gardener's "Network Policies"
+// docs/operations/network_policies.md).
 func podLabels() map[string]string {
 	l := map[string]string{
 		"gardener.cloud/role":              "controlplane",
@@ -51,7 +53,7 @@ func env(r resolved) []corev1.EnvVar {
 	e = append(e, corev1.EnvVar{Name: "VPN_NETWORK", Value: r.VPNNetwork})
 	if r.HighAvailability {
 		// Each server learns its index from its pod name (vpn-seed-server-<i>) and serves the
-		// shoot's VPN clients (S4:26635-26647).
+		// shoot's VPN clients (Gardener's docs/development/reversed-vpn-tunnel.md).
 		e = append(e,
 			corev1.EnvVar{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
 			corev1.EnvVar{Name: "IS_HA", Value: "true"},
@@ -61,7 +63,8 @@ func env(r resolved) []corev1.EnvVar {
 	return e
 }
 
-// ipFamily tells the server whether the shoot is IPv4 or IPv6 (single-stack, S4:3938).
+// ipFamily tells the server whether the shoot is IPv4 or IPv6 (single-stack, Gardener's Networking
+// in docs/api-reference/core.md).
 func ipFamily(cidr string) string {
 	for _, c := range cidr {
 		if c == ':' {
@@ -91,7 +94,7 @@ func vpnContainer(r resolved, image string) corev1.Container {
 			Privileged:   ptr.To(false),
 			Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_ADMIN"}},
 		},
-		// Requests an operator would start from for one tunnel; the documents give none.
+		// Requests an operator would start from for one tunnel; Gardener's documentation gives none.
 		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 			corev1.ResourceCPU:    resource.MustParse("100m"),
 			corev1.ResourceMemory: resource.MustParse("100Mi"),
@@ -207,8 +210,8 @@ func deployment(r resolved, envoyConfig *corev1.ConfigMap) (*appsv1.Deployment, 
 }
 
 // statefulSet runs the two servers with the stable pod names vpn-seed-server-0 and -1 that the
-// per-pod Services select (S4:26635). Parallel: each pod is a server of its own, not a member
-// waiting for its predecessor.
+// per-pod Services select (Gardener's docs/development/reversed-vpn-tunnel.md). Parallel: each pod
+// is a server of its own, not a member waiting for its predecessor.
 func statefulSet(r resolved) (*appsv1.StatefulSet, error) {
 	spec, err := podSpec(r)
 	if err != nil {

@@ -168,7 +168,8 @@ spec:
 		{name: "shoot: an exposure class added", doc: shoot, desired: map[string]any{"spec.exposureClassName": str("internet")}, changes: true, immutable: []string{".spec.exposureClassName"}},
 		{name: "shoot: another scheduler", doc: shoot, desired: map[string]any{"spec.schedulerName": str("custom")}, changes: true, immutable: []string{".spec.schedulerName"}},
 		{name: "shoot: a changed node CIDR mask size", doc: shoot, desired: map[string]any{"spec.kubernetes.kubeControllerManager.nodeCIDRMaskSize": int64(25)}, changes: true, immutable: []string{".spec.kubernetes.kubeControllerManager.nodeCIDRMaskSize"}},
-		// S4:18751-18766: HA may be added, but not removed or switched.
+		// Gardener's "Shoot High Availability" docs/usage/high-availability/shoot_high_availability.md:
+		// HA may be added, but not removed or switched.
 		{name: "shoot: high availability added", doc: shoot, desired: map[string]any{"spec.controlPlane.highAvailability.failureTolerance.type": str("node")}, changes: true},
 		{name: "shoot: high availability switched from node to zone", doc: shootHA, desired: map[string]any{"spec.controlPlane.highAvailability.failureTolerance.type": str("zone")}, changes: true, immutable: []string{".spec.controlPlane"}},
 		{name: "shoot: high availability removed", doc: shootHA, desired: map[string]any{"spec.controlPlane": nil}, changes: true, immutable: []string{".spec.controlPlane"}},

@@ -91,11 +91,12 @@ var immutableFields = []immutableField{
 }
 
 // gardenerImmutableFields are the immutable fields of the Gardener API, from the API reference
-// (S4 = shared/seeds/004_f69719840e4185ec.txt; "S4:1187" is its line 1187). gardener-apiserver
-// and gardener-operator enforce them in their update validation, not with CEL transition rules,
-// so no schema announces them, and the local control plane's stand-in CRDs do not enforce them
-// at all: only this table knows them. (engine/plan refuses to replace the Gardener objects whose
-// deletion would destroy a cluster; the others are replaced like any object.)
+// (S4 = shared/seeds/004_f69719840e4185ec.txt; "Gardener's Shoot in docs/api-reference/core.md" is
+// its line 1187). gardener-apiserver and gardener-operator enforce them in their update validation,
+// not with CEL transition rules, so no schema announces them, and the local control plane's
+// stand-in CRDs do not enforce them at all: only this table knows them. (engine/plan refuses to
+// replace the Gardener objects whose deletion would destroy a cluster; the others are replaced like
+// any object.)
 //
 // A rule without condition refuses any change, adding and removing the field included (the
 // server compares old and new as a whole). bothSet is used where the field may legitimately
@@ -105,121 +106,145 @@ var immutableFields = []immutableField{
 // from one value to another is certain to be refused there.
 //
 // Left out on purpose: status fields (never applied); "the spec is immutable once the deletion
-// timestamp is set" (S4:1116, S4:655, extension kinds), which concerns objects being deleted,
-// not replacements; ControllerRegistration and operator Extension .spec.resources[].primary
-// (S4:2185, S4:15342), whose list the stand-in serves as an atomic list, so an item matched by
-// index after a reordering would look like a change of primary; the Shoot's HA and workerless
-// transitions (S4:18751-18766, S4:23486), which are rules about values, not fields.
+// timestamp is set" (Gardener's Shoot in docs/api-reference/core.md, ControllerInstallation in
+// docs/api-reference/core.md, extension kinds), which concerns objects being deleted, not
+// replacements; ControllerRegistration and operator Extension .spec.resources[].primary (Gardener's
+// ControllerResource in docs/api-reference/core.md, "ControllerRegistration"
+// docs/extensions/registration.md), whose list the stand-in serves as an atomic list, so an item
+// matched by index after a reordering would look like a change of primary; the Shoot's HA and
+// workerless transitions (Gardener's "Shoot High Availability"
+// docs/usage/high-availability/shoot_high_availability.md, "Workerless Shoots"
+// docs/usage/shoot/shoot_workerless.md), which are rules about values, not fields.
 var gardenerImmutableFields = []immutableField{
-	// core.gardener.cloud Shoot (resource S4:1094-1266; ShootSpec S4:5325).
-	{kind: gk(gardenerCore, "Shoot"), path: ".spec.region"},        // S4:1187, S4:5399
-	{kind: gk(gardenerCore, "Shoot"), path: ".spec.provider.type"}, // Provider S4:4320
+	// core.gardener.cloud Shoot (resource Gardener's Shoot in docs/api-reference/core.md; ShootSpec
+	// Gardener's ShootSpec in docs/api-reference/core.md).
+	{kind: gk(gardenerCore, "Shoot"), path: ".spec.region"},        // Gardener's Shoot in docs/api-reference/core.md, ShootSpec in docs/api-reference/core.md
+	{kind: gk(gardenerCore, "Shoot"), path: ".spec.provider.type"}, // Provider Gardener's Provider in docs/api-reference/core.md
 	// The CNI type: required for a Shoot with workers; a workerless Shoot has none and cannot get
-	// workers later (S4:23486), so adding or removing it is refused as well.
-	{kind: gk(gardenerCore, "Shoot"), path: ".spec.networking.type"}, // Networking S4:3908
-	// Pods and services CIDRs default to the seed's shootDefaults (S4:4559-4563, S4:19133) when
-	// the landscape leaves them out; both "cannot be changed afterwards" (S4:21380).
-	{kind: gk(gardenerCore, "Shoot"), path: ".spec.networking.pods", when: bothSet},     // S4:3920
-	{kind: gk(gardenerCore, "Shoot"), path: ".spec.networking.services", when: bothSet}, // S4:3932
-	// Defaults to ["IPv4"] (S4:3938): a landscape that stops setting it gets the default back.
-	{kind: gk(gardenerCore, "Shoot"), path: ".spec.networking.ipFamilies", when: bothSet}, // S4:3938
-	// The DNS admission plugin assigns a default domain to Shoots without one (S4:11786,
-	// S4:17086).
-	{kind: gk(gardenerCore, "Shoot"), path: ".spec.dns.domain", when: bothSet}, // DNS S4:2297
-	// Mutually exclusive with credentialsBindingName (S4:1193, S4:1253): a Shoot moving from a
-	// SecretBinding to a CredentialsBinding drops it, which an operator expects Gardener to allow
-	// (the reference is silent); replacing one binding by another is refused.
-	{kind: gk(gardenerCore, "Shoot"), path: ".spec.secretBindingName", when: bothSet}, // S4:1193, S4:5405
-	{kind: gk(gardenerCore, "Shoot"), path: ".spec.exposureClassName"},                // S4:1223, S4:5435
-	{kind: gk(gardenerCore, "Shoot"), path: ".spec.schedulerName"},                    // S4:1241, S4:5453
-	// Defaults to 24 (S4:2951, S4:21415-21419).
-	{kind: gk(gardenerCore, "Shoot"), path: ".spec.kubernetes.kubeControllerManager.nodeCIDRMaskSize", when: bothSet}, // S4:2951
+	// workers later (Gardener's docs/usage/shoot/shoot_workerless.md), so adding or removing it is
+	// refused as well.
+	{kind: gk(gardenerCore, "Shoot"), path: ".spec.networking.type"}, // Networking Gardener's Networking in docs/api-reference/core.md
+	// Pods and services CIDRs default to the seed's shootDefaults (Gardener's SeedNetworks in
+	// docs/api-reference/core.md, "Deploy Gardenlet Manually"
+	// docs/deployment/deploy_gardenlet_manually.md) when the landscape leaves them out; both "cannot
+	// be changed afterwards" (Gardener's "Shoot Networking Configurations"
+	// docs/usage/networking/shoot_networking.md).
+	{kind: gk(gardenerCore, "Shoot"), path: ".spec.networking.pods", when: bothSet},     // Gardener's Networking in docs/api-reference/core.md
+	{kind: gk(gardenerCore, "Shoot"), path: ".spec.networking.services", when: bothSet}, // Gardener's Networking in docs/api-reference/core.md
+	// Defaults to ["IPv4"] (Gardener's Networking in docs/api-reference/core.md): a landscape that
+	// stops setting it gets the default back.
+	{kind: gk(gardenerCore, "Shoot"), path: ".spec.networking.ipFamilies", when: bothSet}, // Gardener's Networking in docs/api-reference/core.md
+	// The DNS admission plugin assigns a default domain to Shoots without one (Gardener's "APIServer
+	// Admission Plugins" docs/concepts/apiserver-admission-plugins.md, "DNS Record"
+	// docs/extensions/resources/dnsrecord.md).
+	{kind: gk(gardenerCore, "Shoot"), path: ".spec.dns.domain", when: bothSet}, // DNS Gardener's DNS in docs/api-reference/core.md
+	// Mutually exclusive with credentialsBindingName (Gardener's Shoot in docs/api-reference/core.md):
+	// a Shoot moving from a SecretBinding to a CredentialsBinding drops it, which an operator expects
+	// Gardener to allow (the reference is silent); replacing one binding by another is refused.
+	{kind: gk(gardenerCore, "Shoot"), path: ".spec.secretBindingName", when: bothSet}, // Gardener's Shoot in docs/api-reference/core.md, ShootSpec in docs/api-reference/core.md
+	{kind: gk(gardenerCore, "Shoot"), path: ".spec.exposureClassName"},                // Gardener's Shoot in docs/api-reference/core.md, ShootSpec in docs/api-reference/core.md
+	{kind: gk(gardenerCore, "Shoot"), path: ".spec.schedulerName"},                    // Gardener's Shoot in docs/api-reference/core.md, ShootSpec in docs/api-reference/core.md
+	// Defaults to 24 (Gardener's KubeControllerManagerConfig in docs/api-reference/core.md,
+	// docs/usage/networking/shoot_networking.md).
+	{kind: gk(gardenerCore, "Shoot"), path: ".spec.kubernetes.kubeControllerManager.nodeCIDRMaskSize", when: bothSet}, // Gardener's KubeControllerManagerConfig in docs/api-reference/core.md
 	// High availability can be added to a control plane, but once set neither removed nor
-	// switched between node and zone (S4:18751-18766).
+	// switched between node and zone (Gardener's
+	// docs/usage/high-availability/shoot_high_availability.md).
 	{kind: gk(gardenerCore, "Shoot"), path: ".spec.controlPlane", when: wasSet}, // its only field is highAvailability
 
-	// core.gardener.cloud Seed (resource S4:1014; SeedSpec S4:4854; SeedNetworks S4:4536-4575).
-	{kind: gk(gardenerCore, "Seed"), path: ".spec.networks.pods"},     // S4:4552
-	{kind: gk(gardenerCore, "Seed"), path: ".spec.networks.services"}, // S4:4557
-	// Optional (S4:4545): a seed may learn its node network later.
-	{kind: gk(gardenerCore, "Seed"), path: ".spec.networks.nodes", when: bothSet},      // S4:4547
-	{kind: gk(gardenerCore, "Seed"), path: ".spec.networks.ipFamilies", when: bothSet}, // default ["IPv4"], S4:4575
+	// core.gardener.cloud Seed (resource Gardener's Seed in docs/api-reference/core.md; SeedSpec
+	// Gardener's SeedSpec in docs/api-reference/core.md; SeedNetworks Gardener's SeedNetworks in
+	// docs/api-reference/core.md).
+	{kind: gk(gardenerCore, "Seed"), path: ".spec.networks.pods"},     // Gardener's SeedNetworks in docs/api-reference/core.md
+	{kind: gk(gardenerCore, "Seed"), path: ".spec.networks.services"}, // Gardener's SeedNetworks in docs/api-reference/core.md
+	// Optional (Gardener's SeedNetworks in docs/api-reference/core.md): a seed may learn its node
+	// network later.
+	{kind: gk(gardenerCore, "Seed"), path: ".spec.networks.nodes", when: bothSet},      // Gardener's SeedNetworks in docs/api-reference/core.md
+	{kind: gk(gardenerCore, "Seed"), path: ".spec.networks.ipFamilies", when: bothSet}, // default ["IPv4"], Gardener's SeedNetworks in docs/api-reference/core.md
 	// Changing the object store's provider of an existing backup; adding backup to a seed
 	// without one adds .spec.backup as a whole, which this rule does not match.
-	{kind: gk(gardenerCore, "Seed"), path: ".spec.backup.provider"}, // SeedBackup S4:4487
-	// Optional (S4:4497); an operator expects the bucket in the seed's own region without it.
-	{kind: gk(gardenerCore, "Seed"), path: ".spec.backup.region", when: bothSet}, // S4:4499
-	// The reference calls the whole ingress immutable (S4:1081, S4:4904) but its type narrows it
-	// to the domain, "once set" (S4:2794); the ingress controller's settings stay mutable, as
-	// operators expect.
-	{kind: gk(gardenerCore, "Seed"), path: ".spec.ingress.domain", when: bothSet}, // S4:2794
+	{kind: gk(gardenerCore, "Seed"), path: ".spec.backup.provider"}, // SeedBackup Gardener's SeedBackup in docs/api-reference/core.md
+	// Optional (Gardener's SeedBackup in docs/api-reference/core.md); an operator expects the bucket
+	// in the seed's own region without it.
+	{kind: gk(gardenerCore, "Seed"), path: ".spec.backup.region", when: bothSet}, // Gardener's SeedBackup in docs/api-reference/core.md
+	// The reference calls the whole ingress immutable (Gardener's Seed in docs/api-reference/core.md,
+	// SeedSpec in docs/api-reference/core.md) but its type narrows it to the domain, "once set"
+	// (Gardener's Ingress in docs/api-reference/core.md); the ingress controller's settings stay
+	// mutable, as operators expect.
+	{kind: gk(gardenerCore, "Seed"), path: ".spec.ingress.domain", when: bothSet}, // Gardener's Ingress in docs/api-reference/core.md
 
-	// core.gardener.cloud Project. Gardener generates the namespace when it is unset (S4:917) and
-	// records the creator (S4:887).
-	{kind: gk(gardenerCore, "Project"), path: ".spec.namespace", when: bothSet}, // S4:917, S4:4241
-	{kind: gk(gardenerCore, "Project"), path: ".spec.createdBy", when: bothSet}, // S4:887, S4:4211
+	// core.gardener.cloud Project. Gardener generates the namespace when it is unset (Gardener's
+	// Project in docs/api-reference/core.md) and records the creator (Gardener's Project in
+	// docs/api-reference/core.md).
+	{kind: gk(gardenerCore, "Project"), path: ".spec.namespace", when: bothSet}, // Gardener's Project in docs/api-reference/core.md, ProjectSpec in docs/api-reference/core.md
+	{kind: gk(gardenerCore, "Project"), path: ".spec.createdBy", when: bothSet}, // Gardener's Project in docs/api-reference/core.md, ProjectSpec in docs/api-reference/core.md
 
-	// core.gardener.cloud SecretBinding: fields at the top level (S4:979-1012).
-	{kind: gk(gardenerCore, "SecretBinding"), path: ".secretRef"}, // S4:1000
-	{kind: gk(gardenerCore, "SecretBinding"), path: ".quotas"},    // S4:1006
-	// Optional (S4:1010): bindings created without it may get it once.
-	{kind: gk(gardenerCore, "SecretBinding"), path: ".provider", when: bothSet}, // S4:1012
+	// core.gardener.cloud SecretBinding: fields at the top level (Gardener's SecretBinding in
+	// docs/api-reference/core.md).
+	{kind: gk(gardenerCore, "SecretBinding"), path: ".secretRef"}, // Gardener's SecretBinding in docs/api-reference/core.md
+	{kind: gk(gardenerCore, "SecretBinding"), path: ".quotas"},    // Gardener's SecretBinding in docs/api-reference/core.md
+	// Optional (Gardener's SecretBinding in docs/api-reference/core.md): bindings created without it
+	// may get it once.
+	{kind: gk(gardenerCore, "SecretBinding"), path: ".provider", when: bothSet}, // Gardener's SecretBinding in docs/api-reference/core.md
 
-	// security.gardener.cloud CredentialsBinding: fields at the top level (S4:10090-10122).
-	{kind: gk(gardenerSecurity, "CredentialsBinding"), path: ".provider"},       // S4:10111
-	{kind: gk(gardenerSecurity, "CredentialsBinding"), path: ".credentialsRef"}, // S4:10116
-	{kind: gk(gardenerSecurity, "CredentialsBinding"), path: ".quotas"},         // S4:10122
+	// security.gardener.cloud CredentialsBinding: fields at the top level (Gardener's
+	// CredentialsBinding in docs/api-reference/security.md).
+	{kind: gk(gardenerSecurity, "CredentialsBinding"), path: ".provider"},       // Gardener's CredentialsBinding in docs/api-reference/security.md
+	{kind: gk(gardenerSecurity, "CredentialsBinding"), path: ".credentialsRef"}, // Gardener's CredentialsBinding in docs/api-reference/security.md
+	{kind: gk(gardenerSecurity, "CredentialsBinding"), path: ".quotas"},         // Gardener's CredentialsBinding in docs/api-reference/security.md
 
-	{kind: gk(gardenerCore, "Quota"), path: ".spec.scope"}, // S4:977, S4:4373
+	{kind: gk(gardenerCore, "Quota"), path: ".spec.scope"}, // Gardener's Quota in docs/api-reference/core.md, QuotaSpec in docs/api-reference/core.md
 
 	// core.gardener.cloud ExposureClass: fields at the top level.
-	{kind: gk(gardenerCore, "ExposureClass"), path: ".handler"},    // S4:737
-	{kind: gk(gardenerCore, "ExposureClass"), path: ".scheduling"}, // S4:743
+	{kind: gk(gardenerCore, "ExposureClass"), path: ".handler"},    // Gardener's ExposureClass in docs/api-reference/core.md
+	{kind: gk(gardenerCore, "ExposureClass"), path: ".scheduling"}, // Gardener's ExposureClass in docs/api-reference/core.md
 
-	{kind: gk(gardenerCore, "ControllerInstallation"), path: ".spec.registrationRef.name"}, // S4:662, S4:2076
-	{kind: gk(gardenerCore, "ControllerInstallation"), path: ".spec.seedRef.name"},         // S4:667, S4:2081
+	{kind: gk(gardenerCore, "ControllerInstallation"), path: ".spec.registrationRef.name"}, // Gardener's ControllerInstallation in docs/api-reference/core.md, ControllerInstallationSpec in docs/api-reference/core.md
+	{kind: gk(gardenerCore, "ControllerInstallation"), path: ".spec.seedRef.name"},         // Gardener's ControllerInstallation in docs/api-reference/core.md, ControllerInstallationSpec in docs/api-reference/core.md
 
-	// core.gardener.cloud BackupBucket; the seed is assigned once (optional, S4:476).
-	{kind: gk(gardenerCore, "BackupBucket"), path: ".spec.provider"},                // S4:461, S4:1547
-	{kind: gk(gardenerCore, "BackupBucket"), path: ".spec.seedName", when: bothSet}, // S4:478, S4:1564
+	// core.gardener.cloud BackupBucket; the seed is assigned once (optional, Gardener's BackupBucket
+	// in docs/api-reference/core.md).
+	{kind: gk(gardenerCore, "BackupBucket"), path: ".spec.provider"},                // Gardener's BackupBucket in docs/api-reference/core.md, BackupBucketSpec in docs/api-reference/core.md
+	{kind: gk(gardenerCore, "BackupBucket"), path: ".spec.seedName", when: bothSet}, // Gardener's BackupBucket in docs/api-reference/core.md, BackupBucketSpec in docs/api-reference/core.md
 
 	// operations.gardener.cloud Bastion.
-	{kind: gk("operations.gardener.cloud", "Bastion"), path: ".spec.shootRef.name"}, // S4:8286
-	{kind: gk("operations.gardener.cloud", "Bastion"), path: ".spec.sshPublicKey"},  // S4:8303
+	{kind: gk("operations.gardener.cloud", "Bastion"), path: ".spec.shootRef.name"}, // Gardener's Bastion in docs/api-reference/operations.md
+	{kind: gk("operations.gardener.cloud", "Bastion"), path: ".spec.sshPublicKey"},  // Gardener's Bastion in docs/api-reference/operations.md
 
 	// seedmanagement.gardener.cloud ManagedSeed and ManagedSeedSet; bootstrap, mergeWithParent
-	// and revisionHistoryLimit have defaults (S4:10526, S4:10532, S4:10489).
-	{kind: gk(gardenerSeedManagement, "ManagedSeed"), path: ".spec.shoot"},                                    // S4:10419
-	{kind: gk(gardenerSeedManagement, "ManagedSeed"), path: ".spec.gardenlet.bootstrap", when: bothSet},       // S4:10526
-	{kind: gk(gardenerSeedManagement, "ManagedSeed"), path: ".spec.gardenlet.mergeWithParent", when: bothSet}, // S4:10532
-	{kind: gk(gardenerSeedManagement, "ManagedSeedSet"), path: ".spec.selector"},                              // S4:10467
-	{kind: gk(gardenerSeedManagement, "ManagedSeedSet"), path: ".spec.revisionHistoryLimit", when: bothSet},   // S4:10489
+	// and revisionHistoryLimit have defaults (Gardener's GardenletConfig in
+	// docs/api-reference/seedmanagement.md, ManagedSeedSet in docs/api-reference/seedmanagement.md).
+	{kind: gk(gardenerSeedManagement, "ManagedSeed"), path: ".spec.shoot"},                                    // Gardener's ManagedSeed in docs/api-reference/seedmanagement.md
+	{kind: gk(gardenerSeedManagement, "ManagedSeed"), path: ".spec.gardenlet.bootstrap", when: bothSet},       // Gardener's GardenletConfig in docs/api-reference/seedmanagement.md
+	{kind: gk(gardenerSeedManagement, "ManagedSeed"), path: ".spec.gardenlet.mergeWithParent", when: bothSet}, // Gardener's GardenletConfig in docs/api-reference/seedmanagement.md
+	{kind: gk(gardenerSeedManagement, "ManagedSeedSet"), path: ".spec.selector"},                              // Gardener's ManagedSeedSet in docs/api-reference/seedmanagement.md
+	{kind: gk(gardenerSeedManagement, "ManagedSeedSet"), path: ".spec.revisionHistoryLimit", when: bothSet},   // Gardener's ManagedSeedSet in docs/api-reference/seedmanagement.md
 
 	// operator.gardener.cloud Garden.
-	{kind: gk(gardenerOperator, "Garden"), path: ".spec.runtimeCluster.networking.pods"},                 // RuntimeNetworking S4:9584
-	{kind: gk(gardenerOperator, "Garden"), path: ".spec.runtimeCluster.networking.services"},             // S4:9589
-	{kind: gk(gardenerOperator, "Garden"), path: ".spec.runtimeCluster.networking.nodes", when: bothSet}, // optional, S4:9579
-	{kind: gk(gardenerOperator, "Garden"), path: ".spec.virtualCluster.networking.services"},             // Networking S4:9436
-	{kind: gk(gardenerOperator, "Garden"), path: ".spec.virtualCluster.gardener.clusterIdentity"},        // Gardener S4:9080
-	{kind: gk(gardenerOperator, "Garden"), path: ".spec.virtualCluster.etcd.main.backup.provider"},       // Backup (on ETCDMain) S4:8508
-	{kind: gk(gardenerOperator, "Garden"), path: ".spec.virtualCluster.dns.domains[0].name"},             // "the first given domain", S4:8600
+	{kind: gk(gardenerOperator, "Garden"), path: ".spec.runtimeCluster.networking.pods"},                 // RuntimeNetworking Gardener's RuntimeNetworking in docs/api-reference/operator.md
+	{kind: gk(gardenerOperator, "Garden"), path: ".spec.runtimeCluster.networking.services"},             // Gardener's RuntimeNetworking in docs/api-reference/operator.md
+	{kind: gk(gardenerOperator, "Garden"), path: ".spec.runtimeCluster.networking.nodes", when: bothSet}, // optional, Gardener's RuntimeNetworking in docs/api-reference/operator.md
+	{kind: gk(gardenerOperator, "Garden"), path: ".spec.virtualCluster.networking.services"},             // Networking Gardener's Networking in docs/api-reference/operator.md
+	{kind: gk(gardenerOperator, "Garden"), path: ".spec.virtualCluster.gardener.clusterIdentity"},        // Gardener Gardener's Gardener in docs/api-reference/operator.md
+	{kind: gk(gardenerOperator, "Garden"), path: ".spec.virtualCluster.etcd.main.backup.provider"},       // Backup (on ETCDMain) Gardener's Backup in docs/api-reference/operator.md
+	{kind: gk(gardenerOperator, "Garden"), path: ".spec.virtualCluster.dns.domains[0].name"},             // "the first given domain", Gardener's DNS in docs/api-reference/operator.md
 
 	// extensions.gardener.cloud, written by gardenlet or, for shoot control planes the engine
-	// manages, by the landscape (S4:6290-8247).
-	{kind: gk(gardenerExtensions, "BackupBucket"), path: ".spec.region"},                 // S4:6331
-	{kind: gk(gardenerExtensions, "BackupEntry"), path: ".spec.region"},                  // S4:6379
-	{kind: gk(gardenerExtensions, "Bastion"), path: ".spec.userData"},                    // S4:6426
-	{kind: gk(gardenerExtensions, "ContainerRuntime"), path: ".spec.workerPool.name"},    // S4:7184
-	{kind: gk(gardenerExtensions, "ControlPlane"), path: ".spec.purpose", when: bothSet}, // optional, S4:6544-6546
-	{kind: gk(gardenerExtensions, "ControlPlane"), path: ".spec.region"},                 // S4:6557
-	{kind: gk(gardenerExtensions, "DNSRecord"), path: ".spec.name"},                      // S4:6616
-	{kind: gk(gardenerExtensions, "DNSRecord"), path: ".spec.recordType"},                // S4:6621
-	{kind: gk(gardenerExtensions, "Infrastructure"), path: ".spec.region"},               // S4:6701
-	{kind: gk(gardenerExtensions, "Network"), path: ".spec.podCIDR"},                     // S4:6749
-	{kind: gk(gardenerExtensions, "Network"), path: ".spec.serviceCIDR"},                 // S4:6754
-	{kind: gk(gardenerExtensions, "Network"), path: ".spec.ipFamilies", when: bothSet},   // optional, S4:6760
-	{kind: gk(gardenerExtensions, "OperatingSystemConfig"), path: ".spec.purpose"},       // S4:6803
-	{kind: gk(gardenerExtensions, "Worker"), path: ".spec.region"},                       // S4:6858
+	// manages, by the landscape (Gardener's "Extensions" docs/api-reference/extensions.md).
+	{kind: gk(gardenerExtensions, "BackupBucket"), path: ".spec.region"},                 // Gardener's BackupBucket in docs/api-reference/extensions.md
+	{kind: gk(gardenerExtensions, "BackupEntry"), path: ".spec.region"},                  // Gardener's BackupEntry in docs/api-reference/extensions.md
+	{kind: gk(gardenerExtensions, "Bastion"), path: ".spec.userData"},                    // Gardener's Bastion in docs/api-reference/extensions.md
+	{kind: gk(gardenerExtensions, "ContainerRuntime"), path: ".spec.workerPool.name"},    // Gardener's ContainerRuntimeWorkerPool in docs/api-reference/extensions.md
+	{kind: gk(gardenerExtensions, "ControlPlane"), path: ".spec.purpose", when: bothSet}, // optional, Gardener's ControlPlane in docs/api-reference/extensions.md
+	{kind: gk(gardenerExtensions, "ControlPlane"), path: ".spec.region"},                 // Gardener's ControlPlane in docs/api-reference/extensions.md
+	{kind: gk(gardenerExtensions, "DNSRecord"), path: ".spec.name"},                      // Gardener's DNSRecord in docs/api-reference/extensions.md
+	{kind: gk(gardenerExtensions, "DNSRecord"), path: ".spec.recordType"},                // Gardener's DNSRecord in docs/api-reference/extensions.md
+	{kind: gk(gardenerExtensions, "Infrastructure"), path: ".spec.region"},               // Gardener's Infrastructure in docs/api-reference/extensions.md
+	{kind: gk(gardenerExtensions, "Network"), path: ".spec.podCIDR"},                     // Gardener's Network in docs/api-reference/extensions.md
+	{kind: gk(gardenerExtensions, "Network"), path: ".spec.serviceCIDR"},                 // Gardener's Network in docs/api-reference/extensions.md
+	{kind: gk(gardenerExtensions, "Network"), path: ".spec.ipFamilies", when: bothSet},   // optional, Gardener's Network in docs/api-reference/extensions.md
+	{kind: gk(gardenerExtensions, "OperatingSystemConfig"), path: ".spec.purpose"},       // Gardener's OperatingSystemConfig in docs/api-reference/extensions.md
+	{kind: gk(gardenerExtensions, "Worker"), path: ".spec.region"},                       // Gardener's Worker in docs/api-reference/extensions.md
 }
 
 // The Gardener API groups of gardenerImmutableFields.

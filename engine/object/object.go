@@ -130,7 +130,8 @@ var protectedKinds = map[schema.GroupKind]bool{
 
 // Protected reports whether deleting or replacing an object needs --allow-destroy: a protected
 // kind, a control-plane namespace (shoot--*, garden) or a project namespace (garden-*,
-// S4:11754), which holds the project's credentials.
+// Gardener's "APIServer Admission Plugins" docs/concepts/apiserver-admission-plugins.md), which
+// holds the project's credentials.
 func Protected(r Ref) bool {
 	if protectedKinds[r.GroupKind()] {
 		return true

@@ -17,8 +17,9 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// The binding kinds whose referenced Secret a copy takes (S4:10080-10329 for CredentialsBinding;
-// SecretBinding in core.gardener.cloud/v1beta1).
+// The binding kinds whose referenced Secret a copy takes (Gardener's "Security"
+// docs/api-reference/security.md for CredentialsBinding; SecretBinding in
+// core.gardener.cloud/v1beta1).
 var bindings = map[string]struct {
 	gvr schema.GroupVersionResource
 	// ref is the path of the binding's Secret reference (name, namespace).

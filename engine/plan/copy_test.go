@@ -55,8 +55,9 @@ var cloudprovider = render.Component{Name: "cloudprovider", Copy: &render.CopySp
 	BindingKind: "CredentialsBinding", BindingNamespace: "garden-local", BindingName: "local",
 }}
 
-// A shoot's cloudprovider Secret is its binding's Secret (S4:17330), found where the landscape
-// declares it, or else in the live cluster; its values are secrets of the plan.
+// A shoot's cloudprovider Secret is its binding's Secret (Gardener's "Infrastructure"
+// docs/extensions/resources/infrastructure.md), found where the landscape declares it, or else in
+// the live cluster; its values are secrets of the plan.
 func TestSecretCopy(t *testing.T) {
 	binding := kobject("security.gardener.cloud/v1alpha1", "CredentialsBinding", "garden-local", "local", map[string]any{
 		"credentialsRef": map[string]any{"kind": "Secret", "name": "local-credentials", "namespace": "garden-local"},
@@ -116,9 +117,10 @@ func TestSecretCopyFindsObjectsInTheirDefaultNamespace(t *testing.T) {
 }
 
 // A copy by selector replicates every Secret of a namespace that carries the label (Gardener's
-// shared Secrets into seed-<name>, S4:12389-12394): those the landscape renders, winning over
-// their live versions, and the live ones it does not render; each keeps its name, labels and
-// annotations but not another tool's inventory, and its values are secrets of the plan.
+// shared Secrets into seed-<name>, Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md): those the landscape renders, winning over their live
+// versions, and the live ones it does not render; each keeps its name, labels and annotations but
+// not another tool's inventory, and its values are secrets of the plan.
 func TestSecretCopyBySelector(t *testing.T) {
 	shared := render.Component{Name: "seed_secrets", Copy: &render.CopySpec{
 		Cluster: "virtual", Namespace: "seed-local", FromCluster: "virtual", FromNamespace: "garden", FromSelector: "gardener.cloud/role",

@@ -29,8 +29,9 @@ func CreateOnly(u *unstructured.Unstructured) (bool, error) {
 // objects that are not create-only and for those to be created, which planObject plans as usual:
 //   - absent, and the state does not record it (or there is no state): create;
 //   - absent, but the state records it as applied: something deleted it after the landscape
-//     created it (gardenlet deletes its bootstrap kubeconfig, S4:14511); no-op with reason
-//     created_once, so that it is neither created again nor reported as missing;
+//     created it (gardenlet deletes its bootstrap kubeconfig, Gardener's "gardenlet"
+//     docs/concepts/gardenlet.md); no-op with reason created_once, so that it is neither created
+//     again nor reported as missing;
 //   - present: no-op whatever the differences, never an update, a replacement or drift. An
 //     object of the landscape stays labelled and recorded, and is deleted once no longer
 //     rendered; one that exists without the label is left alone with a warning, not adopted

@@ -7,7 +7,8 @@ import (
 )
 
 // condition is the part of a status condition the rules read. Kubernetes (metav1.Condition and the
-// per-API variants) and Gardener (digest line 259, S4:1974-2015) share these fields.
+// per-API variants) and Gardener (digest line 259, Gardener's Condition in
+// docs/api-reference/core.md) share these fields.
 type condition struct {
 	Type, Status, Reason, Message string
 }

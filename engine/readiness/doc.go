@@ -9,5 +9,6 @@
 // status says it never will be without a change (Terminal), or the context ends.
 //
 // Rules for Gardener kinds follow shared/reference/gardener-digest.md (cited as "digest" with its
-// line numbers and the source references it gives, e.g. S4:17291).
+// line numbers and the source references it gives, e.g. Gardener's "Extension"
+// docs/extensions/resources/extension.md).
 package readiness

@@ -48,8 +48,9 @@ func conditionsAndOperation(obj *unstructured.Unstructured, required, optional [
 }
 
 // seedReady: GardenletReady, SeedSystemComponentsHealthy and ExtensionsReady True (the local
-// setup's readiness check, digest line 373, S4:19916-19922), BackupBucketsReady True when the Seed
-// has a backup (digest line 369) and the last operation Succeeded (digest line 712).
+// setup's readiness check, digest line 373, Gardener's "Getting Started Locally"
+// docs/deployment/getting_started_locally.md), BackupBucketsReady True when the Seed has a backup
+// (digest line 369) and the last operation Succeeded (digest line 712).
 func seedReady(obj *unstructured.Unstructured, _ Options) Status {
 	required := []string{"GardenletReady", "SeedSystemComponentsHealthy", "ExtensionsReady"}
 	optional := []string{"BackupBucketsReady"}
@@ -60,8 +61,9 @@ func seedReady(obj *unstructured.Unstructured, _ Options) Status {
 }
 
 // shootReady: last operation Succeeded and every health condition the Shoot reports True
-// (digest line 713, S4:19932-19938). They are optional because EveryNodeReady is absent on
-// workerless Shoots (digest line 360) and a new Shoot reports none until the care controller runs.
+// (digest line 713, Gardener's docs/deployment/getting_started_locally.md). They are optional
+// because EveryNodeReady is absent on workerless Shoots (digest line 360) and a new Shoot reports
+// none until the care controller runs.
 func shootReady(obj *unstructured.Unstructured, _ Options) Status {
 	return conditionsAndOperation(obj, nil, []string{
 		"APIServerAvailable", "ControlPlaneHealthy", "ObservabilityComponentsHealthy",
@@ -70,8 +72,9 @@ func shootReady(obj *unstructured.Unstructured, _ Options) Status {
 }
 
 // gardenReady: last operation Succeeded, VirtualGardenAPIServerAvailable and
-// VirtualComponentsHealthy True (the local readiness check, digest line 383, S4:13228), and the
-// runtime and observability conditions True when reported (S4:12943-12946).
+// VirtualComponentsHealthy True (the local readiness check, digest line 383, Gardener's "Gardener
+// Operator" docs/concepts/operator.md), and the runtime and observability conditions True when
+// reported (Gardener's docs/concepts/operator.md).
 func gardenReady(obj *unstructured.Unstructured, _ Options) Status {
 	return conditionsAndOperation(obj,
 		[]string{"VirtualGardenAPIServerAvailable", "VirtualComponentsHealthy"},
@@ -79,7 +82,8 @@ func gardenReady(obj *unstructured.Unstructured, _ Options) Status {
 }
 
 // controllerInstallationReady: Valid, Installed and Healthy True and Progressing not True, the test
-// behind the Seed's ExtensionsReady (digest line 370 and 655, S0:208).
+// behind the Seed's ExtensionsReady (digest line 370 and 655, Gardener's "Gardener Controller
+// Manager" docs/concepts/controller-manager.md).
 func controllerInstallationReady(obj *unstructured.Unstructured, _ Options) Status {
 	if s, behind := generationBehind(obj); behind {
 		return s
@@ -93,8 +97,8 @@ func controllerInstallationReady(obj *unstructured.Unstructured, _ Options) Stat
 	return ready()
 }
 
-// projectReady: status.phase Ready (digest line 387, S0:151). Failed is not terminal: the project
-// controller retries.
+// projectReady: status.phase Ready (digest line 387, Gardener's
+// docs/concepts/controller-manager.md). Failed is not terminal: the project controller retries.
 func projectReady(obj *unstructured.Unstructured, _ Options) Status {
 	if s, behind := generationBehind(obj); behind {
 		return s
@@ -118,7 +122,8 @@ func operationOnlyReady(obj *unstructured.Unstructured, _ Options) Status {
 	return operationStatus(obj, op)
 }
 
-// managedSeedReady: its Shoot was reconciled (ShootReconciled True, digest line 324, S2:224).
+// managedSeedReady: its Shoot was reconciled (ShootReconciled True, digest line 324, Gardener's
+// "gardenlet" docs/concepts/gardenlet.md).
 func managedSeedReady(obj *unstructured.Unstructured, _ Options) Status {
 	if s, behind := generationBehind(obj); behind {
 		return s

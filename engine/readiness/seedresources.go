@@ -52,13 +52,14 @@ func etcdReady(obj *unstructured.Unstructured, _ Options) Status {
 }
 
 // ignoreAnnotation makes gardener-resource-manager skip a ManagedResource entirely (digest line
-// 344, S4:13384): it is never reconciled again, so its conditions never move and waiting on them
-// would only end in a timeout.
+// 344, Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md): it is never
+// reconciled again, so its conditions never move and waiting on them would only end in a timeout.
 const ignoreAnnotation = "resources.gardener.cloud/ignore"
 
 // managedResourceReady: "healthy if ResourcesApplied=ResourcesHealthy=True and
-// ResourcesProgressing=False" (digest line 342, S2:254) for the current generation (digest line
-// 708). An absent Progressing condition is accepted; a True one is not.
+// ResourcesProgressing=False" (digest line 342, Gardener's "gardenlet" docs/concepts/gardenlet.md)
+// for the current generation (digest line 708). An absent Progressing condition is accepted; a True
+// one is not.
 func managedResourceReady(obj *unstructured.Unstructured, _ Options) Status {
 	if obj.GetAnnotations()[ignoreAnnotation] == "true" {
 		return ready()

@@ -15,8 +15,11 @@ import (
 // LiveRef names a field of a live object whose value exists only once that object is applied
 // and some controller has filled it in: the address a cloud provider gives a LoadBalancer
 // Service. The shoot's DNSRecords point at the address of the seed's Istio ingress gateway
-// (S4:159, S4:17080), the seed's wildcard record at its nginx-ingress controller's (S4:17094),
-// and neither address can be computed by a pure render function.
+// (Gardener's "Control Plane Endpoints And Ports"
+// docs/usage/advanced/control-plane-endpoints-and-ports.md, "DNS Record"
+// docs/extensions/resources/dnsrecord.md), the seed's wildcard record at its nginx-ingress
+// controller's (Gardener's docs/extensions/resources/dnsrecord.md), and neither address can be
+// computed by a pure render function.
 //
 // A render function puts LiveValue(ref) where the value belongs, in an object or an output. The
 // engine replaces the marker when it plans, if the object already has the value; otherwise the
@@ -41,7 +44,7 @@ type LiveRef struct {
 }
 
 // AsRecordType turns an address into the record type pointing at it: A for an IPv4 address,
-// AAAA for IPv6, CNAME for a host name (S4:17101-17103).
+// AAAA for IPv6, CNAME for a host name (Gardener's docs/extensions/resources/dnsrecord.md).
 const AsRecordType = "record-type"
 
 // LoadBalancerAddress refers to the address a LoadBalancer Service gets from its cloud
@@ -215,7 +218,7 @@ func transform(v, as string) string {
 }
 
 // RecordType is the DNS record type that points at an address: A for an IPv4 address, AAAA for
-// IPv6, CNAME for a host name (S4:17101-17103).
+// IPv6, CNAME for a host name (Gardener's docs/extensions/resources/dnsrecord.md).
 func RecordType(address string) string {
 	ip := net.ParseIP(address)
 	switch {

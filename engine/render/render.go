@@ -166,8 +166,9 @@ type Object struct {
 	// Consume names annotations of the live object, with the values the render function read,
 	// that this rendering carries out: one-shot requests someone else set, such as Gardener's
 	// gardener.cloud/operation=reconcile on a Shoot, which are "removed once the triggered
-	// operation is considered" (S4:24024). Server-side apply cannot remove a field another
-	// manager owns, so the plan shows their removal and apply removes each after writing the
+	// operation is considered" (Gardener's "Trigger Shoot Operations Through Annotations"
+	// docs/usage/shoot-operations/shoot_operations.md). Server-side apply cannot remove a field
+	// another manager owns, so the plan shows their removal and apply removes each after writing the
 	// object, if it still has the value read.
 	Consume map[string]string
 	// Supersedes matches the names of the earlier versions of a versioned object, one that gets
@@ -234,8 +235,9 @@ type Component struct {
 	Detached bool
 	// Window, when set, holds the part's changes back until its daily maintenance window once
 	// the part exists: a shoot with .spec.maintenance.confineSpecUpdateRollout rolls out
-	// changes of its specification only then (S4:23155, S4:14778). A part none of whose
-	// objects exists yet is created at once.
+	// changes of its specification only then (Gardener's "Shoot Maintenance"
+	// docs/usage/shoot/shoot_maintenance.md, "gardenlet" docs/concepts/gardenlet.md). A part none of
+	// whose objects exists yet is created at once.
 	Window *MaintenanceWindow
 	// DeletionDependsOn, when set, names the parts this one is deleted before once the
 	// composite's block is removed, where that differs from DependsOn: a hibernated shoot
@@ -276,10 +278,11 @@ type LiveCondition struct {
 
 // CopySpec asks the engine to copy a Secret into a part's cluster and namespace, the way
 // gardenlet copies a shoot's infrastructure credentials from its project into the shoot's
-// control-plane namespace as the cloudprovider Secret (S4:17330): render functions cannot read
-// Secrets. The source is the Secret a binding refers to, or a named Secret; the engine takes it
-// from what the landscape renders (a binding and Secret declared in the same landscape) or else
-// from the live cluster. Its data never appears in plans.
+// control-plane namespace as the cloudprovider Secret (Gardener's "Infrastructure"
+// docs/extensions/resources/infrastructure.md): render functions cannot read Secrets. The source is
+// the Secret a binding refers to, or a named Secret; the engine takes it from what the landscape
+// renders (a binding and Secret declared in the same landscape) or else from the live cluster. Its
+// data never appears in plans.
 type CopySpec struct {
 	// Cluster, Namespace and Name are the copy's; Labels are added to it.
 	Cluster   string
@@ -299,7 +302,8 @@ type CopySpec struct {
 	// FromSelector, when set instead of a name, copies every Secret of FromNamespace whose
 	// labels match this label selector ("gardener.cloud/role"), each under its own name and with
 	// its labels and annotations: Gardener's replication of the garden's shared Secrets into a
-	// seed's namespace (S4:12389-12394). Name is then empty.
+	// seed's namespace (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md).
+	// Name is then empty.
 	FromSelector string
 }
 
@@ -370,6 +374,8 @@ const ManagedResourceContentsLabel = "declarative-gardener.io/managed-resource-c
 // else deleted it. The object stays the landscape's (labelled, recorded in the state) and is
 // deleted when the landscape stops rendering it. It is for objects handed over to a consumer:
 // gardenlet's bootstrap kubeconfig Secret, which gardenlet deletes once its TLS bootstrap is done
-// (S4:14507-14511, S4:19293). The name says the lifecycle rather than a mechanism: unlike "apply
-// if not present" (Flux's IfNotPresent), an object its consumer deleted is not brought back.
+// (Gardener's docs/concepts/gardenlet.md, "Deploy Gardenlet Manually"
+// docs/deployment/deploy_gardenlet_manually.md). The name says the lifecycle rather than a
+// mechanism: unlike "apply if not present" (Flux's IfNotPresent), an object its consumer deleted is
+// not brought back.
 const CreateOnlyAnnotation = "declarative-gardener.io/create-only"

@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// windowLayout parses Gardener's maintenance time of day: HHMMSS and a UTC offset (S4:3781).
+// windowLayout parses Gardener's maintenance time of day: HHMMSS and a UTC offset (Gardener's
+// MaintenanceTimeWindow in docs/api-reference/core.md).
 const windowLayout = "150405-0700"
 
 // DailyWindow is a parsed MaintenanceWindow: a time span that recurs every day.

@@ -333,8 +333,8 @@ func Timestamp() Check {
 
 var timeWindowRE = regexp.MustCompile(`^([0-9]{2})([0-9]{2})([0-9]{2})([+-])([0-9]{2})([0-9]{2})$`)
 
-// TimeWindow demands a maintenance time as Gardener writes it, HHMMSS+ZONE (S4:3781), e.g.
-// 220000+0100 for 22:00 at UTC+1.
+// TimeWindow demands a maintenance time as Gardener writes it, HHMMSS+ZONE (Gardener's
+// MaintenanceTimeWindow in docs/api-reference/core.md), e.g. 220000+0100 for 22:00 at UTC+1.
 func TimeWindow() Check {
 	return stringCheck("time_window", "a time of day HHMMSS followed by a UTC offset +HHMM or -HHMM, such as 220000+0100", func(s string) string {
 		m := timeWindowRE.FindStringSubmatch(s)
@@ -441,7 +441,8 @@ func Quantity() Check {
 }
 
 // cronParser reads the five-field cron expressions of Gardener's hibernation schedules
-// (S4:2715, S4:23031: "0 20 * * *") and the usual @daily-style shorthands.
+// (Gardener's HibernationSchedule in docs/api-reference/core.md, Gardener's "Shoot Hibernation"
+// docs/usage/shoot/shoot_hibernate.md: "0 20 * * *") and the usual @daily-style shorthands.
 var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
 // ParseCron parses a cron expression as Cron checks it.

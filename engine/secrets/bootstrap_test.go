@@ -13,8 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// bootstrapRequest is a bootstrap token for gardenlet's TLS bootstrap, named like the documents'
-// example (S4:19025) and without description or groups.
+// bootstrapRequest is a bootstrap token for gardenlet's TLS bootstrap, named like Gardener's
+// documented example (Gardener's "Deploy Gardenlet Manually"
+// docs/deployment/deploy_gardenlet_manually.md) and without description or groups.
 func bootstrapRequest() Request {
 	return Request{Name: "bootstrap-token-07401b", Namespace: "kube-system", Class: ClassBootstrapToken}
 }
@@ -46,15 +47,15 @@ func TestBootstrapTokenClass(t *testing.T) {
 	assert.Equal(t, []string{"auth-extra-groups", "description", "token-id", "token-secret", "usage-bootstrap-authentication", "usage-bootstrap-signing"},
 		ClassBootstrapToken.DataKeys())
 	assert.True(t, slices.IsSorted(ClassBootstrapToken.DataKeys()))
-	// Kubernetes' keys (S4:19031-19043).
+	// Kubernetes' keys (Gardener's docs/deployment/deploy_gardenlet_manually.md).
 	assert.Equal(t, "token-id", DataKeyTokenID)
 	assert.Equal(t, "token-secret", DataKeyTokenSecret)
 	assert.Equal(t, "usage-bootstrap-authentication", DataKeyUsageBootstrapAuthentication)
 	assert.Equal(t, "usage-bootstrap-signing", DataKeyUsageBootstrapSigning)
 	assert.Equal(t, "description", DataKeyDescription)
 	assert.Equal(t, "auth-extra-groups", DataKeyAuthExtraGroups)
-	assert.Equal(t, "bootstrap-token-", BootstrapTokenNamePrefix, "S4:19024")
-	assert.Equal(t, "bootstrap.kubernetes.io/token", ClassBootstrapToken.SecretType(), "S4:19028")
+	assert.Equal(t, "bootstrap-token-", BootstrapTokenNamePrefix, "Gardener's docs/deployment/deploy_gardenlet_manually.md")
+	assert.Equal(t, "bootstrap.kubernetes.io/token", ClassBootstrapToken.SecretType(), "Gardener's docs/deployment/deploy_gardenlet_manually.md")
 	assert.Equal(t, []string{"token-secret"}, ClassBootstrapToken.SensitiveDataKeys())
 	assert.False(t, ClassBootstrapToken.expires())
 	assert.False(t, ClassBootstrapToken.hasKey())
@@ -88,9 +89,9 @@ func TestBootstrapTokenFormat(t *testing.T) {
 	assert.Equal(t, Created, res.Action)
 
 	s := res.Secret
-	assert.Equal(t, "bootstrap-token-07401b", s.GetName(), "S4:19024-19025")
-	assert.Equal(t, "kube-system", s.GetNamespace(), "S4:19026")
-	assert.Equal(t, "bootstrap.kubernetes.io/token", s.Object["type"], "S4:19028")
+	assert.Equal(t, "bootstrap-token-07401b", s.GetName(), "Gardener's docs/deployment/deploy_gardenlet_manually.md")
+	assert.Equal(t, "kube-system", s.GetNamespace(), "Gardener's docs/deployment/deploy_gardenlet_manually.md")
+	assert.Equal(t, "bootstrap.kubernetes.io/token", s.Object["type"], "Gardener's docs/deployment/deploy_gardenlet_manually.md")
 	assert.Equal(t, map[string]string{ClassLabel: "bootstrap-token"}, s.GetLabels())
 	assert.NotContains(t, s.GetAnnotations(), ValidUntilAnnotation, "no expiry")
 
@@ -113,7 +114,7 @@ func TestBootstrapTokenFormat(t *testing.T) {
 	withGroups := generate(t, bootstrapRequestWithGroups(), nil, t0, false)
 	data = secretData(t, withGroups.Secret)
 	checkBootstrapToken(t, data, "07401b")
-	assert.Equal(t, "Token to be used by the gardenlet for Seed `sweet-seed`.", string(data["description"]), "S4:19032")
+	assert.Equal(t, "Token to be used by the gardenlet for Seed `sweet-seed`.", string(data["description"]), "Gardener's docs/deployment/deploy_gardenlet_manually.md")
 	assert.Equal(t, "system:bootstrappers:gardener,system:bootstrappers:seeds", string(data["auth-extra-groups"]), "sorted, without duplicates, comma-joined")
 }
 

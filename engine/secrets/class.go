@@ -31,17 +31,21 @@ const (
 	// keeps it, and rotation puts a new key first while the old ones still decrypt.
 	ClassEncryptionConfig Class = "encryption-config"
 	// ClassVPNTLSAuth is the OpenVPN static key vpn-seed-server and vpn-shoot share for tls-auth,
-	// which authenticates the VPN tunnel between a shoot's control plane and its nodes (S4:23739,
-	// key vpn.tlsauth at S4:26793). Gardener never rotates it (S4:23739); `--rotate vpn-tlsauth`
-	// replaces it at once, and the tunnel is down until both ends run with the new key.
+	// which authenticates the VPN tunnel between a shoot's control plane and its nodes (Gardener's
+	// "Shoot Credentials Rotation" docs/usage/shoot-operations/shoot_credentials_rotation.md, key
+	// vpn.tlsauth at Gardener's "Secrets Management" docs/development/secrets_management.md). Gardener
+	// never rotates it (Gardener's docs/usage/shoot-operations/shoot_credentials_rotation.md);
+	// `--rotate vpn-tlsauth` replaces it at once, and the tunnel is down until both ends run with the
+	// new key.
 	ClassVPNTLSAuth Class = "vpn-tlsauth"
 	// ClassBootstrapToken is a Kubernetes bootstrap token, the credential of gardenlet's TLS
 	// bootstrap: gardenlet authenticates with it as a member of system:bootstrappers and creates
-	// the CertificateSigningRequest for its client certificate (S4:12206-12210, the token Secret
-	// at S4:19021-19044). The Secret's name must be bootstrap-token-<token id>, and the API server
-	// reads bootstrap tokens only from kube-system. The token never expires and is not renewed by
-	// age: its consumer is done with it once bootstrapped; `--rotate bootstrap-token` issues a
-	// new token secret under the same id.
+	// the CertificateSigningRequest for its client certificate (Gardener's "Gardener Controller
+	// Manager" docs/concepts/controller-manager.md, the token Secret at Gardener's "Deploy Gardenlet
+	// Manually" docs/deployment/deploy_gardenlet_manually.md). The Secret's name must be
+	// bootstrap-token-<token id>, and the API server reads bootstrap tokens only from kube-system. The
+	// token never expires and is not renewed by age: its consumer is done with it once bootstrapped;
+	// `--rotate bootstrap-token` issues a new token secret under the same id.
 	ClassBootstrapToken Class = "bootstrap-token"
 )
 
@@ -55,10 +59,11 @@ func (c Class) Valid() bool { return slices.Contains(Classes(), c) }
 
 // Data keys of the generated Secrets. They are exported so that components mounting a generated
 // Secret name its keys through these constants instead of repeating string literals. The CA and
-// certificate keys are the ones Gardener's secrets manager uses (its data-key table, S4:26786-26787
-// of the seed documents; the digest summarises that section at lines 587 and 491). Gardener keys an
-// RSA key pair as id_rsa/id_rsa.pub (S4:26791, digest line 607 for the SSH key pair); gardener
-// uses key.pem/pub.pem instead, because its RSA keys are PEM signing keys, not SSH keys.
+// certificate keys are the ones Gardener's secrets manager uses (its data-key table, Gardener's
+// docs/development/secrets_management.md of the seed documents; the digest summarises that section
+// at lines 587 and 491). Gardener keys an RSA key pair as id_rsa/id_rsa.pub (Gardener's
+// docs/development/secrets_management.md, digest line 607 for the SSH key pair); gardener uses
+// key.pem/pub.pem instead, because its RSA keys are PEM signing keys, not SSH keys.
 const (
 	// DataKeyCACert holds the PEM CA certificate: the CA itself in a CA Secret, the signing CA in a
 	// certificate Secret (so a client of the server can verify it from the same Secret).
@@ -79,11 +84,12 @@ const (
 	// DataKeyPassword holds a password.
 	DataKeyPassword = "password"
 	// DataKeyVPNTLSAuth holds an OpenVPN static key, under the key Gardener's secrets manager uses
-	// for its VPN TLS auth secrets (S4:26793).
+	// for its VPN TLS auth secrets (Gardener's docs/development/secrets_management.md).
 	DataKeyVPNTLSAuth = "vpn.tlsauth"
 
-	// The keys of a bootstrap token Secret, as Kubernetes defines them (S4:19031-19043). Only
-	// DataKeyTokenSecret is secret; the token id is part of the Secret's name.
+	// The keys of a bootstrap token Secret, as Kubernetes defines them (Gardener's
+	// docs/deployment/deploy_gardenlet_manually.md). Only DataKeyTokenSecret is secret; the token id
+	// is part of the Secret's name.
 
 	// DataKeyTokenID holds the token id, the six characters after bootstrap-token- in the name.
 	DataKeyTokenID = "token-id"
@@ -147,9 +153,10 @@ func (c Class) SensitiveDataKeys() []string {
 // SecretType is the Kubernetes Secret type of class c: kubernetes.io/tls for server and client
 // certificates (which need tls.crt and tls.key, both present), bootstrap.kubernetes.io/token for
 // bootstrap tokens (the API server's bootstrap authenticator ignores Secrets of any other type,
-// S4:19028), Opaque for everything else. A CA is Opaque because its key is under ca.key, not
-// tls.key. The type of a Secret cannot change once created: a live Secret of another type is
-// replaced, as the plan's immutable-field rule for Secret .type says.
+// Gardener's docs/deployment/deploy_gardenlet_manually.md), Opaque for everything else. A CA is
+// Opaque because its key is under ca.key, not tls.key. The type of a Secret cannot change once
+// created: a live Secret of another type is replaced, as the plan's immutable-field rule for Secret
+// .type says.
 func (c Class) SecretType() string {
 	switch {
 	case c.isLeafCertificate():

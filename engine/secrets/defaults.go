@@ -5,7 +5,8 @@ import "time"
 // Defaults and limits. Line numbers refer to shared/reference/gardener-digest.md.
 const (
 	// DefaultCAValidity is ten years: Gardener's shoot CA certificates are valid ten years
-	// (digest lines 491 and 650, S4:23610).
+	// (digest lines 491 and 650, Gardener's "Shoot Credentials Rotation"
+	// docs/usage/shoot-operations/shoot_credentials_rotation.md).
 	DefaultCAValidity = 10 * 365 * 24 * time.Hour
 	// DefaultCertValidity is one year, the signing duration Gardener's garden cluster uses for
 	// gardenlet's client certificate (digest line 415, `--cluster-signing-duration` 1y).
@@ -23,7 +24,8 @@ const (
 	MinRandomLength = 16
 
 	// RenewAfterValidityPercentage is when expiring material is renewed: Gardener's secrets
-	// manager renews at 80 % of the validity (digest lines 491 and 650, S4:26680).
+	// manager renews at 80 % of the validity (digest lines 491 and 650, Gardener's "Secrets
+	// Management" docs/development/secrets_management.md).
 	RenewAfterValidityPercentage = 80
 	// RenewBeforeExpiry renews material with less than ten days left even when less than 80 % of a
 	// short validity has passed, whichever comes first, as Gardener does (digest line 491).

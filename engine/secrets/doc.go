@@ -12,7 +12,8 @@
 // references it like any other object (group, kind, namespace, name, uid) and never holds its
 // data, so a state file or state Secret leaks no key material. The cluster is the source of
 // truth, as it is for Gardener's secrets manager, which reads the Secrets of the cluster it acts
-// upon (S4:26797 of the seed documents, summarised at digest line 587).
+// upon (Gardener's "Secrets Management" docs/development/secrets_management.md of the seed
+// documents, summarised at digest line 587).
 //
 // # When generation happens
 //

@@ -10,7 +10,8 @@ import (
 
 // The text form of an OpenVPN static key, as `openvpn --genkey secret` writes it: a comment
 // header, then 256 random bytes as 16 lines of 32 lower-case hex digits between the V1 markers.
-// OpenVPN's tls-auth reads exactly this file (vpn-seed-server and vpn-shoot mount it, S4:23739).
+// OpenVPN's tls-auth reads exactly this file (vpn-seed-server and vpn-shoot mount it, Gardener's
+// "Shoot Credentials Rotation" docs/usage/shoot-operations/shoot_credentials_rotation.md).
 const (
 	vpnStaticKeyBytes     = 256 // 2048 bits
 	vpnStaticKeyLineBytes = 16  // 32 hex digits per line

@@ -41,7 +41,7 @@ func TestVPNTLSAuthClass(t *testing.T) {
 	assert.Equal(t, Class("vpn-tlsauth"), ClassVPNTLSAuth)
 	assert.True(t, ClassVPNTLSAuth.Valid())
 	assert.Equal(t, []string{"vpn.tlsauth"}, ClassVPNTLSAuth.DataKeys())
-	assert.Equal(t, "vpn.tlsauth", DataKeyVPNTLSAuth, "Gardener's data key (S4:26793)")
+	assert.Equal(t, "vpn.tlsauth", DataKeyVPNTLSAuth, "Gardener's data key (Gardener's docs/development/secrets_management.md)")
 	assert.Equal(t, "Opaque", ClassVPNTLSAuth.SecretType())
 	assert.False(t, ClassVPNTLSAuth.expires())
 	assert.False(t, ClassVPNTLSAuth.hasKey())

@@ -1,7 +1,7 @@
 # The DNS provider credentials of the garden, in the virtual garden's garden namespace where
-# gardenlet looks for them (S4:24394-24405): the internal domain's, which the seed's wildcard
-# ingress record uses too, and the default domain's. The local DNS provider needs no
-# credentials; a real landscape fills data from sensitive variables.
+# gardenlet looks for them (Gardener's "Configuration" docs/operations/configuration.md): the
+# internal domain's, which the seed's wildcard ingress record uses too, and the default domain's.
+# The local DNS provider needs no credentials; a real landscape fills data from sensitive variables.
 component "manifests" "dns_credentials" {
   cluster = cluster.virtual_garden
 

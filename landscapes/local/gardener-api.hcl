@@ -15,7 +15,8 @@ component "project" "local" {
   }
 
   # The default ResourceQuota gardener-controller-manager would give the project namespace
-  # (S4:12325-12342); limits raised by hand on the live quota stay.
+  # (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md); limits raised by
+  # hand on the live quota stay.
   resource_quota {
     hard = {
       "count/shoots.core.gardener.cloud"                  = "100"

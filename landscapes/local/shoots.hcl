@@ -15,8 +15,9 @@ shoot "dev" {
   default_domain  = local.default_domain
 
   credentials_binding = "local"
-  # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),
-  # so the binding it names is rendered first.
+  # The engine copies the binding's Secret into the control plane as cloudprovider (Gardener's
+  # "Infrastructure" docs/extensions/resources/infrastructure.md), so the binding it names is
+  # rendered first.
   depends_on = [component.credentials_binding.local]
 
   kubernetes {
@@ -72,8 +73,8 @@ shoot "qa" {
   default_domain  = local.default_domain
 
   credentials_binding = "local"
-  # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),
-  # so the binding it names is rendered first.
+  # The engine copies the binding's Secret into the control plane as cloudprovider (Gardener's
+  # docs/extensions/resources/infrastructure.md), so the binding it names is rendered first.
   depends_on = [component.credentials_binding.local]
 
   kubernetes {

@@ -18,10 +18,10 @@ variable "hibernate_qa" {
 locals {
   domain = "local.gardener.cloud"
 
-  # The garden's DNS domains (S4:24394-24405): every shoot's API server gets the internal record
-  # api.<shoot>.<project>.internal.local.gardener.cloud, and shoots without a domain of their own
-  # get <shoot>.<project>.local.gardener.cloud. The local DNS provider needs no credentials, so
-  # their Secrets (in dns.hcl) are empty.
+  # The garden's DNS domains (Gardener's "Configuration" docs/operations/configuration.md): every
+  # shoot's API server gets the internal record api.<shoot>.<project>.internal.local.gardener.cloud,
+  # and shoots without a domain of their own get <shoot>.<project>.local.gardener.cloud. The local
+  # DNS provider needs no credentials, so their Secrets (in dns.hcl) are empty.
   internal_domain = { domain = "internal.${local.domain}", provider_type = "local", secret_ref = "internal-domain-local" }
   default_domain  = { domain = local.domain, provider_type = "local", secret_ref = "default-domain-local" }
 }

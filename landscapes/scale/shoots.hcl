@@ -16,8 +16,9 @@ shoot "on_s1" {
   default_domain  = local.default_domain
 
   credentials_binding = "local"
-  # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),
-  # so the binding it names is rendered first.
+  # The engine copies the binding's Secret into the control plane as cloudprovider (Gardener's
+  # "Infrastructure" docs/extensions/resources/infrastructure.md), so the binding it names is
+  # rendered first.
   depends_on = [component.credentials_binding.local]
 
   kubernetes {
@@ -67,8 +68,8 @@ shoot "on_s2" {
   default_domain  = local.default_domain
 
   credentials_binding = "local"
-  # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),
-  # so the binding it names is rendered first.
+  # The engine copies the binding's Secret into the control plane as cloudprovider (Gardener's
+  # docs/extensions/resources/infrastructure.md), so the binding it names is rendered first.
   depends_on = [component.credentials_binding.local]
 
   kubernetes {
@@ -112,8 +113,8 @@ shoot "on_s3" {
   default_domain  = local.default_domain
 
   credentials_binding = "local"
-  # The engine copies the binding's Secret into the control plane as cloudprovider (S4:17330),
-  # so the binding it names is rendered first.
+  # The engine copies the binding's Secret into the control plane as cloudprovider (Gardener's
+  # docs/extensions/resources/infrastructure.md), so the binding it names is rendered first.
   depends_on = [component.credentials_binding.local]
 
   kubernetes {

@@ -25,8 +25,9 @@ var installationsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud",
 // extensionFollowsShoots makes provider-local an OnDemand extension and gives it a second seed,
 // local2, that needs none of its kinds, then has a shoot a user created through the Gardener
 // API (not declared in the landscape) move between local2 and local: the plan installs the
-// extension on local2 and says which shoot needs it (S4:12236), applying it creates the
-// ControllerInstallation, and once the shoot is gone the plan removes it again.
+// extension on local2 and says which shoot needs it (Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md), applying it creates the ControllerInstallation, and once
+// the shoot is gone the plan removes it again.
 func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	ctx := context.Background()
 	vdyn := dyn(t, c.Plane(localcluster.VirtualGardenPlane))
@@ -76,8 +77,9 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	require.NoError(t, err, "the apply installed the extension on local2")
 	assertNoChanges(t, dir)
 
-	// The seed's ExtensionsReady, derived from its ControllerInstallations (S4:12400-12402): an
-	// installation that reports itself unhealthy turns it False, naming it.
+	// The seed's ExtensionsReady, derived from its ControllerInstallations (Gardener's
+	// docs/concepts/controller-manager.md): an installation that reports itself unhealthy turns it
+	// False, naming it.
 	conditions := func() []string {
 		return landscapetest.Plan(t, landscapetest.Options(dir, planner.LiveConnector(cluster.Options{NoDiskCache: true}))).Conditions()
 	}

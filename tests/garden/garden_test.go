@@ -97,7 +97,9 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 		require.GreaterOrEqual(t, ib, 0, "%s became ready", b)
 		assert.Less(t, ia, ib, "%s is ready before %s starts (ready order %v)", a, b, ready)
 	}
-	// The documented order (S4:12695-12737, 20639, 27829).
+	// The documented order (Gardener's "Gardener Operator" docs/concepts/operator.md, "Scoped API
+	// Access for gardenlets and Extensions" docs/deployment/gardenlet_api_access.md, "Topology Aware
+	// Routing" docs/operations/topology_aware_routing.md).
 	for _, system := range []string{"vpa", "etcd_druid", "istio", "nginx_ingress"} {
 		before("gardener_resource_manager", system)
 		before(system, "virtual_garden_etcd_main")
@@ -118,7 +120,8 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 
-	// PriorityClasses with the documented values (S4:26366-26371).
+	// PriorityClasses with the documented values (Gardener's "Priority Classes"
+	// docs/development/priority-classes.md).
 	for name, value := range map[string]int32{
 		"gardener-garden-system-critical": 999999550, "gardener-garden-system-500": 999999500, "gardener-garden-system-400": 999999400,
 		"gardener-garden-system-300": 999999300, "gardener-garden-system-200": 999999200, "gardener-garden-system-100": 999999100,
@@ -143,13 +146,14 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 		assert.Equal(t, d.Status.Replicas, d.Status.AvailableReplicas, "%s is available", name)
 	}
 	// Istio in its namespaces; the virtual garden's gateway in virtual-garden-istio-ingress
-	// behind a LoadBalancer Service (S4:12720, 13122).
+	// behind a LoadBalancer Service (Gardener's docs/concepts/operator.md).
 	_, err = cs.AppsV1().Deployments("istio-system").Get(ctx, "istiod", metav1.GetOptions{})
 	require.NoError(t, err)
 	svc, err := cs.CoreV1().Services("virtual-garden-istio-ingress").Get(ctx, "istio-ingressgateway", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "LoadBalancer", string(svc.Spec.Type))
-	// The serviceaccount-token controller is off in the virtual kube-controller-manager (S4:12724).
+	// The serviceaccount-token controller is off in the virtual kube-controller-manager (Gardener's
+	// docs/concepts/operator.md).
 	kcm, err := cs.AppsV1().Deployments("garden").Get(ctx, "virtual-garden-kube-controller-manager", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Contains(t, strings.Join(kcm.Spec.Template.Spec.Containers[0].Command, " ")+strings.Join(kcm.Spec.Template.Spec.Containers[0].Args, " "), "-serviceaccount-token")
@@ -164,7 +168,9 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	roles, err := vcs.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: "declarative-gardener.io/landscape=local"})
 	require.NoError(t, err)
 	assert.NotEmpty(t, roles.Items)
-	// The project of the landscape's shoots, with its documented namespace (S4:22016, S0:131).
+	// The project of the landscape's shoots, with its documented namespace (Gardener's "Projects"
+	// docs/usage/project/projects.md, "Gardener Controller Manager"
+	// docs/concepts/controller-manager.md).
 	ns, err := vcs.CoreV1().Namespaces().Get(ctx, "garden-local", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "project", ns.Labels["gardener.cloud/role"])
@@ -186,7 +192,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	assert.Less(t, slices.Index(ready, "seed.local.gardenlet"), slices.Index(ready, "seed.local.seed"))
 	pc, err := cs.SchedulingV1().PriorityClasses().Get(ctx, "gardener-system-critical", metav1.GetOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, int32(999998950), pc.Value, "S4:26379")
+	assert.Equal(t, int32(999998950), pc.Value, "Gardener's docs/development/priority-classes.md")
 	gardenlet, err := cs.AppsV1().Deployments("garden").Get(ctx, "gardenlet", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "gardener-system-critical", gardenlet.Spec.Template.Spec.PriorityClassName)
@@ -196,8 +202,9 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	_, err = cs.AppsV1().Deployments("garden").Get(ctx, "dependency-watchdog-prober", metav1.GetOptions{})
 	require.NoError(t, err)
 	// gardenlet's TLS bootstrap: a bootstrap token in the virtual garden's kube-system and the
-	// create-only bootstrap kubeconfig (S4:19010-19073); gardenlet deletes the kubeconfig once it
-	// has its own (S4:14511), and the engine does not bring it back.
+	// create-only bootstrap kubeconfig (Gardener's "Deploy Gardenlet Manually"
+	// docs/deployment/deploy_gardenlet_manually.md); gardenlet deletes the kubeconfig once it has its
+	// own (Gardener's "gardenlet" docs/concepts/gardenlet.md), and the engine does not bring it back.
 	tokens, err := vcs.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "declarative-gardener.io/landscape=local"})
 	require.NoError(t, err)
 	require.Len(t, tokens.Items, 1)
@@ -208,14 +215,15 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, cs.CoreV1().Secrets("garden").Delete(ctx, "gardenlet-bootstrap-kubeconfig", metav1.DeleteOptions{}))
 	_, err = vcs.CoreV1().Namespaces().Get(ctx, "seed-local", metav1.GetOptions{})
-	require.NoError(t, err, "S0:196")
+	require.NoError(t, err, "Gardener's docs/concepts/controller-manager.md")
 	seedObj, err := vdyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "seeds"}).Get(ctx, "local", metav1.GetOptions{})
 	require.NoError(t, err)
 	state, _, _ := unstructured.NestedString(seedObj.Object, "status", "lastOperation", "state")
 	assert.Equal(t, "Succeeded", state, "apply waited for the seed to be reported ready")
 
 	// The local provider extension, installed on the seed through a ManagedResource of class seed
-	// in the seed's garden namespace (S2:167-194), its ControllerInstallation in the virtual garden.
+	// in the seed's garden namespace (Gardener's docs/concepts/gardenlet.md), its
+	// ControllerInstallation in the virtual garden.
 	mrs, err := dyn(t, runtime).Resource(schema.GroupVersionResource{Group: "resources.gardener.cloud", Version: "v1alpha1", Resource: "managedresources"}).Namespace("garden").Get(ctx, "provider-local-local", metav1.GetOptions{})
 	require.NoError(t, err)
 	class, _, _ := unstructured.NestedString(mrs.Object, "spec", "class")
@@ -230,7 +238,8 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	projectQuotaAndRBAC(t, c, dir)
 	assertSnapshotReplays(t, dir)
 
-	// High availability: three etcd members each (S4:12716-12718), the API servers' floor at 3.
+	// High availability: three etcd members each (Gardener's docs/concepts/operator.md), the API
+	// servers' floor at 3.
 	garden := filepath.Join(dir, "garden.hcl")
 	data, err := os.ReadFile(garden)
 	require.NoError(t, err)
@@ -241,7 +250,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	hpa, err := cs.AutoscalingV2().HorizontalPodAutoscalers("garden").Get(ctx, "virtual-garden-kube-apiserver", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.NotNil(t, hpa.Spec.MinReplicas)
-	assert.Equal(t, int32(3), *hpa.Spec.MinReplicas, "S4:24118")
+	assert.Equal(t, int32(3), *hpa.Spec.MinReplicas, "Gardener's docs/development/autoscaling-specifics-for-components.md")
 	assertNoChanges(t, dir)
 
 	hibernateAndDelete(t, c, dir)

@@ -21,11 +21,11 @@ import (
 
 var projectsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "projects"}
 
-// staleProject declares a project nobody uses, with a short stale check (S4:12363-12367): at the
-// first plan after its creation it is found stale and the time is kept on the Project; after the
-// grace period the plan names its auto-delete time; at that time the plan deletes it, a
-// protected deletion (Projects and garden-* namespaces), and once deleted it is not created
-// again while its block stays.
+// staleProject declares a project nobody uses, with a short stale check (Gardener's "Gardener
+// Controller Manager" docs/concepts/controller-manager.md): at the first plan after its creation it
+// is found stale and the time is kept on the Project; after the grace period the plan names its
+// auto-delete time; at that time the plan deletes it, a protected deletion (Projects and garden-*
+// namespaces), and once deleted it is not created again while its block stays.
 func staleProject(t *testing.T, c *localcluster.Cluster, dir string) {
 	ctx := context.Background()
 	projects := dyn(t, c.Plane(localcluster.VirtualGardenPlane)).Resource(projectsGVR)

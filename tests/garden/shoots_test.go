@@ -64,10 +64,10 @@ func checkShoots(t *testing.T, c *localcluster.Cluster, ready []string) {
 	for shoot, tolerance := range map[string]string{"dev": "node", "qa": "", "ops": ""} {
 		ns, err := cs.CoreV1().Namespaces().Get(ctx, "shoot--local--"+shoot, metav1.GetOptions{})
 		require.NoError(t, err)
-		assert.Equal(t, "shoot", ns.Labels["gardener.cloud/role"], "S4:16653")
-		assert.Equal(t, "local", ns.Labels["shoot.gardener.cloud/provider"], "S4:15574")
-		assert.Equal(t, "local", ns.Labels["seed.gardener.cloud/provider"], "S4:15577")
-		assert.Equal(t, "true", ns.Labels["high-availability-config.resources.gardener.cloud/consider"], "S4:24811")
+		assert.Equal(t, "shoot", ns.Labels["gardener.cloud/role"], "Gardener's docs/extensions/provider-local.md")
+		assert.Equal(t, "local", ns.Labels["shoot.gardener.cloud/provider"], "Gardener's docs/extensions/controlplane-webhooks.md")
+		assert.Equal(t, "local", ns.Labels["seed.gardener.cloud/provider"], "Gardener's docs/extensions/controlplane-webhooks.md")
+		assert.Equal(t, "true", ns.Labels["high-availability-config.resources.gardener.cloud/consider"], "Gardener's docs/development/high-availability-of-components.md")
 		assert.Equal(t, tolerance, ns.Annotations["high-availability-config.resources.gardener.cloud/failure-tolerance-type"])
 		assert.Equal(t, "0", ns.Annotations["high-availability-config.resources.gardener.cloud/zones"], "one zone of the single-zone seed")
 
@@ -76,7 +76,9 @@ func checkShoots(t *testing.T, c *localcluster.Cluster, ready []string) {
 		state, _, _ := unstructured.NestedString(obj.Object, "status", "lastOperation", "state")
 		assert.Equal(t, "Succeeded", state, "apply waited for shoot %s to be reported reconciled", shoot)
 
-		// The reconcile order (S4:26744, S4:15545, S4:17923, S4:17949, S4:18109).
+		// The reconcile order (Gardener's "Secrets Management" docs/development/secrets_management.md,
+		// "ControllerRegistration" docs/extensions/registration.md, "Worker"
+		// docs/extensions/resources/worker.md).
 		order(t, ready, shoot, "namespace", "cluster")
 		order(t, ready, shoot, "etcd_main", "kube_apiserver")
 		order(t, ready, shoot, "etcd_events", "kube_apiserver")
@@ -95,8 +97,9 @@ func checkShoots(t *testing.T, c *localcluster.Cluster, ready []string) {
 	}
 	order(t, ready, "dev", "worker", "cluster_autoscaler")
 
-	// Replicas by failure tolerance (S4:24611-24670, S4:18728) and priority classes
-	// (S4:26387-26391).
+	// Replicas by failure tolerance (Gardener's docs/development/high-availability-of-components.md,
+	// "Shoot High Availability" docs/usage/high-availability/shoot_high_availability.md) and priority
+	// classes (Gardener's "Priority Classes" docs/development/priority-classes.md).
 	for shoot, want := range map[string]int64{"dev": 3, "qa": 1, "ops": 1} {
 		for _, role := range []string{"main", "events"} {
 			e, err := rdyn.Resource(etcdsGVR).Namespace("shoot--local--"+shoot).Get(ctx, "etcd-"+role, metav1.GetOptions{})
@@ -126,10 +129,11 @@ func checkShoots(t *testing.T, c *localcluster.Cluster, ready []string) {
 	kcm, err := cs.AppsV1().Deployments("shoot--local--qa").Get(ctx, "kube-controller-manager", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, int32(1), *kcm.Spec.Replicas, "a controller of a shoot without HA runs once")
-	// qa's pool does not autoscale: no cluster-autoscaler (S4:11285).
+	// qa's pool does not autoscale: no cluster-autoscaler (Gardener's "Shoot Autoscaling"
+	// docs/usage/autoscaling/shoot_autoscaling.md).
 	_, err = cs.AppsV1().Deployments("shoot--local--qa").Get(ctx, "cluster-autoscaler", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "qa has no cluster-autoscaler: %v", err)
-	// ops is workerless (S4:23488-23495).
+	// ops is workerless (Gardener's "Workerless Shoots" docs/usage/shoot/shoot_workerless.md).
 	for _, name := range []string{"machine-controller-manager", "kube-scheduler", "vpn-seed-server"} {
 		_, err = cs.AppsV1().Deployments("shoot--local--ops").Get(ctx, name, metav1.GetOptions{})
 		assert.True(t, apierrors.IsNotFound(err), "workerless ops has no %s: %v", name, err)
@@ -137,18 +141,21 @@ func checkShoots(t *testing.T, c *localcluster.Cluster, ready []string) {
 	workers, err := rdyn.Resource(workerGVR).Namespace("shoot--local--ops").List(ctx, metav1.ListOptions{})
 	require.NoError(t, err)
 	assert.Empty(t, workers.Items)
-	// The infrastructure credentials, copied from the Secret of the shoot's binding (S4:17330).
+	// The infrastructure credentials, copied from the Secret of the shoot's binding (Gardener's
+	// "Infrastructure" docs/extensions/resources/infrastructure.md).
 	for _, shoot := range []string{"dev", "qa"} {
 		_, err := cs.CoreV1().Secrets("shoot--local--"+shoot).Get(ctx, "cloudprovider", metav1.GetOptions{})
 		assert.NoError(t, err, "shoot %s has its cloudprovider Secret", shoot)
 	}
-	// The API server is exposed through the seed's ingress gateway by SNI (S4:20114).
+	// The API server is exposed through the seed's ingress gateway by SNI (Gardener's "Getting Started
+	// Locally" docs/deployment/getting_started_locally.md).
 	gw, err := rdyn.Resource(schema.GroupVersionResource{Group: "networking.istio.io", Version: "v1beta1", Resource: "gateways"}).Namespace("shoot--local--dev").Get(ctx, "kube-apiserver", metav1.GetOptions{})
 	require.NoError(t, err)
 	selector, _, _ := unstructured.NestedStringMap(gw.Object, "spec", "selector")
 	assert.Equal(t, "seed-ingress", selector["gardener.cloud/role"])
 	// vpn-shoot's client certificate travels into the shoot inside its ManagedResource, with the
-	// generated key material filled in (S4:26620-26635).
+	// generated key material filled in (Gardener's "Reversed VPN Tunnel"
+	// docs/development/reversed-vpn-tunnel.md).
 	contents, err := cs.CoreV1().Secrets("shoot--local--dev").Get(ctx, "managedresource-shoot-core-vpn-shoot", metav1.GetOptions{})
 	require.NoError(t, err)
 	packed := string(contents.Data["secret__kube-system__vpn-shoot-client.yaml"])
@@ -159,8 +166,11 @@ func checkShoots(t *testing.T, c *localcluster.Cluster, ready []string) {
 
 // checkDNSRecords checks that the DNSRecords point at the load balancers kwok gave the seed's
 // gateways, addresses the engine read during the apply: the shoots' internal records at the
-// Istio ingress gateway (S4:159, S4:17080), their external records at the internal name
-// (S4:17084), and the seed's wildcard record at nginx-ingress (S4:17094).
+// Istio ingress gateway (Gardener's "Control Plane Endpoints And Ports"
+// docs/usage/advanced/control-plane-endpoints-and-ports.md, "DNS Record"
+// docs/extensions/resources/dnsrecord.md), their external records at the internal name (Gardener's
+// docs/extensions/resources/dnsrecord.md), and the seed's wildcard record at nginx-ingress
+// (Gardener's docs/extensions/resources/dnsrecord.md).
 func checkDNSRecords(t *testing.T, c *localcluster.Cluster, ready []string) {
 	ctx := context.Background()
 	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
@@ -191,7 +201,7 @@ func checkDNSRecords(t *testing.T, c *localcluster.Cluster, ready []string) {
 		assert.Equal(t, "CNAME", external["recordType"])
 		for _, which := range []string{"internal", "external"} {
 			_, err := cs.CoreV1().Secrets(ns).Get(ctx, "dnsrecord-"+shoot+"-"+which, metav1.GetOptions{})
-			assert.NoError(t, err, "the %s record's credentials are copied (S4:17122)", which)
+			assert.NoError(t, err, "the %s record's credentials are copied (Gardener's docs/extensions/resources/dnsrecord.md)", which)
 		}
 		order(t, ready, shoot, "kube_apiserver", "dns_record_internal")
 		order(t, ready, shoot, "dns_record_internal", "dns_record_external")
@@ -271,9 +281,10 @@ func hibernateAndDelete(t *testing.T, c *localcluster.Cluster, dir string) {
 		return out
 	}
 
-	// Hibernation: the control plane scales to zero in the reverse order (S4:15545, S4:18139):
-	// the Worker first, machine-controller-manager and the controllers, then the kube-apiserver,
-	// the etcds last; their volumes stay (S4:23005-23007).
+	// Hibernation: the control plane scales to zero in the reverse order (Gardener's
+	// docs/extensions/registration.md, docs/extensions/resources/worker.md): the Worker first,
+	// machine-controller-manager and the controllers, then the kube-apiserver, the etcds last; their
+	// volumes stay (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md).
 	editLandscape(t, dir, "variables.hcl", "default     = false", "default     = true")
 	planGolden(t, dir, "plan-hibernate-qa.txt")
 	done := applyAllowing(t, dir)
@@ -317,7 +328,8 @@ func hibernateAndDelete(t *testing.T, c *localcluster.Cluster, dir string) {
 	order(t, done, "qa", "machine_controller_manager", "worker")
 	assert.Equal(t, map[string]int64{"etcd-main": 1, "etcd-events": 1}, etcdReplicasIn("shoot--local--qa"))
 	// Released by the landscape, the replicas are defaulted to 1, and the autoscaler takes them
-	// up to its minimum of 2 (S4:24096).
+	// up to its minimum of 2 (Gardener's "Autoscaling Specifics for Components"
+	// docs/development/autoscaling-specifics-for-components.md).
 	require.Eventually(t, func() bool {
 		d, err := cs.AppsV1().Deployments("shoot--local--qa").Get(ctx, "kube-apiserver", metav1.GetOptions{})
 		require.NoError(t, err)
@@ -325,7 +337,8 @@ func hibernateAndDelete(t *testing.T, c *localcluster.Cluster, dir string) {
 	}, time.Minute, time.Second, "the API server autoscales again")
 
 	// High availability added to ops: three etcd members, two controller replicas, the
-	// namespace annotated (S4:18751-18766 allow adding it in place).
+	// namespace annotated (Gardener's docs/usage/high-availability/shoot_high_availability.md allow
+	// adding it in place).
 	editLandscape(t, dir, "shoot-ops.hcl", "  provider {\n    type = \"local\"\n  }\n",
 		"  provider {\n    type = \"local\"\n  }\n\n  control_plane {\n    high_availability {\n      failure_tolerance = \"node\"\n    }\n  }\n")
 	planGolden(t, dir, "plan-ha-ops.txt")
@@ -337,8 +350,9 @@ func hibernateAndDelete(t *testing.T, c *localcluster.Cluster, dir string) {
 	assertNoChanges(t, dir)
 
 	// Deletion: the Shoot goes first, then the control plane in the delete flow's order
-	// (extensions and controllers before the kube-apiserver, S4:15546; the etcds, S4:11976, and
-	// the namespace last). Etcds and shoot namespaces are protected: the apply must allow it.
+	// (extensions and controllers before the kube-apiserver, Gardener's
+	// docs/extensions/registration.md; the etcds, Gardener's "etcd" docs/concepts/etcd.md, and the
+	// namespace last). Etcds and shoot namespaces are protected: the apply must allow it.
 	require.NoError(t, os.Remove(filepath.Join(dir, "shoot-ops.hcl")))
 	planGolden(t, dir, "plan-delete-ops.txt")
 	done = applyAllowing(t, dir, "shoot.ops")
@@ -396,8 +410,9 @@ func applyAtResult(t *testing.T, dir string, now time.Time, allow ...string) (*a
 
 // confineRollout: a shoot with confine_spec_update_rollout takes a change of its specification
 // into the Shoot at once, but its control plane gets it only in the maintenance window
-// (S4:14778, S4:23155): outside the window the plan holds the control plane's changes and shows
-// them, inside it applies them.
+// (Gardener's "gardenlet" docs/concepts/gardenlet.md, "Shoot Maintenance"
+// docs/usage/shoot/shoot_maintenance.md): outside the window the plan holds the control plane's
+// changes and shows them, inside it applies them.
 func confineRollout(t *testing.T, c *localcluster.Cluster, dir string) {
 	ctx := context.Background()
 	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
@@ -515,11 +530,11 @@ func maskDays(text []byte, now time.Time) []byte {
 	return bytes.ReplaceAll(out, []byte(now.AddDate(0, 0, 1).Format("2006-01-02")), []byte("<next day>"))
 }
 
-// hibernationSchedule gives qa a working-day schedule in Tokyo (S4:23031-23039) and plans and
-// applies it at fixed times, as `gardener plan --at` and the daemon's clock do: adding the
-// schedule in the afternoon does not catch up on last night; the evening's start hibernates qa
-// with the plan naming the schedule; the morning's end wakes it up; a weekend passes without
-// triggers.
+// hibernationSchedule gives qa a working-day schedule in Tokyo (Gardener's
+// docs/usage/shoot/shoot_hibernate.md) and plans and applies it at fixed times, as `gardener plan
+// --at` and the daemon's clock do: adding the schedule in the afternoon does not catch up on last
+// night; the evening's start hibernates qa with the plan naming the schedule; the morning's end
+// wakes it up; a weekend passes without triggers.
 func hibernationSchedule(t *testing.T, c *localcluster.Cluster, dir string) {
 	rdyn := dyn(t, c.Plane(localcluster.RuntimePlane))
 	tokyo, err := time.LoadLocation("Asia/Tokyo")
@@ -615,8 +630,10 @@ func planAt(t *testing.T, dir string, now time.Time) *plan.Plan {
 // versionMaintenance gives the cloud profile a newer Kubernetes patch version and machine image
 // version and lets dev's version expire: outside dev's window (22:00-23:00 UTC) the plan changes
 // nothing and says what the window will do; inside it, the plan moves dev's control plane to
-// the new patch version by force (S4:23817) and its pool to the new image (auto update,
-// S4:23104); afterwards the raised versions stay although the landscape still says 1.31.1.
+// the new patch version by force (Gardener's "Shoot Kubernetes and Operating System Versioning in
+// Gardener" docs/usage/shoot-operations/shoot_versions.md) and its pool to the new image (auto
+// update, Gardener's docs/usage/shoot/shoot_maintenance.md); afterwards the raised versions stay
+// although the landscape still says 1.31.1.
 func versionMaintenance(t *testing.T, c *localcluster.Cluster, dir string) {
 	vdyn := dyn(t, c.Plane(localcluster.VirtualGardenPlane))
 	day := time.Now().UTC().AddDate(0, 0, 1)
@@ -636,7 +653,8 @@ func versionMaintenance(t *testing.T, c *localcluster.Cluster, dir string) {
 		"): Control Plane: Updated Kubernetes version '1.31.1' to version 1.31.3. Reason: Kubernetes version expired - force update required")
 	assert.Equal(t, []string{"1.31.1", "1.0.0"}, devVersions(t, vdyn))
 
-	// The maintain operation maintains at once, outside the window (S4:24037-24039); withdrawn
+	// The maintain operation maintains at once, outside the window (Gardener's "Trigger Shoot
+	// Operations Through Annotations" docs/usage/shoot-operations/shoot_operations.md); withdrawn
 	// again here, so that the window below does the maintenance.
 	annotateShoot(t, vdyn, "dev", `"maintain"`)
 	maintainNow := planAt(t, dir, outside)
@@ -678,11 +696,12 @@ func editAfter(t *testing.T, dir, file, anchor, old, new string) {
 }
 
 // quotaLifetime moves qa to a trial CredentialsBinding whose Quota limits the cluster lifetime
-// to seven days, with an end declared three days from now (S4:12428-12430). Before the end the
-// plan says when qa expires and the Shoot carries the end in its expiration-timestamp
-// annotation; at the end the plan deletes qa with the reason lifetime_ended; the apply needs
-// --allow-destroy for qa's etcds and namespace, and once it began, qa is not created again
-// although its block stays and a fresh lifetime would start; lifting the lifetime forgets that.
+// to seven days, with an end declared three days from now (Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md). Before the end the plan says when qa expires and the Shoot
+// carries the end in its expiration-timestamp annotation; at the end the plan deletes qa with the
+// reason lifetime_ended; the apply needs --allow-destroy for qa's etcds and namespace, and once it
+// began, qa is not created again although its block stays and a fresh lifetime would start; lifting
+// the lifetime forgets that.
 func quotaLifetime(t *testing.T, c *localcluster.Cluster, dir string) {
 	ctx := context.Background()
 	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
@@ -768,8 +787,9 @@ component "credentials_binding" "trial" {
 }
 
 // projectQuotaAndRBAC checks what the project component keeps as gardener-controller-manager's
-// Project controller would (S4:12317-12342): the members' RBAC, and the ResourceQuota gardener
-// whose limits raised by hand stay, with limits someone else added named in the plan.
+// Project controller would (Gardener's docs/concepts/controller-manager.md): the members' RBAC, and
+// the ResourceQuota gardener whose limits raised by hand stay, with limits someone else added named
+// in the plan.
 func projectQuotaAndRBAC(t *testing.T, c *localcluster.Cluster, dir string) {
 	ctx := context.Background()
 	vcs, err := kubernetes.NewForConfig(c.Plane(localcluster.VirtualGardenPlane).RESTConfig())

@@ -10,9 +10,10 @@ import (
 )
 
 // Budget is a PodDisruptionBudget for the pods with labels that lets one of them go at a time.
-// Unhealthy pods may always be evicted (AlwaysAllow, S4:11470, S4:24778-24784), so that a
-// crash-looping pod or a broken rollout never blocks a node drain. The budget carries the labels
-// it selects by.
+// Unhealthy pods may always be evicted (AlwaysAllow, Gardener's "Shoot Pod Autoscaling Best
+// Practices" docs/usage/autoscaling/shoot_pod_autoscaling_best_practices.md, "High Availability Of
+// Components" docs/development/high-availability-of-components.md), so that a crash-looping pod or
+// a broken rollout never blocks a node drain. The budget carries the labels it selects by.
 func Budget(namespace, name string, labels map[string]string) *policyv1.PodDisruptionBudget {
 	return &policyv1.PodDisruptionBudget{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: labels},

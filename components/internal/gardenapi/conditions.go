@@ -6,8 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// Condition is one of a live Gardener object's .status.conditions (S4:1974-2015), as far as the
-// components that decide from them read it.
+// Condition is one of a live Gardener object's .status.conditions (Gardener's Condition in
+// docs/api-reference/core.md), as far as the components that decide from them read it.
 type Condition struct {
 	Status, Message string
 	// LastTransitionTime is zero when it is missing or does not parse.

@@ -15,8 +15,9 @@ func MatchLabels(labels map[string]string) map[string]any {
 	return map[string]any{"matchLabels": m}
 }
 
-// Toleration is a seed taint that shoots tolerate (S4:5830-5847); Value "" tolerates any value.
-// Components whose configuration has no more to a toleration use it as their own type.
+// Toleration is a seed taint that shoots tolerate (Gardener's Toleration in
+// docs/api-reference/core.md); Value "" tolerates any value. Components whose configuration has no
+// more to a toleration use it as their own type.
 type Toleration struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`

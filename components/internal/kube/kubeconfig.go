@@ -6,7 +6,8 @@ import "sigs.k8s.io/yaml"
 // base64 CA caData (usually a render.GeneratedRef with base64 set) and authenticates with the
 // token in tokenFile. Gardener's control-plane components combine such a kubeconfig with the
 // token that gardener-resource-manager's token requestor writes into their access Secret
-// (S4:13124-13173), so the kubeconfig itself carries no credential.
+// (Gardener's "Gardener Operator" docs/concepts/operator.md), so the kubeconfig itself carries no
+// credential.
 func TokenKubeconfig(name, server, caData, tokenFile string) (string, error) {
 	cfg := map[string]any{
 		"apiVersion":      "v1",
