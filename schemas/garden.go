@@ -20,8 +20,8 @@ func gardenerLogLevel(component string) schema.Attribute {
 }
 
 // garden is the composite for gardener-operator's Garden (operator.gardener.cloud/v1alpha1,
-// digest §3.5 and §5.4): the runtime cluster's settings, the virtual garden and the Gardener
-// control plane that runs against it.
+// Gardener's docs/api-reference/operator.md): the runtime cluster's settings, the virtual garden
+// and the Gardener control plane that runs against it.
 func garden() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindGarden,

@@ -9,7 +9,7 @@ import (
 // managedResource is the component type for objects that a gardener-resource-manager applies to
 // its target cluster (Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md):
 // the objects packed into a Secret and a ManagedResource referring to it, whose health the engine
-// waits for (digest 4.1).
+// waits for (pkg/utils/kubernetes/health/managedresource.go).
 func managedResource() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,

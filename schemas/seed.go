@@ -19,8 +19,9 @@ func externalTrafficPolicy(description string) schema.Attribute {
 	return schema.Attribute{Name: "external_traffic_policy", Type: cty.String, Default: cty.StringVal("Cluster"), AllowedValues: []string{"Cluster", "Local"}, Description: description}
 }
 
-// seed is the composite for a Gardener Seed (core.gardener.cloud/v1beta1, digest §3.2 and §5.2):
-// a cluster registered with the garden to host shoot control planes, with gardenlet running in it.
+// seed is the composite for a Gardener Seed (core.gardener.cloud/v1beta1, Gardener's
+// docs/api-reference/core.md): a cluster registered with the garden to host shoot control planes,
+// with gardenlet running in it.
 func seed() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindSeed,

@@ -6,8 +6,8 @@ import (
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
-// shoot is the composite for a Gardener Shoot (core.gardener.cloud/v1beta1, digest §3.3 and §5.3):
-// an end-user cluster whose control plane Gardener runs on a seed.
+// shoot is the composite for a Gardener Shoot (core.gardener.cloud/v1beta1, Gardener's
+// docs/api-reference/core.md): an end-user cluster whose control plane Gardener runs on a seed.
 func shoot() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindShoot,

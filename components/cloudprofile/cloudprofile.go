@@ -2,8 +2,8 @@
 // (core.gardener.cloud/v1beta1, cluster-scoped, Gardener's CloudProfile in
 // docs/api-reference/core.md) listing what one provider environment offers shoots: Kubernetes
 // versions, machine images, machine and volume types, regions and zones. Shoots reference it, so it
-// comes before them (digest §2.2, Gardener's "APIServer Admission Plugins"
-// docs/concepts/apiserver-admission-plugins.md).
+// comes before them (Gardener's docs/concepts/apiserver-admission-plugins.md, Gardener's "APIServer
+// Admission Plugins" docs/concepts/apiserver-admission-plugins.md).
 package cloudprofile
 
 import (

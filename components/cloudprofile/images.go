@@ -23,9 +23,9 @@ var UpdateStrategies = []string{UpdatePatch, UpdateMinor, UpdateMajor}
 // docs/api-reference/core.md).
 const criContainerd = "containerd"
 
-// archAMD64 is the architecture of images and machine types that name none. The documents do not
-// give the default; Gardener defaults both to amd64, which an operator expects, and rendering it
-// keeps plans free of server-side additions.
+// archAMD64 is the architecture of images and machine types that name none. Gardener's
+// documentation does not give the default; Gardener defaults both to amd64, which an operator
+// expects, and rendering it keeps plans free of server-side additions.
 const archAMD64 = "amd64"
 
 // MachineImage is an operating system image with its versions (Gardener's MachineImage in

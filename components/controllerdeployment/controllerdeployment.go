@@ -1,8 +1,9 @@
 // Package controllerdeployment renders the controller_deployment component: a
 // ControllerDeployment (core.gardener.cloud/v1, cluster-scoped, Gardener's "Core V1"
 // docs/api-reference/core-v1.md) with the Helm chart and values that deploy an extension controller
-// to seeds. ControllerRegistrations refer to it by name, so it comes before them (digest §2.2,
-// Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md).
+// to seeds. ControllerRegistrations refer to it by name, so it comes before them (Gardener's
+// docs/concepts/apiserver-admission-plugins.md, Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md).
 package controllerdeployment
 
 import (

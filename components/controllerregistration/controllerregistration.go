@@ -4,8 +4,9 @@
 // extension kinds and types it serves. Its ControllerDeployment is the separate
 // controller_deployment component; Gardener turns both into ControllerInstallations per seed
 // (Gardener's "ControllerRegistration" docs/extensions/registration.md). Shoots and seeds using an
-// extension type need its primary registration first (digest §2.2, Gardener's "APIServer Admission
-// Plugins" docs/concepts/apiserver-admission-plugins.md).
+// extension type need its primary registration first (Gardener's
+// docs/concepts/apiserver-admission-plugins.md, Gardener's "APIServer Admission Plugins"
+// docs/concepts/apiserver-admission-plugins.md).
 package controllerregistration
 
 import (

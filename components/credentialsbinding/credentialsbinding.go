@@ -2,8 +2,8 @@
 // (security.gardener.cloud/v1alpha1, Gardener's "Security" docs/api-reference/security.md) that
 // lets shoots of a project use a Secret or a WorkloadIdentity as infrastructure credentials,
 // optionally limited by Quotas. The credentials and Quotas must exist first, and the binding before
-// any shoot names it (digest §2.2, Gardener's "Gardener Controller Manager"
-// docs/concepts/controller-manager.md).
+// any shoot names it (Gardener's docs/concepts/apiserver-admission-plugins.md, Gardener's "Gardener
+// Controller Manager" docs/concepts/controller-manager.md).
 package credentialsbinding
 
 import (

@@ -7,9 +7,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// clusterRules are what an instance does in the shoot namespaces of the seed. The documents
-// describe the behaviour (Gardener's "Seed Bootstrapping" docs/operations/seed_bootstrapping.md),
-// not the permissions; these are the least that behaviour needs.
+// clusterRules are what an instance does in the shoot namespaces of the seed. Gardener's
+// documentation describes the behaviour ("Seed Bootstrapping"
+// docs/operations/seed_bootstrapping.md), not the permissions; these are the least that behaviour
+// needs.
 func clusterRules(r Role) []rbacv1.PolicyRule {
 	read := []string{"get", "list", "watch"}
 	events := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}}

@@ -2,7 +2,8 @@
 // (core.gardener.cloud/v1beta1, cluster-scoped, Gardener's ExposureClass in
 // docs/api-reference/core.md) naming a control-plane exposure handler that gardenlets are
 // configured with, and the seeds that can serve it. Shoots reference it by name, so it comes before
-// them (digest §2.2, Gardener's "ExposureClasses" docs/usage/networking/exposureclasses.md).
+// them (Gardener's docs/concepts/apiserver-admission-plugins.md, Gardener's "ExposureClasses"
+// docs/usage/networking/exposureclasses.md).
 package exposureclass
 
 import (

@@ -40,7 +40,7 @@ var (
 // ControllerInstallations (Gardener's "Gardener Controller Manager"
 // docs/concepts/controller-manager.md): "a live list of" the Shoots, whose kinds and types the
 // seeds they are scheduled to need; a Shoot moving to another seed counts for both its seeds until
-// the move is done (.spec.seedName and .status.seedName) [INF]; and it reads the installations'
+// the move is done (.spec.seedName and .status.seedName; inferred); and it reads the installations'
 // Required condition, which keeps an installation that would go while resources still use it
 // (Gardener's docs/concepts/gardenlet.md). Shoots the landscape declares but has not applied yet
 // reach the decision through the seed's shoot_types instead.
@@ -106,12 +106,12 @@ func shootSeeds(shoot *unstructured.Unstructured) []string {
 }
 
 // shootTypes are the extension kinds and types a Shoot uses, sorted, and the Extension types it
-// disables. The documents give the rule by example (Gardener's docs/concepts/controller-manager.md:
-// a shoot of provider gcp needs Infrastructure/gcp); which field feeds which kind follows the
-// Shoot's fields that name an extension type: the provider for Infrastructure, ControlPlane and
-// Worker, the networking type for Network, the pools' machine images and container runtimes, the
-// DNS providers and the enabled extensions. A shoot without workers needs none of the worker kinds
-// [INF].
+// disables. Gardener's documentation gives the rule by example (Gardener's
+// docs/concepts/controller-manager.md: a shoot of provider gcp needs Infrastructure/gcp); which
+// field feeds which kind follows the Shoot's fields that name an extension type: the provider for
+// Infrastructure, ControlPlane and Worker, the networking type for Network, the pools' machine
+// images and container runtimes, the DNS providers and the enabled extensions. A shoot without
+// workers needs none of the worker kinds (inferred).
 func shootTypes(shoot *unstructured.Unstructured) (types, disabled []string) {
 	set := map[string]bool{}
 	add := func(kind, typ string) {

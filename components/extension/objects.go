@@ -86,7 +86,8 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("extension %s: %w", v.Name, err)
 	}
-	// The deployment first: the registration refers to it (digest §2.2).
+	// The deployment first: the registration refers to it (Gardener's
+	// docs/concepts/apiserver-admission-plugins.md).
 	out := append(deployment, registration...)
 	seeds := map[string]Seed{}
 	for _, s := range v.Seeds {

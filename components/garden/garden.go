@@ -1,6 +1,6 @@
 // Package garden renders the garden composite block: what gardener-operator deploys for a
-// Garden (digest §1.1, §1.2, §2.1), as parts the engine plans, applies and waits for one by one
-// in the documented order:
+// Garden (Gardener's docs/concepts/operator.md), as parts the engine plans, applies and waits for
+// one by one in the documented order:
 //
 //  1. the garden namespace, the well-known PriorityClasses and the runtime certificates;
 //  2. gardener-resource-manager, "deployed first since its ManagedResource controller will be

@@ -8,9 +8,9 @@ import (
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 )
 
-// Ports of the admission controller's servers. The documents give the metrics port (Gardener's
-// "Profiling" docs/monitoring/profiling.md); the webhook and health probe ports are Gardener's
-// neighbouring defaults.
+// Ports of the admission controller's servers. Gardener's documentation gives the metrics port
+// (Gardener's "Profiling" docs/monitoring/profiling.md); the webhook and health probe ports are
+// Gardener's neighbouring defaults.
 const (
 	WebhookPort     = 2721
 	HealthProbePort = 2722

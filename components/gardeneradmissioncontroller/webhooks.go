@@ -12,7 +12,7 @@ import (
 type Handler struct {
 	// Name is the webhook's name in the configuration.
 	Name string
-	// Path is the handler's path on the webhook server. The documents name only the
+	// Path is the handler's path on the webhook server. Gardener's documentation names only the
 	// SeedAuthorizer's /webhooks/auth/seed (Gardener's "Scoped API Access for gardenlets and
 	// Extensions" docs/deployment/gardenlet_api_access.md); the admission paths follow its scheme.
 	Path string

@@ -14,9 +14,9 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Ports of the health probe and metrics servers. The documents show profiling on 2718 in an older
-// example (Gardener's "Profiling" docs/monitoring/profiling.md); 2718 and 2719 are Gardener's
-// defaults for the two servers.
+// Ports of the health probe and metrics servers. Gardener's documentation shows profiling on 2718
+// in an older example (Gardener's "Profiling" docs/monitoring/profiling.md); 2718 and 2719 are
+// Gardener's defaults for the two servers.
 const (
 	HealthProbePort = 2718
 	MetricsPort     = 2719

@@ -2,7 +2,7 @@
 // controllers that work on the virtual garden's Gardener resources without touching seeds or
 // shoots (projects, seeds' lifecycle, shoot maintenance, hibernation and quotas, finalizers,
 // ControllerInstallations, ...; Gardener's "Gardener Controller Manager"
-// docs/concepts/controller-manager.md, S0). gardener-operator runs it in the garden runtime
+// docs/concepts/controller-manager.md). gardener-operator runs it in the garden runtime
 // cluster; it needs gardener-apiserver serving (Gardener's "Topology Aware Routing"
 // docs/operations/topology_aware_routing.md).
 //

@@ -16,9 +16,9 @@ import (
 // ConfigKey is the ConfigMap key, and file name, of the GardenletConfiguration.
 const ConfigKey = "config.yaml"
 
-// Ports gardenlet serves on: health probes (/healthz, /readyz) and metrics. The documents name
-// the /healthz endpoint (Gardener's "gardenlet" docs/concepts/gardenlet.md) but no ports; these are
-// gardenlet's usual ones.
+// Ports gardenlet serves on: health probes (/healthz, /readyz) and metrics. Gardener's
+// documentation names the /healthz endpoint (Gardener's "gardenlet" docs/concepts/gardenlet.md) but
+// no ports; these are gardenlet's usual ones.
 const (
 	HealthPort  = 2728
 	MetricsPort = 2729

@@ -82,7 +82,7 @@ const (
 	GardenerNodeAgent = "gardener-node-agent"
 	// Hyperkube carries the kubelet binary worker nodes install; tagged by the Kubernetes version.
 	Hyperkube = "hyperkube"
-	// The shoot system components' images (digest 1.5): CoreDNS, kube-proxy (tagged by the
+	// The shoot system components' images (pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go): CoreDNS, kube-proxy (tagged by the
 	// worker pool's Kubernetes version), the reversed VPN client, metrics-server and the
 	// node-local DNS cache.
 	CoreDNS       = "coredns"

@@ -52,8 +52,8 @@ const (
 	// listens on the matching target port.
 	TLSPassthroughPort int32 = 443
 	// TLSPassthroughTargetPort is the port Envoy listens on for TLSPassthroughPort: the proxy runs
-	// as a non-root user, which cannot bind ports below 1024. The documents are silent on it; 9443
-	// is the port Gardener's gateways are commonly seen with.
+	// as a non-root user, which cannot bind ports below 1024. Gardener's documentation is silent on
+	// it; 9443 is the port Gardener's gateways are commonly seen with.
 	TLSPassthroughTargetPort int32 = 9443
 	// TLSPassthroughPortName names the port in the Service and the container.
 	TLSPassthroughPortName = "tls"

@@ -121,7 +121,7 @@ type Values struct {
 	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
 	// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
 	// docs/development/component-checklist.md). The Deployment then carries replicas 0. The
-	// HorizontalPodAutoscaler stays [INF]: Kubernetes' HPA controller leaves a target scaled to zero
+	// HorizontalPodAutoscaler stays (inferred): Kubernetes' HPA controller leaves a target scaled to zero
 	// alone (condition ScalingActive False, ScalingDisabled) until its count is raised again, which
 	// waking up does by releasing the field (defaulted to 1, then the HPA's minimum). Deleting it
 	// instead would make every hibernation a plan that deletes, which the daemon's approve-destructive

@@ -4,7 +4,7 @@
 // docs/api-reference/resources.md). Seed system components, extensions and a shoot's system
 // components reach their target cluster this way; the engine applies the Secret and the
 // ManagedResource and waits until the resource manager reports the ManagedResource applied, healthy
-// and not progressing (digest 4.1).
+// and not progressing (pkg/utils/kubernetes/health/managedresource.go).
 package managedresource
 
 import (

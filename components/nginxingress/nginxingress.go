@@ -38,7 +38,7 @@ const (
 	// addons-nginx-ingress-k8s-backend).
 	BackendName = "nginx-ingress-k8s-backend"
 	// DefaultIngressClass is the IngressClass the controller serves; components' Ingresses name
-	// it in spec.ingressClassName. The documents are silent on the name; this is the one
+	// it in spec.ingressClassName. Gardener's documentation is silent on the name; this is the one
 	// Gardener's managed ingress controller uses.
 	DefaultIngressClass = "nginx-ingress-gardener"
 	// appLabel is the app label of the controller's and backend's pods (Gardener's "Network Policies"

@@ -174,8 +174,8 @@ func ShootPlutonoURL(v ShootValues) string {
 // docs/development/priority-classes.md), and the ManagedResource with their permissions in the
 // shoot.
 //
-// The documents disagree on Plutono: one Deployment "exposed to the end users and to the
-// operators" (Gardener's docs/extensions/logging-and-monitoring.md, and deployment/plutono in
+// Gardener's documentation disagrees on Plutono: one Deployment "exposed to the end users and to
+// the operators" (Gardener's docs/extensions/logging-and-monitoring.md, and deployment/plutono in
 // Gardener's docs/deployment/getting_started_locally.md) or two (Gardener's
 // docs/usage/observability/logging.md, the older logging page). One is rendered, published under
 // the users' host gu-.

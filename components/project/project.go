@@ -1,8 +1,9 @@
 // Package project renders the project component: a Gardener Project (core.gardener.cloud/v1beta1,
 // cluster-scoped, Gardener's Project in docs/api-reference/core.md) in the virtual garden together
 // with its namespace garden-<name>. Every Shoot, SecretBinding and CredentialsBinding of the
-// project lives in that namespace, so a project comes before all of them (digest §2.2, Gardener's
-// "Gardener API Server" docs/concepts/apiserver.md).
+// project lives in that namespace, so a project comes before all of them (Gardener's
+// docs/concepts/apiserver-admission-plugins.md, Gardener's "Gardener API Server"
+// docs/concepts/apiserver.md).
 package project
 
 import (
@@ -37,10 +38,10 @@ const (
 // "APIServer Admission Plugins" docs/concepts/apiserver-admission-plugins.md).
 const NamespacePrefix = "garden-"
 
-// gardenNamespace is the namespace of the landscape's own "garden" project. The documents only
-// name the garden- prefix (Gardener's docs/concepts/apiserver-admission-plugins.md); an operator
-// expects the garden project to own the garden namespace, as Gardener's own validator allows, so it
-// is accepted as well.
+// gardenNamespace is the namespace of the landscape's own "garden" project. Gardener's
+// documentation only names the garden- prefix (docs/concepts/apiserver-admission-plugins.md); an
+// operator expects the garden project to own the garden namespace, as Gardener's own validator
+// allows, so it is accepted as well.
 const gardenNamespace = "garden"
 
 // Values are the component's typed inputs.

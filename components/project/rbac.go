@@ -36,10 +36,11 @@ const (
 const verbManageMembers = "manage-members"
 
 // projectRule grants verbs on the project itself; namespaceRule read access to its namespace.
-// The documents name the resources of the project-specific roles ("cluster-scoped resources,
-// e.g., the Namespace or Project itself", Gardener's docs/usage/project/projects.md) but not their
-// verbs: these follow the roles' descriptions (Gardener's docs/usage/project/projects.md): admins
-// manage the project, viewers read it, uam manages its members, the owner does all of it.
+// Gardener's documentation names the resources of the project-specific roles ("cluster-scoped
+// resources, e.g., the Namespace or Project itself", Gardener's docs/usage/project/projects.md) but
+// not their verbs: these follow the roles' descriptions (Gardener's
+// docs/usage/project/projects.md): admins manage the project, viewers read it, uam manages its
+// members, the owner does all of it.
 func projectRule(name string, verbs ...string) map[string]any {
 	return map[string]any{"apiGroups": []any{"core.gardener.cloud"}, "resources": []any{"projects"}, "resourceNames": []any{name}, "verbs": kube.AnyList(verbs)}
 }

@@ -11,8 +11,8 @@ import (
 )
 
 // Stale holds the Stale Projects controller's settings (Gardener's "Gardener Controller Manager"
-// docs/concepts/controller-manager.md). The documents give no defaults; unset fields take
-// gardener-controller-manager's own (30, 14 and 90 days).
+// docs/concepts/controller-manager.md). Gardener's documentation gives no defaults; unset fields
+// take gardener-controller-manager's own (30, 14 and 90 days).
 type Stale struct {
 	// MinimumLifetimeDays: projects younger than this, or active within it, are never stale.
 	MinimumLifetimeDays *int `json:"minimum_lifetime_days"`

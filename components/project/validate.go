@@ -7,10 +7,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// MaxNameLength bounds project names. The documents do not state it; gardener-apiserver's
-// validation refuses longer names, because the name is part of every shoot's technical ID
-// shoot--<project>--<shoot> (Gardener's "Logging" docs/usage/observability/logging.md) and of its
-// DNS names, which an operator expects here too.
+// MaxNameLength bounds project names. Gardener's documentation does not state it;
+// gardener-apiserver's validation refuses longer names, because the name is part of every shoot's
+// technical ID shoot--<project>--<shoot> (Gardener's "Logging" docs/usage/observability/logging.md)
+// and of its DNS names, which an operator expects here too.
 const MaxNameLength = 10
 
 // validateName checks a project name: a DNS label of at most MaxNameLength characters without

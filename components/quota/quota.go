@@ -1,7 +1,7 @@
 // Package quota renders the quota component: a Quota (core.gardener.cloud/v1beta1, Gardener's Quota
 // in docs/api-reference/core.md) that limits the resources and lifetime of the shoots of a project
 // or of the shoots using one set of credentials. Bindings reference it, so it comes before them
-// (digest §2.2).
+// (Gardener's docs/concepts/apiserver-admission-plugins.md).
 package quota
 
 import (
@@ -40,9 +40,9 @@ var scopeAPIVersions = map[string]string{
 	ScopeWorkloadIdentity: "security.gardener.cloud/v1alpha1",
 }
 
-// Metrics are the resources a Quota may limit. The documents only say "a list of resources"
-// (Gardener's QuotaSpec in docs/api-reference/core.md); these are the names gardener-apiserver
-// accepts and Gardener's example quotas use, which an operator expects.
+// Metrics are the resources a Quota may limit. Gardener's documentation only says "a list of
+// resources" (Gardener's QuotaSpec in docs/api-reference/core.md); these are the names
+// gardener-apiserver accepts and Gardener's example quotas use, which an operator expects.
 var Metrics = []string{"cpu", "gpu", "memory", "storage.standard", "storage.premium", "loadbalancer"}
 
 // Values are the component's typed inputs.

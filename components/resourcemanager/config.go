@@ -13,7 +13,7 @@ import (
 // The ports the GRM listens on. Gardener's documentation shows the webhook server behind Service
 // port 443 on target port 10250 (Gardener's "Gardener Resource Manager"
 // docs/concepts/resource-manager.md); metrics and health probes use the ports of Gardener's example
-// component configuration, which the documents do not name.
+// component configuration, which Gardener's documentation does not name.
 const (
 	ServerPort  = 10250
 	MetricsPort = 8080

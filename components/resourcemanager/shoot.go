@@ -15,8 +15,9 @@ import (
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
 
-// ShootTarget makes the GRM a shoot's own resource manager (digest §1.4, Gardener's "Gardener
-// Resource Manager" docs/concepts/resource-manager.md, "Topology Aware Routing"
+// ShootTarget makes the GRM a shoot's own resource manager
+// (pkg/gardenlet/operation/botanist/namespaces.go, Gardener's "Gardener Resource Manager"
+// docs/concepts/resource-manager.md, "Topology Aware Routing"
 // docs/operations/topology_aware_routing.md): it runs in the shoot's control-plane namespace of the
 // seed, watches only that namespace for ManagedResources without a class, applies them into the
 // shoot, and requests tokens for the shoot-access Secrets there.

@@ -2,7 +2,8 @@
 // (core.gardener.cloud/v1beta1, Gardener's SecretBinding in docs/api-reference/core.md) that lets
 // shoots of a project use a Secret with infrastructure credentials, optionally limited by Quotas.
 // The Secret and the Quotas must exist first, and the binding must exist before any shoot names it
-// (digest §2.2, Gardener's "Gardener API Server" docs/concepts/apiserver.md).
+// (Gardener's docs/concepts/apiserver-admission-plugins.md, Gardener's "Gardener API Server"
+// docs/concepts/apiserver.md).
 package secretbinding
 
 import (

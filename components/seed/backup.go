@@ -40,7 +40,7 @@ func (b *builder) backup() error {
 	}
 	bucket := kube.Custom("extensions.gardener.cloud/v1alpha1", "BackupBucket", "", BackupBucketName(b.name), nil, map[string]any{"spec": spec})
 	// The backup provider's extension that reconciles the bucket is installed only after the
-	// Seed is registered (digest §2.3): the bucket comes after the Seed, and neither the Seed nor
+	// Seed is registered (pkg/gardenlet/controller/seed/seed/reconciler_reconcile.go): the bucket comes after the Seed, and neither the Seed nor
 	// what depends on the seed (its extensions) waits for it.
 	b.parts = append(b.parts, render.Component{Name: "backup_bucket", Type: "manifests", Detached: true,
 		DependsOn: []string{"extension_crds", "backup_secret", "seed"}, Objects: kube.On(b.cluster, "", bucket)})

@@ -29,8 +29,8 @@ var (
 // conditions derives the seed's BackupBucketsReady and ExtensionsReady from the virtual garden's
 // BackupBuckets and ControllerInstallations of the seed, and says when BackupBucketsReady turns
 // from Progressing to False by time alone (zero when it does not). A seed without BackupBuckets
-// gets no BackupBucketsReady [INF: Gardener's documentation says only when it turns False and
-// True]. Without clusters to read there is nothing to report.
+// gets no BackupBucketsReady (inferred: Gardener's documentation says only when it turns
+// False and True). Without clusters to read there is nothing to report.
 func conditions(in render.Input, name, virtual string, threshold time.Duration) ([]render.Condition, time.Time, error) {
 	if in.List == nil {
 		return nil, time.Time{}, nil // no clusters to read (graph, validate): nothing to report
@@ -64,8 +64,8 @@ func conditions(in render.Input, name, virtual string, threshold time.Duration) 
 // withThreshold applies gardener-controller-manager's conditionThreshold to a BackupBucketsReady
 // that would be False: "first be set to Progressing and eventually to False once the
 // conditionThreshold expires" (Gardener's docs/concepts/controller-manager.md). First means from a
-// condition that is True [INF, as Gardener's care controllers do]: it turns Progressing now, and
-// stays Progressing until the threshold has passed since the live condition turned Progressing.
+// condition that is True (inferred, as Gardener's care controllers do): it turns Progressing now,
+// and stays Progressing until the threshold has passed since the live condition turned Progressing.
 // From any other state (False, Unknown, not written yet, an unreadable transition time) it is False
 // at once. It returns when a Progressing condition turns False (zero for False).
 func withThreshold(failing render.Condition, live gardenapi.Condition, known bool, threshold time.Duration, now time.Time) (render.Condition, time.Time) {
@@ -129,7 +129,7 @@ func backupBucketsReady(buckets []unstructured.Unstructured) render.Condition {
 // extensionsReady is True when every ControllerInstallation of the seed has Valid, Installed and
 // Healthy True and Progressing False (Gardener's docs/concepts/controller-manager.md); otherwise
 // False, naming each installation and the first condition that is not as it should be. Its reasons
-// and messages are not documented [INF].
+// and messages are not documented (inferred).
 func extensionsReady(installations []unstructured.Unstructured) render.Condition {
 	var bad []string
 	for _, i := range installations {

@@ -46,7 +46,7 @@ func (b *builder) waitFor() []string {
 	return out
 }
 
-// spec is the Seed's spec as the block declares it (S4: Seed API, digest §3.2 and §5.2).
+// spec is the Seed's spec as the block declares it (Gardener's Seed in docs/api-reference/core.md).
 func (b *builder) spec() map[string]any {
 	v := b.v
 	provider := map[string]any{"type": v.Provider.Type, "region": v.Provider.Region}

@@ -1,5 +1,5 @@
 // Package seed renders the seed composite block: the Seed in the virtual garden and the seed
-// system components gardenlet's Seed reconciler deploys into the seed cluster (digest §1.3,
+// system components gardenlet's Seed reconciler deploys into the seed cluster (pkg/gardenlet/controller/seed/seed/reconciler_reconcile.go,
 // §2.3; Gardener's "gardenlet" docs/concepts/gardenlet.md), as parts applied in this order:
 //
 //  1. the seed's PriorityClasses (Gardener's "Priority Classes"

@@ -80,8 +80,8 @@ func (h ExposureClassHandler) Namespace() string {
 	return "istio-ingress-handler-" + h.Name
 }
 
-// Labels are the handler's gateway pod labels. The documents name none by default; these keep
-// them apart from the default gateway and from other handlers.
+// Labels are the handler's gateway pod labels. Gardener's documentation names none by default;
+// these keep them apart from the default gateway and from other handlers.
 func (h ExposureClassHandler) Labels() map[string]string {
 	if len(h.IngressLabels) > 0 {
 		return h.IngressLabels

@@ -106,7 +106,7 @@ func shootextensionsCluster(b *builder) (render.Object, error) {
 }
 
 // extensionResources places the extension resources in the steps of the reconcile flow
-// (digest §2.4). A workerless shoot has none of Infrastructure, ControlPlane, Network,
+// (pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go). A workerless shoot has none of Infrastructure, ControlPlane, Network,
 // OperatingSystemConfig and Worker (Gardener's "Workerless Shoots"
 // docs/usage/shoot/shoot_workerless.md); the builders return none for it.
 func (b *builder) extensionResources() error {

@@ -19,8 +19,8 @@ const (
 	// OperationMaintain makes gardener-controller-manager "start maintaining your shoot
 	// immediately (possibly without being in its maintenance time window)" (Gardener's
 	// docs/usage/shoot-operations/shoot_operations.md): version maintenance acts as inside the window,
-	// and the changes held for the window roll out with it [INF: the maintenance is what the window is
-	// for].
+	// and the changes held for the window roll out with it (inferred: the maintenance is what the window
+	// is for).
 	OperationMaintain = "maintain"
 )
 

@@ -7,7 +7,7 @@ import (
 )
 
 // registration: the Shoot in its project namespace, after every part of its control plane; it
-// is ready once gardenlet reports it reconciled (digest §4.3).
+// is ready once gardenlet reports it reconciled (pkg/gardenlet/controller/shoot/care/health.go).
 func (b *builder) registration() error {
 	var deps []string
 	for _, p := range b.parts {
@@ -56,7 +56,7 @@ func (b *builder) shootObject() map[string]any {
 }
 
 // spec is the Shoot's spec as the block declares it (Gardener's Shoot in
-// docs/api-reference/core.md, digest §3.3).
+// docs/api-reference/core.md, Gardener's docs/api-reference/core.md).
 func (b *builder) spec() map[string]any {
 	v := b.v
 	spec := map[string]any{
@@ -272,8 +272,8 @@ func (b *builder) networkingSpec() map[string]any {
 	}
 	if len(b.v.Workers) == 0 {
 		// Without nodes there are no pod or node networks and no CNI (Gardener's docs, "Workerless
-		// Shoots", docs/usage/shoot/shoot_workerless.md); Gardener forbids them on a workerless Shoot (validateNetworking in
-		// pkg/apis/core/validation/shoot.go at v1.120.0).
+		// Shoots", docs/usage/shoot/shoot_workerless.md); Gardener forbids them on a workerless Shoot
+		// (validateNetworking in pkg/apis/core/validation/shoot.go at v1.120.0).
 		return out
 	}
 	set(out, "pods", b.pods)

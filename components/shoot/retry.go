@@ -28,9 +28,9 @@ const (
 	codeRateLimits = "ERR_INFRA_RATE_LIMITS_EXCEEDED"
 )
 
-// retryAfter is how long after a failure on rate limits the retry comes. The documents name no
-// period; ten minutes leaves a provider's rate limit time to recover without leaving a shoot
-// broken for long.
+// retryAfter is how long after a failure on rate limits the retry comes. Gardener's documentation
+// names no period; ten minutes leaves a provider's rate limit time to recover without leaving a
+// shoot broken for long.
 const retryAfter = 10 * time.Minute
 
 // retryDecision is whether the Shoot gets the retry operation now, and when otherwise.

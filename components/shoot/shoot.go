@@ -1,6 +1,6 @@
 // Package shoot renders the shoot composite block: the Shoot in its project namespace of the
 // virtual garden and the control plane gardenlet deploys for it into the seed namespace
-// shoot--<project>--<name> (digest §1.4, §2.4, §2.5), as parts the engine applies in the order of
+// shoot--<project>--<name> (pkg/gardenlet/operation/botanist/namespaces.go, pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go, pkg/gardenlet/controller/shoot/shoot/reconciler_delete.go), as parts the engine applies in the order of
 // gardenlet's reconcile flow:
 //
 //  1. the control-plane namespace with its labels and high-availability annotations, the
@@ -63,7 +63,7 @@ const (
 	FailureToleranceZone = "zone"
 )
 
-// Labels and annotations gardenlet puts on the control-plane namespace (digest §1.4,
+// Labels and annotations gardenlet puts on the control-plane namespace (pkg/gardenlet/operation/botanist/namespaces.go,
 // Gardener's "ControlPlane Webhooks" docs/extensions/controlplane-webhooks.md, "Provider Local"
 // docs/extensions/provider-local.md, "High Availability Of Components"
 // docs/development/high-availability-of-components.md).

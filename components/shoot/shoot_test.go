@@ -237,7 +237,7 @@ func TestPriorityClasses(t *testing.T) {
 	}
 }
 
-// The reconcile order follows the shoot flow (digest §2.4).
+// The reconcile order follows the shoot flow (pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go).
 func TestReconcileOrder(t *testing.T) {
 	v := values(func(v *Values) {
 		v.Extensions = []Extension{{Type: "shoot-dns-service"}}

@@ -23,10 +23,10 @@ const (
 )
 
 // Objects builds every extension resource of the shoot, in the order of the shoot flow
-// (digest §2.4): Cluster first (it must exist before any Extension, Gardener's "Cluster"
-// docs/extensions/cluster.md, "Extension" docs/extensions/resources/extension.md), BackupEntry, the
-// DNS records, Infrastructure, Network, ControlPlanes, OperatingSystemConfigs, ContainerRuntimes,
-// Worker and the Extensions.
+// (pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go): Cluster first (it must exist
+// before any Extension, Gardener's "Cluster" docs/extensions/cluster.md, "Extension"
+// docs/extensions/resources/extension.md), BackupEntry, the DNS records, Infrastructure, Network,
+// ControlPlanes, OperatingSystemConfigs, ContainerRuntimes, Worker and the Extensions.
 func Objects(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
 	if err != nil {

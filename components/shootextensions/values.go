@@ -1,10 +1,11 @@
 // Package shootextensions builds the extensions.gardener.cloud/v1alpha1 resources gardenlet writes
-// into a shoot's control-plane namespace of the seed (digest §3.4, Gardener's "Extensions"
-// docs/api-reference/extensions.md): Cluster, Infrastructure, ControlPlane, Network,
-// OperatingSystemConfig, Worker, DNSRecord, ContainerRuntime, Extension and BackupEntry. Extension
-// controllers reconcile them; each is ready when its status.lastOperation reaches Succeeded
-// (Gardener's "Extension" docs/extensions/resources/extension.md). The shoot composite places the
-// builders in the steps of the documented shoot flow (digest §2.4), so every kind has a builder of
+// into a shoot's control-plane namespace of the seed (Gardener's docs/api-reference/extensions.md,
+// Gardener's "Extensions" docs/api-reference/extensions.md): Cluster, Infrastructure, ControlPlane,
+// Network, OperatingSystemConfig, Worker, DNSRecord, ContainerRuntime, Extension and BackupEntry.
+// Extension controllers reconcile them; each is ready when its status.lastOperation reaches
+// Succeeded (Gardener's "Extension" docs/extensions/resources/extension.md). The shoot composite
+// places the builders in the steps of the documented shoot flow
+// (pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go), so every kind has a builder of
 // its own besides Objects.
 package shootextensions
 
@@ -22,7 +23,7 @@ type Values struct {
 	// Project and Name name the shoot; both are required.
 	Project string `json:"project"`
 	Name    string `json:"name"`
-	// TechnicalID is the control-plane namespace; "" means shoot--<project>--<name> (digest §1.4).
+	// TechnicalID is the control-plane namespace; "" means shoot--<project>--<name> (pkg/gardenlet/operation/botanist/namespaces.go).
 	TechnicalID string `json:"technical_id"`
 	// UID of the Shoot, if known; it makes the BackupEntry's name unique (Gardener's "Control Plane
 	// Migration" docs/operations/control_plane_migration.md).
@@ -45,7 +46,7 @@ type Values struct {
 	// Extensions are the Extension resources, one per type (Gardener's
 	// docs/extensions/resources/extension.md).
 	Extensions []Extension `json:"extensions"`
-	// Backup, when set, makes the shoot's BackupEntry (only for seeds with backup, digest §2.4).
+	// Backup, when set, makes the shoot's BackupEntry (only for seeds with backup, pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go).
 	Backup *Backup `json:"backup"`
 	// Exposure, when set, makes the ControlPlane with purpose exposure, which only shoots whose
 	// API server is exposed without SNI need (Gardener's "ControlPlane Exposure"
@@ -320,7 +321,7 @@ func (e Extension) DeleteStep() string {
 }
 
 // TechnicalID is the shoot's control-plane namespace in the seed, shoot--<project>--<name>
-// (digest §1.4).
+// (pkg/gardenlet/operation/botanist/namespaces.go).
 func TechnicalID(project, name string) string {
 	return "shoot--" + project + "--" + name
 }

@@ -17,8 +17,8 @@ type Part struct {
 	Objects []*unstructured.Unstructured
 }
 
-// ManagedResource names. The documents name none of them; these are the names Gardener uses,
-// so that an operator finds them where they expect.
+// ManagedResource names. Gardener's documentation names none of them; these are the names Gardener
+// uses, so that an operator finds them where they expect.
 const (
 	CoreDNSManagedResource       = "shoot-core-coredns"
 	KubeProxyManagedResource     = "shoot-core-kube-proxy"

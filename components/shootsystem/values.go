@@ -1,5 +1,5 @@
 // Package shootsystem renders the system components Gardener runs inside every shoot cluster,
-// mostly in kube-system (digest 1.5): CoreDNS, kube-proxy, the reversed VPN client vpn-shoot,
+// mostly in kube-system (pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go): CoreDNS, kube-proxy, the reversed VPN client vpn-shoot,
 // metrics-server and the optional node-local DNS cache. The objects are not applied by the engine
 // directly: the shoot's own gardener-resource-manager in the seed applies them into the shoot, so
 // ManagedResources packs every component into a ManagedResource (class unset, Gardener's
@@ -19,7 +19,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Namespace is where the shoot system components live (digest 1.5).
+// Namespace is where the shoot system components live (pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go).
 const Namespace = "kube-system"
 
 // The shoot's built-in priority classes (Gardener's "Priority Classes"
@@ -232,8 +232,8 @@ func prepare(v Values) (*prepared, error) {
 }
 
 // ClusterDNSIP is the address of the kube-dns Service: the 10th address of the service network,
-// the address Gardener configures kubelets with. The documents do not state the rule; it is
-// Gardener's and upstream's long-standing convention (10.96.0.10 in kubeadm clusters).
+// the address Gardener configures kubelets with. Gardener's documentation does not state the rule;
+// it is Gardener's and upstream's long-standing convention (10.96.0.10 in kubeadm clusters).
 func ClusterDNSIP(serviceCIDR string) (string, error) {
 	if serviceCIDR == "" {
 		return "", fmt.Errorf("service network is required")

@@ -15,9 +15,9 @@ const annotationNamespaceSelectors = "networking.resources.gardener.cloud/namesp
 
 // IngressNamespaceSelector selects the namespaces of the seed's Istio ingress gateways, which
 // forward vpn-shoot's connections to the server (Gardener's "Control Plane Endpoints And Ports"
-// docs/usage/advanced/control-plane-endpoints-and-ports.md). The documents name the namespaces
-// (*istio-ingress-*, Gardener's "Network Policies" docs/operations/network_policies.md) but not
-// their labels; gardener.cloud/role=istio-ingress is the label an operator finds on them.
+// docs/usage/advanced/control-plane-endpoints-and-ports.md). Gardener's documentation names the
+// namespaces (*istio-ingress-*, Gardener's "Network Policies" docs/operations/network_policies.md)
+// but not their labels; gardener.cloud/role=istio-ingress is the label an operator finds on them.
 var IngressNamespaceSelector = map[string]string{"gardener.cloud/role": "istio-ingress"}
 
 func serviceAnnotations() map[string]string {

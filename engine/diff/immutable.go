@@ -90,13 +90,12 @@ var immutableFields = []immutableField{
 	{kind: gk("apiextensions.k8s.io", "CustomResourceDefinition"), path: ".spec.scope"},
 }
 
-// gardenerImmutableFields are the immutable fields of the Gardener API, from the API reference
-// (S4 = shared/seeds/004_f69719840e4185ec.txt; "Gardener's Shoot in docs/api-reference/core.md" is
-// its line 1187). gardener-apiserver and gardener-operator enforce them in their update validation,
-// not with CEL transition rules, so no schema announces them, and the local control plane's
-// stand-in CRDs do not enforce them at all: only this table knows them. (engine/plan refuses to
-// replace the Gardener objects whose deletion would destroy a cluster; the others are replaced like
-// any object.)
+// gardenerImmutableFields are the immutable fields of the Gardener API, from Gardener's API
+// reference (docs/api-reference/ in gardener/gardener; each rule names the type whose field it is).
+// gardener-apiserver and gardener-operator enforce them in their update validation, not with CEL
+// transition rules, so no schema announces them, and the local control plane's stand-in CRDs do not
+// enforce them at all: only this table knows them. (engine/plan refuses to replace the Gardener
+// objects whose deletion would destroy a cluster; the others are replaced like any object.)
 //
 // A rule without condition refuses any change, adding and removing the field included (the
 // server compares old and new as a whole). bothSet is used where the field may legitimately

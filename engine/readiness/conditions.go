@@ -7,8 +7,8 @@ import (
 )
 
 // condition is the part of a status condition the rules read. Kubernetes (metav1.Condition and the
-// per-API variants) and Gardener (digest line 259, Gardener's Condition in
-// docs/api-reference/core.md) share these fields.
+// per-API variants) and Gardener (Gardener's Condition in docs/api-reference/core.md) share these
+// fields.
 type condition struct {
 	Type, Status, Reason, Message string
 }
@@ -77,7 +77,8 @@ func requireTrue(conds []condition, types ...string) []string {
 }
 
 // trueIfPresent is requireTrue for conditions that some objects do not have (for example
-// EveryNodeReady on a workerless Shoot, digest line 360).
+// EveryNodeReady on a workerless Shoot, Gardener's "Shoot Status"
+// docs/usage/shoot/shoot_status.md).
 func trueIfPresent(conds []condition, types ...string) []string {
 	var reasons []string
 	for _, t := range types {

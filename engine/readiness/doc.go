@@ -8,7 +8,7 @@
 // those rules as pure functions of one object; Wait watches the objects until Check says ready, a
 // status says it never will be without a change (Terminal), or the context ends.
 //
-// Rules for Gardener kinds follow shared/reference/gardener-digest.md (cited as "digest" with its
-// line numbers and the source references it gives, e.g. Gardener's "Extension"
-// docs/extensions/resources/extension.md).
+// Rules for Gardener kinds follow what Gardener's documentation and its health checks
+// (pkg/utils/kubernetes/health in gardener/gardener) say of each kind; each rule cites its source,
+// e.g. Gardener's "Extension" docs/extensions/resources/extension.md.
 package readiness

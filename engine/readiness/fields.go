@@ -46,8 +46,7 @@ func stringField(obj *unstructured.Unstructured, path ...string) string {
 
 // generationBehind reports whether the object's controller has not yet observed its current spec:
 // status.observedGeneration is set and lower than metadata.generation. Gardener uses the same test
-// to decide that a reconcile is due (digest line 536, Gardener's "gardenlet"
-// docs/concepts/gardenlet.md).
+// to decide that a reconcile is due (Gardener's "gardenlet" docs/concepts/gardenlet.md).
 func generationBehind(obj *unstructured.Unstructured) (Status, bool) {
 	observed, ok := intField(obj, "status", "observedGeneration")
 	if !ok {

@@ -5,7 +5,7 @@ import (
 )
 
 // Rules for the Gardener API objects (core, seedmanagement, operations, operator): Gardener
-// reports their health through conditions and the last operation (digest section 4.3-4.7). Kinds
+// reports their health through conditions and the last operation (pkg/gardenlet/controller/shoot/care/health.go-4.7). Kinds
 // of these groups without a rule (CloudProfile, SecretBinding, Quota, ControllerRegistration, ...)
 // have no controller-reported health and are ready once they exist.
 
@@ -48,9 +48,9 @@ func conditionsAndOperation(obj *unstructured.Unstructured, required, optional [
 }
 
 // seedReady: GardenletReady, SeedSystemComponentsHealthy and ExtensionsReady True (the local
-// setup's readiness check, digest line 373, Gardener's "Getting Started Locally"
+// setup's readiness check, Gardener's "Getting Started Locally"
 // docs/deployment/getting_started_locally.md), BackupBucketsReady True when the Seed has a backup
-// (digest line 369) and the last operation Succeeded (digest line 712).
+// (Gardener's docs/concepts/controller-manager.md) and the last operation Succeeded.
 func seedReady(obj *unstructured.Unstructured, _ Options) Status {
 	required := []string{"GardenletReady", "SeedSystemComponentsHealthy", "ExtensionsReady"}
 	optional := []string{"BackupBucketsReady"}
@@ -61,9 +61,9 @@ func seedReady(obj *unstructured.Unstructured, _ Options) Status {
 }
 
 // shootReady: last operation Succeeded and every health condition the Shoot reports True
-// (digest line 713, Gardener's docs/deployment/getting_started_locally.md). They are optional
-// because EveryNodeReady is absent on workerless Shoots (digest line 360) and a new Shoot reports
-// none until the care controller runs.
+// (Gardener's docs/deployment/getting_started_locally.md). They are optional because
+// EveryNodeReady is absent on workerless Shoots (Gardener's docs/usage/shoot/shoot_status.md) and a
+// new Shoot reports none until the care controller runs.
 func shootReady(obj *unstructured.Unstructured, _ Options) Status {
 	return conditionsAndOperation(obj, nil, []string{
 		"APIServerAvailable", "ControlPlaneHealthy", "ObservabilityComponentsHealthy",
@@ -72,7 +72,7 @@ func shootReady(obj *unstructured.Unstructured, _ Options) Status {
 }
 
 // gardenReady: last operation Succeeded, VirtualGardenAPIServerAvailable and
-// VirtualComponentsHealthy True (the local readiness check, digest line 383, Gardener's "Gardener
+// VirtualComponentsHealthy True (the local readiness check, Gardener's "Gardener
 // Operator" docs/concepts/operator.md), and the runtime and observability conditions True when
 // reported (Gardener's docs/concepts/operator.md).
 func gardenReady(obj *unstructured.Unstructured, _ Options) Status {
@@ -82,7 +82,7 @@ func gardenReady(obj *unstructured.Unstructured, _ Options) Status {
 }
 
 // controllerInstallationReady: Valid, Installed and Healthy True and Progressing not True, the test
-// behind the Seed's ExtensionsReady (digest line 370 and 655, Gardener's "Gardener Controller
+// behind the Seed's ExtensionsReady (Gardener's "Gardener Controller
 // Manager" docs/concepts/controller-manager.md).
 func controllerInstallationReady(obj *unstructured.Unstructured, _ Options) Status {
 	if s, behind := generationBehind(obj); behind {
@@ -97,7 +97,7 @@ func controllerInstallationReady(obj *unstructured.Unstructured, _ Options) Stat
 	return ready()
 }
 
-// projectReady: status.phase Ready (digest line 387, Gardener's
+// projectReady: status.phase Ready (Gardener's
 // docs/concepts/controller-manager.md). Failed is not terminal: the project controller retries.
 func projectReady(obj *unstructured.Unstructured, _ Options) Status {
 	if s, behind := generationBehind(obj); behind {
@@ -110,7 +110,7 @@ func projectReady(obj *unstructured.Unstructured, _ Options) Status {
 }
 
 // operationOnlyReady: kinds whose status mirrors an extension resource's last operation (core
-// BackupBucket/BackupEntry, digest line 386).
+// BackupBucket/BackupEntry, Gardener's "gardenlet" docs/concepts/gardenlet.md).
 func operationOnlyReady(obj *unstructured.Unstructured, _ Options) Status {
 	if s, behind := generationBehind(obj); behind {
 		return s
@@ -122,7 +122,8 @@ func operationOnlyReady(obj *unstructured.Unstructured, _ Options) Status {
 	return operationStatus(obj, op)
 }
 
-// managedSeedReady: its Shoot was reconciled (ShootReconciled True, digest line 324, Gardener's
+// managedSeedReady: its Shoot was reconciled (ShootReconciled True, Gardener's ManagedSeed in
+// docs/api-reference/seedmanagement.md and
 // "gardenlet" docs/concepts/gardenlet.md).
 func managedSeedReady(obj *unstructured.Unstructured, _ Options) Status {
 	if s, behind := generationBehind(obj); behind {
@@ -134,7 +135,7 @@ func managedSeedReady(obj *unstructured.Unstructured, _ Options) Status {
 	return ready()
 }
 
-// bastionReady: Ready True (digest line 327 and 386).
+// bastionReady: Ready True (Gardener's Bastion in docs/api-reference/operations.md).
 func bastionReady(obj *unstructured.Unstructured, _ Options) Status {
 	if s, behind := generationBehind(obj); behind {
 		return s

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// lastOperation is Gardener's LastOperation (digest line 260, Gardener's LastOperation in
+// lastOperation is Gardener's LastOperation (Gardener's LastOperation in
 // docs/api-reference/core.md): what the controller last did to the object and how far it got.
 type lastOperation struct {
 	Type, State, Description string
@@ -65,8 +65,8 @@ func readLastErrors(obj *unstructured.Unstructured) []lastError {
 	return out
 }
 
-// nonRetryableCodes are the error codes Gardener classifies as user errors (digest line 657,
-// Gardener's "Shoot Status" docs/usage/shoot/shoot_status.md): credentials that are rejected, a
+// nonRetryableCodes are the error codes Gardener classifies as user errors (Gardener's
+// "Shoot Status" docs/usage/shoot/shoot_status.md): credentials that are rejected, a
 // quota that is exhausted, infrastructure dependencies in the way, a configuration problem. The
 // controller keeps retrying, but nothing changes until a person does, so a wait ends early with the
 // message. ERR_INFRA_RATE_LIMITS_EXCEEDED and ERR_RETRYABLE_INFRA_DEPENDENCIES heal by themselves
@@ -79,12 +79,12 @@ var nonRetryableCodes = []string{
 	"ERR_INFRA_UNAUTHORIZED",
 }
 
-// operationStatus judges a present lastOperation (digest 4.2, Gardener's "Access to the Garden
-// Cluster for Extensions" docs/extensions/garden-api-access.md, "Extension"
-// docs/extensions/resources/extension.md): Succeeded is ready; Failed is terminal (no automatic
-// retry, Gardener's docs/usage/shoot/shoot_status.md); Error is terminal only with a non-retryable
-// error code; anything else (Processing, Pending, Aborted) is still in progress. The reason quotes
-// the last errors' descriptions, falling back to the operation's description.
+// operationStatus judges a present lastOperation (pkg/utils/kubernetes/health/extensions.go,
+// Gardener's "Access to the Garden Cluster for Extensions" docs/extensions/garden-api-access.md,
+// "Extension" docs/extensions/resources/extension.md): Succeeded is ready; Failed is terminal (no
+// automatic retry, Gardener's docs/usage/shoot/shoot_status.md); Error is terminal only with a
+// non-retryable error code; anything else (Processing, Pending, Aborted) is still in progress. The
+// reason quotes the last errors' descriptions, falling back to the operation's description.
 func operationStatus(obj *unstructured.Unstructured, op lastOperation) Status {
 	if op.State == "Succeeded" {
 		return ready()
@@ -138,7 +138,8 @@ func hasNonRetryableCode(errs []lastError) bool {
 	return false
 }
 
-// operationAnnotation is Gardener's one-shot request annotation (digest line 505): the controller
+// operationAnnotation is Gardener's one-shot request annotation (Gardener's
+// docs/usage/shoot-operations/shoot_operations.md): the controller
 // removes it when it takes the request up (reconcile: at the start, Gardener's "Reconcile Trigger"
 // docs/extensions/reconcile-trigger.md; migrate/restore: at the end of a successful run, Gardener's
 // "Migration" docs/extensions/migration.md), so while it is set the status describes an older

@@ -21,7 +21,7 @@ func init() {
 }
 
 // etcdReady: etcd-druid reports status.ready=true for the current generation, and AllMembersReady
-// (when reported) is True. The digest does not name the status field (digest line 710); status.ready
+// (when reported) is True. Gardener's documentation does not name the status field; status.ready
 // and observedGeneration follow etcd-druid v1alpha1 as the local stand-in CRD models it
 // (tests/localcluster/crds/README.md). The reason adds member counts and druid's last errors.
 func etcdReady(obj *unstructured.Unstructured, _ Options) Status {
@@ -51,14 +51,14 @@ func etcdReady(obj *unstructured.Unstructured, _ Options) Status {
 	return notReady(joinReasons(reasons))
 }
 
-// ignoreAnnotation makes gardener-resource-manager skip a ManagedResource entirely (digest line
-// 344, Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md): it is never
+// ignoreAnnotation makes gardener-resource-manager skip a ManagedResource entirely (Gardener's
+// "Gardener Resource Manager" docs/concepts/resource-manager.md): it is never
 // reconciled again, so its conditions never move and waiting on them would only end in a timeout.
 const ignoreAnnotation = "resources.gardener.cloud/ignore"
 
 // managedResourceReady: "healthy if ResourcesApplied=ResourcesHealthy=True and
-// ResourcesProgressing=False" (digest line 342, Gardener's "gardenlet" docs/concepts/gardenlet.md)
-// for the current generation (digest line 708). An absent Progressing condition is accepted; a True
+// ResourcesProgressing=False" (Gardener's "gardenlet" docs/concepts/gardenlet.md,
+// pkg/utils/kubernetes/health/managedresource.go) for the current generation. An absent Progressing condition is accepted; a True
 // one is not.
 func managedResourceReady(obj *unstructured.Unstructured, _ Options) Status {
 	if obj.GetAnnotations()[ignoreAnnotation] == "true" {
@@ -76,7 +76,7 @@ func managedResourceReady(obj *unstructured.Unstructured, _ Options) Status {
 	return ready()
 }
 
-// extensionReady applies to every kind of extensions.gardener.cloud (digest 4.2 and line 709): no
+// extensionReady applies to every kind of extensions.gardener.cloud (pkg/utils/kubernetes/health/extensions.go and line 709): no
 // gardener.cloud/operation request pending, the current generation observed, and
 // status.lastOperation.state Succeeded. Failed, or Error with a user-error code, is terminal.
 func extensionReady(obj *unstructured.Unstructured, _ Options) Status {

@@ -10,7 +10,7 @@ import (
 // status alone. The workload controllers always write status.observedGeneration, so a missing one
 // means the controller has not looked at the object yet (a fresh DaemonSet would otherwise pass
 // with zero desired pods). Gardener's resource manager uses the Deployment form of this test for
-// ManagedResource health (digest line 337-340, Gardener's "Gardener Resource Manager"
+// ManagedResource health (Gardener's "Gardener Resource Manager"
 // docs/concepts/resource-manager.md).
 
 func init() {

@@ -60,10 +60,9 @@ func (c Class) Valid() bool { return slices.Contains(Classes(), c) }
 // Data keys of the generated Secrets. They are exported so that components mounting a generated
 // Secret name its keys through these constants instead of repeating string literals. The CA and
 // certificate keys are the ones Gardener's secrets manager uses (its data-key table, Gardener's
-// docs/development/secrets_management.md of the seed documents; the digest summarises that section
-// at lines 587 and 491). Gardener keys an RSA key pair as id_rsa/id_rsa.pub (Gardener's
-// docs/development/secrets_management.md, digest line 607 for the SSH key pair); gardener uses
-// key.pem/pub.pem instead, because its RSA keys are PEM signing keys, not SSH keys.
+// docs/development/secrets_management.md). Gardener keys an RSA key pair as id_rsa/id_rsa.pub
+// (Gardener's docs/usage/shoot-operations/shoot_credentials_rotation.md for the SSH key pair);
+// gardener uses key.pem/pub.pem instead, because its RSA keys are PEM signing keys, not SSH keys.
 const (
 	// DataKeyCACert holds the PEM CA certificate: the CA itself in a CA Secret, the signing CA in a
 	// certificate Secret (so a client of the server can verify it from the same Secret).
@@ -173,7 +172,7 @@ func (c Class) isLeafCertificate() bool { return c == ClassServerCert || c == Cl
 // expires reports whether material of class c has a validity and is renewed before its end.
 // Keys (OpenVPN static keys too), tokens (bootstrap tokens too, which get no expiration key)
 // and passwords carry no expiry; like Gardener's service-account key, they change only when
-// rotated on request (digest line 574: "No auto-rotation of these").
+// rotated on request (Gardener's docs/usage/shoot-operations/shoot_credentials_rotation.md).
 func (c Class) expires() bool { return c == ClassCA || c.isLeafCertificate() }
 
 // hasKey reports whether material of class c is built around a private key, whose algorithm is

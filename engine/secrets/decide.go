@@ -55,7 +55,8 @@ func decide(req Request, existing *unstructured.Unstructured, now time.Time, rot
 }
 
 // decideByValidity renews material at RenewAfterValidityPercentage of its validity or when less
-// than RenewBeforeExpiry is left, whichever comes first (digest lines 491 and 650), and reuses it
+// than RenewBeforeExpiry is left, whichever comes first (Gardener's
+// docs/development/secrets_management.md), and reuses it
 // otherwise.
 func decideByValidity(notBefore, notAfter, now time.Time, live *liveSecret) decision {
 	until := notAfter.UTC().Format(time.RFC3339)

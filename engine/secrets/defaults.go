@@ -2,17 +2,18 @@ package secrets
 
 import "time"
 
-// Defaults and limits. Line numbers refer to shared/reference/gardener-digest.md.
+// Defaults and limits.
 const (
 	// DefaultCAValidity is ten years: Gardener's shoot CA certificates are valid ten years
-	// (digest lines 491 and 650, Gardener's "Shoot Credentials Rotation"
+	// (Gardener's "Shoot Credentials Rotation"
 	// docs/usage/shoot-operations/shoot_credentials_rotation.md).
 	DefaultCAValidity = 10 * 365 * 24 * time.Hour
 	// DefaultCertValidity is one year, the signing duration Gardener's garden cluster uses for
-	// gardenlet's client certificate (digest line 415, `--cluster-signing-duration` 1y).
+	// gardenlet's client certificate (`--cluster-signing-duration` 1y,
+	// Gardener's "gardenlet" docs/concepts/gardenlet.md).
 	DefaultCertValidity = 365 * 24 * time.Hour
-	// DefaultRSABits is the size of generated RSA keys. The digest names no key size; 3072 bits
-	// is the NIST recommendation for material that lives beyond 2030.
+	// DefaultRSABits is the size of generated RSA keys. Gardener's documentation names no key size;
+	// 3072 bits is the NIST recommendation for material that lives beyond 2030.
 	DefaultRSABits = 3072
 	// MinRSABits is the smallest RSA key accepted.
 	MinRSABits = 2048
@@ -24,11 +25,12 @@ const (
 	MinRandomLength = 16
 
 	// RenewAfterValidityPercentage is when expiring material is renewed: Gardener's secrets
-	// manager renews at 80 % of the validity (digest lines 491 and 650, Gardener's "Secrets
+	// manager renews at 80 % of the validity (Gardener's "Secrets
 	// Management" docs/development/secrets_management.md).
 	RenewAfterValidityPercentage = 80
 	// RenewBeforeExpiry renews material with less than ten days left even when less than 80 % of a
-	// short validity has passed, whichever comes first, as Gardener does (digest line 491).
+	// short validity has passed, whichever comes first, as Gardener does (Gardener's
+	// docs/development/secrets_management.md).
 	RenewBeforeExpiry = 10 * 24 * time.Hour
 	// ClockSkew is how far before "now" a certificate's NotBefore lies, so that a peer whose
 	// clock runs a little behind still accepts a certificate issued a moment ago.

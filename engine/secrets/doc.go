@@ -12,8 +12,7 @@
 // references it like any other object (group, kind, namespace, name, uid) and never holds its
 // data, so a state file or state Secret leaks no key material. The cluster is the source of
 // truth, as it is for Gardener's secrets manager, which reads the Secrets of the cluster it acts
-// upon (Gardener's "Secrets Management" docs/development/secrets_management.md of the seed
-// documents, summarised at digest line 587).
+// upon (Gardener's "Secrets Management" docs/development/secrets_management.md).
 //
 // # When generation happens
 //
@@ -36,13 +35,14 @@
 // request's configuration (annotations on the Secret), the parsed material itself (validity,
 // signature by the requested CA, matching keys) and the time. Expiring material is renewed at
 // 80 % of its validity or ten days before its end, whichever comes first, as Gardener's secrets
-// manager does (digest lines 491 and 650). Rotation happens only on request; rotating a CA
+// manager does. Rotation happens only on request; rotating a CA
 // renews every certificate it signed on the same run, because their check against the new CA
 // fails. The decision never depends on randomness; the material does.
 //
 // Unlike Gardener's secrets manager, which names immutable Secrets after a hash of their
-// configuration and rotation time (digest line 587), a generated Secret keeps one stable name and
+// configuration and rotation time, a generated Secret keeps one stable name and
 // is updated in place: consumers name it once, and prune and state need no knowledge of
-// generations. Gardener's two-phase CA rotation with an old-and-new CA bundle (digest lines
-// 573-578) is not reproduced: a rotated CA replaces the old one at once.
+// generations. Gardener's two-phase CA rotation with an old-and-new CA bundle (Gardener's
+// docs/usage/shoot-operations/shoot_credentials_rotation.md) is not reproduced: a rotated CA
+// replaces the old one at once.
 package secrets

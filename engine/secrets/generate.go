@@ -22,8 +22,8 @@ import (
 // renews every certificate signed by it on the same run: their Generate is given the new CA's
 // Material, finds that it did not sign the existing certificate, and renews with the reason
 // "signing CA changed". Rotation replaces a CA at once, without Gardener's two-phase bundle of
-// old and new CA (digest line 578), so clients holding only the old ca.crt fail until they are
-// rolled with the new one; the plan lists every renewed Secret.
+// old and new CA (Gardener's docs/development/secrets_management.md), so clients holding only the
+// old ca.crt fail until they are rolled with the new one; the plan lists every renewed Secret.
 //
 // random supplies certificate serial numbers, the characters of tokens, passwords and bootstrap
 // token secrets and the bytes of OpenVPN static keys; nil means crypto/rand.Reader. RSA and

@@ -13,7 +13,8 @@ import (
 // newSecret is the desired v1 Secret of req holding data. Only the fields gardener decides are
 // set, so that the object built from a reused Secret equals the one built when it was generated.
 // The Secret is not immutable (unlike Gardener's, whose names change with every generation,
-// digest line 587): gardener keeps one stable name per Secret, so new material is an update.
+// Gardener's docs/development/secrets_management.md): gardener keeps one stable name per Secret, so
+// new material is an update.
 func newSecret(req Request, data map[string][]byte, annotations map[string]string) *unstructured.Unstructured {
 	encoded := make(map[string]any, len(data))
 	for _, k := range slices.Sorted(maps.Keys(data)) {

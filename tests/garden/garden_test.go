@@ -187,7 +187,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	assert.Equal(t, "local-credentials", ref)
 
 	// The seed in the garden's runtime cluster: its own PriorityClasses, gateways, gardenlet and
-	// the Seed registered in the virtual garden after them (digest 1.3, 2.3).
+	// the Seed registered in the virtual garden after them (pkg/gardenlet/controller/seed/seed/reconciler_reconcile.go).
 	assert.Less(t, slices.Index(ready, "garden.local"), slices.Index(ready, "seed.local.priority_classes"), "the seed registers with a garden that is up")
 	assert.Less(t, slices.Index(ready, "seed.local.gardenlet"), slices.Index(ready, "seed.local.seed"))
 	pc, err := cs.SchedulingV1().PriorityClasses().Get(ctx, "gardener-system-critical", metav1.GetOptions{})

@@ -52,9 +52,9 @@ func order(t *testing.T, ready []string, shoot, a, b string) {
 }
 
 // checkShoots checks the documented facts of the landscape's three shoots after the first
-// apply: namespaces, labels and annotations (digest §1.4), replicas by failure tolerance,
+// apply: namespaces, labels and annotations (pkg/gardenlet/operation/botanist/namespaces.go), replicas by failure tolerance,
 // priority classes, the workerless shoot's reduced control plane, and the reconcile order of
-// the shoot flow (digest §2.4).
+// the shoot flow (pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go).
 func checkShoots(t *testing.T, c *localcluster.Cluster, ready []string) {
 	ctx := context.Background()
 	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())

@@ -15,7 +15,7 @@ import (
 var gardenerStagesTemplate string
 
 // ExtensionKinds are the extensions.gardener.cloud/v1alpha1 kinds whose objects kwok reports as
-// reconciled (digest section 3.4).
+// reconciled (Gardener's docs/api-reference/extensions.md).
 var ExtensionKinds = []string{
 	"BackupBucket", "BackupEntry", "Bastion", "ContainerRuntime", "ControlPlane", "DNSRecord",
 	"Extension", "Infrastructure", "Network", "OperatingSystemConfig", "Worker",
