@@ -28,6 +28,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/rendering"
 	"github.com/declarative-gardener/gardener/state"
 )
 
@@ -170,7 +171,7 @@ func planWith(t *testing.T, cl *memCluster, st *state.State) *planner.Outcome {
 	clusters := map[string]observe.Cluster{"runtime": cl}
 	res, err := plan.Build(context.Background(), plan.Options{
 		Landscape: "test", Order: []config.InstanceAddress{gardenletAddr},
-		Rendered: map[config.InstanceAddress]*plan.Rendered{gardenletAddr: {Address: gardenletAddr, Type: "manifests", Objects: gardenletObjects()}},
+		Rendered: map[config.InstanceAddress]*rendering.Rendered{gardenletAddr: {Address: gardenletAddr, Type: "manifests", Objects: gardenletObjects()}},
 		Clusters: clusters, Tracked: tracked,
 		Differs: func(string) (plan.Differ, error) { return dataDiffer{}, nil },
 	})

@@ -19,6 +19,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/rendering"
 )
 
 var hpas = schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}
@@ -87,8 +88,8 @@ func TestDeleteToleratesStatusWrites(t *testing.T) {
 func TestDeletionDependencies(t *testing.T) {
 	c := &plan.Component{Address: "shoot.a.etcd_main", DependsOn: []string{"seed.local", "shoot.a.kube_apiserver", "shoot.a.namespace"}}
 	assert.Equal(t, c.DependsOn, deletionDependencies(c, nil))
-	assert.Equal(t, c.DependsOn, deletionDependencies(c, &plan.Rendered{DependsOn: []config.InstanceAddress{"shoot.a.kube_apiserver", "shoot.a.namespace"}}))
-	rd := &plan.Rendered{
+	assert.Equal(t, c.DependsOn, deletionDependencies(c, &rendering.Rendered{DependsOn: []config.InstanceAddress{"shoot.a.kube_apiserver", "shoot.a.namespace"}}))
+	rd := &rendering.Rendered{
 		DependsOn:         []config.InstanceAddress{"shoot.a.kube_apiserver", "shoot.a.namespace"},
 		DeletionDependsOn: []config.InstanceAddress{"shoot.a.namespace"},
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/readiness"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/rendering"
 )
 
 // DefaultComponentParallelism is how many components an apply keeps in progress by default. Most
@@ -222,7 +223,7 @@ func preventDestroy(out *planner.Outcome) map[string]bool {
 // deletionDependencies are the dependencies the state records for ordering the deletion of a
 // component once its block is removed: its plan dependencies, with a part's sibling dependencies
 // replaced by its DeletionDependsOn where the composite set them.
-func deletionDependencies(c *plan.Component, rd *plan.Rendered) []string {
+func deletionDependencies(c *plan.Component, rd *rendering.Rendered) []string {
 	if rd == nil || rd.DeletionDependsOn == nil {
 		return c.DependsOn
 	}

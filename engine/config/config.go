@@ -32,8 +32,9 @@ type Hooks struct {
 	Parsed func(l *Landscape)
 	// Instance, when set, is called for every instance whose configuration decoded and passed its
 	// checks, in dependency order, and returns the value references to the instance see (its
-	// outputs). The plan renders the component here, so that dependents are evaluated with the
-	// outputs rendering knows before apply. Without it, outputs other than name are unknown.
+	// outputs). engine/rendering renders the component here, so that dependents are evaluated
+	// with the outputs rendering knows before apply. Without it, outputs other than name are
+	// unknown.
 	// Error diagnostics mark the instance failed: its dependents see unknown values.
 	Instance func(inst *Instance) (cty.Value, hcl.Diagnostics)
 	// Now is the time landscape rules judge dates against (a cloud profile's expiration

@@ -21,6 +21,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/rendering"
 	gschema "github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/engine/secrets"
 )
@@ -46,7 +47,7 @@ type Options struct {
 	// DependsOn lists each instance's direct dependencies.
 	DependsOn map[config.InstanceAddress][]config.InstanceAddress
 	// Rendered holds the rendering of every instance in Order.
-	Rendered map[config.InstanceAddress]*Rendered
+	Rendered map[config.InstanceAddress]*rendering.Rendered
 	// Clusters are the clusters to read, by cluster block name; every declared cluster should be
 	// here, so that objects of removed components are found wherever they are.
 	Clusters map[string]observe.Cluster
@@ -169,7 +170,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 				what = "its parts are"
 			}
 			c.Note = fmt.Sprintf("lifetime ended at %s: %s deleted", rd.Retired.Ended, what)
-			res.Plan.Retired = append(res.Plan.Retired, *rd.Retired)
+			res.Plan.Retired = append(res.Plan.Retired, Retirement(*rd.Retired))
 		case rd.Note != "":
 			c.Note = rd.Note
 		}
@@ -253,7 +254,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		if now.IsZero() {
 			now = time.Now()
 		}
-		rendered := func(addr string) *Rendered { return opts.Rendered[config.InstanceAddress(addr)] }
+		rendered := func(addr string) *rendering.Rendered { return opts.Rendered[config.InstanceAddress(addr)] }
 		if err := holdOutsideWindows(res.Plan.Components, rendered, now); err != nil {
 			return nil, err
 		}
@@ -632,7 +633,7 @@ func allSensitive(changes []FieldChange) bool {
 // renderedOutside returns the objects of cluster rendered by instances outside the plan's
 // order, inOrder (--target; nil without targets, then every instance is planned and the set is
 // empty): moving an object between components must not delete it.
-func renderedOutside(rendered map[config.InstanceAddress]*Rendered, inOrder map[string]bool, cluster string) map[object.Ref]bool {
+func renderedOutside(rendered map[config.InstanceAddress]*rendering.Rendered, inOrder map[string]bool, cluster string) map[object.Ref]bool {
 	out := map[object.Ref]bool{}
 	if inOrder == nil {
 		return out
@@ -753,7 +754,7 @@ const NoteRemoved = "removed from the landscape"
 // retiredPart reports whether addr is an instance whose lifetime ended (a stale project), which
 // renders nothing any more, or a part of a composite instance whose lifetime ended, which
 // renders no parts any more.
-func retiredPart(rendered map[config.InstanceAddress]*Rendered, addr string) bool {
+func retiredPart(rendered map[config.InstanceAddress]*rendering.Rendered, addr string) bool {
 	for _, a := range []string{addr, parentAddress(addr)} {
 		if rd := rendered[config.InstanceAddress(a)]; rd != nil && rd.Retired != nil {
 			return true

@@ -19,6 +19,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/rendering"
 )
 
 // fakeCluster serves ConfigMaps, Namespaces and Deployments from memory.
@@ -129,7 +130,7 @@ func live(t *testing.T, u *unstructured.Unstructured, component string) *unstruc
 	return u
 }
 
-func buildPlan(t *testing.T, c *fakeCluster, rendered map[config.InstanceAddress]*Rendered, mutate func(*Options)) *Result {
+func buildPlan(t *testing.T, c *fakeCluster, rendered map[config.InstanceAddress]*rendering.Rendered, mutate func(*Options)) *Result {
 	t.Helper()
 	var order []config.InstanceAddress
 	for _, a := range []config.InstanceAddress{"component.manifests.a", "component.manifests.b", "component.manifests.crd"} {
@@ -185,7 +186,7 @@ func TestBuildActionsAndReasons(t *testing.T) {
 		live(t, cm("apps", "dropped", map[string]any{}), "component.manifests.a"),
 		foreign,
 	}}
-	rendered := map[config.InstanceAddress]*Rendered{
+	rendered := map[config.InstanceAddress]*rendering.Rendered{
 		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(
 			cm("", "same", map[string]any{"k": "v"}),
 			cm("", "changed", map[string]any{"k": "new"}),
@@ -239,7 +240,7 @@ func TestBuildLeavesAloneWhatItDidNotApply(t *testing.T) {
 	copied := live(t, cm("apps", "copied", nil), "component.manifests.a")
 	copied.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "1", Controller: ptr(true)}})
 	res := buildPlan(t, &fakeCluster{objects: []*unstructured.Unstructured{labelled, copied}},
-		map[config.InstanceAddress]*Rendered{"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "x", nil))}}, nil)
+		map[config.InstanceAddress]*rendering.Rendered{"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "x", nil))}}, nil)
 	assert.Equal(t, map[string]string{"component.manifests.a ConfigMap apps/x": "create missing"}, actions(res.Plan))
 	assert.Equal(t, []string{
 		"ConfigMap apps/copied in cluster runtime carries the label declarative-gardener.io/landscape=test but was not applied by gardener; it is left alone",
@@ -262,7 +263,7 @@ func TestBuildRefusesToTakeOver(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, err := Build(context.Background(), Options{
 				Landscape: "test", Order: []config.InstanceAddress{"component.manifests.a"},
-				Rendered: map[config.InstanceAddress]*Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(tt.render)}},
+				Rendered: map[config.InstanceAddress]*rendering.Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(tt.render)}},
 				Clusters: map[string]observe.Cluster{"runtime": &fakeCluster{objects: []*unstructured.Unstructured{tt.live}}},
 				Differs:  func(string) (Differ, error) { return fakeDiffer{}, nil },
 			})
@@ -278,7 +279,7 @@ func TestBuildDestroyTargetsAndDeferred(t *testing.T) {
 		live(t, cm("apps", "a1", nil), "component.manifests.a"),
 		live(t, cm("apps", "b1", nil), "component.manifests.b"),
 	}}
-	rendered := map[config.InstanceAddress]*Rendered{
+	rendered := map[config.InstanceAddress]*rendering.Rendered{
 		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "a1", nil))},
 		"component.manifests.b": {Address: "component.manifests.b", Type: "manifests", Deferred: []string{".objects"}},
 	}
@@ -298,7 +299,7 @@ func TestBuildDestroyTargetsAndDeferred(t *testing.T) {
 		assert.True(t, res.Plan.HasChanges())
 	})
 	t.Run("targets limit deletions", func(t *testing.T) {
-		only := map[config.InstanceAddress]*Rendered{"component.manifests.a": {Address: "component.manifests.a", Type: "manifests"}}
+		only := map[config.InstanceAddress]*rendering.Rendered{"component.manifests.a": {Address: "component.manifests.a", Type: "manifests"}}
 		res := buildPlan(t, c, only, func(o *Options) {
 			o.Targets = []string{"component.manifests.a"}
 			o.TargetAddrs = []config.InstanceAddress{"component.manifests.a"}
@@ -320,7 +321,7 @@ func TestBuildKinds(t *testing.T) {
 		"apiVersion": "druid.gardener.cloud/v1alpha1", "kind": "Etcd", "metadata": map[string]any{"name": "etcd-main"},
 	}}
 	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "apps"}}}
-	res := buildPlan(t, &fakeCluster{}, map[config.InstanceAddress]*Rendered{
+	res := buildPlan(t, &fakeCluster{}, map[config.InstanceAddress]*rendering.Rendered{
 		"component.manifests.crd": {Address: "component.manifests.crd", Type: "manifests", Objects: objects(crd, ns)},
 		"component.manifests.a":   {Address: "component.manifests.a", Type: "manifests", Objects: objects(etcd)},
 	}, nil)
@@ -332,7 +333,7 @@ func TestBuildKinds(t *testing.T) {
 
 	_, err := Build(context.Background(), Options{
 		Landscape: "test", Order: []config.InstanceAddress{"component.manifests.a"},
-		Rendered: map[config.InstanceAddress]*Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(etcd)}},
+		Rendered: map[config.InstanceAddress]*rendering.Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(etcd)}},
 		Clusters: map[string]observe.Cluster{"runtime": &fakeCluster{}},
 		Differs:  func(string) (Differ, error) { return fakeDiffer{}, nil },
 	})
@@ -340,7 +341,7 @@ func TestBuildKinds(t *testing.T) {
 
 	_, err = Build(context.Background(), Options{
 		Landscape: "test", Order: []config.InstanceAddress{"component.manifests.a", "component.manifests.b"},
-		Rendered: map[config.InstanceAddress]*Rendered{
+		Rendered: map[config.InstanceAddress]*rendering.Rendered{
 			"component.manifests.a": {Type: "manifests", Objects: objects(cm("", "x", nil))},
 			"component.manifests.b": {Type: "manifests", Objects: objects(cm("", "x", nil))},
 		},
@@ -419,7 +420,7 @@ func TestBuildReadsObjectsInTheLandscapesVersion(t *testing.T) {
 	c := &versionedCluster{fakeCluster: fakeCluster{objects: []*unstructured.Unstructured{live(t, deploy("v1"), "component.manifests.a")}}}
 	res, err := Build(context.Background(), Options{
 		Landscape: "test", Order: []config.InstanceAddress{"component.manifests.a"},
-		Rendered: map[config.InstanceAddress]*Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(deploy("v1beta2"))}},
+		Rendered: map[config.InstanceAddress]*rendering.Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(deploy("v1beta2"))}},
 		Clusters: map[string]observe.Cluster{"runtime": c},
 		Differs:  func(string) (Differ, error) { return versionDiffer{}, nil },
 	})
@@ -452,7 +453,7 @@ func TestBuildRefreshesStaleDiscovery(t *testing.T) {
 	c := &staleCluster{}
 	res, err := Build(context.Background(), Options{
 		Landscape: "test", Order: []config.InstanceAddress{"component.manifests.a"},
-		Rendered: map[config.InstanceAddress]*Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(etcd)}},
+		Rendered: map[config.InstanceAddress]*rendering.Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(etcd)}},
 		Clusters: map[string]observe.Cluster{"runtime": c},
 		Differs:  func(string) (Differ, error) { return fakeDiffer{}, nil },
 	})
@@ -467,7 +468,7 @@ func TestBuildWarnsAboutProtectedDeletions(t *testing.T) {
 		"metadata": map[string]any{"name": "etcds.druid.gardener.cloud"},
 	}}
 	c := &fakeCluster{objects: []*unstructured.Unstructured{live(t, crd.DeepCopy(), "component.manifests.crd"), live(t, cm("apps", "a1", nil), "component.manifests.a")}}
-	res := buildPlan(t, c, map[config.InstanceAddress]*Rendered{
+	res := buildPlan(t, c, map[config.InstanceAddress]*rendering.Rendered{
 		"component.manifests.crd": {Address: "component.manifests.crd", Type: "manifests", Objects: objects(crd)},
 		"component.manifests.a":   {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "a1", nil))},
 	}, func(o *Options) {
@@ -487,7 +488,7 @@ func TestBuildKeepsWhatIsStillNeeded(t *testing.T) {
 		live(t, cm("apps", "moved", nil), "component.manifests.b"),
 	}}
 	t.Run("a namespace desired objects live in", func(t *testing.T) {
-		res := buildPlan(t, c, map[config.InstanceAddress]*Rendered{
+		res := buildPlan(t, c, map[config.InstanceAddress]*rendering.Rendered{
 			"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "moved", nil))},
 		}, func(o *Options) { o.PreviousKinds = map[string][]schema.GroupKind{"runtime": {{Kind: "Namespace"}}} })
 		for _, comp := range res.Plan.Components {
@@ -498,7 +499,7 @@ func TestBuildKeepsWhatIsStillNeeded(t *testing.T) {
 		assert.Contains(t, res.Plan.Warnings, "Namespace apps in cluster runtime is no longer rendered but objects of the landscape still live in it; it is kept")
 	})
 	t.Run("an object moved to a component outside --target", func(t *testing.T) {
-		res := buildPlan(t, c, map[config.InstanceAddress]*Rendered{
+		res := buildPlan(t, c, map[config.InstanceAddress]*rendering.Rendered{
 			"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "moved", nil))},
 			"component.manifests.b": {Address: "component.manifests.b", Type: "manifests"},
 		}, func(o *Options) {
@@ -545,8 +546,8 @@ func TestBuildRetiredComposite(t *testing.T) {
 		live(t, cm("apps", "cp", nil), "shoot.trial.control_plane"),
 		live(t, cm("apps", "gone", nil), "component.manifests.removed"),
 	}}
-	retirement := &Retirement{Address: "shoot.trial", Ended: "2026-11-20T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days"}
-	rendered := map[config.InstanceAddress]*Rendered{
+	retirement := &rendering.Retirement{Address: "shoot.trial", Ended: "2026-11-20T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days"}
+	rendered := map[config.InstanceAddress]*rendering.Rendered{
 		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "kept", nil))},
 		"shoot.trial":           {Address: "shoot.trial", Type: "shoot", Retired: retirement},
 	}
@@ -567,7 +568,7 @@ func TestBuildRetiredComposite(t *testing.T) {
 	assert.Equal(t, NoteLifetimeEnded, notes["shoot.trial.control_plane"])
 	assert.Equal(t, "lifetime ended at 2026-11-20T08:00:00Z: its parts are deleted", notes["shoot.trial"])
 	assert.Equal(t, NoteRemoved, notes["component.manifests.removed"])
-	assert.Equal(t, []Retirement{*retirement}, res.Plan.Retired)
+	assert.Equal(t, []Retirement{Retirement(*retirement)}, res.Plan.Retired)
 
 	targeted := buildPlan(t, c, rendered, func(o *Options) {
 		o.Order = []config.InstanceAddress{"shoot.trial"}
@@ -603,7 +604,7 @@ func TestBuildSupersededVersions(t *testing.T) {
 		live(t, cm("tools", "proxy-v1.30.0", map[string]any{"k": "v"}), "component.manifests.a"),
 		live(t, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "shoot--proxy-v1.28.0"}}}, "component.manifests.a"),
 	}}
-	rendered := map[config.InstanceAddress]*Rendered{
+	rendered := map[config.InstanceAddress]*rendering.Rendered{
 		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: []render.Object{
 			{Cluster: "runtime", Object: cm("", "proxy-v1.31.3", map[string]any{"k": "v"}), DefaultNamespace: "apps", Supersedes: regexp.MustCompile(`^proxy-v[0-9.]+$`)},
 			{Cluster: "runtime", Object: &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "shoot--proxy-v1.31.3"}}},
@@ -645,7 +646,7 @@ func TestBuildConsumesOperationAnnotations(t *testing.T) {
 	consuming := func(u *unstructured.Unstructured) render.Object {
 		return render.Object{Cluster: "runtime", Object: u, DefaultNamespace: "apps", Consume: map[string]string{"gardener.cloud/operation": "reconcile"}}
 	}
-	rendered := map[config.InstanceAddress]*Rendered{
+	rendered := map[config.InstanceAddress]*rendering.Rendered{
 		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: []render.Object{
 			consuming(cm("", "reconcile", map[string]any{"k": "v"})),
 			consuming(cm("", "changed", map[string]any{"k": "v"})),

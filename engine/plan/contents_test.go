@@ -2,9 +2,11 @@ package plan
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -60,4 +62,24 @@ func TestManagedContentsShowsTheObjectsInside(t *testing.T) {
 	plain := contentsSecret(map[string]any{"x": "y"}, "stringData")
 	plain.SetLabels(nil)
 	assert.Equal(t, opaque, managedContents(opaque, plain, nil, nil), "other Secrets are left alone")
+}
+
+// A Secret packed into a ManagedResource may hold a generated secret's private key (vpn-shoot's
+// client certificate reaches the shoot only that way): neither the plan's view of the contents
+// nor a saved plan shows it.
+func TestPackedSecretsAreNeverShown(t *testing.T) {
+	key := base64.StdEncoding.EncodeToString([]byte("-----BEGIN EC PRIVATE KEY-----\nsecret\n-----END EC PRIVATE KEY-----\n"))
+	desired := contentsSecret(map[string]any{
+		"objects.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: client\n  namespace: kube-system\ndata:\n  tls.key: " + key + "\n",
+	}, "stringData")
+
+	changes := managedContents(nil, desired, nil, render.NewRedactor(nil))
+	require.NotEmpty(t, changes)
+	shown, err := json.Marshal(changes)
+	require.NoError(t, err)
+	assert.NotContains(t, string(shown), key)
+	saved, err := json.Marshal(NewFile("dir", &Result{Plan: &Plan{}, Redactor: render.NewRedactor(nil),
+		Desired: []*Desired{{Cluster: "runtime", Component: "garden.local.mr", Object: desired}}}, nil))
+	require.NoError(t, err)
+	assert.NotContains(t, string(saved), key)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/rendering"
 )
 
 // createOnly marks an object create-only, as a component does.
@@ -48,13 +49,13 @@ func TestBuildCreateOnly(t *testing.T) {
 	edited.Object["data"] = map[string]any{"kubeconfig": "rotated", "extra": "x"}
 	unowned := createOnly(cm("apps", "bootstrap", map[string]any{"kubeconfig": "theirs"}))
 	unowned.SetResourceVersion("3")
-	rendered := map[config.InstanceAddress]*Rendered{
+	rendered := map[config.InstanceAddress]*rendering.Rendered{
 		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(bootstrap())},
 	}
 	for _, tt := range []struct {
 		name     string
 		live     []*unstructured.Unstructured
-		rendered map[config.InstanceAddress]*Rendered
+		rendered map[config.InstanceAddress]*rendering.Rendered
 		mutate   func(*Options)
 		want     map[string]string
 		warnings []string
@@ -90,7 +91,7 @@ func TestBuildCreateOnly(t *testing.T) {
 		},
 		{
 			name: "removed from the landscape: deleted", live: []*unstructured.Unstructured{edited},
-			rendered: map[config.InstanceAddress]*Rendered{"component.manifests.a": {Address: "component.manifests.a", Type: "manifests"}},
+			rendered: map[config.InstanceAddress]*rendering.Rendered{"component.manifests.a": {Address: "component.manifests.a", Type: "manifests"}},
 			mutate: func(o *Options) {
 				o.Tracked = trackedRefs("bootstrap")
 				o.PreviousKinds = map[string][]schema.GroupKind{"runtime": {{Kind: "ConfigMap"}}}
@@ -99,7 +100,7 @@ func TestBuildCreateOnly(t *testing.T) {
 		},
 		{
 			name:     "removed from the landscape after its consumer deleted it: nothing to do",
-			rendered: map[config.InstanceAddress]*Rendered{"component.manifests.a": {Address: "component.manifests.a", Type: "manifests"}},
+			rendered: map[config.InstanceAddress]*rendering.Rendered{"component.manifests.a": {Address: "component.manifests.a", Type: "manifests"}},
 			mutate: func(o *Options) {
 				o.Tracked = trackedRefs("bootstrap")
 				o.PreviousKinds = map[string][]schema.GroupKind{"runtime": {{Kind: "ConfigMap"}}}
@@ -152,7 +153,7 @@ func TestBuildCreateOnlyRefusals(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			_, err := Build(context.Background(), Options{
 				Landscape: "test", Order: []config.InstanceAddress{"component.manifests.a"},
-				Rendered: map[config.InstanceAddress]*Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(tt.render)}},
+				Rendered: map[config.InstanceAddress]*rendering.Rendered{"component.manifests.a": {Type: "manifests", Objects: objects(tt.render)}},
 				Clusters: map[string]observe.Cluster{"runtime": &fakeCluster{objects: tt.live}},
 				Differs:  func(string) (Differ, error) { return fakeDiffer{}, nil },
 			})

@@ -17,6 +17,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/openapi"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/rendering"
 )
 
 // specDiffer compares the top-level fields of .spec and reports those named in immutable as
@@ -79,7 +80,7 @@ func planOne(t *testing.T, addr config.InstanceAddress, desired, current *unstru
 	}
 	return Build(context.Background(), Options{
 		Landscape: "test", Order: []config.InstanceAddress{addr},
-		Rendered: map[config.InstanceAddress]*Rendered{addr: {Address: addr, Type: "shoot", Objects: []render.Object{{Cluster: "virtual", Object: desired}}}},
+		Rendered: map[config.InstanceAddress]*rendering.Rendered{addr: {Address: addr, Type: "shoot", Objects: []render.Object{{Cluster: "virtual", Object: desired}}}},
 		Clusters: map[string]observe.Cluster{"virtual": &fakeCluster{objects: objs}},
 		Differs:  func(string) (Differ, error) { return differ, nil },
 	})

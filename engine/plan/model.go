@@ -1,9 +1,9 @@
-// Package plan computes what applying a landscape would do: it renders every component, reads
-// the live clusters at a cost of one LIST per kind (GETs only for objects to adopt), diffs each
-// object locally with server-side
-// apply semantics and records the result as data. Views (engine/views) print it; apply executes
-// it. Every value in a plan is already redacted: no secret reaches a view, a JSON document or a
-// saved plan's reviewed part.
+// Package plan computes what applying a landscape would do and records it as data. Build takes
+// the rendered instances (engine/rendering), reads the live clusters at a cost of one LIST per
+// kind (GETs only for objects to adopt), diffs each object locally with server-side apply
+// semantics and decides which objects the landscape no longer wants are deleted. Views
+// (engine/views) print the result; apply executes it. Every value in a plan is already redacted:
+// no secret reaches a view, a JSON document or a saved plan's reviewed part.
 package plan
 
 import (
@@ -97,7 +97,8 @@ type Plan struct {
 	Forget []string `json:"forget,omitempty"`
 }
 
-// Retirement is an instance whose lifetime ended.
+// Retirement is an instance whose lifetime ended: the plan's form of a rendering.Retirement,
+// which has the same fields.
 type Retirement struct {
 	Address string `json:"address"`
 	// Ended is when the lifetime ended, RFC 3339.

@@ -3,6 +3,8 @@ package plan
 import (
 	"fmt"
 	"time"
+
+	"github.com/declarative-gardener/gardener/engine/rendering"
 )
 
 // holdOutsideWindows holds back the changes of components with a maintenance window, when now
@@ -10,7 +12,7 @@ import (
 // what it would be. Whether a window holds at all is the composite's (MaintenanceWindow's
 // HoldWhile, decided when rendering); without conditions a component none of whose objects
 // exists is created at once, as Gardener creates a shoot at once.
-func holdOutsideWindows(components []*Component, rendered func(addr string) *Rendered, now time.Time) error {
+func holdOutsideWindows(components []*Component, rendered func(addr string) *rendering.Rendered, now time.Time) error {
 	for _, c := range components {
 		rd := rendered(c.Address)
 		if rd == nil || rd.Window == nil {

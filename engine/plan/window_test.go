@@ -6,44 +6,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/zclconf/go-cty/cty"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/rendering"
 )
-
-func TestWindowContains(t *testing.T) {
-	at := func(hhmm string) time.Time {
-		ts, err := time.Parse("2006-01-02 15:04 -0700", "2026-11-22 "+hhmm)
-		require.NoError(t, err)
-		return ts
-	}
-	tests := []struct {
-		name, begin, end, now string
-		want                  bool
-	}{
-		{"inside", "220000+0000", "230000+0000", "22:30 +0000", true},
-		{"begin is inside", "220000+0000", "230000+0000", "22:00 +0000", true},
-		{"end is outside", "220000+0000", "230000+0000", "23:00 +0000", false},
-		{"before", "220000+0000", "230000+0000", "12:00 +0000", false},
-		{"offset of the window", "220000+0100", "230000+0100", "21:30 +0000", true},
-		{"offset of the clock", "220000+0000", "230000+0000", "23:30 +0100", true},
-		{"across midnight, late", "230000+0000", "010000+0000", "23:30 +0000", true},
-		{"across midnight, early", "230000+0000", "010000+0000", "00:30 +0000", true},
-		{"across midnight, outside", "230000+0000", "010000+0000", "12:00 +0000", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			w, err := render.MaintenanceWindow{Begin: tt.begin, End: tt.end}.Parse()
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, w.Contains(at(tt.now)))
-		})
-	}
-	_, err := render.MaintenanceWindow{Begin: "22:00", End: "230000+0000"}.Parse()
-	assert.ErrorContains(t, err, `maintenance window begin "22:00" is not HHMMSS+HHMM`)
-}
 
 func TestHoldOutsideWindows(t *testing.T) {
 	ref := func(name string) object.Ref {
@@ -59,11 +26,11 @@ func TestHoldOutsideWindows(t *testing.T) {
 	}
 	fresh := &Component{Address: "shoot.s.worker", Objects: []*ObjectChange{{Ref: ref("w"), Action: Create, Reason: ReasonMissing}}}
 	unconfined := &Component{Address: "shoot.s.shoot", Objects: []*ObjectChange{{Ref: ref("x"), Action: Update, Reason: ReasonConfigChanged}}}
-	rendered := func(addr string) *Rendered {
+	rendered := func(addr string) *rendering.Rendered {
 		if addr == "shoot.s.shoot" {
-			return &Rendered{}
+			return &rendering.Rendered{}
 		}
-		return &Rendered{Window: window}
+		return &rendering.Rendered{Window: window}
 	}
 
 	outside := existing()
@@ -86,43 +53,13 @@ func TestHoldOutsideWindows(t *testing.T) {
 	assert.Empty(t, inside.Objects[0].Held)
 }
 
-// A composite's HoldWhile conditions decide for all its parts: held only while the live object
-// exists with the field's value, so that a shoot still being created and a hibernation change
-// roll out at once, and then also the creation of a new part is held.
-func TestWindowHoldWhile(t *testing.T) {
-	shoot := func(hibernation any) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot", "metadata": map[string]any{"name": "dev", "namespace": "garden-local"}}}
-		if hibernation != nil {
-			u.Object["spec"] = map[string]any{"hibernation": map[string]any{"enabled": hibernation}}
-		}
-		return u
-	}
-	cond := render.LiveCondition{Ref: render.LiveRef{Cluster: "runtime", Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots", Namespace: "garden-local", Name: "dev", Paths: []string{"spec.hibernation.enabled"}}, Value: "false", Default: "false"}
-	tests := []struct {
-		name string
-		live *unstructured.Unstructured
-		want bool
-	}{
-		{"no Shoot yet", nil, false},
-		{"field absent counts as the default", shoot(nil), true},
-		{"same hibernation", shoot(false), true},
-		{"hibernation changes", shoot(true), false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			window := &render.MaintenanceWindow{Begin: "220000+0000", End: "230000+0000", HoldWhile: []render.LiveCondition{cond}}
-			r, err := renderCompositeWith(t, func(r *Renderer) {
-				r.Get = func(cty.Value, schema.GroupVersionResource, string, string) (*unstructured.Unstructured, error) {
-					return tt.live, nil
-				}
-			}, []render.Component{{Name: "worker", Window: window, Objects: []render.Object{configMap("w", nil)}}})
-			require.NoError(t, err)
-			rd := r.Rendered["garden.local.worker"]
-			assert.Equal(t, tt.want, rd.Window != nil)
-
-			c := &Component{Address: "garden.local.worker", Objects: []*ObjectChange{{Ref: object.Ref{Kind: "ConfigMap", Name: "w"}, Action: Create, Reason: ReasonMissing}}}
-			require.NoError(t, holdOutsideWindows([]*Component{c}, func(string) *Rendered { return rd }, time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
-			assert.Equal(t, tt.want, c.Objects[0].Held == Create, "a new part of an existing shoot waits too")
-		})
-	}
+// A window with HoldWhile conditions is one the composite kept because they hold (the rendering
+// drops it otherwise, engine/rendering's TestWindowHoldWhile): then a new part of an existing
+// shoot waits for the window too.
+func TestHoldWhileHoldsCreations(t *testing.T) {
+	window := &render.MaintenanceWindow{Begin: "220000+0000", End: "230000+0000", HoldWhile: []render.LiveCondition{{Value: "false"}}}
+	c := &Component{Address: "garden.local.worker", Objects: []*ObjectChange{{Ref: object.Ref{Kind: "ConfigMap", Name: "w"}, Action: Create, Reason: ReasonMissing}}}
+	rd := &rendering.Rendered{Window: window}
+	require.NoError(t, holdOutsideWindows([]*Component{c}, func(string) *rendering.Rendered { return rd }, time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)))
+	assert.Equal(t, Create, c.Objects[0].Held)
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/rendering"
 	"github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/state"
 )
@@ -76,7 +77,7 @@ type Options struct {
 type Outcome struct {
 	Load     *config.Result
 	Graph    *graph.Graph
-	Rendered map[config.InstanceAddress]*plan.Rendered
+	Rendered map[config.InstanceAddress]*rendering.Rendered
 	// Targets are the instances --target resolved to.
 	Targets []config.InstanceAddress
 	// Clusters are the connected clusters by cluster block name.
@@ -114,8 +115,8 @@ func Prepare(opts Options) (*Outcome, hcl.Diagnostics) {
 
 // prepare loads, renders and graphs the landscape; retired, when set, answers the renderer's
 // questions about instances whose lifetime ended in an earlier apply.
-func prepare(opts Options, conns *connections, retired func(config.InstanceAddress) (*plan.Retirement, error)) (*Outcome, hcl.Diagnostics) {
-	r := plan.NewRenderer(opts.Renderers, opts.Dir)
+func prepare(opts Options, conns *connections, retired func(config.InstanceAddress) (*rendering.Retirement, error)) (*Outcome, hcl.Diagnostics) {
+	r := rendering.NewRenderer(opts.Renderers, opts.Dir)
 	r.Retired = retired
 	if opts.Connect != nil {
 		r.Lookup = conns.lookup

@@ -13,8 +13,8 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/manifests"
 	"github.com/declarative-gardener/gardener/engine/config"
-	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/rendering"
 	"github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/schemas"
 )
@@ -76,7 +76,7 @@ component "manifests" "after_shoots" {
 
 // The derived conditions of every instance, one line each, by instance address.
 func TestOutcomeConditions(t *testing.T) {
-	out := &Outcome{Rendered: map[config.InstanceAddress]*plan.Rendered{
+	out := &Outcome{Rendered: map[config.InstanceAddress]*rendering.Rendered{
 		"seed.b":                {Conditions: []render.Condition{{Type: "ExtensionsReady", Status: "True", Reason: "AllExtensionsReady", Message: "fine."}}},
 		"seed.a":                {Conditions: []render.Condition{{Type: "BackupBucketsReady", Status: "False"}, {Type: "ExtensionsReady", Status: "Unknown"}}},
 		"component.manifests.x": {},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/rendering"
 	"github.com/declarative-gardener/gardener/state"
 )
 
@@ -14,11 +15,11 @@ import (
 // of a landscape without any reads no state early: the state is read on the first question when
 // the prefetch has not read it yet (it needs the landscape's state block, so the landscape is
 // evaluated once more without rendering), and the plan proper then uses that read.
-func retiredFromState(opts *Options) func(config.InstanceAddress) (*plan.Retirement, error) {
+func retiredFromState(opts *Options) func(config.InstanceAddress) (*rendering.Retirement, error) {
 	var once sync.Once
 	var st *state.State
 	var err error
-	return func(addr config.InstanceAddress) (*plan.Retirement, error) {
+	return func(addr config.InstanceAddress) (*rendering.Retirement, error) {
 		once.Do(func() {
 			st = opts.State
 			if st != nil || opts.ReadState == nil {
@@ -37,7 +38,7 @@ func retiredFromState(opts *Options) func(config.InstanceAddress) (*plan.Retirem
 		if rec == nil {
 			return nil, nil
 		}
-		return &plan.Retirement{Address: string(addr), Ended: rec.Ended, Reason: rec.Reason, Recorded: true}, nil
+		return &rendering.Retirement{Address: string(addr), Ended: rec.Ended, Reason: rec.Reason, Recorded: true}, nil
 	}
 }
 
@@ -46,7 +47,7 @@ func retiredFromState(opts *Options) func(config.InstanceAddress) (*plan.Retirem
 // longer declared or that rendered without a lifetime (the Quota's lifetime was lifted): a block
 // added again, or a lifetime set again, starts afresh. Records of instances rendered during
 // apply stay.
-func recordRetirements(p *plan.Plan, st *state.State, rendered map[config.InstanceAddress]*plan.Rendered) {
+func recordRetirements(p *plan.Plan, st *state.State, rendered map[config.InstanceAddress]*rendering.Rendered) {
 	if st == nil {
 		return
 	}

@@ -1,8 +1,13 @@
-// Package render turns evaluated component instances into Kubernetes objects by calling the
-// component types' pure render functions. The engine never imports the component packages: cmd
-// wires a Registry of render functions in. Values known only after apply reach render functions
-// as a marker string, and the fields they end up in are reported as unknown, so that plans show
-// "(known after apply)" instead of a guess.
+// Package render is the contract between the engine and the component types: a component type
+// is a pure Func from an Input (an instance's configuration, the evaluation time, the live
+// objects it may read) to an Output (Kubernetes objects, or a composite's parts as Components,
+// with outputs and notices), registered in a Registry. The engine never imports the component
+// packages: cmd wires the Registry in, and engine/rendering calls its functions.
+//
+// The package also holds what components and the engine agree on about rendered values: the
+// markers of values known only after apply (UnknownString, LiveValue, GeneratedRef), whose
+// fields plans show as "(known after apply)" instead of a guess, and the Redactor that keeps
+// secrets out of plans.
 package render
 
 import (

@@ -1,4 +1,4 @@
-package plan
+package rendering
 
 import (
 	"crypto/rand"
@@ -22,7 +22,7 @@ const GeneratedSecretType = "generated_secret"
 
 // generate renders a generated_secret instance: the live Secret is reused while it is valid
 // and its configuration unchanged, otherwise new material is generated (engine/secrets).
-func (r *Renderer) generate(inst *config.Instance, rd *Rendered, prep render.Prepared) (cty.Value, hcl.Diagnostics) {
+func (r *Renderer) generate(inst *config.Instance, rd *Rendered, prep prepared) (cty.Value, hcl.Diagnostics) {
 	fail := func(err error) (cty.Value, hcl.Diagnostics) {
 		return cty.NilVal, hcl.Diagnostics{{
 			Severity: hcl.DiagError, Summary: "Secret cannot be generated",

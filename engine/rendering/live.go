@@ -1,4 +1,4 @@
-package plan
+package rendering
 
 import (
 	"fmt"

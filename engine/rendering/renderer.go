@@ -1,4 +1,4 @@
-package plan
+package rendering
 
 import (
 	"errors"
@@ -122,7 +122,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		rd.NoRenderer = true
 		return cty.NilVal, nil
 	}
-	prep := render.Prepare(inst.Config, config.SensitiveMark)
+	prep := prepare(inst.Config, config.SensitiveMark)
 	rd.Secrets = prep.Secrets
 	if len(prep.Deferred) > 0 {
 		for _, p := range prep.Deferred {
