@@ -511,33 +511,6 @@ func TestBuildKeepsWhatIsStillNeeded(t *testing.T) {
 	})
 }
 
-// Removed components go in reverse dependency order, recorded in the state when they were
-// applied: a removed shoot's Shoot before its kube-apiserver, the etcds and the namespace last.
-func TestDeletionOrderOfRemovedComponents(t *testing.T) {
-	deps := map[string][]string{
-		"shoot.ops.shoot":          {"shoot.ops.kube_apiserver", "shoot.ops.etcd_main", "shoot.ops.namespace"},
-		"shoot.ops.kube_apiserver": {"shoot.ops.etcd_main", "shoot.ops.namespace"},
-		"shoot.ops.etcd_main":      {"shoot.ops.namespace"},
-		"shoot.ops.namespace":      {"seed.local"},
-	}
-	for _, tt := range []struct {
-		name    string
-		removed []string
-		deps    map[string][]string
-		want    []string
-	}{
-		{"dependents first", []string{"shoot.ops.etcd_main", "shoot.ops.kube_apiserver", "shoot.ops.namespace", "shoot.ops.shoot"}, deps,
-			[]string{"shoot.ops.shoot", "shoot.ops.kube_apiserver", "shoot.ops.etcd_main", "shoot.ops.namespace"}},
-		{"without recorded dependencies: reverse address order", []string{"a", "c", "b"}, nil, []string{"c", "b", "a"}},
-		{"dependencies on components that stay are ignored", []string{"shoot.ops.namespace"}, deps, []string{"shoot.ops.namespace"}},
-		{"a cycle falls back to address order", []string{"a", "b"}, map[string][]string{"a": {"b"}, "b": {"a"}}, []string{"b", "a"}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, deletionOrder(tt.removed, tt.deps))
-		})
-	}
-}
-
 // The parts of a composite whose lifetime ended are deleted with the reason lifetime_ended, a
 // targeted plan of the composite included; the retirement is listed for apply to record.
 func TestBuildRetiredComposite(t *testing.T) {

@@ -4,6 +4,11 @@
 // semantics and decides which objects the landscape no longer wants are deleted. Views
 // (engine/views) print the result; apply executes it. Every value in a plan is already redacted:
 // no secret reaches a view, a JSON document or a saved plan's reviewed part.
+//
+// model.go is the plan's JSON form (docs/plan-format.md). Build (build.go) assembles a plan from
+// the desired state (desired.go), the observation of each cluster (observation.go), the
+// comparison of each desired object with its live state (compare.go) and pruning, the deletion
+// of what the landscape no longer wants (pruning.go).
 package plan
 
 import (

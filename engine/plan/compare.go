@@ -1,0 +1,185 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/observe"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// compareObjects plans every desired object of a cluster against what the observation found:
+// in parallel, since diffs are mostly CPU, with the reads and dry-runs some of them make
+// bounded like LISTs. The warnings are those of create-only objects that are not created again.
+func compareObjects(ctx context.Context, opts Options, name string, desired []*Desired, obs *observe.Observed, red *render.Redactor) ([]change, []string, error) {
+	var differ Differ
+	if len(desired) > 0 {
+		var err error
+		if differ, err = opts.Differs(name); err != nil {
+			return nil, nil, fmt.Errorf("cluster %s: %w", name, err)
+		}
+	}
+	out := make([]change, len(desired))
+	errs := make([]error, len(desired))
+	notes := make([]string, len(desired))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, opts.Parallelism)
+	for i, d := range desired {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			ch, note, err := planCreateOnly(opts, name, d, obs)
+			if err == nil && ch == nil {
+				ch, err = planObject(ctx, opts, name, d, obs, differ, red)
+			}
+			out[i], notes[i], errs[i] = change{ObjectChange: ch, component: string(d.Component)}, note, err
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	var warnings []string
+	for _, note := range notes {
+		if note != "" {
+			warnings = append(warnings, note)
+		}
+	}
+	return out, warnings, nil
+}
+
+// planObject plans one desired object against its live state.
+func planObject(ctx context.Context, opts Options, cluster string, d *Desired, obs *observe.Observed, differ Differ, red *render.Redactor) (*ObjectChange, error) {
+	ref := object.RefOf(d.Object)
+	ch := &ObjectChange{Cluster: cluster, APIVersion: d.Object.GetAPIVersion(), Ref: ref}
+	live := obs.Objects[ref]
+	if live == nil {
+		ch.Action, ch.Reason = Create, ReasonMissing
+		fields, err := differ.Fields(ctx, d.Object)
+		if err != nil {
+			// No schema yet (a kind whose CRD this plan creates): untyped paths.
+			ch.Changes = creation(d.Object, red)
+			return ch, nil
+		}
+		ch.Changes = managedContents(fieldChanges(fields, red), d.Object, nil, red)
+		return ch, nil
+	}
+	if want := d.Object.GroupVersionKind(); live.GroupVersionKind() != want {
+		// The LIST read the kind in the server's preferred version; diffing needs the live
+		// object in the version the landscape writes, which only this object's GET gives.
+		gvr := d.Resource.GVR()
+		gvr.Version = want.Version
+		converted, err := opts.Clusters[cluster].Get(ctx, gvr, ref.Namespace, ref.Name)
+		if err != nil {
+			return nil, fmt.Errorf("%s in cluster %s: read in %s: %w", ref, cluster, want.GroupVersion(), err)
+		}
+		if converted == nil {
+			// Deleted since the LIST: it will be created.
+			ch.Action, ch.Reason = Create, ReasonMissing
+			ch.Changes = creation(d.Object, red)
+			return ch, nil
+		}
+		live = converted
+	}
+	ch.ResourceVersion = live.GetResourceVersion()
+	r, err := differ.Diff(d.Object, live, false)
+	if err != nil {
+		return nil, fmt.Errorf("%s in cluster %s: %w", ref, cluster, err)
+	}
+	changes := r.Changes
+	// Objects with values known only after apply are not sent: the server would validate the
+	// placeholder, not the value.
+	if opts.DryRun != nil && len(changes) > 0 && len(r.Immutable) == 0 && !render.Unknown(d.Object.Object) {
+		gvr := d.Resource.GVR()
+		gvr.Version = d.Object.GroupVersionKind().Version
+		if changes, err = opts.DryRun(ctx, cluster, gvr, d.Object, live); err != nil {
+			return nil, fmt.Errorf("%s in cluster %s: server dry-run: %w", ref, cluster, err)
+		}
+	}
+	owner := live.GetLabels()[inventory.LandscapeLabel]
+	owned := owner == opts.Landscape
+	switch {
+	case owner != "" && !owned:
+		return nil, fmt.Errorf("%s in cluster %s belongs to landscape %q; a landscape never takes over another's objects", ref, cluster, owner)
+	}
+	// A replacement of a Shoot, Seed, Garden, ... would delete a cluster: the plan fails instead
+	// (for adoption too, where "delete it first" would be the wrong advice).
+	if err := forbiddenReplacement(d.Component, cluster, ref, r, red); err != nil {
+		return nil, err
+	}
+	switch {
+	case !owned && len(r.Immutable) > 0:
+		return nil, fmt.Errorf("%s in cluster %s exists outside the landscape and differs in immutable field %s; adopting it would replace it: delete it first or render it as it is", ref, cluster, r.Immutable[0])
+	}
+	ch.Changes = fieldChanges(changes, red)
+	for _, c := range r.Conflicts {
+		ch.Conflicts = append(ch.Conflicts, Conflict{Path: c.Path, Manager: c.Manager})
+	}
+	switch {
+	case len(r.Immutable) > 0:
+		ch.Action, ch.Reason = Replace, ReasonImmutableField+":"+r.Immutable[0]
+	case !owned:
+		ch.Action, ch.Reason = Update, ReasonAdopt
+	case len(ch.Changes) == 0:
+		ch.Action = NoOp
+	case len(r.Conflicts) > 0:
+		ch.Action, ch.Reason = Update, ReasonConflict+":"+r.Conflicts[0].Manager
+	case inventory.AppliedHash(live) == inventory.AppliedHash(d.Object) && !allSensitive(ch.Changes):
+		// The hash leaves secrets out, so when only secret values differ it cannot tell a
+		// rotation in the landscape from an edit in the cluster; it calls that config_changed.
+		ch.Action, ch.Reason = Update, ReasonDrift
+	default:
+		ch.Action, ch.Reason = Update, ReasonConfigChanged
+	}
+	if ch.Action == NoOp {
+		ch.Changes = nil
+	} else {
+		ch.Changes = managedContents(ch.Changes, d.Object, live, red)
+	}
+	consume(ch, d, live)
+	return ch, nil
+}
+
+// consume adds the removal of the live annotations the rendering carried out (Desired.Consume)
+// that still have the value it read, making a no-op an update with reason operation_done.
+func consume(ch *ObjectChange, d *Desired, live *unstructured.Unstructured) {
+	annotations := live.GetAnnotations()
+	for _, key := range slices.Sorted(maps.Keys(d.Consume)) {
+		value, ok := annotations[key]
+		if !ok || value != d.Consume[key] {
+			continue
+		}
+		path := ".metadata.annotations[" + key + "]"
+		if slices.ContainsFunc(ch.Changes, func(c FieldChange) bool { return c.Path == path }) {
+			continue // the landscape itself changes it
+		}
+		// Inserted where its path sorts, the diff's own order of the others kept.
+		at := slices.IndexFunc(ch.Changes, func(c FieldChange) bool { return c.Path > path })
+		if at < 0 {
+			at = len(ch.Changes)
+		}
+		ch.Changes = slices.Insert(ch.Changes, at, FieldChange{Path: path, Before: value, HasBefore: true})
+		if ch.Action == NoOp {
+			ch.Action, ch.Reason = Update, ReasonOperationDone
+		}
+	}
+}
+
+func allSensitive(changes []FieldChange) bool {
+	for _, c := range changes {
+		if !c.Sensitive {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,178 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/observe"
+	gschema "github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/engine/secrets"
+)
+
+// Desired is a rendered object the plan wants in a cluster, stamped with its inventory label.
+type Desired struct {
+	Cluster   string
+	Component config.InstanceAddress
+	Resource  observe.Resource
+	Object    *unstructured.Unstructured
+	// Consume are the live object's annotations this plan carries out and apply removes
+	// (render.Object.Consume).
+	Consume map[string]string
+	// Supersedes matches the names of the earlier versions this object replaces
+	// (render.Object.Supersedes).
+	Supersedes *regexp.Regexp
+}
+
+// addComponents adds a component to the plan for every instance of opts.Order that was
+// rendered, in graph order, with a note where it needs one, and the instances' secrets,
+// retirements and notices; it returns the components by address.
+func addComponents(opts Options, res *Result) map[string]*Component {
+	components := map[string]*Component{}
+	for _, addr := range opts.Order {
+		rd := opts.Rendered[addr]
+		if rd == nil {
+			continue
+		}
+		res.Redactor.Add(rd.Secrets...)
+		c := &Component{Address: string(addr), Type: rd.Type, Objects: []*ObjectChange{}}
+		for _, dep := range opts.DependsOn[addr] {
+			c.DependsOn = append(c.DependsOn, string(dep))
+		}
+		sort.Strings(c.DependsOn)
+		switch {
+		case rd.NoRenderer:
+			c.Note = fmt.Sprintf("%s components are not rendered by this version of gardener", rd.Type)
+			res.Plan.Warnings = append(res.Plan.Warnings, fmt.Sprintf("%s is not planned: %s", addr, c.Note))
+		case rd.Generated != "" && !strings.HasPrefix(rd.Generated, string(secrets.Reused)):
+			c.Note = rd.Generated
+		case len(rd.Deferred) > 0 && !opts.Destroy:
+			c.Action = Read
+			c.Note = "rendered during apply: depends on values known only after apply (" + strings.Join(rd.Deferred, ", ") + ")"
+		case rd.Retired != nil:
+			what := "its objects are"
+			if rd.Type == string(gschema.KindGarden) || rd.Type == string(gschema.KindSeed) || rd.Type == string(gschema.KindShoot) {
+				what = "its parts are"
+			}
+			c.Note = fmt.Sprintf("lifetime ended at %s: %s deleted", rd.Retired.Ended, what)
+			res.Plan.Retired = append(res.Plan.Retired, Retirement(*rd.Retired))
+		case rd.Note != "":
+			c.Note = rd.Note
+		}
+		res.Plan.Notices = append(res.Plan.Notices, rd.Notices...)
+		components[string(addr)] = c
+		res.Plan.Components = append(res.Plan.Components, c)
+	}
+	return components
+}
+
+// desiredObjects collects by cluster the objects the instances of opts.Order rendered, copied,
+// with their default namespace set (cleared again for cluster-scoped kinds). A destroy plan
+// wants none of them; it collects their kinds instead, which it lists to find every object of
+// them that it owns.
+func desiredObjects(opts Options) (byCluster map[string][]*Desired, renderedKinds map[string][]schema.GroupKind, err error) {
+	byCluster = map[string][]*Desired{}
+	renderedKinds = map[string][]schema.GroupKind{}
+	for _, addr := range opts.Order {
+		rd := opts.Rendered[addr]
+		if rd == nil || len(rd.Deferred) > 0 {
+			continue
+		}
+		for _, o := range rd.Objects {
+			if _, ok := opts.Clusters[o.Cluster]; !ok {
+				return nil, nil, fmt.Errorf("component %s renders %s for cluster %q, which the landscape does not declare", addr, o.Object.GetName(), o.Cluster)
+			}
+			if opts.Destroy {
+				renderedKinds[o.Cluster] = append(renderedKinds[o.Cluster], o.Object.GroupVersionKind().GroupKind())
+				continue
+			}
+			obj := o.Object.DeepCopy()
+			if o.DefaultNamespace != "" && obj.GetNamespace() == "" {
+				obj.SetNamespace(o.DefaultNamespace) // cleared by resolveDesired for cluster-scoped kinds
+			}
+			byCluster[o.Cluster] = append(byCluster[o.Cluster], &Desired{Cluster: o.Cluster, Component: addr, Object: obj, Consume: o.Consume, Supersedes: o.Supersedes})
+		}
+	}
+	return byCluster, renderedKinds, nil
+}
+
+// desiredSet is one cluster's desired objects once resolved.
+type desiredSet struct {
+	byRef map[object.Ref]*Desired
+	// refs are the objects' references in the order they were rendered.
+	refs []object.Ref
+	// kinds are the kinds of the objects.
+	kinds map[schema.GroupKind]bool
+}
+
+// resolveDesired gives each desired object of a cluster its resource (as the cluster serves it,
+// or as a CustomResourceDefinition among them defines it), a namespace only if its kind is
+// namespaced, and the landscape's stamp, and adds it to res.Desired. An object of a kind
+// nothing serves, a namespaced one without a namespace and an object rendered twice fail the
+// plan.
+func resolveDesired(opts Options, name string, desired []*Desired, served, pending map[schema.GroupKind]observe.Resource, res *Result) (desiredSet, error) {
+	set := desiredSet{byRef: map[object.Ref]*Desired{}, kinds: map[schema.GroupKind]bool{}}
+	for _, d := range desired {
+		gvk := d.Object.GroupVersionKind()
+		gk := gvk.GroupKind()
+		r, ok := served[gk]
+		if !ok {
+			p, isPending := pending[gk]
+			if !isPending {
+				return set, fmt.Errorf("cluster %s does not serve %s (used by %s %s) and no component of the landscape defines it", name, object.GroupKindString(gk), d.Component, d.Object.GetName())
+			}
+			r = p
+		}
+		d.Resource = r
+		if !r.Namespaced {
+			d.Object.SetNamespace("")
+		} else if d.Object.GetNamespace() == "" {
+			return set, fmt.Errorf("component %s renders %s %s without a namespace", d.Component, object.GroupKindString(gk), d.Object.GetName())
+		}
+		if err := res.stamp(d, opts.Landscape); err != nil {
+			return set, err
+		}
+		ref := object.RefOf(d.Object)
+		if other, dup := set.byRef[ref]; dup {
+			return set, fmt.Errorf("%s in cluster %s is rendered twice, by %s and %s", ref, name, other.Component, d.Component)
+		}
+		set.byRef[ref] = d
+		set.refs = append(set.refs, ref)
+		set.kinds[gk] = true
+		res.Desired = append(res.Desired, d)
+	}
+	return set, nil
+}
+
+// stamp labels and annotates a desired object as the landscape's, with its configuration hash
+// computed without secrets.
+func (r *Result) stamp(d *Desired, landscape string) error {
+	redact := func(obj map[string]any) {
+		redactInPlace(obj, r.Redactor)
+		// When a generated secret was issued is as random as its value: leaving it out keeps a
+		// saved plan that generates one from going stale on re-planning.
+		if md, ok := obj["metadata"].(map[string]any); ok {
+			if ann, ok := md["annotations"].(map[string]any); ok {
+				delete(ann, secrets.IssuedAtAnnotation)
+				delete(ann, secrets.ValidUntilAnnotation)
+			}
+		}
+	}
+	if err := inventory.Stamp(d.Object, landscape, string(d.Component), redact); err != nil {
+		return fmt.Errorf("component %s: %w", d.Component, err)
+	}
+	return nil
+}
+
+// Restamp computes a desired object's configuration hash again after apply changed it: the
+// values apply reads from live objects (render.LiveValue) belong in the hash the next plan
+// compares with, or an edit of such a field would count as a change of the landscape rather
+// than drift.
+func (r *Result) Restamp(d *Desired) error { return r.stamp(d, r.Plan.Landscape) }

@@ -1,0 +1,316 @@
+package plan
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/observe"
+	"github.com/declarative-gardener/gardener/engine/rendering"
+)
+
+// fate is what pruning does with a live object of the landscape's inventory.
+type fate int
+
+const (
+	// skipped objects are no candidates for deletion, and nothing needs saying about them: the
+	// plan wants them, they are gone, or they belong to a component this plan does not cover.
+	skipped fate = iota
+	// kept objects would be deleted but stay, with a warning that says why.
+	kept
+	// deleted objects are planned for deletion, with a reason.
+	deleted
+)
+
+// verdict is pruning's decision on one live object.
+type verdict struct {
+	fate fate
+	// component is the address of the component that applied a deleted object.
+	component string
+	// reason is why a deleted object is deleted.
+	reason string
+	// warning says why a kept object stays.
+	warning string
+}
+
+// pruning decides which live objects of one cluster's inventory (the objects with the
+// landscape's label) the plan deletes; judge holds every rule.
+type pruning struct {
+	cluster string
+	// landscape is the landscape's name, the value of the inventory label.
+	landscape string
+	destroy   bool
+	// wanted are the objects the plan wants in the cluster; versioned those of them that
+	// supersede earlier versions of themselves (render.Object.Supersedes).
+	wanted    map[object.Ref]*Desired
+	versioned []*Desired
+	// namespaces and kinds are those of the wanted objects: a Namespace they live in and a CRD
+	// they are objects of stay.
+	namespaces map[string]bool
+	kinds      map[schema.GroupKind]bool
+	// elsewhere are the objects instances outside --target render (moving an object between
+	// components must not delete it).
+	elsewhere map[object.Ref]bool
+	// inOrder are the instances the plan covers; nil when it covers the whole landscape.
+	inOrder  map[string]bool
+	rendered map[config.InstanceAddress]*rendering.Rendered
+	// tracked, when set, says whether the state records an object (Options.Tracked).
+	tracked func(cluster string, ref object.Ref) bool
+	// protects says whether deleting an object needs --allow-destroy (Options.protects).
+	protects func(ref object.Ref, component string) bool
+}
+
+// newPruning gathers what the rules consult for one cluster.
+func newPruning(opts Options, cluster string, wanted desiredSet) *pruning {
+	p := &pruning{
+		cluster: cluster, landscape: opts.Landscape, destroy: opts.Destroy,
+		wanted: wanted.byRef, namespaces: map[string]bool{}, kinds: map[schema.GroupKind]bool{},
+		rendered: opts.Rendered, tracked: opts.Tracked, protects: opts.protects,
+	}
+	if len(opts.TargetAddrs) > 0 {
+		p.inOrder = map[string]bool{}
+		for _, a := range opts.Order {
+			p.inOrder[string(a)] = true
+		}
+	}
+	p.elsewhere = renderedOutside(opts.Rendered, p.inOrder, cluster)
+	for _, ref := range wanted.refs {
+		d := wanted.byRef[ref]
+		p.namespaces[d.Object.GetNamespace()] = true
+		p.kinds[d.Object.GroupVersionKind().GroupKind()] = true
+		if d.Supersedes != nil {
+			p.versioned = append(p.versioned, d)
+		}
+	}
+	return p
+}
+
+// prune judges every object of the cluster's inventory: it returns the deletions and the
+// warnings about the objects it keeps.
+func (p *pruning) prune(obs *observe.Observed) (deletions []change, warnings []string) {
+	for _, ref := range obs.Inventory {
+		live := obs.Objects[ref]
+		switch v := p.judge(ref, live); v.fate {
+		case kept:
+			warnings = append(warnings, v.warning)
+		case deleted:
+			deletions = append(deletions, change{component: v.component, ObjectChange: &ObjectChange{
+				Cluster: p.cluster, APIVersion: live.GetAPIVersion(), Ref: ref, Action: Delete, Reason: v.reason,
+				ResourceVersion: live.GetResourceVersion(),
+			}})
+		}
+	}
+	return deletions, warnings
+}
+
+// judge decides what happens to one live object of the inventory (nil when it was listed but
+// is gone). The rules, in the order they apply:
+//
+//   - an object the plan wants, or that an instance outside --target renders, is skipped;
+//   - a Namespace desired objects live in and a CRD whose kind desired objects are of are kept
+//     (stillNeeded);
+//   - an object the engine did not apply (no component or hash annotation, or a controlling
+//     owner: a controller may have copied the label from its owner, or a person added it) is
+//     kept, and so is one the state does not record (state rm forgets objects without deleting
+//     them);
+//   - an object of a component rendered during apply is skipped, unless the plan destroys;
+//   - an object of a component the plan does not cover (--target) is skipped, unless it is a
+//     part of a targeted composite whose lifetime ended (retiredPart);
+//   - everything else is deleted: because the plan destroys, because its instance's lifetime
+//     ended, because a new version of it supersedes it (never for protected objects, which stay
+//     removals that need --allow-destroy), or because it was removed from the landscape.
+func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict {
+	if _, wanted := p.wanted[ref]; wanted || p.elsewhere[ref] || live == nil {
+		return verdict{fate: skipped}
+	}
+	if still := stillNeeded(ref, live, p.namespaces, p.kinds); still != "" {
+		return verdict{fate: kept, warning: fmt.Sprintf("%s in cluster %s is no longer rendered but %s; it is kept", ref, p.cluster, still)}
+	}
+	comp := inventory.Component(live)
+	if comp == "" || inventory.AppliedHash(live) == "" || metav1.GetControllerOf(live) != nil {
+		return verdict{fate: kept, warning: fmt.Sprintf("%s in cluster %s carries the label %s but was not applied by gardener; it is left alone", ref, p.cluster, inventory.Selector(p.landscape))}
+	}
+	if p.tracked != nil && !p.tracked(p.cluster, ref) {
+		return verdict{fate: kept, warning: fmt.Sprintf("%s in cluster %s carries the label %s but the state does not record it; it is left alone", ref, p.cluster, inventory.Selector(p.landscape))}
+	}
+	if rd := p.rendered[config.InstanceAddress(comp)]; rd != nil && len(rd.Deferred) > 0 && !p.destroy {
+		return verdict{fate: skipped} // what a deferred component renders is known only during apply
+	}
+	retired := retiredPart(p.rendered, comp)
+	if p.inOrder != nil && !p.inOrder[comp] && !(retired && p.inOrder[parentAddress(comp)]) {
+		return verdict{fate: skipped}
+	}
+	reason := ReasonRemovedFromLandscape
+	switch {
+	case p.destroy:
+		reason = ReasonDestroy
+	case retired:
+		reason = ReasonLifetimeEnded
+	case p.protects(ref, comp):
+		// A protected object stays a removal, which needs an approval and --allow-destroy,
+		// whatever supersedes it.
+	default:
+		if next := successor(p.versioned, comp, ref); next != "" {
+			reason = ReasonSuperseded + ":" + next
+		}
+	}
+	return verdict{fate: deleted, component: comp, reason: reason}
+}
+
+// successor names the object of component comp among versioned that supersedes the live
+// object ref (render.Object.Supersedes); "" when none does.
+func successor(versioned []*Desired, comp string, ref object.Ref) string {
+	for _, d := range versioned {
+		if string(d.Component) != comp {
+			continue // only its own component's new version supersedes an object
+		}
+		if r := object.RefOf(d.Object); r.Group == ref.Group && r.Kind == ref.Kind && r.Namespace == ref.Namespace && d.Supersedes.MatchString(ref.Name) {
+			return r.Name
+		}
+	}
+	return ""
+}
+
+// renderedOutside returns the objects of cluster rendered by instances outside the plan's
+// order, inOrder (--target; nil without targets, then every instance is planned and the set is
+// empty): moving an object between components must not delete it.
+func renderedOutside(rendered map[config.InstanceAddress]*rendering.Rendered, inOrder map[string]bool, cluster string) map[object.Ref]bool {
+	out := map[object.Ref]bool{}
+	if inOrder == nil {
+		return out
+	}
+	for addr, rd := range rendered {
+		if inOrder[string(addr)] || rd == nil {
+			continue
+		}
+		for _, o := range rd.Objects {
+			if o.Cluster != cluster {
+				continue
+			}
+			ref := object.RefOf(o.Object)
+			out[ref] = true
+			if ref.Namespace == "" && o.DefaultNamespace != "" {
+				ref.Namespace = o.DefaultNamespace // namespaced kinds get it when planned
+				out[ref] = true
+			}
+		}
+	}
+	return out
+}
+
+// stillNeeded says why an object no component renders any more must not be deleted yet: a
+// Namespace that desired objects live in (deleting it would delete them), or a CRD whose kind
+// desired objects are of. Empty when it can go.
+func stillNeeded(ref object.Ref, live *unstructured.Unstructured, namespaces map[string]bool, kinds map[schema.GroupKind]bool) string {
+	switch {
+	case ref.Group == "" && ref.Kind == "Namespace" && namespaces[ref.Name]:
+		return "objects of the landscape still live in it"
+	case ref.Group == "apiextensions.k8s.io" && ref.Kind == "CustomResourceDefinition":
+		group, _, _ := unstructured.NestedString(live.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(live.Object, "spec", "names", "kind")
+		if kinds[schema.GroupKind{Group: group, Kind: kind}] {
+			return "the landscape still renders objects of its kind"
+		}
+	}
+	return ""
+}
+
+// retiredPart reports whether addr is an instance whose lifetime ended (a stale project), which
+// renders nothing any more, or a part of a composite instance whose lifetime ended, which
+// renders no parts any more.
+func retiredPart(rendered map[config.InstanceAddress]*rendering.Rendered, addr string) bool {
+	for _, a := range []string{addr, parentAddress(addr)} {
+		if rd := rendered[config.InstanceAddress(a)]; rd != nil && rd.Retired != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// parentAddress is the address of the composite instance a part's address names: the address
+// without its last ".<part>"; addr itself when it has none after its instance key.
+func parentAddress(addr string) string {
+	i := strings.LastIndex(addr, ".")
+	if i < 0 || strings.LastIndex(addr, "]") > i {
+		return addr
+	}
+	return addr[:i]
+}
+
+// removedComponent is the plan's component for addr, whose objects the plan deletes although
+// no planned instance renders it: its block was removed, or its composite's lifetime ended.
+func removedComponent(addr string, rendered map[config.InstanceAddress]*rendering.Rendered) *Component {
+	note := NoteRemoved
+	if retiredPart(rendered, addr) {
+		note = NoteLifetimeEnded
+	}
+	return &Component{Address: addr, Type: typeOfAddress(addr), Objects: []*ObjectChange{}, Note: note}
+}
+
+// typeOfAddress derives the type of a removed component from its address.
+func typeOfAddress(addr string) string {
+	parts := strings.SplitN(addr, ".", 3)
+	if parts[0] == "component" && len(parts) == 3 {
+		return parts[1]
+	}
+	return parts[0]
+}
+
+// NoteRemoved marks a component whose block is no longer in the landscape.
+const NoteRemoved = "removed from the landscape"
+
+// NoteLifetimeEnded marks a part of an instance whose lifetime ended (Plan.Retired).
+const NoteLifetimeEnded = "lifetime ended"
+
+// Removed reports whether the plan deletes the component because nothing renders it any more:
+// its block was removed, or its composite's lifetime ended.
+func (c *Component) Removed() bool {
+	return c.Note == NoteRemoved || c.Note == NoteLifetimeEnded
+}
+
+// deletionOrder orders removed components so that each comes before every removed component it
+// depended on (deps, as recorded when it was applied); among those free to go, the greatest
+// address first. Dependencies on components that are not removed, and cycles, which recorded
+// graphs cannot have, are ignored.
+func deletionOrder(removed []string, deps map[string][]string) []string {
+	isRemoved := map[string]bool{}
+	for _, r := range removed {
+		isRemoved[r] = true
+	}
+	// dependents counts, per removed component, the removed components still to be deleted
+	// that depend on it.
+	dependents := map[string]int{}
+	for _, r := range removed {
+		for _, d := range deps[r] {
+			if isRemoved[d] && d != r {
+				dependents[d]++
+			}
+		}
+	}
+	pending := slices.Clone(removed)
+	sort.Sort(sort.Reverse(sort.StringSlice(pending)))
+	var out []string
+	for len(pending) > 0 {
+		next := slices.IndexFunc(pending, func(r string) bool { return dependents[r] == 0 })
+		if next < 0 {
+			next = 0 // a cycle: fall back to address order
+		}
+		r := pending[next]
+		pending = slices.Delete(pending, next, next+1)
+		out = append(out, r)
+		for _, d := range deps[r] {
+			if isRemoved[d] && d != r {
+				dependents[d]--
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,172 @@
+package plan
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/rendering"
+)
+
+// Every rule of pruning, one live object each: which objects of the inventory are deleted (and
+// why), kept (with a warning) or skipped.
+func TestPruningRules(t *testing.T) {
+	const comp = "component.manifests.a"
+	crd := func(group, kind string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+			"metadata": map[string]any{"name": "things." + group},
+			"spec":     map[string]any{"group": group, "names": map[string]any{"kind": kind}},
+		}}
+	}
+	namespace := func(name string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}}
+	}
+	unstamped := func(u *unstructured.Unstructured, drop string) *unstructured.Unstructured {
+		u = live(t, u, comp)
+		ann := u.GetAnnotations()
+		delete(ann, drop)
+		u.SetAnnotations(ann)
+		return u
+	}
+	controlled := live(t, cm("apps", "copied", nil), comp)
+	controlled.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "1", Controller: ptr(true)}})
+	proxy := &Desired{Component: comp, Object: cm("apps", "proxy-v2", nil), Supersedes: regexp.MustCompile(`^proxy-v\d+$`)}
+	wantedObj := cm("apps", "wanted", nil)
+
+	// base is the pruning of a plan of the whole landscape that wants wantedObj and proxy-v2 (a
+	// new version of proxy-v1), whose objects live in namespace apps and are of kind Thing.
+	base := func() *pruning {
+		return &pruning{
+			cluster: "runtime", landscape: "test",
+			wanted:     map[object.Ref]*Desired{object.RefOf(wantedObj): {Component: comp, Object: wantedObj}, object.RefOf(proxy.Object): proxy},
+			versioned:  []*Desired{proxy},
+			namespaces: map[string]bool{"apps": true},
+			kinds:      map[schema.GroupKind]bool{{Group: "example.com", Kind: "Thing"}: true},
+			elsewhere:  map[object.Ref]bool{},
+			rendered: map[config.InstanceAddress]*rendering.Rendered{
+				comp:                       {},
+				"component.manifests.late": {Deferred: []string{".objects"}},
+				"shoot.trial":              {Retired: &rendering.Retirement{Address: "shoot.trial"}},
+				"project.stale":            {Retired: &rendering.Retirement{Address: "project.stale"}},
+			},
+			protects: func(ref object.Ref, _ string) bool { return object.Protected(ref) },
+		}
+	}
+	targeting := func(addrs ...string) func(*pruning) {
+		return func(p *pruning) {
+			p.inOrder = map[string]bool{}
+			for _, a := range addrs {
+				p.inOrder[a] = true
+			}
+		}
+	}
+	tests := []struct {
+		name   string
+		live   *unstructured.Unstructured // nil: listed, but gone since
+		ref    *unstructured.Unstructured // the inventory's reference, when live is nil
+		adjust func(*pruning)
+		want   verdict
+	}{
+		{name: "wanted by the plan", live: live(t, cm("apps", "wanted", nil), comp), want: verdict{fate: skipped}},
+		{name: "rendered by an instance outside --target", live: live(t, cm("apps", "moved", nil), comp),
+			adjust: func(p *pruning) { p.elsewhere[object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "moved"}] = true }, want: verdict{fate: skipped}},
+		{name: "gone since it was listed", ref: cm("apps", "gone", nil), want: verdict{fate: skipped}},
+		{name: "a Namespace desired objects live in", live: live(t, namespace("apps"), comp),
+			want: verdict{fate: kept, warning: "Namespace apps in cluster runtime is no longer rendered but objects of the landscape still live in it; it is kept"}},
+		{name: "a CRD of a kind desired objects are of", live: live(t, crd("example.com", "Thing"), comp),
+			want: verdict{fate: kept, warning: "CustomResourceDefinition.apiextensions.k8s.io things.example.com in cluster runtime is no longer rendered but the landscape still renders objects of its kind; it is kept"}},
+		{name: "without the component annotation", live: unstamped(cm("apps", "labelled", nil), inventory.ComponentAnnotation),
+			want: verdict{fate: kept, warning: "ConfigMap apps/labelled in cluster runtime carries the label declarative-gardener.io/landscape=test but was not applied by gardener; it is left alone"}},
+		{name: "without the configuration hash", live: unstamped(cm("apps", "labelled", nil), inventory.ConfigHashAnnotation),
+			want: verdict{fate: kept, warning: "ConfigMap apps/labelled in cluster runtime carries the label declarative-gardener.io/landscape=test but was not applied by gardener; it is left alone"}},
+		{name: "with a controlling owner", live: controlled,
+			want: verdict{fate: kept, warning: "ConfigMap apps/copied in cluster runtime carries the label declarative-gardener.io/landscape=test but was not applied by gardener; it is left alone"}},
+		{name: "not recorded in the state", live: live(t, cm("apps", "forgotten", nil), comp),
+			adjust: func(p *pruning) { p.tracked = func(string, object.Ref) bool { return false } },
+			want:   verdict{fate: kept, warning: "ConfigMap apps/forgotten in cluster runtime carries the label declarative-gardener.io/landscape=test but the state does not record it; it is left alone"}},
+		{name: "recorded in the state", live: live(t, cm("apps", "old", nil), comp),
+			adjust: func(p *pruning) { p.tracked = func(string, object.Ref) bool { return true } },
+			want:   verdict{fate: deleted, component: comp, reason: ReasonRemovedFromLandscape}},
+		{name: "of a component rendered during apply", live: live(t, cm("apps", "later", nil), "component.manifests.late"), want: verdict{fate: skipped}},
+		{name: "of a component rendered during apply, destroyed", live: live(t, cm("apps", "later", nil), "component.manifests.late"),
+			adjust: func(p *pruning) { p.destroy = true },
+			want:   verdict{fate: deleted, component: "component.manifests.late", reason: ReasonDestroy}},
+		{name: "of a component outside --target", live: live(t, cm("apps", "old", nil), comp),
+			adjust: targeting("component.manifests.b"), want: verdict{fate: skipped}},
+		{name: "of a targeted component", live: live(t, cm("apps", "old", nil), comp),
+			adjust: targeting(comp), want: verdict{fate: deleted, component: comp, reason: ReasonRemovedFromLandscape}},
+		{name: "of a part of a targeted composite whose lifetime ended", live: live(t, cm("apps", "cp", nil), "shoot.trial.control_plane"),
+			adjust: targeting("shoot.trial"), want: verdict{fate: deleted, component: "shoot.trial.control_plane", reason: ReasonLifetimeEnded}},
+		{name: "of a part of another composite whose lifetime ended", live: live(t, cm("apps", "cp", nil), "shoot.trial.control_plane"),
+			adjust: targeting("shoot.other"), want: verdict{fate: skipped}},
+		{name: "of an instance whose lifetime ended", live: live(t, cm("apps", "project", nil), "project.stale"),
+			want: verdict{fate: deleted, component: "project.stale", reason: ReasonLifetimeEnded}},
+		{name: "destroyed", live: live(t, cm("apps", "old", nil), comp),
+			adjust: func(p *pruning) { p.destroy = true }, want: verdict{fate: deleted, component: comp, reason: ReasonDestroy}},
+		{name: "destroyed although a new version supersedes it", live: live(t, cm("apps", "proxy-v1", nil), comp),
+			adjust: func(p *pruning) { p.destroy = true }, want: verdict{fate: deleted, component: comp, reason: ReasonDestroy}},
+		{name: "superseded by a new version", live: live(t, cm("apps", "proxy-v1", nil), comp),
+			want: verdict{fate: deleted, component: comp, reason: ReasonSuperseded + ":proxy-v2"}},
+		{name: "matching another component's new version", live: live(t, cm("apps", "proxy-v1", nil), "component.manifests.b"),
+			want: verdict{fate: deleted, component: "component.manifests.b", reason: ReasonRemovedFromLandscape}},
+		{name: "matching a new version in another namespace", live: live(t, cm("other", "proxy-v1", nil), comp),
+			want: verdict{fate: deleted, component: comp, reason: ReasonRemovedFromLandscape}},
+		{name: "protected, although a new version supersedes it", live: live(t, cm("apps", "proxy-v1", nil), comp),
+			adjust: func(p *pruning) { p.protects = func(object.Ref, string) bool { return true } },
+			want:   verdict{fate: deleted, component: comp, reason: ReasonRemovedFromLandscape}},
+		{name: "a Namespace no desired object lives in", live: live(t, namespace("old"), comp),
+			want: verdict{fate: deleted, component: comp, reason: ReasonRemovedFromLandscape}},
+		{name: "a CRD of a kind no desired object is of", live: live(t, crd("example.com", "Gone"), comp),
+			want: verdict{fate: deleted, component: comp, reason: ReasonRemovedFromLandscape}},
+		{name: "removed from the landscape", live: live(t, cm("apps", "old", nil), "component.manifests.removed"),
+			want: verdict{fate: deleted, component: "component.manifests.removed", reason: ReasonRemovedFromLandscape}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := base()
+			if tt.adjust != nil {
+				tt.adjust(p)
+			}
+			ref := tt.ref
+			if ref == nil {
+				ref = tt.live
+			}
+			assert.Equal(t, tt.want, p.judge(object.RefOf(ref), tt.live))
+		})
+	}
+}
+
+// Removed components go in reverse dependency order, recorded in the state when they were
+// applied: a removed shoot's Shoot before its kube-apiserver, the etcds and the namespace last.
+func TestDeletionOrderOfRemovedComponents(t *testing.T) {
+	deps := map[string][]string{
+		"shoot.ops.shoot":          {"shoot.ops.kube_apiserver", "shoot.ops.etcd_main", "shoot.ops.namespace"},
+		"shoot.ops.kube_apiserver": {"shoot.ops.etcd_main", "shoot.ops.namespace"},
+		"shoot.ops.etcd_main":      {"shoot.ops.namespace"},
+		"shoot.ops.namespace":      {"seed.local"},
+	}
+	for _, tt := range []struct {
+		name    string
+		removed []string
+		deps    map[string][]string
+		want    []string
+	}{
+		{"dependents first", []string{"shoot.ops.etcd_main", "shoot.ops.kube_apiserver", "shoot.ops.namespace", "shoot.ops.shoot"}, deps,
+			[]string{"shoot.ops.shoot", "shoot.ops.kube_apiserver", "shoot.ops.etcd_main", "shoot.ops.namespace"}},
+		{"without recorded dependencies: reverse address order", []string{"a", "c", "b"}, nil, []string{"c", "b", "a"}},
+		{"dependencies on components that stay are ignored", []string{"shoot.ops.namespace"}, deps, []string{"shoot.ops.namespace"}},
+		{"a cycle falls back to address order", []string{"a", "b"}, map[string][]string{"a": {"b"}, "b": {"a"}}, []string{"b", "a"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, deletionOrder(tt.removed, tt.deps))
+		})
+	}
+}
