@@ -19,8 +19,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"unicode"
 
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
@@ -56,19 +55,25 @@ func Parse(s string) (Address, error) {
 	default:
 		return fail("it names no garden, seed, shoot or component block")
 	}
-	names := []*string{&a.Name}
+	var names [2]string // the type and the name of a component, the name of any other block
+	count := 1
 	if a.Kind == schema.KindComponent {
-		names = []*string{&a.Type, &a.Name}
+		count = 2
 	}
-	for _, n := range names {
+	for i := range count {
 		after, ok := strings.CutPrefix(rest, ".")
 		if !ok {
 			return fail(fmt.Sprintf("a %s address names %s", a.Kind, namesOf(a.Kind)))
 		}
-		*n, rest = identifier(after)
-		if !hclsyntax.ValidIdentifier(*n) {
-			return fail(fmt.Sprintf("%q is not a name", *n))
+		names[i], rest = identifier(after)
+		if !isName(names[i]) {
+			return fail(fmt.Sprintf("%q is not a name", names[i]))
 		}
+	}
+	if count == 2 {
+		a.Type, a.Name = names[0], names[1]
+	} else {
+		a.Name = names[0]
 	}
 	if strings.HasPrefix(rest, "[") {
 		key, after, err := parseKey(rest)
@@ -82,7 +87,7 @@ func Parse(s string) (Address, error) {
 			return fail("a component has no parts")
 		}
 		a.Part, rest = identifier(after)
-		if !hclsyntax.ValidIdentifier(a.Part) {
+		if !isName(a.Part) {
 			return fail(fmt.Sprintf("%q is not the name of a part", a.Part))
 		}
 	}
@@ -106,6 +111,21 @@ func identifier(s string) (name, rest string) {
 		return s[:i], s[i:]
 	}
 	return s, ""
+}
+
+// isName reports whether s is an HCL identifier, as block labels and part names are: a letter
+// or underscore, then letters, digits, combining marks, underscores and dashes. (hclsyntax's
+// ValidIdentifier runs the scanner, too slow for the graph's sorting, which parses addresses.)
+func isName(s string) bool {
+	for i, r := range s {
+		switch {
+		case unicode.IsLetter(r) || r == '_':
+		case i > 0 && (unicode.IsDigit(r) || r == '-' || unicode.In(r, unicode.Mn, unicode.Mc)):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }
 
 // parseKey reads the instance key at the start of s, which starts with '['.
@@ -138,14 +158,20 @@ func parseKey(s string) (Key, string, error) {
 // is how the loader names instances.
 func (a Address) String() string {
 	var b strings.Builder
+	b.Grow(len(a.Kind) + len(a.Type) + len(a.Name) + len(a.Part) + 3)
 	b.WriteString(string(a.Kind))
 	if a.Type != "" {
-		b.WriteString("." + a.Type)
+		b.WriteString(".")
+		b.WriteString(a.Type)
 	}
-	b.WriteString("." + a.Name)
-	b.WriteString(a.Key.String())
+	b.WriteString(".")
+	b.WriteString(a.Name)
+	if !a.Key.IsZero() {
+		b.WriteString(a.Key.String())
+	}
 	if a.Part != "" {
-		b.WriteString("." + a.Part)
+		b.WriteString(".")
+		b.WriteString(a.Part)
 	}
 	return b.String()
 }

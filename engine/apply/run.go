@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/declarative-gardener/gardener/engine/address"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
@@ -176,13 +176,15 @@ func typedReadiness(clients map[string]dynamic.Interface) Readiness {
 	}
 }
 
-// allowed expands --allow-destroy addresses to the plan's instance addresses.
+// allowed expands --allow-destroy addresses to the plan's instance addresses: a block address
+// allows its instances, an instance address a composite's parts (address.Address.Matches). Text
+// that is no address allows only a component of exactly that address.
 func allowed(out *planner.Outcome, addrs []string) map[string]bool {
 	m := map[string]bool{}
 	for _, c := range out.Result.Plan.Components {
+		comp, err := address.Parse(c.Address)
 		for _, a := range addrs {
-			// A block address allows its instances, an instance address a composite's parts.
-			if c.Address == a || strings.HasPrefix(c.Address, a+"[") || strings.HasPrefix(c.Address, a+".") {
+			if allow, aerr := address.Parse(a); c.Address == a || (err == nil && aerr == nil && allow.Matches(comp)) {
 				m[c.Address] = true
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 
+	"github.com/declarative-gardener/gardener/engine/address"
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
@@ -37,7 +38,9 @@ type Evaluated struct {
 	refValues map[Address]cty.Value
 }
 
-// InstanceAddress names one instance of a block: `seed.a`, `shoot.dev["x"]`, `shoot.dev[0]`.
+// InstanceAddress names one instance of a block: `seed.a`, `shoot.dev["x"]`, `shoot.dev[0]`; the
+// planner adds the parts of composite instances (`shoot.dev["x"].kube_apiserver`). It is text,
+// which plans and the state keep as it is; engine/address takes it apart.
 type InstanceAddress string
 
 // Instance is one expanded block with its decoded configuration.
@@ -336,11 +339,11 @@ func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
 		case k.key == cty.NilVal:
 		case k.key.Type() == cty.String:
 			inst.Name = b.Name + "-" + k.key.AsString()
-			inst.Addr = InstanceAddress(fmt.Sprintf("%s[%q]", b.Addr, k.key.AsString()))
+			inst.Addr = InstanceAddress(string(b.Addr) + address.StringKey(k.key.AsString()).String())
 		default:
 			idx, _ := k.key.AsBigFloat().Int64()
 			inst.Name = fmt.Sprintf("%s-%d", b.Name, idx)
-			inst.Addr = InstanceAddress(fmt.Sprintf("%s[%d]", b.Addr, idx))
+			inst.Addr = InstanceAddress(string(b.Addr) + address.IntKey(int(idx)).String())
 		}
 		valueDiags := checkValues(b.Config, &b.Schema.Body, cfg)
 		if !valueDiags.HasErrors() {
@@ -610,7 +613,7 @@ func (e *Evaluated) referencedConfigs(b *Block) map[string]cty.Value {
 		addr := InstanceAddress(t.RootName() + "." + traverseName(t[1]))
 		if len(t) > 2 {
 			if idx, ok := t[2].(hcl.TraverseIndex); ok && idx.Key.Type().Equals(cty.String) {
-				addr = InstanceAddress(fmt.Sprintf("%s[%q]", addr, idx.Key.AsString()))
+				addr += InstanceAddress(address.StringKey(idx.Key.AsString()).String())
 			}
 		}
 		if inst, ok := e.Instances[addr]; ok {

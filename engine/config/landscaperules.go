@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/engine/address"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -351,13 +352,13 @@ func (l *locator) origin(b *Block, path cty.Path) (string, string, bool) {
 		if idx, ok := steps[0].(hcl.TraverseIndex); ok {
 			switch {
 			case idx.Key.Type().Equals(cty.String) && idx.Key.IsKnown() && !idx.Key.IsNull():
-				addr = fmt.Sprintf("%s[%q]", addr, idx.Key.AsString())
+				addr += address.StringKey(idx.Key.AsString()).String()
 			case idx.Key.Type().Equals(cty.Number) && idx.Key.IsKnown() && !idx.Key.IsNull():
 				n, acc := idx.Key.AsBigFloat().Int64()
 				if acc != big.Exact {
 					return "", "", false
 				}
-				addr = fmt.Sprintf("%s[%d]", addr, n)
+				addr += address.IntKey(int(n)).String()
 			default:
 				return "", "", false
 			}

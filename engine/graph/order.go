@@ -1,98 +1,35 @@
 package graph
 
 import (
+	"cmp"
 	"container/heap"
-	"strconv"
 	"strings"
 
+	"github.com/declarative-gardener/gardener/engine/address"
 	"github.com/declarative-gardener/gardener/engine/config"
 )
 
 // kindRank orders the kinds of blocks the way a landscape is built: the garden before seeds,
-// seeds before shoots, and single components last. Unknown prefixes sort after all of them.
+// seeds before shoots, and single components last. Text that is no address sorts after all of
+// them.
 var kindRank = map[string]int{"garden": 0, "seed": 1, "shoot": 2, "component": 3}
 
-// sortKey splits an instance address into what Less compares.
+// sortKey is what Less compares of an instance address.
 type sortKey struct {
-	rank  int
+	rank int
+	// block is the block's address (`shoot.local`, `component.manifests.crds`).
 	block string
-	// hasKey, numeric, num and str describe the instance key: none, a count index or a for_each
-	// key.
-	hasKey  bool
-	numeric bool
-	num     int
-	str     string
+	key   address.Key
 	// part is the name of a composite's part, empty for the instance itself.
 	part string
 }
 
-// SplitPart splits the address of a composite's part (`garden.local.virtual_garden_etcd_main`,
-// `shoot.local["dev"].kube_apiserver`) into the composite instance's address and the part's
-// name; for any other address it returns the address and "".
-func SplitPart(a config.InstanceAddress) (config.InstanceAddress, string) {
-	s := string(a)
-	kind, rest, ok := strings.Cut(s, ".")
-	if !ok || kind == "component" {
-		return a, ""
-	}
-	if _, known := kindRank[kind]; !known {
-		return a, ""
-	}
-	i := strings.IndexAny(rest, ".[")
-	if i < 0 {
-		return a, ""
-	}
-	end := len(kind) + 1 + i // index of the '.' or '[' after the block name
-	if s[end] == '[' {
-		j := keyEnd(s, end)
-		if j < 0 || j+1 >= len(s) || s[j+1] != '.' {
-			return a, ""
-		}
-		end = j + 1
-	}
-	return config.InstanceAddress(s[:end]), s[end+1:]
-}
-
-// keyEnd returns the index of the ']' closing the instance key that starts at open, skipping
-// quoted strings with escapes; -1 when there is none.
-func keyEnd(s string, open int) int {
-	inString := false
-	for i := open + 1; i < len(s); i++ {
-		switch c := s[i]; {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case !inString && c == ']':
-			return i
-		}
-	}
-	return -1
-}
-
 func keyOf(a config.InstanceAddress) sortKey {
-	inst, part := SplitPart(a)
-	s := string(inst)
-	k := sortKey{rank: len(kindRank), block: s, part: part}
-	kind, _, _ := strings.Cut(s, ".")
-	if r, ok := kindRank[kind]; ok {
-		k.rank = r
+	addr, err := address.Parse(string(a))
+	if err != nil {
+		return sortKey{rank: len(kindRank), block: string(a)} // after every block of the landscape
 	}
-	i := strings.IndexByte(s, '[')
-	if i < 0 || !strings.HasSuffix(s, "]") {
-		return k
-	}
-	k.block, k.hasKey = s[:i], true
-	raw := s[i+1 : len(s)-1]
-	if n, err := strconv.Atoi(raw); err == nil {
-		k.numeric, k.num = true, n
-		return k
-	}
-	k.str = raw
-	if u, err := strconv.Unquote(raw); err == nil {
-		k.str = u
-	}
-	return k
+	return sortKey{rank: kindRank[string(addr.Kind)], block: addr.Block().String(), key: addr.Key, part: addr.Part}
 }
 
 // Less is the tie-break of Order: by kind (garden, seed, shoot, component), then by block
@@ -113,27 +50,7 @@ func reverseLess(a, b config.InstanceAddress) bool {
 }
 
 func compare(a, b sortKey) int {
-	switch {
-	case a.rank != b.rank:
-		return a.rank - b.rank
-	case a.block != b.block:
-		return strings.Compare(a.block, b.block)
-	case a.hasKey != b.hasKey:
-		if !a.hasKey {
-			return -1
-		}
-		return 1
-	case a.numeric != b.numeric:
-		if a.numeric {
-			return -1
-		}
-		return 1
-	case a.numeric && a.num != b.num:
-		return a.num - b.num
-	case a.str != b.str:
-		return strings.Compare(a.str, b.str)
-	}
-	return strings.Compare(a.part, b.part)
+	return cmp.Or(cmp.Compare(a.rank, b.rank), strings.Compare(a.block, b.block), a.key.Compare(b.key), strings.Compare(a.part, b.part))
 }
 
 // topoSort is Kahn's algorithm with a priority queue: of all instances whose predecessors (as

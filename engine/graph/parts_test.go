@@ -9,28 +9,6 @@ import (
 	"github.com/declarative-gardener/gardener/engine/config"
 )
 
-func TestSplitPart(t *testing.T) {
-	tests := []struct {
-		addr, inst, part string
-	}{
-		{"garden.local.etcd_main", "garden.local", "etcd_main"},
-		{`shoot.local["dev"].kube_apiserver`, `shoot.local["dev"]`, "kube_apiserver"},
-		{`shoot.local["a]b.c"].etcd`, `shoot.local["a]b.c"]`, "etcd"},
-		{"seed.s[2].gardenlet", "seed.s[2]", "gardenlet"},
-		{"garden.local", "garden.local", ""},
-		{`shoot.local["dev"]`, `shoot.local["dev"]`, ""},
-		{"component.etcd.main", "component.etcd.main", ""},
-		{"other.thing.x", "other.thing.x", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.addr, func(t *testing.T) {
-			inst, part := SplitPart(config.InstanceAddress(tt.addr))
-			assert.Equal(t, tt.inst, string(inst))
-			assert.Equal(t, tt.part, part)
-		})
-	}
-}
-
 func TestPartEdges(t *testing.T) {
 	garden := config.InstanceAddress("garden.local")
 	crds := config.InstanceAddress("component.manifests.crds")

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/engine/address"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diag"
 )
@@ -26,15 +27,17 @@ func (g *Graph) ResolveTarget(target string) ([]config.InstanceAddress, hcl.Diag
 			Detail:   fmt.Sprintf("The target %q is not a block or instance address: %s A target is written like a reference, e.g. shoot.local, shoot.local[\"dev\"] or component.helm_release.cert_manager.", target, detail),
 		}}
 	}
-	if inst, part := SplitPart(config.InstanceAddress(target)); part != "" && g.Has(config.InstanceAddress(target)) && g.Has(inst) {
-		return []config.InstanceAddress{config.InstanceAddress(target)}, nil // a composite's part
+	if a, err := address.Parse(target); err == nil {
+		if parent, isPart := a.Parent(); isPart && g.Has(config.InstanceAddress(a.String())) && g.Has(config.InstanceAddress(parent.String())) {
+			return []config.InstanceAddress{config.InstanceAddress(a.String())}, nil // a composite's part
+		}
 	}
 	t, diags := hclsyntax.ParseTraversalAbs([]byte(target), "--target", hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, invalid(diags[0].Summary + ".")
 	}
 	var names []string
-	var key hcl.TraverseIndex
+	var index hcl.TraverseIndex
 	indexed := false
 	for i, step := range t {
 		switch s := step.(type) {
@@ -46,7 +49,7 @@ func (g *Graph) ResolveTarget(target string) ([]config.InstanceAddress, hcl.Diag
 			if i != len(t)-1 {
 				return nil, invalid("an instance key must come last.")
 			}
-			key, indexed = s, true
+			index, indexed = s, true
 		default:
 			return nil, invalid("it has an unsupported step.")
 		}
@@ -69,16 +72,17 @@ func (g *Graph) ResolveTarget(target string) ([]config.InstanceAddress, hcl.Diag
 	if !indexed {
 		return slices.Clone(insts), nil
 	}
-	var addr config.InstanceAddress
-	switch {
-	case key.Key.Type() == cty.String:
-		addr = config.InstanceAddress(fmt.Sprintf("%s[%q]", block, key.Key.AsString()))
-	case key.Key.Type() == cty.Number && key.Key.AsBigFloat().IsInt():
-		i, _ := key.Key.AsBigFloat().Int64()
-		addr = config.InstanceAddress(fmt.Sprintf("%s[%d]", block, i))
+	var key address.Key
+	switch k := index.Key; {
+	case k.Type() == cty.String:
+		key = address.StringKey(k.AsString())
+	case k.Type() == cty.Number && k.AsBigFloat().IsInt():
+		i, _ := k.AsBigFloat().Int64()
+		key = address.IntKey(int(i))
 	default:
 		return nil, invalid("an instance key is a string or a whole number.")
 	}
+	addr := config.InstanceAddress(string(block) + key.String())
 	if !slices.Contains(insts, addr) {
 		// Suggest by key alone: the block is right, and a typo in a short key would drown in
 		// the length of the whole address.
@@ -117,6 +121,6 @@ func (g *Graph) unknownTarget(target, addr string, candidates []string) hcl.Diag
 
 // instanceKey is the text between the brackets of an instance address.
 func instanceKey(a config.InstanceAddress) string {
-	_, key, _ := strings.Cut(string(a), "[")
-	return strings.TrimSuffix(key, "]")
+	parsed, _ := address.Parse(string(a))
+	return parsed.Key.Literal()
 }

@@ -553,18 +553,6 @@ func TestBuildRetiredComposite(t *testing.T) {
 		"a targeted plan of the composite deletes its parts, not what other blocks left")
 }
 
-func TestParentAddress(t *testing.T) {
-	for addr, want := range map[string]string{
-		"shoot.trial.etcd_main": "shoot.trial",
-		`shoot.dev["a.b"].etcd`: `shoot.dev["a.b"]`,
-		`shoot.dev["a.b"]`:      `shoot.dev["a.b"]`,
-		"component.manifests.a": "component.manifests",
-		"garden.local.vpa":      "garden.local",
-	} {
-		assert.Equal(t, want, parentAddress(addr), addr)
-	}
-}
-
 // An object that supersedes the earlier versions of itself (render.Object.Supersedes) has them
 // deleted with the reason superseded and its name; an object its pattern matches but another
 // component applied or in another namespace, and a protected one (a shoot namespace), are

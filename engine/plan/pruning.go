@@ -4,17 +4,18 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/declarative-gardener/gardener/engine/address"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/rendering"
+	gschema "github.com/declarative-gardener/gardener/engine/schema"
 )
 
 // fate is what pruning does with a live object of the landscape's inventory.
@@ -235,14 +236,15 @@ func retiredPart(rendered map[config.InstanceAddress]*rendering.Rendered, addr s
 	return false
 }
 
-// parentAddress is the address of the composite instance a part's address names: the address
-// without its last ".<part>"; addr itself when it has none after its instance key.
+// parentAddress is the address of the composite instance a part's address names; addr itself
+// for any other address.
 func parentAddress(addr string) string {
-	i := strings.LastIndex(addr, ".")
-	if i < 0 || strings.LastIndex(addr, "]") > i {
-		return addr
+	if a, err := address.Parse(addr); err == nil {
+		if parent, isPart := a.Parent(); isPart {
+			return parent.String()
+		}
 	}
-	return addr[:i]
+	return addr
 }
 
 // removedComponent is the plan's component for addr, whose objects the plan deletes although
@@ -255,13 +257,15 @@ func removedComponent(addr string, rendered map[config.InstanceAddress]*renderin
 	return &Component{Address: addr, Type: typeOfAddress(addr), Objects: []*ObjectChange{}, Note: note}
 }
 
-// typeOfAddress derives the type of a removed component from its address.
+// typeOfAddress derives the type of a removed component from its address: a component's type,
+// or the kind of a garden, seed or shoot block, also for their parts; empty for text that is no
+// address.
 func typeOfAddress(addr string) string {
-	parts := strings.SplitN(addr, ".", 3)
-	if parts[0] == "component" && len(parts) == 3 {
-		return parts[1]
+	a, _ := address.Parse(addr)
+	if a.Kind == gschema.KindComponent {
+		return a.Type
 	}
-	return parts[0]
+	return string(a.Kind)
 }
 
 // NoteRemoved marks a component whose block is no longer in the landscape.
