@@ -132,12 +132,12 @@ func (e *Executor) objectsOf(c *plan.Component) componentObjects {
 		case plan.Create, plan.Update, plan.Replace:
 			co.writes = append(co.writes, o)
 		case plan.NoOp:
-			if o.Reason == plan.ReasonMaintenanceWindow {
+			if o.Reason.Kind == plan.ReasonMaintenanceWindow {
 				// Held until its maintenance window: not written, not waited for, and the
 				// state keeps what it recorded.
 				continue
 			}
-			if o.Reason == plan.ReasonCreatedOnce {
+			if o.Reason.Kind == plan.ReasonCreatedOnce {
 				// A create-only object its consumer deleted: nothing to write or wait for, and
 				// the state keeps recording it (what the recorder knew and this apply neither
 				// wrote nor deleted stays), so that it is not created again.

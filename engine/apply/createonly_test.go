@@ -209,7 +209,7 @@ func objectActions(p *plan.Plan) map[string]string {
 	out := map[string]string{}
 	for _, c := range p.Components {
 		for _, o := range c.Objects {
-			out[o.Ref.Name] = string(o.Action) + " " + o.Reason
+			out[o.Ref.Name] = string(o.Action) + " " + o.Reason.String()
 		}
 	}
 	return out

@@ -157,11 +157,11 @@ func TestStatusContentIgnoresTimes(t *testing.T) {
 // another field manager took over (conflict, as after kubectl edit); landscape changes do not.
 func TestRecordPlanCountsDrift(t *testing.T) {
 	d := New(Options{Metrics: NewMetrics(prometheus.NewRegistry())})
-	obj := func(name, reason string) *plan.ObjectChange {
+	obj := func(name string, reason plan.Reason) *plan.ObjectChange {
 		return &plan.ObjectChange{Cluster: "runtime", Ref: object.Ref{Kind: "ConfigMap", Namespace: "ns", Name: name}, Action: plan.Update, Reason: reason}
 	}
 	pl := &plan.Plan{Components: []*plan.Component{{Address: "component.manifests.a", Objects: []*plan.ObjectChange{
-		obj("edited", plan.ReasonDrift), obj("taken", plan.ReasonConflict+":kubectl-edit"), obj("changed", plan.ReasonConfigChanged),
+		obj("edited", plan.Reason{Kind: plan.ReasonDrift}), obj("taken", plan.Reason{Kind: plan.ReasonConflict, Detail: "kubectl-edit"}), obj("changed", plan.Reason{Kind: plan.ReasonConfigChanged}),
 	}}}}
 	var s Status
 	d.recordPlan(&s, pl)

@@ -163,7 +163,7 @@ func actions(p *Plan) map[string]string {
 	out := map[string]string{}
 	for _, c := range p.Components {
 		for _, o := range c.Objects {
-			out[c.Address+" "+o.Ref.String()] = string(o.Action) + " " + o.Reason
+			out[c.Address+" "+o.Ref.String()] = string(o.Action) + " " + o.Reason.String()
 		}
 	}
 	return out
@@ -533,14 +533,14 @@ func TestBuildRetiredComposite(t *testing.T) {
 		"shoot.trial.control_plane ConfigMap apps/cp":     "delete lifetime_ended",
 		"component.manifests.removed ConfigMap apps/gone": "delete removed_from_landscape",
 	}, actions(res.Plan))
-	notes := map[string]string{}
+	notes := map[string]Note{}
 	for _, comp := range res.Plan.Components {
 		notes[comp.Address] = comp.Note
 		assert.Equal(t, comp.Address != "component.manifests.a" && comp.Address != "shoot.trial", comp.Removed(), comp.Address)
 	}
-	assert.Equal(t, NoteLifetimeEnded, notes["shoot.trial.control_plane"])
-	assert.Equal(t, "lifetime ended at 2026-11-20T08:00:00Z: its parts are deleted", notes["shoot.trial"])
-	assert.Equal(t, NoteRemoved, notes["component.manifests.removed"])
+	assert.Equal(t, Note{Kind: NoteLifetimeEnded, Text: "lifetime ended"}, notes["shoot.trial.control_plane"])
+	assert.Equal(t, Note{Kind: NoteRetired, Text: "lifetime ended at 2026-11-20T08:00:00Z: its parts are deleted"}, notes["shoot.trial"])
+	assert.Equal(t, Note{Kind: NoteRemoved, Text: "removed from the landscape"}, notes["component.manifests.removed"])
 	assert.Equal(t, []Retirement{Retirement(*retirement)}, res.Plan.Retired)
 
 	targeted := buildPlan(t, c, rendered, func(o *Options) {

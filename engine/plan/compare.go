@@ -64,7 +64,7 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 	ch := &ObjectChange{Cluster: cluster, APIVersion: d.Object.GetAPIVersion(), Ref: ref}
 	live := obs.Objects[ref]
 	if live == nil {
-		ch.Action, ch.Reason = Create, ReasonMissing
+		ch.Action, ch.Reason = Create, Reason{Kind: ReasonMissing}
 		fields, err := differ.Fields(ctx, d.Object)
 		if err != nil {
 			// No schema yet (a kind whose CRD this plan creates): untyped paths.
@@ -85,7 +85,7 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		}
 		if converted == nil {
 			// Deleted since the LIST: it will be created.
-			ch.Action, ch.Reason = Create, ReasonMissing
+			ch.Action, ch.Reason = Create, Reason{Kind: ReasonMissing}
 			ch.Changes = creation(d.Object, red)
 			return ch, nil
 		}
@@ -127,19 +127,19 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 	}
 	switch {
 	case len(r.Immutable) > 0:
-		ch.Action, ch.Reason = Replace, ReasonImmutableField+":"+r.Immutable[0]
+		ch.Action, ch.Reason = Replace, Reason{Kind: ReasonImmutableField, Detail: r.Immutable[0]}
 	case !owned:
-		ch.Action, ch.Reason = Update, ReasonAdopt
+		ch.Action, ch.Reason = Update, Reason{Kind: ReasonAdopt}
 	case len(ch.Changes) == 0:
 		ch.Action = NoOp
 	case len(r.Conflicts) > 0:
-		ch.Action, ch.Reason = Update, ReasonConflict+":"+r.Conflicts[0].Manager
+		ch.Action, ch.Reason = Update, Reason{Kind: ReasonConflict, Detail: r.Conflicts[0].Manager}
 	case inventory.AppliedHash(live) == inventory.AppliedHash(d.Object) && !allSensitive(ch.Changes):
 		// The hash leaves secrets out, so when only secret values differ it cannot tell a
 		// rotation in the landscape from an edit in the cluster; it calls that config_changed.
-		ch.Action, ch.Reason = Update, ReasonDrift
+		ch.Action, ch.Reason = Update, Reason{Kind: ReasonDrift}
 	default:
-		ch.Action, ch.Reason = Update, ReasonConfigChanged
+		ch.Action, ch.Reason = Update, Reason{Kind: ReasonConfigChanged}
 	}
 	if ch.Action == NoOp {
 		ch.Changes = nil
@@ -170,7 +170,7 @@ func consume(ch *ObjectChange, d *Desired, live *unstructured.Unstructured) {
 		}
 		ch.Changes = slices.Insert(ch.Changes, at, FieldChange{Path: path, Before: value, HasBefore: true})
 		if ch.Action == NoOp {
-			ch.Action, ch.Reason = Update, ReasonOperationDone
+			ch.Action, ch.Reason = Update, Reason{Kind: ReasonOperationDone}
 		}
 	}
 }

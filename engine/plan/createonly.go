@@ -54,7 +54,7 @@ func planCreateOnly(opts Options, cluster string, d *Desired, obs *observe.Obser
 		if !createdBefore(opts, cluster, ref) {
 			return nil, "", nil
 		}
-		ch.Reason = ReasonCreatedOnce
+		ch.Reason = Reason{Kind: ReasonCreatedOnce}
 		return ch, "", nil
 	}
 	switch owner := live.GetLabels()[inventory.LandscapeLabel]; {

@@ -49,22 +49,19 @@ func addComponents(opts Options, res *Result) map[string]*Component {
 		sort.Strings(c.DependsOn)
 		switch {
 		case rd.NoRenderer:
-			c.Note = fmt.Sprintf("%s components are not rendered by this version of gardener", rd.Type)
+			c.Note = unrenderedNote(rd.Type)
 			res.Plan.Warnings = append(res.Plan.Warnings, fmt.Sprintf("%s is not planned: %s", addr, c.Note))
 		case rd.Generated != "" && !strings.HasPrefix(rd.Generated, string(secrets.Reused)):
-			c.Note = rd.Generated
+			c.Note = generatedNote(rd.Generated)
 		case len(rd.Deferred) > 0 && !opts.Destroy:
 			c.Action = Read
-			c.Note = "rendered during apply: depends on values known only after apply (" + strings.Join(rd.Deferred, ", ") + ")"
+			c.Note = deferredNote(rd.Deferred)
 		case rd.Retired != nil:
-			what := "its objects are"
-			if rd.Type == string(gschema.KindGarden) || rd.Type == string(gschema.KindSeed) || rd.Type == string(gschema.KindShoot) {
-				what = "its parts are"
-			}
-			c.Note = fmt.Sprintf("lifetime ended at %s: %s deleted", rd.Retired.Ended, what)
+			composite := rd.Type == string(gschema.KindGarden) || rd.Type == string(gschema.KindSeed) || rd.Type == string(gschema.KindShoot)
+			c.Note = retiredNote(rd.Retired.Ended, composite)
 			res.Plan.Retired = append(res.Plan.Retired, Retirement(*rd.Retired))
 		case rd.Note != "":
-			c.Note = rd.Note
+			c.Note = textNote(rd.Note)
 		}
 		res.Plan.Notices = append(res.Plan.Notices, rd.Notices...)
 		components[string(addr)] = c

@@ -36,35 +36,119 @@ const (
 	Read Action = "render-during-apply"
 )
 
-// The reasons of object changes. Reasons with a parameter are written "<reason>:<parameter>".
+// ReasonKind is why an object changes, without the parameter some kinds carry.
+type ReasonKind string
+
+// The kinds of reasons of object changes.
 const (
-	ReasonMissing              = "missing"
-	ReasonConfigChanged        = "config_changed"
-	ReasonDrift                = "drift"
-	ReasonImmutableField       = "immutable_field"
-	ReasonRemovedFromLandscape = "removed_from_landscape"
-	ReasonConflict             = "conflict"
-	ReasonAdopt                = "adopt"
-	ReasonDestroy              = "destroy"
+	ReasonMissing       ReasonKind = "missing"
+	ReasonConfigChanged ReasonKind = "config_changed"
+	ReasonDrift         ReasonKind = "drift"
+	// ReasonImmutableField is the reason of a replacement; its parameter is the path of the
+	// first immutable field that changes.
+	ReasonImmutableField       ReasonKind = "immutable_field"
+	ReasonRemovedFromLandscape ReasonKind = "removed_from_landscape"
+	// ReasonConflict is the reason of an update that takes fields over from another field
+	// manager, its parameter.
+	ReasonConflict ReasonKind = "conflict"
+	ReasonAdopt    ReasonKind = "adopt"
+	ReasonDestroy  ReasonKind = "destroy"
 	// ReasonCreatedOnce is the reason of the no-op of a create-only object
 	// (render.CreateOnlyAnnotation) that the landscape created before and something deleted
 	// since, typically its consumer: it is not created again.
-	ReasonCreatedOnce = "created_once"
+	ReasonCreatedOnce ReasonKind = "created_once"
 	// ReasonMaintenanceWindow is the reason of the no-op of a change held back until its
 	// component's maintenance window (render.Component.Window); Held says what it would be.
-	ReasonMaintenanceWindow = "maintenance_window"
+	ReasonMaintenanceWindow ReasonKind = "maintenance_window"
 	// ReasonLifetimeEnded is the reason of the deletion of an object of an instance whose
 	// lifetime ended (render.Output.Lifetime), such as an expired trial shoot.
-	ReasonLifetimeEnded = "lifetime_ended"
+	ReasonLifetimeEnded ReasonKind = "lifetime_ended"
 	// ReasonOperationDone is the reason of an update whose only change is the removal of a
 	// one-shot operation annotation the plan carries out (render.Object.Consume), such as
 	// gardener.cloud/operation=reconcile on a Shoot whose held changes roll out now.
-	ReasonOperationDone = "operation_done"
+	ReasonOperationDone ReasonKind = "operation_done"
 	// ReasonSuperseded is the reason of the deletion of an object its component replaced by a
-	// new version under another name (render.Object.Supersedes), written
-	// "superseded:<successor's name>"; Summary.Superseded counts them.
-	ReasonSuperseded = "superseded"
+	// new version under another name (render.Object.Supersedes), the parameter;
+	// Summary.Superseded counts them.
+	ReasonSuperseded ReasonKind = "superseded"
 )
+
+// Reason says why an object changes: its kind and, for immutable_field, conflict and
+// superseded, a parameter. Its JSON form is the text "<kind>" or "<kind>:<parameter>".
+type Reason struct {
+	Kind ReasonKind
+	// Detail is the parameter: the immutable field's path, the other field manager, the name of
+	// the object that supersedes this one; empty for the other kinds.
+	Detail string
+}
+
+// String is the reason's JSON form, "<kind>" or "<kind>:<parameter>".
+func (r Reason) String() string {
+	if r.Detail == "" {
+		return string(r.Kind)
+	}
+	return string(r.Kind) + ":" + r.Detail
+}
+
+// IsZero reports whether there is no reason, as for a no-op.
+func (r Reason) IsZero() bool { return r == Reason{} }
+
+// MarshalText writes the reason's JSON form.
+func (r Reason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads the reason's JSON form; kinds have no colon, parameters may.
+func (r *Reason) UnmarshalText(text []byte) error {
+	kind, detail, _ := strings.Cut(string(text), ":")
+	*r = Reason{Kind: ReasonKind(kind), Detail: detail}
+	return nil
+}
+
+// NoteKind says what a component's note is about, for the code that acts on it
+// (Component.Removed); the plan's JSON form has the note's words only (notes.go).
+type NoteKind uint8
+
+// The kinds of notes.
+const (
+	// NoteText is a note in the rendering's own words (render.Component.Note).
+	NoteText NoteKind = iota
+	// NoteRemoved marks a component whose block is no longer in the landscape.
+	NoteRemoved
+	// NoteLifetimeEnded marks a part of an instance whose lifetime ended (Plan.Retired).
+	NoteLifetimeEnded
+	// NoteRetired marks an instance whose lifetime ended: its objects or parts are deleted.
+	NoteRetired
+	// NoteDeferred marks a component rendered during apply (Action Read).
+	NoteDeferred
+	// NoteUnrendered marks a component of a type this version of gardener cannot render.
+	NoteUnrendered
+	// NoteGenerated says what the generator step did with a generated secret: created,
+	// renewed, rotated or regenerated it.
+	NoteGenerated
+	// NoteHeld counts the changes held until the component's maintenance window.
+	NoteHeld
+)
+
+// Note explains a component-level condition in words. Its JSON form is the words alone; a note
+// read back gets its kind from them (ParseNote).
+type Note struct {
+	Kind NoteKind
+	Text string
+}
+
+// String is the note's words.
+func (n Note) String() string { return n.Text }
+
+// IsZero reports whether there is no note.
+func (n Note) IsZero() bool { return n.Text == "" }
+
+// MarshalText writes the note's words.
+func (n Note) MarshalText() ([]byte, error) { return []byte(n.Text), nil }
+
+// UnmarshalText reads a note's words and their kind.
+func (n *Note) UnmarshalText(text []byte) error {
+	*n = ParseNote(string(text))
+	return nil
+}
 
 // Plan is the result of planning a landscape.
 type Plan struct {
@@ -127,7 +211,7 @@ type Component struct {
 	DependsOn []string `json:"depends_on,omitempty"`
 	// Note explains a component-level condition (why it is rendered during apply, why it has
 	// no objects yet).
-	Note    string          `json:"note,omitempty"`
+	Note    Note            `json:"note,omitzero"`
 	Objects []*ObjectChange `json:"objects"`
 }
 
@@ -139,9 +223,10 @@ type ObjectChange struct {
 	Ref        object.Ref `json:"ref"`
 	Action     Action     `json:"action"`
 	// Reason says why: missing, config_changed, drift, immutable_field:<path>,
-	// removed_from_landscape, conflict:<manager>, adopt, destroy; for no-op empty, or
-	// created_once for a create-only object that is gone and is not created again.
-	Reason string `json:"reason,omitempty"`
+	// removed_from_landscape, conflict:<manager>, adopt, destroy, ...; for a no-op none, or
+	// created_once for a create-only object that is gone and is not created again, or
+	// maintenance_window for a change held back.
+	Reason Reason `json:"reason,omitzero"`
 	// Changes are the field changes of an update or replace, sorted by path. For a create they
 	// list every field the object sets.
 	Changes []FieldChange `json:"changes,omitempty"`
@@ -238,7 +323,7 @@ func (p *Plan) Summarise() {
 				p.Summary.Replace++
 			case Delete:
 				p.Summary.Destroy++
-				if strings.HasPrefix(o.Reason, ReasonSuperseded+":") {
+				if o.Reason.Kind == ReasonSuperseded {
 					p.Summary.Superseded++
 				}
 			}

@@ -37,7 +37,7 @@ type verdict struct {
 	// component is the address of the component that applied a deleted object.
 	component string
 	// reason is why a deleted object is deleted.
-	reason string
+	reason Reason
 	// warning says why a kept object stays.
 	warning string
 }
@@ -149,18 +149,18 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 	if p.inOrder != nil && !p.inOrder[comp] && !(retired && p.inOrder[parentAddress(comp)]) {
 		return verdict{fate: skipped}
 	}
-	reason := ReasonRemovedFromLandscape
+	reason := Reason{Kind: ReasonRemovedFromLandscape}
 	switch {
 	case p.destroy:
-		reason = ReasonDestroy
+		reason = Reason{Kind: ReasonDestroy}
 	case retired:
-		reason = ReasonLifetimeEnded
+		reason = Reason{Kind: ReasonLifetimeEnded}
 	case p.protects(ref, comp):
 		// A protected object stays a removal, which needs an approval and --allow-destroy,
 		// whatever supersedes it.
 	default:
 		if next := successor(p.versioned, comp, ref); next != "" {
-			reason = ReasonSuperseded + ":" + next
+			reason = Reason{Kind: ReasonSuperseded, Detail: next}
 		}
 	}
 	return verdict{fate: deleted, component: comp, reason: reason}
@@ -250,9 +250,9 @@ func parentAddress(addr string) string {
 // removedComponent is the plan's component for addr, whose objects the plan deletes although
 // no planned instance renders it: its block was removed, or its composite's lifetime ended.
 func removedComponent(addr string, rendered map[config.InstanceAddress]*rendering.Rendered) *Component {
-	note := NoteRemoved
+	note := removedNote
 	if retiredPart(rendered, addr) {
-		note = NoteLifetimeEnded
+		note = lifetimeEndedNote
 	}
 	return &Component{Address: addr, Type: typeOfAddress(addr), Objects: []*ObjectChange{}, Note: note}
 }
@@ -268,16 +268,10 @@ func typeOfAddress(addr string) string {
 	return string(a.Kind)
 }
 
-// NoteRemoved marks a component whose block is no longer in the landscape.
-const NoteRemoved = "removed from the landscape"
-
-// NoteLifetimeEnded marks a part of an instance whose lifetime ended (Plan.Retired).
-const NoteLifetimeEnded = "lifetime ended"
-
 // Removed reports whether the plan deletes the component because nothing renders it any more:
 // its block was removed, or its composite's lifetime ended.
 func (c *Component) Removed() bool {
-	return c.Note == NoteRemoved || c.Note == NoteLifetimeEnded
+	return c.Note.Kind == NoteRemoved || c.Note.Kind == NoteLifetimeEnded
 }
 
 // deletionOrder orders removed components so that each comes before every removed component it

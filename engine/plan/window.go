@@ -32,11 +32,11 @@ func holdOutsideWindows(components []*Component, rendered func(addr string) *ren
 			if o.Action == NoOp || o.Action == Read {
 				continue
 			}
-			o.Held, o.Action, o.Reason = o.Action, NoOp, ReasonMaintenanceWindow
+			o.Held, o.Action, o.Reason = o.Action, NoOp, Reason{Kind: ReasonMaintenanceWindow}
 			held++
 		}
 		if held > 0 {
-			c.Note = fmt.Sprintf("%d change(s) held until the maintenance window %s", held, w.Text)
+			c.Note = heldNote(held, w.Text)
 		}
 	}
 	return nil

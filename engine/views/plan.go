@@ -86,7 +86,7 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 			continue
 		}
 		p.printf("\n%s %s", p.paint(bold, "#"), p.paint(bold, c.Address))
-		if c.Note != "" {
+		if !c.Note.IsZero() {
 			p.printf(" (%s)", c.Note)
 		}
 		p.printf("\n")
@@ -214,9 +214,9 @@ func objectName(r object.Ref) string {
 
 // reasonText says why in words, with the machine reason in brackets.
 func reasonText(o *plan.ObjectChange) string {
-	kind, arg, _ := strings.Cut(o.Reason, ":")
+	arg := o.Reason.Detail
 	var text string
-	switch kind {
+	switch o.Reason.Kind {
 	case plan.ReasonMissing:
 		text = "will be created"
 	case plan.ReasonConfigChanged:
@@ -240,7 +240,7 @@ func reasonText(o *plan.ObjectChange) string {
 	default:
 		text = string(o.Action)
 	}
-	return text + " [" + o.Reason + "]"
+	return text + " [" + o.Reason.String() + "]"
 }
 
 func printChange(p *printer, c plan.FieldChange, creating bool) {

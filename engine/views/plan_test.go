@@ -24,33 +24,33 @@ func samplePlan() *plan.Plan {
 		Components: []*plan.Component{
 			{Address: "component.manifests.base", Type: "manifests", Objects: []*plan.ObjectChange{
 				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "Namespace", Name: "apps"}, Action: plan.NoOp, ResourceVersion: "12"},
-				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "settings"}, Action: plan.Create, Reason: plan.ReasonMissing, Changes: []plan.FieldChange{
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "settings"}, Action: plan.Create, Reason: plan.Reason{Kind: plan.ReasonMissing}, Changes: []plan.FieldChange{
 					{Path: ".data[mode]", After: "fast", HasAfter: true},
 					{Path: ".data[endpoint]", Unknown: true, HasAfter: true},
 				}},
-				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "Secret", Namespace: "apps", Name: "token"}, Action: plan.Update, Reason: plan.ReasonConfigChanged, ResourceVersion: "40", Changes: []plan.FieldChange{
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "Secret", Namespace: "apps", Name: "token"}, Action: plan.Update, Reason: plan.Reason{Kind: plan.ReasonConfigChanged}, ResourceVersion: "40", Changes: []plan.FieldChange{
 					{Path: ".data[token]", HasBefore: true, HasAfter: true, Sensitive: true},
 				}},
 			}},
 			{Address: `component.manifests.web["a"]`, Type: "manifests", DependsOn: []string{"component.manifests.base"}, Objects: []*plan.ObjectChange{
-				{Cluster: "runtime", APIVersion: "apps/v1", Ref: object.Ref{Group: "apps", Kind: "Deployment", Namespace: "apps", Name: "web"}, Action: plan.Update, Reason: plan.ReasonConflict + ":kubectl", ResourceVersion: "41",
+				{Cluster: "runtime", APIVersion: "apps/v1", Ref: object.Ref{Group: "apps", Kind: "Deployment", Namespace: "apps", Name: "web"}, Action: plan.Update, Reason: plan.Reason{Kind: plan.ReasonConflict, Detail: "kubectl"}, ResourceVersion: "41",
 					Conflicts: []plan.Conflict{{Path: ".spec.replicas", Manager: "kubectl"}},
 					Changes: []plan.FieldChange{
 						{Path: ".spec.replicas", Before: int64(1), After: int64(3), HasBefore: true, HasAfter: true},
 						{Path: ".spec.template.spec.containers[name=web].args[0]", Before: "--old", HasBefore: true},
 						{Path: ".metadata.labels[tier]", After: "front", HasAfter: true},
 					}},
-				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "Service", Namespace: "apps", Name: "web"}, Action: plan.Replace, Reason: plan.ReasonImmutableField + ":.spec.clusterIP", ResourceVersion: "42", Changes: []plan.FieldChange{
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "Service", Namespace: "apps", Name: "web"}, Action: plan.Replace, Reason: plan.Reason{Kind: plan.ReasonImmutableField, Detail: ".spec.clusterIP"}, ResourceVersion: "42", Changes: []plan.FieldChange{
 					{Path: ".spec.clusterIP", Before: "10.0.0.1", After: "10.0.0.2", HasBefore: true, HasAfter: true},
 				}},
-				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "drifted"}, Action: plan.Update, Reason: plan.ReasonDrift, ResourceVersion: "43", Changes: []plan.FieldChange{
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "drifted"}, Action: plan.Update, Reason: plan.Reason{Kind: plan.ReasonDrift}, ResourceVersion: "43", Changes: []plan.FieldChange{
 					{Path: ".data[k]", Before: "edited", After: "v", HasBefore: true, HasAfter: true},
 				}},
 			}},
-			{Address: "component.manifests.later", Type: "manifests", Action: plan.Read, Note: "rendered during apply: depends on values known only after apply (.objects)", Objects: []*plan.ObjectChange{}},
-			{Address: "component.manifests.old", Type: "manifests", Note: "removed from the landscape", Objects: []*plan.ObjectChange{
-				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "old"}, Action: plan.Delete, Reason: plan.ReasonRemovedFromLandscape, ResourceVersion: "44"},
-				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "proxy-v1.31.1"}, Action: plan.Delete, Reason: plan.ReasonSuperseded + ":proxy-v1.31.3", ResourceVersion: "45"},
+			{Address: "component.manifests.later", Type: "manifests", Action: plan.Read, Note: plan.ParseNote("rendered during apply: depends on values known only after apply (.objects)"), Objects: []*plan.ObjectChange{}},
+			{Address: "component.manifests.old", Type: "manifests", Note: plan.ParseNote("removed from the landscape"), Objects: []*plan.ObjectChange{
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "old"}, Action: plan.Delete, Reason: plan.Reason{Kind: plan.ReasonRemovedFromLandscape}, ResourceVersion: "44"},
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "proxy-v1.31.1"}, Action: plan.Delete, Reason: plan.Reason{Kind: plan.ReasonSuperseded, Detail: "proxy-v1.31.3"}, ResourceVersion: "45"},
 			}},
 		},
 		Outputs:  []plan.Output{{Name: "password", Sensitive: true}, {Name: "namespace", Value: "apps"}, {Name: "address", Unknown: true}},
@@ -126,9 +126,9 @@ func TestPlanJSON(t *testing.T) {
 // Changes held until a maintenance window are listed with what they will do, both beside other
 // changes and when they are all there is.
 func TestPlanHeldChanges(t *testing.T) {
-	held := &plan.Component{Address: "shoot.dev.kube_apiserver", Type: "kube_apiserver", Note: "1 change(s) held until the maintenance window 22:00-23:00 UTC", Objects: []*plan.ObjectChange{
+	held := &plan.Component{Address: "shoot.dev.kube_apiserver", Type: "kube_apiserver", Note: plan.ParseNote("1 change(s) held until the maintenance window 22:00-23:00 UTC"), Objects: []*plan.ObjectChange{
 		{Cluster: "runtime", APIVersion: "apps/v1", Ref: object.Ref{Group: "apps", Kind: "Deployment", Namespace: "shoot--local--dev", Name: "kube-apiserver"},
-			Action: plan.NoOp, Held: plan.Update, Reason: plan.ReasonMaintenanceWindow, ResourceVersion: "7", Changes: []plan.FieldChange{
+			Action: plan.NoOp, Held: plan.Update, Reason: plan.Reason{Kind: plan.ReasonMaintenanceWindow}, ResourceVersion: "7", Changes: []plan.FieldChange{
 				{Path: ".spec.template.spec.containers[name=kube-apiserver].image", Before: "kube-apiserver:v1.31.1", After: "kube-apiserver:v1.31.2", HasBefore: true, HasAfter: true},
 			}},
 	}}

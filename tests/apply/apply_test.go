@@ -124,7 +124,7 @@ func TestApplyFromEmptyThenNoChangesThenDriftIsRepaired(t *testing.T) {
 	require.NoError(t, err)
 	drift := planOf(t, cfg, dir)
 	require.Equal(t, 1, drift.Summary.Change)
-	assert.Equal(t, plan.ReasonDrift, drift.Components[1].Objects[0].Reason)
+	assert.Equal(t, plan.ReasonDrift, drift.Components[1].Objects[0].Reason.Kind)
 
 	_, res = planAndApply(t, cfg, dir, false, apply.Options{})
 	require.NoError(t, res.Err())

@@ -84,7 +84,7 @@ component "manifests" "record" {
 	for _, c := range drift.Components {
 		for _, o := range c.Objects {
 			if o.Ref.Name == "record" {
-				assert.Equal(t, plan.ReasonDrift, o.Reason)
+				assert.Equal(t, plan.ReasonDrift, o.Reason.Kind)
 			}
 		}
 	}

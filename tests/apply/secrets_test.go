@@ -137,7 +137,7 @@ func TestGeneratedSecretsAreReusedRenewedAndRotated(t *testing.T) {
 	for _, c := range later.Components {
 		if c.Action != plan.NoOp {
 			assert.Equal(t, "component.generated_secret.server", c.Address)
-			assert.Contains(t, c.Note, "renewed")
+			assert.Contains(t, c.Note.Text, "renewed")
 			for _, ch := range c.Objects[0].Changes {
 				if ch.Path == ".data[tls.key]" || ch.Path == ".data[tls.crt]" {
 					assert.True(t, ch.Sensitive, "generated values are never shown")
@@ -169,7 +169,7 @@ func TestGeneratedSecretsAreReusedRenewedAndRotated(t *testing.T) {
 	for _, c := range toRSA.Components {
 		if c.Action != plan.NoOp {
 			assert.Equal(t, "component.generated_secret.server", c.Address)
-			assert.Contains(t, c.Note, "configuration changed")
+			assert.Contains(t, c.Note.Text, "configuration changed")
 		}
 	}
 	_, err = applyLandscape(t, cfg, dir, nil)

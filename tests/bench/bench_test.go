@@ -110,7 +110,7 @@ func creationPlan(b *testing.B, shoots int) *plan.Plan {
 		}
 		c := &plan.Component{Address: string(addr), Type: rd.Type, Action: plan.Create}
 		for _, o := range rd.Objects {
-			ch := &plan.ObjectChange{Cluster: o.Cluster, APIVersion: o.Object.GetAPIVersion(), Ref: object.RefOf(o.Object), Action: plan.Create, Reason: plan.ReasonMissing}
+			ch := &plan.ObjectChange{Cluster: o.Cluster, APIVersion: o.Object.GetAPIVersion(), Ref: object.RefOf(o.Object), Action: plan.Create, Reason: plan.Reason{Kind: plan.ReasonMissing}}
 			fields(o.Object.Object, "", func(path string, v any) {
 				ch.Changes = append(ch.Changes, plan.FieldChange{Path: path, After: v, HasAfter: true})
 			})

@@ -82,7 +82,7 @@ component "project" "idle" {
 	for _, c := range pl.Components {
 		for _, o := range c.Objects {
 			if o.Action == plan.Delete {
-				deletes[o.Ref.Kind+" "+o.Ref.Name] = string(o.Reason)
+				deletes[o.Ref.Kind+" "+o.Ref.Name] = o.Reason.String()
 			}
 		}
 	}

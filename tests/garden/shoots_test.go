@@ -606,7 +606,7 @@ func devVersions(t *testing.T, vdyn dynamic.Interface) []string {
 func noteOf(pl *plan.Plan, address string) string {
 	for _, c := range pl.Components {
 		if c.Address == address {
-			return c.Note
+			return c.Note.Text
 		}
 	}
 	return ""
