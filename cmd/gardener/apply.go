@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/declarative-gardener/gardener/engine/address"
 	"github.com/declarative-gardener/gardener/engine/apply"
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/plan"
@@ -103,6 +104,11 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 	fail := func(format string, args ...any) error {
 		fmt.Fprintf(stderr, "Error: "+format+"\n", args...)
 		return exitCode(1)
+	}
+	for _, a := range f.allowDestroy {
+		if _, err := address.Parse(a); err != nil {
+			return fail("--allow-destroy %q is not a block or instance address (%v); write it like a reference, e.g. shoot.local, shoot.local[\"dev\"] or component.manifests.base", a, err)
+		}
 	}
 	dir := arg
 	var saved *plan.File

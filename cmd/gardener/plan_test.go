@@ -129,3 +129,11 @@ func TestPlanErrors(t *testing.T) {
 	assert.Equal(t, exitCode(1), err)
 	assert.Contains(t, errOut, "is not a saved plan")
 }
+
+func TestApplyRefusesAnAllowDestroyThatIsNoAddress(t *testing.T) {
+	dir, _ := scenario("noop")
+	// component.manifests names no block: it once allowed every manifests component.
+	_, errOut, err := run(t, "apply", dir, "--allow-destroy", "component.manifests")
+	assert.Equal(t, exitCode(1), err)
+	assert.Contains(t, errOut, `--allow-destroy "component.manifests" is not a block or instance address`)
+}
