@@ -1,0 +1,13 @@
+package kinds
+
+// networking is networking.k8s.io: Ingresses and the cluster-scoped classes and addresses.
+var networking = Group{
+	Name:    "networking.k8s.io",
+	Builtin: true,
+	Kinds: []Rules{
+		{Kind: "Ingress"},
+		{Kind: "IngressClass", Scope: Cluster},
+		{Kind: "IPAddress", Scope: Cluster},
+		{Kind: "ServiceCIDR", Scope: Cluster},
+	},
+}
