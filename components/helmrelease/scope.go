@@ -5,7 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 )
 
 // scopes knows whether a kind is namespaced: built-in kinds from the lists above, custom kinds
@@ -28,7 +28,7 @@ func newScopes(objs []*unstructured.Unstructured) scopes {
 // namespaced reports whether objects of gvk are known to live in a namespace. Kinds of unknown
 // scope report false: the engine places them in the release namespace once discovery says so.
 func (s scopes) namespaced(gvk schema.GroupVersionKind) bool {
-	if object.BuiltinClusterScoped(gvk.GroupKind()) {
+	if kinds.BuiltinClusterScoped(gvk.GroupKind()) {
 		return false
 	}
 	if ns, ok := s.custom[gvk.GroupKind()]; ok {

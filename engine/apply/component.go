@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -268,7 +269,7 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 // errInterrupted ends a component that was interrupted (Ctrl-C) before it finished.
 var errInterrupted = errors.New("interrupted")
 
-func rank(o *plan.ObjectChange) int { return object.ApplyRank(o.Ref.GroupKind()) }
+func rank(o *plan.ObjectChange) int { return kinds.ApplyRank(o.Ref.GroupKind()) }
 
 func isCRD(r object.Ref) bool {
 	return r.Group == "apiextensions.k8s.io" && r.Kind == "CustomResourceDefinition"
@@ -295,7 +296,7 @@ func (e *Executor) checkProtection(c *plan.Component, writes, deletes []*plan.Ob
 		if o.Action != plan.Delete && o.Action != plan.Replace {
 			continue
 		}
-		if object.Protected(o.Ref) || e.Protected[c.Address] {
+		if kinds.Protected(o.Ref) || e.Protected[c.Address] {
 			refused = append(refused, fmt.Sprintf("%s (%s)", o.Ref, o.Action))
 		}
 	}
@@ -403,17 +404,6 @@ func (e *Executor) deleteAndWait(ctx context.Context, component string, d *plan.
 	return nil
 }
 
-// confirmDeletion lists the kinds Gardener deletes only after the confirmation annotation is set.
-var confirmDeletion = map[schema.GroupKind]bool{
-	{Group: "core.gardener.cloud", Kind: "Shoot"}:                 true,
-	{Group: "core.gardener.cloud", Kind: "Project"}:               true,
-	{Group: "seedmanagement.gardener.cloud", Kind: "ManagedSeed"}: true,
-	{Group: "operator.gardener.cloud", Kind: "Garden"}:            true,
-}
-
-// ConfirmationAnnotation is the annotation Gardener requires before it deletes guarded objects.
-const ConfirmationAnnotation = "confirmation.gardener.cloud/deletion"
-
 // delete deletes an object of the plan, confirming the deletion first where Gardener asks for it.
 func (e *Executor) delete(ctx context.Context, o *plan.ObjectChange) error {
 	ri, err := e.resourceInterface(o)
@@ -421,10 +411,10 @@ func (e *Executor) delete(ctx context.Context, o *plan.ObjectChange) error {
 		return err
 	}
 	rv := o.ResourceVersion
-	if confirmDeletion[o.Ref.GroupKind()] {
+	if r, _ := kinds.Lookup(o.Ref.GroupKind()); r.ConfirmDeletion {
 		// The confirmation carries the plan's resourceVersion as its own precondition; the
 		// delete then expects the version the confirmation produced.
-		patched, err := e.patchAnnotations(ctx, ri, o.Ref.Name, rv, map[string]any{ConfirmationAnnotation: "true"})
+		patched, err := e.patchAnnotations(ctx, ri, o.Ref.Name, rv, map[string]any{kinds.DeletionConfirmation: "true"})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}

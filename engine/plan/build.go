@@ -14,6 +14,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diff"
 	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -95,9 +96,9 @@ type OutputValue struct {
 }
 
 // protects reports whether deleting or replacing ref, an object of component, needs
-// --allow-destroy: a stateful class (object.Protected) or a component with prevent_destroy.
+// --allow-destroy: a stateful class (kinds.Protected) or a component with prevent_destroy.
 func (o *Options) protects(ref object.Ref, component string) bool {
-	return object.Protected(ref) || o.PreventDestroy[component]
+	return kinds.Protected(ref) || o.PreventDestroy[component]
 }
 
 // Result is a plan with the objects it was computed from, which apply needs.
@@ -215,14 +216,14 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 }
 
 // sortObjects orders a component's objects by cluster, then in apply order of their kinds
-// (object.ApplyRank), then by reference, which is the order apply writes them in.
+// (kinds.ApplyRank), then by reference, which is the order apply writes them in.
 func sortObjects(objs []*ObjectChange) {
 	sort.SliceStable(objs, func(i, j int) bool {
 		a, b := objs[i], objs[j]
 		if a.Cluster != b.Cluster {
 			return a.Cluster < b.Cluster
 		}
-		if ra, rb := object.ApplyRank(a.Ref.GroupKind()), object.ApplyRank(b.Ref.GroupKind()); ra != rb {
+		if ra, rb := kinds.ApplyRank(a.Ref.GroupKind()), kinds.ApplyRank(b.Ref.GroupKind()); ra != rb {
 			return ra < rb
 		}
 		return a.Ref.Less(b.Ref)

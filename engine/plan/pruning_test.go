@@ -11,6 +11,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/rendering"
 )
@@ -57,7 +58,7 @@ func TestPruningRules(t *testing.T) {
 				"shoot.trial":              {Retired: &rendering.Retirement{Address: "shoot.trial"}},
 				"project.stale":            {Retired: &rendering.Retirement{Address: "project.stale"}},
 			},
-			protects: func(ref object.Ref, _ string) bool { return object.Protected(ref) },
+			protects: func(ref object.Ref, _ string) bool { return kinds.Protected(ref) },
 		}
 	}
 	targeting := func(addrs ...string) func(*pruning) {

@@ -24,6 +24,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diff"
 	"github.com/declarative-gardener/gardener/engine/graph"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/plan"
@@ -333,26 +334,15 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	return out, diags, nil
 }
 
-// gardenerClusterScoped are Gardener's cluster-scoped kinds (the virtual garden's API and the
-// seeds' extensions). Before discovery, they and the built-in cluster-scoped kinds are the only
-// kinds the graph treats as cluster-scoped; any other object without a namespace is placed in
-// its component's default namespace, so that it is ordered after the component creating that
-// namespace. Over-approximating costs an extra edge (which could, rarely, close a cycle that is
-// then reported), never a missing one.
-var gardenerClusterScoped = map[string]bool{
-	"core.gardener.cloud/Seed": true, "core.gardener.cloud/CloudProfile": true, "core.gardener.cloud/Project": true,
-	"core.gardener.cloud/ControllerRegistration": true, "core.gardener.cloud/ControllerDeployment": true,
-	"core.gardener.cloud/ControllerInstallation": true, "core.gardener.cloud/BackupBucket": true,
-	"core.gardener.cloud/ExposureClass": true,
-	"operator.gardener.cloud/Garden":    true, "operator.gardener.cloud/Extension": true,
-	"extensions.gardener.cloud/Cluster": true, "extensions.gardener.cloud/BackupBucket": true, "extensions.gardener.cloud/BackupEntry": true,
-}
-
 // withDefaultNamespace returns the object as the graph sees it: with its default namespace
-// unless it names one or is of a built-in cluster-scoped kind.
+// unless it names one or is of a kind the kinds table knows to be cluster-scoped (the built-in
+// ones and Gardener's: the virtual garden's API and the seeds' extensions). Before discovery,
+// those are the only kinds the graph treats as cluster-scoped; any other object without a
+// namespace is placed in its component's default namespace, so that it is ordered after the
+// component creating that namespace. Over-approximating costs an extra edge (which could, rarely,
+// close a cycle that is then reported), never a missing one.
 func withDefaultNamespace(o render.Object) *unstructured.Unstructured {
-	gvk := o.Object.GroupVersionKind()
-	if o.DefaultNamespace == "" || o.Object.GetNamespace() != "" || object.BuiltinClusterScoped(gvk.GroupKind()) || gardenerClusterScoped[gvk.Group+"/"+gvk.Kind] {
+	if o.DefaultNamespace == "" || o.Object.GetNamespace() != "" || kinds.ClusterScoped(o.Object.GroupVersionKind().GroupKind()) {
 		return o.Object
 	}
 	c := o.Object.DeepCopy()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
@@ -32,13 +33,13 @@ func applyDesired(t testing.TB, out *planner.Outcome) {
 	ctx := context.Background()
 	desired := append([]*plan.Desired(nil), out.Result.Desired...)
 	sort.SliceStable(desired, func(i, j int) bool {
-		return object.ApplyRank(desired[i].Object.GroupVersionKind().GroupKind()) < object.ApplyRank(desired[j].Object.GroupVersionKind().GroupKind())
+		return kinds.ApplyRank(desired[i].Object.GroupVersionKind().GroupKind()) < kinds.ApplyRank(desired[j].Object.GroupVersionKind().GroupKind())
 	})
 	// Objects of one kind rank go in parallel (8 at a time); ranks go in order.
 	for start := 0; start < len(desired); {
-		rank := object.ApplyRank(desired[start].Object.GroupVersionKind().GroupKind())
+		rank := kinds.ApplyRank(desired[start].Object.GroupVersionKind().GroupKind())
 		end := start
-		for end < len(desired) && object.ApplyRank(desired[end].Object.GroupVersionKind().GroupKind()) == rank {
+		for end < len(desired) && kinds.ApplyRank(desired[end].Object.GroupVersionKind().GroupKind()) == rank {
 			end++
 		}
 		var g errgroup.Group
