@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/openapi"
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
@@ -372,26 +374,44 @@ func TestGardenerImmutableFieldsExist(t *testing.T) {
 		}
 	}
 	unserved := map[string]bool{}
-	for _, f := range gardenerImmutableFields {
-		s, ok := schemas[f.kind]
+	for gk, f := range gardenerImmutableFields() {
+		s, ok := schemas[gk]
 		if !ok {
-			unserved[f.kind.String()] = true
+			unserved[gk.String()] = true
 			continue
 		}
-		for _, e := range parsePattern(f.path) {
+		for _, e := range parsePattern(f.Path) {
 			var ok bool
 			if e.item {
 				s, ok = s.child("items")
-				require.True(t, ok, "%s %s: not a list", f.kind, f.path)
+				require.True(t, ok, "%s %s: not a list", gk, f.Path)
 				continue
 			}
 			s, ok = s.property(e.name)
-			require.True(t, ok, "%s %s: no field %s in the schema", f.kind, f.path, e.name)
+			require.True(t, ok, "%s %s: no field %s in the schema", gk, f.Path, e.name)
 		}
 	}
 	assert.Equal(t, map[string]bool{
 		"Bastion.extensions.gardener.cloud": true,
 	}, unserved, "kinds of the table without a schema")
+}
+
+// gardenerImmutableFields yields the immutable fields of the Gardener kinds in the kinds table.
+func gardenerImmutableFields() iter.Seq2[schema.GroupKind, kinds.ImmutableField] {
+	return func(yield func(schema.GroupKind, kinds.ImmutableField) bool) {
+		for _, g := range kinds.Groups() {
+			if g.Builtin {
+				continue
+			}
+			for _, k := range g.Kinds {
+				for _, f := range k.Immutable {
+					if !yield(schema.GroupKind{Group: g.Name, Kind: k.Kind}, f) {
+						return
+					}
+				}
+			}
+		}
+	}
 }
 
 // schemaNode is a JSON schema within the models of its OpenAPI document, whose references it
