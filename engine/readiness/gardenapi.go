@@ -9,17 +9,6 @@ import (
 // of these groups without a rule (CloudProfile, SecretBinding, Quota, ControllerRegistration, ...)
 // have no controller-reported health and are ready once they exist.
 
-func init() {
-	register("core.gardener.cloud", seedReady, "Seed")
-	register("core.gardener.cloud", shootReady, "Shoot")
-	register("core.gardener.cloud", controllerInstallationReady, "ControllerInstallation")
-	register("core.gardener.cloud", projectReady, "Project")
-	register("core.gardener.cloud", operationOnlyReady, "BackupBucket", "BackupEntry")
-	register("seedmanagement.gardener.cloud", managedSeedReady, "ManagedSeed")
-	register("operations.gardener.cloud", bastionReady, "Bastion")
-	register("operator.gardener.cloud", gardenReady, "Garden")
-}
-
 // conditionsAndOperation is the common shape of Seed, Shoot and Garden readiness: no operation
 // request pending, the current generation observed, the last operation Succeeded, the required
 // conditions True and the optional ones True when present. Operation problems come first because

@@ -12,15 +12,6 @@ import (
 // custom resource can only be applied once its CRD is Established, an aggregated API is usable once
 // its APIService is Available.
 
-func init() {
-	register("apiextensions.k8s.io", crdReady, "CustomResourceDefinition")
-	register("apiregistration.k8s.io", apiServiceReady, "APIService")
-	register("", serviceReady, "Service")
-	register("", pvcReady, "PersistentVolumeClaim")
-	register("", namespaceReady, "Namespace")
-	register("", podReady, "Pod")
-}
-
 // crdReady: Established=True and NamesAccepted not False. A NamesAccepted=False CRD conflicts with
 // another CRD's names and stays so until one of them changes, hence terminal.
 func crdReady(obj *unstructured.Unstructured, _ Options) Status {

@@ -10,16 +10,6 @@ import (
 // gardener-resource-manager's ManagedResource, and the extensions.gardener.cloud kinds that
 // extension controllers reconcile.
 
-func init() {
-	register("druid.gardener.cloud", etcdReady, "Etcd")
-	register("resources.gardener.cloud", managedResourceReady, "ManagedResource")
-	groupRules["extensions.gardener.cloud"] = extensionReady
-	// The extensions Cluster is a data carrier for extension controllers without a status.
-	register("extensions.gardener.cloud", func(obj *unstructured.Unstructured, _ Options) Status {
-		return generationOnly(obj)
-	}, "Cluster")
-}
-
 // etcdReady: etcd-druid reports status.ready=true for the current generation, and AllMembersReady
 // (when reported) is True. Gardener's documentation does not name the status field; status.ready
 // and observedGeneration follow etcd-druid v1alpha1 as the local stand-in CRD models it

@@ -2,7 +2,8 @@ package readiness
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/declarative-gardener/gardener/engine/kinds"
 )
 
 // Status is the readiness verdict for one object.
@@ -29,9 +30,10 @@ type Options struct {
 // Check is CheckWith with default options.
 func Check(obj *unstructured.Unstructured) Status { return CheckWith(obj, Options{}) }
 
-// CheckWith returns the readiness of obj by the rules of its kind. Kinds without a rule are ready
-// once they exist, unless their status.observedGeneration is behind metadata.generation. Objects
-// being deleted are never ready. CheckWith does no I/O.
+// CheckWith returns the readiness of obj by the rule the kinds table names for its kind
+// (kinds.ReadinessOf). Kinds without a rule are ready once they exist, unless their
+// status.observedGeneration is behind metadata.generation. Objects being deleted are never ready.
+// CheckWith does no I/O.
 func CheckWith(obj *unstructured.Unstructured, opts Options) Status {
 	if obj == nil {
 		return notReady("not found")
@@ -39,31 +41,41 @@ func CheckWith(obj *unstructured.Unstructured, opts Options) Status {
 	if obj.GetDeletionTimestamp() != nil {
 		return notReady("being deleted")
 	}
-	gk := obj.GroupVersionKind().GroupKind()
-	if rule, ok := rules[gk]; ok {
-		return rule(obj, opts)
-	}
-	if rule, ok := groupRules[gk.Group]; ok {
-		return rule(obj, opts)
-	}
-	return generationOnly(obj)
+	return rules[kinds.ReadinessOf(obj.GroupVersionKind().GroupKind())](obj, opts)
 }
 
 // rule is the readiness rule of one kind.
 type rule func(obj *unstructured.Unstructured, opts Options) Status
 
-// rules maps a GroupKind to its rule; groupRules applies to every kind of a group without an
-// entry in rules.
-var (
-	rules      = map[schema.GroupKind]rule{}
-	groupRules = map[string]rule{}
-)
+// rules are the functions of the readiness rules the kinds table names (kinds.Rules.Readiness):
+// the table says which rule judges a kind, this package how. Every rule the table names has a
+// function (TestEveryReadinessRuleHasAFunction).
+var rules = map[kinds.Readiness]rule{
+	kinds.ObservedGeneration: func(obj *unstructured.Unstructured, _ Options) Status { return generationOnly(obj) },
 
-// register adds rules; each rule file calls it from init so that adding a kind touches one file.
-func register(group string, r rule, kinds ...string) {
-	for _, k := range kinds {
-		rules[schema.GroupKind{Group: group, Kind: k}] = r
-	}
+	kinds.CRDEstablished:      crdReady,
+	kinds.APIServiceAvailable: apiServiceReady,
+	kinds.ServiceReady:        serviceReady,
+	kinds.PVCBound:            pvcReady,
+	kinds.NamespaceActive:     namespaceReady,
+	kinds.PodReady:            podReady,
+	kinds.DeploymentRollout:   deploymentReady,
+	kinds.StatefulSetRollout:  statefulSetReady,
+	kinds.DaemonSetRollout:    daemonSetReady,
+	kinds.JobComplete:         jobReady,
+
+	kinds.EtcdReady:              etcdReady,
+	kinds.ManagedResourceHealthy: managedResourceReady,
+	kinds.ExtensionSucceeded:     extensionReady,
+
+	kinds.SeedReady:                   seedReady,
+	kinds.ShootReady:                  shootReady,
+	kinds.GardenReady:                 gardenReady,
+	kinds.ControllerInstallationReady: controllerInstallationReady,
+	kinds.ProjectReady:                projectReady,
+	kinds.LastOperationSucceeded:      operationOnlyReady,
+	kinds.ManagedSeedReady:            managedSeedReady,
+	kinds.BastionReady:                bastionReady,
 }
 
 // generationOnly is the rule for kinds without one: present and observed.

@@ -13,13 +13,6 @@ import (
 // ManagedResource health (Gardener's "Gardener Resource Manager"
 // docs/concepts/resource-manager.md).
 
-func init() {
-	register("apps", deploymentReady, "Deployment")
-	register("apps", statefulSetReady, "StatefulSet")
-	register("apps", daemonSetReady, "DaemonSet")
-	register("batch", jobReady, "Job")
-}
-
 // deploymentReady: the controller observed the current spec, every desired replica runs the new
 // template and is available, and no old replica is left. A Progressing=False condition with reason
 // ProgressDeadlineExceeded is terminal: the controller has given up on the rollout.
