@@ -42,14 +42,8 @@ type goldenObject struct {
 // hold the objects of many components.
 func readGolden(t *testing.T) []goldenObject {
 	t.Helper()
-	var files []string
-	for _, pattern := range []string{"../../components/*/testdata/*.yaml", "../../components/*/testdata/*/*.yaml", "../../components/*/testdata/*.txt"} {
-		more, err := filepath.Glob(pattern)
-		require.NoError(t, err)
-		files = append(files, more...)
-	}
 	var out []goldenObject
-	for _, f := range files {
+	for _, f := range goldenRenderFiles(t) {
 		var keep func(renderedDocument) bool
 		if strings.HasSuffix(f, ".txt") {
 			// Of the composite goldens, the Gardener API objects: their other objects hold the
@@ -63,6 +57,19 @@ func readGolden(t *testing.T) []goldenObject {
 	}
 	require.NotEmpty(t, out)
 	return out
+}
+
+// goldenRenderFiles lists the golden render files of the component packages: the YAML files of
+// single components and the composite goldens (.txt) of the garden, seed and shoot blocks.
+func goldenRenderFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	for _, pattern := range []string{"../../components/*/testdata/*.yaml", "../../components/*/testdata/*/*.yaml", "../../components/*/testdata/*.txt"} {
+		more, err := filepath.Glob(pattern)
+		require.NoError(t, err)
+		files = append(files, more...)
+	}
+	return files
 }
 
 // renderedDocument is one rendered object of a golden file with the cluster it is rendered for.
