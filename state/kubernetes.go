@@ -11,7 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/inventory"
 )
 
@@ -109,13 +108,21 @@ func NewKubernetes(client kubernetes.Interface, namespace, landscape string) Bac
 
 // NewKubernetesWithOptions is NewKubernetes with options.
 func NewKubernetesWithOptions(client kubernetes.Interface, namespace, landscape string, opts KubernetesOptions) Backend {
-	b := &kube{client: client, namespace: namespace, landscape: landscape, slug: nameSlug(landscape), opts: opts.withDefaults()}
+	return &kube{client: client, namespace: namespace, landscape: landscape, slug: nameSlug(landscape), opts: opts.withDefaults(),
+		invalid: CheckKubernetes(namespace, landscape)}
+}
+
+// CheckKubernetes returns why the kubernetes backend cannot keep the state of landscape in
+// namespace (an invalid landscape name, no namespace), nil when it can: the error every call of
+// such a backend reports, for callers that want it before the first call.
+func CheckKubernetes(namespace, landscape string) error {
 	if err := inventory.ValidateLandscapeName(landscape); err != nil {
-		b.invalid = fmt.Errorf("state: %w", err)
-	} else if namespace == "" {
-		b.invalid = errors.New("state: the kubernetes backend needs a namespace")
+		return fmt.Errorf("state: %w", err)
 	}
-	return b
+	if namespace == "" {
+		return errors.New("state: the kubernetes backend needs a namespace")
+	}
+	return nil
 }
 
 // nameSlug makes a landscape name (a label value: letters, digits, '-', '_', '.') usable in
@@ -139,16 +146,10 @@ func nameSlug(landscape string) string {
 	return slug + "-" + hex.EncodeToString(sum[:4])
 }
 
-// KubernetesHead is where a landscape whose state block keeps the state in a cluster has its
-// head Secret: the block's namespace (DefaultNamespace when unset) and the Secret's name. ok is
-// false for any other backend. The daemon watches the head and plans from the state it last read
-// or wrote as long as the head names that version (HeadVersion).
-func KubernetesHead(cfg *config.StateConfig, landscape string) (namespace, name string, ok bool) {
-	if cfg == nil || cfg.Backend != config.BackendKubernetes {
-		return "", "", false
-	}
-	return kubeNamespace(cfg), headName(nameSlug(landscape)), true
-}
+// HeadName is the name of the head Secret of a landscape's state in the kubernetes backend. The
+// daemon watches the head and plans from the state it last read or wrote as long as the head
+// names that version (HeadVersion).
+func HeadName(landscape string) string { return headName(nameSlug(landscape)) }
 
 // HeadVersion returns the lineage and serial a head Secret's annotations record; ok is false
 // when they are missing or invalid (the state is then damaged, and reading it says so).
@@ -158,14 +159,6 @@ func HeadVersion(annotations map[string]string) (lineage string, serial int64, o
 		return "", 0, false
 	}
 	return m.lineage, m.serial, true
-}
-
-// kubeNamespace is the namespace a kubernetes state block names, DefaultNamespace when unset.
-func kubeNamespace(cfg *config.StateConfig) string {
-	if cfg.Namespace == "" {
-		return DefaultNamespace
-	}
-	return cfg.Namespace
 }
 
 func headName(slug string) string { return "gardener-state-" + slug }

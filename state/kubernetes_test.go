@@ -16,8 +16,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/declarative-gardener/gardener/engine/cluster"
-	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
@@ -89,14 +87,8 @@ func TestKubernetesLayout(t *testing.T) {
 	assert.Equal(t, "1", head.Annotations[annoSerial])
 	assert.Equal(t, small.Lineage, head.Annotations[annoLineage])
 	assert.Equal(t, "1", head.Annotations[annoChunks])
-	// A watcher finds the head from the state block and reads the version it names.
-	headNS, name, ok := KubernetesHead(&config.StateConfig{Backend: config.BackendKubernetes, Namespace: ns}, "land")
-	assert.True(t, ok)
-	assert.Equal(t, [2]string{ns, "gardener-state-land"}, [2]string{headNS, name})
-	headNS, _, _ = KubernetesHead(&config.StateConfig{Backend: config.BackendKubernetes}, "land")
-	assert.Equal(t, DefaultNamespace, headNS, "the backend's default namespace")
-	_, _, ok = KubernetesHead(&config.StateConfig{Backend: config.BackendLocal}, "land")
-	assert.False(t, ok, "a state file has no head Secret")
+	// A watcher finds the head by its name and reads the version it names.
+	assert.Equal(t, "gardener-state-land", HeadName("land"))
 	lineage, serial, ok := HeadVersion(head.Annotations)
 	assert.True(t, ok)
 	assert.Equal(t, small.Lineage, lineage)
@@ -301,37 +293,4 @@ func TestKubernetesLockLostAfterForceUnlock(t *testing.T) {
 		t.Fatal("the holder does not learn that its lock was lost")
 	}
 	require.ErrorIs(t, lock.Unlock(ctx), ErrLockLost)
-}
-
-func TestFromConfigKubernetes(t *testing.T) {
-	ctx := context.Background()
-	cs := runtimeClientset(t)
-	ns := testNamespace(t, cs)
-	cfg := localcluster.Shared(t).Plane(localcluster.RuntimePlane).RESTConfig()
-	connect := func(name string) (*cluster.Client, error) {
-		assert.Equal(t, "runtime", name)
-		return cluster.ConnectConfig(cfg, cluster.Options{NoDiskCache: true})
-	}
-	tests := []struct {
-		name      string
-		landscape string
-		err       string
-	}{
-		{"valid", "land", ""},
-		{"invalid landscape name", "no spaces allowed", "cannot label"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b, err := FromConfig(&config.StateConfig{Backend: "kubernetes", Cluster: "runtime", Namespace: ns}, t.TempDir(), tt.landscape, connect)
-			if tt.err != "" {
-				require.ErrorContains(t, err, tt.err)
-				return
-			}
-			require.NoError(t, err)
-			s := sample(tt.landscape)
-			require.NoError(t, b.Write(ctx, s))
-			_, err = cs.CoreV1().Secrets(ns).Get(ctx, "gardener-state-"+tt.landscape, metav1.GetOptions{})
-			require.NoError(t, err)
-		})
-	}
 }

@@ -1,17 +1,12 @@
 package state
 
 import (
-	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/declarative-gardener/gardener/engine/cluster"
-	"github.com/declarative-gardener/gardener/engine/config"
 )
 
 func TestKinds(t *testing.T) {
@@ -102,50 +97,4 @@ func TestNameSlug(t *testing.T) {
 	}
 	assert.NotEqual(t, nameSlug("a_b"), nameSlug("a-b"), "names that map to the same slug stay apart")
 	assert.NotEqual(t, nameSlug("A-b"), nameSlug("a-b"))
-}
-
-func TestFromConfig(t *testing.T) {
-	dir := t.TempDir()
-	noCluster := func(string) (*cluster.Client, error) {
-		t.Fatal("a local backend connects to no cluster")
-		return nil, nil
-	}
-	tests := []struct {
-		name string
-		cfg  *config.StateConfig
-		path string
-	}{
-		{"no state block", nil, filepath.Join(dir, DefaultLocalPath)},
-		{"relative path", &config.StateConfig{Backend: "local", Path: "states/x.json"}, filepath.Join(dir, "states/x.json")},
-		{"absolute path", &config.StateConfig{Backend: "local", Path: "/var/lib/x.json"}, "/var/lib/x.json"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b, err := FromConfig(tt.cfg, dir, "land", noCluster)
-			require.NoError(t, err)
-			require.IsType(t, &local{}, b)
-			assert.Equal(t, tt.path, b.(*local).path)
-		})
-	}
-}
-
-func TestFromConfigErrors(t *testing.T) {
-	fail := func(string) (*cluster.Client, error) { return nil, assert.AnError }
-	tests := []struct {
-		name      string
-		cfg       *config.StateConfig
-		landscape string
-		want      string
-	}{
-		{"unknown backend", &config.StateConfig{Backend: "s3"}, "x", `backend "s3" is not supported`},
-		{"no cluster", &config.StateConfig{Backend: "kubernetes"}, "x", "needs a cluster"},
-		{"connect fails", &config.StateConfig{Backend: "kubernetes", Cluster: "runtime"}, "x", "cluster runtime: " + assert.AnError.Error()},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := FromConfig(tt.cfg, t.TempDir(), tt.landscape, fail)
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tt.want)
-		})
-	}
 }

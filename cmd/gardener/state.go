@@ -353,7 +353,7 @@ func openState(cmd *cobra.Command, reg *schema.Registry, dir string, inputs inpu
 		}
 		return cluster.Connect(access, clusterOptions(0))
 	}
-	b, err := state.FromConfig(l.State, dir, l.Name, connect)
+	b, err := planner.StateBackend(l.State, dir, l.Name, connect)
 	if errors.Is(err, errReported) {
 		return nil, errReported
 	}

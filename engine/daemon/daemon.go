@@ -453,7 +453,7 @@ func headOf(res *config.Result) (headTarget, error) {
 	if res == nil || res.Landscape == nil {
 		return headTarget{}, errors.New("the landscape keeps no state in a cluster")
 	}
-	ns, name, ok := state.KubernetesHead(res.Landscape.State, res.Landscape.Name)
+	ns, name, ok := planner.StateHead(res.Landscape.State, res.Landscape.Name)
 	if !ok {
 		return headTarget{}, errors.New("the landscape keeps no state in a cluster")
 	}

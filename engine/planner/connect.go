@@ -119,7 +119,7 @@ func OpenState(res *config.Result, opts cluster.Options) (state.Backend, error) 
 		}
 		return cluster.Connect(access, opts)
 	}
-	return state.FromConfig(l.State, l.Dir, l.Name, connect)
+	return StateBackend(l.State, l.Dir, l.Name, connect)
 }
 
 // connections connects each cluster block once per plan, on first use: rendering reads live

@@ -1,0 +1,86 @@
+package planner
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/state"
+)
+
+// The state block of a landscape is read here, not in package state: state keeps and locks
+// states in the backends it is handed and knows nothing of the landscape language or of cluster
+// blocks, so that it depends only on the object model and the inventory.
+
+// ClusterFunc returns the client of a cluster block by name.
+type ClusterFunc func(name string) (*cluster.Client, error)
+
+// DefaultStateNamespace is the kubernetes backend's namespace when the state block names none
+// (the loader applies the same default).
+const DefaultStateNamespace = "garden"
+
+// StateBackend returns the backend a landscape's state block declares. Without a state block the
+// state is local, in state.DefaultLocalPath. A relative local path is relative to the landscape
+// directory dir, so that the state is the same wherever gardener runs from. connect is called
+// only for the kubernetes backend, with the name of the cluster block holding the state.
+func StateBackend(cfg *config.StateConfig, dir, landscape string, connect ClusterFunc) (state.Backend, error) {
+	if cfg == nil {
+		cfg = &config.StateConfig{Backend: config.BackendLocal}
+	}
+	switch cfg.Backend {
+	case config.BackendLocal, "":
+		path := cfg.Path
+		if path == "" {
+			path = state.DefaultLocalPath
+		}
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		return state.NewLocal(path), nil
+	case config.BackendKubernetes:
+		if cfg.Cluster == "" {
+			return nil, fmt.Errorf("state: the kubernetes backend needs a cluster")
+		}
+		if connect == nil {
+			return nil, fmt.Errorf("state: cannot connect to cluster %q", cfg.Cluster)
+		}
+		c, err := connect(cfg.Cluster)
+		if err != nil {
+			return nil, fmt.Errorf("state: cluster %s: %w", cfg.Cluster, err)
+		}
+		cs, err := kubernetes.NewForConfig(c.RESTConfig())
+		if err != nil {
+			return nil, fmt.Errorf("state: cluster %s: %w", cfg.Cluster, err)
+		}
+		ns := stateNamespace(cfg)
+		if err := state.CheckKubernetes(ns, landscape); err != nil {
+			return nil, err
+		}
+		return state.NewKubernetes(cs, ns, landscape), nil
+	default:
+		return nil, fmt.Errorf("state: backend %q is not supported; use %q or %q", cfg.Backend, config.BackendLocal, config.BackendKubernetes)
+	}
+}
+
+// StateHead is where a landscape whose state block keeps the state in a cluster has its head
+// Secret: the block's namespace (DefaultStateNamespace when unset) and the Secret's name. ok is
+// false for any other backend. The daemon watches the head and plans from the state it last read
+// or wrote as long as the head names that version (state.HeadVersion).
+func StateHead(cfg *config.StateConfig, landscape string) (namespace, name string, ok bool) {
+	if cfg == nil || cfg.Backend != config.BackendKubernetes {
+		return "", "", false
+	}
+	return stateNamespace(cfg), state.HeadName(landscape), true
+}
+
+// stateNamespace is the namespace a kubernetes state block names, DefaultStateNamespace when
+// unset.
+func stateNamespace(cfg *config.StateConfig) string {
+	if cfg.Namespace == "" {
+		return DefaultStateNamespace
+	}
+	return cfg.Namespace
+}
