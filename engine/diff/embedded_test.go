@@ -12,7 +12,7 @@ import (
 )
 
 // TestEmbeddedSchemasAreCurrent fails when the local control plane serves built-in documents
-// other than the embedded ones: then regenerate them with `go run ./engine/openapi/internal/gen`.
+// other than the embedded ones: then regenerate them with `go run ./tests/openapigen`.
 func TestEmbeddedSchemasAreCurrent(t *testing.T) {
 	env := sharedEnv(t)
 	ctx := context.Background()

@@ -15,7 +15,7 @@
 //
 // The embedded copy lives in builtin/ and is regenerated from a local control plane with
 //
-//	go run ./engine/openapi/internal/gen
+//	go run ./tests/openapigen
 //
 // (see that program for its flags; it can also read from any cluster through -kubeconfig).
 package openapi

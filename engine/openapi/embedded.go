@@ -12,7 +12,7 @@ import (
 
 // builtinFS holds the compacted documents of the built-in Kubernetes group versions, gzipped,
 // one file per path (builtin/apis/apps/v1.json.gz), plus builtin/index.json mapping each path to
-// the hash the server announced for it. Regenerate with `go run ./engine/openapi/internal/gen`.
+// the hash the server announced for it. Regenerate with `go run ./tests/openapigen`.
 //
 //go:embed builtin
 var builtinFS embed.FS

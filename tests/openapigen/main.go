@@ -1,13 +1,16 @@
-// Command gen regenerates the embedded OpenAPI v3 documents of the built-in Kubernetes group
-// versions (engine/openapi/builtin). Run it from the repository root:
+// Command openapigen regenerates the embedded OpenAPI v3 documents of the built-in Kubernetes
+// group versions (engine/openapi/builtin). Run it from the repository root:
 //
-//	go run ./engine/openapi/internal/gen                     # starts a local API server (bin/)
-//	go run ./engine/openapi/internal/gen -kubeconfig FILE    # reads an existing cluster
+//	go run ./tests/openapigen                     # starts a local API server (bin/)
+//	go run ./tests/openapigen -kubeconfig FILE    # reads an existing cluster
 //
 // It keeps every "api/v1" and "apis/<group>/<version>" document the server serves, except the
 // groups of CustomResourceDefinitions and of aggregated APIServices, compacts each
 // (openapi.Compact), writes it gzipped as builtin/<path>.json.gz and records the hash the server
 // announced in builtin/index.json. The output is deterministic for a given server build.
+//
+// It lives under tests/, beside the local control plane it starts, because nothing the gardener
+// binary compiles may import tests/ (tests/layers).
 package main
 
 import (
@@ -41,7 +44,7 @@ func main() {
 	out := flag.String("out", "engine/openapi/builtin", "output directory")
 	flag.Parse()
 	if err := run(*kubeconfig, *kubeContext, *out); err != nil {
-		fmt.Fprintln(os.Stderr, "gen:", err)
+		fmt.Fprintln(os.Stderr, "openapigen:", err)
 		os.Exit(1)
 	}
 }
