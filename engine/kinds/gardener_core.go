@@ -2,19 +2,15 @@ package kinds
 
 // gardenerCore is core.gardener.cloud, the Gardener API of the virtual garden.
 //
-// Its immutable fields come from Gardener's API reference (docs/api-reference/core.md).
-// gardener-apiserver enforces them in its update validation, not with CEL transition rules, so
-// no schema announces them, and the local control plane's stand-in CRDs do not enforce them at
-// all: only this table knows them.
+// Its immutable fields come from Gardener's API reference (docs/api-reference/core.md); see
+// ImmutableField. A field without condition refuses any change, adding and removing it included
+// (the server compares old and new as a whole). BothSet is used where the field may legitimately
+// appear later or disappear: Gardener fills it in when it is unset (a default, a generated name, a
+// value taken from the seed), so a landscape that leaves it out must not be told that the
+// filled-in value is about to be changed; or the reference says "once set". Only a change from
+// one value to another is certain to be refused there.
 //
-// A field without condition refuses any change, adding and removing it included (the server
-// compares old and new as a whole). BothSet is used where the field may legitimately appear later
-// or disappear: Gardener fills it in when it is unset (a default, a generated name, a value taken
-// from the seed), so a landscape that leaves it out must not be told that the filled-in value is
-// about to be changed; or the reference says "once set". Only a change from one value to another
-// is certain to be refused there.
-//
-// Left out on purpose: status fields (never applied); "the spec is immutable once the deletion
+// Left out on purpose, here and in the other Gardener groups: status fields (never applied); "the spec is immutable once the deletion
 // timestamp is set" (Gardener's Shoot in docs/api-reference/core.md, ControllerInstallation in
 // docs/api-reference/core.md, extension kinds), which concerns objects being deleted, not
 // replacements; ControllerRegistration and operator Extension .spec.resources[].primary (Gardener's

@@ -134,6 +134,14 @@ const DeletionConfirmation = "confirmation.gardener.cloud/deletion"
 // Kubernetes API conventions allow such fields to be set only at creation; changing one means
 // deleting and re-creating the object, which a plan shows as a replace (or refuses, for
 // Irreplaceable kinds).
+//
+// The built-in kinds' come from the update validation of each API group
+// (kubernetes/pkg/apis/*/validation); engine/diff adds the fields a CustomResourceDefinition's
+// schema marks with self == oldSelf transition rules. Gardener's come from its API reference
+// (docs/api-reference/ in gardener/gardener; each field names the type it belongs to):
+// gardener-apiserver and gardener-operator enforce them in their update validation, not with CEL
+// transition rules, so no schema announces them, and the local control plane's stand-in CRDs do
+// not enforce them at all: only this table knows them.
 type ImmutableField struct {
 	// Path is the field; "[*]" matches any item or map value, "[n]" item n of an atomic list.
 	Path string
