@@ -38,7 +38,7 @@ test: tools ## run unit and integration tests (integration tests use the local c
 
 .PHONY: docs
 docs: ## regenerate docs/components from the schemas
-	go test ./schemas/ -run TestComponentDocsAreCurrent -update
+	go test ./components/catalog/ -run TestComponentDocsAreCurrent -update
 
 .PHONY: lint
 lint: ## check formatting and run go vet

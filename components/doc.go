@@ -1,4 +1,7 @@
-// Package components holds one subpackage per component type (etcd, kube_apiserver, istio, ...).
-// Each exports a pure render function from typed inputs to Kubernetes objects and outputs, plus
-// its health rules; none does cluster I/O. The catalog arrives with the component issues.
+// Package components holds one subpackage per component type (etcd, kube_apiserver, istio, ...)
+// and composite block (garden, seed, shoot). Each defines its type once: the schema as data
+// (schema.go), whose defaults are the type's only ones, and a pure render function from typed
+// values to Kubernetes objects and outputs, registered as one component.Definition named Type;
+// none does cluster I/O. components/catalog lists every Type and derives the schema and render
+// registries from that list.
 package components

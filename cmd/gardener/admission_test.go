@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/internal/expect"
-	"github.com/declarative-gardener/gardener/schemas"
 	"github.com/declarative-gardener/gardener/schemas/admission"
 )
 
@@ -62,6 +62,6 @@ func TestAdmissionCorpus(t *testing.T) {
 // schema of the catalog.
 func TestCatalogSchemas(t *testing.T) {
 	reg := catalogSchemas()
-	assert.Len(t, reg.All(), len(schemas.Registry().All()))
+	assert.Len(t, reg.All(), len(catalog.Schemas().All()))
 	assert.Len(t, reg.LandscapeRules(), len(admission.Rules()))
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/schema"
-	"github.com/declarative-gardener/gardener/schemas"
 	"github.com/declarative-gardener/gardener/schemas/admission"
 )
 
@@ -23,7 +22,7 @@ func catalogRenderers() render.Registry { return catalog.Renderers() }
 // report it before anything is written. It panics only if a rule is registered twice, a bug that
 // TestCatalogSchemas rules out.
 func catalogSchemas() *schema.Registry {
-	reg := schemas.Registry()
+	reg := catalog.Schemas()
 	if err := reg.AddLandscapeRules(admission.Rules()...); err != nil {
 		panic("gardener: invalid landscape rules: " + err.Error())
 	}

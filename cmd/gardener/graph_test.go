@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/declarative-gardener/gardener/schemas"
+	"github.com/declarative-gardener/gardener/components/catalog"
 )
 
 // runGraph runs `gardener graph` on its own, configured as the root command configures its
@@ -93,7 +93,7 @@ func TestGraphUsageErrors(t *testing.T) {
 }
 
 func TestGraphHelp(t *testing.T) {
-	cmd := newGraphCommand(schemas.Registry())
+	cmd := newGraphCommand(catalog.Schemas())
 	assert.True(t, strings.HasPrefix(cmd.Use, "graph DIR"))
 	for _, want := range []string{"text", "dot", "mermaid", "depends_on"} {
 		assert.Contains(t, cmd.Long, want)

@@ -16,7 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/declarative-gardener/gardener/schemas"
+	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/state"
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
@@ -28,7 +28,7 @@ func runState(t *testing.T, stdin string, args ...string) (string, string, error
 	var stdout, stderr bytes.Buffer
 	root := newRootCommand(&stdout, &stderr)
 	if cmd, _, err := root.Find([]string{"state"}); err != nil || cmd == root {
-		reg := schemas.Registry()
+		reg := catalog.Schemas()
 		root.AddCommand(newStateCommand(reg), newForceUnlockCommand(reg))
 	}
 	root.SetIn(strings.NewReader(stdin))

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/declarative-gardener/gardener/schemas"
+	"github.com/declarative-gardener/gardener/components/catalog"
 )
 
 func TestValidateExampleLandscape(t *testing.T) {
@@ -118,7 +118,7 @@ func TestSchemaJSON(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &doc))
 	assert.Equal(t, "1", doc.FormatVersion)
-	assert.Len(t, doc.Schemas, len(schemas.Registry().All()))
+	assert.Len(t, doc.Schemas, len(catalog.Schemas().All()))
 
 	md, _, err := run(t, "schema")
 	require.NoError(t, err)

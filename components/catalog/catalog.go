@@ -1,11 +1,14 @@
-// Package catalog wires the component packages' render functions into one registry by
-// component type, for the CLI and for tests that plan landscapes as the CLI does. The engine
-// never imports component packages; whoever runs it passes this registry in.
+// Package catalog lists the component types and composite blocks, each defined once in its own
+// package, and derives from that one list the schema registry the loader decodes landscapes with
+// and the render registry the engine renders them with, for the CLI and for tests that plan
+// landscapes as the CLI does. The engine never imports component packages; whoever runs it
+// passes these registries in.
 package catalog
 
 import (
 	"github.com/declarative-gardener/gardener/components/cloudprofile"
 	"github.com/declarative-gardener/gardener/components/clusterautoscaler"
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/controllerdeployment"
 	"github.com/declarative-gardener/gardener/components/controllerregistration"
 	"github.com/declarative-gardener/gardener/components/credentialsbinding"
@@ -20,6 +23,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/gardenercontrollermanager"
 	"github.com/declarative-gardener/gardener/components/gardenerscheduler"
 	"github.com/declarative-gardener/gardener/components/gardenlet"
+	"github.com/declarative-gardener/gardener/components/generatedsecret"
 	"github.com/declarative-gardener/gardener/components/helmrelease"
 	"github.com/declarative-gardener/gardener/components/istio"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
@@ -43,49 +47,80 @@ import (
 	"github.com/declarative-gardener/gardener/components/vpa"
 	"github.com/declarative-gardener/gardener/components/vpnseedserver"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
-// Renderers returns the render function of every component type and composite block of the
-// catalog.
-func Renderers() render.Registry {
-	return render.Registry{
-		"garden":                        garden.Render,
-		"seed":                          seed.Render,
-		"shoot":                         shoot.Render,
-		"helm_release":                  helmrelease.Render,
-		"manifests":                     manifests.Render,
-		"priority_classes":              priorityclasses.Render,
-		"namespace":                     namespace.Render,
-		"gardener_resource_manager":     resourcemanager.Render,
-		"vpa":                           vpa.Render,
-		"etcd_druid":                    etcddruid.Render,
-		"istio":                         istio.Render,
-		"nginx_ingress":                 nginxingress.Render,
-		"etcd":                          etcd.Render,
-		"kube_apiserver":                kubeapiserver.Render,
-		"kube_controller_manager":       kubecontrollermanager.Render,
-		"gardener_apiserver":            gardenerapiserver.Render,
-		"gardener_admission_controller": gardeneradmissioncontroller.Render,
-		"gardener_controller_manager":   gardenercontrollermanager.Render,
-		"gardener_scheduler":            gardenerscheduler.Render,
-		"project":                       project.Render,
-		"cloud_profile":                 cloudprofile.Render,
-		"secret_binding":                secretbinding.Render,
-		"credentials_binding":           credentialsbinding.Render,
-		"quota":                         quota.Render,
-		"controller_registration":       controllerregistration.Render,
-		"controller_deployment":         controllerdeployment.Render,
-		"exposure_class":                exposureclass.Render,
-		"observability":                 observability.Render,
-		"extension":                     extension.Render,
-		"managed_resource":              managedresource.Render,
-		"gardenlet":                     gardenlet.Render,
-		"dependency_watchdog":           dependencywatchdog.Render,
-		"reserve_excess_capacity":       reserveexcesscapacity.Render,
-		"kube_scheduler":                kubescheduler.Render,
-		"vpn_seed_server":               vpnseedserver.Render,
-		"machine_controller_manager":    machinecontrollermanager.Render,
-		"cluster_autoscaler":            clusterautoscaler.Render,
-		"landscape_daemon":              landscapedaemon.Render,
+// Types lists every component type and composite block of the catalog, each defined once in its
+// own package (its schema in schema.go, its render function beside it).
+func Types() []component.Type {
+	return []component.Type{
+		garden.Type,
+		seed.Type,
+		shoot.Type,
+		helmrelease.Type,
+		manifests.Type,
+		generatedsecret.Type,
+		priorityclasses.Type,
+		namespace.Type,
+		resourcemanager.Type,
+		vpa.Type,
+		etcddruid.Type,
+		istio.Type,
+		nginxingress.Type,
+		etcd.Type,
+		kubeapiserver.Type,
+		kubecontrollermanager.Type,
+		gardenerapiserver.Type,
+		gardeneradmissioncontroller.Type,
+		gardenercontrollermanager.Type,
+		gardenerscheduler.Type,
+		project.Type,
+		cloudprofile.Type,
+		secretbinding.Type,
+		credentialsbinding.Type,
+		quota.Type,
+		controllerregistration.Type,
+		controllerdeployment.Type,
+		exposureclass.Type,
+		observability.Type,
+		extension.Type,
+		managedresource.Type,
+		gardenlet.Type,
+		dependencywatchdog.Type,
+		reserveexcesscapacity.Type,
+		kubescheduler.Type,
+		vpnseedserver.Type,
+		machinecontrollermanager.Type,
+		clusterautoscaler.Type,
+		landscapedaemon.Type,
 	}
+}
+
+// Renderers returns the render function of every component type and composite block of the
+// catalog that has one; the engine renders generated secrets itself.
+func Renderers() render.Registry {
+	r := render.Registry{}
+	for _, t := range Types() {
+		if fn := t.Renderer(); fn != nil {
+			r[t.Schema().Type] = fn
+		}
+	}
+	return r
+}
+
+// Schemas returns the schema registry of every component type and composite block of the
+// catalog, built afresh on every call so that no caller can alter another's copy. It panics only
+// if a schema is invalid, which the catalog's tests rule out; a panic would be a bug in a
+// component package, not a user error.
+func Schemas() *schema.Registry {
+	types := Types()
+	schemas := make([]*schema.Schema, len(types))
+	for i, t := range types {
+		schemas[i] = t.Schema()
+	}
+	r, err := schema.NewRegistry(schemas...)
+	if err != nil {
+		panic("catalog: invalid built-in schema: " + err.Error())
+	}
+	return r
 }

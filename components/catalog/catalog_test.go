@@ -6,14 +6,13 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/declarative-gardener/gardener/engine/schema"
-	"github.com/declarative-gardener/gardener/schemas"
 )
 
 // Every component type of the schema catalog renders, except generated_secret, which the
 // engine generates itself; of the composite blocks, the garden and seeds render.
 func TestEveryComponentTypeHasARenderer(t *testing.T) {
 	r := Renderers()
-	for _, typ := range schemas.Registry().Types(schema.KindComponent) {
+	for _, typ := range Schemas().Types(schema.KindComponent) {
 		if typ == "generated_secret" {
 			assert.NotContains(t, r, typ, "the engine renders generated secrets")
 			continue
@@ -27,6 +26,6 @@ func TestEveryComponentTypeHasARenderer(t *testing.T) {
 		if typ == "garden" || typ == "seed" || typ == "shoot" {
 			continue
 		}
-		assert.NotNil(t, schemas.Registry().Lookup(schema.KindComponent, typ), "renderer %s has a schema", typ)
+		assert.NotNil(t, Schemas().Lookup(schema.KindComponent, typ), "renderer %s has a schema", typ)
 	}
 }

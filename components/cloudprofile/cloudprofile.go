@@ -9,6 +9,7 @@ package cloudprofile
 import (
 	"fmt"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -50,10 +51,13 @@ type Values struct {
 	CABundle string `json:"ca_bundle"`
 }
 
-// Render renders one cloud_profile instance; its output is the profile's name.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := gardenapi.Decode(in, "cloud profile", &v, &v.Name, nil); err != nil {
+// Type is the cloud_profile component type as the catalog registers it: its schema (schema.go) and
+// its render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one cloud_profile instance; its output is the profile's name.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
+	if err := gardenapi.Named(in, "cloud profile", &v.Name, nil); err != nil {
 		return nil, err
 	}
 	objs, err := Objects(v)

@@ -56,11 +56,11 @@ const aws = `{
 }`
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Render, render.Input{Name: "local"}, map[string]string{"local": local, "aws": aws})
+	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "local"}, map[string]string{"local": local, "aws": aws})
 }
 
 func TestFacts(t *testing.T) {
-	out, err := Render(render.Input{Name: "local", Config: rendertest.FromJSON(t, local)})
+	out, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.FromJSON(t, local)})
 	require.NoError(t, err)
 	assert.Equal(t, "local", out.Outputs["name"].AsString())
 	u := out.Objects[0].Object

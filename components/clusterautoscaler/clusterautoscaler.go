@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
@@ -144,10 +145,9 @@ type Values struct {
 // docs/api-reference/core.md); several may be chained with commas.
 var Expanders = []string{"least-waste", "most-pods", "priority", "random"}
 
-// Render renders one cluster_autoscaler instance.
-func Render(in render.Input) (*render.Output, error) {
-	return decode.Render(in, Objects)
-}
+// Type is the cluster_autoscaler component type as the catalog registers it: its schema (schema.go)
+// and its render function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders the seed-side RBAC, the shoot access Secret, the Deployment, its metrics
 // Service and the ManagedResource with the autoscaler's permissions in the shoot; nothing when

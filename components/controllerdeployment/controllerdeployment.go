@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -63,11 +64,14 @@ type OCIRepository struct {
 	Digest string `json:"digest"`
 }
 
-// Render renders one controller_deployment instance, reading chart_archive if set; its output is
+// Type is the controller_deployment component type as the catalog registers it: its schema
+// (schema.go) and its render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one controller_deployment instance, reading chart_archive if set; its output is
 // the deployment's name.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := gardenapi.Decode(in, "controller deployment", &v, &v.Name, nil); err != nil {
+func renderValues(in render.Input, v Values) (*render.Output, error) {
+	if err := gardenapi.Named(in, "controller deployment", &v.Name, nil); err != nil {
 		return nil, err
 	}
 	if v.ChartArchive != "" {

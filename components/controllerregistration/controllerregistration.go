@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -107,10 +108,13 @@ type Lifecycle struct {
 	Migrate   string `json:"migrate"`
 }
 
-// Render renders one controller_registration instance; its output is the registration's name.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := gardenapi.Decode(in, "controller registration", &v, &v.Name, nil); err != nil {
+// Type is the controller_registration component type as the catalog registers it: its schema
+// (schema.go) and its render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one controller_registration instance; its output is the registration's name.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
+	if err := gardenapi.Named(in, "controller registration", &v.Name, nil); err != nil {
 		return nil, err
 	}
 	objs, err := Objects(v)

@@ -16,7 +16,7 @@ var cluster = decode.Cluster{Name: "virtual"}
 func ptr[T any](v T) *T { return &v }
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Render, render.Input{Name: "os-gardenlinux"}, map[string]string{
+	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "os-gardenlinux"}, map[string]string{
 		// Gardener's "ControllerRegistration" docs/extensions/registration.md: the os-gardenlinux
 		// example.
 		"minimal": `{"cluster": {"name": "virtual"}, "controller_deployment": "os-gardenlinux",
@@ -92,7 +92,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Render(render.Input{Name: "provider-local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "resource": [{"kind": "Infrastructure", "type": "local"}]}`)})
+	out, err := Type.RenderConfig(render.Input{Name: "provider-local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "resource": [{"kind": "Infrastructure", "type": "local"}]}`)})
 	require.NoError(t, err)
 	assert.Equal(t, "provider-local", out.Outputs["name"].AsString())
 }

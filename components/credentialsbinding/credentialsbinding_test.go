@@ -14,7 +14,7 @@ import (
 var cluster = decode.Cluster{Name: "virtual"}
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Render, render.Input{Name: "local"}, map[string]string{
+	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "local"}, map[string]string{
 		"secret": `{"cluster": {"name": "virtual"}, "provider_type": "local", "credentials_ref": {"name": "local-credentials"}}`,
 		"workload-identity": `{"cluster": {"name": "virtual"}, "name": "aws", "namespace": "garden-dev", "provider_type": "aws",
 			"credentials_ref": {"kind": "WorkloadIdentity", "name": "aws-identity", "namespace": "garden-shared"},
@@ -44,7 +44,7 @@ func TestFacts(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Render(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "provider_type": "local", "credentials_ref": {"name": "s"}}`)})
+	out, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "provider_type": "local", "credentials_ref": {"name": "s"}}`)})
 	require.NoError(t, err)
 	assert.Equal(t, "local", out.Outputs["name"].AsString())
 	assert.Equal(t, "garden", out.Outputs["namespace"].AsString())

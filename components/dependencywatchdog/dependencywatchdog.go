@@ -14,6 +14,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
@@ -71,10 +72,9 @@ func Replicas(highAvailability bool) int32 {
 	return 1
 }
 
-// Render renders one dependency_watchdog instance.
-func Render(in render.Input) (*render.Output, error) {
-	return decode.Render(in, Objects)
-}
+// Type is the dependency_watchdog component type as the catalog registers it: its schema
+// (schema.go) and its render function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders, for each enabled instance, its ServiceAccount, RBAC, configuration ConfigMap,
 // Deployment and, with high availability, its PodDisruptionBudget.

@@ -28,7 +28,7 @@ var defaults = map[string]cty.Value{
 }
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.Golden(t, Render, render.Input{Name: "dependency_watchdog"}, map[string]cty.Value{
+	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "dependency_watchdog"}, map[string]cty.Value{
 		"default": rendertest.Config(defaults, nil),
 		"high-availability-weeder-only": rendertest.Config(defaults, map[string]cty.Value{
 			"high_availability": cty.True,
@@ -143,6 +143,6 @@ func TestErrors(t *testing.T) {
 	assert.Error(t, err)
 	_, err = configuration("endpoint")
 	assert.Error(t, err)
-	_, err = Render(render.Input{Config: rendertest.Config(defaults, map[string]cty.Value{"endpoint_enabled": cty.True})})
+	_, err = Type.RenderConfig(render.Input{Config: rendertest.Config(defaults, map[string]cty.Value{"endpoint_enabled": cty.True})})
 	assert.Error(t, err)
 }

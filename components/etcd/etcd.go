@@ -10,6 +10,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -131,12 +132,12 @@ func replicas(v Values) int64 {
 	return Replicas(v.HighAvailability)
 }
 
-// Render renders one etcd instance.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
+// Type is the etcd component type as the catalog registers it: its schema (schema.go) and its
+// render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one etcd instance.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
 	objs, err := Objects(v)
 	if err != nil {
 		return nil, err

@@ -82,7 +82,7 @@ func TestObjectsValidateAgainstCRD(t *testing.T) {
 }
 
 func TestRenderOutputs(t *testing.T) {
-	out, err := Render(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
+	out, err := Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
 		"cluster": cluster(),
 		"role":    cty.StringVal("events"),
 	})})
@@ -224,7 +224,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestRenderRejectsUnknownAttributes(t *testing.T) {
-	_, err := Render(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
+	_, err := Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
 		"cluster": cluster(), "role": cty.StringVal("main"), "replicas": cty.NumberIntVal(5),
 	})})
 	assert.ErrorContains(t, err, "replicas")

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
@@ -52,10 +53,9 @@ type Values struct {
 	PriorityClassName string `json:"-"`
 }
 
-// Render renders one etcd_druid instance.
-func Render(in render.Input) (*render.Output, error) {
-	return decode.Render(in, Objects)
-}
+// Type is the etcd_druid component type as the catalog registers it: its schema (schema.go) and its
+// render function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders the Etcd CRD, RBAC, image vector overwrite, Deployment, Service and, with two
 // replicas, the PodDisruptionBudget of etcd-druid.

@@ -31,7 +31,7 @@ func config(extra map[string]cty.Value) cty.Value { return rendertest.Config(def
 
 func render1(t *testing.T, extra map[string]cty.Value) []render.Object {
 	t.Helper()
-	out, err := Render(render.Input{Name: "etcd_druid", Config: config(extra)})
+	out, err := Type.RenderConfig(render.Input{Name: "etcd_druid", Config: config(extra)})
 	require.NoError(t, err)
 	return out.Objects
 }
@@ -48,7 +48,7 @@ var customised = map[string]cty.Value{
 }
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.Golden(t, Render, render.Input{Name: "etcd_druid"}, map[string]cty.Value{
+	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "etcd_druid"}, map[string]cty.Value{
 		"default":           config(nil),
 		"high-availability": config(customised),
 	})
@@ -194,7 +194,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Render(render.Input{Config: tt.config})
+			_, err := Type.RenderConfig(render.Input{Config: tt.config})
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}

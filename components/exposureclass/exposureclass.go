@@ -12,6 +12,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -47,10 +48,13 @@ type Values struct {
 // Toleration tolerates a seed taint (Gardener's Toleration in docs/api-reference/core.md).
 type Toleration = gardenapi.Toleration
 
-// Render renders one exposure_class instance; its outputs are the class's name and handler.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := gardenapi.Decode(in, "exposure class", &v, &v.Name, nil); err != nil {
+// Type is the exposure_class component type as the catalog registers it: its schema (schema.go) and
+// its render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one exposure_class instance; its outputs are the class's name and handler.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
+	if err := gardenapi.Named(in, "exposure class", &v.Name, nil); err != nil {
 		return nil, err
 	}
 	objs, err := Objects(v)

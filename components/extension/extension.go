@@ -17,6 +17,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/controllerregistration"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
@@ -103,11 +104,14 @@ type Seed struct {
 	Spec map[string]any `json:"spec"`
 }
 
-// Render renders one extension instance. Its outputs are the registration's name and the names
+// Type is the extension component type as the catalog registers it: its schema (schema.go) and its
+// render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one extension instance. Its outputs are the registration's name and the names
 // of the seeds the extension is installed on.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	err := gardenapi.Decode(in, "extension", &v, &v.Name, nil)
+func renderValues(in render.Input, v Values) (*render.Output, error) {
+	err := gardenapi.Named(in, "extension", &v.Name, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ const twoSeeds = `[
 	{"name": "spare", "cluster": {"name": "spare"}, "labels": {"env": "prod"}, "has_shoots": false, "provider": "aws", "region": "eu-west-1"}]`
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Render, render.Input{Name: "test", Dir: "testdata"}, map[string]string{
+	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "test", Dir: "testdata"}, map[string]string{
 		// OnDemand (Gardener's "ControllerRegistration" docs/extensions/registration.md): only the seed
 		// whose shoots use Infrastructure/local gets it.
 		"on-demand": `{"virtual_cluster": {"name": "virtual"}, "chart": "chart", "garden_cluster_identity": "local",
@@ -45,7 +45,7 @@ func TestRenderGolden(t *testing.T) {
 // TestProviderLocalGolden renders the local landscape's provider-local chart through the
 // component, the way landscapes/local installs it on its seed.
 func TestProviderLocalGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Render, render.Input{Name: "provider_local", Dir: "../../landscapes/local"}, map[string]string{
+	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "provider_local", Dir: "../../landscapes/local"}, map[string]string{
 		"provider-local": `{"virtual_cluster": {"name": "virtual_garden"}, "name": "provider-local", "chart": "charts/provider-local",
 			"garden_cluster_identity": "local", "pod_security_enforce": "restricted",
 			"resource": [{"kind": "BackupBucket", "type": "local"}, {"kind": "BackupEntry", "type": "local"},
@@ -63,7 +63,7 @@ func TestProviderLocalGolden(t *testing.T) {
 // TestNetworkingCalicoGolden renders the local landscape's networking-calico chart through the
 // component, the way landscapes/local installs it on its seed: on demand, for its shoots' Calico.
 func TestNetworkingCalicoGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Render, render.Input{Name: "networking_calico", Dir: "../../landscapes/local"}, map[string]string{
+	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "networking_calico", Dir: "../../landscapes/local"}, map[string]string{
 		"networking-calico": `{"virtual_cluster": {"name": "virtual_garden"}, "name": "networking-calico", "chart": "charts/networking-calico",
 			"garden_cluster_identity": "local", "pod_security_enforce": "baseline",
 			"resource": [{"kind": "Network", "type": "calico"}],
@@ -246,7 +246,7 @@ func TestRawChartIsStable(t *testing.T) {
 }
 
 func TestRenderOutputs(t *testing.T) {
-	out, err := Render(render.Input{Name: "provider_local", Dir: "testdata", Config: rendertest.FromJSON(t, `{
+	out, err := Type.RenderConfig(render.Input{Name: "provider_local", Dir: "testdata", Config: rendertest.FromJSON(t, `{
 		"virtual_cluster": {"name": "virtual"}, "name": "provider-local", "chart": "chart", "garden_cluster_identity": "g",
 		"resource": [{"kind": "Infrastructure", "type": "local"}], "seeds": `+twoSeeds+`}`)})
 	require.NoError(t, err)
@@ -256,7 +256,7 @@ func TestRenderOutputs(t *testing.T) {
 		"extension_lifecycles": cty.MapValEmpty(controllerregistration.LifecycleType),
 	}, out.Outputs)
 
-	out, err = Render(render.Input{Name: "x", Dir: "testdata", Config: rendertest.FromJSON(t, `{
+	out, err = Type.RenderConfig(render.Input{Name: "x", Dir: "testdata", Config: rendertest.FromJSON(t, `{
 		"virtual_cluster": {"name": "virtual"}, "chart": "chart", "garden_cluster_identity": "g",
 		"resource": [{"kind": "Infrastructure", "type": "local"}]}`)})
 	require.NoError(t, err)
@@ -264,7 +264,7 @@ func TestRenderOutputs(t *testing.T) {
 
 	// The lifecycles of its Extension types, Gardener's defaults filled in (Gardener's
 	// ControllerResource in docs/api-reference/core.md).
-	out, err = Render(render.Input{Name: "x", Dir: "testdata", Config: rendertest.FromJSON(t, `{
+	out, err = Type.RenderConfig(render.Input{Name: "x", Dir: "testdata", Config: rendertest.FromJSON(t, `{
 		"virtual_cluster": {"name": "virtual"}, "chart": "chart", "garden_cluster_identity": "g",
 		"resource": [{"kind": "Extension", "type": "early", "lifecycle": {"reconcile": "BeforeKubeAPIServer"}}, {"kind": "Extension", "type": "plain"}, {"kind": "Network", "type": "calico"}]}`)})
 	require.NoError(t, err)
@@ -276,7 +276,7 @@ func TestRenderOutputs(t *testing.T) {
 }
 
 func TestRenderDefers(t *testing.T) {
-	_, err := Render(render.Input{Name: "x", Dir: "testdata", Config: rendertest.FromJSON(t, `{
+	_, err := Type.RenderConfig(render.Input{Name: "x", Dir: "testdata", Config: rendertest.FromJSON(t, `{
 		"virtual_cluster": {"name": "virtual"}, "chart": "chart", "garden_cluster_identity": "g",
 		"resource": [{"kind": "Infrastructure", "type": "local"}],
 		"seeds": [{"name": "`+render.UnknownString+`", "cluster": {"name": "c"}}]}`)})

@@ -26,7 +26,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -42,12 +42,12 @@ const prefix = "virtual-garden-"
 // combine with their access tokens (Gardener's docs/concepts/operator.md).
 const GenericKubeconfigSecretName = "generic-token-kubeconfig"
 
-// Render renders one garden instance into its parts and outputs.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
+// Type is the garden block as the catalog registers it: its schema (schema.go) and its render
+// function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one garden instance into its parts and outputs.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
 	g, err := newBuilder(in.Name, v)
 	if err != nil {
 		return nil, err

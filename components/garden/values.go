@@ -2,7 +2,7 @@ package garden
 
 import "github.com/declarative-gardener/gardener/components/internal/decode"
 
-// Values are the garden block's configuration (schemas/garden.go), field for field.
+// Values are the garden block's configuration (schema.go), field for field.
 type Values struct {
 	Cluster           decode.Cluster    `json:"cluster"`
 	VirtualGarden     *decode.Cluster   `json:"virtual_garden"`

@@ -50,7 +50,7 @@ func TestRenderGolden(t *testing.T) {
 			"api_groups": strings(group), "api_versions": strings("*"), "resources": strings(resource), "size": cty.StringVal("100k"),
 		})
 	}
-	rendertest.Golden(t, Render, render.Input{Name: "gardener-admission-controller"}, map[string]cty.Value{
+	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "gardener-admission-controller"}, map[string]cty.Value{
 		"default": config(nil),
 		"ha-customised": config(map[string]cty.Value{
 			"high_availability":   cty.True,

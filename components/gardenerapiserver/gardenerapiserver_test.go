@@ -64,7 +64,7 @@ func TestRenderGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "gardener-apiserver", Config: config(tt.extra)})
+			out, err := Type.RenderConfig(render.Input{Name: "gardener-apiserver", Config: config(tt.extra)})
 			require.NoError(t, err)
 			golden.Assert(t, tt.name, out.Objects)
 			assert.Equal(t, cty.StringVal("gardener-apiserver"), out.Outputs["service_name"])
@@ -191,6 +191,6 @@ func TestErrors(t *testing.T) {
 }
 
 func TestUnknownAttribute(t *testing.T) {
-	_, err := Render(render.Input{Config: config(map[string]cty.Value{"replicas": cty.NumberIntVal(2)})})
+	_, err := Type.RenderConfig(render.Input{Config: config(map[string]cty.Value{"replicas": cty.NumberIntVal(2)})})
 	assert.ErrorContains(t, err, "replicas")
 }

@@ -7,18 +7,18 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
-	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Render renders one gardener_apiserver instance.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
+// Type is the gardener_apiserver component type as the catalog registers it: its schema (schema.go)
+// and its render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one gardener_apiserver instance.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
 	objs, err := Objects(v)
 	if err != nil {
 		return nil, err

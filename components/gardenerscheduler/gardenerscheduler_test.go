@@ -36,7 +36,7 @@ func values() Values {
 }
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.Golden(t, Render, render.Input{Name: "gardener-scheduler"}, map[string]cty.Value{
+	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "gardener-scheduler"}, map[string]cty.Value{
 		"default": config(nil),
 		"ha-customised": config(map[string]cty.Value{
 			"high_availability":  cty.True,

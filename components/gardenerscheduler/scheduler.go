@@ -15,9 +15,9 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/images"
-	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -55,10 +55,9 @@ type Values struct {
 	Strategy string `json:"strategy"`
 }
 
-// Render renders one gardener_scheduler instance.
-func Render(in render.Input) (*render.Output, error) {
-	return decode.Render(in, Objects)
-}
+// Type is the gardener_scheduler component type as the catalog registers it: its schema (schema.go)
+// and its render function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders the runtime cluster objects followed by the virtual garden objects.
 func Objects(v Values) ([]render.Object, error) {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -105,10 +106,9 @@ func Replicas(highAvailability bool) int32 {
 	return 1
 }
 
-// Render renders one gardenlet instance.
-func Render(in render.Input) (*render.Output, error) {
-	return decode.Render(in, Objects)
-}
+// Type is the gardenlet component type as the catalog registers it: its schema (schema.go) and its
+// render function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders gardenlet's ServiceAccount and RBAC, the bootstrap kubeconfig Secret (when a
 // bootstrap kubeconfig is given), the configuration ConfigMap, the Deployment, the metrics

@@ -51,7 +51,7 @@ var defaults = map[string]cty.Value{
 }
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.Golden(t, Render, render.Input{Name: "gardenlet"}, map[string]cty.Value{
+	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "gardenlet"}, map[string]cty.Value{
 		"default": rendertest.Config(defaults, nil),
 		"ha-customised": rendertest.Config(defaults, map[string]cty.Value{
 			"high_availability":      cty.True,
@@ -203,6 +203,6 @@ func TestErrors(t *testing.T) {
 			assert.Error(t, err)
 		})
 	}
-	_, err := Render(render.Input{Config: rendertest.Config(defaults, map[string]cty.Value{"replica_count": cty.NumberIntVal(2)})})
+	_, err := Type.RenderConfig(render.Input{Config: rendertest.Config(defaults, map[string]cty.Value{"replica_count": cty.NumberIntVal(2)})})
 	assert.Error(t, err)
 }

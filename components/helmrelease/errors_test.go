@@ -45,7 +45,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Render(render.Input{Name: "web", Dir: tt.dir, Config: config(tt.attrs)})
+			_, err := Type.RenderConfig(render.Input{Name: "web", Dir: tt.dir, Config: config(tt.attrs)})
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}
@@ -61,7 +61,7 @@ func TestRequiredValues(t *testing.T) {
 }
 
 func TestUnknownChartIsDeferred(t *testing.T) {
-	_, err := Render(input(map[string]cty.Value{"chart": cty.StringVal("charts/" + render.UnknownString)}))
+	_, err := Type.RenderConfig(input(map[string]cty.Value{"chart": cty.StringVal("charts/" + render.UnknownString)}))
 	assert.ErrorIs(t, err, render.ErrDeferred)
 }
 
@@ -76,7 +76,7 @@ func TestErrorsDoNotShowSensitiveValues(t *testing.T) {
 			"port": cty.StringVal(secret + ": [ {"),
 		})})},
 	} {
-		_, err := Render(input(attrs))
+		_, err := Type.RenderConfig(input(attrs))
 		require.Error(t, err)
 		assert.NotContains(t, err.Error(), secret)
 	}

@@ -30,6 +30,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -57,12 +58,12 @@ type Values struct {
 	Dir string `json:"-"`
 }
 
-// Render renders one helm_release instance.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
+// Type is the helm_release component type as the catalog registers it: its schema (schema.go) and
+// its render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one helm_release instance.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
 	v.Dir = in.Dir
 	if v.ReleaseName == "" {
 		// Component names are HCL identifiers; release names are DNS labels.

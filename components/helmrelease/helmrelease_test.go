@@ -63,7 +63,7 @@ func TestRenderGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := Render(input(tt.attrs))
+			out, err := Type.RenderConfig(input(tt.attrs))
 			require.NoError(t, err)
 			golden.Assert(t, tt.name, out.Objects)
 		})
@@ -71,11 +71,11 @@ func TestRenderGolden(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Render(input(nil))
+	out, err := Type.RenderConfig(input(nil))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]cty.Value{"release_name": cty.StringVal("web"), "namespace": cty.StringVal("apps")}, out.Outputs)
 
-	out, err = Render(input(map[string]cty.Value{"release_name": cty.StringVal("other")}))
+	out, err = Type.RenderConfig(input(map[string]cty.Value{"release_name": cty.StringVal("other")}))
 	require.NoError(t, err)
 	assert.Equal(t, cty.StringVal("other"), out.Outputs["release_name"])
 }
@@ -91,7 +91,7 @@ func refs(objs []render.Object) []ref {
 }
 
 func TestInstallOrder(t *testing.T) {
-	out, err := Render(input(map[string]cty.Value{
+	out, err := Type.RenderConfig(input(map[string]cty.Value{
 		"create_namespace": cty.True,
 		"sensitive_values": cty.ObjectVal(map[string]cty.Value{
 			"auth": cty.ObjectVal(map[string]cty.Value{"password": cty.StringVal("s3cret")}),
@@ -122,7 +122,7 @@ func TestInstallOrder(t *testing.T) {
 }
 
 func TestTemplatesSeeTheRelease(t *testing.T) {
-	out, err := Render(input(nil))
+	out, err := Type.RenderConfig(input(nil))
 	require.NoError(t, err)
 	for _, o := range out.Objects {
 		switch o.Object.GetName() {
@@ -144,7 +144,7 @@ func TestChartNamespaceIsNotDuplicated(t *testing.T) {
 	writeChart(t, dir, "ns", map[string]string{
 		"templates/ns.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: {{ .Release.Namespace }}\n",
 	})
-	out, err := Render(render.Input{Name: "r", Dir: dir, Config: config(map[string]cty.Value{
+	out, err := Type.RenderConfig(render.Input{Name: "r", Dir: dir, Config: config(map[string]cty.Value{
 		"chart": cty.StringVal("ns"), "create_namespace": cty.True,
 	})})
 	require.NoError(t, err)
@@ -159,24 +159,24 @@ func TestArchive(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, filepath.Join(dir, "app-0.1.0.tgz"), archive)
 
-	fromDir, err := Render(input(nil))
+	fromDir, err := Type.RenderConfig(input(nil))
 	require.NoError(t, err)
 	for _, chart := range []string{"app-0.1.0.tgz", archive} { // relative to Dir, and absolute
 		in := input(map[string]cty.Value{"chart": cty.StringVal(chart), "version": cty.StringVal("0.1.0")})
 		in.Dir = dir
-		fromArchive, err := Render(in)
+		fromArchive, err := Type.RenderConfig(in)
 		require.NoError(t, err)
 		assert.Equal(t, fromDir.Objects, fromArchive.Objects)
 	}
 }
 
 func TestDeterministic(t *testing.T) {
-	first, err := Render(input(map[string]cty.Value{"create_namespace": cty.True}))
+	first, err := Type.RenderConfig(input(map[string]cty.Value{"create_namespace": cty.True}))
 	require.NoError(t, err)
 	want, err := golden.YAML(first.Objects)
 	require.NoError(t, err)
 	for range 5 {
-		again, err := Render(input(map[string]cty.Value{"create_namespace": cty.True}))
+		again, err := Type.RenderConfig(input(map[string]cty.Value{"create_namespace": cty.True}))
 		require.NoError(t, err)
 		got, err := golden.YAML(again.Objects)
 		require.NoError(t, err)

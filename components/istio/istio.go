@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
@@ -161,12 +162,12 @@ type Port struct {
 	TargetPort int32 `json:"target_port"`
 }
 
-// Render renders one istio instance.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
+// Type is the istio component type as the catalog registers it: its schema (schema.go) and its
+// render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one istio instance.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
 	objs, err := Objects(v)
 	if err != nil {
 		return nil, err

@@ -64,7 +64,7 @@ func TestRenderGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "istio", Config: cty.ObjectVal(tt.config)})
+			out, err := Type.RenderConfig(render.Input{Name: "istio", Config: cty.ObjectVal(tt.config)})
 			require.NoError(t, err)
 			golden.Assert(t, tt.name, out.Objects)
 		})
@@ -72,7 +72,7 @@ func TestRenderGolden(t *testing.T) {
 }
 
 func TestOutputsListGatewayNamespaces(t *testing.T) {
-	out, err := Render(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
+	out, err := Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
 		"cluster": runtimeCluster,
 		"ingress_gateway": cty.ListVal([]cty.Value{
 			gatewayBlock(VirtualGardenIngressNamespace, map[string]cty.Value{"labels": cty.NullVal(cty.Map(cty.String))}),
@@ -83,7 +83,7 @@ func TestOutputsListGatewayNamespaces(t *testing.T) {
 	assert.Equal(t, cty.ListVal([]cty.Value{cty.StringVal(VirtualGardenIngressNamespace), cty.StringVal("istio-ingress--0")}),
 		out.Outputs["ingress_gateway_namespaces"])
 
-	out, err = Render(render.Input{Config: cty.ObjectVal(map[string]cty.Value{"cluster": runtimeCluster})})
+	out, err = Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{"cluster": runtimeCluster})})
 	require.NoError(t, err)
 	assert.Equal(t, cty.ListValEmpty(cty.String), out.Outputs["ingress_gateway_namespaces"])
 }
@@ -230,7 +230,7 @@ func TestInvalidValues(t *testing.T) {
 }
 
 func TestUnknownAttribute(t *testing.T) {
-	_, err := Render(render.Input{Config: cty.ObjectVal(map[string]cty.Value{"cluster": runtimeCluster, "replicas": cty.NumberIntVal(3)})})
+	_, err := Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{"cluster": runtimeCluster, "replicas": cty.NumberIntVal(3)})})
 	assert.ErrorContains(t, err, `unknown field "replicas"`)
 }
 

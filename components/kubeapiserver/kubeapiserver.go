@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
@@ -162,12 +163,12 @@ func resolve(v Values) (resolved, error) {
 	return r, nil
 }
 
-// Render renders one kube_apiserver instance.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
+// Type is the kube_apiserver component type as the catalog registers it: its schema (schema.go) and
+// its render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one kube_apiserver instance.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
 	objs, err := Objects(v)
 	if err != nil {
 		return nil, err

@@ -302,7 +302,7 @@ func TestAuditPolicy(t *testing.T) {
 }
 
 func TestRenderOutputs(t *testing.T) {
-	out, err := Render(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
+	out, err := Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
 		"cluster":             cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),
 		"kubernetes_version":  cty.StringVal("1.32.0"),
 		"dns_domains":         cty.ListVal([]cty.Value{cty.StringVal("garden.example.com")}),

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
@@ -148,10 +149,9 @@ func replicas(v Values) int32 {
 	return Replicas(v.HighAvailability)
 }
 
-// Render renders one kube_controller_manager instance.
-func Render(in render.Input) (*render.Output, error) {
-	return decode.Render(in, Objects)
-}
+// Type is the kube_controller_manager component type as the catalog registers it: its schema
+// (schema.go) and its render function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders the metrics Service, the Deployment and, with several replicas, a
 // PodDisruptionBudget.

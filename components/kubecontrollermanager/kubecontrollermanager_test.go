@@ -153,7 +153,7 @@ func TestHibernation(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	out, err := Render(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
+	out, err := Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
 		"cluster":                      cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),
 		"kubernetes_version":           cty.StringVal("1.32.1"),
 		"certificate_signing_duration": cty.StringVal("24h"),

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/version"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -106,10 +107,9 @@ func replicas(v Values) int32 {
 	return Replicas(v.HighAvailability)
 }
 
-// Render renders one kube_scheduler instance.
-func Render(in render.Input) (*render.Output, error) {
-	return decode.Render(in, Objects)
-}
+// Type is the kube_scheduler component type as the catalog registers it: its schema (schema.go) and
+// its render function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders the access Secret, the configuration ConfigMap, the metrics Service, the
 // Deployment and, with high availability, a PodDisruptionBudget.

@@ -35,7 +35,7 @@ var defaults = map[string]cty.Value{
 }
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.Golden(t, Render, render.Input{Name: "kube_scheduler"}, map[string]cty.Value{
+	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "kube_scheduler"}, map[string]cty.Value{
 		"default": rendertest.Config(defaults, nil),
 		"ha-bin-packing": rendertest.Config(defaults, map[string]cty.Value{
 			"high_availability":      cty.True,
@@ -208,6 +208,6 @@ func TestErrors(t *testing.T) {
 			assert.Error(t, err)
 		})
 	}
-	_, err := Render(render.Input{Config: rendertest.Config(defaults, map[string]cty.Value{"kube_max_pd_vols": cty.StringVal("1")})})
+	_, err := Type.RenderConfig(render.Input{Config: rendertest.Config(defaults, map[string]cty.Value{"kube_max_pd_vols": cty.StringVal("1")})})
 	assert.Error(t, err)
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -71,8 +72,9 @@ type Rule struct {
 	Verbs     []string `json:"verbs"`
 }
 
-// Render renders one landscape_daemon instance.
-func Render(in render.Input) (*render.Output, error) { return decode.Render(in, Objects) }
+// Type is the landscape_daemon component type as the catalog registers it: its schema (schema.go)
+// and its render function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 func (v *Values) defaults() error {
 	if v.Namespace == "" {

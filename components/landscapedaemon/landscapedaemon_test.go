@@ -39,7 +39,7 @@ func TestRenderGolden(t *testing.T) {
 		"resources":  cty.ListVal([]cty.Value{cty.StringVal("configmaps"), cty.StringVal("namespaces")}),
 		"verbs":      cty.ListVal([]cty.Value{cty.StringVal("get"), cty.StringVal("list"), cty.StringVal("watch"), cty.StringVal("patch"), cty.StringVal("delete")}),
 	})
-	rendertest.Golden(t, Render, render.Input{Name: "landscape_daemon"}, map[string]cty.Value{
+	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "landscape_daemon"}, map[string]cty.Value{
 		"default": rendertest.Config(defaults, nil),
 		"rules-single-replica": rendertest.Config(defaults, map[string]cty.Value{
 			"replicas": cty.NumberIntVal(1), "policy": cty.StringVal("auto"), "resync": cty.StringVal("5m"),

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -67,10 +68,9 @@ func SelectorLabels() map[string]string {
 	return map[string]string{"app": "kubernetes", "role": Name}
 }
 
-// Render renders one machine_controller_manager instance.
-func Render(in render.Input) (*render.Output, error) {
-	return decode.Render(in, Objects)
-}
+// Type is the machine_controller_manager component type as the catalog registers it: its schema
+// (schema.go) and its render function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders the seed-side RBAC, the shoot access Secret, the Deployment, its metrics
 // Service and the ManagedResource with the controller's permissions in the shoot.

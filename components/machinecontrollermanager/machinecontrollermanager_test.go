@@ -164,9 +164,9 @@ func TestErrors(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	out, err := Render(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "namespace": "shoot--dev--a", "replicas": 1}`)})
+	out, err := Type.RenderConfig(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "namespace": "shoot--dev--a", "replicas": 1}`)})
 	require.NoError(t, err)
 	assert.Len(t, out.Objects, 8)
-	_, err = Render(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "bogus": 1}`)})
+	_, err = Type.RenderConfig(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "bogus": 1}`)})
 	assert.Error(t, err)
 }

@@ -2,14 +2,15 @@ package managedresource
 
 import (
 	"fmt"
-	"github.com/declarative-gardener/gardener/components/manifests"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/manifests"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -38,12 +39,12 @@ type Values struct {
 	Dir string `json:"-"`
 }
 
-// Render renders one managed_resource instance and its output `name`.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
+// Type is the managed_resource component type as the catalog registers it: its schema (schema.go)
+// and its render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one managed_resource instance and its output `name`.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
 	v.Dir = in.Dir
 	if v.Name == "" {
 		// Block names are HCL identifiers; object names may not hold underscores.

@@ -17,7 +17,7 @@ const inlineService = `{"apiVersion": "v1", "kind": "Service", "metadata": {"nam
 	"spec": {"ports": [{"port": 80, "targetPort": 8080}], "selector": {"app": "svc"}}}`
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Render, render.Input{Name: "extension_chart", Dir: "testdata"}, map[string]string{
+	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "extension_chart", Dir: "testdata"}, map[string]string{
 		"default": `{"cluster": {"name": "seed"}, "namespace": "shoot--dev--a", "keep_objects": false,
 			"objects": [` + inlineService + `], "files": ["objects.yaml"]}`,
 		"customised": `{"cluster": {"name": "seed"}, "namespace": "garden", "name": "extension-foo", "class": "seed",
@@ -26,7 +26,7 @@ func TestRenderGolden(t *testing.T) {
 }
 
 func TestRenderFacts(t *testing.T) {
-	out, err := Render(render.Input{Name: "extension_chart", Dir: "testdata", Config: rendertest.FromJSON(t,
+	out, err := Type.RenderConfig(render.Input{Name: "extension_chart", Dir: "testdata", Config: rendertest.FromJSON(t,
 		`{"cluster": {"name": "seed"}, "namespace": "shoot--dev--a", "objects": [`+inlineService+`], "files": ["objects.yaml"]}`)})
 	require.NoError(t, err)
 	assert.Equal(t, "extension-chart", out.Outputs["name"].AsString(), "the name defaults to the instance name with dashes")
@@ -68,7 +68,7 @@ func TestRenderErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Render(render.Input{Name: "mr", Dir: "testdata", Config: rendertest.FromJSON(t, tt.config)})
+			_, err := Type.RenderConfig(render.Input{Name: "mr", Dir: "testdata", Config: rendertest.FromJSON(t, tt.config)})
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}
@@ -79,7 +79,7 @@ func TestRenderDefersUnknownNames(t *testing.T) {
 		`{"cluster": {"name": "seed"}, "namespace": "${known after apply}", "objects": []}`,
 		`{"cluster": {"name": "seed"}, "namespace": "garden", "files": ["${known after apply}.yaml"]}`,
 	} {
-		_, err := Render(render.Input{Name: "mr", Dir: "testdata", Config: rendertest.FromJSON(t, config)})
+		_, err := Type.RenderConfig(render.Input{Name: "mr", Dir: "testdata", Config: rendertest.FromJSON(t, config)})
 		assert.True(t, errors.Is(err, render.ErrDeferred), "%s: %v", config, err)
 	}
 }

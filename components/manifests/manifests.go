@@ -5,6 +5,7 @@ package manifests
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,55 +19,47 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/declarative-gardener/gardener/components/component"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Render renders the objects of one manifests instance: inline objects first, in the order
+// Values are the configuration of a manifests instance.
+type Values struct {
+	// Cluster is the cluster the objects are applied to.
+	Cluster decode.Cluster `json:"cluster"`
+	// Objects is the inline list of objects, kept as JSON until rendering because the elements
+	// are free-form and of different types (a Deployment and a Service).
+	Objects json.RawMessage `json:"objects"`
+	// Files are paths, relative to the landscape directory, of YAML files of objects.
+	Files []*string `json:"files"`
+	// Namespace is given to namespaced objects that name none.
+	Namespace string `json:"namespace"`
+}
+
+// Type is the manifests component type as the catalog registers it: its schema (schema.go) and its
+// render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders the objects of one manifests instance: inline objects first, in the order
 // given, then each file's documents in order.
-func Render(in render.Input) (*render.Output, error) {
-	cluster, err := render.ClusterName(in.Config, "cluster")
+func renderValues(in render.Input, v Values) (*render.Output, error) {
+	objs, err := inlineObjects(v.Objects)
 	if err != nil {
 		return nil, err
 	}
-	namespace := ""
-	if ns := in.Config.GetAttr("namespace"); !ns.IsNull() {
-		namespace = ns.AsString()
-	}
-	var objs []map[string]any
-	if inline := in.Config.GetAttr("objects"); !inline.IsNull() {
-		ty := inline.Type()
-		if !ty.IsListType() && !ty.IsTupleType() && !ty.IsSetType() {
-			return nil, fmt.Errorf("objects must be a list of objects, not %s", ty.FriendlyName())
+	for i, f := range v.Files {
+		if f == nil {
+			return nil, fmt.Errorf("files[%d] is null", i)
 		}
-		i := 0
-		for it := inline.ElementIterator(); it.Next(); i++ {
-			_, e := it.Element()
-			v, err := render.JSONValue(e)
-			if err != nil {
-				return nil, fmt.Errorf("objects[%d]: %w", i, err)
-			}
-			m, ok := v.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("objects[%d] is not an object", i)
-			}
-			objs = append(objs, m)
+		if strings.Contains(*f, render.UnknownString) {
+			return nil, fmt.Errorf("the path of files[%d] %w", i, render.ErrDeferred)
 		}
-	}
-	if files := in.Config.GetAttr("files"); !files.IsNull() {
-		for it := files.ElementIterator(); it.Next(); {
-			i, f := it.Element()
-			if f.IsNull() {
-				return nil, fmt.Errorf("files[%s] is null", i.AsBigFloat().Text('f', 0))
-			}
-			if strings.Contains(f.AsString(), render.UnknownString) {
-				return nil, fmt.Errorf("the path of files[%s] %w", i.AsBigFloat().Text('f', 0), render.ErrDeferred)
-			}
-			docs, err := ReadFile(in.Dir, f.AsString())
-			if err != nil {
-				return nil, err
-			}
-			objs = append(objs, docs...)
+		docs, err := ReadFile(in.Dir, *f)
+		if err != nil {
+			return nil, err
 		}
+		objs = append(objs, docs...)
 	}
 	out := &render.Output{Outputs: map[string]cty.Value{}}
 	for i, m := range objs {
@@ -74,9 +67,50 @@ func Render(in render.Input) (*render.Output, error) {
 		if u.GetAPIVersion() == "" || u.GetKind() == "" || u.GetName() == "" {
 			return nil, fmt.Errorf("object %d has no apiVersion, kind or metadata.name", i+1)
 		}
-		out.Objects = append(out.Objects, render.Object{Cluster: cluster, Object: u, DefaultNamespace: namespace})
+		out.Objects = append(out.Objects, render.Object{Cluster: v.Cluster.Name, Object: u, DefaultNamespace: v.Namespace})
 	}
 	return out, nil
+}
+
+// inlineObjects decodes the inline objects, whole numbers as int64 as the API server decodes
+// them, so that plans show no differences of type only.
+func inlineObjects(raw json.RawMessage) ([]map[string]any, error) {
+	var list any
+	if len(raw) > 0 {
+		if err := utiljson.Unmarshal(raw, &list); err != nil {
+			return nil, fmt.Errorf("objects: %w", err)
+		}
+	}
+	if list == nil {
+		return nil, nil
+	}
+	elems, ok := list.([]any)
+	if !ok {
+		return nil, fmt.Errorf("objects must be a list of objects, not %s", jsonKind(list))
+	}
+	objs := make([]map[string]any, 0, len(elems))
+	for i, e := range elems {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("objects[%d] is not an object", i)
+		}
+		objs = append(objs, m)
+	}
+	return objs, nil
+}
+
+// jsonKind names the kind of a decoded JSON value as the landscape language does.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "object"
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	default:
+		return "number"
+	}
 }
 
 // ReadFile reads the objects of a YAML file with documents separated by ---; empty documents and

@@ -32,7 +32,7 @@ func TestRender(t *testing.T) {
 			cty.ObjectVal(map[string]cty.Value{"port": cty.NumberIntVal(80), "weight": cty.NumberFloatVal(0.5)}),
 		})}),
 	})})
-	out, err := Render(render.Input{Dir: "testdata", Config: config(inline, cty.ListVal([]cty.Value{cty.StringVal("objects.yaml")}), "apps")})
+	out, err := Type.RenderConfig(render.Input{Dir: "testdata", Config: config(inline, cty.ListVal([]cty.Value{cty.StringVal("objects.yaml")}), "apps")})
 	require.NoError(t, err)
 	require.Len(t, out.Objects, 3)
 	names := []string{}
@@ -64,7 +64,7 @@ func TestRenderErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Render(render.Input{Dir: "testdata", Config: tt.config})
+			_, err := Type.RenderConfig(render.Input{Dir: "testdata", Config: tt.config})
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -33,12 +34,12 @@ type Values struct {
 	Annotations map[string]string `json:"annotations"`
 }
 
-// Render renders one namespace instance and its output `name`.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
+// Type is the namespace component type as the catalog registers it: its schema (schema.go) and its
+// render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one namespace instance and its output `name`.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
 	if v.Name == "" {
 		// Block names are HCL identifiers, which may hold underscores that namespace names may not.
 		v.Name = strings.ReplaceAll(in.Name, "_", "-")

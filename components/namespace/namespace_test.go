@@ -50,7 +50,7 @@ func TestRenderGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
-			out, err := Render(tt.in)
+			out, err := Type.RenderConfig(tt.in)
 			require.NoError(t, err)
 			golden.Assert(t, tt.golden, out.Objects)
 		})
@@ -58,7 +58,7 @@ func TestRenderGolden(t *testing.T) {
 }
 
 func TestNameDefaultsToInstanceName(t *testing.T) {
-	out, err := Render(render.Input{Name: "virtual_garden_istio_ingress", Config: config("", nil, nil)})
+	out, err := Type.RenderConfig(render.Input{Name: "virtual_garden_istio_ingress", Config: config("", nil, nil)})
 	require.NoError(t, err)
 	require.Len(t, out.Objects, 1)
 	assert.Equal(t, "Namespace", out.Objects[0].Object.GetKind())
@@ -69,7 +69,7 @@ func TestNameDefaultsToInstanceName(t *testing.T) {
 }
 
 func TestExplicitNameWins(t *testing.T) {
-	out, err := Render(render.Input{Name: "ns", Config: config("garden", nil, nil)})
+	out, err := Type.RenderConfig(render.Input{Name: "ns", Config: config("garden", nil, nil)})
 	require.NoError(t, err)
 	assert.Equal(t, "garden", out.Objects[0].Object.GetName())
 	assert.Equal(t, cty.StringVal("garden"), out.Outputs["name"])
@@ -96,6 +96,6 @@ func TestErrors(t *testing.T) {
 }
 
 func TestNullConfig(t *testing.T) {
-	_, err := Render(render.Input{Config: cty.NullVal(cty.DynamicPseudoType)})
+	_, err := Type.RenderConfig(render.Input{Config: cty.NullVal(cty.DynamicPseudoType)})
 	assert.ErrorContains(t, err, "configuration is null")
 }

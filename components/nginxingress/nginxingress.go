@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -87,10 +88,9 @@ type Values struct {
 	PriorityClassName string `json:"priority_class_name"`
 }
 
-// Render renders one nginx_ingress instance.
-func Render(in render.Input) (*render.Output, error) {
-	return decode.Render(in, Objects)
-}
+// Type is the nginx_ingress component type as the catalog registers it: its schema (schema.go) and
+// its render function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders the controller with its RBAC, configuration, IngressClass and Service, and the
 // default backend.

@@ -38,7 +38,7 @@ func TestRenderGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "nginx", Config: cty.ObjectVal(tt.config)})
+			out, err := Type.RenderConfig(render.Input{Name: "nginx", Config: cty.ObjectVal(tt.config)})
 			require.NoError(t, err)
 			golden.Assert(t, tt.name, out.Objects)
 		})
@@ -148,6 +148,6 @@ func TestInvalidValues(t *testing.T) {
 }
 
 func TestUnknownAttribute(t *testing.T) {
-	_, err := Render(render.Input{Config: cty.ObjectVal(map[string]cty.Value{"cluster": runtimeCluster, "replicas": cty.NumberIntVal(3)})})
+	_, err := Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{"cluster": runtimeCluster, "replicas": cty.NumberIntVal(3)})})
 	assert.ErrorContains(t, err, `unknown field "replicas"`)
 }

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -127,12 +128,12 @@ type Values struct {
 	WatchAllNamespaces bool `json:"-"`
 }
 
-// Render renders one observability instance.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
+// Type is the observability component type as the catalog registers it: its schema (schema.go) and
+// its render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one observability instance.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
 	objs, err := Objects(v)
 	if err != nil {
 		return nil, err

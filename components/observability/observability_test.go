@@ -48,7 +48,7 @@ var customised = map[string]cty.Value{
 
 func render1(t *testing.T, extra map[string]cty.Value) []render.Object {
 	t.Helper()
-	out, err := Render(render.Input{Name: "observability", Config: config(extra)})
+	out, err := Type.RenderConfig(render.Input{Name: "observability", Config: config(extra)})
 	require.NoError(t, err)
 	return out.Objects
 }
@@ -62,7 +62,7 @@ func str(t *testing.T, u *unstructured.Unstructured, path ...string) string {
 }
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.Golden(t, Render, render.Input{Name: "observability"}, map[string]cty.Value{
+	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "observability"}, map[string]cty.Value{
 		"default":    config(nil),
 		"customised": config(customised),
 	})
@@ -209,7 +209,7 @@ func TestIngress(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := Render(render.Input{Config: config(tt.extra)})
+			out, err := Type.RenderConfig(render.Input{Config: config(tt.extra)})
 			require.NoError(t, err)
 			assert.Equal(t, tt.url, out.Outputs["plutono_url"].AsString())
 			ing := rendertest.Find(out.Objects, "Ingress", "plutono")
@@ -296,7 +296,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Render(render.Input{Config: tt.config})
+			_, err := Type.RenderConfig(render.Input{Config: tt.config})
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -110,10 +111,9 @@ type Values struct {
 	Set     Set            `json:"set"`
 }
 
-// Render renders one priority_classes instance.
-func Render(in render.Input) (*render.Output, error) {
-	return decode.Render(in, Objects)
-}
+// Type is the priority_classes component type as the catalog registers it: its schema (schema.go)
+// and its render function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders the PriorityClasses of the values' set.
 func Objects(v Values) ([]render.Object, error) {

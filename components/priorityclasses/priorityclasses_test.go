@@ -21,7 +21,7 @@ func config(set string) cty.Value {
 func TestRenderGolden(t *testing.T) {
 	for _, set := range []string{"garden", "seed"} {
 		t.Run(set, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "classes", Config: config(set)})
+			out, err := Type.RenderConfig(render.Input{Name: "classes", Config: config(set)})
 			require.NoError(t, err)
 			golden.Assert(t, set, out.Objects)
 		})
@@ -47,6 +47,6 @@ func TestGardenClassesAreTheDocumentedOnes(t *testing.T) {
 }
 
 func TestUnknownSet(t *testing.T) {
-	_, err := Render(render.Input{Config: config("shoot")})
+	_, err := Type.RenderConfig(render.Input{Config: config("shoot")})
 	assert.ErrorContains(t, err, `set "shoot" is not one of garden, seed`)
 }

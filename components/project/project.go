@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -98,10 +99,13 @@ type DualApproval struct {
 	IncludeServiceAccounts *bool `json:"include_service_accounts"`
 }
 
-// Render renders one project instance; its outputs are the project's name and namespace.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := gardenapi.Decode(in, "project", &v, &v.Name, &v.Namespace); err != nil {
+// Type is the project component type as the catalog registers it: its schema (schema.go) and its
+// render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one project instance; its outputs are the project's name and namespace.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
+	if err := gardenapi.Named(in, "project", &v.Name, &v.Namespace); err != nil {
 		return nil, err
 	}
 	objs, err := Objects(v)

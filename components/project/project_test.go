@@ -32,11 +32,11 @@ const customised = `{
 }`
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Render, render.Input{Name: "local"}, map[string]string{"minimal": minimal, "customised": customised})
+	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "local"}, map[string]string{"minimal": minimal, "customised": customised})
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Render(render.Input{Name: "local", Config: rendertest.FromJSON(t, minimal)})
+	out, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.FromJSON(t, minimal)})
 	require.NoError(t, err)
 	assert.Equal(t, "local", out.Outputs["name"].AsString(), "the block name names the project")
 	assert.Equal(t, "garden-local", out.Outputs["namespace"].AsString())
@@ -87,7 +87,7 @@ func TestRefusesUnlabelledNamespaces(t *testing.T) {
 				}
 				return nil, nil
 			}
-			_, err := Render(render.Input{Name: "local", Config: rendertest.FromJSON(t, minimal), Observe: observe})
+			_, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.FromJSON(t, minimal), Observe: observe})
 			if tc.wantErr == "" {
 				assert.NoError(t, err)
 			} else {
@@ -197,11 +197,11 @@ func TestErrors(t *testing.T) {
 }
 
 func TestUnknownNameIsDeferred(t *testing.T) {
-	_, err := Render(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "name": "${known after apply}", "owner": {"name": "john"}}`)})
+	_, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "name": "${known after apply}", "owner": {"name": "john"}}`)})
 	assert.ErrorIs(t, err, render.ErrDeferred)
 }
 
 func TestUnknownAttributeIsRejected(t *testing.T) {
-	_, err := Render(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "owner": {"name": "john"}, "colour": "red"}`)})
+	_, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "owner": {"name": "john"}, "colour": "red"}`)})
 	assert.ErrorContains(t, err, "unknown field")
 }

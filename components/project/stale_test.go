@@ -128,7 +128,7 @@ func TestStaleProjects(t *testing.T) {
 			if tt.config != "" {
 				config += ", " + tt.config
 			}
-			out, err := Render(tt.world.input(t, config+"}"))
+			out, err := Type.RenderConfig(tt.world.input(t, config+"}"))
 			require.NoError(t, err)
 			var project *unstructured.Unstructured
 			for _, o := range out.Objects {
@@ -172,7 +172,7 @@ func TestStaleProjects(t *testing.T) {
 // Opting out in the landscape also annotates the namespace, so that gardener-controller-manager
 // skips the project too (Gardener's docs/concepts/controller-manager.md).
 func TestSkipAnnotatesTheNamespace(t *testing.T) {
-	out, err := Render(staleWorld{}.input(t, `{"cluster": {"name": "virtual"}, "owner": {"name": "a@example.com"}, "stale": {"skip": true}}`))
+	out, err := Type.RenderConfig(staleWorld{}.input(t, `{"cluster": {"name": "virtual"}, "owner": {"name": "a@example.com"}, "stale": {"skip": true}}`))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{SkipStaleCheckAnnotation: "true"}, out.Objects[0].Object.GetAnnotations())
 }

@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -63,10 +64,13 @@ type Values struct {
 	Metrics map[string]string `json:"metrics"`
 }
 
-// Render renders one quota instance; its outputs are the Quota's name and namespace.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := gardenapi.Decode(in, "quota", &v, &v.Name, &v.Namespace); err != nil {
+// Type is the quota component type as the catalog registers it: its schema (schema.go) and its
+// render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one quota instance; its outputs are the Quota's name and namespace.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
+	if err := gardenapi.Named(in, "quota", &v.Name, &v.Namespace); err != nil {
 		return nil, err
 	}
 	objs, err := Objects(v)

@@ -14,7 +14,7 @@ import (
 var cluster = decode.Cluster{Name: "virtual"}
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Render, render.Input{Name: "local"}, map[string]string{
+	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "local"}, map[string]string{
 		"minimal": `{"cluster": {"name": "virtual"}, "metrics": {"cpu": "200"}}`,
 		"trial": `{"cluster": {"name": "virtual"}, "name": "trial-secret-quota", "namespace": "garden-trial", "scope": "Secret",
 			"cluster_lifetime_days": 14,
@@ -51,7 +51,7 @@ func TestMetricsAreCanonical(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Render(render.Input{Name: "trial", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "namespace": "garden-dev"}`)})
+	out, err := Type.RenderConfig(render.Input{Name: "trial", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "namespace": "garden-dev"}`)})
 	require.NoError(t, err)
 	assert.Equal(t, "trial", out.Outputs["name"].AsString())
 	assert.Equal(t, "garden-dev", out.Outputs["namespace"].AsString())

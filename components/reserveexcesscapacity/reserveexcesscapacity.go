@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -79,10 +80,9 @@ func Replicas(zones int) int32 {
 	return max(MinReplicas, int32(zones))
 }
 
-// Render renders one reserve_excess_capacity instance.
-func Render(in render.Input) (*render.Output, error) {
-	return decode.Render(in, Objects)
-}
+// Type is the reserve_excess_capacity component type as the catalog registers it: its schema
+// (schema.go) and its render function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders the Deployment of pause pods.
 func Objects(v Values) ([]render.Object, error) {

@@ -29,7 +29,7 @@ var defaults = map[string]cty.Value{
 }
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.Golden(t, Render, render.Input{Name: "reserve_excess_capacity"}, map[string]cty.Value{
+	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "reserve_excess_capacity"}, map[string]cty.Value{
 		"default": rendertest.Config(defaults, nil),
 		"customised": rendertest.Config(defaults, map[string]cty.Value{
 			"name":          cty.StringVal("reserve-excess-capacity-large"),
@@ -116,6 +116,6 @@ func TestErrors(t *testing.T) {
 }
 
 func TestRenderRejectsUnknownAttributes(t *testing.T) {
-	_, err := Render(render.Input{Config: rendertest.Config(defaults, map[string]cty.Value{"limits": cty.True})})
+	_, err := Type.RenderConfig(render.Input{Config: rendertest.Config(defaults, map[string]cty.Value{"limits": cty.True})})
 	assert.Error(t, err)
 }

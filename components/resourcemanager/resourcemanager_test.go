@@ -70,7 +70,7 @@ func TestRenderGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
-			out, err := Render(render.Input{Name: "grm", Config: tt.config})
+			out, err := Type.RenderConfig(render.Input{Name: "grm", Config: tt.config})
 			require.NoError(t, err)
 			golden.Assert(t, tt.golden, out.Objects)
 		})
@@ -89,7 +89,7 @@ func find(t *testing.T, objs []render.Object, kind string, out runtime.Object) {
 	t.Fatalf("no %s rendered", kind)
 }
 
-func renderValues(t *testing.T, v Values) []render.Object {
+func objectsOf(t *testing.T, v Values) []render.Object {
 	t.Helper()
 	objs, err := Objects(v)
 	require.NoError(t, err)
@@ -97,7 +97,7 @@ func renderValues(t *testing.T, v Values) []render.Object {
 }
 
 func TestObjectsAndNamespaces(t *testing.T) {
-	objs := renderValues(t, Values{Cluster: clusterRef()})
+	objs := objectsOf(t, Values{Cluster: clusterRef()})
 	var got []string
 	for _, o := range objs {
 		assert.Equal(t, "runtime", o.Cluster)
@@ -124,7 +124,7 @@ func clusterRef() decode.Cluster { return decode.Cluster{Name: "runtime"} }
 func TestDeploymentFacts(t *testing.T) {
 	for _, ha := range []bool{false, true} {
 		var d appsv1.Deployment
-		find(t, renderValues(t, Values{Cluster: clusterRef(), HighAvailability: ha}), "Deployment", &d)
+		find(t, objectsOf(t, Values{Cluster: clusterRef(), HighAvailability: ha}), "Deployment", &d)
 		// Servers run with 2 replicas whatever the HA setting (Gardener's "Gardener Resource Manager"
 		// docs/concepts/resource-manager.md, "High Availability Of Components"
 		// docs/development/high-availability-of-components.md).
@@ -168,7 +168,7 @@ func TestDeploymentFacts(t *testing.T) {
 
 func TestConfigChecksumRollsPods(t *testing.T) {
 	checksum := func(v Values) (string, string) {
-		objs := renderValues(t, v)
+		objs := objectsOf(t, v)
 		var d appsv1.Deployment
 		var cm corev1.ConfigMap
 		find(t, objs, "Deployment", &d)
@@ -186,7 +186,7 @@ func TestConfigChecksumRollsPods(t *testing.T) {
 
 func TestComponentConfiguration(t *testing.T) {
 	var cm corev1.ConfigMap
-	find(t, renderValues(t, Values{Cluster: clusterRef(), Namespace: "gardens"}), "ConfigMap", &cm)
+	find(t, objectsOf(t, Values{Cluster: clusterRef(), Namespace: "gardens"}), "ConfigMap", &cm)
 	var cfg map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &cfg))
 	u := &unstructured.Unstructured{Object: cfg}
@@ -213,7 +213,7 @@ func TestComponentConfiguration(t *testing.T) {
 }
 
 func TestServiceAndPDB(t *testing.T) {
-	objs := renderValues(t, Values{Cluster: clusterRef()})
+	objs := objectsOf(t, Values{Cluster: clusterRef()})
 	var svc corev1.Service
 	find(t, objs, "Service", &svc)
 	assert.Equal(t, map[string]string{"app": "gardener-resource-manager"}, svc.Spec.Selector)
@@ -230,7 +230,7 @@ func TestServiceAndPDB(t *testing.T) {
 }
 
 func TestWebhooks(t *testing.T) {
-	objs := renderValues(t, Values{Cluster: clusterRef(), CABundle: testPEM})
+	objs := objectsOf(t, Values{Cluster: clusterRef(), CABundle: testPEM})
 	var m admissionregistrationv1.MutatingWebhookConfiguration
 	var val admissionregistrationv1.ValidatingWebhookConfiguration
 	find(t, objs, "MutatingWebhookConfiguration", &m)
@@ -256,7 +256,7 @@ func TestWebhooks(t *testing.T) {
 	// Gardener's docs/concepts/resource-manager.md: only CRDs labelled deletion-protected.
 	assert.Equal(t, "true", val.Webhooks[0].ObjectSelector.MatchLabels["gardener.cloud/deletion-protected"])
 
-	objs = renderValues(t, Values{Cluster: clusterRef(), DefaultSeccompProfile: true})
+	objs = objectsOf(t, Values{Cluster: clusterRef(), DefaultSeccompProfile: true})
 	find(t, objs, "MutatingWebhookConfiguration", &m)
 	var seccomp bool
 	for _, h := range m.Webhooks {
@@ -274,7 +274,7 @@ func TestCABundleMarkers(t *testing.T) {
 		{render.UnknownString, render.UnknownString},
 	}
 	for _, tt := range tests {
-		objs := renderValues(t, Values{Cluster: clusterRef(), CABundle: tt.in})
+		objs := objectsOf(t, Values{Cluster: clusterRef(), CABundle: tt.in})
 		for _, o := range objs {
 			if o.Object.GetKind() != "MutatingWebhookConfiguration" && o.Object.GetKind() != "ValidatingWebhookConfiguration" {
 				continue
@@ -290,13 +290,13 @@ func TestCABundleMarkers(t *testing.T) {
 
 func TestNoWebhooks(t *testing.T) {
 	off := false
-	for _, o := range renderValues(t, Values{Cluster: clusterRef(), AdmissionWebhooks: &off}) {
+	for _, o := range objectsOf(t, Values{Cluster: clusterRef(), AdmissionWebhooks: &off}) {
 		assert.NotContains(t, o.Object.GetKind(), "WebhookConfiguration")
 	}
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Render(render.Input{Config: customised()})
+	out, err := Type.RenderConfig(render.Input{Config: customised()})
 	require.NoError(t, err)
 	assert.Equal(t, cty.StringVal("gardener-resource-manager"), out.Outputs["service_name"])
 	assert.Equal(t, cty.StringVal("garden-runtime"), out.Outputs["namespace"])
@@ -326,6 +326,6 @@ func TestErrors(t *testing.T) {
 			assert.ErrorContains(t, err, tt.err)
 		})
 	}
-	_, err := Render(render.Input{Config: config(map[string]cty.Value{"unknown": cty.True})})
+	_, err := Type.RenderConfig(render.Input{Config: config(map[string]cty.Value{"unknown": cty.True})})
 	assert.ErrorContains(t, err, "unknown field")
 }

@@ -32,7 +32,7 @@ func TestShootGolden(t *testing.T) {
 	ha.Hibernated = true
 	for name, v := range map[string]Values{"shoot": shootValues(), "shoot-ha-hibernated": ha} {
 		t.Run(name, func(t *testing.T) {
-			golden.Assert(t, name, renderValues(t, v))
+			golden.Assert(t, name, objectsOf(t, v))
 		})
 	}
 }
@@ -44,7 +44,7 @@ func TestShootNamespacedOnly(t *testing.T) {
 	v := shootValues()
 	v.AdmissionWebhooks = &on
 	var got []string
-	for _, o := range renderValues(t, v) {
+	for _, o := range objectsOf(t, v) {
 		assert.Equal(t, "seed", o.Cluster)
 		assert.Equal(t, shootNamespace, o.Object.GetNamespace(), "%s %s has no namespace", o.Object.GetKind(), o.Object.GetName())
 		got = append(got, o.Object.GetKind()+"/"+o.Object.GetName())
@@ -63,7 +63,7 @@ func TestShootNamespacedOnly(t *testing.T) {
 func shootConfigOf(t *testing.T, v Values) map[string]any {
 	t.Helper()
 	var cm corev1.ConfigMap
-	find(t, renderValues(t, v), "ConfigMap", &cm)
+	find(t, objectsOf(t, v), "ConfigMap", &cm)
 	var cfg map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &cfg))
 	return cfg
@@ -121,7 +121,7 @@ func TestShootDeployment(t *testing.T) {
 			v := shootValues()
 			v.PriorityClassName, v.Hibernated = tc.priority, tc.hibernated
 			var d appsv1.Deployment
-			find(t, renderValues(t, v), "Deployment", &d)
+			find(t, objectsOf(t, v), "Deployment", &d)
 			assert.Equal(t, tc.want, d.Spec.Template.Spec.PriorityClassName)
 			require.NotNil(t, d.Spec.Replicas)
 			assert.Equal(t, tc.replicas, *d.Spec.Replicas)
@@ -150,7 +150,7 @@ func TestShootDeployment(t *testing.T) {
 
 func TestShootRBAC(t *testing.T) {
 	var role rbacv1.Role
-	objs := renderValues(t, shootValues())
+	objs := objectsOf(t, shootValues())
 	find(t, objs, "Role", &role)
 	granted := map[string][]string{}
 	for _, r := range role.Rules {
@@ -182,7 +182,7 @@ func TestShootRBAC(t *testing.T) {
 
 func TestShootService(t *testing.T) {
 	var svc corev1.Service
-	find(t, renderValues(t, shootValues()), "Service", &svc)
+	find(t, objectsOf(t, shootValues()), "Service", &svc)
 	// Gardener's "Network Policies" docs/operations/network_policies.md: the shoot's Prometheus
 	// scrapes through from-all-scrape-targets.
 	assert.Equal(t, `[{"port":8080,"protocol":"TCP"}]`, svc.Annotations["networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports"])
@@ -194,7 +194,7 @@ func TestShootService(t *testing.T) {
 // priority class replaces the default.
 func TestRuntimeHibernationAndPriority(t *testing.T) {
 	var d appsv1.Deployment
-	find(t, renderValues(t, Values{Cluster: clusterRef(), Hibernated: true, PriorityClassName: "gardener-system-critical"}), "Deployment", &d)
+	find(t, objectsOf(t, Values{Cluster: clusterRef(), Hibernated: true, PriorityClassName: "gardener-system-critical"}), "Deployment", &d)
 	assert.Equal(t, int32(0), *d.Spec.Replicas)
 	assert.Equal(t, "gardener-system-critical", d.Spec.Template.Spec.PriorityClassName)
 }

@@ -9,6 +9,7 @@ package secretbinding
 import (
 	"fmt"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -43,10 +44,13 @@ type Values struct {
 // QuotaRef names a Quota; its Namespace "" means the binding's.
 type QuotaRef = gardenapi.Ref
 
-// Render renders one secret_binding instance; its outputs are the binding's name and namespace.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := gardenapi.Decode(in, "secret binding", &v, &v.Name, &v.Namespace); err != nil {
+// Type is the secret_binding component type as the catalog registers it: its schema (schema.go) and
+// its render function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one secret_binding instance; its outputs are the binding's name and namespace.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
+	if err := gardenapi.Named(in, "secret binding", &v.Name, &v.Namespace); err != nil {
 		return nil, err
 	}
 	objs, err := Objects(v)

@@ -14,7 +14,7 @@ import (
 var cluster = decode.Cluster{Name: "virtual"}
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Render, render.Input{Name: "local"}, map[string]string{
+	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "local"}, map[string]string{
 		"minimal": `{"cluster": {"name": "virtual"}, "secret_ref": "local-credentials", "provider_type": "local"}`,
 		"customised": `{"cluster": {"name": "virtual"}, "name": "aws", "namespace": "garden-dev", "secret_ref": "aws-credentials",
 			"secret_namespace": "garden-shared", "provider_type": "aws",
@@ -38,7 +38,7 @@ func TestFacts(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Render(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "secret_ref": "s", "provider_type": "local"}`)})
+	out, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "secret_ref": "s", "provider_type": "local"}`)})
 	require.NoError(t, err)
 	assert.Equal(t, "local", out.Outputs["name"].AsString())
 	assert.Equal(t, "garden", out.Outputs["namespace"].AsString())
@@ -65,6 +65,6 @@ func TestErrors(t *testing.T) {
 }
 
 func TestUnknownNamespaceIsDeferred(t *testing.T) {
-	_, err := Render(render.Input{Name: "b", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "namespace": "${known after apply}", "secret_ref": "s", "provider_type": "local"}`)})
+	_, err := Type.RenderConfig(render.Input{Name: "b", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "namespace": "${known after apply}", "secret_ref": "s", "provider_type": "local"}`)})
 	assert.ErrorIs(t, err, render.ErrDeferred)
 }

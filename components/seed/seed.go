@@ -27,19 +27,19 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 
-	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // GardenNamespace is the seed cluster's namespace of its system components.
 const GardenNamespace = "garden"
 
-// Render renders one seed instance into its parts and outputs.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
+// Type is the seed block as the catalog registers it: its schema (schema.go) and its render
+// function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one seed instance into its parts and outputs.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
 	parts, err := Parts(in.Name, v)
 	if err != nil {
 		return nil, err

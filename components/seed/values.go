@@ -7,7 +7,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 )
 
-// Values are the seed block's configuration (schemas/seed.go), field for field.
+// Values are the seed block's configuration (schema.go), field for field.
 type Values struct {
 	Garden     GardenRef      `json:"garden"`
 	Cluster    decode.Cluster `json:"cluster"`

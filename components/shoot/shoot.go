@@ -51,7 +51,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/shootextensions"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -76,12 +76,12 @@ const (
 	AnnotationZones               = "high-availability-config.resources.gardener.cloud/zones"
 )
 
-// Render renders one shoot instance into its parts and outputs.
-func Render(in render.Input) (*render.Output, error) {
-	var v Values
-	if err := decode.Into(in.Config, &v); err != nil {
-		return nil, err
-	}
+// Type is the shoot block as the catalog registers it: its schema (schema.go) and its render
+// function.
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders one shoot instance into its parts and outputs.
+func renderValues(in render.Input, v Values) (*render.Output, error) {
 	b, err := newBuilder(in.Name, v)
 	if err != nil {
 		return nil, err

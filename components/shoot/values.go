@@ -7,7 +7,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 )
 
-// Values are the shoot block's configuration (schemas/shoot.go), field for field.
+// Values are the shoot block's configuration (schema.go), field for field.
 type Values struct {
 	Name               string   `json:"name"`
 	Project            string   `json:"project"`

@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
@@ -75,10 +76,9 @@ type Values struct {
 	PriorityClasses map[string]string `json:"-"`
 }
 
-// Render renders one vpa instance.
-func Render(in render.Input) (*render.Output, error) {
-	return decode.Render(in, Objects)
-}
+// Type is the vpa component type as the catalog registers it: its schema (schema.go) and its render
+// function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders the CRDs, RBAC, Deployments and webhook objects of the VPA.
 func Objects(v Values) ([]render.Object, error) {

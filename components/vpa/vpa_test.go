@@ -34,13 +34,13 @@ func config(extra map[string]cty.Value) cty.Value { return rendertest.Config(def
 
 func render1(t *testing.T, extra map[string]cty.Value) []render.Object {
 	t.Helper()
-	out, err := Render(render.Input{Name: "vpa", Config: config(extra)})
+	out, err := Type.RenderConfig(render.Input{Name: "vpa", Config: config(extra)})
 	require.NoError(t, err)
 	return out.Objects
 }
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.Golden(t, Render, render.Input{Name: "vpa"}, map[string]cty.Value{
+	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "vpa"}, map[string]cty.Value{
 		"default": config(nil),
 		"high-availability": config(map[string]cty.Value{
 			"namespace":         cty.StringVal("vpa"),
@@ -179,7 +179,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Render(render.Input{Config: tt.config})
+			_, err := Type.RenderConfig(render.Input{Config: tt.config})
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}

@@ -17,6 +17,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -140,10 +141,9 @@ func SelectorLabels() map[string]string {
 	return map[string]string{"app": Name}
 }
 
-// Render renders one vpn_seed_server instance.
-func Render(in render.Input) (*render.Output, error) {
-	return decode.Render(in, Objects)
-}
+// Type is the vpn_seed_server component type as the catalog registers it: its schema (schema.go)
+// and its render function.
+var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // resolved are the values with defaults applied.
 type resolved struct {

@@ -174,12 +174,12 @@ func TestErrors(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	out, err := Render(render.Input{Config: rendertest.FromJSON(t, `{
+	out, err := Type.RenderConfig(render.Input{Config: rendertest.FromJSON(t, `{
 		"cluster": {"name": "seed"}, "namespace": "shoot--dev--a", "high_availability": true,
 		"shoot_networks": {"pods": "100.96.0.0/11", "services": "100.64.0.0/13", "nodes": null}
 	}`)})
 	require.NoError(t, err)
 	assert.Len(t, out.Objects, 4)
-	_, err = Render(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "bogus": 1}`)})
+	_, err = Type.RenderConfig(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "bogus": 1}`)})
 	assert.Error(t, err)
 }

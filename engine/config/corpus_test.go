@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/internal/expect"
-	"github.com/declarative-gardener/gardener/schemas"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -88,7 +88,7 @@ func TestInvalidLandscapes(t *testing.T) {
 	require.GreaterOrEqual(t, len(dirs), 40, "the corpus covers at least 40 broken landscapes")
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			res, diags := config.Load(dir, schemas.Registry(), readInputs(t, dir))
+			res, diags := config.Load(dir, catalog.Schemas(), readInputs(t, dir))
 			require.True(t, diags.HasErrors(), "a broken landscape must fail")
 			assert.Equal(t, expect.Lines(t, filepath.Join(dir, "expect.txt")), summarize(dir, diags))
 
@@ -118,7 +118,7 @@ func TestValidLandscapes(t *testing.T) {
 	require.NotEmpty(t, landscapes)
 	for _, dir := range landscapes {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			res, diags := config.Load(dir, schemas.Registry(), readInputs(t, dir))
+			res, diags := config.Load(dir, catalog.Schemas(), readInputs(t, dir))
 			var text bytes.Buffer
 			_ = diag.WriteText(&text, diags, res.Files, diag.TextOptions{})
 			require.False(t, diags.HasErrors(), text.String())
@@ -139,7 +139,7 @@ func FuzzLoad(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`landscape "x" {}`))
-	reg := schemas.Registry()
+	reg := catalog.Schemas()
 	f.Fuzz(func(t *testing.T, src []byte) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "main.hcl"), src, 0o600); err != nil {

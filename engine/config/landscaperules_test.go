@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/schema"
-	"github.com/declarative-gardener/gardener/schemas"
 )
 
 // ruleLandscape has a shoot with nested, repeated and labelled blocks, an expanded shoot, a
@@ -98,7 +98,7 @@ func loadWithRules(t *testing.T, rules ...schema.LandscapeRule) hcl.Diagnostics 
 	dir := t.TempDir()
 	file := filepath.Join(dir, "main.hcl")
 	require.NoError(t, os.WriteFile(file, []byte(ruleLandscape), 0o644))
-	reg := schemas.Registry()
+	reg := catalog.Schemas()
 	require.NoError(t, reg.AddLandscapeRules(rules...))
 	_, diags := config.LoadWith(dir, reg, config.InputSources{}, config.Hooks{Now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)})
 	return diags
@@ -206,7 +206,7 @@ func TestLandscapeRuleView(t *testing.T) {
 }
 
 func TestLandscapeRulesRegistration(t *testing.T) {
-	reg := schemas.Registry()
+	reg := catalog.Schemas()
 	noop := func(*schema.LandscapeView) []schema.Finding { return nil }
 	require.NoError(t, reg.AddLandscapeRules(schema.LandscapeRule{Name: "a", Func: noop}))
 	assert.ErrorContains(t, reg.AddLandscapeRules(schema.LandscapeRule{Name: "a", Func: noop}), "registered twice")

@@ -15,10 +15,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
-	"github.com/declarative-gardener/gardener/schemas"
 )
 
 func TestDecide(t *testing.T) {
@@ -165,7 +165,7 @@ cluster "c" {
 	d := New(Options{
 		Dir: dir, WorkDir: t.TempDir(), Policy: PolicyAuto, Resync: 40 * time.Millisecond, RetryLock: 10 * time.Millisecond,
 		Planner: func(dir string) planner.Options {
-			return planner.Options{Dir: dir, Schemas: schemas.Registry(), Inputs: config.InputSources{}}
+			return planner.Options{Dir: dir, Schemas: catalog.Schemas(), Inputs: config.InputSources{}}
 		},
 		Status:  StatusStore{Client: fake.NewSimpleClientset(), Namespace: "garden", Name: "status"},
 		Metrics: NewMetrics(prometheus.NewRegistry()), Log: logr.Discard(),

@@ -11,12 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/components/manifests"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/rendering"
 	"github.com/declarative-gardener/gardener/engine/schema"
-	"github.com/declarative-gardener/gardener/schemas"
 )
 
 // localWith copies landscapes/local (whose shoots' outputs are known only after apply) and adds
@@ -42,7 +42,7 @@ component "manifests" "file_later" {
   files   = ["${shoot.dev.technical_id}.yaml"]
 }
 `)
-	out, diags := Prepare(Options{Dir: dir, Schemas: schemas.Registry(), Renderers: render.Registry{"manifests": manifests.Render}})
+	out, diags := Prepare(Options{Dir: dir, Schemas: catalog.Schemas(), Renderers: render.Registry{"manifests": manifests.Type.RenderConfig}})
 	require.False(t, diags.HasErrors(), diags.Error())
 	assert.Equal(t, []string{"the identity of object 1"}, out.Rendered[config.InstanceAddress("component.manifests.named_later")].Deferred)
 	assert.Equal(t, []string{"the path of files[0] depends on values known only after apply"}, out.Rendered[config.InstanceAddress("component.manifests.file_later")].Deferred)
@@ -67,7 +67,7 @@ component "manifests" "after_shoots" {
 		{false, []config.InstanceAddress{"garden.local", "component.manifests.dns_credentials", "seed.local", "component.project.local", "component.manifests.local_credentials", "component.credentials_binding.local", "shoot.dev"}},
 		{true, []config.InstanceAddress{"shoot.dev", "component.manifests.after_shoots"}},
 	} {
-		out, diags := Prepare(Options{Dir: dir, Schemas: schemas.Registry(), Renderers: render.Registry{"manifests": manifests.Render},
+		out, diags := Prepare(Options{Dir: dir, Schemas: catalog.Schemas(), Renderers: render.Registry{"manifests": manifests.Type.RenderConfig},
 			Targets: []string{"shoot.dev"}, Destroy: tt.destroy})
 		require.False(t, diags.HasErrors(), diags.Error())
 		assert.Equal(t, tt.want, out.Graph.Order(), "destroy %v", tt.destroy)
@@ -89,14 +89,14 @@ func TestOutcomeConditions(t *testing.T) {
 // A plan runs the landscape rules of its schema registry, after rendering, at the plan's time.
 func TestPlanRunsLandscapeRules(t *testing.T) {
 	dir := localWith(t, "extra.hcl", "")
-	reg := schemas.Registry()
+	reg := catalog.Schemas()
 	var now time.Time
 	require.NoError(t, reg.AddLandscapeRules(schema.LandscapeRule{Name: "test", Func: func(v *schema.LandscapeView) []schema.Finding {
 		now = v.Now
 		return []schema.Finding{{Instance: "shoot.qa", Path: cty.GetAttrPath("region"), Summary: "Refused", Detail: "Admission refuses it."}}
 	}}))
 	at := time.Date(2026, 11, 22, 22, 30, 0, 0, time.UTC)
-	_, diags := Prepare(Options{Dir: dir, Schemas: reg, Renderers: render.Registry{"manifests": manifests.Render}, Now: at})
+	_, diags := Prepare(Options{Dir: dir, Schemas: reg, Renderers: render.Registry{"manifests": manifests.Type.RenderConfig}, Now: at})
 	require.True(t, diags.HasErrors())
 	var found *hcl.Diagnostic
 	for _, d := range diags {

@@ -10,12 +10,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/components/manifests"
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/schemas"
 	"github.com/declarative-gardener/gardener/state"
 )
 
@@ -38,7 +38,7 @@ component "manifests" "settings" {
 `), 0o644))
 	reads := 0
 	_, diags, err := Plan(context.Background(), Options{
-		Dir: dir, Schemas: schemas.Registry(), Renderers: render.Registry{"manifests": manifests.Render},
+		Dir: dir, Schemas: catalog.Schemas(), Renderers: render.Registry{"manifests": manifests.Type.RenderConfig},
 		Connect: func(string, cluster.Access) (observe.Cluster, error) {
 			return nil, errors.New("no cluster in this test")
 		},

@@ -11,17 +11,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/schema"
-	"github.com/declarative-gardener/gardener/schemas"
 	"github.com/declarative-gardener/gardener/schemas/admission"
 )
 
 // registry is the catalog with the admission rules, as the CLI loads landscapes.
 func registry(t *testing.T) *schema.Registry {
 	t.Helper()
-	reg := schemas.Registry()
+	reg := catalog.Schemas()
 	require.NoError(t, reg.AddLandscapeRules(admission.Rules()...))
 	return reg
 }
@@ -63,7 +63,7 @@ func FuzzRules(f *testing.F) {
 			f.Add(data)
 		}
 	}
-	reg := schemas.Registry()
+	reg := catalog.Schemas()
 	require.NoError(f, reg.AddLandscapeRules(admission.Rules()...))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		dir := t.TempDir()

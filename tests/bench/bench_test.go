@@ -15,7 +15,6 @@ import (
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/views"
-	"github.com/declarative-gardener/gardener/schemas"
 )
 
 var scale = filepath.Join("..", "..", "landscapes", "scale")
@@ -23,7 +22,7 @@ var scale = filepath.Join("..", "..", "landscapes", "scale")
 // BenchmarkLoadScale loads and evaluates landscapes/scale (HCL, variables, for_each, references),
 // without rendering: the cost before any component renders.
 func BenchmarkLoadScale(b *testing.B) {
-	reg := schemas.Registry()
+	reg := catalog.Schemas()
 	for _, shoots := range []int{10, 100, 300} {
 		b.Run(fmt.Sprintf("shoots=%d", shoots), func(b *testing.B) {
 			inputs := config.InputSources{Vars: []string{fmt.Sprintf("shoot_count=%d", shoots)}}
@@ -45,7 +44,7 @@ func BenchmarkRenderScale(b *testing.B) {
 	for _, shoots := range []int{10, 100, 300} {
 		b.Run(fmt.Sprintf("shoots=%d", shoots), func(b *testing.B) {
 			opts := planner.Options{
-				Dir: scale, Schemas: schemas.Registry(), Renderers: catalog.Renderers(),
+				Dir: scale, Schemas: catalog.Schemas(), Renderers: catalog.Renderers(),
 				Inputs: config.InputSources{Vars: []string{fmt.Sprintf("shoot_count=%d", shoots)}},
 			}
 			objects := 0
@@ -96,7 +95,7 @@ func BenchmarkPlanJSON(b *testing.B) {
 func creationPlan(b *testing.B, shoots int) *plan.Plan {
 	b.Helper()
 	out, diags := planner.Prepare(planner.Options{
-		Dir: scale, Schemas: schemas.Registry(), Renderers: catalog.Renderers(),
+		Dir: scale, Schemas: catalog.Schemas(), Renderers: catalog.Renderers(),
 		Inputs: config.InputSources{Vars: []string{fmt.Sprintf("shoot_count=%d", shoots)}},
 	})
 	if diags.HasErrors() {

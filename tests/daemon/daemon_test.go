@@ -20,12 +20,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/engine/apply"
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/daemon"
 	"github.com/declarative-gardener/gardener/engine/planner"
-	"github.com/declarative-gardener/gardener/schemas"
 	"github.com/declarative-gardener/gardener/state"
 	"github.com/declarative-gardener/gardener/tests/landscapetest"
 	"github.com/declarative-gardener/gardener/tests/localcluster"
@@ -248,7 +248,7 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	// A manual apply holds the state lock: the daemon waits and goes on once it is released.
 	// The lock is taken (through a copy of the landscape, same state) before the change the
 	// daemon is to apply.
-	manual, diags := config.Load(landscapetest.Dir(t, map[string]string{"main.hcl": landscape("a")}), schemas.Registry(), config.InputSources{})
+	manual, diags := config.Load(landscapetest.Dir(t, map[string]string{"main.hcl": landscape("a")}), catalog.Schemas(), config.InputSources{})
 	require.False(t, diags.HasErrors(), diags.Error())
 	backend, err := planner.OpenState(manual, cluster.Options{NoDiskCache: true})
 	require.NoError(t, err)

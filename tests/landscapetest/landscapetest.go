@@ -19,13 +19,12 @@ import (
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/planner"
-	"github.com/declarative-gardener/gardener/schemas"
 )
 
 // Options are planner options as the CLI builds them, with the renderers wired in.
 func Options(dir string, connect planner.Connector) planner.Options {
 	return planner.Options{
-		Dir: dir, Schemas: schemas.Registry(),
+		Dir: dir, Schemas: catalog.Schemas(),
 		Renderers: catalog.Renderers(),
 		Inputs:    config.InputSources{},
 		Connect:   connect,

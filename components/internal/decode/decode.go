@@ -10,8 +10,6 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
-
-	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // Into decodes config into out, a pointer to a struct with json tags named like the schema's
@@ -54,19 +52,4 @@ func (c *Cluster) UnmarshalJSON(data []byte) error {
 	}
 	c.Name = v.Name
 	return nil
-}
-
-// Render is the whole render function of a component whose only output is its objects: it
-// decodes the configuration into the component's values and renders them with objects, so that
-// such components keep no render skeleton of their own.
-func Render[V any](in render.Input, objects func(V) ([]render.Object, error)) (*render.Output, error) {
-	var v V
-	if err := Into(in.Config, &v); err != nil {
-		return nil, err
-	}
-	objs, err := objects(v)
-	if err != nil {
-		return nil, err
-	}
-	return &render.Output{Objects: objs}, nil
 }

@@ -16,7 +16,6 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -24,15 +23,11 @@ import (
 // the garden project's namespace, as for the other namespaced components of the catalog.
 const GardenNamespace = "garden"
 
-// Decode decodes an instance's configuration into values (a pointer to the component's Values),
-// defaults *name to the instance name, and returns an error wrapping render.ErrDeferred while the
-// name or the namespace is known only after apply, because the rendered objects and the outputs
-// depend on both. namespace is nil for cluster-scoped objects; what names the object in errors,
-// such as "quota".
-func Decode(in render.Input, what string, values any, name, namespace *string) error {
-	if err := decode.Into(in.Config, values); err != nil {
-		return err
-	}
+// Named defaults *name, the name of an instance's object, to the instance name, and returns an
+// error wrapping render.ErrDeferred while the name or the namespace is known only after apply,
+// because the rendered objects and the outputs depend on both. namespace is nil for
+// cluster-scoped objects; what names the object in errors, such as "quota".
+func Named(in render.Input, what string, name, namespace *string) error {
 	if *name == "" {
 		*name = in.Name
 	}

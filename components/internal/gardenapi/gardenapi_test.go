@@ -10,23 +10,17 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-type values struct {
-	Name      string `json:"name"`
-	Namespace string `json:"namespace"`
-}
+func TestNamedDefaultsTheNameAndDefers(t *testing.T) {
+	var name, namespace string
+	require.NoError(t, Named(render.Input{Name: "local"}, "quota", &name, &namespace))
+	assert.Equal(t, "local", name)
+	assert.Equal(t, "garden", Namespace(namespace))
 
-func TestDecodeDefaultsTheNameAndDefers(t *testing.T) {
-	var v values
-	config := cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(""), "namespace": cty.StringVal("")})
-	require.NoError(t, Decode(render.Input{Name: "local", Config: config}, "quota", &v, &v.Name, &v.Namespace))
-	assert.Equal(t, "local", v.Name)
-	assert.Equal(t, "garden", Namespace(v.Namespace))
-
-	config = cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("q"), "namespace": cty.StringVal(render.UnknownString)})
-	err := Decode(render.Input{Name: "local", Config: config}, "quota", &v, &v.Name, &v.Namespace)
+	name, namespace = "q", render.UnknownString
+	err := Named(render.Input{Name: "local"}, "quota", &name, &namespace)
 	assert.ErrorIs(t, err, render.ErrDeferred)
 	assert.ErrorContains(t, err, "quota name or namespace")
-	assert.NoError(t, Decode(render.Input{Name: "local", Config: config}, "profile", &v, &v.Name, nil), "a cluster-scoped object has no namespace to wait for")
+	assert.NoError(t, Named(render.Input{Name: "local"}, "profile", &name, nil), "a cluster-scoped object has no namespace to wait for")
 }
 
 func TestOutput(t *testing.T) {

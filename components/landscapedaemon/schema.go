@@ -1,0 +1,45 @@
+package landscapedaemon
+
+import (
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/components/internal/attr"
+	"github.com/declarative-gardener/gardener/engine/schema"
+)
+
+// typeSchema is the component type that deploys `gardener daemon` (docs/cli.md), so that a
+// landscape runs its own controller in the garden runtime cluster.
+func typeSchema() *schema.Schema {
+	return &schema.Schema{
+		Kind: schema.KindComponent,
+		Type: "landscape_daemon",
+		Description: "The gardener daemon in the garden runtime cluster: leader-electing replicas that plan and apply the landscape continuously, " +
+			"with a ServiceAccount and RBAC for their Lease, status ConfigMap and Events (and, as given, for the objects they manage), " +
+			"the landscape's files in a ConfigMap mounted at /landscape, a metrics Service and a PodDisruptionBudget.",
+		Body: schema.Body{
+			Attributes: []schema.Attribute{
+				attr.Reference("cluster", schema.RefCluster, "The cluster the daemon runs in, usually the garden runtime cluster."),
+				{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the daemon, its Lease and its status ConfigMap <name>-status."},
+				{Name: "name", Type: cty.String, Default: cty.StringVal("gardener-daemon"), Checks: attr.Checks(schema.DNSLabel()), Description: "The name of the Deployment, its ServiceAccount, RBAC, Lease and Service."},
+				{Name: "image", Type: cty.String, Required: true, Checks: attr.Checks(schema.NotEmpty()), Description: "The gardener image, as the repository's Dockerfile builds it, such as registry.example.com/gardener:v0.2.0."},
+				{Name: "replicas", Type: cty.Number, Default: cty.NumberIntVal(2), Checks: attr.Checks(schema.Positive()), Description: "Leader-electing replicas: one acts, the others take over when it stops."},
+				{Name: "policy", Type: cty.String, Default: cty.StringVal("approve-destructive"), AllowedValues: []string{"auto", "approve-destructive", "plan-only"}, Description: "What the daemon applies by itself: every plan, plans that delete and replace nothing (others wait for gardener approve), or nothing."},
+				{Name: "resync", Type: cty.String, Checks: attr.Checks(schema.Duration()), Description: "How often the landscape is planned without a trigger; 10m when unset."},
+				{Name: "files", Type: cty.Map(cty.String), Required: true, Description: "The landscape's files by name, such as { \"main.hcl\" = file(\"main.hcl\") }; they become a ConfigMap mounted at /landscape. The landscape must keep its state in a cluster."},
+				{Name: "kubeconfig_secret", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "A Secret in the namespace with kubeconfigs of the landscape's other clusters, mounted at /kubeconfigs for their cluster blocks."},
+				{Name: "state_namespace", Type: cty.String, Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the landscape's state (its state block's namespace), where the daemon may read and write the state's Secrets and lock Lease; the daemon's namespace when unset."},
+				{Name: "variables", Type: cty.Map(cty.String), Description: "Input variables of the landscape as the daemon sets them (environment variables GARDENER_VAR_<name>), such as { in_cluster = \"true\" }; visible in the Deployment, so never for secrets."},
+				{Name: "cluster_admin", Type: cty.Bool, Default: cty.False, Description: "Bind the daemon to cluster-admin in this cluster instead of listing cluster_rules; a garden landscape manages most kinds of its runtime cluster."},
+			},
+			Blocks: []schema.Block{{
+				Name: "cluster_rules", Nesting: schema.NestingList,
+				Description: "A permission the daemon needs in this cluster for the objects the landscape manages (least privilege: list exactly what it renders).",
+				Body: schema.Body{Attributes: []schema.Attribute{
+					{Name: "api_groups", Type: attr.StringList, Required: true, Description: "API groups; \"\" is the core group."},
+					{Name: "resources", Type: attr.StringList, Required: true, Description: "Resources, such as configmaps."},
+					{Name: "verbs", Type: attr.StringList, Required: true, Description: "Verbs, such as get, list, watch, create, update, patch, delete."},
+				}},
+			}},
+		},
+	}
+}
