@@ -150,3 +150,12 @@ func (engineRendered) Renderer() render.Func    { return nil }
 // EngineRendered defines a type that has a schema but no render function, because the engine
 // renders it itself: generated_secret, whose key material no pure render function can create.
 func EngineRendered(s func() *schema.Schema) Type { return engineRendered(s) }
+
+// Override sets *field to value unless value is the zero value: a setting of a composite block
+// that the landscape left unset keeps the default of the part it configures.
+func Override[T comparable](field *T, value T) {
+	var zero T
+	if value != zero {
+		*field = value
+	}
+}

@@ -14,7 +14,6 @@ import (
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
-	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -23,10 +22,11 @@ import (
 type Values struct {
 	// Cluster is the runtime cluster the Etcd resource is created in.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of the Etcd; "" means "garden".
+	// Namespace of the Etcd.
 	Namespace string `json:"namespace"`
-	// NamePrefix is put before etcd-<role>; nil means "virtual-garden-", "" no prefix (shoots).
-	NamePrefix *string `json:"name_prefix"`
+	// NamePrefix is put before etcd-<role>: DefaultNamePrefix for the virtual garden, "" for the
+	// control planes of shoots.
+	NamePrefix string `json:"name_prefix"`
 	// Role is main or events.
 	Role string `json:"role"`
 	// HighAvailability runs three members instead of one (Gardener's docs/concepts/operator.md).
@@ -39,20 +39,19 @@ type Values struct {
 	StorageClass string `json:"storage_class"`
 	// VolumeClaimTemplate names the PVCs; "" means VolumeClaimTemplateName(prefix, role).
 	VolumeClaimTemplate string `json:"volume_claim_template"`
-	// PriorityClassName of the etcd pods; "" means gardener-garden-system-500 (Gardener's "Priority
-	// Classes" docs/development/priority-classes.md).
+	// PriorityClassName of the etcd pods (Gardener's "Priority Classes"
+	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
 	// CASecretName is the Secret with the CA (ca.crt) that signed the client and server
-	// certificates; "" means "ca-etcd".
+	// certificates.
 	CASecretName string `json:"ca_secret_name"`
 	// ServerTLSSecretName is the etcd server certificate (tls.crt, tls.key); "" means
 	// "etcd-server-<role>".
 	ServerTLSSecretName string `json:"server_tls_secret_name"`
-	// ClientTLSSecretName is the client certificate the backup-restore sidecar uses to talk to etcd;
-	// "" means "etcd-client".
+	// ClientTLSSecretName is the client certificate the backup-restore sidecar uses to talk to etcd.
 	ClientTLSSecretName string `json:"client_tls_secret_name"`
 	// PeerCASecretName is the CA (ca.crt) of the peer certificates, used only with high
-	// availability; "" means "ca-etcd-peer".
+	// availability.
 	PeerCASecretName string `json:"peer_ca_secret_name"`
 	// PeerTLSSecretName is the members' peer certificate, used only with high availability; ""
 	// means "etcd-peer-server-<role>".
@@ -85,31 +84,27 @@ type Backup struct {
 	SecretRef string `json:"secret_ref"`
 	// Prefix is the folder inside the bucket; "" means the Etcd's name.
 	Prefix string `json:"prefix"`
-	// FullSnapshotSchedule is a daily cron schedule (UTC); "" means "0 0 * * *". Gardener picks the
+	// FullSnapshotSchedule is a daily cron schedule (UTC). Gardener picks the
 	// time inside the maintenance window at random (Gardener's "Backup and Restore"
 	// docs/concepts/backup-restore.md); a declarative landscape must render the same every time, so it
 	// is an explicit setting here.
 	FullSnapshotSchedule string `json:"full_snapshot_schedule"`
-	// DeltaSnapshotPeriod is the interval of delta snapshots; "" means 5m (Gardener's
+	// DeltaSnapshotPeriod is the interval of delta snapshots (Gardener's
 	// docs/concepts/backup-restore.md).
 	DeltaSnapshotPeriod string `json:"delta_snapshot_period"`
 	// DeltaSnapshotMemoryLimit triggers a delta snapshot early once that many bytes of events
-	// have accumulated; "" means 100Mi (Gardener's docs/concepts/backup-restore.md).
+	// have accumulated (Gardener's docs/concepts/backup-restore.md).
 	DeltaSnapshotMemoryLimit string `json:"delta_snapshot_memory_limit"`
-	// GarbageCollectionPeriod is how often old snapshots are deleted; "" means 12h (Gardener's
+	// GarbageCollectionPeriod is how often old snapshots are deleted (Gardener's
 	// docs/concepts/backup-restore.md).
 	GarbageCollectionPeriod string `json:"garbage_collection_period"`
 }
 
 // The defaults of Gardener's documentation (Gardener's docs/concepts/backup-restore.md) and of
-// Gardener operators where they are silent.
+// Gardener operators where they are silent; the schema's defaults (schema.go) are the others.
 const (
-	defaultMainStorage           = "25Gi"
-	defaultEventsStorage         = "10Gi"
-	defaultFullSnapshotSchedule  = "0 0 * * *"
-	defaultDeltaSnapshotPeriod   = "5m"
-	defaultDeltaSnapshotMemLimit = "100Mi"
-	defaultGCPeriod              = "12h"
+	defaultMainStorage   = "25Gi"
+	defaultEventsStorage = "10Gi"
 	// GarbageCollectionPolicy is hard-coded to Exponential in Gardener (Gardener's
 	// docs/concepts/backup-restore.md).
 	GarbageCollectionPolicy = "Exponential"
@@ -136,13 +131,16 @@ func replicas(v Values) int64 {
 // render function.
 var Type = component.Define(typeSchema, renderValues)
 
+// BackupDefaults are the backup block's defaults, for composites that back an etcd up.
+var BackupDefaults = component.BlockDefaults[Backup](Type, "backup")
+
 // renderValues renders one etcd instance.
 func renderValues(in render.Input, v Values) (*render.Output, error) {
 	objs, err := Objects(v)
 	if err != nil {
 		return nil, err
 	}
-	prefix, ns := Prefix(v.NamePrefix), namespace(v)
+	prefix, ns := v.NamePrefix, v.Namespace
 	return &render.Output{
 		Objects: objs,
 		Outputs: map[string]cty.Value{
@@ -151,13 +149,6 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 			"endpoint":       cty.StringVal(Endpoint(prefix, v.Role, ns)),
 		},
 	}, nil
-}
-
-func namespace(v Values) string {
-	if v.Namespace == "" {
-		return DefaultNamespace
-	}
-	return v.Namespace
 }
 
 // Objects renders the Etcd resource.
@@ -183,7 +174,7 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	prefix, ns := Prefix(v.NamePrefix), namespace(v)
+	prefix, ns := v.NamePrefix, v.Namespace
 	name := Name(prefix, v.Role)
 	selector := SelectorLabels(prefix, v.Role)
 
@@ -191,7 +182,7 @@ func Objects(v Values) ([]render.Object, error) {
 		"selector":            map[string]any{"matchLabels": kube.AnyMap(selector)},
 		"labels":              kube.AnyMap(podLabels(v, selector)),
 		"replicas":            replicas(v),
-		"priorityClassName":   or(v.PriorityClassName, priorityclasses.GardenSystem500),
+		"priorityClassName":   v.PriorityClassName,
 		"storageCapacity":     or(v.StorageCapacity, defaultStorage(v.Role)),
 		"volumeClaimTemplate": or(v.VolumeClaimTemplate, VolumeClaimTemplateName(prefix, v.Role)),
 		"etcd":                etcdSpec(v, ns, etcdImage),
@@ -246,15 +237,15 @@ func etcdSpec(v Values, ns, image string) map[string]any {
 		"metrics":                 "basic",
 		"defragmentationSchedule": or(v.DefragmentationSchedule, defaultDefragSchedule(v.Role)),
 		"clientUrlTls": map[string]any{
-			"tlsCASecretRef":     map[string]any{"name": or(v.CASecretName, "ca-etcd"), "namespace": ns, "dataKey": "ca.crt"},
+			"tlsCASecretRef":     map[string]any{"name": v.CASecretName, "namespace": ns, "dataKey": "ca.crt"},
 			"serverTLSSecretRef": map[string]any{"name": or(v.ServerTLSSecretName, "etcd-server-"+v.Role), "namespace": ns},
-			"clientTLSSecretRef": map[string]any{"name": or(v.ClientTLSSecretName, "etcd-client"), "namespace": ns},
+			"clientTLSSecretRef": map[string]any{"name": v.ClientTLSSecretName, "namespace": ns},
 		},
 	}
 	if v.HighAvailability {
 		// Members of a multi-node cluster authenticate each other with peer certificates.
 		e["peerUrlTls"] = map[string]any{
-			"tlsCASecretRef":     map[string]any{"name": or(v.PeerCASecretName, "ca-etcd-peer"), "namespace": ns, "dataKey": "ca.crt"},
+			"tlsCASecretRef":     map[string]any{"name": v.PeerCASecretName, "namespace": ns, "dataKey": "ca.crt"},
 			"serverTLSSecretRef": map[string]any{"name": or(v.PeerTLSSecretName, "etcd-peer-server-"+v.Role), "namespace": ns},
 		}
 	}
@@ -282,11 +273,11 @@ func backupSpec(v Values, ns, name, image string) map[string]any {
 		"prefix":    or(v.Backup.Prefix, name),
 		"secretRef": map[string]any{"name": v.Backup.SecretRef, "namespace": ns},
 	}
-	b["fullSnapshotSchedule"] = or(v.Backup.FullSnapshotSchedule, defaultFullSnapshotSchedule)
-	b["deltaSnapshotPeriod"] = or(v.Backup.DeltaSnapshotPeriod, defaultDeltaSnapshotPeriod)
-	b["deltaSnapshotMemoryLimit"] = or(v.Backup.DeltaSnapshotMemoryLimit, defaultDeltaSnapshotMemLimit)
+	b["fullSnapshotSchedule"] = v.Backup.FullSnapshotSchedule
+	b["deltaSnapshotPeriod"] = v.Backup.DeltaSnapshotPeriod
+	b["deltaSnapshotMemoryLimit"] = v.Backup.DeltaSnapshotMemoryLimit
 	b["garbageCollectionPolicy"] = GarbageCollectionPolicy
-	b["garbageCollectionPeriod"] = or(v.Backup.GarbageCollectionPeriod, defaultGCPeriod)
+	b["garbageCollectionPeriod"] = v.Backup.GarbageCollectionPeriod
 	return b
 }
 

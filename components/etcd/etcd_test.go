@@ -14,10 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -28,23 +28,44 @@ func cluster() cty.Value {
 
 var runtimeCluster = decode.Cluster{Name: "runtime"}
 
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
+
+// shootValues are values for a shoot's control plane, whose etcds have no name prefix.
+func shootValues(v Values) Values {
+	v = values(v)
+	v.NamePrefix = ""
+	return v
+}
+
 func cases() map[string]Values {
-	return map[string]Values{
+	c := map[string]Values{
 		"main":   {Cluster: runtimeCluster, Role: RoleMain},
 		"events": {Cluster: runtimeCluster, Role: RoleEvents},
 		"main-ha-backup": {
 			Cluster: runtimeCluster, Role: RoleMain, HighAvailability: true, TopologyAwareRouting: true,
 			StorageClass: "premium", StorageCapacity: "50Gi",
 			Images: map[string]string{"etcd-wrapper": "v0.5.0"},
-			Backup: &Backup{Provider: "aws", BucketName: "garden-backup", SecretRef: "virtual-garden-etcd-main-backup"},
-		},
-		"shoot-events-ha": {Cluster: runtimeCluster, Namespace: "shoot--dev--a", NamePrefix: ptr.To(""), Role: RoleEvents, HighAvailability: true, PriorityClassName: "gardener-system-500"},
-		"shoot-main-hibernated": {
-			Cluster: runtimeCluster, Namespace: "shoot--dev--a", NamePrefix: ptr.To(""), Role: RoleMain, HighAvailability: true,
-			PriorityClassName: "gardener-system-500", Hibernated: true,
-			Backup: &Backup{Provider: "aws", BucketName: "shoot-backups", SecretRef: "etcd-backup"},
+			Backup: backup("aws", "garden-backup", "virtual-garden-etcd-main-backup"),
 		},
 	}
+	for name, v := range c {
+		c[name] = values(v)
+	}
+	c["shoot-events-ha"] = shootValues(Values{Cluster: runtimeCluster, Namespace: "shoot--dev--a", Role: RoleEvents, HighAvailability: true, PriorityClassName: "gardener-system-500"})
+	c["shoot-main-hibernated"] = shootValues(Values{
+		Cluster: runtimeCluster, Namespace: "shoot--dev--a", Role: RoleMain, HighAvailability: true,
+		PriorityClassName: "gardener-system-500", Hibernated: true,
+		Backup: backup("aws", "shoot-backups", "etcd-backup"),
+	})
+	return c
+}
+
+// backup is a backup block with its defaults, as a composite builds it.
+func backup(provider, bucket, secret string) *Backup {
+	b := BackupDefaults()
+	b.Provider, b.BucketName, b.SecretRef = provider, bucket, secret
+	return &b
 }
 
 func TestObjectsGolden(t *testing.T) {
@@ -82,7 +103,7 @@ func TestObjectsValidateAgainstCRD(t *testing.T) {
 }
 
 func TestRenderOutputs(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
+	out, err := Type.RenderConfig(render.Input{Config: rendertest.ConfigOf(Type, map[string]cty.Value{
 		"cluster": cluster(),
 		"role":    cty.StringVal("events"),
 	})})
@@ -115,13 +136,13 @@ func TestDocumentedFacts(t *testing.T) {
 	}{
 		// Gardener's "Gardener Operator" docs/concepts/operator.md, Gardener's docs/concepts/operator.md:
 		// names and the PVC of the first member.
-		{"main", Values{Role: RoleMain}, "virtual-garden-etcd-main", 1, "main-virtual-garden-etcd-virtual-garden-etcd-main-0"},
-		{"events", Values{Role: RoleEvents}, "virtual-garden-etcd-events", 1, "virtual-garden-etcd-events-virtual-garden-etcd-events-0"},
+		{"main", values(Values{Role: RoleMain}), "virtual-garden-etcd-main", 1, "main-virtual-garden-etcd-virtual-garden-etcd-main-0"},
+		{"events", values(Values{Role: RoleEvents}), "virtual-garden-etcd-events", 1, "virtual-garden-etcd-events-virtual-garden-etcd-events-0"},
 		// Gardener's docs/concepts/operator.md: high availability means three members each.
-		{"main HA", Values{Role: RoleMain, HighAvailability: true}, "virtual-garden-etcd-main", 3, "main-virtual-garden-etcd-virtual-garden-etcd-main-0"},
-		{"events HA", Values{Role: RoleEvents, HighAvailability: true}, "virtual-garden-etcd-events", 3, "virtual-garden-etcd-events-virtual-garden-etcd-events-0"},
+		{"main HA", values(Values{Role: RoleMain, HighAvailability: true}), "virtual-garden-etcd-main", 3, "main-virtual-garden-etcd-virtual-garden-etcd-main-0"},
+		{"events HA", values(Values{Role: RoleEvents, HighAvailability: true}), "virtual-garden-etcd-events", 3, "virtual-garden-etcd-events-virtual-garden-etcd-events-0"},
 		// Shoot control planes: etcd-main, etcd-events (Gardener's "etcd" docs/concepts/etcd.md).
-		{"shoot main", Values{Role: RoleMain, NamePrefix: ptr.To("")}, "etcd-main", 1, "main-etcd-etcd-main-0"},
+		{"shoot main", shootValues(Values{Role: RoleMain}), "etcd-main", 1, "main-etcd-etcd-main-0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs, err := Objects(tc.v)
@@ -147,7 +168,7 @@ func TestDocumentedFacts(t *testing.T) {
 // docs/development/component-checklist.md).
 func TestHibernation(t *testing.T) {
 	for _, ha := range []bool{false, true} {
-		awake := Values{Role: RoleMain, NamePrefix: ptr.To(""), HighAvailability: ha}
+		awake := shootValues(Values{Role: RoleMain, HighAvailability: ha})
 		asleep := awake
 		asleep.Hibernated = true
 		want, got := spec(t, awake), spec(t, asleep)
@@ -160,7 +181,7 @@ func TestHibernation(t *testing.T) {
 }
 
 func TestBackupPolicy(t *testing.T) {
-	s := spec(t, Values{Role: RoleMain, Backup: &Backup{Provider: "gcp", BucketName: "b", SecretRef: "creds"}})
+	s := spec(t, values(Values{Role: RoleMain, Backup: backup("gcp", "b", "creds")}))
 	b := s["backup"].(map[string]any)
 	// Gardener's "Backup and Restore" docs/concepts/backup-restore.md: daily full snapshots, deltas
 	// every 5 minutes or after 100 MiB, exponential garbage collection every 12 hours.
@@ -177,19 +198,19 @@ func TestBackupPolicy(t *testing.T) {
 }
 
 func TestNoBackupWithoutConfiguration(t *testing.T) {
-	b := spec(t, Values{Role: RoleMain})["backup"].(map[string]any)
+	b := spec(t, values(Values{Role: RoleMain}))["backup"].(map[string]any)
 	assert.NotContains(t, b, "store")
 	assert.NotContains(t, b, "fullSnapshotSchedule")
 }
 
 func TestStorageDefaults(t *testing.T) {
-	assert.Equal(t, "25Gi", spec(t, Values{Role: RoleMain})["storageCapacity"])
-	assert.Equal(t, "10Gi", spec(t, Values{Role: RoleEvents})["storageCapacity"])
-	assert.NotContains(t, spec(t, Values{Role: RoleEvents}), "storageClass")
+	assert.Equal(t, "25Gi", spec(t, values(Values{Role: RoleMain}))["storageCapacity"])
+	assert.Equal(t, "10Gi", spec(t, values(Values{Role: RoleEvents}))["storageCapacity"])
+	assert.NotContains(t, spec(t, values(Values{Role: RoleEvents})), "storageClass")
 }
 
 func TestSelectorIsSubsetOfPodLabels(t *testing.T) {
-	s := spec(t, Values{Role: RoleMain, HighAvailability: true})
+	s := spec(t, values(Values{Role: RoleMain, HighAvailability: true}))
 	labels := s["labels"].(map[string]any)
 	for k, v := range s["selector"].(map[string]any)["matchLabels"].(map[string]any) {
 		assert.Equal(t, v, labels[k], k)
@@ -202,7 +223,7 @@ func TestNames(t *testing.T) {
 	assert.Equal(t, "virtual-garden-etcd-main-client", ClientServiceName(DefaultNamePrefix, RoleMain))
 	assert.Equal(t, "etcd-events-client", ClientServiceName("", RoleEvents))
 	assert.Equal(t, "https://etcd-main-client.shoot--a--b.svc:2379", Endpoint("", RoleMain, "shoot--a--b"))
-	assert.Equal(t, "https://virtual-garden-etcd-main-client.garden.svc:2379", Endpoint(Prefix(nil), RoleMain, ""))
+	assert.Equal(t, "https://virtual-garden-etcd-main-client.garden.svc:2379", Endpoint(DefaultNamePrefix, RoleMain, DefaultNamespace))
 }
 
 func TestErrors(t *testing.T) {
@@ -211,10 +232,10 @@ func TestErrors(t *testing.T) {
 		v    Values
 		err  string
 	}{
-		{"unknown role", Values{Role: "audit"}, `role "audit" is not one of main, events`},
-		{"backup of events", Values{Role: RoleEvents, Backup: &Backup{Provider: "aws", BucketName: "b", SecretRef: "s"}}, "only the main etcd is backed up"},
-		{"incomplete backup", Values{Role: RoleMain, Backup: &Backup{Provider: "aws"}}, "backup needs a provider, a bucket name and a secret ref"},
-		{"unknown image", Values{Role: RoleMain, Images: map[string]string{"etcd": "v1"}}, `etcd images: image "etcd" is not in the image vector`},
+		{"unknown role", values(Values{Role: "audit"}), `role "audit" is not one of main, events`},
+		{"backup of events", values(Values{Role: RoleEvents, Backup: backup("aws", "b", "s")}), "only the main etcd is backed up"},
+		{"incomplete backup", values(Values{Role: RoleMain, Backup: backup("aws", "", "")}), "backup needs a provider, a bucket name and a secret ref"},
+		{"unknown image", values(Values{Role: RoleMain, Images: map[string]string{"etcd": "v1"}}), `etcd images: image "etcd" is not in the image vector`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Objects(tc.v)

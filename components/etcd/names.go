@@ -32,15 +32,6 @@ const PeerPort = 2380
 // documents are silent).
 const BackupPort = 8080
 
-// Prefix resolves an optional name prefix: nil means DefaultNamePrefix, a pointer to "" means
-// no prefix at all (shoot control planes).
-func Prefix(p *string) string {
-	if p == nil {
-		return DefaultNamePrefix
-	}
-	return *p
-}
-
 // Name is the name of the Etcd resource and of the StatefulSet etcd-druid creates for it,
 // <prefix>etcd-<role> (Gardener's docs/concepts/operator.md).
 func Name(prefix, role string) string { return prefix + "etcd-" + role }
@@ -51,9 +42,6 @@ func ClientServiceName(prefix, role string) string { return Name(prefix, role) +
 
 // Endpoint is the URL API servers use to reach an etcd's members through its client Service.
 func Endpoint(prefix, role, namespace string) string {
-	if namespace == "" {
-		namespace = DefaultNamespace
-	}
 	return fmt.Sprintf("https://%s.%s.svc:%d", ClientServiceName(prefix, role), namespace, ClientPort)
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/internal/attr"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -22,15 +23,15 @@ func typeSchema() *schema.Schema {
 		Body: schema.Body{
 			Attributes: []schema.Attribute{
 				attr.Reference("cluster", schema.RefCluster, "The runtime cluster the etcd runs in."),
-				{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the Etcd resource and its pods."},
-				{Name: "name_prefix", Type: cty.String, Default: cty.StringVal("virtual-garden-"), Immutable: true, Description: "Prefix of etcd-<role>: virtual-garden- for the virtual garden, empty for a shoot control plane."},
+				{Name: "namespace", Type: cty.String, Default: cty.StringVal(DefaultNamespace), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the Etcd resource and its pods."},
+				{Name: "name_prefix", Type: cty.String, Default: cty.StringVal(DefaultNamePrefix), Immutable: true, Description: "Prefix of etcd-<role>: virtual-garden- for the virtual garden, empty for a shoot control plane."},
 				{Name: "role", Type: cty.String, Required: true, Immutable: true, AllowedValues: []string{"main", "events"}, Description: "Which etcd: main (all resources, backed up) or events (Kubernetes events)."},
 				{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Whether the etcd runs three members instead of one; peers then talk TLS with certificates of their own."},
 				{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (etcd-wrapper, etcd-backup-restore) by name: repository:tag, repository@sha256:digest or a bare tag."},
 				{Name: "storage_capacity", Type: cty.String, Checks: attr.Checks(schema.Quantity()), Description: "Size of each member's volume; 25Gi for main and 10Gi for events when unset."},
 				{Name: "storage_class", Type: cty.String, Description: "Storage class of the volumes; the cluster's default class when unset."},
 				{Name: "volume_claim_template", Type: cty.String, Immutable: true, Checks: attr.Checks(schema.ObjectName()), Description: "Name the PVCs are derived from; main-<prefix>etcd for main and the etcd's name for events when unset, as gardener-operator names them."},
-				{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal("gardener-garden-system-500"), Checks: attr.Checks(schema.ObjectName()), Description: "PriorityClass of the etcd pods; gardener-system-500 for shoot control planes."},
+				{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal(priorityclasses.GardenSystem500), Checks: attr.Checks(schema.ObjectName()), Description: "PriorityClass of the etcd pods; gardener-system-500 for shoot control planes."},
 				{Name: "ca_secret_name", Type: cty.String, Default: cty.StringVal("ca-etcd"), Checks: attr.Checks(schema.ObjectName()), Description: "Secret with the CA certificate (ca.crt) that signs the etcd's server and client certificates."},
 				{Name: "server_tls_secret_name", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "Secret with the etcd server certificate (tls.crt, tls.key); etcd-server-<role> when unset."},
 				{Name: "client_tls_secret_name", Type: cty.String, Default: cty.StringVal("etcd-client"), Checks: attr.Checks(schema.ObjectName()), Description: "Secret with the client certificate (tls.crt, tls.key) the backup-restore sidecar uses."},

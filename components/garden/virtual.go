@@ -5,8 +5,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -40,11 +40,10 @@ func (g *builder) virtualGarden() error {
 			DNSNames: append(kube.ServiceDNSNames(etcd.ClientServiceName(p, role), Namespace), name+"-local"), CA: secretEtcdCA,
 		}, "ca_etcd")
 		deps := append([]string{"etcd_client_tls", "etcd_server_" + role + "_tls"}, g.systemParts...)
-		vals := etcd.Values{
-			Cluster: runtime, Namespace: Namespace, NamePrefix: ptr.To(p), Role: role, HighAvailability: ha, Images: images,
-			CASecretName: secretEtcdCA, ServerTLSSecretName: serverSecret, ClientTLSSecretName: secretEtcdClient,
-			TopologyAwareRouting: g.topologyAwareRouting(),
-		}
+		vals := etcd.Type.Defaults()
+		vals.Cluster, vals.Namespace, vals.NamePrefix, vals.Role, vals.HighAvailability, vals.Images = runtime, Namespace, p, role, ha, images
+		vals.CASecretName, vals.ServerTLSSecretName, vals.ClientTLSSecretName = secretEtcdCA, serverSecret, secretEtcdClient
+		vals.TopologyAwareRouting = g.topologyAwareRouting()
 		if ha {
 			peer := "etcd-peer-server-" + role
 			g.secret("etcd_peer_"+role+"_tls", render.SecretSpec{
@@ -63,7 +62,9 @@ func (g *builder) virtualGarden() error {
 					if b.BucketName == "" {
 						return fmt.Errorf("virtual_cluster.etcd.main.backup.bucket_name: the backup bucket must be created outside the garden and named here")
 					}
-					vals.Backup = &etcd.Backup{Provider: b.Provider, BucketName: b.BucketName, SecretRef: b.SecretRef}
+					backup := etcd.BackupDefaults()
+					backup.Provider, backup.BucketName, backup.SecretRef = b.Provider, b.BucketName, b.SecretRef
+					vals.Backup = &backup
 				}
 			}
 			if role == etcd.RoleEvents && e.Events != nil {
@@ -96,21 +97,22 @@ func (g *builder) virtualGarden() error {
 	g.secret("ca_front_proxy", render.SecretSpec{Name: secretFrontProxyCA, Class: "ca", CommonName: "front-proxy"}, "")
 	g.secret("kube_apiserver_tls", render.SecretSpec{
 		Name: secretKubeAPIServer, Class: "server-cert", CommonName: kubeapiserver.Name(p),
-		DNSNames: kubeapiserver.ServerDNSNames(p, Namespace, "", vc.DNSDomains), CA: secretCA,
+		DNSNames: kubeapiserver.ServerDNSNames(p, Namespace, kubeapiserver.DefaultClusterDomain, vc.DNSDomains), CA: secretCA,
 	}, "ca")
 	g.secret("kube_aggregator_tls", render.SecretSpec{Name: secretKubeAggregator, Class: "client-cert", CommonName: "front-proxy-client", CA: secretFrontProxyCA}, "ca_front_proxy")
 	g.secret("service_account_key", render.SecretSpec{Name: secretServiceAccount, Class: "rsa-key"}, "")
 	g.secret("kube_apiserver_encryption", render.SecretSpec{Name: secretKAPIEncryption, Class: "encryption-config", Resources: encrypted}, "")
-	kapiObjs, err := kubeapiserver.Objects(kubeapiserver.Values{
-		Cluster: runtime, Namespace: Namespace, NamePrefix: ptr.To(p), Images: images,
-		KubernetesVersion: vc.Kubernetes.Version, HighAvailability: ha, DNSDomains: vc.DNSDomains,
-		ServiceNetwork: vc.Networking.Services, EtcdCASecretName: secretEtcdCA, EtcdClientSecretName: secretEtcdClient,
-		ServerTLSSecretName: secretKubeAPIServer, ClientCASecretName: secretClientCA,
-		FrontProxyCASecretName: secretFrontProxyCA, FrontProxyClientSecretName: secretKubeAggregator,
-		ServiceAccountKeySecretName: secretServiceAccount, EncryptionConfigSecretName: secretKAPIEncryption,
-		EncryptedResources: extra, AuditPolicyConfigMap: kapi.auditPolicy, EventTTL: kapi.eventTTL, FeatureGates: kapi.featureGates,
-		TopologyAwareRouting: g.topologyAwareRouting(),
-	})
+	kapiVals := kubeapiserver.Type.Defaults()
+	kapiVals.Cluster, kapiVals.Namespace, kapiVals.NamePrefix, kapiVals.Images = runtime, Namespace, p, images
+	kapiVals.KubernetesVersion, kapiVals.HighAvailability, kapiVals.DNSDomains = vc.Kubernetes.Version, ha, vc.DNSDomains
+	kapiVals.ServiceNetwork, kapiVals.EtcdCASecretName, kapiVals.EtcdClientSecretName = vc.Networking.Services, secretEtcdCA, secretEtcdClient
+	kapiVals.ServerTLSSecretName, kapiVals.ClientCASecretName = secretKubeAPIServer, secretClientCA
+	kapiVals.FrontProxyCASecretName, kapiVals.FrontProxyClientSecretName = secretFrontProxyCA, secretKubeAggregator
+	kapiVals.ServiceAccountKeySecretName, kapiVals.EncryptionConfigSecretName = secretServiceAccount, secretKAPIEncryption
+	kapiVals.EncryptedResources, kapiVals.AuditPolicyConfigMap, kapiVals.FeatureGates = extra, kapi.auditPolicy, kapi.featureGates
+	component.Override(&kapiVals.EventTTL, kapi.eventTTL)
+	kapiVals.TopologyAwareRouting = g.topologyAwareRouting()
+	kapiObjs, err := kubeapiserver.Objects(kapiVals)
 	if err != nil {
 		return fmt.Errorf("kube-apiserver: %w", err)
 	}
@@ -126,13 +128,14 @@ func (g *builder) virtualGarden() error {
 	}
 	g.add("virtual_garden_access", "manifests", access, "ca")
 
-	kcmVals := kubecontrollermanager.Values{
-		Cluster: runtime, Namespace: Namespace, NamePrefix: ptr.To(p), Images: images, KubernetesVersion: vc.Kubernetes.Version,
-		HighAvailability: ha, KubeconfigSecretName: kcmAccess, CASecretName: secretCA, ClientCASecretName: secretClientCA,
-		ServiceAccountKeySecretName: secretServiceAccount,
-	}
+	kcmVals := kubecontrollermanager.Type.Defaults()
+	kcmVals.Cluster, kcmVals.Namespace, kcmVals.NamePrefix, kcmVals.Images = runtime, Namespace, p, images
+	kcmVals.KubernetesVersion, kcmVals.HighAvailability = vc.Kubernetes.Version, ha
+	kcmVals.KubeconfigSecretName, kcmVals.CASecretName, kcmVals.ClientCASecretName = kcmAccess, secretCA, secretClientCA
+	kcmVals.ServiceAccountKeySecretName = secretServiceAccount
 	if k := vc.Kubernetes.KubeControllerManager; k != nil {
-		kcmVals.CertificateSigningDuration, kcmVals.FeatureGates = k.CertificateSigningDuration, k.FeatureGates
+		component.Override(&kcmVals.CertificateSigningDuration, k.CertificateSigningDuration)
+		kcmVals.FeatureGates = k.FeatureGates
 	}
 	kcm, err := kubecontrollermanager.Objects(kcmVals)
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/images"
-	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
 
 // Where the API server finds its files.
@@ -54,14 +53,14 @@ type mount struct {
 
 func mounts(r resolved) []mount {
 	m := []mount{
-		{name: "ca-client", dir: dirClientCA, secret: or(r.ClientCASecretName, "ca-client")},
-		{name: "ca-front-proxy", dir: dirFrontProxyCA, secret: or(r.FrontProxyCASecretName, "ca-front-proxy")},
-		{name: "front-proxy-client", dir: dirFrontProxyCert, secret: or(r.FrontProxyClientSecretName, "kube-aggregator")},
-		{name: "etcd-ca", dir: dirEtcdCA, secret: or(r.EtcdCASecretName, "ca-etcd")},
-		{name: "etcd-client", dir: dirEtcdClient, secret: or(r.EtcdClientSecretName, "etcd-client")},
-		{name: "server", dir: dirServer, secret: or(r.ServerTLSSecretName, "kube-apiserver")},
-		{name: "service-account-key", dir: dirServiceAccount, secret: or(r.ServiceAccountKeySecretName, "service-account-key")},
-		{name: "etcd-encryption-secret", dir: dirEncryption, secret: or(r.EncryptionConfigSecretName, "kube-apiserver-etcd-encryption-configuration")},
+		{name: "ca-client", dir: dirClientCA, secret: r.ClientCASecretName},
+		{name: "ca-front-proxy", dir: dirFrontProxyCA, secret: r.FrontProxyCASecretName},
+		{name: "front-proxy-client", dir: dirFrontProxyCert, secret: r.FrontProxyClientSecretName},
+		{name: "etcd-ca", dir: dirEtcdCA, secret: r.EtcdCASecretName},
+		{name: "etcd-client", dir: dirEtcdClient, secret: r.EtcdClientSecretName},
+		{name: "server", dir: dirServer, secret: r.ServerTLSSecretName},
+		{name: "service-account-key", dir: dirServiceAccount, secret: r.ServiceAccountKeySecretName},
+		{name: "etcd-encryption-secret", dir: dirEncryption, secret: r.EncryptionConfigSecretName},
 		{name: "admission-config", dir: dirAdmission, configMap: admissionConfigName(r.prefix)},
 	}
 	if r.AuditPolicyConfigMap != "" {
@@ -86,7 +85,7 @@ func args(r resolved) []string {
 		"--etcd-servers=" + r.mainEndpoint,
 		// Events go to their own etcd (Gardener's "etcd" docs/concepts/etcd.md).
 		"--etcd-servers-overrides=/events#" + r.eventsEndpoint,
-		"--event-ttl=" + or(r.EventTTL, defaultEventTTL),
+		"--event-ttl=" + r.EventTTL,
 		"--external-hostname=" + ExternalHostname(r.DNSDomains), // Gardener's docs/concepts/operator.md
 		"--profiling=false",
 		"--proxy-client-cert-file=" + dirFrontProxyCert + "/" + keyCert,
@@ -151,11 +150,11 @@ func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, er
 	if err != nil {
 		return nil, err
 	}
-	cpu, err := resource.ParseQuantity(or(r.CPURequest, defaultCPURequest))
+	cpu, err := resource.ParseQuantity(r.CPURequest)
 	if err != nil {
 		return nil, fmt.Errorf("cpu request %q: %w", r.CPURequest, err)
 	}
-	mem, err := resource.ParseQuantity(or(r.MemoryRequest, defaultMemRequest))
+	mem, err := resource.ParseQuantity(r.MemoryRequest)
 	if err != nil {
 		return nil, fmt.Errorf("memory request %q: %w", r.MemoryRequest, err)
 	}
@@ -206,7 +205,7 @@ func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, er
 				},
 				Spec: corev1.PodSpec{
 					AutomountServiceAccountToken: ptr.To(false),
-					PriorityClassName:            or(r.PriorityClassName, priorityclasses.GardenSystem500),
+					PriorityClassName:            r.PriorityClassName,
 					TopologySpreadConstraints:    Spread(selector),
 					Containers: []corev1.Container{{
 						Name:    "kube-apiserver",

@@ -25,15 +25,16 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Values are the component's typed inputs. Zero values mean the documented defaults, so that the
-// garden composite only sets what differs.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults; fields whose default depends on other fields say so.
 type Values struct {
 	// Cluster is the runtime cluster the API server runs in.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of all objects; "" means "garden".
+	// Namespace of all objects.
 	Namespace string `json:"namespace"`
-	// NamePrefix is put before kube-apiserver; nil means "virtual-garden-", "" none (shoots).
-	NamePrefix *string `json:"name_prefix"`
+	// NamePrefix is put before kube-apiserver: etcd.DefaultNamePrefix for the virtual garden, ""
+	// for the control planes of shoots.
+	NamePrefix string `json:"name_prefix"`
 	// Images overrides image vector entries by name (kube-apiserver).
 	Images map[string]string `json:"images"`
 	// KubernetesVersion (MAJOR.MINOR.PATCH) tags the image and gates features.
@@ -48,45 +49,42 @@ type Values struct {
 	// ServiceNetwork is the IPv4 range Service cluster IPs are allocated from (Gardener's
 	// docs/concepts/operator.md).
 	ServiceNetwork string `json:"service_network"`
-	// ClusterDomain of the runtime cluster, for the Istio destination host; "" means cluster.local.
+	// ClusterDomain of the runtime cluster, for the Istio destination host.
 	ClusterDomain string `json:"cluster_domain"`
 	// EtcdMainEndpoint and EtcdEventsEndpoint default to the client Services of the etcd
 	// component with the same prefix and namespace.
 	EtcdMainEndpoint   string `json:"etcd_main_endpoint"`
 	EtcdEventsEndpoint string `json:"etcd_events_endpoint"`
-	// EtcdCASecretName holds the etcd CA (ca.crt); "" means "ca-etcd".
+	// EtcdCASecretName holds the etcd CA (ca.crt).
 	EtcdCASecretName string `json:"etcd_ca_secret_name"`
-	// EtcdClientSecretName holds the etcd client certificate (tls.crt, tls.key); "" means
-	// "etcd-client".
+	// EtcdClientSecretName holds the etcd client certificate (tls.crt, tls.key).
 	EtcdClientSecretName string `json:"etcd_client_secret_name"`
-	// ServerTLSSecretName holds the serving certificate (tls.crt, tls.key) for ServerDNSNames; ""
-	// means "kube-apiserver".
+	// ServerTLSSecretName holds the serving certificate (tls.crt, tls.key) for ServerDNSNames.
 	ServerTLSSecretName string `json:"server_tls_secret_name"`
-	// ClientCASecretName holds the CA (ca.crt) client certificates are verified with; "" means
-	// "ca-client" (Gardener's docs/concepts/operator.md).
+	// ClientCASecretName holds the CA (ca.crt) client certificates are verified with (Gardener's
+	// docs/concepts/operator.md).
 	ClientCASecretName string `json:"client_ca_secret_name"`
-	// FrontProxyCASecretName holds the CA (ca.crt) of the aggregation layer; "" means
-	// "ca-front-proxy" (Gardener's docs/concepts/operator.md).
+	// FrontProxyCASecretName holds the CA (ca.crt) of the aggregation layer (Gardener's
+	// docs/concepts/operator.md).
 	FrontProxyCASecretName string `json:"front_proxy_ca_secret_name"`
 	// FrontProxyClientSecretName holds the client certificate (tls.crt, tls.key) the API server
-	// proxies aggregated APIs (gardener-apiserver) with; "" means "kube-aggregator".
+	// proxies aggregated APIs (gardener-apiserver) with.
 	FrontProxyClientSecretName string `json:"front_proxy_client_secret_name"`
-	// ServiceAccountKeySecretName holds the ServiceAccount signing key (key.pem, pub.pem); ""
-	// means "service-account-key" (Gardener's docs/concepts/operator.md).
+	// ServiceAccountKeySecretName holds the ServiceAccount signing key (key.pem, pub.pem)
+	// (Gardener's docs/concepts/operator.md).
 	ServiceAccountKeySecretName string `json:"service_account_key_secret_name"`
 	// ServiceAccountIssuer of tokens; "" means https://api.<first domain>.
 	ServiceAccountIssuer string `json:"service_account_issuer"`
 	// EncryptionConfigSecretName holds the EncryptionConfiguration (key
 	// encryption-configuration.yaml) with the keys; the engine or composite provides it, built
-	// with EncryptionConfiguration(EncryptedResources(...)). "" means
-	// "kube-apiserver-etcd-encryption-configuration".
+	// with EncryptionConfiguration(EncryptedResources(...)).
 	EncryptionConfigSecretName string `json:"encryption_config_secret_name"`
 	// EncryptedResources are resources (resource.group) encrypted in addition to Secrets
 	// (Gardener's docs/concepts/operator.md).
 	EncryptedResources []string `json:"encrypted_resources"`
 	// AuditPolicyConfigMap names a ConfigMap with key audit-policy.yaml; "" means no audit log.
 	AuditPolicyConfigMap string `json:"audit_policy_config_map"`
-	// EventTTL is how long events are kept; "" means 1h.
+	// EventTTL is how long events are kept.
 	EventTTL string `json:"event_ttl"`
 	// FeatureGates switch Kubernetes feature gates on or off.
 	FeatureGates map[string]bool `json:"feature_gates"`
@@ -96,24 +94,23 @@ type Values struct {
 	// AdmissionPluginConfigs are YAML configurations of admission plugins by plugin name, put
 	// into the AdmissionConfiguration.
 	AdmissionPluginConfigs map[string]string `json:"admission_plugin_configs"`
-	// CPURequest and MemoryRequest are the initial requests; "" means 600m and 512Mi
-	// (Gardener's docs/development/autoscaling-specifics-for-components.md).
+	// CPURequest and MemoryRequest are the initial requests (Gardener's
+	// docs/development/autoscaling-specifics-for-components.md).
 	CPURequest    string `json:"cpu_request"`
 	MemoryRequest string `json:"memory_request"`
-	// PriorityClassName of the pods; "" means gardener-garden-system-500 (Gardener's "Priority
-	// Classes" docs/development/priority-classes.md).
+	// PriorityClassName of the pods (Gardener's "Priority Classes"
+	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
 	// TopologyAwareRouting makes the Service prefer endpoints in the caller's zone (Gardener's
 	// "Topology Aware Routing" docs/operations/topology_aware_routing.md).
 	TopologyAwareRouting bool `json:"topology_aware_routing"`
-	// ScrapeTargetsAlias is the alias of the Prometheus that scrapes the API server;
-	// "" means all-garden-scrape-targets (Gardener's "Network Policies"
-	// docs/operations/network_policies.md); seeds use all-seed-scrape-targets.
+	// ScrapeTargetsAlias is the alias of the Prometheus that scrapes the API server (Gardener's
+	// "Network Policies" docs/operations/network_policies.md); seeds use all-seed-scrape-targets.
 	ScrapeTargetsAlias string `json:"scrape_targets_alias"`
-	// SNI exposes the API server through the Istio ingress gateway; nil means true.
-	SNI *bool `json:"sni"`
-	// IngressGatewayNamespace is where the ingress gateway runs; "" means
-	// virtual-garden-istio-ingress (Gardener's docs/concepts/operator.md).
+	// SNI exposes the API server through the Istio ingress gateway.
+	SNI bool `json:"sni"`
+	// IngressGatewayNamespace is where the ingress gateway runs (Gardener's
+	// docs/concepts/operator.md).
 	IngressGatewayNamespace string `json:"ingress_gateway_namespace"`
 	// IngressGatewayLabels select the ingress gateway pods; empty means
 	// {app: istio-ingressgateway, istio: ingressgateway}.
@@ -130,15 +127,14 @@ type Values struct {
 	Hibernated bool `json:"-"`
 }
 
-// resolved are the values with every default applied.
+// resolved are the values with the defaults that depend on other values applied.
 type resolved struct {
 	Values
 	prefix, namespace, mainEndpoint, eventsEndpoint string
-	sni                                             bool
 }
 
 func resolve(v Values) (resolved, error) {
-	r := resolved{Values: v, prefix: etcd.Prefix(v.NamePrefix), namespace: namespaceOr(v.Namespace)}
+	r := resolved{Values: v, prefix: v.NamePrefix, namespace: v.Namespace}
 	if v.KubernetesVersion == "" {
 		return r, fmt.Errorf("kubernetes version is required")
 	}
@@ -154,12 +150,9 @@ func resolve(v Values) (resolved, error) {
 	}
 	r.mainEndpoint = or(v.EtcdMainEndpoint, etcd.Endpoint(r.prefix, etcd.RoleMain, r.namespace))
 	r.eventsEndpoint = or(v.EtcdEventsEndpoint, etcd.Endpoint(r.prefix, etcd.RoleEvents, r.namespace))
-	r.sni = v.SNI == nil || *v.SNI
-	r.IngressGatewayNamespace = or(v.IngressGatewayNamespace, DefaultIngressGatewayNamespace)
 	if len(v.IngressGatewayLabels) == 0 {
 		r.IngressGatewayLabels = DefaultIngressGatewayLabels()
 	}
-	r.ClusterDomain = or(v.ClusterDomain, DefaultClusterDomain)
 	return r, nil
 }
 
@@ -177,7 +170,7 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	prefix, ns := etcd.Prefix(v.NamePrefix), namespaceOr(v.Namespace)
+	prefix, ns := v.NamePrefix, v.Namespace
 	return &render.Output{
 		Objects: objs,
 		Outputs: map[string]cty.Value{
@@ -223,7 +216,7 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, err
 	}
 	StripStatus(us)
-	if r.sni {
+	if r.SNI {
 		us = append(us, istioObjects(r)...)
 	}
 	return kube.On(v.Cluster.Name, "", us...), nil

@@ -11,10 +11,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -22,12 +22,12 @@ import (
 var runtimeCluster = decode.Cluster{Name: "runtime"}
 
 func minimal() Values {
-	return Values{
+	return rendertest.Overlay(Type.Defaults(), Values{
 		Cluster:           runtimeCluster,
 		KubernetesVersion: "1.31.4",
 		DNSDomains:        []string{"garden.example.com"},
 		ServiceNetwork:    "100.64.0.0/13",
-	}
+	})
 }
 
 func cases() map[string]Values {
@@ -44,9 +44,9 @@ func cases() map[string]Values {
 	ha.Images = map[string]string{"kube-apiserver": "registry.example.com/kube-apiserver@sha256:0123"}
 
 	shoot := minimal()
-	shoot.NamePrefix = ptr.To("")
+	shoot.NamePrefix = ""
 	shoot.Namespace = "shoot--dev--a"
-	shoot.SNI = ptr.To(false)
+	shoot.SNI = false
 	shoot.PriorityClassName = "gardener-system-500"
 	shoot.ScrapeTargetsAlias = "all-scrape-targets"
 	shoot.CPURequest, shoot.MemoryRequest = "250m", "500Mi"
@@ -227,7 +227,7 @@ func TestIstioExposure(t *testing.T) {
 
 func TestNoIstioWithoutSNI(t *testing.T) {
 	v := minimal()
-	v.SNI = ptr.To(false)
+	v.SNI = false
 	objs, err := Objects(v)
 	require.NoError(t, err)
 	for _, o := range objs {
@@ -302,7 +302,7 @@ func TestAuditPolicy(t *testing.T) {
 }
 
 func TestRenderOutputs(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
+	out, err := Type.RenderConfig(render.Input{Config: rendertest.ConfigOf(Type, map[string]cty.Value{
 		"cluster":             cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),
 		"kubernetes_version":  cty.StringVal("1.32.0"),
 		"dns_domains":         cty.ListVal([]cty.Value{cty.StringVal("garden.example.com")}),

@@ -11,9 +11,9 @@ import (
 // Policies" docs/operations/network_policies.md: to-garden-virtual-garden-kube-apiserver-tcp-443).
 const Port = 443
 
-// Defaults of the Istio exposure. The istio component creates the ingress gateway; these are the
-// names it uses (Gardener's "Gardener Operator" docs/concepts/operator.md), repeated here so that
-// this package does not depend on it.
+// Defaults of the Istio exposure (the schema's, schema.go). The istio component creates the
+// ingress gateway; these are the names it uses (Gardener's "Gardener Operator"
+// docs/concepts/operator.md), repeated here so that this package does not depend on it.
 const (
 	DefaultIngressGatewayNamespace = "virtual-garden-istio-ingress"
 	DefaultClusterDomain           = "cluster.local"
@@ -51,7 +51,7 @@ func SelectorLabels(prefix string) map[string]string {
 // reach the API server at through its Service (Gardener's "Topology Aware Routing"
 // docs/operations/topology_aware_routing.md).
 func InternalEndpoint(prefix, namespace string) string {
-	return fmt.Sprintf("https://%s.%s.svc", ServiceName(prefix), namespaceOr(namespace))
+	return fmt.Sprintf("https://%s.%s.svc", ServiceName(prefix), namespace)
 }
 
 // Hosts are the names the API server is exposed under through Istio: api.<domain> for every
@@ -85,10 +85,7 @@ func ExternalHostname(domains []string) string {
 // ServerDNSNames are the names the serving certificate must cover: the in-cluster names of the
 // Service, of the virtual cluster's own kubernetes Service, and the exposed hosts.
 func ServerDNSNames(prefix, namespace, clusterDomain string, domains []string) []string {
-	if clusterDomain == "" {
-		clusterDomain = DefaultClusterDomain
-	}
-	svc, ns := ServiceName(prefix), namespaceOr(namespace)
+	svc, ns := ServiceName(prefix), namespace
 	out := []string{svc, svc + "." + ns, svc + "." + ns + ".svc", svc + "." + ns + ".svc." + clusterDomain,
 		"kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc." + clusterDomain}
 	return append(out, Hosts(prefix, domains)...)
@@ -107,11 +104,4 @@ func etcdLabels(prefix string) map[string]string {
 		ToServiceLabel(etcd.ClientServiceName(prefix, etcd.RoleMain), etcd.ClientPort):   "allowed",
 		ToServiceLabel(etcd.ClientServiceName(prefix, etcd.RoleEvents), etcd.ClientPort): "allowed",
 	}
-}
-
-func namespaceOr(ns string) string {
-	if ns == "" {
-		return etcd.DefaultNamespace
-	}
-	return ns
 }

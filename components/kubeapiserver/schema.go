@@ -3,7 +3,9 @@ package kubeapiserver
 import (
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/internal/attr"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -24,14 +26,14 @@ func typeSchema() *schema.Schema {
 			"through the Istio ingress gateway with TLS passthrough. Certificates, keys and the encryption configuration are Secrets it references by name.",
 		Body: schema.Body{Attributes: []schema.Attribute{
 			attr.Reference("cluster", schema.RefCluster, "The runtime cluster the API server runs in."),
-			{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the API server's objects."},
-			{Name: "name_prefix", Type: cty.String, Default: cty.StringVal("virtual-garden-"), Immutable: true, Description: "Prefix of kube-apiserver and of the etcds' names: virtual-garden- for the virtual garden, empty for a shoot control plane."},
+			{Name: "namespace", Type: cty.String, Default: cty.StringVal(etcd.DefaultNamespace), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the API server's objects."},
+			{Name: "name_prefix", Type: cty.String, Default: cty.StringVal(etcd.DefaultNamePrefix), Immutable: true, Description: "Prefix of kube-apiserver and of the etcds' names: virtual-garden- for the virtual garden, empty for a shoot control plane."},
 			{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (kube-apiserver) by name: repository:tag, repository@sha256:digest or a bare tag."},
 			{Name: "kubernetes_version", Type: cty.String, Required: true, Checks: attr.Checks(schema.KubernetesVersion()), Description: "The Kubernetes version; it tags the image."},
 			{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Whether at least 3 instead of 2 replicas run."},
 			{Name: "dns_domains", Type: attr.StringList, Required: true, Checks: attr.Checks(schema.NotEmpty(), schema.DNSNameList()), Description: "Domains the API is served under as api.<domain> and gardener.<domain>; the first is the external hostname."},
 			{Name: "service_network", Type: cty.String, Required: true, Immutable: true, Checks: attr.Checks(schema.CIDR()), Description: "The IPv4 range Service cluster IPs are allocated from."},
-			{Name: "cluster_domain", Type: cty.String, Default: cty.StringVal("cluster.local"), Checks: attr.Checks(schema.DNSName()), Description: "The runtime cluster's DNS domain, for the Istio destination host."},
+			{Name: "cluster_domain", Type: cty.String, Default: cty.StringVal(DefaultClusterDomain), Checks: attr.Checks(schema.DNSName()), Description: "The runtime cluster's DNS domain, for the Istio destination host."},
 			{Name: "etcd_main_endpoint", Type: cty.String, Description: "URL of the main etcd; the client Service of the etcd component with the same prefix and namespace when unset."},
 			{Name: "etcd_events_endpoint", Type: cty.String, Description: "URL of the events etcd; the client Service of the etcd component with the same prefix and namespace when unset."},
 			secretName("etcd_ca_secret_name", "ca-etcd", "Secret with the etcd CA certificate (ca.crt)."),
@@ -45,18 +47,18 @@ func typeSchema() *schema.Schema {
 			secretName("encryption_config_secret_name", "kube-apiserver-etcd-encryption-configuration", "Secret with the EncryptionConfiguration (encryption-configuration.yaml) covering the output encrypted_resources."),
 			{Name: "encrypted_resources", Type: attr.StringList, Description: "Resources, as resource.group, encrypted in etcd in addition to Secrets; custom resources need Kubernetes 1.26 or later."},
 			{Name: "audit_policy_config_map", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "Name of a ConfigMap in the namespace with the audit policy (audit-policy.yaml); no audit log when unset."},
-			{Name: "event_ttl", Type: cty.String, Default: cty.StringVal("1h"), Checks: attr.Checks(schema.Duration()), Description: "How long the API server keeps events."},
+			{Name: "event_ttl", Type: cty.String, Default: cty.StringVal(defaultEventTTL), Checks: attr.Checks(schema.Duration()), Description: "How long the API server keeps events."},
 			attr.FeatureGates("the kube-apiserver"),
 			{Name: "enable_admission_plugins", Type: attr.StringList, Description: "Admission plugins to turn on in addition to the defaults."},
 			{Name: "disable_admission_plugins", Type: attr.StringList, Description: "Default admission plugins to turn off."},
 			{Name: "admission_plugin_configs", Type: cty.Map(cty.String), Description: "YAML configurations of admission plugins by plugin name, such as yamlencode({...})."},
-			{Name: "cpu_request", Type: cty.String, Default: cty.StringVal("600m"), Checks: attr.Checks(schema.Quantity()), Description: "Initial CPU request of each replica."},
-			{Name: "memory_request", Type: cty.String, Default: cty.StringVal("512Mi"), Checks: attr.Checks(schema.Quantity()), Description: "Initial memory request of each replica."},
-			{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal("gardener-garden-system-500"), Checks: attr.Checks(schema.ObjectName()), Description: "PriorityClass of the pods; gardener-system-500 for shoot control planes."},
+			{Name: "cpu_request", Type: cty.String, Default: cty.StringVal(defaultCPURequest), Checks: attr.Checks(schema.Quantity()), Description: "Initial CPU request of each replica."},
+			{Name: "memory_request", Type: cty.String, Default: cty.StringVal(defaultMemRequest), Checks: attr.Checks(schema.Quantity()), Description: "Initial memory request of each replica."},
+			{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal(priorityclasses.GardenSystem500), Checks: attr.Checks(schema.ObjectName()), Description: "PriorityClass of the pods; gardener-system-500 for shoot control planes."},
 			{Name: "topology_aware_routing", Type: cty.Bool, Default: cty.False, Description: "Whether the Service prefers endpoints in the caller's zone."},
-			{Name: "scrape_targets_alias", Type: cty.String, Default: cty.StringVal("all-garden-scrape-targets"), Description: "Alias of the Prometheus allowed to scrape the API server: all-garden-scrape-targets in a garden, all-seed-scrape-targets or all-scrape-targets in a seed."},
+			{Name: "scrape_targets_alias", Type: cty.String, Default: cty.StringVal(defaultScrapeAlias), Description: "Alias of the Prometheus allowed to scrape the API server: all-garden-scrape-targets in a garden, all-seed-scrape-targets or all-scrape-targets in a seed."},
 			{Name: "sni", Type: cty.Bool, Default: cty.True, Description: "Whether the API server is exposed through the Istio ingress gateway (Gateway, VirtualService, DestinationRule)."},
-			{Name: "ingress_gateway_namespace", Type: cty.String, Default: cty.StringVal("virtual-garden-istio-ingress"), Checks: attr.Checks(schema.DNSLabel()), Description: "Namespace of the Istio ingress gateway, allowed to reach the API server."},
+			{Name: "ingress_gateway_namespace", Type: cty.String, Default: cty.StringVal(DefaultIngressGatewayNamespace), Checks: attr.Checks(schema.DNSLabel()), Description: "Namespace of the Istio ingress gateway, allowed to reach the API server."},
 			{Name: "ingress_gateway_labels", Type: cty.Map(cty.String), Description: "Labels of the Istio ingress gateway pods; app=istio-ingressgateway and istio=ingressgateway when unset."},
 		}},
 		Outputs: []schema.Output{

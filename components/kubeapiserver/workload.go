@@ -68,10 +68,10 @@ func MetricsService(name, namespace string, labels map[string]string, alias stri
 // docs/operations/topology_aware_routing.md.
 func service(r resolved) *corev1.Service {
 	selector := SelectorLabels(r.prefix)
-	k, val := ScrapeAnnotation(or(r.ScrapeTargetsAlias, defaultScrapeAlias), Port)
+	k, val := ScrapeAnnotation(r.ScrapeTargetsAlias, Port)
 	annotations := map[string]string{k: val}
 	labels := SelectorLabels(r.prefix)
-	if r.sni {
+	if r.SNI {
 		sel, _ := json.Marshal([]any{map[string]any{"matchLabels": map[string]string{"kubernetes.io/metadata.name": r.IngressGatewayNamespace}}})
 		annotations[annotationNamespaceSelectors] = string(sel)
 	}

@@ -21,13 +21,11 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/component"
-	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
-	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -76,14 +74,16 @@ type ShootNetworks struct {
 	Workerless bool
 }
 
-// Values are the component's typed inputs. Zero values mean the documented defaults.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	// Cluster is the runtime cluster the controller manager runs in.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of all objects; "" means "garden".
+	// Namespace of all objects.
 	Namespace string `json:"namespace"`
-	// NamePrefix is put before kube-controller-manager; nil means "virtual-garden-", "" none.
-	NamePrefix *string `json:"name_prefix"`
+	// NamePrefix is put before kube-controller-manager: etcd.DefaultNamePrefix for the virtual
+	// garden, "" for the control planes of shoots.
+	NamePrefix string `json:"name_prefix"`
 	// Images overrides image vector entries by name (kube-controller-manager).
 	Images map[string]string `json:"images"`
 	// KubernetesVersion (MAJOR.MINOR.PATCH) tags the image.
@@ -92,26 +92,25 @@ type Values struct {
 	// Availability Of Components" docs/development/high-availability-of-components.md).
 	HighAvailability bool `json:"high_availability"`
 	// KubeconfigSecretName holds a kubeconfig (key kubeconfig) for the API server the controller
-	// manager manages; "" means "kube-controller-manager-kubeconfig".
+	// manager manages.
 	KubeconfigSecretName string `json:"kubeconfig_secret_name"`
-	// CASecretName holds the cluster CA (ca.crt) published as kube-root-ca.crt; "" means "ca".
+	// CASecretName holds the cluster CA (ca.crt) published as kube-root-ca.crt.
 	CASecretName string `json:"ca_secret_name"`
-	// ClientCASecretName holds the client CA (ca.crt, ca.key) CSRs are signed with; "" means
-	// "ca-client" (Gardener's docs/concepts/operator.md).
+	// ClientCASecretName holds the client CA (ca.crt, ca.key) CSRs are signed with (Gardener's
+	// docs/concepts/operator.md).
 	ClientCASecretName string `json:"client_ca_secret_name"`
-	// ServiceAccountKeySecretName holds the ServiceAccount signing key (key.pem); "" means
-	// "service-account-key" (Gardener's docs/concepts/operator.md).
+	// ServiceAccountKeySecretName holds the ServiceAccount signing key (key.pem) (Gardener's
+	// docs/concepts/operator.md).
 	ServiceAccountKeySecretName string `json:"service_account_key_secret_name"`
-	// CertificateSigningDuration is the longest validity of certificates signed for CSRs; ""
-	// means 720h.
+	// CertificateSigningDuration is the longest validity of certificates signed for CSRs.
 	CertificateSigningDuration string `json:"certificate_signing_duration"`
 	// FeatureGates switch Kubernetes feature gates on or off.
 	FeatureGates map[string]bool `json:"feature_gates"`
-	// PriorityClassName of the pods; "" means gardener-garden-system-300 (Gardener's "Priority
-	// Classes" docs/development/priority-classes.md).
+	// PriorityClassName of the pods (Gardener's "Priority Classes"
+	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
-	// ScrapeTargetsAlias is the alias of the Prometheus that scrapes the metrics; "" means
-	// all-garden-scrape-targets (Gardener's "Network Policies" docs/operations/network_policies.md).
+	// ScrapeTargetsAlias is the alias of the Prometheus that scrapes the metrics (Gardener's
+	// "Network Policies" docs/operations/network_policies.md).
 	ScrapeTargetsAlias string `json:"scrape_targets_alias"`
 	// Shoot, when set, configures a shoot's controller manager; nil is the virtual garden's.
 	Shoot *ShootNetworks `json:"-"`
@@ -159,16 +158,13 @@ func Objects(v Values) ([]render.Object, error) {
 	if v.KubernetesVersion == "" {
 		return nil, fmt.Errorf("kubernetes version is required")
 	}
-	if d := v.CertificateSigningDuration; d != "" {
-		if _, err := time.ParseDuration(d); err != nil {
-			return nil, fmt.Errorf("certificate signing duration %q: %w", d, err)
-		}
+	if _, err := time.ParseDuration(v.CertificateSigningDuration); err != nil {
+		return nil, fmt.Errorf("certificate signing duration %q: %w", v.CertificateSigningDuration, err)
 	}
 	if s := v.Shoot; s != nil && !s.Workerless && s.Pods == "" {
 		return nil, fmt.Errorf("shoot pod network is required to allocate node pod ranges")
 	}
-	prefix := etcd.Prefix(v.NamePrefix)
-	ns := or(v.Namespace, etcd.DefaultNamespace)
+	prefix, ns := v.NamePrefix, v.Namespace
 	d, err := deployment(v, prefix, ns)
 	if err != nil {
 		return nil, err
@@ -198,7 +194,7 @@ func args(v Values) []string {
 		"--authentication-kubeconfig=" + kubeconfig,
 		"--authorization-kubeconfig=" + kubeconfig,
 		"--cluster-signing-cert-file=" + dirClientCA + "/ca.crt",
-		"--cluster-signing-duration=" + or(v.CertificateSigningDuration, "720h"),
+		"--cluster-signing-duration=" + v.CertificateSigningDuration,
 		"--cluster-signing-key-file=" + dirClientCA + "/ca.key",
 		"--controllers=" + strings.Join(Controllers, ","),
 		"--kubeconfig=" + kubeconfig,
@@ -271,10 +267,10 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 	var volumes []corev1.Volume
 	var mounts []corev1.VolumeMount
 	for _, s := range [][3]string{
-		{"kubeconfig", dirKubeconfig, or(v.KubeconfigSecretName, "kube-controller-manager-kubeconfig")},
-		{"ca", dirCA, or(v.CASecretName, "ca")},
-		{"ca-client", dirClientCA, or(v.ClientCASecretName, "ca-client")},
-		{"service-account-key", dirServiceAccount, or(v.ServiceAccountKeySecretName, "service-account-key")},
+		{"kubeconfig", dirKubeconfig, v.KubeconfigSecretName},
+		{"ca", dirCA, v.CASecretName},
+		{"ca-client", dirClientCA, v.ClientCASecretName},
+		{"service-account-key", dirServiceAccount, v.ServiceAccountKeySecretName},
 	} {
 		vol, m := secret(s[0], s[1], s[2])
 		volumes, mounts = append(volumes, vol), append(mounts, m)
@@ -298,7 +294,7 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
 					AutomountServiceAccountToken: ptr.To(false),
-					PriorityClassName:            or(v.PriorityClassName, priorityclasses.GardenSystem300),
+					PriorityClassName:            v.PriorityClassName,
 					TopologySpreadConstraints:    kubeapiserver.Spread(selector),
 					Containers: []corev1.Container{{
 						Name:    "kube-controller-manager",
@@ -330,12 +326,5 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 // service exposes the metrics port to the garden's Prometheus (Gardener's
 // docs/operations/network_policies.md).
 func service(v Values, prefix, ns string) *corev1.Service {
-	return kubeapiserver.MetricsService(Name(prefix), ns, SelectorLabels(prefix), or(v.ScrapeTargetsAlias, "all-garden-scrape-targets"), Port)
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	return kubeapiserver.MetricsService(Name(prefix), ns, SelectorLabels(prefix), v.ScrapeTargetsAlias, Port)
 }

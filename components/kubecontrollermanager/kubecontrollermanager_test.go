@@ -10,15 +10,15 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
 func minimal() Values {
-	return Values{Cluster: decode.Cluster{Name: "runtime"}, KubernetesVersion: "1.31.4"}
+	return rendertest.Overlay(Type.Defaults(), Values{Cluster: decode.Cluster{Name: "runtime"}, KubernetesVersion: "1.31.4"})
 }
 
 func cases() map[string]Values {
@@ -28,7 +28,7 @@ func cases() map[string]Values {
 	ha.FeatureGates = map[string]bool{"B": false, "A": true}
 	ha.Images = map[string]string{"kube-controller-manager": "v1.31.5"}
 	shoot := minimal()
-	shoot.NamePrefix = ptr.To("")
+	shoot.NamePrefix = ""
 	shoot.Namespace = "shoot--dev--a"
 	shoot.PriorityClassName = "gardener-system-300"
 	return map[string]Values{"default": minimal(), "ha-customised": ha, "shoot": shoot}
@@ -153,7 +153,7 @@ func TestHibernation(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
+	out, err := Type.RenderConfig(render.Input{Config: rendertest.ConfigOf(Type, map[string]cty.Value{
 		"cluster":                      cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),
 		"kubernetes_version":           cty.StringVal("1.32.1"),
 		"certificate_signing_duration": cty.StringVal("24h"),

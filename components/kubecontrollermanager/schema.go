@@ -3,7 +3,9 @@ package kubecontrollermanager
 import (
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/internal/attr"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -24,8 +26,8 @@ func typeSchema() *schema.Schema {
 			"controller, so clients use the TokenRequest API. One replica, two with high availability.",
 		Body: schema.Body{Attributes: []schema.Attribute{
 			attr.Reference("cluster", schema.RefCluster, "The runtime cluster the controller manager runs in."),
-			{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the controller manager's objects."},
-			{Name: "name_prefix", Type: cty.String, Default: cty.StringVal("virtual-garden-"), Immutable: true, Description: "Prefix of kube-controller-manager and of the API server's name: virtual-garden- for the virtual garden, empty for a shoot control plane."},
+			{Name: "namespace", Type: cty.String, Default: cty.StringVal(etcd.DefaultNamespace), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the controller manager's objects."},
+			{Name: "name_prefix", Type: cty.String, Default: cty.StringVal(etcd.DefaultNamePrefix), Immutable: true, Description: "Prefix of kube-controller-manager and of the API server's name: virtual-garden- for the virtual garden, empty for a shoot control plane."},
 			{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (kube-controller-manager) by name: repository:tag, repository@sha256:digest or a bare tag."},
 			{Name: "kubernetes_version", Type: cty.String, Required: true, Checks: attr.Checks(schema.KubernetesVersion()), Description: "The Kubernetes version; it tags the image."},
 			{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Whether two replicas with leader election run instead of one."},
@@ -35,7 +37,7 @@ func typeSchema() *schema.Schema {
 			secretName("service_account_key_secret_name", "service-account-key", "Secret with the ServiceAccount signing key (key.pem)."),
 			{Name: "certificate_signing_duration", Type: cty.String, Default: cty.StringVal("720h"), Checks: attr.Checks(schema.Duration()), Description: "The longest validity of certificates signed for CSRs, such as gardenlet client certificates."},
 			attr.FeatureGates("the kube-controller-manager"),
-			{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal("gardener-garden-system-300"), Checks: attr.Checks(schema.ObjectName()), Description: "PriorityClass of the pods; gardener-system-300 for shoot control planes."},
+			{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal(priorityclasses.GardenSystem300), Checks: attr.Checks(schema.ObjectName()), Description: "PriorityClass of the pods; gardener-system-300 for shoot control planes."},
 			{Name: "scrape_targets_alias", Type: cty.String, Default: cty.StringVal("all-garden-scrape-targets"), Description: "Alias of the Prometheus allowed to scrape the metrics: all-garden-scrape-targets in a garden, all-seed-scrape-targets or all-scrape-targets in a seed."},
 		}},
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/clusterautoscaler"
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -113,7 +114,7 @@ func (b *builder) secrets() error {
 	}
 	b.secret("kube_apiserver_tls", render.SecretSpec{
 		Name: secretKubeAPIServer, Class: "server-cert", CommonName: kubeapiserver.Name(""),
-		DNSNames: kubeapiserver.ServerDNSNames("", b.ns, "", []string{b.domain()}), CA: secretCA,
+		DNSNames: kubeapiserver.ServerDNSNames("", b.ns, kubeapiserver.DefaultClusterDomain, []string{b.domain()}), CA: secretCA,
 	}, "ca")
 	b.secret("kube_aggregator_tls", render.SecretSpec{Name: secretKubeAggregator, Class: "client-cert", CommonName: "front-proxy-client", CA: secretFrontProxyCA}, "ca_front_proxy")
 	b.secret("service_account_key", render.SecretSpec{Name: secretServiceAccount, Class: "rsa-key"}, "")
@@ -169,12 +170,11 @@ func (b *builder) etcds() error {
 			DNSNames: append(kube.ServiceDNSNames(etcd.ClientServiceName("", role), b.ns), name+"-local"), CA: secretEtcdCA,
 		}, "ca_etcd")
 		deps := []string{"namespace", "etcd_client_tls", part + "_server_tls"}
-		vals := etcd.Values{
-			Cluster: decode.Cluster{Name: b.seed.Cluster}, Namespace: b.ns, NamePrefix: ptr.To(""), Role: role,
-			HighAvailability: ha, PriorityClassName: priorityclasses.System500,
-			CASecretName: secretEtcdCA, ServerTLSSecretName: server, ClientTLSSecretName: secretEtcdClient,
-			Hibernated: b.hibernated,
-		}
+		vals := etcd.Type.Defaults()
+		vals.Cluster, vals.Namespace, vals.NamePrefix, vals.Role = decode.Cluster{Name: b.seed.Cluster}, b.ns, "", role
+		vals.HighAvailability, vals.PriorityClassName = ha, priorityclasses.System500
+		vals.CASecretName, vals.ServerTLSSecretName, vals.ClientTLSSecretName = secretEtcdCA, server, secretEtcdClient
+		vals.Hibernated = b.hibernated
 		if ha {
 			peer := "etcd-peer-server-" + role
 			b.secret(part+"_peer_tls", render.SecretSpec{
@@ -189,7 +189,9 @@ func (b *builder) etcds() error {
 		// docs/extensions/resources/backupentry.md); only main is backed up (Gardener's "ControlPlane
 		// Webhooks" docs/extensions/controlplane-webhooks.md).
 		if role == etcd.RoleMain && b.seed.BackupProvider != "" {
-			vals.Backup = &etcd.Backup{Provider: b.seed.BackupProvider, BucketName: seed.BackupBucketName(b.seed.Name), SecretRef: "etcd-backup"}
+			backup := etcd.BackupDefaults()
+			backup.Provider, backup.BucketName, backup.SecretRef = b.seed.BackupProvider, seed.BackupBucketName(b.seed.Name), "etcd-backup"
+			vals.Backup = &backup
 			deps = append(deps, "backup_entry")
 		}
 		objs, err := etcd.Objects(vals)
@@ -219,21 +221,22 @@ func (b *builder) kubeAPIServer() error {
 		}
 	}
 	gwNamespace, gwLabels := b.ingressGateway()
-	objs, err := kubeapiserver.Objects(kubeapiserver.Values{
-		Cluster: decode.Cluster{Name: b.seed.Cluster}, Namespace: b.ns, NamePrefix: ptr.To(""),
-		KubernetesVersion: b.v.Kubernetes.Version, HighAvailability: b.highAvailability(),
-		DNSDomains: []string{b.domain()}, ServiceNetwork: b.services,
-		EtcdCASecretName: secretEtcdCA, EtcdClientSecretName: secretEtcdClient,
-		ServerTLSSecretName: secretKubeAPIServer, ClientCASecretName: secretClientCA,
-		FrontProxyCASecretName: secretFrontProxyCA, FrontProxyClientSecretName: secretKubeAggregator,
-		ServiceAccountKeySecretName: secretServiceAccount, EncryptionConfigSecretName: secretKAPIEncryption,
-		EncryptedResources: k.encrypted, AuditPolicyConfigMap: k.auditPolicy, EventTTL: k.eventTTL, FeatureGates: k.featureGates,
-		EnableAdmissionPlugins: k.enable, DisableAdmissionPlugins: k.disable,
-		PriorityClassName:       priorityclasses.System500,
-		ScrapeTargetsAlias:      "all-scrape-targets", // Gardener's docs/operations/network_policies.md
-		IngressGatewayNamespace: gwNamespace, IngressGatewayLabels: gwLabels,
-		Hibernated: b.hibernated,
-	})
+	v := kubeapiserver.Type.Defaults()
+	v.Cluster, v.Namespace, v.NamePrefix = decode.Cluster{Name: b.seed.Cluster}, b.ns, ""
+	v.KubernetesVersion, v.HighAvailability = b.v.Kubernetes.Version, b.highAvailability()
+	v.DNSDomains, v.ServiceNetwork = []string{b.domain()}, b.services
+	v.EtcdCASecretName, v.EtcdClientSecretName = secretEtcdCA, secretEtcdClient
+	v.ServerTLSSecretName, v.ClientCASecretName = secretKubeAPIServer, secretClientCA
+	v.FrontProxyCASecretName, v.FrontProxyClientSecretName = secretFrontProxyCA, secretKubeAggregator
+	v.ServiceAccountKeySecretName, v.EncryptionConfigSecretName = secretServiceAccount, secretKAPIEncryption
+	v.EncryptedResources, v.AuditPolicyConfigMap, v.FeatureGates = k.encrypted, k.auditPolicy, k.featureGates
+	component.Override(&v.EventTTL, k.eventTTL)
+	v.EnableAdmissionPlugins, v.DisableAdmissionPlugins = k.enable, k.disable
+	v.PriorityClassName = priorityclasses.System500
+	v.ScrapeTargetsAlias = "all-scrape-targets" // Gardener's docs/operations/network_policies.md
+	v.IngressGatewayNamespace, v.IngressGatewayLabels = gwNamespace, gwLabels
+	v.Hibernated = b.hibernated
+	objs, err := kubeapiserver.Objects(v)
 	if err != nil {
 		return fmt.Errorf("kube-apiserver: %w", err)
 	}
@@ -304,14 +307,13 @@ func (b *builder) controllers() error {
 	}
 	b.addScaled("gardener_resource_manager", "gardener_resource_manager", grm, "kube_apiserver", "access", "gardener_resource_manager_tls")
 
-	kcmVals := kubecontrollermanager.Values{
-		Cluster: cluster, Namespace: b.ns, NamePrefix: ptr.To(""), KubernetesVersion: b.v.Kubernetes.Version,
-		HighAvailability: b.highAvailability(), KubeconfigSecretName: secretKCMAccess, CASecretName: secretCA,
-		ClientCASecretName: secretClientCA, ServiceAccountKeySecretName: secretServiceAccount,
-		PriorityClassName: priorityclasses.System300, ScrapeTargetsAlias: "all-scrape-targets",
-		Shoot:      &kubecontrollermanager.ShootNetworks{Pods: b.pods, Services: b.services, Workerless: len(b.v.Workers) == 0},
-		Hibernated: b.hibernated,
-	}
+	kcmVals := kubecontrollermanager.Type.Defaults()
+	kcmVals.Cluster, kcmVals.Namespace, kcmVals.NamePrefix, kcmVals.KubernetesVersion = cluster, b.ns, "", b.v.Kubernetes.Version
+	kcmVals.HighAvailability, kcmVals.KubeconfigSecretName, kcmVals.CASecretName = b.highAvailability(), secretKCMAccess, secretCA
+	kcmVals.ClientCASecretName, kcmVals.ServiceAccountKeySecretName = secretClientCA, secretServiceAccount
+	kcmVals.PriorityClassName, kcmVals.ScrapeTargetsAlias = priorityclasses.System300, "all-scrape-targets"
+	kcmVals.Shoot = &kubecontrollermanager.ShootNetworks{Pods: b.pods, Services: b.services, Workerless: len(b.v.Workers) == 0}
+	kcmVals.Hibernated = b.hibernated
 	if k := b.v.Kubernetes.KubeControllerManager; k != nil {
 		kcmVals.FeatureGates = k.FeatureGates
 		kcmVals.Shoot.NodeCIDRMaskSize = ptr.Deref(k.NodeCIDRMaskSize, 0)

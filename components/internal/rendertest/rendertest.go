@@ -6,6 +6,7 @@ package rendertest
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -36,6 +38,13 @@ func Cluster(name string) cty.Value {
 	return cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(name)})
 }
 
+// ConfigOf is the configuration the loader decodes for an instance of typ that sets only extra:
+// the schema's defaults, null where there is none, with extra added or overriding them.
+func ConfigOf(typ component.Type, extra map[string]cty.Value) cty.Value {
+	s := typ.Schema()
+	return Config(component.DefaultsValue(&s.Body).AsValueMap(), extra)
+}
+
 // Config is a configuration object of defaults (the schema's, as the engine fills them in) with
 // extra attributes added or overriding them. Neither map is changed.
 func Config(defaults, extra map[string]cty.Value) cty.Value {
@@ -47,6 +56,20 @@ func Config(defaults, extra map[string]cty.Value) cty.Value {
 		attrs[k] = v
 	}
 	return cty.ObjectVal(attrs)
+}
+
+// Overlay returns base with every field that is not the zero value in over copied over it: the
+// values a composite builds from a type's defaults (base, Type.Defaults()), written in a test as a
+// struct literal of what differs. A field set to its zero value on purpose (no name prefix) must
+// be set on the result.
+func Overlay[V any](base, over V) V {
+	b, o := reflect.ValueOf(&base).Elem(), reflect.ValueOf(over)
+	for i := range o.NumField() {
+		if f := o.Field(i); !f.IsZero() {
+			b.Field(i).Set(f)
+		}
+	}
+	return base
 }
 
 // Find returns the first rendered object of a kind and name, or nil if there is none, for tests
