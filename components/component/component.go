@@ -69,15 +69,18 @@ func (d *Definition[V]) Render(in render.Input, v V) (*render.Output, error) { r
 func (d *Definition[V]) Defaults() V { return decodeDefaults[V](d.defaults()) }
 
 // BlockDefaults returns a function that gives the defaults of the nested block at path (a block
-// name, then names of blocks inside it) decoded into B, for composites that fill in a block of a
-// part. The schema is read once, at the first call.
-func BlockDefaults[B any, V any](d *Definition[V], path ...string) func() B {
+// name, then names of blocks inside it) of the type's schema s, decoded into B: what a block the
+// landscape writes with none of its optional attributes decodes to, for composites that fill in
+// a block of a part and for code that stands in for an absent block. s is the schema function
+// rather than the Definition, so that a package's render code may use the defaults of its own
+// blocks. The schema is read once, at the first call.
+func BlockDefaults[B any](s func() *schema.Schema, path ...string) func() B {
 	defaults := onceDefaults[B](func() *schema.Body {
-		body := &d.schema().Body
+		body := &s().Body
 		for _, name := range path {
 			blk := body.Block(name)
 			if blk == nil {
-				panic(fmt.Sprintf("component: schema %s has no block %v", d.schema().Type, path))
+				panic(fmt.Sprintf("component: schema %s has no block %v", s().Type, path))
 			}
 			body = &blk.Body
 		}

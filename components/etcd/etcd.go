@@ -132,7 +132,7 @@ func replicas(v Values) int64 {
 var Type = component.Define(typeSchema, renderValues)
 
 // BackupDefaults are the backup block's defaults, for composites that back an etcd up.
-var BackupDefaults = component.BlockDefaults[Backup](Type, "backup")
+var BackupDefaults = component.BlockDefaults[Backup](typeSchema, "backup")
 
 // renderValues renders one etcd instance.
 func renderValues(in render.Input, v Values) (*render.Output, error) {

@@ -77,10 +77,10 @@ func (g *builder) systemComponents() error {
 	runtimeCA := render.GeneratedRef(Namespace, secretRuntimeCA, "ca.crt", true)
 
 	g.secret("gardener_resource_manager_tls", render.SecretSpec{Name: secretResourceManager, Class: "server-cert", CommonName: "gardener-resource-manager", DNSNames: resourcemanager.ServiceDNSNames(Namespace), CA: secretRuntimeCA}, "ca_garden_runtime")
-	grm, err := resourcemanager.Objects(resourcemanager.Values{
-		Cluster: runtime, Namespace: Namespace, Images: images, HighAvailability: ha,
-		AdmissionWebhooks: g.webhooks(), CABundle: runtimeCA, ServerTLSSecretName: secretResourceManager,
-	})
+	grmVals := resourcemanager.Type.Defaults()
+	grmVals.Cluster, grmVals.Namespace, grmVals.Images, grmVals.HighAvailability = runtime, Namespace, images, ha
+	grmVals.AdmissionWebhooks, grmVals.CABundle, grmVals.ServerTLSSecretName = g.v.AdmissionWebhooks, runtimeCA, secretResourceManager
+	grm, err := resourcemanager.Objects(grmVals)
 	if err != nil {
 		return fmt.Errorf("gardener-resource-manager: %w", err)
 	}
@@ -89,10 +89,10 @@ func (g *builder) systemComponents() error {
 	system := []string{}
 	if g.vpaEnabled() {
 		g.secret("vpa_admission_controller_tls", render.SecretSpec{Name: vpa.DefaultTLSSecretName, Class: "server-cert", CommonName: vpa.WebhookServiceName, DNSNames: kube.ServiceDNSNames(vpa.WebhookServiceName, Namespace), CA: secretRuntimeCA}, "ca_garden_runtime")
-		objs, err := vpa.Objects(vpa.Values{
-			Cluster: runtime, Namespace: Namespace, Images: images, HighAvailability: ha,
-			AdmissionWebhooks: g.webhooks(), CABundle: runtimeCA, TLSSecretName: vpa.DefaultTLSSecretName,
-		})
+		vpaVals := vpa.Type.Defaults()
+		vpaVals.Cluster, vpaVals.Namespace, vpaVals.Images, vpaVals.HighAvailability = runtime, Namespace, images, ha
+		vpaVals.AdmissionWebhooks, vpaVals.CABundle, vpaVals.TLSSecretName = g.v.AdmissionWebhooks, runtimeCA, vpa.DefaultTLSSecretName
+		objs, err := vpa.Objects(vpaVals)
 		if err != nil {
 			return fmt.Errorf("vpa: %w", err)
 		}

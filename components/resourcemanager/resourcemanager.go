@@ -32,7 +32,7 @@ import (
 // configurations; the Service name follows Gardener's docs/concepts/resource-manager.md.
 const Name = "gardener-resource-manager"
 
-// Defaults applied by Objects to zero values.
+// The schema's defaults (schema.go).
 const (
 	DefaultNamespace           = "garden"
 	DefaultServerTLSSecretName = "gardener-resource-manager-server"
@@ -51,11 +51,12 @@ var (
 	LogFormats = []string{"json", "text"}
 )
 
-// Values are the component's typed inputs; zero values mean the defaults above.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	// Cluster is the garden runtime cluster.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace the GRM runs in; "" means "garden". Its ManagedResources may live anywhere.
+	// Namespace the GRM runs in. Its ManagedResources may live anywhere.
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (images.GardenerResourceManager).
 	Images map[string]string `json:"images"`
@@ -64,24 +65,26 @@ type Values struct {
 	// and servers run with 2 replicas in every setting (Gardener's docs/concepts/resource-manager.md,
 	// "High Availability Of Components" docs/development/high-availability-of-components.md).
 	HighAvailability bool `json:"high_availability"`
-	// AdmissionWebhooks registers the webhook configurations; nil means true. Turn off only where
-	// nothing can serve them, such as the local control plane, whose pods never run. A shoot's GRM
-	// registers none in the seed, whatever this says, and has no use for CABundle.
-	AdmissionWebhooks *bool `json:"admission_webhooks"`
+	// AdmissionWebhooks registers the webhook configurations. Turn off only where nothing can
+	// serve them, such as the local control plane, whose pods never run. A shoot's GRM registers
+	// none in the seed, whatever this says, and has no use for CABundle.
+	AdmissionWebhooks bool `json:"admission_webhooks"`
 	// CABundle is the PEM bundle of the CA that signed the webhook server's certificate, or an
 	// engine marker (render.UnknownString, render.GeneratedRef) standing in for it. Empty leaves
 	// caBundle unset.
 	CABundle string `json:"ca_bundle"`
 	// ServerTLSSecretName names the kubernetes.io/tls Secret (tls.crt, tls.key) the webhook
-	// server serves with; "" means "gardener-resource-manager-server". Its certificate must be
-	// valid for the Service's DNS names (ServiceDNSNames).
+	// server serves with. Its certificate must be valid for the Service's DNS names
+	// (ServiceDNSNames).
 	ServerTLSSecretName string `json:"server_tls_secret_name"`
-	// Class is the ManagedResource .spec.class the GRM reconciles; "" means "seed", or for a
-	// shoot's GRM the GRM's own default class, that of ManagedResources without a class.
+	// Class is the ManagedResource .spec.class the GRM reconciles; "" is the GRM's own default
+	// class, that of ManagedResources without a class, which a shoot's GRM reconciles: the
+	// ManagedResources of shoot system components carry no .spec.class (Gardener's
+	// docs/concepts/resource-manager.md).
 	Class string `json:"class"`
-	// ConcurrentSyncs is the number of workers of each controller; 0 means 5.
+	// ConcurrentSyncs is the number of workers of each controller.
 	ConcurrentSyncs int `json:"concurrent_syncs"`
-	// LogLevel is one of info (default), debug, error; LogFormat json (default) or text.
+	// LogLevel is one of LogLevels, LogFormat one of LogFormats.
 	LogLevel  string `json:"log_level"`
 	LogFormat string `json:"log_format"`
 	// DefaultSeccompProfile enables the seccomp-profile webhook that defaults pods to the
@@ -117,7 +120,6 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	v = v.withDefaults()
 	return &render.Output{Objects: objs, Outputs: map[string]cty.Value{
 		"service_name": cty.StringVal(Name),
 		"namespace":    cty.StringVal(v.Namespace),
@@ -127,43 +129,7 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 // ServiceDNSNames are the names the webhook server's certificate must carry: the kube-apiserver
 // calls the webhooks through the Service.
 func ServiceDNSNames(namespace string) []string {
-	if namespace == "" {
-		namespace = DefaultNamespace
-	}
 	return kube.ServiceDNSNames(Name, namespace)
-}
-
-// withDefaults returns v with zero values replaced by the defaults. A shoot's GRM has no default
-// namespace (validate requires one), and its class stays empty: ManagedResources of shoot system
-// components carry no .spec.class, which only a GRM of the default class reconciles
-// (Gardener's docs/concepts/resource-manager.md).
-func (v Values) withDefaults() Values {
-	if v.Namespace == "" && v.Shoot == nil {
-		v.Namespace = DefaultNamespace
-	}
-	if v.ServerTLSSecretName == "" {
-		v.ServerTLSSecretName = DefaultServerTLSSecretName
-	}
-	if v.Class == "" && v.Shoot == nil {
-		v.Class = DefaultClass
-	}
-	if v.PriorityClassName == "" {
-		v.PriorityClassName = defaultPriorityClass(v.Shoot != nil)
-	}
-	if v.ConcurrentSyncs == 0 {
-		v.ConcurrentSyncs = DefaultConcurrentSyncs
-	}
-	if v.LogLevel == "" {
-		v.LogLevel = DefaultLogLevel
-	}
-	if v.LogFormat == "" {
-		v.LogFormat = DefaultLogFormat
-	}
-	if v.AdmissionWebhooks == nil {
-		on := true
-		v.AdmissionWebhooks = &on
-	}
-	return v
 }
 
 // validate rejects values the GRM or the API server would refuse, so that the plan fails
@@ -197,7 +163,9 @@ func (v Values) validate() error {
 // nor any other cluster-scoped object: the seed's GRM brings the CRD, and the shoot's GRM may
 // only touch its own namespace of the seed.
 func Objects(v Values) ([]render.Object, error) {
-	v = v.withDefaults()
+	if v.PriorityClassName == "" {
+		v.PriorityClassName = defaultPriorityClass(v.Shoot != nil)
+	}
 	if err := v.validate(); err != nil {
 		return nil, err
 	}
@@ -228,7 +196,7 @@ func Objects(v Values) ([]render.Object, error) {
 		objs = append(objs, crd)
 	}
 	objs = append(objs, us...)
-	if *v.AdmissionWebhooks && v.Shoot == nil {
+	if v.AdmissionWebhooks && v.Shoot == nil {
 		hooks, err := webhookConfigurations(v)
 		if err != nil {
 			return nil, err

@@ -27,20 +27,10 @@ const testPEM = "-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE----
 
 // defaults are the attributes the engine passes for a block that sets only what it must: the
 // schema's defaults, null where there is none.
-var defaults = map[string]cty.Value{
-	"cluster":                 rendertest.Cluster("runtime"),
-	"namespace":               cty.StringVal("garden"),
-	"images":                  cty.NullVal(cty.Map(cty.String)),
-	"high_availability":       cty.False,
-	"admission_webhooks":      cty.True,
-	"ca_bundle":               cty.NullVal(cty.String),
-	"server_tls_secret_name":  cty.StringVal("gardener-resource-manager-server"),
-	"class":                   cty.StringVal("seed"),
-	"concurrent_syncs":        cty.NumberIntVal(5),
-	"log_level":               cty.StringVal("info"),
-	"log_format":              cty.StringVal("json"),
-	"default_seccomp_profile": cty.False,
-}
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{"cluster": rendertest.Cluster("runtime")}).AsValueMap()
+
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
 
 // config is a decoded HCL configuration with the schema's defaults, changed by overrides.
 func config(overrides map[string]cty.Value) cty.Value { return rendertest.Config(defaults, overrides) }
@@ -97,7 +87,7 @@ func objectsOf(t *testing.T, v Values) []render.Object {
 }
 
 func TestObjectsAndNamespaces(t *testing.T) {
-	objs := objectsOf(t, Values{Cluster: clusterRef()})
+	objs := objectsOf(t, values(Values{Cluster: clusterRef()}))
 	var got []string
 	for _, o := range objs {
 		assert.Equal(t, "runtime", o.Cluster)
@@ -124,7 +114,7 @@ func clusterRef() decode.Cluster { return decode.Cluster{Name: "runtime"} }
 func TestDeploymentFacts(t *testing.T) {
 	for _, ha := range []bool{false, true} {
 		var d appsv1.Deployment
-		find(t, objectsOf(t, Values{Cluster: clusterRef(), HighAvailability: ha}), "Deployment", &d)
+		find(t, objectsOf(t, values(Values{Cluster: clusterRef(), HighAvailability: ha})), "Deployment", &d)
 		// Servers run with 2 replicas whatever the HA setting (Gardener's "Gardener Resource Manager"
 		// docs/concepts/resource-manager.md, "High Availability Of Components"
 		// docs/development/high-availability-of-components.md).
@@ -175,18 +165,18 @@ func TestConfigChecksumRollsPods(t *testing.T) {
 		find(t, objs, "ConfigMap", &cm)
 		return d.Spec.Template.Annotations["checksum/config"], cm.Data["config.yaml"]
 	}
-	sum, text := checksum(Values{Cluster: clusterRef()})
+	sum, text := checksum(values(Values{Cluster: clusterRef()}))
 	want := sha256.Sum256([]byte(text))
 	assert.Equal(t, hex.EncodeToString(want[:]), sum)
-	again, _ := checksum(Values{Cluster: clusterRef()})
+	again, _ := checksum(values(Values{Cluster: clusterRef()}))
 	assert.Equal(t, sum, again, "the checksum is deterministic")
-	debug, _ := checksum(Values{Cluster: clusterRef(), LogLevel: "debug"})
+	debug, _ := checksum(values(Values{Cluster: clusterRef(), LogLevel: "debug"}))
 	assert.NotEqual(t, sum, debug, "a configuration change rolls the pods")
 }
 
 func TestComponentConfiguration(t *testing.T) {
 	var cm corev1.ConfigMap
-	find(t, objectsOf(t, Values{Cluster: clusterRef(), Namespace: "gardens"}), "ConfigMap", &cm)
+	find(t, objectsOf(t, values(Values{Cluster: clusterRef(), Namespace: "gardens"})), "ConfigMap", &cm)
 	var cfg map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["config.yaml"]), &cfg))
 	u := &unstructured.Unstructured{Object: cfg}
@@ -213,7 +203,7 @@ func TestComponentConfiguration(t *testing.T) {
 }
 
 func TestServiceAndPDB(t *testing.T) {
-	objs := objectsOf(t, Values{Cluster: clusterRef()})
+	objs := objectsOf(t, values(Values{Cluster: clusterRef()}))
 	var svc corev1.Service
 	find(t, objs, "Service", &svc)
 	assert.Equal(t, map[string]string{"app": "gardener-resource-manager"}, svc.Spec.Selector)
@@ -230,7 +220,7 @@ func TestServiceAndPDB(t *testing.T) {
 }
 
 func TestWebhooks(t *testing.T) {
-	objs := objectsOf(t, Values{Cluster: clusterRef(), CABundle: testPEM})
+	objs := objectsOf(t, values(Values{Cluster: clusterRef(), CABundle: testPEM}))
 	var m admissionregistrationv1.MutatingWebhookConfiguration
 	var val admissionregistrationv1.ValidatingWebhookConfiguration
 	find(t, objs, "MutatingWebhookConfiguration", &m)
@@ -256,7 +246,7 @@ func TestWebhooks(t *testing.T) {
 	// Gardener's docs/concepts/resource-manager.md: only CRDs labelled deletion-protected.
 	assert.Equal(t, "true", val.Webhooks[0].ObjectSelector.MatchLabels["gardener.cloud/deletion-protected"])
 
-	objs = objectsOf(t, Values{Cluster: clusterRef(), DefaultSeccompProfile: true})
+	objs = objectsOf(t, values(Values{Cluster: clusterRef(), DefaultSeccompProfile: true}))
 	find(t, objs, "MutatingWebhookConfiguration", &m)
 	var seccomp bool
 	for _, h := range m.Webhooks {
@@ -274,7 +264,7 @@ func TestCABundleMarkers(t *testing.T) {
 		{render.UnknownString, render.UnknownString},
 	}
 	for _, tt := range tests {
-		objs := objectsOf(t, Values{Cluster: clusterRef(), CABundle: tt.in})
+		objs := objectsOf(t, values(Values{Cluster: clusterRef(), CABundle: tt.in}))
 		for _, o := range objs {
 			if o.Object.GetKind() != "MutatingWebhookConfiguration" && o.Object.GetKind() != "ValidatingWebhookConfiguration" {
 				continue
@@ -289,8 +279,11 @@ func TestCABundleMarkers(t *testing.T) {
 }
 
 func TestNoWebhooks(t *testing.T) {
-	off := false
-	for _, o := range objectsOf(t, Values{Cluster: clusterRef(), AdmissionWebhooks: &off}) {
+	v := values(Values{Cluster: clusterRef()})
+	v.AdmissionWebhooks = false
+	objs, err := Objects(v)
+	require.NoError(t, err)
+	for _, o := range objs {
 		assert.NotContains(t, o.Object.GetKind(), "WebhookConfiguration")
 	}
 }
@@ -304,7 +297,7 @@ func TestOutputs(t *testing.T) {
 
 func TestServiceDNSNames(t *testing.T) {
 	assert.Equal(t, []string{"gardener-resource-manager", "gardener-resource-manager.garden", "gardener-resource-manager.garden.svc",
-		"gardener-resource-manager.garden.svc.cluster.local"}, ServiceDNSNames(""))
+		"gardener-resource-manager.garden.svc.cluster.local"}, ServiceDNSNames(DefaultNamespace))
 }
 
 func TestErrors(t *testing.T) {
@@ -322,7 +315,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Objects(tt.values)
+			_, err := Objects(values(tt.values))
 			assert.ErrorContains(t, err, tt.err)
 		})
 	}

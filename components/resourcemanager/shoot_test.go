@@ -19,11 +19,13 @@ const shootNamespace = "shoot--dev--a"
 
 // shootValues are a shoot's GRM as the shoot composite builds it.
 func shootValues() Values {
-	return Values{
+	v := values(Values{
 		Cluster:   decode.Cluster{Name: "seed"},
 		Namespace: shootNamespace,
 		Shoot:     &ShootTarget{KubeconfigSecretName: "shoot-access-gardener-resource-manager"},
-	}
+	})
+	v.Class = ""
+	return v
 }
 
 func TestShootGolden(t *testing.T) {
@@ -40,9 +42,8 @@ func TestShootGolden(t *testing.T) {
 // TestShootNamespacedOnly checks that a shoot's GRM renders nothing cluster-scoped: no CRD, no
 // ClusterRole(Binding), no webhook configurations, even with admission webhooks asked for.
 func TestShootNamespacedOnly(t *testing.T) {
-	on := true
 	v := shootValues()
-	v.AdmissionWebhooks = &on
+	v.AdmissionWebhooks = true
 	var got []string
 	for _, o := range objectsOf(t, v) {
 		assert.Equal(t, "seed", o.Cluster)
@@ -194,7 +195,7 @@ func TestShootService(t *testing.T) {
 // priority class replaces the default.
 func TestRuntimeHibernationAndPriority(t *testing.T) {
 	var d appsv1.Deployment
-	find(t, objectsOf(t, Values{Cluster: clusterRef(), Hibernated: true, PriorityClassName: "gardener-system-critical"}), "Deployment", &d)
+	find(t, objectsOf(t, values(Values{Cluster: clusterRef(), Hibernated: true, PriorityClassName: "gardener-system-critical"})), "Deployment", &d)
 	assert.Equal(t, int32(0), *d.Spec.Replicas)
 	assert.Equal(t, "gardener-system-critical", d.Spec.Template.Spec.PriorityClassName)
 }

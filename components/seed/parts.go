@@ -110,13 +110,13 @@ func (b *builder) systemComponents() error {
 		first = append(first, "garden_namespace")
 		b.secret("gardener_resource_manager_tls", render.SecretSpec{Name: secretResourceManager, Class: "server-cert",
 			CommonName: "gardener-resource-manager", DNSNames: resourcemanager.ServiceDNSNames(GardenNamespace), CA: secretSeedCA}, "ca_seed")
-		grm, err := resourcemanager.Objects(resourcemanager.Values{
-			Cluster: cluster, Namespace: GardenNamespace, Class: "seed",
-			CABundle: render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), ServerTLSSecretName: secretResourceManager,
-			// The seed's own classes (Gardener's "Priority Classes" docs/development/priority-classes.md);
-			// the garden's exist only in the runtime cluster.
-			PriorityClassName: priorityclasses.SystemCritical, AdmissionWebhooks: b.v.AdmissionWebhooks,
-		})
+		grmVals := resourcemanager.Type.Defaults()
+		grmVals.Cluster, grmVals.Namespace, grmVals.Class = cluster, GardenNamespace, "seed"
+		grmVals.CABundle, grmVals.ServerTLSSecretName = render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), secretResourceManager
+		// The seed's own classes (Gardener's "Priority Classes" docs/development/priority-classes.md);
+		// the garden's exist only in the runtime cluster.
+		grmVals.PriorityClassName, grmVals.AdmissionWebhooks = priorityclasses.SystemCritical, b.v.AdmissionWebhooks
+		grm, err := resourcemanager.Objects(grmVals)
 		if err != nil {
 			return fmt.Errorf("gardener-resource-manager: %w", err)
 		}
@@ -132,9 +132,11 @@ func (b *builder) systemComponents() error {
 		if s.VerticalPodAutoscalerEnabled {
 			b.secret("vpa_admission_controller_tls", render.SecretSpec{Name: vpa.DefaultTLSSecretName, Class: "server-cert",
 				CommonName: vpa.WebhookServiceName, DNSNames: kube.ServiceDNSNames(vpa.WebhookServiceName, GardenNamespace), CA: secretSeedCA}, "ca_seed")
-			objs, err := vpa.Objects(vpa.Values{Cluster: cluster, Namespace: GardenNamespace,
-				CABundle: render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), TLSSecretName: vpa.DefaultTLSSecretName,
-				PriorityClasses: vpa.SeedPriorityClass, AdmissionWebhooks: b.v.AdmissionWebhooks})
+			vpaVals := vpa.Type.Defaults()
+			vpaVals.Cluster, vpaVals.Namespace = cluster, GardenNamespace
+			vpaVals.CABundle, vpaVals.TLSSecretName = render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), vpa.DefaultTLSSecretName
+			vpaVals.PriorityClasses, vpaVals.AdmissionWebhooks = vpa.SeedPriorityClass, b.v.AdmissionWebhooks
+			objs, err := vpa.Objects(vpaVals)
 			if err != nil {
 				return fmt.Errorf("vpa: %w", err)
 			}

@@ -169,5 +169,9 @@ func (b *builder) settings() Settings {
 	if b.v.Settings != nil {
 		return *b.v.Settings
 	}
-	return Settings{ExcessCapacityReservationEnabled: true, SchedulingVisible: true, VerticalPodAutoscalerEnabled: true}
+	return settingsDefaults()
 }
+
+// settingsDefaults are the settings of a seed block without a settings block: the block's
+// defaults.
+var settingsDefaults = component.BlockDefaults[Settings](typeSchema, "settings")

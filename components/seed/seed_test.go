@@ -14,11 +14,13 @@ import (
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
+// values are a seed's values as the loader decodes them from a block that sets only what a seed
+// must, changed by mutate.
 func values(mutate func(*Values)) Values {
-	v := Values{
+	v := rendertest.Overlay(Type.Defaults(), Values{
 		Garden:  GardenRef{Name: "local", VirtualEndpoint: "https://api.virtual-garden.example.com", CABundle: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", VirtualCluster: "virtual_garden", RuntimeCluster: "runtime", ObservabilityEnabled: true},
 		Cluster: decode.Cluster{Name: "seed1"},
-	}
+	})
 	v.Provider.Type, v.Provider.Region, v.Provider.Zones = "aws", "eu-west-1", []string{"a", "b", "c"}
 	v.Networks.Pods, v.Networks.Services, v.Networks.Nodes = "10.1.0.0/16", "10.2.0.0/16", "10.0.0.0/16"
 	v.Ingress.Domain = "ingress.seed1.example.com"
@@ -282,6 +284,5 @@ func TestSeedAdmissionWebhooks(t *testing.T) {
 		return names
 	}
 	assert.NotEmpty(t, webhooks(values(nil)), "registered by default")
-	off := false
-	assert.Empty(t, webhooks(values(func(v *Values) { v.AdmissionWebhooks = &off })))
+	assert.Empty(t, webhooks(values(func(v *Values) { v.AdmissionWebhooks = false })))
 }

@@ -12,9 +12,8 @@ type Values struct {
 	Garden     GardenRef      `json:"garden"`
 	Cluster    decode.Cluster `json:"cluster"`
 	Extensions []string       `json:"extensions"`
-	// AdmissionWebhooks registers the webhooks of the seed's own resource manager and VPA; nil
-	// means true.
-	AdmissionWebhooks *bool `json:"admission_webhooks"`
+	// AdmissionWebhooks registers the webhooks of the seed's own resource manager and VPA.
+	AdmissionWebhooks bool `json:"admission_webhooks"`
 	Provider          struct {
 		Type           string   `json:"type"`
 		Region         string   `json:"region"`

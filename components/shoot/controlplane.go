@@ -296,12 +296,14 @@ func (b *builder) controllers() error {
 	b.add("access", "manifests", access, "namespace", "ca")
 	cluster := decode.Cluster{Name: b.seed.Cluster}
 
-	grm, err := resourcemanager.Objects(resourcemanager.Values{
-		Cluster: cluster, Namespace: b.ns, HighAvailability: b.highAvailability(),
-		ServerTLSSecretName: secretResourceManager, PriorityClassName: priorityclasses.System400,
-		Shoot:      &resourcemanager.ShootTarget{KubeconfigSecretName: secretResourceMgrAcces},
-		Hibernated: b.hibernated,
-	})
+	grmVals := resourcemanager.Type.Defaults()
+	grmVals.Cluster, grmVals.Namespace, grmVals.HighAvailability = cluster, b.ns, b.highAvailability()
+	// A shoot's resource manager reconciles the ManagedResources without a class.
+	grmVals.Class = ""
+	grmVals.ServerTLSSecretName, grmVals.PriorityClassName = secretResourceManager, priorityclasses.System400
+	grmVals.Shoot = &resourcemanager.ShootTarget{KubeconfigSecretName: secretResourceMgrAcces}
+	grmVals.Hibernated = b.hibernated
+	grm, err := resourcemanager.Objects(grmVals)
 	if err != nil {
 		return fmt.Errorf("gardener-resource-manager: %w", err)
 	}

@@ -19,12 +19,12 @@ func typeSchema() *schema.Schema {
 			"vpa-updater, with their ServiceAccounts and RBAC. Gardener relies on a VPA; leave the component out only where the cluster already has one.",
 		Body: schema.Body{Attributes: []schema.Attribute{
 			attr.Reference("cluster", schema.RefCluster, "The runtime cluster the VPA runs in and acts on."),
-			{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the VPA components."},
+			{Name: "namespace", Type: cty.String, Default: cty.StringVal(DefaultNamespace), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the VPA components."},
 			{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (vpa-admission-controller, vpa-recommender, vpa-updater) by image name: \"repository:tag\", \"repository@sha256:...\" or a bare tag."},
 			{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Run every component with 2 replicas spread over nodes and zones, and with PodDisruptionBudgets, instead of 1 replica."},
 			{Name: "admission_webhooks", Type: cty.Bool, Default: cty.True, Description: "Whether the webhook configurations are registered; turn off only where nothing can serve them, such as the local control plane, whose pods never run."},
 			{Name: "ca_bundle", Type: cty.String, Description: "The PEM CA certificate that signed the admission controller's serving certificate, for the webhook's caBundle, such as component.generated_secret.vpa_ca.certificate."},
-			{Name: "tls_secret_name", Type: cty.String, Default: cty.StringVal("vpa-admission-controller-server"), Checks: attr.Checks(schema.ObjectName()), Description: "The Secret (in the namespace) with the admission controller's serving certificate: tls.crt, tls.key and ca.crt, as a generated_secret of class server-cert writes it."},
+			{Name: "tls_secret_name", Type: cty.String, Default: cty.StringVal(DefaultTLSSecretName), Checks: attr.Checks(schema.ObjectName()), Description: "The Secret (in the namespace) with the admission controller's serving certificate: tls.crt, tls.key and ca.crt, as a generated_secret of class server-cert writes it."},
 		}},
 	}
 }

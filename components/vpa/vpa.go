@@ -35,7 +35,7 @@ const (
 	WebhookConfigurationName = "vpa-webhook-config"
 )
 
-// Defaults applied to zero values.
+// The schema's defaults (schema.go).
 const (
 	DefaultNamespace     = "garden"
 	DefaultTLSSecretName = "vpa-admission-controller-server"
@@ -47,11 +47,12 @@ var CRDs = []string{
 	"verticalpodautoscalercheckpoints.autoscaling.k8s.io",
 }
 
-// Values are the component's typed inputs; the zero value of every optional field is its default.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	// Cluster is the runtime cluster the VPA runs in and acts on.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of the components; "" means "garden" (Gardener's docs/concepts/operator.md).
+	// Namespace of the components (Gardener's docs/concepts/operator.md).
 	Namespace string `json:"namespace"`
 	// Images overrides entries of the image vector by image name.
 	Images map[string]string `json:"images"`
@@ -59,17 +60,16 @@ type Values struct {
 	// zones; all three are controllers or (webhook) servers (Gardener's "High Availability Of
 	// Components" docs/development/high-availability-of-components.md).
 	HighAvailability bool `json:"high_availability"`
-	// AdmissionWebhooks registers the MutatingWebhookConfiguration; nil means true. Turn it off
-	// only where nothing can serve the webhook, such as the local control plane.
-	AdmissionWebhooks *bool `json:"admission_webhooks"`
+	// AdmissionWebhooks registers the MutatingWebhookConfiguration. Turn it off only where
+	// nothing can serve the webhook, such as the local control plane.
+	AdmissionWebhooks bool `json:"admission_webhooks"`
 	// CABundle is the CA that signed the admission controller's serving certificate, for the
 	// webhook's caBundle: PEM (it is base64-encoded here), or text already fit for caBundle
 	// (base64, a render.GeneratedRef marker with base64 set, render.UnknownString), which is
 	// used as it is. Empty leaves caBundle unset.
 	CABundle string `json:"ca_bundle"`
 	// TLSSecretName names the Secret with the admission controller's serving certificate
-	// (tls.crt, tls.key and the CA's ca.crt, as the engine's server-cert class writes it);
-	// "" means "vpa-admission-controller-server".
+	// (tls.crt, tls.key and the CA's ca.crt, as the engine's server-cert class writes it).
 	TLSSecretName string `json:"tls_secret_name"`
 	// PriorityClasses are the pods' classes by component; nil means PriorityClass, the classes
 	// in the garden runtime cluster. A seed's VPA uses SeedPriorityClass. Set from Go only.
@@ -82,7 +82,6 @@ var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders the CRDs, RBAC, Deployments and webhook objects of the VPA.
 func Objects(v Values) ([]render.Object, error) {
-	v = withDefaults(v)
 	if v.Cluster.Name == "" {
 		return nil, fmt.Errorf("cluster is not set")
 	}
@@ -110,7 +109,7 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	if *v.AdmissionWebhooks {
+	if v.AdmissionWebhooks {
 		wh, err := webhookConfiguration(v)
 		if err != nil {
 			return nil, err
@@ -118,21 +117,6 @@ func Objects(v Values) ([]render.Object, error) {
 		objs = append(objs, kube.On(v.Cluster.Name, "", wh)...)
 	}
 	return objs, nil
-}
-
-// withDefaults fills the zero values of optional fields.
-func withDefaults(v Values) Values {
-	if v.Namespace == "" {
-		v.Namespace = DefaultNamespace
-	}
-	if v.TLSSecretName == "" {
-		v.TLSSecretName = DefaultTLSSecretName
-	}
-	if v.AdmissionWebhooks == nil {
-		on := true
-		v.AdmissionWebhooks = &on
-	}
-	return v
 }
 
 // replicas follows Gardener's rule for seed system components: controllers and (webhook)

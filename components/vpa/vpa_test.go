@@ -18,15 +18,7 @@ const testCA = "-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE-----
 
 // defaults are the attributes the engine passes for a block that sets only what it must: the
 // schema's defaults, null where there is none.
-var defaults = map[string]cty.Value{
-	"cluster":            rendertest.Cluster("runtime"),
-	"namespace":          cty.StringVal("garden"),
-	"images":             cty.NullVal(cty.Map(cty.String)),
-	"high_availability":  cty.False,
-	"admission_webhooks": cty.True,
-	"ca_bundle":          cty.NullVal(cty.String),
-	"tls_secret_name":    cty.StringVal("vpa-admission-controller-server"),
-}
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{"cluster": rendertest.Cluster("runtime")}).AsValueMap()
 
 // config is a configuration as the engine passes it: schema defaults filled in, extra
 // attributes overriding them.
@@ -157,8 +149,8 @@ func TestCRDsAndRBAC(t *testing.T) {
 	}
 }
 
-func TestObjectsDefaultsZeroValues(t *testing.T) {
-	objs, err := Objects(Values{Cluster: decode.Cluster{Name: "runtime"}})
+func TestObjectsWithTheDefaults(t *testing.T) {
+	objs, err := Objects(rendertest.Overlay(Type.Defaults(), Values{Cluster: decode.Cluster{Name: "runtime"}}))
 	require.NoError(t, err)
 	d := rendertest.Find(objs, "Deployment", "vpa-recommender")
 	require.NotNil(t, d)
