@@ -41,12 +41,12 @@ func Name(r Role) string { return "dependency-watchdog-" + string(r) }
 // ConfigMapName is the name of an instance's configuration ConfigMap.
 func ConfigMapName(r Role) string { return Name(r) + "-config" }
 
-// Values are the component's typed inputs; zero values mean the documented defaults.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	// Cluster is the seed cluster.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of all namespaced objects; "" means garden (Gardener's
-	// docs/operations/seed_settings.md).
+	// Namespace of all namespaced objects (Gardener's docs/operations/seed_settings.md).
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (dependency-watchdog).
 	Images map[string]string `json:"images"`
@@ -54,14 +54,14 @@ type Values struct {
 	// zones, with PodDisruptionBudgets, instead of 1 (controllers, Gardener's "High Availability Of
 	// Components" docs/development/high-availability-of-components.md).
 	HighAvailability bool `json:"high_availability"`
-	// ProberEnabled deploys the prober; nil means true, like the seed setting
+	// ProberEnabled deploys the prober, like the seed setting
 	// .spec.settings.dependencyWatchdog.prober.enabled (Gardener's SeedSettingDependencyWatchdogProber
 	// in docs/api-reference/core.md, docs/operations/seed_settings.md).
-	ProberEnabled *bool `json:"prober_enabled"`
-	// WeederEnabled deploys the weeder; nil means true, like
+	ProberEnabled bool `json:"prober_enabled"`
+	// WeederEnabled deploys the weeder, like
 	// .spec.settings.dependencyWatchdog.weeder.enabled (Gardener's SeedSettingDependencyWatchdogWeeder
 	// in docs/api-reference/core.md, docs/operations/seed_settings.md).
-	WeederEnabled *bool `json:"weeder_enabled"`
+	WeederEnabled bool `json:"weeder_enabled"`
 }
 
 // Replicas is 2 with high availability, 1 otherwise.
@@ -80,9 +80,6 @@ var Type = component.Define(typeSchema, component.Objects(Objects))
 // Deployment and, with high availability, its PodDisruptionBudget.
 func Objects(v Values) ([]render.Object, error) {
 	ns := v.Namespace
-	if ns == "" {
-		ns = DefaultNamespace
-	}
 	vector, err := images.Default().Override(v.Images)
 	if err != nil {
 		return nil, fmt.Errorf("dependency-watchdog images: %w", err)
@@ -94,9 +91,9 @@ func Objects(v Values) ([]render.Object, error) {
 	var typed []runtime.Object
 	for _, r := range []struct {
 		role    Role
-		enabled *bool
+		enabled bool
 	}{{Prober, v.ProberEnabled}, {Weeder, v.WeederEnabled}} {
-		if r.enabled != nil && !*r.enabled {
+		if !r.enabled {
 			continue
 		}
 		config, err := configuration(r.role)

@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
@@ -18,14 +17,7 @@ import (
 )
 
 // defaults are the schema's defaults, null where there is none.
-var defaults = map[string]cty.Value{
-	"cluster":           rendertest.Cluster("seed"),
-	"namespace":         cty.StringVal("garden"),
-	"images":            cty.NullVal(cty.Map(cty.String)),
-	"high_availability": cty.False,
-	"prober_enabled":    cty.True,
-	"weeder_enabled":    cty.True,
-}
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{"cluster": rendertest.Cluster("seed")}).AsValueMap()
 
 func TestRenderGolden(t *testing.T) {
 	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "dependency_watchdog"}, map[string]cty.Value{
@@ -58,7 +50,7 @@ func TestDocumentedFacts(t *testing.T) {
 		ha       bool
 		replicas int32
 	}{{false, 1}, {true, 2}} {
-		objs := objects(t, Values{HighAvailability: tt.ha})
+		objs := objects(t, rendertest.Overlay(Type.Defaults(), Values{HighAvailability: tt.ha}))
 		// Gardener's "Seed Bootstrapping" docs/operations/seed_bootstrapping.md, Gardener's "Seed
 		// Settings" docs/operations/seed_settings.md: two Deployments in the garden namespace.
 		for _, name := range []string{"dependency-watchdog-prober", "dependency-watchdog-weeder"} {
@@ -88,18 +80,21 @@ func TestDocumentedFacts(t *testing.T) {
 }
 
 func TestInstancesCanBeTurnedOff(t *testing.T) {
+	d := Type.Defaults()
+	assert.True(t, d.ProberEnabled && d.WeederEnabled, "both default to true (Gardener's docs/operations/seed_settings.md)")
 	for _, tt := range []struct {
-		prober, weeder *bool
+		prober, weeder bool
 		want           []string
 	}{
-		// Both default to true (Gardener's docs/operations/seed_settings.md).
-		{nil, nil, []string{"dependency-watchdog-prober", "dependency-watchdog-weeder"}},
-		{ptr.To(false), nil, []string{"dependency-watchdog-weeder"}},
-		{nil, ptr.To(false), []string{"dependency-watchdog-prober"}},
-		{ptr.To(false), ptr.To(false), nil},
+		{true, true, []string{"dependency-watchdog-prober", "dependency-watchdog-weeder"}},
+		{false, true, []string{"dependency-watchdog-weeder"}},
+		{true, false, []string{"dependency-watchdog-prober"}},
+		{false, false, nil},
 	} {
+		v := Type.Defaults()
+		v.ProberEnabled, v.WeederEnabled = tt.prober, tt.weeder
 		var got []string
-		for _, o := range objects(t, Values{ProberEnabled: tt.prober, WeederEnabled: tt.weeder}) {
+		for _, o := range objects(t, v) {
 			if o.Object.GetKind() == "Deployment" {
 				got = append(got, o.Object.GetName())
 			}
@@ -118,7 +113,7 @@ func configOf(t *testing.T, objs []render.Object, name string) map[string]any {
 }
 
 func TestConfigurations(t *testing.T) {
-	objs := objects(t, Values{})
+	objs := objects(t, Type.Defaults())
 	// Gardener's docs/operations/seed_bootstrapping.md: the prober scales kube-controller-manager,
 	// machine-controller-manager and cluster-autoscaler (optional, only if enabled).
 	prober := configOf(t, objs, "dependency-watchdog-prober-config")
@@ -139,7 +134,7 @@ func TestConfigurations(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	_, err := Objects(Values{Images: map[string]string{"dependency-watchdg": "v1"}})
+	_, err := Objects(rendertest.Overlay(Type.Defaults(), Values{Images: map[string]string{"dependency-watchdg": "v1"}}))
 	assert.Error(t, err)
 	_, err = configuration("endpoint")
 	assert.Error(t, err)

@@ -21,7 +21,7 @@ import (
 // Name is the name of the Deployment, ServiceAccount and Service.
 const Name = "etcd-druid"
 
-// Defaults applied to zero values.
+// The schema's defaults (schema.go).
 const (
 	DefaultNamespace = "garden"
 	// DefaultWorkers is etcd-druid's own default number of concurrent Etcd reconciles.
@@ -31,18 +31,19 @@ const (
 // CRD is the custom resource etcd-druid serves, embedded in components/crds.
 const CRD = "etcds.druid.gardener.cloud"
 
-// Values are the component's typed inputs; the zero value of every optional field is its default.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	// Cluster is the runtime cluster etcd-druid runs in and manages Etcds of.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of etcd-druid; "" means "garden".
+	// Namespace of etcd-druid.
 	Namespace string `json:"namespace"`
 	// Images overrides entries of the image vector by image name: etcd-druid for the operator,
 	// etcd-wrapper and etcd-backup-restore for the etcd pods it creates.
 	Images map[string]string `json:"images"`
 	// HighAvailability runs 2 leader-electing replicas with a PodDisruptionBudget instead of 1.
 	HighAvailability bool `json:"high_availability"`
-	// Workers is the number of Etcds reconciled concurrently; 0 means 3.
+	// Workers is the number of Etcds reconciled concurrently.
 	Workers int `json:"workers"`
 	// FeatureGates switches etcd-druid's feature gates on (true) or off (false) by name.
 	FeatureGates map[string]bool `json:"feature_gates"`
@@ -60,16 +61,10 @@ var Type = component.Define(typeSchema, component.Objects(Objects))
 // Objects renders the Etcd CRD, RBAC, image vector overwrite, Deployment, Service and, with two
 // replicas, the PodDisruptionBudget of etcd-druid.
 func Objects(v Values) ([]render.Object, error) {
-	if v.Namespace == "" {
-		v.Namespace = DefaultNamespace
-	}
-	if v.Workers == 0 {
-		v.Workers = DefaultWorkers
-	}
 	if v.Cluster.Name == "" {
 		return nil, fmt.Errorf("cluster is not set")
 	}
-	if v.Workers < 0 {
+	if v.Workers <= 0 {
 		return nil, fmt.Errorf("workers %d: must be positive", v.Workers)
 	}
 	vector, err := images.Default().Override(v.Images)

@@ -14,6 +14,9 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
+
 // defaults are the attributes the engine passes for a block that sets only what it must: the
 // schema's defaults, null where there is none.
 var defaults = map[string]cty.Value{
@@ -109,11 +112,11 @@ func TestArgs(t *testing.T) {
 		values Values
 		want   []string
 	}{
-		{"defaults", Values{Workers: 3}, []string{
+		{"defaults", values(Values{Workers: 3}), []string{
 			"--enable-leader-election=true", "--leader-election-id=druid-leader-election", "--metrics-port=8080",
 			"--etcd-workers=3", "--enable-etcd-spec-auto-reconcile=true",
 		}},
-		{"feature gates sorted", Values{Workers: 7, FeatureGates: map[string]bool{"B": false, "A": true}}, []string{
+		{"feature gates sorted", values(Values{Workers: 7, FeatureGates: map[string]bool{"B": false, "A": true}}), []string{
 			"--enable-leader-election=true", "--leader-election-id=druid-leader-election", "--metrics-port=8080",
 			"--etcd-workers=7", "--enable-etcd-spec-auto-reconcile=true", "--feature-gates=A=true,B=false",
 		}},
@@ -172,7 +175,7 @@ func TestChecksumFollowsTheVector(t *testing.T) {
 }
 
 func TestObjectsDefaultsZeroValues(t *testing.T) {
-	objs, err := Objects(Values{Cluster: decode.Cluster{Name: "runtime"}})
+	objs, err := Objects(values(Values{Cluster: decode.Cluster{Name: "runtime"}}))
 	require.NoError(t, err)
 	d := rendertest.Find(objs, "Deployment", "etcd-druid")
 	require.NotNil(t, d)

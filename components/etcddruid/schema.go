@@ -19,10 +19,10 @@ func typeSchema() *schema.Schema {
 			"etcd-wrapper and etcd-backup-restore images of the image vector (with any overrides) to the etcd pods druid creates.",
 		Body: schema.Body{Attributes: []schema.Attribute{
 			attr.Reference("cluster", schema.RefCluster, "The runtime cluster etcd-druid runs in and manages Etcds of."),
-			{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of etcd-druid."},
+			{Name: "namespace", Type: cty.String, Default: cty.StringVal(DefaultNamespace), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of etcd-druid."},
 			{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (etcd-druid, etcd-wrapper, etcd-backup-restore) by image name: \"repository:tag\", \"repository@sha256:...\" or a bare tag."},
 			{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Run 2 leader-electing replicas spread over nodes and zones, with a PodDisruptionBudget, instead of 1."},
-			{Name: "workers", Type: cty.Number, Default: cty.NumberIntVal(3), Checks: attr.Checks(schema.Positive()), Description: "How many Etcd resources etcd-druid reconciles concurrently."},
+			{Name: "workers", Type: cty.Number, Default: cty.NumberIntVal(DefaultWorkers), Checks: attr.Checks(schema.Positive()), Description: "How many Etcd resources etcd-druid reconciles concurrently."},
 			attr.FeatureGates("etcd-druid"),
 		}},
 	}

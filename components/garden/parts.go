@@ -49,17 +49,19 @@ func (g *builder) webhooks() *bool { return ptr.To(g.v.AdmissionWebhooks) }
 
 // runtimeBase: the garden namespace, the PriorityClasses and the CAs everything else is signed by.
 func (g *builder) runtimeBase() error {
-	ns, err := namespace.Objects(namespace.Values{
-		Cluster: decode.Cluster{Name: g.runtime}, Name: Namespace,
-		// The namespace of system components the GRM high-availability webhook acts on (Gardener's
-		// "Gardener Resource Manager" docs/concepts/resource-manager.md).
-		Labels: map[string]string{"high-availability-config.resources.gardener.cloud/consider": "true"},
-	})
+	nsVals := namespace.Type.Defaults()
+	nsVals.Cluster, nsVals.Name = decode.Cluster{Name: g.runtime}, Namespace
+	// The namespace of system components the GRM high-availability webhook acts on (Gardener's
+	// "Gardener Resource Manager" docs/concepts/resource-manager.md).
+	nsVals.Labels = map[string]string{"high-availability-config.resources.gardener.cloud/consider": "true"}
+	ns, err := namespace.Objects(nsVals)
 	if err != nil {
 		return err
 	}
 	g.add("garden_namespace", "namespace", ns)
-	pcs, err := priorityclasses.Objects(priorityclasses.Values{Cluster: decode.Cluster{Name: g.runtime}, Set: priorityclasses.Garden})
+	pcVals := priorityclasses.Type.Defaults()
+	pcVals.Cluster, pcVals.Set = decode.Cluster{Name: g.runtime}, priorityclasses.Garden
+	pcs, err := priorityclasses.Objects(pcVals)
 	if err != nil {
 		return err
 	}
@@ -99,20 +101,27 @@ func (g *builder) systemComponents() error {
 		g.add("vpa", "vpa", objs, "gardener_resource_manager", "vpa_admission_controller_tls")
 		system = append(system, "vpa")
 	}
-	druid, err := etcddruid.Objects(etcddruid.Values{Cluster: runtime, Namespace: Namespace, Images: images, HighAvailability: ha})
+	druidVals := etcddruid.Type.Defaults()
+	druidVals.Cluster, druidVals.Namespace, druidVals.Images, druidVals.HighAvailability = runtime, Namespace, images, ha
+	druid, err := etcddruid.Objects(druidVals)
 	if err != nil {
 		return fmt.Errorf("etcd-druid: %w", err)
 	}
 	g.add("etcd_druid", "etcd_druid", druid, "gardener_resource_manager")
 
 	gw := istio.VirtualGardenGateway(g.loadBalancerAnnotations())
-	ist, err := istio.Objects(istio.Values{Cluster: runtime, Images: images, HighAvailability: ha, IngressGateways: []istio.Gateway{gw}})
+	istioVals := istio.Type.Defaults()
+	istioVals.Cluster, istioVals.Images, istioVals.HighAvailability, istioVals.IngressGateways = runtime, images, ha, []istio.Gateway{gw}
+	ist, err := istio.Objects(istioVals)
 	if err != nil {
 		return fmt.Errorf("istio: %w", err)
 	}
 	g.add("istio", "istio", ist, "gardener_resource_manager")
 
-	ngx, err := nginxingress.Objects(nginxingress.Values{Cluster: runtime, Namespace: Namespace, Images: images, HighAvailability: ha, LoadBalancerAnnotations: g.loadBalancerAnnotations()})
+	ngxVals := nginxingress.Type.Defaults()
+	ngxVals.Cluster, ngxVals.Namespace, ngxVals.Images, ngxVals.HighAvailability = runtime, Namespace, images, ha
+	ngxVals.LoadBalancerAnnotations = g.loadBalancerAnnotations()
+	ngx, err := nginxingress.Objects(ngxVals)
 	if err != nil {
 		return fmt.Errorf("nginx-ingress: %w", err)
 	}

@@ -25,7 +25,6 @@ import (
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
-	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -89,21 +88,18 @@ func DefaultGatewayPorts() []Port {
 // annotations (.spec.runtimeCluster.settings.loadBalancerServices.annotations, Gardener's
 // docs/concepts/operator.md).
 func VirtualGardenGateway(loadBalancerAnnotations map[string]string) Gateway {
-	return Gateway{
-		Namespace:               VirtualGardenIngressNamespace,
-		Name:                    DefaultIngressGatewayName,
-		Labels:                  DefaultGatewayLabels(),
-		ServiceType:             corev1.ServiceTypeLoadBalancer,
-		LoadBalancerAnnotations: maps.Clone(loadBalancerAnnotations),
-		Ports:                   DefaultGatewayPorts(),
-	}
+	gw := GatewayDefaults()
+	gw.Namespace, gw.Labels, gw.Ports = VirtualGardenIngressNamespace, DefaultGatewayLabels(), DefaultGatewayPorts()
+	gw.LoadBalancerAnnotations = maps.Clone(loadBalancerAnnotations)
+	return gw
 }
 
-// Values are the component's typed inputs; zero values mean the defaults documented per field.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	// Cluster is the runtime cluster (or seed) Istio runs in.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace is istiod's namespace; "" means istio-system.
+	// Namespace is istiod's namespace.
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (istio-istiod, istio-proxy).
 	Images map[string]string `json:"images"`
@@ -113,10 +109,9 @@ type Values struct {
 	// horizontally on top of that in Gardener (Gardener's
 	// docs/development/high-availability-of-components.md).
 	HighAvailability bool `json:"high_availability"`
-	// TrustDomain is the mesh's trust domain; "" means cluster.local.
+	// TrustDomain is the mesh's trust domain.
 	TrustDomain string `json:"trust_domain"`
-	// PriorityClassName is the class of istiod and the gateways; "" means
-	// gardener-garden-system-critical (garden, Gardener's "Priority Classes"
+	// PriorityClassName is the class of istiod and the gateways (Gardener's "Priority Classes"
 	// docs/development/priority-classes.md). Seeds use gardener-system-critical (Gardener's
 	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
@@ -133,14 +128,13 @@ type Gateway struct {
 	// Namespace is the gateway's own namespace, e.g. virtual-garden-istio-ingress; required,
 	// and different from istiod's and every other gateway's.
 	Namespace string `json:"namespace"`
-	// Name names the Deployment, Service, ServiceAccount and PodDisruptionBudget; "" means
-	// istio-ingressgateway.
+	// Name names the Deployment, Service, ServiceAccount and PodDisruptionBudget.
 	Name string `json:"name"`
 	// Labels are the pod and Service selector labels Istio Gateway objects select by; empty
 	// means DefaultGatewayLabels. Two gateways must not share them, since a Gateway's selector
 	// matches pods in every namespace.
 	Labels map[string]string `json:"labels"`
-	// ServiceType is the Service's type; "" means LoadBalancer (Gardener's docs/concepts/operator.md).
+	// ServiceType is the Service's type (Gardener's docs/concepts/operator.md).
 	ServiceType corev1.ServiceType `json:"service_type"`
 	// LoadBalancerAnnotations are added to the Service (Gardener's docs/concepts/operator.md,
 	// "ExposureClasses" docs/usage/networking/exposureclasses.md).
@@ -165,6 +159,9 @@ type Port struct {
 // Type is the istio component type as the catalog registers it: its schema (schema.go) and its
 // render function.
 var Type = component.Define(typeSchema, renderValues)
+
+// GatewayDefaults are the defaults of an ingress_gateway block, for composites that add gateways.
+var GatewayDefaults = component.BlockDefaults[Gateway](typeSchema, "ingress_gateway")
 
 // renderValues renders one istio instance.
 func renderValues(in render.Input, v Values) (*render.Output, error) {
@@ -237,19 +234,11 @@ func CRDNames() []string {
 	}
 }
 
-// withDefaults fills in the documented defaults and rejects values no cluster would accept.
+// withDefaults fills in the defaults that depend on other values (a gateway's labels and ports)
+// and rejects values no cluster would accept.
 func withDefaults(v Values) (Values, error) {
-	if v.Namespace == "" {
-		v.Namespace = DefaultNamespace
-	}
 	if err := checkName("namespace", v.Namespace); err != nil {
 		return v, err
-	}
-	if v.TrustDomain == "" {
-		v.TrustDomain = DefaultTrustDomain
-	}
-	if v.PriorityClassName == "" {
-		v.PriorityClassName = priorityclasses.GardenSystemCritical
 	}
 	gws := make([]Gateway, len(v.IngressGateways))
 	namespaces := map[string]bool{v.Namespace: true}

@@ -12,9 +12,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
+
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
 
 var runtimeCluster = cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")})
 
@@ -24,7 +28,7 @@ func gatewayBlock(namespace string, attrs map[string]cty.Value) cty.Value {
 	for k, v := range attrs {
 		m[k] = v
 	}
-	return cty.ObjectVal(m)
+	return rendertest.BlockConfigOf(Type, []string{"ingress_gateway"}, m)
 }
 
 func TestRenderGolden(t *testing.T) {
@@ -64,7 +68,7 @@ func TestRenderGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := Type.RenderConfig(render.Input{Name: "istio", Config: cty.ObjectVal(tt.config)})
+			out, err := Type.RenderConfig(render.Input{Name: "istio", Config: rendertest.ConfigOf(Type, tt.config)})
 			require.NoError(t, err)
 			golden.Assert(t, tt.name, out.Objects)
 		})
@@ -72,7 +76,7 @@ func TestRenderGolden(t *testing.T) {
 }
 
 func TestOutputsListGatewayNamespaces(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{
+	out, err := Type.RenderConfig(render.Input{Config: rendertest.ConfigOf(Type, map[string]cty.Value{
 		"cluster": runtimeCluster,
 		"ingress_gateway": cty.ListVal([]cty.Value{
 			gatewayBlock(VirtualGardenIngressNamespace, map[string]cty.Value{"labels": cty.NullVal(cty.Map(cty.String))}),
@@ -83,7 +87,7 @@ func TestOutputsListGatewayNamespaces(t *testing.T) {
 	assert.Equal(t, cty.ListVal([]cty.Value{cty.StringVal(VirtualGardenIngressNamespace), cty.StringVal("istio-ingress--0")}),
 		out.Outputs["ingress_gateway_namespaces"])
 
-	out, err = Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{"cluster": runtimeCluster})})
+	out, err = Type.RenderConfig(render.Input{Config: rendertest.ConfigOf(Type, map[string]cty.Value{"cluster": runtimeCluster})})
 	require.NoError(t, err)
 	assert.Equal(t, cty.ListValEmpty(cty.String), out.Outputs["ingress_gateway_namespaces"])
 }
@@ -115,10 +119,10 @@ func typedObjects(t *testing.T, v Values) map[string]runtime.Object {
 }
 
 func TestVirtualGardenGatewayIsTheDocumentedOne(t *testing.T) {
-	objs := typedObjects(t, Values{
+	objs := typedObjects(t, values(Values{
 		Cluster:         decodeCluster("runtime"),
 		IngressGateways: []Gateway{VirtualGardenGateway(map[string]string{"a": "b"})},
-	})
+	}))
 	// Gardener's "Gardener Operator" docs/concepts/operator.md, Gardener's docs/concepts/operator.md:
 	// the istio-ingressgateway Service in virtual-garden-istio-ingress is a load balancer.
 	svc := objs["Service/virtual-garden-istio-ingress/istio-ingressgateway"].(*corev1.Service)
@@ -150,7 +154,7 @@ func TestVirtualGardenGatewayIsTheDocumentedOne(t *testing.T) {
 
 func TestIstiod(t *testing.T) {
 	for _, ha := range []bool{false, true} {
-		objs := typedObjects(t, Values{Cluster: decodeCluster("runtime"), HighAvailability: ha})
+		objs := typedObjects(t, values(Values{Cluster: decodeCluster("runtime"), HighAvailability: ha}))
 		d := objs["Deployment/istio-system/istiod"].(*appsv1.Deployment)
 		require.NotNil(t, d)
 		want := int32(1)
@@ -176,7 +180,7 @@ func TestIstiod(t *testing.T) {
 
 func TestMeshConfigFollowsGardenersDeviations(t *testing.T) {
 	var cfg map[string]any
-	require.NoError(t, yaml.Unmarshal([]byte(meshConfig(Values{Namespace: "istio-system", TrustDomain: "cluster.local"})), &cfg))
+	require.NoError(t, yaml.Unmarshal([]byte(meshConfig(values(Values{Namespace: "istio-system", TrustDomain: "cluster.local"}))), &cfg))
 	// Gardener's "Istio" docs/operations/istio.md: Services and VirtualServices are not advertised
 	// unless they export themselves.
 	assert.Equal(t, []any{"~"}, cfg["defaultServiceExportTo"])
@@ -188,7 +192,7 @@ func TestMeshConfigFollowsGardenersDeviations(t *testing.T) {
 func TestZonalGatewayIsPinned(t *testing.T) {
 	gw := VirtualGardenGateway(nil)
 	gw.Namespace, gw.Zone, gw.Labels = "istio-ingress--0", "europe-1a", map[string]string{"istio": "zone-0"}
-	objs := typedObjects(t, Values{Cluster: decodeCluster("runtime"), HighAvailability: true, IngressGateways: []Gateway{gw}})
+	objs := typedObjects(t, values(Values{Cluster: decodeCluster("runtime"), HighAvailability: true, IngressGateways: []Gateway{gw}}))
 	d := objs["Deployment/istio-ingress--0/istio-ingressgateway"].(*appsv1.Deployment)
 	terms := d.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
 	assert.Equal(t, []string{"europe-1a"}, terms[0].MatchExpressions[0].Values)
@@ -207,19 +211,19 @@ func TestInvalidValues(t *testing.T) {
 		v    Values
 		err  string
 	}{
-		{"bad namespace", Values{Namespace: "Istio"}, `istio: namespace "Istio"`},
-		{"gateway without namespace", Values{IngressGateways: gw(func(g *Gateway) { g.Namespace = "" })}, "has no namespace"},
-		{"gateway in istiod's namespace", Values{IngressGateways: gw(func(g *Gateway) { g.Namespace = "istio-system" })}, "every gateway needs its own namespace"},
-		{"two gateways, same labels", Values{IngressGateways: append(gw(func(*Gateway) {}), gw(func(g *Gateway) { g.Namespace = "other" })...)}, "have the same labels"},
-		{"bad service type", Values{IngressGateways: gw(func(g *Gateway) { g.ServiceType = "ExternalName" })}, `service type "ExternalName"`},
-		{"bad port name", Values{IngressGateways: gw(func(g *Gateway) { g.Ports = []Port{{Name: "TLS", Port: 443, TargetPort: 9443}} })}, `port name "TLS"`},
-		{"privileged target port", Values{IngressGateways: gw(func(g *Gateway) { g.Ports = []Port{{Name: "tls", Port: 443}} })}, "below 1024"},
-		{"reserved target port", Values{IngressGateways: gw(func(g *Gateway) { g.Ports = []Port{{Name: "x", Port: 80, TargetPort: 15090}} })}, "Envoy metrics port"},
-		{"duplicate port", Values{IngressGateways: gw(func(g *Gateway) {
+		{"bad namespace", values(Values{Namespace: "Istio"}), `istio: namespace "Istio"`},
+		{"gateway without namespace", values(Values{IngressGateways: gw(func(g *Gateway) { g.Namespace = "" })}), "has no namespace"},
+		{"gateway in istiod's namespace", values(Values{IngressGateways: gw(func(g *Gateway) { g.Namespace = "istio-system" })}), "every gateway needs its own namespace"},
+		{"two gateways, same labels", values(Values{IngressGateways: append(gw(func(*Gateway) {}), gw(func(g *Gateway) { g.Namespace = "other" })...)}), "have the same labels"},
+		{"bad service type", values(Values{IngressGateways: gw(func(g *Gateway) { g.ServiceType = "ExternalName" })}), `service type "ExternalName"`},
+		{"bad port name", values(Values{IngressGateways: gw(func(g *Gateway) { g.Ports = []Port{{Name: "TLS", Port: 443, TargetPort: 9443}} })}), `port name "TLS"`},
+		{"privileged target port", values(Values{IngressGateways: gw(func(g *Gateway) { g.Ports = []Port{{Name: "tls", Port: 443}} })}), "below 1024"},
+		{"reserved target port", values(Values{IngressGateways: gw(func(g *Gateway) { g.Ports = []Port{{Name: "x", Port: 80, TargetPort: 15090}} })}), "Envoy metrics port"},
+		{"duplicate port", values(Values{IngressGateways: gw(func(g *Gateway) {
 			g.Ports = []Port{{Name: "a", Port: 8443}, {Name: "b", Port: 8443, TargetPort: 9443}}
-		})}, "repeats a name, port or target port"},
-		{"bad label", Values{IngressGateways: gw(func(g *Gateway) { g.Labels = map[string]string{"istio": "a b"} })}, `label istio value "a b"`},
-		{"unknown image", Values{Images: map[string]string{"istio-pilot": "1.0"}}, `image "istio-pilot" is not in the image vector`},
+		})}), "repeats a name, port or target port"},
+		{"bad label", values(Values{IngressGateways: gw(func(g *Gateway) { g.Labels = map[string]string{"istio": "a b"} })}), `label istio value "a b"`},
+		{"unknown image", values(Values{Images: map[string]string{"istio-pilot": "1.0"}}), `image "istio-pilot" is not in the image vector`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,7 +234,7 @@ func TestInvalidValues(t *testing.T) {
 }
 
 func TestUnknownAttribute(t *testing.T) {
-	_, err := Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{"cluster": runtimeCluster, "replicas": cty.NumberIntVal(3)})})
+	_, err := Type.RenderConfig(render.Input{Config: rendertest.ConfigOf(Type, map[string]cty.Value{"cluster": runtimeCluster, "replicas": cty.NumberIntVal(3)})})
 	assert.ErrorContains(t, err, `unknown field "replicas"`)
 }
 

@@ -4,6 +4,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/internal/attr"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -22,11 +23,11 @@ func typeSchema() *schema.Schema {
 		Body: schema.Body{
 			Attributes: []schema.Attribute{
 				attr.Reference("cluster", schema.RefCluster, "The cluster Istio runs in: the garden's runtime cluster, or a seed."),
-				{Name: "namespace", Type: cty.String, Default: cty.StringVal("istio-system"), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of istiod."},
+				{Name: "namespace", Type: cty.String, Default: cty.StringVal(DefaultNamespace), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of istiod."},
 				{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (istio-istiod, istio-proxy) by image name: \"repository:tag\", \"repository@sha256:...\" or a bare tag."},
 				{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Whether istiod and every gateway run with 2 replicas, spread over nodes and zones, instead of 1."},
-				{Name: "trust_domain", Type: cty.String, Default: cty.StringVal("cluster.local"), Checks: attr.Checks(schema.DNSName()), Description: "The mesh's SPIFFE trust domain."},
-				{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal("gardener-garden-system-critical"), Checks: attr.Checks(schema.ObjectName()), Description: "The PriorityClass of istiod and the gateways: gardener-garden-system-critical in a garden runtime cluster, gardener-system-critical in a seed."},
+				{Name: "trust_domain", Type: cty.String, Default: cty.StringVal(DefaultTrustDomain), Checks: attr.Checks(schema.DNSName()), Description: "The mesh's SPIFFE trust domain."},
+				{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal(priorityclasses.GardenSystemCritical), Checks: attr.Checks(schema.ObjectName()), Description: "The PriorityClass of istiod and the gateways: gardener-garden-system-critical in a garden runtime cluster, gardener-system-critical in a seed."},
 			},
 			Blocks: []schema.Block{{
 				Name: "ingress_gateway", Nesting: schema.NestingList, Labels: []string{"namespace"},
@@ -34,7 +35,7 @@ func typeSchema() *schema.Schema {
 					"Each gateway needs its own namespace and its own labels.",
 				Body: schema.Body{
 					Attributes: []schema.Attribute{
-						{Name: "name", Type: cty.String, Default: cty.StringVal("istio-ingressgateway"), Checks: attr.Checks(schema.DNSLabel()), Description: "The name of the gateway's Deployment, Service and ServiceAccount."},
+						{Name: "name", Type: cty.String, Default: cty.StringVal(DefaultIngressGatewayName), Checks: attr.Checks(schema.DNSLabel()), Description: "The name of the gateway's Deployment, Service and ServiceAccount."},
 						{Name: "labels", Type: cty.Map(cty.String), Description: "The labels of the gateway's pods, by which its Service and Istio Gateway objects select them; unset means app = istio-ingressgateway, istio = ingressgateway."},
 						{Name: "service_type", Type: cty.String, Default: cty.StringVal("LoadBalancer"), AllowedValues: []string{"LoadBalancer", "NodePort", "ClusterIP"}, Description: "The type of the gateway's Service."},
 						{Name: "load_balancer_annotations", Type: cty.Map(cty.String), Description: "Annotations of the gateway's Service, for the cloud-controller-manager (the Garden's .spec.runtimeCluster.settings.loadBalancerServices.annotations)."},

@@ -13,7 +13,8 @@ import (
 // reservedPorts are the proxy's own ports, which a gateway's Service ports must not reuse.
 var reservedPorts = map[int32]string{StatusPort: "the status port", envoyMetricsPort: "the Envoy metrics port"}
 
-// gatewayWithDefaults fills in a gateway's defaults and checks it.
+// gatewayWithDefaults fills in a gateway's defaults that are not the schema's (labels, ports and
+// target ports) and checks it.
 func gatewayWithDefaults(gw Gateway) (Gateway, error) {
 	if gw.Namespace == "" {
 		return gw, fmt.Errorf("istio: ingress gateway %q has no namespace", gw.Name)
@@ -22,9 +23,6 @@ func gatewayWithDefaults(gw Gateway) (Gateway, error) {
 		return gw, err
 	}
 	where := "istio: ingress gateway " + gw.Namespace
-	if gw.Name == "" {
-		gw.Name = DefaultIngressGatewayName
-	}
 	if err := checkName("ingress gateway "+gw.Namespace+" name", gw.Name); err != nil {
 		return gw, err
 	}
@@ -45,8 +43,6 @@ func gatewayWithDefaults(gw Gateway) (Gateway, error) {
 		}
 	}
 	switch gw.ServiceType {
-	case "":
-		gw.ServiceType = corev1.ServiceTypeLoadBalancer
 	case corev1.ServiceTypeLoadBalancer, corev1.ServiceTypeNodePort, corev1.ServiceTypeClusterIP:
 	default:
 		return gw, fmt.Errorf("%s: service type %q is not one of LoadBalancer, NodePort, ClusterIP", where, gw.ServiceType)

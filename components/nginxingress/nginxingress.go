@@ -21,7 +21,6 @@ import (
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
-	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -58,11 +57,12 @@ func BackendLabels() map[string]string {
 	return map[string]string{"app": appLabel, "component": BackendName}
 }
 
-// Values are the component's typed inputs; zero values mean the defaults documented per field.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	// Cluster is the runtime cluster (or seed) the controller runs in.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace is the controller's namespace; "" means garden.
+	// Namespace is the controller's namespace.
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (nginx-ingress-controller,
 	// ingress-default-backend).
@@ -76,14 +76,13 @@ type Values struct {
 	// LoadBalancerAnnotations are added to the controller's Service (Gardener's "Gardener Operator"
 	// docs/concepts/operator.md).
 	LoadBalancerAnnotations map[string]string `json:"load_balancer_annotations"`
-	// IngressClass is the IngressClass the controller serves; "" means nginx-ingress-gardener.
+	// IngressClass is the IngressClass the controller serves.
 	IngressClass string `json:"ingress_class"`
 	// Config overrides or adds entries of the controller's ConfigMap (ingress-nginx's
 	// configuration options, as a Shoot's nginx addon offers them, Gardener's NginxIngress in
 	// docs/api-reference/core.md).
 	Config map[string]string `json:"config"`
-	// PriorityClassName is the pods' class; "" means gardener-garden-system-300 (Gardener's
-	// docs/development/priority-classes.md). Seeds use gardener-system-600 (Gardener's
+	// PriorityClassName is the pods' class (Gardener's docs/development/priority-classes.md). Seeds use gardener-system-600 (Gardener's
 	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
 }
@@ -117,22 +116,13 @@ func Objects(v Values) ([]render.Object, error) {
 	return kube.Typed(v.Cluster.Name, typed...)
 }
 
-// withDefaults fills in the documented defaults and rejects values no cluster would accept.
+// withDefaults rejects values no cluster would accept.
 func withDefaults(v Values) (Values, error) {
-	if v.Namespace == "" {
-		v.Namespace = DefaultNamespace
-	}
 	if errs := validation.IsDNS1123Label(v.Namespace); len(errs) > 0 {
 		return v, fmt.Errorf("nginx ingress: namespace %q: %s", v.Namespace, strings.Join(errs, "; "))
 	}
-	if v.IngressClass == "" {
-		v.IngressClass = DefaultIngressClass
-	}
 	if errs := validation.IsDNS1123Subdomain(v.IngressClass); len(errs) > 0 {
 		return v, fmt.Errorf("nginx ingress: ingress class %q: %s", v.IngressClass, strings.Join(errs, "; "))
-	}
-	if v.PriorityClassName == "" {
-		v.PriorityClassName = priorityclasses.GardenSystem300
 	}
 	for _, k := range slices.Sorted(maps.Keys(v.LoadBalancerAnnotations)) {
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {

@@ -13,9 +13,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
+
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
 
 var runtimeCluster = cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")})
 
@@ -38,7 +42,7 @@ func TestRenderGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := Type.RenderConfig(render.Input{Name: "nginx", Config: cty.ObjectVal(tt.config)})
+			out, err := Type.RenderConfig(render.Input{Name: "nginx", Config: rendertest.ConfigOf(Type, tt.config)})
 			require.NoError(t, err)
 			golden.Assert(t, tt.name, out.Objects)
 		})
@@ -76,7 +80,7 @@ func typedObjects(t *testing.T, v Values) map[string]runtime.Object {
 
 func TestDocumentedFacts(t *testing.T) {
 	for _, ha := range []bool{false, true} {
-		objs := typedObjects(t, Values{Cluster: decode.Cluster{Name: "runtime"}, HighAvailability: ha, LoadBalancerAnnotations: map[string]string{"a": "b"}})
+		objs := typedObjects(t, values(Values{Cluster: decode.Cluster{Name: "runtime"}, HighAvailability: ha, LoadBalancerAnnotations: map[string]string{"a": "b"}}))
 		want := int32(1)
 		if ha {
 			want = 2 // Gardener's docs/development/high-availability-of-components.md
@@ -118,7 +122,7 @@ func TestDocumentedFacts(t *testing.T) {
 }
 
 func TestConfigOverridesDefaults(t *testing.T) {
-	objs := typedObjects(t, Values{Config: map[string]string{"worker-processes": "8", "ssl-protocols": "TLSv1.3"}})
+	objs := typedObjects(t, values(Values{Config: map[string]string{"worker-processes": "8", "ssl-protocols": "TLSv1.3"}}))
 	cm := objs["ConfigMap/garden/nginx-ingress-controller"].(*corev1.ConfigMap)
 	assert.Equal(t, map[string]string{
 		"server-name-hash-bucket-size": "256", "use-proxy-protocol": "false", "worker-processes": "8", "ssl-protocols": "TLSv1.3",
@@ -133,11 +137,11 @@ func TestInvalidValues(t *testing.T) {
 		v    Values
 		err  string
 	}{
-		{"bad namespace", Values{Namespace: "Garden"}, `nginx ingress: namespace "Garden"`},
-		{"bad ingress class", Values{IngressClass: "Nginx_Class"}, `ingress class "Nginx_Class"`},
-		{"bad annotation", Values{LoadBalancerAnnotations: map[string]string{"a b": "c"}}, `load balancer annotation "a b"`},
-		{"bad config key", Values{Config: map[string]string{"a b": "c"}}, `config key "a b"`},
-		{"unknown image", Values{Images: map[string]string{"nginx": "1.0"}}, `image "nginx" is not in the image vector`},
+		{"bad namespace", values(Values{Namespace: "Garden"}), `nginx ingress: namespace "Garden"`},
+		{"bad ingress class", values(Values{IngressClass: "Nginx_Class"}), `ingress class "Nginx_Class"`},
+		{"bad annotation", values(Values{LoadBalancerAnnotations: map[string]string{"a b": "c"}}), `load balancer annotation "a b"`},
+		{"bad config key", values(Values{Config: map[string]string{"a b": "c"}}), `config key "a b"`},
+		{"unknown image", values(Values{Images: map[string]string{"nginx": "1.0"}}), `image "nginx" is not in the image vector`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/internal/attr"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -21,13 +22,13 @@ func typeSchema() *schema.Schema {
 			"and are not part of the component.",
 		Body: schema.Body{Attributes: []schema.Attribute{
 			attr.Reference("cluster", schema.RefCluster, "The cluster the controller runs in: the garden's runtime cluster, or a seed."),
-			{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the controller and its default backend."},
+			{Name: "namespace", Type: cty.String, Default: cty.StringVal(DefaultNamespace), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the controller and its default backend."},
 			{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (nginx-ingress-controller, ingress-default-backend) by image name: \"repository:tag\", \"repository@sha256:...\" or a bare tag."},
 			{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Whether the controller and the default backend run with 2 replicas, spread over nodes and zones, instead of 1. A seed's controller always runs with 2."},
 			{Name: "load_balancer_annotations", Type: cty.Map(cty.String), Description: "Annotations of the controller's Service, for the cloud-controller-manager (the Garden's .spec.runtimeCluster.settings.loadBalancerServices.annotations)."},
-			{Name: "ingress_class", Type: cty.String, Default: cty.StringVal("nginx-ingress-gardener"), Checks: attr.Checks(schema.ObjectName()), Description: "The IngressClass the controller serves; Ingresses name it in spec.ingressClassName. Its controller value is k8s.io/<ingress_class>."},
+			{Name: "ingress_class", Type: cty.String, Default: cty.StringVal(DefaultIngressClass), Checks: attr.Checks(schema.ObjectName()), Description: "The IngressClass the controller serves; Ingresses name it in spec.ingressClassName. Its controller value is k8s.io/<ingress_class>."},
 			{Name: "config", Type: cty.Map(cty.String), Description: "Entries of the controller's ConfigMap (ingress-nginx configuration options), added to or replacing the defaults server-name-hash-bucket-size = 256, use-proxy-protocol = false, worker-processes = 2."},
-			{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal("gardener-garden-system-300"), Checks: attr.Checks(schema.ObjectName()), Description: "The PriorityClass of the controller and the default backend: gardener-garden-system-300 in a garden runtime cluster, gardener-system-600 in a seed."},
+			{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal(priorityclasses.GardenSystem300), Checks: attr.Checks(schema.ObjectName()), Description: "The PriorityClass of the controller and the default backend: gardener-garden-system-300 in a garden runtime cluster, gardener-system-600 in a seed."},
 		}},
 	}
 }

@@ -26,8 +26,8 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Documented defaults of one reservation: 2 CPUs and 6Gi of memory per pod, at least 2 replicas
-// (Gardener's docs/operations/seed_settings.md).
+// Documented defaults of one reservation, the schema's (schema.go): 2 CPUs and 6Gi of memory per
+// pod, at least 2 replicas (Gardener's docs/operations/seed_settings.md).
 const (
 	DefaultName            = "reserve-excess-capacity"
 	DefaultNamespace       = "garden"
@@ -46,15 +46,16 @@ type Toleration struct {
 	Effect   string `json:"effect"`
 }
 
-// Values are the component's typed inputs; zero values mean the documented defaults. The seed
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults. The seed
 // composite calls Objects once per .spec.settings.excessCapacityReservation.configs entry, with
 // a Name of its own for every entry but the first.
 type Values struct {
 	// Cluster is the seed cluster.
 	Cluster decode.Cluster `json:"cluster"`
-	// Name of the Deployment; "" means reserve-excess-capacity.
+	// Name of the Deployment.
 	Name string `json:"name"`
-	// Namespace of the Deployment; "" means garden (Gardener's docs/operations/seed_settings.md).
+	// Namespace of the Deployment (Gardener's docs/operations/seed_settings.md).
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (pause).
 	Images map[string]string `json:"images"`
@@ -63,8 +64,8 @@ type Values struct {
 	Zones int `json:"zones"`
 	// Replicas overrides the replica count; 0 means max(2, Zones).
 	Replicas int `json:"replicas"`
-	// CPU and Memory are each pod's requests (and limits, so the reservation is exact); ""
-	// means 2 CPUs and 6Gi (Gardener's docs/operations/seed_settings.md).
+	// CPU and Memory are each pod's requests (and limits, so the reservation is exact) (Gardener's
+	// docs/operations/seed_settings.md).
 	CPU    string `json:"cpu"`
 	Memory string `json:"memory"`
 	// NodeSelector restricts the pods to some nodes; empty means any node (Gardener's
@@ -86,7 +87,7 @@ var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders the Deployment of pause pods.
 func Objects(v Values) ([]render.Object, error) {
-	name := or(v.Name, DefaultName)
+	name := v.Name
 	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
 		return nil, fmt.Errorf("reserve-excess-capacity name %q: %s", name, errs[0])
 	}
@@ -97,7 +98,7 @@ func Objects(v Values) ([]render.Object, error) {
 	for _, r := range []struct {
 		name  corev1.ResourceName
 		value string
-	}{{corev1.ResourceCPU, or(v.CPU, DefaultCPU)}, {corev1.ResourceMemory, or(v.Memory, DefaultMemory)}} {
+	}{{corev1.ResourceCPU, v.CPU}, {corev1.ResourceMemory, v.Memory}} {
 		q, err := resource.ParseQuantity(r.value)
 		if err != nil {
 			return nil, fmt.Errorf("reserve-excess-capacity %s %s %q: %w", name, r.name, r.value, err)
@@ -123,7 +124,7 @@ func Objects(v Values) ([]render.Object, error) {
 	selector := map[string]string{"app": name}
 	labels := map[string]string{"app": name, "gardener.cloud/role": "reserve-excess-capacity"}
 	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: or(v.Namespace, DefaultNamespace), Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: v.Namespace, Labels: labels},
 		Spec: appsv1.DeploymentSpec{
 			Replicas:             ptr.To(replicas),
 			RevisionHistoryLimit: ptr.To(int32(2)),
@@ -184,11 +185,4 @@ func convert(in []Toleration) ([]corev1.Toleration, error) {
 		})
 	}
 	return out, nil
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

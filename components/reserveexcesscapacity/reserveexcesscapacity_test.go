@@ -14,6 +14,9 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
+
 // defaults are the schema's defaults, null where there is none.
 var defaults = map[string]cty.Value{
 	"cluster":       rendertest.Cluster("seed"),
@@ -70,7 +73,7 @@ func TestDocumentedFacts(t *testing.T) {
 		{"explicit replicas", 3, 5, 5},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := deployment(t, Values{Cluster: decode.Cluster{Name: "seed"}, Zones: tt.zones, Replicas: tt.replicas})
+			d := deployment(t, values(Values{Cluster: decode.Cluster{Name: "seed"}, Zones: tt.zones, Replicas: tt.replicas}))
 			assert.Equal(t, tt.want, *d.Spec.Replicas)
 			// Gardener's docs/operations/seed_settings.md: Deployment in the garden namespace; Gardener's
 			// "Priority Classes" docs/development/priority-classes.md: class
@@ -95,7 +98,7 @@ func TestDocumentedFacts(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	base := func() Values { return Values{Cluster: decode.Cluster{Name: "seed"}} }
+	base := func() Values { return values(Values{Cluster: decode.Cluster{Name: "seed"}}) }
 	for name, mutate := range map[string]func(*Values){
 		"bad cpu":           func(v *Values) { v.CPU = "two" },
 		"bad memory":        func(v *Values) { v.Memory = "6 GB" },

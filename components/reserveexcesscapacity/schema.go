@@ -20,13 +20,13 @@ func typeSchema() *schema.Schema {
 		Body: schema.Body{
 			Attributes: []schema.Attribute{
 				attr.Reference("cluster", schema.RefCluster, "The seed cluster."),
-				{Name: "name", Type: cty.String, Default: cty.StringVal("reserve-excess-capacity"), Checks: attr.Checks(schema.DNSLabel()), Description: "Name of the Deployment; give each reservation of a seed its own."},
-				{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the Deployment."},
+				{Name: "name", Type: cty.String, Default: cty.StringVal(DefaultName), Checks: attr.Checks(schema.DNSLabel()), Description: "Name of the Deployment; give each reservation of a seed its own."},
+				{Name: "namespace", Type: cty.String, Default: cty.StringVal(DefaultNamespace), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the Deployment."},
 				{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (pause) by image name: \"repository:tag\", \"repository@sha256:...\" or a bare tag."},
 				{Name: "zones", Type: cty.Number, Default: cty.NumberIntVal(1), Checks: attr.Checks(schema.Positive()), Description: "The number of the seed's zones; one placeholder pod runs per zone, but at least 2."},
 				{Name: "replicas", Type: cty.Number, Checks: attr.Checks(schema.Positive()), Description: "The number of placeholder pods, instead of one per zone (at least 2)."},
-				{Name: "cpu", Type: cty.String, Default: cty.StringVal("2"), Checks: attr.Checks(schema.Quantity()), Description: "CPU each placeholder pod reserves."},
-				{Name: "memory", Type: cty.String, Default: cty.StringVal("6Gi"), Checks: attr.Checks(schema.Quantity()), Description: "Memory each placeholder pod reserves."},
+				{Name: "cpu", Type: cty.String, Default: cty.StringVal(DefaultCPU), Checks: attr.Checks(schema.Quantity()), Description: "CPU each placeholder pod reserves."},
+				{Name: "memory", Type: cty.String, Default: cty.StringVal(DefaultMemory), Checks: attr.Checks(schema.Quantity()), Description: "Memory each placeholder pod reserves."},
 				{Name: "node_selector", Type: cty.Map(cty.String), Description: "Node labels the placeholder pods require, to reserve capacity on some nodes only."},
 			},
 			Blocks: []schema.Block{{

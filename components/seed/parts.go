@@ -8,9 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/dependencywatchdog"
@@ -57,14 +55,18 @@ func ZoneGatewayLabels(labels map[string]string, zone string) map[string]string 
 // base: PriorityClasses, the garden namespace, the extension CRDs and the seed CA.
 func (b *builder) base() error {
 	cluster := decode.Cluster{Name: b.cluster}
-	pcs, err := priorityclasses.Objects(priorityclasses.Values{Cluster: cluster, Set: priorityclasses.Seed})
+	pcVals := priorityclasses.Type.Defaults()
+	pcVals.Cluster, pcVals.Set = cluster, priorityclasses.Seed
+	pcs, err := priorityclasses.Objects(pcVals)
 	if err != nil {
 		return err
 	}
 	b.add("priority_classes", "priority_classes", pcs)
 	if !b.runtimeAsSeed { // the garden's own part creates it there
-		ns, err := namespace.Objects(namespace.Values{Cluster: cluster, Name: GardenNamespace,
-			Labels: map[string]string{"high-availability-config.resources.gardener.cloud/consider": "true"}})
+		nsVals := namespace.Type.Defaults()
+		nsVals.Cluster, nsVals.Name = cluster, GardenNamespace
+		nsVals.Labels = map[string]string{"high-availability-config.resources.gardener.cloud/consider": "true"}
+		ns, err := namespace.Objects(nsVals)
 		if err != nil {
 			return err
 		}
@@ -123,7 +125,9 @@ func (b *builder) systemComponents() error {
 		b.add("gardener_resource_manager", "gardener_resource_manager", grm, append(first, "gardener_resource_manager_tls")...)
 		first = []string{"gardener_resource_manager"}
 
-		druid, err := etcddruid.Objects(etcddruid.Values{Cluster: cluster, Namespace: GardenNamespace, PriorityClassName: priorityclasses.System800})
+		druidVals := etcddruid.Type.Defaults()
+		druidVals.Cluster, druidVals.Namespace, druidVals.PriorityClassName = cluster, GardenNamespace, priorityclasses.System800
+		druid, err := etcddruid.Objects(druidVals)
 		if err != nil {
 			return fmt.Errorf("etcd-druid: %w", err)
 		}
@@ -145,18 +149,20 @@ func (b *builder) systemComponents() error {
 		}
 		// nginx-ingress always runs with 2 replicas on a seed (Gardener's "High Availability Of
 		// Components" docs/development/high-availability-of-components.md).
-		ngx, err := nginxingress.Objects(nginxingress.Values{Cluster: cluster, Namespace: GardenNamespace, HighAvailability: true,
-			PriorityClassName: priorityclasses.System600, LoadBalancerAnnotations: b.loadBalancerAnnotations("")})
+		ngxVals := nginxingress.Type.Defaults()
+		ngxVals.Cluster, ngxVals.Namespace, ngxVals.HighAvailability = cluster, GardenNamespace, true
+		ngxVals.PriorityClassName, ngxVals.LoadBalancerAnnotations = priorityclasses.System600, b.loadBalancerAnnotations("")
+		ngx, err := nginxingress.Objects(ngxVals)
 		if err != nil {
 			return fmt.Errorf("nginx-ingress: %w", err)
 		}
 		b.add("nginx_ingress", "nginx_ingress", ngx, first...)
 		b.system = append(b.system, "nginx_ingress")
 	}
-	ist, err := istio.Objects(istio.Values{
-		Cluster: cluster, PriorityClassName: priorityclasses.SystemCritical, GatewaysOnly: b.runtimeAsSeed,
-		HighAvailability: len(b.v.Provider.Zones) > 1, IngressGateways: b.gateways(),
-	})
+	istioVals := istio.Type.Defaults()
+	istioVals.Cluster, istioVals.PriorityClassName, istioVals.GatewaysOnly = cluster, priorityclasses.SystemCritical, b.runtimeAsSeed
+	istioVals.HighAvailability, istioVals.IngressGateways = len(b.v.Provider.Zones) > 1, b.gateways()
+	ist, err := istio.Objects(istioVals)
 	if err != nil {
 		return fmt.Errorf("istio: %w", err)
 	}
@@ -165,11 +171,12 @@ func (b *builder) systemComponents() error {
 
 	// dependency-watchdog prober and weeder (Gardener's "Seed Bootstrapping"
 	// docs/operations/seed_bootstrapping.md, "Seed Settings" docs/operations/seed_settings.md).
-	dwd := dependencywatchdog.Values{Cluster: cluster, Namespace: GardenNamespace}
+	dwd := dependencywatchdog.Type.Defaults()
+	dwd.Cluster, dwd.Namespace = cluster, GardenNamespace
 	if d := s.DependencyWatchdog; d != nil {
-		dwd.ProberEnabled, dwd.WeederEnabled = ptr.To(d.ProberEnabled), ptr.To(d.WeederEnabled)
+		dwd.ProberEnabled, dwd.WeederEnabled = d.ProberEnabled, d.WeederEnabled
 	}
-	if dwd.ProberEnabled == nil || *dwd.ProberEnabled || dwd.WeederEnabled == nil || *dwd.WeederEnabled {
+	if dwd.ProberEnabled || dwd.WeederEnabled {
 		objs, err := dependencywatchdog.Objects(dwd)
 		if err != nil {
 			return fmt.Errorf("dependency-watchdog: %w", err)
@@ -180,7 +187,9 @@ func (b *builder) systemComponents() error {
 	// Pause pods keeping capacity free for new control planes (Gardener's
 	// docs/operations/seed_settings.md).
 	if s.ExcessCapacityReservationEnabled {
-		objs, err := reserveexcesscapacity.Objects(reserveexcesscapacity.Values{Cluster: cluster, Namespace: GardenNamespace, Zones: len(b.v.Provider.Zones)})
+		recVals := reserveexcesscapacity.Type.Defaults()
+		recVals.Cluster, recVals.Namespace, recVals.Zones = cluster, GardenNamespace, len(b.v.Provider.Zones)
+		objs, err := reserveexcesscapacity.Objects(recVals)
 		if err != nil {
 			return fmt.Errorf("reserve-excess-capacity: %w", err)
 		}
@@ -273,12 +282,15 @@ func (b *builder) gateways() []istio.Gateway {
 		{Name: "tls-tunnel", Port: 8132, TargetPort: 8132},
 		{Name: "proxy", Port: 8443, TargetPort: 8443},
 	}
-	out := []istio.Gateway{{Namespace: IngressNamespace, Labels: IngressGatewayLabels(""), ServiceType: corev1.ServiceTypeLoadBalancer,
-		LoadBalancerAnnotations: b.loadBalancerAnnotations(""), Ports: ports}}
+	gateway := func(namespace string, labels map[string]string, zone string, annotations map[string]string) istio.Gateway {
+		gw := istio.GatewayDefaults()
+		gw.Namespace, gw.Labels, gw.Zone, gw.LoadBalancerAnnotations, gw.Ports = namespace, labels, zone, annotations, ports
+		return gw
+	}
+	out := []istio.Gateway{gateway(IngressNamespace, IngressGatewayLabels(""), "", b.loadBalancerAnnotations(""))}
 	if len(b.v.Provider.Zones) > 1 {
 		for _, z := range b.v.Provider.Zones {
-			out = append(out, istio.Gateway{Namespace: ZoneIngressNamespace(z), Labels: IngressGatewayLabels(z), Zone: z,
-				ServiceType: corev1.ServiceTypeLoadBalancer, LoadBalancerAnnotations: b.loadBalancerAnnotations(z), Ports: ports})
+			out = append(out, gateway(ZoneIngressNamespace(z), IngressGatewayLabels(z), z, b.loadBalancerAnnotations(z)))
 		}
 	}
 	// One gateway per ExposureClass handler, with its own load balancer (Gardener's "ExposureClasses"
@@ -286,12 +298,10 @@ func (b *builder) gateways() []istio.Gateway {
 	// single-zone control planes (Gardener's docs/operations/istio.md).
 	for _, h := range b.v.ExposureClassHandlers {
 		annotations := merge(b.loadBalancerAnnotations(""), h.LoadBalancerAnnotations)
-		out = append(out, istio.Gateway{Namespace: h.Namespace(), Labels: h.Labels(), ServiceType: corev1.ServiceTypeLoadBalancer,
-			LoadBalancerAnnotations: annotations, Ports: ports})
+		out = append(out, gateway(h.Namespace(), h.Labels(), "", annotations))
 		if len(b.v.Provider.Zones) > 1 {
 			for _, z := range b.v.Provider.Zones {
-				out = append(out, istio.Gateway{Namespace: ZoneGatewayNamespace(h.Namespace(), z), Labels: ZoneGatewayLabels(h.Labels(), z), Zone: z,
-					ServiceType: corev1.ServiceTypeLoadBalancer, LoadBalancerAnnotations: merge(b.loadBalancerAnnotations(z), h.LoadBalancerAnnotations), Ports: ports})
+				out = append(out, gateway(ZoneGatewayNamespace(h.Namespace(), z), ZoneGatewayLabels(h.Labels(), z), z, merge(b.loadBalancerAnnotations(z), h.LoadBalancerAnnotations)))
 			}
 		}
 	}

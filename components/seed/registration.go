@@ -12,8 +12,10 @@ import (
 // once the seed's system components and gardenlet are up; it is ready when gardenlet reports the
 // seed (Gardener's "Getting Started Locally" docs/deployment/getting_started_locally.md).
 func (b *builder) registration() error {
-	ns, err := namespace.Objects(namespace.Values{Cluster: decode.Cluster{Name: b.virtual}, Name: Namespace(b.name),
-		Labels: map[string]string{"gardener.cloud/role": "seed"}})
+	nsVals := namespace.Type.Defaults()
+	nsVals.Cluster, nsVals.Name = decode.Cluster{Name: b.virtual}, Namespace(b.name)
+	nsVals.Labels = map[string]string{"gardener.cloud/role": "seed"}
+	ns, err := namespace.Objects(nsVals)
 	if err != nil {
 		return err
 	}

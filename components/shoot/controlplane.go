@@ -55,17 +55,17 @@ const (
 // Components" docs/development/high-availability-of-components.md), and the Cluster.
 func (b *builder) base() error {
 	zones := b.zones()
-	ns, err := namespace.Objects(namespace.Values{
-		Cluster: decode.Cluster{Name: b.seed.Cluster}, Name: b.ns,
-		Labels: map[string]string{
-			LabelRole: "shoot", LabelShootProvider: b.v.Provider.Type, LabelSeedProvider: b.seed.ProviderType,
-			LabelConsiderHA: "true",
-		},
-		Annotations: map[string]string{
-			AnnotationFailureToleranceTyp: b.tolerance,
-			AnnotationZones:               strings.Join(zones, ","),
-		},
-	})
+	nsVals := namespace.Type.Defaults()
+	nsVals.Cluster, nsVals.Name = decode.Cluster{Name: b.seed.Cluster}, b.ns
+	nsVals.Labels = map[string]string{
+		LabelRole: "shoot", LabelShootProvider: b.v.Provider.Type, LabelSeedProvider: b.seed.ProviderType,
+		LabelConsiderHA: "true",
+	}
+	nsVals.Annotations = map[string]string{
+		AnnotationFailureToleranceTyp: b.tolerance,
+		AnnotationZones:               strings.Join(zones, ","),
+	}
+	ns, err := namespace.Objects(nsVals)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,16 @@ func ConfigOf(typ component.Type, extra map[string]cty.Value) cty.Value {
 	return Config(component.DefaultsValue(&s.Body).AsValueMap(), extra)
 }
 
+// BlockConfigOf is ConfigOf for a nested block of typ's schema, named by its path (a block name,
+// then names of blocks inside it): the block's defaults with extra.
+func BlockConfigOf(typ component.Type, path []string, extra map[string]cty.Value) cty.Value {
+	body := &typ.Schema().Body
+	for _, name := range path {
+		body = &body.Block(name).Body
+	}
+	return Config(component.DefaultsValue(body).AsValueMap(), extra)
+}
+
 // Config is a configuration object of defaults (the schema's, as the engine fills them in) with
 // extra attributes added or overriding them. Neither map is changed.
 func Config(defaults, extra map[string]cty.Value) cty.Value {
