@@ -9,7 +9,6 @@ package clusterautoscaler
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -89,9 +88,9 @@ func share(total int32, zone, zones int) int32 {
 	return s
 }
 
-// Values are the component's typed inputs. Zero values mean the documented defaults of the
-// Shoot's .spec.kubernetes.clusterAutoscaler (Gardener's ClusterAutoscaler in
-// docs/api-reference/core.md).
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults, which are those of the Shoot's .spec.kubernetes.clusterAutoscaler (Gardener's
+// ClusterAutoscaler in docs/api-reference/core.md).
 type Values struct {
 	// Cluster is the seed.
 	Cluster decode.Cluster `json:"cluster"`
@@ -99,38 +98,37 @@ type Values struct {
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (cluster-autoscaler).
 	Images map[string]string `json:"images"`
-	// Replicas of the autoscaler; nil means 1. 0 stops it, as for a hibernated shoot.
-	Replicas *int32 `json:"replicas"`
+	// Replicas of the autoscaler; 0 stops it.
+	Replicas int32 `json:"replicas"`
 	// WorkerPools are the shoot's worker pools; without one that autoscales nothing is rendered.
 	WorkerPools []Pool `json:"worker_pools"`
 	// MachineDeployments, when set, are the node groups as the Worker reported them and replace
 	// the ones derived from WorkerPools by convention.
 	MachineDeployments []MachineDeployment `json:"machine_deployments"`
 
-	// The Shoot's general autoscaler flags; "" (or nil) means the documented default.
-	ScaleDownDelayAfterAdd        string   `json:"scale_down_delay_after_add"`       // 1h
-	ScaleDownDelayAfterDelete     string   `json:"scale_down_delay_after_delete"`    // 0s
-	ScaleDownDelayAfterFailure    string   `json:"scale_down_delay_after_failure"`   // 3m
-	ScaleDownUnneededTime         string   `json:"scale_down_unneeded_time"`         // 30m
-	ScaleDownUtilizationThreshold *float64 `json:"scale_down_utilization_threshold"` // 0.5
-	ScanInterval                  string   `json:"scan_interval"`                    // 10s
-	Expander                      string   `json:"expander"`                         // least-waste
-	MaxNodeProvisionTime          string   `json:"max_node_provision_time"`          // 20m
-	MaxGracefulTerminationSeconds *int32   `json:"max_graceful_termination_seconds"` // 600
-	NewPodScaleUpDelay            string   `json:"new_pod_scale_up_delay"`           // 0s
-	MaxEmptyBulkDelete            *int32   `json:"max_empty_bulk_delete"`            // 10
-	IgnoreDaemonsetsUtilization   bool     `json:"ignore_daemonsets_utilization"`    // false
+	// The Shoot's general autoscaler flags.
+	ScaleDownDelayAfterAdd        string   `json:"scale_down_delay_after_add"`
+	ScaleDownDelayAfterDelete     string   `json:"scale_down_delay_after_delete"`
+	ScaleDownDelayAfterFailure    string   `json:"scale_down_delay_after_failure"`
+	ScaleDownUnneededTime         string   `json:"scale_down_unneeded_time"`
+	ScaleDownUtilizationThreshold float64  `json:"scale_down_utilization_threshold"`
+	ScanInterval                  string   `json:"scan_interval"`
+	Expander                      string   `json:"expander"`
+	MaxNodeProvisionTime          string   `json:"max_node_provision_time"`
+	MaxGracefulTerminationSeconds int32    `json:"max_graceful_termination_seconds"`
+	NewPodScaleUpDelay            string   `json:"new_pod_scale_up_delay"`
+	MaxEmptyBulkDelete            int32    `json:"max_empty_bulk_delete"`
+	IgnoreDaemonsetsUtilization   bool     `json:"ignore_daemonsets_utilization"`
 	IgnoreTaints                  []string `json:"ignore_taints"`
-	Verbosity                     *int32   `json:"verbosity"` // 2
+	Verbosity                     int32    `json:"verbosity"`
 
 	// GenericKubeconfigSecretName names the Secret (key kubeconfig) with the shoot's generic
-	// token kubeconfig (Gardener's "Conventions" docs/extensions/conventions.md); "" means
-	// "generic-token-kubeconfig".
+	// token kubeconfig (Gardener's "Conventions" docs/extensions/conventions.md).
 	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
 	// AccessSecretName names the token-requestor Secret rendered for the autoscaler's shoot
-	// ServiceAccount; "" means "shoot-access-cluster-autoscaler".
+	// ServiceAccount.
 	AccessSecretName string `json:"access_secret_name"`
-	// PriorityClassName of the pods; "" means gardener-system-300 (Gardener's "Priority Classes"
+	// PriorityClassName of the pods (Gardener's "Priority Classes"
 	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
@@ -180,8 +178,8 @@ func Objects(v Values) ([]render.Object, error) {
 }
 
 func validate(v Values) error {
-	if v.Replicas != nil && *v.Replicas < 0 {
-		return fmt.Errorf("replicas %d: must not be negative", *v.Replicas)
+	if v.Replicas < 0 {
+		return fmt.Errorf("replicas %d: must not be negative", v.Replicas)
 	}
 	seen := map[string]bool{}
 	for _, p := range v.WorkerPools {
@@ -206,21 +204,16 @@ func validate(v Values) error {
 		"scale down delay after failure": v.ScaleDownDelayAfterFailure, "scale down unneeded time": v.ScaleDownUnneededTime,
 		"scan interval": v.ScanInterval, "max node provision time": v.MaxNodeProvisionTime, "new pod scale up delay": v.NewPodScaleUpDelay,
 	} {
-		if d == "" {
-			continue
-		}
 		if _, err := time.ParseDuration(d); err != nil {
 			return fmt.Errorf("%s %q: %w", name, d, err)
 		}
 	}
-	if t := v.ScaleDownUtilizationThreshold; t != nil && (*t < 0 || *t > 1) {
-		return fmt.Errorf("scale down utilization threshold %v: must be between 0 and 1", *t)
+	if t := v.ScaleDownUtilizationThreshold; t < 0 || t > 1 {
+		return fmt.Errorf("scale down utilization threshold %v: must be between 0 and 1", t)
 	}
-	if v.Expander != "" {
-		for _, e := range strings.Split(v.Expander, ",") {
-			if !contains(Expanders, e) {
-				return fmt.Errorf("expander %q: %q is not one of %s", v.Expander, e, strings.Join(Expanders, ", "))
-			}
+	for _, e := range strings.Split(v.Expander, ",") {
+		if !contains(Expanders, e) {
+			return fmt.Errorf("expander %q: %q is not one of %s", v.Expander, e, strings.Join(Expanders, ", "))
 		}
 	}
 	return nil
@@ -233,18 +226,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
-func orInt(p *int32, def int32) string {
-	if p == nil {
-		return strconv.Itoa(int(def))
-	}
-	return strconv.Itoa(int(*p))
 }

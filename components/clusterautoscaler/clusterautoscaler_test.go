@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
@@ -16,12 +15,15 @@ import (
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
+
 func minimal() Values {
-	return Values{
+	return values(Values{
 		Cluster:     decode.Cluster{Name: "seed"},
 		Namespace:   "shoot--dev--a",
 		WorkerPools: []Pool{{Name: "cpu-worker", Minimum: 3, Maximum: 5, Zones: []string{"eu-west-1b", "eu-west-1c"}}},
-	}
+	})
 }
 
 func cases() map[string]Values {
@@ -29,11 +31,11 @@ func cases() map[string]Values {
 	custom.WorkerPools = append(custom.WorkerPools, Pool{Name: "fixed", Minimum: 1, Maximum: 1})
 	custom.MachineDeployments = []MachineDeployment{{Name: "shoot--dev--a-cpu-worker-z1", Minimum: 2, Maximum: 3}, {Name: "shoot--dev--a-cpu-worker-z2", Minimum: 1, Maximum: 2}}
 	custom.Expander = "priority,least-waste"
-	custom.ScaleDownUtilizationThreshold = ptr.To(0.65)
+	custom.ScaleDownUtilizationThreshold = 0.65
 	custom.ScaleDownUnneededTime = "10m"
 	custom.IgnoreTaints = []string{"example.com/gpu"}
-	custom.Verbosity = ptr.To(int32(4))
-	custom.Replicas = ptr.To(int32(0))
+	custom.Verbosity = int32(4)
+	custom.Replicas = int32(0)
 	return map[string]Values{"default": minimal(), "customised": custom}
 }
 
@@ -132,18 +134,21 @@ func TestDocumentedFacts(t *testing.T) {
 func TestHibernation(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		replicas *int32
+		replicas int32
 		asleep   bool
 		want     int32
 	}{
-		{"awake default", nil, false, 1},
-		{"awake replicas 2", ptr.To(int32(2)), false, 2},
-		{"hibernated default", nil, true, 0},
-		{"hibernated wins over replicas", ptr.To(int32(2)), true, 0},
+		{"awake default", 0, false, 1},
+		{"awake replicas 2", 2, false, 2},
+		{"hibernated default", 0, true, 0},
+		{"hibernated wins over replicas", 2, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := minimal()
-			v.Replicas, v.Hibernated = tc.replicas, tc.asleep
+			if tc.replicas != 0 {
+				v.Replicas = tc.replicas
+			}
+			v.Hibernated = tc.asleep
 			objs, err := Objects(v)
 			require.NoError(t, err)
 			var d appsv1.Deployment
@@ -161,10 +166,10 @@ func TestErrors(t *testing.T) {
 		"pool twice":    func(v *Values) { v.WorkerPools = append(v.WorkerPools, v.WorkerPools[0]) },
 		"nameless pool": func(v *Values) { v.WorkerPools[0].Name = "" },
 		"bad duration":  func(v *Values) { v.ScanInterval = "ten seconds" },
-		"bad threshold": func(v *Values) { v.ScaleDownUtilizationThreshold = ptr.To(1.5) },
+		"bad threshold": func(v *Values) { v.ScaleDownUtilizationThreshold = 1.5 },
 		"bad expander":  func(v *Values) { v.Expander = "cheapest" },
 		"bad md":        func(v *Values) { v.MachineDeployments = []MachineDeployment{{Name: "x", Minimum: 2, Maximum: 1}} },
-		"negative":      func(v *Values) { v.Replicas = ptr.To(int32(-1)) },
+		"negative":      func(v *Values) { v.Replicas = int32(-1) },
 		"unknown image": func(v *Values) { v.Images = map[string]string{"ca": "x"} },
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -177,10 +182,10 @@ func TestErrors(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Config: rendertest.FromJSON(t, `{
+	out, err := Type.RenderConfig(render.Input{Config: rendertest.ConfigOf(Type, rendertest.FromJSON(t, `{
 		"cluster": {"name": "seed"}, "namespace": "shoot--dev--a", "scale_down_utilization_threshold": 0.5,
 		"worker_pools": [{"name": "a", "minimum": 1, "maximum": 3, "zones": ["z"]}], "machine_deployments": []
-	}`)})
+	}`).AsValueMap())})
 	require.NoError(t, err)
 	assert.Len(t, out.Objects, 8)
 	_, err = Type.RenderConfig(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "bogus": 1}`)})

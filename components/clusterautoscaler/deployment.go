@@ -12,9 +12,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
-	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
 
 // SelectorLabels select the autoscaler's pods.
@@ -28,10 +28,6 @@ func SelectorLabels() map[string]string {
 // and one --nodes flag per MachineDeployment (min:max:<namespace>.<name>), the only thing the
 // autoscaler needs to know of them (Gardener's "Worker" docs/extensions/resources/worker.md).
 func args(v Values) []string {
-	threshold := 0.5
-	if v.ScaleDownUtilizationThreshold != nil {
-		threshold = *v.ScaleDownUtilizationThreshold
-	}
 	a := []string{
 		fmt.Sprintf("--address=:%d", Port),
 		// Gardener's fork talks to machine-controller-manager's API (Gardener's "Shoot Autoscaling"
@@ -41,23 +37,23 @@ func args(v Values) []string {
 		"--leader-elect=true",
 		// Worker pools spread over zones are the same pool: keep their sizes balanced.
 		"--balance-similar-node-groups=true",
-		"--expander=" + or(v.Expander, "least-waste"),
+		"--expander=" + v.Expander,
 		"--ignore-daemonsets-utilization=" + strconv.FormatBool(v.IgnoreDaemonsetsUtilization),
-		"--max-empty-bulk-delete=" + orInt(v.MaxEmptyBulkDelete, 10),
-		"--max-graceful-termination-sec=" + orInt(v.MaxGracefulTerminationSeconds, 600),
-		"--max-node-provision-time=" + or(v.MaxNodeProvisionTime, "20m"),
-		"--new-pod-scale-up-delay=" + or(v.NewPodScaleUpDelay, "0s"),
-		"--scale-down-delay-after-add=" + or(v.ScaleDownDelayAfterAdd, "1h"),
-		"--scale-down-delay-after-delete=" + or(v.ScaleDownDelayAfterDelete, "0s"),
-		"--scale-down-delay-after-failure=" + or(v.ScaleDownDelayAfterFailure, "3m"),
-		"--scale-down-unneeded-time=" + or(v.ScaleDownUnneededTime, "30m"),
-		"--scale-down-utilization-threshold=" + strconv.FormatFloat(threshold, 'f', -1, 64),
-		"--scan-interval=" + or(v.ScanInterval, "10s"),
+		"--max-empty-bulk-delete=" + strconv.Itoa(int(v.MaxEmptyBulkDelete)),
+		"--max-graceful-termination-sec=" + strconv.Itoa(int(v.MaxGracefulTerminationSeconds)),
+		"--max-node-provision-time=" + v.MaxNodeProvisionTime,
+		"--new-pod-scale-up-delay=" + v.NewPodScaleUpDelay,
+		"--scale-down-delay-after-add=" + v.ScaleDownDelayAfterAdd,
+		"--scale-down-delay-after-delete=" + v.ScaleDownDelayAfterDelete,
+		"--scale-down-delay-after-failure=" + v.ScaleDownDelayAfterFailure,
+		"--scale-down-unneeded-time=" + v.ScaleDownUnneededTime,
+		"--scale-down-utilization-threshold=" + strconv.FormatFloat(v.ScaleDownUtilizationThreshold, 'f', -1, 64),
+		"--scan-interval=" + v.ScanInterval,
 		// Gardener's own pods in kube-system must not keep nodes alive.
 		"--skip-nodes-with-local-storage=false",
 		"--skip-nodes-with-system-pods=false",
 		"--stderrthreshold=info",
-		"--v=" + orInt(v.Verbosity, 2),
+		"--v=" + strconv.Itoa(int(v.Verbosity)),
 	}
 	for _, t := range v.IgnoreTaints {
 		a = append(a, "--ignore-taint="+t)
@@ -81,7 +77,7 @@ func deployment(v Values, access machinecontrollermanager.ShootAccess) (*appsv1.
 	if err != nil {
 		return nil, err
 	}
-	replicas := machinecontrollermanager.ControllerReplicas(v.Replicas, v.Hibernated)
+	replicas := replicas.UnlessHibernated(v.Replicas, v.Hibernated)
 	labels := map[string]string{
 		"gardener.cloud/role":                                                           "controlplane",
 		"networking.gardener.cloud/to-dns":                                              "allowed",
@@ -99,7 +95,7 @@ func deployment(v Values, access machinecontrollermanager.ShootAccess) (*appsv1.
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{
 					ServiceAccountName: Name,
-					PriorityClassName:  or(v.PriorityClassName, priorityclasses.System300),
+					PriorityClassName:  v.PriorityClassName,
 					Containers: []corev1.Container{{
 						Name:    Name,
 						Image:   image,

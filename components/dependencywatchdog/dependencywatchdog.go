@@ -64,14 +64,6 @@ type Values struct {
 	WeederEnabled bool `json:"weeder_enabled"`
 }
 
-// Replicas is 2 with high availability, 1 otherwise.
-func Replicas(highAvailability bool) int32 {
-	if highAvailability {
-		return 2
-	}
-	return 1
-}
-
 // Type is the dependency_watchdog component type as the catalog registers it: its schema
 // (schema.go) and its render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
@@ -64,7 +65,7 @@ func deployment(r Role, ns, image string, ha bool, config string) *appsv1.Deploy
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name(r), Namespace: ns, Labels: selector},
 		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To(Replicas(ha)),
+			Replicas:             ptr.To(replicas.HighAvailability(ha)),
 			RevisionHistoryLimit: ptr.To(int32(2)),
 			Selector:             &metav1.LabelSelector{MatchLabels: selector},
 			Template: corev1.PodTemplateSpec{

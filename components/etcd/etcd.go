@@ -14,6 +14,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -119,14 +120,6 @@ func Replicas(highAvailability bool) int64 {
 	return 1
 }
 
-// replicas is the member count of v: none while hibernated, else Replicas.
-func replicas(v Values) int64 {
-	if v.Hibernated {
-		return 0
-	}
-	return Replicas(v.HighAvailability)
-}
-
 // Type is the etcd component type as the catalog registers it: its schema (schema.go) and its
 // render function.
 var Type = component.Define(typeSchema, renderValues)
@@ -181,7 +174,7 @@ func Objects(v Values) ([]render.Object, error) {
 	spec := map[string]any{
 		"selector":            map[string]any{"matchLabels": kube.AnyMap(selector)},
 		"labels":              kube.AnyMap(podLabels(v, selector)),
-		"replicas":            replicas(v),
+		"replicas":            replicas.UnlessHibernated(Replicas(v.HighAvailability), v.Hibernated),
 		"priorityClassName":   v.PriorityClassName,
 		"storageCapacity":     or(v.StorageCapacity, defaultStorage(v.Role)),
 		"volumeClaimTemplate": or(v.VolumeClaimTemplate, VolumeClaimTemplateName(prefix, v.Role)),

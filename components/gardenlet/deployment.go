@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
@@ -66,7 +67,7 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: selector},
 		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(Replicas(v.HighAvailability)),
+			Replicas: ptr.To(replicas.HighAvailability(v.HighAvailability)),
 			// Gardener's "Deploy Gardenlet Manually" docs/deployment/deploy_gardenlet_manually.md:
 			// revisionHistoryLimit 2.
 			RevisionHistoryLimit: ptr.To(int32(2)),

@@ -96,16 +96,6 @@ type Values struct {
 	ExposureClassHandlers []any `json:"-"`
 }
 
-// Replicas is 2 with high availability, 1 otherwise (the chart's replicaCount: 1 at Gardener's
-// docs/deployment/deploy_gardenlet_manually.md, 2 at Gardener's
-// docs/deployment/deploy_gardenlet_manually.md).
-func Replicas(highAvailability bool) int32 {
-	if highAvailability {
-		return 2
-	}
-	return 1
-}
-
 // Type is the gardenlet component type as the catalog registers it: its schema (schema.go) and its
 // render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))

@@ -25,6 +25,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -128,24 +129,6 @@ func Name(prefix string) string { return prefix + "kube-controller-manager" }
 // SelectorLabels select the controller manager's pods.
 func SelectorLabels(prefix string) map[string]string {
 	return map[string]string{"app": kubeapiserver.AppLabel(prefix), "role": "controller-manager"}
-}
-
-// Replicas is 2 with high availability, 1 otherwise: the count for controllers of a control
-// plane (Gardener's docs/development/high-availability-of-components.md, "Gardener Resource
-// Manager" docs/concepts/resource-manager.md).
-func Replicas(highAvailability bool) int32 {
-	if highAvailability {
-		return 2
-	}
-	return 1
-}
-
-// replicas is the Deployment's count for v: 0 while hibernated, else Replicas.
-func replicas(v Values) int32 {
-	if v.Hibernated {
-		return 0
-	}
-	return Replicas(v.HighAvailability)
 }
 
 // Type is the kube_controller_manager component type as the catalog registers it: its schema
@@ -278,7 +261,7 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: selector},
 		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To(replicas(v)),
+			Replicas:             ptr.To(replicas.UnlessHibernated(replicas.HighAvailability(v.HighAvailability), v.Hibernated)),
 			RevisionHistoryLimit: ptr.To(int32(2)),
 			Selector:             &metav1.LabelSelector{MatchLabels: selector},
 			// Start the new pod before stopping the old one; leader election keeps a single

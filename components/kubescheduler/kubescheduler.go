@@ -47,7 +47,8 @@ const (
 // minVersion is the oldest Kubernetes version with kubescheduler.config.k8s.io/v1.
 var minVersion = version.MustParseGeneric("1.25.0")
 
-// Values are the component's typed inputs; zero values mean the documented defaults.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	// Cluster is the seed cluster the control plane runs in.
 	Cluster decode.Cluster `json:"cluster"`
@@ -61,16 +62,15 @@ type Values struct {
 	// the control plane's controllers with failure tolerance node or zone (Gardener's "High
 	// Availability Of Components" docs/development/high-availability-of-components.md).
 	HighAvailability bool `json:"high_availability"`
-	// Profile is balanced or bin-packing; "" means balanced (Gardener's KubeSchedulerConfig in
+	// Profile is balanced or bin-packing (Gardener's KubeSchedulerConfig in
 	// docs/api-reference/core.md).
 	Profile string `json:"profile"`
 	// FeatureGates switch Kubernetes feature gates on or off.
 	FeatureGates map[string]bool `json:"feature_gates"`
-	// AccessSecretName names the token-requestor Secret rendered with the kubeconfig; "" means
-	// shoot-access-kube-scheduler.
+	// AccessSecretName names the token-requestor Secret rendered with the kubeconfig.
 	AccessSecretName string `json:"access_secret_name"`
 	// CASecretName names the Secret in Namespace with the shoot's cluster CA (ca.crt), which the
-	// kubeconfig trusts; "" means ca. Ignored when CABundle is set.
+	// kubeconfig trusts. Ignored when CABundle is set.
 	CASecretName string `json:"ca_secret_name"`
 	// CABundle is the shoot's cluster CA instead: PEM (base64-encoded here), or text already fit
 	// for certificate-authority-data (base64, a render.GeneratedRef marker with base64 set,
@@ -88,23 +88,6 @@ type Values struct {
 	// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
 	// docs/development/component-checklist.md).
 	Hibernated bool `json:"-"`
-}
-
-// Replicas is 2 with high availability, 1 otherwise: the count for controllers of a shoot
-// control plane (Gardener's docs/development/high-availability-of-components.md).
-func Replicas(highAvailability bool) int32 {
-	if highAvailability {
-		return 2
-	}
-	return 1
-}
-
-// replicas is the Deployment's count for v: 0 while hibernated, else Replicas.
-func replicas(v Values) int32 {
-	if v.Hibernated {
-		return 0
-	}
-	return Replicas(v.HighAvailability)
 }
 
 // Type is the kube_scheduler component type as the catalog registers it: its schema (schema.go) and
@@ -136,7 +119,7 @@ func Objects(v Values) ([]render.Object, error) {
 	return kube.Typed(v.Cluster.Name, typed...)
 }
 
-// validate checks the values and fills in defaults.
+// validate checks the values and fills in the priority class, which only Go sets.
 func validate(v *Values) error {
 	if v.Namespace == "" {
 		return fmt.Errorf("kube-scheduler namespace is required")
@@ -154,17 +137,8 @@ func validate(v *Values) error {
 	if kv.LessThan(minVersion) {
 		return fmt.Errorf("kube-scheduler kubernetes version %q: older than %s, the first with kubescheduler.config.k8s.io/v1", v.KubernetesVersion, minVersion)
 	}
-	if v.Profile == "" {
-		v.Profile = ProfileBalanced
-	}
 	if !slices.Contains([]string{ProfileBalanced, ProfileBinPacking}, v.Profile) {
 		return fmt.Errorf("kube-scheduler profile %q is not one of balanced, bin-packing", v.Profile)
-	}
-	if v.AccessSecretName == "" {
-		v.AccessSecretName = DefaultAccessSecretName
-	}
-	if v.CASecretName == "" {
-		v.CASecretName = DefaultCASecretName
 	}
 	if v.PriorityClassName == "" {
 		// Gardener's docs/development/priority-classes.md: gardener-system-300 for kube-scheduler.

@@ -17,6 +17,9 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
+
 const shootNamespace = "shoot--dev--a"
 
 // defaults are the schema's defaults plus the required attributes, null where there is none.
@@ -49,7 +52,7 @@ func TestRenderGolden(t *testing.T) {
 }
 
 func minimal() Values {
-	return Values{Cluster: decode.Cluster{Name: "seed"}, Namespace: shootNamespace, KubernetesVersion: "1.32.3"}
+	return values(Values{Cluster: decode.Cluster{Name: "seed"}, Namespace: shootNamespace, KubernetesVersion: "1.32.3"})
 }
 
 func typed[T any](t *testing.T, objs []render.Object, kind, name string) T {
@@ -176,9 +179,8 @@ func TestProfiles(t *testing.T) {
 	// Gardener's "Shoot Scheduling Profiles" docs/usage/shoot/shoot_scheduling_profiles.md: balanced
 	// starts without profiles; Gardener's KubeSchedulerConfig in docs/api-reference/core.md: it is the
 	// default.
-	for _, p := range []string{"", "balanced"} {
-		assert.NotContains(t, config(p), "profiles")
-	}
+	assert.Equal(t, ProfileBalanced, Type.Defaults().Profile)
+	assert.NotContains(t, config(ProfileBalanced), "profiles")
 	// Gardener's docs/usage/shoot/shoot_scheduling_profiles.md: the bin-packing profile.
 	profiles := config("bin-packing")["profiles"].([]any)
 	var names []string

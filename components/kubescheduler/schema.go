@@ -26,10 +26,10 @@ func typeSchema() *schema.Schema {
 			{Name: "kubernetes_version", Type: cty.String, Required: true, Checks: attr.Checks(schema.KubernetesVersion()), Description: "The shoot's Kubernetes version (1.25 or newer); it tags the image."},
 			{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Whether two leader-electing replicas run, spread over nodes and zones, instead of one: for control planes with failure tolerance node or zone."},
 			// Gardener's KubeSchedulerConfig in docs/api-reference/core.md profile default balanced
-			{Name: "profile", Type: cty.String, Default: cty.StringVal("balanced"), AllowedValues: []string{"balanced", "bin-packing"}, Description: "Whether pods are spread over nodes (balanced) or packed onto as few as possible (bin-packing, scheduler name bin-packing-scheduler)."},
+			{Name: "profile", Type: cty.String, Default: cty.StringVal(ProfileBalanced), AllowedValues: []string{ProfileBalanced, ProfileBinPacking}, Description: "Whether pods are spread over nodes (balanced) or packed onto as few as possible (bin-packing, scheduler name bin-packing-scheduler)."},
 			attr.FeatureGates("the kube-scheduler"),
-			{Name: "access_secret_name", Type: cty.String, Default: cty.StringVal("shoot-access-kube-scheduler"), Checks: attr.Checks(schema.ObjectName()), Description: "Name of the token-requestor Secret rendered with the scheduler's kubeconfig."},
-			{Name: "ca_secret_name", Type: cty.String, Default: cty.StringVal("ca"), Checks: attr.Checks(schema.ObjectName()), Description: "Secret in the namespace with the shoot's cluster CA (ca.crt), which the kubeconfig trusts; unused when ca_bundle is set."},
+			{Name: "access_secret_name", Type: cty.String, Default: cty.StringVal(DefaultAccessSecretName), Checks: attr.Checks(schema.ObjectName()), Description: "Name of the token-requestor Secret rendered with the scheduler's kubeconfig."},
+			{Name: "ca_secret_name", Type: cty.String, Default: cty.StringVal(DefaultCASecretName), Checks: attr.Checks(schema.ObjectName()), Description: "Secret in the namespace with the shoot's cluster CA (ca.crt), which the kubeconfig trusts; unused when ca_bundle is set."},
 			{Name: "ca_bundle", Type: cty.String, Description: "The shoot's cluster CA certificate (PEM) for the kubeconfig, instead of ca_secret_name."},
 			{Name: "server_tls_secret_name", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "A kubernetes.io/tls Secret the secure port serves with; kube-scheduler's self-signed certificate when unset."},
 		}},

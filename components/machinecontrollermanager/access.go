@@ -13,6 +13,14 @@ const KubeconfigDir = "/var/run/secrets/gardener.cloud/shoot/generic-kubeconfig"
 // KubeconfigPath is the kubeconfig a component uses for the shoot.
 const KubeconfigPath = KubeconfigDir + "/kubeconfig"
 
+// GenericKubeconfigSecretName is the Secret (key kubeconfig) with a shoot's generic token
+// kubeconfig, as Gardener names it (Gardener's "Conventions" docs/extensions/conventions.md).
+const GenericKubeconfigSecretName = "generic-token-kubeconfig"
+
+// AccessSecretName is the token-requestor Secret of a component, as Gardener names shoot access
+// Secrets (shoot-access-<component>).
+func AccessSecretName(component string) string { return "shoot-access-" + component }
+
 // ShootAccess is how a component in a shoot's control plane reaches the shoot's API server:
 // the shoot's generic token kubeconfig, and a token for the component's ServiceAccount in the
 // shoot's kube-system namespace, which the shoot's gardener-resource-manager requests into a
@@ -23,18 +31,18 @@ type ShootAccess struct {
 	Namespace string
 	// Component names the ServiceAccount in the shoot.
 	Component string
-	// GenericKubeconfigSecretName; "" means "generic-token-kubeconfig".
+	// GenericKubeconfigSecretName; "" means GenericKubeconfigSecretName.
 	GenericKubeconfigSecretName string
-	// AccessSecretName; "" means "shoot-access-<component>".
+	// AccessSecretName; "" means AccessSecretName(Component).
 	AccessSecretName string
 }
 
 func (a ShootAccess) resolve() ShootAccess {
 	if a.GenericKubeconfigSecretName == "" {
-		a.GenericKubeconfigSecretName = "generic-token-kubeconfig"
+		a.GenericKubeconfigSecretName = GenericKubeconfigSecretName
 	}
 	if a.AccessSecretName == "" {
-		a.AccessSecretName = "shoot-access-" + a.Component
+		a.AccessSecretName = AccessSecretName(a.Component)
 	}
 	return a
 }

@@ -23,8 +23,8 @@ import (
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
-	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -36,7 +36,8 @@ const Name = "machine-controller-manager"
 // number; 10258 is the one Gardener uses.
 const Port = 10258
 
-// Values are the component's typed inputs. Zero values mean the documented defaults.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	// Cluster is the seed.
 	Cluster decode.Cluster `json:"cluster"`
@@ -44,16 +45,15 @@ type Values struct {
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (machine-controller-manager).
 	Images map[string]string `json:"images"`
-	// Replicas of the controller; nil means 1. 0 stops it, as for a hibernated shoot.
-	Replicas *int32 `json:"replicas"`
+	// Replicas of the controller; 0 stops it.
+	Replicas int32 `json:"replicas"`
 	// GenericKubeconfigSecretName names the Secret (key kubeconfig) with the shoot's generic
-	// token kubeconfig (Gardener's "Conventions" docs/extensions/conventions.md); "" means
-	// "generic-token-kubeconfig".
+	// token kubeconfig (Gardener's "Conventions" docs/extensions/conventions.md).
 	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
 	// AccessSecretName names the token-requestor Secret rendered for the controller's shoot
-	// ServiceAccount; "" means "shoot-access-machine-controller-manager".
+	// ServiceAccount.
 	AccessSecretName string `json:"access_secret_name"`
-	// PriorityClassName of the pods; "" means gardener-system-300 (Gardener's "Priority Classes"
+	// PriorityClassName of the pods (Gardener's "Priority Classes"
 	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
@@ -78,8 +78,8 @@ func Objects(v Values) ([]render.Object, error) {
 	if v.Namespace == "" {
 		return nil, fmt.Errorf("namespace is required: the shoot's control-plane namespace")
 	}
-	if v.Replicas != nil && *v.Replicas < 0 {
-		return nil, fmt.Errorf("replicas %d: must not be negative", *v.Replicas)
+	if v.Replicas < 0 {
+		return nil, fmt.Errorf("replicas %d: must not be negative", v.Replicas)
 	}
 	access := ShootAccess{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName}.resolve()
 	d, err := deployment(v, access)
@@ -115,18 +115,6 @@ func args(namespace string) []string {
 	}
 }
 
-// ControllerReplicas is the replica count of a shoot's machine controller: 0 while the shoot
-// hibernates, else the given count, else 1. cluster-autoscaler follows the same rule.
-func ControllerReplicas(replicas *int32, hibernated bool) int32 {
-	switch {
-	case hibernated:
-		return 0
-	case replicas != nil:
-		return *replicas
-	}
-	return 1
-}
-
 func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
 	vector, err := images.Default().Override(v.Images)
 	if err != nil {
@@ -136,7 +124,7 @@ func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
 	if err != nil {
 		return nil, err
 	}
-	replicas := ControllerReplicas(v.Replicas, v.Hibernated)
+	replicas := replicas.UnlessHibernated(v.Replicas, v.Hibernated)
 	labels := map[string]string{
 		"gardener.cloud/role":                                                           "controlplane",
 		"networking.gardener.cloud/to-dns":                                              "allowed",
@@ -146,9 +134,6 @@ func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
 	}
 	maps.Copy(labels, SelectorLabels())
 	priority := v.PriorityClassName
-	if priority == "" {
-		priority = priorityclasses.System300
-	}
 	probe := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(Port), Scheme: corev1.URISchemeHTTP}}
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: SelectorLabels()},

@@ -11,7 +11,6 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
@@ -20,13 +19,16 @@ import (
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
+
 func minimal() Values {
-	return Values{Cluster: decode.Cluster{Name: "seed"}, Namespace: "shoot--dev--a"}
+	return values(Values{Cluster: decode.Cluster{Name: "seed"}, Namespace: "shoot--dev--a"})
 }
 
 func cases() map[string]Values {
 	custom := minimal()
-	custom.Replicas = ptr.To(int32(0))
+	custom.Replicas = int32(0)
 	custom.Images = map[string]string{"machine-controller-manager": "v0.59.0"}
 	custom.GenericKubeconfigSecretName = "generic-token-kubeconfig-1a2b3c4d"
 	custom.PriorityClassName = "gardener-system-200"
@@ -108,18 +110,21 @@ func unstructuredString(m map[string]any, path ...string) (string, bool, error) 
 func TestHibernation(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		replicas *int32
+		replicas int32
 		asleep   bool
 		want     int32
 	}{
-		{"awake default", nil, false, 1},
-		{"awake replicas 2", ptr.To(int32(2)), false, 2},
-		{"hibernated default", nil, true, 0},
-		{"hibernated wins over replicas", ptr.To(int32(2)), true, 0},
+		{"awake default", 0, false, 1},
+		{"awake replicas 2", 2, false, 2},
+		{"hibernated default", 0, true, 0},
+		{"hibernated wins over replicas", 2, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := minimal()
-			v.Replicas, v.Hibernated = tc.replicas, tc.asleep
+			if tc.replicas != 0 {
+				v.Replicas = tc.replicas
+			}
+			v.Hibernated = tc.asleep
 			objs, err := Objects(v)
 			require.NoError(t, err)
 			var d appsv1.Deployment
@@ -154,7 +159,7 @@ func TestErrors(t *testing.T) {
 	_, err := Objects(v)
 	assert.ErrorContains(t, err, "namespace")
 	v = minimal()
-	v.Replicas = ptr.To(int32(-1))
+	v.Replicas = int32(-1)
 	_, err = Objects(v)
 	assert.Error(t, err)
 	v = minimal()

@@ -17,10 +17,10 @@ import (
 // alertmanager-garden, prometheus-garden, blackbox-exporter, prometheus-longterm).
 const PriorityClass = priorityclasses.GardenSystem100
 
-// replicas is the replica count of every workload: observability components run one replica
+// stackReplicas is the replica count of every workload: observability components run one replica
 // whatever the availability requirements (Gardener's "High Availability Of Components"
 // docs/development/high-availability-of-components.md).
-const replicas int32 = 1
+const stackReplicas int32 = 1
 
 // nobody is the user the stack's containers run as where the image does not bring its own.
 const nobody int64 = 65534

@@ -160,7 +160,7 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := stack{namespace: v.Namespace, priorityClass: PriorityClass, replicas: replicas, img: img}
+	s := stack{namespace: v.Namespace, priorityClass: PriorityClass, replicas: stackReplicas, img: img}
 
 	typed, err := crdObjects()
 	if err != nil {

@@ -136,7 +136,7 @@ func SeedObjects(v SeedValues) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := stack{namespace: v.Namespace, priorityClass: SeedPriorityClass, replicas: replicas, img: img,
+	s := stack{namespace: v.Namespace, priorityClass: SeedPriorityClass, replicas: stackReplicas, img: img,
 		networkPolicies: true, scrapeAlias: SeedScrapeTargetsAlias}
 	instances := seedPrometheuses(v)
 

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
@@ -188,11 +189,8 @@ func ShootObjects(v ShootValues) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := stack{namespace: v.Namespace, priorityClass: ShootPriorityClass, replicas: replicas, img: img,
+	s := stack{namespace: v.Namespace, priorityClass: ShootPriorityClass, replicas: replicas.UnlessHibernated(stackReplicas, v.Hibernated), img: img,
 		networkPolicies: true, scrapeAlias: ShootScrapeTargetsAlias}
-	if v.Hibernated {
-		s.replicas = 0
-	}
 	p := shootPrometheus(v)
 	typed := []runtime.Object{shootAccess(v, p.service()).Secret()}
 	typed = append(typed, prometheusRBAC(s, []prometheusInstance{p})...)

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 )
 
 // Replicas of the Deployment. The GRM serves webhooks, and (webhook) servers run with 2 replicas
@@ -17,14 +19,6 @@ import (
 // Components" docs/development/high-availability-of-components.md), so high_availability changes
 // only how the replicas spread.
 const Replicas = 2
-
-// replicas is Replicas, or 0 for a hibernated GRM.
-func replicas(v Values) int32 {
-	if v.Hibernated {
-		return 0
-	}
-	return Replicas
-}
 
 // Labels that tell Gardener's high-availability-config webhook what the workload is
 // (Gardener's docs/development/high-availability-of-components.md: a component that is a controller
@@ -80,7 +74,7 @@ func deployment(v Values, image, configSum string) *appsv1.Deployment {
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: depLabels},
 		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To(replicas(v)),
+			Replicas:             ptr.To(replicas.UnlessHibernated(int32(Replicas), v.Hibernated)),
 			RevisionHistoryLimit: ptr.To[int32](2),
 			Selector:             &metav1.LabelSelector{MatchLabels: labels()},
 			Template: corev1.PodTemplateSpec{

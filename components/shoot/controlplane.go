@@ -248,12 +248,12 @@ func (b *builder) kubeAPIServer() error {
 	if len(b.v.Workers) == 0 {
 		return nil
 	}
-	vpn, err := vpnseedserver.Objects(vpnseedserver.Values{
-		Cluster: decode.Cluster{Name: b.seed.Cluster}, Namespace: b.ns, HighAvailability: b.highAvailability(),
-		ShootNetworks:    vpnseedserver.Networks{Pods: b.pods, Services: b.services, Nodes: b.nodes},
-		ServerSecretName: secretVPNServer, CASecretName: secretVPNCA, TLSAuthSecretName: secretVPNTLSAuth,
-		PriorityClassName: priorityclasses.System300, Hibernated: b.hibernated,
-	})
+	vpnVals := vpnseedserver.Type.Defaults()
+	vpnVals.Cluster, vpnVals.Namespace, vpnVals.HighAvailability = decode.Cluster{Name: b.seed.Cluster}, b.ns, b.highAvailability()
+	vpnVals.ShootNetworks = vpnseedserver.Networks{Pods: b.pods, Services: b.services, Nodes: b.nodes}
+	vpnVals.ServerSecretName, vpnVals.CASecretName, vpnVals.TLSAuthSecretName = secretVPNServer, secretVPNCA, secretVPNTLSAuth
+	vpnVals.PriorityClassName, vpnVals.Hibernated = priorityclasses.System300, b.hibernated
+	vpn, err := vpnseedserver.Objects(vpnVals)
 	if err != nil {
 		return fmt.Errorf("vpn-seed-server: %w", err)
 	}
@@ -332,12 +332,13 @@ func (b *builder) controllers() error {
 	if len(b.v.Workers) == 0 {
 		return nil
 	}
-	schedVals := kubescheduler.Values{
-		Cluster: cluster, Namespace: b.ns, KubernetesVersion: b.v.Kubernetes.Version, HighAvailability: b.highAvailability(),
-		CASecretName: secretCA, PriorityClassName: priorityclasses.System300, Hibernated: b.hibernated,
-	}
+	schedVals := kubescheduler.Type.Defaults()
+	schedVals.Cluster, schedVals.Namespace, schedVals.KubernetesVersion = cluster, b.ns, b.v.Kubernetes.Version
+	schedVals.HighAvailability, schedVals.CASecretName = b.highAvailability(), secretCA
+	schedVals.PriorityClassName, schedVals.Hibernated = priorityclasses.System300, b.hibernated
 	if k := b.v.Kubernetes.KubeScheduler; k != nil {
-		schedVals.Profile, schedVals.FeatureGates = k.Profile, k.FeatureGates
+		component.Override(&schedVals.Profile, k.Profile)
+		schedVals.FeatureGates = k.FeatureGates
 	}
 	sched, err := kubescheduler.Objects(schedVals)
 	if err != nil {
@@ -398,10 +399,10 @@ func (b *builder) accessSecrets() ([]render.Object, error) {
 func (b *builder) machineControllers() error {
 	cluster := decode.Cluster{Name: b.seed.Cluster}
 	// The machine.sapcloud.io CRDs are the seed's (components/seed).
-	mcm, err := machinecontrollermanager.Objects(machinecontrollermanager.Values{
-		Cluster: cluster, Namespace: b.ns, GenericKubeconfigSecretName: secretGenericToken,
-		PriorityClassName: priorityclasses.System300, Hibernated: b.hibernated,
-	})
+	mcmVals := machinecontrollermanager.Type.Defaults()
+	mcmVals.Cluster, mcmVals.Namespace, mcmVals.GenericKubeconfigSecretName = cluster, b.ns, secretGenericToken
+	mcmVals.PriorityClassName, mcmVals.Hibernated = priorityclasses.System300, b.hibernated
+	mcm, err := machinecontrollermanager.Objects(mcmVals)
 	if err != nil {
 		return fmt.Errorf("machine-controller-manager: %w", err)
 	}
@@ -411,10 +412,10 @@ func (b *builder) machineControllers() error {
 	if !clusterautoscaler.Needed(pools) {
 		return nil
 	}
-	ca, err := clusterautoscaler.Objects(clusterautoscaler.Values{
-		Cluster: cluster, Namespace: b.ns, WorkerPools: pools, GenericKubeconfigSecretName: secretGenericToken,
-		PriorityClassName: priorityclasses.System300, Hibernated: b.hibernated,
-	})
+	caVals := clusterautoscaler.Type.Defaults()
+	caVals.Cluster, caVals.Namespace, caVals.WorkerPools, caVals.GenericKubeconfigSecretName = cluster, b.ns, pools, secretGenericToken
+	caVals.PriorityClassName, caVals.Hibernated = priorityclasses.System300, b.hibernated
+	ca, err := clusterautoscaler.Objects(caVals)
 	if err != nil {
 		return fmt.Errorf("cluster-autoscaler: %w", err)
 	}

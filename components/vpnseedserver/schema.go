@@ -4,6 +4,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/internal/attr"
+	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -26,11 +27,11 @@ func typeSchema() *schema.Schema {
 				{Name: "namespace", Type: cty.String, Required: true, Checks: attr.Checks(schema.DNSLabel()), Description: "The shoot's control-plane namespace, shoot--<project>--<shoot>."},
 				{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (vpn-server, envoy-proxy) by name: repository:tag, repository@sha256:digest or a bare tag."},
 				{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Whether two VPN servers run instead of one: true for shoots whose control plane has a failure tolerance (node or zone)."},
-				{Name: "vpn_network", Type: cty.String, Default: cty.StringVal("192.168.123.0/24"), Checks: attr.Checks(schema.CIDR()), Description: "The tunnel's transfer network; it must overlap neither the shoot's nor the seed's networks."},
-				secretName("server_secret_name", "vpn-seed-server", "Secret with the server certificate (tls.crt, tls.key) signed by the VPN CA."),
+				{Name: "vpn_network", Type: cty.String, Default: cty.StringVal(DefaultVPNNetwork), Checks: attr.Checks(schema.CIDR()), Description: "The tunnel's transfer network; it must overlap neither the shoot's nor the seed's networks."},
+				secretName("server_secret_name", Name, "Secret with the server certificate (tls.crt, tls.key) signed by the VPN CA."),
 				secretName("ca_secret_name", "ca-vpn", "Secret with the VPN CA certificate (ca.crt) that client certificates are checked against."),
-				secretName("tls_auth_secret_name", "vpn-seed-server-tlsauth", "Secret with the OpenVPN TLS auth key (vpn.tlsauth)."),
-				{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal("gardener-system-300"), Checks: attr.Checks(schema.ObjectName()), Description: "PriorityClass of the pods; shoot control planes use gardener-system-300 for the VPN server."},
+				secretName("tls_auth_secret_name", Name+"-tlsauth", "Secret with the OpenVPN TLS auth key (vpn.tlsauth)."),
+				{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal(priorityclasses.System300), Checks: attr.Checks(schema.ObjectName()), Description: "PriorityClass of the pods; shoot control planes use gardener-system-300 for the VPN server."},
 			},
 			Blocks: []schema.Block{{
 				Name: "shoot_networks", Required: true,

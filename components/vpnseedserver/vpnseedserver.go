@@ -21,7 +21,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
-	"github.com/declarative-gardener/gardener/components/priorityclasses"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -58,7 +58,8 @@ type Networks struct {
 	Nodes string `json:"nodes"`
 }
 
-// Values are the component's typed inputs. Zero values mean the documented defaults.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	// Cluster is the seed.
 	Cluster decode.Cluster `json:"cluster"`
@@ -72,20 +73,19 @@ type Values struct {
 	HighAvailability bool `json:"high_availability"`
 	// ShootNetworks are the networks routed through the tunnel.
 	ShootNetworks Networks `json:"shoot_networks"`
-	// VPNNetwork is the tunnel's transfer network; "" means DefaultVPNNetwork.
+	// VPNNetwork is the tunnel's transfer network.
 	VPNNetwork string `json:"vpn_network"`
-	// ServerSecretName holds the server's certificate (tls.crt, tls.key), signed by the VPN CA;
-	// "" means "vpn-seed-server".
+	// ServerSecretName holds the server's certificate (tls.crt, tls.key), signed by the VPN CA.
 	ServerSecretName string `json:"server_secret_name"`
 	// CASecretName holds the VPN CA (ca.crt) that vpn-shoot's and the kube-apiserver's client
 	// certificates are checked against (Gardener's "Shoot Credentials Rotation"
-	// docs/usage/shoot-operations/shoot_credentials_rotation.md); "" means "ca-vpn".
+	// docs/usage/shoot-operations/shoot_credentials_rotation.md).
 	CASecretName string `json:"ca_secret_name"`
 	// TLSAuthSecretName holds the OpenVPN TLS auth key (key vpn.tlsauth, Gardener's
 	// docs/usage/shoot-operations/shoot_credentials_rotation.md, "Secrets Management"
-	// docs/development/secrets_management.md); "" means "vpn-seed-server-tlsauth".
+	// docs/development/secrets_management.md).
 	TLSAuthSecretName string `json:"tls_auth_secret_name"`
-	// PriorityClassName of the pods; "" means gardener-system-300 (Gardener's "Priority Classes"
+	// PriorityClassName of the pods (Gardener's "Priority Classes"
 	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
@@ -94,23 +94,6 @@ type Values struct {
 	// docs/development/component-checklist.md). The workload keeps its kind (StatefulSet or
 	// Deployment), so waking up only scales it again.
 	Hibernated bool `json:"-"`
-}
-
-// Replicas is 2 for a highly available control plane, else 1 (Gardener's
-// docs/development/reversed-vpn-tunnel.md: two servers).
-func Replicas(highAvailability bool) int32 {
-	if highAvailability {
-		return 2
-	}
-	return 1
-}
-
-// replicas is the workload's count for r: 0 while hibernated, else Replicas.
-func replicas(r resolved) int32 {
-	if r.Hibernated {
-		return 0
-	}
-	return Replicas(r.HighAvailability)
 }
 
 // WorkloadKind is the kind of the server's workload: a StatefulSet with high availability, so
@@ -129,7 +112,7 @@ func ServiceNames(highAvailability bool) []string {
 	if !highAvailability {
 		return []string{Name}
 	}
-	out := make([]string, Replicas(true))
+	out := make([]string, replicas.HighAvailability(true))
 	for i := range out {
 		out[i] = fmt.Sprintf("%s-%d", Name, i)
 	}
@@ -145,7 +128,7 @@ func SelectorLabels() map[string]string {
 // and its render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))
 
-// resolved are the values with defaults applied.
+// resolved are the values once checked.
 type resolved struct {
 	Values
 }
@@ -157,7 +140,6 @@ func resolve(v Values) (resolved, error) {
 	if v.ShootNetworks.Pods == "" || v.ShootNetworks.Services == "" {
 		return resolved{}, fmt.Errorf("shoot networks: pods and services are required")
 	}
-	v.VPNNetwork = or(v.VPNNetwork, DefaultVPNNetwork)
 	for name, cidr := range map[string]string{"pods": v.ShootNetworks.Pods, "services": v.ShootNetworks.Services, "nodes": v.ShootNetworks.Nodes, "vpn network": v.VPNNetwork} {
 		if cidr == "" {
 			continue
@@ -166,10 +148,6 @@ func resolve(v Values) (resolved, error) {
 			return resolved{}, fmt.Errorf("%s network %q: %w", name, cidr, err)
 		}
 	}
-	v.ServerSecretName = or(v.ServerSecretName, Name)
-	v.CASecretName = or(v.CASecretName, "ca-vpn")
-	v.TLSAuthSecretName = or(v.TLSAuthSecretName, Name+"-tlsauth")
-	v.PriorityClassName = or(v.PriorityClassName, priorityclasses.System300)
 	return resolved{Values: v}, nil
 }
 
@@ -199,11 +177,4 @@ func Objects(v Values) ([]render.Object, error) {
 		typed = append(typed, cm, d, service(r))
 	}
 	return kube.Typed(r.Cluster.Name, typed...)
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

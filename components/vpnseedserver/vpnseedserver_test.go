@@ -17,12 +17,15 @@ import (
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
+
 func minimal() Values {
-	return Values{
+	return values(Values{
 		Cluster:       decode.Cluster{Name: "seed"},
 		Namespace:     "shoot--dev--a",
 		ShootNetworks: Networks{Pods: "100.96.0.0/11", Services: "100.64.0.0/13", Nodes: "10.250.0.0/16"},
-	}
+	})
 }
 
 func cases() map[string]Values {

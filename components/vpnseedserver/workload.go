@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 )
 
@@ -194,7 +195,7 @@ func deployment(r resolved, envoyConfig *corev1.ConfigMap) (*appsv1.Deployment, 
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: r.Namespace, Labels: SelectorLabels()},
 		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To(replicas(r)),
+			Replicas:             ptr.To(replicas.UnlessHibernated(replicas.HighAvailability(r.HighAvailability), r.Hibernated)),
 			RevisionHistoryLimit: ptr.To(int32(2)),
 			Selector:             &metav1.LabelSelector{MatchLabels: SelectorLabels()},
 			Strategy:             appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
@@ -220,7 +221,7 @@ func statefulSet(r resolved) (*appsv1.StatefulSet, error) {
 	return &appsv1.StatefulSet{
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: r.Namespace, Labels: SelectorLabels()},
 		Spec: appsv1.StatefulSetSpec{
-			Replicas:             ptr.To(replicas(r)),
+			Replicas:             ptr.To(replicas.UnlessHibernated(replicas.HighAvailability(r.HighAvailability), r.Hibernated)),
 			RevisionHistoryLimit: ptr.To(int32(2)),
 			ServiceName:          Name,
 			PodManagementPolicy:  appsv1.ParallelPodManagement,
