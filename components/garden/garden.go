@@ -27,6 +27,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/component"
+	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -40,7 +41,7 @@ const prefix = "virtual-garden-"
 
 // GenericKubeconfigSecretName is the Secret with the generic token kubeconfig garden components
 // combine with their access tokens (Gardener's docs/concepts/operator.md).
-const GenericKubeconfigSecretName = "generic-token-kubeconfig"
+const GenericKubeconfigSecretName = gardenercontrolplane.GenericKubeconfigSecretName
 
 // Type is the garden block as the catalog registers it: its schema (schema.go) and its render
 // function.
@@ -146,7 +147,7 @@ func (g *builder) outputs() map[string]cty.Value {
 		"generic_kubeconfig_secret_name": cty.StringVal(GenericKubeconfigSecretName),
 		"virtual_cluster":                cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(g.virtual)}),
 		"runtime_cluster":                cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(g.runtime)}),
-		"observability_enabled":          cty.BoolVal(g.v.Observability == nil || g.v.Observability.Enabled),
+		"observability_enabled":          cty.BoolVal(g.observability().Enabled),
 	}
 	if d := g.v.RuntimeCluster.Ingress.Domains; len(d) > 0 {
 		out["ingress_domain"] = cty.StringVal(d[0])

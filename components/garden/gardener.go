@@ -3,8 +3,7 @@ package garden
 import (
 	"fmt"
 
-	"k8s.io/utils/ptr"
-
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/gardeneradmissioncontroller"
 	"github.com/declarative-gardener/gardener/components/gardenerapiserver"
@@ -24,23 +23,24 @@ import (
 func (g *builder) gardenerControlPlane() error {
 	gd := g.v.VirtualCluster.Gardener
 	ha := g.v.VirtualCluster.HighAvailability
-	common := func(logLevel string, gates map[string]bool) gardenercontrolplane.Common {
-		return gardenercontrolplane.Common{
-			Cluster: decode.Cluster{Name: g.runtime}, VirtualCluster: decode.Cluster{Name: g.virtual}, Namespace: Namespace,
-			Images: g.images(), HighAvailability: ha, LogLevel: lower(logLevel), FeatureGates: gates,
-			GenericKubeconfigSecretName: GenericKubeconfigSecretName,
-		}
+	// common sets what the four components share; a log level the landscape leaves unset keeps
+	// the component's default.
+	common := func(c *gardenercontrolplane.Common, logLevel string, gates map[string]bool) {
+		c.Cluster, c.VirtualCluster, c.Namespace = decode.Cluster{Name: g.runtime}, decode.Cluster{Name: g.virtual}, Namespace
+		c.Images, c.HighAvailability, c.FeatureGates = g.images(), ha, gates
+		component.Override(&c.LogLevel, lower(logLevel))
+		c.GenericKubeconfigSecretName = GenericKubeconfigSecretName
 	}
 	gardenerCA := render.GeneratedRef(Namespace, secretGardenerCA, "ca.crt", true)
 	g.secret("ca_gardener", render.SecretSpec{Name: secretGardenerCA, Class: "ca", CommonName: "gardener"}, "")
 
 	// gardener-apiserver
-	api := gardenerapiserver.Values{
-		Common: common("", nil), ClusterIdentity: gd.ClusterIdentity,
-		EtcdEndpoint: etcd.Endpoint(prefix, etcd.RoleMain, Namespace), EtcdCASecretName: secretEtcdCA, EtcdClientSecretName: secretEtcdClient,
-		EncryptionConfigSecretName: secretGAPIEncryption, TLSSecretName: secretGardenerAPI, CABundle: gardenerCA,
-		RegisterAPIServices: ptr.To(true), RuntimeServiceAddress: "gardener-apiserver." + Namespace + ".svc.cluster.local",
-	}
+	api := gardenerapiserver.Type.Defaults()
+	common(&api.Common, "", nil)
+	api.ClusterIdentity = gd.ClusterIdentity
+	api.EtcdEndpoint, api.EtcdCASecretName, api.EtcdClientSecretName = etcd.Endpoint(prefix, etcd.RoleMain, Namespace), secretEtcdCA, secretEtcdClient
+	api.EncryptionConfigSecretName, api.TLSSecretName, api.CABundle = secretGAPIEncryption, secretGardenerAPI, gardenerCA
+	api.RuntimeServiceAddress = "gardener-apiserver." + Namespace + ".svc.cluster.local"
 	if api.ClusterIdentity == "" {
 		api.ClusterIdentity = g.name
 	}
@@ -48,7 +48,7 @@ func (g *builder) gardenerControlPlane() error {
 	if a := gd.APIServer; a != nil {
 		extra = a.EncryptedResources
 		api.EncryptedResources, api.AuditPolicyConfigMapName, api.DefaultWatchCacheSize = a.EncryptedResources, a.AuditPolicyConfigMap, a.WatchCacheDefaultSize
-		api.RegisterAPIServices, api.FeatureGates = ptr.To(a.RegisterAPIServices), a.FeatureGates
+		api.RegisterAPIServices, api.FeatureGates = a.RegisterAPIServices, a.FeatureGates
 	}
 	encrypted, err := gardenerapiserver.EncryptedResources(extra)
 	if err != nil {
@@ -67,10 +67,12 @@ func (g *builder) gardenerControlPlane() error {
 		"virtual_garden_kube_apiserver", "virtual_garden_etcd_main", "virtual_garden_access", "gardener_apiserver_tls", "gardener_apiserver_encryption")
 
 	// gardener-admission-controller
-	adm := gardeneradmissioncontroller.Values{TLSSecretName: secretGardenerAdmssion, CABundle: gardenerCA, AdmissionWebhooks: g.webhooks()}
-	adm.Common = common("", nil)
+	adm := gardeneradmissioncontroller.Type.Defaults()
+	adm.TLSSecretName, adm.CABundle, adm.AdmissionWebhooks = secretGardenerAdmssion, gardenerCA, g.v.AdmissionWebhooks
+	common(&adm.Common, "", nil)
 	if a := gd.AdmissionController; a != nil {
-		adm.Common.LogLevel, adm.ResourceSizeMode = lower(a.LogLevel), a.ResourceSizeMode
+		component.Override(&adm.Common.LogLevel, lower(a.LogLevel))
+		component.Override(&adm.ResourceSizeMode, a.ResourceSizeMode)
 	}
 	g.secret("gardener_admission_controller_tls", render.SecretSpec{
 		Name: secretGardenerAdmssion, Class: "server-cert", CommonName: "gardener-admission-controller",
@@ -83,18 +85,20 @@ func (g *builder) gardenerControlPlane() error {
 	g.add("gardener_admission_controller", "gardener_admission_controller", admObjs, "gardener_apiserver", "gardener_admission_controller_tls")
 
 	// gardener-controller-manager and gardener-scheduler
-	gcm := gardenercontrollermanager.Values{Common: common("", nil)}
+	gcm := gardenercontrollermanager.Type.Defaults()
+	common(&gcm.Common, "", nil)
 	if c := gd.ControllerManager; c != nil {
-		gcm.Common = common(c.LogLevel, c.FeatureGates)
+		common(&gcm.Common, c.LogLevel, c.FeatureGates)
 	}
 	gcmObjs, err := gardenercontrollermanager.Objects(gcm)
 	if err != nil {
 		return fmt.Errorf("gardener-controller-manager: %w", err)
 	}
 	g.add("gardener_controller_manager", "gardener_controller_manager", gcmObjs, "gardener_apiserver")
-	sch := gardenerscheduler.Values{Common: common("", nil)}
+	sch := gardenerscheduler.Type.Defaults()
+	common(&sch.Common, "", nil)
 	if s := gd.Scheduler; s != nil {
-		sch.Common = common(s.LogLevel, s.FeatureGates)
+		common(&sch.Common, s.LogLevel, s.FeatureGates)
 	}
 	schObjs, err := gardenerscheduler.Objects(sch)
 	if err != nil {

@@ -3,8 +3,7 @@ package garden
 import (
 	"fmt"
 
-	"k8s.io/utils/ptr"
-
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/etcddruid"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -44,8 +43,16 @@ const (
 	kcmAccess = "shoot-access-kube-controller-manager"
 )
 
-// webhooks says whether the garden's components register admission webhooks.
-func (g *builder) webhooks() *bool { return ptr.To(g.v.AdmissionWebhooks) }
+// observability is the garden's observability block, or the block's defaults when it has none:
+// observability is on unless switched off, as in a Garden (Gardener's docs/concepts/operator.md).
+func (g *builder) observability() Observability {
+	if o := g.v.Observability; o != nil {
+		return *o
+	}
+	return observabilityDefaults()
+}
+
+var observabilityDefaults = component.BlockDefaults[Observability](typeSchema, "observability")
 
 // runtimeBase: the garden namespace, the PriorityClasses and the CAs everything else is signed by.
 func (g *builder) runtimeBase() error {
@@ -130,13 +137,14 @@ func (g *builder) systemComponents() error {
 
 	// Observability is on unless switched off, as in a Garden (Gardener's docs/concepts/operator.md);
 	// Plutono's admin password is generated.
-	if o := g.v.Observability; o == nil || o.Enabled {
+	if o := g.observability(); o.Enabled {
 		// prometheus-operator serves every namespace: a seed in the runtime cluster shares it for
 		// its own and its shoots' Prometheus instances (Gardener's docs/concepts/operator.md).
-		ov := observability.Values{Cluster: runtime, Namespace: Namespace, Images: images, PlutonoAdminSecretName: plutonoAdmin, WatchAllNamespaces: true}
-		if o != nil {
-			ov.Longterm, ov.Alerting, ov.PrometheusStorage, ov.ValiStorage = ptr.To(o.Longterm), ptr.To(o.Alerting), o.PrometheusStorage, o.ValiStorage
-		}
+		ov := observability.Type.Defaults()
+		ov.Cluster, ov.Namespace, ov.Images, ov.PlutonoAdminSecretName, ov.WatchAllNamespaces = runtime, Namespace, images, plutonoAdmin, true
+		ov.Longterm, ov.Alerting = o.Longterm, o.Alerting
+		component.Override(&ov.PrometheusStorage, o.PrometheusStorage)
+		component.Override(&ov.ValiStorage, o.ValiStorage)
 		if d := g.v.RuntimeCluster.Ingress.Domains; len(d) > 0 {
 			ov.IngressDomain = d[0]
 		}

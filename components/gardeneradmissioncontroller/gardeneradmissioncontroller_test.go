@@ -8,7 +8,6 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -24,24 +23,17 @@ func strings(s ...string) cty.Value {
 
 // defaults are the attributes the engine passes for a block that sets only what it must: the
 // schema's defaults, null where there is none.
-var defaults = map[string]cty.Value{
-	"cluster":            rendertest.Cluster("runtime"),
-	"virtual_cluster":    rendertest.Cluster("virtual"),
-	"namespace":          cty.StringVal("garden"),
-	"log_level":          cty.StringVal("info"),
-	"high_availability":  cty.False,
-	"admission_webhooks": cty.True,
-	"seed_restriction":   cty.True,
-	"resource_size_mode": cty.StringVal("block"),
-}
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{
+	"cluster":         rendertest.Cluster("runtime"),
+	"virtual_cluster": rendertest.Cluster("virtual"),
+}).AsValueMap()
 
 func config(extra map[string]cty.Value) cty.Value { return rendertest.Config(defaults, extra) }
 
 func values() Values {
-	return Values{Common: gardenercontrolplane.Common{
-		Cluster:        decode.Cluster{Name: "runtime"},
-		VirtualCluster: decode.Cluster{Name: "virtual"},
-	}}
+	v := Type.Defaults()
+	v.Cluster, v.VirtualCluster = decode.Cluster{Name: "runtime"}, decode.Cluster{Name: "virtual"}
+	return v
 }
 
 func TestRenderGolden(t *testing.T) {
@@ -96,9 +88,8 @@ func TestWebhookHandlers(t *testing.T) {
 		"seed-restriction.gardener.cloud":                      "https://gardener-admission-controller.garden/webhooks/admission/seedrestriction",
 	}, webhookNames(t, objs))
 
-	off := false
 	v = values()
-	v.SeedRestriction = &off
+	v.SeedRestriction = false
 	objs, err = Objects(v)
 	require.NoError(t, err)
 	names := webhookNames(t, objs)
@@ -106,7 +97,7 @@ func TestWebhookHandlers(t *testing.T) {
 	assert.NotContains(t, names, "validate-resource-size.gardener.cloud", "no limits, no size webhook")
 
 	v = values()
-	v.AdmissionWebhooks = &off
+	v.AdmissionWebhooks = false
 	objs, err = Objects(v)
 	require.NoError(t, err)
 	for _, o := range objs {

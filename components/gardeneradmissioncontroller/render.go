@@ -38,12 +38,6 @@ func resolve(v Values) (resolved, error) {
 		return resolved{}, fmt.Errorf("gardener-admission-controller: %w", err)
 	}
 	v.Common = c.Common
-	if v.TLSSecretName == "" {
-		v.TLSSecretName = Name + "-tls"
-	}
-	if v.ResourceSizeMode == "" {
-		v.ResourceSizeMode = "block"
-	}
 	if v.ResourceSizeMode != "block" && v.ResourceSizeMode != "log" {
 		return resolved{}, fmt.Errorf("gardener-admission-controller: resource size mode %q is not one of block, log", v.ResourceSizeMode)
 	}
@@ -55,9 +49,6 @@ func resolve(v Values) (resolved, error) {
 	}
 	return resolved{Values: v, common: c}, nil
 }
-
-func (r resolved) webhooks() bool        { return r.AdmissionWebhooks == nil || *r.AdmissionWebhooks }
-func (r resolved) seedRestriction() bool { return r.SeedRestriction == nil || *r.SeedRestriction }
 
 // Objects renders the runtime cluster objects followed by the virtual garden objects.
 func Objects(v Values) ([]render.Object, error) {
@@ -89,7 +80,7 @@ func Objects(v Values) ([]render.Object, error) {
 	role, binding := r.common.ClusterRole(rules())
 	virtual := []runtime.Object{role, binding}
 	var webhookConfig runtime.Object
-	if r.webhooks() {
+	if r.AdmissionWebhooks {
 		cfg := r.webhookConfiguration()
 		webhookConfig = cfg
 		virtual = append(virtual, cfg)

@@ -14,7 +14,7 @@ import (
 // docs/deployment/gardenlet_api_access.md).
 func typeSchema() *schema.Schema {
 	attrs := append(gardenercontrolplane.Attributes("gardener-admission-controller"),
-		schema.Attribute{Name: "tls_secret_name", Type: cty.String, Default: cty.StringVal("gardener-admission-controller-tls"), Checks: attr.Checks(schema.ObjectName()), Description: "The Secret with the serving certificate (keys tls.crt, tls.key); its DNS names must include gardener-admission-controller.<namespace> and gardener-admission-controller.<namespace>.svc."},
+		schema.Attribute{Name: "tls_secret_name", Type: cty.String, Default: cty.StringVal(Name + "-tls"), Checks: attr.Checks(schema.ObjectName()), Description: "The Secret with the serving certificate (keys tls.crt, tls.key); its DNS names must include gardener-admission-controller.<namespace> and gardener-admission-controller.<namespace>.svc."},
 		schema.Attribute{Name: "ca_bundle", Type: cty.String, Description: "The CA bundle of the serving certificate for the webhook configuration, PEM or base64; omitted when unset."},
 		schema.Attribute{Name: "admission_webhooks", Type: cty.Bool, Default: cty.True, Description: "Whether the webhook configurations are registered; turn off only where nothing can serve them, such as the local control plane, whose pods never run."},
 		schema.Attribute{Name: "seed_restriction", Type: cty.Bool, Default: cty.True, Description: "Whether the SeedRestriction webhook is registered; it belongs with the SeedAuthorizer enabled on the virtual kube-apiserver."},

@@ -22,26 +22,24 @@ import (
 // Name is the name of the Deployment, the Service and the virtual garden ServiceAccount.
 const Name = "gardener-admission-controller"
 
-// Values are the component's typed inputs; the zero value of every optional field means the
-// documented default.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	gardenercontrolplane.Common
 
-	// TLSSecretName names the serving certificate Secret (keys tls.crt, tls.key); "" means
-	// "gardener-admission-controller-tls". Its names must include
+	// TLSSecretName names the serving certificate Secret (keys tls.crt, tls.key). Its names must
+	// include
 	// gardener-admission-controller.<namespace> and gardener-admission-controller.<namespace>.svc.
 	TLSSecretName string `json:"tls_secret_name"`
 	// CABundle is the CA that signed the serving certificate, for the webhook configurations:
 	// PEM, base64 or an engine marker of a generated certificate. Empty omits caBundle.
 	CABundle string `json:"ca_bundle"`
-	// AdmissionWebhooks registers the ValidatingWebhookConfiguration in the virtual garden; nil
-	// means true.
-	AdmissionWebhooks *bool `json:"admission_webhooks"`
+	// AdmissionWebhooks registers the ValidatingWebhookConfiguration in the virtual garden.
+	AdmissionWebhooks bool `json:"admission_webhooks"`
 	// SeedRestriction adds the SeedRestriction webhook, which belongs with an active SeedAuthorizer
-	// (Gardener's docs/deployment/gardenlet_api_access.md); nil means true, as gardener-operator
-	// always runs both.
-	SeedRestriction *bool `json:"seed_restriction"`
-	// ResourceSizeMode is block (when empty) or log (Gardener's ResourceAdmissionConfiguration in
+	// (Gardener's docs/deployment/gardenlet_api_access.md); gardener-operator always runs both.
+	SeedRestriction bool `json:"seed_restriction"`
+	// ResourceSizeMode is block or log (Gardener's ResourceAdmissionConfiguration in
 	// docs/api-reference/operator.md, docs/concepts/admission-controller.md).
 	ResourceSizeMode string `json:"resource_size_mode"`
 	// ResourceSizeLimits are the maximum sizes of resources (Gardener's

@@ -85,7 +85,7 @@ func (r resolved) Handlers() []Handler {
 		}
 		handlers = append(handlers, h)
 	}
-	if r.seedRestriction() {
+	if r.SeedRestriction {
 		// Handles the CREATE requests of gardenlets and extensions, which the SeedAuthorizer's
 		// graph cannot decide, for the kinds of Gardener's docs/deployment/gardenlet_api_access.md that
 		// gardenlets create (Gardener's docs/deployment/gardenlet_api_access.md).

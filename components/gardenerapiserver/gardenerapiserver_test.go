@@ -8,7 +8,6 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -17,29 +16,20 @@ import (
 
 // defaults are the attributes the engine passes for a block that sets only what it must: the
 // schema's defaults, null where there is none.
-var defaults = map[string]cty.Value{
-	"cluster":                  rendertest.Cluster("runtime"),
-	"virtual_cluster":          rendertest.Cluster("virtual"),
-	"namespace":                cty.StringVal("garden"),
-	"log_level":                cty.StringVal("info"),
-	"high_availability":        cty.False,
-	"cluster_identity":         cty.StringVal("landscape-dev"),
-	"register_api_services":    cty.True,
-	"images":                   cty.NullVal(cty.Map(cty.String)),
-	"default_watch_cache_size": cty.NullVal(cty.Number),
-}
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{
+	"cluster":          rendertest.Cluster("runtime"),
+	"virtual_cluster":  rendertest.Cluster("virtual"),
+	"cluster_identity": cty.StringVal("landscape-dev"),
+}).AsValueMap()
 
 // config is a configuration as the loader passes it, with extra attributes on top of the minimum.
 func config(extra map[string]cty.Value) cty.Value { return rendertest.Config(defaults, extra) }
 
 func values() Values {
-	return Values{
-		Common: gardenercontrolplane.Common{
-			Cluster:        decode.Cluster{Name: "runtime"},
-			VirtualCluster: decode.Cluster{Name: "virtual"},
-		},
-		ClusterIdentity: "landscape-dev",
-	}
+	v := Type.Defaults()
+	v.Cluster, v.VirtualCluster = decode.Cluster{Name: "runtime"}, decode.Cluster{Name: "virtual"}
+	v.ClusterIdentity = "landscape-dev"
+	return v
 }
 
 func TestRenderGolden(t *testing.T) {
@@ -100,9 +90,8 @@ func TestAPIServicesOnlyWhenRegistering(t *testing.T) {
 	assert.False(t, hasCA, "an empty CA bundle is omitted")
 	assert.Equal(t, []string{"gardener-apiserver"}, kinds(objs, "virtual", "Service"), "Gardener's docs/concepts/operator.md")
 
-	off := false
 	v := values()
-	v.RegisterAPIServices = &off
+	v.RegisterAPIServices = false
 	objs, err = Objects(v)
 	require.NoError(t, err)
 	assert.Empty(t, kinds(objs, "virtual", "APIService"))

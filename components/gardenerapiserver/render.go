@@ -37,7 +37,7 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	}}, nil
 }
 
-// resolved are the values with their defaults applied.
+// resolved are the values with the defaults that depend on other values applied.
 type resolved struct {
 	Values
 	common gardenercontrolplane.Resolved
@@ -59,10 +59,6 @@ func resolve(v Values) (resolved, error) {
 		field *string
 		value string
 	}{
-		{&v.EtcdCASecretName, "ca-etcd"},
-		{&v.EtcdClientSecretName, "etcd-client"},
-		{&v.EncryptionConfigSecretName, "gardener-apiserver-etcd-encryption-configuration"},
-		{&v.TLSSecretName, "gardener-apiserver-tls"},
 		{&v.RuntimeServiceAddress, Name + "." + v.Namespace + ".svc"},
 	}
 	for _, d := range defaults {
@@ -77,11 +73,6 @@ func resolve(v Values) (resolved, error) {
 		return resolved{}, fmt.Errorf("gardener-apiserver: %w", err)
 	}
 	return resolved{Values: v, common: c}, nil
-}
-
-// registers reports whether the APIServices are registered (nil means yes).
-func (r resolved) registers() bool {
-	return r.RegisterAPIServices == nil || *r.RegisterAPIServices
 }
 
 // runtimeServiceIP is the address as an IP, or nil for a DNS name.
@@ -117,14 +108,14 @@ func Objects(v Values) ([]render.Object, error) {
 func (r resolved) virtualObjects() ([]render.Object, error) {
 	typed := []runtime.Object{}
 	typed = append(typed, r.rbac()...)
-	if r.registers() {
+	if r.RegisterAPIServices {
 		typed = append(typed, r.virtualService()...)
 	}
 	objs, err := gardenercontrolplane.Place(r.VirtualCluster.Name, typed...)
 	if err != nil {
 		return nil, err
 	}
-	if r.registers() {
+	if r.RegisterAPIServices {
 		objs = append(objs, kube.On(r.VirtualCluster.Name, "", r.apiServices()...)...)
 	}
 	return objs, nil

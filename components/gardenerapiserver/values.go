@@ -23,8 +23,8 @@ import (
 // Name is the name of the Deployment, the Services and the virtual garden ServiceAccount.
 const Name = "gardener-apiserver"
 
-// Values are the component's typed inputs; the zero value of every optional field means the
-// documented default.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	gardenercontrolplane.Common
 
@@ -35,14 +35,14 @@ type Values struct {
 	// https://virtual-garden-etcd-main-client.<namespace>.svc:2379 (Gardener's
 	// docs/operations/topology_aware_routing.md).
 	EtcdEndpoint string `json:"etcd_endpoint"`
-	// EtcdCASecretName names the Secret with the etcd CA (key ca.crt); "" means "ca-etcd".
+	// EtcdCASecretName names the Secret with the etcd CA (key ca.crt).
 	EtcdCASecretName string `json:"etcd_ca_secret_name"`
 	// EtcdClientSecretName names the Secret with the etcd client certificate (keys tls.crt,
-	// tls.key); "" means "etcd-client".
+	// tls.key).
 	EtcdClientSecretName string `json:"etcd_client_secret_name"`
 	// EncryptionConfigSecretName names the Secret with the EncryptionConfiguration (key
 	// encryption-configuration.yaml). The landscape provides it, covering the resources
-	// EncryptedResources returns; "" means "gardener-apiserver-etcd-encryption-configuration".
+	// EncryptedResources returns.
 	EncryptionConfigSecretName string `json:"encryption_config_secret_name"`
 	// EncryptedResources are resources to encrypt besides the always-encrypted ones
 	// (Gardener's docs/concepts/operator.md), as <plural>.<group>.
@@ -53,13 +53,12 @@ type Values struct {
 	// DefaultWatchCacheSize, when set, is --default-watch-cache-size (0 disables the watch cache,
 	// Gardener's GardenerAPIServerConfig in docs/api-reference/operator.md).
 	DefaultWatchCacheSize *int `json:"default_watch_cache_size"`
-	// TLSSecretName names the serving certificate Secret (keys tls.crt, tls.key); "" means
-	// "gardener-apiserver-tls". Its names must include gardener-apiserver.kube-system.svc, the
-	// name the aggregator verifies.
+	// TLSSecretName names the serving certificate Secret (keys tls.crt, tls.key). Its names must
+	// include gardener-apiserver.kube-system.svc, the name the aggregator verifies.
 	TLSSecretName string `json:"tls_secret_name"`
 	// RegisterAPIServices registers the APIServices (and their kube-system Service) in the
-	// virtual garden; nil means true. Turn it off where the Gardener API is served otherwise.
-	RegisterAPIServices *bool `json:"register_api_services"`
+	// virtual garden. Turn it off where the Gardener API is served otherwise.
+	RegisterAPIServices bool `json:"register_api_services"`
 	// CABundle is the CA that signed the serving certificate, for the APIServices: PEM, base64 or
 	// an engine marker of a generated certificate. Empty omits caBundle.
 	CABundle string `json:"ca_bundle"`

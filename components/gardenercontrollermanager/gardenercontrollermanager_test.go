@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -18,27 +17,17 @@ import (
 
 // defaults are the attributes the engine passes for a block that sets only what it must: the
 // schema's defaults, null where there is none.
-var defaults = map[string]cty.Value{
-	"cluster":                            rendertest.Cluster("runtime"),
-	"virtual_cluster":                    rendertest.Cluster("virtual"),
-	"namespace":                          cty.StringVal("garden"),
-	"log_level":                          cty.StringVal("info"),
-	"high_availability":                  cty.False,
-	"bastion_max_lifetime":               cty.StringVal("24h"),
-	"seed_monitor_period":                cty.StringVal("40s"),
-	"project_minimum_lifetime_days":      cty.NumberIntVal(30),
-	"project_stale_grace_period_days":    cty.NumberIntVal(14),
-	"project_stale_expiration_time_days": cty.NumberIntVal(90),
-	"event_ttl":                          cty.NullVal(cty.String),
-}
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{
+	"cluster":         rendertest.Cluster("runtime"),
+	"virtual_cluster": rendertest.Cluster("virtual"),
+}).AsValueMap()
 
 func config(extra map[string]cty.Value) cty.Value { return rendertest.Config(defaults, extra) }
 
 func values() Values {
-	return Values{Common: gardenercontrolplane.Common{
-		Cluster:        decode.Cluster{Name: "runtime"},
-		VirtualCluster: decode.Cluster{Name: "virtual"},
-	}}
+	v := Type.Defaults()
+	v.Cluster, v.VirtualCluster = decode.Cluster{Name: "runtime"}, decode.Cluster{Name: "virtual"}
+	return v
 }
 
 func TestRenderGolden(t *testing.T) {

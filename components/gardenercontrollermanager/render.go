@@ -45,12 +45,6 @@ func resolve(v Values) (resolved, error) {
 		return resolved{}, fmt.Errorf("gardener-controller-manager: %w", err)
 	}
 	v.Common = c.Common
-	if v.BastionMaxLifetime == "" {
-		v.BastionMaxLifetime = "24h"
-	}
-	if v.SeedMonitorPeriod == "" {
-		v.SeedMonitorPeriod = "40s"
-	}
 	for _, d := range []struct {
 		name  string
 		value string
@@ -63,19 +57,15 @@ func resolve(v Values) (resolved, error) {
 		}
 	}
 	for _, d := range []struct {
-		field *int
-		def   int
+		value int
 		name  string
 	}{
-		{&v.ProjectMinimumLifetimeDays, 30, "project minimum lifetime days"},
-		{&v.ProjectStaleGracePeriodDays, 14, "project stale grace period days"},
-		{&v.ProjectStaleExpirationTimeDays, 90, "project stale expiration time days"},
+		{v.ProjectMinimumLifetimeDays, "project minimum lifetime days"},
+		{v.ProjectStaleGracePeriodDays, "project stale grace period days"},
+		{v.ProjectStaleExpirationTimeDays, "project stale expiration time days"},
 	} {
-		if *d.field < 0 {
-			return resolved{}, fmt.Errorf("gardener-controller-manager: %s %d is negative", d.name, *d.field)
-		}
-		if *d.field == 0 {
-			*d.field = d.def
+		if d.value < 0 {
+			return resolved{}, fmt.Errorf("gardener-controller-manager: %s %d is negative", d.name, d.value)
 		}
 	}
 	for i, q := range v.ProjectQuotas {

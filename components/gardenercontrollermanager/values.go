@@ -18,12 +18,12 @@ import (
 // Name is the name of the Deployment, the Service and the virtual garden ServiceAccount.
 const Name = "gardener-controller-manager"
 
-// Values are the component's typed inputs; the zero value of every optional field means the
-// default.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	gardenercontrolplane.Common
 
-	// BastionMaxLifetime is how long Bastions may live at most; "" means 24h (Gardener's
+	// BastionMaxLifetime is how long Bastions may live at most (Gardener's
 	// docs/concepts/controller-manager.md).
 	BastionMaxLifetime string `json:"bastion_max_lifetime"`
 	// EventTTL, when set, enables the event controller, which deletes non-shoot events older than
@@ -31,8 +31,8 @@ type Values struct {
 	// must be larger.
 	EventTTL string `json:"event_ttl"`
 	// SeedMonitorPeriod is how long a seed's Lease may go unrenewed before GardenletReady turns
-	// Unknown (Gardener's docs/concepts/controller-manager.md); "" means 40s, Gardener's documentation
-	// gives no default.
+	// Unknown (Gardener's docs/concepts/controller-manager.md); Gardener's documentation gives no
+	// default, the schema's is 40s.
 	SeedMonitorPeriod string `json:"seed_monitor_period"`
 	// BackupBucketsConditionThreshold, when set, is how long a seed's BackupBucketsReady is
 	// Progressing before it turns False when a BackupBucket has an error (Gardener's
@@ -40,7 +40,7 @@ type Values struct {
 	BackupBucketsConditionThreshold string `json:"backup_buckets_condition_threshold"`
 	// ProjectMinimumLifetimeDays, ProjectStaleGracePeriodDays and ProjectStaleExpirationTimeDays
 	// configure the stale project reconciler (Gardener's docs/concepts/controller-manager.md); the
-	// documents give no defaults, so 0 means 30, 14 and 90 days.
+	// documents give no defaults, the schema's are 30, 14 and 90 days.
 	ProjectMinimumLifetimeDays     int `json:"project_minimum_lifetime_days"`
 	ProjectStaleGracePeriodDays    int `json:"project_stale_grace_period_days"`
 	ProjectStaleExpirationTimeDays int `json:"project_stale_expiration_time_days"`

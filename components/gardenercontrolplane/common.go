@@ -42,14 +42,14 @@ type Common struct {
 	// VirtualCluster is the virtual garden cluster the component serves or watches: its RBAC,
 	// webhook configurations and APIServices are created there.
 	VirtualCluster decode.Cluster `json:"virtual_cluster"`
-	// Namespace is the runtime cluster namespace; "" means garden.
+	// Namespace is the runtime cluster namespace.
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by image name.
 	Images map[string]string `json:"images"`
 	// HighAvailability spreads the pods across zones and raises replica counts where the
 	// documents give HA rules.
 	HighAvailability bool `json:"high_availability"`
-	// LogLevel is info (when empty), debug or error.
+	// LogLevel is one of LogLevels.
 	LogLevel string `json:"log_level"`
 	// FeatureGates switches feature gates of the component on or off.
 	FeatureGates map[string]bool `json:"feature_gates"`
@@ -57,14 +57,14 @@ type Common struct {
 	// token kubeconfig for the virtual garden, whose user reads its token from the file "token"
 	// next to it. gardener-operator names it in the Garden's
 	// generic-token-kubeconfig.secret.gardener.cloud/name annotation (Gardener's
-	// docs/concepts/operator.md); "" means "generic-token-kubeconfig".
+	// docs/concepts/operator.md).
 	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
 	// AccessSecretName names the token-requestor Secret the component renders and mounts (key
 	// "token"); "" means "shoot-access-<component>" (see AccessSecret).
 	AccessSecretName string `json:"access_secret_name"`
 }
 
-// Resolved is Common with its defaults applied and validated, for one component.
+// Resolved is Common validated, with the defaults that depend on the component applied.
 type Resolved struct {
 	Common
 	// Component is the component's name, such as gardener-apiserver: the name of its Deployment,
@@ -72,14 +72,8 @@ type Resolved struct {
 	Component string
 }
 
-// Resolve applies the defaults of Common for a component and checks its values.
+// Resolve checks the values of Common for a component and applies the defaults that depend on it.
 func Resolve(c Common, component string) (Resolved, error) {
-	if c.Namespace == "" {
-		c.Namespace = DefaultNamespace
-	}
-	if c.LogLevel == "" {
-		c.LogLevel = DefaultLogLevel
-	}
 	if !slices.Contains(LogLevels, c.LogLevel) {
 		return Resolved{}, fmt.Errorf("log level %q is not one of %s", c.LogLevel, strings.Join(LogLevels, ", "))
 	}
@@ -88,9 +82,6 @@ func Resolve(c Common, component string) (Resolved, error) {
 	}
 	if c.VirtualCluster.Name == "" {
 		return Resolved{}, fmt.Errorf("virtual cluster is not set")
-	}
-	if c.GenericKubeconfigSecretName == "" {
-		c.GenericKubeconfigSecretName = "generic-token-kubeconfig"
 	}
 	if c.AccessSecretName == "" {
 		c.AccessSecretName = "shoot-access-" + component
@@ -133,3 +124,7 @@ func FeatureGatesConfig(gates map[string]bool) map[string]any {
 	}
 	return out
 }
+
+// GenericKubeconfigSecretName is the runtime Secret with the generic token kubeconfig for the
+// virtual garden, as gardener-operator names it (Gardener's docs/concepts/operator.md).
+const GenericKubeconfigSecretName = "generic-token-kubeconfig"

@@ -6,11 +6,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
+// common is Common as Attributes decode when only the clusters are set.
+func common(t *testing.T, cluster, virtual string) Common {
+	t.Helper()
+	var c Common
+	require.NoError(t, decode.Into(component.DefaultsValue(&schema.Body{Attributes: Attributes("gardener-scheduler")}), &c))
+	c.Cluster, c.VirtualCluster = decode.Cluster{Name: cluster}, decode.Cluster{Name: virtual}
+	return c
+}
+
 func TestResolveDefaults(t *testing.T) {
-	r, err := Resolve(Common{Cluster: decode.Cluster{Name: "runtime"}, VirtualCluster: decode.Cluster{Name: "virtual"}}, "gardener-scheduler")
+	r, err := Resolve(common(t, "runtime", "virtual"), "gardener-scheduler")
 	require.NoError(t, err)
 	assert.Equal(t, "garden", r.Namespace)
 	assert.Equal(t, "info", r.LogLevel, "Gardener's GardenerDashboardConfig in docs/api-reference/operator.md")
@@ -34,7 +45,7 @@ func TestHelpers(t *testing.T) {
 }
 
 func TestComponentConfigChecksumIsStable(t *testing.T) {
-	r, err := Resolve(Common{Cluster: decode.Cluster{Name: "a"}, VirtualCluster: decode.Cluster{Name: "b"}}, "gardener-scheduler")
+	r, err := Resolve(common(t, "a", "b"), "gardener-scheduler")
 	require.NoError(t, err)
 	_, one, err := r.ComponentConfig(map[string]any{"b": 1, "a": map[string]any{"y": 2, "x": 3}})
 	require.NoError(t, err)

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -17,22 +16,17 @@ import (
 
 // defaults are the attributes the engine passes for a block that sets only what it must: the
 // schema's defaults, null where there is none.
-var defaults = map[string]cty.Value{
-	"cluster":           rendertest.Cluster("runtime"),
-	"virtual_cluster":   rendertest.Cluster("virtual"),
-	"namespace":         cty.StringVal("garden"),
-	"log_level":         cty.StringVal("info"),
-	"high_availability": cty.False,
-	"strategy":          cty.StringVal("SameRegion"),
-}
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{
+	"cluster":         rendertest.Cluster("runtime"),
+	"virtual_cluster": rendertest.Cluster("virtual"),
+}).AsValueMap()
 
 func config(extra map[string]cty.Value) cty.Value { return rendertest.Config(defaults, extra) }
 
 func values() Values {
-	return Values{Common: gardenercontrolplane.Common{
-		Cluster:        decode.Cluster{Name: "runtime"},
-		VirtualCluster: decode.Cluster{Name: "virtual"},
-	}}
+	v := Type.Defaults()
+	v.Cluster, v.VirtualCluster = decode.Cluster{Name: "runtime"}, decode.Cluster{Name: "virtual"}
+	return v
 }
 
 func TestRenderGolden(t *testing.T) {

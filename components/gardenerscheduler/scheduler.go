@@ -49,7 +49,7 @@ const (
 type Values struct {
 	gardenercontrolplane.Common
 
-	// Strategy is how seed candidates are chosen: SameRegion (when empty) or MinimalDistance,
+	// Strategy is how seed candidates are chosen: SameRegion or MinimalDistance,
 	// which reads region distances from ConfigMaps labelled
 	// scheduling.gardener.cloud/purpose=region-config (Gardener's docs/concepts/scheduler.md).
 	Strategy string `json:"strategy"`
@@ -64,9 +64,6 @@ func Objects(v Values) ([]render.Object, error) {
 	r, err := gardenercontrolplane.Resolve(v.Common, Name)
 	if err != nil {
 		return nil, fmt.Errorf("gardener-scheduler: %w", err)
-	}
-	if v.Strategy == "" {
-		v.Strategy = Strategies[0]
 	}
 	if !slices.Contains(Strategies, v.Strategy) {
 		return nil, fmt.Errorf("gardener-scheduler: strategy %q is not one of SameRegion, MinimalDistance", v.Strategy)

@@ -1,6 +1,8 @@
 package gardenerscheduler
 
 import (
+	"slices"
+
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
@@ -11,7 +13,7 @@ import (
 // (Gardener's "Gardener Scheduler" docs/concepts/scheduler.md).
 func typeSchema() *schema.Schema {
 	attrs := append(gardenercontrolplane.Attributes("gardener-scheduler"),
-		schema.Attribute{Name: "strategy", Type: cty.String, Default: cty.StringVal("SameRegion"), AllowedValues: []string{"SameRegion", "MinimalDistance"},
+		schema.Attribute{Name: "strategy", Type: cty.String, Default: cty.StringVal(Strategies[0]), AllowedValues: slices.Clone(Strategies),
 			Description: "How seed candidates are chosen: SameRegion (a seed in the shoot's region) or MinimalDistance (the nearest region, by the distances in ConfigMaps labelled scheduling.gardener.cloud/purpose=region-config)."},
 	)
 	return &schema.Schema{

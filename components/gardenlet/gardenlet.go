@@ -42,15 +42,14 @@ const (
 	LeaderElectionName = "gardenlet-leader-election"
 )
 
-// Log levels gardenlet accepts.
+// Log levels gardenlet accepts; the first is the default.
 var logLevels = []string{"info", "debug", "error"}
 
 // Values are the component's typed inputs; zero values mean the documented defaults.
 type Values struct {
 	// Cluster is the seed cluster gardenlet runs in.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of gardenlet; "" means garden (Gardener's
-	// docs/deployment/deploy_gardenlet_manually.md).
+	// Namespace of gardenlet (Gardener's docs/deployment/deploy_gardenlet_manually.md).
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (gardenlet).
 	Images map[string]string `json:"images"`
@@ -82,7 +81,7 @@ type Values struct {
 	// FeatureGates switch gardenlet's feature gates on or off (Gardener's "Feature Gates"
 	// docs/deployment/feature_gates.md).
 	FeatureGates map[string]bool `json:"feature_gates"`
-	// LogLevel is info, debug or error; "" means info.
+	// LogLevel is info, debug or error.
 	LogLevel string `json:"log_level"`
 	// Controllers is the GardenletConfiguration's controllers section as gardenlet spells it
 	// (shoot.syncPeriod, shootCare.syncPeriod, backupEntry.deletionGracePeriodHours, ...);
@@ -127,9 +126,6 @@ func Objects(v Values) ([]render.Object, error) {
 }
 
 func validate(v *Values) error {
-	if v.Namespace == "" {
-		v.Namespace = DefaultNamespace
-	}
 	if errs := validation.IsDNS1123Label(v.Namespace); len(errs) > 0 {
 		return fmt.Errorf("gardenlet namespace %q: %s", v.Namespace, errs[0])
 	}
@@ -141,9 +137,6 @@ func validate(v *Values) error {
 	}
 	if len(v.SeedSpec) == 0 {
 		return fmt.Errorf("gardenlet seed spec is required")
-	}
-	if v.LogLevel == "" {
-		v.LogLevel = "info"
 	}
 	if !slices.Contains(logLevels, v.LogLevel) {
 		return fmt.Errorf("gardenlet log level %q is not one of info, debug, error", v.LogLevel)

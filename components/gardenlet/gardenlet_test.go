@@ -34,21 +34,12 @@ func seedSpec() cty.Value {
 }
 
 // defaults are the schema's defaults plus the required attributes, null where there is none.
-var defaults = map[string]cty.Value{
-	"cluster":                rendertest.Cluster("seed"),
-	"namespace":              cty.StringVal("garden"),
-	"images":                 cty.NullVal(cty.Map(cty.String)),
-	"high_availability":      cty.False,
-	"seed_name":              cty.StringVal("local"),
-	"seed_labels":            cty.NullVal(cty.Map(cty.String)),
-	"seed_spec":              seedSpec(),
-	"garden_cluster_address": cty.NullVal(cty.String),
-	"garden_ca_bundle":       cty.NullVal(cty.String),
-	"bootstrap_kubeconfig":   cty.StringVal("apiVersion: v1\nkind: Config\n"),
-	"feature_gates":          cty.NullVal(cty.Map(cty.Bool)),
-	"log_level":              cty.StringVal("info"),
-	"controllers":            cty.NullVal(cty.DynamicPseudoType),
-}
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{
+	"cluster":              rendertest.Cluster("seed"),
+	"seed_name":            cty.StringVal("local"),
+	"seed_spec":            seedSpec(),
+	"bootstrap_kubeconfig": cty.StringVal("apiVersion: v1\nkind: Config\n"),
+}).AsValueMap()
 
 func TestRenderGolden(t *testing.T) {
 	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "gardenlet"}, map[string]cty.Value{
@@ -71,12 +62,12 @@ func TestRenderGolden(t *testing.T) {
 }
 
 func minimal() Values {
-	return Values{
+	return rendertest.Overlay(Type.Defaults(), Values{
 		Cluster:             decode.Cluster{Name: "seed"},
 		SeedName:            "local",
 		SeedSpec:            map[string]any{"provider": map[string]any{"type": "local"}},
 		BootstrapKubeconfig: "apiVersion: v1\nkind: Config\n",
-	}
+	})
 }
 
 func typed[T any](t *testing.T, objs []render.Object, kind, name string) T {

@@ -1,6 +1,8 @@
 package gardenlet
 
 import (
+	"slices"
+
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/internal/attr"
@@ -22,7 +24,7 @@ func typeSchema() *schema.Schema {
 			"certificate, keeps its kubeconfig in the Secret gardenlet-kubeconfig, deletes the bootstrap Secret and registers the Seed.",
 		Body: schema.Body{Attributes: []schema.Attribute{
 			attr.Reference("cluster", schema.RefCluster, "The seed cluster gardenlet runs in."),
-			{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of gardenlet."},
+			{Name: "namespace", Type: cty.String, Default: cty.StringVal(DefaultNamespace), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of gardenlet."},
 			{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (gardenlet) by name: repository:tag, repository@sha256:digest or a bare tag."},
 			{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Whether two replicas run, spread over nodes and zones, with a PodDisruptionBudget, instead of one."},
 			{Name: "seed_name", Type: cty.String, Required: true, Immutable: true, Checks: attr.Checks(schema.DNSLabel()), Description: "The name of the Seed gardenlet registers in the garden."},
@@ -32,7 +34,7 @@ func typeSchema() *schema.Schema {
 			{Name: "garden_ca_bundle", Type: cty.String, Description: "The garden API's CA certificate (PEM); gardenlet updates the CA in its kubeconfig when it changes."},
 			{Name: "bootstrap_kubeconfig", Type: cty.String, Sensitive: true, Description: "A kubeconfig for the garden with a bootstrap token allowed to create CertificateSigningRequests. Without it, the Secret gardenlet-kubeconfig must exist already."},
 			attr.FeatureGates("gardenlet"),
-			{Name: "log_level", Type: cty.String, Default: cty.StringVal("info"), AllowedValues: []string{"info", "debug", "error"}, Description: "The log level of gardenlet."},
+			{Name: "log_level", Type: cty.String, Default: cty.StringVal(logLevels[0]), AllowedValues: slices.Clone(logLevels), Description: "The log level of gardenlet."},
 			{Name: "controllers", Type: cty.DynamicPseudoType, Description: "The GardenletConfiguration's controllers section as gardenlet spells it (for example { shoot = { syncPeriod = \"1h\" } }); gardenlet's defaults when unset."},
 		}},
 	}

@@ -22,7 +22,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/crds"
@@ -66,7 +65,8 @@ func GardenAlertmanagerLabels() map[string]string {
 	return map[string]string{AlertmanagerLabel: GardenAlertmanagerLabel}
 }
 
-// Defaults applied to zero values.
+// Defaults of the stacks: the garden's are the schema's (schema.go); the seed's and the shoot's
+// stacks, which composites render, apply them to their zero values.
 const (
 	DefaultNamespace         = "garden"
 	DefaultPrometheusStorage = "10Gi"
@@ -89,11 +89,12 @@ var CRDs = []string{
 	"servicemonitors.monitoring.coreos.com",
 }
 
-// Values are the component's typed inputs; the zero value of every optional field is its default.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	// Cluster is the garden runtime cluster the stack runs in and observes.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of the stack; "" means "garden" (Gardener's docs/concepts/operator.md).
+	// Namespace of the stack (Gardener's docs/concepts/operator.md).
 	Namespace string `json:"namespace"`
 	// Images overrides entries of the stack's image vector (see ImageNames) by image name:
 	// "repository:tag", "repository@sha256:..." or a bare tag.
@@ -107,19 +108,18 @@ type Values struct {
 	// ingress controller's default.
 	IngressTLSSecretName string `json:"ingress_tls_secret_name"`
 	// PlutonoAdminSecretName names the Secret (in Namespace) whose key "password" is the
-	// password of Plutono's admin user, as a generated_secret of class password writes it;
-	// "" means "plutono-admin". Plutono allows no anonymous access.
+	// password of Plutono's admin user, as a generated_secret of class password writes it.
+	// Plutono allows no anonymous access.
 	PlutonoAdminSecretName string `json:"plutono_admin_secret_name"`
-	// PrometheusStorage is the volume size of each Prometheus; "" means "10Gi".
+	// PrometheusStorage is the volume size of each Prometheus.
 	PrometheusStorage string `json:"prometheus_storage"`
-	// ValiStorage is the volume size of Vali; "" means "10Gi".
+	// ValiStorage is the volume size of Vali.
 	ValiStorage string `json:"vali_storage"`
-	// Longterm renders the Long-term Prometheus; nil means true (Gardener's
+	// Longterm renders the Long-term Prometheus (Gardener's docs/concepts/operator.md).
+	Longterm bool `json:"longterm"`
+	// Alerting renders alertmanager-garden and points the Garden Prometheus at it (Gardener's
 	// docs/concepts/operator.md).
-	Longterm *bool `json:"longterm"`
-	// Alerting renders alertmanager-garden and points the Garden Prometheus at it; nil means
-	// true (Gardener's docs/concepts/operator.md).
-	Alerting *bool `json:"alerting"`
+	Alerting bool `json:"alerting"`
 	// WatchAllNamespaces has prometheus-operator serve Prometheus and Alertmanager instances in
 	// every namespace rather than Namespace only. Set it when the runtime cluster is a seed too:
 	// the seed then uses the garden's operator (Gardener's docs/concepts/operator.md), also for the
@@ -152,7 +152,6 @@ func PlutonoURL(ingressDomain string) string {
 // Objects renders the CRDs and all workloads of the stack with their RBAC, configuration,
 // Services and custom resources.
 func Objects(v Values) ([]render.Object, error) {
-	v = withDefaults(v)
 	if v.Cluster.Name == "" {
 		return nil, fmt.Errorf("cluster is not set")
 	}
@@ -168,7 +167,7 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	typed = append(typed, operatorObjects(s, v.WatchAllNamespaces)...)
 	typed = append(typed, prometheusRBAC(s, prometheuses(v))...)
-	if *v.Alerting {
+	if v.Alerting {
 		typed = append(typed, alertmanagerObjects(s, GardenAlertmanagerName)...)
 	}
 	typed = append(typed, kubeStateMetricsObjects(s, nil)...)
@@ -250,14 +249,4 @@ func ingressHost(prefix, domain string) string {
 		return ""
 	}
 	return prefix + "." + domain
-}
-
-// withDefaults fills the zero values of optional fields.
-func withDefaults(v Values) Values {
-	defaultTo(&v.Namespace, DefaultNamespace)
-	defaultStack(&v.PrometheusStorage, &v.ValiStorage, DefaultValiStorage, &v.PlutonoAdminSecretName, &v.Alerting)
-	if v.Longterm == nil {
-		v.Longterm = ptr.To(true)
-	}
-	return v
 }

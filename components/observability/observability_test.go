@@ -16,18 +16,9 @@ import (
 
 // defaults are the attributes the engine passes for a block that sets only what it must: the
 // schema's defaults, null where there is none.
-var defaults = map[string]cty.Value{
-	"cluster":                   rendertest.Cluster("runtime"),
-	"namespace":                 cty.StringVal("garden"),
-	"images":                    cty.NullVal(cty.Map(cty.String)),
-	"ingress_domain":            cty.NullVal(cty.String),
-	"ingress_tls_secret_name":   cty.NullVal(cty.String),
-	"plutono_admin_secret_name": cty.StringVal("plutono-admin"),
-	"prometheus_storage":        cty.StringVal("10Gi"),
-	"vali_storage":              cty.StringVal("10Gi"),
-	"longterm":                  cty.True,
-	"alerting":                  cty.True,
-}
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{
+	"cluster": rendertest.Cluster("runtime"),
+}).AsValueMap()
 
 // config is a configuration as the engine passes it: schema defaults filled in, extra
 // attributes overriding them.
@@ -268,8 +259,8 @@ func TestDeploymentsSelectTheirPods(t *testing.T) {
 	}
 }
 
-func TestObjectsDefaultsZeroValues(t *testing.T) {
-	objs, err := Objects(Values{Cluster: decode.Cluster{Name: "runtime"}})
+func TestObjectsWithTheDefaults(t *testing.T) {
+	objs, err := Objects(rendertest.Overlay(Type.Defaults(), Values{Cluster: decode.Cluster{Name: "runtime"}}))
 	require.NoError(t, err)
 	p := rendertest.Find(objs, "Prometheus", "longterm")
 	require.NotNil(t, p, "longterm defaults to on")

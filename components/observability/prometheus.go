@@ -82,11 +82,11 @@ func (p prometheusInstance) service() string { return "prometheus-" + p.name }
 // Long-term Prometheus unless turned off.
 func prometheuses(v Values) []prometheusInstance {
 	garden := prometheusInstance{name: GardenPrometheusName, label: GardenPrometheusLabel, retention: "10d", rules: prometheusRules, clusterWide: true}
-	if *v.Alerting {
+	if v.Alerting {
 		garden.alertmanager = GardenAlertmanagerService
 	}
 	out := []prometheusInstance{garden}
-	if *v.Longterm {
+	if v.Longterm {
 		out = append(out, prometheusInstance{name: LongtermPrometheusName, label: LongtermPrometheusLabel, retention: "90d", rules: prometheusRules, clusterWide: true})
 	}
 	return out
@@ -156,14 +156,14 @@ func customResources(v Values, s stack, storage resource.Quantity) []*unstructur
 	for _, p := range prometheuses(v) {
 		out = append(out, prometheus(s, p, storage))
 	}
-	if *v.Longterm {
+	if v.Longterm {
 		// Gardener's documentation does not say which series; the Garden Prometheus is the landscape's
 		// aggregator of metering (Gardener's docs/concepts/operator.md), so the metering series and the
 		// targets' up series are kept for long.
 		out = append(out, federation(v.Namespace, LongtermPrometheusLabel, GardenPrometheusService, v.Namespace,
 			`{__name__=~"metering:.+"}`, `{__name__="up"}`))
 	}
-	if *v.Alerting {
+	if v.Alerting {
 		out = append(out, alertmanager(s, GardenAlertmanagerName, GardenAlertmanagerLabel))
 	}
 	return append(out, serviceMonitor(v.Namespace, GardenPrometheusLabel, KubeStateMetricsName, ksmEndpoint()))

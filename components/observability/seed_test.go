@@ -89,7 +89,7 @@ func TestSeedRuntimeIsGarden(t *testing.T) {
 	// The garden's kube-state-metrics is still scraped by the cache Prometheus.
 	assert.NotNil(t, rendertest.Find(objs, "ServiceMonitor", "cache-kube-state-metrics"))
 	// ... and its prometheus-operator must serve all namespaces.
-	garden, err := Objects(Values{Cluster: decode.Cluster{Name: "runtime"}, WatchAllNamespaces: true})
+	garden, err := Objects(rendertest.Overlay(Type.Defaults(), Values{Cluster: decode.Cluster{Name: "runtime"}, WatchAllNamespaces: true}))
 	require.NoError(t, err)
 	containers, _, _ := unstructured.NestedSlice(rendertest.MustFind(t, garden, "Deployment", PrometheusOperatorName).Object, "spec", "template", "spec", "containers")
 	assert.NotContains(t, containers[0].(map[string]any)["args"], "--namespaces=garden")
@@ -222,7 +222,7 @@ func TestSeedErrors(t *testing.T) {
 // TestSeedInGardenRuntimeClusterDoesNotCollide checks that the seed's stack in the garden
 // runtime cluster renders no object the garden's stack renders too.
 func TestSeedInGardenRuntimeClusterDoesNotCollide(t *testing.T) {
-	garden := must(t)(Objects(Values{Cluster: decode.Cluster{Name: "runtime"}, IngressDomain: "example.com", WatchAllNamespaces: true}))
+	garden := must(t)(Objects(rendertest.Overlay(Type.Defaults(), Values{Cluster: decode.Cluster{Name: "runtime"}, IngressDomain: "example.com", WatchAllNamespaces: true})))
 	ids := map[string]bool{}
 	for _, o := range garden {
 		ids[o.Object.GetKind()+" "+o.Object.GetNamespace()+"/"+o.Object.GetName()] = true

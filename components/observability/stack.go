@@ -116,8 +116,8 @@ func tcpPort(name string, port int32) []corev1.ContainerPort {
 	return []corev1.ContainerPort{{Name: name, ContainerPort: port, Protocol: corev1.ProtocolTCP}}
 }
 
-// defaultStack fills the defaults the garden's and the seed's stack share: the volume sizes,
-// Plutono's admin Secret and alerting on.
+// defaultStack fills the seed's stack's defaults, which are the garden's (the schema's) but for
+// Vali's volume: the volume sizes, Plutono's admin Secret and alerting on.
 func defaultStack(prometheusStorage, valiStorage *string, valiDefault string, plutonoAdmin *string, alerting **bool) {
 	defaultTo(prometheusStorage, DefaultPrometheusStorage)
 	defaultTo(valiStorage, valiDefault)

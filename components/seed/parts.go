@@ -217,13 +217,11 @@ func (b *builder) gardenlet() error {
 	if err != nil {
 		return err
 	}
-	objs, err := gardenlet.Objects(gardenlet.Values{
-		Cluster: decode.Cluster{Name: b.cluster}, Namespace: GardenNamespace, SeedName: b.name, SeedSpec: b.spec(),
-		GardenClusterAddress:  b.v.Garden.VirtualEndpoint,
-		HighAvailability:      len(b.v.Provider.Zones) > 1,
-		ExposureClassHandlers: b.exposureClassHandlers(),
-		BootstrapKubeconfig:   bootstrap,
-	})
+	gl := gardenlet.Type.Defaults()
+	gl.Cluster, gl.Namespace, gl.SeedName, gl.SeedSpec = decode.Cluster{Name: b.cluster}, GardenNamespace, b.name, b.spec()
+	gl.GardenClusterAddress, gl.HighAvailability = b.v.Garden.VirtualEndpoint, len(b.v.Provider.Zones) > 1
+	gl.ExposureClassHandlers, gl.BootstrapKubeconfig = b.exposureClassHandlers(), bootstrap
+	objs, err := gardenlet.Objects(gl)
 	if err != nil {
 		return fmt.Errorf("gardenlet: %w", err)
 	}
