@@ -27,8 +27,8 @@ const (
 type Values struct {
 	// Cluster is the virtual garden.
 	Cluster decode.Cluster `json:"cluster"`
-	// Name is the profile's name, which shoots set as cloudProfile; Render defaults it to the
-	// instance name.
+	// Name is the profile's name, which shoots set as cloudProfile; rendering defaults it to
+	// the instance name.
 	Name string `json:"name"`
 	// Type is the provider type, such as aws or local (Gardener's CloudProfile in
 	// docs/api-reference/core.md).
@@ -51,21 +51,13 @@ type Values struct {
 	CABundle string `json:"ca_bundle"`
 }
 
-// Type is the cloud_profile component type as the catalog registers it: its schema (schema.go) and
-// its render function.
-var Type = component.Define(typeSchema, renderValues)
-
-// renderValues renders one cloud_profile instance; its output is the profile's name.
-func renderValues(in render.Input, v Values) (*render.Output, error) {
-	if err := gardenapi.Named(in, "cloud profile", &v.Name, nil); err != nil {
-		return nil, err
-	}
-	objs, err := Objects(v)
-	if err != nil {
-		return nil, err
-	}
-	return gardenapi.Output(objs, v.Name, ""), nil
-}
+// Type is the cloud_profile component type as the catalog registers it: its schema (schema.go) and its
+// render function; its output is the profile's name.
+var Type = component.Define(typeSchema, gardenapi.Object[Values]{
+	What:    "cloud profile",
+	Meta:    func(v *Values) (*string, *string) { return &v.Name, nil },
+	Objects: Objects,
+}.Render)
 
 // Objects renders the CloudProfile.
 func Objects(v Values) ([]render.Object, error) {

@@ -56,11 +56,11 @@ const aws = `{
 }`
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "local"}, map[string]string{"local": local, "aws": aws})
+	rendertest.GoldenJSONOf(t, Type, render.Input{Name: "local"}, map[string]string{"local": local, "aws": aws})
 }
 
 func TestFacts(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.FromJSON(t, local)})
+	out, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.JSONConfigOf(t, Type, local)})
 	require.NoError(t, err)
 	assert.Equal(t, "local", out.Outputs["name"].AsString())
 	u := out.Objects[0].Object
@@ -80,13 +80,12 @@ func TestFacts(t *testing.T) {
 }
 
 func TestCanonicalForms(t *testing.T) {
-	v := Values{Cluster: cluster, Name: "p", Type: "t",
-		KubernetesVersions: []KubernetesVersion{{Version: "1.33.1", ExpirationDate: "2026-03-31T23:59:59+02:00"}},
-		MachineImages:      []MachineImage{{Name: "i", Versions: []ImageVersion{{Version: "1"}}}},
-		MachineTypes:       []MachineType{{Name: "m", CPU: "2000m", Memory: "16384Mi"}},
-		Regions:            []Region{{Name: "r"}},
-		ProviderConfig:     map[string]any{"count": float64(3)},
-	}
+	v := rendertest.ValuesOf[Values](t, Type, `{"cluster": {"name": "virtual"}, "name": "p", "type": "t",
+		"kubernetes_version": [{"version": "1.33.1", "expiration_date": "2026-03-31T23:59:59+02:00"}],
+		"machine_image": [{"name": "i", "version": [{"version": "1"}]}],
+		"machine_type": [{"name": "m", "cpu": "2000m", "memory": "16384Mi"}],
+		"region": [{"name": "r"}]}`)
+	v.ProviderConfig = map[string]any{"count": float64(3)}
 	objs, err := Objects(v)
 	require.NoError(t, err)
 	spec := objs[0].Object.Object["spec"].(map[string]any)
@@ -99,12 +98,11 @@ func TestCanonicalForms(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	valid := func() Values {
-		return Values{Name: "p", Type: "t",
-			KubernetesVersions: []KubernetesVersion{{Version: "1.33.1"}},
-			MachineImages:      []MachineImage{{Name: "i", Versions: []ImageVersion{{Version: "1"}}}},
-			MachineTypes:       []MachineType{{Name: "m", CPU: "1", Memory: "1Gi"}},
-			Regions:            []Region{{Name: "r"}},
-		}
+		return rendertest.ValuesOf[Values](t, Type, `{"name": "p", "type": "t",
+			"kubernetes_version": [{"version": "1.33.1"}],
+			"machine_image": [{"name": "i", "version": [{"version": "1"}]}],
+			"machine_type": [{"name": "m", "cpu": "1", "memory": "1Gi"}],
+			"region": [{"name": "r"}]}`)
 	}
 	tests := []struct {
 		name   string

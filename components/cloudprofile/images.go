@@ -32,7 +32,7 @@ const archAMD64 = "amd64"
 // docs/api-reference/core.md).
 type MachineImage struct {
 	Name string `json:"name"`
-	// UpdateStrategy is how far automatic updates go: patch, minor or major; "" means major.
+	// UpdateStrategy is how far automatic updates go: patch, minor or major.
 	UpdateStrategy string `json:"update_strategy"`
 	// Versions are the image's versions.
 	Versions []ImageVersion `json:"version"`
@@ -46,9 +46,10 @@ type ImageVersion struct {
 	Classification string `json:"classification"`
 	// ExpirationDate is an RFC 3339 time after which the version may no longer be used.
 	ExpirationDate string `json:"expiration_date"`
-	// CRI names the container runtimes the version supports; nil means containerd.
+	// CRI names the container runtimes the version supports; empty means containerd, the only
+	// one Gardener supports.
 	CRI []string `json:"cri"`
-	// Architectures are the CPU architectures the version exists for; nil means amd64.
+	// Architectures are the CPU architectures the version exists for.
 	Architectures []string `json:"architectures"`
 	// KubeletVersionConstraint limits the kubelet versions, such as ">= 1.26" (Gardener's
 	// MachineImageVersion in docs/api-reference/core.md).
@@ -68,9 +69,6 @@ func machineImages(images []MachineImage) ([]any, error) {
 			return nil, fmt.Errorf("a machine image needs a name")
 		}
 		strategy := img.UpdateStrategy
-		if strategy == "" {
-			strategy = UpdateMajor
-		}
 		if !slices.Contains(UpdateStrategies, strategy) {
 			return nil, fmt.Errorf("machine image %s: update strategy %q is not one of %s", img.Name, strategy, strings.Join(UpdateStrategies, ", "))
 		}
@@ -103,6 +101,8 @@ func imageVersions(vs []ImageVersion) ([]any, error) {
 		}
 		cri := v.CRI
 		if len(cri) == 0 {
+			// An explicitly empty list, which the schema's default (for an absent one) does not
+			// cover: containerd is Gardener's only CRI.
 			cri = []string{criContainerd}
 		}
 		list := make([]any, len(cri))
@@ -117,9 +117,6 @@ func imageVersions(vs []ImageVersion) ([]any, error) {
 		}
 		m["cri"] = list
 		archs := v.Architectures
-		if len(archs) == 0 {
-			archs = []string{archAMD64}
-		}
 		if d := unique(archs); d != "" {
 			return nil, fmt.Errorf("version %s: architecture %s is given twice", v.Version, d)
 		}

@@ -13,14 +13,14 @@ import (
 // docs/api-reference/core.md).
 type MachineType struct {
 	Name string `json:"name"`
-	// CPU, GPU and Memory are quantities such as "4", "0" and "16Gi"; "" GPU means 0.
+	// CPU, GPU and Memory are quantities such as "4", "0" and "16Gi".
 	CPU    string `json:"cpu"`
 	GPU    string `json:"gpu"`
 	Memory string `json:"memory"`
-	// Architecture is the CPU architecture; "" means amd64.
+	// Architecture is the CPU architecture.
 	Architecture string `json:"architecture"`
-	// Usable says whether shoots may use the type; nil means true.
-	Usable *bool `json:"usable"`
+	// Usable says whether shoots may use the type.
+	Usable bool `json:"usable"`
 	// Storage describes the root volume, for types with a fixed one (Gardener's MachineTypeStorage in
 	// docs/api-reference/core.md).
 	Storage *MachineTypeStorage `json:"storage"`
@@ -40,8 +40,8 @@ type VolumeType struct {
 	Name string `json:"name"`
 	// Class is the volume class, such as standard or premium.
 	Class string `json:"class"`
-	// Usable says whether shoots may use the type; nil means true.
-	Usable *bool `json:"usable"`
+	// Usable says whether shoots may use the type.
+	Usable bool `json:"usable"`
 	// MinSize is the smallest volume size, such as 20Gi.
 	MinSize string `json:"min_size"`
 }
@@ -87,16 +87,8 @@ func machineTypes(ts []MachineType) ([]any, error) {
 }
 
 func machineType(t MachineType) (map[string]any, error) {
-	gpu := t.GPU
-	if gpu == "" {
-		gpu = "0"
-	}
-	arch := t.Architecture
-	if arch == "" {
-		arch = archAMD64
-	}
-	m := map[string]any{"name": t.Name, "architecture": arch, "usable": t.Usable == nil || *t.Usable}
-	for _, f := range []struct{ field, value string }{{"cpu", t.CPU}, {"gpu", gpu}, {"memory", t.Memory}} {
+	m := map[string]any{"name": t.Name, "architecture": t.Architecture, "usable": t.Usable}
+	for _, f := range []struct{ field, value string }{{"cpu", t.CPU}, {"gpu", t.GPU}, {"memory", t.Memory}} {
 		if f.value == "" {
 			return nil, fmt.Errorf("%s is required", f.field)
 		}
@@ -138,7 +130,7 @@ func volumeTypes(ts []VolumeType) ([]any, error) {
 		if t.Name == "" || t.Class == "" {
 			return nil, fmt.Errorf("a volume type needs a name and a class")
 		}
-		m := map[string]any{"name": t.Name, "class": t.Class, "usable": t.Usable == nil || *t.Usable}
+		m := map[string]any{"name": t.Name, "class": t.Class, "usable": t.Usable}
 		if t.MinSize != "" {
 			q, err := quantity("minimum size", t.MinSize)
 			if err != nil {

@@ -1,6 +1,8 @@
 package cloudprofile
 
 import (
+	"slices"
+
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/internal/attr"
@@ -45,7 +47,7 @@ func typeSchema() *schema.Schema {
 					Description: "An operating system image worker pools may use, labelled with its name such as gardenlinux.",
 					Body: schema.Body{
 						Attributes: []schema.Attribute{
-							{Name: "update_strategy", Type: cty.String, Default: cty.StringVal("major"), AllowedValues: []string{"patch", "minor", "major"}, Description: "How far automatic updates in maintenance go: the latest patch, the latest minor, or the latest version overall."},
+							{Name: "update_strategy", Type: cty.String, Default: cty.StringVal(UpdateMajor), AllowedValues: slices.Clone(UpdateStrategies), Description: "How far automatic updates in maintenance go: the latest patch, the latest minor, or the latest version overall."},
 						},
 						Blocks: []schema.Block{{
 							Name: "version", Nesting: schema.NestingList, Labels: []string{"version"}, MinItems: 1,
@@ -53,8 +55,8 @@ func typeSchema() *schema.Schema {
 							Body: schema.Body{Attributes: []schema.Attribute{
 								classification(),
 								expiration(),
-								{Name: "cri", Type: attr.StringList, Default: attr.ListOf("containerd"), Checks: attr.Checks(schema.OneOf("containerd")), Description: "The container runtimes the version supports; Gardener supports containerd."},
-								{Name: "architectures", Type: attr.StringList, Default: attr.ListOf("amd64"), Checks: attr.Checks(schema.NotEmpty()), Description: "The CPU architectures the version exists for, such as amd64 and arm64."},
+								{Name: "cri", Type: attr.StringList, Default: attr.ListOf(criContainerd), Checks: attr.Checks(schema.OneOf(criContainerd)), Description: "The container runtimes the version supports; Gardener supports containerd."},
+								{Name: "architectures", Type: attr.StringList, Default: attr.ListOf(archAMD64), Checks: attr.Checks(schema.NotEmpty()), Description: "The CPU architectures the version exists for, such as amd64 and arm64."},
 								{Name: "kubelet_version_constraint", Type: cty.String, Description: "A constraint on the kubelet versions the image supports, such as \">= 1.30\"; all when unset."},
 							}},
 						}},
@@ -68,7 +70,7 @@ func typeSchema() *schema.Schema {
 							{Name: "cpu", Type: cty.String, Required: true, Checks: attr.Checks(schema.Quantity()), Description: "The number of CPUs, such as \"4\"."},
 							{Name: "gpu", Type: cty.String, Default: cty.StringVal("0"), Checks: attr.Checks(schema.Quantity()), Description: "The number of GPUs."},
 							{Name: "memory", Type: cty.String, Required: true, Checks: attr.Checks(schema.Quantity()), Description: "The amount of memory, such as \"16Gi\"."},
-							{Name: "architecture", Type: cty.String, Default: cty.StringVal("amd64"), Description: "The CPU architecture, such as amd64 or arm64."},
+							{Name: "architecture", Type: cty.String, Default: cty.StringVal(archAMD64), Description: "The CPU architecture, such as amd64 or arm64."},
 							usable(),
 						},
 						Blocks: []schema.Block{{

@@ -182,10 +182,10 @@ func TestErrors(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Config: rendertest.ConfigOf(Type, rendertest.FromJSON(t, `{
+	out, err := Type.RenderConfig(render.Input{Config: rendertest.JSONConfigOf(t, Type, `{
 		"cluster": {"name": "seed"}, "namespace": "shoot--dev--a", "scale_down_utilization_threshold": 0.5,
 		"worker_pools": [{"name": "a", "minimum": 1, "maximum": 3, "zones": ["z"]}], "machine_deployments": []
-	}`).AsValueMap())})
+	}`)})
 	require.NoError(t, err)
 	assert.Len(t, out.Objects, 8)
 	_, err = Type.RenderConfig(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "bogus": 1}`)})

@@ -17,7 +17,7 @@ import (
 var cluster = decode.Cluster{Name: "virtual"}
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "os-gardenlinux", Dir: "testdata"}, map[string]string{
+	rendertest.GoldenJSONOf(t, Type, render.Input{Name: "os-gardenlinux", Dir: "testdata"}, map[string]string{
 		// Gardener's "ControllerRegistration" docs/extensions/registration.md: the os-gardenlinux
 		// example.
 		"oci-ref": `{"cluster": {"name": "virtual"}, "oci_repository": {"ref": "registry.example.com/os-gardenlinux/charts/os-gardenlinux:1.0.0"},
@@ -44,7 +44,7 @@ func TestFacts(t *testing.T) {
 }
 
 func TestChartArchiveIsBase64OfTheFile(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Name: "d", Dir: "testdata", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "chart_archive": "chart.tgz"}`)})
+	out, err := Type.RenderConfig(render.Input{Name: "d", Dir: "testdata", Config: rendertest.JSONConfigOf(t, Type, `{"cluster": {"name": "virtual"}, "chart_archive": "chart.tgz"}`)})
 	require.NoError(t, err)
 	data, err := os.ReadFile(filepath.Join("testdata", "chart.tgz"))
 	require.NoError(t, err)
@@ -66,7 +66,7 @@ func TestRenderErrors(t *testing.T) {
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}
-	_, err := Type.RenderConfig(render.Input{Name: "d", Dir: "testdata", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "chart_archive": "${known after apply}"}`)})
+	_, err := Type.RenderConfig(render.Input{Name: "d", Dir: "testdata", Config: rendertest.JSONConfigOf(t, Type, `{"cluster": {"name": "virtual"}, "chart_archive": "${known after apply}"}`)})
 	assert.ErrorIs(t, err, render.ErrDeferred)
 }
 

@@ -62,11 +62,11 @@ const AnnotationPodSecurityEnforce = "security.gardener.cloud/pod-security-enfor
 type Values struct {
 	// Cluster is the virtual garden.
 	Cluster decode.Cluster `json:"cluster"`
-	// Name is the registration's name; Render defaults it to the instance name.
+	// Name is the registration's name; rendering defaults it to the instance name.
 	Name string `json:"name"`
 	// Resources are the extension kinds and types the controller serves.
 	Resources []Resource `json:"resource"`
-	// Policy says when the controller is deployed to seeds; "" means OnDemand (Gardener's
+	// Policy says when the controller is deployed to seeds (Gardener's
 	// docs/extensions/registration.md).
 	Policy string `json:"policy"`
 	// ControllerDeployment names the ControllerDeployment that deploys the controller; only one
@@ -86,9 +86,9 @@ type Resource struct {
 	Kind string `json:"kind"`
 	// Type is the extension type, such as aws or shoot-dns-service.
 	Type string `json:"type"`
-	// Primary marks the controller that owns the kind/type's lifecycle; nil means true
-	// (Gardener's ControllerResource in docs/api-reference/core.md).
-	Primary *bool `json:"primary"`
+	// Primary marks the controller that owns the kind/type's lifecycle (Gardener's
+	// ControllerResource in docs/api-reference/core.md).
+	Primary bool `json:"primary"`
 	// GloballyEnabled enables an Extension for all shoots; only for kind Extension.
 	GloballyEnabled *bool `json:"globally_enabled"`
 	// ReconcileTimeout is how long Gardener waits for an Extension, such as 3m; only for kind
@@ -108,21 +108,16 @@ type Lifecycle struct {
 	Migrate   string `json:"migrate"`
 }
 
-// Type is the controller_registration component type as the catalog registers it: its schema
-// (schema.go) and its render function.
-var Type = component.Define(typeSchema, renderValues)
+// Type is the controller_registration component type as the catalog registers it: its schema (schema.go) and its
+// render function; its output is the registration's name.
+var Type = component.Define(typeSchema, gardenapi.Object[Values]{
+	What:    "controller registration",
+	Meta:    func(v *Values) (*string, *string) { return &v.Name, nil },
+	Objects: Objects,
+}.Render)
 
-// renderValues renders one controller_registration instance; its output is the registration's name.
-func renderValues(in render.Input, v Values) (*render.Output, error) {
-	if err := gardenapi.Named(in, "controller registration", &v.Name, nil); err != nil {
-		return nil, err
-	}
-	objs, err := Objects(v)
-	if err != nil {
-		return nil, err
-	}
-	return gardenapi.Output(objs, v.Name, ""), nil
-}
+// ResourceDefaults are the defaults of a resource block, for code that builds registrations in Go.
+var ResourceDefaults = component.BlockDefaults[Resource](typeSchema, "resource")
 
 // Objects renders the ControllerRegistration.
 func Objects(v Values) ([]render.Object, error) {
@@ -158,9 +153,6 @@ func Objects(v Values) ([]render.Object, error) {
 // deployment renders spec.deployment.
 func deployment(v Values, allSecondary bool) (map[string]any, error) {
 	policy := v.Policy
-	if policy == "" {
-		policy = PolicyOnDemand
-	}
 	if !contains(Policies, policy) {
 		return nil, fmt.Errorf("policy %q is not one of %s", policy, strings.Join(Policies, ", "))
 	}
@@ -196,7 +188,7 @@ func resources(rs []Resource) ([]any, bool, error) {
 			return nil, false, fmt.Errorf("resource %s is given twice", id)
 		}
 		seen[id] = true
-		primary := r.Primary == nil || *r.Primary
+		primary := r.Primary
 		allSecondary = allSecondary && !primary
 		m := map[string]any{"kind": r.Kind, "type": r.Type, "primary": primary}
 		if r.Kind != KindExtension && (r.GloballyEnabled != nil || r.ReconcileTimeout != "" || r.Lifecycle != nil || r.WorkerlessSupported != nil) {

@@ -11,12 +11,18 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
+
 var cluster = decode.Cluster{Name: "virtual"}
+
+// resource is a resource block with its defaults and what r sets.
+func resource(r Resource) Resource { return rendertest.Overlay(ResourceDefaults(), r) }
 
 func ptr[T any](v T) *T { return &v }
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "os-gardenlinux"}, map[string]string{
+	rendertest.GoldenJSONOf(t, Type, render.Input{Name: "os-gardenlinux"}, map[string]string{
 		// Gardener's "ControllerRegistration" docs/extensions/registration.md: the os-gardenlinux
 		// example.
 		"minimal": `{"cluster": {"name": "virtual"}, "controller_deployment": "os-gardenlinux",
@@ -32,7 +38,7 @@ func TestRenderGolden(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
-	objs, err := Objects(Values{Cluster: cluster, Name: "r", ControllerDeployment: "d", Resources: []Resource{{Kind: "Infrastructure", Type: "aws"}}})
+	objs, err := Objects(values(Values{Cluster: cluster, Name: "r", ControllerDeployment: "d", Resources: []Resource{resource(Resource{Kind: "Infrastructure", Type: "aws"})}}))
 	require.NoError(t, err)
 	u := objs[0].Object
 	assert.Equal(t, "core.gardener.cloud/v1beta1", u.GetAPIVersion())
@@ -47,38 +53,38 @@ func TestDefaults(t *testing.T) {
 
 func TestPolicies(t *testing.T) {
 	for _, p := range []string{"OnDemand", "Always", "AlwaysExceptNoShoots"} {
-		objs, err := Objects(Values{Cluster: cluster, Name: "r", Policy: p, Resources: []Resource{{Kind: "Extension", Type: "x"}}})
+		objs, err := Objects(values(Values{Cluster: cluster, Name: "r", Policy: p, Resources: []Resource{resource(Resource{Kind: "Extension", Type: "x"})}}))
 		require.NoError(t, err, p)
 		assert.Equal(t, p, objs[0].Object.Object["spec"].(map[string]any)["deployment"].(map[string]any)["policy"])
 	}
-	_, err := Objects(Values{Cluster: cluster, Name: "r", Policy: "Never", Resources: []Resource{{Kind: "Extension", Type: "x"}}})
+	_, err := Objects(values(Values{Cluster: cluster, Name: "r", Policy: "Never", Resources: []Resource{resource(Resource{Kind: "Extension", Type: "x"})}}))
 	assert.ErrorContains(t, err, `policy "Never" is not one of OnDemand, Always, AlwaysExceptNoShoots`)
 }
 
 func TestReconcileTimeoutIsCanonical(t *testing.T) {
-	objs, err := Objects(Values{Cluster: cluster, Name: "r", Resources: []Resource{{Kind: "Extension", Type: "x", ReconcileTimeout: "180s"}}})
+	objs, err := Objects(values(Values{Cluster: cluster, Name: "r", Resources: []Resource{resource(Resource{Kind: "Extension", Type: "x", ReconcileTimeout: "180s"})}}))
 	require.NoError(t, err)
 	res := objs[0].Object.Object["spec"].(map[string]any)["resources"].([]any)[0].(map[string]any)
 	assert.Equal(t, "3m0s", res["reconcileTimeout"])
 }
 
 func TestErrors(t *testing.T) {
-	ext := func(r Resource) []Resource { r.Kind, r.Type = "Extension", "x"; return []Resource{r} }
+	ext := func(r Resource) []Resource { r = resource(r); r.Kind, r.Type = "Extension", "x"; return []Resource{r} }
 	tests := []struct {
 		name string
 		v    Values
 		want string
 	}{
-		{"no resources", Values{}, "at least one resource is required"},
-		{"resource without type", Values{Resources: []Resource{{Kind: "Extension"}}}, "a resource needs a kind and a type"},
-		{"resource twice", Values{Resources: []Resource{{Kind: "Extension", Type: "x"}, {Kind: "Extension", Type: "x"}}}, "resource Extension/x is given twice"},
-		{"globally enabled infrastructure", Values{Resources: []Resource{{Kind: "Infrastructure", Type: "aws", GloballyEnabled: ptr(true)}}}, "only for kind Extension"},
-		{"lifecycle for a worker", Values{Resources: []Resource{{Kind: "Worker", Type: "aws", Lifecycle: &Lifecycle{Reconcile: AfterWorker}}}}, "only for kind Extension"},
-		{"bad lifecycle", Values{Resources: ext(Resource{Lifecycle: &Lifecycle{Delete: "Later"}})}, `lifecycle delete "Later" is not one of BeforeKubeAPIServer, AfterKubeAPIServer, AfterWorker`},
-		{"bad timeout", Values{Resources: ext(Resource{ReconcileTimeout: "soon"})}, `reconcile timeout "soon" is not a positive duration`},
-		{"seed selector for a primary", Values{SeedSelector: map[string]string{"a": "b"}, Resources: ext(Resource{})}, "only allowed when every resource has primary = false"},
-		{"bad pod security level", Values{PodSecurityEnforce: "strict", Resources: ext(Resource{})}, `pod security level "strict"`},
-		{"bad name", Values{Name: "R", Resources: ext(Resource{})}, `controller registration name "R" is invalid`},
+		{"no resources", values(Values{}), "at least one resource is required"},
+		{"resource without type", values(Values{Resources: []Resource{resource(Resource{Kind: "Extension"})}}), "a resource needs a kind and a type"},
+		{"resource twice", values(Values{Resources: []Resource{resource(Resource{Kind: "Extension", Type: "x"}), resource(Resource{Kind: "Extension", Type: "x"})}}), "resource Extension/x is given twice"},
+		{"globally enabled infrastructure", values(Values{Resources: []Resource{resource(Resource{Kind: "Infrastructure", Type: "aws", GloballyEnabled: ptr(true)})}}), "only for kind Extension"},
+		{"lifecycle for a worker", values(Values{Resources: []Resource{resource(Resource{Kind: "Worker", Type: "aws", Lifecycle: &Lifecycle{Reconcile: AfterWorker}})}}), "only for kind Extension"},
+		{"bad lifecycle", values(Values{Resources: ext(Resource{Lifecycle: &Lifecycle{Delete: "Later"}})}), `lifecycle delete "Later" is not one of BeforeKubeAPIServer, AfterKubeAPIServer, AfterWorker`},
+		{"bad timeout", values(Values{Resources: ext(Resource{ReconcileTimeout: "soon"})}), `reconcile timeout "soon" is not a positive duration`},
+		{"seed selector for a primary", values(Values{SeedSelector: map[string]string{"a": "b"}, Resources: ext(Resource{})}), "only allowed when every resource has primary = false"},
+		{"bad pod security level", values(Values{PodSecurityEnforce: "strict", Resources: ext(Resource{})}), `pod security level "strict"`},
+		{"bad name", values(Values{Name: "R", Resources: ext(Resource{})}), `controller registration name "R" is invalid`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,7 +98,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Name: "provider-local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "resource": [{"kind": "Infrastructure", "type": "local"}]}`)})
+	out, err := Type.RenderConfig(render.Input{Name: "provider-local", Config: rendertest.JSONConfigOf(t, Type, `{"cluster": {"name": "virtual"}, "resource": [{"kind": "Infrastructure", "type": "local"}]}`)})
 	require.NoError(t, err)
 	assert.Equal(t, "provider-local", out.Outputs["name"].AsString())
 }

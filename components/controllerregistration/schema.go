@@ -1,6 +1,8 @@
 package controllerregistration
 
 import (
+	"slices"
+
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/internal/attr"
@@ -26,7 +28,7 @@ func typeSchema() *schema.Schema {
 				attr.Reference("cluster", schema.RefCluster, "The virtual garden cluster the ControllerRegistration is created in."),
 				{Name: "name", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "The registration's name; the block name when unset."},
 				{Name: "controller_deployment", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "The name of the ControllerDeployment that deploys the controller, such as component.controller_deployment.foo.name."},
-				{Name: "policy", Type: cty.String, Default: cty.StringVal("OnDemand"), AllowedValues: []string{"OnDemand", "Always", "AlwaysExceptNoShoots"}, Description: "When the controller is deployed to a seed: OnDemand when a shoot needs it, Always, or AlwaysExceptNoShoots (only to seeds with shoots)."},
+				{Name: "policy", Type: cty.String, Default: cty.StringVal(PolicyOnDemand), AllowedValues: slices.Clone(Policies), Description: "When the controller is deployed to a seed: OnDemand when a shoot needs it, Always, or AlwaysExceptNoShoots (only to seeds with shoots)."},
 				{Name: "seed_selector", Type: cty.Map(cty.String), Description: "Labels a seed must carry to get the controller; only for secondary controllers, whose resources all have primary = false."},
 				{Name: "pod_security_enforce", Type: cty.String, AllowedValues: []string{"privileged", "baseline", "restricted"}, Description: "The Pod Security Standard enforced in the extension's namespace on seeds, the most restrictive one its pods comply with."},
 			},

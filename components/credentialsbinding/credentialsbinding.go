@@ -42,9 +42,9 @@ var credentialsAPIVersions = map[string]string{
 type Values struct {
 	// Cluster is the virtual garden.
 	Cluster decode.Cluster `json:"cluster"`
-	// Name is the binding's name; Render defaults it to the instance name.
+	// Name is the binding's name; rendering defaults it to the instance name.
 	Name string `json:"name"`
-	// Namespace is the project namespace the binding lives in; "" means garden.
+	// Namespace is the project namespace the binding lives in.
 	Namespace string `json:"namespace"`
 	// ProviderType is the infrastructure provider the credentials are for, such as aws or local.
 	ProviderType string `json:"provider_type"`
@@ -56,7 +56,7 @@ type Values struct {
 
 // CredentialsRef references the object that holds the credentials.
 type CredentialsRef struct {
-	// Kind is Secret or WorkloadIdentity; "" means Secret.
+	// Kind is Secret or WorkloadIdentity.
 	Kind string `json:"kind"`
 	Name string `json:"name"`
 	// Namespace is the object's namespace; "" means the binding's.
@@ -66,41 +66,26 @@ type CredentialsRef struct {
 // QuotaRef names a Quota; its Namespace "" means the binding's.
 type QuotaRef = gardenapi.Ref
 
-// Type is the credentials_binding component type as the catalog registers it: its schema
-// (schema.go) and its render function.
-var Type = component.Define(typeSchema, renderValues)
-
-// renderValues renders one credentials_binding instance; its outputs are the binding's name and
-// namespace.
-func renderValues(in render.Input, v Values) (*render.Output, error) {
-	if err := gardenapi.Named(in, "credentials binding", &v.Name, &v.Namespace); err != nil {
-		return nil, err
-	}
-	objs, err := Objects(v)
-	if err != nil {
-		return nil, err
-	}
-	return gardenapi.Output(objs, v.Name, gardenapi.Namespace(v.Namespace)), nil
-}
+// Type is the credentials_binding component type as the catalog registers it: its schema (schema.go) and its
+// render function; its outputs are the binding's name and namespace.
+var Type = component.Define(typeSchema, gardenapi.Object[Values]{
+	What:    "credentials binding",
+	Meta:    func(v *Values) (*string, *string) { return &v.Name, &v.Namespace },
+	Objects: Objects,
+}.Render)
 
 // Objects renders the CredentialsBinding. It has no spec: provider, credentialsRef and quotas are
 // top-level fields, all immutable (Gardener's CredentialsBinding in
 // docs/api-reference/security.md).
 func Objects(v Values) ([]render.Object, error) {
-	ns := gardenapi.Namespace(v.Namespace)
-	if err := gardenapi.ValidateName("credentials binding", v.Name); err != nil {
-		return nil, err
-	}
-	if err := gardenapi.ValidateNamespace("credentials binding", v.Name, ns); err != nil {
+	ns := v.Namespace
+	if err := gardenapi.ValidateNamespaced("credentials binding", v.Name, ns); err != nil {
 		return nil, err
 	}
 	if v.ProviderType == "" {
 		return nil, fmt.Errorf("credentials binding %s: provider_type is required", v.Name)
 	}
 	ref := v.Credentials
-	if ref.Kind == "" {
-		ref.Kind = KindSecret
-	}
 	apiVersion, ok := credentialsAPIVersions[ref.Kind]
 	if !ok {
 		return nil, fmt.Errorf("credentials binding %s: credentials kind %q is not one of Secret, WorkloadIdentity", v.Name, ref.Kind)

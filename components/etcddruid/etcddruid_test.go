@@ -19,14 +19,9 @@ func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
 
 // defaults are the attributes the engine passes for a block that sets only what it must: the
 // schema's defaults, null where there is none.
-var defaults = map[string]cty.Value{
-	"cluster":           rendertest.Cluster("runtime"),
-	"namespace":         cty.StringVal("garden"),
-	"images":            cty.NullVal(cty.Map(cty.String)),
-	"high_availability": cty.False,
-	"workers":           cty.NumberIntVal(3),
-	"feature_gates":     cty.NullVal(cty.Map(cty.Bool)),
-}
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{
+	"cluster": rendertest.Cluster("runtime"),
+}).AsValueMap()
 
 // config is a configuration as the engine passes it: schema defaults filled in, extra
 // attributes overriding them.

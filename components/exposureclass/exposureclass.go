@@ -52,16 +52,19 @@ type Toleration = gardenapi.Toleration
 // its render function.
 var Type = component.Define(typeSchema, renderValues)
 
+// object renders the ExposureClass and its name as an output.
+var object = gardenapi.Object[Values]{
+	What:    "exposure class",
+	Meta:    func(v *Values) (*string, *string) { return &v.Name, nil },
+	Objects: Objects,
+}
+
 // renderValues renders one exposure_class instance; its outputs are the class's name and handler.
 func renderValues(in render.Input, v Values) (*render.Output, error) {
-	if err := gardenapi.Named(in, "exposure class", &v.Name, nil); err != nil {
-		return nil, err
-	}
-	objs, err := Objects(v)
+	out, err := object.Render(in, v)
 	if err != nil {
 		return nil, err
 	}
-	out := gardenapi.Output(objs, v.Name, "")
 	// Shoots of the class are exposed through the seed's gateway of this handler.
 	out.Outputs["handler"] = cty.StringVal(v.Handler)
 	return out, nil

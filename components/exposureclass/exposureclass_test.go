@@ -14,7 +14,7 @@ import (
 var cluster = decode.Cluster{Name: "virtual"}
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "internet"}, map[string]string{
+	rendertest.GoldenJSONOf(t, Type, render.Input{Name: "internet"}, map[string]string{
 		"minimal": `{"cluster": {"name": "virtual"}, "handler": "internet-config"}`,
 		"scheduled": `{"cluster": {"name": "virtual"}, "name": "internal", "handler": "internal-config",
 			"seed_selector": {"network": "internal"}, "seed_provider_types": ["gcp", "aws"],
@@ -38,7 +38,7 @@ func TestFacts(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Name: "internet", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "handler": "h"}`)})
+	out, err := Type.RenderConfig(render.Input{Name: "internet", Config: rendertest.JSONConfigOf(t, Type, `{"cluster": {"name": "virtual"}, "handler": "h"}`)})
 	require.NoError(t, err)
 	assert.Equal(t, "internet", out.Outputs["name"].AsString())
 }

@@ -80,7 +80,7 @@ func requiredCondition(status string) map[string]any {
 // to another seed counts on both, an installation no longer wanted stays while it reports
 // Required, and a globally enabled Extension goes where every shoot disables it.
 func TestInstallationsFromLiveShoots(t *testing.T) {
-	global := []controllerregistration.Resource{{Kind: "Extension", Type: "audit", GloballyEnabled: ptr(true)}}
+	global := []controllerregistration.Resource{resource(controllerregistration.Resource{Kind: "Extension", Type: "audit", GloballyEnabled: ptr(true)})}
 	tests := []struct {
 		name          string
 		policy        string

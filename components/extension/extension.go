@@ -35,7 +35,7 @@ type Values struct {
 	Name string `json:"name"`
 	// Resources are the extension kinds and types the controller serves.
 	Resources []controllerregistration.Resource `json:"resource"`
-	// Policy says when the controller is installed on a seed; "" means OnDemand (Gardener's
+	// Policy says when the controller is installed on a seed (Gardener's
 	// docs/extensions/registration.md).
 	Policy string `json:"policy"`
 	// SeedSelector are labels a seed must carry to get the controller (Gardener's

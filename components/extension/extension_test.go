@@ -21,8 +21,13 @@ const twoSeeds = `[
 	 "shoot_types": ["Infrastructure/local", "Network/calico"], "provider": "local", "region": "local"},
 	{"name": "spare", "cluster": {"name": "spare"}, "labels": {"env": "prod"}, "has_shoots": false, "provider": "aws", "region": "eu-west-1"}]`
 
+// resource is a resource block with its defaults and what r sets.
+func resource(r controllerregistration.Resource) controllerregistration.Resource {
+	return rendertest.Overlay(controllerregistration.ResourceDefaults(), r)
+}
+
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "test", Dir: "testdata"}, map[string]string{
+	rendertest.GoldenJSONOf(t, Type, render.Input{Name: "test", Dir: "testdata"}, map[string]string{
 		// OnDemand (Gardener's "ControllerRegistration" docs/extensions/registration.md): only the seed
 		// whose shoots use Infrastructure/local gets it.
 		"on-demand": `{"virtual_cluster": {"name": "virtual"}, "chart": "chart", "garden_cluster_identity": "local",
@@ -45,7 +50,7 @@ func TestRenderGolden(t *testing.T) {
 // TestProviderLocalGolden renders the local landscape's provider-local chart through the
 // component, the way landscapes/local installs it on its seed.
 func TestProviderLocalGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "provider_local", Dir: "../../landscapes/local"}, map[string]string{
+	rendertest.GoldenJSONOf(t, Type, render.Input{Name: "provider_local", Dir: "../../landscapes/local"}, map[string]string{
 		"provider-local": `{"virtual_cluster": {"name": "virtual_garden"}, "name": "provider-local", "chart": "charts/provider-local",
 			"garden_cluster_identity": "local", "pod_security_enforce": "restricted",
 			"resource": [{"kind": "BackupBucket", "type": "local"}, {"kind": "BackupEntry", "type": "local"},
@@ -63,7 +68,7 @@ func TestProviderLocalGolden(t *testing.T) {
 // TestNetworkingCalicoGolden renders the local landscape's networking-calico chart through the
 // component, the way landscapes/local installs it on its seed: on demand, for its shoots' Calico.
 func TestNetworkingCalicoGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "networking_calico", Dir: "../../landscapes/local"}, map[string]string{
+	rendertest.GoldenJSONOf(t, Type, render.Input{Name: "networking_calico", Dir: "../../landscapes/local"}, map[string]string{
 		"networking-calico": `{"virtual_cluster": {"name": "virtual_garden"}, "name": "networking-calico", "chart": "charts/networking-calico",
 			"garden_cluster_identity": "local", "pod_security_enforce": "baseline",
 			"resource": [{"kind": "Network", "type": "calico"}],
@@ -73,13 +78,14 @@ func TestNetworkingCalicoGolden(t *testing.T) {
 }
 
 // values builds Values for the fact tests: one resource, the test chart.
+// values are an extension's values built as a composite builds them, with policy unless it is "".
 func values(policy string, seeds ...Seed) Values {
-	return Values{
+	return rendertest.Overlay(Type.Defaults(), Values{
 		VirtualCluster: decode.Cluster{Name: "virtual"}, Name: "provider-local", Chart: "chart", Dir: "testdata",
 		Policy: policy, GardenClusterIdentity: "garden-id", GardenerVersion: "v1.2.3",
-		Resources: []controllerregistration.Resource{{Kind: "Infrastructure", Type: "local"}},
+		Resources: []controllerregistration.Resource{resource(controllerregistration.Resource{Kind: "Infrastructure", Type: "local"})},
 		Seeds:     seeds,
-	}
+	})
 }
 
 func seed(name string, mod func(*Seed)) Seed {
@@ -113,22 +119,24 @@ func TestInstallations(t *testing.T) {
 		}(), false, "the seed's labels do not match the seed selector (env, zone)"},
 		{"seed-level kind of the seed's provider", func() Values {
 			v := values("", seed("a", func(s *Seed) { s.Spec = map[string]any{"provider": map[string]any{"type": "local"}} }))
-			v.Resources = []controllerregistration.Resource{{Kind: "ControlPlane", Type: "local"}}
+			v.Resources = []controllerregistration.Resource{resource(controllerregistration.Resource{Kind: "ControlPlane", Type: "local"})}
 			return v
 		}(), true, "policy OnDemand and ControlPlane/local is used by the seed itself"},
 		{"seed-level kind needs a primary resource", func() Values {
 			v := values("", seed("a", func(s *Seed) { s.DNSProvider = "local" }))
-			v.Resources = []controllerregistration.Resource{{Kind: "DNSRecord", Type: "local", Primary: ptr(false)}}
+			secondary := resource(controllerregistration.Resource{Kind: "DNSRecord", Type: "local"})
+			secondary.Primary = false
+			v.Resources = []controllerregistration.Resource{secondary}
 			return v
 		}(), false, "policy OnDemand and none of the registration's kinds and types is used on the seed"},
 		{"backup provider", func() Values {
 			v := values("", seed("a", func(s *Seed) { s.BackupProvider = "local" }))
-			v.Resources = []controllerregistration.Resource{{Kind: "BackupEntry", Type: "local"}}
+			v.Resources = []controllerregistration.Resource{resource(controllerregistration.Resource{Kind: "BackupEntry", Type: "local"})}
 			return v
 		}(), true, "policy OnDemand and BackupEntry/local is used by the seed itself"},
 		{"globally enabled extension", func() Values {
 			v := values("", seed("a", withShoots))
-			v.Resources = []controllerregistration.Resource{{Kind: "Extension", Type: "audit", GloballyEnabled: ptr(true)}}
+			v.Resources = []controllerregistration.Resource{resource(controllerregistration.Resource{Kind: "Extension", Type: "audit", GloballyEnabled: ptr(true)})}
 			return v
 		}(), true, "policy OnDemand and Extension/audit is globally enabled and shoots run on the seed"},
 	}
@@ -246,7 +254,7 @@ func TestRawChartIsStable(t *testing.T) {
 }
 
 func TestRenderOutputs(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Name: "provider_local", Dir: "testdata", Config: rendertest.FromJSON(t, `{
+	out, err := Type.RenderConfig(render.Input{Name: "provider_local", Dir: "testdata", Config: rendertest.JSONConfigOf(t, Type, `{
 		"virtual_cluster": {"name": "virtual"}, "name": "provider-local", "chart": "chart", "garden_cluster_identity": "g",
 		"resource": [{"kind": "Infrastructure", "type": "local"}], "seeds": `+twoSeeds+`}`)})
 	require.NoError(t, err)
@@ -256,7 +264,7 @@ func TestRenderOutputs(t *testing.T) {
 		"extension_lifecycles": cty.MapValEmpty(controllerregistration.LifecycleType),
 	}, out.Outputs)
 
-	out, err = Type.RenderConfig(render.Input{Name: "x", Dir: "testdata", Config: rendertest.FromJSON(t, `{
+	out, err = Type.RenderConfig(render.Input{Name: "x", Dir: "testdata", Config: rendertest.JSONConfigOf(t, Type, `{
 		"virtual_cluster": {"name": "virtual"}, "chart": "chart", "garden_cluster_identity": "g",
 		"resource": [{"kind": "Infrastructure", "type": "local"}]}`)})
 	require.NoError(t, err)
@@ -264,7 +272,7 @@ func TestRenderOutputs(t *testing.T) {
 
 	// The lifecycles of its Extension types, Gardener's defaults filled in (Gardener's
 	// ControllerResource in docs/api-reference/core.md).
-	out, err = Type.RenderConfig(render.Input{Name: "x", Dir: "testdata", Config: rendertest.FromJSON(t, `{
+	out, err = Type.RenderConfig(render.Input{Name: "x", Dir: "testdata", Config: rendertest.JSONConfigOf(t, Type, `{
 		"virtual_cluster": {"name": "virtual"}, "chart": "chart", "garden_cluster_identity": "g",
 		"resource": [{"kind": "Extension", "type": "early", "lifecycle": {"reconcile": "BeforeKubeAPIServer"}}, {"kind": "Extension", "type": "plain"}, {"kind": "Network", "type": "calico"}]}`)})
 	require.NoError(t, err)
@@ -276,7 +284,7 @@ func TestRenderOutputs(t *testing.T) {
 }
 
 func TestRenderDefers(t *testing.T) {
-	_, err := Type.RenderConfig(render.Input{Name: "x", Dir: "testdata", Config: rendertest.FromJSON(t, `{
+	_, err := Type.RenderConfig(render.Input{Name: "x", Dir: "testdata", Config: rendertest.JSONConfigOf(t, Type, `{
 		"virtual_cluster": {"name": "virtual"}, "chart": "chart", "garden_cluster_identity": "g",
 		"resource": [{"kind": "Infrastructure", "type": "local"}],
 		"seeds": [{"name": "`+render.UnknownString+`", "cluster": {"name": "c"}}]}`)})

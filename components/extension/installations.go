@@ -64,7 +64,7 @@ func decide(v Values, s Seed, d *liveDemand) (bool, string) {
 	if keys := unmatched(v.SeedSelector, s.Labels); len(keys) > 0 {
 		return false, fmt.Sprintf("the seed's labels do not match the seed selector (%s)", strings.Join(keys, ", "))
 	}
-	switch policy(v) {
+	switch v.Policy {
 	case controllerregistration.PolicyAlways:
 		return true, "policy Always installs it on every selected seed"
 	case controllerregistration.PolicyAlwaysExceptNoShoots:
@@ -80,15 +80,6 @@ func decide(v Values, s Seed, d *liveDemand) (bool, string) {
 		return true, fmt.Sprintf("policy OnDemand and %s %s", id, why)
 	}
 	return false, "policy OnDemand and none of the registration's kinds and types is used on the seed"
-}
-
-// policy is the registration's policy with its default (Gardener's
-// docs/extensions/registration.md).
-func policy(v Values) string {
-	if v.Policy == "" {
-		return controllerregistration.PolicyOnDemand
-	}
-	return v.Policy
 }
 
 // unmatched returns the selector's keys, sorted, whose value the labels do not carry.
@@ -127,7 +118,7 @@ func required(v Values, s Seed, d *liveDemand) (string, string) {
 			return id, "is globally enabled and shoots run on the seed"
 		case global && len(d.Shoots) > d.Disabled[r.Type]:
 			return id, "is globally enabled and shoots on the seed do not disable it"
-		case seed[id] && (r.Primary == nil || *r.Primary):
+		case seed[id] && r.Primary:
 			return id, "is used by the seed itself"
 		}
 	}

@@ -61,10 +61,10 @@ func Objects(v Values) ([]render.Object, error) {
 	if v.VirtualCluster.Name == "" {
 		return nil, fmt.Errorf("extension %s: the virtual cluster is required", v.Name)
 	}
-	registration, err := controllerregistration.Objects(controllerregistration.Values{
-		Cluster: v.VirtualCluster, Name: v.Name, Resources: v.Resources, Policy: v.Policy,
-		ControllerDeployment: v.Name, SeedSelector: v.SeedSelector, PodSecurityEnforce: v.PodSecurityEnforce,
-	})
+	reg := controllerregistration.Type.Defaults()
+	reg.Cluster, reg.Name, reg.Resources, reg.Policy = v.VirtualCluster, v.Name, v.Resources, v.Policy
+	reg.ControllerDeployment, reg.SeedSelector, reg.PodSecurityEnforce = v.Name, v.SeedSelector, v.PodSecurityEnforce
+	registration, err := controllerregistration.Objects(reg)
 	if err != nil {
 		return nil, fmt.Errorf("extension %s: %w", v.Name, err)
 	}
@@ -82,7 +82,9 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("extension %s: values: %w", v.Name, err)
 	}
-	deployment, err := controllerdeployment.Objects(controllerdeployment.Values{Cluster: v.VirtualCluster, Name: v.Name, RawChart: raw, HelmValues: values})
+	dep := controllerdeployment.Type.Defaults()
+	dep.Cluster, dep.Name, dep.RawChart, dep.HelmValues = v.VirtualCluster, v.Name, raw, values
+	deployment, err := controllerdeployment.Objects(dep)
 	if err != nil {
 		return nil, fmt.Errorf("extension %s: %w", v.Name, err)
 	}

@@ -19,16 +19,12 @@ import (
 
 // defaults are the attributes the engine passes for a block that sets only what it must: the
 // schema's defaults, null where there is none.
-var defaults = map[string]cty.Value{
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{
 	"cluster":          rendertest.Cluster("runtime"),
 	"chart":            cty.StringVal("app"),
-	"version":          cty.NullVal(cty.String),
 	"namespace":        cty.StringVal("apps"),
 	"create_namespace": cty.False,
-	"release_name":     cty.NullVal(cty.String),
-	"values":           cty.NullVal(cty.DynamicPseudoType),
-	"sensitive_values": cty.NullVal(cty.DynamicPseudoType),
-}
+}).AsValueMap()
 
 // config builds a configuration as the engine hands it over: every schema attribute present,
 // unset ones null.

@@ -23,19 +23,11 @@ func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
 const shootNamespace = "shoot--dev--a"
 
 // defaults are the schema's defaults plus the required attributes, null where there is none.
-var defaults = map[string]cty.Value{
-	"cluster":                rendertest.Cluster("seed"),
-	"namespace":              cty.StringVal(shootNamespace),
-	"images":                 cty.NullVal(cty.Map(cty.String)),
-	"kubernetes_version":     cty.StringVal("1.32.3"),
-	"high_availability":      cty.False,
-	"profile":                cty.StringVal("balanced"),
-	"feature_gates":          cty.NullVal(cty.Map(cty.Bool)),
-	"access_secret_name":     cty.StringVal("shoot-access-kube-scheduler"),
-	"ca_secret_name":         cty.StringVal("ca"),
-	"ca_bundle":              cty.NullVal(cty.String),
-	"server_tls_secret_name": cty.NullVal(cty.String),
-}
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{
+	"cluster":            rendertest.Cluster("seed"),
+	"namespace":          cty.StringVal(shootNamespace),
+	"kubernetes_version": cty.StringVal("1.32.3"),
+}).AsValueMap()
 
 func TestRenderGolden(t *testing.T) {
 	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "kube_scheduler"}, map[string]cty.Value{

@@ -33,17 +33,18 @@ const (
 	ProbePort   = 8081
 )
 
-// Values are the component's typed inputs; zero values mean the defaults.
+// Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
+// defaults.
 type Values struct {
 	// Cluster is where the daemon runs (the garden runtime cluster).
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of the daemon, its Lease and status ConfigMap; "" means garden.
+	// Namespace of the daemon, its Lease and status ConfigMap.
 	Namespace string `json:"namespace"`
-	// Name of the Deployment and the objects around it; "" means gardener-daemon.
+	// Name of the Deployment and the objects around it.
 	Name string `json:"name"`
 	// Image is the gardener image (the repository's Dockerfile builds it).
 	Image string `json:"image"`
-	// Replicas, 0 meaning 2: one acts, the others stand by to take over.
+	// Replicas: one acts, the others stand by to take over.
 	Replicas int `json:"replicas"`
 	// Policy, Resync: the daemon's --policy and --resync; "" for its defaults.
 	Policy string `json:"policy"`
@@ -76,16 +77,9 @@ type Rule struct {
 // and its render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))
 
-func (v *Values) defaults() error {
-	if v.Namespace == "" {
-		v.Namespace = "garden"
-	}
-	if v.Name == "" {
-		v.Name = "gardener-daemon"
-	}
-	if v.Replicas == 0 {
-		v.Replicas = 2
-	}
+// resolve applies the default that depends on another value, the state namespace, and checks
+// the values.
+func (v *Values) resolve() error {
 	if v.StateNamespace == "" {
 		v.StateNamespace = v.Namespace
 	}
@@ -103,7 +97,7 @@ func (v *Values) defaults() error {
 
 // Objects renders the daemon.
 func Objects(v Values) ([]render.Object, error) {
-	if err := v.defaults(); err != nil {
+	if err := v.resolve(); err != nil {
 		return nil, err
 	}
 	labels := map[string]string{"app.kubernetes.io/name": "gardener-daemon", "app.kubernetes.io/instance": v.Name}

@@ -16,22 +16,15 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
+
 // defaults are the schema's defaults, null where there is none.
-var defaults = map[string]cty.Value{
-	"cluster":           rendertest.Cluster("runtime"),
-	"namespace":         cty.StringVal("garden"),
-	"name":              cty.StringVal("gardener-daemon"),
-	"image":             cty.StringVal("registry.example.com/gardener:v0.2.0"),
-	"replicas":          cty.NumberIntVal(2),
-	"policy":            cty.StringVal("approve-destructive"),
-	"resync":            cty.NullVal(cty.String),
-	"files":             cty.MapVal(map[string]cty.Value{"main.hcl": cty.StringVal("landscape \"l\" {}\n")}),
-	"kubeconfig_secret": cty.NullVal(cty.String),
-	"cluster_admin":     cty.False,
-	"state_namespace":   cty.NullVal(cty.String),
-	"variables":         cty.NullVal(cty.Map(cty.String)),
-	"cluster_rules":     cty.NullVal(cty.List(cty.Object(map[string]cty.Type{"api_groups": cty.List(cty.String), "resources": cty.List(cty.String), "verbs": cty.List(cty.String)}))),
-}
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{
+	"cluster": rendertest.Cluster("runtime"),
+	"image":   cty.StringVal("registry.example.com/gardener:v0.2.0"),
+	"files":   cty.MapVal(map[string]cty.Value{"main.hcl": cty.StringVal("landscape \"l\" {}\n")}),
+}).AsValueMap()
 
 func TestRenderGolden(t *testing.T) {
 	rule := cty.ObjectVal(map[string]cty.Value{
@@ -64,7 +57,7 @@ func objects(t *testing.T, v Values) map[string]*unstructured.Unstructured {
 }
 
 func TestDaemonDeployment(t *testing.T) {
-	objs := objects(t, Values{Image: "img", Files: map[string]string{"main.hcl": "x"}})
+	objs := objects(t, values(Values{Image: "img", Files: map[string]string{"main.hcl": "x"}}))
 	var d appsv1.Deployment
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(objs["Deployment/gardener-daemon"].Object, &d))
 	assert.Equal(t, int32(2), *d.Spec.Replicas, "one acts, one stands by")
@@ -81,7 +74,7 @@ func TestDaemonDeployment(t *testing.T) {
 	assert.Equal(t, "garden", objs["Role/gardener-daemon-state"].GetNamespace(), "the state backend's rights, in the daemon's namespace by default")
 	assert.NotContains(t, objs, "ClusterRoleBinding/gardener.cloud:garden:gardener-daemon", "no cluster-wide rights unless asked for")
 
-	admin := objects(t, Values{Image: "img", Files: map[string]string{"main.hcl": "x"}, ClusterAdmin: true})
+	admin := objects(t, values(Values{Image: "img", Files: map[string]string{"main.hcl": "x"}, ClusterAdmin: true}))
 	var crb rbacv1.ClusterRoleBinding
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(admin["ClusterRoleBinding/gardener.cloud:garden:gardener-daemon"].Object, &crb))
 	assert.Equal(t, "cluster-admin", crb.RoleRef.Name)
@@ -92,9 +85,9 @@ func TestErrors(t *testing.T) {
 		v    Values
 		want string
 	}{
-		{Values{Files: map[string]string{"a": "b"}}, "image is required"},
-		{Values{Image: "i"}, "files holds no landscape"},
-		{Values{Image: "i", Files: map[string]string{"a": "b"}, ClusterAdmin: true, ClusterRules: []Rule{{Verbs: []string{"get"}}}}, "drop cluster_rules or cluster_admin"},
+		{values(Values{Files: map[string]string{"a": "b"}}), "image is required"},
+		{values(Values{Image: "i"}), "files holds no landscape"},
+		{values(Values{Image: "i", Files: map[string]string{"a": "b"}, ClusterAdmin: true, ClusterRules: []Rule{{Verbs: []string{"get"}}}}), "drop cluster_rules or cluster_admin"},
 	} {
 		_, err := Objects(tc.v)
 		assert.ErrorContains(t, err, tc.want)

@@ -40,7 +40,7 @@ const maxExtensionRoleLength = 20
 
 // Subject is a user, group or service account (rbac/v1 Subject).
 type Subject struct {
-	// Kind is User, Group or ServiceAccount; "" means User.
+	// Kind is User, Group or ServiceAccount.
 	Kind string `json:"kind"`
 	// Name is the user's or group's name (often an e-mail address) or the service account's.
 	Name string `json:"name"`
@@ -77,11 +77,8 @@ func ValidRole(role string) string {
 	return ""
 }
 
-// normalise fills in the default kind and checks that a subject is complete.
+// normalise checks that a subject is complete.
 func normalise(s Subject) (Subject, error) {
-	if s.Kind == "" {
-		s.Kind = KindUser
-	}
 	switch s.Kind {
 	case KindUser, KindGroup:
 		if s.Namespace != "" {

@@ -49,7 +49,7 @@ const gardenNamespace = "garden"
 type Values struct {
 	// Cluster is the virtual garden, which serves the Project API.
 	Cluster decode.Cluster `json:"cluster"`
-	// Name is the project's name; Render defaults it to the instance name.
+	// Name is the project's name; rendering defaults it to the instance name.
 	Name string `json:"name"`
 	// Namespace is the project namespace; "" means garden-<name>.
 	Namespace string `json:"namespace"`
@@ -71,7 +71,7 @@ type Values struct {
 	// ResourceQuota is the template of the namespace's default ResourceQuota gardener; none
 	// without it.
 	ResourceQuota *ResourceQuota `json:"resource_quota"`
-	// Stale holds the stale check's settings; nil takes Gardener's defaults.
+	// Stale holds the stale check's settings; nil takes the block's defaults, Gardener's.
 	Stale *Stale `json:"stale"`
 }
 
@@ -88,15 +88,15 @@ type Toleration struct {
 // DualApproval is one dual-approval-for-deletion rule (Gardener's DualApprovalForDeletion in
 // docs/api-reference/core.md).
 type DualApproval struct {
-	// Resource is the resource the rule applies to; "" means shoots, the only one implemented
-	// (Gardener's docs/usage/project/projects.md).
+	// Resource is the resource the rule applies to: shoots, the only one implemented (Gardener's
+	// docs/usage/project/projects.md).
 	Resource string `json:"resource"`
 	// MatchLabels selects the objects; nil or empty matches every object (Gardener's
 	// docs/usage/project/projects.md).
 	MatchLabels map[string]string `json:"match_labels"`
-	// IncludeServiceAccounts also demands dual approval from service accounts; nil means true
-	// (Gardener's docs/usage/project/projects.md).
-	IncludeServiceAccounts *bool `json:"include_service_accounts"`
+	// IncludeServiceAccounts also demands dual approval from service accounts (Gardener's
+	// docs/usage/project/projects.md).
+	IncludeServiceAccounts bool `json:"include_service_accounts"`
 }
 
 // Type is the project component type as the catalog registers it: its schema (schema.go) and its
@@ -260,9 +260,6 @@ func dualApprovals(ds []DualApproval) ([]any, error) {
 	seen := map[string]bool{}
 	for _, d := range ds {
 		resource := d.Resource
-		if resource == "" {
-			resource = "shoots"
-		}
 		// Gardener's docs/usage/project/projects.md: Shoot is the only resource for which dual approval
 		// is implemented.
 		if resource != "shoots" {
@@ -272,14 +269,10 @@ func dualApprovals(ds []DualApproval) ([]any, error) {
 			return nil, fmt.Errorf("dual approval for deletion of %s is given twice", resource)
 		}
 		seen[resource] = true
-		include := true
-		if d.IncludeServiceAccounts != nil {
-			include = *d.IncludeServiceAccounts
-		}
 		out = append(out, map[string]any{
 			"resource":               resource,
 			"selector":               gardenapi.MatchLabels(d.MatchLabels),
-			"includeServiceAccounts": include,
+			"includeServiceAccounts": d.IncludeServiceAccounts,
 		})
 	}
 	return out, nil

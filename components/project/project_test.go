@@ -7,10 +7,31 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
+
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
+
+// The defaults of the owner, member and dual approval blocks, which the values built in Go here
+// start from as the decoded blocks do.
+var (
+	ownerDefaults        = component.BlockDefaults[Subject](typeSchema, "owner")
+	memberDefaults       = component.BlockDefaults[Member](typeSchema, "member")
+	dualApprovalDefaults = component.BlockDefaults[DualApproval](typeSchema, "dual_approval_for_deletion")
+)
+
+func owner(name string) *Subject {
+	s := rendertest.Overlay(ownerDefaults(), Subject{Name: name})
+	return &s
+}
+
+func member(m Member) Member { return rendertest.Overlay(memberDefaults(), m) }
+
+func dualApproval(d DualApproval) DualApproval { return rendertest.Overlay(dualApprovalDefaults(), d) }
 
 const minimal = `{"cluster": {"name": "virtual"}, "owner": {"name": "john.doe@example.com"}}`
 
@@ -32,18 +53,18 @@ const customised = `{
 }`
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "local"}, map[string]string{"minimal": minimal, "customised": customised})
+	rendertest.GoldenJSONOf(t, Type, render.Input{Name: "local"}, map[string]string{"minimal": minimal, "customised": customised})
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.FromJSON(t, minimal)})
+	out, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.JSONConfigOf(t, Type, minimal)})
 	require.NoError(t, err)
 	assert.Equal(t, "local", out.Outputs["name"].AsString(), "the block name names the project")
 	assert.Equal(t, "garden-local", out.Outputs["namespace"].AsString())
 }
 
 func TestNamespaceIsLabelledForAdoption(t *testing.T) {
-	objs, err := Objects(Values{Cluster: cluster, Name: "dev", Owner: &Subject{Name: "john"}})
+	objs, err := Objects(values(Values{Cluster: cluster, Name: "dev", Owner: owner("john")}))
 	require.NoError(t, err)
 	require.Greater(t, len(objs), 2, "the namespace, the Project and its members' RBAC")
 	ns, project := objs[0].Object, objs[1].Object
@@ -87,7 +108,7 @@ func TestRefusesUnlabelledNamespaces(t *testing.T) {
 				}
 				return nil, nil
 			}
-			_, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.FromJSON(t, minimal), Observe: observe})
+			_, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.JSONConfigOf(t, Type, minimal), Observe: observe})
 			if tc.wantErr == "" {
 				assert.NoError(t, err)
 			} else {
@@ -99,10 +120,10 @@ func TestRefusesUnlabelledNamespaces(t *testing.T) {
 }
 
 func TestOwnerGetsTheOwnerRole(t *testing.T) {
-	objs, err := Objects(Values{Cluster: cluster, Name: "dev", Owner: &Subject{Name: "john"}, Members: []Member{
-		{Name: "alice", Role: "admin"},
-		{Name: "john", Role: "viewer", Roles: []string{"extension:foo"}},
-	}})
+	objs, err := Objects(values(Values{Cluster: cluster, Name: "dev", Owner: owner("john"), Members: []Member{
+		member(Member{Name: "alice", Role: "admin"}),
+		member(Member{Name: "john", Role: "viewer", Roles: []string{"extension:foo"}}),
+	}}))
 	require.NoError(t, err)
 	spec := objs[1].Object.Object["spec"].(map[string]any)
 	assert.Equal(t, map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "john"}, spec["owner"])
@@ -115,16 +136,16 @@ func TestOwnerGetsTheOwnerRole(t *testing.T) {
 }
 
 func TestServiceAccountSubjectsHaveANamespaceAndNoGroup(t *testing.T) {
-	objs, err := Objects(Values{Cluster: cluster, Name: "dev", Owner: &Subject{Name: "john"}, Members: []Member{
-		{Kind: KindServiceAccount, Name: "robot", Namespace: "garden-dev", Role: "serviceaccountmanager"},
-	}})
+	objs, err := Objects(values(Values{Cluster: cluster, Name: "dev", Owner: owner("john"), Members: []Member{
+		member(Member{Kind: KindServiceAccount, Name: "robot", Namespace: "garden-dev", Role: "serviceaccountmanager"}),
+	}}))
 	require.NoError(t, err)
 	members := objs[1].Object.Object["spec"].(map[string]any)["members"].([]any)
 	assert.Equal(t, map[string]any{"kind": "ServiceAccount", "name": "robot", "namespace": "garden-dev", "role": "serviceaccountmanager"}, members[1])
 }
 
 func TestDefaultTolerationsAreAlsoAllowed(t *testing.T) {
-	objs, err := Objects(Values{Cluster: cluster, Name: "dev", Owner: &Subject{Name: "john"}, Tolerations: []Toleration{{Key: "a", Default: true}, {Key: "b", Value: "x"}}})
+	objs, err := Objects(values(Values{Cluster: cluster, Name: "dev", Owner: owner("john"), Tolerations: []Toleration{{Key: "a", Default: true}, {Key: "b", Value: "x"}}}))
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{
 		"defaults":  []any{map[string]any{"key": "a"}},
@@ -133,7 +154,7 @@ func TestDefaultTolerationsAreAlsoAllowed(t *testing.T) {
 }
 
 func TestDualApprovalMatchesEverythingByDefault(t *testing.T) {
-	objs, err := Objects(Values{Cluster: cluster, Name: "dev", Owner: &Subject{Name: "john"}, DualApprovalForDeletion: []DualApproval{{}}})
+	objs, err := Objects(values(Values{Cluster: cluster, Name: "dev", Owner: owner("john"), DualApprovalForDeletion: []DualApproval{dualApproval(DualApproval{})}}))
 	require.NoError(t, err)
 	// Gardener's docs/usage/project/projects.md: matchLabels {} matches all; includeServiceAccounts
 	// defaults to true.
@@ -157,7 +178,7 @@ func TestNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"/"+tt.namespace, func(t *testing.T) {
-			_, err := Objects(Values{Cluster: cluster, Name: tt.name, Namespace: tt.namespace, Owner: &Subject{Name: "john"}})
+			_, err := Objects(values(Values{Cluster: cluster, Name: tt.name, Namespace: tt.namespace, Owner: owner("john")}))
 			if tt.want == "" {
 				assert.NoError(t, err)
 				return
@@ -168,24 +189,24 @@ func TestNames(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	owner := &Subject{Name: "john"}
+	owner := owner("john")
 	tests := []struct {
 		name string
 		v    Values
 		want string
 	}{
-		{"no owner", Values{}, "an owner is required"},
-		{"bad owner kind", Values{Owner: &Subject{Kind: "Robot", Name: "r"}}, `kind "Robot" is not one of User, Group, ServiceAccount`},
-		{"service account without namespace", Values{Owner: owner, Members: []Member{{Kind: KindServiceAccount, Name: "r", Role: "admin"}}}, "ServiceAccount r needs a namespace"},
-		{"user with namespace", Values{Owner: owner, Members: []Member{{Name: "a", Namespace: "x", Role: "admin"}}}, "only a ServiceAccount has a namespace"},
-		{"member without role", Values{Owner: owner, Members: []Member{{Name: "a"}}}, "member User a needs a role"},
-		{"unknown role", Values{Owner: owner, Members: []Member{{Name: "a", Role: "editor"}}}, `role "editor" is not one of`},
-		{"long extension role", Values{Owner: owner, Members: []Member{{Name: "a", Role: "extension:abcdefghijklmnopqrstu"}}}, "at most 20 characters"},
-		{"owner role for a member", Values{Owner: owner, Members: []Member{{Name: "a", Role: "owner"}}}, "the owner role belongs to the project owner"},
-		{"repeated role", Values{Owner: owner, Members: []Member{{Name: "a", Role: "admin", Roles: []string{"admin"}}}}, "role admin is given twice"},
-		{"repeated member", Values{Owner: owner, Members: []Member{{Name: "a", Role: "admin"}, {Name: "a", Role: "viewer"}}}, "member User a is given twice"},
-		{"repeated toleration", Values{Owner: owner, Tolerations: []Toleration{{Key: "a"}, {Key: "a"}}}, "toleration a= is given twice"},
-		{"dual approval for secrets", Values{Owner: owner, DualApprovalForDeletion: []DualApproval{{Resource: "secrets"}}}, "only shoots are supported"},
+		{"no owner", values(Values{}), "an owner is required"},
+		{"bad owner kind", values(Values{Owner: &Subject{Kind: "Robot", Name: "r"}}), `kind "Robot" is not one of User, Group, ServiceAccount`},
+		{"service account without namespace", values(Values{Owner: owner, Members: []Member{member(Member{Kind: KindServiceAccount, Name: "r", Role: "admin"})}}), "ServiceAccount r needs a namespace"},
+		{"user with namespace", values(Values{Owner: owner, Members: []Member{member(Member{Name: "a", Namespace: "x", Role: "admin"})}}), "only a ServiceAccount has a namespace"},
+		{"member without role", values(Values{Owner: owner, Members: []Member{member(Member{Name: "a"})}}), "member User a needs a role"},
+		{"unknown role", values(Values{Owner: owner, Members: []Member{member(Member{Name: "a", Role: "editor"})}}), `role "editor" is not one of`},
+		{"long extension role", values(Values{Owner: owner, Members: []Member{member(Member{Name: "a", Role: "extension:abcdefghijklmnopqrstu"})}}), "at most 20 characters"},
+		{"owner role for a member", values(Values{Owner: owner, Members: []Member{member(Member{Name: "a", Role: "owner"})}}), "the owner role belongs to the project owner"},
+		{"repeated role", values(Values{Owner: owner, Members: []Member{member(Member{Name: "a", Role: "admin", Roles: []string{"admin"}})}}), "role admin is given twice"},
+		{"repeated member", values(Values{Owner: owner, Members: []Member{member(Member{Name: "a", Role: "admin"}), member(Member{Name: "a", Role: "viewer"})}}), "member User a is given twice"},
+		{"repeated toleration", values(Values{Owner: owner, Tolerations: []Toleration{{Key: "a"}, {Key: "a"}}}), "toleration a= is given twice"},
+		{"dual approval for secrets", values(Values{Owner: owner, DualApprovalForDeletion: []DualApproval{dualApproval(DualApproval{Resource: "secrets"})}}), "only shoots are supported"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -197,11 +218,11 @@ func TestErrors(t *testing.T) {
 }
 
 func TestUnknownNameIsDeferred(t *testing.T) {
-	_, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "name": "${known after apply}", "owner": {"name": "john"}}`)})
+	_, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.ConfigOf(Type, rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "name": "${known after apply}", "owner": {"name": "john"}}`).AsValueMap())})
 	assert.ErrorIs(t, err, render.ErrDeferred)
 }
 
 func TestUnknownAttributeIsRejected(t *testing.T) {
-	_, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "owner": {"name": "john"}, "colour": "red"}`)})
+	_, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.ConfigOf(Type, rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "owner": {"name": "john"}, "colour": "red"}`).AsValueMap())})
 	assert.ErrorContains(t, err, "unknown field")
 }

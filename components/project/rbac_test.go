@@ -13,10 +13,10 @@ import (
 // extension roles aggregate labelled ClusterRoles and bind their members in the namespace
 // (Gardener's "Project Roles" docs/extensions/project-roles.md).
 func TestRBACByRole(t *testing.T) {
-	objs := rbac("dev", "garden-dev", Subject{Name: "owner@example.com"}, []Member{
-		{Name: "alice@example.com", Role: RoleAdmin, Roles: []string{RoleUAM, "extension:foo"}},
-		{Kind: KindGroup, Name: "viewers", Role: RoleViewer},
-		{Kind: KindServiceAccount, Name: "robot", Namespace: "garden-dev", Role: RoleServiceAccountManager},
+	objs := rbac("dev", "garden-dev", *owner("owner@example.com"), []Member{
+		member(Member{Name: "alice@example.com", Role: RoleAdmin, Roles: []string{RoleUAM, "extension:foo"}}),
+		member(Member{Kind: KindGroup, Name: "viewers", Role: RoleViewer}),
+		member(Member{Kind: KindServiceAccount, Name: "robot", Namespace: "garden-dev", Role: RoleServiceAccountManager}),
 	})
 	byName := map[string]*unstructured.Unstructured{}
 	for _, o := range objs {
@@ -60,7 +60,7 @@ func TestRBACByRole(t *testing.T) {
 	assert.False(t, hasRules, "the aggregation controller fills the rules in")
 
 	// A project without viewers still has the viewer objects, without subjects.
-	objs = rbac("dev", "garden-dev", Subject{Name: "owner@example.com"}, nil)
+	objs = rbac("dev", "garden-dev", *owner("owner@example.com"), nil)
 	for _, o := range objs {
 		if o.GetName() == "gardener.cloud:system:project-viewer" {
 			_, has := o.Object["subjects"]

@@ -17,7 +17,7 @@ import (
 // Server" docs/concepts/apiserver.md).
 func typeSchema() *schema.Schema {
 	subjectKind := func() schema.Attribute {
-		return schema.Attribute{Name: "kind", Type: cty.String, Default: cty.StringVal("User"), AllowedValues: []string{"User", "Group", "ServiceAccount"}, Description: "Whether the subject is a User, a Group or a ServiceAccount."}
+		return schema.Attribute{Name: "kind", Type: cty.String, Default: cty.StringVal(KindUser), AllowedValues: []string{KindUser, KindGroup, KindServiceAccount}, Description: "Whether the subject is a User, a Group or a ServiceAccount."}
 	}
 	subjectNamespace := func() schema.Attribute {
 		return schema.Attribute{Name: "namespace", Type: cty.String, Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of a ServiceAccount subject; only service accounts have one."}

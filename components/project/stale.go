@@ -7,20 +7,21 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // Stale holds the Stale Projects controller's settings (Gardener's "Gardener Controller Manager"
-// docs/concepts/controller-manager.md). Gardener's documentation gives no defaults; unset fields
-// take gardener-controller-manager's own (30, 14 and 90 days).
+// docs/concepts/controller-manager.md). Gardener's documentation gives no defaults; the schema's
+// are gardener-controller-manager's own (30, 14 and 90 days).
 type Stale struct {
 	// MinimumLifetimeDays: projects younger than this, or active within it, are never stale.
-	MinimumLifetimeDays *int `json:"minimum_lifetime_days"`
+	MinimumLifetimeDays int `json:"minimum_lifetime_days"`
 	// GracePeriodDays: a stale project gets its auto-delete time only once it has been stale
 	// this long.
-	GracePeriodDays *int `json:"grace_period_days"`
+	GracePeriodDays int `json:"grace_period_days"`
 	// ExpirationDays: a stale project is deleted this long after it became stale.
-	ExpirationDays *int `json:"expiration_days"`
+	ExpirationDays int `json:"expiration_days"`
 	// Skip opts the project out, as the namespace annotation does (Gardener's
 	// docs/concepts/controller-manager.md).
 	Skip bool `json:"skip"`
@@ -35,18 +36,18 @@ const SkipStaleCheckAnnotation = "project.gardener.cloud/skip-stale-check"
 // the auto-delete time counts from it.
 const StaleSinceAnnotation = "declarative-gardener.io/stale-since"
 
+// days are the stale check's durations: the stale block's, or without one the block's defaults.
 func (s *Stale) days() (minimum, grace, expiration time.Duration) {
-	get := func(p *int, def int) time.Duration {
-		if p != nil {
-			def = *p
-		}
-		return time.Duration(def) * 24 * time.Hour
-	}
 	if s == nil {
-		s = &Stale{}
+		d := staleDefaults()
+		s = &d
 	}
-	return get(s.MinimumLifetimeDays, 30), get(s.GracePeriodDays, 14), get(s.ExpirationDays, 90)
+	day := func(n int) time.Duration { return time.Duration(n) * 24 * time.Hour }
+	return day(s.MinimumLifetimeDays), day(s.GracePeriodDays), day(s.ExpirationDays)
 }
+
+// staleDefaults are the stale block's defaults.
+var staleDefaults = component.BlockDefaults[Stale](typeSchema, "stale")
 
 // staleness is what the stale check found.
 type staleness struct {

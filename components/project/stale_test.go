@@ -27,7 +27,7 @@ type staleWorld struct {
 
 func (w staleWorld) input(t *testing.T, config string) render.Input {
 	return render.Input{
-		Name: "local", Config: rendertest.FromJSON(t, config), Now: staleNow,
+		Name: "local", Config: rendertest.JSONConfigOf(t, Type, config), Now: staleNow,
 		Observe: func(ref render.LiveRef) (*unstructured.Unstructured, error) {
 			switch {
 			case ref.Resource == "projects" && w.project != nil:

@@ -50,11 +50,11 @@ var Metrics = []string{"cpu", "gpu", "memory", "storage.standard", "storage.prem
 type Values struct {
 	// Cluster is the virtual garden.
 	Cluster decode.Cluster `json:"cluster"`
-	// Name is the Quota's name; Render defaults it to the instance name.
+	// Name is the Quota's name; rendering defaults it to the instance name.
 	Name string `json:"name"`
-	// Namespace is the namespace the Quota lives in; "" means garden.
+	// Namespace is the namespace the Quota lives in.
 	Namespace string `json:"namespace"`
-	// Scope is what the Quota limits: Project, Secret or WorkloadIdentity; "" means Project.
+	// Scope is what the Quota limits: Project, Secret or WorkloadIdentity.
 	Scope string `json:"scope"`
 	// ClusterLifetimeDays, when set, deletes shoots under the Quota after so many days
 	// (Gardener's Quota in docs/api-reference/core.md, "Gardener Controller Manager"
@@ -65,34 +65,20 @@ type Values struct {
 }
 
 // Type is the quota component type as the catalog registers it: its schema (schema.go) and its
-// render function.
-var Type = component.Define(typeSchema, renderValues)
-
-// renderValues renders one quota instance; its outputs are the Quota's name and namespace.
-func renderValues(in render.Input, v Values) (*render.Output, error) {
-	if err := gardenapi.Named(in, "quota", &v.Name, &v.Namespace); err != nil {
-		return nil, err
-	}
-	objs, err := Objects(v)
-	if err != nil {
-		return nil, err
-	}
-	return gardenapi.Output(objs, v.Name, gardenapi.Namespace(v.Namespace)), nil
-}
+// render function; its outputs are the Quota's name and namespace.
+var Type = component.Define(typeSchema, gardenapi.Object[Values]{
+	What:    "quota",
+	Meta:    func(v *Values) (*string, *string) { return &v.Name, &v.Namespace },
+	Objects: Objects,
+}.Render)
 
 // Objects renders the Quota.
 func Objects(v Values) ([]render.Object, error) {
-	ns := gardenapi.Namespace(v.Namespace)
-	if err := gardenapi.ValidateName("quota", v.Name); err != nil {
-		return nil, err
-	}
-	if err := gardenapi.ValidateNamespace("quota", v.Name, ns); err != nil {
+	ns := v.Namespace
+	if err := gardenapi.ValidateNamespaced("quota", v.Name, ns); err != nil {
 		return nil, err
 	}
 	scope := v.Scope
-	if scope == "" {
-		scope = ScopeProject
-	}
 	apiVersion, ok := scopeAPIVersions[scope]
 	if !ok {
 		return nil, fmt.Errorf("quota %s: scope %q is not one of Project, Secret, WorkloadIdentity", v.Name, scope)

@@ -11,10 +11,13 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
+
 var cluster = decode.Cluster{Name: "virtual"}
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "local"}, map[string]string{
+	rendertest.GoldenJSONOf(t, Type, render.Input{Name: "local"}, map[string]string{
 		"minimal": `{"cluster": {"name": "virtual"}, "metrics": {"cpu": "200"}}`,
 		"trial": `{"cluster": {"name": "virtual"}, "name": "trial-secret-quota", "namespace": "garden-trial", "scope": "Secret",
 			"cluster_lifetime_days": 14,
@@ -30,7 +33,7 @@ func TestScopes(t *testing.T) {
 		"WorkloadIdentity": {"apiVersion": "security.gardener.cloud/v1alpha1", "kind": "WorkloadIdentity"},
 	} {
 		t.Run(scope, func(t *testing.T) {
-			objs, err := Objects(Values{Cluster: cluster, Name: "q", Scope: scope})
+			objs, err := Objects(values(Values{Cluster: cluster, Name: "q", Scope: scope}))
 			require.NoError(t, err)
 			u := objs[0].Object
 			assert.Equal(t, "Quota", u.GetKind())
@@ -43,7 +46,7 @@ func TestScopes(t *testing.T) {
 
 func TestMetricsAreCanonical(t *testing.T) {
 	days := int64(7)
-	objs, err := Objects(Values{Cluster: cluster, Name: "q", ClusterLifetimeDays: &days, Metrics: map[string]string{"cpu": "1000m", "memory": "1024Mi"}})
+	objs, err := Objects(values(Values{Cluster: cluster, Name: "q", ClusterLifetimeDays: &days, Metrics: map[string]string{"cpu": "1000m", "memory": "1024Mi"}}))
 	require.NoError(t, err)
 	spec := objs[0].Object.Object["spec"].(map[string]any)
 	assert.Equal(t, map[string]any{"cpu": "1", "memory": "1Gi"}, spec["metrics"])
@@ -51,7 +54,7 @@ func TestMetricsAreCanonical(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Name: "trial", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "namespace": "garden-dev"}`)})
+	out, err := Type.RenderConfig(render.Input{Name: "trial", Config: rendertest.JSONConfigOf(t, Type, `{"cluster": {"name": "virtual"}, "namespace": "garden-dev"}`)})
 	require.NoError(t, err)
 	assert.Equal(t, "trial", out.Outputs["name"].AsString())
 	assert.Equal(t, "garden-dev", out.Outputs["namespace"].AsString())
@@ -64,12 +67,12 @@ func TestErrors(t *testing.T) {
 		v    Values
 		want string
 	}{
-		{"bad scope", Values{Name: "q", Scope: "Shoot"}, `scope "Shoot" is not one of Project, Secret, WorkloadIdentity`},
-		{"unknown metric", Values{Name: "q", Metrics: map[string]string{"pods": "10"}}, `metric "pods" is not one of cpu, gpu, memory, storage.standard, storage.premium, loadbalancer`},
-		{"bad quantity", Values{Name: "q", Metrics: map[string]string{"cpu": "lots"}}, `metric cpu: "lots" is not a quantity`},
-		{"negative quantity", Values{Name: "q", Metrics: map[string]string{"cpu": "-1"}}, `metric cpu: "-1" is negative`},
-		{"zero lifetime", Values{Name: "q", ClusterLifetimeDays: &zero}, "cluster lifetime of 0 days"},
-		{"bad name", Values{Name: "Q"}, `quota name "Q" is invalid`},
+		{"bad scope", values(Values{Name: "q", Scope: "Shoot"}), `scope "Shoot" is not one of Project, Secret, WorkloadIdentity`},
+		{"unknown metric", values(Values{Name: "q", Metrics: map[string]string{"pods": "10"}}), `metric "pods" is not one of cpu, gpu, memory, storage.standard, storage.premium, loadbalancer`},
+		{"bad quantity", values(Values{Name: "q", Metrics: map[string]string{"cpu": "lots"}}), `metric cpu: "lots" is not a quantity`},
+		{"negative quantity", values(Values{Name: "q", Metrics: map[string]string{"cpu": "-1"}}), `metric cpu: "-1" is negative`},
+		{"zero lifetime", values(Values{Name: "q", ClusterLifetimeDays: &zero}), "cluster lifetime of 0 days"},
+		{"bad name", values(Values{Name: "Q"}), `quota name "Q" is invalid`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/declarative-gardener/gardener/components/internal/attr"
+	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -23,9 +24,9 @@ func typeSchema() *schema.Schema {
 		Body: schema.Body{Attributes: []schema.Attribute{
 			attr.Reference("cluster", schema.RefCluster, "The virtual garden cluster the Quota is created in."),
 			{Name: "name", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "The Quota's name; the block name when unset."},
-			{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace the Quota lives in, such as a project namespace."},
+			{Name: "namespace", Type: cty.String, Default: cty.StringVal(gardenapi.GardenNamespace), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace the Quota lives in, such as a project namespace."},
 			// Gardener's Quota in docs/api-reference/core.md scope is immutable.
-			{Name: "scope", Type: cty.String, Default: cty.StringVal("Project"), Immutable: true, AllowedValues: []string{"Project", "Secret", "WorkloadIdentity"}, Description: "What the Quota limits: all shoots of a project, or the shoots using one Secret or WorkloadIdentity."},
+			{Name: "scope", Type: cty.String, Default: cty.StringVal(ScopeProject), Immutable: true, AllowedValues: []string{"Project", "Secret", "WorkloadIdentity"}, Description: "What the Quota limits: all shoots of a project, or the shoots using one Secret or WorkloadIdentity."},
 			{Name: "cluster_lifetime_days", Type: cty.Number, Checks: attr.Checks(schema.Positive()), Description: "Days after which Gardener deletes shoots under this Quota; shoots live indefinitely when unset."},
 			{Name: "metrics", Type: cty.Map(cty.String), Checks: attr.Checks(quotaMetrics()), Description: "Limits by metric (cpu, gpu, memory, storage.standard, storage.premium, loadbalancer) as quantities, such as { cpu = \"200\", memory = \"4000Gi\" }."},
 		}},

@@ -18,18 +18,10 @@ import (
 func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
 
 // defaults are the schema's defaults, null where there is none.
-var defaults = map[string]cty.Value{
-	"cluster":       rendertest.Cluster("seed"),
-	"name":          cty.StringVal("reserve-excess-capacity"),
-	"namespace":     cty.StringVal("garden"),
-	"images":        cty.NullVal(cty.Map(cty.String)),
-	"zones":         cty.NumberIntVal(1),
-	"replicas":      cty.NullVal(cty.Number),
-	"cpu":           cty.StringVal("2"),
-	"memory":        cty.StringVal("6Gi"),
-	"node_selector": cty.NullVal(cty.Map(cty.String)),
-	"toleration":    cty.ListValEmpty(cty.Object(map[string]cty.Type{"key": cty.String, "operator": cty.String, "value": cty.String, "effect": cty.String})),
-}
+var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{
+	"cluster":    rendertest.Cluster("seed"),
+	"toleration": cty.ListValEmpty(cty.Object(map[string]cty.Type{"key": cty.String, "operator": cty.String, "value": cty.String, "effect": cty.String})),
+}).AsValueMap()
 
 func TestRenderGolden(t *testing.T) {
 	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "reserve_excess_capacity"}, map[string]cty.Value{

@@ -24,7 +24,7 @@ func typeSchema() *schema.Schema {
 			Attributes: []schema.Attribute{
 				attr.Reference("cluster", schema.RefCluster, "The virtual garden cluster the SecretBinding is created in."),
 				{Name: "name", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "The binding's name, which shoots name in secret_binding; the block name when unset."},
-				{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: attr.Checks(schema.DNSLabel()), Description: "The project namespace the binding lives in, such as component.project.dev.namespace."},
+				{Name: "namespace", Type: cty.String, Default: cty.StringVal(gardenapi.GardenNamespace), Checks: attr.Checks(schema.DNSLabel()), Description: "The project namespace the binding lives in, such as component.project.dev.namespace."},
 				ref,
 				// Gardener's SecretBinding in docs/api-reference/core.md secretRef (including its namespace) is
 				// immutable.

@@ -27,9 +27,9 @@ const (
 type Values struct {
 	// Cluster is the virtual garden.
 	Cluster decode.Cluster `json:"cluster"`
-	// Name is the binding's name; Render defaults it to the instance name.
+	// Name is the binding's name; rendering defaults it to the instance name.
 	Name string `json:"name"`
-	// Namespace is the project namespace the binding lives in; "" means garden.
+	// Namespace is the project namespace the binding lives in.
 	Namespace string `json:"namespace"`
 	// SecretRef names the Secret with the credentials.
 	SecretRef string `json:"secret_ref"`
@@ -44,26 +44,18 @@ type Values struct {
 // QuotaRef names a Quota; its Namespace "" means the binding's.
 type QuotaRef = gardenapi.Ref
 
-// Type is the secret_binding component type as the catalog registers it: its schema (schema.go) and
-// its render function.
-var Type = component.Define(typeSchema, renderValues)
-
-// renderValues renders one secret_binding instance; its outputs are the binding's name and namespace.
-func renderValues(in render.Input, v Values) (*render.Output, error) {
-	if err := gardenapi.Named(in, "secret binding", &v.Name, &v.Namespace); err != nil {
-		return nil, err
-	}
-	objs, err := Objects(v)
-	if err != nil {
-		return nil, err
-	}
-	return gardenapi.Output(objs, v.Name, gardenapi.Namespace(v.Namespace)), nil
-}
+// Type is the secret_binding component type as the catalog registers it: its schema (schema.go) and its
+// render function; its outputs are the binding's name and namespace.
+var Type = component.Define(typeSchema, gardenapi.Object[Values]{
+	What:    "secret binding",
+	Meta:    func(v *Values) (*string, *string) { return &v.Name, &v.Namespace },
+	Objects: Objects,
+}.Render)
 
 // Objects renders the SecretBinding. A SecretBinding has no spec: secretRef, quotas and provider
 // are top-level fields, all immutable (Gardener's SecretBinding in docs/api-reference/core.md).
 func Objects(v Values) ([]render.Object, error) {
-	ns := gardenapi.Namespace(v.Namespace)
+	ns := v.Namespace
 	if v.SecretRef == "" {
 		return nil, fmt.Errorf("secret binding %s: secret_ref is required", v.Name)
 	}
@@ -85,10 +77,7 @@ func Objects(v Values) ([]render.Object, error) {
 	if quotas != nil {
 		fields["quotas"] = quotas
 	}
-	if err := gardenapi.ValidateName("secret binding", v.Name); err != nil {
-		return nil, err
-	}
-	if err := gardenapi.ValidateNamespace("secret binding", v.Name, ns); err != nil {
+	if err := gardenapi.ValidateNamespaced("secret binding", v.Name, ns); err != nil {
 		return nil, err
 	}
 	u := kube.Custom(APIVersion, Kind, ns, v.Name, nil, fields)

@@ -11,10 +11,13 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
+// values are the type's defaults with what v sets, as a composite builds them.
+func values(v Values) Values { return rendertest.Overlay(Type.Defaults(), v) }
+
 var cluster = decode.Cluster{Name: "virtual"}
 
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSON(t, Type.RenderConfig, render.Input{Name: "local"}, map[string]string{
+	rendertest.GoldenJSONOf(t, Type, render.Input{Name: "local"}, map[string]string{
 		"minimal": `{"cluster": {"name": "virtual"}, "secret_ref": "local-credentials", "provider_type": "local"}`,
 		"customised": `{"cluster": {"name": "virtual"}, "name": "aws", "namespace": "garden-dev", "secret_ref": "aws-credentials",
 			"secret_namespace": "garden-shared", "provider_type": "aws",
@@ -23,7 +26,7 @@ func TestRenderGolden(t *testing.T) {
 }
 
 func TestFacts(t *testing.T) {
-	objs, err := Objects(Values{Cluster: cluster, Name: "b", Namespace: "garden-dev", SecretRef: "s", ProviderType: "aws", Quotas: []QuotaRef{{Name: "q"}}})
+	objs, err := Objects(values(Values{Cluster: cluster, Name: "b", Namespace: "garden-dev", SecretRef: "s", ProviderType: "aws", Quotas: []QuotaRef{{Name: "q"}}}))
 	require.NoError(t, err)
 	require.Len(t, objs, 1)
 	u := objs[0].Object
@@ -38,7 +41,7 @@ func TestFacts(t *testing.T) {
 }
 
 func TestOutputs(t *testing.T) {
-	out, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "secret_ref": "s", "provider_type": "local"}`)})
+	out, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.JSONConfigOf(t, Type, `{"cluster": {"name": "virtual"}, "secret_ref": "s", "provider_type": "local"}`)})
 	require.NoError(t, err)
 	assert.Equal(t, "local", out.Outputs["name"].AsString())
 	assert.Equal(t, "garden", out.Outputs["namespace"].AsString())
@@ -50,11 +53,11 @@ func TestErrors(t *testing.T) {
 		v    Values
 		want string
 	}{
-		{"no secret", Values{Name: "b", ProviderType: "aws"}, "secret_ref is required"},
-		{"no provider", Values{Name: "b", SecretRef: "s"}, "provider_type is required"},
-		{"bad name", Values{Name: "B_1", SecretRef: "s", ProviderType: "aws"}, `name "B_1" is invalid`},
-		{"quota without name", Values{Name: "b", SecretRef: "s", ProviderType: "aws", Quotas: []QuotaRef{{}}}, "quota reference without a name"},
-		{"quota twice", Values{Name: "b", SecretRef: "s", ProviderType: "aws", Quotas: []QuotaRef{{Name: "q"}, {Name: "q", Namespace: "garden"}}}, "quota garden/q is referenced twice"},
+		{"no secret", values(Values{Name: "b", ProviderType: "aws"}), "secret_ref is required"},
+		{"no provider", values(Values{Name: "b", SecretRef: "s"}), "provider_type is required"},
+		{"bad name", values(Values{Name: "B_1", SecretRef: "s", ProviderType: "aws"}), `name "B_1" is invalid`},
+		{"quota without name", values(Values{Name: "b", SecretRef: "s", ProviderType: "aws", Quotas: []QuotaRef{{}}}), "quota reference without a name"},
+		{"quota twice", values(Values{Name: "b", SecretRef: "s", ProviderType: "aws", Quotas: []QuotaRef{{Name: "q"}, {Name: "q", Namespace: "garden"}}}), "quota garden/q is referenced twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,6 +68,6 @@ func TestErrors(t *testing.T) {
 }
 
 func TestUnknownNamespaceIsDeferred(t *testing.T) {
-	_, err := Type.RenderConfig(render.Input{Name: "b", Config: rendertest.FromJSON(t, `{"cluster": {"name": "virtual"}, "namespace": "${known after apply}", "secret_ref": "s", "provider_type": "local"}`)})
+	_, err := Type.RenderConfig(render.Input{Name: "b", Config: rendertest.JSONConfigOf(t, Type, `{"cluster": {"name": "virtual"}, "namespace": "${known after apply}", "secret_ref": "s", "provider_type": "local"}`)})
 	assert.ErrorIs(t, err, render.ErrDeferred)
 }

@@ -18,8 +18,6 @@ const (
 
 	// projectNamespacePrefix starts the namespace of a project without its own namespace.
 	projectNamespacePrefix = "garden-"
-	// gardenNamespace is the default namespace of bindings and quotas (their schemas' default).
-	gardenNamespace = "garden"
 )
 
 // landscape answers the rules' questions about the view: which objects of a kind the landscape
@@ -103,7 +101,9 @@ func (l landscape) resolve(inst *schema.InstanceView, p cty.Path, depth int) (st
 	return v.AsString(), true
 }
 
-// fallback is the default of an unset name or namespace of a Gardener API component.
+// fallback is what an unset name or namespace of a Gardener API component renders as: the name
+// is the instance's, a project's namespace garden-<name>. Bindings and quotas have no unset
+// namespace: their schemas default it.
 func (l landscape) fallback(inst *schema.InstanceView, p cty.Path) (string, bool) {
 	if len(p) != 1 {
 		return "", false
@@ -121,8 +121,6 @@ func (l landscape) fallback(inst *schema.InstanceView, p cty.Path) (string, bool
 			return "", false
 		}
 		return projectNamespacePrefix + name, true
-	case step.Name == "namespace":
-		return gardenNamespace, true
 	}
 	return "", false
 }

@@ -43,6 +43,33 @@ func Named(in render.Input, what string, name, namespace *string) error {
 	return nil
 }
 
+// Object is a component type that renders one Gardener API object: what names the object in
+// errors (such as "quota"), where its values keep the object's name and namespace (namespace nil
+// for a cluster-scoped kind), and its objects.
+type Object[V any] struct {
+	What    string
+	Meta    func(v *V) (name, namespace *string)
+	Objects func(V) ([]render.Object, error)
+}
+
+// Render is the type's render function: the name defaulted to the instance name and waiting for
+// names known only after apply (Named), the objects, and the name (and namespace) as outputs.
+func (o Object[V]) Render(in render.Input, v V) (*render.Output, error) {
+	name, namespace := o.Meta(&v)
+	if err := Named(in, o.What, name, namespace); err != nil {
+		return nil, err
+	}
+	objs, err := o.Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	ns := ""
+	if namespace != nil {
+		ns = *namespace
+	}
+	return Output(objs, *name, ns), nil
+}
+
 // Output is the render output of a component that renders one API object: the objects, and the
 // object's name (and namespace, unless it is "" for a cluster-scoped object) as outputs, which
 // other components reference.
@@ -54,14 +81,6 @@ func Output(objs []render.Object, name, namespace string) *render.Output {
 	return &render.Output{Objects: objs, Outputs: outputs}
 }
 
-// Namespace is the namespace an object lives in: ns, or GardenNamespace when ns is "".
-func Namespace(ns string) string {
-	if ns == "" {
-		return GardenNamespace
-	}
-	return ns
-}
-
 // ValidateName checks an object name, which the API server accepts as a DNS subdomain only; what
 // names the object, such as "quota".
 func ValidateName(what, name string) error {
@@ -69,6 +88,14 @@ func ValidateName(what, name string) error {
 		return fmt.Errorf("%s name %q is invalid: %s", what, name, strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// ValidateNamespaced checks the name and the namespace of a namespaced object.
+func ValidateNamespaced(what, name, ns string) error {
+	if err := ValidateName(what, name); err != nil {
+		return err
+	}
+	return ValidateNamespace(what, name, ns)
 }
 
 // ValidateNamespace checks the namespace of the object what/name, which must be a DNS label.

@@ -11,10 +11,10 @@ import (
 )
 
 func TestNamedDefaultsTheNameAndDefers(t *testing.T) {
-	var name, namespace string
+	name, namespace := "", GardenNamespace
 	require.NoError(t, Named(render.Input{Name: "local"}, "quota", &name, &namespace))
 	assert.Equal(t, "local", name)
-	assert.Equal(t, "garden", Namespace(namespace))
+	assert.Equal(t, "garden", namespace)
 
 	name, namespace = "q", render.UnknownString
 	err := Named(render.Input{Name: "local"}, "quota", &name, &namespace)

@@ -16,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/components/component"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
@@ -39,10 +41,25 @@ func Cluster(name string) cty.Value {
 }
 
 // ConfigOf is the configuration the loader decodes for an instance of typ that sets only extra:
-// the schema's defaults, null where there is none, with extra added or overriding them.
+// the schema's defaults, null where there is none, with extra added or overriding them, and the
+// defaults of the nested blocks extra has filled in the same way.
 func ConfigOf(typ component.Type, extra map[string]cty.Value) cty.Value {
-	s := typ.Schema()
-	return Config(component.DefaultsValue(&s.Body).AsValueMap(), extra)
+	return bodyConfig(&typ.Schema().Body, extra)
+}
+
+// JSONConfigOf is ConfigOf for attributes written as a JSON object (see FromJSON).
+func JSONConfigOf(t testing.TB, typ component.Type, js string) cty.Value {
+	t.Helper()
+	return ConfigOf(typ, FromJSON(t, js).AsValueMap())
+}
+
+// ValuesOf are the values an instance of typ decodes to whose block sets the attributes of the
+// JSON object js, with every default filled in as the loader does.
+func ValuesOf[V any](t testing.TB, typ component.Type, js string) V {
+	t.Helper()
+	var v V
+	require.NoError(t, decode.Into(JSONConfigOf(t, typ, js), &v))
+	return v
 }
 
 // BlockConfigOf is ConfigOf for a nested block of typ's schema, named by its path (a block name,
@@ -52,7 +69,40 @@ func BlockConfigOf(typ component.Type, path []string, extra map[string]cty.Value
 	for _, name := range path {
 		body = &body.Block(name).Body
 	}
-	return Config(component.DefaultsValue(body).AsValueMap(), extra)
+	return bodyConfig(body, extra)
+}
+
+// bodyConfig is a body's defaults with extra, and the defaults of extra's nested blocks.
+func bodyConfig(body *schema.Body, extra map[string]cty.Value) cty.Value {
+	attrs := component.DefaultsValue(body).AsValueMap()
+	for k, v := range extra {
+		if blk := body.Block(k); blk != nil && !v.IsNull() && v.IsKnown() {
+			v = blockConfig(&blk.Body, v)
+		}
+		attrs[k] = v
+	}
+	return cty.ObjectVal(attrs)
+}
+
+// blockConfig fills in the defaults of a nested block's value: one object, or a list or tuple of
+// them for a repeated block.
+func blockConfig(body *schema.Body, v cty.Value) cty.Value {
+	ty := v.Type()
+	switch {
+	case ty.IsObjectType():
+		return bodyConfig(body, v.AsValueMap())
+	case ty.IsListType() || ty.IsTupleType():
+		var elems []cty.Value
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			elems = append(elems, blockConfig(body, e))
+		}
+		if len(elems) == 0 {
+			return v
+		}
+		return cty.TupleVal(elems)
+	}
+	return v
 }
 
 // Config is a configuration object of defaults (the schema's, as the engine fills them in) with
@@ -116,6 +166,17 @@ func Golden(t *testing.T, fn render.Func, in render.Input, cases map[string]cty.
 			golden.Assert(t, name, out.Objects)
 		})
 	}
+}
+
+// GoldenJSONOf is GoldenJSON for cases that set only some attributes of typ: each configuration
+// is what the loader decodes from them (ConfigOf), rendered with typ's render function.
+func GoldenJSONOf(t *testing.T, typ component.Type, in render.Input, cases map[string]string) {
+	t.Helper()
+	configs := make(map[string]cty.Value, len(cases))
+	for name, js := range cases {
+		configs[name] = JSONConfigOf(t, typ, js)
+	}
+	Golden(t, typ.Renderer(), in, configs)
 }
 
 // GoldenJSON is Golden for cases written as JSON configurations (see FromJSON).
