@@ -164,13 +164,19 @@ func (g *builder) loadBalancerAnnotations() map[string]string {
 }
 
 // vpaEnabled says whether the garden deploys its own VPA (Gardener's docs/concepts/operator.md).
-func (g *builder) vpaEnabled() bool {
-	return g.v.RuntimeCluster.Settings == nil || g.v.RuntimeCluster.Settings.VerticalPodAutoscalerEnabled
+func (g *builder) vpaEnabled() bool { return g.settings().VerticalPodAutoscalerEnabled }
+
+func (g *builder) topologyAwareRouting() bool { return g.settings().TopologyAwareRoutingEnabled }
+
+// settings are the runtime cluster's settings, or the settings block's defaults when it has none.
+func (g *builder) settings() RuntimeSettings {
+	if s := g.v.RuntimeCluster.Settings; s != nil {
+		return *s
+	}
+	return settingsDefaults()
 }
 
-func (g *builder) topologyAwareRouting() bool {
-	return g.v.RuntimeCluster.Settings != nil && g.v.RuntimeCluster.Settings.TopologyAwareRoutingEnabled
-}
+var settingsDefaults = component.BlockDefaults[RuntimeSettings](typeSchema, "runtime_cluster", "settings")
 
 // lower is s in lower case; log levels are written as the schema allows them.
 func lower(s string) string { return strings.ToLower(s) }

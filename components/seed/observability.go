@@ -5,18 +5,27 @@ import (
 
 	"k8s.io/utils/ptr"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/observability"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
+// observability is the seed's observability block, or the block's defaults when it has none.
+func (v Values) observability() Observability {
+	if o := v.Observability; o != nil {
+		return *o
+	}
+	return observabilityDefaults()
+}
+
+var observabilityDefaults = component.BlockDefaults[Observability](typeSchema, "observability")
+
 // observabilityOn is whether the seed runs its observability stack: unless switched off.
-func (v Values) observabilityOn() bool { return v.Observability == nil || v.Observability.Enabled }
+func (v Values) observabilityOn() bool { return v.observability().Enabled }
 
 // loggingOn is whether the seed stores logs in Vali.
-func (v Values) loggingOn() bool {
-	return v.observabilityOn() && v.Observability != nil && v.Observability.LoggingEnabled
-}
+func (v Values) loggingOn() bool { o := v.observability(); return o.Enabled && o.LoggingEnabled }
 
 // observabilityStack: the seed's monitoring and logging in its garden namespace (Gardener's
 // "Logging And Monitoring" docs/extensions/logging-and-monitoring.md, "Alerting"

@@ -80,11 +80,7 @@ func (b *builder) spec() map[string]any {
 			networks["shootDefaults"] = defaults
 		}
 	}
-	kind := v.Ingress.ControllerKind
-	if kind == "" {
-		kind = "nginx"
-	}
-	controller := map[string]any{"kind": kind}
+	controller := map[string]any{"kind": v.Ingress.ControllerKind}
 	if v.Ingress.ProviderConfig != nil {
 		controller["providerConfig"] = v.Ingress.ProviderConfig
 	}

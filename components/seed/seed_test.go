@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/gardenlet"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
@@ -23,6 +24,7 @@ func values(mutate func(*Values)) Values {
 	})
 	v.Provider.Type, v.Provider.Region, v.Provider.Zones = "aws", "eu-west-1", []string{"a", "b", "c"}
 	v.Networks.Pods, v.Networks.Services, v.Networks.Nodes = "10.1.0.0/16", "10.2.0.0/16", "10.0.0.0/16"
+	v.Ingress = component.BlockDefaults[Ingress](typeSchema, "ingress")()
 	v.Ingress.Domain = "ingress.seed1.example.com"
 	v.DNS.Provider.Type, v.DNS.Provider.SecretRef = "aws-route53", "seed1-dns"
 	if mutate != nil {

@@ -31,12 +31,8 @@ type Values struct {
 			Services string `json:"services"`
 		} `json:"shoot_defaults"`
 	} `json:"networks"`
-	Ingress struct {
-		Domain         string `json:"domain"`
-		ControllerKind string `json:"controller_kind"`
-		ProviderConfig any    `json:"provider_config"`
-	} `json:"ingress"`
-	DNS struct {
+	Ingress Ingress `json:"ingress"`
+	DNS     struct {
 		Provider struct {
 			Type      string `json:"type"`
 			SecretRef string `json:"secret_ref"`
@@ -50,6 +46,13 @@ type Values struct {
 	} `json:"taints"`
 	Settings      *Settings      `json:"settings"`
 	Observability *Observability `json:"observability"`
+}
+
+// Ingress is the seed's ingress domain and controller (.spec.ingress).
+type Ingress struct {
+	Domain         string `json:"domain"`
+	ControllerKind string `json:"controller_kind"`
+	ProviderConfig any    `json:"provider_config"`
 }
 
 // Observability switches the seed's monitoring and logging stack (Gardener's "Logging And

@@ -278,9 +278,11 @@ func (b *builder) systemComponents() error {
 	for _, w := range v.Workers {
 		sv.WorkerPools = append(sv.WorkerPools, shootsystem.WorkerPool{Name: w.Name, KubernetesVersion: w.KubernetesVersion})
 	}
+	proxy := kubeProxyDefaults()
 	if k := v.Kubernetes.KubeProxy; k != nil {
-		sv.KubeProxy.Disabled, sv.KubeProxy.Mode = !k.Enabled, k.Mode
+		proxy = *k
 	}
+	sv.KubeProxy.Disabled, sv.KubeProxy.Mode = !proxy.Enabled, proxy.Mode
 	if s := v.SystemComponents; s != nil {
 		sv.NodeLocalDNS.Enabled = s.NodeLocalDNSEnabled && len(v.Workers) > 0
 	}

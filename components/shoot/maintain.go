@@ -63,10 +63,11 @@ func (b *builder) maintainVersions(in render.Input, live *unstructured.Unstructu
 	if err != nil || profile == nil {
 		return m, err
 	}
-	autoK8s, autoImage := true, true
+	auto := autoUpdateDefaults()
 	if mt := b.v.Maintenance; mt != nil && mt.AutoUpdate != nil {
-		autoK8s, autoImage = mt.AutoUpdate.KubernetesVersion, mt.AutoUpdate.MachineImageVersion
+		auto = *mt.AutoUpdate
 	}
+	autoK8s, autoImage := auto.KubernetesVersion, auto.MachineImageVersion
 	// The maintain operation maintains now, inside the window or not (Gardener's "Trigger Shoot
 	// Operations Through Annotations" docs/usage/shoot-operations/shoot_operations.md).
 	inside := window.Contains(in.Now) || b.operation.maintainsNow()

@@ -96,10 +96,7 @@ func TestMaintainVersions(t *testing.T) {
 			name: "without automatic updates only expired versions move, by force", now: inside, profile: cloudProfile("2026-11-01T00:00:00Z"),
 			mutate: func(v *Values) {
 				withWindow(v)
-				v.Maintenance.AutoUpdate = &struct {
-					KubernetesVersion   bool `json:"kubernetes_version"`
-					MachineImageVersion bool `json:"machine_image_version"`
-				}{}
+				v.Maintenance.AutoUpdate = &AutoUpdate{}
 			},
 			wantK8s: "1.31.3", wantImg: "1.0.0", wantChanges: 1,
 		},

@@ -66,9 +66,6 @@ func (b *builder) spec() map[string]any {
 		"dns":      b.dnsSpec(),
 	}
 	kind := v.CloudProfileKind
-	if kind == "" {
-		kind = "CloudProfile"
-	}
 	// Only the reference: gardener-apiserver refuses a new Shoot that names both it and the
 	// deprecated cloudProfileName (plugin/pkg/shoot/validator/admission.go at Gardener v1.120.0)
 	// and fills in cloudProfileName itself from a CloudProfile reference on every write

@@ -4,6 +4,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/internal/attr"
+	"github.com/declarative-gardener/gardener/components/shootsystem"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -228,7 +229,7 @@ func shootKubernetes() schema.Block {
 					Body: schema.Body{Attributes: []schema.Attribute{
 						attr.Enabled(true, "Whether kube-proxy runs at all; some networking extensions route Services themselves and allow turning it off."),
 						// Gardener's Provider in docs/api-reference/core.md only iptables and ipvs are supported
-						{Name: "mode", Type: cty.String, Default: cty.StringVal("IPTables"), AllowedValues: []string{"IPTables", "IPVS"}, Description: "How kube-proxy implements Services."},
+						{Name: "mode", Type: cty.String, Default: cty.StringVal(shootsystem.ModeIPTables), AllowedValues: []string{shootsystem.ModeIPTables, shootsystem.ModeIPVS}, Description: "How kube-proxy implements Services."},
 						attr.FeatureGates("kube-proxy"),
 					}},
 				},

@@ -80,6 +80,12 @@ const (
 // function.
 var Type = component.Define(typeSchema, renderValues)
 
+// The defaults of blocks the shoot block may leave out, which stand in for them.
+var (
+	autoUpdateDefaults = component.BlockDefaults[AutoUpdate](typeSchema, "maintenance", "auto_update")
+	kubeProxyDefaults  = component.BlockDefaults[KubeProxy](typeSchema, "kubernetes", "kube_proxy")
+)
+
 // renderValues renders one shoot instance into its parts and outputs.
 func renderValues(in render.Input, v Values) (*render.Output, error) {
 	b, err := newBuilder(in.Name, v)

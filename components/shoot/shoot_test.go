@@ -23,13 +23,13 @@ func seedRef(zones ...string) *SeedRef {
 
 // values is a shoot with one autoscaling worker pool on a single-zone seed.
 func values(mutate func(*Values)) Values {
-	v := Values{
+	v := rendertest.Overlay(Type.Defaults(), Values{
 		Project: "local", Seed: seedRef("0"), CloudProfile: "local", Region: "local", CredentialsBinding: "local",
 		Purpose:    "development",
 		Kubernetes: Kubernetes{Version: "1.31.1"},
 		Networking: &Networking{Type: "calico", Pods: "10.3.0.0/16", Services: "10.4.0.0/16", Nodes: "10.5.0.0/16"},
 		Provider:   Provider{Type: "local"},
-	}
+	})
 	w := Worker{Name: "local", MachineType: "local", Minimum: 1, Maximum: 3}
 	w.MachineImage = &struct {
 		Name    string `json:"name"`
@@ -339,10 +339,7 @@ func TestWorkerlessShootSpec(t *testing.T) {
 	ps := parts(t, values(func(v *Values) {
 		workerless(v)
 		v.Networking.IPFamilies = []string{"IPv4"}
-		v.Maintenance = &Maintenance{AutoUpdate: &struct {
-			KubernetesVersion   bool `json:"kubernetes_version"`
-			MachineImageVersion bool `json:"machine_image_version"`
-		}{KubernetesVersion: true, MachineImageVersion: true}}
+		v.Maintenance = &Maintenance{AutoUpdate: &AutoUpdate{KubernetesVersion: true, MachineImageVersion: true}}
 	}))
 	spec := find(t, ps["shoot"], "Shoot", "dev").Object["spec"].(map[string]any)
 	assert.Equal(t, map[string]any{"type": "local"}, spec["provider"])
@@ -360,7 +357,8 @@ func TestWorkerlessShootSpec(t *testing.T) {
 // A new Shoot names its cloud profile by reference only: gardener-apiserver refuses one that
 // also sets cloudProfileName, which it fills in itself.
 func TestCloudProfileReference(t *testing.T) {
-	for kind, want := range map[string]string{"": "CloudProfile", "CloudProfile": "CloudProfile", "NamespacedCloudProfile": "NamespacedCloudProfile"} {
+	assert.Equal(t, "CloudProfile", Type.Defaults().CloudProfileKind, "the default kind")
+	for kind, want := range map[string]string{"CloudProfile": "CloudProfile", "NamespacedCloudProfile": "NamespacedCloudProfile"} {
 		spec := find(t, parts(t, values(func(v *Values) { v.CloudProfileKind = kind }))["shoot"], "Shoot", "dev").Object["spec"].(map[string]any)
 		assert.Equal(t, map[string]any{"kind": want, "name": "local"}, spec["cloudProfile"], kind)
 		assert.NotContains(t, spec, "cloudProfileName", kind)
@@ -460,11 +458,7 @@ func TestErrors(t *testing.T) {
 		{"worker settings on a workerless shoot", values(func(v *Values) {
 			workerless(v)
 			v.Provider.InfrastructureConfig = map[string]any{"kind": "InfrastructureConfig"}
-			v.Kubernetes.KubeProxy = &struct {
-				Enabled      bool            `json:"enabled"`
-				Mode         string          `json:"mode"`
-				FeatureGates map[string]bool `json:"feature_gates"`
-			}{Enabled: true, Mode: "IPTables"}
+			v.Kubernetes.KubeProxy = &KubeProxy{Enabled: true, Mode: "IPTables"}
 			v.SystemComponents = &SystemComponents{CoreDNSAutoscalingMode: "horizontal"}
 		}), "Gardener forbids these settings on a shoot without workers: provider.infrastructure_config, kubernetes.kube_proxy, system_components"},
 		{"a binding on a workerless shoot", values(func(v *Values) {

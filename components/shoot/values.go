@@ -102,11 +102,14 @@ type Kubernetes struct {
 		Profile      string          `json:"profile"`
 		FeatureGates map[string]bool `json:"feature_gates"`
 	} `json:"kube_scheduler"`
-	KubeProxy *struct {
-		Enabled      bool            `json:"enabled"`
-		Mode         string          `json:"mode"`
-		FeatureGates map[string]bool `json:"feature_gates"`
-	} `json:"kube_proxy"`
+	KubeProxy *KubeProxy `json:"kube_proxy"`
+}
+
+// KubeProxy is .spec.kubernetes.kubeProxy.
+type KubeProxy struct {
+	Enabled      bool            `json:"enabled"`
+	Mode         string          `json:"mode"`
+	FeatureGates map[string]bool `json:"feature_gates"`
 }
 
 // Networking is .spec.networking.
@@ -160,14 +163,17 @@ type Worker struct {
 	} `json:"cri"`
 }
 
+// AutoUpdate is .spec.maintenance.autoUpdate.
+type AutoUpdate struct {
+	KubernetesVersion   bool `json:"kubernetes_version"`
+	MachineImageVersion bool `json:"machine_image_version"`
+}
+
 // Maintenance is .spec.maintenance.
 type Maintenance struct {
-	ConfineSpecUpdateRollout bool `json:"confine_spec_update_rollout"`
-	AutoUpdate               *struct {
-		KubernetesVersion   bool `json:"kubernetes_version"`
-		MachineImageVersion bool `json:"machine_image_version"`
-	} `json:"auto_update"`
-	TimeWindow *struct {
+	ConfineSpecUpdateRollout bool        `json:"confine_spec_update_rollout"`
+	AutoUpdate               *AutoUpdate `json:"auto_update"`
+	TimeWindow               *struct {
 		Begin string `json:"begin"`
 		End   string `json:"end"`
 	} `json:"time_window"`

@@ -26,6 +26,7 @@ func base() Values {
 		NodeCIDR:          "10.250.0.0/16",
 		WorkerPools:       []WorkerPool{{Name: "local"}, {Name: "old", KubernetesVersion: "v1.32.4"}},
 		VPN:               VPNConfig{Endpoint: "api.local.dev.internal.local.gardener.cloud"},
+		KubeProxy:         KubeProxyConfig{Mode: ModeIPTables},
 	}
 }
 

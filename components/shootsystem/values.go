@@ -199,9 +199,6 @@ func prepare(v Values) (*prepared, error) {
 			return nil, fmt.Errorf("shoot system components: %s network %q: %w", c.name, c.cidr, err)
 		}
 	}
-	if v.KubeProxy.Mode == "" {
-		v.KubeProxy.Mode = ModeIPTables
-	}
 	if v.KubeProxy.Mode != ModeIPTables && v.KubeProxy.Mode != ModeIPVS {
 		return nil, fmt.Errorf("shoot system components: kube-proxy mode %q is not one of %s, %s", v.KubeProxy.Mode, ModeIPTables, ModeIPVS)
 	}
