@@ -151,9 +151,9 @@ func evalContext() *hcl.EvalContext {
 	}}
 }
 
-// decode parses src as the body of a block of the given schema and decodes it with the schema's
+// decodeSnippet parses src as the body of a block of the given schema and decodes it with the schema's
 // spec.
-func decode(t *testing.T, s *schema.Schema, src string) (cty.Value, hcl.Diagnostics) {
+func decodeSnippet(t *testing.T, s *schema.Schema, src string) (cty.Value, hcl.Diagnostics) {
 	t.Helper()
 	f, diags := hclsyntax.ParseConfig([]byte(src), s.Type+".hcl", hcl.InitialPos)
 	require.False(t, diags.HasErrors(), diags.Error())
@@ -468,7 +468,7 @@ func TestSnippetsDecode(t *testing.T) {
 		t.Run(tc.typ, func(t *testing.T) {
 			s := r.Lookup(tc.kind, tc.typ)
 			require.NotNil(t, s)
-			v, diags := decode(t, s, tc.src)
+			v, diags := decodeSnippet(t, s, tc.src)
 			require.False(t, diags.HasErrors(), diags.Error())
 			assert.True(t, v.Type().Equals(s.Body.ImpliedType()) || s.Body.ImpliedType().HasDynamicTypes(), "the value has the implied type")
 			assert.Empty(t, runChecks(s, v))
@@ -491,7 +491,7 @@ func TestUnknownArgumentIsRejected(t *testing.T) {
 		{schema.KindComponent, "manifests", manifestsSnippet + "\nreplicas = 3\n"},
 	} {
 		t.Run(tc.typ, func(t *testing.T) {
-			_, diags := decode(t, r.Lookup(tc.kind, tc.typ), tc.src)
+			_, diags := decodeSnippet(t, r.Lookup(tc.kind, tc.typ), tc.src)
 			require.True(t, diags.HasErrors())
 			assert.Contains(t, diags.Error(), `An argument named "replicas" is not expected here.`)
 		})
@@ -500,7 +500,7 @@ func TestUnknownArgumentIsRejected(t *testing.T) {
 
 func TestMissingRequiredIsRejected(t *testing.T) {
 	r := Schemas()
-	_, diags := decode(t, r.Lookup(schema.KindShoot, "shoot"), `
+	_, diags := decodeSnippet(t, r.Lookup(schema.KindShoot, "shoot"), `
 project       = "dev"
 cloud_profile = "local"
 region        = "local"
@@ -522,7 +522,7 @@ func TestChecksCatchMistakes(t *testing.T) {
 	s := r.Lookup(schema.KindSeed, "seed")
 	src := strings.Replace(seedSnippet, `pods     = "10.1.0.0/16"`, `pods     = "10.1.0.1/16"`, 1)
 	src = strings.Replace(src, `domain = "ingress.local.seed.local.gardener.cloud"`, `domain = "Ingress.local"`, 1)
-	v, diags := decode(t, s, src)
+	v, diags := decodeSnippet(t, s, src)
 	require.False(t, diags.HasErrors(), diags.Error())
 	msgs := strings.Join(runChecks(s, v), "\n")
 	assert.Contains(t, msgs, "seed.networks.pods: ")
@@ -533,7 +533,7 @@ func TestChecksCatchMistakes(t *testing.T) {
 func TestAllowedValuesAreEnforcedByTheLoaderNotHCL(t *testing.T) {
 	// hcldec does not know allowed values; this documents that the loader must check them.
 	s := Schemas().Lookup(schema.KindShoot, "shoot")
-	v, diags := decode(t, s, strings.Replace(shootSnippet, `purpose       = "development"`, `purpose = "fun"`, 1))
+	v, diags := decodeSnippet(t, s, strings.Replace(shootSnippet, `purpose       = "development"`, `purpose = "fun"`, 1))
 	require.False(t, diags.HasErrors(), diags.Error())
 	assert.Contains(t, runChecks(s, v), "shoot.purpose: not an allowed value")
 }
@@ -601,7 +601,7 @@ func TestRepeatedBlocksWithDynamicAttributes(t *testing.T) {
 	s := Schemas().Lookup(schema.KindShoot, "shoot")
 	_, isTuple := s.Body.Spec().(hcldec.ObjectSpec)["extensions"].(*hcldec.BlockTupleSpec)
 	require.True(t, isTuple)
-	v, diags := decode(t, s, shootSnippet+`
+	v, diags := decodeSnippet(t, s, shootSnippet+`
 extensions "other" {
   provider_config = { replicas = 2, nested = { on = true } }
 }
