@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
 
@@ -66,7 +67,9 @@ func deployment(v Values, vector images.Vector, overwrite *corev1.ConfigMap) (*a
 	if err != nil {
 		return nil, err
 	}
-	n := replicas(v.HighAvailability)
+	// Gardener's docs/development/high-availability-of-components.md names etcd-druid among the
+	// controllers that run twice with high availability.
+	n := replicas.HighAvailability(v.HighAvailability)
 	pod := corev1.PodSpec{
 		ServiceAccountName: Name,
 		PriorityClassName:  cmp.Or(v.PriorityClassName, PriorityClass),
@@ -157,7 +160,7 @@ func service(namespace string) *corev1.Service {
 // disruptionBudget keeps one of two replicas running during voluntary disruptions; nil with a
 // single replica, whose budget could only block node drains.
 func disruptionBudget(v Values) *policyv1.PodDisruptionBudget {
-	if replicas(v.HighAvailability) < 2 {
+	if replicas.HighAvailability(v.HighAvailability) < 2 {
 		return nil
 	}
 	return &policyv1.PodDisruptionBudget{

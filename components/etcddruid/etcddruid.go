@@ -91,15 +91,3 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	return kube.Typed(v.Cluster.Name, typed...)
 }
-
-// replicas follows Gardener's rule that controllers run with 2 replicas (Gardener's "High
-// Availability Of Components" docs/development/high-availability-of-components.md), and Gardener's
-// docs/development/high-availability-of-components.md's explicit mention of etcd-druid among the
-// components that should; without high availability a single replica is enough, as for a non-HA
-// control plane's controllers (Gardener's docs/development/high-availability-of-components.md).
-func replicas(ha bool) int32 {
-	if ha {
-		return 2
-	}
-	return 1
-}

@@ -8,13 +8,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 )
 
 // gatewayObjects renders one ingress gateway: its namespace, ServiceAccount, the Role that lets
@@ -24,7 +24,7 @@ func gatewayObjects(v Values, gw Gateway, image string) []runtime.Object {
 	ns, name, labels := gw.Namespace, gw.Name, gw.Labels
 	meta := metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels}
 	sds := name + "-sds"
-	n := replicas(v.HighAvailability)
+	n := replicas.HighAvailability(v.HighAvailability)
 	svcMeta := meta
 	svcMeta.Annotations = maps.Clone(gw.LoadBalancerAnnotations)
 	return []runtime.Object{
@@ -89,48 +89,40 @@ func gatewayPod(v Values, gw Gateway, image string, n int32) corev1.PodSpec {
 		corev1.ContainerPort{Name: "status-port", ContainerPort: StatusPort, Protocol: corev1.ProtocolTCP},
 		corev1.ContainerPort{Name: "http-envoy-prom", ContainerPort: envoyMetricsPort, Protocol: corev1.ProtocolTCP},
 	)
-	spec := corev1.PodSpec{
-		ServiceAccountName:           gw.Name,
-		AutomountServiceAccountToken: ptr.To(false),
-		PriorityClassName:            v.PriorityClassName,
-		SecurityContext:              podSecurity(),
-		TopologySpreadConstraints:    spread(n, gw.Zone != "", gw.Labels),
-		Containers: []corev1.Container{{
-			Name:  "istio-proxy",
-			Image: image,
-			Args: []string{
-				"proxy", "router",
-				"--domain", "$(POD_NAMESPACE).svc." + clusterDomain,
-				"--proxyLogLevel=warning",
-				"--proxyComponentLogLevel=misc:error",
-				"--log_output_level=default:info",
-			},
-			Ports: ports,
-			Env:   gatewayEnv(v, gw),
-			ReadinessProbe: &corev1.Probe{
-				ProbeHandler:        corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz/ready", Port: intstr.FromInt32(StatusPort)}},
-				InitialDelaySeconds: 1,
-				PeriodSeconds:       2,
-				FailureThreshold:    30,
-			},
-			// Requests only, no limits, so that a traffic peak is not throttled (operator choice).
-			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-				corev1.ResourceCPU:    resource.MustParse("100m"),
-				corev1.ResourceMemory: resource.MustParse("128Mi"),
-			}},
-			SecurityContext: containerSecurity(),
-			VolumeMounts: []corev1.VolumeMount{
-				{Name: "workload-socket", MountPath: "/var/run/secrets/workload-spiffe-uds"},
-				{Name: "credential-socket", MountPath: "/var/run/secrets/credential-uds"},
-				{Name: "workload-certs", MountPath: "/var/run/secrets/workload-spiffe-credentials"},
-				{Name: "istio-envoy", MountPath: "/etc/istio/proxy"},
-				{Name: "istio-data", MountPath: "/var/lib/istio/data"},
-				{Name: "podinfo", MountPath: "/etc/istio/pod"},
-				{Name: "istio-token", MountPath: "/var/run/secrets/tokens", ReadOnly: true},
-				{Name: "istiod-ca-cert", MountPath: "/var/run/secrets/istio", ReadOnly: true},
-			},
-		}},
-		Volumes: []corev1.Volume{
+	spec := istioPod{
+		serviceAccount: gw.Name,
+		noToken:        true,
+		priorityClass:  v.PriorityClassName,
+		spread:         spread(n, gw.Zone != "", gw.Labels),
+		container:      "istio-proxy",
+		image:          image,
+		args: []string{
+			"proxy", "router",
+			"--domain", "$(POD_NAMESPACE).svc." + clusterDomain,
+			"--proxyLogLevel=warning",
+			"--proxyComponentLogLevel=misc:error",
+			"--log_output_level=default:info",
+		},
+		ports: ports,
+		env:   gatewayEnv(v, gw),
+		readiness: &corev1.Probe{
+			ProbeHandler:        corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz/ready", Port: intstr.FromInt32(StatusPort)}},
+			InitialDelaySeconds: 1,
+			PeriodSeconds:       2,
+			FailureThreshold:    30,
+		},
+		cpu: "100m", memory: "128Mi",
+		mounts: []corev1.VolumeMount{
+			{Name: "workload-socket", MountPath: "/var/run/secrets/workload-spiffe-uds"},
+			{Name: "credential-socket", MountPath: "/var/run/secrets/credential-uds"},
+			{Name: "workload-certs", MountPath: "/var/run/secrets/workload-spiffe-credentials"},
+			{Name: "istio-envoy", MountPath: "/etc/istio/proxy"},
+			{Name: "istio-data", MountPath: "/var/lib/istio/data"},
+			{Name: "podinfo", MountPath: "/etc/istio/pod"},
+			{Name: "istio-token", MountPath: "/var/run/secrets/tokens", ReadOnly: true},
+			{Name: "istiod-ca-cert", MountPath: "/var/run/secrets/istio", ReadOnly: true},
+		},
+		volumes: []corev1.Volume{
 			emptyDir("workload-socket", "1Mi", false),
 			emptyDir("credential-socket", "1Mi", false),
 			emptyDir("workload-certs", "1Mi", true),
@@ -146,7 +138,7 @@ func gatewayPod(v Values, gw Gateway, image string, n int32) corev1.PodSpec {
 				LocalObjectReference: corev1.LocalObjectReference{Name: "istio-ca-root-cert"},
 			}}},
 		},
-	}
+	}.spec()
 	if gw.Zone != "" {
 		// A zonal gateway serves the control planes pinned to its zone (Gardener's "Istio"
 		// docs/operations/istio.md).

@@ -6,7 +6,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -14,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 )
 
 // istiod's ports, as upstream Istio serves them.
@@ -45,7 +45,7 @@ func DiscoveryAddress(istiodNamespace string) string {
 func istiodObjects(v Values, image string) []runtime.Object {
 	ns, labels := v.Namespace, IstiodLabels()
 	meta := metav1.ObjectMeta{Namespace: ns, Name: IstiodName, Labels: labels}
-	n := replicas(v.HighAvailability)
+	n := replicas.HighAvailability(v.HighAvailability)
 	return []runtime.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
 		&corev1.ServiceAccount{ObjectMeta: meta, AutomountServiceAccountToken: ptr.To(true)},
@@ -145,50 +145,42 @@ func meshConfig(v Values) string {
 // istiodPod runs the discovery server.
 func istiodPod(v Values, image string, n int32) corev1.PodSpec {
 	labels := IstiodLabels()
-	return corev1.PodSpec{
-		ServiceAccountName:        IstiodName,
-		PriorityClassName:         v.PriorityClassName,
-		SecurityContext:           podSecurity(),
-		TopologySpreadConstraints: spread(n, false, labels),
-		Containers: []corev1.Container{{
-			Name:  "discovery",
-			Image: image,
-			Args: []string{
-				"discovery",
-				fmt.Sprintf("--monitoringAddr=:%d", istiodMonitoringPort),
-				"--log_output_level=default:info",
-				"--domain", clusterDomain,
-				"--keepaliveMaxServerConnectionAge", "30m",
-			},
-			Ports: []corev1.ContainerPort{
-				{Name: "http-debug", ContainerPort: istiodHTTPPort, Protocol: corev1.ProtocolTCP},
-				{Name: "grpc-xds", ContainerPort: istiodGRPCPort, Protocol: corev1.ProtocolTCP},
-				{Name: "tls-xds", ContainerPort: istiodXDSPort, Protocol: corev1.ProtocolTCP},
-				{Name: "http-monitoring", ContainerPort: istiodMonitoringPort, Protocol: corev1.ProtocolTCP},
-				{Name: "https-webhooks", ContainerPort: istiodWebhookPort, Protocol: corev1.ProtocolTCP},
-			},
-			Env: istiodEnv(),
-			ReadinessProbe: &corev1.Probe{
-				ProbeHandler:        corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(istiodHTTPPort)}},
-				InitialDelaySeconds: 1,
-				PeriodSeconds:       3,
-				TimeoutSeconds:      5,
-			},
-			// Requests only, no limits: the operator choice for a control plane component whose
-			// load grows with the number of proxies.
-			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-				corev1.ResourceCPU:    resource.MustParse("100m"),
-				corev1.ResourceMemory: resource.MustParse("256Mi"),
-			}},
-			SecurityContext: containerSecurity(),
-			VolumeMounts: []corev1.VolumeMount{
-				{Name: "local-certs", MountPath: "/var/run/secrets/istio-dns"},
-				{Name: "istio-token", MountPath: "/var/run/secrets/tokens", ReadOnly: true},
-				{Name: "config-volume", MountPath: "/etc/istio/config", ReadOnly: true},
-				{Name: "cacerts", MountPath: "/etc/cacerts", ReadOnly: true},
-			},
-		}},
-		Volumes: []corev1.Volume{
+	return istioPod{
+		serviceAccount: IstiodName,
+		priorityClass:  v.PriorityClassName,
+		spread:         spread(n, false, labels),
+		container:      "discovery",
+		image:          image,
+		args: []string{
+			"discovery",
+			fmt.Sprintf("--monitoringAddr=:%d", istiodMonitoringPort),
+			"--log_output_level=default:info",
+			"--domain", clusterDomain,
+			"--keepaliveMaxServerConnectionAge", "30m",
+		},
+		ports: []corev1.ContainerPort{
+			{Name: "http-debug", ContainerPort: istiodHTTPPort, Protocol: corev1.ProtocolTCP},
+			{Name: "grpc-xds", ContainerPort: istiodGRPCPort, Protocol: corev1.ProtocolTCP},
+			{Name: "tls-xds", ContainerPort: istiodXDSPort, Protocol: corev1.ProtocolTCP},
+			{Name: "http-monitoring", ContainerPort: istiodMonitoringPort, Protocol: corev1.ProtocolTCP},
+			{Name: "https-webhooks", ContainerPort: istiodWebhookPort, Protocol: corev1.ProtocolTCP},
+		},
+		env: istiodEnv(),
+		readiness: &corev1.Probe{
+			ProbeHandler:        corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/ready", Port: intstr.FromInt32(istiodHTTPPort)}},
+			InitialDelaySeconds: 1,
+			PeriodSeconds:       3,
+			TimeoutSeconds:      5,
+		},
+		// istiod's load grows with the number of proxies.
+		cpu: "100m", memory: "256Mi",
+		mounts: []corev1.VolumeMount{
+			{Name: "local-certs", MountPath: "/var/run/secrets/istio-dns"},
+			{Name: "istio-token", MountPath: "/var/run/secrets/tokens", ReadOnly: true},
+			{Name: "config-volume", MountPath: "/etc/istio/config", ReadOnly: true},
+			{Name: "cacerts", MountPath: "/etc/cacerts", ReadOnly: true},
+		},
+		volumes: []corev1.Volume{
 			emptyDir("local-certs", "10Mi", true),
 			istioTokenVolume(),
 			{Name: "config-volume", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
@@ -197,7 +189,7 @@ func istiodPod(v Values, image string, n int32) corev1.PodSpec {
 			// An operator-provided CA (Secret cacerts) replaces istiod's self-signed one.
 			{Name: "cacerts", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "cacerts", Optional: ptr.To(true)}}},
 		},
-	}
+	}.spec()
 }
 
 // istiodEnv configures istiod: its own CA for proxies, no sidecar injector and no validation

@@ -7,17 +7,58 @@ import (
 	"k8s.io/utils/ptr"
 )
 
+// istioPod is the pod of an Istio component, istiod or an ingress gateway: one container of an
+// Istio image, run as Istio's unprivileged user without privileges, with requests and no limits so
+// that a load peak is not throttled (an operator's choice; Gardener's documentation gives none),
+// spread over nodes and zones like the component's replicas.
+type istioPod struct {
+	serviceAccount string
+	// noToken leaves the service account's token out of the pod: it talks to istiod only.
+	noToken       bool
+	priorityClass string
+	spread        []corev1.TopologySpreadConstraint
+	container     string
+	image         string
+	args          []string
+	ports         []corev1.ContainerPort
+	env           []corev1.EnvVar
+	readiness     *corev1.Probe
+	cpu, memory   string
+	mounts        []corev1.VolumeMount
+	volumes       []corev1.Volume
+}
+
+// spec is the pod's spec.
+func (p istioPod) spec() corev1.PodSpec {
+	spec := corev1.PodSpec{
+		ServiceAccountName:        p.serviceAccount,
+		PriorityClassName:         p.priorityClass,
+		SecurityContext:           podSecurity(),
+		TopologySpreadConstraints: p.spread,
+		Containers: []corev1.Container{{
+			Name:           p.container,
+			Image:          p.image,
+			Args:           p.args,
+			Ports:          p.ports,
+			Env:            p.env,
+			ReadinessProbe: p.readiness,
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU:    resource.MustParse(p.cpu),
+				corev1.ResourceMemory: resource.MustParse(p.memory),
+			}},
+			SecurityContext: containerSecurity(),
+			VolumeMounts:    p.mounts,
+		}},
+		Volumes: p.volumes,
+	}
+	if p.noToken {
+		spec.AutomountServiceAccountToken = ptr.To(false)
+	}
+	return spec
+}
+
 // istioUser is the uid and gid Istio's distroless images run as.
 const istioUser int64 = 1337
-
-// replicas is 2 under high availability, else 1 (Gardener's "High Availability Of Components"
-// docs/development/high-availability-of-components.md: servers run with 2 replicas).
-func replicas(ha bool) int32 {
-	if ha {
-		return 2
-	}
-	return 1
-}
 
 // spread spreads several replicas over nodes and, unless the pods are pinned to one zone, over
 // zones (Gardener's docs/development/high-availability-of-components.md). ScheduleAnyway keeps pods

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 )
 
 // backendPort is where the default backend serves its 404 page and /healthz.
@@ -20,7 +21,7 @@ const backendPort int32 = 8080
 func backendObjects(v Values, image string) []runtime.Object {
 	ns, labels := v.Namespace, BackendLabels()
 	meta := metav1.ObjectMeta{Namespace: ns, Name: BackendName, Labels: labels}
-	n := replicas(v.HighAvailability)
+	n := replicas.HighAvailability(v.HighAvailability)
 	return []runtime.Object{
 		&appsv1.Deployment{
 			ObjectMeta: meta,

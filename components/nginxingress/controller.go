@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 )
 
 const (
@@ -49,7 +50,7 @@ func controllerObjects(v Values, image string) []runtime.Object {
 	meta := metav1.ObjectMeta{Namespace: ns, Name: ControllerName, Labels: labels}
 	cfg := DefaultConfig()
 	maps.Copy(cfg, v.Config)
-	n := replicas(v.HighAvailability)
+	n := replicas.HighAvailability(v.HighAvailability)
 	svcMeta := meta
 	svcMeta.Annotations = maps.Clone(v.LoadBalancerAnnotations)
 	return []runtime.Object{

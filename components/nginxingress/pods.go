@@ -6,15 +6,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// replicas is 2 under high availability, else 1 (Gardener's "High Availability Of Components"
-// docs/development/high-availability-of-components.md: servers run with 2 replicas).
-func replicas(ha bool) int32 {
-	if ha {
-		return 2
-	}
-	return 1
-}
-
 // spread spreads several replicas over nodes and zones (Gardener's
 // docs/development/high-availability-of-components.md); ScheduleAnyway keeps them schedulable on a
 // single-node cluster.

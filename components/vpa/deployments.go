@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
 
@@ -150,7 +151,9 @@ func deployment(component, image string, v Values) *appsv1.Deployment {
 		pod.Volumes = []corev1.Volume{{Name: tlsVolume, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: v.TLSSecretName}}}}
 	}
 	pod.Containers = []corev1.Container{container}
-	n := replicas(v.HighAvailability)
+	// Without high availability one admission controller is an accepted risk: the VPA webhook
+	// fails open (failurePolicy Ignore).
+	n := replicas.HighAvailability(v.HighAvailability)
 	if n > 1 {
 		pod.TopologySpreadConstraints = spread(component)
 	}
@@ -189,7 +192,7 @@ func spread(component string) []corev1.TopologySpreadConstraint {
 // disruptionBudgets keeps one replica of each component running during voluntary disruptions
 // when there are two.
 func disruptionBudgets(v Values) []runtime.Object {
-	if replicas(v.HighAvailability) < 2 {
+	if replicas.HighAvailability(v.HighAvailability) < 2 {
 		return nil
 	}
 	var out []runtime.Object

@@ -118,16 +118,3 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	return objs, nil
 }
-
-// replicas follows Gardener's rule for seed system components: controllers and (webhook)
-// servers run with 2 replicas (Gardener's docs/development/high-availability-of-components.md).
-// Without high availability one replica is enough, as for a non-HA control plane's controllers
-// (Gardener's docs/development/high-availability-of-components.md); servers would get 2 there, but
-// the VPA webhook fails open (failurePolicy Ignore), so one admission controller is an accepted
-// risk outside HA landscapes.
-func replicas(ha bool) int32 {
-	if ha {
-		return 2
-	}
-	return 1
-}
