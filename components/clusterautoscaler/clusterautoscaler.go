@@ -14,7 +14,6 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
-	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -160,21 +159,16 @@ func Objects(v Values) ([]render.Object, error) {
 	if !Needed(v.WorkerPools) {
 		return nil, nil
 	}
-	access := machinecontrollermanager.ShootAccess{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName}
-	d, err := deployment(v, access)
+	c := machinecontrollermanager.ShootController{
+		Name: Name, Cluster: v.Cluster.Name, Namespace: v.Namespace, Labels: SelectorLabels(), Port: Port,
+		Access:    machinecontrollermanager.ShootAccess{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName},
+		SeedRules: seedRules(), ShootRules: shootRules(), KubeSystemRules: kubeSystemRules(), ShootRBACName: ShootRBACName,
+	}
+	d, err := deployment(v, c.Access)
 	if err != nil {
 		return nil, err
 	}
-	sa, role, binding := seedRBAC(v.Namespace)
-	objs, err := kube.Typed(v.Cluster.Name, sa, role, binding, access.Secret(), d, service(v.Namespace))
-	if err != nil {
-		return nil, err
-	}
-	shoot, err := shootRBAC(v.Cluster.Name, v.Namespace)
-	if err != nil {
-		return nil, err
-	}
-	return append(objs, shoot...), nil
+	return c.Objects(d)
 }
 
 func validate(v Values) error {

@@ -121,9 +121,3 @@ func deployment(v Values, access machinecontrollermanager.ShootAccess) (*appsv1.
 		},
 	}, nil
 }
-
-// service exposes the metrics to the shoot's Prometheus (Gardener's
-// docs/operations/network_policies.md).
-func service(namespace string) *corev1.Service {
-	return kubeapiserver.MetricsService(Name, namespace, SelectorLabels(), "all-scrape-targets", Port)
-}

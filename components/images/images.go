@@ -224,3 +224,21 @@ func (v Vector) Names() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Resolve applies a component's overrides to the default vector and returns the references of
+// the named images (without a target version), by name.
+func Resolve(overrides map[string]string, names ...string) (map[string]string, error) {
+	v, err := Default().Override(overrides)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(names))
+	for _, name := range names {
+		ref, err := v.Image(name, "")
+		if err != nil {
+			return nil, err
+		}
+		out[name] = ref
+	}
+	return out, nil
+}

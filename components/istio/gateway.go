@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 )
 
@@ -46,18 +46,7 @@ func gatewayObjects(v Values, gw Gateway, image string) []runtime.Object {
 				{Kind: rbacv1.ServiceAccountKind, Namespace: v.Namespace, Name: IstiodName},
 			},
 		},
-		&appsv1.Deployment{
-			ObjectMeta: meta,
-			Spec: appsv1.DeploymentSpec{
-				Replicas:             ptr.To(n),
-				RevisionHistoryLimit: ptr.To[int32](2),
-				Selector:             &metav1.LabelSelector{MatchLabels: labels},
-				Template: corev1.PodTemplateSpec{
-					ObjectMeta: metav1.ObjectMeta{Labels: labels},
-					Spec:       gatewayPod(v, gw, image, n),
-				},
-			},
-		},
+		kube.Deployment(meta, labels, n, gatewayPod(v, gw, image, n)),
 		&corev1.Service{
 			ObjectMeta: svcMeta,
 			Spec: corev1.ServiceSpec{

@@ -193,18 +193,11 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	vector, err := images.Default().Override(v.Images)
+	imgs, err := images.Resolve(v.Images, images.Istiod, images.IstioProxy)
 	if err != nil {
 		return nil, fmt.Errorf("istio: %w", err)
 	}
-	istiodImage, err := vector.Image(images.Istiod, "")
-	if err != nil {
-		return nil, fmt.Errorf("istio: %w", err)
-	}
-	proxyImage, err := vector.Image(images.IstioProxy, "")
-	if err != nil {
-		return nil, fmt.Errorf("istio: %w", err)
-	}
+	istiodImage, proxyImage := imgs[images.Istiod], imgs[images.IstioProxy]
 
 	var typed []runtime.Object
 	if !v.GatewaysOnly {

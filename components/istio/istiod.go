@@ -3,7 +3,6 @@ package istio
 import (
 	"fmt"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 )
 
@@ -69,18 +69,7 @@ func istiodObjects(v Values, image string) []runtime.Object {
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: meshConfigMap, Labels: labels},
 			Data:       map[string]string{"mesh": meshConfig(v), "meshNetworks": "networks: {}\n"},
 		},
-		&appsv1.Deployment{
-			ObjectMeta: meta,
-			Spec: appsv1.DeploymentSpec{
-				Replicas:             ptr.To(n),
-				RevisionHistoryLimit: ptr.To[int32](2),
-				Selector:             &metav1.LabelSelector{MatchLabels: labels},
-				Template: corev1.PodTemplateSpec{
-					ObjectMeta: metav1.ObjectMeta{Labels: labels},
-					Spec:       istiodPod(v, image, n),
-				},
-			},
-		},
+		kube.Deployment(meta, labels, n, istiodPod(v, image, n)),
 		&corev1.Service{
 			ObjectMeta: meta,
 			Spec: corev1.ServiceSpec{

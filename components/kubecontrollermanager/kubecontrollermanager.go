@@ -264,15 +264,7 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 			Replicas:             ptr.To(replicas.UnlessHibernated(replicas.HighAvailability(v.HighAvailability), v.Hibernated)),
 			RevisionHistoryLimit: ptr.To(int32(2)),
 			Selector:             &metav1.LabelSelector{MatchLabels: selector},
-			// Start the new pod before stopping the old one; leader election keeps a single
-			// active instance.
-			Strategy: appsv1.DeploymentStrategy{
-				Type: appsv1.RollingUpdateDeploymentStrategyType,
-				RollingUpdate: &appsv1.RollingUpdateDeployment{
-					MaxSurge:       ptr.To(intstr.FromInt32(1)),
-					MaxUnavailable: ptr.To(intstr.FromInt32(0)),
-				},
-			},
+			Strategy:             kube.SurgeFirst(),
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{

@@ -22,7 +22,6 @@ import (
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
-	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -81,21 +80,16 @@ func Objects(v Values) ([]render.Object, error) {
 	if v.Replicas < 0 {
 		return nil, fmt.Errorf("replicas %d: must not be negative", v.Replicas)
 	}
-	access := ShootAccess{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName}.resolve()
-	d, err := deployment(v, access)
+	c := ShootController{
+		Name: Name, Cluster: v.Cluster.Name, Namespace: v.Namespace, Labels: SelectorLabels(), Port: Port,
+		Access:    ShootAccess{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName}.resolve(),
+		SeedRules: seedRules(), ShootRules: shootRules(), ShootRBACName: ShootRBACName,
+	}
+	d, err := deployment(v, c.Access)
 	if err != nil {
 		return nil, err
 	}
-	sa, role, binding := seedRBAC(v.Namespace)
-	objs, err := kube.Typed(v.Cluster.Name, sa, role, binding, access.Secret(), d, service(v.Namespace))
-	if err != nil {
-		return nil, err
-	}
-	shoot, err := shootRBAC(v.Cluster.Name, v.Namespace)
-	if err != nil {
-		return nil, err
-	}
-	return append(objs, shoot...), nil
+	return c.Objects(d)
 }
 
 func args(namespace string) []string {
@@ -169,10 +163,4 @@ func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
 			},
 		},
 	}, nil
-}
-
-// service exposes the metrics to the shoot's Prometheus (Gardener's
-// docs/operations/network_policies.md).
-func service(namespace string) *corev1.Service {
-	return kubeapiserver.MetricsService(Name, namespace, SelectorLabels(), "all-scrape-targets", Port)
 }

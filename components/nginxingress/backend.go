@@ -1,7 +1,6 @@
 package nginxingress
 
 import (
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -10,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 )
 
@@ -23,44 +23,33 @@ func backendObjects(v Values, image string) []runtime.Object {
 	meta := metav1.ObjectMeta{Namespace: ns, Name: BackendName, Labels: labels}
 	n := replicas.HighAvailability(v.HighAvailability)
 	return []runtime.Object{
-		&appsv1.Deployment{
-			ObjectMeta: meta,
-			Spec: appsv1.DeploymentSpec{
-				Replicas:             ptr.To(n),
-				RevisionHistoryLimit: ptr.To[int32](2),
-				Selector:             &metav1.LabelSelector{MatchLabels: labels},
-				Template: corev1.PodTemplateSpec{
-					ObjectMeta: metav1.ObjectMeta{Labels: labels},
-					Spec: corev1.PodSpec{
-						// It needs no API access.
-						AutomountServiceAccountToken: ptr.To(false),
-						PriorityClassName:            v.PriorityClassName,
-						TopologySpreadConstraints:    spread(n, labels),
-						SecurityContext: &corev1.PodSecurityContext{
-							RunAsUser:      ptr.To[int64](65534),
-							RunAsNonRoot:   ptr.To(true),
-							SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-						},
-						Containers: []corev1.Container{{
-							Name:           BackendName,
-							Image:          image,
-							Ports:          []corev1.ContainerPort{{Name: "http", ContainerPort: backendPort, Protocol: corev1.ProtocolTCP}},
-							LivenessProbe:  healthz(backendPort, 5),
-							ReadinessProbe: healthz(backendPort, 3),
-							Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-								corev1.ResourceCPU:    resource.MustParse("10m"),
-								corev1.ResourceMemory: resource.MustParse("20Mi"),
-							}},
-							SecurityContext: &corev1.SecurityContext{
-								AllowPrivilegeEscalation: ptr.To(false),
-								ReadOnlyRootFilesystem:   ptr.To(true),
-								Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-							},
-						}},
-					},
-				},
+		kube.Deployment(meta, labels, n, corev1.PodSpec{
+			// It needs no API access.
+			AutomountServiceAccountToken: ptr.To(false),
+			PriorityClassName:            v.PriorityClassName,
+			TopologySpreadConstraints:    spread(n, labels),
+			SecurityContext: &corev1.PodSecurityContext{
+				RunAsUser:      ptr.To[int64](65534),
+				RunAsNonRoot:   ptr.To(true),
+				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 			},
-		},
+			Containers: []corev1.Container{{
+				Name:           BackendName,
+				Image:          image,
+				Ports:          []corev1.ContainerPort{{Name: "http", ContainerPort: backendPort, Protocol: corev1.ProtocolTCP}},
+				LivenessProbe:  healthz(backendPort, 5),
+				ReadinessProbe: healthz(backendPort, 3),
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceCPU:    resource.MustParse("10m"),
+					corev1.ResourceMemory: resource.MustParse("20Mi"),
+				}},
+				SecurityContext: &corev1.SecurityContext{
+					AllowPrivilegeEscalation: ptr.To(false),
+					ReadOnlyRootFilesystem:   ptr.To(true),
+					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+				},
+			}},
+		}),
 		&corev1.Service{
 			ObjectMeta: meta,
 			Spec: corev1.ServiceSpec{

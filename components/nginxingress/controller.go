@@ -3,7 +3,6 @@ package nginxingress
 import (
 	"maps"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 )
 
@@ -76,18 +76,7 @@ func controllerObjects(v Values, image string) []runtime.Object {
 			ObjectMeta: metav1.ObjectMeta{Name: v.IngressClass, Labels: labels},
 			Spec:       networkingv1.IngressClassSpec{Controller: ControllerClass(v.IngressClass)},
 		},
-		&appsv1.Deployment{
-			ObjectMeta: meta,
-			Spec: appsv1.DeploymentSpec{
-				Replicas:             ptr.To(n),
-				RevisionHistoryLimit: ptr.To[int32](2),
-				Selector:             &metav1.LabelSelector{MatchLabels: labels},
-				Template: corev1.PodTemplateSpec{
-					ObjectMeta: metav1.ObjectMeta{Labels: labels},
-					Spec:       controllerPod(v, image, n),
-				},
-			},
-		},
+		kube.Deployment(meta, labels, n, controllerPod(v, image, n)),
 		&corev1.Service{
 			ObjectMeta: svcMeta,
 			Spec: corev1.ServiceSpec{

@@ -98,21 +98,13 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	vector, err := images.Default().Override(v.Images)
-	if err != nil {
-		return nil, fmt.Errorf("nginx ingress: %w", err)
-	}
-	controllerImage, err := vector.Image(images.NginxIngressController, "")
-	if err != nil {
-		return nil, fmt.Errorf("nginx ingress: %w", err)
-	}
-	backendImage, err := vector.Image(images.IngressDefaultBackend, "")
+	imgs, err := images.Resolve(v.Images, images.NginxIngressController, images.IngressDefaultBackend)
 	if err != nil {
 		return nil, fmt.Errorf("nginx ingress: %w", err)
 	}
 	var typed []runtime.Object
-	typed = append(typed, controllerObjects(v, controllerImage)...)
-	typed = append(typed, backendObjects(v, backendImage)...)
+	typed = append(typed, controllerObjects(v, imgs[images.NginxIngressController])...)
+	typed = append(typed, backendObjects(v, imgs[images.IngressDefaultBackend])...)
 	return kube.Typed(v.Cluster.Name, typed...)
 }
 

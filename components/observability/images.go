@@ -30,17 +30,5 @@ func ImageNames() []string { return gardenImages }
 
 // resolveImages applies the overrides and returns the references of the named images.
 func resolveImages(overrides map[string]string, names []string) (map[string]string, error) {
-	v, err := images.Default().Override(overrides)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]string, len(names))
-	for _, name := range names {
-		ref, err := v.Image(name, "")
-		if err != nil {
-			return nil, err
-		}
-		out[name] = ref
-	}
-	return out, nil
+	return images.Resolve(overrides, names...)
 }
