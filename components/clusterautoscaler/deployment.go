@@ -69,13 +69,9 @@ func args(v Values) []string {
 }
 
 func deployment(v Values, access machinecontrollermanager.ShootAccess) (*appsv1.Deployment, error) {
-	vector, err := images.Default().Override(v.Images)
+	image, err := images.Of(v.Images, images.ClusterAutoscaler, "")
 	if err != nil {
 		return nil, fmt.Errorf("cluster-autoscaler images: %w", err)
-	}
-	image, err := vector.Image(images.ClusterAutoscaler, "")
-	if err != nil {
-		return nil, err
 	}
 	replicas := replicas.UnlessHibernated(v.Replicas, v.Hibernated)
 	labels := map[string]string{

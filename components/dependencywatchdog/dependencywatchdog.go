@@ -72,13 +72,9 @@ var Type = component.Define(typeSchema, component.Objects(Objects))
 // Deployment and, with high availability, its PodDisruptionBudget.
 func Objects(v Values) ([]render.Object, error) {
 	ns := v.Namespace
-	vector, err := images.Default().Override(v.Images)
+	image, err := images.Of(v.Images, images.DependencyWatchdog, "")
 	if err != nil {
 		return nil, fmt.Errorf("dependency-watchdog images: %w", err)
-	}
-	image, err := vector.Image(images.DependencyWatchdog, "")
-	if err != nil {
-		return nil, err
 	}
 	var typed []runtime.Object
 	for _, r := range []struct {

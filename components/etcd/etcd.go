@@ -155,18 +155,11 @@ func Objects(v Values) ([]render.Object, error) {
 	if v.Backup != nil && (v.Backup.Provider == "" || v.Backup.BucketName == "" || v.Backup.SecretRef == "") {
 		return nil, fmt.Errorf("backup needs a provider, a bucket name and a secret ref")
 	}
-	vector, err := images.Default().Override(v.Images)
+	imgs, err := images.Resolve(v.Images, images.EtcdWrapper, images.EtcdBackupRestore)
 	if err != nil {
 		return nil, fmt.Errorf("etcd images: %w", err)
 	}
-	etcdImage, err := vector.Image(images.EtcdWrapper, "")
-	if err != nil {
-		return nil, err
-	}
-	backupImage, err := vector.Image(images.EtcdBackupRestore, "")
-	if err != nil {
-		return nil, err
-	}
+	etcdImage, backupImage := imgs[images.EtcdWrapper], imgs[images.EtcdBackupRestore]
 	prefix, ns := v.NamePrefix, v.Namespace
 	name := Name(prefix, v.Role)
 	selector := SelectorLabels(prefix, v.Role)

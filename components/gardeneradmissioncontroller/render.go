@@ -114,11 +114,7 @@ func rules() []rbacv1.PolicyRule {
 }
 
 func (r resolved) deployment(checksum string) (*appsv1.Deployment, error) {
-	vector, err := images.Default().Override(r.Images)
-	if err != nil {
-		return nil, fmt.Errorf("gardener-admission-controller: %w", err)
-	}
-	image, err := vector.Image(images.GardenerAdmissionController, "")
+	image, err := images.Of(r.Images, images.GardenerAdmissionController, "")
 	if err != nil {
 		return nil, fmt.Errorf("gardener-admission-controller: %w", err)
 	}

@@ -118,11 +118,7 @@ func probe(path string) *corev1.Probe {
 // deployment leaves replicas unset: the HorizontalPodAutoscaler owns them, and applying a count
 // would fight it on every apply.
 func (r resolved) deployment() (*appsv1.Deployment, error) {
-	vector, err := images.Default().Override(r.Images)
-	if err != nil {
-		return nil, fmt.Errorf("gardener-apiserver: %w", err)
-	}
-	image, err := vector.Image(images.GardenerAPIServer, "")
+	image, err := images.Of(r.Images, images.GardenerAPIServer, "")
 	if err != nil {
 		return nil, fmt.Errorf("gardener-apiserver: %w", err)
 	}

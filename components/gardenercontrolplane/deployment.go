@@ -32,11 +32,7 @@ type Controller struct {
 // ControllerDeployment builds the Deployment of a Controller: one container running with
 // --config, the configuration and the virtual garden kubeconfig mounted, no runtime cluster token.
 func (r Resolved) ControllerDeployment(c Controller) (*appsv1.Deployment, error) {
-	vector, err := images.Default().Override(r.Images)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", r.Component, err)
-	}
-	image, err := vector.Image(c.Image, "")
+	image, err := images.Of(r.Images, c.Image, "")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Component, err)
 	}

@@ -44,13 +44,9 @@ func podLabels() map[string]string {
 }
 
 func deployment(v Values, config string) (*appsv1.Deployment, error) {
-	vector, err := images.Default().Override(v.Images)
+	image, err := images.Of(v.Images, images.Gardenlet, "")
 	if err != nil {
 		return nil, fmt.Errorf("gardenlet images: %w", err)
-	}
-	image, err := vector.Image(images.Gardenlet, "")
-	if err != nil {
-		return nil, err
 	}
 	sum := sha256.Sum256([]byte(config))
 	selector := SelectorLabels()

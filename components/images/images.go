@@ -242,3 +242,13 @@ func Resolve(overrides map[string]string, names ...string) (map[string]string, e
 	}
 	return out, nil
 }
+
+// Of applies a component's overrides to the default vector and returns the reference of one
+// image, for the Kubernetes version given where the image depends on it ("" otherwise).
+func Of(overrides map[string]string, name, version string) (string, error) {
+	v, err := Default().Override(overrides)
+	if err != nil {
+		return "", err
+	}
+	return v.Image(name, version)
+}

@@ -143,13 +143,9 @@ func podLabels(r resolved) map[string]string {
 }
 
 func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, error) {
-	vector, err := images.Default().Override(r.Images)
+	image, err := images.Of(r.Images, images.KubeAPIServer, r.KubernetesVersion)
 	if err != nil {
 		return nil, fmt.Errorf("kube-apiserver images: %w", err)
-	}
-	image, err := vector.Image(images.KubeAPIServer, r.KubernetesVersion)
-	if err != nil {
-		return nil, err
 	}
 	cpu, err := resource.ParseQuantity(r.CPURequest)
 	if err != nil {

@@ -226,13 +226,9 @@ func shootArgs(a []string, s *ShootNetworks) []string {
 }
 
 func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
-	vector, err := images.Default().Override(v.Images)
+	image, err := images.Of(v.Images, images.KubeControllerManager, v.KubernetesVersion)
 	if err != nil {
 		return nil, fmt.Errorf("kube-controller-manager images: %w", err)
-	}
-	image, err := vector.Image(images.KubeControllerManager, v.KubernetesVersion)
-	if err != nil {
-		return nil, err
 	}
 	selector := SelectorLabels(prefix)
 	labels := map[string]string{

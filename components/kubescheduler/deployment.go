@@ -49,13 +49,9 @@ func command(v Values) []string {
 }
 
 func deployment(v Values, config string) (*appsv1.Deployment, error) {
-	vector, err := images.Default().Override(v.Images)
+	image, err := images.Of(v.Images, images.KubeScheduler, v.KubernetesVersion)
 	if err != nil {
 		return nil, fmt.Errorf("kube-scheduler images: %w", err)
-	}
-	image, err := vector.Image(images.KubeScheduler, v.KubernetesVersion)
-	if err != nil {
-		return nil, err
 	}
 	selector := SelectorLabels()
 	labels := map[string]string{

@@ -110,13 +110,9 @@ func args(namespace string) []string {
 }
 
 func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
-	vector, err := images.Default().Override(v.Images)
+	image, err := images.Of(v.Images, images.MachineControllerManager, "")
 	if err != nil {
 		return nil, fmt.Errorf("machine-controller-manager images: %w", err)
-	}
-	image, err := vector.Image(images.MachineControllerManager, "")
-	if err != nil {
-		return nil, err
 	}
 	replicas := replicas.UnlessHibernated(v.Replicas, v.Hibernated)
 	labels := map[string]string{

@@ -109,13 +109,9 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reserve-excess-capacity %s: %w", name, err)
 	}
-	vector, err := images.Default().Override(v.Images)
+	image, err := images.Of(v.Images, images.Pause, "")
 	if err != nil {
 		return nil, fmt.Errorf("reserve-excess-capacity images: %w", err)
-	}
-	image, err := vector.Image(images.Pause, "")
-	if err != nil {
-		return nil, err
 	}
 	replicas := Replicas(v.Zones)
 	if v.Replicas > 0 {

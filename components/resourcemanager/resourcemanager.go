@@ -169,11 +169,7 @@ func Objects(v Values) ([]render.Object, error) {
 	if err := v.validate(); err != nil {
 		return nil, err
 	}
-	vector, err := images.Default().Override(v.Images)
-	if err != nil {
-		return nil, err
-	}
-	image, err := vector.Image(images.GardenerResourceManager, "")
+	image, err := images.Of(v.Images, images.GardenerResourceManager, "")
 	if err != nil {
 		return nil, err
 	}

@@ -154,14 +154,11 @@ func volumes(r resolved) []corev1.Volume {
 }
 
 func podSpec(r resolved) (corev1.PodSpec, error) {
-	vector, err := images.Default().Override(r.Images)
+	imgs, err := images.Resolve(r.Images, images.VPNServer, images.EnvoyProxy)
 	if err != nil {
 		return corev1.PodSpec{}, fmt.Errorf("vpn-seed-server images: %w", err)
 	}
-	server, err := vector.Image(images.VPNServer, "")
-	if err != nil {
-		return corev1.PodSpec{}, err
-	}
+	server := imgs[images.VPNServer]
 	spec := corev1.PodSpec{
 		AutomountServiceAccountToken: ptr.To(false),
 		PriorityClassName:            r.PriorityClassName,
@@ -174,11 +171,7 @@ func podSpec(r resolved) (corev1.PodSpec, error) {
 		spec.TopologySpreadConstraints = kubeapiserver.Spread(SelectorLabels())
 		return spec, nil
 	}
-	envoy, err := vector.Image(images.EnvoyProxy, "")
-	if err != nil {
-		return corev1.PodSpec{}, err
-	}
-	spec.Containers = append(spec.Containers, envoyContainer(envoy))
+	spec.Containers = append(spec.Containers, envoyContainer(imgs[images.EnvoyProxy]))
 	spec.Volumes = append(spec.Volumes, corev1.Volume{Name: "envoy-config", VolumeSource: corev1.VolumeSource{
 		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: envoyConfigName}},
 	}})
