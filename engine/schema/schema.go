@@ -1,8 +1,9 @@
 // Package schema is how component types and composite blocks (garden, seed, shoot) declare their
 // configuration once, as data: attributes with types, defaults, allowed values and immutability,
 // and nested blocks. Everything else derives from a Schema: the HCL decoder spec, the cty type of
-// the decoded value, reference documentation and the JSON schema the CLI prints. The catalog of
-// schemas lives in the top-level schemas package; the engine only knows these types.
+// the decoded value, reference documentation and the JSON schema the CLI prints. Each type's schema
+// lives in its component package (components/<pkg>/schema.go) and components/catalog builds the
+// registry from them; the engine only knows these types.
 package schema
 
 import (
