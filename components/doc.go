@@ -3,5 +3,5 @@
 // (schema.go), whose defaults are the type's only ones, and a pure render function from typed
 // values to Kubernetes objects and outputs, registered as one component.Definition named Type;
 // none does cluster I/O. components/catalog lists every Type and derives the schema and render
-// registries from that list.
+// registries from that list. docs/development/adding-a-component.md walks through adding one.
 package components

@@ -23,8 +23,8 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
-	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
 // Ports of the daemon: Prometheus metrics and the health probes.
@@ -173,7 +173,7 @@ func deployment(v Values, meta metav1.ObjectMeta, labels map[string]string) *app
 	mounts := []corev1.VolumeMount{{Name: "landscape", MountPath: "/landscape", ReadOnly: true}, {Name: "tmp", MountPath: "/tmp"}}
 	env := []corev1.EnvVar{{Name: "HOME", Value: "/tmp"}}
 	for _, name := range slices.Sorted(maps.Keys(v.Variables)) {
-		env = append(env, corev1.EnvVar{Name: config.EnvPrefix + name, Value: v.Variables[name]})
+		env = append(env, corev1.EnvVar{Name: schema.VariableEnvPrefix + name, Value: v.Variables[name]})
 	}
 	if v.KubeconfigSecret != "" {
 		volumes = append(volumes, corev1.Volume{Name: "kubeconfigs", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: v.KubeconfigSecret}}})

@@ -11,11 +11,8 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/engine/schema"
 )
-
-// EnvPrefix is the prefix of environment variables that set input variables:
-// GARDENER_VAR_kubernetes_version=1.31.1 sets var.kubernetes_version.
-const EnvPrefix = "GARDENER_VAR_"
 
 // SensitiveMark marks cty values that must never be printed: sensitive variables, sensitive
 // outputs and everything computed from them (go-cty carries marks through operations).
@@ -57,10 +54,10 @@ func CollectInputs(l *Landscape, src InputSources) (*Inputs, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	for _, kv := range src.Environ {
 		key, value, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(key, EnvPrefix) {
+		if !ok || !strings.HasPrefix(key, schema.VariableEnvPrefix) {
 			continue
 		}
-		name := strings.TrimPrefix(key, EnvPrefix)
+		name := strings.TrimPrefix(key, schema.VariableEnvPrefix)
 		if _, declared := l.Variables[name]; !declared {
 			continue // environments carry variables for other landscapes too
 		}
@@ -185,7 +182,7 @@ func evaluateVariables(l *Landscape, in *Inputs, ctx *hcl.EvalContext) (map[stri
 		default:
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError, Summary: "No value for required variable",
-				Detail:  fmt.Sprintf("The variable %q has no default, so a value must be given with --var %s=..., a --var-file or the environment variable %s%s.", name, name, EnvPrefix, name),
+				Detail:  fmt.Sprintf("The variable %q has no default, so a value must be given with --var %s=..., a --var-file or the environment variable %s%s.", name, name, schema.VariableEnvPrefix, name),
 				Subject: v.DeclRange.Ptr(),
 			})
 			continue

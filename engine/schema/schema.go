@@ -16,6 +16,13 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
+// VariableEnvPrefix is the prefix of environment variables that set a landscape's input
+// variables: GARDENER_VAR_kubernetes_version=1.31.1 sets var.kubernetes_version. It is part of the
+// language, declared here rather than in the loader (engine/config) so that the landscape_daemon
+// component, which hands variables to the daemon's pod this way, needs nothing above the render
+// contract.
+const VariableEnvPrefix = "GARDENER_VAR_"
+
 // Kind says which top-level block a schema is for.
 type Kind string
 
