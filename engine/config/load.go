@@ -507,19 +507,10 @@ func (d *decoder) decodeBlock(block *hcl.Block) (hcl.Diagnostics, *Block) {
 		}
 	}
 	if attr, ok := meta.Attributes["depends_on"]; ok {
-		exprs, ed := hcl.ExprList(attr.Expr)
-		diags = append(diags, ed...)
-		for _, e := range exprs {
-			trav, td := hcl.AbsTraversalForExpr(e)
-			if td.HasErrors() {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError, Summary: "Invalid depends_on reference",
-					Detail: "depends_on lists references to other blocks, e.g. [garden.local, component.helm_release.cert_manager].", Subject: e.Range().Ptr(),
-				})
-				continue
-			}
-			b.DependsOn = append(b.DependsOn, trav)
-		}
+		travs, td := traversalList(attr, hcl.AbsTraversalForExpr, "Invalid depends_on reference",
+			"depends_on lists references to other blocks, e.g. [garden.local, component.helm_release.cert_manager].")
+		diags = append(diags, td...)
+		b.DependsOn = append(b.DependsOn, travs...)
 	}
 	for i, lb := range meta.Blocks {
 		if i > 0 {
@@ -555,21 +546,31 @@ func decodeLifecycle(block *hcl.Block, b *Block) hcl.Diagnostics {
 		}
 	}
 	if attr, ok := content.Attributes["ignore_changes"]; ok {
-		exprs, ed := hcl.ExprList(attr.Expr)
-		diags = append(diags, ed...)
-		for _, e := range exprs {
-			trav, td := hcl.RelTraversalForExpr(e)
-			if td.HasErrors() {
-				diags = append(diags, &hcl.Diagnostic{
-					Severity: hcl.DiagError, Summary: "Invalid ignore_changes entry",
-					Detail: "ignore_changes lists attribute paths of this block, e.g. [replicas, virtual_cluster.kubernetes.version].", Subject: e.Range().Ptr(),
-				})
-				continue
-			}
-			b.Lifecycle.IgnoreChanges = append(b.Lifecycle.IgnoreChanges, trav)
-		}
+		travs, td := traversalList(attr, hcl.RelTraversalForExpr, "Invalid ignore_changes entry",
+			"ignore_changes lists attribute paths of this block, e.g. [replicas, virtual_cluster.kubernetes.version].")
+		diags = append(diags, td...)
+		b.Lifecycle.IgnoreChanges = append(b.Lifecycle.IgnoreChanges, travs...)
 	}
 	return diags
+}
+
+// traversalList decodes an attribute that lists traversals, such as depends_on (references to
+// blocks, parsed by hcl.AbsTraversalForExpr) or ignore_changes (paths within the block,
+// hcl.RelTraversalForExpr). Each element is parsed on its own, so that a malformed one is
+// reported at its own range, in the words of summary and detail rather than the parser's, and
+// the others still count.
+func traversalList(attr *hcl.Attribute, parse func(hcl.Expression) (hcl.Traversal, hcl.Diagnostics), summary, detail string) ([]hcl.Traversal, hcl.Diagnostics) {
+	exprs, diags := hcl.ExprList(attr.Expr)
+	var travs []hcl.Traversal
+	for _, e := range exprs {
+		trav, td := parse(e)
+		if td.HasErrors() {
+			diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: e.Range().Ptr()})
+			continue
+		}
+		travs = append(travs, trav)
+	}
+	return travs, diags
 }
 
 // constant evaluates an attribute that must be a constant of type ty (no references: these
