@@ -118,19 +118,14 @@ func ExactlyOneOf(paths ...Path) Rule {
 		Name:     "exactly-one-of",
 		Describe: fmt.Sprintf("exactly one of %s must be set", strings.Join(paths, ", ")),
 		Func: func(cfg cty.Value, _ map[string]cty.Value) []Violation {
-			var set []Path
-			for _, p := range paths {
-				if isSet(cfg, p) {
-					set = append(set, p)
-				}
-			}
-			switch len(set) {
+			demand := fmt.Sprintf("Exactly one of %s must be set", strings.Join(paths, ", "))
+			switch set := setAmong(cfg, paths); len(set) {
 			case 1:
 				return nil
 			case 0:
-				return []Violation{{Message: fmt.Sprintf("Exactly one of %s must be set; none is.", strings.Join(paths, ", "))}}
+				return []Violation{{Message: demand + "; none is."}}
 			default:
-				return []Violation{{Path: splitPath(set[1]), Message: fmt.Sprintf("Exactly one of %s must be set, but %s are.", strings.Join(paths, ", "), strings.Join(set, " and "))}}
+				return moreThanOneSet(demand, set)
 			}
 		},
 	}
@@ -142,16 +137,10 @@ func AtMostOneOf(paths ...Path) Rule {
 		Name:     "at-most-one-of",
 		Describe: fmt.Sprintf("at most one of %s may be set", strings.Join(paths, ", ")),
 		Func: func(cfg cty.Value, _ map[string]cty.Value) []Violation {
-			var set []Path
-			for _, p := range paths {
-				if isSet(cfg, p) {
-					set = append(set, p)
-				}
+			if set := setAmong(cfg, paths); len(set) > 1 {
+				return moreThanOneSet(fmt.Sprintf("At most one of %s may be set", strings.Join(paths, ", ")), set)
 			}
-			if len(set) <= 1 {
-				return nil
-			}
-			return []Violation{{Path: splitPath(set[1]), Message: fmt.Sprintf("At most one of %s may be set, but %s are.", strings.Join(paths, ", "), strings.Join(set, " and "))}}
+			return nil
 		},
 	}
 }
@@ -162,12 +151,29 @@ func AtLeastOneOf(paths ...Path) Rule {
 		Name:     "at-least-one-of",
 		Describe: fmt.Sprintf("at least one of %s must be set", strings.Join(paths, ", ")),
 		Func: func(cfg cty.Value, _ map[string]cty.Value) []Violation {
-			for _, p := range paths {
-				if isSet(cfg, p) {
-					return nil
-				}
+			if len(setAmong(cfg, paths)) > 0 {
+				return nil
 			}
 			return []Violation{{Message: fmt.Sprintf("At least one of %s must be set.", strings.Join(paths, ", "))}}
 		},
 	}
+}
+
+// setAmong returns the paths that are set in cfg, in the order given: what the one-of rules
+// count.
+func setAmong(cfg cty.Value, paths []Path) []Path {
+	var set []Path
+	for _, p := range paths {
+		if isSet(cfg, p) {
+			set = append(set, p)
+		}
+	}
+	return set
+}
+
+// moreThanOneSet is the violation of a rule that allows one of the paths when set holds two or
+// more: demand is the rule's sentence, without its full stop, and the violation points at the
+// second path set, the first that is one too many.
+func moreThanOneSet(demand string, set []Path) []Violation {
+	return []Violation{{Path: splitPath(set[1]), Message: fmt.Sprintf("%s, but %s are.", demand, strings.Join(set, " and "))}}
 }

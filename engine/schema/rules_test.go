@@ -69,13 +69,19 @@ func TestExactlyAndAtLeastOneOf(t *testing.T) {
 	exactly := ExactlyOneOf("a", "b")
 	atLeast := AtLeastOneOf("a", "b")
 	assert.Empty(t, exactly.Func(obj(true, false), nil))
-	assert.Len(t, exactly.Func(obj(false, false), nil), 1)
+	if none := exactly.Func(obj(false, false), nil); assert.Len(t, none, 1) {
+		assert.Empty(t, none[0].Path)
+		assert.Equal(t, "Exactly one of a, b must be set; none is.", none[0].Message)
+	}
 	both := exactly.Func(obj(true, true), nil)
 	if assert.Len(t, both, 1) {
 		assert.Equal(t, []string{"b"}, both[0].Path, "the second one set is the one to remove")
+		assert.Equal(t, "Exactly one of a, b must be set, but a and b are.", both[0].Message)
 	}
 	assert.Empty(t, atLeast.Func(obj(false, true), nil))
-	assert.Len(t, atLeast.Func(obj(false, false), nil), 1)
+	if none := atLeast.Func(obj(false, false), nil); assert.Len(t, none, 1) {
+		assert.Equal(t, "At least one of a, b must be set.", none[0].Message)
+	}
 	atMost := AtMostOneOf("a", "b")
 	assert.Empty(t, atMost.Func(obj(false, false), nil))
 	assert.Empty(t, atMost.Func(obj(true, false), nil))
