@@ -28,12 +28,7 @@ func conditionsAndOperation(obj *unstructured.Unstructured, required, optional [
 		return s
 	}
 	conds := conditions(obj)
-	reasons := requireTrue(conds, required...)
-	reasons = append(reasons, trueIfPresent(conds, optional...)...)
-	if len(reasons) > 0 {
-		return notReady(joinReasons(reasons))
-	}
-	return ready()
+	return readyUnless(append(requireTrue(conds, required...), trueIfPresent(conds, optional...)...))
 }
 
 // seedReady: GardenletReady, SeedSystemComponentsHealthy and ExtensionsReady True (the local
@@ -78,12 +73,7 @@ func controllerInstallationReady(obj *unstructured.Unstructured, _ Options) Stat
 		return s
 	}
 	conds := conditions(obj)
-	reasons := requireTrue(conds, "Valid", "Installed", "Healthy")
-	reasons = append(reasons, notTrue(conds, "Progressing")...)
-	if len(reasons) > 0 {
-		return notReady(joinReasons(reasons))
-	}
-	return ready()
+	return readyUnless(append(requireTrue(conds, "Valid", "Installed", "Healthy"), notTrue(conds, "Progressing")...))
 }
 
 // projectReady: status.phase Ready (Gardener's
@@ -118,10 +108,7 @@ func managedSeedReady(obj *unstructured.Unstructured, _ Options) Status {
 	if s, behind := generationBehind(obj); behind {
 		return s
 	}
-	if reasons := requireTrue(conditions(obj), "ShootReconciled"); len(reasons) > 0 {
-		return notReady(joinReasons(reasons))
-	}
-	return ready()
+	return readyUnless(requireTrue(conditions(obj), "ShootReconciled"))
 }
 
 // bastionReady: Ready True (Gardener's Bastion in docs/api-reference/operations.md).
@@ -129,8 +116,5 @@ func bastionReady(obj *unstructured.Unstructured, _ Options) Status {
 	if s, behind := generationBehind(obj); behind {
 		return s
 	}
-	if reasons := requireTrue(conditions(obj), "Ready"); len(reasons) > 0 {
-		return notReady(joinReasons(reasons))
-	}
-	return ready()
+	return readyUnless(requireTrue(conditions(obj), "Ready"))
 }

@@ -19,19 +19,13 @@ func crdReady(obj *unstructured.Unstructured, _ Options) Status {
 	if c, ok := findCondition(conds, "NamesAccepted"); ok && c.Status == "False" {
 		return terminal(c.describe())
 	}
-	if reasons := requireTrue(conds, "Established"); len(reasons) > 0 {
-		return notReady(joinReasons(reasons))
-	}
-	return ready()
+	return readyUnless(requireTrue(conds, "Established"))
 }
 
 // apiServiceReady: Available=True; the message says which backend is failing (for example
 // `failing or missing response from https://10.0.0.1:443/...`).
 func apiServiceReady(obj *unstructured.Unstructured, _ Options) Status {
-	if reasons := requireTrue(conditions(obj), "Available"); len(reasons) > 0 {
-		return notReady(joinReasons(reasons))
-	}
-	return ready()
+	return readyUnless(requireTrue(conditions(obj), "Available"))
 }
 
 // serviceReady: a Service is ready once it exists, except a LoadBalancer Service when the caller

@@ -58,12 +58,7 @@ func managedResourceReady(obj *unstructured.Unstructured, _ Options) Status {
 		return s
 	}
 	conds := conditions(obj)
-	reasons := requireTrue(conds, "ResourcesApplied", "ResourcesHealthy")
-	reasons = append(reasons, notTrue(conds, "ResourcesProgressing")...)
-	if len(reasons) > 0 {
-		return notReady(joinReasons(reasons))
-	}
-	return ready()
+	return readyUnless(append(requireTrue(conds, "ResourcesApplied", "ResourcesHealthy"), notTrue(conds, "ResourcesProgressing")...))
 }
 
 // extensionReady applies to every kind of extensions.gardener.cloud (pkg/utils/kubernetes/health/extensions.go and line 709): no

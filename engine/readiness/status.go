@@ -91,3 +91,13 @@ func ready() Status { return Status{Ready: true} }
 func notReady(reason string) Status { return Status{Reason: reason} }
 
 func terminal(reason string) Status { return Status{Reason: reason, Terminal: true} }
+
+// readyUnless is the verdict of a rule that collects every reason an object is not ready
+// (conditions not True, work in progress): ready when there is none, otherwise not ready for all
+// of them, in the order found, so that one wait message names every failing condition.
+func readyUnless(reasons []string) Status {
+	if len(reasons) > 0 {
+		return notReady(joinReasons(reasons))
+	}
+	return ready()
+}

@@ -73,7 +73,7 @@ func statefulSetReady(obj *unstructured.Unstructured, _ Options) Status {
 	if readyReplicas < want {
 		return notReady(fmt.Sprintf("%d of %d replicas ready", readyReplicas, want))
 	}
-	if orDefault(stringField(obj, "spec", "updateStrategy", "type"), "RollingUpdate") != "RollingUpdate" {
+	if !rollingUpdate(obj) {
 		return ready()
 	}
 	partition := intOr(obj, 0, "spec", "updateStrategy", "rollingUpdate", "partition")
@@ -103,8 +103,7 @@ func daemonSetReady(obj *unstructured.Unstructured, _ Options) Status {
 	desired := intOr(obj, 0, "status", "desiredNumberScheduled")
 	available := intOr(obj, 0, "status", "numberAvailable")
 	updated := intOr(obj, 0, "status", "updatedNumberScheduled")
-	rolling := orDefault(stringField(obj, "spec", "updateStrategy", "type"), "RollingUpdate") == "RollingUpdate"
-	if rolling && updated < desired {
+	if rollingUpdate(obj) && updated < desired {
 		return notReady(fmt.Sprintf("%d of %d pods updated", updated, desired))
 	}
 	if available < desired {
@@ -136,6 +135,14 @@ func jobReady(obj *unstructured.Unstructured, _ Options) Status {
 		reason += fmt.Sprintf(", %d failed", failed)
 	}
 	return notReady(reason)
+}
+
+// rollingUpdate reports whether a StatefulSet or DaemonSet replaces its pods itself
+// (spec.updateStrategy.type RollingUpdate, the default when unset): only then must every pod run
+// the current template for the rollout to be done; with OnDelete pods are updated when someone
+// deletes them.
+func rollingUpdate(obj *unstructured.Unstructured) bool {
+	return orDefault(stringField(obj, "spec", "updateStrategy", "type"), "RollingUpdate") == "RollingUpdate"
 }
 
 // nonEmpty drops empty strings.
