@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -96,34 +97,36 @@ func serialNumber(random io.Reader) (*big.Int, error) {
 	return n.Add(n, big.NewInt(1)), nil // never zero
 }
 
-// certificateTemplate is the part of a certificate common to CAs and leaves: subject, serial and
-// a validity from now minus ClockSkew to now plus the requested validity.
-func certificateTemplate(req Request, now time.Time, random io.Reader) (*x509.Certificate, error) {
+// newKeyAndTemplate starts every certificate, CA or leaf: a new private key of req's algorithm
+// (with its PEM form) and the template of the parts common to both: subject, serial, valid basic
+// constraints and a validity from now minus ClockSkew to now plus the requested validity. The key
+// is drawn from random before the serial number.
+func newKeyAndTemplate(req Request, now time.Time, random io.Reader) (crypto.Signer, []byte, *x509.Certificate, error) {
+	key, keyPEM, err := newPrivateKey(req, random)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	serial, err := serialNumber(random)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	now = now.UTC().Truncate(time.Second) // certificates carry seconds; keep the annotations equal
-	return &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: req.CommonName, Organization: req.Organization},
-		NotBefore:    now.Add(-ClockSkew),
-		NotAfter:     now.Add(req.Validity),
+	return key, keyPEM, &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: req.CommonName, Organization: req.Organization},
+		NotBefore:             now.Add(-ClockSkew),
+		NotAfter:              now.Add(req.Validity),
+		BasicConstraintsValid: true,
 	}, nil
 }
 
 // newCA generates a self-signed CA: ca.crt and ca.key.
 func newCA(req Request, now time.Time, random io.Reader) (map[string][]byte, error) {
-	key, keyPEM, err := newPrivateKey(req, random)
-	if err != nil {
-		return nil, err
-	}
-	tmpl, err := certificateTemplate(req, now, random)
+	key, keyPEM, tmpl, err := newKeyAndTemplate(req, now, random)
 	if err != nil {
 		return nil, err
 	}
 	tmpl.IsCA = true
-	tmpl.BasicConstraintsValid = true
 	tmpl.KeyUsage = x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature
 	der, err := x509.CreateCertificate(random, tmpl, tmpl, key.Public(), key)
 	if err != nil {
@@ -139,15 +142,10 @@ func newLeafCertificate(req Request, now time.Time, random io.Reader) (map[strin
 	if err != nil {
 		return nil, fmt.Errorf("signing CA: %w", err)
 	}
-	key, keyPEM, err := newPrivateKey(req, random)
+	key, keyPEM, tmpl, err := newKeyAndTemplate(req, now, random)
 	if err != nil {
 		return nil, err
 	}
-	tmpl, err := certificateTemplate(req, now, random)
-	if err != nil {
-		return nil, err
-	}
-	tmpl.BasicConstraintsValid = true
 	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	if req.KeyAlgorithm == KeyRSA {
 		tmpl.KeyUsage |= x509.KeyUsageKeyEncipherment // RSA key exchange; ECDSA keys only sign
