@@ -88,7 +88,7 @@ func (c *comparer) value(old, new any, tr smdschema.TypeRef) {
 
 func (c *comparer) maps(old, new map[string]any, m *smdschema.Map, tr smdschema.TypeRef) {
 	keyed := isMapKeyed(m)
-	keys := unionKeys(old, new)
+	keys := UnionKeys(old, new)
 	for _, k := range keys {
 		if c.done() {
 			return
@@ -233,17 +233,7 @@ func (c *comparer) setList(old, new []any) {
 	for _, v := range new {
 		newSet[renderScalar(v)] = v
 	}
-	keys := make([]string, 0, len(oldSet)+len(newSet))
-	for k := range oldSet {
-		keys = append(keys, k)
-	}
-	for k := range newSet {
-		if _, ok := oldSet[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range UnionKeys(oldSet, newSet) {
 		ov, inOld := oldSet[k]
 		nv, inNew := newSet[k]
 		if inOld == inNew || c.done() {
@@ -275,8 +265,10 @@ func (c *comparer) atomicList(old, new []any, l *smdschema.List) {
 	}
 }
 
-// unionKeys returns the keys of both maps, sorted.
-func unionKeys(a, b map[string]any) []string {
+// UnionKeys returns the keys of either map, sorted: the order in which a comparison of two
+// decoded objects visits their fields (or two sets their members), here and in the plan's
+// listing of a ManagedResource's contents, so that changes are reported in one stable order.
+func UnionKeys(a, b map[string]any) []string {
 	keys := make([]string, 0, len(a)+len(b))
 	for k := range a {
 		keys = append(keys, k)

@@ -4,12 +4,12 @@ import (
 	"encoding/base64"
 	"fmt"
 	"reflect"
-	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/declarative-gardener/gardener/engine/diff"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -38,19 +38,7 @@ func managedContents(changes []FieldChange, desired, live *unstructured.Unstruct
 			out = append(out, c)
 		}
 	}
-	keys := map[string]bool{}
-	for k := range want {
-		keys[k] = true
-	}
-	for k := range have {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	for _, k := range sorted {
+	for _, k := range diff.UnionKeys(want, have) {
 		root := fmt.Sprintf(".contents[%s]", k)
 		w, inWant := want[k]
 		h, inHave := have[k]
@@ -117,20 +105,8 @@ func diffValues(path string, old, new any, sensitive, secretRoot bool, red *rend
 	if !oldIsMap || !newIsMap {
 		return []FieldChange{redact(FieldChange{Path: path, Before: old, After: new, HasBefore: true, HasAfter: true, Sensitive: sensitive}, red)}
 	}
-	keys := map[string]bool{}
-	for k := range om {
-		keys[k] = true
-	}
-	for k := range nm {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
 	var out []FieldChange
-	for _, k := range sorted {
+	for _, k := range diff.UnionKeys(om, nm) {
 		p := childPath(path, k)
 		childSensitive := sensitive || (secretRoot && (k == "data" || k == "stringData"))
 		ov, inOld := om[k]
