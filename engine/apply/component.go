@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -545,7 +546,7 @@ func (e *Executor) waitReady(parent context.Context, timeout time.Duration, objs
 		gvr.Version = d.Object.GroupVersionKind().Version
 		resources[d.Cluster][object.RefOf(d.Object)] = gvr
 	}
-	for _, name := range sortedClusters(byCluster) {
+	for _, name := range slices.Sorted(maps.Keys(byCluster)) {
 		if err := e.Ready(ctx, name, byCluster[name], resources[name]); err != nil {
 			if parent.Err() != nil {
 				return errInterrupted
@@ -554,15 +555,6 @@ func (e *Executor) waitReady(parent context.Context, timeout time.Duration, objs
 		}
 	}
 	return nil
-}
-
-func sortedClusters(m map[string][]*unstructured.Unstructured) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // retry runs fn until it succeeds, fails with an error that is not transient, or transient

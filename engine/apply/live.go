@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,10 +100,5 @@ func unresolved(obj map[string]any) string {
 		}
 		return v
 	})
-	names := make([]string, 0, len(seen))
-	for n := range seen {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, "; ")
+	return strings.Join(slices.Sorted(maps.Keys(seen)), "; ")
 }

@@ -2,8 +2,10 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -392,12 +394,7 @@ func (d *decoder) decodeVariable(block *hcl.Block) hcl.Diagnostics {
 
 func (d *decoder) decodeLocals(block *hcl.Block) hcl.Diagnostics {
 	attrs, diags := block.Body.JustAttributes()
-	names := make([]string, 0, len(attrs))
-	for name := range attrs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		attr := attrs[name]
 		if dd := d.declare(Address("local."+name), "local value", attr.NameRange); dd.HasErrors() {
 			diags = append(diags, dd...)

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -60,12 +61,12 @@ func resolveReferences(l *Landscape) hcl.Diagnostics {
 			}
 		}
 	}
-	for _, name := range sortedKeys(l.Locals) {
+	for _, name := range slices.Sorted(maps.Keys(l.Locals)) {
 		add(Address("local."+name), l.Locals[name].Expr.Variables(), nil)
 	}
-	for _, name := range sortedKeys(l.Clusters) {
+	for _, name := range slices.Sorted(maps.Keys(l.Clusters)) {
 		attrs, _ := l.Clusters[name].Config.JustAttributes()
-		for _, an := range sortedKeys(attrs) {
+		for _, an := range slices.Sorted(maps.Keys(attrs)) {
 			add(Address("cluster."+name), attrs[an].Expr.Variables(), nil)
 		}
 	}
@@ -109,14 +110,14 @@ func resolveReferences(l *Landscape) hcl.Diagnostics {
 		add(addr, travs, b)
 		report(addr, l.checkReferenceAttributes(b))
 	}
-	for _, name := range sortedKeys(l.Outputs) {
+	for _, name := range slices.Sorted(maps.Keys(l.Outputs)) {
 		add(Address("output."+name), l.Outputs[name].Expr.Variables(), nil)
 	}
 	if l.State != nil && l.State.Cluster != "" {
 		if _, ok := l.Clusters[l.State.Cluster]; !ok {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError, Summary: "Reference to undeclared cluster",
-				Detail:  fmt.Sprintf("The state backend names cluster %q, which is not declared.%s", l.State.Cluster, diag.DidYouMean(l.State.Cluster, sortedKeys(l.Clusters))),
+				Detail:  fmt.Sprintf("The state backend names cluster %q, which is not declared.%s", l.State.Cluster, diag.DidYouMean(l.State.Cluster, slices.Sorted(maps.Keys(l.Clusters)))),
 				Subject: l.State.ClusterRange.Ptr(),
 			})
 		}
@@ -146,17 +147,17 @@ func (l *Landscape) resolve(t hcl.Traversal, from *Block) (Address, hcl.Diagnost
 	switch root {
 	case "var":
 		if _, ok := l.Variables[name]; !ok {
-			return fail("Reference to undeclared input variable", fmt.Sprintf("An input variable named %q is not declared.%s", name, diag.DidYouMean(name, sortedKeys(l.Variables))))
+			return fail("Reference to undeclared input variable", fmt.Sprintf("An input variable named %q is not declared.%s", name, diag.DidYouMean(name, slices.Sorted(maps.Keys(l.Variables)))))
 		}
 		return Address("var." + name), nil
 	case "local":
 		if _, ok := l.Locals[name]; !ok {
-			return fail("Reference to undeclared local value", fmt.Sprintf("A local value named %q is not declared.%s", name, diag.DidYouMean(name, sortedKeys(l.Locals))))
+			return fail("Reference to undeclared local value", fmt.Sprintf("A local value named %q is not declared.%s", name, diag.DidYouMean(name, slices.Sorted(maps.Keys(l.Locals)))))
 		}
 		return Address("local." + name), nil
 	case "cluster":
 		if _, ok := l.Clusters[name]; !ok {
-			return fail("Reference to undeclared cluster", fmt.Sprintf("A cluster named %q is not declared.%s", name, diag.DidYouMean(name, sortedKeys(l.Clusters))))
+			return fail("Reference to undeclared cluster", fmt.Sprintf("A cluster named %q is not declared.%s", name, diag.DidYouMean(name, slices.Sorted(maps.Keys(l.Clusters)))))
 		}
 		return Address("cluster." + name), nil
 	case "garden", "seed", "shoot":
@@ -413,15 +414,6 @@ func (l *Landscape) blockNames(kind schema.Kind, typ string) []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func dedupeStrings(s []string) []string {

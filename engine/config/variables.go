@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -70,7 +72,7 @@ func CollectInputs(l *Landscape, src InputSources) (*Inputs, hcl.Diagnostics) {
 	for _, path := range src.VarFiles {
 		diags = append(diags, in.readVarFile(l, path)...)
 	}
-	for _, name := range sortedKeys(src.Values) {
+	for _, name := range slices.Sorted(maps.Keys(src.Values)) {
 		if _, declared := l.Variables[name]; declared {
 			in.values[name] = InputValue{Expr: hcl.StaticExpr(src.Values[name], hcl.Range{Filename: "<saved plan>"}), Source: "saved plan"}
 		}
@@ -88,7 +90,7 @@ func CollectInputs(l *Landscape, src InputSources) (*Inputs, hcl.Diagnostics) {
 		if !declared {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError, Summary: "Value for undeclared variable",
-				Detail: fmt.Sprintf("The landscape declares no variable %q (given with --var).%s", name, diag.DidYouMean(name, sortedKeys(l.Variables))),
+				Detail: fmt.Sprintf("The landscape declares no variable %q (given with --var).%s", name, diag.DidYouMean(name, slices.Sorted(maps.Keys(l.Variables)))),
 			})
 			continue
 		}
@@ -133,12 +135,12 @@ func (in *Inputs) readVarFile(l *Landscape, path string) hcl.Diagnostics {
 	}
 	attrs, ad := file.Body.JustAttributes()
 	diags = append(diags, ad...)
-	for _, name := range sortedKeys(attrs) {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		attr := attrs[name]
 		if _, declared := l.Variables[name]; !declared {
 			diags = append(diags, &hcl.Diagnostic{
 				Severity: hcl.DiagWarning, Summary: "Value for undeclared variable",
-				Detail:  fmt.Sprintf("The landscape declares no variable %q; this value is ignored.%s", name, diag.DidYouMean(name, sortedKeys(l.Variables))),
+				Detail:  fmt.Sprintf("The landscape declares no variable %q; this value is ignored.%s", name, diag.DidYouMean(name, slices.Sorted(maps.Keys(l.Variables)))),
 				Subject: attr.NameRange.Ptr(),
 			})
 			continue
@@ -153,7 +155,7 @@ func (in *Inputs) readVarFile(l *Landscape, path string) hcl.Diagnostics {
 func evaluateVariables(l *Landscape, in *Inputs, ctx *hcl.EvalContext) (map[string]cty.Value, hcl.Diagnostics) {
 	values := map[string]cty.Value{}
 	var diags hcl.Diagnostics
-	names := sortedKeys(l.Variables)
+	names := slices.Sorted(maps.Keys(l.Variables))
 	for _, name := range names {
 		v := l.Variables[name]
 		if l.invalid[Address("var."+name)] {

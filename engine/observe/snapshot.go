@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -113,16 +112,6 @@ func (s *Snapshot) OpenAPIV3(_ context.Context, path string) ([]byte, error) {
 		return nil, fmt.Errorf("snapshot: openapi v3 document %q: %w", path, err)
 	}
 	return doc, nil
-}
-
-// clusterNames lists a snapshot file's clusters, sorted, for messages.
-func clusterNames(clusters map[string]*Recording) []string {
-	names := make([]string, 0, len(clusters))
-	for name := range clusters {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // RefreshDiscovery does nothing: the recording already holds the discovery answer the recorded

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 )
 
 // SnapshotFormatVersion is the snapshot file format this build writes and reads. It changes
@@ -27,7 +29,7 @@ type SnapshotFile struct {
 func (f *SnapshotFile) Cluster(name string) (*Snapshot, error) {
 	rec, ok := f.Clusters[name]
 	if !ok || rec == nil {
-		return nil, fmt.Errorf("snapshot: no recording of cluster %q (recorded: %v)", name, clusterNames(f.Clusters))
+		return nil, fmt.Errorf("snapshot: no recording of cluster %q (recorded: %v)", name, slices.Sorted(maps.Keys(f.Clusters)))
 	}
 	return NewSnapshot(rec), nil
 }

@@ -231,13 +231,8 @@ func sortObjects(objs []*ObjectChange) {
 }
 
 func outputs(values map[string]OutputValue, red *render.Redactor) []Output {
-	names := make([]string, 0, len(values))
-	for n := range values {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var out []Output
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(values)) {
 		v := values[n]
 		o := Output{Name: n, Sensitive: v.Sensitive || red.Sensitive(v.Value), Unknown: !v.Known}
 		if !o.Sensitive && !o.Unknown {

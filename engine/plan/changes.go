@@ -2,7 +2,8 @@ package plan
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -71,12 +72,7 @@ func walkLeaves(root string, value any, sensitive, secret bool, red *render.Reda
 				out = append(out, leaf(path, v, sensitive))
 				return
 			}
-			keys := make([]string, 0, len(v))
-			for k := range v {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
 				walk(childPath(path, k), v[k], sensitive || (secret && path == root && (k == "data" || k == "stringData")))
 			}
 		case []any:

@@ -215,12 +215,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	}
 	ev := out.Load.Evaluated
 	l := out.Load.Landscape
-	names := make([]string, 0, len(ev.Clusters))
-	for name := range ev.Clusters {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(ev.Clusters)) {
 		if _, err := conns.get(name, ev.Clusters[name]); err != nil {
 			return out, diags, err
 		}

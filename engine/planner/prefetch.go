@@ -2,7 +2,8 @@ package planner
 
 import (
 	"context"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/declarative-gardener/gardener/engine/config"
@@ -34,11 +35,7 @@ func prefetch(ctx context.Context, opts *Options, conns *connections) map[string
 		return nil
 	}
 	selector := inventory.Selector(res.Landscape.Name)
-	names := make([]string, 0, len(res.Evaluated.Clusters))
-	for name := range res.Evaluated.Clusters {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(res.Evaluated.Clusters))
 	out := make([]*observe.Prefetch, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {

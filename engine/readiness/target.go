@@ -2,6 +2,7 @@ package readiness
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -67,10 +68,7 @@ func groupTargets(targets []Target) []watchGroup {
 	groups := make([]watchGroup, 0, len(byKey))
 	for k, names := range byKey {
 		g := watchGroup{GVR: k.gvr, Namespace: k.namespace}
-		for n := range names {
-			g.Names = append(g.Names, n)
-		}
-		slices.Sort(g.Names)
+		g.Names = slices.Sorted(maps.Keys(names))
 		groups = append(groups, g)
 	}
 	slices.SortFunc(groups, func(a, b watchGroup) int {

@@ -13,8 +13,9 @@ package render
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -214,12 +215,7 @@ func ClusterName(config cty.Value, attr string) (string, error) {
 
 // Types lists the registry's types, sorted.
 func (r Registry) Types() []string {
-	out := make([]string, 0, len(r))
-	for t := range r {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(r))
 }
 
 // Component is one part of a composite block (garden, seed, shoot): the built-in modules

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -337,12 +336,7 @@ func (r *Renderer) publicValue(cluster, namespace, name, key, enc string) (strin
 func (r *Renderer) generatedValue(cluster, namespace, name, key, enc string, private bool) (string, bool) {
 	mat := r.generated[cluster+"/"+namespace+"/"+name]
 	if mat == nil {
-		keys := make([]string, 0, len(r.generated))
-		for k := range r.generated {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys) // the same cluster wins on every run
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(r.generated)) { // sorted: the same cluster wins on every run
 			if _, rest, _ := strings.Cut(k, "/"); rest == namespace+"/"+name {
 				mat = r.generated[k]
 				break

@@ -6,7 +6,6 @@ import (
 	"iter"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -152,12 +151,7 @@ func (r *Renderer) copySelected(child *Rendered, c *render.CopySpec, clusters ma
 			sources[name], rendered[name] = o.Object, true // what the landscape renders wins
 		}
 	}
-	names := make([]string, 0, len(sources))
-	for name := range sources {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(sources)) {
 		source := sources[name]
 		each := *c
 		each.Name = name

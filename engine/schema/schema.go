@@ -8,8 +8,8 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2/hcldec"
@@ -313,12 +313,7 @@ func (r *Registry) Lookup(kind Kind, typ string) *Schema {
 
 // Types lists the registered types of a kind, sorted.
 func (r *Registry) Types(kind Kind) []string {
-	types := make([]string, 0, len(r.schemas[kind]))
-	for t := range r.schemas[kind] {
-		types = append(types, t)
-	}
-	sort.Strings(types)
-	return types
+	return slices.Sorted(maps.Keys(r.schemas[kind]))
 }
 
 // All returns every schema: composites first (garden, seed, shoot), then components by type.
