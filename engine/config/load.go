@@ -258,15 +258,20 @@ func (d *decoder) decodeLandscape(block *hcl.Block) hcl.Diagnostics {
 	if attr, ok := content.Attributes["description"]; ok {
 		diags = append(diags, constString(attr, &l.Description)...)
 	}
-	for i, sb := range content.Blocks {
-		if i > 0 {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError, Summary: "Duplicate state block",
-				Detail: "A landscape has one state backend.", Subject: sb.DefRange.Ptr(),
-			})
-			continue
-		}
-		diags = append(diags, d.decodeState(sb)...)
+	if len(content.Blocks) > 0 {
+		diags = append(diags, d.decodeState(content.Blocks[0])...)
+		diags = append(diags, extraBlocks(content.Blocks, "Duplicate state block", "A landscape has one state backend.")...)
+	}
+	return diags
+}
+
+// extraBlocks reports every block after the first of a nested block type a body holds at most
+// once (the landscape's state, a block's lifecycle), in the words of summary and detail; the
+// caller decodes the first.
+func extraBlocks(blocks hcl.Blocks, summary, detail string) hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, extra := range blocks[min(1, len(blocks)):] {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: extra.DefRange.Ptr()})
 	}
 	return diags
 }
@@ -509,15 +514,9 @@ func (d *decoder) decodeBlock(block *hcl.Block) (hcl.Diagnostics, *Block) {
 		diags = append(diags, td...)
 		b.DependsOn = append(b.DependsOn, travs...)
 	}
-	for i, lb := range meta.Blocks {
-		if i > 0 {
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError, Summary: "Duplicate lifecycle block",
-				Detail: "A block has at most one lifecycle block.", Subject: lb.DefRange.Ptr(),
-			})
-			continue
-		}
-		diags = append(diags, decodeLifecycle(lb, b)...)
+	if len(meta.Blocks) > 0 {
+		diags = append(diags, decodeLifecycle(meta.Blocks[0], b)...)
+		diags = append(diags, extraBlocks(meta.Blocks, "Duplicate lifecycle block", "A block has at most one lifecycle block.")...)
 	}
 	d.l.Blocks[b.Addr] = b
 	return diags, b

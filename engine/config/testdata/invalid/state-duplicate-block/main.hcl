@@ -1,0 +1,14 @@
+landscape "test" {
+  state {
+    backend = "kubernetes"
+    cluster = cluster.runtime
+  }
+
+  state {
+    backend = "local"
+  }
+}
+
+cluster "runtime" {
+  context = "runtime"
+}
