@@ -20,11 +20,7 @@ func conditionsAndOperation(obj *unstructured.Unstructured, required, optional [
 	if s, behind := generationBehind(obj); behind {
 		return s
 	}
-	op, ok := readLastOperation(obj)
-	if !ok {
-		return notReady("not reconciled yet (no status.lastOperation)")
-	}
-	if s := operationStatus(obj, op); !s.Ready {
+	if s := lastOperationStatus(obj); !s.Ready {
 		return s
 	}
 	conds := conditions(obj)
@@ -94,11 +90,7 @@ func operationOnlyReady(obj *unstructured.Unstructured, _ Options) Status {
 	if s, behind := generationBehind(obj); behind {
 		return s
 	}
-	op, ok := readLastOperation(obj)
-	if !ok {
-		return notReady("not reconciled yet (no status.lastOperation)")
-	}
-	return operationStatus(obj, op)
+	return lastOperationStatus(obj)
 }
 
 // managedSeedReady: its Shoot was reconciled (ShootReconciled True, Gardener's ManagedSeed in

@@ -79,6 +79,16 @@ var nonRetryableCodes = []string{
 	"ERR_INFRA_UNAUTHORIZED",
 }
 
+// lastOperationStatus judges status.lastOperation: not ready while there is none (the controller
+// has not reconciled the object yet), otherwise operationStatus.
+func lastOperationStatus(obj *unstructured.Unstructured) Status {
+	op, ok := readLastOperation(obj)
+	if !ok {
+		return notReady("not reconciled yet (no status.lastOperation)")
+	}
+	return operationStatus(obj, op)
+}
+
 // operationStatus judges a present lastOperation (pkg/utils/kubernetes/health/extensions.go,
 // Gardener's "Access to the Garden Cluster for Extensions" docs/extensions/garden-api-access.md,
 // "Extension" docs/extensions/resources/extension.md): Succeeded is ready; Failed is terminal (no

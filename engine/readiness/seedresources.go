@@ -71,9 +71,5 @@ func extensionReady(obj *unstructured.Unstructured, _ Options) Status {
 	if s, behind := requireObserved(obj); behind {
 		return s
 	}
-	op, ok := readLastOperation(obj)
-	if !ok {
-		return notReady("not reconciled yet (no status.lastOperation)")
-	}
-	return operationStatus(obj, op)
+	return lastOperationStatus(obj)
 }
