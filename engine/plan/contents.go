@@ -39,18 +39,8 @@ func managedContents(changes []FieldChange, desired, live *unstructured.Unstruct
 		}
 	}
 	for _, k := range diff.UnionKeys(want, have) {
-		root := fmt.Sprintf(".contents[%s]", k)
-		w, inWant := want[k]
-		h, inHave := have[k]
-		secret := isSecretObject(w) || isSecretObject(h)
-		switch {
-		case !inHave:
-			out = append(out, walkLeaves(root, w, false, secret, red, true)...)
-		case !inWant:
-			out = append(out, walkLeaves(root, h, false, secret, red, false)...)
-		default:
-			out = append(out, diffValues(root, h, w, false, secret, red)...)
-		}
+		secret := isSecretObject(want[k]) || isSecretObject(have[k])
+		out = append(out, changesAt(fmt.Sprintf(".contents[%s]", k), have, want, k, false, secret, red)...)
 	}
 	return out
 }
@@ -107,18 +97,24 @@ func diffValues(path string, old, new any, sensitive, secretRoot bool, red *rend
 	}
 	var out []FieldChange
 	for _, k := range diff.UnionKeys(om, nm) {
-		p := childPath(path, k)
 		childSensitive := sensitive || (secretRoot && (k == "data" || k == "stringData"))
-		ov, inOld := om[k]
-		nv, inNew := nm[k]
-		switch {
-		case !inOld:
-			out = append(out, walkLeaves(p, nv, childSensitive, false, red, true)...)
-		case !inNew:
-			out = append(out, walkLeaves(p, ov, childSensitive, false, red, false)...)
-		default:
-			out = append(out, diffValues(p, ov, nv, childSensitive, false, red)...)
-		}
+		out = append(out, changesAt(childPath(path, k), om, nm, k, childSensitive, false, red)...)
 	}
 	return out
+}
+
+// changesAt lists, at path, the changes of the value under key k of the maps old and new: each
+// of its leaves added when only new has k, removed when only old has it, otherwise field by
+// field (diffValues). sensitive and secretRoot are diffValues's.
+func changesAt(path string, old, new map[string]any, k string, sensitive, secretRoot bool, red *render.Redactor) []FieldChange {
+	ov, inOld := old[k]
+	nv, inNew := new[k]
+	switch {
+	case !inOld:
+		return walkLeaves(path, nv, sensitive, secretRoot, red, true)
+	case !inNew:
+		return walkLeaves(path, ov, sensitive, secretRoot, red, false)
+	default:
+		return diffValues(path, ov, nv, sensitive, secretRoot, red)
+	}
 }
