@@ -152,18 +152,11 @@ func isScalarType(sc *smdschema.Schema, tr smdschema.TypeRef) bool {
 	return ok && a.Scalar != nil && a.Map == nil && a.List == nil
 }
 
-// closingBracket finds the ']' closing s[0] == '[', skipping quoted strings.
+// closingBracket finds the ']' closing s[0] == '[', skipping quoted strings; the last byte when
+// there is none.
 func closingBracket(s string) int {
-	inQuote := false
-	for i := 1; i < len(s); i++ {
-		switch {
-		case s[i] == '\\' && inQuote:
-			i++
-		case s[i] == '"':
-			inQuote = !inQuote
-		case s[i] == ']' && !inQuote:
-			return i
-		}
+	if i := indexOutsideQuotes(s, 1, ']'); i >= 0 {
+		return i
 	}
 	return len(s) - 1
 }
@@ -171,19 +164,31 @@ func closingBracket(s string) int {
 // splitKeys splits `name="a,b",port=80` at commas outside quotes.
 func splitKeys(s string) []string {
 	var out []string
-	inQuote, start := false, 0
-	for i := 0; i < len(s); i++ {
+	for {
+		i := indexOutsideQuotes(s, 0, ',')
+		if i < 0 {
+			return append(out, s)
+		}
+		out, s = append(out, s[:i]), s[i+1:]
+	}
+}
+
+// indexOutsideQuotes returns the index of the first c in s at or after from that is not inside a
+// double-quoted string, or -1. Within quotes a backslash escapes the next byte, so that a key
+// value such as "a\"]" neither ends the string nor the bracket.
+func indexOutsideQuotes(s string, from int, c byte) int {
+	inQuote := false
+	for i := from; i < len(s); i++ {
 		switch {
 		case s[i] == '\\' && inQuote:
 			i++
 		case s[i] == '"':
 			inQuote = !inQuote
-		case s[i] == ',' && !inQuote:
-			out = append(out, s[start:i])
-			start = i + 1
+		case s[i] == c && !inQuote:
+			return i
 		}
 	}
-	return append(out, s[start:])
+	return -1
 }
 
 func unquote(s string) string {
