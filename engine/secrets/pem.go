@@ -56,18 +56,25 @@ func pemBlock(data map[string][]byte, key string, types ...string) (*pem.Block, 
 	return nil, fmt.Errorf("%s holds a PEM block of type %q, want %q", key, block.Type, types)
 }
 
-// parseCertificate is the certificate under data[key]. Certificates are public, so the parser's
-// error is kept.
+// parseCertificate is the certificate under data[key].
 func parseCertificate(data map[string][]byte, key string) (*x509.Certificate, error) {
-	block, err := pemBlock(data, key, pemCertificate)
+	return parsePublicPEM(data, key, pemCertificate, x509.ParseCertificate)
+}
+
+// parsePublicPEM is what parse reads from the PEM block of type blockType under data[key]. Only
+// for public material (certificates, public keys): the parser's error, which may quote the
+// bytes, is kept.
+func parsePublicPEM[T any](data map[string][]byte, key, blockType string, parse func(der []byte) (T, error)) (T, error) {
+	var zero T
+	block, err := pemBlock(data, key, blockType)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	cert, err := x509.ParseCertificate(block.Bytes)
+	parsed, err := parse(block.Bytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", key, err)
+		return zero, fmt.Errorf("%s: %w", key, err)
 	}
-	return cert, nil
+	return parsed, nil
 }
 
 // errUnparseableKey replaces the parsers' errors for private keys: an ASN.1 error may quote bytes
@@ -98,15 +105,7 @@ func parsePrivateKey(data map[string][]byte, key string) (crypto.Signer, error) 
 
 // parsePublicKey is the PKIX public key under data[key].
 func parsePublicKey(data map[string][]byte, key string) (crypto.PublicKey, error) {
-	block, err := pemBlock(data, key, pemPublicKey)
-	if err != nil {
-		return nil, err
-	}
-	pub, err := x509.ParsePKIXPublicKey(block.Bytes)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", key, err)
-	}
-	return pub, nil
+	return parsePublicPEM(data, key, pemPublicKey, x509.ParsePKIXPublicKey)
 }
 
 // publicKeyEqual is the Equal method every standard library public key has.
