@@ -42,13 +42,13 @@ func Markdown(s *Schema) []byte {
 		b.WriteString("This block has no outputs.\n")
 	} else {
 		fmt.Fprintf(&b, "Other blocks read these as `%s`.\n\n", mdReferencePrefix(s))
-		b.WriteString("| Output | Type | Description |\n|---|---|---|\n")
+		mdTableHeader(&b, "Output", "Type", "Description")
 		for _, o := range s.Outputs {
 			desc := mdProse(o.Description)
 			if o.Sensitive {
 				desc = "**Sensitive.** " + desc
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", o.Name, mdCell(o.Type.FriendlyName()), mdCell(desc))
+			mdTableRow(&b, o.Name, o.Type.FriendlyName(), desc)
 		}
 	}
 	return b.Bytes()
@@ -78,10 +78,10 @@ func mdWriteBody(b *bytes.Buffer, body *Body, path string, level int) {
 		if path == "" {
 			fmt.Fprintf(b, "%s Attributes\n\n", heading)
 		}
-		b.WriteString("| Attribute | Type | Presence | Constraints | Description |\n|---|---|---|---|---|\n")
+		mdTableHeader(b, "Attribute", "Type", "Presence", "Constraints", "Description")
 		for i := range body.Attributes {
 			a := &body.Attributes[i]
-			fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s |\n", a.Name, mdCell(mdTypeName(a)), mdCell(mdPresence(a)), mdCell(mdConstraints(a)), mdCell(mdProse(a.Description)))
+			mdTableRow(b, a.Name, mdTypeName(a), mdPresence(a), mdConstraints(a), mdProse(a.Description))
 		}
 		b.WriteString("\n")
 	}
@@ -89,10 +89,10 @@ func mdWriteBody(b *bytes.Buffer, body *Body, path string, level int) {
 		if path == "" {
 			fmt.Fprintf(b, "%s Blocks\n\n", heading)
 		}
-		b.WriteString("| Block | Nesting | Description |\n|---|---|---|\n")
+		mdTableHeader(b, "Block", "Nesting", "Description")
 		for i := range body.Blocks {
 			blk := &body.Blocks[i]
-			fmt.Fprintf(b, "| `%s` | %s | %s |\n", mdPath(path, blk.Name), mdCell(mdNesting(blk)), mdCell(mdProse(blk.Description)))
+			mdTableRow(b, mdPath(path, blk.Name), mdNesting(blk), mdProse(blk.Description))
 		}
 		b.WriteString("\n")
 	}
@@ -109,6 +109,21 @@ func mdWriteBody(b *bytes.Buffer, body *Body, path string, level int) {
 		}
 		mdWriteBody(b, &blk.Body, p, level+1)
 	}
+}
+
+// mdTableHeader starts a table: the header row of the columns and the separator row under it.
+func mdTableHeader(b *bytes.Buffer, columns ...string) {
+	b.WriteString("| " + strings.Join(columns, " | ") + " |\n|" + strings.Repeat("---|", len(columns)) + "\n")
+}
+
+// mdTableRow writes a table row: the name of what the row describes as code, then each cell
+// escaped for a table (mdCell).
+func mdTableRow(b *bytes.Buffer, name string, cells ...string) {
+	fmt.Fprintf(b, "| `%s` |", name)
+	for _, c := range cells {
+		b.WriteString(" " + mdCell(c) + " |")
+	}
+	b.WriteString("\n")
 }
 
 func mdPath(path, name string) string {
