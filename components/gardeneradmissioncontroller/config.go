@@ -25,7 +25,7 @@ const certDir = "/etc/gardener-admission-controller/srv/gardener-admission-contr
 const seedsGroup = "gardener.cloud:system:seeds"
 
 func (r resolved) subjects() []map[string]any {
-	subjects := r.UnrestrictedSubjects
+	subjects := r.Values.UnrestrictedSubjects
 	if len(subjects) == 0 {
 		subjects = []Subject{{Kind: "Group", Name: seedsGroup}}
 	}
@@ -51,9 +51,9 @@ func (r resolved) config() map[string]any {
 		"healthProbes": map[string]any{"port": HealthProbePort},
 		"metrics":      map[string]any{"port": MetricsPort},
 	}
-	if len(r.ResourceSizeLimits) > 0 {
-		limits := make([]map[string]any, 0, len(r.ResourceSizeLimits))
-		for _, l := range r.ResourceSizeLimits {
+	if len(r.Values.ResourceSizeLimits) > 0 {
+		limits := make([]map[string]any, 0, len(r.Values.ResourceSizeLimits))
+		for _, l := range r.Values.ResourceSizeLimits {
 			limits = append(limits, map[string]any{
 				"apiGroups": l.APIGroups, "apiVersions": l.APIVersions, "resources": l.Resources, "size": l.Size,
 			})
@@ -61,20 +61,16 @@ func (r resolved) config() map[string]any {
 		server["resourceAdmissionConfiguration"] = map[string]any{
 			"limits":               limits,
 			"unrestrictedSubjects": r.subjects(),
-			"operationMode":        r.ResourceSizeMode,
+			"operationMode":        r.Values.ResourceSizeMode,
 		}
 	}
 	return map[string]any{
-		"apiVersion": "admissioncontroller.config.gardener.cloud/v1alpha1",
-		"kind":       "AdmissionControllerConfiguration",
-		"gardenClientConnection": map[string]any{
-			"kubeconfig": gardenercontrolplane.KubeconfigPath,
-			"qps":        100,
-			"burst":      130,
-		},
-		"logLevel":  r.LogLevel,
-		"logFormat": "json",
-		"server":    server,
+		"apiVersion":             "admissioncontroller.config.gardener.cloud/v1alpha1",
+		"kind":                   "AdmissionControllerConfiguration",
+		"gardenClientConnection": gardenercontrolplane.ClientConnection(),
+		"logLevel":               r.LogLevel,
+		"logFormat":              "json",
+		"server":                 server,
 	}
 }
 

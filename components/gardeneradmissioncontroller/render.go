@@ -27,27 +27,23 @@ const Replicas = 2
 // (schema.go) and its render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))
 
-type resolved struct {
-	Values
-	common gardenercontrolplane.Resolved
-}
+// resolved are the admission controller's values with their Common resolved.
+type resolved gardenercontrolplane.Component[Values]
 
 func resolve(v Values) (resolved, error) {
-	c, err := gardenercontrolplane.Resolve(v.Common, Name)
-	if err != nil {
-		return resolved{}, fmt.Errorf("gardener-admission-controller: %w", err)
-	}
-	v.Common = c.Common
+	c, err := gardenercontrolplane.ResolveComponent(v, Name, validate)
+	return resolved(c), err
+}
+
+// validate checks the admission controller's own values.
+func validate(v *Values) error {
 	if v.ResourceSizeMode != "block" && v.ResourceSizeMode != "log" {
-		return resolved{}, fmt.Errorf("gardener-admission-controller: resource size mode %q is not one of block, log", v.ResourceSizeMode)
+		return fmt.Errorf("resource size mode %q is not one of block, log", v.ResourceSizeMode)
 	}
 	if err := validateLimits(v.ResourceSizeLimits); err != nil {
-		return resolved{}, fmt.Errorf("gardener-admission-controller: %w", err)
+		return err
 	}
-	if err := validateSubjects(v.UnrestrictedSubjects); err != nil {
-		return resolved{}, fmt.Errorf("gardener-admission-controller: %w", err)
-	}
-	return resolved{Values: v, common: c}, nil
+	return validateSubjects(v.UnrestrictedSubjects)
 }
 
 // Objects renders the runtime cluster objects followed by the virtual garden objects.
@@ -56,7 +52,7 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	configMap, checksum, err := r.common.ComponentConfig(r.config())
+	configMap, checksum, err := r.ComponentConfig(r.config())
 	if err != nil {
 		return nil, err
 	}
@@ -65,22 +61,22 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, err
 	}
 	objs, err := gardenercontrolplane.Place(r.Cluster.Name,
-		r.common.AccessSecret(),
+		r.AccessSecret(),
 		configMap,
 		deployment,
-		r.common.Service(
+		r.Service(
 			corev1.ServicePort{Name: "https", Protocol: corev1.ProtocolTCP, Port: 443, TargetPort: intstr.FromInt32(WebhookPort)},
 			corev1.ServicePort{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: MetricsPort, TargetPort: intstr.FromInt32(MetricsPort)},
 		),
-		r.common.PodDisruptionBudget(),
+		r.PodDisruptionBudget(),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("gardener-admission-controller: %w", err)
 	}
-	role, binding := r.common.ClusterRole(rules())
+	role, binding := r.ClusterRole(rules())
 	virtual := []runtime.Object{role, binding}
 	var webhookConfig runtime.Object
-	if r.AdmissionWebhooks {
+	if r.Values.AdmissionWebhooks {
 		cfg := r.webhookConfiguration()
 		webhookConfig = cfg
 		virtual = append(virtual, cfg)
@@ -90,7 +86,7 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, fmt.Errorf("gardener-admission-controller: %w", err)
 	}
 	if webhookConfig != nil {
-		if err := setCABundle(vobjs[len(vobjs)-1].Object, r.CABundle); err != nil {
+		if err := setCABundle(vobjs[len(vobjs)-1].Object, r.Values.CABundle); err != nil {
 			return nil, fmt.Errorf("gardener-admission-controller: ca bundle: %w", err)
 		}
 	}
@@ -138,7 +134,7 @@ func (r resolved) deployment(checksum string) (*appsv1.Deployment, error) {
 				Spec: corev1.PodSpec{
 					AutomountServiceAccountToken: &no,
 					PriorityClassName:            priorityclasses.GardenSystem400, // Gardener's docs/development/priority-classes.md
-					TopologySpreadConstraints:    r.common.TopologySpread(),
+					TopologySpreadConstraints:    r.TopologySpread(),
 					Containers: []corev1.Container{{
 						Name:  Name,
 						Image: image,
@@ -162,9 +158,9 @@ func (r resolved) deployment(checksum string) (*appsv1.Deployment, error) {
 						},
 					}},
 					Volumes: []corev1.Volume{
-						r.common.ConfigVolume(),
-						r.common.KubeconfigVolume(),
-						{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: r.TLSSecretName}}},
+						r.ConfigVolume(),
+						r.KubeconfigVolume(),
+						{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: r.Values.TLSSecretName}}},
 					},
 				},
 			},

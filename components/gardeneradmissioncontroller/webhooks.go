@@ -74,10 +74,10 @@ func (r resolved) Handlers() []Handler {
 			Rules: []admissionregistrationv1.RuleWithOperations{rule("", "v1", remove, "namespaces")}, ProjectNamespacesOnly: true,
 		},
 	}
-	if len(r.ResourceSizeLimits) > 0 {
+	if len(r.Values.ResourceSizeLimits) > 0 {
 		// Denies (or logs) objects above their limit (Gardener's docs/concepts/admission-controller.md).
 		h := Handler{Name: "validate-resource-size.gardener.cloud", Path: "/webhooks/validate-resource-size"}
-		for _, l := range r.ResourceSizeLimits {
+		for _, l := range r.Values.ResourceSizeLimits {
 			h.Rules = append(h.Rules, admissionregistrationv1.RuleWithOperations{
 				Operations: createUpdate,
 				Rule:       admissionregistrationv1.Rule{APIGroups: l.APIGroups, APIVersions: l.APIVersions, Resources: l.Resources},
@@ -85,7 +85,7 @@ func (r resolved) Handlers() []Handler {
 		}
 		handlers = append(handlers, h)
 	}
-	if r.SeedRestriction {
+	if r.Values.SeedRestriction {
 		// Handles the CREATE requests of gardenlets and extensions, which the SeedAuthorizer's
 		// graph cannot decide, for the kinds of Gardener's docs/deployment/gardenlet_api_access.md that
 		// gardenlets create (Gardener's docs/deployment/gardenlet_api_access.md).

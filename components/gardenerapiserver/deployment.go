@@ -50,8 +50,8 @@ func (r resolved) args() []string {
 		"--authentication-kubeconfig=" + gardenercontrolplane.KubeconfigPath,
 		"--authorization-kubeconfig=" + gardenercontrolplane.KubeconfigPath,
 		"--kubeconfig=" + gardenercontrolplane.KubeconfigPath,
-		"--cluster-identity=" + r.ClusterIdentity,
-		"--etcd-servers=" + r.EtcdEndpoint,
+		"--cluster-identity=" + r.Values.ClusterIdentity,
+		"--etcd-servers=" + r.Values.EtcdEndpoint,
 		"--etcd-cafile=" + etcdCADir + "/ca.crt",
 		"--etcd-certfile=" + etcdClientDir + "/tls.crt",
 		"--etcd-keyfile=" + etcdClientDir + "/tls.key",
@@ -65,10 +65,10 @@ func (r resolved) args() []string {
 	if gates := gardenercontrolplane.FeatureGatesFlag(r.FeatureGates); gates != "" {
 		args = append(args, "--feature-gates="+gates)
 	}
-	if r.DefaultWatchCacheSize != nil {
-		args = append(args, "--default-watch-cache-size="+strconv.Itoa(*r.DefaultWatchCacheSize))
+	if r.Values.DefaultWatchCacheSize != nil {
+		args = append(args, "--default-watch-cache-size="+strconv.Itoa(*r.Values.DefaultWatchCacheSize))
 	}
-	if r.AuditPolicyConfigMapName != "" {
+	if r.Values.AuditPolicyConfigMapName != "" {
 		// Audit events go to standard output, where the runtime cluster's log shipping picks
 		// them up; Gardener's documentation names no backend for gardener-apiserver.
 		args = append(args, "--audit-policy-file="+auditDir+"/"+auditPolicyKey, "--audit-log-path=-")
@@ -82,11 +82,11 @@ func secretVolume(name, secret string) corev1.Volume {
 
 func (r resolved) volumes() ([]corev1.Volume, []corev1.VolumeMount) {
 	vols := []corev1.Volume{
-		r.common.KubeconfigVolume(),
-		secretVolume("etcd-ca", r.EtcdCASecretName),
-		secretVolume("etcd-client", r.EtcdClientSecretName),
-		secretVolume("tls", r.TLSSecretName),
-		secretVolume("etcd-encryption-configuration", r.EncryptionConfigSecretName),
+		r.KubeconfigVolume(),
+		secretVolume("etcd-ca", r.Values.EtcdCASecretName),
+		secretVolume("etcd-client", r.Values.EtcdClientSecretName),
+		secretVolume("tls", r.Values.TLSSecretName),
+		secretVolume("etcd-encryption-configuration", r.Values.EncryptionConfigSecretName),
 	}
 	mounts := []corev1.VolumeMount{
 		gardenercontrolplane.KubeconfigMount(),
@@ -95,9 +95,9 @@ func (r resolved) volumes() ([]corev1.Volume, []corev1.VolumeMount) {
 		{Name: "tls", MountPath: tlsDir, ReadOnly: true},
 		{Name: "etcd-encryption-configuration", MountPath: encryptionDir, ReadOnly: true},
 	}
-	if r.AuditPolicyConfigMapName != "" {
+	if r.Values.AuditPolicyConfigMapName != "" {
 		vols = append(vols, corev1.Volume{Name: "audit-policy", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-			LocalObjectReference: corev1.LocalObjectReference{Name: r.AuditPolicyConfigMapName},
+			LocalObjectReference: corev1.LocalObjectReference{Name: r.Values.AuditPolicyConfigMapName},
 		}}})
 		mounts = append(mounts, corev1.VolumeMount{Name: "audit-policy", MountPath: auditDir, ReadOnly: true})
 	}
@@ -136,7 +136,7 @@ func (r resolved) deployment() (*appsv1.Deployment, error) {
 				Spec: corev1.PodSpec{
 					AutomountServiceAccountToken: &no,
 					PriorityClassName:            priorityclasses.GardenSystem500, // Gardener's docs/development/priority-classes.md
-					TopologySpreadConstraints:    r.common.TopologySpread(),
+					TopologySpreadConstraints:    r.TopologySpread(),
 					Containers: []corev1.Container{{
 						Name:  Name,
 						Image: image,
@@ -169,7 +169,7 @@ func (r resolved) autoscaler() *autoscalingv2.HorizontalPodAutoscaler {
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: r.Namespace, Labels: gardenercontrolplane.Labels(gardenercontrolplane.Role(Name))},
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: Name},
-			MinReplicas:    r.common.Replicas(MinReplicas, MinReplicasHA),
+			MinReplicas:    r.Replicas(MinReplicas, MinReplicasHA),
 			MaxReplicas:    MaxReplicas,
 			Metrics: []autoscalingv2.MetricSpec{
 				{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{

@@ -37,20 +37,20 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	}}, nil
 }
 
-// resolved are the values with the defaults that depend on other values applied.
-type resolved struct {
-	Values
-	common gardenercontrolplane.Resolved
-}
+// resolved are the API server's values with their Common resolved and the defaults that depend on
+// other values applied.
+type resolved gardenercontrolplane.Component[Values]
 
 func resolve(v Values) (resolved, error) {
-	c, err := gardenercontrolplane.Resolve(v.Common, Name)
-	if err != nil {
-		return resolved{}, fmt.Errorf("gardener-apiserver: %w", err)
-	}
-	v.Common = c.Common
+	c, err := gardenercontrolplane.ResolveComponent(v, Name, complete)
+	return resolved(c), err
+}
+
+// complete checks the API server's own values and applies the defaults that depend on its
+// namespace.
+func complete(v *Values) error {
 	if v.ClusterIdentity == "" {
-		return resolved{}, fmt.Errorf("gardener-apiserver: cluster identity is not set")
+		return fmt.Errorf("cluster identity is not set")
 	}
 	if v.EtcdEndpoint == "" {
 		v.EtcdEndpoint = "https://virtual-garden-etcd-main-client." + v.Namespace + ".svc:2379"
@@ -67,16 +67,16 @@ func resolve(v Values) (resolved, error) {
 		}
 	}
 	if v.DefaultWatchCacheSize != nil && *v.DefaultWatchCacheSize < 0 {
-		return resolved{}, fmt.Errorf("gardener-apiserver: default watch cache size %d is negative", *v.DefaultWatchCacheSize)
+		return fmt.Errorf("default watch cache size %d is negative", *v.DefaultWatchCacheSize)
 	}
 	if _, err := EncryptedResources(v.EncryptedResources); err != nil {
-		return resolved{}, fmt.Errorf("gardener-apiserver: %w", err)
+		return err
 	}
-	return resolved{Values: v, common: c}, nil
+	return nil
 }
 
 // runtimeServiceIP is the address as an IP, or nil for a DNS name.
-func (r resolved) runtimeServiceIP() net.IP { return net.ParseIP(r.RuntimeServiceAddress) }
+func (r resolved) runtimeServiceIP() net.IP { return net.ParseIP(r.Values.RuntimeServiceAddress) }
 
 // Objects renders the runtime cluster objects followed by the virtual garden objects.
 func Objects(v Values) ([]render.Object, error) {
@@ -89,11 +89,11 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, err
 	}
 	runtimeObjs, err := gardenercontrolplane.Place(r.Cluster.Name,
-		r.common.AccessSecret(),
+		r.AccessSecret(),
 		deployment,
-		r.common.Service(servicePort()),
+		r.Service(servicePort()),
 		r.autoscaler(),
-		r.common.PodDisruptionBudget(),
+		r.PodDisruptionBudget(),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("gardener-apiserver: %w", err)
@@ -108,14 +108,14 @@ func Objects(v Values) ([]render.Object, error) {
 func (r resolved) virtualObjects() ([]render.Object, error) {
 	typed := []runtime.Object{}
 	typed = append(typed, r.rbac()...)
-	if r.RegisterAPIServices {
+	if r.Values.RegisterAPIServices {
 		typed = append(typed, r.virtualService()...)
 	}
 	objs, err := gardenercontrolplane.Place(r.VirtualCluster.Name, typed...)
 	if err != nil {
 		return nil, err
 	}
-	if r.RegisterAPIServices {
+	if r.Values.RegisterAPIServices {
 		objs = append(objs, kube.On(r.VirtualCluster.Name, "", r.apiServices()...)...)
 	}
 	return objs, nil

@@ -55,8 +55,8 @@ func (r resolved) apiServices() []*unstructured.Unstructured {
 				"port":      int64(443),
 			},
 		}
-		if r.CABundle != "" {
-			spec["caBundle"] = gardenercontrolplane.CABundle(r.CABundle)
+		if r.Values.CABundle != "" {
+			spec["caBundle"] = gardenercontrolplane.CABundle(r.Values.CABundle)
 		}
 		out = append(out, kube.Custom("apiregistration.k8s.io/v1", "APIService", "", s.Version+"."+s.Group, labels, map[string]any{"spec": spec}))
 	}
@@ -77,7 +77,7 @@ func (r resolved) virtualService() []runtime.Object {
 	if ip == nil {
 		return []runtime.Object{&corev1.Service{ObjectMeta: meta, Spec: corev1.ServiceSpec{
 			Type:         corev1.ServiceTypeExternalName,
-			ExternalName: r.RuntimeServiceAddress,
+			ExternalName: r.Values.RuntimeServiceAddress,
 			Ports:        []corev1.ServicePort{{Name: "https", Protocol: corev1.ProtocolTCP, Port: 443, TargetPort: intstr.FromInt32(443)}},
 		}}}
 	}
@@ -93,7 +93,7 @@ func (r resolved) virtualService() []runtime.Object {
 	endpoints := &corev1.Endpoints{ //nolint:staticcheck // Gardener's docs/concepts/operator.md names Endpoints; the slice below serves newer readers.
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: meta.Namespace, Labels: with(labels, "endpointslice.kubernetes.io/skip-mirror", "true")},
 		Subsets: []corev1.EndpointSubset{{ //nolint:staticcheck // see above
-			Addresses: []corev1.EndpointAddress{{IP: r.RuntimeServiceAddress}},
+			Addresses: []corev1.EndpointAddress{{IP: r.Values.RuntimeServiceAddress}},
 			Ports:     []corev1.EndpointPort{{Name: "https", Protocol: corev1.ProtocolTCP, Port: 443}}, //nolint:staticcheck // see above
 		}},
 	}
@@ -107,7 +107,7 @@ func (r resolved) virtualService() []runtime.Object {
 			discoveryv1.LabelServiceName, Name), discoveryv1.LabelManagedBy, "declarative-gardener")},
 		AddressType: family,
 		Endpoints: []discoveryv1.Endpoint{{
-			Addresses:  []string{r.RuntimeServiceAddress},
+			Addresses:  []string{r.Values.RuntimeServiceAddress},
 			Conditions: discoveryv1.EndpointConditions{Ready: &ready},
 		}},
 		Ports: []discoveryv1.EndpointPort{{Name: &portName, Protocol: &proto, Port: &port}},
@@ -122,9 +122,9 @@ func (r resolved) virtualService() []runtime.Object {
 // policy configurations, priority and fairness settings).
 func (r resolved) rbac() []runtime.Object {
 	labels := gardenercontrolplane.Labels(gardenercontrolplane.Role(Name))
-	subject := r.common.Subject()
+	subject := r.Subject()
 	read := []string{"get", "list", "watch"}
-	role, binding := r.common.ClusterRole(append([]rbacv1.PolicyRule{
+	role, binding := r.ClusterRole(append([]rbacv1.PolicyRule{
 		{APIGroups: []string{""}, Resources: []string{"configmaps", "namespaces", "resourcequotas", "secrets", "serviceaccounts"}, Verbs: read},
 		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}},
 		{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"clusterrolebindings", "clusterroles", "rolebindings", "roles"}, Verbs: read},

@@ -1,9 +1,5 @@
 package gardenercontrollermanager
 
-import (
-	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
-)
-
 // concurrentSyncs is the number of workers of each controller; Gardener's documentation gives none,
 // 5 is Gardener's usual default.
 const concurrentSyncs = 5
@@ -17,8 +13,8 @@ var controllersWithoutOptions = []string{
 }
 
 func (r resolved) quotas() []map[string]any {
-	out := make([]map[string]any, 0, len(r.ProjectQuotas))
-	for _, q := range r.ProjectQuotas {
+	out := make([]map[string]any, 0, len(r.Values.ProjectQuotas))
+	for _, q := range r.Values.ProjectQuotas {
 		hard := map[string]any{}
 		for k, v := range q.Hard {
 			hard[k] = v
@@ -45,47 +41,34 @@ func (r resolved) config() map[string]any {
 	for _, c := range controllersWithoutOptions {
 		controllers[c] = map[string]any{"concurrentSyncs": concurrentSyncs}
 	}
-	controllers["bastion"] = map[string]any{"concurrentSyncs": concurrentSyncs, "maxLifetime": r.BastionMaxLifetime}
-	if r.EventTTL != "" {
+	controllers["bastion"] = map[string]any{"concurrentSyncs": concurrentSyncs, "maxLifetime": r.Values.BastionMaxLifetime}
+	if r.Values.EventTTL != "" {
 		// The event controller runs only when configured (Gardener's
 		// docs/concepts/controller-manager.md).
-		controllers["event"] = map[string]any{"concurrentSyncs": concurrentSyncs, "ttlNonShootEvents": r.EventTTL}
+		controllers["event"] = map[string]any{"concurrentSyncs": concurrentSyncs, "ttlNonShootEvents": r.Values.EventTTL}
 	}
 	project := map[string]any{
 		"concurrentSyncs":         concurrentSyncs,
-		"minimumLifetimeDays":     r.ProjectMinimumLifetimeDays,
-		"staleGracePeriodDays":    r.ProjectStaleGracePeriodDays,
-		"staleExpirationTimeDays": r.ProjectStaleExpirationTimeDays,
+		"minimumLifetimeDays":     r.Values.ProjectMinimumLifetimeDays,
+		"staleGracePeriodDays":    r.Values.ProjectStaleGracePeriodDays,
+		"staleExpirationTimeDays": r.Values.ProjectStaleExpirationTimeDays,
 	}
-	if len(r.ProjectQuotas) > 0 {
+	if len(r.Values.ProjectQuotas) > 0 {
 		project["quotas"] = r.quotas()
 	}
 	controllers["project"] = project
-	controllers["seed"] = map[string]any{"concurrentSyncs": concurrentSyncs, "monitorPeriod": r.SeedMonitorPeriod}
-	if r.BackupBucketsConditionThreshold != "" {
+	controllers["seed"] = map[string]any{"concurrentSyncs": concurrentSyncs, "monitorPeriod": r.Values.SeedMonitorPeriod}
+	if r.Values.BackupBucketsConditionThreshold != "" {
 		// The Backup Buckets Check reports Progressing before False for this long (Gardener's
 		// docs/concepts/controller-manager.md), in the conditionThresholds form of the care controllers
 		// (Gardener's "gardenlet" docs/concepts/gardenlet.md).
 		controllers["seedBackupBucketsCheck"] = map[string]any{
 			"concurrentSyncs":     concurrentSyncs,
-			"conditionThresholds": []any{map[string]any{"type": "BackupBucketsReady", "duration": r.BackupBucketsConditionThreshold}},
+			"conditionThresholds": []any{map[string]any{"type": "BackupBucketsReady", "duration": r.Values.BackupBucketsConditionThreshold}},
 		}
 	}
-	out := map[string]any{
-		"apiVersion":             "controllermanager.config.gardener.cloud/v1alpha1",
-		"kind":                   "ControllerManagerConfiguration",
-		"gardenClientConnection": gardenercontrolplane.ClientConnection(),
-		"leaderElection":         gardenercontrolplane.LeaderElection(),
-		"logLevel":               r.LogLevel,
-		"logFormat":              "json",
-		"server": map[string]any{
-			"healthProbes": map[string]any{"port": HealthProbePort},
-			"metrics":      map[string]any{"port": MetricsPort},
-		},
-		"controllers": controllers,
-	}
-	if gates := gardenercontrolplane.FeatureGatesConfig(r.FeatureGates); gates != nil {
-		out["featureGates"] = gates
-	}
+	out := r.ControllerConfig("controllermanager.config.gardener.cloud/v1alpha1", "ControllerManagerConfiguration",
+		"gardenClientConnection", HealthProbePort, MetricsPort)
+	out["controllers"] = controllers
 	return out
 }

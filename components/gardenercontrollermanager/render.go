@@ -34,17 +34,16 @@ const (
 // (schema.go) and its render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))
 
-type resolved struct {
-	Values
-	common gardenercontrolplane.Resolved
-}
+// resolved are the controller manager's values with their Common resolved.
+type resolved gardenercontrolplane.Component[Values]
 
 func resolve(v Values) (resolved, error) {
-	c, err := gardenercontrolplane.Resolve(v.Common, Name)
-	if err != nil {
-		return resolved{}, fmt.Errorf("gardener-controller-manager: %w", err)
-	}
-	v.Common = c.Common
+	c, err := gardenercontrolplane.ResolveComponent(v, Name, validate)
+	return resolved(c), err
+}
+
+// validate checks the controller manager's own values.
+func validate(v *Values) error {
 	for _, d := range []struct {
 		name  string
 		value string
@@ -53,7 +52,7 @@ func resolve(v Values) (resolved, error) {
 			continue
 		}
 		if p, err := time.ParseDuration(d.value); err != nil || p <= 0 {
-			return resolved{}, fmt.Errorf("gardener-controller-manager: %s %q is not a positive duration such as 1h", d.name, d.value)
+			return fmt.Errorf("%s %q is not a positive duration such as 1h", d.name, d.value)
 		}
 	}
 	for _, d := range []struct {
@@ -65,15 +64,15 @@ func resolve(v Values) (resolved, error) {
 		{v.ProjectStaleExpirationTimeDays, "project stale expiration time days"},
 	} {
 		if d.value < 0 {
-			return resolved{}, fmt.Errorf("gardener-controller-manager: %s %d is negative", d.name, d.value)
+			return fmt.Errorf("%s %d is negative", d.name, d.value)
 		}
 	}
 	for i, q := range v.ProjectQuotas {
 		if len(q.Hard) == 0 {
-			return resolved{}, fmt.Errorf("gardener-controller-manager: project quota %d has no hard limits", i+1)
+			return fmt.Errorf("project quota %d has no hard limits", i+1)
 		}
 	}
-	return resolved{Values: v, common: c}, nil
+	return nil
 }
 
 // Objects renders the runtime cluster objects followed by the virtual garden objects.
@@ -82,14 +81,14 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	configMap, checksum, err := r.common.ComponentConfig(r.config())
+	configMap, checksum, err := r.ComponentConfig(r.config())
 	if err != nil {
 		return nil, err
 	}
-	deployment, err := r.common.ControllerDeployment(gardenercontrolplane.Controller{
+	deployment, err := r.ControllerDeployment(gardenercontrolplane.Controller{
 		Image:         images.GardenerControllerManager,
 		PriorityClass: priorityclasses.GardenSystem200, // Gardener's docs/development/priority-classes.md
-		Replicas:      *r.common.Replicas(Replicas, ReplicasHA),
+		Replicas:      *r.Replicas(Replicas, ReplicasHA),
 		HealthPort:    HealthProbePort,
 		MetricsPort:   MetricsPort,
 		CPU:           "100m",
@@ -100,11 +99,11 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, err
 	}
 	objs, err := gardenercontrolplane.Place(r.Cluster.Name,
-		r.common.AccessSecret(), configMap, deployment, r.common.MetricsService(MetricsPort), r.common.PodDisruptionBudget())
+		r.AccessSecret(), configMap, deployment, r.MetricsService(MetricsPort), r.PodDisruptionBudget())
 	if err != nil {
 		return nil, fmt.Errorf("gardener-controller-manager: %w", err)
 	}
-	role, binding := r.common.ClusterRole(rules())
+	role, binding := r.ClusterRole(rules())
 	bootstrapper, bootstrappers := seedBootstrapper()
 	virtual, err := gardenercontrolplane.Place(r.VirtualCluster.Name, role, binding, bootstrapper, bootstrappers)
 	if err != nil {

@@ -89,6 +89,39 @@ func Resolve(c Common, component string) (Resolved, error) {
 	return Resolved{Common: c, Component: component}, nil
 }
 
+// Component is one component's values with their Common resolved for it: Values are the
+// component's own values (with the resolved Common written back), Resolved what every control
+// plane component renders from.
+type Component[V any] struct {
+	Values V
+	Resolved
+}
+
+// embedsCommon is what the Values of every control plane component are: values that embed Common.
+type embedsCommon interface{ common() *Common }
+
+func (c *Common) common() *Common { return c }
+
+// ResolveComponent resolves the Common that a component's values embed (Resolve) and writes the
+// defaults that depend on the component back into them; complete then checks the component's own
+// values and applies their defaults that depend on other values. Every error names the component,
+// as all four components' errors do.
+func ResolveComponent[V any, P interface {
+	*V
+	embedsCommon
+}](v V, component string, complete func(*V) error) (Component[V], error) {
+	common := P(&v).common()
+	r, err := Resolve(*common, component)
+	if err != nil {
+		return Component[V]{}, fmt.Errorf("%s: %w", component, err)
+	}
+	*common = r.Common
+	if err := complete(&v); err != nil {
+		return Component[V]{}, fmt.Errorf("%s: %w", component, err)
+	}
+	return Component[V]{Values: v, Resolved: r}, nil
+}
+
 // Labels are the labels of a component's objects and the selector of its pods. Gardener labels
 // its control plane with app: gardener and the component's role (the legacy chart's garden
 // namespace label app: gardener, Gardener's docs/deployment/setup_gardener.md; the role values are

@@ -86,6 +86,33 @@ func (r Resolved) MetricsService(port int32) *corev1.Service {
 	return r.Service(corev1.ServicePort{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: port, TargetPort: intstr.FromInt32(port)})
 }
 
+// ControllerConfig is what the component configurations of gardener-controller-manager and
+// gardener-scheduler share (ControllerManagerConfiguration in
+// pkg/controllermanager/apis/config/v1alpha1/types.go, SchedulerConfiguration in
+// pkg/scheduler/apis/config/v1alpha1/types.go in gardener/gardener at v1.120.0): the
+// configuration's apiVersion and kind, the client connection to the virtual garden under
+// clientConnectionKey (gardenClientConnection in the controller manager's, clientConnection in the
+// scheduler's), leader election, JSON logs at the component's log level, the health probe and
+// metrics servers and the feature gates. The caller adds its controllers.
+func (r Resolved) ControllerConfig(apiVersion, kind, clientConnectionKey string, healthPort, metricsPort int) map[string]any {
+	out := map[string]any{
+		"apiVersion":        apiVersion,
+		"kind":              kind,
+		clientConnectionKey: ClientConnection(),
+		"leaderElection":    LeaderElection(),
+		"logLevel":          r.LogLevel,
+		"logFormat":         "json",
+		"server": map[string]any{
+			"healthProbes": map[string]any{"port": healthPort},
+			"metrics":      map[string]any{"port": metricsPort},
+		},
+	}
+	if gates := FeatureGatesConfig(r.FeatureGates); gates != nil {
+		out["featureGates"] = gates
+	}
+	return out
+}
+
 // ClientConnection is the client connection section of a component configuration for the
 // virtual garden.
 func ClientConnection() map[string]any {

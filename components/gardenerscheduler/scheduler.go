@@ -61,14 +61,11 @@ var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // Objects renders the runtime cluster objects followed by the virtual garden objects.
 func Objects(v Values) ([]render.Object, error) {
-	r, err := gardenercontrolplane.Resolve(v.Common, Name)
+	r, err := gardenercontrolplane.ResolveComponent(v, Name, validate)
 	if err != nil {
-		return nil, fmt.Errorf("gardener-scheduler: %w", err)
+		return nil, err
 	}
-	if !slices.Contains(Strategies, v.Strategy) {
-		return nil, fmt.Errorf("gardener-scheduler: strategy %q is not one of SameRegion, MinimalDistance", v.Strategy)
-	}
-	configMap, checksum, err := r.ComponentConfig(schedulerConfig(r, v.Strategy))
+	configMap, checksum, err := r.ComponentConfig(schedulerConfig(r.Resolved, r.Values.Strategy))
 	if err != nil {
 		return nil, err
 	}
@@ -98,29 +95,24 @@ func Objects(v Values) ([]render.Object, error) {
 	return append(objs, virtual...), nil
 }
 
+// validate checks the scheduler's own value, its strategy.
+func validate(v *Values) error {
+	if !slices.Contains(Strategies, v.Strategy) {
+		return fmt.Errorf("strategy %q is not one of SameRegion, MinimalDistance", v.Strategy)
+	}
+	return nil
+}
+
 // schedulerConfig is the SchedulerConfiguration (Gardener's docs/concepts/scheduler.md); the
 // scheduler serves no webhooks, so it needs no TLS (Gardener's docs/concepts/scheduler.md).
 func schedulerConfig(r gardenercontrolplane.Resolved, strategy string) map[string]any {
-	out := map[string]any{
-		"apiVersion":       "scheduler.config.gardener.cloud/v1alpha1",
-		"kind":             "SchedulerConfiguration",
-		"clientConnection": gardenercontrolplane.ClientConnection(),
-		"leaderElection":   gardenercontrolplane.LeaderElection(),
-		"logLevel":         r.LogLevel,
-		"logFormat":        "json",
-		"server": map[string]any{
-			"healthProbes": map[string]any{"port": HealthProbePort},
-			"metrics":      map[string]any{"port": MetricsPort},
-		},
-		"schedulers": map[string]any{"shoot": map[string]any{
-			"concurrentSyncs":                5,
-			"retrySyncPeriod":                "15s",
-			"candidateDeterminationStrategy": strategy,
-		}},
-	}
-	if gates := gardenercontrolplane.FeatureGatesConfig(r.FeatureGates); gates != nil {
-		out["featureGates"] = gates
-	}
+	out := r.ControllerConfig("scheduler.config.gardener.cloud/v1alpha1", "SchedulerConfiguration",
+		"clientConnection", HealthProbePort, MetricsPort)
+	out["schedulers"] = map[string]any{"shoot": map[string]any{
+		"concurrentSyncs":                5,
+		"retrySyncPeriod":                "15s",
+		"candidateDeterminationStrategy": strategy,
+	}}
 	return out
 }
 
