@@ -78,11 +78,7 @@ import custom/*.server
 // CoreDNS renders the cluster DNS: the Deployment coredns with its HPA, the Service kube-dns on
 // the cluster DNS address, its configuration and RBAC.
 func CoreDNS(v Values) ([]*unstructured.Unstructured, error) {
-	p, err := prepare(v)
-	if err != nil {
-		return nil, err
-	}
-	return p.coreDNS()
+	return renderPrepared(v, (*prepared).coreDNS)
 }
 
 func (p *prepared) coreDNS() ([]*unstructured.Unstructured, error) {

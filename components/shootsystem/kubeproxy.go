@@ -43,10 +43,11 @@ func KubeProxyDaemonSetName(pool, version string) string {
 // DaemonSet per worker pool. Nothing when kube-proxy is disabled (Gardener's KubeProxyConfig in
 // docs/api-reference/core.md).
 func KubeProxy(v Values) ([]*unstructured.Unstructured, error) {
-	p, err := prepare(v)
-	if err != nil {
-		return nil, err
-	}
+	return renderPrepared(v, (*prepared).kubeProxy)
+}
+
+// kubeProxy is what KubeProxy renders, from prepared values.
+func (p *prepared) kubeProxy() ([]*unstructured.Unstructured, error) {
 	if p.KubeProxy.Disabled {
 		return nil, nil
 	}

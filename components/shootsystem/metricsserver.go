@@ -35,11 +35,7 @@ var metricsServerLabels = map[string]string{"k8s-app": MetricsServerName}
 // (Gardener's docs/usage/autoscaling/shoot_autoscaling.md): its Deployment, Service, APIService and
 // RBAC.
 func MetricsServer(v Values) ([]*unstructured.Unstructured, error) {
-	p, err := prepare(v)
-	if err != nil {
-		return nil, err
-	}
-	return p.metricsServer()
+	return renderPrepared(v, (*prepared).metricsServer)
 }
 
 func (p *prepared) metricsServer() ([]*unstructured.Unstructured, error) {

@@ -35,14 +35,12 @@ var nodeLocalDNSLabels = map[string]string{"k8s-app": NodeLocalDNSName}
 // docs/usage/networking/node-local-dns.md), nothing otherwise: its DaemonSet, configuration and the
 // kube-dns-upstream Service.
 func NodeLocalDNS(v Values) ([]*unstructured.Unstructured, error) {
-	p, err := prepare(v)
-	if err != nil {
-		return nil, err
-	}
-	if !p.NodeLocalDNS.Enabled {
-		return nil, nil
-	}
-	return p.nodeLocalDNS()
+	return renderPrepared(v, func(p *prepared) ([]*unstructured.Unstructured, error) {
+		if !p.NodeLocalDNS.Enabled {
+			return nil, nil
+		}
+		return p.nodeLocalDNS()
+	})
 }
 
 // bindAddresses are the addresses the cache answers on: with kube-proxy in IPTables mode also

@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/images"
@@ -180,6 +181,16 @@ type prepared struct {
 	Values
 	images       images.Vector
 	clusterDNSIP string
+}
+
+// renderPrepared renders one component of the shoot system from the values, checked and defaulted
+// by prepare as Parts does.
+func renderPrepared(v Values, component func(*prepared) ([]*unstructured.Unstructured, error)) ([]*unstructured.Unstructured, error) {
+	p, err := prepare(v)
+	if err != nil {
+		return nil, err
+	}
+	return component(p)
 }
 
 // prepare checks the values and applies the defaults.

@@ -36,11 +36,7 @@ var vpnShootLabels = map[string]string{"app": VPNShootName}
 // docs/development/reversed-vpn-tunnel.md). A StatefulSet, because each pod needs a stable index
 // for its bonding address; Gardener's documentation does not name the kind.
 func VPNShoot(v Values) ([]*unstructured.Unstructured, error) {
-	p, err := prepare(v)
-	if err != nil {
-		return nil, err
-	}
-	return p.vpnShoot()
+	return renderPrepared(v, (*prepared).vpnShoot)
 }
 
 func (p *prepared) vpnShoot() ([]*unstructured.Unstructured, error) {
