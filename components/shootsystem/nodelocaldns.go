@@ -88,7 +88,8 @@ func (p *prepared) nodeLocalCorefile() string {
   health %s:%d
 }
 `, clusterDomain, bind, toCluster, NodeLocalDNSAddress, nodeLocalDNSHealth)
-	for _, zone := range []string{"in-addr.arpa", "ip6.arpa"} {
+	// The reverse zones go to CoreDNS as the cluster domain does, every other name upstream.
+	for _, zone := range []struct{ name, forward string }{{"in-addr.arpa", toCluster}, {"ip6.arpa", toCluster}, {".", toUpstream}} {
 		fmt.Fprintf(&b, `%s:53 {
   errors
   cache 30
@@ -98,18 +99,8 @@ func (p *prepared) nodeLocalCorefile() string {
   %s
   prometheus :9253
 }
-`, zone, bind, toCluster)
+`, zone.name, bind, zone.forward)
 	}
-	fmt.Fprintf(&b, `.:53 {
-  errors
-  cache 30
-  reload
-  loop
-  bind %s
-  %s
-  prometheus :9253
-}
-`, bind, toUpstream)
 	return b.String()
 }
 
