@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
@@ -80,11 +81,7 @@ func deployment(r Role, ns, image string, ha bool, config string) *appsv1.Deploy
 					// docs/development/priority-classes.md).
 					PriorityClassName:         priorityclasses.System800,
 					TopologySpreadConstraints: spread,
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr.To(true),
-						RunAsUser:      ptr.To(int64(65532)),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
+					SecurityContext:           kube.NonRootPod(65532),
 					Containers: []corev1.Container{{
 						Name:    "dependency-watchdog",
 						Image:   image,
@@ -105,11 +102,8 @@ func deployment(r Role, ns, image string, ha bool, config string) *appsv1.Deploy
 							corev1.ResourceCPU:    resource.MustParse("20m"),
 							corev1.ResourceMemory: resource.MustParse("64Mi"),
 						}},
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: ptr.To(false),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-						},
-						VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: configDir, ReadOnly: true}},
+						SecurityContext: kube.Unprivileged(),
+						VolumeMounts:    []corev1.VolumeMount{{Name: "config", MountPath: configDir, ReadOnly: true}},
 					}},
 					Volumes: []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{
 						ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(r)}},

@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
@@ -73,11 +74,7 @@ func deployment(v Values, vector images.Vector, overwrite *corev1.ConfigMap) (*a
 	pod := corev1.PodSpec{
 		ServiceAccountName: Name,
 		PriorityClassName:  cmp.Or(v.PriorityClassName, PriorityClass),
-		SecurityContext: &corev1.PodSecurityContext{
-			RunAsNonRoot:   ptr.To(true),
-			RunAsUser:      ptr.To[int64](65532),
-			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-		},
+		SecurityContext:    kube.NonRootPod(65532),
 		Containers: []corev1.Container{{
 			Name:            Name,
 			Image:           image,
@@ -89,12 +86,8 @@ func deployment(v Values, vector images.Vector, overwrite *corev1.ConfigMap) (*a
 				corev1.ResourceCPU:    resource.MustParse("50m"),
 				corev1.ResourceMemory: resource.MustParse("128Mi"),
 			}},
-			SecurityContext: &corev1.SecurityContext{
-				AllowPrivilegeEscalation: ptr.To(false),
-				ReadOnlyRootFilesystem:   ptr.To(true),
-				Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-			},
-			VolumeMounts: []corev1.VolumeMount{{Name: imageVectorVolume, MountPath: imageVectorMountPath, ReadOnly: true}},
+			SecurityContext: kube.UnprivilegedReadOnly(),
+			VolumeMounts:    []corev1.VolumeMount{{Name: imageVectorVolume, MountPath: imageVectorMountPath, ReadOnly: true}},
 		}},
 		Volumes: []corev1.Volume{{
 			Name: imageVectorVolume,

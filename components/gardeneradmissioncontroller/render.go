@@ -14,6 +14,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -150,7 +151,7 @@ func (r resolved) deployment(checksum string) (*appsv1.Deployment, error) {
 						}},
 						LivenessProbe:   probe("/healthz"),
 						ReadinessProbe:  probe("/readyz"),
-						SecurityContext: gardenercontrolplane.ContainerSecurityContext(),
+						SecurityContext: kube.Unprivileged(),
 						VolumeMounts: []corev1.VolumeMount{
 							gardenercontrolplane.ConfigMount(),
 							gardenercontrolplane.KubeconfigMount(),

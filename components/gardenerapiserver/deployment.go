@@ -14,6 +14,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
 
@@ -149,7 +150,7 @@ func (r resolved) deployment() (*appsv1.Deployment, error) {
 						}},
 						LivenessProbe:   probe("/livez"),
 						ReadinessProbe:  probe("/readyz"),
-						SecurityContext: gardenercontrolplane.ContainerSecurityContext(),
+						SecurityContext: kube.Unprivileged(),
 						VolumeMounts:    mounts,
 					}},
 					Volumes: vols,

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
 // Controller describes the Deployment of a component that reads one component configuration
@@ -71,7 +72,7 @@ func (r Resolved) ControllerDeployment(c Controller) (*appsv1.Deployment, error)
 						}},
 						LivenessProbe:   probe("/healthz"),
 						ReadinessProbe:  probe("/readyz"),
-						SecurityContext: ContainerSecurityContext(),
+						SecurityContext: kube.Unprivileged(),
 						VolumeMounts:    []corev1.VolumeMount{ConfigMount(), KubeconfigMount()},
 					}},
 					Volumes: []corev1.Volume{r.ConfigVolume(), r.KubeconfigVolume()},

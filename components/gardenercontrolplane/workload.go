@@ -100,15 +100,6 @@ func (r Resolved) Service(ports ...corev1.ServicePort) *corev1.Service {
 	}
 }
 
-// ContainerSecurityContext keeps the containers unprivileged; none of them needs more.
-func ContainerSecurityContext() *corev1.SecurityContext {
-	no := false
-	return &corev1.SecurityContext{
-		AllowPrivilegeEscalation: &no,
-		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-	}
-}
-
 // Replicas picks the replica count: one value without and one with high availability.
 func (r Resolved) Replicas(normal, ha int32) *int32 {
 	if r.HighAvailability {

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
@@ -80,11 +81,7 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 					// gardener-system-critical.
 					PriorityClassName:         priorityclasses.SystemCritical,
 					TopologySpreadConstraints: spread,
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr.To(true),
-						RunAsUser:      ptr.To(int64(65532)),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
+					SecurityContext:           kube.NonRootPod(65532),
 					Containers: []corev1.Container{{
 						Name:  Name,
 						Image: image,
@@ -102,11 +99,8 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 							corev1.ResourceCPU:    resource.MustParse("100m"),
 							corev1.ResourceMemory: resource.MustParse("256Mi"),
 						}},
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: ptr.To(false),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-						},
-						VolumeMounts: []corev1.VolumeMount{{Name: "config", MountPath: configDir, ReadOnly: true}},
+						SecurityContext: kube.Unprivileged(),
+						VolumeMounts:    []corev1.VolumeMount{{Name: "config", MountPath: configDir, ReadOnly: true}},
 					}},
 					Volumes: []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{
 						ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName}},

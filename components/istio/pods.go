@@ -1,6 +1,7 @@
 package istio
 
 import (
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,7 +34,7 @@ func (p istioPod) spec() corev1.PodSpec {
 	spec := corev1.PodSpec{
 		ServiceAccountName:        p.serviceAccount,
 		PriorityClassName:         p.priorityClass,
-		SecurityContext:           podSecurity(),
+		SecurityContext:           kube.NonRootPodOwningVolumes(istioUser),
 		TopologySpreadConstraints: p.spread,
 		Containers: []corev1.Container{{
 			Name:           p.container,
@@ -83,25 +84,11 @@ func spread(n int32, zonal bool, labels map[string]string) []corev1.TopologySpre
 	return out
 }
 
-// podSecurity runs the pod as Istio's unprivileged user with the runtime's seccomp profile.
-func podSecurity() *corev1.PodSecurityContext {
-	return &corev1.PodSecurityContext{
-		RunAsUser:      ptr.To(istioUser),
-		RunAsGroup:     ptr.To(istioUser),
-		RunAsNonRoot:   ptr.To(true),
-		FSGroup:        ptr.To(istioUser),
-		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-	}
-}
-
-// containerSecurity drops every capability and keeps the root file system read-only.
+// containerSecurity is kube.UnprivilegedReadOnly that also says the container is not privileged.
 func containerSecurity() *corev1.SecurityContext {
-	return &corev1.SecurityContext{
-		AllowPrivilegeEscalation: ptr.To(false),
-		Privileged:               ptr.To(false),
-		ReadOnlyRootFilesystem:   ptr.To(true),
-		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-	}
+	s := kube.UnprivilegedReadOnly()
+	s.Privileged = ptr.To(false)
+	return s
 }
 
 // fieldEnv is an environment variable from the pod's own fields.

@@ -99,13 +99,7 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 					// unless the values say otherwise (validate).
 					PriorityClassName:         v.PriorityClassName,
 					TopologySpreadConstraints: spread,
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr.To(true),
-						RunAsUser:      ptr.To(int64(65532)),
-						RunAsGroup:     ptr.To(int64(65532)),
-						FSGroup:        ptr.To(int64(65532)),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
+					SecurityContext:           kube.NonRootPodOwningVolumes(65532),
 					Containers: []corev1.Container{{
 						Name:    Name,
 						Image:   image,
@@ -122,11 +116,8 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 							corev1.ResourceCPU:    resource.MustParse("10m"),
 							corev1.ResourceMemory: resource.MustParse("64Mi"),
 						}},
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: ptr.To(false),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-						},
-						VolumeMounts: mounts,
+						SecurityContext: kube.Unprivileged(),
+						VolumeMounts:    mounts,
 					}},
 					Volumes: volumes,
 				},

@@ -192,7 +192,7 @@ func deployment(v Values, meta metav1.ObjectMeta, labels map[string]string) *app
 			ObjectMeta: metav1.ObjectMeta{Labels: labels},
 			Spec: corev1.PodSpec{
 				ServiceAccountName: v.Name,
-				SecurityContext:    &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(65532)), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+				SecurityContext:    kube.NonRootPod(65532),
 				TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
 					MaxSkew: 1, TopologyKey: corev1.LabelHostname, WhenUnsatisfiable: corev1.ScheduleAnyway,
 					LabelSelector: &metav1.LabelSelector{MatchLabels: labels},
@@ -206,10 +206,7 @@ func deployment(v Values, meta metav1.ObjectMeta, labels map[string]string) *app
 						{Name: "probes", ContainerPort: ProbePort, Protocol: corev1.ProtocolTCP},
 					},
 					LivenessProbe: probe("/healthz"), ReadinessProbe: probe("/readyz"),
-					SecurityContext: &corev1.SecurityContext{
-						AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
-						Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-					},
+					SecurityContext: kube.UnprivilegedReadOnly(),
 				}},
 				Volumes: volumes,
 			},

@@ -28,11 +28,7 @@ func backendObjects(v Values, image string) []runtime.Object {
 			AutomountServiceAccountToken: ptr.To(false),
 			PriorityClassName:            v.PriorityClassName,
 			TopologySpreadConstraints:    spread(n, labels),
-			SecurityContext: &corev1.PodSecurityContext{
-				RunAsUser:      ptr.To[int64](65534),
-				RunAsNonRoot:   ptr.To(true),
-				SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-			},
+			SecurityContext:              kube.NonRootPod(65534),
 			Containers: []corev1.Container{{
 				Name:           BackendName,
 				Image:          image,
@@ -43,11 +39,7 @@ func backendObjects(v Values, image string) []runtime.Object {
 					corev1.ResourceCPU:    resource.MustParse("10m"),
 					corev1.ResourceMemory: resource.MustParse("20Mi"),
 				}},
-				SecurityContext: &corev1.SecurityContext{
-					AllowPrivilegeEscalation: ptr.To(false),
-					ReadOnlyRootFilesystem:   ptr.To(true),
-					Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-				},
+				SecurityContext: kube.UnprivilegedReadOnly(),
 			}},
 		}),
 		&corev1.Service{

@@ -3,6 +3,7 @@ package observability
 import (
 	"fmt"
 
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -51,7 +52,7 @@ func blackboxObjects(s stack, v ShootValues) ([]runtime.Object, error) {
 	}
 	pod := corev1.PodSpec{
 		AutomountServiceAccountToken: ptr.To(false),
-		SecurityContext:              podSecurity(nobody),
+		SecurityContext:              kube.NonRootPodOwningVolumes(nobody),
 		Containers:                   []corev1.Container{c},
 		Volumes: []corev1.Volume{
 			{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: blackboxConfigName}}}},

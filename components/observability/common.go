@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
 
@@ -44,25 +45,12 @@ func meta(name, namespace, app string) metav1.ObjectMeta {
 // appLabels are the labels of a workload's pods, which its controller and Service select.
 func appLabels(app string) map[string]string { return map[string]string{"app": app} }
 
-// podSecurity runs a pod as a non-root user with the runtime's default seccomp profile; fsGroup
-// makes mounted volumes writable for that user.
-func podSecurity(user int64) *corev1.PodSecurityContext {
-	return &corev1.PodSecurityContext{
-		RunAsNonRoot:   ptr.To(true),
-		RunAsUser:      ptr.To(user),
-		RunAsGroup:     ptr.To(user),
-		FSGroup:        ptr.To(user),
-		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-	}
-}
-
-// containerSecurity forbids privilege escalation and drops all capabilities.
+// containerSecurity is kube.Unprivileged with the read-only root file system set either way:
+// Plutono writes to its root file system.
 func containerSecurity(readOnlyRoot bool) *corev1.SecurityContext {
-	return &corev1.SecurityContext{
-		AllowPrivilegeEscalation: ptr.To(false),
-		ReadOnlyRootFilesystem:   ptr.To(readOnlyRoot),
-		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-	}
+	s := kube.Unprivileged()
+	s.ReadOnlyRootFilesystem = ptr.To(readOnlyRoot)
+	return s
 }
 
 // requests is a container's resource requests.

@@ -5,6 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
 )
 
@@ -24,7 +25,7 @@ func eventLoggerObjects(s stack, access machinecontrollermanager.ShootAccess) []
 	c.VolumeMounts = []corev1.VolumeMount{access.Mount()}
 	pod := corev1.PodSpec{
 		ServiceAccountName: EventLoggerName,
-		SecurityContext:    podSecurity(nobody),
+		SecurityContext:    kube.NonRootPodOwningVolumes(nobody),
 		Containers:         []corev1.Container{c},
 		Volumes:            []corev1.Volume{access.Volume()},
 	}

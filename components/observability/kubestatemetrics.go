@@ -54,7 +54,7 @@ func kubeStateMetricsObjects(s stack, access *machinecontrollermanager.ShootAcce
 	c.Args = []string{fmt.Sprintf("--port=%d", ksmPort), fmt.Sprintf("--telemetry-port=%d", ksmTelemetryPort)}
 	c.Ports = append(tcpPort("metrics", ksmPort), tcpPort("telemetry", ksmTelemetryPort)...)
 	c.ReadinessProbe = httpProbe("/healthz", "metrics")
-	pod := corev1.PodSpec{SecurityContext: podSecurity(nobody), Containers: []corev1.Container{c}}
+	pod := corev1.PodSpec{SecurityContext: kube.NonRootPodOwningVolumes(nobody), Containers: []corev1.Container{c}}
 	network := map[string]string{toRuntimeAPIServer: allowed}
 	if access == nil {
 		out = clusterRBAC(KubeStateMetricsName, s.namespace, ksmRules)

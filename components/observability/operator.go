@@ -3,6 +3,7 @@ package observability
 import (
 	"fmt"
 
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -58,7 +59,7 @@ func operatorObjects(s stack, allNamespaces bool) []runtime.Object {
 	args = append(args, fmt.Sprintf("--web.listen-address=:%d", operatorPort), "--log-level=info")
 	c := s.container(PrometheusOperatorName, ImagePrometheusOperator, "10m", "50Mi")
 	c.Args, c.Ports, c.ReadinessProbe = args, tcpPort("http", operatorPort), httpProbe("/healthz", "http")
-	pod := corev1.PodSpec{ServiceAccountName: PrometheusOperatorName, SecurityContext: podSecurity(nobody), Containers: []corev1.Container{c}}
+	pod := corev1.PodSpec{ServiceAccountName: PrometheusOperatorName, SecurityContext: kube.NonRootPodOwningVolumes(nobody), Containers: []corev1.Container{c}}
 	return append(out,
 		s.deployment(PrometheusOperatorName, map[string]string{toRuntimeAPIServer: allowed}, pod),
 		service(PrometheusOperatorName, s.namespace, PrometheusOperatorName, appLabels(PrometheusOperatorName), "http", operatorPort, intstr.FromString("http")),

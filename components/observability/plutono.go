@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -184,7 +185,7 @@ func plutonoDeployment(s stack, p plutonoSpec) *appsv1.Deployment {
 	}
 	pod := corev1.PodSpec{
 		ServiceAccountName: PlutonoName,
-		SecurityContext:    podSecurity(plutonoUser),
+		SecurityContext:    kube.NonRootPodOwningVolumes(plutonoUser),
 		Containers: []corev1.Container{
 			plutono,
 			refresher,

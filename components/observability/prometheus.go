@@ -278,7 +278,7 @@ func volumeClaimTemplate(name string, size resource.Quantity) map[string]any {
 	}}
 }
 
-// podSecurityMap is podSecurity(nobody) as the custom resources carry it; the Prometheus and
+// podSecurityMap is kube.NonRootPodOwningVolumes(nobody) as the custom resources carry it; the Prometheus and
 // Alertmanager images run as nobody.
 func podSecurityMap() map[string]any {
 	return map[string]any{

@@ -3,6 +3,7 @@ package observability
 import (
 	"fmt"
 
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -94,7 +95,7 @@ func valiObjects(s stack, storage resource.Quantity) ([]runtime.Object, error) {
 	pod := corev1.PodSpec{
 		PriorityClassName:            s.priorityClass,
 		AutomountServiceAccountToken: ptr.To(false),
-		SecurityContext:              podSecurity(valiUser),
+		SecurityContext:              kube.NonRootPodOwningVolumes(valiUser),
 		Containers:                   []corev1.Container{c},
 		Volumes: []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{
 			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: valiConfigName}},

@@ -137,20 +137,13 @@ func Objects(v Values) ([]render.Object, error) {
 					Tolerations:                   tolerations,
 					// Spread the headroom over nodes and zones, so that each zone keeps some.
 					TopologySpreadConstraints: kubeapiserver.Spread(selector),
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr.To(true),
-						RunAsUser:      ptr.To(int64(65534)),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
+					SecurityContext:           kube.NonRootPod(65534),
 					// The only container is the pause container (Gardener's docs/operations/seed_settings.md).
 					Containers: []corev1.Container{{
-						Name:      "pause",
-						Image:     image,
-						Resources: corev1.ResourceRequirements{Requests: resources, Limits: resources},
-						SecurityContext: &corev1.SecurityContext{
-							AllowPrivilegeEscalation: ptr.To(false),
-							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-						},
+						Name:            "pause",
+						Image:           image,
+						Resources:       corev1.ResourceRequirements{Requests: resources, Limits: resources},
+						SecurityContext: kube.Unprivileged(),
 					}},
 				},
 			},

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 )
 
@@ -86,15 +87,9 @@ func deployment(v Values, image, configSum string) *appsv1.Deployment {
 					PriorityClassName:         v.PriorityClassName,
 					ServiceAccountName:        Name,
 					TopologySpreadConstraints: spread(v.HighAvailability),
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr.To(true),
-						RunAsUser:      &nonRoot,
-						RunAsGroup:     &nonRoot,
-						FSGroup:        &nonRoot,
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
-					Containers: []corev1.Container{c},
-					Volumes:    volumes,
+					SecurityContext:           kube.NonRootPodOwningVolumes(nonRoot),
+					Containers:                []corev1.Container{c},
+					Volumes:                   volumes,
 				},
 			},
 		},

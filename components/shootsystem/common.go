@@ -76,15 +76,13 @@ func hostPath(name, path string, t corev1.HostPathType) corev1.Volume {
 	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: path, Type: ptr.To(t)}}}
 }
 
-// restricted is the container security context of components that need no privileges.
+// restricted is the container security context of components that need no privileges:
+// kube.UnprivilegedReadOnly run as the nobody user.
 func restricted() *corev1.SecurityContext {
-	return &corev1.SecurityContext{
-		AllowPrivilegeEscalation: ptr.To(false),
-		ReadOnlyRootFilesystem:   ptr.To(true),
-		RunAsNonRoot:             ptr.To(true),
-		RunAsUser:                ptr.To[int64](65534),
-		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-	}
+	s := kube.UnprivilegedReadOnly()
+	s.RunAsNonRoot = ptr.To(true)
+	s.RunAsUser = ptr.To[int64](65534)
+	return s
 }
 
 // checksum is a short, stable hash of configuration data: as a pod template annotation it

@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
@@ -130,20 +131,12 @@ func deployment(component, image string, v Values) *appsv1.Deployment {
 		Args:            args(component, v),
 		Ports:           []corev1.ContainerPort{{Name: "metrics", ContainerPort: metricsPort[component], Protocol: corev1.ProtocolTCP}},
 		Resources:       corev1.ResourceRequirements{Requests: requests[component]},
-		SecurityContext: &corev1.SecurityContext{
-			AllowPrivilegeEscalation: ptr.To(false),
-			ReadOnlyRootFilesystem:   ptr.To(true),
-			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-		},
+		SecurityContext: kube.UnprivilegedReadOnly(),
 	}
 	pod := corev1.PodSpec{
 		ServiceAccountName: component,
 		PriorityClassName:  priorityClass(v, component),
-		SecurityContext: &corev1.PodSecurityContext{
-			RunAsNonRoot:   ptr.To(true),
-			RunAsUser:      ptr.To(nonRootUser),
-			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-		},
+		SecurityContext:    kube.NonRootPod(nonRootUser),
 	}
 	if component == AdmissionController {
 		container.Ports = append(container.Ports, corev1.ContainerPort{Name: "https", ContainerPort: WebhookPort, Protocol: corev1.ProtocolTCP})
