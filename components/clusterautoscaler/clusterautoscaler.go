@@ -14,6 +14,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -161,7 +162,7 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	c := machinecontrollermanager.ShootController{
 		Name: Name, Cluster: v.Cluster.Name, Namespace: v.Namespace, Labels: SelectorLabels(), Port: Port,
-		Access:    machinecontrollermanager.ShootAccess{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName},
+		Access:    shootaccess.Access{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName},
 		SeedRules: seedRules(), ShootRules: shootRules(), KubeSystemRules: kubeSystemRules(), ShootRBACName: ShootRBACName,
 	}
 	d, err := deployment(v, c.Access)

@@ -13,8 +13,8 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
-	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
 )
 
 // SelectorLabels select the autoscaler's pods.
@@ -33,7 +33,7 @@ func args(v Values) []string {
 		// Gardener's fork talks to machine-controller-manager's API (Gardener's "Shoot Autoscaling"
 		// docs/usage/autoscaling/shoot_autoscaling.md).
 		"--cloud-provider=mcm",
-		"--kubeconfig=" + machinecontrollermanager.KubeconfigPath,
+		"--kubeconfig=" + shootaccess.KubeconfigPath,
 		"--leader-elect=true",
 		// Worker pools spread over zones are the same pool: keep their sizes balanced.
 		"--balance-similar-node-groups=true",
@@ -68,7 +68,7 @@ func args(v Values) []string {
 	return a
 }
 
-func deployment(v Values, access machinecontrollermanager.ShootAccess) (*appsv1.Deployment, error) {
+func deployment(v Values, access shootaccess.Access) (*appsv1.Deployment, error) {
 	image, err := images.Of(v.Images, images.ClusterAutoscaler, "")
 	if err != nil {
 		return nil, fmt.Errorf("cluster-autoscaler images: %w", err)
@@ -101,7 +101,7 @@ func deployment(v Values, access machinecontrollermanager.ShootAccess) (*appsv1.
 							// The mcm cloud provider finds the MachineDeployments in this
 							// namespace of the seed, and the shoot through this kubeconfig.
 							{Name: "CONTROL_NAMESPACE", Value: v.Namespace},
-							{Name: "TARGET_KUBECONFIG", Value: machinecontrollermanager.KubeconfigPath},
+							{Name: "TARGET_KUBECONFIG", Value: shootaccess.KubeconfigPath},
 						},
 						Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
 						// Requests an operator would start from; Gardener's documentation gives none.

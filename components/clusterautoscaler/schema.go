@@ -4,7 +4,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/internal/attr"
-	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
@@ -44,8 +44,8 @@ func typeSchema() *schema.Schema {
 				{Name: "ignore_daemonsets_utilization", Type: cty.Bool, Default: cty.False, Description: "Whether DaemonSet pods are left out of a node's utilisation for scale-down."},
 				{Name: "ignore_taints", Type: attr.StringList, Description: "Taint keys to ignore in node templates when deciding whether a node group can take pods."},
 				{Name: "verbosity", Type: cty.Number, Default: cty.NumberIntVal(2), Checks: attr.Checks(schema.NonNegative()), Description: "Log verbosity of the autoscaler."},
-				{Name: "generic_kubeconfig_secret_name", Type: cty.String, Default: cty.StringVal(machinecontrollermanager.GenericKubeconfigSecretName), Checks: attr.Checks(schema.ObjectName()), Description: "Secret with the shoot's generic token kubeconfig (key kubeconfig)."},
-				{Name: "access_secret_name", Type: cty.String, Default: cty.StringVal(machinecontrollermanager.AccessSecretName(Name)), Checks: attr.Checks(schema.ObjectName()), Description: "The token-requestor Secret through which the autoscaler gets its token for the shoot."},
+				{Name: "generic_kubeconfig_secret_name", Type: cty.String, Default: cty.StringVal(shootaccess.GenericKubeconfigSecretName), Checks: attr.Checks(schema.ObjectName()), Description: "Secret with the shoot's generic token kubeconfig (key kubeconfig)."},
+				{Name: "access_secret_name", Type: cty.String, Default: cty.StringVal(shootaccess.SecretName(Name)), Checks: attr.Checks(schema.ObjectName()), Description: "The token-requestor Secret through which the autoscaler gets its token for the shoot."},
 				{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal(priorityclasses.System300), Checks: attr.Checks(schema.ObjectName()), Description: "PriorityClass of the pods; shoot control planes use gardener-system-300 for the autoscaler."},
 			},
 			Blocks: []schema.Block{

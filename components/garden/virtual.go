@@ -10,6 +10,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/kubecontrollermanager"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -173,18 +174,7 @@ func (g *builder) accessSecrets() ([]render.Object, error) {
 			Type:       corev1.SecretTypeOpaque,
 			StringData: map[string]string{"kubeconfig": generic},
 		},
-		&corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{
-				Name: kcmAccess, Namespace: Namespace,
-				Labels: map[string]string{"resources.gardener.cloud/purpose": "token-requestor", "resources.gardener.cloud/class": "shoot"},
-				Annotations: map[string]string{
-					"serviceaccount.resources.gardener.cloud/name":      "kube-controller-manager",
-					"serviceaccount.resources.gardener.cloud/namespace": "kube-system",
-				},
-			},
-			Type:       corev1.SecretTypeOpaque,
-			StringData: map[string]string{"kubeconfig": kcm},
-		},
+		shootaccess.Access{Namespace: Namespace, Component: "kube-controller-manager", AccessSecretName: kcmAccess}.KubeconfigSecret(kcm),
 	)
 	if err != nil {
 		return nil, err

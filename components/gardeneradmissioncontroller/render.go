@@ -62,7 +62,7 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, err
 	}
 	objs, err := gardenercontrolplane.Place(r.Cluster.Name,
-		r.AccessSecret(),
+		r.Access().Secret(),
 		configMap,
 		deployment,
 		r.Service(
@@ -154,13 +154,13 @@ func (r resolved) deployment(checksum string) (*appsv1.Deployment, error) {
 						SecurityContext: kube.Unprivileged(),
 						VolumeMounts: []corev1.VolumeMount{
 							gardenercontrolplane.ConfigMount(),
-							gardenercontrolplane.KubeconfigMount(),
+							r.Access().Mount(),
 							{Name: "tls", MountPath: certDir, ReadOnly: true},
 						},
 					}},
 					Volumes: []corev1.Volume{
 						r.ConfigVolume(),
-						r.KubeconfigVolume(),
+						r.Access().Volume(),
 						{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: r.Values.TLSSecretName}}},
 					},
 				},

@@ -83,14 +83,14 @@ func secretVolume(name, secret string) corev1.Volume {
 
 func (r resolved) volumes() ([]corev1.Volume, []corev1.VolumeMount) {
 	vols := []corev1.Volume{
-		r.KubeconfigVolume(),
+		r.Access().Volume(),
 		secretVolume("etcd-ca", r.Values.EtcdCASecretName),
 		secretVolume("etcd-client", r.Values.EtcdClientSecretName),
 		secretVolume("tls", r.Values.TLSSecretName),
 		secretVolume("etcd-encryption-configuration", r.Values.EncryptionConfigSecretName),
 	}
 	mounts := []corev1.VolumeMount{
-		gardenercontrolplane.KubeconfigMount(),
+		r.Access().Mount(),
 		{Name: "etcd-ca", MountPath: etcdCADir, ReadOnly: true},
 		{Name: "etcd-client", MountPath: etcdClientDir, ReadOnly: true},
 		{Name: "tls", MountPath: tlsDir, ReadOnly: true},

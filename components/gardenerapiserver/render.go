@@ -89,7 +89,7 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, err
 	}
 	runtimeObjs, err := gardenercontrolplane.Place(r.Cluster.Name,
-		r.AccessSecret(),
+		r.Access().Secret(),
 		deployment,
 		r.Service(servicePort()),
 		r.autoscaler(),

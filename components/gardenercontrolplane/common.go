@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 )
 
 // DefaultNamespace is the runtime cluster namespace of the Gardener control plane: gardener-operator
@@ -84,7 +85,7 @@ func Resolve(c Common, component string) (Resolved, error) {
 		return Resolved{}, fmt.Errorf("virtual cluster is not set")
 	}
 	if c.AccessSecretName == "" {
-		c.AccessSecretName = "shoot-access-" + component
+		c.AccessSecretName = shootaccess.SecretName(component)
 	}
 	return Resolved{Common: c, Component: component}, nil
 }
@@ -160,4 +161,4 @@ func FeatureGatesConfig(gates map[string]bool) map[string]any {
 
 // GenericKubeconfigSecretName is the runtime Secret with the generic token kubeconfig for the
 // virtual garden, as gardener-operator names it (Gardener's docs/concepts/operator.md).
-const GenericKubeconfigSecretName = "generic-token-kubeconfig"
+const GenericKubeconfigSecretName = shootaccess.GenericKubeconfigSecretName

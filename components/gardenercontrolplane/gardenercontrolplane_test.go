@@ -27,7 +27,7 @@ func TestResolveDefaults(t *testing.T) {
 	assert.Equal(t, "info", r.LogLevel, "Gardener's GardenerDashboardConfig in docs/api-reference/operator.md")
 	assert.Equal(t, "shoot-access-gardener-scheduler", r.AccessSecretName, "Gardener's docs/concepts/operator.md")
 	assert.Equal(t, "generic-token-kubeconfig", r.GenericKubeconfigSecretName)
-	assert.Equal(t, "system:serviceaccount:kube-system:gardener-scheduler", r.ServiceAccountUser())
+	assert.Equal(t, "system:serviceaccount:kube-system:gardener-scheduler", r.Access().ServiceAccountUser())
 }
 
 func TestHelpers(t *testing.T) {

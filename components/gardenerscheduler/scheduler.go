@@ -83,7 +83,7 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, err
 	}
 	objs, err := gardenercontrolplane.Place(r.Cluster.Name,
-		r.AccessSecret(), configMap, deployment, r.MetricsService(MetricsPort), r.PodDisruptionBudget())
+		r.Access().Secret(), configMap, deployment, r.MetricsService(MetricsPort), r.PodDisruptionBudget())
 	if err != nil {
 		return nil, fmt.Errorf("gardener-scheduler: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -51,18 +52,7 @@ func accessSecret(v Values) (*corev1.Secret, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube-scheduler kubeconfig: %w", err)
 	}
-	return &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: v.AccessSecretName, Namespace: v.Namespace,
-			Labels: map[string]string{"resources.gardener.cloud/purpose": "token-requestor", "resources.gardener.cloud/class": "shoot"},
-			Annotations: map[string]string{
-				"serviceaccount.resources.gardener.cloud/name":      Name,
-				"serviceaccount.resources.gardener.cloud/namespace": "kube-system",
-			},
-		},
-		Type:       corev1.SecretTypeOpaque,
-		StringData: map[string]string{"kubeconfig": string(kubeconfig)},
-	}, nil
+	return shootaccess.Access{Namespace: v.Namespace, Component: Name, AccessSecretName: v.AccessSecretName}.KubeconfigSecret(string(kubeconfig)), nil
 }
 
 // caData is certificate-authority-data: PEM is base64-encoded, anything else (base64, an

@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/managedresource"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -28,7 +29,7 @@ type ShootController struct {
 	Labels    map[string]string
 	// Port is the metrics port the shoot's Prometheus scrapes.
 	Port   int32
-	Access ShootAccess
+	Access shootaccess.Access
 	// SeedRules are the permissions in the control-plane namespace; ShootRules in the whole
 	// shoot, KubeSystemRules in its kube-system only (none when empty).
 	SeedRules, ShootRules, KubeSystemRules []rbacv1.PolicyRule

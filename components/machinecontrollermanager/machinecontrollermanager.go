@@ -23,6 +23,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -82,7 +83,7 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	c := ShootController{
 		Name: Name, Cluster: v.Cluster.Name, Namespace: v.Namespace, Labels: SelectorLabels(), Port: Port,
-		Access:    ShootAccess{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName}.resolve(),
+		Access:    shootaccess.Access{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName},
 		SeedRules: seedRules(), ShootRules: shootRules(), ShootRBACName: ShootRBACName,
 	}
 	d, err := deployment(v, c.Access)
@@ -98,7 +99,7 @@ func args(namespace string) []string {
 		"--control-kubeconfig=inClusterConfig",
 		"--namespace=" + namespace,
 		// ... and manages Nodes in the shoot.
-		"--target-kubeconfig=" + KubeconfigPath,
+		"--target-kubeconfig=" + shootaccess.KubeconfigPath,
 		"--port=" + strconv.Itoa(Port),
 		// Safety limits on machines beyond a MachineDeployment's replicas, the values an operator
 		// expects; Gardener's documentation gives none.
@@ -109,7 +110,7 @@ func args(namespace string) []string {
 	}
 }
 
-func deployment(v Values, access ShootAccess) (*appsv1.Deployment, error) {
+func deployment(v Values, access shootaccess.Access) (*appsv1.Deployment, error) {
 	image, err := images.Of(v.Images, images.MachineControllerManager, "")
 	if err != nil {
 		return nil, fmt.Errorf("machine-controller-manager images: %w", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -64,7 +65,7 @@ func TestDocumentedFacts(t *testing.T) {
 	c := d.Spec.Template.Spec.Containers[0]
 	assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/machine-controller-manager:v0.58.0", c.Image)
 	assert.Contains(t, c.Args, "--namespace=shoot--dev--a")
-	assert.Contains(t, c.Args, "--target-kubeconfig="+KubeconfigPath)
+	assert.Contains(t, c.Args, "--target-kubeconfig="+shootaccess.KubeconfigPath)
 	assert.Equal(t, "allowed", d.Spec.Template.Labels["networking.resources.gardener.cloud/to-kube-apiserver-tcp-443"])
 
 	var s corev1.Service

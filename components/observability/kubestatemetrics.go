@@ -11,7 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/internal/kube"
-	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 )
 
 // KubeStateMetricsName names kube-state-metrics' Deployment, Service and ServiceAccount
@@ -48,7 +48,7 @@ var ksmRules = []rbacv1.PolicyRule{
 // kube-state-metrics, on which the shoot's node alerts depend, Gardener's "Alerting"
 // docs/monitoring/alerting.md) instead of those of the cluster it runs in; its permissions are then
 // the shoot's (shootRBAC).
-func kubeStateMetricsObjects(s stack, access *machinecontrollermanager.ShootAccess) []runtime.Object {
+func kubeStateMetricsObjects(s stack, access *shootaccess.Access) []runtime.Object {
 	var out []runtime.Object
 	c := s.container(KubeStateMetricsName, ImageKubeStateMetrics, "10m", "50Mi")
 	c.Args = []string{fmt.Sprintf("--port=%d", ksmPort), fmt.Sprintf("--telemetry-port=%d", ksmTelemetryPort)}
@@ -62,7 +62,7 @@ func kubeStateMetricsObjects(s stack, access *machinecontrollermanager.ShootAcce
 	} else {
 		out = append(out, access.Secret())
 		pod.AutomountServiceAccountToken = ptr.To(false)
-		pod.Containers[0].Args = append(pod.Containers[0].Args, "--kubeconfig="+machinecontrollermanager.KubeconfigPath)
+		pod.Containers[0].Args = append(pod.Containers[0].Args, "--kubeconfig="+shootaccess.KubeconfigPath)
 		pod.Containers[0].VolumeMounts = []corev1.VolumeMount{access.Mount()}
 		pod.Volumes = []corev1.Volume{access.Volume()}
 		network = toShootAPIServer(map[string]string{})

@@ -11,8 +11,8 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
-	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -250,8 +250,8 @@ func (v ShootValues) validate() error {
 
 // shootAccess is a component's access to the shoot: its token-requestor Secret and the generic
 // kubeconfig.
-func shootAccess(v ShootValues, component string) machinecontrollermanager.ShootAccess {
-	return machinecontrollermanager.ShootAccess{Namespace: v.Namespace, Component: component, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName}
+func shootAccess(v ShootValues, component string) shootaccess.Access {
+	return shootaccess.Access{Namespace: v.Namespace, Component: component, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName}
 }
 
 // shootPrometheus is prometheus-shoot. Its Service admits the seed's aggregate Prometheus from

@@ -13,6 +13,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/kubecontrollermanager"
 	"github.com/declarative-gardener/gardener/components/kubescheduler"
@@ -364,18 +365,7 @@ func (b *builder) accessSecrets() ([]render.Object, error) {
 		return nil, err
 	}
 	access := func(name, serviceAccount string) *corev1.Secret {
-		return &corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{
-				Name: name, Namespace: b.ns,
-				Labels: map[string]string{"resources.gardener.cloud/purpose": "token-requestor", "resources.gardener.cloud/class": "shoot"},
-				Annotations: map[string]string{
-					"serviceaccount.resources.gardener.cloud/name":      serviceAccount,
-					"serviceaccount.resources.gardener.cloud/namespace": "kube-system",
-				},
-			},
-			Type:       corev1.SecretTypeOpaque,
-			StringData: map[string]string{"kubeconfig": withToken},
-		}
+		return shootaccess.Access{Namespace: b.ns, Component: serviceAccount, AccessSecretName: name}.KubeconfigSecret(withToken)
 	}
 	objs, err := kube.All(
 		&corev1.Secret{
