@@ -1,5 +1,9 @@
 package cloudprofile
 
+import (
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+)
+
 import "fmt"
 
 // Region is a region shoots may use, with its availability zones (Gardener's Region in
@@ -39,11 +43,7 @@ func regions(rs []Region) ([]any, error) {
 			m["zones"] = zones
 		}
 		if len(r.Labels) > 0 {
-			labels := make(map[string]any, len(r.Labels))
-			for k, v := range r.Labels {
-				labels[k] = v
-			}
-			m["labels"] = labels
+			m["labels"] = kube.AnyMap(r.Labels)
 		}
 		out = append(out, m)
 	}

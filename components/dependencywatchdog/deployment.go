@@ -14,7 +14,6 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
-	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
 
@@ -61,7 +60,7 @@ func deployment(r Role, ns, image string, ha bool, config string) *appsv1.Deploy
 	selector := selectorLabels(r)
 	var spread []corev1.TopologySpreadConstraint
 	if ha {
-		spread = kubeapiserver.Spread(selector)
+		spread = kube.SpreadOverNodesAndZones(selector)
 	}
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name(r), Namespace: ns, Labels: selector},

@@ -3,8 +3,6 @@ package etcddruid
 import (
 	"cmp"
 	"fmt"
-	"sort"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -44,23 +42,9 @@ func args(v Values) []string {
 		"--enable-etcd-spec-auto-reconcile=true",
 	}
 	if len(v.FeatureGates) > 0 {
-		out = append(out, "--feature-gates="+featureGates(v.FeatureGates))
+		out = append(out, "--feature-gates="+kube.FeatureGatesFlag(v.FeatureGates))
 	}
 	return out
-}
-
-// featureGates formats gates as Name=bool pairs, sorted by name.
-func featureGates(gates map[string]bool) string {
-	names := make([]string, 0, len(gates))
-	for n := range gates {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	pairs := make([]string, len(names))
-	for i, n := range names {
-		pairs[i] = fmt.Sprintf("%s=%t", n, gates[n])
-	}
-	return strings.Join(pairs, ",")
 }
 
 func deployment(v Values, vector images.Vector, overwrite *corev1.ConfigMap) (*appsv1.Deployment, error) {
@@ -97,7 +81,10 @@ func deployment(v Values, vector images.Vector, overwrite *corev1.ConfigMap) (*a
 		}},
 	}
 	if n > 1 {
-		pod.TopologySpreadConstraints = spread()
+		// Gardener's "High Availability Of Components"
+		// docs/development/high-availability-of-components.md asks for the spread; the catalog relaxes
+		// the zone constraint to ScheduleAnyway.
+		pod.TopologySpreadConstraints = kube.SpreadOverNodesAndZones(labels())
 	}
 	return &appsv1.Deployment{
 		ObjectMeta: meta(Name, v.Namespace),
@@ -114,23 +101,6 @@ func deployment(v Values, vector images.Vector, overwrite *corev1.ConfigMap) (*a
 			},
 		},
 	}, nil
-}
-
-// spread spreads the replicas over nodes and zones without ever making them unschedulable on a
-// single-node or single-zone cluster (Gardener's "High Availability Of Components"
-// docs/development/high-availability-of-components.md asks for the spread; the catalog relaxes the
-// zone constraint to ScheduleAnyway).
-func spread() []corev1.TopologySpreadConstraint {
-	var out []corev1.TopologySpreadConstraint
-	for _, key := range []string{corev1.LabelHostname, corev1.LabelTopologyZone} {
-		out = append(out, corev1.TopologySpreadConstraint{
-			MaxSkew:           1,
-			TopologyKey:       key,
-			WhenUnsatisfiable: corev1.ScheduleAnyway,
-			LabelSelector:     &metav1.LabelSelector{MatchLabels: labels()},
-		})
-	}
-	return out
 }
 
 // service exposes the metrics endpoint for scraping.

@@ -2,6 +2,7 @@ package extension
 
 import (
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
 // ProtectedTaint is the taint key that marks a seed as protected; gardener.seed.protected says
@@ -53,8 +54,8 @@ func seedMixins(s Seed) map[string]any {
 			out[key] = value
 		}
 	}
-	set("labels", stringMap(s.Labels), len(s.Labels) > 0)
-	set("annotations", stringMap(s.Annotations), len(s.Annotations) > 0)
+	set("labels", kube.AnyMap(s.Labels), len(s.Labels) > 0)
+	set("annotations", kube.AnyMap(s.Annotations), len(s.Annotations) > 0)
 	set("provider", provider(s), provider(s) != "")
 	set("region", region(s), region(s) != "")
 	set("ingressDomain", ingressDomain(s), ingressDomain(s) != "")
@@ -122,15 +123,6 @@ func dig(v any, path ...string) any {
 		v = m[p]
 	}
 	return v
-}
-
-// stringMap turns labels into chart values.
-func stringMap(in map[string]string) map[string]any {
-	out := make(map[string]any, len(in))
-	for k, v := range in {
-		out[k] = v
-	}
-	return out
 }
 
 // merge returns base with over merged into it recursively, over winning; maps are copied, the

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
 // Handler is one admission handler the webhook configuration registers.
@@ -24,13 +25,6 @@ type Handler struct {
 	ProjectNamespacesOnly bool
 }
 
-func rule(group, version string, ops []admissionregistrationv1.OperationType, resources ...string) admissionregistrationv1.RuleWithOperations {
-	return admissionregistrationv1.RuleWithOperations{
-		Operations: ops,
-		Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{version}, Resources: resources},
-	}
-}
-
 var (
 	create       = []admissionregistrationv1.OperationType{admissionregistrationv1.Create}
 	update       = []admissionregistrationv1.OperationType{admissionregistrationv1.Update}
@@ -47,31 +41,31 @@ func (r resolved) Handlers() []Handler {
 			// Validates the structured authentication configurations Shoots reference (Gardener's
 			// docs/concepts/admission-controller.md).
 			Name: "validate-authentication-configuration.gardener.cloud", Path: "/webhooks/admission/authenticationconfiguration",
-			Rules: []admissionregistrationv1.RuleWithOperations{rule("", "v1", createUpdate, "configmaps")}, ProjectNamespacesOnly: true,
+			Rules: []admissionregistrationv1.RuleWithOperations{kube.WebhookRule("", "v1", createUpdate, "configmaps")}, ProjectNamespacesOnly: true,
 		},
 		{
 			// Validates the structured authorization configurations Shoots reference (Gardener's
 			// docs/concepts/admission-controller.md).
 			Name: "validate-authorization-configuration.gardener.cloud", Path: "/webhooks/admission/authorizationconfiguration",
-			Rules: []admissionregistrationv1.RuleWithOperations{rule("", "v1", createUpdate, "configmaps")}, ProjectNamespacesOnly: true,
+			Rules: []admissionregistrationv1.RuleWithOperations{kube.WebhookRule("", "v1", createUpdate, "configmaps")}, ProjectNamespacesOnly: true,
 		},
 		{
 			// Keeps the kubeconfig in admission plugin secrets Shoots refer to (Gardener's
 			// docs/concepts/admission-controller.md).
 			Name: "validate-admission-plugin-secrets.gardener.cloud", Path: "/webhooks/admission/admissionpluginsecret",
-			Rules: []admissionregistrationv1.RuleWithOperations{rule("", "v1", update, "secrets")}, ProjectNamespacesOnly: true,
+			Rules: []admissionregistrationv1.RuleWithOperations{kube.WebhookRule("", "v1", update, "secrets")}, ProjectNamespacesOnly: true,
 		},
 		{
 			// Denies kubeconfigs that violate Gardener's security standards (Gardener's
 			// docs/concepts/admission-controller.md).
 			Name: "validate-kubeconfig-secrets.gardener.cloud", Path: "/webhooks/validate-kubeconfig-secrets",
-			Rules: []admissionregistrationv1.RuleWithOperations{rule("", "v1", createUpdate, "secrets")}, ProjectNamespacesOnly: true,
+			Rules: []admissionregistrationv1.RuleWithOperations{kube.WebhookRule("", "v1", createUpdate, "secrets")}, ProjectNamespacesOnly: true,
 		},
 		{
 			// Protects project namespaces with shoots from deletion (Gardener's
 			// docs/concepts/admission-controller.md).
 			Name: "validate-namespace-deletion.gardener.cloud", Path: "/webhooks/validate-namespace-deletion",
-			Rules: []admissionregistrationv1.RuleWithOperations{rule("", "v1", remove, "namespaces")}, ProjectNamespacesOnly: true,
+			Rules: []admissionregistrationv1.RuleWithOperations{kube.WebhookRule("", "v1", remove, "namespaces")}, ProjectNamespacesOnly: true,
 		},
 	}
 	if len(r.Values.ResourceSizeLimits) > 0 {
@@ -92,13 +86,13 @@ func (r resolved) Handlers() []Handler {
 		handlers = append(handlers, Handler{
 			Name: "seed-restriction.gardener.cloud", Path: "/webhooks/admission/seedrestriction",
 			Rules: []admissionregistrationv1.RuleWithOperations{
-				rule("", "v1", create, "secrets", "serviceaccounts"),
-				rule("certificates.k8s.io", "v1", create, "certificatesigningrequests"),
-				rule("coordination.k8s.io", "v1", create, "leases"),
-				rule("core.gardener.cloud", "v1beta1", create, "backupbuckets", "backupentries", "seeds", "shootstates"),
-				rule("operations.gardener.cloud", "v1alpha1", create, "bastions"),
-				rule("rbac.authorization.k8s.io", "v1", create, "clusterrolebindings"),
-				rule("seedmanagement.gardener.cloud", "v1alpha1", create, "gardenlets"),
+				kube.WebhookRule("", "v1", create, "secrets", "serviceaccounts"),
+				kube.WebhookRule("certificates.k8s.io", "v1", create, "certificatesigningrequests"),
+				kube.WebhookRule("coordination.k8s.io", "v1", create, "leases"),
+				kube.WebhookRule("core.gardener.cloud", "v1beta1", create, "backupbuckets", "backupentries", "seeds", "shootstates"),
+				kube.WebhookRule("operations.gardener.cloud", "v1alpha1", create, "bastions"),
+				kube.WebhookRule("rbac.authorization.k8s.io", "v1", create, "clusterrolebindings"),
+				kube.WebhookRule("seedmanagement.gardener.cloud", "v1alpha1", create, "gardenlets"),
 			},
 		})
 	}

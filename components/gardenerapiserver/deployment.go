@@ -63,7 +63,7 @@ func (r resolved) args() []string {
 		"--tls-cert-file=" + tlsDir + "/tls.crt",
 		"--tls-private-key-file=" + tlsDir + "/tls.key",
 	}
-	if gates := gardenercontrolplane.FeatureGatesFlag(r.FeatureGates); gates != "" {
+	if gates := kube.FeatureGatesFlag(r.FeatureGates); gates != "" {
 		args = append(args, "--feature-gates="+gates)
 	}
 	if r.Values.DefaultWatchCacheSize != nil {

@@ -1,5 +1,9 @@
 package gardenercontrollermanager
 
+import (
+	"github.com/declarative-gardener/gardener/components/internal/kube"
+)
+
 // concurrentSyncs is the number of workers of each controller; Gardener's documentation gives none,
 // 5 is Gardener's usual default.
 const concurrentSyncs = 5
@@ -15,17 +19,10 @@ var controllersWithoutOptions = []string{
 func (r resolved) quotas() []map[string]any {
 	out := make([]map[string]any, 0, len(r.Values.ProjectQuotas))
 	for _, q := range r.Values.ProjectQuotas {
-		hard := map[string]any{}
-		for k, v := range q.Hard {
-			hard[k] = v
-		}
+		hard := kube.AnyMap(q.Hard)
 		selector := map[string]any{}
 		if len(q.ProjectSelector) > 0 {
-			labels := map[string]any{}
-			for k, v := range q.ProjectSelector {
-				labels[k] = v
-			}
-			selector["matchLabels"] = labels
+			selector["matchLabels"] = kube.AnyMap(q.ProjectSelector)
 		}
 		out = append(out, map[string]any{
 			"config":          map[string]any{"apiVersion": "v1", "kind": "ResourceQuota", "spec": map[string]any{"hard": hard}},

@@ -8,10 +8,10 @@ package gardenercontrolplane
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 )
 
@@ -132,31 +132,12 @@ func Labels(role string) map[string]string {
 	return map[string]string{"app": "gardener", "role": role}
 }
 
-// FeatureGatesFlag renders feature gates as the --feature-gates value (sorted, comma-separated),
-// or "" when there are none.
-func FeatureGatesFlag(gates map[string]bool) string {
-	names := make([]string, 0, len(gates))
-	for n := range gates {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	parts := make([]string, len(names))
-	for i, n := range names {
-		parts[i] = fmt.Sprintf("%s=%t", n, gates[n])
-	}
-	return strings.Join(parts, ",")
-}
-
 // FeatureGatesConfig is the featureGates section of a component configuration, or nil for none.
 func FeatureGatesConfig(gates map[string]bool) map[string]any {
 	if len(gates) == 0 {
 		return nil
 	}
-	out := make(map[string]any, len(gates))
-	for n, on := range gates {
-		out[n] = on
-	}
-	return out
+	return kube.AnyMap(gates)
 }
 
 // GenericKubeconfigSecretName is the runtime Secret with the generic token kubeconfig for the

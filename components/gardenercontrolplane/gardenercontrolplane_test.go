@@ -34,8 +34,6 @@ func TestHelpers(t *testing.T) {
 	tests := []struct{ name, got, want string }{
 		{"pem is encoded", CABundle("-----BEGIN CERTIFICATE-----\n"), "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg=="},
 		{"base64 stays", CABundle("LS0t"), "LS0t"},
-		{"gates are sorted", FeatureGatesFlag(map[string]bool{"B": false, "A": true}), "A=true,B=false"},
-		{"no gates", FeatureGatesFlag(nil), ""},
 		{"role", Role("gardener-admission-controller"), "admission-controller"},
 		{"cluster role", ClusterRoleName("gardener-controller-manager"), "gardener.cloud:system:controller-manager"},
 	}

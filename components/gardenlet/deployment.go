@@ -53,7 +53,7 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 	selector := SelectorLabels()
 	var spread []corev1.TopologySpreadConstraint
 	if v.HighAvailability {
-		spread = kubeapiserver.Spread(selector)
+		spread = kube.SpreadOverNodesAndZones(selector)
 	}
 	probe := func(path string) *corev1.Probe {
 		return &corev1.Probe{

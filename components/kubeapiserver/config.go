@@ -1,8 +1,6 @@
 package kubeapiserver
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"regexp"
 	"slices"
@@ -139,19 +137,4 @@ func admissionConfigMap(r resolved) (*corev1.ConfigMap, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: admissionConfigName(r.prefix), Namespace: r.namespace, Labels: SelectorLabels(r.prefix)},
 		Data:       map[string]string{admissionKey: string(data)},
 	}, nil
-}
-
-// checksum is the pod template annotation value that rolls the pods when a configuration they
-// read from a file changes.
-func checksum(data map[string]string) string {
-	keys := make([]string, 0, len(data))
-	for k := range data {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		fmt.Fprintf(h, "%s\x00%s\x00", k, data[k])
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }

@@ -192,12 +192,12 @@ func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, er
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{
 					Labels:      podLabels(r),
-					Annotations: map[string]string{"checksum/configmap-admission-config": checksum(admission.Data)},
+					Annotations: map[string]string{"checksum/configmap-admission-config": kube.Checksum(admission.Data)},
 				},
 				Spec: corev1.PodSpec{
 					AutomountServiceAccountToken: ptr.To(false),
 					PriorityClassName:            r.PriorityClassName,
-					TopologySpreadConstraints:    Spread(selector),
+					TopologySpreadConstraints:    kube.SpreadOverNodesAndZones(selector),
 					Containers: []corev1.Container{{
 						Name:    "kube-apiserver",
 						Image:   image,
@@ -225,17 +225,4 @@ func replicas(r resolved) *int32 {
 		return ptr.To(int32(0))
 	}
 	return nil
-}
-
-// Spread places replicas on different nodes and zones where possible; ScheduleAnyway keeps them
-// schedulable on a single-node cluster.
-func Spread(selector map[string]string) []corev1.TopologySpreadConstraint {
-	var out []corev1.TopologySpreadConstraint
-	for _, key := range []string{corev1.LabelHostname, corev1.LabelTopologyZone} {
-		out = append(out, corev1.TopologySpreadConstraint{
-			MaxSkew: 1, TopologyKey: key, WhenUnsatisfiable: corev1.ScheduleAnyway,
-			LabelSelector: &metav1.LabelSelector{MatchLabels: selector},
-		})
-	}
-	return out
 }

@@ -266,7 +266,7 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 				Spec: corev1.PodSpec{
 					AutomountServiceAccountToken: ptr.To(false),
 					PriorityClassName:            v.PriorityClassName,
-					TopologySpreadConstraints:    kubeapiserver.Spread(selector),
+					TopologySpreadConstraints:    kube.SpreadOverNodesAndZones(selector),
 					Containers: []corev1.Container{{
 						Name:    "kube-controller-manager",
 						Image:   image,

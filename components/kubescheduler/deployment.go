@@ -79,7 +79,7 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 	}
 	var spread []corev1.TopologySpreadConstraint
 	if v.HighAvailability {
-		spread = kubeapiserver.Spread(selector)
+		spread = kube.SpreadOverNodesAndZones(selector)
 	}
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: selector},

@@ -1,8 +1,8 @@
 package nginxingress
 
 import (
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -13,16 +13,7 @@ func spread(n int32, labels map[string]string) []corev1.TopologySpreadConstraint
 	if n < 2 {
 		return nil
 	}
-	var out []corev1.TopologySpreadConstraint
-	for _, key := range []string{corev1.LabelHostname, corev1.LabelTopologyZone} {
-		out = append(out, corev1.TopologySpreadConstraint{
-			MaxSkew:           1,
-			TopologyKey:       key,
-			WhenUnsatisfiable: corev1.ScheduleAnyway,
-			LabelSelector:     &metav1.LabelSelector{MatchLabels: labels},
-		})
-	}
-	return out
+	return kube.SpreadOverNodesAndZones(labels)
 }
 
 // healthz probes /healthz on a port.

@@ -21,7 +21,6 @@ import (
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
-	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -136,7 +135,7 @@ func Objects(v Values) ([]render.Object, error) {
 					NodeSelector:                  v.NodeSelector,
 					Tolerations:                   tolerations,
 					// Spread the headroom over nodes and zones, so that each zone keeps some.
-					TopologySpreadConstraints: kubeapiserver.Spread(selector),
+					TopologySpreadConstraints: kube.SpreadOverNodesAndZones(selector),
 					SecurityContext:           kube.NonRootPod(65534),
 					// The only container is the pause container (Gardener's docs/operations/seed_settings.md).
 					Containers: []corev1.Container{{

@@ -63,13 +63,6 @@ func exclude(skipLabel string) *metav1.LabelSelector {
 	}}
 }
 
-func rule(group, version string, ops []admissionregistrationv1.OperationType, resources ...string) admissionregistrationv1.RuleWithOperations {
-	return admissionregistrationv1.RuleWithOperations{
-		Operations: ops,
-		Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{version}, Resources: resources},
-	}
-}
-
 var (
 	create         = []admissionregistrationv1.OperationType{admissionregistrationv1.Create}
 	createOrUpdate = []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
@@ -90,34 +83,34 @@ func mutatingWebhooks(v Values) []admissionregistrationv1.MutatingWebhook {
 		// (Gardener's docs/concepts/resource-manager.md).
 		{HighAvailabilityConfigWebhook, "/webhooks/high-availability-config",
 			[]admissionregistrationv1.RuleWithOperations{
-				rule("apps", "v1", createOrUpdate, "deployments", "statefulsets"),
-				rule("autoscaling", "v2", createOrUpdate, "horizontalpodautoscalers"),
+				kube.WebhookRule("apps", "v1", createOrUpdate, "deployments", "statefulsets"),
+				kube.WebhookRule("autoscaling", "v2", createOrUpdate, "horizontalpodautoscalers"),
 			},
 			&metav1.LabelSelector{MatchLabels: map[string]string{"high-availability-config.resources.gardener.cloud/consider": "true"}},
 			&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: labelHASkip, Operator: metav1.LabelSelectorOpDoesNotExist}}}},
 		// Projected ServiceAccount tokens for pods whose ServiceAccount does not automount
 		// (Gardener's docs/concepts/resource-manager.md).
 		{ProjectedTokenMountWebhook, "/webhooks/mount-projected-service-account-token",
-			[]admissionregistrationv1.RuleWithOperations{rule("", "v1", create, "pods")},
+			[]admissionregistrationv1.RuleWithOperations{kube.WebhookRule("", "v1", create, "pods")},
 			notKubeSystem(), exclude("projected-token-mount.resources.gardener.cloud/skip")},
 		// pod-template-hash in topology spread constraints (Gardener's
 		// docs/concepts/resource-manager.md).
 		{PodTopologySpreadWebhook, "/webhooks/pod-topology-spread-constraints",
-			[]admissionregistrationv1.RuleWithOperations{rule("", "v1", create, "pods")},
+			[]admissionregistrationv1.RuleWithOperations{kube.WebhookRule("", "v1", create, "pods")},
 			notKubeSystem(), exclude("topology-spread-constraints.resources.gardener.cloud/skip")},
 	}
 	if v.DefaultSeccompProfile {
 		// RuntimeDefault seccomp profile for pods that set none (Gardener's "Default Seccomp Profile"
 		// docs/usage/security/default_seccomp_profile.md).
 		hooks = append(hooks, hook{SeccompProfileWebhook, "/webhooks/seccomp-profile",
-			[]admissionregistrationv1.RuleWithOperations{rule("", "v1", create, "pods")},
+			[]admissionregistrationv1.RuleWithOperations{kube.WebhookRule("", "v1", create, "pods")},
 			notKubeSystem(), exclude("seccompprofile.resources.gardener.cloud/skip")})
 	}
 	// Zone hints for EndpointSlices of Services labelled consider=true (Gardener's
 	// docs/concepts/resource-manager.md, "Topology Aware Routing"
 	// docs/operations/topology_aware_routing.md).
 	hooks = append(hooks, hook{EndpointSliceHintsWebhook, "/webhooks/endpoint-slice-hints",
-		[]admissionregistrationv1.RuleWithOperations{rule("discovery.k8s.io", "v1", createOrUpdate, "endpointslices")},
+		[]admissionregistrationv1.RuleWithOperations{kube.WebhookRule("discovery.k8s.io", "v1", createOrUpdate, "endpointslices")},
 		&metav1.LabelSelector{},
 		&metav1.LabelSelector{MatchLabels: map[string]string{"endpoint-slice-hints.resources.gardener.cloud/consider": "true"}}})
 
@@ -168,17 +161,17 @@ func validatingWebhooks(v Values) []admissionregistrationv1.ValidatingWebhook {
 		// docs/concepts/resource-manager.md).
 		hook(CRDDeletionProtectionWebhook, deletionPath,
 			&metav1.LabelSelector{MatchLabels: map[string]string{"gardener.cloud/deletion-protected": "true"}},
-			rule("apiextensions.k8s.io", "v1", deletion, "customresourcedefinitions")),
+			kube.WebhookRule("apiextensions.k8s.io", "v1", deletion, "customresourcedefinitions")),
 		hook(CRDeletionProtectionWebhook, deletionPath, &metav1.LabelSelector{},
-			rule("druid.gardener.cloud", "v1alpha1", deletion, "etcds"),
-			rule("extensions.gardener.cloud", "v1alpha1", deletion, plurals...)),
+			kube.WebhookRule("druid.gardener.cloud", "v1alpha1", deletion, "etcds"),
+			kube.WebhookRule("extensions.gardener.cloud", "v1alpha1", deletion, plurals...)),
 		hook("validation.extensions.etcds.resources.gardener.cloud", "/validate-druid-gardener-cloud-v1alpha1-etcd", &metav1.LabelSelector{},
-			rule("druid.gardener.cloud", "v1alpha1", createOrUpdate, "etcds")),
+			kube.WebhookRule("druid.gardener.cloud", "v1alpha1", createOrUpdate, "etcds")),
 	}
 	for _, k := range extensionKinds {
 		out = append(out, hook("validation.extensions."+k.plural+".resources.gardener.cloud",
 			"/validate-extensions-gardener-cloud-v1alpha1-"+k.kind, &metav1.LabelSelector{},
-			rule("extensions.gardener.cloud", "v1alpha1", createOrUpdate, k.plural)))
+			kube.WebhookRule("extensions.gardener.cloud", "v1alpha1", createOrUpdate, k.plural)))
 	}
 	return out
 }

@@ -209,7 +209,7 @@ func (b *builder) kubernetesSpec() map[string]any {
 			api["encryptionConfig"] = map[string]any{"resources": kube.AnyList(a.EncryptedResources)}
 		}
 		if len(a.FeatureGates) > 0 {
-			api["featureGates"] = gates(a.FeatureGates)
+			api["featureGates"] = kube.AnyMap(a.FeatureGates)
 		}
 		var plugins []any
 		for _, p := range a.AdmissionPlugins {
@@ -237,7 +237,7 @@ func (b *builder) kubernetesSpec() map[string]any {
 		}
 		set(kcm, "nodeMonitorGracePeriod", c.NodeMonitorGracePeriod)
 		if len(c.FeatureGates) > 0 {
-			kcm["featureGates"] = gates(c.FeatureGates)
+			kcm["featureGates"] = kube.AnyMap(c.FeatureGates)
 		}
 		if len(kcm) > 0 {
 			out["kubeControllerManager"] = kcm
@@ -247,7 +247,7 @@ func (b *builder) kubernetesSpec() map[string]any {
 		sched := map[string]any{}
 		set(sched, "profile", s.Profile)
 		if len(s.FeatureGates) > 0 {
-			sched["featureGates"] = gates(s.FeatureGates)
+			sched["featureGates"] = kube.AnyMap(s.FeatureGates)
 		}
 		out["kubeScheduler"] = sched
 	}
@@ -255,7 +255,7 @@ func (b *builder) kubernetesSpec() map[string]any {
 		proxy := map[string]any{"enabled": p.Enabled}
 		set(proxy, "mode", p.Mode)
 		if len(p.FeatureGates) > 0 {
-			proxy["featureGates"] = gates(p.FeatureGates)
+			proxy["featureGates"] = kube.AnyMap(p.FeatureGates)
 		}
 		out["kubeProxy"] = proxy
 	}
@@ -359,14 +359,6 @@ func set(m map[string]any, key, value string) {
 	if value != "" {
 		m[key] = value
 	}
-}
-
-func gates(g map[string]bool) map[string]any {
-	out := make(map[string]any, len(g))
-	for k, v := range g {
-		out[k] = v
-	}
-	return out
 }
 
 // dnsSpec is .spec.dns: the domain and the shoot's own DNS provider, primary (Gardener's Shoot in

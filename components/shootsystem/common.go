@@ -1,10 +1,6 @@
 package shootsystem
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"sort"
-
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,11 +23,7 @@ func meta(name string, labels map[string]string) metav1.ObjectMeta {
 // (data key to GeneratedRef marker). It is built unstructured: the markers stand for
 // base64-encoded data already, which a typed Secret would encode again.
 func generatedSecret(name string, labels map[string]string, data map[string]string) *unstructured.Unstructured {
-	d := make(map[string]any, len(data))
-	for k, v := range data {
-		d[k] = v
-	}
-	return kube.Custom("v1", "Secret", Namespace, name, labels, map[string]any{"type": string(corev1.SecretTypeOpaque), "data": d})
+	return kube.Custom("v1", "Secret", Namespace, name, labels, map[string]any{"type": string(corev1.SecretTypeOpaque), "data": kube.AnyMap(data)})
 }
 
 // merge returns a new map with the entries of all maps, later ones winning.
@@ -85,20 +77,9 @@ func restricted() *corev1.SecurityContext {
 	return s
 }
 
-// checksum is a short, stable hash of configuration data: as a pod template annotation it
-// rolls the pods when their configuration changes.
-func checksum(data map[string]string) string {
-	keys := make([]string, 0, len(data))
-	for k := range data {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		h.Write([]byte(k + "\x00" + data[k] + "\x00"))
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
-}
+// checksum is a short kube.Checksum of configuration data, as the shoot system's pod template
+// annotations carry it.
+func checksum(data map[string]string) string { return kube.Checksum(data)[:16] }
 
 // hostnameSpread spreads pods over nodes without ever making them unschedulable.
 func hostnameSpread(labels map[string]string) []corev1.TopologySpreadConstraint {

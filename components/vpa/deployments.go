@@ -148,7 +148,7 @@ func deployment(component, image string, v Values) *appsv1.Deployment {
 	// fails open (failurePolicy Ignore).
 	n := replicas.HighAvailability(v.HighAvailability)
 	if n > 1 {
-		pod.TopologySpreadConstraints = spread(component)
+		pod.TopologySpreadConstraints = kube.SpreadOverNodesAndZones(selector(component))
 	}
 	labels := selector(component)
 	return &appsv1.Deployment{
@@ -163,23 +163,6 @@ func deployment(component, image string, v Values) *appsv1.Deployment {
 			},
 		},
 	}
-}
-
-// spread spreads replicas over nodes and zones without ever making them unschedulable, so that
-// single-node and single-zone clusters still run them (Gardener's "High Availability Of Components"
-// docs/development/high-availability-of-components.md asks for the spread; the catalog relaxes the
-// zone constraint to ScheduleAnyway).
-func spread(component string) []corev1.TopologySpreadConstraint {
-	var out []corev1.TopologySpreadConstraint
-	for _, key := range []string{corev1.LabelHostname, corev1.LabelTopologyZone} {
-		out = append(out, corev1.TopologySpreadConstraint{
-			MaxSkew:           1,
-			TopologyKey:       key,
-			WhenUnsatisfiable: corev1.ScheduleAnyway,
-			LabelSelector:     &metav1.LabelSelector{MatchLabels: selector(component)},
-		})
-	}
-	return out
 }
 
 // disruptionBudgets keeps one replica of each component running during voluntary disruptions

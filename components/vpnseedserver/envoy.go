@@ -1,10 +1,7 @@
 package vpnseedserver
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -88,18 +85,4 @@ func envoyConfigMap(r resolved) *corev1.ConfigMap {
 		ObjectMeta: metav1.ObjectMeta{Name: envoyConfigName, Namespace: r.Namespace, Labels: SelectorLabels()},
 		Data:       map[string]string{envoyConfigKey: envoyConfig(ipFamily(r.ShootNetworks.Pods))},
 	}
-}
-
-// checksum rolls the pods when the proxy's configuration changes.
-func checksum(data map[string]string) string {
-	keys := make([]string, 0, len(data))
-	for k := range data {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		h.Write([]byte(k + "\x00" + data[k] + "\x00"))
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }

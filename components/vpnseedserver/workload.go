@@ -13,8 +13,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
-	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 )
 
 // Where the server's secrets are mounted.
@@ -168,7 +168,7 @@ func podSpec(r resolved) (corev1.PodSpec, error) {
 		Volumes:                       volumes(r),
 	}
 	if r.HighAvailability {
-		spec.TopologySpreadConstraints = kubeapiserver.Spread(SelectorLabels())
+		spec.TopologySpreadConstraints = kube.SpreadOverNodesAndZones(SelectorLabels())
 		return spec, nil
 	}
 	spec.Containers = append(spec.Containers, envoyContainer(imgs[images.EnvoyProxy]))
@@ -195,7 +195,7 @@ func deployment(r resolved, envoyConfig *corev1.ConfigMap) (*appsv1.Deployment, 
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{
 					Labels:      podLabels(),
-					Annotations: map[string]string{"checksum/envoy-config": checksum(envoyConfig.Data)},
+					Annotations: map[string]string{"checksum/envoy-config": kube.Checksum(envoyConfig.Data)},
 				},
 				Spec: spec,
 			},

@@ -35,3 +35,8 @@ func TestToUnstructuredUnknownType(t *testing.T) {
 	_, err := ToUnstructured(&unstructured.Unstructured{Object: map[string]any{}})
 	assert.Error(t, err)
 }
+
+func TestFeatureGatesFlag(t *testing.T) {
+	assert.Equal(t, "A=true,B=false", FeatureGatesFlag(map[string]bool{"B": false, "A": true}), "sorted by gate name")
+	assert.Equal(t, "", FeatureGatesFlag(nil))
+}

@@ -10,8 +10,9 @@ func AnyList(ss []string) []any {
 	return out
 }
 
-// AnyMap turns a string map into the map[string]any that unstructured objects hold.
-func AnyMap(m map[string]string) map[string]any {
+// AnyMap turns a map into the map[string]any that unstructured objects and JSON-shaped values
+// hold.
+func AnyMap[V any](m map[string]V) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
 		out[k] = v

@@ -36,3 +36,18 @@ func SurgeFirst() appsv1.DeploymentStrategy {
 		},
 	}
 }
+
+// SpreadOverNodesAndZones places replicas on different nodes and zones where possible (Gardener's
+// "High Availability Of Components" docs/development/high-availability-of-components.md asks for
+// the spread); ScheduleAnyway relaxes it, so that a single-node or single-zone cluster still runs
+// every replica.
+func SpreadOverNodesAndZones(selector map[string]string) []corev1.TopologySpreadConstraint {
+	var out []corev1.TopologySpreadConstraint
+	for _, key := range []string{corev1.LabelHostname, corev1.LabelTopologyZone} {
+		out = append(out, corev1.TopologySpreadConstraint{
+			MaxSkew: 1, TopologyKey: key, WhenUnsatisfiable: corev1.ScheduleAnyway,
+			LabelSelector: &metav1.LabelSelector{MatchLabels: selector},
+		})
+	}
+	return out
+}
