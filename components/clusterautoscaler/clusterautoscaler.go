@@ -165,7 +165,7 @@ func Objects(v Values) ([]render.Object, error) {
 		Access:    shootaccess.Access{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName},
 		SeedRules: seedRules(), ShootRules: shootRules(), KubeSystemRules: kubeSystemRules(), ShootRBACName: ShootRBACName,
 	}
-	d, err := deployment(v, c.Access)
+	d, err := deployment(v, c)
 	if err != nil {
 		return nil, err
 	}

@@ -2,19 +2,16 @@ package clusterautoscaler
 
 import (
 	"fmt"
-	"maps"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
-	"github.com/declarative-gardener/gardener/components/kubeapiserver"
+	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
 )
 
 // SelectorLabels select the autoscaler's pods.
@@ -68,52 +65,26 @@ func args(v Values) []string {
 	return a
 }
 
-func deployment(v Values, access shootaccess.Access) (*appsv1.Deployment, error) {
+func deployment(v Values, c machinecontrollermanager.ShootController) (*appsv1.Deployment, error) {
 	image, err := images.Of(v.Images, images.ClusterAutoscaler, "")
 	if err != nil {
 		return nil, fmt.Errorf("cluster-autoscaler images: %w", err)
 	}
-	replicas := replicas.UnlessHibernated(v.Replicas, v.Hibernated)
-	labels := map[string]string{
-		"gardener.cloud/role":                                                           "controlplane",
-		"networking.gardener.cloud/to-dns":                                              "allowed",
-		"networking.gardener.cloud/to-runtime-apiserver":                                "allowed", // the MachineDeployments (Gardener's docs/operations/network_policies.md)
-		kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(""), kubeapiserver.Port): "allowed",
-	}
-	maps.Copy(labels, SelectorLabels())
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: SelectorLabels()},
-		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To(replicas),
-			RevisionHistoryLimit: ptr.To(int32(2)),
-			Selector:             &metav1.LabelSelector{MatchLabels: SelectorLabels()},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					ServiceAccountName: Name,
-					PriorityClassName:  v.PriorityClassName,
-					Containers: []corev1.Container{{
-						Name:    Name,
-						Image:   image,
-						Command: []string{"./cluster-autoscaler"},
-						Args:    args(v),
-						Env: []corev1.EnvVar{
-							// The mcm cloud provider finds the MachineDeployments in this
-							// namespace of the seed, and the shoot through this kubeconfig.
-							{Name: "CONTROL_NAMESPACE", Value: v.Namespace},
-							{Name: "TARGET_KUBECONFIG", Value: shootaccess.KubeconfigPath},
-						},
-						Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
-						// Requests an operator would start from; Gardener's documentation gives none.
-						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-							corev1.ResourceCPU:    resource.MustParse("10m"),
-							corev1.ResourceMemory: resource.MustParse("64Mi"),
-						}},
-						VolumeMounts: []corev1.VolumeMount{access.Mount()},
-					}},
-					Volumes: []corev1.Volume{access.Volume()},
-				},
-			},
+	return c.Deployment(replicas.UnlessHibernated(v.Replicas, v.Hibernated), v.PriorityClassName, nil, corev1.Container{
+		Image:   image,
+		Command: []string{"./cluster-autoscaler"},
+		Args:    args(v),
+		Env: []corev1.EnvVar{
+			// The mcm cloud provider finds the MachineDeployments in this namespace of the seed,
+			// and the shoot through this kubeconfig.
+			{Name: "CONTROL_NAMESPACE", Value: v.Namespace},
+			{Name: "TARGET_KUBECONFIG", Value: shootaccess.KubeconfigPath},
 		},
-	}, nil
+		Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+		// Requests an operator would start from; Gardener's documentation gives none.
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse("10m"),
+			corev1.ResourceMemory: resource.MustParse("64Mi"),
+		}},
+	}), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/managedresource"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"maps"
 )
 
 // ShootController is a controller of a shoot's machines that runs in the shoot's control-plane
@@ -59,6 +60,40 @@ func (c ShootController) Objects(d *appsv1.Deployment) ([]render.Object, error) 
 		return nil, err
 	}
 	return append(objs, shoot...), nil
+}
+
+// Deployment is the controller's Deployment of replicas pods with one container, the controller's
+// ServiceAccount in the seed and its access to the shoot mounted (Access). The pods may resolve
+// names and reach the seed's API server, for the machine objects, and the shoot's (Gardener's
+// "Network Policies" docs/operations/network_policies.md); podLabels add what else they reach.
+func (c ShootController) Deployment(replicas int32, priorityClass string, podLabels map[string]string, container corev1.Container) *appsv1.Deployment {
+	labels := map[string]string{
+		"gardener.cloud/role":                                                           "controlplane",
+		"networking.gardener.cloud/to-dns":                                              "allowed",
+		"networking.gardener.cloud/to-runtime-apiserver":                                "allowed",
+		kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(""), kubeapiserver.Port): "allowed",
+	}
+	maps.Copy(labels, podLabels)
+	maps.Copy(labels, c.Labels)
+	container.Name = c.Name
+	container.VolumeMounts = append(container.VolumeMounts, c.Access.Mount())
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: c.Name, Namespace: c.Namespace, Labels: c.Labels},
+		Spec: appsv1.DeploymentSpec{
+			Replicas:             ptr.To(replicas),
+			RevisionHistoryLimit: ptr.To(int32(2)),
+			Selector:             &metav1.LabelSelector{MatchLabels: c.Labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					ServiceAccountName: c.Name,
+					PriorityClassName:  priorityClass,
+					Containers:         []corev1.Container{container},
+					Volumes:            []corev1.Volume{c.Access.Volume()},
+				},
+			},
+		},
+	}
 }
 
 // shootRBAC binds the rules in the shoot to the controller's ServiceAccount in its kube-system,

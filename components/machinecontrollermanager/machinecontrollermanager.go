@@ -9,22 +9,18 @@ package machinecontrollermanager
 
 import (
 	"fmt"
-	"maps"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
-	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -86,7 +82,7 @@ func Objects(v Values) ([]render.Object, error) {
 		Access:    shootaccess.Access{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName},
 		SeedRules: seedRules(), ShootRules: shootRules(), ShootRBACName: ShootRBACName,
 	}
-	d, err := deployment(v, c.Access)
+	d, err := deployment(v, c)
 	if err != nil {
 		return nil, err
 	}
@@ -110,54 +106,30 @@ func args(namespace string) []string {
 	}
 }
 
-func deployment(v Values, access shootaccess.Access) (*appsv1.Deployment, error) {
+func deployment(v Values, c ShootController) (*appsv1.Deployment, error) {
 	image, err := images.Of(v.Images, images.MachineControllerManager, "")
 	if err != nil {
 		return nil, fmt.Errorf("machine-controller-manager images: %w", err)
 	}
-	replicas := replicas.UnlessHibernated(v.Replicas, v.Hibernated)
-	labels := map[string]string{
-		"gardener.cloud/role":                                                           "controlplane",
-		"networking.gardener.cloud/to-dns":                                              "allowed",
-		"networking.gardener.cloud/to-runtime-apiserver":                                "allowed", // its machine objects (Gardener's docs/operations/network_policies.md)
-		"networking.gardener.cloud/to-public-networks":                                  "allowed", // the provider's API (Gardener's docs/operations/network_policies.md)
-		kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(""), kubeapiserver.Port): "allowed",
-	}
-	maps.Copy(labels, SelectorLabels())
-	priority := v.PriorityClassName
 	probe := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(Port), Scheme: corev1.URISchemeHTTP}}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: SelectorLabels()},
-		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To(replicas),
-			RevisionHistoryLimit: ptr.To(int32(2)),
-			Selector:             &metav1.LabelSelector{MatchLabels: SelectorLabels()},
-			// One controller at a time: two would both act on the same machines.
-			Strategy: appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					ServiceAccountName: Name,
-					PriorityClassName:  priority,
-					Containers: []corev1.Container{{
-						Name:    Name,
-						Image:   image,
-						Command: []string{"./machine-controller-manager"},
-						Args:    args(v.Namespace),
-						Ports:   []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
-						LivenessProbe: &corev1.Probe{
-							ProbeHandler: probe, InitialDelaySeconds: 30, PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3,
-						},
-						// Requests an operator would start from; Gardener's documentation gives none.
-						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-							corev1.ResourceCPU:    resource.MustParse("5m"),
-							corev1.ResourceMemory: resource.MustParse("20Mi"),
-						}},
-						VolumeMounts: []corev1.VolumeMount{access.Mount()},
-					}},
-					Volumes: []corev1.Volume{access.Volume()},
-				},
+	d := c.Deployment(replicas.UnlessHibernated(v.Replicas, v.Hibernated), v.PriorityClassName,
+		// The provider's API (Gardener's docs/operations/network_policies.md).
+		map[string]string{"networking.gardener.cloud/to-public-networks": "allowed"},
+		corev1.Container{
+			Image:   image,
+			Command: []string{"./machine-controller-manager"},
+			Args:    args(v.Namespace),
+			Ports:   []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+			LivenessProbe: &corev1.Probe{
+				ProbeHandler: probe, InitialDelaySeconds: 30, PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3,
 			},
-		},
-	}, nil
+			// Requests an operator would start from; Gardener's documentation gives none.
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU:    resource.MustParse("5m"),
+				corev1.ResourceMemory: resource.MustParse("20Mi"),
+			}},
+		})
+	// One controller at a time: two would both act on the same machines.
+	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	return d, nil
 }
