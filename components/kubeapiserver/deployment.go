@@ -171,14 +171,6 @@ func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, er
 		volumes = append(volumes, vol)
 		volumeMounts = append(volumeMounts, corev1.VolumeMount{Name: m.name, MountPath: m.dir, ReadOnly: m.secret != "" || m.configMap != ""})
 	}
-	probe := func(path string, failures int32) *corev1.Probe {
-		return &corev1.Probe{
-			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-				Path: path, Port: intstr.FromInt32(Port), Scheme: corev1.URISchemeHTTPS,
-			}},
-			InitialDelaySeconds: 15, PeriodSeconds: 10, TimeoutSeconds: 15, FailureThreshold: failures,
-		}
-	}
 	selector := SelectorLabels(r.prefix)
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name(r.prefix), Namespace: r.namespace, Labels: selector},
@@ -207,8 +199,8 @@ func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, er
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 							corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem,
 						}},
-						LivenessProbe:  probe("/livez", 3),
-						ReadinessProbe: probe("/readyz", 3),
+						LivenessProbe:  SecureProbe("/livez", Port, 3),
+						ReadinessProbe: SecureProbe("/readyz", Port, 3),
 						VolumeMounts:   volumeMounts,
 					}},
 					Volumes: volumes,
@@ -225,4 +217,16 @@ func replicas(r resolved) *int32 {
 		return ptr.To(int32(0))
 	}
 	return nil
+}
+
+// SecureProbe probes a Kubernetes control plane binary (kube-apiserver, kube-controller-manager,
+// kube-scheduler) on the health endpoint path of its secure port, after 15 seconds every 10, each
+// probe allowed 15 seconds, failing after failures probes in a row.
+func SecureProbe(path string, port, failures int32) *corev1.Probe {
+	return &corev1.Probe{
+		ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+			Path: path, Port: intstr.FromInt32(port), Scheme: corev1.URISchemeHTTPS,
+		}},
+		InitialDelaySeconds: 15, PeriodSeconds: 10, TimeoutSeconds: 15, FailureThreshold: failures,
+	}
 }

@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/component"
@@ -268,17 +267,12 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 					PriorityClassName:            v.PriorityClassName,
 					TopologySpreadConstraints:    kube.SpreadOverNodesAndZones(selector),
 					Containers: []corev1.Container{{
-						Name:    "kube-controller-manager",
-						Image:   image,
-						Command: []string{"/usr/local/bin/kube-controller-manager"},
-						Args:    args(v),
-						Ports:   []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
-						LivenessProbe: &corev1.Probe{
-							ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-								Path: "/healthz", Port: intstr.FromInt32(Port), Scheme: corev1.URISchemeHTTPS,
-							}},
-							InitialDelaySeconds: 15, PeriodSeconds: 10, TimeoutSeconds: 15, FailureThreshold: 2,
-						},
+						Name:          "kube-controller-manager",
+						Image:         image,
+						Command:       []string{"/usr/local/bin/kube-controller-manager"},
+						Args:          args(v),
+						Ports:         []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+						LivenessProbe: kubeapiserver.SecureProbe("/healthz", Port, 2),
 						// Initial requests an operator would pick for a control plane without
 						// workloads; Gardener's documentation gives none.
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{

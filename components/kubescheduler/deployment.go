@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/images"
@@ -101,16 +100,11 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 					TopologySpreadConstraints: spread,
 					SecurityContext:           kube.NonRootPodOwningVolumes(65532),
 					Containers: []corev1.Container{{
-						Name:    Name,
-						Image:   image,
-						Command: command(v),
-						Ports:   []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
-						LivenessProbe: &corev1.Probe{
-							ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-								Path: "/healthz", Port: intstr.FromInt32(Port), Scheme: corev1.URISchemeHTTPS,
-							}},
-							InitialDelaySeconds: 15, PeriodSeconds: 10, TimeoutSeconds: 15, FailureThreshold: 2,
-						},
+						Name:          Name,
+						Image:         image,
+						Command:       command(v),
+						Ports:         []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+						LivenessProbe: kubeapiserver.SecureProbe("/healthz", Port, 2),
 						// Initial requests for a scheduler; Gardener's documentation gives none.
 						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 							corev1.ResourceCPU:    resource.MustParse("10m"),
