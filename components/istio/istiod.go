@@ -46,25 +46,12 @@ func istiodObjects(v Values, image string) []runtime.Object {
 	ns, labels := v.Namespace, IstiodLabels()
 	meta := metav1.ObjectMeta{Namespace: ns, Name: IstiodName, Labels: labels}
 	n := replicas.HighAvailability(v.HighAvailability)
-	return []runtime.Object{
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		&corev1.ServiceAccount{ObjectMeta: meta, AutomountServiceAccountToken: ptr.To(true)},
-		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: istiodClusterRole, Labels: labels}, Rules: istiodClusterRules()},
-		&rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: istiodClusterRole, Labels: labels},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: istiodClusterRole},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: IstiodName}},
-		},
-		&rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{
-			// istiod's self-signed CA (istio-ca-secret) and its leader election.
-			{APIGroups: []string{""}, Resources: []string{"secrets", "configmaps"}, Verbs: []string{"get", "list", "watch", "create", "update", "delete"}},
-			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "delete"}},
-		}},
-		&rbacv1.RoleBinding{
-			ObjectMeta: meta,
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: IstiodName},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: IstiodName}},
-		},
+	rbac := kube.ServiceAccountRBAC(meta, istiodClusterRole, istiodClusterRules(), []rbacv1.PolicyRule{
+		// istiod's self-signed CA (istio-ca-secret) and its leader election.
+		{APIGroups: []string{""}, Resources: []string{"secrets", "configmaps"}, Verbs: []string{"get", "list", "watch", "create", "update", "delete"}},
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "delete"}},
+	})
+	return append(append([]runtime.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}}, rbac...),
 		&corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: meshConfigMap, Labels: labels},
 			Data:       map[string]string{"mesh": meshConfig(v), "meshNetworks": "networks: {}\n"},
@@ -84,7 +71,7 @@ func istiodObjects(v Values, image string) []runtime.Object {
 			},
 		},
 		disruption.Budget(ns, IstiodName, labels),
-	}
+	)
 }
 
 // istiodClusterRules is what istiod watches cluster-wide to program the proxies, plus the

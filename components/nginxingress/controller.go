@@ -53,24 +53,12 @@ func controllerObjects(v Values, image string) []runtime.Object {
 	n := replicas.HighAvailability(v.HighAvailability)
 	svcMeta := meta
 	svcMeta.Annotations = maps.Clone(v.LoadBalancerAnnotations)
-	return []runtime.Object{
-		&corev1.ServiceAccount{ObjectMeta: meta, AutomountServiceAccountToken: ptr.To(true)},
-		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName, Labels: labels}, Rules: clusterRules()},
-		&rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName, Labels: labels},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRoleName},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: ControllerName}},
-		},
-		&rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"configmaps", "pods", "secrets", "endpoints"}, Verbs: []string{"get"}},
-			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{electionID}, Verbs: []string{"get", "update"}},
-			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
-		}},
-		&rbacv1.RoleBinding{
-			ObjectMeta: meta,
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: ControllerName},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: ControllerName}},
-		},
+	rbac := kube.ServiceAccountRBAC(meta, clusterRoleName, clusterRules(), []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"configmaps", "pods", "secrets", "endpoints"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{electionID}, Verbs: []string{"get", "update"}},
+		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
+	})
+	return append(rbac,
 		&corev1.ConfigMap{ObjectMeta: meta, Data: cfg},
 		&networkingv1.IngressClass{
 			ObjectMeta: metav1.ObjectMeta{Name: v.IngressClass, Labels: labels},
@@ -89,7 +77,7 @@ func controllerObjects(v Values, image string) []runtime.Object {
 			},
 		},
 		disruption.Budget(ns, ControllerName, labels),
-	}
+	)
 }
 
 // clusterRules let the controller watch Ingresses of every namespace with their Services,

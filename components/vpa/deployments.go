@@ -150,19 +150,7 @@ func deployment(component, image string, v Values) *appsv1.Deployment {
 	if n > 1 {
 		pod.TopologySpreadConstraints = kube.SpreadOverNodesAndZones(selector(component))
 	}
-	labels := selector(component)
-	return &appsv1.Deployment{
-		ObjectMeta: meta(component, v.Namespace),
-		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To(n),
-			RevisionHistoryLimit: ptr.To[int32](2),
-			Selector:             &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       pod,
-			},
-		},
-	}
+	return kube.Deployment(meta(component, v.Namespace), selector(component), n, pod)
 }
 
 // disruptionBudgets keeps one replica of each component running during voluntary disruptions
