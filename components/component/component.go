@@ -9,6 +9,8 @@ package component
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/zclconf/go-cty/cty"
@@ -161,4 +163,20 @@ func Override[T comparable](field *T, value T) {
 	if value != zero {
 		*field = value
 	}
+}
+
+// InstanceObjectName is an instance's name as the name of an object (or a Helm release): instance
+// names are HCL identifiers, which may hold underscores that object names may not, so underscores
+// become dashes.
+func InstanceObjectName(instance string) string {
+	return strings.ReplaceAll(instance, "_", "-")
+}
+
+// LandscapePath is where a path a landscape names lies: relative to the landscape directory dir
+// unless it is absolute.
+func LandscapePath(dir, path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(dir, path)
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/declarative-gardener/gardener/components/component"
@@ -97,11 +96,7 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 // ReadChart reads a chart archive (a path relative to dir unless absolute) and returns it base64
 // encoded, as rawChart carries it.
 func ReadChart(dir, path string) (string, error) {
-	full := path
-	if !filepath.IsAbs(full) {
-		full = filepath.Join(dir, path)
-	}
-	data, err := os.ReadFile(full)
+	data, err := os.ReadFile(component.LandscapePath(dir, path))
 	if err != nil {
 		return "", fmt.Errorf("chart archive %s: %w", path, err)
 	}

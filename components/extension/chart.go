@@ -14,6 +14,7 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart/loader"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/controllerdeployment"
 )
 
@@ -29,10 +30,7 @@ func rawChart(dir, ref string) (string, error) {
 	if strings.HasPrefix(ref, "oci://") {
 		return "", fmt.Errorf("chart %s: OCI charts are not supported; vendor the chart into the landscape", ref)
 	}
-	path := ref
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, ref)
-	}
+	path := component.LandscapePath(dir, ref)
 	info, err := os.Stat(path)
 	if err != nil {
 		return "", fmt.Errorf("chart %s: %w", ref, err)

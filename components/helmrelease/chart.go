@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/declarative-gardener/gardener/components/component"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 )
@@ -22,10 +22,7 @@ func loadChart(dir, ref, want string) (*chart.Chart, error) {
 		return nil, fmt.Errorf("chart %s: OCI charts are not supported yet, rendering must not need the network: "+
 			"vendor the chart into the landscape (helm pull --version <version> %s) and name the .tgz file", ref, ref)
 	}
-	path := ref
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, ref)
-	}
+	path := component.LandscapePath(dir, ref)
 	if _, err := os.Stat(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("chart %s: not found at %s: %w", ref, path, err)

@@ -66,8 +66,7 @@ var Type = component.Define(typeSchema, renderValues)
 func renderValues(in render.Input, v Values) (*render.Output, error) {
 	v.Dir = in.Dir
 	if v.ReleaseName == "" {
-		// Component names are HCL identifiers; release names are DNS labels.
-		v.ReleaseName = strings.ReplaceAll(in.Name, "_", "-")
+		v.ReleaseName = component.InstanceObjectName(in.Name)
 	}
 	for _, s := range []string{v.Chart, v.Namespace, v.ReleaseName} {
 		if strings.Contains(s, render.UnknownString) {

@@ -47,8 +47,7 @@ var Type = component.Define(typeSchema, renderValues)
 func renderValues(in render.Input, v Values) (*render.Output, error) {
 	v.Dir = in.Dir
 	if v.Name == "" {
-		// Block names are HCL identifiers; object names may not hold underscores.
-		v.Name = strings.ReplaceAll(in.Name, "_", "-")
+		v.Name = component.InstanceObjectName(in.Name)
 	}
 	for _, s := range append([]string{v.Name, v.Namespace}, v.Files...) {
 		if strings.Contains(s, render.UnknownString) {

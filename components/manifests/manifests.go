@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -116,11 +115,7 @@ func jsonKind(v any) string {
 // ReadFile reads the objects of a YAML file with documents separated by ---; empty documents and
 // List objects' items are handled like kubectl does.
 func ReadFile(dir, name string) ([]map[string]any, error) {
-	path := name
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, name)
-	}
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(component.LandscapePath(dir, name))
 	if err != nil {
 		return nil, fmt.Errorf("file %s: %w", name, err)
 	}

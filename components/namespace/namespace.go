@@ -41,8 +41,7 @@ var Type = component.Define(typeSchema, renderValues)
 // renderValues renders one namespace instance and its output `name`.
 func renderValues(in render.Input, v Values) (*render.Output, error) {
 	if v.Name == "" {
-		// Block names are HCL identifiers, which may hold underscores that namespace names may not.
-		v.Name = strings.ReplaceAll(in.Name, "_", "-")
+		v.Name = component.InstanceObjectName(in.Name)
 	}
 	objs, err := Objects(v)
 	if err != nil {
