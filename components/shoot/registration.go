@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/shootextensions"
 )
 
 // registration: the Shoot in its project namespace, after every part of its control plane; it
@@ -114,19 +115,12 @@ func (b *builder) spec() map[string]any {
 	if b.tolerance != "" {
 		spec["controlPlane"] = map[string]any{"highAvailability": map[string]any{"failureTolerance": map[string]any{"type": b.tolerance}}}
 	}
-	var exts []any
-	for _, e := range v.Extensions {
-		ext := map[string]any{"type": e.Type}
-		if e.Disabled {
-			ext["disabled"] = true
-		}
-		if e.ProviderConfig != nil {
-			ext["providerConfig"] = e.ProviderConfig
-		}
-		exts = append(exts, ext)
+	exts := make([]shootextensions.Extension, len(v.Extensions))
+	for i, e := range v.Extensions {
+		exts[i] = shootextensions.Extension{Type: e.Type, ProviderConfig: e.ProviderConfig, Disabled: e.Disabled}
 	}
-	if exts != nil {
-		spec["extensions"] = exts
+	if list := shootextensions.ShootSpecExtensions(exts); list != nil {
+		spec["extensions"] = list
 	}
 	var tolerations []any
 	for _, t := range v.Tolerations {

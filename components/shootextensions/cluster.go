@@ -78,18 +78,7 @@ func (r resolved) shoot() map[string]any {
 	if r.DNS.Domain != "" {
 		spec["dns"] = map[string]any{"domain": r.DNS.Domain}
 	}
-	var extensions []any
-	for _, e := range r.Extensions {
-		ext := map[string]any{"type": e.Type}
-		if e.Disabled {
-			ext["disabled"] = true
-		}
-		if e.ProviderConfig != nil {
-			ext["providerConfig"] = deepCopy(e.ProviderConfig)
-		}
-		extensions = append(extensions, ext)
-	}
-	if extensions != nil {
+	if extensions := ShootSpecExtensions(r.Extensions); extensions != nil {
 		spec["extensions"] = extensions
 	}
 	metadata := map[string]any{"name": r.Name, "namespace": "garden-" + r.Project}
@@ -97,4 +86,22 @@ func (r resolved) shoot() map[string]any {
 		metadata["uid"] = r.UID
 	}
 	return map[string]any{"apiVersion": coreAPIVersion, "kind": "Shoot", "metadata": metadata, "spec": spec}
+}
+
+// ShootSpecExtensions are extensions as a Shoot's .spec.extensions lists them (Gardener's Extension
+// in docs/api-reference/core.md): the type, disabled only when set, the provider configuration
+// (copied) when there is one; nil for none.
+func ShootSpecExtensions(exts []Extension) []any {
+	var out []any
+	for _, e := range exts {
+		ext := map[string]any{"type": e.Type}
+		if e.Disabled {
+			ext["disabled"] = true
+		}
+		if e.ProviderConfig != nil {
+			ext["providerConfig"] = deepCopy(e.ProviderConfig)
+		}
+		out = append(out, ext)
+	}
+	return out
 }
