@@ -125,3 +125,49 @@ func unique(names []string) string {
 	}
 	return ""
 }
+
+// entries is a list of the profile that offers at least one entry, each with its own name: what
+// names the list's entries in "at least one ... is required", entry names one in the other errors
+// (the same, but for the Kubernetes versions' "the Kubernetes version"). name is an entry's name,
+// checkName checks it and render renders the entry; render's errors are prefixed with the entry.
+type entries[T any] struct {
+	what, entry string
+	name        func(T) string
+	checkName   func(string) error
+	render      func(T) (any, error)
+}
+
+// named is entries whose names may be anything but empty.
+func named[T any](what string, name func(T) string, render func(T) (any, error)) entries[T] {
+	checkName := func(n string) error {
+		if n == "" {
+			return fmt.Errorf("a %s needs a name", what)
+		}
+		return nil
+	}
+	return entries[T]{what: what, entry: what, name: name, checkName: checkName, render: render}
+}
+
+// of renders the list.
+func (l entries[T]) of(items []T) ([]any, error) {
+	if len(items) == 0 {
+		return nil, fmt.Errorf("at least one %s is required", l.what)
+	}
+	names := make([]string, len(items))
+	out := make([]any, 0, len(items))
+	for i, item := range items {
+		names[i] = l.name(item)
+		if err := l.checkName(names[i]); err != nil {
+			return nil, err
+		}
+		m, err := l.render(item)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", l.entry, names[i], err)
+		}
+		out = append(out, m)
+	}
+	if d := unique(names); d != "" {
+		return nil, fmt.Errorf("%s %s is given twice", l.entry, d)
+	}
+	return out, nil
+}

@@ -58,46 +58,24 @@ type ImageVersion struct {
 
 // machineImages renders spec.machineImages; a profile offers at least one image with a version.
 func machineImages(images []MachineImage) ([]any, error) {
-	if len(images) == 0 {
-		return nil, fmt.Errorf("at least one machine image is required")
-	}
-	names := make([]string, len(images))
-	out := make([]any, 0, len(images))
-	for i, img := range images {
-		names[i] = img.Name
-		if img.Name == "" {
-			return nil, fmt.Errorf("a machine image needs a name")
-		}
+	return named("machine image", func(img MachineImage) string { return img.Name }, func(img MachineImage) (any, error) {
 		strategy := img.UpdateStrategy
 		if !slices.Contains(UpdateStrategies, strategy) {
-			return nil, fmt.Errorf("machine image %s: update strategy %q is not one of %s", img.Name, strategy, strings.Join(UpdateStrategies, ", "))
+			return nil, fmt.Errorf("update strategy %q is not one of %s", strategy, strings.Join(UpdateStrategies, ", "))
 		}
 		versions, err := imageVersions(img.Versions)
 		if err != nil {
-			return nil, fmt.Errorf("machine image %s: %w", img.Name, err)
+			return nil, err
 		}
-		out = append(out, map[string]any{"name": img.Name, "updateStrategy": strategy, "versions": versions})
-	}
-	if d := unique(names); d != "" {
-		return nil, fmt.Errorf("machine image %s is given twice", d)
-	}
-	return out, nil
+		return map[string]any{"name": img.Name, "updateStrategy": strategy, "versions": versions}, nil
+	}).of(images)
 }
 
 func imageVersions(vs []ImageVersion) ([]any, error) {
-	if len(vs) == 0 {
-		return nil, fmt.Errorf("at least one version is required")
-	}
-	names := make([]string, len(vs))
-	out := make([]any, 0, len(vs))
-	for i, v := range vs {
-		names[i] = v.Version
-		if v.Version == "" {
-			return nil, fmt.Errorf("a version needs a version string")
-		}
+	versions := named("version", func(v ImageVersion) string { return v.Version }, func(v ImageVersion) (any, error) {
 		m, err := expirable(v.Version, v.Classification, v.ExpirationDate)
 		if err != nil {
-			return nil, fmt.Errorf("version %s: %w", v.Version, err)
+			return nil, err
 		}
 		cri := v.CRI
 		if len(cri) == 0 {
@@ -108,26 +86,30 @@ func imageVersions(vs []ImageVersion) ([]any, error) {
 		list := make([]any, len(cri))
 		for j, c := range cri {
 			if c != criContainerd {
-				return nil, fmt.Errorf("version %s: CRI %q is not supported; only containerd is", v.Version, c)
+				return nil, fmt.Errorf("CRI %q is not supported; only containerd is", c)
 			}
 			list[j] = map[string]any{"name": c}
 		}
 		if d := unique(cri); d != "" {
-			return nil, fmt.Errorf("version %s: CRI %s is given twice", v.Version, d)
+			return nil, fmt.Errorf("CRI %s is given twice", d)
 		}
 		m["cri"] = list
 		archs := v.Architectures
 		if d := unique(archs); d != "" {
-			return nil, fmt.Errorf("version %s: architecture %s is given twice", v.Version, d)
+			return nil, fmt.Errorf("architecture %s is given twice", d)
 		}
 		m["architectures"] = kube.AnyList(archs)
 		if v.KubeletVersionConstraint != "" {
 			m["kubeletVersionConstraint"] = v.KubeletVersionConstraint
 		}
-		out = append(out, m)
+		return m, nil
+	})
+	// A version's name is its version string.
+	versions.checkName = func(v string) error {
+		if v == "" {
+			return fmt.Errorf("a version needs a version string")
+		}
+		return nil
 	}
-	if d := unique(names); d != "" {
-		return nil, fmt.Errorf("version %s is given twice", d)
-	}
-	return out, nil
+	return versions.of(vs)
 }

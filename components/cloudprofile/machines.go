@@ -64,26 +64,9 @@ func quantity(what, s string) (string, error) {
 
 // machineTypes renders spec.machineTypes; a profile offers at least one.
 func machineTypes(ts []MachineType) ([]any, error) {
-	if len(ts) == 0 {
-		return nil, fmt.Errorf("at least one machine type is required")
-	}
-	names := make([]string, len(ts))
-	out := make([]any, 0, len(ts))
-	for i, t := range ts {
-		names[i] = t.Name
-		if t.Name == "" {
-			return nil, fmt.Errorf("a machine type needs a name")
-		}
-		m, err := machineType(t)
-		if err != nil {
-			return nil, fmt.Errorf("machine type %s: %w", t.Name, err)
-		}
-		out = append(out, m)
-	}
-	if d := unique(names); d != "" {
-		return nil, fmt.Errorf("machine type %s is given twice", d)
-	}
-	return out, nil
+	return named("machine type", func(t MachineType) string { return t.Name }, func(t MachineType) (any, error) {
+		return machineType(t)
+	}).of(ts)
 }
 
 func machineType(t MachineType) (map[string]any, error) {

@@ -18,25 +18,16 @@ type Region struct {
 
 // regions renders spec.regions; a profile offers at least one.
 func regions(rs []Region) ([]any, error) {
-	if len(rs) == 0 {
-		return nil, fmt.Errorf("at least one region is required")
-	}
-	names := make([]string, len(rs))
-	out := make([]any, 0, len(rs))
-	for i, r := range rs {
-		names[i] = r.Name
-		if r.Name == "" {
-			return nil, fmt.Errorf("a region needs a name")
-		}
+	return named("region", func(r Region) string { return r.Name }, func(r Region) (any, error) {
 		m := map[string]any{"name": r.Name}
 		if len(r.Zones) > 0 {
 			if d := unique(r.Zones); d != "" {
-				return nil, fmt.Errorf("region %s: zone %s is given twice", r.Name, d)
+				return nil, fmt.Errorf("zone %s is given twice", d)
 			}
 			zones := make([]any, len(r.Zones))
 			for j, z := range r.Zones {
 				if z == "" {
-					return nil, fmt.Errorf("region %s: a zone needs a name", r.Name)
+					return nil, fmt.Errorf("a zone needs a name")
 				}
 				zones[j] = map[string]any{"name": z}
 			}
@@ -45,10 +36,6 @@ func regions(rs []Region) ([]any, error) {
 		if len(r.Labels) > 0 {
 			m["labels"] = kube.AnyMap(r.Labels)
 		}
-		out = append(out, m)
-	}
-	if d := unique(names); d != "" {
-		return nil, fmt.Errorf("region %s is given twice", d)
-	}
-	return out, nil
+		return m, nil
+	}).of(rs)
 }

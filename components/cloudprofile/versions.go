@@ -35,26 +35,24 @@ var kubernetesVersionRE = regexp.MustCompile(`^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\
 
 // kubernetes renders spec.kubernetes; a profile offers at least one version.
 func kubernetes(vs []KubernetesVersion) (map[string]any, error) {
-	if len(vs) == 0 {
-		return nil, fmt.Errorf("at least one Kubernetes version is required")
+	versions, err := entries[KubernetesVersion]{
+		what:  "Kubernetes version",
+		entry: "the Kubernetes version",
+		name:  func(k KubernetesVersion) string { return k.Version },
+		checkName: func(v string) error {
+			if !kubernetesVersionRE.MatchString(v) && !strings.Contains(v, render.UnknownString) {
+				return fmt.Errorf("the Kubernetes version %q is not of the form 1.33.1", v)
+			}
+			return nil
+		},
+		render: func(k KubernetesVersion) (any, error) {
+			return expirable(k.Version, k.Classification, k.ExpirationDate)
+		},
+	}.of(vs)
+	if err != nil {
+		return nil, err
 	}
-	names := make([]string, len(vs))
-	out := make([]any, 0, len(vs))
-	for i, k := range vs {
-		names[i] = k.Version
-		if !kubernetesVersionRE.MatchString(k.Version) && !strings.Contains(k.Version, render.UnknownString) {
-			return nil, fmt.Errorf("the Kubernetes version %q is not of the form 1.33.1", k.Version)
-		}
-		m, err := expirable(k.Version, k.Classification, k.ExpirationDate)
-		if err != nil {
-			return nil, fmt.Errorf("the Kubernetes version %s: %w", k.Version, err)
-		}
-		out = append(out, m)
-	}
-	if d := unique(names); d != "" {
-		return nil, fmt.Errorf("the Kubernetes version %s is given twice", d)
-	}
-	return map[string]any{"versions": out}, nil
+	return map[string]any{"versions": versions}, nil
 }
 
 // expirable renders the fields of an ExpirableVersion. Expiration dates are rendered in UTC, as
