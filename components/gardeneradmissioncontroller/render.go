@@ -7,16 +7,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/images"
-	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"k8s.io/utils/ptr"
 )
 
 // Replicas: the admission controller is a server, which Gardener runs with 2 replicas whatever
@@ -31,11 +30,6 @@ var Type = component.Define(typeSchema, component.Objects(Objects))
 // resolved are the admission controller's values with their Common resolved.
 type resolved gardenercontrolplane.Component[Values]
 
-func resolve(v Values) (resolved, error) {
-	c, err := gardenercontrolplane.ResolveComponent(v, Name, validate)
-	return resolved(c), err
-}
-
 // validate checks the admission controller's own values.
 func validate(v *Values) error {
 	if v.ResourceSizeMode != "block" && v.ResourceSizeMode != "log" {
@@ -49,10 +43,11 @@ func validate(v *Values) error {
 
 // Objects renders the runtime cluster objects followed by the virtual garden objects.
 func Objects(v Values) ([]render.Object, error) {
-	r, err := resolve(v)
+	c, err := gardenercontrolplane.ResolveComponent(v, Name, validate)
 	if err != nil {
 		return nil, err
 	}
+	r := resolved(c)
 	configMap, checksum, err := r.ComponentConfig(r.config())
 	if err != nil {
 		return nil, err
@@ -110,61 +105,33 @@ func rules() []rbacv1.PolicyRule {
 	}
 }
 
+// deployment runs the admission controller with its configuration, like the controllers
+// (gardenercontrolplane.Controller), and serves the webhooks with its certificate.
 func (r resolved) deployment(checksum string) (*appsv1.Deployment, error) {
-	image, err := images.Of(r.Images, images.GardenerAdmissionController, "")
-	if err != nil {
-		return nil, fmt.Errorf("gardener-admission-controller: %w", err)
-	}
-	labels := gardenercontrolplane.Labels(gardenercontrolplane.Role(Name))
-	no := false
-	replicas := int32(Replicas)
-	probe := func(path string) *corev1.Probe {
-		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-			Path: path, Port: intstr.FromInt32(HealthProbePort), Scheme: corev1.URISchemeHTTP,
-		}}, PeriodSeconds: 10, FailureThreshold: 3}
-	}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: r.Namespace, Labels: labels},
-		Spec: appsv1.DeploymentSpec{
-			Replicas:             &replicas,
-			RevisionHistoryLimit: &[]int32{2}[0],
-			Selector:             &metav1.LabelSelector{MatchLabels: labels},
-			Strategy:             gardenercontrolplane.RollingUpdate(),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: map[string]string{gardenercontrolplane.ConfigChecksumAnnotation: checksum}},
-				Spec: corev1.PodSpec{
-					AutomountServiceAccountToken: &no,
-					PriorityClassName:            priorityclasses.GardenSystem400, // Gardener's docs/development/priority-classes.md
-					TopologySpreadConstraints:    r.TopologySpread(),
-					Containers: []corev1.Container{{
-						Name:  Name,
-						Image: image,
-						Args:  []string{"--config=" + gardenercontrolplane.ConfigDir + "/" + gardenercontrolplane.ConfigKey},
-						Ports: []corev1.ContainerPort{
-							{Name: "https", ContainerPort: WebhookPort, Protocol: corev1.ProtocolTCP},
-							{Name: "healthz", ContainerPort: HealthProbePort, Protocol: corev1.ProtocolTCP},
-							{Name: "metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP},
-						},
-						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-							corev1.ResourceCPU:    resource.MustParse("100m"),
-							corev1.ResourceMemory: resource.MustParse("128Mi"),
-						}},
-						LivenessProbe:   probe("/healthz"),
-						ReadinessProbe:  probe("/readyz"),
-						SecurityContext: kube.Unprivileged(),
-						VolumeMounts: []corev1.VolumeMount{
-							gardenercontrolplane.ConfigMount(),
-							r.Access().Mount(),
-							{Name: "tls", MountPath: certDir, ReadOnly: true},
-						},
-					}},
-					Volumes: []corev1.Volume{
-						r.ConfigVolume(),
-						r.Access().Volume(),
-						{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: r.Values.TLSSecretName}}},
-					},
-				},
+	return r.Deployment(images.GardenerAdmissionController, ptr.To(int32(Replicas)),
+		priorityclasses.GardenSystem400, // Gardener's docs/development/priority-classes.md
+		map[string]string{gardenercontrolplane.ConfigChecksumAnnotation: checksum},
+		corev1.Container{
+			Args: []string{"--config=" + gardenercontrolplane.ConfigDir + "/" + gardenercontrolplane.ConfigKey},
+			Ports: []corev1.ContainerPort{
+				{Name: "https", ContainerPort: WebhookPort, Protocol: corev1.ProtocolTCP},
+				{Name: "healthz", ContainerPort: HealthProbePort, Protocol: corev1.ProtocolTCP},
+				{Name: "metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP},
+			},
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU:    resource.MustParse("100m"),
+				corev1.ResourceMemory: resource.MustParse("128Mi"),
+			}},
+			LivenessProbe:  gardenercontrolplane.HealthProbe("/healthz", HealthProbePort),
+			ReadinessProbe: gardenercontrolplane.HealthProbe("/readyz", HealthProbePort),
+			VolumeMounts: []corev1.VolumeMount{
+				gardenercontrolplane.ConfigMount(),
+				r.Access().Mount(),
+				{Name: "tls", MountPath: certDir, ReadOnly: true},
 			},
 		},
-	}, nil
+		r.ConfigVolume(),
+		r.Access().Volume(),
+		corev1.Volume{Name: "tls", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: r.Values.TLSSecretName}}},
+	)
 }

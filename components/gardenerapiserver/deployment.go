@@ -1,7 +1,6 @@
 package gardenerapiserver
 
 import (
-	"fmt"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -10,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/images"
@@ -119,45 +117,23 @@ func probe(path string) *corev1.Probe {
 // deployment leaves replicas unset: the HorizontalPodAutoscaler owns them, and applying a count
 // would fight it on every apply.
 func (r resolved) deployment() (*appsv1.Deployment, error) {
-	image, err := images.Of(r.Images, images.GardenerAPIServer, "")
-	if err != nil {
-		return nil, fmt.Errorf("gardener-apiserver: %w", err)
-	}
-	labels := gardenercontrolplane.Labels(gardenercontrolplane.Role(Name))
 	vols, mounts := r.volumes()
-	no := false
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: r.Namespace, Labels: labels},
-		Spec: appsv1.DeploymentSpec{
-			RevisionHistoryLimit: ptr.To(int32(2)),
-			Selector:             &metav1.LabelSelector{MatchLabels: labels},
-			Strategy:             gardenercontrolplane.RollingUpdate(),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					AutomountServiceAccountToken: &no,
-					PriorityClassName:            priorityclasses.GardenSystem500, // Gardener's docs/development/priority-classes.md
-					TopologySpreadConstraints:    r.TopologySpread(),
-					Containers: []corev1.Container{{
-						Name:  Name,
-						Image: image,
-						Args:  r.args(),
-						Ports: []corev1.ContainerPort{{Name: "https", ContainerPort: SecurePort, Protocol: corev1.ProtocolTCP}},
-						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-							// Initial requests of Gardener's docs/development/autoscaling-specifics-for-components.md.
-							corev1.ResourceCPU:    resource.MustParse("600m"),
-							corev1.ResourceMemory: resource.MustParse("512Mi"),
-						}},
-						LivenessProbe:   probe("/livez"),
-						ReadinessProbe:  probe("/readyz"),
-						SecurityContext: kube.Unprivileged(),
-						VolumeMounts:    mounts,
-					}},
-					Volumes: vols,
-				},
-			},
+	return r.Deployment(images.GardenerAPIServer, nil,
+		priorityclasses.GardenSystem500, // Gardener's docs/development/priority-classes.md
+		nil,
+		corev1.Container{
+			Args:  r.args(),
+			Ports: []corev1.ContainerPort{{Name: "https", ContainerPort: SecurePort, Protocol: corev1.ProtocolTCP}},
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				// Initial requests of Gardener's docs/development/autoscaling-specifics-for-components.md.
+				corev1.ResourceCPU:    resource.MustParse("600m"),
+				corev1.ResourceMemory: resource.MustParse("512Mi"),
+			}},
+			LivenessProbe:  probe("/livez"),
+			ReadinessProbe: probe("/readyz"),
+			VolumeMounts:   mounts,
 		},
-	}, nil
+		vols...)
 }
 
 // autoscaler scales on average usage, not utilisation, like the shoot kube-apiserver whose

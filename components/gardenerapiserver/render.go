@@ -41,11 +41,6 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 // other values applied.
 type resolved gardenercontrolplane.Component[Values]
 
-func resolve(v Values) (resolved, error) {
-	c, err := gardenercontrolplane.ResolveComponent(v, Name, complete)
-	return resolved(c), err
-}
-
 // complete checks the API server's own values and applies the defaults that depend on its
 // namespace.
 func complete(v *Values) error {
@@ -80,10 +75,11 @@ func (r resolved) runtimeServiceIP() net.IP { return net.ParseIP(r.Values.Runtim
 
 // Objects renders the runtime cluster objects followed by the virtual garden objects.
 func Objects(v Values) ([]render.Object, error) {
-	r, err := resolve(v)
+	c, err := gardenercontrolplane.ResolveComponent(v, Name, complete)
 	if err != nil {
 		return nil, err
 	}
+	r := resolved(c)
 	deployment, err := r.deployment()
 	if err != nil {
 		return nil, err

@@ -22,25 +22,12 @@ const (
 	MetricsPort     = 2719
 )
 
-// Replica counts: a controller runs 1 replica without and 2 with high availability
-// (Gardener's "High Availability Of Components"
-// docs/development/high-availability-of-components.md).
-const (
-	Replicas   = 1
-	ReplicasHA = 2
-)
-
 // Type is the gardener_controller_manager component type as the catalog registers it: its schema
 // (schema.go) and its render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))
 
 // resolved are the controller manager's values with their Common resolved.
 type resolved gardenercontrolplane.Component[Values]
-
-func resolve(v Values) (resolved, error) {
-	c, err := gardenercontrolplane.ResolveComponent(v, Name, validate)
-	return resolved(c), err
-}
 
 // validate checks the controller manager's own values.
 func validate(v *Values) error {
@@ -77,39 +64,20 @@ func validate(v *Values) error {
 
 // Objects renders the runtime cluster objects followed by the virtual garden objects.
 func Objects(v Values) ([]render.Object, error) {
-	r, err := resolve(v)
+	c, err := gardenercontrolplane.ResolveComponent(v, Name, validate)
 	if err != nil {
 		return nil, err
 	}
-	configMap, checksum, err := r.ComponentConfig(r.config())
-	if err != nil {
-		return nil, err
-	}
-	deployment, err := r.ControllerDeployment(gardenercontrolplane.Controller{
+	r := resolved(c)
+	bootstrapper, bootstrappers := seedBootstrapper()
+	return r.ControllerObjects(gardenercontrolplane.Controller{
 		Image:         images.GardenerControllerManager,
 		PriorityClass: priorityclasses.GardenSystem200, // Gardener's docs/development/priority-classes.md
-		Replicas:      *r.Replicas(Replicas, ReplicasHA),
 		HealthPort:    HealthProbePort,
 		MetricsPort:   MetricsPort,
 		CPU:           "100m",
 		Memory:        "100Mi",
-		Checksum:      checksum,
-	})
-	if err != nil {
-		return nil, err
-	}
-	objs, err := gardenercontrolplane.Place(r.Cluster.Name,
-		r.Access().Secret(), configMap, deployment, r.MetricsService(MetricsPort), r.PodDisruptionBudget())
-	if err != nil {
-		return nil, fmt.Errorf("gardener-controller-manager: %w", err)
-	}
-	role, binding := r.ClusterRole(rules())
-	bootstrapper, bootstrappers := seedBootstrapper()
-	virtual, err := gardenercontrolplane.Place(r.VirtualCluster.Name, role, binding, bootstrapper, bootstrappers)
-	if err != nil {
-		return nil, fmt.Errorf("gardener-controller-manager: %w", err)
-	}
-	return append(objs, virtual...), nil
+	}, r.config(), rules(), bootstrapper, bootstrappers)
 }
 
 // SeedBootstrapperRole lets gardenlets authenticated by a bootstrap token (group

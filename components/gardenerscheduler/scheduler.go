@@ -36,14 +36,6 @@ const (
 	MetricsPort     = 19251
 )
 
-// Replica counts: a controller runs 1 replica without and 2 with high availability
-// (Gardener's "High Availability Of Components"
-// docs/development/high-availability-of-components.md).
-const (
-	Replicas   = 1
-	ReplicasHA = 2
-)
-
 // Values are the component's typed inputs; the zero value of every optional field means the
 // documented default.
 type Values struct {
@@ -65,34 +57,14 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	configMap, checksum, err := r.ComponentConfig(schedulerConfig(r.Resolved, r.Values.Strategy))
-	if err != nil {
-		return nil, err
-	}
-	deployment, err := r.ControllerDeployment(gardenercontrolplane.Controller{
+	return r.ControllerObjects(gardenercontrolplane.Controller{
 		Image:         images.GardenerScheduler,
 		PriorityClass: priorityclasses.GardenSystem200, // Gardener's docs/development/priority-classes.md
-		Replicas:      *r.Replicas(Replicas, ReplicasHA),
 		HealthPort:    HealthProbePort,
 		MetricsPort:   MetricsPort,
 		CPU:           "50m",
 		Memory:        "64Mi",
-		Checksum:      checksum,
-	})
-	if err != nil {
-		return nil, err
-	}
-	objs, err := gardenercontrolplane.Place(r.Cluster.Name,
-		r.Access().Secret(), configMap, deployment, r.MetricsService(MetricsPort), r.PodDisruptionBudget())
-	if err != nil {
-		return nil, fmt.Errorf("gardener-scheduler: %w", err)
-	}
-	role, binding := r.ClusterRole(rules())
-	virtual, err := gardenercontrolplane.Place(r.VirtualCluster.Name, role, binding)
-	if err != nil {
-		return nil, fmt.Errorf("gardener-scheduler: %w", err)
-	}
-	return append(objs, virtual...), nil
+	}, schedulerConfig(r.Resolved, r.Values.Strategy), rules())
 }
 
 // validate checks the scheduler's own value, its strategy.
