@@ -172,42 +172,32 @@ func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, er
 		volumeMounts = append(volumeMounts, corev1.VolumeMount{Name: m.name, MountPath: m.dir, ReadOnly: m.secret != "" || m.configMap != ""})
 	}
 	selector := SelectorLabels(r.prefix)
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: Name(r.prefix), Namespace: r.namespace, Labels: selector},
-		Spec: appsv1.DeploymentSpec{
-			// No replicas while awake: the HorizontalPodAutoscaler owns them, and applying a count
-			// would fight it. Hibernated, the count is 0, which the HPA leaves alone.
-			Replicas:             replicas(r),
-			RevisionHistoryLimit: ptr.To(int32(2)),
-			Selector:             &metav1.LabelSelector{MatchLabels: selector},
-			Strategy:             kube.SurgeFirst(),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{
-					Labels:      podLabels(r),
-					Annotations: map[string]string{"checksum/configmap-admission-config": kube.Checksum(admission.Data)},
-				},
-				Spec: corev1.PodSpec{
-					AutomountServiceAccountToken: ptr.To(false),
-					PriorityClassName:            r.PriorityClassName,
-					TopologySpreadConstraints:    kube.SpreadOverNodesAndZones(selector),
-					Containers: []corev1.Container{{
-						Name:    "kube-apiserver",
-						Image:   image,
-						Command: []string{"/usr/local/bin/kube-apiserver"},
-						Args:    args(r),
-						Ports:   []corev1.ContainerPort{{Name: "https", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
-						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-							corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem,
-						}},
-						LivenessProbe:  SecureProbe("/livez", Port, 3),
-						ReadinessProbe: SecureProbe("/readyz", Port, 3),
-						VolumeMounts:   volumeMounts,
-					}},
-					Volumes: volumes,
-				},
-			},
+	return ControlPlaneDeployment(metav1.ObjectMeta{Name: Name(r.prefix), Namespace: r.namespace, Labels: selector},
+		// No replicas while awake: the HorizontalPodAutoscaler owns them, and applying a count
+		// would fight it. Hibernated, the count is 0, which the HPA leaves alone.
+		replicas(r),
+		metav1.ObjectMeta{
+			Labels:      podLabels(r),
+			Annotations: map[string]string{"checksum/configmap-admission-config": kube.Checksum(admission.Data)},
 		},
-	}, nil
+		corev1.PodSpec{
+			PriorityClassName:         r.PriorityClassName,
+			TopologySpreadConstraints: kube.SpreadOverNodesAndZones(selector),
+			Containers: []corev1.Container{{
+				Name:    "kube-apiserver",
+				Image:   image,
+				Command: []string{"/usr/local/bin/kube-apiserver"},
+				Args:    args(r),
+				Ports:   []corev1.ContainerPort{{Name: "https", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem,
+				}},
+				LivenessProbe:  SecureProbe("/livez", Port, 3),
+				ReadinessProbe: SecureProbe("/readyz", Port, 3),
+				VolumeMounts:   volumeMounts,
+			}},
+			Volumes: volumes,
+		}), nil
 }
 
 // replicas is 0 for a hibernated API server and nil (left to the HPA) otherwise: releasing the
@@ -228,5 +218,24 @@ func SecureProbe(path string, port, failures int32) *corev1.Probe {
 			Path: path, Port: intstr.FromInt32(port), Scheme: corev1.URISchemeHTTPS,
 		}},
 		InitialDelaySeconds: 15, PeriodSeconds: 10, TimeoutSeconds: 15, FailureThreshold: failures,
+	}
+}
+
+// ControlPlaneDeployment is the Deployment of a Kubernetes control plane binary (kube-apiserver,
+// kube-controller-manager, kube-scheduler): replicas pods (nil leaves the count to an autoscaler)
+// selected by meta's labels, rolled out new pod first (kube.SurgeFirst), keeping two old
+// ReplicaSets; the pods, with podMeta's labels and annotations, get no token for the cluster they
+// run in: the binaries reach their API server through the kubeconfigs they mount.
+func ControlPlaneDeployment(meta metav1.ObjectMeta, replicas *int32, podMeta metav1.ObjectMeta, pod corev1.PodSpec) *appsv1.Deployment {
+	pod.AutomountServiceAccountToken = ptr.To(false)
+	return &appsv1.Deployment{
+		ObjectMeta: meta,
+		Spec: appsv1.DeploymentSpec{
+			Replicas:             replicas,
+			RevisionHistoryLimit: ptr.To(int32(2)),
+			Selector:             &metav1.LabelSelector{MatchLabels: meta.Labels},
+			Strategy:             kube.SurgeFirst(),
+			Template:             corev1.PodTemplateSpec{ObjectMeta: podMeta, Spec: pod},
+		},
 	}
 }

@@ -253,39 +253,29 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 		vol, m := secret(s[0], s[1], s[2])
 		volumes, mounts = append(volumes, vol), append(mounts, m)
 	}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: selector},
-		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To(replicas.UnlessHibernated(replicas.HighAvailability(v.HighAvailability), v.Hibernated)),
-			RevisionHistoryLimit: ptr.To(int32(2)),
-			Selector:             &metav1.LabelSelector{MatchLabels: selector},
-			Strategy:             kube.SurgeFirst(),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{
-					AutomountServiceAccountToken: ptr.To(false),
-					PriorityClassName:            v.PriorityClassName,
-					TopologySpreadConstraints:    kube.SpreadOverNodesAndZones(selector),
-					Containers: []corev1.Container{{
-						Name:          "kube-controller-manager",
-						Image:         image,
-						Command:       []string{"/usr/local/bin/kube-controller-manager"},
-						Args:          args(v),
-						Ports:         []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
-						LivenessProbe: kubeapiserver.SecureProbe("/healthz", Port, 2),
-						// Initial requests an operator would pick for a control plane without
-						// workloads; Gardener's documentation gives none.
-						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-							corev1.ResourceCPU:    resource.MustParse("100m"),
-							corev1.ResourceMemory: resource.MustParse("128Mi"),
-						}},
-						VolumeMounts: mounts,
-					}},
-					Volumes: volumes,
-				},
-			},
-		},
-	}, nil
+	return kubeapiserver.ControlPlaneDeployment(metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: selector},
+		ptr.To(replicas.UnlessHibernated(replicas.HighAvailability(v.HighAvailability), v.Hibernated)),
+		metav1.ObjectMeta{Labels: labels},
+		corev1.PodSpec{
+			PriorityClassName:         v.PriorityClassName,
+			TopologySpreadConstraints: kube.SpreadOverNodesAndZones(selector),
+			Containers: []corev1.Container{{
+				Name:          "kube-controller-manager",
+				Image:         image,
+				Command:       []string{"/usr/local/bin/kube-controller-manager"},
+				Args:          args(v),
+				Ports:         []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+				LivenessProbe: kubeapiserver.SecureProbe("/healthz", Port, 2),
+				// Initial requests an operator would pick for a control plane without
+				// workloads; Gardener's documentation gives none.
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceCPU:    resource.MustParse("100m"),
+					corev1.ResourceMemory: resource.MustParse("128Mi"),
+				}},
+				VolumeMounts: mounts,
+			}},
+			Volumes: volumes,
+		}), nil
 }
 
 // service exposes the metrics port to the garden's Prometheus (Gardener's

@@ -80,44 +80,34 @@ func deployment(v Values, config string) (*appsv1.Deployment, error) {
 	if v.HighAvailability {
 		spread = kube.SpreadOverNodesAndZones(selector)
 	}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: selector},
-		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To(replicas.UnlessHibernated(replicas.HighAvailability(v.HighAvailability), v.Hibernated)),
-			RevisionHistoryLimit: ptr.To(int32(2)),
-			Selector:             &metav1.LabelSelector{MatchLabels: selector},
-			Strategy:             kube.SurgeFirst(),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{
-					Labels:      labels,
-					Annotations: map[string]string{"checksum/configmap-" + ConfigMapName: hex.EncodeToString(sum[:])},
-				},
-				Spec: corev1.PodSpec{
-					AutomountServiceAccountToken: ptr.To(false),
-					// Gardener's "Priority Classes" docs/development/priority-classes.md: gardener-system-300
-					// unless the values say otherwise (validate).
-					PriorityClassName:         v.PriorityClassName,
-					TopologySpreadConstraints: spread,
-					SecurityContext:           kube.NonRootPodOwningVolumes(65532),
-					Containers: []corev1.Container{{
-						Name:          Name,
-						Image:         image,
-						Command:       command(v),
-						Ports:         []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
-						LivenessProbe: kubeapiserver.SecureProbe("/healthz", Port, 2),
-						// Initial requests for a scheduler; Gardener's documentation gives none.
-						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-							corev1.ResourceCPU:    resource.MustParse("10m"),
-							corev1.ResourceMemory: resource.MustParse("64Mi"),
-						}},
-						SecurityContext: kube.Unprivileged(),
-						VolumeMounts:    mounts,
-					}},
-					Volumes: volumes,
-				},
-			},
+	return kubeapiserver.ControlPlaneDeployment(metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: selector},
+		ptr.To(replicas.UnlessHibernated(replicas.HighAvailability(v.HighAvailability), v.Hibernated)),
+		metav1.ObjectMeta{
+			Labels:      labels,
+			Annotations: map[string]string{"checksum/configmap-" + ConfigMapName: hex.EncodeToString(sum[:])},
 		},
-	}, nil
+		corev1.PodSpec{
+			// Gardener's "Priority Classes" docs/development/priority-classes.md: gardener-system-300
+			// unless the values say otherwise (validate).
+			PriorityClassName:         v.PriorityClassName,
+			TopologySpreadConstraints: spread,
+			SecurityContext:           kube.NonRootPodOwningVolumes(65532),
+			Containers: []corev1.Container{{
+				Name:          Name,
+				Image:         image,
+				Command:       command(v),
+				Ports:         []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+				LivenessProbe: kubeapiserver.SecureProbe("/healthz", Port, 2),
+				// Initial requests for a scheduler; Gardener's documentation gives none.
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+					corev1.ResourceCPU:    resource.MustParse("10m"),
+					corev1.ResourceMemory: resource.MustParse("64Mi"),
+				}},
+				SecurityContext: kube.Unprivileged(),
+				VolumeMounts:    mounts,
+			}},
+			Volumes: volumes,
+		}), nil
 }
 
 // service exposes the metrics port to the shoot's Prometheus (Gardener's "Network Policies"
