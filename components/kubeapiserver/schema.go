@@ -14,9 +14,6 @@ import (
 // exposed by SNI through Istio (Gardener's docs/concepts/operator.md), and later the API servers of
 // shoot control planes.
 func typeSchema() *schema.Schema {
-	secretName := func(name, def, description string) schema.Attribute {
-		return schema.Attribute{Name: name, Type: cty.String, Default: cty.StringVal(def), Checks: attr.Checks(schema.ObjectName()), Description: description}
-	}
 	return &schema.Schema{
 		Kind: schema.KindComponent,
 		Type: "kube_apiserver",
@@ -36,15 +33,15 @@ func typeSchema() *schema.Schema {
 			{Name: "cluster_domain", Type: cty.String, Default: cty.StringVal(DefaultClusterDomain), Checks: attr.Checks(schema.DNSName()), Description: "The runtime cluster's DNS domain, for the Istio destination host."},
 			{Name: "etcd_main_endpoint", Type: cty.String, Description: "URL of the main etcd; the client Service of the etcd component with the same prefix and namespace when unset."},
 			{Name: "etcd_events_endpoint", Type: cty.String, Description: "URL of the events etcd; the client Service of the etcd component with the same prefix and namespace when unset."},
-			secretName("etcd_ca_secret_name", "ca-etcd", "Secret with the etcd CA certificate (ca.crt)."),
-			secretName("etcd_client_secret_name", "etcd-client", "Secret with the etcd client certificate (tls.crt, tls.key)."),
-			secretName("server_tls_secret_name", "kube-apiserver", "Secret with the serving certificate (tls.crt, tls.key) for the output server_dns_names."),
-			secretName("client_ca_secret_name", "ca-client", "Secret with the CA certificate (ca.crt) client certificates are verified with."),
-			secretName("front_proxy_ca_secret_name", "ca-front-proxy", "Secret with the CA certificate (ca.crt) of the aggregation layer."),
-			secretName("front_proxy_client_secret_name", "kube-aggregator", "Secret with the client certificate (tls.crt, tls.key) used to call aggregated API servers such as gardener-apiserver."),
-			secretName("service_account_key_secret_name", "service-account-key", "Secret with the ServiceAccount token signing key (key.pem, pub.pem)."),
+			attr.SecretName("etcd_ca_secret_name", "ca-etcd", "Secret with the etcd CA certificate (ca.crt)."),
+			attr.SecretName("etcd_client_secret_name", "etcd-client", "Secret with the etcd client certificate (tls.crt, tls.key)."),
+			attr.SecretName("server_tls_secret_name", "kube-apiserver", "Secret with the serving certificate (tls.crt, tls.key) for the output server_dns_names."),
+			attr.SecretName("client_ca_secret_name", "ca-client", "Secret with the CA certificate (ca.crt) client certificates are verified with."),
+			attr.SecretName("front_proxy_ca_secret_name", "ca-front-proxy", "Secret with the CA certificate (ca.crt) of the aggregation layer."),
+			attr.SecretName("front_proxy_client_secret_name", "kube-aggregator", "Secret with the client certificate (tls.crt, tls.key) used to call aggregated API servers such as gardener-apiserver."),
+			attr.SecretName("service_account_key_secret_name", "service-account-key", "Secret with the ServiceAccount token signing key (key.pem, pub.pem)."),
 			{Name: "service_account_issuer", Type: cty.String, Description: "Issuer of ServiceAccount tokens; https://api.<first domain> when unset."},
-			secretName("encryption_config_secret_name", "kube-apiserver-etcd-encryption-configuration", "Secret with the EncryptionConfiguration (encryption-configuration.yaml) covering the output encrypted_resources."),
+			attr.SecretName("encryption_config_secret_name", "kube-apiserver-etcd-encryption-configuration", "Secret with the EncryptionConfiguration (encryption-configuration.yaml) covering the output encrypted_resources."),
 			{Name: "encrypted_resources", Type: attr.StringList, Description: "Resources, as resource.group, encrypted in etcd in addition to Secrets; custom resources need Kubernetes 1.26 or later."},
 			{Name: "audit_policy_config_map", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "Name of a ConfigMap in the namespace with the audit policy (audit-policy.yaml); no audit log when unset."},
 			{Name: "event_ttl", Type: cty.String, Default: cty.StringVal(defaultEventTTL), Checks: attr.Checks(schema.Duration()), Description: "How long the API server keeps events."},

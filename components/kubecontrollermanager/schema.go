@@ -14,9 +14,6 @@ import (
 // docs/concepts/operator.md), which runs only a few controllers and never the serviceaccount-token
 // controller (Gardener's docs/concepts/operator.md).
 func typeSchema() *schema.Schema {
-	secretName := func(name, def, description string) schema.Attribute {
-		return schema.Attribute{Name: name, Type: cty.String, Default: cty.StringVal(def), Checks: attr.Checks(schema.ObjectName()), Description: description}
-	}
 	return &schema.Schema{
 		Kind: schema.KindComponent,
 		Type: "kube_controller_manager",
@@ -31,10 +28,10 @@ func typeSchema() *schema.Schema {
 			{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (kube-controller-manager) by name: repository:tag, repository@sha256:digest or a bare tag."},
 			{Name: "kubernetes_version", Type: cty.String, Required: true, Checks: attr.Checks(schema.KubernetesVersion()), Description: "The Kubernetes version; it tags the image."},
 			{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Whether two replicas with leader election run instead of one."},
-			secretName("kubeconfig_secret_name", "kube-controller-manager-kubeconfig", "Secret with a kubeconfig (key kubeconfig) for the API server the controller manager acts on."),
-			secretName("ca_secret_name", "ca", "Secret with the cluster CA certificate (ca.crt) published to every namespace as kube-root-ca.crt."),
-			secretName("client_ca_secret_name", "ca-client", "Secret with the client CA (ca.crt, ca.key) that signs certificates requested by CSRs."),
-			secretName("service_account_key_secret_name", "service-account-key", "Secret with the ServiceAccount signing key (key.pem)."),
+			attr.SecretName("kubeconfig_secret_name", "kube-controller-manager-kubeconfig", "Secret with a kubeconfig (key kubeconfig) for the API server the controller manager acts on."),
+			attr.SecretName("ca_secret_name", "ca", "Secret with the cluster CA certificate (ca.crt) published to every namespace as kube-root-ca.crt."),
+			attr.SecretName("client_ca_secret_name", "ca-client", "Secret with the client CA (ca.crt, ca.key) that signs certificates requested by CSRs."),
+			attr.SecretName("service_account_key_secret_name", "service-account-key", "Secret with the ServiceAccount signing key (key.pem)."),
 			{Name: "certificate_signing_duration", Type: cty.String, Default: cty.StringVal("720h"), Checks: attr.Checks(schema.Duration()), Description: "The longest validity of certificates signed for CSRs, such as gardenlet client certificates."},
 			attr.FeatureGates("the kube-controller-manager"),
 			{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal(priorityclasses.GardenSystem300), Checks: attr.Checks(schema.ObjectName()), Description: "PriorityClass of the pods; gardener-system-300 for shoot control planes."},

@@ -12,9 +12,6 @@ import (
 // control-plane namespace of the seed (Gardener's "Reversed VPN Tunnel"
 // docs/development/reversed-vpn-tunnel.md).
 func typeSchema() *schema.Schema {
-	secretName := func(name, def, description string) schema.Attribute {
-		return schema.Attribute{Name: name, Type: cty.String, Default: cty.StringVal(def), Checks: attr.Checks(schema.ObjectName()), Description: description}
-	}
 	return &schema.Schema{
 		Kind: schema.KindComponent,
 		Type: "vpn_seed_server",
@@ -28,9 +25,9 @@ func typeSchema() *schema.Schema {
 				{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (vpn-server, envoy-proxy) by name: repository:tag, repository@sha256:digest or a bare tag."},
 				{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Whether two VPN servers run instead of one: true for shoots whose control plane has a failure tolerance (node or zone)."},
 				{Name: "vpn_network", Type: cty.String, Default: cty.StringVal(DefaultVPNNetwork), Checks: attr.Checks(schema.CIDR()), Description: "The tunnel's transfer network; it must overlap neither the shoot's nor the seed's networks."},
-				secretName("server_secret_name", Name, "Secret with the server certificate (tls.crt, tls.key) signed by the VPN CA."),
-				secretName("ca_secret_name", "ca-vpn", "Secret with the VPN CA certificate (ca.crt) that client certificates are checked against."),
-				secretName("tls_auth_secret_name", Name+"-tlsauth", "Secret with the OpenVPN TLS auth key (vpn.tlsauth)."),
+				attr.SecretName("server_secret_name", Name, "Secret with the server certificate (tls.crt, tls.key) signed by the VPN CA."),
+				attr.SecretName("ca_secret_name", "ca-vpn", "Secret with the VPN CA certificate (ca.crt) that client certificates are checked against."),
+				attr.SecretName("tls_auth_secret_name", Name+"-tlsauth", "Secret with the OpenVPN TLS auth key (vpn.tlsauth)."),
 				{Name: "priority_class_name", Type: cty.String, Default: cty.StringVal(priorityclasses.System300), Checks: attr.Checks(schema.ObjectName()), Description: "PriorityClass of the pods; shoot control planes use gardener-system-300 for the VPN server."},
 			},
 			Blocks: []schema.Block{{

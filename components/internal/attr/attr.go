@@ -42,6 +42,12 @@ func SecretRef(description string) schema.Attribute {
 	return schema.Attribute{Name: "secret_ref", Type: cty.String, Required: true, Checks: Checks(schema.ObjectName()), Description: description}
 }
 
+// SecretName names a Secret a component mounts or reads, named def unless the landscape names
+// another.
+func SecretName(name, def, description string) schema.Attribute {
+	return schema.Attribute{Name: name, Type: cty.String, Default: cty.StringVal(def), Checks: Checks(schema.ObjectName()), Description: description}
+}
+
 // ProviderConfig is the free-form, provider-specific configuration many Gardener objects carry.
 func ProviderConfig(description string) schema.Attribute {
 	return schema.Attribute{Name: "provider_config", Type: cty.DynamicPseudoType, Description: description}
