@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -13,6 +14,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/observe"
+	"github.com/declarative-gardener/gardener/engine/render"
 	gschema "github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/engine/secrets"
 )
@@ -64,6 +66,9 @@ func addComponents(opts Options, res *Result) map[string]*Component {
 			c.Note = textNote(rd.Note)
 		}
 		res.Plan.Notices = append(res.Plan.Notices, rd.Notices...)
+		for _, pr := range rd.Predictions {
+			res.Plan.Predictions = append(res.Plan.Predictions, predictionOf(string(addr), pr))
+		}
 		components[string(addr)] = c
 		res.Plan.Components = append(res.Plan.Components, c)
 	}
@@ -173,3 +178,20 @@ func (r *Result) stamp(d *Desired, landscape string) error {
 // compares with, or an edit of such a field would count as a change of the landscape rather
 // than drift.
 func (r *Result) Restamp(d *Desired) error { return r.stamp(d, r.Plan.Landscape) }
+
+// predictionOf is the plan's form of a prediction the instance at addr made.
+func predictionOf(addr string, p render.Prediction) Prediction {
+	gv, _ := schema.ParseGroupVersion(p.APIVersion)
+	out := Prediction{
+		Address: addr, Actor: p.Actor, Controller: p.Controller, Cluster: p.Cluster,
+		Ref:    object.Ref{Group: gv.Group, Kind: p.Kind, Namespace: p.Namespace, Name: p.Name},
+		Action: p.Action, Description: p.Description,
+	}
+	if !p.At.IsZero() {
+		out.At = p.At.UTC().Format(time.RFC3339)
+	}
+	if !p.Until.IsZero() {
+		out.Until = p.Until.UTC().Format(time.RFC3339)
+	}
+	return out
+}

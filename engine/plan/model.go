@@ -19,7 +19,7 @@ import (
 
 // FormatVersion is the version of the plan's JSON form (docs/plan-format.md). The minor version
 // grows with compatible additions, the major one with changes consumers must adapt to.
-const FormatVersion = "1.5"
+const FormatVersion = "1.6"
 
 // Action is what apply does to an object or component.
 type Action string
@@ -184,6 +184,26 @@ type Plan struct {
 	// Forget are instances the state records as retired whose blocks are gone or that have no
 	// lifetime any more: apply drops the records, so that the instance is created anew.
 	Forget []string `json:"forget,omitempty"`
+	// Predictions are what Gardener's own controllers will do to the landscape's objects, which
+	// the engine leaves to them (render.Prediction): shown, never applied, and no change of the
+	// plan's own.
+	Predictions []Prediction `json:"predictions,omitempty"`
+}
+
+// Prediction is the plan's form of a render.Prediction, with the instance that made it.
+type Prediction struct {
+	// Address is the instance whose rendering predicted it.
+	Address    string     `json:"address"`
+	Actor      string     `json:"actor"`
+	Controller string     `json:"controller,omitempty"`
+	Cluster    string     `json:"cluster"`
+	Ref        object.Ref `json:"ref"`
+	Action     string     `json:"action"`
+	// At and Until are RFC 3339 times; At is absent when the controller acts as soon as it
+	// reconciles the object, Until when the time is exact.
+	At          string `json:"at,omitempty"`
+	Until       string `json:"until,omitempty"`
+	Description string `json:"description"`
 }
 
 // Retirement is an instance whose lifetime ended: the plan's form of a rendering.Retirement,

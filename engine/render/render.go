@@ -129,6 +129,33 @@ type Output struct {
 	// by the daemon's status, never written, since the landscape's gardener-controller-manager
 	// writes them.
 	Conditions []Condition
+	// Predictions are what Gardener's own controllers (gardener-controller-manager,
+	// gardener-scheduler) will do about the instance's objects, which the engine leaves to them:
+	// a hibernation schedule's trigger, a maintenance window's version update, a project's
+	// namespace. Plans show them marked as theirs; the engine never applies them. What follows
+	// from them on the engine's side (a control plane that hibernates because the Shoot will say
+	// so) is rendered as usual.
+	Predictions []Prediction
+}
+
+// Prediction is one thing a Gardener controller other than the engine will do to an object.
+type Prediction struct {
+	// Actor is the controller's binary: gardener-controller-manager or gardener-scheduler.
+	Actor string
+	// Controller is its loop, as Gardener names it ("shoot-hibernation", "project").
+	Controller string
+	// Cluster is the cluster block the object lives in.
+	Cluster string
+	// APIVersion, Kind, Namespace and Name identify the object.
+	APIVersion, Kind, Namespace, Name string
+	// Action is what happens to the object: create, update or delete.
+	Action string
+	// At is when it happens; zero means as soon as the controller reconciles the object. Until,
+	// when set, ends the interval in which it happens where the controller picks the instant
+	// itself (a random time in a maintenance window).
+	At, Until time.Time
+	// Description says what the controller will do, in its terms.
+	Description string
 }
 
 // Condition is a derived condition of an instance, shaped like a Kubernetes object condition.

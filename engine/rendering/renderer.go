@@ -56,6 +56,9 @@ type Rendered struct {
 	Notices []string
 	// Conditions are the instance's derived conditions (render.Output.Conditions).
 	Conditions []render.Condition
+	// Predictions are what Gardener's controllers will do about the instance's objects
+	// (render.Output.Predictions).
+	Predictions []render.Prediction
 	// Retired is set when the instance's lifetime ended (render.Output.Lifetime): none of its
 	// parts is rendered, so that the plan deletes them.
 	Retired *Retirement
@@ -174,7 +177,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		}
 		out.Outputs = r.resolveOutputs(out.Outputs)
 	}
-	rd.Revisit, rd.Notices, rd.Conditions = out.Revisit, out.Notices, out.Conditions
+	rd.Revisit, rd.Notices, rd.Conditions, rd.Predictions = out.Revisit, out.Notices, out.Conditions, out.Predictions
 	if out.Outputs, err = r.resolveLiveOutputs(out.Outputs, clusters); err != nil {
 		return fail(err)
 	}

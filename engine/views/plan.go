@@ -71,6 +71,7 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 	p := &printer{w: w, color: opts.Color}
 	if !pl.HasChanges() {
 		printWarnings(p, pl)
+		printPredictions(p, pl)
 		if pl.Summary.Held > 0 {
 			printHeld(p, pl)
 			p.printf("\n%s\n", p.paint(bold+green, fmt.Sprintf("No changes to apply now; %d change(s) wait for their maintenance window.", pl.Summary.Held)))
@@ -103,10 +104,11 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 	}
 	printRetirements(p, pl)
 	printHeld(p, pl)
-	if len(pl.Warnings)+len(pl.Notices) > 0 {
+	if len(pl.Warnings)+len(pl.Notices)+len(pl.Predictions) > 0 {
 		p.printf("\n")
 	}
 	printWarnings(p, pl)
+	printPredictions(p, pl)
 	s := pl.Summary
 	p.printf("\n%s %d to add, %d to change, %d to replace, %d to destroy.", p.paint(bold, "Plan:"), s.Add, s.Change, s.Replace, s.Destroy)
 	if s.Superseded > 0 {
@@ -188,6 +190,26 @@ func printWarnings(p *printer, pl *plan.Plan) {
 	}
 	for _, n := range pl.Notices {
 		p.printf("%s %s\n", p.paint(bold+cyan, "Note:"), n)
+	}
+}
+
+// printPredictions lists what Gardener's own controllers will do, each marked with the
+// controller, so that a reader tells them from the changes the plan applies.
+func printPredictions(p *printer, pl *plan.Plan) {
+	for _, pr := range pl.Predictions {
+		who := pr.Actor
+		if pr.Controller != "" {
+			who += " (" + pr.Controller + ")"
+		}
+		when := "when it reconciles"
+		switch {
+		case pr.At != "" && pr.Until != "":
+			when = "between " + pr.At + " and " + pr.Until
+		case pr.At != "":
+			when = "at " + pr.At
+		}
+		p.printf("%s %s %s: %s %s %s: %s\n", p.paint(bold+cyan, "Predicted:"), who, when, pr.Action,
+			objectName(pr.Ref), p.paint(cyan, "("+pr.Cluster+")"), pr.Description)
 	}
 }
 

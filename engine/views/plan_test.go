@@ -58,6 +58,16 @@ func samplePlan() *plan.Plan {
 		Notices:  []string{"shoot dev: maintenance window 22:00-23:00 UTC (next 2026-11-22T22:00:00Z): Control Plane: Updated Kubernetes version '1.31.1' to version 1.31.3. Reason: Automatic update of Kubernetes version configured"},
 		Retired:  []plan.Retirement{{Address: "shoot.trial", Ended: "2026-11-20T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days"}, {Address: "shoot.old", Ended: "2026-11-01T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days", Recorded: true}},
 		Forget:   []string{"shoot.gone"},
+		Predictions: []plan.Prediction{
+			{Address: `shoot.local["qa"]`, Actor: "gardener-controller-manager", Controller: "shoot-hibernation", Cluster: "virtual",
+				Ref: object.Ref{Group: "core.gardener.cloud", Kind: "Shoot", Namespace: "garden-local", Name: "qa"}, Action: "update",
+				At: "2026-11-23T08:00:00Z", Description: "hibernates the shoot by its schedule (spec.hibernation.enabled: true)"},
+			{Address: `shoot.local["dev"]`, Actor: "gardener-controller-manager", Controller: "shoot-maintenance", Cluster: "virtual",
+				Ref: object.Ref{Group: "core.gardener.cloud", Kind: "Shoot", Namespace: "garden-local", Name: "dev"}, Action: "update",
+				At: "2026-11-22T22:00:00Z", Until: "2026-11-22T22:45:00Z", Description: "updates the Kubernetes version from 1.31.1 to 1.31.3"},
+			{Address: "component.project.local", Actor: "gardener-controller-manager", Controller: "project", Cluster: "virtual",
+				Ref: object.Ref{Kind: "Namespace", Name: "garden-local"}, Action: "create", Description: "creates the project's namespace"},
+		},
 	}
 	p.Summarise()
 	return p
@@ -94,6 +104,14 @@ func TestPlanHuman(t *testing.T) {
 	empty.Notices = []string{"shoot dev: maintenance window 22:00-23:00 UTC (next 2026-11-22T22:00:00Z): ..."}
 	require.NoError(t, Plan(&buf, empty, PlanOptions{}))
 	assert.Equal(t, "Note: shoot dev: maintenance window 22:00-23:00 UTC (next 2026-11-22T22:00:00Z): ...\nNo changes. The landscape matches the live clusters.\n", buf.String())
+
+	// So is what Gardener's controllers will do, marked as theirs: no change of the plan's own.
+	buf.Reset()
+	empty.Notices = nil
+	empty.Predictions = samplePlan().Predictions[:1]
+	assert.False(t, empty.HasChanges(), "a prediction is not a change the plan applies")
+	require.NoError(t, Plan(&buf, empty, PlanOptions{}))
+	assert.Equal(t, "Predicted: gardener-controller-manager (shoot-hibernation) at 2026-11-23T08:00:00Z: update Shoot.core.gardener.cloud garden-local/qa (virtual): hibernates the shoot by its schedule (spec.hibernation.enabled: true)\nNo changes. The landscape matches the live clusters.\n", buf.String())
 
 	// A retirement the state records already is no change; one it does not, or a record to
 	// drop, is one even when no object changes.
