@@ -22,12 +22,16 @@ const (
 	binGardenerAPIServer     = "gardener-apiserver"
 	// binGardenerAdmissionController serves Gardener's admission webhooks on GardenerAPI planes.
 	binGardenerAdmissionController = "gardener-admission-controller"
+	// binGardenerControllerManager and binGardenerScheduler run on GardenerAPI planes with
+	// GardenerControllers.
+	binGardenerControllerManager = "gardener-controller-manager"
+	binGardenerScheduler         = "gardener-scheduler"
 	// kwokStagesFile holds kwok's own node and pod stages, copied from the pinned kwok module by
 	// `make tools` so that they always match the kwok binary.
 	kwokStagesFile = "kwok-stages.yaml"
 )
 
-var requiredBinaries = []string{binEtcd, binKubeAPIServer, binKubeControllerManager, binKubeScheduler, binKwok, kwokStagesFile, binGardenerAPIServer, binGardenerAdmissionController}
+var requiredBinaries = []string{binEtcd, binKubeAPIServer, binKubeControllerManager, binKubeScheduler, binKwok, kwokStagesFile, binGardenerAPIServer, binGardenerAdmissionController, binGardenerControllerManager, binGardenerScheduler}
 
 // FindBinDir returns the directory with the control plane binaries: $LOCALCLUSTER_BIN_DIR, or the
 // bin/ folder of the repository that contains the working directory. It fails with the command that

@@ -1,8 +1,10 @@
 // Package localcluster runs real Kubernetes control planes on loopback for tests, demos and
 // benchmarks: etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok, and
-// gardener-apiserver on the virtual garden, built from source by `make tools`. Several named
-// control planes can run side by side (a garden runtime cluster, a virtual garden serving the
-// real Gardener API, seeds), sharing one kubeconfig with a context each. A plane's API server can be stopped and started again (Plane.StopAPIServer,
+// gardener-apiserver and gardener-admission-controller on the virtual garden (with
+// gardener-controller-manager and gardener-scheduler when asked for), built from source by
+// `make tools`. Several named control planes can run side by side (a garden runtime cluster, a
+// virtual garden serving the real Gardener API, seeds), sharing one kubeconfig with a context
+// each. A plane's API server can be stopped and started again (Plane.StopAPIServer,
 // Plane.StartAPIServer) to show how clients ride out an outage. Every process it starts is stopped
 // by Stop, by the test's cleanup, on SIGINT and SIGTERM, and by the kernel if the owning process
 // dies.
@@ -139,6 +141,9 @@ func validatePlanes(planes []PlaneOptions) error {
 			return fmt.Errorf("local cluster plane %q declared twice", p.Name)
 		}
 		seen[p.Name] = true
+		if p.GardenerControllers != nil && !p.GardenerAPI {
+			return fmt.Errorf("local cluster plane %q: gardener controllers need the Gardener API (GardenerAPI)", p.Name)
+		}
 	}
 	return nil
 }

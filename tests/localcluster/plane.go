@@ -37,6 +37,12 @@ type PlaneOptions struct {
 	// aggregation layer for the group versions it serves (GardenerAPIGroupVersions), and
 	// gardener-operator's kinds (operator.gardener.cloud), which are CRDs in Gardener too.
 	GardenerAPI bool
+	// GardenerControllers runs the real gardener-controller-manager and gardener-scheduler on a
+	// GardenerAPI plane, configured with the helper's configuration and the overlays it holds; nil
+	// runs neither, and kwok's stages play gardener-controller-manager's part (a Project's phase).
+	// Off by default while the engine still does gardener-controller-manager's work itself (project
+	// namespaces, ControllerInstallations, maintenance, hibernation), which both would then do.
+	GardenerControllers *GardenerControllers
 	// Nodes is the number of kwok nodes of a Workloads plane; 0 means 1.
 	Nodes int
 }
@@ -66,7 +72,10 @@ type Plane struct {
 	// admission ports gardener-admission-controller's webhook, health and metrics servers'.
 	gardenerAPIServerPort                                           int
 	admissionWebhookPort, admissionHealthPort, admissionMetricsPort int
-	kubeconfigPath                                                  string
+	// controllerPorts are gardener-controller-manager's and gardener-scheduler's servers' on a
+	// plane with GardenerControllers.
+	controllerPorts gardenerControllerPorts
+	kubeconfigPath  string
 
 	mu    sync.Mutex
 	procs []*process
@@ -176,9 +185,15 @@ func (p *Plane) start(ctx context.Context) error {
 		if err := ApplyCRDs(ctx, p.RESTConfig(), GardenerAPICRDs()); err != nil {
 			return fmt.Errorf("plane %s gardener API: %w", p.opts.Name, err)
 		}
+		if p.opts.GardenerControllers != nil {
+			if err := p.startGardenerControllers(ctx); err != nil {
+				return err
+			}
+		}
 		if !p.opts.Workloads {
-			// No gardener-controller-manager runs here either: kwok Stages play it for the
-			// Gardener API objects whose readiness it reports (a Project's phase).
+			// No gardenlet runs here: kwok Stages play it for the Gardener API objects whose
+			// status it reports (a Seed's, a Shoot's, a ControllerInstallation's), and
+			// gardener-controller-manager too (a Project's phase) unless it runs.
 			if err := p.startCRStageWatcher(ctx); err != nil {
 				return fmt.Errorf("plane %s kwok stages: %w", p.opts.Name, err)
 			}

@@ -28,8 +28,10 @@ type stage struct {
 	yaml []byte
 }
 
-// gardenerStages renders the Gardener custom resource stages.
-func gardenerStages() ([]stage, error) {
+// gardenerStages renders the Gardener custom resource stages. With controllerManager, for a plane
+// where the real gardener-controller-manager runs, they leave out what it reports itself: a
+// Project's phase, a Seed's ExtensionsReady and BackupBucketsReady.
+func gardenerStages(controllerManager bool) ([]stage, error) {
 	tmpl, err := template.New("stages").Delims("[[", "]]").
 		Funcs(template.FuncMap{"lower": strings.ToLower}).
 		Parse(gardenerStagesTemplate)
@@ -37,7 +39,7 @@ func gardenerStages() ([]stage, error) {
 		return nil, fmt.Errorf("gardener stages template: %w", err)
 	}
 	var out bytes.Buffer
-	if err := tmpl.Execute(&out, map[string]any{"ExtensionKinds": ExtensionKinds}); err != nil {
+	if err := tmpl.Execute(&out, map[string]any{"ExtensionKinds": ExtensionKinds, "ControllerManager": controllerManager}); err != nil {
 		return nil, fmt.Errorf("gardener stages template: %w", err)
 	}
 	var stages []stage

@@ -131,66 +131,69 @@ func TestWriteKubeconfigHasAContextPerPlane(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 }
 
+// The stages are well-formed with and without gardener-controller-manager on the plane.
 func TestGardenerStagesCoverEveryKindOnce(t *testing.T) {
-	stages, err := gardenerStages()
-	require.NoError(t, err)
-	perKind := map[schema.GroupVersionKind]int{}
-	for _, s := range stages {
-		var doc struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			Metadata   struct {
-				Name string `json:"name"`
-			} `json:"metadata"`
-			Spec struct {
-				ResourceRef struct {
-					APIGroup string `json:"apiGroup"`
-					Kind     string `json:"kind"`
-				} `json:"resourceRef"`
-				Selector struct {
-					MatchAnnotations map[string]string `json:"matchAnnotations"`
-					MatchExpressions []struct {
-						Key      string   `json:"key"`
-						Operator string   `json:"operator"`
-						Values   []string `json:"values"`
-					} `json:"matchExpressions"`
-				} `json:"selector"`
-				Next struct {
-					Patches []struct {
-						Subresource string `json:"subresource"`
-						Root        string `json:"root"`
-						Type        string `json:"type"`
-						Template    string `json:"template"`
-					} `json:"patches"`
-				} `json:"next"`
-			} `json:"spec"`
+	for _, controllerManager := range []bool{false, true} {
+		stages, err := gardenerStages(controllerManager)
+		require.NoError(t, err)
+		perKind := map[schema.GroupVersionKind]int{}
+		for _, s := range stages {
+			var doc struct {
+				APIVersion string `json:"apiVersion"`
+				Kind       string `json:"kind"`
+				Metadata   struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+				Spec struct {
+					ResourceRef struct {
+						APIGroup string `json:"apiGroup"`
+						Kind     string `json:"kind"`
+					} `json:"resourceRef"`
+					Selector struct {
+						MatchAnnotations map[string]string `json:"matchAnnotations"`
+						MatchExpressions []struct {
+							Key      string   `json:"key"`
+							Operator string   `json:"operator"`
+							Values   []string `json:"values"`
+						} `json:"matchExpressions"`
+					} `json:"selector"`
+					Next struct {
+						Patches []struct {
+							Subresource string `json:"subresource"`
+							Root        string `json:"root"`
+							Type        string `json:"type"`
+							Template    string `json:"template"`
+						} `json:"patches"`
+					} `json:"next"`
+				} `json:"spec"`
+			}
+			require.NoError(t, yaml.UnmarshalStrict(s.yaml, &doc, yaml.DisallowUnknownFields), string(s.yaml))
+			assert.Equal(t, "kwok.x-k8s.io/v1alpha1", doc.APIVersion)
+			assert.Equal(t, "Stage", doc.Kind)
+			assert.NotEmpty(t, doc.Metadata.Name)
+			require.NotEmpty(t, doc.Spec.Selector.MatchExpressions, doc.Metadata.Name)
+			assert.Equal(t, ".metadata.deletionTimestamp", doc.Spec.Selector.MatchExpressions[0].Key, "objects in deletion are left alone: %s", doc.Metadata.Name)
+			require.NotEmpty(t, doc.Spec.Next.Patches, doc.Metadata.Name)
+			for _, p := range doc.Spec.Next.Patches {
+				assert.Equal(t, "merge", p.Type, doc.Metadata.Name)
+				assert.Contains(t, []string{"status", "metadata"}, p.Root, doc.Metadata.Name)
+				assert.Equal(t, p.Root == "status", p.Subresource == "status", "status is patched through its subresource: %s", doc.Metadata.Name)
+				assert.NotEmpty(t, p.Template, doc.Metadata.Name)
+			}
+			perKind[s.gvk]++
 		}
-		require.NoError(t, yaml.UnmarshalStrict(s.yaml, &doc, yaml.DisallowUnknownFields), string(s.yaml))
-		assert.Equal(t, "kwok.x-k8s.io/v1alpha1", doc.APIVersion)
-		assert.Equal(t, "Stage", doc.Kind)
-		assert.NotEmpty(t, doc.Metadata.Name)
-		require.NotEmpty(t, doc.Spec.Selector.MatchExpressions, doc.Metadata.Name)
-		assert.Equal(t, ".metadata.deletionTimestamp", doc.Spec.Selector.MatchExpressions[0].Key, "objects in deletion are left alone: %s", doc.Metadata.Name)
-		require.NotEmpty(t, doc.Spec.Next.Patches, doc.Metadata.Name)
-		for _, p := range doc.Spec.Next.Patches {
-			assert.Equal(t, "merge", p.Type, doc.Metadata.Name)
-			assert.Contains(t, []string{"status", "metadata"}, p.Root, doc.Metadata.Name)
-			assert.Equal(t, p.Root == "status", p.Subresource == "status", "status is patched through its subresource: %s", doc.Metadata.Name)
-			assert.NotEmpty(t, p.Template, doc.Metadata.Name)
+		assert.Equal(t, 1, perKind[schema.GroupVersionKind{Group: "druid.gardener.cloud", Version: "v1alpha1", Kind: "Etcd"}])
+		assert.Equal(t, 1, perKind[schema.GroupVersionKind{Group: "resources.gardener.cloud", Version: "v1alpha1", Kind: "ManagedResource"}])
+		assert.Equal(t, 1, perKind[schema.GroupVersionKind{Version: "v1", Kind: "Service"}], "load balancers get addresses")
+		for _, kind := range ExtensionKinds {
+			// one stage reports success for the current generation, one honours a reconcile request
+			assert.Equal(t, 2, perKind[schema.GroupVersionKind{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: kind}], kind)
 		}
-		perKind[s.gvk]++
-	}
-	assert.Equal(t, 1, perKind[schema.GroupVersionKind{Group: "druid.gardener.cloud", Version: "v1alpha1", Kind: "Etcd"}])
-	assert.Equal(t, 1, perKind[schema.GroupVersionKind{Group: "resources.gardener.cloud", Version: "v1alpha1", Kind: "ManagedResource"}])
-	assert.Equal(t, 1, perKind[schema.GroupVersionKind{Version: "v1", Kind: "Service"}], "load balancers get addresses")
-	for _, kind := range ExtensionKinds {
-		// one stage reports success for the current generation, one honours a reconcile request
-		assert.Equal(t, 2, perKind[schema.GroupVersionKind{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: kind}], kind)
 	}
 }
 
 func TestServedStageKinds(t *testing.T) {
-	stages, err := gardenerStages()
+	stages, err := gardenerStages(false)
 	require.NoError(t, err)
 	crd := func(group, kind string, established bool, versions ...string) *apiextensionsv1.CustomResourceDefinition {
 		c := &apiextensionsv1.CustomResourceDefinition{}
