@@ -1,9 +1,13 @@
 // Command localcluster runs the local control plane as a background process for people and
 // scripts: `make local-up` and `make local-down` call it.
 //
-//	localcluster up   [--dir .local] [--seeds N]   start in the background, print the KUBECONFIG export
-//	localcluster down [--dir .local]               stop it and wait until every process is gone
-//	localcluster run  [--dir .local] [--seeds N]   run in the foreground until SIGINT/SIGTERM
+//	localcluster up   [--dir .local] [--seeds N] [--gardener-controllers]   start in the background, print the KUBECONFIG export
+//	localcluster down [--dir .local]                                        stop it and wait until every process is gone
+//	localcluster run  [--dir .local] [--seeds N] [--gardener-controllers]   run in the foreground until SIGINT/SIGTERM
+//
+// --gardener-controllers runs gardener-controller-manager and gardener-scheduler on the virtual
+// garden (localcluster.PlaneOptions.GardenerControllers); off by default while the engine still
+// does their work itself.
 package main
 
 import (
@@ -23,7 +27,7 @@ import (
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
-const usage = `usage: localcluster up|down|run [--dir DIR] [--seeds N]`
+const usage = `usage: localcluster up|down|run [--dir DIR] [--seeds N] [--gardener-controllers]`
 
 func main() {
 	if len(os.Args) < 2 {
@@ -33,6 +37,7 @@ func main() {
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
 	dir := fs.String("dir", ".local", "directory for the kubeconfig, data, logs and the pid file")
 	seeds := fs.Int("seeds", 0, "number of seed control planes besides runtime and virtual-garden")
+	controllers := fs.Bool("gardener-controllers", false, "run gardener-controller-manager and gardener-scheduler on the virtual garden")
 	_ = fs.Parse(os.Args[2:])
 	absDir, err := filepath.Abs(*dir)
 	if err != nil {
@@ -40,13 +45,14 @@ func main() {
 		os.Exit(1)
 	}
 	files := stateFiles{dir: absDir}
+	topology := topology{seeds: *seeds, gardenerControllers: *controllers}
 	switch os.Args[1] {
 	case "up":
-		err = up(files, *seeds)
+		err = up(files, topology)
 	case "down":
 		err = down(files)
 	case "run":
-		err = run(files, *seeds)
+		err = run(files, topology)
 	default:
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
@@ -86,8 +92,37 @@ func (f stateFiles) runningPID() int {
 	return pid
 }
 
+// topology is what up passes on to run: the planes to start.
+type topology struct {
+	seeds               int
+	gardenerControllers bool
+}
+
+// args are run's flags for the topology.
+func (t topology) args() []string {
+	args := []string{"--seeds", strconv.Itoa(t.seeds)}
+	if t.gardenerControllers {
+		args = append(args, "--gardener-controllers")
+	}
+	return args
+}
+
+// planes are the planes of the topology: localcluster.Topology, with the Gardener controllers on
+// the virtual garden when asked for.
+func (t topology) planes() []localcluster.PlaneOptions {
+	planes := localcluster.Topology(t.seeds)
+	if t.gardenerControllers {
+		for i := range planes {
+			if planes[i].GardenerAPI {
+				planes[i].GardenerControllers = &localcluster.GardenerControllers{}
+			}
+		}
+	}
+	return planes
+}
+
 // up starts `localcluster run` detached in its own session and waits until it reports ready.
-func up(f stateFiles, seeds int) error {
+func up(f stateFiles, t topology) error {
 	if pid := f.runningPID(); pid != 0 {
 		fmt.Printf("local control plane already running (pid %d)\nexport KUBECONFIG=%s\n", pid, f.kubeconfig())
 		return nil
@@ -105,7 +140,7 @@ func up(f stateFiles, seeds int) error {
 		return err
 	}
 	defer logFile.Close()
-	cmd := exec.Command(self, "run", "--dir", f.dir, "--seeds", strconv.Itoa(seeds))
+	cmd := exec.Command(self, append([]string{"run", "--dir", f.dir}, t.args()...)...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -140,7 +175,7 @@ func readyContexts(f stateFiles) string {
 }
 
 // run starts the cluster in the foreground and keeps it up until SIGINT or SIGTERM.
-func run(f stateFiles, seeds int) error {
+func run(f stateFiles, t topology) error {
 	if pid := f.runningPID(); pid != 0 && pid != os.Getpid() {
 		return fmt.Errorf("already running as pid %d", pid)
 	}
@@ -155,7 +190,7 @@ func run(f stateFiles, seeds int) error {
 	defer os.Remove(f.pid())
 	defer os.Remove(f.ready())
 	cluster, err := localcluster.Launch(ctx, localcluster.Options{
-		Planes:     localcluster.Topology(seeds),
+		Planes:     t.planes(),
 		Dir:        f.dir,
 		Log:        os.Stdout,
 		OwnSignals: true,

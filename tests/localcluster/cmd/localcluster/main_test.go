@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,7 @@ func TestUpDown(t *testing.T) {
 		}
 	})
 
-	out = []byte(run("up", "--seeds", "1"))
+	out = []byte(run("up", "--seeds", "1", "--gardener-controllers"))
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	assert.Contains(t, string(out), "export KUBECONFIG="+kubeconfig)
 	assert.Contains(t, string(out), "contexts runtime,virtual-garden,seed-1")
@@ -63,6 +64,15 @@ func TestUpDown(t *testing.T) {
 	before, err := localcluster.ProcessesUsing(dir)
 	require.NoError(t, err)
 	assert.NotEmpty(t, before)
+	binaries := map[string]bool{}
+	for _, pid := range before {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if err == nil {
+			binaries[filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0])] = true
+		}
+	}
+	assert.True(t, binaries["gardener-controller-manager"], "--gardener-controllers starts gardener-controller-manager: %v", binaries)
+	assert.True(t, binaries["gardener-scheduler"], "--gardener-controllers starts gardener-scheduler: %v", binaries)
 
 	assert.Contains(t, run("down"), "local control plane stopped")
 	deadline := time.Now().Add(10 * time.Second)
@@ -78,4 +88,19 @@ func TestUpDown(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, "localcluster.pid"))
 	assert.True(t, os.IsNotExist(err), "pid file removed")
 	assert.Contains(t, run("down"), "not running", "a second down is harmless")
+}
+
+// --gardener-controllers reaches run and turns the controllers on for the virtual garden only.
+func TestTopologyPassesGardenerControllersOn(t *testing.T) {
+	off := topology{seeds: 1}
+	assert.Equal(t, []string{"--seeds", "1"}, off.args())
+	for _, p := range off.planes() {
+		assert.Nil(t, p.GardenerControllers, p.Name)
+	}
+
+	on := topology{seeds: 1, gardenerControllers: true}
+	assert.Equal(t, []string{"--seeds", "1", "--gardener-controllers"}, on.args())
+	for _, p := range on.planes() {
+		assert.Equal(t, p.Name == localcluster.VirtualGardenPlane, p.GardenerControllers != nil, p.Name)
+	}
 }
