@@ -147,6 +147,7 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 		Lock:    state.LockInfo{Holder: state.DefaultHolder(), Operation: operation, Wait: f.lockTimeout},
 		Apply: apply.Options{
 			Parallelism: f.components, ForceConflicts: f.forceConflicts, AllowDestroy: f.allowDestroy, Timeout: f.timeout,
+			Warn: func(err error) { fmt.Fprintf(stderr, "Warning: %v\n", err) },
 		},
 	}
 	var printed *planner.Outcome

@@ -54,7 +54,8 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &render.Output{Components: parts, Outputs: Outputs(in.Name, v), Conditions: conds, Revisit: revisit}, nil
+	return &render.Output{Components: parts, Outputs: Outputs(in.Name, v), Conditions: conds, Revisit: revisit,
+		Reports: []render.Report{report(in.Name, v, parts)}}, nil
 }
 
 // Outputs are what shoots read of their seed: where its control planes run, the seed's

@@ -122,7 +122,7 @@ func (b *builder) render(in render.Input) (*render.Output, error) {
 	if err := b.build(); err != nil {
 		return nil, err
 	}
-	out := &render.Output{Components: b.parts, Outputs: b.outputs(), Lifetime: b.lifetime.output()}
+	out := &render.Output{Components: b.parts, Outputs: b.outputs(), Lifetime: b.lifetime.output(), Reports: []render.Report{b.report()}}
 	out.Revisit = render.Earliest(b.hibernation.next, b.maintenance.next, b.retry.next, b.lifetime.ends)
 	if n := b.lifetime.notice; n != "" {
 		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: %s", b.name, n))

@@ -79,6 +79,13 @@ type Executor struct {
 	// Live returns the object as the plan observed it, for recording unchanged objects with
 	// their UIDs; nil records them without.
 	Live func(cluster string, ref object.Ref) *unstructured.Unstructured
+	// Finalize, when set, ends the deletion of an object the engine reports on as gardenlet
+	// (a kind with a report finalizer, engine/kinds): once it is deleted, its Delete operation is
+	// reported and the finalizer removed, which lets it go.
+	Finalize func(ctx context.Context, o *plan.ObjectChange, apiVersion string) error
+	// Reported are the objects the engine reports on itself (engine/report), which apply does
+	// not wait to become ready.
+	Reported map[desiredKey]bool
 	// byComponent indexes Desired by component address, built once.
 	byComponent map[string][]*plan.Desired
 	indexOnce   sync.Once
@@ -152,7 +159,9 @@ func (e *Executor) objectsOf(c *plan.Component) componentObjects {
 		co.all = append(co.all, d)
 		// An unchanged create-only object belongs to its consumer, which may delete it any
 		// moment (gardenlet its bootstrap kubeconfig): waiting for it could wait for nothing.
-		if createOnly, _ := plan.CreateOnly(d.Object); o.Action != plan.NoOp || !createOnly { // validated when planned
+		// An object the engine reports on itself (a Shoot, a Seed) is ready once written: what
+		// would make it ready is the engine's own report, which follows the instance's parts.
+		if createOnly, _ := plan.CreateOnly(d.Object); (o.Action != plan.NoOp || !createOnly) && !e.Reported[desiredKey{o.Cluster, o.Ref}] { // validated when planned
 			co.awaited = append(co.awaited, d)
 		}
 	}
@@ -446,6 +455,11 @@ func (e *Executor) delete(ctx context.Context, o *plan.ObjectChange) error {
 	}
 	if err != nil {
 		return fmt.Errorf("%s in cluster %s: delete: %w", o.Ref, o.Cluster, err)
+	}
+	if e.Finalize != nil && kinds.ReportFinalizer(o.Ref.GroupKind()) != "" {
+		if err := e.Finalize(ctx, o, o.APIVersion); err != nil {
+			return fmt.Errorf("%s in cluster %s: finish its deletion: %w", o.Ref, o.Cluster, err)
+		}
 	}
 	return nil
 }

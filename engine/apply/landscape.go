@@ -11,6 +11,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/report"
 	"github.com/declarative-gardener/gardener/state"
 )
 
@@ -32,6 +33,10 @@ type LandscapeOptions struct {
 	// ClusterState refuses a landscape whose state is not kept in a cluster: the daemon plans
 	// from copies of the landscape directory, beside which a state file would be lost.
 	ClusterState bool
+	// NoReport leaves out what the engine reports as gardenlet about the seeds and shoots it
+	// manages (engine/report): by default the apply reports their operations, and a plan without
+	// changes brings the reports up to date. A plan that is not confirmed reports nothing.
+	NoReport bool
 }
 
 // ErrCancelled is returned when Confirm declined.
@@ -118,8 +123,15 @@ func Landscape(ctx context.Context, o LandscapeOptions) (res *LandscapeResult, d
 			return res, diags, err
 		}
 	}
+	var reports *report.Writer
+	if !o.NoReport {
+		reports = NewReportWriter(out)
+	}
 	if !pl.HasChanges() {
 		res.State = st
+		if reports != nil {
+			SyncReports(ctx, out, reports, nil, o.Apply.Warn)
+		}
 		return res, diags, nil
 	}
 	if o.Saved == nil && o.Confirm != nil && !o.Confirm(pl) {
@@ -127,12 +139,16 @@ func Landscape(ctx context.Context, o LandscapeOptions) (res *LandscapeResult, d
 		return res, diags, ErrCancelled
 	}
 	ao := o.Apply
+	ao.Reports = reports
 	recorder := NewStateRecorder(backend, st)
 	ao.Recorder = recorder
 	r, err := Run(ctx, out, ao)
 	res.Result = r
 	if err == nil {
 		res.State = recorder.State()
+	}
+	if reports != nil && r != nil {
+		SyncReports(context.WithoutCancel(ctx), out, reports, r, o.Apply.Warn)
 	}
 	return res, diags, err
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/readiness"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/rendering"
+	"github.com/declarative-gardener/gardener/engine/report"
 )
 
 // DefaultComponentParallelism is how many components an apply keeps in progress by default. Most
@@ -42,6 +43,11 @@ type Options struct {
 	Ready    Readiness
 	Recorder Recorder
 	Events   func(Event)
+	// Reports, when set, writes what the engine reports as gardenlet about the instances the
+	// plan changes (engine/report): their operations through the apply, and the deletion of the
+	// objects it reports on. Failed writes go to Warn.
+	Reports *report.Writer
+	Warn    func(error)
 }
 
 // dynamicClient is what a connected cluster offers apply.
@@ -140,7 +146,22 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 			return nil, fmt.Errorf("record intent: %w", err)
 		}
 	}
-	res := Schedule(ctx, components, deps, opts.Parallelism, pl.Destroy, work, opts.Events)
+	events := opts.Events
+	if opts.Reports != nil {
+		e.Reported = reportedObjects(out)
+		e.Finalize = func(ctx context.Context, o *plan.ObjectChange, apiVersion string) error {
+			return opts.Reports.Finalize(ctx, o.Cluster, apiVersion, o.Ref.Kind, o.Ref.Namespace, o.Ref.Name)
+		}
+		if rep := newReporting(context.WithoutCancel(ctx), out, opts.Reports, opts.Warn); rep != nil {
+			events = func(ev Event) {
+				rep.event(ev)
+				if opts.Events != nil {
+					opts.Events(ev)
+				}
+			}
+		}
+	}
+	res := Schedule(ctx, components, deps, opts.Parallelism, pl.Destroy, work, events)
 	if recorder != nil {
 		for _, c := range res.Components {
 			if c.Status == Blocked || c.Status == Skipped {

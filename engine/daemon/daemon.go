@@ -90,6 +90,8 @@ type Daemon struct {
 	publishedCM *corev1.ConfigMap
 	// revisit starts a cycle when a schedule comes due (scheduleRevisit).
 	revisit *time.Timer
+	// heartbeats renews the Leases of the seeds the engine manages between cycles.
+	heartbeats *heartbeats
 }
 
 // New returns a daemon; Start runs it.
@@ -106,7 +108,7 @@ func New(o Options) *Daemon {
 	if o.RetryLock <= 0 {
 		o.RetryLock = 5 * time.Second
 	}
-	d := &Daemon{o: o, kick: make(chan struct{}, 1), runCtx: context.Background(), pool: newClientPool()}
+	d := &Daemon{o: o, kick: make(chan struct{}, 1), runCtx: context.Background(), pool: newClientPool(), heartbeats: newHeartbeats()}
 	d.watch = &watcher{trigger: d.Trigger}
 	return d
 }
@@ -136,6 +138,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 	d.runCtx = ctx
 	defer d.cleanup()
 	defer d.watch.close()
+	go d.heartbeats.run(ctx, d.warnReport)
 	d.cycle(ctx)
 	resync := time.NewTicker(d.o.Resync)
 	defer resync.Stop()
@@ -291,6 +294,10 @@ func (d *Daemon) run(ctx context.Context) Status {
 		d.recordPlan(&s, out.Result.Plan)
 		s.NextChange, s.Conditions = out.Revisit(), out.Conditions()
 		d.watchOwned(out)
+		if d.reports() {
+			apply.SyncReports(ctx, out, apply.NewReportWriter(out), nil, d.warnReport)
+			d.keepHeartbeats(out)
+		}
 		s.Phase, s.Message = PhaseUpToDate, "the clusters match the landscape"
 		s.LastSuccess = d.o.Now()
 		return d.finish(s)
@@ -299,9 +306,12 @@ func (d *Daemon) run(ctx context.Context) Status {
 	var decision Decision
 	po := d.plannerFor(snapshot)
 	po.Connect = d.pool.connector(po.Connect)
+	ao := d.o.Apply
+	ao.Warn = d.warnReport
 	lo := apply.LandscapeOptions{
-		Planner: po, Apply: d.o.Apply, Cluster: d.o.Cluster,
+		Planner: po, Apply: ao, Cluster: d.o.Cluster,
 		Lock: state.LockInfo{Holder: d.o.Holder, Operation: "daemon"}, ClusterState: true,
+		NoReport: !d.reports(),
 		OnPlan: func(out *planner.Outcome) {
 			m.Plans.WithLabelValues("live").Inc()
 			s.PlanTime = d.o.Now()
@@ -321,6 +331,9 @@ func (d *Daemon) run(ctx context.Context) Status {
 	res, diags, err := apply.Landscape(ctx, lo)
 	if d.o.WatchDrift && res != nil && res.Outcome != nil && res.Outcome.Result != nil {
 		d.watchOwned(res.Outcome)
+	}
+	if !lo.NoReport && res != nil && res.Outcome != nil && res.Outcome.Result != nil && !diags.HasErrors() {
+		d.keepHeartbeats(res.Outcome)
 	}
 	d.mu.Lock()
 	d.known = nil

@@ -24,13 +24,20 @@ package kinds
 // Deleting a Shoot or Project needs the deletion confirmation (gardener-apiserver's
 // DeletionConfirmation admission plugin, plugin/pkg/global/deletionconfirmation/admission.go in
 // gardener/gardener at v1.120.0).
+// gardenerFinalizer is gardenlet's finalizer on the Seeds and Shoots it reports on (GardenerName
+// in pkg/apis/core/v1beta1/types_common.go at Gardener v1.120.0).
+const gardenerFinalizer = "gardener"
+
 var gardenerCore = Group{
 	Name: "core.gardener.cloud",
 	Kinds: []Rules{
 		{
 			// Resource Gardener's Shoot in docs/api-reference/core.md; ShootSpec Gardener's
 			// ShootSpec in docs/api-reference/core.md.
-			Kind: "Shoot", Readiness: ShootReady, ConfirmDeletion: true,
+			// gardenlet adds the finalizer "gardener" as the first write of a reconcile and removes
+			// it once the Shoot's deletion succeeded (reconcileShoot and removeFinalizerFromShoot
+			// in pkg/gardenlet/controller/shoot/shoot/reconciler.go at Gardener v1.120.0).
+			Kind: "Shoot", Readiness: ShootReady, ConfirmDeletion: true, ReportFinalizer: gardenerFinalizer,
 			Irreplaceable: &Irreplaceable{Loses: "delete the cluster", Instead: "declare a new shoot"},
 			Immutable: []ImmutableField{
 				{Path: ".spec.region"},        // Gardener's Shoot in docs/api-reference/core.md, ShootSpec in docs/api-reference/core.md
@@ -74,7 +81,9 @@ var gardenerCore = Group{
 			// Resource Gardener's Seed in docs/api-reference/core.md; SeedSpec Gardener's SeedSpec
 			// in docs/api-reference/core.md; SeedNetworks Gardener's SeedNetworks in
 			// docs/api-reference/core.md.
-			Kind: "Seed", Scope: Cluster, Readiness: SeedReady,
+			// gardenlet's seed reconciler keeps the finalizer "gardener" from the start of its
+			// reconcile to the end of the seed's deletion (pkg/gardenlet/controller/seed/seed).
+			Kind: "Seed", Scope: Cluster, Readiness: SeedReady, ReportFinalizer: gardenerFinalizer,
 			Irreplaceable: &Irreplaceable{Loses: "delete the seed with the shoot control planes it hosts", Instead: "declare a new seed"},
 			Immutable: []ImmutableField{
 				{Path: ".spec.networks.pods"},     // Gardener's SeedNetworks in docs/api-reference/core.md

@@ -66,6 +66,10 @@ type Rules struct {
 	Immutable []ImmutableField
 	// Readiness names the rule engine/readiness judges the kind by; empty means the group's.
 	Readiness Readiness
+	// ReportFinalizer is the finalizer gardenlet keeps on objects of the kind it reports on, which
+	// the engine keeps in its place (engine/report): added before its first status write,
+	// removed once the object's deletion is done.
+	ReportFinalizer string
 }
 
 // Scope says whether objects of a kind live in a namespace.
@@ -302,4 +306,11 @@ func ReadinessOf(gk schema.GroupKind) Readiness {
 }
 
 // always is Rules.Protected of the kinds that are always protected.
+// ReportFinalizer is the finalizer the engine keeps on the objects of a kind it reports on, ""
+// for kinds it does not report on.
+func ReportFinalizer(gk schema.GroupKind) string {
+	r, _ := Lookup(gk)
+	return r.ReportFinalizer
+}
+
 func always(string) bool { return true }

@@ -74,7 +74,7 @@ status:
   conditions:
   - {type: APIServerAvailable, status: "True"}
   - {type: ControlPlaneHealthy, status: Progressing, message: Deployment kube-controller-manager is unhealthy}`},
-		{name: "error with user error code", terminal: true,
+		{name: "error with user error code", terminal: true, codes: []string{"ERR_INFRA_QUOTA_EXCEEDED"},
 			reason: "Reconcile Error ([ERR_INFRA_QUOTA_EXCEEDED] quota exceeded for instances)", obj: head + `
 status:
   observedGeneration: 7
@@ -187,7 +187,7 @@ apiVersion: operations.gardener.cloud/v1alpha1
 kind: Bastion
 metadata: {name: b, namespace: garden-dev}
 status: {conditions: [{type: Ready, status: "True"}]}`},
-		{name: "core backup bucket failed", terminal: true, reason: "Reconcile Failed ([ERR_INFRA_UNAUTHENTICATED] invalid credentials)", obj: `
+		{name: "core backup bucket failed", terminal: true, codes: []string{"ERR_INFRA_UNAUTHENTICATED"}, reason: "Reconcile Failed ([ERR_INFRA_UNAUTHENTICATED] invalid credentials)", obj: `
 apiVersion: core.gardener.cloud/v1beta1
 kind: BackupBucket
 metadata: {name: b, generation: 1}

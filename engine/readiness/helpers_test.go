@@ -18,6 +18,8 @@ type checkCase struct {
 	ready    bool
 	reason   string
 	terminal bool
+	// codes are the Gardener error codes the object's last errors carry.
+	codes []string
 }
 
 // runChecks runs a rule table through the public entry point.
@@ -26,7 +28,7 @@ func runChecks(t *testing.T, cases []checkCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := CheckWith(mustObject(t, tc.obj), tc.opts)
-			assert.Equal(t, Status{Ready: tc.ready, Reason: tc.reason, Terminal: tc.terminal}, got)
+			assert.Equal(t, Status{Ready: tc.ready, Reason: tc.reason, Terminal: tc.terminal, Codes: tc.codes}, got)
 		})
 	}
 }

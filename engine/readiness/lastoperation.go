@@ -108,10 +108,14 @@ func operationStatus(obj *unstructured.Unstructured, op lastOperation) Status {
 			detail = op.Description
 		}
 		reason := withDetail(head, detail)
+		s := notReady(reason)
 		if op.State == "Failed" || hasNonRetryableCode(errs) {
-			return terminal(reason)
+			s = terminal(reason)
 		}
-		return notReady(reason)
+		for _, e := range errs {
+			s.Codes = append(s.Codes, e.Codes...)
+		}
+		return s
 	}
 	if op.Progress > 0 {
 		head += fmt.Sprintf(" (%d%%)", op.Progress)

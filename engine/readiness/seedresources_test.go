@@ -131,7 +131,7 @@ status: {observedGeneration: 4}`},
 status:
   observedGeneration: 4
   lastOperation: {type: Reconcile, state: Processing, progress: 40, description: Waiting for DNS propagation}`},
-		{name: "retryable error", reason: "Reconcile Error ([ERR_INFRA_RATE_LIMITS_EXCEEDED] Throttling: rate exceeded)", obj: head + `
+		{name: "retryable error", codes: []string{"ERR_INFRA_RATE_LIMITS_EXCEEDED"}, reason: "Reconcile Error ([ERR_INFRA_RATE_LIMITS_EXCEEDED] Throttling: rate exceeded)", obj: head + `
 status:
   observedGeneration: 4
   lastOperation: {type: Reconcile, state: Error, description: "Error reconciling dnsrecord"}
@@ -140,13 +140,13 @@ status:
 status:
   observedGeneration: 4
   lastOperation: {type: Reconcile, state: Error, description: "Error reconciling dnsrecord"}`},
-		{name: "configuration problem", terminal: true,
+		{name: "configuration problem", terminal: true, codes: []string{"ERR_CONFIGURATION_PROBLEM"},
 			reason: "Reconcile Error ([ERR_CONFIGURATION_PROBLEM] hosted zone \"Z1\" not found)", obj: head + `
 status:
   observedGeneration: 4
   lastOperation: {type: Reconcile, state: Error}
   lastError: {description: hosted zone "Z1" not found, codes: [ERR_CONFIGURATION_PROBLEM]}`},
-		{name: "unauthorized", terminal: true,
+		{name: "unauthorized", terminal: true, codes: []string{"ERR_INFRA_UNAUTHORIZED"},
 			reason: "Reconcile Error ([ERR_INFRA_UNAUTHORIZED] access denied)", obj: head + `
 status:
   observedGeneration: 4

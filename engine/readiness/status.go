@@ -2,6 +2,7 @@ package readiness
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"slices"
 
 	"github.com/declarative-gardener/gardener/engine/kinds"
 )
@@ -17,6 +18,14 @@ type Status struct {
 	// that failed, a Deployment past its progress deadline, an extension reporting a configuration
 	// problem): waiting longer is pointless, so Wait stops early.
 	Terminal bool
+	// Codes are the Gardener error codes the object's controller reported with its last errors
+	// (an extension resource's status.lastError.codes), for reports that pass them on.
+	Codes []string
+}
+
+// Equal reports whether two statuses say the same.
+func (s Status) Equal(o Status) bool {
+	return s.Ready == o.Ready && s.Reason == o.Reason && s.Terminal == o.Terminal && slices.Equal(s.Codes, o.Codes)
 }
 
 // Options tune rules that depend on what the landscape expects rather than on the object.

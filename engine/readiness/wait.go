@@ -106,7 +106,7 @@ func (w *waiter) record(t Target, kind string, st Status) {
 		kind = prev.Kind
 	}
 	w.statuses[t] = TargetStatus{Target: t, Kind: kind, Status: st}
-	if w.opts.OnChange != nil && (!seen || prev.Status != st || prev.Kind == "" && kind != "") {
+	if w.opts.OnChange != nil && (!seen || !prev.Status.Equal(st) || prev.Kind == "" && kind != "") {
 		w.opts.OnChange(t, st)
 	}
 	if st.Terminal && !w.terminal {

@@ -136,6 +136,82 @@ type Output struct {
 	// from them on the engine's side (a control plane that hibernates because the Shoot will say
 	// so) is rendered as usual.
 	Predictions []Prediction
+	// Reports are what the engine reports about Gardener objects of the instance as gardenlet
+	// does for the seeds and shoots it manages: their status, written through the status
+	// subresource after apply and kept current by the daemon (engine/report), never planned as a
+	// change.
+	Reports []Report
+}
+
+// Report is the status the engine keeps for one object as gardenlet does for the seeds and
+// shoots it manages (Gardener's "gardenlet" docs/concepts/gardenlet.md). The object itself is
+// someone else's or another part's: a Shoot a user created or the shoot block applies, a Seed the
+// seed block registers. The report is written only while the object exists.
+type Report struct {
+	// Cluster, APIVersion, Kind, Namespace and Name identify the reported object.
+	Cluster                           string
+	APIVersion, Kind, Namespace, Name string
+	// Status are status fields the engine sets on every write besides lastOperation, lastErrors,
+	// conditions, observedGeneration and gardener, which it keeps itself (technicalID, seedName,
+	// advertisedAddresses, hibernated, kubernetesVersion). Values known only after apply are not
+	// allowed: what is not known yet is left out.
+	Status map[string]any
+	// CopyUID sets status.uid to the object's own metadata.uid, as gardenlet does for Shoots.
+	CopyUID bool
+	// GardenerVersion is the Gardener release the engine reports as, in status.gardener.version
+	// (what Gardener's controllers compare with their own).
+	GardenerVersion string
+	// Operation, when set, makes the engine keep status.lastOperation as gardenlet does.
+	Operation *Operation
+	// Conditions are the conditions the engine keeps; others (gardener-controller-manager's) are
+	// left as they are.
+	Conditions []ReportedCondition
+	// Finalizer, when set, is added before the engine's first status write and removed once the
+	// object is deleted and the instance's deletion has finished, after a Delete operation that
+	// Succeeded is written (Gardener's admission refuses the removal before).
+	Finalizer string
+	// Heartbeat, when set, is a Lease the engine renews while it manages the object, owned by it.
+	Heartbeat *Heartbeat
+}
+
+// Operation says how gardenlet words the object's lastOperation: Processing when the instance's
+// apply starts, the progress and the running parts as its parts finish, Succeeded (or Error)
+// when its last part is done.
+type Operation struct {
+	// Subject is the object in gardenlet's descriptions: "Shoot cluster", "Seed cluster".
+	Subject string
+	// Flows name the flow of each operation type in progress descriptions: "Shoot cluster
+	// reconciliation" for Create and Reconcile, "Shoot cluster deletion" for Delete.
+	Flows map[string]string
+	// Create is set for kinds whose first operation is a Create (Shoots); others start with a
+	// Reconcile (Seeds).
+	Create bool
+	// LastErrors is set for kinds that report failures in status.lastErrors and fail for good on
+	// Gardener's non-retryable error codes (Shoots); others only report Error (Seeds).
+	LastErrors bool
+}
+
+// ReportedCondition is a condition the engine keeps for a reported object.
+type ReportedCondition struct {
+	Type string
+	// Parts are the instance's parts whose objects' readiness the condition summarises: True
+	// with Reason and Message when every one is ready, False with FalseReason and what is not
+	// ready otherwise. Without parts the condition is Status with Reason and Message as given
+	// (GardenletReady True while the engine manages the seed; Unknown where the engine cannot
+	// see what the condition is about).
+	Parts       []string
+	Status      string
+	Reason      string
+	Message     string
+	FalseReason string
+}
+
+// Heartbeat is a Lease the engine renews as gardenlet renews its seed's
+// (gardener-system-seed-lease/<seed>): holder and owner are the reported object.
+type Heartbeat struct {
+	Cluster, Namespace, Name string
+	// Duration is the Lease's leaseDurationSeconds.
+	Duration time.Duration
 }
 
 // Prediction is one thing a Gardener controller other than the engine will do to an object.

@@ -59,6 +59,9 @@ type Rendered struct {
 	// Predictions are what Gardener's controllers will do about the instance's objects
 	// (render.Output.Predictions).
 	Predictions []render.Prediction
+	// Reports are the status the engine keeps for the instance's Gardener objects
+	// (render.Output.Reports).
+	Reports []render.Report
 	// Retired is set when the instance's lifetime ended (render.Output.Lifetime): none of its
 	// parts is rendered, so that the plan deletes them.
 	Retired *Retirement
@@ -177,7 +180,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		}
 		out.Outputs = r.resolveOutputs(out.Outputs)
 	}
-	rd.Revisit, rd.Notices, rd.Conditions, rd.Predictions = out.Revisit, out.Notices, out.Conditions, out.Predictions
+	rd.Revisit, rd.Notices, rd.Conditions, rd.Predictions, rd.Reports = out.Revisit, out.Notices, out.Conditions, out.Predictions, out.Reports
 	if out.Outputs, err = r.resolveLiveOutputs(out.Outputs, clusters); err != nil {
 		return fail(err)
 	}

@@ -1,0 +1,360 @@
+package apply
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/declarative-gardener/gardener/engine/address"
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/readiness"
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/report"
+)
+
+// reporting keeps, through an apply, what the engine reports as gardenlet about the instances
+// whose components the plan changes (engine/report): their operation starts with the first
+// part, progresses as parts finish, and ends with the last one, Succeeded, or with the failure
+// of one. Instances the plan does not change are brought up to date by SyncReports instead.
+type reporting struct {
+	ctx       context.Context
+	w         *report.Writer
+	mu        sync.Mutex
+	instances map[string]*reportedInstance
+	partOf    map[string]string
+	warn      func(error)
+}
+
+// reportedInstance is one instance's reports and how far its apply got.
+type reportedInstance struct {
+	reports []render.Report
+	parts   []string
+	types   []string
+	started bool
+	running map[string]bool
+	done    map[string]bool
+	failure *report.Failure
+}
+
+// newReporting prepares the reports of the instances the plan changes; nil when there are none.
+func newReporting(ctx context.Context, out *planner.Outcome, w *report.Writer, warn func(error)) *reporting {
+	r := &reporting{ctx: ctx, w: w, instances: map[string]*reportedInstance{}, partOf: map[string]string{}, warn: warn}
+	for _, c := range out.Result.Plan.Components {
+		inst := instanceOf(c.Address)
+		rd := out.Rendered[config.InstanceAddress(inst)]
+		if rd == nil || len(rd.Reports) == 0 || c.Removed() {
+			continue
+		}
+		ri := r.instances[inst]
+		if ri == nil {
+			ri = &reportedInstance{reports: rd.Reports, running: map[string]bool{}, done: map[string]bool{}}
+			r.instances[inst] = ri
+		}
+		ri.parts = append(ri.parts, c.Address)
+		r.partOf[c.Address] = inst
+	}
+	for inst, ri := range r.instances {
+		if !changes(out.Result.Plan, ri.parts) {
+			delete(r.instances, inst)
+		}
+	}
+	if len(r.instances) == 0 {
+		return nil
+	}
+	return r
+}
+
+// changes reports whether the plan changes an object of any of the parts.
+func changes(pl *plan.Plan, parts []string) bool {
+	for _, c := range pl.Components {
+		for _, p := range parts {
+			if c.Address != p {
+				continue
+			}
+			for _, o := range c.Objects {
+				if o.Action != plan.NoOp {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// instanceOf is the instance a component belongs to: a composite part's composite instance, or
+// the component itself.
+func instanceOf(addr string) string {
+	if a, err := address.Parse(addr); err == nil {
+		if parent, isPart := a.Parent(); isPart {
+			return parent.String()
+		}
+	}
+	return addr
+}
+
+// event follows one executor event.
+func (r *reporting) event(e Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	inst, ok := r.partOf[e.Address]
+	if !ok {
+		return
+	}
+	ri := r.instances[inst]
+	switch e.Status {
+	case "started":
+		if !ri.started {
+			ri.started = true
+			for _, rep := range ri.reports {
+				typ, err := r.w.Start(r.ctx, rep)
+				r.note(rep, err)
+				ri.types = append(ri.types, typ)
+			}
+		}
+		ri.running[e.Address] = true
+		return
+	case "waiting":
+		return
+	case string(Applied):
+	default: // failed, blocked, skipped
+		if ri.failure == nil {
+			err := e.Err
+			if err == nil {
+				err = fmt.Errorf("%s", e.Status)
+			}
+			ri.failure = &report.Failure{Part: partName(e.Address), Err: fmt.Errorf("%s %s: %w", partName(e.Address), e.Status, err), Codes: errorCodes(err)}
+		}
+	}
+	delete(ri.running, e.Address)
+	ri.done[e.Address] = true
+	if !ri.started {
+		return
+	}
+	if len(ri.done) < len(ri.parts) {
+		if ri.failure == nil {
+			running := make([]string, 0, len(ri.running))
+			for p := range ri.running {
+				running = append(running, partName(p))
+			}
+			for i, rep := range ri.reports {
+				if ri.types[i] != "" {
+					r.note(rep, r.w.Progress(r.ctx, rep, ri.types[i], len(ri.done), len(ri.parts), running))
+				}
+			}
+		}
+		return
+	}
+	for i, rep := range ri.reports {
+		if ri.types[i] == "" {
+			// The object did not exist when the first part started: the shoot block applies
+			// its Shoot as one of its parts. Its operation starts now.
+			var err error
+			if ri.types[i], err = r.w.Start(r.ctx, rep); err != nil {
+				r.note(rep, err)
+				continue
+			}
+		}
+		conds := judgeAll(rep, func(string) (bool, string) { return true, "" })
+		if ri.failure != nil {
+			conds = nil // what failed is not known to be unhealthy; the next sync judges it
+		}
+		r.note(rep, r.w.Finish(r.ctx, rep, ri.types[i], conds, ri.failure))
+	}
+}
+
+// note passes a failed report write on as a warning: the apply itself did what it should.
+func (r *reporting) note(rep render.Report, err error) {
+	if err == nil || errors.Is(err, report.ErrNotFound) || r.warn == nil {
+		return
+	}
+	r.warn(fmt.Errorf("report the status of %s %s/%s: %w", rep.Kind, rep.Namespace, rep.Name, err))
+}
+
+// partName is the name a part goes by in a report's progress: the part of a composite's address.
+func partName(addr string) string {
+	if a, err := address.Parse(addr); err == nil && a.Part != "" {
+		return a.Part
+	}
+	return addr
+}
+
+// judgeAll decides the report's conditions with ready for the parts, which report conditions
+// name by part name.
+func judgeAll(rep render.Report, ready func(part string) (bool, string)) []report.Condition {
+	out := make([]report.Condition, 0, len(rep.Conditions))
+	for _, c := range rep.Conditions {
+		out = append(out, report.Judge(c, ready))
+	}
+	return out
+}
+
+// errorCodes are the Gardener error codes of the causes an error carries: those an extension
+// resource reported in its status.lastError (readiness quotes them), and ERR_CONFIGURATION_PROBLEM
+// for objects the API server refused as invalid, as gardenlet maps a ManagedResource's invalid
+// object (checkConfigurationError in pkg/utils/managedresources at Gardener v1.120.0).
+func errorCodes(err error) []string {
+	var nr *readiness.NotReadyError
+	if errors.As(err, &nr) {
+		var codes []string
+		for _, s := range nr.NotReady {
+			codes = append(codes, s.Status.Codes...)
+		}
+		return codes
+	}
+	if isInvalid(err) {
+		return []string{"ERR_CONFIGURATION_PROBLEM"}
+	}
+	return nil
+}
+
+// SyncReports brings the reports of the landscape's instances up to date where no operation of
+// this apply did: conditions from what the plan observed (and, for parts this apply wrote, their
+// readiness after it), the component's fields, a Reconcile that Succeeded where the object's
+// generation moved on without anything to change, and each heartbeat renewed once. Failed writes
+// are warnings.
+func SyncReports(ctx context.Context, out *planner.Outcome, w *report.Writer, applied *Result, warn func(error)) {
+	if out == nil || out.Result == nil {
+		return
+	}
+	ready := observedReadiness(out, applied)
+	for _, addr := range sortedInstances(out) {
+		rd := out.Rendered[addr]
+		for _, rep := range rd.Reports {
+			var observed *unstructured.Unstructured
+			if applied == nil { // as the plan saw it; after an apply only a fresh read will do
+				observed = observedObject(out, rep)
+			}
+			err := w.Sync(ctx, rep, judgeAll(rep, func(part string) (bool, string) { return ready(string(addr) + "." + part) }), observed)
+			if err == nil && rep.Heartbeat != nil {
+				err = w.Renew(ctx, rep)
+			}
+			if err != nil && !errors.Is(err, report.ErrNotFound) && warn != nil {
+				warn(fmt.Errorf("report the status of %s %s/%s: %w", rep.Kind, rep.Namespace, rep.Name, err))
+			}
+		}
+	}
+}
+
+// reportedObjects are the objects the outcome's instances report on.
+func reportedObjects(out *planner.Outcome) map[desiredKey]bool {
+	m := map[desiredKey]bool{}
+	for _, rd := range out.Rendered {
+		for _, rep := range rd.Reports {
+			gv, err := schema.ParseGroupVersion(rep.APIVersion)
+			if err != nil {
+				continue
+			}
+			m[desiredKey{rep.Cluster, object.Ref{Group: gv.Group, Kind: rep.Kind, Namespace: rep.Namespace, Name: rep.Name}}] = true
+		}
+	}
+	return m
+}
+
+// observedObject is the reported object as the plan observed it, nil when the plan did not.
+func observedObject(out *planner.Outcome, rep render.Report) *unstructured.Unstructured {
+	obs := out.Result.Observed[rep.Cluster]
+	if obs == nil {
+		return nil
+	}
+	gv, err := schema.ParseGroupVersion(rep.APIVersion)
+	if err != nil {
+		return nil
+	}
+	return obs.Objects[object.Ref{Group: gv.Group, Kind: rep.Kind, Namespace: rep.Namespace, Name: rep.Name}]
+}
+
+// observedReadiness judges a part by its desired objects as the plan observed them, except for
+// parts the apply wrote: those it waited for are ready, those that failed are not.
+func observedReadiness(out *planner.Outcome, applied *Result) func(part string) (bool, string) {
+	status := map[string]ComponentResult{}
+	if applied != nil {
+		for _, c := range applied.Components {
+			status[c.Address] = c
+		}
+	}
+	objects := map[string][]*plan.Desired{}
+	for _, d := range out.Result.Desired {
+		objects[string(d.Component)] = append(objects[string(d.Component)], d)
+	}
+	return func(part string) (bool, string) {
+		if c, ok := status[part]; ok {
+			if c.Status == Applied {
+				return true, ""
+			}
+			return false, c.Message()
+		}
+		for _, d := range objects[part] {
+			obs := out.Result.Observed[d.Cluster]
+			if obs == nil {
+				continue
+			}
+			live := obs.Objects[object.RefOf(d.Object)]
+			if live == nil {
+				return false, fmt.Sprintf("%s %s is missing", d.Object.GetKind(), d.Object.GetName())
+			}
+			if s := readiness.Check(live); !s.Ready {
+				return false, fmt.Sprintf("%s %s: %s", live.GetKind(), live.GetName(), s.Reason)
+			}
+		}
+		return true, ""
+	}
+}
+
+// isInvalid reports whether the API server refused an object as invalid.
+func isInvalid(err error) bool {
+	var status apierrors.APIStatus
+	return errors.As(err, &status) && apierrors.IsInvalid(err)
+}
+
+// sortedInstances are the outcome's rendered instances in address order.
+func sortedInstances(out *planner.Outcome) []config.InstanceAddress {
+	return slices.Sorted(maps.Keys(out.Rendered))
+}
+
+// NewReportWriter is the writer of the reports of an outcome's instances, through its connected
+// clusters, reporting as this process.
+func NewReportWriter(out *planner.Outcome) *report.Writer {
+	clients := map[string]dynamic.Interface{}
+	for name, c := range out.Clusters {
+		if dc, ok := c.(dynamicClient); ok {
+			clients[name] = dc.Dynamic()
+		}
+	}
+	return &report.Writer{
+		Clients:  clients,
+		Identity: processIdentity(),
+		Resource: func(cluster string, gk schema.GroupKind) (schema.GroupVersionResource, bool) {
+			if obs := out.Result.Observed[cluster]; obs != nil {
+				if r, ok := obs.Resources[gk]; ok {
+					return r.GVR(), true
+				}
+			}
+			return schema.GroupVersionResource{}, false
+		},
+	}
+}
+
+// processIdentity is who reports: the host's name (the daemon's pod name) and, as Gardener's
+// identity carries a 64-digit container ID there, a hash of it.
+func processIdentity() report.Identity {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "gardener"
+	}
+	sum := sha256.Sum256([]byte(host))
+	return report.Identity{ID: hex.EncodeToString(sum[:]), Name: host}
+}
