@@ -70,6 +70,9 @@ func newReporting(ctx context.Context, out *planner.Outcome, w *report.Writer, w
 	for inst, ri := range r.instances {
 		if !changes(out.Result.Plan, ri.parts) {
 			delete(r.instances, inst)
+			for _, p := range ri.parts {
+				delete(r.partOf, p)
+			}
 		}
 	}
 	if len(r.instances) == 0 {
@@ -110,11 +113,10 @@ func instanceOf(addr string) string {
 func (r *reporting) event(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	inst, ok := r.partOf[e.Address]
-	if !ok {
-		return
+	ri := r.instances[r.partOf[e.Address]]
+	if ri == nil {
+		return // not a part of an instance this apply changes
 	}
-	ri := r.instances[inst]
 	switch e.Status {
 	case "started":
 		if !ri.started {

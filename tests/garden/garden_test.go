@@ -219,7 +219,8 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	seedObj, err := vdyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "seeds"}).Get(ctx, "local", metav1.GetOptions{})
 	require.NoError(t, err)
 	state, _, _ := unstructured.NestedString(seedObj.Object, "status", "lastOperation", "state")
-	assert.Equal(t, "Succeeded", state, "apply waited for the seed to be reported ready")
+	assert.Equal(t, "Succeeded", state, "the engine reported the seed's operation as gardenlet does")
+	assertSeedReported(t, vdyn, seedObj)
 
 	// The local provider extension, installed on the seed through a ManagedResource of class seed
 	// in the seed's garden namespace (Gardener's docs/concepts/gardenlet.md), its
@@ -234,6 +235,8 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	require.NoError(t, err)
 
 	checkShoots(t, c, ready)
+	assertShootReported(t, vdyn, "dev", true)
+	assertShootReported(t, vdyn, "ops", false)
 	assertNoChanges(t, dir)
 	projectQuotaAndRBAC(t, c, dir)
 	assertSnapshotReplays(t, dir)

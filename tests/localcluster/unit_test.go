@@ -218,8 +218,6 @@ func TestServedStageKinds(t *testing.T) {
 		{Version: "v1", Kind: "Service"}, // built in: always served
 		{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "ControllerInstallation"},
 		{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Project"},
-		{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Seed"},
-		{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Shoot"},
 		{Group: "druid.gardener.cloud", Version: "v1alpha1", Kind: "Etcd"},
 		{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: "Worker"},
 	}, got)

@@ -1,0 +1,76 @@
+package garden
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+)
+
+// assertSeedReported checks what the engine reported about the local Seed as gardenlet does
+// (engine/report): its heartbeat Lease, owned by the Seed, in gardener-system-seed-lease, which
+// gardener-controller-manager's seed lifecycle controller and gardener-scheduler look for; its
+// GardenletReady and SeedSystemComponentsHealthy conditions; the finalizer; the generation
+// observed.
+func assertSeedReported(t *testing.T, vdyn dynamic.Interface, seed *unstructured.Unstructured) {
+	t.Helper()
+	ctx := context.Background()
+	lease, err := vdyn.Resource(schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}).
+		Namespace("gardener-system-seed-lease").Get(ctx, seed.GetName(), metav1.GetOptions{})
+	require.NoError(t, err, "the seed's heartbeat Lease")
+	holder, _, _ := unstructured.NestedString(lease.Object, "spec", "holderIdentity")
+	assert.Equal(t, seed.GetName(), holder)
+	require.Len(t, lease.GetOwnerReferences(), 1)
+	assert.Equal(t, seed.GetUID(), lease.GetOwnerReferences()[0].UID)
+	conditions := conditionStatuses(seed)
+	assert.Equal(t, "True", conditions["GardenletReady"])
+	assert.Equal(t, "True", conditions["SeedSystemComponentsHealthy"])
+	assert.Contains(t, seed.GetFinalizers(), "gardener")
+	observed, _, _ := unstructured.NestedInt64(seed.Object, "status", "observedGeneration")
+	assert.Equal(t, seed.GetGeneration(), observed)
+}
+
+// assertShootReported checks what the engine reported about a Shoot: its operation Succeeded
+// at 100 %, the care controller's conditions (EveryNodeReady only with workers, Unknown since
+// nodes are not watched), the technical ID and seed, the uid, the finalizer.
+func assertShootReported(t *testing.T, vdyn dynamic.Interface, name string, workers bool) {
+	t.Helper()
+	shoot, err := vdyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}).
+		Namespace("garden-local").Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	op, _, _ := unstructured.NestedMap(shoot.Object, "status", "lastOperation")
+	assert.Equal(t, "Succeeded", op["state"], "%s: %v", name, op)
+	assert.Equal(t, int64(100), op["progress"], name)
+	assert.Equal(t, "Shoot cluster has been successfully reconciled.", op["description"], name)
+	want := map[string]string{"APIServerAvailable": "True", "ControlPlaneHealthy": "True", "ObservabilityComponentsHealthy": "True", "SystemComponentsHealthy": "True"}
+	if workers {
+		want["EveryNodeReady"] = "Unknown"
+	}
+	assert.Equal(t, want, conditionStatuses(shoot), name)
+	technicalID, _, _ := unstructured.NestedString(shoot.Object, "status", "technicalID")
+	assert.Equal(t, "shoot--local--"+name, technicalID)
+	seedName, _, _ := unstructured.NestedString(shoot.Object, "status", "seedName")
+	assert.Equal(t, "local", seedName)
+	uid, _, _ := unstructured.NestedString(shoot.Object, "status", "uid")
+	assert.Equal(t, string(shoot.GetUID()), uid)
+	assert.Contains(t, shoot.GetFinalizers(), "gardener")
+	observed, _, _ := unstructured.NestedInt64(shoot.Object, "status", "observedGeneration")
+	assert.Equal(t, shoot.GetGeneration(), observed, name)
+}
+
+// conditionStatuses are an object's conditions' statuses by type.
+func conditionStatuses(u *unstructured.Unstructured) map[string]string {
+	out := map[string]string{}
+	list, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range list {
+		if m, ok := c.(map[string]any); ok {
+			out[m["type"].(string)] = m["status"].(string)
+		}
+	}
+	return out
+}
