@@ -106,7 +106,10 @@ func (b *builder) credentials() error {
 // docs/development/secrets_management.md).
 func (b *builder) secrets() error {
 	b.secret("ca", render.SecretSpec{Name: secretCA, Class: "ca", CommonName: "kubernetes"}, "")
-	b.secret("ca_client", render.SecretSpec{Name: secretClientCA, Class: "ca", CommonName: "kubernetes-client"}, "")
+	// RSA, unlike the engine's other keys: gardener-apiserver signs the admin and viewer
+	// kubeconfigs of the Shoot with it and reads only PKCS #1 RSA keys (DecodePrivateKey in
+	// pkg/utils/encoding.go at Gardener v1.120.0, read by the adminkubeconfig subresource).
+	b.secret("ca_client", render.SecretSpec{Name: secretClientCA, Class: "ca", CommonName: "kubernetes-client", KeyAlgorithm: "rsa"}, "")
 	b.secret("ca_front_proxy", render.SecretSpec{Name: secretFrontProxyCA, Class: "ca", CommonName: "front-proxy"}, "")
 	b.secret("ca_etcd", render.SecretSpec{Name: secretEtcdCA, Class: "ca", CommonName: "etcd"}, "")
 	b.secret("etcd_client_tls", render.SecretSpec{Name: secretEtcdClient, Class: "client-cert", CommonName: "etcd-client", CA: secretEtcdCA}, "ca_etcd")

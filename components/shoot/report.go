@@ -1,7 +1,10 @@
 package shoot
 
 import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -117,4 +120,42 @@ func (b *builder) existing(names ...string) []string {
 		}
 	}
 	return out
+}
+
+// publication is what gardenlet publishes to the garden for the shoot, in its project namespace
+// (syncShootCredentialToGarden, syncInternalSecretToGarden in
+// pkg/gardenlet/operation/botanist/secrets.go at Gardener v1.120.0): the cluster CA bundle as the
+// Secret <shoot>.ca-cluster, and the client CA with its key as the InternalSecret <shoot>.ca-client,
+// from which the Shoot's adminkubeconfig and viewerkubeconfig subresources sign client
+// certificates (pkg/apiserver/registry/core/shoot/storage/kubeconfig.go). Each is controlled by the
+// Shoot. gardenlet writes the bundle as a ConfigMap of the same name too, which the subresource
+// reads first and falls back from to the Secret: the engine leaves the ConfigMap out, because a CA
+// in an object that is not a Secret would make a saved plan that generates the CA go stale
+// (every plan generates a new one, and only Secrets' data stays out of the configuration hash).
+func (b *builder) publication() error {
+	namespace, shoot := ProjectNamespace(b.v.Project), b.name
+	uid := render.LiveValue(render.LiveRef{
+		Cluster: b.seed.VirtualCluster, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots",
+		Namespace: namespace, Name: shoot, Paths: []string{"metadata.uid"},
+	})
+	owner := []any{map[string]any{
+		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot", "name": shoot, "uid": uid,
+		"controller": true, "blockOwnerDeletion": true,
+	}}
+	meta := func(name string, labels map[string]any) map[string]any {
+		return map[string]any{"name": name, "namespace": namespace, "labels": labels, "ownerReferences": owner}
+	}
+	objects := []*unstructured.Unstructured{
+		{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+			"metadata": meta(shoot+".ca-cluster", map[string]any{"gardener.cloud/role": "ca-cluster"}),
+			"data":     map[string]any{"ca.crt": render.GeneratedRef(b.ns, secretCA, "ca.crt", true)}}},
+		{Object: map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "InternalSecret", "type": "Opaque",
+			"metadata": meta(shoot+".ca-client", map[string]any{"gardener.cloud/role": "ca-client"}),
+			"data": map[string]any{
+				"ca.crt": render.GeneratedRef(b.ns, secretClientCA, "ca.crt", true),
+				"ca.key": render.GeneratedRef(b.ns, secretClientCA, "ca.key", true),
+			}}},
+	}
+	b.add("garden_publication", "manifests", kube.On(b.seed.VirtualCluster, "", objects...), "shoot", "ca", "ca_client")
+	return nil
 }

@@ -242,7 +242,7 @@ func newBuilder(name string, v Values) (*builder, error) {
 }
 
 func (b *builder) build() error {
-	for _, step := range []func() error{b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.registration, b.confineToWindow} {
+	for _, step := range []func() error{b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.registration, b.publication, b.confineToWindow} {
 		if err := step(); err != nil {
 			return fmt.Errorf("shoot %s: %w", b.name, err)
 		}

@@ -262,7 +262,8 @@ func TestReconcileOrder(t *testing.T) {
 	} {
 		before(t, seq, pair[0], pair[1])
 	}
-	assert.Equal(t, "shoot", seq[len(seq)-1])
+	// The Shoot, then what gardenlet publishes for it in the garden (its CA bundle, its client CA).
+	assert.Equal(t, []string{"shoot", "garden_publication"}, seq[len(seq)-2:])
 }
 
 // Hibernation scales the control plane to zero in the opposite order (Gardener's

@@ -4,12 +4,12 @@ import (
 	"encoding/base64"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/declarative-gardener/gardener/engine/kinds"
 )
 
-var secretGVK = schema.GroupVersionKind{Version: "v1", Kind: "Secret"}
-
-// isSecret reports whether objects of the kind hold secret values.
-func isSecret(gvk schema.GroupVersionKind) bool { return gvk == secretGVK }
+// isSecret reports whether objects of the kind hold secret values (engine/kinds).
+func isSecret(gvk schema.GroupVersionKind) bool { return kinds.HoldsSecretData(gvk.GroupKind()) }
 
 // sensitive reports whether a changed path of a Secret holds secret values.
 func sensitive(gvk schema.GroupVersionKind, p fieldPath) bool {

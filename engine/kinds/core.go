@@ -19,7 +19,7 @@ var core = Group{
 		{Kind: "LimitRange", Apply: Quotas},
 		{Kind: "ServiceAccount", Apply: Identities},
 		{
-			Kind: "Secret", Apply: Configuration,
+			Kind: "Secret", Apply: Configuration, SecretData: true,
 			Immutable: []ImmutableField{
 				{Path: ".data", When: LiveImmutable},
 				{Path: ".immutable", When: LiveImmutable},

@@ -121,6 +121,12 @@ var gardenerCore = Group{
 		},
 		{
 			// Fields at the top level (Gardener's SecretBinding in docs/api-reference/core.md).
+			// An InternalSecret is a Secret of the Gardener API, for what only Gardener reads (the
+			// shoot's client CA, from which the adminkubeconfig subresource signs certificates):
+			// its data is as secret as a Secret's.
+			Kind: "InternalSecret", Apply: Configuration, SecretData: true,
+		},
+		{
 			Kind: "SecretBinding",
 			Immutable: []ImmutableField{
 				{Path: ".secretRef"}, // Gardener's SecretBinding in docs/api-reference/core.md

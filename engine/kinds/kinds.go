@@ -66,6 +66,10 @@ type Rules struct {
 	Immutable []ImmutableField
 	// Readiness names the rule engine/readiness judges the kind by; empty means the group's.
 	Readiness Readiness
+	// SecretData is set for kinds whose data and stringData hold secret values (a Secret,
+	// Gardener's InternalSecret): plans never show them, saved plans redact them, and only such
+	// objects may carry the private keys of generated secrets.
+	SecretData bool
 	// ReportFinalizer is the finalizer gardenlet keeps on objects of the kind it reports on, which
 	// the engine keeps in its place (engine/report): added before its first status write,
 	// removed once the object's deletion is done.
@@ -306,6 +310,18 @@ func ReadinessOf(gk schema.GroupKind) Readiness {
 }
 
 // always is Rules.Protected of the kinds that are always protected.
+// HoldsSecretData reports whether objects of a kind keep secret values in data and stringData.
+func HoldsSecretData(gk schema.GroupKind) bool {
+	r, _ := Lookup(gk)
+	return r.SecretData
+}
+
+// HoldsSecretDataOf is HoldsSecretData for an object's apiVersion and kind.
+func HoldsSecretDataOf(apiVersion, kind string) bool {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	return err == nil && HoldsSecretData(gv.WithKind(kind).GroupKind())
+}
+
 // ReportFinalizer is the finalizer the engine keeps on the objects of a kind it reports on, ""
 // for kinds it does not report on.
 func ReportFinalizer(gk schema.GroupKind) string {

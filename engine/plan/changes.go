@@ -10,6 +10,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/diff"
 	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -45,7 +46,7 @@ func isMap(v any) bool {
 
 // creation lists every field a new object sets, as changes from nothing.
 func creation(u *unstructured.Unstructured, red *render.Redactor) []FieldChange {
-	secret := u.GetAPIVersion() == "v1" && u.GetKind() == "Secret"
+	secret := kinds.HoldsSecretDataOf(u.GetAPIVersion(), u.GetKind())
 	return walkLeaves("", u.Object, false, secret, red, true)
 }
 

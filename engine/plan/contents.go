@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/engine/diff"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -80,7 +81,12 @@ func contentsOf(u *unstructured.Unstructured) (map[string]any, error) {
 
 func isSecretObject(v any) bool {
 	m, ok := v.(map[string]any)
-	return ok && m["kind"] == "Secret" && m["apiVersion"] == "v1"
+	if !ok {
+		return false
+	}
+	apiVersion, _ := m["apiVersion"].(string)
+	kind, _ := m["kind"].(string)
+	return kinds.HoldsSecretDataOf(apiVersion, kind)
 }
 
 // diffValues lists the differences between old and new at path, field by field. secretRoot is set

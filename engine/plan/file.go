@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/render"
 
 	"github.com/declarative-gardener/gardener/internal/atomicfile"
@@ -81,7 +82,7 @@ func redactObject(u *unstructured.Unstructured, red *render.Redactor) (map[strin
 // holds a secret, and reports whether it replaced anything.
 func redactInPlace(obj map[string]any, red *render.Redactor) bool {
 	redacted := false
-	if obj["apiVersion"] == "v1" && obj["kind"] == "Secret" {
+	if apiVersion, kind := obj["apiVersion"].(string), obj["kind"].(string); kinds.HoldsSecretDataOf(apiVersion, kind) {
 		for _, field := range []string{"data", "stringData"} {
 			if m, ok := obj[field].(map[string]any); ok {
 				for k := range m {

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/engine/secrets"
@@ -273,7 +274,7 @@ func (r *Renderer) resolveContents(o render.Object) (*unstructured.Unstructured,
 		if err := yaml.Unmarshal([]byte(doc), &head); err != nil {
 			return nil, fmt.Errorf("object %s %s: contents %s: %w", o.Object.GetKind(), o.Object.GetName(), key, err)
 		}
-		private := head.APIVersion == "v1" && head.Kind == "Secret"
+		private := kinds.HoldsSecretDataOf(head.APIVersion, head.Kind)
 		var ferr error
 		resolved := generatedMarker.ReplaceAllStringFunc(doc, func(m string) string {
 			sub := generatedMarker.FindStringSubmatch(m)
@@ -320,7 +321,7 @@ func replaceStrings(v any, fn func(string) string) (any, bool) {
 // whose data plans, saved plans and logs never show, unless it packs a ManagedResource's
 // objects, which plans show field by field.
 func holdsSecrets(u *unstructured.Unstructured) bool {
-	return u.GetAPIVersion() == "v1" && u.GetKind() == "Secret" && u.GetLabels()[render.ManagedResourceContentsLabel] == ""
+	return kinds.HoldsSecretDataOf(u.GetAPIVersion(), u.GetKind()) && u.GetLabels()[render.ManagedResourceContentsLabel] == ""
 }
 
 // publicValue is the public data key of a generated Secret, encoded as "pem" (as it is) or

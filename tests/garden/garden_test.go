@@ -237,6 +237,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	checkShoots(t, c, ready)
 	assertShootReported(t, vdyn, "dev", true)
 	assertShootReported(t, vdyn, "ops", false)
+	assertAdminKubeconfig(t, vdyn, "dev")
 	assertNoChanges(t, dir)
 	projectQuotaAndRBAC(t, c, dir)
 	assertSnapshotReplays(t, dir)

@@ -2,6 +2,8 @@ package garden
 
 import (
 	"context"
+	"encoding/base64"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // assertSeedReported checks what the engine reported about the local Seed as gardenlet does
@@ -73,4 +76,34 @@ func conditionStatuses(u *unstructured.Unstructured) map[string]string {
 		}
 	}
 	return out
+}
+
+// assertAdminKubeconfig asks gardener-apiserver for an admin kubeconfig of the shoot, as a user
+// does (gardenctl, the dashboard): the subresource signs a client certificate with the client CA
+// the engine published as <shoot>.ca-client, trusts the CA bundle of <shoot>.ca-cluster and
+// points at the Shoot's advertised addresses
+// (pkg/apiserver/registry/core/shoot/storage/kubeconfig.go at Gardener v1.120.0).
+func assertAdminKubeconfig(t *testing.T, vdyn dynamic.Interface, name string) {
+	t.Helper()
+	req := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "authentication.gardener.cloud/v1alpha1", "kind": "AdminKubeconfigRequest",
+		"metadata": map[string]any{"name": name, "namespace": "garden-local"},
+		"spec":     map[string]any{"expirationSeconds": int64(600)},
+	}}
+	res, err := vdyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}).
+		Namespace("garden-local").Create(context.Background(), req, metav1.CreateOptions{}, "adminkubeconfig")
+	require.NoError(t, err, "the adminkubeconfig subresource of %s", name)
+	encoded, _, _ := unstructured.NestedString(res.Object, "status", "kubeconfig")
+	kubeconfig, err := base64.StdEncoding.DecodeString(encoded)
+	require.NoError(t, err)
+	config, err := clientcmd.Load(kubeconfig)
+	require.NoError(t, err)
+	require.NotEmpty(t, config.Clusters)
+	for clusterName, c := range config.Clusters {
+		assert.True(t, strings.HasPrefix(c.Server, "https://api."), "%s points at an advertised address: %s", clusterName, c.Server)
+	}
+	require.NotEmpty(t, config.AuthInfos)
+	for _, user := range config.AuthInfos {
+		assert.NotEmpty(t, user.ClientCertificateData, "a client certificate signed by the published client CA")
+	}
 }
