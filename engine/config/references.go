@@ -18,18 +18,46 @@ import (
 func hcldecSchema(s *schema.Schema) *hcl.BodySchema { return hcldec.ImpliedSchema(s.Body.Spec()) }
 
 // structuralCheck reports unknown and missing arguments and blocks at every nesting level
-// without evaluating anything.
+// without evaluating anything; an argument or block the schema lists as removed is reported
+// with what replaced it.
 func structuralCheck(body hcl.Body, b *schema.Body) hcl.Diagnostics {
-	content, diags := body.Content(hcldec.ImpliedSchema(b.Spec()))
+	bs := hcldec.ImpliedSchema(b.Spec())
+	for _, r := range b.Removed {
+		if r.Block {
+			bs.Blocks = append(bs.Blocks, hcl.BlockHeaderSchema{Type: r.Name})
+		} else {
+			bs.Attributes = append(bs.Attributes, hcl.AttributeSchema{Name: r.Name})
+		}
+	}
+	content, diags := body.Content(bs)
 	if content == nil {
 		return diags
+	}
+	for _, r := range b.Removed {
+		if a, ok := content.Attributes[r.Name]; ok && !r.Block {
+			diags = append(diags, removedDiag("argument", r, a.NameRange))
+		}
 	}
 	for _, blk := range content.Blocks {
 		if nested := b.Block(blk.Type); nested != nil {
 			diags = append(diags, structuralCheck(blk.Body, &nested.Body)...)
+			continue
+		}
+		for _, r := range b.Removed {
+			if r.Block && r.Name == blk.Type {
+				diags = append(diags, removedDiag("block", r, blk.TypeRange))
+			}
 		}
 	}
 	return diags
+}
+
+// removedDiag reports an argument or block a schema no longer accepts, saying what replaced it.
+func removedDiag(what string, r schema.Removed, at hcl.Range) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError, Summary: fmt.Sprintf("Removed %s %q", what, r.Name),
+		Detail: r.Detail, Subject: at.Ptr(),
+	}
 }
 
 // referenceExample shows each reference form.

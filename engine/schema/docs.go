@@ -96,6 +96,20 @@ func mdWriteBody(b *bytes.Buffer, body *Body, path string, level int) {
 		}
 		b.WriteString("\n")
 	}
+	if len(body.Removed) > 0 {
+		if path == "" {
+			fmt.Fprintf(b, "%s Removed\n\n", heading)
+		}
+		mdTableHeader(b, "Removed", "Was", "Instead")
+		for _, r := range body.Removed {
+			was := "attribute"
+			if r.Block {
+				was = "block"
+			}
+			mdTableRow(b, mdPath(path, r.Name), was, mdProse(r.Detail))
+		}
+		b.WriteString("\n")
+	}
 	for i := range body.Blocks {
 		blk := &body.Blocks[i]
 		p := mdPath(path, blk.Name)

@@ -30,6 +30,7 @@ func docsFixture() *Schema {
 				{
 					Name: "virtual_cluster", Description: "The virtual garden.", Required: true,
 					Body: Body{
+						Removed:    []Removed{{Name: "replicas", Detail: "Set high_availability instead."}},
 						Attributes: []Attribute{{Name: "high_availability", Type: cty.Bool, Default: cty.False, Description: "Run three etcd members."}},
 						Blocks: []Block{{
 							Name: "kubernetes", Description: "Kubernetes settings.", Required: true,
@@ -43,6 +44,7 @@ func docsFixture() *Schema {
 				},
 				{Name: "empty", Description: "A block without content.", Nesting: NestingList},
 			},
+			Removed: []Removed{{Name: "quota", Block: true, Detail: "Write it in the quota block instead."}},
 		},
 		Outputs: []Output{
 			{Name: "name", Type: cty.String, Description: "The name."},
@@ -54,6 +56,16 @@ func docsFixture() *Schema {
 
 func TestMarkdownFixtureIsValid(t *testing.T) {
 	require.NoError(t, docsFixture().Validate())
+}
+
+// A removed attribute or block must say what replaced it and must not be declared too.
+func TestRemovedIsValidated(t *testing.T) {
+	s := docsFixture()
+	s.Body.Removed = append(s.Body.Removed, Removed{Name: "purpose", Detail: "Gone."})
+	assert.ErrorContains(t, s.Validate(), "schema garden.purpose: removed, but declared too")
+	s = docsFixture()
+	s.Body.Removed = []Removed{{Name: "old"}}
+	assert.ErrorContains(t, s.Validate(), "schema garden.old: removed without saying what replaced it")
 }
 
 func TestMarkdownContent(t *testing.T) {
@@ -78,6 +90,9 @@ func TestMarkdownContent(t *testing.T) {
 		"a Kubernetes version MAJOR.MINOR.PATCH",
 		"a whole number that is zero or greater",
 		"This block has no arguments.",
+		"## Removed\n\n| Removed | Was | Instead |",
+		"| `quota` | block | Write it in the quota block instead. |",
+		"| `virtual_cluster.replicas` | attribute | Set high_availability instead. |",
 		"## Outputs",
 		"`garden.<name>.<output>`",
 		"| `kubeconfig` | string | **Sensitive.** Access. |",

@@ -55,6 +55,20 @@ type Schema struct {
 type Body struct {
 	Attributes []Attribute
 	Blocks     []Block
+	// Removed are attributes and blocks earlier versions accepted here: a landscape that still
+	// writes one gets an error at it saying where the setting went, instead of HCL's
+	// "Unsupported argument", which says only that it is unknown.
+	Removed []Removed
+}
+
+// Removed is an attribute or nested block a body no longer accepts, and what replaced it.
+type Removed struct {
+	// Name is the attribute's or block's name.
+	Name string
+	// Block says it was a nested block rather than an attribute.
+	Block bool
+	// Detail says what to write instead, in one or more sentences.
+	Detail string
 }
 
 // Attribute is one argument, e.g. `replicas = 3`.
@@ -276,6 +290,15 @@ func (b *Body) validate(path string) error {
 		}
 		if err := blk.Body.validate(where); err != nil {
 			return err
+		}
+	}
+	for _, r := range b.Removed {
+		where := path + "." + r.Name
+		if seen[r.Name] {
+			return fmt.Errorf("schema %s: removed, but declared too", where)
+		}
+		if r.Detail == "" {
+			return fmt.Errorf("schema %s: removed without saying what replaced it", where)
 		}
 	}
 	return nil
