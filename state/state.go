@@ -39,6 +39,9 @@ type Retirement struct {
 	Ended string `json:"ended"`
 	// Reason names what set the end, such as the Quota with the cluster lifetime.
 	Reason string `json:"reason"`
+	// EndedBy names the Gardener controller that deleted what the instance applied, when not
+	// the engine (a stale project's Project, deleted by gardener-controller-manager).
+	EndedBy string `json:"ended_by,omitempty"`
 }
 
 // Component is what gardener applied for one component instance.

@@ -116,6 +116,9 @@ func (e *Executor) Apply(ctx context.Context, c *plan.Component) error { return 
 type componentObjects struct {
 	desired         map[desiredKey]*plan.Desired
 	writes, deletes []*plan.ObjectChange
+	// releases are objects handed to the Gardener controller that owns them now
+	// (plan.ReasonReleased): unmarked and forgotten, never written or deleted.
+	releases []*plan.ObjectChange
 	// all are the objects recorded as the component's, awaited those readiness waits for.
 	all, awaited []*plan.Desired
 }
@@ -134,6 +137,10 @@ func (e *Executor) objectsOf(c *plan.Component) componentObjects {
 	}
 	for _, o := range c.Objects {
 		d := co.desired[desiredKey{o.Cluster, o.Ref}]
+		if o.Reason.Kind == plan.ReasonReleased {
+			co.releases = append(co.releases, o)
+			continue
+		}
 		switch o.Action {
 		case plan.Delete:
 			co.deletes = append(co.deletes, o)
@@ -255,6 +262,15 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 	// when they are really gone.
 	if err := e.waitGone(waitCtx, deleted, e.timeoutOf(c.Address)); err != nil {
 		return err
+	}
+	for _, o := range co.releases {
+		if waitCtx.Err() != nil {
+			return errInterrupted
+		}
+		if err := e.release(ctx, o); err != nil {
+			return err
+		}
+		deleted = append(deleted, *o) // the state forgets a released object as a deleted one
 	}
 	if e.Recorder != nil {
 		var objs []AppliedObject
@@ -384,6 +400,28 @@ func (e *Executor) consume(ctx context.Context, ri dynamic.ResourceInterface, d 
 		return nil, fmt.Errorf("%s in cluster %s: remove the operation annotations it carried out: %w", object.RefOf(written), d.Cluster, err)
 	}
 	return out, nil
+}
+
+// release hands an object to the Gardener controller that owns it now: a JSON merge patch
+// removes the landscape's label and annotations (inventory.UnmarkPatch) and nothing else. An
+// empty server-side apply would do the same only by dropping every field the engine applied,
+// which the new owner may rely on (gardener-controller-manager refuses a project namespace
+// without the project labels, which it did not write itself when it adopted the namespace). No
+// resourceVersion precondition: the owner writes the object at any time, and the patch touches
+// only the engine's own keys. An object gone meanwhile needs no release.
+func (e *Executor) release(ctx context.Context, o *plan.ObjectChange) error {
+	ri, err := e.resourceInterface(o)
+	if err != nil {
+		return err
+	}
+	err = e.retry(ctx, func() error {
+		_, err := ri.Patch(ctx, o.Ref.Name, types.MergePatchType, inventory.UnmarkPatch(), metav1.PatchOptions{FieldManager: inventory.FieldManager})
+		return err
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("%s in cluster %s: release to %s: %w", o.Ref, o.Cluster, o.Reason.Detail, err)
+	}
+	return nil
 }
 
 // deleteAndWait deletes an object to be replaced and waits until it is gone, so that its

@@ -240,7 +240,7 @@ func (r *StateRecorder) Retire(retired []plan.Retirement, forget []string) {
 		next = map[string]*state.Retirement{}
 	}
 	for _, rt := range retired {
-		next[rt.Address] = &state.Retirement{Ended: rt.Ended, Reason: rt.Reason}
+		next[rt.Address] = &state.Retirement{Ended: rt.Ended, Reason: rt.Reason, EndedBy: rt.EndedBy}
 	}
 	for _, addr := range forget {
 		delete(next, addr)

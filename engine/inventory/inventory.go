@@ -124,3 +124,38 @@ func Component(u *unstructured.Unstructured) string {
 func AppliedHash(u *unstructured.Unstructured) string {
 	return u.GetAnnotations()[ConfigHashAnnotation]
 }
+
+// markingAnnotations are the annotations Stamp adds besides the label.
+var markingAnnotations = []string{ComponentAnnotation, ConfigHashAnnotation}
+
+// Markings returns, as metadata paths (".metadata.labels[<key>]",
+// ".metadata.annotations[<key>]") with their values, the label and annotations by which Stamp
+// marked a live object as a landscape's: what releasing the object removes.
+func Markings(u *unstructured.Unstructured) map[string]string {
+	out := map[string]string{}
+	if v, ok := u.GetLabels()[LandscapeLabel]; ok {
+		out[".metadata.labels["+LandscapeLabel+"]"] = v
+	}
+	for _, k := range markingAnnotations {
+		if v, ok := u.GetAnnotations()[k]; ok {
+			out[".metadata.annotations["+k+"]"] = v
+		}
+	}
+	return out
+}
+
+// UnmarkPatch is the JSON merge patch (RFC 7386) that removes the landscape label and the
+// annotations Stamp adds, and nothing else, from an object: how an object is released to
+// another owner. A server-side apply could not do this without dropping every other field the
+// engine applied, which the new owner may rely on (a project namespace's labels, which
+// gardener-controller-manager demands but did not write itself).
+func UnmarkPatch() []byte {
+	annotations := map[string]any{}
+	for _, k := range markingAnnotations {
+		annotations[k] = nil
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
+		"labels": map[string]any{LandscapeLabel: nil}, "annotations": annotations,
+	}}) // maps of strings and nils always marshal
+	return patch
+}

@@ -643,3 +643,43 @@ func TestBuildConsumesOperationAnnotations(t *testing.T) {
 		assert.Equal(t, map[string]string{"gardener.cloud/operation": "reconcile"}, d.Consume, "apply gets what to remove")
 	}
 }
+
+// An object a component hands over is planned as an update that removes only the landscape's
+// label and annotations, counted as a change and as released, and never as a deletion or a
+// protected removal.
+func TestBuildReleasesHandedOverObjects(t *testing.T) {
+	c := &fakeCluster{objects: []*unstructured.Unstructured{
+		live(t, cm("apps", "kept", map[string]any{"k": "v"}), "component.manifests.a"),
+		live(t, cm("apps", "handed", map[string]any{"k": "v"}), "component.manifests.a"),
+	}}
+	rendered := map[config.InstanceAddress]*rendering.Rendered{
+		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "kept", map[string]any{"k": "v"})),
+			HandedOver: []render.Handover{{Cluster: "runtime", Kind: "ConfigMap", Namespace: "apps", Name: regexp.MustCompile(`^handed$`), Controller: "gardener-controller-manager"}}},
+	}
+	res := buildPlan(t, c, rendered, nil)
+	assert.Equal(t, map[string]string{
+		"component.manifests.a ConfigMap apps/kept":   "no-op ",
+		"component.manifests.a ConfigMap apps/handed": "update released:gardener-controller-manager",
+	}, actions(res.Plan))
+	var released *ObjectChange
+	for _, o := range res.Plan.Components[0].Objects {
+		if o.Ref.Name == "handed" {
+			released = o
+		}
+	}
+	require.NotNil(t, released)
+	var paths []string
+	for _, ch := range released.Changes {
+		assert.True(t, ch.HasBefore)
+		assert.False(t, ch.HasAfter)
+		paths = append(paths, ch.Path)
+	}
+	assert.Equal(t, []string{
+		".metadata.annotations[declarative-gardener.io/component]",
+		".metadata.annotations[declarative-gardener.io/config-hash]",
+		".metadata.labels[declarative-gardener.io/landscape]",
+	}, paths)
+	assert.Equal(t, "7", released.ResourceVersion)
+	assert.Equal(t, Summary{Change: 1, Released: 1}, res.Plan.Summary)
+	assert.Empty(t, res.Plan.Warnings)
+}

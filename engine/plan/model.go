@@ -19,7 +19,7 @@ import (
 
 // FormatVersion is the version of the plan's JSON form (docs/plan-format.md). The minor version
 // grows with compatible additions, the major one with changes consumers must adapt to.
-const FormatVersion = "1.6"
+const FormatVersion = "1.7"
 
 // Action is what apply does to an object or component.
 type Action string
@@ -71,6 +71,13 @@ const (
 	// new version under another name (render.Object.Supersedes), the parameter;
 	// Summary.Superseded counts them.
 	ReasonSuperseded ReasonKind = "superseded"
+	// ReasonReleased is the reason of an update that releases an object the landscape applied
+	// before to the Gardener controller that owns it now, the parameter (a controller named by
+	// the component, render.Handover, or the Gardener object that controls it, as Kind/name):
+	// nothing renders it any more, and instead of deleting it apply removes only the engine's
+	// label and annotations (inventory.UnmarkPatch) and forgets it in the state.
+	// Summary.Released counts them.
+	ReasonReleased ReasonKind = "released"
 )
 
 // Reason says why an object changes: its kind and, for immutable_field, conflict and
@@ -213,6 +220,9 @@ type Retirement struct {
 	// Ended is when the lifetime ended, RFC 3339.
 	Ended  string `json:"ended"`
 	Reason string `json:"reason"`
+	// EndedBy names the Gardener controller that deletes what the instance applied
+	// (render.Lifetime.EndedBy); the plan releases those objects to it instead of deleting them.
+	EndedBy string `json:"ended_by,omitempty"`
 	// Recorded is set when the state records the retirement already; a plan with a retirement
 	// it does not has changes, even if nothing of the instance is left to delete.
 	Recorded bool `json:"recorded,omitempty"`
@@ -292,6 +302,9 @@ type Summary struct {
 	// Superseded counts the deletions (included in Destroy) of objects replaced by a new
 	// version under another name (ReasonSuperseded).
 	Superseded int `json:"superseded,omitempty"`
+	// Released counts the updates (included in Change) that release objects to a Gardener
+	// controller (ReasonReleased).
+	Released int `json:"released,omitempty"`
 	// Deferred counts components rendered during apply.
 	Deferred int `json:"deferred,omitempty"`
 	// Held counts object changes held back until their maintenance window; they are not
@@ -339,6 +352,9 @@ func (p *Plan) Summarise() {
 				p.Summary.Add++
 			case Update:
 				p.Summary.Change++
+				if o.Reason.Kind == ReasonReleased {
+					p.Summary.Released++
+				}
 			case Replace:
 				p.Summary.Replace++
 			case Delete:

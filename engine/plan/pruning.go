@@ -2,8 +2,10 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -29,14 +31,17 @@ const (
 	kept
 	// deleted objects are planned for deletion, with a reason.
 	deleted
+	// released objects are handed to the Gardener controller that owns them now: apply removes
+	// only the engine's label and annotations and forgets them in the state.
+	released
 )
 
 // verdict is pruning's decision on one live object.
 type verdict struct {
 	fate fate
-	// component is the address of the component that applied a deleted object.
+	// component is the address of the component that applied a deleted or released object.
 	component string
-	// reason is why a deleted object is deleted.
+	// reason is why a deleted object is deleted, or to whom a released one is released.
 	reason Reason
 	// warning says why a kept object stays.
 	warning string
@@ -107,6 +112,11 @@ func (p *pruning) prune(obs *observe.Observed) (deletions []change, warnings []s
 				Cluster: p.cluster, APIVersion: live.GetAPIVersion(), Ref: ref, Action: Delete, Reason: v.reason,
 				ResourceVersion: live.GetResourceVersion(),
 			}})
+		case released:
+			deletions = append(deletions, change{component: v.component, ObjectChange: &ObjectChange{
+				Cluster: p.cluster, APIVersion: live.GetAPIVersion(), Ref: ref, Action: Update, Reason: v.reason,
+				Changes: unmarking(live), ResourceVersion: live.GetResourceVersion(),
+			}})
 		}
 	}
 	return deletions, warnings
@@ -116,6 +126,8 @@ func (p *pruning) prune(obs *observe.Observed) (deletions []change, warnings []s
 // is gone). The rules, in the order they apply:
 //
 //   - an object the plan wants, or that an instance outside --target renders, is skipped;
+//   - an object the engine applied (component and hash annotations, recorded in the state) that
+//     a Gardener controller owns now is released (handedOver), also when the plan destroys;
 //   - a Namespace desired objects live in and a CRD whose kind desired objects are of are kept
 //     (stillNeeded);
 //   - an object the engine did not apply (no component or hash annotation, or a controlling
@@ -131,6 +143,9 @@ func (p *pruning) prune(obs *observe.Observed) (deletions []change, warnings []s
 func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict {
 	if _, wanted := p.wanted[ref]; wanted || p.elsewhere[ref] || live == nil {
 		return verdict{fate: skipped}
+	}
+	if to := p.handedOver(ref, live); to != "" {
+		return verdict{fate: released, component: inventory.Component(live), reason: Reason{Kind: ReasonReleased, Detail: to}}
 	}
 	if still := stillNeeded(ref, live, p.namespaces, p.kinds); still != "" {
 		return verdict{fate: kept, warning: fmt.Sprintf("%s in cluster %s is no longer rendered but %s; it is kept", ref, p.cluster, still)}
@@ -164,6 +179,71 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 		}
 	}
 	return verdict{fate: deleted, component: comp, reason: reason}
+}
+
+// handedOver names the Gardener controller (or the Gardener object, as Kind/name) that an object
+// the landscape applied, and that nothing renders any more, belongs to now; "" when the object is
+// not to be released. The engine applied it (component and hash annotations, and the state
+// records it) and it is in the plan's reach (not of a component rendered during apply, inside
+// --target), and one of these holds:
+//
+//   - its instance's lifetime ended and a Gardener controller deletes what it applied
+//     (render.Lifetime.EndedBy);
+//   - its component declares it handed over (render.Output.HandedOver): a project's namespace,
+//     RBAC and ResourceQuota, which gardener-controller-manager keeps now;
+//   - a Gardener object controls it (a controller owner reference to an object of a
+//     *.gardener.cloud API group), as gardener-controller-manager's Project does the namespace it
+//     adopted.
+//
+// Deleting such an object would take it from its owner (and a namespace with everything in it);
+// leaving it with the engine's label would warn on every plan and keep the state recording an
+// object the landscape no longer manages.
+func (p *pruning) handedOver(ref object.Ref, live *unstructured.Unstructured) string {
+	comp := inventory.Component(live)
+	if comp == "" || inventory.AppliedHash(live) == "" || (p.tracked != nil && !p.tracked(p.cluster, ref)) {
+		return ""
+	}
+	rd := p.rendered[config.InstanceAddress(comp)]
+	if rd != nil && len(rd.Deferred) > 0 && !p.destroy {
+		return ""
+	}
+	if p.inOrder != nil && !p.inOrder[comp] && !(retiredPart(p.rendered, comp) && p.inOrder[parentAddress(comp)]) {
+		return ""
+	}
+	for _, a := range []string{comp, parentAddress(comp)} {
+		if r := p.rendered[config.InstanceAddress(a)]; r != nil && r.Retired != nil && r.Retired.EndedBy != "" {
+			return r.Retired.EndedBy
+		}
+	}
+	if rd != nil {
+		for _, h := range rd.HandedOver {
+			if h.Cluster == p.cluster && h.Group == ref.Group && h.Kind == ref.Kind && h.Namespace == ref.Namespace && h.Name != nil && h.Name.MatchString(ref.Name) {
+				return h.Controller
+			}
+		}
+	}
+	if owner := metav1.GetControllerOf(live); owner != nil && isGardenerGroup(owner.APIVersion) {
+		return owner.Kind + "/" + owner.Name
+	}
+	return ""
+}
+
+// isGardenerGroup reports whether an API version is of one of Gardener's API groups
+// (core.gardener.cloud, seedmanagement.gardener.cloud, ...).
+func isGardenerGroup(apiVersion string) bool {
+	group, _, found := strings.Cut(apiVersion, "/")
+	return found && strings.HasSuffix(group, ".gardener.cloud")
+}
+
+// unmarking lists what releasing a live object changes: the removal of the landscape's label
+// and annotations (inventory.Markings), by path.
+func unmarking(live *unstructured.Unstructured) []FieldChange {
+	marks := inventory.Markings(live)
+	out := make([]FieldChange, 0, len(marks))
+	for _, path := range slices.Sorted(maps.Keys(marks)) {
+		out = append(out, FieldChange{Path: path, Before: marks[path], HasBefore: true})
+	}
+	return out
 }
 
 // successor names the object of component comp among versioned that supersedes the live

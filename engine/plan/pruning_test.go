@@ -13,6 +13,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/rendering"
 )
 
@@ -39,6 +40,14 @@ func TestPruningRules(t *testing.T) {
 	}
 	controlled := live(t, cm("apps", "copied", nil), comp)
 	controlled.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "1", Controller: ptr(true)}})
+	// A project of an earlier version rendered its namespace and RBAC, which
+	// gardener-controller-manager keeps now; its component declares them handed over.
+	const project = "component.project.local"
+	adopted := live(t, namespace("garden-local"), project)
+	adopted.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "core.gardener.cloud/v1beta1", Kind: "Project", Name: "local", UID: "2", Controller: ptr(true)}})
+	clusterRole := func(name, comp string) *unstructured.Unstructured {
+		return live(t, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": name}}}, comp)
+	}
 	proxy := &Desired{Component: comp, Object: cm("apps", "proxy-v2", nil), Supersedes: regexp.MustCompile(`^proxy-v\d+$`)}
 	wantedObj := cm("apps", "wanted", nil)
 
@@ -57,6 +66,11 @@ func TestPruningRules(t *testing.T) {
 				"component.manifests.late": {Deferred: []string{".objects"}},
 				"shoot.trial":              {Retired: &rendering.Retirement{Address: "shoot.trial"}},
 				"project.stale":            {Retired: &rendering.Retirement{Address: "project.stale"}},
+				project: {HandedOver: []render.Handover{
+					{Cluster: "runtime", Kind: "Namespace", Name: regexp.MustCompile(`^garden-local$`), Controller: "gardener-controller-manager"},
+					{Cluster: "runtime", Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: regexp.MustCompile(`^gardener\.cloud:system:project(-member|-uam|-viewer)?:local$`), Controller: "gardener-controller-manager"},
+				}},
+				"component.project.idle": {Retired: &rendering.Retirement{Address: "component.project.idle", EndedBy: "gardener-controller-manager"}},
 			},
 			protects: func(ref object.Ref, _ string) bool { return kinds.Protected(ref) },
 		}
@@ -80,6 +94,26 @@ func TestPruningRules(t *testing.T) {
 		{name: "rendered by an instance outside --target", live: live(t, cm("apps", "moved", nil), comp),
 			adjust: func(p *pruning) { p.elsewhere[object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "moved"}] = true }, want: verdict{fate: skipped}},
 		{name: "gone since it was listed", ref: cm("apps", "gone", nil), want: verdict{fate: skipped}},
+		{name: "handed over by its component", live: clusterRole("gardener.cloud:system:project-uam:local", project),
+			want: verdict{fate: released, component: project, reason: Reason{Kind: ReasonReleased, Detail: "gardener-controller-manager"}}},
+		{name: "handed over, although desired objects live in it", live: live(t, namespace("garden-local"), project),
+			adjust: func(p *pruning) { p.namespaces["garden-local"] = true },
+			want:   verdict{fate: released, component: project, reason: Reason{Kind: ReasonReleased, Detail: "gardener-controller-manager"}}},
+		{name: "handed over, destroyed", live: clusterRole("gardener.cloud:system:project:local", project),
+			adjust: func(p *pruning) { p.destroy = true },
+			want:   verdict{fate: released, component: project, reason: Reason{Kind: ReasonReleased, Detail: "gardener-controller-manager"}}},
+		{name: "handed over, of a component outside --target", live: clusterRole("gardener.cloud:system:project:local", project),
+			adjust: targeting("component.manifests.b"), want: verdict{fate: skipped}},
+		{name: "handed over, not recorded in the state", live: clusterRole("gardener.cloud:system:project:local", project),
+			adjust: func(p *pruning) { p.tracked = func(string, object.Ref) bool { return false } },
+			want:   verdict{fate: kept, warning: "ClusterRole.rbac.authorization.k8s.io gardener.cloud:system:project:local in cluster runtime carries the label declarative-gardener.io/landscape=test but the state does not record it; it is left alone"}},
+		{name: "of the same component, not handed over", live: clusterRole("unrelated", project),
+			want: verdict{fate: deleted, component: project, reason: Reason{Kind: ReasonRemovedFromLandscape}}},
+		{name: "controlled by a Gardener object", live: adopted,
+			adjust: func(p *pruning) { p.rendered[project] = &rendering.Rendered{} }, // no declaration: the owner reference alone
+			want:   verdict{fate: released, component: project, reason: Reason{Kind: ReasonReleased, Detail: "Project/local"}}},
+		{name: "of an instance whose lifetime a Gardener controller ends", live: live(t, cm("garden-idle", "x", nil), "component.project.idle"),
+			want: verdict{fate: released, component: "component.project.idle", reason: Reason{Kind: ReasonReleased, Detail: "gardener-controller-manager"}}},
 		{name: "a Namespace desired objects live in", live: live(t, namespace("apps"), comp),
 			want: verdict{fate: kept, warning: "Namespace apps in cluster runtime is no longer rendered but objects of the landscape still live in it; it is kept"}},
 		{name: "a CRD of a kind desired objects are of", live: live(t, crd("example.com", "Thing"), comp),

@@ -38,7 +38,7 @@ func retiredFromState(opts *Options) func(config.InstanceAddress) (*rendering.Re
 		if rec == nil {
 			return nil, nil
 		}
-		return &rendering.Retirement{Address: string(addr), Ended: rec.Ended, Reason: rec.Reason, Recorded: true}, nil
+		return &rendering.Retirement{Address: string(addr), Ended: rec.Ended, Reason: rec.Reason, EndedBy: rec.EndedBy, Recorded: true}, nil
 	}
 }
 

@@ -141,6 +141,13 @@ type Output struct {
 	// subresource after apply and kept current by the daemon (engine/report), never planned as a
 	// change.
 	Reports []Report
+	// HandedOver are objects the instance applied in earlier versions of gardener that a
+	// Gardener controller owns now (the namespace, RBAC and ResourceQuota of a project, which
+	// gardener-controller-manager's project controller keeps). The instance no longer renders
+	// them; a live one the state records as the instance's is released instead of deleted:
+	// the plan shows it with the reason released:<controller>, and apply forgets it in the state
+	// and removes only the engine's label and annotations from it.
+	HandedOver []Handover
 }
 
 // Report is the status the engine keeps for one object as gardenlet does for the seeds and
@@ -212,6 +219,20 @@ type Heartbeat struct {
 	Cluster, Namespace, Name string
 	// Duration is the Lease's leaseDurationSeconds.
 	Duration time.Duration
+
+
+// Handover names objects an instance once applied that a Gardener controller owns now.
+type Handover struct {
+	// Cluster is the cluster block the objects live in.
+	Cluster string
+	// Group, Kind and Namespace identify the objects' kind and namespace ("" for cluster-scoped
+	// ones).
+	Group, Kind, Namespace string
+	// Name matches the objects' names.
+	Name *regexp.Regexp
+	// Controller is the Gardener controller that owns them now, such as
+	// gardener-controller-manager.
+	Controller string
 }
 
 // Prediction is one thing a Gardener controller other than the engine will do to an object.
@@ -263,6 +284,12 @@ type Lifetime struct {
 	// Reason names what set the end, such as "the cluster lifetime of Quota garden-dev/trial
 	// (7 days)".
 	Reason string
+	// EndedBy, when set, names the Gardener controller that ends the instance's life by
+	// deleting its objects itself (gardener-controller-manager deletes a stale Project). The
+	// engine then deletes nothing once the life ended: what the instance applied is released
+	// to that controller (reason released:<EndedBy>), and the retirement is recorded all the
+	// same, so that the engine does not create what the controller deleted again.
+	EndedBy string
 }
 
 // Object is a rendered Kubernetes object and the name of the cluster block it is applied to.

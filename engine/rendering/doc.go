@@ -22,6 +22,9 @@ type Retirement struct {
 	// Ended is when the lifetime ended, RFC 3339.
 	Ended  string
 	Reason string
+	// EndedBy names the Gardener controller that deletes what the instance applied
+	// (render.Lifetime.EndedBy); empty when the engine deletes it.
+	EndedBy string
 	// Recorded is set when the state records the retirement already.
 	Recorded bool
 }

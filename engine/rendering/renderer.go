@@ -62,6 +62,9 @@ type Rendered struct {
 	// Reports are the status the engine keeps for the instance's Gardener objects
 	// (render.Output.Reports).
 	Reports []render.Report
+	// HandedOver are objects the instance applied before that a Gardener controller owns now
+	// (render.Output.HandedOver): pruning releases them instead of deleting them.
+	HandedOver []render.Handover
 	// Retired is set when the instance's lifetime ended (render.Output.Lifetime): none of its
 	// parts is rendered, so that the plan deletes them.
 	Retired *Retirement
@@ -169,8 +172,12 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 			// Nothing of the instance is rendered; what it applied before is deleted. Outputs
 			// that only its parts' material resolves are known only after apply.
 			out.Components, out.Objects, out.Revisit = nil, nil, time.Time{}
-			out.Notices = []string{fmt.Sprintf("%s: its lifetime ended at %s (%s): what it applied is deleted, and it is not created again while its block stays; "+
-				"remove the block, or run gardener state rm DIR %s to create it anew", inst.Addr, rd.Retired.Ended, rd.Retired.Reason, inst.Addr)}
+			deleted := "what it applied is deleted"
+			if by := rd.Retired.EndedBy; by != "" {
+				deleted = "what it applied is " + by + "'s to delete and is released to it"
+			}
+			out.Notices = []string{fmt.Sprintf("%s: its lifetime ended at %s (%s): %s, and it is not created again while its block stays; "+
+				"remove the block, or run gardener state rm DIR %s to create it anew", inst.Addr, rd.Retired.Ended, rd.Retired.Reason, deleted, inst.Addr)}
 			out.Outputs = r.resolveOutputs(out.Outputs)
 		}
 	}
@@ -180,7 +187,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		}
 		out.Outputs = r.resolveOutputs(out.Outputs)
 	}
-	rd.Revisit, rd.Notices, rd.Conditions, rd.Predictions, rd.Reports = out.Revisit, out.Notices, out.Conditions, out.Predictions, out.Reports
+	rd.Revisit, rd.Notices, rd.Conditions, rd.Predictions, rd.Reports, rd.HandedOver = out.Revisit, out.Notices, out.Conditions, out.Predictions, out.Reports, out.HandedOver
 	if out.Outputs, err = r.resolveLiveOutputs(out.Outputs, clusters); err != nil {
 		return fail(err)
 	}
@@ -211,7 +218,7 @@ func (r *Renderer) retirement(addr config.InstanceAddress, l *render.Lifetime) (
 	if l.Ends.IsZero() || l.Ends.After(r.Now) {
 		return nil, nil
 	}
-	return &Retirement{Address: string(addr), Ended: l.Ends.UTC().Format(time.RFC3339), Reason: l.Reason}, nil
+	return &Retirement{Address: string(addr), Ended: l.Ends.UTC().Format(time.RFC3339), Reason: l.Reason, EndedBy: l.EndedBy}, nil
 }
 
 // observer reads live objects for a render function (render.Input.Observe) through liveLookup,

@@ -114,6 +114,9 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 	if s.Superseded > 0 {
 		p.printf(" %d of the deletions superseded by new versions.", s.Superseded)
 	}
+	if s.Released > 0 {
+		p.printf(" %d of the changes release objects to Gardener's controllers.", s.Released)
+	}
 	if s.Deferred > 0 {
 		p.printf(" %d component(s) rendered during apply.", s.Deferred)
 	}
@@ -169,7 +172,11 @@ func printRetirements(p *printer, pl *plan.Plan) {
 	var lines []string
 	for _, r := range pl.Retired {
 		if !r.Recorded {
-			lines = append(lines, fmt.Sprintf("  %s %s: lifetime ended at %s (%s); recorded so that it is not created again while its block stays", p.paint(red, "-"), r.Address, r.Ended, r.Reason))
+			by := ""
+			if r.EndedBy != "" {
+				by = ", ended by " + r.EndedBy
+			}
+			lines = append(lines, fmt.Sprintf("  %s %s: lifetime ended at %s (%s%s); recorded so that it is not created again while its block stays", p.paint(red, "-"), r.Address, r.Ended, r.Reason, by))
 		}
 	}
 	for _, addr := range pl.Forget {
@@ -253,6 +260,8 @@ func reasonText(o *plan.ObjectChange) string {
 		text = fmt.Sprintf("will be destroyed: superseded by %s", arg)
 	case plan.ReasonLifetimeEnded:
 		text = "will be destroyed: the lifetime of its instance ended"
+	case plan.ReasonReleased:
+		text = fmt.Sprintf("will be released to %s: no longer rendered, not deleted; gardener removes only its label and annotations and forgets it", arg)
 	case plan.ReasonConflict:
 		text = fmt.Sprintf("will be updated, but fields owned by %q conflict: apply needs --force-conflicts", arg)
 	case plan.ReasonAdopt:

@@ -52,12 +52,19 @@ func samplePlan() *plan.Plan {
 				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "old"}, Action: plan.Delete, Reason: plan.Reason{Kind: plan.ReasonRemovedFromLandscape}, ResourceVersion: "44"},
 				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "proxy-v1.31.1"}, Action: plan.Delete, Reason: plan.Reason{Kind: plan.ReasonSuperseded, Detail: "proxy-v1.31.3"}, ResourceVersion: "45"},
 			}},
+			{Address: "component.project.local", Type: "project", Objects: []*plan.ObjectChange{
+				{Cluster: "virtual", APIVersion: "v1", Ref: object.Ref{Kind: "Namespace", Name: "garden-local"}, Action: plan.Update, Reason: plan.Reason{Kind: plan.ReasonReleased, Detail: "gardener-controller-manager"}, ResourceVersion: "46", Changes: []plan.FieldChange{
+					{Path: ".metadata.annotations[declarative-gardener.io/component]", Before: "component.project.local", HasBefore: true},
+					{Path: ".metadata.labels[declarative-gardener.io/landscape]", Before: "local", HasBefore: true},
+				}},
+			}},
 		},
 		Outputs:  []plan.Output{{Name: "password", Sensitive: true}, {Name: "namespace", Value: "apps"}, {Name: "address", Unknown: true}},
 		Warnings: []string{"garden.local is not planned: garden components are not rendered by this version of gardener"},
 		Notices:  []string{"shoot dev: maintenance window 22:00-23:00 UTC (next 2026-11-22T22:00:00Z): Control Plane: Updated Kubernetes version '1.31.1' to version 1.31.3. Reason: Automatic update of Kubernetes version configured"},
-		Retired:  []plan.Retirement{{Address: "shoot.trial", Ended: "2026-11-20T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days"}, {Address: "shoot.old", Ended: "2026-11-01T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days", Recorded: true}},
-		Forget:   []string{"shoot.gone"},
+		Retired: []plan.Retirement{{Address: "shoot.trial", Ended: "2026-11-20T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days"}, {Address: "shoot.old", Ended: "2026-11-01T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days", Recorded: true},
+			{Address: "component.project.idle", Ended: "2026-12-01T12:00:00Z", Reason: "project idle stale since 2026-09-02T12:00:00Z", EndedBy: "gardener-controller-manager"}},
+		Forget: []string{"shoot.gone"},
 		Predictions: []plan.Prediction{
 			{Address: `shoot.local["qa"]`, Actor: "gardener-controller-manager", Controller: "shoot-hibernation", Cluster: "virtual",
 				Ref: object.Ref{Group: "core.gardener.cloud", Kind: "Shoot", Namespace: "garden-local", Name: "qa"}, Action: "update",
@@ -88,7 +95,7 @@ func TestPlanHuman(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, Plan(&buf, samplePlan(), PlanOptions{}))
 	golden(t, "plan.txt", buf.Bytes())
-	assert.Contains(t, buf.String(), "Plan: 1 to add, 3 to change, 1 to replace, 2 to destroy. 1 of the deletions superseded by new versions. 1 component(s) rendered during apply.")
+	assert.Contains(t, buf.String(), "Plan: 1 to add, 4 to change, 1 to replace, 2 to destroy. 1 of the deletions superseded by new versions. 1 of the changes release objects to Gardener's controllers. 1 component(s) rendered during apply.")
 
 	buf.Reset()
 	require.NoError(t, Plan(&buf, samplePlan(), PlanOptions{Color: true}))
@@ -162,6 +169,6 @@ func TestPlanHeldChanges(t *testing.T) {
 	mixed.Summarise()
 	buf.Reset()
 	require.NoError(t, Plan(&buf, mixed, PlanOptions{}))
-	assert.Contains(t, buf.String(), "3 to change, 1 to replace, 2 to destroy. 1 of the deletions superseded by new versions. 1 component(s) rendered during apply. 1 held until their maintenance window.")
+	assert.Contains(t, buf.String(), "4 to change, 1 to replace, 2 to destroy. 1 of the deletions superseded by new versions. 1 of the changes release objects to Gardener's controllers. 1 component(s) rendered during apply. 1 held until their maintenance window.")
 	assert.Contains(t, buf.String(), "~ Deployment.apps shoot--local--dev/kube-apiserver (runtime) held: will be updated in the maintenance window [maintenance_window]")
 }
