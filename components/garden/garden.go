@@ -27,7 +27,9 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/component"
+	"github.com/declarative-gardener/gardener/components/gardenercontrollermanager"
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
+	"github.com/declarative-gardener/gardener/components/internal/projectcontroller"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -148,6 +150,7 @@ func (g *builder) outputs() map[string]cty.Value {
 		"virtual_cluster":                cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(g.virtual)}),
 		"runtime_cluster":                cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(g.runtime)}),
 		"observability_enabled":          cty.BoolVal(g.observability().Enabled),
+		projectcontroller.OutputName:     gardenercontrollermanager.Outputs(g.controllerManager())[projectcontroller.OutputName],
 	}
 	if d := g.v.RuntimeCluster.Ingress.Domains; len(d) > 0 {
 		out["ingress_domain"] = cty.StringVal(d[0])

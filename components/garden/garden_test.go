@@ -5,9 +5,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
+	"github.com/declarative-gardener/gardener/components/gardenercontrollermanager"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/projectcontroller"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
@@ -141,6 +145,37 @@ func TestGardenSwitches(t *testing.T) {
 		}
 	}
 	assert.NotEmpty(t, objectsOf(full["gardener_resource_manager"], "MutatingWebhookConfiguration"))
+}
+
+// The project controllers' settings of the garden's controller_manager block reach
+// gardener-controller-manager's configuration and the garden's output project_controller, which
+// projects read for their predictions: one definition for both.
+func TestGardenProjectControllerSettings(t *testing.T) {
+	v := values(func(v *Values) {
+		cm := &ControllerManager{Values: gardenercontrollermanager.Type.Defaults().Values}
+		cm.StaleExpirationTimeDays = 7
+		cm.Quotas = []projectcontroller.Quota{{Hard: map[string]string{"count/secrets": "800"}}}
+		v.VirtualCluster.Gardener.ControllerManager = cm
+	})
+	cfgMap := objectsOf(partsOf(t, v)["gardener_controller_manager"], "ConfigMap")
+	require.Len(t, cfgMap, 1)
+	data, _, _ := unstructured.NestedString(cfgMap[0].Object, "data", "config.yaml")
+	var cfg map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(data), &cfg))
+	project, _, _ := unstructured.NestedMap(cfg, "controllers", "project")
+	assert.Equal(t, float64(7), project["staleExpirationTimeDays"])
+	assert.Len(t, project["quotas"], 1)
+
+	g, err := newBuilder("local", v)
+	require.NoError(t, err)
+	out := g.outputs()[projectcontroller.OutputName]
+	assert.Equal(t, "7", out.GetAttr("stale_expiration_time_days").AsBigFloat().String())
+	assert.Equal(t, "800", out.GetAttr("quotas").Index(cty.NumberIntVal(0)).GetAttr("hard").Index(cty.StringVal("count/secrets")).AsString())
+
+	// Without the block, gardener-controller-manager's defaults.
+	g, err = newBuilder("local", values(nil))
+	require.NoError(t, err)
+	assert.Equal(t, "90", g.outputs()[projectcontroller.OutputName].GetAttr("stale_expiration_time_days").AsBigFloat().String())
 }
 
 func TestGardenErrors(t *testing.T) {

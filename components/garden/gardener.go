@@ -85,7 +85,7 @@ func (g *builder) gardenerControlPlane() error {
 	g.add("gardener_admission_controller", "gardener_admission_controller", admObjs, "gardener_apiserver", "gardener_admission_controller_tls")
 
 	// gardener-controller-manager and gardener-scheduler
-	gcm := gardenercontrollermanager.Type.Defaults()
+	gcm := g.controllerManager()
 	common(&gcm.Common, "", nil)
 	if c := gd.ControllerManager; c != nil {
 		common(&gcm.Common, c.LogLevel, c.FeatureGates)
@@ -106,4 +106,15 @@ func (g *builder) gardenerControlPlane() error {
 	}
 	g.add("gardener_scheduler", "gardener_scheduler", schObjs, "gardener_apiserver")
 	return nil
+}
+
+// controllerManager are gardener-controller-manager's values as far as the garden sets them
+// beyond what all four control plane components share: the project controllers' settings, which
+// the garden also publishes (output project_controller).
+func (g *builder) controllerManager() gardenercontrollermanager.Values {
+	gcm := gardenercontrollermanager.Type.Defaults()
+	if gd := g.v.VirtualCluster.Gardener; gd != nil && gd.ControllerManager != nil {
+		gcm.Values = gd.ControllerManager.Values
+	}
+	return gcm
 }

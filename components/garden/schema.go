@@ -4,6 +4,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/internal/attr"
+	"github.com/declarative-gardener/gardener/components/internal/projectcontroller"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -82,6 +83,7 @@ func typeSchema() *schema.Schema {
 			{Name: "generic_kubeconfig_secret_name", Type: cty.String, Description: "The Secret in the runtime cluster's garden namespace with the generic token kubeconfig that garden components combine with their access tokens."},
 			{Name: "ingress_domain", Type: cty.String, Description: "The first ingress domain of the runtime cluster, under which garden components such as the dashboard are exposed."},
 			{Name: "observability_enabled", Type: cty.Bool, Description: "Whether the garden runs its observability stack, whose prometheus-operator a seed in the runtime cluster shares."},
+			projectcontroller.Output(),
 		},
 	}
 }
@@ -283,12 +285,16 @@ func gardenGardener() schema.Block {
 					}},
 				},
 				{
-					Name:        "controller_manager",
-					Description: "Settings of gardener-controller-manager, which maintains projects, seeds and shoots in the virtual garden.",
-					Body: schema.Body{Attributes: []schema.Attribute{
-						gardenerLogLevel("gardener-controller-manager"),
-						attr.FeatureGates("gardener-controller-manager"),
-					}},
+					Name: "controller_manager",
+					Description: "Settings of gardener-controller-manager, which maintains projects, seeds and shoots in the virtual garden. " +
+						"The project controllers' settings are the garden's output project_controller, which project blocks read to predict what the controllers do.",
+					Body: schema.Body{
+						Attributes: append([]schema.Attribute{
+							gardenerLogLevel("gardener-controller-manager"),
+							attr.FeatureGates("gardener-controller-manager"),
+						}, projectcontroller.Attributes()...),
+						Blocks: []schema.Block{projectcontroller.QuotaBlock()},
+					},
 				},
 				{
 					Name:        "scheduler",

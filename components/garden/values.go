@@ -1,6 +1,9 @@
 package garden
 
-import "github.com/declarative-gardener/gardener/components/internal/decode"
+import (
+	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/projectcontroller"
+)
 
 // Values are the garden block's configuration (schema.go), field for field.
 type Values struct {
@@ -101,11 +104,8 @@ type Gardener struct {
 		LogLevel         string `json:"log_level"`
 		ResourceSizeMode string `json:"resource_size_mode"`
 	} `json:"admission_controller"`
-	ControllerManager *struct {
-		LogLevel     string          `json:"log_level"`
-		FeatureGates map[string]bool `json:"feature_gates"`
-	} `json:"controller_manager"`
-	Scheduler *struct {
+	ControllerManager *ControllerManager `json:"controller_manager"`
+	Scheduler         *struct {
 		LogLevel     string          `json:"log_level"`
 		FeatureGates map[string]bool `json:"feature_gates"`
 	} `json:"scheduler"`
@@ -131,4 +131,13 @@ type Observability struct {
 	Alerting          bool   `json:"alerting"`
 	PrometheusStorage string `json:"prometheus_storage"`
 	ValiStorage       string `json:"vali_storage"`
+}
+
+// ControllerManager are the garden's settings of gardener-controller-manager: its log level and
+// feature gates, and the project controllers' settings, which the garden publishes for the
+// projects' predictions (output project_controller).
+type ControllerManager struct {
+	LogLevel     string          `json:"log_level"`
+	FeatureGates map[string]bool `json:"feature_gates"`
+	projectcontroller.Values
 }

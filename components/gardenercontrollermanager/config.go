@@ -1,9 +1,5 @@
 package gardenercontrollermanager
 
-import (
-	"github.com/declarative-gardener/gardener/components/internal/kube"
-)
-
 // concurrentSyncs is the number of workers of each controller; Gardener's documentation gives none,
 // 5 is Gardener's usual default.
 const concurrentSyncs = 5
@@ -14,22 +10,6 @@ var controllersWithoutOptions = []string{
 	"certificateSigningRequest", "cloudProfile", "controllerDeployment", "controllerRegistration", "credentialsBinding",
 	"exposureClass", "managedSeedSet", "namespacedCloudProfile", "quota", "secretBinding", "shootConditions",
 	"shootHibernation", "shootMaintenance", "shootQuota", "shootReference", "shootRetry", "shootStatusLabel",
-}
-
-func (r resolved) quotas() []map[string]any {
-	out := make([]map[string]any, 0, len(r.Values.ProjectQuotas))
-	for _, q := range r.Values.ProjectQuotas {
-		hard := kube.AnyMap(q.Hard)
-		selector := map[string]any{}
-		if len(q.ProjectSelector) > 0 {
-			selector["matchLabels"] = kube.AnyMap(q.ProjectSelector)
-		}
-		out = append(out, map[string]any{
-			"config":          map[string]any{"apiVersion": "v1", "kind": "ResourceQuota", "spec": map[string]any{"hard": hard}},
-			"projectSelector": selector,
-		})
-	}
-	return out
 }
 
 // config is the ControllerManagerConfiguration.
@@ -44,16 +24,7 @@ func (r resolved) config() map[string]any {
 		// docs/concepts/controller-manager.md).
 		controllers["event"] = map[string]any{"concurrentSyncs": concurrentSyncs, "ttlNonShootEvents": r.Values.EventTTL}
 	}
-	project := map[string]any{
-		"concurrentSyncs":         concurrentSyncs,
-		"minimumLifetimeDays":     r.Values.ProjectMinimumLifetimeDays,
-		"staleGracePeriodDays":    r.Values.ProjectStaleGracePeriodDays,
-		"staleExpirationTimeDays": r.Values.ProjectStaleExpirationTimeDays,
-	}
-	if len(r.Values.ProjectQuotas) > 0 {
-		project["quotas"] = r.quotas()
-	}
-	controllers["project"] = project
+	controllers["project"] = r.Values.Settings().Config(concurrentSyncs)
 	controllers["seed"] = map[string]any{"concurrentSyncs": concurrentSyncs, "monitorPeriod": r.Values.SeedMonitorPeriod}
 	if r.Values.BackupBucketsConditionThreshold != "" {
 		// The Backup Buckets Check reports Progressing before False for this long (Gardener's

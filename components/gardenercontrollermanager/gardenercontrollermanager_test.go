@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/projectcontroller"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -44,6 +45,8 @@ func TestRenderGolden(t *testing.T) {
 					"count/shoots.core.gardener.cloud": cty.StringVal("100"),
 					"count/secrets":                    cty.StringVal("800"),
 				}),
+				"labels":           cty.MapVal(map[string]cty.Value{"team": cty.StringVal("ops")}),
+				"annotations":      cty.NullVal(cty.Map(cty.String)),
 				"project_selector": cty.NullVal(cty.Map(cty.String)),
 			})}),
 		}),
@@ -77,7 +80,8 @@ func TestFacts(t *testing.T) {
 		_, hasEvent, _ := unstructured.NestedMap(cfg, "controllers", "event")
 		assert.False(t, hasEvent, "the event controller is optional (Gardener's docs/concepts/controller-manager.md)")
 		project, _, _ := unstructured.NestedMap(cfg, "controllers", "project")
-		assert.Equal(t, map[string]any{"concurrentSyncs": float64(5), "minimumLifetimeDays": float64(30), "staleGracePeriodDays": float64(14), "staleExpirationTimeDays": float64(90)}, project)
+		assert.Equal(t, map[string]any{"concurrentSyncs": float64(5), "minimumLifetimeDays": float64(30), "staleGracePeriodDays": float64(14), "staleExpirationTimeDays": float64(90), "staleSyncPeriod": "12h"}, project,
+			"gardener-controller-manager's defaults (pkg/controllermanager/apis/config/v1alpha1/defaults.go at v1.120.0)")
 	}
 }
 
@@ -103,15 +107,38 @@ func TestBackupBucketsConditionThreshold(t *testing.T) {
 
 func TestProjectQuota(t *testing.T) {
 	v := values()
-	v.ProjectQuotas = []ProjectQuota{{Hard: map[string]string{"count/shoots.core.gardener.cloud": "100"}, ProjectSelector: map[string]string{"tier": "trial"}}}
+	v.Quotas = []projectcontroller.Quota{{
+		Hard: map[string]string{"count/shoots.core.gardener.cloud": "100"}, Labels: map[string]string{"team": "ops"}, ProjectSelector: map[string]string{"tier": "trial"},
+	}}
 	objs, err := Objects(v)
 	require.NoError(t, err)
 	quotas, _, _ := unstructured.NestedSlice(componentConfig(t, objs), "controllers", "project", "quotas")
-	// Gardener's docs/concepts/controller-manager.md
+	// QuotaConfiguration in pkg/controllermanager/apis/config/v1alpha1/types.go at v1.120.0
 	assert.Equal(t, []any{map[string]any{
-		"config":          map[string]any{"apiVersion": "v1", "kind": "ResourceQuota", "spec": map[string]any{"hard": map[string]any{"count/shoots.core.gardener.cloud": "100"}}},
+		"config": map[string]any{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": map[string]any{"labels": map[string]any{"team": "ops"}},
+			"spec": map[string]any{"hard": map[string]any{"count/shoots.core.gardener.cloud": "100"}}},
 		"projectSelector": map[string]any{"matchLabels": map[string]any{"tier": "trial"}},
 	}}, quotas)
+}
+
+// The component publishes the settings its project controllers run with, for the projects'
+// predictions.
+func TestProjectControllerOutput(t *testing.T) {
+	out, err := Type.RenderConfig(render.Input{Name: "gcm", Config: config(map[string]cty.Value{
+		"project_stale_expiration_time_days": cty.NumberIntVal(7),
+		"project_quota": cty.ListVal([]cty.Value{cty.ObjectVal(map[string]cty.Value{
+			"hard":             cty.MapVal(map[string]cty.Value{"count/secrets": cty.StringVal("10")}),
+			"labels":           cty.NullVal(cty.Map(cty.String)),
+			"annotations":      cty.NullVal(cty.Map(cty.String)),
+			"project_selector": cty.MapVal(map[string]cty.Value{"tier": cty.StringVal("trial")}),
+		})}),
+	})})
+	require.NoError(t, err)
+	got := out.Outputs[projectcontroller.OutputName]
+	assert.True(t, got.Type().Equals(projectcontroller.OutputType), "the declared output type")
+	assert.Equal(t, "7", got.GetAttr("stale_expiration_time_days").AsBigFloat().String())
+	assert.Equal(t, "12h", got.GetAttr("stale_sync_period").AsString())
+	assert.Equal(t, "trial", got.GetAttr("quotas").Index(cty.NumberIntVal(0)).GetAttr("project_selector").Index(cty.StringVal("tier")).AsString())
 }
 
 func TestErrors(t *testing.T) {
@@ -121,8 +148,9 @@ func TestErrors(t *testing.T) {
 		error string
 	}{
 		{"ttl", func(v *Values) { v.EventTTL = "a day" }, `event ttl "a day" is not a positive duration`},
-		{"days", func(v *Values) { v.ProjectStaleGracePeriodDays = -1 }, "project stale grace period days -1 is negative"},
-		{"quota", func(v *Values) { v.ProjectQuotas = []ProjectQuota{{}} }, "project quota 1 has no hard limits"},
+		{"days", func(v *Values) { v.StaleGracePeriodDays = -1 }, "project stale grace period days -1 is negative"},
+		{"sync period", func(v *Values) { v.StaleSyncPeriod = "twice a day" }, `project stale sync period "twice a day" is not a positive duration`},
+		{"quota", func(v *Values) { v.Quotas = []projectcontroller.Quota{{}} }, "project quota 1 has no hard limits"},
 		{"image", func(v *Values) { v.Images = map[string]string{"gardener-controller-manager": "registry/only"} }, "has no tag"},
 		{"log level", func(v *Values) { v.LogLevel = "trace" }, `log level "trace"`},
 	}

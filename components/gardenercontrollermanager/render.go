@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/zclconf/go-cty/cty"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/projectcontroller"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -24,7 +26,22 @@ const (
 
 // Type is the gardener_controller_manager component type as the catalog registers it: its schema
 // (schema.go) and its render function.
-var Type = component.Define(typeSchema, component.Objects(Objects))
+var Type = component.Define(typeSchema, renderValues)
+
+// renderValues renders the objects, and publishes the project controllers' settings for the
+// projects' predictions (projectcontroller).
+func renderValues(_ render.Input, v Values) (*render.Output, error) {
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs, Outputs: Outputs(v)}, nil
+}
+
+// Outputs are the component's outputs: the settings of the project controllers.
+func Outputs(v Values) map[string]cty.Value {
+	return map[string]cty.Value{projectcontroller.OutputName: v.Settings().Value()}
+}
 
 // resolved are the controller manager's values with their Common resolved.
 type resolved gardenercontrolplane.Component[Values]
@@ -34,7 +51,10 @@ func validate(v *Values) error {
 	for _, d := range []struct {
 		name  string
 		value string
-	}{{"bastion max lifetime", v.BastionMaxLifetime}, {"event ttl", v.EventTTL}, {"seed monitor period", v.SeedMonitorPeriod}, {"backup buckets condition threshold", v.BackupBucketsConditionThreshold}} {
+	}{
+		{"bastion max lifetime", v.BastionMaxLifetime}, {"event ttl", v.EventTTL}, {"seed monitor period", v.SeedMonitorPeriod},
+		{"backup buckets condition threshold", v.BackupBucketsConditionThreshold}, {"project stale sync period", v.StaleSyncPeriod},
+	} {
 		if d.value == "" {
 			continue
 		}
@@ -46,15 +66,15 @@ func validate(v *Values) error {
 		value int
 		name  string
 	}{
-		{v.ProjectMinimumLifetimeDays, "project minimum lifetime days"},
-		{v.ProjectStaleGracePeriodDays, "project stale grace period days"},
-		{v.ProjectStaleExpirationTimeDays, "project stale expiration time days"},
+		{v.MinimumLifetimeDays, "project minimum lifetime days"},
+		{v.StaleGracePeriodDays, "project stale grace period days"},
+		{v.StaleExpirationTimeDays, "project stale expiration time days"},
 	} {
 		if d.value < 0 {
 			return fmt.Errorf("%s %d is negative", d.name, d.value)
 		}
 	}
-	for i, q := range v.ProjectQuotas {
+	for i, q := range v.Quotas {
 		if len(q.Hard) == 0 {
 			return fmt.Errorf("project quota %d has no hard limits", i+1)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
 	"github.com/declarative-gardener/gardener/components/internal/attr"
+	"github.com/declarative-gardener/gardener/components/internal/projectcontroller"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -17,10 +18,8 @@ func typeSchema() *schema.Schema {
 		schema.Attribute{Name: "event_ttl", Type: cty.String, Checks: attr.Checks(schema.Duration()), Description: "Enables the event controller, which deletes events not about shoots once they are this old, such as 1h; the virtual kube-apiserver's event TTL must be larger. Off when unset."},
 		schema.Attribute{Name: "backup_buckets_condition_threshold", Type: cty.String, Checks: attr.Checks(schema.Duration()), Description: "How long a seed's BackupBucketsReady condition is Progressing before it turns False when one of its backup buckets has an error (the Backup Buckets Check's conditionThreshold); False at once when unset. Give the seeds' backup blocks the same condition_threshold."},
 		schema.Attribute{Name: "seed_monitor_period", Type: cty.String, Default: cty.StringVal("40s"), Checks: attr.Checks(schema.Duration()), Description: "How long a seed's Lease may go unrenewed before its GardenletReady condition (and its shoots' conditions) turn Unknown."},
-		schema.Attribute{Name: "project_minimum_lifetime_days", Type: cty.Number, Default: cty.NumberIntVal(30), Checks: attr.Checks(schema.Positive()), Description: "Projects younger than this are never considered stale."},
-		schema.Attribute{Name: "project_stale_grace_period_days", Type: cty.Number, Default: cty.NumberIntVal(14), Checks: attr.Checks(schema.Positive()), Description: "Stale projects unused for less than this get no auto-delete timestamp."},
-		schema.Attribute{Name: "project_stale_expiration_time_days", Type: cty.Number, Default: cty.NumberIntVal(90), Checks: attr.Checks(schema.Positive()), Description: "Stale projects are deleted this long after they became stale."},
 	)
+	attrs = append(attrs, projectcontroller.Attributes()...)
 	return &schema.Schema{
 		Kind: schema.KindComponent,
 		Type: "gardener_controller_manager",
@@ -29,14 +28,8 @@ func typeSchema() *schema.Schema {
 			"and PodDisruptionBudget in the runtime cluster, its RBAC in the virtual garden. It needs gardener-apiserver serving.",
 		Body: schema.Body{
 			Attributes: attrs,
-			Blocks: []schema.Block{{
-				Name: "project_quota", Nesting: schema.NestingList,
-				Description: "A default ResourceQuota named gardener for the project namespaces it matches; the first matching block applies.",
-				Body: schema.Body{Attributes: []schema.Attribute{
-					{Name: "hard", Type: cty.Map(cty.String), Required: true, Checks: attr.Checks(schema.NotEmpty()), Description: "The quota's limits, such as { \"count/shoots.core.gardener.cloud\" = \"100\" }."},
-					{Name: "project_selector", Type: cty.Map(cty.String), Description: "Labels a Project must carry for the quota; all projects when unset."},
-				}},
-			}},
+			Blocks:     []schema.Block{projectcontroller.QuotaBlock()},
 		},
+		Outputs: []schema.Output{projectcontroller.Output()},
 	}
 }

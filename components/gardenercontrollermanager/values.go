@@ -13,6 +13,7 @@ package gardenercontrollermanager
 
 import (
 	"github.com/declarative-gardener/gardener/components/gardenercontrolplane"
+	"github.com/declarative-gardener/gardener/components/internal/projectcontroller"
 )
 
 // Name is the name of the Deployment, the Service and the virtual garden ServiceAccount.
@@ -38,21 +39,7 @@ type Values struct {
 	// Progressing before it turns False when a BackupBucket has an error (Gardener's
 	// docs/concepts/controller-manager.md).
 	BackupBucketsConditionThreshold string `json:"backup_buckets_condition_threshold"`
-	// ProjectMinimumLifetimeDays, ProjectStaleGracePeriodDays and ProjectStaleExpirationTimeDays
-	// configure the stale project reconciler (Gardener's docs/concepts/controller-manager.md); the
-	// documents give no defaults, the schema's are 30, 14 and 90 days.
-	ProjectMinimumLifetimeDays     int `json:"project_minimum_lifetime_days"`
-	ProjectStaleGracePeriodDays    int `json:"project_stale_grace_period_days"`
-	ProjectStaleExpirationTimeDays int `json:"project_stale_expiration_time_days"`
-	// ProjectQuotas are default ResourceQuotas (named gardener) for project namespaces; the first
-	// matching one applies (Gardener's docs/concepts/controller-manager.md).
-	ProjectQuotas []ProjectQuota `json:"project_quota"`
-}
-
-// ProjectQuota is a default ResourceQuota for the projects its selector matches.
-type ProjectQuota struct {
-	// Hard are the ResourceQuota's limits, such as "count/shoots.core.gardener.cloud": "100".
-	Hard map[string]string `json:"hard"`
-	// ProjectSelector are labels a Project must carry; empty matches all.
-	ProjectSelector map[string]string `json:"project_selector"`
+	// Values of the project and stale controllers (projectcontroller): the quota templates of
+	// project namespaces and the stale check's days, published as the output project_controller.
+	projectcontroller.Values
 }
