@@ -1,22 +1,30 @@
 // Package project renders the project component: a Gardener Project (core.gardener.cloud/v1beta1,
-// cluster-scoped, Gardener's Project in docs/api-reference/core.md) in the virtual garden together
-// with its namespace garden-<name>. Every Shoot, SecretBinding and CredentialsBinding of the
-// project lives in that namespace, so a project comes before all of them (Gardener's
-// docs/concepts/apiserver-admission-plugins.md, Gardener's "Gardener API Server"
-// docs/concepts/apiserver.md).
+// cluster-scoped, Gardener's Project in docs/api-reference/core.md) in the virtual garden. Every
+// Shoot, SecretBinding and CredentialsBinding of the project lives in its namespace, so a project
+// comes before all of them (Gardener's docs/concepts/apiserver-admission-plugins.md, Gardener's
+// "Gardener API Server" docs/concepts/apiserver.md).
+//
+// What gardener-controller-manager's project controllers do for a Project is theirs alone, and
+// the component predicts it instead of rendering it (Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md): the project controller creates the namespace (or adopts
+// an existing one that carries the project labels), the members' RBAC and the ResourceQuota
+// gardener from its configuration's templates (predict.go, rbac.go, quota.go); the stale controller
+// marks an unused project stale and deletes it (stale.go). The component renders the Project,
+// and, where the landscape needs them, the adoption labels of an existing namespace and the
+// stale check's opt-out (namespace.go). What earlier versions rendered of the controllers' objects
+// is handed over to them (render.Output.HandedOver).
 package project
 
 import (
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/projectcontroller"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -26,9 +34,10 @@ const (
 	Kind       = "Project"
 )
 
-// The labels a namespace needs before the project controller adopts it instead of refusing it
-// (Gardener's "Projects" docs/usage/project/projects.md, "Gardener Controller Manager"
-// docs/concepts/controller-manager.md).
+// The labels a namespace needs before the project controller adopts it instead of refusing it,
+// and which it gives a namespace it creates (namespaceLabelsFromProject in
+// pkg/controllermanager/controller/project/project/reconciler.go at Gardener v1.120.0; Gardener's
+// "Projects" docs/usage/project/projects.md).
 const (
 	LabelRole        = "gardener.cloud/role"
 	LabelRoleProject = "project"
@@ -45,19 +54,28 @@ const NamespacePrefix = "garden-"
 // allows, so it is accepted as well.
 const gardenNamespace = "garden"
 
+// controllerManager is the binary whose controllers the predictions are of.
+const controllerManager = "gardener-controller-manager"
+
 // Values are the component's typed inputs.
 type Values struct {
 	// Cluster is the virtual garden, which serves the Project API.
 	Cluster decode.Cluster `json:"cluster"`
 	// Name is the project's name; rendering defaults it to the instance name.
 	Name string `json:"name"`
-	// Namespace is the project namespace; "" means garden-<name>.
+	// Namespace is the project namespace; "" means garden-<name>. The Project always names it
+	// (spec.namespace): without it gardener-controller-manager would pick
+	// garden-<name>-<hash of the uid> (reconcileNamespaceForProject in
+	// pkg/controllermanager/controller/project/project/reconciler.go at v1.120.0).
 	Namespace string `json:"namespace"`
 	// Description says what the project is used for (Gardener's docs/usage/project/projects.md).
 	Description string `json:"description"`
 	// Purpose is a human-readable explanation of the project's purpose (Gardener's
 	// docs/usage/project/projects.md).
 	Purpose string `json:"purpose"`
+	// Labels are the Project's labels, by which the controller manager's quota templates
+	// select it.
+	Labels map[string]string `json:"labels"`
 	// Owner is the project's main contact; it becomes spec.owner and a member with the owner
 	// role (Gardener's docs/usage/project/projects.md).
 	Owner *Subject `json:"owner"`
@@ -68,11 +86,19 @@ type Values struct {
 	// DualApprovalForDeletion rules make a second subject confirm deletions (Gardener's
 	// docs/usage/project/projects.md).
 	DualApprovalForDeletion []DualApproval `json:"dual_approval_for_deletion"`
-	// ResourceQuota is the template of the namespace's default ResourceQuota gardener; none
-	// without it.
-	ResourceQuota *ResourceQuota `json:"resource_quota"`
-	// Stale holds the stale check's settings; nil takes the block's defaults, Gardener's.
+	// Stale holds the project's opt-out of the stale check; nil takes part in it.
 	Stale *Stale `json:"stale"`
+	// ProjectController are the settings the controller manager's project controllers run with
+	// (its output project_controller); nil means gardener-controller-manager's defaults.
+	ProjectController *projectcontroller.Settings `json:"project_controller"`
+}
+
+// settings are the project controllers' settings the predictions follow.
+func (v Values) settings() projectcontroller.Settings {
+	if v.ProjectController == nil {
+		return projectcontroller.Defaults
+	}
+	return *v.ProjectController
 }
 
 // Toleration lets shoots of the project tolerate a seed taint (Gardener's ProjectStatus in
@@ -103,61 +129,55 @@ type DualApproval struct {
 // render function.
 var Type = component.Define(typeSchema, renderValues)
 
-// renderValues renders one project instance; its outputs are the project's name and namespace.
+// live is what the rendering reads of the virtual garden: the Project and its namespace, nil
+// where they do not exist (yet).
+type live struct {
+	project, namespace *unstructured.Unstructured
+}
+
+// renderValues renders one project instance: the Project, the namespace's labels or opt-out
+// where needed, and the predictions of gardener-controller-manager's project controllers; its
+// outputs are the project's name and namespace.
 func renderValues(in render.Input, v Values) (*render.Output, error) {
 	if err := gardenapi.Named(in, "project", &v.Name, &v.Namespace); err != nil {
 		return nil, err
 	}
-	objs, err := Objects(v)
+	project, err := Project(v)
 	if err != nil {
 		return nil, err
 	}
 	ns := NamespaceOf(v)
-	liveNS, err := in.Observed(render.LiveRef{Cluster: v.Cluster.Name, Version: "v1", Resource: "namespaces", Name: ns})
-	if err != nil {
+	var l live
+	if l.project, err = in.Observed(render.LiveRef{Cluster: v.Cluster.Name, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "projects", Name: v.Name}); err != nil {
+		return nil, fmt.Errorf("project %s: read the Project: %w", v.Name, err)
+	}
+	if l.namespace, err = in.Observed(render.LiveRef{Cluster: v.Cluster.Name, Version: "v1", Resource: "namespaces", Name: ns}); err != nil {
 		return nil, fmt.Errorf("project %s: read the namespace %s: %w", v.Name, ns, err)
 	}
-	if err := checkAdoptable(liveNS, v.Name, ns); err != nil {
-		return nil, err
-	}
-	var notices []string
-	if v.ResourceQuota != nil {
-		live, err := in.Observed(render.LiveRef{Cluster: v.Cluster.Name, Version: "v1", Resource: "resourcequotas", Namespace: ns, Name: ResourceQuotaName})
-		if err != nil {
-			return nil, fmt.Errorf("project %s: read the ResourceQuota %s/%s: %w", v.Name, ns, ResourceQuotaName, err)
-		}
-		q := resourceQuota(ns, v.ResourceQuota, live)
-		objs = append(objs, kube.On(v.Cluster.Name, "", q.object)...)
-		if q.notice != "" {
-			notices = append(notices, fmt.Sprintf("project %s: %s", v.Name, q.notice))
-		}
-	}
-	st, err := checkStale(in, v, liveNS)
+	namespace, notice, err := namespaceObject(v, in.Address, l)
 	if err != nil {
 		return nil, err
 	}
-	out := gardenapi.Output(objs, v.Name, ns)
-	out.Notices = notices
-	staleOutput(out, st, v.Name)
+	objs := []*unstructured.Unstructured{project}
+	if namespace != nil {
+		objs = append([]*unstructured.Unstructured{namespace}, objs...) // before the Project, which adopts it
+	}
+	out := gardenapi.Output(kube.On(v.Cluster.Name, "", objs...), v.Name, ns)
+	if notice != "" {
+		out.Notices = append(out.Notices, fmt.Sprintf("project %s: %s", v.Name, notice))
+	}
+	out.HandedOver = handedOver(v.Cluster.Name, v.Name, ns)
+	predictions, err := projectControllerPredictions(in, v, project, l)
+	if err != nil {
+		return nil, err
+	}
+	out.Predictions = predictions
+	st, err := checkStale(in, v, l)
+	if err != nil {
+		return nil, err
+	}
+	st.addTo(out)
 	return out, nil
-}
-
-// checkAdoptable refuses a project namespace that exists without the labels the Project
-// controller demands before it adopts one (Gardener's docs/concepts/controller-manager.md): without
-// the check the landscape's apply would label and take over any namespace, kube-system included,
-// which is the privilege escalation the rule prevents. A namespace this landscape applied carries
-// the labels already.
-func checkAdoptable(live *unstructured.Unstructured, name, ns string) error {
-	if live == nil {
-		return nil
-	}
-	labels := live.GetLabels()
-	if labels[LabelRole] == LabelRoleProject && labels[LabelProjectName] == name {
-		return nil
-	}
-	return fmt.Errorf("project %s: the namespace %s exists without the labels %s=%s and %s=%s, so Gardener would not adopt it for the project (Gardener's docs/concepts/controller-manager.md); "+
-		"label it with kubectl label namespace %s %s=%s %s=%s if it is meant for the project, or give the project another namespace",
-		name, ns, LabelRole, LabelRoleProject, LabelProjectName, name, ns, LabelRole, LabelRoleProject, LabelProjectName, name)
 }
 
 // NamespaceOf is the project namespace the values name: Namespace, or garden-<name>.
@@ -168,9 +188,8 @@ func NamespaceOf(v Values) string {
 	return NamespacePrefix + v.Name
 }
 
-// Objects renders the project namespace, labelled for adoption, and then the Project, so that the
-// project controller finds the namespace ready to adopt.
-func Objects(v Values) ([]render.Object, error) {
+// Project renders the Project: spec.namespace always set, the owner first among the members.
+func Project(v Values) (*unstructured.Unstructured, error) {
 	if err := validateName(v.Name); err != nil {
 		return nil, err
 	}
@@ -203,22 +222,7 @@ func Objects(v Values) ([]render.Object, error) {
 	} else if d != nil {
 		spec["dualApprovalForDeletion"] = d
 	}
-
-	meta := metav1.ObjectMeta{Name: ns, Labels: map[string]string{LabelRole: LabelRoleProject, LabelProjectName: v.Name}}
-	if v.Stale != nil && v.Stale.Skip {
-		// gardener-controller-manager's own stale check skips it too (Gardener's
-		// docs/concepts/controller-manager.md).
-		meta.Annotations = map[string]string{SkipStaleCheckAnnotation: "true"}
-	}
-	namespace, err := kube.ToUnstructured(&corev1.Namespace{ObjectMeta: meta})
-	if err != nil {
-		return nil, err
-	}
-	project := kube.Custom(APIVersion, Kind, "", v.Name, nil, map[string]any{"spec": spec})
-	// The members' RBAC after the Project, as the Project controller creates it once the
-	// namespace is there (Gardener's docs/concepts/controller-manager.md).
-	objs := append([]*unstructured.Unstructured{namespace, project}, rbac(v.Name, ns, *v.Owner, v.Members)...)
-	return kube.On(v.Cluster.Name, "", objs...), nil
+	return kube.Custom(APIVersion, Kind, "", v.Name, v.Labels, map[string]any{"spec": spec}), nil
 }
 
 // tolerations renders spec.tolerations: every toleration is allowed (whitelist), default ones

@@ -49,7 +49,14 @@ const customised = `{
   ],
   "tolerations": [{"key": "dedicated", "value": "dev", "default": true}, {"key": "gpu"}],
   "dual_approval_for_deletion": [{"resource": "shoots", "match_labels": {"env": "prod"}, "include_service_accounts": false}],
-  "resource_quota": {"hard": {"count/shoots.core.gardener.cloud": "100", "count/secrets": "800"}, "labels": {"team": "dev"}}
+  "labels": {"tier": "dev"},
+  "project_controller": {
+    "minimum_lifetime_days": 30, "stale_grace_period_days": 14, "stale_expiration_time_days": 90, "stale_sync_period": "12h",
+    "quotas": [
+      {"hard": {"count/shoots.core.gardener.cloud": "10"}, "labels": {}, "annotations": {}, "project_selector": {"tier": "trial"}},
+      {"hard": {"count/shoots.core.gardener.cloud": "100", "count/secrets": "800"}, "labels": {"team": "dev"}, "annotations": {}, "project_selector": {}}
+    ]
+  }
 }`
 
 func TestRenderGolden(t *testing.T) {
@@ -63,69 +70,40 @@ func TestOutputs(t *testing.T) {
 	assert.Equal(t, "garden-local", out.Outputs["namespace"].AsString())
 }
 
-func TestNamespaceIsLabelledForAdoption(t *testing.T) {
-	objs, err := Objects(values(Values{Cluster: cluster, Name: "dev", Owner: owner("john")}))
+// The Project names its namespace always, so that gardener-controller-manager does not pick
+// garden-<name>-<hash> (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md),
+// and a new project renders nothing but the Project: the controller creates the namespace.
+func TestProjectNamesItsNamespace(t *testing.T) {
+	project, err := Project(values(Values{Cluster: cluster, Name: "dev", Owner: owner("john"), Labels: map[string]string{"tier": "trial"}}))
 	require.NoError(t, err)
-	require.Greater(t, len(objs), 2, "the namespace, the Project and its members' RBAC")
-	ns, project := objs[0].Object, objs[1].Object
-	assert.Equal(t, "virtual", objs[0].Cluster)
-	assert.Equal(t, "Namespace", ns.GetKind(), "the namespace comes first so that it exists when the project controller adopts it")
-	// Gardener's "Projects" docs/usage/project/projects.md, Gardener's "Gardener Controller Manager"
-	// docs/concepts/controller-manager.md: the labels without which a namespace is not adopted.
-	assert.Equal(t, "garden-dev", ns.GetName())
-	assert.Equal(t, map[string]string{"gardener.cloud/role": "project", "project.gardener.cloud/name": "dev"}, ns.GetLabels())
 	assert.Equal(t, "core.gardener.cloud/v1beta1", project.GetAPIVersion())
 	assert.Equal(t, "Project", project.GetKind())
 	assert.Empty(t, project.GetNamespace(), "Project is cluster-scoped")
 	assert.Equal(t, "garden-dev", project.Object["spec"].(map[string]any)["namespace"])
+	assert.Equal(t, map[string]string{"tier": "trial"}, project.GetLabels(), "the quota templates select projects by their labels")
+
+	out, err := Type.RenderConfig(newWorld().input(t, minimal))
+	require.NoError(t, err)
+	require.Len(t, out.Objects, 1)
+	assert.Equal(t, "Project", out.Objects[0].Object.GetKind())
+	assert.Equal(t, "virtual", out.Objects[0].Cluster)
 }
 
 var cluster = decode.Cluster{Name: "virtual"}
 
-// A namespace that exists is taken only when labelled for the project (Gardener's
-// docs/concepts/controller-manager.md).
-func TestRefusesUnlabelledNamespaces(t *testing.T) {
-	namespace := func(labels map[string]string) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace"}}
-		u.SetName("garden-local")
-		u.SetLabels(labels)
-		return u
-	}
-	for _, tc := range []struct {
-		name    string
-		live    *unstructured.Unstructured
-		wantErr string
-	}{
-		{name: "a new namespace"},
-		{name: "labelled for the project", live: namespace(map[string]string{"gardener.cloud/role": "project", "project.gardener.cloud/name": "local"})},
-		{name: "unlabelled", live: namespace(nil), wantErr: "the namespace garden-local exists without the labels gardener.cloud/role=project and project.gardener.cloud/name=local"},
-		{name: "labelled for another project", live: namespace(map[string]string{"gardener.cloud/role": "project", "project.gardener.cloud/name": "other"}), wantErr: "kubectl label namespace garden-local"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			observe := func(ref render.LiveRef) (*unstructured.Unstructured, error) {
-				if ref.Resource == "namespaces" && ref.Name == "garden-local" && tc.live != nil {
-					return tc.live, nil
-				}
-				return nil, nil
-			}
-			_, err := Type.RenderConfig(render.Input{Name: "local", Config: rendertest.JSONConfigOf(t, Type, minimal), Observe: observe})
-			if tc.wantErr == "" {
-				assert.NoError(t, err)
-			} else {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tc.wantErr)
-			}
-		})
-	}
+// projectOf renders the values' Project.
+func projectOf(t *testing.T, v Values) *unstructured.Unstructured {
+	t.Helper()
+	p, err := Project(v)
+	require.NoError(t, err)
+	return p
 }
 
 func TestOwnerGetsTheOwnerRole(t *testing.T) {
-	objs, err := Objects(values(Values{Cluster: cluster, Name: "dev", Owner: owner("john"), Members: []Member{
+	spec := projectOf(t, values(Values{Cluster: cluster, Name: "dev", Owner: owner("john"), Members: []Member{
 		member(Member{Name: "alice", Role: "admin"}),
 		member(Member{Name: "john", Role: "viewer", Roles: []string{"extension:foo"}}),
-	}}))
-	require.NoError(t, err)
-	spec := objs[1].Object.Object["spec"].(map[string]any)
+	}})).Object["spec"].(map[string]any)
 	assert.Equal(t, map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "john"}, spec["owner"])
 	// Gardener's docs/usage/project/projects.md: the owner role; the owner's own member entry merges
 	// into it.
@@ -136,31 +114,27 @@ func TestOwnerGetsTheOwnerRole(t *testing.T) {
 }
 
 func TestServiceAccountSubjectsHaveANamespaceAndNoGroup(t *testing.T) {
-	objs, err := Objects(values(Values{Cluster: cluster, Name: "dev", Owner: owner("john"), Members: []Member{
+	members := projectOf(t, values(Values{Cluster: cluster, Name: "dev", Owner: owner("john"), Members: []Member{
 		member(Member{Kind: KindServiceAccount, Name: "robot", Namespace: "garden-dev", Role: "serviceaccountmanager"}),
-	}}))
-	require.NoError(t, err)
-	members := objs[1].Object.Object["spec"].(map[string]any)["members"].([]any)
+	}})).Object["spec"].(map[string]any)["members"].([]any)
 	assert.Equal(t, map[string]any{"kind": "ServiceAccount", "name": "robot", "namespace": "garden-dev", "role": "serviceaccountmanager"}, members[1])
 }
 
 func TestDefaultTolerationsAreAlsoAllowed(t *testing.T) {
-	objs, err := Objects(values(Values{Cluster: cluster, Name: "dev", Owner: owner("john"), Tolerations: []Toleration{{Key: "a", Default: true}, {Key: "b", Value: "x"}}}))
-	require.NoError(t, err)
+	project := projectOf(t, values(Values{Cluster: cluster, Name: "dev", Owner: owner("john"), Tolerations: []Toleration{{Key: "a", Default: true}, {Key: "b", Value: "x"}}}))
 	assert.Equal(t, map[string]any{
 		"defaults":  []any{map[string]any{"key": "a"}},
 		"whitelist": []any{map[string]any{"key": "a"}, map[string]any{"key": "b", "value": "x"}},
-	}, objs[1].Object.Object["spec"].(map[string]any)["tolerations"])
+	}, project.Object["spec"].(map[string]any)["tolerations"])
 }
 
 func TestDualApprovalMatchesEverythingByDefault(t *testing.T) {
-	objs, err := Objects(values(Values{Cluster: cluster, Name: "dev", Owner: owner("john"), DualApprovalForDeletion: []DualApproval{dualApproval(DualApproval{})}}))
-	require.NoError(t, err)
+	project := projectOf(t, values(Values{Cluster: cluster, Name: "dev", Owner: owner("john"), DualApprovalForDeletion: []DualApproval{dualApproval(DualApproval{})}}))
 	// Gardener's docs/usage/project/projects.md: matchLabels {} matches all; includeServiceAccounts
 	// defaults to true.
 	assert.Equal(t, []any{map[string]any{
 		"resource": "shoots", "selector": map[string]any{"matchLabels": map[string]any{}}, "includeServiceAccounts": true,
-	}}, objs[1].Object.Object["spec"].(map[string]any)["dualApprovalForDeletion"])
+	}}, project.Object["spec"].(map[string]any)["dualApprovalForDeletion"])
 }
 
 func TestNames(t *testing.T) {
@@ -178,7 +152,7 @@ func TestNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"/"+tt.namespace, func(t *testing.T) {
-			_, err := Objects(values(Values{Cluster: cluster, Name: tt.name, Namespace: tt.namespace, Owner: owner("john")}))
+			_, err := Project(values(Values{Cluster: cluster, Name: tt.name, Namespace: tt.namespace, Owner: owner("john")}))
 			if tt.want == "" {
 				assert.NoError(t, err)
 				return
@@ -211,7 +185,7 @@ func TestErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.v.Name = "dev"
-			_, err := Objects(tt.v)
+			_, err := Project(tt.v)
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}

@@ -1,7 +1,6 @@
 package project
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -9,90 +8,98 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/declarative-gardener/gardener/components/internal/kube"
-	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/components/internal/projectcontroller"
 )
 
-// ResourceQuotaName is the name of the ResourceQuota the Project controller maintains in the
-// project namespace (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md).
+// ResourceQuotaName is the name of the ResourceQuota the project controller keeps in the project
+// namespace (ResourceQuotaName in pkg/controllermanager/controller/project/project/reconciler.go
+// at Gardener v1.120.0).
 const ResourceQuotaName = "gardener"
 
-// ResourceQuota is the template of the project namespace's default ResourceQuota, as the Project
-// controller's controllers.project.quotas[].config holds it (Gardener's
-// docs/concepts/controller-manager.md).
-type ResourceQuota struct {
-	Hard        map[string]string `json:"hard"`
-	Labels      map[string]string `json:"labels"`
-	Annotations map[string]string `json:"annotations"`
+// quotaChange is what the project controller will do to the ResourceQuota gardener: its
+// limits, labels and annotations after the controller's write, and the keys it adds, changes
+// and removes.
+type quotaChange struct {
+	hard                   map[string]string
+	labels, annotations    map[string]string
+	added, removed, kept   []string
+	labelsOrAnnotationsNew bool
 }
 
-// quotaOutcome is the ResourceQuota to apply and what the plan should say about it.
-type quotaOutcome struct {
-	object *unstructured.Unstructured
-	notice string
-}
-
-// resourceQuota renders the ResourceQuota gardener from the template by the Project
-// controller's rules (Gardener's docs/concepts/controller-manager.md): a new one takes the
-// template; on an existing one only the limits it does not have yet are set, so that limits raised
-// by hand stay. Labels and annotations are merged with those already there, as a server-side apply
-// does anyway. Limits the template does not list are removed from the object: those this landscape
-// set go with the next apply; limits another field manager (a person with kubectl) added stay and
-// are named in a notice, since an apply can only give up fields it owns.
-func resourceQuota(ns string, tmpl *ResourceQuota, live *unstructured.Unstructured) quotaOutcome {
-	hard := map[string]any{}
-	var liveHard map[string]string
+// quotaFor applies the template to the live ResourceQuota (nil when there is none) by the project
+// controller's rules (createOrUpdateResourceQuota in
+// pkg/controllermanager/controller/project/project/reconciler.go at v1.120.0): the limits are the
+// template's keys, where a limit the quota already has keeps its value (raised by hand); limits the
+// template does not list are removed; labels and annotations are merged into those the quota has.
+func quotaFor(tmpl *projectcontroller.Quota, live *unstructured.Unstructured) quotaChange {
+	var liveHard, liveLabels, liveAnnotations map[string]string
 	if live != nil {
 		liveHard, _, _ = unstructured.NestedStringMap(live.Object, "spec", "hard")
+		liveLabels, liveAnnotations = live.GetLabels(), live.GetAnnotations()
 	}
+	c := quotaChange{hard: map[string]string{}, labels: maps.Clone(liveLabels), annotations: maps.Clone(liveAnnotations)}
 	for k, v := range tmpl.Hard {
 		if have, ok := liveHard[k]; ok {
-			hard[k] = have
-		} else {
-			hard[k] = v
+			c.hard[k] = have
+			if have != v {
+				c.kept = append(c.kept, k)
+			}
+			continue
 		}
+		c.hard[k] = v
+		c.added = append(c.added, k)
 	}
-	ours := ownedHardLimits(live, inventory.FieldManager)
-	var foreign []string
 	for k := range liveHard {
-		if _, ok := tmpl.Hard[k]; !ok && !ours[k] {
-			foreign = append(foreign, k)
+		if _, ok := tmpl.Hard[k]; !ok {
+			c.removed = append(c.removed, k)
 		}
 	}
-	slices.Sort(foreign)
-	u := kube.Custom("v1", "ResourceQuota", ns, ResourceQuotaName, tmpl.Labels, map[string]any{"spec": map[string]any{"hard": hard}})
-	if len(tmpl.Annotations) > 0 {
-		u.SetAnnotations(maps.Clone(tmpl.Annotations))
-	}
-	out := quotaOutcome{object: u}
-	if len(foreign) > 0 {
-		out.notice = fmt.Sprintf("ResourceQuota %s/%s has limits the template does not list, set by someone else: %s; Gardener's Project controller removes them, gardener cannot (remove them with kubectl edit)",
-			ns, ResourceQuotaName, strings.Join(foreign, ", "))
-	}
-	return out
-}
-
-// ownedHardLimits returns, from a live object's managed fields, the spec.hard limits the field
-// manager manager owns.
-func ownedHardLimits(live *unstructured.Unstructured, manager string) map[string]bool {
-	owned := map[string]bool{}
-	if live == nil {
-		return owned
-	}
-	for _, mf := range live.GetManagedFields() {
-		if mf.Manager != manager || mf.FieldsV1 == nil {
-			continue
-		}
-		var fields map[string]any
-		if err := json.Unmarshal(mf.FieldsV1.Raw, &fields); err != nil {
-			continue
-		}
-		hard, _, _ := unstructured.NestedMap(fields, "f:spec", "f:hard")
-		for k := range hard {
-			if name, ok := strings.CutPrefix(k, "f:"); ok {
-				owned[name] = true
+	merge := func(into *map[string]string, from map[string]string) {
+		for k, v := range from {
+			if *into == nil {
+				*into = map[string]string{}
+			}
+			if (*into)[k] != v {
+				(*into)[k] = v
+				c.labelsOrAnnotationsNew = true
 			}
 		}
 	}
-	return owned
+	merge(&c.labels, tmpl.Labels)
+	merge(&c.annotations, tmpl.Annotations)
+	slices.Sort(c.added)
+	slices.Sort(c.removed)
+	slices.Sort(c.kept)
+	return c
+}
+
+// changes reports whether the controller's write changes the live ResourceQuota.
+func (c quotaChange) changes() bool {
+	return len(c.added)+len(c.removed) > 0 || c.labelsOrAnnotationsNew
+}
+
+// description says what the controller writes, for a prediction.
+func (c quotaChange) description(created bool) string {
+	limits := make([]string, 0, len(c.hard))
+	for _, k := range slices.Sorted(maps.Keys(c.hard)) {
+		limits = append(limits, k+"="+c.hard[k])
+	}
+	if created {
+		return fmt.Sprintf("creates the ResourceQuota from its configuration's template (controllers.project.quotas): %s", strings.Join(limits, ", "))
+	}
+	var parts []string
+	if len(c.added) > 0 {
+		parts = append(parts, "adds "+strings.Join(c.added, ", "))
+	}
+	if len(c.removed) > 0 {
+		parts = append(parts, "removes "+strings.Join(c.removed, ", ")+", which the template does not list")
+	}
+	if c.labelsOrAnnotationsNew {
+		parts = append(parts, "merges the template's labels and annotations")
+	}
+	what := strings.Join(parts, "; ")
+	if len(c.kept) > 0 {
+		what += fmt.Sprintf(" (keeps the live values of %s)", strings.Join(c.kept, ", "))
+	}
+	return "updates the ResourceQuota from its configuration's template (controllers.project.quotas): " + what
 }

@@ -5,66 +5,89 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	rbacv1 "k8s.io/api/rbac/v1"
 )
 
-// The Project controller's RBAC by role (Gardener's "Projects" docs/usage/project/projects.md): the
-// owner combines admin, uam and serviceaccountmanager (Gardener's docs/usage/project/projects.md);
-// extension roles aggregate labelled ClusterRoles and bind their members in the namespace
-// (Gardener's "Project Roles" docs/extensions/project-roles.md).
-func TestRBACByRole(t *testing.T) {
-	objs := rbac("dev", "garden-dev", *owner("owner@example.com"), []Member{
+// The project RBAC gardener-controller-manager's project controller keeps, by role
+// (projectRBAC.Deploy in pkg/component/garden/projectrbac/projectrbac.go at Gardener v1.120.0):
+// spec.owner alone holds the owner's role; the owner member (role owner) is a member and a service
+// account manager; uam, viewers and extension roles bind their members; subjects in the order of
+// spec.members without repetitions.
+func TestProjectRBACByRole(t *testing.T) {
+	project := projectOf(t, values(Values{Cluster: cluster, Name: "dev", Owner: owner("owner@example.com"), Members: []Member{
 		member(Member{Name: "alice@example.com", Role: RoleAdmin, Roles: []string{RoleUAM, "extension:foo"}}),
 		member(Member{Kind: KindGroup, Name: "viewers", Role: RoleViewer}),
 		member(Member{Kind: KindServiceAccount, Name: "robot", Namespace: "garden-dev", Role: RoleServiceAccountManager}),
-	})
-	byName := map[string]*unstructured.Unstructured{}
-	for _, o := range objs {
-		byName[o.GetKind()+" "+o.GetNamespace()+"/"+o.GetName()] = o
-	}
-	names := func(u *unstructured.Unstructured) []string {
-		require.NotNil(t, u)
-		list, _, _ := unstructured.NestedSlice(u.Object, "subjects")
-		var out []string
-		for _, s := range list {
-			out = append(out, s.(map[string]any)["kind"].(string)+":"+s.(map[string]any)["name"].(string))
-		}
-		return out
-	}
-	for name, want := range map[string][]string{
-		"ClusterRoleBinding /gardener.cloud:system:project-member:dev":               {"User:owner@example.com", "User:alice@example.com"},
-		"ClusterRoleBinding /gardener.cloud:system:project-uam:dev":                  {"User:owner@example.com", "User:alice@example.com"},
-		"ClusterRoleBinding /gardener.cloud:system:project-viewer:dev":               {"Group:viewers"},
-		"ClusterRoleBinding /gardener.cloud:system:project:dev":                      {"User:owner@example.com"},
-		"RoleBinding garden-dev/gardener.cloud:system:project-member":                {"User:owner@example.com", "User:alice@example.com"},
-		"RoleBinding garden-dev/gardener.cloud:system:project-viewer":                {"Group:viewers"},
-		"RoleBinding garden-dev/gardener.cloud:system:project-serviceaccountmanager": {"User:owner@example.com", "ServiceAccount:robot"},
-		"RoleBinding garden-dev/gardener.cloud:extension:project:dev:foo":            {"User:alice@example.com"},
-	} {
-		assert.Equal(t, want, names(byName[name]), name)
-	}
-	for _, cr := range []string{"gardener.cloud:system:project-member:dev", "gardener.cloud:system:project-uam:dev", "gardener.cloud:system:project-viewer:dev", "gardener.cloud:system:project:dev"} {
-		u := byName["ClusterRole /"+cr]
-		require.NotNil(t, u, cr)
-		rules, _, _ := unstructured.NestedSlice(u.Object, "rules")
-		require.NotEmpty(t, rules, cr)
-		assert.Equal(t, []any{"dev"}, rules[0].(map[string]any)["resourceNames"], "%s grants access to its own project only", cr)
-	}
-	uam, _, _ := unstructured.NestedSlice(byName["ClusterRole /gardener.cloud:system:project-uam:dev"].Object, "rules")
-	assert.Contains(t, uam[0].(map[string]any)["verbs"], "manage-members", "Gardener's docs/usage/project/projects.md")
-	ext := byName["ClusterRole /gardener.cloud:extension:project:dev:foo"]
-	require.NotNil(t, ext)
-	selectors, _, _ := unstructured.NestedSlice(ext.Object, "aggregationRule", "clusterRoleSelectors")
-	assert.Equal(t, []any{map[string]any{"matchLabels": map[string]any{"rbac.gardener.cloud/aggregate-to-extension-role": "foo"}}}, selectors)
-	_, hasRules := ext.Object["rules"]
-	assert.False(t, hasRules, "the aggregation controller fills the rules in")
+	}}))
+	spec := project.Object["spec"].(map[string]any)
+	objs := projectRBAC("dev", "garden-dev", spec["owner"].(map[string]any), spec["members"].([]any))
 
-	// A project without viewers still has the viewer objects, without subjects.
-	objs = rbac("dev", "garden-dev", *owner("owner@example.com"), nil)
+	type entry struct{ role, subjects string }
+	got := map[string]entry{}
+	var order []string
 	for _, o := range objs {
-		if o.GetName() == "gardener.cloud:system:project-viewer" {
-			_, has := o.Object["subjects"]
-			assert.False(t, has)
+		meta, kind, _ := rbacMeta(o.object)
+		key := kind + " " + meta.Namespace + "/" + meta.Name
+		order = append(order, key)
+		switch b := o.object.(type) {
+		case *rbacv1.ClusterRoleBinding:
+			got[key] = entry{o.role, subjectsText(b.Subjects)}
+		case *rbacv1.RoleBinding:
+			got[key] = entry{o.role, subjectsText(b.Subjects)}
+			assert.Equal(t, b.Name, b.RoleRef.Name, "a RoleBinding refers to the ClusterRole of its name")
+		default:
+			got[key] = entry{o.role, ""}
+		}
+	}
+	assert.Equal(t, map[string]entry{
+		"ClusterRole /gardener.cloud:system:project:dev":                             {"owner", ""},
+		"ClusterRoleBinding /gardener.cloud:system:project:dev":                      {"owner", "User owner@example.com"},
+		"ClusterRole /gardener.cloud:system:project-uam:dev":                         {"uam", ""},
+		"ClusterRoleBinding /gardener.cloud:system:project-uam:dev":                  {"uam", "User alice@example.com"},
+		"RoleBinding garden-dev/gardener.cloud:system:project-serviceaccountmanager": {"serviceaccountmanager", "User owner@example.com, ServiceAccount garden-dev/robot"},
+		"ClusterRole /gardener.cloud:system:project-member:dev":                      {"admin", ""},
+		"ClusterRoleBinding /gardener.cloud:system:project-member:dev":               {"admin", "User owner@example.com, User alice@example.com"},
+		"RoleBinding garden-dev/gardener.cloud:system:project-member":                {"admin", "User owner@example.com, User alice@example.com"},
+		"ClusterRole /gardener.cloud:system:project-viewer:dev":                      {"viewer", ""},
+		"ClusterRoleBinding /gardener.cloud:system:project-viewer:dev":               {"viewer", "Group viewers"},
+		"RoleBinding garden-dev/gardener.cloud:system:project-viewer":                {"viewer", "Group viewers"},
+		"ClusterRole /gardener.cloud:extension:project:dev:foo":                      {"extension:foo", ""},
+		"RoleBinding garden-dev/gardener.cloud:extension:project:dev:foo":            {"extension:foo", "User alice@example.com"},
+	}, got)
+	assert.Len(t, order, 13, "no ClusterRoleBinding for an extension role")
+
+	rules := func(name string) []rbacv1.PolicyRule {
+		for _, o := range objs {
+			if cr, ok := o.object.(*rbacv1.ClusterRole); ok && cr.Name == name {
+				return cr.Rules
+			}
+		}
+		t.Fatalf("no ClusterRole %s", name)
+		return nil
+	}
+	namespaceGet := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"namespaces"}, ResourceNames: []string{"garden-dev"}, Verbs: []string{"get"}}
+	projects := func(verbs ...string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{"core.gardener.cloud"}, Resources: []string{"projects"}, ResourceNames: []string{"dev"}, Verbs: verbs}
+	}
+	// The rules in the controller's order: rules are an atomic list, so another order is a change.
+	assert.Equal(t, []rbacv1.PolicyRule{namespaceGet, projects("get", "patch", "manage-members", "update", "delete")}, rules("gardener.cloud:system:project:dev"))
+	assert.Equal(t, []rbacv1.PolicyRule{projects("get", "manage-members", "patch", "update")}, rules("gardener.cloud:system:project-uam:dev"))
+	assert.Equal(t, []rbacv1.PolicyRule{namespaceGet, projects("get", "patch", "update", "delete")}, rules("gardener.cloud:system:project-member:dev"))
+	assert.Equal(t, []rbacv1.PolicyRule{namespaceGet, projects("get")}, rules("gardener.cloud:system:project-viewer:dev"))
+	for _, o := range objs {
+		if cr, ok := o.object.(*rbacv1.ClusterRole); ok && cr.Name == "gardener.cloud:extension:project:dev:foo" {
+			require.NotNil(t, cr.AggregationRule)
+			assert.Equal(t, map[string]string{"rbac.gardener.cloud/aggregate-to-extension-role": "foo"}, cr.AggregationRule.ClusterRoleSelectors[0].MatchLabels)
+			assert.Equal(t, map[string]string{"gardener.cloud/role": "extension-project-role", "project.gardener.cloud/name": "dev"}, cr.Labels)
+			assert.Empty(t, cr.Rules, "the aggregation controller fills the rules in")
+		}
+	}
+
+	// Without viewers the viewer objects exist without subjects.
+	objs = projectRBAC("dev", "garden-dev", spec["owner"].(map[string]any), nil)
+	for _, o := range objs {
+		if b, ok := o.object.(*rbacv1.RoleBinding); ok && b.Name == CentralViewerRole {
+			assert.Nil(t, b.Subjects)
 		}
 	}
 }

@@ -8,11 +8,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/internal/attr"
+	"github.com/declarative-gardener/gardener/components/internal/projectcontroller"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
-// typeSchema is the component type for a Gardener Project and its garden-<name> namespace in the
-// virtual garden (Gardener's Project in docs/api-reference/core.md, "Projects"
+// typeSchema is the component type for a Gardener Project in the virtual garden (Gardener's Project in docs/api-reference/core.md, "Projects"
 // docs/usage/project/projects.md): the first thing before any shoot (Gardener's "Gardener API
 // Server" docs/concepts/apiserver.md).
 func typeSchema() *schema.Schema {
@@ -25,7 +25,8 @@ func typeSchema() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,
 		Type: "project",
-		Description: "A Gardener project in the virtual garden: the Project and its namespace garden-<name>, labelled so that Gardener adopts it. " +
+		Description: "A Gardener project in the virtual garden: the Project, whose namespace garden-<name>, members' RBAC and ResourceQuota gardener-controller-manager creates and plans predict. " +
+			"An existing namespace the project names gets the labels that let gardener-controller-manager adopt it. " +
 			"Shoots, secret bindings, credentials bindings and quotas of the project live in that namespace.",
 		Body: schema.Body{
 			Attributes: []schema.Attribute{
@@ -37,6 +38,12 @@ func typeSchema() *schema.Schema {
 				{Name: "namespace", Type: cty.String, Immutable: true, Checks: attr.Checks(schema.DNSLabel()), Description: "The project namespace, which must start with garden-; garden-<name> when unset."},
 				{Name: "description", Type: cty.String, Description: "What the project is used for, for its members and the operators."},
 				{Name: "purpose", Type: cty.String, Description: "Why the project exists, for its members and the operators."},
+				{Name: "labels", Type: cty.Map(cty.String), Description: "Labels of the Project; gardener-controller-manager's quota templates select projects by them (project_selector)."},
+				{
+					Name: "project_controller", Type: projectcontroller.OutputType,
+					Description: "The settings gardener-controller-manager's project and stale controllers run with: the output project_controller of the garden (garden.<name>.project_controller) or of the gardener_controller_manager component. " +
+						"Plans predict the project's namespace, RBAC, ResourceQuota and staleness from them; without it, from gardener-controller-manager's defaults (no ResourceQuota; 30, 14 and 90 days; checked every 12h).",
+				},
 			},
 			Blocks: []schema.Block{
 				{
@@ -76,31 +83,29 @@ func typeSchema() *schema.Schema {
 					}},
 				},
 				{
-					// Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md: the Project
-					// controller's quota template and its merge rules.
-					Name: "resource_quota", Nesting: schema.NestingSingle,
-					Description: "The default ResourceQuota named gardener in the project namespace, as gardener-controller-manager's project quota template would give it: limits the quota already has (raised by hand) are kept, missing ones are added. " +
-						"Give it the same limits as the controller manager's project_quota blocks.",
-					Body: schema.Body{Attributes: []schema.Attribute{
-						{Name: "hard", Type: cty.Map(cty.String), Required: true, Checks: attr.Checks(schema.NotEmpty()), Description: "The quota's limits, such as { \"count/shoots.core.gardener.cloud\" = \"100\", \"count/secrets\" = \"800\" }."},
-						{Name: "labels", Type: cty.Map(cty.String), Description: "Labels of the ResourceQuota, merged with those it has."},
-						{Name: "annotations", Type: cty.Map(cty.String), Description: "Annotations of the ResourceQuota, merged with those it has."},
-					}},
-				},
-				{
-					// Gardener's docs/concepts/controller-manager.md: the Stale Projects controller's settings and
-					// opt-out.
+					// Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md: the opt-out of
+					// the Stale Projects controller; its days are the controller manager's.
 					Name: "stale", Nesting: schema.NestingSingle,
-					Description: "The stale check of gardener-controller-manager's Stale Projects controller: a project older than minimum_lifetime_days, without activity within it, whose namespace holds no shoots, backup entries, or secrets and quotas in use by shoots, is stale; " +
-						"it is deleted expiration_days after it became stale (once it has been stale for grace_period_days), a protected deletion. Give it the controller manager's settings; without the block Gardener's defaults apply.",
-					Body: schema.Body{Attributes: []schema.Attribute{
-						{Name: "minimum_lifetime_days", Type: cty.Number, Default: cty.NumberIntVal(30), Checks: attr.Checks(schema.NonNegative()), Description: "Projects younger than this, or with activity within it, are never stale (minimumLifetimeDays)."},
-						{Name: "grace_period_days", Type: cty.Number, Default: cty.NumberIntVal(14), Checks: attr.Checks(schema.NonNegative()), Description: "A stale project gets its auto-delete time only once it has been stale this long (staleGracePeriodDays)."},
-						{Name: "expiration_days", Type: cty.Number, Default: cty.NumberIntVal(90), Checks: attr.Checks(schema.NonNegative()), Description: "A stale project is deleted this long after it became stale (staleExpirationTimeDays)."},
-						{Name: "skip", Type: cty.Bool, Description: "Opt the project out of the stale check, as the namespace annotation project.gardener.cloud/skip-stale-check=true does."},
-					}},
+					Description: "The project's part in the stale check of gardener-controller-manager's Stale Projects controller, whose days are the controller manager's settings.",
+					Body: schema.Body{
+						Attributes: []schema.Attribute{
+							{Name: "skip", Type: cty.Bool, Description: "Opt the project out of the stale check: the namespace gets the annotation project.gardener.cloud/skip-stale-check=true, once gardener-controller-manager created it."},
+						},
+						Removed: []schema.Removed{
+							{Name: "minimum_lifetime_days", Detail: staleDaysMoved("project_minimum_lifetime_days")},
+							{Name: "grace_period_days", Detail: staleDaysMoved("project_stale_grace_period_days")},
+							{Name: "expiration_days", Detail: staleDaysMoved("project_stale_expiration_time_days")},
+						},
+					},
 				},
 			},
+			Removed: []schema.Removed{{
+				Name: "resource_quota", Block: true,
+				Detail: "gardener-controller-manager's project controller keeps the ResourceQuota gardener of project namespaces, from the quota templates of its configuration: " +
+					"move the limits into a project_quota block of the garden's virtual_cluster.gardener.controller_manager (or of the gardener_controller_manager component), " +
+					"with a project_selector matching labels you give this project (labels = { ... }) for a template of its own, " +
+					"and set project_controller = garden.<name>.project_controller here so that plans predict the quota.",
+			}},
 		},
 		Outputs: []schema.Output{
 			{Name: "name", Type: cty.String, Description: "The project's name."},
@@ -172,4 +177,12 @@ func projectRole() schema.Check {
 		}
 		return ""
 	}}
+}
+
+// staleDaysMoved says where a stale block's days went: to the controller manager's settings,
+// which are global (ProjectControllerConfiguration in
+// pkg/controllermanager/apis/config/v1alpha1/types.go at Gardener v1.120.0).
+func staleDaysMoved(setting string) string {
+	return "The stale controller's days are gardener-controller-manager's, the same for every project: set " + setting +
+		" in the garden's virtual_cluster.gardener.controller_manager block (or the gardener_controller_manager component), and project_controller = garden.<name>.project_controller here so that plans predict with it; stale { skip } stays here."
 }

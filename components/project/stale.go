@@ -2,65 +2,30 @@ package project
 
 import (
 	"fmt"
-	"strings"
+	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/declarative-gardener/gardener/components/component"
+	"github.com/declarative-gardener/gardener/components/internal/projectcontroller"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Stale holds the Stale Projects controller's settings (Gardener's "Gardener Controller Manager"
-// docs/concepts/controller-manager.md). Gardener's documentation gives no defaults; the schema's
-// are gardener-controller-manager's own (30, 14 and 90 days).
-type Stale struct {
-	// MinimumLifetimeDays: projects younger than this, or active within it, are never stale.
-	MinimumLifetimeDays int `json:"minimum_lifetime_days"`
-	// GracePeriodDays: a stale project gets its auto-delete time only once it has been stale
-	// this long.
-	GracePeriodDays int `json:"grace_period_days"`
-	// ExpirationDays: a stale project is deleted this long after it became stale.
-	ExpirationDays int `json:"expiration_days"`
-	// Skip opts the project out, as the namespace annotation does (Gardener's
-	// docs/concepts/controller-manager.md).
-	Skip bool `json:"skip"`
-}
+// staleControllerName is the loop the stale predictions are of (ControllerName in
+// pkg/controllermanager/controller/project/stale at Gardener v1.120.0).
+const staleControllerName = "project-stale"
 
-// SkipStaleCheckAnnotation on the project namespace opts a project out of stale detection
-// (Gardener's docs/concepts/controller-manager.md).
-const SkipStaleCheckAnnotation = "project.gardener.cloud/skip-stale-check"
-
-// StaleSinceAnnotation keeps on the Project when the engine first found it stale, where
-// gardener-controller-manager keeps .status.staleSinceTimestamp, which a landscape cannot write:
-// the auto-delete time counts from it.
-const StaleSinceAnnotation = "declarative-gardener.io/stale-since"
-
-// days are the stale check's durations: the stale block's, or without one the block's defaults.
-func (s *Stale) days() (minimum, grace, expiration time.Duration) {
-	if s == nil {
-		d := staleDefaults()
-		s = &d
-	}
-	day := func(n int) time.Duration { return time.Duration(n) * 24 * time.Hour }
-	return day(s.MinimumLifetimeDays), day(s.GracePeriodDays), day(s.ExpirationDays)
-}
-
-// staleDefaults are the stale block's defaults.
-var staleDefaults = component.BlockDefaults[Stale](typeSchema, "stale")
-
-// staleness is what the stale check found.
+// staleness is what the Stale Projects controller will do to the project, as the plan's time sees
+// it, and what follows for the instance.
 type staleness struct {
-	// since is when the project became stale; zero when it is not stale.
-	since time.Time
-	// autoDelete is when it is deleted; zero until the grace period has passed.
-	autoDelete time.Time
+	predictions []render.Prediction
 	// revisit is when the finding changes by time alone.
 	revisit time.Time
-	notice  string
-	// checked says the project is under the stale check (not opted out): once deleted as stale
-	// it stays deleted while its block stays.
-	checked bool
+	// lifetime ends when the controller deletes the project; nil for a project outside the
+	// check (opted out).
+	lifetime *render.Lifetime
+	// condition reports a stale project for the daemon's status.
+	condition *render.Condition
 }
 
 var (
@@ -70,73 +35,147 @@ var (
 	credentialsBindingList = render.ListRef{Group: "security.gardener.cloud", Version: "v1alpha1", Resource: "credentialsbindings"}
 )
 
-// checkStale decides whether the project is stale the way the Stale Projects controller does
-// (Gardener's docs/concepts/controller-manager.md): a project older than the minimum lifetime,
-// without activity within it, whose namespace holds no Shoots, no BackupEntries and no Secrets or
-// Quotas that a binding used by a Shoot (in any namespace) refers to. A stale project is deleted
-// ExpirationDays after it became stale, once it has been stale for GracePeriodDays; an auto-delete
-// time Gardener already set is only moved later (Gardener's docs/concepts/controller-manager.md). A
-// project the landscape has not created yet, or whose namespace carries the skip annotation, is
-// never stale.
-func checkStale(in render.Input, v Values, liveNS *unstructured.Unstructured) (staleness, error) {
+// checkStale predicts the Stale Projects controller by its rules and the controller manager's
+// settings (Reconciler.reconcile and markProjectAsStale in
+// pkg/controllermanager/controller/project/stale/reconciler.go at v1.120.0; Gardener's "Gardener
+// Controller Manager" docs/concepts/controller-manager.md). The controller checks a project when it
+// is created or changed and then every staleSyncPeriod, so what it does happens at its first check
+// from a time on: the predictions give that time and the period. A project is not stale while its
+// namespace opts out, while it is younger than minimumLifetimeDays or was active within them, or
+// while shoots, backup entries, or secrets and quotas shoots use keep it in use (then any stale
+// timestamps are cleared). A stale project gets status.staleSinceTimestamp at the first check;
+// once it has been stale for staleGracePeriodDays, status.staleAutoDeleteTimestamp (the stale time
+// plus staleExpirationTimeDays, only ever moved later); and from that time on the controller
+// deletes it. The instance's lifetime ends then, by the controller (render.Lifetime.EndedBy):
+// the engine records it so as not to create the Project again, and deletes nothing itself. Only a
+// stale time gardener-controller-manager wrote ends the lifetime; predictions alone do not.
+func checkStale(in render.Input, v Values, l live) (staleness, error) {
 	var st staleness
-	if v.Stale != nil && v.Stale.Skip {
-		return st, nil
+	settings := v.settings()
+	sync := settings.SyncPeriod()
+	var liveSince, liveAutoDelete time.Time
+	if l.project != nil {
+		liveSince = statusTime(l.project, "staleSinceTimestamp")
+		liveAutoDelete = statusTime(l.project, "staleAutoDeleteTimestamp")
 	}
-	if liveNS != nil && liveNS.GetAnnotations()[SkipStaleCheckAnnotation] == "true" {
-		return st, nil
+	predict := func(at time.Time, action, description string) {
+		st.predictions = append(st.predictions, render.Prediction{
+			Actor: controllerManager, Controller: staleControllerName, Cluster: v.Cluster.Name,
+			APIVersion: APIVersion, Kind: Kind, Name: v.Name, Action: action, At: at, Until: at.Add(sync), Description: description,
+		})
 	}
-	st.checked = true
-	live, err := in.Observed(render.LiveRef{Cluster: v.Cluster.Name, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "projects", Name: v.Name})
-	if err != nil {
-		return st, fmt.Errorf("project %s: read the Project: %w", v.Name, err)
-	}
-	if live == nil {
-		return st, nil
-	}
-	minimum, grace, expiration := v.Stale.days()
-	created := live.GetCreationTimestamp().Time.UTC()
-	active := created
-	if s, ok, _ := unstructured.NestedString(live.Object, "status", "lastActivityTimestamp"); ok {
-		if t, err := time.Parse(time.RFC3339, s); err == nil && t.After(active) {
-			active = t
+	notStale := func(why string) {
+		if !liveSince.IsZero() || !liveAutoDelete.IsZero() {
+			predict(in.Now, "update", "marks the project as no longer stale ("+why+"): clears status.staleSinceTimestamp and status.staleAutoDeleteTimestamp")
 		}
 	}
-	if young := render.Earliest(laterThan(in.Now, created.Add(minimum)), laterThan(in.Now, active.Add(minimum))); !young.IsZero() {
-		st.revisit = young
+	if skipsStaleCheck(v, l.namespace) {
+		notStale("its namespace opts out with " + SkipStaleCheckAnnotation)
 		return st, nil
 	}
-	ns := NamespaceOf(v)
-	use, err := inUse(in, v, ns)
-	if err != nil || use != "" {
+	// No end known until the controller finds the project stale; a deletion an earlier plan
+	// recorded stays recorded.
+	st.lifetime = &render.Lifetime{Reason: fmt.Sprintf("project %s stale", v.Name), EndedBy: controllerManager}
+	if l.project == nil {
+		return st, nil
+	}
+	minimum := projectcontroller.Days(settings.MinimumLifetimeDays)
+	eligible := l.project.GetCreationTimestamp().Time.UTC().Add(minimum)
+	if active := statusTime(l.project, "lastActivityTimestamp"); active.Add(minimum).After(eligible) {
+		eligible = active.Add(minimum)
+	}
+	if eligible.After(in.Now) {
+		notStale(fmt.Sprintf("younger than, or active within, %d days", settings.MinimumLifetimeDays))
+		st.revisit = eligible
+		return st, nil
+	}
+	use, err := inUse(in, v, NamespaceOf(v))
+	if err != nil {
 		return st, err
 	}
-
-	st.since = in.Now
-	if s, ok, _ := unstructured.NestedString(live.Object, "status", "staleSinceTimestamp"); ok {
-		if t, err := time.Parse(time.RFC3339, s); err == nil {
-			st.since = t
-		}
-	} else if t, err := time.Parse(time.RFC3339, live.GetAnnotations()[StaleSinceAnnotation]); err == nil {
-		st.since = t
-	}
-	what := fmt.Sprintf("project %s is stale since %s: no shoots, backup entries, or secrets and quotas in use by shoots in %s, and no activity since %s",
-		v.Name, st.since.UTC().Format(time.RFC3339), ns, active.UTC().Format(time.RFC3339))
-	if in.Now.Before(st.since.Add(grace)) {
-		st.revisit = st.since.Add(grace)
-		st.notice = fmt.Sprintf("%s; unless it is used again, it is deleted %d days after that (the grace period of %d days ends at %s)",
-			what, int(expiration.Hours()/24), int(grace.Hours()/24), st.revisit.UTC().Format(time.RFC3339))
+	if use != "" {
+		notStale("in use by " + use)
 		return st, nil
 	}
-	st.autoDelete = st.since.Add(expiration)
-	if s, ok, _ := unstructured.NestedString(live.Object, "status", "staleAutoDeleteTimestamp"); ok {
-		if t, err := time.Parse(time.RFC3339, s); err == nil && t.After(st.autoDelete) {
-			st.autoDelete = t // only ever moved later (Gardener's docs/concepts/controller-manager.md)
-		}
+
+	since := liveSince
+	if since.IsZero() {
+		since = in.Now
+		predict(in.Now, "update", fmt.Sprintf("marks the project stale: status.staleSinceTimestamp, since no shoots, backup entries, or secrets and quotas in use by shoots are in %s, and no activity within %d days",
+			NamespaceOf(v), settings.MinimumLifetimeDays))
 	}
-	st.revisit = laterThan(in.Now, st.autoDelete) // the daemon plans the deletion then
-	st.notice = fmt.Sprintf("%s; unless it is used again, it is deleted at %s", what, st.autoDelete.UTC().Format(time.RFC3339))
+	graceEnd := since.Add(projectcontroller.Days(settings.StaleGracePeriodDays))
+	autoDelete := since.Add(projectcontroller.Days(settings.StaleExpirationTimeDays))
+	if liveAutoDelete.After(autoDelete) {
+		autoDelete = liveAutoDelete // only ever moved later
+	}
+	switch {
+	case in.Now.Before(graceEnd):
+		if !liveAutoDelete.IsZero() {
+			predict(in.Now, "update", "clears status.staleAutoDeleteTimestamp: the stale grace period has not passed")
+		}
+		predict(graceEnd, "update", fmt.Sprintf("sets status.staleAutoDeleteTimestamp to %s, once the project has been stale for the grace period of %d days",
+			autoDelete.UTC().Format(time.RFC3339), settings.StaleGracePeriodDays))
+	case !liveAutoDelete.Equal(autoDelete):
+		predict(in.Now, "update", "sets status.staleAutoDeleteTimestamp to "+autoDelete.UTC().Format(time.RFC3339))
+	}
+	deleteAt := autoDelete
+	if graceEnd.After(deleteAt) {
+		deleteAt = graceEnd // the auto-delete time is set, and acted on, at the first check after the grace period
+	}
+	predict(deleteAt, "delete", fmt.Sprintf("deletes the stale project (confirmed with confirmation.gardener.cloud/deletion=true), %d days after it became stale; %s",
+		settings.StaleExpirationTimeDays, namespaceFate(l.namespace)))
+	st.revisit = render.Earliest(laterThan(in.Now, graceEnd), laterThan(in.Now, deleteAt))
+	message := fmt.Sprintf("project %s is stale since %s: gardener-controller-manager deletes it between %s and %s unless it is used again",
+		v.Name, since.UTC().Format(time.RFC3339), deleteAt.UTC().Format(time.RFC3339), deleteAt.Add(sync).UTC().Format(time.RFC3339))
+	st.condition = &render.Condition{Type: "Stale", Status: "True", Reason: "NotInUse", Message: message}
+	if !liveSince.IsZero() {
+		st.lifetime = &render.Lifetime{Ends: deleteAt, Reason: fmt.Sprintf("project %s stale since %s", v.Name, liveSince.UTC().Format(time.RFC3339)), EndedBy: controllerManager}
+	}
 	return st, nil
+}
+
+// skipsStaleCheck reports whether the project is outside the stale check: the landscape opts it
+// out (and writes the annotation), or its namespace carries the annotation.
+func skipsStaleCheck(v Values, ns *unstructured.Unstructured) bool {
+	if v.Stale != nil && v.Stale.Skip {
+		return true
+	}
+	if ns == nil {
+		return false
+	}
+	skip, _ := strconv.ParseBool(ns.GetAnnotations()[SkipStaleCheckAnnotation])
+	return skip
+}
+
+// namespaceFate says what becomes of the namespace when the Project is deleted
+// (releaseNamespace in pkg/controllermanager/controller/project/project/reconciler.go at
+// v1.120.0).
+func namespaceFate(ns *unstructured.Unstructured) string {
+	if ns != nil && ns.GetAnnotations()[AnnotationKeepAfterProjectDeletion] == "true" {
+		return "the namespace stays, without the project's labels"
+	}
+	return "its namespace is deleted with it"
+}
+
+// statusTime reads an RFC 3339 time of the live object's status; zero when absent.
+func statusTime(u *unstructured.Unstructured, field string) time.Time {
+	s, _, _ := unstructured.NestedString(u.Object, "status", field)
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// addTo adds the findings to the instance's output.
+func (st staleness) addTo(out *render.Output) {
+	out.Predictions = append(out.Predictions, st.predictions...)
+	out.Revisit = render.Earliest(out.Revisit, st.revisit)
+	out.Lifetime = st.lifetime
+	if st.condition != nil {
+		out.Conditions = append(out.Conditions, *st.condition)
+	}
 }
 
 // laterThan is t when it is after now, else zero.
@@ -212,34 +251,4 @@ func inUse(in render.Input, v Values, ns string) (string, error) {
 		}
 	}
 	return "", nil
-}
-
-// staleOutput adds the stale check's findings to the project's output: the stale-since
-// annotation on the Project, the notice, the time the finding changes and, once there is one,
-// the auto-delete time as the project's lifetime, which deletes it under the destroy
-// protection (Projects and garden-* namespaces need --allow-destroy or the daemon's approval).
-func staleOutput(out *render.Output, st staleness, name string) {
-	out.Revisit = render.Earliest(out.Revisit, st.revisit)
-	if st.checked {
-		// No end known now; a deletion as stale that an earlier apply began stays recorded.
-		out.Lifetime = &render.Lifetime{Reason: fmt.Sprintf("project %s stale", name)}
-	}
-	if st.since.IsZero() {
-		return
-	}
-	for _, o := range out.Objects {
-		if o.Object.GetKind() == Kind && strings.HasPrefix(o.Object.GetAPIVersion(), "core.gardener.cloud/") {
-			a := o.Object.GetAnnotations()
-			if a == nil {
-				a = map[string]string{}
-			}
-			a[StaleSinceAnnotation] = st.since.UTC().Format(time.RFC3339)
-			o.Object.SetAnnotations(a)
-		}
-	}
-	out.Notices = append(out.Notices, st.notice)
-	out.Conditions = append(out.Conditions, render.Condition{Type: "Stale", Status: "True", Reason: "NotInUse", Message: st.notice})
-	if !st.autoDelete.IsZero() {
-		out.Lifetime = &render.Lifetime{Ends: st.autoDelete, Reason: fmt.Sprintf("project %s stale since %s", name, st.since.UTC().Format(time.RFC3339))}
-	}
 }

@@ -1,7 +1,7 @@
 package project
 
 import (
-	"strings"
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,70 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/declarative-gardener/gardener/components/internal/rendertest"
-	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
 )
 
-var staleNow = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-
-func daysAgo(d int) string { return staleNow.AddDate(0, 0, -d).Format(time.RFC3339) }
-
-// staleWorld is the virtual garden the stale check reads: the live Project "local", its
-// namespace, and the lists of shoots, backup entries and bindings.
-type staleWorld struct {
-	project   map[string]any // metadata and status of the live Project; nil: not created yet
-	namespace map[string]string
-	lists     map[string][]unstructured.Unstructured
-}
-
-func (w staleWorld) input(t *testing.T, config string) render.Input {
-	return render.Input{
-		Name: "local", Config: rendertest.JSONConfigOf(t, Type, config), Now: staleNow,
-		Observe: func(ref render.LiveRef) (*unstructured.Unstructured, error) {
-			switch {
-			case ref.Resource == "projects" && w.project != nil:
-				return &unstructured.Unstructured{Object: w.project}, nil
-			case ref.Resource == "namespaces":
-				ns := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": ref.Name,
-					"labels": map[string]any{LabelRole: LabelRoleProject, LabelProjectName: "local"}}}}
-				ns.SetAnnotations(w.namespace)
-				return ns, nil
-			}
-			return nil, nil
-		},
-		List: func(ref render.ListRef) ([]unstructured.Unstructured, error) {
-			var out []unstructured.Unstructured
-			for _, item := range w.lists[ref.Resource] {
-				if ref.Namespace == "" || item.GetNamespace() == ref.Namespace {
-					out = append(out, item)
-				}
-			}
-			return out, nil
-		},
-	}
-}
-
-func liveProject(created string, status map[string]any, annotations map[string]any) map[string]any {
-	meta := map[string]any{"name": "local", "creationTimestamp": created}
-	if annotations != nil {
-		meta["annotations"] = annotations
-	}
-	return map[string]any{"apiVersion": APIVersion, "kind": Kind, "metadata": meta, "status": status}
-}
-
-func item(namespace, name string, fields map[string]any) unstructured.Unstructured {
-	obj := map[string]any{"metadata": map[string]any{"name": name, "namespace": namespace}}
-	for k, v := range fields {
-		obj[k] = v
-	}
-	return unstructured.Unstructured{Object: obj}
-}
-
-// The stale check of the Stale Projects controller (Gardener's "Gardener Controller Manager"
-// docs/concepts/controller-manager.md): what keeps a project in use, when it becomes stale, and
-// when it is deleted.
+// The stale check of the Stale Projects controller (Reconciler.reconcile in
+// pkg/controllermanager/controller/project/stale/reconciler.go at Gardener v1.120.0, with its
+// default 30, 14 and 90 days and 12h): what keeps a project in use, what the controller writes
+// and when, and when it deletes the project, which ends the instance's lifetime by the controller.
 func TestStaleProjects(t *testing.T) {
-	old := liveProject(daysAgo(100), map[string]any{"lastActivityTimestamp": daysAgo(40)}, nil)
+	old := liveProject(daysAgo(100), map[string]any{"lastActivityTimestamp": daysAgo(40)})
 	// A shoot in garden-other uses a binding in garden-other whose Secret lives in garden-local.
 	usesOurSecret := map[string][]unstructured.Unstructured{
 		"shoots": {item("garden-other", "s", map[string]any{"spec": map[string]any{"credentialsBindingName": "b"}})},
@@ -87,40 +32,59 @@ func TestStaleProjects(t *testing.T) {
 			"quotas":    []any{map[string]any{"namespace": "garden-local", "name": "trial"}},
 		})},
 	}
+	at := func(d int) time.Time { return now.AddDate(0, 0, d) }
+	markedStale := fmt.Sprintf("update %s..%s marks the project stale", now.Format(time.RFC3339), now.Add(12*time.Hour).Format(time.RFC3339))
 	tests := []struct {
-		name       string
-		world      staleWorld
-		config     string
-		stale      bool
-		notice     string
-		lifetime   time.Time
-		revisit    time.Time
-		annotation string
+		name    string
+		project *unstructured.Unstructured
+		ns      map[string]string
+		lists   map[string][]unstructured.Unstructured
+		config  string
+		// want are the predictions as "action at..until description-prefix".
+		want    []string
+		revisit time.Time
+		ends    time.Time // zero: none known
+		noCheck bool      // outside the check: no lifetime at all
+		stale   bool
 	}{
-		{name: "not created yet", world: staleWorld{}},
-		{name: "younger than the minimum lifetime", world: staleWorld{project: liveProject(daysAgo(10), nil, nil)}, revisit: staleNow.AddDate(0, 0, 20)},
-		{name: "active within the minimum lifetime", world: staleWorld{project: liveProject(daysAgo(100), map[string]any{"lastActivityTimestamp": daysAgo(5)}, nil)},
-			revisit: staleNow.AddDate(0, 0, 25)},
-		{name: "opted out on the namespace", world: staleWorld{project: old, namespace: map[string]string{SkipStaleCheckAnnotation: "true"}}},
-		{name: "opted out in the landscape", world: staleWorld{project: old}, config: `"stale": {"skip": true}`},
-		{name: "a shoot", world: staleWorld{project: old, lists: map[string][]unstructured.Unstructured{"shoots": {item("garden-local", "s", nil)}}}},
-		{name: "a backup entry", world: staleWorld{project: old, lists: map[string][]unstructured.Unstructured{"backupentries": {item("garden-local", "e", nil)}}}},
-		{name: "a secret in use by a shoot elsewhere", world: staleWorld{project: old, lists: usesOurSecret}},
-		{name: "a quota in use by a shoot elsewhere", world: staleWorld{project: old, lists: usesOurQuota}},
-		{name: "a binding no shoot uses", world: staleWorld{project: old, lists: map[string][]unstructured.Unstructured{
-			"credentialsbindings": usesOurSecret["credentialsbindings"],
-		}}, stale: true, annotation: staleNow.Format(time.RFC3339), revisit: staleNow.AddDate(0, 0, 14),
-			notice: "project local is stale since 2026-11-22T12:00:00Z: no shoots, backup entries, or secrets and quotas in use by shoots in garden-local, and no activity since 2026-10-13T12:00:00Z; " +
-				"unless it is used again, it is deleted 90 days after that (the grace period of 14 days ends at 2026-12-06T12:00:00Z)"},
-		{name: "stale past the grace period", world: staleWorld{project: liveProject(daysAgo(100), map[string]any{"lastActivityTimestamp": daysAgo(40)},
-			map[string]any{StaleSinceAnnotation: daysAgo(20)})},
-			stale: true, annotation: daysAgo(20), lifetime: staleNow.AddDate(0, 0, 70),
-			notice: "project local is stale since 2026-11-02T12:00:00Z: no shoots, backup entries, or secrets and quotas in use by shoots in garden-local, and no activity since 2026-10-13T12:00:00Z; " +
-				"unless it is used again, it is deleted at 2027-01-31T12:00:00Z"},
-		{name: "Gardener's timestamps, its auto-delete time later", world: staleWorld{project: liveProject(daysAgo(100), map[string]any{
-			"lastActivityTimestamp": daysAgo(40), "staleSinceTimestamp": daysAgo(30), "staleAutoDeleteTimestamp": staleNow.AddDate(0, 0, 100).Format(time.RFC3339),
-		}, nil)}, config: `"stale": {"minimum_lifetime_days": 7, "grace_period_days": 7, "expiration_days": 60}`,
-			stale: true, annotation: daysAgo(30), lifetime: staleNow.AddDate(0, 0, 100)},
+		{name: "not created yet"},
+		{name: "younger than the minimum lifetime", project: liveProject(daysAgo(10), nil), revisit: at(20)},
+		{name: "active within the minimum lifetime", project: liveProject(daysAgo(100), map[string]any{"lastActivityTimestamp": daysAgo(5)}), revisit: at(25)},
+		{name: "opted out on the namespace", project: old, ns: map[string]string{SkipStaleCheckAnnotation: "true"}, noCheck: true},
+		{name: "opted out in the landscape", project: old, config: `"stale": {"skip": true}`, noCheck: true},
+		{name: "a shoot", project: old, lists: map[string][]unstructured.Unstructured{"shoots": {item("garden-local", "s", nil)}}},
+		{name: "a backup entry", project: old, lists: map[string][]unstructured.Unstructured{"backupentries": {item("garden-local", "e", nil)}}},
+		{name: "a secret in use by a shoot elsewhere", project: old, lists: usesOurSecret},
+		{name: "a quota in use by a shoot elsewhere", project: old, lists: usesOurQuota},
+		{name: "in use again after it was stale", project: liveProject(daysAgo(100), map[string]any{"staleSinceTimestamp": daysAgo(3)}), lists: usesOurSecret,
+			want: []string{fmt.Sprintf("update %s..%s marks the project as no longer stale (in use by secret creds of a binding in use)", now.Format(time.RFC3339), now.Add(12*time.Hour).Format(time.RFC3339))}},
+		{name: "a binding no shoot uses: stale from the next check", project: old, lists: map[string][]unstructured.Unstructured{"credentialsbindings": usesOurSecret["credentialsbindings"]},
+			want: []string{
+				markedStale,
+				fmt.Sprintf("update %s..%s sets status.staleAutoDeleteTimestamp to %s, once the project has been stale for the grace period of 14 days", at(14).Format(time.RFC3339), at(14).Add(12*time.Hour).Format(time.RFC3339), at(90).Format(time.RFC3339)),
+				fmt.Sprintf("delete %s..%s deletes the stale project (confirmed with confirmation.gardener.cloud/deletion=true), 90 days after it became stale; its namespace is deleted with it", at(90).Format(time.RFC3339), at(90).Add(12*time.Hour).Format(time.RFC3339)),
+			},
+			revisit: at(14), stale: true},
+		{name: "stale within the grace period", project: liveProject(daysAgo(100), map[string]any{"staleSinceTimestamp": daysAgo(10)}),
+			want: []string{
+				fmt.Sprintf("update %s..%s sets status.staleAutoDeleteTimestamp to %s", at(4).Format(time.RFC3339), at(4).Add(12*time.Hour).Format(time.RFC3339), at(80).Format(time.RFC3339)),
+				fmt.Sprintf("delete %s..%s deletes the stale project", at(80).Format(time.RFC3339), at(80).Add(12*time.Hour).Format(time.RFC3339)),
+			},
+			revisit: at(4), ends: at(80), stale: true},
+		{name: "stale past the grace period, its auto-delete time set", project: liveProject(daysAgo(100), map[string]any{"staleSinceTimestamp": daysAgo(20), "staleAutoDeleteTimestamp": at(70).Format(time.RFC3339)}),
+			ns:      map[string]string{AnnotationKeepAfterProjectDeletion: "true"},
+			want:    []string{fmt.Sprintf("delete %s..%s deletes the stale project (confirmed with confirmation.gardener.cloud/deletion=true), 90 days after it became stale; the namespace stays, without the project's labels", at(70).Format(time.RFC3339), at(70).Add(12*time.Hour).Format(time.RFC3339))},
+			revisit: at(70), ends: at(70), stale: true},
+		{name: "its auto-delete time moved later", project: liveProject(daysAgo(100), map[string]any{"staleSinceTimestamp": daysAgo(30), "staleAutoDeleteTimestamp": at(100).Format(time.RFC3339)}),
+			want:    []string{fmt.Sprintf("delete %s..%s", at(100).Format(time.RFC3339), at(100).Add(12*time.Hour).Format(time.RFC3339))},
+			revisit: at(100), ends: at(100), stale: true},
+		{name: "the controller manager's own days", project: liveProject(daysAgo(100), map[string]any{"staleSinceTimestamp": daysAgo(3)}),
+			config: `"project_controller": {"minimum_lifetime_days": 7, "stale_grace_period_days": 1, "stale_expiration_time_days": 2, "stale_sync_period": "1h", "quotas": []}`,
+			want: []string{
+				fmt.Sprintf("update %s..%s sets status.staleAutoDeleteTimestamp to %s", now.Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339), at(-1).Format(time.RFC3339)),
+				fmt.Sprintf("delete %s..%s deletes the stale project (confirmed with confirmation.gardener.cloud/deletion=true), 2 days after it became stale", at(-1).Format(time.RFC3339), at(-1).Add(time.Hour).Format(time.RFC3339)),
+			},
+			ends: at(-1), stale: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,51 +92,38 @@ func TestStaleProjects(t *testing.T) {
 			if tt.config != "" {
 				config += ", " + tt.config
 			}
-			out, err := Type.RenderConfig(tt.world.input(t, config+"}"))
-			require.NoError(t, err)
-			var project *unstructured.Unstructured
-			for _, o := range out.Objects {
-				if o.Object.GetKind() == Kind {
-					project = o.Object
-				}
+			w := newWorld().with("namespaces", gcmNamespace(tt.ns))
+			if tt.project != nil {
+				w.with("projects", tt.project)
 			}
-			require.NotNil(t, project)
-			assert.Equal(t, tt.annotation, project.GetAnnotations()[StaleSinceAnnotation])
-			if !tt.stale {
-				assert.Empty(t, out.Notices)
-				assert.Empty(t, out.Conditions)
-				if strings.HasPrefix(tt.name, "opted out") {
-					assert.Nil(t, out.Lifetime, "a project opted out has no lifetime")
-				} else {
-					require.NotNil(t, out.Lifetime, "a deletion as stale stays recorded")
-					assert.Zero(t, out.Lifetime.Ends, "no end is known")
-				}
-				assert.Equal(t, tt.revisit, out.Revisit)
+			for resource, items := range tt.lists {
+				w.listing(resource, items...)
+			}
+			in := w.input(t, config+"}")
+			var v Values
+			require.NoError(t, decode.Into(in.Config, &v))
+			v.Name = "local"
+			st, err := checkStale(in, v, live{project: tt.project, namespace: gcmNamespace(tt.ns)})
+			require.NoError(t, err)
+			var got []string
+			for _, p := range st.predictions {
+				assert.Equal(t, "project-stale", p.Controller)
+				assert.Equal(t, "Project", p.Kind)
+				got = append(got, fmt.Sprintf("%s %s..%s %s", p.Action, p.At.Format(time.RFC3339), p.Until.Format(time.RFC3339), p.Description))
+			}
+			require.Len(t, got, len(tt.want), "%q", got)
+			for i := range tt.want {
+				assert.Contains(t, got[i], tt.want[i])
+			}
+			assert.Equal(t, tt.revisit, st.revisit)
+			if tt.noCheck {
+				assert.Nil(t, st.lifetime, "a project outside the check has no lifetime")
 				return
 			}
-			require.Len(t, out.Notices, 1)
-			if tt.notice != "" {
-				assert.Equal(t, tt.notice, out.Notices[0])
-			}
-			assert.Equal(t, []render.Condition{{Type: "Stale", Status: "True", Reason: "NotInUse", Message: out.Notices[0]}}, out.Conditions)
-			if tt.lifetime.IsZero() {
-				require.NotNil(t, out.Lifetime)
-				assert.Zero(t, out.Lifetime.Ends, "no auto-delete time within the grace period")
-				assert.Equal(t, tt.revisit, out.Revisit)
-			} else {
-				require.NotNil(t, out.Lifetime)
-				assert.Equal(t, tt.lifetime, out.Lifetime.Ends)
-				assert.Equal(t, tt.lifetime, out.Revisit, "the daemon plans again at the auto-delete time")
-				assert.Contains(t, out.Lifetime.Reason, "project local stale since")
-			}
+			require.NotNil(t, st.lifetime, "a deletion as stale stays recorded")
+			assert.Equal(t, "gardener-controller-manager", st.lifetime.EndedBy, "the controller deletes it, not the engine")
+			assert.Equal(t, tt.ends, st.lifetime.Ends)
+			assert.Equal(t, tt.stale, st.condition != nil)
 		})
 	}
-}
-
-// Opting out in the landscape also annotates the namespace, so that gardener-controller-manager
-// skips the project too (Gardener's docs/concepts/controller-manager.md).
-func TestSkipAnnotatesTheNamespace(t *testing.T) {
-	out, err := Type.RenderConfig(staleWorld{}.input(t, `{"cluster": {"name": "virtual"}, "owner": {"name": "a@example.com"}, "stale": {"skip": true}}`))
-	require.NoError(t, err)
-	assert.Equal(t, map[string]string{SkipStaleCheckAnnotation: "true"}, out.Objects[0].Object.GetAnnotations())
 }

@@ -46,6 +46,19 @@ garden "local" {
         # nodes, and take the Gardener API away.
         register_api_services = false
       }
+
+      # The ResourceQuota gardener-controller-manager's project controller gives every project
+      # namespace (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md);
+      # limits raised by hand on the live quota stay.
+      controller_manager {
+        project_quota {
+          hard = {
+            "count/shoots.core.gardener.cloud"                  = "100"
+            "count/credentialsbindings.security.gardener.cloud" = "10"
+            "count/secrets"                                     = "800"
+          }
+        }
+      }
     }
   }
 }

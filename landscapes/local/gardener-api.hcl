@@ -14,16 +14,9 @@ component "project" "local" {
     role = "admin"
   }
 
-  # The default ResourceQuota gardener-controller-manager would give the project namespace
-  # (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md); limits raised by
-  # hand on the live quota stay.
-  resource_quota {
-    hard = {
-      "count/shoots.core.gardener.cloud"                  = "100"
-      "count/credentialsbindings.security.gardener.cloud" = "10"
-      "count/secrets"                                     = "800"
-    }
-  }
+  # gardener-controller-manager creates the project's namespace, its members' RBAC and its
+  # ResourceQuota with these settings (garden.hcl); plans predict what it does.
+  project_controller = garden.local.project_controller
 }
 
 component "cloud_profile" "local" {

@@ -5,6 +5,8 @@ component "project" "scale" {
   owner {
     name = "admin@scale.gardener.cloud"
   }
+
+  project_controller = garden.scale.project_controller
 }
 
 component "cloud_profile" "local" {
