@@ -58,6 +58,12 @@ type Options struct {
 	// deleted (state rm forgets objects without deleting them). Without state, every object
 	// with the landscape's label and annotations counts.
 	Tracked func(cluster string, ref object.Ref) bool
+	// Recorded, when set, lists the objects the state records in a cluster, each with the
+	// component that applied it. Pruning forgets, as released, those that left the landscape's
+	// inventory (their new owner removed the label, or deleted them) and that a Gardener
+	// controller owns now by their component's word (render.Output.HandedOver,
+	// render.Lifetime.EndedBy); the state would otherwise record them for ever.
+	Recorded func(cluster string) map[object.Ref]RecordedObject
 	// Created, when set, says whether the state records an object as applied (with the UID the
 	// cluster gave it), not merely as pending: a create-only object (render.CreateOnlyAnnotation)
 	// that is gone is created again only if an interrupted apply never wrote it. Without it,
@@ -86,6 +92,12 @@ type Options struct {
 	DryRun DryRun
 	// Outputs are the landscape's outputs.
 	Outputs map[string]OutputValue
+}
+
+// RecordedObject is what the state records of an object: the component that applied it, and the
+// API version it was applied in.
+type RecordedObject struct {
+	Component, APIVersion string
 }
 
 // OutputValue is a landscape output as evaluation left it.
@@ -210,7 +222,11 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 	if err != nil {
 		return nil, err
 	}
-	deletions, kept := newPruning(opts, name, wanted).prune(obs)
+	p := newPruning(opts, name, wanted)
+	deletions, kept := p.prune(obs)
+	if opts.Recorded != nil {
+		deletions = append(deletions, p.forget(opts.Recorded(name), obs)...)
+	}
 	res.Plan.Warnings = append(append(res.Plan.Warnings, warnings...), kept...)
 	return append(out, deletions...), nil
 }

@@ -144,8 +144,10 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 	if _, wanted := p.wanted[ref]; wanted || p.elsewhere[ref] || live == nil {
 		return verdict{fate: skipped}
 	}
-	if to := p.handedOver(ref, live); to != "" {
-		return verdict{fate: released, component: inventory.Component(live), reason: Reason{Kind: ReasonReleased, Detail: to}}
+	if comp := inventory.Component(live); comp != "" && inventory.AppliedHash(live) != "" {
+		if to := p.handedOver(ref, comp, live); to != "" {
+			return verdict{fate: released, component: comp, reason: Reason{Kind: ReasonReleased, Detail: to}}
+		}
 	}
 	if still := stillNeeded(ref, live, p.namespaces, p.kinds); still != "" {
 		return verdict{fate: kept, warning: fmt.Sprintf("%s in cluster %s is no longer rendered but %s; it is kept", ref, p.cluster, still)}
@@ -182,25 +184,23 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 }
 
 // handedOver names the Gardener controller (or the Gardener object, as Kind/name) that an object
-// the landscape applied, and that nothing renders any more, belongs to now; "" when the object is
-// not to be released. The engine applied it (component and hash annotations, and the state
-// records it) and it is in the plan's reach (not of a component rendered during apply, inside
-// --target), and one of these holds:
+// component applied, and that nothing renders any more, belongs to now; "" when the object is not
+// to be released. The state records it and it is in the plan's reach (not of a component rendered
+// during apply, inside --target), and one of these holds:
 //
 //   - its instance's lifetime ended and a Gardener controller deletes what it applied
 //     (render.Lifetime.EndedBy);
 //   - its component declares it handed over (render.Output.HandedOver): a project's namespace,
 //     RBAC and ResourceQuota, which gardener-controller-manager keeps now;
-//   - a Gardener object controls it (a controller owner reference to an object of a
+//   - a Gardener object controls the live object (a controller owner reference to an object of a
 //     *.gardener.cloud API group), as gardener-controller-manager's Project does the namespace it
-//     adopted.
+//     adopted; live is nil for an object that left the inventory, which this rule cannot judge.
 //
 // Deleting such an object would take it from its owner (and a namespace with everything in it);
 // leaving it with the engine's label would warn on every plan and keep the state recording an
 // object the landscape no longer manages.
-func (p *pruning) handedOver(ref object.Ref, live *unstructured.Unstructured) string {
-	comp := inventory.Component(live)
-	if comp == "" || inventory.AppliedHash(live) == "" || (p.tracked != nil && !p.tracked(p.cluster, ref)) {
+func (p *pruning) handedOver(ref object.Ref, comp string, live *unstructured.Unstructured) string {
+	if p.tracked != nil && !p.tracked(p.cluster, ref) {
 		return ""
 	}
 	rd := p.rendered[config.InstanceAddress(comp)]
@@ -222,10 +222,53 @@ func (p *pruning) handedOver(ref object.Ref, live *unstructured.Unstructured) st
 			}
 		}
 	}
+	if live == nil {
+		return ""
+	}
 	if owner := metav1.GetControllerOf(live); owner != nil && isGardenerGroup(owner.APIVersion) {
 		return owner.Kind + "/" + owner.Name
 	}
 	return ""
+}
+
+// forget releases what the state records in the cluster (recorded, each with the component that
+// applied it) but the landscape's inventory no longer holds, where a Gardener controller owns it
+// by its component's word (handedOver): a project's built-in roles, whose labels
+// gardener-controller-manager removes when it takes them over, or a stale Project it deleted. The
+// release has nothing to unmark; apply forgets the object in the state (and its patch of an object
+// that still exists removes nothing). Everything else the state records and the inventory lacks
+// stays recorded, as before: a deleted object is created again when it is wanted.
+func (p *pruning) forget(recorded map[object.Ref]RecordedObject, obs *observe.Observed) []change {
+	listed := make(map[object.Ref]bool, len(obs.Inventory))
+	for _, ref := range obs.Inventory {
+		listed[ref] = true
+	}
+	var out []change
+	for _, ref := range slices.SortedFunc(maps.Keys(recorded), func(a, b object.Ref) int {
+		if a.Less(b) {
+			return -1
+		}
+		if b.Less(a) {
+			return 1
+		}
+		return 0
+	}) {
+		comp := recorded[ref].Component
+		if _, wanted := p.wanted[ref]; wanted || p.elsewhere[ref] || listed[ref] {
+			continue
+		}
+		if _, served := obs.Resources[ref.GroupKind()]; !served {
+			continue // a kind the cluster no longer serves has no objects to release
+		}
+		to := p.handedOver(ref, comp, nil)
+		if to == "" {
+			continue
+		}
+		out = append(out, change{component: comp, ObjectChange: &ObjectChange{
+			Cluster: p.cluster, APIVersion: recorded[ref].APIVersion, Ref: ref, Action: Update, Reason: Reason{Kind: ReasonReleased, Detail: to},
+		}})
+	}
+	return out
 }
 
 // isGardenerGroup reports whether an API version is of one of Gardener's API groups

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -13,6 +14,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/rendering"
 )
@@ -202,6 +204,69 @@ func TestDeletionOrderOfRemovedComponents(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, deletionOrder(tt.removed, tt.deps))
+		})
+	}
+}
+
+// What the state records but the landscape's inventory no longer holds is forgotten, as
+// released, only where a Gardener controller owns it by its component's word: a project's
+// built-in roles, whose labels gardener-controller-manager removes, or what a stale project's end
+// by the controller leaves; anything else stays recorded.
+func TestForgettingRecordedObjectsOutsideTheInventory(t *testing.T) {
+	const project = "component.project.local"
+	rbac := func(kind, name string) object.Ref { return object.Ref{Group: "rbac.authorization.k8s.io", Kind: kind, Name: name} }
+	base := func() *pruning {
+		return &pruning{
+			cluster: "virtual", wanted: map[object.Ref]*Desired{}, elsewhere: map[object.Ref]bool{},
+			rendered: map[config.InstanceAddress]*rendering.Rendered{
+				project: {HandedOver: []render.Handover{{Cluster: "virtual", Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: regexp.MustCompile(`:local$`), Controller: "gardener-controller-manager"}}},
+				"component.project.idle": {Retired: &rendering.Retirement{Address: "component.project.idle", EndedBy: "gardener-controller-manager"}},
+				"component.manifests.a":  {},
+			},
+			protects: func(object.Ref, string) bool { return false },
+		}
+	}
+	served := &observe.Observed{Resources: map[schema.GroupKind]observe.Resource{
+		{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}: {}, {Group: "core.gardener.cloud", Kind: "Project"}: {}, {Kind: "ConfigMap"}: {},
+	}}
+	tests := []struct {
+		name   string
+		ref    object.Ref
+		comp   string
+		adjust func(*pruning, *observe.Observed)
+		want   string // the released change's reason, "" for none
+	}{
+		{name: "handed over, its label gone", ref: rbac("ClusterRole", "gardener.cloud:system:project:local"), comp: project, want: "released:gardener-controller-manager"},
+		{name: "handed over, still in the inventory (pruning judges it)", ref: rbac("ClusterRole", "gardener.cloud:system:project:local"), comp: project,
+			adjust: func(_ *pruning, o *observe.Observed) { o.Inventory = []object.Ref{rbac("ClusterRole", "gardener.cloud:system:project:local")} }},
+		{name: "handed over, but wanted again", ref: rbac("ClusterRole", "gardener.cloud:system:project:local"), comp: project,
+			adjust: func(p *pruning, _ *observe.Observed) {
+				p.wanted[rbac("ClusterRole", "gardener.cloud:system:project:local")] = &Desired{}
+			}},
+		{name: "handed over, of a component outside --target", ref: rbac("ClusterRole", "gardener.cloud:system:project:local"), comp: project,
+			adjust: func(p *pruning, _ *observe.Observed) { p.inOrder = map[string]bool{"component.manifests.a": true} }},
+		{name: "of a kind no longer served", ref: object.Ref{Group: "example.com", Kind: "Thing", Name: "x"}, comp: "component.project.idle"},
+		{name: "of a project deleted by gardener-controller-manager", ref: object.Ref{Group: "core.gardener.cloud", Kind: "Project", Name: "idle"}, comp: "component.project.idle", want: "released:gardener-controller-manager"},
+		{name: "not handed over: stays recorded", ref: rbac("ClusterRole", "other"), comp: project},
+		{name: "of another component: stays recorded", ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "gone"}, comp: "component.manifests.a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := base()
+			obs := &observe.Observed{Resources: served.Resources}
+			if tt.adjust != nil {
+				tt.adjust(p, obs)
+			}
+			got := p.forget(map[object.Ref]RecordedObject{tt.ref: {Component: tt.comp, APIVersion: "v1"}}, obs)
+			if tt.want == "" {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1)
+			assert.Equal(t, tt.comp, got[0].component)
+			assert.Equal(t, Update, got[0].Action)
+			assert.Equal(t, tt.want, got[0].Reason.String())
+			assert.Empty(t, got[0].Changes, "nothing left to unmark")
 		})
 	}
 }

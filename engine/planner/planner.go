@@ -258,6 +258,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	}
 	var previousDeps map[string][]string
 	var created func(cluster string, ref object.Ref) bool
+	var recordedIn func(cluster string) map[object.Ref]plan.RecordedObject
 	if st := opts.State; st != nil && st.Serial > 0 {
 		previousDeps = map[string][]string{}
 		for addr, c := range st.Components {
@@ -274,6 +275,20 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 			previous[name] = st.Kinds(name)
 		}
 		tracked = func(cluster string, ref object.Ref) bool { return recorded[cluster+"/"+ref.String()] }
+		byCluster := map[string]map[object.Ref]plan.RecordedObject{}
+		for _, addr := range slices.Sorted(maps.Keys(st.Components)) {
+			for _, o := range st.Components[addr].Objects {
+				if byCluster[o.Cluster] == nil {
+					byCluster[o.Cluster] = map[object.Ref]plan.RecordedObject{}
+				}
+				apiVersion := o.Version
+				if o.Group != "" {
+					apiVersion = o.Group + "/" + o.Version
+				}
+				byCluster[o.Cluster][o.Ref()] = plan.RecordedObject{Component: addr, APIVersion: apiVersion}
+			}
+		}
+		recordedIn = func(cluster string) map[object.Ref]plan.RecordedObject { return byCluster[cluster] }
 		// Applied objects carry the UID the cluster gave them; pending ones (an interrupted
 		// apply's intent) do not, and a create-only object that is only pending was never
 		// created.
@@ -300,6 +315,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		PreviousDependsOn: previousDeps,
 		Now:               opts.Now,
 		Tracked:           tracked,
+		Recorded:          recordedIn,
 		Created:           created,
 		Landscape:         l.Name,
 		Order:             order,
