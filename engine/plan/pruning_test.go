@@ -214,12 +214,14 @@ func TestDeletionOrderOfRemovedComponents(t *testing.T) {
 // by the controller leaves; anything else stays recorded.
 func TestForgettingRecordedObjectsOutsideTheInventory(t *testing.T) {
 	const project = "component.project.local"
-	rbac := func(kind, name string) object.Ref { return object.Ref{Group: "rbac.authorization.k8s.io", Kind: kind, Name: name} }
+	rbac := func(kind, name string) object.Ref {
+		return object.Ref{Group: "rbac.authorization.k8s.io", Kind: kind, Name: name}
+	}
 	base := func() *pruning {
 		return &pruning{
 			cluster: "virtual", wanted: map[object.Ref]*Desired{}, elsewhere: map[object.Ref]bool{},
 			rendered: map[config.InstanceAddress]*rendering.Rendered{
-				project: {HandedOver: []render.Handover{{Cluster: "virtual", Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: regexp.MustCompile(`:local$`), Controller: "gardener-controller-manager"}}},
+				project:                  {HandedOver: []render.Handover{{Cluster: "virtual", Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: regexp.MustCompile(`:local$`), Controller: "gardener-controller-manager"}}},
 				"component.project.idle": {Retired: &rendering.Retirement{Address: "component.project.idle", EndedBy: "gardener-controller-manager"}},
 				"component.manifests.a":  {},
 			},
@@ -238,7 +240,9 @@ func TestForgettingRecordedObjectsOutsideTheInventory(t *testing.T) {
 	}{
 		{name: "handed over, its label gone", ref: rbac("ClusterRole", "gardener.cloud:system:project:local"), comp: project, want: "released:gardener-controller-manager"},
 		{name: "handed over, still in the inventory (pruning judges it)", ref: rbac("ClusterRole", "gardener.cloud:system:project:local"), comp: project,
-			adjust: func(_ *pruning, o *observe.Observed) { o.Inventory = []object.Ref{rbac("ClusterRole", "gardener.cloud:system:project:local")} }},
+			adjust: func(_ *pruning, o *observe.Observed) {
+				o.Inventory = []object.Ref{rbac("ClusterRole", "gardener.cloud:system:project:local")}
+			}},
 		{name: "handed over, but wanted again", ref: rbac("ClusterRole", "gardener.cloud:system:project:local"), comp: project,
 			adjust: func(p *pruning, _ *observe.Observed) {
 				p.wanted[rbac("ClusterRole", "gardener.cloud:system:project:local")] = &Desired{}

@@ -75,6 +75,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	c := localcluster.Shared(t)
 	t.Setenv("KUBECONFIG", c.Kubeconfig())
 	dir := localLandscape(t)
+	playProjectNamespaces(t, c)
 
 	// The plan from empty: what a first `gardener plan landscapes/local` shows.
 	// Generated secrets are stamped with the plan's time; a fixed one keeps the golden plan stable.
@@ -168,13 +169,14 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	roles, err := vcs.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: "declarative-gardener.io/landscape=local"})
 	require.NoError(t, err)
 	assert.NotEmpty(t, roles.Items)
-	// The project of the landscape's shoots, with its documented namespace (Gardener's "Projects"
+	// The project of the landscape's shoots; its namespace is gardener-controller-manager's (here
+	// playProjectNamespaces'), not the landscape's (Gardener's "Projects"
 	// docs/usage/project/projects.md, "Gardener Controller Manager"
 	// docs/concepts/controller-manager.md).
 	ns, err := vcs.CoreV1().Namespaces().Get(ctx, "garden-local", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "project", ns.Labels["gardener.cloud/role"])
-	assert.Equal(t, "local", ns.Labels["project.gardener.cloud/name"])
+	assert.NotContains(t, ns.Labels, "declarative-gardener.io/landscape")
 	vdyn, err := dynamic.NewForConfig(c.Plane(localcluster.VirtualGardenPlane).RESTConfig())
 	require.NoError(t, err)
 	project, err := vdyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "projects"}).Get(ctx, "local", metav1.GetOptions{})
@@ -239,7 +241,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	assertShootReported(t, vdyn, "ops", false)
 	assertAdminKubeconfig(t, vdyn, "dev")
 	assertNoChanges(t, dir)
-	projectQuotaAndRBAC(t, c, dir)
+	projectPredictions(t, c, dir)
 	assertSnapshotReplays(t, dir)
 
 	// High availability: three etcd members each (Gardener's docs/concepts/operator.md), the API

@@ -2,6 +2,7 @@ package garden
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,10 +11,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/tests/localcluster"
@@ -21,97 +26,197 @@ import (
 
 var projectsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "projects"}
 
-// staleProject declares a project nobody uses, with a short stale check (Gardener's "Gardener
-// Controller Manager" docs/concepts/controller-manager.md): at the first plan after its creation it
-// is found stale and the time is kept on the Project; after the grace period the plan names its
-// auto-delete time; at that time the plan deletes it, a protected deletion (Projects and garden-*
-// namespaces), and once deleted it is not created again while its block stays.
+// playProjectNamespaces plays the part of gardener-controller-manager's project controller that
+// the shared control plane lacks until gardener-controller-manager runs there (issue 26's flip):
+// it creates the namespace of every Project as the controller does
+// (reconcileNamespaceForProject in pkg/controllermanager/controller/project/project/reconciler.go
+// at Gardener v1.120.0), since the project component no longer renders it and the landscape's
+// shoots, bindings and Secrets live in it. It stops with the test.
+func playProjectNamespaces(t *testing.T, c *localcluster.Cluster) {
+	t.Helper()
+	vg := c.Plane(localcluster.VirtualGardenPlane)
+	cs, err := kubernetes.NewForConfig(vg.RESTConfig())
+	require.NoError(t, err)
+	projects := dyn(t, vg).Resource(projectsGVR)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { stop(); <-done })
+	go func() {
+		defer close(done)
+		for ctx.Err() == nil {
+			list, err := projects.List(ctx, metav1.ListOptions{})
+			for _, p := range listItems(list, err) {
+				ns, _, _ := unstructured.NestedString(p.Object, "spec", "namespace")
+				if ns == "" || p.GetDeletionTimestamp() != nil {
+					continue
+				}
+				_, _ = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+					Name:        ns,
+					Labels:      map[string]string{"gardener.cloud/role": "project", "project.gardener.cloud/name": p.GetName()},
+					Annotations: map[string]string{"namespace.gardener.cloud/created-by-project-controller": "true", "namespace.gardener.cloud/project": string(p.GetUID())},
+					OwnerReferences: []metav1.OwnerReference{{
+						APIVersion: "core.gardener.cloud/v1beta1", Kind: "Project", Name: p.GetName(), UID: p.GetUID(),
+						Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(false),
+					}},
+				}}, metav1.CreateOptions{FieldManager: "gardener-controller-manager"})
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
+}
+
+func listItems(list *unstructured.UnstructuredList, err error) []unstructured.Unstructured {
+	if err != nil || list == nil {
+		return nil
+	}
+	return list.Items
+}
+
+// predictionsOf are a plan's predictions about one object kind and name, as "action: description"
+// lines.
+func predictionsOf(pl *plan.Plan, kind, name string) []string {
+	var out []string
+	for _, p := range pl.Predictions {
+		if p.Ref.Kind == kind && p.Ref.Name == name {
+			out = append(out, p.Action+": "+p.Description)
+		}
+	}
+	return out
+}
+
+// projectPredictions checks what plans predict of gardener-controller-manager's project
+// controller for the landscape's project (Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md), which does not run on the shared control plane: the members'
+// RBAC by role and the ResourceQuota of the garden's template, and, once a quota exists with a
+// limit raised by hand and one the template does not list, that the controller keeps the one and
+// removes the other. The engine writes none of them.
+func projectPredictions(t *testing.T, c *localcluster.Cluster, dir string) {
+	ctx := context.Background()
+	vcs, err := kubernetes.NewForConfig(c.Plane(localcluster.VirtualGardenPlane).RESTConfig())
+	require.NoError(t, err)
+	pl := planAt(t, dir, time.Now())
+	assert.False(t, pl.HasChanges())
+	assert.Equal(t, []string{"create: creates the ClusterRoleBinding of the project's owner role for User admin@local.gardener.cloud"},
+		predictionsOf(pl, "ClusterRoleBinding", "gardener.cloud:system:project:local"))
+	assert.Equal(t, []string{"create: creates the RoleBinding of the project's admin role, to ClusterRole gardener.cloud:system:project-member, for User admin@local.gardener.cloud, Group ops@local.gardener.cloud"},
+		predictionsOf(pl, "RoleBinding", "gardener.cloud:system:project-member"))
+	assert.Equal(t, []string{"create: creates the ResourceQuota from its configuration's template (controllers.project.quotas): " +
+		"count/credentialsbindings.security.gardener.cloud=10, count/secrets=800, count/shoots.core.gardener.cloud=100"},
+		predictionsOf(pl, "ResourceQuota", "gardener"))
+	_, err = vcs.RbacV1().ClusterRoleBindings().Get(ctx, "gardener.cloud:system:project:local", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the engine writes no project RBAC: %v", err)
+
+	// A quota as the controller would have written it, then raised by hand with a limit of the
+	// person's own: the controller keeps the raised value and removes the other.
+	_, err = vcs.CoreV1().ResourceQuotas("garden-local").Create(ctx, &corev1.ResourceQuota{
+		ObjectMeta: metav1.ObjectMeta{Name: "gardener", Namespace: "garden-local"},
+		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{
+			"count/shoots.core.gardener.cloud": resource.MustParse("150"), "count/secrets": resource.MustParse("800"),
+			"count/credentialsbindings.security.gardener.cloud": resource.MustParse("10"), "count/configmaps": resource.MustParse("50"),
+		}},
+	}, metav1.CreateOptions{FieldManager: "kubectl-edit"})
+	require.NoError(t, err)
+	pl = planAt(t, dir, time.Now())
+	assert.False(t, pl.HasChanges(), "the quota is not the engine's")
+	assert.Equal(t, []string{"update: updates the ResourceQuota from its configuration's template (controllers.project.quotas): removes count/configmaps, which the template does not list (keeps the live values of count/shoots.core.gardener.cloud)"},
+		predictionsOf(pl, "ResourceQuota", "gardener"))
+	require.NoError(t, vcs.CoreV1().ResourceQuotas("garden-local").Delete(ctx, "gardener", metav1.DeleteOptions{}))
+}
+
+// staleProject declares a project nobody uses and plays gardener-controller-manager's stale
+// controller, which the shared control plane does not run (Gardener's "Gardener Controller
+// Manager" docs/concepts/controller-manager.md, with the garden's settings, gardener-controller-
+// manager's defaults of 30, 14 and 90 days and 12h): plans predict when the controller marks the
+// project stale, when it sets the auto-delete time and when it deletes it; at that time the plan
+// retires the project by gardener-controller-manager, releasing the Project instead of deleting it
+// (no --allow-destroy), and once the controller deleted it the project is not created again while
+// its block stays.
 func staleProject(t *testing.T, c *localcluster.Cluster, dir string) {
 	ctx := context.Background()
 	projects := dyn(t, c.Plane(localcluster.VirtualGardenPlane)).Resource(projectsGVR)
-	day := time.Now().UTC().AddDate(0, 0, 5)
-	since := time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, time.UTC)
-	sinceText := since.Format(time.RFC3339)
-	deleteAt := since.AddDate(0, 0, 2)
-
 	f, err := os.OpenFile(filepath.Join(dir, "gardener-api.hcl"), os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)
 	_, err = f.WriteString(`
 component "project" "idle" {
-  cluster = cluster.virtual_garden
+  cluster            = cluster.virtual_garden
+  project_controller = garden.local.project_controller
 
   owner {
     name = "admin@local.gardener.cloud"
-  }
-
-  stale {
-    minimum_lifetime_days = 0
-    grace_period_days     = 1
-    expiration_days       = 2
   }
 }
 `)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	applyAt(t, dir, time.Now().UTC()) // creates the project; a project that did not exist is not stale
-
-	pl := applyAt(t, dir, since)
-	assert.Contains(t, strings.Join(pl.Notices, "\n"), "project idle is stale since "+sinceText+": no shoots, backup entries, or secrets and quotas in use by shoots in garden-idle")
-	assert.Contains(t, strings.Join(pl.Notices, "\n"), "the grace period of 1 days ends at "+since.AddDate(0, 0, 1).Format(time.RFC3339))
+	applyAt(t, dir, time.Now().UTC())
 	p, err := projects.Get(ctx, "idle", metav1.GetOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, sinceText, p.GetAnnotations()["declarative-gardener.io/stale-since"], "the plan kept when it found the project stale")
-
-	pl = planAt(t, dir, since.AddDate(0, 0, 1).Add(time.Hour))
-	// Only the project is judged: on a weekday qa's hibernation schedule fires at this time too.
-	for _, comp := range pl.Components {
-		if comp.Address == "component.project.idle" {
-			for _, o := range comp.Objects {
-				assert.Equal(t, plan.NoOp, o.Action, "%s %s: %s", o.Ref.Kind, o.Ref.Name, planText(t, pl))
+	created := p.GetCreationTimestamp().UTC()
+	stale := func(pl *plan.Plan) []string {
+		var out []string
+		for _, pr := range pl.Predictions {
+			if pr.Address == "component.project.idle" && pr.Controller == "project-stale" {
+				out = append(out, fmt.Sprintf("%s %s..%s %s", pr.Action, pr.At, pr.Until, pr.Description))
 			}
 		}
+		return out
 	}
-	assert.Contains(t, strings.Join(pl.Notices, "\n"), "unless it is used again, it is deleted at "+deleteAt.Format(time.RFC3339))
+	format := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
-	// At the auto-delete time: the project is deleted, protected.
+	// Younger than the minimum lifetime: nothing to predict.
+	assert.Empty(t, stale(planAt(t, dir, created.AddDate(0, 0, 29))))
+
+	// Past it: marked stale at the controller's next check, and from that time on its
+	// auto-delete time and deletion follow.
+	since := created.AddDate(0, 0, 31).Truncate(time.Second)
+	predicted := stale(planAt(t, dir, since))
+	require.Len(t, predicted, 3, "%q", predicted)
+	assert.Contains(t, predicted[0], fmt.Sprintf("update %s..%s marks the project stale", format(since), format(since.Add(12*time.Hour))))
+	assert.Contains(t, predicted[1], fmt.Sprintf("update %s..%s sets status.staleAutoDeleteTimestamp to %s", format(since.AddDate(0, 0, 14)), format(since.AddDate(0, 0, 14).Add(12*time.Hour)), format(since.AddDate(0, 0, 90))))
+	assert.Contains(t, predicted[2], fmt.Sprintf("delete %s..%s deletes the stale project", format(since.AddDate(0, 0, 90)), format(since.AddDate(0, 0, 90).Add(12*time.Hour))))
+
+	// The controller marks it stale (the test writes what it would).
+	p, err = projects.Get(ctx, "idle", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NoError(t, unstructured.SetNestedField(p.Object, format(since), "status", "staleSinceTimestamp"))
+	_, err = projects.UpdateStatus(ctx, p, metav1.UpdateOptions{FieldManager: "gardener-controller-manager"})
+	require.NoError(t, err)
+	pl := planAt(t, dir, since.Add(time.Hour))
+	assert.False(t, pl.HasChanges(), "the engine writes nothing of the stale check:\n%s", planText(t, pl))
+	assert.Len(t, stale(pl), 2, "the auto-delete time and the deletion")
+	assert.Empty(t, pl.Retired)
+
+	// At the deletion time: the project's life ends by gardener-controller-manager; the plan
+	// releases the Project and deletes nothing.
+	deleteAt := since.AddDate(0, 0, 90)
 	after := deleteAt.Add(time.Minute)
 	pl = planAt(t, dir, after)
 	require.Len(t, pl.Retired, 1)
-	assert.Equal(t, "component.project.idle", pl.Retired[0].Address)
-	deletes := map[string]string{}
-	for _, c := range pl.Components {
-		for _, o := range c.Objects {
-			if o.Action == plan.Delete {
-				deletes[o.Ref.Kind+" "+o.Ref.Name] = o.Reason.String()
+	assert.Equal(t, plan.Retirement{Address: "component.project.idle", Ended: format(deleteAt), Reason: "project idle stale since " + format(since), EndedBy: "gardener-controller-manager"}, pl.Retired[0])
+	for _, comp := range pl.Components {
+		for _, o := range comp.Objects {
+			assert.NotEqual(t, plan.Delete, o.Action, "%s %s: the engine deletes nothing of a stale project", o.Ref.Kind, o.Ref.Name)
+			if comp.Address == "component.project.idle" {
+				assert.Equal(t, "Project idle: released:gardener-controller-manager", o.Ref.Kind+" "+o.Ref.Name+": "+o.Reason.String())
 			}
 		}
 	}
-	assert.Equal(t, string(plan.ReasonLifetimeEnded), deletes["Project idle"])
-	assert.Equal(t, string(plan.ReasonLifetimeEnded), deletes["Namespace garden-idle"])
-	err = applyAtFailing(t, dir, after)
-	require.Error(t, err, "the Project and its namespace are protected")
-	assert.Contains(t, err.Error(), "--allow-destroy component.project.idle")
-	// The local virtual garden runs no kube-controller-manager; the test plays its namespace
-	// controller, which empties a deleted namespace and removes its finalizer.
-	vcs, err := kubernetes.NewForConfig(c.Plane(localcluster.VirtualGardenPlane).RESTConfig())
+	assert.Contains(t, stale(pl), fmt.Sprintf("delete %s..%s deletes the stale project (confirmed with confirmation.gardener.cloud/deletion=true), 90 days after it became stale; its namespace is deleted with it",
+		format(deleteAt), format(deleteAt.Add(12*time.Hour))))
+	applyAt(t, dir, after) // no --allow-destroy: nothing is deleted
+	p, err = projects.Get(ctx, "idle", metav1.GetOptions{})
+	require.NoError(t, err, "the engine did not delete the Project")
+	assert.NotContains(t, p.GetLabels(), "declarative-gardener.io/landscape", "released to gardener-controller-manager")
+
+	// The controller deletes it (the test does what it would); the project is not created again.
+	p.SetAnnotations(map[string]string{"confirmation.gardener.cloud/deletion": "true"})
+	_, err = projects.Update(ctx, p, metav1.UpdateOptions{})
 	require.NoError(t, err)
-	finalizing, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() {
-		for finalizing.Err() == nil {
-			if ns, err := vcs.CoreV1().Namespaces().Get(finalizing, "garden-idle", metav1.GetOptions{}); err == nil && ns.DeletionTimestamp != nil {
-				ns.Spec.Finalizers = nil
-				_, _ = vcs.CoreV1().Namespaces().Finalize(finalizing, ns, metav1.UpdateOptions{})
-			}
-			time.Sleep(500 * time.Millisecond)
-		}
-	}()
-	applyAt(t, dir, after, "component.project.idle")
-	stop()
-	_, err = projects.Get(ctx, "idle", metav1.GetOptions{})
-	assert.True(t, apierrors.IsNotFound(err), "the Project is deleted: %v", err)
-	// Planned at the same time as the apply: earlier steps' schedules see that time too.
+	require.NoError(t, projects.Delete(ctx, "idle", metav1.DeleteOptions{}))
 	pl = planAt(t, dir, after.Add(time.Minute))
 	assert.False(t, pl.HasChanges(), "the project is not created again while its block stays: %+v", pl.Summary)
-	assert.Contains(t, strings.Join(pl.Notices, "\n"), "component.project.idle: its lifetime ended at "+deleteAt.Format(time.RFC3339))
+	assert.Contains(t, strings.Join(pl.Notices, "\n"), "component.project.idle: its lifetime ended at "+format(deleteAt))
 }

@@ -16,7 +16,6 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -791,44 +790,4 @@ component "credentials_binding" "trial" {
 	assert.Equal(t, []string{"shoot.qa"}, pl.Forget)
 	assert.Empty(t, pl.Retired)
 	assert.Positive(t, pl.Summary.Add, "qa is created anew")
-}
-
-// projectQuotaAndRBAC checks what the project component keeps as gardener-controller-manager's
-// Project controller would (Gardener's docs/concepts/controller-manager.md): the members' RBAC, and
-// the ResourceQuota gardener whose limits raised by hand stay, with limits someone else added named
-// in the plan.
-func projectQuotaAndRBAC(t *testing.T, c *localcluster.Cluster, dir string) {
-	ctx := context.Background()
-	vcs, err := kubernetes.NewForConfig(c.Plane(localcluster.VirtualGardenPlane).RESTConfig())
-	require.NoError(t, err)
-	crb, err := vcs.RbacV1().ClusterRoleBindings().Get(ctx, "gardener.cloud:system:project:local", metav1.GetOptions{})
-	require.NoError(t, err)
-	require.Len(t, crb.Subjects, 1)
-	assert.Equal(t, "admin@local.gardener.cloud", crb.Subjects[0].Name, "the owner's role")
-	rb, err := vcs.RbacV1().RoleBindings("garden-local").Get(ctx, "gardener.cloud:system:project-member", metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.Len(t, rb.Subjects, 2, "the owner and the admin group")
-
-	quota, err := vcs.CoreV1().ResourceQuotas("garden-local").Get(ctx, "gardener", metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, "100", quota.Spec.Hard.Name("count/shoots.core.gardener.cloud", "").String())
-	// A person raises the shoot limit and adds a limit of their own, as kubectl edit does.
-	quota.Spec.Hard["count/shoots.core.gardener.cloud"] = resource.MustParse("150")
-	quota.Spec.Hard["count/configmaps"] = resource.MustParse("50")
-	_, err = vcs.CoreV1().ResourceQuotas("garden-local").Update(ctx, quota, metav1.UpdateOptions{FieldManager: "kubectl-edit"})
-	require.NoError(t, err)
-	pl := planAt(t, dir, time.Now())
-	assert.False(t, pl.HasChanges(), "the raised limit stays")
-	assert.Contains(t, pl.Notices, "project local: ResourceQuota garden-local/gardener has limits the template does not list, set by someone else: count/configmaps; "+
-		"Gardener's Project controller removes them, gardener cannot (remove them with kubectl edit)")
-
-	// As the notice says: the person's own limit is removed by hand, the raised one stays.
-	quota, err = vcs.CoreV1().ResourceQuotas("garden-local").Get(ctx, "gardener", metav1.GetOptions{})
-	require.NoError(t, err)
-	delete(quota.Spec.Hard, "count/configmaps")
-	_, err = vcs.CoreV1().ResourceQuotas("garden-local").Update(ctx, quota, metav1.UpdateOptions{FieldManager: "kubectl-edit"})
-	require.NoError(t, err)
-	pl = planAt(t, dir, time.Now())
-	assert.False(t, pl.HasChanges())
-	assert.Empty(t, pl.Notices)
 }
