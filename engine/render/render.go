@@ -173,10 +173,6 @@ type Report struct {
 	// Conditions are the conditions the engine keeps; others (gardener-controller-manager's) are
 	// left as they are.
 	Conditions []ReportedCondition
-	// Finalizer, when set, is added before the engine's first status write and removed once the
-	// object is deleted and the instance's deletion has finished, after a Delete operation that
-	// Succeeded is written (Gardener's admission refuses the removal before).
-	Finalizer string
 	// Heartbeat, when set, is a Lease the engine renews while it manages the object, owned by it.
 	Heartbeat *Heartbeat
 }
@@ -219,7 +215,7 @@ type Heartbeat struct {
 	Cluster, Namespace, Name string
 	// Duration is the Lease's leaseDurationSeconds.
 	Duration time.Duration
-
+}
 
 // Handover names objects an instance once applied that a Gardener controller owns now.
 type Handover struct {
