@@ -75,7 +75,6 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	c := localcluster.Shared(t)
 	t.Setenv("KUBECONFIG", c.Kubeconfig())
 	dir := localLandscape(t)
-	playProjectNamespaces(t, c)
 
 	// The plan from empty: what a first `gardener plan landscapes/local` shows.
 	// Generated secrets are stamped with the plan's time; a fixed one keeps the golden plan stable.
@@ -85,6 +84,9 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	var text bytes.Buffer
 	require.NoError(t, views.Plan(&text, out.Result.Plan, views.PlanOptions{}))
 	golden.AssertBytes(t, "plan-from-empty.txt", stableCertificates(text.Bytes()))
+
+	// gardener-controller-manager does not run here yet: the test creates the project's namespace.
+	playProjectNamespaces(t, c, "garden-local")
 
 	// Applied as CI does: a saved plan, refused if anything it would write renders differently at
 	// apply time (generated certificates must not leak into objects that are not Secrets).
