@@ -36,6 +36,19 @@ step "Validate the local landscape (landscapes/local: a garden, a seed, three sh
 step "The component graph: the order plan and apply walk"
 "$bin/gardener" graph "$root/landscapes/local"
 
+# gardener-controller-manager creates the project's namespace, in which the landscape's bindings,
+# Secrets and Shoots live; it does not run on the local control plane by default yet (make local-up
+# GARDENER_CONTROLLERS=1), so the demo creates the namespace as it would.
+kubectl --context virtual-garden get namespace garden-local >/dev/null 2>&1 ||
+  kubectl --context virtual-garden apply --server-side --field-manager gardener-controller-manager -f - >/dev/null <<'NAMESPACE'
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: garden-local
+  labels: {gardener.cloud/role: project, project.gardener.cloud/name: local}
+  annotations: {namespace.gardener.cloud/created-by-project-controller: "true"}
+NAMESPACE
+
 step "Plan the local landscape against the live clusters (one LIST per kind, local SSA diff)"
 # Exit code 2 means "changes"; the garden, the seed and the shoots render to their parts.
 # The full plan lists every object (several thousand lines); the demo shows its first and last lines.

@@ -28,7 +28,10 @@ import (
 	"syscall"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
@@ -194,7 +197,28 @@ func withPlanes(fn func(*localcluster.Cluster) error) error {
 	if err != nil {
 		return err
 	}
+	if err := projectNamespace(c, "scale"); err != nil {
+		return errors.Join(err, c.Stop())
+	}
 	return errors.Join(fn(c), c.Stop())
+}
+
+// projectNamespace creates the namespace of landscapes/scale's project as gardener-controller-
+// manager's project controller does (reconcileNamespaceForProject in
+// pkg/controllermanager/controller/project/project/reconciler.go at Gardener v1.120.0): the
+// landscape's bindings and Shoots live in it, and the controller does not run on the local control
+// plane by default yet.
+func projectNamespace(c *localcluster.Cluster, project string) error {
+	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.VirtualGardenPlane).RESTConfig())
+	if err != nil {
+		return err
+	}
+	_, err = cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name:        "garden-" + project,
+		Labels:      map[string]string{"gardener.cloud/role": "project", "project.gardener.cloud/name": project},
+		Annotations: map[string]string{"namespace.gardener.cloud/created-by-project-controller": "true"},
+	}}, metav1.CreateOptions{FieldManager: "gardener-controller-manager"})
+	return err
 }
 
 // logDir holds the output of every gardener run.
