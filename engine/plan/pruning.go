@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/declarative-gardener/gardener/engine/address"
 	"github.com/declarative-gardener/gardener/engine/config"
@@ -153,7 +155,7 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 		return verdict{fate: kept, warning: fmt.Sprintf("%s in cluster %s is no longer rendered but %s; it is kept", ref, p.cluster, still)}
 	}
 	comp := inventory.Component(live)
-	if comp == "" || inventory.AppliedHash(live) == "" || metav1.GetControllerOf(live) != nil {
+	if comp == "" || inventory.AppliedHash(live) == "" || foreignController(live) {
 		return verdict{fate: kept, warning: fmt.Sprintf("%s in cluster %s carries the label %s but was not applied by gardener; it is left alone", ref, p.cluster, inventory.Selector(p.landscape))}
 	}
 	if p.tracked != nil && !p.tracked(p.cluster, ref) {
@@ -225,10 +227,40 @@ func (p *pruning) handedOver(ref object.Ref, comp string, live *unstructured.Uns
 	if live == nil {
 		return ""
 	}
-	if owner := metav1.GetControllerOf(live); owner != nil && isGardenerGroup(owner.APIVersion) {
+	if owner := metav1.GetControllerOf(live); owner != nil && isGardenerGroup(owner.APIVersion) && !appliedOwner(live, owner.UID) {
 		return owner.Kind + "/" + owner.Name
 	}
 	return ""
+}
+
+// foreignController reports whether something other than the landscape made the live object
+// controlled by another object (a controller copied it, or adopted it).
+func foreignController(live *unstructured.Unstructured) bool {
+	owner := metav1.GetControllerOf(live)
+	return owner != nil && !appliedOwner(live, owner.UID)
+}
+
+// appliedOwner reports whether the landscape itself set the owner reference of that uid, as the
+// engine applies the objects gardenlet publishes for a Shoot, controlled by it: such an object
+// was never someone else's, and goes with what rendered it. The engine's field manager owns the
+// reference in the object's managed fields then.
+func appliedOwner(live *unstructured.Unstructured, uid types.UID) bool {
+	key := fmt.Sprintf(`k:{"uid":%q}`, uid)
+	for _, mf := range live.GetManagedFields() {
+		if mf.Manager != inventory.FieldManager || mf.FieldsV1 == nil {
+			continue
+		}
+		var fields map[string]any
+		if err := json.Unmarshal(mf.FieldsV1.Raw, &fields); err != nil {
+			continue
+		}
+		meta, _ := fields["f:metadata"].(map[string]any)
+		refs, _ := meta["f:ownerReferences"].(map[string]any)
+		if _, ok := refs[key]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // forget releases what the state records in the cluster (recorded, each with the component that

@@ -50,6 +50,12 @@ func TestPruningRules(t *testing.T) {
 	clusterRole := func(name, comp string) *unstructured.Unstructured {
 		return live(t, &unstructured.Unstructured{Object: map[string]any{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": name}}}, comp)
 	}
+	// gardenlet's publications for a shoot, which the engine applies itself with the Shoot as
+	// their controller: the engine's field manager owns that owner reference.
+	published := live(t, cm("garden-local", "dev.ca-cluster", nil), "shoot.dev.garden_publication")
+	published.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "core.gardener.cloud/v1beta1", Kind: "Shoot", Name: "dev", UID: "3", Controller: ptr(true)}})
+	published.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: inventory.FieldManager, Operation: metav1.ManagedFieldsOperationApply,
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:ownerReferences":{"k:{\"uid\":\"3\"}":{}}}}`)}}})
 	proxy := &Desired{Component: comp, Object: cm("apps", "proxy-v2", nil), Supersedes: regexp.MustCompile(`^proxy-v\d+$`)}
 	wantedObj := cm("apps", "wanted", nil)
 
@@ -114,6 +120,9 @@ func TestPruningRules(t *testing.T) {
 		{name: "controlled by a Gardener object", live: adopted,
 			adjust: func(p *pruning) { p.rendered[project] = &rendering.Rendered{} }, // no declaration: the owner reference alone
 			want:   verdict{fate: released, component: project, reason: Reason{Kind: ReasonReleased, Detail: "Project/local"}}},
+		{name: "controlled by a Gardener object through the engine's own owner reference", live: published,
+			adjust: func(p *pruning) { p.tracked = func(string, object.Ref) bool { return true } },
+			want:   verdict{fate: deleted, component: "shoot.dev.garden_publication", reason: Reason{Kind: ReasonRemovedFromLandscape}}},
 		{name: "of an instance whose lifetime a Gardener controller ends", live: live(t, cm("garden-idle", "x", nil), "component.project.idle"),
 			want: verdict{fate: released, component: "component.project.idle", reason: Reason{Kind: ReasonReleased, Detail: "gardener-controller-manager"}}},
 		{name: "a Namespace desired objects live in", live: live(t, namespace("apps"), comp),
