@@ -5,6 +5,7 @@
 //	shoot.local["dev"]                   an instance of a block with for_each
 //	component.manifests.crds[0]          an instance of a component block with count
 //	shoot.local["dev"].kube_apiserver    a part of a composite (garden, seed, shoot) instance
+//	component.extension.calico.registration  a part of a component that renders parts (extension)
 //
 // Plans, the state, --target and --allow-destroy carry addresses as text (config.InstanceAddress
 // and plain strings); this package is the one place that takes that text apart, so that every
@@ -40,9 +41,10 @@ type Address struct {
 }
 
 // Parse reads an address as String writes it: `<kind>.<name>` or `component.<type>.<name>`,
-// then an optional instance key (a Go-quoted string or a whole number in brackets), then, for
-// garden, seed and shoot blocks, an optional `.<part>`. Names are HCL identifiers. Anything
-// else, spaces included, is an error.
+// then an optional instance key (a Go-quoted string or a whole number in brackets), then an
+// optional `.<part>`: the parts of garden, seed and shoot blocks, and of the component types that
+// render parts of their own (an extension's registration and its installations on seeds). Names
+// are HCL identifiers. Anything else, spaces included, is an error.
 func Parse(s string) (Address, error) {
 	fail := func(why string) (Address, error) {
 		return Address{}, fmt.Errorf("%q is not an address: %s", s, why)
@@ -83,9 +85,6 @@ func Parse(s string) (Address, error) {
 		a.Key, rest = key, after
 	}
 	if after, ok := strings.CutPrefix(rest, "."); ok {
-		if a.Kind == schema.KindComponent {
-			return fail("a component has no parts")
-		}
 		a.Part, rest = identifier(after)
 		if !isName(a.Part) {
 			return fail(fmt.Sprintf("%q is not the name of a part", a.Part))

@@ -50,6 +50,8 @@ func TestParse(t *testing.T) {
 		{in: "garden.local.virtual_garden_etcd_main", want: Address{Kind: schema.KindGarden, Name: "local", Part: "virtual_garden_etcd_main"}},
 		{in: `shoot.local["dev"].kube_apiserver`, want: shoot("local", StringKey("dev"), "kube_apiserver")},
 		{in: "seed.s[2].gardenlet", want: Address{Kind: schema.KindSeed, Name: "s", Key: IntKey(2), Part: "gardenlet"}},
+		// Parts of a component that renders parts (an extension's installation on a seed).
+		{in: "component.extension.calico.installation_local", want: Address{Kind: schema.KindComponent, Type: "extension", Name: "calico", Part: "installation_local"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -81,7 +83,6 @@ func TestParseMalformed(t *testing.T) {
 		{"shoot.a b", `"a b" is not a name`},
 		{"component.manifests", `a component address names the component's type and name`},
 		{"component.manifests[0]", `a component address names the component's type and name`},
-		{"component.manifests.a.part", `a component has no parts`},
 		{`shoot.local["dev`, `its instance key is not a closed quoted string`},
 		{`shoot.local["dev]`, `its instance key is not a closed quoted string`},
 		{`shoot.local["dev"`, `its instance key is not closed by ]`},
