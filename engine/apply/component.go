@@ -24,6 +24,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -86,9 +87,18 @@ type Executor struct {
 	// Reported are the objects the engine reports on itself (engine/report), which apply does
 	// not wait to become ready.
 	Reported map[desiredKey]bool
+	// Awaits are the parts rendered during apply because they follow an object another
+	// controller creates (render.Await), by component address.
+	Awaits map[string]*Awaited
+	// Served returns the resource a cluster serves a kind by, for the objects of parts rendered
+	// during apply; nil serves none.
+	Served func(cluster string, gk schema.GroupKind) (observe.Resource, bool)
 	// byComponent indexes Desired by component address, built once.
 	byComponent map[string][]*plan.Desired
 	indexOnce   sync.Once
+	// reports are the reports of parts rendered during apply (AwaitedReports).
+	reports   map[string][]render.StatusReport
+	reportsMu sync.Mutex
 }
 
 // WithResources sets how the resources of objects to delete are found.
@@ -194,6 +204,12 @@ func (e *Executor) intents(components []*plan.Component) []ComponentIntent {
 // the waits without cutting writes (and their state records) in half.
 func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error {
 	co := e.objectsOf(c)
+	if c.Action == plan.Read {
+		var err error
+		if co, err = e.awaitedObjects(waitCtx, c); err != nil {
+			return err
+		}
+	}
 	desired, writes, deletes, all, awaited := co.desired, co.writes, co.deletes, co.all, co.awaited
 	if err := e.checkProtection(c, writes, deletes); err != nil {
 		return err

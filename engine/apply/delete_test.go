@@ -87,11 +87,11 @@ func TestDeleteToleratesStatusWrites(t *testing.T) {
 // dependencies stay, the sibling ones are replaced.
 func TestDeletionDependencies(t *testing.T) {
 	c := &plan.Component{Address: "shoot.a.etcd_main", DependsOn: []string{"seed.local", "shoot.a.kube_apiserver", "shoot.a.namespace"}}
-	assert.Equal(t, c.DependsOn, deletionDependencies(c, nil))
-	assert.Equal(t, c.DependsOn, deletionDependencies(c, &rendering.Rendered{DependsOn: []config.InstanceAddress{"shoot.a.kube_apiserver", "shoot.a.namespace"}}))
+	assert.Equal(t, c.DependsOn, deletionDependencies(c, nil, nil))
+	assert.Equal(t, c.DependsOn, deletionDependencies(c, &rendering.Rendered{DependsOn: []config.InstanceAddress{"shoot.a.kube_apiserver", "shoot.a.namespace"}}, nil))
 	rd := &rendering.Rendered{
 		DependsOn:         []config.InstanceAddress{"shoot.a.kube_apiserver", "shoot.a.namespace"},
 		DeletionDependsOn: []config.InstanceAddress{"shoot.a.namespace"},
 	}
-	assert.Equal(t, []string{"seed.local", "shoot.a.namespace"}, deletionDependencies(c, rd))
+	assert.Equal(t, []string{"seed.local", "shoot.a.namespace"}, deletionDependencies(c, rd, nil))
 }

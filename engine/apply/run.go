@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -13,7 +14,9 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/address"
 	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/graph"
 	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/readiness"
@@ -67,10 +70,16 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 		}
 		clients[name] = dc.Dynamic()
 	}
+	awaits := map[string]*Awaited{}
 	for _, c := range pl.Components {
-		if c.Action == plan.Read {
+		if c.Action != plan.Read {
+			continue
+		}
+		rd := out.Rendered[config.InstanceAddress(c.Address)]
+		if rd == nil || rd.Await == nil {
 			return nil, fmt.Errorf("%s depends on values known only after apply (%s); rendering during apply is not supported yet: apply its dependencies first with --target", c.Address, c.Note)
 		}
+		awaits[c.Address] = &Awaited{Await: rd.Await, Input: render.Input{Landscape: pl.Landscape, Address: c.Address}}
 	}
 	// Values a live object provides (render.LiveValue) are read when their component is applied;
 	// a value nothing provides cannot be.
@@ -86,8 +95,9 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 	e := &Executor{
 		Clients: clients, Desired: out.Result.Desired, ForceConflicts: opts.ForceConflicts,
 		AllowDestroy: allowed(out, opts.AllowDestroy), Protected: preventDestroy(out), Timeouts: readyTimeouts(out),
-		Ready: ready, Timeout: opts.Timeout, Recorder: opts.Recorder, Restamp: out.Result.Restamp,
+		Ready: ready, Timeout: opts.Timeout, Recorder: opts.Recorder, Restamp: out.Result.Restamp, Awaits: awaits,
 	}
+	e.Served = servedResources(ctx, out)
 	e.Live = func(cluster string, ref object.Ref) *unstructured.Unstructured {
 		if obs := out.Result.Observed[cluster]; obs != nil {
 			return obs.Objects[ref]
@@ -99,7 +109,7 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 		for _, c := range pl.Components {
 			recorder.Types[c.Address] = c.Type
 			if !c.Removed() {
-				recorder.DependsOn[c.Address] = deletionDependencies(c, out.Rendered[config.InstanceAddress(c.Address)])
+				recorder.DependsOn[c.Address] = deletionDependencies(c, out.Rendered[config.InstanceAddress(c.Address)], out.Graph)
 			}
 		}
 	}
@@ -119,7 +129,7 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 		}
 		next := out.Graph.Dependencies(addr)
 		if pl.Destroy {
-			next = out.Graph.Dependents(addr) // dependents go first
+			next = out.Graph.DeletionDependencies(addr) // dependents go first
 		}
 		deps[c.Address] = []string{}
 		for _, d := range next {
@@ -246,16 +256,24 @@ func preventDestroy(out *planner.Outcome) map[string]bool {
 // deletionDependencies are the dependencies the state records for ordering the deletion of a
 // component once its block is removed: its plan dependencies, with a part's sibling dependencies
 // replaced by its DeletionDependsOn where the composite set them.
-func deletionDependencies(c *plan.Component, rd *rendering.Rendered) []string {
+func deletionDependencies(c *plan.Component, rd *rendering.Rendered, g *graph.Graph) []string {
+	deps := c.DependsOn
+	if g != nil && g.Has(config.InstanceAddress(c.Address)) {
+		deps = nil // Follows edges turned around, see RemovalDependencies
+		for _, d := range g.RemovalDependencies(config.InstanceAddress(c.Address)) {
+			deps = append(deps, string(d))
+		}
+		sort.Strings(deps)
+	}
 	if rd == nil || rd.DeletionDependsOn == nil {
-		return c.DependsOn
+		return deps
 	}
 	siblings := map[string]bool{}
 	for _, d := range rd.DependsOn {
 		siblings[string(d)] = true
 	}
 	var out []string
-	for _, d := range c.DependsOn {
+	for _, d := range deps {
 		if !siblings[d] {
 			out = append(out, d)
 		}
@@ -265,4 +283,37 @@ func deletionDependencies(c *plan.Component, rd *rendering.Rendered) []string {
 	}
 	sort.Strings(out)
 	return slices.Compact(out)
+}
+
+// servedResources finds the resource a cluster serves a kind by, for the objects of parts
+// rendered during apply: as the plan observed it, or else from the cluster's discovery, read once
+// per cluster (the plan observes only the kinds it rendered, and such a part's were not known).
+func servedResources(ctx context.Context, out *planner.Outcome) func(cluster string, gk schema.GroupKind) (observe.Resource, bool) {
+	var mu sync.Mutex
+	discovered := map[string]map[schema.GroupKind]observe.Resource{}
+	return func(cluster string, gk schema.GroupKind) (observe.Resource, bool) {
+		if obs := out.Result.Observed[cluster]; obs != nil {
+			if r, ok := obs.Resources[gk]; ok {
+				return r, true
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		served, ok := discovered[cluster]
+		if !ok {
+			served = map[schema.GroupKind]observe.Resource{}
+			if c := out.Clusters[cluster]; c != nil {
+				if resources, err := c.Resources(ctx); err == nil {
+					for _, r := range resources {
+						if _, seen := served[r.GroupKind()]; !seen {
+							served[r.GroupKind()] = r
+						}
+					}
+				}
+			}
+			discovered[cluster] = served
+		}
+		r, ok := served[gk]
+		return r, ok
+	}
 }

@@ -26,6 +26,11 @@ const (
 	Reference
 	// DependsOn edges come from From's depends_on.
 	DependsOn
+	// Follows edges are given by the caller for an instance whose objects follow an object
+	// another controller creates once To's objects exist (render.Await): From is applied after
+	// To, like any edge, but deleted after To too, since that object goes only once To's are
+	// gone. Nothing may depend on such an instance: it is where the chain ends.
+	Follows
 )
 
 // String is the kind's name in views and diagnostics.
@@ -35,6 +40,8 @@ func (k EdgeKind) String() string {
 		return "reference"
 	case DependsOn:
 		return "depends_on"
+	case Follows:
+		return "follows"
 	default:
 		return "implicit"
 	}
@@ -63,9 +70,10 @@ type Graph struct {
 	blocks map[config.Address][]config.InstanceAddress
 	// edges holds every reason per (from, to) pair, sorted.
 	edges map[[2]config.InstanceAddress][]Edge
-	// deps and dependents are the sorted neighbours of each vertex.
-	deps, dependents map[config.InstanceAddress][]config.InstanceAddress
-	order, reverse   []config.InstanceAddress
+	// deps and dependents are the sorted neighbours of each vertex; deletion lists, for each,
+	// what it is deleted after: its dependents, but those following it, and what it follows.
+	deps, dependents, deletion map[config.InstanceAddress][]config.InstanceAddress
+	order, reverse             []config.InstanceAddress
 	// parts lists the parts of each composite instance.
 	parts map[config.InstanceAddress][]config.InstanceAddress
 }
@@ -165,6 +173,7 @@ func newGraph(blocks map[config.Address][]config.InstanceAddress, extra []config
 		edges:      map[[2]config.InstanceAddress][]Edge{},
 		deps:       map[config.InstanceAddress][]config.InstanceAddress{},
 		dependents: map[config.InstanceAddress][]config.InstanceAddress{},
+		deletion:   map[config.InstanceAddress][]config.InstanceAddress{},
 	}
 	var nodes []config.InstanceAddress
 	for b, insts := range blocks {
@@ -212,8 +221,58 @@ func newGraph(blocks map[config.Address][]config.InstanceAddress, extra []config
 		return nil, diags
 	}
 	g.order = topoSort(nodes, g.deps, Less)
-	g.reverse = topoSort(nodes, g.dependents, reverseLess)
+	g.deletion = g.deletionDependencies()
+	g.reverse = topoSort(nodes, g.deletion, reverseLess)
+	if d := g.followedByOthers(); d != nil {
+		return nil, append(diags, d)
+	}
 	return g, diags
+}
+
+// deletionDependencies lists, for each instance, what it is deleted after: its dependents, as
+// destroy goes, except where it is followed (a Follows edge, which keeps its direction).
+func (g *Graph) deletionDependencies() map[config.InstanceAddress][]config.InstanceAddress {
+	out := map[config.InstanceAddress][]config.InstanceAddress{}
+	for key := range g.edges {
+		from, to := key[0], key[1]
+		if g.followsOnly(from, to) {
+			out[from] = append(out[from], to)
+		} else {
+			out[to] = append(out[to], from)
+		}
+	}
+	for _, ns := range out {
+		slices.SortFunc(ns, compareAddr)
+	}
+	return out
+}
+
+// followsOnly reports whether every reason from depends on to is a Follows edge.
+func (g *Graph) followsOnly(from, to config.InstanceAddress) bool {
+	es := g.edges[[2]config.InstanceAddress{from, to}]
+	for _, e := range es {
+		if e.Kind != Follows {
+			return false
+		}
+	}
+	return len(es) > 0
+}
+
+// followedByOthers reports an instance with a Follows edge that something depends on: deleting
+// it after what it follows could then wait for itself.
+func (g *Graph) followedByOthers() *hcl.Diagnostic {
+	for key := range g.edges {
+		if !g.followsOnly(key[0], key[1]) || len(g.dependents[key[0]]) == 0 {
+			continue
+		}
+		return &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Dependency on a component that follows another",
+			Detail: fmt.Sprintf("%s follows %s (%s), so nothing may depend on it, but %s does.",
+				key[0], key[1], g.edges[key][0].Reason, g.dependents[key[0]][0]),
+		}
+	}
+	return nil
 }
 
 // checkEnds reports an edge naming an instance the graph does not have; only implicit edges
@@ -254,7 +313,17 @@ func compareEdge(a, b Edge) int {
 	if c := compareAddr(a.To, b.To); c != 0 {
 		return c
 	}
-	rank := func(k EdgeKind) int { return (int(k) + 2) % 3 } // reference, depends_on, implicit
+	rank := func(k EdgeKind) int { // reference, depends_on, implicit, follows
+		switch k {
+		case Reference:
+			return 0
+		case DependsOn:
+			return 1
+		case Implicit:
+			return 2
+		}
+		return 3
+	}
 	if c := cmp.Compare(rank(a.Kind), rank(b.Kind)); c != 0 {
 		return c
 	}
@@ -286,7 +355,8 @@ func (g *Graph) Instance(addr config.InstanceAddress) *config.Instance { return 
 // garden, seeds, shoots, components wherever the edges allow.
 func (g *Graph) Order() []config.InstanceAddress { return slices.Clone(g.order) }
 
-// ReverseOrder lists every instance before all its dependencies, the order destroy deletes in.
+// ReverseOrder lists every instance before all its dependencies (after what it follows, see
+// Follows), the order destroy deletes in.
 // Among instances whose dependents are all listed, components come first, then shoots, seeds
 // and the garden, by address within a kind.
 func (g *Graph) ReverseOrder() []config.InstanceAddress { return slices.Clone(g.reverse) }
@@ -299,6 +369,29 @@ func (g *Graph) Dependencies(addr config.InstanceAddress) []config.InstanceAddre
 // Dependents lists what must be applied after addr, directly, sorted by Less.
 func (g *Graph) Dependents(addr config.InstanceAddress) []config.InstanceAddress {
 	return slices.Clone(g.dependents[addr])
+}
+
+// RemovalDependencies are the dependencies the state records for addr, from which the deletion
+// of components whose blocks were removed is ordered (each before what it depended on): its
+// dependencies, with Follows edges turned around, so that removal deletes in DeletionDependencies'
+// order too.
+func (g *Graph) RemovalDependencies(addr config.InstanceAddress) []config.InstanceAddress {
+	var out []config.InstanceAddress
+	for _, list := range [][]config.InstanceAddress{g.deps[addr], g.dependents[addr]} {
+		for _, a := range list {
+			if !slices.Contains(g.deletion[addr], a) {
+				out = append(out, a)
+			}
+		}
+	}
+	slices.SortFunc(out, compareAddr)
+	return out
+}
+
+// DeletionDependencies lists what addr is deleted after, directly: its dependents, except those
+// that follow it, and what it follows (see Follows); sorted by Less.
+func (g *Graph) DeletionDependencies(addr config.InstanceAddress) []config.InstanceAddress {
+	return slices.Clone(g.deletion[addr])
 }
 
 // EdgesBetween lists every reason from depends on to, directly; empty when it does not.

@@ -55,6 +55,9 @@ func addComponents(opts Options, res *Result) map[string]*Component {
 			res.Plan.Warnings = append(res.Plan.Warnings, fmt.Sprintf("%s is not planned: %s", addr, c.Note))
 		case rd.Generated != "" && !strings.HasPrefix(rd.Generated, string(secrets.Reused)):
 			c.Note = generatedNote(rd.Generated)
+		case len(rd.Deferred) > 0 && !opts.Destroy && rd.Await != nil:
+			c.Action = Read
+			c.Note = awaitingNote(rd.Await.For)
 		case len(rd.Deferred) > 0 && !opts.Destroy:
 			c.Action = Read
 			c.Note = deferredNote(rd.Deferred)

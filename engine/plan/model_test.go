@@ -50,6 +50,7 @@ func TestNoteKindsReadBack(t *testing.T) {
 		retiredNote("2026-11-20T08:00:00Z", true),
 		retiredNote("2026-11-20T08:00:00Z", false),
 		deferredNote([]string{".objects", `.values["a"]`}),
+		awaitingNote("the ControllerInstallation of provider-local for seed local, which gardener-controller-manager creates"),
 		unrenderedNote("helm_release"),
 		generatedNote("created: no secret exists yet"),
 		generatedNote("renewed: it expired at 2026-11-20T08:00:00Z"),

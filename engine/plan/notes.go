@@ -29,6 +29,12 @@ func deferredNote(paths []string) Note {
 	return Note{Kind: NoteDeferred, Text: "rendered during apply: depends on values known only after apply (" + strings.Join(paths, ", ") + ")"}
 }
 
+// awaitingNote marks a component rendered during apply because it follows an object another
+// controller creates first (render.Await), which what says.
+func awaitingNote(what string) Note {
+	return Note{Kind: NoteDeferred, Text: "rendered during apply, once it exists: " + what}
+}
+
 // unrenderedNote marks a component of a type this version cannot render.
 func unrenderedNote(typ string) Note {
 	return Note{Kind: NoteUnrendered, Text: fmt.Sprintf("%s components are not rendered by this version of gardener", typ)}
@@ -55,6 +61,7 @@ var noteForms = []struct {
 	{NoteLifetimeEnded, regexp.MustCompile(`^` + regexp.QuoteMeta(lifetimeEndedNote.Text) + `$`)},
 	{NoteRetired, regexp.MustCompile(`^lifetime ended at \S+: its (objects|parts) are deleted$`)},
 	{NoteDeferred, regexp.MustCompile(`^rendered during apply: depends on values known only after apply \(.*\)$`)},
+	{NoteDeferred, regexp.MustCompile(`^rendered during apply, once it exists: .+$`)},
 	{NoteUnrendered, regexp.MustCompile(`^\S+ components are not rendered by this version of gardener$`)},
 	{NoteGenerated, regexp.MustCompile(fmt.Sprintf(`^(%s|%s|%s|%s): `, secrets.Created, secrets.Renewed, secrets.Rotated, secrets.Regenerated))},
 	{NoteHeld, regexp.MustCompile(`^\d+ change\(s\) held until the maintenance window .+$`)},

@@ -4,6 +4,7 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -150,6 +151,7 @@ func prepare(opts Options, conns *connections, retired func(config.InstanceAddre
 	for _, objects := range byCluster {
 		implicit = append(implicit, graph.ImplicitEdges(objects)...)
 	}
+	implicit = append(implicit, followEdges(r.Rendered, byCluster)...)
 	var parts []graph.Part
 	for addr, rd := range r.Rendered {
 		if rd.Parent != "" {
@@ -469,4 +471,37 @@ func SavedVariables(ev *config.Evaluated, l *config.Landscape) (map[string]plan.
 		out[name] = plan.Variable{Type: json.RawMessage(ty), Value: json.RawMessage(val)}
 	}
 	return out, nil
+}
+
+// followEdges are the edges from each part that follows an object another controller creates
+// (render.Await) to the instances rendering what makes the controller create it, as its After
+// selects them among the rendered objects (byCluster): a Follows edge, applied after and
+// deleted after them.
+func followEdges(rendered map[config.InstanceAddress]*rendering.Rendered, byCluster map[string]map[config.InstanceAddress][]*unstructured.Unstructured) []graph.Edge {
+	seen := map[graph.Edge]bool{}
+	var out []graph.Edge
+	for from, rd := range rendered {
+		if rd.Await == nil || rd.Await.After == nil {
+			continue
+		}
+		for cluster, objects := range byCluster {
+			for to, objs := range objects {
+				if to == from {
+					continue
+				}
+				for _, o := range objs {
+					reason := rd.Await.After(cluster, o)
+					e := graph.Edge{From: from, To: to, Reason: reason, Kind: graph.Follows}
+					if reason != "" && !seen[e] {
+						seen[e] = true
+						out = append(out, e)
+					}
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b graph.Edge) int {
+		return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To), cmp.Compare(a.Reason, b.Reason))
+	})
+	return out
 }

@@ -381,6 +381,58 @@ type Component struct {
 	// Copy, when set, makes the part a copy of a Secret that exists elsewhere, and Objects must
 	// be empty.
 	Copy *CopySpec
+	// Await, when set, makes the part one whose objects follow an object another controller
+	// creates, and Objects must be empty: see Await.
+	Await *Await
+	// StatusReports are the statuses the engine reports for objects other controllers own,
+	// standing in for gardenlet (see StatusReport).
+	StatusReports []StatusReport
+}
+
+// Await is a part whose objects follow an object another controller creates once what the
+// same apply applies exists: gardenlet deploys an extension for a ControllerInstallation, which
+// gardener-controller-manager creates (with a generated name) once the Seed, or a Shoot that
+// needs the extension, exists. The engine renders such a part with Render when it plans; while
+// Render finds the object missing, the part is rendered during apply instead (the plan's action
+// render-during-apply): once the instances rendering what After selects are applied, apply calls
+// Render again with live reads until it renders the part or the part's readiness timeout
+// passes, then applies the objects and waits for them as for any part. One apply thus creates
+// the Seed, lets the controller create its object, and deploys what follows it.
+type Await struct {
+	// For says what the part waits for, in the plan's note ("the ControllerInstallation of
+	// provider-local for seed local, which gardener-controller-manager creates").
+	For string
+	// After selects, among the objects other instances render, those whose existence makes the
+	// other controller create the object: it returns why the part comes after the instance
+	// rendering obj in cluster, or "" for objects it does not follow. The part is applied after
+	// them, and deleted after them too, since the object it follows goes only once they are gone.
+	After func(cluster string, obj *unstructured.Unstructured) string
+	// Render renders the part from the live objects it reads through in (Observe, List); nil
+	// while the object it follows does not exist.
+	Render func(in Input) (*Awaited, error)
+}
+
+// Awaited is what an Await part renders once the object it follows exists.
+type Awaited struct {
+	Objects       []Object
+	StatusReports []StatusReport
+}
+
+// StatusReport is a status the engine reports for an object another controller owns, standing
+// in for the controller that would report it: gardenlet's conditions of a ControllerInstallation
+// whose extension the engine deploys (Valid, Installed, Healthy, Progressing, Required). Plans do
+// not show them, since they are not the landscape's changes. Conditions derives them from live
+// objects as that controller does (the installation's ManagedResource, the extension resources in
+// the seed), so that the engine's status writer (engine/report) can derive them again after apply
+// and keep them current: a writer for the Seeds and Shoots the engine manages keeps their
+// conditions from the readiness of parts, which cannot say Progressing False or Required.
+type StatusReport struct {
+	// Cluster is the cluster block the object lives in; APIVersion, Kind, Namespace and Name
+	// identify it.
+	Cluster                           string
+	APIVersion, Kind, Namespace, Name string
+	// Conditions derives the object's conditions from what it reads through in (Observe, List).
+	Conditions func(in Input) ([]Condition, error)
 }
 
 // MaintenanceWindow is a daily time window, written as Gardener's .spec.maintenance.timeWindow

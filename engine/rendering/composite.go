@@ -40,7 +40,7 @@ func (r *Renderer) expand(inst *config.Instance, rd *Rendered, parts []render.Co
 		for _, d := range p.DependsOn {
 			child.DependsOn = append(child.DependsOn, byName[d].Address)
 		}
-		child.Detached, child.Window, child.Note = p.Detached, p.Window, p.Note
+		child.Detached, child.Window, child.Note, child.StatusReports = p.Detached, p.Window, p.Note, p.StatusReports
 		if w := p.Window; w != nil && len(w.HoldWhile) > 0 {
 			hold, err := r.holds(w.HoldWhile, clusters)
 			if err != nil {
@@ -66,6 +66,13 @@ func (r *Renderer) expand(inst *config.Instance, rd *Rendered, parts []render.Co
 				return fmt.Errorf("part %s: %w", p.Name, err)
 			}
 			rd.Secrets = append(rd.Secrets, child.Secrets[len(rd.Secrets):]...)
+		case p.Await != nil:
+			if len(p.Objects) > 0 || p.Secret != nil || p.Copy != nil {
+				return fmt.Errorf("part %s: a part that awaits an object renders its objects itself", p.Name)
+			}
+			if err := r.renderAwaited(inst, child, p.Await, clusters); err != nil {
+				return fmt.Errorf("part %s: %w", p.Name, err)
+			}
 		case p.Secret != nil:
 			if len(p.Objects) > 0 {
 				return fmt.Errorf("part %s: a generated secret has no objects of its own", p.Name)
@@ -97,6 +104,36 @@ func (r *Renderer) expand(inst *config.Instance, rd *Rendered, parts []render.Co
 	}
 	return nil
 }
+
+// renderAwaited renders a part that follows an object another controller creates
+// (render.Await) from the plan's live reads: with the object there, like any part; without it,
+// deferred to apply, which renders it again once the object exists.
+func (r *Renderer) renderAwaited(inst *config.Instance, child *Rendered, await *render.Await, clusters map[string]cty.Value) error {
+	child.Await = await
+	if await.Render == nil {
+		return fmt.Errorf("it awaits %s but has no render function", await.For)
+	}
+	out, err := await.Render(render.Input{
+		Landscape: r.Landscape, Address: string(child.Address), Name: inst.Name, Dir: r.Dir, Now: r.Now,
+		Observe: r.observer(clusters), List: r.lister(clusters),
+	})
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		child.Deferred = []string{AwaitingPrefix + await.For}
+		return nil
+	}
+	if d := unknownIdentity(out.Objects); d != "" {
+		return fmt.Errorf("an object it renders once %s exists has no known identity (%s)", await.For, d)
+	}
+	child.Objects, child.StatusReports = out.Objects, append(child.StatusReports, out.StatusReports...)
+	return nil
+}
+
+// AwaitingPrefix starts the Deferred entry of a part that waits for an object another controller
+// creates (render.Await); the rest says what it waits for.
+const AwaitingPrefix = "once it exists: "
 
 // orderParts checks the parts' names and dependencies and returns them in a dependency order
 // that keeps the given order wherever the dependencies allow.

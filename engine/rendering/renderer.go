@@ -50,6 +50,13 @@ type Rendered struct {
 	DeletionDependsOn []config.InstanceAddress
 	// Note says why a part renders as it does now (render.Component.Note).
 	Note string
+	// Await is set for a part whose objects follow an object another controller creates
+	// (render.Component.Await): Deferred is set while it does not exist, and apply renders the
+	// part then.
+	Await *render.Await
+	// StatusReports are the statuses the engine reports for objects other controllers own
+	// (render.Component.StatusReports, render.Awaited.StatusReports).
+	StatusReports []render.StatusReport
 	// Revisit is when the instance's rendering changes by time alone (render.Output.Revisit).
 	Revisit time.Time
 	// Notices are the instance's notices for the plan (render.Output.Notices).
