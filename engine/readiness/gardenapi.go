@@ -27,12 +27,18 @@ func conditionsAndOperation(obj *unstructured.Unstructured, required, optional [
 	return readyUnless(append(requireTrue(conds, required...), trueIfPresent(conds, optional...)...))
 }
 
-// seedReady: GardenletReady, SeedSystemComponentsHealthy and ExtensionsReady True (the local
-// setup's readiness check, Gardener's "Getting Started Locally"
-// docs/deployment/getting_started_locally.md), BackupBucketsReady True when the Seed has a backup
-// (Gardener's docs/concepts/controller-manager.md) and the last operation Succeeded.
+// seedReady: GardenletReady and SeedSystemComponentsHealthy True (the seed's reconciliation and
+// system components, as gardenlet reports them), BackupBucketsReady True when the Seed has a
+// backup (Gardener's docs/concepts/controller-manager.md) and the last operation Succeeded. Not
+// ExtensionsReady, which Gardener's local readiness check also waits for (Gardener's "Getting
+// Started Locally" docs/deployment/getting_started_locally.md): gardener-controller-manager
+// derives it from the seed's ControllerInstallations, which it creates only once the Seed exists
+// and which the engine installs after the Seed (render.Await), so that waiting for it here would
+// wait for what comes after. The extensions are waited for where they are installed, and
+// extensions ExtensionsReady ignores (an installation on demand for a shoot) would hold the seed
+// back otherwise.
 func seedReady(obj *unstructured.Unstructured, _ Options) Status {
-	required := []string{"GardenletReady", "SeedSystemComponentsHealthy", "ExtensionsReady"}
+	required := []string{"GardenletReady", "SeedSystemComponentsHealthy"}
 	optional := []string{"BackupBucketsReady"}
 	if backup, found, _ := unstructured.NestedMap(obj.Object, "spec", "backup"); found && backup != nil {
 		required, optional = append(required, "BackupBucketsReady"), nil

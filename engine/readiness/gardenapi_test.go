@@ -32,7 +32,16 @@ status:
   observedGeneration: 2
   lastOperation: {type: Reconcile, state: Succeeded}
   conditions:` + healthy},
-		{name: "gardenlet down", reason: "GardenletReady is Unknown: Gardenlet stopped posting seed status.; ExtensionsReady not reported yet", obj: head + `
+		// ExtensionsReady follows the installations the engine makes after the Seed: not waited for.
+		{name: "extensions not ready", ready: true, obj: head + `
+status:
+  observedGeneration: 2
+  lastOperation: {type: Reconcile, state: Succeeded}
+  conditions:
+  - {type: GardenletReady, status: "True"}
+  - {type: SeedSystemComponentsHealthy, status: "True"}
+  - {type: ExtensionsReady, status: "False", reason: NotAllExtensionsInstalled}`},
+		{name: "gardenlet down", reason: "GardenletReady is Unknown: Gardenlet stopped posting seed status.", obj: head + `
 status:
   observedGeneration: 2
   lastOperation: {type: Reconcile, state: Succeeded}
