@@ -430,14 +430,54 @@ func (e *Executor) release(ctx context.Context, o *plan.ObjectChange) error {
 	if err != nil {
 		return err
 	}
-	err = e.retry(ctx, func() error {
-		_, err := ri.Patch(ctx, o.Ref.Name, types.MergePatchType, inventory.UnmarkPatch(), metav1.PatchOptions{FieldManager: inventory.FieldManager})
-		return err
-	})
+	if len(o.OwnerReferences) > 0 {
+		err = e.releaseToOwner(ctx, ri, o)
+	} else {
+		err = e.retry(ctx, func() error {
+			_, err := ri.Patch(ctx, o.Ref.Name, types.MergePatchType, inventory.UnmarkPatch(), metav1.PatchOptions{FieldManager: inventory.FieldManager})
+			return err
+		})
+	}
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("%s in cluster %s: release to %s: %w", o.Ref, o.Cluster, o.Reason.Detail, err)
 	}
 	return nil
+}
+
+// releaseToOwner releases an object and adds the owner references its new controller needs
+// (plan.ObjectChange.OwnerReferences): a merge patch replaces the list whole, so it carries the
+// live object's references with the new ones and, as its precondition, the resourceVersion they
+// were read at; a conflict reads the object again.
+func (e *Executor) releaseToOwner(ctx context.Context, ri dynamic.ResourceInterface, o *plan.ObjectChange) error {
+	for {
+		live, err := ri.Get(ctx, o.Ref.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		refs := live.GetOwnerReferences()
+		for _, want := range o.OwnerReferences {
+			if !slices.ContainsFunc(refs, func(r metav1.OwnerReference) bool { return r.UID == want.UID }) {
+				refs = append(refs, want)
+			}
+		}
+		var unmark map[string]any
+		if err := json.Unmarshal(inventory.UnmarkPatch(), &unmark); err != nil {
+			return err
+		}
+		metadata := unmark["metadata"].(map[string]any)
+		metadata["resourceVersion"], metadata["ownerReferences"] = live.GetResourceVersion(), refs
+		patch, err := json.Marshal(unmark)
+		if err != nil {
+			return err
+		}
+		err = e.retry(ctx, func() error {
+			_, err := ri.Patch(ctx, o.Ref.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: inventory.FieldManager})
+			return err
+		})
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+	}
 }
 
 // deleteAndWait deletes an object to be replaced and waits until it is gone, so that its

@@ -14,6 +14,8 @@ package plan
 import (
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/declarative-gardener/gardener/engine/object"
 )
 
@@ -270,6 +272,9 @@ type ObjectChange struct {
 	// Held is the action a change held back until its maintenance window would take (Action is
 	// then no-op and Reason maintenance_window); Changes still list what it would change.
 	Held Action `json:"held,omitempty"`
+	// OwnerReferences are the owner references a release adds (render.Handover.OwnerReferences):
+	// the owner the Gardener controller that owns the object now needs.
+	OwnerReferences []metav1.OwnerReference `json:"owner_references,omitempty"`
 }
 
 // FieldChange is one field's change, redacted: Before and After never hold a secret.

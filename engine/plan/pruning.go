@@ -18,6 +18,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/observe"
+	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/rendering"
 	gschema "github.com/declarative-gardener/gardener/engine/schema"
 )
@@ -115,9 +116,13 @@ func (p *pruning) prune(obs *observe.Observed) (deletions []change, warnings []s
 				ResourceVersion: live.GetResourceVersion(),
 			}})
 		case released:
+			var owners []metav1.OwnerReference
+			if h := p.handoverOf(ref, v.component); h != nil {
+				owners = missingOwners(live, h.OwnerReferences)
+			}
 			deletions = append(deletions, change{component: v.component, ObjectChange: &ObjectChange{
 				Cluster: p.cluster, APIVersion: live.GetAPIVersion(), Ref: ref, Action: Update, Reason: v.reason,
-				Changes: unmarking(live), ResourceVersion: live.GetResourceVersion(),
+				Changes: unmarking(live), ResourceVersion: live.GetResourceVersion(), OwnerReferences: owners,
 			}})
 		}
 	}
@@ -150,6 +155,9 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 		if to := p.handedOver(ref, comp, live); to != "" {
 			return verdict{fate: released, component: comp, reason: Reason{Kind: ReasonReleased, Detail: to}}
 		}
+	}
+	if p.tracked != nil && !p.tracked(p.cluster, ref) && p.claimedByOther(ref, inventory.Component(live)) {
+		return verdict{fate: skipped} // a Gardener controller's copy of a landscape's object
 	}
 	if still := stillNeeded(ref, live, p.namespaces, p.kinds); still != "" {
 		return verdict{fate: kept, warning: fmt.Sprintf("%s in cluster %s is no longer rendered but %s; it is kept", ref, p.cluster, still)}
@@ -217,12 +225,8 @@ func (p *pruning) handedOver(ref object.Ref, comp string, live *unstructured.Uns
 			return r.Retired.EndedBy
 		}
 	}
-	if rd != nil {
-		for _, h := range rd.HandedOver {
-			if h.Cluster == p.cluster && h.Group == ref.Group && h.Kind == ref.Kind && h.Namespace == ref.Namespace && h.Name != nil && h.Name.MatchString(ref.Name) {
-				return h.Controller
-			}
-		}
+	if h := p.handoverOf(ref, comp); h != nil {
+		return h.Controller
 	}
 	if live == nil {
 		return ""
@@ -261,6 +265,60 @@ func appliedOwner(live *unstructured.Unstructured, uid types.UID) bool {
 		}
 	}
 	return false
+}
+
+// handoverOf is the handover that names ref among those of component comp and of its
+// composite (render.Output.HandedOver); nil when neither names it.
+func (p *pruning) handoverOf(ref object.Ref, comp string) *render.Handover {
+	for _, a := range []string{comp, parentAddress(comp)} {
+		rd := p.rendered[config.InstanceAddress(a)]
+		if rd == nil {
+			continue
+		}
+		for i := range rd.HandedOver {
+			if h := &rd.HandedOver[i]; p.names(h, ref) {
+				return h
+			}
+		}
+		if a == parentAddress(a) {
+			break // not a part
+		}
+	}
+	return nil
+}
+
+// claimedByOther reports whether an instance other than comp (and its composite) hands ref
+// over: an object a Gardener controller made as a copy of one comp renders, which carries comp's
+// label and annotations because the controller copies them from the source
+// (gardener-controller-manager's copies of the garden's Secrets in seed-<name>).
+func (p *pruning) claimedByOther(ref object.Ref, comp string) bool {
+	for addr, rd := range p.rendered {
+		if rd == nil || string(addr) == comp || string(addr) == parentAddress(comp) {
+			continue
+		}
+		for i := range rd.HandedOver {
+			if p.names(&rd.HandedOver[i], ref) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// names reports whether a handover names the object ref of the pruned cluster.
+func (p *pruning) names(h *render.Handover, ref object.Ref) bool {
+	return h.Cluster == p.cluster && h.Group == ref.Group && h.Kind == ref.Kind && h.Namespace == ref.Namespace && h.Name != nil && h.Name.MatchString(ref.Name)
+}
+
+// missingOwners are the owner references of want the live object does not carry yet.
+func missingOwners(live *unstructured.Unstructured, want []metav1.OwnerReference) []metav1.OwnerReference {
+	var out []metav1.OwnerReference
+	for _, w := range want {
+		if !slices.ContainsFunc(live.GetOwnerReferences(), func(r metav1.OwnerReference) bool { return r.UID == w.UID }) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // forget releases what the state records in the cluster (recorded, each with the component that

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/zclconf/go-cty/cty"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -217,7 +218,12 @@ type Heartbeat struct {
 	Duration time.Duration
 }
 
-// Handover names objects an instance once applied that a Gardener controller owns now.
+// Handover names objects an instance once applied that a Gardener controller owns now. A
+// composite's handover covers its parts too, also those it no longer renders (a seed's
+// seed_namespace part of older versions). A live object it names whose annotations name another
+// component, and which the state does not record, is left alone without a warning: its controller
+// made it as a copy of that component's object and copied its labels and annotations too
+// (gardener-controller-manager's copies of the garden's Secrets in seed-<name>).
 type Handover struct {
 	// Cluster is the cluster block the objects live in.
 	Cluster string
@@ -229,6 +235,10 @@ type Handover struct {
 	// Controller is the Gardener controller that owns them now, such as
 	// gardener-controller-manager.
 	Controller string
+	// OwnerReferences are added to each object when it is released: the owner its controller
+	// needs (gardener-controller-manager syncs a seed's seed-<name> namespace only while the Seed
+	// controls it).
+	OwnerReferences []metav1.OwnerReference
 }
 
 // Prediction is one thing a Gardener controller other than the engine will do to an object.

@@ -228,6 +228,9 @@ func printObject(p *printer, o *plan.ObjectChange) {
 	if o.Action == plan.Delete {
 		return
 	}
+	for _, ref := range o.OwnerReferences {
+		p.printf("      %s owner reference to %s %s (uid %s)\n", p.paint(green, "+"), ref.Kind, ref.Name, ref.UID)
+	}
 	for _, c := range o.Changes {
 		printChange(p, c, o.Action == plan.Create)
 	}

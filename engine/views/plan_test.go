@@ -2,6 +2,7 @@ package views
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
@@ -171,4 +174,26 @@ func TestPlanHeldChanges(t *testing.T) {
 	require.NoError(t, Plan(&buf, mixed, PlanOptions{}))
 	assert.Contains(t, buf.String(), "4 to change, 1 to replace, 2 to destroy. 1 of the deletions superseded by new versions. 1 of the changes release objects to Gardener's controllers. 1 component(s) rendered during apply. 1 held until their maintenance window.")
 	assert.Contains(t, buf.String(), "~ Deployment.apps shoot--local--dev/kube-apiserver (runtime) held: will be updated in the maintenance window [maintenance_window]")
+}
+
+// A release that adds the owner its new controller needs says so (a seed's namespace an older
+// version rendered, which gardener-controller-manager syncs only while the Seed controls it).
+func TestPlanReleaseWithOwner(t *testing.T) {
+	pl := &plan.Plan{FormatVersion: plan.FormatVersion, Landscape: "local", Components: []*plan.Component{
+		{Address: "seed.local.seed_namespace", Type: "seed", Note: plan.ParseNote("removed from the landscape"), Objects: []*plan.ObjectChange{
+			{Cluster: "virtual", APIVersion: "v1", Ref: object.Ref{Kind: "Namespace", Name: "seed-local"}, Action: plan.Update,
+				Reason: plan.Reason{Kind: plan.ReasonReleased, Detail: "gardener-controller-manager"}, ResourceVersion: "47",
+				Changes:         []plan.FieldChange{{Path: ".metadata.labels[declarative-gardener.io/landscape]", Before: "local", HasBefore: true}},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "core.gardener.cloud/v1beta1", Kind: "Seed", Name: "local", UID: "4c1f", Controller: ptr.To(true)}}},
+		}},
+	}}
+	pl.Summarise()
+	var buf bytes.Buffer
+	require.NoError(t, Plan(&buf, pl, PlanOptions{}))
+	assert.Contains(t, buf.String(), "  ~ Namespace seed-local (virtual) will be released to gardener-controller-manager: no longer rendered, not deleted; gardener removes only its label and annotations and forgets it [released:gardener-controller-manager]\n"+
+		"      + owner reference to Seed local (uid 4c1f)\n"+
+		"      - .metadata.labels[declarative-gardener.io/landscape] = \"local\"\n")
+	js, err := json.Marshal(pl.Components[0].Objects[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(js), `"owner_references":[{"apiVersion":"core.gardener.cloud/v1beta1","kind":"Seed","name":"local","uid":"4c1f","controller":true}]`)
 }
