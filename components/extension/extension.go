@@ -1,14 +1,18 @@
 // Package extension renders the extension component: one Gardener extension declared once and
-// installed on the seeds that need it. In the virtual garden it renders the ControllerDeployment
-// and ControllerRegistration (reusing components/controllerdeployment and
-// components/controllerregistration) and one ControllerInstallation per seed the extension is
-// installed on. On each such seed it does what gardenlet's ControllerInstallation controller does
-// (Gardener's "gardenlet" docs/concepts/gardenlet.md, "ControllerRegistration"
-// docs/extensions/registration.md): the namespace extension-<installation>, and the extension's
-// Helm chart rendered with the values gardenlet mixes in, packed into a ManagedResource in the
-// seed's garden namespace. Which seeds get the extension follows gardener-controller-manager's
-// rules (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md,
-// docs/extensions/registration.md): the registration's deployment policy and seed selector.
+// installed on the seeds that need it, as parts. The part registration renders, in the virtual
+// garden, the ControllerDeployment and ControllerRegistration (reusing
+// components/controllerdeployment and components/controllerregistration). Which seeds get the
+// extension is gardener-controller-manager's decision, which creates a ControllerInstallation with a
+// generated name for each and deletes those no longer wanted (Gardener's "Gardener Controller
+// Manager" docs/concepts/controller-manager.md, docs/extensions/registration.md): the component
+// predicts it by the same rule (gcm.go) and never writes one. For each installation on a seed
+// the landscape manages, the part installation_<seed> does what gardenlet's ControllerInstallation
+// controller does (Gardener's "gardenlet" docs/concepts/gardenlet.md): the namespace
+// extension-<installation> and the extension's Helm chart, rendered with the values gardenlet
+// mixes in, through a ManagedResource in the seed's garden namespace, and it reports the
+// installation's conditions as gardenlet would. An installation gardener-controller-manager has
+// not created yet is awaited (render.Await): the part is rendered during the apply that creates
+// the Seed, or the Shoot that needs it, once the installation exists.
 package extension
 
 import (
@@ -49,7 +53,8 @@ type Values struct {
 	Chart string `json:"chart"`
 	// HelmValues are the chart's static values (ControllerDeployment .helm.values).
 	HelmValues map[string]any `json:"values"`
-	// Seeds are the seeds the extension may be installed on; Installations decides which get it.
+	// Seeds are the seeds the extension may be installed on, whose installations the landscape
+	// deploys; Installations predicts which get it.
 	Seeds []Seed `json:"seeds"`
 	// GardenerVersion is mixed in as gardener.version; "" means the image vector's Gardener
 	// version.
@@ -65,9 +70,6 @@ type Values struct {
 	GardenletFeatureGates map[string]bool `json:"gardenlet_feature_gates"`
 	// Dir is the directory a relative Chart resolves against: the landscape directory.
 	Dir string `json:"-"`
-	// live is what the virtual garden says each seed needs, by seed name (observeDemand); nil
-	// decides from the declared seeds alone.
-	live map[string]*liveDemand
 }
 
 // Seed is one seed the extension may be installed on, with what the installation decision and
@@ -81,11 +83,13 @@ type Seed struct {
 	Labels map[string]string `json:"labels"`
 	// Annotations are the Seed's annotations, mixed in.
 	Annotations map[string]string `json:"annotations"`
-	// HasShoots says whether shoots run on the seed (policy AlwaysExceptNoShoots, Gardener's
+	// HasShoots says the landscape declares shoots on the seed, which the prediction counts
+	// before they are applied (policy AlwaysExceptNoShoots, Gardener's
 	// docs/extensions/registration.md).
 	HasShoots bool `json:"has_shoots"`
-	// ShootTypes are the extension kinds and types ("Infrastructure/local") the seed's shoots
-	// use (Gardener's docs/concepts/controller-manager.md).
+	// ShootTypes are the extension kinds and types ("Infrastructure/local") the shoots the
+	// landscape declares on the seed require, which the prediction counts before they are applied
+	// (Gardener's docs/concepts/controller-manager.md).
 	ShootTypes []string `json:"shoot_types"`
 	// Provider is the seed's provider type (.spec.provider.type); "" takes it from Spec.
 	Provider string `json:"provider"`
@@ -108,8 +112,11 @@ type Seed struct {
 // render function.
 var Type = component.Define(typeSchema, renderValues)
 
-// renderValues renders one extension instance. Its outputs are the registration's name and the names
-// of the seeds the extension is installed on.
+// renderValues renders one extension instance: the part registration, a part installation_<seed>
+// for every seed with an installation or one predicted, gardener-controller-manager's changes to
+// the installations as predictions, and the hand-over of installations an older version of
+// gardener created. Its outputs are the registration's name and the names of the seeds the
+// extension is installed on.
 func renderValues(in render.Input, v Values) (*render.Output, error) {
 	err := gardenapi.Named(in, "extension", &v.Name, nil)
 	if err != nil {
@@ -125,25 +132,94 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 			return nil, fmt.Errorf("extension %s: a seed's name or cluster %w", v.Name, render.ErrDeferred)
 		}
 	}
-	if v.live, err = observeDemand(in, v); err != nil {
-		return nil, err
-	}
-	objs, err := Objects(v)
+	reg, err := renderRegistration(v)
 	if err != nil {
 		return nil, err
 	}
-	seeds := cty.ListValEmpty(cty.String)
-	var names []cty.Value
-	installations := Installations(v)
+	g, err := readGarden(in, v)
+	if err != nil {
+		return nil, fmt.Errorf("extension %s: %w", v.Name, err)
+	}
+	installations := Installations(v, g)
+	out := &render.Output{
+		Components: []render.Component{{Name: "registration", Type: "extension_registration", Objects: reg.Objects}},
+		Outputs: map[string]cty.Value{
+			"name": cty.StringVal(v.Name), "seeds": installedSeeds(installations),
+			"extension_lifecycles": controllerregistration.ExtensionLifecycles(v.Resources),
+		},
+		HandedOver: handOver(v),
+	}
+	seeds := map[string]Seed{}
+	for _, s := range v.Seeds {
+		seeds[s.Name] = s
+	}
 	for _, i := range installations {
-		if i.Installed {
+		if i.Live != nil || (i.Wanted && i.Blocked == nil) {
+			x := &installer{v: v, seed: seeds[i.Seed], values: reg.Values, gcm: seedOf(seeds[i.Seed], g.seeds[i.Seed]),
+				registrations: g.state.Registrations, policy: policyOf(v)}
+			out.Components = append(out.Components, x.part())
+		}
+		pr, notice := predict(v, i)
+		out.Predictions = append(out.Predictions, pr...)
+		if notice != "" {
+			out.Notices = append(out.Notices, notice)
+		}
+	}
+	return out, nil
+}
+
+// policyOf is the registration's policy, OnDemand when unset (SetDefaults_ControllerRegistrationDeployment).
+func policyOf(v Values) string {
+	if v.Policy == "" {
+		return policyOnDemand
+	}
+	return v.Policy
+}
+
+// installedSeeds lists the seeds the extension is (or will be) installed on.
+func installedSeeds(installations []Installation) cty.Value {
+	var names []cty.Value
+	for _, i := range installations {
+		if i.Installed() {
 			names = append(names, cty.StringVal(i.Seed))
 		}
 	}
-	if len(names) > 0 {
-		seeds = cty.ListVal(names)
+	if len(names) == 0 {
+		return cty.ListValEmpty(cty.String)
 	}
-	return &render.Output{Objects: objs, Notices: changeNotices(v, installations), Outputs: map[string]cty.Value{
-		"name": cty.StringVal(v.Name), "seeds": seeds, "extension_lifecycles": controllerregistration.ExtensionLifecycles(v.Resources),
-	}}, nil
+	return cty.ListVal(names)
+}
+
+// The actor and loop of the predictions: gardener-controller-manager's controllerregistration-seed
+// controller (pkg/controllermanager/controller/controllerregistration/seed/add.go at Gardener
+// v1.120.0).
+const (
+	actorGCM                   = "gardener-controller-manager"
+	controllerRegistrationSeed = "controllerregistration-seed"
+)
+
+// generatedSuffix stands for the random suffix of a name gardener-controller-manager generates
+// (generateName <registration>-).
+const generatedSuffix = "?????"
+
+// predict says what gardener-controller-manager will do with the registration's installation on
+// the seed: create one where it wants the registration and there is none, delete the one it no
+// longer wants; and, as a notice, that it cannot decide the seed's installations at all.
+func predict(v Values, i Installation) ([]render.Prediction, string) {
+	if i.Blocked != nil {
+		return nil, fmt.Sprintf("gardener-controller-manager changes no ControllerInstallation of seed %s while %v", i.Seed, i.Blocked)
+	}
+	pr := render.Prediction{Actor: actorGCM, Controller: controllerRegistrationSeed, Cluster: v.VirtualCluster.Name,
+		APIVersion: InstallationAPIVersion, Kind: InstallationKind}
+	switch {
+	case i.Wanted && i.Live == nil:
+		pr.Action, pr.Name = "create", v.Name+"-"+generatedSuffix
+		pr.Description = fmt.Sprintf("installs extension %s on seed %s (generateName %s-): %s", v.Name, i.Seed, v.Name, i.Reason)
+	case !i.Wanted && i.Live != nil:
+		pr.Action, pr.Name = "delete", i.Live.GetName()
+		pr.Description = fmt.Sprintf("removes extension %s from seed %s: %s", v.Name, i.Seed, i.Reason)
+	default:
+		return nil, ""
+	}
+	return []render.Prediction{pr}, ""
 }

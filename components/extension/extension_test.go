@@ -13,9 +13,11 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/components/managedresource"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/internal/golden"
 )
 
-// twoSeeds are a seed whose shoots use the local infrastructure and one without shoots.
+// twoSeeds are a seed whose shoots (declared in the landscape) use the local infrastructure and
+// one without shoots.
 const twoSeeds = `[
 	{"name": "local", "cluster": {"name": "runtime"}, "labels": {"env": "dev"}, "has_shoots": true,
 	 "shoot_types": ["Infrastructure/local", "Network/calico"], "provider": "local", "region": "local"},
@@ -26,33 +28,68 @@ func resource(r controllerregistration.Resource) controllerregistration.Resource
 	return rendertest.Overlay(controllerregistration.ResourceDefaults(), r)
 }
 
+// goldenCase is an extension's configuration rendered against a fake virtual garden.
+type goldenCase struct {
+	config string
+	garden fakeGarden
+}
+
+func assertGolden(t *testing.T, name, dir string, cases map[string]goldenCase) {
+	t.Helper()
+	for file, c := range cases {
+		t.Run(file, func(t *testing.T) {
+			in := c.garden.input(name, dir)
+			in.Config = rendertest.JSONConfigOf(t, Type, c.config)
+			out, err := Type.RenderConfig(in)
+			require.NoError(t, err)
+			golden.AssertBytes(t, file+".txt", renderedText(t, out, in))
+		})
+	}
+}
+
 func TestRenderGolden(t *testing.T) {
-	rendertest.GoldenJSONOf(t, Type, render.Input{Name: "test", Dir: "testdata"}, map[string]string{
-		// OnDemand (Gardener's "ControllerRegistration" docs/extensions/registration.md): only the seed
-		// whose shoots use Infrastructure/local gets it.
-		"on-demand": `{"virtual_cluster": {"name": "virtual"}, "chart": "chart", "garden_cluster_identity": "local",
+	assertGolden(t, "test", "testdata", map[string]goldenCase{
+		// OnDemand (Gardener's "ControllerRegistration" docs/extensions/registration.md): the seed
+		// whose declared shoots use Infrastructure/local gets it once gardener-controller-manager
+		// creates the installation; the other one does not.
+		"on-demand": {config: `{"virtual_cluster": {"name": "virtual"}, "chart": "chart", "garden_cluster_identity": "local",
 			"values": {"replicas": 2}, "gardener_version": "v1.120.0",
 			"resource": [{"kind": "Infrastructure", "type": "local"}, {"kind": "ControlPlane", "type": "local"}],
-			"seeds": ` + twoSeeds + `}`,
-		// AlwaysExceptNoShoots (Gardener's docs/extensions/registration.md): only the seed with shoots.
-		"always-except-no-shoots": `{"virtual_cluster": {"name": "virtual"}, "name": "networking-calico", "chart": "chart",
+			"seeds": ` + twoSeeds + `}`},
+		// AlwaysExceptNoShoots (Gardener's docs/extensions/registration.md): only the seed with
+		// shoots, whose installation exists and is deployed, its conditions reported from its
+		// ManagedResource.
+		"always-except-no-shoots": {config: `{"virtual_cluster": {"name": "virtual"}, "name": "networking-calico", "chart": "chart",
 			"garden_cluster_identity": "local", "policy": "AlwaysExceptNoShoots", "pod_security_enforce": "baseline",
 			"resource": [{"kind": "Network", "type": "calico"}], "seeds": ` + twoSeeds + `}`,
+			garden: fakeGarden{
+				liveInstallationOf("networking-calico-x7k2p", "networking-calico", "local"),
+				{"apiVersion": "resources.gardener.cloud/v1alpha1", "kind": "ManagedResource",
+					"metadata": map[string]any{"name": "networking-calico-x7k2p", "namespace": "garden", "generation": int64(2)},
+					"status": map[string]any{"observedGeneration": int64(2), "conditions": []any{
+						map[string]any{"type": "ResourcesApplied", "status": "True"},
+						map[string]any{"type": "ResourcesHealthy", "status": "False", "message": "Deployment is unhealthy"},
+						map[string]any{"type": "ResourcesProgressing", "status": "False"}}}},
+				{"apiVersion": "extensions.gardener.cloud/v1alpha1", "kind": "Network",
+					"metadata": map[string]any{"name": "dev", "namespace": "shoot--local--dev"}, "spec": map[string]any{"type": "calico"}},
+			}},
 		// A secondary controller with a seed selector (Gardener's docs/extensions/registration.md),
-		// installed Always where it matches.
-		"seed-selector": `{"virtual_cluster": {"name": "virtual"}, "name": "shoot-audit", "chart": "chart",
+		// installed Always where it matches; its installation on the other seed goes.
+		"seed-selector": {config: `{"virtual_cluster": {"name": "virtual"}, "name": "shoot-audit", "chart": "chart",
 			"garden_cluster_identity": "local", "policy": "Always", "seed_selector": {"env": "prod"},
 			"generic_kubeconfig_secret_name": "generic-garden-kubeconfig", "gardenlet_feature_gates": {"Foo": true},
 			"resource": [{"kind": "Extension", "type": "shoot-audit", "primary": false}], "seeds": ` + twoSeeds + `}`,
+			garden: fakeGarden{liveInstallationOf("shoot-audit-a1b2c", "shoot-audit", "local")}},
 	})
 }
 
 // TestProviderLocalGolden renders the local landscape's provider-local chart through the
-// component, the way landscapes/local installs it on its seed.
+// component, the way landscapes/local installs it on its seed once gardener-controller-manager
+// has created its installation.
 func TestProviderLocalGolden(t *testing.T) {
-	rendertest.GoldenJSONOf(t, Type, render.Input{Name: "provider_local", Dir: "../../landscapes/local"}, map[string]string{
-		"provider-local": `{"virtual_cluster": {"name": "virtual_garden"}, "name": "provider-local", "chart": "charts/provider-local",
-			"garden_cluster_identity": "local", "pod_security_enforce": "restricted",
+	assertGolden(t, "provider_local", "../../landscapes/local", map[string]goldenCase{
+		"provider-local": {config: `{"virtual_cluster": {"name": "virtual_garden"}, "name": "provider-local", "chart": "charts/provider-local",
+			"garden_cluster_identity": "local", "pod_security_enforce": "restricted", "policy": "Always",
 			"resource": [{"kind": "BackupBucket", "type": "local"}, {"kind": "BackupEntry", "type": "local"},
 				{"kind": "ControlPlane", "type": "local"}, {"kind": "DNSRecord", "type": "local"},
 				{"kind": "Infrastructure", "type": "local"}, {"kind": "OperatingSystemConfig", "type": "local"},
@@ -62,22 +99,23 @@ func TestProviderLocalGolden(t *testing.T) {
 				"spec": {"provider": {"type": "local", "region": "local", "zones": ["0"]},
 					"networks": {"pods": "10.1.0.0/16", "services": "10.2.0.0/16"},
 					"ingress": {"domain": "ingress.local.seed.local.gardener.cloud"}}}]}`,
+			garden: fakeGarden{liveInstallationOf("provider-local-9tq4v", "provider-local", "local")}},
 	})
 }
 
 // TestNetworkingCalicoGolden renders the local landscape's networking-calico chart through the
-// component, the way landscapes/local installs it on its seed: on demand, for its shoots' Calico.
+// component, the way landscapes/local installs it on its seed: on demand, for its shoots' Calico,
+// once a Shoot that needs it exists and gardener-controller-manager has created the installation.
 func TestNetworkingCalicoGolden(t *testing.T) {
-	rendertest.GoldenJSONOf(t, Type, render.Input{Name: "networking_calico", Dir: "../../landscapes/local"}, map[string]string{
-		"networking-calico": `{"virtual_cluster": {"name": "virtual_garden"}, "name": "networking-calico", "chart": "charts/networking-calico",
+	assertGolden(t, "networking_calico", "../../landscapes/local", map[string]goldenCase{
+		"networking-calico": {config: `{"virtual_cluster": {"name": "virtual_garden"}, "name": "networking-calico", "chart": "charts/networking-calico",
 			"garden_cluster_identity": "local", "pod_security_enforce": "baseline",
 			"resource": [{"kind": "Network", "type": "calico"}],
 			"seeds": [{"name": "local", "cluster": {"name": "runtime"}, "has_shoots": true, "shoot_types": ["Network/calico"],
-				"provider": "local", "region": "local"}]}`,
+				"provider": "local", "region": "local"}]}`},
 	})
 }
 
-// values builds Values for the fact tests: one resource, the test chart.
 // values are an extension's values built as a composite builds them, with policy unless it is "".
 func values(policy string, seeds ...Seed) Values {
 	return rendertest.Overlay(Type.Defaults(), Values{
@@ -98,66 +136,135 @@ func seed(name string, mod func(*Seed)) Seed {
 
 func ptr[T any](v T) *T { return &v }
 
+// decide renders what gardener-controller-manager decides for the extension's one seed.
+func decide(t *testing.T, v Values, g fakeGarden) Installation {
+	t.Helper()
+	read, err := readGarden(g.input("x", "testdata"), v)
+	require.NoError(t, err)
+	got := Installations(v, read)
+	require.Len(t, got, 1)
+	return got[0]
+}
+
 func TestInstallations(t *testing.T) {
 	withShoots := func(s *Seed) { s.HasShoots = true }
 	usesLocal := func(s *Seed) { s.HasShoots, s.ShootTypes = true, []string{"Infrastructure/local"} }
+	localShoot := liveShootOf("garden-dev", "user", "a", map[string]any{
+		"provider": map[string]any{"type": "local", "workers": []any{map[string]any{"name": "w", "machine": map[string]any{"image": map[string]any{"name": "gardenlinux"}}}}},
+	})
 	tests := []struct {
-		name      string
-		v         Values
-		installed bool
-		reason    string
+		name   string
+		v      Values
+		garden fakeGarden
+		wanted bool
+		reason string
 	}{
-		{"on demand, used by shoots", values("", seed("a", usesLocal)), true, "policy OnDemand and Infrastructure/local is used by shoots on the seed"},
-		{"on demand, unused", values("OnDemand", seed("a", withShoots)), false, "policy OnDemand and none of the registration's kinds and types is used on the seed"},
-		{"always", values("Always", seed("a", nil)), true, "policy Always installs it on every selected seed"},
-		{"always except no shoots, shoots", values("AlwaysExceptNoShoots", seed("a", withShoots)), true, "policy AlwaysExceptNoShoots and shoots run on the seed"},
-		{"always except no shoots, none", values("AlwaysExceptNoShoots", seed("a", nil)), false, "policy AlwaysExceptNoShoots and no shoots run on the seed"},
+		{"on demand, declared shoots use it", values("", seed("a", usesLocal)), nil, true,
+			"policy OnDemand and Infrastructure/local is required by the shoots the landscape declares on the seed"},
+		{"on demand, a live shoot uses it", values("", seed("a", nil)), fakeGarden{localShoot}, true,
+			"policy OnDemand and Infrastructure/local is required by shoot garden-dev/user"},
+		{"on demand, unused", values("OnDemand", seed("a", withShoots)), nil, false,
+			"policy OnDemand and none of the registration's kinds and types is required on the seed"},
+		{"always", values("Always", seed("a", nil)), nil, true, "policy Always installs it on every selected seed"},
+		{"always except no shoots, declared shoots", values("AlwaysExceptNoShoots", seed("a", withShoots)), nil, true,
+			"policy AlwaysExceptNoShoots and a shoot the landscape declares is on the seed"},
+		{"always except no shoots, none", values("AlwaysExceptNoShoots", seed("a", nil)), nil, false,
+			"policy AlwaysExceptNoShoots and no shoots are on the seed"},
 		{"seed selector", func() Values {
 			v := values("Always", seed("a", func(s *Seed) { s.Labels = map[string]string{"env": "dev"} }))
 			v.SeedSelector = map[string]string{"env": "prod", "zone": "x"}
 			return v
-		}(), false, "the seed's labels do not match the seed selector (env, zone)"},
-		{"seed-level kind of the seed's provider", func() Values {
-			v := values("", seed("a", func(s *Seed) { s.Spec = map[string]any{"provider": map[string]any{"type": "local"}} }))
-			v.Resources = []controllerregistration.Resource{resource(controllerregistration.Resource{Kind: "ControlPlane", Type: "local"})}
-			return v
-		}(), true, "policy OnDemand and ControlPlane/local is used by the seed itself"},
-		{"seed-level kind needs a primary resource", func() Values {
+		}(), nil, false, "the seed's labels do not match the seed selector (env, zone)"},
+		{"the seed's provider", values("", seed("a", func(s *Seed) { s.Provider = "local" })), nil, true,
+			"policy OnDemand and Infrastructure/local is required by the seed itself"},
+		{"a secondary resource counts too", func() Values {
 			v := values("", seed("a", func(s *Seed) { s.DNSProvider = "local" }))
 			secondary := resource(controllerregistration.Resource{Kind: "DNSRecord", Type: "local"})
 			secondary.Primary = false
 			v.Resources = []controllerregistration.Resource{secondary}
 			return v
-		}(), false, "policy OnDemand and none of the registration's kinds and types is used on the seed"},
-		{"backup provider", func() Values {
-			v := values("", seed("a", func(s *Seed) { s.BackupProvider = "local" }))
-			v.Resources = []controllerregistration.Resource{resource(controllerregistration.Resource{Kind: "BackupEntry", Type: "local"})}
+		}(), nil, true, "policy OnDemand and DNSRecord/local is required by the seed itself"},
+		{"a live BackupBucket on the seed", func() Values {
+			v := values("", seed("a", nil))
+			v.Resources = []controllerregistration.Resource{resource(controllerregistration.Resource{Kind: "BackupBucket", Type: "local"})}
 			return v
-		}(), true, "policy OnDemand and BackupEntry/local is used by the seed itself"},
-		{"globally enabled extension", func() Values {
-			v := values("", seed("a", withShoots))
+		}(), fakeGarden{{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "BackupBucket", "metadata": map[string]any{"name": "bucket"},
+			"spec": map[string]any{"seedName": "a", "provider": map[string]any{"type": "local"}}}}, true,
+			"policy OnDemand and BackupBucket/local is required by BackupBucket bucket"},
+		{"automatically enabled extension", func() Values {
+			v := values("", seed("a", nil))
 			v.Resources = []controllerregistration.Resource{resource(controllerregistration.Resource{Kind: "Extension", Type: "audit", GloballyEnabled: ptr(true)})}
 			return v
-		}(), true, "policy OnDemand and Extension/audit is globally enabled and shoots run on the seed"},
+		}(), fakeGarden{localShoot}, true, "policy OnDemand and Extension/audit is required by shoot garden-dev/user"},
+		{"an installation that reports Required stays", values("", seed("a", nil)), fakeGarden{
+			liveInstallationOf("provider-local-q8w2e", "provider-local", "a", map[string]any{"type": "Required", "status": "True"}),
+		}, true, "its ControllerInstallation reports Required: extension resources on the seed still use it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Installations(tt.v)
-			require.Len(t, got, 1)
-			assert.Equal(t, Installation{
-				Seed: "a", Cluster: "a-cluster", Name: "provider-local-a", Namespace: "extension-provider-local-a",
-				Installed: tt.installed, Reason: tt.reason,
-			}, got[0])
+			got := decide(t, tt.v, tt.garden)
+			assert.NoError(t, got.Blocked)
+			assert.Equal(t, tt.wanted, got.Wanted)
+			assert.Equal(t, tt.reason, got.Reason)
 		})
 	}
 }
 
-func TestSeedObjects(t *testing.T) {
+// A shoot whose kind and type no registration serves stops gardener-controller-manager from
+// changing any installation of its seed: the plan says so, and predicts nothing for the seed.
+func TestBlockedSeed(t *testing.T) {
+	v := values("", seed("a", func(s *Seed) { s.Provider, s.ShootTypes = "local", []string{"Network/cilium"} }))
+	for _, kind := range []string{"ControlPlane", "Worker"} {
+		v.Resources = append(v.Resources, resource(controllerregistration.Resource{Kind: kind, Type: "local"}))
+	}
+	live := fakeGarden{{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Seed", "metadata": map[string]any{"name": "a"}}}
+	got := decide(t, v, nil)
+	assert.NoError(t, got.Blocked, "before the Seed exists, the landscape may register Network/cilium in the same apply")
+	assert.True(t, got.Wanted)
+	got = decide(t, v, live)
+	require.Error(t, got.Blocked)
+	prs, notice := predict(v, got)
+	assert.Empty(t, prs)
+	assert.Equal(t, `gardener-controller-manager changes no ControllerInstallation of seed a while need to install an extension controller for "Network/cilium" but no appropriate ControllerRegistration found`, notice)
+}
+
+// The installation's part follows what makes gardener-controller-manager create it: the Seed,
+// and the Shoots that need an OnDemand extension the seed does not need itself.
+func TestAfter(t *testing.T) {
+	seedObj := func(name string) map[string]any {
+		return map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Seed", "metadata": map[string]any{"name": name}}
+	}
+	calicoShoot := liveShootOf("garden-local", "dev", "a", map[string]any{"provider": map[string]any{"type": "local",
+		"workers": []any{map[string]any{"name": "w"}}}, "networking": map[string]any{"type": "calico"}})
+	otherShoot := liveShootOf("garden-local", "other", "b", map[string]any{"provider": map[string]any{"type": "local",
+		"workers": []any{map[string]any{"name": "w"}}}, "networking": map[string]any{"type": "calico"}})
+	calico := values("", seed("a", nil))
+	calico.Name = "networking-calico"
+	calico.Resources = []controllerregistration.Resource{resource(controllerregistration.Resource{Kind: "Network", Type: "calico"})}
+	always := values("Always", seed("a", nil))
+
+	after := func(v Values, obj map[string]any) string {
+		x := &installer{v: v, seed: v.Seeds[0], gcm: seedOf(v.Seeds[0], nil), registrations: []gcmRegistration{ownRegistration(v)}, policy: policyOf(v)}
+		u := fakeGarden{obj}
+		items, err := u.matching(resources[obj["kind"].(string)], "", "")
+		require.NoError(t, err)
+		return x.after("virtual", &items[0])
+	}
+	assert.Equal(t, "gardener-controller-manager creates the ControllerInstallation of networking-calico for seed a once the Seed exists", after(calico, seedObj("a")))
+	assert.Empty(t, after(calico, seedObj("b")))
+	assert.Equal(t, "gardener-controller-manager creates the ControllerInstallation of networking-calico for seed a once Shoot garden-local/dev, which needs it, exists", after(calico, calicoShoot))
+	assert.Empty(t, after(calico, otherShoot), "a shoot on another seed")
+	assert.Empty(t, after(always, calicoShoot), "policy Always: the Seed alone")
+}
+
+// The deployment of an installation, as gardenlet makes it: the namespace, the chart with the
+// mix-ins and SEED_NAME, the ManagedResource, named after the installation.
+func TestDeployment(t *testing.T) {
 	v := values("Always", seed("local", func(s *Seed) {
 		s.Labels = map[string]string{"env": "dev"}
 		s.Annotations = map[string]string{"note": "x"}
 		s.Spec = map[string]any{
-			"provider": map[string]any{"type": "local", "region": "r1"},
+			"provider": map[string]any{"type": "local", "region": "r1", "zones": []any{"a", "b"}},
 			"ingress":  map[string]any{"domain": "ingress.example.com"},
 			"networks": map[string]any{"pods": "10.1.0.0/16", "blockCIDRs": []any{"169.254.169.254/32"}},
 			"taints":   []any{map[string]any{"key": ProtectedTaint}},
@@ -167,50 +274,39 @@ func TestSeedObjects(t *testing.T) {
 	}))
 	v.PodSecurityEnforce = "baseline"
 	v.HelmValues = map[string]any{"greeting": "hi", "gardener": map[string]any{"version": "overridden", "extra": "kept"}}
-	objs, err := Objects(v)
+	reg, err := renderRegistration(v)
+	require.NoError(t, err)
+	x := &installer{v: v, seed: v.Seeds[0], values: reg.Values}
+	ci := fakeGarden{liveInstallationOf("provider-local-x7k2p", "provider-local", "local")}
+	items, err := ci.matching("controllerinstallations", "", "")
+	require.NoError(t, err)
+	items[0].SetAnnotations(map[string]string{controllerregistration.AnnotationPodSecurityEnforce: "privileged"})
+	objs, err := x.deployment(&items[0])
 	require.NoError(t, err)
 
-	// Gardener's docs/extensions/registration.md: the ControllerInstallation refers to registration,
-	// deployment and seed.
-	ci := rendertest.MustFind(t, objs, "ControllerInstallation", "provider-local-local")
-	assert.Equal(t, "core.gardener.cloud/v1beta1", ci.GetAPIVersion())
-	assert.Equal(t, map[string]any{
-		"registrationRef": map[string]any{"name": "provider-local"},
-		"deploymentRef":   map[string]any{"name": "provider-local"},
-		"seedRef":         map[string]any{"name": "local"},
-	}, ci.Object["spec"])
+	// The namespace extension-<installation> in the seed, with the pod security the installation
+	// carries (gardener-controller-manager copies the registration's) and the seed's zones.
+	ns := rendertest.MustFind(t, objs, "Namespace", "extension-provider-local-x7k2p")
+	assert.Equal(t, map[string]string{"gardener.cloud/role": "extension", "controllerregistration.core.gardener.cloud/name": "provider-local",
+		"high-availability-config.resources.gardener.cloud/consider": "true", "pod-security.kubernetes.io/enforce": "privileged"}, ns.GetLabels())
+	assert.Equal(t, map[string]string{"high-availability-config.resources.gardener.cloud/zones": "a,b"}, ns.GetAnnotations())
 
-	// Gardener's "gardenlet" docs/concepts/gardenlet.md: the namespace extension-<installation>, in
-	// the seed cluster; Gardener's "Conventions" docs/extensions/conventions.md its pod security.
-	ns := rendertest.MustFind(t, objs, "Namespace", "extension-provider-local-local")
-	assert.Equal(t, "baseline", ns.GetLabels()["pod-security.kubernetes.io/enforce"])
-	assert.Equal(t, "provider-local", ns.GetLabels()["controllerregistration.core.gardener.cloud/name"])
-
-	// Gardener's docs/concepts/gardenlet.md: the ManagedResource in the seed's garden namespace,
-	// labelled with the installation.
-	mr := rendertest.MustFind(t, objs, "ManagedResource", "provider-local-local")
+	// The ManagedResource garden/<installation> of class seed, labelled with the installation.
+	mr := rendertest.MustFind(t, objs, "ManagedResource", "provider-local-x7k2p")
 	assert.Equal(t, "garden", mr.GetNamespace())
-	assert.Equal(t, map[string]string{"controllerinstallation-name": "provider-local-local"}, mr.GetLabels())
+	assert.Equal(t, map[string]string{"controllerinstallation-name": "provider-local-x7k2p"}, mr.GetLabels())
 	assert.Equal(t, "seed", mr.Object["spec"].(map[string]any)["class"])
-	clusters := map[string]string{}
 	for _, o := range objs {
-		clusters[o.Object.GetKind()] = o.Cluster
+		assert.Equal(t, "local-cluster", o.Cluster, "%s %s is in the seed", o.Object.GetKind(), o.Object.GetName())
 	}
-	assert.Equal(t, map[string]string{
-		"ControllerDeployment": "virtual", "ControllerRegistration": "virtual", "ControllerInstallation": "virtual",
-		"Namespace": "local-cluster", "Secret": "local-cluster", "ManagedResource": "local-cluster",
-	}, clusters)
 
-	// The chart is installed into the installation's namespace with the mix-ins (Gardener's
-	// docs/extensions/registration.md).
-	secret := rendertest.MustFind(t, objs, "Secret", managedresource.SecretName("provider-local-local"))
+	// The chart, installed into the installation's namespace with the mix-ins.
+	secret := rendertest.MustFind(t, objs, "Secret", managedresource.SecretName("provider-local-x7k2p"))
 	data := secret.Object["stringData"].(map[string]any)
-	require.Contains(t, data, "configmap__extension-provider-local-local__provider-local-values.yaml")
-	require.Contains(t, data, "deployment__extension-provider-local-local__provider-local.yaml")
 	var cm struct {
 		Data map[string]string `json:"data"`
 	}
-	require.NoError(t, yaml.Unmarshal([]byte(data["configmap__extension-provider-local-local__provider-local-values.yaml"].(string)), &cm))
+	require.NoError(t, yaml.Unmarshal([]byte(data["configmap__extension-provider-local-x7k2p__provider-local-values.yaml"].(string)), &cm))
 	var seen map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(cm.Data["values.yaml"]), &seen))
 	assert.Equal(t, "hi", seen["greeting"])
@@ -231,16 +327,32 @@ func TestSeedObjects(t *testing.T) {
 			"spec":            v.Seeds[0].Spec,
 		},
 	}, seen["gardener"])
+
+	// Every container gets SEED_NAME, once, replacing the chart's own.
+	var deployment struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						Env []map[string]string `json:"env"`
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(data["deployment__extension-provider-local-x7k2p__provider-local.yaml"].(string)), &deployment))
+	assert.Equal(t, []map[string]string{{"name": "SEED_NAME", "value": "local"}}, deployment.Spec.Template.Spec.Containers[0].Env)
 }
 
-func TestNotInstalledRendersOnlyTheGardenObjects(t *testing.T) {
-	objs, err := Objects(values("", seed("a", nil)))
+// The registration part renders only the virtual garden's objects.
+func TestRegistrationPart(t *testing.T) {
+	reg, err := renderRegistration(values("", seed("a", nil)))
 	require.NoError(t, err)
-	require.Len(t, objs, 2)
-	assert.Equal(t, "ControllerDeployment", objs[0].Object.GetKind())
-	assert.Equal(t, "ControllerRegistration", objs[1].Object.GetKind())
+	require.Len(t, reg.Objects, 2)
+	assert.Equal(t, "ControllerDeployment", reg.Objects[0].Object.GetKind())
+	assert.Equal(t, "ControllerRegistration", reg.Objects[1].Object.GetKind())
 	// The registration's deployment is the one rendered with it.
-	spec := objs[1].Object.Object["spec"].(map[string]any)
+	spec := reg.Objects[1].Object.Object["spec"].(map[string]any)
 	assert.Equal(t, []any{map[string]any{"name": "provider-local"}}, spec["deployment"].(map[string]any)["deploymentRefs"])
 }
 
@@ -304,24 +416,30 @@ func TestErrors(t *testing.T) {
 		{"no resources", func(v *Values) { v.Resources = nil }, "at least one resource is required"},
 		{"seed without name", func(v *Values) { v.Seeds = []Seed{{Cluster: decode.Cluster{Name: "c"}}} }, "a seed needs a name"},
 		{"seed twice", func(v *Values) { v.Seeds = []Seed{seed("a", nil), seed("a", nil)} }, "seed a is given twice"},
+		{"seeds with one part", func(v *Values) { v.Seeds = []Seed{seed("a-b", nil), seed("a.b", nil)} }, "seeds a-b and a.b would both be installed by part installation_a_b"},
 		{"seed without cluster", func(v *Values) { v.Seeds = []Seed{{Name: "a"}} }, "seed a: the cluster is required"},
 		{"bad shoot type", func(v *Values) { v.Seeds = []Seed{seed("a", func(s *Seed) { s.ShootTypes = []string{"local"} })} }, `shoot type "local" is not kind/type`},
-		{"namespace too long", func(v *Values) {
-			v.Seeds = []Seed{seed("a-very-long-seed-name-that-does-not-fit-into-a-label", nil)}
-		}, "installation namespace \"extension-provider-local-a-very-long-seed-name-that-does-not-fit-into-a-label\" is invalid"},
+		{"namespace too long", func(v *Values) { v.Name = "a-very-long-registration-name-that-does-not-fit-into-a-label" },
+			`installation namespace "extension-a-very-long-registration-name-that-does-not-fit-into-a-label-xxxxx" is invalid`},
 		{"no chart", func(v *Values) { v.Chart = "" }, "chart is required"},
 		{"missing chart", func(v *Values) { v.Chart = "nope" }, "chart nope:"},
 		{"oci chart", func(v *Values) { v.Chart = "oci://example.com/chart" }, "OCI charts are not supported"},
-		{"chart fails to render", func(v *Values) {
-			v.Policy, v.Chart = "Always", "broken"
-		}, "extension provider-local: seed a: rendering the chart: chart broken: rendering: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := values("", seed("a", nil))
 			tt.mod(&v)
-			_, err := Objects(v)
+			_, err := renderRegistration(v)
 			assert.ErrorContains(t, err, tt.err)
 		})
 	}
+
+	// A chart that fails to render fails the installation's part, once there is an installation.
+	v := values("Always", seed("a", nil))
+	v.Chart = "broken"
+	reg, err := renderRegistration(v)
+	require.NoError(t, err)
+	x := &installer{v: v, seed: v.Seeds[0], values: reg.Values}
+	_, err = x.render(fakeGarden{liveInstallationOf("provider-local-x7k2p", "provider-local", "a")}.input("x", "testdata"))
+	assert.ErrorContains(t, err, "seed a: rendering the chart: chart broken: rendering: ")
 }

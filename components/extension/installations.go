@@ -2,84 +2,134 @@ package extension
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
-	"github.com/declarative-gardener/gardener/components/controllerregistration"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// Installation is the decision for one seed: whether the extension is installed there, why, and
-// the names its installation gets.
+// Installation is the extension on one of its seeds: the ControllerInstallation
+// gardener-controller-manager keeps there, and what it will do about it, by its rule (gcm.go).
 type Installation struct {
 	// Seed is the seed's name.
 	Seed string
-	// Cluster is the seed's cluster block.
-	Cluster string
-	// Name is the ControllerInstallation's name, <registration>-<seed>. Gardener generates a
-	// random suffix instead; a declarative landscape needs a name that is the same on every run.
-	Name string
-	// Namespace is the seed namespace the chart is installed into: extension-<installation>
-	// (Gardener's "gardenlet" docs/concepts/gardenlet.md).
-	Namespace string
-	// Installed says whether the extension is installed on the seed.
-	Installed bool
-	// Reason says why it is installed or not, for plans and composites.
+	// Live is the seed's ControllerInstallation of the registration that is not being deleted;
+	// nil when there is none.
+	Live *unstructured.Unstructured
+	// Wanted says gardener-controller-manager wants the registration on the seed: it creates the
+	// installation, or keeps it. Reason says why or why not.
+	Wanted bool
 	Reason string
+	// Blocked is gardener-controller-manager's error when it cannot decide the seed's
+	// installations at all (a kind and type no registration serves): it then changes none.
+	Blocked error
 }
 
-// Installations decides, for every seed in order, whether the extension is installed there, the
-// way gardener-controller-manager decides which ControllerInstallations a seed needs (Gardener's
-// "Gardener Controller Manager" docs/concepts/controller-manager.md): a seed whose labels the seed
-// selector does not match never gets it (Gardener's "ControllerRegistration"
-// docs/extensions/registration.md); otherwise the policy decides (Gardener's
-// docs/extensions/registration.md): Always installs it, AlwaysExceptNoShoots only where shoots run,
-// and OnDemand only where one of the registration's kinds and types is in use. It does not validate
-// the values; Objects does. What a seed's shoots use is what the seed declares (shoot_types,
-// has_shoots) together with what the Shoots scheduled to it in the virtual garden use; an
-// installation that is no longer wanted stays while it reports Required.
-func Installations(v Values) []Installation {
+// Installed says whether the extension is (or will be) installed on the seed.
+func (i Installation) Installed() bool {
+	if i.Blocked != nil {
+		return i.Live != nil
+	}
+	return i.Wanted
+}
+
+// Installations decides, for every seed of the extension in order, what gardener-controller-manager
+// does with the registration there (Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md, pkg/controllermanager/controller/controllerregistration/seed/reconciler.go
+// at Gardener v1.120.0): from the garden as it is, with the seed as its entry declares it and the
+// shoots its entry declares for the landscape's shoots not applied yet (has_shoots,
+// shoot_types).
+func Installations(v Values, g *garden) []Installation {
 	out := make([]Installation, 0, len(v.Seeds))
 	for _, s := range v.Seeds {
-		name := v.Name + "-" + s.Name
-		i := Installation{Seed: s.Name, Cluster: s.Cluster.Name, Name: name, Namespace: NamespacePrefix + name}
-		d := v.live[s.Name]
-		if d == nil {
-			d = &liveDemand{}
+		i := Installation{Seed: s.Name, Live: liveInstallation(g.installations, v.Name, s.Name)}
+		seed := seedOf(s, g.seeds[s.Name])
+		state := withDeclaredShoots(g.state, s)
+		declared := set{}
+		declared.add(s.ShootTypes...)
+		d := decideSeed(seed, state, declared)
+		if d.Err != nil && (len(d.Unserved) == 0 || g.seeds[s.Name] != nil) {
+			// A kind and type no registration serves stops gardener-controller-manager once it
+			// reconciles the seed; before the Seed exists, the landscape may still register
+			// them in the same apply (the extension sees only its own registration and the live
+			// ones).
+			i.Blocked = d.Err
+			out = append(out, i)
+			continue
 		}
-		i.Installed, i.Reason = decide(v, s, d)
-		if !i.Installed && d.StillRequired {
-			i.Installed, i.Reason = true, i.Reason+", but its ControllerInstallation still reports Required: extension resources on the seed use it"
-		}
+		i.Wanted = d.Wanted[v.Name]
+		i.Reason = reason(v, seed, state, declared, d)
 		out = append(out, i)
 	}
 	return out
 }
 
-// NamespacePrefix starts the seed namespace of every ControllerInstallation (Gardener's
-// docs/concepts/gardenlet.md).
-const NamespacePrefix = "extension-"
+// reason says why gardener-controller-manager wants the registration on the seed or not, in the
+// order its rule tests: the policy, the kinds and types required there (and by whom), an
+// installation that reports Required, the seed selector.
+func reason(v Values, seed gcmSeed, g gardenState, declared set, d seedDecision) string {
+	policy := v.Policy
+	if policy == "" {
+		policy = policyOnDemand
+	}
+	shoots := shootsOn(seed.Name, g.Shoots)
+	if !d.Wanted[v.Name] {
+		if keys := unmatched(v.SeedSelector, seed.Labels); len(keys) > 0 {
+			return fmt.Sprintf("the seed's labels do not match the seed selector (%s)", strings.Join(keys, ", "))
+		}
+		switch policy {
+		case policyAlwaysExceptNoShoots:
+			return "policy AlwaysExceptNoShoots and no shoots are on the seed"
+		case policyAlways:
+			return "the seed is being deleted"
+		}
+		return "policy OnDemand and none of the registration's kinds and types is required on the seed"
+	}
+	switch {
+	case policy == policyAlways && !seed.Deleting:
+		return "policy Always installs it on every selected seed"
+	case policy == policyAlwaysExceptNoShoots && len(shoots) > 0:
+		return fmt.Sprintf("policy AlwaysExceptNoShoots and %s is on the seed", shootName(shoots[0]))
+	}
+	for _, r := range v.Resources {
+		id := extensionID(r.Kind, r.Type)
+		if d.Required[id] {
+			return fmt.Sprintf("policy %s and %s is required by %s", policy, id, requiredBy(id, seed, g, declared))
+		}
+	}
+	return "its ControllerInstallation reports Required: extension resources on the seed still use it"
+}
 
-// decide applies the seed selector and the policy to one seed.
-func decide(v Values, s Seed, d *liveDemand) (bool, string) {
-	if keys := unmatched(v.SeedSelector, s.Labels); len(keys) > 0 {
-		return false, fmt.Sprintf("the seed's labels do not match the seed selector (%s)", strings.Join(keys, ", "))
+// requiredBy names what requires the kind and type on the seed: the seed itself, one of its
+// BackupBuckets or BackupEntries, or the first of its shoots (by the order listed).
+func requiredBy(id string, seed gcmSeed, g gardenState, declared set) string {
+	if kindTypesForSeed(seed, g.Registrations)[id] {
+		return "the seed itself"
 	}
-	switch v.Policy {
-	case controllerregistration.PolicyAlways:
-		return true, "policy Always installs it on every selected seed"
-	case controllerregistration.PolicyAlwaysExceptNoShoots:
-		if s.HasShoots {
-			return true, "policy AlwaysExceptNoShoots and shoots run on the seed"
+	for _, b := range g.Buckets {
+		if b.SeedName == seed.Name && extensionID(kindBackupBucket, b.ProviderType) == id {
+			return "BackupBucket " + b.Name
 		}
-		if len(d.Shoots) > 0 {
-			return true, fmt.Sprintf("policy AlwaysExceptNoShoots and shoot %s runs on the seed", d.Shoots[0])
+	}
+	if kindTypesForBackupEntries(g.Entries, g.Buckets, seed.Name)[id] {
+		return "a BackupEntry on the seed"
+	}
+	for _, s := range shootsOn(seed.Name, g.Shoots) {
+		if s.Name == declaredShoot && declared[id] {
+			return "the shoots the landscape declares on the seed"
 		}
-		return false, "policy AlwaysExceptNoShoots and no shoots run on the seed"
+		if requiredForShoot(s, &seed, g.Registrations, g.Internal, externalDomainOf(s, g.Defaults))[id] {
+			return shootName(s)
+		}
 	}
-	if id, why := required(v, s, d); id != "" {
-		return true, fmt.Sprintf("policy OnDemand and %s %s", id, why)
+	return "the shoots the landscape declares on the seed"
+}
+
+// shootName names a shoot in reasons.
+func shootName(s gcmShoot) string {
+	if s.Name == declaredShoot {
+		return "a shoot the landscape declares"
 	}
-	return false, "policy OnDemand and none of the registration's kinds and types is used on the seed"
+	return "shoot " + s.Name
 }
 
 // unmatched returns the selector's keys, sorted, whose value the labels do not carry.
@@ -90,58 +140,7 @@ func unmatched(selector, labels map[string]string) []string {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
-	return keys
-}
-
-// required returns the first of the registration's kinds and types the seed needs, and why, or
-// "" when it needs none. A seed needs what its shoots use (Gardener's
-// docs/concepts/controller-manager.md) and, for a primary registration, the kinds the seed itself
-// uses (seedKinds).
-func required(v Values, s Seed, d *liveDemand) (string, string) {
-	shoot := map[string]bool{}
-	for _, t := range s.ShootTypes {
-		shoot[t] = true
-	}
-	seed := seedKinds(s)
-	for _, r := range v.Resources {
-		id := r.Kind + "/" + r.Type
-		global := r.Kind == controllerregistration.KindExtension && r.GloballyEnabled != nil && *r.GloballyEnabled
-		switch {
-		case shoot[id]:
-			return id, "is used by shoots on the seed"
-		case d.Types[id] != "":
-			return id, "is used by shoot " + d.Types[id] + " on the seed"
-		case global && s.HasShoots:
-			// A globally enabled Extension is used by every shoot unless it opts out (Gardener's
-			// ControllerResource in docs/api-reference/core.md).
-			return id, "is globally enabled and shoots run on the seed"
-		case global && len(d.Shoots) > d.Disabled[r.Type]:
-			return id, "is globally enabled and shoots on the seed do not disable it"
-		case seed[id] && r.Primary:
-			return id, "is used by the seed itself"
-		}
-	}
-	return "", ""
-}
-
-// seedKinds are the kinds and types a seed needs for itself: BackupBucket and BackupEntry of its
-// backup provider, DNSRecord of its DNS provider, and ControlPlane of its provider type. Gardener's
-// docs/concepts/controller-manager.md says the seed's provider and DNS provider types count;
-// Gardener's docs/concepts/gardenlet.md that backups need the backup provider's extension. That the
-// provider type maps to the ControlPlane kind is our choice: it is the kind a provider extension
-// serves for the provider type on every seed.
-func seedKinds(s Seed) map[string]bool {
-	out := map[string]bool{}
-	if s.BackupProvider != "" {
-		out["BackupBucket/"+s.BackupProvider] = true
-		out["BackupEntry/"+s.BackupProvider] = true
-	}
-	if s.DNSProvider != "" {
-		out["DNSRecord/"+s.DNSProvider] = true
-	}
-	if p := provider(s); p != "" {
-		out["ControlPlane/"+p] = true
-	}
-	return out
+	set := set{}
+	set.add(keys...)
+	return set.sorted()
 }

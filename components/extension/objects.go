@@ -4,17 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/controllerdeployment"
 	"github.com/declarative-gardener/gardener/components/controllerregistration"
-	"github.com/declarative-gardener/gardener/components/helmrelease"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
-	"github.com/declarative-gardener/gardener/components/internal/kube"
-	"github.com/declarative-gardener/gardener/components/managedresource"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -25,39 +19,17 @@ const (
 	InstallationKind       = "ControllerInstallation"
 )
 
-// Names and labels of what an installation renders in its seed.
-const (
-	// SeedGardenNamespace holds the installation's ManagedResource in the seed (Gardener's "gardenlet"
-	// docs/concepts/gardenlet.md).
-	SeedGardenNamespace = "garden"
-	// ManagedResourceClass is the class of the seed's own gardener-resource-manager, which
-	// applies the chart's objects into the seed (Gardener's "Gardener Resource Manager"
-	// docs/concepts/resource-manager.md).
-	ManagedResourceClass = "seed"
-	// LabelInstallation on the ManagedResource names the owning ControllerInstallation (Gardener's
-	// docs/concepts/gardenlet.md).
-	LabelInstallation = "controllerinstallation-name"
-	// LabelRegistration on the extension's namespace names its ControllerRegistration; gardenlet
-	// labels the extension's garden ServiceAccount so (Gardener's "Access to the Garden Cluster for
-	// Extensions" docs/extensions/garden-api-access.md), we label the namespace alike.
-	LabelRegistration = "controllerregistration.core.gardener.cloud/name"
-	// LabelRole marks the namespace as an extension's; our choice, as Gardener marks its other
-	// namespaces by role.
-	LabelRole = "gardener.cloud/role"
-	// LabelHAConsider lets the resource manager's high-availability webhook handle the
-	// extension's workloads like those of other seed system components (Gardener's "High Availability
-	// Of Components" docs/development/high-availability-of-components.md).
-	LabelHAConsider = "high-availability-config.resources.gardener.cloud/consider"
-	// LabelPodSecurityEnforce is set from the registration's pod security level (Gardener's
-	// "Conventions" docs/extensions/conventions.md).
-	LabelPodSecurityEnforce = "pod-security.kubernetes.io/enforce"
-)
+// registration is what the extension renders in the virtual garden: its ControllerDeployment
+// and ControllerRegistration, and the chart's static values, normalised, which every
+// installation mixes Gardener's values into. It reads the chart from Dir; otherwise it is pure.
+type registered struct {
+	Objects []render.Object
+	Values  map[string]any
+}
 
-// Objects renders the ControllerDeployment and ControllerRegistration in the virtual garden and,
-// for every seed Installations installs the extension on, the ControllerInstallation in the
-// virtual garden and, in the seed, the namespace extension-<installation> and the chart's objects
-// in a ManagedResource. It reads the chart from Dir; otherwise it is pure.
-func Objects(v Values) ([]render.Object, error) {
+// renderRegistration renders the extension's ControllerDeployment and ControllerRegistration and checks
+// the values its installations need.
+func renderRegistration(v Values) (*registered, error) {
 	if v.VirtualCluster.Name == "" {
 		return nil, fmt.Errorf("extension %s: the virtual cluster is required", v.Name)
 	}
@@ -90,28 +62,14 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	// The deployment first: the registration refers to it (Gardener's
 	// docs/concepts/apiserver-admission-plugins.md).
-	out := append(deployment, registration...)
-	seeds := map[string]Seed{}
-	for _, s := range v.Seeds {
-		seeds[s.Name] = s
-	}
-	for _, i := range Installations(v) {
-		if !i.Installed {
-			continue
-		}
-		objs, err := installation(v, values, seeds[i.Seed], i)
-		if err != nil {
-			return nil, fmt.Errorf("extension %s: seed %s: %w", v.Name, i.Seed, err)
-		}
-		out = append(out, objs...)
-	}
-	return out, nil
+	return &registered{Objects: append(deployment, registration...), Values: values}, nil
 }
 
 // validateSeeds checks the seeds: named, on a cluster, once each, with well-formed kinds and
-// types, and names short enough for the installation's namespace.
+// types, and names that make part names and the installation's namespace.
 func validateSeeds(v Values) error {
 	seen := map[string]bool{}
+	parts := map[string]string{}
 	for _, s := range v.Seeds {
 		if s.Name == "" {
 			return fmt.Errorf("a seed needs a name")
@@ -120,12 +78,17 @@ func validateSeeds(v Values) error {
 			return fmt.Errorf("seed %s is given twice", s.Name)
 		}
 		seen[s.Name] = true
+		if other, clash := parts[partName(s.Name)]; clash {
+			return fmt.Errorf("seeds %s and %s would both be installed by part %s", other, s.Name, partName(s.Name))
+		}
+		parts[partName(s.Name)] = s.Name
 		if s.Cluster.Name == "" {
 			return fmt.Errorf("seed %s: the cluster is required", s.Name)
 		}
-		ns := NamespacePrefix + v.Name + "-" + s.Name
+		// Gardener's generated names are the registration's, a dash and five characters.
+		ns := NamespacePrefix + v.Name + "-xxxxx"
 		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
-			return fmt.Errorf("seed %s: installation namespace %q is invalid: %s", s.Name, ns, strings.Join(errs, "; "))
+			return fmt.Errorf("installation namespace %q is invalid: %s", ns, strings.Join(errs, "; "))
 		}
 		for _, t := range s.ShootTypes {
 			if kind, typ, ok := strings.Cut(t, "/"); !ok || kind == "" || typ == "" || strings.Contains(typ, "/") {
@@ -136,47 +99,8 @@ func validateSeeds(v Values) error {
 	return nil
 }
 
-// installation renders one seed's ControllerInstallation, namespace and ManagedResource.
-func installation(v Values, values map[string]any, s Seed, i Installation) ([]render.Object, error) {
-	ci := kube.Custom(InstallationAPIVersion, InstallationKind, "", i.Name, nil, map[string]any{"spec": map[string]any{
-		"registrationRef": map[string]any{"name": v.Name},
-		"deploymentRef":   map[string]any{"name": v.Name},
-		"seedRef":         map[string]any{"name": s.Name},
-	}})
-	labels := map[string]string{LabelRole: "extension", LabelRegistration: v.Name, LabelHAConsider: "true"}
-	if v.PodSecurityEnforce != "" {
-		labels[LabelPodSecurityEnforce] = v.PodSecurityEnforce
-	}
-	ns, err := kube.ToUnstructured(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: i.Namespace, Labels: labels}})
-	if err != nil {
-		return nil, err
-	}
-	// gardenlet installs the chart as the registration, in the installation's namespace, with
-	// the mix-ins over the static values (Gardener's docs/extensions/registration.md); the release
-	// name is our choice, so that the chart's object names are the same on every seed.
-	rendered, err := helmrelease.Objects(helmrelease.Values{
-		Cluster: s.Cluster, Chart: v.Chart, Dir: v.Dir, Namespace: i.Namespace, ReleaseName: v.Name,
-		Values: merge(values, mixins(v, s)),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("rendering the chart: %w", err)
-	}
-	objs := make([]*unstructured.Unstructured, 0, len(rendered))
-	for _, o := range rendered {
-		objs = append(objs, o.Object)
-	}
-	packed, err := managedresource.Pack(managedresource.Spec{
-		Cluster: s.Cluster.Name, Namespace: SeedGardenNamespace, Name: i.Name, Class: ManagedResourceClass, Objects: objs,
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, o := range packed {
-		if o.Object.GetKind() == "ManagedResource" {
-			o.Object.SetLabels(map[string]string{LabelInstallation: i.Name})
-		}
-	}
-	out := kube.On(v.VirtualCluster.Name, "", ci)
-	out = append(out, kube.On(s.Cluster.Name, "", ns)...)
-	return append(out, packed...), nil
+// partName is the part that installs the extension on a seed: installation_<seed>, the seed's
+// name with its dashes and dots as underscores, as part names are identifiers.
+func partName(seed string) string {
+	return "installation_" + strings.NewReplacer("-", "_", ".", "_").Replace(seed)
 }
