@@ -1,47 +1,25 @@
 package seed
 
 import (
-	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
-	"github.com/declarative-gardener/gardener/components/namespace"
-	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// registration: the seed-<name> namespace Gardener keeps per seed in the virtual garden (Gardener's
-// "Gardener Controller Manager" docs/concepts/controller-manager.md) and the Seed object, applied
-// once the seed's system components and gardenlet are up; it is ready when gardenlet reports the
-// seed (Gardener's "Getting Started Locally" docs/deployment/getting_started_locally.md).
+// registration: the Seed object, applied once the seed's system components and gardenlet are
+// up; it is ready when gardenlet reports the seed (Gardener's "Getting Started Locally"
+// docs/deployment/getting_started_locally.md). The seed-<name> namespace in the virtual garden and
+// the copies of the garden's Secrets in it are gardener-controller-manager's, which makes them once
+// the Seed exists (seedNamespace and seedSecrets predict them).
 func (b *builder) registration() error {
-	nsVals := namespace.Type.Defaults()
-	nsVals.Cluster, nsVals.Name = decode.Cluster{Name: b.virtual}, Namespace(b.name)
-	nsVals.Labels = map[string]string{"gardener.cloud/role": "seed"}
-	ns, err := namespace.Objects(nsVals)
-	if err != nil {
-		return err
-	}
-	b.add("seed_namespace", "namespace", ns)
-	// The garden's shared Secrets (the domains' DNS credentials, alerting) replicated into
-	// seed-<name> by their gardener.cloud/role label, as gardener-controller-manager's Seed
-	// controller does (Gardener's docs/concepts/controller-manager.md): what gardenlet may read of the
-	// garden.
-	b.parts = append(b.parts, render.Component{Name: "seed_secrets", Type: "secret_copy", DependsOn: []string{"seed_namespace"}, Copy: &render.CopySpec{
-		Cluster: b.virtual, Namespace: Namespace(b.name), FromCluster: b.virtual, FromNamespace: GardenNamespace, FromSelector: SharedSecretSelector,
-	}})
 	seed := kube.Custom("core.gardener.cloud/v1beta1", "Seed", "", b.name, nil, map[string]any{"spec": b.spec()})
-	b.add("seed", "seed", kube.On(b.virtual, "", seed), append([]string{"seed_namespace"}, b.waitFor()...)...)
+	b.add("seed", "seed", kube.On(b.virtual, "", seed), b.waitFor()...)
 	return nil
 }
-
-// SharedSecretSelector selects the garden namespace's Secrets that every seed namespace gets a
-// copy of (Gardener's docs/concepts/controller-manager.md: Secret, garden, gardener.cloud/role);
-// the label's presence is what counts, whatever the role.
-const SharedSecretSelector = "gardener.cloud/role"
 
 // waitFor are the parts the Seed comes after: every system component and gardenlet.
 func (b *builder) waitFor() []string {
 	var out []string
 	for _, p := range b.parts {
-		if p.Name != "seed_namespace" && p.Name != "seed_secrets" && !p.Detached {
+		if !p.Detached {
 			out = append(out, p.Name)
 		}
 	}

@@ -11,8 +11,9 @@
 //     and weeder, reserve-excess-capacity and the observability stack (Gardener's "Logging And
 //     Monitoring" docs/extensions/logging-and-monitoring.md);
 //  3. gardenlet with its kubeconfig;
-//  4. the seed-<name> namespace and the Seed object in the virtual garden, ready once gardenlet
-//     reports it (GardenletReady, SeedSystemComponentsHealthy, ExtensionsReady);
+//  4. the Seed object in the virtual garden, ready once gardenlet reports it (GardenletReady,
+//     SeedSystemComponentsHealthy); gardener-controller-manager then makes the seed-<name>
+//     namespace and the copies of the garden's Secrets in it, which the seed predicts;
 //  5. after the Seed, without holding it up: the BackupBucket (with backup) and the ingress
 //     domain's wildcard DNSRecord, whose extensions are installed once the Seed is registered.
 //
@@ -54,8 +55,12 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	predictions, handedOver, err := seedNamespaceControllerOutput(in, in.Name, v.Garden.VirtualCluster)
+	if err != nil {
+		return nil, err
+	}
 	return &render.Output{Components: parts, Outputs: Outputs(in.Name, v), Conditions: conds, Revisit: revisit,
-		Reports: []render.Report{report(in.Name, v, parts)}}, nil
+		Reports: []render.Report{report(in.Name, v, parts)}, Predictions: predictions, HandedOver: handedOver}, nil
 }
 
 // Outputs are what shoots read of their seed: where its control planes run, the seed's

@@ -59,8 +59,11 @@ func TestSeedGolden(t *testing.T) {
 
 func TestSeedParts(t *testing.T) {
 	own := partsByName(t, values(nil))
-	for _, p := range []string{"gardener_resource_manager", "etcd_druid", "vpa", "nginx_ingress", "istio", "dependency_watchdog", "reserve_excess_capacity", "gardenlet", "seed", "seed_namespace", "garden_namespace", "extension_crds"} {
+	for _, p := range []string{"gardener_resource_manager", "etcd_druid", "vpa", "nginx_ingress", "istio", "dependency_watchdog", "reserve_excess_capacity", "gardenlet", "seed", "garden_namespace", "extension_crds"} {
 		assert.Contains(t, own, p)
+	}
+	for _, p := range []string{"seed_namespace", "seed_secrets"} {
+		assert.NotContains(t, own, p, "gardener-controller-manager makes the seed's namespace in the garden and the Secret copies in it")
 	}
 	assert.Contains(t, own["etcd_druid"].DependsOn, "gardener_resource_manager", "the resource manager comes first (Gardener's docs/concepts/gardenlet.md)")
 	assert.Subset(t, own["gardenlet"].DependsOn, []string{"istio", "etcd_druid", "vpa", "nginx_ingress", "extension_crds"})
@@ -89,7 +92,6 @@ func TestSeedParts(t *testing.T) {
 	assert.Equal(t, "Seed", seed.Object.GetKind())
 	secretNS := seed.Object.Object["spec"].(map[string]any)["dns"].(map[string]any)["provider"].(map[string]any)["secretRef"].(map[string]any)["namespace"]
 	assert.Equal(t, "garden", secretNS)
-	assert.Equal(t, "seed-seed1", own["seed_namespace"].Objects[0].Object.GetName(), "Gardener's docs/concepts/controller-manager.md")
 }
 
 func TestSeedErrors(t *testing.T) {
