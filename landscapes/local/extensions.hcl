@@ -1,9 +1,10 @@
-# The extensions of the landscape: each registered in the virtual garden and installed on the
-# seed, the way gardenlet installs a ControllerInstallation (its chart, with Gardener's values
-# mixed in, through a ManagedResource into extension-<installation>). Every extension kind and
-# type the seed and the shoots use is registered here: gardener-apiserver refuses a Seed or Shoot
-# that uses a type no ControllerRegistration registers, so the engine applies the Seed and each
-# Shoot after the extensions registering their types (`gardener graph landscapes/local`).
+# The extensions of the landscape: each registered in the virtual garden (part registration) and,
+# for every ControllerInstallation gardener-controller-manager creates for the seed, installed the
+# way gardenlet installs it (part installation_<seed>: its chart, with Gardener's values mixed in,
+# through a ManagedResource into extension-<installation>); plans predict the installations. Every
+# extension kind and type the seed and the shoots use is registered here: gardener-apiserver refuses
+# a Seed or Shoot that uses a type no ControllerRegistration registers, so the engine applies the
+# Seed and each Shoot after the registrations of their types (`gardener graph landscapes/local`).
 
 # The local provider: the seed's provider and DNS provider, the shoots' infrastructure, control
 # plane, workers and their operating system ("local" machine images), and backups. These are the
@@ -33,8 +34,9 @@ component "extension" "provider_local" {
 }
 
 # Calico, the shoots' networking type: installed on demand, on seeds whose shoots use it, as
-# Gardener's registration of gardener-extension-networking-calico does. The seed entry says so
-# for the shoots of this landscape that are not applied yet.
+# Gardener's registration of gardener-extension-networking-calico does: gardener-controller-manager
+# creates its installation once a Shoot that needs it exists, and its part follows the Shoots. The
+# seed entry says what the shoots of this landscape not applied yet use, for the plans' predictions.
 component "extension" "networking_calico" {
   virtual_cluster         = cluster.virtual_garden
   name                    = "networking-calico"
