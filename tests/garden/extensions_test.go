@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/planner"
@@ -24,25 +25,35 @@ var installationsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud",
 
 // extensionFollowsShoots makes provider-local an OnDemand extension and gives it a second seed,
 // local2, that needs none of its kinds, then has a shoot a user created through the Gardener
-// API (not declared in the landscape) move between local2 and local: the plan installs the
-// extension on local2 and says which shoot needs it (Gardener's "Gardener Controller Manager"
-// docs/concepts/controller-manager.md), applying it creates the ControllerInstallation, and once
-// the shoot is gone the plan removes it again.
+// API (not declared in the landscape) move between local2 and local: the plan predicts that
+// gardener-controller-manager installs the extension on local2 and says which shoot needs it
+// (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md), the apply
+// deploys the extension for the installation the controller made (played here from the
+// prediction, as the shared control plane runs no gardener-controller-manager yet), and once the
+// shoot is gone the plan predicts the installation's deletion and the apply removes the extension
+// from local2 after it.
 func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	ctx := context.Background()
 	vdyn := dyn(t, c.Plane(localcluster.VirtualGardenPlane))
+	rdyn := dyn(t, c.Plane(localcluster.RuntimePlane))
 	shoots := vdyn.Resource(shootsGVR).Namespace("garden-local")
 	installations := vdyn.Resource(installationsGVR)
+	// applyEnacting plans, plays what gardener-controller-manager will do about the installations
+	// and applies.
+	applyEnacting := func() {
+		enactInstallations(t, c, planAt(t, dir, time.Now()))
+		applyAllowing(t, dir)
+	}
 
 	editLandscape(t, dir, "extensions.hcl", `policy                  = "Always"`, `policy                  = "OnDemand"`)
 	editLandscape(t, dir, "extensions.hcl", "    has_shoots = true\n  }]", "    has_shoots = true\n    }, {\n    name     = \"local2\"\n    cluster  = cluster.runtime\n    provider = \"other\"\n    region   = \"other\"\n  }]")
 	// The registration's policy changes; local keeps the extension for its own provider type, and
 	// local2 needs none of its kinds.
-	applyAllowing(t, dir)
-	_, err := installations.Get(ctx, "provider-local-local", metav1.GetOptions{})
-	require.NoError(t, err)
-	_, err = installations.Get(ctx, "provider-local-local2", metav1.GetOptions{})
-	require.True(t, apierrors.IsNotFound(err), "local2 needs none of the kinds: %v", err)
+	pl := planAt(t, dir, time.Now())
+	assert.Empty(t, installationPredictions(pl), "%s", planText(t, pl))
+	applyEnacting()
+	onLocal := installationFor(t, vdyn, "provider-local", "local").GetName()
+	assert.Empty(t, installationsOn(t, installations, "local2"), "local2 needs none of the kinds")
 
 	dev, err := shoots.Get(ctx, "dev", metav1.GetOptions{})
 	require.NoError(t, err)
@@ -72,9 +83,11 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	_, err = shoots.Patch(ctx, "user", types.MergePatchType, []byte(`{"status":{"seedName":"local2"}}`), metav1.PatchOptions{}, "status")
 	require.NoError(t, err)
 	planGolden(t, dir, "plan-extension-follows-shoot.txt")
-	applyAllowing(t, dir)
-	_, err = installations.Get(ctx, "provider-local-local2", metav1.GetOptions{})
-	require.NoError(t, err, "the apply installed the extension on local2")
+	applyEnacting()
+	onLocal2 := installationFor(t, vdyn, "provider-local", "local2").GetName()
+	assert.True(t, strings.HasPrefix(onLocal2, "provider-local-"), "a generated name: %s", onLocal2)
+	_, err = rdyn.Resource(managedResourcesGVR).Namespace("garden").Get(ctx, onLocal2, metav1.GetOptions{})
+	require.NoError(t, err, "the apply deployed the extension for the installation on local2")
 	assertNoChanges(t, dir)
 
 	// The seed's ExtensionsReady, derived from its ControllerInstallations (Gardener's
@@ -85,7 +98,7 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	}
 	assert.Contains(t, conditions(), "seed.local: ExtensionsReady True (AllExtensionsReady): All 2 extensions installed into the seed are ready and healthy.")
 	healthy := func(status string) {
-		live, err := installations.Get(ctx, "provider-local-local", metav1.GetOptions{})
+		live, err := installations.Get(ctx, onLocal, metav1.GetOptions{})
 		require.NoError(t, err)
 		conds, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
 		for _, c := range conds {
@@ -98,7 +111,7 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 		require.NoError(t, err)
 	}
 	healthy("False")
-	assert.Contains(t, conditions(), "seed.local: ExtensionsReady False (NotAllExtensionsReady): Extensions are not ready: provider-local-local: Healthy is False (the controller's pods crash)")
+	assert.Contains(t, conditions(), "seed.local: ExtensionsReady False (NotAllExtensionsReady): Extensions are not ready: "+onLocal+": Healthy is False (the controller's pods crash)")
 	healthy("True")
 
 	// The shoot goes: nothing on local2 needs the extension any more. gardener-apiserver deletes
@@ -107,10 +120,26 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	require.NoError(t, err)
 	require.NoError(t, shoots.Delete(ctx, "user", metav1.DeleteOptions{}))
 	out := planAt(t, dir, time.Now())
-	assert.True(t, out.HasChanges())
-	assert.Contains(t, strings.Join(out.Notices, "\n"), "extension provider-local is removed from seed local2: policy OnDemand and none of the registration's kinds and types is used on the seed")
-	applyAllowing(t, dir)
-	_, err = installations.Get(ctx, "provider-local-local2", metav1.GetOptions{})
-	assert.True(t, apierrors.IsNotFound(err), "the apply removed the installation from local2: %v", err)
+	assert.False(t, out.HasChanges(), "the installation is gardener-controller-manager's to delete: %s", planText(t, out))
+	assert.Equal(t, []string{"delete: removes extension provider-local from seed local2: policy OnDemand and none of the registration's kinds and types is required on the seed"},
+		installationPredictions(out))
+	applyEnacting()
+	assert.Empty(t, installationsOn(t, installations, "local2"), "gardener-controller-manager (played) deleted the installation on local2")
+	_, err = rdyn.Resource(managedResourcesGVR).Namespace("garden").Get(ctx, onLocal2, metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "the apply removed the extension from local2 after it: %v", err)
 	assertNoChanges(t, dir)
+}
+
+// installationsOn are the names of the ControllerInstallations of a seed.
+func installationsOn(t *testing.T, installations dynamic.ResourceInterface, seed string) []string {
+	t.Helper()
+	list, err := installations.List(context.Background(), metav1.ListOptions{})
+	require.NoError(t, err)
+	var out []string
+	for _, ci := range list.Items {
+		if s, _, _ := unstructured.NestedString(ci.Object, "spec", "seedRef", "name"); s == seed {
+			out = append(out, ci.GetName())
+		}
+	}
+	return out
 }

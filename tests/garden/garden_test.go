@@ -84,6 +84,10 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	var text bytes.Buffer
 	require.NoError(t, views.Plan(&text, out.Result.Plan, views.PlanOptions{}))
 	golden.AssertBytes(t, "plan-from-empty.txt", stableCertificates(text.Bytes()))
+	// gardener-controller-manager's part, which the shared control plane does not run yet: the
+	// seed's namespace and Secret copies, and the installations the plan predicts.
+	playSeedSecrets(t, c)
+	enactInstallations(t, c, out.Result.Plan)
 
 	// gardener-controller-manager does not run here yet: the test creates the project's namespace.
 	playProjectNamespaces(t, c, "garden-local")
@@ -218,24 +222,25 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	_, err = cs.CoreV1().Secrets("garden").Get(ctx, "gardenlet-bootstrap-kubeconfig", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.NoError(t, cs.CoreV1().Secrets("garden").Delete(ctx, "gardenlet-bootstrap-kubeconfig", metav1.DeleteOptions{}))
-	_, err = vcs.CoreV1().Namespaces().Get(ctx, "seed-local", metav1.GetOptions{})
-	require.NoError(t, err, "Gardener's docs/concepts/controller-manager.md")
+	seedNamespace, err := vcs.CoreV1().Namespaces().Get(ctx, "seed-local", metav1.GetOptions{})
+	require.NoError(t, err, "gardener-controller-manager's, Gardener's docs/concepts/controller-manager.md")
+	assert.NotContains(t, seedNamespace.Labels, "declarative-gardener.io/landscape", "the engine does not render it")
 	seedObj, err := vdyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "seeds"}).Get(ctx, "local", metav1.GetOptions{})
 	require.NoError(t, err)
 	state, _, _ := unstructured.NestedString(seedObj.Object, "status", "lastOperation", "state")
 	assert.Equal(t, "Succeeded", state, "the engine reported the seed's operation as gardenlet does")
 	assertSeedReported(t, vdyn, seedObj)
 
-	// The local provider extension, installed on the seed through a ManagedResource of class seed
-	// in the seed's garden namespace (Gardener's docs/concepts/gardenlet.md), its
-	// ControllerInstallation in the virtual garden.
-	mrs, err := dyn(t, runtime).Resource(schema.GroupVersionResource{Group: "resources.gardener.cloud", Version: "v1alpha1", Resource: "managedresources"}).Namespace("garden").Get(ctx, "provider-local-local", metav1.GetOptions{})
+	// The local provider extension, installed on the seed for gardener-controller-manager's
+	// ControllerInstallation as gardenlet installs it: through a ManagedResource of class seed in
+	// the seed's garden namespace (Gardener's docs/concepts/gardenlet.md), named after the
+	// installation, whose name gardener-controller-manager generated.
+	installation := installationFor(t, vdyn, "provider-local", "local").GetName()
+	mrs, err := dyn(t, runtime).Resource(managedResourcesGVR).Namespace("garden").Get(ctx, installation, metav1.GetOptions{})
 	require.NoError(t, err)
 	class, _, _ := unstructured.NestedString(mrs.Object, "spec", "class")
 	assert.Equal(t, "seed", class)
-	_, err = cs.CoreV1().Namespaces().Get(ctx, "extension-provider-local-local", metav1.GetOptions{})
-	require.NoError(t, err)
-	_, err = vdyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "controllerinstallations"}).Get(ctx, "provider-local-local", metav1.GetOptions{})
+	_, err = cs.CoreV1().Namespaces().Get(ctx, "extension-"+installation, metav1.GetOptions{})
 	require.NoError(t, err)
 
 	checkShoots(t, c, ready)
