@@ -138,7 +138,8 @@ func (p *pruning) prune(obs *observe.Observed) (deletions []change, warnings []s
 //   - a Namespace desired objects live in and a CRD whose kind desired objects are of are kept
 //     (stillNeeded);
 //   - an object the engine did not apply (no component or hash annotation, or a controlling
-//     owner: a controller may have copied the label from its owner, or a person added it) is
+//     owner the engine did not set: a controller may have copied the label from its owner, or a
+//     person added it) is
 //     kept, and so is one the state does not record (state rm forgets objects without deleting
 //     them);
 //   - an object of a component rendered during apply is skipped, unless the plan destroys;
