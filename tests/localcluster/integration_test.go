@@ -227,13 +227,45 @@ func TestLocalClusterEndToEnd(t *testing.T) {
 		assert.Contains(t, err.Error(), `direct deletion of namespace "garden-dev" is not permitted`)
 	})
 
+	t.Run("the virtual garden's kube-controller-manager deletes namespaces and collects garbage", func(t *testing.T) {
+		cs := clientset(t, c.Plane(VirtualGardenPlane))
+		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gc"}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		owner, err := cs.CoreV1().ConfigMaps("gc").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		_, err = cs.CoreV1().ConfigMaps("gc").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dependent",
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: owner.UID, Controller: ptr.To(true)}},
+		}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		// An object of the aggregated Gardener API, which only discovery tells the namespace
+		// controller about.
+		quotas := dynamicClient(t, c.Plane(VirtualGardenPlane)).Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "quotas"}).Namespace("gc")
+		_, err = quotas.Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Quota", "metadata": map[string]any{"name": "q"},
+			"spec": map[string]any{"scope": map[string]any{"apiVersion": "v1", "kind": "Secret"}, "metrics": map[string]any{"cpu": "1"}},
+		}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+
+		require.NoError(t, cs.CoreV1().ConfigMaps("gc").Delete(ctx, "owner", metav1.DeleteOptions{}))
+		waitFor(t, "the garbage collector deleting the owner's dependent", func(ctx context.Context) (bool, error) {
+			_, err := cs.CoreV1().ConfigMaps("gc").Get(ctx, "dependent", metav1.GetOptions{})
+			return gone(err)
+		})
+		require.NoError(t, cs.CoreV1().Namespaces().Delete(ctx, "gc", metav1.DeleteOptions{}))
+		waitFor(t, "the namespace controller emptying and deleting namespace gc", func(ctx context.Context) (bool, error) {
+			_, err := cs.CoreV1().Namespaces().Get(ctx, "gc", metav1.GetOptions{})
+			return gone(err)
+		})
+	})
+
 	t.Run("stop leaves no process and no data behind", func(t *testing.T) {
 		pids := c.PIDs()
 		// etcd and kube-apiserver on all three planes; kube-controller-manager, kube-scheduler and
 		// kwok on the two workload planes; the stage kwok on all three, since every plane has
-		// Services whose load balancers it gives addresses to; gardener-apiserver and
-		// gardener-admission-controller on the virtual garden.
-		assert.Len(t, pids, 3*2+2*3+3+2)
+		// Services whose load balancers it gives addresses to; gardener-apiserver,
+		// gardener-admission-controller and a virtual garden's kube-controller-manager on the
+		// virtual garden.
+		assert.Len(t, pids, 3*2+2*3+3+3)
 		require.NoError(t, c.Stop())
 		stopped = true
 		for _, pid := range pids {
@@ -348,6 +380,14 @@ func object(apiVersion, kind, name string, spec map[string]any) *unstructured.Un
 		"metadata": map[string]any{"name": name},
 		"spec":     spec,
 	}}
+}
+
+// gone judges the error of a Get for waitFor: done when the object is not found.
+func gone(err error) (bool, error) {
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	return false, err
 }
 
 func waitFor(t *testing.T, what string, cond func(context.Context) (bool, error)) {

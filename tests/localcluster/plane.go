@@ -57,7 +57,8 @@ const (
 const kwokNodeAnnotation = "kwok.x-k8s.io/node"
 
 // Plane is one running control plane: etcd and kube-apiserver, plus kube-controller-manager,
-// kube-scheduler and kwok when it runs workloads.
+// kube-scheduler and kwok when it runs workloads, or a virtual garden's kube-controller-manager
+// and Gardener's control plane when it serves the Gardener API.
 type Plane struct {
 	opts   PlaneOptions
 	binDir string
@@ -184,6 +185,11 @@ func (p *Plane) start(ctx context.Context) error {
 		}
 		if err := ApplyCRDs(ctx, p.RESTConfig(), GardenerAPICRDs()); err != nil {
 			return fmt.Errorf("plane %s gardener API: %w", p.opts.Name, err)
+		}
+		if !p.opts.Workloads {
+			if _, err := p.run(binKubeControllerManager, p.virtualGardenControllerManagerArgs()); err != nil {
+				return err
+			}
 		}
 		if p.opts.GardenerControllers != nil {
 			if err := p.startGardenerControllers(ctx); err != nil {
@@ -348,6 +354,31 @@ func (p *Plane) componentKubeconfigArgs() []string {
 		"--secure-port=0",
 		"--v=0",
 	}
+}
+
+// virtualGardenControllerManagerArgs are the flags of the kube-controller-manager of a Gardener
+// API plane without workloads, as gardener-operator runs one for a virtual garden
+// (pkg/operator/controller/garden/garden/components.go and
+// pkg/component/kubernetes/controllermanager/controllermanager.go at Gardener v1.120.0): a
+// workerless controller set (no node, volume or endpoint controllers, no legacy token Secrets)
+// with its worker counts, so that namespaces are emptied and deleted, owner references are
+// garbage collected and ResourceQuotas count what their namespaces hold, as gardener-apiserver
+// and gardener-controller-manager expect of a virtual garden. Gardener also disables
+// cloud-node-lifecycle, which the pinned kube-controller-manager no longer has and refuses to
+// name.
+func (p *Plane) virtualGardenControllerManagerArgs() []string {
+	return append(p.componentKubeconfigArgs(),
+		"--controllers=*,bootstrapsigner,tokencleaner,-attachdetach,-endpoint,-ephemeral-volume,"+
+			"-nodeipam,-nodelifecycle,-persistentvolume-binder,-persistentvolume-expander,-pv-protection,-serviceaccount-token,-ttl",
+		"--concurrent-gc-syncs=250",
+		"--concurrent-namespace-syncs=100",
+		"--concurrent-resource-quota-syncs=100",
+		"--resource-quota-sync-period=1m0s",
+		"--root-ca-file="+p.files.caCert,
+		"--cluster-signing-cert-file="+p.files.caCert,
+		"--cluster-signing-key-file="+p.files.caKey,
+		"--use-service-account-credentials=false",
+	)
 }
 
 func (p *Plane) startWorkloadComponents(ctx context.Context) error {
