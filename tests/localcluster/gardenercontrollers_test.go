@@ -202,9 +202,10 @@ func TestGardenerControllers(t *testing.T) {
 
 	t.Run("stop leaves no process behind", func(t *testing.T) {
 		pids := c.PIDs()
-		// etcd, kube-apiserver, gardener-apiserver, gardener-admission-controller,
-		// gardener-controller-manager, gardener-scheduler and the stage kwok.
-		assert.Len(t, pids, 7)
+		// etcd, kube-apiserver, the virtual garden's kube-controller-manager, gardener-apiserver,
+		// gardener-admission-controller, gardener-controller-manager, gardener-scheduler and the
+		// stage kwok.
+		assert.Len(t, pids, 8)
 		require.NoError(t, c.Stop())
 		stopped = true
 		for _, pid := range pids {
