@@ -122,7 +122,8 @@ func TestScaleLandscapeRenders(t *testing.T) {
 		assert.Equal(t, (count+2)/3, shoots["on_s1"], "round-robin over the seeds")
 		assert.Equal(t, count/3, shoots["on_s3"])
 		for _, seed := range []string{"seed.s1", "seed.s2", "seed.s3"} {
-			assert.Contains(t, out, "\n"+seed+".gardenlet <-", "every seed has its system components")
+			assert.Contains(t, out, "\n"+seed+".istio <-", "every seed has its system components")
+			assert.NotContains(t, out, "\n"+seed+".gardenlet <-", "the engine is the seeds' gardenlet")
 		}
 	}
 }

@@ -59,6 +59,5 @@ func (b *builder) observabilityStack() error {
 		return fmt.Errorf("observability: %w", err)
 	}
 	b.add("observability", "observability", objs, deps...)
-	b.system = append(b.system, "observability")
 	return nil
 }

@@ -132,7 +132,6 @@ func (b *builder) systemComponents() error {
 			return fmt.Errorf("etcd-druid: %w", err)
 		}
 		b.add("etcd_druid", "etcd_druid", druid, first...)
-		b.system = append(b.system, "etcd_druid")
 		if s.VerticalPodAutoscalerEnabled {
 			b.secret("vpa_admission_controller_tls", render.SecretSpec{Name: vpa.DefaultTLSSecretName, Class: "server-cert",
 				CommonName: vpa.WebhookServiceName, DNSNames: kube.ServiceDNSNames(vpa.WebhookServiceName, GardenNamespace), CA: secretSeedCA}, "ca_seed")
@@ -145,7 +144,6 @@ func (b *builder) systemComponents() error {
 				return fmt.Errorf("vpa: %w", err)
 			}
 			b.add("vpa", "vpa", objs, append(first, "vpa_admission_controller_tls")...)
-			b.system = append(b.system, "vpa")
 		}
 		// nginx-ingress always runs with 2 replicas on a seed (Gardener's "High Availability Of
 		// Components" docs/development/high-availability-of-components.md).
@@ -157,7 +155,6 @@ func (b *builder) systemComponents() error {
 			return fmt.Errorf("nginx-ingress: %w", err)
 		}
 		b.add("nginx_ingress", "nginx_ingress", ngx, first...)
-		b.system = append(b.system, "nginx_ingress")
 	}
 	istioVals := istio.Type.Defaults()
 	istioVals.Cluster, istioVals.PriorityClassName, istioVals.GatewaysOnly = cluster, priorityclasses.SystemCritical, b.runtimeAsSeed
@@ -167,7 +164,6 @@ func (b *builder) systemComponents() error {
 		return fmt.Errorf("istio: %w", err)
 	}
 	b.add("istio", "istio", ist, first...)
-	b.system = append(b.system, "istio")
 
 	// dependency-watchdog prober and weeder (Gardener's "Seed Bootstrapping"
 	// docs/operations/seed_bootstrapping.md, "Seed Settings" docs/operations/seed_settings.md).
@@ -182,7 +178,6 @@ func (b *builder) systemComponents() error {
 			return fmt.Errorf("dependency-watchdog: %w", err)
 		}
 		b.add("dependency_watchdog", "dependency_watchdog", objs, "priority_classes")
-		b.system = append(b.system, "dependency_watchdog")
 	}
 	// Pause pods keeping capacity free for new control planes (Gardener's
 	// docs/operations/seed_settings.md).
@@ -198,8 +193,34 @@ func (b *builder) systemComponents() error {
 	return nil
 }
 
-// gardenlet: gardenlet with the Seed's spec as its seed configuration, after the system
-// components it reconciles. It gets its garden kubeconfig by TLS bootstrapping (Gardener's
+// gardenletNamespace: for a seed handed to gardenlet, the garden namespace gardenlet runs in
+// (where the seed is not the garden's runtime cluster, whose garden part has it) and the
+// PriorityClass of gardenlet's chart (charts/gardener/gardenlet/templates/priorityclass.yaml at
+// Gardener v1.120.0); gardenlet deploys the seed's other classes itself.
+func (b *builder) gardenletNamespace() error {
+	pcVals := priorityclasses.Type.Defaults()
+	pcVals.Cluster, pcVals.Set = decode.Cluster{Name: b.cluster}, priorityclasses.Seed
+	pcs, err := priorityclasses.Objects(pcVals)
+	if err != nil {
+		return err
+	}
+	pcs = slices.DeleteFunc(pcs, func(o render.Object) bool { return o.Object.GetName() != priorityclasses.SystemCritical })
+	b.add("priority_classes", "priority_classes", pcs)
+	if b.runtimeAsSeed {
+		return nil
+	}
+	nsVals := namespace.Type.Defaults()
+	nsVals.Cluster, nsVals.Name = decode.Cluster{Name: b.cluster}, GardenNamespace
+	ns, err := namespace.Objects(nsVals)
+	if err != nil {
+		return err
+	}
+	b.add("garden_namespace", "namespace", ns)
+	return nil
+}
+
+// gardenlet, for a seed handed to it: gardenlet with the Seed's spec as its seed configuration,
+// which registers the Seed and brings up the seed's system components. It gets its garden kubeconfig by TLS bootstrapping (Gardener's
 // docs/concepts/gardenlet.md, "Deploy Gardenlet Manually"
 // docs/deployment/deploy_gardenlet_manually.md): a bootstrap token the engine generates in the
 // virtual garden's kube-system (its group system:bootstrappers may request the client certificate
@@ -225,7 +246,10 @@ func (b *builder) gardenlet() error {
 	if err != nil {
 		return fmt.Errorf("gardenlet: %w", err)
 	}
-	deps := append([]string{"priority_classes", "extension_crds", "gardenlet_bootstrap_token"}, b.system...)
+	deps := []string{"priority_classes", "gardenlet_bootstrap_token"}
+	if !b.runtimeAsSeed {
+		deps = append(deps, "garden_namespace")
+	}
 	b.add("gardenlet", "gardenlet", objs, deps...)
 	return nil
 }

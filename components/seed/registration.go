@@ -4,9 +4,9 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
-// registration: the Seed object, applied once the seed's system components and gardenlet are
-// up; it is ready when gardenlet reports the seed (Gardener's "Getting Started Locally"
-// docs/deployment/getting_started_locally.md). The seed-<name> namespace in the virtual garden and
+// registration: the Seed object of a seed the engine manages, applied once the seed's system
+// components are up, as gardenlet registers its seed after them; the engine reports its status
+// as gardenlet (report.go). The seed-<name> namespace in the virtual garden and
 // the copies of the garden's Secrets in it are gardener-controller-manager's, which makes them once
 // the Seed exists (seedNamespace and seedSecrets predict them).
 func (b *builder) registration() error {
@@ -15,7 +15,7 @@ func (b *builder) registration() error {
 	return nil
 }
 
-// waitFor are the parts the Seed comes after: every system component and gardenlet.
+// waitFor are the parts the Seed comes after: every system component.
 func (b *builder) waitFor() []string {
 	var out []string
 	for _, p := range b.parts {

@@ -15,11 +15,18 @@ func typeSchema() *schema.Schema {
 		Kind: schema.KindSeed,
 		Type: string(schema.KindSeed),
 		Description: "A seed: a cluster registered with the garden that hosts the control planes of shoots. " +
-			"The block deploys gardenlet into the cluster and declares the Seed, from which gardenlet brings up the seed's system components.",
+			"By default the engine is the seed's gardenlet: it deploys the seed's system components, registers the Seed, deploys the control planes of the shoots on it and reports their status, and no gardenlet runs. " +
+			"With managed_by = \"gardenlet\" the block deploys only gardenlet with the seed's configuration, which registers the Seed and does all of that itself.",
 		Body: schema.Body{
 			Attributes: []schema.Attribute{
 				attr.Reference("garden", schema.RefGarden, "The garden this seed registers with."),
-				attr.Reference("cluster", schema.RefCluster, "The cluster that becomes the seed and runs gardenlet."),
+				attr.Reference("cluster", schema.RefCluster, "The cluster that becomes the seed."),
+				{
+					Name: "managed_by", Type: cty.String, Default: cty.StringVal(ManagedByEngine), Checks: attr.Checks(schema.OneOf(ManagedByEngine, ManagedByGardenlet)),
+					Description: "Who reconciles the seed and the control planes of its shoots: \"engine\" (the engine deploys what gardenlet's seed and shoot flows would and reports as gardenlet; no gardenlet runs) or \"gardenlet\" " +
+						"(the engine deploys only gardenlet with the seed's configuration, as Gardener's \"Deploy a gardenlet Manually\" docs/deployment/deploy_gardenlet_manually.md describes; gardenlet registers and owns the Seed, and the shoots on it are gardenlet's). " +
+						"Never both: two controllers would reconcile the same objects.",
+				},
 				{Name: "extensions", Type: attr.StringList, Description: "Extension types (such as provider-local or networking-calico) to install on this seed even before a shoot needs them."},
 				{
 					Name: "admission_webhooks", Type: cty.Bool, Default: cty.True,
@@ -145,6 +152,7 @@ func typeSchema() *schema.Schema {
 		},
 		Outputs: []schema.Output{
 			{Name: "name", Type: cty.String, Description: "The seed's name, the label of the seed block."},
+			{Name: "managed_by", Type: cty.String, Description: "Who reconciles the seed and its shoots' control planes: engine or gardenlet."},
 			{Name: "namespace", Type: cty.String, Description: "The namespace seed-<name> that Gardener creates for this seed in the virtual garden."},
 			{Name: "cluster", Type: attr.ClusterRef, Description: "The seed cluster, where the control planes of the seed's shoots run."},
 			{Name: "virtual_cluster", Type: attr.ClusterRef, Description: "The virtual garden the seed is registered in, where its shoots' Shoot objects live."},

@@ -10,12 +10,18 @@
 //     Gardener's "Istio" docs/operations/istio.md) and nginx-ingress, dependency-watchdog prober
 //     and weeder, reserve-excess-capacity and the observability stack (Gardener's "Logging And
 //     Monitoring" docs/extensions/logging-and-monitoring.md);
-//  3. gardenlet with its kubeconfig;
-//  4. the Seed object in the virtual garden, ready once gardenlet reports it (GardenletReady,
-//     SeedSystemComponentsHealthy); gardener-controller-manager then makes the seed-<name>
-//     namespace and the copies of the garden's Secrets in it, which the seed predicts;
-//  5. after the Seed, without holding it up: the BackupBucket (with backup) and the ingress
+//  3. the Seed object in the virtual garden, whose status the engine reports as gardenlet
+//     (GardenletReady, SeedSystemComponentsHealthy, the heartbeat Lease);
+//     gardener-controller-manager then makes the seed-<name> namespace and the copies of the
+//     garden's Secrets in it, which the seed predicts;
+//  4. after the Seed, without holding it up: the BackupBucket (with backup) and the ingress
 //     domain's wildcard DNSRecord, whose extensions are installed once the Seed is registered.
+//
+// That is a seed the engine manages (managed_by "engine", the default): the engine is its
+// gardenlet, and no gardenlet runs. A seed handed to gardenlet (managed_by "gardenlet") renders
+// only gardenlet, its PriorityClass and its bootstrap token, as Gardener's "Deploy a gardenlet
+// Manually" docs/deployment/deploy_gardenlet_manually.md installs it; gardenlet then registers the
+// Seed from its seed configuration and does all of the above itself.
 //
 // A seed in the garden runtime cluster leaves out what the garden already runs there:
 // gardener-resource-manager, VPA, etcd-druid, istiod and nginx-ingress (Gardener's "Gardener
@@ -35,6 +41,13 @@ import (
 // GardenNamespace is the seed cluster's namespace of its system components.
 const GardenNamespace = "garden"
 
+// Who reconciles a seed (the block's managed_by): the engine as its gardenlet, or a gardenlet the
+// engine deploys. Never both, since both would reconcile the same objects.
+const (
+	ManagedByEngine    = "engine"
+	ManagedByGardenlet = "gardenlet"
+)
+
 // Type is the seed block as the catalog registers it: its schema (schema.go) and its render
 // function.
 var Type = component.Define(typeSchema, renderValues)
@@ -44,6 +57,12 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	parts, err := Parts(in.Name, v)
 	if err != nil {
 		return nil, err
+	}
+	if v.ManagedBy == ManagedByGardenlet {
+		// gardenlet registers the Seed, reconciles it and reports about it, and
+		// gardener-controller-manager's seed controllers act on the Seed it registered: the
+		// engine predicts nothing and reports nothing.
+		return &render.Output{Components: parts, Outputs: Outputs(in.Name, v)}, nil
 	}
 	var threshold time.Duration
 	if v.Backup != nil && v.Backup.ConditionThreshold != "" {
@@ -90,6 +109,7 @@ func Outputs(name string, v Values) map[string]cty.Value {
 	}
 	return map[string]cty.Value{
 		"name":            str(name),
+		"managed_by":      str(v.ManagedBy),
 		"namespace":       str(Namespace(name)),
 		"cluster":         cty.ObjectVal(map[string]cty.Value{"name": str(v.Cluster.Name)}),
 		"virtual_cluster": cty.ObjectVal(map[string]cty.Value{"name": str(v.Garden.VirtualCluster)}),
@@ -143,7 +163,15 @@ func Parts(name string, v Values) ([]render.Component, error) {
 		return nil, fmt.Errorf("seed %s: its garden has no virtual garden cluster to register the Seed in", name)
 	}
 	b.runtimeAsSeed = v.Garden.RuntimeCluster != "" && v.Garden.RuntimeCluster == b.cluster
-	for _, step := range []func() error{b.base, b.systemComponents, b.observabilityStack, b.backup, b.gardenlet, b.registration, b.ingressDNS} {
+	steps := []func() error{b.base, b.systemComponents, b.observabilityStack, b.backup, b.registration, b.ingressDNS}
+	switch v.ManagedBy {
+	case ManagedByEngine, "":
+	case ManagedByGardenlet:
+		steps = []func() error{b.gardenletNamespace, b.gardenlet}
+	default:
+		return nil, fmt.Errorf("seed %s: managed_by %q is not one of %s, %s", name, v.ManagedBy, ManagedByEngine, ManagedByGardenlet)
+	}
+	for _, step := range steps {
 		if err := step(); err != nil {
 			return nil, fmt.Errorf("seed %s: %w", name, err)
 		}
@@ -158,8 +186,6 @@ type builder struct {
 	// runtimeAsSeed is set when the seed is the garden's runtime cluster.
 	runtimeAsSeed bool
 	parts         []render.Component
-	// system are the parts gardenlet waits for before it reports the seed's system components.
-	system []string
 }
 
 func (b *builder) add(name, typ string, objects []render.Object, deps ...string) {

@@ -1,6 +1,8 @@
 package seed
 
 import (
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,6 +50,8 @@ func TestSeedGolden(t *testing.T) {
 		"multi-zone": values(nil),
 		// The garden's runtime cluster as the seed: what the garden runs there is left out.
 		"runtime-as-seed": values(func(v *Values) { v.Cluster.Name = "runtime"; v.Provider.Zones = []string{"0"} }),
+		// Handed to gardenlet: gardenlet alone, which registers the Seed and deploys the rest.
+		"gardenlet": values(func(v *Values) { v.ManagedBy = ManagedByGardenlet }),
 	} {
 		t.Run(name, func(t *testing.T) {
 			parts, err := Parts("seed1", v)
@@ -59,15 +63,17 @@ func TestSeedGolden(t *testing.T) {
 
 func TestSeedParts(t *testing.T) {
 	own := partsByName(t, values(nil))
-	for _, p := range []string{"gardener_resource_manager", "etcd_druid", "vpa", "nginx_ingress", "istio", "dependency_watchdog", "reserve_excess_capacity", "gardenlet", "seed", "garden_namespace", "extension_crds"} {
+	for _, p := range []string{"gardener_resource_manager", "etcd_druid", "vpa", "nginx_ingress", "istio", "dependency_watchdog", "reserve_excess_capacity", "seed", "garden_namespace", "extension_crds"} {
 		assert.Contains(t, own, p)
+	}
+	for _, p := range []string{"gardenlet", "gardenlet_bootstrap_token"} {
+		assert.NotContains(t, own, p, "the engine is the gardenlet of a seed it manages; no gardenlet runs beside it")
 	}
 	for _, p := range []string{"seed_namespace", "seed_secrets"} {
 		assert.NotContains(t, own, p, "gardener-controller-manager makes the seed's namespace in the garden and the Secret copies in it")
 	}
 	assert.Contains(t, own["etcd_druid"].DependsOn, "gardener_resource_manager", "the resource manager comes first (Gardener's docs/concepts/gardenlet.md)")
-	assert.Subset(t, own["gardenlet"].DependsOn, []string{"istio", "etcd_druid", "vpa", "nginx_ingress", "extension_crds"})
-	assert.Contains(t, own["seed"].DependsOn, "gardenlet", "the Seed is registered once gardenlet runs")
+	assert.Subset(t, own["seed"].DependsOn, []string{"istio", "etcd_druid", "vpa", "nginx_ingress", "extension_crds"}, "the Seed is registered once its system components run")
 
 	ras := partsByName(t, values(func(v *Values) { v.Cluster.Name = "runtime" }))
 	for _, p := range []string{"gardener_resource_manager", "etcd_druid", "vpa", "nginx_ingress", "garden_namespace", "ca_seed"} {
@@ -126,11 +132,41 @@ func TestExposureClassHandlers(t *testing.T) {
 		assert.Contains(t, services, ns)
 	}
 	assert.Equal(t, "internal", services["istio-ingress-handler-internal"]["loadbalancer/network"])
-	cm := rendertest.MustFind(t, own["gardenlet"].Objects, "ConfigMap", gardenlet.ConfigMapName)
+	v.ManagedBy = ManagedByGardenlet
+	cm := rendertest.MustFind(t, partsByName(t, v)["gardenlet"].Objects, "ConfigMap", gardenlet.ConfigMapName)
 	config, _, _ := unstructured.NestedString(cm.Object, "data", gardenlet.ConfigKey)
 	assert.Contains(t, config, "exposureClassHandlers:")
 	assert.Contains(t, config, "namespace: istio-ingress-handler-internal")
 	assert.Contains(t, config, "network: internet")
+}
+
+// A seed handed to gardenlet renders gardenlet alone, with its chart's PriorityClass and the
+// garden namespace it runs in, as Gardener's "Deploy a gardenlet Manually"
+// docs/deployment/deploy_gardenlet_manually.md installs it: no Seed (gardenlet registers it from
+// its seed configuration), no system components (gardenlet deploys them), and no reports (gardenlet
+// writes them).
+func TestSeedHandedToGardenlet(t *testing.T) {
+	v := values(func(v *Values) { v.ManagedBy = ManagedByGardenlet })
+	own := partsByName(t, v)
+	assert.ElementsMatch(t, []string{"priority_classes", "garden_namespace", "gardenlet_bootstrap_token", "gardenlet"}, slices.Collect(maps.Keys(own)))
+	require.Len(t, own["priority_classes"].Objects, 1)
+	assert.Equal(t, "gardener-system-critical", own["priority_classes"].Objects[0].Object.GetName())
+	assert.ElementsMatch(t, []string{"priority_classes", "garden_namespace", "gardenlet_bootstrap_token"}, own["gardenlet"].DependsOn)
+	cm := rendertest.MustFind(t, own["gardenlet"].Objects, "ConfigMap", gardenlet.ConfigMapName)
+	config, _, _ := unstructured.NestedString(cm.Object, "data", gardenlet.ConfigKey)
+	assert.Contains(t, config, "seedConfig:", "gardenlet registers the Seed from its configuration")
+
+	ras := partsByName(t, values(func(v *Values) { v.ManagedBy = ManagedByGardenlet; v.Cluster.Name = "runtime" }))
+	assert.NotContains(t, ras, "garden_namespace", "the garden's part has the namespace in its runtime cluster")
+
+	out, err := Type.Render(render.Input{Name: "seed1"}, v)
+	require.NoError(t, err)
+	assert.Empty(t, out.Reports, "gardenlet reports about its seed")
+	assert.Empty(t, out.Predictions)
+	assert.Equal(t, "gardenlet", out.Outputs["managed_by"].AsString())
+
+	_, err = Parts("seed1", values(func(v *Values) { v.ManagedBy = "both" }))
+	assert.ErrorContains(t, err, `managed_by "both" is not one of engine, gardenlet`)
 }
 
 // gardenlet bootstraps with a token the engine generates in the virtual garden (Gardener's "Deploy
@@ -138,7 +174,7 @@ func TestExposureClassHandlers(t *testing.T) {
 // carries it and is create-only, since gardenlet deletes it once it has its own kubeconfig
 // (Gardener's docs/concepts/gardenlet.md).
 func TestGardenletBootstrap(t *testing.T) {
-	own := partsByName(t, values(nil))
+	own := partsByName(t, values(func(v *Values) { v.ManagedBy = ManagedByGardenlet }))
 	token := own["gardenlet_bootstrap_token"]
 	require.NotNil(t, token.Secret)
 	id := BootstrapTokenID("seed1")

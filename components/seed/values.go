@@ -9,9 +9,11 @@ import (
 
 // Values are the seed block's configuration (schema.go), field for field.
 type Values struct {
-	Garden     GardenRef      `json:"garden"`
-	Cluster    decode.Cluster `json:"cluster"`
-	Extensions []string       `json:"extensions"`
+	Garden  GardenRef      `json:"garden"`
+	Cluster decode.Cluster `json:"cluster"`
+	// ManagedBy is who reconciles the seed: ManagedByEngine or ManagedByGardenlet.
+	ManagedBy  string   `json:"managed_by"`
+	Extensions []string `json:"extensions"`
 	// AdmissionWebhooks registers the webhooks of the seed's own resource manager and VPA.
 	AdmissionWebhooks bool `json:"admission_webhooks"`
 	Provider          struct {

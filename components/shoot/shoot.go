@@ -195,6 +195,12 @@ func newBuilder(name string, v Values) (*builder, error) {
 	if v.Seed.VirtualCluster == "" {
 		return nil, fmt.Errorf("shoot %s: seed %s has no virtual garden cluster to create the Shoot in", name, v.Seed.Name)
 	}
+	if v.Seed.ManagedBy == "gardenlet" {
+		// The seed's gardenlet reconciles every Shoot on it into the same namespaces and names:
+		// the engine deploying the control plane too would make two writers of every object.
+		return nil, fmt.Errorf("shoot %s: seed %s is handed to gardenlet (managed_by = \"gardenlet\"), which deploys the control planes of the shoots on it; "+
+			"a shoot block deploys its control plane itself and needs a seed the engine manages: create this shoot through the Gardener API instead", name, v.Seed.Name)
+	}
 	if v.Project == "" {
 		return nil, fmt.Errorf("shoot %s: project is required", name)
 	}

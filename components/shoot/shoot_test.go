@@ -450,6 +450,7 @@ func TestErrors(t *testing.T) {
 		want string
 	}{
 		{"no seed", values(func(v *Values) { v.Seed = nil }), "seed is not set"},
+		{"a seed handed to gardenlet", values(func(v *Values) { seed := *v.Seed; seed.ManagedBy = "gardenlet"; v.Seed = &seed }), `seed local is handed to gardenlet (managed_by = "gardenlet"), which deploys the control planes of the shoots on it`},
 		{"zone tolerance on a single-zone seed", values(ha(FailureToleranceZone)), "at least three zones"},
 		{"no service network", values(func(v *Values) { v.Networking.Services = "" }), "networking.services is not set"},
 		{"no machine image", values(func(v *Values) { v.Workers[0].MachineImage = nil }), "machine_image with name and version is required"},

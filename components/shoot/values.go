@@ -246,6 +246,8 @@ type SeedRef struct {
 	ExposureClassHandlers map[string]Gateway
 	// Observability says whether the seed runs its observability stack and stores logs.
 	Observability SeedObservability
+	// ManagedBy is who reconciles the seed: "engine" or "gardenlet".
+	ManagedBy string
 }
 
 // SeedObservability is the seed's observability output.
@@ -281,6 +283,7 @@ func (s *SeedRef) UnmarshalJSON(data []byte) error {
 		BackupRegion          string             `json:"backup_region"`
 		ExposureClassHandlers map[string]Gateway `json:"exposure_class_handlers"`
 		Observability         SeedObservability  `json:"observability"`
+		ManagedBy             string             `json:"managed_by"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return fmt.Errorf("seed reference: %w", err)
@@ -291,7 +294,7 @@ func (s *SeedRef) UnmarshalJSON(data []byte) error {
 		Pods: v.Networks.Pods, Services: v.Networks.Services, Nodes: v.Networks.Nodes,
 		ShootPods: v.Networks.ShootPods, ShootServices: v.Networks.ShootServices,
 		BackupProvider: v.BackupProvider, BackupRegion: v.BackupRegion, ExposureClassHandlers: v.ExposureClassHandlers,
-		Observability: v.Observability,
+		Observability: v.Observability, ManagedBy: v.ManagedBy,
 	}
 	return nil
 }

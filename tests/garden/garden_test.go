@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -194,34 +195,25 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	ref, _, _ := unstructured.NestedString(binding.Object, "credentialsRef", "name")
 	assert.Equal(t, "local-credentials", ref)
 
-	// The seed in the garden's runtime cluster: its own PriorityClasses, gateways, gardenlet and
-	// the Seed registered in the virtual garden after them (pkg/gardenlet/controller/seed/seed/reconciler_reconcile.go).
+	// The seed in the garden's runtime cluster: its own PriorityClasses, gateways and the Seed
+	// registered in the virtual garden after them (pkg/gardenlet/controller/seed/seed/reconciler_reconcile.go).
 	assert.Less(t, slices.Index(ready, "garden.local"), slices.Index(ready, "seed.local.priority_classes"), "the seed registers with a garden that is up")
-	assert.Less(t, slices.Index(ready, "seed.local.gardenlet"), slices.Index(ready, "seed.local.seed"))
+	assert.Less(t, slices.Index(ready, "seed.local.istio"), slices.Index(ready, "seed.local.seed"))
 	pc, err := cs.SchedulingV1().PriorityClasses().Get(ctx, "gardener-system-critical", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, int32(999998950), pc.Value, "Gardener's docs/development/priority-classes.md")
-	gardenlet, err := cs.AppsV1().Deployments("garden").Get(ctx, "gardenlet", metav1.GetOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, "gardener-system-critical", gardenlet.Spec.Template.Spec.PriorityClassName)
 	seedGateway, err := cs.CoreV1().Services("istio-ingress").Get(ctx, "istio-ingressgateway", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "LoadBalancer", string(seedGateway.Spec.Type))
 	_, err = cs.AppsV1().Deployments("garden").Get(ctx, "dependency-watchdog-prober", metav1.GetOptions{})
 	require.NoError(t, err)
-	// gardenlet's TLS bootstrap: a bootstrap token in the virtual garden's kube-system and the
-	// create-only bootstrap kubeconfig (Gardener's "Deploy Gardenlet Manually"
-	// docs/deployment/deploy_gardenlet_manually.md); gardenlet deletes the kubeconfig once it has its
-	// own (Gardener's "gardenlet" docs/concepts/gardenlet.md), and the engine does not bring it back.
+	// The engine is the gardenlet of the seed it manages: no gardenlet runs beside it, and no
+	// bootstrap token waits for one in the virtual garden.
+	_, err = cs.AppsV1().Deployments("garden").Get(ctx, "gardenlet", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "no gardenlet on an engine-managed seed: %v", err)
 	tokens, err := vcs.CoreV1().Secrets("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "declarative-gardener.io/landscape=local"})
 	require.NoError(t, err)
-	require.Len(t, tokens.Items, 1)
-	assert.Regexp(t, `^bootstrap-token-[a-z0-9]{6}$`, tokens.Items[0].Name)
-	assert.Equal(t, "bootstrap.kubernetes.io/token", string(tokens.Items[0].Type))
-	assert.Equal(t, "true", string(tokens.Items[0].Data["usage-bootstrap-signing"]))
-	_, err = cs.CoreV1().Secrets("garden").Get(ctx, "gardenlet-bootstrap-kubeconfig", metav1.GetOptions{})
-	require.NoError(t, err)
-	require.NoError(t, cs.CoreV1().Secrets("garden").Delete(ctx, "gardenlet-bootstrap-kubeconfig", metav1.DeleteOptions{}))
+	assert.Empty(t, tokens.Items)
 	seedNamespace, err := vcs.CoreV1().Namespaces().Get(ctx, "seed-local", metav1.GetOptions{})
 	require.NoError(t, err, "gardener-controller-manager's, Gardener's docs/concepts/controller-manager.md")
 	assert.NotContains(t, seedNamespace.Labels, "declarative-gardener.io/landscape", "the engine does not render it")
