@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/declarative-gardener/gardener/components/controllerregistration"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -172,7 +173,7 @@ func registrationFromLive(u *unstructured.Unstructured) gcmRegistration {
 	for _, item := range slice(u.Object, "spec", "resources") {
 		res := gcmResource{Kind: str(item, "kind"), Type: str(item, "type"), AutoEnable: strs(item, "autoEnable")}
 		res.WorkerlessSupported, _, _ = unstructured.NestedBool(item, "workerlessSupported")
-		if global, _, _ := unstructured.NestedBool(item, "globallyEnabled"); global && res.Kind == kindExtension && !contains(res.AutoEnable, clusterTypeShoot) {
+		if global, _, _ := unstructured.NestedBool(item, "globallyEnabled"); global && res.Kind == kinds.ExtensionKind && !contains(res.AutoEnable, clusterTypeShoot) {
 			res.AutoEnable = append(res.AutoEnable, clusterTypeShoot)
 		}
 		r.Resources = append(r.Resources, res)

@@ -8,6 +8,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/declarative-gardener/gardener/engine/kinds"
 )
 
 // This file ports the rule by which gardener-controller-manager's controllerregistration-seed
@@ -31,20 +33,6 @@ const (
 const (
 	clusterTypeShoot = "shoot"
 	clusterTypeSeed  = "seed"
-)
-
-// The extension kinds the rule names.
-const (
-	kindBackupBucket          = "BackupBucket"
-	kindBackupEntry           = "BackupEntry"
-	kindContainerRuntime      = "ContainerRuntime"
-	kindControlPlane          = "ControlPlane"
-	kindDNSRecord             = "DNSRecord"
-	kindExtension             = "Extension"
-	kindInfrastructure        = "Infrastructure"
-	kindNetwork               = "Network"
-	kindOperatingSystemConfig = "OperatingSystemConfig"
-	kindWorker                = "Worker"
 )
 
 // dnsUnmanaged is the DNS provider type that needs no DNSRecord extension.
@@ -175,24 +163,24 @@ func (s set) sorted() []string {
 func requiredForSeed(seed gcmSeed, registrations []gcmRegistration) set {
 	out := set{}
 	if seed.DNSProviderType != "" {
-		out.add(extensionID(kindDNSRecord, seed.DNSProviderType))
+		out.add(extensionID(kinds.DNSRecordKind, seed.DNSProviderType))
 	}
 	disabled := set{}
 	for _, e := range seed.Extensions {
 		if e.Disabled {
 			disabled.add(e.Type)
 		} else {
-			out.add(extensionID(kindExtension, e.Type))
+			out.add(extensionID(kinds.ExtensionKind, e.Type))
 		}
 	}
 	for _, r := range registrations {
 		for _, res := range r.Resources {
 			if enabledFor(clusterTypeSeed, res, disabled) {
-				out.add(extensionID(kindExtension, res.Type))
+				out.add(extensionID(kinds.ExtensionKind, res.Type))
 			}
 		}
 	}
-	out.add(extensionID(kindControlPlane, seed.ProviderType), extensionID(kindInfrastructure, seed.ProviderType), extensionID(kindWorker, seed.ProviderType))
+	out.add(extensionID(kinds.ControlPlaneKind, seed.ProviderType), extensionID(kinds.InfrastructureKind, seed.ProviderType), extensionID(kinds.WorkerKind, seed.ProviderType))
 	return out
 }
 
@@ -204,39 +192,39 @@ func requiredForSeed(seed gcmSeed, registrations []gcmRegistration) set {
 func requiredForShoot(shoot gcmShoot, seed *gcmSeed, registrations []gcmRegistration, internal, external *gcmDomain) set {
 	out := set{}
 	if backup := backupProviderOf(shoot, seed); backup != "" {
-		out.add(extensionID(kindBackupBucket, backup), extensionID(kindBackupEntry, backup))
+		out.add(extensionID(kinds.BackupBucketKind, backup), extensionID(kinds.BackupEntryKind, backup))
 	}
 	if seed != nil {
 		// Gardener's own comment: the seed provider's control plane extension may come with
 		// webhooks that expose shoot control planes.
-		out.add(extensionID(kindControlPlane, seed.ProviderType))
+		out.add(extensionID(kinds.ControlPlaneKind, seed.ProviderType))
 	}
 	if !shoot.workerless() {
-		out.add(extensionID(kindControlPlane, shoot.ProviderType), extensionID(kindInfrastructure, shoot.ProviderType), extensionID(kindWorker, shoot.ProviderType))
+		out.add(extensionID(kinds.ControlPlaneKind, shoot.ProviderType), extensionID(kinds.InfrastructureKind, shoot.ProviderType), extensionID(kinds.WorkerKind, shoot.ProviderType))
 		if shoot.NetworkingType != "" {
-			out.add(extensionID(kindNetwork, shoot.NetworkingType))
+			out.add(extensionID(kinds.NetworkKind, shoot.NetworkingType))
 		}
 	}
 	for _, w := range shoot.Workers {
 		if w.ImageName != "" {
-			out.add(extensionID(kindOperatingSystemConfig, w.ImageName))
+			out.add(extensionID(kinds.OperatingSystemConfigKind, w.ImageName))
 		}
 		for _, cr := range w.ContainerRuntimes {
-			out.add(extensionID(kindContainerRuntime, cr))
+			out.add(extensionID(kinds.ContainerRuntimeKind, cr))
 		}
 	}
 	for _, p := range shoot.DNSProviders {
 		if p.Type != "" && p.Type != dnsUnmanaged && p.Primary {
-			out.add(extensionID(kindDNSRecord, p.Type))
+			out.add(extensionID(kinds.DNSRecordKind, p.Type))
 		}
 	}
 	for _, d := range []*gcmDomain{internal, external} {
 		if d != nil && d.Provider != dnsUnmanaged {
-			out.add(extensionID(kindDNSRecord, d.Provider))
+			out.add(extensionID(kinds.DNSRecordKind, d.Provider))
 		}
 	}
 	for t := range enabledExtensionTypes(shoot, registrations) {
-		out.add(extensionID(kindExtension, t))
+		out.add(extensionID(kinds.ExtensionKind, t))
 	}
 	return out
 }
@@ -284,7 +272,7 @@ func enabledExtensionTypes(shoot gcmShoot, registrations []gcmRegistration) set 
 // enabledFor is extensionEnabledForCluster (pkg/utils/gardener/controllerregistration.go): a
 // resource of kind Extension enabled automatically for the cluster type and not disabled.
 func enabledFor(clusterType string, res gcmResource, disabled set) bool {
-	return res.Kind == kindExtension && !disabled[res.Type] && slices.Contains(res.AutoEnable, clusterType)
+	return res.Kind == kinds.ExtensionKind && !disabled[res.Type] && slices.Contains(res.AutoEnable, clusterType)
 }
 
 // externalDomainOf is ConstructExternalDomain's provider: none without .spec.dns.domain; the
@@ -325,7 +313,7 @@ func kindTypesForBackupBuckets(buckets []gcmBackupBucket, seed string) set {
 	out := set{}
 	for _, b := range buckets {
 		if b.SeedName == seed {
-			out.add(extensionID(kindBackupBucket, b.ProviderType))
+			out.add(extensionID(kinds.BackupBucketKind, b.ProviderType))
 		}
 	}
 	return out
@@ -344,7 +332,7 @@ func kindTypesForBackupEntries(entries []gcmBackupEntry, buckets []gcmBackupBuck
 			continue
 		}
 		if b, ok := byName[e.BucketName]; ok {
-			out.add(extensionID(kindBackupEntry, b.ProviderType))
+			out.add(extensionID(kinds.BackupEntryKind, b.ProviderType))
 		}
 	}
 	return out

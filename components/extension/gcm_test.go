@@ -6,6 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/declarative-gardener/gardener/engine/kinds"
 )
 
 // The cases of this file are Gardener's own unit tests of the rule at v1.120.0, with their
@@ -41,12 +43,12 @@ var (
 	}
 	reconcilerRegistrations = []gcmRegistration{
 		{Name: "cr1", Resources: []gcmResource{
-			{Kind: kindBackupBucket, Type: "type1"},
-			{Kind: kindExtension, Type: "type10", AutoEnable: []string{clusterTypeShoot}},
-			{Kind: kindNetwork, Type: "type2"},
+			{Kind: kinds.BackupBucketKind, Type: "type1"},
+			{Kind: kinds.ExtensionKind, Type: "type10", AutoEnable: []string{clusterTypeShoot}},
+			{Kind: kinds.NetworkKind, Type: "type2"},
 		}},
-		{Name: "cr2", Policy: policyOnDemand, Resources: []gcmResource{{Kind: kindNetwork, Type: "type2"}, {Kind: kindContainerRuntime, Type: "type12"}}},
-		{Name: "cr3", Policy: policyOnDemand, Resources: []gcmResource{{Kind: kindControlPlane, Type: "type3"}, {Kind: kindInfrastructure, Type: "type3"}, {Kind: kindWorker, Type: "type3"}}},
+		{Name: "cr2", Policy: policyOnDemand, Resources: []gcmResource{{Kind: kinds.NetworkKind, Type: "type2"}, {Kind: kinds.ContainerRuntimeKind, Type: "type12"}}},
+		{Name: "cr3", Policy: policyOnDemand, Resources: []gcmResource{{Kind: kinds.ControlPlaneKind, Type: "type3"}, {Kind: kinds.InfrastructureKind, Type: "type3"}, {Kind: kinds.WorkerKind, Type: "type3"}}},
 		{Name: "cr4", Policy: policyAlways},
 		{Name: "cr5", Policy: policyAlways, SeedSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"bar": "foo"}}},
 		{Name: "cr6"},
@@ -146,9 +148,9 @@ func TestWantedRegistrations(t *testing.T) {
 
 func TestRequiredForShoot(t *testing.T) {
 	registrations := []gcmRegistration{
-		{Resources: []gcmResource{{Kind: kindContainerRuntime, Type: "extension3"}}},
-		{Resources: []gcmResource{{Kind: kindExtension, Type: "extension1"}}},
-		{Resources: []gcmResource{{Kind: kindExtension, Type: "extension2", AutoEnable: []string{clusterTypeShoot}}}},
+		{Resources: []gcmResource{{Kind: kinds.ContainerRuntimeKind, Type: "extension3"}}},
+		{Resources: []gcmResource{{Kind: kinds.ExtensionKind, Type: "extension1"}}},
+		{Resources: []gcmResource{{Kind: kinds.ExtensionKind, Type: "extension2", AutoEnable: []string{clusterTypeShoot}}}},
 	}
 	internal, external := &gcmDomain{Provider: "dnsprovider1"}, &gcmDomain{Provider: "dnsprovider2"}
 	shoot := func(change func(*gcmShoot)) gcmShoot {
@@ -195,9 +197,9 @@ func TestRequiredForShoot(t *testing.T) {
 			join(backup, []string{"ControlPlane/seedprovider", "Extension/extension1"}, domains)},
 		{"no seed", shoot(nil), nil, registrations, join(workers, []string{"Extension/extension1", "Extension/extension2"}, domains)},
 		{"workerless Shoot and globally enabled extension", shoot(func(s *gcmShoot) { s.Extensions, s.Workers = nil, nil }), seed, []gcmRegistration{
-			{Resources: []gcmResource{{Kind: kindExtension, Type: "extension1", AutoEnable: []string{clusterTypeShoot}}}},
-			{Resources: []gcmResource{{Kind: kindExtension, Type: "extension2", AutoEnable: []string{clusterTypeShoot}, WorkerlessSupported: true}}},
-			{Resources: []gcmResource{{Kind: kindExtension, Type: "extension3", AutoEnable: []string{clusterTypeShoot}}}},
+			{Resources: []gcmResource{{Kind: kinds.ExtensionKind, Type: "extension1", AutoEnable: []string{clusterTypeShoot}}}},
+			{Resources: []gcmResource{{Kind: kinds.ExtensionKind, Type: "extension2", AutoEnable: []string{clusterTypeShoot}, WorkerlessSupported: true}}},
+			{Resources: []gcmResource{{Kind: kinds.ExtensionKind, Type: "extension3", AutoEnable: []string{clusterTypeShoot}}}},
 		}, join(backup, []string{"ControlPlane/seedprovider", "Extension/extension2"}, domains)},
 		{"autonomous shoot with backup", shoot(func(s *gcmShoot) {
 			s.Workers = append(s.Workers, gcmWorker{ControlPlane: true, BackupProvider: "backupprovider"})
@@ -212,10 +214,10 @@ func TestRequiredForShoot(t *testing.T) {
 
 func TestRequiredForSeed(t *testing.T) {
 	registrations := []gcmRegistration{
-		{Resources: []gcmResource{{Kind: kindExtension, Type: "extension1", AutoEnable: []string{clusterTypeShoot, clusterTypeSeed}}}},
-		{Resources: []gcmResource{{Kind: kindExtension, Type: "extension2", AutoEnable: []string{clusterTypeShoot}}}},
-		{Resources: []gcmResource{{Kind: kindContainerRuntime, Type: "extension3"}}},
-		{Resources: []gcmResource{{Kind: kindExtension, Type: "extension3", AutoEnable: []string{clusterTypeSeed}}}},
+		{Resources: []gcmResource{{Kind: kinds.ExtensionKind, Type: "extension1", AutoEnable: []string{clusterTypeShoot, clusterTypeSeed}}}},
+		{Resources: []gcmResource{{Kind: kinds.ExtensionKind, Type: "extension2", AutoEnable: []string{clusterTypeShoot}}}},
+		{Resources: []gcmResource{{Kind: kinds.ContainerRuntimeKind, Type: "extension3"}}},
+		{Resources: []gcmResource{{Kind: kinds.ExtensionKind, Type: "extension3", AutoEnable: []string{clusterTypeSeed}}}},
 	}
 	provider := []string{"ControlPlane/providerA", "Infrastructure/providerA", "Worker/providerA"}
 	tests := []struct {

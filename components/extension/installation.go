@@ -13,6 +13,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/helmrelease"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/managedresource"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -352,10 +353,10 @@ func mrCondition(mr *unstructured.Unstructured, typ, want string) string {
 // to decide whether an installation is still required
 // (pkg/gardenlet/controller/controllerinstallation/required/add.go).
 var extensionResources = map[string]string{
-	kindBackupBucket: "backupbuckets", kindBackupEntry: "backupentries", "Bastion": "bastions",
-	kindContainerRuntime: "containerruntimes", kindControlPlane: "controlplanes", kindDNSRecord: "dnsrecords",
-	kindExtension: "extensions", kindInfrastructure: "infrastructures", kindNetwork: "networks",
-	kindOperatingSystemConfig: "operatingsystemconfigs", kindWorker: "workers",
+	kinds.BackupBucketKind: "backupbuckets", kinds.BackupEntryKind: "backupentries", "Bastion": "bastions",
+	kinds.ContainerRuntimeKind: "containerruntimes", kinds.ControlPlaneKind: "controlplanes", kinds.DNSRecordKind: "dnsrecords",
+	kinds.ExtensionKind: "extensions", kinds.InfrastructureKind: "infrastructures", kinds.NetworkKind: "networks",
+	kinds.OperatingSystemConfigKind: "operatingsystemconfigs", kinds.WorkerKind: "workers",
 }
 
 // requiredCondition is gardenlet's Required condition: True while extension resources of class

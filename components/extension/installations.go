@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/kinds"
 )
 
 // Installation is the extension on one of its seeds: the ControllerInstallation
@@ -106,7 +108,7 @@ func requiredBy(id string, seed gcmSeed, g gardenState, declared set) string {
 		return "the seed itself"
 	}
 	for _, b := range g.Buckets {
-		if b.SeedName == seed.Name && extensionID(kindBackupBucket, b.ProviderType) == id {
+		if b.SeedName == seed.Name && extensionID(kinds.BackupBucketKind, b.ProviderType) == id {
 			return "BackupBucket " + b.Name
 		}
 	}

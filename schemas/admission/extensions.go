@@ -8,21 +8,11 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
-// Extension kinds (the extensions.gardener.cloud resources) that Seeds and Shoots need.
 const (
-	kindBackupBucket          = "BackupBucket"
-	kindBackupEntry           = "BackupEntry"
-	kindControlPlane          = "ControlPlane"
-	kindDNSRecord             = "DNSRecord"
-	kindExtension             = "Extension"
-	kindInfrastructure        = "Infrastructure"
-	kindNetwork               = "Network"
-	kindOperatingSystemConfig = "OperatingSystemConfig"
-	kindWorker                = "Worker"
-
 	// dnsUnmanaged is the DNS provider type that needs no extension.
 	dnsUnmanaged = "unmanaged"
 )
@@ -66,7 +56,7 @@ func readRegistrations(v *schema.LandscapeView) registrations {
 				}
 				// Workerless support counts for secondary registrations too
 				// (computeWorkerlessSupportedExtensionTypes ignores primary).
-				if kind == kindExtension {
+				if kind == kinds.ExtensionKind {
 					if w, ok := res.boolean("workerless_supported", false); !ok {
 						r.unknown = true
 					} else if w {
@@ -128,19 +118,19 @@ func seedNeeds(cfg obj) []need {
 	var needs []need
 	if provider, set, ok := cfg.block("provider"); ok && set {
 		if t, set, ok := provider.str("type"); ok && set {
-			needs = append(needs, need{path: path("provider", "type"), typ: t, kinds: []string{kindControlPlane}, what: "The seed's provider type"})
+			needs = append(needs, need{path: path("provider", "type"), typ: t, kinds: []string{kinds.ControlPlaneKind}, what: "The seed's provider type"})
 		}
 	}
 	if dns, set, ok := cfg.block("dns"); ok && set {
 		if provider, set, ok := dns.block("provider"); ok && set {
 			if t, set, ok := provider.str("type"); ok && set {
-				needs = append(needs, need{path: path("dns", "provider", "type"), typ: t, kinds: []string{kindDNSRecord}, what: "The seed's DNS provider type"})
+				needs = append(needs, need{path: path("dns", "provider", "type"), typ: t, kinds: []string{kinds.DNSRecordKind}, what: "The seed's DNS provider type"})
 			}
 		}
 	}
 	if backup, set, ok := cfg.block("backup"); ok && set {
 		if t, set, ok := backup.str("provider"); ok && set {
-			needs = append(needs, need{path: path("backup", "provider"), typ: t, kinds: []string{kindBackupBucket, kindBackupEntry}, what: "The seed's backup provider"})
+			needs = append(needs, need{path: path("backup", "provider"), typ: t, kinds: []string{kinds.BackupBucketKind, kinds.BackupEntryKind}, what: "The seed's backup provider"})
 		}
 	}
 	return needs
@@ -164,24 +154,24 @@ func shootNeeds(l landscape, profiles []declaredProfile, shoot *schema.InstanceV
 	if workersKnown && !workerless {
 		if provider, set, ok := cfg.block("provider"); ok && set {
 			if t, set, ok := provider.str("type"); ok && set {
-				needs = append(needs, need{path: path("provider", "type"), typ: t, kinds: []string{kindControlPlane, kindInfrastructure, kindWorker}, what: "The shoot's provider type"})
+				needs = append(needs, need{path: path("provider", "type"), typ: t, kinds: []string{kinds.ControlPlaneKind, kinds.InfrastructureKind, kinds.WorkerKind}, what: "The shoot's provider type"})
 			}
 		}
 		if networking, set, ok := cfg.block("networking"); ok && set {
 			if t, set, ok := networking.str("type"); ok && set {
-				needs = append(needs, need{path: path("networking", "type"), typ: t, kinds: []string{kindNetwork}, what: "The shoot's networking type"})
+				needs = append(needs, need{path: path("networking", "type"), typ: t, kinds: []string{kinds.NetworkKind}, what: "The shoot's networking type"})
 			}
 		}
 	}
 	if dns, set, ok := cfg.block("dns_provider"); ok && set {
 		if t, set, ok := dns.str("type"); ok && set && t != dnsUnmanaged {
-			needs = append(needs, need{path: path("dns_provider", "type"), typ: t, kinds: []string{kindDNSRecord}, what: "The shoot's DNS provider type"})
+			needs = append(needs, need{path: path("dns_provider", "type"), typ: t, kinds: []string{kinds.DNSRecordKind}, what: "The shoot's DNS provider type"})
 		}
 	}
 	if exts, ok := cfg.blocks("extensions"); ok {
 		for i, e := range exts {
 			if t, set, ok := e.str("type"); ok && set {
-				needs = append(needs, need{path: path("extensions", i, "type"), typ: t, kinds: []string{kindExtension}, what: "The shoot's extension"})
+				needs = append(needs, need{path: path("extensions", i, "type"), typ: t, kinds: []string{kinds.ExtensionKind}, what: "The shoot's extension"})
 			}
 		}
 	}
@@ -192,7 +182,7 @@ func shootNeeds(l landscape, profiles []declaredProfile, shoot *schema.InstanceV
 		}
 		if set {
 			if name, set, ok := image.str("name"); ok && set {
-				needs = append(needs, need{path: path("workers", i, "machine_image", "name"), typ: name, kinds: []string{kindOperatingSystemConfig}, what: "The pool's machine image"})
+				needs = append(needs, need{path: path("workers", i, "machine_image", "name"), typ: name, kinds: []string{kinds.OperatingSystemConfigKind}, what: "The pool's machine image"})
 			}
 			continue
 		}
@@ -203,7 +193,7 @@ func shootNeeds(l landscape, profiles []declaredProfile, shoot *schema.InstanceV
 			continue
 		}
 		if img, found, ok := p.defaultImage(arch); ok && found {
-			needs = append(needs, need{path: path("workers", i), typ: img.name, kinds: []string{kindOperatingSystemConfig}, what: "The pool's machine image",
+			needs = append(needs, need{path: path("workers", i), typ: img.name, kinds: []string{kinds.OperatingSystemConfigKind}, what: "The pool's machine image",
 				note: fmt.Sprintf(" (the pool names none, so admission gives it the first image of cloud profile %q)", p.name)})
 		}
 	}
@@ -249,7 +239,7 @@ func (r registrations) checkWorkerless(inst *schema.InstanceView, needs []need) 
 	}
 	var out []schema.Finding
 	for _, n := range needs {
-		if !slices.Contains(n.kinds, kindExtension) || !r.has(kindExtension, n.typ) || r.workerless[n.typ] {
+		if !slices.Contains(n.kinds, kinds.ExtensionKind) || !r.has(kinds.ExtensionKind, n.typ) || r.workerless[n.typ] {
 			continue
 		}
 		out = append(out, schema.Finding{
