@@ -268,28 +268,39 @@ func setConditions(live *unstructured.Unstructured, status map[string]any, conds
 // again. The finalizer comes first, in a write of its own, as gardenlet adds it before any
 // status write.
 func (w *Writer) update(ctx context.Context, r render.Report, mutate func(live *unstructured.Unstructured, status map[string]any)) error {
-	gv, err := schema.ParseGroupVersion(r.APIVersion)
+	return w.updateStatus(ctx, target{r.Cluster, r.APIVersion, r.Kind, r.Namespace, r.Name}, true, mutate)
+}
+
+// target is a reported object: its cluster block, API version, kind, namespace and name.
+type target struct {
+	cluster, apiVersion, kind, namespace, name string
+}
+
+// updateStatus is update for any reported object; withFinalizer adds the kind's report
+// finalizer (kinds.ReportFinalizer) first.
+func (w *Writer) updateStatus(ctx context.Context, t target, withFinalizer bool, mutate func(live *unstructured.Unstructured, status map[string]any)) error {
+	gv, err := schema.ParseGroupVersion(t.apiVersion)
 	if err != nil {
 		return err
 	}
-	gvk := gv.WithKind(r.Kind)
-	ri, err := w.resource(r.Cluster, gvk, r.Namespace)
+	gvk := gv.WithKind(t.kind)
+	ri, err := w.resource(t.cluster, gvk, t.namespace)
 	if err != nil {
 		return err
 	}
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		live, err := ri.Get(ctx, r.Name, metav1.GetOptions{})
+		live, err := ri.Get(ctx, t.name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
-		if f := kinds.ReportFinalizer(gvk.GroupKind()); f != "" && live.GetDeletionTimestamp() == nil && !slices.Contains(live.GetFinalizers(), f) {
+		if f := kinds.ReportFinalizer(gvk.GroupKind()); withFinalizer && f != "" && live.GetDeletionTimestamp() == nil && !slices.Contains(live.GetFinalizers(), f) {
 			patch := map[string]any{"metadata": map[string]any{
 				"resourceVersion": live.GetResourceVersion(), "finalizers": toAny(append(live.GetFinalizers(), f)),
 			}}
-			if live, err = w.patch(ctx, ri, r.Name, patch, ""); err != nil {
+			if live, err = w.patch(ctx, ri, t.name, patch, ""); err != nil {
 				return err
 			}
 		}
@@ -299,7 +310,7 @@ func (w *Writer) update(ctx context.Context, r render.Report, mutate func(live *
 		if len(changes) == 0 {
 			return nil
 		}
-		_, err = w.patch(ctx, ri, r.Name, map[string]any{
+		_, err = w.patch(ctx, ri, t.name, map[string]any{
 			"metadata": map[string]any{"resourceVersion": live.GetResourceVersion()},
 			"status":   changes,
 		}, "status")
