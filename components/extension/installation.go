@@ -287,12 +287,16 @@ func (x *installer) report(ci *unstructured.Unstructured) render.StatusReport {
 			if err != nil {
 				return nil, err
 			}
-			required, err := x.requiredCondition(in)
+			required, decided, err := x.requiredCondition(in)
 			if err != nil {
 				return nil, err
 			}
 			valid := render.Condition{Type: conditionValid, Status: "True", Reason: "RegistrationValid", Message: "chart could be rendered successfully."}
-			return append(append([]render.Condition{valid}, careConditions(mr, name)...), required), nil
+			conds := append([]render.Condition{valid}, careConditions(mr, name)...)
+			if decided {
+				conds = append(conds, required)
+			}
+			return conds, nil
 		},
 	}
 }
@@ -302,7 +306,8 @@ func (x *installer) report(ci *unstructured.Unstructured) render.StatusReport {
 // pkg/utils/kubernetes/health/managedresource.go at Gardener v1.120.0).
 func careConditions(mr *unstructured.Unstructured, name string) []render.Condition {
 	if mr == nil {
-		msg := fmt.Sprintf("Failed to get ManagedResource %q: not found", SeedGardenNamespace+"/"+name)
+		// The text of the API server's NotFound error, which gardenlet quotes.
+		msg := fmt.Sprintf("Failed to get ManagedResource %q: managedresources.resources.gardener.cloud %q not found", SeedGardenNamespace+"/"+name, name)
 		return []render.Condition{
 			{Type: conditionInstalled, Status: "Unknown", Reason: "SeedReadError", Message: msg},
 			{Type: conditionHealthy, Status: "Unknown", Reason: "SeedReadError", Message: msg},
@@ -361,9 +366,11 @@ var extensionResources = map[string]string{
 
 // requiredCondition is gardenlet's Required condition: True while extension resources of class
 // shoot or seed (shoot when unset) of the registration's kinds and types exist in the seed, else
-// False; Unknown when the registration serves a kind gardenlet does not watch and none of the
-// others is in use (gardenlet then does not decide).
-func (x *installer) requiredCondition(in render.Input) (render.Condition, error) {
+// False. decided is false when the registration serves a kind gardenlet does not watch and none
+// of the others is in use: gardenlet's required controller then writes nothing
+// (pkg/gardenlet/controller/controllerinstallation/required/reconciler.go at Gardener v1.120.0),
+// and so does the engine.
+func (x *installer) requiredCondition(in render.Input) (cond render.Condition, decided bool, err error) {
 	inUse := set{}
 	all := true
 	for _, r := range x.v.Resources {
@@ -374,7 +381,7 @@ func (x *installer) requiredCondition(in render.Input) (render.Condition, error)
 		}
 		items, err := in.Listed(render.ListRef{Cluster: x.seed.Cluster.Name, Group: "extensions.gardener.cloud", Version: "v1alpha1", Resource: resource})
 		if err != nil {
-			return render.Condition{}, fmt.Errorf("list the %s of seed %s: %w", resource, x.seed.Name, err)
+			return render.Condition{}, false, fmt.Errorf("list the %s of seed %s: %w", resource, x.seed.Name, err)
 		}
 		for _, item := range items {
 			class := str(item.Object, "spec", "class")
@@ -388,10 +395,10 @@ func (x *installer) requiredCondition(in render.Input) (render.Condition, error)
 		ids := inUse.sorted()
 		sort.Strings(ids)
 		return render.Condition{Type: conditionRequired, Status: "True", Reason: "ExtensionObjectsExist",
-			Message: fmt.Sprintf("extension objects still exist in the seed: [%s]", strings.Join(ids, " "))}, nil
+			Message: fmt.Sprintf("extension objects still exist in the seed: [%s]", strings.Join(ids, " "))}, true, nil
 	case !all:
-		return render.Condition{Type: conditionRequired, Status: "Unknown"}, nil
+		return render.Condition{}, false, nil
 	}
 	return render.Condition{Type: conditionRequired, Status: "False", Reason: "NoExtensionObjects",
-		Message: "no extension objects exist in the seed having the kind/type combinations the controller is responsible for"}, nil
+		Message: "no extension objects exist in the seed having the kind/type combinations the controller is responsible for"}, true, nil
 }
