@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/object"
@@ -44,8 +45,7 @@ func (e *Executor) awaitedObjects(ctx context.Context, c *plan.Component) (compo
 	timeout := e.timeoutOf(c.Address)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	in := aw.Input
-	in.Observe, in.List = e.liveObserver(ctx), e.liveLister(ctx)
+	in := liveInput(ctx, e.Clients, aw.Input)
 	for {
 		out, err := aw.Await.Render(in)
 		var p permanent
@@ -119,11 +119,20 @@ func (e *Executor) served(cluster string, gk schema.GroupKind) (observe.Resource
 	return e.Served(cluster, gk)
 }
 
+// liveInput is base with live reads through clients: the input of a rendering during apply,
+// and of the conditions a status report derives after it (render.StatusReport), which must see
+// the objects as the apply left them, not as the plan saw them.
+func liveInput(ctx context.Context, clients map[string]dynamic.Interface, base render.Input) render.Input {
+	in := base
+	in.Observe, in.List = liveObserver(ctx, clients), liveLister(ctx, clients)
+	return in
+}
+
 // liveObserver reads live objects for a rendering during apply (render.Input.Observe): nil for
 // one that does not exist.
-func (e *Executor) liveObserver(ctx context.Context) func(render.LiveRef) (*unstructured.Unstructured, error) {
+func liveObserver(ctx context.Context, clients map[string]dynamic.Interface) func(render.LiveRef) (*unstructured.Unstructured, error) {
 	return func(ref render.LiveRef) (*unstructured.Unstructured, error) {
-		client, ok := e.Clients[ref.Cluster]
+		client, ok := clients[ref.Cluster]
 		if !ok {
 			return nil, permanent{fmt.Errorf("cluster %s is not one of the landscape's", ref.Cluster)}
 		}
@@ -140,9 +149,9 @@ func (e *Executor) liveObserver(ctx context.Context) func(render.LiveRef) (*unst
 
 // liveLister reads live lists for a rendering during apply (render.Input.List): empty for a
 // resource the cluster does not serve, as the plan's lists are.
-func (e *Executor) liveLister(ctx context.Context) func(render.ListRef) ([]unstructured.Unstructured, error) {
+func liveLister(ctx context.Context, clients map[string]dynamic.Interface) func(render.ListRef) ([]unstructured.Unstructured, error) {
 	return func(ref render.ListRef) ([]unstructured.Unstructured, error) {
-		client, ok := e.Clients[ref.Cluster]
+		client, ok := clients[ref.Cluster]
 		if !ok {
 			return nil, permanent{fmt.Errorf("cluster %s is not one of the landscape's", ref.Cluster)}
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // Status is the outcome of one component.
@@ -53,6 +54,10 @@ func (r ComponentResult) Message() string {
 // Result is the outcome of an apply, by component address in plan order.
 type Result struct {
 	Components []ComponentResult
+	// StatusReports are the reports of the parts rendered during apply
+	// (render.Awaited.StatusReports), by component address: the plan could not know them, and
+	// the status writer reports them after the apply (SyncReports).
+	StatusReports map[string][]render.StatusReport
 }
 
 // Err summarises failures: nil when every component was applied.

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"slices"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -226,8 +228,9 @@ func errorCodes(err error) []string {
 // SyncReports brings the reports of the landscape's instances up to date where no operation of
 // this apply did: conditions from what the plan observed (and, for parts this apply wrote, their
 // readiness after it), the component's fields, a Reconcile that Succeeded where the object's
-// generation moved on without anything to change, and each heartbeat renewed once. Failed writes
-// are warnings.
+// generation moved on without anything to change, and each heartbeat renewed once; and the
+// statuses the engine reports for objects other controllers own (writeStatusReports). Failed
+// writes are warnings.
 func SyncReports(ctx context.Context, out *planner.Outcome, w *report.Writer, applied *Result, warn func(error)) {
 	if out == nil || out.Result == nil {
 		return
@@ -246,6 +249,49 @@ func SyncReports(ctx context.Context, out *planner.Outcome, w *report.Writer, ap
 			}
 			if err != nil && !errors.Is(err, report.ErrNotFound) && warn != nil {
 				warn(fmt.Errorf("report the status of %s %s/%s: %w", rep.Kind, rep.Namespace, rep.Name, err))
+			}
+		}
+	}
+	writeStatusReports(ctx, out, w, applied, warn)
+}
+
+// writeStatusReports writes the statuses the engine reports for objects other controllers own
+// (render.StatusReport, gardenlet's conditions of a ControllerInstallation whose extension the
+// engine deploys): those of the parts the plan rendered and, after an apply, of the parts it
+// rendered during apply, which the plan could not know. Their conditions are derived from live
+// reads (liveInput, as a part rendered during apply reads), whatever the apply did, as
+// gardenlet's care and required controllers derive them from the objects as they are: after an
+// apply what the plan observed is stale (the ManagedResource it just applied). A reported object
+// that is gone (gardener-controller-manager deleted the installation) is no failure.
+func writeStatusReports(ctx context.Context, out *planner.Outcome, w *report.Writer, applied *Result, warn func(error)) {
+	reports := map[string][]render.StatusReport{}
+	for addr, rd := range out.Rendered {
+		if len(rd.StatusReports) > 0 {
+			reports[string(addr)] = rd.StatusReports
+		}
+	}
+	if applied != nil {
+		maps.Copy(reports, applied.StatusReports)
+	}
+	if len(reports) == 0 {
+		return
+	}
+	landscape := ""
+	if out.Result.Plan != nil {
+		landscape = out.Result.Plan.Landscape
+	}
+	for _, addr := range slices.Sorted(maps.Keys(reports)) {
+		in := liveInput(ctx, w.Clients, render.Input{Landscape: landscape, Address: addr, Now: time.Now()})
+		for _, rep := range reports[addr] {
+			if rep.Conditions == nil {
+				continue
+			}
+			conds, err := rep.Conditions(in)
+			if err == nil {
+				err = w.WriteConditions(ctx, rep, report.FromRender(conds))
+			}
+			if err != nil && !errors.Is(err, report.ErrNotFound) && warn != nil {
+				warn(fmt.Errorf("report the status of %s %s: %w", rep.Kind, path.Join(rep.Namespace, rep.Name), err))
 			}
 		}
 	}

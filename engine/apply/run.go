@@ -172,6 +172,7 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 		}
 	}
 	res := Schedule(ctx, components, deps, opts.Parallelism, pl.Destroy, work, events)
+	res.StatusReports = e.AwaitedReports()
 	if recorder != nil {
 		for _, c := range res.Components {
 			if c.Status == Blocked || c.Status == Skipped {
