@@ -212,6 +212,47 @@ func TestReportsOnTheRealGardenerAPI(t *testing.T) {
 			return apierrors.IsNotFound(err)
 		}, 30*time.Second, 200*time.Millisecond, "the Shoot is gone once its report finalizer is")
 	})
+
+	t.Run("controllerinstallation", func(t *testing.T) {
+		installations := client.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "controllerinstallations"})
+		create(ctx, t, client, `
+apiVersion: core.gardener.cloud/v1beta1
+kind: ControllerInstallation
+metadata: {name: report-test-local-x7k2p}
+spec:
+  registrationRef: {name: report-test-local}
+  seedRef: {name: report-seed}
+`)
+		ci := render.StatusReport{Cluster: "virtual", APIVersion: "core.gardener.cloud/v1beta1", Kind: "ControllerInstallation", Name: "report-test-local-x7k2p"}
+		conds := []report.Condition{
+			{Type: "Valid", Status: "True", Reason: "RegistrationValid", Message: "chart could be rendered successfully."},
+			{Type: "Installed", Status: "True", Reason: "InstallationSuccessful", Message: "The controller was successfully installed in the seed cluster."},
+			{Type: "Healthy", Status: "True", Reason: "ControllerHealthy", Message: "The controller running in the seed cluster is healthy."},
+			{Type: "Progressing", Status: "False", Reason: "ControllerRolledOut", Message: "The controller has been rolled out successfully."},
+			{Type: "Required", Status: "False", Reason: "NoExtensionObjects", Message: "no extension objects exist in the seed having the kind/type combinations the controller is responsible for"},
+		}
+		require.NoError(t, w.WriteConditions(ctx, ci, conds))
+		live := get(ctx, t, installations, "report-test-local-x7k2p")
+		assert.Equal(t, map[string]string{"Valid": "True", "Installed": "True", "Healthy": "True", "Progressing": "False", "Required": "False"}, conditions(live))
+		assert.Empty(t, live.GetFinalizers(), "gardenlet's finalizer is not the engine's to keep")
+		_, hasGardener, _ := unstructured.NestedMap(live.Object, "status", "gardener")
+		assert.False(t, hasGardener, "conditions only")
+		var managers []string
+		for _, m := range live.GetManagedFields() {
+			if m.Subresource == "status" {
+				managers = append(managers, m.Manager)
+			}
+		}
+		assert.Equal(t, []string{report.FieldManager}, managers, "the engine writes the status as gardenlet")
+
+		// Nothing new: nothing written.
+		rv := live.GetResourceVersion()
+		require.NoError(t, w.WriteConditions(ctx, ci, conds))
+		assert.Equal(t, rv, get(ctx, t, installations, "report-test-local-x7k2p").GetResourceVersion())
+
+		require.NoError(t, installations.Delete(ctx, "report-test-local-x7k2p", metav1.DeleteOptions{}))
+		assert.ErrorIs(t, w.WriteConditions(ctx, ci, conds), report.ErrNotFound)
+	})
 }
 
 func create(ctx context.Context, t *testing.T, client dynamic.Interface, doc string) {

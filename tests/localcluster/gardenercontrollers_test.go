@@ -182,8 +182,10 @@ func TestGardenerControllers(t *testing.T) {
 			return false, nil
 		})
 		assert.True(t, strings.HasPrefix(installation.GetName(), "provider-local-"), "a generated name: %s", installation.GetName())
-		// kwok plays gardenlet and reports the installation healthy; gardener-controller-manager
-		// derives the seed's ExtensionsReady from it (kwok's seed stage leaves that condition out).
+		// The test plays gardenlet and reports the installation healthy (kwok does not: the
+		// engine reports it where it deploys the extension); gardener-controller-manager derives
+		// the seed's ExtensionsReady from it.
+		reportInstallationHealthy(t, dyn.Resource(controllerInstallationsGVR), installation.GetName())
 		waitFor(t, "seed local ExtensionsReady from gardener-controller-manager", func(ctx context.Context) (bool, error) {
 			seed, err := dyn.Resource(seedsGVR).Get(ctx, "local", metav1.GetOptions{})
 			if err != nil {
@@ -318,6 +320,33 @@ func reportSeedReady(t *testing.T, seeds dynamic.ResourceInterface, name string)
 			return err
 		}
 		_, err = seeds.UpdateStatus(context.Background(), seed, metav1.UpdateOptions{})
+		return err
+	})
+	require.NoError(t, err)
+}
+
+// reportInstallationHealthy reports a ControllerInstallation as gardenlet does once it installed
+// the extension and found it healthy: Valid, Installed and Healthy True, Progressing False, the
+// conditions gardener-controller-manager's seed extensions check reads.
+func reportInstallationHealthy(t *testing.T, installations dynamic.ResourceInterface, name string) {
+	t.Helper()
+	now := time.Now().UTC().Format(time.RFC3339)
+	var conditions []any
+	for _, c := range [][2]string{{"Valid", "True"}, {"Installed", "True"}, {"Healthy", "True"}, {"Progressing", "False"}} {
+		conditions = append(conditions, map[string]any{
+			"type": c[0], "status": c[1], "reason": "ReportedByTheTest", "message": "reported by the test",
+			"lastTransitionTime": now, "lastUpdateTime": now,
+		})
+	}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		ci, err := installations.Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if err := unstructured.SetNestedSlice(ci.Object, conditions, "status", "conditions"); err != nil {
+			return err
+		}
+		_, err = installations.UpdateStatus(context.Background(), ci, metav1.UpdateOptions{})
 		return err
 	})
 	require.NoError(t, err)

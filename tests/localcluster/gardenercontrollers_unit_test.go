@@ -122,8 +122,8 @@ func TestValidatePlanesRefusesGardenerControllersWithoutTheGardenerAPI(t *testin
 }
 
 // Where gardener-controller-manager runs, kwok no longer reports what it reports itself (a
-// Project's phase); Seeds and Shoots have no stage either way, since the engine reports on them
-// as gardenlet does (engine/report); gardenlet's part for ControllerInstallations stays simulated.
+// Project's phase); Seeds, Shoots and ControllerInstallations have no stage either way, since the
+// engine reports on them as gardenlet does (engine/report).
 func TestStagesLeaveOutWhatGardenerControllerManagerReports(t *testing.T) {
 	byKind := func(controllerManager bool) map[string]string {
 		stages, err := gardenerStages(controllerManager)
@@ -139,8 +139,7 @@ func TestStagesLeaveOutWhatGardenerControllerManagerReports(t *testing.T) {
 	without, with := byKind(false), byKind(true)
 	assert.Contains(t, without, "Project")
 	assert.NotContains(t, with, "Project")
-	assert.Contains(t, with, "ControllerInstallation")
-	for _, kind := range []string{"Seed", "Shoot"} {
+	for _, kind := range []string{"Seed", "Shoot", "ControllerInstallation"} {
 		assert.NotContains(t, without, kind, "the engine reports on %ss", kind)
 		assert.NotContains(t, with, kind, "the engine reports on %ss", kind)
 	}

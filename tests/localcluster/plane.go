@@ -197,9 +197,9 @@ func (p *Plane) start(ctx context.Context) error {
 			}
 		}
 		if !p.opts.Workloads {
-			// No gardenlet runs here: kwok Stages play it for the Gardener API objects whose
-			// status it reports (a Seed's, a Shoot's, a ControllerInstallation's), and
-			// gardener-controller-manager too (a Project's phase) unless it runs.
+			// No gardener-controller-manager runs here unless asked for: kwok Stages play it
+			// for a Project's phase. gardenlet's reports (a Seed's, a Shoot's, a
+			// ControllerInstallation's status) are the engine's (engine/report).
 			if err := p.startCRStageWatcher(ctx); err != nil {
 				return fmt.Errorf("plane %s kwok stages: %w", p.opts.Name, err)
 			}

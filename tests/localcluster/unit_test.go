@@ -216,7 +216,6 @@ func TestServedStageKinds(t *testing.T) {
 	}, []schema.GroupVersion{{Group: "core.gardener.cloud", Version: "v1beta1"}}) // gardener-apiserver's
 	assert.Equal(t, []schema.GroupVersionKind{
 		{Version: "v1", Kind: "Service"}, // built in: always served
-		{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "ControllerInstallation"},
 		{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Project"},
 		{Group: "druid.gardener.cloud", Version: "v1alpha1", Kind: "Etcd"},
 		{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: "Worker"},
