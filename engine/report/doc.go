@@ -2,7 +2,9 @@
 // ones the engine manages in its place (render.Report): the status of Seeds and Shoots in the
 // virtual garden (status.lastOperation through an apply, lastErrors, conditions,
 // observedGeneration, gardener and the component's own fields), the `gardener` finalizer, and the
-// seed's heartbeat Lease in gardener-system-seed-lease.
+// seed's heartbeat Lease in gardener-system-seed-lease; and the conditions of objects other
+// controllers own that gardenlet reports on (render.StatusReport, WriteConditions: a
+// ControllerInstallation whose extension the engine deploys on a seed it manages).
 //
 // Gardener's own controllers depend on these reports: gardener-scheduler picks only seeds with a
 // last operation and GardenletReady True; gardener-controller-manager's seed lifecycle controller

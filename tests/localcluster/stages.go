@@ -30,7 +30,7 @@ type stage struct {
 
 // gardenerStages renders the Gardener custom resource stages. With controllerManager, for a plane
 // where the real gardener-controller-manager runs, they leave out what it reports itself: a
-// Project's phase, a Seed's ExtensionsReady and BackupBucketsReady.
+// Project's phase.
 func gardenerStages(controllerManager bool) ([]stage, error) {
 	tmpl, err := template.New("stages").Delims("[[", "]]").
 		Funcs(template.FuncMap{"lower": strings.ToLower}).
