@@ -29,8 +29,10 @@ var installationsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud",
 // gardener-controller-manager installs the extension on local2 and says which shoot needs it
 // (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md), the apply
 // deploys the extension for the installation the controller made (played here from the
-// prediction, as the shared control plane runs no gardener-controller-manager yet), and once the
-// shoot is gone the plan predicts the installation's deletion and the apply removes the extension
+// prediction, as the shared control plane runs no gardener-controller-manager yet) and reports
+// the installation's conditions as gardenlet; once the shoot is gone the installation stays as
+// long as it reports Required (local2 shares local's cluster, whose extension resources it sees),
+// and once it no longer does the plan predicts its deletion and the apply removes the extension
 // from local2 after it.
 func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	ctx := context.Background()
@@ -119,15 +121,59 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	_, err = shoots.Patch(ctx, "user", types.MergePatchType, []byte(`{"metadata":{"annotations":{"confirmation.gardener.cloud/deletion":"true"}}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
 	require.NoError(t, shoots.Delete(ctx, "user", metav1.DeleteOptions{}))
+	// The engine, local2's gardenlet, reported its installation Required: local2 shares the
+	// runtime cluster with local, whose shoots' extension resources of type local gardenlet sees
+	// there as well (it watches the whole seed cluster), and gardener-controller-manager keeps an
+	// installation that reports Required. The plan says so by predicting nothing.
+	required := func() string {
+		live, err := installations.Get(ctx, onLocal2, metav1.GetOptions{})
+		require.NoError(t, err)
+		conds, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
+		for _, c := range conds {
+			if m := c.(map[string]any); m["type"] == "Required" {
+				return m["status"].(string) + " " + m["reason"].(string)
+			}
+		}
+		return ""
+	}
+	assert.Equal(t, "True ExtensionObjectsExist", required())
 	out := planAt(t, dir, time.Now())
+	assert.False(t, out.HasChanges(), "%s", planText(t, out))
+	assert.Empty(t, installationPredictions(out), "the installation reports Required: %s", planText(t, out))
+	// A seed with a cluster of its own would see none of local's extension resources: the test
+	// reports Required False as its gardenlet would, and gardener-controller-manager's rule
+	// deletes the installation. (The engine reports Required True again when this plan, which
+	// has no changes, brings the reports up to date; the played gardener-controller-manager
+	// acts on the plan's prediction.)
+	notRequired(t, installations, onLocal2)
+	out = planAt(t, dir, time.Now())
 	assert.False(t, out.HasChanges(), "the installation is gardener-controller-manager's to delete: %s", planText(t, out))
 	assert.Equal(t, []string{"delete: removes extension provider-local from seed local2: policy OnDemand and none of the registration's kinds and types is required on the seed"},
 		installationPredictions(out))
-	applyEnacting()
+	enactInstallations(t, c, out)
+	applyAllowing(t, dir)
 	assert.Empty(t, installationsOn(t, installations, "local2"), "gardener-controller-manager (played) deleted the installation on local2")
 	_, err = rdyn.Resource(managedResourcesGVR).Namespace("garden").Get(ctx, onLocal2, metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "the apply removed the extension from local2 after it: %v", err)
 	assertNoChanges(t, dir)
+}
+
+// notRequired reports the installation's Required condition False, as gardenlet reports it for
+// a seed whose cluster holds no extension resources of the registration's kinds and types.
+func notRequired(t *testing.T, installations dynamic.ResourceInterface, name string) {
+	t.Helper()
+	live, err := installations.Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	conds, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
+	for _, c := range conds {
+		if m := c.(map[string]any); m["type"] == "Required" {
+			m["status"], m["reason"] = "False", "NoExtensionObjects"
+			m["message"] = "no extension objects exist in the seed having the kind/type combinations the controller is responsible for"
+		}
+	}
+	require.NoError(t, unstructured.SetNestedSlice(live.Object, conds, "status", "conditions"))
+	_, err = installations.UpdateStatus(context.Background(), live, metav1.UpdateOptions{})
+	require.NoError(t, err)
 }
 
 // installationsOn are the names of the ControllerInstallations of a seed.

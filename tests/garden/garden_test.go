@@ -234,6 +234,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	assert.Equal(t, "seed", class)
 	_, err = cs.CoreV1().Namespaces().Get(ctx, "extension-"+installation, metav1.GetOptions{})
 	require.NoError(t, err)
+	assertInstallationReported(t, vdyn, installation)
 
 	checkShoots(t, c, ready)
 	assertShootReported(t, vdyn, "dev", true)

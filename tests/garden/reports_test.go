@@ -3,6 +3,8 @@ package garden
 import (
 	"context"
 	"encoding/base64"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/declarative-gardener/gardener/engine/report"
 )
 
 // assertSeedReported checks what the engine reported about the local Seed as gardenlet does
@@ -64,6 +68,39 @@ func assertShootReported(t *testing.T, vdyn dynamic.Interface, name string, work
 	assert.Contains(t, shoot.GetFinalizers(), "gardener")
 	observed, _, _ := unstructured.NestedInt64(shoot.Object, "status", "observedGeneration")
 	assert.Equal(t, shoot.GetGeneration(), observed, name)
+}
+
+// assertInstallationReported checks what the engine reported about a ControllerInstallation whose
+// extension it deployed, as gardenlet's controllerinstallation, care and required controllers do
+// (pkg/gardenlet/controller/controllerinstallation at Gardener v1.120.0): Valid, Installed and
+// Healthy True and Progressing False from the extension's ManagedResource, Required True while
+// the seed holds extension resources of its types (the landscape's shoots), each with Gardener's
+// reason; the status written by the engine's report field manager alone (kwok reports nothing on
+// installations any more); no finalizer and nothing but conditions.
+func assertInstallationReported(t *testing.T, vdyn dynamic.Interface, name string) {
+	t.Helper()
+	ci, err := vdyn.Resource(installationsGVR).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	reasons := map[string]string{}
+	list, _, _ := unstructured.NestedSlice(ci.Object, "status", "conditions")
+	for _, c := range list {
+		m := c.(map[string]any)
+		reasons[m["type"].(string)] = m["status"].(string) + " " + m["reason"].(string)
+	}
+	assert.Equal(t, map[string]string{
+		"Valid": "True RegistrationValid", "Installed": "True InstallationSuccessful", "Healthy": "True ControllerHealthy",
+		"Progressing": "False ControllerRolledOut", "Required": "True ExtensionObjectsExist",
+	}, reasons, name)
+	var managers []string
+	for _, m := range ci.GetManagedFields() {
+		if m.Subresource == "status" {
+			managers = append(managers, m.Manager)
+		}
+	}
+	assert.Equal(t, []string{report.FieldManager}, managers, "the engine alone writes %s's status", name)
+	assert.Empty(t, ci.GetFinalizers(), name)
+	status, _, _ := unstructured.NestedMap(ci.Object, "status")
+	assert.Equal(t, []string{"conditions"}, slices.Collect(maps.Keys(status)), name)
 }
 
 // conditionStatuses are an object's conditions' statuses by type.
