@@ -262,8 +262,12 @@ func SyncReports(ctx context.Context, out *planner.Outcome, w *report.Writer, ap
 // reads (liveInput, as a part rendered during apply reads), whatever the apply did, as
 // gardenlet's care and required controllers derive them from the objects as they are: after an
 // apply what the plan observed is stale (the ManagedResource it just applied). A reported object
-// that is gone (gardener-controller-manager deleted the installation) is no failure.
+// that is gone (gardener-controller-manager deleted the installation) is no failure. A destroy
+// reports nothing: it takes the deployments away, and the engine is no seed's gardenlet after it.
 func writeStatusReports(ctx context.Context, out *planner.Outcome, w *report.Writer, applied *Result, warn func(error)) {
+	if out.Result.Plan != nil && out.Result.Plan.Destroy {
+		return
+	}
 	reports := map[string][]render.StatusReport{}
 	for addr, rd := range out.Rendered {
 		if len(rd.StatusReports) > 0 {

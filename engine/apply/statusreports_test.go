@@ -75,6 +75,7 @@ func TestSyncReportsWritesStatusReports(t *testing.T) {
 		garden, seed     []runtime.Object
 		// failRead makes every read of the seed fail.
 		failRead bool
+		destroy  bool
 		// want are the Healthy statuses of the installations afterwards, "" for none.
 		want     map[string]string
 		writes   int
@@ -113,6 +114,14 @@ func TestSyncReportsWritesStatusReports(t *testing.T) {
 			want:    map[string]string{"provider-local-x7k2p": "True"},
 		},
 		{
+			name:    "a destroy reports nothing",
+			planned: []string{"provider-local-x7k2p"},
+			applied: true,
+			destroy: true,
+			garden:  []runtime.Object{ci("provider-local-x7k2p", "")},
+			want:    map[string]string{"provider-local-x7k2p": ""},
+		},
+		{
 			name:    "an installation gardener-controller-manager deleted: no warning",
 			planned: []string{"provider-local-x7k2p"},
 			seed:    []runtime.Object{mr("provider-local-x7k2p", "true")},
@@ -146,7 +155,7 @@ func TestSyncReportsWritesStatusReports(t *testing.T) {
 			}
 			out := &planner.Outcome{
 				Rendered: map[config.InstanceAddress]*rendering.Rendered{part: {Address: part, StatusReports: reports(tt.planned)}},
-				Result:   &plan.Result{Plan: &plan.Plan{Landscape: "local"}},
+				Result:   &plan.Result{Plan: &plan.Plan{Landscape: "local", Destroy: tt.destroy}},
 			}
 			var applied *Result
 			if tt.applied {
