@@ -151,6 +151,7 @@ func (g *builder) outputs() map[string]cty.Value {
 		"runtime_cluster":                cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal(g.runtime)}),
 		"observability_enabled":          cty.BoolVal(g.observability().Enabled),
 		projectcontroller.OutputName:     gardenercontrollermanager.Outputs(g.controllerManager())[projectcontroller.OutputName],
+		"gardener_controller_manager":    g.controllerManager().ShootLoops().Value(),
 	}
 	if d := g.v.RuntimeCluster.Ingress.Domains; len(d) > 0 {
 		out["ingress_domain"] = cty.StringVal(d[0])

@@ -210,3 +210,30 @@ func TestGardenErrors(t *testing.T) {
 		})
 	}
 }
+
+// The controller_manager block's shoot loop settings configure gardener-controller-manager, and
+// the garden hands the same values to its seeds (output gardener_controller_manager); what the
+// block leaves out is the component's default.
+func TestControllerManagerShootLoops(t *testing.T) {
+	restart := false
+	v := values(func(v *Values) {
+		v.VirtualCluster.Gardener.ControllerManager = &ControllerManager{ShootRetryPeriod: "3m", ShootMaintenanceRestartControlPlane: &restart}
+	})
+	g, err := newBuilder("local", v)
+	require.NoError(t, err)
+	require.NoError(t, g.build())
+	loops := g.outputs()["gardener_controller_manager"].AsValueMap()
+	assert.Equal(t, "3m", loops["retry_period"].AsString())
+	assert.Equal(t, "5m", loops["retry_jitter_period"].AsString(), "the component's default")
+	assert.Equal(t, "2h", loops["hibernation_trigger_deadline"].AsString(), "the component's default")
+	assert.False(t, loops["maintenance_restart_control_plane"].True())
+	var gcm render.Component
+	for _, p := range g.parts {
+		if p.Name == "gardener_controller_manager" {
+			gcm = p
+		}
+	}
+	cfg, _, _ := unstructured.NestedString(rendertest.MustFind(t, gcm.Objects, "ConfigMap", "gardener-controller-manager-config").Object, "data", "config.yaml")
+	assert.Contains(t, cfg, "retryPeriod: 3m")
+	assert.Contains(t, cfg, "enableShootControlPlaneRestarter: false")
+}

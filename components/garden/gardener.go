@@ -108,13 +108,28 @@ func (g *builder) gardenerControlPlane() error {
 	return nil
 }
 
-// controllerManager are gardener-controller-manager's values as far as the garden sets them
-// beyond what all four control plane components share: the project controllers' settings, which
-// the garden also publishes (output project_controller).
+// controllerManager is gardener-controller-manager's own configuration: the component's defaults
+// with what the garden's controller_manager block sets beyond what all four control plane
+// components share. The project controllers' settings in it are the garden's output
+// project_controller, the shoot loops' settings its output gardener_controller_manager, which it
+// hands to seeds and shoots.
 func (g *builder) controllerManager() gardenercontrollermanager.Values {
 	gcm := gardenercontrollermanager.Type.Defaults()
-	if gd := g.v.VirtualCluster.Gardener; gd != nil && gd.ControllerManager != nil {
-		gcm.Values = gd.ControllerManager.Values
+	gd := g.v.VirtualCluster.Gardener
+	if gd == nil || gd.ControllerManager == nil {
+		return gcm
+	}
+	c := gd.ControllerManager
+	gcm.Values = c.Values
+	component.Override(&gcm.ShootHibernationTriggerDeadline, c.ShootHibernationTriggerDeadline)
+	component.Override(&gcm.ShootQuotaSyncPeriod, c.ShootQuotaSyncPeriod)
+	component.Override(&gcm.ShootRetryPeriod, c.ShootRetryPeriod)
+	component.Override(&gcm.ShootRetryJitterPeriod, c.ShootRetryJitterPeriod)
+	if r := c.ShootMaintenanceRestartControlPlane; r != nil {
+		gcm.ShootMaintenanceRestartControlPlane = *r
+	}
+	if r := c.ShootMaintenanceRestartCoreAddons; r != nil {
+		gcm.ShootMaintenanceRestartCoreAddons = *r
 	}
 	return gcm
 }

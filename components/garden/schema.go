@@ -1,8 +1,11 @@
 package garden
 
 import (
+	"fmt"
+
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/components/gardenercontrollermanager"
 	"github.com/declarative-gardener/gardener/components/internal/attr"
 	"github.com/declarative-gardener/gardener/components/internal/projectcontroller"
 	"github.com/declarative-gardener/gardener/engine/schema"
@@ -84,6 +87,7 @@ func typeSchema() *schema.Schema {
 			{Name: "ingress_domain", Type: cty.String, Description: "The first ingress domain of the runtime cluster, under which garden components such as the dashboard are exposed."},
 			{Name: "observability_enabled", Type: cty.Bool, Description: "Whether the garden runs its observability stack, whose prometheus-operator a seed in the runtime cluster shares."},
 			projectcontroller.Output(),
+			{Name: "gardener_controller_manager", Type: gardenercontrollermanager.ShootLoopsType, Description: "The settings of gardener-controller-manager's shoot loops (hibernation trigger deadline, maintenance restarts, quota sync period, retry periods), from which seeds and shoots predict when it hibernates, maintains, deletes and retries shoots."},
 		},
 	}
 }
@@ -287,12 +291,13 @@ func gardenGardener() schema.Block {
 				{
 					Name: "controller_manager",
 					Description: "Settings of gardener-controller-manager, which maintains projects, seeds and shoots in the virtual garden. " +
-						"The project controllers' settings are the garden's output project_controller, which project blocks read to predict what the controllers do.",
+						"The project controllers' settings are the garden's output project_controller, which project blocks read to predict what the controllers do; " +
+						"the shoot loops' settings are its output gardener_controller_manager, which seeds hand to their shoots to predict what the loops do.",
 					Body: schema.Body{
-						Attributes: append([]schema.Attribute{
+						Attributes: append(append([]schema.Attribute{
 							gardenerLogLevel("gardener-controller-manager"),
 							attr.FeatureGates("gardener-controller-manager"),
-						}, projectcontroller.Attributes()...),
+						}, projectcontroller.Attributes()...), shootLoopAttributes()...),
 						Blocks: []schema.Block{projectcontroller.QuotaBlock()},
 					},
 				},
@@ -316,4 +321,22 @@ func gardenGardener() schema.Block {
 			},
 		},
 	}
+}
+
+// shootLoopAttributes are gardener_controller_manager's shoot loop settings without their
+// defaults: what the block leaves out keeps the component's.
+func shootLoopAttributes() []schema.Attribute {
+	attrs := gardenercontrollermanager.ShootLoopAttributes()
+	for i := range attrs {
+		def := attrs[i].Default
+		var text string
+		if def.Type() == cty.String {
+			text = def.AsString()
+		} else {
+			text = fmt.Sprint(def.True())
+		}
+		attrs[i].Description += " Default: " + text + "."
+		attrs[i].Default = cty.NilVal
+	}
+	return attrs
 }

@@ -134,10 +134,18 @@ type Observability struct {
 }
 
 // ControllerManager are the garden's settings of gardener-controller-manager: its log level and
-// feature gates, and the project controllers' settings, which the garden publishes for the
-// projects' predictions (output project_controller).
+// feature gates, the project controllers' settings, which the garden publishes for the projects'
+// predictions (output project_controller), and the shoot loops' settings, which it hands to seeds
+// and shoots (output gardener_controller_manager); the shoot loops' settings left out are the
+// gardener_controller_manager component's defaults.
 type ControllerManager struct {
 	LogLevel     string          `json:"log_level"`
 	FeatureGates map[string]bool `json:"feature_gates"`
 	projectcontroller.Values
+	ShootHibernationTriggerDeadline     string `json:"shoot_hibernation_trigger_deadline"`
+	ShootMaintenanceRestartControlPlane *bool  `json:"shoot_maintenance_restart_control_plane"`
+	ShootMaintenanceRestartCoreAddons   *bool  `json:"shoot_maintenance_restart_core_addons"`
+	ShootQuotaSyncPeriod                string `json:"shoot_quota_sync_period"`
+	ShootRetryPeriod                    string `json:"shoot_retry_period"`
+	ShootRetryJitterPeriod              string `json:"shoot_retry_jitter_period"`
 }

@@ -9,7 +9,7 @@ const concurrentSyncs = 5
 var controllersWithoutOptions = []string{
 	"certificateSigningRequest", "cloudProfile", "controllerDeployment", "controllerRegistration", "credentialsBinding",
 	"exposureClass", "managedSeedSet", "namespacedCloudProfile", "quota", "secretBinding", "shootConditions",
-	"shootHibernation", "shootMaintenance", "shootQuota", "shootReference", "shootRetry", "shootStatusLabel",
+	"shootReference", "shootStatusLabel",
 }
 
 // config is the ControllerManagerConfiguration.
@@ -35,8 +35,24 @@ func (r resolved) config() map[string]any {
 			"conditionThresholds": []any{map[string]any{"type": "BackupBucketsReady", "duration": r.Values.BackupBucketsConditionThreshold}},
 		}
 	}
+	r.shootLoops(controllers)
 	out := r.ControllerConfig("controllermanager.config.gardener.cloud/v1alpha1", "ControllerManagerConfiguration",
 		"gardenClientConnection", HealthProbePort, MetricsPort)
 	out["controllers"] = controllers
 	return out
+}
+
+// shootLoops configures the shoot loops whose settings shoots predict them with (ShootLoops):
+// shootHibernation, shootMaintenance, shootQuota and shootRetry of ControllerManagerConfiguration
+// (pkg/controllermanager/apis/config/v1alpha1/types.go at Gardener v1.120.0).
+func (r resolved) shootLoops(controllers map[string]any) {
+	s := r.Values.ShootLoops()
+	controllers["shootHibernation"] = map[string]any{"concurrentSyncs": concurrentSyncs, "triggerDeadlineDuration": s.HibernationTriggerDeadline}
+	controllers["shootMaintenance"] = map[string]any{
+		"concurrentSyncs":                  concurrentSyncs,
+		"enableShootControlPlaneRestarter": s.MaintenanceRestartControlPlane,
+		"enableShootCoreAddonRestarter":    s.MaintenanceRestartCoreAddons,
+	}
+	controllers["shootQuota"] = map[string]any{"concurrentSyncs": concurrentSyncs, "syncPeriod": s.QuotaSyncPeriod}
+	controllers["shootRetry"] = map[string]any{"concurrentSyncs": concurrentSyncs, "retryPeriod": s.RetryPeriod, "retryJitterPeriod": s.RetryJitterPeriod}
 }

@@ -182,3 +182,47 @@ func TestSeedBootstrapperRole(t *testing.T) {
 		}
 	}
 }
+
+// The shoot loops' settings go into the configuration under Gardener's names, with Gardener's
+// defaults (SetDefaults_ControllerManagerControllerConfiguration in
+// pkg/controllermanager/apis/config/v1alpha1/defaults.go at v1.120.0).
+func TestShootLoops(t *testing.T) {
+	custom := values()
+	custom.ShootHibernationTriggerDeadline, custom.ShootQuotaSyncPeriod = "10m", "5m"
+	custom.ShootRetryPeriod, custom.ShootRetryJitterPeriod = "1m", "0s"
+	custom.ShootMaintenanceRestartControlPlane, custom.ShootMaintenanceRestartCoreAddons = false, true
+	for _, tc := range []struct {
+		name string
+		v    Values
+		want map[string]any
+	}{
+		{"defaults", values(), map[string]any{
+			"shootHibernation": map[string]any{"concurrentSyncs": float64(5), "triggerDeadlineDuration": "2h"},
+			"shootMaintenance": map[string]any{"concurrentSyncs": float64(5), "enableShootControlPlaneRestarter": true, "enableShootCoreAddonRestarter": false},
+			"shootQuota":       map[string]any{"concurrentSyncs": float64(5), "syncPeriod": "60m"},
+			"shootRetry":       map[string]any{"concurrentSyncs": float64(5), "retryPeriod": "10m", "retryJitterPeriod": "5m"},
+		}},
+		{"set", custom, map[string]any{
+			"shootHibernation": map[string]any{"concurrentSyncs": float64(5), "triggerDeadlineDuration": "10m"},
+			"shootMaintenance": map[string]any{"concurrentSyncs": float64(5), "enableShootControlPlaneRestarter": false, "enableShootCoreAddonRestarter": true},
+			"shootQuota":       map[string]any{"concurrentSyncs": float64(5), "syncPeriod": "5m"},
+			"shootRetry":       map[string]any{"concurrentSyncs": float64(5), "retryPeriod": "1m", "retryJitterPeriod": "0s"},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs, err := Objects(tc.v)
+			require.NoError(t, err)
+			controllers, _, _ := unstructured.NestedMap(componentConfig(t, objs), "controllers")
+			for name, want := range tc.want {
+				assert.Equal(t, want, controllers[name], name)
+			}
+			d, err := tc.v.ShootLoops().Durations()
+			require.NoError(t, err)
+			assert.Positive(t, d.RetryPeriod)
+		})
+	}
+	bad := values()
+	bad.ShootRetryPeriod = "soon"
+	_, err := Objects(bad)
+	assert.ErrorContains(t, err, `retry period "soon" is not a duration`)
+}

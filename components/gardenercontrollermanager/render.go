@@ -62,6 +62,9 @@ func validate(v *Values) error {
 			return fmt.Errorf("%s %q is not a positive duration such as 1h", d.name, d.value)
 		}
 	}
+	if _, err := v.ShootLoops().Durations(); err != nil {
+		return err
+	}
 	for _, d := range []struct {
 		value int
 		name  string

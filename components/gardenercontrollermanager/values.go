@@ -42,4 +42,13 @@ type Values struct {
 	// Values of the project and stale controllers (projectcontroller): the quota templates of
 	// project namespaces and the stale check's days, published as the output project_controller.
 	projectcontroller.Values
+
+	// The shoot loops' settings (ShootLoops): when hibernation schedules, maintenance, cluster
+	// lifetimes and retries act, which shoots read to predict them.
+	ShootHibernationTriggerDeadline     string `json:"shoot_hibernation_trigger_deadline"`
+	ShootMaintenanceRestartControlPlane bool   `json:"shoot_maintenance_restart_control_plane"`
+	ShootMaintenanceRestartCoreAddons   bool   `json:"shoot_maintenance_restart_core_addons"`
+	ShootQuotaSyncPeriod                string `json:"shoot_quota_sync_period"`
+	ShootRetryPeriod                    string `json:"shoot_retry_period"`
+	ShootRetryJitterPeriod              string `json:"shoot_retry_jitter_period"`
 }

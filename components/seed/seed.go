@@ -35,6 +35,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/component"
+	"github.com/declarative-gardener/gardener/components/gardenercontrollermanager"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -127,6 +128,7 @@ func Outputs(name string, v Values) map[string]cty.Value {
 		"observability": cty.ObjectVal(map[string]cty.Value{
 			"enabled": cty.BoolVal(v.observabilityOn()), "logging_enabled": cty.BoolVal(v.loggingOn()),
 		}),
+		"gardener_controller_manager": v.shootLoops().Value(),
 	}
 }
 
@@ -207,3 +209,12 @@ func (b *builder) settings() Settings {
 // settingsDefaults are the settings of a seed block without a settings block: the block's
 // defaults.
 var settingsDefaults = component.BlockDefaults[Settings](typeSchema, "settings")
+
+// shootLoops are the garden's gardener-controller-manager shoot loop settings, which the seed's
+// shoots predict its loops with; the component's defaults for a seed built in Go without them.
+func (v Values) shootLoops() gardenercontrollermanager.ShootLoops {
+	if v.Garden.ShootLoops == (gardenercontrollermanager.ShootLoops{}) {
+		return gardenercontrollermanager.DefaultShootLoops()
+	}
+	return v.Garden.ShootLoops
+}

@@ -1,6 +1,7 @@
 package seed
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/components/component"
+	"github.com/declarative-gardener/gardener/components/gardenercontrollermanager"
 	"github.com/declarative-gardener/gardener/components/gardenlet"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
@@ -325,4 +327,20 @@ func TestSeedAdmissionWebhooks(t *testing.T) {
 	}
 	assert.NotEmpty(t, webhooks(values(nil)), "registered by default")
 	assert.Empty(t, webhooks(values(func(v *Values) { v.AdmissionWebhooks = false })))
+}
+
+// A seed hands its garden's gardener-controller-manager shoot loop settings on to its shoots, and
+// the component's defaults when it has none (a seed built in Go).
+func TestShootLoopsPassThrough(t *testing.T) {
+	custom := gardenercontrollermanager.DefaultShootLoops()
+	custom.RetryPeriod = "3m"
+	v := values(func(v *Values) { v.Garden.ShootLoops = custom })
+	assert.Equal(t, "3m", Outputs("seed1", v)["gardener_controller_manager"].GetAttr("retry_period").AsString())
+	assert.Equal(t, "10m", Outputs("seed1", values(nil))["gardener_controller_manager"].GetAttr("retry_period").AsString())
+
+	var ref GardenRef
+	require.NoError(t, json.Unmarshal([]byte(`{"name":"local","gardener_controller_manager":{"retry_period":"4m"}}`), &ref))
+	assert.Equal(t, "4m", ref.ShootLoops.RetryPeriod)
+	require.NoError(t, json.Unmarshal([]byte(`{"name":"local"}`), &ref))
+	assert.Equal(t, gardenercontrollermanager.DefaultShootLoops(), ref.ShootLoops)
 }

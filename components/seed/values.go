@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/declarative-gardener/gardener/components/gardenercontrollermanager"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 )
 
@@ -124,6 +125,9 @@ type GardenRef struct {
 	RuntimeCluster  string
 	// ObservabilityEnabled is whether the garden runs its observability stack.
 	ObservabilityEnabled bool
+	// ShootLoops are the garden's gardener-controller-manager shoot loop settings, which the
+	// seed hands on to its shoots.
+	ShootLoops gardenercontrollermanager.ShootLoops
 }
 
 // UnmarshalJSON takes the outputs the seed needs and ignores the others.
@@ -135,13 +139,17 @@ func (g *GardenRef) UnmarshalJSON(data []byte) error {
 		VirtualCluster  decode.Cluster `json:"virtual_cluster"`
 		RuntimeCluster  decode.Cluster `json:"runtime_cluster"`
 		// Observability is on unless the garden says otherwise.
-		ObservabilityEnabled *bool `json:"observability_enabled"`
+		ObservabilityEnabled *bool                                 `json:"observability_enabled"`
+		ShootLoops           *gardenercontrollermanager.ShootLoops `json:"gardener_controller_manager"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return fmt.Errorf("garden reference: %w", err)
 	}
 	*g = GardenRef{Name: v.Name, VirtualEndpoint: v.VirtualEndpoint, CABundle: v.CABundle, VirtualCluster: v.VirtualCluster.Name, RuntimeCluster: v.RuntimeCluster.Name,
-		ObservabilityEnabled: v.ObservabilityEnabled == nil || *v.ObservabilityEnabled}
+		ObservabilityEnabled: v.ObservabilityEnabled == nil || *v.ObservabilityEnabled, ShootLoops: gardenercontrollermanager.DefaultShootLoops()}
+	if v.ShootLoops != nil {
+		g.ShootLoops = *v.ShootLoops
+	}
 	return nil
 }
 
