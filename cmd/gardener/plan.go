@@ -90,7 +90,8 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 			fmt.Fprintf(stderr, "Error: --at %q is not a time like 2026-11-22T22:30:00Z: %v\n", f.at, err)
 			return exitCode(1)
 		}
-		opts.Now = at
+		// The clusters are read now: what Gardener's controllers do until then is predicted.
+		opts.Now, opts.ObservedAt = at, time.Now()
 	}
 	if f.observed != "" {
 		if f.serverDryRun {

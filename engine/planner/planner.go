@@ -68,6 +68,11 @@ type Options struct {
 	// (renewal at 80% of validity), hibernation schedules and maintenance windows read it; zero
 	// means the current time.
 	Now time.Time
+	// ObservedAt is when the live objects are read, for a plan made for a later time Now
+	// (`gardener plan --at`): what Gardener's controllers will do in between, render functions
+	// predict as done (render.Input.ObservedAt). Zero means Now: the live objects are taken as
+	// they are at the evaluation time.
+	ObservedAt time.Time
 	// Rotate names the generated secret classes to regenerate ("ca", "token", ...).
 	Rotate map[string]bool
 	// Prefetch starts the LISTs of the kinds the state records while the landscape renders
@@ -128,7 +133,7 @@ func prepare(opts Options, conns *connections, retired func(config.InstanceAddre
 		r.Placeholders = true // nothing is planned without clusters (gardener graph)
 	}
 	// One evaluation time for the whole run: every schedule and renewal is judged against it.
-	r.Now, r.Rotate = opts.Now, opts.Rotate
+	r.Now, r.Rotate, r.ObservedAt = opts.Now, opts.Rotate, opts.ObservedAt
 	if r.Now.IsZero() {
 		r.Now = time.Now()
 	}

@@ -52,6 +52,14 @@ type Input struct {
 	// or what `plan --at` asks about. Behaviour that depends on time (hibernation schedules)
 	// reads it here and nowhere else, so that golden plans at a fixed time stay the same.
 	Now time.Time
+	// ObservedAt is when the live objects were read, when that is before Now: `plan --at` a
+	// later time. What Gardener's controllers did before it the live objects show; what they
+	// will do after it and up to Now a render function predicts (render.Output.Predictions) and
+	// renders what follows from it on the engine's side as done (a control plane hibernated
+	// because gardener-controller-manager will have flipped the Shoot by Now). Zero means Now:
+	// a plan, an apply or a daemon cycle renders from the live objects as they are. Read it
+	// through Observation.
+	ObservedAt time.Time
 	// Observe reads a live object (Paths are ignored): nil when it does not exist, or when the
 	// run has no clusters to read (graph, validate). Behaviour that depends on what happened
 	// to an object (a shoot that failed, a schedule trigger already carried out) reads it here.
@@ -93,6 +101,15 @@ func (in Input) Listed(ref ListRef) ([]unstructured.Unstructured, error) {
 		return nil, nil
 	}
 	return in.List(ref)
+}
+
+// Observation is the time the live objects show: ObservedAt, or Now when that is zero or later
+// than Now.
+func (in Input) Observation() time.Time {
+	if in.ObservedAt.IsZero() || in.ObservedAt.After(in.Now) {
+		return in.Now
+	}
+	return in.ObservedAt
 }
 
 // Observed reads ref through in.Observe; nil when there is nothing to read it with.

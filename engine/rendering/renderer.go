@@ -95,6 +95,9 @@ type Renderer struct {
 	// Now and Rotate steer generated secrets (renewal, rotation on request).
 	Now    time.Time
 	Rotate map[string]bool
+	// ObservedAt is when the live objects were read, when a plan is made for a later time Now
+	// (render.Input.ObservedAt); zero means Now.
+	ObservedAt time.Time
 	// Placeholders records generated secrets without generating them, for uses that make no
 	// plan (the graph): their material reads as a placeholder.
 	Placeholders bool
@@ -153,7 +156,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 	clusters := clusterValues(inst)
 	out, err := fn(render.Input{
 		Landscape: r.Landscape, Address: string(inst.Addr), Name: inst.Name, Dir: r.Dir, Config: prep.Config,
-		Now: r.Now, Observe: r.observer(clusters), List: r.lister(clusters),
+		Now: r.Now, ObservedAt: r.ObservedAt, Observe: r.observer(clusters), List: r.lister(clusters),
 	})
 	if errors.Is(err, render.ErrDeferred) {
 		rd.Deferred = []string{err.Error()}
