@@ -7,13 +7,15 @@ import (
 	"github.com/declarative-gardener/gardener/components/shootextensions"
 )
 
-// registration: the Shoot in its project namespace, after every part of its control plane; it
-// is ready once gardenlet reports it reconciled (pkg/gardenlet/controller/shoot/care/health.go).
+// registration: the Shoot in its project namespace, before every part of its control plane.
+// gardenlet reconciles an existing Shoot into its control plane, gardener-controller-manager
+// installs the on-demand extensions a Shoot needs only once the Shoot exists
+// (pkg/controllermanager/controller/controllerregistration/seed/reconciler.go at Gardener
+// v1.120.0), and it flips hibernation and raises versions on the Shoot, from which the control
+// plane follows. The Shoot is ready once it exists (engine/readiness); deleting the shoot runs
+// the control plane's delete flow first and deletes the Shoot last, as gardenlet removes its
+// finalizer after the delete flow.
 func (b *builder) registration() error {
-	var deps []string
-	for _, p := range b.parts {
-		deps = append(deps, p.Name)
-	}
 	u := kube.Custom("core.gardener.cloud/v1beta1", "Shoot", ProjectNamespace(b.v.Project), b.name, nil, map[string]any{"spec": b.spec()})
 	annotations := map[string]string{}
 	if h := b.hibernation; h.declared != "" {
@@ -41,7 +43,26 @@ func (b *builder) registration() error {
 	}
 	objects := kube.On(b.seed.VirtualCluster, "", u)
 	objects[0].Consume = b.operation.consumed()
-	b.add("shoot", "shoot", objects, deps...)
+	b.add("shoot", "shoot", objects)
+	return nil
+}
+
+// afterTheShoot makes every part of the control plane wait for the Shoot: those that wait for
+// nothing else wait for it, the others come after those. Parts deleted in an order of their own
+// (DeletionDependsOn) are deleted before it likewise.
+func (b *builder) afterTheShoot() error {
+	for i := range b.parts {
+		p := &b.parts[i]
+		if p.Name == "shoot" {
+			continue
+		}
+		if len(p.DependsOn) == 0 {
+			p.DependsOn = []string{"shoot"}
+		}
+		if p.DeletionDependsOn != nil && len(p.DeletionDependsOn) == 0 {
+			p.DeletionDependsOn = []string{"shoot"}
+		}
+	}
 	return nil
 }
 

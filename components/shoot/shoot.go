@@ -24,10 +24,14 @@
 //     docs/extensions/resources/worker.md), cluster-autoscaler (after the Worker, Gardener's
 //     docs/extensions/resources/worker.md) and the AfterWorker Extensions;
 //  6. the shoot system components as ManagedResources (Gardener's "Conventions"
-//     docs/extensions/conventions.md) once the shoot's resource manager runs;
-//  7. the Shoot, ready once gardenlet reports it reconciled.
+//     docs/extensions/conventions.md) once the shoot's resource manager runs.
 //
-// Deleting a shoot runs the order backwards, which is the documented delete flow: the in-shoot
+// The Shoot itself comes first: gardenlet reconciles an existing Shoot, and gardener-controller-
+// manager installs on-demand extensions for it and changes it (hibernation schedules, version
+// maintenance), which the control plane follows.
+//
+// Deleting a shoot runs the order backwards, which is the documented delete flow, and deletes the
+// Shoot last: the in-shoot
 // system components go first (Gardener's "Cleanup of Shoot Clusters in Deletion"
 // docs/usage/advanced/shoot_cleanup.md), extensions are deleted before the kube-apiserver
 // (Gardener's docs/extensions/registration.md) and the etcds last (Gardener's "etcd"
@@ -248,13 +252,16 @@ func newBuilder(name string, v Values) (*builder, error) {
 }
 
 func (b *builder) build() error {
-	for _, step := range []func() error{b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.registration, b.publication, b.confineToWindow} {
+	for _, step := range []func() error{b.registration, b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.publication, b.afterTheShoot, b.confineToWindow} {
 		if err := step(); err != nil {
 			return fmt.Errorf("shoot %s: %w", b.name, err)
 		}
 	}
 	if b.hibernated {
 		b.reverseScaled()
+		// The parts that scale down first wait for nothing else now; they still wait for
+		// the Shoot, which says that the shoot hibernates.
+		_ = b.afterTheShoot()
 	}
 	if note := joinNotes(b.hibernation.note, b.maintenance.note()); note != "" {
 		// Every part that hibernation changes says why: the scaled ones, the Shoot, and the

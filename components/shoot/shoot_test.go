@@ -257,13 +257,14 @@ func TestReconcileOrder(t *testing.T) {
 		{"machine_controller_manager", "worker"},
 		{"worker", "cluster_autoscaler"}, // Gardener's docs/extensions/resources/worker.md
 		{"gardener_resource_manager", "system_components"},
-		{"cluster_autoscaler", "shoot"},
-		{"system_components", "shoot"},
+		{"shoot", "namespace"}, // gardenlet reconciles an existing Shoot
 	} {
 		before(t, seq, pair[0], pair[1])
 	}
-	// The Shoot, then what gardenlet publishes for it in the garden (its CA bundle, its client CA).
-	assert.Equal(t, []string{"shoot", "garden_publication"}, seq[len(seq)-2:])
+	assert.Equal(t, "shoot", seq[0], "the Shoot comes before its control plane")
+	del := deletionOrder(t, parts(t, v))
+	assert.Equal(t, "shoot", del[len(del)-1], "the delete flow runs first, the Shoot goes last")
+	before(t, seq, "shoot", "garden_publication") // what gardenlet publishes for the Shoot, controlled by it
 }
 
 // Hibernation scales the control plane to zero in the opposite order (Gardener's
@@ -281,7 +282,7 @@ func TestHibernation(t *testing.T) {
 		{"gardener_resource_manager", "kube_apiserver"},
 		{"kube_apiserver", "etcd_main"},
 		{"kube_apiserver", "etcd_events"},
-		{"etcd_main", "shoot"},
+		{"shoot", "cluster_autoscaler"}, // the control plane hibernates because the Shoot says so
 	} {
 		before(t, seq, pair[0], pair[1])
 	}
@@ -599,7 +600,6 @@ func TestDNSRecords(t *testing.T) {
 	seq := order(t, own)
 	before(t, seq, "kube_apiserver", "dns_record_internal")
 	before(t, seq, "dns_record_internal", "dns_record_external") // Gardener's docs/extensions/resources/dnsrecord.md
-	before(t, seq, "dns_record_external", "shoot")
 
 	// The shoot's own domain and DNS provider: its Secret comes from the project.
 	own = parts(t, values(func(v *Values) {
@@ -717,7 +717,6 @@ func TestObservability(t *testing.T) {
 	seq := order(t, own)
 	before(t, seq, "kube_apiserver", "observability")
 	before(t, seq, "gardener_resource_manager", "observability")
-	before(t, seq, "observability", "shoot")
 	assert.Equal(t, "password", own["plutono_admin"].Secret.Class)
 
 	forTests := parts(t, values(func(v *Values) { withObservability(v); v.Purpose = PurposeTesting }))

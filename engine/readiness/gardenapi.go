@@ -46,15 +46,12 @@ func seedReady(obj *unstructured.Unstructured, _ Options) Status {
 	return conditionsAndOperation(obj, required, optional)
 }
 
-// shootReady: last operation Succeeded and every health condition the Shoot reports True
-// (Gardener's docs/deployment/getting_started_locally.md). They are optional because
-// EveryNodeReady is absent on workerless Shoots (Gardener's docs/usage/shoot/shoot_status.md) and a
-// new Shoot reports none until the care controller runs.
-func shootReady(obj *unstructured.Unstructured, _ Options) Status {
-	return conditionsAndOperation(obj, nil, []string{
-		"APIServerAvailable", "ControlPlaneHealthy", "ObservabilityComponentsHealthy",
-		"SystemComponentsHealthy", "EveryNodeReady",
-	})
+// shootReady: the Shoot exists, so gardener-apiserver accepted it. The Shoot comes before its
+// control plane: gardenlet reconciles an existing Shoot and gardener-controller-manager installs
+// on-demand extensions only for existing Shoots, so a rule that waited for the Shoot's last
+// operation, which is reported about the control plane deployed after it, would never end.
+func shootReady(_ *unstructured.Unstructured, _ Options) Status {
+	return ready()
 }
 
 // gardenReady: last operation Succeeded, VirtualGardenAPIServerAvailable and
