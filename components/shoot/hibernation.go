@@ -1,239 +1,246 @@
 package shoot
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
+	"reflect"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
-// Hibernation schedules (.spec.hibernation.schedules) are carried out the way
-// gardener-controller-manager's hibernation reconciler does (Gardener's "Gardener Controller
-// Manager" docs/concepts/controller-manager.md), as behaviour of the landscape rather than a
-// controller: "a Shoot will be regularly hibernated at each start time and will be woken up at each
-// end time" (Gardener's HibernationSchedule in docs/api-reference/core.md), and "you can hibernate
-// your cluster or wake up your cluster manually even if there's a schedule" (Gardener's "Shoot
-// Hibernation" docs/usage/shoot/shoot_hibernate.md). So a schedule acts at its triggers, not at
-// every moment in between: what was decided last (a trigger, or a change of hibernation.enabled in
-// the landscape) holds until the next trigger.
+// Hibernation schedules (.spec.hibernation.schedules) are gardener-controller-manager's: "a
+// Shoot will be regularly hibernated at each start time and will be woken up at each end time"
+// (Gardener's HibernationSchedule in docs/api-reference/core.md), and its hibernation loop flips
+// the Shoot's spec.hibernation.enabled at the triggers (gcmhibernation.go). The shoot block
+// never writes that flip itself:
 //
-// The engine keeps what it needs to tell a new trigger from one carried out already on the
-// Shoot itself, in two annotations, so that a plan depends only on the landscape, the live
-// Shoot and the evaluation time:
-const (
-	// AnnotationHibernationTrigger is the time of the last schedule trigger the landscape
-	// carried out (or took notice of, when the schedules or the shoot were new), RFC 3339.
-	AnnotationHibernationTrigger = "declarative-gardener.io/hibernation-trigger"
-	// AnnotationHibernationDeclared is hibernation.enabled as the landscape said when the
-	// Shoot was last written: a landscape that says otherwise now was changed by someone, which
-	// overrides the schedule until its next trigger.
-	AnnotationHibernationDeclared = "declarative-gardener.io/hibernation-declared"
-	// AnnotationHibernationSchedules identifies the schedules the trigger belongs to: edited
-	// schedules, like new ones, do not catch up on triggers before the edit.
-	AnnotationHibernationSchedules = "declarative-gardener.io/hibernation-schedules"
-)
+//   - The Shoot carries the landscape's hibernation.enabled when it is created and when the
+//     landscape's value changed since the Shoot was last written (a deliberate hibernation or
+//     wake-up, "you can hibernate your cluster or wake up your cluster manually even if there's a
+//     schedule", Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md); otherwise
+//     it carries the live value, which gardener-controller-manager or a person set.
+//   - The control plane hibernates or wakes up because the Shoot says so: the live Shoot, or, in
+//     a plan for a later time (render.Input.ObservedAt), the Shoot as the loop will have changed
+//     it by then.
+//   - The plan predicts the loop's next trigger (render.Output.Predictions), and the daemon
+//     comes back then.
 
-// scheduleFingerprint identifies a shoot's schedules (a short hash of start, end and location
-// of each, in order).
-func scheduleFingerprint(h *Hibernation) string {
-	sum := sha256.New()
-	for _, s := range h.Schedules {
-		fmt.Fprintf(sum, "%q %q %q\n", s.Start, s.End, s.Location)
-	}
-	return hex.EncodeToString(sum.Sum(nil))[:16]
-}
+// AnnotationHibernationDeclared is hibernation.enabled as the landscape said when the Shoot was
+// last written: a landscape that says otherwise now was changed by someone, which is a
+// hibernation or wake-up of its own rather than the schedules'.
+const AnnotationHibernationDeclared = "declarative-gardener.io/hibernation-declared"
 
-// triggerLookback bounds how far back the last trigger of a schedule is looked for: a schedule
-// that fired not once in a year (a cron for February 30th) has no last trigger.
-var triggerLookbacks = []time.Duration{26 * time.Hour, 8 * 24 * time.Hour, 32 * 24 * time.Hour, 367 * 24 * time.Hour}
-
-// hibernationTrigger is one start or end of a schedule at a point in time.
-type hibernationTrigger struct {
-	at        time.Time
-	hibernate bool
-	// schedule is its schedule's number (1-based) and expression, for the plan's note.
-	schedule string
-}
-
-// hibernationDecision is what the shoot's hibernation is at the evaluation time.
+// hibernationDecision is what the shoot's hibernation is.
 type hibernationDecision struct {
+	// enabled is the control plane's: hibernated when the Shoot says so by the evaluation time.
 	enabled bool
-	// trigger, declared and schedules are the annotations' values; empty without schedules.
-	trigger, declared, schedules string
-	// note says why the hibernation changes when a schedule caused it.
+	// onShoot is the Shoot's spec.hibernation.enabled as the engine writes it.
+	onShoot bool
+	// declared is AnnotationHibernationDeclared's value; empty without schedules.
+	declared string
+	// note says why the control plane hibernates or wakes up where the landscape's
+	// hibernation.enabled does not say so.
 	note string
-	// next is the next trigger after now; zero when there is none.
+	// predictions are what gardener-controller-manager's hibernation loop does by the
+	// evaluation time and next.
+	predictions []hibernationPrediction
+	// next is when the loop acts next; zero when it does not.
 	next time.Time
 }
 
-// parsedSchedule is one of .spec.hibernation.schedules, parsed.
-type parsedSchedule struct {
-	number     int
-	start, end cron.Schedule
-	text       string
-	location   *time.Location
+// hibernationPrediction is one run of the hibernation loop that changes the Shoot.
+type hibernationPrediction struct {
+	at          time.Time
+	description string
 }
 
-func parseSchedules(h *Hibernation) ([]parsedSchedule, error) {
-	var out []parsedSchedule
-	for i, s := range h.Schedules {
-		p := parsedSchedule{number: i + 1, location: time.UTC}
-		if s.Start == "" && s.End == "" {
-			// Gardener's docs/usage/shoot/shoot_hibernate.md: "at least one of them has to be specified".
-			return nil, fmt.Errorf("hibernation schedule %d has neither start nor end; set at least one", i+1)
-		}
-		var err error
-		var text []string
-		if s.Start != "" {
-			if p.start, err = schema.ParseCron(s.Start); err != nil {
-				return nil, fmt.Errorf("hibernation schedule %d: start %q: %w", i+1, s.Start, err)
-			}
-			text = append(text, fmt.Sprintf("start %q", s.Start))
-		}
-		if s.End != "" {
-			if p.end, err = schema.ParseCron(s.End); err != nil {
-				return nil, fmt.Errorf("hibernation schedule %d: end %q: %w", i+1, s.End, err)
-			}
-			text = append(text, fmt.Sprintf("end %q", s.End))
-		}
-		p.text = strings.Join(text, ", ")
-		if s.Location != "" {
-			if p.location, err = time.LoadLocation(s.Location); err != nil {
-				return nil, fmt.Errorf("hibernation schedule %d: location %q: %w", i+1, s.Location, err)
-			}
-		}
-		p.text = fmt.Sprintf("%s in %s", p.text, p.location)
-		out = append(out, p)
-	}
-	return out, nil
+// hibernationInput is what the hibernation decision depends on.
+type hibernationInput struct {
+	declared *Hibernation
+	// live is the live Shoot, nil when it does not exist yet.
+	live *unstructured.Unstructured
+	// observed is when live was read, now the evaluation time (render.Input).
+	observed, now time.Time
+	// deadline is the loop's trigger deadline (gardener_controller_manager's
+	// shoot_hibernation_trigger_deadline).
+	deadline time.Duration
 }
 
-// lastAndNext returns the latest trigger at or before now and the earliest after it, over all
-// schedules. A start and an end at the same instant wake the shoot: the schedules disagree, and
-// a cluster that is up costs money while one that is down can stop someone's work.
-func lastAndNext(schedules []parsedSchedule, now time.Time) (last *hibernationTrigger, next time.Time) {
-	consider := func(t *hibernationTrigger) {
-		if last == nil || t.at.After(last.at) || (t.at.Equal(last.at) && last.hibernate && !t.hibernate) {
-			last = t
-		}
-	}
-	for _, s := range schedules {
-		for _, edge := range []struct {
-			sched     cron.Schedule
-			hibernate bool
-			what      string
-		}{{s.start, true, "start"}, {s.end, false, "end"}} {
-			if edge.sched == nil {
-				continue
-			}
-			local := now.In(s.location)
-			if n := edge.sched.Next(local); !n.IsZero() && (next.IsZero() || n.Before(next)) {
-				next = n
-			}
-			if at, ok := previous(edge.sched, local); ok {
-				consider(&hibernationTrigger{at: at, hibernate: edge.hibernate, schedule: fmt.Sprintf("schedule %d (%s)", s.number, s.text)})
-			}
-		}
-	}
-	return last, next
-}
-
-// previous is the latest time at or before now the schedule fires.
-func previous(s cron.Schedule, now time.Time) (time.Time, bool) {
-	// Next is strictly after its argument, so a trigger exactly at now is found from a second
-	// before; cron's resolution is a minute.
-	for _, back := range triggerLookbacks {
-		var found time.Time
-		for t := s.Next(now.Add(-back - time.Second)); !t.IsZero() && !t.After(now); t = s.Next(t) {
-			found = t
-		}
-		if !found.IsZero() {
-			return found, true
-		}
-	}
-	return time.Time{}, false
-}
-
-// decideHibernation tells whether the shoot is hibernated at now, given the landscape's
-// hibernation block and the live Shoot (nil when it does not exist yet).
-func decideHibernation(h *Hibernation, now time.Time, live *unstructured.Unstructured) (hibernationDecision, error) {
+// decideHibernation decides the shoot's hibernation: the Shoot's and the control plane's.
+func decideHibernation(in hibernationInput) (hibernationDecision, error) {
+	h := in.declared
 	if h == nil {
 		return hibernationDecision{}, nil
 	}
-	d := hibernationDecision{enabled: h.Enabled}
+	d := hibernationDecision{enabled: h.Enabled, onShoot: h.Enabled}
 	if len(h.Schedules) == 0 {
-		return d, nil
+		return d, nil // nothing of gardener-controller-manager's: the landscape decides
 	}
-	schedules, err := parseSchedules(h)
+	triggers, err := triggersOf(h)
 	if err != nil {
 		return d, err
 	}
-	last, next := lastAndNext(schedules, now)
-	d.next, d.declared, d.schedules = next, strconv.FormatBool(h.Enabled), scheduleFingerprint(h)
-	lastAt := ""
-	if last != nil {
-		lastAt = last.at.UTC().Format(time.RFC3339)
+	d.declared = strconv.FormatBool(h.Enabled)
+	if in.live == nil {
+		// Created by this apply: the loop's first run (the Shoot's creation) counts triggers
+		// from the creation on, so it finds none.
+		d.predictNext(triggers, in.now, "")
+		return d, nil
 	}
-	d.trigger = lastAt
+	skipped := hibernationSkipped(in.live)
+	liveEnabled, _, _ := unstructured.NestedBool(in.live.Object, "spec", "hibernation", "enabled")
+	deliberate := in.live.GetAnnotations()[AnnotationHibernationDeclared] != d.declared
+	if !deliberate {
+		d.onShoot = liveEnabled
+	}
 
-	var annotations map[string]string
-	if live != nil {
-		annotations = live.GetAnnotations()
-	}
-	carried, hasCarried := annotations[AnnotationHibernationTrigger]
-	declared, hasDeclared := annotations[AnnotationHibernationDeclared]
-	switch {
-	case live == nil || !hasCarried || !hasDeclared:
-		// A new shoot, or schedules new to it: the landscape's hibernation.enabled holds, and
-		// the triggers before now are history, not something to catch up on (a schedule added
-		// in the morning does not hibernate the shoot for last night's start).
-		return d, nil
-	case declared != d.declared:
-		// Someone changed hibernation.enabled in the landscape: a manual hibernation or wake-up
-		// (Gardener's docs/usage/shoot/shoot_hibernate.md), which holds until the next trigger.
-		return d, nil
-	}
-	liveEnabled, _, _ := unstructured.NestedBool(live.Object, "spec", "hibernation", "enabled")
-	d.enabled, d.trigger = liveEnabled, carried
-	if last == nil || lastAt == carried {
-		return d, nil // no trigger since the last one carried out
-	}
-	carriedAt, err := time.Parse(time.RFC3339, carried)
-	if annotations[AnnotationHibernationSchedules] != d.schedules || err != nil {
-		// Edited schedules (or a trigger annotation someone mangled): the shoot stays as it
-		// is, and the triggers before now are history, as for schedules new to the shoot.
-		d.trigger = lastAt
-		return d, nil
-	}
-	if !last.at.After(carriedAt) {
-		return d, nil // the last trigger is older than the one carried out
-	}
-	// Gardener's docs/concepts/controller-manager.md: "It ignores failed Shoots and those marked for
-	// deletion."
-	if state, _, _ := unstructured.NestedString(live.Object, "status", "lastOperation", "state"); state == "Failed" {
-		return d, nil
-	}
-	if live.GetDeletionTimestamp() != nil {
-		return d, nil
-	}
-	d.trigger = lastAt
-	if d.enabled != last.hibernate {
-		verb := "wakes the shoot up"
-		if last.hibernate {
-			verb = "hibernates the shoot"
+	// What the loop does between the reading of the Shoot and the evaluation time, at each
+	// trigger of the schedules the Shoot has, then what this apply changes. cause is the
+	// prediction the control plane's hibernation follows from, if any.
+	enabled, since := liveEnabled, lastHibernationTrigger(in.live)
+	cause := ""
+	if skipped == "" {
+		liveTriggers, err := triggersOf(liveHibernation(in.live))
+		if err != nil {
+			liveTriggers = nil // the API validated them; unreadable ones fire never
 		}
-		d.note = fmt.Sprintf("hibernation %s at %s %s", last.schedule, last.at.Format(time.RFC3339), verb)
+		if t := lastRunUntil(liveTriggers, in.deadline, laterOf(since, in.observed), in.now); t != nil {
+			if t.hibernate != enabled {
+				cause = fmt.Sprintf("%s at %s %s: spec.hibernation.enabled = %t", t.describes, t.at.Format(time.RFC3339), t.action(), t.hibernate)
+				d.addPrediction(t.at, cause)
+			}
+			enabled, since = t.hibernate, t.at.Add(gcmTriggerDelay)
+		}
 	}
-	d.enabled = last.hibernate
+	if deliberate {
+		enabled, cause = h.Enabled, ""
+	}
+	if schedulesChange(in.live, h) {
+		// The loop runs when the Shoot's schedules change and catches up on a trigger within
+		// the deadline (the Shoot's update event, ShootPredicate).
+		if t, _ := hibernationRun(triggers, in.deadline, in.live, since, in.now); t != nil {
+			if t.hibernate != enabled {
+				cause = fmt.Sprintf("the changed schedules' %s at %s, within the trigger deadline, %s: spec.hibernation.enabled = %t", t.describes, t.at.Format(time.RFC3339), t.action(), t.hibernate)
+				d.addPrediction(in.now, cause)
+			}
+			enabled = t.hibernate
+		}
+	}
+	d.enabled = enabled
+	d.note = hibernationNote(cause, enabled, h.Enabled, liveEnabled, in.live)
+	d.predictNext(triggers, in.now, skipped)
 	return d, nil
+}
+
+// predictNext predicts the loop's run at the next trigger, unless it leaves the Shoot alone.
+func (d *hibernationDecision) predictNext(triggers []scheduleTrigger, now time.Time, skipped string) {
+	next := nextTrigger(triggers, now)
+	if next == nil {
+		return
+	}
+	d.next = next.at.Add(gcmTriggerDelay)
+	if skipped != "" {
+		return
+	}
+	d.predictions = append(d.predictions, hibernationPrediction{at: next.at,
+		description: fmt.Sprintf("%s %s: spec.hibernation.enabled = %t", next.describes, next.action(), next.hibernate)})
+}
+
+func (d *hibernationDecision) addPrediction(at time.Time, description string) {
+	d.predictions = append(d.predictions, hibernationPrediction{at: at, description: description})
+}
+
+// hibernationNote says why the control plane hibernates or wakes up where the landscape's
+// hibernation.enabled does not: a run of the loop predicted by the evaluation time (cause), or
+// the Shoot as the loop (or a person) left it.
+func hibernationNote(cause string, enabled, declared, liveEnabled bool, live *unstructured.Unstructured) string {
+	if cause != "" {
+		return "gardener-controller-manager's " + cause
+	}
+	if enabled == declared {
+		return ""
+	}
+	state := "hibernated"
+	if !enabled {
+		state = "awake"
+	}
+	note := fmt.Sprintf("hibernation: the Shoot says %s (spec.hibernation.enabled %t", state, liveEnabled)
+	if s, _, _ := unstructured.NestedString(live.Object, "status", "lastHibernationTriggerTime"); s != "" {
+		note += ", gardener-controller-manager's hibernation schedule trigger at " + s
+	}
+	return note + ")"
+}
+
+// liveHibernation is the live Shoot's hibernation schedules as the landscape declares them.
+func liveHibernation(live *unstructured.Unstructured) *Hibernation {
+	list, _, _ := unstructured.NestedSlice(live.Object, "spec", "hibernation", "schedules")
+	h := &Hibernation{}
+	for _, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		var s struct {
+			Start    string `json:"start"`
+			End      string `json:"end"`
+			Location string `json:"location"`
+		}
+		s.Start, _, _ = unstructured.NestedString(m, "start")
+		s.End, _, _ = unstructured.NestedString(m, "end")
+		s.Location, _, _ = unstructured.NestedString(m, "location")
+		h.Schedules = append(h.Schedules, s)
+	}
+	return h
+}
+
+// schedulesChange reports whether this apply changes the live Shoot's schedules (the location
+// the server defaults is not compared when the landscape leaves it out).
+func schedulesChange(live *unstructured.Unstructured, declared *Hibernation) bool {
+	have := liveHibernation(live).Schedules
+	if len(have) != len(declared.Schedules) {
+		return true
+	}
+	for i, s := range declared.Schedules {
+		h := have[i]
+		if s.Location == "" && h.Location == time.UTC.String() {
+			h.Location = ""
+		}
+		if !reflect.DeepEqual(h, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// laterOf is the later of two times.
+func laterOf(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// hibernationPredictions are the hibernation loop's runs as the plan shows them.
+func (b *builder) hibernationPredictions() []render.Prediction {
+	var out []render.Prediction
+	for _, p := range b.hibernation.predictions {
+		out = append(out, b.shootPrediction("shoot-hibernation", p.at, time.Time{}, p.description))
+	}
+	return out
+}
+
+// shootPrediction is a prediction of what a loop of gardener-controller-manager does to the
+// shoot's Shoot.
+func (b *builder) shootPrediction(controller string, at, until time.Time, description string) render.Prediction {
+	return render.Prediction{
+		Actor: "gardener-controller-manager", Controller: controller,
+		Cluster: b.seed.VirtualCluster, APIVersion: "core.gardener.cloud/v1beta1", Kind: "Shoot",
+		Namespace: ProjectNamespace(b.v.Project), Name: b.name,
+		Action: "update", At: at, Until: until, Description: description,
+	}
 }
 
 // observeShoot reads the live Shoot of the landscape's shoot; nil when it does not exist.

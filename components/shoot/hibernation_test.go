@@ -10,7 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// berlin is the schedule's location; 2026-11-21 is a Saturday in winter time (UTC+1).
+// berlinTime is a time in the schedules' location; 2026-11-21 is a Saturday in winter time
+// (UTC+1).
 func berlinTime(t *testing.T, s string) time.Time {
 	t.Helper()
 	loc, err := time.LoadLocation("Europe/Berlin")
@@ -22,30 +23,28 @@ func berlinTime(t *testing.T, s string) time.Time {
 
 func nightly(enabled bool) *Hibernation {
 	h := &Hibernation{Enabled: enabled}
-	h.Schedules = append(h.Schedules, struct {
-		Start    string `json:"start"`
-		End      string `json:"end"`
-		Location string `json:"location"`
-	}{Start: "0 20 * * *", End: "0 6 * * *", Location: "Europe/Berlin"})
+	h.Schedules = append(h.Schedules, schedule{Start: "0 20 * * *", End: "0 6 * * *", Location: "Europe/Berlin"})
 	return h
 }
 
-// liveShoot is a Shoot as the engine left it: the annotations it wrote and the hibernation it set.
-func liveShoot(trigger, declared string, enabled bool, mutate ...func(*unstructured.Unstructured)) *unstructured.Unstructured {
+// liveShoot is a Shoot with the nightly schedule as the engine wrote it (declared: the landscape's
+// hibernation.enabled then, none when empty) and as gardener-controller-manager left it (enabled,
+// flipped last at lastTrigger, never when empty), created a month before 2026-11-21.
+func liveShoot(t *testing.T, declared string, enabled bool, lastTrigger string, mutate ...func(*unstructured.Unstructured)) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
-		"metadata": map[string]any{"name": "dev", "namespace": "garden-dev"},
-		"spec":     map[string]any{"hibernation": map[string]any{"enabled": enabled}},
+		"metadata": map[string]any{"name": "dev", "namespace": "garden-dev", "generation": int64(3)},
+		"spec": map[string]any{"hibernation": map[string]any{"enabled": enabled, "schedules": []any{
+			map[string]any{"start": "0 20 * * *", "end": "0 6 * * *", "location": "Europe/Berlin"},
+		}}},
 	}}
-	annotations := map[string]string{}
-	if trigger != "" {
-		annotations[AnnotationHibernationTrigger] = trigger
-		annotations[AnnotationHibernationSchedules] = scheduleFingerprint(nightly(false))
-	}
+	u.SetCreationTimestamp(metav1.NewTime(berlinTime(t, "2026-10-21 12:00")))
 	if declared != "" {
-		annotations[AnnotationHibernationDeclared] = declared
+		u.SetAnnotations(map[string]string{AnnotationHibernationDeclared: declared})
 	}
-	u.SetAnnotations(annotations)
+	if lastTrigger != "" {
+		_ = unstructured.SetNestedField(u.Object, berlinTime(t, lastTrigger).UTC().Format(time.RFC3339), "status", "lastHibernationTriggerTime")
+	}
 	for _, m := range mutate {
 		m(u)
 	}
@@ -54,160 +53,169 @@ func liveShoot(trigger, declared string, enabled bool, mutate ...func(*unstructu
 
 func TestDecideHibernation(t *testing.T) {
 	const (
-		today0600 = "2026-11-21T05:00:00Z" // 06:00 in Berlin
-		today2000 = "2026-11-21T19:00:00Z" // 20:00 in Berlin
-		yday2000  = "2026-11-20T19:00:00Z"
+		start = `hibernation schedule 1 (start "0 20 * * *", end "0 6 * * *" in Europe/Berlin)'s start`
+		end   = `hibernation schedule 1 (start "0 20 * * *", end "0 6 * * *" in Europe/Berlin)'s end`
 	)
 	failed := func(u *unstructured.Unstructured) {
 		_ = unstructured.SetNestedField(u.Object, "Failed", "status", "lastOperation", "state")
+		_ = unstructured.SetNestedField(u.Object, int64(3), "status", "observedGeneration")
+		_ = unstructured.SetNestedField(u.Object, "v1.120.0", "status", "gardener", "version")
 	}
 	deleting := func(u *unstructured.Unstructured) {
 		ts := metav1.NewTime(berlinTime(t, "2026-11-21 19:00"))
 		u.SetDeletionTimestamp(&ts)
 	}
+	startAt9 := func(u *unstructured.Unstructured) { // the schedule before the landscape changed it
+		_ = unstructured.SetNestedSlice(u.Object, []any{map[string]any{"start": "0 21 * * *", "end": "0 6 * * *", "location": "Europe/Berlin"}}, "spec", "hibernation", "schedules")
+	}
+	type prediction struct{ at, description string }
 	for _, tc := range []struct {
-		name          string
-		hibernation   *Hibernation
-		at            string
-		live          *unstructured.Unstructured
-		wantEnabled   bool
-		wantTrigger   string
-		wantDeclared  string
-		wantNote      string
-		wantNext      string
-		wantErrSubstr string
+		name        string
+		hibernation *Hibernation
+		live        *unstructured.Unstructured
+		// observed is when the Shoot was read, at the evaluation time when empty.
+		observed, at string
+		deadline     time.Duration
+		// wantEnabled is the control plane's hibernation, wantOnShoot the Shoot's.
+		wantEnabled, wantOnShoot bool
+		wantDeclared             string
+		wantNote                 string
+		wantPredictions          []prediction
+		wantNext                 string
 	}{
 		{
-			name: "a new shoot starts as declared; earlier triggers are history", hibernation: nightly(false), at: "2026-11-21 21:00",
-			wantEnabled: false, wantTrigger: today2000, wantDeclared: "false", wantNext: "2026-11-22T05:00:00Z",
+			name: "without schedules the landscape's hibernation.enabled decides", hibernation: &Hibernation{Enabled: true}, at: "2026-11-21 21:00",
+			live:        liveShoot(t, "", false, ""),
+			wantEnabled: true, wantOnShoot: true,
 		},
 		{
-			name: "the start comes due: the shoot hibernates, the note names the schedule", hibernation: nightly(false), at: "2026-11-21 21:00",
-			live:        liveShoot(today0600, "false", false),
-			wantEnabled: true, wantTrigger: today2000, wantDeclared: "false",
-			wantNote: `hibernation schedule 1 (start "0 20 * * *", end "0 6 * * *" in Europe/Berlin) at 2026-11-21T20:00:00+01:00 hibernates the shoot`,
+			name: "a new shoot starts as declared; the loop finds no trigger before the creation", hibernation: nightly(false), at: "2026-11-21 21:00",
+			wantEnabled: false, wantOnShoot: false, wantDeclared: "false",
+			wantPredictions: []prediction{{"2026-11-22 06:00", end + " wakes the shoot up: spec.hibernation.enabled = false"}},
+			wantNext:        "2026-11-22 06:00",
 		},
 		{
-			name: "between triggers nothing changes", hibernation: nightly(false), at: "2026-11-21 19:59",
-			live:        liveShoot(today0600, "false", false),
-			wantEnabled: false, wantTrigger: today0600, wantDeclared: "false", wantNext: today2000,
+			name: "at the start the engine flips nothing: the Shoot awake, the control plane follows it", hibernation: nightly(false), at: "2026-11-21 20:00",
+			live:        liveShoot(t, "false", false, "2026-11-21 06:00"),
+			wantEnabled: false, wantOnShoot: false, wantDeclared: "false",
+			wantPredictions: []prediction{{"2026-11-22 06:00", end + " wakes the shoot up: spec.hibernation.enabled = false"}},
 		},
 		{
-			name: "the end comes due: the shoot wakes up", hibernation: nightly(false), at: "2026-11-22 06:00",
-			live:        liveShoot(today2000, "false", true),
-			wantEnabled: false, wantTrigger: "2026-11-22T05:00:00Z", wantDeclared: "false",
-			wantNote: `hibernation schedule 1 (start "0 20 * * *", end "0 6 * * *" in Europe/Berlin) at 2026-11-22T06:00:00+01:00 wakes the shoot up`,
+			name: "gardener-controller-manager flipped the Shoot: the control plane hibernates, the Shoot keeps its value", hibernation: nightly(false), at: "2026-11-21 20:01",
+			live:        liveShoot(t, "false", true, "2026-11-21 20:00"),
+			wantEnabled: true, wantOnShoot: true, wantDeclared: "false",
+			wantNote:        "hibernation: the Shoot says hibernated (spec.hibernation.enabled true, gardener-controller-manager's hibernation schedule trigger at 2026-11-21T19:00:00Z)",
+			wantPredictions: []prediction{{"2026-11-22 06:00", end + " wakes the shoot up: spec.hibernation.enabled = false"}},
+		},
+		{
+			name: "plan --at after the start: the loop will have flipped the Shoot, the control plane hibernates", hibernation: nightly(false),
+			observed: "2026-11-21 12:00", at: "2026-11-21 20:30",
+			live:        liveShoot(t, "false", false, "2026-11-21 06:00"),
+			wantEnabled: true, wantOnShoot: false, wantDeclared: "false",
+			wantNote: "gardener-controller-manager's " + start + " at 2026-11-21T19:00:00Z hibernates the shoot: spec.hibernation.enabled = true",
+			wantPredictions: []prediction{
+				{"2026-11-21 20:00", start + " at 2026-11-21T19:00:00Z hibernates the shoot: spec.hibernation.enabled = true"},
+				{"2026-11-22 06:00", end + " wakes the shoot up: spec.hibernation.enabled = false"},
+			},
+		},
+		{
+			name: "plan --at exactly at the start: the loop runs 100 ms later", hibernation: nightly(false),
+			observed: "2026-11-21 12:00", at: "2026-11-21 20:00",
+			live:        liveShoot(t, "false", false, "2026-11-21 06:00"),
+			wantEnabled: false, wantOnShoot: false, wantDeclared: "false",
+			wantPredictions: []prediction{{"2026-11-22 06:00", end + " wakes the shoot up: spec.hibernation.enabled = false"}},
+		},
+		{
+			name: "plan --at two days later: the latest trigger counts", hibernation: nightly(false),
+			observed: "2026-11-21 12:00", at: "2026-11-23 07:00",
+			live:        liveShoot(t, "false", false, "2026-11-21 06:00"),
+			wantEnabled: false, wantOnShoot: false, wantDeclared: "false",
+			wantPredictions: []prediction{{"2026-11-23 20:00", start + " hibernates the shoot: spec.hibernation.enabled = true"}},
 		},
 		{
 			name: "woken up by hand after the start (kubectl, dashboard): it stays awake until the next trigger", hibernation: nightly(false), at: "2026-11-21 22:00",
-			live:        liveShoot(today2000, "false", false),
-			wantEnabled: false, wantTrigger: today2000, wantDeclared: "false",
+			live:        liveShoot(t, "false", false, "2026-11-21 20:00"),
+			wantEnabled: false, wantOnShoot: false, wantDeclared: "false",
+			wantPredictions: []prediction{{"2026-11-22 06:00", end + " wakes the shoot up: spec.hibernation.enabled = false"}},
 		},
 		{
-			name: "hibernation.enabled changed in the landscape overrides the schedule until its next trigger", hibernation: nightly(true), at: "2026-11-21 10:00",
-			live:        liveShoot(today0600, "false", false),
-			wantEnabled: true, wantTrigger: today0600, wantDeclared: "true",
+			name: "hibernation.enabled changed in the landscape: a deliberate hibernation, written to the Shoot", hibernation: nightly(true), at: "2026-11-21 10:00",
+			live:        liveShoot(t, "false", false, "2026-11-21 06:00"),
+			wantEnabled: true, wantOnShoot: true, wantDeclared: "true",
+			wantPredictions: []prediction{{"2026-11-21 20:00", start + " hibernates the shoot: spec.hibernation.enabled = true"}},
 		},
 		{
-			name: "schedules added to an existing shoot do not catch up on last night", hibernation: nightly(false), at: "2026-11-21 21:00",
-			live:        liveShoot("", "", false),
-			wantEnabled: false, wantTrigger: today2000, wantDeclared: "false",
-		},
-		{
-			name: "a failed shoot is left alone", hibernation: nightly(false), at: "2026-11-21 21:00",
-			live:        liveShoot(today0600, "false", false, failed),
-			wantEnabled: false, wantTrigger: today0600, wantDeclared: "false",
-		},
-		{
-			name: "a shoot in deletion is left alone", hibernation: nightly(false), at: "2026-11-21 21:00",
-			live:        liveShoot(today0600, "false", false, deleting),
-			wantEnabled: false, wantTrigger: today0600, wantDeclared: "false",
-		},
-		{
-			name: "a trigger missed (no apply at 20:00) is carried out by the next plan", hibernation: nightly(false), at: "2026-11-22 02:00",
-			live:        liveShoot(yday2000, "false", false), // woken by hand yesterday, nothing applied since
-			wantEnabled: true, wantTrigger: today2000, wantDeclared: "false",
-			wantNote: `hibernation schedule 1 (start "0 20 * * *", end "0 6 * * *" in Europe/Berlin) at 2026-11-21T20:00:00+01:00 hibernates the shoot`,
-		},
-		{
-			name: "a trigger of a shoot already in that state only records it", hibernation: nightly(false), at: "2026-11-21 21:00",
-			live:        liveShoot(today0600, "false", true),
-			wantEnabled: true, wantTrigger: today2000, wantDeclared: "false",
-		},
-		{
-			name: "an edited schedule does not carry out triggers from before the edit", hibernation: nightly(false), at: "2026-11-21 21:00",
-			live: liveShoot(today0600, "false", false, func(u *unstructured.Unstructured) {
-				a := u.GetAnnotations()
-				a[AnnotationHibernationSchedules] = "fingerprint-of-the-schedule-before"
-				u.SetAnnotations(a)
+			name: "schedules added to an existing shoot do not catch up on last night", hibernation: nightly(false), at: "2026-11-21 10:00",
+			live: liveShoot(t, "", false, "", func(u *unstructured.Unstructured) {
+				unstructured.RemoveNestedField(u.Object, "spec", "hibernation", "schedules")
 			}),
-			wantEnabled: false, wantTrigger: today2000, wantDeclared: "false",
+			wantEnabled: false, wantOnShoot: false, wantDeclared: "false",
+			wantPredictions: []prediction{{"2026-11-21 20:00", start + " hibernates the shoot: spec.hibernation.enabled = true"}},
 		},
 		{
-			name: "a mangled trigger annotation is taken as history, not as a trigger to catch up on", hibernation: nightly(false), at: "2026-11-21 21:00",
-			live:        liveShoot("yesterday evening", "false", false),
-			wantEnabled: false, wantTrigger: today2000, wantDeclared: "false",
+			name: "a changed schedule whose start passed within the trigger deadline: the loop catches up when the Shoot changes", hibernation: nightly(false), at: "2026-11-21 20:30",
+			live:        liveShoot(t, "false", false, "2026-11-21 06:00", startAt9),
+			wantEnabled: true, wantOnShoot: false, wantDeclared: "false",
+			wantNote: "gardener-controller-manager's the changed schedules' " + start + " at 2026-11-21T19:00:00Z, within the trigger deadline, hibernates the shoot: spec.hibernation.enabled = true",
+			wantPredictions: []prediction{
+				{"2026-11-21 20:30", "the changed schedules' " + start + " at 2026-11-21T19:00:00Z, within the trigger deadline, hibernates the shoot: spec.hibernation.enabled = true"},
+				{"2026-11-22 06:00", end + " wakes the shoot up: spec.hibernation.enabled = false"},
+			},
 		},
 		{
-			name: "without schedules hibernation.enabled decides", hibernation: &Hibernation{Enabled: true}, at: "2026-11-21 21:00",
-			live:        liveShoot("", "", false),
-			wantEnabled: true,
+			name: "a changed schedule whose start passed before the trigger deadline: no catching up", hibernation: nightly(false), at: "2026-11-21 23:00",
+			live:        liveShoot(t, "false", false, "2026-11-21 06:00", startAt9),
+			deadline:    2 * time.Hour,
+			wantEnabled: false, wantOnShoot: false, wantDeclared: "false",
+			wantPredictions: []prediction{{"2026-11-22 06:00", end + " wakes the shoot up: spec.hibernation.enabled = false"}},
 		},
 		{
-			name: "a schedule with neither start nor end is refused", at: "2026-11-21 21:00",
-			hibernation: func() *Hibernation {
-				h := nightly(false)
-				h.Schedules[0].Start, h.Schedules[0].End = "", ""
-				return h
-			}(),
-			wantErrSubstr: "hibernation schedule 1 has neither start nor end",
+			name: "a failed shoot is left alone by the loop", hibernation: nightly(false), observed: "2026-11-21 12:00", at: "2026-11-21 21:00",
+			live:        liveShoot(t, "false", false, "2026-11-21 06:00", failed),
+			wantEnabled: false, wantOnShoot: false, wantDeclared: "false",
+		},
+		{
+			name: "a shoot in deletion is left alone by the loop", hibernation: nightly(false), observed: "2026-11-21 12:00", at: "2026-11-21 21:00",
+			live:        liveShoot(t, "false", false, "2026-11-21 06:00", deleting),
+			wantEnabled: false, wantOnShoot: false, wantDeclared: "false",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := decideHibernation(tc.hibernation, berlinTime(t, tc.at), tc.live)
-			if tc.wantErrSubstr != "" {
-				require.ErrorContains(t, err, tc.wantErrSubstr)
-				return
+			now := berlinTime(t, tc.at)
+			observed := now
+			if tc.observed != "" {
+				observed = berlinTime(t, tc.observed)
 			}
+			deadline := tc.deadline
+			if deadline == 0 {
+				deadline = 2 * time.Hour
+			}
+			d, err := decideHibernation(hibernationInput{declared: tc.hibernation, live: tc.live, observed: observed, now: now, deadline: deadline})
 			require.NoError(t, err)
-			assert.Equal(t, tc.wantEnabled, d.enabled, "enabled")
-			assert.Equal(t, tc.wantTrigger, d.trigger, "trigger")
+			assert.Equal(t, tc.wantEnabled, d.enabled, "control plane")
+			assert.Equal(t, tc.wantOnShoot, d.onShoot, "Shoot")
 			assert.Equal(t, tc.wantDeclared, d.declared, "declared")
-			if tc.wantDeclared != "" {
-				assert.Equal(t, scheduleFingerprint(tc.hibernation), d.schedules, "schedules")
-			}
 			assert.Equal(t, tc.wantNote, d.note, "note")
+			var got []prediction
+			for _, p := range d.predictions {
+				got = append(got, prediction{p.at.In(now.Location()).Format("2006-01-02 15:04"), p.description})
+			}
+			assert.Equal(t, tc.wantPredictions, got, "predictions")
 			if tc.wantNext != "" {
-				assert.Equal(t, tc.wantNext, d.next.UTC().Format(time.RFC3339), "next")
+				assert.True(t, berlinTime(t, tc.wantNext).Add(gcmTriggerDelay).Equal(d.next), "next %s", d.next)
 			}
 		})
 	}
 }
 
-func TestHibernationTriggersAtTheSameInstantWakeTheShoot(t *testing.T) {
-	h := &Hibernation{}
-	for _, s := range []struct{ start, end string }{{"0 20 * * *", ""}, {"", "0 20 * * *"}} {
-		h.Schedules = append(h.Schedules, struct {
-			Start    string `json:"start"`
-			End      string `json:"end"`
-			Location string `json:"location"`
-		}{Start: s.start, End: s.end})
-	}
-	live := liveShoot("2026-11-21T06:00:00Z", "false", true, func(u *unstructured.Unstructured) {
-		a := u.GetAnnotations()
-		a[AnnotationHibernationSchedules] = scheduleFingerprint(h)
-		u.SetAnnotations(a)
-	})
-	d, err := decideHibernation(h, time.Date(2026, 11, 21, 21, 0, 0, 0, time.UTC), live)
-	require.NoError(t, err)
-	assert.False(t, d.enabled)
-	assert.Contains(t, d.note, "schedule 2")
-	assert.Contains(t, d.note, "in UTC", "schedules without a location are read in UTC")
-}
+func TestHibernationErrors(t *testing.T) {
+	none := nightly(false)
+	none.Schedules[0].Start, none.Schedules[0].End = "", ""
+	_, err := decideHibernation(hibernationInput{declared: none, now: time.Now()})
+	require.ErrorContains(t, err, "hibernation schedule 1 has neither start nor end")
 
-func TestHibernationRefusesIntervals(t *testing.T) {
-	h := nightly(false)
-	h.Schedules[0].Start = "@every 1h"
-	_, err := decideHibernation(h, time.Now(), nil)
+	every := nightly(false)
+	every.Schedules[0].Start = "@every 1h"
+	_, err = decideHibernation(hibernationInput{declared: every, now: time.Now()})
 	require.ErrorContains(t, err, "@every intervals are not supported")
 }

@@ -37,13 +37,7 @@ func (b *builder) confineToWindow() error {
 	if inForce.Begin == "" || inForce.End == "" {
 		inForce = render.MaintenanceWindow{Begin: m.TimeWindow.Begin, End: m.TimeWindow.End} // Parts: no live Shoot read
 	}
-	w := &render.MaintenanceWindow{Begin: inForce.Begin, End: inForce.End, HoldWhile: []render.LiveCondition{{
-		Ref: render.LiveRef{
-			Cluster: b.seed.VirtualCluster, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots",
-			Namespace: ProjectNamespace(b.v.Project), Name: b.name, Paths: []string{"spec.hibernation.enabled"},
-		},
-		Value: strconv.FormatBool(b.hibernated), Default: "false",
-	}}}
+	w := &render.MaintenanceWindow{Begin: inForce.Begin, End: inForce.End, HoldWhile: b.holdWhile()}
 	for i := range b.parts {
 		p := &b.parts[i]
 		if p.Name != "shoot" && p.Secret == nil && p.Copy == nil {
@@ -51,4 +45,28 @@ func (b *builder) confineToWindow() error {
 		}
 	}
 	return nil
+}
+
+// holdWhile are the conditions under which the window holds the control plane's changes: the
+// Shoot's last operation succeeded (a shoot whose creation or last reconciliation did not
+// finish goes on), and the control plane already has the hibernation it gets now, as its
+// extensions Cluster's copy of the Shoot says (hibernating and waking up are never held, whether
+// the landscape or gardener-controller-manager flipped the Shoot).
+func (b *builder) holdWhile() []render.LiveCondition {
+	return []render.LiveCondition{
+		{
+			Ref: render.LiveRef{
+				Cluster: b.seed.VirtualCluster, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots",
+				Namespace: ProjectNamespace(b.v.Project), Name: b.name, Paths: []string{"status.lastOperation.state"},
+			},
+			Value: "Succeeded",
+		},
+		{
+			Ref: render.LiveRef{
+				Cluster: b.seed.Cluster, Group: "extensions.gardener.cloud", Version: "v1alpha1", Resource: "clusters",
+				Name: b.ns, Paths: []string{"spec.shoot.spec.hibernation.enabled"},
+			},
+			Value: strconv.FormatBool(b.hibernated), Default: "false",
+		},
+	}
 }

@@ -16,12 +16,10 @@ import (
 // the control plane's delete flow first and deletes the Shoot last, as gardenlet removes its
 // finalizer after the delete flow.
 func (b *builder) registration() error {
-	u := kube.Custom("core.gardener.cloud/v1beta1", "Shoot", ProjectNamespace(b.v.Project), b.name, nil, map[string]any{"spec": b.spec()})
+	u := kube.Custom("core.gardener.cloud/v1beta1", "Shoot", ProjectNamespace(b.v.Project), b.name, nil, map[string]any{"spec": b.spec(b.onShoot())})
 	annotations := map[string]string{}
-	if h := b.hibernation; h.declared != "" {
-		annotations[AnnotationHibernationTrigger] = h.trigger
-		annotations[AnnotationHibernationDeclared] = h.declared
-		annotations[AnnotationHibernationSchedules] = h.schedules
+	if d := b.hibernation.declared; d != "" {
+		annotations[AnnotationHibernationDeclared] = d
 	}
 	if m := b.maintenance.maintained; m != "" {
 		annotations[AnnotationMaintained] = m
@@ -73,14 +71,39 @@ func (b *builder) shootObject() map[string]any {
 		"apiVersion": "core.gardener.cloud/v1beta1",
 		"kind":       "Shoot",
 		"metadata":   map[string]any{"name": b.name, "namespace": ProjectNamespace(b.v.Project)},
-		"spec":       b.spec(),
+		"spec":       b.spec(b.inControlPlane()),
 	}
+}
+
+// shootView is what a rendering of the Shoot's spec takes from the decisions about the fields
+// gardener-controller-manager changes: the Shoot as the engine writes it, or as the control
+// plane (and the extensions Cluster's copy) follows it.
+type shootView struct {
+	v          Values
+	hibernated bool
+}
+
+// onShoot is the Shoot as the engine writes it: the landscape's specification with the live
+// values of what gardener-controller-manager changes (hibernation, versions), except where the
+// landscape changed them itself.
+func (b *builder) onShoot() shootView {
+	v := b.v
+	if b.shootValues != nil {
+		v = *b.shootValues
+	}
+	return shootView{v: v, hibernated: b.shootHibernated}
+}
+
+// inControlPlane is the Shoot as the control plane follows it: as it is, or as
+// gardener-controller-manager will have changed it by the evaluation time.
+func (b *builder) inControlPlane() shootView {
+	return shootView{v: b.v, hibernated: b.hibernated}
 }
 
 // spec is the Shoot's spec as the block declares it (Gardener's Shoot in
 // docs/api-reference/core.md, Gardener's docs/api-reference/core.md).
-func (b *builder) spec() map[string]any {
-	v := b.v
+func (b *builder) spec(view shootView) map[string]any {
+	v := view.v
 	spec := map[string]any{
 		"region":   v.Region,
 		"purpose":  v.Purpose,
@@ -101,9 +124,9 @@ func (b *builder) spec() map[string]any {
 		set(spec, "secretBindingName", v.SecretBinding)
 	}
 	set(spec, "exposureClassName", v.ExposureClass)
-	spec["kubernetes"] = b.kubernetesSpec()
+	spec["kubernetes"] = kubernetesSpec(v.Kubernetes)
 	spec["networking"] = b.networkingSpec()
-	spec["provider"] = b.providerSpec()
+	spec["provider"] = providerSpec(v)
 	if m := v.Maintenance; m != nil {
 		maint := map[string]any{"confineSpecUpdateRollout": m.ConfineSpecUpdateRollout}
 		if a := m.AutoUpdate; a != nil {
@@ -119,7 +142,7 @@ func (b *builder) spec() map[string]any {
 		spec["maintenance"] = maint
 	}
 	if h := v.Hibernation; h != nil {
-		hib := map[string]any{"enabled": b.hibernated}
+		hib := map[string]any{"enabled": view.hibernated}
 		var schedules []any
 		for _, s := range h.Schedules {
 			sch := map[string]any{}
@@ -183,8 +206,7 @@ func (b *builder) spec() map[string]any {
 	return spec
 }
 
-func (b *builder) kubernetesSpec() map[string]any {
-	k := b.v.Kubernetes
+func kubernetesSpec(k Kubernetes) map[string]any {
 	out := map[string]any{"version": k.Version}
 	if k.EnableStaticTokenKubeconfig != nil {
 		out["enableStaticTokenKubeconfig"] = *k.EnableStaticTokenKubeconfig
@@ -299,8 +321,8 @@ func (b *builder) networkingSpec() map[string]any {
 	return out
 }
 
-func (b *builder) providerSpec() map[string]any {
-	p := b.v.Provider
+func providerSpec(v Values) map[string]any {
+	p := v.Provider
 	out := map[string]any{"type": p.Type}
 	if p.InfrastructureConfig != nil {
 		out["infrastructureConfig"] = p.InfrastructureConfig
@@ -311,11 +333,11 @@ func (b *builder) providerSpec() map[string]any {
 	// SSH reaches worker nodes; gardener-apiserver forbids workersSettings on a workerless Shoot
 	// (validateProvider in pkg/apis/core/validation/shoot.go at v1.120.0), and ssh_access_enabled
 	// has a default, so it is left out there rather than refused.
-	if p.SSHAccessEnabled != nil && len(b.v.Workers) > 0 {
+	if p.SSHAccessEnabled != nil && len(v.Workers) > 0 {
 		out["workersSettings"] = map[string]any{"sshAccess": map[string]any{"enabled": *p.SSHAccessEnabled}}
 	}
 	var workers []any
-	for _, w := range b.v.Workers {
+	for _, w := range v.Workers {
 		machine := map[string]any{"type": w.MachineType}
 		set(machine, "architecture", w.Architecture)
 		if i := w.MachineImage; i != nil {

@@ -108,10 +108,17 @@ func (b *builder) render(in render.Input) (*render.Output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shoot %s: read the live Shoot: %w", b.name, err)
 	}
-	if b.hibernation, err = decideHibernation(v.Hibernation, in.Now, live); err != nil {
+	loops, err := b.seed.shootLoops()
+	if err != nil {
 		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
 	}
-	b.hibernated = b.hibernation.enabled
+	b.hibernation, err = decideHibernation(hibernationInput{
+		declared: v.Hibernation, live: live, observed: in.Observation(), now: in.Now, deadline: loops.HibernationTriggerDeadline,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
+	}
+	b.hibernated, b.shootHibernated = b.hibernation.enabled, b.hibernation.onShoot
 	b.window = decideWindow(v.Maintenance, live, in.Now)
 	b.retry = decideRetry(live, in.Now)
 	if !b.retry.retry {
@@ -128,6 +135,7 @@ func (b *builder) render(in render.Input) (*render.Output, error) {
 	}
 	out := &render.Output{Components: b.parts, Outputs: b.outputs(), Lifetime: b.lifetime.output(), Reports: []render.Report{b.report()}}
 	out.Revisit = render.Earliest(b.hibernation.next, b.maintenance.next, b.retry.next, b.lifetime.ends)
+	out.Predictions = append(out.Predictions, b.hibernationPredictions()...)
 	if n := b.lifetime.notice; n != "" {
 		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: %s", b.name, n))
 	}
@@ -162,8 +170,15 @@ type builder struct {
 	seed SeedRef
 	// ns is the control-plane namespace, shoot--<project>--<name>.
 	ns string
-	// hibernated is .spec.hibernation.enabled: the landscape's, or what a schedule decided.
+	// hibernated is whether the control plane hibernates: the landscape's
+	// hibernation.enabled, or what the Shoot says (decideHibernation).
 	hibernated bool
+	// shootHibernated is the Shoot's spec.hibernation.enabled as the engine writes it.
+	shootHibernated bool
+	// shootValues, when set, are the values the Shoot is written with where they differ from
+	// the control plane's (versions gardener-controller-manager will have raised by the
+	// evaluation time are the control plane's only).
+	shootValues *Values
 	// operation is the gardener.cloud/operation the live Shoot asks for and this rendering
 	// carries out.
 	operation operationRequest
@@ -210,6 +225,7 @@ func newBuilder(name string, v Values) (*builder, error) {
 	}
 	b := &builder{name: name, v: v, seed: *v.Seed, ns: shootextensions.TechnicalID(v.Project, name), scaled: map[string]bool{}}
 	b.hibernated = v.Hibernation != nil && v.Hibernation.Enabled
+	b.shootHibernated = b.hibernated
 	if cp := v.ControlPlane; cp != nil && cp.HighAvailability != nil {
 		b.tolerance = cp.HighAvailability.FailureTolerance
 	}

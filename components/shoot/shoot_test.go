@@ -782,18 +782,22 @@ func TestConfineSpecUpdateRollout(t *testing.T) {
 		require.NotNil(t, p.Window, name)
 		assert.Equal(t, "220000+0000", p.Window.Begin)
 		assert.Equal(t, "230000+0000", p.Window.End)
-		// Held only once the Shoot exists and while its hibernation does not change (Gardener's
-		// Maintenance in docs/api-reference/core.md).
-		require.Len(t, p.Window.HoldWhile, 1, name)
-		c := p.Window.HoldWhile[0]
+		// Held only once the Shoot's last operation succeeded and while the control plane's
+		// hibernation does not change, whoever flipped the Shoot (Gardener's Maintenance in
+		// docs/api-reference/core.md).
+		require.Len(t, p.Window.HoldWhile, 2, name)
+		op, hib := p.Window.HoldWhile[0], p.Window.HoldWhile[1]
 		assert.Equal(t, render.LiveRef{Cluster: "virtual_garden", Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots",
-			Namespace: "garden-local", Name: "dev", Paths: []string{"spec.hibernation.enabled"}}, c.Ref)
-		assert.Equal(t, "false", c.Value)
-		assert.Equal(t, "false", c.Default)
+			Namespace: "garden-local", Name: "dev", Paths: []string{"status.lastOperation.state"}}, op.Ref)
+		assert.Equal(t, "Succeeded", op.Value)
+		assert.Equal(t, render.LiveRef{Cluster: "seed1", Group: "extensions.gardener.cloud", Version: "v1alpha1", Resource: "clusters",
+			Name: "shoot--local--dev", Paths: []string{"spec.shoot.spec.hibernation.enabled"}}, hib.Ref, "the control plane's copy of the Shoot")
+		assert.Equal(t, "false", hib.Value)
+		assert.Equal(t, "false", hib.Default)
 	}
 	for _, p := range parts(t, values(func(v *Values) { confined(v); hibernated(v) })) {
 		if p.Window != nil {
-			assert.Equal(t, "true", p.Window.HoldWhile[0].Value, "a hibernated shoot's hold needs a hibernated Shoot")
+			assert.Equal(t, "true", p.Window.HoldWhile[1].Value, "a hibernated shoot's hold needs a hibernated control plane")
 		}
 	}
 	for _, p := range parts(t, values(nil)) {

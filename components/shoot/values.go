@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/declarative-gardener/gardener/components/gardenercontrollermanager"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 )
 
@@ -248,6 +249,9 @@ type SeedRef struct {
 	Observability SeedObservability
 	// ManagedBy is who reconciles the seed: "engine" or "gardenlet".
 	ManagedBy string
+	// ShootLoops are the settings of the garden's gardener-controller-manager, which the
+	// shoot predicts its loops with.
+	ShootLoops gardenercontrollermanager.ShootLoops
 }
 
 // SeedObservability is the seed's observability output.
@@ -279,11 +283,12 @@ func (s *SeedRef) UnmarshalJSON(data []byte) error {
 			ShootPods     string `json:"shoot_pods"`
 			ShootServices string `json:"shoot_services"`
 		} `json:"networks"`
-		BackupProvider        string             `json:"backup_provider"`
-		BackupRegion          string             `json:"backup_region"`
-		ExposureClassHandlers map[string]Gateway `json:"exposure_class_handlers"`
-		Observability         SeedObservability  `json:"observability"`
-		ManagedBy             string             `json:"managed_by"`
+		BackupProvider        string                                `json:"backup_provider"`
+		BackupRegion          string                                `json:"backup_region"`
+		ExposureClassHandlers map[string]Gateway                    `json:"exposure_class_handlers"`
+		Observability         SeedObservability                     `json:"observability"`
+		ManagedBy             string                                `json:"managed_by"`
+		ShootLoops            *gardenercontrollermanager.ShootLoops `json:"gardener_controller_manager"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return fmt.Errorf("seed reference: %w", err)
@@ -294,7 +299,20 @@ func (s *SeedRef) UnmarshalJSON(data []byte) error {
 		Pods: v.Networks.Pods, Services: v.Networks.Services, Nodes: v.Networks.Nodes,
 		ShootPods: v.Networks.ShootPods, ShootServices: v.Networks.ShootServices,
 		BackupProvider: v.BackupProvider, BackupRegion: v.BackupRegion, ExposureClassHandlers: v.ExposureClassHandlers,
-		Observability: v.Observability, ManagedBy: v.ManagedBy,
+		Observability: v.Observability, ManagedBy: v.ManagedBy, ShootLoops: gardenercontrollermanager.DefaultShootLoops(),
+	}
+	if v.ShootLoops != nil {
+		s.ShootLoops = *v.ShootLoops
 	}
 	return nil
+}
+
+// shootLoops are the seed's gardener-controller-manager settings, parsed; the component's
+// defaults for a seed built in Go without them.
+func (s SeedRef) shootLoops() (gardenercontrollermanager.ShootLoopDurations, error) {
+	loops := s.ShootLoops
+	if loops == (gardenercontrollermanager.ShootLoops{}) {
+		loops = gardenercontrollermanager.DefaultShootLoops()
+	}
+	return loops.Durations()
 }
