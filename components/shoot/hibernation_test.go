@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // berlinTime is a time in the schedules' location; 2026-11-21 is a Saturday in winter time
@@ -218,4 +220,37 @@ func TestHibernationErrors(t *testing.T) {
 	every.Schedules[0].Start = "@every 1h"
 	_, err = decideHibernation(hibernationInput{declared: every, now: time.Now()})
 	require.ErrorContains(t, err, "@every intervals are not supported")
+}
+
+// In a plan for a time after a schedule's start, the control plane hibernates because
+// gardener-controller-manager will have flipped the Shoot; the Shoot keeps its live value, the
+// flip is a prediction, and the parts say why they change.
+func TestPlanAtHibernatesTheControlPlaneNotTheShoot(t *testing.T) {
+	b, err := newBuilder("dev", values(func(v *Values) { v.Hibernation = nightly(false) }))
+	require.NoError(t, err)
+	live := liveShoot(t, "false", false, "2026-11-21 06:00")
+	out, err := b.render(render.Input{
+		Now: berlinTime(t, "2026-11-21 20:30"), ObservedAt: berlinTime(t, "2026-11-21 12:00"),
+		Observe: observingByName(map[string]*unstructured.Unstructured{"shoots/garden-local/dev": live}),
+	})
+	require.NoError(t, err)
+	shoot := partObject(t, out, "shoot", "Shoot")
+	enabled, _, _ := unstructured.NestedBool(shoot.Object, "spec", "hibernation", "enabled")
+	assert.False(t, enabled, "the Shoot keeps the live value: the flip is gardener-controller-manager's")
+	assert.Equal(t, "false", shoot.GetAnnotations()[AnnotationHibernationDeclared])
+	for _, p := range out.Components {
+		if p.Name != "etcd_main" {
+			continue
+		}
+		replicas, _, _ := unstructured.NestedInt64(p.Objects[0].Object.Object, "spec", "replicas")
+		assert.Zero(t, replicas, "the control plane hibernates")
+		assert.Contains(t, p.Note, "gardener-controller-manager's hibernation schedule 1")
+	}
+	cluster := partObject(t, out, "cluster", "Cluster")
+	enabled, _, _ = unstructured.NestedBool(cluster.Object, "spec", "shoot", "spec", "hibernation", "enabled")
+	assert.True(t, enabled, "the control plane's copy of the Shoot is as it will be")
+	require.NotEmpty(t, out.Predictions)
+	assert.Equal(t, "shoot-hibernation", out.Predictions[0].Controller)
+	assert.Equal(t, berlinTime(t, "2026-11-21 20:00").UTC(), out.Predictions[0].At.UTC())
+	assert.Equal(t, berlinTime(t, "2026-11-22 06:00").Add(gcmTriggerDelay).UTC(), out.Revisit.UTC(), "the daemon comes back at the next trigger")
 }

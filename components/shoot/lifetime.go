@@ -9,26 +9,27 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Cluster lifetime is carried out the way gardener-controller-manager's shoot quota reconciler
-// does (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md): a shoot
-// whose SecretBinding or CredentialsBinding references a Quota with .spec.clusterLifetimeDays is
-// deleted once it is older than that lifetime, and the end of its life is kept in the Shoot's
-// expiration-timestamp annotation, which "might be overridden, however only by at most twice the
-// value of the .spec.clusterLifetimeDays" ("end-users may extend the lifetime manually if needed",
-// Gardener's "Gardener API Server" docs/concepts/apiserver.md).
+// Cluster lifetime is gardener-controller-manager's (its quota loop, shoot-quota,
+// pkg/controllermanager/controller/shoot/quota/reconciler.go at Gardener v1.120.0): a Shoot whose
+// SecretBinding or CredentialsBinding references a Quota with .spec.clusterLifetimeDays gets
+// the annotation shoot.gardener.cloud/expiration-timestamp (its creation plus the shortest such
+// lifetime) when it has none, loses it when no Quota sets a lifetime any more, and is deleted
+// (with the deletion confirmation) at the loop's first look after that time; the loop looks at a
+// Shoot when it is created and then every sync period. The annotation "might be overridden,
+// however only by at most twice the value of the .spec.clusterLifetimeDays" (Gardener's
+// "Gardener API Server" docs/concepts/apiserver.md): gardener-apiserver refuses a changed one later
+// than now plus the lifetime (plugin/pkg/shoot/quotavalidator/admission.go).
 //
-// The shoot tells the engine the end of its life (render.Output.Lifetime); the engine deletes
-// it from then on as if its block were removed, under the destroy protection of every deletion
-// (its control-plane namespace and etcd are protected), and keeps it from being created again.
-const (
-	// AnnotationExpirationTimestamp is when the shoot's lifetime ends, RFC 3339 (Gardener's
-	// docs/concepts/controller-manager.md).
-	AnnotationExpirationTimestamp = "shoot.gardener.cloud/expiration-timestamp"
-	// AnnotationExpirationDeclared is the landscape's expiration_timestamp when the Shoot was
-	// last written, so that an end the landscape no longer declares is not taken for one a
-	// user set on the Shoot.
-	AnnotationExpirationDeclared = "declarative-gardener.io/expiration-declared"
-)
+// The shoot block writes the annotation only when the landscape declares expiration_timestamp
+// (for a shoot with such a Quota), never deletes the Shoot itself, and predicts both. From the
+// end on it is retired (render.Output.Lifetime): its control plane is deleted in the delete flow
+// as gardenlet would once the Shoot is deleted, the Shoot is left to the loop (the deletion it
+// predicts), and the state records the end so that the shoot is not created again while its
+// block stays.
+
+// AnnotationExpirationTimestamp is when the shoot's lifetime ends, RFC 3339 (Gardener's
+// docs/concepts/controller-manager.md).
+const AnnotationExpirationTimestamp = "shoot.gardener.cloud/expiration-timestamp"
 
 // lifetime is what the shoot's Quotas decide about the end of its life.
 type lifetime struct {
@@ -36,60 +37,93 @@ type lifetime struct {
 	days int64
 	// quota names the Quota with the shortest lifetime, namespace/name.
 	quota string
-	// ends is the end of the shoot's life: the annotation's value.
+	// ends is the end of the shoot's life; zero without a lifetime.
 	ends time.Time
-	// declared is the landscape's expiration_timestamp, recorded on the Shoot.
+	// declared is the landscape's expiration_timestamp, written to the Shoot; empty when the
+	// landscape declares none (or the shoot has no lifetime, when the loop would remove it).
 	declared string
-	// notice says when the shoot expires, or why a longer end was not taken.
+	// notice says when the shoot expires.
 	notice string
+	// predictions are what the quota loop does to the Shoot.
+	predictions []lifetimePrediction
+}
+
+// lifetimePrediction is one thing the quota loop does to the Shoot.
+type lifetimePrediction struct {
+	action      string
+	at, until   time.Time
+	description string
 }
 
 // decideLifetime reads the shoot's binding and its Quotas and decides the end of the shoot's
 // life. A shoot whose binding or Quotas do not exist yet has none until they do.
-func (b *builder) decideLifetime(in render.Input, live *unstructured.Unstructured) (lifetime, error) {
+func (b *builder) decideLifetime(in render.Input, live *unstructured.Unstructured, syncPeriod time.Duration) (lifetime, error) {
 	var l lifetime
 	days, quota, err := b.observeLifetimeDays(in)
-	if err != nil || days == 0 {
+	if err != nil {
 		return l, err
 	}
+	onShoot := ""
+	if live != nil {
+		onShoot = live.GetAnnotations()[AnnotationExpirationTimestamp]
+	}
+	if days == 0 {
+		if onShoot != "" && live.GetDeletionTimestamp() == nil {
+			l.predictions = append(l.predictions, lifetimePrediction{action: "update",
+				description: fmt.Sprintf("removes %s: no Quota of the shoot's binding sets a cluster lifetime", AnnotationExpirationTimestamp)})
+		}
+		return l, nil
+	}
 	l.days, l.quota = days, quota
-	// The lifetime counts from the Shoot's creation; one this plan creates starts now.
+	// The lifetime counts from the Shoot's creation; one this apply creates starts now.
 	created := in.Now
 	if live != nil {
 		if c := live.GetCreationTimestamp(); !c.Time.IsZero() {
 			created = c.Time
 		}
 	}
-	lifetime := time.Duration(days) * 24 * time.Hour
-	l.ends = created.Add(lifetime).UTC().Truncate(time.Second)
-	longest := created.Add(2 * lifetime).UTC().Truncate(time.Second)
-	override := ""
-	if b.v.ExpirationTimestamp != "" {
-		override, l.declared = b.v.ExpirationTimestamp, b.v.ExpirationTimestamp
-	} else if live != nil {
-		// A user's end on the Shoot holds; one the landscape declared and no longer does not.
-		annotations := live.GetAnnotations()
-		if v := annotations[AnnotationExpirationTimestamp]; v != "" && v != annotations[AnnotationExpirationDeclared] {
-			override = v
+	end := created.Add(time.Duration(days) * 24 * time.Hour).UTC().Truncate(time.Second)
+	switch {
+	case b.v.ExpirationTimestamp != "":
+		if err := b.admitExpiration(live, onShoot, days, in.Now); err != nil {
+			return l, err
 		}
-	}
-	if override != "" {
-		t, err := time.Parse(time.RFC3339, override)
-		switch {
-		case err != nil:
-			l.notice = fmt.Sprintf("expiration timestamp %q is not an RFC 3339 time; the shoot expires at %s (%s)", override, l.ends.Format(time.RFC3339), l.reason())
-		case t.After(longest):
-			// Gardener's docs/concepts/controller-manager.md: at most twice the lifetime.
-			l.ends = longest
-			l.notice = fmt.Sprintf("expiration timestamp %s is later than twice the lifetime allows; the shoot expires at %s (%s)", override, longest.Format(time.RFC3339), l.reason())
-		default:
-			l.ends = t.UTC()
+		l.declared = b.v.ExpirationTimestamp
+		end, _ = time.Parse(time.RFC3339, b.v.ExpirationTimestamp)
+	case onShoot != "":
+		if t, err := time.Parse(time.RFC3339, onShoot); err == nil {
+			end = t
 		}
+	default:
+		l.predictions = append(l.predictions, lifetimePrediction{action: "update",
+			description: fmt.Sprintf("sets %s=%s (%s)", AnnotationExpirationTimestamp, end.Format(time.RFC3339), l.reason())})
 	}
-	if l.notice == "" && l.ends.After(in.Now) {
-		l.notice = fmt.Sprintf("expires at %s (%s)", l.ends.Format(time.RFC3339), l.reason())
+	l.ends = end.UTC()
+	if live == nil || live.GetDeletionTimestamp() == nil {
+		l.predictions = append(l.predictions, lifetimePrediction{action: "delete", at: l.ends, until: l.ends.Add(syncPeriod),
+			description: fmt.Sprintf("deletes the Shoot, confirming the deletion, at its first look after %s (%s)", l.ends.Format(time.RFC3339), l.reason())})
+	}
+	if l.ends.After(in.Now) {
+		l.notice = fmt.Sprintf("expires at %s (%s); gardener-controller-manager deletes it then", l.ends.Format(time.RFC3339), l.reason())
 	}
 	return l, nil
+}
+
+// admitExpiration refuses what gardener-apiserver's quota admission refuses: an expiration
+// timestamp changed on an existing Shoot to later than now plus the lifetime
+// (plugin/pkg/shoot/quotavalidator/admission.go at Gardener v1.120.0).
+func (b *builder) admitExpiration(live *unstructured.Unstructured, onShoot string, days int64, now time.Time) error {
+	t, err := time.Parse(time.RFC3339, b.v.ExpirationTimestamp)
+	if err != nil {
+		return fmt.Errorf("expiration_timestamp %q is not an RFC 3339 time", b.v.ExpirationTimestamp)
+	}
+	if live == nil || onShoot == b.v.ExpirationTimestamp {
+		return nil
+	}
+	if latest := now.Add(time.Duration(days) * 24 * time.Hour); t.After(latest) {
+		return fmt.Errorf("expiration_timestamp %s is later than %s: gardener-apiserver refuses to extend a shoot's life by more than its Quota's %d days from now", b.v.ExpirationTimestamp, latest.UTC().Format(time.RFC3339), days)
+	}
+	return nil
 }
 
 // reason names what sets the shoot's lifetime.
@@ -105,10 +139,20 @@ func (l lifetime) output() *render.Lifetime {
 	return &render.Lifetime{Ends: l.ends, Reason: l.reason()}
 }
 
+// lifetimePredictions are the quota loop's actions as the plan shows them.
+func (b *builder) lifetimePredictions() []render.Prediction {
+	var out []render.Prediction
+	for _, p := range b.lifetime.predictions {
+		pr := b.shootPrediction("shoot-quota", p.at, p.until, p.description)
+		pr.Action = p.action
+		out = append(out, pr)
+	}
+	return out
+}
+
 // observeLifetimeDays returns the shortest clusterLifetimeDays of the Quotas the shoot's binding
-// references and the Quota that sets it; zero when none sets one. Several Quotas with lifetimes
-// are not described by Gardener's documentation; the shortest one is the one that ends the shoot
-// first.
+// references and the Quota that sets it; zero when none sets one (the quota loop takes the
+// shortest too).
 func (b *builder) observeLifetimeDays(in render.Input) (int64, string, error) {
 	ns := ProjectNamespace(b.v.Project)
 	ref := render.LiveRef{Cluster: b.seed.VirtualCluster, Namespace: ns}

@@ -69,30 +69,52 @@ func TestDecideLifetime(t *testing.T) {
 		objects["quotas/garden-local/limits"] = quotaWithLifetime(0)
 		return objects
 	}
+	deletes := func(at string) string {
+		return "delete " + at + ": deletes the Shoot, confirming the deletion, at its first look after " + at + " (the cluster lifetime of Quota garden-local/trial, 7 days)"
+	}
 	for _, tc := range []struct {
-		name       string
-		mutate     func(*Values)
-		objects    map[string]*unstructured.Unstructured
-		live       *unstructured.Unstructured
-		wantDays   int64
-		wantEnds   string
-		wantNotice string
+		name         string
+		mutate       func(*Values)
+		objects      map[string]*unstructured.Unstructured
+		live         *unstructured.Unstructured
+		wantDays     int64
+		wantEnds     string
+		wantDeclared string
+		wantNotice   string
+		// wantPredictions are "action at: description", at empty for as soon as the loop looks.
+		wantPredictions []string
+		wantErr         string
 	}{
 		{name: "no binding, no lifetime", mutate: func(v *Values) { v.SecretBinding = "" }, objects: secretBinding("trial")},
 		{name: "binding not created yet", objects: map[string]*unstructured.Unstructured{}},
 		{name: "quota without lifetime", objects: secretBinding("limits")},
 		{name: "missing quota is skipped", objects: secretBinding("absent")},
 		{
-			name: "a new shoot's lifetime starts now", objects: secretBinding("trial"),
-			wantDays: 7, wantEnds: "2026-11-28T12:00:00Z", wantNotice: "expires at 2026-11-28T12:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days)",
+			name: "no lifetime any more: the loop removes the annotation", objects: secretBinding("limits"),
+			live:            liveShoot(map[string]string{AnnotationExpirationTimestamp: "2026-11-17T08:00:00Z"}),
+			wantPredictions: []string{"update : removes shoot.gardener.cloud/expiration-timestamp: no Quota of the shoot's binding sets a cluster lifetime"},
 		},
 		{
-			name: "counts from the creation", objects: secretBinding("trial"), live: liveShoot(nil),
-			wantDays: 7, wantEnds: "2026-11-17T08:00:00Z",
+			name: "a new shoot: the loop sets the end at its creation", objects: secretBinding("trial"),
+			wantDays: 7, wantEnds: "2026-11-28T12:00:00Z",
+			wantNotice: "expires at 2026-11-28T12:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days); gardener-controller-manager deletes it then",
+			wantPredictions: []string{
+				"update : sets shoot.gardener.cloud/expiration-timestamp=2026-11-28T12:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days)",
+				deletes("2026-11-28T12:00:00Z"),
+			},
 		},
 		{
-			name: "the shortest lifetime of several quotas", objects: secretBinding("long", "limits", "trial"), live: liveShoot(nil),
+			name: "an existing shoot without the annotation counts from its creation", objects: secretBinding("trial"), live: liveShoot(nil),
 			wantDays: 7, wantEnds: "2026-11-17T08:00:00Z",
+			wantPredictions: []string{
+				"update : sets shoot.gardener.cloud/expiration-timestamp=2026-11-17T08:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days)",
+				deletes("2026-11-17T08:00:00Z"),
+			},
+		},
+		{
+			name: "the shortest lifetime of several quotas", objects: secretBinding("long", "limits", "trial"),
+			live:     liveShoot(map[string]string{AnnotationExpirationTimestamp: "2026-11-17T08:00:00Z"}),
+			wantDays: 7, wantEnds: "2026-11-17T08:00:00Z", wantPredictions: []string{deletes("2026-11-17T08:00:00Z")},
 		},
 		{
 			name: "credentials binding", mutate: func(v *Values) { v.SecretBinding, v.CredentialsBinding = "", "creds" },
@@ -100,35 +122,33 @@ func TestDecideLifetime(t *testing.T) {
 				"credentialsbindings/garden-local/creds": bindingWithQuotas("CredentialsBinding", "long"),
 				"quotas/garden-local/long":               quotaWithLifetime(30),
 			},
-			live: liveShoot(nil), wantDays: 30, wantEnds: "2026-12-10T08:00:00Z",
-			wantNotice: "expires at 2026-12-10T08:00:00Z (the cluster lifetime of Quota garden-local/long, 30 days)",
+			live: liveShoot(map[string]string{AnnotationExpirationTimestamp: "2026-12-10T08:00:00Z"}), wantDays: 30, wantEnds: "2026-12-10T08:00:00Z",
+			wantNotice:      "expires at 2026-12-10T08:00:00Z (the cluster lifetime of Quota garden-local/long, 30 days); gardener-controller-manager deletes it then",
+			wantPredictions: []string{"delete 2026-12-10T08:00:00Z: deletes the Shoot, confirming the deletion, at its first look after 2026-12-10T08:00:00Z (the cluster lifetime of Quota garden-local/long, 30 days)"},
 		},
 		{
 			name: "a user's later end on the Shoot holds", objects: secretBinding("trial"),
 			live:     liveShoot(map[string]string{AnnotationExpirationTimestamp: "2026-11-23T08:00:00Z"}),
-			wantDays: 7, wantEnds: "2026-11-23T08:00:00Z", wantNotice: "expires at 2026-11-23T08:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days)",
+			wantDays: 7, wantEnds: "2026-11-23T08:00:00Z",
+			wantNotice:      "expires at 2026-11-23T08:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days); gardener-controller-manager deletes it then",
+			wantPredictions: []string{deletes("2026-11-23T08:00:00Z")},
 		},
 		{
-			name: "at most twice the lifetime", objects: secretBinding("trial"),
-			live:     liveShoot(map[string]string{AnnotationExpirationTimestamp: "2027-01-01T00:00:00Z"}),
-			wantDays: 7, wantEnds: "2026-11-24T08:00:00Z",
-			wantNotice: "expiration timestamp 2027-01-01T00:00:00Z is later than twice the lifetime allows; the shoot expires at 2026-11-24T08:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days)",
-		},
-		{
-			name: "a mangled annotation counts as none", objects: secretBinding("trial"),
-			live:     liveShoot(map[string]string{AnnotationExpirationTimestamp: "tomorrow"}),
-			wantDays: 7, wantEnds: "2026-11-17T08:00:00Z",
-			wantNotice: `expiration timestamp "tomorrow" is not an RFC 3339 time; the shoot expires at 2026-11-17T08:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days)`,
-		},
-		{
-			name: "the landscape's end wins over the Shoot's", mutate: func(v *Values) { v.ExpirationTimestamp = "2026-11-22T00:00:00Z" }, objects: secretBinding("trial"),
+			name: "the landscape's end is written to the Shoot", mutate: func(v *Values) { v.ExpirationTimestamp = "2026-11-22T00:00:00Z" }, objects: secretBinding("trial"),
 			live:     liveShoot(map[string]string{AnnotationExpirationTimestamp: "2026-11-23T08:00:00Z"}),
-			wantDays: 7, wantEnds: "2026-11-22T00:00:00Z", wantNotice: "expires at 2026-11-22T00:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days)",
+			wantDays: 7, wantEnds: "2026-11-22T00:00:00Z", wantDeclared: "2026-11-22T00:00:00Z",
+			wantNotice:      "expires at 2026-11-22T00:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days); gardener-controller-manager deletes it then",
+			wantPredictions: []string{deletes("2026-11-22T00:00:00Z")},
 		},
 		{
-			name: "an end the landscape no longer declares is dropped", objects: secretBinding("trial"),
-			live:     liveShoot(map[string]string{AnnotationExpirationTimestamp: "2026-11-23T08:00:00Z", AnnotationExpirationDeclared: "2026-11-23T08:00:00Z"}),
-			wantDays: 7, wantEnds: "2026-11-17T08:00:00Z",
+			name: "a landscape's end beyond now plus the lifetime is refused, as gardener-apiserver's admission would", objects: secretBinding("trial"),
+			mutate:  func(v *Values) { v.ExpirationTimestamp = "2026-12-01T00:00:00Z" },
+			live:    liveShoot(map[string]string{AnnotationExpirationTimestamp: "2026-11-17T08:00:00Z"}),
+			wantErr: "expiration_timestamp 2026-12-01T00:00:00Z is later than 2026-11-28T12:00:00Z: gardener-apiserver refuses to extend a shoot's life by more than its Quota's 7 days from now",
+		},
+		{
+			name: "the landscape's end is not written for a shoot without a lifetime, whose annotation the loop removes", objects: secretBinding("limits"),
+			mutate: func(v *Values) { v.ExpirationTimestamp = "2026-11-22T00:00:00Z" },
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -140,10 +160,25 @@ func TestDecideLifetime(t *testing.T) {
 			})
 			b, err := newBuilder("dev", v)
 			require.NoError(t, err)
-			l, err := b.decideLifetime(render.Input{Now: now, Observe: observingByName(tc.objects)}, tc.live)
+			l, err := b.decideLifetime(render.Input{Now: now, Observe: observingByName(tc.objects)}, tc.live, time.Hour)
+			if tc.wantErr != "" {
+				require.ErrorContains(t, err, tc.wantErr)
+				return
+			}
 			require.NoError(t, err)
 			assert.Equal(t, tc.wantDays, l.days)
 			assert.Equal(t, tc.wantNotice, l.notice)
+			assert.Equal(t, tc.wantDeclared, l.declared)
+			var got []string
+			for _, p := range l.predictions {
+				at := ""
+				if !p.at.IsZero() {
+					at = p.at.Format(time.RFC3339)
+					assert.Equal(t, p.at.Add(time.Hour), p.until, "within the quota loop's sync period")
+				}
+				got = append(got, p.action+" "+at+": "+p.description)
+			}
+			assert.Equal(t, tc.wantPredictions, got)
 			if tc.wantDays == 0 {
 				assert.Nil(t, l.output())
 				return
@@ -155,26 +190,32 @@ func TestDecideLifetime(t *testing.T) {
 	}
 }
 
-// The expiration annotation is on the Shoot, with the landscape's own end recorded beside it.
+// The expiration annotation is on the Shoot only when the landscape declares an end; the
+// deletion is predicted, and the shoot retires at the end.
 func TestLifetimeAnnotations(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	v := values(func(v *Values) {
-		v.SecretBinding, v.CredentialsBinding = "local", ""
-		v.ExpirationTimestamp = "2026-11-25T00:00:00Z"
-	})
 	objects := map[string]*unstructured.Unstructured{
 		"secretbindings/garden-local/local": bindingWithQuotas("SecretBinding", "trial"),
 		"quotas/garden-local/trial":         quotaWithLifetime(7),
 	}
-	b, err := newBuilder("dev", v)
-	require.NoError(t, err)
-	out, err := b.render(render.Input{Now: now, Observe: observingByName(objects)})
-	require.NoError(t, err)
-	shoot := partObject(t, out, "shoot", "Shoot")
-	assert.Equal(t, "2026-11-25T00:00:00Z", shoot.GetAnnotations()[AnnotationExpirationTimestamp])
-	assert.Equal(t, "2026-11-25T00:00:00Z", shoot.GetAnnotations()[AnnotationExpirationDeclared])
-	require.NotNil(t, out.Lifetime)
-	assert.Equal(t, "the cluster lifetime of Quota garden-local/trial, 7 days", out.Lifetime.Reason)
-	assert.Equal(t, out.Lifetime.Ends, out.Revisit, "the daemon plans again when the shoot expires")
-	assert.Contains(t, out.Notices, "shoot dev: expires at 2026-11-25T00:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days)")
+	for _, declared := range []string{"", "2026-11-25T00:00:00Z"} {
+		v := values(func(v *Values) {
+			v.SecretBinding, v.CredentialsBinding = "local", ""
+			v.ExpirationTimestamp = declared
+		})
+		b, err := newBuilder("dev", v)
+		require.NoError(t, err)
+		out, err := b.render(render.Input{Now: now, Observe: observingByName(objects)})
+		require.NoError(t, err)
+		shoot := partObject(t, out, "shoot", "Shoot")
+		if declared == "" {
+			assert.NotContains(t, shoot.GetAnnotations(), AnnotationExpirationTimestamp, "gardener-controller-manager sets it")
+			continue
+		}
+		assert.Equal(t, declared, shoot.GetAnnotations()[AnnotationExpirationTimestamp])
+		require.NotNil(t, out.Lifetime)
+		assert.Equal(t, "the cluster lifetime of Quota garden-local/trial, 7 days", out.Lifetime.Reason)
+		assert.Equal(t, out.Lifetime.Ends, out.Revisit, "the daemon plans again when the shoot expires")
+		assert.Contains(t, out.Notices, "shoot dev: expires at 2026-11-25T00:00:00Z (the cluster lifetime of Quota garden-local/trial, 7 days); gardener-controller-manager deletes it then")
+	}
 }

@@ -24,7 +24,8 @@ func liveShootAsking(op string) *unstructured.Unstructured {
 // The reconcile operation rolls out a confined shoot's held changes outside the window
 // (Gardener's "Trigger Shoot Operations Through Annotations"
 // docs/usage/shoot-operations/shoot_operations.md); the Shoot's rendering consumes the annotation,
-// which apply then removes.
+// which apply then removes. The maintain operation is gardener-controller-manager's: the
+// rendering rolls the held changes out with the maintenance and leaves the annotation to it.
 func TestOperationAnnotations(t *testing.T) {
 	outside := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	confined := func(v *Values) {
@@ -45,9 +46,8 @@ func TestOperationAnnotations(t *testing.T) {
 			wantNotice: "shoot dev: gardener.cloud/operation=reconcile: the changes held for the maintenance window roll out now; the annotation is removed",
 		},
 		{
-			name: "maintain: maintained and rolled out now", live: liveShootAsking(OperationMaintain),
-			consumed:   map[string]string{AnnotationOperation: OperationMaintain},
-			wantNotice: "shoot dev: gardener.cloud/operation=maintain: maintained now, outside its maintenance window if need be; the annotation is removed",
+			name: "maintain: gardener-controller-manager's to carry out and remove; the held changes roll out with it", live: liveShootAsking(OperationMaintain),
+			wantNotice: "shoot dev: gardener.cloud/operation=maintain: gardener-controller-manager maintains the shoot now, outside its maintenance window if need be, and removes the annotation; the changes held for the window roll out with it",
 		},
 		{name: "an operation of gardenlet's is left to it", live: liveShootAsking("rotate-ssh-keypair"), held: true},
 		{

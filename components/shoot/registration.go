@@ -1,8 +1,6 @@
 package shoot
 
 import (
-	"time"
-
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/shootextensions"
 )
@@ -21,20 +19,11 @@ func (b *builder) registration() error {
 	if d := b.hibernation.declared; d != "" {
 		annotations[AnnotationHibernationDeclared] = d
 	}
-	if m := b.maintenance.maintained; m != "" {
-		annotations[AnnotationMaintained] = m
-	}
-	if b.retry.retry {
-		annotations[AnnotationOperation] = OperationRetry
-	}
 	if p := b.window.previous; p != "" {
 		annotations[AnnotationPreviousWindow] = p
 	}
-	if l := b.lifetime; l.days > 0 {
-		annotations[AnnotationExpirationTimestamp] = l.ends.Format(time.RFC3339)
-		if l.declared != "" {
-			annotations[AnnotationExpirationDeclared] = l.declared
-		}
+	if d := b.lifetime.declared; d != "" {
+		annotations[AnnotationExpirationTimestamp] = d
 	}
 	if len(annotations) > 0 {
 		u.SetAnnotations(annotations)

@@ -6,65 +6,59 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// The Shoot Retry loop of gardener-controller-manager "retries only failed Shoots with an error
-// code ERR_INFRA_RATE_LIMITS_EXCEEDED" (Gardener's "Gardener Controller Manager"
-// docs/concepts/controller-manager.md): a rate limit of the cloud provider heals by itself, while a
-// Failed operation is otherwise not retried automatically (Gardener's "Shoot Status"
-// docs/usage/shoot/shoot_status.md). The shoot block does the same as behaviour of the landscape: a
-// live Shoot that failed on rate limits gets Gardener's retry operation (Gardener's "Trigger Shoot
-// Operations Through Annotations" docs/usage/shoot-operations/shoot_operations.md) once retryAfter
-// has passed since its operation failed, and the daemon runs a cycle then.
+// Retrying shoots that failed on rate limits is gardener-controller-manager's (its retry loop,
+// shoot-retry, pkg/controllermanager/controller/shoot/retry/reconciler.go at Gardener v1.120.0):
+// a Shoot whose last operation Failed with its generation observed and an error code
+// ERR_INFRA_RATE_LIMITS_EXCEEDED gets gardener.cloud/operation=retry the retry period after the
+// operation's lastUpdateTime, plus up to the jitter period at random. The shoot block never writes
+// the annotation; it predicts it.
 const (
-	// AnnotationOperation is Gardener's one-shot operation annotation (Gardener's
-	// docs/usage/shoot-operations/shoot_operations.md).
+	// AnnotationOperation is Gardener's one-shot operation annotation (Gardener's "Trigger Shoot
+	// Operations Through Annotations" docs/usage/shoot-operations/shoot_operations.md).
 	AnnotationOperation = "gardener.cloud/operation"
 	// OperationRetry asks gardenlet to retry a failed shoot (Gardener's
 	// docs/usage/shoot-operations/shoot_operations.md).
 	OperationRetry = "retry"
-	// codeRateLimits is the error code the retry loop acts on (Gardener's
+	// codeRateLimits is the error code the retry loop acts on (Gardener's "Shoot Status"
 	// docs/usage/shoot/shoot_status.md).
 	codeRateLimits = "ERR_INFRA_RATE_LIMITS_EXCEEDED"
 )
 
-// retryAfter is how long after a failure on rate limits the retry comes. Gardener's documentation
-// names no period; ten minutes leaves a provider's rate limit time to recover without leaving a
-// shoot broken for long.
-const retryAfter = 10 * time.Minute
-
-// retryDecision is whether the Shoot gets the retry operation now, and when otherwise.
-type retryDecision struct {
-	retry bool
-	note  string
-	// next is when the retry comes due; zero when none waits.
-	next time.Time
+// retryPrediction is when the retry loop annotates the Shoot: at an instant in [at, until).
+type retryPrediction struct {
+	at, until time.Time
 }
 
-// decideRetry looks at the live Shoot (nil when it does not exist).
-func decideRetry(live *unstructured.Unstructured, now time.Time) retryDecision {
-	if live == nil || live.GetDeletionTimestamp() != nil {
-		return retryDecision{}
-	}
-	state, _, _ := unstructured.NestedString(live.Object, "status", "lastOperation", "state")
-	if state != "Failed" || !failedOnRateLimits(live) {
-		return retryDecision{}
+// predictRetry looks at the live Shoot (nil when it does not exist): nil when the loop leaves it
+// alone.
+func predictRetry(live *unstructured.Unstructured, period, jitter time.Duration) *retryPrediction {
+	if live == nil || !failedOnRateLimits(live) {
+		return nil
 	}
 	if live.GetAnnotations()[AnnotationOperation] == OperationRetry {
-		return retryDecision{retry: true} // asked for already, not taken up yet
+		return nil // asked for already, not taken up yet
 	}
-	var failedAt time.Time
-	if s, _, _ := unstructured.NestedString(live.Object, "status", "lastOperation", "lastUpdateTime"); s != "" {
-		failedAt, _ = time.Parse(time.RFC3339, s)
+	s, _, _ := unstructured.NestedString(live.Object, "status", "lastOperation", "lastUpdateTime")
+	failedAt, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return nil
 	}
-	if due := failedAt.Add(retryAfter); !failedAt.IsZero() && now.Before(due) {
-		return retryDecision{next: due}
-	}
-	return retryDecision{retry: true, note: fmt.Sprintf("retry: the shoot's last operation failed on rate limits (%s)", codeRateLimits)}
+	due := failedAt.Add(period)
+	return &retryPrediction{at: due, until: due.Add(jitter)}
 }
 
-// failedOnRateLimits reports whether a last error of the Shoot carries the rate limit code.
+// failedOnRateLimits is the loop's shootFailedDueToRateLimits: the last operation Failed, the
+// generation observed, and a last error with the rate limit code.
 func failedOnRateLimits(live *unstructured.Unstructured) bool {
+	state, _, _ := unstructured.NestedString(live.Object, "status", "lastOperation", "state")
+	observed, _, _ := unstructured.NestedInt64(live.Object, "status", "observedGeneration")
+	if state != "Failed" || observed != live.GetGeneration() {
+		return false
+	}
 	errs, _, _ := unstructured.NestedSlice(live.Object, "status", "lastErrors")
 	for _, e := range errs {
 		m, ok := e.(map[string]any)
@@ -77,4 +71,14 @@ func failedOnRateLimits(live *unstructured.Unstructured) bool {
 		}
 	}
 	return false
+}
+
+// retryPredictions is the retry loop's annotation as the plan shows it.
+func (b *builder) retryPredictions() []render.Prediction {
+	r := b.retry
+	if r == nil {
+		return nil
+	}
+	return []render.Prediction{b.shootPrediction("shoot-retry", r.at, r.until,
+		fmt.Sprintf("sets %s=%s: the shoot's last operation failed on rate limits (%s)", AnnotationOperation, OperationRetry, codeRateLimits))}
 }

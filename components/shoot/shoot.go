@@ -100,10 +100,12 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 }
 
 // render decides what time and the live objects change about the shoot, then renders its parts.
+// What gardener-controller-manager does to the Shoot (hibernation schedules, version
+// maintenance, cluster lifetime, retries) is its own: the shoot block renders the Shoot with the
+// live values of those fields, the control plane from the Shoot as it is or as the controller
+// manager will have changed it by the evaluation time, and predicts its next actions.
 func (b *builder) render(in render.Input) (*render.Output, error) {
 	v := b.v
-	// What gardener-controller-manager would do to the shoot by now (hibernation schedules,
-	// version maintenance) depends on the live Shoot and the evaluation time.
 	live, err := b.observeShoot(in)
 	if err != nil {
 		return nil, fmt.Errorf("shoot %s: read the live Shoot: %w", b.name, err)
@@ -120,33 +122,29 @@ func (b *builder) render(in render.Input) (*render.Output, error) {
 	}
 	b.hibernated, b.shootHibernated = b.hibernation.enabled, b.hibernation.onShoot
 	b.window = decideWindow(v.Maintenance, live, in.Now)
-	b.retry = decideRetry(live, in.Now)
-	if !b.retry.retry {
-		b.operation = decideOperation(live) // a retry the landscape asks for goes first
-	}
-	if b.maintenance, err = b.maintainVersions(in, live); err != nil {
+	b.operation = decideOperation(live)
+	tasks := maintenanceTasks(b.seed.ShootLoops.MaintenanceRestartControlPlane, b.seed.ShootLoops.MaintenanceRestartCoreAddons)
+	if b.maintenance, err = b.decideVersions(in, live, tasks); err != nil {
 		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
 	}
-	if b.lifetime, err = b.decideLifetime(in, live); err != nil {
+	b.retry = predictRetry(live, loops.RetryPeriod, loops.RetryJitterPeriod)
+	if b.lifetime, err = b.decideLifetime(in, live, loops.QuotaSyncPeriod); err != nil {
 		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
 	}
 	if err := b.build(); err != nil {
 		return nil, err
 	}
 	out := &render.Output{Components: b.parts, Outputs: b.outputs(), Lifetime: b.lifetime.output(), Reports: []render.Report{b.report()}}
-	out.Revisit = render.Earliest(b.hibernation.next, b.maintenance.next, b.retry.next, b.lifetime.ends)
-	out.Predictions = append(out.Predictions, b.hibernationPredictions()...)
-	if n := b.lifetime.notice; n != "" {
-		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: %s", b.name, n))
+	out.Revisit = render.Earliest(b.hibernation.next, b.maintenance.next, b.lifetime.ends)
+	for _, group := range [][]render.Prediction{b.hibernationPredictions(), b.maintenancePredictions(), b.retryPredictions(), b.lifetimePredictions()} {
+		out.Predictions = append(out.Predictions, group...)
 	}
-	for _, msg := range b.maintenance.upcoming {
-		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: %s", b.name, msg))
-	}
-	if n := b.operation.notice(v.Maintenance != nil && v.Maintenance.ConfineSpecUpdateRollout); n != "" {
-		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: %s", b.name, n))
-	}
-	if summary := b.maintenance.summary(); summary != "" {
-		out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: maintenance: %s", b.name, summary))
+	notices := append([]string{b.lifetime.notice}, b.maintenance.notices...)
+	notices = append(notices, b.operation.notice(v.Maintenance != nil && v.Maintenance.ConfineSpecUpdateRollout))
+	for _, n := range notices {
+		if n != "" {
+			out.Notices = append(out.Notices, fmt.Sprintf("shoot %s: %s", b.name, n))
+		}
 	}
 	return out, nil
 }
@@ -179,15 +177,17 @@ type builder struct {
 	// the control plane's (versions gardener-controller-manager will have raised by the
 	// evaluation time are the control plane's only).
 	shootValues *Values
-	// operation is the gardener.cloud/operation the live Shoot asks for and this rendering
-	// carries out.
+	// declaredVersion is the landscape's Kubernetes version.
+	declaredVersion string
+	// operation is the gardener.cloud/operation the live Shoot asks for.
 	operation operationRequest
 	// hibernation is what the schedules decided, when the shoot has any.
 	hibernation hibernationDecision
-	// maintenance is what version maintenance decided.
+	// maintenance is what gardener-controller-manager's maintenance does to the versions.
 	maintenance maintenance
-	// retry is whether a shoot that failed on rate limits is retried now.
-	retry retryDecision
+	// retry is when gardener-controller-manager retries a shoot that failed on rate limits;
+	// nil when it does not.
+	retry *retryPrediction
 	// lifetime is the end of the shoot's life its Quotas set.
 	lifetime lifetime
 	// window is the maintenance window in force (decideWindow).
@@ -226,6 +226,7 @@ func newBuilder(name string, v Values) (*builder, error) {
 	b := &builder{name: name, v: v, seed: *v.Seed, ns: shootextensions.TechnicalID(v.Project, name), scaled: map[string]bool{}}
 	b.hibernated = v.Hibernation != nil && v.Hibernation.Enabled
 	b.shootHibernated = b.hibernated
+	b.declaredVersion = v.Kubernetes.Version
 	if cp := v.ControlPlane; cp != nil && cp.HighAvailability != nil {
 		b.tolerance = cp.HighAvailability.FailureTolerance
 	}
@@ -285,13 +286,6 @@ func (b *builder) build() error {
 		for i := range b.parts {
 			if p := &b.parts[i]; p.Secret == nil && p.Copy == nil {
 				p.Note = note
-			}
-		}
-	}
-	if note := b.retry.note; note != "" {
-		for i := range b.parts {
-			if p := &b.parts[i]; p.Name == "shoot" {
-				p.Note = joinNotes(p.Note, note)
 			}
 		}
 	}
