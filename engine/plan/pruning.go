@@ -145,6 +145,8 @@ func (p *pruning) prune(obs *observe.Observed) (deletions []change, warnings []s
 //   - an object of a component rendered during apply is skipped, unless the plan destroys;
 //   - an object of a component the plan does not cover (--target) is skipped, unless it is a
 //     part of a targeted composite whose lifetime ended (retiredPart);
+//   - an object its instance predicts a Gardener controller to delete (render.Prediction with
+//     the action delete) is skipped, unless the plan destroys: it is the controller's to delete;
 //   - everything else is deleted: because the plan destroys, because its instance's lifetime
 //     ended, because a new version of it supersedes it (never for protected objects, which stay
 //     removals that need --allow-destroy), or because it was removed from the landscape.
@@ -176,6 +178,9 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 	retired := retiredPart(p.rendered, comp)
 	if p.inOrder != nil && !p.inOrder[comp] && !(retired && p.inOrder[parentAddress(comp)]) {
 		return verdict{fate: skipped}
+	}
+	if deletedByGardener(p.rendered, comp, p.cluster, ref) && !p.destroy {
+		return verdict{fate: skipped} // a Shoot whose cluster lifetime ended is the quota loop's to delete
 	}
 	reason := Reason{Kind: ReasonRemovedFromLandscape}
 	switch {
@@ -445,6 +450,24 @@ func retiredPart(rendered map[config.InstanceAddress]*rendering.Rendered, addr s
 	for _, a := range []string{addr, parentAddress(addr)} {
 		if rd := rendered[config.InstanceAddress(a)]; rd != nil && rd.Retired != nil {
 			return true
+		}
+	}
+	return false
+}
+
+// deletedByGardener reports whether the instance of component comp (or its composite) predicts
+// that a Gardener controller deletes the live object ref of cluster.
+func deletedByGardener(rendered map[config.InstanceAddress]*rendering.Rendered, comp, cluster string, ref object.Ref) bool {
+	for _, a := range []string{comp, parentAddress(comp)} {
+		rd := rendered[config.InstanceAddress(a)]
+		if rd == nil {
+			continue
+		}
+		for _, p := range rd.Predictions {
+			gv, _ := schema.ParseGroupVersion(p.APIVersion)
+			if p.Action == "delete" && p.Cluster == cluster && gv.Group == ref.Group && p.Kind == ref.Kind && p.Namespace == ref.Namespace && p.Name == ref.Name {
+				return true
+			}
 		}
 	}
 	return false

@@ -72,8 +72,11 @@ func TestPruningRules(t *testing.T) {
 			rendered: map[config.InstanceAddress]*rendering.Rendered{
 				comp:                       {},
 				"component.manifests.late": {Deferred: []string{".objects"}},
-				"shoot.trial":              {Retired: &rendering.Retirement{Address: "shoot.trial"}},
-				"project.stale":            {Retired: &rendering.Retirement{Address: "project.stale"}},
+				"shoot.trial": {Retired: &rendering.Retirement{Address: "shoot.trial"}, Predictions: []render.Prediction{{
+					Actor: "gardener-controller-manager", Controller: "shoot-quota", Cluster: "runtime",
+					APIVersion: "v1", Kind: "ConfigMap", Namespace: "apps", Name: "expired", Action: "delete",
+				}}},
+				"project.stale": {Retired: &rendering.Retirement{Address: "project.stale"}},
 				project: {HandedOver: []render.Handover{
 					{Cluster: "runtime", Kind: "Namespace", Name: regexp.MustCompile(`^garden-local$`), Controller: "gardener-controller-manager"},
 					{Cluster: "runtime", Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: regexp.MustCompile(`^gardener\.cloud:system:project(-member|-uam|-viewer)?:local$`), Controller: "gardener-controller-manager"},
@@ -153,6 +156,10 @@ func TestPruningRules(t *testing.T) {
 			adjust: targeting("shoot.trial"), want: verdict{fate: deleted, component: "shoot.trial.control_plane", reason: Reason{Kind: ReasonLifetimeEnded}}},
 		{name: "of a part of another composite whose lifetime ended", live: live(t, cm("apps", "cp", nil), "shoot.trial.control_plane"),
 			adjust: targeting("shoot.other"), want: verdict{fate: skipped}},
+		{name: "of a composite whose lifetime ended, predicted to be deleted by a Gardener controller", live: live(t, cm("apps", "expired", nil), "shoot.trial.shoot"),
+			want: verdict{fate: skipped}},
+		{name: "predicted to be deleted by a Gardener controller, destroyed", live: live(t, cm("apps", "expired", nil), "shoot.trial.shoot"),
+			adjust: func(p *pruning) { p.destroy = true }, want: verdict{fate: deleted, component: "shoot.trial.shoot", reason: Reason{Kind: ReasonDestroy}}},
 		{name: "of an instance whose lifetime ended", live: live(t, cm("apps", "project", nil), "project.stale"),
 			want: verdict{fate: deleted, component: "project.stale", reason: Reason{Kind: ReasonLifetimeEnded}}},
 		{name: "destroyed", live: live(t, cm("apps", "old", nil), comp),
