@@ -39,6 +39,9 @@ type hibernationDecision struct {
 	enabled bool
 	// onShoot is the Shoot's spec.hibernation.enabled as the engine writes it.
 	onShoot bool
+	// onShootIsLive says that onShoot is the live Shoot's value, which
+	// gardener-controller-manager may flip before the engine writes it.
+	onShootIsLive bool
 	// declared is AnnotationHibernationDeclared's value; empty without schedules.
 	declared string
 	// note says why the control plane hibernates or wakes up where the landscape's
@@ -94,7 +97,7 @@ func decideHibernation(in hibernationInput) (hibernationDecision, error) {
 	liveEnabled, _, _ := unstructured.NestedBool(in.live.Object, "spec", "hibernation", "enabled")
 	deliberate := in.live.GetAnnotations()[AnnotationHibernationDeclared] != d.declared
 	if !deliberate {
-		d.onShoot = liveEnabled
+		d.onShoot, d.onShootIsLive = liveEnabled, true
 	}
 
 	// What the loop does between the reading of the Shoot and the evaluation time, at each

@@ -239,6 +239,11 @@ func TestPlanAtHibernatesTheControlPlaneNotTheShoot(t *testing.T) {
 	assert.False(t, enabled, "the Shoot keeps the live value: the flip is gardener-controller-manager's")
 	assert.Equal(t, "false", shoot.GetAnnotations()[AnnotationHibernationDeclared])
 	for _, p := range out.Components {
+		if p.Name == "shoot" {
+			assert.Equal(t, []string{"spec.hibernation.enabled"}, p.Objects[0].Yield, "a flip between the plan and the write stays")
+		}
+	}
+	for _, p := range out.Components {
 		if p.Name != "etcd_main" {
 			continue
 		}

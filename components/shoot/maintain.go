@@ -268,7 +268,7 @@ func (b *builder) raiseToLive(live *unstructured.Unstructured) {
 // removed them from the Shoot, and writing them again would be refused by gardener-apiserver.
 // It returns a notice for each.
 func (b *builder) leaveOutWhatMaintenanceRemoved() []string {
-	if b.v.Kubernetes.Version == b.declaredVersion {
+	if b.v.Kubernetes.Version == b.declared.Kubernetes.Version {
 		return nil // the landscape's version: validation judges its gates, not maintenance
 	}
 	b.v.Kubernetes = cloneKubernetes(b.v.Kubernetes)

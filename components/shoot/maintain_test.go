@@ -248,3 +248,19 @@ func TestShootAndControlPlaneVersions(t *testing.T) {
 	assert.Equal(t, time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC), maintenance[0].At)
 	assert.Equal(t, time.Date(2026, 11, 21, 22, 45, 0, 0, time.UTC), maintenance[0].Until)
 }
+
+// Versions maintenance raised are written with the live values, and yielded: a run of the loop
+// between the plan's reading and the apply's writing stays (render.Object.Yield).
+func TestRaisedVersionsAreYielded(t *testing.T) {
+	b, err := newBuilder("dev", values(withWindow))
+	require.NoError(t, err)
+	out, err := b.render(render.Input{Now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), Observe: observingByName(map[string]*unstructured.Unstructured{
+		"shoots/garden-local/dev": liveShootAt("1.31.3", "1.0.2", "2026-11-21T22:13:00Z"),
+	})})
+	require.NoError(t, err)
+	for _, p := range out.Components {
+		if p.Name == "shoot" {
+			assert.Equal(t, []string{"spec.kubernetes.version", "spec.provider.workers[name=local].machine.image.version"}, p.Objects[0].Yield)
+		}
+	}
+}

@@ -30,6 +30,7 @@ func (b *builder) registration() error {
 	}
 	objects := kube.On(b.seed.VirtualCluster, "", u)
 	objects[0].Consume = b.operation.consumed()
+	objects[0].Yield = b.yielded()
 	b.add("shoot", "shoot", objects)
 	return nil
 }
@@ -395,4 +396,34 @@ func (b *builder) dnsSpec() map[string]any {
 		dns["providers"] = []any{map[string]any{"type": p.Type, "secretName": p.SecretRef, "primary": true}}
 	}
 	return dns
+}
+
+// yielded are the Shoot's fields the engine writes with the live Shoot's values because
+// gardener-controller-manager decides them (render.Object.Yield): spec.hibernation.enabled
+// between the landscape's own changes, and the versions its maintenance raised above the
+// landscape's. A write of the Shoot that finds them changed since the plan read them leaves
+// them as they are now.
+func (b *builder) yielded() []string {
+	var paths []string
+	if b.hibernation.onShootIsLive {
+		paths = append(paths, "spec.hibernation.enabled")
+	}
+	shoot := b.onShoot().v
+	if shoot.Kubernetes.Version != b.declared.Kubernetes.Version {
+		paths = append(paths, "spec.kubernetes.version")
+	}
+	for i, w := range shoot.Workers {
+		if i >= len(b.declared.Workers) {
+			break
+		}
+		declared := b.declared.Workers[i]
+		pool := "spec.provider.workers[name=" + w.Name + "]"
+		if w.MachineImage != nil && (declared.MachineImage == nil || declared.MachineImage.Version != w.MachineImage.Version) {
+			paths = append(paths, pool+".machine.image.version")
+		}
+		if w.KubernetesVersion != declared.KubernetesVersion {
+			paths = append(paths, pool+".kubernetes.version")
+		}
+	}
+	return paths
 }

@@ -177,8 +177,8 @@ type builder struct {
 	// the control plane's (versions gardener-controller-manager will have raised by the
 	// evaluation time are the control plane's only).
 	shootValues *Values
-	// declaredVersion is the landscape's Kubernetes version.
-	declaredVersion string
+	// declared are the landscape's values, before the live Shoot raised any version.
+	declared Values
 	// operation is the gardener.cloud/operation the live Shoot asks for.
 	operation operationRequest
 	// hibernation is what the schedules decided, when the shoot has any.
@@ -226,7 +226,7 @@ func newBuilder(name string, v Values) (*builder, error) {
 	b := &builder{name: name, v: v, seed: *v.Seed, ns: shootextensions.TechnicalID(v.Project, name), scaled: map[string]bool{}}
 	b.hibernated = v.Hibernation != nil && v.Hibernation.Enabled
 	b.shootHibernated = b.hibernated
-	b.declaredVersion = v.Kubernetes.Version
+	b.declared = cloneValues(v)
 	if cp := v.ControlPlane; cp != nil && cp.HighAvailability != nil {
 		b.tolerance = cp.HighAvailability.FailureTolerance
 	}

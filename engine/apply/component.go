@@ -357,13 +357,29 @@ func (e *Executor) write(ctx context.Context, d *plan.Desired) (*unstructured.Un
 	gvr := d.Resource.GVR()
 	gvr.Version = d.Object.GroupVersionKind().Version
 	ref := object.RefOf(d.Object)
+	ri := client.Resource(gvr).Namespace(d.Object.GetNamespace())
+	obj, force := d.Object, e.ForceConflicts
 	var out *unstructured.Unstructured
-	err = e.retry(ctx, func() error {
-		var err error
-		out, err = client.Resource(gvr).Namespace(d.Object.GetNamespace()).Apply(ctx, d.Object.GetName(), d.Object,
-			metav1.ApplyOptions{FieldManager: inventory.FieldManager, Force: e.ForceConflicts})
-		return err
-	})
+	apply := func() error {
+		return e.retry(ctx, func() error {
+			var err error
+			out, err = ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: inventory.FieldManager, Force: force})
+			return err
+		})
+	}
+	if force && len(d.Yield) > 0 {
+		// Fields a Gardener controller decides are never taken over: try without force, and on
+		// a conflict write them as they are now.
+		force = false
+		if err = apply(); apierrors.IsConflict(err) {
+			if obj, err = e.yieldToLive(ctx, ri, d); err == nil {
+				force = true
+				err = apply()
+			}
+		}
+	} else {
+		err = apply()
+	}
 	if apierrors.IsConflict(err) {
 		return nil, fmt.Errorf("%s in cluster %s: fields owned by other managers (apply with --force-conflicts to take them over): %w", ref, d.Cluster, err)
 	}
@@ -371,6 +387,23 @@ func (e *Executor) write(ctx context.Context, d *plan.Desired) (*unstructured.Un
 		return nil, fmt.Errorf("%s in cluster %s: apply: %w", ref, d.Cluster, err)
 	}
 	return e.consume(ctx, client.Resource(gvr).Namespace(d.Object.GetNamespace()), d, out)
+}
+
+// yieldToLive is the desired object with the fields it yields (plan.Desired.Yield) as the live
+// object has them now.
+func (e *Executor) yieldToLive(ctx context.Context, ri dynamic.ResourceInterface, d *plan.Desired) (*unstructured.Unstructured, error) {
+	var live *unstructured.Unstructured
+	err := e.retry(ctx, func() error {
+		var err error
+		live, err = ri.Get(ctx, d.Object.GetName(), metav1.GetOptions{})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read it again to leave the fields other managers decide as they are: %w", err)
+	}
+	obj := d.Object.DeepCopy()
+	render.YieldToLive(obj, live, d.Yield)
+	return obj, nil
 }
 
 // patchAnnotations sets annotations of an object by a JSON merge patch (a nil value removes

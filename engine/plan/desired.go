@@ -31,6 +31,9 @@ type Desired struct {
 	// Supersedes matches the names of the earlier versions this object replaces
 	// (render.Object.Supersedes).
 	Supersedes *regexp.Regexp
+	// Yield are the fields apply never takes over from another field manager
+	// (render.Object.Yield).
+	Yield []string
 }
 
 // addComponents adds a component to the plan for every instance of opts.Order that was
@@ -102,7 +105,7 @@ func desiredObjects(opts Options) (byCluster map[string][]*Desired, renderedKind
 			if o.DefaultNamespace != "" && obj.GetNamespace() == "" {
 				obj.SetNamespace(o.DefaultNamespace) // cleared by resolveDesired for cluster-scoped kinds
 			}
-			byCluster[o.Cluster] = append(byCluster[o.Cluster], &Desired{Cluster: o.Cluster, Component: addr, Object: obj, Consume: o.Consume, Supersedes: o.Supersedes})
+			byCluster[o.Cluster] = append(byCluster[o.Cluster], &Desired{Cluster: o.Cluster, Component: addr, Object: obj, Consume: o.Consume, Supersedes: o.Supersedes, Yield: o.Yield})
 		}
 	}
 	return byCluster, renderedKinds, nil

@@ -338,6 +338,15 @@ type Object struct {
 	// hold for an approval: it is part of the change that renders this object, not a removal
 	// from the landscape. The engine finds them among the objects it lists anyway.
 	Supersedes *regexp.Regexp
+	// Yield names fields the render function set to the live object's value because a Gardener
+	// controller decides them (a Shoot's spec.hibernation.enabled, which gardener-controller-
+	// manager flips at a hibernation schedule's trigger): apply never takes them over. When the
+	// write conflicts with another field manager, apply reads the object again, takes these
+	// fields' current values from it (YieldToLive) and writes again, forcing the other fields as
+	// usual: a controller's write between the plan's reading and the apply's writing stays.
+	// Paths are dot-separated; a list item is selected by a field's value, as in
+	// "spec.provider.workers[name=pool-a].machine.image.version".
+	Yield []string
 }
 
 // ErrDeferred is returned (wrapped) by a render function that needs a value known only after
