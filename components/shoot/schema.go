@@ -49,11 +49,11 @@ func typeSchema() *schema.Schema {
 					Description: "Hibernation scales the shoot's nodes and control plane to zero while keeping its state, to save cost.",
 					Body: schema.Body{
 						Attributes: []schema.Attribute{
-							{Name: "enabled", Type: cty.Bool, Default: cty.False, Description: "Whether the shoot is hibernated now."},
+							{Name: "enabled", Type: cty.Bool, Default: cty.False, Description: "Whether the shoot is hibernated now. With schedules, gardener-controller-manager flips the Shoot at their triggers and the landscape's value is written to the Shoot only when the shoot is created and when the value changes here (a hibernation or wake-up by hand)."},
 						},
 						Blocks: []schema.Block{{
 							Name: "schedules", Nesting: schema.NestingList,
-							Description: "A recurring schedule that hibernates the shoot at start and wakes it at end; set at least one of the two.",
+							Description: "A recurring schedule that hibernates the shoot at start and wakes it at end; set at least one of the two. gardener-controller-manager carries it out; plans predict its triggers.",
 							Body: schema.Body{Attributes: []schema.Attribute{
 								{Name: "start", Type: cty.String, Checks: attr.Checks(schema.Cron()), Description: "A cron expression for when the shoot goes to sleep, such as \"0 20 * * 1-5\"."},
 								{Name: "end", Type: cty.String, Checks: attr.Checks(schema.Cron()), Description: "A cron expression for when the shoot wakes up, such as \"0 7 * * 1-5\"."},
@@ -142,7 +142,7 @@ func shootAttributes() []schema.Attribute {
 		{Name: "secret_binding", Type: cty.String, Immutable: true, Checks: attr.Checks(schema.ObjectName()), Description: "The older SecretBinding in the project that grants access to the infrastructure account; a shoot with workers sets exactly one of credentials_binding and secret_binding, a workerless shoot neither."},
 		// Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md: the end of a
 		// quota lifetime, which users may set to at most twice it.
-		{Name: "expiration_timestamp", Type: cty.String, Checks: attr.Checks(schema.Timestamp()), Description: "When the shoot's life ends, as an RFC 3339 time such as 2026-12-24T18:00:00Z, instead of the cluster lifetime of a Quota its binding references; at most twice that lifetime after its creation counts. Ignored for shoots without such a Quota."},
+		{Name: "expiration_timestamp", Type: cty.String, Checks: attr.Checks(schema.Timestamp()), Description: "When the shoot's life ends, as an RFC 3339 time such as 2026-12-24T18:00:00Z, instead of the cluster lifetime of a Quota its binding references: written to the Shoot's expiration-timestamp annotation, after which gardener-controller-manager deletes the Shoot. gardener-apiserver refuses a changed end later than now plus that lifetime. Ignored for shoots without such a Quota."},
 		// Gardener's "Shoot Cluster Purposes" docs/usage/shoot/shoot_purposes.md purposes; default
 		// evaluation
 		{Name: "purpose", Type: cty.String, Default: cty.StringVal("evaluation"), AllowedValues: []string{"evaluation", "development", "testing", "production", "infrastructure"}, Description: "What the cluster is for, which changes how Gardener sets it up (testing gets no monitoring, infrastructure only in the garden project)."},
@@ -324,7 +324,7 @@ func shootMaintenance() schema.Block {
 			Blocks: []schema.Block{
 				{
 					Name:        "auto_update",
-					Description: "Which versions Gardener updates by itself during maintenance.",
+					Description: "Which versions gardener-controller-manager updates by itself during maintenance; the landscape's versions are a floor the Shoot never goes below.",
 					Body: schema.Body{Attributes: []schema.Attribute{
 						{Name: "kubernetes_version", Type: cty.Bool, Default: cty.True, Description: "Whether the Kubernetes patch version is raised to the newest of the same minor."},
 						{Name: "machine_image_version", Type: cty.Bool, Default: cty.True, Description: "Whether node images are updated to the newest version the cloud profile allows."},
