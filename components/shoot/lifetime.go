@@ -25,7 +25,7 @@ import (
 // end on it is retired (render.Output.Lifetime): its control plane is deleted in the delete flow
 // as gardenlet would once the Shoot is deleted, the Shoot is left to the loop (the deletion it
 // predicts), and the state records the end so that the shoot is not created again while its
-// block stays.
+// block stays. A Shoot deleted before that end retires at its deletion.
 
 // AnnotationExpirationTimestamp is when the shoot's lifetime ends, RFC 3339 (Gardener's
 // docs/concepts/controller-manager.md).
@@ -99,6 +99,13 @@ func (b *builder) decideLifetime(in render.Input, live *unstructured.Unstructure
 			description: fmt.Sprintf("sets %s=%s (%s)", AnnotationExpirationTimestamp, end.Format(time.RFC3339), l.reason())})
 	}
 	l.ends = end.UTC()
+	if live != nil && live.GetDeletionTimestamp() != nil {
+		// Deleted before the end the engine knows of: gone for good all the same, so that the
+		// shoot is not created again while its block stays (the state records the end).
+		if deleted := live.GetDeletionTimestamp().Time.UTC(); deleted.Before(l.ends) {
+			l.ends = deleted
+		}
+	}
 	if live == nil || live.GetDeletionTimestamp() == nil {
 		l.predictions = append(l.predictions, lifetimePrediction{action: "delete", at: l.ends, until: l.ends.Add(syncPeriod),
 			description: fmt.Sprintf("deletes the Shoot, confirming the deletion, at its first look after %s (%s)", l.ends.Format(time.RFC3339), l.reason())})

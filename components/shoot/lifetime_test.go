@@ -141,6 +141,16 @@ func TestDecideLifetime(t *testing.T) {
 			wantPredictions: []string{deletes("2026-11-22T00:00:00Z")},
 		},
 		{
+			name: "a Shoot deleted before its end retires at its deletion, and no deletion is predicted", objects: secretBinding("trial"),
+			live: func() *unstructured.Unstructured {
+				u := liveShoot(map[string]string{AnnotationExpirationTimestamp: "2026-11-23T08:00:00Z"})
+				deleted := metav1.NewTime(time.Date(2026, 11, 21, 11, 0, 0, 0, time.UTC))
+				u.SetDeletionTimestamp(&deleted)
+				return u
+			}(),
+			wantDays: 7, wantEnds: "2026-11-21T11:00:00Z",
+		},
+		{
 			name: "a landscape's end beyond now plus the lifetime is refused, as gardener-apiserver's admission would", objects: secretBinding("trial"),
 			mutate:  func(v *Values) { v.ExpirationTimestamp = "2026-12-01T00:00:00Z" },
 			live:    liveShoot(map[string]string{AnnotationExpirationTimestamp: "2026-11-17T08:00:00Z"}),
