@@ -24,7 +24,8 @@ import (
 //     gates, admission plugins) stays removed, with a notice.
 //   - The control plane runs the Shoot's versions: the live Shoot's, or, in a plan for a later
 //     time (render.Input.ObservedAt), the Shoot as the loop will have maintained it by then.
-//   - The plan predicts the loop's next run, in the interval it picks its instant from.
+//   - The plan predicts the loop's next run that changes the Shoot (or fails), in the interval it
+//     picks its instant from; the daily run that only asks for a reconciliation is not shown.
 //
 // The CloudProfile is read from the virtual garden as it is now; a plan for a later time
 // predicts with it.
@@ -100,6 +101,9 @@ func (b *builder) predictMaintenance(m *maintenance, window render.DailyWindow, 
 	}
 	preview := cloneValues(b.v)
 	run := maintain(&preview, in.profile, auto, next.evaluate)
+	if !run.changed && run.failureReason == "" {
+		return // a run that only asks for the daily reconciliation is not worth a line of every plan
+	}
 	m.predictions = append(m.predictions, maintenancePrediction{at: next.at, until: next.until, description: maintenanceDescription(run, in.tasks)})
 	if run.changed {
 		m.next = next.until
