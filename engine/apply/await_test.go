@@ -17,6 +17,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -76,4 +77,41 @@ func TestAwaitedPartFailsWhenItsObjectNeverAppears(t *testing.T) {
 	_, err := e.awaitedObjects(context.Background(), &plan.Component{Address: "component.extension.x.installation_seed", Action: plan.Read})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "ConfigMap garden/installation still does not exist after 1.5s")
+}
+
+// discoveringCluster serves the kinds of its current discovery; RefreshDiscovery makes it read
+// the server's newer answer, as the live client drops its cached discovery.
+type discoveringCluster struct {
+	observe.Cluster
+	cached, server []observe.Resource
+}
+
+func (c *discoveringCluster) Resources(context.Context) ([]observe.Resource, error) {
+	return c.cached, nil
+}
+
+func (c *discoveringCluster) RefreshDiscovery(context.Context) error {
+	c.cached = c.server
+	return nil
+}
+
+// A part rendered during apply may be of a kind whose CRD the same apply created after the plan
+// read discovery: the kind is looked up again in fresh discovery instead of failing the part.
+func TestServedResourcesReadsDiscoveryAgainForAKindItLacks(t *testing.T) {
+	cm := observe.Resource{GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Resource: "configmaps", Namespaced: true}
+	mr := observe.Resource{GroupVersionKind: schema.GroupVersionKind{Group: "resources.gardener.cloud", Version: "v1alpha1", Kind: "ManagedResource"}, Resource: "managedresources", Namespaced: true}
+	seed := &discoveringCluster{cached: []observe.Resource{cm}, server: []observe.Resource{cm, mr}}
+	out := &planner.Outcome{Clusters: map[string]observe.Cluster{"seed": seed}, Result: &plan.Result{Observed: map[string]*observe.Observed{}}}
+	served := servedResources(context.Background(), out)
+
+	r, ok := served("seed", cm.GroupKind())
+	require.True(t, ok)
+	assert.Equal(t, cm, r)
+	r, ok = served("seed", mr.GroupKind())
+	require.True(t, ok, "found after discovery was read again")
+	assert.Equal(t, mr, r)
+	_, ok = served("seed", schema.GroupKind{Group: "example.com", Kind: "Missing"})
+	assert.False(t, ok)
+	_, ok = served("other", cm.GroupKind())
+	assert.False(t, ok, "a cluster the landscape does not have serves nothing")
 }

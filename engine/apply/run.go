@@ -289,9 +289,27 @@ func deletionDependencies(c *plan.Component, rd *rendering.Rendered, g *graph.Gr
 // servedResources finds the resource a cluster serves a kind by, for the objects of parts
 // rendered during apply: as the plan observed it, or else from the cluster's discovery, read once
 // per cluster (the plan observes only the kinds it rendered, and such a part's were not known).
+// A kind that discovery lacks makes it read discovery again, bypassing the cluster's cache: its
+// CRD may have been applied by this same apply, after the plan read discovery (an apply from
+// empty that creates the ManagedResource CRD and then deploys an extension for the installation
+// gardener-controller-manager created meanwhile).
 func servedResources(ctx context.Context, out *planner.Outcome) func(cluster string, gk schema.GroupKind) (observe.Resource, bool) {
 	var mu sync.Mutex
 	discovered := map[string]map[schema.GroupKind]observe.Resource{}
+	discover := func(c observe.Cluster) map[schema.GroupKind]observe.Resource {
+		served := map[schema.GroupKind]observe.Resource{}
+		if c == nil {
+			return served
+		}
+		if resources, err := c.Resources(ctx); err == nil {
+			for _, r := range resources {
+				if _, seen := served[r.GroupKind()]; !seen {
+					served[r.GroupKind()] = r
+				}
+			}
+		}
+		return served
+	}
 	return func(cluster string, gk schema.GroupKind) (observe.Resource, bool) {
 		if obs := out.Result.Observed[cluster]; obs != nil {
 			if r, ok := obs.Resources[gk]; ok {
@@ -300,20 +318,21 @@ func servedResources(ctx context.Context, out *planner.Outcome) func(cluster str
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		c := out.Clusters[cluster]
 		served, ok := discovered[cluster]
 		if !ok {
-			served = map[schema.GroupKind]observe.Resource{}
-			if c := out.Clusters[cluster]; c != nil {
-				if resources, err := c.Resources(ctx); err == nil {
-					for _, r := range resources {
-						if _, seen := served[r.GroupKind()]; !seen {
-							served[r.GroupKind()] = r
-						}
-					}
-				}
-			}
+			served = discover(c)
 			discovered[cluster] = served
 		}
+		if r, ok := served[gk]; ok {
+			return r, true
+		}
+		refresher, ok := c.(observe.DiscoveryRefresher)
+		if !ok || refresher.RefreshDiscovery(ctx) != nil {
+			return observe.Resource{}, false
+		}
+		served = discover(c)
+		discovered[cluster] = served
 		r, ok := served[gk]
 		return r, ok
 	}
