@@ -3,6 +3,7 @@ package garden
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -534,12 +535,15 @@ func maskDays(text []byte, now time.Time) []byte {
 }
 
 // hibernationSchedule gives qa a working-day schedule in Tokyo (Gardener's
-// docs/usage/shoot/shoot_hibernate.md) and plans and applies it at fixed times, as `gardener plan
-// --at` and the daemon's clock do: adding the schedule in the afternoon does not catch up on last
-// night; the evening's start hibernates qa with the plan naming the schedule; the morning's end
-// wakes it up; a weekend passes without triggers.
+// docs/usage/shoot/shoot_hibernate.md), which gardener-controller-manager carries out: here the
+// test writes what its hibernation loop would (spec.hibernation.enabled and
+// status.lastHibernationTriggerTime, as its field manager) at the times the plans are made at.
+// The schedule added in the afternoon changes nothing and predicts the evening's start; a plan
+// for a minute after the start, made before it (plan --at), predicts the flip and hibernates the
+// control plane without writing the Shoot; once the Shoot says hibernated, the apply hibernates
+// the control plane and keeps the Shoot's value; the morning's end wakes qa up the same way.
 func hibernationSchedule(t *testing.T, c *localcluster.Cluster, dir string) {
-	rdyn := dyn(t, c.Plane(localcluster.RuntimePlane))
+	rdyn, vdyn := dyn(t, c.Plane(localcluster.RuntimePlane)), dyn(t, c.Plane(localcluster.VirtualGardenPlane))
 	tokyo, err := time.LoadLocation("Asia/Tokyo")
 	require.NoError(t, err)
 	// The Wednesday after tomorrow, in Tokyo (no daylight saving time: the plan text is stable).
@@ -553,26 +557,78 @@ func hibernationSchedule(t *testing.T, c *localcluster.Cluster, dir string) {
 	etcdMain := func() int64 { return qaEtcdMainReplicas(t, rdyn) }
 
 	editLandscape(t, dir, "shoots.hcl", "    enabled = var.hibernate_qa\n", "    enabled = var.hibernate_qa\n\n    schedules {\n      start    = \"0 20 * * 1-5\"\n      end      = \"0 7 * * 1-5\"\n      location = \"Asia/Tokyo\"\n    }\n")
-	applyAt(t, dir, at(0, 15, 0))
+	pl := applyAt(t, dir, at(0, 15, 0))
 	assert.Equal(t, int64(1), etcdMain(), "a schedule added in the afternoon leaves qa awake")
+	flip := predictionOf(t, pl, "shoot.qa", "shoot-hibernation")
+	assert.Equal(t, at(0, 20, 0).UTC().Format(time.RFC3339), flip.At, "the evening's start comes next")
 	assert.False(t, applyAt(t, dir, at(0, 19, 59)).HasChanges(), "nothing is due before the start")
 
-	planGoldenAt(t, dir, "plan-schedule-hibernate-qa.txt", at(0, 20, 0))
-	pl := applyAt(t, dir, at(0, 20, 1))
-	assert.Contains(t, noteOf(pl, "shoot.qa.etcd_main"), `hibernation schedule 1 (start "0 20 * * 1-5", end "0 7 * * 1-5" in Asia/Tokyo)`)
-	assert.Equal(t, int64(0), etcdMain(), "the start hibernated qa")
-	assert.False(t, applyAt(t, dir, at(0, 23, 0)).HasChanges(), "the start is carried out once")
+	// plan --at a minute after the start, made at 15:00: gardener-controller-manager's flip is
+	// predicted and the control plane hibernates; the Shoot is not written.
+	planGoldenProjected(t, dir, "plan-schedule-hibernate-qa.txt", at(0, 20, 1), at(0, 15, 0))
+	assert.Equal(t, int64(1), etcdMain(), "a plan changes nothing")
 
-	pl = applyAt(t, dir, at(1, 7, 0))
-	assert.Contains(t, noteOf(pl, "shoot.qa.etcd_main"), "wakes the shoot up")
+	// At the start gardener-controller-manager flips the Shoot; the next apply hibernates the
+	// control plane because the Shoot says so, and keeps the Shoot's value.
+	gcmHibernates(t, vdyn, "qa", true, at(0, 20, 0))
+	pl = applyAt(t, dir, at(0, 20, 1))
+	assert.Contains(t, noteOf(pl, "shoot.qa.etcd_main"), "hibernation: the Shoot says hibernated (spec.hibernation.enabled true, gardener-controller-manager's hibernation schedule trigger at "+at(0, 20, 0).UTC().Format(time.RFC3339)+")")
+	assert.Equal(t, int64(0), etcdMain(), "the control plane hibernated")
+	assert.True(t, qaHibernation(t, vdyn), "the apply keeps gardener-controller-manager's flip")
+	assert.False(t, applyAt(t, dir, at(0, 23, 0)).HasChanges(), "the flip is followed once")
+
+	// The morning's end wakes qa up the same way.
+	gcmHibernates(t, vdyn, "qa", false, at(1, 7, 0))
+	applyAt(t, dir, at(1, 7, 0))
 	assert.Equal(t, int64(1), etcdMain(), "the end woke qa up")
+	assert.False(t, qaHibernation(t, vdyn))
+}
 
-	// Friday evening to Monday morning: hibernated over the weekend without triggers between.
-	applyAt(t, dir, at(2, 20, 30))
-	assert.Equal(t, int64(0), etcdMain())
-	assert.False(t, applyAt(t, dir, at(4, 12, 0)).HasChanges(), "no trigger on Sunday")
-	applyAt(t, dir, at(5, 7, 5))
-	assert.Equal(t, int64(1), etcdMain(), "Monday's end woke qa up")
+// gcmHibernates writes what gardener-controller-manager's hibernation loop writes at a trigger at
+// at (pkg/controllermanager/controller/shoot/hibernation/reconciler.go at Gardener v1.120.0): the
+// Shoot's spec.hibernation.enabled by a merge patch and status.lastHibernationTriggerTime by a
+// merge patch of its status, as its field manager.
+func gcmHibernates(t *testing.T, vdyn dynamic.Interface, name string, enabled bool, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	shoots := vdyn.Resource(shootsGVR).Namespace("garden-local")
+	opts := metav1.PatchOptions{FieldManager: "gardener-controller-manager"}
+	_, err := shoots.Patch(ctx, name, types.MergePatchType, []byte(fmt.Sprintf(`{"spec":{"hibernation":{"enabled":%t}}}`, enabled)), opts)
+	require.NoError(t, err)
+	_, err = shoots.Patch(ctx, name, types.MergePatchType, []byte(`{"status":{"lastHibernationTriggerTime":"`+at.UTC().Format(time.RFC3339)+`"}}`), opts, "status")
+	require.NoError(t, err)
+}
+
+// gcmMaintains writes what gardener-controller-manager's maintenance loop writes when it raises
+// dev's versions (pkg/controllermanager/controller/shoot/maintenance/reconciler.go at Gardener
+// v1.120.0): status.lastMaintenance, then the spec by an update, as its field manager.
+func gcmMaintains(t *testing.T, vdyn dynamic.Interface, k8s, image, description string, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	shoots := vdyn.Resource(shootsGVR).Namespace("garden-local")
+	opts := metav1.PatchOptions{FieldManager: "gardener-controller-manager"}
+	status := fmt.Sprintf(`{"status":{"lastMaintenance":{"description":%q,"triggeredTime":%q,"state":"Succeeded"}}}`, description, at.UTC().Format(time.RFC3339))
+	_, err := shoots.Patch(ctx, "dev", types.MergePatchType, []byte(status), opts, "status")
+	require.NoError(t, err)
+	shoot, err := shoots.Get(ctx, "dev", metav1.GetOptions{})
+	require.NoError(t, err)
+	require.NoError(t, unstructured.SetNestedField(shoot.Object, k8s, "spec", "kubernetes", "version"))
+	pools, _, _ := unstructured.NestedSlice(shoot.Object, "spec", "provider", "workers")
+	require.NotEmpty(t, pools)
+	require.NoError(t, unstructured.SetNestedField(pools[0].(map[string]any), image, "machine", "image", "version"))
+	require.NoError(t, unstructured.SetNestedSlice(shoot.Object, pools, "spec", "provider", "workers"))
+	_, err = shoots.Update(ctx, shoot, metav1.UpdateOptions{FieldManager: "gardener-controller-manager"})
+	require.NoError(t, err)
+}
+
+// planGoldenProjected plans dir as `gardener plan --at now` made at observed, and compares the
+// plan text with a golden file, the days written as in planGoldenAt.
+func planGoldenProjected(t *testing.T, dir, name string, now, observed time.Time) {
+	t.Helper()
+	pl := planProjectedFrom(t, dir, now, observed)
+	var text bytes.Buffer
+	require.NoError(t, views.Plan(&text, pl, views.PlanOptions{}))
+	golden.AssertBytes(t, name, stableCertificates(maskDays(text.Bytes(), now)))
 }
 
 // planText is the plan as `gardener plan` prints it, for failure messages.
@@ -631,18 +687,26 @@ func planAt(t *testing.T, dir string, now time.Time) *plan.Plan {
 }
 
 // versionMaintenance gives the cloud profile a newer Kubernetes patch version and machine image
-// version and lets dev's version expire: outside dev's window (22:00-23:00 UTC) the plan changes
-// nothing and says what the window will do; inside it, the plan moves dev's control plane to
-// the new patch version by force (Gardener's "Shoot Kubernetes and Operating System Versioning in
-// Gardener" docs/usage/shoot-operations/shoot_versions.md) and its pool to the new image (auto
-// update, Gardener's docs/usage/shoot/shoot_maintenance.md); afterwards the raised versions stay
-// although the landscape still says 1.31.1.
+// version and lets dev's version expire. Maintaining is gardener-controller-manager's: here the
+// test writes what its maintenance loop would, as its field manager. Outside dev's window
+// (22:00-23:00 UTC) the plan changes nothing and predicts the window's run, with its changes in
+// the loop's words (a forced update to the new patch version, Gardener's "Shoot Kubernetes and
+// Operating System Versioning in Gardener" docs/usage/shoot-operations/shoot_versions.md, and the
+// pool's new image, Gardener's docs/usage/shoot/shoot_maintenance.md); the maintain operation is
+// predicted to run at once and left to the loop; a plan for after the window, made before it, runs
+// the control plane on the new versions without writing the Shoot; once the loop raised the
+// Shoot, the apply runs the control plane on it, and the raised versions stay although the
+// landscape still says 1.31.1.
 func versionMaintenance(t *testing.T, c *localcluster.Cluster, dir string) {
 	vdyn := dyn(t, c.Plane(localcluster.VirtualGardenPlane))
 	day := time.Now().UTC().AddDate(0, 0, 1)
 	outside := time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, time.UTC)
 	inside := time.Date(day.Year(), day.Month(), day.Day(), 22, 30, 0, 0, time.UTC)
+	// after the loop's last instant, still in the window: dev confines its rollouts to it
+	after := time.Date(day.Year(), day.Month(), day.Day(), 22, 50, 0, 0, time.UTC)
 	expired := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, time.UTC).Format(time.RFC3339)
+	const run = `Control Plane: Updated Kubernetes version from "1.31.1" to "1.31.3". Reason: Kubernetes version expired - force update required, ` +
+		`Worker pool "local": Updated machine image "local" from "1.0.0" to "1.0.1". Reason: Automatic update of the machine image version is configured (image update strategy: major)`
 
 	editLandscape(t, dir, "gardener-api.hcl", "  kubernetes_version \"1.31.1\" {\n    classification = \"supported\"\n  }",
 		"  kubernetes_version \"1.31.1\" {\n    classification  = \"deprecated\"\n    expiration_date = \""+expired+"\"\n  }\n\n  kubernetes_version \"1.31.3\" {\n    classification = \"supported\"\n  }")
@@ -651,36 +715,43 @@ func versionMaintenance(t *testing.T, c *localcluster.Cluster, dir string) {
 		"    version \"1.0.0\" {\n      classification = \"deprecated\"\n    }\n\n    version \"1.0.1\" {\n      classification = \"supported\"\n    }")
 	applyAt(t, dir, outside) // the new cloud profile
 	pl := planAt(t, dir, outside)
-	assert.False(t, pl.HasChanges(), "outside the window maintenance waits")
-	assert.Contains(t, pl.Notices, "shoot dev: maintenance window 22:00-23:00 UTC (next "+time.Date(day.Year(), day.Month(), day.Day(), 22, 0, 0, 0, time.UTC).Format(time.RFC3339)+
-		"): Control Plane: Updated Kubernetes version '1.31.1' to version 1.31.3. Reason: Kubernetes version expired - force update required")
+	assert.False(t, pl.HasChanges(), "the engine never maintains")
+	window := predictionOf(t, pl, "shoot.dev", "shoot-maintenance")
+	assert.Equal(t, time.Date(day.Year(), day.Month(), day.Day(), 22, 0, 0, 0, time.UTC).Format(time.RFC3339), window.At)
+	assert.Equal(t, time.Date(day.Year(), day.Month(), day.Day(), 22, 45, 0, 0, time.UTC).Format(time.RFC3339), window.Until, "the loop never starts in the window's last 15 minutes")
+	assert.Contains(t, window.Description, run)
 	assert.Equal(t, []string{"1.31.1", "1.0.0"}, devVersions(t, vdyn))
+	assert.False(t, planAt(t, dir, inside).HasChanges(), "inside the window the loop picks its instant; the engine waits for the Shoot")
 
-	// The maintain operation maintains at once, outside the window (Gardener's "Trigger Shoot
-	// Operations Through Annotations" docs/usage/shoot-operations/shoot_operations.md); withdrawn
-	// again here, so that the window below does the maintenance.
+	// The maintain operation (Gardener's "Trigger Shoot Operations Through Annotations"
+	// docs/usage/shoot-operations/shoot_operations.md) is the loop's to carry out at once and to
+	// remove; withdrawn again here.
 	annotateShoot(t, vdyn, "dev", `"maintain"`)
 	maintainNow := planAt(t, dir, outside)
-	assert.Contains(t, maintainNow.Notices, "shoot dev: gardener.cloud/operation=maintain: maintained now, outside its maintenance window if need be; the annotation is removed")
-	shootChange := objectChange(t, maintainNow, "shoot.dev.shoot", "Shoot")
-	paths := map[string]any{}
-	for _, ch := range shootChange.Changes {
-		paths[ch.Path] = ch.After
-	}
-	assert.Equal(t, "1.31.3", paths[".spec.kubernetes.version"], "maintained now: %v", paths)
-	assert.Contains(t, paths, ".metadata.annotations[gardener.cloud/operation]")
+	assert.Contains(t, maintainNow.Notices, "shoot dev: gardener.cloud/operation=maintain: gardener-controller-manager maintains the shoot now, outside its maintenance window if need be, and removes the annotation; the changes held for the window roll out with it")
+	now := predictionOf(t, maintainNow, "shoot.dev", "shoot-maintenance")
+	assert.Empty(t, now.At, "as soon as the loop sees the Shoot")
+	assert.Contains(t, now.Description, run)
+	assert.Empty(t, shootChanges(maintainNow, "dev"), "the engine leaves the annotation to the loop")
 	annotateShoot(t, vdyn, "dev", "null")
-	assert.False(t, planAt(t, dir, outside).HasChanges(), "withdrawn, maintenance waits for the window again")
 
-	planGoldenAt(t, dir, "plan-maintenance-dev.txt", inside)
-	applyAt(t, dir, inside)
-	assert.Equal(t, []string{"1.31.3", "1.0.1"}, devVersions(t, vdyn), "the window updated dev")
+	// plan --at after the window, made before it: the control plane runs the versions the loop
+	// will have set; the Shoot is not written.
+	planGoldenProjected(t, dir, "plan-maintenance-dev.txt", after, outside)
+
+	// The loop raises the Shoot in the window; the apply in the window runs the control plane
+	// on it (dev confines its rollouts to the window since confineRollout).
+	gcmMaintains(t, vdyn, "1.31.3", "1.0.1", "All maintenance operations successful. "+run, time.Date(day.Year(), day.Month(), day.Day(), 22, 13, 0, 0, time.UTC))
+	applyAt(t, dir, after)
+	kapi, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	d, err := kapi.AppsV1().Deployments("shoot--local--dev").Get(context.Background(), "kube-apiserver", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "registry.k8s.io/kube-apiserver:v1.31.3", d.Spec.Template.Spec.Containers[0].Image, "the control plane follows the Shoot")
+	assert.Equal(t, []string{"1.31.3", "1.0.1"}, devVersions(t, vdyn), "the apply keeps the raised versions")
 	next := planAt(t, dir, outside.AddDate(0, 0, 1))
 	assert.False(t, next.HasChanges(), "the raised versions stay although the landscape says 1.31.1")
-	for _, notice := range next.Notices {
-		// qa's window (04:00-05:00 UTC) maintains qa's expired versions the same way.
-		assert.NotContains(t, notice, "shoot dev:", "nothing left for dev's next window")
-	}
+	assert.Equal(t, []string{"1.31.3", "1.0.1"}, devVersions(t, vdyn))
 }
 
 // editAfter replaces the first old after anchor in a landscape file.
@@ -700,11 +771,14 @@ func editAfter(t *testing.T, dir, file, anchor, old, new string) {
 
 // quotaLifetime moves qa to a trial CredentialsBinding whose Quota limits the cluster lifetime
 // to seven days, with an end declared three days from now (Gardener's "Gardener Controller Manager"
-// docs/concepts/controller-manager.md). Before the end the plan says when qa expires and the Shoot
-// carries the end in its expiration-timestamp annotation; at the end the plan deletes qa with the
-// reason lifetime_ended; the apply needs --allow-destroy for qa's etcds and namespace, and once it
-// began, qa is not created again although its block stays and a fresh lifetime would start; lifting
-// the lifetime forgets that.
+// docs/concepts/controller-manager.md). Before the end the plan says when qa expires and predicts
+// gardener-controller-manager's deletion, and the Shoot carries the landscape's end in its
+// expiration-timestamp annotation; at the end the plan deletes qa's control plane with the reason
+// lifetime_ended and leaves the Shoot to gardener-controller-manager's quota loop (here the test
+// deletes it as that loop would, and the engine's next apply, as gardenlet, reports the Delete
+// and removes gardenlet's finalizer); the apply needs --allow-destroy for qa's etcds and namespace,
+// and once it began, qa is not created again although its block stays and a fresh lifetime would
+// start; lifting the lifetime forgets that.
 func quotaLifetime(t *testing.T, c *localcluster.Cluster, dir string) {
 	ctx := context.Background()
 	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
@@ -751,7 +825,11 @@ component "credentials_binding" "trial" {
 	now := time.Now().UTC()
 	applyAt(t, dir, now)
 	pl := applyAt(t, dir, now)
-	assert.Contains(t, pl.Notices, "shoot qa: expires at "+endsText+" (the cluster lifetime of Quota garden-local/trial, 7 days)")
+	assert.Contains(t, pl.Notices, "shoot qa: expires at "+endsText+" (the cluster lifetime of Quota garden-local/trial, 7 days); gardener-controller-manager deletes it then")
+	deletion := predictionOf(t, pl, "shoot.qa", "shoot-quota")
+	assert.Equal(t, "delete", deletion.Action)
+	assert.Equal(t, endsText, deletion.At)
+	assert.Equal(t, ends.Add(time.Hour).Format(time.RFC3339), deletion.Until, "at the quota loop's first look after the end")
 	shoot, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "qa", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, endsText, shoot.GetAnnotations()["shoot.gardener.cloud/expiration-timestamp"])
@@ -771,7 +849,25 @@ component "credentials_binding" "trial" {
 	assert.Equal(t, plan.Retirement{Address: "shoot.qa", Ended: endsText, Reason: "the cluster lifetime of Quota garden-local/trial, 7 days", Recorded: true}, pl.Retired[0])
 	applyAllowing(t, dir, "shoot.qa")
 	_, err = vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "qa", metav1.GetOptions{})
-	assert.True(t, apierrors.IsNotFound(err), "the Shoot is deleted: %v", err)
+	require.NoError(t, err, "the engine leaves the Shoot to gardener-controller-manager")
+	// gardener-controller-manager's quota loop deletes the Shoot, confirming the deletion
+	// (pkg/controllermanager/controller/shoot/quota/reconciler.go at Gardener v1.120.0).
+	_, err = vdyn.Resource(shootsGVR).Namespace("garden-local").Patch(ctx, "qa", types.MergePatchType,
+		[]byte(`{"metadata":{"annotations":{"confirmation.gardener.cloud/deletion":"true"}}}`), metav1.PatchOptions{FieldManager: "gardener-controller-manager"})
+	require.NoError(t, err)
+	require.NoError(t, vdyn.Resource(shootsGVR).Namespace("garden-local").Delete(ctx, "qa", metav1.DeleteOptions{}))
+	// gardenlet's finalizer holds the Shoot until gardenlet finished its delete flow: the engine,
+	// reporting as gardenlet, ran it at the end, and its next apply reports the Delete and lets
+	// the Shoot go.
+	shoot, err = vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "qa", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, shoot.GetFinalizers(), "gardener", "the engine reported on qa as gardenlet")
+	pl = applyAt(t, dir, now)
+	assert.Equal(t, []string{"shoot.qa.shoot: delete Shoot"}, shootChanges(pl, "qa"))
+	require.Eventually(t, func() bool {
+		_, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "qa", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, time.Minute, time.Second, "the Shoot is deleted")
 	require.Eventually(t, func() bool {
 		_, err := cs.CoreV1().Namespaces().Get(ctx, "shoot--local--qa", metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
