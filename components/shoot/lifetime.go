@@ -25,7 +25,9 @@ import (
 // end on it is retired (render.Output.Lifetime): its control plane is deleted in the delete flow
 // as gardenlet would once the Shoot is deleted, the Shoot is left to the loop (the deletion it
 // predicts), and the state records the end so that the shoot is not created again while its
-// block stays. A Shoot deleted before that end retires at its deletion.
+// block stays. Once the loop deleted the Shoot it predicts no deletion any more, so the next plan
+// deletes it as gardenlet ends its delete flow: the apply reports the Delete and removes
+// gardenlet's finalizer (engine/report). A Shoot deleted before that end retires at its deletion.
 
 // AnnotationExpirationTimestamp is when the shoot's lifetime ends, RFC 3339 (Gardener's
 // docs/concepts/controller-manager.md).
