@@ -307,24 +307,7 @@ func TestVersionHelpersAsGardenersTests(t *testing.T) {
 func TestMaintainFeatureGatesAndAdmissionPlugins(t *testing.T) {
 	v := values(func(v *Values) {
 		v.Kubernetes.Version = "1.32.0"
-		v.Kubernetes.KubeAPIServer = &struct {
-			AuditPolicyConfigMap              string          `json:"audit_policy_config_map"`
-			APIAudiences                      []string        `json:"api_audiences"`
-			EventTTL                          string          `json:"event_ttl"`
-			EnableAnonymousAuthentication     *bool           `json:"enable_anonymous_authentication"`
-			RuntimeConfig                     map[string]bool `json:"runtime_config"`
-			MaxTokenExpiration                string          `json:"max_token_expiration"`
-			StructuredAuthenticationConfigMap string          `json:"structured_authentication_config_map"`
-			StructuredAuthorizationConfigMap  string          `json:"structured_authorization_config_map"`
-			EncryptedResources                []string        `json:"encrypted_resources"`
-			FeatureGates                      map[string]bool `json:"feature_gates"`
-			AdmissionPlugins                  []struct {
-				Name                 string `json:"name"`
-				Config               any    `json:"config"`
-				Disabled             bool   `json:"disabled"`
-				KubeconfigSecretName string `json:"kubeconfig_secret_name"`
-			} `json:"admission_plugins"`
-		}{FeatureGates: map[string]bool{"ZeroLimitedNominalConcurrencyShares": true, "WatchListClient": true, "NotAGate": true}}
+		v.Kubernetes.KubeAPIServer = &KubeAPIServer{FeatureGates: map[string]bool{"ZeroLimitedNominalConcurrencyShares": true, "WatchListClient": true, "NotAGate": true}}
 		v.Kubernetes.KubeAPIServer.AdmissionPlugins = append(v.Kubernetes.KubeAPIServer.AdmissionPlugins,
 			struct {
 				Name                 string `json:"name"`

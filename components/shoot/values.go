@@ -71,30 +71,33 @@ type DNSDomain struct {
 	SecretRef    string `json:"secret_ref"`
 }
 
+// KubeAPIServer is .spec.kubernetes.kubeAPIServer.
+type KubeAPIServer struct {
+	AuditPolicyConfigMap              string          `json:"audit_policy_config_map"`
+	APIAudiences                      []string        `json:"api_audiences"`
+	EventTTL                          string          `json:"event_ttl"`
+	EnableAnonymousAuthentication     *bool           `json:"enable_anonymous_authentication"`
+	RuntimeConfig                     map[string]bool `json:"runtime_config"`
+	MaxTokenExpiration                string          `json:"max_token_expiration"`
+	StructuredAuthenticationConfigMap string          `json:"structured_authentication_config_map"`
+	StructuredAuthorizationConfigMap  string          `json:"structured_authorization_config_map"`
+	EncryptedResources                []string        `json:"encrypted_resources"`
+	FeatureGates                      map[string]bool `json:"feature_gates"`
+	AdmissionPlugins                  []struct {
+		Name                 string `json:"name"`
+		Config               any    `json:"config"`
+		Disabled             bool   `json:"disabled"`
+		KubeconfigSecretName string `json:"kubeconfig_secret_name"`
+	} `json:"admission_plugins"`
+}
+
 // Kubernetes is .spec.kubernetes.
 type Kubernetes struct {
-	Version                      string `json:"version"`
-	EnableStaticTokenKubeconfig  *bool  `json:"enable_static_token_kubeconfig"`
-	VerticalPodAutoscalerEnabled *bool  `json:"vertical_pod_autoscaler_enabled"`
-	KubeAPIServer                *struct {
-		AuditPolicyConfigMap              string          `json:"audit_policy_config_map"`
-		APIAudiences                      []string        `json:"api_audiences"`
-		EventTTL                          string          `json:"event_ttl"`
-		EnableAnonymousAuthentication     *bool           `json:"enable_anonymous_authentication"`
-		RuntimeConfig                     map[string]bool `json:"runtime_config"`
-		MaxTokenExpiration                string          `json:"max_token_expiration"`
-		StructuredAuthenticationConfigMap string          `json:"structured_authentication_config_map"`
-		StructuredAuthorizationConfigMap  string          `json:"structured_authorization_config_map"`
-		EncryptedResources                []string        `json:"encrypted_resources"`
-		FeatureGates                      map[string]bool `json:"feature_gates"`
-		AdmissionPlugins                  []struct {
-			Name                 string `json:"name"`
-			Config               any    `json:"config"`
-			Disabled             bool   `json:"disabled"`
-			KubeconfigSecretName string `json:"kubeconfig_secret_name"`
-		} `json:"admission_plugins"`
-	} `json:"kube_api_server"`
-	KubeControllerManager *struct {
+	Version                      string         `json:"version"`
+	EnableStaticTokenKubeconfig  *bool          `json:"enable_static_token_kubeconfig"`
+	VerticalPodAutoscalerEnabled *bool          `json:"vertical_pod_autoscaler_enabled"`
+	KubeAPIServer                *KubeAPIServer `json:"kube_api_server"`
+	KubeControllerManager        *struct {
 		NodeCIDRMaskSize       *int32          `json:"node_cidr_mask_size"`
 		NodeMonitorGracePeriod string          `json:"node_monitor_grace_period"`
 		FeatureGates           map[string]bool `json:"feature_gates"`
