@@ -14,7 +14,9 @@ if [[ -t 1 && -z "${NO_COLOR:-}" ]]; then bold=$'\033[1m' plain=$'\033[0m'; else
 step() { printf '\n%s==> %s%s\n' "$bold" "$*" "$plain"; }
 
 started=false
-if "$bin/localcluster" up --dir "$dir" | tee /dev/stderr | grep -q "already running"; then
+# gardener-controller-manager and gardener-scheduler run beside the engine: they create the
+# project's namespace and the seed's ControllerInstallations, whose extensions the engine deploys.
+if "$bin/localcluster" up --dir "$dir" --gardener-controllers | tee /dev/stderr | grep -q "already running"; then
   echo "(using the control plane that is already running)"
 else
   started=true
@@ -35,19 +37,6 @@ step "Validate the local landscape (landscapes/local: a garden, a seed, three sh
 
 step "The component graph: the order plan and apply walk"
 "$bin/gardener" graph "$root/landscapes/local"
-
-# gardener-controller-manager creates the project's namespace, in which the landscape's bindings,
-# Secrets and Shoots live; it does not run on the local control plane by default yet (make local-up
-# GARDENER_CONTROLLERS=1), so the demo creates the namespace as it would.
-kubectl --context virtual-garden get namespace garden-local >/dev/null 2>&1 ||
-  kubectl --context virtual-garden apply --server-side --field-manager gardener-controller-manager -f - >/dev/null <<'NAMESPACE'
-apiVersion: v1
-kind: Namespace
-metadata:
-  name: garden-local
-  labels: {gardener.cloud/role: project, project.gardener.cloud/name: local}
-  annotations: {namespace.gardener.cloud/created-by-project-controller: "true"}
-NAMESPACE
 
 step "Plan the local landscape against the live clusters (one LIST per kind, local SSA diff)"
 # Exit code 2 means "changes"; the garden, the seed and the shoots render to their parts.
@@ -106,4 +95,4 @@ echo "Hibernate qa: gardener apply landscapes/local --var hibernate_qa=true (KEE
 echo "The engine is the seed's gardenlet only while it runs: an apply reports the Seed's and Shoots' status and renews"
 echo "the seed's heartbeat Lease once. Between applies the daemon keeps them current (gardener daemon --landscape landscapes/local,"
 echo "docs/daemon.md); without it gardener-controller-manager marks the seed Unknown after its monitor period and the"
-echo "scheduler stops picking it (it does so with make local-up GARDENER_CONTROLLERS=1)."
+echo "scheduler stops picking it."
