@@ -111,19 +111,8 @@ var (
 // extension for it as gardenlet does; the engine writes no ControllerInstallation; the second plan
 // has nothing to do and nothing to predict.
 func TestExtensionInstalledForGardenerControllerManagersInstallation(t *testing.T) {
-	c := localcluster.Start(t,
-		localcluster.PlaneOptions{Name: localcluster.RuntimePlane, Workloads: true},
-		localcluster.PlaneOptions{Name: localcluster.VirtualGardenPlane, GardenerAPI: true,
-			GardenerControllers: &localcluster.GardenerControllers{ControllerManagerOverlay: gcmSeedOverlay}},
-	)
-	t.Setenv("KUBECONFIG", c.Kubeconfig())
+	runtime, vg, dir := extensionGarden(t, extensionLandscape, "provider-local")
 	ctx := context.Background()
-	runtime, vg := c.Plane(localcluster.RuntimePlane), c.Plane(localcluster.VirtualGardenPlane)
-	seedCluster(t, c)
-
-	dir := t.TempDir()
-	require.NoError(t, os.CopyFS(filepath.Join(dir, "charts", "provider-local"), os.DirFS("../../landscapes/local/charts/provider-local")))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(extensionLandscape), 0o644))
 
 	const part = "component.extension.provider_local.installation_local"
 	pl := planAt(t, dir, time.Now())
@@ -177,18 +166,8 @@ func TestExtensionInstalledForGardenerControllerManagersInstallation(t *testing.
 // adopts it (no second installation, nothing deleted), and goes on deploying the extension for it
 // under the same names.
 func TestInstallationOfAnEarlierVersionHandedOver(t *testing.T) {
-	c := localcluster.Start(t,
-		localcluster.PlaneOptions{Name: localcluster.RuntimePlane, Workloads: true},
-		localcluster.PlaneOptions{Name: localcluster.VirtualGardenPlane, GardenerAPI: true,
-			GardenerControllers: &localcluster.GardenerControllers{ControllerManagerOverlay: gcmSeedOverlay}},
-	)
-	t.Setenv("KUBECONFIG", c.Kubeconfig())
+	runtime, vg, dir := extensionGarden(t, extensionLandscape, "provider-local")
 	ctx := context.Background()
-	runtime, vg := c.Plane(localcluster.RuntimePlane), c.Plane(localcluster.VirtualGardenPlane)
-	seedCluster(t, c)
-	dir := t.TempDir()
-	require.NoError(t, os.CopyFS(filepath.Join(dir, "charts", "provider-local"), os.DirFS("../../landscapes/local/charts/provider-local")))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(extensionLandscape), 0o644))
 
 	_, err := kubernetes.NewForConfigOrDie(runtime.RESTConfig()).CoreV1().Namespaces().Create(ctx,
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "garden"}}, metav1.CreateOptions{})
@@ -380,20 +359,8 @@ component "manifests" "shoot" {
 // Shoot, and deploys each extension for the installation gardener-controller-manager made; no part
 // waits for an installation that comes after it.
 func TestOnDemandExtensionInstalledOnceAShootNeedsIt(t *testing.T) {
-	c := localcluster.Start(t,
-		localcluster.PlaneOptions{Name: localcluster.RuntimePlane, Workloads: true},
-		localcluster.PlaneOptions{Name: localcluster.VirtualGardenPlane, GardenerAPI: true,
-			GardenerControllers: &localcluster.GardenerControllers{ControllerManagerOverlay: gcmSeedOverlay}},
-	)
-	t.Setenv("KUBECONFIG", c.Kubeconfig())
+	runtime, vg, dir := extensionGarden(t, onDemandLandscape, "provider-local", "networking-calico")
 	ctx := context.Background()
-	runtime, vg := c.Plane(localcluster.RuntimePlane), c.Plane(localcluster.VirtualGardenPlane)
-	seedCluster(t, c)
-	dir := t.TempDir()
-	for _, chart := range []string{"provider-local", "networking-calico"} {
-		require.NoError(t, os.CopyFS(filepath.Join(dir, "charts", chart), os.DirFS(filepath.Join("../../landscapes/local/charts", chart))))
-	}
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(onDemandLandscape), 0o644))
 
 	const calico = "component.extension.networking_calico.installation_local"
 	pl := planAt(t, dir, time.Now())
@@ -418,6 +385,26 @@ func TestOnDemandExtensionInstalledOnceAShootNeedsIt(t *testing.T) {
 // (their CRD, served with its OpenAPI schema, which plans diff with) and stands in for gardenlet
 // on the virtual garden: the seed's heartbeat Lease and the status gardenlet reports for Seeds and
 // Shoots (playGardenlet).
+// extensionGarden starts a runtime cluster and a virtual garden of the test's own, with the real
+// gardener-controller-manager, makes the runtime cluster the local seed's (seedCluster), and
+// writes the landscape with the named charts of landscapes/local into a new directory.
+func extensionGarden(t *testing.T, landscape string, charts ...string) (runtime, vg *localcluster.Plane, dir string) {
+	t.Helper()
+	c := localcluster.Start(t,
+		localcluster.PlaneOptions{Name: localcluster.RuntimePlane, Workloads: true},
+		localcluster.PlaneOptions{Name: localcluster.VirtualGardenPlane, GardenerAPI: true,
+			GardenerControllers: &localcluster.GardenerControllers{ControllerManagerOverlay: gcmSeedOverlay}},
+	)
+	t.Setenv("KUBECONFIG", c.Kubeconfig())
+	seedCluster(t, c)
+	dir = t.TempDir()
+	for _, chart := range charts {
+		require.NoError(t, os.CopyFS(filepath.Join(dir, "charts", chart), os.DirFS(filepath.Join("../../landscapes/local/charts", chart))))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(landscape), 0o644))
+	return c.Plane(localcluster.RuntimePlane), c.Plane(localcluster.VirtualGardenPlane), dir
+}
+
 func seedCluster(t *testing.T, c *localcluster.Cluster) {
 	t.Helper()
 	ctx := context.Background()
