@@ -54,23 +54,11 @@ func ZoneGatewayLabels(labels map[string]string, zone string) map[string]string 
 
 // base: PriorityClasses, the garden namespace, the extension CRDs and the seed CA.
 func (b *builder) base() error {
-	cluster := decode.Cluster{Name: b.cluster}
-	pcVals := priorityclasses.Type.Defaults()
-	pcVals.Cluster, pcVals.Set = cluster, priorityclasses.Seed
-	pcs, err := priorityclasses.Objects(pcVals)
-	if err != nil {
+	if err := b.priorityClasses(func(string) bool { return true }); err != nil {
 		return err
 	}
-	b.add("priority_classes", "priority_classes", pcs)
-	if !b.runtimeAsSeed { // the garden's own part creates it there
-		nsVals := namespace.Type.Defaults()
-		nsVals.Cluster, nsVals.Name = cluster, GardenNamespace
-		nsVals.Labels = map[string]string{"high-availability-config.resources.gardener.cloud/consider": "true"}
-		ns, err := namespace.Objects(nsVals)
-		if err != nil {
-			return err
-		}
-		b.add("garden_namespace", "namespace", ns)
+	if err := b.gardenNamespace(map[string]string{"high-availability-config.resources.gardener.cloud/consider": "true"}); err != nil {
+		return err
 	}
 	// The CRDs of the extension resources shoots and the seed itself are made of (Gardener's
 	// "gardenlet" docs/concepts/gardenlet.md), and the machine.sapcloud.io kinds the shoots'
@@ -198,20 +186,34 @@ func (b *builder) systemComponents() error {
 // PriorityClass of gardenlet's chart (charts/gardener/gardenlet/templates/priorityclass.yaml at
 // Gardener v1.120.0); gardenlet deploys the seed's other classes itself.
 func (b *builder) gardenletNamespace() error {
-	pcVals := priorityclasses.Type.Defaults()
-	pcVals.Cluster, pcVals.Set = decode.Cluster{Name: b.cluster}, priorityclasses.Seed
-	pcs, err := priorityclasses.Objects(pcVals)
+	if err := b.priorityClasses(func(name string) bool { return name == priorityclasses.SystemCritical }); err != nil {
+		return err
+	}
+	return b.gardenNamespace(nil)
+}
+
+// priorityClasses adds the part priority_classes with the seed's classes that keep names.
+func (b *builder) priorityClasses(keep func(name string) bool) error {
+	vals := priorityclasses.Type.Defaults()
+	vals.Cluster, vals.Set = decode.Cluster{Name: b.cluster}, priorityclasses.Seed
+	pcs, err := priorityclasses.Objects(vals)
 	if err != nil {
 		return err
 	}
-	pcs = slices.DeleteFunc(pcs, func(o render.Object) bool { return o.Object.GetName() != priorityclasses.SystemCritical })
+	pcs = slices.DeleteFunc(pcs, func(o render.Object) bool { return !keep(o.Object.GetName()) })
 	b.add("priority_classes", "priority_classes", pcs)
+	return nil
+}
+
+// gardenNamespace adds the part garden_namespace with the labels, except in the garden's runtime
+// cluster, where the garden's own part creates the namespace.
+func (b *builder) gardenNamespace(labels map[string]string) error {
 	if b.runtimeAsSeed {
 		return nil
 	}
-	nsVals := namespace.Type.Defaults()
-	nsVals.Cluster, nsVals.Name = decode.Cluster{Name: b.cluster}, GardenNamespace
-	ns, err := namespace.Objects(nsVals)
+	vals := namespace.Type.Defaults()
+	vals.Cluster, vals.Name, vals.Labels = decode.Cluster{Name: b.cluster}, GardenNamespace, labels
+	ns, err := namespace.Objects(vals)
 	if err != nil {
 		return err
 	}
