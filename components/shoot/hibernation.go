@@ -70,6 +70,9 @@ type hibernationInput struct {
 	// deadline is the loop's trigger deadline (gardener_controller_manager's
 	// shoot_hibernation_trigger_deadline).
 	deadline time.Duration
+	// liveIsDeclared is set when declared is the live Shoot's own hibernation (a Shoot a user
+	// created through the API): no landscape changed it, whatever the Shoot's annotations say.
+	liveIsDeclared bool
 }
 
 // decideHibernation decides the shoot's hibernation: the Shoot's and the control plane's.
@@ -95,7 +98,7 @@ func decideHibernation(in hibernationInput) (hibernationDecision, error) {
 	}
 	skipped := hibernationSkipped(in.live)
 	liveEnabled, _, _ := unstructured.NestedBool(in.live.Object, "spec", "hibernation", "enabled")
-	deliberate := in.live.GetAnnotations()[AnnotationHibernationDeclared] != d.declared
+	deliberate := !in.liveIsDeclared && in.live.GetAnnotations()[AnnotationHibernationDeclared] != d.declared
 	if !deliberate {
 		d.onShoot, d.onShootIsLive = liveEnabled, true
 	}

@@ -14,6 +14,9 @@ import (
 // the control plane's delete flow first and deletes the Shoot last, as gardenlet removes its
 // finalizer after the delete flow.
 func (b *builder) registration() error {
+	if b.fromAPI {
+		return nil // the user's Shoot: theirs to write
+	}
 	u := kube.Custom("core.gardener.cloud/v1beta1", "Shoot", ProjectNamespace(b.v.Project), b.name, nil, map[string]any{"spec": b.spec(b.onShoot())})
 	annotations := map[string]string{}
 	if d := b.hibernation.declared; d != "" {
@@ -39,6 +42,9 @@ func (b *builder) registration() error {
 // nothing else wait for it, the others come after those. Parts deleted in an order of their own
 // (DeletionDependsOn) are deleted before it likewise.
 func (b *builder) afterTheShoot() error {
+	if b.fromAPI {
+		return nil // no part renders the user's Shoot, which exists before its control plane
+	}
 	for i := range b.parts {
 		p := &b.parts[i]
 		if p.Name == "shoot" {

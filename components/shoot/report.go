@@ -17,9 +17,9 @@ const (
 	ConditionSystemComponentsHealthy        = "SystemComponentsHealthy"
 )
 
-// shootOperation is how gardenlet words a Shoot's last operation (updateShootStatusOperationStart
+// Operation is how gardenlet words a Shoot's last operation (updateShootStatusOperationStart
 // and the flow names in pkg/gardenlet/controller/shoot/shoot at Gardener v1.120.0).
-var shootOperation = &render.Operation{
+var Operation = &render.Operation{
 	Subject: "Shoot cluster",
 	Flows: map[string]string{
 		"Create":    "Shoot cluster reconciliation",
@@ -49,7 +49,7 @@ func (b *builder) report() render.Report {
 		Cluster: b.seed.VirtualCluster, APIVersion: "core.gardener.cloud/v1beta1", Kind: "Shoot",
 		Namespace: ProjectNamespace(b.v.Project), Name: b.name,
 		Status: status, CopyUID: true, GardenerVersion: images.GardenerVersion,
-		Operation: shootOperation, Conditions: b.conditions(),
+		Operation: Operation, Conditions: b.conditions(),
 	}
 }
 
@@ -156,6 +156,10 @@ func (b *builder) publication() error {
 				"ca.key": render.GeneratedRef(b.ns, secretClientCA, "ca.key", true),
 			}}},
 	}
-	b.add("garden_publication", "manifests", kube.On(b.seed.VirtualCluster, "", objects...), "shoot", "ca", "ca_client")
+	deps := []string{"ca", "ca_client"}
+	if !b.fromAPI {
+		deps = append([]string{"shoot"}, deps...)
+	}
+	b.add("garden_publication", "manifests", kube.On(b.seed.VirtualCluster, "", objects...), deps...)
 	return nil
 }

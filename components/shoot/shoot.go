@@ -116,6 +116,7 @@ func (b *builder) render(in render.Input) (*render.Output, error) {
 	}
 	b.hibernation, err = decideHibernation(hibernationInput{
 		declared: v.Hibernation, live: live, observed: in.Observation(), now: in.Now, deadline: loops.HibernationTriggerDeadline,
+		liveIsDeclared: b.fromAPI,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
@@ -128,8 +129,10 @@ func (b *builder) render(in render.Input) (*render.Output, error) {
 		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
 	}
 	b.retry = predictRetry(live, loops.RetryPeriod, loops.RetryJitterPeriod)
-	if b.lifetime, err = b.decideLifetime(in, live, loops.QuotaSyncPeriod); err != nil {
-		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
+	if !b.fromAPI { // a user's Shoot expires by gardener-controller-manager deleting it
+		if b.lifetime, err = b.decideLifetime(in, live, loops.QuotaSyncPeriod); err != nil {
+			return nil, fmt.Errorf("shoot %s: %w", b.name, err)
+		}
 	}
 	if err := b.build(); err != nil {
 		return nil, err
@@ -199,6 +202,9 @@ type builder struct {
 	parts                 []render.Component
 	// scaled are the parts that scale to zero in hibernation, whose order hibernation reverses.
 	scaled map[string]bool
+	// fromAPI is set for a Shoot a user created through the Gardener API (RenderFromAPI): the
+	// Shoot is theirs, so the builder renders only its control plane, from the Shoot as it is.
+	fromAPI bool
 }
 
 func newBuilder(name string, v Values) (*builder, error) {
@@ -269,7 +275,8 @@ func newBuilder(name string, v Values) (*builder, error) {
 }
 
 func (b *builder) build() error {
-	for _, step := range []func() error{b.registration, b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.publication, b.afterTheShoot, b.confineToWindow} {
+	steps := []func() error{b.registration, b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.publication, b.afterTheShoot, b.confineToWindow}
+	for _, step := range steps {
 		if err := step(); err != nil {
 			return fmt.Errorf("shoot %s: %w", b.name, err)
 		}
