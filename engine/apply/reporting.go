@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,19 +34,21 @@ import (
 // part, progresses as parts finish, and ends with the last one, Succeeded, or with the failure
 // of one. Instances the plan does not change are brought up to date by SyncReports instead.
 type reporting struct {
-	ctx       context.Context
-	w         *report.Writer
-	mu        sync.Mutex
-	instances map[string]*reportedInstance
-	partOf    map[string]string
-	warn      func(error)
+	ctx context.Context
+	w   *report.Writer
+	mu  sync.Mutex
+	// reports are the reports whose operation this apply carries, by instance and index.
+	reports map[string]*reportedOperation
+	// partOf are the reports each component's events count for.
+	partOf map[string][]string
+	warn   func(error)
 }
 
-// reportedInstance is one instance's reports and how far its apply got.
-type reportedInstance struct {
-	reports []render.Report
+// reportedOperation is one report and how far its apply got.
+type reportedOperation struct {
+	report  render.Report
 	parts   []string
-	types   []string
+	typ     string
 	started bool
 	running map[string]bool
 	done    map[string]bool
@@ -53,34 +56,59 @@ type reportedInstance struct {
 }
 
 // newReporting prepares the reports of the instances the plan changes; nil when there are none.
+// A report's operation is about the parts it names (render.Report.Parts), or all the instance's
+// parts; a report of an object in deletion (render.Report.FinalizeAfter) follows the deletion of
+// the parts it waits for.
 func newReporting(ctx context.Context, out *planner.Outcome, w *report.Writer, warn func(error)) *reporting {
-	r := &reporting{ctx: ctx, w: w, instances: map[string]*reportedInstance{}, partOf: map[string]string{}, warn: warn}
+	r := &reporting{ctx: ctx, w: w, reports: map[string]*reportedOperation{}, partOf: map[string][]string{}, warn: warn}
 	for _, c := range out.Result.Plan.Components {
 		inst := instanceOf(c.Address)
 		rd := out.Rendered[config.InstanceAddress(inst)]
-		if rd == nil || len(rd.Reports) == 0 || c.Removed() {
+		if rd == nil {
 			continue
 		}
-		ri := r.instances[inst]
-		if ri == nil {
-			ri = &reportedInstance{reports: rd.Reports, running: map[string]bool{}, done: map[string]bool{}}
-			r.instances[inst] = ri
+		for i, rep := range rd.Reports {
+			if !reportFollows(rep, partName(c.Address), c.Removed()) {
+				continue
+			}
+			key := fmt.Sprintf("%s#%d", inst, i)
+			ro := r.reports[key]
+			if ro == nil {
+				ro = &reportedOperation{report: rep, running: map[string]bool{}, done: map[string]bool{}}
+				r.reports[key] = ro
+			}
+			ro.parts = append(ro.parts, c.Address)
+			r.partOf[c.Address] = append(r.partOf[c.Address], key)
 		}
-		ri.parts = append(ri.parts, c.Address)
-		r.partOf[c.Address] = inst
 	}
-	for inst, ri := range r.instances {
-		if !changes(out.Result.Plan, ri.parts) {
-			delete(r.instances, inst)
-			for _, p := range ri.parts {
-				delete(r.partOf, p)
+	for key, ro := range r.reports {
+		if !changes(out.Result.Plan, ro.parts) {
+			delete(r.reports, key)
+			for _, p := range ro.parts {
+				r.partOf[p] = slices.DeleteFunc(r.partOf[p], func(k string) bool { return k == key })
 			}
 		}
 	}
-	if len(r.instances) == 0 {
+	if len(r.reports) == 0 {
 		return nil
 	}
 	return r
+}
+
+// reportFollows reports whether rep's operation counts part, a part of its instance that the
+// plan removes or not.
+func reportFollows(rep render.Report, part string, removed bool) bool {
+	switch {
+	case rep.Error != "":
+		return false
+	case rep.FinalizeAfter != "":
+		return removed && strings.HasPrefix(part, rep.FinalizeAfter)
+	case removed:
+		return false
+	case len(rep.Parts) > 0:
+		return slices.Contains(rep.Parts, part)
+	}
+	return true
 }
 
 // changes reports whether the plan changes an object of any of the parts.
@@ -115,69 +143,68 @@ func instanceOf(addr string) string {
 func (r *reporting) event(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ri := r.instances[r.partOf[e.Address]]
-	if ri == nil {
-		return // not a part of an instance this apply changes
+	for _, key := range r.partOf[e.Address] {
+		r.follow(r.reports[key], e)
 	}
+}
+
+// follow moves one report's operation on by an event of one of its parts.
+func (r *reporting) follow(ro *reportedOperation, e Event) {
+	rep := ro.report
 	switch e.Status {
 	case "started":
-		if !ri.started {
-			ri.started = true
-			for _, rep := range ri.reports {
-				typ, err := r.w.Start(r.ctx, rep)
-				r.note(rep, err)
-				ri.types = append(ri.types, typ)
-			}
+		if !ro.started {
+			ro.started = true
+			typ, err := r.w.Start(r.ctx, rep)
+			r.note(rep, err)
+			ro.typ = typ
 		}
-		ri.running[e.Address] = true
+		ro.running[e.Address] = true
 		return
 	case "waiting":
 		return
 	case string(Applied):
 	default: // failed, blocked, skipped
-		if ri.failure == nil {
+		if ro.failure == nil {
 			err := e.Err
 			if err == nil {
 				err = fmt.Errorf("%s", e.Status)
 			}
-			ri.failure = &report.Failure{Part: partName(e.Address), Err: fmt.Errorf("%s %s: %w", partName(e.Address), e.Status, err), Codes: errorCodes(err)}
+			ro.failure = &report.Failure{Part: partName(e.Address), Err: fmt.Errorf("%s %s: %w", partName(e.Address), e.Status, err), Codes: errorCodes(err)}
 		}
 	}
-	delete(ri.running, e.Address)
-	ri.done[e.Address] = true
-	if !ri.started {
+	delete(ro.running, e.Address)
+	ro.done[e.Address] = true
+	if !ro.started {
 		return
 	}
-	if len(ri.done) < len(ri.parts) {
-		if ri.failure == nil {
-			running := make([]string, 0, len(ri.running))
-			for p := range ri.running {
+	if len(ro.done) < len(ro.parts) {
+		if ro.failure == nil && ro.typ != "" {
+			running := make([]string, 0, len(ro.running))
+			for p := range ro.running {
 				running = append(running, partName(p))
 			}
-			for i, rep := range ri.reports {
-				if ri.types[i] != "" {
-					r.note(rep, r.w.Progress(r.ctx, rep, ri.types[i], len(ri.done), len(ri.parts), running))
-				}
-			}
+			r.note(rep, r.w.Progress(r.ctx, rep, ro.typ, len(ro.done), len(ro.parts), running))
 		}
 		return
 	}
-	for i, rep := range ri.reports {
-		if ri.types[i] == "" {
-			// The object did not exist when the first part started: the shoot block applies
-			// its Shoot as one of its parts. Its operation starts now.
-			var err error
-			if ri.types[i], err = r.w.Start(r.ctx, rep); err != nil {
-				r.note(rep, err)
-				continue
-			}
+	if ro.typ == "" {
+		// The object did not exist when the first part started: the shoot block applies
+		// its Shoot as one of its parts. Its operation starts now.
+		var err error
+		if ro.typ, err = r.w.Start(r.ctx, rep); err != nil {
+			r.note(rep, err)
+			return
 		}
-		conds := judgeAll(rep, func(string) (bool, string) { return true, "" })
-		if ri.failure != nil {
-			conds = nil // what failed is not known to be unhealthy; the next sync judges it
-		}
-		r.note(rep, r.w.Finish(r.ctx, rep, ri.types[i], conds, ri.failure))
 	}
+	if rep.FinalizeAfter != "" && ro.failure == nil {
+		return // the deletion ends with the finalizer's removal (SyncReports)
+	}
+	conds := judgeAll(rep, func(string) (bool, string) { return true, "" })
+	if ro.failure != nil {
+		conds = nil // what failed is not known to be unhealthy; the next sync judges it
+	}
+	r.note(rep, r.w.Finish(r.ctx, rep, ro.typ, conds, ro.failure))
 }
 
 // note passes a failed report write on as a warning: the apply itself did what it should.
@@ -243,7 +270,14 @@ func SyncReports(ctx context.Context, out *planner.Outcome, w *report.Writer, ap
 			if applied == nil { // as the plan saw it; after an apply only a fresh read will do
 				observed = observedObject(out, rep)
 			}
-			err := w.Sync(ctx, rep, judgeAll(rep, func(part string) (bool, string) { return ready(string(addr) + "." + part) }), observed)
+			var err error
+			if rep.FinalizeAfter != "" {
+				if !deletionPending(out, applied, string(addr), rep.FinalizeAfter) {
+					err = w.Finalize(ctx, rep.Cluster, rep.APIVersion, rep.Kind, rep.Namespace, rep.Name)
+				}
+			} else {
+				err = w.Sync(ctx, rep, judgeAll(rep, func(part string) (bool, string) { return ready(string(addr) + "." + part) }), observed)
+			}
 			if err == nil && rep.Heartbeat != nil {
 				err = w.Renew(ctx, rep)
 			}
@@ -253,6 +287,26 @@ func SyncReports(ctx context.Context, out *planner.Outcome, w *report.Writer, ap
 		}
 	}
 	writeStatusReports(ctx, out, w, applied, warn)
+}
+
+// deletionPending reports whether parts of instance whose names start with prefix are still to
+// be deleted: the plan deletes objects of them, and the apply (if any) did not finish that.
+func deletionPending(out *planner.Outcome, applied *Result, instance, prefix string) bool {
+	done := map[string]bool{}
+	if applied != nil {
+		for _, c := range applied.Components {
+			done[c.Address] = c.Status == Applied
+		}
+	}
+	for _, c := range out.Result.Plan.Components {
+		if instanceOf(c.Address) != instance || !strings.HasPrefix(partName(c.Address), prefix) {
+			continue
+		}
+		if len(c.Objects) > 0 && c.Action != plan.NoOp && !done[c.Address] {
+			return true
+		}
+	}
+	return false
 }
 
 // writeStatusReports writes the statuses the engine reports for objects other controllers own

@@ -21,7 +21,7 @@ import (
 
 // FormatVersion is the version of the plan's JSON form (docs/plan-format.md). The minor version
 // grows with compatible additions, the major one with changes consumers must adapt to.
-const FormatVersion = "1.7"
+const FormatVersion = "1.8"
 
 // Action is what apply does to an object or component.
 type Action string
@@ -80,6 +80,10 @@ const (
 	// label and annotations (inventory.UnmarkPatch) and forgets it in the state.
 	// Summary.Released counts them.
 	ReasonReleased ReasonKind = "released"
+	// ReasonRequested is the reason of the deletion of an object whose owner asked for it, the
+	// parameter (render.Output.Requested): a user deleted their Shoot through the API, and the
+	// seed deletes its control plane. Summary.Requested counts them.
+	ReasonRequested ReasonKind = "requested"
 )
 
 // Reason says why an object changes: its kind and, for immutable_field, conflict and
@@ -307,6 +311,9 @@ type Summary struct {
 	// Superseded counts the deletions (included in Destroy) of objects replaced by a new
 	// version under another name (ReasonSuperseded).
 	Superseded int `json:"superseded,omitempty"`
+	// Requested counts the deletions (included in Destroy) their objects' owner asked for
+	// (ReasonRequested).
+	Requested int `json:"requested,omitempty"`
 	// Released counts the updates (included in Change) that release objects to a Gardener
 	// controller (ReasonReleased).
 	Released int `json:"released,omitempty"`
@@ -364,8 +371,11 @@ func (p *Plan) Summarise() {
 				p.Summary.Replace++
 			case Delete:
 				p.Summary.Destroy++
-				if o.Reason.Kind == ReasonSuperseded {
+				switch o.Reason.Kind {
+				case ReasonSuperseded:
 					p.Summary.Superseded++
+				case ReasonRequested:
+					p.Summary.Requested++
 				}
 			}
 			if o.Action == NoOp {

@@ -194,6 +194,8 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 	default:
 		if next := successor(p.versioned, comp, ref); next != "" {
 			reason = Reason{Kind: ReasonSuperseded, Detail: next}
+		} else if why := requestedDeletion(p.rendered, comp); why != "" {
+			reason = Reason{Kind: ReasonRequested, Detail: why}
 		}
 	}
 	return verdict{fate: deleted, component: comp, reason: reason}
@@ -471,6 +473,26 @@ func deletedByGardener(rendered map[config.InstanceAddress]*rendering.Rendered, 
 		}
 	}
 	return false
+}
+
+// requestedDeletion is why the owner of the objects of part comp asked for their deletion
+// (render.Output.Requested of its composite); "" when nobody did.
+func requestedDeletion(rendered map[config.InstanceAddress]*rendering.Rendered, comp string) string {
+	a, err := address.Parse(comp)
+	if err != nil || a.Part == "" {
+		return ""
+	}
+	parent, _ := a.Parent()
+	rd := rendered[config.InstanceAddress(parent.String())]
+	if rd == nil {
+		return ""
+	}
+	for _, r := range rd.Requested {
+		if r.PartPrefix != "" && strings.HasPrefix(a.Part, r.PartPrefix) {
+			return r.Why
+		}
+	}
+	return ""
 }
 
 // parentAddress is the address of the composite instance a part's address names; addr itself

@@ -90,6 +90,8 @@ type Outcome struct {
 	// Clusters are the connected clusters by cluster block name.
 	Clusters map[string]observe.Cluster
 	Result   *plan.Result
+	// Listed are the lists render functions read (rendering.Renderer.Listed).
+	Listed []render.ListRef
 }
 
 // Revisit is the earliest time at which the landscape's rendering changes by time alone (a
@@ -138,7 +140,7 @@ func prepare(opts Options, conns *connections, retired func(config.InstanceAddre
 		r.Now = time.Now()
 	}
 	res, diags := config.LoadWith(opts.Dir, opts.Schemas, opts.Inputs, r.Hooks())
-	out := &Outcome{Load: res, Rendered: r.Rendered, Clusters: conns.clusters}
+	out := &Outcome{Load: res, Rendered: r.Rendered, Clusters: conns.clusters, Listed: r.Listed()}
 	if diags.HasErrors() || res.Evaluated == nil {
 		return out, diags
 	}

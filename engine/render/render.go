@@ -166,6 +166,21 @@ type Output struct {
 	// the plan shows it with the reason released:<controller>, and apply forgets it in the state
 	// and removes only the engine's label and annotations from it.
 	HandedOver []Handover
+	// Requested are deletions the owner of an object asked for, not the landscape: a user
+	// deleted their Shoot through the API, and the seed no longer renders its control plane.
+	// The objects of the removed parts they name are planned for deletion with the reason
+	// requested:<why>, which the daemon's approve-destructive policy does not hold for an
+	// approval: the deletion is the user's to make.
+	Requested []RequestedDeletion
+}
+
+// RequestedDeletion names the parts of an instance whose deletion someone other than the
+// landscape asked for.
+type RequestedDeletion struct {
+	// PartPrefix selects the parts by the start of their names.
+	PartPrefix string
+	// Why says who asked, in the plan's reason: "Shoot garden-dev/a deleted through the API".
+	Why string
 }
 
 // Report is the status the engine keeps for one object as gardenlet does for the seeds and
@@ -193,6 +208,20 @@ type Report struct {
 	Conditions []ReportedCondition
 	// Heartbeat, when set, is a Lease the engine renews while it manages the object, owned by it.
 	Heartbeat *Heartbeat
+	// Parts, when set, are the parts of the instance whose apply is this report's operation;
+	// without them every part of the instance is. A seed that deploys the control planes of
+	// Shoots users created through the API reports its Seed by its own parts and each Shoot by
+	// the Shoot's.
+	Parts []string
+	// Error, when set, says why the engine cannot serve the object: the report writes
+	// lastOperation Error (and lastErrors, for kinds with Operation.LastErrors) with it, as
+	// gardenlet reports a Shoot it cannot reconcile, and nothing else.
+	Error string
+	// FinalizeAfter, when set, is the prefix of the names of the parts an object in deletion
+	// waits for: once the plan deletes none of them any more (they are gone), the engine ends
+	// the object's deletion as gardenlet ends its delete flow, writing a Delete that Succeeded
+	// and removing its finalizer.
+	FinalizeAfter string
 }
 
 // Operation says how gardenlet words the object's lastOperation: Processing when the instance's

@@ -3,6 +3,8 @@ package rendering
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -72,6 +74,9 @@ type Rendered struct {
 	// HandedOver are objects the instance applied before that a Gardener controller owns now
 	// (render.Output.HandedOver): pruning releases them instead of deleting them.
 	HandedOver []render.Handover
+	// Requested are the deletions of parts their objects' owner asked for
+	// (render.Output.Requested).
+	Requested []render.RequestedDeletion
 	// Retired is set when the instance's lifetime ended (render.Output.Lifetime): none of its
 	// parts is rendered, so that the plan deletes them.
 	Retired *Retirement
@@ -111,6 +116,8 @@ type Renderer struct {
 	live map[string]*unstructured.Unstructured
 	// lists caches the lists render functions read, by render.ListRef.Key.
 	lists map[string][]unstructured.Unstructured
+	// listed are the lists render functions read, by render.ListRef.Key (Listed).
+	listed map[string]render.ListRef
 }
 
 // NewRenderer returns a renderer for the landscape in dir; it learns the landscape's name when
@@ -198,6 +205,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		out.Outputs = r.resolveOutputs(out.Outputs)
 	}
 	rd.Revisit, rd.Notices, rd.Conditions, rd.Predictions, rd.Reports, rd.HandedOver = out.Revisit, out.Notices, out.Conditions, out.Predictions, out.Reports, out.HandedOver
+	rd.Requested = out.Requested
 	if out.Outputs, err = r.resolveLiveOutputs(out.Outputs, clusters); err != nil {
 		return fail(err)
 	}
@@ -266,6 +274,10 @@ func (r *Renderer) lister(clusters map[string]cty.Value) func(render.ListRef) ([
 				r.lists = map[string][]unstructured.Unstructured{}
 			}
 			r.lists[ref.Key()] = items
+			if r.listed == nil {
+				r.listed = map[string]render.ListRef{}
+			}
+			r.listed[ref.Key()] = ref
 		}
 		out := make([]unstructured.Unstructured, len(items))
 		for i := range items {
@@ -273,6 +285,17 @@ func (r *Renderer) lister(clusters map[string]cty.Value) func(render.ListRef) ([
 		}
 		return out, nil
 	}
+}
+
+// Listed are the lists render functions read, sorted by key: what a rendering depends on
+// besides its configuration and the objects it observes (the Shoots on a seed), which the
+// daemon watches to render again when they change.
+func (r *Renderer) Listed() []render.ListRef {
+	out := make([]render.ListRef, 0, len(r.listed))
+	for _, k := range slices.Sorted(maps.Keys(r.listed)) {
+		out = append(out, r.listed[k])
+	}
+	return out
 }
 
 // unknownIdentity names the first object whose identity is not known yet, which can then not

@@ -179,6 +179,10 @@ func (w *Writer) syncStatus(r render.Report, conds []Condition, live *unstructur
 	if r.Operation == nil || live.GetDeletionTimestamp() != nil {
 		return
 	}
+	if r.Error != "" {
+		w.unserved(r, live, status)
+		return
+	}
 	observed, _, _ := unstructured.NestedInt64(live.Object, "status", "observedGeneration")
 	last, hasLast, _ := unstructured.NestedMap(live.Object, "status", "lastOperation")
 	if hasLast && observed == live.GetGeneration() && last["state"] == StateSucceeded {
@@ -191,6 +195,20 @@ func (w *Writer) syncStatus(r render.Report, conds []Condition, live *unstructur
 	}
 	if r.Operation.LastErrors {
 		status["lastErrors"] = nil
+	}
+}
+
+// unserved reports an object the engine cannot serve (render.Report.Error): its operation in
+// Error with the reason, and the reason in lastErrors for kinds that keep them, as gardenlet
+// reports a reconciliation that failed and will be retried.
+func (w *Writer) unserved(r render.Report, live *unstructured.Unstructured, status map[string]any) {
+	typ := operationType(live, r.Operation)
+	status["lastOperation"] = map[string]any{
+		"type": typ, "state": StateError, "progress": int64(0),
+		"description": upperFirst(r.Error) + ". Operation will be retried.", "lastUpdateTime": w.stamp(),
+	}
+	if r.Operation.LastErrors {
+		status["lastErrors"] = []any{map[string]any{"description": r.Error, "lastUpdateTime": w.stamp()}}
 	}
 }
 
