@@ -77,6 +77,8 @@ type Daemon struct {
 	// failure in a row, up to Resync.
 	backoff time.Duration
 	watch   *watcher
+	// lists watches what render functions list (the Shoots on a seed).
+	lists *listWatcher
 	// runCtx is Start's context, which the watches live in.
 	runCtx context.Context
 	// pool keeps the cluster connections from cycle to cycle.
@@ -110,6 +112,7 @@ func New(o Options) *Daemon {
 	}
 	d := &Daemon{o: o, kick: make(chan struct{}, 1), runCtx: context.Background(), pool: newClientPool(), heartbeats: newHeartbeats()}
 	d.watch = &watcher{trigger: d.Trigger}
+	d.lists = &listWatcher{trigger: d.Trigger}
 	return d
 }
 
@@ -138,6 +141,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 	d.runCtx = ctx
 	defer d.cleanup()
 	defer d.watch.close()
+	defer d.lists.close()
 	go d.heartbeats.run(ctx, d.warnReport)
 	d.cycle(ctx)
 	resync := time.NewTicker(d.o.Resync)
@@ -616,4 +620,5 @@ func (d *Daemon) watchOwned(out *planner.Outcome) {
 		head = headTarget{}
 	}
 	d.watch.ensure(d.runCtx, clients, targets, head)
+	d.lists.ensure(d.runCtx, clients, out.Listed)
 }

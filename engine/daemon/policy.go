@@ -18,7 +18,8 @@ const (
 	PolicyAuto Policy = "auto"
 	// PolicyApproveDestructive applies plans without deletes or replacements at once, drift
 	// repairs included, and so plans whose only deletions are superseded earlier versions of
-	// objects they render anew (Destructive); a plan that deletes or replaces objects waits for
+	// objects they render anew, or deletions the objects' owner asked for (a user deleted their
+	// Shoot through the API) (Destructive); a plan that deletes or replaces objects waits for
 	// an approval naming its hash.
 	PolicyApproveDestructive Policy = "approve-destructive"
 	// PolicyPlanOnly records plans and applies nothing.
@@ -35,9 +36,11 @@ func ParsePolicy(s string) (Policy, error) {
 }
 
 // Destructive reports whether a plan deletes or replaces objects; deleting the earlier versions
-// of an object the plan renders anew under a new name (plan.ReasonSuperseded) does not count.
+// of an object the plan renders anew under a new name (plan.ReasonSuperseded) does not count,
+// nor does a deletion the objects' owner asked for (plan.ReasonRequested: the control plane of a
+// Shoot its user deleted), which is theirs to make.
 func Destructive(pl *plan.Plan) bool {
-	return pl.Summary.Destroy-pl.Summary.Superseded+pl.Summary.Replace > 0
+	return pl.Summary.Destroy-pl.Summary.Superseded-pl.Summary.Requested+pl.Summary.Replace > 0
 }
 
 // Hash identifies a plan for approvals: the SHA-256 of its JSON form, which is deterministic, so
@@ -67,6 +70,8 @@ func Decide(p Policy, pl *plan.Plan, hash, approved string) Decision {
 		return Decision{Reason: "the policy is plan-only"}
 	case p == PolicyAuto:
 		return Decision{Apply: true, Reason: "the policy applies every plan"}
+	case !Destructive(pl) && pl.Summary.Requested > 0:
+		return Decision{Apply: true, Reason: "the plan deletes only what the objects' owners asked to delete, and replaces nothing"}
 	case !Destructive(pl) && pl.Summary.Superseded > 0:
 		return Decision{Apply: true, Reason: "the plan deletes only earlier versions of objects it renders anew, and replaces nothing"}
 	case !Destructive(pl):

@@ -111,3 +111,26 @@ func TestTargetThenSubgraph(t *testing.T) {
 	assert.Equal(t, addrs("garden.g", "seed.a", `shoot.s["dev"]`, `shoot.s["qa"]`), sub.Order())
 	assert.Equal(t, addrs(`shoot.s["dev"]`, `shoot.s["qa"]`, "seed.a", "garden.g"), sub.ReverseOrder())
 }
+
+// TestResolveTargetOfAPartGroup: the parts a seed renders for a Shoot created through the API
+// share the prefix shoot--<project>--<name>--, which names them together.
+func TestResolveTargetOfAPartGroup(t *testing.T) {
+	part := func(name string) Part {
+		return Part{Addr: addrs("seed.a." + name)[0], Parent: "seed.a"}
+	}
+	g, diags := Build(load(t, targetLandscape), nil, part("seed"), part("shoot--dev--mine--etcd_main"),
+		part("shoot--dev--mine--kube_apiserver"), part("shoot--dev--mine2--etcd_main"))
+	require.False(t, diags.HasErrors(), diags.Error())
+	for target, want := range map[string][]string{
+		"seed.a.shoot--dev--mine":                 {"seed.a.shoot--dev--mine--etcd_main", "seed.a.shoot--dev--mine--kube_apiserver"},
+		"seed.a.shoot--dev--mine--":               {"seed.a.shoot--dev--mine--etcd_main", "seed.a.shoot--dev--mine--kube_apiserver"},
+		"seed.a.shoot--dev--mine--kube_apiserver": {"seed.a.shoot--dev--mine--kube_apiserver"},
+		"seed.a.seed":                             {"seed.a.seed"},
+	} {
+		got, diags := g.ResolveTarget(target)
+		require.False(t, diags.HasErrors(), target)
+		assert.Equal(t, addrs(want...), got, target)
+	}
+	_, diags = g.ResolveTarget("seed.a.shoot--dev--min")
+	assert.True(t, diags.HasErrors(), "a prefix must end where a name part ends")
+}

@@ -18,7 +18,11 @@ import (
 // `component.helm_release.cert_manager`) stands for all the block's instances, none when its
 // for_each is empty; an instance address (`shoot.local["dev"]`, `component.manifests.crds[0]`)
 // for that instance. Spacing and quoting are those of HCL, so the target is written as a
-// reference to it would be. An unknown target is a diagnostic with a suggestion.
+// reference to it would be. A composite's part (`seed.local.istio`) stands for that part, and a
+// group of parts whose names share a prefix ending in "--" for all of them: a seed renders the
+// control plane of a Shoot created through the Gardener API as its parts
+// shoot--<project>--<name>--<part>, which `seed.local.shoot--dev--mine` names together. An
+// unknown target is a diagnostic with a suggestion.
 func (g *Graph) ResolveTarget(target string) ([]config.InstanceAddress, hcl.Diagnostics) {
 	invalid := func(detail string) hcl.Diagnostics {
 		return hcl.Diagnostics{{
@@ -30,6 +34,18 @@ func (g *Graph) ResolveTarget(target string) ([]config.InstanceAddress, hcl.Diag
 	if a, err := address.Parse(target); err == nil {
 		if parent, isPart := a.Parent(); isPart && g.Has(config.InstanceAddress(a.String())) && g.Has(config.InstanceAddress(parent.String())) {
 			return []config.InstanceAddress{config.InstanceAddress(a.String())}, nil // a composite's part
+		}
+		if parent, isPart := a.Parent(); isPart && g.Has(config.InstanceAddress(parent.String())) {
+			var group []config.InstanceAddress
+			for _, p := range g.Parts(config.InstanceAddress(parent.String())) {
+				if pa, err := address.Parse(string(p)); err == nil && strings.HasPrefix(pa.Part, strings.TrimSuffix(a.Part, "--")+"--") {
+					group = append(group, p)
+				}
+			}
+			if len(group) > 0 {
+				slices.Sort(group)
+				return group, nil // a group of parts: the control plane of a Shoot created through the API
+			}
 		}
 	}
 	t, diags := hclsyntax.ParseTraversalAbs([]byte(target), "--target", hcl.InitialPos)

@@ -1,0 +1,124 @@
+package daemon
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// listWatcher keeps one informer per list that render functions read (render.Input.List), such
+// as the Shoots a seed lists to deploy the control planes of those users created through the
+// Gardener API, and calls trigger when the list changes in a way that can change a rendering:
+// an object appears or goes, its specification changes (its generation moves) or its deletion
+// starts. Objects the landscape owns are the watcher's; these are anyone's, so status writes,
+// which never change what the engine renders from them, do not trigger.
+type listWatcher struct {
+	trigger func()
+
+	mu      sync.Mutex
+	key     string
+	stop    context.CancelFunc
+	running sync.WaitGroup
+}
+
+// ensure watches exactly refs (with the given clients by cluster block name), restarting the
+// informers when the set changed since the last call.
+func (w *listWatcher) ensure(ctx context.Context, clients map[string]dynamic.Interface, refs []render.ListRef) {
+	keys := make([]string, 0, len(refs))
+	for _, r := range refs {
+		keys = append(keys, r.Key())
+	}
+	sort.Strings(keys)
+	key := strings.Join(keys, ",")
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if key == w.key {
+		return
+	}
+	w.stopLocked()
+	w.key = key
+	wctx, cancel := context.WithCancel(ctx)
+	w.stop = cancel
+	for _, ref := range refs {
+		client, ok := clients[ref.Cluster]
+		if !ok {
+			continue
+		}
+		selector := ref.LabelSelector
+		factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(client, 0, ref.Namespace, func(o *metav1.ListOptions) {
+			o.LabelSelector = selector
+		})
+		inf := factory.ForResource(ref.GVR()).Informer()
+		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+			AddFunc: func(_ any, initial bool) {
+				if !initial {
+					w.trigger()
+				}
+			},
+			UpdateFunc: func(old, new any) {
+				if renderedDifferently(old, new) {
+					w.trigger()
+				}
+			},
+			DeleteFunc: func(any) { w.trigger() },
+		})
+		factory.Start(wctx.Done())
+		w.running.Add(1)
+		go func() {
+			defer w.running.Done()
+			<-wctx.Done()
+			factory.Shutdown()
+		}()
+	}
+}
+
+// renderedDifferently reports whether an update can change what is rendered from the object: its
+// generation (its specification) moved, its deletion started, or its labels changed (a Shoot that
+// a landscape's shoot block adopted).
+func renderedDifferently(old, new any) bool {
+	o, ok1 := old.(*unstructured.Unstructured)
+	n, ok2 := new.(*unstructured.Unstructured)
+	if !ok1 || !ok2 || o.GetResourceVersion() == n.GetResourceVersion() {
+		return false
+	}
+	return o.GetGeneration() != n.GetGeneration() ||
+		(o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil) ||
+		!equalStrings(o.GetLabels(), n.GetLabels())
+}
+
+func equalStrings(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if bv, ok := b[k]; !ok || bv != v {
+			return false
+		}
+	}
+	return true
+}
+
+// stopLocked stops the informers; the caller holds w.mu.
+func (w *listWatcher) stopLocked() {
+	if w.stop != nil {
+		w.stop()
+		w.running.Wait()
+	}
+	w.stop, w.key = nil, ""
+}
+
+// close stops the informers.
+func (w *listWatcher) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopLocked()
+}
