@@ -6,6 +6,7 @@
 package catalog
 
 import (
+	"github.com/declarative-gardener/gardener/components/apishoots"
 	"github.com/declarative-gardener/gardener/components/cloudprofile"
 	"github.com/declarative-gardener/gardener/components/clusterautoscaler"
 	"github.com/declarative-gardener/gardener/components/component"
@@ -42,7 +43,6 @@ import (
 	"github.com/declarative-gardener/gardener/components/reserveexcesscapacity"
 	"github.com/declarative-gardener/gardener/components/resourcemanager"
 	"github.com/declarative-gardener/gardener/components/secretbinding"
-	"github.com/declarative-gardener/gardener/components/seed"
 	"github.com/declarative-gardener/gardener/components/shoot"
 	"github.com/declarative-gardener/gardener/components/vpa"
 	"github.com/declarative-gardener/gardener/components/vpnseedserver"
@@ -55,7 +55,7 @@ import (
 func Types() []component.Type {
 	return []component.Type{
 		garden.Type,
-		seed.Type,
+		apishoots.Type,
 		shoot.Type,
 		helmrelease.Type,
 		manifests.Type,

@@ -1,0 +1,357 @@
+// Package apishoots renders the seed block as the catalog registers it: the seed's own parts
+// (components/seed) and, on a seed the engine manages, the control planes of the Shoots that
+// users created through the Gardener API (dashboard, gardenctl, kubectl) and that
+// gardener-scheduler or the user assigned to it. gardenlet reconciles every Shoot whose
+// spec.seedName names its seed (Gardener's "gardenlet" docs/concepts/gardenlet.md); the engine
+// stands in for gardenlet on the seeds it manages, so it does the same for the Shoots no shoot
+// block declares. Their spec comes from the API, never from HCL: each Shoot's control plane is
+// rendered from the Shoot as gardener-apiserver holds it (shoot.RenderFromAPI) into parts of the
+// seed named after the Shoot's technical ID, shoot--<project>--<name>--<part>, so that plans list
+// them under their seed and `--target seed.<seed>.shoot--<project>--<name>` names one of them.
+//
+// The package is apart from components/seed because it renders shoots, whose package needs the
+// seed's.
+package apishoots
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/components/component"
+	"github.com/declarative-gardener/gardener/components/seed"
+	"github.com/declarative-gardener/gardener/components/shoot"
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// Type is the seed block: components/seed's schema, rendered with the Shoots on the seed.
+var Type = component.Define(seed.Type.Schema, renderSeed)
+
+// renderSeed renders the seed's own parts, then the control planes of the API's Shoots on it.
+func renderSeed(in render.Input, v seed.Values) (*render.Output, error) {
+	out, err := seed.Type.Render(in, v)
+	if err != nil || v.ManagedBy == seed.ManagedByGardenlet {
+		return out, err // a gardenlet seed's Shoots are gardenlet's
+	}
+	live, err := shootsOn(in, in.Name, v.Garden.VirtualCluster)
+	if err != nil || len(live) == 0 {
+		return out, err
+	}
+	own := make([]string, 0, len(out.Components))
+	for _, p := range out.Components {
+		own = append(own, p.Name)
+	}
+	for i := range out.Reports {
+		if len(out.Reports[i].Parts) == 0 {
+			out.Reports[i].Parts = own // the Seed's operation is about the seed's parts, not its shoots'
+		}
+	}
+	c, err := readContext(in, in.Name, v)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range live {
+		if err := addShoot(in, out, s, c); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Prefix is the prefix of the names of the parts a seed renders for a Shoot created through the
+// API: its technical ID and "--".
+func Prefix(project, name string) string {
+	return "shoot--" + project + "--" + name + "--"
+}
+
+// shootsOn lists the Shoots on the seed that no landscape declares: a shoot block's Shoot
+// carries the landscape label of the engine that applies it, and its control plane is that
+// block's. A Shoot whose deletion finished its control plane's (the engine removed its finalizer)
+// is on its way out and left alone.
+func shootsOn(in render.Input, seedName, virtual string) ([]unstructured.Unstructured, error) {
+	items, err := in.Listed(render.ListRef{Cluster: virtual, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"})
+	if err != nil {
+		return nil, fmt.Errorf("seed %s: list the Shoots: %w", seedName, err)
+	}
+	var out []unstructured.Unstructured
+	for _, s := range items {
+		if n, _, _ := unstructured.NestedString(s.Object, "spec", "seedName"); n != seedName {
+			continue
+		}
+		if _, declared := s.GetLabels()[inventory.LandscapeLabel]; declared {
+			continue
+		}
+		if s.GetDeletionTimestamp() != nil && !slices.Contains(s.GetFinalizers(), shootFinalizer) {
+			continue
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b unstructured.Unstructured) int {
+		return strings.Compare(a.GetNamespace()+"/"+a.GetName(), b.GetNamespace()+"/"+b.GetName())
+	})
+	return out, nil
+}
+
+// shootFinalizer is gardenlet's finalizer on the Shoots it reconciles, which the engine keeps as
+// it does (engine/kinds.ReportFinalizer).
+const shootFinalizer = "gardener"
+
+// apiContext is what the Shoots' control planes read besides the Shoots, once per seed.
+type apiContext struct {
+	seed          shoot.SeedRef
+	virtual       string
+	internal, def *shoot.DNSDomain
+	lifecycles    map[string]shoot.ExtensionLifecycle
+	registered    map[string]bool // kind/type of every ControllerRegistration's resources
+	projects      map[string]string
+	exposureClass map[string]string // handler by ExposureClass name
+}
+
+// readContext reads what gardenlet reads from its seed and garden: the seed's own outputs (as a
+// shoot block reads seed.<name>), the garden's domains, the ControllerRegistrations, the
+// Projects and the ExposureClasses.
+func readContext(in render.Input, name string, v seed.Values) (*apiContext, error) {
+	c := &apiContext{virtual: v.Garden.VirtualCluster, lifecycles: map[string]shoot.ExtensionLifecycle{}, registered: map[string]bool{},
+		projects: map[string]string{}, exposureClass: map[string]string{}}
+	outputs := seed.Outputs(name, v)
+	data, err := ctyjson.Marshal(cty.ObjectVal(outputs), cty.ObjectVal(outputs).Type())
+	if err != nil {
+		return nil, fmt.Errorf("seed %s: its outputs: %w", name, err)
+	}
+	if err := json.Unmarshal(data, &c.seed); err != nil {
+		return nil, fmt.Errorf("seed %s: its outputs: %w", name, err)
+	}
+	list := func(group, resource, namespace, selector string) ([]unstructured.Unstructured, error) {
+		items, err := in.Listed(render.ListRef{Cluster: c.virtual, Group: group, Version: versionOf(group), Resource: resource, Namespace: namespace, LabelSelector: selector})
+		if err != nil {
+			return nil, fmt.Errorf("seed %s: list the %s: %w", name, resource, err)
+		}
+		return items, nil
+	}
+	for role, target := range map[string]**shoot.DNSDomain{"internal-domain": &c.internal, "default-domain": &c.def} {
+		secrets, err := list("", "secrets", seed.GardenNamespace, "gardener.cloud/role="+role)
+		if err != nil {
+			return nil, err
+		}
+		slices.SortFunc(secrets, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
+		for _, s := range secrets {
+			// Only the metadata: the provider and domain are annotations (Gardener's
+			// "Configuration" docs/operations/configuration.md); the credentials stay in the
+			// Secret, which the shoot's DNS record copies into its control plane.
+			a := s.GetAnnotations()
+			if a["dns.gardener.cloud/domain"] == "" {
+				continue
+			}
+			*target = &shoot.DNSDomain{Domain: a["dns.gardener.cloud/domain"], ProviderType: a["dns.gardener.cloud/provider"], SecretRef: s.GetName()}
+			break
+		}
+	}
+	registrations, err := list("core.gardener.cloud", "controllerregistrations", "", "")
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range registrations {
+		resources, _, _ := unstructured.NestedSlice(r.Object, "spec", "resources")
+		for _, res := range resources {
+			m, _ := res.(map[string]any)
+			kind, _ := m["kind"].(string)
+			typ, _ := m["type"].(string)
+			c.registered[kind+"/"+typ] = true
+			if kind == "Extension" {
+				c.lifecycles[typ] = lifecycle(m)
+			}
+		}
+	}
+	projects, err := list("core.gardener.cloud", "projects", "", "")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range projects {
+		if ns, _, _ := unstructured.NestedString(p.Object, "spec", "namespace"); ns != "" {
+			c.projects[ns] = p.GetName()
+		}
+	}
+	classes, err := list("core.gardener.cloud", "exposureclasses", "", "")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range classes {
+		handler, _, _ := unstructured.NestedString(e.Object, "handler")
+		c.exposureClass[e.GetName()] = handler
+	}
+	return c, nil
+}
+
+func versionOf(group string) string {
+	if group == "" {
+		return "v1"
+	}
+	return "v1beta1"
+}
+
+// lifecycle is an Extension type's lifecycle as its ControllerRegistration declares it, with
+// Gardener's defaults (reconcile AfterKubeAPIServer, delete and migrate BeforeKubeAPIServer,
+// ControllerResource in Gardener's docs/api-reference/core.md).
+func lifecycle(res map[string]any) shoot.ExtensionLifecycle {
+	l := shoot.ExtensionLifecycle{Reconcile: "AfterKubeAPIServer", Delete: "BeforeKubeAPIServer", Migrate: "BeforeKubeAPIServer"}
+	if lc, ok := res["lifecycle"].(map[string]any); ok {
+		for key, target := range map[string]*string{"reconcile": &l.Reconcile, "delete": &l.Delete, "migrate": &l.Migrate} {
+			if s, _ := lc[key].(string); s != "" {
+				*target = s
+			}
+		}
+	}
+	l.GloballyEnabled, _ = res["globallyEnabled"].(bool)
+	l.WorkerlessSupported, _ = res["workerlessSupported"].(bool)
+	return l
+}
+
+// addShoot renders one Shoot's control plane into out as parts of the seed, or, for a Shoot the
+// engine cannot serve, an Error report saying why, so that nothing else is blocked.
+func addShoot(in render.Input, out *render.Output, live unstructured.Unstructured, c *apiContext) error {
+	project, why := c.project(live.GetNamespace())
+	prefix := Prefix(project, live.GetName())
+	if live.GetDeletionTimestamp() != nil {
+		// Deleted by its owner (with Gardener's confirmation annotation, which
+		// gardener-apiserver demands): nothing of its control plane is rendered, so the plan
+		// deletes what the seed applied for it in the delete flow's order, and once that is gone
+		// the engine finishes the deletion as gardenlet does, removing its finalizer.
+		out.Reports = append(out.Reports, deletingReport(&live, c.virtual, prefix))
+		out.Requested = append(out.Requested, render.RequestedDeletion{
+			PartPrefix: prefix,
+			Why:        fmt.Sprintf("Shoot %s/%s deleted through the API", live.GetNamespace(), live.GetName()),
+		})
+		return nil
+	}
+	if why == "" {
+		why = c.unserved(&live)
+	}
+	if why != "" {
+		out.Reports = append(out.Reports, failedReport(&live, c.virtual, why))
+		return nil
+	}
+	ctx := shoot.APIContext{Project: project, Seed: c.seed, InternalDomain: c.internal, DefaultDomain: c.def, ExtensionLifecycles: c.lifecycles}
+	if class, _, _ := unstructured.NestedString(live.Object, "spec", "exposureClassName"); class != "" {
+		ctx.ExposureClassHandler = c.exposureClass[class]
+	}
+	sub := in
+	sub.Name = live.GetName()
+	rendered, err := shoot.RenderFromAPI(sub, &live, ctx)
+	if err != nil {
+		out.Reports = append(out.Reports, failedReport(&live, c.virtual, err.Error()))
+		return nil
+	}
+	names := make([]string, 0, len(rendered.Components))
+	for _, p := range rendered.Components {
+		names = append(names, prefix+p.Name)
+	}
+	for _, p := range rendered.Components {
+		p.Name = prefix + p.Name
+		p.DependsOn = prefixed(prefix, p.DependsOn)
+		if len(p.DependsOn) == 0 {
+			// gardenlet reconciles a Shoot on a seed that is ready; the Seed part waits for
+			// the seed's system components.
+			p.DependsOn = []string{"seed"}
+		}
+		if p.DeletionDependsOn != nil {
+			p.DeletionDependsOn = prefixed(prefix, p.DeletionDependsOn)
+		}
+		out.Components = append(out.Components, p)
+	}
+	for _, r := range rendered.Reports {
+		r.Parts = names
+		for i := range r.Conditions {
+			r.Conditions[i].Parts = prefixed(prefix, r.Conditions[i].Parts)
+		}
+		out.Reports = append(out.Reports, r)
+	}
+	out.Predictions = append(out.Predictions, rendered.Predictions...)
+	out.Notices = append(out.Notices, rendered.Notices...)
+	out.Revisit = render.Earliest(out.Revisit, rendered.Revisit)
+	return nil
+}
+
+func prefixed(prefix string, names []string) []string {
+	if names == nil {
+		return nil
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
+}
+
+// project is the project whose namespace holds the Shoot, or why the engine cannot serve it: its
+// control plane's namespace, shoot--<project>--<name>, and the namespace the shoot component
+// publishes to are Gardener's naming of garden-<project>.
+func (c *apiContext) project(namespace string) (string, string) {
+	name, ok := c.projects[namespace]
+	if !ok {
+		if p, isProject := shoot.ProjectOfNamespace(namespace); isProject {
+			return p, ""
+		}
+		return "", fmt.Sprintf("namespace %s belongs to no Project", namespace)
+	}
+	if shoot.ProjectNamespace(name) != namespace {
+		return "", fmt.Sprintf("the engine serves Shoots in the namespaces garden-<project>; project %s has namespace %s", name, namespace)
+	}
+	return name, ""
+}
+
+// unserved says why the engine cannot serve the Shoot's types: one no ControllerRegistration
+// registers (gardener-apiserver refuses such a Shoot on creation; a registration removed later
+// leaves it unserved).
+func (c *apiContext) unserved(live *unstructured.Unstructured) string {
+	var missing []string
+	need := func(kind, typ string) {
+		if typ != "" && !c.registered[kind+"/"+typ] {
+			missing = append(missing, kind+"/"+typ)
+		}
+	}
+	provider, _, _ := unstructured.NestedString(live.Object, "spec", "provider", "type")
+	workers, _, _ := unstructured.NestedSlice(live.Object, "spec", "provider", "workers")
+	if len(workers) > 0 {
+		need("Infrastructure", provider)
+		need("ControlPlane", provider)
+		need("Worker", provider)
+		network, _, _ := unstructured.NestedString(live.Object, "spec", "networking", "type")
+		need("Network", network)
+	}
+	exts, _, _ := unstructured.NestedSlice(live.Object, "spec", "extensions")
+	for _, e := range exts {
+		m, _ := e.(map[string]any)
+		typ, _ := m["type"].(string)
+		if disabled, _ := m["disabled"].(bool); !disabled {
+			need("Extension", typ)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	slices.Sort(missing)
+	return "no ControllerRegistration registers " + strings.Join(slices.Compact(missing), ", ")
+}
+
+// failedReport reports a Shoot the engine cannot serve: lastOperation Error with the reason.
+func failedReport(live *unstructured.Unstructured, virtual, why string) render.Report {
+	return render.Report{
+		Cluster: virtual, APIVersion: "core.gardener.cloud/v1beta1", Kind: "Shoot", Namespace: live.GetNamespace(), Name: live.GetName(),
+		Operation: shoot.Operation, Error: why,
+	}
+}
+
+// deletingReport reports a Shoot in deletion until its control plane is gone, then finishes its
+// deletion (render.Report.FinalizeAfter).
+func deletingReport(live *unstructured.Unstructured, virtual, prefix string) render.Report {
+	return render.Report{
+		Cluster: virtual, APIVersion: "core.gardener.cloud/v1beta1", Kind: "Shoot", Namespace: live.GetNamespace(), Name: live.GetName(),
+		Operation: shoot.Operation, FinalizeAfter: prefix,
+	}
+}
