@@ -6,7 +6,7 @@
 // stands in for gardenlet on the seeds it manages, so it does the same for the Shoots no shoot
 // block declares. Their spec comes from the API, never from HCL: each Shoot's control plane is
 // rendered from the Shoot as gardener-apiserver holds it (shoot.RenderFromAPI) into parts of the
-// seed named after the Shoot's technical ID, shoot--<project>--<name>--<part>, so that plans list
+// seed named after the Shoot's technical ID, shoot__<project>__<name>__<part>, so that plans list
 // them under their seed and `--target seed.<seed>.shoot--<project>--<name>` names one of them.
 //
 // The package is apart from components/seed because it renders shoots, whose package needs the
@@ -65,9 +65,12 @@ func renderSeed(in render.Input, v seed.Values) (*render.Output, error) {
 }
 
 // Prefix is the prefix of the names of the parts a seed renders for a Shoot created through the
-// API: its technical ID and "--".
+// API, shoot__<project>__<name>__, with the names' dashes as underscores: part names are
+// identifiers of lower-case letters, digits and underscores. Gardener forbids two hyphens in a
+// row in project and Shoot names (pkg/apis/core/validation at v1.120.0), so a double underscore
+// separates the names unambiguously.
 func Prefix(project, name string) string {
-	return "shoot--" + project + "--" + name + "--"
+	return "shoot__" + strings.ReplaceAll(project, "-", "_") + "__" + strings.ReplaceAll(name, "-", "_") + "__"
 }
 
 // shootsOn lists the Shoots on the seed that no landscape declares: a shoot block's Shoot

@@ -206,7 +206,7 @@ func TestShootsTheEngineDoesNotServe(t *testing.T) {
 	assert.NotEmpty(t, partNames(out, Prefix("local", "fine")), "a Shoot the engine cannot serve blocks no other")
 
 	gardenlet := renderWith(t, seedValues(func(v *seed.Values) { v.ManagedBy = seed.ManagedByGardenlet }), apiShoot("fine", nil))
-	assert.Empty(t, partNames(gardenlet, "shoot--"), "a gardenlet seed's Shoots are gardenlet's")
+	assert.Empty(t, partNames(gardenlet, "shoot__"), "a gardenlet seed's Shoots are gardenlet's")
 }
 
 func TestADeletedShootsControlPlaneGoes(t *testing.T) {

@@ -338,6 +338,13 @@ func (e *Executor) checkProtection(c *plan.Component, writes, deletes []*plan.Ob
 		if o.Action != plan.Delete && o.Action != plan.Replace {
 			continue
 		}
+		if o.Reason.Kind == plan.ReasonRequested {
+			// The objects' owner asked for the deletion, and confirmed it as Gardener demands
+			// (a Shoot's confirmation.gardener.cloud/deletion): the control plane of a Shoot its
+			// user deleted goes whole, etcd and namespace included, as gardenlet's delete flow
+			// takes it.
+			continue
+		}
 		if kinds.Protected(o.Ref) || e.Protected[c.Address] {
 			refused = append(refused, fmt.Sprintf("%s (%s)", o.Ref, o.Action))
 		}

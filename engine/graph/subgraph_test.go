@@ -113,24 +113,24 @@ func TestTargetThenSubgraph(t *testing.T) {
 }
 
 // TestResolveTargetOfAPartGroup: the parts a seed renders for a Shoot created through the API
-// share the prefix shoot--<project>--<name>--, which names them together.
+// share the prefix shoot__<project>__<name>__, which names them together.
 func TestResolveTargetOfAPartGroup(t *testing.T) {
 	part := func(name string) Part {
 		return Part{Addr: addrs("seed.a." + name)[0], Parent: "seed.a"}
 	}
-	g, diags := Build(load(t, targetLandscape), nil, part("seed"), part("shoot--dev--mine--etcd_main"),
-		part("shoot--dev--mine--kube_apiserver"), part("shoot--dev--mine2--etcd_main"))
+	g, diags := Build(load(t, targetLandscape), nil, part("seed"), part("shoot__dev__mine__etcd_main"),
+		part("shoot__dev__mine__kube_apiserver"), part("shoot__dev__mine2__etcd_main"))
 	require.False(t, diags.HasErrors(), diags.Error())
 	for target, want := range map[string][]string{
-		"seed.a.shoot--dev--mine":                 {"seed.a.shoot--dev--mine--etcd_main", "seed.a.shoot--dev--mine--kube_apiserver"},
-		"seed.a.shoot--dev--mine--":               {"seed.a.shoot--dev--mine--etcd_main", "seed.a.shoot--dev--mine--kube_apiserver"},
-		"seed.a.shoot--dev--mine--kube_apiserver": {"seed.a.shoot--dev--mine--kube_apiserver"},
+		"seed.a.shoot__dev__mine":                 {"seed.a.shoot__dev__mine__etcd_main", "seed.a.shoot__dev__mine__kube_apiserver"},
+		"seed.a.shoot__dev__mine__":               {"seed.a.shoot__dev__mine__etcd_main", "seed.a.shoot__dev__mine__kube_apiserver"},
+		"seed.a.shoot__dev__mine__kube_apiserver": {"seed.a.shoot__dev__mine__kube_apiserver"},
 		"seed.a.seed":                             {"seed.a.seed"},
 	} {
 		got, diags := g.ResolveTarget(target)
 		require.False(t, diags.HasErrors(), target)
 		assert.Equal(t, addrs(want...), got, target)
 	}
-	_, diags = g.ResolveTarget("seed.a.shoot--dev--min")
+	_, diags = g.ResolveTarget("seed.a.shoot__dev__min")
 	assert.True(t, diags.HasErrors(), "a prefix must end where a name part ends")
 }

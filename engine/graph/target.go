@@ -19,9 +19,9 @@ import (
 // for_each is empty; an instance address (`shoot.local["dev"]`, `component.manifests.crds[0]`)
 // for that instance. Spacing and quoting are those of HCL, so the target is written as a
 // reference to it would be. A composite's part (`seed.local.istio`) stands for that part, and a
-// group of parts whose names share a prefix ending in "--" for all of them: a seed renders the
+// group of parts whose names share a prefix ending in "__" for all of them: a seed renders the
 // control plane of a Shoot created through the Gardener API as its parts
-// shoot--<project>--<name>--<part>, which `seed.local.shoot--dev--mine` names together. An
+// shoot__<project>__<name>__<part>, which `seed.local.shoot__dev__mine` names together. An
 // unknown target is a diagnostic with a suggestion.
 func (g *Graph) ResolveTarget(target string) ([]config.InstanceAddress, hcl.Diagnostics) {
 	invalid := func(detail string) hcl.Diagnostics {
@@ -38,7 +38,7 @@ func (g *Graph) ResolveTarget(target string) ([]config.InstanceAddress, hcl.Diag
 		if parent, isPart := a.Parent(); isPart && g.Has(config.InstanceAddress(parent.String())) {
 			var group []config.InstanceAddress
 			for _, p := range g.Parts(config.InstanceAddress(parent.String())) {
-				if pa, err := address.Parse(string(p)); err == nil && strings.HasPrefix(pa.Part, strings.TrimSuffix(a.Part, "--")+"--") {
+				if pa, err := address.Parse(string(p)); err == nil && strings.HasPrefix(pa.Part, strings.TrimSuffix(a.Part, "__")+"__") {
 					group = append(group, p)
 				}
 			}

@@ -188,14 +188,16 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 		reason = Reason{Kind: ReasonDestroy}
 	case retired:
 		reason = Reason{Kind: ReasonLifetimeEnded}
+	case requestedDeletion(p.rendered, comp) != "":
+		// Its owner asked for the deletion: protected objects go too (the owner confirmed it
+		// as Gardener demands), and no approval holds it.
+		reason = Reason{Kind: ReasonRequested, Detail: requestedDeletion(p.rendered, comp)}
 	case p.protects(ref, comp):
 		// A protected object stays a removal, which needs an approval and --allow-destroy,
 		// whatever supersedes it.
 	default:
 		if next := successor(p.versioned, comp, ref); next != "" {
 			reason = Reason{Kind: ReasonSuperseded, Detail: next}
-		} else if why := requestedDeletion(p.rendered, comp); why != "" {
-			reason = Reason{Kind: ReasonRequested, Detail: why}
 		}
 	}
 	return verdict{fate: deleted, component: comp, reason: reason}

@@ -48,6 +48,7 @@ func TestShootsBesideGardenerControllerManager(t *testing.T) {
 	dir := localLandscape(t)
 	applyForcing(t, dir)
 
+	apiShootLifecycle(t, c, dir)
 	hibernationByGardenerControllerManager(t, c, dir)
 	maintenanceByGardenerControllerManager(t, c, dir)
 }
