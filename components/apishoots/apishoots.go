@@ -36,12 +36,26 @@ var Type = component.Define(seed.Type.Schema, renderSeed)
 // renderSeed renders the seed's own parts, then the control planes of the API's Shoots on it.
 func renderSeed(in render.Input, v seed.Values) (*render.Output, error) {
 	out, err := seed.Type.Render(in, v)
-	if err != nil || v.ManagedBy == seed.ManagedByGardenlet {
-		return out, err // a gardenlet seed's Shoots are gardenlet's
+	if err != nil {
+		return nil, err
 	}
 	live, err := shootsOn(in, in.Name, v.Garden.VirtualCluster)
 	if err != nil || len(live) == 0 {
 		return out, err
+	}
+	if v.ManagedBy == seed.ManagedByGardenlet {
+		// A gardenlet seed's Shoots are gardenlet's: what the engine deployed for them while it
+		// managed the seed is released to gardenlet, which deploys the same objects.
+		engine := v
+		engine.ManagedBy = seed.ManagedByEngine
+		if c, err := readContext(in, in.Name, engine); err == nil {
+			before := &render.Output{}
+			for _, s := range live {
+				_ = addShoot(in, before, s, c)
+			}
+			out.HandedOver = append(out.HandedOver, render.HandOver(before.Components, "gardenlet")...)
+		}
+		return out, nil
 	}
 	own := make([]string, 0, len(out.Components))
 	for _, p := range out.Components {

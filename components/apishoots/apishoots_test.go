@@ -207,6 +207,16 @@ func TestShootsTheEngineDoesNotServe(t *testing.T) {
 
 	gardenlet := renderWith(t, seedValues(func(v *seed.Values) { v.ManagedBy = seed.ManagedByGardenlet }), apiShoot("fine", nil))
 	assert.Empty(t, partNames(gardenlet, "shoot__"), "a gardenlet seed's Shoots are gardenlet's")
+	for _, r := range gardenlet.Reports {
+		assert.NotEqual(t, "Shoot", r.Kind, "gardenlet reports them")
+	}
+	var released []string
+	for _, h := range gardenlet.HandedOver {
+		if h.Kind == "Deployment" && h.Namespace == "shoot--local--fine" {
+			released = append(released, h.Name.String()+" to "+h.Controller)
+		}
+	}
+	assert.Contains(t, released, "^kube-apiserver$ to gardenlet", "what the engine deployed for them before is released")
 }
 
 func TestADeletedShootsControlPlaneGoes(t *testing.T) {

@@ -62,8 +62,17 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	if v.ManagedBy == ManagedByGardenlet {
 		// gardenlet registers the Seed, reconciles it and reports about it, and
 		// gardener-controller-manager's seed controllers act on the Seed it registered: the
-		// engine predicts nothing and reports nothing.
-		return &render.Output{Components: parts, Outputs: Outputs(in.Name, v)}, nil
+		// engine predicts nothing and reports nothing. What the engine deployed while it managed
+		// the seed, gardenlet deploys now under the same names: it is released to gardenlet, not
+		// deleted (the Seed with its shoots, the system components they run on).
+		// (A configuration the engine could not deploy itself has nothing of the engine's.)
+		engine := v
+		engine.ManagedBy = ManagedByEngine
+		out := &render.Output{Components: parts, Outputs: Outputs(in.Name, v)}
+		if before, err := Parts(in.Name, engine); err == nil {
+			out.HandedOver = render.HandOver(before, "gardenlet")
+		}
+		return out, nil
 	}
 	var threshold time.Duration
 	if v.Backup != nil && v.Backup.ConditionThreshold != "" {

@@ -166,6 +166,16 @@ func TestSeedHandedToGardenlet(t *testing.T) {
 	assert.Empty(t, out.Reports, "gardenlet reports about its seed")
 	assert.Empty(t, out.Predictions)
 	assert.Equal(t, "gardenlet", out.Outputs["managed_by"].AsString())
+	// What the engine deployed while it managed the seed is gardenlet's now: released, not
+	// deleted, the Seed and the system components included.
+	handedOver := map[string]string{}
+	for _, h := range out.HandedOver {
+		handedOver[h.Cluster+" "+h.Kind+" "+h.Namespace+"/"+h.Name.String()] = h.Controller
+	}
+	assert.Equal(t, "gardenlet", handedOver["virtual_garden Seed /^seed1$"])
+	assert.Equal(t, "gardenlet", handedOver["seed1 Deployment garden/^gardener-resource-manager$"])
+	assert.Equal(t, "gardenlet", handedOver["seed1 Deployment garden/^etcd-druid$"])
+	assert.NotContains(t, handedOver, "seed1 Deployment garden/^gardenlet$", "the engine never deployed a gardenlet for a seed it managed")
 
 	_, err = Parts("seed1", values(func(v *Values) { v.ManagedBy = "both" }))
 	assert.ErrorContains(t, err, `managed_by "both" is not one of engine, gardenlet`)

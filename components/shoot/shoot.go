@@ -137,6 +137,9 @@ func (b *builder) render(in render.Input) (*render.Output, error) {
 	if err := b.build(); err != nil {
 		return nil, err
 	}
+	if b.seed.ManagedBy == "gardenlet" {
+		return b.toGardenlet(), nil
+	}
 	out := &render.Output{Components: b.parts, Outputs: b.outputs(), Lifetime: b.lifetime.output(), Reports: []render.Report{b.report()}}
 	out.Revisit = render.Earliest(b.hibernation.next, b.maintenance.next, b.lifetime.ends)
 	for _, group := range [][]render.Prediction{b.hibernationPredictions(), b.maintenancePredictions(), b.retryPredictions(), b.lifetimePredictions()} {
@@ -150,6 +153,32 @@ func (b *builder) render(in render.Input) (*render.Output, error) {
 		}
 	}
 	return out, nil
+}
+
+// toGardenlet is the shoot on a seed handed to gardenlet: the Shoot alone. The seed's gardenlet
+// reconciles every Shoot on it into its control plane, reports its status and carries out the
+// operations asked of it, so the engine deploys nothing of the control plane (two writers of
+// every object otherwise) and releases what it deployed while it managed the seed to gardenlet,
+// which deploys the same objects under the same names. gardener-controller-manager's loops act
+// on the Shoot as on any other, and plans predict them.
+func (b *builder) toGardenlet() *render.Output {
+	var shoot []render.Component
+	var controlPlane []render.Component
+	for _, p := range b.parts {
+		if p.Name == "shoot" {
+			p.Objects[0].Consume = nil // gardenlet removes the operations it carries out
+			shoot = append(shoot, p)
+			continue
+		}
+		controlPlane = append(controlPlane, p)
+	}
+	out := &render.Output{Components: shoot, Outputs: b.outputs(), Lifetime: b.lifetime.output(), HandedOver: render.HandOver(controlPlane, "gardenlet")}
+	out.Predictions = append(b.hibernationPredictions(), b.maintenancePredictions()...)
+	out.Predictions = append(out.Predictions, b.retryPredictions()...)
+	out.Predictions = append(out.Predictions, b.lifetimePredictions()...)
+	out.Revisit = render.Earliest(b.hibernation.next, b.maintenance.next, b.lifetime.ends)
+	out.Notices = []string{fmt.Sprintf("shoot %s: seed %s is handed to gardenlet, which deploys the control plane and reports the Shoot's status; the landscape writes the Shoot alone", b.name, b.seed.Name)}
+	return out
 }
 
 // Parts renders the parts of one shoot for values built in Go.
@@ -219,12 +248,6 @@ func newBuilder(name string, v Values) (*builder, error) {
 	}
 	if v.Seed.VirtualCluster == "" {
 		return nil, fmt.Errorf("shoot %s: seed %s has no virtual garden cluster to create the Shoot in", name, v.Seed.Name)
-	}
-	if v.Seed.ManagedBy == "gardenlet" {
-		// The seed's gardenlet reconciles every Shoot on it into the same namespaces and names:
-		// the engine deploying the control plane too would make two writers of every object.
-		return nil, fmt.Errorf("shoot %s: seed %s is handed to gardenlet (managed_by = \"gardenlet\"), which deploys the control planes of the shoots on it; "+
-			"a shoot block deploys its control plane itself and needs a seed the engine manages: create this shoot through the Gardener API instead", name, v.Seed.Name)
 	}
 	if v.Project == "" {
 		return nil, fmt.Errorf("shoot %s: project is required", name)

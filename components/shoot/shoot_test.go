@@ -451,7 +451,6 @@ func TestErrors(t *testing.T) {
 		want string
 	}{
 		{"no seed", values(func(v *Values) { v.Seed = nil }), "seed is not set"},
-		{"a seed handed to gardenlet", values(func(v *Values) { seed := *v.Seed; seed.ManagedBy = "gardenlet"; v.Seed = &seed }), `seed local is handed to gardenlet (managed_by = "gardenlet"), which deploys the control planes of the shoots on it`},
 		{"zone tolerance on a single-zone seed", values(ha(FailureToleranceZone)), "at least three zones"},
 		{"no service network", values(func(v *Values) { v.Networking.Services = "" }), "networking.services is not set"},
 		{"no machine image", values(func(v *Values) { v.Workers[0].MachineImage = nil }), "machine_image with name and version is required"},
@@ -805,4 +804,28 @@ func TestConfineSpecUpdateRollout(t *testing.T) {
 	}
 	_, err := Parts("dev", values(func(v *Values) { v.Maintenance = &Maintenance{ConfineSpecUpdateRollout: true} }))
 	assert.ErrorContains(t, err, "confine_spec_update_rollout needs maintenance.time_window")
+}
+
+// A shoot block on a seed handed to gardenlet writes the Shoot alone: gardenlet deploys the
+// control plane and reports the status, and what the engine deployed while it managed the seed is
+// released to gardenlet, not deleted.
+func TestShootOnAGardenletSeed(t *testing.T) {
+	v := values(func(v *Values) { withDNS(v); seed := *v.Seed; seed.ManagedBy = "gardenlet"; v.Seed = &seed })
+	out, err := Type.Render(render.Input{Name: "dev"}, v)
+	require.NoError(t, err)
+	require.Len(t, out.Components, 1)
+	assert.Equal(t, "shoot", out.Components[0].Name)
+	shoot := find(t, out.Components[0], "Shoot", "dev")
+	seedName, _, _ := unstructured.NestedString(shoot.Object, "spec", "seedName")
+	assert.Equal(t, "local", seedName)
+	assert.Empty(t, out.Reports, "gardenlet reports the Shoot's status")
+	assert.Contains(t, out.Notices[0], "seed local is handed to gardenlet")
+	handedOver := map[string]string{}
+	for _, h := range out.HandedOver {
+		handedOver[h.Cluster+" "+h.Kind+" "+h.Namespace+"/"+h.Name.String()] = h.Controller
+	}
+	assert.Equal(t, "gardenlet", handedOver["seed1 Deployment shoot--local--dev/^kube-apiserver$"])
+	assert.Equal(t, "gardenlet", handedOver["seed1 Etcd shoot--local--dev/^etcd-main$"])
+	assert.Equal(t, "gardenlet", handedOver["seed1 Namespace /^shoot--local--dev$"])
+	assert.NotContains(t, handedOver, "virtual_garden Shoot garden-local/^dev$", "the Shoot stays the landscape's")
 }

@@ -46,12 +46,25 @@ func TestReportFollows(t *testing.T) {
 
 var shootsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
 
-// userShoot is a Shoot a user created and deleted; the engine's finalizer holds it.
-func userShoot(deleting bool) *unstructured.Unstructured {
+// userShoot is a Shoot a user created and deleted; the finalizer of its reporter (the engine's
+// report field manager, or another) holds it.
+func userShootBy(reporter string) *unstructured.Unstructured {
+	if reporter == "" {
+		return userShoot(true)
+	}
+	return userShoot(true, reporter)
+}
+
+func userShoot(deleting bool, reporter ...string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
 		"metadata": map[string]any{"name": "mine", "namespace": "garden-local", "resourceVersion": "7", "generation": int64(2), "finalizers": []any{"gardener"}},
 	}}
+	manager := report.FieldManager
+	if len(reporter) > 0 {
+		manager = reporter[0]
+	}
+	u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, Subresource: "status"}})
 	if deleting {
 		now := metav1.Now()
 		u.SetDeletionTimestamp(&now)
@@ -71,17 +84,20 @@ func TestSyncReportsEndsAUsersDeletion(t *testing.T) {
 	for name, tt := range map[string]struct {
 		components []*plan.Component
 		applied    *Result
-		finalized  bool
+		// reporter is who wrote the Shoot's status; the engine when empty.
+		reporter  string
+		finalized bool
 	}{
-		"nothing left to delete":                 {finalized: true},
-		"parts still to delete, no apply":        {components: []*plan.Component{removal(prefix+"etcd_main", plan.Delete)}},
-		"another Shoot's parts are not its":      {components: []*plan.Component{removal("shoot__local__mine2__etcd_main", plan.Delete)}, finalized: true},
-		"the apply deleted them":                 {components: []*plan.Component{removal(prefix+"etcd_main", plan.Delete)}, applied: &Result{Components: []ComponentResult{{Address: seed + "." + prefix + "etcd_main", Status: Applied}}}, finalized: true},
-		"the apply failed to delete one of them": {components: []*plan.Component{removal(prefix+"etcd_main", plan.Delete)}, applied: &Result{Components: []ComponentResult{{Address: seed + "." + prefix + "etcd_main", Status: Failed}}}},
+		"a Shoot a gardenlet reports is its to end": {reporter: "gardenlet"},
+		"nothing left to delete":                    {finalized: true},
+		"parts still to delete, no apply":           {components: []*plan.Component{removal(prefix+"etcd_main", plan.Delete)}},
+		"another Shoot's parts are not its":         {components: []*plan.Component{removal("shoot__local__mine2__etcd_main", plan.Delete)}, finalized: true},
+		"the apply deleted them":                    {components: []*plan.Component{removal(prefix+"etcd_main", plan.Delete)}, applied: &Result{Components: []ComponentResult{{Address: seed + "." + prefix + "etcd_main", Status: Applied}}}, finalized: true},
+		"the apply failed to delete one of them":    {components: []*plan.Component{removal(prefix+"etcd_main", plan.Delete)}, applied: &Result{Components: []ComponentResult{{Address: seed + "." + prefix + "etcd_main", Status: Failed}}}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			garden := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
-				map[schema.GroupVersionResource]string{shootsGVR: "ShootList"}, userShoot(true))
+				map[schema.GroupVersionResource]string{shootsGVR: "ShootList"}, userShootBy(tt.reporter))
 			out := &planner.Outcome{
 				Rendered: map[config.InstanceAddress]*rendering.Rendered{seed: {Address: seed, Reports: []render.Report{{
 					Cluster: "virtual", APIVersion: "core.gardener.cloud/v1beta1", Kind: "Shoot", Namespace: "garden-local", Name: "mine",

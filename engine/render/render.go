@@ -623,3 +623,36 @@ const ManagedResourceContentsLabel = "declarative-gardener.io/managed-resource-c
 // mechanism: unlike "apply if not present" (Flux's IfNotPresent), an object its consumer deleted is
 // not brought back.
 const CreateOnlyAnnotation = "declarative-gardener.io/create-only"
+
+// HandOver hands every object of parts over to controller, one Handover per object by its
+// exact name: an instance that no longer renders parts because a Gardener controller deploys
+// them now (a seed handed to gardenlet, whose gardenlet deploys what the engine deployed before
+// under the same names) releases them instead of deleting them. An object without a namespace
+// that has a DefaultNamespace is handed over under both, since only the cluster knows its scope.
+func HandOver(parts []Component, controller string) []Handover {
+	var out []Handover
+	add := func(cluster, apiVersion, kind, namespace, name string) {
+		gv, err := schema.ParseGroupVersion(apiVersion)
+		if err != nil || name == "" || Unknown(name) {
+			return
+		}
+		out = append(out, Handover{Cluster: cluster, Group: gv.Group, Kind: kind, Namespace: namespace,
+			Name: regexp.MustCompile("^" + regexp.QuoteMeta(name) + "$"), Controller: controller})
+	}
+	for _, p := range parts {
+		for _, o := range p.Objects {
+			u := o.Object
+			add(o.Cluster, u.GetAPIVersion(), u.GetKind(), u.GetNamespace(), u.GetName())
+			if u.GetNamespace() == "" && o.DefaultNamespace != "" {
+				add(o.Cluster, u.GetAPIVersion(), u.GetKind(), o.DefaultNamespace, u.GetName())
+			}
+		}
+		if s := p.Secret; s != nil {
+			add(s.Cluster, "v1", "Secret", s.Namespace, s.Name)
+		}
+		if c := p.Copy; c != nil && c.FromSelector == "" {
+			add(c.Cluster, "v1", "Secret", c.Namespace, c.Name)
+		}
+	}
+	return out
+}

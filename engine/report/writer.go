@@ -236,7 +236,9 @@ func (w *Writer) Finalize(ctx context.Context, cluster, apiVersion, kind, namesp
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(live.GetFinalizers(), finalizer) {
+	if !slices.Contains(live.GetFinalizers(), finalizer) || !reportedBy(live, FieldManager) {
+		// Not the engine's to end: a gardenlet reports the object and keeps the finalizer
+		// until its own delete flow is done (a Shoot on a seed handed to gardenlet).
 		return nil
 	}
 	subject := kind + " cluster"
@@ -251,6 +253,17 @@ func (w *Writer) Finalize(ctx context.Context, cluster, apiVersion, kind, namesp
 		return fmt.Errorf("report the deletion of %s %s: %w", kind, name, err)
 	}
 	return w.removeFinalizer(ctx, ri, name, finalizer)
+}
+
+// reportedBy reports whether manager wrote the object's status: the engine added the report
+// finalizer before its first status write, so the finalizer is its own to remove.
+func reportedBy(live *unstructured.Unstructured, manager string) bool {
+	for _, m := range live.GetManagedFields() {
+		if m.Manager == manager && m.Subresource == "status" {
+			return true
+		}
+	}
+	return false
 }
 
 // common sets what every write carries: observedGeneration, status.gardener and the component's

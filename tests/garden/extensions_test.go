@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/tests/landscapetest"
 	"github.com/declarative-gardener/gardener/tests/localcluster"
@@ -25,7 +26,8 @@ var installationsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud",
 
 // extensionFollowsShoots makes provider-local an OnDemand extension and gives it a second seed,
 // local2, that needs none of its kinds, then has a shoot a user created through the Gardener
-// API (not declared in the landscape) move between local2 and local: the plan predicts that
+// API (not declared in the landscape, its control plane deployed by the engine as local's
+// gardenlet) move between local2 and local: the plan predicts that
 // gardener-controller-manager installs the extension on local2 and says which shoot needs it
 // (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md), the apply
 // deploys the extension for the installation the controller made (played here from the
@@ -76,7 +78,13 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	defer func() { _ = shoots.Delete(ctx, "user", metav1.DeleteOptions{}) }()
 	_, err = shoots.Patch(ctx, "user", types.MergePatchType, []byte(`{"status":{"seedName":"local"}}`), metav1.PatchOptions{}, "status")
 	require.NoError(t, err)
-	assertNoChanges(t, dir) // a shoot on local changes nothing
+	// The engine is local's gardenlet: it deploys the user's control plane on local, as parts of
+	// the seed, and needs no installation that local does not have already.
+	pl = planAt(t, dir, time.Now())
+	assert.Contains(t, changedAddresses(pl), "seed.local.shoot__local__user__kube_apiserver")
+	assert.Empty(t, installationPredictions(pl), "%s", planText(t, pl))
+	applyEnacting()
+	assertNoChanges(t, dir)
 
 	// A control plane migration from local2 to local: scheduled to local, its control plane
 	// still on local2 until it has moved. (The other way round would need the binding
@@ -121,6 +129,12 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	_, err = shoots.Patch(ctx, "user", types.MergePatchType, []byte(`{"metadata":{"annotations":{"confirmation.gardener.cloud/deletion":"true"}}}`), metav1.PatchOptions{})
 	require.NoError(t, err)
 	require.NoError(t, shoots.Delete(ctx, "user", metav1.DeleteOptions{}))
+	// local's gardenlet, the engine, deletes its control plane and then lets the Shoot go.
+	applyAllowing(t, dir)
+	require.Eventually(t, func() bool {
+		_, err := shoots.Get(ctx, "user", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, time.Minute, time.Second, "the Shoot is gone once the engine ended its deletion")
 	// The engine, local2's gardenlet, reported its installation Required: local2 shares the
 	// runtime cluster with local, whose shoots' extension resources of type local gardenlet sees
 	// there as well (it watches the whole seed cluster), and gardener-controller-manager keeps an
@@ -185,6 +199,17 @@ func installationsOn(t *testing.T, installations dynamic.ResourceInterface, seed
 	for _, ci := range list.Items {
 		if s, _, _ := unstructured.NestedString(ci.Object, "spec", "seedRef", "name"); s == seed {
 			out = append(out, ci.GetName())
+		}
+	}
+	return out
+}
+
+// changedAddresses are the addresses of the components pl changes.
+func changedAddresses(pl *plan.Plan) []string {
+	var out []string
+	for _, c := range pl.Components {
+		if c.Action != plan.NoOp {
+			out = append(out, c.Address)
 		}
 	}
 	return out
