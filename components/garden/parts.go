@@ -41,6 +41,9 @@ const (
 	// kcmAccess is the virtual kube-controller-manager's token-requestor Secret (Gardener's
 	// docs/concepts/operator.md).
 	kcmAccess = "shoot-access-kube-controller-manager"
+	// kcmServer is the virtual kube-controller-manager's serving certificate
+	// (pkg/component/kubernetes/controllermanager/controllermanager.go at Gardener v1.120.0).
+	kcmServer = "kube-controller-manager-server"
 )
 
 // observability is the garden's observability block, or the block's defaults when it has none:

@@ -1,6 +1,7 @@
 package garden
 
 import (
+	"cmp"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -129,20 +130,29 @@ func (g *builder) virtualGarden() error {
 	}
 	g.add("virtual_garden_access", "manifests", access, "ca")
 
+	g.secret("kube_controller_manager_tls", render.SecretSpec{
+		Name: kcmServer, Class: "server-cert", CommonName: kubecontrollermanager.Name(p),
+		DNSNames: kube.ServiceDNSNames(kubecontrollermanager.Name(p), Namespace), CA: secretCA,
+	}, "ca")
 	kcmVals := kubecontrollermanager.Type.Defaults()
 	kcmVals.Cluster, kcmVals.Namespace, kcmVals.NamePrefix, kcmVals.Images = runtime, Namespace, p, images
 	kcmVals.KubernetesVersion, kcmVals.HighAvailability = vc.Kubernetes.Version, ha
-	kcmVals.KubeconfigSecretName, kcmVals.CASecretName, kcmVals.ClientCASecretName = kcmAccess, secretCA, secretClientCA
-	kcmVals.ServiceAccountKeySecretName = secretServiceAccount
+	kcmVals.GenericKubeconfigSecretName, kcmVals.AccessSecretName = GenericKubeconfigSecretName, kcmAccess
+	kcmVals.CASecretName, kcmVals.ClientCASecretName = secretCA, secretClientCA
+	kcmVals.ServiceAccountKeySecretName, kcmVals.ServerTLSSecretName = secretServiceAccount, kcmServer
+	kcmVals.ServiceNetwork = vc.Networking.Services
 	if k := vc.Kubernetes.KubeControllerManager; k != nil {
-		component.Override(&kcmVals.CertificateSigningDuration, k.CertificateSigningDuration)
+		// A Garden's kubeControllerManager block defaults the signing duration to 48h; without the
+		// block kube-controller-manager's 720h applies (CertificateSigningDuration in
+		// pkg/apis/operator/v1alpha1/types_garden.go at Gardener v1.120.0).
+		kcmVals.CertificateSigningDuration = cmp.Or(k.CertificateSigningDuration, "48h")
 		kcmVals.FeatureGates = k.FeatureGates
 	}
 	kcm, err := kubecontrollermanager.Objects(kcmVals)
 	if err != nil {
 		return fmt.Errorf("kube-controller-manager: %w", err)
 	}
-	g.add("virtual_garden_kube_controller_manager", "kube_controller_manager", kcm, "virtual_garden_kube_apiserver", "virtual_garden_access")
+	g.add("virtual_garden_kube_controller_manager", "kube_controller_manager", kcm, "virtual_garden_kube_apiserver", "virtual_garden_access", "kube_controller_manager_tls")
 	return nil
 }
 
@@ -164,17 +174,14 @@ func (g *builder) accessSecrets() ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	kcm, err := kubeconfig(server, "/var/run/secrets/gardener.cloud/kubeconfig/token")
-	if err != nil {
-		return nil, err
-	}
 	objs, err := kube.All(
 		&corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: GenericKubeconfigSecretName, Namespace: Namespace},
 			Type:       corev1.SecretTypeOpaque,
 			StringData: map[string]string{"kubeconfig": generic},
 		},
-		shootaccess.Access{Namespace: Namespace, Component: "kube-controller-manager", AccessSecretName: kcmAccess}.KubeconfigSecret(kcm),
+		// kube-controller-manager reads its token next to the generic kubeconfig.
+		shootaccess.Access{Namespace: Namespace, Component: "kube-controller-manager", AccessSecretName: kcmAccess}.Secret(),
 	)
 	if err != nil {
 		return nil, err

@@ -1,14 +1,18 @@
-// Package kubecontrollermanager renders the kube_controller_manager component: the controller
-// manager of the virtual garden (virtual-garden-kube-controller-manager, Gardener's "Gardener
-// Operator" docs/concepts/operator.md) as a Deployment in the runtime cluster. It runs only the few
-// controllers an API without nodes or workloads needs; the serviceaccount-token controller is
-// always off, so static ServiceAccount token Secrets do not exist and clients use the TokenRequest
-// API (Gardener's docs/concepts/operator.md).
+// Package kubecontrollermanager renders the kube_controller_manager component: a
+// kube-controller-manager as a Deployment in the runtime cluster, by default the virtual garden's
+// (virtual-garden-kube-controller-manager, Gardener's "Gardener Operator" docs/concepts/operator.md),
+// or a shoot's in its control-plane namespace. Its command line is the one Gardener v1.120.0 gives
+// it (computeCommand in pkg/component/kubernetes/controllermanager/controllermanager.go): all default
+// controllers and the bootstrap token controllers; without workers, as in the virtual garden, no
+// node, volume or endpoint controllers; in the virtual garden no serviceaccount-token controller
+// either, so static ServiceAccount token Secrets do not exist there and clients use the
+// TokenRequest API.
 package kubecontrollermanager
 
 import (
 	"fmt"
 	"maps"
+	"net"
 	"strings"
 	"time"
 
@@ -25,52 +29,35 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/secrets"
 )
 
 // Port is the controller manager's secure port, which serves /healthz and /metrics.
 const Port = 10257
 
-// Controllers are the controllers the virtual garden's controller manager runs: namespace and
-// garbage collection, default ServiceAccounts and the kube-root-ca.crt ConfigMaps, RBAC
-// aggregation, quotas, CSR signing for gardenlet client certificates (Gardener's
-// docs/concepts/operator.md), bootstrap tokens for registering gardenlets, and TTL clean-up. The
-// serviceaccount-token controller is named explicitly as disabled (Gardener's
-// docs/concepts/operator.md). Gardener's documentation says only "a few controllers"; this is the
-// set such an API needs.
-var Controllers = []string{
-	"namespace", "serviceaccount", "garbagecollector", "clusterrole-aggregation", "resourcequota",
-	"csrsigning", "csrapproving", "csrcleaner", "root-ca-cert-publisher", "ttl-after-finished",
-	"bootstrapsigner", "tokencleaner", "-serviceaccount-token",
-}
-
-// ShootControllers are the controllers of a shoot's controller manager: all the default ones
-// plus the bootstrap-token controllers nodes join with, without the serviceaccount-token
-// controller (tokens come from the TokenRequest API, Gardener's docs/concepts/operator.md).
-var ShootControllers = []string{"*", "bootstrapsigner", "tokencleaner", "-serviceaccount-token"}
-
-// WorkerlessControllers leave out, for a shoot without nodes (Gardener's "Workerless Shoots"
-// docs/usage/shoot/shoot_workerless.md), the controllers that only act on nodes, their volumes and
-// their pod ranges.
-var WorkerlessControllers = []string{
-	"*", "bootstrapsigner", "tokencleaner", "-serviceaccount-token", "-nodeipam", "-nodelifecycle",
-	"-attachdetach", "-persistentvolume-binder", "-persistentvolume-expander", "-ttl",
-}
-
-// ShootNetworks make the controller manager a shoot's: it runs ShootControllers (or
-// WorkerlessControllers) and allocates each node's pod range from the shoot's pod network.
-type ShootNetworks struct {
-	// Pods and Services are the shoot's networks (.spec.networking); Pods is required with
-	// workers.
-	Pods, Services string
-	// NodeCIDRMaskSize is the prefix length of each node's pod range; 0 means 24 (Gardener's
-	// KubeControllerManagerConfig in docs/api-reference/core.md).
+// Shoot makes the controller manager a shoot's (DefaultKubeControllerManager in
+// pkg/gardenlet/operation/botanist/kubecontrollermanager.go at Gardener v1.120.0): Gardener's
+// default worker counts, and with workers the node controllers, each node's pod range from the
+// shoot's pod network and the kubelet certificate signers.
+type Shoot struct {
+	// Pods is the shoot's pod network (.spec.networking.pods), comma-separated when dual-stack;
+	// required with workers.
+	Pods string
+	// NodeCIDRMaskSize is the prefix length of each node's pod range; 0 means Gardener's default,
+	// 24 (64 when every pod network is IPv6) (calculateDefaultNodeCIDRMaskSize in
+	// pkg/apis/core/v1beta1/defaults_shoot.go at v1.120.0, for kubelet's 110 pods).
 	NodeCIDRMaskSize int32
-	// NodeMonitorGracePeriod is how long a node may be silent before it is marked unhealthy;
-	// "" leaves the Kubernetes default.
+	// NodeMonitorGracePeriod is how long a node may be silent before it is marked unhealthy; ""
+	// means Gardener's default, 40s (pkg/apis/core/v1beta1/defaults_shoot.go at v1.120.0).
 	NodeMonitorGracePeriod string
-	// Workerless leaves out the node controllers and the pod range allocation.
+	// KubeletCASecretName holds the kubelet CA (ca.crt, ca.key) that signs kubelet serving
+	// certificates; required with workers.
+	KubeletCASecretName string
+	// Workerless switches the node controllers off and leaves out pod range allocation and the
+	// kubelet signers.
 	Workerless bool
 }
 
@@ -91,17 +78,26 @@ type Values struct {
 	// HighAvailability runs two replicas with leader election instead of one (Gardener's "High
 	// Availability Of Components" docs/development/high-availability-of-components.md).
 	HighAvailability bool `json:"high_availability"`
-	// KubeconfigSecretName holds a kubeconfig (key kubeconfig) for the API server the controller
-	// manager manages.
-	KubeconfigSecretName string `json:"kubeconfig_secret_name"`
+	// GenericKubeconfigSecretName holds the cluster's generic token kubeconfig (key kubeconfig) and
+	// AccessSecretName the token-requestor Secret whose token it reads; both are projected into
+	// the directory Gardener mounts them in (InjectGenericKubeconfig of
+	// pkg/utils/gardener/shoot.go at Gardener v1.120.0, components/internal/shootaccess).
+	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
+	AccessSecretName            string `json:"access_secret_name"`
 	// CASecretName holds the cluster CA (ca.crt) published as kube-root-ca.crt.
 	CASecretName string `json:"ca_secret_name"`
-	// ClientCASecretName holds the client CA (ca.crt, ca.key) CSRs are signed with (Gardener's
-	// docs/concepts/operator.md).
+	// ClientCASecretName holds the client CA (ca.crt, ca.key) CSRs for client certificates are
+	// signed with (Gardener's docs/concepts/operator.md).
 	ClientCASecretName string `json:"client_ca_secret_name"`
 	// ServiceAccountKeySecretName holds the ServiceAccount signing key (key.pem) (Gardener's
 	// docs/concepts/operator.md).
 	ServiceAccountKeySecretName string `json:"service_account_key_secret_name"`
+	// ServerTLSSecretName holds the serving certificate (tls.crt, tls.key) of the secure port,
+	// Gardener's kube-controller-manager-server.
+	ServerTLSSecretName string `json:"server_tls_secret_name"`
+	// ServiceNetwork is the cluster's Service network (--service-cluster-ip-range); "" leaves the
+	// flag out.
+	ServiceNetwork string `json:"service_network"`
 	// CertificateSigningDuration is the longest validity of certificates signed for CSRs.
 	CertificateSigningDuration string `json:"certificate_signing_duration"`
 	// FeatureGates switch Kubernetes feature gates on or off.
@@ -112,8 +108,13 @@ type Values struct {
 	// ScrapeTargetsAlias is the alias of the Prometheus that scrapes the metrics (Gardener's
 	// "Network Policies" docs/operations/network_policies.md).
 	ScrapeTargetsAlias string `json:"scrape_targets_alias"`
-	// Shoot, when set, configures a shoot's controller manager; nil is the virtual garden's.
-	Shoot *ShootNetworks `json:"-"`
+	// RuntimeConfig is the API server's runtime config (group/version: served); the controllers
+	// of the APIs it turns off are switched off too.
+	RuntimeConfig map[string]bool `json:"-"`
+	// Shoot, when set, configures a shoot's controller manager; nil is the virtual garden's, which
+	// has no workers (newKubeControllerManager in pkg/operator/controller/garden/garden/components.go
+	// at Gardener v1.120.0).
+	Shoot *Shoot `json:"-"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
 	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
 	// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
@@ -143,8 +144,18 @@ func Objects(v Values) ([]render.Object, error) {
 	if _, err := time.ParseDuration(v.CertificateSigningDuration); err != nil {
 		return nil, fmt.Errorf("certificate signing duration %q: %w", v.CertificateSigningDuration, err)
 	}
-	if s := v.Shoot; s != nil && !s.Workerless && s.Pods == "" {
-		return nil, fmt.Errorf("shoot pod network is required to allocate node pod ranges")
+	if s := v.Shoot; s != nil && !s.Workerless {
+		if s.Pods == "" {
+			return nil, fmt.Errorf("shoot pod network is required to allocate node pod ranges")
+		}
+		if s.KubeletCASecretName == "" {
+			return nil, fmt.Errorf("kubelet CA secret is required to sign kubelet serving certificates")
+		}
+		if s.NodeMonitorGracePeriod != "" {
+			if _, err := time.ParseDuration(s.NodeMonitorGracePeriod); err != nil {
+				return nil, fmt.Errorf("node monitor grace period %q: %w", s.NodeMonitorGracePeriod, err)
+			}
+		}
 	}
 	prefix, ns := v.NamePrefix, v.Namespace
 	d, err := deployment(v, prefix, ns)
@@ -163,65 +174,171 @@ func Objects(v Values) ([]render.Object, error) {
 	return kube.On(v.Cluster.Name, "", us...), nil
 }
 
+// The mount paths of the Secrets (pkg/component/kubernetes/controllermanager/controllermanager.go
+// at Gardener v1.120.0).
 const (
-	dirKubeconfig     = "/var/run/secrets/gardener.cloud/kubeconfig"
 	dirCA             = "/srv/kubernetes/ca"
 	dirClientCA       = "/srv/kubernetes/ca-client"
+	dirKubeletCA      = "/srv/kubernetes/ca-kubelet"
 	dirServiceAccount = "/srv/kubernetes/service-account-key"
+	dirServer         = "/var/lib/kube-controller-manager-server"
 )
 
-func args(v Values) []string {
-	kubeconfig := dirKubeconfig + "/kubeconfig"
-	a := []string{
-		"--authentication-kubeconfig=" + kubeconfig,
-		"--authorization-kubeconfig=" + kubeconfig,
-		"--cluster-signing-cert-file=" + dirClientCA + "/ca.crt",
-		"--cluster-signing-duration=" + v.CertificateSigningDuration,
-		"--cluster-signing-key-file=" + dirClientCA + "/ca.key",
-		"--controllers=" + strings.Join(Controllers, ","),
-		"--kubeconfig=" + kubeconfig,
-		"--leader-elect=true",
-		"--profiling=false",
-		"--root-ca-file=" + dirCA + "/ca.crt",
-		fmt.Sprintf("--secure-port=%d", Port),
-		"--service-account-private-key-file=" + dirServiceAccount + "/key.pem",
-		// Each controller acts as its own ServiceAccount, with tokens from the TokenRequest API.
-		"--use-service-account-credentials=true",
-	}
-	if s := v.Shoot; s != nil {
-		a = shootArgs(a, s)
-	}
-	if len(v.FeatureGates) > 0 {
-		a = append(a, "--feature-gates="+kubeapiserver.FeatureGatesFlag(v.FeatureGates))
-	}
-	return a
+// binary is the kube-controller-manager in its image.
+const binary = "/usr/local/bin/kube-controller-manager"
+
+// tlsCipherSuites are the cipher suites the secure port offers, the ones Gardener allows for its
+// components (TLSCipherSuites in pkg/utils/kubernetes/tls_cipher_suites.go at v1.120.0).
+var tlsCipherSuites = []string{
+	"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+	"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+	"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+	"TLS_CHACHA20_POLY1305_SHA256", "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305", "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305",
 }
 
-// shootArgs replaces the controller list and adds the networks of a shoot.
-func shootArgs(a []string, s *ShootNetworks) []string {
-	controllers := ShootControllers
-	if s.Workerless {
-		controllers = WorkerlessControllers
+// The horizontal pod autoscaler settings of a shoot's controller manager: Gardener's defaults,
+// which the engine's shoots do not change (getHorizontalPodAutoscalerConfig in
+// pkg/component/kubernetes/controllermanager/controllermanager.go and the DefaultHPA* constants of
+// pkg/apis/core/v1beta1/types_shoot.go at v1.120.0).
+const (
+	hpaDownscaleStabilization  = 5 * time.Minute
+	hpaInitialReadinessDelay   = 30 * time.Second
+	hpaCPUInitializationPeriod = 5 * time.Minute
+	hpaSyncPeriod              = 30 * time.Second
+	hpaTolerance               = 0.1
+)
+
+// command is the container's command line, the binary and its flags in Gardener's order
+// (computeCommand in pkg/component/kubernetes/controllermanager/controllermanager.go at v1.120.0):
+// the kubeconfigs, then with workers the node and workload flags, then the certificate signers,
+// the worker counts around the controller list, the feature gates, the keys and ports, the TLS
+// settings and the verbosity.
+func command(v Values) []string {
+	w, workerless := gardenWorkers(), true
+	if s := v.Shoot; s != nil {
+		w, workerless = shootWorkers, s.Workerless
 	}
-	for i, arg := range a {
-		if strings.HasPrefix(arg, "--controllers=") {
-			a[i] = "--controllers=" + strings.Join(controllers, ",")
+	caFiles := func(dir string) (string, string) {
+		return dir + "/" + secrets.DataKeyCACert, dir + "/" + secrets.DataKeyCAKey
+	}
+	clientCert, clientKey := caFiles(dirClientCA)
+
+	c := []string{
+		binary,
+		"--authentication-kubeconfig=" + shootaccess.KubeconfigPath,
+		"--authorization-kubeconfig=" + shootaccess.KubeconfigPath,
+		"--kubeconfig=" + shootaccess.KubeconfigPath,
+	}
+	if !workerless {
+		c = append(c, nodeFlags(v.Shoot)...)
+		kubeletCert, kubeletKey := caFiles(dirKubeletCA)
+		c = append(c,
+			"--cluster-signing-kubelet-client-cert-file="+clientCert,
+			"--cluster-signing-kubelet-client-key-file="+clientKey,
+			"--cluster-signing-kubelet-serving-cert-file="+kubeletCert,
+			"--cluster-signing-kubelet-serving-key-file="+kubeletKey,
+			"--horizontal-pod-autoscaler-downscale-stabilization="+hpaDownscaleStabilization.String(),
+			"--horizontal-pod-autoscaler-initial-readiness-delay="+hpaInitialReadinessDelay.String(),
+			"--horizontal-pod-autoscaler-cpu-initialization-period="+hpaCPUInitializationPeriod.String(),
+			"--horizontal-pod-autoscaler-sync-period="+hpaSyncPeriod.String(),
+			fmt.Sprintf("--horizontal-pod-autoscaler-tolerance=%v", hpaTolerance),
+			"--leader-elect=true",
+			"--node-monitor-grace-period="+nodeMonitorGracePeriod(v.Shoot),
+			fmt.Sprintf("--concurrent-deployment-syncs=%d", w.deployment),
+			fmt.Sprintf("--concurrent-replicaset-syncs=%d", w.replicaSet),
+			fmt.Sprintf("--concurrent-statefulset-syncs=%d", w.statefulSet),
+		)
+	}
+	signing, _ := time.ParseDuration(v.CertificateSigningDuration) // checked by Objects
+	c = append(c,
+		"--cluster-name="+v.Namespace,
+		"--cluster-signing-kube-apiserver-client-cert-file="+clientCert,
+		"--cluster-signing-kube-apiserver-client-key-file="+clientKey,
+		"--cluster-signing-legacy-unknown-cert-file="+clientCert,
+		"--cluster-signing-legacy-unknown-key-file="+clientKey,
+		"--cluster-signing-duration="+signing.String(),
+		fmt.Sprintf("--concurrent-endpoint-syncs=%d", w.endpoint),
+		fmt.Sprintf("--concurrent-gc-syncs=%d", w.garbageCollector),
+		fmt.Sprintf("--concurrent-service-endpoint-syncs=%d", w.serviceEndpoint),
+		"--controllers="+controllersFlag(workerless, w, v.RuntimeConfig, v.KubernetesVersion),
+	)
+	if w.namespace != 0 {
+		c = append(c, fmt.Sprintf("--concurrent-namespace-syncs=%d", w.namespace))
+	}
+	if w.resourceQuota != 0 {
+		c = append(c, fmt.Sprintf("--concurrent-resource-quota-syncs=%d", w.resourceQuota))
+		if w.resourceQuotaSyncPeriod != "" {
+			c = append(c, "--resource-quota-sync-period="+w.resourceQuotaSyncPeriod)
 		}
 	}
-	if s.Services != "" {
-		a = append(a, "--service-cluster-ip-range="+s.Services)
+	if w.serviceAccountToken != 0 {
+		c = append(c, fmt.Sprintf("--concurrent-serviceaccount-token-syncs=%d", w.serviceAccountToken))
 	}
-	if !s.Workerless {
-		mask := s.NodeCIDRMaskSize
+	if len(v.FeatureGates) > 0 {
+		c = append(c, "--feature-gates="+kubeapiserver.FeatureGatesFlag(v.FeatureGates))
+	}
+	// Gardener reads the CA bundle (bundle.crt) and the key as id_rsa; the engine's Secrets key
+	// them ca.crt and key.pem (engine/secrets).
+	c = append(c,
+		"--root-ca-file="+dirCA+"/"+secrets.DataKeyCACert,
+		"--service-account-private-key-file="+dirServiceAccount+"/"+secrets.DataKeyPrivateKey,
+		fmt.Sprintf("--secure-port=%d", Port),
+	)
+	if v.ServiceNetwork != "" {
+		c = append(c, "--service-cluster-ip-range="+v.ServiceNetwork)
+	}
+	return append(c,
+		"--profiling=false",
+		"--tls-cert-file="+dirServer+"/"+secrets.DataKeyCert,
+		"--tls-private-key-file="+dirServer+"/"+secrets.DataKeyKey,
+		"--tls-cipher-suites="+strings.Join(tlsCipherSuites, ","),
+		// Each controller acts as its own ServiceAccount, with tokens from the TokenRequest API.
+		"--use-service-account-credentials=true",
+		"--v=2",
+	)
+}
+
+// nodeFlags are the pod range flags of a shoot with workers: the prefix length of each node's
+// range (one per family when the pod networks are dual-stack), then the allocation itself.
+func nodeFlags(s *Shoot) []string {
+	var v4, v6 bool
+	for _, cidr := range strings.Split(s.Pods, ",") {
+		if ip, _, err := net.ParseCIDR(strings.TrimSpace(cidr)); err == nil && ip.To4() == nil {
+			v6 = true
+		} else {
+			v4 = true
+		}
+	}
+	var flags []string
+	switch mask := s.NodeCIDRMaskSize; {
+	case v4 && v6:
 		if mask == 0 {
 			mask = 24
 		}
-		a = append(a, "--allocate-node-cidrs=true", "--cluster-cidr="+s.Pods, fmt.Sprintf("--node-cidr-mask-size=%d", mask))
-		if s.NodeMonitorGracePeriod != "" {
-			a = append(a, "--node-monitor-grace-period="+s.NodeMonitorGracePeriod)
+		flags = append(flags, fmt.Sprintf("--node-cidr-mask-size-ipv4=%d", mask), "--node-cidr-mask-size-ipv6=64")
+	default:
+		if mask == 0 {
+			mask = 24
+			if !v4 {
+				mask = 64
+			}
 		}
+		flags = append(flags, fmt.Sprintf("--node-cidr-mask-size=%d", mask))
 	}
-	return a
+	return append(flags,
+		"--allocate-node-cidrs=true",
+		"--attach-detach-reconcile-sync-period=1m0s",
+		"--cluster-cidr="+s.Pods,
+	)
+}
+
+// nodeMonitorGracePeriod is the shoot's grace period as Go prints durations, 40s by default.
+func nodeMonitorGracePeriod(s *Shoot) string {
+	d := 40 * time.Second
+	if s.NodeMonitorGracePeriod != "" {
+		d, _ = time.ParseDuration(s.NodeMonitorGracePeriod) // checked by Objects
+	}
+	return d.String()
 }
 
 func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
@@ -238,21 +355,31 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 		kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(prefix), kubeapiserver.Port): "allowed",
 	}
 	maps.Copy(labels, selector)
-	secret := func(name, dir, secretName string) (corev1.Volume, corev1.VolumeMount) {
-		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: secretName, DefaultMode: ptr.To(int32(0o640))}}},
-			corev1.VolumeMount{Name: name, MountPath: dir, ReadOnly: true}
-	}
-	var volumes []corev1.Volume
-	var mounts []corev1.VolumeMount
-	for _, s := range [][3]string{
-		{"kubeconfig", dirKubeconfig, v.KubeconfigSecretName},
+	// The Secrets in Gardener's order, then the generic kubeconfig with the token
+	// (pkg/component/kubernetes/controllermanager/controllermanager.go at v1.120.0). Gardener mounts
+	// the cluster CA's bundle, without a key, readable by all; the engine's CA Secret holds the
+	// CA's key too, so it is readable by owner and group only, like the others.
+	secretVolumes := [][3]string{
 		{"ca", dirCA, v.CASecretName},
 		{"ca-client", dirClientCA, v.ClientCASecretName},
 		{"service-account-key", dirServiceAccount, v.ServiceAccountKeySecretName},
-	} {
-		vol, m := secret(s[0], s[1], s[2])
-		volumes, mounts = append(volumes, vol), append(mounts, m)
+		{"server", dirServer, v.ServerTLSSecretName},
 	}
+	if s := v.Shoot; s != nil && !s.Workerless {
+		secretVolumes = append(secretVolumes, [3]string{"ca-kubelet", dirKubeletCA, s.KubeletCASecretName})
+	}
+	var volumes []corev1.Volume
+	var mounts []corev1.VolumeMount
+	for _, s := range secretVolumes {
+		source := &corev1.SecretVolumeSource{SecretName: s[2], DefaultMode: ptr.To(int32(0o640))}
+		volumes = append(volumes, corev1.Volume{Name: s[0], VolumeSource: corev1.VolumeSource{Secret: source}})
+		mounts = append(mounts, corev1.VolumeMount{Name: s[0], MountPath: s[1]})
+	}
+	access := shootaccess.Access{
+		Namespace: ns, Component: "kube-controller-manager",
+		GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName,
+	}
+	volumes, mounts = append(volumes, access.Volume()), append(mounts, access.Mount())
 	return kubeapiserver.ControlPlaneDeployment(metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: selector},
 		ptr.To(replicas.UnlessHibernated(replicas.HighAvailability(v.HighAvailability), v.Hibernated)),
 		metav1.ObjectMeta{Labels: labels},
@@ -262,8 +389,7 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 			Containers: []corev1.Container{{
 				Name:          "kube-controller-manager",
 				Image:         image,
-				Command:       []string{"/usr/local/bin/kube-controller-manager"},
-				Args:          args(v),
+				Command:       command(v),
 				Ports:         []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
 				LivenessProbe: kubeapiserver.SecureProbe("/healthz", Port, 2),
 				// Initial requests an operator would pick for a control plane without

@@ -48,6 +48,8 @@ const (
 	secretResourceManager  = "gardener-resource-manager-server"
 	secretGenericToken     = "generic-token-kubeconfig"
 	secretKCMAccess        = "shoot-access-kube-controller-manager"
+	secretKCMServer        = "kube-controller-manager-server"
+	secretKubeletCA        = "ca-kubelet"
 	secretResourceMgrAcces = "shoot-access-gardener-resource-manager"
 )
 
@@ -138,6 +140,17 @@ func (b *builder) secrets() error {
 		Name: secretResourceManager, Class: "server-cert", CommonName: resourcemanager.Name,
 		DNSNames: resourcemanager.ServiceDNSNames(b.ns), CA: secretCA,
 	}, "ca")
+	// kube-controller-manager's serving certificate, signed by the cluster CA
+	// (pkg/component/kubernetes/controllermanager/controllermanager.go at Gardener v1.120.0).
+	b.secret("kube_controller_manager_tls", render.SecretSpec{
+		Name: secretKCMServer, Class: "server-cert", CommonName: kubecontrollermanager.Name(""),
+		DNSNames: kube.ServiceDNSNames(kubecontrollermanager.Name(""), b.ns), CA: secretCA,
+	}, "ca")
+	if len(b.v.Workers) > 0 {
+		// The kubelet CA, which kube-controller-manager signs kubelet serving certificates with
+		// (pkg/gardenlet/operation/botanist/secrets.go at Gardener v1.120.0).
+		b.secret("ca_kubelet", render.SecretSpec{Name: secretKubeletCA, Class: "ca", CommonName: "kubelet"}, "")
+	}
 	return nil
 }
 
@@ -315,11 +328,21 @@ func (b *builder) controllers() error {
 
 	kcmVals := kubecontrollermanager.Type.Defaults()
 	kcmVals.Cluster, kcmVals.Namespace, kcmVals.NamePrefix, kcmVals.KubernetesVersion = cluster, b.ns, "", b.v.Kubernetes.Version
-	kcmVals.HighAvailability, kcmVals.KubeconfigSecretName, kcmVals.CASecretName = b.highAvailability(), secretKCMAccess, secretCA
+	kcmVals.HighAvailability, kcmVals.CASecretName = b.highAvailability(), secretCA
+	kcmVals.GenericKubeconfigSecretName, kcmVals.AccessSecretName = secretGenericToken, secretKCMAccess
 	kcmVals.ClientCASecretName, kcmVals.ServiceAccountKeySecretName = secretClientCA, secretServiceAccount
+	kcmVals.ServerTLSSecretName, kcmVals.ServiceNetwork = secretKCMServer, b.services
 	kcmVals.PriorityClassName, kcmVals.ScrapeTargetsAlias = priorityclasses.System300, "all-scrape-targets"
-	kcmVals.Shoot = &kubecontrollermanager.ShootNetworks{Pods: b.pods, Services: b.services, Workerless: len(b.v.Workers) == 0}
+	kcmVals.Shoot = &kubecontrollermanager.Shoot{Pods: b.pods, Workerless: len(b.v.Workers) == 0}
+	kcmDeps := []string{"kube_apiserver", "access", "kube_controller_manager_tls"}
+	if !kcmVals.Shoot.Workerless {
+		kcmVals.Shoot.KubeletCASecretName = secretKubeletCA
+		kcmDeps = append(kcmDeps, "ca_kubelet")
+	}
 	kcmVals.Hibernated = b.hibernated
+	if k := b.v.Kubernetes.KubeAPIServer; k != nil {
+		kcmVals.RuntimeConfig = k.RuntimeConfig
+	}
 	if k := b.v.Kubernetes.KubeControllerManager; k != nil {
 		kcmVals.FeatureGates = k.FeatureGates
 		kcmVals.Shoot.NodeCIDRMaskSize = ptr.Deref(k.NodeCIDRMaskSize, 0)
@@ -329,7 +352,7 @@ func (b *builder) controllers() error {
 	if err != nil {
 		return fmt.Errorf("kube-controller-manager: %w", err)
 	}
-	b.addScaled("kube_controller_manager", "kube_controller_manager", kcm, "kube_apiserver", "access")
+	b.addScaled("kube_controller_manager", "kube_controller_manager", kcm, kcmDeps...)
 
 	// A workerless shoot has no nodes to schedule pods to, hence no scheduler (Gardener's
 	// docs/usage/shoot/shoot_workerless.md).
@@ -354,8 +377,9 @@ func (b *builder) controllers() error {
 
 // accessSecrets are the generic token kubeconfig and the access Secrets of the
 // kube-controller-manager and the shoot's resource manager, whose tokens the token requestor
-// fills in (Gardener's "Gardener Operator" docs/concepts/operator.md). The other controllers render
-// their own access Secrets.
+// fills in (Gardener's "Gardener Operator" docs/concepts/operator.md). kube-controller-manager reads
+// its token next to the generic kubeconfig; the resource manager's Secret carries a kubeconfig of
+// its own. The other controllers render their own access Secrets.
 func (b *builder) accessSecrets() ([]render.Object, error) {
 	server := kubeapiserver.InternalEndpoint("", b.ns)
 	ca := render.GeneratedRef(b.ns, secretCA, "ca.crt", true)
@@ -367,17 +391,14 @@ func (b *builder) accessSecrets() ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	access := func(name, serviceAccount string) *corev1.Secret {
-		return shootaccess.Access{Namespace: b.ns, Component: serviceAccount, AccessSecretName: name}.KubeconfigSecret(withToken)
-	}
 	objs, err := kube.All(
 		&corev1.Secret{
 			ObjectMeta: metav1.ObjectMeta{Name: secretGenericToken, Namespace: b.ns},
 			Type:       corev1.SecretTypeOpaque,
 			StringData: map[string]string{"kubeconfig": generic},
 		},
-		access(secretKCMAccess, "kube-controller-manager"),
-		access(secretResourceMgrAcces, "gardener-resource-manager"),
+		shootaccess.Access{Namespace: b.ns, Component: "kube-controller-manager", AccessSecretName: secretKCMAccess}.Secret(),
+		shootaccess.Access{Namespace: b.ns, Component: "gardener-resource-manager", AccessSecretName: secretResourceMgrAcces}.KubeconfigSecret(withToken),
 	)
 	if err != nil {
 		return nil, err

@@ -428,7 +428,7 @@ func confineRollout(t *testing.T, c *localcluster.Cluster, dir string) {
 	gracePeriodIs := func(period string) bool {
 		kcm, err := cs.AppsV1().Deployments("shoot--local--dev").Get(ctx, "kube-controller-manager", metav1.GetOptions{})
 		require.NoError(t, err)
-		return slices.Contains(kcm.Spec.Template.Spec.Containers[0].Args, "--node-monitor-grace-period="+period)
+		return slices.Contains(kcm.Spec.Template.Spec.Containers[0].Command, "--node-monitor-grace-period="+period)
 	}
 	gracePeriod := func() bool { return gracePeriodIs("50s") }
 
