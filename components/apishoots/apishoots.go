@@ -51,7 +51,7 @@ func renderSeed(in render.Input, v seed.Values) (*render.Output, error) {
 		if c, err := readContext(in, in.Name, engine); err == nil {
 			before := &render.Output{}
 			for _, s := range live {
-				_ = addShoot(in, before, s, c)
+				addShoot(in, before, s, c)
 			}
 			out.HandedOver = append(out.HandedOver, render.HandOver(before.Components, "gardenlet")...)
 		}
@@ -71,9 +71,7 @@ func renderSeed(in render.Input, v seed.Values) (*render.Output, error) {
 		return nil, err
 	}
 	for _, s := range live {
-		if err := addShoot(in, out, s, c); err != nil {
-			return nil, err
-		}
+		addShoot(in, out, s, c)
 	}
 	return out, nil
 }
@@ -231,7 +229,7 @@ func lifecycle(res map[string]any) shoot.ExtensionLifecycle {
 
 // addShoot renders one Shoot's control plane into out as parts of the seed, or, for a Shoot the
 // engine cannot serve, an Error report saying why, so that nothing else is blocked.
-func addShoot(in render.Input, out *render.Output, live unstructured.Unstructured, c *apiContext) error {
+func addShoot(in render.Input, out *render.Output, live unstructured.Unstructured, c *apiContext) {
 	project, why := c.project(live.GetNamespace())
 	prefix := Prefix(project, live.GetName())
 	if live.GetDeletionTimestamp() != nil {
@@ -244,14 +242,14 @@ func addShoot(in render.Input, out *render.Output, live unstructured.Unstructure
 			PartPrefix: prefix,
 			Why:        fmt.Sprintf("Shoot %s/%s deleted through the API", live.GetNamespace(), live.GetName()),
 		})
-		return nil
+		return
 	}
 	if why == "" {
 		why = c.unserved(&live)
 	}
 	if why != "" {
 		out.Reports = append(out.Reports, failedReport(&live, c.virtual, why))
-		return nil
+		return
 	}
 	ctx := shoot.APIContext{Project: project, Seed: c.seed, InternalDomain: c.internal, DefaultDomain: c.def, ExtensionLifecycles: c.lifecycles}
 	if class, _, _ := unstructured.NestedString(live.Object, "spec", "exposureClassName"); class != "" {
@@ -262,7 +260,7 @@ func addShoot(in render.Input, out *render.Output, live unstructured.Unstructure
 	rendered, err := shoot.RenderFromAPI(sub, &live, ctx)
 	if err != nil {
 		out.Reports = append(out.Reports, failedReport(&live, c.virtual, err.Error()))
-		return nil
+		return
 	}
 	names := make([]string, 0, len(rendered.Components))
 	for _, p := range rendered.Components {
@@ -291,7 +289,6 @@ func addShoot(in render.Input, out *render.Output, live unstructured.Unstructure
 	out.Predictions = append(out.Predictions, rendered.Predictions...)
 	out.Notices = append(out.Notices, rendered.Notices...)
 	out.Revisit = render.Earliest(out.Revisit, rendered.Revisit)
-	return nil
 }
 
 func prefixed(prefix string, names []string) []string {

@@ -51,6 +51,7 @@ func TestShootsBesideGardenerControllerManager(t *testing.T) {
 	apiShootLifecycle(t, c, dir)
 	hibernationByGardenerControllerManager(t, c, dir)
 	maintenanceByGardenerControllerManager(t, c, dir)
+	daemonSteadyState(t, c, dir)
 }
 
 // hibernationByGardenerControllerManager gives qa a hibernation schedule that starts a few

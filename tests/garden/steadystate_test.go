@@ -1,0 +1,221 @@
+package garden
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/testr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/declarative-gardener/gardener/engine/apply"
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/daemon"
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/tests/landscapetest"
+	"github.com/declarative-gardener/gardener/tests/localcluster"
+)
+
+// daemonSteadyState runs the daemon on the applied local landscape beside the real
+// gardener-controller-manager and gardener-scheduler and shows the one-writer rule holds: over
+// five cycles the engine writes none of the objects it renders (their applied fields and
+// generations stay as they are; heartbeats and status reports aside), no field of them has a
+// second writer besides the engine, and an out-of-band `kubectl set image` on an owned Deployment
+// is repaired by the next cycle its watch triggers.
+func daemonSteadyState(t *testing.T, c *localcluster.Cluster, dir string) {
+	ctx := context.Background()
+	runtimeCS, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	clients := map[string]readable{
+		"runtime":        readableOf(t, c.Plane(localcluster.RuntimePlane)),
+		"virtual_garden": readableOf(t, c.Plane(localcluster.VirtualGardenPlane)),
+	}
+	_, err = runtimeCS.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "garden-daemon-status"}}, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
+	applyForcing(t, dir) // what the earlier steps left to do
+	rendered := planAt(t, dir, time.Now())
+	require.False(t, rendered.HasChanges(), "the landscape is applied")
+
+	reg := prometheus.NewRegistry()
+	clusterOpts := cluster.Options{NoDiskCache: true}
+	d := daemon.New(daemon.Options{
+		Dir: dir, WorkDir: t.TempDir(), Policy: daemon.PolicyApproveDestructive,
+		Resync: 3 * time.Second, Poll: time.Hour, RetryLock: time.Second, Holder: "garden-steady-state",
+		Planner: func(dir string) planner.Options {
+			return landscapetest.Options(dir, planner.LiveConnector(clusterOpts))
+		},
+		Cluster: clusterOpts,
+		Apply:   apply.Options{Timeout: 2 * time.Minute, ForceConflicts: true},
+		Status:  daemon.StatusStore{Client: runtimeCS, Namespace: "garden-daemon-status", Name: "gardener-steady-state"},
+		Events:  &landscapetest.Events{}, Metrics: daemon.NewMetrics(reg), Log: testr.New(t), WatchDrift: true,
+	})
+	daemonCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- d.Start(daemonCtx) }()
+	defer func() { stop(); require.NoError(t, <-done) }()
+	cycles := func() int {
+		families, err := reg.Gather()
+		require.NoError(t, err)
+		total := 0.0
+		for _, f := range families {
+			if f.GetName() == "gardener_daemon_cycles_total" {
+				for _, m := range f.GetMetric() {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+		return int(total)
+	}
+	require.Eventually(t, func() bool { return d.Last().Phase == daemon.PhaseUpToDate }, 2*time.Minute, 200*time.Millisecond, "the first cycle finds the landscape applied: %+v", d.Last())
+
+	before := engineWrites(t, ctx, clients, rendered)
+	require.Greater(t, len(before), 100, "the objects the landscape renders")
+	first := cycles()
+	require.Eventually(t, func() bool { return cycles() >= first+5 }, 2*time.Minute, 200*time.Millisecond, "five more cycles")
+	assert.Equal(t, daemon.PhaseUpToDate, d.Last().Phase, "%+v", d.Last())
+	after := engineWrites(t, ctx, clients, rendered)
+	assert.Equal(t, before, after, "over five cycles the engine wrote none of the objects it renders")
+	assertOneWriter(t, ctx, clients, rendered)
+
+	// An out-of-band change by a person: the watch sees it and the next cycle takes it back.
+	const image = "registry.k8s.io/kube-apiserver:v0.0.0-by-hand"
+	bin, err := localcluster.FindBinDir()
+	require.NoError(t, err)
+	out, err := exec.Command(filepath.Join(bin, "kubectl"), "--kubeconfig", c.Kubeconfig(), "--context", localcluster.RuntimePlane,
+		"-n", "shoot--local--dev", "set", "image", "deployment/kube-apiserver", "kube-apiserver="+image).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Eventually(t, func() bool {
+		kapi, err := runtimeCS.AppsV1().Deployments("shoot--local--dev").Get(ctx, "kube-apiserver", metav1.GetOptions{})
+		require.NoError(t, err)
+		for _, ct := range kapi.Spec.Template.Spec.Containers {
+			if ct.Name == "kube-apiserver" {
+				return ct.Image != image
+			}
+		}
+		return false
+	}, 2*time.Minute, 200*time.Millisecond, "the daemon repairs kubectl set image; last: %+v", d.Last())
+}
+
+// reportedKinds are the kinds whose status the engine reports as gardenlet, and the Lease it
+// renews as the seed's heartbeat: written on purpose between applies.
+var reportedKinds = map[string]bool{"Shoot": true, "Seed": true, "Lease": true, "ControllerInstallation": true}
+
+// engineWrites describes, for every object the plan renders, what the engine last wrote of it:
+// the time of the landscape's field manager's apply (outside the status subresource) and the
+// object's generation.
+func engineWrites(t *testing.T, ctx context.Context, clients map[string]readable, pl *plan.Plan) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, u := range renderedObjects(t, ctx, clients, pl) {
+		applied := ""
+		for _, m := range u.obj.GetManagedFields() {
+			if m.Manager == inventory.FieldManager && m.Subresource == "" && m.Time != nil {
+				applied = m.Time.UTC().Format(time.RFC3339)
+			}
+		}
+		out[u.key] = fmt.Sprintf("applied %s, generation %d", applied, u.obj.GetGeneration())
+	}
+	return out
+}
+
+type renderedObject struct {
+	key string
+	obj *unstructured.Unstructured
+}
+
+// renderedObjects reads every object the plan renders (secrets included, by metadata only), but
+// those of the kinds the engine reports on.
+func renderedObjects(t *testing.T, ctx context.Context, clients map[string]readable, pl *plan.Plan) []renderedObject {
+	t.Helper()
+	var out []renderedObject
+	for _, c := range pl.Components {
+		for _, o := range c.Objects {
+			cl, ok := clients[o.Cluster]
+			if reportedKinds[o.Ref.Kind] || !ok {
+				continue
+			}
+			gv, err := schema.ParseGroupVersion(o.APIVersion)
+			require.NoError(t, err)
+			mapping, err := cl.mapper.RESTMapping(gv.WithKind(o.Ref.Kind).GroupKind(), gv.Version)
+			require.NoError(t, err, "%s %s", o.Cluster, o.Ref)
+			live, err := cl.client.Resource(mapping.Resource).Namespace(o.Ref.Namespace).Get(ctx, o.Ref.Name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				continue // a part whose object others delete and create (a bootstrap kubeconfig gardenlet removes)
+			}
+			require.NoError(t, err, "%s %s", o.Cluster, o.Ref)
+			out = append(out, renderedObject{key: o.Cluster + " " + o.Ref.String(), obj: live})
+		}
+	}
+	return out
+}
+
+// assertOneWriter checks that no field the engine applies to an object it renders is also owned
+// by another field manager outside the status subresource.
+func assertOneWriter(t *testing.T, ctx context.Context, clients map[string]readable, pl *plan.Plan) {
+	t.Helper()
+	var shared []string
+	checked := 0
+	for _, u := range renderedObjects(t, ctx, clients, pl) {
+		var engine *fieldpath.Set
+		others := map[string]*fieldpath.Set{}
+		for _, m := range u.obj.GetManagedFields() {
+			if m.Subresource != "" || m.FieldsV1 == nil {
+				continue
+			}
+			set := &fieldpath.Set{}
+			require.NoError(t, set.FromJSON(strings.NewReader(string(m.FieldsV1.Raw))))
+			if m.Manager == inventory.FieldManager {
+				engine = set
+			} else {
+				others[m.Manager] = set
+			}
+		}
+		if engine == nil {
+			continue
+		}
+		checked++
+		for manager, set := range others {
+			both := engine.Intersection(set).Leaves()
+			if !both.Empty() {
+				shared = append(shared, fmt.Sprintf("%s: %s shares %s", u.key, manager, both.String()))
+			}
+		}
+	}
+	assert.Greater(t, checked, 100, "objects whose fields the engine applied")
+	assert.Empty(t, shared, "fields of objects the engine renders with a second writer")
+}
+
+// readable is a cluster the test reads any kind of.
+type readable struct {
+	client dynamic.Interface
+	mapper meta.RESTMapper
+}
+
+func readableOf(t *testing.T, p *localcluster.Plane) readable {
+	t.Helper()
+	dc, err := discovery.NewDiscoveryClientForConfig(p.RESTConfig())
+	require.NoError(t, err)
+	return readable{client: dyn(t, p), mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}
+}
