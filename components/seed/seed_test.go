@@ -168,10 +168,7 @@ func TestSeedHandedToGardenlet(t *testing.T) {
 	assert.Equal(t, "gardenlet", out.Outputs["managed_by"].AsString())
 	// What the engine deployed while it managed the seed is gardenlet's now: released, not
 	// deleted, the Seed and the system components included.
-	handedOver := map[string]string{}
-	for _, h := range out.HandedOver {
-		handedOver[h.Cluster+" "+h.Kind+" "+h.Namespace+"/"+h.Name.String()] = h.Controller
-	}
+	handedOver := rendertest.HandedOver(out)
 	assert.Equal(t, "gardenlet", handedOver["virtual_garden Seed /^seed1$"])
 	assert.Equal(t, "gardenlet", handedOver["seed1 Deployment garden/^gardener-resource-manager$"])
 	assert.Equal(t, "gardenlet", handedOver["seed1 Deployment garden/^etcd-druid$"])

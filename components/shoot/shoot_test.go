@@ -820,10 +820,7 @@ func TestShootOnAGardenletSeed(t *testing.T) {
 	assert.Equal(t, "local", seedName)
 	assert.Empty(t, out.Reports, "gardenlet reports the Shoot's status")
 	assert.Contains(t, out.Notices[0], "seed local is handed to gardenlet")
-	handedOver := map[string]string{}
-	for _, h := range out.HandedOver {
-		handedOver[h.Cluster+" "+h.Kind+" "+h.Namespace+"/"+h.Name.String()] = h.Controller
-	}
+	handedOver := rendertest.HandedOver(out)
 	assert.Equal(t, "gardenlet", handedOver["seed1 Deployment shoot--local--dev/^kube-apiserver$"])
 	assert.Equal(t, "gardenlet", handedOver["seed1 Etcd shoot--local--dev/^etcd-main$"])
 	assert.Equal(t, "gardenlet", handedOver["seed1 Namespace /^shoot--local--dev$"])

@@ -92,19 +92,7 @@ func daemonControlLoops(t *testing.T, c *localcluster.Cluster, dir string) {
 	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- d.Start(daemonCtx) }()
-	cycles := func() float64 {
-		families, err := reg.Gather()
-		require.NoError(t, err)
-		total := 0.0
-		for _, f := range families {
-			if f.GetName() == "gardener_daemon_cycles_total" {
-				for _, m := range f.GetMetric() {
-					total += m.GetCounter().GetValue()
-				}
-			}
-		}
-		return total
-	}
+	cycles := cycleCounter(t, reg)
 
 	// The first cycle finds the landscape applied and names the schedule's start as the next
 	// change: gardener-controller-manager's hibernation loop runs 100 ms after it (dev's window
@@ -176,4 +164,21 @@ func cycleApplied(t *testing.T, d *daemon.Daemon, since time.Time, marker string
 			(last.Phase == daemon.PhaseUpToDate && effect())
 	}, 3*time.Minute, 100*time.Millisecond, "a cycle after %s applies %q; last: %+v", since, marker, d.Last())
 	require.True(t, effect(), "applied: %s", marker)
+}
+
+// cycleCounter reads the daemon's cycle count from its metrics registry.
+func cycleCounter(t *testing.T, reg *prometheus.Registry) func() float64 {
+	return func() float64 {
+		families, err := reg.Gather()
+		require.NoError(t, err)
+		total := 0.0
+		for _, f := range families {
+			if f.GetName() == "gardener_daemon_cycles_total" {
+				for _, m := range f.GetMetric() {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+		return total
+	}
 }

@@ -75,19 +75,7 @@ func daemonSteadyState(t *testing.T, c *localcluster.Cluster, dir string) {
 	done := make(chan error, 1)
 	go func() { done <- d.Start(daemonCtx) }()
 	defer func() { stop(); require.NoError(t, <-done) }()
-	cycles := func() int {
-		families, err := reg.Gather()
-		require.NoError(t, err)
-		total := 0.0
-		for _, f := range families {
-			if f.GetName() == "gardener_daemon_cycles_total" {
-				for _, m := range f.GetMetric() {
-					total += m.GetCounter().GetValue()
-				}
-			}
-		}
-		return int(total)
-	}
+	cycles := cycleCounter(t, reg)
 	require.Eventually(t, func() bool { return d.Last().Phase == daemon.PhaseUpToDate }, 2*time.Minute, 200*time.Millisecond, "the first cycle finds the landscape applied: %+v", d.Last())
 
 	before := engineWrites(t, ctx, clients, rendered)

@@ -132,6 +132,16 @@ func Overlay[V any](base, over V) V {
 	return base
 }
 
+// HandedOver indexes an output's handovers (render.Output.HandedOver) as "<cluster> <kind>
+// <namespace>/<name pattern>" to the controller each is handed over to.
+func HandedOver(out *render.Output) map[string]string {
+	m := map[string]string{}
+	for _, h := range out.HandedOver {
+		m[h.Cluster+" "+h.Kind+" "+h.Namespace+"/"+h.Name.String()] = h.Controller
+	}
+	return m
+}
+
 // Find returns the first rendered object of a kind and name, or nil if there is none, for tests
 // that also check that an object is left out.
 func Find(objs []render.Object, kind, name string) *unstructured.Unstructured {
