@@ -102,3 +102,22 @@ func TestProjectOfNamespace(t *testing.T) {
 		assert.Equal(t, want != "", ok, ns)
 	}
 }
+
+// A user's reconcile request on their Shoot is carried out by the control plane's rendering and
+// removed by the report, since no part renders the Shoot.
+func TestRenderFromAPIConsumesAReconcileRequest(t *testing.T) {
+	v := values(withDNS)
+	live := apiShoot(t, v)
+	live.SetAnnotations(map[string]string{AnnotationOperation: OperationReconcile})
+	out, err := RenderFromAPI(render.Input{Name: "dev", Now: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC),
+		Observe: func(ref render.LiveRef) (*unstructured.Unstructured, error) {
+			if ref.Resource == "shoots" {
+				return live, nil
+			}
+			return nil, nil
+		}}, live,
+		APIContext{Project: "local", Seed: *v.Seed, InternalDomain: v.InternalDomain, DefaultDomain: v.DefaultDomain})
+	require.NoError(t, err)
+	require.Len(t, out.Reports, 1)
+	assert.Equal(t, map[string]string{AnnotationOperation: OperationReconcile}, out.Reports[0].Consume)
+}

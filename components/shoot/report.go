@@ -45,12 +45,18 @@ func (b *builder) report() render.Report {
 	if addresses := b.advertisedAddresses(); len(addresses) > 0 {
 		status["advertisedAddresses"] = addresses
 	}
-	return render.Report{
+	r := render.Report{
 		Cluster: b.seed.VirtualCluster, APIVersion: "core.gardener.cloud/v1beta1", Kind: "Shoot",
 		Namespace: ProjectNamespace(b.v.Project), Name: b.name,
 		Status: status, CopyUID: true, GardenerVersion: images.GardenerVersion,
 		Operation: Operation, Conditions: b.conditions(),
 	}
+	if b.fromAPI {
+		// The user's Shoot is not rendered, so its reconcile request is removed by the report
+		// once the reconciliation is done, as gardenlet removes it.
+		r.Consume = b.operation.consumed()
+	}
+	return r
 }
 
 // advertisedAddresses are the addresses gardenlet advertises for the shoot's API server, in its

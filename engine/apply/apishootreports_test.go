@@ -162,3 +162,36 @@ func TestRequestedDeletionsNeedNoAllowDestroy(t *testing.T) {
 	assert.NoError(t, e.checkProtection(c, nil, ns(plan.Reason{Kind: plan.ReasonRequested, Detail: "Shoot garden-local/mine deleted through the API"})))
 	assert.ErrorContains(t, e.checkProtection(c, nil, ns(plan.Reason{Kind: plan.ReasonRemovedFromLandscape})), "without --allow-destroy")
 }
+
+// TestSyncReportsConsumesAReconcileRequest: a user's reconcile request on a Shoot the engine
+// does not render is removed once nothing is left to do, as gardenlet removes it; a request
+// changed meanwhile (another value) stays.
+func TestSyncReportsConsumesAReconcileRequest(t *testing.T) {
+	for name, tt := range map[string]struct {
+		live, want string
+	}{
+		"the request read":       {live: "reconcile", want: ""},
+		"another one since then": {live: "rotate-credentials-start", want: "rotate-credentials-start"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			shoot := userShoot(false)
+			shoot.SetAnnotations(map[string]string{"gardener.cloud/operation": tt.live})
+			garden := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+				map[schema.GroupVersionResource]string{shootsGVR: "ShootList"}, shoot)
+			const seed = "seed.local"
+			out := &planner.Outcome{
+				Rendered: map[config.InstanceAddress]*rendering.Rendered{seed: {Address: seed, Reports: []render.Report{{
+					Cluster: "virtual", APIVersion: "core.gardener.cloud/v1beta1", Kind: "Shoot", Namespace: "garden-local", Name: "mine",
+					Operation: &render.Operation{Subject: "Shoot cluster", Create: true, LastErrors: true},
+					Consume:   map[string]string{"gardener.cloud/operation": "reconcile"},
+				}}}},
+				Result: &plan.Result{Plan: &plan.Plan{Landscape: "local"}},
+			}
+			w := &report.Writer{Clients: map[string]dynamic.Interface{"virtual": garden}}
+			SyncReports(context.Background(), out, w, nil, func(err error) { t.Error(err) })
+			live, err := garden.Resource(shootsGVR).Namespace("garden-local").Get(context.Background(), "mine", metav1.GetOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, live.GetAnnotations()["gardener.cloud/operation"])
+		})
+	}
+}

@@ -204,7 +204,11 @@ func (r *reporting) follow(ro *reportedOperation, e Event) {
 	if ro.failure != nil {
 		conds = nil // what failed is not known to be unhealthy; the next sync judges it
 	}
-	r.note(rep, r.w.Finish(r.ctx, rep, ro.typ, conds, ro.failure))
+	err := r.w.Finish(r.ctx, rep, ro.typ, conds, ro.failure)
+	if err == nil && ro.failure == nil {
+		err = r.w.Consume(r.ctx, rep)
+	}
+	r.note(rep, err)
 }
 
 // note passes a failed report write on as a warning: the apply itself did what it should.
@@ -272,11 +276,15 @@ func SyncReports(ctx context.Context, out *planner.Outcome, w *report.Writer, ap
 			}
 			var err error
 			if rep.FinalizeAfter != "" {
-				if !deletionPending(out, applied, string(addr), rep.FinalizeAfter) {
+				if !pendingChanges(out, applied, string(addr), rep.FinalizeAfter) {
 					err = w.Finalize(ctx, rep.Cluster, rep.APIVersion, rep.Kind, rep.Namespace, rep.Name)
 				}
 			} else {
 				err = w.Sync(ctx, rep, judgeAll(rep, func(part string) (bool, string) { return ready(string(addr) + "." + part) }), observed)
+				if err == nil && rep.Error == "" && !pendingChanges(out, applied, string(addr), "") {
+					// Nothing of the instance is left to do: the operation asked for is done.
+					err = w.Consume(ctx, rep)
+				}
 			}
 			if err == nil && rep.Heartbeat != nil {
 				err = w.Renew(ctx, rep)
@@ -289,9 +297,10 @@ func SyncReports(ctx context.Context, out *planner.Outcome, w *report.Writer, ap
 	writeStatusReports(ctx, out, w, applied, warn)
 }
 
-// deletionPending reports whether parts of instance whose names start with prefix are still to
-// be deleted: the plan deletes objects of them, and the apply (if any) did not finish that.
-func deletionPending(out *planner.Outcome, applied *Result, instance, prefix string) bool {
+// pendingChanges reports whether parts of instance whose names start with prefix (any part for
+// "") still have changes to make: the plan changes objects of them (deletes them, for a Shoot in
+// deletion), and the apply, if any, did not finish that.
+func pendingChanges(out *planner.Outcome, applied *Result, instance, prefix string) bool {
 	done := map[string]bool{}
 	if applied != nil {
 		for _, c := range applied.Components {

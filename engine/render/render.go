@@ -217,6 +217,12 @@ type Report struct {
 	// lastOperation Error (and lastErrors, for kinds with Operation.LastErrors) with it, as
 	// gardenlet reports a Shoot it cannot reconcile, and nothing else.
 	Error string
+	// Consume names annotations of the live object, with the values the render function read,
+	// that the operation carries out (gardener.cloud/operation=reconcile on a Shoot a user
+	// created through the API, which gardenlet removes once it reconciles): the writer removes
+	// each, if it still has that value, once the operation Succeeded or found nothing to do.
+	// For an object the instance renders itself render.Object.Consume does this.
+	Consume map[string]string
 	// FinalizeAfter, when set, is the prefix of the names of the parts an object in deletion
 	// waits for: once the plan deletes none of them any more (they are gone), the engine ends
 	// the object's deletion as gardenlet ends its delete flow, writing a Delete that Succeeded

@@ -198,6 +198,44 @@ func (w *Writer) syncStatus(r render.Report, conds []Condition, live *unstructur
 	}
 }
 
+// Consume removes the annotations the report's operation carried out (render.Report.Consume)
+// from the live object, each only while it has the value the rendering read, under the
+// resourceVersion read: a request made again meanwhile stays for the next operation.
+func (w *Writer) Consume(ctx context.Context, r render.Report) error {
+	if len(r.Consume) == 0 {
+		return nil
+	}
+	gv, err := schema.ParseGroupVersion(r.APIVersion)
+	if err != nil {
+		return err
+	}
+	ri, err := w.resource(r.Cluster, gv.WithKind(r.Kind), r.Namespace)
+	if err != nil {
+		return err
+	}
+	live, err := ri.Get(ctx, r.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	remove := map[string]any{}
+	for key, value := range r.Consume {
+		if v, ok := live.GetAnnotations()[key]; ok && v == value {
+			remove[key] = nil
+		}
+	}
+	if len(remove) == 0 {
+		return nil
+	}
+	_, err = w.patch(ctx, ri, r.Name, map[string]any{"metadata": map[string]any{"resourceVersion": live.GetResourceVersion(), "annotations": remove}}, "")
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
 // unserved reports an object the engine cannot serve (render.Report.Error): its operation in
 // Error with the reason, and the reason in lastErrors for kinds that keep them, as gardenlet
 // reports a reconciliation that failed and will be retried.
