@@ -362,10 +362,10 @@ func failedReport(live *unstructured.Unstructured, virtual, why string) render.R
 }
 
 // deletingReport reports a Shoot in deletion until its control plane is gone, then finishes its
-// deletion (render.Report.FinalizeAfter).
+// deletion (render.Report.Finalize).
 func deletingReport(live *unstructured.Unstructured, virtual, prefix string) render.Report {
 	return render.Report{
 		Cluster: virtual, APIVersion: "core.gardener.cloud/v1beta1", Kind: "Shoot", Namespace: live.GetNamespace(), Name: live.GetName(),
-		Operation: shoot.Operation, FinalizeAfter: prefix,
+		Operation: shoot.Operation, Finalize: true, FinalizeAfter: prefix,
 	}
 }

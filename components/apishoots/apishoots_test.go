@@ -229,6 +229,7 @@ func TestADeletedShootsControlPlaneGoes(t *testing.T) {
 	prefix := Prefix("local", "mine")
 	assert.Empty(t, partNames(out, prefix), "nothing of it is rendered: the plan deletes what the seed applied for it")
 	assert.Equal(t, []render.RequestedDeletion{{PartPrefix: prefix, Why: "Shoot garden-local/mine deleted through the API"}}, out.Requested)
+	assert.True(t, reportOf(t, out, "mine").Finalize)
 	assert.Equal(t, prefix, reportOf(t, out, "mine").FinalizeAfter)
 
 	gone := apiShoot("mine", func(u *unstructured.Unstructured) { u.SetDeletionTimestamp(&now) })

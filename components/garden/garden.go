@@ -58,7 +58,11 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	if err := g.build(); err != nil {
 		return nil, err
 	}
-	return &render.Output{Components: g.parts, Outputs: g.outputs()}, nil
+	reports, err := orphanReports(in, g.virtual)
+	if err != nil {
+		return nil, fmt.Errorf("garden %s: %w", in.Name, err)
+	}
+	return &render.Output{Components: g.parts, Outputs: g.outputs(), Reports: reports}, nil
 }
 
 // Parts renders the garden's parts for values built in Go.

@@ -33,9 +33,9 @@ func TestReportFollows(t *testing.T) {
 		"not a removed one":                      {render.Report{}, "etcd_main", true, false},
 		"the parts it names":                     {render.Report{Parts: []string{"seed"}}, "seed", false, true},
 		"not others":                             {render.Report{Parts: []string{"seed"}}, "shoot__local__mine__etcd_main", false, false},
-		"a deletion: the removed parts it waits": {render.Report{FinalizeAfter: "shoot__local__mine__"}, "shoot__local__mine__etcd_main", true, true},
-		"a deletion: not others":                 {render.Report{FinalizeAfter: "shoot__local__mine__"}, "shoot__local__mine2__etcd_main", true, false},
-		"a deletion: not rendered parts":         {render.Report{FinalizeAfter: "shoot__local__mine__"}, "shoot__local__mine__etcd_main", false, false},
+		"a deletion: the removed parts it waits": {render.Report{Finalize: true, FinalizeAfter: "shoot__local__mine__"}, "shoot__local__mine__etcd_main", true, true},
+		"a deletion: not others":                 {render.Report{Finalize: true, FinalizeAfter: "shoot__local__mine__"}, "shoot__local__mine2__etcd_main", true, false},
+		"a deletion: not rendered parts":         {render.Report{Finalize: true, FinalizeAfter: "shoot__local__mine__"}, "shoot__local__mine__etcd_main", false, false},
 		"an object it cannot serve: none":        {render.Report{Error: "why"}, "seed", false, false},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -101,7 +101,7 @@ func TestSyncReportsEndsAUsersDeletion(t *testing.T) {
 			out := &planner.Outcome{
 				Rendered: map[config.InstanceAddress]*rendering.Rendered{seed: {Address: seed, Reports: []render.Report{{
 					Cluster: "virtual", APIVersion: "core.gardener.cloud/v1beta1", Kind: "Shoot", Namespace: "garden-local", Name: "mine",
-					FinalizeAfter: prefix,
+					Finalize: true, FinalizeAfter: prefix,
 				}}}},
 				Result: &plan.Result{Plan: &plan.Plan{Landscape: "local", Components: tt.components}},
 			}

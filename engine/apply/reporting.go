@@ -57,7 +57,7 @@ type reportedOperation struct {
 
 // newReporting prepares the reports of the instances the plan changes; nil when there are none.
 // A report's operation is about the parts it names (render.Report.Parts), or all the instance's
-// parts; a report of an object in deletion (render.Report.FinalizeAfter) follows the deletion of
+// parts; a report of an object in deletion (render.Report.Finalize) follows the deletion of
 // the parts it waits for.
 func newReporting(ctx context.Context, out *planner.Outcome, w *report.Writer, warn func(error)) *reporting {
 	r := &reporting{ctx: ctx, w: w, reports: map[string]*reportedOperation{}, partOf: map[string][]string{}, warn: warn}
@@ -101,8 +101,8 @@ func reportFollows(rep render.Report, part string, removed bool) bool {
 	switch {
 	case rep.Error != "":
 		return false
-	case rep.FinalizeAfter != "":
-		return removed && strings.HasPrefix(part, rep.FinalizeAfter)
+	case rep.Finalize:
+		return removed && rep.FinalizeAfter != "" && strings.HasPrefix(part, rep.FinalizeAfter)
 	case removed:
 		return false
 	case len(rep.Parts) > 0:
@@ -197,7 +197,7 @@ func (r *reporting) follow(ro *reportedOperation, e Event) {
 			return
 		}
 	}
-	if rep.FinalizeAfter != "" && ro.failure == nil {
+	if rep.Finalize && ro.failure == nil {
 		return // the deletion ends with the finalizer's removal (SyncReports)
 	}
 	conds := judgeAll(rep, func(string) (bool, string) { return true, "" })
@@ -275,8 +275,8 @@ func SyncReports(ctx context.Context, out *planner.Outcome, w *report.Writer, ap
 				observed = observedObject(out, rep)
 			}
 			var err error
-			if rep.FinalizeAfter != "" {
-				if !pendingChanges(out, applied, string(addr), rep.FinalizeAfter) {
+			if rep.Finalize {
+				if rep.FinalizeAfter == "" || !pendingChanges(out, applied, string(addr), rep.FinalizeAfter) {
 					err = w.Finalize(ctx, rep.Cluster, rep.APIVersion, rep.Kind, rep.Namespace, rep.Name)
 				}
 			} else {

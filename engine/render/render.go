@@ -223,10 +223,11 @@ type Report struct {
 	// each, if it still has that value, once the operation Succeeded or found nothing to do.
 	// For an object the instance renders itself render.Object.Consume does this.
 	Consume map[string]string
-	// FinalizeAfter, when set, is the prefix of the names of the parts an object in deletion
-	// waits for: once the plan deletes none of them any more (they are gone), the engine ends
-	// the object's deletion as gardenlet ends its delete flow, writing a Delete that Succeeded
-	// and removing its finalizer.
+	// Finalize is set for an object in deletion whose deletion the engine ends as gardenlet ends
+	// its delete flow: once the plan deletes none of the parts whose names start with
+	// FinalizeAfter any more ("" for none), the engine writes a Delete that Succeeded and removes
+	// its finalizer. Only an object whose status the engine reported is finalized.
+	Finalize      bool
 	FinalizeAfter string
 }
 

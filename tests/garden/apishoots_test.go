@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/declarative-gardener/gardener/engine/plan"
@@ -120,6 +121,44 @@ func apiShootLifecycle(t *testing.T, c *localcluster.Cluster, dir string) {
 		return apierrors.IsNotFound(err)
 	}, time.Minute, time.Second, "its control-plane namespace is gone")
 	assert.Empty(t, shootParts(planAt(t, dir, time.Now())), "nothing of it is left to plan")
+
+	unservedShoot(t, c, dir)
+}
+
+// unservedShoot assigns a Shoot, by its user, to a Seed that someone registered by hand and that
+// neither the engine nor a gardenlet manages: the engine's next apply reports it Error with the
+// reason instead of leaving it without a word, blocks nothing else, and lets it go once its user
+// deletes it.
+func unservedShoot(t *testing.T, c *localcluster.Cluster, dir string) {
+	ctx := context.Background()
+	vdyn := dyn(t, c.Plane(localcluster.VirtualGardenPlane))
+	seeds := vdyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "seeds"})
+	shoots := vdyn.Resource(shootsGVR).Namespace("garden-local")
+	local, err := seeds.Get(ctx, "local", metav1.GetOptions{})
+	require.NoError(t, err)
+	spec, _, _ := unstructured.NestedMap(local.Object, "spec")
+	byHand := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Seed", "metadata": map[string]any{"name": "by-hand"}, "spec": spec,
+	}}
+	_, err = seeds.Create(ctx, byHand, metav1.CreateOptions{})
+	require.NoError(t, err)
+	defer func() { _ = seeds.Delete(ctx, "by-hand", metav1.DeleteOptions{}) }()
+	kubectl(t, c, strings.Replace(strings.Replace(mineShoot, "name: mine", "name: stray", 1), "spec:\n", "spec:\n  seedName: by-hand\n", 1), "create", "-f", "-")
+
+	applyForcing(t, dir) // fails on any component that did not apply: the unserved Shoot blocks nothing
+	s, err := shoots.Get(ctx, "stray", metav1.GetOptions{})
+	require.NoError(t, err)
+	op, _, _ := unstructured.NestedMap(s.Object, "status", "lastOperation")
+	assert.Equal(t, "Error", op["state"], "%v", op)
+	assert.Contains(t, op["description"], "Seed by-hand is managed neither by the engine nor by a gardenlet that is ready")
+
+	kubectl(t, c, "", "annotate", "-n", "garden-local", "shoot", "stray", "confirmation.gardener.cloud/deletion=true")
+	kubectl(t, c, "", "delete", "-n", "garden-local", "shoot", "stray", "--wait=false")
+	applyForcing(t, dir)
+	require.Eventually(t, func() bool {
+		_, err := shoots.Get(ctx, "stray", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, time.Minute, time.Second, "the engine lets the Shoot it reported go")
 }
 
 // shootParts are the changed components of the Shoot mine's control plane in pl.
