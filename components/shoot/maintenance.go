@@ -21,7 +21,7 @@ import (
 // without being written. Gardener picks a window for a shoot that has none, which a landscape
 // cannot know, so confining needs an explicit time_window.
 func (b *builder) confineToWindow() error {
-	m := b.v.Maintenance
+	m := b.onShoot().v.Maintenance // the Shoot's: one Gardener picked a window for cannot confine (below)
 	if m == nil || !m.ConfineSpecUpdateRollout {
 		return nil
 	}

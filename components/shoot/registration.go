@@ -61,7 +61,8 @@ func (b *builder) afterTheShoot() error {
 }
 
 // shootObject is the Shoot as the extensions Cluster carries it (Gardener's "Cluster"
-// docs/extensions/cluster.md).
+// docs/extensions/cluster.md): as gardener-apiserver holds it, with the defaults it fills in
+// (apidefaults.go), which the Shoot the engine writes leaves out.
 func (b *builder) shootObject() map[string]any {
 	return map[string]any{
 		"apiVersion": "core.gardener.cloud/v1beta1",
@@ -79,9 +80,9 @@ type shootView struct {
 	hibernated bool
 }
 
-// onShoot is the Shoot as the engine writes it: the landscape's specification with the live
-// values of what gardener-controller-manager changes (hibernation, versions), except where the
-// landscape changed them itself.
+// onShoot is the Shoot as the engine writes it: the landscape's specification, without
+// gardener-apiserver's defaults, with the live values of what gardener-controller-manager changes
+// (hibernation, versions), except where the landscape changed them itself.
 func (b *builder) onShoot() shootView {
 	v := b.v
 	if b.shootValues != nil {
@@ -90,8 +91,9 @@ func (b *builder) onShoot() shootView {
 	return shootView{v: v, hibernated: b.shootHibernated}
 }
 
-// inControlPlane is the Shoot as the control plane follows it: as it is, or as
-// gardener-controller-manager will have changed it by the evaluation time.
+// inControlPlane is the Shoot as the control plane follows it: as gardener-apiserver holds it
+// (with its defaults, builder.defaultAsTheAPI), or as gardener-controller-manager will have
+// changed it by the evaluation time.
 func (b *builder) inControlPlane() shootView {
 	return shootView{v: b.v, hibernated: b.hibernated}
 }
@@ -104,7 +106,7 @@ func (b *builder) spec(view shootView) map[string]any {
 		"region":   v.Region,
 		"purpose":  v.Purpose,
 		"seedName": b.seed.Name,
-		"dns":      b.dnsSpec(),
+		"dns":      b.dnsSpec(v),
 	}
 	kind := v.CloudProfileKind
 	// Only the reference: gardener-apiserver refuses a new Shoot that names both it and the
@@ -121,7 +123,7 @@ func (b *builder) spec(view shootView) map[string]any {
 	}
 	set(spec, "exposureClassName", v.ExposureClass)
 	spec["kubernetes"] = kubernetesSpec(v.Kubernetes)
-	spec["networking"] = b.networkingSpec()
+	spec["networking"] = b.networkingSpec(v)
 	spec["provider"] = providerSpec(v)
 	if m := v.Maintenance; m != nil {
 		maint := map[string]any{"confineSpecUpdateRollout": m.ConfineSpecUpdateRollout}
@@ -295,12 +297,12 @@ func kubernetesSpec(k Kubernetes) map[string]any {
 	return out
 }
 
-func (b *builder) networkingSpec() map[string]any {
+func (b *builder) networkingSpec(v Values) map[string]any {
 	out := map[string]any{"services": b.services}
-	if n := b.v.Networking; n != nil && len(n.IPFamilies) > 0 {
+	if n := v.Networking; n != nil && len(n.IPFamilies) > 0 {
 		out["ipFamilies"] = kube.AnyList(n.IPFamilies)
 	}
-	if len(b.v.Workers) == 0 {
+	if len(v.Workers) == 0 {
 		// Without nodes there are no pod or node networks and no CNI (Gardener's docs, "Workerless
 		// Shoots", docs/usage/shoot/shoot_workerless.md); Gardener forbids them on a workerless Shoot
 		// (validateNetworking in pkg/apis/core/validation/shoot.go at v1.120.0).
@@ -308,7 +310,7 @@ func (b *builder) networkingSpec() map[string]any {
 	}
 	set(out, "pods", b.pods)
 	set(out, "nodes", b.nodes)
-	if n := b.v.Networking; n != nil {
+	if n := v.Networking; n != nil {
 		set(out, "type", n.Type)
 		if n.ProviderConfig != nil {
 			out["providerConfig"] = n.ProviderConfig
@@ -396,9 +398,9 @@ func set(m map[string]any, key, value string) {
 
 // dnsSpec is .spec.dns: the domain and the shoot's own DNS provider, primary (Gardener's Shoot in
 // docs/api-reference/core.md).
-func (b *builder) dnsSpec() map[string]any {
+func (b *builder) dnsSpec(v Values) map[string]any {
 	dns := map[string]any{"domain": b.domain()}
-	if p := b.v.DNSProvider; p != nil {
+	if p := v.DNSProvider; p != nil {
 		dns["providers"] = []any{map[string]any{"type": p.Type, "secretName": p.SecretRef, "primary": true}}
 	}
 	return dns

@@ -205,9 +205,9 @@ type builder struct {
 	hibernated bool
 	// shootHibernated is the Shoot's spec.hibernation.enabled as the engine writes it.
 	shootHibernated bool
-	// shootValues, when set, are the values the Shoot is written with where they differ from
-	// the control plane's (versions gardener-controller-manager will have raised by the
-	// evaluation time are the control plane's only).
+	// shootValues are the values the Shoot is written with where they differ from the control
+	// plane's: without gardener-apiserver's defaults (defaultAsTheAPI), and without the versions
+	// gardener-controller-manager will have raised by the evaluation time.
 	shootValues *Values
 	// declared are the landscape's values, before the live Shoot raised any version.
 	declared Values
@@ -298,6 +298,7 @@ func newBuilder(name string, v Values) (*builder, error) {
 }
 
 func (b *builder) build() error {
+	b.defaultAsTheAPI()
 	steps := []func() error{b.registration, b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.publication, b.afterTheShoot, b.confineToWindow}
 	for _, step := range steps {
 		if err := step(); err != nil {

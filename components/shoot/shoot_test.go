@@ -437,11 +437,21 @@ func TestShootObject(t *testing.T) {
 	assert.Equal(t, "local", spec["seedName"])
 	assert.Equal(t, "local", spec["credentialsBindingName"])
 	assert.Equal(t, map[string]any{"highAvailability": map[string]any{"failureTolerance": map[string]any{"type": "node"}}}, spec["controlPlane"])
-	// The Cluster carries the same Shoot for the extensions (Gardener's "Cluster"
-	// docs/extensions/cluster.md).
+	// The Cluster carries the Shoot for the extensions (Gardener's "Cluster"
+	// docs/extensions/cluster.md) as gardener-apiserver holds it: what the landscape writes, with
+	// Gardener's defaults for what it leaves out (apidefaults.go), which the Shoot does not carry.
 	cluster := find(t, ps["cluster"], "Cluster", "shoot--local--dev")
-	clusterShoot, _, _ := unstructured.NestedMap(cluster.Object, "spec", "shoot")
-	assert.Equal(t, spec, clusterShoot["spec"])
+	clusterSpec, _, _ := unstructured.NestedMap(cluster.Object, "spec", "shoot", "spec")
+	for _, field := range []string{"seedName", "credentialsBindingName", "controlPlane", "dns", "region", "purpose", "cloudProfile"} {
+		assert.Equal(t, spec[field], clusterSpec[field], field)
+	}
+	ttl, _, _ := unstructured.NestedString(clusterSpec, "kubernetes", "kubeAPIServer", "eventTTL")
+	assert.Equal(t, "1h0m0s", ttl)
+	assert.NotContains(t, spec["kubernetes"], "kubeAPIServer")
+	begin, _, _ := unstructured.NestedString(clusterSpec, "maintenance", "timeWindow", "begin")
+	assert.Equal(t, "${live:virtual_garden/core.gardener.cloud/v1beta1/shoots/garden-local/dev:spec.maintenance.timeWindow.begin}", begin,
+		"the window gardener-apiserver picks, once the Shoot exists")
+	assert.NotContains(t, spec, "maintenance")
 }
 
 func TestErrors(t *testing.T) {
