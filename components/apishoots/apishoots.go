@@ -244,16 +244,10 @@ func addShoot(in render.Input, out *render.Output, live unstructured.Unstructure
 		})
 		return
 	}
-	if why == "" {
-		why = c.unserved(&live)
-	}
+	ctx, why := c.shootContext(&live, project, why)
 	if why != "" {
 		out.Reports = append(out.Reports, failedReport(&live, c.virtual, why))
 		return
-	}
-	ctx := shoot.APIContext{Project: project, Seed: c.seed, InternalDomain: c.internal, DefaultDomain: c.def, ExtensionLifecycles: c.lifecycles}
-	if class, _, _ := unstructured.NestedString(live.Object, "spec", "exposureClassName"); class != "" {
-		ctx.ExposureClassHandler = c.exposureClass[class]
 	}
 	sub := in
 	sub.Name = live.GetName()
@@ -289,6 +283,39 @@ func addShoot(in render.Input, out *render.Output, live unstructured.Unstructure
 	out.Predictions = append(out.Predictions, rendered.Predictions...)
 	out.Notices = append(out.Notices, rendered.Notices...)
 	out.Revisit = render.Earliest(out.Revisit, rendered.Revisit)
+}
+
+// shootContext is the context the Shoot's control plane is rendered with, or why the engine
+// cannot serve the Shoot.
+func (c *apiContext) shootContext(live *unstructured.Unstructured, project, why string) (shoot.APIContext, string) {
+	if why == "" {
+		why = c.unserved(live)
+	}
+	if why != "" {
+		return shoot.APIContext{}, why
+	}
+	ctx := shoot.APIContext{Project: project, Seed: c.seed, InternalDomain: c.internal, DefaultDomain: c.def, ExtensionLifecycles: c.lifecycles}
+	if class, _, _ := unstructured.NestedString(live.Object, "spec", "exposureClassName"); class != "" {
+		ctx.ExposureClassHandler = c.exposureClass[class]
+	}
+	return ctx, ""
+}
+
+// ShootContext is what the seed block renders the control plane of a Shoot on it with besides
+// the Shoot (shoot.RenderFromAPI): the seed's outputs and what it reads of the garden (the
+// domains, the ControllerRegistrations, the Projects, the ExposureClasses). in is the seed's
+// input, v its values. An error says why the engine cannot serve the Shoot.
+func ShootContext(in render.Input, v seed.Values, live *unstructured.Unstructured) (shoot.APIContext, error) {
+	c, err := readContext(in, in.Name, v)
+	if err != nil {
+		return shoot.APIContext{}, err
+	}
+	project, why := c.project(live.GetNamespace())
+	ctx, why := c.shootContext(live, project, why)
+	if why != "" {
+		return shoot.APIContext{}, fmt.Errorf("shoot %s/%s: %s", live.GetNamespace(), live.GetName(), why)
+	}
+	return ctx, nil
 }
 
 func prefixed(prefix string, names []string) []string {

@@ -241,6 +241,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	assertShootReported(t, vdyn, "ops", false)
 	assertAdminKubeconfig(t, vdyn, "dev")
 	assertNoChanges(t, dir)
+	liveControlPlanes(t, dir)
 	projectPredictions(t, c, dir)
 	assertSnapshotReplays(t, dir)
 
