@@ -52,6 +52,7 @@ func TestShootsBesideGardenerControllerManager(t *testing.T) {
 	hibernationByGardenerControllerManager(t, c, dir)
 	maintenanceByGardenerControllerManager(t, c, dir)
 	daemonSteadyState(t, c, dir)
+	daemonServesAPIShoots(t, c, dir)
 }
 
 // hibernationByGardenerControllerManager gives qa a hibernation schedule that starts a few

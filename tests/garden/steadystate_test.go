@@ -208,3 +208,55 @@ func readableOf(t *testing.T, p *localcluster.Plane) readable {
 	require.NoError(t, err)
 	return readable{client: dyn(t, p), mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}
 }
+
+// daemonServesAPIShoots runs the daemon with resync and poll an hour away, so that only its
+// watches start cycles, and has a user order a cluster with kubectl: gardener-scheduler assigns
+// the local seed, the daemon's watch of the Shoots the seed lists triggers a cycle that deploys
+// the control plane and reports it, and once the user deletes the Shoot the next cycle deletes
+// the control plane without waiting for an approval (approve-destructive) and lets the Shoot go.
+func daemonServesAPIShoots(t *testing.T, c *localcluster.Cluster, dir string) {
+	ctx := context.Background()
+	runtimeCS, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	shoots := dyn(t, c.Plane(localcluster.VirtualGardenPlane)).Resource(shootsGVR).Namespace("garden-local")
+	clusterOpts := cluster.Options{NoDiskCache: true}
+	d := daemon.New(daemon.Options{
+		Dir: dir, WorkDir: t.TempDir(), Policy: daemon.PolicyApproveDestructive,
+		Resync: time.Hour, Poll: time.Hour, RetryLock: time.Second, Holder: "garden-api-shoots",
+		Planner: func(dir string) planner.Options {
+			return landscapetest.Options(dir, planner.LiveConnector(clusterOpts))
+		},
+		Cluster: clusterOpts,
+		Apply:   apply.Options{Timeout: 3 * time.Minute, ForceConflicts: true},
+		Status:  daemon.StatusStore{Client: runtimeCS, Namespace: "garden-daemon-status", Name: "gardener-api-shoots"},
+		Events:  &landscapetest.Events{}, Metrics: daemon.NewMetrics(prometheus.NewRegistry()), Log: testr.New(t), WatchDrift: true,
+	})
+	daemonCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- d.Start(daemonCtx) }()
+	defer func() { stop(); require.NoError(t, <-done) }()
+	require.Eventually(t, func() bool { return d.Last().Phase == daemon.PhaseUpToDate }, 2*time.Minute, 200*time.Millisecond, "the first cycle: %+v", d.Last())
+
+	// The maintenance step before expired 1.31.1 in favour of 1.31.3.
+	watched := strings.NewReplacer("name: mine", "name: watched", "version: 1.31.1", "version: 1.31.3").Replace(mineShoot)
+	kubectl(t, c, watched, "create", "-f", "-")
+	require.Eventually(t, func() bool {
+		_, err := runtimeCS.AppsV1().Deployments("shoot--local--watched").Get(ctx, "kube-apiserver", metav1.GetOptions{})
+		return err == nil
+	}, 3*time.Minute, time.Second, "a cycle its watch triggered deploys the control plane; last: %+v", d.Last())
+	require.Eventually(t, func() bool {
+		s, err := shoots.Get(ctx, "watched", metav1.GetOptions{})
+		require.NoError(t, err)
+		state, _, _ := unstructured.NestedString(s.Object, "status", "lastOperation", "state")
+		return state == "Succeeded"
+	}, 3*time.Minute, time.Second, "the daemon reports the Shoot created; last: %+v", d.Last())
+
+	kubectl(t, c, "", "annotate", "-n", "garden-local", "shoot", "watched", "confirmation.gardener.cloud/deletion=true")
+	kubectl(t, c, "", "delete", "-n", "garden-local", "shoot", "watched", "--wait=false")
+	require.Eventually(t, func() bool {
+		_, err := shoots.Get(ctx, "watched", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, 3*time.Minute, time.Second, "the daemon runs the delete flow without an approval and lets the Shoot go; last: %+v", d.Last())
+	_, err = runtimeCS.AppsV1().Deployments("shoot--local--watched").Get(ctx, "kube-apiserver", metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "its control plane is gone: %v", err)
+}
