@@ -39,7 +39,11 @@ func TestReportFollows(t *testing.T) {
 		"an object it cannot serve: none":        {render.Report{Error: "why"}, "seed", false, false},
 	} {
 		t.Run(name, func(t *testing.T) {
-			assert.Equal(t, tt.want, reportFollows(tt.rep, tt.part, tt.removed))
+			named := map[string]bool{}
+			for _, p := range tt.rep.Parts {
+				named[p] = true
+			}
+			assert.Equal(t, tt.want, reportFollows(tt.rep, named, tt.part, tt.removed))
 		})
 	}
 }

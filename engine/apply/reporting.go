@@ -61,6 +61,8 @@ type reportedOperation struct {
 // the parts it waits for.
 func newReporting(ctx context.Context, out *planner.Outcome, w *report.Writer, warn func(error)) *reporting {
 	r := &reporting{ctx: ctx, w: w, reports: map[string]*reportedOperation{}, partOf: map[string][]string{}, warn: warn}
+	// The parts each report names, as sets: a seed may report hundreds of Shoots by their parts.
+	named := map[string]map[string]bool{}
 	for _, c := range out.Result.Plan.Components {
 		inst := instanceOf(c.Address)
 		rd := out.Rendered[config.InstanceAddress(inst)]
@@ -68,10 +70,16 @@ func newReporting(ctx context.Context, out *planner.Outcome, w *report.Writer, w
 			continue
 		}
 		for i, rep := range rd.Reports {
-			if !reportFollows(rep, partName(c.Address), c.Removed()) {
+			key := fmt.Sprintf("%s#%d", inst, i)
+			if _, ok := named[key]; !ok && len(rep.Parts) > 0 {
+				named[key] = make(map[string]bool, len(rep.Parts))
+				for _, p := range rep.Parts {
+					named[key][p] = true
+				}
+			}
+			if !reportFollows(rep, named[key], partName(c.Address), c.Removed()) {
 				continue
 			}
-			key := fmt.Sprintf("%s#%d", inst, i)
 			ro := r.reports[key]
 			if ro == nil {
 				ro = &reportedOperation{report: rep, running: map[string]bool{}, done: map[string]bool{}}
@@ -81,8 +89,9 @@ func newReporting(ctx context.Context, out *planner.Outcome, w *report.Writer, w
 			r.partOf[c.Address] = append(r.partOf[c.Address], key)
 		}
 	}
+	changed := changedComponents(out.Result.Plan)
 	for key, ro := range r.reports {
-		if !changes(out.Result.Plan, ro.parts) {
+		if !slices.ContainsFunc(ro.parts, func(p string) bool { return changed[p] }) {
 			delete(r.reports, key)
 			for _, p := range ro.parts {
 				r.partOf[p] = slices.DeleteFunc(r.partOf[p], func(k string) bool { return k == key })
@@ -96,8 +105,8 @@ func newReporting(ctx context.Context, out *planner.Outcome, w *report.Writer, w
 }
 
 // reportFollows reports whether rep's operation counts part, a part of its instance that the
-// plan removes or not.
-func reportFollows(rep render.Report, part string, removed bool) bool {
+// plan removes or not; named are rep.Parts as a set.
+func reportFollows(rep render.Report, named map[string]bool, part string, removed bool) bool {
 	switch {
 	case rep.Error != "":
 		return false
@@ -106,26 +115,23 @@ func reportFollows(rep render.Report, part string, removed bool) bool {
 	case removed:
 		return false
 	case len(rep.Parts) > 0:
-		return slices.Contains(rep.Parts, part)
+		return named[part]
 	}
 	return true
 }
 
-// changes reports whether the plan changes an object of any of the parts.
-func changes(pl *plan.Plan, parts []string) bool {
+// changedComponents are the addresses of the components of which the plan changes an object.
+func changedComponents(pl *plan.Plan) map[string]bool {
+	out := map[string]bool{}
 	for _, c := range pl.Components {
-		for _, p := range parts {
-			if c.Address != p {
-				continue
-			}
-			for _, o := range c.Objects {
-				if o.Action != plan.NoOp {
-					return true
-				}
+		for _, o := range c.Objects {
+			if o.Action != plan.NoOp {
+				out[c.Address] = true
+				break
 			}
 		}
 	}
-	return false
+	return out
 }
 
 // instanceOf is the instance a component belongs to: a composite part's composite instance, or
@@ -267,6 +273,7 @@ func SyncReports(ctx context.Context, out *planner.Outcome, w *report.Writer, ap
 		return
 	}
 	ready := observedReadiness(out, applied)
+	pending := pendingPartsOf(out, applied)
 	for _, addr := range sortedInstances(out) {
 		rd := out.Rendered[addr]
 		for _, rep := range rd.Reports {
@@ -276,12 +283,12 @@ func SyncReports(ctx context.Context, out *planner.Outcome, w *report.Writer, ap
 			}
 			var err error
 			if rep.Finalize {
-				if rep.FinalizeAfter == "" || !pendingChanges(out, applied, string(addr), rep.FinalizeAfter) {
+				if rep.FinalizeAfter == "" || !pending.under(string(addr), rep.FinalizeAfter) {
 					err = w.Finalize(ctx, rep.Cluster, rep.APIVersion, rep.Kind, rep.Namespace, rep.Name)
 				}
 			} else {
 				err = w.Sync(ctx, rep, judgeAll(rep, func(part string) (bool, string) { return ready(string(addr) + "." + part) }), observed)
-				if err == nil && rep.Error == "" && !pendingChanges(out, applied, string(addr), "") {
+				if err == nil && rep.Error == "" && !pending.under(string(addr), "") {
 					// Nothing of the instance is left to do: the operation asked for is done.
 					err = w.Consume(ctx, rep)
 				}
@@ -297,25 +304,32 @@ func SyncReports(ctx context.Context, out *planner.Outcome, w *report.Writer, ap
 	writeStatusReports(ctx, out, w, applied, warn)
 }
 
-// pendingChanges reports whether parts of instance whose names start with prefix (any part for
-// "") still have changes to make: the plan changes objects of them (deletes them, for a Shoot in
-// deletion), and the apply, if any, did not finish that.
-func pendingChanges(out *planner.Outcome, applied *Result, instance, prefix string) bool {
+// pendingParts are, by instance, the names of the parts (or the instance's own name, for a
+// component) that still have changes to make: the plan changes objects of them (deletes them,
+// for a Shoot in deletion), and the apply, if any, did not finish that.
+type pendingParts map[string][]string
+
+func pendingPartsOf(out *planner.Outcome, applied *Result) pendingParts {
 	done := map[string]bool{}
 	if applied != nil {
 		for _, c := range applied.Components {
 			done[c.Address] = c.Status == Applied
 		}
 	}
+	p := pendingParts{}
 	for _, c := range out.Result.Plan.Components {
-		if instanceOf(c.Address) != instance || !strings.HasPrefix(partName(c.Address), prefix) {
-			continue
-		}
 		if len(c.Objects) > 0 && c.Action != plan.NoOp && !done[c.Address] {
-			return true
+			inst := instanceOf(c.Address)
+			p[inst] = append(p[inst], partName(c.Address))
 		}
 	}
-	return false
+	return p
+}
+
+// under reports whether parts of instance whose names start with prefix (any part for "") still
+// have changes to make.
+func (p pendingParts) under(instance, prefix string) bool {
+	return slices.ContainsFunc(p[instance], func(part string) bool { return strings.HasPrefix(part, prefix) })
 }
 
 // writeStatusReports writes the statuses the engine reports for objects other controllers own
