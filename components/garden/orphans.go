@@ -10,7 +10,6 @@ import (
 	"github.com/declarative-gardener/gardener/components/shoot"
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/engine/report"
 )
 
 // orphanReports report the Shoots nobody serves: those assigned (by their user, since
@@ -78,7 +77,7 @@ func orphanReports(in render.Input, virtual string) ([]render.Report, error) {
 // a gardenlet that served it once keeps it, and its finalizer, until its delete flow is done.
 func statusByOthers(s *unstructured.Unstructured) bool {
 	for _, m := range s.GetManagedFields() {
-		if m.Subresource == "status" && m.Manager != report.FieldManager {
+		if m.Subresource == "status" && m.Manager != inventory.ReportFieldManager {
 			return true
 		}
 	}

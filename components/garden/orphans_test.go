@@ -11,7 +11,6 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/engine/report"
 )
 
 func TestOrphanReports(t *testing.T) {
@@ -49,7 +48,7 @@ func TestOrphanReports(t *testing.T) {
 		}),
 		shoot("orphan", "by-hand", nil),
 		shoot("reported", "by-hand", func(u *unstructured.Unstructured) {
-			u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: report.FieldManager, Subresource: "status"}})
+			u.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: inventory.ReportFieldManager, Subresource: "status"}})
 		}),
 		shoot("deleted", "by-hand", func(u *unstructured.Unstructured) { u.SetDeletionTimestamp(&now) }),
 	}

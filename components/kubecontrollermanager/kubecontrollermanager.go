@@ -32,7 +32,6 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/engine/render"
-	"github.com/declarative-gardener/gardener/engine/secrets"
 )
 
 // Port is the controller manager's secure port, which serves /healthz and /metrics.
@@ -219,7 +218,7 @@ func command(v Values) []string {
 		w, workerless = shootWorkers, s.Workerless
 	}
 	caFiles := func(dir string) (string, string) {
-		return dir + "/" + secrets.DataKeyCACert, dir + "/" + secrets.DataKeyCAKey
+		return dir + "/" + render.DataKeyCACert, dir + "/" + render.DataKeyCAKey
 	}
 	clientCert, clientKey := caFiles(dirClientCA)
 
@@ -278,10 +277,10 @@ func command(v Values) []string {
 		c = append(c, "--feature-gates="+kubeapiserver.FeatureGatesFlag(v.FeatureGates))
 	}
 	// Gardener reads the CA bundle (bundle.crt) and the key as id_rsa; the engine's Secrets key
-	// them ca.crt and key.pem (engine/secrets).
+	// them ca.crt and key.pem (render.DataKeyCACert and render.DataKeyPrivateKey).
 	c = append(c,
-		"--root-ca-file="+dirCA+"/"+secrets.DataKeyCACert,
-		"--service-account-private-key-file="+dirServiceAccount+"/"+secrets.DataKeyPrivateKey,
+		"--root-ca-file="+dirCA+"/"+render.DataKeyCACert,
+		"--service-account-private-key-file="+dirServiceAccount+"/"+render.DataKeyPrivateKey,
 		fmt.Sprintf("--secure-port=%d", Port),
 	)
 	if v.ServiceNetwork != "" {
@@ -289,8 +288,8 @@ func command(v Values) []string {
 	}
 	return append(c,
 		"--profiling=false",
-		"--tls-cert-file="+dirServer+"/"+secrets.DataKeyCert,
-		"--tls-private-key-file="+dirServer+"/"+secrets.DataKeyKey,
+		"--tls-cert-file="+dirServer+"/"+render.DataKeyCert,
+		"--tls-private-key-file="+dirServer+"/"+render.DataKeyKey,
 		"--tls-cipher-suites="+strings.Join(tlsCipherSuites, ","),
 		// Each controller acts as its own ServiceAccount, with tokens from the TokenRequest API.
 		"--use-service-account-credentials=true",

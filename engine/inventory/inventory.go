@@ -28,6 +28,11 @@ const (
 // FieldManager is the server-side apply field manager of every write the engine makes.
 const FieldManager = "gardener"
 
+// ReportFieldManager is the field manager of the status the engine reports as gardenlet
+// (engine/report), apart from FieldManager: a report is gardenlet's part, not the landscape's.
+// Components read it to tell a status the engine wrote from one a gardenlet wrote.
+const ReportFieldManager = "gardener-report"
+
 // ValidateLandscapeName reports whether a landscape name can be the inventory label's value.
 func ValidateLandscapeName(name string) error {
 	if errs := validation.IsValidLabelValue(name); len(errs) > 0 || name == "" {

@@ -18,13 +18,13 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// FieldManager is the field manager of the engine's reports, apart from the one that applies
-// the landscape's objects: a report is gardenlet's part, not the landscape's.
-const FieldManager = "gardener-report"
+// FieldManager is the field manager of the engine's reports (inventory.ReportFieldManager).
+const FieldManager = inventory.ReportFieldManager
 
 // Identity is who reports, in status.gardener: the engine's process as gardenlet puts its pod
 // there (DetermineIdentity in pkg/utils/gardener/identity.go at Gardener v1.120.0).
