@@ -8,9 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 )
 
@@ -26,9 +30,10 @@ import (
 // plane (PlaneOptions.GardenerControllers). Its overlays change the configurations the helper
 // generates.
 //
-// Each overlay is a YAML document merged over the generated configuration as a JSON merge patch
-// (RFC 7386): mappings merge key by key, any other value (lists included) replaces what was there,
-// and null removes a key. For example
+// Each overlay is YAML merged over the generated configuration as a JSON merge patch (RFC 7386):
+// mappings merge key by key, any other value (lists included) replaces what was there, and null
+// removes a key; an overlay of several documents (separated by ---) merges them in order. For
+// example
 //
 //	controllers:
 //	  seed: {monitorPeriod: 10s}
@@ -120,14 +125,14 @@ var helperOwnedFields = [][]string{
 // overlayConfig merges overlay (YAML, see GardenerControllers) over base and fails when the
 // result changes a field the helper owns.
 func overlayConfig(base map[string]any, overlay string) (map[string]any, error) {
-	if strings.TrimSpace(overlay) == "" {
-		return base, nil
+	merged := base
+	for _, doc := range splitYAMLDocuments([]byte(overlay)) {
+		var patch map[string]any
+		if err := yaml.Unmarshal(doc, &patch); err != nil {
+			return nil, fmt.Errorf("overlay is not a YAML mapping: %w", err)
+		}
+		merged, _ = mergePatch(merged, patch).(map[string]any)
 	}
-	var patch map[string]any
-	if err := yaml.Unmarshal([]byte(overlay), &patch); err != nil {
-		return nil, fmt.Errorf("overlay is not a YAML mapping: %w", err)
-	}
-	merged, _ := mergePatch(base, patch).(map[string]any)
 	for _, path := range helperOwnedFields {
 		before, _ := nestedValue(base, path)
 		after, _ := nestedValue(merged, path)
@@ -230,11 +235,10 @@ func (p *Plane) startGardenerControllers(ctx context.Context) error {
 	}
 	procs := make([]*process, len(controllers))
 	for i, c := range controllers {
-		configPath, err := p.writeGardenerControllerConfig(c.binary, c.config, c.overlay)
-		if err != nil {
+		if _, err := p.writeGardenerControllerConfig(c.binary, c.config, c.overlay); err != nil {
 			return err
 		}
-		if procs[i], err = p.run(c.binary, []string{"--config=" + configPath}); err != nil {
+		if procs[i], err = p.run(c.binary, p.gardenerControllerArgs(c.binary)); err != nil {
 			return err
 		}
 	}
@@ -245,7 +249,127 @@ func (p *Plane) startGardenerControllers(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("plane %s %s: %w", p.opts.Name, c.binary, err))
 		}
 	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return p.waitGardenBootstrapped(ctx, procs[0])
+}
+
+// waitGardenBootstrapped waits until gardener-controller-manager has bootstrapped the garden: its
+// bootstrapper, which runs beside the controllers and which /readyz does not wait for
+// (pkg/controllermanager/bootstrappers/bootstrap.go at Gardener v1.120.0), creates the Secret
+// garden/observability-ingress-<hash> (gardener.cloud/role: global-monitoring), which every seed's
+// namespace gets a copy of. A plane is up with it, so that the first plan of a test sees the garden
+// as it stays.
+func (p *Plane) waitGardenBootstrapped(ctx context.Context, proc *process) error {
+	cs, err := p.Clientset()
+	if err != nil {
+		return err
+	}
+	err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		if proc.exited() {
+			return false, proc.failure()
+		}
+		secrets, err := cs.CoreV1().Secrets("garden").List(ctx, metav1.ListOptions{LabelSelector: "gardener.cloud/role=global-monitoring"})
+		return err == nil && len(secrets.Items) > 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("plane %s %s bootstrapping the garden: %w", p.opts.Name, binGardenerControllerManager, err)
+	}
+	return nil
+}
+
+// gardenerControllerArgs are the flags of gardener-controller-manager or gardener-scheduler: the
+// configuration writeGardenerControllerConfig wrote.
+func (p *Plane) gardenerControllerArgs(binary string) []string {
+	return []string{"--config=" + filepath.Join(p.dir, binary+".yaml")}
+}
+
+// StopGardenerControllers ends gardener-controller-manager and gardener-scheduler (SIGTERM, SIGKILL
+// after a grace period) and waits until both have exited; StartGardenerControllers brings them
+// back. A test stops them while it plays their part at another time than now (plan --at): acting at
+// the wall-clock time, they would undo what it writes (gardener-controller-manager marks a project
+// younger than its minimum lifetime not stale at once) or carry out at once what the test wants to
+// see waiting for them (a Shoot's maintain operation). Stopping controllers that are stopped is a
+// no-op.
+func (p *Plane) StopGardenerControllers() error {
+	p.controllersMu.Lock()
+	defer p.controllersMu.Unlock()
+	procs, err := p.gardenerControllerProcesses()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, proc := range procs {
+		if err := proc.stop(stopGrace); err != nil {
+			errs = append(errs, fmt.Errorf("plane %s: stop %s: %w", p.opts.Name, proc.name, err))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// StartGardenerControllers starts gardener-controller-manager and gardener-scheduler again after
+// StopGardenerControllers, with the same configuration, ports and logs, and returns once both are
+// ready (their informers have synced, so they act on what the test writes next). On running
+// controllers it only waits for readiness. Like at any start, they then reconcile every object
+// they watch.
+func (p *Plane) StartGardenerControllers(ctx context.Context) error {
+	p.controllersMu.Lock()
+	defer p.controllersMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	procs, err := p.gardenerControllerProcesses()
+	if err != nil {
+		return err
+	}
+	for i, proc := range procs {
+		if !proc.exited() {
+			continue
+		}
+		binary := filepath.Base(proc.cmd.Path)
+		next, err := startProcess(proc.name, filepath.Join(p.binDir, binary), p.gardenerControllerArgs(binary), proc.logPath)
+		if err != nil {
+			return fmt.Errorf("plane %s: %w", p.opts.Name, err)
+		}
+		p.mu.Lock()
+		if p.stopped {
+			p.mu.Unlock()
+			return errors.Join(p.errStopped(binary), next.stop(stopGrace))
+		}
+		// Same slot, so that stop ends it in the same order as before.
+		p.procs[slices.Index(p.procs, proc)] = next
+		p.mu.Unlock()
+		procs[i] = next
+	}
+	var errs []error
+	for i, port := range []int{p.controllerPorts.controllerManagerHealth, p.controllerPorts.schedulerHealth} {
+		if err := waitReady(ctx, procs[i], port); err != nil {
+			errs = append(errs, fmt.Errorf("plane %s %s: %w", p.opts.Name, procs[i].name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// gardenerControllerProcesses returns the processes of gardener-controller-manager and
+// gardener-scheduler, in that order.
+func (p *Plane) gardenerControllerProcesses() ([]*process, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return nil, fmt.Errorf("plane %s: the plane has been stopped", p.opts.Name)
+	}
+	if p.opts.GardenerControllers == nil {
+		return nil, fmt.Errorf("plane %s runs no gardener controllers (PlaneOptions.GardenerControllers)", p.opts.Name)
+	}
+	var procs []*process
+	for _, binary := range []string{binGardenerControllerManager, binGardenerScheduler} {
+		i := slices.IndexFunc(p.procs, func(proc *process) bool { return proc.name == p.opts.Name+"/"+binary })
+		if i < 0 {
+			return nil, fmt.Errorf("plane %s: %s was never started", p.opts.Name, binary)
+		}
+		procs = append(procs, p.procs[i])
+	}
+	return procs, nil
 }
 
 // waitReady waits for a controller's /readyz: its /healthz answers as soon as the server listens,

@@ -202,6 +202,31 @@ func TestGardenerControllers(t *testing.T) {
 		})
 	})
 
+	t.Run("stopped controllers leave a Project alone and catch up once started again", func(t *testing.T) {
+		before := len(c.PIDs())
+		require.NoError(t, vg.StopGardenerControllers())
+		require.NoError(t, vg.StopGardenerControllers(), "a second stop is a no-op")
+		assert.Len(t, c.PIDs(), before-2)
+		projects := dyn.Resource(projectsGVR)
+		_, err := projects.Create(ctx, object("core.gardener.cloud/v1beta1", "Project", "later", map[string]any{"namespace": "garden-later"}), metav1.CreateOptions{})
+		require.NoError(t, err)
+		time.Sleep(2 * time.Second)
+		project, err := projects.Get(ctx, "later", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.NotContains(t, project.GetFinalizers(), "gardener", "nobody reconciled it")
+
+		require.NoError(t, vg.StartGardenerControllers(ctx))
+		assert.Len(t, c.PIDs(), before)
+		waitFor(t, "project later Ready", func(ctx context.Context) (bool, error) {
+			p, err := projects.Get(ctx, "later", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			phase, _, _ := unstructured.NestedString(p.Object, "status", "phase")
+			return phase == "Ready", nil
+		})
+	})
+
 	t.Run("stop leaves no process behind", func(t *testing.T) {
 		pids := c.PIDs()
 		// etcd, kube-apiserver, the virtual garden's kube-controller-manager, gardener-apiserver,

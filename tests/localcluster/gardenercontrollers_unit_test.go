@@ -41,6 +41,12 @@ list: [c]
 	same, err := overlayConfig(base, "  \n")
 	require.NoError(t, err)
 	assert.Equal(t, base, same, "an empty overlay changes nothing")
+
+	// Documents merge in order: a later one changes what an earlier one set.
+	merged, err = overlayConfig(base, "logLevel: debug\ncontrollers: {seed: {monitorPeriod: 10s}}\n---\ncontrollers: {seed: {monitorPeriod: 1m}}\n")
+	require.NoError(t, err)
+	assert.Equal(t, "debug", merged["logLevel"])
+	assert.Equal(t, map[string]any{"syncPeriod": "10s", "monitorPeriod": "1m"}, merged["controllers"].(map[string]any)["seed"])
 }
 
 func TestOverlayConfigRefusesWhatTheHelperOwns(t *testing.T) {

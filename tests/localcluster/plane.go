@@ -85,8 +85,9 @@ type Plane struct {
 	// so whoever starts one checks it and ends the newcomer itself.
 	stopped bool
 	// apiServerMu serialises StopAPIServer and StartAPIServer, so that concurrent callers never
-	// run two API servers on one port.
-	apiServerMu sync.Mutex
+	// run two API servers on one port; controllersMu does the same for StopGardenerControllers and
+	// StartGardenerControllers.
+	apiServerMu, controllersMu sync.Mutex
 	// crKwok runs the Gardener custom resource stages; it is restarted whenever the set of
 	// established CRDs those stages need changes, because kwok only watches kinds that exist when
 	// it starts. It and the watcher's handles are guarded by mu: a signal may stop a plane that
