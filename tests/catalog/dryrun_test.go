@@ -326,7 +326,7 @@ func registrationContext(file, fixtures []goldenObject) []goldenObject {
 }
 
 // ensureRegistered applies obj for real; for a ControllerRegistration it first deletes every other
-// registration that primarily registers one of its kinds and types.
+// registration that primarily registers one of its kinds and types (deleteRegistration).
 func ensureRegistered(ctx context.Context, tg target, obj *unstructured.Unstructured) error {
 	if obj.GetKind() == "ControllerRegistration" {
 		registrations := tg.dyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "controllerregistrations"})
@@ -341,8 +341,8 @@ func ensureRegistered(ctx context.Context, tg target, obj *unstructured.Unstruct
 			}
 			for r := range primaryResources(&other) {
 				if wanted[r] {
-					if err := registrations.Delete(ctx, other.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-						return fmt.Errorf("delete registration %s: %w", other.GetName(), err)
+					if err := deleteRegistration(ctx, tg, other.GetName()); err != nil {
+						return err
 					}
 					break
 				}
@@ -350,6 +350,39 @@ func ensureRegistered(ctx context.Context, tg target, obj *unstructured.Unstruct
 		}
 	}
 	return tg.apply(ctx, obj, false)
+}
+
+// deleteRegistration deletes a ControllerRegistration and waits until it is gone. The virtual
+// garden's gardener-controller-manager holds a registration by its finalizer while
+// ControllerInstallations refer to it, and keeps the installations of a registration in deletion
+// on the seeds that need its kinds (pkg/controllermanager/controller/controllerregistration at
+// Gardener v1.120.0): the installations go too, as an operator replacing the registration deletes
+// them (no gardenlet holds them here).
+func deleteRegistration(ctx context.Context, tg target, name string) error {
+	core := func(resource string) dynamic.ResourceInterface {
+		return tg.dyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: resource})
+	}
+	if err := core("controllerregistrations").Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete registration %s: %w", name, err)
+	}
+	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		installations, err := core("controllerinstallations").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, ci := range installations.Items {
+			if ref, _, _ := unstructured.NestedString(ci.Object, "spec", "registrationRef", "name"); ref == name {
+				if err := core("controllerinstallations").Delete(ctx, ci.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+					return false, fmt.Errorf("delete installation %s of registration %s: %w", ci.GetName(), name, err)
+				}
+			}
+		}
+		_, err = core("controllerregistrations").Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return false, err
+	})
 }
 
 // primaryResources lists the "Kind/type" pairs a ControllerRegistration registers primarily.
