@@ -9,9 +9,9 @@ LDFLAGS    := -X main.version=$(VERSION)
 BIN        := $(CURDIR)/bin
 LOCAL_DIR  := $(CURDIR)/.local
 SEEDS      ?= 0
-# GARDENER_CONTROLLERS=1 runs gardener-controller-manager and gardener-scheduler on the local
-# virtual garden (off by default until the engine stops doing their work, issue 26).
-GARDENER_CONTROLLERS ?= 0
+# gardener-controller-manager and gardener-scheduler run on the local virtual garden, as in a real
+# garden: the engine leaves their work to them. GARDENER_CONTROLLERS=0 leaves them out.
+GARDENER_CONTROLLERS ?= 1
 # CI never reuses cached test results: every run must really execute the tests.
 TESTFLAGS  ?= $(if $(CI),-count=1,)
 TEST_TIMEOUT ?= 25m
@@ -50,8 +50,8 @@ lint: ## check formatting and run go vet
 	go vet ./...
 
 .PHONY: local-up
-local-up: tools ## start the local control plane in the background (SEEDS=N adds seed clusters, GARDENER_CONTROLLERS=1 the Gardener controllers)
-	$(BIN)/localcluster up --dir $(LOCAL_DIR) --seeds $(SEEDS) $(if $(filter-out 0 false,$(GARDENER_CONTROLLERS)),--gardener-controllers)
+local-up: tools ## start the local control plane in the background (SEEDS=N adds seed clusters, GARDENER_CONTROLLERS=0 leaves out the Gardener controllers)
+	$(BIN)/localcluster up --dir $(LOCAL_DIR) --seeds $(SEEDS) --gardener-controllers=$(if $(filter-out 0 false,$(GARDENER_CONTROLLERS)),true,false)
 
 .PHONY: local-down
 local-down: ## stop the local control plane

@@ -14,9 +14,10 @@ if [[ -t 1 && -z "${NO_COLOR:-}" ]]; then bold=$'\033[1m' plain=$'\033[0m'; else
 step() { printf '\n%s==> %s%s\n' "$bold" "$*" "$plain"; }
 
 started=false
-# gardener-controller-manager and gardener-scheduler run beside the engine: they create the
-# project's namespace and the seed's ControllerInstallations, whose extensions the engine deploys.
-if "$bin/localcluster" up --dir "$dir" --gardener-controllers | tee /dev/stderr | grep -q "already running"; then
+# gardener-controller-manager and gardener-scheduler run beside the engine (localcluster's default):
+# they create the project's namespace and the seed's ControllerInstallations, whose extensions the
+# engine deploys.
+if "$bin/localcluster" up --dir "$dir" | tee /dev/stderr | grep -q "already running"; then
   echo "(using the control plane that is already running)"
 else
   started=true

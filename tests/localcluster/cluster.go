@@ -30,13 +30,14 @@ const (
 	VirtualGardenPlane = "virtual-garden"
 )
 
-// Topology returns the default planes: the garden runtime cluster (which also serves as the seed,
-// as Gardener allows), the virtual garden with the Gardener API, and seeds more seed clusters named
-// seed-1 ... seed-N.
+// Topology returns the default planes, which every test shares: the garden runtime cluster (which
+// also serves as the seed, as Gardener allows), the virtual garden with the Gardener API and
+// Gardener's controllers (TopologyControllers), and seeds more seed clusters named seed-1 ...
+// seed-N.
 func Topology(seeds int) []PlaneOptions {
 	planes := []PlaneOptions{
 		{Name: RuntimePlane, Workloads: true},
-		{Name: VirtualGardenPlane, GardenerAPI: true},
+		{Name: VirtualGardenPlane, GardenerAPI: true, GardenerControllers: TopologyControllers()},
 	}
 	for i := 1; i <= seeds; i++ {
 		planes = append(planes, PlaneOptions{Name: "seed-" + strconv.Itoa(i), Workloads: true})

@@ -56,6 +56,62 @@ type GardenerControllers struct {
 	SchedulerOverlay string
 }
 
+// LocalLandscapeControllerManagerOverlay is gardener-controller-manager's configuration as
+// landscapes/local's garden declares it (its controller_manager block, rendered into the
+// ControllerManagerConfiguration of the gardener-controller-manager the garden deploys, whose pods
+// never run locally): the ResourceQuota every project namespace gets. With it, what plans of that
+// landscape predict of the controller is what the local one does.
+const LocalLandscapeControllerManagerOverlay = `controllers:
+  project:
+    quotas:
+    - config:
+        apiVersion: v1
+        kind: ResourceQuota
+        spec:
+          hard:
+            count/credentialsbindings.security.gardener.cloud: "10"
+            count/secrets: "800"
+            count/shoots.core.gardener.cloud: "100"
+      projectSelector: {}
+`
+
+// SteadyControllerManagerOverlay holds off, for the length of a test, two loops of
+// gardener-controller-manager that act at the wall-clock time, which tests neither control nor
+// wait for:
+//
+//   - The seed lifecycle loop turns a Seed's GardenletReady Unknown once the Lease in
+//     gardener-system-seed-lease is older than the monitor period (40s by default), and five periods
+//     later its shoots' conditions (pkg/controllermanager/controller/seed/lifecycle/reconciler.go at
+//     Gardener v1.120.0). An apply renews the Lease once; between applies only `gardener daemon`
+//     does, and a test's next apply may be minutes away. A day outlasts every test.
+//   - The hibernation loop carries out a Shoot's schedule at its start and end, in real time, and
+//     a missed one up to the trigger deadline later (2h by default,
+//     pkg/controllermanager/controller/shoot/hibernation/reconciler.go). Tests plan schedules at
+//     other times (plan --at) and write the loop's flips themselves; a schedule's real start
+//     falling inside a test would flip the Shoot under it. The loop wakes up 100ms after a trigger
+//     and, with a deadline of zero, finds it missed: it never flips. A plane of a test's own with
+//     Gardener's default shows the real loop (TestShootsBesideGardenerControllerManager in
+//     tests/garden).
+//
+// The maintenance loop cannot be held off by its configuration: it maintains a Shoot created
+// inside its maintenance window at once, and others at a random time in their window.
+const SteadyControllerManagerOverlay = `controllers:
+  seed: {monitorPeriod: 24h}
+  shootHibernation: {triggerDeadlineDuration: 0s}
+`
+
+// TopologyControllerManagerOverlay configures gardener-controller-manager in the topology every
+// test shares (Topology): as landscapes/local's garden does
+// (LocalLandscapeControllerManagerOverlay), with the loops that act at the wall-clock time held off
+// (SteadyControllerManagerOverlay).
+const TopologyControllerManagerOverlay = LocalLandscapeControllerManagerOverlay + "---\n" + SteadyControllerManagerOverlay
+
+// TopologyControllers are gardener-controller-manager and gardener-scheduler as Topology runs
+// them: Gardener's defaults with TopologyControllerManagerOverlay.
+func TopologyControllers() *GardenerControllers {
+	return &GardenerControllers{ControllerManagerOverlay: TopologyControllerManagerOverlay}
+}
+
 // gardenerControllerPorts are the loopback ports of the controllers' health probe and metrics
 // servers. Gardener's defaults are fixed ports (2718 and 2719, 10251 and 19251 in
 // pkg/controllermanager/apis/config/v1alpha1/defaults.go and

@@ -45,8 +45,8 @@ controllers:
 }
 
 // TestGardenerControllers runs the real gardener-controller-manager and gardener-scheduler on a
-// virtual garden of its own (the shared clusters run without them until the engine stops doing
-// their work, issue 26) and shows them doing Gardener's work: a Project made Ready with its
+// virtual garden of its own, with overlays of its own (Topology runs them too, configured for the
+// shared planes), and shows them doing Gardener's work: a Project made Ready with its
 // namespace and quota, a Shoot left unscheduled while no seed qualifies and bound once one does.
 func TestGardenerControllers(t *testing.T) {
 	if testing.Short() {
@@ -84,7 +84,7 @@ func TestGardenerControllers(t *testing.T) {
 		})
 		project, err := projects.Get(ctx, "gcm", metav1.GetOptions{})
 		require.NoError(t, err)
-		// kwok's stage for Projects is off on this plane: the phase is gardener-controller-manager's.
+		// kwok has no stage for Projects: the phase is gardener-controller-manager's.
 		assert.Equal(t, []string{"gardener-controller-manager"}, statusManagers(project))
 		assert.Contains(t, project.GetFinalizers(), "gardener")
 
@@ -116,7 +116,7 @@ func TestGardenerControllers(t *testing.T) {
 		// What gardenlet would do: renew the seed's Lease (the heartbeat gardener-controller-manager's
 		// seed lifecycle controller watches, pkg/controllermanager/controller/seed/lifecycle) and
 		// report the seed reconciled and ready (what the scheduler requires,
-		// pkg/scheduler/controller/shoot/reconciler.go). kwok's seed stage reports the same.
+		// pkg/scheduler/controller/shoot/reconciler.go). Nothing else on the plane reports seeds.
 		renewSeedLease(t, cs, "local")
 		seeds := dyn.Resource(seedsGVR)
 		_, err = seeds.Create(ctx, object("core.gardener.cloud/v1beta1", "Seed", "local", localSeedSpec), metav1.CreateOptions{})
@@ -141,7 +141,7 @@ func TestGardenerControllers(t *testing.T) {
 		require.NoError(t, err)
 		waitForShootEvent(t, cs, "far", "SchedulingFailed", "no matching seed candidate found for Configuration (Cloud Profile 'local', Region 'far', SeedDeterminationStrategy 'SameRegion')")
 		assertUnscheduled(t, shoots, "far")
-		// Its status is the scheduler's report; no gardenlet (kwok's stage) reconciles it.
+		// Its status is the scheduler's report; no gardenlet reconciles it.
 		waitFor(t, "the scheduler's report in shoot far's status", func(ctx context.Context) (bool, error) {
 			shoot, err := shoots.Get(ctx, "far", metav1.GetOptions{})
 			if err != nil {
@@ -182,8 +182,8 @@ func TestGardenerControllers(t *testing.T) {
 			return false, nil
 		})
 		assert.True(t, strings.HasPrefix(installation.GetName(), "provider-local-"), "a generated name: %s", installation.GetName())
-		// The test plays gardenlet and reports the installation healthy (kwok does not: the
-		// engine reports it where it deploys the extension); gardener-controller-manager derives
+		// The test plays gardenlet and reports the installation healthy (the engine reports it
+		// where it deploys the extension); gardener-controller-manager derives
 		// the seed's ExtensionsReady from it.
 		reportInstallationHealthy(t, dyn.Resource(controllerInstallationsGVR), installation.GetName())
 		waitFor(t, "seed local ExtensionsReady from gardener-controller-manager", func(ctx context.Context) (bool, error) {
@@ -314,8 +314,8 @@ func renewSeedLease(t *testing.T, cs kubernetes.Interface, seed string) {
 }
 
 // reportSeedReady writes, through the status subresource, a seed status the scheduler accepts: a
-// last operation and GardenletReady True, merged into the conditions others report (kwok's stage,
-// gardener-controller-manager's checks) as gardenlet merges them.
+// last operation and GardenletReady True, merged into the conditions others report
+// (gardener-controller-manager's checks) as gardenlet merges them.
 func reportSeedReady(t *testing.T, seeds dynamic.ResourceInterface, name string) {
 	t.Helper()
 	now := time.Now().UTC().Format(time.RFC3339)

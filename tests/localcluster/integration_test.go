@@ -197,7 +197,8 @@ func TestLocalClusterEndToEnd(t *testing.T) {
 		}}, metav1.CreateOptions{})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "metadata.name: Too long: may not be more than 10 bytes")
-		// kwok's stages act on the aggregated kinds as on CRDs: the Project turns Ready.
+		// gardener-controller-manager's project controller creates its namespace and reports it
+		// Ready.
 		waitFor(t, "project dev Ready", func(ctx context.Context) (bool, error) {
 			p, err := projects.Get(ctx, "dev", metav1.GetOptions{})
 			if err != nil {
@@ -217,11 +218,12 @@ func TestLocalClusterEndToEnd(t *testing.T) {
 		}, metav1.CreateOptions{})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "exec configurations are not supported")
-		// A project's namespace goes only with its Project (validate-namespace-deletion).
-		_, err = cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-			Name: "garden-dev", Labels: map[string]string{"project.gardener.cloud/name": "dev", "gardener.cloud/role": "project"},
-		}}, metav1.CreateOptions{})
+		// A project's namespace goes only with its Project (validate-namespace-deletion): the
+		// namespace gardener-controller-manager created for project dev in the subtest before.
+		ns, err := cs.CoreV1().Namespaces().Get(ctx, "garden-dev", metav1.GetOptions{})
 		require.NoError(t, err)
+		assert.Equal(t, "dev", ns.Labels["project.gardener.cloud/name"])
+		assert.Equal(t, "project", ns.Labels["gardener.cloud/role"])
 		err = cs.CoreV1().Namespaces().Delete(ctx, "garden-dev", metav1.DeleteOptions{})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), `direct deletion of namespace "garden-dev" is not permitted`)
@@ -263,9 +265,9 @@ func TestLocalClusterEndToEnd(t *testing.T) {
 		// etcd and kube-apiserver on all three planes; kube-controller-manager, kube-scheduler and
 		// kwok on the two workload planes; the stage kwok on all three, since every plane has
 		// Services whose load balancers it gives addresses to; gardener-apiserver,
-		// gardener-admission-controller and a virtual garden's kube-controller-manager on the
-		// virtual garden.
-		assert.Len(t, pids, 3*2+2*3+3+3)
+		// gardener-admission-controller, a virtual garden's kube-controller-manager,
+		// gardener-controller-manager and gardener-scheduler on the virtual garden.
+		assert.Len(t, pids, 3*2+2*3+3+5)
 		require.NoError(t, c.Stop())
 		stopped = true
 		for _, pid := range pids {

@@ -23,7 +23,7 @@ import (
 // stage controller only for kinds its discovery knows at start-up, and landscapes install the CRDs
 // (etcd-druid's Etcd, gardener-resource-manager's ManagedResource, ...) long after the plane is up.
 func (p *Plane) startCRStageWatcher(ctx context.Context) error {
-	stages, err := gardenerStages(p.opts.GardenerControllers != nil)
+	stages, err := gardenerStages()
 	if err != nil {
 		return err
 	}

@@ -39,9 +39,10 @@ type PlaneOptions struct {
 	GardenerAPI bool
 	// GardenerControllers runs the real gardener-controller-manager and gardener-scheduler on a
 	// GardenerAPI plane, configured with the helper's configuration and the overlays it holds; nil
-	// runs neither, and kwok's stages play gardener-controller-manager's part (a Project's phase).
-	// Off by default while the engine still does gardener-controller-manager's work itself (project
-	// namespaces, ControllerInstallations, maintenance, hibernation), which both would then do.
+	// runs neither. Topology runs them (TopologyControllers): the engine leaves their work to them
+	// (project namespaces, RBAC and quotas, ControllerInstallations, the seed-<name> namespaces,
+	// hibernation, maintenance), and nothing else on the plane does it. Without them a Project
+	// never becomes Ready and a Seed gets no ControllerInstallations.
 	GardenerControllers *GardenerControllers
 	// Nodes is the number of kwok nodes of a Workloads plane; 0 means 1.
 	Nodes int

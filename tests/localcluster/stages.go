@@ -28,10 +28,8 @@ type stage struct {
 	yaml []byte
 }
 
-// gardenerStages renders the Gardener custom resource stages. With controllerManager, for a plane
-// where the real gardener-controller-manager runs, they leave out what it reports itself: a
-// Project's phase.
-func gardenerStages(controllerManager bool) ([]stage, error) {
+// gardenerStages renders the Gardener custom resource stages.
+func gardenerStages() ([]stage, error) {
 	tmpl, err := template.New("stages").Delims("[[", "]]").
 		Funcs(template.FuncMap{"lower": strings.ToLower}).
 		Parse(gardenerStagesTemplate)
@@ -39,7 +37,7 @@ func gardenerStages(controllerManager bool) ([]stage, error) {
 		return nil, fmt.Errorf("gardener stages template: %w", err)
 	}
 	var out bytes.Buffer
-	if err := tmpl.Execute(&out, map[string]any{"ExtensionKinds": ExtensionKinds, "ControllerManager": controllerManager}); err != nil {
+	if err := tmpl.Execute(&out, map[string]any{"ExtensionKinds": ExtensionKinds}); err != nil {
 		return nil, fmt.Errorf("gardener stages template: %w", err)
 	}
 	var stages []stage

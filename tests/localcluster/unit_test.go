@@ -86,9 +86,37 @@ func TestTopology(t *testing.T) {
 			names = append(names, p.Name)
 			assert.Equal(t, p.Name != VirtualGardenPlane, p.Workloads, p.Name)
 			assert.Equal(t, p.Name == VirtualGardenPlane, p.GardenerAPI, p.Name)
+			if p.Name == VirtualGardenPlane {
+				assert.Equal(t, TopologyControllers(), p.GardenerControllers, "every test shares Gardener's controllers")
+			} else {
+				assert.Nil(t, p.GardenerControllers, p.Name)
+			}
 		}
 		assert.Equal(t, tt.want, names)
 	}
+}
+
+// The shared topology's overlay is well-formed and sets exactly what it documents, under the keys
+// Gardener reads (ControllerManagerConfiguration, Gardener v1.120.0): landscapes/local's project
+// quota (which tests/garden compares with what the landscape renders) and the two wall-clock loops.
+func TestTopologyControllerManagerOverlay(t *testing.T) {
+	quotas := []any{map[string]any{
+		"config": map[string]any{"apiVersion": "v1", "kind": "ResourceQuota", "spec": map[string]any{"hard": map[string]any{
+			"count/credentialsbindings.security.gardener.cloud": "10", "count/secrets": "800", "count/shoots.core.gardener.cloud": "100",
+		}}},
+		"projectSelector": map[string]any{},
+	}}
+	local, err := overlayConfig((&Plane{}).gardenerControllerManagerConfig(), LocalLandscapeControllerManagerOverlay)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"project": map[string]any{"quotas": quotas}}, local["controllers"])
+
+	shared, err := overlayConfig((&Plane{}).gardenerControllerManagerConfig(), TopologyControllerManagerOverlay)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{
+		"project":          map[string]any{"quotas": quotas},
+		"seed":             map[string]any{"monitorPeriod": "24h"},
+		"shootHibernation": map[string]any{"triggerDeadlineDuration": "0s"},
+	}, shared["controllers"])
 }
 
 func TestValidatePlanes(t *testing.T) {
@@ -131,69 +159,67 @@ func TestWriteKubeconfigHasAContextPerPlane(t *testing.T) {
 	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
 }
 
-// The stages are well-formed with and without gardener-controller-manager on the plane.
+// The stages are well-formed.
 func TestGardenerStagesCoverEveryKindOnce(t *testing.T) {
-	for _, controllerManager := range []bool{false, true} {
-		stages, err := gardenerStages(controllerManager)
-		require.NoError(t, err)
-		perKind := map[schema.GroupVersionKind]int{}
-		for _, s := range stages {
-			var doc struct {
-				APIVersion string `json:"apiVersion"`
-				Kind       string `json:"kind"`
-				Metadata   struct {
-					Name string `json:"name"`
-				} `json:"metadata"`
-				Spec struct {
-					ResourceRef struct {
-						APIGroup string `json:"apiGroup"`
-						Kind     string `json:"kind"`
-					} `json:"resourceRef"`
-					Selector struct {
-						MatchAnnotations map[string]string `json:"matchAnnotations"`
-						MatchExpressions []struct {
-							Key      string   `json:"key"`
-							Operator string   `json:"operator"`
-							Values   []string `json:"values"`
-						} `json:"matchExpressions"`
-					} `json:"selector"`
-					Next struct {
-						Patches []struct {
-							Subresource string `json:"subresource"`
-							Root        string `json:"root"`
-							Type        string `json:"type"`
-							Template    string `json:"template"`
-						} `json:"patches"`
-					} `json:"next"`
-				} `json:"spec"`
-			}
-			require.NoError(t, yaml.UnmarshalStrict(s.yaml, &doc, yaml.DisallowUnknownFields), string(s.yaml))
-			assert.Equal(t, "kwok.x-k8s.io/v1alpha1", doc.APIVersion)
-			assert.Equal(t, "Stage", doc.Kind)
-			assert.NotEmpty(t, doc.Metadata.Name)
-			require.NotEmpty(t, doc.Spec.Selector.MatchExpressions, doc.Metadata.Name)
-			assert.Equal(t, ".metadata.deletionTimestamp", doc.Spec.Selector.MatchExpressions[0].Key, "objects in deletion are left alone: %s", doc.Metadata.Name)
-			require.NotEmpty(t, doc.Spec.Next.Patches, doc.Metadata.Name)
-			for _, p := range doc.Spec.Next.Patches {
-				assert.Equal(t, "merge", p.Type, doc.Metadata.Name)
-				assert.Contains(t, []string{"status", "metadata"}, p.Root, doc.Metadata.Name)
-				assert.Equal(t, p.Root == "status", p.Subresource == "status", "status is patched through its subresource: %s", doc.Metadata.Name)
-				assert.NotEmpty(t, p.Template, doc.Metadata.Name)
-			}
-			perKind[s.gvk]++
+	stages, err := gardenerStages()
+	require.NoError(t, err)
+	perKind := map[schema.GroupVersionKind]int{}
+	for _, s := range stages {
+		var doc struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			Metadata   struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Spec struct {
+				ResourceRef struct {
+					APIGroup string `json:"apiGroup"`
+					Kind     string `json:"kind"`
+				} `json:"resourceRef"`
+				Selector struct {
+					MatchAnnotations map[string]string `json:"matchAnnotations"`
+					MatchExpressions []struct {
+						Key      string   `json:"key"`
+						Operator string   `json:"operator"`
+						Values   []string `json:"values"`
+					} `json:"matchExpressions"`
+				} `json:"selector"`
+				Next struct {
+					Patches []struct {
+						Subresource string `json:"subresource"`
+						Root        string `json:"root"`
+						Type        string `json:"type"`
+						Template    string `json:"template"`
+					} `json:"patches"`
+				} `json:"next"`
+			} `json:"spec"`
 		}
-		assert.Equal(t, 1, perKind[schema.GroupVersionKind{Group: "druid.gardener.cloud", Version: "v1alpha1", Kind: "Etcd"}])
-		assert.Equal(t, 1, perKind[schema.GroupVersionKind{Group: "resources.gardener.cloud", Version: "v1alpha1", Kind: "ManagedResource"}])
-		assert.Equal(t, 1, perKind[schema.GroupVersionKind{Version: "v1", Kind: "Service"}], "load balancers get addresses")
-		for _, kind := range ExtensionKinds {
-			// one stage reports success for the current generation, one honours a reconcile request
-			assert.Equal(t, 2, perKind[schema.GroupVersionKind{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: kind}], kind)
+		require.NoError(t, yaml.UnmarshalStrict(s.yaml, &doc, yaml.DisallowUnknownFields), string(s.yaml))
+		assert.Equal(t, "kwok.x-k8s.io/v1alpha1", doc.APIVersion)
+		assert.Equal(t, "Stage", doc.Kind)
+		assert.NotEmpty(t, doc.Metadata.Name)
+		require.NotEmpty(t, doc.Spec.Selector.MatchExpressions, doc.Metadata.Name)
+		assert.Equal(t, ".metadata.deletionTimestamp", doc.Spec.Selector.MatchExpressions[0].Key, "objects in deletion are left alone: %s", doc.Metadata.Name)
+		require.NotEmpty(t, doc.Spec.Next.Patches, doc.Metadata.Name)
+		for _, p := range doc.Spec.Next.Patches {
+			assert.Equal(t, "merge", p.Type, doc.Metadata.Name)
+			assert.Contains(t, []string{"status", "metadata"}, p.Root, doc.Metadata.Name)
+			assert.Equal(t, p.Root == "status", p.Subresource == "status", "status is patched through its subresource: %s", doc.Metadata.Name)
+			assert.NotEmpty(t, p.Template, doc.Metadata.Name)
 		}
+		perKind[s.gvk]++
+	}
+	assert.Equal(t, 1, perKind[schema.GroupVersionKind{Group: "druid.gardener.cloud", Version: "v1alpha1", Kind: "Etcd"}])
+	assert.Equal(t, 1, perKind[schema.GroupVersionKind{Group: "resources.gardener.cloud", Version: "v1alpha1", Kind: "ManagedResource"}])
+	assert.Equal(t, 1, perKind[schema.GroupVersionKind{Version: "v1", Kind: "Service"}], "load balancers get addresses")
+	for _, kind := range ExtensionKinds {
+		// one stage reports success for the current generation, one honours a reconcile request
+		assert.Equal(t, 2, perKind[schema.GroupVersionKind{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: kind}], kind)
 	}
 }
 
 func TestServedStageKinds(t *testing.T) {
-	stages, err := gardenerStages(false)
+	stages, err := gardenerStages()
 	require.NoError(t, err)
 	crd := func(group, kind string, established bool, versions ...string) *apiextensionsv1.CustomResourceDefinition {
 		c := &apiextensionsv1.CustomResourceDefinition{}
@@ -216,7 +242,6 @@ func TestServedStageKinds(t *testing.T) {
 	}, []schema.GroupVersion{{Group: "core.gardener.cloud", Version: "v1beta1"}}) // gardener-apiserver's
 	assert.Equal(t, []schema.GroupVersionKind{
 		{Version: "v1", Kind: "Service"}, // built in: always served
-		{Group: "core.gardener.cloud", Version: "v1beta1", Kind: "Project"},
 		{Group: "druid.gardener.cloud", Version: "v1alpha1", Kind: "Etcd"},
 		{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: "Worker"},
 	}, got)

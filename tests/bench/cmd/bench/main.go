@@ -28,10 +28,7 @@ import (
 	"syscall"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
@@ -191,34 +188,23 @@ func measure(gardener, kubectl, landscape string, shoots int) (Result, error) {
 	return r, err
 }
 
-// withPlanes runs fn on fresh local control planes: runtime, virtual garden and three seeds.
+// withPlanes runs fn on fresh local control planes: runtime, virtual garden and three seeds. The
+// virtual garden's gardener-controller-manager creates the project's namespace and the seeds'
+// ControllerInstallations; it runs with Gardener's defaults but for the loops that act at the
+// wall-clock time (localcluster.SteadyControllerManagerOverlay), not with landscapes/local's
+// project quota, which would cap the shoots of landscapes/scale's project.
 func withPlanes(fn func(*localcluster.Cluster) error) error {
-	c, err := localcluster.Launch(context.Background(), localcluster.Options{Planes: localcluster.Topology(3)})
+	planes := localcluster.Topology(3)
+	for i := range planes {
+		if planes[i].GardenerControllers != nil {
+			planes[i].GardenerControllers = &localcluster.GardenerControllers{ControllerManagerOverlay: localcluster.SteadyControllerManagerOverlay}
+		}
+	}
+	c, err := localcluster.Launch(context.Background(), localcluster.Options{Planes: planes})
 	if err != nil {
 		return err
-	}
-	if err := projectNamespace(c, "scale"); err != nil {
-		return errors.Join(err, c.Stop())
 	}
 	return errors.Join(fn(c), c.Stop())
-}
-
-// projectNamespace creates the namespace of landscapes/scale's project as gardener-controller-
-// manager's project controller does (reconcileNamespaceForProject in
-// pkg/controllermanager/controller/project/project/reconciler.go at Gardener v1.120.0): the
-// landscape's bindings and Shoots live in it, and the controller does not run on the local control
-// plane by default yet.
-func projectNamespace(c *localcluster.Cluster, project string) error {
-	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.VirtualGardenPlane).RESTConfig())
-	if err != nil {
-		return err
-	}
-	_, err = cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name:        "garden-" + project,
-		Labels:      map[string]string{"gardener.cloud/role": "project", "project.gardener.cloud/name": project},
-		Annotations: map[string]string{"namespace.gardener.cloud/created-by-project-controller": "true"},
-	}}, metav1.CreateOptions{FieldManager: "gardener-controller-manager"})
-	return err
 }
 
 // logDir holds the output of every gardener run.

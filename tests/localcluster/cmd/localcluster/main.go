@@ -1,13 +1,15 @@
 // Command localcluster runs the local control plane as a background process for people and
 // scripts: `make local-up` and `make local-down` call it.
 //
-//	localcluster up   [--dir .local] [--seeds N] [--gardener-controllers]   start in the background, print the KUBECONFIG export
-//	localcluster down [--dir .local]                                        stop it and wait until every process is gone
-//	localcluster run  [--dir .local] [--seeds N] [--gardener-controllers]   run in the foreground until SIGINT/SIGTERM
+//	localcluster up   [--dir .local] [--seeds N] [--gardener-controllers=false]   start in the background, print the KUBECONFIG export
+//	localcluster down [--dir .local]                                              stop it and wait until every process is gone
+//	localcluster run  [--dir .local] [--seeds N] [--gardener-controllers=false]   run in the foreground until SIGINT/SIGTERM
 //
-// --gardener-controllers runs gardener-controller-manager and gardener-scheduler on the virtual
-// garden (localcluster.PlaneOptions.GardenerControllers); off by default while the engine still
-// does their work itself.
+// gardener-controller-manager and gardener-scheduler run on the virtual garden
+// (localcluster.PlaneOptions.GardenerControllers) as landscapes/local's garden configures them,
+// with Gardener's defaults otherwise: the engine leaves their work to them (project namespaces,
+// ControllerInstallations, hibernation, maintenance). --gardener-controllers=false leaves them out,
+// for a look at the Gardener API alone.
 package main
 
 import (
@@ -27,25 +29,20 @@ import (
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
-const usage = `usage: localcluster up|down|run [--dir DIR] [--seeds N] [--gardener-controllers]`
+const usage = `usage: localcluster up|down|run [--dir DIR] [--seeds N] [--gardener-controllers=false]`
 
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
 	}
-	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
-	dir := fs.String("dir", ".local", "directory for the kubeconfig, data, logs and the pid file")
-	seeds := fs.Int("seeds", 0, "number of seed control planes besides runtime and virtual-garden")
-	controllers := fs.Bool("gardener-controllers", false, "run gardener-controller-manager and gardener-scheduler on the virtual garden")
-	_ = fs.Parse(os.Args[2:])
-	absDir, err := filepath.Abs(*dir)
+	dir, topology := parseFlags(os.Args[1], os.Args[2:], flag.ExitOnError)
+	absDir, err := filepath.Abs(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "localcluster:", err)
 		os.Exit(1)
 	}
 	files := stateFiles{dir: absDir}
-	topology := topology{seeds: *seeds, gardenerControllers: *controllers}
 	switch os.Args[1] {
 	case "up":
 		err = up(files, topology)
@@ -61,6 +58,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "localcluster:", err)
 		os.Exit(1)
 	}
+}
+
+// parseFlags reads the flags of a command: the directory and the topology to start.
+func parseFlags(command string, args []string, handling flag.ErrorHandling) (string, topology) {
+	fs := flag.NewFlagSet(command, handling)
+	dir := fs.String("dir", ".local", "directory for the kubeconfig, data, logs and the pid file")
+	seeds := fs.Int("seeds", 0, "number of seed control planes besides runtime and virtual-garden")
+	controllers := fs.Bool("gardener-controllers", true, "run gardener-controller-manager and gardener-scheduler on the virtual garden (=false leaves them out)")
+	_ = fs.Parse(args)
+	return *dir, topology{seeds: *seeds, gardenerControllers: *controllers}
 }
 
 // stateFiles are the files through which up, run and down coordinate.
@@ -100,22 +107,23 @@ type topology struct {
 
 // args are run's flags for the topology.
 func (t topology) args() []string {
-	args := []string{"--seeds", strconv.Itoa(t.seeds)}
-	if t.gardenerControllers {
-		args = append(args, "--gardener-controllers")
-	}
-	return args
+	return []string{"--seeds", strconv.Itoa(t.seeds), "--gardener-controllers=" + strconv.FormatBool(t.gardenerControllers)}
 }
 
-// planes are the planes of the topology: localcluster.Topology, with the Gardener controllers on
-// the virtual garden when asked for.
+// planes are the planes of the topology: localcluster.Topology, whose Gardener controllers on the
+// virtual garden run as landscapes/local configures them (or not at all) instead of with the tests'
+// settings for the loops that act at the wall-clock time
+// (localcluster.TopologyControllerManagerOverlay): someone trying the engine out sees what a real
+// garden does, such as a seed turning Unknown when nothing renews its heartbeat.
 func (t topology) planes() []localcluster.PlaneOptions {
 	planes := localcluster.Topology(t.seeds)
-	if t.gardenerControllers {
-		for i := range planes {
-			if planes[i].GardenerAPI {
-				planes[i].GardenerControllers = &localcluster.GardenerControllers{}
-			}
+	for i := range planes {
+		if planes[i].GardenerControllers == nil {
+			continue
+		}
+		planes[i].GardenerControllers = nil
+		if t.gardenerControllers {
+			planes[i].GardenerControllers = &localcluster.GardenerControllers{ControllerManagerOverlay: localcluster.LocalLandscapeControllerManagerOverlay}
 		}
 	}
 	return planes

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,7 +46,7 @@ func TestUpDown(t *testing.T) {
 		}
 	})
 
-	out = []byte(run("up", "--seeds", "1", "--gardener-controllers"))
+	out = []byte(run("up", "--seeds", "1"))
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	assert.Contains(t, string(out), "export KUBECONFIG="+kubeconfig)
 	assert.Contains(t, string(out), "contexts runtime,virtual-garden,seed-1")
@@ -71,8 +72,8 @@ func TestUpDown(t *testing.T) {
 			binaries[filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0])] = true
 		}
 	}
-	assert.True(t, binaries["gardener-controller-manager"], "--gardener-controllers starts gardener-controller-manager: %v", binaries)
-	assert.True(t, binaries["gardener-scheduler"], "--gardener-controllers starts gardener-scheduler: %v", binaries)
+	assert.True(t, binaries["gardener-controller-manager"], "up starts gardener-controller-manager by default: %v", binaries)
+	assert.True(t, binaries["gardener-scheduler"], "up starts gardener-scheduler by default: %v", binaries)
 
 	assert.Contains(t, run("down"), "local control plane stopped")
 	deadline := time.Now().Add(10 * time.Second)
@@ -90,17 +91,35 @@ func TestUpDown(t *testing.T) {
 	assert.Contains(t, run("down"), "not running", "a second down is harmless")
 }
 
-// --gardener-controllers reaches run and turns the controllers on for the virtual garden only.
+// The Gardener controllers run by default, configured as landscapes/local says rather than with
+// the tests' settings; --gardener-controllers=false leaves them out. up hands the choice on to run, and only the
+// virtual garden is concerned.
 func TestTopologyPassesGardenerControllersOn(t *testing.T) {
-	off := topology{seeds: 1}
-	assert.Equal(t, []string{"--seeds", "1"}, off.args())
-	for _, p := range off.planes() {
-		assert.Nil(t, p.GardenerControllers, p.Name)
+	tests := []struct {
+		name     string
+		args     []string
+		want     topology
+		wantArgs []string
+	}{
+		{"default", []string{"--seeds", "1"}, topology{seeds: 1, gardenerControllers: true}, []string{"--seeds", "1", "--gardener-controllers=true"}},
+		{"asked for", []string{"--gardener-controllers"}, topology{gardenerControllers: true}, []string{"--seeds", "0", "--gardener-controllers=true"}},
+		{"turned off", []string{"--seeds", "1", "--gardener-controllers=false"}, topology{seeds: 1}, []string{"--seeds", "1", "--gardener-controllers=false"}},
 	}
-
-	on := topology{seeds: 1, gardenerControllers: true}
-	assert.Equal(t, []string{"--seeds", "1", "--gardener-controllers"}, on.args())
-	for _, p := range on.planes() {
-		assert.Equal(t, p.Name == localcluster.VirtualGardenPlane, p.GardenerControllers != nil, p.Name)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, got := parseFlags("up", tt.args, flag.PanicOnError)
+			assert.Equal(t, ".local", dir)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.wantArgs, got.args())
+			_, passed := parseFlags("run", got.args(), flag.PanicOnError)
+			assert.Equal(t, got, passed, "run starts what up was asked for")
+			for _, p := range got.planes() {
+				if p.Name == localcluster.VirtualGardenPlane && tt.want.gardenerControllers {
+					assert.Equal(t, &localcluster.GardenerControllers{ControllerManagerOverlay: localcluster.LocalLandscapeControllerManagerOverlay}, p.GardenerControllers)
+				} else {
+					assert.Nil(t, p.GardenerControllers, p.Name)
+				}
+			}
+		})
 	}
 }
