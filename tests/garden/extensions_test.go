@@ -30,24 +30,17 @@ var installationsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud",
 // gardenlet) move between local2 and local: the plan predicts that
 // gardener-controller-manager installs the extension on local2 and says which shoot needs it
 // (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md), the apply
-// deploys the extension for the installation the controller made (played here from the
-// prediction, as the shared control plane runs no gardener-controller-manager yet) and reports
-// the installation's conditions as gardenlet; once the shoot is gone the installation stays as
-// long as it reports Required (local2 shares local's cluster, whose extension resources it sees),
-// and once it no longer does the plan predicts its deletion and the apply removes the extension
-// from local2 after it.
+// deploys the extension for the installation the controller made and reports the installation's
+// conditions as gardenlet; once the shoot is gone the installation stays as long as it reports
+// Required (local2 shares local's cluster, whose extension resources it sees), and once it no
+// longer does the controller deletes it and the apply removes the extension from local2 after it.
 func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	ctx := context.Background()
-	vdyn := dyn(t, c.Plane(localcluster.VirtualGardenPlane))
+	vg := c.Plane(localcluster.VirtualGardenPlane)
+	vdyn := dyn(t, vg)
 	rdyn := dyn(t, c.Plane(localcluster.RuntimePlane))
 	shoots := vdyn.Resource(shootsGVR).Namespace("garden-local")
 	installations := vdyn.Resource(installationsGVR)
-	// applyEnacting plans, plays what gardener-controller-manager will do about the installations
-	// and applies.
-	applyEnacting := func() {
-		enactInstallations(t, c, planAt(t, dir, time.Now()))
-		applyAllowing(t, dir)
-	}
 
 	editLandscape(t, dir, "extensions.hcl", `policy                  = "Always"`, `policy                  = "OnDemand"`)
 	editLandscape(t, dir, "extensions.hcl", "    has_shoots = true\n  }]", "    has_shoots = true\n    }, {\n    name     = \"local2\"\n    cluster  = cluster.runtime\n    provider = \"other\"\n    region   = \"other\"\n  }]")
@@ -55,9 +48,19 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	// local2 needs none of its kinds.
 	pl := planAt(t, dir, time.Now())
 	assert.Empty(t, installationPredictions(pl), "%s", planText(t, pl))
-	applyEnacting()
+	applyAllowing(t, dir)
 	onLocal := installationFor(t, vdyn, "provider-local", "local").GetName()
-	assert.Empty(t, installationsOn(t, installations, "local2"), "local2 needs none of the kinds")
+	// local2 is a Seed registered by hand, as for a seed whose gardenlet runs elsewhere, of a
+	// provider nothing of the landscape serves: gardener-apiserver admits a Seed only with a
+	// registration for its provider and DNS provider types (plugin/pkg/global/extensionvalidation
+	// at Gardener v1.120.0), and gardener-controller-manager installs that registration there, and
+	// not provider-local, now that it is OnDemand. Its gardenlet would deploy provider-other;
+	// nothing does here.
+	registerOtherSeed(t, vdyn, "local2")
+	require.Eventually(t, func() bool { return len(installationsOfOn(t, installations, "provider-other", "local2")) == 1 }, time.Minute, 100*time.Millisecond,
+		"gardener-controller-manager installs provider-other on local2")
+	assert.Empty(t, installationsOfOn(t, installations, "provider-local", "local2"), "local2 needs none of provider-local's kinds")
+	assertNoChanges(t, dir)
 
 	dev, err := shoots.Get(ctx, "dev", metav1.GetOptions{})
 	require.NoError(t, err)
@@ -83,17 +86,26 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	pl = planAt(t, dir, time.Now())
 	assert.Contains(t, changedAddresses(pl), "seed.local.shoot__local__user__kube_apiserver")
 	assert.Empty(t, installationPredictions(pl), "%s", planText(t, pl))
-	applyEnacting()
+	applyAllowing(t, dir)
 	assertNoChanges(t, dir)
 
 	// A control plane migration from local2 to local: scheduled to local, its control plane
 	// still on local2 until it has moved. (The other way round would need the binding
 	// subresource and backups on local, which gardener-apiserver requires before a shoot may
-	// leave a seed, pkg/apiserver/registry/core/shoot/strategy.go.)
+	// leave a seed, pkg/apiserver/registry/core/shoot/strategy.go.) gardener-controller-manager
+	// looks at local2 again only when something of local2's changes, which a Shoot's
+	// status.seedName is not (ShootPredicate in
+	// pkg/controllermanager/controller/controllerregistration/seed/add.go), or when it starts: it
+	// is stopped while the plan shows what it will do, and started again.
+	require.NoError(t, vg.StopGardenerControllers())
 	_, err = shoots.Patch(ctx, "user", types.MergePatchType, []byte(`{"status":{"seedName":"local2"}}`), metav1.PatchOptions{}, "status")
 	require.NoError(t, err)
 	planGolden(t, dir, "plan-extension-follows-shoot.txt")
-	applyEnacting()
+	require.NoError(t, vg.StartGardenerControllers(ctx))
+	require.Eventually(t, func() bool { return len(installationsOfOn(t, installations, "provider-local", "local2")) == 1 }, time.Minute, 100*time.Millisecond,
+		"gardener-controller-manager installs provider-local on local2 for the user's shoot")
+	// The apply deploys the extension for gardener-controller-manager's installation on local2.
+	applyAllowing(t, dir)
 	onLocal2 := installationFor(t, vdyn, "provider-local", "local2").GetName()
 	assert.True(t, strings.HasPrefix(onLocal2, "provider-local-"), "a generated name: %s", onLocal2)
 	_, err = rdyn.Resource(managedResourcesGVR).Namespace("garden").Get(ctx, onLocal2, metav1.GetOptions{})
@@ -155,18 +167,13 @@ func extensionFollowsShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	assert.False(t, out.HasChanges(), "%s", planText(t, out))
 	assert.Empty(t, installationPredictions(out), "the installation reports Required: %s", planText(t, out))
 	// A seed with a cluster of its own would see none of local's extension resources: the test
-	// reports Required False as its gardenlet would, and gardener-controller-manager's rule
-	// deletes the installation. (The engine reports Required True again when this plan, which
-	// has no changes, brings the reports up to date; the played gardener-controller-manager
-	// acts on the plan's prediction.)
+	// reports Required False as its gardenlet would, and gardener-controller-manager deletes the
+	// installation at once (policy OnDemand and none of the registration's kinds and types is
+	// required on the seed; the plan's prediction of it is components/extension's unit tests').
 	notRequired(t, installations, onLocal2)
-	out = planAt(t, dir, time.Now())
-	assert.False(t, out.HasChanges(), "the installation is gardener-controller-manager's to delete: %s", planText(t, out))
-	assert.Equal(t, []string{"delete: removes extension provider-local from seed local2: policy OnDemand and none of the registration's kinds and types is required on the seed"},
-		installationPredictions(out))
-	enactInstallations(t, c, out)
+	require.Eventually(t, func() bool { return len(installationsOfOn(t, installations, "provider-local", "local2")) == 0 }, time.Minute, 100*time.Millisecond,
+		"gardener-controller-manager deletes the installation on local2")
 	applyAllowing(t, dir)
-	assert.Empty(t, installationsOn(t, installations, "local2"), "gardener-controller-manager (played) deleted the installation on local2")
 	_, err = rdyn.Resource(managedResourcesGVR).Namespace("garden").Get(ctx, onLocal2, metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "the apply removed the extension from local2 after it: %v", err)
 	assertNoChanges(t, dir)
@@ -190,18 +197,63 @@ func notRequired(t *testing.T, installations dynamic.ResourceInterface, name str
 	require.NoError(t, err)
 }
 
-// installationsOn are the names of the ControllerInstallations of a seed.
-func installationsOn(t *testing.T, installations dynamic.ResourceInterface, seed string) []string {
+// installationsOfOn are the names of the ControllerInstallations of a registration on a seed.
+func installationsOfOn(t *testing.T, installations dynamic.ResourceInterface, registration, seed string) []string {
 	t.Helper()
 	list, err := installations.List(context.Background(), metav1.ListOptions{})
 	require.NoError(t, err)
 	var out []string
 	for _, ci := range list.Items {
-		if s, _, _ := unstructured.NestedString(ci.Object, "spec", "seedRef", "name"); s == seed {
+		r, _, _ := unstructured.NestedString(ci.Object, "spec", "registrationRef", "name")
+		s, _, _ := unstructured.NestedString(ci.Object, "spec", "seedRef", "name")
+		if r == registration && s == seed {
 			out = append(out, ci.GetName())
 		}
 	}
 	return out
+}
+
+// registerOtherSeed registers a Seed of the provider type "other" in the virtual garden, with the
+// ControllerRegistration provider-other (without a deployment) for the kinds such a Seed needs
+// registered: its provider's ControlPlane, Infrastructure and Worker, and its DNS provider's
+// DNSRecord (pkg/utils/gardener/seed.go at Gardener v1.120.0). Nothing reports the Seed's status.
+// It returns once gardener-controller-manager copied the landscape's DNS Secrets into the seed's
+// namespace, labels and all; plans warn about those copies, which no part of the landscape
+// predicts for a seed it does not declare.
+func registerOtherSeed(t *testing.T, vdyn dynamic.Interface, name string) {
+	t.Helper()
+	ctx := context.Background()
+	var resources []any
+	for _, kind := range []string{"ControlPlane", "Infrastructure", "Worker", "DNSRecord"} {
+		resources = append(resources, map[string]any{"kind": kind, "type": "other"})
+	}
+	_, err := vdyn.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "controllerregistrations"}).Create(ctx,
+		&unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "core.gardener.cloud/v1beta1", "kind": "ControllerRegistration",
+			"metadata": map[string]any{"name": "provider-other"},
+			"spec":     map[string]any{"resources": resources},
+		}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = vdyn.Resource(seedsGVR).Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Seed",
+		"metadata": map[string]any{"name": name},
+		"spec": map[string]any{
+			"provider": map[string]any{"type": "other", "region": "other"},
+			"networks": map[string]any{"pods": "10.21.0.0/16", "services": "10.22.0.0/16", "nodes": "10.23.0.0/16"},
+			"ingress":  map[string]any{"domain": "ingress." + name + ".seed.local.gardener.cloud", "controller": map[string]any{"kind": "nginx"}},
+			"dns":      map[string]any{"provider": map[string]any{"type": "other", "secretRef": map[string]any{"name": "internal-domain-local", "namespace": "garden"}}},
+		},
+	}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	secrets := vdyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}).Namespace("seed-" + name)
+	require.Eventually(t, func() bool {
+		for _, copied := range []string{"internal-domain-local", "default-domain-local"} {
+			if _, err := secrets.Get(ctx, copied, metav1.GetOptions{}); err != nil {
+				return false
+			}
+		}
+		return true
+	}, time.Minute, 100*time.Millisecond, "gardener-controller-manager copies the garden's DNS Secrets into seed-%s", name)
 }
 
 // changedAddresses are the addresses of the components pl changes.

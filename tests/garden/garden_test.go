@@ -85,13 +85,6 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	var text bytes.Buffer
 	require.NoError(t, views.Plan(&text, out.Result.Plan, views.PlanOptions{}))
 	golden.AssertBytes(t, "plan-from-empty.txt", stableCertificates(text.Bytes()))
-	// gardener-controller-manager's part, which the shared control plane does not run yet: the
-	// seed's namespace and Secret copies, and the installations the plan predicts.
-	playSeedSecrets(t, c)
-	enactInstallations(t, c, out.Result.Plan)
-
-	// gardener-controller-manager does not run here yet: the test creates the project's namespace.
-	playProjectNamespaces(t, c, "garden-local")
 
 	// Applied as CI does: a saved plan, refused if anything it would write renders differently at
 	// apply time (generated certificates must not leak into objects that are not Secrets).
@@ -169,17 +162,17 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	etcds := etcdReplicas(t, c)
 	assert.Equal(t, map[string]int64{"virtual-garden-etcd-main": 1, "virtual-garden-etcd-events": 1}, etcds)
 
-	// The virtual garden holds the Gardener control plane's RBAC; no APIService is registered
-	// there, because the local landscape serves the Gardener API from stand-in CRDs.
+	// The virtual garden holds the Gardener control plane's RBAC; the landscape registers no
+	// APIService there (register_api_services = false): the local control plane registers those
+	// of its gardener-apiserver process itself.
 	vcs, err := kubernetes.NewForConfig(c.Plane(localcluster.VirtualGardenPlane).RESTConfig())
 	require.NoError(t, err)
 	roles, err := vcs.RbacV1().ClusterRoles().List(ctx, metav1.ListOptions{LabelSelector: "declarative-gardener.io/landscape=local"})
 	require.NoError(t, err)
 	assert.NotEmpty(t, roles.Items)
-	// The project of the landscape's shoots; its namespace is gardener-controller-manager's (here
-	// playProjectNamespaces'), not the landscape's (Gardener's "Projects"
-	// docs/usage/project/projects.md, "Gardener Controller Manager"
-	// docs/concepts/controller-manager.md).
+	// The project of the landscape's shoots; its namespace is gardener-controller-manager's, not
+	// the landscape's (Gardener's "Projects" docs/usage/project/projects.md, "Gardener Controller
+	// Manager" docs/concepts/controller-manager.md).
 	ns, err := vcs.CoreV1().Namespaces().Get(ctx, "garden-local", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "project", ns.Labels["gardener.cloud/role"])

@@ -21,8 +21,8 @@ import (
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
-// gcmOverlay keeps the seed's heartbeat good for a day: the test writes the seed's Lease once,
-// where gardenlet (or the engine reporting as gardenlet) would renew it.
+// gcmOverlay keeps the seed's heartbeat good for a day: the engine's applies renew the seed's
+// Lease, where gardenlet (or the engine's daemon) would renew it all the time.
 const gcmOverlay = `controllers:
   seed: {monitorPeriod: 24h, shootMonitorPeriod: 24h}
 `
@@ -44,7 +44,6 @@ func TestShootsBesideGardenerControllerManager(t *testing.T) {
 			GardenerControllers: &localcluster.GardenerControllers{ControllerManagerOverlay: gcmOverlay}},
 	)
 	t.Setenv("KUBECONFIG", c.Kubeconfig())
-	seedHeartbeat(t, c.Plane(localcluster.VirtualGardenPlane), "local")
 	dir := localLandscape(t)
 	applyForcing(t, dir)
 

@@ -99,10 +99,7 @@ controllers:
   seed: {monitorPeriod: 1h}
 `
 
-var (
-	installationsOfGardenGVR = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "controllerinstallations"}
-	managedResourcesGVR      = schema.GroupVersionResource{Group: "resources.gardener.cloud", Version: "v1alpha1", Resource: "managedresources"}
-)
+var managedResourcesGVR = schema.GroupVersionResource{Group: "resources.gardener.cloud", Version: "v1alpha1", Resource: "managedresources"}
 
 // The real gardener-controller-manager of Gardener v1.120.0 decides the ControllerInstallations:
 // the first plan predicts the installation it creates for the Seed and renders the extension's
@@ -181,7 +178,7 @@ func TestInstallationOfAnEarlierVersionHandedOver(t *testing.T) {
 		recorded.Objects = append(recorded.Objects, state.Object{Cluster: cluster, Group: gvr.Group, Version: gvr.Version, Kind: u.GetKind(),
 			Namespace: u.GetNamespace(), Name: u.GetName(), UID: string(applied.GetUID())})
 	}
-	applyEarlier("virtual_garden", vg, installationsOfGardenGVR, &unstructured.Unstructured{Object: map[string]any{
+	applyEarlier("virtual_garden", vg, installationsGVR, &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "ControllerInstallation", "metadata": map[string]any{"name": "provider-local-local"},
 		"spec": map[string]any{"registrationRef": map[string]any{"name": "provider-local"}, "deploymentRef": map[string]any{"name": "provider-local"},
 			"seedRef": map[string]any{"name": "local"}},
@@ -381,10 +378,6 @@ func TestOnDemandExtensionInstalledOnceAShootNeedsIt(t *testing.T) {
 	assert.Equal(t, plan.NoOp, componentOf(t, pl, calico).Action, "%s", planText(t, pl))
 }
 
-// seedCluster prepares the runtime plane as a seed cluster for the extensions' ManagedResources
-// (their CRD, served with its OpenAPI schema, which plans diff with) and stands in for gardenlet
-// on the virtual garden: the seed's heartbeat Lease and the status gardenlet reports for Seeds and
-// Shoots (playGardenlet).
 // extensionGarden starts a runtime cluster and a virtual garden of the test's own, with the real
 // gardener-controller-manager, makes the runtime cluster the local seed's (seedCluster), and
 // writes the landscape with the named charts of landscapes/local into a new directory.
@@ -405,6 +398,10 @@ func extensionGarden(t *testing.T, landscape string, charts ...string) (runtime,
 	return c.Plane(localcluster.RuntimePlane), c.Plane(localcluster.VirtualGardenPlane), dir
 }
 
+// seedCluster prepares the runtime plane as a seed cluster for the extensions' ManagedResources
+// (their CRD, served with its OpenAPI schema, which plans diff with) and stands in for gardenlet
+// on the virtual garden: the seed's heartbeat Lease and the status gardenlet reports for Seeds and
+// Shoots (playGardenlet).
 func seedCluster(t *testing.T, c *localcluster.Cluster) {
 	t.Helper()
 	ctx := context.Background()
@@ -425,7 +422,8 @@ func seedCluster(t *testing.T, c *localcluster.Cluster) {
 // playGardenlet reports, until the test ends, every Seed and Shoot of the virtual garden
 // reconciled as gardenlet does once per generation (a last operation that Succeeded, the observed
 // generation, the Seed's GardenletReady and SeedSystemComponentsHealthy): the Seed and Shoot of
-// these landscapes are manifests, which the engine does not report on, and kwok no longer does.
+// these landscapes are manifests, which the engine does not report on, and kwok reports on no
+// Gardener object.
 func playGardenlet(t *testing.T, vg *localcluster.Plane) {
 	t.Helper()
 	vdyn := dyn(t, vg)
@@ -522,7 +520,7 @@ func installationPredictions(pl *plan.Plan) []string {
 // installationFor is the one ControllerInstallation of the registration on the seed.
 func installationFor(t *testing.T, vdyn dynamic.Interface, registration, seed string) *unstructured.Unstructured {
 	t.Helper()
-	list, err := vdyn.Resource(installationsOfGardenGVR).List(context.Background(), metav1.ListOptions{})
+	list, err := vdyn.Resource(installationsGVR).List(context.Background(), metav1.ListOptions{})
 	require.NoError(t, err)
 	var found []*unstructured.Unstructured
 	for i := range list.Items {

@@ -124,7 +124,7 @@ func TestProjectsWithGardenerControllerManager(t *testing.T) {
 	project, err := projects.Get(ctx, "local", metav1.GetOptions{})
 	require.NoError(t, err)
 	phase, _, _ := unstructured.NestedString(project.Object, "status", "phase")
-	assert.Equal(t, "Ready", phase, "gardener-controller-manager's phase: kwok reports none where it runs")
+	assert.Equal(t, "Ready", phase, "gardener-controller-manager's phase")
 	assert.Contains(t, project.GetFinalizers(), "gardener")
 	ns, err := cs.CoreV1().Namespaces().Get(ctx, "garden-local", metav1.GetOptions{})
 	require.NoError(t, err)

@@ -18,80 +18,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/utils/ptr"
+	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
 var projectsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "projects"}
-
-// playProjectNamespaces plays the part of gardener-controller-manager's project controller that
-// the shared control plane lacks until gardener-controller-manager runs there (issue 26's flip):
-// the namespace of every Project, as the controller creates it (reconcileNamespaceForProject in
-// pkg/controllermanager/controller/project/project/reconciler.go at Gardener v1.120.0), since the
-// project component no longer renders it and the landscape's shoots, bindings and Secrets live in
-// it. kwok reports a Project Ready at once, where the controller does so only once the namespace
-// exists, so the namespaces given are created before anything is applied (with the controller's
-// labels and created-by annotation), and every Project's namespace gets the Project as its
-// controller as soon as the Project exists. It stops with the test.
-func playProjectNamespaces(t *testing.T, c *localcluster.Cluster, upFront ...string) {
-	t.Helper()
-	vg := c.Plane(localcluster.VirtualGardenPlane)
-	cs, err := kubernetes.NewForConfig(vg.RESTConfig())
-	require.NoError(t, err)
-	projects := dyn(t, vg).Resource(projectsGVR)
-	namespace := func(name, project string) *corev1.Namespace {
-		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-			Name:        name,
-			Labels:      map[string]string{"gardener.cloud/role": "project", "project.gardener.cloud/name": project},
-			Annotations: map[string]string{"namespace.gardener.cloud/created-by-project-controller": "true"},
-		}}
-	}
-	for _, ns := range upFront {
-		_, err := cs.CoreV1().Namespaces().Create(context.Background(), namespace(ns, strings.TrimPrefix(ns, "garden-")), metav1.CreateOptions{FieldManager: "gardener-controller-manager"})
-		require.NoError(t, err)
-	}
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	t.Cleanup(func() { stop(); <-done })
-	go func() {
-		defer close(done)
-		for ctx.Err() == nil {
-			list, err := projects.List(ctx, metav1.ListOptions{})
-			for _, p := range listItems(list, err) {
-				name, _, _ := unstructured.NestedString(p.Object, "spec", "namespace")
-				if name == "" || p.GetDeletionTimestamp() != nil {
-					continue
-				}
-				ns, err := cs.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
-				if apierrors.IsNotFound(err) {
-					ns, err = cs.CoreV1().Namespaces().Create(ctx, namespace(name, p.GetName()), metav1.CreateOptions{FieldManager: "gardener-controller-manager"})
-				}
-				if err != nil || metav1.GetControllerOf(ns) != nil {
-					continue
-				}
-				ns.Annotations["namespace.gardener.cloud/project"] = string(p.GetUID())
-				ns.OwnerReferences = append(ns.OwnerReferences, metav1.OwnerReference{
-					APIVersion: "core.gardener.cloud/v1beta1", Kind: "Project", Name: p.GetName(), UID: p.GetUID(),
-					Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(false),
-				})
-				_, _ = cs.CoreV1().Namespaces().Update(ctx, ns, metav1.UpdateOptions{FieldManager: "gardener-controller-manager"})
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(200 * time.Millisecond):
-			}
-		}
-	}()
-}
-
-func listItems(list *unstructured.UnstructuredList, err error) []unstructured.Unstructured {
-	if err != nil || list == nil {
-		return nil
-	}
-	return list.Items
-}
 
 // predictionsOf are a plan's predictions about one object kind and name, as "action: description"
 // lines.
@@ -105,53 +39,107 @@ func predictionsOf(pl *plan.Plan, kind, name string) []string {
 	return out
 }
 
-// projectPredictions checks what plans predict of gardener-controller-manager's project
-// controller for the landscape's project (Gardener's "Gardener Controller Manager"
-// docs/concepts/controller-manager.md), which does not run on the shared control plane: the members'
-// RBAC by role and the ResourceQuota of the garden's template, and, once a quota exists with a
-// limit raised by hand and one the template does not list, that the controller keeps the one and
-// removes the other. The engine writes none of them.
+// projectPredictions checks the landscape's project against gardener-controller-manager's project
+// controller (Gardener's "Gardener Controller Manager" docs/concepts/controller-manager.md): the
+// local controller runs with the ResourceQuota template the landscape's garden declares for it; the
+// members' RBAC by role and the quota are the controller's, none the engine's, and plans predict
+// nothing of them since they are as predicted. Once the quota has a limit raised by hand and one the
+// template does not list, the plan predicts that the controller keeps the one and removes the other,
+// and at its next reconciliation of the project (a RoleBinding of the project's deleted) it does.
 func projectPredictions(t *testing.T, c *localcluster.Cluster, dir string) {
 	ctx := context.Background()
 	vcs, err := kubernetes.NewForConfig(c.Plane(localcluster.VirtualGardenPlane).RESTConfig())
 	require.NoError(t, err)
+	rcs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+
+	// The project quota of the configuration the garden renders for its gardener-controller-
+	// manager (whose pods never run here) is the local controller's
+	// (localcluster.LocalLandscapeControllerManagerOverlay).
+	projectQuotas := func(config []byte) any {
+		var c struct {
+			Controllers struct {
+				Project struct {
+					Quotas any `json:"quotas"`
+				} `json:"project"`
+			} `json:"controllers"`
+		}
+		require.NoError(t, sigsyaml.Unmarshal(config, &c))
+		return c.Controllers.Project.Quotas
+	}
+	rendered, err := rcs.CoreV1().ConfigMaps("garden").Get(ctx, "gardener-controller-manager-config", metav1.GetOptions{})
+	require.NoError(t, err)
+	running, err := os.ReadFile(filepath.Join(c.Dir(), localcluster.VirtualGardenPlane, "gardener-controller-manager.yaml"))
+	require.NoError(t, err)
+	require.NotNil(t, projectQuotas(running))
+	assert.Equal(t, projectQuotas([]byte(rendered.Data["config.yaml"])), projectQuotas(running), "the local gardener-controller-manager runs with the landscape's project quota")
+
 	pl := planAt(t, dir, time.Now())
 	assert.False(t, pl.HasChanges())
-	assert.Equal(t, []string{"create: creates the ClusterRoleBinding of the project's owner role for User admin@local.gardener.cloud"},
-		predictionsOf(pl, "ClusterRoleBinding", "gardener.cloud:system:project:local"))
-	assert.Equal(t, []string{"create: creates the RoleBinding of the project's admin role, to ClusterRole gardener.cloud:system:project-member, for User admin@local.gardener.cloud, Group ops@local.gardener.cloud"},
-		predictionsOf(pl, "RoleBinding", "gardener.cloud:system:project-member"))
-	assert.Equal(t, []string{"create: creates the ResourceQuota from its configuration's template (controllers.project.quotas): " +
-		"count/credentialsbindings.security.gardener.cloud=10, count/secrets=800, count/shoots.core.gardener.cloud=100"},
-		predictionsOf(pl, "ResourceQuota", "gardener"))
-	_, err = vcs.RbacV1().ClusterRoleBindings().Get(ctx, "gardener.cloud:system:project:local", metav1.GetOptions{})
-	assert.True(t, apierrors.IsNotFound(err), "the engine writes no project RBAC: %v", err)
+	for _, ref := range [][2]string{
+		{"ClusterRoleBinding", "gardener.cloud:system:project:local"}, {"ClusterRoleBinding", "gardener.cloud:system:project-member:local"},
+		{"RoleBinding", "gardener.cloud:system:project-member"}, {"ResourceQuota", "gardener"},
+	} {
+		assert.Empty(t, predictionsOf(pl, ref[0], ref[1]), "%s %s is as predicted", ref[0], ref[1])
+	}
+	owner, err := vcs.RbacV1().ClusterRoleBindings().Get(ctx, "gardener.cloud:system:project:local", metav1.GetOptions{})
+	require.NoError(t, err, "gardener-controller-manager's")
+	require.Len(t, owner.Subjects, 1)
+	assert.Equal(t, "admin@local.gardener.cloud", owner.Subjects[0].Name)
+	members, err := vcs.RbacV1().RoleBindings("garden-local").Get(ctx, "gardener.cloud:system:project-member", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Len(t, members.Subjects, 2, "admin@local.gardener.cloud and the group ops@local.gardener.cloud")
+	quota, err := vcs.CoreV1().ResourceQuotas("garden-local").Get(ctx, "gardener", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, corev1.ResourceList{
+		"count/shoots.core.gardener.cloud": resource.MustParse("100"), "count/secrets": resource.MustParse("800"),
+		"count/credentialsbindings.security.gardener.cloud": resource.MustParse("10"),
+	}, quota.Spec.Hard)
+	for _, obj := range []metav1.Object{owner, members, quota} {
+		assert.NotContains(t, obj.GetLabels(), inventory.LandscapeLabel, obj.GetName())
+		for _, m := range obj.GetManagedFields() {
+			assert.NotEqual(t, inventory.FieldManager, m.Manager, "the engine writes no %s", obj.GetName())
+		}
+	}
 
-	// A quota as the controller would have written it, then raised by hand with a limit of the
-	// person's own: the controller keeps the raised value and removes the other.
-	_, err = vcs.CoreV1().ResourceQuotas("garden-local").Create(ctx, &corev1.ResourceQuota{
-		ObjectMeta: metav1.ObjectMeta{Name: "gardener", Namespace: "garden-local"},
-		Spec: corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{
-			"count/shoots.core.gardener.cloud": resource.MustParse("150"), "count/secrets": resource.MustParse("800"),
-			"count/credentialsbindings.security.gardener.cloud": resource.MustParse("10"), "count/configmaps": resource.MustParse("50"),
-		}},
-	}, metav1.CreateOptions{FieldManager: "kubectl-edit"})
+	// The quota raised by hand, with a limit of the person's own.
+	quota.Spec.Hard["count/shoots.core.gardener.cloud"] = resource.MustParse("150")
+	quota.Spec.Hard["count/configmaps"] = resource.MustParse("50")
+	_, err = vcs.CoreV1().ResourceQuotas("garden-local").Update(ctx, quota, metav1.UpdateOptions{FieldManager: "kubectl-edit"})
 	require.NoError(t, err)
 	pl = planAt(t, dir, time.Now())
 	assert.False(t, pl.HasChanges(), "the quota is not the engine's")
 	assert.Equal(t, []string{"update: updates the ResourceQuota from its configuration's template (controllers.project.quotas): removes count/configmaps, which the template does not list (keeps the live values of count/shoots.core.gardener.cloud)"},
 		predictionsOf(pl, "ResourceQuota", "gardener"))
-	require.NoError(t, vcs.CoreV1().ResourceQuotas("garden-local").Delete(ctx, "gardener", metav1.DeleteOptions{}))
+	// The controller reconciles the project when one of its RoleBindings goes
+	// (RoleBindingPredicate in pkg/controllermanager/controller/project/project/add.go at Gardener
+	// v1.120.0), and does what the plan said.
+	require.NoError(t, vcs.RbacV1().RoleBindings("garden-local").Delete(ctx, "gardener.cloud:system:project-viewer", metav1.DeleteOptions{}))
+	require.Eventually(t, func() bool {
+		quota, err := vcs.CoreV1().ResourceQuotas("garden-local").Get(ctx, "gardener", metav1.GetOptions{})
+		require.NoError(t, err)
+		_, configmaps := quota.Spec.Hard["count/configmaps"]
+		return !configmaps
+	}, time.Minute, 100*time.Millisecond, "gardener-controller-manager removes count/configmaps")
+	quota, err = vcs.CoreV1().ResourceQuotas("garden-local").Get(ctx, "gardener", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, "150", quota.Spec.Hard.Name("count/shoots.core.gardener.cloud", "").String(), "and keeps the raised limit")
+	_, err = vcs.RbacV1().RoleBindings("garden-local").Get(ctx, "gardener.cloud:system:project-viewer", metav1.GetOptions{})
+	assert.NoError(t, err, "and the RoleBinding is back")
+	assert.Empty(t, predictionsOf(planAt(t, dir, time.Now()), "ResourceQuota", "gardener"), "as predicted")
 }
 
-// staleProject declares a project nobody uses and plays gardener-controller-manager's stale
-// controller, which the shared control plane does not run (Gardener's "Gardener Controller
-// Manager" docs/concepts/controller-manager.md, with the garden's settings, gardener-controller-
-// manager's defaults of 30, 14 and 90 days and 12h): plans predict when the controller marks the
-// project stale, when it sets the auto-delete time and when it deletes it; at that time the plan
-// retires the project by gardener-controller-manager, releasing the Project instead of deleting it
-// (no --allow-destroy), and once the controller deleted it the project is not created again while
-// its block stays.
+// staleProject declares a project nobody uses and plans it months ahead against
+// gardener-controller-manager's stale controller (Gardener's "Gardener Controller Manager"
+// docs/concepts/controller-manager.md, with the garden's settings, gardener-controller-manager's
+// defaults of 30, 14 and 90 days and 12h): plans predict when the controller marks the project
+// stale, when it sets the auto-delete time and when it deletes it; at that time the plan retires
+// the project by gardener-controller-manager, releasing the Project instead of deleting it (no
+// --allow-destroy), and once the controller deleted it the project is not created again while its
+// block stays. The controller on the shared control plane acts now, when the project is younger
+// than its minimum lifetime, and marks it not stale whenever it looks at it
+// (pkg/controllermanager/controller/project/stale/reconciler.go at Gardener v1.120.0): while the
+// test writes what it would do months ahead, it is stopped.
 func staleProject(t *testing.T, c *localcluster.Cluster, dir string) {
 	ctx := context.Background()
 	projects := dyn(t, c.Plane(localcluster.VirtualGardenPlane)).Resource(projectsGVR)
@@ -196,7 +184,16 @@ component "project" "idle" {
 	assert.Contains(t, predicted[1], fmt.Sprintf("update %s..%s sets status.staleAutoDeleteTimestamp to %s", format(since.AddDate(0, 0, 14)), format(since.AddDate(0, 0, 14).Add(12*time.Hour)), format(since.AddDate(0, 0, 90))))
 	assert.Contains(t, predicted[2], fmt.Sprintf("delete %s..%s deletes the stale project", format(since.AddDate(0, 0, 90)), format(since.AddDate(0, 0, 90).Add(12*time.Hour))))
 
-	// The controller marks it stale (the test writes what it would).
+	// The controller marks it stale (the test writes what it would, with the real one stopped
+	// until the project is gone).
+	vg := c.Plane(localcluster.VirtualGardenPlane)
+	require.NoError(t, vg.StopGardenerControllers())
+	stopped := true
+	defer func() {
+		if stopped {
+			assert.NoError(t, vg.StartGardenerControllers(ctx))
+		}
+	}()
 	p, err = projects.Get(ctx, "idle", metav1.GetOptions{})
 	require.NoError(t, err)
 	require.NoError(t, unstructured.SetNestedField(p.Object, format(since), "status", "staleSinceTimestamp"))
@@ -236,11 +233,19 @@ component "project" "idle" {
 	require.NoError(t, err, "the engine did not delete the Project")
 	assert.NotContains(t, p.GetLabels(), "declarative-gardener.io/landscape", "released to gardener-controller-manager")
 
-	// The controller deletes it (the test does what it would); the project is not created again.
+	// The controller deletes it (the test does what its stale loop would); once started again,
+	// its project loop finishes the deletion with the namespace. The project is not created
+	// again.
 	p.SetAnnotations(map[string]string{"confirmation.gardener.cloud/deletion": "true"})
 	_, err = projects.Update(ctx, p, metav1.UpdateOptions{})
 	require.NoError(t, err)
 	require.NoError(t, projects.Delete(ctx, "idle", metav1.DeleteOptions{}))
+	stopped = false
+	require.NoError(t, vg.StartGardenerControllers(ctx))
+	require.Eventually(t, func() bool {
+		_, err := projects.Get(ctx, "idle", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}, time.Minute, 100*time.Millisecond, "gardener-controller-manager finishes the deletion of project idle")
 	pl = planAt(t, dir, after.Add(time.Minute))
 	assert.False(t, pl.HasChanges(), "the project is not created again while its block stays: %+v", pl.Summary)
 	assert.Contains(t, strings.Join(pl.Notices, "\n"), "component.project.idle: its lifetime ended at "+format(deleteAt))

@@ -75,8 +75,8 @@ func assertShootReported(t *testing.T, vdyn dynamic.Interface, name string, work
 // (pkg/gardenlet/controller/controllerinstallation at Gardener v1.120.0): Valid, Installed and
 // Healthy True and Progressing False from the extension's ManagedResource, Required True while
 // the seed holds extension resources of its types (the landscape's shoots), each with Gardener's
-// reason; the status written by the engine's report field manager alone (kwok reports nothing on
-// installations any more); no finalizer and nothing but conditions.
+// reason; the status written by the engine's report field manager alone (kwok reports on no
+// Gardener object); no finalizer and nothing but conditions.
 func assertInstallationReported(t *testing.T, vdyn dynamic.Interface, name string) {
 	t.Helper()
 	ci, err := vdyn.Resource(installationsGVR).Get(context.Background(), name, metav1.GetOptions{})

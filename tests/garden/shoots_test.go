@@ -38,6 +38,7 @@ import (
 var (
 	etcdsGVR      = schema.GroupVersionResource{Group: "druid.gardener.cloud", Version: "v1alpha1", Resource: "etcds"}
 	shootsGVR     = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
+	seedsGVR      = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "seeds"}
 	workerGVR     = schema.GroupVersionResource{Group: "extensions.gardener.cloud", Version: "v1alpha1", Resource: "workers"}
 	dnsRecordsGVR = schema.GroupVersionResource{Group: "extensions.gardener.cloud", Version: "v1alpha1", Resource: "dnsrecords"}
 )
@@ -321,7 +322,7 @@ func hibernateAndDelete(t *testing.T, c *localcluster.Cluster, dir string) {
 	shoot, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "qa", metav1.GetOptions{})
 	require.NoError(t, err)
 	hibernated, _, _ := unstructured.NestedBool(shoot.Object, "status", "hibernated")
-	assert.True(t, hibernated, "gardenlet (kwok) reports the shoot hibernated")
+	assert.True(t, hibernated, "the engine, as gardenlet, reports the shoot hibernated")
 	assertNoChanges(t, dir)
 
 	// Waking up runs the reconcile order again.
@@ -458,9 +459,8 @@ func confineRollout(t *testing.T, c *localcluster.Cluster, dir string) {
 	// engine on the real Gardener API: for a Shoot whose last operation did not fail,
 	// gardener-apiserver takes gardener.cloud/operation=reconcile off at once and increases the
 	// generation instead (pkg/apiserver/registry/core/shoot/strategy.go), which gardenlet reads
-	// as the request; here kwok, standing in for gardenlet's status report, observes the new
-	// generation at once. The engine reads the request from the generation once it reports the
-	// Shoot's status itself.
+	// as the request; the engine, reporting the Shoot's status as gardenlet, observes the new
+	// generation at its next apply.
 	editLandscape(t, dir, "shoots.hcl", `node_monitor_grace_period = "50s"`, `node_monitor_grace_period = "45s"`)
 	assert.Equal(t, plan.Update, heldOf(applyAt(t, dir, outside))["shoot.dev.kube_controller_manager"])
 	before, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "dev", metav1.GetOptions{})
@@ -687,16 +687,17 @@ func planAt(t *testing.T, dir string, now time.Time) *plan.Plan {
 }
 
 // versionMaintenance gives the cloud profile a newer Kubernetes patch version and machine image
-// version and lets dev's version expire. Maintaining is gardener-controller-manager's: here the
-// test writes what its maintenance loop would, as its field manager. Outside dev's window
-// (22:00-23:00 UTC) the plan changes nothing and predicts the window's run, with its changes in
-// the loop's words (a forced update to the new patch version, Gardener's "Shoot Kubernetes and
-// Operating System Versioning in Gardener" docs/usage/shoot-operations/shoot_versions.md, and the
-// pool's new image, Gardener's docs/usage/shoot/shoot_maintenance.md); the maintain operation is
-// predicted to run at once and left to the loop; a plan for after the window, made before it, runs
-// the control plane on the new versions without writing the Shoot; once the loop raised the
-// Shoot, the apply runs the control plane on it, and the raised versions stay although the
-// landscape still says 1.31.1.
+// version and lets dev's version expire tomorrow. Maintaining is gardener-controller-manager's; its
+// loop acts in real time, so for the window ahead the test writes what the loop would then, as its
+// field manager. Outside dev's window (22:00-23:00 UTC) the plan changes nothing and predicts the
+// window's run, with its changes in the loop's words (a forced update to the new patch version,
+// Gardener's "Shoot Kubernetes and Operating System Versioning in Gardener"
+// docs/usage/shoot-operations/shoot_versions.md, and the pool's new image, Gardener's
+// docs/usage/shoot/shoot_maintenance.md); the maintain operation is predicted to run at once and
+// left to the loop (the real one, which would run it now, is stopped meanwhile); a plan for after
+// the window, made before it, runs the control plane on the new versions without writing the
+// Shoot; once the loop raised the Shoot, the apply runs the control plane on it, and the raised
+// versions stay although the landscape still says 1.31.1.
 func versionMaintenance(t *testing.T, c *localcluster.Cluster, dir string) {
 	vdyn := dyn(t, c.Plane(localcluster.VirtualGardenPlane))
 	day := time.Now().UTC().AddDate(0, 0, 1)
@@ -725,7 +726,11 @@ func versionMaintenance(t *testing.T, c *localcluster.Cluster, dir string) {
 
 	// The maintain operation (Gardener's "Trigger Shoot Operations Through Annotations"
 	// docs/usage/shoot-operations/shoot_operations.md) is the loop's to carry out at once and to
-	// remove; withdrawn again here.
+	// remove; withdrawn again here. The real loop would carry it out at once, with the versions
+	// as they are now (1.31.1 not yet expired): it is stopped while the plan shows the operation
+	// waiting for it.
+	vg := c.Plane(localcluster.VirtualGardenPlane)
+	require.NoError(t, vg.StopGardenerControllers())
 	annotateShoot(t, vdyn, "dev", `"maintain"`)
 	maintainNow := planAt(t, dir, outside)
 	assert.Contains(t, maintainNow.Notices, "shoot dev: gardener.cloud/operation=maintain: gardener-controller-manager maintains the shoot now, outside its maintenance window if need be, and removes the annotation; the changes held for the window roll out with it")
@@ -734,6 +739,7 @@ func versionMaintenance(t *testing.T, c *localcluster.Cluster, dir string) {
 	assert.Contains(t, now.Description, run)
 	assert.Empty(t, shootChanges(maintainNow, "dev"), "the engine leaves the annotation to the loop")
 	annotateShoot(t, vdyn, "dev", "null")
+	require.NoError(t, vg.StartGardenerControllers(context.Background()))
 
 	// plan --at after the window, made before it: the control plane runs the versions the loop
 	// will have set; the Shoot is not written.
