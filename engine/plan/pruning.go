@@ -159,7 +159,7 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 			return verdict{fate: released, component: comp, reason: Reason{Kind: ReasonReleased, Detail: to}}
 		}
 	}
-	if p.tracked != nil && !p.tracked(p.cluster, ref) && p.claimedByOther(ref, inventory.Component(live)) {
+	if p.tracked != nil && !p.tracked(p.cluster, ref) && (p.claimedByOther(ref, inventory.Component(live)) || p.copyOfRendered(ref, inventory.Component(live))) {
 		return verdict{fate: skipped} // a Gardener controller's copy of a landscape's object
 	}
 	if still := stillNeeded(ref, live, p.namespaces, p.kinds); still != "" {
@@ -310,6 +310,30 @@ func (p *pruning) claimedByOther(ref object.Ref, comp string) bool {
 			if p.names(&rd.HandedOver[i], ref) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// copyOfRendered reports whether comp, the component a live object's annotations name, renders an
+// object of the same kind and name in another namespace of the pruned cluster: the live object is
+// a copy a controller made of it, with its labels and annotations (gardener-controller-manager
+// copies the garden's role-labelled Secrets into seed-<name> for every Seed, also one the
+// landscape does not declare, whose copies no handover names).
+func (p *pruning) copyOfRendered(ref object.Ref, comp string) bool {
+	rd := p.rendered[config.InstanceAddress(comp)]
+	if rd == nil {
+		return false
+	}
+	for _, o := range rd.Objects {
+		u := o.Object
+		ns := u.GetNamespace()
+		if ns == "" {
+			ns = o.DefaultNamespace
+		}
+		if o.Cluster == p.cluster && u.GetKind() == ref.Kind && u.GetName() == ref.Name && ns != ref.Namespace && ns != "" &&
+			u.GroupVersionKind().Group == ref.Group {
+			return true
 		}
 	}
 	return false

@@ -141,6 +141,30 @@ func TestPruningRules(t *testing.T) {
 		{name: "not recorded in the state", live: live(t, cm("apps", "forgotten", nil), comp),
 			adjust: func(p *pruning) { p.tracked = func(string, object.Ref) bool { return false } },
 			want:   verdict{fate: kept, warning: "ConfigMap apps/forgotten in cluster runtime carries the label declarative-gardener.io/landscape=test but the state does not record it; it is left alone"}},
+		{name: "a controller's copy of an object its component renders elsewhere, not recorded", live: live(t, cm("seed-local2", "dns", nil), comp),
+			adjust: func(p *pruning) {
+				p.tracked = func(string, object.Ref) bool { return false }
+				p.rendered[comp] = &rendering.Rendered{Objects: []render.Object{{Cluster: "runtime", Object: cm("garden", "dns", nil)}}}
+			},
+			want: verdict{fate: skipped}},
+		{name: "of a part whose owner asked for its deletion", live: live(t, cm("shoot--local--mine", "x", nil), "seed.local.shoot__local__mine__kube_apiserver"),
+			adjust: func(p *pruning) {
+				p.tracked = func(string, object.Ref) bool { return true }
+				p.rendered["seed.local"] = &rendering.Rendered{Requested: []render.RequestedDeletion{{PartPrefix: "shoot__local__mine__", Why: "Shoot garden-local/mine deleted through the API"}}}
+			},
+			want: verdict{fate: deleted, component: "seed.local.shoot__local__mine__kube_apiserver", reason: Reason{Kind: ReasonRequested, Detail: "Shoot garden-local/mine deleted through the API"}}},
+		{name: "protected, of a part whose owner asked for its deletion", live: live(t, namespace("shoot--local--mine"), "seed.local.shoot__local__mine__namespace"),
+			adjust: func(p *pruning) {
+				p.tracked = func(string, object.Ref) bool { return true }
+				p.rendered["seed.local"] = &rendering.Rendered{Requested: []render.RequestedDeletion{{PartPrefix: "shoot__local__mine__", Why: "Shoot garden-local/mine deleted through the API"}}}
+			},
+			want: verdict{fate: deleted, component: "seed.local.shoot__local__mine__namespace", reason: Reason{Kind: ReasonRequested, Detail: "Shoot garden-local/mine deleted through the API"}}},
+		{name: "of another Shoot's part", live: live(t, cm("shoot--local--mine2", "x", nil), "seed.local.shoot__local__mine2__kube_apiserver"),
+			adjust: func(p *pruning) {
+				p.tracked = func(string, object.Ref) bool { return true }
+				p.rendered["seed.local"] = &rendering.Rendered{Requested: []render.RequestedDeletion{{PartPrefix: "shoot__local__mine__", Why: "Shoot garden-local/mine deleted through the API"}}}
+			},
+			want: verdict{fate: deleted, component: "seed.local.shoot__local__mine2__kube_apiserver", reason: Reason{Kind: ReasonRemovedFromLandscape}}},
 		{name: "recorded in the state", live: live(t, cm("apps", "old", nil), comp),
 			adjust: func(p *pruning) { p.tracked = func(string, object.Ref) bool { return true } },
 			want:   verdict{fate: deleted, component: comp, reason: Reason{Kind: ReasonRemovedFromLandscape}}},

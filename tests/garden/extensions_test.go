@@ -218,8 +218,8 @@ func installationsOfOn(t *testing.T, installations dynamic.ResourceInterface, re
 // registered: its provider's ControlPlane, Infrastructure and Worker, and its DNS provider's
 // DNSRecord (pkg/utils/gardener/seed.go at Gardener v1.120.0). Nothing reports the Seed's status.
 // It returns once gardener-controller-manager copied the landscape's DNS Secrets into the seed's
-// namespace, labels and all; plans warn about those copies, which no part of the landscape
-// predicts for a seed it does not declare.
+// namespace, labels and all; plans leave those copies alone without a warning, as copies of
+// objects the landscape renders in another namespace.
 func registerOtherSeed(t *testing.T, vdyn dynamic.Interface, name string) {
 	t.Helper()
 	ctx := context.Background()
