@@ -57,8 +57,8 @@ func TestShootsBesideGardenerControllerManager(t *testing.T) {
 // hibernationByGardenerControllerManager gives qa a hibernation schedule that starts a few
 // minutes from now (UTC). Before the start, a plan for a minute after it predicts
 // gardener-controller-manager's flip and hibernates the control plane without writing the Shoot;
-// at the start gardener-controller-manager flips the Shoot, the next apply hibernates the control
-// plane, and neither it nor a plan after it flips the Shoot back.
+// at the start gardener-controller-manager flips the Shoot, the daemon (triggered by its watch)
+// hibernates the control plane, and neither it nor a plan after it flips the Shoot back.
 func hibernationByGardenerControllerManager(t *testing.T, c *localcluster.Cluster, dir string) {
 	ctx := context.Background()
 	rdyn, vdyn := dyn(t, c.Plane(localcluster.RuntimePlane)), dyn(t, c.Plane(localcluster.VirtualGardenPlane))
@@ -81,19 +81,20 @@ func hibernationByGardenerControllerManager(t *testing.T, c *localcluster.Cluste
 	assert.Equal(t, plan.Update, etcd.Action)
 	assert.NotContains(t, shootChanges(projected, "qa"), "shoot.qa.shoot: update Shoot", "the engine does not write gardener-controller-manager's flip")
 
-	// gardener-controller-manager flips the Shoot at the start.
+	// The daemon runs, with resync and poll an hour away: its watch of the Shoots it owns sees
+	// gardener-controller-manager flip qa at the start, and the cycle that follows hibernates the
+	// control plane because the Shoot says so.
+	d, stop := startDaemon(t, c, dir, "gardener-hibernation", time.Hour, nil)
 	require.Eventually(t, func() bool { return qaHibernation(t, vdyn) }, time.Until(start)+time.Minute, time.Second,
 		"gardener-controller-manager hibernates qa at %s", start)
 	shoot, err := vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "qa", metav1.GetOptions{})
 	require.NoError(t, err)
 	triggered, _, _ := unstructured.NestedString(shoot.Object, "status", "lastHibernationTriggerTime")
 	assert.NotEmpty(t, triggered, "gardener-controller-manager records its trigger")
-
-	// The engine's next apply hibernates the control plane because the Shoot says so.
-	pl := applyForcing(t, dir)
-	assert.Contains(t, noteOf(pl, "shoot.qa.etcd_main"), "the Shoot says hibernated")
-	assert.Equal(t, int64(0), qaEtcdMainReplicas(t, rdyn), "the control plane hibernated")
-	assert.True(t, qaHibernation(t, vdyn), "the apply did not flip the Shoot back")
+	require.Eventually(t, func() bool { return qaEtcdMainReplicas(t, rdyn) == 0 }, 2*time.Minute, time.Second,
+		"the daemon hibernates the control plane; last: %+v", d.Last())
+	stop()
+	assert.True(t, qaHibernation(t, vdyn), "the daemon did not flip the Shoot back")
 	assert.Empty(t, shootChanges(planAt(t, dir, time.Now()), "qa"), "a second plan changes nothing of qa")
 	assert.True(t, qaHibernation(t, vdyn), "nobody flipped it back")
 

@@ -124,8 +124,11 @@ func projectPredictions(t *testing.T, c *localcluster.Cluster, dir string) {
 	quota, err = vcs.CoreV1().ResourceQuotas("garden-local").Get(ctx, "gardener", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, "150", quota.Spec.Hard.Name("count/shoots.core.gardener.cloud", "").String(), "and keeps the raised limit")
-	_, err = vcs.RbacV1().RoleBindings("garden-local").Get(ctx, "gardener.cloud:system:project-viewer", metav1.GetOptions{})
-	assert.NoError(t, err, "and the RoleBinding is back")
+	// The same reconciliation creates the RoleBinding again, after the quota.
+	assert.Eventually(t, func() bool {
+		_, err := vcs.RbacV1().RoleBindings("garden-local").Get(ctx, "gardener.cloud:system:project-viewer", metav1.GetOptions{})
+		return err == nil
+	}, time.Minute, 100*time.Millisecond, "and the RoleBinding is back")
 	assert.Empty(t, predictionsOf(planAt(t, dir, time.Now()), "ResourceQuota", "gardener"), "as predicted")
 }
 

@@ -50,31 +50,13 @@ func daemonSteadyState(t *testing.T, c *localcluster.Cluster, dir string) {
 		"runtime":        readableOf(t, c.Plane(localcluster.RuntimePlane)),
 		"virtual_garden": readableOf(t, c.Plane(localcluster.VirtualGardenPlane)),
 	}
-	_, err = runtimeCS.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "garden-daemon-status"}}, metav1.CreateOptions{})
-	if !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err)
-	}
 	applyForcing(t, dir) // what the earlier steps left to do
 	rendered := planAt(t, dir, time.Now())
 	require.False(t, rendered.HasChanges(), "the landscape is applied")
 
 	reg := prometheus.NewRegistry()
-	clusterOpts := cluster.Options{NoDiskCache: true}
-	d := daemon.New(daemon.Options{
-		Dir: dir, WorkDir: t.TempDir(), Policy: daemon.PolicyApproveDestructive,
-		Resync: 3 * time.Second, Poll: time.Hour, RetryLock: time.Second, Holder: "garden-steady-state",
-		Planner: func(dir string) planner.Options {
-			return landscapetest.Options(dir, planner.LiveConnector(clusterOpts))
-		},
-		Cluster: clusterOpts,
-		Apply:   apply.Options{Timeout: 2 * time.Minute, ForceConflicts: true},
-		Status:  daemon.StatusStore{Client: runtimeCS, Namespace: "garden-daemon-status", Name: "gardener-steady-state"},
-		Events:  &landscapetest.Events{}, Metrics: daemon.NewMetrics(reg), Log: testr.New(t), WatchDrift: true,
-	})
-	daemonCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- d.Start(daemonCtx) }()
-	defer func() { stop(); require.NoError(t, <-done) }()
+	d, stop := startDaemon(t, c, dir, "gardener-steady-state", 3*time.Second, reg)
+	defer stop()
 	cycles := cycleCounter(t, reg)
 	require.Eventually(t, func() bool { return d.Last().Phase == daemon.PhaseUpToDate }, 2*time.Minute, 200*time.Millisecond, "the first cycle finds the landscape applied: %+v", d.Last())
 
@@ -219,22 +201,8 @@ func daemonServesAPIShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	runtimeCS, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
 	require.NoError(t, err)
 	shoots := dyn(t, c.Plane(localcluster.VirtualGardenPlane)).Resource(shootsGVR).Namespace("garden-local")
-	clusterOpts := cluster.Options{NoDiskCache: true}
-	d := daemon.New(daemon.Options{
-		Dir: dir, WorkDir: t.TempDir(), Policy: daemon.PolicyApproveDestructive,
-		Resync: time.Hour, Poll: time.Hour, RetryLock: time.Second, Holder: "garden-api-shoots",
-		Planner: func(dir string) planner.Options {
-			return landscapetest.Options(dir, planner.LiveConnector(clusterOpts))
-		},
-		Cluster: clusterOpts,
-		Apply:   apply.Options{Timeout: 3 * time.Minute, ForceConflicts: true},
-		Status:  daemon.StatusStore{Client: runtimeCS, Namespace: "garden-daemon-status", Name: "gardener-api-shoots"},
-		Events:  &landscapetest.Events{}, Metrics: daemon.NewMetrics(prometheus.NewRegistry()), Log: testr.New(t), WatchDrift: true,
-	})
-	daemonCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- d.Start(daemonCtx) }()
-	defer func() { stop(); require.NoError(t, <-done) }()
+	d, stop := startDaemon(t, c, dir, "gardener-api-shoots", time.Hour, nil)
+	defer stop()
 	require.Eventually(t, func() bool { return d.Last().Phase == daemon.PhaseUpToDate }, 2*time.Minute, 200*time.Millisecond, "the first cycle: %+v", d.Last())
 
 	// The maintenance step before expired 1.31.1 in favour of 1.31.3.
@@ -259,4 +227,39 @@ func daemonServesAPIShoots(t *testing.T, c *localcluster.Cluster, dir string) {
 	}, 3*time.Minute, time.Second, "the daemon runs the delete flow without an approval and lets the Shoot go; last: %+v", d.Last())
 	_, err = runtimeCS.AppsV1().Deployments("shoot--local--watched").Get(ctx, "kube-apiserver", metav1.GetOptions{})
 	assert.True(t, apierrors.IsNotFound(err), "its control plane is gone: %v", err)
+}
+
+// startDaemon runs the daemon on dir against the test's clusters, as `gardener daemon` runs by
+// default (approve-destructive, conflicts forced, watching what it owns and what it lists), with
+// resync as its resync period and poll an hour away, until the returned stop is called. The
+// registry, when not nil, collects its metrics.
+func startDaemon(t *testing.T, c *localcluster.Cluster, dir, name string, resync time.Duration, reg *prometheus.Registry) (*daemon.Daemon, func()) {
+	t.Helper()
+	ctx := context.Background()
+	runtimeCS, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	_, err = runtimeCS.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "garden-daemon-status"}}, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	clusterOpts := cluster.Options{NoDiskCache: true}
+	d := daemon.New(daemon.Options{
+		Dir: dir, WorkDir: t.TempDir(), Policy: daemon.PolicyApproveDestructive,
+		Resync: resync, Poll: time.Hour, RetryLock: time.Second, Holder: name,
+		Planner: func(dir string) planner.Options {
+			return landscapetest.Options(dir, planner.LiveConnector(clusterOpts))
+		},
+		Cluster: clusterOpts,
+		Apply:   apply.Options{Timeout: 3 * time.Minute, ForceConflicts: true},
+		Status:  daemon.StatusStore{Client: runtimeCS, Namespace: "garden-daemon-status", Name: name},
+		Events:  &landscapetest.Events{}, Metrics: daemon.NewMetrics(reg), Log: testr.New(t), WatchDrift: true,
+	})
+	daemonCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- d.Start(daemonCtx) }()
+	require.Eventually(t, func() bool { return !d.Last().PlanTime.IsZero() }, 2*time.Minute, 200*time.Millisecond, "the daemon's first cycle")
+	return d, func() { cancel(); require.NoError(t, <-done) }
 }
