@@ -378,6 +378,8 @@ func (p *Plane) StartGardenerControllers(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The log is appended to: the bootstrap of this start is the one after those logged before.
+	bootstrapped := bootstrapsLogged(procs[0].logPath)
 	for i, proc := range procs {
 		if !proc.exited() {
 			continue
@@ -403,7 +405,35 @@ func (p *Plane) StartGardenerControllers(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("plane %s %s: %w", p.opts.Name, procs[i].name, err))
 		}
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	// The bootstrapper regenerates garden/observability-ingress-<hash> on every start, and its
+	// role label is missing for a moment in between: a plan then sees the seeds' copies of it
+	// without their source. The restart is done once the bootstrapper says so.
+	err = wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+		if procs[0].exited() {
+			return false, procs[0].failure()
+		}
+		return bootstrapsLogged(procs[0].logPath) > bootstrapped, nil
+	})
+	if err != nil {
+		return fmt.Errorf("plane %s %s bootstrapping the garden again: %w", p.opts.Name, binGardenerControllerManager, err)
+	}
+	return nil
+}
+
+// bootstrapLogLine is what gardener-controller-manager logs once its bootstrapper is done
+// (pkg/controllermanager/bootstrappers/bootstrap.go at Gardener v1.120.0).
+const bootstrapLogLine = "Successfully bootstrapped Garden cluster"
+
+// bootstrapsLogged counts the bootstraps logged in gardener-controller-manager's log so far.
+func bootstrapsLogged(logPath string) int {
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(data), bootstrapLogLine)
 }
 
 // gardenerControllerProcesses returns the processes of gardener-controller-manager and
