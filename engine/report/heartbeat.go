@@ -29,18 +29,7 @@ func (w *Writer) Renew(ctx context.Context, r render.Report) error {
 	if hb == nil {
 		return nil
 	}
-	gv, err := schema.ParseGroupVersion(r.APIVersion)
-	if err != nil {
-		return err
-	}
-	ri, err := w.resource(r.Cluster, gv.WithKind(r.Kind), r.Namespace)
-	if err != nil {
-		return err
-	}
-	owner, err := ri.Get(ctx, r.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return ErrNotFound
-	}
+	_, owner, err := w.reported(ctx, r)
 	if err != nil {
 		return err
 	}

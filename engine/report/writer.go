@@ -205,16 +205,8 @@ func (w *Writer) Consume(ctx context.Context, r render.Report) error {
 	if len(r.Consume) == 0 {
 		return nil
 	}
-	gv, err := schema.ParseGroupVersion(r.APIVersion)
-	if err != nil {
-		return err
-	}
-	ri, err := w.resource(r.Cluster, gv.WithKind(r.Kind), r.Namespace)
-	if err != nil {
-		return err
-	}
-	live, err := ri.Get(ctx, r.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	ri, live, err := w.reported(ctx, r)
+	if errors.Is(err, ErrNotFound) {
 		return nil
 	}
 	if err != nil {
@@ -234,6 +226,27 @@ func (w *Writer) Consume(ctx context.Context, r render.Report) error {
 		return nil
 	}
 	return err
+}
+
+// reported reads the live object a report is about, with the resource interface to write it
+// through; ErrNotFound when it does not exist.
+func (w *Writer) reported(ctx context.Context, r render.Report) (dynamic.ResourceInterface, *unstructured.Unstructured, error) {
+	gv, err := schema.ParseGroupVersion(r.APIVersion)
+	if err != nil {
+		return nil, nil, err
+	}
+	ri, err := w.resource(r.Cluster, gv.WithKind(r.Kind), r.Namespace)
+	if err != nil {
+		return nil, nil, err
+	}
+	live, err := ri.Get(ctx, r.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return ri, live, nil
 }
 
 // unserved reports an object the engine cannot serve (render.Report.Error): its operation in
