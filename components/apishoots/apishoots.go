@@ -22,11 +22,13 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/seed"
 	"github.com/declarative-gardener/gardener/components/shoot"
 	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -114,8 +116,8 @@ func shootsOn(in render.Input, seedName, virtual string) ([]unstructured.Unstruc
 }
 
 // shootFinalizer is gardenlet's finalizer on the Shoots it reconciles, which the engine keeps as
-// it does (engine/kinds.ReportFinalizer).
-const shootFinalizer = "gardener"
+// it does.
+var shootFinalizer = kinds.ReportFinalizer(schema.GroupKind{Group: "core.gardener.cloud", Kind: "Shoot"})
 
 // apiContext is what the Shoots' control planes read besides the Shoots, once per seed.
 type apiContext struct {

@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
+	"github.com/declarative-gardener/gardener/components/seed"
 	"github.com/declarative-gardener/gardener/components/shoot"
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -85,12 +87,7 @@ func statusByOthers(s *unstructured.Unstructured) bool {
 }
 
 // gardenletReady reports whether the Seed's GardenletReady condition is True.
-func gardenletReady(seed *unstructured.Unstructured) bool {
-	conds, _, _ := unstructured.NestedSlice(seed.Object, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == "GardenletReady" {
-			return m["status"] == "True"
-		}
-	}
-	return false
+func gardenletReady(s *unstructured.Unstructured) bool {
+	c, ok := gardenapi.LiveCondition(s, seed.ConditionGardenletReady)
+	return ok && c.Status == "True"
 }
