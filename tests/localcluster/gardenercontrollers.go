@@ -301,7 +301,21 @@ func (p *Plane) startGardenerControllers(ctx context.Context) error {
 	// Both start at once; waiting for one after the other costs only the slower one's time.
 	var errs []error
 	for i, c := range controllers {
-		if err := waitReady(ctx, procs[i], c.healthPort); err != nil {
+		err := waitReady(ctx, procs[i], c.healthPort)
+		for attempt := 1; err != nil && attempt <= discoveryRestarts && lostDiscovery(procs[i]); attempt++ {
+			cs, cerr := p.Clientset()
+			if cerr != nil {
+				return cerr
+			}
+			if derr := p.waitGardenerDiscovery(ctx, cs); derr != nil {
+				return derr
+			}
+			if procs[i], err = p.restart(procs[i]); err != nil {
+				return err
+			}
+			err = waitReady(ctx, procs[i], c.healthPort)
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("plane %s %s: %w", p.opts.Name, c.binary, err))
 		}
 	}
@@ -309,6 +323,36 @@ func (p *Plane) startGardenerControllers(ctx context.Context) error {
 		return err
 	}
 	return p.waitGardenBootstrapped(ctx, procs[0])
+}
+
+// restart starts an exited Gardener controller again with the same configuration and log (appended
+// to), in the same slot of the plane's processes, so that stop ends it in the same order as before.
+func (p *Plane) restart(proc *process) (*process, error) {
+	binary := filepath.Base(proc.cmd.Path)
+	next, err := startProcess(proc.name, filepath.Join(p.binDir, binary), p.gardenerControllerArgs(binary), proc.logPath)
+	if err != nil {
+		return nil, fmt.Errorf("plane %s: %w", p.opts.Name, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return nil, errors.Join(p.errStopped(binary), next.stop(stopGrace))
+	}
+	p.procs[slices.Index(p.procs, proc)] = next
+	return next, nil
+}
+
+// discoveryRestarts bounds how often a Gardener controller that exited at start-up because the
+// Gardener API was missing from discovery is started again.
+const discoveryRestarts = 3
+
+// lostDiscovery reports whether proc exited because the server's discovery lacked a group version
+// at start-up. Both controllers list every API once when they add their field indexes and exit
+// when that list is incomplete, which happens on a loaded machine when the aggregator's
+// availability check of gardener-apiserver times out for a moment; Gardener's deployments
+// restart them, and so does the plane, after discovery lists the Gardener API again.
+func lostDiscovery(proc *process) bool {
+	return proc.exited() && strings.Contains(tailFile(proc.logPath, 15), "unable to retrieve the complete list of server APIs")
 }
 
 // waitGardenBootstrapped waits until gardener-controller-manager has bootstrapped the garden: its
@@ -384,20 +428,9 @@ func (p *Plane) StartGardenerControllers(ctx context.Context) error {
 		if !proc.exited() {
 			continue
 		}
-		binary := filepath.Base(proc.cmd.Path)
-		next, err := startProcess(proc.name, filepath.Join(p.binDir, binary), p.gardenerControllerArgs(binary), proc.logPath)
-		if err != nil {
-			return fmt.Errorf("plane %s: %w", p.opts.Name, err)
+		if procs[i], err = p.restart(proc); err != nil {
+			return err
 		}
-		p.mu.Lock()
-		if p.stopped {
-			p.mu.Unlock()
-			return errors.Join(p.errStopped(binary), next.stop(stopGrace))
-		}
-		// Same slot, so that stop ends it in the same order as before.
-		p.procs[slices.Index(p.procs, proc)] = next
-		p.mu.Unlock()
-		procs[i] = next
 	}
 	var errs []error
 	for i, port := range []int{p.controllerPorts.controllerManagerHealth, p.controllerPorts.schedulerHealth} {

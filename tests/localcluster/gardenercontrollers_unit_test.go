@@ -143,3 +143,21 @@ func TestStagesPlayNoGardenerController(t *testing.T) {
 		assert.NoError(t, yaml.UnmarshalStrict(s.yaml, &doc), string(s.yaml))
 	}
 }
+
+func TestLostDiscoveryTellsADiscoveryRaceFromOtherExits(t *testing.T) {
+	dir := t.TempDir()
+	exited := func(log string) *process {
+		path := filepath.Join(dir, "controller.log")
+		require.NoError(t, os.WriteFile(path, []byte(log), 0o600))
+		done := make(chan struct{})
+		close(done)
+		return &process{name: "controller", logPath: path, done: done}
+	}
+	raced := "INFO\tAdding field indexes to informers\nfailed adding indexes: failed to add indexer for spec.namespace to Project Informer: " +
+		"unable to retrieve the complete list of server APIs: core.gardener.cloud/v1beta1: no matches for core.gardener.cloud/v1beta1, Resource=\n"
+	assert.True(t, lostDiscovery(exited(raced)))
+	assert.False(t, lostDiscovery(exited("error: invalid configuration: unknown field \"controllers.foo\"\n")), "a bad configuration is not retried")
+
+	running := &process{name: "controller", logPath: filepath.Join(dir, "controller.log"), done: make(chan struct{})}
+	assert.False(t, lostDiscovery(running), "a running controller has not lost anything")
+}

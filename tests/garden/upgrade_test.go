@@ -1,0 +1,254 @@
+package garden
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/restmapper"
+
+	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/state"
+	"github.com/declarative-gardener/gardener/tests/localcluster"
+)
+
+// earlierRendering is what `gardener render landscapes/local` wrote at commit 401a118, the last
+// commit before the fidelity work of issue 27, on a fresh local control plane: one file per
+// component, numbered in apply order, under a directory per cluster block. Generated Secrets
+// (key material) are left out, and so is every Secret data key that holds a private key: the
+// repository holds no keys. The current version generates its own.
+const earlierRendering = "testdata/rendering-before-issue-27.tar.gz"
+
+// upgradeReplacements are the objects a landscape applied with the earlier rendering has to
+// replace or delete when it moves to the current one, each with the reason the plan gives: the
+// decisions of docs/fidelity.md ("Upgrading a landscape applied with an earlier rendering").
+// Everything else changes in place.
+var upgradeReplacements = []string{}
+
+// TestLandscapeAppliedByAnEarlierVersionUpgrades applies landscapes/local as the version before
+// issue 27 rendered it (server-side apply as the engine's field manager, recorded in the state as
+// that version recorded it), then plans with the current version: the plan replaces or deletes
+// exactly the objects the upgrade decisions name, with their reasons, and changes everything else
+// in place. The apply that follows (allowing the protected ones) converges: a second plan has
+// nothing to do.
+func TestLandscapeAppliedByAnEarlierVersionUpgrades(t *testing.T) {
+	if testing.Short() {
+		t.Skip("applies a whole landscape")
+	}
+	c := localcluster.Start(t, localcluster.Topology(0)...)
+	t.Setenv("KUBECONFIG", c.Kubeconfig())
+	dir := localLandscape(t)
+
+	applyEarlierRendering(t, c)
+
+	now := time.Now()
+	pl := planAt(t, dir, now)
+	assert.Equal(t, upgradeReplacements, replacementsOf(pl), "%s", planText(t, pl))
+	// The fixture is the earlier rendering: what changed since changes in place, among it the
+	// kube-controller-manager command lines that are Gardener's since issue 27.
+	assert.Contains(t, updatesOf(pl), "shoot.dev.kube_controller_manager runtime Deployment shoot--local--dev/kube-controller-manager")
+	t.Logf("upgrade plan: %+v", pl.Summary)
+
+	// The decisions are made: the apply may delete and replace what they name, protected or not.
+	var allow []string
+	for _, comp := range pl.Components {
+		for _, o := range comp.Objects {
+			if o.Action == plan.Replace || o.Action == plan.Delete {
+				allow = append(allow, comp.Address)
+				break
+			}
+		}
+	}
+	applyAt(t, dir, now, allow...)
+	assertNoChanges(t, dir)
+}
+
+// replacementsOf lists the objects pl replaces or deletes as "<component> <cluster> <Kind>
+// <namespace>/<name> <action> <reason>", sorted.
+func replacementsOf(pl *plan.Plan) []string {
+	out := []string{}
+	for _, comp := range pl.Components {
+		for _, o := range comp.Objects {
+			if o.Action != plan.Replace && o.Action != plan.Delete {
+				continue
+			}
+			reason := string(o.Reason.Kind)
+			if o.Reason.Detail != "" {
+				reason += ":" + o.Reason.Detail
+			}
+			out = append(out, strings.Join([]string{comp.Address, o.Cluster, o.Ref.Kind, o.Ref.Namespace + "/" + o.Ref.Name, string(o.Action), reason}, " "))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// updatesOf lists the objects pl changes in place as "<component> <cluster> <Kind> <namespace>/<name>".
+func updatesOf(pl *plan.Plan) []string {
+	var out []string
+	for _, comp := range pl.Components {
+		for _, o := range comp.Objects {
+			if o.Action == plan.Update {
+				out = append(out, strings.Join([]string{comp.Address, o.Cluster, o.Ref.Kind, o.Ref.Namespace + "/" + o.Ref.Name}, " "))
+			}
+		}
+	}
+	return out
+}
+
+// earlierFile is one component's file of the earlier rendering.
+type earlierFile struct {
+	cluster string // the landscape's cluster block: runtime or virtual_garden
+	name    string // NNNN-<component address>.yaml
+	data    []byte
+}
+
+// readEarlierRendering reads the fixture's files in the order the earlier version applied them
+// (the number prefix counts across clusters).
+func readEarlierRendering(t *testing.T) []earlierFile {
+	t.Helper()
+	f, err := os.Open(earlierRendering)
+	require.NoError(t, err)
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	tr := tar.NewReader(gz)
+	var files []earlierFile
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(tr, 8<<20))
+		require.NoError(t, err)
+		files = append(files, earlierFile{cluster: path.Dir(h.Name), name: path.Base(h.Name), data: data})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
+	require.NotEmpty(t, files)
+	return files
+}
+
+// applyEarlierRendering applies the fixture as the earlier version's apply did, resolving the
+// values it left to the live objects (load balancer addresses, Shoot UIDs) as that apply did, and
+// records every object in the landscape's state under the component that rendered it.
+func applyEarlierRendering(t *testing.T, c *localcluster.Cluster) {
+	t.Helper()
+	ctx := context.Background()
+	planes := map[string]*localcluster.Plane{
+		"runtime":        c.Plane(localcluster.RuntimePlane),
+		"virtual_garden": c.Plane(localcluster.VirtualGardenPlane),
+	}
+	dyns, mappers := map[string]dynamic.Interface{}, map[string]*restmapper.DeferredDiscoveryRESTMapper{}
+	for name, p := range planes {
+		dyns[name] = dyn(t, p)
+		dc, err := discovery.NewDiscoveryClientForConfig(p.RESTConfig())
+		require.NoError(t, err)
+		mappers[name] = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	}
+	lookup := func(ref render.LiveRef) (*unstructured.Unstructured, error) {
+		d, ok := dyns[ref.Cluster]
+		if !ok {
+			return nil, nil
+		}
+		u, err := d.Resource(ref.GVR()).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return u, err
+	}
+
+	st := state.Empty("local")
+	for _, f := range readEarlierRendering(t) {
+		decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(f.data), 4096)
+		for {
+			u := &unstructured.Unstructured{}
+			if err := decoder.Decode(&u.Object); err != nil {
+				require.ErrorIs(t, err, io.EOF, "%s/%s", f.cluster, f.name)
+				break
+			}
+			if len(u.Object) == 0 {
+				continue
+			}
+			component := u.GetAnnotations()[inventory.ComponentAnnotation]
+			require.NotEmpty(t, component, "%s/%s: %s %s carries its component", f.cluster, f.name, u.GetKind(), u.GetName())
+			applied := applyEarlierObject(t, dyns[f.cluster], mappers[f.cluster], lookup, u)
+			comp := st.Components[component]
+			if comp == nil {
+				comp = &state.Component{Address: component}
+				st.Components[component] = comp
+			}
+			gvk := applied.GroupVersionKind()
+			comp.Objects = append(comp.Objects, state.Object{Cluster: f.cluster, Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind,
+				Namespace: applied.GetNamespace(), Name: applied.GetName(), UID: string(applied.GetUID())})
+		}
+	}
+	backend := state.NewKubernetes(kubernetes.NewForConfigOrDie(planes["runtime"].RESTConfig()), "kube-system", "local")
+	require.NoError(t, backend.Write(ctx, st))
+}
+
+// applyEarlierObject applies one object of the earlier rendering with the engine's field manager,
+// waiting for what it needs: its kind served (a CRD applied just before), the live values it
+// names (a load balancer's address, a Shoot's UID).
+func applyEarlierObject(t *testing.T, d dynamic.Interface, mapper *restmapper.DeferredDiscoveryRESTMapper, lookup render.LiveLookup, u *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	ctx := context.Background()
+	gvk := u.GroupVersionKind()
+	var applied *unstructured.Unstructured
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 90*time.Second, true, func(ctx context.Context) (bool, error) {
+		obj, resolved, err := render.ResolveLiveObject(u.Object, lookup)
+		if err != nil {
+			return false, err
+		}
+		if !resolved {
+			last = errors.New("live values not there yet")
+			return false, nil
+		}
+		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			mapper.Reset()
+			last = err
+			return false, nil
+		}
+		ri := d.Resource(mapping.Resource)
+		var target dynamic.ResourceInterface = ri
+		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			target = ri.Namespace(u.GetNamespace())
+		}
+		applied, err = target.Apply(ctx, u.GetName(), &unstructured.Unstructured{Object: obj}, metav1.ApplyOptions{FieldManager: inventory.FieldManager, Force: true})
+		if err != nil {
+			last = err // a webhook or an API service still starting
+			return false, nil
+		}
+		return true, nil
+	})
+	require.NoError(t, err, "%s %s/%s: %v", gvk.Kind, u.GetNamespace(), u.GetName(), last)
+	return applied
+}
