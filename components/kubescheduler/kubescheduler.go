@@ -1,14 +1,16 @@
 // Package kubescheduler renders the kube_scheduler component: a shoot control plane's
-// kube-scheduler, a Deployment named kube-scheduler with a container of that name in the shoot
-// namespace of the seed (Gardener's "ControlPlane Webhooks"
-// docs/extensions/controlplane-webhooks.md), and the token-requestor access Secret through which it
-// reaches the shoot's kube-apiserver.
+// kube-scheduler in the shoot namespace of the seed, as gardenlet deploys it
+// (pkg/component/kubernetes/scheduler/scheduler.go in gardener/gardener v1.120.0). It reaches the
+// shoot's kube-apiserver through the generic token kubeconfig and the token of the shoot's
+// ServiceAccount kube-system/kube-scheduler, which the shoot's gardener-resource-manager writes
+// into the token-requestor Secret, and is bound to the scheduler's ClusterRoles in the shoot.
 package kubescheduler
 
 import (
 	"fmt"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/version"
@@ -17,22 +19,33 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Names of the rendered objects.
+// Names of the rendered objects (pkg/component/kubernetes/scheduler/scheduler.go in
+// gardener/gardener v1.120.0).
 const (
-	// Name is the Deployment's, container's and Service's name (Gardener's
+	// Name is the Deployment's, container's, Service's and PodDisruptionBudget's name (Gardener's
 	// docs/extensions/controlplane-webhooks.md).
 	Name = "kube-scheduler"
-	// DefaultAccessSecretName is the token-requestor Secret with the scheduler's kubeconfig, as
-	// Gardener names shoot access Secrets (shoot-access-<component>).
+	// DefaultAccessSecretName is the token-requestor Secret whose token the scheduler reads next
+	// to the generic kubeconfig (shoot-access-<component>).
 	DefaultAccessSecretName = "shoot-access-kube-scheduler"
-	// ConfigMapName holds the KubeSchedulerConfiguration.
-	ConfigMapName = "kube-scheduler-config"
-	// DefaultCASecretName is the Secret with the shoot's cluster CA (ca.crt).
-	DefaultCASecretName = "ca"
+	// ConfigMapPrefix starts the name of the ConfigMap with the KubeSchedulerConfiguration;
+	// the checksum of its data ends it, as Gardener makes such ConfigMaps unique and immutable.
+	ConfigMapPrefix = "kube-scheduler-config"
+	// DefaultServerTLSSecretName is the serving certificate of the secure port, signed by the
+	// cluster CA, named as Gardener names it.
+	DefaultServerTLSSecretName = "kube-scheduler-server"
+	// DefaultClientCASecretName is the client CA whose certificate verifies client certificates
+	// on the secure port.
+	DefaultClientCASecretName = "ca-client"
+	// VPAName is the VerticalPodAutoscaler's name.
+	VPAName = "kube-scheduler-vpa"
+	// ShootRBACName is the ManagedResource with the scheduler's ClusterRoleBindings in the shoot.
+	ShootRBACName = "shoot-core-kube-scheduler"
 	// Port is the secure port, which serves /healthz and /metrics.
 	Port = 10259
 )
@@ -67,17 +80,18 @@ type Values struct {
 	Profile string `json:"profile"`
 	// FeatureGates switch Kubernetes feature gates on or off.
 	FeatureGates map[string]bool `json:"feature_gates"`
-	// AccessSecretName names the token-requestor Secret rendered with the kubeconfig.
-	AccessSecretName string `json:"access_secret_name"`
-	// CASecretName names the Secret in Namespace with the shoot's cluster CA (ca.crt), which the
-	// kubeconfig trusts. Ignored when CABundle is set.
-	CASecretName string `json:"ca_secret_name"`
-	// CABundle is the shoot's cluster CA instead: PEM (base64-encoded here), or text already fit
-	// for certificate-authority-data (base64, a render.GeneratedRef marker with base64 set,
-	// render.UnknownString).
-	CABundle string `json:"ca_bundle"`
-	// ServerTLSSecretName names a kubernetes.io/tls Secret (tls.crt, tls.key) the secure port
-	// serves with; "" lets kube-scheduler serve with a self-signed certificate.
+	// KubeMaxPDVols, when set, is the KUBE_MAX_PD_VOLS environment variable: the most volumes
+	// the scheduler places on one node (Gardener's KubeSchedulerConfig in docs/api-reference/core.md).
+	KubeMaxPDVols string `json:"kube_max_pd_vols"`
+	// GenericKubeconfigSecretName holds the shoot's generic token kubeconfig (key kubeconfig) and
+	// AccessSecretName the token-requestor Secret whose token it reads; both are projected into
+	// the directory gardenlet mounts them in (InjectGenericKubeconfig of
+	// pkg/utils/gardener/shoot.go in gardener/gardener v1.120.0).
+	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
+	AccessSecretName            string `json:"access_secret_name"`
+	// ClientCASecretName holds the client CA (ca.crt) that the secure port trusts.
+	ClientCASecretName string `json:"client_ca_secret_name"`
+	// ServerTLSSecretName holds the serving certificate (tls.crt, tls.key) of the secure port.
 	ServerTLSSecretName string `json:"server_tls_secret_name"`
 	// PriorityClassName of the pods; "" means gardener-system-300, the class of kube-scheduler in
 	// a shoot control plane (Gardener's "Priority Classes" docs/development/priority-classes.md). Set
@@ -94,29 +108,42 @@ type Values struct {
 // its render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))
 
-// Objects renders the access Secret, the configuration ConfigMap, the metrics Service, the
-// Deployment and, with high availability, a PodDisruptionBudget.
+// Objects renders what gardenlet deploys for a shoot's kube-scheduler (Deploy in
+// pkg/component/kubernetes/scheduler/scheduler.go, gardener/gardener v1.120.0): the unique
+// configuration ConfigMap, the metrics Service, the token-requestor Secret, the Deployment, its
+// PodDisruptionBudget and VerticalPodAutoscaler, and the ManagedResource with the scheduler's
+// ClusterRoleBindings in the shoot.
 func Objects(v Values) ([]render.Object, error) {
 	if err := validate(&v); err != nil {
-		return nil, err
-	}
-	access, err := accessSecret(v)
-	if err != nil {
 		return nil, err
 	}
 	cm, err := configMap(v)
 	if err != nil {
 		return nil, err
 	}
-	d, err := deployment(v, cm.Data[configKey])
+	d, err := deployment(v, cm.Name)
 	if err != nil {
 		return nil, err
 	}
-	typed := []runtime.Object{access, cm, service(v), d}
-	if v.HighAvailability {
-		typed = append(typed, disruption.Budget(v.Namespace, Name, SelectorLabels()))
+	access := shootaccess.Access{Namespace: v.Namespace, Component: Name, AccessSecretName: v.AccessSecretName}
+	typed := []runtime.Object{cm, service(v), access.Secret(), d, disruption.Budget(v.Namespace, Name, SelectorLabels())}
+	objs, err := kube.Typed(v.Cluster.Name, typed...)
+	if err != nil {
+		return nil, err
 	}
-	return kube.Typed(v.Cluster.Name, typed...)
+	for _, o := range objs {
+		// Gardener leaves the rollout strategy to the API server's default; the typed struct
+		// would send an empty one.
+		if o.Object.GetKind() == "Deployment" {
+			unstructured.RemoveNestedField(o.Object.Object, "spec", "strategy")
+		}
+	}
+	objs = append(objs, kube.On(v.Cluster.Name, "", verticalPodAutoscaler(v.Namespace))...)
+	shoot, err := shootRBAC(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(objs, shoot...), nil
 }
 
 // validate checks the values and fills in the priority class, which only Go sets.

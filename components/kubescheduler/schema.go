@@ -4,6 +4,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/internal/attr"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -15,10 +16,11 @@ func typeSchema() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,
 		Type: "kube_scheduler",
-		Description: "A shoot control plane's kube-scheduler in its shoot namespace of the seed: the Deployment kube-scheduler " +
-			"(gardener-system-300; one replica, two with high availability), its KubeSchedulerConfiguration with the balanced or " +
-			"bin-packing profile, a metrics Service, and the token-requestor Secret shoot-access-kube-scheduler whose kubeconfig the " +
-			"shoot's gardener-resource-manager completes with a token.",
+		Description: "A shoot control plane's kube-scheduler in its shoot namespace of the seed, as gardenlet deploys it: the Deployment " +
+			"kube-scheduler (gardener-system-300; one replica, two with high availability) with its PodDisruptionBudget and VPA, its " +
+			"KubeSchedulerConfiguration with the balanced or bin-packing profile in a unique ConfigMap, a metrics Service, the " +
+			"token-requestor Secret shoot-access-kube-scheduler read through the generic token kubeconfig, and the ManagedResource " +
+			"shoot-core-kube-scheduler with the scheduler's ClusterRoleBindings in the shoot.",
 		Body: schema.Body{Attributes: []schema.Attribute{
 			attr.Reference("cluster", schema.RefCluster, "The seed cluster the control plane runs in."),
 			{Name: "namespace", Type: cty.String, Required: true, Checks: attr.Checks(schema.DNSLabel()), Description: "The shoot namespace in the seed, shoot--<project>--<name>."},
@@ -28,10 +30,11 @@ func typeSchema() *schema.Schema {
 			// Gardener's KubeSchedulerConfig in docs/api-reference/core.md profile default balanced
 			{Name: "profile", Type: cty.String, Default: cty.StringVal(ProfileBalanced), AllowedValues: []string{ProfileBalanced, ProfileBinPacking}, Description: "Whether pods are spread over nodes (balanced) or packed onto as few as possible (bin-packing, scheduler name bin-packing-scheduler)."},
 			attr.FeatureGates("the kube-scheduler"),
-			{Name: "access_secret_name", Type: cty.String, Default: cty.StringVal(DefaultAccessSecretName), Checks: attr.Checks(schema.ObjectName()), Description: "Name of the token-requestor Secret rendered with the scheduler's kubeconfig."},
-			{Name: "ca_secret_name", Type: cty.String, Default: cty.StringVal(DefaultCASecretName), Checks: attr.Checks(schema.ObjectName()), Description: "Secret in the namespace with the shoot's cluster CA (ca.crt), which the kubeconfig trusts; unused when ca_bundle is set."},
-			{Name: "ca_bundle", Type: cty.String, Description: "The shoot's cluster CA certificate (PEM) for the kubeconfig, instead of ca_secret_name."},
-			{Name: "server_tls_secret_name", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "A kubernetes.io/tls Secret the secure port serves with; kube-scheduler's self-signed certificate when unset."},
+			{Name: "kube_max_pd_vols", Type: cty.String, Description: "The most volumes the scheduler places on one node (environment variable KUBE_MAX_PD_VOLS); the scheduler's default when unset."},
+			attr.SecretName("generic_kubeconfig_secret_name", shootaccess.GenericKubeconfigSecretName, "Secret with the shoot's generic token kubeconfig (key kubeconfig), which the scheduler reads with its token next to it."),
+			attr.SecretName("access_secret_name", DefaultAccessSecretName, "The token-requestor Secret rendered for the scheduler's ServiceAccount kube-system/kube-scheduler in the shoot."),
+			attr.SecretName("client_ca_secret_name", DefaultClientCASecretName, "Secret with the shoot's client CA (ca.crt), which the secure port trusts for client certificates."),
+			attr.SecretName("server_tls_secret_name", DefaultServerTLSSecretName, "Secret with the secure port's serving certificate (tls.crt, tls.key), signed by the shoot's cluster CA."),
 		}},
 	}
 }

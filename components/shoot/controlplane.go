@@ -49,6 +49,7 @@ const (
 	secretGenericToken     = "generic-token-kubeconfig"
 	secretKCMAccess        = "shoot-access-kube-controller-manager"
 	secretKCMServer        = "kube-controller-manager-server"
+	secretSchedulerServer  = "kube-scheduler-server"
 	secretKubeletCA        = "ca-kubelet"
 	secretResourceMgrAcces = "shoot-access-gardener-resource-manager"
 )
@@ -150,6 +151,12 @@ func (b *builder) secrets() error {
 		// The kubelet CA, which kube-controller-manager signs kubelet serving certificates with
 		// (pkg/gardenlet/operation/botanist/secrets.go at Gardener v1.120.0).
 		b.secret("ca_kubelet", render.SecretSpec{Name: secretKubeletCA, Class: "ca", CommonName: "kubelet"}, "")
+		// kube-scheduler's serving certificate, signed by the cluster CA
+		// (pkg/component/kubernetes/scheduler/scheduler.go at Gardener v1.120.0).
+		b.secret("kube_scheduler_tls", render.SecretSpec{
+			Name: secretSchedulerServer, Class: "server-cert", CommonName: kubescheduler.Name,
+			DNSNames: kube.ServiceDNSNames(kubescheduler.Name, b.ns), CA: secretCA,
+		}, "ca")
 	}
 	return nil
 }
@@ -361,7 +368,8 @@ func (b *builder) controllers() error {
 	}
 	schedVals := kubescheduler.Type.Defaults()
 	schedVals.Cluster, schedVals.Namespace, schedVals.KubernetesVersion = cluster, b.ns, b.v.Kubernetes.Version
-	schedVals.HighAvailability, schedVals.CASecretName = b.highAvailability(), secretCA
+	schedVals.HighAvailability, schedVals.GenericKubeconfigSecretName = b.highAvailability(), secretGenericToken
+	schedVals.ClientCASecretName, schedVals.ServerTLSSecretName = secretClientCA, secretSchedulerServer
 	schedVals.PriorityClassName, schedVals.Hibernated = priorityclasses.System300, b.hibernated
 	if k := b.v.Kubernetes.KubeScheduler; k != nil {
 		component.Override(&schedVals.Profile, k.Profile)
@@ -371,7 +379,7 @@ func (b *builder) controllers() error {
 	if err != nil {
 		return fmt.Errorf("kube-scheduler: %w", err)
 	}
-	b.addScaled("kube_scheduler", "kube_scheduler", sched, "kube_apiserver", "access")
+	b.addScaled("kube_scheduler", "kube_scheduler", sched, "kube_apiserver", "access", "kube_scheduler_tls")
 	return nil
 }
 
