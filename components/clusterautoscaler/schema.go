@@ -43,6 +43,9 @@ func typeSchema() *schema.Schema {
 				{Name: "max_empty_bulk_delete", Type: cty.Number, Default: cty.NumberIntVal(10), Checks: attr.Checks(schema.Positive()), Description: "How many empty nodes may be removed at once."},
 				{Name: "ignore_daemonsets_utilization", Type: cty.Bool, Default: cty.False, Description: "Whether DaemonSet pods are left out of a node's utilisation for scale-down."},
 				{Name: "ignore_taints", Type: attr.StringList, Description: "Taint keys to ignore in node templates when deciding whether a node group can take pods."},
+				{Name: "startup_taints", Type: attr.StringList, Description: "Taint keys the autoscaler treats as temporary startup taints of new nodes."},
+				{Name: "status_taints", Type: attr.StringList, Description: "Taint keys the autoscaler treats as status taints, which do not keep pods off a node for its simulation."},
+				{Name: "max_nodes_total", Type: cty.Number, Default: cty.NumberIntVal(0), Checks: attr.Checks(schema.NonNegative()), Description: "The most nodes the shoot may have over all pools; 0 for no cap. Shoots give the most their networks hold."},
 				{Name: "verbosity", Type: cty.Number, Default: cty.NumberIntVal(2), Checks: attr.Checks(schema.NonNegative()), Description: "Log verbosity of the autoscaler."},
 				{Name: "generic_kubeconfig_secret_name", Type: cty.String, Default: cty.StringVal(shootaccess.GenericKubeconfigSecretName), Checks: attr.Checks(schema.ObjectName()), Description: "Secret with the shoot's generic token kubeconfig (key kubeconfig)."},
 				{Name: "access_secret_name", Type: cty.String, Default: cty.StringVal(shootaccess.SecretName(Name)), Checks: attr.Checks(schema.ObjectName()), Description: "The token-requestor Secret through which the autoscaler gets its token for the shoot."},
@@ -56,6 +59,7 @@ func typeSchema() *schema.Schema {
 						{Name: "minimum", Type: cty.Number, Required: true, Checks: attr.Checks(schema.NonNegative()), Description: "The pool's least number of nodes over all zones."},
 						{Name: "maximum", Type: cty.Number, Required: true, Checks: attr.Checks(schema.NonNegative()), Description: "The pool's greatest number of nodes over all zones."},
 						{Name: "zones", Type: attr.StringList, Description: "The zones the pool spreads over."},
+						{Name: "priority", Type: cty.Number, Description: "The pool's priority for the priority expander, which then comes first; pools without one count as 0."},
 					}},
 				},
 				{

@@ -24,13 +24,17 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Name is the name of the Deployment, Service, ServiceAccount and RBAC objects (Gardener's
-// docs/concepts/architecture.md, docs/extensions/resources/worker.md).
+// Name is the name of the Deployment, its container, the Service, the ServiceAccounts and the
+// PodDisruptionBudget (pkg/component/nodemanagement/machinecontrollermanager in gardener/gardener
+// v1.120.0).
 const Name = "machine-controller-manager"
 
-// Port serves the controller's metrics and health endpoint. Gardener's documentation gives no
-// number; 10258 is the one Gardener uses.
-const Port = 10258
+// Port serves the controller's metrics and health endpoint; ProviderPort the provider sidecar's,
+// which the provider extension injects (provider.go in the same package).
+const (
+	Port         = 10258
+	ProviderPort = 10259
+)
 
 // Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
 // defaults.
@@ -68,8 +72,9 @@ func SelectorLabels() map[string]string {
 // (schema.go) and its render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))
 
-// Objects renders the seed-side RBAC, the shoot access Secret, the Deployment, its metrics
-// Service and the ManagedResource with the controller's permissions in the shoot.
+// Objects renders what gardenlet deploys for a shoot's machine-controller-manager (Deploy in
+// pkg/component/nodemanagement/machinecontrollermanager/machine_controller_manager.go,
+// gardener/gardener v1.120.0): see ShootController.Objects.
 func Objects(v Values) ([]render.Object, error) {
 	if v.Namespace == "" {
 		return nil, fmt.Errorf("namespace is required: the shoot's control-plane namespace")
@@ -78,9 +83,23 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, fmt.Errorf("replicas %d: must not be negative", v.Replicas)
 	}
 	c := ShootController{
-		Name: Name, Cluster: v.Cluster.Name, Namespace: v.Namespace, Labels: SelectorLabels(), Port: Port,
-		Access:    shootaccess.Access{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName},
-		SeedRules: seedRules(), ShootRules: shootRules(), ShootRBACName: ShootRBACName,
+		Name: Name, Cluster: v.Cluster.Name, Namespace: v.Namespace, Labels: SelectorLabels(),
+		SeedClusterRole: SeedClusterRoleName,
+		MetricsPorts: []corev1.ServicePort{
+			{Name: "metrics", Port: Port},
+			{Name: "providermetrics", Port: ProviderPort},
+		},
+		RevisionHistoryLimit: 2,
+		// The machines' provider API and the machines themselves (Gardener's
+		// docs/operations/network_policies.md).
+		PodLabels: map[string]string{
+			"networking.gardener.cloud/to-public-networks":  "allowed",
+			"networking.gardener.cloud/to-private-networks": "allowed",
+		},
+		Access: shootaccess.Access{Namespace: v.Namespace, Component: Name, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName},
+		// The provider extension adds a policy for its sidecar.
+		VPAContainer: Name, VPALabels: map[string]string{LabelMutatedByWebhook: "true"},
+		ShootRBACName: ShootRBACName, ShootObjects: shootObjects(),
 	}
 	d, err := deployment(v, c)
 	if err != nil {
@@ -89,19 +108,22 @@ func Objects(v Values) ([]render.Object, error) {
 	return c.Objects(d)
 }
 
-func args(namespace string) []string {
+// command is the controller's command line, flag for flag in gardenlet's order: the machine
+// objects of its own namespace in the seed through the in-cluster config, the safety limits, the
+// shoot through the generic kubeconfig, the workers and the client rate limits.
+func command(namespace string) []string {
 	return []string{
-		// The controller reads the machine objects of its own namespace in the seed ...
+		"./machine-controller-manager",
 		"--control-kubeconfig=inClusterConfig",
+		"--machine-safety-overshooting-period=1m",
 		"--namespace=" + namespace,
-		// ... and manages Nodes in the shoot.
-		"--target-kubeconfig=" + shootaccess.KubeconfigPath,
 		"--port=" + strconv.Itoa(Port),
-		// Safety limits on machines beyond a MachineDeployment's replicas, the values an operator
-		// expects; Gardener's documentation gives none.
 		"--safety-up=2",
 		"--safety-down=1",
-		"--machine-safety-overshooting-period=1m",
+		"--target-kubeconfig=" + shootaccess.KubeconfigPath,
+		"--concurrent-syncs=30",
+		"--kube-api-qps=150",
+		"--kube-api-burst=200",
 		"--v=3",
 	}
 }
@@ -111,25 +133,17 @@ func deployment(v Values, c ShootController) (*appsv1.Deployment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("machine-controller-manager images: %w", err)
 	}
-	probe := corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(Port), Scheme: corev1.URISchemeHTTP}}
-	d := c.Deployment(replicas.UnlessHibernated(v.Replicas, v.Hibernated), v.PriorityClassName,
-		// The provider's API (Gardener's docs/operations/network_policies.md).
-		map[string]string{"networking.gardener.cloud/to-public-networks": "allowed"},
-		corev1.Container{
-			Image:   image,
-			Command: []string{"./machine-controller-manager"},
-			Args:    args(v.Namespace),
-			Ports:   []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
-			LivenessProbe: &corev1.Probe{
-				ProbeHandler: probe, InitialDelaySeconds: 30, PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3,
-			},
-			// Requests an operator would start from; Gardener's documentation gives none.
-			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-				corev1.ResourceCPU:    resource.MustParse("5m"),
-				corev1.ResourceMemory: resource.MustParse("20Mi"),
-			}},
-		})
-	// One controller at a time: two would both act on the same machines.
-	d.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
-	return d, nil
+	return c.Deployment(replicas.UnlessHibernated(v.Replicas, v.Hibernated), v.PriorityClassName, corev1.Container{
+		Image:   image,
+		Command: command(v.Namespace),
+		LivenessProbe: &corev1.Probe{
+			ProbeHandler:     corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(Port), Scheme: corev1.URISchemeHTTP}},
+			FailureThreshold: 3, InitialDelaySeconds: 30, PeriodSeconds: 10, SuccessThreshold: 1, TimeoutSeconds: 5,
+		},
+		Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+			corev1.ResourceCPU:    resource.MustParse("10m"),
+			corev1.ResourceMemory: resource.MustParse("20M"),
+		}},
+	}), nil
 }

@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -15,7 +14,6 @@ import (
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
-	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -46,65 +44,6 @@ func TestObjectsGolden(t *testing.T) {
 	}
 }
 
-func TestDocumentedFacts(t *testing.T) {
-	objs, err := Objects(minimal())
-	require.NoError(t, err)
-	var d appsv1.Deployment
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Deployment", "machine-controller-manager").Object, &d))
-	// Gardener's "Architecture" docs/concepts/architecture.md, Gardener's "Worker"
-	// docs/extensions/resources/worker.md: the Deployment machine-controller-manager in the shoot
-	// namespace.
-	assert.Equal(t, "shoot--dev--a", d.Namespace)
-	assert.Equal(t, int32(1), *d.Spec.Replicas)
-	// Gardener's "Priority Classes" docs/development/priority-classes.md: machine-controller-manager
-	// is a gardener-system-300 component.
-	assert.Equal(t, "gardener-system-300", d.Spec.Template.Spec.PriorityClassName)
-	for k, val := range d.Spec.Selector.MatchLabels {
-		assert.Equal(t, val, d.Spec.Template.Labels[k], k)
-	}
-	c := d.Spec.Template.Spec.Containers[0]
-	assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/machine-controller-manager:v0.58.0", c.Image)
-	assert.Contains(t, c.Args, "--namespace=shoot--dev--a")
-	assert.Contains(t, c.Args, "--target-kubeconfig="+shootaccess.KubeconfigPath)
-	assert.Equal(t, "allowed", d.Spec.Template.Labels["networking.resources.gardener.cloud/to-kube-apiserver-tcp-443"])
-
-	var s corev1.Service
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Service", "machine-controller-manager").Object, &s))
-	assert.Equal(t, int32(Port), s.Spec.Ports[0].Port)
-	// Gardener's "Network Policies" docs/operations/network_policies.md: shoot Prometheus scrape
-	// annotation.
-	assert.Contains(t, s.Annotations, "networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports")
-
-	secret := rendertest.MustFind(t, objs, "Secret", "shoot-access-machine-controller-manager")
-	// Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md: token-requestor Secret
-	// for kube-system/machine-controller-manager.
-	assert.Equal(t, "token-requestor", secret.GetLabels()["resources.gardener.cloud/purpose"])
-	assert.Equal(t, "kube-system", secret.GetAnnotations()["serviceaccount.resources.gardener.cloud/namespace"])
-	for _, kind := range []string{"ServiceAccount", "Role", "RoleBinding"} {
-		rendertest.MustFind(t, objs, kind, "machine-controller-manager")
-	}
-	mr := rendertest.MustFind(t, objs, "ManagedResource", ShootRBACName)
-	_, hasClass, _ := unstructuredString(mr.Object, "spec", "class")
-	assert.False(t, hasClass, "applied into the shoot (Gardener's docs/extensions/conventions.md)")
-}
-
-func unstructuredString(m map[string]any, path ...string) (string, bool, error) {
-	cur := any(m)
-	for _, p := range path {
-		mm, ok := cur.(map[string]any)
-		if !ok {
-			return "", false, nil
-		}
-		if cur, ok = mm[p]; !ok {
-			return "", false, nil
-		}
-	}
-	s, _ := cur.(string)
-	return s, true, nil
-}
-
-// TestCRDsAreStructural checks that the machine.sapcloud.io CRDs would be accepted by an API
-// server: structural schemas of apiextensions.k8s.io/v1.
 // TestHibernation checks that a hibernated controller has no replicas whatever Replicas says
 // (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
 // docs/development/component-checklist.md), and that Replicas counts otherwise.
@@ -136,6 +75,8 @@ func TestHibernation(t *testing.T) {
 	}
 }
 
+// TestCRDsAreStructural checks that the machine.sapcloud.io CRDs would be accepted by an API
+// server: structural schemas of apiextensions.k8s.io/v1.
 func TestCRDsAreStructural(t *testing.T) {
 	objs, err := CRDs("seed")
 	require.NoError(t, err)
@@ -172,7 +113,7 @@ func TestErrors(t *testing.T) {
 func TestRender(t *testing.T) {
 	out, err := Type.RenderConfig(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "namespace": "shoot--dev--a", "replicas": 1}`)})
 	require.NoError(t, err)
-	assert.Len(t, out.Objects, 8)
+	assert.Len(t, out.Objects, 9)
 	_, err = Type.RenderConfig(render.Input{Config: rendertest.FromJSON(t, `{"cluster": {"name": "seed"}, "bogus": 1}`)})
 	assert.Error(t, err)
 }

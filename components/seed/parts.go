@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/declarative-gardener/gardener/components/clusterautoscaler"
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/dependencywatchdog"
 	"github.com/declarative-gardener/gardener/components/etcddruid"
@@ -167,6 +168,18 @@ func (b *builder) systemComponents() error {
 		}
 		b.add("dependency_watchdog", "dependency_watchdog", objs, "priority_classes")
 	}
+	// The seed-wide ClusterRoles the shoots' machine-controller-managers and cluster-autoscalers
+	// are bound to (seed flow in pkg/gardenlet/controller/seed/seed/components.go at Gardener
+	// v1.120.0).
+	var bootstrap []render.Object
+	for _, objects := range []func(string, string) ([]render.Object, error){machinecontrollermanager.SeedBootstrap, clusterautoscaler.SeedBootstrap} {
+		objs, err := objects(b.cluster, GardenNamespace)
+		if err != nil {
+			return fmt.Errorf("machine controller bootstrap: %w", err)
+		}
+		bootstrap = append(bootstrap, objs...)
+	}
+	b.add("machine_controllers_bootstrap", "manifests", bootstrap, first...)
 	// Pause pods keeping capacity free for new control planes (Gardener's
 	// docs/operations/seed_settings.md).
 	if s.ExcessCapacityReservationEnabled {

@@ -2,6 +2,7 @@ package shoot
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -437,12 +438,34 @@ func (b *builder) machineControllers() error {
 	caVals := clusterautoscaler.Type.Defaults()
 	caVals.Cluster, caVals.Namespace, caVals.WorkerPools, caVals.GenericKubeconfigSecretName = cluster, b.ns, pools, secretGenericToken
 	caVals.PriorityClassName, caVals.Hibernated = priorityclasses.System300, b.hibernated
+	if caVals.MaxNodesTotal, err = b.maxNodesTotal(); err != nil {
+		return fmt.Errorf("cluster-autoscaler: %w", err)
+	}
 	ca, err := clusterautoscaler.Objects(caVals)
 	if err != nil {
 		return fmt.Errorf("cluster-autoscaler: %w", err)
 	}
 	b.addScaled("cluster_autoscaler", "cluster_autoscaler", ca, "worker")
 	return nil
+}
+
+// maxNodesTotal is the cluster-autoscaler's node cap from the shoot's networks, with the node
+// ranges of kube-controller-manager's mask size (24, 64 for IPv6 single-stack, unless set)
+// (CalculateMaxNodesTotal in pkg/gardenlet/operation/botanist/clusterautoscaler.go at Gardener
+// v1.120.0); the CloudProfile's limit is not modelled.
+func (b *builder) maxNodesTotal() (int64, error) {
+	var ipv6SingleStack bool
+	if n := b.v.Networking; n != nil {
+		ipv6SingleStack = slices.Equal(n.IPFamilies, []string{"IPv6"})
+	}
+	mask := int32(24)
+	if ipv6SingleStack {
+		mask = 64
+	}
+	if k := b.v.Kubernetes.KubeControllerManager; k != nil && k.NodeCIDRMaskSize != nil {
+		mask = *k.NodeCIDRMaskSize
+	}
+	return clusterautoscaler.MaxNodesTotal(b.pods, b.nodes, mask, ipv6SingleStack, 0)
 }
 
 func (b *builder) autoscalerPools() []clusterautoscaler.Pool {
