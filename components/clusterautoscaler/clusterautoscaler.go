@@ -103,6 +103,9 @@ type Values struct {
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (cluster-autoscaler).
 	Images map[string]string `json:"images"`
+	// KubernetesVersion of the shoot (MAJOR.MINOR.PATCH) picks the autoscaler release; "" takes
+	// the image vector's default.
+	KubernetesVersion string `json:"kubernetes_version"`
 	// Replicas of the autoscaler; 0 stops it.
 	Replicas int32 `json:"replicas"`
 	// WorkerPools are the shoot's worker pools; without one that autoscales nothing is rendered.

@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	yamlv2 "sigs.k8s.io/yaml/goyaml.v2"
 
-	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/machinecontrollermanager"
@@ -132,7 +131,7 @@ func priorityExpanderConfigMap(v Values) (*corev1.ConfigMap, error) {
 }
 
 func deployment(v Values, c machinecontrollermanager.ShootController) (*appsv1.Deployment, error) {
-	image, err := images.Of(v.Images, images.ClusterAutoscaler, "")
+	image, err := image(v.Images, v.KubernetesVersion)
 	if err != nil {
 		return nil, fmt.Errorf("cluster-autoscaler images: %w", err)
 	}

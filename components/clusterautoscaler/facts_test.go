@@ -224,3 +224,28 @@ func packed(t *testing.T, objs []render.Object, name string) map[string]string {
 	}
 	return out
 }
+
+// TestImageByKubernetesVersion: the release of Gardener's image vector for the shoot's minor
+// version (imagevector/containers.yaml, gardener/gardener v1.120.0).
+func TestImageByKubernetesVersion(t *testing.T) {
+	const repo = "europe-docker.pkg.dev/gardener-project/releases/gardener/autoscaler/cluster-autoscaler:"
+	for _, tc := range []struct{ version, want string }{
+		{"", repo + "v1.32.0"},
+		{"1.33.1", repo + "v1.32.0"},
+		{"1.32.3", repo + "v1.32.0"},
+		{"1.31.2", repo + "v1.31.0"},
+		{"1.30.0", repo + "v1.30.2"},
+		{"1.29.9", repo + "v1.29.2"},
+		{"1.28.1", repo + "v1.28.3"},
+		{"1.27.0", repo + "v1.27.3"},
+	} {
+		got, err := image(nil, tc.version)
+		require.NoError(t, err, tc.version)
+		assert.Equal(t, tc.want, got, tc.version)
+	}
+	_, err := image(nil, "1.26.5")
+	assert.Error(t, err)
+	got, err := image(map[string]string{"cluster-autoscaler": "mirror.example.com/ca:v9"}, "1.30.0")
+	require.NoError(t, err)
+	assert.Equal(t, "mirror.example.com/ca:v9", got)
+}

@@ -29,6 +29,7 @@ func typeSchema() *schema.Schema {
 				attr.Reference("cluster", schema.RefCluster, "The seed the shoot's control plane runs in."),
 				{Name: "namespace", Type: cty.String, Required: true, Checks: attr.Checks(schema.DNSLabel()), Description: "The shoot's control-plane namespace, shoot--<project>--<shoot>."},
 				{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (cluster-autoscaler) by name: repository:tag, repository@sha256:digest or a bare tag."},
+				{Name: "kubernetes_version", Type: cty.String, Checks: attr.Checks(schema.KubernetesVersion()), Description: "The shoot's Kubernetes version (1.27 or newer), which picks the autoscaler release as Gardener's image vector does; the newest release when unset."},
 				{Name: "replicas", Type: cty.Number, Default: cty.NumberIntVal(1), Checks: attr.Checks(schema.NonNegative()), Description: "Replicas of the autoscaler: 1, or 0 while the shoot is hibernated."},
 				duration("scale_down_delay_after_add", "1h", "How long after a scale-up scale-down evaluation resumes."),
 				duration("scale_down_delay_after_delete", "0s", "How long after a node deletion scale-down evaluation resumes."),

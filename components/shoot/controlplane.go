@@ -437,6 +437,7 @@ func (b *builder) machineControllers() error {
 	}
 	caVals := clusterautoscaler.Type.Defaults()
 	caVals.Cluster, caVals.Namespace, caVals.WorkerPools, caVals.GenericKubeconfigSecretName = cluster, b.ns, pools, secretGenericToken
+	caVals.KubernetesVersion = b.v.Kubernetes.Version
 	caVals.PriorityClassName, caVals.Hibernated = priorityclasses.System300, b.hibernated
 	if caVals.MaxNodesTotal, err = b.maxNodesTotal(); err != nil {
 		return fmt.Errorf("cluster-autoscaler: %w", err)
