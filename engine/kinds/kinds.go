@@ -224,7 +224,7 @@ var groups = []Group{
 	resource, scheduling, storage, storageMigration,
 	gardenerCore, gardenerExtensions, gardenerOperations, gardenerOperator, gardenerResources,
 	gardenerSecurity, gardenerSeedManagement, druid,
-	monitoring, istioNetworking,
+	monitoring, istioNetworking, verticalPodAutoscaling,
 }
 
 // entry is one kind's rules with its group's.
