@@ -46,7 +46,23 @@ const earlierRendering = "testdata/rendering-before-issue-27.tar.gz"
 // replace or delete when it moves to the current one, each with the reason the plan gives: the
 // decisions of docs/fidelity.md ("Upgrading a landscape applied with an earlier rendering").
 // Everything else changes in place.
-var upgradeReplacements = []string{}
+var upgradeReplacements = []string{
+	// kube-scheduler's configuration moved to a unique ConfigMap; machine-controller-manager and
+	// cluster-autoscaler are bound to the seed's ClusterRoles instead of a Role per namespace, and
+	// their Services are headless (docs/fidelity/kube-scheduler.md,
+	// docs/fidelity/machine-controller-manager.md, docs/fidelity/cluster-autoscaler.md).
+	"shoot.dev.cluster_autoscaler runtime Role shoot--local--dev/cluster-autoscaler delete removed_from_landscape",
+	"shoot.dev.cluster_autoscaler runtime RoleBinding shoot--local--dev/cluster-autoscaler delete removed_from_landscape",
+	"shoot.dev.cluster_autoscaler runtime Service shoot--local--dev/cluster-autoscaler replace immutable_field:.spec.clusterIP",
+	"shoot.dev.kube_scheduler runtime ConfigMap shoot--local--dev/kube-scheduler-config delete removed_from_landscape",
+	"shoot.dev.machine_controller_manager runtime Role shoot--local--dev/machine-controller-manager delete removed_from_landscape",
+	"shoot.dev.machine_controller_manager runtime RoleBinding shoot--local--dev/machine-controller-manager delete removed_from_landscape",
+	"shoot.dev.machine_controller_manager runtime Service shoot--local--dev/machine-controller-manager replace immutable_field:.spec.clusterIP",
+	"shoot.qa.kube_scheduler runtime ConfigMap shoot--local--qa/kube-scheduler-config delete removed_from_landscape",
+	"shoot.qa.machine_controller_manager runtime Role shoot--local--qa/machine-controller-manager delete removed_from_landscape",
+	"shoot.qa.machine_controller_manager runtime RoleBinding shoot--local--qa/machine-controller-manager delete removed_from_landscape",
+	"shoot.qa.machine_controller_manager runtime Service shoot--local--qa/machine-controller-manager replace immutable_field:.spec.clusterIP",
+}
 
 // TestLandscapeAppliedByAnEarlierVersionUpgrades applies landscapes/local as the version before
 // issue 27 rendered it (server-side apply as the engine's field manager, recorded in the state as
