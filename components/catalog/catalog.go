@@ -35,6 +35,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/managedresource"
 	"github.com/declarative-gardener/gardener/components/manifests"
 	"github.com/declarative-gardener/gardener/components/namespace"
+	"github.com/declarative-gardener/gardener/components/networkpolicies"
 	"github.com/declarative-gardener/gardener/components/nginxingress"
 	"github.com/declarative-gardener/gardener/components/observability"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
@@ -62,6 +63,7 @@ func Types() []component.Type {
 		generatedsecret.Type,
 		priorityclasses.Type,
 		namespace.Type,
+		networkpolicies.Type,
 		resourcemanager.Type,
 		vpa.Type,
 		etcddruid.Type,

@@ -42,6 +42,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/managedresource"
 	"github.com/declarative-gardener/gardener/components/manifests"
 	"github.com/declarative-gardener/gardener/components/namespace"
+	"github.com/declarative-gardener/gardener/components/networkpolicies"
 	"github.com/declarative-gardener/gardener/components/nginxingress"
 	"github.com/declarative-gardener/gardener/components/observability"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
@@ -236,6 +237,24 @@ objects = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "setting
 			}},
 		simple("priority_classes", priorityclasses.Type, "cluster = cluster.runtime", func(v *priorityclasses.Values) { v.Cluster = runtime }),
 		simple("namespace", namespace.Type, "cluster = cluster.runtime", func(v *namespace.Values) { v.Cluster = runtime }),
+		{typ: "network_policies", hcl: `
+cluster = cluster.seed
+networks {
+  pods     = "10.1.0.0/16"
+  services = "10.2.0.0/16"
+}
+namespace "garden" {}`,
+			values: func(t *testing.T, in render.Input) (*render.Output, error) {
+				v := networkpolicies.Type.Defaults()
+				v.Cluster = seedCl
+				blockDefaults(t, networkpolicies.Type, &v.Networks, "networks")
+				v.Networks.Pods, v.Networks.Services = "10.1.0.0/16", "10.2.0.0/16"
+				var ns networkpolicies.Namespace
+				blockDefaults(t, networkpolicies.Type, &ns, "namespace")
+				ns.Name = "garden"
+				v.Namespaces = []networkpolicies.Namespace{ns}
+				return networkpolicies.Type.Render(in, v)
+			}},
 		simple("gardener_resource_manager", resourcemanager.Type, "cluster = cluster.runtime", func(v *resourcemanager.Values) { v.Cluster = runtime }),
 		simple("vpa", vpa.Type, "cluster = cluster.runtime", func(v *vpa.Values) { v.Cluster = runtime }),
 		simple("etcd_druid", etcddruid.Type, "cluster = cluster.runtime", func(v *etcddruid.Values) { v.Cluster = runtime }),

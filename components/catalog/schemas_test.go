@@ -22,7 +22,7 @@ var catalogTypes = []string{
 	"cloud_profile", "cluster_autoscaler", "controller_deployment", "controller_registration", "credentials_binding", "dependency_watchdog", "etcd", "etcd_druid",
 	"exposure_class", "extension", "gardener_admission_controller", "gardener_apiserver", "gardener_controller_manager",
 	"gardener_resource_manager", "gardener_scheduler", "gardenlet", "generated_secret", "helm_release", "istio",
-	"kube_apiserver", "kube_controller_manager", "kube_scheduler", "landscape_daemon", "machine_controller_manager", "managed_resource", "manifests", "namespace", "nginx_ingress", "observability", "priority_classes",
+	"kube_apiserver", "kube_controller_manager", "kube_scheduler", "landscape_daemon", "machine_controller_manager", "managed_resource", "manifests", "namespace", "network_policies", "nginx_ingress", "observability", "priority_classes",
 	"project", "quota", "reserve_excess_capacity", "secret_binding", "vpa", "vpn_seed_server",
 }
 
