@@ -9,7 +9,8 @@
 //     ingress gateway in istio-ingress spanning all zones and one gateway per zone,
 //     Gardener's "Istio" docs/operations/istio.md) and nginx-ingress, dependency-watchdog prober
 //     and weeder, reserve-excess-capacity and the observability stack (Gardener's "Logging And
-//     Monitoring" docs/extensions/logging-and-monitoring.md);
+//     Monitoring" docs/extensions/logging-and-monitoring.md), and the NetworkPolicies gardenlet's
+//     NetworkPolicy controller keeps in the namespaces these create (components/networkpolicies);
 //  3. the Seed object in the virtual garden, whose status the engine reports as gardenlet
 //     (GardenletReady, SeedSystemComponentsHealthy, the heartbeat Lease);
 //     gardener-controller-manager then makes the seed-<name> namespace and the copies of the
@@ -70,9 +71,14 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 		engine.ManagedBy = ManagedByEngine
 		out := &render.Output{Components: parts, Outputs: Outputs(in.Name, v)}
 		if before, err := Parts(in.Name, engine); err == nil {
-			out.HandedOver = render.HandOver(before, "gardenlet")
+			if before, err = withNetworkPolicies(in, engine, before); err == nil {
+				out.HandedOver = render.HandOver(before, "gardenlet")
+			}
 		}
 		return out, nil
+	}
+	if parts, err = withNetworkPolicies(in, v, parts); err != nil {
+		return nil, fmt.Errorf("seed %s: %w", in.Name, err)
 	}
 	var threshold time.Duration
 	if v.Backup != nil && v.Backup.ConditionThreshold != "" {
@@ -164,7 +170,9 @@ func exposureClassHandlerOutputs(handlers []ExposureClassHandler) cty.Value {
 // Controller Manager" docs/concepts/controller-manager.md).
 func Namespace(seed string) string { return "seed-" + seed }
 
-// Parts renders the parts of one seed.
+// Parts renders the parts of one seed that follow from its values alone: all but the part
+// network_policies, which the seed's render function adds (withNetworkPolicies), since its
+// allow-to-runtime-apiserver lists the endpoints of the seed cluster's API server as they are.
 func Parts(name string, v Values) ([]render.Component, error) {
 	b := &builder{name: name, v: v, cluster: v.Cluster.Name, virtual: v.Garden.VirtualCluster}
 	if b.cluster == "" {
