@@ -16,6 +16,10 @@
 //     (Gardener's docs/concepts/operator.md, "Scoped API Access for gardenlets and Extensions"
 //     docs/deployment/gardenlet_api_access.md).
 //
+// Beside them, the part network_policies holds the NetworkPolicies gardener-operator's
+// NetworkPolicy controller keeps in the namespaces the garden creates in the runtime cluster
+// (components/networkpolicies).
+//
 // Certificates, keys and encryption configurations are parts of their own that the engine
 // generates (render.SecretSpec): rendering stays pure, and a second plan reuses them.
 package garden
@@ -58,6 +62,9 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	if err := g.build(); err != nil {
 		return nil, err
 	}
+	if err := g.networkPolicies(in); err != nil {
+		return nil, fmt.Errorf("garden %s: %w", in.Name, err)
+	}
 	reports, err := orphanReports(in, g.virtual)
 	if err != nil {
 		return nil, fmt.Errorf("garden %s: %w", in.Name, err)
@@ -65,7 +72,9 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	return &render.Output{Components: g.parts, Outputs: g.outputs(), Reports: reports}, nil
 }
 
-// Parts renders the garden's parts for values built in Go.
+// Parts renders the garden's parts for values built in Go: all but the part network_policies,
+// which the garden's render function adds, since its allow-to-runtime-apiserver lists the
+// endpoints of the runtime cluster's API server as they are.
 func Parts(name string, v Values) ([]render.Component, error) {
 	g, err := newBuilder(name, v)
 	if err != nil {
