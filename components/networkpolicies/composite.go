@@ -98,3 +98,29 @@ func shootNetworksOf(cluster *unstructured.Unstructured) *ShootNetworks {
 	}
 	return out
 }
+
+// For renders the policies of the namespaces among objects in cluster, for a part that creates a
+// namespace and holds its policies itself: an extension's installation, which gardenlet deploys
+// into extension-<installation> once gardener-controller-manager has created the
+// ControllerInstallation, and which the engine renders only then.
+func For(in render.Input, cluster string, networks Networks, objects []render.Object) ([]render.Object, error) {
+	p, err := Part(in, cluster, networks, []render.Component{{Name: "objects", Objects: objects}})
+	if err != nil || p == nil {
+		return nil, err
+	}
+	return p.Objects, nil
+}
+
+// SeedNetworks are the networks a Seed's .spec.networks names (Gardener's SeedNetworks in
+// docs/api-reference/core.md), with which gardenlet runs the controller; IPv4 where it names no
+// IP family, as the Seed API defaults. It reports false for a spec without a service network.
+func SeedNetworks(spec map[string]any) (Networks, bool) {
+	networks, _, _ := unstructured.NestedMap(spec, "networks")
+	str := func(key string) string { s, _, _ := unstructured.NestedString(networks, key); return s }
+	list := func(key string) []string { l, _, _ := unstructured.NestedStringSlice(networks, key); return l }
+	n := Networks{Pods: str("pods"), Services: str("services"), Nodes: str("nodes"), BlockCIDRs: list("blockCIDRs"), IPFamilies: list("ipFamilies")}
+	if len(n.IPFamilies) == 0 {
+		n.IPFamilies = []string{IPv4}
+	}
+	return n, n.Services != ""
+}

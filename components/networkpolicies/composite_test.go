@@ -92,3 +92,31 @@ func TestPart(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, p, "no part where no policy goes into any namespace")
 }
+
+func TestFor(t *testing.T) {
+	objs, err := For(listing(t), "seed", seedNetworks, []render.Object{
+		namespaceObject("seed", "extension-x", map[string]string{LabelRole: RoleExtension}),
+		namespaceObject("other", "extension-y", map[string]string{LabelRole: RoleExtension}),
+	})
+	require.NoError(t, err)
+	require.Len(t, objs, 6, "every policy of an extension's namespace, only in the cluster asked for")
+	for _, o := range objs {
+		assert.Equal(t, "extension-x", o.Object.GetNamespace())
+	}
+	objs, err = For(listing(t), "seed", seedNetworks, []render.Object{namespaceObject("seed", "apps", nil)})
+	require.NoError(t, err)
+	assert.Empty(t, objs)
+}
+
+func TestSeedNetworks(t *testing.T) {
+	n, ok := SeedNetworks(map[string]any{"networks": map[string]any{
+		"pods": "10.1.0.0/16", "services": "10.2.0.0/16", "nodes": "10.0.0.0/16", "blockCIDRs": []any{"10.9.0.0/16"}, "ipFamilies": []any{"IPv6"},
+	}})
+	assert.True(t, ok)
+	assert.Equal(t, Networks{Pods: "10.1.0.0/16", Services: "10.2.0.0/16", Nodes: "10.0.0.0/16", BlockCIDRs: []string{"10.9.0.0/16"}, IPFamilies: []string{IPv6}}, n)
+	n, ok = SeedNetworks(map[string]any{"networks": map[string]any{"pods": "10.1.0.0/16", "services": "10.2.0.0/16"}})
+	assert.True(t, ok)
+	assert.Equal(t, []string{IPv4}, n.IPFamilies, "the Seed API's default")
+	_, ok = SeedNetworks(nil)
+	assert.False(t, ok, "no service network, no DNS policy")
+}
