@@ -13,6 +13,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/helmrelease"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/managedresource"
+	"github.com/declarative-gardener/gardener/components/networkpolicies"
 	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -140,6 +141,9 @@ func (x *installer) render(in render.Input) (*render.Awaited, error) {
 		return nil, nil
 	}
 	objects, err := x.deployment(ci)
+	if err == nil {
+		objects, err = x.withNetworkPolicies(in, objects)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("seed %s: %w", x.seed.Name, err)
 	}
@@ -207,6 +211,37 @@ func (x *installer) deployment(ci *unstructured.Unstructured) ([]render.Object, 
 		}
 	}
 	return append(kube.On(x.seed.Cluster.Name, "", ns), packed...), nil
+}
+
+// withNetworkPolicies adds the NetworkPolicies gardenlet's NetworkPolicy controller keeps in the
+// installation's namespace, which it selects by gardener.cloud/role=extension, with the seed's
+// networks as its Seed names them: the seed entry's spec, else the live Seed's
+// (components/networkpolicies). Where neither names a service network the networks are unknown,
+// and no policy is rendered.
+func (x *installer) withNetworkPolicies(in render.Input, objects []render.Object) ([]render.Object, error) {
+	spec := x.seed.Spec
+	if _, ok := networkpolicies.SeedNetworks(spec); !ok {
+		ref := seedsRef
+		ref.Cluster = x.v.VirtualCluster.Name
+		seeds, err := in.Listed(ref)
+		if err != nil {
+			return nil, fmt.Errorf("list the Seeds of the virtual garden: %w", err)
+		}
+		for i := range seeds {
+			if seeds[i].GetName() == x.seed.Name {
+				spec, _, _ = unstructured.NestedMap(seeds[i].Object, "spec")
+			}
+		}
+	}
+	networks, ok := networkpolicies.SeedNetworks(spec)
+	if !ok {
+		return objects, nil
+	}
+	policies, err := networkpolicies.For(in, x.seed.Cluster.Name, networks, objects)
+	if err != nil {
+		return nil, err
+	}
+	return append(objects, policies...), nil
 }
 
 // podSecurityOf is the installation's pod security level: its annotation, which
