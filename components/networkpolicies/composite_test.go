@@ -38,8 +38,8 @@ func TestNamespacesOf(t *testing.T) {
 		}},
 		{Name: "shoot_namespace", Objects: []render.Object{namespaceObject("seed", "shoot--dev--a", map[string]string{LabelRole: RoleShoot})}},
 		{Name: "cluster", Objects: []render.Object{clusterObject("seed", "shoot--dev--a",
-			map[string]any{"nodes": "172.16.2.0/18", "pods": "10.150.0.0/16", "services": "192.168.1.0/17", "ipFamilies": []any{"IPv4"}},
-			map[string]any{"pods": []any{"10.150.0.0/16", "10.151.0.0/16"}, "nodes": []any{"172.16.2.0/18"}})}},
+			map[string]any{"nodes": "172.16.64.0/18", "pods": "10.150.0.0/16", "services": "192.168.128.0/17", "ipFamilies": []any{"IPv4"}},
+			map[string]any{"pods": []any{"10.150.0.0/16", "10.151.0.0/16"}, "nodes": []any{"172.16.64.0/18"}})}},
 		{Name: "ca", Secret: &render.SecretSpec{Name: "ca"}},
 		{Name: "second_garden", Objects: []render.Object{namespaceObject("seed", "garden", nil)}},
 	}
@@ -48,7 +48,7 @@ func TestNamespacesOf(t *testing.T) {
 		{Name: "garden", Labels: map[string]string{"high-availability-config.resources.gardener.cloud/consider": "true"}},
 		{Name: "istio-system", Labels: map[string]string{LabelRole: RoleIstioSystem}},
 		{Name: "shoot--dev--a", Labels: map[string]string{LabelRole: RoleShoot}, Shoot: &ShootNetworks{
-			CIDRs: []string{"172.16.2.0/18", "10.150.0.0/16", "192.168.1.0/17", "10.151.0.0/16"}, IPFamilies: []string{"IPv4"},
+			CIDRs: []string{"172.16.64.0/18", "10.150.0.0/16", "192.168.128.0/17", "10.151.0.0/16"}, IPFamilies: []string{"IPv4"},
 		}},
 	}, namespaces, "the selected namespaces in the cluster, once each, a shoot's with the networks of its Cluster: spec first, then status")
 	assert.Equal(t, []string{"garden_namespace", "istio", "shoot_namespace", "second_garden"}, owners,

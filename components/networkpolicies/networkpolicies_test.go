@@ -21,8 +21,10 @@ var seedNetworks = Networks{
 	BlockCIDRs: []string{"169.254.169.254/32"}, IPFamilies: []string{IPv4},
 }
 
-// shootNetworks are that test's shoot's networks, in the order its Cluster names them.
-var shootNetworks = &ShootNetworks{CIDRs: []string{"172.16.2.0/18", "10.150.0.0/16", "192.168.1.0/17"}}
+// shootNetworks are networks of a shoot in the order its Cluster names them (nodes, pods,
+// services); Gardener's test writes two of them with host bits set, which the API server of
+// Kubernetes 1.33 and later refuses in a NetworkPolicy's except list.
+var shootNetworks = &ShootNetworks{CIDRs: []string{"172.16.64.0/18", "10.150.0.0/16", "192.168.128.0/17"}}
 
 // namespaces are one namespace of each kind the controller tells apart, and one it leaves alone.
 var namespaces = []Namespace{
@@ -71,7 +73,7 @@ func TestRenderGolden(t *testing.T) {
 			{"name": "garden"},
 			{"name": "istio-ingress", "labels": {"gardener.cloud/role": "istio-ingress"}},
 			{"name": "istio-ingress-handler-internal", "labels": {"handler.exposureclass.gardener.cloud/name": "internal"}},
-			{"name": "shoot--dev--a", "labels": {"gardener.cloud/role": "shoot"}, "shoot": {"cidrs": ["172.16.2.0/18", "10.150.0.0/16", "192.168.1.0/17"]}},
+			{"name": "shoot--dev--a", "labels": {"gardener.cloud/role": "shoot"}, "shoot": {"cidrs": ["172.16.64.0/18", "10.150.0.0/16", "192.168.128.0/17"]}},
 			{"name": "foo"}
 		]
 	}`)
@@ -160,12 +162,12 @@ func TestPrivateNetworks(t *testing.T) {
 			}, v6},
 		},
 		{
-			name: "a shoot's namespace also leaves out the shoot's networks, as written",
+			name: "a shoot's namespace also leaves out the shoot's networks",
 			ns:   Namespace{Name: "shoot--dev--a", Labels: map[string]string{LabelRole: RoleShoot}, Shoot: shootNetworks}, n: seedNetworks,
 			want: [][]map[string]any{{
 				{"cidr": "10.0.0.0/8", "except": append(append([]any(nil), seedOwn...), "10.150.0.0/16")},
-				{"cidr": "172.16.0.0/12", "except": []any{"172.16.2.0/18"}},
-				{"cidr": "192.168.0.0/16", "except": []any{"192.168.1.0/17"}},
+				{"cidr": "172.16.0.0/12", "except": []any{"172.16.64.0/18"}},
+				{"cidr": "192.168.0.0/16", "except": []any{"192.168.128.0/17"}},
 				{"cidr": "100.64.0.0/10"},
 			}, v6},
 		},
