@@ -20,7 +20,9 @@
 // composite block (seed, garden) derives its part network_policies from the Namespace objects its
 // other parts render in its cluster, from their labels as those parts set them, and for a shoot's
 // control-plane namespace from the extensions Cluster rendered beside it, as the controller reads
-// the shoot's networks from the Cluster (Part). Every namespace has one renderer, so every policy
+// the shoot's networks from the Cluster (Part); a part that creates a namespace on its own (an
+// extension's installation, rendered once its ControllerInstallation exists) renders them beside
+// it (For). Every namespace has one renderer, so every policy
 // has one writer; the render functions stay pure, reading the live cluster only through their
 // input; the policies are applied after their namespaces and deleted before them, and a label a
 // component adds to or removes from its namespace adds or removes the policies in the same plan.
