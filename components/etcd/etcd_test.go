@@ -53,12 +53,25 @@ func cases() map[string]Values {
 		c[name] = values(v)
 	}
 	c["shoot-events-ha"] = shootValues(Values{Cluster: runtimeCluster, Namespace: "shoot--dev--a", Role: RoleEvents, HighAvailability: true, PriorityClassName: "gardener-system-500"})
+	c["shoot-main-backup"] = shootValues(Values{
+		Cluster: runtimeCluster, Namespace: "shoot--dev--a", Role: RoleMain, PriorityClassName: "gardener-system-500",
+		DefragmentationSchedule: "10 15 */3 * *", TopologyAwareRouting: true, RuntimeKubernetesVersion: "1.32.2",
+		Backup: shootBackup(),
+	})
 	c["shoot-main-hibernated"] = shootValues(Values{
 		Cluster: runtimeCluster, Namespace: "shoot--dev--a", Role: RoleMain, HighAvailability: true,
 		PriorityClassName: "gardener-system-500", Hibernated: true,
-		Backup: backup("aws", "shoot-backups", "etcd-backup"),
+		Backup: shootBackup(),
 	})
 	return c
+}
+
+// shootBackup is a shoot's backup as the shoot composite configures it: the seed's bucket, the
+// etcd-backup Secret of its BackupEntry, its own folder and a schedule before the window.
+func shootBackup() *Backup {
+	b := backup("aws", "seed-a", "etcd-backup")
+	b.Prefix, b.FullSnapshotSchedule = "shoot--dev--a--0c5c6a2e-1d2b-4e5f-8a9b-0123456789ab", "55 12 * * *"
+	return b
 }
 
 // backup is a backup block with its defaults, as a composite builds it.
@@ -184,23 +197,44 @@ func TestBackupPolicy(t *testing.T) {
 	s := spec(t, values(Values{Role: RoleMain, Backup: backup("gcp", "b", "creds")}))
 	b := s["backup"].(map[string]any)
 	// Gardener's "Backup and Restore" docs/concepts/backup-restore.md: daily full snapshots, deltas
-	// every 5 minutes or after 100 MiB, exponential garbage collection every 12 hours.
+	// every 5 minutes or after 100 MiB, exponential garbage collection every 12 hours, written as
+	// gardenlet's Go client serializes the durations (pkg/component/etcd/etcd/etcd.go at Gardener
+	// v1.120.0).
 	assert.Equal(t, "0 0 * * *", b["fullSnapshotSchedule"])
-	assert.Equal(t, "5m", b["deltaSnapshotPeriod"])
+	assert.Equal(t, "5m0s", b["deltaSnapshotPeriod"])
 	assert.Equal(t, "100Mi", b["deltaSnapshotMemoryLimit"])
 	assert.Equal(t, "Exponential", b["garbageCollectionPolicy"])
-	assert.Equal(t, "12h", b["garbageCollectionPeriod"])
+	assert.Equal(t, "12h0m0s", b["garbageCollectionPeriod"])
+	// gardener-operator's folder of the virtual garden's main etcd, then etcd-main
+	// (etcdMainBackupBucketNameAndPrefix in pkg/operator/controller/garden/garden at Gardener
+	// v1.120.0); the Secret is the Etcd's own, named without a namespace.
 	assert.Equal(t, map[string]any{
-		"provider": "gcp", "container": "b", "prefix": "virtual-garden-etcd-main",
-		"secretRef": map[string]any{"name": "creds", "namespace": "garden"},
+		"provider": "gcp", "container": "b", "prefix": "virtual-garden-etcd-main/etcd-main",
+		"secretRef": map[string]any{"name": "creds"},
 	}, b["store"])
 	assert.Equal(t, "allowed", s["labels"].(map[string]any)["networking.gardener.cloud/to-public-networks"])
+}
+
+// TestShootBackupFolder: a shoot's snapshots go to its BackupEntry's folder, then etcd-main
+// (pkg/component/etcd/etcd/etcd.go, pkg/gardenlet/operation/botanist/etcd.go at Gardener
+// v1.120.0).
+func TestShootBackupFolder(t *testing.T) {
+	store := spec(t, shootValues(Values{Role: RoleMain, Backup: shootBackup()}))["backup"].(map[string]any)["store"].(map[string]any)
+	assert.Equal(t, "shoot--dev--a--0c5c6a2e-1d2b-4e5f-8a9b-0123456789ab/etcd-main", store["prefix"])
+	assert.Equal(t, "seed-a", store["container"])
+	assert.Equal(t, map[string]any{"name": "etcd-backup"}, store["secretRef"])
+	assert.Equal(t, "x/etcd-main", StorePrefix("x", RoleMain))
 }
 
 func TestNoBackupWithoutConfiguration(t *testing.T) {
 	b := spec(t, values(Values{Role: RoleMain}))["backup"].(map[string]any)
 	assert.NotContains(t, b, "store")
 	assert.NotContains(t, b, "fullSnapshotSchedule")
+	assert.NotContains(t, b, "deltaSnapshotPeriod")
+	// Gardener configures the sidecar's garbage collection and compression without a store too
+	// (pkg/component/etcd/etcd/etcd.go at Gardener v1.120.0).
+	assert.Equal(t, "12h0m0s", b["garbageCollectionPeriod"])
+	assert.Equal(t, map[string]any{"enabled": true, "policy": "gzip"}, b["compression"])
 }
 
 func TestStorageDefaults(t *testing.T) {
@@ -209,14 +243,19 @@ func TestStorageDefaults(t *testing.T) {
 	assert.NotContains(t, spec(t, values(Values{Role: RoleEvents})), "storageClass")
 }
 
-func TestSelectorIsSubsetOfPodLabels(t *testing.T) {
-	s := spec(t, values(Values{Role: RoleMain, HighAvailability: true}))
-	labels := s["labels"].(map[string]any)
-	for k, v := range s["selector"].(map[string]any)["matchLabels"].(map[string]any) {
-		assert.Equal(t, v, labels[k], k)
+// TestSelector: Gardener's Etcd selector is app etcd-statefulset, the role and
+// gardener.cloud/role controlplane, all of them pod labels (pkg/component/etcd/etcd/etcd.go at
+// Gardener v1.120.0), the same for the virtual garden's and a shoot's.
+func TestSelector(t *testing.T) {
+	for _, v := range []Values{values(Values{Role: RoleMain, HighAvailability: true}), shootValues(Values{Role: RoleEvents})} {
+		s := spec(t, v)
+		selector := s["selector"].(map[string]any)["matchLabels"].(map[string]any)
+		assert.Equal(t, map[string]any{"app": "etcd-statefulset", "role": v.Role, "gardener.cloud/role": "controlplane"}, selector)
+		labels := s["labels"].(map[string]any)
+		for k, val := range selector {
+			assert.Equal(t, val, labels[k], k)
+		}
 	}
-	assert.Equal(t, "etcd-statefulset", labels["app"])
-	assert.Equal(t, "main", labels["role"])
 }
 
 func TestNames(t *testing.T) {

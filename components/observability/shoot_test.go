@@ -97,8 +97,8 @@ func TestShootScrapeTargets(t *testing.T) {
 		"shoot-machine-controller-manager": {"app": "kubernetes", "role": "machine-controller-manager"},
 		"shoot-cluster-autoscaler":         {"app": "kubernetes", "role": "cluster-autoscaler"},
 		"shoot-kube-state-metrics":         {"app": "kube-state-metrics"},
-		"shoot-etcd-main":                  {"app": "etcd-statefulset", "role": "main", "name": "etcd-main"},
-		"shoot-etcd-events":                {"app": "etcd-statefulset", "role": "events", "name": "etcd-events"},
+		"shoot-etcd-main":                  {"app": "etcd-statefulset", "role": "main", "gardener.cloud/role": "controlplane"},
+		"shoot-etcd-events":                {"app": "etcd-statefulset", "role": "events", "gardener.cloud/role": "controlplane"},
 	}
 	for name, want := range selectors {
 		kind := "ServiceMonitor"

@@ -61,13 +61,13 @@ func scrapeTargets(v ShootValues) []*unstructured.Unstructured {
 	return out
 }
 
-// etcdMonitor scrapes one etcd's members on the client port, which serves the basic metrics
-// (components/etcd sets metrics: basic). The client Service is etcd-druid's, whose labels the
+// etcdMonitor scrapes one etcd's members on the client port, which serves their metrics
+// (components/etcd sets metrics: extensive for main, basic for events). The client Service is etcd-druid's, whose labels the
 // documents do not give, so a PodMonitor selects the pods by the labels the Etcd resource
 // gives them; the port is selected by number, as druid's port names are not documented either.
 func etcdMonitor(v ShootValues, role string) *unstructured.Unstructured {
 	spec := map[string]any{
-		"selector": map[string]any{"matchLabels": kube.AnyMap(etcd.SelectorLabels("", role))},
+		"selector": map[string]any{"matchLabels": kube.AnyMap(etcd.SelectorLabels(role))},
 		"podMetricsEndpoints": []any{map[string]any{
 			"targetPort": int64(etcdClientPort),
 			"scheme":     "https",
