@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/components/cloudprofile"
 	"github.com/declarative-gardener/gardener/components/clusterautoscaler"
@@ -527,7 +528,9 @@ func TestEveryTypeRendersItsDefaultsAlike(t *testing.T) {
 			config, diags := hcldec.Decode(f.Body, s.Body.Spec(), referenceContext())
 			require.False(t, diags.HasErrors(), diags.Error())
 
-			in := render.Input{Landscape: "landscape", Address: "component." + c.typ + ".test", Name: "test", Dir: c.dir, Now: now, Config: config}
+			// The Shoot of a shoot block exists, so that the parts its uid decides render now
+			// rather than as parts awaiting it, whose render functions do not compare.
+			in := render.Input{Landscape: "landscape", Address: "component." + c.typ + ".test", Name: "test", Dir: c.dir, Now: now, Config: config, Observe: existingShoot}
 			fromSchema, err := typ.Renderer()(in)
 			require.NoError(t, err, "rendered from the schema")
 			in.Config = cty.NilVal
@@ -536,6 +539,19 @@ func TestEveryTypeRendersItsDefaultsAlike(t *testing.T) {
 			assert.Equal(t, fromSchema, fromValues)
 		})
 	}
+}
+
+// existingShoot answers a render's reads with a Shoot named test, as gardener-apiserver holds it,
+// and with nothing else.
+func existingShoot(ref render.LiveRef) (*unstructured.Unstructured, error) {
+	if ref.Resource != "shoots" || ref.Name != "test" {
+		return nil, nil
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot"}}
+	u.SetNamespace(ref.Namespace)
+	u.SetName(ref.Name)
+	u.SetUID("0c5c6a2e-1d2b-4e5f-8a9b-0123456789ab")
+	return u, nil
 }
 
 func typeNamed(t *testing.T, name string) component.Type {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/clusterautoscaler"
 	"github.com/declarative-gardener/gardener/components/component"
-	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
@@ -179,53 +178,6 @@ func (b *builder) vpnSecrets() {
 	// kube-apiserver trusts for its APIService.
 	b.secret("metrics_server_tls", render.SecretSpec{Name: secretMetricsServer, Class: "server-cert", CommonName: "metrics-server",
 		DNSNames: kube.ServiceDNSNames("metrics-server", "kube-system"), CA: secretCA}, "ca")
-}
-
-// etcds: etcd-main and etcd-events, three members with high availability of either type
-// (Gardener's "Shoot High Availability" docs/usage/high-availability/shoot_high_availability.md),
-// gardener-system-500 (Gardener's "Priority Classes" docs/development/priority-classes.md).
-func (b *builder) etcds() error {
-	ha := b.highAvailability()
-	for _, role := range []string{etcd.RoleMain, etcd.RoleEvents} {
-		name := etcd.Name("", role)
-		server := "etcd-server-" + role
-		part := "etcd_" + role
-		b.secret(part+"_server_tls", render.SecretSpec{
-			Name: server, Class: "server-cert", CommonName: name,
-			DNSNames: append(kube.ServiceDNSNames(etcd.ClientServiceName("", role), b.ns), name+"-local"), CA: secretEtcdCA,
-		}, "ca_etcd")
-		deps := []string{"namespace", "etcd_client_tls", part + "_server_tls"}
-		vals := etcd.Type.Defaults()
-		vals.Cluster, vals.Namespace, vals.NamePrefix, vals.Role = decode.Cluster{Name: b.seed.Cluster}, b.ns, "", role
-		vals.HighAvailability, vals.PriorityClassName = ha, priorityclasses.System500
-		vals.CASecretName, vals.ServerTLSSecretName, vals.ClientTLSSecretName = secretEtcdCA, server, secretEtcdClient
-		vals.Hibernated = b.hibernated
-		if ha {
-			peer := "etcd-peer-server-" + role
-			b.secret(part+"_peer_tls", render.SecretSpec{
-				Name: peer, Class: "server-cert", CommonName: name + "-peer",
-				DNSNames: []string{"*." + name + "-peer", "*." + name + "-peer." + b.ns, "*." + name + "-peer." + b.ns + ".svc"}, CA: secretEtcdPeerCA,
-			}, "ca_etcd_peer")
-			vals.PeerCASecretName, vals.PeerTLSSecretName = secretEtcdPeerCA, peer
-			deps = append(deps, part+"_peer_tls")
-		}
-		// Backups go to the seed's bucket through the shoot's BackupEntry, whose controller
-		// writes the etcd-backup Secret (Gardener's "BackupEntry"
-		// docs/extensions/resources/backupentry.md); only main is backed up (Gardener's "ControlPlane
-		// Webhooks" docs/extensions/controlplane-webhooks.md).
-		if role == etcd.RoleMain && b.seed.BackupProvider != "" {
-			backup := etcd.BackupDefaults()
-			backup.Provider, backup.BucketName, backup.SecretRef = b.seed.BackupProvider, seed.BackupBucketName(b.seed.Name), "etcd-backup"
-			vals.Backup = &backup
-			deps = append(deps, "backup_entry")
-		}
-		objs, err := etcd.Objects(vals)
-		if err != nil {
-			return fmt.Errorf("etcd %s: %w", role, err)
-		}
-		b.addScaled(part, "etcd", objs, deps...)
-	}
-	return nil
 }
 
 // kubeAPIServer: the shoot's API server after its etcds (Gardener's

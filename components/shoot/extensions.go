@@ -128,9 +128,6 @@ func (b *builder) extensionResources() error {
 	}
 	workers := len(b.v.Workers) > 0
 	resources := []resource{
-		// The etcd backups' entry in the seed's bucket, before etcd-main (Gardener's "BackupEntry"
-		// docs/extensions/resources/backupentry.md).
-		{part: "backup_entry", f: shootextensions.BackupEntry, deps: []string{"cluster"}},
 		{part: "infrastructure", f: shootextensions.Infrastructure, deps: []string{"cluster", "cloudprovider"}},
 		{part: "extensions_before_kube_apiserver", f: step(shootextensions.BeforeKubeAPIServer, false), scaled: true, deps: []string{"cluster"}},
 		{part: "extensions_before_kube_apiserver" + deletedAfterSuffix, f: step(shootextensions.BeforeKubeAPIServer, true), scaled: true, deps: []string{"cluster"}},
@@ -142,6 +139,21 @@ func (b *builder) extensionResources() error {
 		{part: "network", f: shootextensions.Network, deps: []string{"cluster", "kube_apiserver"}},
 		{part: "operating_system_configs", f: shootextensions.OperatingSystemConfigs, deps: []string{"cluster", "kube_apiserver"}},
 		{part: "container_runtimes", f: shootextensions.ContainerRuntimes, deps: []string{"cluster", "worker"}},
+	}
+	if ev.Backup != nil {
+		// The etcd backups' entry in the seed's bucket, before etcd-main (Gardener's "BackupEntry"
+		// docs/extensions/resources/backupentry.md), named <technical ID>--<uid> as gardenlet names
+		// it (pkg/gardenlet/operation/botanist/backupentry.go at Gardener v1.120.0): the
+		// extension controller finds the control-plane namespace for the etcd-backup Secret by
+		// cutting the uid off the name, and removes the entry's folder of the bucket with it.
+		err := b.addIdentified("backup_entry", "manifests", false, []string{"cluster"}, func(id shootIdentity) ([]render.Object, error) {
+			entry := ev
+			entry.UID = id.uid
+			return shootextensions.BackupEntry(entry)
+		})
+		if err != nil {
+			return err
+		}
 	}
 	for _, r := range resources {
 		objs, err := build(r.f)

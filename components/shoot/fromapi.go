@@ -49,7 +49,7 @@ func RenderFromAPI(in render.Input, live *unstructured.Unstructured, c APIContex
 	if err != nil {
 		return nil, err
 	}
-	b.fromAPI = true
+	b.fromAPI, b.apiShoot = true, live
 	return b.render(in)
 }
 

@@ -52,15 +52,16 @@ func TestRenderFromAPIRendersWhatTheBlockRenders(t *testing.T) {
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {
 			v := values(mutate)
-			declared := parts(t, v)
+			declared := byName(t, newParts(t, v))
 			live := apiShoot(t, v)
-			out, err := RenderFromAPI(render.Input{Name: "dev", Now: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC),
+			in := render.Input{Name: "dev", Now: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC),
 				Observe: func(ref render.LiveRef) (*unstructured.Unstructured, error) {
 					if ref.Resource == "shoots" && ref.Name == "dev" {
 						return live, nil
 					}
 					return nil, nil
-				}}, live, APIContext{
+				}}
+			out, err := RenderFromAPI(in, live, APIContext{
 				Project: "local", Seed: *v.Seed, InternalDomain: v.InternalDomain, DefaultDomain: v.DefaultDomain,
 				ExtensionLifecycles: v.ExtensionLifecycles,
 			})
@@ -74,7 +75,8 @@ func TestRenderFromAPIRendersWhatTheBlockRenders(t *testing.T) {
 			require.ElementsMatch(t, keys(declared), keys(got))
 			for name, want := range declared {
 				p := got[name]
-				assert.Equal(t, want.Objects, p.Objects, name)
+				// What the Shoot's uid decides, a shoot block renders once its Shoot exists.
+				assert.Equal(t, awaitedObjects(t, want, in), p.Objects, name)
 				assert.Equal(t, want.Secret, p.Secret, name)
 				assert.Equal(t, want.Copy, p.Copy, name)
 				assert.NotContains(t, p.DependsOn, "shoot", name)

@@ -35,7 +35,7 @@ func nightly(enabled bool) *Hibernation {
 func liveShoot(t *testing.T, declared string, enabled bool, lastTrigger string, mutate ...func(*unstructured.Unstructured)) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
-		"metadata": map[string]any{"name": "dev", "namespace": "garden-dev", "generation": int64(3)},
+		"metadata": map[string]any{"name": "dev", "namespace": "garden-dev", "generation": int64(3), "uid": "7d2b3c4e-0000-4000-8000-000000000003"},
 		"spec": map[string]any{"hibernation": map[string]any{"enabled": enabled, "schedules": []any{
 			map[string]any{"start": "0 20 * * *", "end": "0 6 * * *", "location": "Europe/Berlin"},
 		}}},

@@ -9,7 +9,9 @@
 //     binding names, Gardener's "Infrastructure" docs/extensions/resources/infrastructure.md) and
 //     the generated certificates and keys;
 //  2. the BackupEntry (on seeds with backup), etcd-main and etcd-events, the Infrastructure and
-//     the Extensions whose registration reconciles them BeforeKubeAPIServer;
+//     the Extensions whose registration reconciles them BeforeKubeAPIServer; what the Shoot's uid
+//     decides (the BackupEntry's name, the etcd backup folder, the etcd schedules) is rendered
+//     once the Shoot exists (identity.go);
 //  3. kube-apiserver (after its etcds, Gardener's "Secrets Management"
 //     docs/development/secrets_management.md) exposed through the seed's Istio ingress gateway by
 //     SNI; vpn-seed-server beside it;
@@ -53,6 +55,7 @@ import (
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/component"
@@ -124,6 +127,7 @@ func (b *builder) render(in render.Input) (*render.Output, error) {
 	b.hibernated, b.shootHibernated = b.hibernation.enabled, b.hibernation.onShoot
 	b.window = decideWindow(v.Maintenance, live, in.Now)
 	b.operation = decideOperation(live)
+	b.liveShoot = live
 	tasks := maintenanceTasks(b.seed.ShootLoops.MaintenanceRestartControlPlane, b.seed.ShootLoops.MaintenanceRestartCoreAddons)
 	if b.maintenance, err = b.decideVersions(in, live, tasks); err != nil {
 		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
@@ -145,7 +149,11 @@ func (b *builder) render(in render.Input) (*render.Output, error) {
 	for _, group := range [][]render.Prediction{b.hibernationPredictions(), b.maintenancePredictions(), b.retryPredictions(), b.lifetimePredictions()} {
 		out.Predictions = append(out.Predictions, group...)
 	}
-	notices := append([]string{b.lifetime.notice}, b.maintenance.notices...)
+	backupMove, err := b.backupMoveNotice(in)
+	if err != nil {
+		return nil, fmt.Errorf("shoot %s: read the live etcd-main: %w", b.name, err)
+	}
+	notices := append([]string{b.lifetime.notice, backupMove}, b.maintenance.notices...)
 	notices = append(notices, b.operation.notice(v.Maintenance != nil && v.Maintenance.ConfineSpecUpdateRollout))
 	for _, n := range notices {
 		if n != "" {
@@ -234,6 +242,11 @@ type builder struct {
 	// fromAPI is set for a Shoot a user created through the Gardener API (RenderFromAPI): the
 	// Shoot is theirs, so the builder renders only its control plane, from the Shoot as it is.
 	fromAPI bool
+	// liveShoot is the Shoot as the plan read it, nil before it exists; apiShoot is the Shoot a
+	// user created through the API (RenderFromAPI).
+	liveShoot, apiShoot *unstructured.Unstructured
+	// identity is the Shoot's uid, creation time and window (decideIdentity).
+	identity shootIdentity
 }
 
 func newBuilder(name string, v Values) (*builder, error) {
@@ -299,6 +312,7 @@ func newBuilder(name string, v Values) (*builder, error) {
 
 func (b *builder) build() error {
 	b.defaultAsTheAPI()
+	b.decideIdentity(b.liveShoot)
 	steps := []func() error{b.registration, b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.publication, b.afterTheShoot, b.confineToWindow}
 	for _, step := range steps {
 		if err := step(); err != nil {

@@ -66,10 +66,22 @@ func workerless(v *Values) {
 	v.Provider.SSHAccessEnabled = &sshByDefault
 }
 
+// parts are the parts of the shoot block dev as apply renders them: those that wait for the
+// Shoot are rendered once it exists (asApplied). newParts are the parts before the Shoot exists.
 func parts(t *testing.T, v Values) map[string]render.Component {
+	t.Helper()
+	return byName(t, asApplied(t, newParts(t, v)))
+}
+
+func newParts(t *testing.T, v Values) []render.Component {
 	t.Helper()
 	ps, err := Parts("dev", v)
 	require.NoError(t, err)
+	return ps
+}
+
+func byName(t *testing.T, ps []render.Component) map[string]render.Component {
+	t.Helper()
 	out := map[string]render.Component{}
 	for _, p := range ps {
 		require.NotContains(t, out, p.Name, "part names are unique")
@@ -131,11 +143,10 @@ func TestShootGolden(t *testing.T) {
 		"multi-zone-1":  values(func(v *Values) { v.Seed = seedRef("a", "b", "c") }),
 		"dns":           values(withDNS),
 		"observability": values(func(v *Values) { v.Seed.Observability = SeedObservability{Enabled: true, LoggingEnabled: true} }),
+		"backup":        values(withBackup),
 	} {
 		t.Run(name, func(t *testing.T) {
-			ps, err := Parts("dev", v)
-			require.NoError(t, err)
-			golden.AssertBytes(t, name+".txt", rendertest.Parts(t, ps))
+			golden.AssertBytes(t, name+".txt", rendertest.Parts(t, asApplied(t, newParts(t, v))))
 		})
 	}
 }
@@ -492,12 +503,13 @@ func TestProjectNamespace(t *testing.T) {
 	assert.Equal(t, "garden", ProjectNamespace("garden"))
 }
 
-// On a seed with backup the shoot's BackupEntry comes before etcd-main, whose backups go to the
-// seed's bucket (Gardener's "BackupEntry" docs/extensions/resources/backupentry.md); only main is
-// backed up (Gardener's docs/extensions/controlplane-webhooks.md).
+// On a seed with backup the shoot's BackupEntry, <technical ID>--<uid>, comes before etcd-main,
+// whose backups go to the seed's bucket (Gardener's "BackupEntry"
+// docs/extensions/resources/backupentry.md, pkg/gardenlet/operation/botanist/backupentry.go at
+// Gardener v1.120.0); only main is backed up (Gardener's docs/extensions/controlplane-webhooks.md).
 func TestBackupEntry(t *testing.T) {
-	ps := parts(t, values(func(v *Values) { v.Seed.BackupProvider, v.Seed.BackupRegion = "aws", "eu-west-1" }))
-	entry := find(t, ps["backup_entry"], "BackupEntry", "shoot--local--dev")
+	ps := parts(t, values(withBackup))
+	entry := find(t, ps["backup_entry"], "BackupEntry", "shoot--local--dev--"+exampleUID)
 	spec, _, _ := unstructured.NestedMap(entry.Object, "spec")
 	assert.Equal(t, "seed-local", spec["bucketName"])
 	assert.Equal(t, map[string]any{"name": "bucket-seed-local", "namespace": "garden"}, spec["secretRef"])
@@ -821,7 +833,7 @@ func TestConfineSpecUpdateRollout(t *testing.T) {
 // released to gardenlet, not deleted.
 func TestShootOnAGardenletSeed(t *testing.T) {
 	v := values(func(v *Values) { withDNS(v); seed := *v.Seed; seed.ManagedBy = "gardenlet"; v.Seed = &seed })
-	out, err := Type.Render(render.Input{Name: "dev"}, v)
+	out, err := Type.Render(render.Input{Name: "dev", Observe: observingShoots(existingShoot("dev", exampleUID))}, v)
 	require.NoError(t, err)
 	require.Len(t, out.Components, 1)
 	assert.Equal(t, "shoot", out.Components[0].Name)
