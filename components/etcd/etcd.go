@@ -75,6 +75,14 @@ type Values struct {
 	// decides how the client Service asks for topology-aware routing; "" means a version before
 	// 1.31.
 	RuntimeKubernetesVersion string `json:"runtime_kubernetes_version"`
+	// EvictionRequirement says when the VPA may evict members to scale them down: never or
+	// in-maintenance-window-only; "" means never for main and in the maintenance window for
+	// events, as gardener-operator has it for the virtual garden.
+	EvictionRequirement string `json:"eviction_requirement"`
+	// MaintenanceWindowBegin and MaintenanceWindowEnd are the owner's maintenance window
+	// (HHMMSS+HHMM), which an in-window eviction requirement names.
+	MaintenanceWindowBegin string `json:"maintenance_window_begin"`
+	MaintenanceWindowEnd   string `json:"maintenance_window_end"`
 	// Backup configures snapshots to an object store; only the main etcd is backed up
 	// (Gardener's docs/concepts/etcd.md). Nil means no backup.
 	Backup *Backup `json:"backup"`
@@ -182,7 +190,7 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	}, nil
 }
 
-// Objects renders the Etcd resource as Gardener deploys it (pkg/component/etcd/etcd/etcd.go at
+// Objects renders the Etcd resource and its VerticalPodAutoscaler as Gardener deploys them (pkg/component/etcd/etcd/etcd.go at
 // Gardener v1.120.0), but for the operation annotation: the engine's etcd-druid reconciles every
 // spec change by itself (components/etcddruid), where Gardener's is told to by
 // gardener.cloud/operation=reconcile, which druid removes again and a declarative apply would put
@@ -236,7 +244,11 @@ func Objects(v Values) ([]render.Object, error) {
 	if !important {
 		u.SetAnnotations(map[string]string{AnnotationAllowUnhealthyPodEviction: ""})
 	}
-	return kube.On(v.Cluster.Name, "", u), nil
+	vpa, err := verticalPodAutoscaler(v, name)
+	if err != nil {
+		return nil, err
+	}
+	return kube.On(v.Cluster.Name, "", u, vpa), nil
 }
 
 // SelectorLabels are the Etcd's selector: app etcd-statefulset, the role, and gardener.cloud/role

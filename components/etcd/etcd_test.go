@@ -91,10 +91,11 @@ func TestObjectsGolden(t *testing.T) {
 	}
 }
 
-// TestObjectsValidateAgainstCRD checks every rendered Etcd against the embedded CRD's schema:
-// no field the schema would prune, no value it would reject.
-func TestObjectsValidateAgainstCRD(t *testing.T) {
-	crd, err := crds.Get("etcds.druid.gardener.cloud")
+// crdValidator checks objects against the schema of an embedded CRD: no field the schema would
+// prune, no value it would reject.
+func crdValidator(t *testing.T, name string) func(t *testing.T, obj map[string]any) {
+	t.Helper()
+	crd, err := crds.Get(name)
 	require.NoError(t, err)
 	internal := &apiextensions.JSONSchemaProps{}
 	require.NoError(t, apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(crd.Spec.Versions[0].Schema.OpenAPIV3Schema, internal, nil))
@@ -102,15 +103,28 @@ func TestObjectsValidateAgainstCRD(t *testing.T) {
 	require.NoError(t, err)
 	validator, _, err := validation.NewSchemaValidator(internal)
 	require.NoError(t, err)
+	return func(t *testing.T, obj map[string]any) {
+		obj = runtime.DeepCopyJSON(obj)
+		pruned := pruning.PruneWithOptions(obj, structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+		assert.Empty(t, pruned, "fields unknown to the CRD %s", name)
+		assert.Empty(t, validation.ValidateCustomResource(field.NewPath(""), obj, validator))
+	}
+}
+
+// TestObjectsValidateAgainstCRD checks every rendered Etcd and VerticalPodAutoscaler against the
+// embedded CRDs.
+func TestObjectsValidateAgainstCRD(t *testing.T) {
+	etcds := crdValidator(t, "etcds.druid.gardener.cloud")
+	vpas := crdValidator(t, "verticalpodautoscalers.autoscaling.k8s.io")
 	for name, v := range cases() {
 		t.Run(name, func(t *testing.T) {
 			objs, err := Objects(v)
 			require.NoError(t, err)
-			require.Len(t, objs, 1)
-			obj := runtime.DeepCopyJSON(objs[0].Object.Object)
-			pruned := pruning.PruneWithOptions(obj, structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
-			assert.Empty(t, pruned, "fields unknown to the CRD")
-			assert.Empty(t, validation.ValidateCustomResource(field.NewPath(""), obj, validator))
+			require.Len(t, objs, 2)
+			assert.Equal(t, "Etcd", objs[0].Object.GetKind())
+			etcds(t, objs[0].Object.Object)
+			assert.Equal(t, "VerticalPodAutoscaler", objs[1].Object.GetKind())
+			vpas(t, objs[1].Object.Object)
 		})
 	}
 }
@@ -132,7 +146,7 @@ func spec(t *testing.T, v Values) map[string]any {
 	t.Helper()
 	objs, err := Objects(v)
 	require.NoError(t, err)
-	require.Len(t, objs, 1)
+	require.Equal(t, "Etcd", objs[0].Object.GetKind())
 	s, ok, err := unstructured.NestedMap(objs[0].Object.Object, "spec")
 	require.NoError(t, err)
 	require.True(t, ok)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func metadataAnnotations(t *testing.T, v Values) map[string]string {
@@ -180,4 +181,73 @@ func TestSchedule(t *testing.T) {
 	}
 	_, err := Schedule(Daily, "25:00", "220000+0000", "uid", created, InWindow)
 	assert.ErrorContains(t, err, `maintenance window begin "25:00" is not HHMMSS+HHMM`)
+}
+
+func vpaOf(t *testing.T, v Values) *unstructured.Unstructured {
+	t.Helper()
+	objs, err := Objects(v)
+	require.NoError(t, err)
+	require.Len(t, objs, 2)
+	require.Equal(t, "VerticalPodAutoscaler", objs[1].Object.GetKind())
+	return objs[1].Object
+}
+
+// TestVerticalPodAutoscaler: each etcd has a VPA of its own name that scales the etcd container's
+// requests from a class-dependent minimum and leaves backup-restore alone, with the eviction
+// requirement gardener-resource-manager enforces (reconcileVerticalPodAutoscaler in
+// pkg/component/etcd/etcd/etcd.go and etcd_test.go at Gardener v1.120.0; the virtual garden's
+// requirements from pkg/operator/controller/garden/garden/components.go).
+func TestVerticalPodAutoscaler(t *testing.T) {
+	window := func(v Values) Values {
+		v.MaintenanceWindowBegin, v.MaintenanceWindowEnd = "140000+0000", "150000+0000"
+		return v
+	}
+	for _, tc := range []struct {
+		name        string
+		v           Values
+		vpaName     string
+		minMemory   string
+		labels      map[string]string
+		annotations map[string]string
+	}{
+		{"garden main: never", values(Values{Role: RoleMain}), "virtual-garden-etcd-main", "300M",
+			map[string]string{"role": "etcd-vpa-main", "autoscaling.gardener.cloud/eviction-requirements": "managed-by-controller"},
+			map[string]string{"eviction-requirements.autoscaling.gardener.cloud/downscale-restriction": "never"}},
+		{"garden events: in the window", window(values(Values{Role: RoleEvents})), "virtual-garden-etcd-events", "60M",
+			map[string]string{"role": "etcd-vpa-events", "autoscaling.gardener.cloud/eviction-requirements": "managed-by-controller"},
+			map[string]string{
+				"eviction-requirements.autoscaling.gardener.cloud/downscale-restriction": "in-maintenance-window-only",
+				"shoot.gardener.cloud/maintenance-window":                                "140000+0000,150000+0000",
+			}},
+		{"in the window, but without one: no requirement", values(Values{Role: RoleEvents}), "virtual-garden-etcd-events", "60M",
+			map[string]string{"role": "etcd-vpa-events"}, nil},
+		{"shoot main of a production shoot", shootValues(Values{Role: RoleMain, EvictionRequirement: EvictionNever}), "etcd-main", "300M",
+			map[string]string{"role": "etcd-vpa-main", "autoscaling.gardener.cloud/eviction-requirements": "managed-by-controller"},
+			map[string]string{"eviction-requirements.autoscaling.gardener.cloud/downscale-restriction": "never"}},
+		{"shoot main of an evaluation shoot", window(shootValues(Values{Role: RoleMain, EvictionRequirement: EvictionInMaintenanceWindowOnly})), "etcd-main", "300M",
+			map[string]string{"role": "etcd-vpa-main", "autoscaling.gardener.cloud/eviction-requirements": "managed-by-controller"},
+			map[string]string{
+				"eviction-requirements.autoscaling.gardener.cloud/downscale-restriction": "in-maintenance-window-only",
+				"shoot.gardener.cloud/maintenance-window":                                "140000+0000,150000+0000",
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vpa := vpaOf(t, tc.v)
+			assert.Equal(t, tc.vpaName, vpa.GetName())
+			assert.Equal(t, tc.v.Namespace, vpa.GetNamespace())
+			assert.Equal(t, tc.labels, vpa.GetLabels())
+			assert.Equal(t, tc.annotations, vpa.GetAnnotations())
+			spec, _, _ := unstructured.NestedMap(vpa.Object, "spec")
+			assert.Equal(t, map[string]any{
+				"targetRef":    map[string]any{"apiVersion": "druid.gardener.cloud/v1alpha1", "kind": "Etcd", "name": tc.vpaName},
+				"updatePolicy": map[string]any{"updateMode": "Auto"},
+				"resourcePolicy": map[string]any{"containerPolicies": []any{
+					map[string]any{"containerName": "etcd", "minAllowed": map[string]any{"memory": tc.minMemory}, "controlledValues": "RequestsOnly", "mode": "Auto"},
+					map[string]any{"containerName": "backup-restore", "mode": "Off", "controlledValues": "RequestsOnly"},
+				}},
+			}, spec)
+		})
+	}
+	_, err := Objects(shootValues(Values{Role: RoleMain, EvictionRequirement: "always"}))
+	assert.ErrorContains(t, err, `eviction requirement "always" is not one of never, in-maintenance-window-only`)
 }

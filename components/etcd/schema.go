@@ -10,15 +10,15 @@ import (
 
 // typeSchema is the component type for one etcd cluster managed by etcd-druid through an Etcd resource:
 // the virtual garden's virtual-garden-etcd-main and virtual-garden-etcd-events (Gardener's
-// "Gardener Operator" docs/concepts/operator.md), and later the etcds of shoot control planes in
-// seeds.
+// "Gardener Operator" docs/concepts/operator.md), and the etcds of shoot control planes in seeds,
+// which the shoot composite renders through Objects.
 func typeSchema() *schema.Schema {
 	return &schema.Schema{
 		Kind: schema.KindComponent,
 		Type: "etcd",
-		Description: "One etcd cluster as an etcd-druid Etcd resource, from which etcd-druid builds a StatefulSet, its client Service " +
+		Description: "One etcd cluster as an etcd-druid Etcd resource and its VerticalPodAutoscaler; etcd-druid builds a StatefulSet, its client Service " +
 			"<prefix>etcd-<role>-client and the volumes. The main etcd stores every resource and is backed up; the events etcd " +
-			"stores Kubernetes events only. With high availability it runs three members spread over nodes and zones. " +
+			"stores Kubernetes events only. With high availability it runs three members, which gardener-resource-manager spreads over nodes and zones. " +
 			"etcd-druid must run in the cluster and reconcile Etcd specs on change.",
 		Body: schema.Body{
 			Attributes: []schema.Attribute{
@@ -39,6 +39,9 @@ func typeSchema() *schema.Schema {
 				{Name: "peer_tls_secret_name", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "Secret with the members' peer certificate (tls.crt, tls.key), used with high availability; etcd-peer-server-<role> when unset."},
 				{Name: "defragmentation_schedule", Type: cty.String, Description: "Cron schedule (UTC) of database defragmentation; daily at 01:00 for main and 01:30 for events when unset. A shoot's etcds defragment every third day at a minute of its maintenance window."},
 				{Name: "topology_aware_routing", Type: cty.Bool, Default: cty.False, Description: "Whether the client Service prefers members in the caller's zone."},
+				{Name: "eviction_requirement", Type: cty.String, AllowedValues: []string{"never", "in-maintenance-window-only"}, Description: "When the VerticalPodAutoscaler may evict members to scale them down; never for main and in the maintenance window for events when unset."},
+				{Name: "maintenance_window_begin", Type: cty.String, Checks: attr.Checks(schema.TimeWindow()), Description: "Start of the owner's daily maintenance window (HHMMSS+HHMM), in which an in-window eviction requirement lets the VerticalPodAutoscaler evict."},
+				{Name: "maintenance_window_end", Type: cty.String, Checks: attr.Checks(schema.TimeWindow()), Description: "End of the owner's daily maintenance window (HHMMSS+HHMM)."},
 				{Name: "runtime_kubernetes_version", Type: cty.String, Description: "Kubernetes version of the cluster the etcd runs in, which decides how the client Service asks for topology-aware routing: traffic distribution from 1.31 on, the topology-mode annotation before (and when unset)."},
 			},
 			Blocks: []schema.Block{{

@@ -46,6 +46,10 @@ func (g *builder) virtualGarden() error {
 		vals.Cluster, vals.Namespace, vals.NamePrefix, vals.Role, vals.HighAvailability, vals.Images = runtime, Namespace, p, role, ha, images
 		vals.CASecretName, vals.ServerTLSSecretName, vals.ClientTLSSecretName = secretEtcdCA, serverSecret, secretEtcdClient
 		vals.TopologyAwareRouting = g.topologyAwareRouting()
+		if m := vc.Maintenance; m != nil {
+			// The window in which the events etcd's VPA may scale it down (components/etcd).
+			vals.MaintenanceWindowBegin, vals.MaintenanceWindowEnd = m.TimeWindowBegin, m.TimeWindowEnd
+		}
 		if ha {
 			peer := "etcd-peer-server-" + role
 			g.secret("etcd_peer_"+role+"_tls", render.SecretSpec{

@@ -77,7 +77,7 @@ func (b *builder) etcds() error {
 
 // placeEtcd completes an etcd's values with what the Shoot's identity decides, as gardenlet does
 // (pkg/gardenlet/operation/botanist/etcd.go at Gardener v1.120.0): defragmentation every third day
-// at a minute of the maintenance window; for main with backup, the shoot's own folder of the
+// at a minute of the maintenance window, the VPA's eviction requirement with the window; for main with backup, the shoot's own folder of the
 // seed's bucket, named after its BackupEntry (<technical ID>--<uid>), so that no two shoots ever
 // share snapshots, and a daily full snapshot in the hour before the window.
 func (b *builder) placeEtcd(v etcd.Values, id shootIdentity, backup bool) (etcd.Values, error) {
@@ -86,6 +86,8 @@ func (b *builder) placeEtcd(v etcd.Values, id shootIdentity, backup bool) (etcd.
 		return v, err
 	}
 	v.DefragmentationSchedule = defrag
+	v.EvictionRequirement = b.etcdEvictionRequirement(v.Role, id)
+	v.MaintenanceWindowBegin, v.MaintenanceWindowEnd = id.begin, id.end
 	if !backup {
 		return v, nil
 	}
@@ -98,6 +100,20 @@ func (b *builder) placeEtcd(v etcd.Values, id shootIdentity, backup bool) (etcd.
 	store.Prefix, store.FullSnapshotSchedule = shootextensions.BackupEntryName(b.ns, id.uid), full
 	v.Backup = &store
 	return v, nil
+}
+
+// etcdEvictionRequirement is when the VPA of an etcd may evict its members to scale them down
+// (getEvictionRequirement in pkg/gardenlet/operation/botanist/etcd.go at Gardener v1.120.0):
+// never for main of a production or infrastructure shoot, or of any etcd of a Shoot with the
+// scale-down-disabled annotation; otherwise only in the maintenance window.
+func (b *builder) etcdEvictionRequirement(role string, id shootIdentity) string {
+	if role == etcd.RoleMain && (b.v.Purpose == "production" || b.v.Purpose == "infrastructure") {
+		return etcd.EvictionNever
+	}
+	if id.scaleDownDisabled {
+		return etcd.EvictionNever
+	}
+	return etcd.EvictionInMaintenanceWindowOnly
 }
 
 // backupMoveNotice says, when the live etcd-main writes its snapshots elsewhere than the shoot's

@@ -21,7 +21,15 @@ type shootIdentity struct {
 	created time.Time
 	// begin and end are the Shoot's maintenance window.
 	begin, end string
+	// scaleDownDisabled is the Shoot's annotation that keeps the control plane from being scaled
+	// down (ShootAlphaControlPlaneScaleDownDisabled in pkg/apis/core/v1beta1/constants).
+	scaleDownDisabled bool
 }
+
+// AnnotationScaleDownDisabled on a Shoot keeps the VPAs of its etcds, kube-apiserver and
+// kube-controller-manager from scaling them down (pkg/apis/core/v1beta1/constants at Gardener
+// v1.120.0).
+const AnnotationScaleDownDisabled = "alpha.control-plane.scaling.shoot.gardener.cloud/scale-down-disabled"
 
 // known reports whether the identity is complete: a Shoot a landscape declares has none before
 // its first apply creates it.
@@ -39,7 +47,8 @@ func identityOf(live *unstructured.Unstructured, begin, end string) shootIdentit
 	if uid == "" {
 		uid = string(live.GetUID())
 	}
-	return shootIdentity{uid: uid, created: live.GetCreationTimestamp().Time, begin: begin, end: end}
+	_, scaleDownDisabled := live.GetAnnotations()[AnnotationScaleDownDisabled]
+	return shootIdentity{uid: uid, created: live.GetCreationTimestamp().Time, begin: begin, end: end, scaleDownDisabled: scaleDownDisabled}
 }
 
 // liveWindow is the maintenance window of a live Shoot.

@@ -236,3 +236,44 @@ func TestBackupMoveIsExplained(t *testing.T) {
 	assert.NotContains(t, strings.Join(render1(moved, nil), "\n"), "backups move", "nothing to say once they moved")
 	assert.NotContains(t, strings.Join(render1(nil, nil), "\n"), "backups move", "nor for a new etcd")
 }
+
+// TestEtcdEvictionRequirements: the VPA of a production or infrastructure shoot's etcd-main never
+// evicts to scale down, nor those of a Shoot with the scale-down-disabled annotation; the others
+// evict only in the Shoot's maintenance window (getEvictionRequirement in
+// pkg/gardenlet/operation/botanist/etcd.go at Gardener v1.120.0).
+func TestEtcdEvictionRequirements(t *testing.T) {
+	restriction := func(ps map[string]render.Component, role string) (string, string) {
+		vpa := find(t, ps["etcd_"+role], "VerticalPodAutoscaler", "etcd-"+role)
+		a := vpa.GetAnnotations()
+		return a["eviction-requirements.autoscaling.gardener.cloud/downscale-restriction"], a["shoot.gardener.cloud/maintenance-window"]
+	}
+	live := existingShoot("dev", exampleUID)
+	for _, tc := range []struct {
+		purpose            string
+		disabled           bool
+		wantMain, wantEvts string
+	}{
+		{"evaluation", false, "in-maintenance-window-only", "in-maintenance-window-only"},
+		{"production", false, "never", "in-maintenance-window-only"},
+		{"infrastructure", false, "never", "in-maintenance-window-only"},
+		{"development", true, "never", "never"},
+	} {
+		t.Run(tc.purpose, func(t *testing.T) {
+			l := live.DeepCopy()
+			if tc.disabled {
+				l.SetAnnotations(map[string]string{AnnotationScaleDownDisabled: "true"})
+			}
+			ps := partsOfExisting(t, "dev", values(func(v *Values) { v.Purpose = tc.purpose }), l)
+			main, mainWindow := restriction(ps, "main")
+			events, eventsWindow := restriction(ps, "events")
+			assert.Equal(t, tc.wantMain, main)
+			assert.Equal(t, tc.wantEvts, events)
+			if events == "in-maintenance-window-only" {
+				assert.Equal(t, exampleBegin+","+exampleEnd, eventsWindow, "the Shoot's window")
+			}
+			if main == "never" {
+				assert.Empty(t, mainWindow)
+			}
+		})
+	}
+}
