@@ -235,6 +235,8 @@ type: Opaque
 `, fields)
 }
 
+// etcd is an Etcd with the given spec. etcd-druid's CRD requires backup, etcd, labels and replicas,
+// and its replicas may only grow or drop to 0.
 func etcd(spec string) string {
 	return fmt.Sprintf(`
 apiVersion: druid.gardener.cloud/v1alpha1
@@ -428,13 +430,13 @@ spec:
 			desired: secret(`stringData: {password: secret}`)},
 		{name: "secret stringData changed", setup: []setupStep{apply(gardener, secret(`stringData: {password: secret}`))},
 			desired: secret(`stringData: {password: other}`), want: []string{".data[password]"}, sensitive: true},
-		{name: "etcd custom resource re-applied", setup: []setupStep{apply(gardener, etcd(`{replicas: 3, storageCapacity: 8Gi, labels: {app: etcd}}`))},
-			desired: etcd(`{replicas: 3, storageCapacity: 8Gi, labels: {app: etcd}}`)},
-		{name: "etcd custom resource spec changed", setup: []setupStep{apply(gardener, etcd(`{replicas: 3, labels: {app: etcd}, etcd: {clientPort: 2379}}`))},
-			desired: etcd(`{replicas: 1, labels: {app: etcd, role: main}, etcd: {clientPort: 2379, serverPort: 2380}}`),
+		{name: "etcd custom resource re-applied", setup: []setupStep{apply(gardener, etcd(`{replicas: 3, storageCapacity: 8Gi, labels: {app: etcd}, etcd: {}, backup: {}}`))},
+			desired: etcd(`{replicas: 3, storageCapacity: 8Gi, labels: {app: etcd}, etcd: {}, backup: {}}`)},
+		{name: "etcd custom resource spec changed", setup: []setupStep{apply(gardener, etcd(`{replicas: 1, labels: {app: etcd}, etcd: {clientPort: 2379}, backup: {}}`))},
+			desired: etcd(`{replicas: 3, labels: {app: etcd, role: main}, etcd: {clientPort: 2379, serverPort: 2380}, backup: {}}`),
 			want:    []string{".spec.etcd.serverPort", ".spec.labels[role]", ".spec.replicas"}},
-		{name: "custom resource quantity is stored as written", setup: []setupStep{apply(gardener, etcd(`{replicas: 3, storageCapacity: 8Gi}`))},
-			desired: etcd(`{replicas: 3, storageCapacity: 8192Mi}`), want: []string{".spec.storageCapacity"}},
+		{name: "custom resource quantity is stored as written", setup: []setupStep{apply(gardener, etcd(`{replicas: 3, storageCapacity: 8Gi, labels: {app: etcd}, etcd: {}, backup: {}}`))},
+			desired: etcd(`{replicas: 3, storageCapacity: 8192Mi, labels: {app: etcd}, etcd: {}, backup: {}}`), want: []string{".spec.storageCapacity"}},
 		{name: "custom resource keyed list and unknown fields", setup: []setupStep{apply(gardener, widget(`{region: eu, tags: [{name: a, value: "1"}], config: {x: {z: 1}}}`))},
 			desired: widget(`{region: eu, tags: [{name: a, value: "2"}, {name: b}], config: {x: {z: 2}}}`),
 			want:    []string{".spec.config.x.z", ".spec.tags[name=a].value", ".spec.tags[name=b]"}},

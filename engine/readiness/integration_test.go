@@ -209,7 +209,7 @@ func TestIntegrationEtcdBecomesReady(t *testing.T) {
 apiVersion: druid.gardener.cloud/v1alpha1
 kind: Etcd
 metadata: {name: virtual-garden-etcd-main}
-spec: {replicas: 1}`)
+spec: {replicas: 1, labels: {name: etcd}, etcd: {}, backup: {}}`)
 	assert.False(t, readiness.Check(created).Ready, "etcd-druid (kwok) has not reported yet")
 	require.NoError(t, readiness.Wait(e.ctx, e.client, []readiness.Target{e.target(etcdsGVR, "virtual-garden-etcd-main")},
 		readiness.WaitOptions{Timeout: 2 * time.Minute}))
