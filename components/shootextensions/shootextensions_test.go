@@ -1,6 +1,7 @@
 package shootextensions
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -140,6 +141,23 @@ func TestDocumentedFacts(t *testing.T) {
 	for _, pool := range []string{"cpu-worker", "arm"} {
 		assert.Equal(t, "provision", spec(t, rendertest.MustFind(t, objs, "OperatingSystemConfig", pool+"-init"), "purpose"))
 		assert.Equal(t, "reconcile", spec(t, rendertest.MustFind(t, objs, "OperatingSystemConfig", pool+"-original"), "purpose"))
+	}
+	// gardenlet writes inline file content base64-encoded with the encoding b64
+	// (pkg/component/extensions/operatingsystemconfig/nodeinit/nodeinit.go in gardener/gardener
+	// v1.120.0); the OperatingSystemConfig CRD requires the encoding.
+	inlineFiles := map[string]string{"cpu-worker-init": "/var/lib/gardener-node-agent/init.sh", "cpu-worker-original": "/var/lib/kubelet/config/kubelet"}
+	for osc, path := range inlineFiles {
+		var inline map[string]any
+		for _, f := range spec(t, rendertest.MustFind(t, objs, "OperatingSystemConfig", osc), "files").([]any) {
+			if f.(map[string]any)["path"] == path {
+				inline = f.(map[string]any)["content"].(map[string]any)["inline"].(map[string]any)
+			}
+		}
+		require.NotNil(t, inline, "%s: file %s", osc, path)
+		assert.Equal(t, "b64", inline["encoding"], osc)
+		decoded, err := base64.StdEncoding.DecodeString(inline["data"].(string))
+		require.NoError(t, err, osc)
+		assert.NotEmpty(t, decoded, osc)
 	}
 
 	w := rendertest.MustFind(t, objs, "Worker", "a")

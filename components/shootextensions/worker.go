@@ -1,6 +1,7 @@
 package shootextensions
 
 import (
+	"encoding/base64"
 	"fmt"
 
 	"github.com/declarative-gardener/gardener/components/images"
@@ -96,7 +97,7 @@ func OperatingSystemConfigs(v Values) ([]render.Object, error) {
 		}
 		provision["files"] = append([]any{
 			map[string]any{"path": nodeAgentDir + "/init.sh", "permissions": int64(0o755), "content": map[string]any{
-				"inline": map[string]any{"data": initScript},
+				"inline": inlineContent(initScript),
 			}},
 		}, agentFiles...)
 
@@ -110,7 +111,7 @@ func OperatingSystemConfigs(v Values) ([]render.Object, error) {
 				"imageRef": map[string]any{"image": kubelet, "filePathInImage": "/kubelet"},
 			}},
 			map[string]any{"path": kubeletConfig, "permissions": int64(0o644), "content": map[string]any{
-				"inline": map[string]any{"data": kubeletConfiguration},
+				"inline": inlineContent(kubeletConfiguration),
 			}},
 		}, agentFiles...)
 		out = append(out,
@@ -119,6 +120,14 @@ func OperatingSystemConfigs(v Values) ([]render.Object, error) {
 		)
 	}
 	return out, nil
+}
+
+// inlineContent is a file's inline content as gardenlet writes it into an OperatingSystemConfig:
+// base64-encoded with the encoding "b64" (pkg/component/extensions/operatingsystemconfig/nodeinit
+// and original/components/kubelet in gardener/gardener v1.120.0). The encoding is a required field
+// of the OperatingSystemConfig CRD.
+func inlineContent(data string) map[string]any {
+	return map[string]any{"encoding": "b64", "data": base64.StdEncoding.EncodeToString([]byte(data))}
 }
 
 // initScript only starts gardener-node-agent, which then installs everything else (Gardener's
