@@ -28,14 +28,14 @@ build: ## build bin/gardener
 tools: ## build the local control plane binaries and controller-gen into bin/ (only when a pin changed)
 	tests/tools/build.sh
 	go build -o $(BIN)/localcluster ./tests/localcluster/cmd/localcluster
-	go run ./hack/crdgen -tool-only -bin $(BIN)
+	go run ./tests/crdgen -tool-only -bin $(BIN)
 
 # The CRDs of components/crds come from the pinned Gardener's source tree (../shared/gardener-<version>
 # beside the repository, or $GARDENER_SOURCE) and the modules its go.mod pins; a test of
 # components/crds regenerates them and fails when they differ.
 .PHONY: crds
 crds: ## regenerate components/crds from the pinned Gardener's API types (controller-gen) and the modules it pins
-	go run ./hack/crdgen -bin $(BIN) -out components/crds
+	go run ./tests/crdgen -bin $(BIN) -out components/crds
 
 # A count, not a duration: Go 1.26's fuzz coordinator can fail a duration-bounded run with
 # "context deadline exceeded" when a worker is mid-input at the deadline (go.dev/issue/75804,
