@@ -30,8 +30,8 @@ tools: ## build the local control plane binaries and controller-gen into bin/ (o
 	go build -o $(BIN)/localcluster ./tests/localcluster/cmd/localcluster
 	go run ./tests/crdgen -tool-only -bin $(BIN)
 
-# The CRDs of components/crds come from the pinned Gardener's source tree (../shared/gardener-<version>
-# beside the repository, or $GARDENER_SOURCE) and the modules its go.mod pins; a test of
+# The CRDs of components/crds come from the pinned Gardener's source tree (shared/gardener-<version>
+# beside the repository or a directory above it, or $GARDENER_SOURCE) and the modules its go.mod pins; a test of
 # components/crds regenerates them and fails when they differ.
 .PHONY: crds
 crds: ## regenerate components/crds from the pinned Gardener's API types (controller-gen) and the modules it pins

@@ -18,8 +18,9 @@ const controllerTools = "sigs.k8s.io/controller-tools"
 const SourceEnv = "GARDENER_SOURCE"
 
 // GardenerSource returns Gardener's source tree at the release the repository at root pins
-// (tests/tools/gardener/VERSION): $GARDENER_SOURCE, or ../shared/gardener-<version> beside the
-// repository. The tree's VERSION must be the pinned one.
+// (tests/tools/gardener/VERSION): $GARDENER_SOURCE, or shared/gardener-<version> beside the
+// repository or beside one of the directories above it (a git worktree may sit deeper than the
+// clone). The tree's VERSION must be the pinned one.
 func GardenerSource(root string) (string, error) {
 	pin, err := os.ReadFile(filepath.Join(root, "tests", "tools", "gardener", "VERSION"))
 	if err != nil {
@@ -28,7 +29,7 @@ func GardenerSource(root string) (string, error) {
 	version := strings.TrimSpace(string(pin))
 	dir := os.Getenv(SourceEnv)
 	if dir == "" {
-		dir = filepath.Join(root, "..", "shared", "gardener-"+version)
+		dir = besideAncestor(root, filepath.Join("shared", "gardener-"+version))
 	}
 	have, err := os.ReadFile(filepath.Join(dir, "VERSION"))
 	if err != nil {
@@ -102,4 +103,22 @@ func controllerGenVersion(ctx context.Context, bin string) (string, error) {
 		return "", fmt.Errorf("controller-gen --version: unexpected %q", out)
 	}
 	return version, nil
+}
+
+// besideAncestor returns the first existing <parent>/rel for the parents of root, nearest first;
+// the one beside root when none exists, for the error message.
+func besideAncestor(root, rel string) string {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		abs = root
+	}
+	first := filepath.Join(abs, "..", rel)
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, rel)); err == nil {
+			return filepath.Join(dir, rel)
+		}
+		if filepath.Dir(dir) == dir {
+			return first
+		}
+	}
 }
