@@ -92,7 +92,12 @@ func (b *builder) addIdentified(name, typ string, scaled bool, deps []string, ob
 		b.add(name, typ, objs, deps...)
 		return nil
 	}
+	shapes, err := shapesOf(objects)
+	if err != nil {
+		return err
+	}
 	b.parts = append(b.parts, render.Component{Name: name, Type: typ, DependsOn: deps, Await: &render.Await{
+		Shapes: shapes,
 		For: fmt.Sprintf("Shoot %s/%s, whose uid names the shoot's etcd backups and places its etcd schedules in the maintenance window",
 			ProjectNamespace(b.v.Project), b.name),
 		Render: func(in render.Input) (*render.Awaited, error) {
@@ -113,4 +118,26 @@ func (b *builder) addIdentified(name, typ string, scaled bool, deps []string, ob
 		},
 	}})
 	return nil
+}
+
+// placeholderIdentity stands in for the identity of a Shoot that does not exist yet, only to learn
+// the kinds and namespaces of what a part will render once it does.
+var placeholderIdentity = shootIdentity{uid: "00000000-0000-0000-0000-000000000000", begin: "220000+0000", end: "230000+0000"}
+
+// shapesOf renders a part with the placeholder identity and keeps of each object its kind and
+// namespace (render.Await.Shapes): what orders the part in the graph before it can be rendered.
+func shapesOf(objects func(shootIdentity) ([]render.Object, error)) ([]render.Object, error) {
+	objs, err := objects(placeholderIdentity)
+	if err != nil {
+		return nil, err
+	}
+	shapes := make([]render.Object, 0, len(objs))
+	for _, o := range objs {
+		shape := &unstructured.Unstructured{}
+		shape.SetAPIVersion(o.Object.GetAPIVersion())
+		shape.SetKind(o.Object.GetKind())
+		shape.SetNamespace(o.Object.GetNamespace())
+		shapes = append(shapes, render.Object{Cluster: o.Cluster, Object: shape, DefaultNamespace: o.DefaultNamespace})
+	}
+	return shapes, nil
 }

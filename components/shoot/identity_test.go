@@ -185,6 +185,19 @@ func TestANewShootsEtcdsWaitForItsShoot(t *testing.T) {
 
 	assert.Contains(t, ps["etcd_main"].DependsOn, "backup_entry")
 	assert.NotNil(t, byName(t, newParts(t, values(hibernated)))["etcd_main"].Await)
+
+	// What the parts will render orders them in the plan: the etcds after etcd-druid's and the
+	// VPA's CustomResourceDefinitions, the BackupEntry after the extensions' CRDs.
+	shapes := func(name string) []string {
+		var out []string
+		for _, o := range ps[name].Await.Shapes {
+			out = append(out, o.Object.GetKind()+" "+o.Object.GetNamespace())
+			assert.Empty(t, o.Object.GetName(), "a shape names no object: the name may need the uid")
+		}
+		return out
+	}
+	assert.Subset(t, shapes("etcd_main"), []string{"Etcd shoot--local--dev", "VerticalPodAutoscaler shoot--local--dev"})
+	assert.Equal(t, []string{"BackupEntry "}, shapes("backup_entry"))
 }
 
 // TestAUsersShootHasItsIdentity: a Shoot created through the API exists before its control plane

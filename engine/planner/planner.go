@@ -147,7 +147,11 @@ func prepare(opts Options, conns *connections, retired func(config.InstanceAddre
 	// Namespaces, CRDs and ControllerRegistrations order components only within one cluster.
 	byCluster := map[string]map[config.InstanceAddress][]*unstructured.Unstructured{}
 	for addr, rd := range r.Rendered {
-		for _, o := range rd.Objects {
+		objects := rd.Objects
+		if len(rd.Deferred) > 0 && rd.Await != nil {
+			objects = rd.Await.Shapes // not rendered yet: what it will render orders it
+		}
+		for _, o := range objects {
 			if byCluster[o.Cluster] == nil {
 				byCluster[o.Cluster] = map[config.InstanceAddress][]*unstructured.Unstructured{}
 			}

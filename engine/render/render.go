@@ -482,6 +482,12 @@ type Await struct {
 	// Render renders the part from the live objects it reads through in (Observe, List); nil
 	// while the object it follows does not exist.
 	Render func(in Input) (*Awaited, error)
+	// Shapes are the kinds and namespaces of the objects Render will render (objects with only
+	// apiVersion, kind and namespace set), for the plan that cannot render them yet: the graph
+	// orders the part after what serves them (their CustomResourceDefinitions, their Namespace)
+	// as it orders a rendered part, so that applying it once the object exists never meets an
+	// unserved kind.
+	Shapes []Object
 }
 
 // Awaited is what an Await part renders once the object it follows exists.
