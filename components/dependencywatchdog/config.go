@@ -2,6 +2,7 @@ package dependencywatchdog
 
 import (
 	"fmt"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -10,42 +11,78 @@ import (
 // ConfigKey is the ConfigMap key, and file name, of an instance's configuration.
 const ConfigKey = "dep-config.yaml"
 
-// ScaleTarget is one control-plane Deployment the prober scales: Optional ones (absent for
-// shoots without workers or autoscaling) are skipped when missing. Lower levels are scaled first.
+// ProbeKubeconfigSecretName is the Secret in each shoot namespace with the kubeconfig the prober
+// reaches the shoot's kube-apiserver through its external (load balancer) address with
+// (KubeConfigSecretName in pkg/component/nodemanagement/dependencywatchdog/access.go).
+const ProbeKubeconfigSecretName = "shoot-access-dependency-watchdog-probe"
+
+// The prober's probe interval and the weeder's watch duration: DefaultProbeInterval and
+// DefaultWatchDuration in pkg/component/nodemanagement/dependencywatchdog/access.go. Everything
+// else of the two configurations is left to dependency-watchdog's own defaults, as gardenlet
+// leaves it.
+const (
+	probeInterval = 30 * time.Second
+	watchDuration = 5 * time.Minute
+)
+
+// The configuration files, with the JSON names of dependency-watchdog's API (api/prober and
+// api/weeder of gardener/dependency-watchdog v1.4.0, the version Gardener v1.120.0 builds with):
+// gardenlet marshals these types, so omitted fields are omitted here too.
+type (
+	proberConfig struct {
+		KubeConfigSecretName   string                  `json:"kubeConfigSecretName"`
+		ProbeInterval          *metav1.Duration        `json:"probeInterval,omitempty"`
+		DependentResourceInfos []dependentResourceInfo `json:"dependentResourceInfos"`
+	}
+	dependentResourceInfo struct {
+		Ref       crossVersionRef `json:"ref"`
+		Optional  bool            `json:"optional"`
+		ScaleUp   *scaleInfo      `json:"scaleUp,omitempty"`
+		ScaleDown *scaleInfo      `json:"scaleDown,omitempty"`
+	}
+	crossVersionRef struct {
+		Kind       string `json:"kind"`
+		Name       string `json:"name"`
+		APIVersion string `json:"apiVersion,omitempty"`
+	}
+	scaleInfo struct {
+		Level        int              `json:"level"`
+		InitialDelay *metav1.Duration `json:"initialDelay,omitempty"`
+	}
+	weederConfig struct {
+		WatchDuration                 *metav1.Duration              `json:"watchDuration,omitempty"`
+		ServicesAndDependantSelectors map[string]dependantSelectors `json:"servicesAndDependantSelectors"`
+	}
+	dependantSelectors struct {
+		PodSelectors []metav1.LabelSelector `json:"podSelectors"`
+	}
+)
+
+// ScaleTarget is one control-plane Deployment the prober scales while a shoot's kube-apiserver is
+// reachable in-cluster only. Lower levels go first; Optional targets may be missing (shoots
+// without cluster-autoscaler).
 type ScaleTarget struct {
 	Name                         string
 	Optional                     bool
 	ScaleDownLevel, ScaleUpLevel int
+	// ScaleUpDelay waits before the target is scaled up again; zero leaves dependency-watchdog's
+	// default.
+	ScaleUpDelay time.Duration
 }
 
-// ProberTargets are the Deployments the prober scales down while a kube-apiserver is reachable
-// only in-cluster (Gardener's "Seed Bootstrapping" docs/operations/seed_bootstrapping.md, "Seed
-// Settings" docs/operations/seed_settings.md). Gardener's documentation gives the set, not the
-// order: dependants go first when scaling down (cluster-autoscaler depends on
-// machine-controller-manager, Gardener's docs/operations/seed_settings.md), and come back last when
-// scaling up; kube-controller-manager, which marks nodes NotReady, goes last and comes back first.
+// ProberTargets are the Deployments the prober scales, the kube-apiserver's contribution to its
+// configuration (NewDependencyWatchdogProberConfiguration in
+// pkg/component/kubernetes/apiserver/dependency_watchdog.go): machine-controller-manager and
+// cluster-autoscaler go down first, kube-controller-manager after them; kube-controller-manager
+// comes back first, machine-controller-manager 30s later, cluster-autoscaler last.
 var ProberTargets = []ScaleTarget{
-	{Name: "kube-controller-manager", ScaleDownLevel: 2, ScaleUpLevel: 0},
-	{Name: "machine-controller-manager", Optional: true, ScaleDownLevel: 1, ScaleUpLevel: 1},
+	{Name: "kube-controller-manager", ScaleDownLevel: 1, ScaleUpLevel: 0},
+	{Name: "machine-controller-manager", ScaleDownLevel: 0, ScaleUpLevel: 1, ScaleUpDelay: 30 * time.Second},
 	{Name: "cluster-autoscaler", Optional: true, ScaleDownLevel: 0, ScaleUpLevel: 2},
 }
 
-// The prober's timing is an operator's choice; Gardener's documentation gives none.
-const (
-	probeInterval       = "10s"
-	probeInitialDelay   = "30s"
-	probeTimeout        = "30s"
-	backoffJitterFactor = 0.2
-	scaleTimeout        = "30s"
-	scaleUpDelay        = "30s"
-)
-
-// weederWatchDuration is how long the weeder watches crash-looping dependants after a Service
-// has endpoints again; an operator's choice.
-const weederWatchDuration = "5m0s"
-
-// controlPlane selects the pods of a shoot control plane (gardener.cloud/role=controlplane,
-// Gardener's docs/operations/seed_bootstrapping.md) with further requirements on their role label.
+// controlPlane selects the pods of a shoot control plane (gardener.cloud/role=controlplane) with
+// a further requirement on their role label.
 func controlPlane(roleOp metav1.LabelSelectorOperator, roles ...string) metav1.LabelSelector {
 	return metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 		{Key: "gardener.cloud/role", Operator: metav1.LabelSelectorOpIn, Values: []string{"controlplane"}},
@@ -53,44 +90,41 @@ func controlPlane(roleOp metav1.LabelSelectorOperator, roles ...string) metav1.L
 	}}
 }
 
-// WeederDependants maps each Service the weeder watches to the pods it restarts when the Service
-// is available again: kube-apiserver after etcd, and every other control-plane pod after
-// kube-apiserver (Gardener's docs/operations/seed_bootstrapping.md). The etcd pods (roles main,
-// events) depend on no Service.
+// WeederDependants maps each Service the weeder watches to the pods it restarts once the Service
+// has endpoints again: kube-apiserver after etcd-main-client (etcd's contribution,
+// NewDependencyWatchdogWeederConfiguration in pkg/component/etcd/etcd/dependency_watchdog.go), and
+// every other control-plane pod but etcd-main and kube-apiserver after kube-apiserver (the
+// kube-apiserver's, pkg/component/kubernetes/apiserver/dependency_watchdog.go).
 func WeederDependants() map[string][]metav1.LabelSelector {
 	return map[string][]metav1.LabelSelector{
 		"etcd-main-client": {controlPlane(metav1.LabelSelectorOpIn, "apiserver")},
-		"kube-apiserver":   {controlPlane(metav1.LabelSelectorOpNotIn, "main", "events", "apiserver")},
+		"kube-apiserver":   {controlPlane(metav1.LabelSelectorOpNotIn, "main", "apiserver")},
 	}
 }
 
 // configuration is an instance's configuration file.
 func configuration(r Role) (string, error) {
-	var cfg map[string]any
+	var cfg any
 	switch r {
 	case Prober:
-		var infos []any
+		c := proberConfig{KubeConfigSecretName: ProbeKubeconfigSecretName, ProbeInterval: &metav1.Duration{Duration: probeInterval}}
 		for _, t := range ProberTargets {
-			infos = append(infos, map[string]any{
-				"ref":       map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": t.Name},
-				"optional":  t.Optional,
-				"scaleUp":   map[string]any{"level": t.ScaleUpLevel, "initialDelay": scaleUpDelay, "timeout": scaleTimeout},
-				"scaleDown": map[string]any{"level": t.ScaleDownLevel, "initialDelay": "0s", "timeout": scaleTimeout},
+			up := &scaleInfo{Level: t.ScaleUpLevel}
+			if t.ScaleUpDelay > 0 {
+				up.InitialDelay = &metav1.Duration{Duration: t.ScaleUpDelay}
+			}
+			c.DependentResourceInfos = append(c.DependentResourceInfos, dependentResourceInfo{
+				Ref:      crossVersionRef{Kind: "Deployment", Name: t.Name, APIVersion: "apps/v1"},
+				Optional: t.Optional, ScaleUp: up, ScaleDown: &scaleInfo{Level: t.ScaleDownLevel},
 			})
 		}
-		cfg = map[string]any{
-			"probeInterval":          probeInterval,
-			"initialDelay":           probeInitialDelay,
-			"probeTimeout":           probeTimeout,
-			"backoffJitterFactor":    backoffJitterFactor,
-			"dependentResourceInfos": infos,
-		}
+		cfg = c
 	case Weeder:
-		services := map[string]any{}
+		c := weederConfig{WatchDuration: &metav1.Duration{Duration: watchDuration}, ServicesAndDependantSelectors: map[string]dependantSelectors{}}
 		for svc, selectors := range WeederDependants() {
-			services[svc] = map[string]any{"podSelectors": selectors}
+			c.ServicesAndDependantSelectors[svc] = dependantSelectors{PodSelectors: selectors}
 		}
-		cfg = map[string]any{"watchDuration": weederWatchDuration, "servicesAndDependantSelectors": services}
+		cfg = c
 	default:
 		return "", fmt.Errorf("dependency-watchdog role %q is not one of prober, weeder", r)
 	}

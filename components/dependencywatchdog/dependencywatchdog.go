@@ -12,13 +12,11 @@ package dependencywatchdog
 import (
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/runtime"
-
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
-	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -28,39 +26,35 @@ const DefaultNamespace = "garden"
 // Role is one of the two instances.
 type Role string
 
-// The instances, each a Deployment named dependency-watchdog-<role> (Gardener's
-// docs/operations/seed_bootstrapping.md).
+// The instances, each a Deployment named dependency-watchdog-<role>
+// (pkg/component/nodemanagement/dependencywatchdog/bootstrap.go).
 const (
 	Prober Role = "prober"
 	Weeder Role = "weeder"
 )
 
-// Name is the name of an instance's Deployment, ServiceAccount and RBAC objects.
+// Name is the name of an instance's Deployment, ServiceAccount, PodDisruptionBudget,
+// VerticalPodAutoscaler and (prefixed with gardener.cloud:) RBAC objects.
 func Name(r Role) string { return "dependency-watchdog-" + string(r) }
 
-// ConfigMapName is the name of an instance's configuration ConfigMap.
-func ConfigMapName(r Role) string { return Name(r) + "-config" }
+// ConfigMapBaseName is the name of an instance's configuration ConfigMap before the checksum of
+// its content is appended (see components/internal/unique).
+func ConfigMapBaseName(r Role) string { return Name(r) + "-config" }
 
 // Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
 // defaults.
 type Values struct {
 	// Cluster is the seed cluster.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of all namespaced objects (Gardener's docs/operations/seed_settings.md).
+	// Namespace of all namespaced objects, the seed's garden namespace.
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (dependency-watchdog).
 	Images map[string]string `json:"images"`
-	// HighAvailability runs 2 leader-electing replicas of each instance, spread over nodes and
-	// zones, with PodDisruptionBudgets, instead of 1 (controllers, Gardener's "High Availability Of
-	// Components" docs/development/high-availability-of-components.md).
-	HighAvailability bool `json:"high_availability"`
 	// ProberEnabled deploys the prober, like the seed setting
-	// .spec.settings.dependencyWatchdog.prober.enabled (Gardener's SeedSettingDependencyWatchdogProber
-	// in docs/api-reference/core.md, docs/operations/seed_settings.md).
+	// .spec.settings.dependencyWatchdog.prober.enabled (SeedSettingDependencyWatchdogProber).
 	ProberEnabled bool `json:"prober_enabled"`
-	// WeederEnabled deploys the weeder, like
-	// .spec.settings.dependencyWatchdog.weeder.enabled (Gardener's SeedSettingDependencyWatchdogWeeder
-	// in docs/api-reference/core.md, docs/operations/seed_settings.md).
+	// WeederEnabled deploys the weeder, like .spec.settings.dependencyWatchdog.weeder.enabled
+	// (SeedSettingDependencyWatchdogWeeder).
 	WeederEnabled bool `json:"weeder_enabled"`
 }
 
@@ -68,15 +62,17 @@ type Values struct {
 // (schema.go) and its render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))
 
-// Objects renders, for each enabled instance, its ServiceAccount, RBAC, configuration ConfigMap,
-// Deployment and, with high availability, its PodDisruptionBudget.
+// Objects renders, for each enabled instance, the objects gardenlet packs into its ManagedResource
+// (pkg/component/nodemanagement/dependencywatchdog/bootstrap.go): the ServiceAccount, the
+// ClusterRole, Role and their bindings, the content-addressed configuration ConfigMap, the
+// Deployment, its PodDisruptionBudget and its VerticalPodAutoscaler.
 func Objects(v Values) ([]render.Object, error) {
 	ns := v.Namespace
 	image, err := images.Of(v.Images, images.DependencyWatchdog, "")
 	if err != nil {
 		return nil, fmt.Errorf("dependency-watchdog images: %w", err)
 	}
-	var typed []runtime.Object
+	var out []render.Object
 	for _, r := range []struct {
 		role    Role
 		enabled bool
@@ -89,11 +85,16 @@ func Objects(v Values) ([]render.Object, error) {
 			return nil, err
 		}
 		cm := configMap(r.role, ns, config)
-		typed = append(typed, rbac(r.role, ns)...)
-		typed = append(typed, cm, deployment(r.role, ns, image, v.HighAvailability, config))
-		if v.HighAvailability {
-			typed = append(typed, disruption.Budget(ns, Name(r.role), selectorLabels(r.role)))
+		typed := rbac(r.role, ns)
+		d := deployment(r.role, ns, image, cm.Name)
+		typed = append(typed, cm, d, disruptionBudget(r.role, ns))
+		objs, err := kube.Typed(v.Cluster.Name, typed...)
+		if err != nil {
+			return nil, err
 		}
+		objs = append(objs, kube.On(v.Cluster.Name, "", verticalAutoscaler(r.role, ns))...)
+		unique.MarkVersions(objs, "ConfigMap", ConfigMapBaseName(r.role))
+		out = append(out, objs...)
 	}
-	return kube.Typed(v.Cluster.Name, typed...)
+	return out, nil
 }

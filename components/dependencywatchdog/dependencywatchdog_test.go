@@ -8,11 +8,14 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -22,10 +25,9 @@ var defaults = rendertest.ConfigOf(Type, map[string]cty.Value{"cluster": rendert
 func TestRenderGolden(t *testing.T) {
 	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "dependency_watchdog"}, map[string]cty.Value{
 		"default": rendertest.Config(defaults, nil),
-		"high-availability-weeder-only": rendertest.Config(defaults, map[string]cty.Value{
-			"high_availability": cty.True,
-			"prober_enabled":    cty.False,
-			"images":            cty.MapVal(map[string]cty.Value{"dependency-watchdog": cty.StringVal("v1.5.1")}),
+		"weeder-only": rendertest.Config(defaults, map[string]cty.Value{
+			"prober_enabled": cty.False,
+			"images":         cty.MapVal(map[string]cty.Value{"dependency-watchdog": cty.StringVal("v1.5.1")}),
 		}),
 	})
 }
@@ -38,50 +40,134 @@ func objects(t *testing.T, v Values) []render.Object {
 	return objs
 }
 
-func deploymentOf(t *testing.T, objs []render.Object, name string) appsv1.Deployment {
+func typed[T any](t *testing.T, objs []render.Object, kind, name string) T {
 	t.Helper()
-	var d appsv1.Deployment
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Deployment", name).Object, &d))
-	return d
+	var out T
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, kind, name).Object, &out))
+	return out
 }
 
-func TestDocumentedFacts(t *testing.T) {
+// configMapOf is the instance's one ConfigMap, whatever its content-addressed name.
+func configMapOf(t *testing.T, objs []render.Object, r Role) (corev1.ConfigMap, render.Object) {
+	t.Helper()
+	for _, o := range objs {
+		if o.Object.GetKind() == "ConfigMap" && unique.Versions(ConfigMapBaseName(r)).MatchString(o.Object.GetName()) {
+			var cm corev1.ConfigMap
+			require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object.Object, &cm))
+			return cm, o
+		}
+	}
+	t.Fatalf("no ConfigMap of %s", r)
+	return corev1.ConfigMap{}, render.Object{}
+}
+
+// The facts of pkg/component/nodemanagement/dependencywatchdog/bootstrap.go and its test in
+// gardener/gardener v1.120.0, one row per instance.
+func TestGardenerFacts(t *testing.T) {
+	objs := objects(t, Type.Defaults())
 	for _, tt := range []struct {
-		ha       bool
-		replicas int32
-	}{{false, 1}, {true, 2}} {
-		objs := objects(t, rendertest.Overlay(Type.Defaults(), Values{HighAvailability: tt.ha}))
-		// Gardener's "Seed Bootstrapping" docs/operations/seed_bootstrapping.md, Gardener's "Seed
-		// Settings" docs/operations/seed_settings.md: two Deployments in the garden namespace.
-		for _, name := range []string{"dependency-watchdog-prober", "dependency-watchdog-weeder"} {
-			d := deploymentOf(t, objs, name)
+		role      Role
+		command   []string
+		podLabels map[string]string
+		minMemory string
+		lease     string
+	}{
+		{
+			role: Prober,
+			command: []string{"/usr/local/bin/dependency-watchdog", "prober", "--config-file=/etc/dependency-watchdog/config/dep-config.yaml",
+				"--kube-api-qps=20.0", "--kube-api-burst=100", "--zap-log-level=INFO", "--enable-leader-election=true"},
+			podLabels: map[string]string{
+				"app":                              "dependency-watchdog-prober",
+				"networking.gardener.cloud/to-dns": "allowed",
+				"networking.gardener.cloud/to-private-networks":                                            "allowed",
+				"networking.gardener.cloud/to-public-networks":                                             "allowed",
+				"networking.gardener.cloud/to-runtime-apiserver":                                           "allowed",
+				"networking.resources.gardener.cloud/to-all-istio-ingresses-istio-ingressgateway-tcp-9443": "allowed",
+				"networking.resources.gardener.cloud/to-all-shoots-kube-apiserver-tcp-443":                 "allowed",
+			},
+			minMemory: "50Mi",
+			lease:     "dwd-prober-leader-election",
+		},
+		{
+			role:    Weeder,
+			command: []string{"/usr/local/bin/dependency-watchdog", "weeder", "--config-file=/etc/dependency-watchdog/config/dep-config.yaml", "--enable-leader-election=true"},
+			podLabels: map[string]string{
+				"app":                              "dependency-watchdog-weeder",
+				"networking.gardener.cloud/to-dns": "allowed",
+				"networking.gardener.cloud/to-runtime-apiserver": "allowed",
+			},
+			minMemory: "25Mi",
+			lease:     "dwd-weeder-leader-election",
+		},
+	} {
+		t.Run(string(tt.role), func(t *testing.T) {
+			name := "dependency-watchdog-" + string(tt.role)
+			d := typed[appsv1.Deployment](t, objs, "Deployment", name)
 			assert.Equal(t, "garden", d.Namespace)
-			assert.Equal(t, tt.replicas, *d.Spec.Replicas)
-			// Gardener's "Priority Classes" docs/development/priority-classes.md: gardener-system-800.
-			assert.Equal(t, "gardener-system-800", d.Spec.Template.Spec.PriorityClassName)
-			assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/dependency-watchdog:v1.5.0", d.Spec.Template.Spec.Containers[0].Image)
-			assert.Equal(t, name, d.Spec.Template.Spec.ServiceAccountName)
-			for k, v := range d.Spec.Selector.MatchLabels {
-				assert.Equal(t, v, d.Spec.Template.Labels[k], k)
-			}
-			assert.NotEmpty(t, d.Spec.Template.Annotations["checksum/configmap-"+name+"-config"])
-			assert.Equal(t, tt.ha, rendertest.Find(objs, "PodDisruptionBudget", name) != nil)
-			rendertest.MustFind(t, objs, "ConfigMap", name+"-config")
-			rendertest.MustFind(t, objs, "ServiceAccount", name)
+			assert.Equal(t, map[string]string{"app": name, "high-availability-config.resources.gardener.cloud/type": "controller"}, d.Labels)
+			assert.Equal(t, map[string]string{"app": name}, d.Spec.Selector.MatchLabels, "selector")
+			assert.Equal(t, int32(1), *d.Spec.Replicas, "the HA webhook raises it")
+			assert.Equal(t, int32(2), *d.Spec.RevisionHistoryLimit)
+			assert.Equal(t, tt.podLabels, d.Spec.Template.Labels)
+			pod := d.Spec.Template.Spec
+			assert.Equal(t, "gardener-system-800", pod.PriorityClassName)
+			assert.Equal(t, name, pod.ServiceAccountName)
+			assert.Equal(t, int64(5), *pod.TerminationGracePeriodSeconds)
+			assert.Nil(t, pod.SecurityContext)
+			c := pod.Containers[0]
+			assert.Equal(t, "dependency-watchdog", c.Name)
+			assert.Equal(t, corev1.PullIfNotPresent, c.ImagePullPolicy)
+			assert.Equal(t, tt.command, c.Command)
+			assert.Empty(t, c.Args)
+			assert.Equal(t, []corev1.ContainerPort{{Name: "metrics", ContainerPort: 9643, Protocol: corev1.ProtocolTCP}}, c.Ports)
+			assert.Nil(t, c.LivenessProbe)
+			assert.Equal(t, "200m", c.Resources.Requests.Cpu().String())
+			assert.Equal(t, "256Mi", c.Resources.Requests.Memory().String())
+			assert.Equal(t, "512Mi", c.Resources.Limits.Memory().String())
+			assert.False(t, *c.SecurityContext.AllowPrivilegeEscalation)
+			assert.Equal(t, []corev1.VolumeMount{{Name: "config", MountPath: "/etc/dependency-watchdog/config", ReadOnly: true}}, c.VolumeMounts)
+
+			cm, cmObj := configMapOf(t, objs, tt.role)
+			assert.Regexp(t, "^"+name+"-config-[0-9a-f]{8}$", cm.Name)
+			assert.True(t, *cm.Immutable)
+			assert.Equal(t, map[string]string{"app": name, "resources.gardener.cloud/garbage-collectable-reference": "true"}, cm.Labels)
+			assert.Equal(t, cm.Name, pod.Volumes[0].ConfigMap.Name)
+			assert.Equal(t, cm.Name, d.Spec.Template.Annotations[unique.AnnotationKey("configmap", cm.Name)])
+			assert.Equal(t, cm.Name, d.Annotations[unique.AnnotationKey("configmap", cm.Name)])
+			assert.True(t, cmObj.Supersedes.MatchString(name+"-config"), "the ConfigMap named before content addressing is an earlier version")
+
+			sa := typed[corev1.ServiceAccount](t, objs, "ServiceAccount", name)
+			assert.False(t, *sa.AutomountServiceAccountToken)
+			assert.Empty(t, sa.Labels)
+			role := typed[rbacv1.Role](t, objs, "Role", "gardener.cloud:"+name)
+			assert.Equal(t, []string{tt.lease}, role.Rules[1].ResourceNames)
+			assert.Equal(t, []string{"get", "watch", "update"}, role.Rules[1].Verbs)
+			assert.Equal(t, []string{"create", "get", "update", "patch"}, role.Rules[2].Verbs)
+			rendertest.MustFind(t, objs, "ClusterRole", "gardener.cloud:"+name)
 			rendertest.MustFind(t, objs, "ClusterRoleBinding", "gardener.cloud:"+name)
 			rendertest.MustFind(t, objs, "RoleBinding", "gardener.cloud:"+name)
-		}
-		// Gardener's "Network Policies" docs/operations/network_policies.md: the prober reaches every
-		// shoot's kube-apiserver in-cluster.
-		prober := deploymentOf(t, objs, "dependency-watchdog-prober")
-		assert.Equal(t, "allowed", prober.Spec.Template.Labels["networking.resources.gardener.cloud/to-all-shoots-kube-apiserver-tcp-443"])
-		assert.Equal(t, "prober", prober.Spec.Template.Spec.Containers[0].Args[0])
+
+			pdb := typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget", name)
+			assert.Equal(t, int32(1), pdb.Spec.MaxUnavailable.IntVal)
+			assert.Equal(t, policyv1.AlwaysAllow, *pdb.Spec.UnhealthyPodEvictionPolicy)
+			assert.Equal(t, map[string]string{"app": name}, pdb.Spec.Selector.MatchLabels)
+
+			vpa := rendertest.MustFind(t, objs, "VerticalPodAutoscaler", name).Object
+			mode, _, _ := unstructured.NestedString(vpa, "spec", "updatePolicy", "updateMode")
+			assert.Equal(t, "Auto", mode)
+			policies, _, _ := unstructured.NestedSlice(vpa, "spec", "resourcePolicy", "containerPolicies")
+			assert.Equal(t, []any{map[string]any{"containerName": "*", "minAllowed": map[string]any{"memory": tt.minMemory}}}, policies)
+		})
 	}
+	prober := typed[rbacv1.ClusterRole](t, objs, "ClusterRole", "gardener.cloud:dependency-watchdog-prober")
+	assert.Equal(t, []string{"machines"}, prober.Rules[3].Resources)
+	weeder := typed[rbacv1.ClusterRole](t, objs, "ClusterRole", "gardener.cloud:dependency-watchdog-weeder")
+	assert.Equal(t, []string{"endpoints"}, weeder.Rules[0].Resources)
 }
 
 func TestInstancesCanBeTurnedOff(t *testing.T) {
 	d := Type.Defaults()
-	assert.True(t, d.ProberEnabled && d.WeederEnabled, "both default to true (Gardener's docs/operations/seed_settings.md)")
+	assert.True(t, d.ProberEnabled && d.WeederEnabled, "both default to true (SetDefaults_SeedSettingDependencyWatchdog)")
 	for _, tt := range []struct {
 		prober, weeder bool
 		want           []string
@@ -103,34 +189,72 @@ func TestInstancesCanBeTurnedOff(t *testing.T) {
 	}
 }
 
-func configOf(t *testing.T, objs []render.Object, name string) map[string]any {
-	t.Helper()
-	var cm corev1.ConfigMap
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "ConfigMap", name).Object, &cm))
-	var cfg map[string]any
-	require.NoError(t, yaml.Unmarshal([]byte(cm.Data[ConfigKey]), &cfg))
-	return cfg
-}
-
+// The configuration files are what gardenlet marshals from dependency-watchdog's API: the
+// kube-apiserver's prober targets and the etcd's and kube-apiserver's weeder dependants
+// (pkg/component/kubernetes/apiserver/dependency_watchdog.go,
+// pkg/component/etcd/etcd/dependency_watchdog.go).
 func TestConfigurations(t *testing.T) {
 	objs := objects(t, Type.Defaults())
-	// Gardener's docs/operations/seed_bootstrapping.md: the prober scales kube-controller-manager,
-	// machine-controller-manager and cluster-autoscaler (optional, only if enabled).
-	prober := configOf(t, objs, "dependency-watchdog-prober-config")
-	infos := prober["dependentResourceInfos"].([]any)
-	var names []string
-	for _, i := range infos {
-		ref := i.(map[string]any)["ref"].(map[string]any)
-		names = append(names, ref["name"].(string))
-	}
-	assert.ElementsMatch(t, []string{"kube-controller-manager", "machine-controller-manager", "cluster-autoscaler"}, names)
-
-	// Gardener's docs/operations/seed_bootstrapping.md: kube-apiserver restarted after etcd;
-	// controlplane pods after kube-apiserver.
-	weeder := configOf(t, objs, "dependency-watchdog-weeder-config")
-	services := weeder["servicesAndDependantSelectors"].(map[string]any)
-	assert.Contains(t, services, "etcd-main-client")
-	assert.Contains(t, services, "kube-apiserver")
+	prober, _ := configMapOf(t, objs, Prober)
+	assert.Equal(t, `dependentResourceInfos:
+- optional: false
+  ref:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: kube-controller-manager
+  scaleDown:
+    level: 1
+  scaleUp:
+    level: 0
+- optional: false
+  ref:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: machine-controller-manager
+  scaleDown:
+    level: 0
+  scaleUp:
+    initialDelay: 30s
+    level: 1
+- optional: true
+  ref:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: cluster-autoscaler
+  scaleDown:
+    level: 0
+  scaleUp:
+    level: 2
+kubeConfigSecretName: shoot-access-dependency-watchdog-probe
+probeInterval: 30s
+`, prober.Data[ConfigKey])
+	weeder, _ := configMapOf(t, objs, Weeder)
+	assert.Equal(t, `servicesAndDependantSelectors:
+  etcd-main-client:
+    podSelectors:
+    - matchExpressions:
+      - key: gardener.cloud/role
+        operator: In
+        values:
+        - controlplane
+      - key: role
+        operator: In
+        values:
+        - apiserver
+  kube-apiserver:
+    podSelectors:
+    - matchExpressions:
+      - key: gardener.cloud/role
+        operator: In
+        values:
+        - controlplane
+      - key: role
+        operator: NotIn
+        values:
+        - main
+        - apiserver
+watchDuration: 5m0s
+`, weeder.Data[ConfigKey])
 }
 
 func TestErrors(t *testing.T) {

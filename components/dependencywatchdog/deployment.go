@@ -1,114 +1,143 @@
 package dependencywatchdog
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"maps"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	"github.com/declarative-gardener/gardener/components/internal/kube"
-	"github.com/declarative-gardener/gardener/components/internal/replicas"
+	"github.com/declarative-gardener/gardener/components/internal/autoscaler"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 )
 
+// The facts of pkg/component/nodemanagement/dependencywatchdog/bootstrap.go in gardener/gardener
+// v1.120.0: the configuration's mount, the metrics port and the container's name.
 const (
-	configDir = "/etc/dependency-watchdog/config"
-	// healthPort serves the controller runtime's /healthz and /readyz; an operator's choice.
-	healthPort = 9643
+	configVolume  = "config"
+	configDir     = "/etc/dependency-watchdog/config"
+	metricsPort   = 9643
+	containerName = "dependency-watchdog"
 )
 
-// selectorLabels select an instance's pods.
+// haTypeLabel tells gardener-resource-manager's high-availability-config webhook that the
+// instance is a controller: it sets the replicas (two in a seed's garden namespace, which carries
+// no failure tolerance) and the spread.
+const haTypeLabel = "high-availability-config.resources.gardener.cloud/type"
+
+// selectorLabels select an instance's pods: app=dependency-watchdog-<role>, nothing else.
 func selectorLabels(r Role) map[string]string {
-	return map[string]string{"app": Name(r), "role": "dependency-watchdog"}
+	return map[string]string{"app": Name(r)}
 }
 
-// podLabels allow the pods' traffic under the seed's NetworkPolicies: both instances talk to the
-// seed's API server (Gardener's "Network Policies" docs/operations/network_policies.md) and resolve
-// names (Gardener's docs/operations/network_policies.md); the prober also probes every shoot's
-// kube-apiserver in-cluster (Gardener's docs/operations/network_policies.md) and through its load
-// balancer, a public or private address (Gardener's docs/operations/network_policies.md, "Seed
-// Bootstrapping" docs/operations/seed_bootstrapping.md).
+// podLabels let the pods' traffic through the seed's NetworkPolicies: both instances resolve
+// names and talk to the seed's API server; the prober also probes every shoot's kube-apiserver
+// in-cluster and through its load balancer (the Istio ingress gateways, public or private
+// addresses).
 func podLabels(r Role) map[string]string {
 	labels := map[string]string{
 		"networking.gardener.cloud/to-dns":               "allowed",
 		"networking.gardener.cloud/to-runtime-apiserver": "allowed",
 	}
 	if r == Prober {
-		labels["networking.resources.gardener.cloud/to-all-shoots-kube-apiserver-tcp-443"] = "allowed"
-		labels["networking.gardener.cloud/to-public-networks"] = "allowed"
-		labels["networking.gardener.cloud/to-private-networks"] = "allowed"
+		maps.Copy(labels, map[string]string{
+			"networking.gardener.cloud/to-public-networks":                                             "allowed",
+			"networking.gardener.cloud/to-private-networks":                                            "allowed",
+			"networking.resources.gardener.cloud/to-all-istio-ingresses-istio-ingressgateway-tcp-9443": "allowed",
+			"networking.resources.gardener.cloud/to-all-shoots-kube-apiserver-tcp-443":                 "allowed",
+		})
 	}
 	maps.Copy(labels, selectorLabels(r))
 	return labels
 }
 
-func configMap(r Role, ns, config string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName(r), Namespace: ns, Labels: selectorLabels(r)},
-		Data:       map[string]string{ConfigKey: config},
+// command is the container's command line, flag for flag in gardenlet's order.
+func command(r Role) []string {
+	out := []string{"/usr/local/bin/dependency-watchdog", string(r), "--config-file=" + configDir + "/" + ConfigKey}
+	if r == Prober {
+		out = append(out, "--kube-api-qps=20.0", "--kube-api-burst=100", "--zap-log-level=INFO")
 	}
+	return append(out, "--enable-leader-election=true")
 }
 
-func deployment(r Role, ns, image string, ha bool, config string) *appsv1.Deployment {
-	sum := sha256.Sum256([]byte(config))
-	selector := selectorLabels(r)
-	var spread []corev1.TopologySpreadConstraint
-	if ha {
-		spread = kube.SpreadOverNodesAndZones(selector)
+// configMap is the configuration, content-addressed and immutable like every ConfigMap gardenlet
+// hands to a workload.
+func configMap(r Role, ns, config string) *corev1.ConfigMap {
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapBaseName(r), Namespace: ns, Labels: selectorLabels(r)},
+		Data:       map[string]string{ConfigKey: config},
 	}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: Name(r), Namespace: ns, Labels: selector},
+	unique.ConfigMap(cm)
+	return cm
+}
+
+func deployment(r Role, ns, image, configMapName string) *appsv1.Deployment {
+	labels := selectorLabels(r)
+	labels[haTypeLabel] = "controller"
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: Name(r), Namespace: ns, Labels: labels},
 		Spec: appsv1.DeploymentSpec{
-			Replicas:             ptr.To(replicas.HighAvailability(ha)),
-			RevisionHistoryLimit: ptr.To(int32(2)),
-			Selector:             &metav1.LabelSelector{MatchLabels: selector},
+			Replicas:             ptr.To[int32](1),
+			RevisionHistoryLimit: ptr.To[int32](2),
+			Selector:             &metav1.LabelSelector{MatchLabels: selectorLabels(r)},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{
-					Labels: podLabels(r),
-					// Roll the pods when the configuration changes.
-					Annotations: map[string]string{"checksum/configmap-" + ConfigMapName(r): hex.EncodeToString(sum[:])},
-				},
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels(r)},
 				Spec: corev1.PodSpec{
-					ServiceAccountName: Name(r),
-					// Both instances are gardener-system-800 (Gardener's "Priority Classes"
-					// docs/development/priority-classes.md).
-					PriorityClassName:         priorityclasses.System800,
-					TopologySpreadConstraints: spread,
-					SecurityContext:           kube.NonRootPod(65532),
+					PriorityClassName:             priorityclasses.System800,
+					ServiceAccountName:            Name(r),
+					TerminationGracePeriodSeconds: ptr.To[int64](5),
 					Containers: []corev1.Container{{
-						Name:    "dependency-watchdog",
-						Image:   image,
-						Command: []string{"/usr/local/bin/dependency-watchdog"},
-						Args: []string{
-							string(r),
-							"--config-file=" + configDir + "/" + ConfigKey,
-							"--enable-leader-election=true",
-							"--leader-election-namespace=" + ns,
+						Name:            containerName,
+						Image:           image,
+						ImagePullPolicy: corev1.PullIfNotPresent,
+						Command:         command(r),
+						Ports:           []corev1.ContainerPort{{Name: "metrics", ContainerPort: metricsPort, Protocol: corev1.ProtocolTCP}},
+						Resources: corev1.ResourceRequirements{
+							Requests: corev1.ResourceList{
+								corev1.ResourceCPU:    resource.MustParse("200m"),
+								corev1.ResourceMemory: resource.MustParse("256Mi"),
+							},
+							Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")},
 						},
-						Ports: []corev1.ContainerPort{{Name: "health", ContainerPort: healthPort, Protocol: corev1.ProtocolTCP}},
-						LivenessProbe: &corev1.Probe{
-							ProbeHandler:        corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(healthPort)}},
-							InitialDelaySeconds: 15, PeriodSeconds: 10,
-						},
-						// Initial requests; Gardener's documentation gives none.
-						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-							corev1.ResourceCPU:    resource.MustParse("20m"),
-							corev1.ResourceMemory: resource.MustParse("64Mi"),
-						}},
-						SecurityContext: kube.Unprivileged(),
-						VolumeMounts:    []corev1.VolumeMount{{Name: "config", MountPath: configDir, ReadOnly: true}},
+						SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+						VolumeMounts:    []corev1.VolumeMount{{Name: configVolume, MountPath: configDir, ReadOnly: true}},
 					}},
-					Volumes: []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{
-						ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: ConfigMapName(r)}},
+					Volumes: []corev1.Volume{{Name: configVolume, VolumeSource: corev1.VolumeSource{
+						ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: configMapName}},
 					}}},
 				},
 			},
 		},
 	}
+	unique.InjectReferences(d)
+	return d
+}
+
+// disruptionBudget lets one pod of the instance go at a time, unhealthy ones always.
+func disruptionBudget(r Role, ns string) *policyv1.PodDisruptionBudget {
+	return &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: Name(r), Namespace: ns, Labels: selectorLabels(r)},
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			MaxUnavailable:             ptr.To(intstr.FromInt32(1)),
+			Selector:                   &metav1.LabelSelector{MatchLabels: selectorLabels(r)},
+			UnhealthyPodEvictionPolicy: ptr.To(policyv1.AlwaysAllow),
+		},
+	}
+}
+
+// verticalAutoscaler scales the instance's requests, never below 50Mi of memory for the prober
+// and 25Mi for the weeder.
+func verticalAutoscaler(r Role, ns string) *unstructured.Unstructured {
+	minMemory := "25Mi"
+	if r == Prober {
+		minMemory = "50Mi"
+	}
+	return autoscaler.Vertical(ns, Name(r), nil, Name(r),
+		autoscaler.ContainerPolicy{Container: autoscaler.AllContainers, MinAllowed: map[string]string{"memory": minMemory}})
 }
