@@ -1,13 +1,16 @@
-// Package reserveexcesscapacity renders the reserve_excess_capacity component: a Deployment of
-// pause pods in a seed's garden namespace that hold spare capacity with the lowest priority class,
-// gardener-reserve-excess-capacity (-5, Gardener's "Priority Classes"
-// docs/development/priority-classes.md). Any other pod preempts them, so new shoot control planes
-// start at once while the cluster-autoscaler adds nodes for the evicted placeholders (Gardener's
-// "Seed Settings" docs/operations/seed_settings.md).
+// Package reserveexcesscapacity renders the reserve_excess_capacity component: one Deployment of
+// pause pods in a seed's garden namespace per excess capacity reservation, which hold spare
+// capacity with the lowest priority class, gardener-reserve-excess-capacity (-5). Any other pod
+// preempts them, so new shoot control planes start at once while the cluster-autoscaler adds
+// nodes for the evicted placeholders (Gardener's "Seed Settings" docs/operations/seed_settings.md).
+// gardenlet packs them into the seed's "system" ManagedResource with its PriorityClasses
+// (pkg/component/seed/system/system.go in gardener/gardener v1.120.0), one Deployment
+// reserve-excess-capacity-<i> for the i-th entry of .spec.settings.excessCapacityReservation.configs.
 package reserveexcesscapacity
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -25,10 +28,12 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Documented defaults of one reservation, the schema's (schema.go): 2 CPUs and 6Gi of memory per
-// pod, at least 2 replicas (Gardener's docs/operations/seed_settings.md).
+// Defaults of one reservation, the schema's (schema.go): the first reservation's name, 2 CPUs and
+// 6Gi of memory per pod (the Seed API's default configs entry, setDefaults_ExcessCapacityReservationConfig
+// in pkg/apis/core/v1beta1/defaults_seed.go), at least 2 replicas (newSystem in
+// pkg/gardenlet/controller/seed/seed/components.go).
 const (
-	DefaultName            = "reserve-excess-capacity"
+	DefaultName            = "reserve-excess-capacity-0"
 	DefaultNamespace       = "garden"
 	DefaultCPU             = "2"
 	DefaultMemory          = "6Gi"
@@ -46,9 +51,9 @@ type Toleration struct {
 }
 
 // Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
-// defaults. The seed
-// composite calls Objects once per .spec.settings.excessCapacityReservation.configs entry, with
-// a Name of its own for every entry but the first.
+// defaults. The seed composite calls Objects once per
+// .spec.settings.excessCapacityReservation.configs entry, named reserve-excess-capacity-<index>
+// (ConfigName).
 type Values struct {
 	// Cluster is the seed cluster.
 	Cluster decode.Cluster `json:"cluster"`
@@ -74,11 +79,23 @@ type Values struct {
 	Tolerations []Toleration `json:"toleration"`
 }
 
-// Replicas is the documented replica count: the number of zones, but at least 2 (Gardener's
-// docs/operations/seed_settings.md).
+// Replicas is gardenlet's replica count: the number of zones, but at least 2.
 func Replicas(zones int) int32 {
 	return max(MinReplicas, int32(zones))
 }
+
+// ConfigName is the Deployment of the i-th reservation.
+func ConfigName(i int) string { return fmt.Sprintf("reserve-excess-capacity-%d", i) }
+
+// Labels are the labels of every reservation's Deployment, pods and selector: the same for all of
+// them, as gardenlet gives them (getExcessCapacityReservationLabels in
+// pkg/component/seed/system/system.go).
+func Labels() map[string]string {
+	return map[string]string{"app": "kubernetes", "role": "reserve-excess-capacity"}
+}
+
+// beforeIndexedNames is the name of the only reservation before they were named by index.
+const beforeIndexedNames = "reserve-excess-capacity"
 
 // Type is the reserve_excess_capacity component type as the catalog registers it: its schema
 // (schema.go) and its render function.
@@ -116,39 +133,44 @@ func Objects(v Values) ([]render.Object, error) {
 	if v.Replicas > 0 {
 		replicas = int32(v.Replicas)
 	}
-	selector := map[string]string{"app": name}
-	labels := map[string]string{"app": name, "gardener.cloud/role": "reserve-excess-capacity"}
 	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: v.Namespace, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: v.Namespace, Labels: Labels(),
+			// The placeholders are preempted by design: their health says nothing about the seed.
+			Annotations: map[string]string{"resources.gardener.cloud/skip-health-check": "true"},
+		},
 		Spec: appsv1.DeploymentSpec{
 			Replicas:             ptr.To(replicas),
 			RevisionHistoryLimit: ptr.To(int32(2)),
-			Selector:             &metav1.LabelSelector{MatchLabels: selector},
+			Selector:             &metav1.LabelSelector{MatchLabels: Labels()},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				ObjectMeta: metav1.ObjectMeta{Labels: Labels()},
 				Spec: corev1.PodSpec{
-					AutomountServiceAccountToken: ptr.To(false),
-					// The lowest of the well-known classes: every other pod preempts these
-					// (Gardener's docs/development/priority-classes.md).
-					PriorityClassName:             priorityclasses.ReserveExcessCapacity,
 					TerminationGracePeriodSeconds: ptr.To(int64(5)),
-					NodeSelector:                  v.NodeSelector,
-					Tolerations:                   tolerations,
-					// Spread the headroom over nodes and zones, so that each zone keeps some.
-					TopologySpreadConstraints: kube.SpreadOverNodesAndZones(selector),
-					SecurityContext:           kube.NonRootPod(65534),
-					// The only container is the pause container (Gardener's docs/operations/seed_settings.md).
 					Containers: []corev1.Container{{
-						Name:            "pause",
+						Name:            "pause-container",
 						Image:           image,
+						ImagePullPolicy: corev1.PullIfNotPresent,
 						Resources:       corev1.ResourceRequirements{Requests: resources, Limits: resources},
-						SecurityContext: kube.Unprivileged(),
+						SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
 					}},
+					NodeSelector: v.NodeSelector,
+					// The lowest of the well-known classes: every other pod preempts these.
+					PriorityClassName: priorityclasses.ReserveExcessCapacity,
+					Tolerations:       tolerations,
 				},
 			},
 		},
 	}
-	return kube.Typed(v.Cluster.Name, d)
+	objs, err := kube.Typed(v.Cluster.Name, d)
+	if err != nil {
+		return nil, err
+	}
+	if name == DefaultName {
+		// The first reservation was reserve-excess-capacity before its name carried the index.
+		objs[0].Supersedes = regexp.MustCompile("^" + beforeIndexedNames + "$")
+	}
+	return objs, nil
 }
 
 var (

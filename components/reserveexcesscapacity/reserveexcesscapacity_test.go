@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/zclconf/go-cty/cty"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
@@ -27,7 +29,7 @@ func TestRenderGolden(t *testing.T) {
 	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "reserve_excess_capacity"}, map[string]cty.Value{
 		"default": rendertest.Config(defaults, nil),
 		"customised": rendertest.Config(defaults, map[string]cty.Value{
-			"name":          cty.StringVal("reserve-excess-capacity-large"),
+			"name":          cty.StringVal("reserve-excess-capacity-1"),
 			"zones":         cty.NumberIntVal(3),
 			"cpu":           cty.StringVal("4"),
 			"memory":        cty.StringVal("16Gi"),
@@ -50,43 +52,68 @@ func deployment(t *testing.T, v Values) appsv1.Deployment {
 	return d
 }
 
-func TestDocumentedFacts(t *testing.T) {
+// The facts of pkg/component/seed/system/system.go and its test in gardener/gardener v1.120.0,
+// and the replica rule of newSystem in pkg/gardenlet/controller/seed/seed/components.go.
+func TestGardenerFacts(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		zones    int
 		replicas int
 		want     int32
 	}{
-		// Minimum 2 replicas, otherwise one per zone (Gardener's "Seed Settings"
-		// docs/operations/seed_settings.md).
 		{"no zones given", 0, 0, 2},
 		{"one zone", 1, 0, 2},
+		{"two zones", 2, 0, 2},
 		{"three zones", 3, 0, 3},
 		{"explicit replicas", 3, 5, 5},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := deployment(t, values(Values{Cluster: decode.Cluster{Name: "seed"}, Zones: tt.zones, Replicas: tt.replicas}))
 			assert.Equal(t, tt.want, *d.Spec.Replicas)
-			// Gardener's docs/operations/seed_settings.md: Deployment in the garden namespace; Gardener's
-			// "Priority Classes" docs/development/priority-classes.md: class
-			// gardener-reserve-excess-capacity.
-			assert.Equal(t, "reserve-excess-capacity", d.Name)
+			assert.Equal(t, "reserve-excess-capacity-0", d.Name)
 			assert.Equal(t, "garden", d.Namespace)
+			labels := map[string]string{"app": "kubernetes", "role": "reserve-excess-capacity"}
+			assert.Equal(t, labels, d.Labels)
+			assert.Equal(t, labels, d.Spec.Selector.MatchLabels)
+			assert.Equal(t, labels, d.Spec.Template.Labels)
+			assert.Equal(t, map[string]string{"resources.gardener.cloud/skip-health-check": "true"}, d.Annotations)
+			assert.Equal(t, int32(2), *d.Spec.RevisionHistoryLimit)
 			pod := d.Spec.Template.Spec
 			assert.Equal(t, "gardener-reserve-excess-capacity", pod.PriorityClassName)
-			require.Len(t, pod.Containers, 1, "only the pause container (Gardener's docs/operations/seed_settings.md)")
+			assert.Equal(t, int64(5), *pod.TerminationGracePeriodSeconds)
+			assert.Nil(t, pod.SecurityContext)
+			assert.Nil(t, pod.AutomountServiceAccountToken)
+			assert.Empty(t, pod.TopologySpreadConstraints)
+			require.Len(t, pod.Containers, 1)
 			c := pod.Containers[0]
+			assert.Equal(t, "pause-container", c.Name)
 			assert.Equal(t, "registry.k8s.io/pause:3.10", c.Image)
-			// Gardener's docs/operations/seed_settings.md: 2 CPUs and 6Gi per pod by default.
+			assert.Equal(t, corev1.PullIfNotPresent, c.ImagePullPolicy)
+			assert.Equal(t, &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)}, c.SecurityContext)
+			// The Seed API's default reservation: 2 CPUs and 6Gi, requests equal to limits.
 			assert.Equal(t, "2", c.Resources.Requests.Cpu().String())
 			assert.Equal(t, "6Gi", c.Resources.Requests.Memory().String())
+			assert.Equal(t, c.Resources.Requests, c.Resources.Limits)
 			assert.Empty(t, pod.NodeSelector)
 			assert.Empty(t, pod.Tolerations)
-			for k, v := range d.Spec.Selector.MatchLabels {
-				assert.Equal(t, v, d.Spec.Template.Labels[k], k)
-			}
 		})
 	}
+}
+
+// The first reservation replaces the Deployment the engine named reserve-excess-capacity before it
+// followed gardenlet's names; the plan deletes that one as superseded.
+func TestFirstReservationSupersedesTheUnindexedName(t *testing.T) {
+	objs, err := Objects(values(Values{Cluster: decode.Cluster{Name: "seed"}}))
+	require.NoError(t, err)
+	require.NotNil(t, objs[0].Supersedes)
+	assert.True(t, objs[0].Supersedes.MatchString("reserve-excess-capacity"))
+	assert.False(t, objs[0].Supersedes.MatchString("reserve-excess-capacity-1"))
+	v := values(Values{Cluster: decode.Cluster{Name: "seed"}})
+	v.Name = ConfigName(1)
+	objs, err = Objects(v)
+	require.NoError(t, err)
+	assert.Equal(t, "reserve-excess-capacity-1", objs[0].Object.GetName())
+	assert.Nil(t, objs[0].Supersedes)
 }
 
 func TestErrors(t *testing.T) {

@@ -16,11 +16,12 @@ func typeSchema() *schema.Schema {
 		Type: "reserve_excess_capacity",
 		Description: "A Deployment of pause pods in the seed's garden namespace with the lowest priority class, gardener-reserve-excess-capacity (-5): " +
 			"every other pod preempts them, so new shoot control planes are scheduled at once while the cluster-autoscaler adds nodes for the " +
-			"evicted placeholders. By default each pod reserves 2 CPUs and 6Gi, with one replica per zone and at least 2.",
+			"evicted placeholders. By default each pod reserves 2 CPUs and 6Gi, with one replica per zone and at least 2; the i-th reservation " +
+			"of a seed is named reserve-excess-capacity-<i>, and all carry the labels app=kubernetes, role=reserve-excess-capacity, as gardenlet deploys them.",
 		Body: schema.Body{
 			Attributes: []schema.Attribute{
 				attr.Reference("cluster", schema.RefCluster, "The seed cluster."),
-				{Name: "name", Type: cty.String, Default: cty.StringVal(DefaultName), Checks: attr.Checks(schema.DNSLabel()), Description: "Name of the Deployment; give each reservation of a seed its own."},
+				{Name: "name", Type: cty.String, Default: cty.StringVal(DefaultName), Checks: attr.Checks(schema.DNSLabel()), Description: "Name of the Deployment; gardenlet names the i-th reservation of a seed reserve-excess-capacity-<i>."},
 				{Name: "namespace", Type: cty.String, Default: cty.StringVal(DefaultNamespace), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the Deployment."},
 				{Name: "images", Type: cty.Map(cty.String), Description: "Overrides of image vector entries (pause) by image name: \"repository:tag\", \"repository@sha256:...\" or a bare tag."},
 				{Name: "zones", Type: cty.Number, Default: cty.NumberIntVal(1), Checks: attr.Checks(schema.Positive()), Description: "The number of the seed's zones; one placeholder pod runs per zone, but at least 2."},
