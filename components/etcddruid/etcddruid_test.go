@@ -6,11 +6,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/zclconf/go-cty/cty"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
-	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -52,131 +60,152 @@ func TestRenderGolden(t *testing.T) {
 	})
 }
 
-func TestDeploymentFollowsTheDocuments(t *testing.T) {
-	tests := []struct {
-		name     string
+func typed[T any](t *testing.T, objs []render.Object, kind, name string) T {
+	t.Helper()
+	var out T
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, kind, name).Object, &out))
+	return out
+}
+
+// The facts of pkg/component/etcd/etcd/bootstrap.go and its test in gardener/gardener v1.120.0.
+func TestGardenerFacts(t *testing.T) {
+	objs := render1(t, map[string]cty.Value{"ca_bundle": cty.StringVal("Q0E=")})
+	role := map[string]string{"gardener.cloud/role": "etcd-druid"}
+	withHA := map[string]string{"gardener.cloud/role": "etcd-druid", "high-availability-config.resources.gardener.cloud/type": "controller"}
+
+	d := typed[appsv1.Deployment](t, objs, "Deployment", "etcd-druid")
+	assert.Equal(t, withHA, d.Labels)
+	assert.Equal(t, role, d.Spec.Selector.MatchLabels, "selector")
+	assert.Equal(t, int32(1), *d.Spec.Replicas)
+	assert.Equal(t, int32(1), *d.Spec.RevisionHistoryLimit)
+	assert.Equal(t, map[string]string{"gardener.cloud/role": "etcd-druid", "networking.gardener.cloud/to-dns": "allowed", "networking.gardener.cloud/to-runtime-apiserver": "allowed"}, d.Spec.Template.Labels)
+	ref := unique.AnnotationKey("secret", "etcd-druid-webhook")
+	assert.Equal(t, "etcd-druid-webhook", d.Annotations[ref])
+	assert.Equal(t, "etcd-druid-webhook", d.Spec.Template.Annotations[ref])
+	pod := d.Spec.Template.Spec
+	assert.Equal(t, "etcd-druid", pod.ServiceAccountName)
+	assert.Nil(t, pod.SecurityContext)
+	c := pod.Containers[0]
+	assert.Equal(t, corev1.PullIfNotPresent, c.ImagePullPolicy)
+	assert.Equal(t, []string{
+		"--enable-leader-election=true",
+		"--disable-etcd-serviceaccount-automount=true",
+		"--etcd-workers=50",
+		"--enable-etcd-spec-auto-reconcile=true", // false in Gardener: differs on purpose (see args)
+		"--webhook-server-port=10250",
+		"--webhook-server-tls-server-cert-dir=/etc/webhook-server-tls",
+		"--enable-etcd-components-webhook=true",
+		"--etcd-components-webhook-exempt-service-accounts=system:serviceaccount:kube-system:generic-garbage-collector",
+		"--enable-backup-compaction=false",
+		"--compaction-workers=3",
+		"--etcd-events-threshold=1000000",
+		"--metrics-scrape-wait-duration=1m0s",
+	}, c.Args)
+	assert.Equal(t, []corev1.ContainerPort{{ContainerPort: 8080}}, c.Ports)
+	assert.Equal(t, "50m", c.Resources.Requests.Cpu().String())
+	assert.Equal(t, "128Mi", c.Resources.Requests.Memory().String())
+	assert.Empty(t, c.Resources.Limits)
+	assert.Equal(t, &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)}, c.SecurityContext)
+	assert.Equal(t, []corev1.VolumeMount{{Name: "webhook-server-tls-cert", MountPath: "/etc/webhook-server-tls", ReadOnly: true}}, c.VolumeMounts)
+	assert.Equal(t, "etcd-druid-webhook", pod.Volumes[0].Secret.SecretName)
+	assert.Equal(t, int32(420), *pod.Volumes[0].Secret.DefaultMode)
+	assert.Empty(t, c.Env, "no image vector overwrite without overridden etcd images")
+
+	sa := typed[corev1.ServiceAccount](t, objs, "ServiceAccount", "etcd-druid")
+	assert.False(t, *sa.AutomountServiceAccountToken)
+	assert.Equal(t, role, sa.Labels)
+	cr := typed[rbacv1.ClusterRole](t, objs, "ClusterRole", "gardener.cloud:system:etcd-druid")
+	assert.Len(t, cr.Rules, 13)
+	assert.Equal(t, []string{"poddisruptionbudgets"}, cr.Rules[12].Resources)
+	rendertest.MustFind(t, objs, "ClusterRoleBinding", "gardener.cloud:system:etcd-druid")
+	assert.Nil(t, rendertest.Find(objs, "Role", "etcd-druid-leader-election"), "the ClusterRole covers the leases")
+
+	svc := typed[corev1.Service](t, objs, "Service", "etcd-druid")
+	assert.Equal(t, withHA, svc.Labels)
+	assert.Equal(t, map[string]string{
+		"networking.resources.gardener.cloud/from-world-to-ports":                        `[{"protocol":"TCP","port":10250}]`,
+		"networking.resources.gardener.cloud/from-all-seed-scrape-targets-allowed-ports": `[{"protocol":"TCP","port":8080}]`,
+	}, svc.Annotations)
+	assert.Equal(t, []corev1.ServicePort{
+		{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: 8080, TargetPort: intstr.FromInt32(8080)},
+		{Name: "webhooks", Protocol: corev1.ProtocolTCP, Port: 443, TargetPort: intstr.FromInt32(10250)},
+	}, svc.Spec.Ports)
+
+	pdb := typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget", "etcd-druid")
+	assert.Equal(t, int32(1), pdb.Spec.MaxUnavailable.IntVal)
+	assert.Equal(t, policyv1.AlwaysAllow, *pdb.Spec.UnhealthyPodEvictionPolicy)
+
+	vpa := rendertest.MustFind(t, objs, "VerticalPodAutoscaler", "etcd-druid-vpa").Object
+	policies, _, _ := unstructured.NestedSlice(vpa, "spec", "resourcePolicy", "containerPolicies")
+	assert.Equal(t, []any{map[string]any{"containerName": "etcd-druid", "minAllowed": map[string]any{"memory": "100M"}, "controlledValues": "RequestsOnly"}}, policies)
+
+	wh := typed[admissionregistrationv1.ValidatingWebhookConfiguration](t, objs, "ValidatingWebhookConfiguration", "etcd-druid")
+	require.Len(t, wh.Webhooks, 2)
+	assert.Equal(t, "etcdcomponents.webhooks.druid.gardener.cloud", wh.Webhooks[0].Name)
+	assert.Equal(t, map[string]string{"app.kubernetes.io/managed-by": "etcd-druid"}, wh.Webhooks[0].ObjectSelector.MatchLabels)
+	assert.Len(t, wh.Webhooks[0].Rules, 7)
+	assert.Equal(t, "stsscale.etcdcomponents.webhooks.druid.gardener.cloud", wh.Webhooks[1].Name)
+	assert.Equal(t, []string{"statefulsets/scale"}, wh.Webhooks[1].Rules[0].Resources)
+	for _, w := range wh.Webhooks {
+		assert.Equal(t, "/webhooks/etcdcomponents", *w.ClientConfig.Service.Path)
+		assert.Equal(t, int32(443), *w.ClientConfig.Service.Port)
+		assert.Equal(t, admissionregistrationv1.Fail, *w.FailurePolicy)
+		assert.Equal(t, []string{"v1", "v1beta1"}, w.AdmissionReviewVersions)
+		assert.Equal(t, []byte("CA"), w.ClientConfig.CABundle)
+	}
+}
+
+func TestHighAvailability(t *testing.T) {
+	for _, tt := range []struct {
 		ha       bool
-		replicas int64
-	}{
-		{"without HA one replica", false, 1},
-		// Controllers run with 2 replicas; etcd-druid is named at Gardener's "High Availability Of
-		// Components" docs/development/high-availability-of-components.md, Gardener's
-		// docs/development/high-availability-of-components.md.
-		{"with HA two replicas", true, 2},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			objs := render1(t, map[string]cty.Value{"high_availability": cty.BoolVal(tt.ha)})
-			d := rendertest.Find(objs, "Deployment", "etcd-druid")
-			require.NotNil(t, d)
-			assert.Equal(t, "garden", d.GetNamespace())
-			// etcd-druid runs with gardener-garden-system-300 in the garden (Gardener's "Priority Classes"
-			// docs/development/priority-classes.md).
-			class, _, _ := unstructured.NestedString(d.Object, "spec", "template", "spec", "priorityClassName")
-			assert.Equal(t, "gardener-garden-system-300", class)
-			n, _, _ := unstructured.NestedInt64(d.Object, "spec", "replicas")
-			assert.Equal(t, tt.replicas, n)
-			assert.Equal(t, tt.ha, rendertest.Find(objs, "PodDisruptionBudget", "etcd-druid") != nil)
-			sel, _, _ := unstructured.NestedStringMap(d.Object, "spec", "selector", "matchLabels")
-			labels, _, _ := unstructured.NestedStringMap(d.Object, "spec", "template", "metadata", "labels")
-			assert.Equal(t, sel, labels)
-		})
+		replicas int32
+	}{{false, 1}, {true, 2}} {
+		d := typed[appsv1.Deployment](t, render1(t, map[string]cty.Value{"high_availability": cty.BoolVal(tt.ha)}), "Deployment", "etcd-druid")
+		assert.Equal(t, tt.replicas, *d.Spec.Replicas)
+		assert.Equal(t, "gardener-garden-system-300", d.Spec.Template.Spec.PriorityClassName)
+		assert.Equal(t, tt.ha, len(d.Spec.Template.Spec.TopologySpreadConstraints) > 0)
 	}
 }
 
-func TestObjects(t *testing.T) {
-	objs := render1(t, nil)
-	// etcd-druid serves druid.gardener.cloud/v1alpha1 Etcd (Gardener's "Gardener Operator"
-	// docs/concepts/operator.md).
-	assert.NotNil(t, rendertest.Find(objs, "CustomResourceDefinition", "etcds.druid.gardener.cloud"))
-	assert.NotNil(t, rendertest.Find(objs, "ServiceAccount", "etcd-druid"))
-	assert.NotNil(t, rendertest.Find(objs, "ClusterRole", "gardener.cloud:system:etcd-druid"))
-	assert.NotNil(t, rendertest.Find(objs, "ClusterRoleBinding", "gardener.cloud:system:etcd-druid"))
-	assert.NotNil(t, rendertest.Find(objs, "Role", "etcd-druid-leader-election"))
-	assert.NotNil(t, rendertest.Find(objs, "RoleBinding", "etcd-druid-leader-election"))
-	svc := rendertest.Find(objs, "Service", "etcd-druid")
-	require.NotNil(t, svc)
-	ports, _, _ := unstructured.NestedSlice(svc.Object, "spec", "ports")
-	require.Len(t, ports, 1)
-	assert.EqualValues(t, 8080, ports[0].(map[string]any)["port"])
+func TestWebhookCanBeLeftUnregistered(t *testing.T) {
+	objs := render1(t, map[string]cty.Value{"admission_webhooks": cty.False})
+	assert.Nil(t, rendertest.Find(objs, "ValidatingWebhookConfiguration", "etcd-druid"))
 }
 
-func TestArgs(t *testing.T) {
-	tests := []struct {
-		name   string
-		values Values
-		want   []string
-	}{
-		{"defaults", values(Values{Workers: 3}), []string{
-			"--enable-leader-election=true", "--leader-election-id=druid-leader-election", "--metrics-port=8080",
-			"--etcd-workers=3", "--enable-etcd-spec-auto-reconcile=true",
-		}},
-		{"feature gates sorted", values(Values{Workers: 7, FeatureGates: map[string]bool{"B": false, "A": true}}), []string{
-			"--enable-leader-election=true", "--leader-election-id=druid-leader-election", "--metrics-port=8080",
-			"--etcd-workers=7", "--enable-etcd-spec-auto-reconcile=true", "--feature-gates=A=true,B=false",
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, args(tt.values))
-		})
-	}
+func TestArgsFeatureGatesSorted(t *testing.T) {
+	got := args(values(Values{Workers: 7, FeatureGates: map[string]bool{"B": false, "A": true}}))
+	assert.Equal(t, "--etcd-workers=7", got[2])
+	assert.Equal(t, "--feature-gates=A=true,B=false", got[len(got)-1])
 }
 
-func TestImageVectorOverwriteCarriesTheVector(t *testing.T) {
-	tests := []struct {
-		name  string
-		extra map[string]cty.Value
-		want  []vectorEntry
-	}{
-		{"defaults", nil, []vectorEntry{
-			{Name: "etcd-backup-restore", Repository: "europe-docker.pkg.dev/gardener-project/releases/gardener/etcdbrctl", Tag: "v0.33.0"},
-			{Name: "etcd-wrapper", Repository: "europe-docker.pkg.dev/gardener-project/releases/gardener/etcd-wrapper", Tag: "v0.4.2"},
-		}},
-		{"overrides reach the etcd pods", customised, []vectorEntry{
-			{Name: "etcd-backup-restore", Repository: "mirror.example.com/etcdbrctl", Tag: "sha256:0123456789abcdef"},
-			{Name: "etcd-wrapper", Repository: "mirror.example.com/etcd-wrapper", Tag: "v0.5.0"},
-		}},
+// Overridden etcd images reach druid through a content-addressed image vector overwrite, mounted
+// where gardenlet mounts it.
+func TestImageVectorOverwriteCarriesOverrides(t *testing.T) {
+	objs := render1(t, customised)
+	var cm *unstructured.Unstructured
+	var supersedes bool
+	for _, o := range objs {
+		if o.Object.GetKind() == "ConfigMap" {
+			cm, supersedes = o.Object, o.Supersedes != nil && o.Supersedes.MatchString("etcd-druid-imagevector-overwrite")
+		}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			objs := render1(t, tt.extra)
-			cm := rendertest.Find(objs, "ConfigMap", "etcd-druid-imagevector-overwrite")
-			require.NotNil(t, cm)
-			data, _, _ := unstructured.NestedString(cm.Object, "data", "images_overwrite.yaml")
-			var got struct {
-				Images []vectorEntry `json:"images"`
-			}
-			require.NoError(t, yaml.UnmarshalStrict([]byte(data), &got))
-			assert.Equal(t, tt.want, got.Images)
-
-			d := rendertest.Find(objs, "Deployment", "etcd-druid")
-			env, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
-			assert.Contains(t, env[0].(map[string]any)["env"], map[string]any{"name": "IMAGEVECTOR_OVERWRITE", "value": "/imagevector-overwrite/images_overwrite.yaml"})
-		})
+	require.NotNil(t, cm)
+	assert.Regexp(t, `^etcd-druid-imagevector-overwrite-[0-9a-f]{8}$`, cm.GetName())
+	assert.True(t, supersedes)
+	data, _, _ := unstructured.NestedString(cm.Object, "data", "images_overwrite.yaml")
+	var got struct {
+		Images []vectorEntry `json:"images"`
 	}
-}
-
-func TestChecksumFollowsTheVector(t *testing.T) {
-	sum := func(extra map[string]cty.Value) string {
-		d := rendertest.Find(render1(t, extra), "Deployment", "etcd-druid")
-		s, _, _ := unstructured.NestedString(d.Object, "spec", "template", "metadata", "annotations", checksumAnnotation)
-		return s
-	}
-	base := sum(nil)
-	assert.Len(t, base, 64)
-	assert.Equal(t, base, sum(nil))
-	assert.NotEqual(t, base, sum(map[string]cty.Value{"images": cty.MapVal(map[string]cty.Value{"etcd-wrapper": cty.StringVal("v9.9.9")})}))
-}
-
-func TestObjectsDefaultsZeroValues(t *testing.T) {
-	objs, err := Objects(values(Values{Cluster: decode.Cluster{Name: "runtime"}}))
-	require.NoError(t, err)
-	d := rendertest.Find(objs, "Deployment", "etcd-druid")
-	require.NotNil(t, d)
-	assert.Equal(t, "garden", d.GetNamespace())
-	containers, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "containers")
-	assert.Contains(t, containers[0].(map[string]any)["args"], "--etcd-workers=3")
+	require.NoError(t, yaml.UnmarshalStrict([]byte(data), &got))
+	assert.Equal(t, []vectorEntry{
+		{Name: "etcd-backup-restore", Repository: "mirror.example.com/etcdbrctl", Tag: "sha256:0123456789abcdef"},
+		{Name: "etcd-wrapper", Repository: "mirror.example.com/etcd-wrapper", Tag: "v0.5.0"},
+	}, got.Images)
+	d := typed[appsv1.Deployment](t, objs, "Deployment", "etcd-druid")
+	c := d.Spec.Template.Spec.Containers[0]
+	assert.Equal(t, []corev1.EnvVar{{Name: "IMAGEVECTOR_OVERWRITE", Value: "/imagevector_overwrite/images_overwrite.yaml"}}, c.Env)
+	assert.Contains(t, c.VolumeMounts, corev1.VolumeMount{Name: "imagevector-overwrite", MountPath: "/imagevector_overwrite", ReadOnly: true})
+	assert.Equal(t, cm.GetName(), d.Spec.Template.Annotations[unique.AnnotationKey("configmap", cm.GetName())])
 }
 
 func TestErrors(t *testing.T) {

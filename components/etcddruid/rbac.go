@@ -5,63 +5,48 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 )
 
-// ClusterRoleName names the ClusterRole and ClusterRoleBinding, in Gardener's naming scheme.
+// ClusterRoleName names the ClusterRole and ClusterRoleBinding.
 const ClusterRoleName = "gardener.cloud:system:etcd-druid"
 
-// LeaderElectionID is the Lease the replicas elect their leader with (etcd-druid's default).
-const LeaderElectionID = "druid-leader-election"
-
 var (
-	all  = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
-	read = []string{"get", "list", "watch"}
+	all       = []string{"get", "list", "watch", "create", "update", "patch", "delete"}
+	readWrite = []string{"get", "list", "patch", "update", "watch"}
 )
 
-// clusterRules are what etcd-druid needs for the Etcds of every namespace: it reads and updates
-// Etcds and their status, creates each cluster's StatefulSet, Services, ConfigMap,
-// PersistentVolumeClaims, PodDisruptionBudget, member Leases, ServiceAccount, Role and RoleBinding
-// and its backup compaction Jobs, reads the backup Secrets (and sets finalizers on them), and
-// deletes stuck pods.
+// clusterRules are gardenlet's rules for etcd-druid, in its order: druid deletes stuck pods,
+// reads and finalizes backup Secrets, writes events, creates each cluster's ServiceAccount, Role
+// and RoleBinding, Services, ConfigMaps, StatefulSet, compaction Jobs, member Leases and
+// PodDisruptionBudget, and reconciles Etcds and EtcdCopyBackupsTasks with their status.
 var clusterRules = []rbacv1.PolicyRule{
-	{APIGroups: []string{"druid.gardener.cloud"}, Resources: []string{"etcds", "etcdcopybackupstasks"}, Verbs: all},
-	{APIGroups: []string{"druid.gardener.cloud"}, Resources: []string{"etcds/status", "etcds/finalizers", "etcdcopybackupstasks/status", "etcdcopybackupstasks/finalizers"}, Verbs: []string{"get", "update", "patch"}},
-	{APIGroups: []string{"apps"}, Resources: []string{"statefulsets"}, Verbs: all},
-	{APIGroups: []string{""}, Resources: []string{"services", "configmaps", "persistentvolumeclaims", "serviceaccounts"}, Verbs: all},
-	{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
 	{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list", "watch", "delete", "deletecollection"}},
-	{APIGroups: []string{""}, Resources: []string{"endpoints"}, Verbs: read},
-	{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "get", "list", "watch", "patch", "update"}},
-	{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: all},
-	{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: all},
+	{APIGroups: []string{""}, Resources: []string{"secrets", "endpoints"}, Verbs: readWrite},
+	{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "get", "list", "watch", "patch", "update"}},
+	{APIGroups: []string{""}, Resources: []string{"serviceaccounts"}, Verbs: all},
 	{APIGroups: []string{"rbac.authorization.k8s.io"}, Resources: []string{"roles", "rolebindings"}, Verbs: all},
+	{APIGroups: []string{""}, Resources: []string{"services", "configmaps"}, Verbs: []string{"get", "list", "patch", "update", "watch", "create", "delete"}},
+	{APIGroups: []string{"apps"}, Resources: []string{"statefulsets"}, Verbs: []string{"get", "list", "patch", "update", "watch", "create", "delete"}},
 	{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: all},
+	{APIGroups: []string{"druid.gardener.cloud"}, Resources: []string{"etcds", "etcdcopybackupstasks"}, Verbs: all},
+	{APIGroups: []string{"druid.gardener.cloud"}, Resources: []string{"etcds/status", "etcds/finalizers", "etcdcopybackupstasks/status", "etcdcopybackupstasks/finalizers"}, Verbs: []string{"get", "update", "patch", "create"}},
+	{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}},
+	{APIGroups: []string{""}, Resources: []string{"persistentvolumeclaims"}, Verbs: []string{"get", "list", "watch"}},
+	{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: all},
 }
 
-// rbac renders the ServiceAccount, the ClusterRole and its binding, and the leader-election Role
-// in the namespace (kept separate so that leader election keeps working should the ClusterRole
-// ever be narrowed).
+// rbac renders the ServiceAccount (without an automounted token: gardener-resource-manager's
+// projected-token-mount webhook mounts one) and the ClusterRole with its binding. The leader
+// lease is covered by the ClusterRole.
 func rbac(namespace string) []runtime.Object {
-	subjects := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: Name, Namespace: namespace}}
-	leaderElection := Name + "-leader-election"
 	return []runtime.Object{
-		&corev1.ServiceAccount{ObjectMeta: meta(Name, namespace)},
+		&corev1.ServiceAccount{ObjectMeta: meta(Name, namespace), AutomountServiceAccountToken: ptr.To(false)},
 		&rbacv1.ClusterRole{ObjectMeta: meta(ClusterRoleName, ""), Rules: clusterRules},
 		&rbacv1.ClusterRoleBinding{
 			ObjectMeta: meta(ClusterRoleName, ""),
 			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: ClusterRoleName},
-			Subjects:   subjects,
-		},
-		&rbacv1.Role{
-			ObjectMeta: meta(leaderElection, namespace),
-			Rules: []rbacv1.PolicyRule{
-				{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
-			},
-		},
-		&rbacv1.RoleBinding{
-			ObjectMeta: meta(leaderElection, namespace),
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: leaderElection},
-			Subjects:   subjects,
+			Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: Name, Namespace: namespace}},
 		},
 	}
 }

@@ -111,13 +111,15 @@ func (g *builder) systemComponents() error {
 		g.add("vpa", "vpa", objs, "gardener_resource_manager", "vpa_admission_controller_tls")
 		system = append(system, "vpa")
 	}
+	g.secret("etcd_druid_webhook_tls", render.SecretSpec{Name: etcddruid.DefaultWebhookTLSSecretName, Class: "server-cert", CommonName: etcddruid.Name + "." + Namespace + ".svc", DNSNames: kube.ServiceDNSNames(etcddruid.Name, Namespace), CA: secretRuntimeCA}, "ca_garden_runtime")
 	druidVals := etcddruid.Type.Defaults()
 	druidVals.Cluster, druidVals.Namespace, druidVals.Images, druidVals.HighAvailability = runtime, Namespace, images, ha
+	druidVals.AdmissionWebhooks, druidVals.CABundle = g.v.AdmissionWebhooks, runtimeCA
 	druid, err := etcddruid.Objects(druidVals)
 	if err != nil {
 		return fmt.Errorf("etcd-druid: %w", err)
 	}
-	g.add("etcd_druid", "etcd_druid", druid, "gardener_resource_manager")
+	g.add("etcd_druid", "etcd_druid", druid, "gardener_resource_manager", "etcd_druid_webhook_tls")
 
 	gw := istio.VirtualGardenGateway(g.loadBalancerAnnotations())
 	istioVals := istio.Type.Defaults()

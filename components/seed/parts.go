@@ -114,13 +114,16 @@ func (b *builder) systemComponents() error {
 		b.add("gardener_resource_manager", "gardener_resource_manager", grm, append(first, "gardener_resource_manager_tls")...)
 		first = []string{"gardener_resource_manager"}
 
+		b.secret("etcd_druid_webhook_tls", render.SecretSpec{Name: etcddruid.DefaultWebhookTLSSecretName, Class: "server-cert",
+			CommonName: etcddruid.Name + "." + GardenNamespace + ".svc", DNSNames: kube.ServiceDNSNames(etcddruid.Name, GardenNamespace), CA: secretSeedCA}, "ca_seed")
 		druidVals := etcddruid.Type.Defaults()
 		druidVals.Cluster, druidVals.Namespace, druidVals.PriorityClassName = cluster, GardenNamespace, priorityclasses.System800
+		druidVals.AdmissionWebhooks, druidVals.CABundle = b.v.AdmissionWebhooks, render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true)
 		druid, err := etcddruid.Objects(druidVals)
 		if err != nil {
 			return fmt.Errorf("etcd-druid: %w", err)
 		}
-		b.add("etcd_druid", "etcd_druid", druid, first...)
+		b.add("etcd_druid", "etcd_druid", druid, append(first, "etcd_druid_webhook_tls")...)
 		if s.VerticalPodAutoscalerEnabled {
 			b.secret("vpa_admission_controller_tls", render.SecretSpec{Name: vpa.DefaultTLSSecretName, Class: "server-cert",
 				CommonName: vpa.WebhookServiceName, DNSNames: kube.ServiceDNSNames(vpa.WebhookServiceName, GardenNamespace), CA: secretSeedCA}, "ca_seed")
