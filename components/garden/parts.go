@@ -100,10 +100,11 @@ func (g *builder) systemComponents() error {
 
 	system := []string{}
 	if g.vpaEnabled() {
-		g.secret("vpa_admission_controller_tls", render.SecretSpec{Name: vpa.DefaultTLSSecretName, Class: "server-cert", CommonName: vpa.WebhookServiceName, DNSNames: kube.ServiceDNSNames(vpa.WebhookServiceName, Namespace), CA: secretRuntimeCA}, "ca_garden_runtime")
+		g.secret("vpa_admission_controller_tls", render.SecretSpec{Name: vpa.DefaultTLSSecretName, Class: "server-cert", CommonName: vpa.WebhookServiceName + "." + Namespace + ".svc", DNSNames: kube.ServiceDNSNames(vpa.WebhookServiceName, Namespace), CA: secretRuntimeCA}, "ca_garden_runtime")
 		vpaVals := vpa.Type.Defaults()
 		vpaVals.Cluster, vpaVals.Namespace, vpaVals.Images, vpaVals.HighAvailability = runtime, Namespace, images, ha
 		vpaVals.AdmissionWebhooks, vpaVals.CABundle, vpaVals.TLSSecretName = g.v.AdmissionWebhooks, runtimeCA, vpa.DefaultTLSSecretName
+		vpaVals.CASecretName, vpaVals.GardenRuntime = secretRuntimeCA, true
 		objs, err := vpa.Objects(vpaVals)
 		if err != nil {
 			return fmt.Errorf("vpa: %w", err)

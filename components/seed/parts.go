@@ -126,10 +126,10 @@ func (b *builder) systemComponents() error {
 		b.add("etcd_druid", "etcd_druid", druid, append(first, "etcd_druid_webhook_tls")...)
 		if s.VerticalPodAutoscalerEnabled {
 			b.secret("vpa_admission_controller_tls", render.SecretSpec{Name: vpa.DefaultTLSSecretName, Class: "server-cert",
-				CommonName: vpa.WebhookServiceName, DNSNames: kube.ServiceDNSNames(vpa.WebhookServiceName, GardenNamespace), CA: secretSeedCA}, "ca_seed")
+				CommonName: vpa.WebhookServiceName + "." + GardenNamespace + ".svc", DNSNames: kube.ServiceDNSNames(vpa.WebhookServiceName, GardenNamespace), CA: secretSeedCA}, "ca_seed")
 			vpaVals := vpa.Type.Defaults()
 			vpaVals.Cluster, vpaVals.Namespace = cluster, GardenNamespace
-			vpaVals.CABundle, vpaVals.TLSSecretName = render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), vpa.DefaultTLSSecretName
+			vpaVals.CABundle, vpaVals.TLSSecretName, vpaVals.CASecretName = render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), vpa.DefaultTLSSecretName, secretSeedCA
 			vpaVals.PriorityClasses, vpaVals.AdmissionWebhooks = vpa.SeedPriorityClass, b.v.AdmissionWebhooks
 			objs, err := vpa.Objects(vpaVals)
 			if err != nil {

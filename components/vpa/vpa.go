@@ -1,9 +1,10 @@
 // Package vpa renders the vpa component: the Vertical Pod Autoscaler (vpa-admission-controller,
-// vpa-recommender, vpa-updater) that gardener-operator deploys into the garden namespace of the
-// runtime cluster unless the Garden disables it; Gardener relies on a VPA being there either way
-// (Gardener's "Gardener Operator" docs/concepts/operator.md, SettingVerticalPodAutoscaler in
-// docs/api-reference/operator.md). The garden composite omits the component where the landscape
-// brings its own VPA.
+// vpa-recommender, vpa-updater) that gardenlet deploys into a seed's garden namespace and
+// gardener-operator into the runtime cluster's, both with the objects of
+// pkg/component/autoscaling/vpa (cluster type seed, gardener/gardener v1.120.0), which this package
+// renders field for field. Gardener relies on a VPA being there either way (Gardener's "Gardener
+// Operator" docs/concepts/operator.md, SettingVerticalPodAutoscaler in docs/api-reference/operator.md);
+// composites omit the component where the landscape brings its own VPA.
 package vpa
 
 import (
@@ -19,20 +20,19 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Names of the three VPA components: Deployments, ServiceAccounts and app labels (Gardener's
-// docs/concepts/operator.md).
+// Names of the three VPA components: Deployments, ServiceAccounts and app labels.
 const (
 	AdmissionController = "vpa-admission-controller"
 	Recommender         = "vpa-recommender"
 	Updater             = "vpa-updater"
 )
 
-// Names of the admission controller's webhook objects. The Service name is the one Gardener
-// lists among the topology-aware Services (Gardener's SeedSettingTopologyAwareRouting in
-// docs/api-reference/core.md); the configuration name is upstream VPA's.
+// Names of the admission controller's webhook objects: the Service, and the configuration, whose
+// zzz- prefix makes the API server call it after every other mutating webhook, so that the
+// containers those inject are under the VPA's control too.
 const (
 	WebhookServiceName       = "vpa-webhook"
-	WebhookConfigurationName = "vpa-webhook-config"
+	WebhookConfigurationName = "zzz-vpa-webhook-config-source"
 )
 
 // The schema's defaults (schema.go).
@@ -52,13 +52,13 @@ var CRDs = []string{
 type Values struct {
 	// Cluster is the runtime cluster the VPA runs in and acts on.
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of the components (Gardener's docs/concepts/operator.md).
+	// Namespace of the components.
 	Namespace string `json:"namespace"`
 	// Images overrides entries of the image vector by image name.
 	Images map[string]string `json:"images"`
-	// HighAvailability runs every component with 2 replicas instead of 1, spread over nodes and
-	// zones; all three are controllers or (webhook) servers (Gardener's "High Availability Of
-	// Components" docs/development/high-availability-of-components.md).
+	// HighAvailability runs every component with 2 replicas spread over nodes and zones instead
+	// of the 1 Gardener renders (in a seed gardener-resource-manager's high-availability-config
+	// webhook sets the replicas).
 	HighAvailability bool `json:"high_availability"`
 	// AdmissionWebhooks registers the MutatingWebhookConfiguration. Turn it off only where
 	// nothing can serve the webhook, such as the local control plane.
@@ -71,16 +71,25 @@ type Values struct {
 	// TLSSecretName names the Secret with the admission controller's serving certificate
 	// (tls.crt, tls.key and the CA's ca.crt, as the engine's server-cert class writes it).
 	TLSSecretName string `json:"tls_secret_name"`
+	// CASecretName names the CA Secret (ca.crt) the admission controller verifies clients with;
+	// empty takes the CA from TLSSecretName's ca.crt.
+	CASecretName string `json:"ca_secret_name"`
 	// PriorityClasses are the pods' classes by component; nil means PriorityClass, the classes
 	// in the garden runtime cluster. A seed's VPA uses SeedPriorityClass. Set from Go only.
 	PriorityClasses map[string]string `json:"-"`
+	// GardenRuntime is set for the garden runtime cluster's VPA, whose metrics the garden's
+	// Prometheus scrapes instead of the seed's. Set from Go only.
+	GardenRuntime bool `json:"-"`
 }
 
 // Type is the vpa component type as the catalog registers it: its schema (schema.go) and its render
 // function.
 var Type = component.Define(typeSchema, component.Objects(Objects))
 
-// Objects renders the CRDs, RBAC, Deployments and webhook objects of the VPA.
+// Objects renders the CRDs and, per component and in common, the objects of Gardener's VPA
+// component: ServiceAccounts, ClusterRoles and Roles with their bindings, the Services,
+// Deployments, PodDisruptionBudgets, the VerticalPodAutoscalers of the admission controller and
+// the updater (the recommender cannot scale itself) and the webhook configuration.
 func Objects(v Values) ([]render.Object, error) {
 	if v.Cluster.Name == "" {
 		return nil, fmt.Errorf("cluster is not set")
@@ -102,13 +111,14 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	typed = append(typed, webhookService(v.Namespace))
+	typed = append(typed, services(v)...)
 	typed = append(typed, deployments...)
-	typed = append(typed, disruptionBudgets(v)...)
+	typed = append(typed, disruptionBudgets(v.Namespace)...)
 	objs, err := kube.Typed(v.Cluster.Name, typed...)
 	if err != nil {
 		return nil, err
 	}
+	objs = append(objs, kube.On(v.Cluster.Name, "", verticalAutoscalers(v.Namespace)...)...)
 	if v.AdmissionWebhooks {
 		wh, err := webhookConfiguration(v)
 		if err != nil {

@@ -1,13 +1,12 @@
 package vpa
 
 import (
-	"encoding/base64"
 	"fmt"
-	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
@@ -17,94 +16,83 @@ import (
 // webhookServicePort is the port the kube-apiserver calls the webhook on.
 const webhookServicePort = 443
 
-// webhookService exposes the admission controller to the kube-apiserver: vpa-webhook, port 443
-// to the container's 10250 (Gardener's SeedSettingTopologyAwareRouting in
-// docs/api-reference/core.md names the Service).
-func webhookService(namespace string) *corev1.Service {
-	return &corev1.Service{
-		ObjectMeta: meta(WebhookServiceName, namespace),
-		Spec: corev1.ServiceSpec{
-			Type:     corev1.ServiceTypeClusterIP,
+// webhookDescription is the gardener.cloud/description Gardener gives the webhook configuration.
+const webhookDescription = "The order in which MutatingWebhooks are called is determined alphabetically. This webhook's name " +
+	"intentionally starts with 'zzz', such that it is called after all other webhooks which inject " +
+	"containers. All containers injected by webhooks that are called _after_ the vpa webhook will not be " +
+	"under control of vpa."
+
+// scrapeAnnotation admits the cluster's Prometheus (the seed's, or the garden's in the runtime
+// cluster) to a metrics port through gardener-resource-manager's NetworkPolicy controller.
+func scrapeAnnotation(v Values) string {
+	if v.GardenRuntime {
+		return "networking.resources.gardener.cloud/from-all-garden-scrape-targets-allowed-ports"
+	}
+	return "networking.resources.gardener.cloud/from-all-seed-scrape-targets-allowed-ports"
+}
+
+func tcpPorts(port int) string { return fmt.Sprintf(`[{"protocol":"TCP","port":%d}]`, port) }
+
+// services are vpa-webhook, which exposes the admission controller's webhook (port 443, reachable
+// by the API server from anywhere) and metrics, and vpa-recommender, which exposes the
+// recommender's metrics.
+func services(v Values) []runtime.Object {
+	webhook := meta(WebhookServiceName, v.Namespace, withRole(AdmissionController))
+	webhook.Annotations = map[string]string{
+		"networking.resources.gardener.cloud/from-world-to-ports": tcpPorts(WebhookPort),
+		scrapeAnnotation(v): tcpPorts(admissionControllerMetrics),
+	}
+	recommender := meta(Recommender, v.Namespace, selector(Recommender))
+	recommender.Annotations = map[string]string{scrapeAnnotation(v): tcpPorts(recommenderMetrics)}
+	return []runtime.Object{
+		&corev1.Service{ObjectMeta: webhook, Spec: corev1.ServiceSpec{
 			Selector: selector(AdmissionController),
-			Ports: []corev1.ServicePort{{
-				Name:       "https",
-				Port:       webhookServicePort,
-				TargetPort: intstr.FromInt32(WebhookPort),
-				Protocol:   corev1.ProtocolTCP,
-			}},
-		},
+			Ports: []corev1.ServicePort{
+				{Name: "metrics", Port: admissionControllerMetrics, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(admissionControllerMetrics)},
+				{Name: "server", Port: webhookServicePort, TargetPort: intstr.FromInt32(WebhookPort)},
+			},
+		}},
+		&corev1.Service{ObjectMeta: recommender, Spec: corev1.ServiceSpec{
+			Selector: selector(Recommender),
+			Ports:    []corev1.ServicePort{{Name: "metrics", Port: recommenderMetrics, TargetPort: intstr.FromInt32(recommenderMetrics)}},
+		}},
 	}
 }
 
 // webhookConfiguration registers the admission controller for pod creation (to set requests
 // from recommendations) and VPA creation and update (to validate and default them). It fails
-// open: a VPA outage must never block pod creation in the runtime cluster.
+// open: a VPA outage must never block pod creation; it is called again when later webhooks
+// change the pod.
 func webhookConfiguration(v Values) (*unstructured.Unstructured, error) {
+	rule := func(group, version, resource string, ops ...admissionregistrationv1.OperationType) admissionregistrationv1.RuleWithOperations {
+		return admissionregistrationv1.RuleWithOperations{Operations: ops, Rule: admissionregistrationv1.Rule{
+			APIGroups: []string{group}, APIVersions: []string{version}, Resources: []string{resource}, Scope: ptr.To(admissionregistrationv1.AllScopes),
+		}}
+	}
+	m := meta(WebhookConfigurationName, "", map[string]string{"remediation.webhook.shoot.gardener.cloud/exclude": "true"})
+	m.Annotations = map[string]string{"gardener.cloud/description": webhookDescription}
 	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{
-		ObjectMeta: meta(WebhookConfigurationName, ""),
+		ObjectMeta: m,
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
-			Name: "vpa.k8s.io",
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{
-				Service: &admissionregistrationv1.ServiceReference{
-					Namespace: v.Namespace,
-					Name:      WebhookServiceName,
-					Port:      ptr.To[int32](webhookServicePort),
-				},
-			},
-			Rules: []admissionregistrationv1.RuleWithOperations{
-				{
-					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-					Rule:       rule("", "v1", "pods"),
-				},
-				{
-					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-					Rule:       rule("autoscaling.k8s.io", "*", "verticalpodautoscalers"),
-				},
-			},
-			FailurePolicy:           ptr.To(admissionregistrationv1.Ignore),
-			SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+			Name:                    "vpa.k8s.io",
 			AdmissionReviewVersions: []string{"v1"},
-			TimeoutSeconds:          ptr.To[int32](10),
-			ReinvocationPolicy:      ptr.To(admissionregistrationv1.NeverReinvocationPolicy),
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{Service: &admissionregistrationv1.ServiceReference{
+				Name: WebhookServiceName, Namespace: v.Namespace, Port: ptr.To[int32](webhookServicePort),
+			}},
+			FailurePolicy:      ptr.To(admissionregistrationv1.Ignore),
+			MatchPolicy:        ptr.To(admissionregistrationv1.Exact),
+			ReinvocationPolicy: ptr.To(admissionregistrationv1.IfNeededReinvocationPolicy),
+			SideEffects:        ptr.To(admissionregistrationv1.SideEffectClassNone),
+			TimeoutSeconds:     ptr.To[int32](10),
+			Rules: []admissionregistrationv1.RuleWithOperations{
+				rule("", "v1", "pods", admissionregistrationv1.Create),
+				rule("autoscaling.k8s.io", "*", "verticalpodautoscalers", admissionregistrationv1.Create, admissionregistrationv1.Update),
+			},
 		}},
 	}
 	u, err := kube.ToUnstructured(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if v.CABundle == "" {
-		return u, nil
-	}
-	webhooks, _, err := unstructured.NestedSlice(u.Object, "webhooks")
-	if err != nil {
-		return nil, fmt.Errorf("webhook configuration: %w", err)
-	}
-	for _, w := range webhooks {
-		if err := unstructured.SetNestedField(w.(map[string]any), caBundle(v.CABundle), "clientConfig", "caBundle"); err != nil {
-			return nil, fmt.Errorf("webhook configuration: %w", err)
-		}
-	}
-	if err := unstructured.SetNestedSlice(u.Object, webhooks, "webhooks"); err != nil {
-		return nil, fmt.Errorf("webhook configuration: %w", err)
-	}
-	return u, nil
-}
-
-// caBundle is the caBundle field's text: PEM is base64-encoded, anything else (base64, an
-// engine marker) is taken as it is. It is set on the unstructured object because a marker is
-// no valid []byte for the typed field.
-func caBundle(s string) string {
-	if strings.HasPrefix(strings.TrimSpace(s), "-----BEGIN") {
-		return base64.StdEncoding.EncodeToString([]byte(s))
-	}
-	return s
-}
-
-func rule(group, version, resource string) admissionregistrationv1.Rule {
-	return admissionregistrationv1.Rule{
-		APIGroups:   []string{group},
-		APIVersions: []string{version},
-		Resources:   []string{resource},
-		Scope:       ptr.To(admissionregistrationv1.NamespacedScope),
-	}
+	return u, kube.SetWebhookCABundles(u, v.CABundle)
 }
