@@ -132,7 +132,7 @@ func (g *builder) systemComponents() error {
 	g.add("istio", "istio", ist, "gardener_resource_manager")
 
 	ngxVals := nginxingress.Type.Defaults()
-	ngxVals.Cluster, ngxVals.Namespace, ngxVals.Images, ngxVals.HighAvailability = runtime, Namespace, images, ha
+	ngxVals.Cluster, ngxVals.Namespace, ngxVals.Images = runtime, Namespace, images
 	ngxVals.LoadBalancerAnnotations = g.loadBalancerAnnotations()
 	ngx, err := nginxingress.Objects(ngxVals)
 	if err != nil {

@@ -8,48 +8,48 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
-	"github.com/declarative-gardener/gardener/components/internal/replicas"
 )
 
-// backendPort is where the default backend serves its 404 page and /healthz.
+// backendPort is where the default backend serves its 404 page and /healthy.
 const backendPort int32 = 8080
 
-// backendObjects renders the default backend: a Deployment answering 404 to every request no
-// Ingress matches, its Service and PodDisruptionBudget.
+// backendObjects renders the default backend: its Service and a Deployment of one replica
+// answering 404 to every request no Ingress matches. It runs with the namespace's default
+// ServiceAccount and needs no API access.
 func backendObjects(v Values, image string) []runtime.Object {
 	ns, labels := v.Namespace, BackendLabels()
-	meta := metav1.ObjectMeta{Namespace: ns, Name: BackendName, Labels: labels}
-	n := replicas.HighAvailability(v.HighAvailability)
+	d := kube.Deployment(metav1.ObjectMeta{Namespace: ns, Name: BackendName, Labels: labels}, withRelease(labels), 1, corev1.PodSpec{
+		PriorityClassName: v.PriorityClassName,
+		SecurityContext:   &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65534), FSGroup: ptr.To[int64](65534)},
+		Containers: []corev1.Container{{
+			Name:            BackendName,
+			Image:           image,
+			ImagePullPolicy: corev1.PullIfNotPresent,
+			LivenessProbe: &corev1.Probe{
+				ProbeHandler:        corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthy", Port: intstr.FromInt32(backendPort), Scheme: corev1.URISchemeHTTP}},
+				InitialDelaySeconds: 30,
+				TimeoutSeconds:      5,
+			},
+			Ports: []corev1.ContainerPort{{ContainerPort: backendPort, Protocol: corev1.ProtocolTCP}},
+			Resources: corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("20m"), corev1.ResourceMemory: resource.MustParse("20Mi")},
+				Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("100Mi")},
+			},
+			SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+		}},
+		TerminationGracePeriodSeconds: ptr.To[int64](60),
+	})
+	d.Spec.Template.Labels = withRelease(labels)
 	return []runtime.Object{
-		kube.Deployment(meta, labels, n, corev1.PodSpec{
-			// It needs no API access.
-			AutomountServiceAccountToken: ptr.To(false),
-			PriorityClassName:            v.PriorityClassName,
-			TopologySpreadConstraints:    spread(n, labels),
-			SecurityContext:              kube.NonRootPod(65534),
-			Containers: []corev1.Container{{
-				Name:           BackendName,
-				Image:          image,
-				Ports:          []corev1.ContainerPort{{Name: "http", ContainerPort: backendPort, Protocol: corev1.ProtocolTCP}},
-				LivenessProbe:  healthz(backendPort, 5),
-				ReadinessProbe: healthz(backendPort, 3),
-				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-					corev1.ResourceCPU:    resource.MustParse("10m"),
-					corev1.ResourceMemory: resource.MustParse("20Mi"),
-				}},
-				SecurityContext: kube.UnprivilegedReadOnly(),
-			}},
-		}),
 		&corev1.Service{
-			ObjectMeta: meta,
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: BackendName, Labels: labels},
 			Spec: corev1.ServiceSpec{
 				Type:     corev1.ServiceTypeClusterIP,
+				Ports:    []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(backendPort)}},
 				Selector: labels,
-				Ports:    []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromString("http"), Protocol: corev1.ProtocolTCP}},
 			},
 		},
-		disruption.Budget(ns, BackendName, labels),
+		d,
 	}
 }

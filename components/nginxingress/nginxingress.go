@@ -2,10 +2,12 @@
 // serves the Ingresses of a garden runtime cluster's (or seed's) own components under the
 // ingress domains (.spec.runtimeCluster.ingress, Gardener's Ingress in
 // docs/api-reference/operator.md; the only controller kind is nginx, Gardener's IngressController
-// in docs/api-reference/core.md, "DNS Record" docs/extensions/resources/dnsrecord.md), with its
-// default backend, behind a Service of type LoadBalancer (garden/nginx-ingress-controller,
-// Gardener's "Provider Local" docs/extensions/provider-local.md). DNS records for the ingress
-// domains are not part of it.
+// in docs/api-reference/core.md), with its default backend. gardenlet and gardener-operator deploy
+// it with the objects of pkg/component/networking/nginxingress (cluster type seed, gardener/gardener
+// v1.120.0), which this package renders field for field. In a seed the controller sits behind the
+// seed's Istio ingress gateway (a ClusterIP Service, and an Istio Gateway passing TLS for the
+// ingress domain through to it), and the seed's wildcard DNS record points at the gateway; without
+// Istio values it gets a Service of type LoadBalancer, as the garden composite renders it so far.
 package nginxingress
 
 import (
@@ -21,40 +23,55 @@ import (
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // Names other components need.
 const (
-	// DefaultNamespace is where the controller runs (Gardener's docs/extensions/provider-local.md:
-	// garden/nginx-ingress-controller).
+	// DefaultNamespace is where the controller runs.
 	DefaultNamespace = "garden"
-	// ControllerName names the controller's Deployment, Service and ConfigMap (Gardener's
-	// docs/extensions/provider-local.md, "Priority Classes" docs/development/priority-classes.md).
+	// ControllerName names the controller's Deployment, Service, PodDisruptionBudget,
+	// VerticalPodAutoscaler and Istio objects, and (content-addressed) its ConfigMap.
 	ControllerName = "nginx-ingress-controller"
 	// BackendName names the default backend's Deployment and Service, which answer requests no
-	// Ingress matches (Gardener's docs/development/priority-classes.md names it among the seed's
-	// components, Gardener's docs/development/priority-classes.md the shoot addon's
-	// addons-nginx-ingress-k8s-backend).
+	// Ingress matches.
 	BackendName = "nginx-ingress-k8s-backend"
-	// DefaultIngressClass is the IngressClass the controller serves; components' Ingresses name
-	// it in spec.ingressClassName. Gardener's documentation is silent on the name; this is the one
-	// Gardener's managed ingress controller uses.
+	// DefaultIngressClass is the IngressClass the controller serves (v1beta1constants.SeedNginxIngressClass);
+	// components' Ingresses name it in spec.ingressClassName.
 	DefaultIngressClass = "nginx-ingress-gardener"
-	// appLabel is the app label of the controller's and backend's pods (Gardener's "Network Policies"
-	// docs/operations/network_policies.md: network policies select the nginx pods by
-	// app=nginx-ingress).
+	// serviceAccountName names the ServiceAccount and, prefixed, the RBAC objects.
+	serviceAccountName = "nginx-ingress"
+	// appLabel is the app label of every object of the component.
 	appLabel = "nginx-ingress"
 )
 
-// ControllerLabels are the labels of the controller's pods and its Service's selector.
+// ControllerLabels are the labels of the controller's objects and its Service's selector.
 func ControllerLabels() map[string]string {
 	return map[string]string{"app": appLabel, "component": "controller"}
 }
 
-// BackendLabels are the labels of the default backend's pods and its Service's selector.
+// BackendLabels are the labels of the default backend's objects and its Service's selector.
 func BackendLabels() map[string]string {
 	return map[string]string{"app": appLabel, "component": BackendName}
+}
+
+// withRelease is a pod selector: the labels with release=addons, which Gardener's Deployments
+// select their pods by.
+func withRelease(labels map[string]string) map[string]string {
+	out := maps.Clone(labels)
+	out["release"] = "addons"
+	return out
+}
+
+// Istio exposes the controller through an Istio ingress gateway: for TLS on port 443 of the
+// gateway and one of the domains, the gateway passes the connection through to the controller's
+// ClusterIP Service (newNginxIngressController in pkg/gardenlet/controller/seed/seed/components.go).
+type Istio struct {
+	// GatewayLabels are the labels of the gateway's pods, which the Istio Gateway selects.
+	GatewayLabels map[string]string
+	// Domains are the wildcard domains the gateway passes through ("*.<ingress domain>").
+	Domains []string
 }
 
 // Values are the component's typed inputs. Composites start from Type.Defaults, the schema's
@@ -67,31 +84,28 @@ type Values struct {
 	// Images overrides image vector entries by name (nginx-ingress-controller,
 	// ingress-default-backend).
 	Images map[string]string `json:"images"`
-	// HighAvailability runs the controller and the default backend with 2 replicas instead of 1
-	// (Gardener's "High Availability Of Components"
-	// docs/development/high-availability-of-components.md: servers run with 2 replicas). A seed's
-	// controller always runs with 2 (Gardener's docs/development/high-availability-of-components.md),
-	// so seeds set it.
-	HighAvailability bool `json:"high_availability"`
 	// LoadBalancerAnnotations are added to the controller's Service (Gardener's "Gardener Operator"
-	// docs/concepts/operator.md).
+	// docs/concepts/operator.md), whatever its type.
 	LoadBalancerAnnotations map[string]string `json:"load_balancer_annotations"`
 	// IngressClass is the IngressClass the controller serves.
 	IngressClass string `json:"ingress_class"`
 	// Config overrides or adds entries of the controller's ConfigMap (ingress-nginx's
-	// configuration options, as a Shoot's nginx addon offers them, Gardener's NginxIngress in
-	// docs/api-reference/core.md).
+	// configuration options, like the Seed's .spec.ingress.controller.providerConfig).
 	Config map[string]string `json:"config"`
-	// PriorityClassName is the pods' class (Gardener's docs/development/priority-classes.md). Seeds use gardener-system-600 (Gardener's
-	// docs/development/priority-classes.md).
+	// PriorityClassName is the pods' class: gardener-garden-system-300 in a garden runtime cluster,
+	// gardener-system-600 in a seed.
 	PriorityClassName string `json:"priority_class_name"`
+	// Istio, when set, puts the controller behind an Istio ingress gateway (a seed's); nil gives it
+	// a Service of type LoadBalancer. Set from Go only.
+	Istio *Istio `json:"-"`
 }
 
 // Type is the nginx_ingress component type as the catalog registers it: its schema (schema.go) and
 // its render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))
 
-// Objects renders the controller with its RBAC, configuration, IngressClass and Service, and the
+// Objects renders the controller with its RBAC, content-addressed configuration, IngressClass,
+// Service, PodDisruptionBudget, VerticalPodAutoscaler and (behind Istio) the Istio objects, and the
 // default backend.
 func Objects(v Values) ([]render.Object, error) {
 	v, err := withDefaults(v)
@@ -105,7 +119,16 @@ func Objects(v Values) ([]render.Object, error) {
 	var typed []runtime.Object
 	typed = append(typed, controllerObjects(v, imgs[images.NginxIngressController])...)
 	typed = append(typed, backendObjects(v, imgs[images.IngressDefaultBackend])...)
-	return kube.Typed(v.Cluster.Name, typed...)
+	objs, err := kube.Typed(v.Cluster.Name, typed...)
+	if err != nil {
+		return nil, err
+	}
+	objs = append(objs, kube.On(v.Cluster.Name, "", controllerVerticalAutoscaler(v.Namespace))...)
+	if v.Istio != nil {
+		objs = append(objs, kube.On(v.Cluster.Name, "", istioObjects(v)...)...)
+	}
+	unique.MarkVersions(objs, "ConfigMap", ControllerName)
+	return objs, nil
 }
 
 // withDefaults rejects values no cluster would accept.
@@ -120,6 +143,9 @@ func withDefaults(v Values) (Values, error) {
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 			return v, fmt.Errorf("nginx ingress: load balancer annotation %q: %s", k, strings.Join(errs, "; "))
 		}
+	}
+	if v.Istio != nil && (len(v.Istio.GatewayLabels) == 0 || len(v.Istio.Domains) == 0) {
+		return v, fmt.Errorf("nginx ingress: behind Istio it needs the gateway's labels and at least one domain")
 	}
 	for _, k := range slices.Sorted(maps.Keys(v.Config)) {
 		if errs := validation.IsConfigMapKey(k); len(errs) > 0 {

@@ -2,6 +2,7 @@ package seed
 
 import (
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/istio"
 	"github.com/declarative-gardener/gardener/components/nginxingress"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -29,9 +30,15 @@ func (b *builder) ingressDNS() error {
 		return nil
 	}
 	b.copySecret("ingress_dns_secret", IngressDNSSecretName, b.v.DNS.Provider.SecretRef)
-	// The garden's nginx-ingress serves a seed in the garden runtime cluster, from the same
-	// namespace (Gardener's "Gardener Operator" docs/concepts/operator.md).
-	address := render.LoadBalancerAddress(b.cluster, GardenNamespace, nginxingress.ControllerName)
+	// The record points at the seed's default Istio ingress gateway, which passes the ingress
+	// domain's TLS through to nginx-ingress (deployNginxIngressAndWaitForIstioServiceAndGetDNSComponent
+	// in pkg/gardenlet/controller/seed/seed/reconciler_reconcile.go). In the garden runtime cluster
+	// the garden's nginx-ingress serves the seed from its own load balancer, as the engine renders
+	// the garden's so far.
+	address := render.LoadBalancerAddress(b.cluster, IngressNamespace, istio.DefaultIngressGatewayName)
+	if b.runtimeAsSeed {
+		address = render.LoadBalancerAddress(b.cluster, GardenNamespace, nginxingress.ControllerName)
+	}
 	record := kube.Custom("extensions.gardener.cloud/v1alpha1", "DNSRecord", GardenNamespace, IngressDNSRecordName, nil, map[string]any{"spec": map[string]any{
 		"type":       b.v.DNS.Provider.Type,
 		"secretRef":  map[string]any{"name": IngressDNSSecretName, "namespace": GardenNamespace},
@@ -41,7 +48,7 @@ func (b *builder) ingressDNS() error {
 	}})
 	recordDeps := []string{"extension_crds", "ingress_dns_secret", "seed"}
 	if !b.runtimeAsSeed {
-		recordDeps = append(recordDeps, "nginx_ingress")
+		recordDeps = append(recordDeps, "nginx_ingress", "istio")
 	}
 	b.parts = append(b.parts, render.Component{Name: "ingress_dns_record", Type: "manifests", Detached: true,
 		DependsOn: recordDeps, Objects: kube.On(b.cluster, GardenNamespace, record)})

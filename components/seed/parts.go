@@ -137,16 +137,20 @@ func (b *builder) systemComponents() error {
 			}
 			b.add("vpa", "vpa", objs, append(first, "vpa_admission_controller_tls")...)
 		}
-		// nginx-ingress always runs with 2 replicas on a seed (Gardener's "High Availability Of
-		// Components" docs/development/high-availability-of-components.md).
+		// nginx-ingress behind the seed's Istio ingress gateway, which passes TLS for the ingress
+		// domain through to it (newNginxIngressController in
+		// pkg/gardenlet/controller/seed/seed/components.go); the Istio objects need Istio's CRDs.
 		ngxVals := nginxingress.Type.Defaults()
-		ngxVals.Cluster, ngxVals.Namespace, ngxVals.HighAvailability = cluster, GardenNamespace, true
+		ngxVals.Cluster, ngxVals.Namespace = cluster, GardenNamespace
 		ngxVals.PriorityClassName, ngxVals.LoadBalancerAnnotations = priorityclasses.System600, b.loadBalancerAnnotations("")
+		if b.v.Ingress.Domain != "" {
+			ngxVals.Istio = &nginxingress.Istio{GatewayLabels: IngressGatewayLabels(""), Domains: []string{"*." + b.v.Ingress.Domain}}
+		}
 		ngx, err := nginxingress.Objects(ngxVals)
 		if err != nil {
 			return fmt.Errorf("nginx-ingress: %w", err)
 		}
-		b.add("nginx_ingress", "nginx_ingress", ngx, first...)
+		b.add("nginx_ingress", "nginx_ingress", ngx, append(first, "istio")...)
 	}
 	istioVals := istio.Type.Defaults()
 	istioVals.Cluster, istioVals.PriorityClassName, istioVals.GatewaysOnly = cluster, priorityclasses.SystemCritical, b.runtimeAsSeed
@@ -169,7 +173,10 @@ func (b *builder) systemComponents() error {
 		if err != nil {
 			return fmt.Errorf("dependency-watchdog: %w", err)
 		}
-		b.add("dependency_watchdog", "dependency_watchdog", objs, "priority_classes")
+		// After gardener-resource-manager, whose webhook mounts the ServiceAccount tokens, and the
+		// VPA, whose CRD the VerticalPodAutoscalers need (Gardener: after the system components'
+		// sync point).
+		b.add("dependency_watchdog", "dependency_watchdog", objs, b.systemDeps()...)
 	}
 	// The seed-wide ClusterRoles the shoots' machine-controller-managers and cluster-autoscalers
 	// are bound to (seed flow in pkg/gardenlet/controller/seed/seed/components.go at Gardener
@@ -195,6 +202,19 @@ func (b *builder) systemComponents() error {
 		b.add("reserve_excess_capacity", "reserve_excess_capacity", objs, "priority_classes")
 	}
 	return nil
+}
+
+// systemDeps are the parts the seed's later system components wait for: the priority classes and,
+// where the seed runs its own, gardener-resource-manager and the VPA.
+func (b *builder) systemDeps() []string {
+	deps := []string{"priority_classes"}
+	if !b.runtimeAsSeed {
+		deps = append(deps, "gardener_resource_manager")
+		if b.settings().VerticalPodAutoscalerEnabled {
+			deps = append(deps, "vpa")
+		}
+	}
+	return deps
 }
 
 // gardenletNamespace: for a seed handed to gardenlet, the garden namespace gardenlet runs in

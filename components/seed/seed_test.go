@@ -234,17 +234,32 @@ func TestIngressDNSRecord(t *testing.T) {
 	assert.Equal(t, "*.ingress.seed1.example.com", spec["name"], "a wildcard record of the ingress domain (Gardener's docs/extensions/resources/dnsrecord.md)")
 	assert.Equal(t, "aws-route53", spec["type"])
 	assert.Equal(t, map[string]any{"name": "dnsrecord-seed-ingress", "namespace": "garden"}, spec["secretRef"])
-	// The value is the load balancer address of nginx-ingress's Service, read by the engine.
-	values := spec["values"].([]any)
-	require.Len(t, values, 1)
-	refs, err := render.LiveRefs(values[0].(string))
+	// The value is the load balancer address of the default Istio ingress gateway, which passes
+	// the ingress domain through to nginx-ingress (gardenlet's
+	// deployNginxIngressAndWaitForIstioServiceAndGetDNSComponent), read by the engine.
+	recordValues := spec["values"].([]any)
+	require.Len(t, recordValues, 1)
+	refs, err := render.LiveRefs(recordValues[0].(string))
 	require.NoError(t, err)
-	assert.Equal(t, []render.LiveRef{render.LoadBalancerAddress("seed1", "garden", "nginx-ingress-controller")}, refs)
+	assert.Equal(t, []render.LiveRef{render.LoadBalancerAddress("seed1", "istio-ingress", "istio-ingressgateway")}, refs)
 	refs, err = render.LiveRefs(spec["recordType"].(string))
 	require.NoError(t, err)
 	assert.Equal(t, render.AsRecordType, refs[0].As)
 
-	assert.Subset(t, own["ingress_dns_record"].DependsOn, []string{"nginx_ingress", "seed", "ingress_dns_secret"})
+	assert.Subset(t, own["ingress_dns_record"].DependsOn, []string{"nginx_ingress", "istio", "seed", "ingress_dns_secret"})
+	gw := rendertest.MustFind(t, own["nginx_ingress"].Objects, "Gateway", "nginx-ingress-controller")
+	selector, _, _ := unstructured.NestedStringMap(gw.Object, "spec", "selector")
+	assert.Equal(t, IngressGatewayLabels(""), selector, "the Gateway selects the seed's default Istio ingress gateway")
+	servers, _, _ := unstructured.NestedSlice(gw.Object, "spec", "servers")
+	assert.Equal(t, []any{"*.ingress.seed1.example.com"}, servers[0].(map[string]any)["hosts"])
+	assert.Contains(t, own["nginx_ingress"].DependsOn, "istio", "the Istio objects need Istio's CRDs")
+
+	// In the garden's runtime cluster the garden's nginx-ingress keeps its own load balancer.
+	runtime := partsByName(t, values(func(v *Values) { v.Cluster.Name = "runtime" }))
+	spec, _, _ = unstructured.NestedMap(rendertest.MustFind(t, runtime["ingress_dns_record"].Objects, "DNSRecord", "seed-ingress").Object, "spec")
+	refs, err = render.LiveRefs(spec["values"].([]any)[0].(string))
+	require.NoError(t, err)
+	assert.Equal(t, []render.LiveRef{render.LoadBalancerAddress("runtime", "garden", "nginx-ingress-controller")}, refs)
 	assert.True(t, own["ingress_dns_record"].Detached, "the DNS extension is installed only once the Seed is up")
 	assert.NotContains(t, own["seed"].DependsOn, "ingress_dns_record")
 }
@@ -253,6 +268,16 @@ func TestIngressDNSRecord(t *testing.T) {
 // docs/extensions/logging-and-monitoring.md); in the garden's runtime cluster it shares the
 // garden's prometheus-operator and Plutono (Gardener's docs/concepts/operator.md), which therefore
 // must be on.
+// dependency-watchdog comes after gardener-resource-manager, whose webhook mounts its ServiceAccount
+// tokens, and the VPA, whose CRD its VerticalPodAutoscalers need; in the runtime cluster the
+// garden's serve it.
+func TestDependencyWatchdogOrder(t *testing.T) {
+	own := partsByName(t, values(nil))
+	assert.Subset(t, own["dependency_watchdog"].DependsOn, []string{"priority_classes", "gardener_resource_manager", "vpa"})
+	runtime := partsByName(t, values(func(v *Values) { v.Cluster.Name = "runtime" }))
+	assert.Equal(t, []string{"priority_classes"}, runtime["dependency_watchdog"].DependsOn)
+}
+
 func TestObservability(t *testing.T) {
 	own := partsByName(t, values(nil))
 	require.Contains(t, own, "observability")
