@@ -85,6 +85,16 @@ func (b *builder) base() error {
 		return err
 	}
 	b.add("extension_crds", "manifests", objs)
+	// The VPA's CRDs come with the seed's other CRDs, before gardener-resource-manager
+	// (reconciler_reconcile.go: "Deploying VPA-related custom resource definitions", unless the
+	// seed brings its own VPA).
+	if !b.runtimeAsSeed && b.settings().VerticalPodAutoscalerEnabled {
+		vpaCRDs, err := vpa.CRDObjects(b.cluster)
+		if err != nil {
+			return err
+		}
+		b.add("vpa_crds", "manifests", vpaCRDs)
+	}
 	if !b.runtimeAsSeed { // signs the webhooks of the seed's own resource manager and VPA
 		b.secret("ca_seed", render.SecretSpec{Name: secretSeedCA, Class: "ca", CommonName: "seed-" + b.name}, "")
 	}
@@ -131,11 +141,12 @@ func (b *builder) systemComponents() error {
 			vpaVals.Cluster, vpaVals.Namespace = cluster, GardenNamespace
 			vpaVals.CABundle, vpaVals.TLSSecretName, vpaVals.CASecretName = render.GeneratedRef(GardenNamespace, secretSeedCA, "ca.crt", true), vpa.DefaultTLSSecretName, secretSeedCA
 			vpaVals.PriorityClasses, vpaVals.AdmissionWebhooks = vpa.SeedPriorityClass, b.v.AdmissionWebhooks
+			vpaVals.OmitCRDs = true
 			objs, err := vpa.Objects(vpaVals)
 			if err != nil {
 				return fmt.Errorf("vpa: %w", err)
 			}
-			b.add("vpa", "vpa", objs, append(first, "vpa_admission_controller_tls")...)
+			b.add("vpa", "vpa", objs, append(first, "vpa_crds", "vpa_admission_controller_tls")...)
 		}
 		// nginx-ingress behind the seed's Istio ingress gateway, which passes TLS for the ingress
 		// domain through to it (newNginxIngressController in
@@ -174,8 +185,8 @@ func (b *builder) systemComponents() error {
 			return fmt.Errorf("dependency-watchdog: %w", err)
 		}
 		// After gardener-resource-manager, whose webhook mounts the ServiceAccount tokens, and the
-		// VPA, whose CRD the VerticalPodAutoscalers need (Gardener: after the system components'
-		// sync point).
+		// VPA's CRDs, which the VerticalPodAutoscalers need (Gardener: after the system components'
+		// sync point, which follows the CRDs).
 		b.add("dependency_watchdog", "dependency_watchdog", objs, b.systemDeps()...)
 	}
 	// The seed-wide ClusterRoles the shoots' machine-controller-managers and cluster-autoscalers
@@ -205,13 +216,13 @@ func (b *builder) systemComponents() error {
 }
 
 // systemDeps are the parts the seed's later system components wait for: the priority classes and,
-// where the seed runs its own, gardener-resource-manager and the VPA.
+// where the seed runs its own, gardener-resource-manager and the VPA's CRDs.
 func (b *builder) systemDeps() []string {
 	deps := []string{"priority_classes"}
 	if !b.runtimeAsSeed {
 		deps = append(deps, "gardener_resource_manager")
 		if b.settings().VerticalPodAutoscalerEnabled {
-			deps = append(deps, "vpa")
+			deps = append(deps, "vpa_crds")
 		}
 	}
 	return deps

@@ -269,11 +269,15 @@ func TestIngressDNSRecord(t *testing.T) {
 // garden's prometheus-operator and Plutono (Gardener's docs/concepts/operator.md), which therefore
 // must be on.
 // dependency-watchdog comes after gardener-resource-manager, whose webhook mounts its ServiceAccount
-// tokens, and the VPA, whose CRD its VerticalPodAutoscalers need; in the runtime cluster the
-// garden's serve it.
+// tokens, and the VPA's CRDs, which its VerticalPodAutoscalers need and which come with no
+// dependency, as gardenlet deploys its CRDs first; in the runtime cluster the garden's serve it.
 func TestDependencyWatchdogOrder(t *testing.T) {
 	own := partsByName(t, values(nil))
-	assert.Subset(t, own["dependency_watchdog"].DependsOn, []string{"priority_classes", "gardener_resource_manager", "vpa"})
+	assert.Subset(t, own["dependency_watchdog"].DependsOn, []string{"priority_classes", "gardener_resource_manager", "vpa_crds"})
+	assert.Empty(t, own["vpa_crds"].DependsOn)
+	rendertest.MustFind(t, own["vpa_crds"].Objects, "CustomResourceDefinition", "verticalpodautoscalers.autoscaling.k8s.io")
+	assert.Nil(t, rendertest.Find(own["vpa"].Objects, "CustomResourceDefinition", "verticalpodautoscalers.autoscaling.k8s.io"))
+	assert.Contains(t, own["vpa"].DependsOn, "vpa_crds")
 	runtime := partsByName(t, values(func(v *Values) { v.Cluster.Name = "runtime" }))
 	assert.Equal(t, []string{"priority_classes"}, runtime["dependency_watchdog"].DependsOn)
 }

@@ -77,6 +77,9 @@ type Values struct {
 	// PriorityClasses are the pods' classes by component; nil means PriorityClass, the classes
 	// in the garden runtime cluster. A seed's VPA uses SeedPriorityClass. Set from Go only.
 	PriorityClasses map[string]string `json:"-"`
+	// OmitCRDs leaves the CRDs out, for a composite that installs them earlier with CRDObjects,
+	// as gardenlet does before gardener-resource-manager. Set from Go only.
+	OmitCRDs bool `json:"-"`
 	// GardenRuntime is set for the garden runtime cluster's VPA, whose metrics the garden's
 	// Prometheus scrapes instead of the seed's. Set from Go only.
 	GardenRuntime bool `json:"-"`
@@ -99,12 +102,10 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, fmt.Errorf("images: %w", err)
 	}
 	var typed []runtime.Object
-	for _, name := range CRDs {
-		crd, err := crds.Get(name)
-		if err != nil {
+	if !v.OmitCRDs {
+		if typed, err = crdObjects(); err != nil {
 			return nil, err
 		}
-		typed = append(typed, crd)
 	}
 	typed = append(typed, rbac(v.Namespace)...)
 	deployments, err := deployments(v, vector)
@@ -127,4 +128,26 @@ func Objects(v Values) ([]render.Object, error) {
 		objs = append(objs, kube.On(v.Cluster.Name, "", wh)...)
 	}
 	return objs, nil
+}
+
+// CRDObjects are the VPA's CRDs on the cluster: gardenlet deploys them with the seed's other CRDs,
+// before gardener-resource-manager, whose VerticalPodAutoscalers need them.
+func CRDObjects(cluster string) ([]render.Object, error) {
+	typed, err := crdObjects()
+	if err != nil {
+		return nil, err
+	}
+	return kube.Typed(cluster, typed...)
+}
+
+func crdObjects() ([]runtime.Object, error) {
+	var out []runtime.Object
+	for _, name := range CRDs {
+		crd, err := crds.Get(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, crd)
+	}
+	return out, nil
 }

@@ -292,3 +292,15 @@ func TestErrors(t *testing.T) {
 func TestUpgradeMovesInPlace(t *testing.T) {
 	assert.Empty(t, rendertest.ImmutableChanges(t, "testdata/before-issue-27/workloads.yaml", render1(t, nil)))
 }
+
+// A composite that installs the CRDs first (a seed, as gardenlet does) leaves them out of the
+// component's objects.
+func TestCRDsApart(t *testing.T) {
+	crdObjs, err := CRDObjects("seed")
+	require.NoError(t, err)
+	require.Len(t, crdObjs, 2)
+	assert.Equal(t, "seed", crdObjs[0].Cluster)
+	objs, err := Objects(rendertest.Overlay(Type.Defaults(), Values{Cluster: decode.Cluster{Name: "seed"}, OmitCRDs: true}))
+	require.NoError(t, err)
+	assert.Nil(t, rendertest.Find(objs, "CustomResourceDefinition", "verticalpodautoscalers.autoscaling.k8s.io"))
+}
