@@ -51,6 +51,38 @@ var upgradeReplacements = []string{
 	// cluster-autoscaler are bound to the seed's ClusterRoles instead of a Role per namespace, and
 	// their Services are headless (docs/fidelity/kube-scheduler.md,
 	// docs/fidelity/machine-controller-manager.md, docs/fidelity/cluster-autoscaler.md).
+	// The seed's and garden's system components: dependency-watchdog's and nginx-ingress's
+	// Deployments select their pods by Gardener's labels, their ConfigMaps (and nginx-ingress's) are
+	// content-addressed, reserve-excess-capacity is indexed, and the VPA, etcd-druid and nginx-ingress
+	// RBAC has Gardener's names (docs/fidelity/dependency-watchdog.md, nginx-ingress.md, vpa.md,
+	// etcd-druid.md, reserve-excess-capacity.md).
+	"garden.local.etcd_druid runtime ConfigMap garden/etcd-druid-imagevector-overwrite delete removed_from_landscape",
+	"garden.local.etcd_druid runtime Role garden/etcd-druid-leader-election delete removed_from_landscape",
+	"garden.local.etcd_druid runtime RoleBinding garden/etcd-druid-leader-election delete removed_from_landscape",
+	"garden.local.nginx_ingress runtime ClusterRole /gardener.cloud:nginx-ingress delete removed_from_landscape",
+	"garden.local.nginx_ingress runtime ClusterRoleBinding /gardener.cloud:nginx-ingress delete removed_from_landscape",
+	"garden.local.nginx_ingress runtime ConfigMap garden/nginx-ingress-controller delete superseded:nginx-ingress-controller-f6e2483f",
+	"garden.local.nginx_ingress runtime Deployment garden/nginx-ingress-controller replace immutable_field:.spec.selector",
+	"garden.local.nginx_ingress runtime Deployment garden/nginx-ingress-k8s-backend replace immutable_field:.spec.selector",
+	"garden.local.nginx_ingress runtime PodDisruptionBudget garden/nginx-ingress-k8s-backend delete removed_from_landscape",
+	"garden.local.nginx_ingress runtime Role garden/nginx-ingress-controller delete removed_from_landscape",
+	"garden.local.nginx_ingress runtime RoleBinding garden/nginx-ingress-controller delete removed_from_landscape",
+	"garden.local.nginx_ingress runtime ServiceAccount garden/nginx-ingress-controller delete removed_from_landscape",
+	"garden.local.vpa runtime ClusterRole /gardener.cloud:vpa:vpa-admission-controller delete removed_from_landscape",
+	"garden.local.vpa runtime ClusterRole /gardener.cloud:vpa:vpa-recommender delete removed_from_landscape",
+	"garden.local.vpa runtime ClusterRole /gardener.cloud:vpa:vpa-updater delete removed_from_landscape",
+	"garden.local.vpa runtime ClusterRoleBinding /gardener.cloud:vpa:vpa-admission-controller delete removed_from_landscape",
+	"garden.local.vpa runtime ClusterRoleBinding /gardener.cloud:vpa:vpa-recommender delete removed_from_landscape",
+	"garden.local.vpa runtime ClusterRoleBinding /gardener.cloud:vpa:vpa-updater delete removed_from_landscape",
+	"garden.local.vpa runtime Role garden/vpa-recommender-leader-election delete removed_from_landscape",
+	"garden.local.vpa runtime Role garden/vpa-updater-leader-election delete removed_from_landscape",
+	"garden.local.vpa runtime RoleBinding garden/vpa-recommender-leader-election delete removed_from_landscape",
+	"garden.local.vpa runtime RoleBinding garden/vpa-updater-leader-election delete removed_from_landscape",
+	"seed.local.dependency_watchdog runtime ConfigMap garden/dependency-watchdog-prober-config delete superseded:dependency-watchdog-prober-config-02b4878a",
+	"seed.local.dependency_watchdog runtime ConfigMap garden/dependency-watchdog-weeder-config delete superseded:dependency-watchdog-weeder-config-f47d9409",
+	"seed.local.dependency_watchdog runtime Deployment garden/dependency-watchdog-prober replace immutable_field:.spec.selector",
+	"seed.local.dependency_watchdog runtime Deployment garden/dependency-watchdog-weeder replace immutable_field:.spec.selector",
+	"seed.local.reserve_excess_capacity runtime Deployment garden/reserve-excess-capacity delete superseded:reserve-excess-capacity-0",
 	"shoot.dev.cluster_autoscaler runtime Role shoot--local--dev/cluster-autoscaler delete removed_from_landscape",
 	"shoot.dev.cluster_autoscaler runtime RoleBinding shoot--local--dev/cluster-autoscaler delete removed_from_landscape",
 	"shoot.dev.cluster_autoscaler runtime Service shoot--local--dev/cluster-autoscaler replace immutable_field:.spec.clusterIP",
