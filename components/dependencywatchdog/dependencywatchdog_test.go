@@ -265,13 +265,3 @@ func TestErrors(t *testing.T) {
 	_, err = Type.RenderConfig(render.Input{Config: rendertest.Config(defaults, map[string]cty.Value{"endpoint_enabled": cty.True})})
 	assert.Error(t, err)
 }
-
-// A seed applied with the rendering before issue 27 (testdata/before-issue-27: selector app and
-// role) gets both Deployments replaced, for their immutable selector; a plan names the field as
-// the reason (immutable_field:.spec.selector).
-func TestUpgradeReplacesTheDeployments(t *testing.T) {
-	assert.Equal(t, map[string][]string{
-		"Deployment/dependency-watchdog-prober": {".spec.selector"},
-		"Deployment/dependency-watchdog-weeder": {".spec.selector"},
-	}, rendertest.ImmutableChanges(t, "testdata/before-issue-27/deployments.yaml", objects(t, Type.Defaults())))
-}

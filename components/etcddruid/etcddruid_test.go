@@ -226,9 +226,3 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
-
-// etcd-druid's selector and Service stay as they were before issue 27 (testdata/before-issue-27):
-// an applied landscape moves in place, nothing is replaced.
-func TestUpgradeMovesInPlace(t *testing.T) {
-	assert.Empty(t, rendertest.ImmutableChanges(t, "testdata/before-issue-27/workloads.yaml", render1(t, nil)))
-}

@@ -285,15 +285,3 @@ func TestUnknownAttribute(t *testing.T) {
 	_, err := Type.RenderConfig(render.Input{Config: cty.ObjectVal(map[string]cty.Value{"cluster": runtimeCluster, "replicas": cty.NumberIntVal(3)})})
 	assert.ErrorContains(t, err, `unknown field "replicas"`)
 }
-
-// A landscape applied with the rendering before issue 27 (testdata/before-issue-27: selectors
-// without release=addons) gets the controller's and the backend's Deployments replaced, for their
-// immutable selectors; a plan names the field as the reason (immutable_field:.spec.selector).
-func TestUpgradeReplacesTheDeployments(t *testing.T) {
-	objs, err := Objects(seedValues())
-	require.NoError(t, err)
-	assert.Equal(t, map[string][]string{
-		"Deployment/nginx-ingress-controller":  {".spec.selector"},
-		"Deployment/nginx-ingress-k8s-backend": {".spec.selector"},
-	}, rendertest.ImmutableChanges(t, "testdata/before-issue-27/deployments.yaml", objs))
-}

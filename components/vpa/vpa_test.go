@@ -287,12 +287,6 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// The VPA's selectors and Service stay as they were before issue 27 (testdata/before-issue-27):
-// an applied landscape moves in place, nothing is replaced.
-func TestUpgradeMovesInPlace(t *testing.T) {
-	assert.Empty(t, rendertest.ImmutableChanges(t, "testdata/before-issue-27/workloads.yaml", render1(t, nil)))
-}
-
 // A composite that installs the CRDs first (a seed, as gardenlet does) leaves them out of the
 // component's objects.
 func TestCRDsApart(t *testing.T) {

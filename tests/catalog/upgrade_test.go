@@ -1,0 +1,97 @@
+package catalog
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/declarative-gardener/gardener/components/dependencywatchdog"
+	"github.com/declarative-gardener/gardener/components/etcddruid"
+	"github.com/declarative-gardener/gardener/components/nginxingress"
+	"github.com/declarative-gardener/gardener/components/vpa"
+	"github.com/declarative-gardener/gardener/engine/diff"
+	"github.com/declarative-gardener/gardener/engine/openapi"
+	"github.com/declarative-gardener/gardener/engine/render"
+)
+
+// immutableChanges diffs each object of an earlier rendering (testdata/before-issue-27: the
+// workloads as the catalog rendered them before issue 27) against the object of the same kind and
+// name rendered now, the way a plan does, and returns the immutable fields that change by
+// "Kind/name": the objects a plan replaces. At least one object must still be rendered.
+func immutableChanges(t *testing.T, beforeFile string, objs []render.Object) map[string][]string {
+	t.Helper()
+	raw, err := os.ReadFile(beforeFile)
+	require.NoError(t, err)
+	differ := diff.New(openapi.New(nil, ""), "gardener")
+	out := map[string][]string{}
+	compared := 0
+	for _, doc := range strings.Split(string(raw), "\n---") {
+		if strings.TrimSpace(strings.TrimPrefix(doc, "---")) == "" {
+			continue
+		}
+		live := &unstructured.Unstructured{}
+		require.NoError(t, yaml.Unmarshal([]byte(doc), &live.Object))
+		var desired *unstructured.Unstructured
+		for _, o := range objs {
+			if o.Object.GetKind() == live.GetKind() && o.Object.GetName() == live.GetName() {
+				desired = o.Object
+			}
+		}
+		if desired == nil {
+			continue
+		}
+		compared++
+		r, err := differ.Diff(desired, live, true)
+		require.NoError(t, err)
+		if len(r.Immutable) > 0 {
+			out[live.GetKind()+"/"+live.GetName()] = r.Immutable
+		}
+	}
+	require.NotZero(t, compared, "no object of %s is rendered any more", beforeFile)
+	return out
+}
+
+// The seed system components a landscape applied before issue 27 runs move to Gardener's rendering:
+// dependency-watchdog's and nginx-ingress's Deployments are replaced for their selectors (a plan
+// names immutable_field:.spec.selector as the reason), etcd-druid's and the VPA's workloads change
+// in place (docs/fidelity/*.md, "Upgrading a landscape applied with the earlier rendering").
+func TestSeedSystemComponentsUpgrade(t *testing.T) {
+	rendered := func(objs []render.Object, err error) []render.Object {
+		t.Helper()
+		require.NoError(t, err)
+		return objs
+	}
+	dwd := dependencywatchdog.Type.Defaults()
+	dwd.Cluster.Name = "seed"
+	ngx := nginxingress.Type.Defaults()
+	ngx.Cluster.Name, ngx.Istio = "seed", &nginxingress.Istio{GatewayLabels: map[string]string{"app": "istio-ingressgateway"}, Domains: []string{"*.ingress.example.com"}}
+	druid := etcddruid.Type.Defaults()
+	druid.Cluster.Name = "seed"
+	v := vpa.Type.Defaults()
+	v.Cluster.Name = "seed"
+	for _, tt := range []struct {
+		fixture string
+		objs    []render.Object
+		want    map[string][]string
+	}{
+		{"dependency-watchdog", rendered(dependencywatchdog.Objects(dwd)), map[string][]string{
+			"Deployment/dependency-watchdog-prober": {".spec.selector"},
+			"Deployment/dependency-watchdog-weeder": {".spec.selector"},
+		}},
+		{"nginx-ingress", rendered(nginxingress.Objects(ngx)), map[string][]string{
+			"Deployment/nginx-ingress-controller":  {".spec.selector"},
+			"Deployment/nginx-ingress-k8s-backend": {".spec.selector"},
+		}},
+		{"etcd-druid", rendered(etcddruid.Objects(druid)), map[string][]string{}},
+		{"vpa", rendered(vpa.Objects(v)), map[string][]string{}},
+	} {
+		t.Run(tt.fixture, func(t *testing.T) {
+			assert.Equal(t, tt.want, immutableChanges(t, "testdata/before-issue-27/"+tt.fixture+".yaml", tt.objs))
+		})
+	}
+}
