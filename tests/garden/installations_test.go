@@ -83,11 +83,15 @@ component "extension" "provider_local" {
   resource "OperatingSystemConfig" "local" {}
   resource "DNSRecord" "local" {}
 
+  # The Seed is a manifest above, which exists only once applied: its networks are given here
+  # too, so that the installation's namespace gets its NetworkPolicies in the apply that creates
+  # the Seed (without them they follow the Seed, one apply later).
   seeds = [{
     name     = "local"
     cluster  = cluster.runtime
     provider = "local"
     region   = "local"
+    spec     = { networks = { pods = "10.1.0.0/16", services = "10.2.0.0/16", nodes = "10.3.0.0/16" } }
   }]
 }
 `
