@@ -125,6 +125,10 @@ type Values struct {
 // docs/concepts/operator.md).
 func Name(prefix string) string { return prefix + "kube-controller-manager" }
 
+// LabelMutatedByControlPlaneWebhook marks the workloads provider extensions' control-plane
+// webhooks mutate (Gardener's "ControlPlane Webhooks" docs/extensions/controlplane-webhooks.md).
+const LabelMutatedByControlPlaneWebhook = "provider.extensions.gardener.cloud/mutated-by-controlplane-webhook"
+
 // SelectorLabels select the controller manager's pods.
 func SelectorLabels(prefix string) map[string]string {
 	return map[string]string{"app": kubeapiserver.AppLabel(prefix), "role": "controller-manager"}
@@ -379,7 +383,11 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 		GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName,
 	}
 	volumes, mounts = append(volumes, access.Volume()), append(mounts, access.Mount())
-	return kubeapiserver.ControlPlaneDeployment(metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: selector},
+	// Provider extensions' control-plane webhooks mutate the Deployments that carry this label
+	// (pkg/component/kubernetes/controllermanager/controllermanager.go at Gardener v1.120.0).
+	// ControlPlaneDeployment selects the pods by the Deployment's labels, so the label is set
+	// after it.
+	d := kubeapiserver.ControlPlaneDeployment(metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: selector},
 		ptr.To(replicas.UnlessHibernated(replicas.HighAvailability(v.HighAvailability), v.Hibernated)),
 		metav1.ObjectMeta{Labels: labels},
 		corev1.PodSpec{
@@ -400,7 +408,10 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 				VolumeMounts: mounts,
 			}},
 			Volumes: volumes,
-		}), nil
+		})
+	d.Labels = maps.Clone(selector)
+	d.Labels[LabelMutatedByControlPlaneWebhook] = "true"
+	return d, nil
 }
 
 // service exposes the metrics port to the garden's Prometheus (Gardener's

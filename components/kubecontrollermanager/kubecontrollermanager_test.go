@@ -317,6 +317,10 @@ func TestDocumentedFacts(t *testing.T) {
 			assert.Equal(t, val, d.Spec.Template.Labels[k], k)
 		}
 		assert.Equal(t, "allowed", d.Spec.Template.Labels["networking.resources.gardener.cloud/to-virtual-garden-kube-apiserver-tcp-443"])
+		// pkg/component/kubernetes/controllermanager/controllermanager.go at Gardener v1.120.0: provider
+		// extensions' control-plane webhooks mutate the Deployment; the selector stays the pods'.
+		assert.Equal(t, "true", d.Labels["provider.extensions.gardener.cloud/mutated-by-controlplane-webhook"])
+		assert.NotContains(t, d.Spec.Selector.MatchLabels, "provider.extensions.gardener.cloud/mutated-by-controlplane-webhook")
 		c := d.Spec.Template.Spec.Containers[0]
 		assert.Equal(t, "registry.k8s.io/kube-controller-manager:v1.31.4", c.Image)
 		duration, _ := flag(c.Command, "cluster-signing-duration")
