@@ -54,21 +54,13 @@ const (
 	secretResourceMgrAcces = "shoot-access-gardener-resource-manager"
 )
 
-// base: the control-plane namespace with gardenlet's labels and the high-availability
-// annotations gardener-resource-manager's webhook reads (Gardener's "High Availability Of
-// Components" docs/development/high-availability-of-components.md), and the Cluster.
+// base: the control-plane namespace with gardenlet's labels and annotations
+// (DeployControlPlaneNamespace in pkg/gardenlet/operation/botanist/namespaces.go at Gardener
+// v1.120.0), and the Cluster.
 func (b *builder) base() error {
-	zones := b.zones()
 	nsVals := namespace.Type.Defaults()
 	nsVals.Cluster, nsVals.Name = decode.Cluster{Name: b.seed.Cluster}, b.ns
-	nsVals.Labels = map[string]string{
-		LabelRole: "shoot", LabelShootProvider: b.v.Provider.Type, LabelSeedProvider: b.seed.ProviderType,
-		LabelConsiderHA: "true",
-	}
-	nsVals.Annotations = map[string]string{
-		AnnotationFailureToleranceTyp: b.tolerance,
-		AnnotationZones:               strings.Join(zones, ","),
-	}
+	nsVals.Labels, nsVals.Annotations = b.namespaceLabels(), b.namespaceAnnotations()
 	ns, err := namespace.Objects(nsVals)
 	if err != nil {
 		return err
@@ -81,6 +73,79 @@ func (b *builder) base() error {
 	}
 	b.add("cluster", "manifests", []render.Object{cluster}, "namespace")
 	return nil
+}
+
+// namespaceLabels are the labels gardenlet keeps on the control-plane namespace
+// (pkg/gardenlet/operation/botanist/namespaces.go at Gardener v1.120.0). Extensions' webhooks and
+// gardener-resource-manager select the namespace by them: the role, the seed's, the shoot's, the
+// networking and the backup provider, one extensions.gardener.cloud/<type> label per Extension
+// type the shoot needs, the privileged Pod Security level (the VPN server needs NET_ADMIN) and the
+// high-availability webhook's opt-in.
+func (b *builder) namespaceLabels() map[string]string {
+	labels := map[string]string{
+		LabelRole: "shoot", LabelShootProvider: b.v.Provider.Type, LabelSeedProvider: b.seed.ProviderType,
+		LabelBackupProvider: b.seed.ProviderType, LabelPodSecurityEnforce: "privileged", LabelConsiderHA: "true",
+	}
+	if b.seed.BackupProvider != "" {
+		labels[LabelBackupProvider] = b.seed.BackupProvider
+	}
+	if n := b.v.Networking; n != nil && n.Type != "" {
+		labels[LabelNetworkingProvider] = n.Type
+	}
+	for _, t := range b.requiredExtensionTypes() {
+		labels[LabelExtensionPrefix+t] = "true"
+	}
+	return labels
+}
+
+// requiredExtensionTypes are the Extension types gardenlet labels the namespace with
+// (getShootRequiredExtensionTypes in pkg/gardenlet/operation/botanist/namespaces.go at Gardener
+// v1.120.0): every type a registration enables for all shoots, and those the shoot lists, less
+// those it disables; sorted. Unlike the Extension resources, the workerless support of a
+// globally enabled type does not matter here.
+func (b *builder) requiredExtensionTypes() []string {
+	types := map[string]bool{}
+	for t, l := range b.v.ExtensionLifecycles {
+		if l.GloballyEnabled {
+			types[t] = true
+		}
+	}
+	for _, e := range b.v.Extensions {
+		types[e.Type] = !e.Disabled
+	}
+	var out []string
+	for t, required := range types {
+		if required {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// namespaceAnnotations are the Shoot's UID, which gardenlet copies from its status.uid (the
+// Shoot's own metadata.uid, known once the Shoot exists; the namespace comes after it), and the
+// high-availability annotations gardener-resource-manager's webhook reads (Gardener's "High
+// Availability Of Components" docs/development/high-availability-of-components.md): the failure
+// tolerance type ("" without one) and, only on a seed with zones, the zones the control plane is
+// pinned to.
+func (b *builder) namespaceAnnotations() map[string]string {
+	annotations := map[string]string{
+		AnnotationShootUID:            b.shootUID(),
+		AnnotationFailureToleranceTyp: b.tolerance,
+	}
+	if zones := b.zones(); len(zones) > 0 {
+		annotations[AnnotationZones] = strings.Join(zones, ",")
+	}
+	return annotations
+}
+
+// shootUID is the Shoot's metadata.uid in the virtual garden, known after the Shoot is created.
+func (b *builder) shootUID() string {
+	return render.LiveValue(render.LiveRef{
+		Cluster: b.seed.VirtualCluster, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots",
+		Namespace: ProjectNamespace(b.v.Project), Name: b.name, Paths: []string{"metadata.uid"},
+	})
 }
 
 // credentials: the cloudprovider Secret, the infrastructure credentials gardenlet copies from

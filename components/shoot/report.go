@@ -140,10 +140,7 @@ func (b *builder) existing(names ...string) []string {
 // (every plan generates a new one, and only Secrets' data stays out of the configuration hash).
 func (b *builder) publication() error {
 	namespace, shoot := ProjectNamespace(b.v.Project), b.name
-	uid := render.LiveValue(render.LiveRef{
-		Cluster: b.seed.VirtualCluster, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots",
-		Namespace: namespace, Name: shoot, Paths: []string{"metadata.uid"},
-	})
+	uid := b.shootUID()
 	owner := []any{map[string]any{
 		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot", "name": shoot, "uid": uid,
 		"controller": true, "blockOwnerDeletion": true,

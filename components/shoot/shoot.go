@@ -79,6 +79,11 @@ const (
 	LabelShootProvider            = "shoot.gardener.cloud/provider"
 	LabelSeedProvider             = "seed.gardener.cloud/provider"
 	LabelConsiderHA               = "high-availability-config.resources.gardener.cloud/consider"
+	LabelNetworkingProvider       = "networking.shoot.gardener.cloud/provider"
+	LabelBackupProvider           = "backup.gardener.cloud/provider"
+	LabelExtensionPrefix          = "extensions.gardener.cloud/"
+	LabelPodSecurityEnforce       = "pod-security.kubernetes.io/enforce"
+	AnnotationShootUID            = "shoot.gardener.cloud/uid"
 	AnnotationFailureToleranceTyp = "high-availability-config.resources.gardener.cloud/failure-tolerance-type"
 	AnnotationZones               = "high-availability-config.resources.gardener.cloud/zones"
 )

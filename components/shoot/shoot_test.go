@@ -151,10 +151,8 @@ func TestShootGolden(t *testing.T) {
 	}
 }
 
-// The control-plane namespace carries gardenlet's labels and the HA annotations
-// (Gardener's "ControlPlane Webhooks" docs/extensions/controlplane-webhooks.md, "Provider Local"
-// docs/extensions/provider-local.md, "High Availability Of Components"
-// docs/development/high-availability-of-components.md).
+// The control-plane namespace carries gardenlet's labels and annotations
+// (pkg/gardenlet/operation/botanist/namespaces.go and its test at Gardener v1.120.0).
 func TestNamespace(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -170,12 +168,38 @@ func TestNamespace(t *testing.T) {
 			ns := find(t, parts(t, tc.v)["namespace"], "Namespace", "shoot--local--dev")
 			assert.Equal(t, map[string]string{
 				"gardener.cloud/role": "shoot", "shoot.gardener.cloud/provider": "local", "seed.gardener.cloud/provider": "local",
+				"networking.shoot.gardener.cloud/provider": "calico", "backup.gardener.cloud/provider": "local",
+				"pod-security.kubernetes.io/enforce":                         "privileged",
 				"high-availability-config.resources.gardener.cloud/consider": "true",
 			}, ns.GetLabels())
 			assert.Equal(t, tc.tolerance, ns.GetAnnotations()[AnnotationFailureToleranceTyp])
 			assert.Equal(t, tc.zones, ns.GetAnnotations()[AnnotationZones])
+			uid, err := render.LiveRefs(ns.GetAnnotations()["shoot.gardener.cloud/uid"])
+			require.NoError(t, err)
+			require.Len(t, uid, 1, "the Shoot's UID, known once the Shoot exists")
+			assert.Equal(t, []string{"metadata.uid"}, uid[0].Paths)
+			assert.Equal(t, "shoots", uid[0].Resource)
 		})
 	}
+}
+
+// The namespace's labels name the seed's backup provider and every Extension type the shoot
+// needs: globally enabled ones, also on a workerless shoot, and listed ones, less those it
+// disables (getShootRequiredExtensionTypes in pkg/gardenlet/operation/botanist/namespaces.go at
+// Gardener v1.120.0). Without zones on the seed there is no zones annotation.
+func TestNamespaceExtensionAndBackupLabels(t *testing.T) {
+	v := values(func(v *Values) {
+		v.Seed.BackupProvider, v.Seed.BackupRegion, v.Seed.Zones = "s3", "eu", nil
+		v.ExtensionLifecycles = map[string]ExtensionLifecycle{"shoot-dns-service": {GloballyEnabled: true}, "shoot-oidc-service": {GloballyEnabled: true}}
+		v.Extensions = []Extension{{Type: "shoot-cert-service"}, {Type: "shoot-oidc-service", Disabled: true}}
+	})
+	ns := find(t, parts(t, v)["namespace"], "Namespace", "shoot--local--dev")
+	labels := ns.GetLabels()
+	assert.Equal(t, "s3", labels["backup.gardener.cloud/provider"], "the seed's backup provider wins over its provider type")
+	assert.Equal(t, "true", labels["extensions.gardener.cloud/shoot-dns-service"], "globally enabled")
+	assert.Equal(t, "true", labels["extensions.gardener.cloud/shoot-cert-service"], "listed")
+	assert.NotContains(t, labels, "extensions.gardener.cloud/shoot-oidc-service", "disabled by the shoot")
+	assert.NotContains(t, ns.GetAnnotations(), AnnotationZones)
 }
 
 // The zone a control plane is pinned to is one of the seed's and the same on every render.
