@@ -138,7 +138,7 @@ func Default() Vector {
 		// The reserve-excess-capacity placeholder pods only sleep.
 		Pause:                    {Repository: "registry.k8s.io/pause", Tag: "3.10"},
 		KubeScheduler:            {Repository: "registry.k8s.io/kube-scheduler"},
-		VPNServer:                {Repository: gardenerReleases + "vpn-server", Tag: "0.31.0"},
+		VPNServer:                {Repository: gardenerReleases + "vpn-server", Tag: "0.38.0"},
 		MachineControllerManager: {Repository: gardenerReleases + "machine-controller-manager", Tag: "v0.58.0"},
 		ClusterAutoscaler:        {Repository: gardenerReleases + "autoscaler/cluster-autoscaler", Tag: "v1.32.0"},
 		EnvoyProxy:               {Repository: thirdParty + "envoyproxy/envoy-distroless", Tag: "v1.34.1"},
@@ -146,7 +146,7 @@ func Default() Vector {
 		Hyperkube:                {Repository: "europe-docker.pkg.dev/gardener-project/releases/hyperkube"},
 		CoreDNS:                  {Repository: "registry.k8s.io/coredns/coredns", Tag: "v1.12.1"},
 		KubeProxy:                {Repository: "registry.k8s.io/kube-proxy"},
-		VPNClient:                {Repository: gardenerReleases + "vpn-client", Tag: "0.31.0"},
+		VPNClient:                {Repository: gardenerReleases + "vpn-client", Tag: "0.38.0"},
 		MetricsServer:            {Repository: "registry.k8s.io/metrics-server/metrics-server", Tag: "v0.7.2"},
 		NodeLocalDNS:             {Repository: "registry.k8s.io/dns/k8s-dns-node-cache", Tag: "1.25.0"},
 		BlackboxExporter:         {Repository: "quay.io/prometheus/blackbox-exporter", Tag: "v0.27.0"},

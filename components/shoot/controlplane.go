@@ -293,6 +293,10 @@ func (b *builder) kubeAPIServer() error {
 	vpnVals := vpnseedserver.Type.Defaults()
 	vpnVals.Cluster, vpnVals.Namespace, vpnVals.HighAvailability = decode.Cluster{Name: b.seed.Cluster}, b.ns, b.highAvailability()
 	vpnVals.ShootNetworks = vpnseedserver.Networks{Pods: b.pods, Services: b.services, Nodes: b.nodes}
+	vpnVals.SeedPodNetwork = b.seed.Pods
+	if n := b.v.Networking; n != nil {
+		vpnVals.IPFamilies = n.IPFamilies
+	}
 	vpnVals.ServerSecretName, vpnVals.CASecretName, vpnVals.TLSAuthSecretName = secretVPNServer, secretVPNCA, secretVPNTLSAuth
 	vpnVals.PriorityClassName, vpnVals.Hibernated = priorityclasses.System300, b.hibernated
 	vpn, err := vpnseedserver.Objects(vpnVals)

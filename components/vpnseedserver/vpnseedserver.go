@@ -14,6 +14,7 @@ package vpnseedserver
 import (
 	"fmt"
 	"net"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -29,30 +30,28 @@ import (
 // the per-pod Services with it (Gardener's docs/development/reversed-vpn-tunnel.md).
 const Name = "vpn-seed-server"
 
-// Ports of the server's containers.
+// Ports of the server's containers (pkg/component/networking/vpn/seedserver/seedserver.go at
+// Gardener v1.120.0).
 const (
 	// TunnelPort is where OpenVPN accepts the vpn-shoot clients (and, with high availability,
-	// the kube-apiserver's VPN sidecars). Gardener's documentation gives no number; 1194 is OpenVPN's
-	// registered port, which Gardener's VPN uses.
+	// the kube-apiserver's VPN sidecars): OpenVPN's registered port.
 	TunnelPort = 1194
 	// ProxyPort is where the HTTP CONNECT proxy beside a single server listens for the
-	// kube-apiserver (Gardener's docs/development/reversed-vpn-tunnel.md); the number is the one
-	// Gardener uses, Gardener's documentation gives none.
+	// kube-apiserver (Gardener's docs/development/reversed-vpn-tunnel.md).
 	ProxyPort = 9443
+	// MetricsPort serves the proxy's metrics (single server) or the OpenVPN exporter's (two
+	// servers).
+	MetricsPort = 15000
 )
 
-// DefaultVPNNetwork is the transfer network inside the tunnel. Gardener's documentation names none
-// for the classic VPN; 192.168.123.0/24 is Gardener's default, and it must not overlap the shoot's
-// or the seed's networks.
-const DefaultVPNNetwork = "192.168.123.0/24"
-
-// Networks are the shoot's networks the tunnel routes to.
+// Networks are the shoot's networks the tunnel routes to. Each is one CIDR, or several
+// comma-separated for a dual-stack shoot (first the primary family's).
 type Networks struct {
-	// Pods is the shoot's pod CIDR (.spec.networking.pods).
+	// Pods is the shoot's pod network (.spec.networking.pods).
 	Pods string `json:"pods"`
-	// Services is the shoot's service CIDR (.spec.networking.services).
+	// Services is the shoot's service network (.spec.networking.services).
 	Services string `json:"services"`
-	// Nodes is the shoot's node CIDR (.spec.networking.nodes, or what the Infrastructure
+	// Nodes is the shoot's node network (.spec.networking.nodes, or what the Infrastructure
 	// reported as status.nodesCIDR, Gardener's "Infrastructure"
 	// docs/extensions/resources/infrastructure.md); "" for a shoot without one yet.
 	Nodes string `json:"nodes"`
@@ -73,7 +72,13 @@ type Values struct {
 	HighAvailability bool `json:"high_availability"`
 	// ShootNetworks are the networks routed through the tunnel.
 	ShootNetworks Networks `json:"shoot_networks"`
-	// VPNNetwork is the tunnel's transfer network.
+	// IPFamilies are the shoot's IP families (.spec.networking.ipFamilies); nil means IPv4.
+	IPFamilies []string `json:"ip_families"`
+	// SeedPodNetwork is the seed's pod network, which the server keeps out of the routes into
+	// the tunnel.
+	SeedPodNetwork string `json:"seed_pod_network"`
+	// VPNNetwork, when set, overrides the server's built-in transfer network; Gardener v1.120.0
+	// sets none.
 	VPNNetwork string `json:"vpn_network"`
 	// ServerSecretName holds the server's certificate (tls.crt, tls.key), signed by the VPN CA.
 	ServerSecretName string `json:"server_secret_name"`
@@ -131,6 +136,7 @@ var Type = component.Define(typeSchema, component.Objects(Objects))
 // resolved are the values once checked.
 type resolved struct {
 	Values
+	pods, services, nodes []string
 }
 
 func resolve(v Values) (resolved, error) {
@@ -140,19 +146,37 @@ func resolve(v Values) (resolved, error) {
 	if v.ShootNetworks.Pods == "" || v.ShootNetworks.Services == "" {
 		return resolved{}, fmt.Errorf("shoot networks: pods and services are required")
 	}
-	for name, cidr := range map[string]string{"pods": v.ShootNetworks.Pods, "services": v.ShootNetworks.Services, "nodes": v.ShootNetworks.Nodes, "vpn network": v.VPNNetwork} {
-		if cidr == "" {
+	r := resolved{Values: v}
+	for _, n := range []struct {
+		name string
+		list string
+		into *[]string
+	}{
+		{"pods", v.ShootNetworks.Pods, &r.pods}, {"services", v.ShootNetworks.Services, &r.services},
+		{"nodes", v.ShootNetworks.Nodes, &r.nodes}, {"seed pod", v.SeedPodNetwork, nil}, {"vpn", v.VPNNetwork, nil},
+	} {
+		if n.list == "" {
 			continue
 		}
-		if _, _, err := net.ParseCIDR(cidr); err != nil {
-			return resolved{}, fmt.Errorf("%s network %q: %w", name, cidr, err)
+		for _, cidr := range strings.Split(n.list, ",") {
+			cidr = strings.TrimSpace(cidr)
+			if _, _, err := net.ParseCIDR(cidr); err != nil {
+				return resolved{}, fmt.Errorf("%s network %q: %w", n.name, cidr, err)
+			}
+			if n.into != nil {
+				*n.into = append(*n.into, cidr)
+			}
 		}
 	}
-	return resolved{Values: v}, nil
+	if len(r.IPFamilies) == 0 {
+		r.IPFamilies = []string{"IPv4"}
+	}
+	return r, nil
 }
 
-// Objects renders the workload, its Services, the proxy's configuration (single server) or a
-// PodDisruptionBudget (two servers).
+// Objects renders the workload, its Services with their Istio DestinationRules, the proxy's
+// configuration (single server) or a PodDisruptionBudget (two servers), as Gardener's vpn-seed-server
+// component does (pkg/component/networking/vpn/seedserver/seedserver.go at Gardener v1.120.0).
 func Objects(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
 	if err != nil {
@@ -165,16 +189,23 @@ func Objects(v Values) ([]render.Object, error) {
 			return nil, err
 		}
 		typed = append(typed, sts, disruption.Budget(r.Namespace, Name, SelectorLabels()))
-		for _, name := range ServiceNames(true) {
-			typed = append(typed, podService(r, name))
-		}
 	} else {
 		cm := envoyConfigMap(r)
 		d, err := deployment(r, cm)
 		if err != nil {
 			return nil, err
 		}
-		typed = append(typed, cm, d, service(r))
+		typed = append(typed, cm, d)
 	}
-	return kube.Typed(r.Cluster.Name, typed...)
+	for _, name := range ServiceNames(r.HighAvailability) {
+		typed = append(typed, service(r, name))
+	}
+	objs, err := kube.Typed(r.Cluster.Name, typed...)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range ServiceNames(r.HighAvailability) {
+		objs = append(objs, destinationRule(r, name))
+	}
+	return objs, nil
 }
