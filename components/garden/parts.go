@@ -125,6 +125,9 @@ func (g *builder) systemComponents() error {
 	gw := istio.VirtualGardenGateway(g.loadBalancerAnnotations())
 	istioVals := istio.Type.Defaults()
 	istioVals.Cluster, istioVals.Images, istioVals.HighAvailability, istioVals.IngressGateways = runtime, images, ha, []istio.Gateway{gw}
+	if p := g.v.RuntimeCluster.Provider; p != nil {
+		istioVals.Zones = p.Zones
+	}
 	ist, err := istio.Objects(istioVals)
 	if err != nil {
 		return fmt.Errorf("istio: %w", err)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/declarative-gardener/gardener/components/component"
@@ -55,10 +56,11 @@ const (
 	// as a non-root user, which cannot bind ports below 1024. Gardener's documentation is silent on
 	// it; 9443 is the port Gardener's gateways are commonly seen with.
 	TLSPassthroughTargetPort int32 = 9443
-	// TLSPassthroughPortName names the port in the Service and the container.
-	TLSPassthroughPortName = "tls"
-	// StatusPort serves the gateway's readiness (/healthz/ready); it is on the Service so that
-	// cloud load balancers can health-check the gateway, as upstream Istio does.
+	// TLSPassthroughPortName names the port in the Service (Gardener's seeds and garden name it
+	// tcp, pkg/gardenlet/controller/seed/seed/components.go at Gardener v1.120.0).
+	TLSPassthroughPortName = "tcp"
+	// StatusPort serves the gateway's readiness (/healthz/ready). Gardener's gateway Services do
+	// not expose it (the chart's service.yaml at Gardener v1.120.0).
 	StatusPort int32 = 15021
 	// istiodXDSPort is where proxies fetch configuration and certificates over TLS.
 	istiodXDSPort int32 = 15012
@@ -91,6 +93,9 @@ func VirtualGardenGateway(loadBalancerAnnotations map[string]string) Gateway {
 	gw := GatewayDefaults()
 	gw.Namespace, gw.Labels, gw.Ports = VirtualGardenIngressNamespace, DefaultGatewayLabels(), DefaultGatewayPorts()
 	gw.LoadBalancerAnnotations = maps.Clone(loadBalancerAnnotations)
+	// Its pods reach virtual-garden-kube-apiserver in the garden namespace
+	// (pkg/operator/controller/garden/garden/components.go at Gardener v1.120.0).
+	gw.NetworkPolicyLabels = map[string]string{"networking.resources.gardener.cloud/to-garden-virtual-garden-kube-apiserver-tcp-443": "allowed"}
 	return gw
 }
 
@@ -103,11 +108,10 @@ type Values struct {
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (istio-istiod, istio-proxy).
 	Images map[string]string `json:"images"`
-	// HighAvailability runs istiod and every gateway with 2 replicas instead of 1: both are
-	// servers, which the HA conventions run with 2 replicas (Gardener's "High Availability Of
-	// Components" docs/development/high-availability-of-components.md); gateways are scaled
-	// horizontally on top of that in Gardener (Gardener's
-	// docs/development/high-availability-of-components.md).
+	// HighAvailability runs istiod with 2 replicas instead of 1, as the HA conventions run servers
+	// (Gardener's "High Availability Of Components"
+	// docs/development/high-availability-of-components.md). The gateways always start with 2 and
+	// autoscale (the chart's autoscale.yaml at Gardener v1.120.0).
 	HighAvailability bool `json:"high_availability"`
 	// TrustDomain is the mesh's trust domain.
 	TrustDomain string `json:"trust_domain"`
@@ -115,6 +119,10 @@ type Values struct {
 	// docs/development/priority-classes.md). Seeds use gardener-system-critical (Gardener's
 	// docs/development/priority-classes.md).
 	PriorityClassName string `json:"priority_class_name"`
+	// Zones are the cluster's availability zones: the gateways that no zone pins are spread over
+	// them and, on more than one, scale from 2 to 6 replicas per zone
+	// (pkg/component/shared/istio.go at Gardener v1.120.0).
+	Zones []string `json:"zones"`
 	// IngressGateways are the gateways, each in its own namespace (Gardener's
 	// docs/operations/istio.md). None renders istiod alone.
 	IngressGateways []Gateway `json:"ingress_gateway"`
@@ -131,7 +139,8 @@ type Gateway struct {
 	// Name names the Deployment, Service, ServiceAccount and PodDisruptionBudget.
 	Name string `json:"name"`
 	// Labels are the pod and Service selector labels Istio Gateway objects select by; empty
-	// means DefaultGatewayLabels. Two gateways must not share them, since a Gateway's selector
+	// means DefaultGatewayLabels. A zonal gateway's carry its zone (istio=ingressgateway--zone--<zone>,
+	// or an ExposureClass handler's role with the same suffix), which its namespace repeats. Two gateways must not share them, since a Gateway's selector
 	// matches pods in every namespace.
 	Labels map[string]string `json:"labels"`
 	// ServiceType is the Service's type (Gardener's docs/concepts/operator.md).
@@ -144,6 +153,13 @@ type Gateway struct {
 	// Zone pins the gateway's pods to one availability zone (Gardener's docs/operations/istio.md); ""
 	// spreads them over all zones.
 	Zone string `json:"zone"`
+	// VPN makes the gateway carry the shoots' reversed VPN on VPNPort: its Gateway, its
+	// EnvoyFilters and the pods' egress to the VPN servers (a seed's gateways, Gardener's "Reversed
+	// VPN Tunnel" docs/development/reversed-vpn-tunnel.md).
+	VPN bool `json:"vpn"`
+	// NetworkPolicyLabels are further egress labels of the gateway's pods: the API servers it
+	// forwards to (a seed's shoots', or the virtual garden's).
+	NetworkPolicyLabels map[string]string `json:"network_policy_labels"`
 }
 
 // Port is one Service port of a gateway and the proxy port it forwards to.
@@ -213,17 +229,27 @@ func Objects(v Values) ([]render.Object, error) {
 	for _, gw := range v.IngressGateways {
 		typed = append(typed, gatewayObjects(v, gw, proxyImage)...)
 	}
-	return kube.Typed(v.Cluster.Name, typed...)
+	out, err := kube.Typed(v.Cluster.Name, typed...)
+	if err != nil {
+		return nil, err
+	}
+	for _, gw := range v.IngressGateways {
+		for _, o := range envoyFilterObjects(gw) {
+			out = append(out, kube.On(v.Cluster.Name, "", &unstructured.Unstructured{Object: o})...)
+		}
+	}
+	return out, nil
 }
 
 // CRDNames are the Istio CRDs the component installs: the networking kinds that expose
 // kube-apiservers (Gardener's docs/deployment/getting_started_locally.md,
-// docs/operations/istio.md).
+// docs/operations/istio.md) and the EnvoyFilters of the gateways (gateway.go).
 func CRDNames() []string {
 	return []string{
 		"gateways.networking.istio.io",
 		"virtualservices.networking.istio.io",
 		"destinationrules.networking.istio.io",
+		"envoyfilters.networking.istio.io",
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/zclconf/go-cty/cty"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
@@ -128,23 +130,28 @@ func TestVirtualGardenGatewayIsTheDocumentedOne(t *testing.T) {
 	svc := objs["Service/virtual-garden-istio-ingress/istio-ingressgateway"].(*corev1.Service)
 	require.NotNil(t, svc)
 	assert.Equal(t, corev1.ServiceTypeLoadBalancer, svc.Spec.Type)
-	assert.Equal(t, map[string]string{"a": "b"}, svc.Annotations) // Gardener's docs/concepts/operator.md
+	assert.Equal(t, "b", svc.Annotations["a"]) // Gardener's docs/concepts/operator.md
 	assert.Equal(t, DefaultGatewayLabels(), svc.Spec.Selector)
 	ports := map[string][2]int32{}
 	for _, p := range svc.Spec.Ports {
 		ports[p.Name] = [2]int32{p.Port, p.TargetPort.IntVal}
 	}
 	// Gardener's "Control Plane Endpoints And Ports"
-	// docs/usage/advanced/control-plane-endpoints-and-ports.md: TLS SNI passthrough on 443.
-	assert.Equal(t, map[string][2]int32{"tls": {443, 9443}, "status-port": {15021, 15021}}, ports)
+	// docs/usage/advanced/control-plane-endpoints-and-ports.md: TLS SNI passthrough on 443, the
+	// port named tcp (pkg/operator/controller/garden/garden/components.go at Gardener v1.120.0).
+	assert.Equal(t, map[string][2]int32{"tcp": {443, 9443}}, ports)
 
 	gw := objs["Deployment/virtual-garden-istio-ingress/istio-ingressgateway"].(*appsv1.Deployment)
 	require.NotNil(t, gw)
 	pod := gw.Spec.Template.Spec
 	assert.Equal(t, "gardener-garden-system-critical", pod.PriorityClassName) // Gardener's docs/development/priority-classes.md
-	assert.Equal(t, int32(1), *gw.Spec.Replicas)
+	assert.Nil(t, gw.Spec.Replicas, "the HorizontalPodAutoscaler's")
 	assert.Equal(t, []string{"proxy", "router"}, pod.Containers[0].Args[:2])
-	assert.Equal(t, gw.Spec.Selector.MatchLabels, gw.Spec.Template.Labels)
+	for k, v := range gw.Spec.Selector.MatchLabels {
+		assert.Equal(t, v, gw.Spec.Template.Labels[k], k)
+	}
+	assert.Equal(t, "allowed", gw.Spec.Template.Labels["networking.resources.gardener.cloud/to-garden-virtual-garden-kube-apiserver-tcp-443"])
+	assert.NotContains(t, gw.Spec.Template.Labels, "networking.resources.gardener.cloud/to-all-shoots-vpn-seed-server-tcp-1194", "no VPN in the garden")
 	assert.Contains(t, objs, "Namespace//virtual-garden-istio-ingress")
 	assert.Contains(t, objs, "Namespace//istio-system")
 	for _, crd := range CRDNames() {
@@ -189,15 +196,103 @@ func TestMeshConfigFollowsGardenersDeviations(t *testing.T) {
 	assert.Equal(t, map[string]any{"discoveryAddress": "istiod.istio-system.svc:15012"}, cfg["defaultConfig"])
 }
 
+// A zonal gateway is pinned to its zone by gardener-resource-manager's high-availability webhook,
+// which reads its namespace's annotations; the namespace repeats the zone label
+// (pkg/component/networking/istio/istiod.go at Gardener v1.120.0).
 func TestZonalGatewayIsPinned(t *testing.T) {
 	gw := VirtualGardenGateway(nil)
-	gw.Namespace, gw.Zone, gw.Labels = "istio-ingress--0", "europe-1a", map[string]string{"istio": "zone-0"}
-	objs := typedObjects(t, values(Values{Cluster: decodeCluster("runtime"), HighAvailability: true, IngressGateways: []Gateway{gw}}))
-	d := objs["Deployment/istio-ingress--0/istio-ingressgateway"].(*appsv1.Deployment)
-	terms := d.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-	assert.Equal(t, []string{"europe-1a"}, terms[0].MatchExpressions[0].Values)
-	require.Len(t, d.Spec.Template.Spec.TopologySpreadConstraints, 1)
-	assert.Equal(t, corev1.LabelHostname, d.Spec.Template.Spec.TopologySpreadConstraints[0].TopologyKey)
+	gw.Namespace, gw.Zone, gw.Labels = "istio-ingress--0", "europe-1a", map[string]string{"istio": "ingressgateway--zone--europe-1a"}
+	objs := objectsOf(t, values(Values{Cluster: decodeCluster("runtime"), Zones: []string{"europe-1a", "europe-1b"}, IngressGateways: []Gateway{gw}}))
+	ns := rendertest.MustFind(t, objs, "Namespace", "istio-ingress--0")
+	assert.Equal(t, map[string]string{
+		"high-availability-config.resources.gardener.cloud/zones":        "europe-1a",
+		"high-availability-config.resources.gardener.cloud/zone-pinning": "true",
+	}, ns.GetAnnotations())
+	assert.Equal(t, "ingressgateway--zone--europe-1a", ns.GetLabels()["istio"])
+	var hpa autoscalingv2.HorizontalPodAutoscaler
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "HorizontalPodAutoscaler", "istio-ingressgateway").Object, &hpa))
+	assert.Equal(t, int32(2), *hpa.Spec.MinReplicas, "a zonal gateway scales like a single-zone one")
+	assert.Equal(t, int32(9), hpa.Spec.MaxReplicas)
+}
+
+func objectsOf(t *testing.T, v Values) []render.Object {
+	t.Helper()
+	objs, err := Objects(v)
+	require.NoError(t, err)
+	return objs
+}
+
+// A seed's gateway field for field as Gardener v1.120.0's istio-ingress chart renders it
+// (pkg/component/networking/istio/charts/istio/istio-ingress and its test_charts).
+func TestSeedGatewayAsGardener(t *testing.T) {
+	gw := GatewayDefaults()
+	gw.Namespace, gw.Labels, gw.VPN = "istio-ingress", map[string]string{"app": "istio-ingressgateway", "istio": "ingressgateway"}, true
+	gw.Ports = []Port{{Name: "tcp", Port: 443, TargetPort: 9443}, {Name: "tls-tunnel", Port: 8132, TargetPort: 8132}}
+	gw.NetworkPolicyLabels = map[string]string{"networking.resources.gardener.cloud/to-all-shoots-kube-apiserver-tcp-443": "allowed"}
+	objs := objectsOf(t, values(Values{Cluster: decodeCluster("seed"), Zones: []string{"a", "b", "c"}, IngressGateways: []Gateway{gw}}))
+
+	ns := rendertest.MustFind(t, objs, "Namespace", "istio-ingress")
+	assert.Equal(t, map[string]string{
+		"istio-operator-managed": "Reconcile", "istio-injection": "disabled", "gardener.cloud/role": "istio-ingress", "istio": "ingressgateway",
+		"pod-security.kubernetes.io/enforce": "baseline", "high-availability-config.resources.gardener.cloud/consider": "true",
+	}, ns.GetLabels())
+	assert.Equal(t, map[string]string{"high-availability-config.resources.gardener.cloud/zones": "a,b,c"}, ns.GetAnnotations())
+
+	sa := rendertest.MustFind(t, objs, "ServiceAccount", "istio-ingressgateway-service-account")
+	assert.Equal(t, "1.25.1", sa.GetLabels()["app.kubernetes.io/version"])
+
+	var d appsv1.Deployment
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Deployment", "istio-ingressgateway").Object, &d))
+	assert.Nil(t, d.Spec.Replicas, "the HorizontalPodAutoscaler's")
+	assert.Equal(t, map[string]string{"app": "istio-ingressgateway", "istio": "ingressgateway"}, d.Spec.Selector.MatchLabels)
+	assert.Equal(t, "1", d.Spec.Strategy.RollingUpdate.MaxSurge.String())
+	assert.Equal(t, "0", d.Spec.Strategy.RollingUpdate.MaxUnavailable.String())
+	pod := d.Spec.Template
+	assert.Equal(t, "istio-ingressgateway-service-account", pod.Spec.ServiceAccountName)
+	assert.Equal(t, "false", pod.Annotations["sidecar.istio.io/inject"])
+	for _, label := range []string{
+		"networking.gardener.cloud/to-dns", "networking.resources.gardener.cloud/to-istio-system-istiod-tcp-15012",
+		"networking.resources.gardener.cloud/to-garden-nginx-ingress-controller-tcp-443", "networking.gardener.cloud/to-runtime-apiserver",
+		"networking.resources.gardener.cloud/to-all-shoots-vpn-seed-server-tcp-1194", "networking.resources.gardener.cloud/to-all-shoots-vpn-seed-server-0-tcp-1194",
+		"networking.resources.gardener.cloud/to-all-shoots-vpn-seed-server-1-tcp-1194", "networking.resources.gardener.cloud/to-all-shoots-kube-apiserver-tcp-443",
+	} {
+		assert.Equal(t, "allowed", pod.Labels[label], label)
+	}
+	c := pod.Spec.Containers[0]
+	assert.Equal(t, "300m", c.Resources.Requests.Cpu().String())
+	assert.Equal(t, "600Mi", c.Resources.Requests.Memory().String())
+	assert.Equal(t, "4800Mi", c.Resources.Limits.Memory().String())
+	assert.Equal(t, []int32{9443, 8132}, []int32{c.Ports[0].ContainerPort, c.Ports[1].ContainerPort})
+	assert.Empty(t, pod.Spec.TopologySpreadConstraints, "the high-availability webhook spreads the pods")
+
+	var hpa autoscalingv2.HorizontalPodAutoscaler
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "HorizontalPodAutoscaler", "istio-ingressgateway").Object, &hpa))
+	assert.Equal(t, int32(6), *hpa.Spec.MinReplicas)
+	assert.Equal(t, int32(18), hpa.Spec.MaxReplicas)
+	require.Len(t, hpa.Spec.Metrics, 2)
+	assert.Equal(t, int32(80), *hpa.Spec.Metrics[1].Resource.Target.AverageUtilization)
+	assert.Equal(t, int32(1800), *hpa.Spec.Behavior.ScaleDown.StabilizationWindowSeconds)
+
+	pdb := rendertest.MustFind(t, objs, "PodDisruptionBudget", "istio-ingressgateway")
+	minAvailable, _, _ := unstructured.NestedInt64(pdb.Object, "spec", "minAvailable")
+	assert.Equal(t, int64(1), minAvailable)
+
+	var svc corev1.Service
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Service", "istio-ingressgateway").Object, &svc))
+	assert.Equal(t, `[{"port":8132,"protocol":"TCP"},{"port":8443,"protocol":"TCP"},{"port":9443,"protocol":"TCP"}]`, svc.Annotations["networking.resources.gardener.cloud/from-world-to-ports"])
+	assert.Equal(t, `[{"matchLabels":{"gardener.cloud/role":"extension"}},{"matchLabels":{"gardener.cloud/role":"shoot"}},{"matchLabels":{"kubernetes.io/metadata.name":"garden"}}]`,
+		svc.Annotations["networking.resources.gardener.cloud/namespace-selectors"])
+	assert.Equal(t, "all-istio-ingresses", svc.Annotations["networking.resources.gardener.cloud/pod-label-selector-namespace-alias"])
+	assert.Equal(t, []string{"tcp", "tls-tunnel"}, []string{svc.Spec.Ports[0].Name, svc.Spec.Ports[1].Name}, "no status port")
+
+	filter := rendertest.MustFind(t, objs, "EnvoyFilter", "istio-ingressgateway")
+	patches, _, _ := unstructured.NestedSlice(filter.Object, "spec", "configPatches")
+	assert.Len(t, patches, 6, "buffer limits of listener and cluster and keepalive, per port")
+	vpn := rendertest.MustFind(t, objs, "Gateway", "reversed-vpn-auth-server")
+	servers, _, _ := unstructured.NestedSlice(vpn.Object, "spec", "servers")
+	assert.Equal(t, map[string]any{"name": "tls-tunnel", "number": int64(8132), "protocol": "HTTP"}, servers[0].(map[string]any)["port"])
+	rendertest.MustFind(t, objs, "EnvoyFilter", "reversed-vpn")
+	rendertest.MustFind(t, objs, "EnvoyFilter", "http-connect-listener")
 }
 
 func TestInvalidValues(t *testing.T) {
@@ -239,3 +334,14 @@ func TestUnknownAttribute(t *testing.T) {
 }
 
 func decodeCluster(name string) decode.Cluster { return decode.Cluster{Name: name} }
+
+// istiod's namespace carries the labels and the zones annotation Gardener keeps on it
+// (deployIstiod in pkg/component/networking/istio/istiod.go at Gardener v1.120.0).
+func TestIstiodNamespace(t *testing.T) {
+	ns := rendertest.MustFind(t, objectsOf(t, values(Values{Cluster: decodeCluster("runtime"), Zones: []string{"a", "b"}})), "Namespace", "istio-system")
+	assert.Equal(t, map[string]string{
+		"istio-operator-managed": "Reconcile", "istio-injection": "disabled", "pod-security.kubernetes.io/enforce": "baseline",
+		"high-availability-config.resources.gardener.cloud/consider": "true", "gardener.cloud/role": "istio-system",
+	}, ns.GetLabels())
+	assert.Equal(t, "a,b", ns.GetAnnotations()["high-availability-config.resources.gardener.cloud/zones"])
+}

@@ -2,6 +2,7 @@ package istio
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -51,7 +52,17 @@ func istiodObjects(v Values, image string) []runtime.Object {
 		{APIGroups: []string{""}, Resources: []string{"secrets", "configmaps"}, Verbs: []string{"get", "list", "watch", "create", "update", "delete"}},
 		{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "delete"}},
 	})
-	return append(append([]runtime.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}}, rbac...),
+	// The namespace's labels and annotations as gardenlet and gardener-operator keep them
+	// (deployIstiod in pkg/component/networking/istio/istiod.go at Gardener v1.120.0).
+	namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name: ns,
+		Labels: map[string]string{
+			"istio-operator-managed": "Reconcile", "istio-injection": "disabled", labelPodSecurityEnforce: "baseline",
+			labelConsiderHA: "true", LabelRole: "istio-system",
+		},
+		Annotations: map[string]string{annotationHAZones: strings.Join(v.Zones, ",")},
+	}}
+	return append(append([]runtime.Object{namespace}, rbac...),
 		&corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: meshConfigMap, Labels: labels},
 			Data:       map[string]string{"mesh": meshConfig(v), "meshNetworks": "networks: {}\n"},

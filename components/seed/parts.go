@@ -3,12 +3,14 @@ package seed
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/clusterautoscaler"
 	"github.com/declarative-gardener/gardener/components/crds"
@@ -44,13 +46,29 @@ const IngressNamespace = "istio-ingress"
 func ZoneIngressNamespace(zone string) string { return ZoneGatewayNamespace(IngressNamespace, zone) }
 
 // ZoneGatewayNamespace is the namespace of a gateway's variant pinned to a zone, for control
-// planes in that zone (Gardener's docs/operations/istio.md): <namespace>--zone--<zone>.
-func ZoneGatewayNamespace(namespace, zone string) string { return namespace + "--zone--" + zone }
+// planes in that zone (Gardener's docs/operations/istio.md): <namespace>--<zone>, or, when that is
+// longer than a DNS label allows, <namespace>--<the first five hex digits of the zone's SHA-256>
+// (GetIstioNamespaceForZone in pkg/component/shared/istio.go at Gardener v1.120.0).
+func ZoneGatewayNamespace(namespace, zone string) string {
+	if ns := namespace + "--" + zone; len(ns) <= validation.DNS1035LabelMaxLength {
+		return ns
+	}
+	sum := sha256.Sum256([]byte(zone))
+	return namespace + "--" + hex.EncodeToString(sum[:])[:5]
+}
 
 // ZoneGatewayLabels are the pod labels of a gateway's variant pinned to a zone: the gateway's
-// labels with istio=ingressgateway--zone--<zone>.
+// labels with the zone appended as --zone--<zone> to its istio label, else to its
+// gardener.cloud/role label (an ExposureClass handler's), else istio=ingressgateway--zone--<zone>
+// (GetIstioZoneLabels in pkg/component/shared/istio.go at Gardener v1.120.0).
 func ZoneGatewayLabels(labels map[string]string, zone string) map[string]string {
-	return merge(labels, map[string]string{"istio": "ingressgateway--zone--" + zone})
+	key, value := "istio", "ingressgateway"
+	if v, ok := labels["istio"]; ok {
+		value = v
+	} else if v, ok := labels["gardener.cloud/role"]; ok {
+		key, value = "gardener.cloud/role", v
+	}
+	return merge(labels, map[string]string{key: value + "--zone--" + zone})
 }
 
 // base: PriorityClasses, the garden namespace, the extension CRDs and the seed CA.
@@ -166,6 +184,7 @@ func (b *builder) systemComponents() error {
 	istioVals := istio.Type.Defaults()
 	istioVals.Cluster, istioVals.PriorityClassName, istioVals.GatewaysOnly = cluster, priorityclasses.SystemCritical, b.runtimeAsSeed
 	istioVals.HighAvailability, istioVals.IngressGateways = len(b.v.Provider.Zones) > 1, b.gateways()
+	istioVals.Zones = b.v.Provider.Zones
 	ist, err := istio.Objects(istioVals)
 	if err != nil {
 		return fmt.Errorf("istio: %w", err)
@@ -344,18 +363,23 @@ func (b *builder) bootstrapKubeconfig(token string) (string, error) {
 
 // gateways are the seed's Istio ingress gateways: the default one in istio-ingress spanning all
 // zones, and with several zones one per zone for control planes pinned to it (Gardener's
-// docs/operations/istio.md). They expose 443 (SNI to shoot API servers), 8443 (apiserver-proxy) and
-// 8132 (reversed VPN) (Gardener's "Control Plane Endpoints And Ports"
-// docs/usage/advanced/control-plane-endpoints-and-ports.md).
+// docs/operations/istio.md). They expose 443 as port tcp (SNI to shoot API servers) and 8132 as
+// tls-tunnel (reversed VPN) (Gardener's "Control Plane Endpoints And Ports"
+// docs/usage/advanced/control-plane-endpoints-and-ports.md); the legacy apiserver-proxy port 8443
+// is gone, as with Gardener v1.120.0's default RemoveAPIServerProxyLegacyPort feature gate
+// (pkg/features/features.go).
 func (b *builder) gateways() []istio.Gateway {
 	ports := []istio.Port{
-		{Name: "tls", Port: 443, TargetPort: 9443},
-		{Name: "tls-tunnel", Port: 8132, TargetPort: 8132},
-		{Name: "proxy", Port: 8443, TargetPort: 8443},
+		{Name: "tcp", Port: 443, TargetPort: 9443},
+		{Name: "tls-tunnel", Port: istio.VPNPort, TargetPort: istio.VPNPort},
 	}
 	gateway := func(namespace string, labels map[string]string, zone string, annotations map[string]string) istio.Gateway {
 		gw := istio.GatewayDefaults()
 		gw.Namespace, gw.Labels, gw.Zone, gw.LoadBalancerAnnotations, gw.Ports = namespace, labels, zone, annotations, ports
+		// Every seed gateway carries the shoots' reversed VPN and forwards to their API servers
+		// (newIstio in pkg/gardenlet/controller/seed/seed/components.go at Gardener v1.120.0).
+		gw.VPN = true
+		gw.NetworkPolicyLabels = map[string]string{"networking.resources.gardener.cloud/to-all-shoots-kube-apiserver-tcp-443": "allowed"}
 		return gw
 	}
 	out := []istio.Gateway{gateway(IngressNamespace, IngressGatewayLabels(""), "", b.loadBalancerAnnotations(""))}

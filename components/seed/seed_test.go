@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -85,15 +86,16 @@ func TestSeedParts(t *testing.T) {
 		assert.NotEqual(t, "istiod", o.Object.GetName(), "only the seed's gateways, istiod runs for the garden")
 	}
 
-	// Istio: the default gateway in istio-ingress, and one per zone (Gardener's "Istio"
-	// docs/operations/istio.md).
+	// Istio: the default gateway in istio-ingress, and one per zone in istio-ingress--<zone>
+	// (Gardener's "Istio" docs/operations/istio.md; GetIstioNamespaceForZone in
+	// pkg/component/shared/istio.go at Gardener v1.120.0).
 	namespaces := map[string]bool{}
 	for _, o := range own["istio"].Objects {
 		if o.Object.GetKind() == "Service" && o.Object.GetName() == "istio-ingressgateway" {
 			namespaces[o.Object.GetNamespace()] = true
 		}
 	}
-	assert.Equal(t, map[string]bool{"istio-ingress": true, "istio-ingress--zone--a": true, "istio-ingress--zone--b": true, "istio-ingress--zone--c": true}, namespaces)
+	assert.Equal(t, map[string]bool{"istio-ingress": true, "istio-ingress--a": true, "istio-ingress--b": true, "istio-ingress--c": true}, namespaces)
 
 	seed := own["seed"].Objects[0]
 	assert.Equal(t, "virtual_garden", seed.Cluster)
@@ -130,7 +132,7 @@ func TestExposureClassHandlers(t *testing.T) {
 			services[o.Object.GetNamespace()] = o.Object.GetAnnotations()
 		}
 	}
-	for _, ns := range []string{"istio-ingress-handler-internal", "istio-ingress-handler-internal--zone--a", "ingress-internet", "ingress-internet--zone--c"} {
+	for _, ns := range []string{"istio-ingress-handler-internal", "istio-ingress-handler-internal--a", "ingress-internet", "ingress-internet--c"} {
 		assert.Contains(t, services, ns)
 	}
 	assert.Equal(t, "internal", services["istio-ingress-handler-internal"]["loadbalancer/network"])
@@ -379,4 +381,23 @@ func TestShootLoopsPassThrough(t *testing.T) {
 	assert.Equal(t, "4m", ref.ShootLoops.RetryPeriod)
 	require.NoError(t, json.Unmarshal([]byte(`{"name":"local"}`), &ref))
 	assert.Equal(t, gardenercontrollermanager.DefaultShootLoops(), ref.ShootLoops)
+}
+
+// A zonal gateway's namespace is <namespace>--<zone>, or <namespace>--<five hex digits of the
+// zone's SHA-256> when that would not be a DNS label; its labels carry the zone in the istio label,
+// or for an ExposureClass handler's gateway in its role (GetIstioNamespaceForZone and
+// GetIstioZoneLabels in pkg/component/shared/istio.go at Gardener v1.120.0).
+func TestZoneGatewayNames(t *testing.T) {
+	assert.Equal(t, "istio-ingress--europe-1a", ZoneGatewayNamespace("istio-ingress", "europe-1a"))
+	long := strings.Repeat("z", 60)
+	ns := ZoneGatewayNamespace("istio-ingress", long)
+	assert.Equal(t, "istio-ingress--", ns[:len("istio-ingress--")])
+	assert.Len(t, ns, len("istio-ingress--")+5)
+
+	assert.Equal(t, "ingressgateway--zone--a", ZoneGatewayLabels(IngressGatewayLabels(""), "a")["istio"])
+	handler := ExposureClassHandler{Name: "internal"}.Labels()
+	zonal := ZoneGatewayLabels(handler, "a")
+	assert.Equal(t, "exposureclass-handler--zone--a", zonal["gardener.cloud/role"])
+	assert.NotContains(t, zonal, "istio")
+	assert.Equal(t, "ingressgateway--zone--a", ZoneGatewayLabels(map[string]string{"app": "x"}, "a")["istio"])
 }

@@ -725,7 +725,7 @@ func TestExposureClassGateway(t *testing.T) {
 		istio     string
 	}{
 		"single zone": {[]string{"0"}, "istio-ingress-handler-internal", ""},
-		"multi zone":  {[]string{"a", "b", "c"}, "istio-ingress-handler-internal--zone--", "ingressgateway--zone--"},
+		"multi zone":  {[]string{"a", "b", "c"}, "istio-ingress-handler-internal--", "ingressgateway--zone--"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			own := parts(t, values(func(v *Values) {
