@@ -52,12 +52,27 @@ type Values struct {
 }
 
 // Type is the cloud_profile component type as the catalog registers it: its schema (schema.go) and its
-// render function; its output is the profile's name.
-var Type = component.Define(typeSchema, gardenapi.Object[Values]{
-	What:    "cloud profile",
-	Meta:    func(v *Values) (*string, *string) { return &v.Name, nil },
-	Objects: Objects,
-}.Render)
+// render function; its outputs are the profile's name and the CloudProfile itself.
+var Type = component.Define(typeSchema, renderWithObject)
+
+// renderWithObject renders the CloudProfile and adds it as the output object, which shoots embed in their
+// extensions Cluster (pkg/extensions/cluster.go at Gardener v1.120.0).
+func renderWithObject(in render.Input, v Values) (*render.Output, error) {
+	out, err := gardenapi.Object[Values]{
+		What:    "cloud profile",
+		Meta:    func(v *Values) (*string, *string) { return &v.Name, nil },
+		Objects: Objects,
+	}.Render(in, v)
+	if err != nil || len(out.Objects) != 1 {
+		return out, err
+	}
+	object, err := decode.Value(out.Objects[0].Object.Object)
+	if err != nil {
+		return nil, fmt.Errorf("cloud profile %s: %w", v.Name, err)
+	}
+	out.Outputs["object"] = object
+	return out, nil
+}
 
 // Objects renders the CloudProfile.
 func Objects(v Values) ([]render.Object, error) {

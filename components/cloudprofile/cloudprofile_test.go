@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
@@ -64,6 +65,13 @@ func TestFacts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "local", out.Outputs["name"].AsString())
 	u := out.Objects[0].Object
+	// The CloudProfile is an output too: shoots embed it in their extensions Cluster
+	// (pkg/extensions/cluster.go at Gardener v1.120.0).
+	data, err := ctyjson.SimpleJSONValue{Value: out.Outputs["object"]}.MarshalJSON()
+	require.NoError(t, err)
+	var object decode.Object
+	require.NoError(t, object.UnmarshalJSON(data))
+	assert.Equal(t, decode.Object(u.Object), object)
 	assert.Equal(t, "virtual", out.Objects[0].Cluster)
 	assert.Equal(t, "core.gardener.cloud/v1beta1", u.GetAPIVersion())
 	assert.Equal(t, "CloudProfile", u.GetKind())

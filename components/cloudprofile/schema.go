@@ -104,6 +104,9 @@ func typeSchema() *schema.Schema {
 				},
 			},
 		},
-		Outputs: []schema.Output{{Name: "name", Type: cty.String, Description: "The profile's name, for a shoot's cloud_profile."}},
+		Outputs: []schema.Output{
+			{Name: "name", Type: cty.String, Description: "The profile's name, for a shoot's cloud_profile."},
+			{Name: "object", Type: cty.DynamicPseudoType, Description: "The CloudProfile as the block renders it, for a shoot's cloud_profile_object: the extensions Cluster of the shoot embeds it."},
+		},
 	}
 }

@@ -1,6 +1,8 @@
 package seed
 
 import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
@@ -10,9 +12,16 @@ import (
 // the copies of the garden's Secrets in it are gardener-controller-manager's, which makes them once
 // the Seed exists (seedNamespace and seedSecrets predict them).
 func (b *builder) registration() error {
-	seed := kube.Custom("core.gardener.cloud/v1beta1", "Seed", "", b.name, nil, map[string]any{"spec": b.spec()})
+	seed := &unstructured.Unstructured{Object: Object(b.name, b.v)}
 	b.add("seed", "seed", kube.On(b.virtual, "", seed), b.waitFor()...)
 	return nil
+}
+
+// Object is the Seed as the seed block registers it, which the extensions Cluster of each of its
+// shoots embeds (the seed's output object).
+func Object(name string, v Values) map[string]any {
+	b := &builder{name: name, v: v}
+	return kube.Custom("core.gardener.cloud/v1beta1", "Seed", "", name, nil, map[string]any{"spec": b.spec()}).Object
 }
 
 // waitFor are the parts the Seed comes after: every system component.

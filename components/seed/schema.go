@@ -166,6 +166,7 @@ func typeSchema() *schema.Schema {
 			{Name: "backup_region", Type: cty.String, Description: "The region of the seed's backup bucket; empty without backup."},
 			{Name: "observability", Type: cty.Object(map[string]cty.Type{"enabled": cty.Bool, "logging_enabled": cty.Bool}), Description: "Whether the seed runs its observability stack and stores logs; its shoots' control planes get their monitoring (and with logging their Vali) only if it does."},
 			{Name: "exposure_class_handlers", Type: cty.Map(cty.Object(map[string]cty.Type{"namespace": cty.String, "labels": cty.Map(cty.String)})), Description: "The seed's exposure class handlers by name: the namespace and pod labels of each handler's Istio ingress gateway, through which shoots of an ExposureClass with that handler are exposed."},
+			{Name: "object", Type: cty.DynamicPseudoType, Description: "The Seed as the block registers it in the virtual garden, which the extensions Cluster of each of the seed's shoots embeds."},
 			{Name: "gardener_controller_manager", Type: gardenercontrollermanager.ShootLoopsType, Description: "The garden's gardener-controller-manager shoot loop settings (its output of the same name), from which the seed's shoots predict when it hibernates, maintains, deletes and retries them."},
 		},
 	}

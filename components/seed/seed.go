@@ -37,6 +37,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/gardenercontrollermanager"
+	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -144,7 +145,18 @@ func Outputs(name string, v Values) map[string]cty.Value {
 			"enabled": cty.BoolVal(v.observabilityOn()), "logging_enabled": cty.BoolVal(v.loggingOn()),
 		}),
 		"gardener_controller_manager": v.shootLoops().Value(),
+		"object":                      objectValue(name, v),
 	}
+}
+
+// objectValue is the Seed as the block registers it, for the extensions Cluster of the seed's
+// shoots; null in the unlikely case that its JSON has no cty type.
+func objectValue(name string, v Values) cty.Value {
+	obj, err := decode.Value(Object(name, v))
+	if err != nil {
+		return cty.NullVal(cty.DynamicPseudoType)
+	}
+	return obj
 }
 
 // exposureClassHandlerOutputs are the namespace and labels of each handler's gateway by handler

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/components/component"
@@ -222,6 +223,13 @@ func TestBackupBucket(t *testing.T) {
 	assert.Contains(t, own["backup_bucket"].DependsOn, "seed")
 	assert.True(t, own["backup_bucket"].Detached, "what depends on the seed (its extensions) does not wait for the bucket")
 	assert.Equal(t, "eu-west-1", Outputs("seed1", v)["backup_region"].AsString(), "the seed's region when the backup names none")
+	// The Seed as registered is an output: its shoots embed it in their extensions Cluster
+	// (pkg/extensions/cluster.go at Gardener v1.120.0).
+	data, err := ctyjson.SimpleJSONValue{Value: Outputs("seed1", v)["object"]}.MarshalJSON()
+	require.NoError(t, err)
+	var object decode.Object
+	require.NoError(t, object.UnmarshalJSON(data))
+	assert.Equal(t, decode.Object(Object("seed1", v)), object)
 	assert.NotContains(t, partsByName(t, values(nil)), "backup_bucket")
 }
 

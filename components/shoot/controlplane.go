@@ -75,6 +75,17 @@ func (b *builder) base() error {
 	return nil
 }
 
+// completeCluster renders the Cluster again once every part exists: the Shoot it embeds reports
+// the addresses of the DNS records, which come after the Cluster in the flow.
+func (b *builder) completeCluster() error {
+	cluster, err := shootextensionsCluster(b)
+	if err != nil {
+		return err
+	}
+	b.part("cluster").Objects = []render.Object{cluster}
+	return nil
+}
+
 // namespaceLabels are the labels gardenlet keeps on the control-plane namespace
 // (pkg/gardenlet/operation/botanist/namespaces.go at Gardener v1.120.0). Extensions' webhooks and
 // gardener-resource-manager select the namespace by them: the role, the seed's, the shoot's, the

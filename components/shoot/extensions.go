@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/declarative-gardener/gardener/components/seed"
 	"github.com/declarative-gardener/gardener/components/shootextensions"
 	"github.com/declarative-gardener/gardener/components/shootsystem"
@@ -22,7 +24,14 @@ func (b *builder) extValues() (shootextensions.Values, error) {
 		},
 		Networking:       shootextensions.Networking{Pods: b.pods, Services: b.services, Nodes: b.nodes},
 		CloudProfileName: v.CloudProfile, SeedName: b.seed.Name,
+		CloudProfile: v.CloudProfileObject, Seed: b.seed.Object,
 		Shoot: b.shootObject(),
+	}
+	if p := v.CloudProfileObject; p != nil {
+		u := unstructured.Unstructured{Object: p}
+		if u.GetKind() != v.CloudProfileKind || u.GetName() != v.CloudProfile {
+			return ev, fmt.Errorf("cloud_profile_object is %s %q, not the %s %q the shoot names in cloud_profile", u.GetKind(), u.GetName(), v.CloudProfileKind, v.CloudProfile)
+		}
 	}
 	ev.Cluster.Name = b.seed.Cluster
 	if n := v.Networking; n != nil {

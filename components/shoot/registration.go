@@ -1,6 +1,7 @@
 package shoot
 
 import (
+	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/shootextensions"
 )
@@ -60,15 +61,28 @@ func (b *builder) afterTheShoot() error {
 	return nil
 }
 
-// shootObject is the Shoot as the extensions Cluster carries it (Gardener's "Cluster"
-// docs/extensions/cluster.md): as gardener-apiserver holds it, with the defaults it fills in
-// (apidefaults.go), which the Shoot the engine writes leaves out.
+// shootObject is the Shoot as the extensions Cluster carries it (pkg/extensions/cluster.go at
+// Gardener v1.120.0): its spec as gardener-apiserver holds it, with the defaults it fills in
+// (apidefaults.go), which the Shoot the engine writes leaves out, its UID, and the status fields
+// the engine reports that change only with the landscape or an operation (reportedStatus, status.uid
+// and the Gardener version). gardenlet writes the Cluster at points of its flow (the start of an
+// operation, after the Infrastructure, after the cluster identity, and its end), each time with the
+// whole Shoot; the engine renders the Cluster once per plan, so it leaves out what changes on every
+// status write (lastOperation with its progress and times, lastErrors, conditions,
+// observedGeneration) and the metadata the API server keeps changing (resourceVersion,
+// managedFields): the Cluster is then rewritten when the Shoot's spec, the hibernation or the
+// exposure changes, not on the heartbeat of a report.
 func (b *builder) shootObject() map[string]any {
+	uid := b.shootUID()
+	status := b.reportedStatus()
+	status["uid"] = uid
+	status["gardener"] = map[string]any{"version": images.GardenerVersion}
 	return map[string]any{
 		"apiVersion": "core.gardener.cloud/v1beta1",
 		"kind":       "Shoot",
-		"metadata":   map[string]any{"name": b.name, "namespace": ProjectNamespace(b.v.Project)},
+		"metadata":   map[string]any{"name": b.name, "namespace": ProjectNamespace(b.v.Project), "uid": uid},
 		"spec":       b.spec(b.inControlPlane()),
+		"status":     status,
 	}
 }
 

@@ -37,18 +37,10 @@ var Operation = &render.Operation{
 // advertised addresses the Shoot's adminkubeconfig subresource builds kubeconfigs from
 // (pkg/gardenlet/operation/botanist/advertisedaddresses.go).
 func (b *builder) report() render.Report {
-	status := map[string]any{
-		"technicalID": b.ns,
-		"seedName":    b.seed.Name,
-		"hibernated":  b.hibernated,
-	}
-	if addresses := b.advertisedAddresses(); len(addresses) > 0 {
-		status["advertisedAddresses"] = addresses
-	}
 	r := render.Report{
 		Cluster: b.seed.VirtualCluster, APIVersion: "core.gardener.cloud/v1beta1", Kind: "Shoot",
 		Namespace: ProjectNamespace(b.v.Project), Name: b.name,
-		Status: status, CopyUID: true, GardenerVersion: images.GardenerVersion,
+		Status: b.reportedStatus(), CopyUID: true, GardenerVersion: images.GardenerVersion,
 		Operation: Operation, Conditions: b.conditions(),
 	}
 	if b.fromAPI {
@@ -57,6 +49,22 @@ func (b *builder) report() render.Report {
 		r.Consume = b.operation.consumed()
 	}
 	return r
+}
+
+// reportedStatus are the status fields the engine sets on the Shoot besides the operation, the
+// conditions and the fields every report carries: technicalID, seedName, hibernated and the
+// advertised addresses. They change only with the landscape or an operation, which is why the
+// extensions Cluster embeds them too (registration.go).
+func (b *builder) reportedStatus() map[string]any {
+	status := map[string]any{
+		"technicalID": b.ns,
+		"seedName":    b.seed.Name,
+		"hibernated":  b.hibernated,
+	}
+	if addresses := b.advertisedAddresses(); len(addresses) > 0 {
+		status["advertisedAddresses"] = addresses
+	}
+	return status
 }
 
 // advertisedAddresses are the addresses gardenlet advertises for the shoot's API server, in its

@@ -318,7 +318,7 @@ func newBuilder(name string, v Values) (*builder, error) {
 func (b *builder) build() error {
 	b.defaultAsTheAPI()
 	b.decideIdentity(b.liveShoot)
-	steps := []func() error{b.registration, b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.publication, b.afterTheShoot, b.confineToWindow}
+	steps := []func() error{b.registration, b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.publication, b.completeCluster, b.afterTheShoot, b.confineToWindow}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return fmt.Errorf("shoot %s: %w", b.name, err)

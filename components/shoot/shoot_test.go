@@ -489,6 +489,58 @@ func TestShootObject(t *testing.T) {
 	assert.NotContains(t, spec, "maintenance")
 }
 
+// The Cluster embeds the CloudProfile and the Seed as the landscape declares them and the Shoot
+// with the status fields the engine reports that change only with the landscape or an operation
+// (SyncClusterResourceToSeed in pkg/extensions/cluster.go at Gardener v1.120.0): nothing of the
+// operation's progress, the conditions or the observed generation, which change on every status
+// write, so the Cluster is not rewritten for a report's heartbeat.
+func TestClusterEmbedsCloudProfileSeedAndShoot(t *testing.T) {
+	profile := map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "metadata": map[string]any{"name": "local"},
+		"spec": map[string]any{"type": "local", "providerConfig": map[string]any{"machineImages": []any{map[string]any{"name": "local"}}}}}
+	seedObject := map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Seed", "metadata": map[string]any{"name": "local"},
+		"spec": map[string]any{"provider": map[string]any{"type": "local", "region": "local", "zones": []any{"0"}}}}
+	v := values(func(v *Values) {
+		withDNS(v)
+		v.CloudProfileObject, v.Seed.Object = profile, seedObject
+	})
+	cluster := find(t, parts(t, v)["cluster"], "Cluster", "shoot--local--dev")
+	embedded, _, _ := unstructured.NestedMap(cluster.Object, "spec", "cloudProfile")
+	assert.Equal(t, profile, embedded)
+	embedded, _, _ = unstructured.NestedMap(cluster.Object, "spec", "seed")
+	assert.Equal(t, seedObject, embedded)
+
+	status, _, _ := unstructured.NestedMap(cluster.Object, "spec", "shoot", "status")
+	assert.Equal(t, "shoot--local--dev", status["technicalID"])
+	assert.Equal(t, "local", status["seedName"])
+	assert.Equal(t, false, status["hibernated"])
+	assert.Equal(t, map[string]any{"version": "v1.120.0"}, status["gardener"])
+	assert.Len(t, status["advertisedAddresses"], 2, "the records come after the Cluster in the flow; the Cluster still names them")
+	uid, err := render.LiveRefs(status["uid"].(string))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"metadata.uid"}, uid[0].Paths)
+	for _, volatile := range []string{"lastOperation", "lastErrors", "conditions", "observedGeneration", "constraints"} {
+		assert.NotContains(t, status, volatile)
+	}
+	metadata, _, _ := unstructured.NestedMap(cluster.Object, "spec", "shoot", "metadata")
+	assert.NotContains(t, metadata, "resourceVersion")
+
+	// Hibernation is an operation the Cluster follows.
+	asleep := find(t, parts(t, values(hibernated))["cluster"], "Cluster", "shoot--local--dev")
+	hib, _, _ := unstructured.NestedBool(asleep.Object, "spec", "shoot", "status", "hibernated")
+	assert.True(t, hib)
+
+	// Without the declared objects, the names.
+	bare := find(t, parts(t, values(nil))["cluster"], "Cluster", "shoot--local--dev")
+	name, _, _ := unstructured.NestedString(bare.Object, "spec", "cloudProfile", "metadata", "name")
+	assert.Equal(t, "local", name)
+
+	_, err = Parts("dev", values(func(v *Values) {
+		other := map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "CloudProfile", "metadata": map[string]any{"name": "aws"}}
+		v.CloudProfileObject = other
+	}))
+	assert.ErrorContains(t, err, `cloud_profile_object is CloudProfile "aws", not the CloudProfile "local"`)
+}
+
 func TestErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string

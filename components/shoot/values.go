@@ -10,15 +10,18 @@ import (
 
 // Values are the shoot block's configuration (schema.go), field for field.
 type Values struct {
-	Name               string   `json:"name"`
-	Project            string   `json:"project"`
-	Seed               *SeedRef `json:"seed"`
-	CloudProfile       string   `json:"cloud_profile"`
-	CloudProfileKind   string   `json:"cloud_profile_kind"`
-	Region             string   `json:"region"`
-	CredentialsBinding string   `json:"credentials_binding"`
-	SecretBinding      string   `json:"secret_binding"`
-	Purpose            string   `json:"purpose"`
+	Name             string   `json:"name"`
+	Project          string   `json:"project"`
+	Seed             *SeedRef `json:"seed"`
+	CloudProfile     string   `json:"cloud_profile"`
+	CloudProfileKind string   `json:"cloud_profile_kind"`
+	// CloudProfileObject is the cloud_profile block's CloudProfile, which the extensions Cluster
+	// embeds; nil when the shoot names its profile only.
+	CloudProfileObject decode.Object `json:"cloud_profile_object"`
+	Region             string        `json:"region"`
+	CredentialsBinding string        `json:"credentials_binding"`
+	SecretBinding      string        `json:"secret_binding"`
+	Purpose            string        `json:"purpose"`
 	// ExpirationTimestamp is a later (or earlier) end of life than a Quota's cluster lifetime.
 	ExpirationTimestamp string `json:"expiration_timestamp"`
 	DNSDomain           string `json:"dns_domain"`
@@ -255,6 +258,9 @@ type SeedRef struct {
 	// ShootLoops are the settings of the garden's gardener-controller-manager, which the
 	// shoot predicts its loops with.
 	ShootLoops gardenercontrollermanager.ShootLoops
+	// Object is the Seed as the seed block registers it, which the extensions Cluster embeds; nil
+	// for a seed built in Go without it.
+	Object decode.Object
 }
 
 // SeedObservability is the seed's observability output.
@@ -292,6 +298,7 @@ func (s *SeedRef) UnmarshalJSON(data []byte) error {
 		Observability         SeedObservability                     `json:"observability"`
 		ManagedBy             string                                `json:"managed_by"`
 		ShootLoops            *gardenercontrollermanager.ShootLoops `json:"gardener_controller_manager"`
+		Object                decode.Object                         `json:"object"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return fmt.Errorf("seed reference: %w", err)
@@ -303,6 +310,7 @@ func (s *SeedRef) UnmarshalJSON(data []byte) error {
 		ShootPods: v.Networks.ShootPods, ShootServices: v.Networks.ShootServices,
 		BackupProvider: v.BackupProvider, BackupRegion: v.BackupRegion, ExposureClassHandlers: v.ExposureClassHandlers,
 		Observability: v.Observability, ManagedBy: v.ManagedBy, ShootLoops: gardenercontrollermanager.DefaultShootLoops(),
+		Object: v.Object,
 	}
 	if v.ShootLoops != nil {
 		s.ShootLoops = *v.ShootLoops

@@ -4,8 +4,10 @@ shoot "ops" {
   project       = component.project.local.name
   seed          = seed.local
   cloud_profile = "local"
-  region        = "local"
-  purpose       = "development"
+  # The extensions Cluster embeds the declared CloudProfile, as gardenlet embeds it.
+  cloud_profile_object = component.cloud_profile.local.object
+  region               = "local"
+  purpose              = "development"
 
   internal_domain = local.internal_domain
   default_domain  = local.default_domain

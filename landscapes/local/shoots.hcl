@@ -8,8 +8,10 @@ shoot "dev" {
   project       = component.project.local.name
   seed          = seed.local
   cloud_profile = "local"
-  region        = "local"
-  purpose       = "development"
+  # The extensions Cluster embeds the declared CloudProfile, as gardenlet embeds it.
+  cloud_profile_object = component.cloud_profile.local.object
+  region               = "local"
+  purpose              = "development"
 
   internal_domain = local.internal_domain
   default_domain  = local.default_domain
@@ -66,8 +68,10 @@ shoot "qa" {
   project       = component.project.local.name
   seed          = seed.local
   cloud_profile = "local"
-  region        = "local"
-  purpose       = "testing"
+  # The extensions Cluster embeds the declared CloudProfile, as gardenlet embeds it.
+  cloud_profile_object = component.cloud_profile.local.object
+  region               = "local"
+  purpose              = "testing"
 
   internal_domain = local.internal_domain
   default_domain  = local.default_domain

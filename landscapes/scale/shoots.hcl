@@ -9,8 +9,10 @@ shoot "on_s1" {
   project       = component.project.scale.name
   seed          = seed.s1
   cloud_profile = "local"
-  region        = "local"
-  purpose       = "development"
+  # The extensions Cluster embeds the declared CloudProfile, as gardenlet embeds it.
+  cloud_profile_object = component.cloud_profile.local.object
+  region               = "local"
+  purpose              = "development"
 
   internal_domain = local.internal_domain
   default_domain  = local.default_domain
@@ -61,8 +63,10 @@ shoot "on_s2" {
   project       = component.project.scale.name
   seed          = seed.s2
   cloud_profile = "local"
-  region        = "local"
-  purpose       = "development"
+  # The extensions Cluster embeds the declared CloudProfile, as gardenlet embeds it.
+  cloud_profile_object = component.cloud_profile.local.object
+  region               = "local"
+  purpose              = "development"
 
   internal_domain = local.internal_domain
   default_domain  = local.default_domain
@@ -106,8 +110,10 @@ shoot "on_s3" {
   project       = component.project.scale.name
   seed          = seed.s3
   cloud_profile = "local"
-  region        = "local"
-  purpose       = "development"
+  # The extensions Cluster embeds the declared CloudProfile, as gardenlet embeds it.
+  cloud_profile_object = component.cloud_profile.local.object
+  region               = "local"
+  purpose              = "development"
 
   internal_domain = local.internal_domain
   default_domain  = local.default_domain

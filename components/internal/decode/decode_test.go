@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 )
 
 type values struct {
@@ -32,4 +33,17 @@ func TestIntoErrors(t *testing.T) {
 	assert.ErrorContains(t, Into(cty.NullVal(cty.DynamicPseudoType), &v), "configuration is null")
 	assert.ErrorContains(t, Into(cty.ObjectVal(map[string]cty.Value{"replicas": cty.UnknownVal(cty.Number)}), &v), "known only after apply")
 	assert.ErrorContains(t, Into(cty.ObjectVal(map[string]cty.Value{"unexpected": cty.True}), &v), `unknown field "unexpected"`)
+}
+
+// An object passed between blocks keeps whole numbers as int64 and round-trips through its cty
+// value.
+func TestObject(t *testing.T) {
+	in := map[string]any{"spec": map[string]any{"replicas": int64(3), "ratio": 0.5, "list": []any{int64(1), "a", true}}}
+	v, err := Value(in)
+	require.NoError(t, err)
+	data, err := ctyjson.SimpleJSONValue{Value: v}.MarshalJSON()
+	require.NoError(t, err)
+	var out Object
+	require.NoError(t, out.UnmarshalJSON(data))
+	assert.Equal(t, Object(in), out)
 }
