@@ -15,6 +15,7 @@ package istio
 import (
 	"fmt"
 	"maps"
+	"regexp"
 
 	"github.com/zclconf/go-cty/cty"
 	corev1 "k8s.io/api/core/v1"
@@ -160,6 +161,11 @@ type Gateway struct {
 	// NetworkPolicyLabels are further egress labels of the gateway's pods: the API servers it
 	// forwards to (a seed's shoots', or the virtual garden's).
 	NetworkPolicyLabels map[string]string `json:"network_policy_labels"`
+	// PreviousNamespace is the namespace an earlier rendering gave this gateway, when its name
+	// changed (a zonal gateway's <namespace>--zone--<zone> before the engine named it as Gardener
+	// does): the new namespace supersedes it, so that plans delete the old one with everything the
+	// component applied in it, with the reason superseded.
+	PreviousNamespace string `json:"-"`
 }
 
 // Port is one Service port of a gateway and the proxy port it forwards to.
@@ -233,6 +239,7 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	supersedeRenamedNamespaces(out, v.IngressGateways)
 	for _, gw := range v.IngressGateways {
 		for _, o := range envoyFilterObjects(gw) {
 			out = append(out, kube.On(v.Cluster.Name, "", &unstructured.Unstructured{Object: o})...)
@@ -280,4 +287,20 @@ func withDefaults(v Values) (Values, error) {
 	}
 	v.IngressGateways = gws
 	return v, nil
+}
+
+// supersedeRenamedNamespaces marks the namespace of every gateway that had another name before as
+// the successor of the old one (render.Object.Supersedes).
+func supersedeRenamedNamespaces(objs []render.Object, gws []Gateway) {
+	previous := map[string]string{}
+	for _, gw := range gws {
+		if gw.PreviousNamespace != "" && gw.PreviousNamespace != gw.Namespace {
+			previous[gw.Namespace] = gw.PreviousNamespace
+		}
+	}
+	for i, o := range objs {
+		if old, ok := previous[o.Object.GetName()]; ok && o.Object.GetKind() == "Namespace" && o.Object.GetAPIVersion() == "v1" {
+			objs[i].Supersedes = regexp.MustCompile("^" + regexp.QuoteMeta(old) + "$")
+		}
+	}
 }

@@ -385,7 +385,7 @@ func (b *builder) gateways() []istio.Gateway {
 	out := []istio.Gateway{gateway(IngressNamespace, IngressGatewayLabels(""), "", b.loadBalancerAnnotations(""))}
 	if len(b.v.Provider.Zones) > 1 {
 		for _, z := range b.v.Provider.Zones {
-			out = append(out, gateway(ZoneIngressNamespace(z), IngressGatewayLabels(z), z, b.loadBalancerAnnotations(z)))
+			out = append(out, zonal(gateway(ZoneIngressNamespace(z), IngressGatewayLabels(z), z, b.loadBalancerAnnotations(z)), IngressNamespace))
 		}
 	}
 	// One gateway per ExposureClass handler, with its own load balancer (Gardener's "ExposureClasses"
@@ -396,11 +396,19 @@ func (b *builder) gateways() []istio.Gateway {
 		out = append(out, gateway(h.Namespace(), h.Labels(), "", annotations))
 		if len(b.v.Provider.Zones) > 1 {
 			for _, z := range b.v.Provider.Zones {
-				out = append(out, gateway(ZoneGatewayNamespace(h.Namespace(), z), ZoneGatewayLabels(h.Labels(), z), z, merge(b.loadBalancerAnnotations(z), h.LoadBalancerAnnotations)))
+				out = append(out, zonal(gateway(ZoneGatewayNamespace(h.Namespace(), z), ZoneGatewayLabels(h.Labels(), z), z, merge(b.loadBalancerAnnotations(z), h.LoadBalancerAnnotations)), h.Namespace()))
 			}
 		}
 	}
 	return out
+}
+
+// zonal records the namespace earlier versions of the engine gave a zonal gateway,
+// <namespace>--zone--<zone>, which its namespace now supersedes: plans replace the old namespace
+// and what the seed applied in it (with the reason superseded) by the new one.
+func zonal(gw istio.Gateway, namespace string) istio.Gateway {
+	gw.PreviousNamespace = namespace + "--zone--" + gw.Zone
+	return gw
 }
 
 // exposureClassHandlers is gardenlet's exposureClassHandlers configuration (Gardener's

@@ -409,3 +409,25 @@ func TestZoneGatewayNames(t *testing.T) {
 	assert.NotContains(t, zonal, "istio")
 	assert.Equal(t, "ingressgateway--zone--a", ZoneGatewayLabels(map[string]string{"app": "x"}, "a")["istio"])
 }
+
+// Item 6 of issue 27: a landscape applied when zonal namespaces were <namespace>--zone--<zone>
+// moves to Gardener's names by the new namespace superseding the old one, so that the plan
+// deletes the old namespace and what the seed applied in it with the reason superseded.
+func TestZonalNamespacesSupersedeTheirOldNames(t *testing.T) {
+	v := values(func(v *Values) {
+		v.Provider.Zones = []string{"a", "b", "c"}
+		v.ExposureClassHandlers = []ExposureClassHandler{{Name: "internal"}}
+	})
+	supersedes := map[string]string{}
+	for _, o := range partsByName(t, v)["istio"].Objects {
+		if o.Object.GetKind() == "Namespace" && o.Supersedes != nil {
+			supersedes[o.Object.GetName()] = o.Supersedes.String()
+		}
+	}
+	assert.Equal(t, map[string]string{
+		"istio-ingress--a": `^istio-ingress--zone--a$`, "istio-ingress--b": `^istio-ingress--zone--b$`, "istio-ingress--c": `^istio-ingress--zone--c$`,
+		"istio-ingress-handler-internal--a": `^istio-ingress-handler-internal--zone--a$`,
+		"istio-ingress-handler-internal--b": `^istio-ingress-handler-internal--zone--b$`,
+		"istio-ingress-handler-internal--c": `^istio-ingress-handler-internal--zone--c$`,
+	}, supersedes)
+}

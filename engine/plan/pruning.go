@@ -414,13 +414,19 @@ func unmarking(live *unstructured.Unstructured) []FieldChange {
 }
 
 // successor names the object of component comp among versioned that supersedes the live
-// object ref (render.Object.Supersedes); "" when none does.
+// object ref (render.Object.Supersedes); "" when none does. A Namespace that supersedes an
+// earlier one (a renamed namespace, such as a zonal Istio gateway's) supersedes what its component
+// applied in it too: the objects move with the namespace.
 func successor(versioned []*Desired, comp string, ref object.Ref) string {
 	for _, d := range versioned {
 		if string(d.Component) != comp {
 			continue // only its own component's new version supersedes an object
 		}
-		if r := object.RefOf(d.Object); r.Group == ref.Group && r.Kind == ref.Kind && r.Namespace == ref.Namespace && d.Supersedes.MatchString(ref.Name) {
+		r := object.RefOf(d.Object)
+		if r.Group == ref.Group && r.Kind == ref.Kind && r.Namespace == ref.Namespace && d.Supersedes.MatchString(ref.Name) {
+			return r.Name
+		}
+		if r.Group == "" && r.Kind == "Namespace" && ref.Namespace != "" && d.Supersedes.MatchString(ref.Namespace) {
 			return r.Name
 		}
 	}

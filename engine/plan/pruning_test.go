@@ -86,6 +86,12 @@ func TestPruningRules(t *testing.T) {
 			protects: func(ref object.Ref, _ string) bool { return kinds.Protected(ref) },
 		}
 	}
+	// renamed: the component renders namespace gw--a in place of gw--zone--a.
+	renamed := func(p *pruning) {
+		ns := &Desired{Component: comp, Object: namespace("gw--a"), Supersedes: regexp.MustCompile(`^gw--zone--a$`)}
+		p.wanted[object.RefOf(ns.Object)] = ns
+		p.versioned = append(p.versioned, ns)
+	}
 	targeting := func(addrs ...string) func(*pruning) {
 		return func(p *pruning) {
 			p.inOrder = map[string]bool{}
@@ -192,6 +198,12 @@ func TestPruningRules(t *testing.T) {
 			adjust: func(p *pruning) { p.destroy = true }, want: verdict{fate: deleted, component: comp, reason: Reason{Kind: ReasonDestroy}}},
 		{name: "superseded by a new version", live: live(t, cm("apps", "proxy-v1", nil), comp),
 			want: verdict{fate: deleted, component: comp, reason: Reason{Kind: ReasonSuperseded, Detail: "proxy-v2"}}},
+		{name: "a renamed namespace", live: live(t, namespace("gw--zone--a"), comp), adjust: renamed,
+			want: verdict{fate: deleted, component: comp, reason: Reason{Kind: ReasonSuperseded, Detail: "gw--a"}}},
+		{name: "in a renamed namespace", live: live(t, cm("gw--zone--a", "x", nil), comp), adjust: renamed,
+			want: verdict{fate: deleted, component: comp, reason: Reason{Kind: ReasonSuperseded, Detail: "gw--a"}}},
+		{name: "in a renamed namespace, of another component", live: live(t, cm("gw--zone--a", "x", nil), "component.manifests.b"), adjust: renamed,
+			want: verdict{fate: deleted, component: "component.manifests.b", reason: Reason{Kind: ReasonRemovedFromLandscape}}},
 		{name: "matching another component's new version", live: live(t, cm("apps", "proxy-v1", nil), "component.manifests.b"),
 			want: verdict{fate: deleted, component: "component.manifests.b", reason: Reason{Kind: ReasonRemovedFromLandscape}}},
 		{name: "matching a new version in another namespace", live: live(t, cm("other", "proxy-v1", nil), comp),
