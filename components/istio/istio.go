@@ -290,17 +290,24 @@ func withDefaults(v Values) (Values, error) {
 }
 
 // supersedeRenamedNamespaces marks the namespace of every gateway that had another name before as
-// the successor of the old one (render.Object.Supersedes).
+// the successor of the old one, and every gateway's ServiceAccount as the successor of the one
+// earlier versions named like the gateway (render.Object.Supersedes).
 func supersedeRenamedNamespaces(objs []render.Object, gws []Gateway) {
-	previous := map[string]string{}
+	previous, gateways := map[string]string{}, map[string]string{}
 	for _, gw := range gws {
 		if gw.PreviousNamespace != "" && gw.PreviousNamespace != gw.Namespace {
 			previous[gw.Namespace] = gw.PreviousNamespace
 		}
+		gateways[gw.Namespace] = gw.Name
 	}
+	exactly := func(name string) *regexp.Regexp { return regexp.MustCompile("^" + regexp.QuoteMeta(name) + "$") }
 	for i, o := range objs {
-		if old, ok := previous[o.Object.GetName()]; ok && o.Object.GetKind() == "Namespace" && o.Object.GetAPIVersion() == "v1" {
-			objs[i].Supersedes = regexp.MustCompile("^" + regexp.QuoteMeta(old) + "$")
+		u := o.Object
+		switch {
+		case u.GetKind() == "Namespace" && u.GetAPIVersion() == "v1" && previous[u.GetName()] != "":
+			objs[i].Supersedes = exactly(previous[u.GetName()])
+		case u.GetKind() == "ServiceAccount" && u.GetAPIVersion() == "v1" && gateways[u.GetNamespace()] != "" && u.GetName() == gateways[u.GetNamespace()]+serviceAccountSuffix:
+			objs[i].Supersedes = exactly(gateways[u.GetNamespace()])
 		}
 	}
 }

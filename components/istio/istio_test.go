@@ -345,3 +345,20 @@ func TestIstiodNamespace(t *testing.T) {
 	}, ns.GetLabels())
 	assert.Equal(t, "a,b", ns.GetAnnotations()["high-availability-config.resources.gardener.cloud/zones"])
 }
+
+// Upgrading a landscape applied by earlier versions: a gateway's ServiceAccount, once named like
+// the gateway, supersedes the old one, and a renamed gateway namespace its old name.
+func TestRenamedObjectsSupersedeTheirOldNames(t *testing.T) {
+	gw := VirtualGardenGateway(nil)
+	gw.Namespace, gw.PreviousNamespace, gw.Zone = "istio-ingress--a", "istio-ingress--zone--a", "a"
+	supersedes := map[string]string{}
+	for _, o := range objectsOf(t, values(Values{Cluster: decodeCluster("seed"), IngressGateways: []Gateway{gw}})) {
+		if o.Supersedes != nil {
+			supersedes[o.Object.GetKind()+"/"+o.Object.GetName()] = o.Supersedes.String()
+		}
+	}
+	assert.Equal(t, map[string]string{
+		"Namespace/istio-ingress--a":                          `^istio-ingress--zone--a$`,
+		"ServiceAccount/istio-ingressgateway-service-account": `^istio-ingressgateway$`,
+	}, supersedes)
+}
