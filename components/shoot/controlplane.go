@@ -134,15 +134,15 @@ func (b *builder) requiredExtensionTypes() []string {
 	return out
 }
 
-// namespaceAnnotations are the Shoot's UID, which gardenlet copies from its status.uid (the
-// Shoot's own metadata.uid, known once the Shoot exists; the namespace comes after it), and the
+// namespaceAnnotations are the Shoot's UID, which gardenlet copies from its status.uid (known
+// once the Shoot exists; the namespace comes after it), and the
 // high-availability annotations gardener-resource-manager's webhook reads (Gardener's "High
 // Availability Of Components" docs/development/high-availability-of-components.md): the failure
 // tolerance type ("" without one) and, only on a seed with zones, the zones the control plane is
 // pinned to.
 func (b *builder) namespaceAnnotations() map[string]string {
 	annotations := map[string]string{
-		AnnotationShootUID:            b.shootUID(),
+		AnnotationShootUID:            b.statusUID(),
 		AnnotationFailureToleranceTyp: b.tolerance,
 	}
 	if zones := b.zones(); len(zones) > 0 {
@@ -153,9 +153,22 @@ func (b *builder) namespaceAnnotations() map[string]string {
 
 // shootUID is the Shoot's metadata.uid in the virtual garden, known after the Shoot is created.
 func (b *builder) shootUID() string {
+	return b.liveShootField("metadata.uid")
+}
+
+// statusUID is the Shoot's status.uid, which gardenlet sets from metadata.uid once and keeps when
+// the control plane moves to another seed; metadata.uid until it is set. The namespace's
+// annotation and the Cluster carry it.
+func (b *builder) statusUID() string {
+	return b.liveShootField("status.uid", "metadata.uid")
+}
+
+// liveShootField is the first of the Shoot's fields that holds a value, known once the Shoot
+// exists.
+func (b *builder) liveShootField(paths ...string) string {
 	return render.LiveValue(render.LiveRef{
 		Cluster: b.seed.VirtualCluster, Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots",
-		Namespace: ProjectNamespace(b.v.Project), Name: b.name, Paths: []string{"metadata.uid"},
+		Namespace: ProjectNamespace(b.v.Project), Name: b.name, Paths: paths,
 	})
 }
 

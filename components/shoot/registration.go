@@ -75,7 +75,7 @@ func (b *builder) afterTheShoot() error {
 func (b *builder) shootObject() map[string]any {
 	uid := b.shootUID()
 	status := b.reportedStatus()
-	status["uid"] = uid
+	status["uid"] = b.statusUID()
 	status["gardener"] = map[string]any{"version": images.GardenerVersion}
 	return map[string]any{
 		"apiVersion": "core.gardener.cloud/v1beta1",

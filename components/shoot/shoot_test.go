@@ -177,7 +177,7 @@ func TestNamespace(t *testing.T) {
 			uid, err := render.LiveRefs(ns.GetAnnotations()["shoot.gardener.cloud/uid"])
 			require.NoError(t, err)
 			require.Len(t, uid, 1, "the Shoot's UID, known once the Shoot exists")
-			assert.Equal(t, []string{"metadata.uid"}, uid[0].Paths)
+			assert.Equal(t, []string{"status.uid", "metadata.uid"}, uid[0].Paths)
 			assert.Equal(t, "shoots", uid[0].Resource)
 		})
 	}
@@ -517,7 +517,7 @@ func TestClusterEmbedsCloudProfileSeedAndShoot(t *testing.T) {
 	assert.Len(t, status["advertisedAddresses"], 2, "the records come after the Cluster in the flow; the Cluster still names them")
 	uid, err := render.LiveRefs(status["uid"].(string))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"metadata.uid"}, uid[0].Paths)
+	assert.Equal(t, []string{"status.uid", "metadata.uid"}, uid[0].Paths)
 	for _, volatile := range []string{"lastOperation", "lastErrors", "conditions", "observedGeneration", "constraints"} {
 		assert.NotContains(t, status, volatile)
 	}
