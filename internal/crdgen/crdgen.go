@@ -105,7 +105,7 @@ var Sources = []Source{
 	{
 		Module:    "istio.io/api",
 		Manifest:  "kubernetes/customresourcedefinitions.gen.yaml",
-		Names:     []string{"destinationrules.networking.istio.io", "gateways.networking.istio.io", "virtualservices.networking.istio.io"},
+		Names:     []string{"destinationrules.networking.istio.io", "envoyfilters.networking.istio.io", "gateways.networking.istio.io", "virtualservices.networking.istio.io"},
 		ShippedAs: "pkg/component/networking/istio/charts/istio/istio-crds/crd-all.gen.yaml",
 	},
 }
