@@ -72,7 +72,7 @@ func TestLocalLandscapeCustomResourcesAreAccepted(t *testing.T) {
 	// What the shoots, the seed and the garden of landscapes/local are made of; a kind missing
 	// here means the test no longer sees it, not that it is accepted.
 	for _, kind := range []string{"Cluster", "Infrastructure", "ControlPlane", "Network", "OperatingSystemConfig", "Worker",
-		"DNSRecord", "Etcd", "ManagedResource", "Gateway", "VirtualService", "DestinationRule"} {
+		"DNSRecord", "Etcd", "ManagedResource", "Gateway", "VirtualService", "DestinationRule", "EnvoyFilter"} {
 		assert.Positive(t, kinds[kind], "landscapes/local renders no %s", kind)
 	}
 	t.Logf("dry-ran %d objects of landscapes/local against the catalog's CRDs: %v", len(objects), kinds)
@@ -112,9 +112,22 @@ func localLandscapeObjects(t *testing.T, served map[schema.GroupKind]bool) []gol
 	return objects
 }
 
-// fakeLoadBalancer answers every live reference with a Service whose load balancer has
-// loadBalancerAddress.
+// shootUID stands in for the uid gardener-apiserver gives a Shoot, which the shoot's namespace
+// and extensions Cluster carry.
+const shootUID = "00000000-0000-4000-8000-000000000001"
+
+// fakeLoadBalancer answers every live reference to a Shoot with one that has shootUID, and every
+// other with a Service whose load balancer has loadBalancerAddress.
 func fakeLoadBalancer(ref render.LiveRef) (*unstructured.Unstructured, error) {
+	if ref.Resource == "shoots" {
+		shoot := &unstructured.Unstructured{Object: map[string]any{"status": map[string]any{"uid": shootUID}}}
+		shoot.SetAPIVersion("core.gardener.cloud/v1beta1")
+		shoot.SetKind("Shoot")
+		shoot.SetNamespace(ref.Namespace)
+		shoot.SetName(ref.Name)
+		shoot.SetUID(shootUID)
+		return shoot, nil
+	}
 	svc := &unstructured.Unstructured{Object: map[string]any{}}
 	svc.SetAPIVersion("v1")
 	svc.SetKind("Service")
