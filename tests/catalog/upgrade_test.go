@@ -12,8 +12,10 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/dependencywatchdog"
 	"github.com/declarative-gardener/gardener/components/etcddruid"
+	"github.com/declarative-gardener/gardener/components/istio"
 	"github.com/declarative-gardener/gardener/components/nginxingress"
 	"github.com/declarative-gardener/gardener/components/vpa"
+	"github.com/declarative-gardener/gardener/components/vpnseedserver"
 	"github.com/declarative-gardener/gardener/engine/diff"
 	"github.com/declarative-gardener/gardener/engine/openapi"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -89,6 +91,44 @@ func TestSeedSystemComponentsUpgrade(t *testing.T) {
 		}},
 		{"etcd-druid", rendered(etcddruid.Objects(druid)), map[string][]string{}},
 		{"vpa", rendered(vpa.Objects(v)), map[string][]string{}},
+	} {
+		t.Run(tt.fixture, func(t *testing.T) {
+			assert.Equal(t, tt.want, immutableChanges(t, "testdata/before-issue-27/"+tt.fixture+".yaml", tt.objs))
+		})
+	}
+}
+
+// The shoot contract's components a landscape applied before issue 27 runs move to Gardener's
+// rendering: the highly available vpn-seed-server's StatefulSet is replaced because it names no
+// governing Service any more (spec.serviceName is immutable); the single server's Deployment and
+// the Istio ingress gateway's Deployment, Service and PodDisruptionBudget change in place
+// (docs/fidelity/vpn-seed-server.md, docs/fidelity/istio.md, "Upgrading a landscape applied with
+// the earlier rendering").
+func TestContractComponentsUpgrade(t *testing.T) {
+	rendered := func(objs []render.Object, err error) []render.Object {
+		t.Helper()
+		require.NoError(t, err)
+		return objs
+	}
+	vpn := func(ha bool) vpnseedserver.Values {
+		v := vpnseedserver.Type.Defaults()
+		v.Cluster.Name, v.Namespace, v.HighAvailability = "seed", "shoot--dev--a", ha
+		v.ShootNetworks = vpnseedserver.Networks{Pods: "100.96.0.0/11", Services: "100.64.0.0/13", Nodes: "10.250.0.0/16"}
+		return v
+	}
+	gw := istio.GatewayDefaults()
+	gw.Namespace, gw.Labels, gw.VPN = "istio-ingress", map[string]string{"app": "istio-ingressgateway", "istio": "ingressgateway"}, true
+	gw.Ports = []istio.Port{{Name: "tcp", Port: 443, TargetPort: 9443}, {Name: "tls-tunnel", Port: 8132, TargetPort: 8132}}
+	ist := istio.Type.Defaults()
+	ist.Cluster.Name, ist.GatewaysOnly, ist.IngressGateways = "seed", true, []istio.Gateway{gw}
+	for _, tt := range []struct {
+		fixture string
+		objs    []render.Object
+		want    map[string][]string
+	}{
+		{"vpn-seed-server-ha", rendered(vpnseedserver.Objects(vpn(true))), map[string][]string{"StatefulSet/vpn-seed-server": {".spec.serviceName"}}},
+		{"vpn-seed-server", rendered(vpnseedserver.Objects(vpn(false))), map[string][]string{}},
+		{"istio-ingressgateway", rendered(istio.Objects(ist)), map[string][]string{}},
 	} {
 		t.Run(tt.fixture, func(t *testing.T) {
 			assert.Equal(t, tt.want, immutableChanges(t, "testdata/before-issue-27/"+tt.fixture+".yaml", tt.objs))
