@@ -68,7 +68,8 @@ type Rules struct {
 	Readiness Readiness
 	// SecretData is set for kinds whose data and stringData hold secret values (a Secret,
 	// Gardener's InternalSecret): plans never show them, saved plans redact them, and only such
-	// objects may carry the private keys of generated secrets.
+	// objects may carry the private keys of generated secrets (besides a generated token in the
+	// HTTP headers of a workload's probes, engine/rendering).
 	SecretData bool
 	// ReportFinalizer is the finalizer gardenlet keeps on objects of the kind it reports on, which
 	// the engine keeps in its place (engine/report): added before its first status write,

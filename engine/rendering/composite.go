@@ -260,7 +260,17 @@ func (r *Renderer) resolveGenerated(objects []render.Object) ([]render.Object, e
 		}
 		var ferr error
 		secret := holdsSecrets(o.Object)
-		replaced, changed := replaceStrings(o.Object.Object, func(s string) string {
+		obj := o.Object.Object
+		if !secret {
+			probed, err := r.resolveProbeTokens(o)
+			if err != nil {
+				return nil, err
+			}
+			if probed != nil {
+				obj, out[i].Object = probed, &unstructured.Unstructured{Object: probed}
+			}
+		}
+		replaced, changed := replaceStrings(obj, func(s string) string {
 			return generatedMarker.ReplaceAllStringFunc(s, func(m string) string {
 				sub := generatedMarker.FindStringSubmatch(m)
 				ns, name, key, enc := sub[1], sub[2], sub[3], sub[4]
@@ -284,6 +294,67 @@ func (r *Renderer) resolveGenerated(objects []render.Object) ([]render.Object, e
 		}
 	}
 	return out, nil
+}
+
+// probedWorkloads are the kinds whose pod template's probes may present a generated token.
+var probedWorkloads = map[string]bool{"Deployment": true, "StatefulSet": true, "DaemonSet": true}
+
+// resolveProbeTokens replaces markers of generated tokens in the HTTP headers of a workload's
+// probes, the one place outside a Secret where a generated secret may stand: Kubernetes takes a
+// probe's headers from nothing but the pod template, and an API server that admits no anonymous
+// request answers its health endpoints only to a bearer token (Gardener's kube-apiserver probes
+// with the token of its static token file, pkg/component/kubernetes/apiserver/deployment.go at
+// Gardener v1.120.0). The token is a secret of the part like every generated value, so plans and
+// messages redact it. It returns nil when the object has no such marker; other markers are left
+// for resolveGenerated.
+func (r *Renderer) resolveProbeTokens(o render.Object) (map[string]any, error) {
+	if o.Object.GetAPIVersion() != "apps/v1" || !probedWorkloads[o.Object.GetKind()] {
+		return nil, nil
+	}
+	var copied map[string]any
+	for _, list := range []string{"containers", "initContainers"} {
+		containers, _, _ := unstructured.NestedSlice(o.Object.Object, "spec", "template", "spec", list)
+		for ci, c := range containers {
+			for _, probe := range []string{"livenessProbe", "readinessProbe", "startupProbe"} {
+				headers, _, _ := unstructured.NestedSlice(c.(map[string]any), probe, "httpGet", "httpHeaders")
+				for hi, h := range headers {
+					value, _ := h.(map[string]any)["value"].(string)
+					if !strings.Contains(value, "${generated:") {
+						continue
+					}
+					var ferr error
+					resolved := generatedMarker.ReplaceAllStringFunc(value, func(m string) string {
+						sub := generatedMarker.FindStringSubmatch(m)
+						if sub[3] != secrets.DataKeyToken {
+							return m
+						}
+						v, ok := r.generatedValue(o.Cluster, sub[1], sub[2], sub[3], sub[4], true)
+						if !ok {
+							ferr = fmt.Errorf("object %s %s: a probe header refers to %s of Secret %s/%s, which is not generated before it", o.Object.GetKind(), o.Object.GetName(), sub[3], sub[1], sub[2])
+							return m
+						}
+						return v
+					})
+					if ferr != nil {
+						return nil, ferr
+					}
+					if copied == nil {
+						copied = o.Object.DeepCopy().Object
+					}
+					cs, _, _ := unstructured.NestedSlice(copied, "spec", "template", "spec", list)
+					hs, _, _ := unstructured.NestedSlice(cs[ci].(map[string]any), probe, "httpGet", "httpHeaders")
+					hs[hi].(map[string]any)["value"] = resolved
+					if err := unstructured.SetNestedSlice(cs[ci].(map[string]any), hs, probe, "httpGet", "httpHeaders"); err != nil {
+						return nil, err
+					}
+					if err := unstructured.SetNestedSlice(copied, cs, "spec", "template", "spec", list); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	}
+	return copied, nil
 }
 
 // isContents reports whether u is a Secret packing a ManagedResource's objects.

@@ -261,3 +261,62 @@ func TestCompositeLifetime(t *testing.T) {
 	r = renderWith(time.Time{}, recorded)
 	assert.Equal(t, recorded, r.Rendered["garden.local"].Retired, "the record holds without an end")
 }
+
+// probedDeployment is a Deployment whose container's readiness probe sends header and whose
+// environment holds env.
+func probedDeployment(header, env string) render.Object {
+	return render.Object{Cluster: "runtime", Object: &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "api", "namespace": "garden"},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{
+			"name": "api",
+			"env":  []any{map[string]any{"name": "X", "value": env}},
+			"readinessProbe": map[string]any{"httpGet": map[string]any{"path": "/readyz", "httpHeaders": []any{
+				map[string]any{"name": "Authorization", "value": header},
+			}}},
+		}}}}},
+	}}}
+}
+
+// A workload's probe may present a generated token, the one place outside a Secret where a
+// generated secret may stand (an API server without anonymous access is probed with one); the
+// token is a secret of the part, which plans redact. Anywhere else in the workload, and any
+// other private key even in a probe, stays refused.
+func TestProbeHeadersMayPresentAGeneratedToken(t *testing.T) {
+	token := &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "health", Class: "token"}
+	ca := &render.SecretSpec{Cluster: "runtime", Namespace: "garden", Name: "ca", Class: "ca", CommonName: "ca"}
+	r, err := renderComposite(t, []render.Component{
+		{Name: "token", Secret: token},
+		{Name: "api", DependsOn: []string{"token"}, Objects: []render.Object{probedDeployment("Bearer "+render.GeneratedRef("garden", "health", "token", false), "plain")}},
+	})
+	require.NoError(t, err)
+	api := r.Rendered["garden.local.api"]
+	headers, _, _ := unstructured.NestedSlice(api.Objects[0].Object.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any), "readinessProbe", "httpGet", "httpHeaders")
+	value := headers[0].(map[string]any)["value"].(string)
+	raw, err := base64.StdEncoding.DecodeString(r.Rendered["garden.local.token"].Objects[0].Object.Object["data"].(map[string]any)["token"].(string))
+	require.NoError(t, err)
+	assert.Equal(t, "Bearer "+string(raw), value)
+	assert.Contains(t, api.Secrets, string(raw), "the redactor knows the token")
+
+	for name, tc := range map[string]struct {
+		parts []render.Component
+		want  string
+	}{
+		"a token outside a probe": {[]render.Component{
+			{Name: "token", Secret: token},
+			{Name: "api", DependsOn: []string{"token"}, Objects: []render.Object{probedDeployment("Bearer x", render.GeneratedRef("garden", "health", "token", false))}},
+		}, "refers to token of Secret garden/health, which is not public; only Secrets may hold it"},
+		"a private key in a probe": {[]render.Component{
+			{Name: "ca", Secret: ca},
+			{Name: "api", DependsOn: []string{"ca"}, Objects: []render.Object{probedDeployment(render.GeneratedRef("garden", "ca", "ca.key", false), "plain")}},
+		}, "refers to ca.key of Secret garden/ca, which is not public"},
+		"a token not generated": {[]render.Component{
+			{Name: "api", Objects: []render.Object{probedDeployment("Bearer "+render.GeneratedRef("garden", "health", "token", false), "plain")}},
+		}, "a probe header refers to token of Secret garden/health, which is not generated before it"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := renderComposite(t, tc.parts)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
