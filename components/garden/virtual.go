@@ -101,11 +101,15 @@ func (g *builder) virtualGarden() error {
 	g.secret("ca", render.SecretSpec{Name: secretCA, Class: "ca", CommonName: "kubernetes"}, "")
 	g.secret("ca_client", render.SecretSpec{Name: secretClientCA, Class: "ca", CommonName: "kubernetes-client"}, "")
 	g.secret("ca_front_proxy", render.SecretSpec{Name: secretFrontProxyCA, Class: "ca", CommonName: "front-proxy"}, "")
+	// A virtual garden has no nodes, and nothing calls its API server on loopback.
 	g.secret("kube_apiserver_tls", render.SecretSpec{
 		Name: secretKubeAPIServer, Class: "server-cert", CommonName: kubeapiserver.Name(p),
-		DNSNames: kubeapiserver.ServerDNSNames(p, Namespace, kubeapiserver.DefaultClusterDomain, vc.DNSDomains), CA: secretCA,
+		DNSNames: kubeapiserver.ServerDNSNames(p, Namespace, kubeapiserver.DefaultClusterDomain, vc.DNSDomains, false, false), CA: secretCA,
 	}, "ca")
-	g.secret("kube_aggregator_tls", render.SecretSpec{Name: secretKubeAggregator, Class: "client-cert", CommonName: "front-proxy-client", CA: secretFrontProxyCA}, "ca_front_proxy")
+	g.secret("kube_aggregator_tls", render.SecretSpec{Name: secretKubeAggregator, Class: "client-cert", CommonName: kubeapiserver.AggregatorCommonName, CA: secretFrontProxyCA}, "ca_front_proxy")
+	g.secret("kube_apiserver_health_check_token", render.SecretSpec{
+		Name: kubeapiserver.DefaultHealthCheckTokenSecretName, Class: "token", Length: kubeapiserver.HealthCheckTokenLength,
+	}, "")
 	g.secret("service_account_key", render.SecretSpec{Name: secretServiceAccount, Class: "rsa-key"}, "")
 	g.secret("kube_apiserver_encryption", render.SecretSpec{Name: secretKAPIEncryption, Class: "encryption-config", Resources: encrypted}, "")
 	kapiVals := kubeapiserver.Type.Defaults()
@@ -118,12 +122,14 @@ func (g *builder) virtualGarden() error {
 	kapiVals.EncryptedResources, kapiVals.AuditPolicyConfigMap, kapiVals.FeatureGates = extra, kapi.auditPolicy, kapi.featureGates
 	component.Override(&kapiVals.EventTTL, kapi.eventTTL)
 	kapiVals.TopologyAwareRouting = g.topologyAwareRouting()
+	kapiVals.CASecretName = secretCA
+	kapiDeps := append(etcdParts, "istio", "ca", "ca_client", "kube_apiserver_tls", "kube_aggregator_tls", "service_account_key",
+		"kube_apiserver_encryption", "kube_apiserver_health_check_token")
 	kapiObjs, err := kubeapiserver.Objects(kapiVals)
 	if err != nil {
 		return fmt.Errorf("kube-apiserver: %w", err)
 	}
-	g.add("virtual_garden_kube_apiserver", "kube_apiserver", kapiObjs, append(etcdParts, "istio",
-		"ca", "ca_client", "kube_apiserver_tls", "kube_aggregator_tls", "service_account_key", "kube_apiserver_encryption")...)
+	g.add("virtual_garden_kube_apiserver", "kube_apiserver", kapiObjs, kapiDeps...)
 
 	// Access to the virtual garden for the components in the runtime cluster: the generic
 	// token kubeconfig and kube-controller-manager's access Secret, whose token the token

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -14,135 +15,308 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
 )
 
-// Where the API server finds its files.
+// Where the API server finds its files: Gardener's mount paths
+// (pkg/component/kubernetes/apiserver/deployment.go, pkg/component/apiserver/*.go at Gardener
+// v1.120.0).
 const (
-	dirClientCA        = "/srv/kubernetes/ca-client"
-	dirFrontProxyCA    = "/srv/kubernetes/ca-front-proxy"
-	dirFrontProxyCert  = "/srv/kubernetes/front-proxy-client"
-	dirEtcdCA          = "/srv/kubernetes/etcd/ca"
-	dirEtcdClient      = "/srv/kubernetes/etcd/client"
-	dirServer          = "/srv/kubernetes/tls"
-	dirServiceAccount  = "/srv/kubernetes/service-account-key"
-	dirEncryption      = "/etc/kubernetes/etcd-encryption-secret"
-	dirAdmission       = "/etc/kubernetes/admission"
-	dirAuditPolicy     = "/etc/kubernetes/audit"
-	dirAuditLog        = "/var/lib/audit-log"
-	secretDefaultMode  = int32(0o640)
+	dirCA                       = "/srv/kubernetes/ca"
+	dirClientCA                 = "/srv/kubernetes/ca-client"
+	dirFrontProxyCA             = "/srv/kubernetes/ca-front-proxy"
+	dirServiceAccountKey        = "/srv/kubernetes/service-account-key"
+	dirServiceAccountKeyBundle  = "/srv/kubernetes/service-account-key-bundle"
+	dirStaticToken              = "/srv/kubernetes/token"
+	dirAggregator               = "/srv/kubernetes/aggregator"
+	dirEtcdCA                   = "/srv/kubernetes/etcd/ca"
+	dirEtcdClient               = "/srv/kubernetes/etcd/client"
+	dirServer                   = "/srv/kubernetes/apiserver"
+	dirAuditPolicy              = "/etc/kubernetes/audit"
+	dirAdmission                = "/etc/kubernetes/admission"
+	dirAdmissionKubeconfigs     = "/etc/kubernetes/admission-kubeconfigs"
+	dirEncryption               = "/etc/kubernetes/etcd-encryption-secret"
+	dirAuthorization            = "/etc/kubernetes/structured/authorization"
+	dirAuthorizationKubeconfigs = "/etc/kubernetes/structured/authorization-kubeconfigs"
+	dirCAVPN                    = "/srv/kubernetes/ca-vpn"
+	dirHTTPProxy                = "/etc/srv/kubernetes/envoy"
+	dirEgressSelector           = "/etc/kubernetes/egress"
+	dirCAKubelet                = "/srv/kubernetes/ca-kubelet"
+	dirKubeletClient            = "/srv/kubernetes/apiserver-kubelet"
+
 	defaultCPURequest  = "600m"  // Gardener's docs/development/autoscaling-specifics-for-components.md
 	defaultMemRequest  = "512Mi" // Gardener's docs/development/autoscaling-specifics-for-components.md
-	defaultEventTTL    = "1h"    // the upstream default, written out so that plans show it
 	defaultScrapeAlias = "all-garden-scrape-targets"
+	// nonRootUser is the nonroot user of the distroless kube-apiserver image, which Gardener runs
+	// the pods as.
+	nonRootUser = int64(65532)
 )
 
-// The Secrets' data keys, as the engine's generated_secret classes write them.
+// The Secrets' data keys: the engine's generated_secret classes write the first ones; the files
+// carry the names Gardener's secrets manager gives them (bundle.crt, id_rsa, bundle.key), which
+// the volumes map the keys to.
 const (
-	keyCACert     = "ca.crt"
-	keyCert       = "tls.crt"
-	keyKey        = "tls.key"
-	keyPrivateKey = "key.pem"
-	keyPublicKey  = "pub.pem"
+	keyCACert        = render.DataKeyCACert
+	keyCert          = render.DataKeyCert
+	keyKey           = render.DataKeyKey
+	keyPrivateKey    = render.DataKeyPrivateKey
+	keyPublicKey     = render.DataKeyPublicKey
+	fileBundle       = "bundle.crt"
+	fileSigningKey   = "id_rsa"
+	fileVerifyingKey = "bundle.key"
 )
 
-// mount is one Secret, ConfigMap or emptyDir volume of the pod.
-type mount struct {
+// volume is one volume of the pod and its mount into the kube-apiserver container.
+type volume struct {
 	name, dir string
-	secret    string // Secret name, or
-	configMap string // ConfigMap name, or neither for an emptyDir
+	source    corev1.VolumeSource
+	readOnly  bool
 }
 
-func mounts(r resolved) []mount {
-	m := []mount{
-		{name: "ca-client", dir: dirClientCA, secret: r.ClientCASecretName},
-		{name: "ca-front-proxy", dir: dirFrontProxyCA, secret: r.FrontProxyCASecretName},
-		{name: "front-proxy-client", dir: dirFrontProxyCert, secret: r.FrontProxyClientSecretName},
-		{name: "etcd-ca", dir: dirEtcdCA, secret: r.EtcdCASecretName},
-		{name: "etcd-client", dir: dirEtcdClient, secret: r.EtcdClientSecretName},
-		{name: "server", dir: dirServer, secret: r.ServerTLSSecretName},
-		{name: "service-account-key", dir: dirServiceAccount, secret: r.ServiceAccountKeySecretName},
-		{name: "etcd-encryption-secret", dir: dirEncryption, secret: r.EncryptionConfigSecretName},
-		{name: "admission-config", dir: dirAdmission, configMap: admissionConfigName(r.prefix)},
+// secretVolume mounts a Secret, mode 0640 where Gardener sets it, optionally with keys renamed
+// to the files the flags name (items: key, path, key, path, ...).
+func secretVolume(name, dir, secretName string, restricted bool, items ...string) volume {
+	src := &corev1.SecretVolumeSource{SecretName: secretName}
+	if restricted {
+		src.DefaultMode = ptr.To(int32(0o640))
 	}
-	if r.AuditPolicyConfigMap != "" {
-		m = append(m, mount{name: "audit-policy", dir: dirAuditPolicy, configMap: r.AuditPolicyConfigMap}, mount{name: "audit-log", dir: dirAuditLog})
+	for i := 0; i+1 < len(items); i += 2 {
+		src.Items = append(src.Items, corev1.KeyToPath{Key: items[i], Path: items[i+1]})
 	}
-	return m
+	return volume{name: name, dir: dir, source: corev1.VolumeSource{Secret: src}}
 }
 
-// args are the API server's flags, in a fixed order.
+// caVolume mounts a CA Secret of the engine (ca.crt) as the bundle file Gardener's flags read.
+func caVolume(name, dir, secretName string) volume {
+	return secretVolume(name, dir, secretName, false, keyCACert, fileBundle)
+}
+
+func configMapVolume(name, dir, configMapName string, readOnly bool) volume {
+	return volume{name: name, dir: dir, readOnly: readOnly, source: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: configMapName},
+	}}}
+}
+
+// volumes are the pod's volumes in Gardener's order: the certificates and keys, then what the
+// shared API server settings, audit, admission, encryption, authorization, the VPN and the
+// kubelet add (reconcileDeployment in pkg/component/kubernetes/apiserver/deployment.go at Gardener
+// v1.120.0).
+func volumes(r resolved) []volume {
+	vs := []volume{
+		caVolume("ca", dirCA, r.CASecretName),
+		caVolume("ca-client", dirClientCA, r.ClientCASecretName),
+		caVolume("ca-front-proxy", dirFrontProxyCA, r.FrontProxyCASecretName),
+		secretVolume("service-account-key", dirServiceAccountKey, r.ServiceAccountKeySecretName, true, keyPrivateKey, fileSigningKey),
+		secretVolume("service-account-key-bundle", dirServiceAccountKeyBundle, r.ServiceAccountKeySecretName, true, keyPublicKey, fileVerifyingKey),
+		secretVolume("static-token", dirStaticToken, StaticTokenSecretName, false),
+		secretVolume("kube-aggregator", dirAggregator, r.FrontProxyClientSecretName, true),
+		caVolume("ca-etcd", dirEtcdCA, r.EtcdCASecretName),
+		secretVolume("etcd-client", dirEtcdClient, r.EtcdClientSecretName, true),
+		secretVolume("server", dirServer, r.ServerTLSSecretName, true),
+		configMapVolume("audit-policy-config", dirAuditPolicy, r.auditPolicyConfigMap, false),
+		configMapVolume("admission-config", dirAdmission, AdmissionConfigMapName, false),
+		secretVolume("admission-kubeconfigs", dirAdmissionKubeconfigs, AdmissionKubeconfigsSecretName, false),
+	}
+	encryption := secretVolume("etcd-encryption-secret", dirEncryption, r.EncryptionConfigSecretName, true)
+	encryption.readOnly = true
+	vs = append(vs, encryption)
+	if r.structuredAuthorization {
+		vs = append(vs, configMapVolume("authorization-config", dirAuthorization, AuthorizationConfigMapName, true))
+	}
+	if len(r.AuthorizationWebhooks) > 0 {
+		kubeconfigs := secretVolume("authorization-kubeconfigs", dirAuthorizationKubeconfigs, AuthorizationKubeconfigsSecretName, false)
+		kubeconfigs.readOnly = true
+		vs = append(vs, kubeconfigs)
+	}
+	if r.VPN != nil && !r.VPN.HighAvailability {
+		vs = append(vs,
+			caVolume("ca-vpn", dirCAVPN, r.VPN.CASecretName),
+			secretVolume("http-proxy", dirHTTPProxy, r.VPN.HTTPProxySecretName, true),
+			configMapVolume("egress-selection-config", dirEgressSelector, EgressSelectorConfigMapName, false),
+		)
+	}
+	if r.Kubelet != nil {
+		vs = append(vs,
+			caVolume("ca-kubelet", dirCAKubelet, r.Kubelet.CASecretName),
+			secretVolume("kubelet-client", dirKubeletClient, r.Kubelet.ClientSecretName, true),
+		)
+	}
+	return vs
+}
+
+// args are the API server's flags in Gardener's order: the kube-apiserver's own
+// (computeKubeAPIServerArgs), those every Gardener API server shares (InjectDefaultSettings), then
+// audit, admission, encryption, the advertise address, the service account keys, authorization,
+// the egress selector and the kubelet (reconcileDeployment), all in
+// pkg/component/kubernetes/apiserver/deployment.go and pkg/component/apiserver at Gardener v1.120.0.
 func args(r resolved) []string {
 	a := []string{
-		"--admission-control-config-file=" + dirAdmission + "/" + admissionKey,
-		// The virtual garden has no nodes, so RBAC is the only authorizer it needs.
-		"--authorization-mode=RBAC",
-		"--client-ca-file=" + dirClientCA + "/" + keyCACert,
-		// Bootstrap tokens let gardenlets register with the garden.
+		fmt.Sprintf("--anonymous-auth=%t", r.AnonymousAuthentication),
+		"--api-audiences=" + strings.Join(r.audiences, ","),
+		"--client-ca-file=" + dirClientCA + "/" + fileBundle,
+		"--enable-aggregator-routing=true",
 		"--enable-bootstrap-token-auth=true",
-		"--encryption-provider-config=" + dirEncryption + "/" + EncryptionConfigKey,
-		"--etcd-cafile=" + dirEtcdCA + "/" + keyCACert,
-		"--etcd-certfile=" + dirEtcdClient + "/" + keyCert,
-		"--etcd-keyfile=" + dirEtcdClient + "/" + keyKey,
-		"--etcd-servers=" + r.mainEndpoint,
-		// Events go to their own etcd (Gardener's "etcd" docs/concepts/etcd.md).
 		"--etcd-servers-overrides=/events#" + r.eventsEndpoint,
-		"--event-ttl=" + r.EventTTL,
-		"--external-hostname=" + ExternalHostname(r.DNSDomains), // Gardener's docs/concepts/operator.md
-		"--profiling=false",
-		"--proxy-client-cert-file=" + dirFrontProxyCert + "/" + keyCert,
-		"--proxy-client-key-file=" + dirFrontProxyCert + "/" + keyKey,
-		"--requestheader-client-ca-file=" + dirFrontProxyCA + "/" + keyCACert,
+		"--external-hostname=" + ExternalHostname(r.DNSDomains),
+	}
+	if r.eventTTL != "" {
+		a = append(a, "--event-ttl="+r.eventTTL)
+	}
+	a = append(a,
+		"--proxy-client-cert-file="+dirAggregator+"/"+keyCert,
+		"--proxy-client-key-file="+dirAggregator+"/"+keyKey,
+		"--requestheader-client-ca-file="+dirFrontProxyCA+"/"+fileBundle,
 		"--requestheader-extra-headers-prefix=X-Remote-Extra-",
 		"--requestheader-group-headers=X-Remote-Group",
 		"--requestheader-username-headers=X-Remote-User",
+	)
+	if len(r.runtimeConfig) > 0 {
+		a = append(a, "--runtime-config="+keyValueFlag(r.runtimeConfig))
+	}
+	a = append(a,
+		"--service-account-issuer="+or(r.ServiceAccountIssuer, "https://"+ExternalHostname(r.DNSDomains)),
+		"--service-cluster-ip-range="+r.ServiceNetwork,
 		fmt.Sprintf("--secure-port=%d", Port),
-		"--service-account-issuer=" + or(r.ServiceAccountIssuer, "https://"+ExternalHostname(r.DNSDomains)),
-		"--service-account-key-file=" + dirServiceAccount + "/" + keyPublicKey,
-		"--service-account-signing-key-file=" + dirServiceAccount + "/" + keyPrivateKey,
-		"--service-cluster-ip-range=" + r.ServiceNetwork,
+		"--token-auth-file="+dirStaticToken+"/"+staticTokensKey,
+		// What every Gardener API server runs with.
+		"--http2-max-streams-per-connection=1000",
+		"--etcd-cafile="+dirEtcdCA+"/"+fileBundle,
+		"--etcd-certfile="+dirEtcdClient+"/"+keyCert,
+		"--etcd-keyfile="+dirEtcdClient+"/"+keyKey,
+		"--etcd-servers="+r.mainEndpoint,
+		"--livez-grace-period=1m",
+		"--profiling=false",
 		"--shutdown-delay-duration=15s",
-		"--tls-cert-file=" + dirServer + "/" + keyCert,
-		"--tls-private-key-file=" + dirServer + "/" + keyKey,
-	}
-	if len(r.EnableAdmissionPlugins) > 0 {
-		a = append(a, "--enable-admission-plugins="+strings.Join(r.EnableAdmissionPlugins, ","))
-	}
-	if len(r.DisableAdmissionPlugins) > 0 {
-		a = append(a, "--disable-admission-plugins="+strings.Join(r.DisableAdmissionPlugins, ","))
-	}
-	if r.AuditPolicyConfigMap != "" {
-		a = append(a,
-			"--audit-policy-file="+dirAuditPolicy+"/"+AuditPolicyKey,
-			"--audit-log-path="+dirAuditLog+"/audit.log",
-			"--audit-log-maxsize=100",
-			"--audit-log-maxbackup=5",
-		)
-	}
+		"--tls-cert-file="+dirServer+"/"+keyCert,
+		"--tls-private-key-file="+dirServer+"/"+keyKey,
+		"--tls-cipher-suites="+strings.Join(TLSCipherSuites, ","),
+	)
 	if len(r.FeatureGates) > 0 {
 		a = append(a, "--feature-gates="+FeatureGatesFlag(r.FeatureGates))
+	}
+	if r.MaxRequestsInflight > 0 {
+		a = append(a, fmt.Sprintf("--max-requests-inflight=%d", r.MaxRequestsInflight))
+	}
+	if r.MaxMutatingRequestsInflight > 0 {
+		a = append(a, fmt.Sprintf("--max-mutating-requests-inflight=%d", r.MaxMutatingRequestsInflight))
+	}
+	if r.Verbosity != nil {
+		a = append(a, fmt.Sprintf("--v=%d", *r.Verbosity))
+	}
+	a = append(a, "--audit-policy-file="+dirAuditPolicy+"/"+AuditPolicyKey)
+	if len(r.enabledPlugins) > 0 {
+		a = append(a, "--enable-admission-plugins="+strings.Join(r.enabledPlugins, ","))
+	}
+	if len(r.disabledPlugins) > 0 {
+		a = append(a, "--disable-admission-plugins="+strings.Join(r.disabledPlugins, ","))
+	}
+	a = append(a,
+		"--admission-control-config-file="+dirAdmission+"/"+admissionKey,
+		"--encryption-provider-config="+dirEncryption+"/"+EncryptionConfigKey,
+	)
+	if r.AdvertiseAddress != "" {
+		a = append(a, "--advertise-address="+r.AdvertiseAddress)
+	}
+	a = append(a,
+		"--service-account-signing-key-file="+dirServiceAccountKey+"/"+fileSigningKey,
+		"--service-account-key-file="+dirServiceAccountKeyBundle+"/"+fileVerifyingKey,
+	)
+	a = append(a, authorizationArgs(r)...)
+	if r.VPN != nil && !r.VPN.HighAvailability {
+		a = append(a, "--egress-selector-config-file="+dirEgressSelector+"/"+egressSelectorKey)
+	}
+	if r.Kubelet != nil {
+		a = append(a,
+			"--allow-privileged=true",
+			"--kubelet-preferred-address-types=InternalIP,Hostname,ExternalIP",
+			"--kubelet-certificate-authority="+dirCAKubelet+"/"+fileBundle,
+			"--kubelet-client-certificate="+dirKubeletClient+"/"+keyCert,
+			"--kubelet-client-key="+dirKubeletClient+"/"+keyKey,
+		)
 	}
 	return a
 }
 
-// podLabels add to the selector the labels that open the API server's network paths under
-// Gardener's deny-all policies: DNS, its etcds (Gardener's "Gardener Resource Manager"
-// docs/concepts/resource-manager.md), webhook servers (Gardener's "Network Policies"
-// docs/operations/network_policies.md) and the networks OIDC issuers and external webhooks live in
-// (Gardener's docs/operations/network_policies.md).
-func podLabels(r resolved) map[string]string {
-	l := map[string]string{
-		"gardener.cloud/role":                                        "controlplane",
-		"networking.gardener.cloud/to-dns":                           "allowed",
-		"networking.gardener.cloud/to-public-networks":               "allowed",
-		"networking.gardener.cloud/to-private-networks":              "allowed",
-		"networking.resources.gardener.cloud/to-all-webhook-targets": "allowed",
+// authorizationArgs configure the authorizers: from Kubernetes 1.30 on the structured
+// authorization configuration (unless its feature gate is off), before it the modes Node (with
+// nodes), RBAC and, for the first webhook only, Webhook (handleAuthorizationSettings in
+// pkg/component/kubernetes/apiserver/authorization.go at Gardener v1.120.0).
+func authorizationArgs(r resolved) []string {
+	if r.structuredAuthorization {
+		return []string{"--authorization-config=" + dirAuthorization + "/" + authorizationKey}
 	}
+	modes := []string{"RBAC"}
+	if !r.Workerless {
+		modes = append([]string{"Node"}, modes...)
+	}
+	var a []string
+	if len(r.AuthorizationWebhooks) > 0 {
+		modes = append(modes, "Webhook")
+		w := r.AuthorizationWebhooks[0]
+		a = append(a,
+			"--authorization-webhook-config-file="+dirAuthorizationKubeconfigs+"/"+webhookKubeconfigFile(w.Name),
+			"--authorization-webhook-cache-authorized-ttl="+time.Nanosecond.String(),
+			"--authorization-webhook-cache-unauthorized-ttl="+time.Nanosecond.String(),
+			"--authorization-webhook-version=v1",
+		)
+	}
+	return append(a, "--authorization-mode="+strings.Join(modes, ","))
+}
+
+// TLSCipherSuites are the cipher suites Gardener's API servers and webhooks accept
+// (pkg/utils/kubernetes/tls_cipher_suites.go at Gardener v1.120.0).
+var TLSCipherSuites = []string{
+	"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+	"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+	"TLS_AES_128_GCM_SHA256",
+	"TLS_AES_256_GCM_SHA384",
+	"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+	"TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+	"TLS_CHACHA20_POLY1305_SHA256",
+	"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305",
+	"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305",
+}
+
+// podLabels add to Labels the labels that open the API server's network paths under Gardener's
+// deny-all policies: DNS, public and private networks (OIDC issuers, external webhooks), the
+// webhook servers of the seed and of extensions, its etcds and the VPN (Gardener's "Network
+// Policies" docs/operations/network_policies.md; the labels of reconcileDeployment and
+// handleVPNSettings at Gardener v1.120.0).
+func podLabels(r resolved) map[string]string {
+	l := Labels()
+	maps.Copy(l, map[string]string{
+		"networking.gardener.cloud/to-dns":              networkPolicyAllowed,
+		"networking.gardener.cloud/to-public-networks":  networkPolicyAllowed,
+		"networking.gardener.cloud/to-private-networks": networkPolicyAllowed,
+		labelToAllWebhookTargets:                        networkPolicyAllowed,
+		labelToExtensionsAllWebhookTargets:              networkPolicyAllowed,
+	})
 	maps.Copy(l, etcdLabels(r.prefix))
-	maps.Copy(l, SelectorLabels(r.prefix))
+	if v := r.VPN; v != nil {
+		if !v.HighAvailability {
+			l[ToServiceLabel(vpnSeedServerName, vpnSeedServerEnvoyPort)] = networkPolicyAllowed
+		} else {
+			for i := range v.Servers {
+				l[ToServiceLabel(fmt.Sprintf("%s-%d", vpnSeedServerName, i), vpnSeedServerOpenVPNPort)] = networkPolicyAllowed
+			}
+			l[labelToRuntimeAPIServer] = networkPolicyAllowed
+		}
+	}
 	return l
 }
 
-func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, error) {
+// deploymentLabels are the Deployment's: Labels, the high-availability type server that
+// gardener-resource-manager's webhook reads (Gardener's "High Availability Of Components"
+// docs/development/high-availability-of-components.md) and the mark that the provider extension's
+// control-plane webhook may mutate it.
+func deploymentLabels() map[string]string {
+	l := Labels()
+	l[highAvailabilityConfigTypeLabel] = highAvailabilityConfigTypeServer
+	l[mutatedByControlPlaneWebhookLabel] = "true"
+	return l
+}
+
+func deployment(r resolved, configs map[string]map[string]string) (*appsv1.Deployment, error) {
 	image, err := images.Of(r.Images, images.KubeAPIServer, r.KubernetesVersion)
 	if err != nil {
 		return nil, fmt.Errorf("kube-apiserver images: %w", err)
@@ -155,49 +329,89 @@ func deployment(r resolved, admission *corev1.ConfigMap) (*appsv1.Deployment, er
 	if err != nil {
 		return nil, fmt.Errorf("memory request %q: %w", r.MemoryRequest, err)
 	}
-	var volumes []corev1.Volume
-	var volumeMounts []corev1.VolumeMount
-	for _, m := range mounts(r) {
-		vol := corev1.Volume{Name: m.name}
-		switch {
-		case m.secret != "":
-			vol.Secret = &corev1.SecretVolumeSource{SecretName: m.secret, DefaultMode: ptr.To(secretDefaultMode)}
-		case m.configMap != "":
-			vol.ConfigMap = &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: m.configMap}}
-		default:
-			// The size limit bounds the audit log: 5 backups of 100 MB and the current file.
-			vol.EmptyDir = &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("1Gi"))}
-		}
-		volumes = append(volumes, vol)
-		volumeMounts = append(volumeMounts, corev1.VolumeMount{Name: m.name, MountPath: m.dir, ReadOnly: m.secret != "" || m.configMap != ""})
+	var vols []corev1.Volume
+	var mounts []corev1.VolumeMount
+	for _, v := range volumes(r) {
+		vols = append(vols, corev1.Volume{Name: v.name, VolumeSource: v.source})
+		mounts = append(mounts, corev1.VolumeMount{Name: v.name, MountPath: v.dir, ReadOnly: v.readOnly})
 	}
-	selector := SelectorLabels(r.prefix)
-	return ControlPlaneDeployment(metav1.ObjectMeta{Name: Name(r.prefix), Namespace: r.namespace, Labels: selector},
-		// No replicas while awake: the HorizontalPodAutoscaler owns them, and applying a count
-		// would fight it. Hibernated, the count is 0, which the HPA leaves alone.
-		replicas(r),
-		metav1.ObjectMeta{
-			Labels:      podLabels(r),
-			Annotations: map[string]string{"checksum/configmap-admission-config": kube.Checksum(admission.Data)},
+	// The pods roll when a configuration the component renders changes: its names stay, unlike
+	// Gardener's, which carry a hash of their data.
+	annotations := map[string]string{}
+	for name, data := range configs {
+		annotations["checksum/configmap-"+name] = kube.Checksum(data)
+	}
+	pod := corev1.PodSpec{
+		AutomountServiceAccountToken:  ptr.To(false),
+		PriorityClassName:             r.PriorityClassName,
+		DNSPolicy:                     corev1.DNSClusterFirst,
+		RestartPolicy:                 corev1.RestartPolicyAlways,
+		SchedulerName:                 corev1.DefaultSchedulerName,
+		TerminationGracePeriodSeconds: ptr.To(int64(30)),
+		SecurityContext: &corev1.PodSecurityContext{
+			RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(nonRootUser), RunAsGroup: ptr.To(nonRootUser), FSGroup: ptr.To(nonRootUser),
 		},
-		corev1.PodSpec{
-			PriorityClassName:         r.PriorityClassName,
-			TopologySpreadConstraints: kube.SpreadOverNodesAndZones(selector),
-			Containers: []corev1.Container{{
-				Name:    "kube-apiserver",
-				Image:   image,
-				Command: []string{"/usr/local/bin/kube-apiserver"},
-				Args:    args(r),
-				Ports:   []corev1.ContainerPort{{Name: "https", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
-				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-					corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem,
-				}},
-				LivenessProbe:  SecureProbe("/livez", Port, 3),
-				ReadinessProbe: SecureProbe("/readyz", Port, 3),
-				VolumeMounts:   volumeMounts,
+		TopologySpreadConstraints: kube.SpreadOverNodesAndZones(SelectorLabels()),
+		Containers: []corev1.Container{{
+			Name:                     containerName,
+			Image:                    image,
+			ImagePullPolicy:          corev1.PullIfNotPresent,
+			Command:                  []string{"/usr/local/bin/kube-apiserver"},
+			Args:                     args(r),
+			TerminationMessagePath:   corev1.TerminationMessagePathDefault,
+			TerminationMessagePolicy: corev1.TerminationMessageReadFile,
+			Ports:                    []corev1.ContainerPort{{Name: "https", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+			Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem,
 			}},
-			Volumes: volumes,
-		}), nil
+			SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+			LivenessProbe:   healthProbe(r, "/livez", 15),
+			ReadinessProbe:  healthProbe(r, "/readyz", 10),
+			VolumeMounts:    mounts,
+		}},
+		Volumes: vols,
+	}
+	if r.VPN != nil && r.VPN.HighAvailability {
+		if err := addVPNClients(r, &pod); err != nil {
+			return nil, err
+		}
+	}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: Name(r.prefix), Namespace: r.namespace, Labels: deploymentLabels()},
+		Spec: appsv1.DeploymentSpec{
+			// No replicas while awake: the HorizontalPodAutoscaler owns them, and applying a count
+			// would fight it. Hibernated, the count is 0, which the HPA leaves alone.
+			Replicas:             replicas(r),
+			MinReadySeconds:      30,
+			RevisionHistoryLimit: ptr.To(int32(2)),
+			Selector:             &metav1.LabelSelector{MatchLabels: SelectorLabels()},
+			// A new pod of every replica starts before an old one stops.
+			Strategy: appsv1.DeploymentStrategy{
+				Type: appsv1.RollingUpdateDeploymentStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDeployment{
+					MaxSurge: ptr.To(intstr.FromString("100%")), MaxUnavailable: ptr.To(intstr.FromInt32(0)),
+				},
+			},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels(r), Annotations: annotations},
+				Spec:       pod,
+			},
+		},
+	}, nil
+}
+
+// healthProbe probes a health endpoint on the secure port as the health-check user of the static
+// token file, every 10 seconds, each probe allowed 15, failing after three in a row
+// (reconcileDeployment at Gardener v1.120.0). The token is the engine's marker of the generated
+// token: Kubernetes cannot take a probe's header from a Secret.
+func healthProbe(r resolved, path string, initialDelay int32) *corev1.Probe {
+	return &corev1.Probe{
+		ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+			Path: path, Port: intstr.FromInt32(Port), Scheme: corev1.URISchemeHTTPS,
+			HTTPHeaders: []corev1.HTTPHeader{{Name: "Authorization", Value: "Bearer " + healthCheckToken(r)}},
+		}},
+		InitialDelaySeconds: initialDelay, PeriodSeconds: 10, TimeoutSeconds: 15, SuccessThreshold: 1, FailureThreshold: 3,
+	}
 }
 
 // replicas is 0 for a hibernated API server and nil (left to the HPA) otherwise: releasing the
@@ -209,7 +423,7 @@ func replicas(r resolved) *int32 {
 	return nil
 }
 
-// SecureProbe probes a Kubernetes control plane binary (kube-apiserver, kube-controller-manager,
+// SecureProbe probes a Kubernetes control plane binary (kube-controller-manager,
 // kube-scheduler) on the health endpoint path of its secure port, after 15 seconds every 10, each
 // probe allowed 15 seconds, failing after failures probes in a row.
 func SecureProbe(path string, port, failures int32) *corev1.Probe {
@@ -221,11 +435,11 @@ func SecureProbe(path string, port, failures int32) *corev1.Probe {
 	}
 }
 
-// ControlPlaneDeployment is the Deployment of a Kubernetes control plane binary (kube-apiserver,
-// kube-controller-manager, kube-scheduler): replicas pods (nil leaves the count to an autoscaler)
-// selected by meta's labels, rolled out new pod first (kube.SurgeFirst), keeping two old
-// ReplicaSets; the pods, with podMeta's labels and annotations, get no token for the cluster they
-// run in: the binaries reach their API server through the kubeconfigs they mount.
+// ControlPlaneDeployment is the Deployment of a Kubernetes control plane binary
+// (kube-controller-manager, kube-scheduler): replicas pods (nil leaves the count to an
+// autoscaler) selected by meta's labels, rolled out new pod first (kube.SurgeFirst), keeping two
+// old ReplicaSets; the pods, with podMeta's labels and annotations, get no token for the cluster
+// they run in: the binaries reach their API server through the kubeconfigs they mount.
 func ControlPlaneDeployment(meta metav1.ObjectMeta, replicas *int32, podMeta metav1.ObjectMeta, pod corev1.PodSpec) *appsv1.Deployment {
 	pod.AutomountServiceAccountToken = ptr.To(false)
 	return &appsv1.Deployment{

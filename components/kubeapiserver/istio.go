@@ -15,7 +15,7 @@ func istioObjects(r resolved) []*unstructured.Unstructured {
 	name := Name(r.prefix)
 	hosts := kube.AnyList(Hosts(r.prefix, r.DNSDomains))
 	destination := ServiceName(r.prefix) + "." + r.namespace + ".svc." + r.ClusterDomain
-	labels := SelectorLabels(r.prefix)
+	labels := SelectorLabels()
 	selector := map[string]any{}
 	for k, v := range r.IngressGatewayLabels {
 		selector[k] = v

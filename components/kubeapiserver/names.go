@@ -2,6 +2,7 @@ package kubeapiserver
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 
 	"github.com/declarative-gardener/gardener/components/etcd"
@@ -11,13 +12,61 @@ import (
 // Policies" docs/operations/network_policies.md: to-garden-virtual-garden-kube-apiserver-tcp-443).
 const Port = 443
 
-// Defaults of the Istio exposure (the schema's, schema.go). The istio component creates the
-// ingress gateway; these are the names it uses (Gardener's "Gardener Operator"
-// docs/concepts/operator.md), repeated here so that this package does not depend on it.
+// DefaultClusterDomain is the runtime cluster's DNS domain unless the schema's cluster_domain
+// says otherwise.
+const DefaultClusterDomain = "cluster.local"
+
+// The names of the objects besides the Deployment's (Name), as Gardener's kube-apiserver
+// component names them (pkg/component/kubernetes/apiserver/configmaps.go and secrets.go at
+// Gardener v1.120.0), without the prefix, so that the virtual garden's carry the same names
+// as a shoot's. Gardener appends a hash of the data to each and makes them immutable; the
+// engine keeps one name and rolls the pods on a change of the data (see the checksums on the pod
+// template).
 const (
-	DefaultIngressGatewayNamespace = "virtual-garden-istio-ingress"
-	DefaultClusterDomain           = "cluster.local"
+	AdmissionConfigMapName              = "kube-apiserver-admission-config"
+	AuditPolicyConfigMapName            = "audit-policy-config"
+	AuthorizationConfigMapName          = "kube-apiserver-authorization-config"
+	EgressSelectorConfigMapName         = "kube-apiserver-egress-selector-config"
+	AdmissionKubeconfigsSecretName      = "kube-apiserver-admission-kubeconfigs"
+	AuthorizationKubeconfigsSecretName  = "kube-apiserver-authorization-webhooks-kubeconfigs"
+	StaticTokenSecretName               = "kube-apiserver-static-token"
+	DefaultHealthCheckTokenSecretName   = "kube-apiserver-health-check-token"
+	KubeletClientSecretName             = "kube-apiserver-kubelet"
+	HTTPProxySecretName                 = "kube-apiserver-http-proxy"
+	VPNSeedClientSecretName             = "vpn-seed-client"
+	vpnClientInitRoleName               = "kube-apiserver-vpn-client-init"
+	containerName                       = "kube-apiserver"
+	healthCheckUser                     = "health-check"
+	mutatedByControlPlaneWebhookLabel   = "provider.extensions.gardener.cloud/mutated-by-controlplane-webhook"
+	highAvailabilityConfigTypeLabel     = "high-availability-config.resources.gardener.cloud/type"
+	highAvailabilityConfigTypeServer    = "server"
+	networkPolicyAllowed                = "allowed"
+	labelToRuntimeAPIServer             = "networking.gardener.cloud/to-runtime-apiserver"
+	labelToAllWebhookTargets            = "networking.resources.gardener.cloud/to-all-webhook-targets"
+	labelToExtensionsAllWebhookTargets  = "networking.resources.gardener.cloud/to-extensions-all-webhook-targets"
+	shootNamespacePrefix                = "shoot-"
+	vpnSeedServerName                   = "vpn-seed-server"
+	vpnSeedServerEnvoyPort              = 9443
+	vpnSeedServerOpenVPNPort            = 1194
+	annotationPodLabelSelectorNamespace = "networking.resources.gardener.cloud/pod-label-selector-namespace-alias"
+	annotationIstioExportTo             = "networking.istio.io/exportTo"
 )
+
+// KubeletClientCommonName, VPNSeedClientCommonName, HTTPProxyCommonName and
+// AggregatorCommonName are the common names of the client certificates the composites generate
+// for the API server (secrets.go at Gardener v1.120.0): the kubelet authorizes the first,
+// vpn-seed-server the next two, aggregated API servers the last.
+const (
+	AggregatorCommonName    = "system:kube-aggregator"
+	KubeletClientCommonName = "system:kube-apiserver:kubelet"
+	VPNSeedClientCommonName = "vpn-seed-client"
+	HTTPProxyCommonName     = "kube-apiserver-http-proxy"
+)
+
+// HealthCheckTokenLength is the length of the health-check user's token, as long as the static
+// tokens Gardener's secrets manager generates (pkg/utils/secrets/static_token.go at Gardener
+// v1.120.0).
+const HealthCheckTokenLength = 128
 
 // DefaultIngressGatewayLabels select the istio-ingressgateway pods (Istio's conventional labels).
 func DefaultIngressGatewayLabels() map[string]string {
@@ -33,8 +82,9 @@ func Name(prefix string) string { return prefix + "kube-apiserver" }
 func ServiceName(prefix string) string { return Name(prefix) }
 
 // AppLabel is the app label of a control plane's pods: the prefix without its trailing dash
-// ("virtual-garden"), or "kubernetes" for a shoot control plane without prefix (Gardener's shoot
-// convention; Gardener's documentation does not name the labels).
+// ("virtual-garden"), or "kubernetes" for a shoot control plane without prefix. The API server
+// itself is labelled app=kubernetes whatever the prefix (SelectorLabels); the other control-plane
+// binaries that build their labels from AppLabel keep theirs.
 func AppLabel(prefix string) string {
 	if p := strings.TrimSuffix(prefix, "-"); p != "" {
 		return p
@@ -42,9 +92,19 @@ func AppLabel(prefix string) string {
 	return "kubernetes"
 }
 
-// SelectorLabels select the API server's pods.
-func SelectorLabels(prefix string) map[string]string {
-	return map[string]string{"app": AppLabel(prefix), "role": "apiserver"}
+// SelectorLabels select the API server's pods: app=kubernetes and role=apiserver, for the
+// virtual garden's API server as for a shoot's (getLabels in
+// pkg/component/kubernetes/apiserver/apiserver.go at Gardener v1.120.0).
+func SelectorLabels() map[string]string {
+	return map[string]string{"app": "kubernetes", "role": "apiserver"}
+}
+
+// Labels are the labels of the Deployment's pods besides their network permissions: the selector
+// and gardener.cloud/role=controlplane (GetLabels at Gardener v1.120.0).
+func Labels() map[string]string {
+	l := SelectorLabels()
+	l["gardener.cloud/role"] = "controlplane"
+	return l
 }
 
 // InternalEndpoint is the URL in-cluster clients (kube-controller-manager, gardener components)
@@ -82,13 +142,56 @@ func ExternalHostname(domains []string) string {
 	return "api." + domains[0]
 }
 
-// ServerDNSNames are the names the serving certificate must cover: the in-cluster names of the
-// Service, of the virtual cluster's own kubernetes Service, and the exposed hosts.
-func ServerDNSNames(prefix, namespace, clusterDomain string, domains []string) []string {
-	svc, ns := ServiceName(prefix), namespace
-	out := []string{svc, svc + "." + ns, svc + "." + ns + ".svc", svc + "." + ns + ".svc." + clusterDomain,
-		"kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc." + clusterDomain}
+// ServerDNSNames are the names the serving certificate must cover, as Gardener's kube-apiserver
+// component asks its secrets manager for them (reconcileSecretServer in
+// pkg/component/kubernetes/apiserver/secrets.go at Gardener v1.120.0): the in-cluster names of
+// the Service; localhost where something in the pod calls the API server on loopback (loopback:
+// the API server of a shoot exposed by SNI, or the HA VPN's path controller); the names of the
+// cluster's own kubernetes Service where the cluster has nodes whose pods call it; and the
+// exposed hosts.
+func ServerDNSNames(prefix, namespace, clusterDomain string, domains []string, nodes, loopback bool) []string {
+	out := serviceDNSNames(ServiceName(prefix), namespace, clusterDomain)
+	if loopback {
+		out = append(out, "localhost")
+	}
+	if nodes {
+		out = append(out, serviceDNSNames("kubernetes", "default", clusterDomain)...)
+	}
 	return append(out, Hosts(prefix, domains)...)
+}
+
+// ServerIPAddresses are the addresses the serving certificate must cover besides its names: the
+// loopback addresses where ServerDNSNames has localhost, and for a cluster with nodes the cluster
+// IP of its kubernetes Service, the first address of the service network, which pods dial
+// (computeKubeAPIServerServerCertificateConfig in pkg/gardenlet/operation/botanist/kubeapiserver.go
+// at Gardener v1.120.0).
+func ServerIPAddresses(serviceNetwork string, nodes, loopback bool) ([]string, error) {
+	var out []string
+	if loopback {
+		out = append(out, "127.0.0.1", "::1")
+	}
+	if nodes {
+		ip, err := KubernetesServiceIP(serviceNetwork)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ip)
+	}
+	return out, nil
+}
+
+// KubernetesServiceIP is the cluster IP of a cluster's kubernetes Service: the first address of
+// its service network, which kube-apiserver reserves for it.
+func KubernetesServiceIP(serviceNetwork string) (string, error) {
+	p, err := netip.ParsePrefix(serviceNetwork)
+	if err != nil {
+		return "", fmt.Errorf("service network %q: %w", serviceNetwork, err)
+	}
+	return p.Masked().Addr().Next().String(), nil
+}
+
+func serviceDNSNames(service, namespace, clusterDomain string) []string {
+	return []string{service, service + "." + namespace, service + "." + namespace + ".svc", service + "." + namespace + ".svc." + clusterDomain}
 }
 
 // ToServiceLabel is the pod label that gardener-resource-manager's NetworkPolicy controller
@@ -101,7 +204,20 @@ func ToServiceLabel(service string, port int) string {
 // etcdLabels are the egress labels to the default etcd client Services.
 func etcdLabels(prefix string) map[string]string {
 	return map[string]string{
-		ToServiceLabel(etcd.ClientServiceName(prefix, etcd.RoleMain), etcd.ClientPort):   "allowed",
-		ToServiceLabel(etcd.ClientServiceName(prefix, etcd.RoleEvents), etcd.ClientPort): "allowed",
+		ToServiceLabel(etcd.ClientServiceName(prefix, etcd.RoleMain), etcd.ClientPort):   networkPolicyAllowed,
+		ToServiceLabel(etcd.ClientServiceName(prefix, etcd.RoleEvents), etcd.ClientPort): networkPolicyAllowed,
 	}
+}
+
+// etcdEndpoint is the URL of an etcd's client Service by its short name, which resolves in the
+// API server's namespace, as Gardener writes --etcd-servers (InjectDefaultSettings in
+// pkg/component/apiserver/deployment.go at Gardener v1.120.0).
+func etcdEndpoint(prefix, role string) string {
+	return fmt.Sprintf("https://%s:%d", etcd.ClientServiceName(prefix, role), etcd.ClientPort)
+}
+
+// isShootNamespace tells a shoot's control-plane namespace from the garden's, as Gardener's
+// Service of the API server does (IsShootNamespace in pkg/utils/gardener at Gardener v1.120.0).
+func isShootNamespace(namespace string) bool {
+	return strings.HasPrefix(namespace, shootNamespacePrefix)
 }

@@ -8,8 +8,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
 // MaxReplicas is the autoscaler's upper bound for the virtual API server (Gardener's "Autoscaling
@@ -62,19 +65,34 @@ func MetricsService(name, namespace string, labels map[string]string, alias stri
 	}
 }
 
-// service is the ClusterIP Service in front of the API server (Gardener's "Gardener Operator"
-// docs/concepts/operator.md). With SNI it admits the ingress gateway's namespace; with
-// topology-aware routing it carries the annotation and label of Gardener's "Topology Aware Routing"
-// docs/operations/topology_aware_routing.md.
-func service(r resolved) *corev1.Service {
-	selector := SelectorLabels(r.prefix)
+// service is the ClusterIP Service in front of the API server (NewService in
+// pkg/component/kubernetes/apiserverexposure/service.go at Gardener v1.120.0): exported to every
+// Istio namespace, reachable from the Istio ingress namespaces and the namespaces allowed to reach
+// API servers, and for a shoot also from the garden namespace, exposure class handlers'
+// namespaces and extensions' namespaces, whose pods reach it by the all-shoots alias. With
+// topology-aware routing it carries the annotation and label of Gardener's "Topology Aware
+// Routing" docs/operations/topology_aware_routing.md.
+func service(r resolved) (*corev1.Service, error) {
 	k, val := ScrapeAnnotation(r.ScrapeTargetsAlias, Port)
-	annotations := map[string]string{k: val}
-	labels := SelectorLabels(r.prefix)
-	if r.SNI {
-		sel, _ := json.Marshal([]any{map[string]any{"matchLabels": map[string]string{"kubernetes.io/metadata.name": r.IngressGatewayNamespace}}})
-		annotations[annotationNamespaceSelectors] = string(sel)
+	annotations := map[string]string{k: val, annotationIstioExportTo: "*"}
+	selectors := []metav1.LabelSelector{
+		{MatchLabels: map[string]string{"gardener.cloud/role": "istio-ingress"}},
+		{MatchLabels: map[string]string{"networking.gardener.cloud/access-target-apiserver": networkPolicyAllowed}},
 	}
+	if isShootNamespace(r.namespace) {
+		annotations[annotationPodLabelSelectorNamespace] = "all-shoots"
+		selectors = append(selectors,
+			metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: "garden"}},
+			metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "handler.exposureclass.gardener.cloud/name", Operator: metav1.LabelSelectorOpExists}}},
+			metav1.LabelSelector{MatchLabels: map[string]string{"gardener.cloud/role": "extension"}},
+		)
+	}
+	sel, err := json.Marshal(selectors)
+	if err != nil {
+		return nil, fmt.Errorf("service namespace selectors: %w", err)
+	}
+	annotations[annotationNamespaceSelectors] = string(sel)
+	labels := SelectorLabels()
 	if r.TopologyAwareRouting {
 		annotations[annotationTopologyMode] = "auto"
 		labels[labelTopologyConsider] = "true"
@@ -82,15 +100,20 @@ func service(r resolved) *corev1.Service {
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: ServiceName(r.prefix), Namespace: r.namespace, Labels: labels, Annotations: annotations},
 		Spec: corev1.ServiceSpec{
-			Type:     corev1.ServiceTypeClusterIP,
-			Selector: selector,
+			Type:           corev1.ServiceTypeClusterIP,
+			Selector:       SelectorLabels(),
+			IPFamilyPolicy: ptr.To(corev1.IPFamilyPolicyPreferDualStack),
 			Ports: []corev1.ServicePort{{
 				Name: "kube-apiserver", Protocol: corev1.ProtocolTCP, Port: Port, TargetPort: intstr.FromInt32(Port),
 			}},
 		},
-	}
+	}, nil
 }
 
+// hpa scales the API server between MinReplicas and MaxReplicas on average usage, adding up to as
+// many pods as run once a minute and removing one every five minutes after half an hour of less
+// load (reconcileHorizontalPodAutoscaler in
+// pkg/component/kubernetes/apiserver/horizontalpodautoscaler.go at Gardener v1.120.0).
 func hpa(r resolved) *autoscalingv2.HorizontalPodAutoscaler {
 	target := func(name corev1.ResourceName, q resource.Quantity) autoscalingv2.MetricSpec {
 		return autoscalingv2.MetricSpec{
@@ -101,12 +124,43 @@ func hpa(r resolved) *autoscalingv2.HorizontalPodAutoscaler {
 		}
 	}
 	return &autoscalingv2.HorizontalPodAutoscaler{
-		ObjectMeta: metav1.ObjectMeta{Name: Name(r.prefix), Namespace: r.namespace, Labels: SelectorLabels(r.prefix)},
+		ObjectMeta: metav1.ObjectMeta{Name: Name(r.prefix), Namespace: r.namespace, Labels: map[string]string{
+			highAvailabilityConfigTypeLabel: highAvailabilityConfigTypeServer,
+		}},
 		Spec: autoscalingv2.HorizontalPodAutoscalerSpec{
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: Name(r.prefix)},
 			MinReplicas:    ptr.To(MinReplicas(r.HighAvailability)),
 			MaxReplicas:    MaxReplicas,
 			Metrics:        []autoscalingv2.MetricSpec{target(corev1.ResourceCPU, hpaCPUTarget), target(corev1.ResourceMemory, hpaMemoryTarget)},
+			Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{
+				ScaleUp: &autoscalingv2.HPAScalingRules{
+					StabilizationWindowSeconds: ptr.To(int32(60)),
+					Policies:                   []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PercentScalingPolicy, Value: 100, PeriodSeconds: 60}},
+				},
+				ScaleDown: &autoscalingv2.HPAScalingRules{
+					StabilizationWindowSeconds: ptr.To(int32(1800)),
+					Policies:                   []autoscalingv2.HPAScalingPolicy{{Type: autoscalingv2.PodsScalingPolicy, Value: 1, PeriodSeconds: 300}},
+				},
+			},
 		},
 	}
+}
+
+// vpa lets VPA set the API server's requests, never below 20m and 200M, and leaves the VPN
+// containers alone (reconcileVerticalPodAutoscaler in
+// pkg/component/kubernetes/apiserver/verticalpodautoscaler.go at Gardener v1.120.0).
+func vpa(r resolved) *unstructured.Unstructured {
+	policies := []any{map[string]any{
+		"containerName":    containerName,
+		"minAllowed":       map[string]any{"cpu": "20m", "memory": "200M"},
+		"controlledValues": "RequestsOnly",
+	}}
+	for _, c := range vpnContainerNames(r) {
+		policies = append(policies, map[string]any{"containerName": c, "mode": "Off"})
+	}
+	return kube.Custom("autoscaling.k8s.io/v1", "VerticalPodAutoscaler", r.namespace, Name(r.prefix)+"-vpa", nil, map[string]any{"spec": map[string]any{
+		"targetRef":      map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": Name(r.prefix)},
+		"updatePolicy":   map[string]any{"updateMode": "Auto"},
+		"resourcePolicy": map[string]any{"containerPolicies": policies},
+	}})
 }

@@ -45,7 +45,7 @@ func scrapeTargets(v ShootValues) []*unstructured.Unstructured {
 	}
 	ns := v.Namespace
 	out := []*unstructured.Unstructured{
-		serviceMonitorSelecting(ns, ShootPrometheusName, kubeapiserver.Name(""), kubeapiserver.SelectorLabels(""), https("kube-apiserver", map[string]any{
+		serviceMonitorSelecting(ns, ShootPrometheusName, kubeapiserver.Name(""), kubeapiserver.SelectorLabels(), https("kube-apiserver", map[string]any{
 			"ca":         secretKey(v.CASecretName, "ca.crt"),
 			"serverName": kubeapiserver.ServiceName(""),
 		})),

@@ -208,11 +208,25 @@ func (b *builder) secrets() error {
 	if b.highAvailability() {
 		b.secret("ca_etcd_peer", render.SecretSpec{Name: secretEtcdPeerCA, Class: "ca", CommonName: "etcd-peer"}, "")
 	}
+	// The serving certificate covers localhost, since the API server is exposed by SNI, and for a
+	// shoot with workers the kubernetes Service's names and cluster IP; the technical ID (the
+	// namespace) is among its names (computeKubeAPIServerServerCertificateConfig in
+	// pkg/gardenlet/operation/botanist/kubeapiserver.go at Gardener v1.120.0).
+	nodes := len(b.v.Workers) > 0
+	serverIPs, err := kubeapiserver.ServerIPAddresses(b.services, nodes, true)
+	if err != nil {
+		return fmt.Errorf("kube-apiserver serving certificate: %w", err)
+	}
 	b.secret("kube_apiserver_tls", render.SecretSpec{
 		Name: secretKubeAPIServer, Class: "server-cert", CommonName: kubeapiserver.Name(""),
-		DNSNames: kubeapiserver.ServerDNSNames("", b.ns, kubeapiserver.DefaultClusterDomain, []string{b.domain()}), CA: secretCA,
+		DNSNames:    append(kubeapiserver.ServerDNSNames("", b.ns, kubeapiserver.DefaultClusterDomain, []string{b.domain()}, nodes, true), b.ns),
+		IPAddresses: serverIPs, CA: secretCA,
 	}, "ca")
-	b.secret("kube_aggregator_tls", render.SecretSpec{Name: secretKubeAggregator, Class: "client-cert", CommonName: "front-proxy-client", CA: secretFrontProxyCA}, "ca_front_proxy")
+	b.secret("kube_aggregator_tls", render.SecretSpec{Name: secretKubeAggregator, Class: "client-cert", CommonName: kubeapiserver.AggregatorCommonName, CA: secretFrontProxyCA}, "ca_front_proxy")
+	// The token of the health-check user the kube-apiserver's probes authenticate as.
+	b.secret("kube_apiserver_health_check_token", render.SecretSpec{
+		Name: kubeapiserver.DefaultHealthCheckTokenSecretName, Class: "token", Length: kubeapiserver.HealthCheckTokenLength,
+	}, "")
 	b.secret("service_account_key", render.SecretSpec{Name: secretServiceAccount, Class: "rsa-key"}, "")
 	var extra []string
 	if k := b.v.Kubernetes.KubeAPIServer; k != nil {
@@ -238,8 +252,13 @@ func (b *builder) secrets() error {
 	}, "ca")
 	if len(b.v.Workers) > 0 {
 		// The kubelet CA, which kube-controller-manager signs kubelet serving certificates with
-		// (pkg/gardenlet/operation/botanist/secrets.go at Gardener v1.120.0).
+		// (pkg/gardenlet/operation/botanist/secrets.go at Gardener v1.120.0), and the client
+		// certificate the kube-apiserver reaches kubelets with, signed by it
+		// (pkg/component/kubernetes/apiserver/secrets.go at Gardener v1.120.0).
 		b.secret("ca_kubelet", render.SecretSpec{Name: secretKubeletCA, Class: "ca", CommonName: "kubelet"}, "")
+		b.secret("kube_apiserver_kubelet_tls", render.SecretSpec{
+			Name: kubeapiserver.KubeletClientSecretName, Class: "client-cert", CommonName: kubeapiserver.KubeletClientCommonName, CA: secretKubeletCA,
+		}, "ca_kubelet")
 		// kube-scheduler's serving certificate, signed by the cluster CA
 		// (pkg/component/kubernetes/scheduler/scheduler.go at Gardener v1.120.0).
 		b.secret("kube_scheduler_tls", render.SecretSpec{
@@ -261,6 +280,18 @@ func (b *builder) vpnSecrets() {
 		DNSNames: kube.ServiceDNSNames(vpnseedserver.Name, b.ns), CA: secretVPNCA,
 	}, "ca_vpn")
 	b.secret("vpn_seed_server_tlsauth", render.SecretSpec{Name: secretVPNTLSAuth, Class: "vpn-tlsauth"}, "")
+	// The kube-apiserver's client certificate for vpn-seed-server: for its HTTP CONNECT proxy, or
+	// with high availability for the vpn-client sidecars (pkg/component/kubernetes/apiserver/secrets.go
+	// at Gardener v1.120.0).
+	if b.highAvailability() {
+		b.secret("vpn_seed_client_tls", render.SecretSpec{
+			Name: kubeapiserver.VPNSeedClientSecretName, Class: "client-cert", CommonName: kubeapiserver.VPNSeedClientCommonName, CA: secretVPNCA,
+		}, "ca_vpn")
+	} else {
+		b.secret("kube_apiserver_http_proxy_tls", render.SecretSpec{
+			Name: kubeapiserver.HTTPProxySecretName, Class: "client-cert", CommonName: kubeapiserver.HTTPProxyCommonName, CA: secretVPNCA,
+		}, "ca_vpn")
+	}
 	// vpn-shoot's client certificate, which its ManagedResource carries into the shoot.
 	b.secret("vpn_shoot_client", render.SecretSpec{Name: secretVPNShootClient, Class: "client-cert", CommonName: "vpn-shoot-client", CA: secretVPNCA}, "ca_vpn")
 	// metrics-server's serving certificate in the shoot, signed by the cluster CA that the
@@ -273,11 +304,15 @@ func (b *builder) vpnSecrets() {
 // docs/development/secrets_management.md), exposed by SNI through the seed's Istio ingress gateway
 // (Gardener's "Getting Started Locally" docs/deployment/getting_started_locally.md), autoscaled
 // between 2 and 6 replicas (Gardener's "Autoscaling Specifics for Components"
-// docs/development/autoscaling-specifics-for-components.md).
+// docs/development/autoscaling-specifics-for-components.md). Its Service is a part of its own
+// before it, as Gardener deploys the Service first: the API server advertises the Service's
+// cluster IP (DefaultKubeAPIServer and computeKubeAPIServerSNIConfig in
+// pkg/gardenlet/operation/botanist/kubeapiserver.go at Gardener v1.120.0).
 func (b *builder) kubeAPIServer() error {
 	var k kubeAPIServerSettings
 	if s := b.v.Kubernetes.KubeAPIServer; s != nil {
-		k = kubeAPIServerSettings{auditPolicy: s.AuditPolicyConfigMap, eventTTL: s.EventTTL, featureGates: s.FeatureGates, encrypted: s.EncryptedResources}
+		k = kubeAPIServerSettings{auditPolicy: s.AuditPolicyConfigMap, eventTTL: s.EventTTL, featureGates: s.FeatureGates, encrypted: s.EncryptedResources,
+			audiences: s.APIAudiences, runtimeConfig: s.RuntimeConfig, anonymous: ptr.Deref(s.EnableAnonymousAuthentication, false)}
 		for _, p := range s.AdmissionPlugins {
 			if p.Disabled {
 				k.disable = append(k.disable, p.Name)
@@ -286,28 +321,67 @@ func (b *builder) kubeAPIServer() error {
 			}
 		}
 	}
-	gwNamespace, gwLabels := b.ingressGateway()
+	_, gwLabels := b.ingressGateway()
+	workers := len(b.v.Workers) > 0
 	v := kubeapiserver.Type.Defaults()
 	v.Cluster, v.Namespace, v.NamePrefix = decode.Cluster{Name: b.seed.Cluster}, b.ns, ""
-	v.KubernetesVersion, v.HighAvailability = b.v.Kubernetes.Version, b.highAvailability()
+	v.KubernetesVersion, v.HighAvailability, v.Workerless = b.v.Kubernetes.Version, b.highAvailability(), !workers
 	v.DNSDomains, v.ServiceNetwork = []string{b.domain()}, b.services
-	v.EtcdCASecretName, v.EtcdClientSecretName = secretEtcdCA, secretEtcdClient
+	v.CASecretName, v.EtcdCASecretName, v.EtcdClientSecretName = secretCA, secretEtcdCA, secretEtcdClient
 	v.ServerTLSSecretName, v.ClientCASecretName = secretKubeAPIServer, secretClientCA
 	v.FrontProxyCASecretName, v.FrontProxyClientSecretName = secretFrontProxyCA, secretKubeAggregator
 	v.ServiceAccountKeySecretName, v.EncryptionConfigSecretName = secretServiceAccount, secretKAPIEncryption
 	v.EncryptedResources, v.AuditPolicyConfigMap, v.FeatureGates = k.encrypted, k.auditPolicy, k.featureGates
 	component.Override(&v.EventTTL, k.eventTTL)
 	v.EnableAdmissionPlugins, v.DisableAdmissionPlugins = k.enable, k.disable
+	v.AnonymousAuthentication, v.APIAudiences, v.RuntimeConfig = k.anonymous, k.audiences, k.runtimeConfig
+	// What Gardener's defaulting gives every Shoot's kubeAPIServer (SetDefaults_KubeAPIServerConfig
+	// in pkg/apis/core/v1beta1/defaults_shoot.go at Gardener v1.120.0) and the requests gardenlet
+	// starts the container with (computeKubeAPIServerAutoscalingConfig).
+	v.MaxRequestsInflight, v.MaxMutatingRequestsInflight, v.Verbosity = 400, 200, ptr.To(int32(2))
+	v.CPURequest, v.MemoryRequest = "250m", "500Mi"
 	v.PriorityClassName = priorityclasses.System500
 	v.ScrapeTargetsAlias = "all-scrape-targets" // Gardener's docs/operations/network_policies.md
-	v.IngressGatewayNamespace, v.IngressGatewayLabels = gwNamespace, gwLabels
+	v.IngressGatewayLabels = gwLabels
 	v.Hibernated = b.hibernated
+	deps := []string{"kube_apiserver_service", "etcd_main", "etcd_events", "ca", "ca_client", "kube_apiserver_tls", "kube_aggregator_tls",
+		"service_account_key", "kube_apiserver_encryption", "kube_apiserver_health_check_token"}
+	if v.SNI {
+		v.AdvertiseAddress = render.LiveValue(render.LiveRef{
+			Cluster: b.seed.Cluster, Version: "v1", Resource: "services", Namespace: b.ns, Name: kubeapiserver.ServiceName(""),
+			Paths: []string{"spec.clusterIP"},
+		})
+	}
+	if workers {
+		v.Kubelet = &kubeapiserver.KubeletAccess{CASecretName: secretKubeletCA, ClientSecretName: kubeapiserver.KubeletClientSecretName}
+		v.VPN = &kubeapiserver.VPN{CASecretName: secretVPNCA, Pods: b.pods, Nodes: b.nodes, HighAvailability: b.highAvailability()}
+		deps = append(deps, "ca_kubelet", "kube_apiserver_kubelet_tls", "ca_vpn")
+		if v.VPN.HighAvailability {
+			// As many vpn-shoot clients as vpn-seed-servers, two (VPNHighAvailabilityNumberOf* in
+			// pkg/gardenlet/operation/shoot/shoot.go at Gardener v1.120.0).
+			n := len(vpnseedserver.ServiceNames(true))
+			v.VPN.Servers, v.VPN.Clients = n, n
+			v.VPN.ClientSecretName, v.VPN.TLSAuthSecretName = kubeapiserver.VPNSeedClientSecretName, secretVPNTLSAuth
+			deps = append(deps, "vpn_seed_client_tls", "vpn_seed_server_tlsauth")
+		} else {
+			v.VPN.HTTPProxySecretName = kubeapiserver.HTTPProxySecretName
+			deps = append(deps, "kube_apiserver_http_proxy_tls")
+		}
+	}
 	objs, err := kubeapiserver.Objects(v)
 	if err != nil {
 		return fmt.Errorf("kube-apiserver: %w", err)
 	}
-	b.addScaled("kube_apiserver", "kube_apiserver", objs,
-		"etcd_main", "etcd_events", "ca", "ca_client", "kube_apiserver_tls", "kube_aggregator_tls", "service_account_key", "kube_apiserver_encryption")
+	var service, rest []render.Object
+	for _, o := range objs {
+		if o.Object.GetKind() == "Service" && o.Object.GetName() == kubeapiserver.ServiceName("") {
+			service = append(service, o)
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	b.add("kube_apiserver_service", "kube_apiserver", service, "namespace")
+	b.addScaled("kube_apiserver", "kube_apiserver", rest, deps...)
 
 	// The VPN connects the control plane with the nodes; a workerless shoot has none
 	// (Gardener's "Workerless Shoots" docs/usage/shoot/shoot_workerless.md).
@@ -332,10 +406,11 @@ func (b *builder) kubeAPIServer() error {
 }
 
 type kubeAPIServerSettings struct {
-	auditPolicy, eventTTL string
-	featureGates          map[string]bool
-	encrypted             []string
-	enable, disable       []string
+	auditPolicy, eventTTL       string
+	featureGates, runtimeConfig map[string]bool
+	encrypted, audiences        []string
+	enable, disable             []string
+	anonymous                   bool
 }
 
 // ingressGateway is the seed's Istio ingress gateway that exposes the API server: the gateway of
