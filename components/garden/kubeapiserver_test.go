@@ -1,6 +1,7 @@
 package garden
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,7 +10,36 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/components/kubeapiserver"
+	"github.com/declarative-gardener/gardener/engine/render"
 )
+
+// The virtual garden's API server asks gardener-admission-controller's seed authorizer about
+// gardenlets' requests (newKubeAPIServer in pkg/operator/controller/garden/garden/components.go at
+// Gardener v1.120.0), with ca-gardener, which signs the admission controller's serving
+// certificate. Where the garden's webhooks are off, because their pods never run (the local
+// control plane), it does not ask: nothing would answer.
+func TestVirtualGardenSeedAuthorizer(t *testing.T) {
+	ps := partsOf(t, values(nil))
+	kapi := ps["virtual_garden_kube_apiserver"]
+	assert.True(t, slices.Contains(kapi.DependsOn, "ca_gardener"), "the kubeconfig carries the generated CA")
+	kubeconfigs := rendertest.MustFind(t, kapi.Objects, "Secret", kubeapiserver.AuthorizationKubeconfigsSecretName)
+	kubeconfig, _, _ := unstructured.NestedString(kubeconfigs.Object, "stringData", "seed-authorizer-kubeconfig.yaml")
+	assert.Contains(t, kubeconfig, "server: https://gardener-admission-controller/webhooks/auth/seed")
+	assert.Contains(t, kubeconfig, "certificate-authority-data: "+render.GeneratedRef(Namespace, secretGardenerCA, "ca.crt", true))
+	authz := rendertest.MustFind(t, kapi.Objects, "ConfigMap", kubeapiserver.AuthorizationConfigMapName)
+	config, _, _ := unstructured.NestedString(authz.Object, "data", "config.yaml")
+	assert.Contains(t, config, "name: seed-authorizer")
+	assert.Equal(t, "system:kube-aggregator", ps["kube_aggregator_tls"].Secret.CommonName)
+	assert.NotContains(t, ps["kube_apiserver_tls"].Secret.DNSNames, "kubernetes.default", "a virtual garden has no pods that call it so")
+
+	local := partsOf(t, values(func(v *Values) { v.AdmissionWebhooks = false }))["virtual_garden_kube_apiserver"]
+	assert.Nil(t, rendertest.Find(local.Objects, "Secret", kubeapiserver.AuthorizationKubeconfigsSecretName))
+	authz = rendertest.MustFind(t, local.Objects, "ConfigMap", kubeapiserver.AuthorizationConfigMapName)
+	config, _, _ = unstructured.NestedString(authz.Object, "data", "config.yaml")
+	assert.NotContains(t, config, "Webhook")
+	assert.False(t, slices.Contains(local.DependsOn, "ca_gardener"))
+}
 
 // The virtual garden's API server is that of a cluster without nodes, labelled app=kubernetes.
 func TestVirtualGardenKubeAPIServer(t *testing.T) {

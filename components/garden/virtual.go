@@ -125,6 +125,15 @@ func (g *builder) virtualGarden() error {
 	kapiVals.CASecretName = secretCA
 	kapiDeps := append(etcdParts, "istio", "ca", "ca_client", "kube_apiserver_tls", "kube_aggregator_tls", "service_account_key",
 		"kube_apiserver_encryption", "kube_apiserver_health_check_token")
+	// gardener-admission-controller authorizes gardenlets' requests. Where its pods never run
+	// (admission webhooks off, as on the local control plane), the API server does not ask it,
+	// as it is not asked for admission there either.
+	if g.v.AdmissionWebhooks {
+		kapiVals.AuthorizationWebhooks = []kubeapiserver.AuthorizationWebhook{
+			kubeapiserver.SeedAuthorizer(render.GeneratedRef(Namespace, secretGardenerCA, "ca.crt", true)),
+		}
+		kapiDeps = append(kapiDeps, "ca_gardener")
+	}
 	kapiObjs, err := kubeapiserver.Objects(kapiVals)
 	if err != nil {
 		return fmt.Errorf("kube-apiserver: %w", err)
