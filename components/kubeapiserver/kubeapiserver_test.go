@@ -896,3 +896,20 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestShootResources: the kubelets authorize the API server's client certificate through the
+// shoot's RBAC (shoot_resources.go at Gardener v1.120.0).
+func TestShootResources(t *testing.T) {
+	objs, err := ShootResources("seed", "shoot--dev--a")
+	require.NoError(t, err)
+	golden.Assert(t, "shoot-resources", objs)
+	mr := rendertest.MustFind(t, objs, "ManagedResource", "shoot-core-kube-apiserver")
+	class, found, _ := unstructured.NestedString(mr.Object, "spec", "class")
+	assert.False(t, found, "the shoot's resource manager applies it: %q", class)
+	secret := rendertest.MustFind(t, objs, "Secret", "managedresource-shoot-core-kube-apiserver")
+	binding, _, _ := unstructured.NestedString(secret.Object, "stringData", "clusterrolebinding____system_apiserver_kubelet.yaml")
+	var b rbacv1.ClusterRoleBinding
+	require.NoError(t, yaml.Unmarshal([]byte(binding), &b))
+	assert.Equal(t, []rbacv1.Subject{{Kind: "User", Name: "system:kube-apiserver:kubelet"}}, b.Subjects)
+	assert.Equal(t, "system:apiserver:kubelet", b.RoleRef.Name)
+}

@@ -382,6 +382,15 @@ func (b *builder) kubeAPIServer() error {
 	}
 	b.add("kube_apiserver_service", "kube_apiserver", service, "namespace")
 	b.addScaled("kube_apiserver", "kube_apiserver", rest, deps...)
+	if workers {
+		// The RBAC in the shoot with which kubelets serve the API server, applied by the shoot's
+		// resource manager.
+		shootResources, err := kubeapiserver.ShootResources(b.seed.Cluster, b.ns)
+		if err != nil {
+			return fmt.Errorf("kube-apiserver shoot resources: %w", err)
+		}
+		b.add("kube_apiserver_shoot_resources", "managed_resource", shootResources, "gardener_resource_manager", "kube_apiserver")
+	}
 
 	// The VPN connects the control plane with the nodes; a workerless shoot has none
 	// (Gardener's "Workerless Shoots" docs/usage/shoot/shoot_workerless.md).

@@ -107,3 +107,13 @@ func TestWorkerlessKubeAPIServer(t *testing.T) {
 	assert.Equal(t, []string{"127.0.0.1", "::1"}, ps["kube_apiserver_tls"].Secret.IPAddresses)
 	assert.NotContains(t, ps["kube_apiserver_tls"].Secret.DNSNames, "kubernetes.default")
 }
+
+// The kubelets authorize the API server's client certificate through RBAC in the shoot, which
+// the shoot's resource manager applies once it runs.
+func TestKubeAPIServerShootResources(t *testing.T) {
+	ps := parts(t, values(nil))
+	p := ps["kube_apiserver_shoot_resources"]
+	assert.Equal(t, []string{"gardener_resource_manager", "kube_apiserver"}, p.DependsOn)
+	assert.NotNil(t, rendertest.Find(p.Objects, "ManagedResource", "shoot-core-kube-apiserver"))
+	assert.NotContains(t, parts(t, values(workerless)), "kube_apiserver_shoot_resources")
+}
