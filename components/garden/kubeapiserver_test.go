@@ -27,7 +27,7 @@ func TestVirtualGardenSeedAuthorizer(t *testing.T) {
 	kubeconfig, _, _ := unstructured.NestedString(kubeconfigs.Object, "stringData", "seed-authorizer-kubeconfig.yaml")
 	assert.Contains(t, kubeconfig, "server: https://gardener-admission-controller/webhooks/auth/seed")
 	assert.Contains(t, kubeconfig, "certificate-authority-data: "+render.GeneratedRef(Namespace, secretGardenerCA, "ca.crt", true))
-	authz := rendertest.MustFind(t, kapi.Objects, "ConfigMap", kubeapiserver.AuthorizationConfigMapName)
+	authz := authorizationConfig(t, kapi)
 	config, _, _ := unstructured.NestedString(authz.Object, "data", "config.yaml")
 	assert.Contains(t, config, "name: seed-authorizer")
 	assert.Equal(t, "system:kube-aggregator", ps["kube_aggregator_tls"].Secret.CommonName)
@@ -35,7 +35,7 @@ func TestVirtualGardenSeedAuthorizer(t *testing.T) {
 
 	local := partsOf(t, values(func(v *Values) { v.AdmissionWebhooks = false }))["virtual_garden_kube_apiserver"]
 	assert.Nil(t, rendertest.Find(local.Objects, "Secret", kubeapiserver.AuthorizationKubeconfigsSecretName))
-	authz = rendertest.MustFind(t, local.Objects, "ConfigMap", kubeapiserver.AuthorizationConfigMapName)
+	authz = authorizationConfig(t, local)
 	config, _, _ = unstructured.NestedString(authz.Object, "data", "config.yaml")
 	assert.NotContains(t, config, "Webhook")
 	assert.False(t, slices.Contains(local.DependsOn, "ca_gardener"))
@@ -57,4 +57,16 @@ func TestVirtualGardenKubeAPIServer(t *testing.T) {
 	for _, a := range args {
 		assert.False(t, strings.HasPrefix(a, "--event-ttl"), "a Garden has no default event TTL")
 	}
+}
+
+// authorizationConfig is the API server's unique authorization ConfigMap in p.
+func authorizationConfig(t *testing.T, p render.Component) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range p.Objects {
+		if o.Object.GetKind() == "ConfigMap" && strings.HasPrefix(o.Object.GetName(), kubeapiserver.AuthorizationConfigMapPrefix+"-") {
+			return o.Object
+		}
+	}
+	t.Fatal("no authorization configuration")
+	return nil
 }

@@ -8,9 +8,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/version"
 	"sigs.k8s.io/yaml"
 
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -110,6 +112,58 @@ func EncryptionConfiguration(resources []string, keys []EncryptionKey) ([]byte, 
 	return data, nil
 }
 
+// configuration is what the API server reads besides its certificates and keys: the objects the
+// component renders for it and the names its volumes mount.
+type configuration struct {
+	objects                                                             []runtime.Object
+	admission, auditPolicy, authorization, egress, admissionKubeconfigs string
+}
+
+// configurationOf renders the configuration: the admission configuration and kubeconfigs, the
+// audit policy unless the landscape names one, the structured authorization with the webhooks'
+// kubeconfigs, the egress selector of the VPN without high availability, and the static token
+// file.
+func configurationOf(r resolved) (configuration, error) {
+	var c configuration
+	admission, err := admissionConfigMap(r)
+	if err != nil {
+		return c, err
+	}
+	kubeconfigs := admissionKubeconfigsSecret(r)
+	c.admission, c.admissionKubeconfigs = admission.Name, kubeconfigs.Name
+	c.objects = append(c.objects, admission, kubeconfigs, staticTokenSecret(r))
+	c.auditPolicy = r.AuditPolicyConfigMap
+	if c.auditPolicy == "" {
+		policy := auditPolicyConfigMap(r)
+		c.auditPolicy = policy.Name
+		c.objects = append(c.objects, policy)
+	}
+	if r.structuredAuthorization {
+		authz, err := authorizationConfigMap(r)
+		if err != nil {
+			return c, err
+		}
+		c.authorization = authz.Name
+		c.objects = append(c.objects, authz)
+	}
+	if len(r.AuthorizationWebhooks) > 0 {
+		s, err := authorizationKubeconfigsSecret(r)
+		if err != nil {
+			return c, err
+		}
+		c.objects = append(c.objects, s)
+	}
+	if r.VPN != nil && !r.VPN.HighAvailability {
+		egress, err := egressSelectorConfigMap(r)
+		if err != nil {
+			return c, err
+		}
+		c.egress = egress.Name
+		c.objects = append(c.objects, egress)
+	}
+	return c, nil
+}
+
 // admissionConfigMap holds the AdmissionConfiguration and, as files of their own
 // (<plugin in lower case>.yaml) it points at, the configurations of the enabled plugins that have
 // one, in the order the plugins are enabled (ReconcileConfigMapAdmission in
@@ -147,7 +201,7 @@ func admissionConfigMap(r resolved) (*corev1.ConfigMap, error) {
 		return nil, fmt.Errorf("admission configuration: %w", err)
 	}
 	data[admissionKey] = string(cfg)
-	return configMap(r, AdmissionConfigMapName, data), nil
+	return uniqueConfigMap(r, AdmissionConfigMapPrefix, data), nil
 }
 
 // defaultAuditPolicy is the policy Gardener's API servers run with when nobody gives one: nothing
@@ -163,7 +217,7 @@ rules:
 
 // auditPolicyConfigMap is the component's own audit policy, when the landscape names none.
 func auditPolicyConfigMap(r resolved) *corev1.ConfigMap {
-	return configMap(r, AuditPolicyConfigMapName, map[string]string{AuditPolicyKey: defaultAuditPolicy})
+	return uniqueConfigMap(r, AuditPolicyConfigMapPrefix, map[string]string{AuditPolicyKey: defaultAuditPolicy})
 }
 
 // authorizationConfigMap is the structured AuthorizationConfiguration: the Node authorizer where
@@ -199,7 +253,7 @@ func authorizationConfigMap(r resolved) (*corev1.ConfigMap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("authorization configuration: %w", err)
 	}
-	return configMap(r, AuthorizationConfigMapName, map[string]string{authorizationKey: string(data)}), nil
+	return uniqueConfigMap(r, AuthorizationConfigMapPrefix, map[string]string{authorizationKey: string(data)}), nil
 }
 
 // webhookKubeconfigFile is the file of a webhook's kubeconfig in the kubeconfigs Secret.
@@ -261,7 +315,7 @@ func egressSelectorConfigMap(r resolved) (*corev1.ConfigMap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("egress selector configuration: %w", err)
 	}
-	return configMap(r, EgressSelectorConfigMapName, map[string]string{egressSelectorKey: string(data)}), nil
+	return uniqueConfigMap(r, EgressSelectorConfigMapPrefix, map[string]string{egressSelectorKey: string(data)}), nil
 }
 
 // admissionKubeconfigsSecret holds the kubeconfigs of admission plugins that call webhooks; the
@@ -269,7 +323,9 @@ func egressSelectorConfigMap(r resolved) (*corev1.ConfigMap, error) {
 // (ReconcileSecretAdmissionKubeconfigs in pkg/component/apiserver/admission.go at Gardener
 // v1.120.0).
 func admissionKubeconfigsSecret(r resolved) *corev1.Secret {
-	return secret(r, AdmissionKubeconfigsSecretName, nil)
+	s := secret(r, AdmissionKubeconfigsSecretPrefix, nil)
+	unique.Secret(s)
+	return s
 }
 
 // staticTokenSecret is the token file (static_tokens.csv) with the health-check user, whose
@@ -287,8 +343,12 @@ func healthCheckToken(r resolved) string {
 	return render.GeneratedRef(r.namespace, r.HealthCheckTokenSecretName, render.DataKeyToken, false)
 }
 
-func configMap(r resolved, name string, data map[string]string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: r.namespace}, Data: data}
+// uniqueConfigMap is a configuration ConfigMap as Gardener makes it unique: named after its data,
+// immutable and garbage-collectable (unique.ConfigMap).
+func uniqueConfigMap(r resolved, prefix string, data map[string]string) *corev1.ConfigMap {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: prefix, Namespace: r.namespace}, Data: data}
+	unique.ConfigMap(cm)
+	return cm
 }
 
 func secret(r resolved, name string, data map[string]string) *corev1.Secret {

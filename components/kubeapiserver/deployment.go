@@ -15,6 +15,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -101,7 +102,7 @@ func configMapVolume(name, dir, configMapName string, readOnly bool) volume {
 // shared API server settings, audit, admission, encryption, authorization, the VPN and the
 // kubelet add (reconcileDeployment in pkg/component/kubernetes/apiserver/deployment.go at Gardener
 // v1.120.0).
-func volumes(r resolved) []volume {
+func volumes(r resolved, c configuration) []volume {
 	vs := []volume{
 		caVolume("ca", dirCA, r.CASecretName),
 		caVolume("ca-client", dirClientCA, r.ClientCASecretName),
@@ -113,15 +114,15 @@ func volumes(r resolved) []volume {
 		caVolume("ca-etcd", dirEtcdCA, r.EtcdCASecretName),
 		secretVolume("etcd-client", dirEtcdClient, r.EtcdClientSecretName, true),
 		secretVolume("server", dirServer, r.ServerTLSSecretName, true),
-		configMapVolume("audit-policy-config", dirAuditPolicy, r.auditPolicyConfigMap, false),
-		configMapVolume("admission-config", dirAdmission, AdmissionConfigMapName, false),
-		secretVolume("admission-kubeconfigs", dirAdmissionKubeconfigs, AdmissionKubeconfigsSecretName, false),
+		configMapVolume("audit-policy-config", dirAuditPolicy, c.auditPolicy, false),
+		configMapVolume("admission-config", dirAdmission, c.admission, false),
+		secretVolume("admission-kubeconfigs", dirAdmissionKubeconfigs, c.admissionKubeconfigs, false),
 	}
 	encryption := secretVolume("etcd-encryption-secret", dirEncryption, r.EncryptionConfigSecretName, true)
 	encryption.readOnly = true
 	vs = append(vs, encryption)
 	if r.structuredAuthorization {
-		vs = append(vs, configMapVolume("authorization-config", dirAuthorization, AuthorizationConfigMapName, true))
+		vs = append(vs, configMapVolume("authorization-config", dirAuthorization, c.authorization, true))
 	}
 	if len(r.AuthorizationWebhooks) > 0 {
 		kubeconfigs := secretVolume("authorization-kubeconfigs", dirAuthorizationKubeconfigs, AuthorizationKubeconfigsSecretName, false)
@@ -132,7 +133,7 @@ func volumes(r resolved) []volume {
 		vs = append(vs,
 			caVolume("ca-vpn", dirCAVPN, r.VPN.CASecretName),
 			secretVolume("http-proxy", dirHTTPProxy, r.VPN.HTTPProxySecretName, true),
-			configMapVolume("egress-selection-config", dirEgressSelector, EgressSelectorConfigMapName, false),
+			configMapVolume("egress-selection-config", dirEgressSelector, c.egress, false),
 		)
 	}
 	if r.Kubelet != nil {
@@ -316,7 +317,7 @@ func deploymentLabels() map[string]string {
 	return l
 }
 
-func deployment(r resolved, configs map[string]map[string]string) (*appsv1.Deployment, error) {
+func deployment(r resolved, c configuration) (*appsv1.Deployment, error) {
 	image, err := images.Of(r.Images, images.KubeAPIServer, r.KubernetesVersion)
 	if err != nil {
 		return nil, fmt.Errorf("kube-apiserver images: %w", err)
@@ -331,15 +332,9 @@ func deployment(r resolved, configs map[string]map[string]string) (*appsv1.Deplo
 	}
 	var vols []corev1.Volume
 	var mounts []corev1.VolumeMount
-	for _, v := range volumes(r) {
+	for _, v := range volumes(r, c) {
 		vols = append(vols, corev1.Volume{Name: v.name, VolumeSource: v.source})
 		mounts = append(mounts, corev1.VolumeMount{Name: v.name, MountPath: v.dir, ReadOnly: v.readOnly})
-	}
-	// The pods roll when a configuration the component renders changes: its names stay, unlike
-	// Gardener's, which carry a hash of their data.
-	annotations := map[string]string{}
-	for name, data := range configs {
-		annotations["checksum/configmap-"+name] = kube.Checksum(data)
 	}
 	pod := corev1.PodSpec{
 		AutomountServiceAccountToken:  ptr.To(false),
@@ -376,7 +371,7 @@ func deployment(r resolved, configs map[string]map[string]string) (*appsv1.Deplo
 			return nil, err
 		}
 	}
-	return &appsv1.Deployment{
+	d := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: Name(r.prefix), Namespace: r.namespace, Labels: deploymentLabels()},
 		Spec: appsv1.DeploymentSpec{
 			// No replicas while awake: the HorizontalPodAutoscaler owns them, and applying a count
@@ -393,11 +388,15 @@ func deployment(r resolved, configs map[string]map[string]string) (*appsv1.Deplo
 				},
 			},
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: podLabels(r), Annotations: annotations},
+				ObjectMeta: metav1.ObjectMeta{Labels: podLabels(r)},
 				Spec:       pod,
 			},
 		},
-	}, nil
+	}
+	// A new configuration has a new name, which rolls the pods; the names the pods refer to keep
+	// the resource manager from collecting the objects.
+	unique.InjectReferences(d)
+	return d, nil
 }
 
 // healthProbe probes a health endpoint on the secure port as the health-check user of the static

@@ -11,14 +11,13 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/zclconf/go-cty/cty"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/declarative-gardener/gardener/components/component"
@@ -26,6 +25,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -216,11 +216,11 @@ type AuthorizationWebhook struct {
 // resolved are the values with the defaults that depend on other values applied.
 type resolved struct {
 	Values
-	prefix, namespace, mainEndpoint, eventsEndpoint, eventTTL, auditPolicyConfigMap string
-	audiences                                                                       []string
-	runtimeConfig                                                                   map[string]bool
-	enabledPlugins, disabledPlugins                                                 []string
-	structuredAuthorization                                                         bool
+	prefix, namespace, mainEndpoint, eventsEndpoint, eventTTL string
+	audiences                                                 []string
+	runtimeConfig                                             map[string]bool
+	enabledPlugins, disabledPlugins                           []string
+	structuredAuthorization                                   bool
 }
 
 // workerlessRuntimeConfig are the APIs of workloads a cluster without nodes serves none of
@@ -278,7 +278,6 @@ func resolve(v Values) (resolved, error) {
 	r.structuredAuthorization = (!set || gate) && ver.AtLeast(version.MajorMinor(1, 30))
 	r.mainEndpoint = or(v.EtcdMainEndpoint, etcdEndpoint(r.prefix, etcd.RoleMain))
 	r.eventsEndpoint = or(v.EtcdEventsEndpoint, etcdEndpoint(r.prefix, etcd.RoleEvents))
-	r.auditPolicyConfigMap = or(v.AuditPolicyConfigMap, AuditPolicyConfigMapName)
 	r.audiences = []string{"kubernetes", gardenerAudience}
 	if len(v.APIAudiences) > 0 {
 		r.audiences = slices.Clone(v.APIAudiences)
@@ -381,42 +380,11 @@ func Objects(v Values) ([]render.Object, error) {
 	if _, err := EncryptedResources(v.KubernetesVersion, v.EncryptedResources); err != nil {
 		return nil, err
 	}
-	admission, err := admissionConfigMap(r)
+	cfg, err := configurationOf(r)
 	if err != nil {
 		return nil, err
 	}
-	configMaps := []*corev1.ConfigMap{admission}
-	if r.AuditPolicyConfigMap == "" {
-		configMaps = append(configMaps, auditPolicyConfigMap(r))
-	}
-	if r.structuredAuthorization {
-		authz, err := authorizationConfigMap(r)
-		if err != nil {
-			return nil, err
-		}
-		configMaps = append(configMaps, authz)
-	}
-	if r.VPN != nil && !r.VPN.HighAvailability {
-		egress, err := egressSelectorConfigMap(r)
-		if err != nil {
-			return nil, err
-		}
-		configMaps = append(configMaps, egress)
-	}
-	configs := map[string]map[string]string{}
-	var typed []runtime.Object
-	for _, cm := range configMaps {
-		configs[cm.Name] = cm.Data
-		typed = append(typed, cm)
-	}
-	typed = append(typed, admissionKubeconfigsSecret(r), staticTokenSecret(r))
-	if len(r.AuthorizationWebhooks) > 0 {
-		kubeconfigs, err := authorizationKubeconfigsSecret(r)
-		if err != nil {
-			return nil, err
-		}
-		typed = append(typed, kubeconfigs)
-	}
+	typed := cfg.objects
 	svc, err := service(r)
 	if err != nil {
 		return nil, err
@@ -425,7 +393,7 @@ func Objects(v Values) ([]render.Object, error) {
 	if r.VPN != nil && r.VPN.HighAvailability {
 		typed = append(typed, vpnAccess(r)...)
 	}
-	deployment, err := deployment(r, configs)
+	deployment, err := deployment(r, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -439,7 +407,26 @@ func Objects(v Values) ([]render.Object, error) {
 	if r.SNI {
 		us = append(us, istioObjects(r)...)
 	}
-	return kube.On(v.Cluster.Name, "", us...), nil
+	objs := kube.On(v.Cluster.Name, "", us...)
+	markVersions(r, objs)
+	return objs, nil
+}
+
+// markVersions lets each unique ConfigMap and Secret supersede its earlier versions, so that a
+// plan deletes them as superseded when the content changes, as the resource manager's garbage
+// collector does in Gardener. The admission configuration had a name of its own before it was
+// unique, with the name prefix: that is an earlier version too.
+func markVersions(r resolved, objs []render.Object) {
+	for _, base := range []string{AdmissionConfigMapPrefix, AuditPolicyConfigMapPrefix, AuthorizationConfigMapPrefix, EgressSelectorConfigMapPrefix} {
+		unique.MarkVersions(objs, "ConfigMap", base)
+	}
+	unique.MarkVersions(objs, "Secret", AdmissionKubeconfigsSecretPrefix)
+	earlier := regexp.MustCompile("^(" + regexp.QuoteMeta(r.prefix) + ")?" + regexp.QuoteMeta(AdmissionConfigMapPrefix) + "(-[0-9a-f]{8})?$")
+	for i, o := range objs {
+		if o.Object.GetKind() == "ConfigMap" && o.Supersedes != nil && strings.HasPrefix(o.Object.GetName(), AdmissionConfigMapPrefix+"-") {
+			objs[i].Supersedes = earlier
+		}
+	}
 }
 
 // StripStatus removes the status the typed HPA and PDB structs serialise with zero counters

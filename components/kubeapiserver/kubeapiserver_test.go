@@ -1,6 +1,9 @@
 package kubeapiserver
 
 import (
+	"maps"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,6 +120,24 @@ func find(t *testing.T, v Values, kind, name string, out any) *unstructured.Unst
 		}
 	}
 	t.Fatalf("no %s %s rendered", kind, name)
+	return nil
+}
+
+// versioned returns the rendered object of a kind whose name is prefix and a checksum, as Gardener
+// names unique ConfigMaps and Secrets, converted into out when out is a typed struct.
+func versioned(t *testing.T, v Values, kind, prefix string, out any) *unstructured.Unstructured {
+	t.Helper()
+	objs, err := Objects(v)
+	require.NoError(t, err)
+	name := regexp.MustCompile("^" + regexp.QuoteMeta(prefix) + "-[0-9a-f]{8}$")
+	for _, o := range objs {
+		if o.Object.GetKind() == kind && name.MatchString(o.Object.GetName()) {
+			if out != nil {
+				require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object.Object, out))
+			}
+			return o.Object
+		}
+	}
 	return nil
 }
 
@@ -268,13 +289,13 @@ func TestAudiencesAndAdmissionPlugins(t *testing.T) {
 // through the structured configuration from Kubernetes 1.30 on and the modes before
 // (pkg/component/kubernetes/apiserver/authorization.go at Gardener v1.120.0).
 func TestAuthorization(t *testing.T) {
-	shoot := find(t, shootWithWorkers(), "ConfigMap", AuthorizationConfigMapName, nil)
+	shoot := versioned(t, shootWithWorkers(), "ConfigMap", AuthorizationConfigMapPrefix, nil)
 	data, _, _ := unstructured.NestedString(shoot.Object, "data", "config.yaml")
 	assert.Equal(t, "apiVersion: apiserver.config.k8s.io/v1beta1\nauthorizers:\n- name: node\n  type: Node\n- name: rbac\n  type: RBAC\nkind: AuthorizationConfiguration\n", data)
 
 	garden := minimal()
 	garden.AuthorizationWebhooks = []AuthorizationWebhook{SeedAuthorizer("Y2E=")}
-	cm := find(t, garden, "ConfigMap", AuthorizationConfigMapName, nil)
+	cm := versioned(t, garden, "ConfigMap", AuthorizationConfigMapPrefix, nil)
 	data, _, _ = unstructured.NestedString(cm.Object, "data", "config.yaml")
 	assert.Equal(t, `apiVersion: apiserver.config.k8s.io/v1beta1
 authorizers:
@@ -339,7 +360,7 @@ kind: AuthorizationConfiguration
 				assert.Contains(t, c.Args, m)
 			}
 			assert.NotContains(t, c.Args, "--authorization-config=/etc/kubernetes/structured/authorization/config.yaml")
-			assert.False(t, has(t, tc.v, "ConfigMap", AuthorizationConfigMapName))
+			assert.Nil(t, versioned(t, tc.v, "ConfigMap", AuthorizationConfigMapPrefix, nil))
 		})
 	}
 }
@@ -357,6 +378,8 @@ func TestMounts(t *testing.T) {
 		volumes[v.Name] = v
 	}
 	bundle := []corev1.KeyToPath{{Key: "ca.crt", Path: "bundle.crt"}}
+	v := shootWithWorkers()
+	name := func(kind, prefix string) string { return versioned(t, v, kind, prefix, nil).GetName() }
 	for _, tc := range []struct {
 		name, path, secret, configMap string
 		mode                          *int32
@@ -375,14 +398,14 @@ func TestMounts(t *testing.T) {
 		{name: "ca-etcd", path: "/srv/kubernetes/etcd/ca", secret: "ca-etcd", items: bundle},
 		{name: "etcd-client", path: "/srv/kubernetes/etcd/client", secret: "etcd-client", mode: ptr.To(int32(0o640))},
 		{name: "server", path: "/srv/kubernetes/apiserver", secret: "kube-apiserver", mode: ptr.To(int32(0o640))},
-		{name: "audit-policy-config", path: "/etc/kubernetes/audit", configMap: AuditPolicyConfigMapName},
-		{name: "admission-config", path: "/etc/kubernetes/admission", configMap: AdmissionConfigMapName},
-		{name: "admission-kubeconfigs", path: "/etc/kubernetes/admission-kubeconfigs", secret: AdmissionKubeconfigsSecretName},
+		{name: "audit-policy-config", path: "/etc/kubernetes/audit", configMap: name("ConfigMap", AuditPolicyConfigMapPrefix)},
+		{name: "admission-config", path: "/etc/kubernetes/admission", configMap: name("ConfigMap", AdmissionConfigMapPrefix)},
+		{name: "admission-kubeconfigs", path: "/etc/kubernetes/admission-kubeconfigs", secret: name("Secret", AdmissionKubeconfigsSecretPrefix)},
 		{name: "etcd-encryption-secret", path: "/etc/kubernetes/etcd-encryption-secret", secret: "kube-apiserver-etcd-encryption-configuration", mode: ptr.To(int32(0o640)), readOnly: true},
-		{name: "authorization-config", path: "/etc/kubernetes/structured/authorization", configMap: AuthorizationConfigMapName, readOnly: true},
+		{name: "authorization-config", path: "/etc/kubernetes/structured/authorization", configMap: name("ConfigMap", AuthorizationConfigMapPrefix), readOnly: true},
 		{name: "ca-vpn", path: "/srv/kubernetes/ca-vpn", secret: "ca-vpn", items: bundle},
 		{name: "http-proxy", path: "/etc/srv/kubernetes/envoy", secret: HTTPProxySecretName, mode: ptr.To(int32(0o640))},
-		{name: "egress-selection-config", path: "/etc/kubernetes/egress", configMap: EgressSelectorConfigMapName},
+		{name: "egress-selection-config", path: "/etc/kubernetes/egress", configMap: name("ConfigMap", EgressSelectorConfigMapPrefix)},
 		{name: "ca-kubelet", path: "/srv/kubernetes/ca-kubelet", secret: "ca-kubelet", items: bundle},
 		{name: "kubelet-client", path: "/srv/kubernetes/apiserver-kubelet", secret: KubeletClientSecretName, mode: ptr.To(int32(0o640))},
 	} {
@@ -607,15 +630,18 @@ func TestHibernation(t *testing.T) {
 // renders them by default.
 func TestConfigurationFiles(t *testing.T) {
 	v := shootWithWorkers()
-	audit := find(t, v, "ConfigMap", "audit-policy-config", nil)
-	policy, _, _ := unstructured.NestedString(audit.Object, "data", "audit-policy.yaml")
-	assert.Equal(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nmetadata:\n  creationTimestamp: null\nrules:\n- level: None\n", policy)
+	// Unique as Gardener makes them: immutable, garbage-collectable, named after their data.
+	var audit corev1.ConfigMap
+	require.NotNil(t, versioned(t, v, "ConfigMap", "audit-policy-config", &audit))
+	assert.Equal(t, "apiVersion: audit.k8s.io/v1\nkind: Policy\nmetadata:\n  creationTimestamp: null\nrules:\n- level: None\n", audit.Data["audit-policy.yaml"])
+	assert.Equal(t, ptr.To(true), audit.Immutable)
+	assert.Equal(t, map[string]string{"resources.gardener.cloud/garbage-collectable-reference": "true"}, audit.Labels)
 
-	admission := find(t, v, "ConfigMap", "kube-apiserver-admission-config", nil)
+	admission := versioned(t, v, "ConfigMap", "kube-apiserver-admission-config", nil)
 	data, _, _ := unstructured.NestedStringMap(admission.Object, "data")
 	assert.Equal(t, map[string]string{"admission-configuration.yaml": "apiVersion: apiserver.k8s.io/v1alpha1\nkind: AdmissionConfiguration\nplugins: null\n"}, data)
 
-	egress := find(t, v, "ConfigMap", "kube-apiserver-egress-selector-config", nil)
+	egress := versioned(t, v, "ConfigMap", "kube-apiserver-egress-selector-config", nil)
 	cfg, _, _ := unstructured.NestedString(egress.Object, "data", "egress-selector-configuration.yaml")
 	assert.Equal(t, `apiVersion: apiserver.k8s.io/v1alpha1
 egressSelections:
@@ -641,12 +667,44 @@ kind: EgressSelectorConfiguration
 	token := find(t, v, "Secret", StaticTokenSecretName, nil)
 	csv, _, _ := unstructured.NestedString(token.Object, "stringData", "static_tokens.csv")
 	assert.Equal(t, render.GeneratedRef("shoot--dev--a", DefaultHealthCheckTokenSecretName, "token", false)+",health-check,health-check,", csv)
-	assert.True(t, has(t, v, "Secret", AdmissionKubeconfigsSecretName))
+	// The admission kubeconfigs are empty: the checksum of no data names them.
+	assert.True(t, has(t, v, "Secret", "kube-apiserver-admission-kubeconfigs-e3b0c442"))
 
-	// The pods roll when a rendered configuration changes.
+	// The Deployment and its pods name every Secret and ConfigMap they mount, for the resource
+	// manager's garbage collector (InjectAnnotations at Gardener v1.120.0).
 	d, _ := apiServer(t, v)
-	for _, cm := range []string{AdmissionConfigMapName, AuditPolicyConfigMapName, AuthorizationConfigMapName, EgressSelectorConfigMapName} {
-		assert.Contains(t, d.Spec.Template.Annotations, "checksum/configmap-"+cm)
+	assert.Equal(t, d.Annotations, d.Spec.Template.Annotations)
+	assert.Len(t, d.Annotations, 19, "20 volumes, two of one Secret (the service account key and its verifying half)")
+	// The keys Gardener's own test expects (apiserver_test.go at v1.120.0): where the names are
+	// Gardener's, the configuration ConfigMaps' checksums included, the keys are the same.
+	for key, name := range map[string]string{
+		"configmap-130aa219": "kube-apiserver-admission-config-e38ff146",
+		"configmap-d4419cd4": "audit-policy-config-f5b578b4",
+		"configmap-f79954be": "kube-apiserver-egress-selector-config-53d92abc",
+		"secret-5613e39f":    "kube-apiserver-admission-kubeconfigs-e3b0c442",
+		"secret-69590970":    "ca",
+		"secret-17c26aa4":    "ca-client",
+		"secret-a92da147":    "ca-front-proxy",
+		"secret-e01f5645":    "ca-etcd",
+		"secret-389fbba5":    "etcd-client",
+		"secret-998b2966":    "kube-aggregator",
+		"secret-3ddd1800":    "kube-apiserver",
+		"secret-77bc5458":    "ca-kubelet",
+		"secret-c1267cc2":    "kube-apiserver-kubelet",
+		"secret-0acc967c":    "kube-apiserver-http-proxy",
+		"secret-8ddd8e24":    "ca-vpn",
+	} {
+		assert.Equal(t, name, d.Annotations["reference.resources.gardener.cloud/"+key], key)
+	}
+	for _, vol := range d.Spec.Template.Spec.Volumes {
+		name := ""
+		switch {
+		case vol.Secret != nil:
+			name = vol.Secret.SecretName
+		case vol.ConfigMap != nil:
+			name = vol.ConfigMap.Name
+		}
+		assert.Contains(t, slices.Collect(maps.Values(d.Annotations)), name, vol.Name)
 	}
 }
 
@@ -654,7 +712,7 @@ func TestAdmissionPluginConfigurations(t *testing.T) {
 	v := minimal()
 	v.EnableAdmissionPlugins = []string{"EventRateLimit"}
 	v.AdmissionPluginConfigs = map[string]string{"EventRateLimit": "kind: Configuration\n"}
-	cm := find(t, v, "ConfigMap", AdmissionConfigMapName, nil)
+	cm := versioned(t, v, "ConfigMap", AdmissionConfigMapPrefix, nil)
 	data, _, _ := unstructured.NestedStringMap(cm.Object, "data")
 	assert.Equal(t, map[string]string{
 		"admission-configuration.yaml": "apiVersion: apiserver.k8s.io/v1alpha1\nkind: AdmissionConfiguration\nplugins:\n" +
@@ -671,7 +729,7 @@ func TestAuditPolicyOfTheLandscape(t *testing.T) {
 	assert.Contains(t, d.Spec.Template.Spec.Volumes, corev1.Volume{Name: "audit-policy-config", VolumeSource: corev1.VolumeSource{
 		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "audit"}},
 	}})
-	assert.False(t, has(t, v, "ConfigMap", AuditPolicyConfigMapName), "the landscape's policy replaces the default")
+	assert.Nil(t, versioned(t, v, "ConfigMap", AuditPolicyConfigMapPrefix, nil), "the landscape's policy replaces the default")
 }
 
 // TestHighAvailabilityVPN checks the vpn-client sidecars, path controller and init container of
@@ -720,7 +778,7 @@ func TestHighAvailabilityVPN(t *testing.T) {
 	for _, a := range c.Args {
 		assert.False(t, strings.HasPrefix(a, "--egress-selector-config-file"), a)
 	}
-	assert.False(t, has(t, v, "ConfigMap", EgressSelectorConfigMapName))
+	assert.Nil(t, versioned(t, v, "ConfigMap", EgressSelectorConfigMapPrefix, nil))
 	assert.Equal(t, "allowed", d.Spec.Template.Labels["networking.resources.gardener.cloud/to-vpn-seed-server-0-tcp-1194"])
 	assert.Equal(t, "allowed", d.Spec.Template.Labels["networking.resources.gardener.cloud/to-vpn-seed-server-1-tcp-1194"])
 	assert.Equal(t, "allowed", d.Spec.Template.Labels["networking.gardener.cloud/to-runtime-apiserver"])
@@ -912,4 +970,28 @@ func TestShootResources(t *testing.T) {
 	require.NoError(t, yaml.Unmarshal([]byte(binding), &b))
 	assert.Equal(t, []rbacv1.Subject{{Kind: "User", Name: "system:kube-apiserver:kubelet"}}, b.Subjects)
 	assert.Equal(t, "system:apiserver:kubelet", b.RoleRef.Name)
+}
+
+// TestConfigurationVersions: a unique configuration supersedes its earlier versions, so that a
+// plan deletes the old one as superseded when the content changes, the virtual garden's admission
+// configuration from before it was unique (with the name prefix) included.
+func TestConfigurationVersions(t *testing.T) {
+	objs, err := Objects(minimal())
+	require.NoError(t, err)
+	for _, o := range objs {
+		if !strings.HasPrefix(o.Object.GetName(), AdmissionConfigMapPrefix+"-") && !strings.HasPrefix(o.Object.GetName(), AuditPolicyConfigMapPrefix+"-") {
+			continue
+		}
+		require.NotNil(t, o.Supersedes, o.Object.GetName())
+		assert.True(t, o.Supersedes.MatchString(o.Object.GetName()))
+	}
+	rendertest.MustFind(t, objs, "ConfigMap", "kube-apiserver-admission-config-e38ff146")
+	for _, o := range objs {
+		if o.Object.GetName() == "kube-apiserver-admission-config-e38ff146" {
+			assert.True(t, o.Supersedes.MatchString("virtual-garden-kube-apiserver-admission-config"))
+			assert.True(t, o.Supersedes.MatchString("kube-apiserver-admission-config"))
+			assert.True(t, o.Supersedes.MatchString("kube-apiserver-admission-config-0123abcd"))
+			assert.False(t, o.Supersedes.MatchString("kube-apiserver-authorization-config-0123abcd"))
+		}
+	}
 }

@@ -18,16 +18,15 @@ const DefaultClusterDomain = "cluster.local"
 
 // The names of the objects besides the Deployment's (Name), as Gardener's kube-apiserver
 // component names them (pkg/component/kubernetes/apiserver/configmaps.go and secrets.go at
-// Gardener v1.120.0), without the prefix, so that the virtual garden's carry the same names
-// as a shoot's. Gardener appends a hash of the data to each and makes them immutable; the
-// engine keeps one name and rolls the pods on a change of the data (see the checksums on the pod
-// template).
+// Gardener v1.120.0), without the name prefix, so that the virtual garden's carry the same names
+// as a shoot's. The configuration ConfigMaps and the admission kubeconfigs are unique: the
+// prefix and a checksum of their data (kube.UniqueName).
 const (
-	AdmissionConfigMapName              = "kube-apiserver-admission-config"
-	AuditPolicyConfigMapName            = "audit-policy-config"
-	AuthorizationConfigMapName          = "kube-apiserver-authorization-config"
-	EgressSelectorConfigMapName         = "kube-apiserver-egress-selector-config"
-	AdmissionKubeconfigsSecretName      = "kube-apiserver-admission-kubeconfigs"
+	AdmissionConfigMapPrefix            = "kube-apiserver-admission-config"
+	AuditPolicyConfigMapPrefix          = "audit-policy-config"
+	AuthorizationConfigMapPrefix        = "kube-apiserver-authorization-config"
+	EgressSelectorConfigMapPrefix       = "kube-apiserver-egress-selector-config"
+	AdmissionKubeconfigsSecretPrefix    = "kube-apiserver-admission-kubeconfigs"
 	AuthorizationKubeconfigsSecretName  = "kube-apiserver-authorization-webhooks-kubeconfigs"
 	StaticTokenSecretName               = "kube-apiserver-static-token"
 	DefaultHealthCheckTokenSecretName   = "kube-apiserver-health-check-token"
