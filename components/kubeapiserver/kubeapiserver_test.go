@@ -527,7 +527,7 @@ func TestService(t *testing.T) {
 	}{
 		{"shoot", shootWithWorkers(), map[string]string{
 			"networking.istio.io/exportTo":                                              "*",
-			"networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports": `[{"port":443,"protocol":"TCP"}]`,
+			"networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports": `[{"protocol":"TCP","port":443}]`,
 			"networking.resources.gardener.cloud/namespace-selectors": `[{"matchLabels":{"gardener.cloud/role":"istio-ingress"}},` +
 				`{"matchLabels":{"networking.gardener.cloud/access-target-apiserver":"allowed"}},{"matchLabels":{"kubernetes.io/metadata.name":"garden"}},` +
 				`{"matchExpressions":[{"key":"handler.exposureclass.gardener.cloud/name","operator":"Exists"}]},{"matchLabels":{"gardener.cloud/role":"extension"}}]`,
@@ -535,7 +535,7 @@ func TestService(t *testing.T) {
 		}, corev1.IPFamilyPolicyPreferDualStack},
 		{"garden", minimal(), map[string]string{
 			"networking.istio.io/exportTo": "*",
-			"networking.resources.gardener.cloud/from-all-garden-scrape-targets-allowed-ports": `[{"port":443,"protocol":"TCP"}]`,
+			"networking.resources.gardener.cloud/from-all-garden-scrape-targets-allowed-ports": `[{"protocol":"TCP","port":443}]`,
 			"networking.resources.gardener.cloud/namespace-selectors": `[{"matchLabels":{"gardener.cloud/role":"istio-ingress"}},` +
 				`{"matchLabels":{"networking.gardener.cloud/access-target-apiserver":"allowed"}}]`,
 		}, corev1.IPFamilyPolicyPreferDualStack},

@@ -45,10 +45,12 @@ const (
 )
 
 // ScrapeAnnotation is the Service annotation that lets the Prometheus with the given alias
-// scrape ports of the Service's pods (Gardener's docs/operations/network_policies.md).
+// scrape ports of the Service's pods (Gardener's docs/operations/network_policies.md), its value
+// the JSON Gardener writes, protocol before port (InjectNetworkPolicyAnnotationsForScrapeTargets
+// in pkg/utils/gardener/networkpolicy.go at Gardener v1.120.0).
 func ScrapeAnnotation(alias string, port int32) (string, string) {
 	return fmt.Sprintf("networking.resources.gardener.cloud/from-%s-allowed-ports", alias),
-		fmt.Sprintf(`[{"port":%d,"protocol":"TCP"}]`, port)
+		fmt.Sprintf(`[{"protocol":"TCP","port":%d}]`, port)
 }
 
 // MetricsService is the ClusterIP Service that exposes a control-plane component's metrics port

@@ -121,7 +121,7 @@ func TestSeedSelectors(t *testing.T) {
 	// Gardener's "Network Policies" docs/operations/network_policies.md: Services scraped by the
 	// seed's Prometheus instances carry this annotation.
 	svc := rendertest.MustFind(t, objs, "Service", KubeStateMetricsName)
-	assert.Equal(t, `[{"port":8080,"protocol":"TCP"}]`, svc.GetAnnotations()["networking.resources.gardener.cloud/from-all-seed-scrape-targets-allowed-ports"])
+	assert.Equal(t, `[{"protocol":"TCP","port":8080}]`, svc.GetAnnotations()["networking.resources.gardener.cloud/from-all-seed-scrape-targets-allowed-ports"])
 
 	pm := rendertest.MustFind(t, objs, "PodMonitor", "seed-extensions")
 	assert.Equal(t, "seed", pm.GetLabels()["prometheus"])

@@ -136,7 +136,7 @@ func TestShootScrapeTargets(t *testing.T) {
 	assert.Equal(t, "allowed", podLabels(t, p)["networking.resources.gardener.cloud/to-all-scrape-targets"])
 	assert.Equal(t, "allowed", podLabels(t, p)["networking.resources.gardener.cloud/to-kube-apiserver-tcp-443"])
 	svc := rendertest.MustFind(t, objs, "Service", "prometheus-shoot")
-	assert.Equal(t, `[{"port":9090,"protocol":"TCP"}]`, svc.GetAnnotations()["networking.resources.gardener.cloud/from-all-seed-scrape-targets-allowed-ports"])
+	assert.Equal(t, `[{"protocol":"TCP","port":9090}]`, svc.GetAnnotations()["networking.resources.gardener.cloud/from-all-seed-scrape-targets-allowed-ports"])
 	assert.Equal(t, `[{"matchLabels":{"kubernetes.io/metadata.name":"garden"}}]`, svc.GetAnnotations()["networking.resources.gardener.cloud/namespace-selectors"])
 }
 
