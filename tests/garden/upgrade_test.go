@@ -96,6 +96,18 @@ var upgradeReplacements = []string{
 	"shoot.qa.machine_controller_manager runtime Service shoot--local--qa/machine-controller-manager replace immutable_field:.spec.clusterIP",
 }
 
+// apiServerReplacements are the upgrade decisions of docs/fidelity/kube-apiserver.md and
+// docs/fidelity/virtual-garden-kube-apiserver.md: the virtual garden's kube-apiserver is selected
+// by app=kubernetes as gardener-operator selects it (an immutable selector), and the API servers'
+// admission configuration is a unique ConfigMap, which supersedes the old one.
+var apiServerReplacements = []string{
+	"garden.local.virtual_garden_kube_apiserver runtime ConfigMap garden/virtual-garden-kube-apiserver-admission-config delete superseded:kube-apiserver-admission-config-e38ff146",
+	"garden.local.virtual_garden_kube_apiserver runtime Deployment garden/virtual-garden-kube-apiserver replace immutable_field:.spec.selector",
+	"shoot.dev.kube_apiserver runtime ConfigMap shoot--local--dev/kube-apiserver-admission-config delete superseded:kube-apiserver-admission-config-e38ff146",
+	"shoot.ops.kube_apiserver runtime ConfigMap shoot--local--ops/kube-apiserver-admission-config delete superseded:kube-apiserver-admission-config-e38ff146",
+	"shoot.qa.kube_apiserver runtime ConfigMap shoot--local--qa/kube-apiserver-admission-config delete superseded:kube-apiserver-admission-config-e38ff146",
+}
+
 // contractReplacements are the upgrade decisions of docs/fidelity/istio.md and
 // docs/fidelity/vpn-seed-server.md: the Istio gateways' ServiceAccount is named
 // istio-ingressgateway-service-account now, which supersedes the old one, and the highly
@@ -125,7 +137,7 @@ func TestLandscapeAppliedByAnEarlierVersionUpgrades(t *testing.T) {
 
 	now := time.Now()
 	pl := planAt(t, dir, now)
-	want := append(append([]string{}, upgradeReplacements...), contractReplacements...)
+	want := append(append(append([]string{}, upgradeReplacements...), contractReplacements...), apiServerReplacements...)
 	sort.Strings(want)
 	assert.Equal(t, want, replacementsOf(pl), "%s", planText(t, pl))
 	// The fixture is the earlier rendering: what changed since changes in place, among it the
