@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/autoscaler"
 )
 
 // MaxReplicas is the autoscaler's upper bound for the virtual API server (Gardener's "Autoscaling
@@ -152,17 +152,11 @@ func hpa(r resolved) *autoscalingv2.HorizontalPodAutoscaler {
 // containers alone (reconcileVerticalPodAutoscaler in
 // pkg/component/kubernetes/apiserver/verticalpodautoscaler.go at Gardener v1.120.0).
 func vpa(r resolved) *unstructured.Unstructured {
-	policies := []any{map[string]any{
-		"containerName":    containerName,
-		"minAllowed":       map[string]any{"cpu": "20m", "memory": "200M"},
-		"controlledValues": "RequestsOnly",
+	policies := []autoscaler.ContainerPolicy{{
+		Container: containerName, MinAllowed: map[string]string{"cpu": "20m", "memory": "200M"}, ControlledValues: autoscaler.RequestsOnly,
 	}}
 	for _, c := range vpnContainerNames(r) {
-		policies = append(policies, map[string]any{"containerName": c, "mode": "Off"})
+		policies = append(policies, autoscaler.ContainerPolicy{Container: c, Mode: autoscaler.ModeOff})
 	}
-	return kube.Custom("autoscaling.k8s.io/v1", "VerticalPodAutoscaler", r.namespace, Name(r.prefix)+"-vpa", nil, map[string]any{"spec": map[string]any{
-		"targetRef":      map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": Name(r.prefix)},
-		"updatePolicy":   map[string]any{"updateMode": "Auto"},
-		"resourcePolicy": map[string]any{"containerPolicies": policies},
-	}})
+	return autoscaler.Vertical(r.namespace, Name(r.prefix)+"-vpa", nil, Name(r.prefix), policies...)
 }

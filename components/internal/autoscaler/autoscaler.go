@@ -26,7 +26,12 @@ type ContainerPolicy struct {
 	MinAllowed map[string]string
 	// ControlledValues is RequestsOnly, or empty for the VPA's default (requests and limits).
 	ControlledValues string
+	// Mode is ModeOff for a container the VPA leaves alone, or empty for the VPA's default (Auto).
+	Mode string
 }
+
+// ModeOff is the mode of a policy whose container the VPA does not scale.
+const ModeOff = "Off"
 
 // Vertical is a VerticalPodAutoscaler in Auto mode for the Deployment target.
 func Vertical(namespace, name string, labels map[string]string, target string, policies ...ContainerPolicy) *unstructured.Unstructured {
@@ -47,6 +52,9 @@ func Vertical(namespace, name string, labels map[string]string, target string, p
 			}
 			if p.ControlledValues != "" {
 				entry["controlledValues"] = p.ControlledValues
+			}
+			if p.Mode != "" {
+				entry["mode"] = p.Mode
 			}
 			list = append(list, entry)
 		}
