@@ -13,6 +13,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/dependencywatchdog"
 	"github.com/declarative-gardener/gardener/components/etcddruid"
 	"github.com/declarative-gardener/gardener/components/istio"
+	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/nginxingress"
 	"github.com/declarative-gardener/gardener/components/vpa"
 	"github.com/declarative-gardener/gardener/components/vpnseedserver"
@@ -134,4 +135,28 @@ func TestContractComponentsUpgrade(t *testing.T) {
 			assert.Equal(t, tt.want, immutableChanges(t, "testdata/before-issue-27/"+tt.fixture+".yaml", tt.objs))
 		})
 	}
+}
+
+// The API servers a landscape applied before issue 27 runs move to Gardener's rendering: the
+// virtual garden's Deployment is replaced for its selector (app=kubernetes, as gardener-operator
+// labels it), the shoot's changes in place (docs/fidelity/kube-apiserver.md,
+// docs/fidelity/virtual-garden-kube-apiserver.md).
+func TestKubeAPIServersUpgrade(t *testing.T) {
+	rendered := func(v kubeapiserver.Values) []render.Object {
+		t.Helper()
+		objs, err := kubeapiserver.Objects(v)
+		require.NoError(t, err)
+		return objs
+	}
+	garden := kubeapiserver.Type.Defaults()
+	garden.Cluster.Name, garden.KubernetesVersion = "runtime", "1.31.4"
+	garden.DNSDomains, garden.ServiceNetwork = []string{"garden.example.com"}, "100.64.0.0/13"
+	garden.SNI = false // the Istio objects, whose schema the differ lacks offline, change in place
+	shoot := garden
+	shoot.NamePrefix, shoot.Namespace, shoot.Workerless = "", "shoot--dev--a", false
+	shoot.Kubelet = &kubeapiserver.KubeletAccess{CASecretName: "ca-kubelet", ClientSecretName: kubeapiserver.KubeletClientSecretName}
+	shoot.VPN = &kubeapiserver.VPN{CASecretName: "ca-vpn", HTTPProxySecretName: kubeapiserver.HTTPProxySecretName, Pods: "100.96.0.0/11"}
+	assert.Equal(t, map[string][]string{"Deployment/virtual-garden-kube-apiserver": {".spec.selector"}},
+		immutableChanges(t, "testdata/before-issue-27/virtual-garden-kube-apiserver.yaml", rendered(garden)))
+	assert.Equal(t, map[string][]string{}, immutableChanges(t, "testdata/before-issue-27/kube-apiserver.yaml", rendered(shoot)))
 }
