@@ -22,6 +22,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/components/component"
@@ -128,6 +129,9 @@ type apiContext struct {
 	registered    map[string]bool // kind/type of every ControllerRegistration's resources
 	projects      map[string]string
 	exposureClass map[string]string // handler by ExposureClass name
+	// profiles are the CloudProfiles ("<name>") and NamespacedCloudProfiles ("<namespace>/<name>")
+	// as the extensions Cluster embeds them (cloudProfileObject).
+	profiles map[string]map[string]any
 }
 
 // readContext reads what gardenlet reads from its seed and garden: the seed's own outputs (as a
@@ -135,7 +139,7 @@ type apiContext struct {
 // Projects and the ExposureClasses.
 func readContext(in render.Input, name string, v seed.Values) (*apiContext, error) {
 	c := &apiContext{virtual: v.Garden.VirtualCluster, lifecycles: map[string]shoot.ExtensionLifecycle{}, registered: map[string]bool{},
-		projects: map[string]string{}, exposureClass: map[string]string{}}
+		projects: map[string]string{}, exposureClass: map[string]string{}, profiles: map[string]map[string]any{}}
 	outputs := seed.Outputs(name, v)
 	data, err := ctyjson.Marshal(cty.ObjectVal(outputs), cty.ObjectVal(outputs).Type())
 	if err != nil {
@@ -202,7 +206,51 @@ func readContext(in render.Input, name string, v seed.Values) (*apiContext, erro
 		handler, _, _ := unstructured.NestedString(e.Object, "handler")
 		c.exposureClass[e.GetName()] = handler
 	}
+	for _, resource := range []string{"cloudprofiles", "namespacedcloudprofiles"} {
+		profiles, err := list("core.gardener.cloud", resource, "", "")
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range profiles {
+			key := p.GetName()
+			if p.GetNamespace() != "" {
+				key = p.GetNamespace() + "/" + key
+			}
+			c.profiles[key] = cloudProfileObject(p)
+		}
+	}
 	return c, nil
+}
+
+// cloudProfileObject is a live (Namespaced)CloudProfile as the extensions Cluster of a Shoot
+// embeds it, as gardenlet embeds the profile it reads from the garden (pkg/extensions/cluster.go
+// at Gardener v1.120.0): its kind, name and specification, without the fields the API server
+// keeps (uid, resourceVersion, managed fields, status), which would rewrite every Cluster on the
+// seed whenever the profile's status moves.
+func cloudProfileObject(p unstructured.Unstructured) map[string]any {
+	meta := map[string]any{"name": p.GetName()}
+	if p.GetNamespace() != "" {
+		meta["namespace"] = p.GetNamespace()
+	}
+	out := map[string]any{"apiVersion": p.GetAPIVersion(), "kind": p.GetKind(), "metadata": meta}
+	if spec, ok := p.Object["spec"]; ok {
+		out["spec"] = runtime.DeepCopyJSONValue(spec)
+	}
+	return out
+}
+
+// cloudProfileOf is the profile a Shoot names (spec.cloudProfile, else spec.cloudProfileName), nil
+// when the garden has none of that name.
+func (c *apiContext) cloudProfileOf(live *unstructured.Unstructured) map[string]any {
+	kind, _, _ := unstructured.NestedString(live.Object, "spec", "cloudProfile", "kind")
+	name, _, _ := unstructured.NestedString(live.Object, "spec", "cloudProfile", "name")
+	if name == "" {
+		name, _, _ = unstructured.NestedString(live.Object, "spec", "cloudProfileName")
+	}
+	if kind == "NamespacedCloudProfile" {
+		return c.profiles[live.GetNamespace()+"/"+name]
+	}
+	return c.profiles[name]
 }
 
 func versionOf(group string) string {
@@ -296,7 +344,8 @@ func (c *apiContext) shootContext(live *unstructured.Unstructured, project, why 
 	if why != "" {
 		return shoot.APIContext{}, why
 	}
-	ctx := shoot.APIContext{Project: project, Seed: c.seed, InternalDomain: c.internal, DefaultDomain: c.def, ExtensionLifecycles: c.lifecycles}
+	ctx := shoot.APIContext{Project: project, Seed: c.seed, InternalDomain: c.internal, DefaultDomain: c.def, ExtensionLifecycles: c.lifecycles,
+		CloudProfile: c.cloudProfileOf(live)}
 	if class, _, _ := unstructured.NestedString(live.Object, "spec", "exposureClassName"); class != "" {
 		ctx.ExposureClassHandler = c.exposureClass[class]
 	}

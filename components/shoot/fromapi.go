@@ -24,6 +24,9 @@ type APIContext struct {
 	DefaultDomain        *DNSDomain
 	ExtensionLifecycles  map[string]ExtensionLifecycle
 	ExposureClassHandler string
+	// CloudProfile is the profile the Shoot names as the garden holds it, which its extensions
+	// Cluster embeds (nil: the Cluster carries the profile's name only).
+	CloudProfile map[string]any
 }
 
 // RenderFromAPI renders the control plane of a Shoot that no shoot block declares, from the
@@ -40,6 +43,9 @@ func RenderFromAPI(in render.Input, live *unstructured.Unstructured, c APIContex
 	v.Project, v.Seed = c.Project, &c.Seed
 	v.InternalDomain, v.DefaultDomain = c.InternalDomain, c.DefaultDomain
 	v.ExtensionLifecycles, v.ExposureClassHandler = c.ExtensionLifecycles, c.ExposureClassHandler
+	if c.CloudProfile != nil {
+		v.CloudProfileObject = c.CloudProfile
+	}
 	if v.DNSDomain != "" && c.DefaultDomain != nil && v.DNSDomain == live.GetName()+"."+c.Project+"."+c.DefaultDomain.Domain {
 		// gardener-apiserver writes the default domain into the Shoot (SetDefaults_Shoot and the
 		// shootdns admission plugin): it is the default domain's, not one of the user's own.

@@ -104,10 +104,60 @@ func liveControlPlanes(t *testing.T, dir string) {
 		require.ElementsMatch(t, slices.Collect(maps.Keys(want)), slices.Collect(maps.Keys(got)), "shoot %s: the same parts", name)
 		for part, w := range want {
 			g := got[part]
+			if part == "cluster" {
+				// The declared shoot embeds the CloudProfile as its block renders it, a Shoot
+				// from the API the profile the garden holds, with gardener-apiserver's defaults.
+				assertSameClusterBesidesProfileDefaults(t, name, w.Objects, g.Objects)
+				continue
+			}
 			assert.Equal(t, w.Objects, g.Objects, "shoot %s, part %s: the live Shoot's control plane is the declared one", name, part)
 			assert.Equal(t, w.Secret, g.Secret, "shoot %s, part %s", name, part)
 			assert.Equal(t, w.Copy, g.Copy, "shoot %s, part %s", name, part)
 		}
+	}
+}
+
+// assertSameClusterBesidesProfileDefaults compares the extensions Cluster of a declared shoot with
+// the one rendered from its live Shoot: equal but for the embedded CloudProfile, whose declared
+// fields the live profile holds with the same values (it may hold more: the API server's
+// defaults).
+func assertSameClusterBesidesProfileDefaults(t *testing.T, shoot string, want, got []render.Object) {
+	t.Helper()
+	require.Len(t, got, len(want), "shoot %s: the Cluster part", shoot)
+	for i := range want {
+		w, g := want[i].Object.DeepCopy(), got[i].Object.DeepCopy()
+		wp, _, _ := unstructured.NestedMap(w.Object, "spec", "cloudProfile")
+		gp, _, _ := unstructured.NestedMap(g.Object, "spec", "cloudProfile")
+		require.NotEmpty(t, gp, "shoot %s: the Cluster from the live Shoot embeds the garden's CloudProfile", shoot)
+		assertHolds(t, shoot+" Cluster spec.cloudProfile", wp, gp)
+		unstructured.RemoveNestedField(w.Object, "spec", "cloudProfile")
+		unstructured.RemoveNestedField(g.Object, "spec", "cloudProfile")
+		assert.Equal(t, w, g, "shoot %s, part cluster: the live Shoot's Cluster is the declared one", shoot)
+	}
+}
+
+// assertHolds checks that every field of want is in got with the same value (lists item by item).
+func assertHolds(t *testing.T, path string, want, got any) {
+	t.Helper()
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !assert.True(t, ok, "%s: an object", path) {
+			return
+		}
+		for k, v := range w {
+			assertHolds(t, path+"."+k, v, g[k])
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !assert.True(t, ok, "%s: a list", path) || !assert.Len(t, g, len(w), path) {
+			return
+		}
+		for i := range w {
+			assertHolds(t, fmt.Sprintf("%s[%d]", path, i), w[i], g[i])
+		}
+	default:
+		assert.Equal(t, fmt.Sprint(want), fmt.Sprint(got), path)
 	}
 }
 
