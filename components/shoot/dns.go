@@ -32,11 +32,13 @@ func (b *builder) dnsRecords() error {
 		Address: render.LiveValue(address), RecordType: render.LiveValue(address.WithAs(render.AsRecordType)),
 	}
 	b.copySecret("dns_internal_secret", shootextensions.DNSRecordSecretName(b.name, "internal"), seed.GardenNamespace, internal.SecretRef)
-	deps := map[string][]string{"internal": {"cluster", "kube_apiserver", "dns_internal_secret"}}
+	// The records wait for their Secrets and, in flowOrder, for the kube-apiserver Service, not
+	// for the kube-apiserver nor each other, as gardenlet deploys them (flow.go).
+	deps := map[string][]string{"internal": {"cluster", "dns_internal_secret"}}
 	if providerType, namespace, secret := b.externalDNSProvider(); providerType != "" {
 		dns.Domain, dns.ProviderType = b.domain(), providerType
 		b.copySecret("dns_external_secret", shootextensions.DNSRecordSecretName(b.name, "external"), namespace, secret)
-		deps["external"] = []string{"dns_record_internal", "dns_external_secret"}
+		deps["external"] = []string{"cluster", "dns_external_secret"}
 	}
 	ev, err := b.extValues()
 	if err != nil {

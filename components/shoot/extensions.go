@@ -147,7 +147,7 @@ func (b *builder) extensionResources() error {
 		{part: "control_plane", f: shootextensions.ControlPlanes, scaled: true, deps: []string{"cluster", "cloudprovider", "infrastructure", "kube_apiserver"}},
 		{part: "network", f: shootextensions.Network, deps: []string{"cluster", "kube_apiserver"}},
 		{part: "operating_system_configs", f: shootextensions.OperatingSystemConfigs, deps: []string{"cluster", "kube_apiserver"}},
-		{part: "container_runtimes", f: shootextensions.ContainerRuntimes, deps: []string{"cluster", "worker"}},
+		{part: "container_runtimes", f: shootextensions.ContainerRuntimes, deps: []string{"cluster"}},
 	}
 	if ev.Backup != nil {
 		// The etcd backups' entry in the seed's bucket, before etcd-main (Gardener's "BackupEntry"

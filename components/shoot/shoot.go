@@ -14,13 +14,14 @@
 //     once the Shoot exists (identity.go);
 //  3. kube-apiserver (after its etcds, Gardener's "Secrets Management"
 //     docs/development/secrets_management.md) exposed through the seed's Istio ingress gateway by
-//     SNI; vpn-seed-server beside it;
-//  4. after the kube-apiserver: the shoot's gardener-resource-manager, kube-controller-manager,
-//     kube-scheduler, the Extensions of lifecycle AfterKubeAPIServer (the default, Gardener's
-//     "ControllerRegistration" docs/extensions/registration.md; extension_lifecycles says which are
-//     not), Network and ControlPlane (after the Infrastructure, Gardener's "ControlPlane"
+//     SNI;
+//  4. after the kube-apiserver: the shoot's gardener-resource-manager, and after both
+//     vpn-seed-server, kube-controller-manager, kube-scheduler, the Extensions of lifecycle
+//     AfterKubeAPIServer (the default, Gardener's "ControllerRegistration"
+//     docs/extensions/registration.md; extension_lifecycles says which are not) and the
+//     ControlPlane (after the Infrastructure, Gardener's "ControlPlane"
 //     docs/extensions/resources/controlplane.md);
-//  5. the OperatingSystemConfigs, machine-controller-manager, the Worker (after its
+//  5. the OperatingSystemConfigs, the Network, machine-controller-manager, the Worker (after its
 //     OperatingSystemConfigs and the Infrastructure, Gardener's "OperatingSystemConfig"
 //     docs/extensions/resources/operatingsystemconfig.md, "Worker"
 //     docs/extensions/resources/worker.md), cluster-autoscaler (after the Worker, Gardener's
@@ -28,22 +29,25 @@
 //  6. the shoot system components as ManagedResources (Gardener's "Conventions"
 //     docs/extensions/conventions.md) once the shoot's resource manager runs.
 //
+// Beyond what each part needs, flowOrder (flow.go) adds the waits of gardenlet's flow between
+// them.
+//
 // The Shoot itself comes first: gardenlet reconciles an existing Shoot, and gardener-controller-
 // manager installs on-demand extensions for it and changes it (hibernation schedules, version
 // maintenance), which the control plane follows.
 //
 // Deleting a shoot runs the order backwards, which is the documented delete flow, and deletes the
-// Shoot last: the in-shoot
-// system components go first (Gardener's "Cleanup of Shoot Clusters in Deletion"
-// docs/usage/advanced/shoot_cleanup.md), extensions are deleted before the kube-apiserver
-// (Gardener's docs/extensions/registration.md) and the etcds last (Gardener's "etcd"
+// Shoot last; where gardenlet's delete flow is not the reverse (the system components after the
+// Worker, gardener-resource-manager and the DNS records after the kube-apiserver), flowOrder says
+// so. Extensions are deleted before the kube-apiserver (Gardener's
+// docs/extensions/registration.md) and the etcds last (Gardener's "etcd"
 // docs/concepts/etcd.md). Hibernation empties the Worker's pools and reverses the order of the
 // scaled parts (Gardener's docs/extensions/registration.md, docs/extensions/resources/worker.md):
 // the Worker and the components after the kube-apiserver scale down first, then the kube-apiserver,
 // then the etcds; waking up runs the reconcile order again.
 //
 // With the landscape's internal_domain, the kube-apiserver gets its internal DNSRecord, and the
-// external one after it (Gardener's "DNS Record" docs/extensions/resources/dnsrecord.md); their
+// external one beside it (Gardener's "DNS Record" docs/extensions/resources/dnsrecord.md); their
 // value is the address of the seed's load balancer, which the engine reads from the seed's gateway
 // Service.
 package shoot
@@ -318,7 +322,7 @@ func newBuilder(name string, v Values) (*builder, error) {
 func (b *builder) build() error {
 	b.defaultAsTheAPI()
 	b.decideIdentity(b.liveShoot)
-	steps := []func() error{b.registration, b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.publication, b.completeCluster, b.afterTheShoot, b.confineToWindow}
+	steps := []func() error{b.registration, b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.flowOrder, b.publication, b.completeCluster, b.afterTheShoot, b.confineToWindow}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return fmt.Errorf("shoot %s: %w", b.name, err)

@@ -275,9 +275,68 @@ func TestPriorityClasses(t *testing.T) {
 // The reconcile order follows the shoot flow (pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go).
 func TestReconcileOrder(t *testing.T) {
 	v := values(func(v *Values) {
-		v.Extensions = []Extension{{Type: "shoot-dns-service"}}
+		withDNS(v)
+		v.Extensions = []Extension{{Type: "shoot-dns-service"}, {Type: "early"}}
+		v.ExtensionLifecycles = map[string]ExtensionLifecycle{"early": {Reconcile: "BeforeKubeAPIServer"}}
+		v.SystemComponents = &SystemComponents{NodeLocalDNSEnabled: true}
 	})
-	seq := order(t, parts(t, v))
+	ps := parts(t, v)
+	seq := order(t, ps)
+	// The waits of gardenlet's reconcile flow (pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go
+	// in gardener/gardener v1.120.0), each a task and one it waits for, directly or through
+	// tasks the engine has no part for; see docs/fidelity/shoot-flow-order.md.
+	for _, pair := range [][2]string{
+		{"cloudprovider", "infrastructure"},
+		{"dns_internal_secret", "dns_record_internal"},
+		{"dns_external_secret", "dns_record_external"},
+		{"kube_apiserver_service", "dns_record_internal"},
+		{"kube_apiserver_service", "dns_record_external"},
+		{"kube_apiserver_service", "kube_apiserver"},
+		{"cloudprovider", "extensions_before_kube_apiserver"},
+		{"infrastructure", "extensions_before_kube_apiserver"},
+		{"extensions_before_kube_apiserver", "kube_apiserver"},
+		{"infrastructure", "kube_apiserver"},
+		{"kube_apiserver", "vpn_seed_server"},
+		{"gardener_resource_manager", "vpn_seed_server"},
+		{"gardener_resource_manager", "control_plane"},
+		{"gardener_resource_manager", "kube_scheduler"},
+		{"gardener_resource_manager", "kube_controller_manager"},
+		{"cloudprovider", "kube_controller_manager"},
+		{"gardener_resource_manager", "extensions_after_kube_apiserver"},
+		{"dns_record_internal", "extensions_after_kube_apiserver"},
+		{"infrastructure", "operating_system_configs"},
+		{"control_plane", "operating_system_configs"},
+		{"extensions_after_kube_apiserver", "operating_system_configs"},
+		{"gardener_resource_manager", "network"},
+		{"operating_system_configs", "network"},
+		{"kube_scheduler", "network"},
+		{"cloudprovider", "machine_controller_manager"},
+		{"infrastructure", "machine_controller_manager"},
+		{"dns_record_internal", "machine_controller_manager"},
+		{"operating_system_configs", "machine_controller_manager"},
+		{"network", "machine_controller_manager"},
+		{"kube_controller_manager", "machine_controller_manager"},
+		{"dns_record_internal", "system_components"},
+		{"operating_system_configs", "system_components"},
+		{"kube_scheduler", "system_components"},
+		{"vpn_seed_server", "system_components"}, // vpn-shoot
+		{"network", "system_components"},         // node-local-dns
+	} {
+		before(t, seq, pair[0], pair[1])
+		waitsFor(t, ps, pair[1], pair[0])
+	}
+	// What gardenlet does not wait for: the DNS records need the gateway's address, not the
+	// kube-apiserver or its etcds, nor each other; vpn-seed-server does not wait for the
+	// ControlPlane.
+	for _, pair := range [][2]string{
+		{"dns_record_internal", "kube_apiserver"},
+		{"dns_record_internal", "etcd_main"},
+		{"dns_record_external", "kube_apiserver"},
+		{"dns_record_external", "dns_record_internal"},
+		{"vpn_seed_server", "control_plane"},
+	} {
+		doesNotWaitFor(t, ps, pair[0], pair[1])
+	}
 	for _, pair := range [][2]string{
 		{"namespace", "cluster"},
 		{"cluster", "infrastructure"},
@@ -297,7 +356,7 @@ func TestReconcileOrder(t *testing.T) {
 		before(t, seq, pair[0], pair[1])
 	}
 	assert.Equal(t, "shoot", seq[0], "the Shoot comes before its control plane")
-	del := deletionOrder(t, parts(t, v))
+	del := deletionOrder(t, ps)
 	assert.Equal(t, "shoot", del[len(del)-1], "the delete flow runs first, the Shoot goes last")
 	before(t, seq, "shoot", "garden_publication") // what gardenlet publishes for the Shoot, controlled by it
 }
@@ -601,12 +660,13 @@ func TestBackupEntry(t *testing.T) {
 // reconcile order's dependencies for deletion (the kube-apiserver after its controllers, the
 // etcds after the kube-apiserver), although hibernation reversed the order they scale in.
 func TestHibernatedShootIsDeletedInTheDeleteFlowsOrder(t *testing.T) {
-	awake, asleep := parts(t, values(nil)), parts(t, values(hibernated))
-	for name, p := range asleep {
-		assert.ElementsMatch(t, awake[name].DependsOn, p.DeletionDependsOn, "part %s", name)
+	awake, asleep := parts(t, values(nil)), forDeletion(parts(t, values(hibernated)))
+	for name, p := range forDeletion(awake) {
+		assert.ElementsMatch(t, p.DependsOn, asleep[name].DependsOn, "part %s", name)
 	}
-	assert.Contains(t, asleep["etcd_main"].DependsOn, "kube_apiserver", "hibernation scales etcd down after the API server")
-	assert.NotContains(t, asleep["etcd_main"].DeletionDependsOn, "kube_apiserver", "deletion removes etcd after the API server")
+	hibernating := parts(t, values(hibernated))
+	assert.Contains(t, hibernating["etcd_main"].DependsOn, "kube_apiserver", "hibernation scales etcd down after the API server")
+	assert.NotContains(t, hibernating["etcd_main"].DeletionDependsOn, "kube_apiserver", "deletion removes etcd after the API server")
 	assert.Nil(t, awake["etcd_main"].DeletionDependsOn, "an awake shoot deletes in its apply order")
 }
 
@@ -694,9 +754,12 @@ func TestDNSRecords(t *testing.T) {
 
 	assert.Equal(t, render.CopySpec{Cluster: "seed1", Namespace: "shoot--local--dev", Name: "dnsrecord-dev-internal", FromCluster: "virtual_garden", FromNamespace: "garden", FromName: "internal-domain-local"}, *own["dns_internal_secret"].Copy)
 	assert.Equal(t, render.CopySpec{Cluster: "seed1", Namespace: "shoot--local--dev", Name: "dnsrecord-dev-external", FromCluster: "virtual_garden", FromNamespace: "garden", FromName: "default-domain-local"}, *own["dns_external_secret"].Copy)
-	seq := order(t, own)
-	before(t, seq, "kube_apiserver", "dns_record_internal")
-	before(t, seq, "dns_record_internal", "dns_record_external") // Gardener's docs/extensions/resources/dnsrecord.md
+	// gardenlet deploys both records once the gateway's address is known, neither after the
+	// kube-apiserver nor after the other (pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go).
+	doesNotWaitFor(t, own, "dns_record_internal", "kube_apiserver")
+	doesNotWaitFor(t, own, "dns_record_external", "dns_record_internal")
+	waitsFor(t, own, "dns_record_internal", "dns_internal_secret")
+	waitsFor(t, own, "dns_record_external", "dns_external_secret")
 
 	// The shoot's own domain and DNS provider: its Secret comes from the project.
 	own = parts(t, values(func(v *Values) {

@@ -201,8 +201,12 @@ func checkDNSRecords(t *testing.T, c *localcluster.Cluster, ready []string) {
 			_, err := cs.CoreV1().Secrets(ns).Get(ctx, "dnsrecord-"+shoot+"-"+which, metav1.GetOptions{})
 			assert.NoError(t, err, "the %s record's credentials are copied (Gardener's docs/extensions/resources/dnsrecord.md)", which)
 		}
-		order(t, ready, shoot, "kube_apiserver", "dns_record_internal")
-		order(t, ready, shoot, "dns_record_internal", "dns_record_external")
+		// gardenlet deploys the records after the kube-apiserver Service, neither after the
+		// kube-apiserver nor after the other (docs/fidelity/shoot-flow-order.md).
+		order(t, ready, shoot, "kube_apiserver_service", "dns_record_internal")
+		order(t, ready, shoot, "kube_apiserver_service", "dns_record_external")
+		order(t, ready, shoot, "dns_internal_secret", "dns_record_internal")
+		order(t, ready, shoot, "dns_external_secret", "dns_record_external")
 	}
 	ingress := record("garden", "seed-ingress")
 	assert.Equal(t, "*.ingress.local.seed.local.gardener.cloud", ingress["name"])
