@@ -9,7 +9,7 @@ import (
 // Each part's own dependencies name what it needs to be written at all: its namespace, its
 // Secrets, the objects it reads. gardenlet's reconcile flow waits for more: a task waits for the
 // readiness of tasks it does not read from, so that a later component finds the cluster in the
-// state it expects (runReconcileFlow in pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go,
+// state it expects (runReconcileShootFlow in pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go,
 // gardener/gardener v1.120.0). flowOrder adds those waits between the parts that model its
 // tasks, and the deletion order of runDeleteShootFlow (reconciler_delete.go) where it is not the
 // reverse of the reconcile order. docs/fidelity/shoot-flow-order.md maps every task to its part.
