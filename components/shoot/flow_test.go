@@ -72,6 +72,7 @@ func TestDeleteFlowOrder(t *testing.T) {
 			{"worker", "machine_controller_manager"},
 			{"worker", "operating_system_configs"},
 			{"operating_system_configs", "control_plane"},
+			{"network", "control_plane"},
 			{"control_plane", "kube_apiserver"},
 			{"control_plane", "infrastructure"},
 			{"worker", "system_components"},
@@ -92,5 +93,6 @@ func TestDeleteFlowOrder(t *testing.T) {
 		seq := deletionOrder(t, ps)
 		before(t, seq, "kube_apiserver", "gardener_resource_manager")
 		before(t, seq, "kube_apiserver", "dns_record_internal")
+		assert.Equal(t, []string{"namespace", "shoot"}, seq[len(seq)-2:], "the namespace goes last, then the Shoot")
 	}
 }
