@@ -99,7 +99,7 @@ const (
 )
 
 // prometheusOperatorVersion is the operator release; its config reloader must match it.
-const prometheusOperatorVersion = "v0.83.0"
+const prometheusOperatorVersion = "v0.82.2"
 
 // Vector maps image names to images.
 type Vector map[string]Image
@@ -129,10 +129,10 @@ func Default() Vector {
 		Prometheus:                  {Repository: "quay.io/prometheus/prometheus", Tag: "v3.4.0"},
 		Alertmanager:                {Repository: "quay.io/prometheus/alertmanager", Tag: "v0.28.1"},
 		KubeStateMetrics:            {Repository: "registry.k8s.io/kube-state-metrics/kube-state-metrics", Tag: "v2.15.0"},
-		Plutono:                     {Repository: "ghcr.io/credativ/plutono", Tag: "v7.5.39"},
+		Plutono:                     {Repository: thirdParty + "credativ/plutono", Tag: "v7.5.38"},
 		// The sidecar that copies dashboard ConfigMaps into Plutono's dashboard directory.
-		PlutonoDashboardRefresher: {Repository: "quay.io/kiwigrid/k8s-sidecar", Tag: "1.28.0"},
-		Vali:                      {Repository: "ghcr.io/credativ/vali", Tag: "v2.2.22"},
+		PlutonoDashboardRefresher: {Repository: "quay.io/kiwigrid/k8s-sidecar", Tag: "1.30.3"},
+		Vali:                      {Repository: thirdParty + "credativ/vali", Tag: "v2.2.23"},
 		Gardenlet:                 {Repository: gardenerReleases + "gardenlet", Tag: GardenerVersion},
 		DependencyWatchdog:        {Repository: gardenerReleases + "dependency-watchdog", Tag: "v1.4.0"},
 		// The reserve-excess-capacity placeholder pods only sleep.
@@ -149,8 +149,8 @@ func Default() Vector {
 		VPNClient:                {Repository: gardenerReleases + "vpn-client", Tag: "0.38.0"},
 		MetricsServer:            {Repository: "registry.k8s.io/metrics-server/metrics-server", Tag: "v0.7.2"},
 		NodeLocalDNS:             {Repository: "registry.k8s.io/dns/k8s-dns-node-cache", Tag: "1.25.0"},
-		BlackboxExporter:         {Repository: "quay.io/prometheus/blackbox-exporter", Tag: "v0.27.0"},
-		EventLogger:              {Repository: gardenerReleases + "event-logger", Tag: "v0.55.6"},
+		BlackboxExporter:         {Repository: "quay.io/prometheus/blackbox-exporter", Tag: "v0.26.0"},
+		EventLogger:              {Repository: gardenerReleases + "event-logger", Tag: "v0.65.0"},
 	}
 }
 
