@@ -27,6 +27,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -159,32 +160,55 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := stack{namespace: v.Namespace, priorityClass: PriorityClass, replicas: stackReplicas, img: img}
+	s := stack{kind: gardenStack, namespace: v.Namespace, priorityClass: PriorityClass, replicas: stackReplicas, img: img}
 
-	typed, err := crdObjects()
+	objs, err := crdObjects()
 	if err != nil {
 		return nil, err
 	}
-	typed = append(typed, operatorObjects(s, v.WatchAllNamespaces)...)
-	typed = append(typed, prometheusRBAC(s, prometheuses(v))...)
+	objs = append(objs, operatorObjects(s, v.WatchAllNamespaces)...)
+	objs = append(objs, kubeStateMetricsObjects(s, kubeStateMetrics{suffix: "-runtime"})...)
+	objs = append(objs, ksmScrapeConfig(v.Namespace, GardenPrometheusLabel, KubeStateMetricsName+"-runtime"))
+	objs = append(objs, plutonoObjects(s, plutonoSpec{
+		role: GardenPrometheusLabel, host: ingressHost(PlutonoHostPrefix, v.IngressDomain), tlsSecret: v.IngressTLSSecretName, adminSecret: v.PlutonoAdminSecretName,
+	})...)
+	objs = append(objs, valiObjects(s, valiStorage)...)
+	instances := prometheuses(v)
+	objs = append(objs, prometheusRBAC(s, instances)...)
+	for _, p := range instances {
+		objs = append(objs, prometheus(s, p, promStorage), prometheusVPA(s, p))
+	}
+	if v.Longterm {
+		// Gardener's documentation does not say which series; the Garden Prometheus is the landscape's
+		// aggregator of metering (Gardener's docs/concepts/operator.md), so the metering series and the
+		// targets' up series are kept for long.
+		objs = append(objs, federation(v.Namespace, LongtermPrometheusLabel, GardenPrometheusService, v.Namespace,
+			`{__name__=~"metering:.+"}`, `{__name__="up"}`))
+	}
 	if v.Alerting {
-		typed = append(typed, alertmanagerObjects(s, GardenAlertmanagerName)...)
+		objs = append(objs, alertmanagerObjects(s, GardenAlertmanagerName)...)
+		objs = append(objs, alertmanager(s, GardenAlertmanagerName, resource.MustParse("1Gi")), alertmanagerVPA(s, GardenAlertmanagerName))
 	}
-	typed = append(typed, kubeStateMetricsObjects(s, nil)...)
-	plutono, err := plutonoObjects(s, plutonoSpec{
-		role: GardenPrometheusLabel, prometheus: []string{GardenPrometheusService}, vali: true,
-		host: ingressHost(PlutonoHostPrefix, v.IngressDomain), tlsSecret: v.IngressTLSSecretName, adminSecret: v.PlutonoAdminSecretName,
-	})
-	if err != nil {
-		return nil, err
+	return objects(v.Cluster.Name, objs)
+}
+
+// prometheuses lists the garden instances Values ask for: the Garden Prometheus always, the
+// Long-term Prometheus unless turned off. Gardener's documentation gives no retention for the
+// garden, only that the Long-term Prometheus keeps metrics longer than the Garden Prometheus
+// (Gardener's docs/concepts/operator.md).
+func prometheuses(v Values) []prometheusInstance {
+	annotations := prometheusServiceAnnotations(gardenStack, "")
+	garden := prometheusInstance{name: GardenPrometheusName, retention: "10d", clusterWide: true, serviceAnnotations: annotations,
+		podLabels: map[string]string{toScrapeTargets(gardenScrapeTargets): allowed}}
+	if v.Alerting {
+		garden.alertTo(GardenAlertmanagerService, "")
 	}
-	typed = append(typed, plutono...)
-	vali, err := valiObjects(s, valiStorage)
-	if err != nil {
-		return nil, err
+	out := []prometheusInstance{garden}
+	if v.Longterm {
+		out = append(out, prometheusInstance{name: LongtermPrometheusName, retention: "90d", clusterWide: true, serviceAnnotations: annotations,
+			podLabels: map[string]string{toService(GardenPrometheusService, prometheusPort): allowed}})
 	}
-	typed = append(typed, vali...)
-	return objects(v.Cluster.Name, typed, customResources(v, s, promStorage))
+	return out
 }
 
 // crdObjects are the prometheus-operator CRDs.
@@ -200,16 +224,30 @@ func crdObjects() ([]runtime.Object, error) {
 	return out, nil
 }
 
-// objects converts the typed objects and appends the custom resources, all on cluster.
-func objects(cluster string, typed []runtime.Object, custom []*unstructured.Unstructured) ([]render.Object, error) {
-	objs, err := kube.Typed(cluster, typed...)
-	if err != nil {
-		return nil, err
-	}
+// uniqueBases are the names of the content-addressed ConfigMaps the stacks render; a plan
+// deletes their earlier versions as superseded.
+var uniqueBases = []string{plutonoDatasources, plutonoDashboardProviders, valiConfigName, blackboxConfigName, KubeStateMetricsName + "-custom-resource-state"}
+
+// objects converts the objects, typed or custom resources, in their order and places them on
+// cluster.
+func objects(cluster string, objs []runtime.Object) ([]render.Object, error) {
+	out := make([]render.Object, 0, len(objs))
 	for _, o := range objs {
-		dropTemplateStatus(o.Object)
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok {
+			converted, err := kube.ToUnstructured(o)
+			if err != nil {
+				return nil, err
+			}
+			u = converted
+			dropTemplateStatus(u)
+		}
+		out = append(out, kube.On(cluster, "", u)...)
 	}
-	return append(objs, kube.On(cluster, "", custom...)...), nil
+	for _, base := range uniqueBases {
+		unique.MarkVersions(out, "ConfigMap", base)
+	}
+	return out, nil
 }
 
 // resolve parses the volume sizes of Prometheus and Vali and resolves the images, the inputs

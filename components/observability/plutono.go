@@ -1,38 +1,36 @@
 package observability
 
 import (
-	"fmt"
-	"maps"
+	"strconv"
 
-	"github.com/declarative-gardener/gardener/components/internal/kube"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
+
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 )
 
-// Names of Plutono's objects (Gardener's "Gardener Operator" docs/concepts/operator.md: "A Plutono
-// instance is deployed by gardener-operator into the garden namespace").
+// Names of Plutono's objects (pkg/component/observability/plutono/plutono.go in gardener/gardener
+// v1.120.0).
 const (
 	PlutonoName = "plutono"
-	// PlutonoHostPrefix is the first label of Plutono's host under the ingress domain.
-	PlutonoHostPrefix               = "plutono-garden"
-	plutonoDatasources              = "plutono-datasources"
-	plutonoDashboardProviders       = "plutono-dashboard-providers"
-	plutonoDashboardRefresher       = "dashboard-refresher"
-	plutonoPort                     = 3000
-	plutonoUser               int64 = 472 // the user of the Plutono image
-	plutonoData                     = "/var/lib/plutono"
-	plutonoDashboards               = plutonoData + "/dashboards"
-	plutonoProvisioning             = "/etc/plutono/provisioning"
+	// PlutonoHostPrefix is the first label of the garden Plutono's host under the ingress domain.
+	PlutonoHostPrefix         = "plutono-garden"
+	plutonoDatasources        = "plutono-datasources"
+	plutonoDashboardProviders = "plutono-dashboard-providers"
+	plutonoDashboardRefresher = "dashboard-refresher"
+	plutonoPort               = 3000
+	plutonoData               = "/var/lib/plutono"
+	plutonoDashboards         = plutonoData + "/dashboards"
+	plutonoProvisioning       = "/etc/plutono/provisioning"
 )
 
 // ValiDatasource and PrometheusDatasource name Plutono's datasources.
 const (
-	PrometheusDatasource = GardenPrometheusService
+	PrometheusDatasource = "prometheus"
 	ValiDatasource       = "vali"
 )
 
@@ -43,21 +41,17 @@ func plutonoHost(domain string) string { return PlutonoHostPrefix + "." + domain
 // docs/concepts/operator.md, "Logging And Monitoring" docs/extensions/logging-and-monitoring.md).
 func dashboardLabel(role string) string { return "dashboard.monitoring.gardener.cloud/" + role }
 
+// plutonoLabels label and select every object of Plutono.
+func plutonoLabels() map[string]string { return map[string]string{labelComponent: PlutonoName} }
+
 // plutonoSpec is what sets one stack's Plutono apart from another's.
 type plutonoSpec struct {
-	// role is garden, seed or shoot: the dashboard provider's name and the dashboard label's
-	// last segment.
+	// role is garden, seed or shoot: the dashboard label's last segment.
 	role string
-	// prometheus are the Services of the Prometheus datasources, the first the default.
-	prometheus []string
-	// vali provisions Vali's Service as a datasource.
-	vali bool
 	// host is the Ingress host; "" renders no Ingress.
 	host, tlsSecret string
 	// adminSecret names the Secret with the admin password (key password).
 	adminSecret string
-	// datasourceLabels are the network labels that let Plutono reach its datasources.
-	datasourceLabels map[string]string
 }
 
 // url is where users reach Plutono; "" without an Ingress.
@@ -68,85 +62,148 @@ func (p plutonoSpec) url() string {
 	return "https://" + p.host
 }
 
-// plutonoObjects renders Plutono: its provisioning ConfigMaps, the ServiceAccount and Role of
-// the dashboard sidecar, the Deployment, the Service and, with a host, the Ingress.
-func plutonoObjects(s stack, p plutonoSpec) ([]runtime.Object, error) {
-	datasources, err := yaml.Marshal(datasourcesConfig(s.namespace, p))
-	if err != nil {
-		return nil, fmt.Errorf("plutono datasources: %w", err)
-	}
-	providers, err := yaml.Marshal(dashboardProviders(p.role))
-	if err != nil {
-		return nil, fmt.Errorf("plutono dashboard providers: %w", err)
+// plutonoObjects renders Plutono: its provisioning ConfigMaps (content-addressed), the
+// ServiceAccount and Role of the dashboard sidecar, the Deployment, the Service and, with a host,
+// the Ingress.
+func plutonoObjects(s stack, p plutonoSpec) []runtime.Object {
+	labels := plutonoLabels()
+	datasources := &corev1.ConfigMap{ObjectMeta: meta(plutonoDatasources, s.namespace, labels), Data: map[string]string{"datasources.yaml": datasourcesConfig(s, p)}}
+	providers := &corev1.ConfigMap{ObjectMeta: meta(plutonoDashboardProviders, s.namespace, labels), Data: map[string]string{"default.yaml": dashboardProviders}}
+	unique.ConfigMap(datasources)
+	unique.ConfigMap(providers)
+	refresher := PlutonoName + "-" + plutonoDashboardRefresher
+	svc := service(PlutonoName, s.namespace, labels, labels, "web", plutonoPort, intstr.FromInt32(plutonoPort))
+	if s.kind == seedStack {
+		svc.Labels = merge(labels, map[string]string{labelRole: roleMonitoring})
 	}
 	out := []runtime.Object{
-		&corev1.ConfigMap{ObjectMeta: meta(plutonoDatasources, s.namespace, PlutonoName), Data: map[string]string{"datasources.yaml": string(datasources)}},
-		&corev1.ConfigMap{ObjectMeta: meta(plutonoDashboardProviders, s.namespace, PlutonoName), Data: map[string]string{"providers.yaml": string(providers)}},
-		&corev1.ServiceAccount{ObjectMeta: meta(PlutonoName, s.namespace, ""), AutomountServiceAccountToken: ptr.To(true)},
+		datasources,
+		providers,
+		plutonoDeployment(s, p, datasources.Name, providers.Name),
+		svc,
+		serviceAccount(PlutonoName, s.namespace, labels),
+		&rbacv1.Role{ObjectMeta: meta(refresher, s.namespace, labels), Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: read}}},
+		roleBinding(refresher, s.namespace, labels, refresher, PlutonoName),
 	}
-	out = append(out, role(PlutonoName+"-"+plutonoDashboardRefresher, s.namespace, PlutonoName,
-		[]rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: read}})...)
-	out = append(out,
-		plutonoDeployment(s, p),
-		service(PlutonoName, s.namespace, PlutonoName, appLabels(PlutonoName), "web", 80, intstr.FromString("web")),
-	)
 	if p.host != "" {
-		out = append(out, ingress(s.namespace, PlutonoName, PlutonoName, p.host, p.tlsSecret, ""))
+		ing := ingress(s.namespace, PlutonoName, nil, p.host, p.tlsSecret, "", intstr.FromInt32(plutonoPort))
+		ing.Annotations = map[string]string{"nginx.ingress.kubernetes.io/server-snippet": "location /api/admin/ {\n  return 403;\n}"}
+		if s.kind == shootStack {
+			ing.Labels = labels
+		}
+		out = append(out, ing)
 	}
-	return out, nil
+	return out
 }
 
-// datasourcesConfig provisions the Prometheus instances and Vali as Plutono's datasources.
-// Vali's entry follows the documented one: proxy access, the logging Service on port 3100 and
-// at most 5000 lines (Gardener's "Logging" docs/usage/observability/logging.md).
-func datasourcesConfig(namespace string, p plutonoSpec) map[string]any {
-	var sources []any
-	for i, svc := range p.prometheus {
-		sources = append(sources, map[string]any{
-			"name":      svc,
-			"type":      "prometheus",
-			"access":    "proxy",
-			"url":       fmt.Sprintf("http://%s.%s.svc:%d", svc, namespace, prometheusWeb),
-			"isDefault": i == 0,
-			"editable":  false,
-			"jsonData":  map[string]any{"timeInterval": ScrapeInterval},
-		})
+// datasourcesConfig is Plutono's datasource provisioning, text for text as Gardener writes it
+// (getDataSource in plutono.go): the default Prometheus (the garden's, the seed's aggregate or the
+// shoot's), the Long-term or the seed Prometheus besides, and Vali's logging Service.
+func datasourcesConfig(s stack, p plutonoSpec) string {
+	prometheus, maxLines := "shoot", "1000"
+	switch s.kind {
+	case gardenStack:
+		prometheus, maxLines = "garden", "5000"
+	case seedStack:
+		prometheus, maxLines = "aggregate", "5000"
 	}
-	if p.vali {
-		sources = append(sources, map[string]any{
-			"name":     ValiDatasource,
-			"type":     "vali",
-			"access":   "proxy",
-			"url":      fmt.Sprintf("http://%s.%s.svc:%d", ValiServiceName, namespace, valiPort),
-			"editable": false,
-			"jsonData": map[string]any{"maxLines": 5000},
-		})
+	out := `apiVersion: 1
+
+# list of datasources that should be deleted from the database
+deleteDatasources:
+- name: Graphite
+  orgId: 1
+
+# list of datasources to insert/update depending
+# whats available in the database
+datasources:
+- name: prometheus
+  type: prometheus
+  access: proxy
+  url: http://prometheus-` + prometheus + `:80
+  basicAuth: false
+  isDefault: true
+  version: 1
+  editable: false
+  jsonData:
+    timeInterval: 1m
+`
+	switch s.kind {
+	case gardenStack:
+		out += `- name: prometheus-longterm
+  type: prometheus
+  access: proxy
+  url: http://prometheus-longterm:80
+  basicAuth: false
+  isDefault: false
+  jsonData:
+    timeInterval: 30s
+  version: 1
+  editable: false
+`
+	case seedStack:
+		out += `- name: seed-prometheus
+  type: prometheus
+  access: proxy
+  url: http://prometheus-seed:80
+  basicAuth: false
+  version: 1
+  editable: false
+  jsonData:
+    timeInterval: 1m
+`
 	}
-	return map[string]any{"apiVersion": 1, "datasources": sources}
+	return out + `- name: vali
+  type: vali
+  access: proxy
+  url: http://` + ValiServiceName + `.` + s.namespace + `.svc:` + strconv.Itoa(valiPort) + `
+  jsonData:
+    maxLines: ` + maxLines + `
+`
 }
 
 // dashboardProviders has Plutono load every dashboard the sidecar writes into its dashboard
-// directory, one file per key of each ConfigMap with the stack's dashboard label
-// (Gardener's docs/concepts/operator.md).
-func dashboardProviders(role string) map[string]any {
-	return map[string]any{
-		"apiVersion": 1,
-		"providers": []any{map[string]any{
-			"name":                  role,
-			"orgId":                 1,
-			"type":                  "file",
-			"disableDeletion":       true,
-			"allowUiUpdates":        false,
-			"updateIntervalSeconds": 30,
-			"options":               map[string]any{"path": plutonoDashboards},
-		}},
+// directory (getDashboardsProviders in plutono.go).
+const dashboardProviders = `apiVersion: 1
+providers:
+- name: 'default'
+  orgId: 1
+  folder: ''
+  type: file
+  disableDeletion: false
+  editable: false
+  options:
+    path: ` + plutonoDashboards
+
+// plutonoPodLabels are the labels of Plutono's pods: the network paths to its datasources
+// (getPodLabels in plutono.go).
+func plutonoPodLabels(s stack) map[string]string {
+	labels := merge(plutonoLabels(), map[string]string{
+		labelObservabilityApp:                PlutonoName,
+		toDNS:                                allowed,
+		toRuntimeAPIServer:                   allowed,
+		toService(ValiServiceName, valiPort): allowed,
+	})
+	switch s.kind {
+	case gardenStack:
+		labels[toService(GardenPrometheusService, prometheusPort)] = allowed
+		labels[toService(LongtermPrometheusService, 9091)] = allowed
+	case seedStack:
+		labels[labelRole] = roleMonitoring
+		labels[toService("prometheus-"+AggregatePrometheusName, prometheusPort)] = allowed
+		labels[toService("prometheus-"+SeedPrometheusName, prometheusPort)] = allowed
+	case shootStack:
+		labels[labelGardenRole] = roleMonitoring
+		labels[toService("prometheus-"+ShootPrometheusName, prometheusPort)] = allowed
 	}
+	return labels
 }
 
 // plutonoDeployment runs Plutono and the dashboard sidecar, which watches the dashboard
-// ConfigMaps in the namespace and writes their documents where the provider reads them.
-// Plutono allows no anonymous access: the admin password comes from the admin Secret.
-func plutonoDeployment(s stack, p plutonoSpec) *appsv1.Deployment {
+// ConfigMaps in the namespace and writes their documents where the provider reads them
+// (getDeployment in plutono.go). Plutono allows no anonymous access: the admin password comes from
+// the admin Secret.
+func plutonoDeployment(s stack, p plutonoSpec, datasources, providers string) runtime.Object {
 	env := []corev1.EnvVar{
 		{Name: "PL_AUTH_ANONYMOUS_ENABLED", Value: "false"},
 		{Name: "PL_USERS_ALLOW_SIGN_UP", Value: "false"},
@@ -155,50 +212,66 @@ func plutonoDeployment(s stack, p plutonoSpec) *appsv1.Deployment {
 			LocalObjectReference: corev1.LocalObjectReference{Name: p.adminSecret},
 			Key:                  "password",
 		}}},
-		{Name: "PL_ANALYTICS_REPORTING_ENABLED", Value: "false"},
-		{Name: "PL_ANALYTICS_CHECK_FOR_UPDATES", Value: "false"},
-		{Name: "PL_PATHS_DATA", Value: plutonoData},
-		{Name: "PL_PATHS_PROVISIONING", Value: plutonoProvisioning},
+		{Name: "PL_DATE_FORMATS_DEFAULT_TIMEZONE", Value: "UTC"},
+		{Name: "PL_ALERTING_ENABLED", Value: "false"},
+		{Name: "PL_SNAPSHOTS_EXTERNAL_ENABLED", Value: "false"},
 	}
 	if p.host != "" {
 		env = append(env, corev1.EnvVar{Name: "PL_SERVER_ROOT_URL", Value: p.url()})
 	}
-	dashboards := corev1.VolumeMount{Name: "dashboards", MountPath: plutonoDashboards}
-	plutono := s.container(PlutonoName, ImagePlutono, "10m", "50Mi")
-	plutono.Env, plutono.Ports, plutono.ReadinessProbe = env, tcpPort("web", plutonoPort), httpProbe("/api/health", "web")
-	plutono.SecurityContext = containerSecurity(false)
-	plutono.VolumeMounts = []corev1.VolumeMount{
-		{Name: "storage", MountPath: plutonoData},
-		dashboards,
-		{Name: "datasources", MountPath: plutonoProvisioning + "/datasources", ReadOnly: true},
-		{Name: "dashboard-providers", MountPath: plutonoProvisioning + "/dashboards", ReadOnly: true},
+	storage := corev1.VolumeMount{Name: "storage", MountPath: plutonoData}
+	plutono := corev1.Container{
+		Name:            PlutonoName,
+		Image:           s.img[ImagePlutono],
+		ImagePullPolicy: corev1.PullIfNotPresent,
+		Env:             env,
+		VolumeMounts: []corev1.VolumeMount{
+			{Name: "datasources", MountPath: plutonoProvisioning + "/datasources"},
+			{Name: "dashboard-providers", MountPath: plutonoProvisioning + "/dashboards"},
+			storage,
+		},
+		Ports:           []corev1.ContainerPort{{Name: "web", ContainerPort: plutonoPort}},
+		Resources:       requests("5m", "45Mi"),
+		SecurityContext: noPrivilegeEscalation(),
 	}
-	refresher := s.container(plutonoDashboardRefresher, ImagePlutonoDashboardRefresher, "5m", "50Mi")
-	refresher.VolumeMounts = []corev1.VolumeMount{dashboards}
-	refresher.Env = []corev1.EnvVar{
-		{Name: "LABEL", Value: dashboardLabel(p.role)},
-		{Name: "LABEL_VALUE", Value: DashboardLabelValue},
-		{Name: "FOLDER", Value: plutonoDashboards},
-		{Name: "RESOURCE", Value: "configmap"},
-		{Name: "NAMESPACE", Value: s.namespace},
-		{Name: "METHOD", Value: "WATCH"},
+	refresher := corev1.Container{
+		Name:            plutonoDashboardRefresher,
+		Image:           s.img[ImagePlutonoDashboardRefresher],
+		ImagePullPolicy: corev1.PullIfNotPresent,
+		Env: []corev1.EnvVar{
+			{Name: "LOG_LEVEL", Value: "INFO"},
+			{Name: "RESOURCE", Value: "configmap"},
+			{Name: "NAMESPACE", Value: s.namespace},
+			{Name: "FOLDER", Value: plutonoDashboards},
+			{Name: "LABEL", Value: dashboardLabel(p.role)},
+			{Name: "LABEL_VALUE", Value: DashboardLabelValue},
+			{Name: "METHOD", Value: "WATCH"},
+		},
+		VolumeMounts:    []corev1.VolumeMount{storage},
+		Resources:       requests("5m", "85M"),
+		SecurityContext: noPrivilegeEscalation(),
+	}
+	configMap := func(name string) corev1.VolumeSource {
+		return corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: name}}}
 	}
 	pod := corev1.PodSpec{
 		ServiceAccountName: PlutonoName,
-		SecurityContext:    kube.NonRootPodOwningVolumes(plutonoUser),
-		Containers: []corev1.Container{
-			plutono,
-			refresher,
-		},
+		Containers:         []corev1.Container{plutono, refresher},
 		Volumes: []corev1.Volume{
-			{Name: "storage", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+			{Name: "datasources", VolumeSource: configMap(datasources)},
+			{Name: "dashboard-providers", VolumeSource: configMap(providers)},
+			{Name: "storage", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr.To(resource.MustParse("100Mi"))}}},
 			{Name: "dashboards", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-			{Name: "datasources", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: plutonoDatasources}}}},
-			{Name: "dashboard-providers", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: plutonoDashboardProviders}}}},
 		},
 	}
-	// The sidecar watches ConfigMaps through the runtime cluster's API server.
-	network := map[string]string{toRuntimeAPIServer: allowed}
-	maps.Copy(network, p.datasourceLabels)
-	return s.deployment(PlutonoName, network, pod)
+	labels := plutonoLabels()
+	switch s.kind {
+	case seedStack:
+		labels[labelRole] = roleMonitoring
+	case shootStack:
+		labels[labelGardenRole] = roleMonitoring
+	}
+	d := s.deployment(PlutonoName, labels, plutonoLabels(), plutonoPodLabels(s), pod)
+	unique.InjectReferences(d)
+	return d
 }

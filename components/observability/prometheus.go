@@ -2,17 +2,15 @@ package observability
 
 import (
 	"fmt"
-	"maps"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/declarative-gardener/gardener/components/internal/kube"
-	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 )
 
 // Names of the Prometheus and Alertmanager custom resources. prometheus-operator names their
@@ -33,140 +31,150 @@ const (
 	GardenAlertmanagerService = "alertmanager-" + GardenAlertmanagerName
 )
 
-// ScrapeInterval is the default interval between scrapes (Gardener's "Monitoring Stack"
-// docs/development/monitoring-stack.md: "The collection interval should be the default of 30s").
-const ScrapeInterval = "30s"
+// ScrapeInterval is the interval between scrapes and rule evaluations of every Prometheus
+// (pkg/component/observability/monitoring/prometheus/prometheus.go in gardener/gardener v1.120.0).
+const ScrapeInterval = "1m"
 
-// Ports of the operator-managed pods: prometheus-operator names them "web".
+// Ports of the operator-managed pods and of their Services (prometheus/component.go,
+// alertmanager/component.go).
 const (
 	prometheusPort   = 9090
 	alertmanagerPort = 9093
 	prometheusWeb    = 80
+	// alertmanagerPortName names the port of an Alertmanager's Service, which Prometheus
+	// instances send their alerts to.
+	alertmanagerPortName = "metrics"
 )
 
-// prometheusInstance is one Prometheus of a stack.
+// alertmanagerRef is an Alertmanager a Prometheus sends its alerts to; namespace "" is the
+// Prometheus' own.
+type alertmanagerRef struct{ service, namespace string }
+
+// prometheusInstance is one Prometheus of a stack, the values gardenlet and gardener-operator
+// give Gardener's prometheus component (pkg/gardenlet/controller/seed/seed/components.go,
+// pkg/gardenlet/operation/botanist/monitoring.go).
 type prometheusInstance struct {
-	name  string // the custom resource's name
-	label string // the value of its prometheus label, which selects its monitoring objects
-	// retention is how long samples are kept. Gardener's documentation gives no numbers for the
-	// garden, only that the Long-term Prometheus keeps metrics longer than the Garden Prometheus
-	// (Gardener's docs/concepts/operator.md); these are the values an operator would expect, bounded
-	// by retentionSize on small volumes.
+	name string // the custom resource's name and its prometheus label's value
+	// retention is how long samples are kept; "" keeps the operator's default.
 	retention string
-	// alertmanager is the Service of the Alertmanager it sends alerts to; "" sends none.
-	alertmanager string
-	// rules are its permissions for service discovery; clusterWide grants them in the whole
-	// cluster (ClusterRole), otherwise in its own namespace (Role).
-	rules       []rbacv1.PolicyRule
+	// cpu and memory are the requests of the prometheus container; "" means Gardener's default
+	// (300m, 1000Mi).
+	cpu, memory string
+	// vpaMinAllowed are the smallest requests its VerticalPodAutoscaler recommends; nil means
+	// memory 100M.
+	vpaMinAllowed map[string]string
+	// externalLabels are added to every series it sends elsewhere.
+	externalLabels map[string]string
+	// alertmanagers receive its alerts.
+	alertmanagers []alertmanagerRef
+	// restrictToNamespace selects monitoring objects of its own namespace only (a shoot's);
+	// otherwise of every namespace.
+	restrictToNamespace bool
+	// clusterWide binds its ServiceAccount to the ClusterRole prometheus; otherwise a Role of its
+	// namespace grants service discovery there.
 	clusterWide bool
-	// podLabels are the network labels of its pods (under NetworkPolicies only).
+	// podLabels are the network labels of its pods besides DNS and the runtime API server.
 	podLabels map[string]string
 	// serviceAnnotations let other Prometheus instances reach it through the NetworkPolicy
 	// controller.
 	serviceAnnotations map[string]string
+	// host is the host of its Ingress, which sets its external URL; "" for none.
+	host string
 }
 
-// alertTo has the instance send its alerts to the Alertmanager name and lets its pods reach it
-// (Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md).
-func (p *prometheusInstance) alertTo(name string) {
-	p.alertmanager = "alertmanager-" + name
-	labels := maps.Clone(p.podLabels)
-	labels[kubeapiserver.ToServiceLabel(p.alertmanager, alertmanagerPort)] = allowed
-	p.podLabels = labels
+// alertTo has the instance send its alerts to the Alertmanager service of namespace ("" for its
+// own).
+func (p *prometheusInstance) alertTo(service, namespace string) {
+	p.alertmanagers = append(p.alertmanagers, alertmanagerRef{service: service, namespace: namespace})
 }
 
-// service is the name of the instance's Service and StatefulSet, prometheus-<name>.
+// service is the name of the instance's Service, ServiceAccount and StatefulSet,
+// prometheus-<name>.
 func (p prometheusInstance) service() string { return "prometheus-" + p.name }
 
-// prometheuses lists the garden instances Values ask for: the Garden Prometheus always, the
-// Long-term Prometheus unless turned off.
-func prometheuses(v Values) []prometheusInstance {
-	garden := prometheusInstance{name: GardenPrometheusName, label: GardenPrometheusLabel, retention: "10d", rules: prometheusRules, clusterWide: true}
-	if v.Alerting {
-		garden.alertmanager = GardenAlertmanagerService
+// prometheusLabels label every object of the Prometheus name (getLabels in
+// prometheus/component.go).
+func prometheusLabels(name string) map[string]string {
+	return map[string]string{labelApp: "prometheus", labelRole: roleMonitoring, "name": name}
+}
+
+// prometheusSelector selects the pods prometheus-operator runs for the Prometheus name.
+func prometheusSelector(name string) map[string]string {
+	return map[string]string{PrometheusLabel: name}
+}
+
+// prometheusServiceAnnotations are the NetworkPolicy annotations of a Prometheus' Service: in a
+// shoot namespace it is reached from the seed's garden namespace, elsewhere it is a seed scrape
+// target reachable from the shoot namespaces (prometheus/service.go).
+func prometheusServiceAnnotations(kind stackKind, seedNamespace string) map[string]string {
+	if kind == shootStack {
+		return map[string]string{
+			podLabelSelectorNamespaceAlias: shootsAlias,
+			namespaceSelectors:             `[{"matchLabels":{"kubernetes.io/metadata.name":"` + seedNamespace + `"}}]`,
+		}
 	}
-	out := []prometheusInstance{garden}
-	if v.Longterm {
-		out = append(out, prometheusInstance{name: LongtermPrometheusName, label: LongtermPrometheusLabel, retention: "90d", rules: prometheusRules, clusterWide: true})
-	}
-	return out
+	k, v := scrapeAnnotation(seedScrapeTargets, prometheusPort)
+	return map[string]string{k: v, namespaceSelectors: `[{"matchLabels":{"gardener.cloud/role":"shoot"}}]`}
 }
 
-// prometheusRules let a Prometheus discover and scrape targets in the cluster: Kubernetes
-// service discovery, the kubelets' metrics (cAdvisor) and /metrics of the API server.
-var prometheusRules = []rbacv1.PolicyRule{
-	{APIGroups: []string{""}, Resources: []string{"nodes", "nodes/metrics", "services", "endpoints", "pods"}, Verbs: read},
-	{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: read},
-	{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"ingresses"}, Verbs: read},
-	{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}},
-	{NonResourceURLs: []string{"/metrics", "/metrics/cadvisor"}, Verbs: []string{"get"}},
-}
+// prometheusNamespaceRules grant a Prometheus restricted to its namespace the service discovery
+// there.
+var prometheusNamespaceRules = prometheusRules[:1]
 
-// prometheusNamespaceRules are prometheusRules without what only exists cluster-wide: service
-// discovery in the Prometheus' own namespace.
-var prometheusNamespaceRules = []rbacv1.PolicyRule{
-	{APIGroups: []string{""}, Resources: []string{"services", "endpoints", "pods"}, Verbs: read},
-	{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: read},
-	{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}},
-}
-
-// prometheusRBAC renders each Prometheus' ServiceAccount, service-discovery permissions and
-// Service.
+// prometheusRBAC renders each Prometheus' ServiceAccount, its binding to the ClusterRole
+// prometheus (or a Role of its namespace), the Service and the Secret of additional scrape
+// configurations its resource names (prometheus/serviceaccount.go, rbac.go, service.go,
+// secret.go).
 func prometheusRBAC(s stack, instances []prometheusInstance) []runtime.Object {
 	var out []runtime.Object
 	for _, p := range instances {
-		name := p.service()
+		name, labels := p.service(), prometheusLabels(p.name)
+		out = append(out, serviceAccount(name, s.namespace, labels))
 		if p.clusterWide {
-			out = append(out, clusterRBAC(name, s.namespace, p.rules)...)
+			crb := clusterRoleBinding(name, labels, PrometheusClusterRole, name, s.namespace)
+			crb.Annotations = map[string]string{annotationDeleteOnInvalidUpdate: "true"}
+			out = append(out, crb)
 		} else {
-			out = append(out, namespacedRBAC(name, s.namespace, p.rules)...)
+			out = append(out, roleOf(name, s.namespace, labels, prometheusNamespaceRules), roleBinding(name, s.namespace, labels, name, name))
 		}
-		svc := service(name, s.namespace, "prometheus", prometheusPodLabels(p.name), "web", prometheusWeb, intstr.FromString("web"))
+		svc := service(name, s.namespace, labels, prometheusSelector(p.name), "web", prometheusWeb, intstr.FromInt32(prometheusPort))
 		svc.Annotations = p.serviceAnnotations
-		out = append(out, svc)
+		out = append(out, svc, &corev1.Secret{
+			ObjectMeta: meta(name+"-additional-scrape-configs", s.namespace, labels),
+			Type:       corev1.SecretTypeOpaque,
+			Data:       map[string][]byte{"prometheus.yaml": {}},
+		})
 	}
 	return out
 }
 
-// alertmanagerObjects renders the ServiceAccount (it needs no permissions) and Service of the
-// Alertmanager name.
+// alertmanagerLabels label every object of the Alertmanager name and select its pods
+// (alertmanager/component.go); a shoot's carry gardener.cloud/role=monitoring besides.
+func alertmanagerLabels(name string) map[string]string {
+	return map[string]string{labelComponent: "alertmanager", labelRole: roleMonitoring, AlertmanagerLabel: name}
+}
+
+// alertmanagerObjects renders the Service of the Alertmanager name (alertmanager/service.go):
+// a scrape target of the garden's and the seed's Prometheus in a seed, reachable from the shoot
+// namespaces; a scrape target of the shoot's Prometheus in a shoot namespace.
 func alertmanagerObjects(s stack, name string) []runtime.Object {
-	svc := "alertmanager-" + name
-	return []runtime.Object{
-		&corev1.ServiceAccount{ObjectMeta: meta(svc, s.namespace, "")},
-		service(svc, s.namespace, "alertmanager", alertmanagerPodLabels(name), "web", alertmanagerPort, intstr.FromString("web")),
+	labels := alertmanagerLabels(name)
+	svc := &corev1.Service{
+		ObjectMeta: meta("alertmanager-"+name, s.namespace, labels),
+		Spec: corev1.ServiceSpec{
+			Type:     corev1.ServiceTypeClusterIP,
+			Selector: labels,
+			// Gardener leaves the protocol and the target port to the API server's defaults.
+			Ports: []corev1.ServicePort{{Name: alertmanagerPortName, Port: alertmanagerPort, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(alertmanagerPort)}},
+		},
 	}
-}
-
-// prometheusPodLabels are the labels the operator's Prometheus pods get through podMetadata,
-// selected by the instance's Service.
-func prometheusPodLabels(name string) map[string]string {
-	return map[string]string{"app": "prometheus", "role": name}
-}
-
-func alertmanagerPodLabels(name string) map[string]string {
-	return map[string]string{"app": "alertmanager", "role": name}
-}
-
-// customResources renders the garden's prometheus-operator objects: the Prometheus instances,
-// the Long-term Prometheus' federation from the Garden Prometheus, alertmanager-garden and
-// kube-state-metrics' ServiceMonitor.
-func customResources(v Values, s stack, storage resource.Quantity) []*unstructured.Unstructured {
-	var out []*unstructured.Unstructured
-	for _, p := range prometheuses(v) {
-		out = append(out, prometheus(s, p, storage))
+	if s.kind == shootStack {
+		s.scrapable(svc, alertmanagerPort)
+	} else {
+		scrapableBy(svc, []int32{alertmanagerPort}, gardenScrapeTargets, seedScrapeTargets)
+		annotate(svc, namespaceSelectors, `[{"matchLabels":{"gardener.cloud/role":"shoot"}}]`)
 	}
-	if v.Longterm {
-		// Gardener's documentation does not say which series; the Garden Prometheus is the landscape's
-		// aggregator of metering (Gardener's docs/concepts/operator.md), so the metering series and the
-		// targets' up series are kept for long.
-		out = append(out, federation(v.Namespace, LongtermPrometheusLabel, GardenPrometheusService, v.Namespace,
-			`{__name__=~"metering:.+"}`, `{__name__="up"}`))
-	}
-	if v.Alerting {
-		out = append(out, alertmanager(s, GardenAlertmanagerName, GardenAlertmanagerLabel))
-	}
-	return append(out, serviceMonitor(v.Namespace, GardenPrometheusLabel, KubeStateMetricsName, ksmEndpoint()))
+	return []runtime.Object{svc}
 }
 
 // matchLabels is a label selector on one label.
@@ -174,47 +182,104 @@ func matchLabels(key, value string) map[string]any {
 	return map[string]any{"matchLabels": map[string]any{key: value}}
 }
 
-// prometheus renders one Prometheus. It selects the monitoring objects labelled with its
-// prometheus label (Gardener's docs/concepts/operator.md, "Logging And Monitoring"
-// docs/extensions/logging-and-monitoring.md) in its own namespace (the namespace selectors are left
-// unset, which means the Prometheus' namespace) and scrapes every 30s (Gardener's
-// docs/development/monitoring-stack.md).
+// imageVersion is the tag of an image reference, the version prometheus-operator is told the
+// image runs; "" for a digest.
+func imageVersion(ref string) string {
+	if strings.Contains(ref, "@") {
+		return ""
+	}
+	i := strings.LastIndex(ref, ":")
+	if i < 0 || strings.Contains(ref[i:], "/") {
+		return ""
+	}
+	return ref[i+1:]
+}
+
+// prometheus renders one Prometheus as Gardener's prometheus component does
+// (prometheus/prometheus.go): it selects the monitoring objects labelled prometheus=<name>, in
+// every namespace unless restricted to its own, scrapes and evaluates every minute, reloads its
+// configuration over HTTP and runs as root on its volume.
 func prometheus(s stack, p prometheusInstance, storage resource.Quantity) *unstructured.Unstructured {
-	sel := matchLabels(PrometheusLabel, p.label)
-	podLabels := prometheusPodLabels(p.name)
-	if s.networkPolicies {
-		podLabels[toDNS] = allowed
-		maps.Copy(podLabels, p.podLabels)
+	sel := matchLabels(PrometheusLabel, p.name)
+	podLabels := merge(map[string]string{toDNS: allowed, toRuntimeAPIServer: allowed, labelObservabilityApp: p.service()}, p.podLabels)
+	cpu, memory := p.cpu, p.memory
+	if cpu == "" {
+		cpu, memory = "300m", "1000Mi"
 	}
 	spec := map[string]any{
-		"replicas":               int64(s.replicas),
-		"image":                  s.img[ImagePrometheus],
-		"serviceAccountName":     p.service(),
-		"priorityClassName":      s.priorityClass,
-		"scrapeInterval":         ScrapeInterval,
-		"evaluationInterval":     ScrapeInterval,
-		"retention":              p.retention,
-		"retentionSize":          retentionSize(storage),
-		"serviceMonitorSelector": sel,
-		"podMonitorSelector":     sel,
-		"probeSelector":          sel,
-		"ruleSelector":           sel,
-		"scrapeConfigSelector":   sel,
-		"podMetadata":            map[string]any{"labels": kube.AnyMap(podLabels)},
-		"securityContext":        podSecurityMap(),
-		"resources":              map[string]any{"requests": map[string]any{"cpu": "100m", "memory": "400Mi"}},
-		"storage":                volumeClaimTemplate("prometheus-db", storage),
+		"evaluationInterval":      ScrapeInterval,
+		"scrapeInterval":          ScrapeInterval,
+		"reloadStrategy":          "HTTP",
+		"additionalScrapeConfigs": map[string]any{"name": p.service() + "-additional-scrape-configs", "key": "prometheus.yaml"},
+		"podMetadata":             map[string]any{"labels": kube.AnyMap(podLabels)},
+		"priorityClassName":       s.priorityClass,
+		"replicas":                int64(s.replicas),
+		"shards":                  int64(1),
+		"image":                   s.img[ImagePrometheus],
+		"imagePullPolicy":         string(corev1.PullIfNotPresent),
+		"resources":               map[string]any{"requests": map[string]any{"cpu": cpu, "memory": memory}},
+		"serviceAccountName":      p.service(),
+		"securityContext":         map[string]any{"runAsUser": int64(0)},
+		"storage":                 volumeClaimTemplate("prometheus-db", storage),
+		"serviceMonitorSelector":  sel,
+		"podMonitorSelector":      sel,
+		"probeSelector":           sel,
+		"scrapeConfigSelector":    sel,
+		"ruleSelector":            sel,
+		"web":                     map[string]any{"maxConnections": int64(1024)},
+		"retentionSize":           retentionSize(storage),
 	}
-	if p.alertmanager != "" {
-		spec["alerting"] = map[string]any{"alertmanagers": []any{map[string]any{
-			"name":       p.alertmanager,
-			"namespace":  s.namespace,
-			"port":       "web",
-			"apiVersion": "v2",
-		}}}
+	if v := imageVersion(s.img[ImagePrometheus]); v != "" {
+		spec["version"] = v
 	}
-	labels := map[string]string{partOf: "observability", PrometheusLabel: p.label}
-	return customResource("monitoring.coreos.com/v1", "Prometheus", s.namespace, p.name, labels, spec)
+	if !p.restrictToNamespace {
+		for _, field := range []string{"serviceMonitorNamespaceSelector", "podMonitorNamespaceSelector", "probeNamespaceSelector", "scrapeConfigNamespaceSelector", "ruleNamespaceSelector"} {
+			spec[field] = map[string]any{}
+		}
+	}
+	if p.retention != "" {
+		spec["retention"] = p.retention
+	}
+	if len(p.externalLabels) > 0 {
+		spec["externalLabels"] = kube.AnyMap(p.externalLabels)
+	}
+	if p.host != "" {
+		spec["externalURL"] = "https://" + p.host
+	}
+	if len(p.alertmanagers) > 0 {
+		var ams []any
+		for _, am := range p.alertmanagers {
+			entry := map[string]any{
+				"name": am.service,
+				"port": alertmanagerPortName,
+				"alertRelabelings": []any{map[string]any{
+					"sourceLabels": []any{"ignoreAlerts"}, "regex": "true", "action": "drop",
+				}},
+			}
+			// Gardener leaves the namespace out for the Prometheus' own; the CRD the engine installs
+			// requires it, so it is spelled out.
+			entry["namespace"] = am.namespace
+			if am.namespace == "" {
+				entry["namespace"] = s.namespace
+			}
+			ams = append(ams, entry)
+		}
+		spec["alerting"] = map[string]any{"alertmanagers": ams}
+	}
+	return customResource("monitoring.coreos.com/v1", "Prometheus", s.namespace, p.name, prometheusLabels(p.name), spec)
+}
+
+// prometheusVPA scales the prometheus container's requests and leaves the config reloader alone
+// (prometheus/vpa.go).
+func prometheusVPA(s stack, p prometheusInstance) *unstructured.Unstructured {
+	min := p.vpaMinAllowed
+	if min == nil {
+		min = map[string]string{"memory": "100M"}
+	}
+	labels := merge(prometheusLabels(p.name), map[string]string{labelObservabilityApp: p.service()})
+	return verticalPodAutoscaler(s.namespace, p.service(), labels, "monitoring.coreos.com/v1", "Prometheus", p.name,
+		containerPolicy{container: "prometheus", minAllowed: min, requestsOnly: true},
+		containerPolicy{container: "config-reloader", off: true})
 }
 
 // federation is a ScrapeConfig, named <label>-<source>, that has the Prometheus labelled label
@@ -230,35 +295,51 @@ func federation(namespace, label, source, sourceNamespace string, match ...strin
 			"targets": []any{fmt.Sprintf("%s.%s.svc:%d", source, sourceNamespace, prometheusWeb)},
 		}},
 	}
-	labels := map[string]string{partOf: "observability", PrometheusLabel: label}
-	return customResource("monitoring.coreos.com/v1alpha1", "ScrapeConfig", namespace, label+"-"+source, labels, spec)
+	return customResource("monitoring.coreos.com/v1alpha1", "ScrapeConfig", namespace, label+"-"+source, prometheusSelector(label), spec)
 }
 
-// alertmanager renders the Alertmanager name, which runs as alertmanager-<name>. It comes
-// without configuration of its own and takes the AlertmanagerConfigs labelled
-// alertmanager=<label> in its namespace (Gardener's docs/concepts/operator.md); their routes apply
-// as written (matcher strategy None), since the documented example routes on severity and topology,
-// not on the namespace (Gardener's docs/concepts/operator.md).
-func alertmanager(s stack, name, label string) *unstructured.Unstructured {
-	podLabels := alertmanagerPodLabels(name)
-	if s.networkPolicies {
-		podLabels[toDNS] = allowed
-		podLabels[toPublicNetworks] = allowed // the receivers: mail servers, chat services
+// alertmanager renders the Alertmanager name, which runs as alertmanager-<name>, as Gardener's
+// alertmanager component does (alertmanager/alertmanager.go). It takes the AlertmanagerConfigs
+// labelled alertmanager=<name> of every namespace; their routes apply as written (matcher strategy
+// None).
+func alertmanager(s stack, name string, storage resource.Quantity) *unstructured.Unstructured {
+	labels := alertmanagerLabels(name)
+	if s.kind == shootStack {
+		labels[labelGardenRole] = roleMonitoring
 	}
+	podLabels := merge(labels, map[string]string{
+		toDNS: allowed, toPublicNetworks: allowed, toPrivateNetworks: allowed,
+		labelObservabilityApp: "alertmanager-" + name,
+	})
 	spec := map[string]any{
-		"replicas":                          int64(s.replicas),
-		"image":                             s.img[ImageAlertmanager],
-		"serviceAccountName":                "alertmanager-" + name,
-		"priorityClassName":                 s.priorityClass,
-		"alertmanagerConfigSelector":        matchLabels(AlertmanagerLabel, label),
-		"alertmanagerConfigMatcherStrategy": map[string]any{"type": "None"},
-		"podMetadata":                       map[string]any{"labels": kube.AnyMap(podLabels)},
-		"securityContext":                   podSecurityMap(),
-		"resources":                         map[string]any{"requests": map[string]any{"cpu": "10m", "memory": "30Mi"}},
-		"storage":                           volumeClaimTemplate("alertmanager-db", resource.MustParse("1Gi")),
+		"podMetadata":                         map[string]any{"labels": kube.AnyMap(podLabels)},
+		"priorityClassName":                   s.priorityClass,
+		"replicas":                            int64(s.replicas),
+		"image":                               s.img[ImageAlertmanager],
+		"imagePullPolicy":                     string(corev1.PullIfNotPresent),
+		"resources":                           map[string]any{"requests": map[string]any{"memory": "20Mi"}},
+		"securityContext":                     map[string]any{"runAsUser": int64(0)},
+		"storage":                             volumeClaimTemplate("alertmanager-db", storage),
+		"alertmanagerConfigSelector":          matchLabels(AlertmanagerLabel, name),
+		"alertmanagerConfigNamespaceSelector": map[string]any{},
+		"alertmanagerConfigMatcherStrategy":   map[string]any{"type": "None"},
+		"logLevel":                            "info",
+		"forceEnableClusterMode":              true,
 	}
-	labels := map[string]string{partOf: "observability", AlertmanagerLabel: label}
+	if v := imageVersion(s.img[ImageAlertmanager]); v != "" {
+		spec["version"] = v
+	}
 	return customResource("monitoring.coreos.com/v1", "Alertmanager", s.namespace, name, labels, spec)
+}
+
+// alertmanagerVPA scales the alertmanager container's memory between 20Mi and 200Mi and leaves
+// the config reloader alone (alertmanager/vpa.go).
+func alertmanagerVPA(s stack, name string) *unstructured.Unstructured {
+	labels := merge(alertmanagerLabels(name), map[string]string{labelObservabilityApp: "alertmanager-" + name})
+	return verticalPodAutoscaler(s.namespace, "alertmanager-"+name, labels, "monitoring.coreos.com/v1", "Alertmanager", name,
+		containerPolicy{container: "alertmanager", minAllowed: map[string]string{"memory": "20Mi"}, maxAllowed: map[string]string{"memory": "200Mi"},
+			requestsOnly: true, controlledResources: []string{"memory"}},
+		containerPolicy{container: "config-reloader", off: true})
 }
 
 // retentionSize keeps a Prometheus' blocks within 80% of its volume, so that a full disk never
@@ -276,18 +357,6 @@ func volumeClaimTemplate(name string, size resource.Quantity) map[string]any {
 			"resources":   map[string]any{"requests": map[string]any{"storage": size.String()}},
 		},
 	}}
-}
-
-// podSecurityMap is kube.NonRootPodOwningVolumes(nobody) as the custom resources carry it; the Prometheus and
-// Alertmanager images run as nobody.
-func podSecurityMap() map[string]any {
-	return map[string]any{
-		"runAsNonRoot":   true,
-		"runAsUser":      nobody,
-		"runAsGroup":     nobody,
-		"fsGroup":        nobody,
-		"seccompProfile": map[string]any{"type": "RuntimeDefault"},
-	}
 }
 
 // customResource builds a namespaced custom resource with a spec.

@@ -6,9 +6,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
-	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -96,6 +96,9 @@ type SeedValues struct {
 	// Alerting renders alertmanager-seed and has the aggregate Prometheus alert to it; nil
 	// means true (Gardener's docs/extensions/logging-and-monitoring.md, docs/monitoring/alerting.md).
 	Alerting *bool
+	// SeedName is the Seed's name, the external label seed of the aggregate Prometheus' series
+	// (newAggregatePrometheus in pkg/gardenlet/controller/seed/seed/components.go).
+	SeedName string
 	// RuntimeIsGarden: the seed is the garden runtime cluster, whose observability stack
 	// already runs prometheus-operator (with its CRDs), Plutono, kube-state-metrics and Vali
 	// there, so the seed's stack leaves them out (Gardener's docs/concepts/operator.md). The garden's
@@ -118,15 +121,15 @@ func SeedPlutonoURL(v SeedValues) string {
 	return seedPlutono(v.withDefaults()).url()
 }
 
-// SeedObjects renders a seed's observability stack into its garden namespace: the prometheus-
-// operator with its CRDs, the cache, seed and aggregate Prometheus, alertmanager-seed,
-// kube-state-metrics, Plutono and, with logging, Vali (Gardener's
-// docs/extensions/logging-and-monitoring.md, docs/monitoring/alerting.md). Objects that the
-// garden's stack provides are left out when the seed is the garden runtime cluster.
+// SeedObjects renders a seed's observability stack into its garden namespace as gardenlet's seed
+// reconciler deploys it (pkg/gardenlet/controller/seed/seed/components.go): the prometheus-
+// operator with its CRDs, kube-state-metrics-seed, Plutono, with logging Vali, the cache, seed and
+// aggregate Prometheus and alertmanager-seed. Objects that the garden's stack provides are left out
+// when the seed is the garden runtime cluster.
 //
-// Not rendered: fluent-operator and fluent-bit (as in the garden stack, Vali receives no logs
-// until a log shipper is added), and the cAdvisor and node-exporter scrapes of the cache
-// Prometheus.
+// Not rendered: fluent-operator and fluent-bit (Vali receives no logs until a log shipper is
+// added), the Prometheus instances' rules, the cAdvisor, kubelet and node-exporter scrapes of the
+// cache Prometheus and the dashboards.
 func SeedObjects(v SeedValues) ([]render.Object, error) {
 	v = v.withDefaults()
 	if v.Cluster.Name == "" {
@@ -136,168 +139,159 @@ func SeedObjects(v SeedValues) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := stack{namespace: v.Namespace, priorityClass: SeedPriorityClass, replicas: stackReplicas, img: img,
-		networkPolicies: true, scrapeAlias: SeedScrapeTargetsAlias}
+	s := stack{kind: seedStack, namespace: v.Namespace, priorityClass: SeedPriorityClass, replicas: stackReplicas, img: img}
 	instances := seedPrometheuses(v)
 
-	var typed []runtime.Object
+	var objs []runtime.Object
 	if !v.RuntimeIsGarden {
-		if typed, err = crdObjects(); err != nil {
-			return nil, err
-		}
-		typed = append(typed, operatorObjects(s, true)...)
-	}
-	typed = append(typed, prometheusRBAC(s, instances)...)
-	if *v.Alerting {
-		typed = append(typed, alertmanagerObjects(s, SeedAlertmanagerName)...)
-	}
-	if !v.RuntimeIsGarden {
-		more, err := seedOwnComponents(s, v, valiStorage)
+		crds, err := crdObjects()
 		if err != nil {
 			return nil, err
 		}
-		typed = append(typed, more...)
+		objs = append(crds, operatorObjects(s, true)...)
+		objs = append(objs, seedOwnComponents(s, v, valiStorage)...)
+	}
+	objs = append(objs, kubeStateMetricsObjects(s, kubeStateMetrics{suffix: "-seed"})...)
+	objs = append(objs,
+		ksmScrapeConfig(v.Namespace, CachePrometheusName, KubeStateMetricsName+"-seed"),
+		ksmScrapeConfig(v.Namespace, SeedPrometheusName, KubeStateMetricsName+"-seed"),
+	)
+	objs = append(objs, prometheusRBAC(s, instances)...)
+	for _, p := range instances {
+		objs = append(objs, prometheus(s, p, promStorage), prometheusVPA(s, p))
+	}
+	objs = append(objs, extensionsPodMonitor(v.Namespace), cacheFederation(v.Namespace), shootFederation(v.Namespace))
+	if *v.Alerting {
+		objs = append(objs, alertmanagerObjects(s, SeedAlertmanagerName)...)
+		objs = append(objs, alertmanager(s, SeedAlertmanagerName, resource.MustParse("1Gi")), alertmanagerVPA(s, SeedAlertmanagerName))
 	}
 	if host := ingressHost(SeedPrometheusHostPrefix, v.IngressDomain); host != "" && v.IngressAuthSecretName != "" {
-		typed = append(typed, ingress(v.Namespace, "prometheus-"+AggregatePrometheusName, "prometheus", host, v.IngressTLSSecretName, v.IngressAuthSecretName))
+		objs = append(objs, ingress(v.Namespace, "prometheus-"+AggregatePrometheusName, prometheusLabels(AggregatePrometheusName), host,
+			v.IngressTLSSecretName, v.IngressAuthSecretName, intstr.FromInt32(prometheusWeb)))
 	}
-	return objects(v.Cluster.Name, typed, seedCustomResources(v, s, instances, promStorage))
+	return objects(v.Cluster.Name, objs)
 }
 
-// seedOwnComponents are kube-state-metrics, Plutono and Vali, which a seed in the garden
-// runtime cluster takes from the garden (Gardener's docs/concepts/operator.md).
-func seedOwnComponents(s stack, v SeedValues, valiStorage resource.Quantity) ([]runtime.Object, error) {
-	out := kubeStateMetricsObjects(s, nil)
-	plutono, err := plutonoObjects(s, seedPlutono(v))
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, plutono...)
+// seedOwnComponents are Plutono and Vali, which a seed in the garden runtime cluster takes from
+// the garden (the seed reconciler skips them there, pkg/gardenlet/controller/seed/seed/reconciler_reconcile.go).
+func seedOwnComponents(s stack, v SeedValues, valiStorage resource.Quantity) []runtime.Object {
+	out := plutonoObjects(s, seedPlutono(v))
 	if v.LoggingEnabled {
-		vali, err := valiObjects(s, valiStorage)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, vali...)
-	}
-	return out, nil
-}
-
-// seedPlutono shows the aggregate Prometheus (the default) and the seed Prometheus, the
-// operators' entry point (Gardener's docs/monitoring/alerting.md), and with logging the seed's Vali
-// (Gardener's docs/extensions/logging-and-monitoring.md).
-func seedPlutono(v SeedValues) plutonoSpec {
-	p := plutonoSpec{
-		role: SeedPrometheusName, prometheus: []string{"prometheus-" + AggregatePrometheusName, "prometheus-" + SeedPrometheusName},
-		vali: v.LoggingEnabled, host: ingressHost(SeedPlutonoHostPrefix, v.IngressDomain),
-		tlsSecret: v.IngressTLSSecretName, adminSecret: v.PlutonoAdminSecretName,
-	}
-	p.datasourceLabels = datasourceLabels(p)
-	return p
-}
-
-// datasourceLabels are the network labels that let Plutono reach its datasources' pods
-// (Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md).
-func datasourceLabels(p plutonoSpec) map[string]string {
-	out := map[string]string{}
-	for _, svc := range p.prometheus {
-		out[kubeapiserver.ToServiceLabel(svc, prometheusPort)] = allowed
-	}
-	if p.vali {
-		out[kubeapiserver.ToServiceLabel(ValiServiceName, valiPort)] = allowed
+		out = append(out, valiObjects(s, valiStorage)...)
 	}
 	return out
 }
 
-// seedPrometheuses are the cache, seed and aggregate Prometheus. Gardener's documentation gives the
-// cache Prometheus' retention (about a day, Gardener's docs/monitoring/alerting.md); the others'
-// are an operator's choice. All discover targets cluster-wide and reach the Services annotated for
-// the seed's alias.
-func seedPrometheuses(v SeedValues) []prometheusInstance {
-	network := map[string]string{toRuntimeAPIServer: allowed, toScrapeTargets(SeedScrapeTargetsAlias): allowed}
-	// The shoot Prometheus instances federate from the cache Prometheus (Gardener's
-	// docs/monitoring/alerting.md), the aggregate Prometheus too (Gardener's
-	// docs/monitoring/alerting.md): its Service admits both aliases, the shoots' from the shoot
-	// namespaces (gardener.cloud/role=shoot, Gardener's "Provider Local"
-	// docs/extensions/provider-local.md).
-	shootAlias, port := kubeapiserver.ScrapeAnnotation(ShootScrapeTargetsAlias, prometheusPort)
-	seedAlias, _ := kubeapiserver.ScrapeAnnotation(SeedScrapeTargetsAlias, prometheusPort)
-	cacheAnnotations := map[string]string{
-		shootAlias:         port,
-		seedAlias:          port,
-		namespaceSelectors: `[{"matchLabels":{"gardener.cloud/role":"shoot"}}]`,
+// seedPlutono loads the dashboards labelled dashboard.monitoring.gardener.cloud/seed=true.
+func seedPlutono(v SeedValues) plutonoSpec {
+	return plutonoSpec{
+		role: SeedPrometheusName, host: ingressHost(SeedPlutonoHostPrefix, v.IngressDomain),
+		tlsSecret: v.IngressTLSSecretName, adminSecret: v.PlutonoAdminSecretName,
 	}
-	aggregate := prometheusInstance{name: AggregatePrometheusName, label: AggregatePrometheusName, retention: "30d", rules: prometheusRules, clusterWide: true, podLabels: network}
+}
+
+// seedPrometheuses are the cache, seed and aggregate Prometheus with the retention, requests and
+// network labels gardenlet gives them (newCachePrometheus, newSeedPrometheus and
+// newAggregatePrometheus in pkg/gardenlet/controller/seed/seed/components.go).
+func seedPrometheuses(v SeedValues) []prometheusInstance {
+	annotations := prometheusServiceAnnotations(seedStack, "")
+	aggregate := prometheusInstance{
+		name: AggregatePrometheusName, retention: "30d", clusterWide: true, serviceAnnotations: annotations,
+		externalLabels: map[string]string{"seed": v.SeedName},
+		vpaMinAllowed:  map[string]string{"memory": "1000M"},
+		podLabels: map[string]string{
+			toScrapeTargets(seedScrapeTargets):                                        allowed,
+			toScrapeTargets("istio-system-" + seedScrapeTargets):                      allowed,
+			toScrapeTargets("all-istio-ingresses-" + seedScrapeTargets):               allowed,
+			toService(shootsAlias+"-prometheus-"+ShootPrometheusName, prometheusPort): allowed,
+		},
+		host: ingressHost(SeedPrometheusHostPrefix, v.IngressDomain),
+	}
+	if v.SeedName == "" {
+		aggregate.externalLabels = nil
+	}
 	if *v.Alerting {
-		aggregate.alertTo(SeedAlertmanagerName)
+		aggregate.alertTo("alertmanager-"+SeedAlertmanagerName, "")
 	}
 	return []prometheusInstance{
-		{name: CachePrometheusName, label: CachePrometheusName, retention: "1d", rules: prometheusRules, clusterWide: true, podLabels: network, serviceAnnotations: cacheAnnotations},
-		{name: SeedPrometheusName, label: SeedPrometheusName, retention: "7d", rules: prometheusRules, clusterWide: true, podLabels: network},
+		{name: CachePrometheusName, retention: "1d", clusterWide: true, serviceAnnotations: annotations,
+			podLabels: map[string]string{toScrapeTargets(seedScrapeTargets): allowed}},
+		{name: SeedPrometheusName, clusterWide: true, serviceAnnotations: annotations,
+			vpaMinAllowed: map[string]string{"memory": "400Mi"},
+			podLabels: map[string]string{
+				toScrapeTargets(seedScrapeTargets):                 allowed,
+				toScrapeTargets("extensions-" + seedScrapeTargets): allowed,
+				toService(shootsAlias+"-vpa-recommender", 8942):    allowed,
+			}},
 		aggregate,
 	}
 }
 
-// seedCustomResources are the Prometheus and Alertmanager instances and what they scrape: the
-// cache Prometheus kube-state-metrics (Gardener's docs/monitoring/alerting.md), the seed Prometheus
-// the annotated extension pods (Gardener's docs/monitoring/alerting.md), the aggregate Prometheus
-// the cache and the shoot Prometheus instances (Gardener's docs/monitoring/alerting.md).
-func seedCustomResources(v SeedValues, s stack, instances []prometheusInstance, storage resource.Quantity) []*unstructured.Unstructured {
-	var out []*unstructured.Unstructured
-	for _, p := range instances {
-		out = append(out, prometheus(s, p, storage))
-	}
-	if *v.Alerting {
-		out = append(out, alertmanager(s, SeedAlertmanagerName, SeedAlertmanagerName))
-	}
-	// Gardener's documentation does not say which series the aggregate Prometheus keeps; these are the
-	// recording rules' results by Gardener's naming (seed:..., shoot:...) and the targets' up.
-	return append(out,
-		serviceMonitor(v.Namespace, CachePrometheusName, KubeStateMetricsName, ksmEndpoint()),
-		extensionsPodMonitor(v.Namespace),
-		federation(v.Namespace, AggregatePrometheusName, "prometheus-"+CachePrometheusName, v.Namespace, `{__name__=~"seed:.+"}`, `{__name__="up"}`),
-		shootFederation(v.Namespace),
-	)
-}
-
 // extensionsPodMonitor has the seed Prometheus scrape the pods in extension namespaces annotated
 // prometheus.io/scrape=true on the port of prometheus.io/port, with the job named by
-// prometheus.io/name (Gardener's docs/monitoring/alerting.md).
+// prometheus.io/name (CentralPodMonitors in pkg/component/observability/monitoring/prometheus/seed).
 func extensionsPodMonitor(namespace string) *unstructured.Unstructured {
 	const annotation = "__meta_kubernetes_pod_annotation_prometheus_io_"
 	spec := map[string]any{
 		"namespaceSelector": map[string]any{"any": true},
 		"selector":          map[string]any{},
 		"podMetricsEndpoints": []any{map[string]any{"relabelings": []any{
-			keep("__meta_kubernetes_namespace", "extension-.+"),
-			keep(annotation+"scrape", "true"),
-			map[string]any{
-				"action": "replace", "sourceLabels": []any{"__address__", annotation + "port"},
-				"regex": `([^:]+)(?::\d+)?;(\d+)`, "replacement": "$1:$2", "targetLabel": "__address__",
-			},
-			map[string]any{"action": "replace", "sourceLabels": []any{annotation + "name"}, "regex": "(.+)", "targetLabel": "job"},
+			map[string]any{"sourceLabels": []any{"__meta_kubernetes_namespace", annotation + "scrape", annotation + "port"}, "regex": "extension-(.+);true;(.+)", "action": "keep"},
+			map[string]any{"sourceLabels": []any{annotation + "name"}, "regex": "(.+)", "action": "replace", "targetLabel": "job"},
+			map[string]any{"sourceLabels": []any{"__address__", annotation + "port"}, "regex": `([^:]+)(?::\d+)?;(\d+)`, "action": "replace", "replacement": "$1:$2", "targetLabel": "__address__"},
+			map[string]any{"action": "labelmap", "regex": "__meta_kubernetes_pod_label_(.+)"},
 		}}},
 	}
-	labels := map[string]string{partOf: "observability", PrometheusLabel: SeedPrometheusName}
-	return customResource("monitoring.coreos.com/v1", "PodMonitor", namespace, SeedPrometheusName+"-extensions", labels, spec)
+	return customResource("monitoring.coreos.com/v1", "PodMonitor", namespace, SeedPrometheusName+"-extensions", prometheusSelector(SeedPrometheusName), spec)
+}
+
+// cacheFederation has the aggregate Prometheus federate the cache Prometheus' metering and seed
+// series and the garden and extension namespaces' kube-state-metrics, cAdvisor and etcd-druid
+// series (CentralScrapeConfigs in pkg/component/observability/monitoring/prometheus/aggregate).
+func cacheFederation(namespace string) *unstructured.Unstructured {
+	spec := map[string]any{
+		"honorTimestamps": false,
+		"metricsPath":     "/federate",
+		"params": map[string]any{"match[]": []any{
+			`{__name__=~"metering:.+", __name__!~"metering:.+(over_time|_seconds|:this_month)"}`,
+			`{__name__=~"seed:(.+):(.+)"}`,
+			`{job="kube-state-metrics",namespace=~"garden|extension-.+"}`,
+			`{job="kube-state-metrics",namespace=""}`,
+			`{job="cadvisor",namespace=~"garden|extension-.+"}`,
+			`{job="etcd-druid",namespace="garden"}`,
+		}},
+		"kubernetesSDConfigs": []any{map[string]any{"role": "Service", "namespaces": map[string]any{"names": []any{DefaultNamespace}}}},
+		"relabelings": []any{
+			map[string]any{"sourceLabels": []any{"__meta_kubernetes_service_name", "__meta_kubernetes_service_port_name"}, "regex": "prometheus-" + CachePrometheusName + ";web", "action": "keep"},
+			map[string]any{"action": "replace", "replacement": "prometheus", "targetLabel": "job"},
+		},
+	}
+	return customResource("monitoring.coreos.com/v1alpha1", "ScrapeConfig", namespace, AggregatePrometheusName+"-prometheus", prometheusSelector(AggregatePrometheusName), spec)
 }
 
 // shootFederation has the aggregate Prometheus federate the shoot Prometheus instances of all
-// shoot namespaces (Gardener's docs/monitoring/alerting.md), whose Services admit it
-// (shootPrometheus).
+// shoot namespaces (CentralServiceMonitors in
+// pkg/component/observability/monitoring/prometheus/aggregate).
 func shootFederation(namespace string) *unstructured.Unstructured {
-	endpoint := map[string]any{
-		"port": "web", "path": "/federate", "honorLabels": true,
-		"params":      map[string]any{"match[]": []any{`{__name__=~"shoot:.+"}`, `{__name__="up"}`}},
-		"relabelings": []any{keep("__meta_kubernetes_namespace", "shoot--.+")},
+	spec := map[string]any{
+		"selector":          map[string]any{"matchLabels": map[string]any{labelApp: "prometheus", labelRole: roleMonitoring}},
+		"namespaceSelector": map[string]any{"any": true},
+		"endpoints": []any{map[string]any{
+			"path": "/federate", "honorTimestamps": false, "honorLabels": true, "port": "web",
+			"params": map[string]any{"match[]": []any{
+				`{__name__="shoot:availability"}`,
+				`{__name__=~"shoot:(.+):(.+)",__name__!="shoot:apiserver_latency_seconds:quantile"}`,
+				`{__name__="ALERTS"}`,
+				`{__name__="prometheus_tsdb_lowest_timestamp"}`,
+				`{__name__="prometheus_tsdb_storage_blocks_bytes"}`,
+				`{__name__="kubeproxy_network_latency:quantile"}`,
+				`{__name__="kubeproxy_sync_proxy:quantile"}`,
+			}},
+			"relabelings": []any{
+				map[string]any{"action": "replace", "replacement": "shoot-prometheus", "targetLabel": "job"},
+				map[string]any{"sourceLabels": []any{"__meta_kubernetes_namespace"}, "regex": "shoot-(.+)", "action": "keep"},
+			},
+		}},
 	}
-	sm := serviceMonitorSelecting(namespace, AggregatePrometheusName, "prometheus-"+ShootPrometheusName,
-		map[string]string{"app": "prometheus"}, endpoint)
-	_ = unstructured.SetNestedField(sm.Object, map[string]any{"any": true}, "spec", "namespaceSelector") // a fresh map
-	return sm
-}
-
-// keep is a relabeling that keeps the targets whose label matches regex.
-func keep(label, regex string) map[string]any {
-	return map[string]any{"action": "keep", "sourceLabels": []any{label}, "regex": regex}
+	return customResource("monitoring.coreos.com/v1", "ServiceMonitor", namespace, AggregatePrometheusName+"-shoot-prometheus", prometheusSelector(AggregatePrometheusName), spec)
 }

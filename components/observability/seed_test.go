@@ -46,22 +46,20 @@ func TestSeedGolden(t *testing.T) {
 	}
 }
 
-// TestSeedComponents checks the documented components, all in the seed's garden namespace with
-// gardener-system-600 (Gardener's "Priority Classes" docs/development/priority-classes.md) and one
-// replica (Gardener's "High Availability Of Components"
-// docs/development/high-availability-of-components.md): prometheus-cache, prometheus-seed,
-// prometheus-aggregate, alertmanager-seed, plutono, kube-state-metrics, prometheus-operator
-// (Gardener's "Logging And Monitoring" docs/extensions/logging-and-monitoring.md, "Alerting"
-// docs/monitoring/alerting.md) and, with logging, vali (Gardener's
-// docs/extensions/logging-and-monitoring.md).
+// TestSeedComponents checks the components gardenlet's seed reconciler deploys
+// (pkg/gardenlet/controller/seed/seed/components.go), all in the seed's garden namespace with
+// gardener-system-600: prometheus-operator, kube-state-metrics-seed (two replicas), plutono,
+// prometheus-cache, prometheus-seed, prometheus-aggregate, alertmanager-seed and, with logging,
+// vali.
 func TestSeedComponents(t *testing.T) {
 	want := map[string]pods{}
 	for _, name := range []string{
-		"Deployment/prometheus-operator", "Deployment/kube-state-metrics", "Deployment/plutono",
+		"Deployment/prometheus-operator", "Deployment/plutono",
 		"Prometheus/cache", "Prometheus/seed", "Prometheus/aggregate", "Alertmanager/seed",
 	} {
 		want[name] = pods{priorityClass: "gardener-system-600", replicas: 1, namespace: "garden"}
 	}
+	want["Deployment/kube-state-metrics-seed"] = pods{priorityClass: "gardener-system-600", replicas: 2, namespace: "garden"}
 	assert.Equal(t, want, podRunners(t, seedObjects(t, SeedValues{Cluster: decode.Cluster{Name: "seed"}})))
 
 	want["StatefulSet/vali"] = pods{priorityClass: "gardener-system-600", replicas: 1, namespace: "garden"}
@@ -77,17 +75,19 @@ func TestSeedRuntimeIsGarden(t *testing.T) {
 	for _, o := range objs {
 		assert.NotEqual(t, "CustomResourceDefinition", o.Object.GetKind(), o.Object.GetName())
 	}
-	for _, name := range []string{PrometheusOperatorName, KubeStateMetricsName, PlutonoName} {
+	for _, name := range []string{PrometheusOperatorName, PlutonoName} {
 		assert.Nil(t, rendertest.Find(objs, "Deployment", name), name)
 	}
+	// kube-state-metrics-seed runs in the garden runtime cluster too (the seed reconciler does not
+	// skip it there), next to the garden's kube-state-metrics-runtime.
+	assert.NotNil(t, rendertest.Find(objs, "Deployment", "kube-state-metrics-seed"))
 	assert.Nil(t, rendertest.Find(objs, "StatefulSet", ValiName))
 	assert.Nil(t, rendertest.Find(objs, "Ingress", PlutonoName))
 	assert.Equal(t, "", SeedPlutonoURL(SeedValues{RuntimeIsGarden: true, IngressDomain: "example.com"}))
 	for _, name := range []string{"cache", "seed", "aggregate"} {
 		assert.NotNil(t, rendertest.Find(objs, "Prometheus", name), name)
 	}
-	// The garden's kube-state-metrics is still scraped by the cache Prometheus.
-	assert.NotNil(t, rendertest.Find(objs, "ServiceMonitor", "cache-kube-state-metrics"))
+	assert.NotNil(t, rendertest.Find(objs, "ScrapeConfig", "cache-kube-state-metrics-seed"))
 	// ... and its prometheus-operator must serve all namespaces.
 	garden, err := Objects(rendertest.Overlay(Type.Defaults(), Values{Cluster: decode.Cluster{Name: "runtime"}, WatchAllNamespaces: true}))
 	require.NoError(t, err)
@@ -116,26 +116,23 @@ func TestSeedSelectors(t *testing.T) {
 	assert.Equal(t, "1d", str(t, rendertest.MustFind(t, objs, "Prometheus", "cache"), "spec", "retention"))
 	assert.Equal(t, map[string]string{"alertmanager": "seed"}, selectorOf(t, rendertest.MustFind(t, objs, "Alertmanager", "seed"), "alertmanagerConfigSelector"))
 
-	ksm := rendertest.MustFind(t, objs, "ServiceMonitor", "cache-kube-state-metrics")
+	ksm := rendertest.MustFind(t, objs, "ScrapeConfig", "cache-kube-state-metrics-seed")
 	assert.Equal(t, "cache", ksm.GetLabels()["prometheus"])
-	// Gardener's "Network Policies" docs/operations/network_policies.md: Services scraped by the
-	// seed's Prometheus instances carry this annotation.
-	svc := rendertest.MustFind(t, objs, "Service", KubeStateMetricsName)
+	svc := rendertest.MustFind(t, objs, "Service", "kube-state-metrics-seed")
 	assert.Equal(t, `[{"protocol":"TCP","port":8080}]`, svc.GetAnnotations()["networking.resources.gardener.cloud/from-all-seed-scrape-targets-allowed-ports"])
+	assert.Equal(t, `[{"protocol":"TCP","port":8080}]`, svc.GetAnnotations()["networking.resources.gardener.cloud/from-all-garden-scrape-targets-allowed-ports"])
 
 	pm := rendertest.MustFind(t, objs, "PodMonitor", "seed-extensions")
 	assert.Equal(t, "seed", pm.GetLabels()["prometheus"])
 	eps, _, _ := unstructured.NestedSlice(pm.Object, "spec", "podMetricsEndpoints")
 	relabelings := eps[0].(map[string]any)["relabelings"].([]any)
-	assert.Equal(t, "extension-.+", relabelings[0].(map[string]any)["regex"])
-	assert.Equal(t, []any{"__meta_kubernetes_pod_annotation_prometheus_io_scrape"}, relabelings[1].(map[string]any)["sourceLabels"])
-	assert.Equal(t, "job", relabelings[3].(map[string]any)["targetLabel"], "Gardener's docs/monitoring/alerting.md: the job name label")
+	assert.Equal(t, "extension-(.+);true;(.+)", relabelings[0].(map[string]any)["regex"])
+	assert.Equal(t, "job", relabelings[1].(map[string]any)["targetLabel"])
 
-	assert.Equal(t, "aggregate", rendertest.MustFind(t, objs, "ScrapeConfig", "aggregate-prometheus-cache").GetLabels()["prometheus"])
-	assert.NotNil(t, rendertest.MustFind(t, objs, "ServiceMonitor", "aggregate-prometheus-shoot"))
-	// The shoot Prometheus instances federate from the cache Prometheus across namespaces.
+	assert.Equal(t, "aggregate", rendertest.MustFind(t, objs, "ScrapeConfig", "aggregate-prometheus").GetLabels()["prometheus"])
+	assert.NotNil(t, rendertest.MustFind(t, objs, "ServiceMonitor", "aggregate-shoot-prometheus"))
 	cache := rendertest.MustFind(t, objs, "Service", "prometheus-cache")
-	assert.Contains(t, cache.GetAnnotations(), "networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports")
+	assert.Equal(t, `[{"protocol":"TCP","port":9090}]`, cache.GetAnnotations()["networking.resources.gardener.cloud/from-all-seed-scrape-targets-allowed-ports"])
 	assert.Equal(t, `[{"matchLabels":{"gardener.cloud/role":"shoot"}}]`, cache.GetAnnotations()["networking.resources.gardener.cloud/namespace-selectors"])
 }
 
@@ -150,9 +147,11 @@ func TestSeedPlutono(t *testing.T) {
 	}
 	assert.Equal(t, "dashboard.monitoring.gardener.cloud/seed", env["LABEL"])
 	var ds struct{ Datasources []struct{ Name, URL string } }
-	require.NoError(t, yaml.Unmarshal([]byte(str(t, rendertest.MustFind(t, objs, "ConfigMap", "plutono-datasources"), "data", "datasources.yaml")), &ds))
+	require.NoError(t, yaml.Unmarshal([]byte(str(t, findVersion(objs, "ConfigMap", "plutono-datasources"), "data", "datasources.yaml")), &ds))
 	require.Len(t, ds.Datasources, 3)
-	assert.Equal(t, "http://prometheus-aggregate.garden.svc:80", ds.Datasources[0].URL)
+	assert.Equal(t, "prometheus", ds.Datasources[0].Name)
+	assert.Equal(t, "http://prometheus-aggregate:80", ds.Datasources[0].URL)
+	assert.Equal(t, "seed-prometheus", ds.Datasources[1].Name)
 	assert.Equal(t, "http://logging.garden.svc:3100", ds.Datasources[2].URL)
 	assert.Equal(t, "allowed", podLabels(t, rendertest.MustFind(t, objs, "Deployment", PlutonoName))["networking.resources.gardener.cloud/to-prometheus-aggregate-tcp-9090"])
 }
@@ -187,8 +186,9 @@ func TestSeedIngress(t *testing.T) {
 	}
 }
 
-// TestSeedDefaults checks the zero values: namespace garden, 10Gi per Prometheus and the
-// central Vali's 100Gi (Gardener's "Configuring Logging" docs/deployment/configuring_logging.md).
+// TestSeedDefaults checks the zero values: namespace garden, 10Gi per Prometheus with its blocks
+// kept within 80% of it, and the central Vali's 100Gi (Gardener's "Configuring Logging"
+// docs/deployment/configuring_logging.md).
 func TestSeedDefaults(t *testing.T) {
 	objs := seedObjects(t, SeedValues{Cluster: decode.Cluster{Name: "seed"}, LoggingEnabled: true})
 	templates, _, _ := unstructured.NestedSlice(rendertest.MustFind(t, objs, "StatefulSet", ValiName).Object, "spec", "volumeClaimTemplates")

@@ -7,12 +7,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
 	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
-	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/priorityclasses"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -168,18 +168,11 @@ func ShootPlutonoURL(v ShootValues) string {
 	return shootPlutono(v).url()
 }
 
-// ShootObjects renders the observability stack of a shoot control plane into its namespace:
-// prometheus-shoot with what it scrapes, blackbox-exporter, Plutono, kube-state-metrics, with
-// alerting alertmanager-shoot, with logging Vali and the event-logger (Gardener's
-// docs/extensions/logging-and-monitoring.md, docs/usage/observability/logging.md,
-// docs/development/priority-classes.md), and the ManagedResource with their permissions in the
-// shoot.
-//
-// Gardener's documentation disagrees on Plutono: one Deployment "exposed to the end users and to
-// the operators" (Gardener's docs/extensions/logging-and-monitoring.md, and deployment/plutono in
-// Gardener's docs/deployment/getting_started_locally.md) or two (Gardener's
-// docs/usage/observability/logging.md, the older logging page). One is rendered, published under
-// the users' host gu-.
+// ShootObjects renders the observability stack of a shoot control plane into its namespace as
+// gardenlet deploys it (pkg/gardenlet/operation/botanist/monitoring.go, plutono.go, logging.go,
+// kubestatemetrics.go, blackboxexporter.go): prometheus-shoot with what it scrapes,
+// blackbox-exporter, Plutono, kube-state-metrics, with alerting alertmanager-shoot, with logging
+// Vali and the event-logger, and the ManagedResources with their permissions in the shoot.
 func ShootObjects(v ShootValues) ([]render.Object, error) {
 	v = v.withDefaults()
 	if err := v.validate(); err != nil {
@@ -189,33 +182,31 @@ func ShootObjects(v ShootValues) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := stack{namespace: v.Namespace, priorityClass: ShootPriorityClass, replicas: replicas.UnlessHibernated(stackReplicas, v.Hibernated), img: img,
-		networkPolicies: true, scrapeAlias: ShootScrapeTargetsAlias}
+	s := stack{kind: shootStack, namespace: v.Namespace, priorityClass: ShootPriorityClass, replicas: replicas.UnlessHibernated(stackReplicas, v.Hibernated), img: img}
 	p := shootPrometheus(v)
-	typed := []runtime.Object{shootAccess(v, p.service()).Secret()}
-	typed = append(typed, prometheusRBAC(s, []prometheusInstance{p})...)
+	objs := []runtime.Object{shootAccess(v, p.service()).Secret()}
+	objs = append(objs, prometheusRBAC(s, []prometheusInstance{p})...)
+	objs = append(objs, prometheus(s, p, promStorage), prometheusVPA(s, p))
 	if v.Alerting {
-		typed = append(typed, alertmanagerObjects(s, ShootAlertmanagerName)...)
+		objs = append(objs, alertmanagerObjects(s, ShootAlertmanagerName)...)
+		objs = append(objs, alertmanager(s, ShootAlertmanagerName, resource.MustParse("1Gi")), alertmanagerVPA(s, ShootAlertmanagerName), alertmanagerMonitor(v.Namespace))
 	}
 	ksmAccess := shootAccess(v, KubeStateMetricsName)
-	typed = append(typed, kubeStateMetricsObjects(s, &ksmAccess)...)
-	blackbox, err := blackboxObjects(s, v)
-	if err != nil {
-		return nil, err
-	}
-	typed = append(typed, blackbox...)
-	plutono, err := plutonoObjects(s, shootPlutono(v))
-	if err != nil {
-		return nil, err
-	}
-	typed = append(typed, plutono...)
+	objs = append(objs, kubeStateMetricsObjects(s, kubeStateMetrics{access: &ksmAccess})...)
+	objs = append(objs, ksmScrapeConfig(v.Namespace, ShootPrometheusName, KubeStateMetricsName))
+	objs = append(objs, blackboxObjects(s, v)...)
+	objs = append(objs, apiServerProbe(v))
+	objs = append(objs, plutonoObjects(s, shootPlutono(v))...)
 	if v.LoggingEnabled {
-		if typed, err = appendLogging(typed, s, v, valiStorage); err != nil {
-			return nil, err
-		}
+		objs = append(objs, valiObjects(s, valiStorage)...)
+		objs = append(objs, eventLoggerObjects(s, shootAccess(v, EventLoggerName))...)
 	}
-	typed = append(typed, shootIngresses(v)...)
-	objs, err := objects(v.Cluster.Name, typed, shootCustomResources(v, s, p, promStorage))
+	objs = append(objs, shootIngresses(v)...)
+	objs = append(objs, federation(v.Namespace, ShootPrometheusName, "prometheus-"+CachePrometheusName, v.SeedNamespace, `{namespace="`+v.Namespace+`"}`))
+	for _, t := range scrapeTargets(v) {
+		objs = append(objs, t)
+	}
+	out, err := objects(v.Cluster.Name, objs)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +214,7 @@ func ShootObjects(v ShootValues) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(objs, rbac...), nil
+	return append(out, rbac...), nil
 }
 
 // validate checks the required values.
@@ -254,78 +245,75 @@ func shootAccess(v ShootValues, component string) shootaccess.Access {
 	return shootaccess.Access{Namespace: v.Namespace, Component: component, GenericKubeconfigSecretName: v.GenericKubeconfigSecretName}
 }
 
-// shootPrometheus is prometheus-shoot. Its Service admits the seed's aggregate Prometheus from
-// the garden namespace (Gardener's docs/monitoring/alerting.md,
-// docs/operations/network_policies.md); its pods reach the Services annotated for the shoot's alias
-// (Gardener's docs/operations/network_policies.md), the shoot's API server and etcds and the seed's
-// cache Prometheus.
+// shootPrometheus is prometheus-shoot as gardenlet configures it (DefaultPrometheus in
+// pkg/gardenlet/operation/botanist/monitoring.go): monitoring objects of its namespace only, kept
+// for 30 days, requests 150m and 400M, alerts to alertmanager-seed in the seed's garden namespace
+// and, with alerting, to alertmanager-shoot; its pods reach the Services annotated for the shoot's
+// scrape targets, the seed's cache Prometheus and alertmanager-seed; its Service admits the
+// aggregate Prometheus from the garden namespace.
 func shootPrometheus(v ShootValues) prometheusInstance {
-	network := toShootAPIServer(map[string]string{toRuntimeAPIServer: allowed, toScrapeTargets(ShootScrapeTargetsAlias): allowed})
-	for _, role := range etcdRoles {
-		network[kubeapiserver.ToServiceLabel(etcdClientService(role), etcdClientPort)] = allowed
-	}
-	k, port := kubeapiserver.ScrapeAnnotation(SeedScrapeTargetsAlias, prometheusPort)
 	p := prometheusInstance{
-		name: ShootPrometheusName, label: ShootPrometheusName, retention: "10d", rules: prometheusNamespaceRules, podLabels: network,
-		serviceAnnotations: map[string]string{
-			k:                  port,
-			namespaceSelectors: `[{"matchLabels":{"kubernetes.io/metadata.name":"` + v.SeedNamespace + `"}}]`,
+		name: ShootPrometheusName, retention: "30d", restrictToNamespace: true, cpu: "150m", memory: "400M",
+		vpaMinAllowed: map[string]string{"cpu": "150m", "memory": "100M"},
+		externalLabels: map[string]string{
+			"cluster": v.Namespace, "project": v.Project, "shoot_name": v.Name, "name": v.Name, "ignoreAlerts": "false",
 		},
+		podLabels: map[string]string{
+			toScrapeTargets(shootScrapeTargets):                                                allowed,
+			toService(v.SeedNamespace+"-prometheus-"+CachePrometheusName, prometheusPort):      allowed,
+			toService(v.SeedNamespace+"-alertmanager-"+SeedAlertmanagerName, alertmanagerPort): allowed,
+		},
+		serviceAnnotations: prometheusServiceAnnotations(shootStack, v.SeedNamespace),
+		host:               ShootHost(ShootPrometheusHostPrefix, v.Project, v.Name, v.IngressDomain),
 	}
+	p.alertTo("alertmanager-"+SeedAlertmanagerName, v.SeedNamespace)
 	if v.Alerting {
-		p.alertTo(ShootAlertmanagerName)
+		p.alertTo("alertmanager-"+ShootAlertmanagerName, "")
 	}
 	return p
 }
 
-// shootPlutono shows prometheus-shoot and with logging the shoot's Vali (Gardener's
-// docs/extensions/logging-and-monitoring.md), and loads the dashboards labelled
-// dashboard.monitoring.gardener.cloud/shoot=true (Gardener's
-// docs/extensions/logging-and-monitoring.md).
+// shootPlutono loads the dashboards labelled dashboard.monitoring.gardener.cloud/shoot=true
+// (Gardener's docs/extensions/logging-and-monitoring.md).
 func shootPlutono(v ShootValues) plutonoSpec {
-	p := plutonoSpec{
-		role: ShootPrometheusName, prometheus: []string{"prometheus-" + ShootPrometheusName}, vali: v.LoggingEnabled,
+	return plutonoSpec{
+		role:      ShootPrometheusName,
 		host:      ShootHost(ShootPlutonoHostPrefix, v.Project, v.Name, v.IngressDomain),
 		tlsSecret: v.IngressTLSSecretName, adminSecret: v.PlutonoAdminSecretName,
 	}
-	p.datasourceLabels = datasourceLabels(p)
-	return p
 }
 
-// shootIngresses publish Prometheus and Alertmanager behind basic authentication (Gardener's
-// docs/operations/trusted-tls-for-control-planes.md).
+// shootIngresses publish Prometheus and Alertmanager behind basic authentication, refusing their
+// management endpoints (prometheus/ingress.go, alertmanager/ingress.go).
 func shootIngresses(v ShootValues) []runtime.Object {
 	if v.IngressDomain == "" || v.IngressAuthSecretName == "" {
 		return nil
 	}
-	out := []runtime.Object{ingress(v.Namespace, "prometheus-"+ShootPrometheusName, "prometheus",
-		ShootHost(ShootPrometheusHostPrefix, v.Project, v.Name, v.IngressDomain), v.IngressTLSSecretName, v.IngressAuthSecretName)}
+	p := ingress(v.Namespace, "prometheus-"+ShootPrometheusName, prometheusLabels(ShootPrometheusName),
+		ShootHost(ShootPrometheusHostPrefix, v.Project, v.Name, v.IngressDomain), v.IngressTLSSecretName, v.IngressAuthSecretName, intstr.FromInt32(prometheusWeb))
+	p.Annotations[annotationServerSnippet] = prometheusBlockedPaths
+	out := []runtime.Object{p}
 	if v.Alerting {
-		out = append(out, ingress(v.Namespace, "alertmanager-"+ShootAlertmanagerName, "alertmanager",
-			ShootHost(ShootAlertmanagerHostPrefix, v.Project, v.Name, v.IngressDomain), v.IngressTLSSecretName, v.IngressAuthSecretName))
+		a := ingress(v.Namespace, "alertmanager-"+ShootAlertmanagerName, alertmanagerLabels(ShootAlertmanagerName),
+			ShootHost(ShootAlertmanagerHostPrefix, v.Project, v.Name, v.IngressDomain), v.IngressTLSSecretName, v.IngressAuthSecretName, intstr.FromInt32(alertmanagerPort))
+		a.Annotations[annotationServerSnippet] = alertmanagerBlockedPaths
+		out = append(out, a)
 	}
 	return out
 }
 
-// appendLogging adds the shoot's Vali and the event-logger.
-func appendLogging(typed []runtime.Object, s stack, v ShootValues, storage resource.Quantity) ([]runtime.Object, error) {
-	vali, err := valiObjects(s, storage)
-	if err != nil {
-		return nil, err
-	}
-	return append(append(typed, vali...), eventLoggerObjects(s, shootAccess(v, EventLoggerName))...), nil
+// alertmanagerMonitor has the shoot Prometheus scrape alertmanager-shoot (CentralServiceMonitors
+// in pkg/component/observability/monitoring/prometheus/shoot).
+func alertmanagerMonitor(namespace string) *unstructured.Unstructured {
+	return serviceMonitorSelecting(namespace, ShootPrometheusName, "alertmanager-"+ShootAlertmanagerName, alertmanagerLabels(ShootAlertmanagerName), map[string]any{
+		"port":              alertmanagerPortName,
+		"relabelings":       []any{map[string]any{"action": "labelmap", "regex": "__meta_kubernetes_service_label_(.+)"}},
+		"metricRelabelings": []any{keepMetrics("alertmanager_config_hash", "alertmanager_config_last_reload_successful", "process_max_fds", "process_open_fds")},
+	})
 }
 
-// shootCustomResources are prometheus-shoot, alertmanager-shoot and what the Prometheus
-// scrapes: the control plane (scrapeTargets), blackbox-exporter's probes and the control
-// plane's share of the seed's cache Prometheus, the pods' resource usage among it (Gardener's
-// docs/monitoring/alerting.md).
-func shootCustomResources(v ShootValues, s stack, p prometheusInstance, storage resource.Quantity) []*unstructured.Unstructured {
-	out := []*unstructured.Unstructured{prometheus(s, p, storage)}
-	if v.Alerting {
-		out = append(out, alertmanager(s, ShootAlertmanagerName, ShootAlertmanagerName))
-	}
-	out = append(out, federation(v.Namespace, ShootPrometheusName, "prometheus-"+CachePrometheusName, v.SeedNamespace, `{namespace="`+v.Namespace+`"}`))
-	out = append(out, scrapeTargets(v)...)
-	return append(out, apiServerProbe(v))
+// keepMetrics is the relabeling that keeps the named series only (StandardMetricRelabelConfig in
+// pkg/component/observability/monitoring/utils/utils.go).
+func keepMetrics(names ...string) map[string]any {
+	return map[string]any{"sourceLabels": []any{"__name__"}, "action": "keep", "regex": "^(" + strings.Join(names, "|") + ")$"}
 }

@@ -96,7 +96,6 @@ func TestShootScrapeTargets(t *testing.T) {
 		"shoot-kube-scheduler":             {"app": "kubernetes", "role": "scheduler"},
 		"shoot-machine-controller-manager": {"app": "kubernetes", "role": "machine-controller-manager"},
 		"shoot-cluster-autoscaler":         {"app": "kubernetes", "role": "cluster-autoscaler"},
-		"shoot-kube-state-metrics":         {"app": "kube-state-metrics"},
 		"shoot-etcd-main":                  {"app": "etcd-statefulset", "role": "main", "gardener.cloud/role": "controlplane"},
 		"shoot-etcd-events":                {"app": "etcd-statefulset", "role": "events", "gardener.cloud/role": "controlplane"},
 	}
@@ -127,53 +126,76 @@ func TestShootScrapeTargets(t *testing.T) {
 	match, _, _ := unstructured.NestedSlice(fed.Object, "spec", "params", "match[]")
 	assert.Equal(t, []any{`{namespace="shoot--dev--app"}`}, match)
 
-	probe := rendertest.MustFind(t, objs, "Probe", "shoot-kube-apiserver")
-	assert.Equal(t, "blackbox-exporter.shoot--dev--app.svc:9115", str(t, probe, "spec", "prober", "url"))
+	probe := rendertest.MustFind(t, objs, "ScrapeConfig", "shoot-blackbox-apiserver")
+	assert.Equal(t, "/probe", str(t, probe, "spec", "metricsPath"))
 
-	// Network: Gardener's "Network Policies" docs/operations/network_policies.md for the shoot's
-	// scrape targets, Gardener's docs/operations/network_policies.md for the aggregate Prometheus in
-	// the garden namespace.
-	assert.Equal(t, "allowed", podLabels(t, p)["networking.resources.gardener.cloud/to-all-scrape-targets"])
-	assert.Equal(t, "allowed", podLabels(t, p)["networking.resources.gardener.cloud/to-kube-apiserver-tcp-443"])
+	// Network (DefaultPrometheus in pkg/gardenlet/operation/botanist/monitoring.go, service.go in
+	// pkg/component/observability/monitoring/prometheus): the shoot's scrape targets, the seed's cache
+	// Prometheus and alertmanager-seed; the Service is reached by the aggregate Prometheus from the
+	// garden namespace under the alias all-shoots.
+	assert.Equal(t, map[string]string{
+		"networking.gardener.cloud/to-dns":                                         "allowed",
+		"networking.gardener.cloud/to-runtime-apiserver":                           "allowed",
+		"observability.gardener.cloud/app":                                         "prometheus-shoot",
+		"networking.resources.gardener.cloud/to-all-scrape-targets":                "allowed",
+		"networking.resources.gardener.cloud/to-garden-prometheus-cache-tcp-9090":  "allowed",
+		"networking.resources.gardener.cloud/to-garden-alertmanager-seed-tcp-9093": "allowed",
+	}, podLabels(t, p))
 	svc := rendertest.MustFind(t, objs, "Service", "prometheus-shoot")
-	assert.Equal(t, `[{"protocol":"TCP","port":9090}]`, svc.GetAnnotations()["networking.resources.gardener.cloud/from-all-seed-scrape-targets-allowed-ports"])
-	assert.Equal(t, `[{"matchLabels":{"kubernetes.io/metadata.name":"garden"}}]`, svc.GetAnnotations()["networking.resources.gardener.cloud/namespace-selectors"])
+	assert.Equal(t, map[string]string{
+		"networking.resources.gardener.cloud/pod-label-selector-namespace-alias": "all-shoots",
+		"networking.resources.gardener.cloud/namespace-selectors":                `[{"matchLabels":{"kubernetes.io/metadata.name":"garden"}}]`,
+	}, svc.GetAnnotations())
 }
 
-// TestShootRBAC checks the ManagedResource with the permissions in the shoot of the
-// ServiceAccounts the token-requestor Secrets stand for (Gardener's "Gardener Resource Manager"
-// docs/concepts/resource-manager.md).
+// TestShootRBAC checks the ManagedResources with the permissions in the shoot of the
+// ServiceAccounts the token-requestor Secrets stand for, named as gardenlet names them:
+// prometheus-shoot-target, shoot-core-kube-state-metrics-target and shoot-event-logger.
 func TestShootRBAC(t *testing.T) {
 	objs := shootObjects(t, shootCustomised)
-	mr := rendertest.MustFind(t, objs, "ManagedResource", "shoot-core-observability")
-	assert.Equal(t, shootNS, mr.GetNamespace())
-	_, hasClass, _ := unstructured.NestedString(mr.Object, "spec", "class")
-	assert.False(t, hasClass, "the shoot's resource manager applies it into the shoot (Gardener's docs/extensions/conventions.md)")
-	secret := rendertest.MustFind(t, objs, "Secret", "managedresource-shoot-core-observability")
-	data, _, _ := unstructured.NestedStringMap(secret.Object, "stringData")
-	if data == nil {
-		data, _, _ = unstructured.NestedStringMap(secret.Object, "data")
-	}
 	var subjects []string
-	for key, doc := range data {
-		if !strings.HasPrefix(key, "clusterrolebinding__") {
-			continue
+	for mrName, binding := range map[string]string{
+		"prometheus-shoot-target":              "gardener.cloud:monitoring:prometheus-shoot",
+		"shoot-core-kube-state-metrics-target": "gardener.cloud:monitoring:kube-state-metrics",
+		"shoot-event-logger":                   "gardener.cloud:logging:event-logger",
+	} {
+		mr := rendertest.MustFind(t, objs, "ManagedResource", mrName)
+		assert.Equal(t, shootNS, mr.GetNamespace())
+		assert.Equal(t, "gardener", mr.GetLabels()["origin"], mrName)
+		_, hasClass, _ := unstructured.NestedString(mr.Object, "spec", "class")
+		assert.False(t, hasClass, "the shoot's resource manager applies it into the shoot (Gardener's docs/extensions/conventions.md)")
+		secret := rendertest.MustFind(t, objs, "Secret", "managedresource-"+mrName)
+		data, _, _ := unstructured.NestedStringMap(secret.Object, "stringData")
+		if data == nil {
+			data, _, _ = unstructured.NestedStringMap(secret.Object, "data")
 		}
-		var b struct {
-			Subjects []struct{ Name, Namespace string }
+		found := false
+		for key, doc := range data {
+			if !strings.HasPrefix(key, "clusterrolebinding__") {
+				continue
+			}
+			var b struct {
+				Metadata struct{ Name string }
+				Subjects []struct{ Name, Namespace string }
+			}
+			require.NoError(t, yaml.Unmarshal([]byte(doc), &b), key)
+			assert.Equal(t, binding, b.Metadata.Name, mrName)
+			subjects = append(subjects, b.Subjects[0].Namespace+"/"+b.Subjects[0].Name)
+			found = true
 		}
-		require.NoError(t, yaml.Unmarshal([]byte(doc), &b), key)
-		subjects = append(subjects, b.Subjects[0].Namespace+"/"+b.Subjects[0].Name)
+		assert.True(t, found, mrName)
 	}
 	assert.ElementsMatch(t, []string{"kube-system/prometheus-shoot", "kube-system/kube-state-metrics", "kube-system/event-logger"}, subjects)
 	for _, name := range []string{"shoot-access-prometheus-shoot", "shoot-access-kube-state-metrics", "shoot-access-event-logger"} {
 		assert.NotNil(t, rendertest.Find(objs, "Secret", name), name)
 	}
+	assert.Nil(t, rendertest.Find(shootObjects(t, shootDefault), "ManagedResource", "shoot-event-logger"), "no event-logger without logging")
 }
 
 // TestShootPlutono checks the dashboard label dashboard.monitoring.gardener.cloud/shoot=true
 // (Gardener's docs/extensions/logging-and-monitoring.md) and the datasources: the shoot Prometheus
-// and, with logging, the shoot's Vali (Gardener's docs/extensions/logging-and-monitoring.md).
+// and the shoot's Vali, which Gardener provisions whether logging is on or not (getDataSource in
+// pkg/component/observability/plutono/plutono.go).
 func TestShootPlutono(t *testing.T) {
 	for _, logging := range []bool{false, true} {
 		v := shootDefault
@@ -182,9 +204,9 @@ func TestShootPlutono(t *testing.T) {
 		containers, _, _ := unstructured.NestedSlice(rendertest.MustFind(t, objs, "Deployment", PlutonoName).Object, "spec", "template", "spec", "containers")
 		assert.Contains(t, containers[1].(map[string]any)["env"], map[string]any{"name": "LABEL", "value": "dashboard.monitoring.gardener.cloud/shoot"})
 		var ds struct{ Datasources []struct{ Name, URL string } }
-		require.NoError(t, yaml.Unmarshal([]byte(str(t, rendertest.MustFind(t, objs, "ConfigMap", "plutono-datasources"), "data", "datasources.yaml")), &ds))
-		assert.Equal(t, "http://prometheus-shoot.shoot--dev--app.svc:80", ds.Datasources[0].URL)
-		assert.Len(t, ds.Datasources, map[bool]int{false: 1, true: 2}[logging])
+		require.NoError(t, yaml.Unmarshal([]byte(str(t, findVersion(objs, "ConfigMap", "plutono-datasources"), "data", "datasources.yaml")), &ds))
+		assert.Equal(t, "http://prometheus-shoot:80", ds.Datasources[0].URL)
+		assert.Len(t, ds.Datasources, 2)
 	}
 }
 
@@ -214,13 +236,14 @@ func TestShootIngress(t *testing.T) {
 }
 
 // TestShootEventLogger checks that the event-logger reads the control-plane namespace and the
-// shoot's kube-system namespace (Gardener's docs/usage/observability/logging.md).
+// shoot's kube-system and default namespaces (computeCommand in
+// pkg/component/observability/logging/eventlogger/event_logger.go).
 func TestShootEventLogger(t *testing.T) {
 	objs := shootObjects(t, shootCustomised)
 	containers, _, _ := unstructured.NestedSlice(rendertest.MustFind(t, objs, "Deployment", EventLoggerName).Object, "spec", "template", "spec", "containers")
 	cmd := containers[0].(map[string]any)["command"]
 	assert.Contains(t, cmd, "--seed-event-namespaces=shoot--dev--app")
-	assert.Contains(t, cmd, "--shoot-event-namespaces=kube-system")
+	assert.Contains(t, cmd, "--shoot-event-namespaces=kube-system,default")
 	assert.Equal(t, "mirror.example.com/event-logger:v0.60.0", containers[0].(map[string]any)["image"])
 }
 

@@ -1,15 +1,15 @@
 package observability
 
 import (
-	"fmt"
-
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/declarative-gardener/gardener/components/clusterautoscaler"
 	"github.com/declarative-gardener/gardener/components/etcd"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 	"github.com/declarative-gardener/gardener/components/kubecontrollermanager"
 	"github.com/declarative-gardener/gardener/components/kubescheduler"
@@ -53,7 +53,6 @@ func scrapeTargets(v ShootValues) []*unstructured.Unstructured {
 		serviceMonitorSelecting(ns, ShootPrometheusName, kubescheduler.Name, kubescheduler.SelectorLabels(), https("metrics", selfSigned)),
 		serviceMonitorSelecting(ns, ShootPrometheusName, machinecontrollermanager.Name, machinecontrollermanager.SelectorLabels(), map[string]any{"port": "metrics"}),
 		serviceMonitorSelecting(ns, ShootPrometheusName, clusterautoscaler.Name, clusterautoscaler.SelectorLabels(), map[string]any{"port": "metrics"}),
-		serviceMonitor(ns, ShootPrometheusName, KubeStateMetricsName, ksmEndpoint()),
 	}
 	for _, role := range etcdRoles {
 		out = append(out, etcdMonitor(v, role))
@@ -79,8 +78,7 @@ func etcdMonitor(v ShootValues, role string) *unstructured.Unstructured {
 			},
 		}},
 	}
-	labels := map[string]string{partOf: "observability", PrometheusLabel: ShootPrometheusName}
-	return customResource("monitoring.coreos.com/v1", "PodMonitor", v.Namespace, ShootPrometheusName+"-"+etcd.Name("", role), labels, spec)
+	return customResource("monitoring.coreos.com/v1", "PodMonitor", v.Namespace, ShootPrometheusName+"-"+etcd.Name("", role), prometheusSelector(ShootPrometheusName), spec)
 }
 
 // secretKey is a SecretOrConfigMap of prometheus-operator's TLS configuration.
@@ -88,42 +86,72 @@ func secretKey(name, key string) map[string]any {
 	return map[string]any{"secret": map[string]any{"name": name, "key": key}}
 }
 
-// apiServerProbe has blackbox-exporter probe the API server's health through its Service and,
-// with a host, through its external domain, the seed's view of the connectivity (Gardener's
-// "Connectivity" docs/monitoring/connectivity.md).
-func apiServerProbe(v ShootValues) *unstructured.Unstructured {
-	targets := []any{"https://" + kubeapiserver.ServiceName("") + "/healthz"}
-	if v.APIServerHost != "" {
-		targets = append(targets, "https://"+v.APIServerHost+"/healthz")
+// shootRBAC are the ManagedResources with the permissions in the shoot of the ServiceAccounts the
+// token-requestor Secrets stand for, applied by the shoot's gardener-resource-manager:
+// prometheus-shoot-target for prometheus-shoot, which reads what it scrapes and /metrics
+// (clusterRoleTarget in prometheus/rbac.go), shoot-core-kube-state-metrics-target for
+// kube-state-metrics (getResourcesForShootTarget in kubestatemetrics/kubestatemetrics.go) and,
+// with logging, shoot-event-logger for the event-logger (reconcileRBACForShoot in
+// eventlogger/event_logger.go).
+func shootRBAC(v ShootValues) ([]render.Object, error) {
+	promRole := "gardener.cloud:monitoring:prometheus-" + ShootPrometheusName
+	ksm := kubeStateMetrics{access: &shootaccess.Access{Component: KubeStateMetricsName}}
+	groups := []struct {
+		name string
+		objs []runtime.Object
+	}{
+		{"prometheus-" + ShootPrometheusName + "-target", []runtime.Object{
+			&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: promRole}, Rules: []rbacv1.PolicyRule{
+				{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}},
+				{APIGroups: []string{""}, Resources: []string{"nodes", "services", "endpoints", "pods"}, Verbs: read},
+				{APIGroups: []string{""}, Resources: []string{"nodes/metrics", "pods/log", "nodes/proxy", "services/proxy", "pods/proxy"}, Verbs: []string{"get"}},
+			}},
+			clusterRoleBinding(promRole, nil, promRole, "prometheus-"+ShootPrometheusName, metav1.NamespaceSystem),
+		}},
+		{"shoot-core-" + KubeStateMetricsName + "-target", ksm.clusterRole(KubeStateMetricsName, metav1.NamespaceSystem)},
+	}
+	if v.LoggingEnabled {
+		labels := eventLoggerLabels()
+		groups = append(groups, struct {
+			name string
+			objs []runtime.Object
+		}{"shoot-" + EventLoggerName, []runtime.Object{
+			&rbacv1.ClusterRole{ObjectMeta: meta(EventLoggerName, "", labels), Rules: eventRules},
+			clusterRoleBinding("gardener.cloud:logging:"+EventLoggerName, labels, EventLoggerName, EventLoggerName, metav1.NamespaceSystem),
+		}})
+	}
+	var out []render.Object
+	for _, g := range groups {
+		objs, err := kube.All(g.objs...)
+		if err != nil {
+			return nil, err
+		}
+		packed, err := managedresource.Pack(managedresource.Spec{Cluster: v.Cluster.Name, Namespace: v.Namespace, Name: g.name, Objects: objs})
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range packed {
+			if o.Object.GetKind() == "ManagedResource" {
+				o.Object.SetLabels(merge(o.Object.GetLabels(), map[string]string{"origin": "gardener", "care.gardener.cloud/condition-type": "ObservabilityComponentsHealthy"}))
+			}
+		}
+		out = append(out, packed...)
+	}
+	return out, nil
+}
+
+// serviceMonitorSelecting has the Prometheus labelled label scrape the endpoints of the Services
+// selector selects in namespace. It is named and labelled as Gardener names its monitoring
+// objects, <label>-<name> with prometheus=<label> (ConfigObjectMeta in
+// pkg/component/observability/monitoring/utils/utils.go).
+func serviceMonitorSelecting(namespace, label, name string, selector map[string]string, endpoints ...map[string]any) *unstructured.Unstructured {
+	eps := make([]any, len(endpoints))
+	for i, e := range endpoints {
+		eps[i] = e
 	}
 	spec := map[string]any{
-		"jobName": "blackbox-apiserver",
-		"module":  blackboxAPIServerModule,
-		"prober":  map[string]any{"url": fmt.Sprintf("%s.%s.svc:%d", BlackboxExporterName, v.Namespace, blackboxPort)},
-		"targets": map[string]any{"staticConfig": map[string]any{"static": targets}},
+		"selector":  map[string]any{"matchLabels": kube.AnyMap(selector)},
+		"endpoints": eps,
 	}
-	labels := map[string]string{partOf: "observability", PrometheusLabel: ShootPrometheusName}
-	return customResource("monitoring.coreos.com/v1", "Probe", v.Namespace, ShootPrometheusName+"-"+kubeapiserver.Name(""), labels, spec)
-}
-
-// eventRules read events, the event-logger's permissions in the seed and in the shoot.
-var eventRules = []rbacv1.PolicyRule{
-	{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: read},
-}
-
-// shootRBAC is the ManagedResource with the permissions in the shoot of the ServiceAccounts
-// the token-requestor Secrets stand for (Gardener's "Gardener Resource Manager"
-// docs/concepts/resource-manager.md): prometheus-shoot reads what it scrapes and /metrics,
-// kube-state-metrics what it exports, the event-logger events.
-func shootRBAC(v ShootValues) ([]render.Object, error) {
-	typed := clusterRole("prometheus-"+ShootPrometheusName, metav1.NamespaceSystem, prometheusRules)
-	typed = append(typed, clusterRole(KubeStateMetricsName, metav1.NamespaceSystem, ksmRules)...)
-	if v.LoggingEnabled {
-		typed = append(typed, clusterRole(EventLoggerName, metav1.NamespaceSystem, eventRules)...)
-	}
-	objs, err := kube.All(typed...)
-	if err != nil {
-		return nil, err
-	}
-	return managedresource.Pack(managedresource.Spec{Cluster: v.Cluster.Name, Namespace: v.Namespace, Name: ShootRBACName, Objects: objs})
+	return customResource("monitoring.coreos.com/v1", "ServiceMonitor", namespace, label+"-"+name, prometheusSelector(label), spec)
 }

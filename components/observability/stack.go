@@ -1,7 +1,8 @@
 package observability
 
 import (
-	"maps"
+	"fmt"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -11,10 +12,21 @@ import (
 	"github.com/declarative-gardener/gardener/components/kubeapiserver"
 )
 
+// stackKind is where a stack runs, Gardener's component.ClusterType with the garden runtime
+// cluster apart: the components label, annotate and configure themselves by it.
+type stackKind int
+
+const (
+	gardenStack stackKind = iota
+	seedStack
+	shootStack
+)
+
 // stack is one deployment of the observability stack: the garden runtime cluster's, a seed's or
 // a shoot control plane's. The builders the three share take it instead of their Values, so
 // that one builder serves all three.
 type stack struct {
+	kind          stackKind
 	namespace     string
 	priorityClass string
 	// replicas of every workload: 1 (Gardener's "High Availability Of Components"
@@ -22,16 +34,6 @@ type stack struct {
 	replicas int32
 	// img are the image references by image name.
 	img map[string]string
-	// networkPolicies: the stack runs under Gardener's NetworkPolicies (seed and shoot
-	// namespaces), so its pods carry the labels that open the paths they need: DNS for all
-	// (Gardener's "Network Policies" docs/operations/network_policies.md) and the extra network labels
-	// each builder names. The garden stack's pods carry none.
-	networkPolicies bool
-	// scrapeAlias is the alias of the Prometheus pods that scrape the stack's metrics Services,
-	// which then carry networking.resources.gardener.cloud/from-<alias>-allowed-ports so that
-	// gardener-resource-manager's NetworkPolicy controller lets those pods in (Gardener's
-	// docs/operations/network_policies.md). "" leaves the Services alone (the garden stack).
-	scrapeAlias string
 }
 
 // Network labels of Gardener's NetworkPolicies (Gardener's docs/operations/network_policies.md) and
@@ -41,8 +43,22 @@ const (
 	toDNS              = "networking.gardener.cloud/to-dns"
 	toRuntimeAPIServer = "networking.gardener.cloud/to-runtime-apiserver"
 	toPublicNetworks   = "networking.gardener.cloud/to-public-networks"
+	toPrivateNetworks  = "networking.gardener.cloud/to-private-networks"
 	allowed            = "allowed"
 	namespaceSelectors = "networking.resources.gardener.cloud/namespace-selectors"
+	// podLabelSelectorNamespaceAlias names the alias under which pods of other namespaces reach
+	// a Service of a shoot namespace.
+	podLabelSelectorNamespaceAlias = "networking.resources.gardener.cloud/pod-label-selector-namespace-alias"
+)
+
+// The aliases of the Prometheus pods that scrape annotated Services
+// (pkg/apis/core/v1beta1/constants in gardener/gardener v1.120.0).
+const (
+	gardenScrapeTargets = "all-garden-scrape-targets"
+	seedScrapeTargets   = "all-seed-scrape-targets"
+	shootScrapeTargets  = "all-scrape-targets"
+	// shootsAlias is the alias of the shoot namespaces.
+	shootsAlias = "all-shoots"
 )
 
 // toScrapeTargets is the pod label that lets a Prometheus reach every Service annotated for its
@@ -51,69 +67,78 @@ func toScrapeTargets(alias string) string {
 	return "networking.resources.gardener.cloud/to-" + alias
 }
 
-// labels are the labels of a workload's pods: its app label, which its controller and Service
-// select, and under NetworkPolicies the DNS label and the extra network labels.
-func (s stack) labels(app string, extra map[string]string) map[string]string {
-	l := appLabels(app)
-	if s.networkPolicies {
-		l[toDNS] = allowed
-		maps.Copy(l, extra)
-	}
-	return l
+// toService is the pod label that lets pods reach the TCP port of a Service (NetworkPolicyLabel in
+// pkg/utils/gardener/networkpolicy.go).
+func toService(service string, port int32) string {
+	return fmt.Sprintf("networking.resources.gardener.cloud/to-%s-tcp-%d", service, port)
 }
 
-// deployment runs a pod as a Deployment named after its app label, with the stack's replicas
-// and priority class; extra are pod labels besides the app label.
-func (s stack) deployment(name string, extra map[string]string, pod corev1.PodSpec) *appsv1.Deployment {
+// scrapeAnnotation is the annotation by which a Service lets the Prometheus pods of alias in on
+// ports, with the value as Gardener marshals its NetworkPolicyPorts.
+func scrapeAnnotation(alias string, ports ...int32) (string, string) {
+	entries := make([]string, len(ports))
+	for i, p := range ports {
+		entries[i] = fmt.Sprintf(`{"protocol":"TCP","port":%d}`, p)
+	}
+	return "networking.resources.gardener.cloud/from-" + alias + "-allowed-ports", "[" + strings.Join(entries, ",") + "]"
+}
+
+// annotate adds an annotation to a Service.
+func annotate(svc *corev1.Service, key, value string) {
+	if svc.Annotations == nil {
+		svc.Annotations = map[string]string{}
+	}
+	svc.Annotations[key] = value
+}
+
+// scrapableBy annotates a metrics Service for the Prometheus pods of the aliases.
+func scrapableBy(svc *corev1.Service, ports []int32, aliases ...string) *corev1.Service {
+	for _, alias := range aliases {
+		k, v := scrapeAnnotation(alias, ports...)
+		annotate(svc, k, v)
+	}
+	return svc
+}
+
+// scrapable annotates a metrics Service for the Prometheus that scrapes the stack's components:
+// the garden's, the seed's or the shoot's (InjectNetworkPolicyAnnotationsFor*ScrapeTargets in
+// pkg/utils/gardener/networkpolicy.go).
+func (s stack) scrapable(svc *corev1.Service, ports ...int32) *corev1.Service {
+	return scrapableBy(svc, ports, s.scrapeAlias())
+}
+
+// scrapeAlias is the alias of the Prometheus that scrapes the stack's components.
+func (s stack) scrapeAlias() string {
+	switch s.kind {
+	case seedStack:
+		return seedScrapeTargets
+	case shootStack:
+		return shootScrapeTargets
+	default:
+		return gardenScrapeTargets
+	}
+}
+
+// deployment runs a pod as a Deployment with the stack's replicas and priority class and two
+// old revisions kept, as Gardener's observability Deployments do; labels are the Deployment's,
+// selector selects podLabels.
+func (s stack) deployment(name string, labels, selector, podLabels map[string]string, pod corev1.PodSpec) *appsv1.Deployment {
 	pod.PriorityClassName = s.priorityClass
 	return &appsv1.Deployment{
-		ObjectMeta: meta(name, s.namespace, name),
+		ObjectMeta: meta(name, s.namespace, labels),
 		Spec: appsv1.DeploymentSpec{
 			Replicas:             ptr.To(s.replicas),
 			RevisionHistoryLimit: ptr.To[int32](2),
-			Selector:             &metav1.LabelSelector{MatchLabels: appLabels(name)},
-			Template:             corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: s.labels(name, extra)}, Spec: pod},
+			Selector:             &metav1.LabelSelector{MatchLabels: selector},
+			Template:             corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: podLabels}, Spec: pod},
 		},
 	}
 }
 
-// scrapable annotates a metrics Service for the stack's scraping Prometheus; port is the
-// container port the Service targets.
-func (s stack) scrapable(svc *corev1.Service, port int32) *corev1.Service {
-	if s.scrapeAlias == "" {
-		return svc
-	}
-	k, v := kubeapiserver.ScrapeAnnotation(s.scrapeAlias, port)
-	if svc.Annotations == nil {
-		svc.Annotations = map[string]string{}
-	}
-	svc.Annotations[k] = v
-	return svc
-}
-
-// toShootAPIServer adds the network label of pods that talk to the shoot's API server through
-// its Service in the control-plane namespace (Gardener's docs/concepts/resource-manager.md) to
-// labels.
-func toShootAPIServer(labels map[string]string) map[string]string {
-	labels[kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(""), kubeapiserver.Port)] = allowed
-	return labels
-}
-
-// container is a container of the stack running the image of the image name: pulled if not
-// present, with resource requests, no privileges and a read-only root file system.
-func (s stack) container(name, image, cpu, memory string) corev1.Container {
-	return corev1.Container{
-		Name:            name,
-		Image:           s.img[image],
-		ImagePullPolicy: corev1.PullIfNotPresent,
-		Resources:       requests(cpu, memory),
-		SecurityContext: containerSecurity(true),
-	}
-}
-
-// tcpPort is a container's one named TCP port.
-func tcpPort(name string, port int32) []corev1.ContainerPort {
-	return []corev1.ContainerPort{{Name: name, ContainerPort: port, Protocol: corev1.ProtocolTCP}}
+// toShootAPIServer is the network label of pods that talk to the shoot's API server through its
+// Service in the control-plane namespace (Gardener's docs/concepts/resource-manager.md).
+func toShootAPIServer() string {
+	return kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(""), kubeapiserver.Port)
 }
 
 // defaultStack fills the seed's stack's defaults, which are the garden's (the schema's) but for

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -143,6 +144,16 @@ func podLabels(t *testing.T, u *unstructured.Unstructured) map[string]string {
 	l, _, err := unstructured.NestedStringMap(u.Object, path...)
 	require.NoError(t, err)
 	return l
+}
+
+// findVersion finds the content-addressed object whose name is base with a checksum appended.
+func findVersion(objs []render.Object, kind, base string) *unstructured.Unstructured {
+	for _, o := range objs {
+		if o.Object.GetKind() == kind && o.Object.GetName() != base && unique.Versions(base).MatchString(o.Object.GetName()) {
+			return o.Object
+		}
+	}
+	return nil
 }
 
 // selectorOf is the matchLabels of a custom resource's selector.

@@ -41,7 +41,7 @@ func (b *builder) observabilityStack() error {
 		return fmt.Errorf("observability: the seed shares the observability stack of garden %s in the runtime cluster, which is switched off; switch the seed's off too (observability { enabled = false })", b.v.Garden.Name)
 	}
 	ov := observability.SeedValues{
-		Cluster: decode.Cluster{Name: b.cluster}, Namespace: GardenNamespace, IngressDomain: b.v.Ingress.Domain,
+		Cluster: decode.Cluster{Name: b.cluster}, Namespace: GardenNamespace, SeedName: b.name, IngressDomain: b.v.Ingress.Domain,
 		LoggingEnabled: b.v.loggingOn(), RuntimeIsGarden: b.runtimeAsSeed,
 	}
 	if o := b.v.Observability; o != nil {
