@@ -1,6 +1,7 @@
 package gardenlet
 
 import (
+	_ "embed"
 	"encoding/base64"
 	"fmt"
 	"maps"
@@ -8,17 +9,20 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // ConfigKey is the ConfigMap key, and file name, of the GardenletConfiguration.
 const ConfigKey = "config.yaml"
 
-// Ports gardenlet serves on: health probes (/healthz, /readyz) and metrics. Gardener's
-// documentation names the /healthz endpoint (Gardener's "gardenlet" docs/concepts/gardenlet.md) but
-// no ports; these are gardenlet's usual ones.
+// Ports gardenlet serves on: health probes (/healthz, /readyz) and metrics
+// (config.server.healthProbes.port and config.server.metrics.port in
+// charts/gardener/gardenlet/values.yaml of gardener/gardener v1.120.0).
 const (
 	HealthPort  = 2728
 	MetricsPort = 2729
@@ -30,6 +34,8 @@ const (
 func configuration(v Values) (string, error) {
 	ref := func(name string) map[string]any { return map[string]any{"name": name, "namespace": v.Namespace} }
 	client := map[string]any{
+		"qps":   100,
+		"burst": 130,
 		// gardenlet stores (and rotates) its own kubeconfig here (Gardener's docs/concepts/gardenlet.md,
 		// docs/deployment/deploy_gardenlet_manually.md).
 		"kubeconfigSecret": ref(KubeconfigSecretName),
@@ -49,12 +55,25 @@ func configuration(v Values) (string, error) {
 	if len(v.SeedLabels) > 0 {
 		meta["labels"] = maps.Clone(v.SeedLabels)
 	}
+	controllers, err := controllersConfig(v.Controllers)
+	if err != nil {
+		return "", err
+	}
+	// The chart's defaults (charts/gardener/gardenlet/values.yaml): client connections, the
+	// controllers, the capacity of 250 shoots and leader election.
 	cfg := map[string]any{
 		"apiVersion":             "gardenlet.config.gardener.cloud/v1alpha1",
 		"kind":                   "GardenletConfiguration",
 		"gardenClientConnection": client,
+		"seedClientConnection":   map[string]any{"qps": 100, "burst": 130},
+		"shootClientConnection":  map[string]any{"qps": 25, "burst": 50},
+		"controllers":            controllers,
+		"resources":              map[string]any{"capacity": map[string]any{"shoots": "250"}},
 		"leaderElection": map[string]any{
 			"leaderElect":       true,
+			"leaseDuration":     "15s",
+			"renewDeadline":     "10s",
+			"retryPeriod":       "2s",
 			"resourceLock":      "leases",
 			"resourceName":      LeaderElectionName,
 			"resourceNamespace": v.Namespace,
@@ -71,9 +90,6 @@ func configuration(v Values) (string, error) {
 			"metadata":   meta,
 			"spec":       v.SeedSpec,
 		},
-	}
-	if len(v.Controllers) > 0 {
-		cfg["controllers"] = v.Controllers
 	}
 	if len(v.FeatureGates) > 0 {
 		cfg["featureGates"] = v.FeatureGates
@@ -97,11 +113,45 @@ func caData(s string) string {
 	return s
 }
 
+// configMap holds the configuration under a name with the checksum of its data, immutable and
+// collectable once no pod refers to it, as the chart names it (gardenlet.config.name:
+// gardenlet-configmap-<the first 8 digits of the SHA-256 of the ConfigMap's data text>).
 func configMap(ns, config string) *corev1.ConfigMap {
+	data := ConfigKey + ": |\n  " + strings.ReplaceAll(strings.TrimRight(config, "\n"), "\n", "\n  ")
 	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{Name: ConfigMapName, Namespace: ns, Labels: SelectorLabels()},
-		Data:       map[string]string{ConfigKey: config},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: ConfigMapName + "-" + checksum(data)[:8], Namespace: ns,
+			Labels: merge(chartLabels(), map[string]string{"resources.gardener.cloud/garbage-collectable-reference": "true"}),
+		},
+		Immutable: ptr.To(true),
+		Data:      map[string]string{ConfigKey: config},
 	}
+}
+
+// controllersDefaults is the chart's controllers section (controllers.yaml).
+//
+//go:embed controllers.yaml
+var controllersDefaults []byte
+
+// controllersConfig merges the landscape's controllers section over the chart's: each
+// controller's settings replace the chart's setting for setting.
+func controllersConfig(overrides map[string]any) (map[string]any, error) {
+	var out map[string]any
+	if err := yaml.Unmarshal(controllersDefaults, &out); err != nil {
+		return nil, fmt.Errorf("gardenlet controllers defaults: %w", err)
+	}
+	for name, settings := range overrides {
+		base, ok := out[name].(map[string]any)
+		given, isMap := settings.(map[string]any)
+		if !ok || !isMap {
+			out[name] = settings
+			continue
+		}
+		merged := maps.Clone(base)
+		maps.Copy(merged, given)
+		out[name] = merged
+	}
+	return out, nil
 }
 
 // bootstrapSecret holds the bootstrap kubeconfig (Gardener's
@@ -112,10 +162,21 @@ func configMap(ns, config string) *corev1.ConfigMap {
 func bootstrapSecret(v Values) *corev1.Secret {
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: BootstrapKubeconfigSecretName, Namespace: v.Namespace, Labels: SelectorLabels(),
+			Name: BootstrapKubeconfigSecretName, Namespace: v.Namespace, Labels: chartLabels(),
 			Annotations: map[string]string{render.CreateOnlyAnnotation: "true"},
 		},
 		Type:       corev1.SecretTypeOpaque,
 		StringData: map[string]string{"kubeconfig": v.BootstrapKubeconfig},
 	}
+}
+
+// ConfigMapOf finds gardenlet's configuration ConfigMap among rendered objects, whatever its
+// checksum; nil if there is none.
+func ConfigMapOf(objs []render.Object) *unstructured.Unstructured {
+	for _, o := range objs {
+		if o.Object.GetKind() == "ConfigMap" && o.Object.GetName() != ConfigMapName && unique.Versions(ConfigMapName).MatchString(o.Object.GetName()) {
+			return o.Object
+		}
+	}
+	return nil
 }

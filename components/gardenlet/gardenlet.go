@@ -12,13 +12,17 @@ import (
 	"fmt"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/runtime"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
-	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -28,13 +32,15 @@ const (
 	// docs/deployment/deploy_gardenlet_manually.md).
 	Name             = "gardenlet"
 	DefaultNamespace = "garden"
-	// BootstrapKubeconfigSecretName holds the bootstrap kubeconfig (Gardener's
-	// docs/deployment/deploy_gardenlet_manually.md).
-	BootstrapKubeconfigSecretName = "gardenlet-bootstrap-kubeconfig"
+	// BootstrapKubeconfigSecretName holds the bootstrap kubeconfig, the name gardener-operator and
+	// the ManagedSeed controller give it (GardenletDefaultKubeconfigBootstrapSecretName in
+	// pkg/controller/gardenletdeployer/actuator.go of gardener/gardener v1.120.0).
+	BootstrapKubeconfigSecretName = "gardenlet-kubeconfig-bootstrap"
 	// KubeconfigSecretName is where gardenlet stores the kubeconfig with its client certificate
 	// (Gardener's docs/deployment/deploy_gardenlet_manually.md); gardenlet creates and rotates it.
 	KubeconfigSecretName = "gardenlet-kubeconfig"
-	// ConfigMapName holds the GardenletConfiguration.
+	// ConfigMapName is the stem of the name of the ConfigMap with the GardenletConfiguration,
+	// gardenlet-configmap-<checksum>.
 	ConfigMapName = "gardenlet-configmap"
 	// ClusterRoleName is gardenlet's cluster-wide role in the seed.
 	ClusterRoleName = "gardener.cloud:system:gardenlet"
@@ -53,10 +59,11 @@ type Values struct {
 	Namespace string `json:"namespace"`
 	// Images overrides image vector entries by name (gardenlet).
 	Images map[string]string `json:"images"`
-	// HighAvailability runs 2 replicas spread over nodes and zones, with a PodDisruptionBudget,
-	// instead of 1 (replicaCount and failureToleranceType of the chart, Gardener's
-	// docs/deployment/deploy_gardenlet_manually.md).
-	HighAvailability bool `json:"high_availability"`
+	// Replicas is the chart's replicaCount, 2 by default as gardener-operator and the ManagedSeed
+	// controller deploy gardenlet (SetDefaults_GardenletDeployment in
+	// pkg/apis/seedmanagement/v1alpha1/defaults_managedseed.go). More than one replica are spread
+	// over nodes and, on a seed with several zones, over zones, with a PodDisruptionBudget.
+	Replicas int32 `json:"replicas"`
 	// SeedName is the name of the Seed gardenlet registers (seedConfig.metadata.name); required.
 	SeedName string `json:"seed_name"`
 	// SeedLabels are the Seed's labels; gardenlet adds gardener.cloud/role=seed (Gardener's
@@ -99,9 +106,13 @@ type Values struct {
 // render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))
 
-// Objects renders gardenlet's ServiceAccount and RBAC, the bootstrap kubeconfig Secret (when a
-// bootstrap kubeconfig is given), the configuration ConfigMap, the Deployment, the metrics
-// Service and, with high availability, a PodDisruptionBudget.
+// Objects renders the objects of the gardenlet Helm chart as gardener-operator and the ManagedSeed
+// controller install it (charts/gardener/gardenlet/templates of gardener/gardener v1.120.0):
+// gardenlet's ServiceAccount and RBAC, the bootstrap kubeconfig Secret (when a bootstrap
+// kubeconfig is given), the content-addressed configuration ConfigMap, the Deployment, the metrics
+// Service, the NetworkPolicy that opens its egress and, with more than one replica, a
+// PodDisruptionBudget. The chart's PriorityClass gardener-system-critical comes with the seed's
+// priority classes.
 func Objects(v Values) ([]render.Object, error) {
 	if err := validate(&v); err != nil {
 		return nil, err
@@ -110,24 +121,61 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := deployment(v, config)
+	cm := configMap(v.Namespace, config)
+	var bootstrap *corev1.Secret
+	checksum := ""
+	if v.BootstrapKubeconfig != "" {
+		bootstrap = bootstrapSecret(v)
+		checksum = bootstrapChecksum(bootstrap)
+	}
+	d, err := deployment(v, cm.Name, checksum)
 	if err != nil {
 		return nil, err
 	}
-	typed := rbac(v.Namespace)
-	if v.BootstrapKubeconfig != "" {
-		typed = append(typed, bootstrapSecret(v))
+	typed, err := rbac(v.Namespace)
+	if err != nil {
+		return nil, err
 	}
-	typed = append(typed, configMap(v.Namespace, config), d, service(v.Namespace))
-	if v.HighAvailability {
-		typed = append(typed, disruption.Budget(v.Namespace, Name, SelectorLabels()))
+	if bootstrap != nil {
+		typed = append(typed, bootstrap)
 	}
-	return kube.Typed(v.Cluster.Name, typed...)
+	typed = append(typed, cm, d, service(v.Namespace), networkPolicy(v.Namespace))
+	if v.Replicas > 1 {
+		typed = append(typed, podDisruptionBudget(v.Namespace))
+	}
+	objs, err := kube.Typed(v.Cluster.Name, typed...)
+	if err != nil {
+		return nil, err
+	}
+	unique.MarkVersions(objs, "ConfigMap", ConfigMapName)
+	return objs, nil
+}
+
+// podDisruptionBudget lets one of several replicas go at a time; it selects by all the chart's
+// labels (poddisruptionbudget.yaml of the chart).
+func podDisruptionBudget(ns string) *policyv1.PodDisruptionBudget {
+	return &policyv1.PodDisruptionBudget{
+		ObjectMeta: meta(Name, ns, chartLabels()),
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			MaxUnavailable:             ptr.To(intstr.FromInt32(1)),
+			Selector:                   &metav1.LabelSelector{MatchLabels: chartLabels()},
+			UnhealthyPodEvictionPolicy: ptr.To(policyv1.AlwaysAllow),
+		},
+	}
+}
+
+// bootstrapChecksum is the checksum of the bootstrap Secret's content, which rolls gardenlet's pods
+// when the Secret changes (checksum/secret-gardenlet-kubeconfig-garden-bootstrap of the chart).
+func bootstrapChecksum(s *corev1.Secret) string {
+	return checksum(s.Name + "\n" + s.StringData["kubeconfig"])
 }
 
 func validate(v *Values) error {
 	if errs := validation.IsDNS1123Label(v.Namespace); len(errs) > 0 {
 		return fmt.Errorf("gardenlet namespace %q: %s", v.Namespace, errs[0])
+	}
+	if v.Replicas < 0 {
+		return fmt.Errorf("gardenlet replicas %d is negative", v.Replicas)
 	}
 	if v.SeedName == "" {
 		return fmt.Errorf("gardenlet seed name is required")
@@ -143,6 +191,3 @@ func validate(v *Values) error {
 	}
 	return nil
 }
-
-// objectsOf lists typed objects, so that rbac reads as one literal.
-func objectsOf(objs ...runtime.Object) []runtime.Object { return objs }

@@ -9,7 +9,9 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
@@ -45,7 +47,7 @@ func TestRenderGolden(t *testing.T) {
 	rendertest.Golden(t, Type.RenderConfig, render.Input{Name: "gardenlet"}, map[string]cty.Value{
 		"default": rendertest.Config(defaults, nil),
 		"ha-customised": rendertest.Config(defaults, map[string]cty.Value{
-			"high_availability":      cty.True,
+			"replicas":               cty.NumberIntVal(3),
 			"seed_labels":            cty.MapVal(map[string]cty.Value{"base": cty.StringVal("kind")}),
 			"garden_cluster_address": cty.StringVal("https://api.virtual-garden.example.com"),
 			"garden_ca_bundle":       cty.StringVal(testPEM),
@@ -79,65 +81,118 @@ func typed[T any](t *testing.T, objs []render.Object, kind, name string) T {
 
 func configOf(t *testing.T, objs []render.Object) map[string]any {
 	t.Helper()
-	cm := typed[corev1.ConfigMap](t, objs, "ConfigMap", ConfigMapName)
+	u := ConfigMapOf(objs)
+	require.NotNil(t, u)
+	var cm corev1.ConfigMap
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &cm))
 	var cfg map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte(cm.Data[ConfigKey]), &cfg))
 	return cfg
 }
 
-func TestDocumentedFacts(t *testing.T) {
+// chart are the labels of every object of the gardenlet chart (charts/gardener/gardenlet/test/chart_test.go
+// in gardener/gardener v1.120.0).
+var chart = map[string]string{"app": "gardener", "role": "gardenlet", "chart": "gardenlet-0.1.0", "release": "gardenlet", "heritage": "Helm"}
+
+// TestAsGardenersChart checks the objects against the gardenlet Helm chart of Gardener v1.120.0
+// (charts/gardener/gardenlet/templates, its test/test.go) with the values gardener-operator and the
+// ManagedSeed controller give it (pkg/controller/gardenletdeployer, SetDefaults_GardenletDeployment).
+func TestAsGardenersChart(t *testing.T) {
 	for _, tt := range []struct {
-		ha       bool
 		replicas int32
+		zones    []any
+		spread   []string
 	}{
-		// replicaCount 1 by default, 2 for HA (Gardener's "Deploy Gardenlet Manually"
-		// docs/deployment/deploy_gardenlet_manually.md).
-		{false, 1},
-		{true, 2},
+		{2, nil, []string{"kubernetes.io/hostname"}},
+		{2, []any{"a", "b", "c"}, []string{"kubernetes.io/hostname", "topology.kubernetes.io/zone"}},
+		{1, []any{"a", "b"}, nil},
 	} {
 		v := minimal()
-		v.HighAvailability = tt.ha
+		v.Replicas = tt.replicas
+		v.SeedSpec = map[string]any{"provider": map[string]any{"type": "local", "zones": tt.zones}}
 		objs, err := Objects(v)
 		require.NoError(t, err)
-		// Gardener's docs/deployment/deploy_gardenlet_manually.md: ServiceAccount gardenlet, RBAC, the
-		// bootstrap Secret and the Deployment in the garden namespace.
-		rendertest.MustFind(t, objs, "ServiceAccount", "gardenlet")
+		sa := typed[corev1.ServiceAccount](t, objs, "ServiceAccount", "gardenlet")
+		assert.False(t, *sa.AutomountServiceAccountToken)
+		assert.Equal(t, chart, sa.Labels)
 		d := typed[appsv1.Deployment](t, objs, "Deployment", "gardenlet")
 		assert.Equal(t, "garden", d.Namespace)
 		assert.Equal(t, tt.replicas, *d.Spec.Replicas)
-		// Gardener's "Priority Classes" docs/development/priority-classes.md: gardener-system-critical.
-		assert.Equal(t, "gardener-system-critical", d.Spec.Template.Spec.PriorityClassName)
-		assert.Equal(t, "gardenlet", d.Spec.Template.Spec.ServiceAccountName)
-		c := d.Spec.Template.Spec.Containers[0]
-		assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/gardenlet:v1.120.0", c.Image)
-		// Gardener's "gardenlet" docs/concepts/gardenlet.md: /healthz is the liveness probe.
-		assert.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
-		assert.NotEmpty(t, d.Spec.Template.Annotations["checksum/configmap-gardenlet-config"])
-		for k, val := range d.Spec.Selector.MatchLabels {
+		assert.Equal(t, "true", d.Labels["high-availability-config.resources.gardener.cloud/skip"])
+		assert.Equal(t, map[string]string{"app": "gardener", "role": "gardenlet"}, d.Spec.Selector.MatchLabels)
+		for k, val := range map[string]string{
+			"projected-token-mount.resources.gardener.cloud/skip":                         "true",
+			"seccompprofile.resources.gardener.cloud/skip":                                "true",
+			"networking.resources.gardener.cloud/to-all-shoots-etcd-main-client-tcp-8080": "allowed",
+			"networking.resources.gardener.cloud/to-all-shoots-kube-apiserver-tcp-443":    "allowed",
+			"release": "gardenlet",
+		} {
 			assert.Equal(t, val, d.Spec.Template.Labels[k], k)
 		}
-		assert.Equal(t, tt.ha, rendertest.Find(objs, "PodDisruptionBudget", "gardenlet") != nil)
+		assert.Equal(t, "2729", d.Spec.Template.Annotations["prometheus.io/port"])
+		assert.Equal(t, "gardener-system-critical", d.Spec.Template.Spec.PriorityClassName)
+		assert.EqualValues(t, 65532, *d.Spec.Template.Spec.SecurityContext.FSGroup)
+		var keys []string
+		for _, c := range d.Spec.Template.Spec.TopologySpreadConstraints {
+			keys = append(keys, c.TopologyKey)
+		}
+		assert.Equal(t, tt.spread, keys)
+		c := d.Spec.Template.Spec.Containers[0]
+		assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/gardenlet:v1.120.0", c.Image)
+		assert.Equal(t, []string{"--config=/etc/gardenlet/config/config.yaml"}, c.Args)
+		assert.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
+		assert.EqualValues(t, 15, c.LivenessProbe.InitialDelaySeconds)
+		assert.EqualValues(t, 10, c.ReadinessProbe.InitialDelaySeconds)
+		assert.Equal(t, "100Mi", c.Resources.Requests.Memory().String())
+		assert.Empty(t, c.Ports)
+		assert.Equal(t, []string{"kube-api-access-gardener", "gardenlet-config"}, []string{c.VolumeMounts[0].Name, c.VolumeMounts[1].Name})
+		assert.Equal(t, tt.replicas > 1, rendertest.Find(objs, "PodDisruptionBudget", "gardenlet") != nil)
 
-		// Gardener's docs/deployment/deploy_gardenlet_manually.md: full admin rights.
-		cr := typed[rbacv1.ClusterRole](t, objs, "ClusterRole", ClusterRoleName)
-		assert.Equal(t, []string{"*"}, cr.Rules[0].Verbs)
-		rendertest.MustFind(t, objs, "RoleBinding", ClusterRoleName+":leader-election")
+		cm := ConfigMapOf(objs)
+		assert.Regexp(t, `^gardenlet-configmap-[0-9a-f]{8}$`, cm.GetName())
+		immutable, _, _ := unstructured.NestedBool(cm.Object, "immutable")
+		assert.True(t, immutable)
+		assert.Equal(t, cm.GetName(), d.Spec.Template.Spec.Volumes[1].ConfigMap.Name)
 
-		s := typed[corev1.Secret](t, objs, "Secret", "gardenlet-bootstrap-kubeconfig")
+		for _, name := range []string{ClusterRoleName, ClusterRoleName + ":apiserver-sni", ClusterRoleName + ":managed-istio"} {
+			rendertest.MustFind(t, objs, "ClusterRole", name)
+			rendertest.MustFind(t, objs, "ClusterRoleBinding", name)
+		}
+		role := typed[rbacv1.Role](t, objs, "Role", ClusterRoleName)
+		assert.Equal(t, []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"daemonsets"}, Verbs: []string{"create"}}}, role.Rules)
+		np := typed[networkingv1.NetworkPolicy](t, objs, "NetworkPolicy", "allow-all-egress-from-gardenlet")
+		assert.Equal(t, []networkingv1.PolicyType{networkingv1.PolicyTypeEgress}, np.Spec.PolicyTypes)
+		svc := typed[corev1.Service](t, objs, "Service", "gardenlet")
+		assert.Equal(t, "gardenlet", svc.Spec.Selector["release"])
+
+		s := typed[corev1.Secret](t, objs, "Secret", "gardenlet-kubeconfig-bootstrap")
 		assert.Equal(t, v.BootstrapKubeconfig, s.StringData["kubeconfig"])
 
 		cfg := configOf(t, objs)
 		assert.Equal(t, "gardenlet.config.gardener.cloud/v1alpha1", cfg["apiVersion"])
-		assert.Equal(t, "GardenletConfiguration", cfg["kind"])
 		client := cfg["gardenClientConnection"].(map[string]any)
-		// Gardener's docs/deployment/deploy_gardenlet_manually.md-19224: the Secrets gardenlet reads and
-		// writes.
 		assert.Equal(t, map[string]any{"name": "gardenlet-kubeconfig", "namespace": "garden"}, client["kubeconfigSecret"])
-		assert.Equal(t, map[string]any{"name": "gardenlet-bootstrap-kubeconfig", "namespace": "garden"}, client["bootstrapKubeconfig"])
+		assert.Equal(t, map[string]any{"name": "gardenlet-kubeconfig-bootstrap", "namespace": "garden"}, client["bootstrapKubeconfig"])
+		assert.EqualValues(t, 100, client["qps"])
+		assert.Equal(t, "15s", cfg["leaderElection"].(map[string]any)["leaseDuration"])
+		assert.Equal(t, "250", cfg["resources"].(map[string]any)["capacity"].(map[string]any)["shoots"])
+		assert.Equal(t, "1h", cfg["controllers"].(map[string]any)["shoot"].(map[string]any)["syncPeriod"])
 		seed := cfg["seedConfig"].(map[string]any)
 		assert.Equal(t, "local", seed["metadata"].(map[string]any)["name"])
-		assert.Equal(t, v.SeedSpec, seed["spec"])
 	}
+}
+
+// TestControllersMergeOverTheChart checks that a landscape's controllers settings replace the
+// chart's setting for setting.
+func TestControllersMergeOverTheChart(t *testing.T) {
+	v := minimal()
+	v.Controllers = map[string]any{"shoot": map[string]any{"syncPeriod": "5m"}, "custom": map[string]any{"x": "y"}}
+	objs, err := Objects(v)
+	require.NoError(t, err)
+	controllers := configOf(t, objs)["controllers"].(map[string]any)
+	assert.Equal(t, "5m", controllers["shoot"].(map[string]any)["syncPeriod"])
+	assert.Equal(t, "12h", controllers["shoot"].(map[string]any)["retryDuration"], "the chart's other settings stay")
+	assert.Equal(t, map[string]any{"x": "y"}, controllers["custom"])
 }
 
 func TestWithoutBootstrapKubeconfig(t *testing.T) {

@@ -308,7 +308,7 @@ func (b *builder) gardenlet() error {
 	}
 	gl := gardenlet.Type.Defaults()
 	gl.Cluster, gl.Namespace, gl.SeedName, gl.SeedSpec = decode.Cluster{Name: b.cluster}, GardenNamespace, b.name, b.spec()
-	gl.GardenClusterAddress, gl.HighAvailability = b.v.Garden.VirtualEndpoint, len(b.v.Provider.Zones) > 1
+	gl.GardenClusterAddress = b.v.Garden.VirtualEndpoint
 	gl.ExposureClassHandlers, gl.BootstrapKubeconfig = b.exposureClassHandlers(), bootstrap
 	objs, err := gardenlet.Objects(gl)
 	if err != nil {

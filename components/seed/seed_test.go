@@ -138,7 +138,8 @@ func TestExposureClassHandlers(t *testing.T) {
 	}
 	assert.Equal(t, "internal", services["istio-ingress-handler-internal"]["loadbalancer/network"])
 	v.ManagedBy = ManagedByGardenlet
-	cm := rendertest.MustFind(t, partsByName(t, v)["gardenlet"].Objects, "ConfigMap", gardenlet.ConfigMapName)
+	cm := gardenlet.ConfigMapOf(partsByName(t, v)["gardenlet"].Objects)
+	require.NotNil(t, cm)
 	config, _, _ := unstructured.NestedString(cm.Object, "data", gardenlet.ConfigKey)
 	assert.Contains(t, config, "exposureClassHandlers:")
 	assert.Contains(t, config, "namespace: istio-ingress-handler-internal")
@@ -157,7 +158,8 @@ func TestSeedHandedToGardenlet(t *testing.T) {
 	require.Len(t, own["priority_classes"].Objects, 1)
 	assert.Equal(t, "gardener-system-critical", own["priority_classes"].Objects[0].Object.GetName())
 	assert.ElementsMatch(t, []string{"priority_classes", "garden_namespace", "gardenlet_bootstrap_token"}, own["gardenlet"].DependsOn)
-	cm := rendertest.MustFind(t, own["gardenlet"].Objects, "ConfigMap", gardenlet.ConfigMapName)
+	cm := gardenlet.ConfigMapOf(own["gardenlet"].Objects)
+	require.NotNil(t, cm)
 	config, _, _ := unstructured.NestedString(cm.Object, "data", gardenlet.ConfigKey)
 	assert.Contains(t, config, "seedConfig:", "gardenlet registers the Seed from its configuration")
 
