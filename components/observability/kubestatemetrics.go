@@ -208,11 +208,16 @@ func kubeStateMetricsObjects(s stack, k kubeStateMetrics) []runtime.Object {
 }
 
 // ksmScrapeConfig has the Prometheus label scrape the kube-state-metrics name of namespace
-// through its Service's metrics port, one target whatever the replicas (scrapeConfigCache,
+// through its Service's metrics port; it is <label>-kube-state-metrics (the shoot's
+// <label>-<name>, which is the same), one target whatever the replicas (scrapeConfigCache,
 // scrapeConfigSeed, scrapeConfigGarden and scrapeConfigShoot in kubestatemetrics/resources.go):
 // the cache and shoot Prometheus keep the type label and drop Terraformer pods' series, the seed
 // and garden Prometheus drop the series of shoot namespaces.
 func ksmScrapeConfig(namespace, label, name string) *unstructured.Unstructured {
+	objectName := label + "-" + KubeStateMetricsName
+	if label == ShootPrometheusName {
+		objectName = label + "-" + name
+	}
 	relabel := []any{
 		map[string]any{"sourceLabels": []any{"__meta_kubernetes_service_label_component", "__meta_kubernetes_service_port_name"}, "regex": name + ";metrics", "action": "keep"},
 	}
@@ -237,5 +242,5 @@ func ksmScrapeConfig(namespace, label, name string) *unstructured.Unstructured {
 		"relabelings":         relabel,
 		"metricRelabelings":   metricRelabel,
 	}
-	return customResource("monitoring.coreos.com/v1alpha1", "ScrapeConfig", namespace, label+"-"+name, prometheusSelector(label), spec)
+	return customResource("monitoring.coreos.com/v1alpha1", "ScrapeConfig", namespace, objectName, prometheusSelector(label), spec)
 }

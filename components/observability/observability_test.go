@@ -116,7 +116,7 @@ func TestSelectorsUseTheDocumentedLabels(t *testing.T) {
 	assert.Equal(t, "alertmanager-garden", ams[0].(map[string]any)["name"])
 	assert.NotNil(t, rendertest.Find(objs, "Service", "alertmanager-garden"))
 
-	ksm := rendertest.Find(objs, "ScrapeConfig", "garden-kube-state-metrics-runtime")
+	ksm := rendertest.Find(objs, "ScrapeConfig", "garden-kube-state-metrics")
 	require.NotNil(t, ksm)
 	assert.Equal(t, "garden", ksm.GetLabels()["prometheus"])
 	svc := rendertest.Find(objs, "Service", "kube-state-metrics-runtime")

@@ -87,7 +87,7 @@ func TestSeedRuntimeIsGarden(t *testing.T) {
 	for _, name := range []string{"cache", "seed", "aggregate"} {
 		assert.NotNil(t, rendertest.Find(objs, "Prometheus", name), name)
 	}
-	assert.NotNil(t, rendertest.Find(objs, "ScrapeConfig", "cache-kube-state-metrics-seed"))
+	assert.NotNil(t, rendertest.Find(objs, "ScrapeConfig", "cache-kube-state-metrics"))
 	// ... and its prometheus-operator must serve all namespaces.
 	garden, err := Objects(rendertest.Overlay(Type.Defaults(), Values{Cluster: decode.Cluster{Name: "runtime"}, WatchAllNamespaces: true}))
 	require.NoError(t, err)
@@ -116,7 +116,7 @@ func TestSeedSelectors(t *testing.T) {
 	assert.Equal(t, "1d", str(t, rendertest.MustFind(t, objs, "Prometheus", "cache"), "spec", "retention"))
 	assert.Equal(t, map[string]string{"alertmanager": "seed"}, selectorOf(t, rendertest.MustFind(t, objs, "Alertmanager", "seed"), "alertmanagerConfigSelector"))
 
-	ksm := rendertest.MustFind(t, objs, "ScrapeConfig", "cache-kube-state-metrics-seed")
+	ksm := rendertest.MustFind(t, objs, "ScrapeConfig", "cache-kube-state-metrics")
 	assert.Equal(t, "cache", ksm.GetLabels()["prometheus"])
 	svc := rendertest.MustFind(t, objs, "Service", "kube-state-metrics-seed")
 	assert.Equal(t, `[{"protocol":"TCP","port":8080}]`, svc.GetAnnotations()["networking.resources.gardener.cloud/from-all-seed-scrape-targets-allowed-ports"])

@@ -41,7 +41,7 @@ func TestUpgradeFromTheEarlierRendering(t *testing.T) {
 		"Service/prometheus-operator":                                          "replace .spec.clusterIP",
 		"ServiceAccount/kube-state-metrics":                                    "delete",
 		"ServiceMonitor/aggregate-prometheus-shoot":                            "delete",
-		"ServiceMonitor/cache-kube-state-metrics":                              "delete",
+		"ServiceMonitor/cache-kube-state-metrics":                              "delete", // a ScrapeConfig of that name now
 	}
 	withAlerting := maps.Clone(seed)
 	withAlerting["ServiceAccount/alertmanager-seed"] = "delete"

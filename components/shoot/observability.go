@@ -25,11 +25,18 @@ func (b *builder) observabilityStack() error {
 		return nil
 	}
 	b.secret("plutono_admin", render.SecretSpec{Name: observability.DefaultPlutonoAdminSecretName, Class: "password"}, "")
+	// blackbox-exporter probes the API server's internal domain, as gardenlet has it do
+	// (DefaultBlackboxExporterControlPlane in pkg/gardenlet/operation/botanist/blackboxexporter.go of
+	// Gardener v1.120.0), the shoot's domain without an internal domain.
+	apiServerHost := "api." + b.domain()
+	if d := b.v.InternalDomain; d != nil && d.Domain != "" {
+		apiServerHost = "api." + b.name + "." + b.v.Project + "." + d.Domain
+	}
 	objs, err := observability.ShootObjects(observability.ShootValues{
 		Cluster: decode.Cluster{Name: b.seed.Cluster}, Namespace: b.ns, Project: b.v.Project, Name: b.name,
 		IngressDomain: b.seed.IngressDomain, PlutonoAdminSecretName: observability.DefaultPlutonoAdminSecretName,
 		CASecretName: secretCA, EtcdCASecretName: secretEtcdCA, EtcdClientSecretName: secretEtcdClient,
-		GenericKubeconfigSecretName: secretGenericToken, APIServerHost: "api." + b.domain(),
+		GenericKubeconfigSecretName: secretGenericToken, APIServerHost: apiServerHost,
 		LoggingEnabled: b.seed.Observability.LoggingEnabled, Hibernated: b.hibernated,
 	})
 	if err != nil {
