@@ -91,6 +91,10 @@ func configuration(v Values) (string, error) {
 			"spec":       v.SeedSpec,
 		},
 	}
+	// The chart's default debugging and node tolerations (charts/gardener/gardenlet/values.yaml),
+	// which the Deployment's tolerations repeat.
+	cfg["debugging"] = map[string]any{"enableProfiling": false, "enableContentionProfiling": false}
+	cfg["nodeToleration"] = map[string]any{"defaultNotReadyTolerationSeconds": tolerationSeconds, "defaultUnreachableTolerationSeconds": tolerationSeconds}
 	if len(v.FeatureGates) > 0 {
 		cfg["featureGates"] = v.FeatureGates
 	}

@@ -23,6 +23,10 @@ import (
 
 const configDir = "/etc/gardenlet/config"
 
+// tolerationSeconds is how long gardenlet's pods stay on a node that is not ready or unreachable
+// (nodeToleration in charts/gardener/gardenlet/values.yaml).
+const tolerationSeconds = 60
+
 // Chart labels: the gardenlet Helm chart (name gardenlet, version 0.1.0) installed as release
 // gardenlet, as gardener-operator and the ManagedSeed controller install it
 // (charts/gardener/gardenlet/Chart.yaml, test/chart_test.go).
@@ -139,6 +143,10 @@ func deployment(v Values, configMap, bootstrapChecksum string) (*appsv1.Deployme
 							{Name: "gardenlet-config", MountPath: configDir},
 						},
 					}},
+					Tolerations: []corev1.Toleration{
+						{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](tolerationSeconds)},
+						{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To[int64](tolerationSeconds)},
+					},
 					Volumes: []corev1.Volume{
 						{Name: "kube-api-access-gardener", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
 							DefaultMode: ptr.To[int32](0o644),

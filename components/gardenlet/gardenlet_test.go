@@ -130,6 +130,8 @@ func TestAsGardenersChart(t *testing.T) {
 			assert.Equal(t, val, d.Spec.Template.Labels[k], k)
 		}
 		assert.Equal(t, "2729", d.Spec.Template.Annotations["prometheus.io/port"])
+		require.Len(t, d.Spec.Template.Spec.Tolerations, 2)
+		assert.EqualValues(t, 60, *d.Spec.Template.Spec.Tolerations[0].TolerationSeconds)
 		assert.Equal(t, "gardener-system-critical", d.Spec.Template.Spec.PriorityClassName)
 		assert.EqualValues(t, 65532, *d.Spec.Template.Spec.SecurityContext.FSGroup)
 		var keys []string
@@ -175,6 +177,7 @@ func TestAsGardenersChart(t *testing.T) {
 		assert.Equal(t, map[string]any{"name": "gardenlet-kubeconfig-bootstrap", "namespace": "garden"}, client["bootstrapKubeconfig"])
 		assert.EqualValues(t, 100, client["qps"])
 		assert.Equal(t, "15s", cfg["leaderElection"].(map[string]any)["leaseDuration"])
+		assert.EqualValues(t, 60, cfg["nodeToleration"].(map[string]any)["defaultNotReadyTolerationSeconds"])
 		assert.Equal(t, "250", cfg["resources"].(map[string]any)["capacity"].(map[string]any)["shoots"])
 		assert.Equal(t, "1h", cfg["controllers"].(map[string]any)["shoot"].(map[string]any)["syncPeriod"])
 		seed := cfg["seedConfig"].(map[string]any)
