@@ -64,7 +64,7 @@ component "manifests" "after_shoots" {
 		destroy bool
 		want    []config.InstanceAddress
 	}{
-		{false, []config.InstanceAddress{"garden.local", "component.manifests.dns_credentials", "seed.local", "component.project.local", "component.manifests.local_credentials", "component.credentials_binding.local", "shoot.dev"}},
+		{false, []config.InstanceAddress{"garden.local", "component.cloud_profile.local", "component.manifests.dns_credentials", "seed.local", "component.project.local", "component.manifests.local_credentials", "component.credentials_binding.local", "shoot.dev"}},
 		{true, []config.InstanceAddress{"shoot.dev", "component.manifests.after_shoots"}},
 	} {
 		out, diags := Prepare(Options{Dir: dir, Schemas: catalog.Schemas(), Renderers: render.Registry{"manifests": manifests.Type.RenderConfig},
