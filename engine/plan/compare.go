@@ -71,7 +71,7 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 			ch.Changes = creation(d.Object, red)
 			return ch, nil
 		}
-		ch.Changes = managedContents(fieldChanges(fields, red), d.Object, nil, red)
+		ch.Changes = managedContents(fieldChanges(fields, red), d.Object, predecessor(d, obs), red)
 		return ch, nil
 	}
 	if want := d.Object.GroupVersionKind(); live.GroupVersionKind() != want {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/diff"
 	"github.com/declarative-gardener/gardener/engine/kinds"
+	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -44,6 +46,28 @@ func managedContents(changes []FieldChange, desired, live *unstructured.Unstruct
 		out = append(out, changesAt(fmt.Sprintf(".contents[%s]", k), have, want, k, false, secret, red)...)
 	}
 	return out
+}
+
+// predecessor is the live object a created contents Secret supersedes (Desired.Supersedes): a
+// ManagedResource's Secret named after a checksum of its objects gets a new name with every
+// change, and its contents are shown as changes against the Secret it replaces rather than as a
+// whole new set. Nil when there is none, or for any other object; of several, the one whose name
+// sorts last.
+func predecessor(d *Desired, obs *observe.Observed) *unstructured.Unstructured {
+	if d.Supersedes == nil || d.Object.GetKind() != "Secret" || d.Object.GetLabels()[render.ManagedResourceContentsLabel] != "true" {
+		return nil
+	}
+	own := object.RefOf(d.Object)
+	var found *unstructured.Unstructured
+	for ref, live := range obs.Objects {
+		if live == nil || ref.Group != own.Group || ref.Kind != own.Kind || ref.Namespace != own.Namespace || ref.Name == own.Name || !d.Supersedes.MatchString(ref.Name) {
+			continue
+		}
+		if found == nil || ref.Name > found.GetName() {
+			found = live
+		}
+	}
+	return found
 }
 
 // contentsOf decodes a contents Secret's objects by data key, from stringData (a rendered

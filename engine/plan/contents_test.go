@@ -3,12 +3,15 @@ package plan
 import (
 	"encoding/base64"
 	"encoding/json"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -82,4 +85,32 @@ func TestPackedSecretsAreNeverShown(t *testing.T) {
 		Desired: []*Desired{{Cluster: "runtime", Component: "garden.local.mr", Object: desired}}}, nil))
 	require.NoError(t, err)
 	assert.NotContains(t, string(saved), key)
+}
+
+// TestPredecessorOfAContentsSecret: a ManagedResource's Secret renamed after its new contents is
+// compared with the live Secret it supersedes, so that a plan shows which objects inside changed.
+func TestPredecessorOfAContentsSecret(t *testing.T) {
+	named := func(name, ns string, labels map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+			"metadata": map[string]any{"name": name, "namespace": ns, "labels": labels}}}
+	}
+	contents := map[string]any{render.ManagedResourceContentsLabel: "true"}
+	versions := regexp.MustCompile(`^managedresource-shoot-core-coredns(-[0-9a-f]{8})?$`)
+	desired := &Desired{Object: named("managedresource-shoot-core-coredns-bbbbbbbb", "shoot--dev--a", contents), Supersedes: versions}
+	old := named("managedresource-shoot-core-coredns-aaaaaaaa", "shoot--dev--a", contents)
+	older := named("managedresource-shoot-core-coredns", "shoot--dev--a", contents)
+	obs := &observe.Observed{Objects: map[object.Ref]*unstructured.Unstructured{
+		object.RefOf(old):   old,
+		object.RefOf(older): older,
+		// Another namespace's and another ManagedResource's Secrets are no predecessors.
+		object.RefOf(named("managedresource-shoot-core-coredns-cccccccc", "shoot--dev--b", contents)):   named("managedresource-shoot-core-coredns-cccccccc", "shoot--dev--b", contents),
+		object.RefOf(named("managedresource-shoot-core-vpn-shoot-dddddddd", "shoot--dev--a", contents)): named("managedresource-shoot-core-vpn-shoot-dddddddd", "shoot--dev--a", contents),
+	}}
+	assert.Same(t, old, predecessor(desired, obs), "of several, the name that sorts last")
+
+	desired.Supersedes = nil
+	assert.Nil(t, predecessor(desired, obs), "only a versioned object has one")
+	desired.Supersedes = versions
+	desired.Object.SetLabels(nil)
+	assert.Nil(t, predecessor(desired, obs), "only a contents Secret")
 }
