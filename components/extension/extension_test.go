@@ -301,7 +301,9 @@ func TestDeployment(t *testing.T) {
 	}
 
 	// The chart, installed into the installation's namespace with the mix-ins.
-	secret := rendertest.MustFind(t, objs, "Secret", managedresource.SecretName("provider-local-x7k2p"))
+	// The Secret the ManagedResource refers to, named after its contents.
+	secret := rendertest.PackedSecret(t, objs, "provider-local-x7k2p")
+	assert.Regexp(t, "^"+managedresource.SecretName("provider-local-x7k2p")+"-[0-9a-f]{8}$", secret.GetName())
 	data := secret.Object["stringData"].(map[string]any)
 	var cm struct {
 		Data map[string]string `json:"data"`

@@ -225,7 +225,7 @@ func mrSpec(t *testing.T, objs []render.Object, name string) map[string]any {
 // packed are the objects of a ManagedResource's Secret.
 func packed(t *testing.T, objs []render.Object, name string) []string {
 	t.Helper()
-	data, _, err := unstructured.NestedStringMap(rendertest.MustFind(t, objs, "Secret", "managedresource-"+name).Object, "stringData")
+	data, _, err := unstructured.NestedStringMap(rendertest.PackedSecret(t, objs, name).Object, "stringData")
 	require.NoError(t, err)
 	var out []string
 	for _, o := range data {

@@ -167,7 +167,7 @@ func TestSeedBootstrap(t *testing.T) {
 // packed are the objects of a ManagedResource's Secret by "<kind> [<namespace>/]<name>".
 func packed(t *testing.T, objs []render.Object, name string) map[string]string {
 	t.Helper()
-	data, _, err := unstructured.NestedStringMap(rendertest.MustFind(t, objs, "Secret", "managedresource-"+name).Object, "stringData")
+	data, _, err := unstructured.NestedStringMap(rendertest.PackedSecret(t, objs, name).Object, "stringData")
 	require.NoError(t, err)
 	out := map[string]string{}
 	for _, o := range data {

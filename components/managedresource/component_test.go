@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/declarative-gardener/gardener/components/internal/gcref"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -35,10 +36,15 @@ func TestRenderFacts(t *testing.T) {
 		assert.Equal(t, "seed", o.Cluster)
 		assert.Equal(t, "shoot--dev--a", o.Object.GetNamespace())
 	}
-	// Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md: the Secret is named
-	// managedresource-<name>.
-	secret := rendertest.MustFind(t, out.Objects, "Secret", "managedresource-extension-chart")
+	// The Secret is named managedresource-<name>-<checksum of its data>, immutable and
+	// garbage-collectable (NewSecret in pkg/utils/managedresources/managedresources.go at
+	// gardener/gardener v1.120.0).
+	secret := secretOf(t, out.Objects).Object
+	assert.Regexp(t, `^managedresource-extension-chart-[0-9a-f]{8}$`, secret.GetName())
 	assert.Equal(t, "true", secret.GetLabels()[ContentsLabel])
+	assert.Equal(t, "true", secret.GetLabels()["resources.gardener.cloud/garbage-collectable-reference"])
+	immutable, _, _ := unstructured.NestedBool(secret.Object, "immutable")
+	assert.True(t, immutable)
 	data, _, _ := unstructured.NestedStringMap(secret.Object, "stringData")
 	assert.Len(t, data, 3, "inline object, ConfigMap and the List's Deployment")
 	var svc map[string]any
@@ -50,7 +56,65 @@ func TestRenderFacts(t *testing.T) {
 	_, hasClass, _ := unstructured.NestedString(mr.Object, "spec", "class")
 	assert.False(t, hasClass, "no class: the shoot's resource manager")
 	refs, _, _ := unstructured.NestedSlice(mr.Object, "spec", "secretRefs")
-	assert.Equal(t, []any{map[string]any{"name": "managedresource-extension-chart"}}, refs)
+	assert.Equal(t, []any{map[string]any{"name": secret.GetName()}}, refs)
+	// The garbage collector keeps the Secret only while a reference annotation names it
+	// (pkg/resourcemanager/controller/garbagecollector at v1.120.0).
+	assert.Equal(t, map[string]string{gcref.AnnotationKey("secret", secret.GetName()): secret.GetName()}, mr.GetAnnotations())
+	keep, found, _ := unstructured.NestedBool(mr.Object, "spec", "keepObjects")
+	assert.True(t, found, "keepObjects is set explicitly, false included, as Gardener does")
+	assert.False(t, keep)
+}
+
+// secretOf is the one Secret among objs.
+func secretOf(t *testing.T, objs []render.Object) render.Object {
+	t.Helper()
+	for _, o := range objs {
+		if o.Object.GetKind() == "Secret" {
+			return o
+		}
+	}
+	t.Fatal("no Secret rendered")
+	return render.Object{}
+}
+
+// TestPackNamesTheSecretAfterItsContents: the same objects give the same name, other objects
+// another, and the Secret supersedes the earlier names of its ManagedResource's Secret, the one
+// without a checksum included, which the engine created before the Secrets were immutable.
+func TestPackNamesTheSecretAfterItsContents(t *testing.T) {
+	cm := func(data string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "c", "namespace": "kube-system"}, "data": map[string]any{"k": data}}}
+	}
+	pack := func(data string) render.Object {
+		objs, err := Pack(ForShoot("seed", "shoot--dev--a", "shoot-core-x", false, []*unstructured.Unstructured{cm(data)}))
+		require.NoError(t, err)
+		return secretOf(t, objs)
+	}
+	a, again, b := pack("1"), pack("1"), pack("2")
+	assert.Equal(t, a.Object.GetName(), again.Object.GetName())
+	assert.NotEqual(t, a.Object.GetName(), b.Object.GetName())
+	require.NotNil(t, a.Supersedes)
+	for _, old := range []string{"managedresource-shoot-core-x", b.Object.GetName()} {
+		assert.True(t, a.Supersedes.MatchString(old), old)
+	}
+	for _, other := range []string{"managedresource-shoot-core-x-y", "managedresource-shoot-core-xy-12345678", "managedresource-shoot-core-x-1234567"} {
+		assert.False(t, a.Supersedes.MatchString(other), other)
+	}
+}
+
+// TestForShoot: Gardener's own shoot ManagedResources carry origin=gardener and inject
+// shoot.gardener.cloud/no-cleanup=true (NewForShoot in pkg/utils/managedresources at v1.120.0).
+func TestForShoot(t *testing.T) {
+	objs, err := Pack(ForShoot("seed", "shoot--dev--a", "shoot-core-x", true, nil))
+	require.NoError(t, err)
+	mr := rendertest.MustFind(t, objs, "ManagedResource", "shoot-core-x")
+	assert.Equal(t, map[string]string{"origin": "gardener"}, mr.GetLabels())
+	inject, _, _ := unstructured.NestedStringMap(mr.Object, "spec", "injectLabels")
+	assert.Equal(t, map[string]string{"shoot.gardener.cloud/no-cleanup": "true"}, inject)
+	keep, _, _ := unstructured.NestedBool(mr.Object, "spec", "keepObjects")
+	assert.True(t, keep)
+	_, hasClass, _ := unstructured.NestedString(mr.Object, "spec", "class")
+	assert.False(t, hasClass)
 }
 
 func TestRenderErrors(t *testing.T) {

@@ -9,7 +9,8 @@ package managedresource
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/declarative-gardener/gardener/components/internal/gcref"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -38,15 +40,50 @@ type Spec struct {
 	Class string
 	// KeepObjects leaves the objects in the target cluster when the ManagedResource is deleted.
 	KeepObjects bool
+	// Labels are the ManagedResource's labels (origin, a care condition type, ...).
+	Labels map[string]string
 	// InjectLabels are added to every object the resource manager applies.
 	InjectLabels map[string]string
 	// Objects are the objects the resource manager applies to its target cluster.
 	Objects []*unstructured.Unstructured
 }
 
-// SecretName is the name of the Secret holding a ManagedResource's objects. Gardener prefixes
-// these Secrets with "managedresource-" (Gardener's docs/concepts/resource-manager.md).
+// Labels and values Gardener puts on the ManagedResources of a shoot's system components
+// (NewForShoot in pkg/utils/managedresources/managedresources.go at gardener/gardener v1.120.0).
+const (
+	// LabelOrigin says who created a ManagedResource; Gardener acts on those of origin gardener.
+	LabelOrigin = "origin"
+	// OriginGardener is the origin of Gardener's own ManagedResources.
+	OriginGardener = "gardener"
+	// LabelNoCleanup, injected into every object of a shoot ManagedResource, keeps the shoot
+	// deletion's clean-up from deleting them before their ManagedResource goes (Gardener's
+	// "Necessary Labeling for Custom CSI Components" docs/usage/advanced/csi_components.md).
+	LabelNoCleanup = "shoot.gardener.cloud/no-cleanup"
+)
+
+// ForShoot is the Spec of a ManagedResource of Gardener's own that the shoot's resource manager
+// applies into the shoot: no class, origin gardener, the no-cleanup label injected into every
+// object (NewForShoot in pkg/utils/managedresources/managedresources.go at v1.120.0).
+func ForShoot(cluster, namespace, name string, keepObjects bool, objects []*unstructured.Unstructured) Spec {
+	return Spec{
+		Cluster: cluster, Namespace: namespace, Name: name, KeepObjects: keepObjects,
+		Labels:       map[string]string{LabelOrigin: OriginGardener},
+		InjectLabels: map[string]string{LabelNoCleanup: "true"},
+		Objects:      objects,
+	}
+}
+
+// SecretName is the name prefix of the Secret holding a ManagedResource's objects. Gardener
+// prefixes these Secrets with "managedresource-" (Gardener's docs/concepts/resource-manager.md) and
+// appends a checksum of their data (UniqueSecretName).
 func SecretName(mr string) string { return "managedresource-" + mr }
+
+// secretVersions matches the names a ManagedResource's Secret has had: the name without a
+// checksum, under which the engine created it before it made the Secrets immutable, and any
+// earlier checksum.
+func secretVersions(mr string) *regexp.Regexp {
+	return regexp.MustCompile("^" + regexp.QuoteMeta(SecretName(mr)) + "(-[0-9a-f]{8})?$")
+}
 
 // DataKey is the key one object is stored under: <kind>__<namespace>__<name>.yaml, lower-case,
 // the namespace empty for cluster-scoped objects, so that keys are unique and stable.
@@ -56,6 +93,13 @@ func DataKey(u *unstructured.Unstructured) string {
 
 // Pack renders the Secret with the objects and the ManagedResource referring to it. Objects are
 // stored one per key in sorted key order; two objects with the same key are an error.
+//
+// As Gardener's do (NewSecret and the ManagedResource builder in pkg/utils/managedresources at
+// v1.120.0), the Secret is immutable, named managedresource-<name>-<8 hex digits of the checksum of
+// its data> and labelled garbage-collectable, and the ManagedResource names it in a reference
+// annotation: a change of the objects is a new Secret, and the resource manager's garbage
+// collector deletes the old one once nothing names it. The engine deletes it too, with the reason
+// superseded, once the ManagedResource refers to the new one (render.Object.Supersedes).
 func Pack(s Spec) ([]render.Object, error) {
 	if s.Cluster == "" || s.Namespace == "" || s.Name == "" {
 		return nil, fmt.Errorf("managed resource %s/%s: cluster, namespace and name are required", s.Namespace, s.Name)
@@ -75,42 +119,29 @@ func Pack(s Spec) ([]render.Object, error) {
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: SecretName(s.Name), Namespace: s.Namespace,
-			Labels: map[string]string{
-				ContentsLabel: "true",
-				// The resource manager deletes such Secrets once no ManagedResource refers to
-				// them any more (Gardener's docs/concepts/resource-manager.md).
-				"resources.gardener.cloud/garbage-collectable-reference": "true",
-			},
+			Labels: map[string]string{ContentsLabel: "true"},
 		},
 		Type:       corev1.SecretTypeOpaque,
 		StringData: data,
 	}
+	gcref.UniqueSecret(secret)
 	mr := map[string]any{
-		"secretRefs": []any{map[string]any{"name": SecretName(s.Name)}},
+		"secretRefs":  []any{map[string]any{"name": secret.Name}},
+		"keepObjects": s.KeepObjects,
 	}
 	if s.Class != "" {
 		mr["class"] = s.Class
 	}
-	if s.KeepObjects {
-		mr["keepObjects"] = true
-	}
 	if len(s.InjectLabels) > 0 {
-		labels := map[string]any{}
-		keys := make([]string, 0, len(s.InjectLabels))
-		for k := range s.InjectLabels {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			labels[k] = s.InjectLabels[k]
-		}
-		mr["injectLabels"] = labels
+		mr["injectLabels"] = kube.AnyMap(s.InjectLabels)
 	}
 	sec, err := kube.ToUnstructured(secret)
 	if err != nil {
 		return nil, err
 	}
-	return kube.On(s.Cluster, "", sec,
-		kube.Custom("resources.gardener.cloud/v1alpha1", "ManagedResource", s.Namespace, s.Name, nil, map[string]any{"spec": mr}),
-	), nil
+	managed := kube.Custom("resources.gardener.cloud/v1alpha1", "ManagedResource", s.Namespace, s.Name, maps.Clone(s.Labels), map[string]any{"spec": mr})
+	managed.SetAnnotations(gcref.ForSecretNames(secret.Name))
+	out := kube.On(s.Cluster, "", sec, managed)
+	out[0].Supersedes = secretVersions(s.Name)
+	return out, nil
 }

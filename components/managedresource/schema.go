@@ -21,7 +21,7 @@ func typeSchema() *schema.Schema {
 		Body: schema.Body{Attributes: []schema.Attribute{
 			attr.Reference("cluster", schema.RefCluster, "The cluster the ManagedResource and its Secret are created in."),
 			{Name: "namespace", Type: cty.String, Required: true, Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the ManagedResource and its Secret, e.g. garden in a seed or a shoot's namespace."},
-			{Name: "name", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "The ManagedResource's name; the component's name with underscores as dashes when unset. The Secret is named managedresource-<name>."},
+			{Name: "name", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "The ManagedResource's name; the component's name with underscores as dashes when unset. The Secret is named managedresource-<name>-<8 hex digits of a checksum of its objects>, immutable, as Gardener names it."},
 			{Name: "class", Type: cty.String, Description: "The resource manager class: seed for a seed's own resource manager; unset for the shoot resource manager, which applies into the shoot."},
 			{Name: "keep_objects", Type: cty.Bool, Default: cty.False, Description: "Whether the objects stay in the target cluster when the ManagedResource is deleted."},
 			{Name: "inject_labels", Type: cty.Map(cty.String), Description: "Labels the resource manager adds to every object it applies."},

@@ -164,7 +164,7 @@ func TestShootRBAC(t *testing.T) {
 		assert.Equal(t, "gardener", mr.GetLabels()["origin"], mrName)
 		_, hasClass, _ := unstructured.NestedString(mr.Object, "spec", "class")
 		assert.False(t, hasClass, "the shoot's resource manager applies it into the shoot (Gardener's docs/extensions/conventions.md)")
-		secret := rendertest.MustFind(t, objs, "Secret", "managedresource-"+mrName)
+		secret := rendertest.PackedSecret(t, objs, mrName)
 		data, _, _ := unstructured.NestedStringMap(secret.Object, "stringData")
 		if data == nil {
 			data, _, _ = unstructured.NestedStringMap(secret.Object, "data")

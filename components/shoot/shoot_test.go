@@ -915,7 +915,7 @@ func TestSystemComponentSecrets(t *testing.T) {
 	assert.Equal(t, "ca-vpn", own["vpn_shoot_client"].Secret.CA, "signed by the CA vpn-seed-server trusts")
 	assert.Equal(t, "server-cert", own["metrics_server_tls"].Secret.Class)
 	assert.Contains(t, own["metrics_server_tls"].Secret.DNSNames, "metrics-server.kube-system.svc")
-	contents := find(t, own["system_components"], "Secret", "managedresource-shoot-core-vpn-shoot")
+	contents := rendertest.PackedSecret(t, own["system_components"].Objects, "shoot-core-vpn-shoot")
 	packed := contents.Object["stringData"].(map[string]any)["secret__kube-system__vpn-shoot-client.yaml"].(string)
 	assert.Contains(t, packed, render.GeneratedRef("shoot--local--dev", "vpn-shoot-client", "tls.key", true))
 	assert.Contains(t, packed, render.GeneratedRef("shoot--local--dev", "ca-vpn", "ca.crt", true))

@@ -228,3 +228,16 @@ func Parts(t testing.TB, parts []render.Component) []byte {
 	}
 	return b.Bytes()
 }
+
+// PackedSecret is the Secret ManagedResource mr refers to (its first secretRef): the Secret's name
+// carries a checksum of its contents, so tests find it through the ManagedResource.
+func PackedSecret(t testing.TB, objs []render.Object, mr string) *unstructured.Unstructured {
+	t.Helper()
+	m := MustFind(t, objs, "ManagedResource", mr)
+	refs, _, _ := unstructured.NestedSlice(m.Object, "spec", "secretRefs")
+	if len(refs) == 0 {
+		t.Fatalf("ManagedResource %s refers to no Secret", mr)
+	}
+	name, _, _ := unstructured.NestedString(refs[0].(map[string]any), "name")
+	return MustFind(t, objs, "Secret", name)
+}
