@@ -414,13 +414,16 @@ func unmarking(live *unstructured.Unstructured) []FieldChange {
 }
 
 // successor names the object of component comp among versioned that supersedes the live
-// object ref (render.Object.Supersedes); "" when none does. A Namespace that supersedes an
-// earlier one (a renamed namespace, such as a zonal Istio gateway's) supersedes what its component
-// applied in it too: the objects move with the namespace.
+// object ref (render.Object.Supersedes); "" when none does. Only an object of the same component,
+// or of another part of the same composite, supersedes it: a shoot's gardener-resource-manager,
+// once it has its token, supersedes the bootstrap certificate its composite generated as a part
+// of its own. A Namespace that supersedes an earlier one (a renamed namespace, such as a zonal
+// Istio gateway's) supersedes what its component applied in it too: the objects move with the
+// namespace.
 func successor(versioned []*Desired, comp string, ref object.Ref) string {
 	for _, d := range versioned {
-		if string(d.Component) != comp {
-			continue // only its own component's new version supersedes an object
+		if string(d.Component) != comp && !siblingParts(string(d.Component), comp) {
+			continue
 		}
 		r := object.RefOf(d.Object)
 		if r.Group == ref.Group && r.Kind == ref.Kind && r.Namespace == ref.Namespace && d.Supersedes.MatchString(ref.Name) {
@@ -529,6 +532,12 @@ func requestedDeletion(rendered map[config.InstanceAddress]*rendering.Rendered, 
 
 // parentAddress is the address of the composite instance a part's address names; addr itself
 // for any other address.
+// siblingParts reports whether a and b are two parts of the same composite instance.
+func siblingParts(a, b string) bool {
+	pa, pb := parentAddress(a), parentAddress(b)
+	return pa != a && pb != b && pa == pb
+}
+
 func parentAddress(addr string) string {
 	if a, err := address.Parse(addr); err == nil {
 		if parent, isPart := a.Parent(); isPart {

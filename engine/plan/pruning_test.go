@@ -204,6 +204,20 @@ func TestPruningRules(t *testing.T) {
 			want: verdict{fate: deleted, component: comp, reason: Reason{Kind: ReasonSuperseded, Detail: "gw--a"}}},
 		{name: "in a renamed namespace, of another component", live: live(t, cm("gw--zone--a", "x", nil), "component.manifests.b"), adjust: renamed,
 			want: verdict{fate: deleted, component: "component.manifests.b", reason: Reason{Kind: ReasonRemovedFromLandscape}}},
+		{name: "superseded by a new version of a sibling part", live: live(t, cm("apps", "bootstrap", nil), "shoot.dev.bootstrap_tls"),
+			adjust: func(p *pruning) {
+				access := &Desired{Component: "shoot.dev.grm", Object: cm("apps", "access", nil), Supersedes: regexp.MustCompile(`^bootstrap$`)}
+				p.rendered["shoot.dev.bootstrap_tls"], p.rendered["shoot.dev.grm"] = &rendering.Rendered{}, &rendering.Rendered{}
+				p.wanted[object.RefOf(access.Object)], p.versioned = access, append(p.versioned, access)
+			},
+			want: verdict{fate: deleted, component: "shoot.dev.bootstrap_tls", reason: Reason{Kind: ReasonSuperseded, Detail: "access"}}},
+		{name: "matching a new version of another composite's part", live: live(t, cm("apps", "bootstrap", nil), "shoot.other.bootstrap_tls"),
+			adjust: func(p *pruning) {
+				access := &Desired{Component: "shoot.dev.grm", Object: cm("apps", "access", nil), Supersedes: regexp.MustCompile(`^bootstrap$`)}
+				p.rendered["shoot.other.bootstrap_tls"] = &rendering.Rendered{}
+				p.wanted[object.RefOf(access.Object)], p.versioned = access, append(p.versioned, access)
+			},
+			want: verdict{fate: deleted, component: "shoot.other.bootstrap_tls", reason: Reason{Kind: ReasonRemovedFromLandscape}}},
 		{name: "matching another component's new version", live: live(t, cm("apps", "proxy-v1", nil), "component.manifests.b"),
 			want: verdict{fate: deleted, component: "component.manifests.b", reason: Reason{Kind: ReasonRemovedFromLandscape}}},
 		{name: "matching a new version in another namespace", live: live(t, cm("other", "proxy-v1", nil), comp),

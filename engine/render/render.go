@@ -369,7 +369,9 @@ type Object struct {
 	// Supersedes matches the names of the earlier versions of a versioned object, one that gets
 	// a new name with every version (a worker pool's kube-proxy ManagedResource per Kubernetes
 	// version). A live object of the same kind, namespace and cluster, applied by the same
-	// component, whose name it matches and which the landscape no longer renders is planned for
+	// component or by another part of the same composite (a shoot's bootstrap certificate, which
+	// gardener-resource-manager's access Secret supersedes once it holds a token), whose name it
+	// matches and which the landscape no longer renders is planned for
 	// deletion with the reason superseded, which the daemon's approve-destructive policy does not
 	// hold for an approval: it is part of the change that renders this object, not a removal
 	// from the landscape. The engine finds them among the objects it lists anyway.
