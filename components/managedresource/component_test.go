@@ -147,3 +147,18 @@ func TestRenderDefersUnknownNames(t *testing.T) {
 		assert.True(t, errors.Is(err, render.ErrDeferred), "%s: %v", config, err)
 	}
 }
+
+// TestPackWithGeneratedSecretsStaysMutable: a Secret holding generated certificates is renewed in
+// place by the engine under the same name, so it is not immutable; every other one is.
+func TestPackWithGeneratedSecretsStaysMutable(t *testing.T) {
+	secret := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "client", "namespace": "kube-system"},
+		"data":     map[string]any{"tls.crt": render.GeneratedRef("shoot--dev--a", "client", "tls.crt", true)}}}
+	objs, err := Pack(ForShoot("seed", "shoot--dev--a", "shoot-core-x", false, []*unstructured.Unstructured{secret}))
+	require.NoError(t, err)
+	s := secretOf(t, objs).Object
+	_, found, _ := unstructured.NestedBool(s.Object, "immutable")
+	assert.False(t, found, "mutable")
+	assert.Regexp(t, `^managedresource-shoot-core-x-[0-9a-f]{8}$`, s.GetName(), "still named after its rendering")
+	assert.Equal(t, "true", s.GetLabels()["resources.gardener.cloud/garbage-collectable-reference"])
+}

@@ -99,7 +99,8 @@ func DataKey(u *unstructured.Unstructured) string {
 // its data> and labelled garbage-collectable, and the ManagedResource names it in a reference
 // annotation: a change of the objects is a new Secret, and the resource manager's garbage
 // collector deletes the old one once nothing names it. The engine deletes it too, with the reason
-// superseded, once the ManagedResource refers to the new one (render.Object.Supersedes).
+// superseded, once the ManagedResource refers to the new one (render.Object.Supersedes). A Secret
+// whose objects hold generated secrets stays mutable (see below).
 func Pack(s Spec) ([]render.Object, error) {
 	if s.Cluster == "" || s.Namespace == "" || s.Name == "" {
 		return nil, fmt.Errorf("managed resource %s/%s: cluster, namespace and name are required", s.Namespace, s.Name)
@@ -125,6 +126,13 @@ func Pack(s Spec) ([]render.Object, error) {
 		StringData: data,
 	}
 	gcref.UniqueSecret(secret)
+	if render.HasGenerated(kube.AnyMap(data)) {
+		// Generated certificates inside (vpn-shoot's client certificate) are renewed by the
+		// engine under the same rendering, hence the same name: the Secret's data must change
+		// in place then, which an immutable Secret would refuse (and the plan replace). Gardener
+		// names such a Secret after the renewed data; the engine cannot see it when it renders.
+		secret.Immutable = nil
+	}
 	mr := map[string]any{
 		"secretRefs":  []any{map[string]any{"name": secret.Name}},
 		"keepObjects": s.KeepObjects,

@@ -619,8 +619,16 @@ func GeneratedRef(namespace, name, key string, base64 bool) string {
 	if base64 {
 		enc = "base64"
 	}
-	return "${generated:" + namespace + "/" + name + "/" + key + ":" + enc + "}"
+	return generatedPrefix + namespace + "/" + name + "/" + key + ":" + enc + "}"
 }
+
+// generatedPrefix starts every GeneratedRef marker.
+const generatedPrefix = "${generated:"
+
+// HasGenerated reports whether v (a string, or the maps and lists of an object) holds a
+// GeneratedRef marker: its value changes when the engine renews the generated secret, while the
+// rendering stays the same.
+func HasGenerated(v any) bool { return containsString(v, generatedPrefix) }
 
 // ManagedResourceContentsLabel marks a Secret that holds the objects of a gardener-resource-manager
 // ManagedResource, one YAML document per data key. Plans show the objects inside such a Secret one
