@@ -5,13 +5,34 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 )
 
-// labels are the labels of every object of the component and the pods' selector; the Service
-// selects app=gardener-resource-manager (Gardener's "Gardener Resource Manager"
-// docs/concepts/resource-manager.md).
-func labels() map[string]string {
+// appLabel selects the GRM's pods; the Service selects app=gardener-resource-manager (Gardener's
+// "Gardener Resource Manager" docs/concepts/resource-manager.md).
+func appLabel() map[string]string {
 	return map[string]string{"app": Name}
+}
+
+// labels are the labels of the GRM's objects: the app label, and for a shoot's GRM the
+// control-plane role (getLabels in pkg/component/gardener/resourcemanager/resource_manager.go at
+// gardener/gardener v1.120.0).
+func labels(v Values) map[string]string {
+	l := appLabel()
+	if v.Shoot != nil {
+		l["gardener.cloud/role"] = "controlplane"
+	}
+	return l
+}
+
+// serviceAccount is the GRM's ServiceAccount. Its token is not automounted: the pod mounts a
+// projected token of its own (kube-api-access-gardener, workload.go), as Gardener's does
+// (ensureServiceAccount in resource_manager.go at v1.120.0).
+func serviceAccount(v Values) *corev1.ServiceAccount {
+	return &corev1.ServiceAccount{
+		ObjectMeta:                   metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: labels(v)},
+		AutomountServiceAccountToken: ptr.To(false),
+	}
 }
 
 // rbac renders the ServiceAccount and its permissions.
@@ -25,11 +46,11 @@ func rbac(v Values) []runtime.Object {
 	if v.Shoot != nil {
 		return shootRBAC(v)
 	}
-	meta := metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: labels()}
-	clusterMeta := metav1.ObjectMeta{Name: "gardener.cloud:system:" + Name, Labels: labels()}
+	meta := metav1.ObjectMeta{Name: Name, Namespace: v.Namespace, Labels: labels(v)}
+	clusterMeta := metav1.ObjectMeta{Name: "gardener.cloud:system:" + Name, Labels: labels(v)}
 	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: Name, Namespace: v.Namespace}}
 	return []runtime.Object{
-		&corev1.ServiceAccount{ObjectMeta: meta},
+		serviceAccount(v),
 		&rbacv1.ClusterRole{
 			ObjectMeta: clusterMeta,
 			Rules: []rbacv1.PolicyRule{

@@ -5,25 +5,28 @@
 // configuration, the Deployment with its Service and PodDisruptionBudget, and the GRM's admission
 // webhooks (Gardener's "Gardener Resource Manager" docs/concepts/resource-manager.md).
 //
-// With Values.Shoot it renders a shoot's own GRM instead (Gardener's
-// docs/concepts/resource-manager.md): namespaced objects only, in the shoot's control-plane
-// namespace of the seed, applying ManagedResources into the shoot.
+// With Values.Shoot it renders a shoot's own GRM instead, as gardenlet deploys it
+// (pkg/component/gardener/resourcemanager and pkg/component/shared/resourcemanager.go at
+// gardener/gardener v1.120.0): namespaced objects only, in the shoot's control-plane namespace of
+// the seed, applying ManagedResources into the shoot with an identity of its own there (see
+// ShootTarget).
 package resourcemanager
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/images"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
-	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -160,11 +163,17 @@ func (v Values) validate() error {
 
 // Objects renders the GRM's objects: the CRD, RBAC, configuration, workload and, unless turned
 // off, the webhook configurations. A shoot's GRM gets neither the CRD nor webhook configurations
-// nor any other cluster-scoped object: the seed's GRM brings the CRD, and the shoot's GRM may
-// only touch its own namespace of the seed.
+// in the seed nor any other cluster-scoped object: the seed's GRM brings the CRD, and the shoot's
+// GRM may only touch its own namespace of the seed. It gets its access Secret, the bootstrap
+// kubeconfig while it bootstraps, and the ManagedResource with its objects in the shoot instead.
 func Objects(v Values) ([]render.Object, error) {
 	if v.PriorityClassName == "" {
 		v.PriorityClassName = defaultPriorityClass(v.Shoot != nil)
+	}
+	if v.Shoot != nil {
+		s := *v.Shoot
+		s.resolve()
+		v.Shoot = &s
 	}
 	if err := v.validate(); err != nil {
 		return nil, err
@@ -178,7 +187,17 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, err
 	}
 	typed := rbac(v)
-	typed = append(typed, cfg, service(v), deployment(v, image, configChecksum(cfg)), disruption.Budget(v.Namespace, Name, labels()))
+	if v.Shoot != nil {
+		typed = append([]runtime.Object{accessSecret(v)}, typed...)
+		if v.Shoot.Bootstrap {
+			bootstrap, err := bootstrapKubeconfig(v)
+			if err != nil {
+				return nil, err
+			}
+			typed = append(typed, bootstrap)
+		}
+	}
+	typed = append(typed, cfg, service(v), deployment(v, image, cfg.Name), podDisruptionBudget(v))
 	us, err := kube.All(typed...)
 	if err != nil {
 		return nil, err
@@ -204,8 +223,30 @@ func Objects(v Values) ([]render.Object, error) {
 		// zero counters that would only show up in diffs.
 		delete(o.Object, "status")
 	}
-	return kube.On(v.Cluster.Name, "", objs...), nil
+	out := kube.On(v.Cluster.Name, "", objs...)
+	for i, o := range out {
+		switch {
+		case o.Object.GetKind() == "ConfigMap":
+			// A new configuration is a new ConfigMap; the one before it, and the one the engine
+			// named gardener-resource-manager-config before the ConfigMaps were immutable, go
+			// once the Deployment names the new one.
+			out[i].Supersedes = configMapVersions
+		case v.Shoot != nil && o.Object.GetKind() == "Secret" && o.Object.GetName() == v.Shoot.AccessSecretName:
+			out[i].Supersedes = bootstrapVersions
+		}
+	}
+	if v.Shoot != nil {
+		managed, err := shootManagedResource(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, managed...)
+	}
+	return out, nil
 }
+
+// configMapVersions matches the names the GRM's configuration ConfigMap has had.
+var configMapVersions = regexp.MustCompile("^" + regexp.QuoteMeta(configMapPrefix) + "-(config|[0-9a-f]{8})$")
 
 // managedResourceCRD is the ManagedResource CRD (Gardener's "Resources"
 // docs/api-reference/resources.md).

@@ -1,9 +1,7 @@
 package resourcemanager
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,9 +13,11 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/components/internal/gcref"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
@@ -91,7 +91,12 @@ func TestObjectsAndNamespaces(t *testing.T) {
 	var got []string
 	for _, o := range objs {
 		assert.Equal(t, "runtime", o.Cluster)
-		got = append(got, o.Object.GetKind()+"/"+o.Object.GetNamespace()+"/"+o.Object.GetName())
+		name := o.Object.GetName()
+		if o.Object.GetKind() == "ConfigMap" {
+			assert.Regexp(t, `^gardener-resource-manager-[0-9a-f]{8}$`, name, "named after its data")
+			name = "gardener-resource-manager-<checksum>"
+		}
+		got = append(got, o.Object.GetKind()+"/"+o.Object.GetNamespace()+"/"+name)
 	}
 	assert.Equal(t, []string{
 		"CustomResourceDefinition//managedresources.resources.gardener.cloud",
@@ -100,7 +105,7 @@ func TestObjectsAndNamespaces(t *testing.T) {
 		"ClusterRoleBinding//gardener.cloud:system:gardener-resource-manager",
 		"Role/garden/gardener-resource-manager",
 		"RoleBinding/garden/gardener-resource-manager",
-		"ConfigMap/garden/gardener-resource-manager-config",
+		"ConfigMap/garden/gardener-resource-manager-<checksum>",
 		"Service/garden/gardener-resource-manager",
 		"Deployment/garden/gardener-resource-manager",
 		"PodDisruptionBudget/garden/gardener-resource-manager",
@@ -122,20 +127,32 @@ func TestDeploymentFacts(t *testing.T) {
 		// Gardener's "Priority Classes" docs/development/priority-classes.md: gardener-resource-manager
 		// runs with gardener-garden-system-critical.
 		assert.Equal(t, "gardener-garden-system-critical", d.Spec.Template.Spec.PriorityClassName)
-		assert.Equal(t, "server", d.Labels["high-availability-config.resources.gardener.cloud/type"]) // Gardener's docs/development/high-availability-of-components.md
+		// A runtime GRM skips the high-availability-config webhook it serves itself
+		// (pkg/component/gardener/resourcemanager/resource_manager.go at gardener/gardener v1.120.0).
+		assert.Equal(t, map[string]string{"app": Name, "high-availability-config.resources.gardener.cloud/skip": "true"}, d.Labels)
+		assert.Equal(t, map[string]string{"app": Name}, d.Spec.Selector.MatchLabels)
 		for k, v := range d.Spec.Selector.MatchLabels {
 			assert.Equal(t, v, d.Spec.Template.Labels[k], "selector label %s", k)
 		}
-		assert.Equal(t, "gardener-resource-manager", d.Spec.Template.Labels["app"]) // Gardener's docs/concepts/resource-manager.md
+		assert.Equal(t, "seed", d.Spec.Template.Labels["gardener.cloud/role"])
+		assert.Equal(t, "true", d.Spec.Template.Labels["projected-token-mount.resources.gardener.cloud/skip"])
+		assert.Equal(t, "true", d.Spec.Template.Labels["system-components-config.resources.gardener.cloud/skip"])
 		c := d.Spec.Template.Spec.Containers[0]
 		assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/resource-manager:v1.120.0", c.Image)
 		ports := map[string]int32{}
 		for _, p := range c.Ports {
 			ports[p.Name] = p.ContainerPort
 		}
-		assert.Equal(t, map[string]int32{"server": 10250, "metrics": 8080, "health": 8081}, ports) // Gardener's docs/concepts/resource-manager.md
+		assert.Equal(t, map[string]int32{"metrics": 8080, "health": 8081}, ports)
+		// Probes and requests of resource_manager.go at v1.120.0.
 		assert.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
+		assert.Equal(t, int32(30), c.LivenessProbe.InitialDelaySeconds)
+		assert.Equal(t, int32(5), c.LivenessProbe.FailureThreshold)
 		assert.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
+		assert.Equal(t, int32(10), c.ReadinessProbe.InitialDelaySeconds)
+		assert.Equal(t, "10m", c.Resources.Requests.Cpu().String())
+		assert.Equal(t, "30M", c.Resources.Requests.Memory().String())
+		assert.Equal(t, corev1.SeccompProfileTypeRuntimeDefault, d.Spec.Template.Spec.SecurityContext.SeccompProfile.Type)
 		var keys []string
 		for _, tsc := range d.Spec.Template.Spec.TopologySpreadConstraints {
 			assert.Equal(t, corev1.ScheduleAnyway, tsc.WhenUnsatisfiable)
@@ -146,6 +163,15 @@ func TestDeploymentFacts(t *testing.T) {
 		} else {
 			assert.Equal(t, []string{"kubernetes.io/hostname"}, keys)
 		}
+		mounts := map[string]string{}
+		for _, m := range c.VolumeMounts {
+			mounts[m.Name] = m.MountPath
+		}
+		assert.Equal(t, map[string]string{
+			"kube-api-access-gardener": "/var/run/secrets/kubernetes.io/serviceaccount",
+			"tls":                      "/etc/gardener-resource-manager-tls",
+			"config":                   "/etc/gardener-resource-manager-config",
+		}, mounts)
 		var secret string
 		for _, vol := range d.Spec.Template.Spec.Volumes {
 			if vol.Secret != nil {
@@ -156,22 +182,46 @@ func TestDeploymentFacts(t *testing.T) {
 	}
 }
 
-func TestConfigChecksumRollsPods(t *testing.T) {
-	checksum := func(v Values) (string, string) {
+// TestConfigMapNamedAfterItsData: the configuration ConfigMap is immutable and named after a
+// checksum of its data, the Deployment names it in a reference annotation so that the garbage
+// collector keeps it, and a new configuration rolls the pods through the new name (MakeUnique and
+// references.InjectAnnotations in resource_manager.go at v1.120.0).
+func TestConfigMapNamedAfterItsData(t *testing.T) {
+	rendered := func(v Values) (corev1.ConfigMap, appsv1.Deployment, render.Object) {
 		objs := objectsOf(t, v)
 		var d appsv1.Deployment
 		var cm corev1.ConfigMap
 		find(t, objs, "Deployment", &d)
 		find(t, objs, "ConfigMap", &cm)
-		return d.Spec.Template.Annotations["checksum/config"], cm.Data["config.yaml"]
+		for _, o := range objs {
+			if o.Object.GetKind() == "ConfigMap" {
+				return cm, d, o
+			}
+		}
+		t.Fatal("no ConfigMap")
+		return cm, d, render.Object{}
 	}
-	sum, text := checksum(values(Values{Cluster: clusterRef()}))
-	want := sha256.Sum256([]byte(text))
-	assert.Equal(t, hex.EncodeToString(want[:]), sum)
-	again, _ := checksum(values(Values{Cluster: clusterRef()}))
-	assert.Equal(t, sum, again, "the checksum is deterministic")
-	debug, _ := checksum(values(Values{Cluster: clusterRef(), LogLevel: "debug"}))
-	assert.NotEqual(t, sum, debug, "a configuration change rolls the pods")
+	cm, d, obj := rendered(values(Values{Cluster: clusterRef()}))
+	assert.Equal(t, ptr.To(true), cm.Immutable)
+	assert.Equal(t, "true", cm.Labels["resources.gardener.cloud/garbage-collectable-reference"])
+	assert.Equal(t, cm.Name, d.Annotations[gcref.AnnotationKey(gcref.KindConfigMap, cm.Name)])
+	assert.Equal(t, cm.Name, d.Spec.Template.Annotations[gcref.AnnotationKey(gcref.KindConfigMap, cm.Name)])
+	var volume string
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		if v.ConfigMap != nil {
+			volume = v.ConfigMap.Name
+		}
+	}
+	assert.Equal(t, cm.Name, volume)
+	again, _, _ := rendered(values(Values{Cluster: clusterRef()}))
+	assert.Equal(t, cm.Name, again.Name, "deterministic")
+	debug, _, _ := rendered(values(Values{Cluster: clusterRef(), LogLevel: "debug"}))
+	assert.NotEqual(t, cm.Name, debug.Name, "a new configuration is a new ConfigMap")
+	// The ConfigMap before supersedes the earlier names, the unsuffixed one included.
+	require.NotNil(t, obj.Supersedes)
+	assert.True(t, obj.Supersedes.MatchString("gardener-resource-manager-config"))
+	assert.True(t, obj.Supersedes.MatchString(debug.Name))
+	assert.False(t, obj.Supersedes.MatchString("gardener-resource-manager-server"))
 }
 
 func TestComponentConfiguration(t *testing.T) {
@@ -194,9 +244,12 @@ func TestComponentConfiguration(t *testing.T) {
 	assert.Equal(t, "gardens", field("leaderElection", "resourceNamespace"))
 	assert.EqualValues(t, 10250, field("server", "webhooks", "port"))
 	assert.Equal(t, "/etc/gardener-resource-manager-tls", field("server", "webhooks", "tls", "serverCertDir"))
-	assert.Equal(t, true, field("controllers", "networkPolicy", "enabled"))                      // Gardener's docs/operations/network_policies.md
-	assert.Equal(t, "gardener", field("controllers", "managedResources", "managedByLabelValue")) // Gardener's docs/concepts/resource-manager.md
-	assert.EqualValues(t, 43200, field("webhooks", "projectedTokenMount", "expirationSeconds"))  // Gardener's docs/concepts/resource-manager.md
+	assert.Equal(t, true, field("controllers", "networkPolicy", "enabled"))                     // Gardener's docs/operations/network_policies.md
+	assert.Equal(t, "gardener", field("controllers", "managedResource", "managedByLabelValue")) // Gardener's docs/concepts/resource-manager.md
+	// Sync periods of resource_manager.go at v1.120.0.
+	assert.Equal(t, "12h0m0s", field("controllers", "garbageCollector", "syncPeriod"))
+	assert.Equal(t, "1h0m0s", field("controllers", "managedResource", "syncPeriod"))
+	assert.EqualValues(t, 43200, field("webhooks", "projectedTokenMount", "expirationSeconds")) // Gardener's docs/concepts/resource-manager.md
 	assert.Equal(t, false, field("webhooks", "seccompProfile", "enabled"))
 	_, found, _ := unstructured.NestedFieldNoCopy(cfg, "sourceClientConnection", "namespaces")
 	assert.False(t, found, "the runtime GRM watches all namespaces (Gardener's docs/concepts/resource-manager.md)")
@@ -207,16 +260,22 @@ func TestServiceAndPDB(t *testing.T) {
 	var svc corev1.Service
 	find(t, objs, "Service", &svc)
 	assert.Equal(t, map[string]string{"app": "gardener-resource-manager"}, svc.Spec.Selector)
-	// Gardener's docs/concepts/resource-manager.md: port "server" 443 to target port 10250.
-	assert.Equal(t, "server", svc.Spec.Ports[0].Name)
-	assert.Equal(t, int32(443), svc.Spec.Ports[0].Port)
-	assert.Equal(t, int32(10250), svc.Spec.Ports[0].TargetPort.IntVal)
-	assert.Equal(t, int32(8080), svc.Spec.Ports[1].Port)
+	// ensureService in resource_manager.go at v1.120.0: metrics, health, and server 443 to 10250.
+	ports := map[string][2]int32{}
+	for _, p := range svc.Spec.Ports {
+		ports[p.Name] = [2]int32{p.Port, p.TargetPort.IntVal}
+	}
+	assert.Equal(t, map[string][2]int32{"metrics": {8080, 8080}, "health": {8081, 8081}, "server": {443, 10250}}, ports)
+	assert.Equal(t, map[string]string{
+		"networking.resources.gardener.cloud/from-all-seed-scrape-targets-allowed-ports": `[{"protocol":"TCP","port":8080}]`,
+		"networking.resources.gardener.cloud/from-world-to-ports":                        `[{"protocol":"TCP","port":10250}]`,
+	}, svc.Annotations)
 	var pdb policyv1.PodDisruptionBudget
 	find(t, objs, "PodDisruptionBudget", &pdb)
 	// Gardener's docs/development/high-availability-of-components.md
 	assert.Equal(t, int32(1), pdb.Spec.MaxUnavailable.IntVal)
 	assert.Equal(t, policyv1.AlwaysAllow, *pdb.Spec.UnhealthyPodEvictionPolicy)
+	assert.Equal(t, map[string]string{"app": Name, "gardener.cloud/role": "seed"}, pdb.Spec.Selector.MatchLabels)
 }
 
 func TestWebhooks(t *testing.T) {

@@ -187,7 +187,7 @@ func clientConfig(v Values, path string) admissionregistrationv1.WebhookClientCo
 // webhookConfigurations renders the Mutating- and ValidatingWebhookConfiguration, both named
 // gardener-resource-manager.
 func webhookConfigurations(v Values) ([]*unstructured.Unstructured, error) {
-	meta := metav1.ObjectMeta{Name: Name, Labels: labels()}
+	meta := metav1.ObjectMeta{Name: Name, Labels: labels(v)}
 	objs, err := kube.All(
 		&admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: meta, Webhooks: mutatingWebhooks(v)},
 		&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: meta, Webhooks: validatingWebhooks(v)},

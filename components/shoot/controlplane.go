@@ -30,28 +30,27 @@ import (
 // names them where Gardener's documentation shows it (Gardener's "Secrets Management"
 // docs/development/secrets_management.md).
 const (
-	secretCA               = "ca"
-	secretClientCA         = "ca-client"
-	secretFrontProxyCA     = "ca-front-proxy"
-	secretEtcdCA           = "ca-etcd"
-	secretEtcdPeerCA       = "ca-etcd-peer"
-	secretVPNCA            = "ca-vpn"
-	secretEtcdClient       = "etcd-client"
-	secretKubeAPIServer    = "kube-apiserver"
-	secretKubeAggregator   = "kube-aggregator"
-	secretServiceAccount   = "service-account-key"
-	secretKAPIEncryption   = "kube-apiserver-etcd-encryption-configuration"
-	secretVPNServer        = "vpn-seed-server"
-	secretVPNTLSAuth       = "vpn-seed-server-tlsauth"
-	secretVPNShootClient   = "vpn-shoot-client"
-	secretMetricsServer    = "metrics-server"
-	secretResourceManager  = "gardener-resource-manager-server"
-	secretGenericToken     = "generic-token-kubeconfig"
-	secretKCMAccess        = "shoot-access-kube-controller-manager"
-	secretKCMServer        = "kube-controller-manager-server"
-	secretSchedulerServer  = "kube-scheduler-server"
-	secretKubeletCA        = "ca-kubelet"
-	secretResourceMgrAcces = "shoot-access-gardener-resource-manager"
+	secretCA              = "ca"
+	secretClientCA        = "ca-client"
+	secretFrontProxyCA    = "ca-front-proxy"
+	secretEtcdCA          = "ca-etcd"
+	secretEtcdPeerCA      = "ca-etcd-peer"
+	secretVPNCA           = "ca-vpn"
+	secretEtcdClient      = "etcd-client"
+	secretKubeAPIServer   = "kube-apiserver"
+	secretKubeAggregator  = "kube-aggregator"
+	secretServiceAccount  = "service-account-key"
+	secretKAPIEncryption  = "kube-apiserver-etcd-encryption-configuration"
+	secretVPNServer       = "vpn-seed-server"
+	secretVPNTLSAuth      = "vpn-seed-server-tlsauth"
+	secretVPNShootClient  = "vpn-shoot-client"
+	secretMetricsServer   = "metrics-server"
+	secretResourceManager = "gardener-resource-manager-server"
+	secretGenericToken    = "generic-token-kubeconfig"
+	secretKCMAccess       = "shoot-access-kube-controller-manager"
+	secretKCMServer       = "kube-controller-manager-server"
+	secretSchedulerServer = "kube-scheduler-server"
+	secretKubeletCA       = "ca-kubelet"
 )
 
 // base: the control-plane namespace with gardenlet's labels and annotations
@@ -455,13 +454,30 @@ func (b *builder) controllers() error {
 	// A shoot's resource manager reconciles the ManagedResources without a class.
 	grmVals.Class = ""
 	grmVals.ServerTLSSecretName, grmVals.PriorityClassName = secretResourceManager, priorityclasses.System400
-	grmVals.Shoot = &resourcemanager.ShootTarget{KubeconfigSecretName: secretResourceMgrAcces}
+	grmVals.Shoot = b.resourceManagerTarget()
 	grmVals.Hibernated = b.hibernated
 	grm, err := resourcemanager.Objects(grmVals)
 	if err != nil {
 		return fmt.Errorf("gardener-resource-manager: %w", err)
 	}
-	b.addScaled("gardener_resource_manager", "gardener_resource_manager", grm, "kube_apiserver", "access", "gardener_resource_manager_tls")
+	grmDeps := []string{"kube_apiserver", "access", "gardener_resource_manager_tls"}
+	if b.grm.needed {
+		// The bootstrap kubeconfig's client certificate, signed by the client CA the shoot's
+		// API server trusts (reconcileGardenerResourceManagerBootstrapKubeconfigSecret in
+		// pkg/component/shared/resourcemanager.go at gardener/gardener v1.120.0).
+		b.secret("gardener_resource_manager_bootstrap", render.SecretSpec{
+			Name: resourcemanager.BootstrapCertificateSecretName, Class: "client-cert",
+			CommonName: resourcemanager.BootstrapCommonName, Organization: []string{resourcemanager.BootstrapOrganization},
+			Validity: resourcemanager.BootstrapValidity, CA: secretClientCA,
+		}, "ca_client")
+		grmDeps = append(grmDeps, "gardener_resource_manager_bootstrap")
+	}
+	b.addScaled("gardener_resource_manager", "gardener_resource_manager", grm, grmDeps...)
+	if b.grm.needed {
+		b.part("gardener_resource_manager").Note = "gardener-resource-manager starts with its bootstrap kubeconfig, a client certificate valid " +
+			resourcemanager.BootstrapValidity.String() + ", because " + b.grm.reason + "; once its token requestor has written its token, " +
+			"the next plan switches it to the token and deletes the bootstrap kubeconfig and certificate (superseded)"
+	}
 
 	kcmVals := kubecontrollermanager.Type.Defaults()
 	kcmVals.Cluster, kcmVals.Namespace, kcmVals.NamePrefix, kcmVals.KubernetesVersion = cluster, b.ns, "", b.v.Kubernetes.Version
@@ -513,19 +529,15 @@ func (b *builder) controllers() error {
 	return nil
 }
 
-// accessSecrets are the generic token kubeconfig and the access Secrets of the
-// kube-controller-manager and the shoot's resource manager, whose tokens the token requestor
-// fills in (Gardener's "Gardener Operator" docs/concepts/operator.md). kube-controller-manager reads
-// its token next to the generic kubeconfig; the resource manager's Secret carries a kubeconfig of
-// its own. The other controllers render their own access Secrets.
+// accessSecrets are the generic token kubeconfig and the access Secret of the
+// kube-controller-manager, whose token the shoot's resource manager fills in (Gardener's
+// "Gardener Operator" docs/concepts/operator.md). kube-controller-manager reads its token next to
+// the generic kubeconfig, in the directory whose token file the kubeconfig names. The resource
+// manager and the other controllers render their own access Secrets.
 func (b *builder) accessSecrets() ([]render.Object, error) {
 	server := kubeapiserver.InternalEndpoint("", b.ns)
 	ca := render.GeneratedRef(b.ns, secretCA, "ca.crt", true)
-	generic, err := kube.TokenKubeconfig("shoot", server, ca, "/var/run/secrets/gardener.cloud/shoot/generic-kubeconfig/token")
-	if err != nil {
-		return nil, err
-	}
-	withToken, err := kube.TokenKubeconfig("shoot", server, ca, "/var/run/secrets/gardener.cloud/kubeconfig/token")
+	generic, err := kube.TokenKubeconfig("shoot", server, ca, shootaccess.KubeconfigDir+"/token")
 	if err != nil {
 		return nil, err
 	}
@@ -536,7 +548,6 @@ func (b *builder) accessSecrets() ([]render.Object, error) {
 			StringData: map[string]string{"kubeconfig": generic},
 		},
 		shootaccess.Access{Namespace: b.ns, Component: "kube-controller-manager", AccessSecretName: secretKCMAccess}.Secret(),
-		shootaccess.Access{Namespace: b.ns, Component: "gardener-resource-manager", AccessSecretName: secretResourceMgrAcces}.KubeconfigSecret(withToken),
 	)
 	if err != nil {
 		return nil, err

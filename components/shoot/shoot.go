@@ -142,6 +142,9 @@ func (b *builder) render(in render.Input) (*render.Output, error) {
 		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
 	}
 	b.retry = predictRetry(live, loops.RetryPeriod, loops.RetryJitterPeriod)
+	if err := b.decideResourceManagerBootstrap(in); err != nil {
+		return nil, fmt.Errorf("shoot %s: %w", b.name, err)
+	}
 	if !b.fromAPI { // a user's Shoot expires by gardener-controller-manager deleting it
 		if b.lifetime, err = b.decideLifetime(in, live, loops.QuotaSyncPeriod); err != nil {
 			return nil, fmt.Errorf("shoot %s: %w", b.name, err)
@@ -256,6 +259,8 @@ type builder struct {
 	liveShoot, apiShoot *unstructured.Unstructured
 	// identity is the Shoot's uid, creation time and window (decideIdentity).
 	identity shootIdentity
+	// grm is whether the shoot's gardener-resource-manager bootstraps its token.
+	grm grmBootstrap
 }
 
 func newBuilder(name string, v Values) (*builder, error) {
@@ -275,6 +280,8 @@ func newBuilder(name string, v Values) (*builder, error) {
 		return nil, fmt.Errorf("shoot %s: project is required", name)
 	}
 	b := &builder{name: name, v: v, seed: *v.Seed, ns: shootextensions.TechnicalID(v.Project, name), scaled: map[string]bool{}}
+	// Without live reads the GRM has no token yet (decideResourceManagerBootstrap).
+	b.grm = grmBootstrap{needed: true, reason: "its access secret does not exist yet"}
 	b.hibernated = v.Hibernation != nil && v.Hibernation.Enabled
 	b.shootHibernated = b.hibernated
 	b.declared = cloneValues(v)
@@ -322,6 +329,9 @@ func newBuilder(name string, v Values) (*builder, error) {
 func (b *builder) build() error {
 	b.defaultAsTheAPI()
 	b.decideIdentity(b.liveShoot)
+	if b.hibernated {
+		b.grm = grmBootstrap{} // scaled to zero, nothing bootstraps
+	}
 	steps := []func() error{b.registration, b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.flowOrder, b.publication, b.completeCluster, b.afterTheShoot, b.confineToWindow}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -339,7 +349,7 @@ func (b *builder) build() error {
 		// extensions Cluster that carries the Shoot's spec.
 		for i := range b.parts {
 			if p := &b.parts[i]; p.Secret == nil && p.Copy == nil {
-				p.Note = note
+				p.Note = joinNotes(p.Note, note)
 			}
 		}
 	}

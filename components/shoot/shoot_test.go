@@ -662,7 +662,11 @@ func TestBackupEntry(t *testing.T) {
 func TestHibernatedShootIsDeletedInTheDeleteFlowsOrder(t *testing.T) {
 	awake, asleep := parts(t, values(nil)), forDeletion(parts(t, values(hibernated)))
 	for name, p := range forDeletion(awake) {
-		assert.ElementsMatch(t, p.DependsOn, asleep[name].DependsOn, "part %s", name)
+		if name == "gardener_resource_manager_bootstrap" {
+			continue // a hibernated shoot's resource manager has no pods, so nothing bootstraps
+		}
+		want := slices.DeleteFunc(slices.Clone(p.DependsOn), func(d string) bool { return d == "gardener_resource_manager_bootstrap" })
+		assert.ElementsMatch(t, want, asleep[name].DependsOn, "part %s", name)
 	}
 	hibernating := parts(t, values(hibernated))
 	assert.Contains(t, hibernating["etcd_main"].DependsOn, "kube_apiserver", "hibernation scales etcd down after the API server")

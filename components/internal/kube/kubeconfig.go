@@ -23,3 +23,28 @@ func TokenKubeconfig(name, server, caData, tokenFile string) (string, error) {
 	out, err := yaml.Marshal(cfg)
 	return string(out), err
 }
+
+// CertificateKubeconfig is a kubeconfig for the API server at server, trusting the base64 CA
+// caData, that authenticates with the base64 client certificate and key certData and keyData
+// (usually render.GeneratedRef markers with base64 set, so that only a Secret may hold it).
+// Cluster, context and user are all called name, as in the kubeconfigs Gardener's secrets manager
+// writes for control-plane secrets (pkg/utils/secrets/control_plane.go at gardener/gardener
+// v1.120.0).
+func CertificateKubeconfig(name, server, caData, certData, keyData string) (string, error) {
+	cfg := map[string]any{
+		"apiVersion":      "v1",
+		"kind":            "Config",
+		"current-context": name,
+		"clusters": []any{map[string]any{"name": name, "cluster": map[string]any{
+			"server":                     server,
+			"certificate-authority-data": caData,
+		}}},
+		"contexts": []any{map[string]any{"name": name, "context": map[string]any{"cluster": name, "user": name}}},
+		"users": []any{map[string]any{"name": name, "user": map[string]any{
+			"client-certificate-data": certData,
+			"client-key-data":         keyData,
+		}}},
+	}
+	out, err := yaml.Marshal(cfg)
+	return string(out), err
+}
