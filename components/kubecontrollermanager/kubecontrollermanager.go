@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/component"
@@ -138,8 +139,9 @@ func SelectorLabels(prefix string) map[string]string {
 // (schema.go) and its render function.
 var Type = component.Define(typeSchema, component.Objects(Objects))
 
-// Objects renders the metrics Service, the Deployment and, with several replicas, a
-// PodDisruptionBudget.
+// Objects renders the headless metrics Service, the Deployment and its PodDisruptionBudget, and
+// for a shoot the ManagedResource with the controller manager's rights in the shoot
+// (shootManagedResource).
 func Objects(v Values) ([]render.Object, error) {
 	if v.KubernetesVersion == "" {
 		return nil, fmt.Errorf("kubernetes version is required")
@@ -165,16 +167,24 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	typed := []runtime.Object{service(v, prefix, ns), d}
-	if v.HighAvailability {
-		typed = append(typed, disruption.Budget(ns, Name(prefix), SelectorLabels(prefix)))
-	}
+	// Gardener keeps a budget for a single replica too (Deploy in
+	// pkg/component/kubernetes/controllermanager/controllermanager.go at gardener/gardener
+	// v1.120.0): it lets the pod go at once, unhealthy or not.
+	typed := []runtime.Object{service(v, prefix, ns), d, disruption.Budget(ns, Name(prefix), SelectorLabels(prefix))}
 	us, err := kube.All(typed...)
 	if err != nil {
 		return nil, err
 	}
 	kubeapiserver.StripStatus(us)
-	return kube.On(v.Cluster.Name, "", us...), nil
+	out := kube.On(v.Cluster.Name, "", us...)
+	if v.Shoot != nil {
+		managed, err := shootManagedResource(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, managed...)
+	}
+	return out, nil
 }
 
 // The mount paths of the Secrets (pkg/component/kubernetes/controllermanager/controllermanager.go
@@ -353,6 +363,9 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 	labels := map[string]string{
 		"gardener.cloud/role":              "controlplane",
 		"networking.gardener.cloud/to-dns": "allowed",
+		// Restarted in the shoot's maintenance window (Gardener's "Shoot Maintenance"
+		// docs/usage/shoot/shoot_maintenance.md).
+		"maintenance.gardener.cloud/restart": "true",
 		// Gardener's docs/concepts/resource-manager.md: egress to the API server's Service in the same
 		// namespace.
 		kubeapiserver.ToServiceLabel(kubeapiserver.ServiceName(prefix), kubeapiserver.Port): "allowed",
@@ -383,39 +396,71 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 		GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName,
 	}
 	volumes, mounts = append(volumes, access.Volume()), append(mounts, access.Mount())
+	probe := kubeapiserver.SecureProbe("/healthz", Port, 2)
+	probe.SuccessThreshold = 1
+	// The nonroot user of the distroless image, as Gardener runs it.
+	const nonRoot = int64(65532)
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: selector},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: ptr.To(replicas.UnlessHibernated(replicas.HighAvailability(v.HighAvailability), v.Hibernated)),
+			// Gardener keeps one old ReplicaSet and leaves the rollout strategy to the defaults.
+			RevisionHistoryLimit: ptr.To[int32](1),
+			Selector:             &metav1.LabelSelector{MatchLabels: selector},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					// It reaches its API server through the kubeconfig it mounts.
+					AutomountServiceAccountToken: ptr.To(false),
+					PriorityClassName:            v.PriorityClassName,
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(nonRoot), RunAsGroup: ptr.To(nonRoot), FSGroup: ptr.To(nonRoot),
+					},
+					TopologySpreadConstraints: kube.SpreadOverNodesAndZones(selector),
+					Containers: []corev1.Container{{
+						Name:            "kube-controller-manager",
+						Image:           image,
+						ImagePullPolicy: corev1.PullIfNotPresent,
+						Command:         command(v),
+						Ports:           []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
+						LivenessProbe:   probe,
+						Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+							corev1.ResourceCPU:    resource.MustParse("10m"),
+							corev1.ResourceMemory: resource.MustParse("30M"),
+						}},
+						SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)},
+						VolumeMounts:    mounts,
+					}},
+					Volumes: volumes,
+				},
+			},
+		},
+	}
 	// Provider extensions' control-plane webhooks mutate the Deployments that carry this label
-	// (pkg/component/kubernetes/controllermanager/controllermanager.go at Gardener v1.120.0).
-	// ControlPlaneDeployment selects the pods by the Deployment's labels, so the label is set
-	// after it.
-	d := kubeapiserver.ControlPlaneDeployment(metav1.ObjectMeta{Name: Name(prefix), Namespace: ns, Labels: selector},
-		ptr.To(replicas.UnlessHibernated(replicas.HighAvailability(v.HighAvailability), v.Hibernated)),
-		metav1.ObjectMeta{Labels: labels},
-		corev1.PodSpec{
-			PriorityClassName:         v.PriorityClassName,
-			TopologySpreadConstraints: kube.SpreadOverNodesAndZones(selector),
-			Containers: []corev1.Container{{
-				Name:          "kube-controller-manager",
-				Image:         image,
-				Command:       command(v),
-				Ports:         []corev1.ContainerPort{{Name: "metrics", ContainerPort: Port, Protocol: corev1.ProtocolTCP}},
-				LivenessProbe: kubeapiserver.SecureProbe("/healthz", Port, 2),
-				// Initial requests an operator would pick for a control plane without
-				// workloads; Gardener's documentation gives none.
-				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-					corev1.ResourceCPU:    resource.MustParse("100m"),
-					corev1.ResourceMemory: resource.MustParse("128Mi"),
-				}},
-				VolumeMounts: mounts,
-			}},
-			Volumes: volumes,
-		})
+	// (pkg/component/kubernetes/controllermanager/controllermanager.go at Gardener v1.120.0);
+	// the selector stays without it.
 	d.Labels = maps.Clone(selector)
 	d.Labels[LabelMutatedByControlPlaneWebhook] = "true"
 	return d, nil
 }
 
-// service exposes the metrics port to the garden's Prometheus (Gardener's
-// docs/operations/network_policies.md).
+// service exposes the metrics port to Prometheus (Gardener's docs/operations/network_policies.md):
+// headless, as Gardener's, so that each pod is scraped by its own address
+// (controllermanager.go at v1.120.0).
 func service(v Values, prefix, ns string) *corev1.Service {
-	return kubeapiserver.MetricsService(Name(prefix), ns, SelectorLabels(prefix), v.ScrapeTargetsAlias, Port)
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: Name(prefix), Namespace: ns, Labels: SelectorLabels(prefix),
+			Annotations: map[string]string{
+				"networking.resources.gardener.cloud/from-" + v.ScrapeTargetsAlias + "-allowed-ports": fmt.Sprintf(`[{"protocol":"TCP","port":%d}]`, Port),
+			},
+		},
+		Spec: corev1.ServiceSpec{
+			Type:      corev1.ServiceTypeClusterIP,
+			ClusterIP: corev1.ClusterIPNone,
+			Selector:  SelectorLabels(prefix),
+			// Gardener leaves the target port to the API server's default, the port.
+			Ports: []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: Port, TargetPort: intstr.FromInt32(Port)}},
+		},
+	}
 }

@@ -10,10 +10,16 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/components/internal/shootaccess"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -300,8 +306,9 @@ func TestDocumentedFacts(t *testing.T) {
 		pdb      bool
 	}{
 		// Controllers: 1 replica without, 2 with high availability (Gardener's "High Availability Of
-		// Components" docs/development/high-availability-of-components.md).
-		{false, 1, false},
+		// Components" docs/development/high-availability-of-components.md); a budget either way
+		// (controllermanager.go at gardener/gardener v1.120.0).
+		{false, 1, true},
 		{true, 2, true},
 	} {
 		v := minimal()
@@ -374,7 +381,76 @@ func TestRender(t *testing.T) {
 		"certificate_signing_duration": cty.StringVal("24h"),
 	})})
 	require.NoError(t, err)
-	assert.Len(t, out.Objects, 2)
+	assert.Len(t, out.Objects, 3, "Service, Deployment and PodDisruptionBudget; no ManagedResource outside a shoot")
+}
+
+// TestShootClusterRoleBinding: a shoot's controller manager acts as kube-system/kube-controller-manager
+// with Kubernetes' controller manager role, bound by the ManagedResource
+// shoot-core-kube-controller-manager, whose objects stay when it goes (reconcileShootResources in
+// pkg/component/kubernetes/controllermanager/shoot_resources.go at v1.120.0).
+func TestShootClusterRoleBinding(t *testing.T) {
+	objs, err := Objects(shootValues(false))
+	require.NoError(t, err)
+	mr := rendertest.MustFind(t, objs, "ManagedResource", "shoot-core-kube-controller-manager")
+	assert.Equal(t, "shoot--dev--a", mr.GetNamespace())
+	assert.Equal(t, map[string]string{"origin": "gardener"}, mr.GetLabels())
+	keep, _, _ := unstructured.NestedBool(mr.Object, "spec", "keepObjects")
+	assert.True(t, keep)
+	data, _, _ := unstructured.NestedStringMap(rendertest.PackedSecret(t, objs, "shoot-core-kube-controller-manager").Object, "stringData")
+	require.Len(t, data, 1)
+	var crb rbacv1.ClusterRoleBinding
+	require.NoError(t, yaml.Unmarshal([]byte(data["clusterrolebinding____gardener.cloud_target_kube-controller-manager.yaml"]), &crb))
+	assert.Equal(t, "gardener.cloud:target:kube-controller-manager", crb.Name)
+	assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "system:kube-controller-manager"}, crb.RoleRef)
+	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: "kube-controller-manager", Namespace: "kube-system"}}, crb.Subjects)
+	// The access Secret the controller manager's token comes from names the same ServiceAccount.
+	assert.Equal(t, "system:serviceaccount:kube-system:kube-controller-manager", shootaccess.Access{Component: "kube-controller-manager"}.ServiceAccountUser())
+
+	for _, v := range []Values{minimal(), shootValues(true)} {
+		objs, err := Objects(v)
+		require.NoError(t, err)
+		if v.Shoot == nil {
+			assert.Nil(t, rendertest.Find(objs, "ManagedResource", "shoot-core-kube-controller-manager"), "the virtual garden's has none")
+		} else {
+			assert.NotNil(t, rendertest.Find(objs, "ManagedResource", "shoot-core-kube-controller-manager"), "a workerless shoot's too")
+		}
+	}
+}
+
+// TestWorkload: Gardener's Deployment, Service and budget around the command line
+// (controllermanager.go at v1.120.0).
+func TestWorkload(t *testing.T) {
+	v := shootValues(false)
+	d := deploymentOf(t, v)
+	assert.Equal(t, int32(1), *d.Spec.RevisionHistoryLimit)
+	assert.Empty(t, d.Spec.Strategy, "the rollout strategy is left to the defaults")
+	assert.Equal(t, "true", d.Spec.Template.Labels["maintenance.gardener.cloud/restart"])
+	assert.Equal(t, "controlplane", d.Spec.Template.Labels["gardener.cloud/role"])
+	assert.Equal(t, ptr.To(false), d.Spec.Template.Spec.AutomountServiceAccountToken)
+	sc := d.Spec.Template.Spec.SecurityContext
+	assert.Equal(t, &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](65532), RunAsGroup: ptr.To[int64](65532), FSGroup: ptr.To[int64](65532)}, sc)
+	c := d.Spec.Template.Spec.Containers[0]
+	assert.Equal(t, corev1.PullIfNotPresent, c.ImagePullPolicy)
+	assert.Equal(t, "10m", c.Resources.Requests.Cpu().String())
+	assert.Equal(t, "30M", c.Resources.Requests.Memory().String())
+	assert.Equal(t, &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)}, c.SecurityContext)
+	p := c.LivenessProbe
+	assert.Equal(t, "/healthz", p.HTTPGet.Path)
+	assert.Equal(t, corev1.URISchemeHTTPS, p.HTTPGet.Scheme)
+	assert.Equal(t, int32(10257), p.HTTPGet.Port.IntVal)
+	assert.Equal(t, [5]int32{1, 2, 15, 10, 15}, [5]int32{p.SuccessThreshold, p.FailureThreshold, p.InitialDelaySeconds, p.PeriodSeconds, p.TimeoutSeconds})
+
+	objs, err := Objects(v)
+	require.NoError(t, err)
+	var svc corev1.Service
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Service", "kube-controller-manager").Object, &svc))
+	assert.Equal(t, corev1.ClusterIPNone, svc.Spec.ClusterIP, "headless")
+	assert.Equal(t, `[{"protocol":"TCP","port":10257}]`, svc.Annotations["networking.resources.gardener.cloud/from-all-garden-scrape-targets-allowed-ports"])
+	var pdb policyv1.PodDisruptionBudget
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "PodDisruptionBudget", "kube-controller-manager").Object, &pdb))
+	assert.Equal(t, int32(1), pdb.Spec.MaxUnavailable.IntVal)
+	assert.Equal(t, policyv1.AlwaysAllow, *pdb.Spec.UnhealthyPodEvictionPolicy)
+	assert.Equal(t, d.Spec.Selector, pdb.Spec.Selector)
 }
 
 func TestErrors(t *testing.T) {
