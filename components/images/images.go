@@ -90,6 +90,9 @@ const (
 	VPNClient     = "vpn-client"
 	MetricsServer = "metrics-server"
 	NodeLocalDNS  = "node-local-dns"
+	// AlpineConntrack runs kube-proxy's conntrack-fix sidecar (pkg/component/kubernetes/proxy in
+	// gardener/gardener v1.120.0, image alpine-conntrack of its imagevector/containers.yaml).
+	AlpineConntrack = "alpine-conntrack"
 	// The shoot control plane's observability images besides the garden's (Gardener's "Priority
 	// Classes" docs/development/priority-classes.md): blackbox-exporter probes the shoot's API server,
 	// event-logger writes the shoot's and the control plane's events to its log (Gardener's "Logging"
@@ -149,6 +152,7 @@ func Default() Vector {
 		VPNClient:                {Repository: gardenerReleases + "vpn-client", Tag: "0.38.0"},
 		MetricsServer:            {Repository: "registry.k8s.io/metrics-server/metrics-server", Tag: "v0.7.2"},
 		NodeLocalDNS:             {Repository: "registry.k8s.io/dns/k8s-dns-node-cache", Tag: "1.25.0"},
+		AlpineConntrack:          {Repository: gardenerReleases + "alpine-conntrack", Tag: "3.21.3"},
 		BlackboxExporter:         {Repository: "quay.io/prometheus/blackbox-exporter", Tag: "v0.26.0"},
 		EventLogger:              {Repository: gardenerReleases + "event-logger", Tag: "v0.65.0"},
 	}

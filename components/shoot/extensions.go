@@ -295,15 +295,23 @@ func (b *builder) systemComponents() error {
 			TLSAuth: shootsystem.Generated{Namespace: b.ns, Name: secretVPNTLSAuth},
 		},
 		MetricsServer: shootsystem.MetricsServerConfig{TLS: shootsystem.Generated{Namespace: b.ns, Name: secretMetricsServer}},
+		// kube-proxy's kubeconfig and CoreDNS reach the API server by its internal domain
+		// (ComputeOutOfClusterAPIServerAddress(true) at gardener/gardener v1.120.0).
+		APIServerHost: b.internalAPIServerHost(),
+		ClusterCA:     shootsystem.Generated{Namespace: b.ns, Name: secretCA},
+		VPAEnabled:    v.Kubernetes.VerticalPodAutoscalerEnabled != nil && *v.Kubernetes.VerticalPodAutoscalerEnabled,
 	}
 	for _, w := range v.Workers {
-		sv.WorkerPools = append(sv.WorkerPools, shootsystem.WorkerPool{Name: w.Name, KubernetesVersion: w.KubernetesVersion})
+		sv.WorkerPools = append(sv.WorkerPools, shootsystem.WorkerPool{
+			Name: w.Name, KubernetesVersion: w.KubernetesVersion, Zones: w.Zones,
+			NoSystemComponents: w.SystemComponentsAllowed != nil && !*w.SystemComponentsAllowed,
+		})
 	}
 	proxy := kubeProxyDefaults()
 	if k := v.Kubernetes.KubeProxy; k != nil {
 		proxy = *k
 	}
-	sv.KubeProxy.Disabled, sv.KubeProxy.Mode = !proxy.Enabled, proxy.Mode
+	sv.KubeProxy.Disabled, sv.KubeProxy.Mode, sv.KubeProxy.FeatureGates = !proxy.Enabled, proxy.Mode, proxy.FeatureGates
 	if s := v.SystemComponents; s != nil {
 		sv.NodeLocalDNS.Enabled = s.NodeLocalDNSEnabled && len(v.Workers) > 0
 	}
@@ -311,7 +319,7 @@ func (b *builder) systemComponents() error {
 	if err != nil {
 		return fmt.Errorf("system components: %w", err)
 	}
-	b.add("system_components", "managed_resource", objs, "gardener_resource_manager", "kube_apiserver", "vpn_shoot_client", "vpn_seed_server_tlsauth", "metrics_server_tls")
+	b.add("system_components", "managed_resource", objs, "gardener_resource_manager", "kube_apiserver", "ca", "vpn_shoot_client", "vpn_seed_server_tlsauth", "metrics_server_tls")
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package shoot
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -178,4 +179,34 @@ func TestResourceManagerTarget(t *testing.T) {
 	assert.Empty(t, b.resourceManagerTarget().SystemComponentTolerations, "only pools that allow system components")
 	assert.False(t, authorizeWithSelectors("1.31.4", nil))
 	assert.False(t, authorizeWithSelectors("1.33.0", map[string]bool{"AuthorizeWithSelectors": false}))
+}
+
+// TestSystemComponentsReachTheAPIServer: kube-proxy's kubeconfig and CoreDNS name the API server's
+// internal domain (DeployKubeProxy and DefaultCoreDNS in pkg/gardenlet/operation/botanist at
+// v1.120.0), and kube-system carries the label the resource manager's pod webhooks select.
+func TestSystemComponentsReachTheAPIServer(t *testing.T) {
+	ps := renderedParts(t, values(withDNS), withToken)
+	contents := func(mr string) map[string]string {
+		for _, o := range ps["system_components"].Objects {
+			if o.Object.GetKind() != "ManagedResource" || o.Object.GetName() != mr {
+				continue
+			}
+			refs, _, _ := unstructured.NestedSlice(o.Object.Object, "spec", "secretRefs")
+			name := refs[0].(map[string]any)["name"].(string)
+			data, _, _ := unstructured.NestedStringMap(find(t, ps["system_components"], "Secret", name).Object, "stringData")
+			return data
+		}
+		t.Fatalf("no ManagedResource %s", mr)
+		return nil
+	}
+	proxy := contents("shoot-core-kube-proxy")
+	var kubeconfigSecret string
+	for key, doc := range proxy {
+		if strings.HasPrefix(key, "secret__kube-system__kube-proxy-") {
+			kubeconfigSecret = doc
+		}
+	}
+	assert.Contains(t, kubeconfigSecret, "server: https://api.dev.local.internal.example.com")
+	assert.Contains(t, contents("shoot-core-coredns")["deployment__kube-system__coredns.yaml"], "value: api.dev.local.internal.example.com.")
+	assert.Contains(t, contents("shoot-core-namespaces")["namespace____kube-system.yaml"], "gardener.cloud/purpose: kube-system")
 }

@@ -7,7 +7,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
+	"github.com/declarative-gardener/gardener/components/internal/gcref"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // toKubelet is the label of pods that call kubelets (Gardener's "Network Policies"
@@ -89,6 +91,21 @@ func hostnameSpread(labels map[string]string) []corev1.TopologySpreadConstraint 
 		WhenUnsatisfiable: corev1.ScheduleAnyway,
 		LabelSelector:     &metav1.LabelSelector{MatchLabels: labels},
 	}}
+}
+
+// uniqueSecret names s after its data as Gardener names the Secrets of the shoot's system
+// components (MakeUnique in pkg/utils/kubernetes/object.go at gardener/gardener v1.120.0), and makes
+// it immutable unless it holds generated secrets: those the engine renews under the same rendering,
+// hence the same name, so the Secret must change in place.
+func uniqueSecret(s *corev1.Secret) {
+	gcref.UniqueSecret(s)
+	data := map[string]any{}
+	for k, v := range s.StringData {
+		data[k] = v
+	}
+	if render.HasGenerated(data) {
+		s.Immutable = nil
+	}
 }
 
 // annotated returns m with annotations set.

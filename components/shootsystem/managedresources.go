@@ -15,6 +15,10 @@ type Part struct {
 	// Name is the ManagedResource's name in the seed's shoot namespace.
 	Name    string
 	Objects []*unstructured.Unstructured
+	// Labels are the ManagedResource's and its Secret's labels besides origin=gardener.
+	Labels map[string]string
+	// KeepObjects leaves the objects in the shoot when the ManagedResource goes.
+	KeepObjects bool
 }
 
 // ManagedResource names. Gardener's documentation names none of them; these are the names Gardener
@@ -50,36 +54,45 @@ func Parts(v Values) ([]Part, error) {
 		return nil, err
 	}
 	var parts []Part
-	add := func(name string, render func() ([]*unstructured.Unstructured, error)) error {
+	add := func(part Part, render func() ([]*unstructured.Unstructured, error)) error {
 		objs, err := render()
 		if err != nil {
 			return err
 		}
-		parts = append(parts, Part{Name: name, Objects: objs})
+		part.Objects = objs
+		parts = append(parts, part)
 		return nil
 	}
-	if err := add(CoreDNSManagedResource, p.coreDNS); err != nil {
+	// The kube-system namespace's labels first: the resource manager's webhooks act on the pods of
+	// labelled namespaces only.
+	if err := add(Part{Name: NamespacesManagedResource, KeepObjects: true}, p.namespaces); err != nil {
+		return nil, err
+	}
+	if err := add(Part{Name: CoreDNSManagedResource}, p.coreDNS); err != nil {
 		return nil, err
 	}
 	if !p.KubeProxy.Disabled {
-		if err := add(KubeProxyManagedResource, p.kubeProxyShared); err != nil {
+		// The labels gardenlet finds kube-proxy's ManagedResources by (getManagedResourceLabels in
+		// pkg/component/kubernetes/proxy/proxy.go at gardener/gardener v1.120.0).
+		if err := add(Part{Name: KubeProxyManagedResource, Labels: map[string]string{"component": "kube-proxy", "origin": "gardener"}}, p.kubeProxyShared); err != nil {
 			return nil, err
 		}
 		for _, pool := range p.WorkerPools {
 			render := func() ([]*unstructured.Unstructured, error) { return p.kubeProxyPool(pool) }
-			if err := add(KubeProxyPoolManagedResource(pool.Name, p.poolVersion(pool)), render); err != nil {
+			labels := map[string]string{"component": "kube-proxy", "origin": "gardener", "role": "pool", "pool-name": pool.Name, "kubernetes-version": p.poolVersion(pool)}
+			if err := add(Part{Name: KubeProxyPoolManagedResource(pool.Name, p.poolVersion(pool)), Labels: labels}, render); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if err := add(VPNShootManagedResource, p.vpnShoot); err != nil {
+	if err := add(Part{Name: VPNShootManagedResource}, p.vpnShoot); err != nil {
 		return nil, err
 	}
-	if err := add(MetricsServerManagedResource, p.metricsServer); err != nil {
+	if err := add(Part{Name: MetricsServerManagedResource}, p.metricsServer); err != nil {
 		return nil, err
 	}
 	if p.NodeLocalDNS.Enabled {
-		if err := add(NodeLocalDNSManagedResource, p.nodeLocalDNS); err != nil {
+		if err := add(Part{Name: NodeLocalDNSManagedResource}, p.nodeLocalDNS); err != nil {
 			return nil, err
 		}
 	}
@@ -87,11 +100,11 @@ func Parts(v Values) ([]Part, error) {
 }
 
 // ManagedResources packs every part into a Secret and a ManagedResource in namespace (the
-// shoot's namespace in the seed) of cluster (the seed). The class stays unset: the shoot's
-// own gardener-resource-manager applies them into the shoot (Gardener's "Conventions"
-// docs/extensions/conventions.md). They carry origin=gardener, the label by which Gardener tells
-// its own ManagedResources from extensions' (Gardener's docs/extensions/conventions.md).
-// VPN.ControlPlaneNamespace defaults to namespace.
+// shoot's namespace in the seed) of cluster (the seed). They are Gardener's shoot ManagedResources
+// (managedresource.ForShoot): no class, so the shoot's own gardener-resource-manager applies them
+// into the shoot (Gardener's "Conventions" docs/extensions/conventions.md), origin=gardener, the
+// label by which Gardener tells its own ManagedResources from extensions', and the no-cleanup label
+// on every object. VPN.ControlPlaneNamespace defaults to namespace.
 func ManagedResources(v Values, cluster, namespace string) ([]render.Object, error) {
 	if v.VPN.ControlPlaneNamespace == "" {
 		v.VPN.ControlPlaneNamespace = namespace
@@ -110,24 +123,31 @@ func ManagedResources(v Values, cluster, namespace string) ([]render.Object, err
 	}
 	var out []render.Object
 	for _, part := range parts {
-		objs, err := managedresource.Pack(managedresource.Spec{Cluster: cluster, Namespace: namespace, Name: part.Name, Objects: part.Objects})
+		spec := managedresource.ForShoot(cluster, namespace, part.Name, part.KeepObjects, part.Objects)
+		for k, val := range part.Labels {
+			spec.Labels[k] = val
+		}
+		objs, err := managedresource.Pack(spec)
 		if err != nil {
 			return nil, fmt.Errorf("shoot system components: %w", err)
 		}
 		pool, versioned := pools[part.Name]
 		for i, o := range objs {
-			if o.Object.GetKind() == "ManagedResource" {
-				labels := o.Object.GetLabels()
-				if labels == nil {
-					labels = map[string]string{}
-				}
-				labels["origin"] = "gardener"
-				o.Object.SetLabels(labels)
+			switch o.Object.GetKind() {
+			case "ManagedResource":
 				if versioned {
 					objs[i].Supersedes = kubeProxyPoolVersions("shoot-core-", pool)
 				}
-			} else if versioned && o.Object.GetKind() == "Secret" {
-				objs[i].Supersedes = kubeProxyPoolVersions(managedresource.SecretName("shoot-core-"), pool)
+			case "Secret":
+				// kube-proxy's labels on the Secret too (proxy.go at v1.120.0).
+				labels := o.Object.GetLabels()
+				for k, val := range part.Labels {
+					labels[k] = val
+				}
+				o.Object.SetLabels(labels)
+				if versioned {
+					objs[i].Supersedes = kubeProxyPoolVersions(managedresource.SecretName("shoot-core-"), pool)
+				}
 			}
 		}
 		out = append(out, objs...)

@@ -1,16 +1,24 @@
 package shootsystem
 
 import (
+	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
+	"github.com/declarative-gardener/gardener/components/internal/gcref"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -27,6 +35,8 @@ func base() Values {
 		WorkerPools:       []WorkerPool{{Name: "local"}, {Name: "old", KubernetesVersion: "v1.32.4"}},
 		VPN:               VPNConfig{Endpoint: "api.local.dev.internal.local.gardener.cloud"},
 		KubeProxy:         KubeProxyConfig{Mode: ModeIPTables},
+		APIServerHost:     "api.local.dev.internal.local.gardener.cloud",
+		ClusterCA:         Generated{Namespace: shootNamespace, Name: "ca"},
 	}
 }
 
@@ -94,12 +104,12 @@ func partNames(t *testing.T, v Values) []string {
 
 func TestManagedResourceNames(t *testing.T) {
 	assert.Equal(t, []string{
-		"shoot-core-coredns", "shoot-core-kube-proxy", "shoot-core-kube-proxy-local-v1.33.1", "shoot-core-kube-proxy-old-v1.32.4",
+		"shoot-core-namespaces", "shoot-core-coredns", "shoot-core-kube-proxy", "shoot-core-kube-proxy-local-v1.33.1", "shoot-core-kube-proxy-old-v1.32.4",
 		"shoot-core-vpn-shoot", "shoot-core-metrics-server",
 	}, partNames(t, base()))
 	disabled := customised()
 	disabled.KubeProxy.Disabled = true
-	assert.Equal(t, []string{"shoot-core-coredns", "shoot-core-vpn-shoot", "shoot-core-metrics-server", "shoot-core-node-local-dns"}, partNames(t, disabled))
+	assert.Equal(t, []string{"shoot-core-namespaces", "shoot-core-coredns", "shoot-core-vpn-shoot", "shoot-core-metrics-server", "shoot-core-node-local-dns"}, partNames(t, disabled))
 }
 
 // A pool's kube-proxy ManagedResource and its Secret at one version supersede the same pool's at
@@ -165,8 +175,14 @@ func TestManagedResourcesForTheShootResourceManager(t *testing.T) {
 		_, hasClass, _ := unstructured.NestedString(o.Object.Object, "spec", "class")
 		assert.False(t, hasClass, "the shoot's resource manager reconciles class-less ManagedResources (Gardener's docs/extensions/conventions.md)")
 		assert.Equal(t, "gardener", o.Object.GetLabels()["origin"], "Gardener's docs/extensions/conventions.md")
+		// NewForShoot in pkg/utils/managedresources at gardener/gardener v1.120.0.
+		inject, _, _ := unstructured.NestedStringMap(o.Object.Object, "spec", "injectLabels")
+		assert.Equal(t, map[string]string{"shoot.gardener.cloud/no-cleanup": "true"}, inject, o.Object.GetName())
+		keep, found, _ := unstructured.NestedBool(o.Object.Object, "spec", "keepObjects")
+		assert.True(t, found)
+		assert.Equal(t, o.Object.GetName() == "shoot-core-namespaces", keep, "%s: only the namespace labels stay", o.Object.GetName())
 	}
-	assert.Equal(t, 6, mrs)
+	assert.Equal(t, 7, mrs)
 	// The control plane namespace defaults to the ManagedResources' namespace.
 	vpn := mustFind(t, all(t, withVPNNamespace(base())), "Deployment", "vpn-shoot")
 	assert.Contains(t, envOf(t, vpn, "vpn-shoot")["REVERSED_VPN_HEADER"], "vpn-seed-server."+shootNamespace+".svc")
@@ -243,6 +259,8 @@ func TestClusterDNSIP(t *testing.T) {
 	}
 }
 
+// TestCoreDNS: CoreDNS as gardenlet deploys it (pkg/component/networking/coredns at gardener/gardener
+// v1.120.0).
 func TestCoreDNS(t *testing.T) {
 	objs, err := CoreDNS(base())
 	require.NoError(t, err)
@@ -252,11 +270,12 @@ func TestCoreDNS(t *testing.T) {
 	assert.Equal(t, "100.64.0.10", ip)
 	ports, _, _ := unstructured.NestedSlice(svc.Object, "spec", "ports")
 	assert.Equal(t, int64(8053), ports[0].(map[string]any)["targetPort"], "kube-dns forwards to 8053 (Gardener's docs/usage/networking/custom-dns-config.md)")
-	assert.Equal(t, "kube-dns", svc.GetLabels()["k8s-app"], "the allow-dns policy selects k8s-app=kube-dns (Gardener's docs/operations/network_policies.md)")
+	assert.Equal(t, map[string]string{"k8s-app": "kube-dns", "kubernetes.io/cluster-service": "true", "kubernetes.io/name": "CoreDNS"}, svc.GetLabels())
 	cm := mustFind(t, objs, "ConfigMap", "coredns")
 	corefile, _, _ := unstructured.NestedString(cm.Object, "data", "Corefile")
 	assert.Contains(t, corefile, "import custom/*.override", "Gardener's docs/usage/networking/custom-dns-config.md")
 	assert.Contains(t, corefile, "import custom/*.server", "Gardener's docs/usage/networking/custom-dns-config.md")
+	assert.Contains(t, corefile, `    name regex (^(?:[^\.]+\.)+)svc\.cluster\.local\.svc\.cluster\.local {1}svc.cluster.local`, "the search path rewrite")
 	custom := mustFind(t, objs, "ConfigMap", "coredns-custom")
 	assert.Equal(t, "true", custom.GetAnnotations()["resources.gardener.cloud/ignore"], "users' edits survive (Gardener's docs/concepts/resource-manager.md)")
 	hpa := mustFind(t, objs, "HorizontalPodAutoscaler", "coredns")
@@ -266,28 +285,151 @@ func TestCoreDNS(t *testing.T) {
 	mustFind(t, objs, "PodDisruptionBudget", "coredns")
 	mustFind(t, objs, "ClusterRole", "system:coredns")
 	mustFind(t, objs, "ClusterRoleBinding", "system:coredns")
+
+	var d appsv1.Deployment
+	typed(t, mustFind(t, objs, "Deployment", "coredns"), &d)
+	assert.Equal(t, map[string]string{"origin": "gardener", "gardener.cloud/role": "system-component", "k8s-app": "kube-dns", "high-availability-config.resources.gardener.cloud/type": "server"}, d.Labels)
+	assert.Equal(t, map[string]string{"origin": "gardener", "gardener.cloud/role": "system-component", "k8s-app": "kube-dns"}, d.Spec.Template.Labels)
+	c := d.Spec.Template.Spec.Containers[0]
+	assert.Equal(t, "/ready", c.ReadinessProbe.HTTPGet.Path)
+	assert.Equal(t, int32(8181), c.ReadinessProbe.HTTPGet.Port.IntVal)
+	assert.Equal(t, [5]int32{1, 1, 30, 2, 10}, [5]int32{c.ReadinessProbe.SuccessThreshold, c.ReadinessProbe.FailureThreshold, c.ReadinessProbe.InitialDelaySeconds, c.ReadinessProbe.TimeoutSeconds, c.ReadinessProbe.PeriodSeconds})
+	assert.Equal(t, "/health", c.LivenessProbe.HTTPGet.Path)
+	assert.Equal(t, []corev1.EnvVar{{Name: "KUBERNETES_SERVICE_HOST", Value: "api.local.dev.internal.local.gardener.cloud."}}, c.Env, "the FQDN")
+	assert.Equal(t, ptr.To(true), c.SecurityContext.ReadOnlyRootFilesystem)
+
+	var np networkingv1.NetworkPolicy
+	typed(t, mustFind(t, objs, "NetworkPolicy", "gardener.cloud--allow-dns"), &np)
+	assert.Equal(t, "kube-system", np.Namespace)
+	assert.Equal(t, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}, np.Spec.PolicyTypes)
+	assert.Equal(t, `{"matchExpressions":[{"key":"k8s-app","operator":"In","values":["kube-dns"]}]}`, jsonOf(t, np.Spec.PodSelector))
+	var egress, ingress []string
+	for _, p := range np.Spec.Egress[0].Ports {
+		egress = append(egress, fmt.Sprintf("%s/%d", *p.Protocol, p.Port.IntVal))
+	}
+	for _, p := range np.Spec.Ingress[0].Ports {
+		ingress = append(ingress, fmt.Sprintf("%s/%d", *p.Protocol, p.Port.IntVal))
+	}
+	assert.Equal(t, []string{"TCP/443", "TCP/53", "UDP/53"}, egress, "to the API server and upstream DNS")
+	assert.Equal(t, []string{"TCP/9153", "TCP/8053", "UDP/8053"}, ingress)
+	var blocks []string
+	for _, peer := range np.Spec.Ingress[0].From {
+		if peer.IPBlock != nil {
+			blocks = append(blocks, peer.IPBlock.CIDR)
+		}
+	}
+	assert.Equal(t, []string{"10.250.0.0/16", "100.96.0.0/11"}, blocks, "from the node and pod networks")
 }
 
-func TestKubeProxy(t *testing.T) {
-	objs, err := KubeProxy(base())
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	out, err := json.Marshal(v)
 	require.NoError(t, err)
-	ds := mustFind(t, objs, "DaemonSet", "kube-proxy-old-v1.32.4")
-	sel, _, _ := unstructured.NestedStringMap(ds.Object, "spec", "template", "spec", "nodeSelector")
-	assert.Equal(t, map[string]string{"worker.gardener.cloud/pool": "old", "worker.gardener.cloud/kubernetes-version": "1.32.4"}, sel)
-	assert.Equal(t, "true", ds.GetLabels()["node.gardener.cloud/critical-component"], "Gardener's docs/usage/advanced/node-readiness.md")
-	containers, _, _ := unstructured.NestedSlice(ds.Object, "spec", "template", "spec", "containers")
-	assert.Equal(t, "registry.k8s.io/kube-proxy:v1.32.4", containers[0].(map[string]any)["image"], "tagged by the pool's version")
-	cm := mustFind(t, objs, "ConfigMap", "kube-proxy-config")
-	cfg, _, _ := unstructured.NestedString(cm.Object, "data", "config.yaml")
-	assert.Contains(t, cfg, "mode: iptables", "IPTables is the default (Gardener's KubeProxyConfig in docs/api-reference/core.md)")
-	assert.Contains(t, cfg, "clusterCIDR: 100.96.0.0/11")
+	return string(out)
+}
+
+// findPrefix is the object of kind whose name starts with prefix, for objects named after a
+// checksum of their data.
+func findPrefix(t *testing.T, objs []*unstructured.Unstructured, kind, prefix string) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() == kind && regexp.MustCompile("^"+regexp.QuoteMeta(prefix)+"-[0-9a-f]{8}$").MatchString(o.GetName()) {
+			return o
+		}
+	}
+	t.Fatalf("no %s %s-<checksum>", kind, prefix)
+	return nil
+}
+
+func typed(t *testing.T, u *unstructured.Unstructured, out any) {
+	t.Helper()
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, out))
+}
+
+// TestKubeProxy: kube-proxy as gardenlet deploys it (pkg/component/kubernetes/proxy and
+// pkg/gardenlet/operation/botanist/kubeproxy.go at gardener/gardener v1.120.0).
+func TestKubeProxy(t *testing.T) {
+	objs, err := KubeProxy(withVPNNamespace(base()))
+	require.NoError(t, err)
+	// Its kubeconfig: the API server's internal domain, the cluster CA, the projected token.
+	secret := findPrefix(t, objs, "Secret", "kube-proxy")
+	text, _, _ := unstructured.NestedString(secret.Object, "stringData", "kubeconfig")
+	var kubeconfig struct {
+		Clusters []struct{ Cluster map[string]string }
+		Users    []struct{ User map[string]string }
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(text), &kubeconfig))
+	assert.Equal(t, map[string]string{"server": "https://api.local.dev.internal.local.gardener.cloud", "certificate-authority-data": render.GeneratedRef(shootNamespace, "ca", "ca.crt", true)}, kubeconfig.Clusters[0].Cluster)
+	assert.Equal(t, map[string]string{"tokenFile": "/var/run/secrets/kubernetes.io/serviceaccount/token"}, kubeconfig.Users[0].User)
+	_, immutable := secret.Object["immutable"]
+	assert.False(t, immutable, "it holds the generated CA, which the engine renews in place")
+	// Its configuration names the kubeconfig.
+	cm := findPrefix(t, objs, "ConfigMap", "kube-proxy-config")
+	assert.Equal(t, true, cm.Object["immutable"])
+	cfgText, _, _ := unstructured.NestedString(cm.Object, "data", "config.yaml")
+	var cfg map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(cfgText), &cfg))
+	assert.Equal(t, map[string]any{"kubeconfig": "/var/lib/kube-proxy-kubeconfig/kubeconfig"}, cfg["clientConnection"])
+	assert.Equal(t, "iptables", cfg["mode"], "IPTables is the default (Gardener's KubeProxyConfig in docs/api-reference/core.md)")
+	assert.Equal(t, "100.96.0.0/11", cfg["clusterCIDR"])
+	assert.Equal(t, "0.0.0.0:10249", cfg["metricsBindAddress"])
+	assert.Equal(t, map[string]any{"maxPerCore": float64(524288)}, cfg["conntrack"])
+	svc := mustFind(t, objs, "Service", "kube-proxy")
+	clusterIP, _, _ := unstructured.NestedString(svc.Object, "spec", "clusterIP")
+	assert.Equal(t, "None", clusterIP)
+	sa := mustFind(t, objs, "ServiceAccount", "kube-proxy")
+	assert.Equal(t, false, sa.Object["automountServiceAccountToken"], "the resource manager mounts a projected token")
+	mustFind(t, objs, "ClusterRoleBinding", "gardener.cloud:target:node-proxier")
+
+	// One DaemonSet per pool and version, reading what the shared ManagedResource holds.
+	var ds appsv1.DaemonSet
+	typed(t, mustFind(t, objs, "DaemonSet", "kube-proxy-old-v1.32.4"), &ds)
+	assert.Equal(t, map[string]string{"worker.gardener.cloud/pool": "old", "worker.gardener.cloud/kubernetes-version": "1.32.4"}, ds.Spec.Template.Spec.NodeSelector)
+	assert.Equal(t, map[string]string{"origin": "gardener", "gardener.cloud/role": "system-component", "node.gardener.cloud/critical-component": "true"}, ds.Labels)
+	assert.Equal(t, map[string]string{"app": "kubernetes", "role": "proxy", "pool": "old", "version": "1.32.4"}, ds.Spec.Selector.MatchLabels)
+	volumes := map[string]corev1.Volume{}
+	for _, v := range ds.Spec.Template.Spec.Volumes {
+		volumes[v.Name] = v
+	}
+	assert.Equal(t, secret.GetName(), volumes["kubeconfig"].Secret.SecretName)
+	assert.Equal(t, cm.GetName(), volumes["kube-proxy-config"].ConfigMap.Name)
+	assert.Equal(t, secret.GetName(), ds.Spec.Template.Annotations[gcref.AnnotationKey(gcref.KindSecret, secret.GetName())], "the garbage collector keeps what it mounts")
+	var names []string
+	for _, c := range ds.Spec.Template.Spec.InitContainers {
+		names = append(names, c.Name)
+	}
+	assert.Equal(t, []string{"cleanup", "kube-proxy-init"}, names, "from Kubernetes 1.29 the kernel parameters are set by an init container")
+	proxy, fix := ds.Spec.Template.Spec.Containers[0], ds.Spec.Template.Spec.Containers[1]
+	assert.Equal(t, "registry.k8s.io/kube-proxy:v1.32.4", proxy.Image, "tagged by the pool's version")
+	assert.Equal(t, []string{"/usr/local/bin/kube-proxy", "--config=/var/lib/kube-proxy-config/config.yaml", "--v=2"}, proxy.Command)
+	assert.Equal(t, "/livez", proxy.ReadinessProbe.HTTPGet.Path)
+	assert.Equal(t, []corev1.Capability{"NET_ADMIN", "SYS_RESOURCE"}, proxy.SecurityContext.Capabilities.Add)
+	assert.Nil(t, proxy.SecurityContext.Privileged)
+	assert.Equal(t, "conntrack-fix", fix.Name)
+	assert.Equal(t, "europe-docker.pkg.dev/gardener-project/releases/gardener/alpine-conntrack:3.21.3", fix.Image)
+	assert.Equal(t, []string{"/bin/sh", "/script/conntrack_fix.sh"}, fix.Command)
+	assert.Equal(t, []corev1.Capability{"NET_ADMIN"}, fix.SecurityContext.Capabilities.Add)
+	conntrack := findPrefix(t, objs, "ConfigMap", "kube-proxy-conntrack-fix-script")
+	assert.Equal(t, conntrack.GetName(), volumes["conntrack-fix-script"].ConfigMap.Name)
+	cleanup := findPrefix(t, objs, "ConfigMap", "kube-proxy-cleanup-script")
+	assert.Equal(t, cleanup.GetName(), volumes["kube-proxy-cleanup-script"].ConfigMap.Name)
+
+	// Before 1.29 kube-proxy runs privileged itself and there is no init container for it.
+	old := base()
+	old.WorkerPools = []WorkerPool{{Name: "old", KubernetesVersion: "1.28.6"}}
+	objs, err = KubeProxy(withVPNNamespace(old))
+	require.NoError(t, err)
+	typed(t, mustFind(t, objs, "DaemonSet", "kube-proxy-old-v1.28.6"), &ds)
+	assert.Len(t, ds.Spec.Template.Spec.InitContainers, 1)
+	assert.Equal(t, ptr.To(true), ds.Spec.Template.Spec.Containers[0].SecurityContext.Privileged)
 
 	ipvs := base()
 	ipvs.KubeProxy.Mode = ModeIPVS
 	objs, err = KubeProxy(ipvs)
 	require.NoError(t, err)
-	cfg, _, _ = unstructured.NestedString(mustFind(t, objs, "ConfigMap", "kube-proxy-config").Object, "data", "config.yaml")
-	assert.Contains(t, cfg, "mode: ipvs")
+	cfgText, _, _ = unstructured.NestedString(findPrefix(t, objs, "ConfigMap", "kube-proxy-config").Object, "data", "config.yaml")
+	assert.Contains(t, cfgText, "mode: ipvs")
+	assert.NotContains(t, cfgText, "clusterCIDR", "only in iptables mode")
 
 	disabled := base()
 	disabled.KubeProxy.Disabled = true
@@ -297,6 +439,37 @@ func TestKubeProxy(t *testing.T) {
 	for _, o := range all(t, withVPNNamespace(disabled)) {
 		assert.False(t, strings.HasPrefix(o.GetName(), "kube-proxy"), "%s %s rendered with kube-proxy disabled", o.GetKind(), o.GetName())
 	}
+}
+
+// TestKubeProxyManagedResourceLabels: the labels gardenlet finds kube-proxy's ManagedResources
+// and their Secrets by.
+func TestKubeProxyManagedResourceLabels(t *testing.T) {
+	objs, err := ManagedResources(base(), "seed", shootNamespace)
+	require.NoError(t, err)
+	for _, o := range objs {
+		name := o.Object.GetName()
+		switch {
+		case o.Object.GetKind() == "ManagedResource" && name == "shoot-core-kube-proxy":
+			assert.Equal(t, map[string]string{"origin": "gardener", "component": "kube-proxy"}, o.Object.GetLabels())
+		case o.Object.GetKind() == "ManagedResource" && name == "shoot-core-kube-proxy-old-v1.32.4":
+			assert.Equal(t, map[string]string{"origin": "gardener", "component": "kube-proxy", "role": "pool", "pool-name": "old", "kubernetes-version": "1.32.4"}, o.Object.GetLabels())
+		case o.Object.GetKind() == "Secret" && strings.HasPrefix(name, "managedresource-shoot-core-kube-proxy-old-"):
+			assert.Equal(t, "pool", o.Object.GetLabels()["role"])
+		}
+	}
+}
+
+// TestNamespaces: kube-system labelled for the resource manager's webhooks, with the zones of the
+// pools that allow system components (pkg/component/shoot/namespaces at v1.120.0).
+func TestNamespaces(t *testing.T) {
+	v := base()
+	v.WorkerPools[0].Zones = []string{"b", "a"}
+	v.WorkerPools[1].Zones, v.WorkerPools[1].NoSystemComponents = []string{"c"}, true
+	objs, err := renderPrepared(v, (*prepared).namespaces)
+	require.NoError(t, err)
+	ns := mustFind(t, objs, "Namespace", "kube-system")
+	assert.Equal(t, map[string]string{"gardener.cloud/purpose": "kube-system", "high-availability-config.resources.gardener.cloud/consider": "true"}, ns.GetLabels())
+	assert.Equal(t, map[string]string{"high-availability-config.resources.gardener.cloud/zones": "a,b"}, ns.GetAnnotations())
 }
 
 func TestNodeLocalDNSOnlyWhenEnabled(t *testing.T) {
@@ -372,7 +545,7 @@ func TestWorkloads(t *testing.T) {
 	for name, v := range map[string]Values{"default": base(), "customised": customised()} {
 		for _, o := range all(t, withVPNNamespace(v)) {
 			switch o.GetKind() {
-			case "ClusterRole", "ClusterRoleBinding", "APIService":
+			case "ClusterRole", "ClusterRoleBinding", "APIService", "Namespace":
 				assert.Empty(t, o.GetNamespace())
 			default:
 				assert.Equal(t, "kube-system", o.GetNamespace(), "%s: %s %s", name, o.GetKind(), o.GetName())

@@ -84,9 +84,17 @@ type Values struct {
 	MetricsServer MetricsServerConfig
 	// APIServerHost is the shoot API server's internal domain name (api.<shoot>.<project>.<internal
 	// domain>, Gardener's "Control Plane Endpoints And Ports"
-	// docs/usage/advanced/control-plane-endpoints-and-ports.md). When set, kube-proxy talks to it
-	// directly instead of through the kubernetes Service, whose routing kube-proxy itself sets up.
+	// docs/usage/advanced/control-plane-endpoints-and-ports.md), required with kube-proxy: its
+	// kubeconfig names it, so that kube-proxy reaches the API server directly instead of through
+	// the kubernetes Service whose routing it programs itself, and CoreDNS gets it as
+	// KUBERNETES_SERVICE_HOST.
 	APIServerHost string
+	// ClusterCA is the shoot's cluster CA (ca.crt) that kube-proxy's kubeconfig trusts.
+	ClusterCA Generated
+	// VPAEnabled says that the shoot runs a vertical pod autoscaler
+	// (.spec.kubernetes.verticalPodAutoscaler.enabled): kube-proxy's containers get memory limits
+	// then.
+	VPAEnabled bool
 	// Images overrides image vector entries by name.
 	Images map[string]string
 }
@@ -98,6 +106,11 @@ type WorkerPool struct {
 	// KubernetesVersion is the pool's own version (.spec.provider.workers[].kubernetes.version);
 	// empty for the shoot's.
 	KubernetesVersion string
+	// Zones are the pool's zones.
+	Zones []string
+	// NoSystemComponents is set for a pool that does not allow system components
+	// (.spec.provider.workers[].systemComponents.allow=false).
+	NoSystemComponents bool
 }
 
 // KubeProxyConfig configures kube-proxy.
@@ -109,6 +122,8 @@ type KubeProxyConfig struct {
 	Disabled bool
 	// Mode is IPTables (default, Gardener's KubeProxyConfig in docs/api-reference/core.md) or IPVS.
 	Mode string
+	// FeatureGates are kube-proxy's feature gates (.spec.kubernetes.kubeProxy.featureGates).
+	FeatureGates map[string]bool
 }
 
 // NodeLocalDNSConfig configures the node-local DNS cache.
