@@ -20,12 +20,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/autoscaler"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
@@ -115,6 +117,9 @@ type Values struct {
 	// has no workers (newKubeControllerManager in pkg/operator/controller/garden/garden/components.go
 	// at Gardener v1.120.0).
 	Shoot *Shoot `json:"-"`
+	// ScaleDownDisabled keeps the VPA from evicting the pod to scale it down, for a Shoot annotated
+	// alpha.control-plane.scaling.shoot.gardener.cloud/scale-down-disabled. Set from Go only.
+	ScaleDownDisabled bool `json:"-"`
 	// Hibernated scales the component to zero replicas: Gardener scales every control-plane
 	// component in the shoot namespace to zero when a shoot hibernates, keeping etcd's volumes
 	// (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component Checklist"
@@ -176,7 +181,7 @@ func Objects(v Values) ([]render.Object, error) {
 		return nil, err
 	}
 	kubeapiserver.StripStatus(us)
-	out := kube.On(v.Cluster.Name, "", us...)
+	out := kube.On(v.Cluster.Name, "", append(us, vpa(v, prefix, ns))...)
 	if v.Shoot != nil {
 		managed, err := shootManagedResource(v)
 		if err != nil {
@@ -442,6 +447,20 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 	d.Labels = maps.Clone(selector)
 	d.Labels[LabelMutatedByControlPlaneWebhook] = "true"
 	return d, nil
+}
+
+// vpa scales the controller manager's requests (Deploy in
+// pkg/component/kubernetes/controllermanager/controllermanager.go at gardener/gardener v1.120.0);
+// with scale-down disabled, the VPA's eviction requirements controller never lets it evict the pod
+// to scale down.
+func vpa(v Values, prefix, ns string) *unstructured.Unstructured {
+	u := autoscaler.Vertical(ns, Name(prefix)+"-vpa", nil, Name(prefix),
+		autoscaler.ContainerPolicy{Container: "kube-controller-manager", ControlledValues: autoscaler.RequestsOnly})
+	if v.ScaleDownDisabled {
+		u.SetLabels(map[string]string{"autoscaling.gardener.cloud/eviction-requirements": "managed-by-controller"})
+		u.SetAnnotations(map[string]string{"eviction-requirements.autoscaling.gardener.cloud/downscale-restriction": "never"})
+	}
+	return u
 }
 
 // service exposes the metrics port to Prometheus (Gardener's docs/operations/network_policies.md):

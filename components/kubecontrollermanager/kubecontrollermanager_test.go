@@ -381,7 +381,7 @@ func TestRender(t *testing.T) {
 		"certificate_signing_duration": cty.StringVal("24h"),
 	})})
 	require.NoError(t, err)
-	assert.Len(t, out.Objects, 3, "Service, Deployment and PodDisruptionBudget; no ManagedResource outside a shoot")
+	assert.Len(t, out.Objects, 4, "Service, Deployment, PodDisruptionBudget and VPA; no ManagedResource outside a shoot")
 }
 
 // TestShootClusterRoleBinding: a shoot's controller manager acts as kube-system/kube-controller-manager
@@ -451,6 +451,23 @@ func TestWorkload(t *testing.T) {
 	assert.Equal(t, int32(1), pdb.Spec.MaxUnavailable.IntVal)
 	assert.Equal(t, policyv1.AlwaysAllow, *pdb.Spec.UnhealthyPodEvictionPolicy)
 	assert.Equal(t, d.Spec.Selector, pdb.Spec.Selector)
+
+	vpa := rendertest.MustFind(t, objs, "VerticalPodAutoscaler", "kube-controller-manager-vpa")
+	target, _, _ := unstructured.NestedStringMap(vpa.Object, "spec", "targetRef")
+	assert.Equal(t, map[string]string{"apiVersion": "apps/v1", "kind": "Deployment", "name": "kube-controller-manager"}, target)
+	mode, _, _ := unstructured.NestedString(vpa.Object, "spec", "updatePolicy", "updateMode")
+	assert.Equal(t, "Auto", mode)
+	policies, _, _ := unstructured.NestedSlice(vpa.Object, "spec", "resourcePolicy", "containerPolicies")
+	assert.Equal(t, []any{map[string]any{"containerName": "kube-controller-manager", "controlledValues": "RequestsOnly"}}, policies)
+	assert.Empty(t, vpa.GetLabels())
+
+	// A Shoot with scale-down disabled: the VPA never evicts to scale down.
+	v.ScaleDownDisabled = true
+	objs, err = Objects(v)
+	require.NoError(t, err)
+	vpa = rendertest.MustFind(t, objs, "VerticalPodAutoscaler", "kube-controller-manager-vpa")
+	assert.Equal(t, map[string]string{"autoscaling.gardener.cloud/eviction-requirements": "managed-by-controller"}, vpa.GetLabels())
+	assert.Equal(t, map[string]string{"eviction-requirements.autoscaling.gardener.cloud/downscale-restriction": "never"}, vpa.GetAnnotations())
 }
 
 func TestErrors(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/declarative-gardener/gardener/components/internal/gcref"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -59,7 +59,7 @@ func TestRenderFacts(t *testing.T) {
 	assert.Equal(t, []any{map[string]any{"name": secret.GetName()}}, refs)
 	// The garbage collector keeps the Secret only while a reference annotation names it
 	// (pkg/resourcemanager/controller/garbagecollector at v1.120.0).
-	assert.Equal(t, map[string]string{gcref.AnnotationKey("secret", secret.GetName()): secret.GetName()}, mr.GetAnnotations())
+	assert.Equal(t, map[string]string{unique.AnnotationKey("secret", secret.GetName()): secret.GetName()}, mr.GetAnnotations())
 	keep, found, _ := unstructured.NestedBool(mr.Object, "spec", "keepObjects")
 	assert.True(t, found, "keepObjects is set explicitly, false included, as Gardener does")
 	assert.False(t, keep)

@@ -10,7 +10,6 @@ package managedresource
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/declarative-gardener/gardener/components/internal/gcref"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -78,13 +77,6 @@ func ForShoot(cluster, namespace, name string, keepObjects bool, objects []*unst
 // appends a checksum of their data (UniqueSecretName).
 func SecretName(mr string) string { return "managedresource-" + mr }
 
-// secretVersions matches the names a ManagedResource's Secret has had: the name without a
-// checksum, under which the engine created it before it made the Secrets immutable, and any
-// earlier checksum.
-func secretVersions(mr string) *regexp.Regexp {
-	return regexp.MustCompile("^" + regexp.QuoteMeta(SecretName(mr)) + "(-[0-9a-f]{8})?$")
-}
-
 // DataKey is the key one object is stored under: <kind>__<namespace>__<name>.yaml, lower-case,
 // the namespace empty for cluster-scoped objects, so that keys are unique and stable.
 func DataKey(u *unstructured.Unstructured) string {
@@ -125,7 +117,7 @@ func Pack(s Spec) ([]render.Object, error) {
 		Type:       corev1.SecretTypeOpaque,
 		StringData: data,
 	}
-	gcref.UniqueSecret(secret)
+	unique.Secret(secret)
 	if render.HasGenerated(kube.AnyMap(data)) {
 		// Generated certificates inside (vpn-shoot's client certificate) are renewed by the
 		// engine under the same rendering, hence the same name: the Secret's data must change
@@ -148,8 +140,8 @@ func Pack(s Spec) ([]render.Object, error) {
 		return nil, err
 	}
 	managed := kube.Custom("resources.gardener.cloud/v1alpha1", "ManagedResource", s.Namespace, s.Name, maps.Clone(s.Labels), map[string]any{"spec": mr})
-	managed.SetAnnotations(gcref.ForSecretNames(secret.Name))
+	managed.SetAnnotations(map[string]string{unique.AnnotationKey("secret", secret.Name): secret.Name})
 	out := kube.On(s.Cluster, "", sec, managed)
-	out[0].Supersedes = secretVersions(s.Name)
+	out[0].Supersedes = unique.Versions(SecretName(s.Name))
 	return out, nil
 }

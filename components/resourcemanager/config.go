@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/declarative-gardener/gardener/components/internal/gcref"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 )
 
 // The ports the GRM listens on (pkg/component/gardener/resourcemanager/resource_manager.go at
@@ -333,6 +333,6 @@ func configMap(v Values) (*corev1.ConfigMap, error) {
 		ObjectMeta: metav1.ObjectMeta{Name: configMapPrefix, Namespace: v.Namespace, Labels: labels(v)},
 		Data:       map[string]string{configKey: string(data)},
 	}
-	gcref.UniqueConfigMap(cm)
+	unique.ConfigMap(cm)
 	return cm, nil
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/components/images"
+	"github.com/declarative-gardener/gardener/components/internal/autoscaler"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
@@ -236,6 +237,11 @@ func Objects(v Values) ([]render.Object, error) {
 		}
 	}
 	if v.Shoot != nil {
+		// The VPA gardenlet gives a shoot's GRM (ensureVPA in
+		// pkg/component/gardener/resourcemanager/resource_manager.go at gardener/gardener
+		// v1.120.0); the seed's VPA CRDs precede every shoot.
+		out = append(out, kube.On(v.Cluster.Name, "", autoscaler.Vertical(v.Namespace, Name+"-vpa", labels(v), Name,
+			autoscaler.ContainerPolicy{Container: autoscaler.AllContainers, ControlledValues: autoscaler.RequestsOnly}))...)
 		managed, err := shootManagedResource(v)
 		if err != nil {
 			return nil, err

@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
-	"github.com/declarative-gardener/gardener/components/internal/gcref"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -204,8 +204,8 @@ func TestConfigMapNamedAfterItsData(t *testing.T) {
 	cm, d, obj := rendered(values(Values{Cluster: clusterRef()}))
 	assert.Equal(t, ptr.To(true), cm.Immutable)
 	assert.Equal(t, "true", cm.Labels["resources.gardener.cloud/garbage-collectable-reference"])
-	assert.Equal(t, cm.Name, d.Annotations[gcref.AnnotationKey(gcref.KindConfigMap, cm.Name)])
-	assert.Equal(t, cm.Name, d.Spec.Template.Annotations[gcref.AnnotationKey(gcref.KindConfigMap, cm.Name)])
+	assert.Equal(t, cm.Name, d.Annotations[unique.AnnotationKey("configmap", cm.Name)])
+	assert.Equal(t, cm.Name, d.Spec.Template.Annotations[unique.AnnotationKey("configmap", cm.Name)])
 	var volume string
 	for _, v := range d.Spec.Template.Spec.Volumes {
 		if v.ConfigMap != nil {

@@ -18,8 +18,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
-	"github.com/declarative-gardener/gardener/components/internal/gcref"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -89,6 +89,7 @@ func TestShootObjects(t *testing.T) {
 		"Service/gardener-resource-manager",
 		"Deployment/gardener-resource-manager",
 		"PodDisruptionBudget/gardener-resource-manager",
+		"VerticalPodAutoscaler/gardener-resource-manager-vpa",
 		"Secret/" + rendertest.PackedSecret(t, objectsOf(t, v), ShootManagedResourceName).GetName(),
 		"ManagedResource/shoot-core-gardener-resource-manager",
 	}, got)
@@ -497,7 +498,7 @@ func TestShootDeployment(t *testing.T) {
 			assert.Equal(t, []string{"kube-api-access-gardener", "tls", "config", "root-ca", "kubeconfig"}, volumeNames(d))
 			// The garbage collector keeps what the pods use.
 			for _, name := range []string{"gardener-resource-manager-server", "ca", "generic-token-kubeconfig", AccessSecretName} {
-				assert.Contains(t, d.Spec.Template.Annotations, gcref.AnnotationKey(gcref.KindSecret, name), name)
+				assert.Contains(t, d.Spec.Template.Annotations, unique.AnnotationKey("secret", name), name)
 			}
 		})
 	}
@@ -539,6 +540,12 @@ func TestShootServiceAndPDB(t *testing.T) {
 	var pdb policyv1.PodDisruptionBudget
 	find(t, objs, "PodDisruptionBudget", &pdb)
 	assert.Equal(t, map[string]string{"app": Name, "gardener.cloud/role": "controlplane"}, pdb.Spec.Selector.MatchLabels)
+	vpa := rendertest.MustFind(t, objs, "VerticalPodAutoscaler", "gardener-resource-manager-vpa")
+	assert.Equal(t, map[string]string{"app": Name, "gardener.cloud/role": "controlplane"}, vpa.GetLabels())
+	policies, _, _ := unstructured.NestedSlice(vpa.Object, "spec", "resourcePolicy", "containerPolicies")
+	assert.Equal(t, []any{map[string]any{"containerName": "*", "controlledValues": "RequestsOnly"}}, policies)
+	target, _, _ := unstructured.NestedString(vpa.Object, "spec", "targetRef", "name")
+	assert.Equal(t, Name, target)
 }
 
 // TestRuntimeHibernationAndPriority checks the Go-only fields on the runtime GRM: hibernation

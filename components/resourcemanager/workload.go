@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
-	"github.com/declarative-gardener/gardener/components/internal/gcref"
 	"github.com/declarative-gardener/gardener/components/internal/replicas"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 )
 
 // Replicas of the Deployment. The GRM serves webhooks, and (webhook) servers run with 2 replicas
@@ -125,7 +125,7 @@ func deployment(v Values, image, configMapName string) *appsv1.Deployment {
 			},
 		},
 	}
-	gcref.InjectPodTemplate(&d.ObjectMeta, &d.Spec.Template)
+	unique.InjectReferences(d)
 	return d
 }
 

@@ -492,7 +492,7 @@ func (b *builder) controllers() error {
 		kcmVals.Shoot.KubeletCASecretName = secretKubeletCA
 		kcmDeps = append(kcmDeps, "ca_kubelet")
 	}
-	kcmVals.Hibernated = b.hibernated
+	kcmVals.Hibernated, kcmVals.ScaleDownDisabled = b.hibernated, b.identity.scaleDownDisabled
 	if k := b.v.Kubernetes.KubeAPIServer; k != nil {
 		kcmVals.RuntimeConfig = k.RuntimeConfig
 	}

@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 
-	"github.com/declarative-gardener/gardener/components/internal/gcref"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -98,7 +98,7 @@ func hostnameSpread(labels map[string]string) []corev1.TopologySpreadConstraint 
 // it immutable unless it holds generated secrets: those the engine renews under the same rendering,
 // hence the same name, so the Secret must change in place.
 func uniqueSecret(s *corev1.Secret) {
-	gcref.UniqueSecret(s)
+	unique.Secret(s)
 	data := map[string]any{}
 	for k, v := range s.StringData {
 		data[k] = v

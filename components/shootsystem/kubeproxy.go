@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/images"
-	"github.com/declarative-gardener/gardener/components/internal/gcref"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 )
 
 // kube-proxy as gardenlet deploys it (pkg/component/kubernetes/proxy and
@@ -155,7 +155,7 @@ func (p *prepared) kubeProxySharedObjects() ([]*unstructured.Unstructured, kubeP
 	cleanup := &corev1.ConfigMap{ObjectMeta: meta(kubeProxyCleanup, configLabels), Data: map[string]string{"cleanup.sh": cleanupScript}}
 	uniqueSecret(secret)
 	for _, cm := range []*corev1.ConfigMap{config, conntrack, cleanup} {
-		gcref.UniqueConfigMap(cm)
+		unique.ConfigMap(cm)
 	}
 	objs, err := kube.All(
 		serviceAccount(kubeProxyName, nil, false),
@@ -368,6 +368,6 @@ func (p *prepared) kubeProxyPool(pool WorkerPool) ([]*unstructured.Unstructured,
 	}
 	// The shoot's resource manager's garbage collector keeps the Secret and ConfigMaps the
 	// DaemonSet names.
-	gcref.InjectPodTemplate(&ds.ObjectMeta, &ds.Spec.Template)
+	unique.InjectTemplateReferences(&ds.ObjectMeta, &ds.Spec.Template)
 	return kube.All(ds)
 }

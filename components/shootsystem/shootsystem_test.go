@@ -18,7 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
-	"github.com/declarative-gardener/gardener/components/internal/gcref"
+	"github.com/declarative-gardener/gardener/components/internal/unique"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -393,7 +393,7 @@ func TestKubeProxy(t *testing.T) {
 	}
 	assert.Equal(t, secret.GetName(), volumes["kubeconfig"].Secret.SecretName)
 	assert.Equal(t, cm.GetName(), volumes["kube-proxy-config"].ConfigMap.Name)
-	assert.Equal(t, secret.GetName(), ds.Spec.Template.Annotations[gcref.AnnotationKey(gcref.KindSecret, secret.GetName())], "the garbage collector keeps what it mounts")
+	assert.Equal(t, secret.GetName(), ds.Spec.Template.Annotations[unique.AnnotationKey("secret", secret.GetName())], "the garbage collector keeps what it mounts")
 	var names []string
 	for _, c := range ds.Spec.Template.Spec.InitContainers {
 		names = append(names, c.Name)

@@ -16,6 +16,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/declarative-gardener/gardener/engine/render"
 )
@@ -145,9 +146,16 @@ func References(spec corev1.PodSpec) map[string]string {
 // InjectReferences sets the reference annotations of d's pod spec on d and on its pod template,
 // replacing any it carried before.
 func InjectReferences(d *appsv1.Deployment) {
-	refs := References(d.Spec.Template.Spec)
-	d.Annotations = mergeReferences(d.Annotations, refs)
-	d.Spec.Template.Annotations = mergeReferences(d.Spec.Template.Annotations, refs)
+	InjectTemplateReferences(&d.ObjectMeta, &d.Spec.Template)
+}
+
+// InjectTemplateReferences sets the reference annotations of a workload's pod template on the
+// workload's metadata and on the template, replacing any they carried before: what
+// InjectReferences does for a Deployment, for a DaemonSet or StatefulSet.
+func InjectTemplateReferences(workload *metav1.ObjectMeta, template *corev1.PodTemplateSpec) {
+	refs := References(template.Spec)
+	workload.Annotations = mergeReferences(workload.Annotations, refs)
+	template.Annotations = mergeReferences(template.Annotations, refs)
 }
 
 func mergeReferences(annotations, refs map[string]string) map[string]string {

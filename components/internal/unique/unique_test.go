@@ -56,3 +56,17 @@ func TestInjectReferences(t *testing.T) {
 	assert.Equal(t, want, d.Annotations)
 	assert.Regexp(t, `^reference\.resources\.gardener\.cloud/configmap-[0-9a-f]{8}$`, AnnotationKey("configmap", "c1"))
 }
+
+// TestInjectTemplateReferences: a DaemonSet names what its pods mount as a Deployment does, and
+// stale references go.
+func TestInjectTemplateReferences(t *testing.T) {
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{AnnotationKey("secret", "gone"): "gone", "keep": "me"}},
+		Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Volumes: []corev1.Volume{
+			{Name: "c", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "cm-1234abcd"}}}},
+		}}}},
+	}
+	InjectTemplateReferences(&ds.ObjectMeta, &ds.Spec.Template)
+	assert.Equal(t, map[string]string{AnnotationKey("configmap", "cm-1234abcd"): "cm-1234abcd", "keep": "me"}, ds.Annotations)
+	assert.Equal(t, map[string]string{AnnotationKey("configmap", "cm-1234abcd"): "cm-1234abcd"}, ds.Spec.Template.Annotations)
+}
