@@ -400,7 +400,7 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 		Namespace: ns, Component: "kube-controller-manager",
 		GenericKubeconfigSecretName: v.GenericKubeconfigSecretName, AccessSecretName: v.AccessSecretName,
 	}
-	volumes, mounts = append(volumes, access.Volume()), append(mounts, access.Mount())
+	volumes, mounts = append(volumes, access.GenericKubeconfigVolume()), append(mounts, access.Mount())
 	probe := kubeapiserver.SecureProbe("/healthz", Port, 2)
 	probe.SuccessThreshold = 1
 	// The nonroot user of the distroless image, as Gardener runs it.

@@ -41,6 +41,7 @@ func cases() map[string]Values {
 func shootValues(workerless bool) Values {
 	v := minimal()
 	v.NamePrefix, v.Namespace, v.PriorityClassName = "", "shoot--dev--a", "gardener-system-300"
+	v.ScrapeTargetsAlias = "all-scrape-targets"
 	v.ServiceNetwork = "100.64.0.0/13"
 	v.Shoot = &Shoot{Workerless: workerless}
 	if !workerless {
@@ -290,8 +291,11 @@ func TestVolumes(t *testing.T) {
 		var projected []string
 		for _, vol := range d.Spec.Template.Spec.Volumes {
 			if vol.Projected != nil {
+				// InjectGenericKubeconfig: mode 0644, both Secrets required.
+				assert.Equal(t, int32(0o644), *vol.Projected.DefaultMode, name)
 				for _, src := range vol.Projected.Sources {
 					projected = append(projected, src.Secret.Name)
+					assert.Equal(t, ptr.To(false), src.Secret.Optional, name)
 				}
 			}
 		}
@@ -445,7 +449,7 @@ func TestWorkload(t *testing.T) {
 	var svc corev1.Service
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "Service", "kube-controller-manager").Object, &svc))
 	assert.Equal(t, corev1.ClusterIPNone, svc.Spec.ClusterIP, "headless")
-	assert.Equal(t, `[{"protocol":"TCP","port":10257}]`, svc.Annotations["networking.resources.gardener.cloud/from-all-garden-scrape-targets-allowed-ports"])
+	assert.Equal(t, `[{"protocol":"TCP","port":10257}]`, svc.Annotations["networking.resources.gardener.cloud/from-all-scrape-targets-allowed-ports"], "a shoot's controller manager is scraped by the seed's Prometheus")
 	var pdb policyv1.PodDisruptionBudget
 	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, "PodDisruptionBudget", "kube-controller-manager").Object, &pdb))
 	assert.Equal(t, int32(1), pdb.Spec.MaxUnavailable.IntVal)
