@@ -135,6 +135,9 @@ func TestGardenerCompanions(t *testing.T) {
 	for _, f := range facts {
 		assert.Equal(t, f.want, f.got, f.fact)
 	}
+	// CreateForShoot: origin=gardener, objects not kept.
+	assert.Equal(t, map[string]string{"origin": "gardener"}, rendertest.MustFind(t, objs, "ManagedResource", ShootRBACName).GetLabels())
+	assert.Equal(t, false, rendertest.MustFind(t, objs, "ManagedResource", ShootRBACName).Object["spec"].(map[string]any)["keepObjects"])
 	shoot := packed(t, objs, ShootRBACName)
 	assert.Len(t, shoot, 4)
 	var rb rbacv1.RoleBinding

@@ -964,7 +964,12 @@ func TestShootResources(t *testing.T) {
 	mr := rendertest.MustFind(t, objs, "ManagedResource", "shoot-core-kube-apiserver")
 	class, found, _ := unstructured.NestedString(mr.Object, "spec", "class")
 	assert.False(t, found, "the shoot's resource manager applies it: %q", class)
-	secret := rendertest.MustFind(t, objs, "Secret", "managedresource-shoot-core-kube-apiserver")
+	assert.Equal(t, map[string]string{"origin": "gardener"}, mr.GetLabels())
+	refs, _, _ := unstructured.NestedSlice(mr.Object, "spec", "secretRefs")
+	require.Len(t, refs, 1)
+	// Named after its contents (NewSecret in pkg/utils/managedresources at Gardener v1.120.0).
+	secret := rendertest.MustFind(t, objs, "Secret", refs[0].(map[string]any)["name"].(string))
+	assert.Regexp(t, `^managedresource-shoot-core-kube-apiserver-[0-9a-f]{8}$`, secret.GetName())
 	binding, _, _ := unstructured.NestedString(secret.Object, "stringData", "clusterrolebinding____system_apiserver_kubelet.yaml")
 	var b rbacv1.ClusterRoleBinding
 	require.NoError(t, yaml.Unmarshal([]byte(binding), &b))

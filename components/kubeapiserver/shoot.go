@@ -42,10 +42,8 @@ func ShootResources(cluster, namespace string) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return managedresource.Pack(managedresource.Spec{
-		Cluster: cluster, Namespace: namespace, Name: ShootResourcesName, Objects: objs,
-		// The shoot deletion's clean-up leaves them to the resource manager (NewForShoot in
-		// pkg/utils/managedresources at Gardener v1.120.0).
-		InjectLabels: map[string]string{"shoot.gardener.cloud/no-cleanup": "true"},
-	})
+	// origin=gardener, objects not kept, and the shoot deletion's clean-up leaves them to the
+	// resource manager (CreateForShoot in apiserver.go and pkg/utils/managedresources at Gardener
+	// v1.120.0).
+	return managedresource.Pack(managedresource.ForShoot(cluster, namespace, ShootResourcesName, false, objs))
 }

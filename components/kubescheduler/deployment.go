@@ -263,10 +263,7 @@ func shootRBAC(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return managedresource.Pack(managedresource.Spec{
-		Cluster: v.Cluster.Name, Namespace: v.Namespace, Name: ShootRBACName,
-		// The shoot deletion's clean-up leaves objects with this label alone.
-		InjectLabels: map[string]string{"shoot.gardener.cloud/no-cleanup": "true"},
-		Objects:      us,
-	})
+	// origin=gardener, objects not kept, left alone by the shoot deletion's clean-up
+	// (CreateForShoot in scheduler.go at Gardener v1.120.0).
+	return managedresource.Pack(managedresource.ForShoot(v.Cluster.Name, v.Namespace, ShootRBACName, false, us))
 }

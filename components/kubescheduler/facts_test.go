@@ -202,6 +202,9 @@ func TestGardenerCompanions(t *testing.T) {
 		assert.Equal(t, f.want, f.got, f.fact)
 	}
 	assert.Equal(t, map[string]any{"shoot.gardener.cloud/no-cleanup": "true"}, mrSpec(t, objs, ShootRBACName)["injectLabels"])
+	// CreateForShoot: origin=gardener, objects not kept.
+	assert.Equal(t, map[string]string{"origin": "gardener"}, rendertest.MustFind(t, objs, "ManagedResource", ShootRBACName).GetLabels())
+	assert.Equal(t, false, rendertest.MustFind(t, objs, "ManagedResource", ShootRBACName).Object["spec"].(map[string]any)["keepObjects"])
 	bindings := map[string]string{}
 	for _, o := range packed(t, objs, ShootRBACName) {
 		var crb rbacv1.ClusterRoleBinding

@@ -195,11 +195,9 @@ func (c ShootController) shootRBAC() ([]render.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return managedresource.Pack(managedresource.Spec{
-		Cluster: c.Cluster, Namespace: c.Namespace, Name: c.ShootRBACName,
-		InjectLabels: map[string]string{"shoot.gardener.cloud/no-cleanup": "true"},
-		Objects:      us,
-	})
+	// origin=gardener, objects not kept, left alone by the shoot deletion's clean-up
+	// (CreateForShoot in machine_controller_manager.go and cluster_autoscaler.go at Gardener v1.120.0).
+	return managedresource.Pack(managedresource.ForShoot(c.Cluster, c.Namespace, c.ShootRBACName, false, us))
 }
 
 // TargetRBAC are a controller's ClusterRole, Role in kube-system and their bindings in the shoot,
