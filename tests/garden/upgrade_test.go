@@ -56,14 +56,9 @@ var upgradeReplacements = []string{
 	// content-addressed, reserve-excess-capacity is indexed, and the VPA, etcd-druid and nginx-ingress
 	// RBAC has Gardener's names (docs/fidelity/dependency-watchdog.md, nginx-ingress.md, vpa.md,
 	// etcd-druid.md, reserve-excess-capacity.md).
-	// The ManagedResources' Secrets and gardener-resource-manager's configuration are named after a
-	// checksum of their content (the earlier names and versions superseded), and the
-	// kube-controller-managers' Services are headless (docs/fidelity/gardener-resource-manager.md,
-	// shoot-core.md, kube-controller-manager.md).
 	"garden.local.etcd_druid runtime ConfigMap garden/etcd-druid-imagevector-overwrite delete removed_from_landscape",
 	"garden.local.etcd_druid runtime Role garden/etcd-druid-leader-election delete removed_from_landscape",
 	"garden.local.etcd_druid runtime RoleBinding garden/etcd-druid-leader-election delete removed_from_landscape",
-	"garden.local.gardener_resource_manager runtime ConfigMap garden/gardener-resource-manager-config delete superseded:gardener-resource-manager-2f26d74b",
 	"garden.local.nginx_ingress runtime ClusterRole /gardener.cloud:nginx-ingress delete removed_from_landscape",
 	"garden.local.nginx_ingress runtime ClusterRoleBinding /gardener.cloud:nginx-ingress delete removed_from_landscape",
 	"garden.local.nginx_ingress runtime ConfigMap garden/nginx-ingress-controller delete superseded:nginx-ingress-controller-f6e2483f",
@@ -73,7 +68,6 @@ var upgradeReplacements = []string{
 	"garden.local.nginx_ingress runtime Role garden/nginx-ingress-controller delete removed_from_landscape",
 	"garden.local.nginx_ingress runtime RoleBinding garden/nginx-ingress-controller delete removed_from_landscape",
 	"garden.local.nginx_ingress runtime ServiceAccount garden/nginx-ingress-controller delete removed_from_landscape",
-	"garden.local.virtual_garden_kube_controller_manager runtime Service garden/virtual-garden-kube-controller-manager replace immutable_field:.spec.clusterIP",
 	"garden.local.vpa runtime ClusterRole /gardener.cloud:vpa:vpa-admission-controller delete removed_from_landscape",
 	"garden.local.vpa runtime ClusterRole /gardener.cloud:vpa:vpa-recommender delete removed_from_landscape",
 	"garden.local.vpa runtime ClusterRole /gardener.cloud:vpa:vpa-updater delete removed_from_landscape",
@@ -91,34 +85,44 @@ var upgradeReplacements = []string{
 	"seed.local.reserve_excess_capacity runtime Deployment garden/reserve-excess-capacity delete superseded:reserve-excess-capacity-0",
 	"shoot.dev.cluster_autoscaler runtime Role shoot--local--dev/cluster-autoscaler delete removed_from_landscape",
 	"shoot.dev.cluster_autoscaler runtime RoleBinding shoot--local--dev/cluster-autoscaler delete removed_from_landscape",
-	"shoot.dev.cluster_autoscaler runtime Secret shoot--local--dev/managedresource-shoot-core-cluster-autoscaler delete superseded:managedresource-shoot-core-cluster-autoscaler-d3eca478",
 	"shoot.dev.cluster_autoscaler runtime Service shoot--local--dev/cluster-autoscaler replace immutable_field:.spec.clusterIP",
-	"shoot.dev.gardener_resource_manager runtime ConfigMap shoot--local--dev/gardener-resource-manager-config delete superseded:gardener-resource-manager-d9993fef",
-	"shoot.dev.kube_controller_manager runtime Service shoot--local--dev/kube-controller-manager replace immutable_field:.spec.clusterIP",
 	"shoot.dev.kube_scheduler runtime ConfigMap shoot--local--dev/kube-scheduler-config delete removed_from_landscape",
 	"shoot.dev.machine_controller_manager runtime Role shoot--local--dev/machine-controller-manager delete removed_from_landscape",
 	"shoot.dev.machine_controller_manager runtime RoleBinding shoot--local--dev/machine-controller-manager delete removed_from_landscape",
-	"shoot.dev.machine_controller_manager runtime Secret shoot--local--dev/managedresource-shoot-core-machine-controller-manager delete superseded:managedresource-shoot-core-machine-controller-manager-cd9621b5",
 	"shoot.dev.machine_controller_manager runtime Service shoot--local--dev/machine-controller-manager replace immutable_field:.spec.clusterIP",
+	"shoot.qa.kube_scheduler runtime ConfigMap shoot--local--qa/kube-scheduler-config delete removed_from_landscape",
+	"shoot.qa.machine_controller_manager runtime Role shoot--local--qa/machine-controller-manager delete removed_from_landscape",
+	"shoot.qa.machine_controller_manager runtime RoleBinding shoot--local--qa/machine-controller-manager delete removed_from_landscape",
+	"shoot.qa.machine_controller_manager runtime Service shoot--local--qa/machine-controller-manager replace immutable_field:.spec.clusterIP",
+}
+
+// identityReplacements are the upgrade decisions of docs/fidelity/gardener-resource-manager.md,
+// shoot-core.md and kube-controller-manager.md: the ManagedResources' Secrets and the resource
+// managers' configuration are named after a checksum of their content, which supersedes the
+// earlier names, and the kube-controller-managers' Services are headless (spec.clusterIP is
+// immutable).
+var identityReplacements = []string{
+	"garden.local.gardener_resource_manager runtime ConfigMap garden/gardener-resource-manager-config delete superseded:gardener-resource-manager-2f26d74b",
+	"garden.local.virtual_garden_kube_controller_manager runtime Service garden/virtual-garden-kube-controller-manager replace immutable_field:.spec.clusterIP",
+	"shoot.dev.cluster_autoscaler runtime Secret shoot--local--dev/managedresource-shoot-core-cluster-autoscaler delete superseded:managedresource-shoot-core-cluster-autoscaler-d3eca478",
+	"shoot.dev.gardener_resource_manager runtime ConfigMap shoot--local--dev/gardener-resource-manager-config delete superseded:gardener-resource-manager-d9993fef",
+	"shoot.dev.kube_controller_manager runtime Service shoot--local--dev/kube-controller-manager replace immutable_field:.spec.clusterIP",
+	"shoot.dev.machine_controller_manager runtime Secret shoot--local--dev/managedresource-shoot-core-machine-controller-manager delete superseded:managedresource-shoot-core-machine-controller-manager-cd9621b5",
 	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-coredns delete superseded:managedresource-shoot-core-coredns-bae55335",
 	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-kube-proxy delete superseded:managedresource-shoot-core-kube-proxy-e1371701",
 	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-kube-proxy-local-v1.31.1 delete superseded:managedresource-shoot-core-kube-proxy-local-v1.31.1-27fff758",
 	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-metrics-server delete superseded:managedresource-shoot-core-metrics-server-a77de117",
-	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-vpn-shoot delete superseded:managedresource-shoot-core-vpn-shoot-7370d079",
+	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-vpn-shoot delete superseded:managedresource-shoot-core-vpn-shoot-ea7440d3",
 	"shoot.ops.gardener_resource_manager runtime ConfigMap shoot--local--ops/gardener-resource-manager-config delete superseded:gardener-resource-manager-6b619bdd",
 	"shoot.ops.kube_controller_manager runtime Service shoot--local--ops/kube-controller-manager replace immutable_field:.spec.clusterIP",
 	"shoot.qa.gardener_resource_manager runtime ConfigMap shoot--local--qa/gardener-resource-manager-config delete superseded:gardener-resource-manager-b16e2302",
 	"shoot.qa.kube_controller_manager runtime Service shoot--local--qa/kube-controller-manager replace immutable_field:.spec.clusterIP",
-	"shoot.qa.kube_scheduler runtime ConfigMap shoot--local--qa/kube-scheduler-config delete removed_from_landscape",
-	"shoot.qa.machine_controller_manager runtime Role shoot--local--qa/machine-controller-manager delete removed_from_landscape",
-	"shoot.qa.machine_controller_manager runtime RoleBinding shoot--local--qa/machine-controller-manager delete removed_from_landscape",
 	"shoot.qa.machine_controller_manager runtime Secret shoot--local--qa/managedresource-shoot-core-machine-controller-manager delete superseded:managedresource-shoot-core-machine-controller-manager-cd9621b5",
-	"shoot.qa.machine_controller_manager runtime Service shoot--local--qa/machine-controller-manager replace immutable_field:.spec.clusterIP",
 	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-coredns delete superseded:managedresource-shoot-core-coredns-48906236",
 	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-kube-proxy delete superseded:managedresource-shoot-core-kube-proxy-4a92fcd8",
 	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-kube-proxy-local-v1.31.1 delete superseded:managedresource-shoot-core-kube-proxy-local-v1.31.1-60f56b51",
 	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-metrics-server delete superseded:managedresource-shoot-core-metrics-server-081a2b42",
-	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-vpn-shoot delete superseded:managedresource-shoot-core-vpn-shoot-cf8f9078",
+	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-vpn-shoot delete superseded:managedresource-shoot-core-vpn-shoot-420bdbbb",
 }
 
 // apiServerReplacements are the upgrade decisions of docs/fidelity/kube-apiserver.md and
@@ -162,7 +166,7 @@ func TestLandscapeAppliedByAnEarlierVersionUpgrades(t *testing.T) {
 
 	now := time.Now()
 	pl := planAt(t, dir, now)
-	want := append(append(append([]string{}, upgradeReplacements...), contractReplacements...), apiServerReplacements...)
+	want := append(append(append(append([]string{}, upgradeReplacements...), contractReplacements...), apiServerReplacements...), identityReplacements...)
 	sort.Strings(want)
 	assert.Equal(t, want, replacementsOf(pl), "%s", planText(t, pl))
 	// The fixture is the earlier rendering: what changed since changes in place, among it the
