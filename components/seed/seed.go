@@ -105,14 +105,19 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 // Gardener's docs/concepts/gardenlet.md).
 func Outputs(name string, v Values) map[string]cty.Value {
 	str := func(s string) cty.Value { return cty.StringVal(s) }
-	zones := cty.ListValEmpty(cty.String)
-	if len(v.Provider.Zones) > 0 {
-		var zs []cty.Value
-		for _, z := range v.Provider.Zones {
-			zs = append(zs, str(z))
+	strList := func(list []string) cty.Value {
+		if len(list) == 0 {
+			return cty.ListValEmpty(cty.String)
 		}
-		zones = cty.ListVal(zs)
+		var vs []cty.Value
+		for _, s := range list {
+			vs = append(vs, str(s))
+		}
+		return cty.ListVal(vs)
 	}
+	zones := strList(v.Provider.Zones)
+	// The networks the shoots' control-plane namespaces get their NetworkPolicies with.
+	policy := PolicyNetworks(v)
 	var shootPods, shootServices string
 	if d := v.Networks.ShootDefaults; d != nil {
 		shootPods, shootServices = d.Pods, d.Services
@@ -137,6 +142,7 @@ func Outputs(name string, v Values) map[string]cty.Value {
 		"networks": cty.ObjectVal(map[string]cty.Value{
 			"pods": str(v.Networks.Pods), "services": str(v.Networks.Services), "nodes": str(v.Networks.Nodes),
 			"shoot_pods": str(shootPods), "shoot_services": str(shootServices),
+			"block_cidrs": strList(policy.BlockCIDRs), "ip_families": strList(policy.IPFamilies),
 		}),
 		"backup_provider":         str(backupProvider),
 		"backup_region":           str(backupRegion),
