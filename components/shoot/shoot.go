@@ -118,6 +118,7 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 // manager will have changed it by the evaluation time, and predicts its next actions.
 func (b *builder) render(in render.Input) (*render.Output, error) {
 	v := b.v
+	b.in = in
 	live, err := b.observeShoot(in)
 	if err != nil {
 		return nil, fmt.Errorf("shoot %s: read the live Shoot: %w", b.name, err)
@@ -261,6 +262,9 @@ type builder struct {
 	identity shootIdentity
 	// grm is whether the shoot's gardener-resource-manager bootstraps its token.
 	grm grmBootstrap
+	// in is the render input, from which the NetworkPolicies read the seed API server's
+	// endpoints; empty for Parts, which reads nothing.
+	in render.Input
 }
 
 func newBuilder(name string, v Values) (*builder, error) {
@@ -332,7 +336,7 @@ func (b *builder) build() error {
 	if b.hibernated {
 		b.grm = grmBootstrap{} // scaled to zero, nothing bootstraps
 	}
-	steps := []func() error{b.registration, b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.flowOrder, b.publication, b.completeCluster, b.afterTheShoot, b.confineToWindow}
+	steps := []func() error{b.registration, b.base, b.credentials, b.secrets, b.etcds, b.kubeAPIServer, b.dnsRecords, b.controllers, b.extensionResources, b.systemComponents, b.observabilityStack, b.flowOrder, b.publication, b.completeCluster, b.afterTheShoot, b.confineToWindow, b.networkPolicies}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return fmt.Errorf("shoot %s: %w", b.name, err)

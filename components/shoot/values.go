@@ -246,8 +246,11 @@ type SeedRef struct {
 	Zones          []string
 	IngressDomain  string
 	// Networks of the seed, and the defaults it gives shoots without networks of their own.
-	Pods, Services, Nodes        string
-	ShootPods, ShootServices     string
+	Pods, Services, Nodes    string
+	ShootPods, ShootServices string
+	// BlockCIDRs and IPFamilies complete the seed's networks as the NetworkPolicy controller runs
+	// with them in the seed cluster (components/seed's PolicyNetworks).
+	BlockCIDRs, IPFamilies       []string
 	BackupProvider, BackupRegion string
 	// ExposureClassHandlers are the seed's handler gateways by handler name.
 	ExposureClassHandlers map[string]Gateway
@@ -286,11 +289,13 @@ func (s *SeedRef) UnmarshalJSON(data []byte) error {
 		Zones          []string       `json:"zones"`
 		IngressDomain  string         `json:"ingress_domain"`
 		Networks       struct {
-			Pods          string `json:"pods"`
-			Services      string `json:"services"`
-			Nodes         string `json:"nodes"`
-			ShootPods     string `json:"shoot_pods"`
-			ShootServices string `json:"shoot_services"`
+			Pods          string   `json:"pods"`
+			Services      string   `json:"services"`
+			Nodes         string   `json:"nodes"`
+			ShootPods     string   `json:"shoot_pods"`
+			ShootServices string   `json:"shoot_services"`
+			BlockCIDRs    []string `json:"block_cidrs"`
+			IPFamilies    []string `json:"ip_families"`
 		} `json:"networks"`
 		BackupProvider        string                                `json:"backup_provider"`
 		BackupRegion          string                                `json:"backup_region"`
@@ -308,6 +313,7 @@ func (s *SeedRef) UnmarshalJSON(data []byte) error {
 		ProviderType: v.ProviderType, Region: v.Region, Zones: v.Zones, IngressDomain: v.IngressDomain,
 		Pods: v.Networks.Pods, Services: v.Networks.Services, Nodes: v.Networks.Nodes,
 		ShootPods: v.Networks.ShootPods, ShootServices: v.Networks.ShootServices,
+		BlockCIDRs: v.Networks.BlockCIDRs, IPFamilies: v.Networks.IPFamilies,
 		BackupProvider: v.BackupProvider, BackupRegion: v.BackupRegion, ExposureClassHandlers: v.ExposureClassHandlers,
 		Observability: v.Observability, ManagedBy: v.ManagedBy, ShootLoops: gardenercontrollermanager.DefaultShootLoops(),
 		Object: v.Object,
