@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
@@ -126,4 +127,39 @@ func TestSeedNetworkPoliciesHandedToGardenlet(t *testing.T) {
 	handedOver := rendertest.HandedOver(out)
 	assert.Equal(t, "gardenlet", handedOver["seed1 NetworkPolicy garden/^deny-all$"])
 	assert.Equal(t, "gardenlet", handedOver["seed1 NetworkPolicy garden/^allow-to-dns$"])
+}
+
+// The seed's outputs carry the networks its shoots' control-plane namespaces get their policies
+// with: the blocked CIDRs, and the IP families the controller runs with (the Seed API's IPv4
+// default; IPv4 where gardener-operator runs the controller in the garden runtime cluster).
+func TestSeedOutputsThePolicyNetworks(t *testing.T) {
+	list := func(v cty.Value) []string {
+		var out []string
+		for _, e := range v.AsValueSlice() {
+			out = append(out, e.AsString())
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name     string
+		mutate   func(*Values)
+		blocked  []string
+		families []string
+	}{
+		{"defaults", nil, nil, []string{"IPv4"}},
+		{"blocked and dual-stack", func(v *Values) {
+			v.Networks.BlockCIDRs = []string{"169.254.169.254/32"}
+			v.Networks.IPFamilies = []string{"IPv4", "IPv6"}
+		}, []string{"169.254.169.254/32"}, []string{"IPv4", "IPv6"}},
+		{"in the garden runtime cluster", func(v *Values) {
+			v.Networks.IPFamilies = []string{"IPv6"}
+			v.Garden.RuntimeCluster = v.Cluster.Name
+		}, nil, []string{"IPv4"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			networks := Outputs("seed1", values(tc.mutate))["networks"]
+			assert.Equal(t, tc.blocked, list(networks.GetAttr("block_cidrs")))
+			assert.Equal(t, tc.families, list(networks.GetAttr("ip_families")))
+		})
+	}
 }

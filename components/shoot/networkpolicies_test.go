@@ -1,6 +1,7 @@
 package shoot
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -150,4 +151,14 @@ func TestNetworkPoliciesStayInHibernation(t *testing.T) {
 	assert.Len(t, p.Objects, 6)
 	assert.Equal(t, []string{"namespace"}, p.DependsOn)
 	assert.Equal(t, []string{"namespace"}, p.DeletionDependsOn)
+}
+
+// A shoot reads the seed's blocked CIDRs and IP families from the seed's outputs, as a seed block
+// passes them to its shoots and to the Shoots created through the API on it.
+func TestSeedRefReadsThePolicyNetworks(t *testing.T) {
+	var s SeedRef
+	require.NoError(t, json.Unmarshal([]byte(`{"networks": {"pods": "10.0.0.0/16", "block_cidrs": ["169.254.169.254/32"], "ip_families": ["IPv6"]}}`), &s))
+	assert.Equal(t, "10.0.0.0/16", s.Pods)
+	assert.Equal(t, []string{"169.254.169.254/32"}, s.BlockCIDRs)
+	assert.Equal(t, []string{"IPv6"}, s.IPFamilies)
 }
