@@ -30,7 +30,8 @@
 //     docs/extensions/conventions.md) once the shoot's resource manager runs.
 //
 // Beyond what each part needs, flowOrder (flow.go) adds the waits of gardenlet's flow between
-// them.
+// them. Outside the flow, the part network_policies holds the NetworkPolicies gardenlet's
+// NetworkPolicy controller keeps in the control-plane namespace (networkpolicies.go).
 //
 // The Shoot itself comes first: gardenlet reconciles an existing Shoot, and gardener-controller-
 // manager installs on-demand extensions for it and changes it (hibernation schedules, version
