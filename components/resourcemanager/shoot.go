@@ -175,16 +175,24 @@ func (s *ShootTarget) validate(namespace string) error {
 // gardenlet decides it (mustBootstrapGardenerResourceManager in
 // pkg/component/shared/resourcemanager.go at v1.120.0), from the live access Secret and the live
 // ManagedResource ShootManagedResourceName (nil when missing) at now: not while it is scaled to
-// zero; otherwise when the access Secret is missing, has no renew timestamp or one in the past
-// (no token, or one its token requestor failed to renew), when the ManagedResource with its
-// ClusterRoleBinding is missing, or when that ManagedResource failed because the ServiceAccount
-// lost its rights. The reason says which.
+// zero; otherwise when the access Secret has no renew timestamp or one in the past (no token, or
+// one its token requestor failed to renew), when the ManagedResource with its ClusterRoleBinding
+// is missing, or when that ManagedResource failed because the ServiceAccount lost its rights. The
+// reason says which.
+//
+// One difference on purpose: gardenlet also bootstraps when the access Secret does not exist yet,
+// because within one reconciliation it deploys with the bootstrap kubeconfig, waits for the token
+// and deploys again. A plan cannot wait in between, so the engine deploys a new shoot's GRM with
+// its token path at once and bootstraps only once a plan has seen the access Secret without a
+// token (the daemon's watch sees it at once): where a token requestor answers before that (the
+// local control plane's stand-in), the first apply converges; elsewhere the plan after it
+// bootstraps, and the one after the token switches back, deleting the bootstrap as superseded.
 func MustBootstrap(replicas int32, access, managed *unstructured.Unstructured, now time.Time) (bool, string, error) {
 	switch {
 	case replicas == 0:
 		return false, "", nil
 	case access == nil:
-		return true, "its access secret does not exist yet", nil
+		return false, "", nil
 	}
 	renew, ok := access.GetAnnotations()[annotationTokenRenew]
 	if !ok {

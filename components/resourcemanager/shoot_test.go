@@ -311,7 +311,7 @@ func TestMustBootstrap(t *testing.T) {
 		reason   string
 	}{
 		{"scaled to zero", 0, nil, nil, false, ""},
-		{"no access secret", 2, nil, nil, true, "its access secret does not exist yet"},
+		{"no access secret yet: deployed with its token path, bootstrapped once a plan sees no token", 2, nil, nil, false, ""},
 		{"no token yet", 2, access(nil), mr(""), true, "has not written a token yet"},
 		{"token not renewed", 2, access(map[string]any{"serviceaccount.resources.gardener.cloud/token-renew-timestamp": "2025-06-01T11:00:00Z"}), mr(""), true, "was not renewed"},
 		{"no managed resource", 2, renewed, nil, true, "does not exist yet"},

@@ -14,7 +14,7 @@ import (
 
 // grmBootstrap is whether the shoot's gardener-resource-manager starts with its bootstrap
 // kubeconfig, and why (resourcemanager.MustBootstrap). A shoot rendered without live reads
-// (Parts, a first plan) has no token yet, so it bootstraps.
+// (Parts, a first plan) has no access Secret yet, so it does not.
 type grmBootstrap struct {
 	needed bool
 	reason string
@@ -25,8 +25,9 @@ type grmBootstrap struct {
 // (DeployGardenerResourceManager in pkg/component/shared/resourcemanager.go at gardener/gardener
 // v1.120.0), whether the GRM has to bootstrap its token. gardenlet bootstraps, waits for the token
 // and deploys the GRM again within one reconciliation; the engine renders the GRM with the
-// bootstrap kubeconfig until a plan sees the token, and the next plan (the daemon's, whose watch
-// sees the token written) renders it with the token and deletes the bootstrap, superseded.
+// bootstrap kubeconfig once a plan saw its access Secret without a token, until a plan sees the
+// token, and the next plan (the daemon's, whose watch sees the token written) renders it with the
+// token and deletes the bootstrap, superseded.
 func (b *builder) decideResourceManagerBootstrap(in render.Input) error {
 	access, err := in.Observed(render.LiveRef{Cluster: b.seed.Cluster, Version: "v1", Resource: "secrets", Namespace: b.ns, Name: resourcemanager.AccessSecretName})
 	if err != nil {

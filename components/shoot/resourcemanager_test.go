@@ -34,6 +34,16 @@ func renderedParts(t *testing.T, v Values, observe func(render.LiveRef) (*unstru
 	return ps
 }
 
+// withoutToken is the live state after the first apply where no token requestor answered yet:
+// the access Secret exists without a token.
+func withoutToken(ref render.LiveRef) (*unstructured.Unstructured, error) {
+	if ref.Resource == "secrets" && ref.Name == resourcemanager.AccessSecretName {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{
+			"name": ref.Name, "namespace": ref.Namespace}}}, nil
+	}
+	return nil, nil
+}
+
 // withToken is the live state once the GRM's token requestor wrote its token and its
 // ManagedResource applied: the access Secret renewed in the future.
 func withToken(ref render.LiveRef) (*unstructured.Unstructured, error) {
@@ -69,18 +79,25 @@ func mountPaths(d appsv1.Deployment) map[string]string {
 // kubeconfig, a client certificate of system:masters from the client CA, valid 10 minutes; with
 // its token it mounts the generic kubeconfig and the token, and the bootstrap is gone.
 func TestResourceManagerBootstrapsItsToken(t *testing.T) {
+	// A new shoot: no access Secret yet, so the GRM is deployed with its token path at once
+	// (resourcemanager.MustBootstrap, a difference on purpose from gardenlet, which bootstraps).
 	fresh := renderedParts(t, values(withDNS), nil)
-	cert := fresh["gardener_resource_manager_bootstrap"]
+	assert.NotContains(t, fresh, "gardener_resource_manager_bootstrap")
+	assert.Equal(t, "/var/run/secrets/gardener.cloud/shoot/generic-kubeconfig", mountPaths(grmDeployment(t, fresh["gardener_resource_manager"]))["kubeconfig"])
+
+	// The access Secret without a token: the GRM bootstraps.
+	waiting := renderedParts(t, values(withDNS), withoutToken)
+	cert := waiting["gardener_resource_manager_bootstrap"]
 	require.NotNil(t, cert.Secret, "the bootstrap certificate is generated")
 	assert.Equal(t, render.SecretSpec{
 		Cluster: "seed1", Namespace: "shoot--local--dev", Name: "shoot-access-gardener-resource-manager-bootstrap-certificate",
 		Class: "client-cert", CommonName: "gardener.cloud:system:gardener-resource-manager", Organization: []string{"system:masters"},
 		Validity: 10 * time.Minute, CA: "ca-client",
 	}, *cert.Secret)
-	grm := fresh["gardener_resource_manager"]
+	grm := waiting["gardener_resource_manager"]
 	assert.Contains(t, grm.DependsOn, "gardener_resource_manager_bootstrap")
 	assert.Contains(t, grm.Note, "bootstrap kubeconfig")
-	assert.Contains(t, grm.Note, "its access secret does not exist yet")
+	assert.Contains(t, grm.Note, "has not written a token yet")
 	find(t, grm, "Secret", resourcemanager.BootstrapKubeconfigSecretName)
 	assert.Equal(t, "/var/run/secrets/gardener.cloud/shoot/generic-kubeconfig", mountPaths(grmDeployment(t, grm))["kubeconfig-bootstrap"])
 
@@ -97,7 +114,7 @@ func TestResourceManagerBootstrapsItsToken(t *testing.T) {
 	}
 
 	// Hibernated, the GRM has no pods to bootstrap.
-	assert.NotContains(t, renderedParts(t, values(func(v *Values) { withDNS(v); hibernated(v) }), nil), "gardener_resource_manager_bootstrap")
+	assert.NotContains(t, renderedParts(t, values(func(v *Values) { withDNS(v); hibernated(v) }), withoutToken), "gardener_resource_manager_bootstrap")
 }
 
 // TestTokenPathsAgree: the generic token kubeconfig names the token file that the GRM and

@@ -285,8 +285,9 @@ func newBuilder(name string, v Values) (*builder, error) {
 		return nil, fmt.Errorf("shoot %s: project is required", name)
 	}
 	b := &builder{name: name, v: v, seed: *v.Seed, ns: shootextensions.TechnicalID(v.Project, name), scaled: map[string]bool{}}
-	// Without live reads the GRM has no token yet (decideResourceManagerBootstrap).
-	b.grm = grmBootstrap{needed: true, reason: "its access secret does not exist yet"}
+	// Without live reads there is no access Secret yet: the GRM is deployed with its token path
+	// (resourcemanager.MustBootstrap), as decideResourceManagerBootstrap decides then too.
+	b.grm = grmBootstrap{}
 	b.hibernated = v.Hibernation != nil && v.Hibernation.Enabled
 	b.shootHibernated = b.hibernated
 	b.declared = cloneValues(v)

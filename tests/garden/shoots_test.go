@@ -154,8 +154,16 @@ func checkShoots(t *testing.T, c *localcluster.Cluster, ready []string) {
 	// vpn-shoot's client certificate travels into the shoot inside its ManagedResource, with the
 	// generated key material filled in (Gardener's "Reversed VPN Tunnel"
 	// docs/development/reversed-vpn-tunnel.md).
-	contents, err := cs.CoreV1().Secrets("shoot--local--dev").Get(ctx, "managedresource-shoot-core-vpn-shoot", metav1.GetOptions{})
+	// The Secret is content-named (managedresource-shoot-core-vpn-shoot-<checksum>): the
+	// ManagedResource names it.
+	mr, err := rdyn.Resource(schema.GroupVersionResource{Group: "resources.gardener.cloud", Version: "v1alpha1", Resource: "managedresources"}).
+		Namespace("shoot--local--dev").Get(ctx, "shoot-core-vpn-shoot", metav1.GetOptions{})
 	require.NoError(t, err)
+	refs, _, _ := unstructured.NestedSlice(mr.Object, "spec", "secretRefs")
+	require.Len(t, refs, 1)
+	contents, err := cs.CoreV1().Secrets("shoot--local--dev").Get(ctx, refs[0].(map[string]any)["name"].(string), metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(contents.Name, "managedresource-shoot-core-vpn-shoot-"), contents.Name)
 	packed := string(contents.Data["secret__kube-system__vpn-shoot-client.yaml"])
 	assert.Contains(t, packed, "tls.key: ", "the packed Secret carries the client key")
 	assert.NotContains(t, packed, "${generated:", "the engine filled in the generated material")

@@ -123,6 +123,29 @@ func TestLocalClusterEndToEnd(t *testing.T) {
 		})
 	})
 
+	t.Run("a shoot's token-requestor Secret gets a token", func(t *testing.T) {
+		cs := kubernetes.NewForConfigOrDie(runtimePlane.RESTConfig())
+		secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shoot-access-demo", Namespace: "default", Labels: map[string]string{
+			"resources.gardener.cloud/purpose": "token-requestor", "resources.gardener.cloud/class": "shoot",
+		}}}
+		_, err := cs.CoreV1().Secrets("default").Create(ctx, secret, metav1.CreateOptions{})
+		require.NoError(t, err)
+		waitFor(t, "the token of shoot-access-demo", func(ctx context.Context) (bool, error) {
+			s, err := cs.CoreV1().Secrets("default").Get(ctx, "shoot-access-demo", metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			return len(s.Data["token"]) > 0 && s.Annotations["serviceaccount.resources.gardener.cloud/token-renew-timestamp"] != "", nil
+		})
+		// Other Secrets stay as they are.
+		plain, err := cs.CoreV1().Secrets("default").Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: "default"}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		time.Sleep(2 * time.Second)
+		plain, err = cs.CoreV1().Secrets("default").Get(ctx, plain.Name, metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Empty(t, plain.Data)
+	})
+
 	t.Run("a ManagedResource becomes applied, healthy and not progressing", func(t *testing.T) {
 		applySeedCRD(t, runtimePlane, "managedresources.resources.gardener.cloud")
 		dyn := dynamicClient(t, runtimePlane).Resource(schema.GroupVersionResource{Group: "resources.gardener.cloud", Version: "v1alpha1", Resource: "managedresources"}).Namespace("default")
