@@ -80,16 +80,10 @@ func Name(prefix string) string { return prefix + "kube-apiserver" }
 // docs/concepts/operator.md).
 func ServiceName(prefix string) string { return Name(prefix) }
 
-// AppLabel is the app label of a control plane's pods: the prefix without its trailing dash
-// ("virtual-garden"), or "kubernetes" for a shoot control plane without prefix. The API server
-// itself is labelled app=kubernetes whatever the prefix (SelectorLabels); the other control-plane
-// binaries that build their labels from AppLabel keep theirs.
-func AppLabel(prefix string) string {
-	if p := strings.TrimSuffix(prefix, "-"); p != "" {
-		return p
-	}
-	return "kubernetes"
-}
+// AppLabel is the app label of a control plane's pods, the virtual garden's as a shoot's: app=kubernetes
+// with the component's role (getLabels in pkg/component/kubernetes/apiserver/apiserver.go,
+// controllermanager/controllermanager.go and scheduler/scheduler.go at Gardener v1.120.0).
+const AppLabel = "kubernetes"
 
 // SelectorLabels select the API server's pods: app=kubernetes and role=apiserver, for the
 // virtual garden's API server as for a shoot's (getLabels in

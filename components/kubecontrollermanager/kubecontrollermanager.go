@@ -135,9 +135,11 @@ func Name(prefix string) string { return prefix + "kube-controller-manager" }
 // webhooks mutate (Gardener's "ControlPlane Webhooks" docs/extensions/controlplane-webhooks.md).
 const LabelMutatedByControlPlaneWebhook = "provider.extensions.gardener.cloud/mutated-by-controlplane-webhook"
 
-// SelectorLabels select the controller manager's pods.
-func SelectorLabels(prefix string) map[string]string {
-	return map[string]string{"app": kubeapiserver.AppLabel(prefix), "role": "controller-manager"}
+// SelectorLabels select the controller manager's pods: app=kubernetes and role controller-manager, the
+// virtual garden's as a shoot's (getLabels in pkg/component/kubernetes/controllermanager at
+// Gardener v1.120.0).
+func SelectorLabels() map[string]string {
+	return map[string]string{"app": kubeapiserver.AppLabel, "role": "controller-manager"}
 }
 
 // Type is the kube_controller_manager component type as the catalog registers it: its schema
@@ -175,7 +177,7 @@ func Objects(v Values) ([]render.Object, error) {
 	// Gardener keeps a budget for a single replica too (Deploy in
 	// pkg/component/kubernetes/controllermanager/controllermanager.go at gardener/gardener
 	// v1.120.0): it lets the pod go at once, unhealthy or not.
-	typed := []runtime.Object{service(v, prefix, ns), d, disruption.Budget(ns, Name(prefix), SelectorLabels(prefix))}
+	typed := []runtime.Object{service(v, prefix, ns), d, disruption.Budget(ns, Name(prefix), SelectorLabels())}
 	us, err := kube.All(typed...)
 	if err != nil {
 		return nil, err
@@ -364,7 +366,7 @@ func deployment(v Values, prefix, ns string) (*appsv1.Deployment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kube-controller-manager images: %w", err)
 	}
-	selector := SelectorLabels(prefix)
+	selector := SelectorLabels()
 	labels := map[string]string{
 		"gardener.cloud/role":              "controlplane",
 		"networking.gardener.cloud/to-dns": "allowed",
@@ -469,7 +471,7 @@ func vpa(v Values, prefix, ns string) *unstructured.Unstructured {
 func service(v Values, prefix, ns string) *corev1.Service {
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: Name(prefix), Namespace: ns, Labels: SelectorLabels(prefix),
+			Name: Name(prefix), Namespace: ns, Labels: SelectorLabels(),
 			Annotations: map[string]string{
 				"networking.resources.gardener.cloud/from-" + v.ScrapeTargetsAlias + "-allowed-ports": fmt.Sprintf(`[{"protocol":"TCP","port":%d}]`, Port),
 			},
@@ -477,7 +479,7 @@ func service(v Values, prefix, ns string) *corev1.Service {
 		Spec: corev1.ServiceSpec{
 			Type:      corev1.ServiceTypeClusterIP,
 			ClusterIP: corev1.ClusterIPNone,
-			Selector:  SelectorLabels(prefix),
+			Selector:  SelectorLabels(),
 			// Gardener leaves the target port to the API server's default, the port.
 			Ports: []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: Port, TargetPort: intstr.FromInt32(Port)}},
 		},

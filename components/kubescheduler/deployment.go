@@ -57,7 +57,7 @@ const (
 // SelectorLabels select the scheduler's pods: app kubernetes like the shoot's kube-apiserver
 // (kubeapiserver.AppLabel), role scheduler.
 func SelectorLabels() map[string]string {
-	return map[string]string{"app": kubeapiserver.AppLabel(""), "role": "scheduler"}
+	return map[string]string{"app": kubeapiserver.AppLabel, "role": "scheduler"}
 }
 
 // command is the kube-scheduler command line, flag for flag in gardenlet's order (computeCommand

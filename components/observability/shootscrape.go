@@ -49,7 +49,7 @@ func scrapeTargets(v ShootValues) []*unstructured.Unstructured {
 			"ca":         secretKey(v.CASecretName, "ca.crt"),
 			"serverName": kubeapiserver.ServiceName(""),
 		})),
-		serviceMonitorSelecting(ns, ShootPrometheusName, kubecontrollermanager.Name(""), kubecontrollermanager.SelectorLabels(""), https("metrics", selfSigned)),
+		serviceMonitorSelecting(ns, ShootPrometheusName, kubecontrollermanager.Name(""), kubecontrollermanager.SelectorLabels(), https("metrics", selfSigned)),
 		serviceMonitorSelecting(ns, ShootPrometheusName, kubescheduler.Name, kubescheduler.SelectorLabels(), https("metrics", selfSigned)),
 		serviceMonitorSelecting(ns, ShootPrometheusName, machinecontrollermanager.Name, machinecontrollermanager.SelectorLabels(), map[string]any{"port": "metrics"}),
 		serviceMonitorSelecting(ns, ShootPrometheusName, clusterautoscaler.Name, clusterautoscaler.SelectorLabels(), map[string]any{"port": "metrics"}),

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -61,7 +62,7 @@ var upgradeReplacements = []string{
 	"garden.local.etcd_druid runtime RoleBinding garden/etcd-druid-leader-election delete removed_from_landscape",
 	"garden.local.nginx_ingress runtime ClusterRole /gardener.cloud:nginx-ingress delete removed_from_landscape",
 	"garden.local.nginx_ingress runtime ClusterRoleBinding /gardener.cloud:nginx-ingress delete removed_from_landscape",
-	"garden.local.nginx_ingress runtime ConfigMap garden/nginx-ingress-controller delete superseded:nginx-ingress-controller-f6e2483f",
+	"garden.local.nginx_ingress runtime ConfigMap garden/nginx-ingress-controller delete superseded:nginx-ingress-controller-<checksum>",
 	"garden.local.nginx_ingress runtime Deployment garden/nginx-ingress-controller replace immutable_field:.spec.selector",
 	"garden.local.nginx_ingress runtime Deployment garden/nginx-ingress-k8s-backend replace immutable_field:.spec.selector",
 	"garden.local.nginx_ingress runtime PodDisruptionBudget garden/nginx-ingress-k8s-backend delete removed_from_landscape",
@@ -78,8 +79,8 @@ var upgradeReplacements = []string{
 	"garden.local.vpa runtime Role garden/vpa-updater-leader-election delete removed_from_landscape",
 	"garden.local.vpa runtime RoleBinding garden/vpa-recommender-leader-election delete removed_from_landscape",
 	"garden.local.vpa runtime RoleBinding garden/vpa-updater-leader-election delete removed_from_landscape",
-	"seed.local.dependency_watchdog runtime ConfigMap garden/dependency-watchdog-prober-config delete superseded:dependency-watchdog-prober-config-02b4878a",
-	"seed.local.dependency_watchdog runtime ConfigMap garden/dependency-watchdog-weeder-config delete superseded:dependency-watchdog-weeder-config-f47d9409",
+	"seed.local.dependency_watchdog runtime ConfigMap garden/dependency-watchdog-prober-config delete superseded:dependency-watchdog-prober-config-<checksum>",
+	"seed.local.dependency_watchdog runtime ConfigMap garden/dependency-watchdog-weeder-config delete superseded:dependency-watchdog-weeder-config-<checksum>",
 	"seed.local.dependency_watchdog runtime Deployment garden/dependency-watchdog-prober replace immutable_field:.spec.selector",
 	"seed.local.dependency_watchdog runtime Deployment garden/dependency-watchdog-weeder replace immutable_field:.spec.selector",
 	"seed.local.reserve_excess_capacity runtime Deployment garden/reserve-excess-capacity delete superseded:reserve-excess-capacity-0",
@@ -102,27 +103,28 @@ var upgradeReplacements = []string{
 // earlier names, and the kube-controller-managers' Services are headless (spec.clusterIP is
 // immutable).
 var identityReplacements = []string{
-	"garden.local.gardener_resource_manager runtime ConfigMap garden/gardener-resource-manager-config delete superseded:gardener-resource-manager-2f26d74b",
+	"garden.local.gardener_resource_manager runtime ConfigMap garden/gardener-resource-manager-config delete superseded:gardener-resource-manager-<checksum>",
+	"garden.local.virtual_garden_kube_controller_manager runtime Deployment garden/virtual-garden-kube-controller-manager replace immutable_field:.spec.selector",
 	"garden.local.virtual_garden_kube_controller_manager runtime Service garden/virtual-garden-kube-controller-manager replace immutable_field:.spec.clusterIP",
-	"shoot.dev.cluster_autoscaler runtime Secret shoot--local--dev/managedresource-shoot-core-cluster-autoscaler delete superseded:managedresource-shoot-core-cluster-autoscaler-d3eca478",
-	"shoot.dev.gardener_resource_manager runtime ConfigMap shoot--local--dev/gardener-resource-manager-config delete superseded:gardener-resource-manager-d9993fef",
+	"shoot.dev.cluster_autoscaler runtime Secret shoot--local--dev/managedresource-shoot-core-cluster-autoscaler delete superseded:managedresource-shoot-core-cluster-autoscaler-<checksum>",
+	"shoot.dev.gardener_resource_manager runtime ConfigMap shoot--local--dev/gardener-resource-manager-config delete superseded:gardener-resource-manager-<checksum>",
 	"shoot.dev.kube_controller_manager runtime Service shoot--local--dev/kube-controller-manager replace immutable_field:.spec.clusterIP",
-	"shoot.dev.machine_controller_manager runtime Secret shoot--local--dev/managedresource-shoot-core-machine-controller-manager delete superseded:managedresource-shoot-core-machine-controller-manager-cd9621b5",
-	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-coredns delete superseded:managedresource-shoot-core-coredns-bae55335",
-	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-kube-proxy delete superseded:managedresource-shoot-core-kube-proxy-e1371701",
-	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-kube-proxy-local-v1.31.1 delete superseded:managedresource-shoot-core-kube-proxy-local-v1.31.1-27fff758",
-	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-metrics-server delete superseded:managedresource-shoot-core-metrics-server-a77de117",
-	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-vpn-shoot delete superseded:managedresource-shoot-core-vpn-shoot-ea7440d3",
-	"shoot.ops.gardener_resource_manager runtime ConfigMap shoot--local--ops/gardener-resource-manager-config delete superseded:gardener-resource-manager-6b619bdd",
+	"shoot.dev.machine_controller_manager runtime Secret shoot--local--dev/managedresource-shoot-core-machine-controller-manager delete superseded:managedresource-shoot-core-machine-controller-manager-<checksum>",
+	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-coredns delete superseded:managedresource-shoot-core-coredns-<checksum>",
+	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-kube-proxy delete superseded:managedresource-shoot-core-kube-proxy-<checksum>",
+	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-kube-proxy-local-v1.31.1 delete superseded:managedresource-shoot-core-kube-proxy-local-v1.31.1-<checksum>",
+	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-metrics-server delete superseded:managedresource-shoot-core-metrics-server-<checksum>",
+	"shoot.dev.system_components runtime Secret shoot--local--dev/managedresource-shoot-core-vpn-shoot delete superseded:managedresource-shoot-core-vpn-shoot-<checksum>",
+	"shoot.ops.gardener_resource_manager runtime ConfigMap shoot--local--ops/gardener-resource-manager-config delete superseded:gardener-resource-manager-<checksum>",
 	"shoot.ops.kube_controller_manager runtime Service shoot--local--ops/kube-controller-manager replace immutable_field:.spec.clusterIP",
-	"shoot.qa.gardener_resource_manager runtime ConfigMap shoot--local--qa/gardener-resource-manager-config delete superseded:gardener-resource-manager-b16e2302",
+	"shoot.qa.gardener_resource_manager runtime ConfigMap shoot--local--qa/gardener-resource-manager-config delete superseded:gardener-resource-manager-<checksum>",
 	"shoot.qa.kube_controller_manager runtime Service shoot--local--qa/kube-controller-manager replace immutable_field:.spec.clusterIP",
-	"shoot.qa.machine_controller_manager runtime Secret shoot--local--qa/managedresource-shoot-core-machine-controller-manager delete superseded:managedresource-shoot-core-machine-controller-manager-cd9621b5",
-	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-coredns delete superseded:managedresource-shoot-core-coredns-48906236",
-	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-kube-proxy delete superseded:managedresource-shoot-core-kube-proxy-4a92fcd8",
-	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-kube-proxy-local-v1.31.1 delete superseded:managedresource-shoot-core-kube-proxy-local-v1.31.1-60f56b51",
-	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-metrics-server delete superseded:managedresource-shoot-core-metrics-server-081a2b42",
-	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-vpn-shoot delete superseded:managedresource-shoot-core-vpn-shoot-420bdbbb",
+	"shoot.qa.machine_controller_manager runtime Secret shoot--local--qa/managedresource-shoot-core-machine-controller-manager delete superseded:managedresource-shoot-core-machine-controller-manager-<checksum>",
+	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-coredns delete superseded:managedresource-shoot-core-coredns-<checksum>",
+	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-kube-proxy delete superseded:managedresource-shoot-core-kube-proxy-<checksum>",
+	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-kube-proxy-local-v1.31.1 delete superseded:managedresource-shoot-core-kube-proxy-local-v1.31.1-<checksum>",
+	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-metrics-server delete superseded:managedresource-shoot-core-metrics-server-<checksum>",
+	"shoot.qa.system_components runtime Secret shoot--local--qa/managedresource-shoot-core-vpn-shoot delete superseded:managedresource-shoot-core-vpn-shoot-<checksum>",
 }
 
 // apiServerReplacements are the upgrade decisions of docs/fidelity/kube-apiserver.md and
@@ -130,11 +132,11 @@ var identityReplacements = []string{
 // by app=kubernetes as gardener-operator selects it (an immutable selector), and the API servers'
 // admission configuration is a unique ConfigMap, which supersedes the old one.
 var apiServerReplacements = []string{
-	"garden.local.virtual_garden_kube_apiserver runtime ConfigMap garden/virtual-garden-kube-apiserver-admission-config delete superseded:kube-apiserver-admission-config-e38ff146",
+	"garden.local.virtual_garden_kube_apiserver runtime ConfigMap garden/virtual-garden-kube-apiserver-admission-config delete superseded:kube-apiserver-admission-config-<checksum>",
 	"garden.local.virtual_garden_kube_apiserver runtime Deployment garden/virtual-garden-kube-apiserver replace immutable_field:.spec.selector",
-	"shoot.dev.kube_apiserver runtime ConfigMap shoot--local--dev/kube-apiserver-admission-config delete superseded:kube-apiserver-admission-config-e38ff146",
-	"shoot.ops.kube_apiserver runtime ConfigMap shoot--local--ops/kube-apiserver-admission-config delete superseded:kube-apiserver-admission-config-e38ff146",
-	"shoot.qa.kube_apiserver runtime ConfigMap shoot--local--qa/kube-apiserver-admission-config delete superseded:kube-apiserver-admission-config-e38ff146",
+	"shoot.dev.kube_apiserver runtime ConfigMap shoot--local--dev/kube-apiserver-admission-config delete superseded:kube-apiserver-admission-config-<checksum>",
+	"shoot.ops.kube_apiserver runtime ConfigMap shoot--local--ops/kube-apiserver-admission-config delete superseded:kube-apiserver-admission-config-<checksum>",
+	"shoot.qa.kube_apiserver runtime ConfigMap shoot--local--qa/kube-apiserver-admission-config delete superseded:kube-apiserver-admission-config-<checksum>",
 }
 
 // contractReplacements are the upgrade decisions of docs/fidelity/istio.md and
@@ -188,6 +190,9 @@ func TestLandscapeAppliedByAnEarlierVersionUpgrades(t *testing.T) {
 	assertNoChanges(t, dir)
 }
 
+// contentChecksum is the suffix of a content-named ConfigMap or Secret (<name>-<checksum>).
+var contentChecksum = regexp.MustCompile(`-[0-9a-f]{8}$`)
+
 // replacementsOf lists the objects pl replaces or deletes as "<component> <cluster> <Kind>
 // <namespace>/<name> <action> <reason>", sorted.
 func replacementsOf(pl *plan.Plan) []string {
@@ -199,7 +204,9 @@ func replacementsOf(pl *plan.Plan) []string {
 			}
 			reason := string(o.Reason.Kind)
 			if o.Reason.Detail != "" {
-				reason += ":" + o.Reason.Detail
+				// Content-named successors end in a checksum of their content, which moves with
+				// any change of it: the decision is the name they supersede.
+				reason += ":" + contentChecksum.ReplaceAllString(o.Reason.Detail, "-<checksum>")
 			}
 			out = append(out, strings.Join([]string{comp.Address, o.Cluster, o.Ref.Kind, o.Ref.Namespace + "/" + o.Ref.Name, string(o.Action), reason}, " "))
 		}
