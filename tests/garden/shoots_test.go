@@ -375,7 +375,9 @@ func hibernateAndDelete(t *testing.T, c *localcluster.Cluster, dir string) {
 	done = applyAllowing(t, dir, "shoot.ops")
 	order(t, done, "ops", "namespace", "shoot")
 	order(t, done, "ops", "kube_controller_manager", "kube_apiserver")
-	order(t, done, "ops", "gardener_resource_manager", "kube_apiserver")
+	// gardener-resource-manager goes after the kube-apiserver, as in gardenlet's delete flow
+	// (reconciler_delete.go), so that it finalises the ManagedResources deleted before.
+	order(t, done, "ops", "kube_apiserver", "gardener_resource_manager")
 	order(t, done, "ops", "kube_apiserver", "etcd_main")
 	order(t, done, "ops", "etcd_main", "namespace")
 	_, err = vdyn.Resource(shootsGVR).Namespace("garden-local").Get(ctx, "ops", metav1.GetOptions{})

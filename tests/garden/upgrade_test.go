@@ -187,6 +187,24 @@ func TestLandscapeAppliedByAnEarlierVersionUpgrades(t *testing.T) {
 		}
 	}
 	applyAt(t, dir, now, allow...)
+
+	// The shoots' resource managers bootstrapped, as gardenlet's would: the ManagedResource with
+	// their ClusterRoleBinding in the shoot is new (docs/fidelity/gardener-resource-manager.md). With
+	// their tokens there, the next plan switches them to the token and deletes the bootstrap as
+	// superseded, and nothing else; after it nothing is left to do.
+	switched := planAt(t, dir, time.Now())
+	for _, comp := range switched.Components {
+		for _, o := range comp.Objects {
+			if o.Action == plan.NoOp || o.Action == plan.Read {
+				continue
+			}
+			assert.Regexp(t, `^shoot\.[a-z]+\.gardener_resource_manager(_bootstrap)?$`, comp.Address, "only the resource managers leave their bootstrap:\n%s", planText(t, switched))
+			if o.Action == plan.Delete {
+				assert.Equal(t, plan.ReasonSuperseded, o.Reason.Kind, "%s %s", o.Ref.Kind, o.Ref.Name)
+			}
+		}
+	}
+	applyAt(t, dir, time.Now())
 	assertNoChanges(t, dir)
 }
 
@@ -318,8 +336,24 @@ func applyEarlierRendering(t *testing.T, c *localcluster.Cluster) {
 				Namespace: applied.GetNamespace(), Name: applied.GetName(), UID: string(applied.GetUID())})
 		}
 	}
-	backend := state.NewKubernetes(kubernetes.NewForConfigOrDie(planes["runtime"].RESTConfig()), "kube-system", "local")
+	runtime := kubernetes.NewForConfigOrDie(planes["runtime"].RESTConfig())
+	backend := state.NewKubernetes(runtime, "kube-system", "local")
 	require.NoError(t, backend.Write(ctx, st))
+
+	// The landscape ran: the shoots' resource managers had requested their tokens (here the local
+	// control plane's stand-in writes them).
+	require.Eventually(t, func() bool {
+		secrets, err := runtime.CoreV1().Secrets("").List(ctx, metav1.ListOptions{LabelSelector: "resources.gardener.cloud/purpose=token-requestor,resources.gardener.cloud/class=shoot"})
+		if err != nil || len(secrets.Items) == 0 {
+			return false
+		}
+		for _, s := range secrets.Items {
+			if len(s.Data["token"]) == 0 {
+				return false
+			}
+		}
+		return true
+	}, time.Minute, 500*time.Millisecond, "the token requestor's stand-in writes the shoots' tokens")
 }
 
 // applyEarlierObject applies one object of the earlier rendering with the engine's field manager,
