@@ -10,7 +10,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
@@ -22,13 +21,6 @@ import (
 // pkg/component/autoscaling/clusterautoscaler/cluster_autoscaler.go, the objects its
 // cluster_autoscaler_test.go expects, and pkg/gardenlet/operation/botanist/clusterautoscaler.go.
 
-func typed[T any](t *testing.T, objs []render.Object, kind, name string) T {
-	t.Helper()
-	var out T
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, kind, name).Object, &out))
-	return out
-}
-
 func to[T any](v T) *T { return &v }
 
 func TestGardenerDeployment(t *testing.T) {
@@ -37,7 +29,7 @@ func TestGardenerDeployment(t *testing.T) {
 	v.MaxNodesTotal = 1000
 	objs, err := Objects(v)
 	require.NoError(t, err)
-	d := typed[appsv1.Deployment](t, objs, "Deployment", Name)
+	d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", Name)
 	pod := d.Spec.Template.Spec
 	c := pod.Containers[0]
 	facts := []struct {
@@ -114,14 +106,14 @@ func TestGardenerDeployment(t *testing.T) {
 func TestGardenerCompanions(t *testing.T) {
 	objs, err := Objects(minimal())
 	require.NoError(t, err)
-	crb := typed[rbacv1.ClusterRoleBinding](t, objs, "ClusterRoleBinding", "cluster-autoscaler-shoot--dev--a")
-	svc := typed[corev1.Service](t, objs, "Service", Name)
+	crb := rendertest.Typed[rbacv1.ClusterRoleBinding](t, objs, "ClusterRoleBinding", "cluster-autoscaler-shoot--dev--a")
+	svc := rendertest.Typed[corev1.Service](t, objs, "Service", Name)
 	vpa := rendertest.MustFind(t, objs, "VerticalPodAutoscaler", "cluster-autoscaler-vpa")
 	facts := []struct {
 		fact      string
 		got, want any
 	}{
-		{"automount", *typed[corev1.ServiceAccount](t, objs, "ServiceAccount", Name).AutomountServiceAccountToken, false},
+		{"automount", *rendertest.Typed[corev1.ServiceAccount](t, objs, "ServiceAccount", Name).AutomountServiceAccountToken, false},
 		{"seed binding", crb.RoleRef.Name, "system:cluster-autoscaler-seed"},
 		{"headless service", svc.Spec.ClusterIP, "None"},
 		{"service ports", svc.Spec.Ports, []corev1.ServicePort{{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: 8085, TargetPort: intstr.FromInt32(8085)}}},
@@ -155,7 +147,7 @@ func TestPriorityExpander(t *testing.T) {
 	v.WorkerPools = append(v.WorkerPools, Pool{Name: "gpu", Minimum: 0, Maximum: 2, Priority: to(int32(40))})
 	objs, err := Objects(v)
 	require.NoError(t, err)
-	d := typed[appsv1.Deployment](t, objs, "Deployment", Name)
+	d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", Name)
 	assert.Contains(t, d.Spec.Template.Spec.Containers[0].Command, "--expander=priority,least-waste")
 	var cm corev1.ConfigMap
 	require.NoError(t, yaml.Unmarshal([]byte(packed(t, objs, ShootRBACName)["ConfigMap kube-system/cluster-autoscaler-priority-expander"]), &cm))
@@ -164,7 +156,7 @@ func TestPriorityExpander(t *testing.T) {
 	v.Expander = "random,priority"
 	objs, err = Objects(v)
 	require.NoError(t, err)
-	d = typed[appsv1.Deployment](t, objs, "Deployment", Name)
+	d = rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", Name)
 	assert.Contains(t, d.Spec.Template.Spec.Containers[0].Command, "--expander=random,priority")
 }
 

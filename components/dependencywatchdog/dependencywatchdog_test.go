@@ -40,13 +40,6 @@ func objects(t *testing.T, v Values) []render.Object {
 	return objs
 }
 
-func typed[T any](t *testing.T, objs []render.Object, kind, name string) T {
-	t.Helper()
-	var out T
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, kind, name).Object, &out))
-	return out
-}
-
 // configMapOf is the instance's one ConfigMap, whatever its content-addressed name.
 func configMapOf(t *testing.T, objs []render.Object, r Role) (corev1.ConfigMap, render.Object) {
 	t.Helper()
@@ -102,7 +95,7 @@ func TestGardenerFacts(t *testing.T) {
 	} {
 		t.Run(string(tt.role), func(t *testing.T) {
 			name := "dependency-watchdog-" + string(tt.role)
-			d := typed[appsv1.Deployment](t, objs, "Deployment", name)
+			d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", name)
 			assert.Equal(t, "garden", d.Namespace)
 			assert.Equal(t, map[string]string{"app": name, "high-availability-config.resources.gardener.cloud/type": "controller"}, d.Labels)
 			assert.Equal(t, map[string]string{"app": name}, d.Spec.Selector.MatchLabels, "selector")
@@ -136,10 +129,10 @@ func TestGardenerFacts(t *testing.T) {
 			assert.Equal(t, cm.Name, d.Annotations[unique.AnnotationKey("configmap", cm.Name)])
 			assert.True(t, cmObj.Supersedes.MatchString(name+"-config"), "the ConfigMap named before content addressing is an earlier version")
 
-			sa := typed[corev1.ServiceAccount](t, objs, "ServiceAccount", name)
+			sa := rendertest.Typed[corev1.ServiceAccount](t, objs, "ServiceAccount", name)
 			assert.False(t, *sa.AutomountServiceAccountToken)
 			assert.Empty(t, sa.Labels)
-			role := typed[rbacv1.Role](t, objs, "Role", "gardener.cloud:"+name)
+			role := rendertest.Typed[rbacv1.Role](t, objs, "Role", "gardener.cloud:"+name)
 			assert.Equal(t, []string{tt.lease}, role.Rules[1].ResourceNames)
 			assert.Equal(t, []string{"get", "watch", "update"}, role.Rules[1].Verbs)
 			assert.Equal(t, []string{"create", "get", "update", "patch"}, role.Rules[2].Verbs)
@@ -147,7 +140,7 @@ func TestGardenerFacts(t *testing.T) {
 			rendertest.MustFind(t, objs, "ClusterRoleBinding", "gardener.cloud:"+name)
 			rendertest.MustFind(t, objs, "RoleBinding", "gardener.cloud:"+name)
 
-			pdb := typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget", name)
+			pdb := rendertest.Typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget", name)
 			assert.Equal(t, int32(1), pdb.Spec.MaxUnavailable.IntVal)
 			assert.Equal(t, policyv1.AlwaysAllow, *pdb.Spec.UnhealthyPodEvictionPolicy)
 			assert.Equal(t, map[string]string{"app": name}, pdb.Spec.Selector.MatchLabels)
@@ -159,9 +152,9 @@ func TestGardenerFacts(t *testing.T) {
 			assert.Equal(t, []any{map[string]any{"containerName": "*", "minAllowed": map[string]any{"memory": tt.minMemory}}}, policies)
 		})
 	}
-	prober := typed[rbacv1.ClusterRole](t, objs, "ClusterRole", "gardener.cloud:dependency-watchdog-prober")
+	prober := rendertest.Typed[rbacv1.ClusterRole](t, objs, "ClusterRole", "gardener.cloud:dependency-watchdog-prober")
 	assert.Equal(t, []string{"machines"}, prober.Rules[3].Resources)
-	weeder := typed[rbacv1.ClusterRole](t, objs, "ClusterRole", "gardener.cloud:dependency-watchdog-weeder")
+	weeder := rendertest.Typed[rbacv1.ClusterRole](t, objs, "ClusterRole", "gardener.cloud:dependency-watchdog-weeder")
 	assert.Equal(t, []string{"endpoints"}, weeder.Rules[0].Resources)
 }
 

@@ -12,7 +12,6 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
@@ -60,20 +59,13 @@ func TestRenderGolden(t *testing.T) {
 	})
 }
 
-func typed[T any](t *testing.T, objs []render.Object, kind, name string) T {
-	t.Helper()
-	var out T
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, kind, name).Object, &out))
-	return out
-}
-
 // The facts of pkg/component/etcd/etcd/bootstrap.go and its test in gardener/gardener v1.120.0.
 func TestGardenerFacts(t *testing.T) {
 	objs := render1(t, map[string]cty.Value{"ca_bundle": cty.StringVal("Q0E=")})
 	role := map[string]string{"gardener.cloud/role": "etcd-druid"}
 	withHA := map[string]string{"gardener.cloud/role": "etcd-druid", "high-availability-config.resources.gardener.cloud/type": "controller"}
 
-	d := typed[appsv1.Deployment](t, objs, "Deployment", "etcd-druid")
+	d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", "etcd-druid")
 	assert.Equal(t, withHA, d.Labels)
 	assert.Equal(t, role, d.Spec.Selector.MatchLabels, "selector")
 	assert.Equal(t, int32(1), *d.Spec.Replicas)
@@ -111,16 +103,16 @@ func TestGardenerFacts(t *testing.T) {
 	assert.Equal(t, int32(420), *pod.Volumes[0].Secret.DefaultMode)
 	assert.Empty(t, c.Env, "no image vector overwrite without overridden etcd images")
 
-	sa := typed[corev1.ServiceAccount](t, objs, "ServiceAccount", "etcd-druid")
+	sa := rendertest.Typed[corev1.ServiceAccount](t, objs, "ServiceAccount", "etcd-druid")
 	assert.False(t, *sa.AutomountServiceAccountToken)
 	assert.Equal(t, role, sa.Labels)
-	cr := typed[rbacv1.ClusterRole](t, objs, "ClusterRole", "gardener.cloud:system:etcd-druid")
+	cr := rendertest.Typed[rbacv1.ClusterRole](t, objs, "ClusterRole", "gardener.cloud:system:etcd-druid")
 	assert.Len(t, cr.Rules, 13)
 	assert.Equal(t, []string{"poddisruptionbudgets"}, cr.Rules[12].Resources)
 	rendertest.MustFind(t, objs, "ClusterRoleBinding", "gardener.cloud:system:etcd-druid")
 	assert.Nil(t, rendertest.Find(objs, "Role", "etcd-druid-leader-election"), "the ClusterRole covers the leases")
 
-	svc := typed[corev1.Service](t, objs, "Service", "etcd-druid")
+	svc := rendertest.Typed[corev1.Service](t, objs, "Service", "etcd-druid")
 	assert.Equal(t, withHA, svc.Labels)
 	assert.Equal(t, map[string]string{
 		"networking.resources.gardener.cloud/from-world-to-ports":                        `[{"protocol":"TCP","port":10250}]`,
@@ -131,7 +123,7 @@ func TestGardenerFacts(t *testing.T) {
 		{Name: "webhooks", Protocol: corev1.ProtocolTCP, Port: 443, TargetPort: intstr.FromInt32(10250)},
 	}, svc.Spec.Ports)
 
-	pdb := typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget", "etcd-druid")
+	pdb := rendertest.Typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget", "etcd-druid")
 	assert.Equal(t, int32(1), pdb.Spec.MaxUnavailable.IntVal)
 	assert.Equal(t, policyv1.AlwaysAllow, *pdb.Spec.UnhealthyPodEvictionPolicy)
 
@@ -139,7 +131,7 @@ func TestGardenerFacts(t *testing.T) {
 	policies, _, _ := unstructured.NestedSlice(vpa, "spec", "resourcePolicy", "containerPolicies")
 	assert.Equal(t, []any{map[string]any{"containerName": "etcd-druid", "minAllowed": map[string]any{"memory": "100M"}, "controlledValues": "RequestsOnly"}}, policies)
 
-	wh := typed[admissionregistrationv1.ValidatingWebhookConfiguration](t, objs, "ValidatingWebhookConfiguration", "etcd-druid")
+	wh := rendertest.Typed[admissionregistrationv1.ValidatingWebhookConfiguration](t, objs, "ValidatingWebhookConfiguration", "etcd-druid")
 	require.Len(t, wh.Webhooks, 2)
 	assert.Equal(t, "etcdcomponents.webhooks.druid.gardener.cloud", wh.Webhooks[0].Name)
 	assert.Equal(t, map[string]string{"app.kubernetes.io/managed-by": "etcd-druid"}, wh.Webhooks[0].ObjectSelector.MatchLabels)
@@ -160,7 +152,7 @@ func TestHighAvailability(t *testing.T) {
 		ha       bool
 		replicas int32
 	}{{false, 1}, {true, 2}} {
-		d := typed[appsv1.Deployment](t, render1(t, map[string]cty.Value{"high_availability": cty.BoolVal(tt.ha)}), "Deployment", "etcd-druid")
+		d := rendertest.Typed[appsv1.Deployment](t, render1(t, map[string]cty.Value{"high_availability": cty.BoolVal(tt.ha)}), "Deployment", "etcd-druid")
 		assert.Equal(t, tt.replicas, *d.Spec.Replicas)
 		assert.Equal(t, "gardener-garden-system-300", d.Spec.Template.Spec.PriorityClassName)
 		assert.Equal(t, tt.ha, len(d.Spec.Template.Spec.TopologySpreadConstraints) > 0)
@@ -201,7 +193,7 @@ func TestImageVectorOverwriteCarriesOverrides(t *testing.T) {
 		{Name: "etcd-backup-restore", Repository: "mirror.example.com/etcdbrctl", Tag: "sha256:0123456789abcdef"},
 		{Name: "etcd-wrapper", Repository: "mirror.example.com/etcd-wrapper", Tag: "v0.5.0"},
 	}, got.Images)
-	d := typed[appsv1.Deployment](t, objs, "Deployment", "etcd-druid")
+	d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", "etcd-druid")
 	c := d.Spec.Template.Spec.Containers[0]
 	assert.Equal(t, []corev1.EnvVar{{Name: "IMAGEVECTOR_OVERWRITE", Value: "/imagevector_overwrite/images_overwrite.yaml"}}, c.Env)
 	assert.Contains(t, c.VolumeMounts, corev1.VolumeMount{Name: "imagevector-overwrite", MountPath: "/imagevector_overwrite", ReadOnly: true})

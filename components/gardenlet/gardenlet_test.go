@@ -72,13 +72,6 @@ func minimal() Values {
 	})
 }
 
-func typed[T any](t *testing.T, objs []render.Object, kind, name string) T {
-	t.Helper()
-	var out T
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, kind, name).Object, &out))
-	return out
-}
-
 func configOf(t *testing.T, objs []render.Object) map[string]any {
 	t.Helper()
 	u := ConfigMapOf(objs)
@@ -112,10 +105,10 @@ func TestAsGardenersChart(t *testing.T) {
 		v.SeedSpec = map[string]any{"provider": map[string]any{"type": "local", "zones": tt.zones}}
 		objs, err := Objects(v)
 		require.NoError(t, err)
-		sa := typed[corev1.ServiceAccount](t, objs, "ServiceAccount", "gardenlet")
+		sa := rendertest.Typed[corev1.ServiceAccount](t, objs, "ServiceAccount", "gardenlet")
 		assert.False(t, *sa.AutomountServiceAccountToken)
 		assert.Equal(t, chart, sa.Labels)
-		d := typed[appsv1.Deployment](t, objs, "Deployment", "gardenlet")
+		d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", "gardenlet")
 		assert.Equal(t, "garden", d.Namespace)
 		assert.Equal(t, tt.replicas, *d.Spec.Replicas)
 		assert.Equal(t, "true", d.Labels["high-availability-config.resources.gardener.cloud/skip"])
@@ -160,14 +153,14 @@ func TestAsGardenersChart(t *testing.T) {
 			rendertest.MustFind(t, objs, "ClusterRole", name)
 			rendertest.MustFind(t, objs, "ClusterRoleBinding", name)
 		}
-		role := typed[rbacv1.Role](t, objs, "Role", ClusterRoleName)
+		role := rendertest.Typed[rbacv1.Role](t, objs, "Role", ClusterRoleName)
 		assert.Equal(t, []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"daemonsets"}, Verbs: []string{"create"}}}, role.Rules)
-		np := typed[networkingv1.NetworkPolicy](t, objs, "NetworkPolicy", "allow-all-egress-from-gardenlet")
+		np := rendertest.Typed[networkingv1.NetworkPolicy](t, objs, "NetworkPolicy", "allow-all-egress-from-gardenlet")
 		assert.Equal(t, []networkingv1.PolicyType{networkingv1.PolicyTypeEgress}, np.Spec.PolicyTypes)
-		svc := typed[corev1.Service](t, objs, "Service", "gardenlet")
+		svc := rendertest.Typed[corev1.Service](t, objs, "Service", "gardenlet")
 		assert.Equal(t, "gardenlet", svc.Spec.Selector["release"])
 
-		s := typed[corev1.Secret](t, objs, "Secret", "gardenlet-kubeconfig-bootstrap")
+		s := rendertest.Typed[corev1.Secret](t, objs, "Secret", "gardenlet-kubeconfig-bootstrap")
 		assert.Equal(t, v.BootstrapKubeconfig, s.StringData["kubeconfig"])
 
 		cfg := configOf(t, objs)

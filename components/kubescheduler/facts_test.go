@@ -57,12 +57,12 @@ func TestGardenerConfiguration(t *testing.T) {
 			v.Profile = profile
 			objs, err := Objects(v)
 			require.NoError(t, err)
-			cm := typed[corev1.ConfigMap](t, objs, "ConfigMap", want.name)
+			cm := rendertest.Typed[corev1.ConfigMap](t, objs, "ConfigMap", want.name)
 			assert.Equal(t, want.text, cm.Data["config.yaml"])
 			assert.Equal(t, map[string]string{"resources.gardener.cloud/garbage-collectable-reference": "true"}, cm.Labels)
 			require.NotNil(t, cm.Immutable)
 			assert.True(t, *cm.Immutable)
-			d := typed[appsv1.Deployment](t, objs, "Deployment", Name)
+			d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", Name)
 			assert.Equal(t, want.name, volume(t, d, "kube-scheduler-config").ConfigMap.Name)
 		})
 	}
@@ -85,7 +85,7 @@ func TestGardenerDeployment(t *testing.T) {
 	v.KubeMaxPDVols = "23"
 	objs, err := Objects(v)
 	require.NoError(t, err)
-	d := typed[appsv1.Deployment](t, objs, "Deployment", Name)
+	d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", Name)
 	pod := d.Spec.Template.Spec
 	c := pod.Containers[0]
 	facts := []struct {
@@ -170,9 +170,9 @@ func TestGardenerDeployment(t *testing.T) {
 func TestGardenerCompanions(t *testing.T) {
 	objs, err := Objects(minimal())
 	require.NoError(t, err)
-	svc := typed[corev1.Service](t, objs, "Service", "kube-scheduler")
-	pdb := typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget", "kube-scheduler")
-	access := typed[corev1.Secret](t, objs, "Secret", "shoot-access-kube-scheduler")
+	svc := rendertest.Typed[corev1.Service](t, objs, "Service", "kube-scheduler")
+	pdb := rendertest.Typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget", "kube-scheduler")
+	access := rendertest.Typed[corev1.Secret](t, objs, "Secret", "shoot-access-kube-scheduler")
 	vpa := rendertest.MustFind(t, objs, "VerticalPodAutoscaler", "kube-scheduler-vpa")
 	facts := []struct {
 		fact      string

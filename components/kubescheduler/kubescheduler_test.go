@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/zclconf/go-cty/cty"
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
@@ -43,13 +42,6 @@ func minimal() Values {
 	return values(Values{Cluster: decode.Cluster{Name: "seed"}, Namespace: shootNamespace, KubernetesVersion: "1.32.3"})
 }
 
-func typed[T any](t *testing.T, objs []render.Object, kind, name string) T {
-	t.Helper()
-	var out T
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, kind, name).Object, &out))
-	return out
-}
-
 // TestHibernation checks that a hibernated scheduler has no replicas, with or without high
 // availability (Gardener's "Shoot Hibernation" docs/usage/shoot/shoot_hibernate.md, "Component
 // Checklist" docs/development/component-checklist.md).
@@ -69,7 +61,7 @@ func TestHibernation(t *testing.T) {
 			v.HighAvailability, v.Hibernated = tc.ha, tc.asleep
 			objs, err := Objects(v)
 			require.NoError(t, err)
-			d := typed[appsv1.Deployment](t, objs, "Deployment", "kube-scheduler")
+			d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", "kube-scheduler")
 			require.NotNil(t, d.Spec.Replicas)
 			assert.Equal(t, tc.replicas, *d.Spec.Replicas)
 		})
@@ -87,7 +79,7 @@ func TestPriorityClass(t *testing.T) {
 		v.PriorityClassName = tc.set
 		objs, err := Objects(v)
 		require.NoError(t, err)
-		d := typed[appsv1.Deployment](t, objs, "Deployment", "kube-scheduler")
+		d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", "kube-scheduler")
 		assert.Equal(t, tc.want, d.Spec.Template.Spec.PriorityClassName)
 	}
 }

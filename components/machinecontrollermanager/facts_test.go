@@ -11,7 +11,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
@@ -23,19 +22,12 @@ import (
 // v1.120.0, from pkg/component/nodemanagement/machinecontrollermanager/machine_controller_manager.go
 // and the objects its machine_controller_manager_test.go expects.
 
-func typed[T any](t *testing.T, objs []render.Object, kind, name string) T {
-	t.Helper()
-	var out T
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, kind, name).Object, &out))
-	return out
-}
-
 func to[T any](v T) *T { return &v }
 
 func TestGardenerDeployment(t *testing.T) {
 	objs, err := Objects(minimal())
 	require.NoError(t, err)
-	d := typed[appsv1.Deployment](t, objs, "Deployment", Name)
+	d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", Name)
 	pod := d.Spec.Template.Spec
 	c := pod.Containers[0]
 	facts := []struct {
@@ -106,10 +98,10 @@ func TestGardenerDeployment(t *testing.T) {
 func TestGardenerCompanions(t *testing.T) {
 	objs, err := Objects(minimal())
 	require.NoError(t, err)
-	sa := typed[corev1.ServiceAccount](t, objs, "ServiceAccount", Name)
-	crb := typed[rbacv1.ClusterRoleBinding](t, objs, "ClusterRoleBinding", "machine-controller-manager-shoot--dev--a")
-	svc := typed[corev1.Service](t, objs, "Service", Name)
-	pdb := typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget", Name)
+	sa := rendertest.Typed[corev1.ServiceAccount](t, objs, "ServiceAccount", Name)
+	crb := rendertest.Typed[rbacv1.ClusterRoleBinding](t, objs, "ClusterRoleBinding", "machine-controller-manager-shoot--dev--a")
+	svc := rendertest.Typed[corev1.Service](t, objs, "Service", Name)
+	pdb := rendertest.Typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget", Name)
 	vpa := rendertest.MustFind(t, objs, "VerticalPodAutoscaler", "machine-controller-manager-vpa")
 	facts := []struct {
 		fact      string

@@ -12,7 +12,6 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 
@@ -49,13 +48,6 @@ func TestRenderGolden(t *testing.T) {
 			"images":            cty.MapVal(map[string]cty.Value{"vpa-recommender": cty.StringVal("mirror.example.com/vpa-recommender:1.4.0")}),
 		}),
 	})
-}
-
-func typed[T any](t *testing.T, objs []render.Object, kind, name string) T {
-	t.Helper()
-	var out T
-	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(rendertest.MustFind(t, objs, kind, name).Object, &out))
-	return out
 }
 
 // The facts of pkg/component/autoscaling/vpa and its test in gardener/gardener v1.120.0 for cluster
@@ -101,7 +93,7 @@ func TestGardenerFacts(t *testing.T) {
 	} {
 		t.Run(tt.component, func(t *testing.T) {
 			app := map[string]string{"app": tt.component}
-			d := typed[appsv1.Deployment](t, objs, "Deployment", tt.component)
+			d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", tt.component)
 			assert.Equal(t, "garden", d.Namespace)
 			assert.Equal(t, map[string]string{"app": tt.component, "gardener.cloud/role": "vpa", "high-availability-config.resources.gardener.cloud/type": tt.haType}, d.Labels)
 			assert.Equal(t, app, d.Spec.Selector.MatchLabels, "selector")
@@ -132,10 +124,10 @@ func TestGardenerFacts(t *testing.T) {
 				assert.Empty(t, c.Env)
 			}
 
-			sa := typed[corev1.ServiceAccount](t, objs, "ServiceAccount", tt.component)
+			sa := rendertest.Typed[corev1.ServiceAccount](t, objs, "ServiceAccount", tt.component)
 			assert.False(t, *sa.AutomountServiceAccountToken)
 			assert.Equal(t, map[string]string{"gardener.cloud/role": "vpa"}, sa.Labels)
-			pdb := typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget", tt.component)
+			pdb := rendertest.Typed[policyv1.PodDisruptionBudget](t, objs, "PodDisruptionBudget", tt.component)
 			assert.Equal(t, map[string]string{"gardener.cloud/role": "vpa"}, pdb.Labels)
 			assert.Equal(t, app, pdb.Spec.Selector.MatchLabels)
 			assert.Equal(t, int32(1), pdb.Spec.MaxUnavailable.IntVal)
@@ -149,7 +141,7 @@ func TestGardenerFacts(t *testing.T) {
 		})
 	}
 	// The serving certificate and Gardener's CA bundle key, projected into one directory.
-	d := typed[appsv1.Deployment](t, objs, "Deployment", "vpa-admission-controller")
+	d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", "vpa-admission-controller")
 	vol := d.Spec.Template.Spec.Volumes[0]
 	assert.Equal(t, "vpa-tls-certs", vol.Name)
 	assert.Equal(t, int32(420), *vol.Projected.DefaultMode)
@@ -171,7 +163,7 @@ func TestServices(t *testing.T) {
 		v := rendertest.Overlay(Type.Defaults(), Values{Cluster: decode.Cluster{Name: "runtime"}, GardenRuntime: tt.garden})
 		objs, err := Objects(v)
 		require.NoError(t, err)
-		webhook := typed[corev1.Service](t, objs, "Service", "vpa-webhook")
+		webhook := rendertest.Typed[corev1.Service](t, objs, "Service", "vpa-webhook")
 		assert.Equal(t, map[string]string{"app": "vpa-admission-controller", "gardener.cloud/role": "vpa"}, webhook.Labels)
 		assert.Equal(t, map[string]string{
 			"networking.resources.gardener.cloud/from-world-to-ports": `[{"protocol":"TCP","port":10250}]`,
@@ -182,7 +174,7 @@ func TestServices(t *testing.T) {
 			{Name: "metrics", Port: 8944, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(8944)},
 			{Name: "server", Port: 443, TargetPort: intstr.FromInt32(10250)},
 		}, webhook.Spec.Ports)
-		recommender := typed[corev1.Service](t, objs, "Service", "vpa-recommender")
+		recommender := rendertest.Typed[corev1.Service](t, objs, "Service", "vpa-recommender")
 		assert.Equal(t, map[string]string{"app": "vpa-recommender"}, recommender.Labels)
 		assert.Equal(t, map[string]string{tt.scrape: `[{"protocol":"TCP","port":8942}]`}, recommender.Annotations)
 		assert.Equal(t, []corev1.ServicePort{{Name: "metrics", Port: 8942, TargetPort: intstr.FromInt32(8942)}}, recommender.Spec.Ports)
@@ -192,7 +184,7 @@ func TestServices(t *testing.T) {
 func TestHighAvailability(t *testing.T) {
 	objs := render1(t, map[string]cty.Value{"high_availability": cty.True})
 	for _, c := range []string{"vpa-admission-controller", "vpa-recommender", "vpa-updater"} {
-		d := typed[appsv1.Deployment](t, objs, "Deployment", c)
+		d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", c)
 		assert.Equal(t, int32(2), *d.Spec.Replicas, c)
 		assert.NotEmpty(t, d.Spec.Template.Spec.TopologySpreadConstraints, c)
 	}
@@ -200,7 +192,7 @@ func TestHighAvailability(t *testing.T) {
 
 func TestWebhook(t *testing.T) {
 	objs := render1(t, map[string]cty.Value{"ca_bundle": cty.StringVal(testCA)})
-	cfg := typed[admissionregistrationv1.MutatingWebhookConfiguration](t, objs, "MutatingWebhookConfiguration", "zzz-vpa-webhook-config-source")
+	cfg := rendertest.Typed[admissionregistrationv1.MutatingWebhookConfiguration](t, objs, "MutatingWebhookConfiguration", "zzz-vpa-webhook-config-source")
 	assert.Equal(t, map[string]string{"remediation.webhook.shoot.gardener.cloud/exclude": "true"}, cfg.Labels)
 	assert.Contains(t, cfg.Annotations["gardener.cloud/description"], "intentionally starts with 'zzz'")
 	require.Len(t, cfg.Webhooks, 1)
@@ -243,7 +235,7 @@ func TestCRDsAndRBAC(t *testing.T) {
 		"target-reader":        {"vpa-admission-controller", "vpa-recommender", "vpa-updater"},
 	} {
 		rendertest.MustFind(t, objs, "ClusterRole", "gardener.cloud:vpa:source:"+role)
-		b := typed[rbacv1.ClusterRoleBinding](t, objs, "ClusterRoleBinding", "gardener.cloud:vpa:source:"+role)
+		b := rendertest.Typed[rbacv1.ClusterRoleBinding](t, objs, "ClusterRoleBinding", "gardener.cloud:vpa:source:"+role)
 		assert.Equal(t, map[string]string{"resources.gardener.cloud/delete-on-invalid-update": "true"}, b.Annotations)
 		var got []string
 		for _, s := range b.Subjects {
@@ -253,7 +245,7 @@ func TestCRDsAndRBAC(t *testing.T) {
 		assert.Equal(t, subjects, got, role)
 	}
 	for _, c := range []string{"vpa-recommender", "vpa-updater"} {
-		r := typed[rbacv1.Role](t, objs, "Role", "gardener.cloud:vpa:source:leader-locking-"+c)
+		r := rendertest.Typed[rbacv1.Role](t, objs, "Role", "gardener.cloud:vpa:source:leader-locking-"+c)
 		assert.Equal(t, []string{c}, r.Rules[1].ResourceNames)
 		rendertest.MustFind(t, objs, "RoleBinding", "gardener.cloud:vpa:source:leader-locking-"+c)
 	}

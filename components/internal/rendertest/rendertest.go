@@ -14,6 +14,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
@@ -240,4 +241,13 @@ func PackedSecret(t testing.TB, objs []render.Object, mr string) *unstructured.U
 	}
 	name, _, _ := unstructured.NestedString(refs[0].(map[string]any), "name")
 	return MustFind(t, objs, "Secret", name)
+}
+
+// Typed finds an object by kind and name and converts it to its Go type, for tests that assert
+// typed fields (a Deployment's containers, a PodDisruptionBudget's selector).
+func Typed[T any](t testing.TB, objs []render.Object, kind, name string) T {
+	t.Helper()
+	var out T
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(MustFind(t, objs, kind, name).Object, &out))
+	return out
 }
