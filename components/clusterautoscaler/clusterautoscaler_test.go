@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
@@ -35,7 +36,7 @@ func cases() map[string]Values {
 	custom.IgnoreTaints = []string{"example.com/gpu"}
 	custom.Verbosity = int32(4)
 	custom.Replicas = int32(0)
-	custom.WorkerPools[0].Priority = to(int32(40))
+	custom.WorkerPools[0].Priority = ptr.To(int32(40))
 	custom.StartupTaints = []string{"example.com/starting"}
 	custom.StatusTaints = []string{"example.com/status"}
 	custom.MaxNodesTotal = 254

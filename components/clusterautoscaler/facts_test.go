@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
@@ -20,8 +21,6 @@ import (
 // The facts below are those of gardenlet's cluster-autoscaler in gardener/gardener v1.120.0, from
 // pkg/component/autoscaling/clusterautoscaler/cluster_autoscaler.go, the objects its
 // cluster_autoscaler_test.go expects, and pkg/gardenlet/operation/botanist/clusterautoscaler.go.
-
-func to[T any](v T) *T { return &v }
 
 func TestGardenerDeployment(t *testing.T) {
 	v := minimal()
@@ -91,7 +90,7 @@ func TestGardenerDeployment(t *testing.T) {
 			corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("30M"),
 		}}},
 		{"image pull policy", c.ImagePullPolicy, corev1.PullIfNotPresent},
-		{"container security context", *c.SecurityContext, corev1.SecurityContext{AllowPrivilegeEscalation: to(false)}},
+		{"container security context", *c.SecurityContext, corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)}},
 		{"no probe", c.LivenessProbe, (*corev1.Probe)(nil)},
 		{"priority class", pod.PriorityClassName, "gardener-system-300"},
 		{"service account", pod.ServiceAccountName, "cluster-autoscaler"},
@@ -144,7 +143,7 @@ func TestGardenerCompanions(t *testing.T) {
 // ConfigMap with the MachineDeployments by priority, pools without one at 0.
 func TestPriorityExpander(t *testing.T) {
 	v := minimal()
-	v.WorkerPools = append(v.WorkerPools, Pool{Name: "gpu", Minimum: 0, Maximum: 2, Priority: to(int32(40))})
+	v.WorkerPools = append(v.WorkerPools, Pool{Name: "gpu", Minimum: 0, Maximum: 2, Priority: ptr.To(int32(40))})
 	objs, err := Objects(v)
 	require.NoError(t, err)
 	d := rendertest.Typed[appsv1.Deployment](t, objs, "Deployment", Name)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
@@ -109,7 +110,7 @@ func TestGardenerDeployment(t *testing.T) {
 		{"strategy left to the API server's default", rendertest.Find(objs, "Deployment", Name).Object["spec"].(map[string]any)["strategy"], nil},
 		{"no ServiceAccount token", *pod.AutomountServiceAccountToken, false},
 		{"pod security context", *pod.SecurityContext, corev1.PodSecurityContext{
-			RunAsNonRoot: to(true), RunAsUser: to(int64(65532)), RunAsGroup: to(int64(65532)), FSGroup: to(int64(65532)),
+			RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(65532)), RunAsGroup: ptr.To(int64(65532)), FSGroup: ptr.To(int64(65532)),
 		}},
 		{"priority class", pod.PriorityClassName, "gardener-system-300"},
 		{"container name", c.Name, "kube-scheduler"},
@@ -135,7 +136,7 @@ func TestGardenerDeployment(t *testing.T) {
 		{"requests", c.Resources, corev1.ResourceRequirements{Requests: corev1.ResourceList{
 			corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("30M"),
 		}}},
-		{"container security context", *c.SecurityContext, corev1.SecurityContext{AllowPrivilegeEscalation: to(false)}},
+		{"container security context", *c.SecurityContext, corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)}},
 		{"mounts", c.VolumeMounts, []corev1.VolumeMount{
 			{Name: "client-ca", MountPath: "/var/lib/kube-scheduler-client-ca"},
 			{Name: "kube-scheduler-server", MountPath: "/var/lib/kube-scheduler-server"},
@@ -144,12 +145,12 @@ func TestGardenerDeployment(t *testing.T) {
 		}},
 		{"client CA bundle", volume(t, d, "client-ca").Projected.Sources[0].Secret.Items, []corev1.KeyToPath{{Key: "ca.crt", Path: "bundle.crt"}}},
 		{"client CA mode", *volume(t, d, "client-ca").Projected.DefaultMode, int32(420)},
-		{"server certificate", *volume(t, d, "kube-scheduler-server").Secret, corev1.SecretVolumeSource{SecretName: "kube-scheduler-server", DefaultMode: to(int32(0o640))}},
+		{"server certificate", *volume(t, d, "kube-scheduler-server").Secret, corev1.SecretVolumeSource{SecretName: "kube-scheduler-server", DefaultMode: ptr.To(int32(0o640))}},
 		{"generic kubeconfig", *volume(t, d, "kubeconfig").Projected, corev1.ProjectedVolumeSource{
-			DefaultMode: to(int32(420)),
+			DefaultMode: ptr.To(int32(420)),
 			Sources: []corev1.VolumeProjection{
-				{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "generic-token-kubeconfig"}, Items: []corev1.KeyToPath{{Key: "kubeconfig", Path: "kubeconfig"}}, Optional: to(false)}},
-				{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "shoot-access-kube-scheduler"}, Items: []corev1.KeyToPath{{Key: "token", Path: "token"}}, Optional: to(false)}},
+				{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "generic-token-kubeconfig"}, Items: []corev1.KeyToPath{{Key: "kubeconfig", Path: "kubeconfig"}}, Optional: ptr.To(false)}},
+				{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "shoot-access-kube-scheduler"}, Items: []corev1.KeyToPath{{Key: "token", Path: "token"}}, Optional: ptr.To(false)}},
 			},
 		}},
 		// references.AnnotationKey: the first eight hex digits of the SHA-256 of the name.
@@ -236,7 +237,5 @@ func packed(t *testing.T, objs []render.Object, name string) []string {
 	}
 	return out
 }
-
-func to[T any](v T) *T { return &v }
 
 func intOrString(port int32) intstr.IntOrString { return intstr.FromInt32(port) }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
@@ -21,8 +22,6 @@ import (
 // The facts below are those of gardenlet's machine-controller-manager in gardener/gardener
 // v1.120.0, from pkg/component/nodemanagement/machinecontrollermanager/machine_controller_manager.go
 // and the objects its machine_controller_manager_test.go expects.
-
-func to[T any](v T) *T { return &v }
 
 func TestGardenerDeployment(t *testing.T) {
 	objs, err := Objects(minimal())
@@ -77,13 +76,13 @@ func TestGardenerDeployment(t *testing.T) {
 		{"requests", c.Resources, corev1.ResourceRequirements{Requests: corev1.ResourceList{
 			corev1.ResourceCPU: resource.MustParse("10m"), corev1.ResourceMemory: resource.MustParse("20M"),
 		}}},
-		{"container security context", *c.SecurityContext, corev1.SecurityContext{AllowPrivilegeEscalation: to(false)}},
+		{"container security context", *c.SecurityContext, corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false)}},
 		{"mounts", c.VolumeMounts, []corev1.VolumeMount{{Name: "kubeconfig", MountPath: "/var/run/secrets/gardener.cloud/shoot/generic-kubeconfig", ReadOnly: true}}},
 		{"generic kubeconfig", *pod.Volumes[0].Projected, corev1.ProjectedVolumeSource{
-			DefaultMode: to(int32(420)),
+			DefaultMode: ptr.To(int32(420)),
 			Sources: []corev1.VolumeProjection{
-				{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "generic-token-kubeconfig"}, Items: []corev1.KeyToPath{{Key: "kubeconfig", Path: "kubeconfig"}}, Optional: to(false)}},
-				{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "shoot-access-machine-controller-manager"}, Items: []corev1.KeyToPath{{Key: "token", Path: "token"}}, Optional: to(false)}},
+				{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "generic-token-kubeconfig"}, Items: []corev1.KeyToPath{{Key: "kubeconfig", Path: "kubeconfig"}}, Optional: ptr.To(false)}},
+				{Secret: &corev1.SecretProjection{LocalObjectReference: corev1.LocalObjectReference{Name: "shoot-access-machine-controller-manager"}, Items: []corev1.KeyToPath{{Key: "token", Path: "token"}}, Optional: ptr.To(false)}},
 			},
 		}},
 		{"priority class", pod.PriorityClassName, "gardener-system-300"},
