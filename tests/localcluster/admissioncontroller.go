@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -72,15 +73,28 @@ server:
 // Shoots.
 func (p *Plane) startGardenerAdmissionController(ctx context.Context) error {
 	configPath := filepath.Join(p.dir, binGardenerAdmissionController+".yaml")
-	if err := os.WriteFile(configPath, []byte(p.gardenerAdmissionControllerConfig()), 0o600); err != nil {
-		return fmt.Errorf("plane %s gardener-admission-controller config: %w", p.opts.Name, err)
-	}
-	proc, err := p.run(binGardenerAdmissionController, []string{"--config=" + configPath})
-	if err != nil {
-		return err
-	}
-	if err := waitHTTP(ctx, proc, "http://127.0.0.1:"+strconv.Itoa(p.admissionHealthPort)+"/healthz", nil, ""); err != nil {
-		return fmt.Errorf("plane %s gardener-admission-controller: %w", p.opts.Name, err)
+	for attempt := 1; ; attempt++ {
+		if err := os.WriteFile(configPath, []byte(p.gardenerAdmissionControllerConfig()), 0o600); err != nil {
+			return fmt.Errorf("plane %s gardener-admission-controller config: %w", p.opts.Name, err)
+		}
+		proc, err := p.run(binGardenerAdmissionController, []string{"--config=" + configPath})
+		if err != nil {
+			return err
+		}
+		err = waitHTTP(ctx, proc, "http://127.0.0.1:"+strconv.Itoa(p.admissionHealthPort)+"/healthz", nil, "")
+		if err == nil {
+			break
+		}
+		// Its ports were chosen with the API server's and are bound only now: another process may
+		// have taken one meanwhile (parallel test packages start planes too). Choose again.
+		if attempt == portAttempts || !proc.exited() || !strings.Contains(tailFile(proc.logPath, 5), "address already in use") {
+			return fmt.Errorf("plane %s gardener-admission-controller: %w", p.opts.Name, err)
+		}
+		ports, perr := choosePorts(3)
+		if perr != nil {
+			return fmt.Errorf("plane %s: %w", p.opts.Name, perr)
+		}
+		p.admissionWebhookPort, p.admissionHealthPort, p.admissionMetricsPort = ports[0], ports[1], ports[2]
 	}
 	return p.registerAdmissionWebhooks(ctx)
 }

@@ -203,7 +203,7 @@ func TestGardenerStagesCoverEveryKindOnce(t *testing.T) {
 		require.NotEmpty(t, doc.Spec.Next.Patches, doc.Metadata.Name)
 		for _, p := range doc.Spec.Next.Patches {
 			assert.Equal(t, "merge", p.Type, doc.Metadata.Name)
-			assert.Contains(t, []string{"status", "metadata"}, p.Root, doc.Metadata.Name)
+			assert.Contains(t, []string{"status", "metadata", "data"}, p.Root, doc.Metadata.Name) // data: the token requestor's Secret
 			assert.Equal(t, p.Root == "status", p.Subresource == "status", "status is patched through its subresource: %s", doc.Metadata.Name)
 			assert.NotEmpty(t, p.Template, doc.Metadata.Name)
 		}
@@ -212,6 +212,7 @@ func TestGardenerStagesCoverEveryKindOnce(t *testing.T) {
 	assert.Equal(t, 1, perKind[schema.GroupVersionKind{Group: "druid.gardener.cloud", Version: "v1alpha1", Kind: "Etcd"}])
 	assert.Equal(t, 1, perKind[schema.GroupVersionKind{Group: "resources.gardener.cloud", Version: "v1alpha1", Kind: "ManagedResource"}])
 	assert.Equal(t, 1, perKind[schema.GroupVersionKind{Version: "v1", Kind: "Service"}], "load balancers get addresses")
+	assert.Equal(t, 1, perKind[schema.GroupVersionKind{Version: "v1", Kind: "Secret"}], "shoot token requests get tokens")
 	for _, kind := range ExtensionKinds {
 		// one stage reports success for the current generation, one honours a reconcile request
 		assert.Equal(t, 2, perKind[schema.GroupVersionKind{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: kind}], kind)
@@ -241,6 +242,7 @@ func TestServedStageKinds(t *testing.T) {
 		crd("example.com", "Widget", true, "v1"),                              // no stage at all
 	}, []schema.GroupVersion{{Group: "core.gardener.cloud", Version: "v1beta1"}}) // gardener-apiserver's
 	assert.Equal(t, []schema.GroupVersionKind{
+		{Version: "v1", Kind: "Secret"},  // built in: always served
 		{Version: "v1", Kind: "Service"}, // built in: always served
 		{Group: "druid.gardener.cloud", Version: "v1alpha1", Kind: "Etcd"},
 		{Group: "extensions.gardener.cloud", Version: "v1alpha1", Kind: "Worker"},
