@@ -530,14 +530,14 @@ func requestedDeletion(rendered map[config.InstanceAddress]*rendering.Rendered, 
 	return ""
 }
 
-// parentAddress is the address of the composite instance a part's address names; addr itself
-// for any other address.
 // siblingParts reports whether a and b are two parts of the same composite instance.
 func siblingParts(a, b string) bool {
 	pa, pb := parentAddress(a), parentAddress(b)
 	return pa != a && pb != b && pa == pb
 }
 
+// parentAddress is the address of the composite instance a part's address names; addr itself
+// for any other address.
 func parentAddress(addr string) string {
 	if a, err := address.Parse(addr); err == nil {
 		if parent, isPart := a.Parent(); isPart {
