@@ -77,6 +77,12 @@ const (
 	// EnvoyProxy is the HTTP CONNECT proxy beside a single vpn-seed-server (Gardener's "Reversed VPN
 	// Tunnel" docs/development/reversed-vpn-tunnel.md).
 	EnvoyProxy = "envoy-proxy"
+	// APIServerProxy is the envoy on every shoot node that forwards the kubernetes Service's
+	// address to the API server, and APIServerProxySidecar puts that address on the node's
+	// loopback interface (images apiserver-proxy and apiserver-proxy-sidecar of
+	// imagevector/containers.yaml in gardener/gardener v1.120.0).
+	APIServerProxy        = "apiserver-proxy"
+	APIServerProxySidecar = "apiserver-proxy-sidecar"
 	// GardenerNodeAgent carries the node agent binary that worker nodes install (Gardener's "Gardener
 	// Node Agent" docs/concepts/node-agent.md).
 	GardenerNodeAgent = "gardener-node-agent"
@@ -145,6 +151,8 @@ func Default() Vector {
 		MachineControllerManager: {Repository: gardenerReleases + "machine-controller-manager", Tag: "v0.58.0"},
 		ClusterAutoscaler:        {Repository: gardenerReleases + "autoscaler/cluster-autoscaler", Tag: "v1.32.0"},
 		EnvoyProxy:               {Repository: thirdParty + "envoyproxy/envoy-distroless", Tag: "v1.34.1"},
+		APIServerProxy:           {Repository: thirdParty + "envoyproxy/envoy-distroless", Tag: "v1.34.1"},
+		APIServerProxySidecar:    {Repository: gardenerReleases + "apiserver-proxy", Tag: "v0.19.0"},
 		GardenerNodeAgent:        {Repository: gardenerReleases + "node-agent", Tag: GardenerVersion},
 		Hyperkube:                {Repository: "europe-docker.pkg.dev/gardener-project/releases/hyperkube"},
 		CoreDNS:                  {Repository: "registry.k8s.io/coredns/coredns", Tag: "v1.12.1"},

@@ -167,12 +167,7 @@ func TestControlPlaneFromTheDefaultedShoot(t *testing.T) {
 			before := byName(t, newParts(t, v))
 			written := find(t, before["shoot"], "Shoot", "dev")
 			live := asGardenerHoldsIt(t, written, randomWindow)
-			observe := func(ref render.LiveRef) (*unstructured.Unstructured, error) {
-				if ref.Resource == "shoots" && ref.Name == "dev" {
-					return live, nil
-				}
-				return nil, nil
-			}
+			observe := observingApplied(live)
 			in := render.Input{Name: "dev", Now: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC), Observe: observe}
 			after, err := Type.Render(in, v)
 			require.NoError(t, err)

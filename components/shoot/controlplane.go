@@ -305,7 +305,7 @@ func (b *builder) vpnSecrets() {
 // between 2 and 6 replicas (Gardener's "Autoscaling Specifics for Components"
 // docs/development/autoscaling-specifics-for-components.md). Its Service is a part of its own
 // before it, as Gardener deploys the Service first: the API server advertises the Service's
-// cluster IP (DefaultKubeAPIServer and computeKubeAPIServerSNIConfig in
+// cluster IP, mapped into the shoot's reserved range (DefaultKubeAPIServer and computeKubeAPIServerSNIConfig in
 // pkg/gardenlet/operation/botanist/kubeapiserver.go at Gardener v1.120.0).
 func (b *builder) kubeAPIServer() error {
 	var k kubeAPIServerSettings
@@ -346,10 +346,10 @@ func (b *builder) kubeAPIServer() error {
 	deps := []string{"kube_apiserver_service", "etcd_main", "etcd_events", "ca", "ca_client", "kube_apiserver_tls", "kube_aggregator_tls",
 		"service_account_key", "kube_apiserver_encryption", "kube_apiserver_health_check_token"}
 	if v.SNI {
-		v.AdvertiseAddress = render.LiveValue(render.LiveRef{
-			Cluster: b.seed.Cluster, Version: "v1", Resource: "services", Namespace: b.ns, Name: kubeapiserver.ServiceName(""),
-			Paths: []string{"spec.clusterIP"},
-		})
+		// The Service's cluster IP as the shoot sees it: mapped into 240.0.0.0/8, the address
+		// the apiserver-proxy listens on (setAPIServerServiceClusterIPs in
+		// pkg/gardenlet/operation/botanist/kubeapiserverexposure.go at v1.120.0).
+		v.AdvertiseAddress = render.LiveValue(b.apiServerServiceRef().WithAs(render.AsShootAPIServerAddress))
 	}
 	if workers {
 		v.Kubelet = &kubeapiserver.KubeletAccess{CASecretName: secretKubeletCA, ClientSecretName: kubeapiserver.KubeletClientSecretName}

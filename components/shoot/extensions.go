@@ -320,7 +320,7 @@ func (b *builder) systemComponents() error {
 		return fmt.Errorf("system components: %w", err)
 	}
 	b.add("system_components", "managed_resource", objs, "gardener_resource_manager", "kube_apiserver", "ca", "vpn_shoot_client", "vpn_seed_server_tlsauth", "metrics_server_tls")
-	return nil
+	return b.apiServerProxy(sv)
 }
 
 // has reports whether a part of that name exists.

@@ -65,6 +65,8 @@ var flowWaits = map[string][]string{
 	// connection to the shoot, the OperatingSystemConfigs ready, kube-scheduler deployed;
 	// vpn-shoot after vpn-seed-server.
 	"system_components": append([]string{"operating_system_configs", "kube_scheduler", "vpn_seed_server"}, shootClients...),
+	// "Deploying apiserver-proxy": the connection to the shoot, kube-scheduler deployed.
+	apiServerProxyPart: append([]string{"kube_scheduler"}, shootClients...),
 }
 
 // flowOrder adds gardenlet's waits (flowWaits) and its deletion order.
@@ -99,6 +101,7 @@ var deletedBefore = [][2]string{
 	// "Deleting managed resources" waits until the Worker's machines are gone: the system
 	// components (and the kube-apiserver's RBAC for the kubelets) stay while the nodes drain.
 	{"worker", "system_components"},
+	{"worker", apiServerProxyPart},
 	{"worker", "kube_apiserver_shoot_resources"},
 }
 

@@ -54,13 +54,7 @@ func TestRenderFromAPIRendersWhatTheBlockRenders(t *testing.T) {
 			v := values(mutate)
 			declared := byName(t, newParts(t, v))
 			live := apiShoot(t, v)
-			in := render.Input{Name: "dev", Now: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC),
-				Observe: func(ref render.LiveRef) (*unstructured.Unstructured, error) {
-					if ref.Resource == "shoots" && ref.Name == "dev" {
-						return live, nil
-					}
-					return nil, nil
-				}}
+			in := render.Input{Name: "dev", Now: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC), Observe: observingApplied(live)}
 			out, err := RenderFromAPI(in, live, APIContext{
 				Project: "local", Seed: *v.Seed, InternalDomain: v.InternalDomain, DefaultDomain: v.DefaultDomain,
 				ExtensionLifecycles: v.ExtensionLifecycles,

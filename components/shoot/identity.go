@@ -131,13 +131,18 @@ func shapesOf(objects func(shootIdentity) ([]render.Object, error)) ([]render.Ob
 	if err != nil {
 		return nil, err
 	}
-	shapes := make([]render.Object, 0, len(objs))
+	return shapes(objs), nil
+}
+
+// shapes keeps of each object its kind and namespace (render.Await.Shapes).
+func shapes(objs []render.Object) []render.Object {
+	out := make([]render.Object, 0, len(objs))
 	for _, o := range objs {
 		shape := &unstructured.Unstructured{}
 		shape.SetAPIVersion(o.Object.GetAPIVersion())
 		shape.SetKind(o.Object.GetKind())
 		shape.SetNamespace(o.Object.GetNamespace())
-		shapes = append(shapes, render.Object{Cluster: o.Cluster, Object: shape, DefaultNamespace: o.DefaultNamespace})
+		out = append(out, render.Object{Cluster: o.Cluster, Object: shape, DefaultNamespace: o.DefaultNamespace})
 	}
-	return shapes, nil
+	return out
 }

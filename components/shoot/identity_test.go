@@ -60,16 +60,12 @@ func partsOfExisting(t *testing.T, name string, v Values, live *unstructured.Uns
 }
 
 // asApplied are parts as apply renders them once the Shoot dev exists, with Gardener's example
-// uid and window: a part that waits for the Shoot gets the objects it renders then.
+// uid and window, and once its kube-apiserver Service has the cluster IP of Gardener's
+// apiserver-proxy tests (exampleClusterIP): a part that waits for either gets the objects it
+// renders then.
 func asApplied(t *testing.T, ps []render.Component) []render.Component {
 	t.Helper()
-	live := existingShoot("dev", exampleUID)
-	in := render.Input{Observe: func(ref render.LiveRef) (*unstructured.Unstructured, error) {
-		if ref.Resource == "shoots" && ref.Name == "dev" {
-			return live, nil // in whichever project namespace the shoot is
-		}
-		return nil, nil
-	}}
+	in := render.Input{Observe: observingApplied(existingShoot("dev", exampleUID))}
 	out := make([]render.Component, len(ps))
 	for i, p := range ps {
 		if p.Await != nil {
@@ -78,6 +74,20 @@ func asApplied(t *testing.T, ps []render.Component) []render.Component {
 		out[i] = p
 	}
 	return out
+}
+
+// observingApplied observes the Shoot dev (live, in whichever project namespace) and the
+// kube-apiserver Service with exampleClusterIP, as apply does once both exist.
+func observingApplied(live *unstructured.Unstructured) func(render.LiveRef) (*unstructured.Unstructured, error) {
+	return func(ref render.LiveRef) (*unstructured.Unstructured, error) {
+		switch {
+		case ref.Resource == "shoots" && ref.Name == "dev":
+			return live, nil
+		case ref.Resource == "services" && ref.Name == "kube-apiserver":
+			return apiServerService(ref.Namespace, exampleClusterIP), nil
+		}
+		return nil, nil
+	}
 }
 
 // awaitedObjects are a part's objects; for a part rendered once the Shoot exists, those it renders
@@ -91,6 +101,19 @@ func awaitedObjects(t *testing.T, p render.Component, in render.Input) []render.
 	require.NoError(t, err)
 	require.NotNil(t, out, "%s renders once the Shoot exists", p.Name)
 	return out.Objects
+}
+
+// exampleClusterIP is the kube-apiserver Service's cluster IP of Gardener's apiserver-proxy tests
+// (pkg/component/networking/apiserverproxy at v1.120.0).
+const exampleClusterIP = "10.2.170.21"
+
+// apiServerService is a shoot's kube-apiserver Service in the seed with its cluster IP.
+func apiServerService(namespace, clusterIP string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Service",
+		"metadata": map[string]any{"name": "kube-apiserver", "namespace": namespace},
+		"spec":     map[string]any{"clusterIP": clusterIP},
+	}}
 }
 
 func withBackup(v *Values) { v.Seed.BackupProvider, v.Seed.BackupRegion = "aws", "eu-west-1" }
@@ -201,7 +224,8 @@ func TestANewShootsEtcdsWaitForItsShoot(t *testing.T) {
 }
 
 // TestAUsersShootHasItsIdentity: a Shoot created through the API exists before its control plane
-// is rendered, so nothing waits.
+// is rendered, so nothing waits for it; only the apiserver-proxy waits for the API server's
+// Service, which the control plane's first apply creates.
 func TestAUsersShootHasItsIdentity(t *testing.T) {
 	v := values(withBackup)
 	live := apiShoot(t, v)
@@ -210,7 +234,9 @@ func TestAUsersShootHasItsIdentity(t *testing.T) {
 	require.NoError(t, err)
 	ps := map[string]render.Component{}
 	for _, p := range out.Components {
-		require.Nil(t, p.Await, p.Name)
+		if p.Name != apiServerProxyPart {
+			require.Nil(t, p.Await, p.Name)
+		}
 		ps[p.Name] = p
 	}
 	assert.Equal(t, "shoot--local--dev--uid-user/etcd-main", etcdStore(t, ps)["prefix"])

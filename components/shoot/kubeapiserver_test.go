@@ -39,9 +39,19 @@ func TestKubeAPIServerWiring(t *testing.T) {
 	assert.Nil(t, rendertest.Find(ps["kube_apiserver"].Objects, "Service", "kube-apiserver"), "the Service is the other part's")
 
 	args := apiServerArgs(t, ps)
-	assert.Contains(t, args, "--advertise-address="+render.LiveValue(render.LiveRef{
+	// The Service's cluster IP as the shoot sees it, mapped into 240.0.0.0/8
+	// (setAPIServerServiceClusterIPs in pkg/gardenlet/operation/botanist/kubeapiserverexposure.go).
+	advertised := render.LiveValue(render.LiveRef{
 		Cluster: "seed1", Version: "v1", Resource: "services", Namespace: "shoot--local--dev", Name: "kube-apiserver", Paths: []string{"spec.clusterIP"},
-	}))
+		As: render.AsShootAPIServerAddress,
+	})
+	assert.Contains(t, args, "--advertise-address="+advertised)
+	resolved, ok, err := render.ResolveLive(advertised, func(ref render.LiveRef) (*unstructured.Unstructured, error) {
+		return apiServerService(ref.Namespace, exampleClusterIP), nil
+	})
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "240.2.170.21", resolved)
 	for _, want := range []string{"--allow-privileged=true", "--anonymous-auth=false", "--event-ttl=1h0m0s", "--max-requests-inflight=400",
 		"--max-mutating-requests-inflight=200", "--v=2", "--enable-admission-plugins=NodeRestriction",
 		"--egress-selector-config-file=/etc/kubernetes/egress/egress-selector-configuration.yaml",

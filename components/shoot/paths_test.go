@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
@@ -39,7 +40,9 @@ type probe struct {
 	// all containers), "label:<key>", "annotation:<key>", "path:<dot.path>" (a field, list
 	// items by index), "env:<NAME>" (a container's environment variable), "mount:<path>" (which
 	// volume a container mounts at path, and whether the volume's source exists), "data:<key>"
-	// (a Secret's or ConfigMap's key, present or not; never its value).
+	// (a Secret's or ConfigMap's key, present or not; never its value), "envoy:<key>" (the
+	// listener, upstream and Reversed-VPN header of the tunnel an envoy configuration under key
+	// of a ConfigMap sets up).
 	get string
 }
 
@@ -58,6 +61,10 @@ var shootPaths = map[string][]probe{
 		{"seed", "DNSRecord", "", "dev-internal", "path:spec.name"},
 		{"shoot", "MutatingWebhookConfiguration", "", "gardener-resource-manager-shoot", "webhooks:"},
 		{"shoot", "DaemonSet", "kube-system", "apiserver-proxy", "path:spec.template.spec.hostNetwork"},
+		{"shoot", "DaemonSet", "kube-system", "apiserver-proxy", "arg:--ip-address"},
+		{"shoot", "DaemonSet", "kube-system", "apiserver-proxy", "podlabels:networking.gardener.cloud/to-"},
+		{"shoot", "DaemonSet", "kube-system", "apiserver-proxy", "mount:/etc/apiserver-proxy"},
+		{"shoot", "ConfigMap", "kube-system", "apiserver-proxy-config-*", "envoy:envoy.yaml"},
 		{"shoot", "Secret", "kube-system", "kube-proxy-*", "data:kubeconfig"},
 		{"shoot", "DaemonSet", "kube-system", "kube-proxy-local-v1.31.1", "mount:/var/lib/kube-proxy-kubeconfig"},
 	},
@@ -313,6 +320,8 @@ func (p probe) read(objects []*unstructured.Unstructured) string {
 			return strings.Join(found, ", ")
 		case "mount":
 			return orAbsent(mountOf(o, arg))
+		case "envoy":
+			return envoyTunnel(o, arg)
 		case "data":
 			for _, field := range []string{"data", "stringData"} {
 				if m, ok := o.Object[field].(map[string]any); ok {
@@ -335,6 +344,38 @@ func (p probe) names(name string) bool {
 		return strings.HasPrefix(name, prefix)
 	}
 	return p.name == "" || name == p.name
+}
+
+// envoyTunnel reads the first listener of the envoy configuration under key of a ConfigMap and
+// the cluster it forwards to: "<address>:<port> -> <upstream>:<port> Reversed-VPN: <value>".
+func envoyTunnel(o *unstructured.Unstructured, key string) string {
+	doc, ok, _ := unstructured.NestedString(o.Object, "data", key)
+	if !ok {
+		return "(absent)"
+	}
+	var config map[string]any
+	if err := sigsyaml.Unmarshal([]byte(doc), &config); err != nil {
+		return "(not YAML: " + err.Error() + ")"
+	}
+	get := func(obj any, path ...string) string {
+		v, _ := fieldOf(obj, path)
+		return v
+	}
+	listener := get(config, "static_resources", "listeners", "0", "address", "socket_address", "address") + ":" +
+		get(config, "static_resources", "listeners", "0", "address", "socket_address", "port_value")
+	proxy := []string{"static_resources", "listeners", "0", "filter_chains", "0", "filters", "0", "typed_config"}
+	cluster := get(config, append(proxy, "cluster")...)
+	var upstream string
+	clusters, _, _ := unstructured.NestedSlice(config, "static_resources", "clusters")
+	for _, c := range clusters {
+		if get(c, "name") == cluster {
+			upstream = get(c, "load_assignment", "endpoints", "0", "lb_endpoints", "0", "endpoint", "address", "socket_address", "address") + ":" +
+				get(c, "load_assignment", "endpoints", "0", "lb_endpoints", "0", "endpoint", "address", "socket_address", "port_value")
+		}
+	}
+	header := get(config, append(proxy, "tunneling_config", "headers_to_add", "0", "header", "key")...) + ": " +
+		get(config, append(proxy, "tunneling_config", "headers_to_add", "0", "header", "value")...)
+	return listener + " -> " + upstream + " " + header
 }
 
 func orAbsent(v string, ok bool) string {

@@ -113,6 +113,26 @@ func ManagedResources(v Values, cluster, namespace string) ([]render.Object, err
 	if err != nil {
 		return nil, err
 	}
+	return pack(v, parts, cluster, namespace)
+}
+
+// APIServerProxyManagedResource packs the apiserver-proxy (APIServerProxy) into its
+// ManagedResource shoot-core-apiserver-proxy in namespace of cluster, as ManagedResources packs
+// the others; nothing without an advertised address. APIServerProxy.ControlPlaneNamespace
+// defaults to namespace.
+func APIServerProxyManagedResource(v Values, cluster, namespace string) ([]render.Object, error) {
+	if v.APIServerProxy.ControlPlaneNamespace == "" {
+		v.APIServerProxy.ControlPlaneNamespace = namespace
+	}
+	objs, err := APIServerProxy(v)
+	if err != nil || len(objs) == 0 {
+		return nil, err
+	}
+	return pack(v, []Part{{Name: APIServerProxyManagedResourceName, Objects: objs}}, cluster, namespace)
+}
+
+// pack packs every part into its Secret and ManagedResource (see ManagedResources).
+func pack(v Values, parts []Part, cluster, namespace string) ([]render.Object, error) {
 	// A pool's kube-proxy at a new Kubernetes version supersedes its ManagedResource and Secret
 	// at the version before, which go away with the update.
 	pools := map[string]string{}

@@ -82,6 +82,10 @@ type Values struct {
 	VPN VPNConfig
 	// MetricsServer configures metrics-server.
 	MetricsServer MetricsServerConfig
+	// APIServerProxy configures the apiserver-proxy, which APIServerProxyManagedResource packs
+	// into a ManagedResource of its own: its address is known only once the API server's Service
+	// exists.
+	APIServerProxy APIServerProxyConfig
 	// APIServerHost is the shoot API server's internal domain name (api.<shoot>.<project>.<internal
 	// domain>, Gardener's "Control Plane Endpoints And Ports"
 	// docs/usage/advanced/control-plane-endpoints-and-ports.md), required with kube-proxy: its

@@ -39,13 +39,37 @@ type LiveRef struct {
 	// value wins ("status.loadBalancer.ingress.0.ip" before "...0.hostname").
 	Paths []string
 	// As transforms the value: "" keeps it, AsRecordType turns an address into the DNS record
-	// type that points at it.
+	// type that points at it, AsShootAPIServerAddress maps a cluster IP into the range shoots
+	// see their API server in.
 	As string
 }
 
 // AsRecordType turns an address into the record type pointing at it: A for an IPv4 address,
 // AAAA for IPv6, CNAME for a host name (Gardener's docs/extensions/resources/dnsrecord.md).
 const AsRecordType = "record-type"
+
+// AsShootAPIServerAddress turns the cluster IP of a shoot API server's Service in the seed into
+// the address the API server advertises in the shoot (ShootAPIServerAddress).
+const AsShootAPIServerAddress = "shoot-apiserver-address"
+
+// ReservedShootAPIServerRange is where a shoot sees its API server's address (Gardener's
+// ReservedKubeApiServerMappingRange in pkg/apis/core/v1beta1/constants at v1.120.0): the seed's
+// cluster IP must not leak into the shoot, where it could collide with the shoot's own networks.
+const ReservedShootAPIServerRange = "240.0.0.0/8"
+
+// ShootAPIServerAddress maps an IPv4 cluster IP into ReservedShootAPIServerRange, keeping its
+// last three octets (10.2.170.21 becomes 240.2.170.21), as gardenlet does for the address the
+// shoot's API server advertises and the apiserver-proxy listens on
+// (mapToReservedKubeApiServerRange in pkg/gardenlet/operation/botanist/kubeapiserverexposure.go
+// at v1.120.0). Anything else is returned as it is: an IPv6 cluster IP is advertised unchanged.
+func ShootAPIServerAddress(clusterIP string) string {
+	ip := net.ParseIP(clusterIP).To4()
+	if ip == nil {
+		return clusterIP
+	}
+	prefix, _, _ := net.ParseCIDR(ReservedShootAPIServerRange)
+	return net.IPv4(prefix.To4()[0], ip[1], ip[2], ip[3]).String()
+}
 
 // LoadBalancerAddress refers to the address a LoadBalancer Service gets from its cloud
 // provider: its first ingress IP, or host name where the provider gives one instead.
@@ -211,10 +235,13 @@ func FieldValue(obj *unstructured.Unstructured, paths []string) (string, bool) {
 }
 
 func transform(v, as string) string {
-	if as != AsRecordType {
-		return v
+	switch as {
+	case AsRecordType:
+		return RecordType(v)
+	case AsShootAPIServerAddress:
+		return ShootAPIServerAddress(v)
 	}
-	return RecordType(v)
+	return v
 }
 
 // RecordType is the DNS record type that points at an address: A for an IPv4 address, AAAA for

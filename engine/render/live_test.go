@@ -40,6 +40,9 @@ func TestResolveLive(t *testing.T) {
 		{"record type A", LiveValue(ref.WithAs(AsRecordType)), service(map[string]any{"ip": "10.2.0.7"}), "A", true},
 		{"record type AAAA", LiveValue(ref.WithAs(AsRecordType)), service(map[string]any{"ip": "fd00::7"}), "AAAA", true},
 		{"record type CNAME", LiveValue(ref.WithAs(AsRecordType)), service(map[string]any{"hostname": "lb.example.com"}), "CNAME", true},
+		// gardenlet's mapping of the API server's cluster IP: 10.2.170.21 is 240.2.170.21 in the shoot.
+		{"shoot API server address", LiveValue(ref.WithAs(AsShootAPIServerAddress)), service(map[string]any{"ip": "10.2.170.21"}), "240.2.170.21", true},
+		{"shoot API server address IPv6", LiveValue(ref.WithAs(AsShootAPIServerAddress)), service(map[string]any{"ip": "fd00::7"}), "fd00::7", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
