@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 
 	"github.com/declarative-gardener/gardener/components/seed"
 	"github.com/declarative-gardener/gardener/components/shootextensions"
@@ -34,6 +35,11 @@ func (b *builder) extValues() (shootextensions.Values, error) {
 		}
 	}
 	ev.Cluster.Name = b.seed.Cluster
+	legacy, err := b.legacyExtensionNames()
+	if err != nil {
+		return ev, err
+	}
+	ev.LegacyNames = legacy
 	if n := v.Networking; n != nil {
 		ev.Networking.Type, ev.Networking.ProviderConfig, ev.Networking.IPFamilies = n.Type, n.ProviderConfig, n.IPFamilies
 	}
@@ -103,6 +109,38 @@ func (b *builder) extensions() []Extension {
 		}
 	}
 	return out
+}
+
+// legacyExtensionNames finds, once per rendering, which of the shoot's Infrastructure and
+// ControlPlane exist under the names earlier versions gave them (shootextensions.LegacyNames):
+// those keep them, so that a landscape applied by an earlier version is not made to delete its
+// infrastructure. Workerless shoots have neither.
+func (b *builder) legacyExtensionNames() (shootextensions.LegacyNames, error) {
+	if b.legacyNames != nil || len(b.v.Workers) == 0 {
+		return ptr.Deref(b.legacyNames, shootextensions.LegacyNames{}), nil
+	}
+	exists := func(resource, name string) (bool, error) {
+		obj, err := b.in.Observed(render.LiveRef{
+			Cluster: b.seed.Cluster, Group: "extensions.gardener.cloud", Version: "v1alpha1", Resource: resource, Namespace: b.ns, Name: name,
+		})
+		return obj != nil, err
+	}
+	var names shootextensions.LegacyNames
+	var err error
+	if names.Infrastructure, err = exists("infrastructures", shootextensions.LegacyInfrastructureName); err != nil {
+		return names, err
+	}
+	if names.ControlPlane, err = exists("controlplanes", shootextensions.LegacyControlPlaneName); err != nil {
+		return names, err
+	}
+	b.legacyNames = &names
+	return names, nil
+}
+
+// legacyNameNote is what the plan says for a part whose resource keeps the name an earlier version
+// gave it.
+func legacyNameNote(kind, name string) string {
+	return fmt.Sprintf("the %s keeps its name %s from an earlier version (Gardener names it after the shoot): renaming it would make its provider delete it and create it again", kind, name)
 }
 
 // shootextensionsCluster is the extensions Cluster with the Shoot as declared.
@@ -185,6 +223,12 @@ func (b *builder) extensionResources() error {
 	}
 	if b.has("infrastructure") {
 		b.dependOn("kube_apiserver", "infrastructure")
+	}
+	if p := b.part("infrastructure"); p != nil && ev.LegacyNames.Infrastructure {
+		p.Note = joinNotes(p.Note, legacyNameNote("Infrastructure", shootextensions.LegacyInfrastructureName))
+	}
+	if p := b.part("control_plane"); p != nil && ev.LegacyNames.ControlPlane {
+		p.Note = joinNotes(p.Note, legacyNameNote("ControlPlane", shootextensions.LegacyControlPlaneName))
 	}
 	if !workers {
 		b.extensionDeletionOrder()

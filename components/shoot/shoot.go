@@ -251,6 +251,9 @@ type builder struct {
 	// pods, services and nodes are the shoot's networks, the seed's defaults filled in.
 	pods, services, nodes string
 	parts                 []render.Component
+	// legacyNames are the extension resources that keep the names of earlier versions, once
+	// legacyExtensionNames looked.
+	legacyNames *shootextensions.LegacyNames
 	// scaled are the parts that scale to zero in hibernation, whose order hibernation reverses.
 	scaled map[string]bool
 	// fromAPI is set for a Shoot a user created through the Gardener API (RenderFromAPI): the

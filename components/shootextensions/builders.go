@@ -15,12 +15,46 @@ import (
 // APIVersion is the group version of every resource built here.
 const APIVersion = "extensions.gardener.cloud/v1alpha1"
 
-// Names of the singleton resources in the control-plane namespace.
+// The names earlier versions of the engine gave the Infrastructure and the ControlPlanes. Gardener
+// names them after the shoot (DefaultInfrastructure in pkg/gardenlet/operation/botanist/infrastructure.go,
+// DefaultControlPlane in botanist/controlplane.go and `-exposure` in
+// pkg/component/extensions/controlplane/controlplane.go at gardener/gardener v1.120.0), and so does
+// the engine now, but a shoot whose resources exist under these names keeps them (LegacyNames).
 const (
-	InfrastructureName       = "infrastructure"         // Gardener's Infrastructure in docs/api-reference/extensions.md, docs/extensions/resources/infrastructure.md
-	ControlPlaneName         = "control-plane"          // Gardener's docs/extensions/resources/controlplane.md
-	ControlPlaneExposureName = "control-plane-exposure" // Gardener's docs/extensions/resources/controlplane-exposure.md
+	LegacyInfrastructureName       = "infrastructure"
+	LegacyControlPlaneName         = "control-plane"
+	LegacyControlPlaneExposureName = "control-plane-exposure"
 )
+
+// LegacyNames says which of the shoot's extension resources keep the names of earlier versions
+// (LegacyInfrastructureName, LegacyControlPlaneName): renaming one would make its provider delete
+// it, the shoot's infrastructure or its control-plane components with it, and create it again,
+// which Gardener does only through its migrate and restore protocol.
+type LegacyNames struct {
+	Infrastructure, ControlPlane bool
+}
+
+// infrastructureName is the Infrastructure's name: the shoot's, or the legacy one.
+func (r resolved) infrastructureName() string {
+	if r.LegacyNames.Infrastructure {
+		return LegacyInfrastructureName
+	}
+	return r.Name
+}
+
+// controlPlaneName is the name of the ControlPlane of a purpose ("normal" or "exposure"): the
+// shoot's (with -exposure for the exposure one), or the legacy ones.
+func (r resolved) controlPlaneName(purpose string) string {
+	switch {
+	case r.LegacyNames.ControlPlane && purpose == "exposure":
+		return LegacyControlPlaneExposureName
+	case r.LegacyNames.ControlPlane:
+		return LegacyControlPlaneName
+	case purpose == "exposure":
+		return r.Name + "-exposure"
+	}
+	return r.Name
+}
 
 // Objects builds every extension resource of the shoot, in the order of the shoot flow
 // (pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go): Cluster first (it must exist
@@ -94,7 +128,7 @@ func Cluster(v Values) (render.Object, error) {
 	}), nil
 }
 
-// Infrastructure is the shoot's Infrastructure (Gardener's
+// Infrastructure is the shoot's Infrastructure, named like the shoot (Gardener's
 // docs/extensions/resources/infrastructure.md); none for workerless shoots.
 func Infrastructure(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
@@ -109,7 +143,7 @@ func Infrastructure(v Values) ([]render.Object, error) {
 	if k := r.Provider.SSHPublicKey; k != "" {
 		spec["sshPublicKey"] = base64.StdEncoding.EncodeToString([]byte(k))
 	}
-	return []render.Object{r.object("Infrastructure", r.namespace, InfrastructureName, spec)}, nil
+	return []render.Object{r.object("Infrastructure", r.namespace, r.infrastructureName(), spec)}, nil
 }
 
 // Network is the shoot's Network, named like the shoot (Gardener's "Network"
@@ -128,9 +162,9 @@ func Network(v Values) ([]render.Object, error) {
 	return []render.Object{r.object("Network", r.namespace, r.Name, spec)}, nil
 }
 
-// ControlPlanes are the ControlPlane of purpose normal, which makes the provider extension
+// ControlPlanes are the ControlPlane of purpose normal, named like the shoot, which makes the provider extension
 // deploy its control-plane components (Gardener's docs/extensions/resources/controlplane.md), and,
-// with Exposure, the one of purpose exposure for the seed's provider (Gardener's
+// with Exposure, the one of purpose exposure (<shoot>-exposure) for the seed's provider (Gardener's
 // docs/extensions/resources/controlplane-exposure.md). None for workerless shoots.
 func ControlPlanes(v Values) ([]render.Object, error) {
 	r, err := resolve(v)
@@ -146,9 +180,9 @@ func ControlPlanes(v Values) ([]render.Object, error) {
 	if s := r.Provider.InfrastructureProviderStatus; s != nil {
 		spec["infrastructureProviderStatus"] = deepCopy(s)
 	}
-	out := []render.Object{r.object("ControlPlane", r.namespace, ControlPlaneName, spec)}
+	out := []render.Object{r.object("ControlPlane", r.namespace, r.controlPlaneName("normal"), spec)}
 	if e := r.Exposure; e != nil {
-		out = append(out, r.object("ControlPlane", r.namespace, ControlPlaneExposureName, map[string]any{
+		out = append(out, r.object("ControlPlane", r.namespace, r.controlPlaneName("exposure"), map[string]any{
 			"type":      e.ProviderType,
 			"purpose":   "exposure",
 			"region":    e.Region,

@@ -101,6 +101,28 @@ func TestObjectsValidateAgainstCRDs(t *testing.T) {
 	}
 }
 
+// TestLegacyNamesAreKept: resources an earlier version created as infrastructure, control-plane and
+// control-plane-exposure keep those names; the others get the shoot's.
+func TestLegacyNamesAreKept(t *testing.T) {
+	names := func(legacy LegacyNames) []string {
+		v := full()
+		v.LegacyNames = legacy
+		infra, err := Infrastructure(v)
+		require.NoError(t, err)
+		cps, err := ControlPlanes(v)
+		require.NoError(t, err)
+		var out []string
+		for _, o := range append(infra, cps...) {
+			out = append(out, o.Object.GetKind()+" "+o.Object.GetName())
+		}
+		return out
+	}
+	assert.Equal(t, []string{"Infrastructure a", "ControlPlane a", "ControlPlane a-exposure"}, names(LegacyNames{}))
+	assert.Equal(t, []string{"Infrastructure infrastructure", "ControlPlane control-plane", "ControlPlane control-plane-exposure"},
+		names(LegacyNames{Infrastructure: true, ControlPlane: true}))
+	assert.Equal(t, []string{"Infrastructure infrastructure", "ControlPlane a", "ControlPlane a-exposure"}, names(LegacyNames{Infrastructure: true}))
+}
+
 func spec(t *testing.T, u *unstructured.Unstructured, path ...string) any {
 	t.Helper()
 	v, found, err := unstructured.NestedFieldNoCopy(u.Object, append([]string{"spec"}, path...)...)
@@ -123,14 +145,17 @@ func TestDocumentedFacts(t *testing.T) {
 	// docs/extensions/resources/extension.md).
 	assert.Equal(t, "Cluster", objs[0].Object.GetKind())
 
-	infra := rendertest.MustFind(t, objs, "Infrastructure", "infrastructure")
+	// Named after the shoot as gardenlet names them (DefaultInfrastructure, DefaultControlPlane in
+	// pkg/gardenlet/operation/botanist, "-exposure" in pkg/component/extensions/controlplane at
+	// Gardener v1.120.0).
+	infra := rendertest.MustFind(t, objs, "Infrastructure", "a")
 	assert.Equal(t, ns, infra.GetNamespace())
 	assert.Equal(t, "aws", spec(t, infra, "type"))
 	assert.Equal(t, "cloudprovider", spec(t, infra, "secretRef", "name"))
 
-	cp := rendertest.MustFind(t, objs, "ControlPlane", "control-plane")
+	cp := rendertest.MustFind(t, objs, "ControlPlane", "a")
 	assert.Equal(t, "normal", spec(t, cp, "purpose"))
-	exp := rendertest.MustFind(t, objs, "ControlPlane", "control-plane-exposure")
+	exp := rendertest.MustFind(t, objs, "ControlPlane", "a-exposure")
 	assert.Equal(t, "exposure", spec(t, exp, "purpose"))
 	assert.Equal(t, "eu-central-1", spec(t, exp, "region"), "Gardener's docs/extensions/resources/controlplane-exposure.md: the seed's region")
 

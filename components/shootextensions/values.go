@@ -46,6 +46,9 @@ type Values struct {
 	// Extensions are the Extension resources, one per type (Gardener's
 	// docs/extensions/resources/extension.md).
 	Extensions []Extension `json:"extensions"`
+	// LegacyNames keeps the names earlier versions gave the Infrastructure and the ControlPlanes
+	// where the shoot's resources exist under them.
+	LegacyNames LegacyNames `json:"-"`
 	// Backup, when set, makes the shoot's BackupEntry (only for seeds with backup, pkg/gardenlet/controller/shoot/shoot/reconciler_reconcile.go).
 	Backup *Backup `json:"backup"`
 	// Exposure, when set, makes the ControlPlane with purpose exposure, which only shoots whose
