@@ -1,14 +1,11 @@
 package catalog
 
 import (
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/dependencywatchdog"
 	"github.com/declarative-gardener/gardener/components/etcddruid"
@@ -17,45 +14,21 @@ import (
 	"github.com/declarative-gardener/gardener/components/nginxingress"
 	"github.com/declarative-gardener/gardener/components/vpa"
 	"github.com/declarative-gardener/gardener/components/vpnseedserver"
-	"github.com/declarative-gardener/gardener/engine/diff"
-	"github.com/declarative-gardener/gardener/engine/openapi"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/tests/upgradetest"
 )
 
-// immutableChanges diffs each object of an earlier rendering (testdata/before-issue-27: the
-// workloads as the catalog rendered them before issue 27) against the object of the same kind and
-// name rendered now, the way a plan does, and returns the immutable fields that change by
-// "Kind/name": the objects a plan replaces. At least one object must still be rendered.
+// immutableChanges are the objects of an earlier rendering (testdata/before-issue-27: the workloads
+// as the catalog rendered them before issue 27) that a plan replaces when it moves to the objects
+// rendered now, with the immutable fields that change, by "Kind/name" (upgradetest.Actions).
 func immutableChanges(t *testing.T, beforeFile string, objs []render.Object) map[string][]string {
 	t.Helper()
-	raw, err := os.ReadFile(beforeFile)
-	require.NoError(t, err)
-	differ := diff.New(openapi.New(nil, ""), "gardener")
 	out := map[string][]string{}
-	compared := 0
-	for _, doc := range strings.Split(string(raw), "\n---") {
-		if strings.TrimSpace(strings.TrimPrefix(doc, "---")) == "" {
-			continue
-		}
-		live := &unstructured.Unstructured{}
-		require.NoError(t, yaml.Unmarshal([]byte(doc), &live.Object))
-		var desired *unstructured.Unstructured
-		for _, o := range objs {
-			if o.Object.GetKind() == live.GetKind() && o.Object.GetName() == live.GetName() {
-				desired = o.Object
-			}
-		}
-		if desired == nil {
-			continue
-		}
-		compared++
-		r, err := differ.Diff(desired, live, true)
-		require.NoError(t, err)
-		if len(r.Immutable) > 0 {
-			out[live.GetKind()+"/"+live.GetName()] = r.Immutable
+	for id, action := range upgradetest.Actions(t, beforeFile, objs) {
+		if fields, ok := strings.CutPrefix(action, "replace "); ok {
+			out[id] = strings.Fields(fields)
 		}
 	}
-	require.NotZero(t, compared, "no object of %s is rendered any more", beforeFile)
 	return out
 }
 
