@@ -1,6 +1,8 @@
 // Package views prints plans: the human form, grouped by component in graph order with
 // Terraform's symbols, and the versioned JSON form. Plans are redacted when they are built, so
-// views only format.
+// views only format. The human forms escape every piece of data they print (internal/termsafe):
+// names, values and messages come from live objects and other people, and must not control the
+// terminal; only the view's own colours and cursor movements reach it as they are.
 package views
 
 import (
@@ -8,11 +10,10 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strings"
-	"unicode"
 
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/internal/termsafe"
 )
 
 // PlanOptions configure the human plan view.
@@ -36,21 +37,48 @@ type printer struct {
 	err   error
 }
 
+// printf writes like fmt.Fprintf, escaping every argument but styled ones (sprintf).
 func (p *printer) printf(format string, args ...any) {
 	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, args...)
+		_, p.err = io.WriteString(p.w, string(sprintf(format, args...)))
 	}
 }
 
-func (p *printer) paint(code, s string) string {
-	if !p.color {
-		return s
+// styled is text the view made itself, its colours included: sprintf writes it as it is.
+type styled string
+
+// sprintf formats like fmt.Sprintf, but writes each argument that is not styled escaped (its
+// formatted form, so that verbs, widths and %q work as usual): whatever the data holds, only the
+// format and the view's own styling can control the terminal.
+func sprintf(format string, args ...any) styled {
+	safe := make([]any, len(args))
+	for i, a := range args {
+		if s, ok := a.(styled); ok {
+			safe[i] = string(s)
+		} else {
+			safe[i] = escaped{a}
+		}
 	}
-	return code + s + reset
+	return styled(fmt.Sprintf(format, safe...))
+}
+
+// escaped formats a value with the verb it is given, then escapes the result for a terminal.
+type escaped struct{ v any }
+
+func (e escaped) Format(f fmt.State, verb rune) {
+	_, _ = io.WriteString(f, termsafe.Escape(fmt.Sprintf(fmt.FormatString(f, verb), e.v)))
+}
+
+// paint colours s (escaped) when colours are on.
+func (p *printer) paint(code, s string) styled {
+	if !p.color {
+		return styled(termsafe.Escape(s))
+	}
+	return styled(code + termsafe.Escape(s) + reset)
 }
 
 // symbol is the action's marker, as Terraform users know it.
-func (p *printer) symbol(a plan.Action) string {
+func (p *printer) symbol(a plan.Action) styled {
 	switch a {
 	case plan.Create:
 		return p.paint(green, "+")
@@ -169,18 +197,18 @@ func heldText(a plan.Action) string {
 
 // printRetirements lists the state records of ended lifetimes the apply adds and drops.
 func printRetirements(p *printer, pl *plan.Plan) {
-	var lines []string
+	var lines []styled
 	for _, r := range pl.Retired {
 		if !r.Recorded {
 			by := ""
 			if r.EndedBy != "" {
 				by = ", ended by " + r.EndedBy
 			}
-			lines = append(lines, fmt.Sprintf("  %s %s: lifetime ended at %s (%s%s); recorded so that it is not created again while its block stays", p.paint(red, "-"), r.Address, r.Ended, r.Reason, by))
+			lines = append(lines, sprintf("  %s %s: lifetime ended at %s (%s%s); recorded so that it is not created again while its block stays", p.paint(red, "-"), r.Address, r.Ended, r.Reason, by))
 		}
 	}
 	for _, addr := range pl.Forget {
-		lines = append(lines, fmt.Sprintf("  %s %s: the record of its ended lifetime is dropped (its block is gone or it has no lifetime any more)", p.paint(green, "+"), addr))
+		lines = append(lines, sprintf("  %s %s: the record of its ended lifetime is dropped (its block is gone or it has no lifetime any more)", p.paint(green, "+"), addr))
 	}
 	if len(lines) == 0 {
 		return
@@ -278,7 +306,6 @@ func reasonText(o *plan.ObjectChange) string {
 }
 
 func printChange(p *printer, c plan.FieldChange, creating bool) {
-	c.Path = printable(c.Path)
 	switch {
 	case creating:
 		p.printf("      %s %s = %s\n", p.paint(green, "+"), c.Path, value(c, c.After, c.HasAfter, true))
@@ -289,23 +316,6 @@ func printChange(p *printer, c plan.FieldChange, creating bool) {
 	default:
 		p.printf("      %s %s: %s -> %s\n", p.paint(yellow, "~"), c.Path, value(c, c.Before, c.HasBefore, false), value(c, c.After, c.HasAfter, true))
 	}
-}
-
-// printable escapes control characters (map keys of custom resources can hold anything), so
-// that a plan cannot move the cursor or recolour a terminal.
-func printable(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsPrint(r) {
-			b.WriteRune(r)
-		} else {
-			fmt.Fprintf(&b, "\\u%04x", r)
-		}
-	}
-	return b.String()
 }
 
 // value formats one side of a change as compact JSON.

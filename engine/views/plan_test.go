@@ -142,7 +142,7 @@ func TestPlanEscapesControlCharacters(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, Plan(&buf, p, PlanOptions{}))
 	assert.NotContains(t, buf.String(), "\x1b")
-	assert.Contains(t, buf.String(), `.data[evil\u001b[2J]`)
+	assert.Contains(t, buf.String(), `.data[evil\x1b[2J]`)
 }
 
 func TestPlanJSON(t *testing.T) {

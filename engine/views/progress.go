@@ -58,7 +58,7 @@ func (p *Progress) Event(e ProgressEvent) {
 		p.started[e.Address] = p.now()
 	}
 	if !p.live {
-		fmt.Fprintln(p.w, p.line(e))
+		_, _ = io.WriteString(p.w, string(p.line(e))+"\n")
 		return
 	}
 	p.redraw()
@@ -113,15 +113,15 @@ func (p *Progress) redraw() {
 	})
 	for _, a := range addrs {
 		b.WriteString("\x1b[2K")
-		b.WriteString(p.line(p.state[a]))
+		b.WriteString(string(p.line(p.state[a])))
 		b.WriteString("\n")
 	}
 	p.lines = len(addrs)
 	_, _ = io.WriteString(p.w, b.String())
 }
 
-// line renders one component's state.
-func (p *Progress) line(e ProgressEvent) string {
+// line renders one component's state, its address and detail escaped.
+func (p *Progress) line(e ProgressEvent) styled {
 	pr := &printer{color: p.color}
 	// One line per component, or the live block miscounts what it redraws.
 	e.Detail = strings.Join(strings.Fields(e.Detail), " ")
@@ -131,16 +131,16 @@ func (p *Progress) line(e ProgressEvent) string {
 		if p.live {
 			d = fmt.Sprintf(" (%s)", p.now().Sub(p.started[e.Address]).Round(time.Second))
 		}
-		return fmt.Sprintf("%s %s: applying%s", pr.paint(yellow, "~"), e.Address, d)
+		return sprintf("%s %s: applying%s", pr.paint(yellow, "~"), e.Address, d)
 	case "waiting":
-		return fmt.Sprintf("%s %s: waiting for %s", pr.paint(cyan, "…"), e.Address, e.Detail)
+		return sprintf("%s %s: waiting for %s", pr.paint(cyan, "…"), e.Address, e.Detail)
 	case "applied":
-		return fmt.Sprintf("%s %s: done after %s", pr.paint(green, "✓"), e.Address, e.Duration.Round(100*time.Millisecond))
+		return sprintf("%s %s: done after %s", pr.paint(green, "✓"), e.Address, e.Duration.Round(100*time.Millisecond))
 	default:
 		msg := ""
 		if e.Detail != "" {
 			msg = ": " + e.Detail
 		}
-		return fmt.Sprintf("%s %s: %s%s", pr.paint(red, "✗"), e.Address, e.Status, msg)
+		return sprintf("%s %s: %s%s", pr.paint(red, "✗"), e.Address, e.Status, msg)
 	}
 }
