@@ -1,7 +1,10 @@
 // Package diag renders HCL diagnostics for people, in the shape Terraform users know (severity and
 // summary, the file, line and enclosing block, the source lines with the range marked, then the
 // detail), and for machines as JSON with exact ranges and a snippet. Rendering is deterministic:
-// the same diagnostics and sources give the same bytes.
+// the same diagnostics and sources give the same bytes. The text form escapes what it quotes
+// (internal/termsafe): a summary or detail can carry an API server's message or a value of a
+// live object, and a source line a control character planted in a landscape under review, none
+// of which may control the terminal.
 package diag
 
 import (
@@ -10,10 +13,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hcled"
 	"github.com/mitchellh/go-wordwrap"
+
+	"github.com/declarative-gardener/gardener/internal/termsafe"
 )
 
 // Files maps a file name, as used in diagnostic ranges, to the parsed file; hcl.Parser.Files()
@@ -48,10 +54,11 @@ func writeOne(w *bufio.Writer, d *hcl.Diagnostic, files Files, opts TextOptions)
 	if d.Severity == hcl.DiagWarning {
 		label, color = "Warning", "\x1b[1;33m"
 	}
+	summary := termsafe.Escape(d.Summary)
 	if opts.Color {
-		fmt.Fprintf(w, "%s%s:\x1b[0m \x1b[1m%s\x1b[0m\n", color, label, d.Summary)
+		fmt.Fprintf(w, "%s%s:\x1b[0m \x1b[1m%s\x1b[0m\n", color, label, summary)
 	} else {
-		fmt.Fprintf(w, "%s: %s\n", label, d.Summary)
+		fmt.Fprintf(w, "%s: %s\n", label, summary)
 	}
 	if d.Subject != nil {
 		w.WriteString("\n")
@@ -59,7 +66,7 @@ func writeOne(w *bufio.Writer, d *hcl.Diagnostic, files Files, opts TextOptions)
 	}
 	if d.Detail != "" {
 		w.WriteString("\n")
-		for _, para := range strings.Split(d.Detail, "\n") {
+		for _, para := range strings.Split(termsafe.Text(d.Detail), "\n") {
 			w.WriteString(wordwrap.WrapString(para, opts.Width))
 			w.WriteString("\n")
 		}
@@ -72,10 +79,10 @@ func writeOne(w *bufio.Writer, d *hcl.Diagnostic, files Files, opts TextOptions)
 func writeSnippet(w *bufio.Writer, d *hcl.Diagnostic, files Files) {
 	subject := *d.Subject
 	file := files[subject.Filename]
-	where := fmt.Sprintf("  on %s line %d", subject.Filename, subject.Start.Line)
+	where := fmt.Sprintf("  on %s line %d", termsafe.Escape(subject.Filename), subject.Start.Line)
 	if file != nil {
 		if block := hcled.ContextString(file, subject.Start.Byte); block != "" {
-			where += ", in " + block
+			where += ", in " + termsafe.Escape(block)
 		}
 	}
 	w.WriteString(where + ":\n")
@@ -98,7 +105,7 @@ func writeSnippet(w *bufio.Writer, d *hcl.Diagnostic, files Files) {
 	numberWidth := len(fmt.Sprint(last))
 	for n := first; n <= last && n <= len(lines); n++ {
 		line := lines[n-1]
-		fmt.Fprintf(w, "  %*d: %s\n", numberWidth, n, line)
+		fmt.Fprintf(w, "  %*d: %s\n", numberWidth, n, termsafe.Text(line))
 		if marks := markLine(line, n, subject); marks != "" {
 			fmt.Fprintf(w, "  %*s  %s\n", numberWidth, "", marks)
 		}
@@ -106,35 +113,50 @@ func writeSnippet(w *bufio.Writer, d *hcl.Diagnostic, files Files) {
 }
 
 // markLine returns carets under the part of line n that subject covers, or "" if none. Columns
-// are counted in characters of the original line, tabs included, so the carets line up.
+// are counted in characters of the original line, tabs included; the line is printed escaped
+// (termsafe.Text), so each character takes as many places as its escape, and the carets line up
+// under what is shown.
 func markLine(line string, n int, subject hcl.Range) string {
 	if n < subject.Start.Line || n > subject.End.Line {
 		return ""
 	}
-	runes := []rune(line)
-	start, end := 0, len(runes)
+	shown := shownCharacters(line)
+	start, end := 0, len(shown)
 	if n == subject.Start.Line {
 		start = subject.Start.Column - 1
 	}
 	if n == subject.End.Line {
 		end = subject.End.Column - 1
 	}
-	start = clamp(start, 0, len(runes))
-	end = clamp(end, start, len(runes))
-	if end == start {
-		// An empty range (end of file, a missing token) still gets one caret where it points.
-		end = start + 1
-	}
+	start = clamp(start, 0, len(shown))
+	end = clamp(end, start, len(shown))
 	var b strings.Builder
-	for i := 0; i < start; i++ {
-		if runes[i] == '\t' {
+	for _, c := range shown[:start] {
+		if c == "\t" {
 			b.WriteByte('\t')
 		} else {
-			b.WriteByte(' ')
+			b.WriteString(strings.Repeat(" ", utf8.RuneCountInString(c)))
 		}
 	}
-	b.WriteString(strings.Repeat("^", end-start))
+	carets := 0
+	for _, c := range shown[start:end] {
+		carets += utf8.RuneCountInString(c)
+	}
+	// An empty range (end of file, a missing token) still gets one caret where it points.
+	b.WriteString(strings.Repeat("^", max(1, carets)))
 	return b.String()
+}
+
+// shownCharacters splits line into its characters (a byte that is not UTF-8 counts as one) as
+// the snippet prints them.
+func shownCharacters(line string) []string {
+	var out []string
+	for i := 0; i < len(line); {
+		_, size := utf8.DecodeRuneInString(line[i:])
+		out = append(out, termsafe.Text(line[i:i+size]))
+		i += size
+	}
+	return out
 }
 
 func clamp(v, lo, hi int) int {

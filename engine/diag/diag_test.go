@@ -6,7 +6,11 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
@@ -149,6 +153,9 @@ func TestMarkLine(t *testing.T) {
 		{"last line starts at column 1", "abcdef", 3, "^^^"},
 		{"tabs are kept so carets line up", "\t\tx = 1", 2, "\t\t^^^^^"},
 		{"empty range gets one caret", "ab", 4, ""},
+		{"an escaped character before the range takes the width of its escape", "a\x1bbcdef", 2, "     ^^^^^"},
+		{"an escaped character in the range gets a caret per character of its escape", "\x1bxyz", 3, "^^^^^^"},
+		{"a byte that is not UTF-8 is one character shown as four", "\xffxyz", 3, "^^^^^^"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,4 +164,59 @@ func TestMarkLine(t *testing.T) {
 	}
 	empty := hcl.Range{Start: hcl.Pos{Line: 1, Column: 3}, End: hcl.Pos{Line: 1, Column: 3}}
 	assert.Equal(t, "  ^", markLine("ab", 1, empty))
+}
+
+// hostile clears the screen, retitles the window, returns to the start of the line and reverses
+// the text that follows, as a landscape under review or an API server's message may try.
+const hostile = "\x1b[2J\x1b]0;owned\a\r\u202e"
+
+// A diagnostic quotes its source line, summary, detail, file and block: each is shown escaped,
+// and the carets still point at the subject.
+func TestWriteTextEscapesWhatItQuotes(t *testing.T) {
+	name := "evil" + hostile + ".hcl"
+	// HCL reads a carriage return as a line break: the source has the rest.
+	inSource := strings.ReplaceAll(hostile, "\r", "")
+	src := "garden \"g" + inSource + "\" {\n  name = 42 # " + inSource + "\n  foo  = \"" + inSource + "\" # x\n}\n"
+	file, diags := hclparse.NewParser().ParseHCL([]byte(src), name)
+	require.False(t, diags.HasErrors(), diags.Error())
+	foo := bytes.Index(file.Bytes, []byte("foo"))
+	x := bytes.LastIndex(file.Bytes, []byte("x"))
+	diags = hcl.Diagnostics{
+		{
+			Severity: hcl.DiagError, Summary: "Rejected by the API server" + hostile,
+			Detail:  "admission webhook said: " + hostile + "\nsecond paragraph" + hostile,
+			Subject: &hcl.Range{Filename: name, Start: charPosAt(file.Bytes, foo), End: charPosAt(file.Bytes, foo+3)},
+			Context: &hcl.Range{Filename: name, Start: charPosAt(file.Bytes, 0), End: charPosAt(file.Bytes, len(file.Bytes))},
+		},
+		{
+			Severity: hcl.DiagWarning, Summary: "after the escapes",
+			Subject: &hcl.Range{Filename: name, Start: charPosAt(file.Bytes, x), End: charPosAt(file.Bytes, x+1)},
+		},
+	}
+	for _, color := range []bool{false, true} {
+		var out bytes.Buffer
+		require.NoError(t, WriteText(&out, diags, Files{name: file}, TextOptions{Color: color}))
+		text := out.String()
+		own := regexp.MustCompile(`\x1b\[[0-9;]*m`)
+		for _, r := range own.ReplaceAllString(text, "") {
+			if r != '\n' && !unicode.IsGraphic(r) {
+				t.Fatalf("raw %U in %q", r, text)
+			}
+		}
+		shown, shownInSource := `\x1b[2J\x1b]0;owned\a\r\u202e`, `\x1b[2J\x1b]0;owned\a\u202e`
+		assert.Contains(t, text, "Rejected by the API server"+shown)
+		assert.Contains(t, text, "admission webhook said: "+shown+"\nsecond paragraph"+shown+"\n")
+		assert.Contains(t, text, `  on evil`+shown+`.hcl line 3, in garden "g`+shownInSource+`":`)
+		shown = shownInSource
+		assert.Contains(t, text, "  2:   name = 42 # "+shown+"\n")
+		assert.Contains(t, text, "  3:   foo  = \""+shown+"\" # x\n       ^^^\n")
+		// The caret of the second diagnostic stands under the x, after the escaped text.
+		assert.Contains(t, text, "  3:   foo  = \""+shown+"\" # x\n"+strings.Repeat(" ", len(`  3: `)+len(`  foo  = "`+shown+`" # `))+"^\n")
+	}
+}
+
+// charPosAt is the position of a byte offset with the column in characters, as HCL counts them.
+func charPosAt(src []byte, offset int) hcl.Pos {
+	lineStart := bytes.LastIndexByte(src[:offset], '\n') + 1
+	return hcl.Pos{Line: 1 + bytes.Count(src[:offset], []byte("\n")), Column: utf8.RuneCount(src[lineStart:offset]) + 1, Byte: offset}
 }
