@@ -8,6 +8,8 @@ import (
 	"os/user"
 	"strings"
 	"time"
+
+	"github.com/declarative-gardener/gardener/internal/termsafe"
 )
 
 // Backend stores one landscape's state and serialises the processes that change it. Writers hold
@@ -58,19 +60,23 @@ type LockedError struct {
 	Waited time.Duration
 }
 
+// Error names the holder. Whoever can write the lock (a Lease, a lock file) chooses its holder,
+// operation and ID, and the message is printed on terminals: they are escaped (termsafe) and
+// stay on one line.
 func (e *LockedError) Error() string {
 	var b strings.Builder
 	b.WriteString("state is locked")
 	if e.Holder != "" {
-		fmt.Fprintf(&b, " by %s", e.Holder)
+		fmt.Fprintf(&b, " by %s", termsafe.Escape(e.Holder))
 	}
 	if e.Operation != "" {
-		fmt.Fprintf(&b, " for %s", e.Operation)
+		fmt.Fprintf(&b, " for %s", termsafe.Escape(e.Operation))
 	}
 	if !e.Acquired.IsZero() {
 		fmt.Fprintf(&b, " since %s", e.Acquired.UTC().Format(time.RFC3339))
 	}
-	fmt.Fprintf(&b, " (lock ID %s", e.ID)
+	id := termsafe.Escape(e.ID)
+	fmt.Fprintf(&b, " (lock ID %s", id)
 	if !e.Expires.IsZero() {
 		fmt.Fprintf(&b, ", expires %s unless renewed", e.Expires.UTC().Format(time.RFC3339))
 	}
@@ -78,7 +84,7 @@ func (e *LockedError) Error() string {
 	if e.Waited > 0 {
 		fmt.Fprintf(&b, "; waited %s", e.Waited.Round(time.Millisecond))
 	}
-	fmt.Fprintf(&b, "; if its holder is gone, release it with force-unlock %s", e.ID)
+	fmt.Fprintf(&b, "; if its holder is gone, release it with force-unlock %s", id)
 	return b.String()
 }
 

@@ -11,6 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/internal/termsafe"
 )
 
 // leaseAttempts bounds how often one lock attempt retries after losing a race (create or update
@@ -135,7 +137,7 @@ func (b *kube) ForceUnlock(ctx context.Context, id string) error {
 		return fmt.Errorf("%s: %w", b.leaseWhere(), err)
 	}
 	if held := ptr.Deref(cur.Spec.HolderIdentity, ""); held != id {
-		return fmt.Errorf("%s: %w: the lease is held by %s, not %s", b.leaseWhere(), ErrLockIDMismatch, describeLease(cur), id)
+		return fmt.Errorf("%s: %w: the lease is held by %s, not %s", b.leaseWhere(), ErrLockIDMismatch, describeLease(cur), termsafe.Escape(id))
 	}
 	err = leases.Delete(ctx, b.leaseName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &cur.UID, ResourceVersion: &cur.ResourceVersion}})
 	switch {
@@ -147,14 +149,14 @@ func (b *kube) ForceUnlock(ctx context.Context, id string) error {
 	return nil
 }
 
-// describeLease names a lease's holder for errors.
+// describeLease names a lease's holder for errors, escaped (termsafe) as LockedError does.
 func describeLease(l *coordinationv1.Lease) string {
-	id := ptr.Deref(l.Spec.HolderIdentity, "")
+	id := termsafe.Escape(ptr.Deref(l.Spec.HolderIdentity, ""))
 	if id == "" {
 		return "nobody"
 	}
 	if h := l.Annotations[annoLockHolder]; h != "" {
-		return fmt.Sprintf("%s (%s)", id, h)
+		return fmt.Sprintf("%s (%s)", id, termsafe.Escape(h))
 	}
 	return id
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/declarative-gardener/gardener/internal/atomicfile"
+	"github.com/declarative-gardener/gardener/internal/termsafe"
 )
 
 // lockFile is the content of the local backend's lock file.
@@ -90,7 +91,7 @@ func (b *local) ForceUnlock(_ context.Context, id string) error {
 		return err
 	}
 	if held.ID != id {
-		return fmt.Errorf("state lock %s: %w: the lock is held by %s (%s), not %s", b.lockPath(), ErrLockIDMismatch, held.ID, held.Holder, id)
+		return fmt.Errorf("state lock %s: %w: the lock is held by %s (%s), not %s", b.lockPath(), ErrLockIDMismatch, termsafe.Escape(held.ID), termsafe.Escape(held.Holder), termsafe.Escape(id))
 	}
 	if err := os.Remove(b.lockPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("state lock %s: %w", b.lockPath(), err)
@@ -131,7 +132,7 @@ func (l *localLock) release() error {
 		return err
 	}
 	if held.ID != l.id {
-		return fmt.Errorf("state lock %s: %w: %s was force-unlocked and is now held by %s (lock ID %s)", path, ErrLockLost, l.id, held.Holder, held.ID)
+		return fmt.Errorf("state lock %s: %w: %s was force-unlocked and is now held by %s (lock ID %s)", path, ErrLockLost, l.id, termsafe.Escape(held.Holder), termsafe.Escape(held.ID))
 	}
 	if err := os.Remove(path); err != nil {
 		return fmt.Errorf("state lock %s: %w", path, err)

@@ -47,6 +47,8 @@ func TestLockedErrorMessage(t *testing.T) {
 			"state is locked by bob for state rm since 2026-01-02T03:04:05Z (lock ID abc); waited 1.5s; if its holder is gone, release it with force-unlock abc"},
 		{"unknown holder", &LockedError{ID: "abc"},
 			"state is locked (lock ID abc); if its holder is gone, release it with force-unlock abc"},
+		{"whoever writes the lock cannot control the terminal or add lines", &LockedError{ID: "id\x1b[2J", Holder: "eve\x1b]0;owned\a\rforged\nline\u202e", Operation: "apply\x1b[31m"},
+			`state is locked by eve\x1b]0;owned\a\rforged\nline\u202e for apply\x1b[31m (lock ID id\x1b[2J); if its holder is gone, release it with force-unlock id\x1b[2J`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

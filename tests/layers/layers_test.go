@@ -17,8 +17,9 @@
 //     readiness, cluster access, generated secrets and the daemon are above it: a render
 //     function is pure and hands its objects to the engine.
 //   - state keeps states for the engine and reads no landscape: it imports only the object model
-//     (engine/object), the inventory (engine/inventory) and the atomic file writer
-//     (internal/atomicfile). The state block of a landscape is read by engine/planner.
+//     (engine/object), the inventory (engine/inventory), the atomic file writer
+//     (internal/atomicfile) and the terminal escaping of lock holders (internal/termsafe). The
+//     state block of a landscape is read by engine/planner.
 //   - The per-kind rules (engine/kinds) and the object model (engine/object) are leaves that
 //     every package may read: kinds imports only engine/object, and engine/object nothing of the
 //     module.
@@ -168,7 +169,7 @@ func TestLayers(t *testing.T) {
 			name: "state imports only the object model and the inventory",
 			from: func(p string) bool { return under(p, "state") },
 			allowed: func(d string) bool {
-				return under(d, "state", "engine/object", "engine/inventory", "internal/atomicfile")
+				return under(d, "state", "engine/object", "engine/inventory", "internal/atomicfile", "internal/termsafe")
 			},
 		},
 		{
