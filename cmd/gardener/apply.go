@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -102,7 +101,7 @@ deleted only with --allow-destroy ADDR.`,
 func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg string, f applyFlags, destroy bool) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	fail := func(format string, args ...any) error {
-		fmt.Fprintf(stderr, "Error: "+format+"\n", args...)
+		printf(stderr, "Error: "+format+"\n", args...)
 		return exitCode(1)
 	}
 	for _, a := range f.allowDestroy {
@@ -147,7 +146,7 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 		Lock:    state.LockInfo{Holder: state.DefaultHolder(), Operation: operation, Wait: f.lockTimeout},
 		Apply: apply.Options{
 			Parallelism: f.components, ForceConflicts: f.forceConflicts, AllowDestroy: f.allowDestroy, Timeout: f.timeout,
-			Warn: func(err error) { fmt.Fprintf(stderr, "Warning: %v\n", err) },
+			Warn: func(err error) { printf(stderr, "Warning: %v\n", err) },
 		},
 	}
 	var printed *planner.Outcome
@@ -155,7 +154,7 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 		if f.autoApprove {
 			return true
 		}
-		fmt.Fprint(stdout, "\nDo you want to perform these actions? Only 'yes' will be accepted.\n  Enter a value: ")
+		printf(stdout, "%s", "\nDo you want to perform these actions? Only 'yes' will be accepted.\n  Enter a value: ")
 		return confirmed(ctx, cmd.InOrStdin())
 	}
 	tty := useColor(stdout)
@@ -179,7 +178,7 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 		return exitCode(1)
 	}
 	if errors.Is(err, apply.ErrCancelled) {
-		fmt.Fprintln(stdout, "\nApply cancelled.")
+		printLine(stdout, "\nApply cancelled.")
 		return exitCode(1)
 	}
 	if err != nil {
@@ -201,7 +200,7 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 	if destroy {
 		verb = "Destroy"
 	}
-	fmt.Fprintf(stdout, "\n%s complete! Objects: %d added, %d changed, %d replaced, %d destroyed.\n", verb, s.Add, s.Change, s.Replace, s.Destroy)
+	printf(stdout, "\n%s complete! Objects: %d added, %d changed, %d replaced, %d destroyed.\n", verb, s.Add, s.Change, s.Replace, s.Destroy)
 	return nil
 }
 
@@ -255,7 +254,7 @@ func printSummary(w io.Writer, r *apply.Result, out *planner.Outcome) {
 		objects[c.Address] = len(c.Objects)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "\nComponent\tResult\tTime")
+	printLine(tw, "\nComponent\tResult\tTime")
 	for _, c := range r.Components {
 		if objects[c.Address] == 0 && c.Status == apply.Applied {
 			continue
@@ -264,7 +263,7 @@ func printSummary(w io.Writer, r *apply.Result, out *planner.Outcome) {
 		if c.Duration > 0 {
 			d = c.Duration.Round(100 * time.Millisecond).String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Address, c.Status, d)
+		printf(tw, "%s\t%s\t%s\n", c.Address, c.Status, d)
 	}
 	_ = tw.Flush()
 }

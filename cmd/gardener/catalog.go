@@ -52,9 +52,9 @@ outputs.`,
 				return err
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "KIND\tTYPE\tSUMMARY")
+			printLine(tw, "KIND\tTYPE\tSUMMARY")
 			for _, s := range reg.All() {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Kind, s.Type, s.Summary())
+				printf(tw, "%s\t%s\t%s\n", s.Kind, s.Type, s.Summary())
 			}
 			return tw.Flush()
 		},
@@ -89,7 +89,7 @@ documentation, or with --json as a stable, versioned JSON document for editors a
 			}
 			for i, s := range reg.All() {
 				if i > 0 {
-					fmt.Fprintln(cmd.OutOrStdout())
+					printLine(cmd.OutOrStdout())
 				}
 				if _, err := cmd.OutOrStdout().Write(schema.Markdown(s)); err != nil {
 					return err

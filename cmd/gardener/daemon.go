@@ -130,7 +130,7 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 	}
 	stderr := cmd.ErrOrStderr()
 	fail := func(format string, args ...any) error {
-		fmt.Fprintf(stderr, "Error: "+format+"\n", args...)
+		printf(stderr, "Error: "+format+"\n", args...)
 		return exitCode(1)
 	}
 	policy, err := daemon.ParsePolicy(f.policy)
@@ -204,12 +204,12 @@ func newStatusCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			store, _, err := f.statusStore()
 			if err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "Error: %v\n", err)
+				printf(cmd.ErrOrStderr(), "Error: %v\n", err)
 				return exitCode(1)
 			}
 			data, annotations, err := store.Read(cmd.Context())
 			if err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "Error: %v\n", err)
+				printf(cmd.ErrOrStderr(), "Error: %v\n", err)
 				return exitCode(1)
 			}
 			printStatus(cmd, data, annotations)
@@ -233,16 +233,16 @@ func printStatus(cmd *cobra.Command, data, annotations map[string]string) {
 			continue
 		}
 		if !strings.Contains(v, "\n") {
-			fmt.Fprintf(out, "%s: %s\n", k, v)
+			printf(out, "%s: %s\n", k, v)
 			continue
 		}
-		fmt.Fprintf(out, "%s:\n", k)
+		printf(out, "%s:\n", k)
 		for _, line := range strings.Split(strings.TrimRight(v, "\n"), "\n") {
-			fmt.Fprintf(out, "  %s\n", line)
+			printf(out, "  %s\n", line)
 		}
 	}
 	if a := annotations[daemon.ApproveAnnotation]; a != "" {
-		fmt.Fprintf(out, "approved: %s\n", a)
+		printf(out, "approved: %s\n", a)
 	}
 }
 
@@ -260,10 +260,10 @@ hash gardener status shows. A plan that changed since is not approved by it.`,
 				err = store.Approve(cmd.Context(), args[0])
 			}
 			if err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "Error: %v\n", err)
+				printf(cmd.ErrOrStderr(), "Error: %v\n", err)
 				return exitCode(1)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Approved plan %s.\n", args[0])
+			printf(cmd.OutOrStdout(), "Approved plan %s.\n", args[0])
 			return nil
 		},
 	}

@@ -59,7 +59,7 @@ func runFmt(stdin io.Reader, stdout, stderr io.Writer, args []string, opts fmtOp
 	for _, path := range paths {
 		src, err := os.ReadFile(path)
 		if err != nil {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
+			printf(stderr, "Error: %v\n", err)
 			failed = true
 			continue
 		}
@@ -78,11 +78,11 @@ func runFmt(stdin io.Reader, stdout, stderr io.Writer, args []string, opts fmtOp
 				return err
 			}
 		} else {
-			fmt.Fprintln(stdout, path)
+			printLine(stdout, path)
 		}
 		if !opts.check {
 			if err := format.WriteFile(path, formatted); err != nil {
-				fmt.Fprintf(stderr, "Error: %v\n", err)
+				printf(stderr, "Error: %v\n", err)
 				failed = true
 			}
 		}
@@ -139,8 +139,9 @@ func writeUnifiedDiff(w io.Writer, path string, before, after []byte) error {
 	if err != nil {
 		return fmt.Errorf("fmt: diff %s: %w", path, err)
 	}
-	_, err = io.WriteString(w, text)
-	return err
+	// The diff is for people: what it quotes of the files is escaped like everything printed.
+	printf(w, "%s", text)
+	return nil
 }
 
 // splitLines splits text into lines that keep their newline, as a unified diff wants them; unlike

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -68,9 +69,13 @@ A landscape with errors prints its diagnostics instead, and the exit code is 1.`
 			if err != nil {
 				return err
 			}
-			if err := write(g, cmd.OutOrStdout(), name); err != nil {
+			// Addresses hold the keys of for_each, which can come from anywhere: the graph is
+			// printed escaped, as everything for people.
+			var buf bytes.Buffer
+			if err := write(g, &buf, name); err != nil {
 				return fmt.Errorf("write graph: %w", err)
 			}
+			printf(cmd.OutOrStdout(), "%s", buf.String())
 			return nil
 		},
 	}

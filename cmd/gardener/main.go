@@ -4,7 +4,7 @@ package main
 
 import (
 	"errors"
-	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"runtime/pprof"
@@ -27,7 +27,7 @@ const commandGCPercent = 200
 func main() {
 	stop, err := startProfile(os.Getenv(profileEnv))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "Error: %s: %v\n", profileEnv, err)
+		printf(os.Stderr, "Error: %s: %v\n", profileEnv, err)
 		os.Exit(1)
 	}
 	secrets.PrefetchKeys()
@@ -36,14 +36,23 @@ func main() {
 	}
 	err = newRootCommand(os.Stdout, os.Stderr).Execute()
 	stop()
-	if err != nil {
-		var code exitCode
-		if errors.As(err, &code) {
-			os.Exit(int(code))
-		}
-		fmt.Fprintln(os.Stderr, "Error:", err)
-		os.Exit(1)
+	if status := exitStatus(os.Stderr, err); status != 0 {
+		os.Exit(status)
 	}
+}
+
+// exitStatus returns the process's exit status for the error a command ended with, and prints
+// the error unless the command has already said why (an exitCode).
+func exitStatus(stderr io.Writer, err error) int {
+	if err == nil {
+		return 0
+	}
+	var code exitCode
+	if errors.As(err, &code) {
+		return int(code)
+	}
+	printLine(stderr, "Error:", err)
+	return 1
 }
 
 // startProfile starts a CPU profile into path, unless path is empty; stop ends it.

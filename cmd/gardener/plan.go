@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -82,12 +81,12 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 	}
 	if f.at != "" {
 		if f.out != "" {
-			fmt.Fprintln(stderr, "Error: --at plans for another time, and a saved plan is applied now: use --at without --out.")
+			printLine(stderr, "Error: --at plans for another time, and a saved plan is applied now: use --at without --out.")
 			return exitCode(1)
 		}
 		at, err := time.Parse(time.RFC3339, f.at)
 		if err != nil {
-			fmt.Fprintf(stderr, "Error: --at %q is not a time like 2026-11-22T22:30:00Z: %v\n", f.at, err)
+			printf(stderr, "Error: --at %q is not a time like 2026-11-22T22:30:00Z: %v\n", f.at, err)
 			return exitCode(1)
 		}
 		// The clusters are read now: what Gardener's controllers do until then is predicted.
@@ -95,12 +94,12 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 	}
 	if f.observed != "" {
 		if f.serverDryRun {
-			fmt.Fprintln(stderr, "Error: --server-dry-run needs live clusters and cannot be combined with --observed.")
+			printLine(stderr, "Error: --server-dry-run needs live clusters and cannot be combined with --observed.")
 			return exitCode(1)
 		}
 		connect, err := planner.SnapshotConnector(f.observed)
 		if err != nil {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
+			printf(stderr, "Error: %v\n", err)
 			return exitCode(1)
 		}
 		opts.Connect = connect
@@ -120,7 +119,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 	if f.out != "" {
 		vars, err := planner.SavedVariables(out.Load.Evaluated, out.Load.Landscape)
 		if err != nil {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
+			printf(stderr, "Error: %v\n", err)
 			return exitCode(1)
 		}
 		abs, err := filepath.Abs(dir)
@@ -128,7 +127,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 			abs = dir
 		}
 		if err := plan.WriteFile(f.out, plan.NewFile(abs, out.Result, vars)); err != nil {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
+			printf(stderr, "Error: %v\n", err)
 			return exitCode(1)
 		}
 	}
@@ -141,7 +140,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 			return err
 		}
 		if f.out != "" {
-			fmt.Fprintf(cmd.OutOrStdout(), "\nSaved the plan to %s. Apply exactly this plan with: gardener apply %s\n", f.out, f.out)
+			printf(cmd.OutOrStdout(), "\nSaved the plan to %s. Apply exactly this plan with: gardener apply %s\n", f.out, f.out)
 		}
 	}
 	if f.detailedExitCode && pl.HasChanges() {
@@ -160,7 +159,7 @@ func newShowCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file, err := plan.ReadFile(args[0])
 			if err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "Error: %v\n", err)
+				printf(cmd.ErrOrStderr(), "Error: %v\n", err)
 				return exitCode(1)
 			}
 			if asJSON {
@@ -187,7 +186,7 @@ clusters store them, Secrets included; treat it like a backup of those objects.`
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output == "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), "Error: --output SNAPSHOT is required.")
+				printLine(cmd.ErrOrStderr(), "Error: --output SNAPSHOT is required.")
 				return exitCode(1)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -204,14 +203,14 @@ clusters store them, Secrets included; treat it like a backup of those objects.`
 				return exitCode(1)
 			}
 			if err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "Error: %s\n", out.Redact(err.Error()))
+				printf(cmd.ErrOrStderr(), "Error: %s\n", out.Redact(err.Error()))
 				return exitCode(1)
 			}
 			if err := rec.WriteFile(output); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "Error: %v\n", err)
+				printf(cmd.ErrOrStderr(), "Error: %v\n", err)
 				return exitCode(1)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Recorded %d cluster(s) to %s.\n", len(out.Clusters), output)
+			printf(cmd.OutOrStdout(), "Recorded %d cluster(s) to %s.\n", len(out.Clusters), output)
 			return nil
 		},
 	}
@@ -230,7 +229,7 @@ func reportPlan(stderr io.Writer, out *planner.Outcome, diags hcl.Diagnostics, e
 		return exitCode(1)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "Error: %s\n", out.Redact(err.Error()))
+		printf(stderr, "Error: %s\n", out.Redact(err.Error()))
 		return exitCode(1)
 	}
 	return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -37,7 +36,7 @@ owner only, and must be empty.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
 			if outputDir == "" {
-				fmt.Fprintln(stderr, "Error: --output-dir D is required.")
+				printLine(stderr, "Error: --output-dir D is required.")
 				return exitCode(1)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -60,7 +59,7 @@ owner only, and must be empty.`,
 				opts.Prefetch, opts.ReadState = false, nil
 				connect, err := planner.SnapshotConnector(observed)
 				if err != nil {
-					fmt.Fprintf(stderr, "Error: %v\n", err)
+					printf(stderr, "Error: %v\n", err)
 					return exitCode(1)
 				}
 				opts.Connect = connect
@@ -71,14 +70,14 @@ owner only, and must be empty.`,
 			}
 			files, err := views.WriteManifests(outputDir, out.Result.Desired, out.Graph.Order())
 			if err != nil {
-				fmt.Fprintf(stderr, "Error: %v\n", err)
+				printf(stderr, "Error: %v\n", err)
 				return exitCode(1)
 			}
 			objects := 0
 			for _, f := range files {
 				objects += f.Objects
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Wrote %d objects of %d components to %s.\n", objects, len(files), outputDir)
+			printf(cmd.OutOrStdout(), "Wrote %d objects of %d components to %s.\n", objects, len(files), outputDir)
 			return nil
 		},
 	}

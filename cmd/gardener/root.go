@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"runtime"
 	"runtime/debug"
@@ -103,8 +102,8 @@ func newVersionCommand() *cobra.Command {
 			if info.Commit != "" {
 				line += " (" + info.Commit + ")"
 			}
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "%s %s %s\n", line, info.GoVersion, info.Platform)
-			return err
+			printf(cmd.OutOrStdout(), "%s %s %s\n", line, info.GoVersion, info.Platform)
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the version as JSON")

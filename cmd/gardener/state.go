@@ -57,15 +57,15 @@ func newStateListCommand(reg *schema.Registry) *cobra.Command {
 					return err
 				}
 				if len(s.Components)+len(s.Retired) == 0 {
-					fmt.Fprintln(cmd.ErrOrStderr(), "The state is empty.")
+					printLine(cmd.ErrOrStderr(), "The state is empty.")
 					return nil
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				for _, addr := range s.Addresses() {
-					fmt.Fprintf(tw, "%s\t%s\n", addr, countObjects(s.Components[addr]))
+					printf(tw, "%s\t%s\n", addr, countObjects(s.Components[addr]))
 				}
 				for _, addr := range slices.Sorted(maps.Keys(s.Retired)) {
-					fmt.Fprintf(tw, "%s\tlifetime ended at %s\n", addr, s.Retired[addr].Ended)
+					printf(tw, "%s\tlifetime ended at %s\n", addr, s.Retired[addr].Ended)
 				}
 				return tw.Flush()
 			})
@@ -126,13 +126,13 @@ func newStateShowCommand(reg *schema.Registry) *cobra.Command {
 // writeComponent prints a component of the state for people.
 func writeComponent(w io.Writer, c *state.Component) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "address:\t%s\n", c.Address)
-	fmt.Fprintf(tw, "type:\t%s\n", c.Type)
+	printf(tw, "address:\t%s\n", c.Address)
+	printf(tw, "type:\t%s\n", c.Type)
 	if c.ConfigHash != "" {
-		fmt.Fprintf(tw, "config hash:\t%s\n", c.ConfigHash)
+		printf(tw, "config hash:\t%s\n", c.ConfigHash)
 	}
 	if len(c.Outputs) > 0 {
-		fmt.Fprintf(tw, "\noutputs:\n")
+		printf(tw, "\noutputs:\n")
 		names := make([]string, 0, len(c.Outputs))
 		for name := range c.Outputs {
 			names = append(names, name)
@@ -143,7 +143,7 @@ func writeComponent(w io.Writer, c *state.Component) error {
 			if err != nil {
 				return fmt.Errorf("output %s: %w", name, err)
 			}
-			fmt.Fprintf(tw, "  %s\t= %s\n", name, v)
+			printf(tw, "  %s\t= %s\n", name, v)
 		}
 	}
 	for _, list := range []struct {
@@ -153,7 +153,7 @@ func writeComponent(w io.Writer, c *state.Component) error {
 		if len(list.objects) == 0 && list.title == "pending" {
 			continue
 		}
-		fmt.Fprintf(tw, "\n%s (%d):\n", list.title, len(list.objects))
+		printf(tw, "\n%s (%d):\n", list.title, len(list.objects))
 		for _, o := range list.objects {
 			gv := o.Version
 			if o.Group != "" {
@@ -163,7 +163,7 @@ func writeComponent(w io.Writer, c *state.Component) error {
 			if o.UID != "" {
 				line += "\tuid " + o.UID
 			}
-			fmt.Fprintln(tw, line)
+			printLine(tw, line)
 		}
 	}
 	return tw.Flush()
@@ -235,12 +235,12 @@ func stateRm(ctx context.Context, out io.Writer, b state.Backend, addrs []string
 	}
 	for _, a := range remove {
 		if c, ok := s.Components[a]; ok {
-			fmt.Fprintf(out, "%s %s (%s)\n", verb, a, countObjects(c))
+			printf(out, "%s %s (%s)\n", verb, a, countObjects(c))
 			delete(s.Components, a)
 		}
 		if r, ok := s.Retired[a]; ok {
 			// Forgetting an ended lifetime lets the next plan create the instance anew.
-			fmt.Fprintf(out, "%s the record that the lifetime of %s ended at %s\n", verb, a, r.Ended)
+			printf(out, "%s the record that the lifetime of %s ended at %s\n", verb, a, r.Ended)
 			delete(s.Retired, a)
 		}
 	}
@@ -250,7 +250,7 @@ func stateRm(ctx context.Context, out io.Writer, b state.Backend, addrs []string
 	if err := b.Write(ctx, s); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Removed %s from the state (serial %d); their objects stay in the clusters.\n", plural(len(remove), "component"), s.Serial)
+	printf(out, "Removed %s from the state (serial %d); their objects stay in the clusters.\n", plural(len(remove), "component"), s.Serial)
 	return nil
 }
 
@@ -268,14 +268,14 @@ Asks for confirmation unless --force.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !force && !confirm(cmd.InOrStdin(), cmd.ErrOrStderr(), fmt.Sprintf("Release the state lock %s of the landscape in %s?\nOnly do this when its holder is no longer running.\nType 'yes' to confirm: ", args[1], args[0])) {
-				fmt.Fprintln(cmd.ErrOrStderr(), "Force-unlock cancelled.")
+				printLine(cmd.ErrOrStderr(), "Force-unlock cancelled.")
 				return exitCode(1)
 			}
 			return withState(cmd, reg, args[0], inputs, func(ctx context.Context, b state.Backend) error {
 				if err := b.ForceUnlock(ctx, args[1]); err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "Released the state lock %s.\n", args[1])
+				printf(cmd.OutOrStdout(), "Released the state lock %s.\n", args[1])
 				return nil
 			})
 		},
@@ -287,10 +287,10 @@ Asks for confirmation unless --force.`,
 
 // confirm asks a question on w and reports whether the answer read from r is "yes".
 func confirm(r io.Reader, w io.Writer, question string) bool {
-	fmt.Fprint(w, question)
+	printf(w, "%s", question)
 	line, err := bufio.NewReader(r).ReadString('\n')
 	if err != nil && line == "" {
-		fmt.Fprintln(w)
+		printLine(w)
 		return false
 	}
 	return strings.TrimSpace(line) == "yes"
@@ -305,12 +305,12 @@ func withState(cmd *cobra.Command, reg *schema.Registry, dir string, inputs inpu
 	b, err := openState(cmd, reg, dir, inputs)
 	if err != nil {
 		if !errors.Is(err, errReported) {
-			fmt.Fprintf(stderr, "Error: %v\n", err)
+			printf(stderr, "Error: %v\n", err)
 		}
 		return exitCode(1)
 	}
 	if err := fn(ctx, b); err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
+		printf(stderr, "Error: %v\n", err)
 		return exitCode(1)
 	}
 	return nil
@@ -358,7 +358,7 @@ func openState(cmd *cobra.Command, reg *schema.Registry, dir string, inputs inpu
 		return nil, errReported
 	}
 	if err == nil && diags.HasErrors() {
-		fmt.Fprintln(stderr, `Warning: the landscape has errors ("gardener validate" shows them); this command only needs its landscape and state blocks.`)
+		printLine(stderr, `Warning: the landscape has errors ("gardener validate" shows them); this command only needs its landscape and state blocks.`)
 	}
 	return b, err
 }

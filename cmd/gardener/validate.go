@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 
@@ -51,7 +50,7 @@ valid, 1 otherwise.`,
 					return err
 				}
 				if !diags.HasErrors() {
-					fmt.Fprintln(cmd.OutOrStdout(), "Success! The landscape is valid.")
+					printLine(cmd.OutOrStdout(), "Success! The landscape is valid.")
 				}
 			}
 			if diags.HasErrors() {
