@@ -3,10 +3,12 @@ package plan_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,6 +26,9 @@ var update = flag.Bool("update", false, "record the golden scenarios' snapshots 
 
 // The secret every golden landscape holds; no plan may show it.
 const goldenSecret = "s3cr3t-pa55w0rd"
+
+// terminalEscapes is what the escapes scenario writes into live objects.
+const terminalEscapes = "\x1b[2J\x1b[H\x1b]0;owned\a\rApply complete!\u202e\u009b31m\x7f"
 
 // A golden scenario is a directory under testdata/golden with the landscape after the change
 // (after/), optionally the landscape the cluster was brought to before (before/), the snapshot
@@ -48,6 +53,20 @@ var outOfBand = map[string]func(t *testing.T, cs kubernetes.Interface){
 		// kubectl patch --type json: a data key the landscape sets is removed out of band.
 		_, err := cs.CoreV1().ConfigMaps("golden-drift").Patch(context.Background(), "app-config", types.JSONPatchType,
 			[]byte(`[{"op":"remove","path":"/data/mode"}]`), metav1.PatchOptions{FieldManager: "kubectl-patch"})
+		require.NoError(t, err)
+	},
+	"escapes": func(t *testing.T, cs kubernetes.Interface) {
+		// Someone who may edit the ConfigMap writes terminal escapes into the fields the plan
+		// shows: clear the screen, retitle the window, overwrite the line, reverse the text, a
+		// C1 CSI. The API server takes them in values (not in names or field managers). The
+		// plan must show them, escaped.
+		patch, err := json.Marshal(map[string]any{
+			"metadata": map[string]any{"annotations": map[string]string{"note": terminalEscapes}},
+			"data":     map[string]string{"mode": terminalEscapes},
+		})
+		require.NoError(t, err)
+		_, err = cs.CoreV1().ConfigMaps("golden-escapes").Patch(context.Background(), "app-config", types.MergePatchType,
+			patch, metav1.PatchOptions{FieldManager: "kubectl-edit"})
 		require.NoError(t, err)
 	},
 	"conflict": func(t *testing.T, cs kubernetes.Interface) {
@@ -101,6 +120,14 @@ func TestGoldenPlans(t *testing.T) {
 			assert.Equal(t, string(js), string(againJSON), "plans from a snapshot are byte-identical")
 			assert.NotContains(t, string(text), goldenSecret)
 			assert.NotContains(t, string(js), goldenSecret)
+			// What live objects hold reaches the terminal escaped: the text plan holds no
+			// character a terminal obeys but its line breaks.
+			for i, r := range string(text) {
+				if r != '\n' && !unicode.IsGraphic(r) {
+					t.Errorf("the text plan holds a raw %U at byte %d", r, i)
+					break
+				}
+			}
 		})
 	}
 }
