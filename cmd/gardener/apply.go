@@ -21,6 +21,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/engine/views"
+	"github.com/declarative-gardener/gardener/internal/termsafe"
 	"github.com/declarative-gardener/gardener/state"
 )
 
@@ -263,7 +264,7 @@ func printSummary(w io.Writer, r *apply.Result, out *planner.Outcome) {
 		if c.Duration > 0 {
 			d = c.Duration.Round(100 * time.Millisecond).String()
 		}
-		printf(tw, "%s\t%s\t%s\n", c.Address, c.Status, d)
+		printf(tw, "%s\t%s\t%s\n", termsafe.Escape(c.Address), c.Status, d)
 	}
 	_ = tw.Flush()
 }

@@ -116,7 +116,7 @@ func TestStateRmNamesAPlantedLockHolderEscaped(t *testing.T) {
 // The state file names addresses and outputs: whoever can edit it chooses them.
 func TestStateCommandsEscapeWhatTheStateHolds(t *testing.T) {
 	s := sampleState()
-	addr := `component.manifests.x["` + hostile + `"]`
+	addr := `component.manifests.x["` + hostile + "\nforged" + `"]`
 	s.Components[addr] = &state.Component{Address: addr, Type: "manifests" + hostile,
 		Outputs: map[string]any{"out" + hostile: hostile},
 		Objects: []state.Object{{Cluster: "runtime" + hostile, Version: "v1", Kind: "ConfigMap", Namespace: "ns", Name: "n" + hostile}}}
@@ -125,11 +125,13 @@ func TestStateCommandsEscapeWhatTheStateHolds(t *testing.T) {
 	out, errOut, err := runState(t, "", "state", "list", ".")
 	require.NoError(t, err, errOut)
 	assertTerminalSafe(t, out)
-	assert.Contains(t, out, `component.manifests.x["`+hostileShown+`"]`)
+	assert.Contains(t, out, `component.manifests.x["`+hostileShown+`\nforged"]`)
+	assert.Equal(t, 3, strings.Count(out, "\n"), "one line per component: an address adds no line")
 
 	out, errOut, err = runState(t, "", "state", "show", ".", addr)
 	require.NoError(t, err, errOut)
 	assertTerminalSafe(t, out)
+	assert.Contains(t, out, `address:  component.manifests.x["`+hostileShown+`\nforged"]`)
 	assert.Contains(t, out, "manifests"+hostileShown)
 	assert.Contains(t, out, "runtime"+hostileShown)
 	assert.Contains(t, out, "n"+hostileShown)

@@ -27,6 +27,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/internal/termsafe"
 	"github.com/declarative-gardener/gardener/state"
 )
 
@@ -62,10 +63,10 @@ func newStateListCommand(reg *schema.Registry) *cobra.Command {
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				for _, addr := range s.Addresses() {
-					printf(tw, "%s\t%s\n", addr, countObjects(s.Components[addr]))
+					printf(tw, "%s\t%s\n", termsafe.Escape(addr), countObjects(s.Components[addr]))
 				}
 				for _, addr := range slices.Sorted(maps.Keys(s.Retired)) {
-					printf(tw, "%s\tlifetime ended at %s\n", addr, s.Retired[addr].Ended)
+					printf(tw, "%s\tlifetime ended at %s\n", termsafe.Escape(addr), termsafe.Escape(s.Retired[addr].Ended))
 				}
 				return tw.Flush()
 			})
@@ -123,13 +124,14 @@ func newStateShowCommand(reg *schema.Registry) *cobra.Command {
 	return cmd
 }
 
-// writeComponent prints a component of the state for people.
+// writeComponent prints a component of the state for people, each field on its line (escaped
+// with termsafe.Escape: whoever can edit the state chooses them).
 func writeComponent(w io.Writer, c *state.Component) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	printf(tw, "address:\t%s\n", c.Address)
-	printf(tw, "type:\t%s\n", c.Type)
+	printf(tw, "address:\t%s\n", termsafe.Escape(c.Address))
+	printf(tw, "type:\t%s\n", termsafe.Escape(c.Type))
 	if c.ConfigHash != "" {
-		printf(tw, "config hash:\t%s\n", c.ConfigHash)
+		printf(tw, "config hash:\t%s\n", termsafe.Escape(c.ConfigHash))
 	}
 	if len(c.Outputs) > 0 {
 		printf(tw, "\noutputs:\n")
@@ -143,7 +145,7 @@ func writeComponent(w io.Writer, c *state.Component) error {
 			if err != nil {
 				return fmt.Errorf("output %s: %w", name, err)
 			}
-			printf(tw, "  %s\t= %s\n", name, v)
+			printf(tw, "  %s\t= %s\n", termsafe.Escape(name), v)
 		}
 	}
 	for _, list := range []struct {
@@ -159,9 +161,9 @@ func writeComponent(w io.Writer, c *state.Component) error {
 			if o.Group != "" {
 				gv = o.Group + "/" + o.Version
 			}
-			line := fmt.Sprintf("  %s\t%s\t%s", o.Cluster, o.Ref(), gv)
+			line := "  " + termsafe.Escape(o.Cluster) + "\t" + termsafe.Escape(o.Ref().String()) + "\t" + termsafe.Escape(gv)
 			if o.UID != "" {
-				line += "\tuid " + o.UID
+				line += "\tuid " + termsafe.Escape(o.UID)
 			}
 			printLine(tw, line)
 		}
@@ -235,12 +237,12 @@ func stateRm(ctx context.Context, out io.Writer, b state.Backend, addrs []string
 	}
 	for _, a := range remove {
 		if c, ok := s.Components[a]; ok {
-			printf(out, "%s %s (%s)\n", verb, a, countObjects(c))
+			printf(out, "%s %s (%s)\n", verb, termsafe.Escape(a), countObjects(c))
 			delete(s.Components, a)
 		}
 		if r, ok := s.Retired[a]; ok {
 			// Forgetting an ended lifetime lets the next plan create the instance anew.
-			printf(out, "%s the record that the lifetime of %s ended at %s\n", verb, a, r.Ended)
+			printf(out, "%s the record that the lifetime of %s ended at %s\n", verb, termsafe.Escape(a), termsafe.Escape(r.Ended))
 			delete(s.Retired, a)
 		}
 	}
