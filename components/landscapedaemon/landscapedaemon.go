@@ -8,6 +8,7 @@ package landscapedaemon
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 
@@ -91,6 +92,10 @@ func (v *Values) resolve() error {
 	}
 	if v.ClusterAdmin && len(v.ClusterRules) > 0 {
 		return fmt.Errorf("landscape daemon %s: cluster_admin grants everything; drop cluster_rules or cluster_admin", v.Name)
+	}
+	// A Deployment counts replicas in 32 bits: a larger number would wrap around to another.
+	if v.Replicas > math.MaxInt32 {
+		return fmt.Errorf("landscape daemon %s: replicas %d is more than a Deployment can run (%d)", v.Name, v.Replicas, math.MaxInt32)
 	}
 	return nil
 }
@@ -185,7 +190,7 @@ func deployment(v Values, meta metav1.ObjectMeta, labels map[string]string) *app
 	// A changed landscape reaches the pods through the mounted ConfigMap, which the daemon
 	// watches, so its contents are not part of the pod template and do not restart pods.
 	return &appsv1.Deployment{ObjectMeta: meta, Spec: appsv1.DeploymentSpec{
-		Replicas:             ptr.To(int32(v.Replicas)),
+		Replicas:             ptr.To(int32(v.Replicas)), // #nosec G115 -- resolve refuses more replicas than int32 holds
 		RevisionHistoryLimit: ptr.To(int32(2)),
 		Selector:             &metav1.LabelSelector{MatchLabels: labels},
 		Template: corev1.PodTemplateSpec{

@@ -88,6 +88,7 @@ func TestErrors(t *testing.T) {
 		{values(Values{Files: map[string]string{"a": "b"}}), "image is required"},
 		{values(Values{Image: "i"}), "files holds no landscape"},
 		{values(Values{Image: "i", Files: map[string]string{"a": "b"}, ClusterAdmin: true, ClusterRules: []Rule{{Verbs: []string{"get"}}}}), "drop cluster_rules or cluster_admin"},
+		{values(Values{Image: "i", Files: map[string]string{"a": "b"}, Replicas: 1<<32 + 2}), "replicas 4294967298 is more than a Deployment can run"},
 	} {
 		_, err := Objects(tc.v)
 		assert.ErrorContains(t, err, tc.want)

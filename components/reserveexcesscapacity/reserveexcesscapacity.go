@@ -10,6 +10,7 @@ package reserveexcesscapacity
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 
@@ -81,7 +82,7 @@ type Values struct {
 
 // Replicas is gardenlet's replica count: the number of zones, but at least 2.
 func Replicas(zones int) int32 {
-	return max(MinReplicas, int32(zones))
+	return max(MinReplicas, int32(zones)) // #nosec G115 -- Objects refuses more zones than int32 holds; the seed passes the length of its zone list
 }
 
 // ConfigName is the Deployment of the i-th reservation.
@@ -107,8 +108,9 @@ func Objects(v Values) ([]render.Object, error) {
 	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
 		return nil, fmt.Errorf("reserve-excess-capacity name %q: %s", name, errs[0])
 	}
-	if v.Zones < 0 || v.Replicas < 0 {
-		return nil, fmt.Errorf("reserve-excess-capacity %s: zones and replicas must not be negative", name)
+	// A Deployment counts replicas in 32 bits: a larger number would wrap around to another.
+	if v.Zones < 0 || v.Replicas < 0 || v.Zones > math.MaxInt32 || v.Replicas > math.MaxInt32 {
+		return nil, fmt.Errorf("reserve-excess-capacity %s: zones and replicas must be between 0 and %d", name, math.MaxInt32)
 	}
 	resources := corev1.ResourceList{}
 	for _, r := range []struct {

@@ -119,14 +119,16 @@ func TestFirstReservationSupersedesTheUnindexedName(t *testing.T) {
 func TestErrors(t *testing.T) {
 	base := func() Values { return values(Values{Cluster: decode.Cluster{Name: "seed"}}) }
 	for name, mutate := range map[string]func(*Values){
-		"bad cpu":           func(v *Values) { v.CPU = "two" },
-		"bad memory":        func(v *Values) { v.Memory = "6 GB" },
-		"bad name":          func(v *Values) { v.Name = "Reserve_Capacity" },
-		"negative zones":    func(v *Values) { v.Zones = -1 },
-		"unknown image":     func(v *Values) { v.Images = map[string]string{"pauze": "3.10"} },
-		"bad operator":      func(v *Values) { v.Tolerations = []Toleration{{Key: "a", Operator: "In"}} },
-		"bad effect":        func(v *Values) { v.Tolerations = []Toleration{{Key: "a", Effect: "Never"}} },
-		"exists with value": func(v *Values) { v.Tolerations = []Toleration{{Key: "a", Operator: "Exists", Value: "b"}} },
+		"bad cpu":                 func(v *Values) { v.CPU = "two" },
+		"bad memory":              func(v *Values) { v.Memory = "6 GB" },
+		"bad name":                func(v *Values) { v.Name = "Reserve_Capacity" },
+		"negative zones":          func(v *Values) { v.Zones = -1 },
+		"zones beyond 32 bits":    func(v *Values) { v.Zones = 1<<32 + 2 },
+		"replicas beyond 32 bits": func(v *Values) { v.Replicas = 1<<32 + 2 },
+		"unknown image":           func(v *Values) { v.Images = map[string]string{"pauze": "3.10"} },
+		"bad operator":            func(v *Values) { v.Tolerations = []Toleration{{Key: "a", Operator: "In"}} },
+		"bad effect":              func(v *Values) { v.Tolerations = []Toleration{{Key: "a", Effect: "Never"}} },
+		"exists with value":       func(v *Values) { v.Tolerations = []Toleration{{Key: "a", Operator: "Exists", Value: "b"}} },
 	} {
 		t.Run(name, func(t *testing.T) {
 			v := base()
