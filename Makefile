@@ -51,11 +51,34 @@ test: tools ## run unit and integration tests (integration tests use the local c
 docs: ## regenerate docs/components from the schemas
 	go test ./components/catalog/ -run TestComponentDocsAreCurrent -update
 
+# gosec's findings were reviewed: the false ones are excluded per file and rule, each with its
+# reason, in tests/tools/gosec/config.json, or at the line with "#nosec G... -- why".
 .PHONY: lint
-lint: ## check formatting and run go vet
+lint: ## check formatting, run go vet and the security linter gosec (built into bin/ when its pin changed)
 	@unformatted=$$(gofmt -l .); \
 	if [[ -n "$$unformatted" ]]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	go vet ./...
+	tests/tools/checkers.sh gosec
+	$(BIN)/gosec -quiet -conf tests/tools/gosec/config.json -nosec-require-justification ./...
+
+# govulncheck needs the Go vulnerability database (https://vuln.go.dev unless VULNDB names
+# another, such as a copy at file:///path); where it cannot be reached, vuln says so and fails
+# without a verdict (docs/development.md).
+VULNDB ?= https://vuln.go.dev
+# The packages checked; tests/tools narrows them to run quickly.
+VULNPKGS ?= ./...
+
+.PHONY: vuln
+vuln: ## report known vulnerabilities in the code gardener reaches (govulncheck; needs its database, VULNDB)
+	tests/tools/checkers.sh govulncheck
+	@status=0; out=$$($(BIN)/govulncheck -db '$(VULNDB)' $(VULNPKGS) 2>&1) || status=$$?; \
+	if [[ $$status -ne 0 ]] && grep -Eq '^(govulncheck: )?(creating client|fetching vulnerabilities): ' <<<"$$out"; then \
+	  echo "$$out" >&2; \
+	  echo "vuln: govulncheck cannot reach or read its vulnerability database $(VULNDB), so nothing was checked." >&2; \
+	  echo "vuln: run make vuln where it can be reached, or with VULNDB=file:///path/to/a/copy (docs/development.md)." >&2; \
+	  exit 2; \
+	fi; \
+	echo "$$out"; exit $$status
 
 .PHONY: local-up
 local-up: tools ## start the local control plane in the background (SEEDS=N adds seed clusters, GARDENER_CONTROLLERS=0 leaves out the Gardener controllers)
