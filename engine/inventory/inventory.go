@@ -3,6 +3,12 @@
 // landscape owns, the component that renders it as an annotation (addresses are not valid label
 // values), and a hash of the configuration last applied, so that a plan can tell a change of the
 // landscape (config_changed) from an out-of-band edit of the cluster (drift).
+//
+// The landscape's name alone proves nothing: two landscapes of the same name can share a
+// cluster, and anyone who can create objects can label them. So objects also carry the
+// landscape's lineage (LineageLabel), the random UUID its state was given on its first write:
+// pruning deletes only objects of the landscape's own lineage, and generated key material is
+// reused only from Secrets of it (engine/secrets). docs/cli.md ("Ownership") has the rules.
 package inventory
 
 import (
@@ -23,6 +29,9 @@ const (
 	ComponentAnnotation = "declarative-gardener.io/component"
 	// ConfigHashAnnotation holds a hash of the object as the landscape last rendered it.
 	ConfigHashAnnotation = "declarative-gardener.io/config-hash"
+	// LineageLabel holds the lineage of the landscape's state (state.State.Lineage) that applied
+	// the object. A label, so that a person can list what one incarnation of a landscape owns.
+	LineageLabel = "declarative-gardener.io/lineage"
 )
 
 // FieldManager is the server-side apply field manager of every write the engine makes.
@@ -37,6 +46,15 @@ const ReportFieldManager = "gardener-report"
 func ValidateLandscapeName(name string) error {
 	if errs := validation.IsValidLabelValue(name); len(errs) > 0 || name == "" {
 		return fmt.Errorf("landscape name %q cannot label the objects it owns: it must be 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", name)
+	}
+	return nil
+}
+
+// ValidateLineage reports whether a lineage can be the lineage label's value (a state's lineage is
+// a UUID, which always can).
+func ValidateLineage(lineage string) error {
+	if errs := validation.IsValidLabelValue(lineage); len(errs) > 0 || lineage == "" {
+		return fmt.Errorf("lineage %q cannot label the objects of a landscape: it must be 1 to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", lineage)
 	}
 	return nil
 }
@@ -76,6 +94,21 @@ func Stamp(u *unstructured.Unstructured, landscape, component string, redact Red
 	return nil
 }
 
+// SetLineage labels an object with the lineage of the landscape that applies it. The
+// configuration hash leaves the label out (Hash): a plan made before the landscape's state has a
+// lineage and the apply that gives it one (and labels what it writes with it) hash alike.
+func SetLineage(u *unstructured.Unstructured, lineage string) {
+	labels := u.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[LineageLabel] = lineage
+	u.SetLabels(labels)
+}
+
+// Lineage returns the lineage an object is labelled with, "" when none.
+func Lineage(u *unstructured.Unstructured) string { return u.GetLabels()[LineageLabel] }
+
 // stringMap reads metadata.labels or metadata.annotations, which must map strings to strings.
 func stringMap(u *unstructured.Unstructured, field string) (map[string]string, error) {
 	raw, found, err := unstructured.NestedFieldNoCopy(u.Object, "metadata", field)
@@ -100,14 +133,18 @@ func stringMap(u *unstructured.Unstructured, field string) (map[string]string, e
 	return out, nil
 }
 
-// Hash is the hex SHA-256 of an object's JSON form without the hash annotation and with its
-// secrets replaced by redact (nil: none); encoding/json sorts map keys, so equal objects hash
-// equally.
+// Hash is the hex SHA-256 of an object's JSON form without the hash annotation and the lineage
+// label (SetLineage) and with its secrets replaced by redact (nil: none); encoding/json sorts map
+// keys, so equal objects hash equally.
 func Hash(u *unstructured.Unstructured, redact Redact) (string, error) {
 	c := u.DeepCopy()
 	if a := c.GetAnnotations(); a[ConfigHashAnnotation] != "" {
 		delete(a, ConfigHashAnnotation)
 		c.SetAnnotations(a)
+	}
+	if l := c.GetLabels(); l[LineageLabel] != "" {
+		delete(l, LineageLabel)
+		c.SetLabels(l)
 	}
 	if redact != nil {
 		redact(c.Object)
@@ -130,16 +167,21 @@ func AppliedHash(u *unstructured.Unstructured) string {
 	return u.GetAnnotations()[ConfigHashAnnotation]
 }
 
-// markingAnnotations are the annotations Stamp adds besides the label.
+// markingAnnotations are the annotations Stamp adds besides the labels.
 var markingAnnotations = []string{ComponentAnnotation, ConfigHashAnnotation}
 
+// markingLabels are the labels Stamp and SetLineage add.
+var markingLabels = []string{LandscapeLabel, LineageLabel}
+
 // Markings returns, as metadata paths (".metadata.labels[<key>]",
-// ".metadata.annotations[<key>]") with their values, the label and annotations by which Stamp
-// marked a live object as a landscape's: what releasing the object removes.
+// ".metadata.annotations[<key>]") with their values, the labels and annotations by which Stamp
+// and SetLineage marked a live object as a landscape's: what releasing the object removes.
 func Markings(u *unstructured.Unstructured) map[string]string {
 	out := map[string]string{}
-	if v, ok := u.GetLabels()[LandscapeLabel]; ok {
-		out[".metadata.labels["+LandscapeLabel+"]"] = v
+	for _, k := range markingLabels {
+		if v, ok := u.GetLabels()[k]; ok {
+			out[".metadata.labels["+k+"]"] = v
+		}
 	}
 	for _, k := range markingAnnotations {
 		if v, ok := u.GetAnnotations()[k]; ok {
@@ -149,18 +191,21 @@ func Markings(u *unstructured.Unstructured) map[string]string {
 	return out
 }
 
-// UnmarkPatch is the JSON merge patch (RFC 7386) that removes the landscape label and the
-// annotations Stamp adds, and nothing else, from an object: how an object is released to
+// UnmarkPatch is the JSON merge patch (RFC 7386) that removes the landscape and lineage labels
+// and the annotations Stamp adds, and nothing else, from an object: how an object is released to
 // another owner. A server-side apply could not do this without dropping every other field the
 // engine applied, which the new owner may rely on (a project namespace's labels, which
 // gardener-controller-manager demands but did not write itself).
 func UnmarkPatch() []byte {
-	annotations := map[string]any{}
+	annotations, labels := map[string]any{}, map[string]any{}
 	for _, k := range markingAnnotations {
 		annotations[k] = nil
 	}
+	for _, k := range markingLabels {
+		labels[k] = nil
+	}
 	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{
-		"labels": map[string]any{LandscapeLabel: nil}, "annotations": annotations,
+		"labels": labels, "annotations": annotations,
 	}}) // maps of strings and nils always marshal
 	return patch
 }

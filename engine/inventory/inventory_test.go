@@ -61,3 +61,42 @@ func TestValidateLandscapeName(t *testing.T) {
 	assert.Error(t, ValidateLandscapeName("-leading"))
 	assert.Equal(t, "declarative-gardener.io/landscape=local", Selector("local"))
 }
+
+// The lineage is bookkeeping of the state, not configuration: a plan made before the state has a
+// lineage and the apply that labels the objects with it hash alike, so a saved plan stays valid.
+func TestHashLeavesTheLineageOut(t *testing.T) {
+	u := configMap("v")
+	require.NoError(t, Stamp(u, "local", "component.manifests.a", nil))
+	before := AppliedHash(u)
+	SetLineage(u, "6f1c2a5e-0d7b-4f55-9a55-1d2b0b7f3c11")
+	assert.Equal(t, "6f1c2a5e-0d7b-4f55-9a55-1d2b0b7f3c11", Lineage(u))
+	assert.Equal(t, map[string]string{"app": "x", LandscapeLabel: "local", LineageLabel: "6f1c2a5e-0d7b-4f55-9a55-1d2b0b7f3c11"}, u.GetLabels())
+	after, err := Hash(u, nil)
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	require.NoError(t, Stamp(u, "local", "component.manifests.a", nil))
+	assert.Equal(t, before, AppliedHash(u), "stamping a labelled object again keeps its hash")
+	assert.Equal(t, "6f1c2a5e-0d7b-4f55-9a55-1d2b0b7f3c11", Lineage(u), "and its lineage")
+	assert.Empty(t, Lineage(configMap("v")))
+}
+
+// Releasing an object removes every marking, the lineage included.
+func TestMarkingsAndUnmarkPatchIncludeTheLineage(t *testing.T) {
+	u := configMap("v")
+	require.NoError(t, Stamp(u, "local", "component.manifests.a", nil))
+	SetLineage(u, "l-1")
+	assert.Equal(t, map[string]string{
+		".metadata.labels[" + LandscapeLabel + "]":            "local",
+		".metadata.labels[" + LineageLabel + "]":              "l-1",
+		".metadata.annotations[" + ComponentAnnotation + "]":  "component.manifests.a",
+		".metadata.annotations[" + ConfigHashAnnotation + "]": AppliedHash(u),
+	}, Markings(u))
+	assert.JSONEq(t, `{"metadata":{"labels":{"declarative-gardener.io/landscape":null,"declarative-gardener.io/lineage":null},
+		"annotations":{"declarative-gardener.io/component":null,"declarative-gardener.io/config-hash":null}}}`, string(UnmarkPatch()))
+}
+
+func TestValidateLineage(t *testing.T) {
+	assert.NoError(t, ValidateLineage("6f1c2a5e-0d7b-4f55-9a55-1d2b0b7f3c11"))
+	assert.Error(t, ValidateLineage(""))
+	assert.Error(t, ValidateLineage("not a lineage"))
+}
