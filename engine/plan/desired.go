@@ -72,6 +72,7 @@ func addComponents(opts Options, res *Result) map[string]*Component {
 			c.Note = textNote(rd.Note)
 		}
 		res.Plan.Notices = append(res.Plan.Notices, rd.Notices...)
+		res.Plan.Warnings = append(res.Plan.Warnings, rd.Warnings...)
 		for _, pr := range rd.Predictions {
 			res.Plan.Predictions = append(res.Plan.Predictions, predictionOf(string(addr), pr))
 		}

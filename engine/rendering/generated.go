@@ -117,13 +117,23 @@ func (r *Renderer) generateSecret(rd *Rendered, cluster string, clusterValue cty
 		}
 		existing = live
 	}
+	prov := secrets.Provenance{Stateless: true}
+	if r.Provenance != nil && existing != nil {
+		var err error
+		if prov, err = r.Provenance(cluster, req.Namespace, req.Name); err != nil {
+			return nil, fmt.Errorf("read the landscape's state: %w", err)
+		}
+	}
 	now := r.Now
 	if now.IsZero() {
 		now = time.Now()
 	}
-	res, err := secrets.Generate(req, existing, now, r.Rotate[string(req.Class)], rand.Reader)
+	res, err := secrets.Generate(req, existing, prov, now, r.Rotate[string(req.Class)], rand.Reader)
 	if err != nil {
 		return nil, err
+	}
+	if res.Foreign != "" {
+		rd.Warnings = append(rd.Warnings, fmt.Sprintf("Secret %s/%s in cluster %s holds key material this landscape did not generate (%s); it is not used: new material is generated", req.Namespace, req.Name, cluster, res.Foreign))
 	}
 	if r.generated == nil {
 		r.generated = map[string]*secrets.Material{}

@@ -35,6 +35,10 @@ type Rendered struct {
 	Secrets []string
 	// Generated says what the generator step did for a generated_secret ("reused: ...").
 	Generated string
+	// Warnings are what a reviewer of the plan must know about the rendering: key material
+	// found in a generated Secret's place that is not the landscape's own and is not used
+	// (secrets.Result.Foreign).
+	Warnings []string
 	// Parent is the composite instance (garden, seed, shoot) this part belongs to; empty for
 	// instances declared in the landscape.
 	Parent config.InstanceAddress
@@ -91,6 +95,10 @@ type Renderer struct {
 	Rendered map[config.InstanceAddress]*Rendered
 	// Lookup reads a live Secret for generator steps; nil generates without reusing.
 	Lookup func(cluster cty.Value, namespace, name string) (*unstructured.Unstructured, error)
+	// Provenance says what the landscape knows about a generated Secret of a cluster block, by
+	// which the generator step tells the landscape's own key material from foreign material
+	// (secrets.Provenance); nil means a plan without state.
+	Provenance func(cluster, namespace, name string) (secrets.Provenance, error)
 	// Get reads a live object (nil when it does not exist) for Secret copies whose source the
 	// landscape does not render; nil finds only rendered sources.
 	Get func(cluster cty.Value, gvr k8sschema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error)

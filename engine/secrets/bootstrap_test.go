@@ -84,7 +84,7 @@ func TestSensitiveDataKeys(t *testing.T) {
 func TestBootstrapTokenFormat(t *testing.T) {
 	// Bytes 252..255 would favour a..d under a plain modulo and are skipped; 36 is a, 251 = 6*36+35 is 9.
 	src := slices.Concat([]byte{252, 253, 254, 255}, []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 25, 26, 35, 36, 251}, make([]byte, 64))
-	res, err := Generate(bootstrapRequest(), nil, t0, false, bytes.NewReader(src))
+	res, err := Generate(bootstrapRequest(), nil, own, t0, false, bytes.NewReader(src))
 	require.NoError(t, err)
 	assert.Equal(t, Created, res.Action)
 
@@ -106,7 +106,7 @@ func TestBootstrapTokenFormat(t *testing.T) {
 	assert.Equal(t, data, res.Material.Data)
 
 	for seed := range byte(20) {
-		res, err := Generate(Request{Name: "bootstrap-token-z9a0b1", Namespace: "kube-system", Class: ClassBootstrapToken}, nil, t0, false, seeded(seed))
+		res, err := Generate(Request{Name: "bootstrap-token-z9a0b1", Namespace: "kube-system", Class: ClassBootstrapToken}, nil, own, t0, false, seeded(seed))
 		require.NoError(t, err)
 		checkBootstrapToken(t, secretData(t, res.Secret), "z9a0b1")
 	}
@@ -128,7 +128,7 @@ func TestBootstrapTokenNameRule(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			req := bootstrapRequest()
 			req.Name = name
-			_, err := Generate(req, nil, t0, false, seeded(1))
+			_, err := Generate(req, nil, own, t0, false, seeded(1))
 			assert.EqualError(t, err, "bootstrap-token secret kube-system/"+name+rule)
 		})
 	}
@@ -166,7 +166,7 @@ func TestBootstrapTokenRequests(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			req := bootstrapRequest()
 			tt.change(&req)
-			_, err := Generate(req, nil, t0, false, seeded(1))
+			_, err := Generate(req, nil, own, t0, false, seeded(1))
 			assert.EqualError(t, err, tt.err)
 		})
 	}
@@ -174,11 +174,11 @@ func TestBootstrapTokenRequests(t *testing.T) {
 	for _, groups := range [][]string{{"system:bootstrappers:seeds"}, {"system:bootstrappers:a:b-c", "system:bootstrappers:0"}} {
 		req := bootstrapRequest()
 		req.Organization = groups
-		_, err := Generate(req, nil, t0, false, seeded(1))
+		_, err := Generate(req, nil, own, t0, false, seeded(1))
 		assert.NoError(t, err, groups)
 	}
 
-	_, err := Generate(bootstrapRequest(), nil, t0, false, bytes.NewReader(make([]byte, 10)))
+	_, err := Generate(bootstrapRequest(), nil, own, t0, false, bytes.NewReader(make([]byte, 10)))
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.EqualError(t, err, prefix+"reading randomness: unexpected EOF")
 }
@@ -188,13 +188,13 @@ func TestBootstrapTokenReuseAndRotation(t *testing.T) {
 		first := generate(t, req, nil, t0, false)
 
 		later := t0.Add(5 * 365 * 24 * time.Hour) // never renewed by age
-		reused, err := Generate(req, first.Secret, later, false, seeded(42))
+		reused, err := Generate(req, applied(first.Secret), own, later, false, seeded(42))
 		require.NoError(t, err)
 		assert.Equal(t, Reused, reused.Action)
 		assert.Equal(t, "reused: unchanged", reused.Reason)
 		assert.Equal(t, first.Secret, reused.Secret, "the desired Secret is byte-identical")
 
-		rotated, err := Generate(req, first.Secret, later, true, seeded(42))
+		rotated, err := Generate(req, applied(first.Secret), own, later, true, seeded(42))
 		require.NoError(t, err)
 		assert.Equal(t, Rotated, rotated.Action)
 		assert.Equal(t, "rotated: rotation of the bootstrap-token secrets was requested", rotated.Reason)
@@ -264,7 +264,7 @@ func TestBootstrapTokenMalformedIsRegenerated(t *testing.T) {
 			} else {
 				setData(broken, tt.key, encode([]byte(*tt.value)))
 			}
-			res, err := Generate(tt.req, broken, t0.Add(time.Hour), false, seeded(3))
+			res, err := Generate(tt.req, applied(broken), own, t0.Add(time.Hour), false, seeded(3))
 			require.NoError(t, err, "a malformed token is regenerated, not an error")
 			assert.Equal(t, Regenerated, res.Action)
 			assert.Equal(t, unusable+tt.reason, res.Reason)
@@ -300,7 +300,7 @@ func TestBootstrapTokenSecretIsNeverPrinted(t *testing.T) {
 	texts = append(texts, generate(t, req, broken, t0.Add(time.Hour), false).Reason, req.String())
 	bad := req
 	bad.Organization = []string{"viewers"}
-	_, err := Generate(bad, first.Secret, t0, false, seeded(1))
+	_, err := Generate(bad, applied(first.Secret), own, t0, false, seeded(1))
 	require.Error(t, err)
 	texts = append(texts, err.Error())
 	for _, s := range texts {

@@ -16,14 +16,23 @@ type decision struct {
 	action Action
 	reason string
 	live   *liveSecret // set when reused
+	// foreign says why the existing material is not the landscape's own (Provenance); its keys
+	// are then never carried over.
+	foreign string
 }
 
 // decide chooses between reusing the live Secret and generating new material, in this order:
-// nothing exists, rotation was asked, the live Secret is unusable or was generated for another
-// class or configuration, the signing CA changed, the validity is mostly used up.
-func decide(req Request, existing *unstructured.Unstructured, now time.Time, rotate bool) decision {
+// nothing exists, the live Secret's material is not the landscape's own, rotation was asked, the
+// live Secret is unusable or was generated for another class or configuration, the signing CA
+// changed, the validity is mostly used up.
+func decide(req Request, existing *unstructured.Unstructured, prov Provenance, now time.Time, rotate bool) decision {
 	if existing == nil {
 		return decision{action: Created, reason: "created: no secret exists yet"}
+	}
+	if why := foreignReason(req, existing, prov); why != "" {
+		d := regenerate("foreign key material was found and not used: %s", why)
+		d.foreign = why
+		return d
 	}
 	if rotate {
 		return decision{action: Rotated, reason: fmt.Sprintf("rotated: rotation of the %s secrets was requested", req.Class)}

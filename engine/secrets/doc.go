@@ -31,8 +31,10 @@
 // # No churn
 //
 // Generate reuses the live material byte for byte while it is good, so that a second plan shows
-// no change. It decides from facts a plan can state: the class label and the hash of the
-// request's configuration (annotations on the Secret), the parsed material itself (validity,
+// no change. It decides from facts a plan can state: whether the material is the landscape's own
+// (Provenance: written by the engine's server-side apply and carrying the landscape's lineage;
+// anything else is foreign, never reused, and the plan warns about it), the class label and the
+// hash of the request's configuration (annotations on the Secret), the parsed material itself (validity,
 // signature by the requested CA, matching keys) and the time. Expiring material is renewed at
 // 80 % of its validity or ten days before its end, whichever comes first, as Gardener's secrets
 // manager does. Rotation happens only on request; rotating a CA

@@ -50,11 +50,11 @@ func TestEncryptionConfigLifecycle(t *testing.T) {
 }
 
 func TestEncryptionConfigRequests(t *testing.T) {
-	_, err := Generate(Request{Name: "x", Class: ClassEncryptionConfig}, nil, time.Now(), false, seeded(1))
+	_, err := Generate(Request{Name: "x", Class: ClassEncryptionConfig}, nil, own, time.Now(), false, seeded(1))
 	assert.ErrorContains(t, err, "the resources to encrypt are required")
-	_, err = Generate(Request{Name: "x", Class: ClassToken, Resources: []string{"secrets"}}, nil, time.Now(), false, seeded(1))
+	_, err = Generate(Request{Name: "x", Class: ClassToken, Resources: []string{"secrets"}}, nil, own, time.Now(), false, seeded(1))
 	assert.ErrorContains(t, err, "resources apply only to encryption configurations")
-	_, err = Generate(Request{Name: "x", Class: ClassEncryptionConfig, Resources: []string{"secrets"}, Length: 16}, nil, time.Now(), false, seeded(1))
+	_, err = Generate(Request{Name: "x", Class: ClassEncryptionConfig, Resources: []string{"secrets"}, Length: 16}, nil, own, time.Now(), false, seeded(1))
 	assert.ErrorContains(t, err, "key length of an encryption configuration is fixed")
 }
 

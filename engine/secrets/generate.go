@@ -12,8 +12,9 @@ import (
 // Generate returns the desired Secret for req, reusing the material of existing (the live Secret,
 // or nil) whenever it is still good, so that a second plan never shows a generated Secret change.
 //
-// The existing material is reused (Action Reused, data byte for byte) when existing carries the
-// same class label and config hash, its material parses and belongs together, for certificates
+// The existing material is reused (Action Reused, data byte for byte) only when it is the
+// landscape's own by prov (see Provenance; otherwise it is regenerated and Result.Foreign says
+// why, and no key of it is carried over), existing carries the same class label and config hash, its material parses and belongs together, for certificates
 // req.CA signed it, and less than RenewAfterValidityPercentage of its validity has passed with at
 // least RenewBeforeExpiry left at now. Otherwise new material is generated (Created, Renewed,
 // Rotated or Regenerated, see Action); a corrupt existing Secret is regenerated, not an error.
@@ -32,7 +33,7 @@ import (
 //
 // Errors are about the request (an invalid field, a missing or broken signing CA) or a failing
 // random source; they and Reason never contain secret values.
-func Generate(req Request, existing *unstructured.Unstructured, now time.Time, rotate bool, random io.Reader) (*Result, error) {
+func Generate(req Request, existing *unstructured.Unstructured, prov Provenance, now time.Time, rotate bool, random io.Reader) (*Result, error) {
 	if random == nil {
 		random = rand.Reader
 	}
@@ -45,7 +46,7 @@ func Generate(req Request, existing *unstructured.Unstructured, now time.Time, r
 			return nil, fmt.Errorf("%s: signing CA: %w", req, err)
 		}
 	}
-	d := decide(req, existing, now, rotate)
+	d := decide(req, existing, prov, now, rotate)
 	if d.action == Reused {
 		return &Result{
 			Secret:   newSecret(req, d.live.data, d.live.annotations),
@@ -59,7 +60,11 @@ func Generate(req Request, existing *unstructured.Unstructured, now time.Time, r
 		validUntil time.Time
 	)
 	if req.Class == ClassEncryptionConfig {
-		data, err = encryptionMaterial(req, existing, d.action, now, random)
+		keep := existing
+		if d.foreign != "" {
+			keep = nil // keys someone else chose never encrypt the landscape's data
+		}
+		data, err = encryptionMaterial(req, keep, d.action, now, random)
 	} else {
 		data, validUntil, err = generateMaterial(req, now, random)
 	}
@@ -70,6 +75,7 @@ func Generate(req Request, existing *unstructured.Unstructured, now time.Time, r
 		Secret:   newSecret(req, data, generatedAnnotations(req.configHash(), now, validUntil)),
 		Action:   d.action,
 		Reason:   d.reason,
+		Foreign:  d.foreign,
 		Material: NewMaterial(data),
 	}, nil
 }

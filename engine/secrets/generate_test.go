@@ -176,7 +176,7 @@ func TestGenerateReusesExistingByteForByte(t *testing.T) {
 			ann["declarative-gardener.io/component"] = "shoot.etcd"
 			live.SetAnnotations(ann)
 
-			second, err := Generate(req, live, t0.Add(30*24*time.Hour), false, seeded(99))
+			second, err := Generate(req, applied(live), own, t0.Add(30*24*time.Hour), false, seeded(99))
 			require.NoError(t, err)
 			assert.Equal(t, Reused, second.Action, second.Reason)
 			assert.Equal(t, first.Secret, second.Secret, "the desired Secret is byte-identical")
@@ -234,7 +234,7 @@ func TestGenerateRotatesOnRequest(t *testing.T) {
 
 			// Another random source than the first generation's: a rotation drawing from the
 			// same deterministic stream would draw the same token.
-			rotated, err := Generate(req, first.Secret, t0.Add(time.Hour), true, seeded(8))
+			rotated, err := Generate(req, applied(first.Secret), own, t0.Add(time.Hour), true, seeded(8))
 			require.NoError(t, err)
 			assert.Equal(t, Rotated, rotated.Action)
 			assert.Equal(t, "rotated: rotation of the "+string(req.Class)+" secrets was requested", rotated.Reason)
@@ -392,7 +392,7 @@ func TestGenerateRegeneratesCorruptSecrets(t *testing.T) {
 			first := generate(t, tt.req, nil, t0, false)
 			broken := first.Secret.DeepCopy()
 			tt.break_(broken)
-			res, err := Generate(tt.req, broken, t0.Add(time.Hour), false, seeded(3))
+			res, err := Generate(tt.req, applied(broken), own, t0.Add(time.Hour), false, seeded(3))
 			require.NoError(t, err, "a corrupt secret is regenerated, not an error")
 			assert.Equal(t, Regenerated, res.Action)
 			assert.Equal(t, tt.reason, res.Reason)
@@ -410,9 +410,9 @@ func TestGenerateDecidesDeterministically(t *testing.T) {
 			first := generate(t, req, nil, t0, false)
 			for _, now := range []time.Time{t0.Add(time.Hour), t0.Add(DefaultCAValidity)} {
 				for _, rotate := range []bool{false, true} {
-					a, err := Generate(req, first.Secret, now, rotate, seeded(1))
+					a, err := Generate(req, applied(first.Secret), own, now, rotate, seeded(1))
 					require.NoError(t, err)
-					b, err := Generate(req, first.Secret, now, rotate, seeded(2))
+					b, err := Generate(req, applied(first.Secret), own, now, rotate, seeded(2))
 					require.NoError(t, err)
 					assert.Equal(t, a.Action, b.Action)
 					assert.Equal(t, a.Reason, b.Reason)
@@ -425,11 +425,11 @@ func TestGenerateDecidesDeterministically(t *testing.T) {
 func TestRandomMaterialFollowsTheRandomSource(t *testing.T) {
 	for _, req := range []Request{{Name: "x", Class: ClassToken}, {Name: "x", Class: ClassPassword}, {Name: "x", Class: ClassVPNTLSAuth}, bootstrapRequest()} {
 		class := req.Class
-		a, err := Generate(req, nil, t0, false, seeded(1))
+		a, err := Generate(req, nil, own, t0, false, seeded(1))
 		require.NoError(t, err)
-		b, err := Generate(req, nil, t0, false, seeded(1))
+		b, err := Generate(req, nil, own, t0, false, seeded(1))
 		require.NoError(t, err)
-		c, err := Generate(req, nil, t0, false, seeded(2))
+		c, err := Generate(req, nil, own, t0, false, seeded(2))
 		require.NoError(t, err)
 		assert.Equal(t, a.Secret, b.Secret, "same source, same %s", class)
 		assert.NotEqual(t, a.Material.Data, c.Material.Data, "another source, another %s", class)
@@ -472,13 +472,13 @@ func TestGenerateRejectsInvalidRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Generate(tt.req, nil, t0, false, seeded(1))
+			_, err := Generate(tt.req, nil, own, t0, false, seeded(1))
 			require.EqualError(t, err, tt.err)
 			assert.NotContains(t, err.Error(), "c3VwZXJzZWNyZXQ")
 			assert.NotContains(t, err.Error(), "supersecret")
 		})
 	}
-	_, err := Generate(Request{Name: "x", Class: ClassClientCert, CommonName: "x", CA: brokenKey}, nil, t0, false, nil)
+	_, err := Generate(Request{Name: "x", Class: ClassClientCert, CommonName: "x", CA: brokenKey}, nil, own, t0, false, nil)
 	assert.ErrorIs(t, err, errUnparseableKey, "errors wrap with %w")
 }
 
@@ -504,9 +504,9 @@ func TestReasonsNeverContainSecretValues(t *testing.T) {
 }
 
 func TestGenerateWithoutRandomSourceUsesCryptoRand(t *testing.T) {
-	a, err := Generate(Request{Name: "t", Class: ClassToken}, nil, t0, false, nil)
+	a, err := Generate(Request{Name: "t", Class: ClassToken}, nil, own, t0, false, nil)
 	require.NoError(t, err)
-	b, err := Generate(Request{Name: "t", Class: ClassToken}, nil, t0, false, nil)
+	b, err := Generate(Request{Name: "t", Class: ClassToken}, nil, own, t0, false, nil)
 	require.NoError(t, err)
 	assert.NotEqual(t, a.Material.Data, b.Material.Data)
 }

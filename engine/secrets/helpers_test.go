@@ -3,14 +3,20 @@ package secrets
 import (
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"io"
+	"maps"
 	mathrand "math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/declarative-gardener/gardener/engine/inventory"
 )
 
 // t0 is the time of the first generation in every test.
@@ -44,10 +50,45 @@ func clientRequest(ca *Material) Request {
 	}
 }
 
-// generate calls Generate and fails the test on error.
+// testLineage is the lineage of the tests' landscape.
+const testLineage = "0b9a7c1e-5d2f-4e8a-9c3b-7f6e5d4c3b2a"
+
+// own is the provenance of the tests' landscape.
+var own = Provenance{Lineage: testLineage}
+
+// applied is a Secret as the cluster holds it once the engine applied it: labelled with the
+// landscape's lineage, its data written by the engine's server-side apply (nil stays nil).
+func applied(u *unstructured.Unstructured) *unstructured.Unstructured {
+	if u == nil {
+		return nil
+	}
+	c := u.DeepCopy()
+	labels := c.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[inventory.LineageLabel] = testLineage
+	c.SetLabels(labels)
+	data, _, _ := unstructured.NestedMap(c.Object, "data")
+	c.SetManagedFields([]metav1.ManagedFieldsEntry{managedData("gardener", metav1.ManagedFieldsOperationApply, slices.Collect(maps.Keys(data))...)})
+	return c
+}
+
+// managedData is a managedFields entry of manager owning the data keys.
+func managedData(manager string, op metav1.ManagedFieldsOperationType, keys ...string) metav1.ManagedFieldsEntry {
+	fields := map[string]any{}
+	for _, k := range keys {
+		fields["f:"+k] = map[string]any{}
+	}
+	raw, _ := json.Marshal(map[string]any{"f:data": fields})
+	return metav1.ManagedFieldsEntry{Manager: manager, Operation: op, APIVersion: "v1", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: raw}}
+}
+
+// generate calls Generate for the tests' landscape, with existing as the engine applied it, and
+// fails the test on error.
 func generate(t *testing.T, req Request, existing *unstructured.Unstructured, now time.Time, rotate bool) *Result {
 	t.Helper()
-	res, err := Generate(req, existing, now, rotate, seeded(7))
+	res, err := Generate(req, applied(existing), own, now, rotate, seeded(7))
 	require.NoError(t, err)
 	return res
 }

@@ -24,7 +24,7 @@ func TestRSAKeysIgnoreTheGivenReader(t *testing.T) {
 func TestMaterialIsReproducibleWithAGlobalTestRandom(t *testing.T) {
 	gen := func() *Result {
 		cryptotest.SetGlobalRandom(t, 42)
-		res, err := Generate(caRequest("ca"), nil, t0, false, seeded(1))
+		res, err := Generate(caRequest("ca"), nil, own, t0, false, seeded(1))
 		require.NoError(t, err)
 		return res
 	}

@@ -64,7 +64,7 @@ func TestVPNStaticKeyFormat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := Generate(vpnRequest(), nil, t0, false, tt.random())
+			res, err := Generate(vpnRequest(), nil, own, t0, false, tt.random())
 			require.NoError(t, err)
 			assert.Equal(t, Created, res.Action)
 			assert.Equal(t, "Opaque", res.Secret.Object["type"])
@@ -82,7 +82,7 @@ func TestVPNStaticKeyFormat(t *testing.T) {
 		})
 	}
 
-	res, err := Generate(vpnRequest(), nil, t0, false, bytes.NewReader(counting))
+	res, err := Generate(vpnRequest(), nil, own, t0, false, bytes.NewReader(counting))
 	require.NoError(t, err)
 	v := string(res.Material.Data[DataKeyVPNTLSAuth])
 	assert.True(t, strings.HasPrefix(v, "#\n# 2048 bit OpenVPN static key\n#\n-----BEGIN OpenVPN Static key V1-----\n000102030405060708090a0b0c0d0e0f\n101112"), v)
@@ -93,13 +93,13 @@ func TestVPNStaticKeyReuseAndRotation(t *testing.T) {
 	first := generate(t, vpnRequest(), nil, t0, false)
 
 	later := t0.Add(5 * 365 * 24 * time.Hour) // never expires
-	reused, err := Generate(vpnRequest(), first.Secret, later, false, seeded(42))
+	reused, err := Generate(vpnRequest(), applied(first.Secret), own, later, false, seeded(42))
 	require.NoError(t, err)
 	assert.Equal(t, Reused, reused.Action)
 	assert.Equal(t, "reused: unchanged", reused.Reason)
 	assert.Equal(t, first.Secret, reused.Secret, "the desired Secret is byte-identical")
 
-	rotated, err := Generate(vpnRequest(), first.Secret, later, true, seeded(42))
+	rotated, err := Generate(vpnRequest(), applied(first.Secret), own, later, true, seeded(42))
 	require.NoError(t, err)
 	assert.Equal(t, Rotated, rotated.Action)
 	assert.Equal(t, "rotated: rotation of the vpn-tlsauth secrets was requested", rotated.Reason)
@@ -139,7 +139,7 @@ func TestVPNStaticKeyMalformedIsRegenerated(t *testing.T) {
 			first := generate(t, vpnRequest(), nil, t0, false)
 			broken := first.Secret.DeepCopy()
 			setData(broken, DataKeyVPNTLSAuth, encode([]byte(tt.value)))
-			res, err := Generate(vpnRequest(), broken, t0.Add(time.Hour), false, seeded(3))
+			res, err := Generate(vpnRequest(), applied(broken), own, t0.Add(time.Hour), false, seeded(3))
 			require.NoError(t, err, "a malformed key is regenerated, not an error")
 			assert.Equal(t, Regenerated, res.Action)
 			assert.Equal(t, tt.reason, res.Reason)
@@ -166,12 +166,12 @@ func TestVPNStaticKeyRequests(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			req := vpnRequest()
 			tt.change(&req)
-			_, err := Generate(req, nil, t0, false, seeded(1))
+			_, err := Generate(req, nil, own, t0, false, seeded(1))
 			assert.EqualError(t, err, tt.err)
 		})
 	}
 
-	_, err := Generate(vpnRequest(), nil, t0, false, bytes.NewReader(make([]byte, 100)))
+	_, err := Generate(vpnRequest(), nil, own, t0, false, bytes.NewReader(make([]byte, 100)))
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.EqualError(t, err, "vpn-tlsauth secret shoot--p--s/vpn-seed-server-tlsauth: reading random bytes: unexpected EOF")
 }
