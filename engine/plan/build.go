@@ -55,9 +55,26 @@ type Options struct {
 	// Prefetched are, per cluster, LISTs started before rendering finished (observe.StartPrefetch).
 	Prefetched map[string]*observe.Prefetch
 	// Tracked, when set, says whether the state records an object; only recorded objects are
-	// deleted (state rm forgets objects without deleting them). Without state, every object
-	// with the landscape's label and annotations counts.
+	// deleted (state rm forgets objects without deleting them). Without it (the state records
+	// nothing) no object is deleted unless PruneWithoutState says so.
 	Tracked func(cluster string, ref object.Ref) bool
+	// Lineage is the landscape's lineage, its state's (inventory.LineageLabel): desired objects
+	// carry it, and pruning deletes only objects of it (objects without one only where the state
+	// records them under their UID: applied before objects carried their lineage). Empty while the
+	// landscape has no state: the apply that writes its first state labels what it writes with the
+	// lineage that write gives it.
+	Lineage string
+	// WithState is set when the plan is made with the landscape's state, if only an empty one (the
+	// CLI's plans and applies, the daemon): a desired object that exists with the landscape's
+	// label but another lineage belongs to another landscape of the same name, or to this one
+	// before its state was lost, and the plan fails rather than take it over. A plan without
+	// state (offline from a snapshot, a library caller that passes none) cannot check lineages and
+	// keeps the one a live object carries.
+	WithState bool
+	// PruneWithoutState lets a plan whose state records nothing (no Tracked) delete objects with
+	// the landscape's label and annotations, and then only those of its Lineage, or without a
+	// lineage when it has none (--prune-without-state). Without it such a plan deletes nothing.
+	PruneWithoutState bool
 	// Recorded, when set, lists the objects the state records in a cluster, each with the
 	// component that applied it. Pruning forgets, as released, those that left the landscape's
 	// inventory (their new owner removed the label, or deleted them) and that a Gardener
@@ -94,10 +111,10 @@ type Options struct {
 	Outputs map[string]OutputValue
 }
 
-// RecordedObject is what the state records of an object: the component that applied it, and the
-// API version it was applied in.
+// RecordedObject is what the state records of an object: the component that applied it, the API
+// version it was applied in and the UID the cluster gave it.
 type RecordedObject struct {
-	Component, APIVersion string
+	Component, APIVersion, UID string
 }
 
 // OutputValue is a landscape output as evaluation left it.
@@ -121,6 +138,8 @@ type Result struct {
 	Observed map[string]*observe.Observed
 	// Redactor hides the landscape's secrets; views and logs of this plan must use it.
 	Redactor *render.Redactor
+	// lineage is the lineage the desired objects were stamped with (Options.Lineage).
+	lineage string
 }
 
 // Build computes the plan: the plan's components from the renderings (desired.go), then per
@@ -138,6 +157,12 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		Plan:     &Plan{FormatVersion: FormatVersion, Landscape: opts.Landscape, Destroy: opts.Destroy, Targets: opts.Targets, ServerDryRun: opts.DryRun != nil},
 		Observed: map[string]*observe.Observed{},
 		Redactor: render.NewRedactor(nil),
+		lineage:  opts.Lineage,
+	}
+	if opts.Lineage != "" {
+		if err := inventory.ValidateLineage(opts.Lineage); err != nil {
+			return nil, err
+		}
 	}
 	components := addComponents(opts, res)
 	byCluster, renderedKinds, err := desiredObjects(opts)
@@ -222,10 +247,14 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 	if err != nil {
 		return nil, err
 	}
-	p := newPruning(opts, name, wanted)
+	var recorded map[object.Ref]RecordedObject
+	if opts.Recorded != nil {
+		recorded = opts.Recorded(name)
+	}
+	p := newPruning(opts, name, wanted, recorded)
 	deletions, kept := p.prune(obs)
 	if opts.Recorded != nil {
-		deletions = append(deletions, p.forget(opts.Recorded(name), obs)...)
+		deletions = append(deletions, p.forget(recorded, obs)...)
 	}
 	res.Plan.Warnings = append(append(res.Plan.Warnings, warnings...), kept...)
 	return append(out, deletions...), nil

@@ -3,8 +3,9 @@ package plan
 import (
 	"context"
 	"fmt"
-	"reflect"
+	"maps"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -105,8 +106,15 @@ func (fakeDiffer) Diff(desired, live *unstructured.Unstructured, _ bool) (*diff.
 			}
 		}
 	}
-	if !reflect.DeepEqual(desired.GetLabels(), live.GetLabels()) {
-		r.Changes = append(r.Changes, diff.Change{Path: ".metadata.labels", New: "changed"})
+	wantLabels, haveLabels := desired.GetLabels(), live.GetLabels()
+	for _, k := range slices.Sorted(maps.Keys(wantLabels)) {
+		if v, ok := haveLabels[k]; !ok || v != wantLabels[k] {
+			c := diff.Change{Path: ".metadata.labels[" + k + "]", New: wantLabels[k]}
+			if ok {
+				c.Old = v
+			}
+			r.Changes = append(r.Changes, c)
+		}
 	}
 	if len(r.Changes) > 0 {
 		r.Action = diff.Update
@@ -142,6 +150,8 @@ func buildPlan(t *testing.T, c *fakeCluster, rendered map[config.InstanceAddress
 		Landscape: "test", Order: order, Rendered: rendered,
 		Clusters: map[string]observe.Cluster{"runtime": c},
 		Differs:  func(string) (Differ, error) { return fakeDiffer{}, nil },
+		// Without a state, as a library caller plans: deletions need the word of the caller.
+		PruneWithoutState: true,
 	}
 	if mutate != nil {
 		mutate(&opts)
@@ -636,7 +646,7 @@ func TestBuildConsumesOperationAnnotations(t *testing.T) {
 			for _, ch := range o.Changes {
 				paths = append(paths, ch.Path)
 			}
-			assert.Equal(t, []string{".data[k]", ".metadata.annotations[gardener.cloud/operation]", ".metadata.labels"}, paths, "inserted where it sorts")
+			assert.Equal(t, []string{".data[k]", ".metadata.annotations[gardener.cloud/operation]", ".metadata.labels[extra]"}, paths, "inserted where it sorts")
 		}
 	}
 	for _, d := range res.Desired {
@@ -682,4 +692,96 @@ func TestBuildReleasesHandedOverObjects(t *testing.T) {
 	assert.Equal(t, "7", released.ResourceVersion)
 	assert.Equal(t, Summary{Change: 1, Released: 1}, res.Plan.Summary)
 	assert.Empty(t, res.Plan.Warnings)
+}
+
+// Desired objects carry the landscape's lineage where the plan knows it; an object of another
+// lineage is refused by a plan with a state, and one applied before lineages gains it.
+func TestBuildLineages(t *testing.T) {
+	const lineage = "6f1c2a5e-0d7b-4f55-9a55-1d2b0b7f3c11"
+	ofLineage := func(u *unstructured.Unstructured, l string) *unstructured.Unstructured {
+		u = live(t, u, "component.manifests.a")
+		if l != "" {
+			inventory.SetLineage(u, l)
+		}
+		return u
+	}
+	rendered := map[config.InstanceAddress]*rendering.Rendered{"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(
+		cm("", "x", map[string]any{"k": "v"}), cm("", "new", map[string]any{"k": "v"}),
+	)}}
+	withState := func(l string, tracked ...string) func(*Options) {
+		return func(o *Options) {
+			o.Lineage, o.WithState = l, true
+			if tracked != nil {
+				o.Tracked = trackedRefs(tracked...)
+			}
+		}
+	}
+	for _, tt := range []struct {
+		name    string
+		live    *unstructured.Unstructured
+		mutate  func(*Options)
+		want    string // the action and reason of apps/x
+		lineage string // of the desired apps/x
+		err     string
+	}{
+		{name: "of the landscape's lineage", live: ofLineage(cm("apps", "x", map[string]any{"k": "v"}), lineage),
+			mutate: withState(lineage, "x"), want: "no-op ", lineage: lineage},
+		{name: "applied before lineages, recorded: the first apply adds it", live: ofLineage(cm("apps", "x", map[string]any{"k": "v"}), ""),
+			mutate: withState(lineage, "x"), want: "update config_changed", lineage: lineage},
+		{name: "with the landscape's label but no lineage, not recorded: taken over", live: ofLineage(cm("apps", "x", map[string]any{"k": "v"}), ""),
+			mutate: withState(lineage, "other"), want: "update adopt", lineage: lineage},
+		{name: "the state has no lineage yet: apply labels what it writes", live: ofLineage(cm("apps", "x", map[string]any{"k": "v"}), ""),
+			mutate: withState(""), want: "no-op ", lineage: ""},
+		{name: "of another lineage", live: ofLineage(cm("apps", "x", map[string]any{"k": "v"}), "l-2"),
+			mutate: withState(lineage, "x"),
+			err:    "ConfigMap apps/x in cluster runtime carries the label declarative-gardener.io/landscape=test but lineage l-2, and this landscape's lineage is " + lineage + ": another landscape of the same name applied it, or this landscape's state was lost; a landscape never takes over another's objects (if its state was lost, continue its lineage with --adopt-lineage l-2)"},
+		{name: "of a lineage, before the landscape has a state", live: ofLineage(cm("apps", "x", map[string]any{"k": "v"}), "l-2"),
+			mutate: withState(""),
+			err:    "ConfigMap apps/x in cluster runtime carries the label declarative-gardener.io/landscape=test but lineage l-2, and this landscape has no state yet: another landscape of the same name applied it, or this landscape's state was lost; a landscape never takes over another's objects (if its state was lost, continue its lineage with --adopt-lineage l-2)"},
+		{name: "of a lineage, planned without a state: kept as it is", live: ofLineage(cm("apps", "x", map[string]any{"k": "v"}), "l-2"),
+			want: "no-op ", lineage: "l-2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := Options{
+				Landscape: "test", Order: []config.InstanceAddress{"component.manifests.a"}, Rendered: rendered,
+				Clusters: map[string]observe.Cluster{"runtime": &fakeCluster{objects: []*unstructured.Unstructured{tt.live}}},
+				Differs:  func(string) (Differ, error) { return fakeDiffer{}, nil },
+			}
+			if tt.mutate != nil {
+				tt.mutate(&opts)
+			}
+			res, err := Build(context.Background(), opts)
+			if tt.err != "" {
+				assert.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, actions(res.Plan)["component.manifests.a ConfigMap apps/x"])
+			for _, d := range res.Desired {
+				switch d.Object.GetName() {
+				case "x":
+					assert.Equal(t, tt.lineage, inventory.Lineage(d.Object))
+				case "new":
+					assert.Equal(t, opts.Lineage, inventory.Lineage(d.Object), "a new object carries the plan's lineage")
+				}
+			}
+			for _, c := range res.Plan.Components[0].Objects {
+				for _, f := range c.Changes {
+					if c.Action == Create {
+						assert.NotContains(t, f.Path, inventory.LineageLabel, "a created object's fields leave the lineage out")
+					}
+				}
+			}
+		})
+	}
+}
+
+// What the rendering warns about (foreign key material a generated Secret's place held) is a
+// warning of the plan.
+func TestBuildCarriesRenderingWarnings(t *testing.T) {
+	warning := "Secret apps/ca in cluster runtime holds key material this landscape did not generate (its data was written by kubectl-create, not by gardener's server-side apply); it is not used: new material is generated"
+	res := buildPlan(t, &fakeCluster{}, map[config.InstanceAddress]*rendering.Rendered{
+		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "x", nil)), Warnings: []string{warning}},
+	}, nil)
+	assert.Equal(t, []string{warning}, res.Plan.Warnings)
 }

@@ -68,10 +68,10 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		fields, err := differ.Fields(ctx, d.Object)
 		if err != nil {
 			// No schema yet (a kind whose CRD this plan creates): untyped paths.
-			ch.Changes = creation(d.Object, red)
+			ch.Changes = withoutLineage(creation(d.Object, red))
 			return ch, nil
 		}
-		ch.Changes = managedContents(fieldChanges(fields, red), d.Object, predecessor(d, obs), red)
+		ch.Changes = withoutLineage(managedContents(fieldChanges(fields, red), d.Object, predecessor(d, obs), red))
 		return ch, nil
 	}
 	if want := d.Object.GroupVersionKind(); live.GroupVersionKind() != want {
@@ -86,12 +86,15 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		if converted == nil {
 			// Deleted since the LIST: it will be created.
 			ch.Action, ch.Reason = Create, Reason{Kind: ReasonMissing}
-			ch.Changes = creation(d.Object, red)
+			ch.Changes = withoutLineage(creation(d.Object, red))
 			return ch, nil
 		}
 		live = converted
 	}
 	ch.ResourceVersion = live.GetResourceVersion()
+	if err := checkLineage(opts, cluster, ref, d, live); err != nil {
+		return nil, err
+	}
 	r, err := differ.Diff(d.Object, live, false)
 	if err != nil {
 		return nil, fmt.Errorf("%s in cluster %s: %w", ref, cluster, err)
@@ -134,6 +137,13 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		ch.Action = NoOp
 	case len(r.Conflicts) > 0:
 		ch.Action, ch.Reason = Update, Reason{Kind: ReasonConflict, Detail: r.Conflicts[0].Manager}
+	case gainsLineage(d, live) && !recorded(opts, cluster, ref):
+		// The landscape's name on an object proves nothing; one the state does not record is
+		// taken over like one without the label.
+		ch.Action, ch.Reason = Update, Reason{Kind: ReasonAdopt}
+	case gainsLineage(d, live) && onlyLineage(ch.Changes):
+		// Applied before objects carried their lineage: the first apply adds it.
+		ch.Action, ch.Reason = Update, Reason{Kind: ReasonConfigChanged}
 	case inventory.AppliedHash(live) == inventory.AppliedHash(d.Object) && !allSensitive(ch.Changes):
 		// The hash leaves secrets out, so when only secret values differ it cannot tell a
 		// rotation in the landscape from an edit in the cluster; it calls that config_changed.
@@ -173,6 +183,54 @@ func consume(ch *ObjectChange, d *Desired, live *unstructured.Unstructured) {
 			ch.Action, ch.Reason = Update, Reason{Kind: ReasonOperationDone}
 		}
 	}
+}
+
+// checkLineage refuses a desired object that exists with the landscape's label but another
+// lineage, when the plan is made with the landscape's state: another landscape of the same name
+// applied it, or this landscape did before its state was lost, and taking it over (its generated
+// Secrets regenerated, every CA rotated) is never right without the operator's word
+// (--adopt-lineage). A plan without state cannot tell, and keeps the live lineage.
+func checkLineage(opts Options, cluster string, ref object.Ref, d *Desired, live *unstructured.Unstructured) error {
+	have := inventory.Lineage(live)
+	if live.GetLabels()[inventory.LandscapeLabel] != opts.Landscape || have == "" || have == opts.Lineage {
+		return nil // another landscape's label is refused with the ownership rules
+	}
+	if !opts.WithState {
+		inventory.SetLineage(d.Object, have)
+		return nil
+	}
+	ours := "this landscape's lineage is " + opts.Lineage
+	if opts.Lineage == "" {
+		ours = "this landscape has no state yet"
+	}
+	return fmt.Errorf("%s in cluster %s carries the label %s but lineage %s, and %s: another landscape of the same name applied it, or this landscape's state was lost; a landscape never takes over another's objects (if its state was lost, continue its lineage with --adopt-lineage %s)",
+		ref, cluster, inventory.Selector(opts.Landscape), have, ours, have)
+}
+
+// gainsLineage reports whether applying the desired object labels the live one with the
+// landscape's lineage for the first time.
+func gainsLineage(d *Desired, live *unstructured.Unstructured) bool {
+	return inventory.Lineage(live) == "" && inventory.Lineage(d.Object) != ""
+}
+
+// recorded reports whether the state records an object (Options.Tracked), false without a state.
+func recorded(opts Options, cluster string, ref object.Ref) bool {
+	return opts.Tracked != nil && opts.Tracked(cluster, ref)
+}
+
+// lineagePath is the path of the lineage label (inventory.LineageLabel).
+var lineagePath = fmt.Sprintf(".metadata.labels[%s]", inventory.LineageLabel)
+
+// onlyLineage reports whether the lineage label is all that changes.
+func onlyLineage(changes []FieldChange) bool {
+	return len(changes) == 1 && changes[0].Path == lineagePath
+}
+
+// withoutLineage leaves the lineage label out of a created object's fields: like the
+// configuration hash it is bookkeeping, the state's random UUID, and listing it would make every
+// plan that creates objects differ between two landscapes, and golden plans between two runs.
+func withoutLineage(changes []FieldChange) []FieldChange {
+	return slices.DeleteFunc(changes, func(c FieldChange) bool { return c.Path == lineagePath })
 }
 
 func allSensitive(changes []FieldChange) bool {

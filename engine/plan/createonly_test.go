@@ -44,9 +44,11 @@ func TestBuildCreateOnly(t *testing.T) {
 	bootstrap := func() *unstructured.Unstructured {
 		return createOnly(cm("", "bootstrap", map[string]any{"kubeconfig": "token"}))
 	}
-	// As the landscape applied it, then changed by its consumer.
+	// As the landscape (of lineage l-1) applied it, then changed by its consumer.
 	edited := live(t, createOnly(cm("apps", "bootstrap", map[string]any{"kubeconfig": "token"})), "component.manifests.a")
+	inventory.SetLineage(edited, "l-1")
 	edited.Object["data"] = map[string]any{"kubeconfig": "rotated", "extra": "x"}
+	withState := func(o *Options) { o.Tracked, o.Lineage, o.WithState = trackedRefs("bootstrap"), "l-1", true }
 	unowned := createOnly(cm("apps", "bootstrap", map[string]any{"kubeconfig": "theirs"}))
 	unowned.SetResourceVersion("3")
 	rendered := map[config.InstanceAddress]*rendering.Rendered{
@@ -93,7 +95,7 @@ func TestBuildCreateOnly(t *testing.T) {
 			name: "removed from the landscape: deleted", live: []*unstructured.Unstructured{edited},
 			rendered: map[config.InstanceAddress]*rendering.Rendered{"component.manifests.a": {Address: "component.manifests.a", Type: "manifests"}},
 			mutate: func(o *Options) {
-				o.Tracked = trackedRefs("bootstrap")
+				withState(o)
 				o.PreviousKinds = map[string][]schema.GroupKind{"runtime": {{Kind: "ConfigMap"}}}
 			},
 			want: map[string]string{"component.manifests.a ConfigMap apps/bootstrap": "delete removed_from_landscape"},
@@ -109,7 +111,7 @@ func TestBuildCreateOnly(t *testing.T) {
 		},
 		{
 			name: "destroyed", live: []*unstructured.Unstructured{edited}, rendered: rendered,
-			mutate: func(o *Options) { o.Tracked, o.Destroy = trackedRefs("bootstrap"), true },
+			mutate: func(o *Options) { withState(o); o.Destroy = true },
 			want:   map[string]string{"component.manifests.a ConfigMap apps/bootstrap": "delete destroy"},
 		},
 	} {

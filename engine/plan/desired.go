@@ -161,7 +161,7 @@ func resolveDesired(opts Options, name string, desired []*Desired, served, pendi
 }
 
 // stamp labels and annotates a desired object as the landscape's, with its configuration hash
-// computed without secrets.
+// computed without secrets, and labels it with the landscape's lineage where the plan knows it.
 func (r *Result) stamp(d *Desired, landscape string) error {
 	redact := func(obj map[string]any) {
 		redactInPlace(obj, r.Redactor)
@@ -176,6 +176,9 @@ func (r *Result) stamp(d *Desired, landscape string) error {
 	}
 	if err := inventory.Stamp(d.Object, landscape, string(d.Component), redact); err != nil {
 		return fmt.Errorf("component %s: %w", d.Component, err)
+	}
+	if r.lineage != "" {
+		inventory.SetLineage(d.Object, r.lineage)
 	}
 	return nil
 }

@@ -37,6 +37,13 @@ const (
 	// released objects are handed to the Gardener controller that owns them now: apply removes
 	// only the engine's label and annotations and forgets them in the state.
 	released
+	// held objects would be deleted, but the state records nothing and --prune-without-state was
+	// not given: one warning per cluster counts them.
+	held
+	// alien objects carry the landscape's label but another lineage: another landscape of the
+	// same name owns them (or this one did before its state was lost). They are never deleted;
+	// one warning per cluster and lineage counts them.
+	alien
 )
 
 // verdict is pruning's decision on one live object.
@@ -48,15 +55,20 @@ type verdict struct {
 	reason Reason
 	// warning says why a kept object stays.
 	warning string
+	// lineage is the lineage of an alien object.
+	lineage string
 }
 
 // pruning decides which live objects of one cluster's inventory (the objects with the
 // landscape's label) the plan deletes; judge holds every rule.
 type pruning struct {
 	cluster string
-	// landscape is the landscape's name, the value of the inventory label.
-	landscape string
-	destroy   bool
+	// landscape is the landscape's name, the value of the inventory label; lineage its lineage
+	// (Options.Lineage), withState and pruneWithoutState as Options has them.
+	landscape                    string
+	lineage                      string
+	withState, pruneWithoutState bool
+	destroy                      bool
 	// wanted are the objects the plan wants in the cluster; versioned those of them that
 	// supersede earlier versions of themselves (render.Object.Supersedes).
 	wanted    map[object.Ref]*Desired
@@ -73,16 +85,21 @@ type pruning struct {
 	rendered map[config.InstanceAddress]*rendering.Rendered
 	// tracked, when set, says whether the state records an object (Options.Tracked).
 	tracked func(cluster string, ref object.Ref) bool
+	// recorded are the objects the state records in the cluster as applied, with their UIDs
+	// (Options.Recorded).
+	recorded map[object.Ref]RecordedObject
 	// protects says whether deleting an object needs --allow-destroy (Options.protects).
 	protects func(ref object.Ref, component string) bool
 }
 
-// newPruning gathers what the rules consult for one cluster.
-func newPruning(opts Options, cluster string, wanted desiredSet) *pruning {
+// newPruning gathers what the rules consult for one cluster; recorded are the objects the state
+// records in it (nil without a state).
+func newPruning(opts Options, cluster string, wanted desiredSet, recorded map[object.Ref]RecordedObject) *pruning {
 	p := &pruning{
-		cluster: cluster, landscape: opts.Landscape, destroy: opts.Destroy,
+		cluster: cluster, landscape: opts.Landscape, lineage: opts.Lineage, withState: opts.WithState,
+		pruneWithoutState: opts.PruneWithoutState, destroy: opts.Destroy,
 		wanted: wanted.byRef, namespaces: map[string]bool{}, kinds: map[schema.GroupKind]bool{},
-		rendered: opts.Rendered, tracked: opts.Tracked, protects: opts.protects,
+		rendered: opts.Rendered, tracked: opts.Tracked, recorded: recorded, protects: opts.protects,
 	}
 	if len(opts.TargetAddrs) > 0 {
 		p.inOrder = map[string]bool{}
@@ -105,9 +122,15 @@ func newPruning(opts Options, cluster string, wanted desiredSet) *pruning {
 // prune judges every object of the cluster's inventory: it returns the deletions and the
 // warnings about the objects it keeps.
 func (p *pruning) prune(obs *observe.Observed) (deletions []change, warnings []string) {
+	heldBack, aliens := 0, map[string]int{}
+	defer func() { warnings = append(warnings, p.summaries(heldBack, aliens)...) }()
 	for _, ref := range obs.Inventory {
 		live := obs.Objects[ref]
 		switch v := p.judge(ref, live); v.fate {
+		case held:
+			heldBack++
+		case alien:
+			aliens[v.lineage]++
 		case kept:
 			warnings = append(warnings, v.warning)
 		case deleted:
@@ -129,10 +152,35 @@ func (p *pruning) prune(obs *observe.Observed) (deletions []change, warnings []s
 	return deletions, warnings
 }
 
+// summaries are the warnings that count the objects pruning held back: those it would delete but
+// may not without a state (held), and those of other lineages by lineage (aliens).
+func (p *pruning) summaries(heldBack int, aliens map[string]int) []string {
+	var out []string
+	if heldBack > 0 {
+		out = append(out, fmt.Sprintf("the landscape's state records nothing, so nothing is deleted: %d object(s) in cluster %s carry the label %s and would be deleted; plan with --prune-without-state to delete those of this landscape's lineage",
+			heldBack, p.cluster, inventory.Selector(p.landscape)))
+	}
+	ours := "this landscape's lineage " + p.lineage
+	switch {
+	case p.lineage != "":
+	case p.withState:
+		ours = "this landscape, which has no state yet"
+	default:
+		ours = "this plan, which has no state"
+	}
+	for _, lineage := range slices.Sorted(maps.Keys(aliens)) {
+		out = append(out, fmt.Sprintf("%d object(s) in cluster %s carry the label %s with lineage %s, not %s: another landscape of the same name owns them, or this landscape's state was lost (then continue its lineage with --adopt-lineage %s); they are left alone",
+			aliens[lineage], p.cluster, inventory.Selector(p.landscape), lineage, ours, lineage))
+	}
+	return out
+}
+
 // judge decides what happens to one live object of the inventory (nil when it was listed but
 // is gone). The rules, in the order they apply:
 //
 //   - an object the plan wants, or that an instance outside --target renders, is skipped;
+//   - an object of another lineage is never touched (alien): the landscape's name on it proves
+//     nothing, another landscape of the same name may own it;
 //   - an object the engine applied (component and hash annotations, recorded in the state) that
 //     a Gardener controller owns now is released (handedOver), also when the plan destroys;
 //   - a Namespace desired objects live in and a CRD whose kind desired objects are of are kept
@@ -147,12 +195,18 @@ func (p *pruning) prune(obs *observe.Observed) (deletions []change, warnings []s
 //     part of a targeted composite whose lifetime ended (retiredPart);
 //   - an object its instance predicts a Gardener controller to delete (render.Prediction with
 //     the action delete) is skipped, unless the plan destroys: it is the controller's to delete;
+//   - an object without a lineage is kept unless the state records it under its UID (applied
+//     before objects carried their lineage), when the state records anything;
+//   - when the state records nothing, nothing is deleted (held) unless --prune-without-state;
 //   - everything else is deleted: because the plan destroys, because its instance's lifetime
 //     ended, because a new version of it supersedes it (never for protected objects, which stay
 //     removals that need --allow-destroy), or because it was removed from the landscape.
 func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict {
 	if _, wanted := p.wanted[ref]; wanted || p.elsewhere[ref] || live == nil {
 		return verdict{fate: skipped}
+	}
+	if lineage := inventory.Lineage(live); lineage != "" && lineage != p.lineage {
+		return verdict{fate: alien, lineage: lineage}
 	}
 	if comp := inventory.Component(live); comp != "" && inventory.AppliedHash(live) != "" {
 		if to := p.handedOver(ref, comp, live); to != "" {
@@ -199,6 +253,12 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 		if next := successor(p.versioned, comp, ref); next != "" {
 			reason = Reason{Kind: ReasonSuperseded, Detail: next}
 		}
+	}
+	switch {
+	case p.tracked == nil && !p.pruneWithoutState:
+		return verdict{fate: held}
+	case p.tracked != nil && inventory.Lineage(live) == "" && (p.recorded[ref].UID == "" || p.recorded[ref].UID != string(live.GetUID())):
+		return verdict{fate: kept, warning: fmt.Sprintf("%s in cluster %s carries the label %s but no lineage, and the state does not record it under its UID; it is left alone", ref, p.cluster, inventory.Selector(p.landscape))}
 	}
 	return verdict{fate: deleted, component: comp, reason: reason}
 }

@@ -23,6 +23,25 @@ import (
 // why), kept (with a warning) or skipped.
 func TestPruningRules(t *testing.T) {
 	const comp = "component.manifests.a"
+	// The landscape's objects carry its lineage, l-1.
+	live := func(t *testing.T, u *unstructured.Unstructured, component string) *unstructured.Unstructured {
+		u = live(t, u, component)
+		inventory.SetLineage(u, "l-1")
+		return u
+	}
+	lineageless := func(u *unstructured.Unstructured) *unstructured.Unstructured {
+		labels := u.GetLabels()
+		delete(labels, inventory.LineageLabel)
+		u.SetLabels(labels)
+		u.SetUID("uid-1")
+		return u
+	}
+	recordedAs := func(uid string) func(*pruning) {
+		return func(p *pruning) {
+			p.tracked = func(string, object.Ref) bool { return true }
+			p.recorded = map[object.Ref]RecordedObject{{Kind: "ConfigMap", Namespace: "apps", Name: "old"}: {Component: comp, APIVersion: "v1", UID: uid}}
+		}
+	}
 	crd := func(group, kind string) *unstructured.Unstructured {
 		return &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -63,7 +82,7 @@ func TestPruningRules(t *testing.T) {
 	// new version of proxy-v1), whose objects live in namespace apps and are of kind Thing.
 	base := func() *pruning {
 		return &pruning{
-			cluster: "runtime", landscape: "test",
+			cluster: "runtime", landscape: "test", lineage: "l-1", withState: true, pruneWithoutState: true,
 			wanted:     map[object.Ref]*Desired{object.RefOf(wantedObj): {Component: comp, Object: wantedObj}, object.RefOf(proxy.Object): proxy},
 			versioned:  []*Desired{proxy},
 			namespaces: map[string]bool{"apps": true},
@@ -231,6 +250,26 @@ func TestPruningRules(t *testing.T) {
 			want: verdict{fate: deleted, component: comp, reason: Reason{Kind: ReasonRemovedFromLandscape}}},
 		{name: "removed from the landscape", live: live(t, cm("apps", "old", nil), "component.manifests.removed"),
 			want: verdict{fate: deleted, component: "component.manifests.removed", reason: Reason{Kind: ReasonRemovedFromLandscape}}},
+		{name: "of another lineage", live: ofLineage(live(t, cm("apps", "old", nil), comp), "l-2"),
+			adjust: recordedAs("uid-1"), want: verdict{fate: alien, lineage: "l-2"}},
+		{name: "of another lineage, destroyed", live: ofLineage(live(t, cm("apps", "old", nil), comp), "l-2"),
+			adjust: func(p *pruning) { p.destroy = true }, want: verdict{fate: alien, lineage: "l-2"}},
+		{name: "of a lineage, planned before the landscape has one", live: live(t, cm("apps", "old", nil), comp),
+			adjust: func(p *pruning) { p.lineage = "" }, want: verdict{fate: alien, lineage: "l-1"}},
+		{name: "without a lineage, recorded in the state under its UID", live: lineageless(live(t, cm("apps", "old", nil), comp)),
+			adjust: recordedAs("uid-1"), want: verdict{fate: deleted, component: comp, reason: Reason{Kind: ReasonRemovedFromLandscape}}},
+		{name: "without a lineage, recorded in the state under another UID", live: lineageless(live(t, cm("apps", "old", nil), comp)),
+			adjust: recordedAs("uid-0"),
+			want:   verdict{fate: kept, warning: "ConfigMap apps/old in cluster runtime carries the label declarative-gardener.io/landscape=test but no lineage, and the state does not record it under its UID; it is left alone"}},
+		{name: "without a lineage, recorded as pending", live: lineageless(live(t, cm("apps", "old", nil), comp)),
+			adjust: recordedAs(""),
+			want:   verdict{fate: kept, warning: "ConfigMap apps/old in cluster runtime carries the label declarative-gardener.io/landscape=test but no lineage, and the state does not record it under its UID; it is left alone"}},
+		{name: "without a lineage, the state records nothing, --prune-without-state", live: lineageless(live(t, cm("apps", "old", nil), comp)),
+			want: verdict{fate: deleted, component: comp, reason: Reason{Kind: ReasonRemovedFromLandscape}}},
+		{name: "the state records nothing", live: live(t, cm("apps", "old", nil), comp),
+			adjust: func(p *pruning) { p.pruneWithoutState = false }, want: verdict{fate: held}},
+		{name: "the state records nothing, destroyed", live: live(t, cm("apps", "old", nil), comp),
+			adjust: func(p *pruning) { p.pruneWithoutState, p.destroy = false, true }, want: verdict{fate: held}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -243,6 +282,62 @@ func TestPruningRules(t *testing.T) {
 				ref = tt.live
 			}
 			assert.Equal(t, tt.want, p.judge(object.RefOf(ref), tt.live))
+		})
+	}
+}
+
+// ofLineage labels a live object with a lineage.
+func ofLineage(u *unstructured.Unstructured, lineage string) *unstructured.Unstructured {
+	inventory.SetLineage(u, lineage)
+	return u
+}
+
+// What pruning holds back is counted in one warning per cluster: objects it may not delete
+// without a state, and objects of other lineages, by lineage.
+func TestPruningSummarisesWhatItHoldsBack(t *testing.T) {
+	const comp = "component.manifests.a"
+	objects := []*unstructured.Unstructured{
+		live(t, cm("apps", "a", nil), comp), live(t, cm("apps", "b", nil), comp),
+		ofLineage(live(t, cm("apps", "c", nil), comp), "l-2"), ofLineage(live(t, cm("apps", "d", nil), comp), "l-2"),
+		ofLineage(live(t, cm("apps", "e", nil), comp), "l-3"),
+	}
+	obs := &observe.Observed{Objects: map[object.Ref]*unstructured.Unstructured{}}
+	for _, u := range objects {
+		obs.Inventory = append(obs.Inventory, object.RefOf(u))
+		obs.Objects[object.RefOf(u)] = u
+	}
+	for _, tt := range []struct {
+		name    string
+		p       pruning
+		want    []string
+		deleted []string
+	}{
+		{"an empty state", pruning{withState: true}, []string{
+			"the landscape's state records nothing, so nothing is deleted: 2 object(s) in cluster runtime carry the label declarative-gardener.io/landscape=test and would be deleted; plan with --prune-without-state to delete those of this landscape's lineage",
+			"2 object(s) in cluster runtime carry the label declarative-gardener.io/landscape=test with lineage l-2, not this landscape, which has no state yet: another landscape of the same name owns them, or this landscape's state was lost (then continue its lineage with --adopt-lineage l-2); they are left alone",
+			"1 object(s) in cluster runtime carry the label declarative-gardener.io/landscape=test with lineage l-3, not this landscape, which has no state yet: another landscape of the same name owns them, or this landscape's state was lost (then continue its lineage with --adopt-lineage l-3); they are left alone",
+		}, nil},
+		{"a lineage adopted, --prune-without-state", pruning{withState: true, lineage: "l-3", pruneWithoutState: true}, []string{
+			"2 object(s) in cluster runtime carry the label declarative-gardener.io/landscape=test with lineage l-2, not this landscape's lineage l-3: another landscape of the same name owns them, or this landscape's state was lost (then continue its lineage with --adopt-lineage l-2); they are left alone",
+		}, []string{"a", "b", "e"}}, // its own lineage, and no lineage
+		{"no state at all", pruning{}, []string{
+			"the landscape's state records nothing, so nothing is deleted: 2 object(s) in cluster runtime carry the label declarative-gardener.io/landscape=test and would be deleted; plan with --prune-without-state to delete those of this landscape's lineage",
+			"2 object(s) in cluster runtime carry the label declarative-gardener.io/landscape=test with lineage l-2, not this plan, which has no state: another landscape of the same name owns them, or this landscape's state was lost (then continue its lineage with --adopt-lineage l-2); they are left alone",
+			"1 object(s) in cluster runtime carry the label declarative-gardener.io/landscape=test with lineage l-3, not this plan, which has no state: another landscape of the same name owns them, or this landscape's state was lost (then continue its lineage with --adopt-lineage l-3); they are left alone",
+		}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.p
+			p.cluster, p.landscape = "runtime", "test"
+			p.rendered = map[config.InstanceAddress]*rendering.Rendered{comp: {}}
+			p.protects = func(object.Ref, string) bool { return false }
+			deletions, warnings := p.prune(obs)
+			assert.Equal(t, tt.want, warnings)
+			var deleted []string
+			for _, d := range deletions {
+				deleted = append(deleted, d.Ref.Name)
+			}
+			assert.Equal(t, tt.deleted, deleted)
 		})
 	}
 }
