@@ -70,6 +70,11 @@ type Executor struct {
 	Timeouts map[string]time.Duration
 	// Recorder records state; nil records nothing.
 	Recorder Recorder
+	// Lineage, when set, returns the lineage of the state the apply records into: every object
+	// written is labelled with it (inventory.LineageLabel), also those planned before the
+	// landscape had one (its first apply, whose first state write gives it one before any object
+	// is written). Nil writes objects as planned.
+	Lineage func() string
 	// RetryFor is how long transient API errors are retried (zero: DefaultRetryFor).
 	RetryFor time.Duration
 	// resources maps kinds to resources for deletions.
@@ -245,7 +250,7 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 				return err
 			}
 		}
-		live, err := e.write(ctx, d)
+		live, err := e.write(ctx, e.withLineage(d))
 		if err != nil {
 			return err
 		}
@@ -353,6 +358,22 @@ func (e *Executor) checkProtection(c *plan.Component, writes, deletes []*plan.Ob
 		return nil
 	}
 	return fmt.Errorf("refusing to delete or replace protected objects without --allow-destroy %s: %s", c.Address, strings.Join(refused, ", "))
+}
+
+// withLineage is d labelled with the lineage of the state the apply records into (Lineage),
+// unless it carries it already.
+func (e *Executor) withLineage(d *plan.Desired) *plan.Desired {
+	if e.Lineage == nil {
+		return d
+	}
+	lineage := e.Lineage()
+	if lineage == "" || inventory.Lineage(d.Object) == lineage {
+		return d
+	}
+	c := *d
+	c.Object = d.Object.DeepCopy()
+	inventory.SetLineage(c.Object, lineage)
+	return &c
 }
 
 // write server-side applies one object as the engine's field manager.

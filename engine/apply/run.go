@@ -106,6 +106,7 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 	}
 	recorder, _ := opts.Recorder.(*StateRecorder)
 	if recorder != nil {
+		e.Lineage = recorder.Lineage
 		for _, c := range pl.Components {
 			recorder.Types[c.Address] = c.Type
 			if !c.Removed() {

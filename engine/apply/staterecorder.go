@@ -87,6 +87,14 @@ func (r *StateRecorder) State() *state.State {
 	return r.state
 }
 
+// Lineage returns the state's lineage: empty until the state's first write gives it one (which
+// IntentAll makes before any object is written).
+func (r *StateRecorder) Lineage() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.state.Lineage
+}
+
 // change makes a change to the state and returns its number.
 func (r *StateRecorder) change(f func()) uint64 {
 	r.mu.Lock()

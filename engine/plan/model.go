@@ -179,6 +179,12 @@ type Plan struct {
 	// StateSerial is the serial of the state the plan was computed from; applying a saved plan
 	// refuses a state that was written since.
 	StateSerial int64 `json:"state_serial,omitempty"`
+	// PruneWithoutState is set when the plan may delete although the state records nothing
+	// (--prune-without-state); applying a saved plan plans again with it.
+	PruneWithoutState bool `json:"prune_without_state,omitempty"`
+	// AdoptLineage is the lineage an empty (lost) state continues (--adopt-lineage); applying a
+	// saved plan plans again with it.
+	AdoptLineage string `json:"adopt_lineage,omitempty"`
 	// Components are in graph order; components whose objects are all unchanged are included
 	// with action no-op.
 	Components []*Component `json:"components"`

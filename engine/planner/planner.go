@@ -78,6 +78,15 @@ type Options struct {
 	// Prefetch starts the LISTs of the kinds the state records while the landscape renders
 	// (see prefetch.go). For live clusters, where a LIST is a round trip.
 	Prefetch bool
+	// PruneWithoutState lets a plan whose state records nothing (a first apply, a lost state, a
+	// plan without state) delete the objects of the landscape's lineage, or without a lineage,
+	// that it no longer renders (`--prune-without-state`); without it such a plan deletes
+	// nothing.
+	PruneWithoutState bool
+	// AdoptLineage continues a lineage in an empty state (`--adopt-lineage`): the landscape's
+	// state was lost, and the objects and generated Secrets of that lineage are its own again
+	// (ownership.go). A state that exists with another lineage is an error.
+	AdoptLineage string
 }
 
 // Outcome is everything a plan run produced.
@@ -122,11 +131,14 @@ func Prepare(opts Options) (*Outcome, hcl.Diagnostics) {
 	return prepare(opts, newConnections(opts.Connect, opts.Dir), nil)
 }
 
-// prepare loads, renders and graphs the landscape; retired, when set, answers the renderer's
-// questions about instances whose lifetime ended in an earlier apply.
-func prepare(opts Options, conns *connections, retired func(config.InstanceAddress) (*rendering.Retirement, error)) (*Outcome, hcl.Diagnostics) {
+// prepare loads, renders and graphs the landscape; st, when set, reads the landscape's state for
+// the renderer's questions about instances whose lifetime ended in an earlier apply and about the
+// generated Secrets the landscape owns.
+func prepare(opts Options, conns *connections, st func() (*state.State, error)) (*Outcome, hcl.Diagnostics) {
 	r := rendering.NewRenderer(opts.Renderers, opts.Dir)
-	r.Retired = retired
+	if st != nil {
+		r.Retired, r.Provenance = retiredFromState(st), provenanceFromState(st)
+	}
 	if opts.Connect != nil {
 		r.Lookup = conns.lookup
 		r.Get = conns.getObject
@@ -207,6 +219,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	if opts.Now.IsZero() {
 		opts.Now = time.Now() // rendering and the maintenance windows judge the same moment
 	}
+	adoptErr := withAdoptedLineage(&opts)
 	conns := newConnections(opts.Connect, opts.Dir)
 	var prefetched map[string]*observe.Prefetch
 	if opts.Prefetch && opts.Connect != nil {
@@ -215,9 +228,12 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		prefetched = prefetch(ctx, &opts, conns)
 		conns.prefetched = prefetched
 	}
-	out, diags := prepare(opts, conns, retiredFromState(&opts))
+	out, diags := prepare(opts, conns, earlyState(&opts))
 	if diags.HasErrors() || out.Graph == nil {
 		return out, diags, nil
+	}
+	if adoptErr != nil {
+		return out, diags, adoptErr
 	}
 	if opts.State == nil && opts.ReadState != nil {
 		st, err := opts.ReadState(out.Load)
@@ -225,6 +241,9 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 			return out, diags, err
 		}
 		opts.State = st
+	}
+	if opts.AdoptLineage != "" && opts.State == nil {
+		return out, diags, errNoStateToAdopt(opts.AdoptLineage)
 	}
 	ev := out.Load.Evaluated
 	l := out.Load.Landscape
@@ -298,7 +317,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 				if o.Group != "" {
 					apiVersion = o.Group + "/" + o.Version
 				}
-				byCluster[o.Cluster][o.Ref()] = plan.RecordedObject{Component: addr, APIVersion: apiVersion}
+				byCluster[o.Cluster][o.Ref()] = plan.RecordedObject{Component: addr, APIVersion: apiVersion, UID: o.UID}
 			}
 		}
 		recordedIn = func(cluster string) map[object.Ref]plan.RecordedObject { return byCluster[cluster] }
@@ -321,7 +340,14 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 			prevent[string(addr)] = true // parts are configured by their composite's block
 		}
 	}
+	var lineage string
+	if opts.State != nil {
+		lineage = opts.State.Lineage
+	}
 	res, err := plan.Build(ctx, plan.Options{
+		Lineage:           lineage,
+		WithState:         opts.State != nil,
+		PruneWithoutState: opts.PruneWithoutState,
 		PreventDestroy:    prevent,
 		PreviousKinds:     previous,
 		Prefetched:        prefetched,
@@ -347,6 +373,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		return out, diags, err
 	}
 	res.Plan.StateSerial = serial
+	res.Plan.PruneWithoutState, res.Plan.AdoptLineage = opts.PruneWithoutState, opts.AdoptLineage
 	recordRetirements(res.Plan, opts.State, out.Rendered)
 	for class, on := range opts.Rotate {
 		if on {

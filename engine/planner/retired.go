@@ -10,16 +10,16 @@ import (
 	"github.com/declarative-gardener/gardener/state"
 )
 
-// retiredFromState answers the renderer's question whether an instance with a lifetime was
-// retired by an earlier apply. Rendering asks it only for instances with a lifetime, so a plan
-// of a landscape without any reads no state early: the state is read on the first question when
-// the prefetch has not read it yet (it needs the landscape's state block, so the landscape is
-// evaluated once more without rendering), and the plan proper then uses that read.
-func retiredFromState(opts *Options) func(config.InstanceAddress) (*rendering.Retirement, error) {
+// earlyState reads the state for the renderer's questions (retiredFromState, provenanceFromState)
+// once, on the first question, when the prefetch has not read it yet: it needs the landscape's
+// state block, so the landscape is evaluated once more without rendering, and the plan proper
+// then uses that read. Plans whose rendering asks nothing read no state early. A nil state with
+// a nil error means the plan has none.
+func earlyState(opts *Options) func() (*state.State, error) {
 	var once sync.Once
 	var st *state.State
 	var err error
-	return func(addr config.InstanceAddress) (*rendering.Retirement, error) {
+	return func() (*state.State, error) {
 		once.Do(func() {
 			st = opts.State
 			if st != nil || opts.ReadState == nil {
@@ -31,6 +31,15 @@ func retiredFromState(opts *Options) func(config.InstanceAddress) (*rendering.Re
 			}
 			st, err = readStateOnce(opts, res)
 		})
+		return st, err
+	}
+}
+
+// retiredFromState answers the renderer's question whether an instance with a lifetime was
+// retired by an earlier apply. Rendering asks it only for instances with a lifetime.
+func retiredFromState(read func() (*state.State, error)) func(config.InstanceAddress) (*rendering.Retirement, error) {
+	return func(addr config.InstanceAddress) (*rendering.Retirement, error) {
+		st, err := read()
 		if err != nil || st == nil {
 			return nil, err
 		}
