@@ -37,6 +37,7 @@ type applyFlags struct {
 	targets        []string
 	lockTimeout    time.Duration
 	rotate         []string
+	ownership      ownershipFlags
 }
 
 func (f *applyFlags) register(cmd *cobra.Command) {
@@ -51,6 +52,7 @@ func (f *applyFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.targets, "target", nil, "apply only this component and its dependencies (repeatable)")
 	fl.StringArrayVar(&f.rotate, "rotate", nil, "regenerate the generated secrets of this class: ca, server-cert, client-cert, rsa-key, token, password, encryption-config, vpn-tlsauth, bootstrap-token (repeatable)")
 	fl.DurationVar(&f.lockTimeout, "lock-timeout", 0, "wait this long for the state lock held by another apply (default: fail at once, naming the holder)")
+	f.ownership.register(cmd)
 }
 
 func newApplyCommand(reg *schema.Registry) *cobra.Command {
@@ -129,8 +131,10 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 		Rotate:   rotateSet(f.rotate),
 		Prefetch: true,
 	}
+	f.ownership.apply(&opts)
 	if saved != nil {
 		opts.Targets, opts.Destroy, opts.Rotate = saved.Plan.Targets, saved.Plan.Destroy, rotateSet(saved.Plan.Rotate)
+		opts.PruneWithoutState, opts.AdoptLineage = saved.Plan.PruneWithoutState, saved.Plan.AdoptLineage
 		values, err := planner.SavedInputs(saved)
 		if err != nil {
 			return fail("%v", err)

@@ -34,6 +34,24 @@ type planFlags struct {
 	serverDryRun     bool
 	rotate           []string
 	at               string
+	ownership        ownershipFlags
+}
+
+// ownershipFlags are the flags of plan, apply and destroy that say what the landscape owns when
+// its state cannot (docs/cli.md, "Ownership").
+type ownershipFlags struct {
+	pruneWithoutState bool
+	adoptLineage      string
+}
+
+func (f *ownershipFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.BoolVar(&f.pruneWithoutState, "prune-without-state", false, "delete what the landscape no longer renders although its state records nothing (a first apply, a lost state): objects with its label and of its lineage, or of none")
+	fl.StringVar(&f.adoptLineage, "adopt-lineage", "", "continue this lineage in an empty state, when the landscape's state was lost: its objects and generated Secrets are the landscape's again (the plan names it)")
+}
+
+func (f *ownershipFlags) apply(opts *planner.Options) {
+	opts.PruneWithoutState, opts.AdoptLineage = f.pruneWithoutState, f.adoptLineage
 }
 
 func newPlanCommand(reg *schema.Registry) *cobra.Command {
@@ -69,6 +87,7 @@ Exit codes: 0 success, 1 error; with --detailed-exitcode 0 means no changes, 2 c
 	fl.StringArrayVar(&f.rotate, "rotate", nil, "plan regenerating the generated secrets of this class (ca, server-cert, client-cert, rsa-key, token, password, encryption-config, vpn-tlsauth, bootstrap-token; repeatable)")
 	fl.BoolVar(&f.serverDryRun, "server-dry-run", false, "check every changed object with a server-side apply dry-run (webhooks and defaults included)")
 	fl.StringVar(&f.at, "at", "", "plan as at this time (RFC 3339, such as 2026-11-22T22:30:00Z): which changes maintenance windows hold back, which generated secrets are due")
+	f.ownership.register(cmd)
 	return cmd
 }
 
@@ -79,6 +98,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 		Targets: f.targets, Destroy: f.destroy, Parallelism: f.parallelism,
 		Differs: planner.LocalDiffers(""), Rotate: rotateSet(f.rotate),
 	}
+	f.ownership.apply(&opts)
 	if f.at != "" {
 		if f.out != "" {
 			printLine(stderr, "Error: --at plans for another time, and a saved plan is applied now: use --at without --out.")

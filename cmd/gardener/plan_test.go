@@ -24,21 +24,24 @@ func scenario(name string) (dir, snapshot string) {
 func TestPlanDetailedExitCode(t *testing.T) {
 	tests := []struct {
 		scenario string
+		flags    []string
 		want     error
 		summary  string
 	}{
-		{"noop", nil, "No changes. The landscape matches the live clusters."},
-		{"update", exitCode(2), "Plan: 0 to add, 2 to change, 0 to replace, 0 to destroy."},
-		{"delete", exitCode(2), "Plan: 0 to add, 0 to change, 0 to replace, 1 to destroy."},
+		{"noop", nil, nil, "No changes. The landscape matches the live clusters."},
+		{"update", nil, exitCode(2), "Plan: 0 to add, 2 to change, 0 to replace, 0 to destroy."},
+		// An offline plan has no state: it deletes only with --prune-without-state.
+		{"delete", nil, nil, "Warning: the landscape's state records nothing, so nothing is deleted: 1 object(s) in cluster runtime carry the label declarative-gardener.io/landscape=golden-delete and would be deleted; plan with --prune-without-state to delete those of this landscape's lineage\nNo changes."},
+		{"delete", []string{"--prune-without-state"}, exitCode(2), "Plan: 0 to add, 0 to change, 0 to replace, 1 to destroy."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
 			dir, snap := scenario(tt.scenario)
-			out, errOut, err := run(t, "plan", dir, "--observed", snap, "--detailed-exitcode")
+			out, errOut, err := run(t, append([]string{"plan", dir, "--observed", snap, "--detailed-exitcode"}, tt.flags...)...)
 			assert.Equal(t, tt.want, err, errOut)
 			assert.Contains(t, out, tt.summary)
 			// Without --detailed-exitcode a plan with changes still succeeds.
-			_, _, err = run(t, "plan", dir, "--observed", snap)
+			_, _, err = run(t, append([]string{"plan", dir, "--observed", snap}, tt.flags...)...)
 			assert.NoError(t, err)
 		})
 	}
@@ -128,6 +131,26 @@ func TestPlanErrors(t *testing.T) {
 	_, errOut, err = run(t, "show", bad)
 	assert.Equal(t, exitCode(1), err)
 	assert.Contains(t, errOut, "is not a saved plan")
+}
+
+// A saved plan records what it was allowed to delete without a state, so that applying it plans
+// again the same way; a lineage can be adopted only by a plan with a state.
+func TestPlanOwnershipFlags(t *testing.T) {
+	dir, snap := scenario("delete")
+	planFile := filepath.Join(t.TempDir(), "plan.bin")
+	_, errOut, err := run(t, "plan", dir, "--observed", snap, "--prune-without-state", "--out", planFile)
+	require.NoError(t, err, errOut)
+	f, err := plan.ReadFile(planFile)
+	require.NoError(t, err)
+	assert.True(t, f.Plan.PruneWithoutState)
+	assert.Equal(t, 1, f.Plan.Summary.Destroy)
+	shown, _, err := run(t, "show", "--json", planFile)
+	require.NoError(t, err)
+	assert.Contains(t, shown, `"prune_without_state": true`)
+
+	_, errOut, err = run(t, "plan", dir, "--observed", snap, "--adopt-lineage", "6f1c2a5e-0d7b-4f55-9a55-1d2b0b7f3c11")
+	assert.Equal(t, exitCode(1), err)
+	assert.Contains(t, errOut, "--adopt-lineage 6f1c2a5e-0d7b-4f55-9a55-1d2b0b7f3c11 continues the lineage of the landscape's state, and this plan is made without one")
 }
 
 func TestApplyRefusesAnAllowDestroyThatIsNoAddress(t *testing.T) {
