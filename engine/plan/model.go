@@ -344,6 +344,9 @@ func (p *Plan) HasChanges() bool {
 	if s.Add+s.Change+s.Replace+s.Destroy+s.Deferred > 0 || len(p.Forget) > 0 {
 		return true
 	}
+	if p.AdoptLineage != "" && p.StateSerial == 0 {
+		return true // the empty state is to record the lineage and the objects of it
+	}
 	for _, r := range p.Retired {
 		if !r.Recorded {
 			return true

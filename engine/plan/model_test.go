@@ -88,3 +88,11 @@ func TestSummariseCountsSuperseded(t *testing.T) {
 	p.Summarise()
 	assert.Equal(t, Summary{Add: 1, Destroy: 2, Superseded: 1}, p.Summary)
 }
+
+// Continuing a lineage in an empty state is a change: the apply writes the state, recording the
+// lineage and the objects of it, even when no object changes.
+func TestHasChangesWhenAnEmptyStateAdoptsALineage(t *testing.T) {
+	assert.False(t, (&Plan{}).HasChanges())
+	assert.True(t, (&Plan{AdoptLineage: "l-1"}).HasChanges())
+	assert.False(t, (&Plan{AdoptLineage: "l-1", StateSerial: 4}).HasChanges(), "a state of that lineage records it already")
+}

@@ -374,6 +374,9 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	}
 	res.Plan.StateSerial = serial
 	res.Plan.PruneWithoutState, res.Plan.AdoptLineage = opts.PruneWithoutState, opts.AdoptLineage
+	if opts.AdoptLineage != "" && serial == 0 {
+		res.Plan.Notices = append(res.Plan.Notices, fmt.Sprintf("the landscape's state is empty: applying this plan continues lineage %s and records the objects of it the landscape renders", opts.AdoptLineage))
+	}
 	recordRetirements(res.Plan, opts.State, out.Rendered)
 	for class, on := range opts.Rotate {
 		if on {
