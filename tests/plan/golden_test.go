@@ -106,7 +106,10 @@ func TestGoldenPlans(t *testing.T) {
 			plans := func() (text, js []byte) {
 				connect, err := planner.SnapshotConnector(filepath.Join(dir, "snapshot.json"))
 				require.NoError(t, err, "record the snapshot with: go test ./tests/plan -run TestGoldenPlans -update")
-				out := runPlan(t, options(filepath.Join(dir, "after"), connect))
+				opts := options(filepath.Join(dir, "after"), connect)
+				// A plan from a snapshot has no state, and deletes only with --prune-without-state.
+				opts.PruneWithoutState = name == "delete"
+				out := runPlan(t, opts)
 				var tb, jb bytes.Buffer
 				require.NoError(t, views.Plan(&tb, out.Result.Plan, views.PlanOptions{}))
 				require.NoError(t, views.PlanJSON(&jb, out.Result.Plan))
