@@ -33,11 +33,13 @@ func runtimeConfig(t *testing.T) *rest.Config {
 	return localcluster.Shared(t).Plane(localcluster.RuntimePlane).RESTConfig()
 }
 
-// planAndApply plans dir (destroying with destroy) and applies the plan.
+// planAndApply plans dir (destroying with destroy) and applies the plan. It plans without the
+// landscape's state, as a library caller may: what it no longer renders is deleted because
+// PruneWithoutState says so (`--prune-without-state`).
 func planAndApply(t *testing.T, cfg *rest.Config, dir string, destroy bool, opts apply.Options) (*plan.Plan, *apply.Result) {
 	t.Helper()
 	po := landscapetest.Options(dir, landscapetest.Connector(cfg, cluster.Options{}))
-	po.Destroy = destroy
+	po.Destroy, po.PruneWithoutState = destroy, true
 	out := landscapetest.Plan(t, po)
 	res, err := apply.Run(context.Background(), out, opts)
 	require.NoError(t, err)
