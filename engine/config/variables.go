@@ -13,14 +13,14 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/engine/funcs"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
 // SensitiveMark marks cty values that must never be printed: sensitive variables, sensitive
-// outputs and everything computed from them (go-cty carries marks through operations).
-const SensitiveMark = sensitive("sensitive")
-
-type sensitive string
+// outputs, values passed through sensitive() and everything computed from them (go-cty carries
+// marks through operations). sensitive() sets it, so engine/funcs defines it.
+const SensitiveMark = funcs.SensitiveMark
 
 // InputValue is a raw value given for an input variable, with where it came from.
 type InputValue struct {
@@ -28,6 +28,9 @@ type InputValue struct {
 	Expr hcl.Expression
 	// Source describes the origin for diagnostics without a file, e.g. "--var".
 	Source string
+	// Sensitive is set for a value from a source that holds secrets
+	// (schema.SensitiveVariableEnvPrefix): it is marked sensitive even where its variable is not.
+	Sensitive bool
 }
 
 // Inputs are the input values by variable name, in precedence order already applied.
@@ -54,19 +57,22 @@ type InputSources struct {
 func CollectInputs(l *Landscape, src InputSources) (*Inputs, hcl.Diagnostics) {
 	in := &Inputs{values: map[string]InputValue{}, Files: map[string]*hcl.File{}}
 	var diags hcl.Diagnostics
-	for _, kv := range src.Environ {
-		key, value, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(key, schema.VariableEnvPrefix) {
-			continue
-		}
-		name := strings.TrimPrefix(key, schema.VariableEnvPrefix)
-		if _, declared := l.Variables[name]; !declared {
-			continue // environments carry variables for other landscapes too
-		}
-		expr, d := rawValueExpr(l.Variables[name], value, "environment variable "+key)
-		diags = append(diags, d...)
-		if expr != nil {
-			in.values[name] = InputValue{Expr: expr, Source: "environment variable " + key}
+	// Plain environment variables first, so that a sensitive one of the same name wins.
+	for _, prefix := range []string{schema.VariableEnvPrefix, schema.SensitiveVariableEnvPrefix} {
+		for _, kv := range src.Environ {
+			key, value, ok := strings.Cut(kv, "=")
+			if !ok || !strings.HasPrefix(key, prefix) {
+				continue
+			}
+			name := strings.TrimPrefix(key, prefix)
+			if _, declared := l.Variables[name]; !declared {
+				continue // environments carry variables for other landscapes too
+			}
+			expr, d := rawValueExpr(l.Variables[name], value, "environment variable "+key)
+			diags = append(diags, d...)
+			if expr != nil {
+				in.values[name] = InputValue{Expr: expr, Source: "environment variable " + key, Sensitive: prefix == schema.SensitiveVariableEnvPrefix}
+			}
 		}
 	}
 	for _, path := range src.VarFiles {
@@ -176,6 +182,9 @@ func evaluateVariables(l *Landscape, in *Inputs, ctx *hcl.EvalContext) (map[stri
 				continue
 			}
 			val, subject = got, input.Expr.Range().Ptr()
+			if input.Sensitive {
+				val = val.Mark(SensitiveMark)
+			}
 			if subject.Filename == "" || strings.HasPrefix(subject.Filename, "<") {
 				subject = v.DeclRange.Ptr()
 			}

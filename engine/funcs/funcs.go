@@ -116,6 +116,9 @@ func baseTable(baseDir string) map[string]function.Function {
 		"toset":    stdlib.MakeToFunc(cty.Set(cty.DynamicPseudoType)),
 		"tostring": stdlib.MakeToFunc(cty.String),
 
+		// marks (sensitive.go)
+		"sensitive": sensitiveFunc,
+
 		// error handling
 		"can": tryfunc.CanFunc,
 		"try": tryfunc.TryFunc,

@@ -23,6 +23,13 @@ import (
 // contract.
 const VariableEnvPrefix = "GARDENER_VAR_"
 
+// SensitiveVariableEnvPrefix is the prefix of environment variables that set input variables
+// whose values are secrets (GARDENER_SENSITIVE_VAR_db_password): such a value is sensitive
+// whether or not its variable says `sensitive = true`, so that a value taken from a Kubernetes
+// Secret (the landscape_daemon component's variables_secret) or a CI secret is never shown. It
+// wins over GARDENER_VAR_ of the same name.
+const SensitiveVariableEnvPrefix = "GARDENER_SENSITIVE_VAR_"
+
 // Kind says which top-level block a schema is for.
 type Kind string
 
