@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/declarative-gardener/gardener/engine/apply"
@@ -25,6 +26,11 @@ import (
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
+
+// DefaultDaemonNamespace is where the daemon keeps its status, approvals and Lease unless told
+// otherwise: a namespace of its own, as the landscape_daemon component's default, so that its
+// rights (and those of approvers) are rights in that namespace only, not in garden.
+const DefaultDaemonNamespace = "gardener-daemon"
 
 // selfFlags say how the daemon reaches the cluster it runs in (its leader election Lease and
 // status ConfigMap live there): in-cluster configuration unless a kubeconfig is given.
@@ -37,8 +43,8 @@ func (f *selfFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster the daemon runs in (default: in-cluster configuration)")
 	fl.StringVar(&f.context, "context", "", "context of --kubeconfig")
-	fl.StringVar(&f.namespace, "status-namespace", "garden", "namespace of the daemon's status ConfigMap and leader election Lease")
-	fl.StringVar(&f.name, "status-name", "gardener-daemon-status", "name of the daemon's status ConfigMap")
+	fl.StringVar(&f.namespace, "status-namespace", DefaultDaemonNamespace, "namespace of the daemon's status ConfigMap, its approval ConfigMap and its leader election Lease")
+	fl.StringVar(&f.name, "status-name", "gardener-daemon-status", "name of the daemon's status ConfigMap; approvals are the ConfigMap <status-name>-approval")
 }
 
 func (f *selfFlags) restConfig() (*rest.Config, error) {
@@ -79,6 +85,7 @@ type daemonFlags struct {
 	leaderElect   bool
 	leaderID      string
 	metricsAddr   string
+	metricsCerts  string
 	probeAddr     string
 	shutdownGrace time.Duration
 	watch         bool
@@ -115,7 +122,8 @@ Prometheus metrics. With several replicas only the leader acts.`,
 	fl.IntVar(&f.components, "component-parallelism", apply.DefaultComponentParallelism, "components in progress at the same time (most wait for readiness, which takes no request)")
 	fl.BoolVar(&f.leaderElect, "leader-elect", true, "elect a leader among replicas with a Lease in --status-namespace")
 	fl.StringVar(&f.leaderID, "leader-election-id", "gardener-daemon", "name of the leader election Lease")
-	fl.StringVar(&f.metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 turns it off)")
+	fl.StringVar(&f.metricsAddr, "metrics-bind-address", ":8443", "address of the Prometheus metrics endpoint, served over HTTPS to clients the API server authenticates and authorizes for GET /metrics (0 turns it off)")
+	fl.StringVar(&f.metricsCerts, "metrics-cert-dir", "", "directory with tls.crt and tls.key for the metrics endpoint (default: a self-signed certificate)")
 	fl.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 5*time.Minute, "how long a cycle in progress may take to finish its writes on shutdown")
 	fl.BoolVar(&f.watch, "watch", true, "watch the objects the landscape owns and repair drift as soon as someone else changes or deletes one")
@@ -153,7 +161,13 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 		LeaderElectionNamespace: f.self.namespace,
 		// A leader that stops hands over at once instead of after the lease expires.
 		LeaderElectionReleaseOnCancel: true,
-		Metrics:                       metricsserver.Options{BindAddress: f.metricsAddr},
+		// /metrics answers only clients the API server authenticates (TokenReview) and
+		// authorizes for GET /metrics (SubjectAccessReview): the metrics name components,
+		// clusters and errors.
+		Metrics: metricsserver.Options{
+			BindAddress: f.metricsAddr, SecureServing: true, CertDir: f.metricsCerts,
+			FilterProvider: filters.WithAuthenticationAndAuthorization,
+		},
 		HealthProbeBindAddress:        f.probeAddr,
 		GracefulShutdownTimeout:       &f.shutdownGrace,
 	})
@@ -207,12 +221,14 @@ func newStatusCommand() *cobra.Command {
 				printf(cmd.ErrOrStderr(), "Error: %v\n", err)
 				return exitCode(1)
 			}
-			data, annotations, err := store.Read(cmd.Context())
+			data, _, err := store.Read(cmd.Context())
 			if err != nil {
 				printf(cmd.ErrOrStderr(), "Error: %v\n", err)
 				return exitCode(1)
 			}
-			printStatus(cmd, data, annotations)
+			// Who may read the status need not read approvals: the approval is left out then.
+			approval, _ := store.Approval(cmd.Context())
+			printStatus(cmd, data, approval.Hash)
 			return nil
 		},
 	}
@@ -223,9 +239,10 @@ func newStatusCommand() *cobra.Command {
 // statusOrder lists the status fields in the order status prints them; the plan JSON is left
 // out (read the ConfigMap for it).
 var statusOrder = []string{"landscape", "policy", "phase", "message", "last-plan-time", "last-plan-summary", "last-plan-hash",
-	"last-apply-time", "last-successful-apply", "last-apply-result", "next-scheduled-change", "conditions", "drifted-objects", "components", "errors"}
+	"last-apply-time", "last-successful-apply", "last-apply-result", "next-scheduled-change", "conditions", "drifted-objects", "components", "errors", "warnings"}
 
-func printStatus(cmd *cobra.Command, data, annotations map[string]string) {
+// printStatus prints the status ConfigMap's data and the plan hash the approval ConfigMap names.
+func printStatus(cmd *cobra.Command, data map[string]string, approved string) {
 	out := cmd.OutOrStdout()
 	for _, k := range statusOrder {
 		v, ok := data[k]
@@ -241,8 +258,8 @@ func printStatus(cmd *cobra.Command, data, annotations map[string]string) {
 			printf(out, "  %s\n", line)
 		}
 	}
-	if a := annotations[daemon.ApproveAnnotation]; a != "" {
-		printf(out, "approved: %s\n", a)
+	if approved != "" {
+		printf(out, "approved: %s\n", approved)
 	}
 }
 
@@ -252,7 +269,9 @@ func newApproveCommand() *cobra.Command {
 		Use:   "approve PLAN_HASH",
 		Short: "Approve the daemon's pending destructive plan",
 		Long: `approve lets a daemon with --policy approve-destructive apply the plan it waits with: the
-hash gardener status shows. A plan that changed since is not approved by it.`,
+hash gardener status shows. A plan that changed since is not approved by it. The approval is the
+ConfigMap <status-name>-approval in --status-namespace, written with your credentials: RBAC grants
+writing it to approvers, and never to the daemon.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			store, _, err := f.statusStore()

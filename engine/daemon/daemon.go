@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -183,8 +184,12 @@ func (d *Daemon) due(ctx context.Context) bool {
 		return true
 	}
 	if last.Phase == PhaseWaitingForApproval {
-		approved, err := d.o.Status.Approved(ctx)
-		return err == nil && approved != "" && approved == last.PlanHash
+		a, err := d.o.Status.Approval(ctx)
+		if err != nil {
+			return false
+		}
+		// An ignored approval annotation the status does not mention yet is reported at once.
+		return (a.Hash != "" && a.Hash == last.PlanHash) || (a.Ignored != "" && !slices.Contains(last.Warnings, d.o.Status.IgnoredApprovalWarning(a.Ignored)))
 	}
 	return false
 }
@@ -324,11 +329,14 @@ func (d *Daemon) run(ctx context.Context) Status {
 			s.NextChange, s.Conditions = out.Revisit(), out.Conditions()
 		},
 		Confirm: func(pl *plan.Plan) bool {
-			approved, err := d.o.Status.Approved(ctx)
+			a, err := d.o.Status.Approval(ctx)
 			if err != nil {
 				d.o.Log.Error(err, "reading the approval")
 			}
-			decision = Decide(d.o.Policy, pl, s.PlanHash, approved)
+			if a.Ignored != "" {
+				s.Warnings = append(s.Warnings, d.o.Status.IgnoredApprovalWarning(a.Ignored))
+			}
+			decision = Decide(d.o.Policy, pl, s.PlanHash, a.Hash)
 			return decision.Apply
 		},
 	}

@@ -120,9 +120,9 @@ func TestStatusStore(t *testing.T) {
 	ctx := context.Background()
 	cs := fake.NewSimpleClientset()
 	st := StatusStore{Client: cs, Namespace: "garden", Name: "status"}
-	approved, err := st.Approved(ctx)
+	approval, err := st.Approval(ctx)
 	require.NoError(t, err)
-	assert.Empty(t, approved, "no status yet")
+	assert.Empty(t, approval, "no status yet")
 
 	_, err = st.Write(ctx, Status{Phase: PhaseWaitingForApproval, PlanHash: "abc", PlanJSON: "{}", Drifted: []string{"x"}})
 	require.NoError(t, err)
@@ -130,14 +130,26 @@ func TestStatusStore(t *testing.T) {
 	require.NoError(t, st.Approve(ctx, "abc"))
 	_, err = st.Write(ctx, Status{Phase: PhaseApplied, PlanHash: "abc"})
 	require.NoError(t, err)
-	approved, err = st.Approved(ctx)
+	approval, err = st.Approval(ctx)
 	require.NoError(t, err)
-	assert.Equal(t, "abc", approved, "writing the status keeps the approval")
+	assert.Equal(t, Approval{Hash: "abc"}, approval, "writing the status keeps the approval")
+	// The approval is an object of its own, which RBAC grants separately from the status.
+	obj, err := cs.CoreV1().ConfigMaps("garden").Get(ctx, "status-approval", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"plan-hash": "abc"}, obj.Data)
+	// A later approval replaces an earlier one.
+	_, err = st.Write(ctx, Status{Phase: PhaseWaitingForApproval, PlanHash: "def"})
+	require.NoError(t, err)
+	require.NoError(t, st.Approve(ctx, "def"))
+	approval, err = st.Approval(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "def", approval.Hash)
 
 	cm, err := cs.CoreV1().ConfigMaps("garden").Get(ctx, "status", metav1.GetOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, PhaseApplied, cm.Data["phase"])
+	assert.Equal(t, PhaseWaitingForApproval, cm.Data["phase"])
 	assert.NotContains(t, cm.Data, "drifted-objects", "empty fields are left out")
+	assert.Empty(t, cm.Annotations, "approving does not touch the status")
 
 	conds := Status{Conditions: []string{"seed.a: BackupBucketsReady True (BackupBucketsAvailable): Backup Buckets are available.", "seed.a: ExtensionsReady False (NotAllExtensionsReady): x"}}
 	assert.Equal(t, "seed.a: BackupBucketsReady True (BackupBucketsAvailable): Backup Buckets are available.\nseed.a: ExtensionsReady False (NotAllExtensionsReady): x",
@@ -184,4 +196,28 @@ cluster "c" {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the retry did not trigger a cycle")
 	}
+}
+
+// The annotation that approved plans in earlier versions is an edit of the status ConfigMap like
+// any other: it approves nothing now, and is reported as ignored.
+func TestApproveAnnotationApprovesNothing(t *testing.T) {
+	ctx := context.Background()
+	cs := fake.NewSimpleClientset()
+	st := StatusStore{Client: cs, Namespace: "garden", Name: "status"}
+	_, err := st.Write(ctx, Status{Phase: PhaseWaitingForApproval, PlanHash: "abc"})
+	require.NoError(t, err)
+	cm, err := cs.CoreV1().ConfigMaps("garden").Get(ctx, "status", metav1.GetOptions{})
+	require.NoError(t, err)
+	cm.Annotations = map[string]string{ApproveAnnotation: "abc"}
+	_, err = cs.CoreV1().ConfigMaps("garden").Update(ctx, cm, metav1.UpdateOptions{})
+	require.NoError(t, err)
+
+	approval, err := st.Approval(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, Approval{Ignored: "abc"}, approval)
+	destructive := &plan.Plan{Summary: plan.Summary{Destroy: 1}}
+	assert.False(t, Decide(PolicyApproveDestructive, destructive, "abc", approval.Hash).Apply, "the annotation does not approve")
+	assert.Equal(t, "the annotation declarative-gardener.io/approve=abc on ConfigMap garden/status is ignored: approvals are the ConfigMap garden/status-approval, which gardener approve HASH writes",
+		st.IgnoredApprovalWarning(approval.Ignored))
+	assert.Equal(t, "a\nb", Status{Warnings: []string{"a", "b"}}.data()["warnings"], "warnings are published one a line")
 }

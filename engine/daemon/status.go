@@ -14,9 +14,24 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// ApproveAnnotation on the status ConfigMap approves the plan whose hash it holds; `gardener
-// approve HASH` sets it.
+// ApproveAnnotation on the status ConfigMap approved the plan whose hash it held in earlier
+// versions. It approves nothing now: anyone who may edit the status ConfigMap could set it,
+// the daemon among them. The daemon ignores it and says so in the status (Status.Warnings).
 const ApproveAnnotation = "declarative-gardener.io/approve"
+
+// Approvals are ConfigMaps of their own, named after the status ConfigMap with ApprovalSuffix,
+// holding the approved plan's hash under ApprovalKey: creating one is a deliberate act that an
+// edit of the status is not, and RBAC can grant it to approvers without granting it to the
+// daemon, which only reads it (docs/daemon.md, "Approvals"). `gardener approve HASH` writes it.
+const (
+	ApprovalSuffix = "-approval"
+	ApprovalKey    = "plan-hash"
+)
+
+// StatusFieldManager is the field manager of the daemon's status writes; the daemon's watches
+// do not count them as changes by others (the landscape_daemon component renders the status
+// ConfigMap, so it is one of the landscape's objects).
+const StatusFieldManager = "gardener-daemon"
 
 // Phases of the daemon's last cycle.
 const (
@@ -60,6 +75,9 @@ type Status struct {
 	ComponentState map[string]string
 	// Errors holds the landscape's diagnostics or the cycle's error.
 	Errors string
+	// Warnings are what the operator should know besides the phase, one sentence each: an
+	// approval annotation that is ignored.
+	Warnings []string
 }
 
 // StatusStore keeps the status on a ConfigMap.
@@ -94,6 +112,7 @@ func (s Status) data() map[string]string {
 		"conditions":            strings.Join(s.Conditions, "\n"),
 		"drifted-objects":       strings.Join(s.Drifted, "\n"),
 		"errors":                s.Errors,
+		"warnings":              strings.Join(s.Warnings, "\n"),
 		"components":            componentLines(s.ComponentState),
 	}
 	if len(s.PlanJSON) <= maxPlanJSON {
@@ -139,10 +158,10 @@ func (st StatusStore) Write(ctx context.Context, s Status) (*corev1.ConfigMap, e
 	if apierrors.IsNotFound(err) {
 		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: st.Name, Namespace: st.Namespace,
 			Labels: map[string]string{"app.kubernetes.io/name": "gardener-daemon"}}, Data: s.data()}
-		cm, err = cms.Create(ctx, cm, metav1.CreateOptions{FieldManager: "gardener-daemon"})
+		cm, err = cms.Create(ctx, cm, metav1.CreateOptions{FieldManager: StatusFieldManager})
 	} else if err == nil {
 		cm.Data = s.data()
-		cm, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "gardener-daemon"})
+		cm, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: StatusFieldManager})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("status configmap %s/%s: %w", st.Namespace, st.Name, err)
@@ -150,34 +169,74 @@ func (st StatusStore) Write(ctx context.Context, s Status) (*corev1.ConfigMap, e
 	return cm, nil
 }
 
-// Approved returns the plan hash an operator approved; "" when none or the ConfigMap is missing.
-func (st StatusStore) Approved(ctx context.Context) (string, error) {
-	cm, err := st.Client.CoreV1().ConfigMaps(st.Namespace).Get(ctx, st.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("status configmap %s/%s: %w", st.Namespace, st.Name, err)
-	}
-	return cm.Annotations[ApproveAnnotation], nil
+// ApprovalName is the name of the approval ConfigMap, in the status ConfigMap's namespace.
+func (st StatusStore) ApprovalName() string { return st.Name + ApprovalSuffix }
+
+// Approval is what approves the daemon's plans.
+type Approval struct {
+	// Hash is the plan hash the approval ConfigMap names; "" when there is none.
+	Hash string
+	// Ignored is the hash an ApproveAnnotation on the status ConfigMap still names; it approves
+	// nothing, and the status says so.
+	Ignored string
 }
 
-// Approve records an approval of the plan with hash, as `gardener approve` does.
+// Approval reads the approval ConfigMap, and the status ConfigMap for an annotation of earlier
+// versions; missing ConfigMaps approve nothing.
+func (st StatusStore) Approval(ctx context.Context) (Approval, error) {
+	var a Approval
+	cms := st.Client.CoreV1().ConfigMaps(st.Namespace)
+	approval, err := cms.Get(ctx, st.ApprovalName(), metav1.GetOptions{})
+	switch {
+	case err == nil:
+		a.Hash = approval.Data[ApprovalKey]
+	case !apierrors.IsNotFound(err):
+		return a, fmt.Errorf("approval configmap %s/%s: %w", st.Namespace, st.ApprovalName(), err)
+	}
+	status, err := cms.Get(ctx, st.Name, metav1.GetOptions{})
+	switch {
+	case err == nil:
+		a.Ignored = status.Annotations[ApproveAnnotation]
+	case !apierrors.IsNotFound(err):
+		return a, fmt.Errorf("status configmap %s/%s: %w", st.Namespace, st.Name, err)
+	}
+	return a, nil
+}
+
+// IgnoredApprovalWarning is the status's warning about an ApproveAnnotation, which approves
+// nothing any more.
+func (st StatusStore) IgnoredApprovalWarning(hash string) string {
+	return fmt.Sprintf("the annotation %s=%s on ConfigMap %s/%s is ignored: approvals are the ConfigMap %s/%s, which gardener approve HASH writes",
+		ApproveAnnotation, hash, st.Namespace, st.Name, st.Namespace, st.ApprovalName())
+}
+
+// Approve records an approval of the plan with hash, as `gardener approve` does: it writes the
+// approval ConfigMap (creating it, or updating the one an earlier approval left), after checking
+// that hash is the plan the status shows. It runs with the approver's credentials; the daemon
+// never calls it.
 func (st StatusStore) Approve(ctx context.Context, hash string) error {
 	cms := st.Client.CoreV1().ConfigMaps(st.Namespace)
-	cm, err := cms.Get(ctx, st.Name, metav1.GetOptions{})
+	status, err := cms.Get(ctx, st.Name, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("status configmap %s/%s: %w", st.Namespace, st.Name, err)
 	}
-	if pending := cm.Data["last-plan-hash"]; pending != hash {
+	if pending := status.Data["last-plan-hash"]; pending != hash {
 		return fmt.Errorf("plan %s is not the daemon's last plan (%s); check gardener status", hash, orNone(pending))
 	}
-	if cm.Annotations == nil {
-		cm.Annotations = map[string]string{}
+	name := st.ApprovalName()
+	data := map[string]string{ApprovalKey: hash}
+	opts := metav1.CreateOptions{FieldManager: "gardener-approve"}
+	_, err = cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: st.Namespace,
+		Labels: map[string]string{"app.kubernetes.io/name": "gardener-daemon", "app.kubernetes.io/component": "approval"}}, Data: data}, opts)
+	if apierrors.IsAlreadyExists(err) {
+		var cur *corev1.ConfigMap
+		if cur, err = cms.Get(ctx, name, metav1.GetOptions{}); err == nil {
+			cur.Data = data
+			_, err = cms.Update(ctx, cur, metav1.UpdateOptions{FieldManager: "gardener-approve"})
+		}
 	}
-	cm.Annotations[ApproveAnnotation] = hash
-	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "gardener-approve"}); err != nil {
-		return fmt.Errorf("status configmap %s/%s: %w", st.Namespace, st.Name, err)
+	if err != nil {
+		return fmt.Errorf("approval configmap %s/%s: %w", st.Namespace, name, err)
 	}
 	return nil
 }

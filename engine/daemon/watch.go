@@ -173,7 +173,8 @@ func (w *watcher) headVersion(want headTarget) (lineage string, serial int64, ex
 
 // changedByOthers reports whether an update of an owned object came from someone other than
 // the engine: a field manager other than the engine's wrote the object itself (not its status,
-// which controllers keep updating) later than before. The engine's own applies do not trigger
+// which controllers keep updating) later than before. The engine's own applies, and the
+// daemon's writes of its status ConfigMap (which the landscape may render), do not trigger
 // another cycle.
 func changedByOthers(old, new any) bool {
 	o, ok1 := old.(*unstructured.Unstructured)
@@ -188,7 +189,7 @@ func changedByOthers(old, new any) bool {
 		}
 	}
 	for _, m := range n.GetManagedFields() {
-		if m.Manager == inventory.FieldManager || m.Subresource != "" {
+		if m.Manager == inventory.FieldManager || m.Manager == StatusFieldManager || m.Subresource != "" {
 			continue
 		}
 		k := m.Manager + "|" + string(m.Operation) + "|" + m.Subresource

@@ -39,6 +39,7 @@ func TestChangedByOthers(t *testing.T) {
 		{"kubectl edit", withManagers("1", ours(t0, both)), withManagers("2", ours(t0, onlyA), entry("kubectl-edit", metav1.ManagedFieldsOperationUpdate, "", t1, `{"f:data":{"f:b":{}}}`)), true},
 		{"a field removed by a JSON patch", withManagers("1", ours(t0, both)), withManagers("2", ours(t0, onlyA)), true},
 		{"a controller writing status", withManagers("1", ours(t0, both)), withManagers("2", ours(t0, both), entry("kube-controller-manager", metav1.ManagedFieldsOperationUpdate, "status", t1, `{"f:status":{}}`)), false},
+		{"the daemon writing its status ConfigMap", withManagers("1", ours(t0, both)), withManagers("2", ours(t0, both), entry(StatusFieldManager, metav1.ManagedFieldsOperationUpdate, "", t1, `{"f:data":{"f:phase":{}}}`)), false},
 		{"a resync without change", withManagers("1", ours(t0, both)), withManagers("1", ours(t0, both)), false},
 	}
 	for _, tt := range tests {
