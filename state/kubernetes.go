@@ -161,10 +161,16 @@ func HeadVersion(annotations map[string]string) (lineage string, serial int64, o
 	return m.lineage, m.serial, true
 }
 
+// LockName is the name of the Lease that locks a landscape's state in the kubernetes backend.
+// With HeadName it is what RBAC can name (the landscape_daemon component's Role); the state's
+// further chunks are named after a random write ID, which no rule can know beforehand.
+func LockName(landscape string) string { return lockName(nameSlug(landscape)) }
+
 func headName(slug string) string { return "gardener-state-" + slug }
+func lockName(slug string) string { return "gardener-lock-" + slug }
 
 func (b *kube) headName() string  { return headName(b.slug) }
-func (b *kube) leaseName() string { return "gardener-lock-" + b.slug }
+func (b *kube) leaseName() string { return lockName(b.slug) }
 func (b *kube) chunkName(writeID string, n int) string {
 	return fmt.Sprintf("gardener-state-%s-%s-%d", b.slug, writeID, n)
 }

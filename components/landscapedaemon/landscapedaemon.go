@@ -1,8 +1,9 @@
 // Package landscapedaemon renders the landscape_daemon component: `gardener daemon` deployed into
-// the garden runtime cluster, so that a landscape can run its own controller (docs/cli.md,
-// "gardener daemon"): a ServiceAccount with RBAC for its leader election Lease, status ConfigMap
-// and Events and for the objects it manages, the landscape's files as a ConfigMap mounted at
-// /landscape, and a Deployment of leader-electing replicas with metrics and health probes.
+// the garden runtime cluster, so that a landscape can run its own controller (docs/daemon.md): a
+// ServiceAccount with RBAC limited by name to its leader election Lease, status and landscape
+// ConfigMaps and state, and as given for the objects it manages; a Role for approvers, which the
+// daemon does not have; the landscape's files as a ConfigMap mounted at /landscape; and a
+// Deployment of leader-electing replicas with authenticated metrics and health probes.
 package landscapedaemon
 
 import (
@@ -26,11 +27,13 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/state"
 )
 
-// Ports of the daemon: Prometheus metrics and the health probes.
+// Ports of the daemon: Prometheus metrics (HTTPS, for clients the API server authenticates and
+// authorizes) and the health probes.
 const (
-	MetricsPort = 8080
+	MetricsPort = 8443
 	ProbePort   = 8081
 )
 
@@ -39,7 +42,7 @@ const (
 type Values struct {
 	// Cluster is where the daemon runs (the garden runtime cluster).
 	Cluster decode.Cluster `json:"cluster"`
-	// Namespace of the daemon, its Lease and status ConfigMap.
+	// Namespace of the daemon, its Lease, landscape and status ConfigMaps and approvals.
 	Namespace string `json:"namespace"`
 	// Name of the Deployment and the objects around it.
 	Name string `json:"name"`
@@ -65,6 +68,15 @@ type Values struct {
 	// Variables set the landscape's input variables in the daemon (GARDENER_VAR_<name>), such
 	// as in_cluster = "true" for cluster blocks that use the Pod's service account there.
 	Variables map[string]string `json:"variables"`
+	// VariablesSecret names a Secret whose keys set input variables as sensitive values
+	// (GARDENER_SENSITIVE_VAR_<key>, read by the kubelet): secrets stay out of the Deployment.
+	VariablesSecret string `json:"variables_secret"`
+	// Approvers may approve the daemon's destructive plans; MetricsReaders may scrape /metrics.
+	Approvers      []Subject `json:"approvers"`
+	MetricsReaders []Subject `json:"metrics_readers"`
+	// Landscape is the name of the landscape the daemon runs (render.Input.Landscape): it names
+	// the state's head Secret and lock Lease, which the daemon's Role names.
+	Landscape string `json:"-"`
 }
 
 // Rule is one RBAC policy rule.
@@ -74,9 +86,26 @@ type Rule struct {
 	Verbs     []string `json:"verbs"`
 }
 
+// Subject is an RBAC subject: a user, a group or a service account.
+type Subject struct {
+	Kind      string `json:"kind"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+}
+
 // Type is the landscape_daemon component type as the catalog registers it: its schema (schema.go)
 // and its render function.
-var Type = component.Define(typeSchema, component.Objects(Objects))
+var Type = component.Define(typeSchema, renderDaemon)
+
+// renderDaemon renders the daemon of the landscape being rendered.
+func renderDaemon(in render.Input, v Values) (*render.Output, error) {
+	v.Landscape = in.Landscape
+	objs, err := Objects(v)
+	if err != nil {
+		return nil, err
+	}
+	return &render.Output{Objects: objs}, nil
+}
 
 // resolve applies the default that depends on another value, the state namespace, and checks
 // the values.
@@ -97,7 +126,34 @@ func (v *Values) resolve() error {
 	if v.Replicas > math.MaxInt32 {
 		return fmt.Errorf("landscape daemon %s: replicas %d is more than a Deployment can run (%d)", v.Name, v.Replicas, math.MaxInt32)
 	}
+	if v.Landscape == "" {
+		return fmt.Errorf("landscape daemon %s: the landscape's name is unknown", v.Name)
+	}
+	for _, s := range append(slices.Clone(v.Approvers), v.MetricsReaders...) {
+		if (s.Kind == rbacv1.ServiceAccountKind) != (s.Namespace != "") {
+			return fmt.Errorf("landscape daemon %s: %s %s: a namespace is required for a ServiceAccount and only for one", v.Name, s.Kind, s.Name)
+		}
+	}
 	return nil
+}
+
+// approvalSuffix names the approval ConfigMap after the status ConfigMap, as the daemon does
+// (engine/daemon.ApprovalSuffix; a test keeps them equal without this package importing the
+// daemon).
+const approvalSuffix = "-approval"
+
+// names are the objects the daemon's rights are limited to.
+type names struct {
+	status, approval, landscape, lease string
+	stateHead, stateLock               string
+}
+
+func (v Values) names() names {
+	status := v.Name + "-status"
+	return names{
+		status: status, approval: status + approvalSuffix, landscape: v.Name + "-landscape", lease: v.Name,
+		stateHead: state.HeadName(v.Landscape), stateLock: state.LockName(v.Landscape),
+	}
 }
 
 // Objects renders the daemon.
@@ -105,59 +161,126 @@ func Objects(v Values) ([]render.Object, error) {
 	if err := v.resolve(); err != nil {
 		return nil, err
 	}
+	n := v.names()
 	labels := map[string]string{"app.kubernetes.io/name": "gardener-daemon", "app.kubernetes.io/instance": v.Name}
 	meta := metav1.ObjectMeta{Namespace: v.Namespace, Name: v.Name, Labels: labels}
 	stateMeta := metav1.ObjectMeta{Namespace: v.StateNamespace, Name: v.Name + "-state", Labels: labels}
-	files := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: v.Namespace, Name: v.Name + "-landscape", Labels: labels}, Data: v.Files}
+	approverMeta := metav1.ObjectMeta{Namespace: v.Namespace, Name: v.Name + "-approver", Labels: labels}
+	self := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: v.Namespace, Name: v.Name}}
+	files := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: v.Namespace, Name: n.landscape, Labels: labels}, Data: v.Files}
+	// The status ConfigMap is rendered (empty; the daemon writes its data), so that the daemon
+	// needs no right to create ConfigMaps: it could otherwise create its own approval.
+	status := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: v.Namespace, Name: n.status, Labels: labels}}
 	objs := []runtime.Object{
 		&corev1.ServiceAccount{ObjectMeta: meta, AutomountServiceAccountToken: ptr.To(true)},
-		// Its own bookkeeping, in its namespace only: the leader election Lease, the status
-		// ConfigMap (with approvals), Events on it.
+		// Its own bookkeeping, in its namespace only and on its own objects by name: the leader
+		// election Lease, the status ConfigMap, the landscape's files (which it applies as part
+		// of the landscape), reading (never writing) the approval, and Events. RBAC cannot
+		// limit create by name: creating Leases (leader election makes its Lease) and Events is
+		// granted as such, ConfigMaps not at all.
 		&rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch"}},
+			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
+			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{n.lease}, Verbs: []string{"get", "update", "patch"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{n.status, n.landscape}, Verbs: []string{"get", "update", "patch"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{n.approval}, Verbs: []string{"get"}},
 			{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}},
 		}},
 		&rbacv1.RoleBinding{ObjectMeta: meta,
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: v.Name},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: v.Namespace, Name: v.Name}}},
-		// The kubernetes state backend: the state's Secrets (a head and chunks, listed by label
-		// to collect old chunks, the head watched) and the state lock's Lease.
+			Subjects: self},
+		// The kubernetes state backend (state/kubernetes.go): the head Secret and the lock
+		// Lease have names RBAC can know, so writing the head and the lock is limited to them
+		// (the head is watched by name, too). The further chunks of a large state are named
+		// after a random write ID, so that a writer that dies half-way never damages the set a
+		// reader follows: reading, listing (old chunks are found by label) and deleting Secrets
+		// cannot be limited by name, which is why the state lives in a namespace of its own.
 		&rbacv1.Role{ObjectMeta: stateMeta, Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
-			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update", "patch", "delete"}},
+			{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "create", "delete"}},
+			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{n.stateHead}, Verbs: []string{"watch", "update", "patch"}},
+			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
+			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{n.stateLock}, Verbs: []string{"get", "update", "patch", "delete"}},
 		}},
 		&rbacv1.RoleBinding{ObjectMeta: stateMeta,
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: stateMeta.Name},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: v.Namespace, Name: v.Name}}},
+			Subjects: self},
+		// Approving is creating or changing the approval ConfigMap, which the daemon may only
+		// read; approvers may also read the status to find the plan's hash. Create cannot be
+		// limited by name: approvers may create other ConfigMaps in the namespace, but change
+		// none of the daemon's.
+		&rbacv1.Role{ObjectMeta: approverMeta, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{n.approval}, Verbs: []string{"get", "update", "patch", "delete"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{n.status}, Verbs: []string{"get"}},
+		}},
+		// /metrics authenticates its clients with TokenReviews and authorizes them with
+		// SubjectAccessReviews, which the built-in system:auth-delegator grants.
+		&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(v, "auth-delegator"), Labels: labels},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:auth-delegator"},
+			Subjects: self},
+		// What a client needs to scrape /metrics.
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(v, "metrics-reader"), Labels: labels},
+			Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}},
 		files,
+		status,
 		&corev1.Service{ObjectMeta: meta, Spec: corev1.ServiceSpec{
 			Selector: labels,
 			Ports:    []corev1.ServicePort{{Name: "metrics", Port: MetricsPort, TargetPort: intstr.FromInt32(MetricsPort), Protocol: corev1.ProtocolTCP}},
 		}},
 		deployment(v, meta, labels),
 	}
-	clusterRoleName := "gardener.cloud:" + v.Namespace + ":" + v.Name
+	if len(v.Approvers) > 0 {
+		objs = append(objs, &rbacv1.RoleBinding{ObjectMeta: approverMeta,
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: approverMeta.Name},
+			Subjects: subjects(v.Approvers)})
+	}
+	if len(v.MetricsReaders) > 0 {
+		name := clusterRoleName(v, "metrics-reader")
+		objs = append(objs, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
+			Subjects: subjects(v.MetricsReaders)})
+	}
 	switch {
 	case v.ClusterAdmin:
-		objs = append(objs, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName, Labels: labels},
+		objs = append(objs, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(v, ""), Labels: labels},
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-			Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: v.Namespace, Name: v.Name}}})
+			Subjects: self})
 	case len(v.ClusterRules) > 0:
 		var rules []rbacv1.PolicyRule
 		for _, r := range v.ClusterRules {
 			rules = append(rules, rbacv1.PolicyRule{APIGroups: r.APIGroups, Resources: r.Resources, Verbs: r.Verbs})
 		}
 		objs = append(objs,
-			&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName, Labels: labels}, Rules: rules},
-			&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName, Labels: labels},
-				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRoleName},
-				Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: v.Namespace, Name: v.Name}}})
+			&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(v, ""), Labels: labels}, Rules: rules},
+			&rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(v, ""), Labels: labels},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: clusterRoleName(v, "")},
+				Subjects: self})
 	}
 	if v.Replicas > 1 {
 		objs = append(objs, disruption.Budget(v.Namespace, v.Name, labels))
 	}
 	return kube.Typed(v.Cluster.Name, objs...)
+}
+
+// clusterRoleName names the daemon's cluster-wide RBAC objects, suffix "" for the rights on
+// what the landscape manages.
+func clusterRoleName(v Values, suffix string) string {
+	name := "gardener.cloud:" + v.Namespace + ":" + v.Name
+	if suffix != "" {
+		name += ":" + suffix
+	}
+	return name
+}
+
+func subjects(in []Subject) []rbacv1.Subject {
+	out := make([]rbacv1.Subject, 0, len(in))
+	for _, s := range in {
+		sub := rbacv1.Subject{Kind: s.Kind, Name: s.Name, Namespace: s.Namespace}
+		if s.Kind != rbacv1.ServiceAccountKind {
+			sub.APIGroup = rbacv1.GroupName
+		}
+		out = append(out, sub)
+	}
+	return out
 }
 
 // deployment runs the daemon: leader-electing replicas spread over nodes, non-root with a
@@ -179,6 +302,13 @@ func deployment(v Values, meta metav1.ObjectMeta, labels map[string]string) *app
 	env := []corev1.EnvVar{{Name: "HOME", Value: "/tmp"}}
 	for _, name := range slices.Sorted(maps.Keys(v.Variables)) {
 		env = append(env, corev1.EnvVar{Name: schema.VariableEnvPrefix + name, Value: v.Variables[name]})
+	}
+	var envFrom []corev1.EnvFromSource
+	if v.VariablesSecret != "" {
+		// The kubelet reads the Secret: its values never appear in the Deployment, and the
+		// daemon needs no right to read it.
+		envFrom = append(envFrom, corev1.EnvFromSource{Prefix: schema.SensitiveVariableEnvPrefix,
+			SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: v.VariablesSecret}}})
 	}
 	if v.KubeconfigSecret != "" {
 		volumes = append(volumes, corev1.Volume{Name: "kubeconfigs", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: v.KubeconfigSecret}}})
@@ -205,7 +335,7 @@ func deployment(v Values, meta metav1.ObjectMeta, labels map[string]string) *app
 				// A leader that is stopped finishes its cycle's writes first (--shutdown-grace).
 				TerminationGracePeriodSeconds: ptr.To(int64(330)),
 				Containers: []corev1.Container{{
-					Name: "gardener", Image: v.Image, Args: args, Env: env, VolumeMounts: mounts,
+					Name: "gardener", Image: v.Image, Args: args, Env: env, EnvFrom: envFrom, VolumeMounts: mounts,
 					Ports: []corev1.ContainerPort{
 						{Name: "metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP},
 						{Name: "probes", ContainerPort: ProbePort, Protocol: corev1.ProtocolTCP},

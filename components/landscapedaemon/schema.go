@@ -14,12 +14,14 @@ func typeSchema() *schema.Schema {
 		Kind: schema.KindComponent,
 		Type: "landscape_daemon",
 		Description: "The gardener daemon in the garden runtime cluster: leader-electing replicas that plan and apply the landscape continuously, " +
-			"with a ServiceAccount and RBAC for their Lease, status ConfigMap and Events (and, as given, for the objects they manage), " +
-			"the landscape's files in a ConfigMap mounted at /landscape, a metrics Service and a PodDisruptionBudget.",
+			"with a ServiceAccount and RBAC limited to their own Lease, status ConfigMap, landscape ConfigMap, state Secrets and Events (and, as given, for the objects they manage), " +
+			"a Role for approvers, the landscape's files in a ConfigMap mounted at /landscape, the status ConfigMap, a metrics Service (HTTPS, authenticated and authorized) and a PodDisruptionBudget.",
 		Body: schema.Body{
 			Attributes: []schema.Attribute{
 				attr.Reference("cluster", schema.RefCluster, "The cluster the daemon runs in, usually the garden runtime cluster."),
-				{Name: "namespace", Type: cty.String, Default: cty.StringVal("garden"), Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the daemon, its Lease and its status ConfigMap <name>-status."},
+				{Name: "namespace", Type: cty.String, Default: cty.StringVal("gardener-daemon"), Checks: attr.Checks(schema.DNSLabel()),
+					Description: "The namespace of the daemon, its Lease, its landscape ConfigMap <name>-landscape, its status ConfigMap <name>-status and approvals <name>-status-approval: " +
+						"a namespace of its own, which must exist before the first apply (the state's namespace must, too), so that the daemon's and the approvers' rights are rights there only."},
 				{Name: "name", Type: cty.String, Default: cty.StringVal("gardener-daemon"), Checks: attr.Checks(schema.DNSLabel()), Description: "The name of the Deployment, its ServiceAccount, RBAC, Lease and Service."},
 				{Name: "image", Type: cty.String, Required: true, Checks: attr.Checks(schema.NotEmpty()), Description: "The gardener image, as the repository's Dockerfile builds it, such as registry.example.com/gardener:v0.2.0."},
 				{Name: "replicas", Type: cty.Number, Default: cty.NumberIntVal(2), Checks: attr.Checks(schema.Positive()), Description: "Leader-electing replicas: one acts, the others take over when it stops."},
@@ -28,8 +30,11 @@ func typeSchema() *schema.Schema {
 				{Name: "files", Type: cty.Map(cty.String), Required: true, Description: "The landscape's files by name, such as { \"main.hcl\" = file(\"main.hcl\") }; they become a ConfigMap mounted at /landscape. The landscape must keep its state in a cluster."},
 				{Name: "kubeconfig_secret", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "A Secret in the namespace with kubeconfigs of the landscape's other clusters, mounted at /kubeconfigs for their cluster blocks."},
 				{Name: "state_namespace", Type: cty.String, Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace of the landscape's state (its state block's namespace), where the daemon may read and write the state's Secrets and lock Lease; the daemon's namespace when unset."},
-				{Name: "variables", Type: cty.Map(cty.String), Description: "Input variables of the landscape as the daemon sets them (environment variables GARDENER_VAR_<name>), such as { in_cluster = \"true\" }; visible in the Deployment, so never for secrets."},
-				{Name: "cluster_admin", Type: cty.Bool, Default: cty.False, Description: "Bind the daemon to cluster-admin in this cluster instead of listing cluster_rules; a garden landscape manages most kinds of its runtime cluster."},
+				{Name: "variables", Type: cty.Map(cty.String), Description: "Input variables of the landscape as the daemon sets them (environment variables GARDENER_VAR_<name>), such as { in_cluster = \"true\" }; visible in the Deployment, so never for secrets (variables_secret is for those)."},
+				{Name: "variables_secret", Type: cty.String, Checks: attr.Checks(schema.ObjectName()),
+					Description: "A Secret in the namespace whose keys set input variables of the same names (environment variables GARDENER_SENSITIVE_VAR_<key>, which the kubelet reads from the Secret): " +
+						"their values are sensitive and never shown. The pods read it when they start."},
+				{Name: "cluster_admin", Type: cty.Bool, Default: cty.False, Description: "Bind the daemon to cluster-admin in this cluster instead of listing cluster_rules; a garden landscape manages most kinds of its runtime cluster. The daemon can then write anything, its approvals included."},
 			},
 			Blocks: []schema.Block{{
 				Name: "cluster_rules", Nesting: schema.NestingList,
@@ -39,7 +44,24 @@ func typeSchema() *schema.Schema {
 					{Name: "resources", Type: attr.StringList, Required: true, Description: "Resources, such as configmaps."},
 					{Name: "verbs", Type: attr.StringList, Required: true, Description: "Verbs, such as get, list, watch, create, update, patch, delete."},
 				}},
+			}, {
+				Name: "approvers", Nesting: schema.NestingList,
+				Description: "Who may approve the daemon's destructive plans (gardener approve): bound to the Role <name>-approver, which may create the approval ConfigMap <name>-status-approval and nothing the daemon needs.",
+				Body:        subjectBody(),
+			}, {
+				Name: "metrics_readers", Nesting: schema.NestingList,
+				Description: "Who may scrape the daemon's /metrics (such as Prometheus's ServiceAccount): bound to the ClusterRole gardener.cloud:<namespace>:<name>:metrics-reader (GET /metrics).",
+				Body:        subjectBody(),
 			}},
 		},
 	}
+}
+
+// subjectBody is an RBAC subject: a user, a group or a service account.
+func subjectBody() schema.Body {
+	return schema.Body{Attributes: []schema.Attribute{
+		{Name: "kind", Type: cty.String, Required: true, AllowedValues: []string{"User", "Group", "ServiceAccount"}, Description: "User, Group or ServiceAccount."},
+		{Name: "name", Type: cty.String, Required: true, Checks: attr.Checks(schema.NotEmpty()), Description: "The user's, group's or service account's name."},
+		{Name: "namespace", Type: cty.String, Checks: attr.Checks(schema.DNSLabel()), Description: "The service account's namespace; required for a ServiceAccount."},
+	}}
 }
