@@ -17,6 +17,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
 )
@@ -28,6 +29,13 @@ func TestDecide(t *testing.T) {
 	// A version update whose only deletions are the superseded old versions.
 	superseding := &plan.Plan{Summary: plan.Summary{Add: 2, Change: 3, Destroy: 2, Superseded: 2}}
 	supersedingAndDeleting := &plan.Plan{Summary: plan.Summary{Add: 2, Destroy: 3, Superseded: 2}}
+	// Updates only, but the resource manager deletes what a ManagedResource no longer holds.
+	droppingContents := &plan.Plan{Summary: plan.Summary{Change: 1}, IndirectDeletions: []plan.IndirectDeletion{
+		{Address: "shoot.dev", Cluster: "seed", Ref: object.Ref{Group: "resources.gardener.cloud", Kind: "ManagedResource", Namespace: "shoot--dev", Name: "coredns"},
+			Controller: "gardener-resource-manager", Deletes: "Service kube-system/old"}}}
+	// A version update whose superseded deletions go with it, and a worker pool removed.
+	supersedingAndRemovingAPool := &plan.Plan{Summary: plan.Summary{Add: 1, Change: 1, Destroy: 1, Superseded: 1}, IndirectDeletions: []plan.IndirectDeletion{
+		{Address: "shoot.dev", Cluster: "seed", Controller: "machine-controller-manager", Deletes: "the machines of worker pool b"}}}
 	tests := []struct {
 		name     string
 		policy   Policy
@@ -45,6 +53,10 @@ func TestDecide(t *testing.T) {
 		{"other deletions beside superseded ones wait", PolicyApproveDestructive, supersedingAndDeleting, "", false},
 		{"an approval of another plan does not count", PolicyApproveDestructive, destructive, "other", false},
 		{"the approved plan is applied", PolicyApproveDestructive, destructive, "h", true},
+		{"objects dropped from a ManagedResource wait", PolicyApproveDestructive, droppingContents, "", false},
+		{"a removed worker pool waits, superseded versions beside it or not", PolicyApproveDestructive, supersedingAndRemovingAPool, "", false},
+		{"indirect deletions go once approved", PolicyApproveDestructive, droppingContents, "h", true},
+		{"auto applies indirect deletions", PolicyAuto, droppingContents, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,6 +66,10 @@ func TestDecide(t *testing.T) {
 		})
 	}
 	assert.Contains(t, Decide(PolicyApproveDestructive, destructive, "h", "").Reason, "gardener approve h")
+	assert.Equal(t, "the plan makes other controllers delete what it no longer renders (gardener-resource-manager deletes Service kube-system/old (ManagedResource.resources.gardener.cloud shoot--dev/coredns in cluster seed, shoot.dev)) and waits for approval: gardener approve h",
+		Decide(PolicyApproveDestructive, droppingContents, "h", "").Reason, "the status says why")
+	many := &plan.Plan{IndirectDeletions: make([]plan.IndirectDeletion, 7)}
+	assert.Contains(t, Decide(PolicyApproveDestructive, many, "h", "").Reason, "; 2 more in the plan's indirect_deletions)")
 	_, err := ParsePolicy("yolo")
 	assert.ErrorContains(t, err, `policy "yolo" is none of auto, approve-destructive, plan-only`)
 }

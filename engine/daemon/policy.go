@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/declarative-gardener/gardener/engine/plan"
 )
@@ -19,8 +20,8 @@ const (
 	// PolicyApproveDestructive applies plans without deletes or replacements at once, drift
 	// repairs included, and so plans whose only deletions are superseded earlier versions of
 	// objects they render anew, or deletions the objects' owner asked for (a user deleted their
-	// Shoot through the API) (Destructive); a plan that deletes or replaces objects waits for
-	// an approval naming its hash.
+	// Shoot through the API) (Destructive); a plan that deletes or replaces objects, or makes
+	// another controller delete some, waits for an approval naming its hash.
 	PolicyApproveDestructive Policy = "approve-destructive"
 	// PolicyPlanOnly records plans and applies nothing.
 	PolicyPlanOnly Policy = "plan-only"
@@ -35,13 +36,23 @@ func ParsePolicy(s string) (Policy, error) {
 	return "", fmt.Errorf("policy %q is none of %s, %s, %s", s, PolicyAuto, PolicyApproveDestructive, PolicyPlanOnly)
 }
 
-// Destructive reports whether a plan deletes or replaces objects; deleting the earlier versions
-// of an object the plan renders anew under a new name (plan.ReasonSuperseded) does not count,
-// nor does a deletion the objects' owner asked for (plan.ReasonRequested: the control plane of a
-// Shoot its user deleted), which is theirs to make.
+// Destructive reports whether a plan deletes or replaces objects, itself or through other
+// controllers (plan.IndirectDeletions: objects dropped from a ManagedResource, which the
+// resource manager deletes, and removed worker pools, whose machines machine-controller-manager
+// deletes); deleting the earlier versions of an object the plan renders anew under a new name
+// (plan.ReasonSuperseded) does not count, nor does a deletion the objects' owner asked for
+// (plan.ReasonRequested: the control plane of a Shoot its user deleted), which is theirs to make.
 func Destructive(pl *plan.Plan) bool {
+	return deletesItself(pl) || len(pl.IndirectDeletions) > 0
+}
+
+// deletesItself reports whether the plan deletes or replaces objects with its own requests.
+func deletesItself(pl *plan.Plan) bool {
 	return pl.Summary.Destroy-pl.Summary.Superseded-pl.Summary.Requested+pl.Summary.Replace > 0
 }
+
+// maxListedIndirect bounds how many indirect deletions a decision's reason names.
+const maxListedIndirect = 5
 
 // Hash identifies a plan for approvals: the SHA-256 of its JSON form, which is deterministic, so
 // that the same changes against the same live objects have the same hash, and a plan that
@@ -79,5 +90,19 @@ func Decide(p Policy, pl *plan.Plan, hash, approved string) Decision {
 	case approved != "" && approved == hash:
 		return Decision{Apply: true, Reason: "the plan was approved"}
 	}
-	return Decision{Reason: fmt.Sprintf("the plan deletes or replaces objects and waits for approval: gardener approve %s", hash)}
+	why := "the plan deletes or replaces objects"
+	if n := len(pl.IndirectDeletions); n > 0 {
+		var listed []string
+		for _, d := range pl.IndirectDeletions[:min(n, maxListedIndirect)] {
+			listed = append(listed, d.String())
+		}
+		if n > maxListedIndirect {
+			listed = append(listed, fmt.Sprintf("%d more in the plan's indirect_deletions", n-maxListedIndirect))
+		}
+		why = "the plan makes other controllers delete what it no longer renders (" + strings.Join(listed, "; ") + ")"
+		if deletesItself(pl) {
+			why = "the plan deletes or replaces objects, and makes other controllers delete what it no longer renders (" + strings.Join(listed, "; ") + ")"
+		}
+	}
+	return Decision{Reason: fmt.Sprintf("%s and waits for approval: gardener approve %s", why, hash)}
 }

@@ -215,6 +215,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	res.Plan.IndirectDeletions = indirectDeletions(res.Plan.Components, res.Desired, res.Observed, res.Redactor)
 	res.Plan.Outputs = outputs(opts.Outputs, res.Redactor)
 	res.Plan.Summarise()
 	return res, nil

@@ -207,6 +207,10 @@ type Plan struct {
 	// the engine leaves to them (render.Prediction): shown, never applied, and no change of the
 	// plan's own.
 	Predictions []Prediction `json:"predictions,omitempty"`
+	// IndirectDeletions are what other controllers delete because of the plan's changes
+	// (indirect.go): objects dropped from a ManagedResource, the machines of a removed worker
+	// pool. They are deletions a reviewer must see, although the plan deletes nothing itself.
+	IndirectDeletions []IndirectDeletion `json:"indirect_deletions,omitempty"`
 }
 
 // Prediction is the plan's form of a render.Prediction, with the instance that made it.
