@@ -168,8 +168,8 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 			BindAddress: f.metricsAddr, SecureServing: true, CertDir: f.metricsCerts,
 			FilterProvider: filters.WithAuthenticationAndAuthorization,
 		},
-		HealthProbeBindAddress:        f.probeAddr,
-		GracefulShutdownTimeout:       &f.shutdownGrace,
+		HealthProbeBindAddress:  f.probeAddr,
+		GracefulShutdownTimeout: &f.shutdownGrace,
 	})
 	if err != nil {
 		return fail("controller manager: %v", err)

@@ -20,7 +20,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/declarative-gardener/gardener/engine/apply"
-	"github.com/declarative-gardener/gardener/engine/daemon"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/views"
@@ -204,7 +203,7 @@ func TestStatusEscapesItsFields(t *testing.T) {
 		"landscape": "l" + hostile,
 		"message":   "one" + hostile,
 		"errors":    "first" + hostile + "\nsecond" + hostile + "\n",
-	}, map[string]string{daemon.ApproveAnnotation: "hash" + hostile})
+	}, "hash"+hostile)
 	assertTerminalSafe(t, out.String())
 	assert.Equal(t, "landscape: l"+hostileShown+"\nmessage: one"+hostileShown+"\nerrors:\n  first"+hostileShown+"\n  second"+hostileShown+"\napproved: hash"+hostileShown+"\n", out.String())
 }

@@ -239,6 +239,7 @@ func TestTableNames(t *testing.T) {
 		"try", "can",
 		"file", "templatefile", "yamldecode", "yamlencode", "base64encode", "base64decode",
 		"cidrsubnet", "cidrhost", "sha256",
+		"sensitive",
 	}
 	var got []string
 	for name := range Table(".") {
