@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/declarative-gardener/gardener/engine/apply"
@@ -166,7 +165,7 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 		// clusters and errors.
 		Metrics: metricsserver.Options{
 			BindAddress: f.metricsAddr, SecureServing: true, CertDir: f.metricsCerts,
-			FilterProvider: filters.WithAuthenticationAndAuthorization,
+			FilterProvider: daemon.AuthenticatedMetrics,
 		},
 		HealthProbeBindAddress:  f.probeAddr,
 		GracefulShutdownTimeout: &f.shutdownGrace,

@@ -107,8 +107,14 @@ func replicasLandscape(configMaps ...string) string {
 // which then applies the next change of the landscape.
 func TestTwoReplicasOfTheBinary(t *testing.T) {
 	c := localcluster.Shared(t)
-	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	admin := c.Plane(localcluster.RuntimePlane).RESTConfig()
+	cs, err := kubernetes.NewForConfig(admin)
 	require.NoError(t, err)
+	// /metrics answers whom the API server authenticates and authorizes: here the admin.
+	metrics := func(r *replica) string {
+		_, page := scrape("https://"+r.metrics+"/metrics", admin.BearerToken)
+		return page
+	}
 	ctx := context.Background()
 	for _, ns := range []string{"daemon-replicas-state", "daemon-replicas-status"} {
 		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
@@ -155,7 +161,7 @@ func TestTwoReplicasOfTheBinary(t *testing.T) {
 	}
 
 	cycles := func(r *replica) float64 {
-		_, page := get("http://" + r.metrics + "/metrics")
+		page := metrics(r)
 		total := 0.0
 		for _, phase := range []string{"Applied", "UpToDate", "Planned", "WaitingForApproval", "WaitingForLock", "Failed", "Invalid"} {
 			v, _ := metricValue(page, `gardener_daemon_cycles_total{phase="`+phase+`"}`)
@@ -172,7 +178,7 @@ func TestTwoReplicasOfTheBinary(t *testing.T) {
 	var leader, follower *replica
 	require.Eventually(t, func() bool {
 		for i, r := range replicas {
-			_, page := get("http://" + r.metrics + "/metrics")
+			page := metrics(r)
 			if v, _ := metricValue(page, `leader_election_master_status{name="daemon-replicas"}`); v == 1 {
 				leader, follower = r, replicas[1-i]
 				return true
@@ -185,7 +191,7 @@ func TestTwoReplicasOfTheBinary(t *testing.T) {
 	assert.Zero(t, cycles(follower), "the follower does nothing")
 
 	// The leader's endpoint serves every metric docs/daemon.md documents.
-	_, page := get("http://" + leader.metrics + "/metrics")
+	page := metrics(leader)
 	for _, name := range documentedMetrics(t) {
 		assert.Contains(t, page, "\n"+name, "metric %s is served", name)
 	}
@@ -198,7 +204,7 @@ func TestTwoReplicasOfTheBinary(t *testing.T) {
 		return err == nil && cm.Data["owner"] == "daemon"
 	}, 10*time.Second, 100*time.Millisecond, "the drift is repaired")
 	require.Eventually(t, func() bool {
-		_, page := get("http://" + leader.metrics + "/metrics")
+		page := metrics(leader)
 		v, ok := metricValue(page, "gardener_daemon_drift_repaired_total")
 		return ok && v == 1
 	}, 10*time.Second, 100*time.Millisecond, "the drift metric counts the repaired object")
