@@ -77,7 +77,9 @@ func TestDaemonWaitsForIndirectDeletions(t *testing.T) {
 	d := daemon.New(daemon.Options{
 		Dir: dir, WorkDir: t.TempDir(), Policy: daemon.PolicyApproveDestructive,
 		Resync: time.Hour, Poll: 200 * time.Millisecond, RetryLock: time.Second, Holder: "daemon-indirect-test",
-		Planner: func(dir string) planner.Options { return landscapetest.Options(dir, planner.LiveConnector(clusterOpts)) },
+		Planner: func(dir string) planner.Options {
+			return landscapetest.Options(dir, planner.LiveConnector(clusterOpts))
+		},
 		Cluster: clusterOpts,
 		Apply:   apply.Options{Timeout: time.Minute},
 		Status:  status, Events: &landscapetest.Events{}, Metrics: daemon.NewMetrics(prometheus.NewRegistry()), Log: testr.New(t), WatchDrift: true,
