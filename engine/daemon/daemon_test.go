@@ -87,6 +87,28 @@ func TestHashIsStableAndSpecific(t *testing.T) {
 	assert.NotEqual(t, ha, hb)
 }
 
+// The hash follows what the plan does: the live version of an object it deletes or changes
+// counts, that of an object it leaves alone (the daemon's status ConfigMap, rewritten after every
+// plan) does not.
+func TestHashIgnoresVersionsOfUnchangedObjects(t *testing.T) {
+	planWith := func(statusVersion, deletedVersion string) *plan.Plan {
+		return &plan.Plan{Landscape: "l", Summary: plan.Summary{Destroy: 1}, Components: []*plan.Component{{Address: "component.manifests.a", Objects: []*plan.ObjectChange{
+			{Ref: object.Ref{Kind: "ConfigMap", Namespace: "gardener-daemon", Name: "gardener-daemon-status"}, Action: plan.NoOp, ResourceVersion: statusVersion},
+			{Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "b"}, Action: plan.Delete, ResourceVersion: deletedVersion},
+		}}}}
+	}
+	hash := func(pl *plan.Plan) string {
+		h, err := Hash(pl)
+		require.NoError(t, err)
+		return h
+	}
+	pl := planWith("10", "5")
+	before := hash(pl)
+	assert.Equal(t, before, hash(planWith("11", "5")), "the status was written since")
+	assert.NotEqual(t, before, hash(planWith("10", "6")), "the object to delete changed since")
+	assert.Equal(t, "10", pl.Components[0].Objects[0].ResourceVersion, "the plan itself keeps its versions")
+}
+
 // A ConfigMap volume keeps its files behind ..data, a symlink the kubelet swaps atomically: the
 // fingerprint follows the swap, ignores the bookkeeping entries, and a snapshot is a plain copy.
 func TestFingerprintFollowsAtomicSymlinkSwaps(t *testing.T) {

@@ -56,14 +56,37 @@ const maxListedIndirect = 5
 
 // Hash identifies a plan for approvals: the SHA-256 of its JSON form, which is deterministic, so
 // that the same changes against the same live objects have the same hash, and a plan that
-// changed since it was approved is not applied by the old approval.
+// changed since it was approved is not applied by the old approval. The live versions of the
+// objects the plan leaves as they are do not count: they move without changing what the plan
+// does (the daemon's own status ConfigMap, which the landscape_daemon component renders, moves
+// with every status the daemon writes; a controller updates a Deployment's status), and an
+// approval would otherwise never meet its plan again.
 func Hash(pl *plan.Plan) (string, error) {
-	b, err := json.Marshal(pl)
+	b, err := json.Marshal(withoutUnchangedVersions(pl))
 	if err != nil {
 		return "", fmt.Errorf("plan hash: %w", err)
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// withoutUnchangedVersions is a copy of pl whose no-op objects have no resourceVersion.
+func withoutUnchangedVersions(pl *plan.Plan) *plan.Plan {
+	cp := *pl
+	cp.Components = make([]*plan.Component, len(pl.Components))
+	for i, c := range pl.Components {
+		cc := *c
+		cc.Objects = make([]*plan.ObjectChange, len(c.Objects))
+		for j, o := range c.Objects {
+			oc := *o
+			if oc.Action == plan.NoOp {
+				oc.ResourceVersion = ""
+			}
+			cc.Objects[j] = &oc
+		}
+		cp.Components[i] = &cc
+	}
+	return &cp
 }
 
 // Decision is what the policy says about a plan.

@@ -62,10 +62,12 @@ func buildDaemon(t *testing.T) string {
 	return bin
 }
 
-// trustLandscape keeps its state in the daemon's namespace and manages ServiceAccounts, one
+// trustLandscape keeps its state in the daemon's namespace and manages ServiceAccounts, each
 // annotated with a secret from var.token (a variable that does not say sensitive: the value is
 // sensitive because it comes from GARDENER_SENSITIVE_VAR_token, as the component's
-// variables_secret hands it over).
+// variables_secret hands it over). Like a landscape that deploys its daemon with the
+// landscape_daemon component, it owns the daemon's status ConfigMap, which the daemon writes
+// after every plan.
 func trustLandscape(accounts ...string) string {
 	var objs []string
 	for _, n := range accounts {
@@ -85,6 +87,12 @@ cluster "runtime" {
 
 variable "token" {
   type = string
+}
+
+component "manifests" "daemon_status" {
+  cluster   = cluster.runtime
+  namespace = "daemon-trust"
+  objects   = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "gardener-daemon-status" } }]
 }
 
 component "manifests" "accounts" {
@@ -174,8 +182,11 @@ func TestDaemonTrustBoundary(t *testing.T) {
 	v := landscapedaemon.Type.Defaults()
 	v.Cluster.Name = "runtime"
 	v.Namespace, v.Landscape, v.Image, v.Files = ns, "daemon-trust", "unused", files
-	v.ClusterRules = []landscapedaemon.Rule{{APIGroups: []string{""}, Resources: []string{"serviceaccounts"},
-		Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}}}
+	v.ClusterRules = []landscapedaemon.Rule{
+		{APIGroups: []string{""}, Resources: []string{"serviceaccounts"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+		// Reading ConfigMaps to plan its status ConfigMap; writing it is the Role's, by name.
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}},
+	}
 	v.Approvers = []landscapedaemon.Subject{{Kind: "User", Name: "approver@example.com"}}
 	v.MetricsReaders = []landscapedaemon.Subject{{Kind: "ServiceAccount", Name: "prometheus", Namespace: ns}}
 	applyRendered(t, admin, v)
@@ -277,7 +288,10 @@ func TestDaemonTrustBoundary(t *testing.T) {
 	// ignored, and the status says so.
 	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, status.Name, metav1.GetOptions{})
 	require.NoError(t, err)
-	cm.Annotations = map[string]string{daemon.ApproveAnnotation: hash}
+	if cm.Annotations == nil {
+		cm.Annotations = map[string]string{}
+	}
+	cm.Annotations[daemon.ApproveAnnotation] = hash // as kubectl annotate would
 	_, err = cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
