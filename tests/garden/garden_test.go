@@ -265,16 +265,20 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 
 // Generated certificates are new on every plan from empty (fresh keys), and so are the checksums
 // of configurations that embed one (gardenlet's CA bundle) and, for plans made at the time of
-// the test, the issue and expiry times of new secrets; the golden plans show placeholders.
+// the test, the issue and expiry times of new secrets; the golden plans show placeholders. So is the
+// apiserver-proxy's ManagedResource Secret, named after content that holds the kube-apiserver
+// Service's cluster IP, which the API server picks.
 var (
-	pemBase64 = regexp.MustCompile(`LS0tLS1CRUdJTi[A-Za-z0-9+/=]+`)
-	checksum  = regexp.MustCompile(`(\[checksum/[^\]]+\] = )"[0-9a-f]{64}"`)
-	stamped   = regexp.MustCompile(`(\[secrets\.declarative-gardener\.io/(?:issued-at|valid-until)\] = )"[0-9TZ:-]+"`)
+	pemBase64   = regexp.MustCompile(`LS0tLS1CRUdJTi[A-Za-z0-9+/=]+`)
+	byClusterIP = regexp.MustCompile(`(managedresource-shoot-core-apiserver-proxy-)[0-9a-f]{8}`)
+	checksum    = regexp.MustCompile(`(\[checksum/[^\]]+\] = )"[0-9a-f]{64}"`)
+	stamped     = regexp.MustCompile(`(\[secrets\.declarative-gardener\.io/(?:issued-at|valid-until)\] = )"[0-9TZ:-]+"`)
 )
 
 func stableCertificates(plan []byte) []byte {
 	plan = pemBase64.ReplaceAll(plan, []byte("(generated certificate)"))
 	plan = stamped.ReplaceAll(plan, []byte(`${1}"(time of the plan)"`))
+	plan = byClusterIP.ReplaceAll(plan, []byte(`${1}(checksum of the cluster IP)`))
 	return checksum.ReplaceAll(plan, []byte(`${1}"(checksum)"`))
 }
 
