@@ -10,12 +10,13 @@
 //     (components/ and schemas/) into the engine.
 //   - Components and schemas import only the engine packages below the render contract: the
 //     render contract (engine/render), the landscape language their schemas and rules are written
-//     in (engine/schema, engine/diag, engine/address), and the object model (engine/object,
-//     engine/kinds, engine/inventory). The loader (engine/config) is above it: what a component
-//     needs of the language, such as the environment prefix of input variables, is declared in
-//     engine/schema. Planning, diffing, observing, applying,
-//     readiness, cluster access, generated secrets and the daemon are above it: a render
-//     function is pure and hands its objects to the engine.
+//     in (engine/schema, engine/diag, engine/address), the object model (engine/object,
+//     engine/kinds, engine/inventory), and how the files a landscape names are read
+//     (engine/landscapefs: only regular files, confined to the landscape directory in confined
+//     mode). The loader (engine/config) is above it: what a component needs of the language,
+//     such as the environment prefix of input variables, is declared in engine/schema.
+//     Planning, diffing, observing, applying, readiness, cluster access, generated secrets and
+//     the daemon are above it: a render function is pure and hands its objects to the engine.
 //   - state keeps states for the engine and reads no landscape: it imports only the object model
 //     (engine/object), the inventory (engine/inventory), the atomic file writer
 //     (internal/atomicfile) and the terminal escaping of lock holders (internal/termsafe). The
@@ -137,6 +138,7 @@ func TestLayers(t *testing.T) {
 		"engine/render",
 		"engine/schema", "engine/diag", "engine/address",
 		"engine/object", "engine/kinds", "engine/inventory",
+		"engine/landscapefs",
 	}
 	rules := []struct {
 		name string
@@ -176,6 +178,11 @@ func TestLayers(t *testing.T) {
 			name:    "the per-kind rules import only the object model",
 			from:    func(p string) bool { return p == "engine/kinds" },
 			allowed: func(d string) bool { return d == "engine/object" },
+		},
+		{
+			name:    "how landscape files are read imports nothing of the module",
+			from:    func(p string) bool { return p == "engine/landscapefs" },
+			allowed: func(string) bool { return false },
 		},
 		{
 			name:    "the object model imports nothing of the module",
