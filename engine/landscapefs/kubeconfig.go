@@ -1,7 +1,9 @@
 package landscapefs
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,18 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	clientcmdlatest "k8s.io/client-go/tools/clientcmd/api/latest"
 )
+
+// ErrKubeconfigRefused is the error of a kubeconfig of the landscape's that confined mode refuses.
+var ErrKubeconfigRefused = errors.New("confined mode refuses the kubeconfig")
+
+// refusal is an error of a kind (errors.Is) whose message says all.
+type refusal struct {
+	kind error
+	msg  string
+}
+
+func (r refusal) Error() string { return r.msg }
+func (r refusal) Unwrap() error { return r.kind }
 
 // CheckKubeconfig refuses, in confined mode, a kubeconfig of the landscape's own (Kubeconfig
 // returned own) that would make the tool run a program or read a file outside the landscape
@@ -24,6 +38,9 @@ func (d *Dir) CheckKubeconfig(name string) error {
 		return nil
 	}
 	data, err := d.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // nothing to run or read; connecting reports it missing
+	}
 	if err != nil {
 		return err
 	}
@@ -65,9 +82,9 @@ func (d *Dir) CheckKubeconfig(name string) error {
 	}
 	if len(problems) > 0 {
 		slices.Sort(problems)
-		return fmt.Errorf("kubeconfig %s is inside the landscape directory, and confined mode refuses what it would run or read: %s; "+
-			"credentials that need a program belong in the operator's kubeconfig (KUBECONFIG, ~/.kube/config), which a cluster block uses when it names none: %w",
-			name, strings.Join(problems, "; "), ErrOutside)
+		return refusal{kind: ErrKubeconfigRefused, msg: fmt.Sprintf("kubeconfig %s is inside the landscape directory, and confined mode refuses what it would run or read: %s; "+
+			"credentials that need a program belong in the operator's kubeconfig (KUBECONFIG, ~/.kube/config), which a cluster block uses when it names none",
+			name, strings.Join(problems, "; "))}
 	}
 	return nil
 }

@@ -249,11 +249,18 @@ func (d *Dir) Kubeconfig(name string) (path string, own bool, err error) {
 		full = filepath.Join(d.root, name)
 	}
 	real, err := filepath.EvalSymlinks(full)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		real = filepath.Clean(full) // judged by its name; the connection reports it missing
+	case err != nil:
 		return "", false, describe(name, err)
 	}
 	for _, dir := range d.policy.KubeconfigDirs {
-		if realDir, err := filepath.EvalSymlinks(dir); err == nil && within(realDir, real) {
+		realDir, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			realDir = filepath.Clean(dir)
+		}
+		if within(realDir, real) || within(filepath.Clean(dir), filepath.Clean(full)) {
 			return full, false, nil
 		}
 	}

@@ -160,6 +160,7 @@ users: [{name: u, user: {token: abc}}]
 	}, nil)
 	d := New(landscape, Policy{Confined: true, KubeconfigDirs: []string{filepath.Join(outside, "kubeconfigs")}})
 
+	assert.NoError(t, d.CheckKubeconfig("missing.yaml"), "a missing kubeconfig runs nothing; connecting reports it")
 	path, own, err := d.Kubeconfig("plain.yaml")
 	require.NoError(t, err)
 	assert.True(t, own)
@@ -172,7 +173,7 @@ users: [{name: u, user: {token: abc}}]
 		"token.yaml":    `user "u": tokenFile /var/run/secrets/kubernetes.io/serviceaccount/token is outside the landscape directory`,
 	} {
 		err := d.CheckKubeconfig(name)
-		assert.ErrorIs(t, err, ErrOutside, name)
+		assert.ErrorIs(t, err, ErrKubeconfigRefused, name)
 		assert.ErrorContains(t, err, want, name)
 		assert.NoError(t, New(landscape, Policy{}).CheckKubeconfig(name), "outside confined mode nothing is refused")
 	}
