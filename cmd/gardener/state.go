@@ -346,7 +346,7 @@ func openState(cmd *cobra.Command, reg *schema.Registry, dir string, inputs inpu
 		if res.Evaluated != nil {
 			v = res.Evaluated.Clusters[name]
 		}
-		access, err := planner.AccessOf(dir, v)
+		access, err := planner.AccessOf(l.Paths, v)
 		if err != nil {
 			if diags.HasErrors() {
 				return nil, report()

@@ -9,7 +9,6 @@ package component
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -170,13 +169,4 @@ func Override[T comparable](field *T, value T) {
 // become dashes.
 func InstanceObjectName(instance string) string {
 	return strings.ReplaceAll(instance, "_", "-")
-}
-
-// LandscapePath is where a path a landscape names lies: relative to the landscape directory dir
-// unless it is absolute.
-func LandscapePath(dir, path string) string {
-	if filepath.IsAbs(path) {
-		return path
-	}
-	return filepath.Join(dir, path)
 }

@@ -11,13 +11,13 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -80,7 +80,7 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 		if strings.Contains(v.ChartArchive, render.UnknownString) {
 			return nil, fmt.Errorf("controller deployment %s: the path of chart_archive %w", v.Name, render.ErrDeferred)
 		}
-		raw, err := ReadChart(in.Dir, v.ChartArchive)
+		raw, err := ReadChart(in.Files(), v.ChartArchive)
 		if err != nil {
 			return nil, fmt.Errorf("controller deployment %s: %w", v.Name, err)
 		}
@@ -93,10 +93,10 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	return gardenapi.Output(objs, v.Name, ""), nil
 }
 
-// ReadChart reads a chart archive (a path relative to dir unless absolute) and returns it base64
+// ReadChart reads a chart archive the landscape names, through paths, and returns it base64
 // encoded, as rawChart carries it.
-func ReadChart(dir, path string) (string, error) {
-	data, err := os.ReadFile(component.LandscapePath(dir, path))
+func ReadChart(paths *landscapefs.Dir, path string) (string, error) {
+	data, err := paths.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("chart archive %s: %w", path, err)
 	}

@@ -21,7 +21,7 @@ func typeSchema() *schema.Schema {
 			Attributes: []schema.Attribute{
 				attr.Reference("cluster", schema.RefCluster, "The virtual garden cluster the ControllerDeployment is created in."),
 				{Name: "name", Type: cty.String, Checks: attr.Checks(schema.ObjectName()), Description: "The deployment's name, which controller registrations name in controller_deployment; the block name when unset."},
-				{Name: "chart_archive", Type: cty.String, Checks: attr.Checks(schema.NotEmpty()), Description: "Path, relative to the landscape directory, of the chart as a .tgz archive such as helm package writes; it is embedded in the object."},
+				{Name: "chart_archive", Type: cty.String, Path: true, Checks: attr.Checks(schema.NotEmpty()), Description: "Path, relative to the landscape directory, of the chart as a .tgz archive such as helm package writes; it is embedded in the object."},
 				{Name: "raw_chart", Type: cty.String, Checks: attr.Checks(schema.NotEmpty()), Description: "The chart as a base64-encoded .tgz archive, for example from filebase64."},
 				{Name: "values", Type: cty.DynamicPseudoType, Description: "The chart values, as an object."},
 			},

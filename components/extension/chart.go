@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"encoding/base64"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,8 +13,8 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart/loader"
 
-	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/controllerdeployment"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 )
 
 // rawChart returns the chart as the ControllerDeployment's rawChart wants it: a base64-encoded,
@@ -23,20 +22,23 @@ import (
 // embedded as it is; a directory is packed the way `helm package` lays it out (every file the chart
 // loads, under a directory named after the chart), with fixed timestamps and modes, so that the
 // same chart gives the same bytes on every run and plans show no change.
-func rawChart(dir, ref string) (string, error) {
+func rawChart(paths *landscapefs.Dir, ref string) (string, error) {
 	if ref == "" {
 		return "", fmt.Errorf("chart is required")
 	}
 	if strings.HasPrefix(ref, "oci://") {
 		return "", fmt.Errorf("chart %s: OCI charts are not supported; vendor the chart into the landscape", ref)
 	}
-	path := component.LandscapePath(dir, ref)
-	info, err := os.Stat(path)
+	dir, err := paths.IsDir(ref)
 	if err != nil {
 		return "", fmt.Errorf("chart %s: %w", ref, err)
 	}
-	if !info.IsDir() {
-		return controllerdeployment.ReadChart(dir, ref)
+	if !dir {
+		return controllerdeployment.ReadChart(paths, ref)
+	}
+	path, err := paths.Tree(ref)
+	if err != nil {
+		return "", fmt.Errorf("chart %s: %w", ref, err)
 	}
 	ch, err := loader.LoadDir(path)
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/controllerregistration"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/gardenapi"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -48,8 +49,8 @@ type Values struct {
 	// PodSecurityEnforce is the Pod Security Standard of the extension's namespaces on seeds
 	// (Gardener's "Conventions" docs/extensions/conventions.md).
 	PodSecurityEnforce string `json:"pod_security_enforce"`
-	// Chart is the extension's chart, a directory or a .tgz archive, relative to Dir unless
-	// absolute. It is embedded in the ControllerDeployment and rendered for every seed.
+	// Chart is the extension's chart, a directory or a .tgz archive the landscape names, read
+	// through Paths. It is embedded in the ControllerDeployment and rendered for every seed.
 	Chart string `json:"chart"`
 	// HelmValues are the chart's static values (ControllerDeployment .helm.values).
 	HelmValues map[string]any `json:"values"`
@@ -68,8 +69,8 @@ type Values struct {
 	GenericKubeconfigSecretName string `json:"generic_kubeconfig_secret_name"`
 	// GardenletFeatureGates are mixed in as gardener.gardenlet.featureGates.
 	GardenletFeatureGates map[string]bool `json:"gardenlet_feature_gates"`
-	// Dir is the directory a relative Chart resolves against: the landscape directory.
-	Dir string `json:"-"`
+	// Paths reads Chart: the landscape directory under the operator's policy.
+	Paths *landscapefs.Dir `json:"-"`
 }
 
 // Seed is one seed the extension may be installed on, with what the installation decision and
@@ -122,7 +123,7 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.Dir = in.Dir
+	v.Paths = in.Files()
 	if strings.Contains(v.Chart, render.UnknownString) {
 		return nil, fmt.Errorf("extension %s: the chart path %w", v.Name, render.ErrDeferred)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
 	"github.com/declarative-gardener/gardener/components/managedresource"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -119,7 +120,7 @@ func TestNetworkingCalicoGolden(t *testing.T) {
 // values are an extension's values built as a composite builds them, with policy unless it is "".
 func values(policy string, seeds ...Seed) Values {
 	return rendertest.Overlay(Type.Defaults(), Values{
-		VirtualCluster: decode.Cluster{Name: "virtual"}, Name: "provider-local", Chart: "chart", Dir: "testdata",
+		VirtualCluster: decode.Cluster{Name: "virtual"}, Name: "provider-local", Chart: "chart", Paths: landscapefs.New("testdata", landscapefs.Policy{}),
 		Policy: policy, GardenClusterIdentity: "garden-id", GardenerVersion: "v1.2.3",
 		Resources: []controllerregistration.Resource{resource(controllerregistration.Resource{Kind: "Infrastructure", Type: "local"})},
 		Seeds:     seeds,
@@ -359,9 +360,9 @@ func TestRegistrationPart(t *testing.T) {
 }
 
 func TestRawChartIsStable(t *testing.T) {
-	a, err := rawChart("testdata", "chart")
+	a, err := rawChart(landscapefs.New("testdata", landscapefs.Policy{}), "chart")
 	require.NoError(t, err)
-	b, err := rawChart("testdata", "chart")
+	b, err := rawChart(landscapefs.New("testdata", landscapefs.Policy{}), "chart")
 	require.NoError(t, err)
 	assert.Equal(t, a, b)
 	assert.True(t, len(a) > 0)

@@ -186,7 +186,7 @@ func (x *installer) deployment(ci *unstructured.Unstructured) ([]render.Object, 
 	// gardenlet installs the chart as the registration, in the installation's namespace, with
 	// its values mixed over the static ones (Gardener's docs/extensions/registration.md).
 	rendered, err := helmrelease.Objects(helmrelease.Values{
-		Cluster: x.seed.Cluster, Chart: x.v.Chart, Dir: x.v.Dir, Namespace: namespace, ReleaseName: x.v.Name,
+		Cluster: x.seed.Cluster, Chart: x.v.Chart, Paths: x.v.Paths, Namespace: namespace, ReleaseName: x.v.Name,
 		Values: merge(x.values, mixins(x.v, x.seed)),
 	})
 	if err != nil {

@@ -21,7 +21,7 @@ const (
 
 // registration is what the extension renders in the virtual garden: its ControllerDeployment
 // and ControllerRegistration, and the chart's static values, normalised, which every
-// installation mixes Gardener's values into. It reads the chart from Dir; otherwise it is pure.
+// installation mixes Gardener's values into. It reads the chart through Paths; otherwise it is pure.
 type registered struct {
 	Objects []render.Object
 	Values  map[string]any
@@ -46,7 +46,7 @@ func renderRegistration(v Values) (*registered, error) {
 	if err := validateSeeds(v); err != nil {
 		return nil, fmt.Errorf("extension %s: %w", v.Name, err)
 	}
-	raw, err := rawChart(v.Dir, v.Chart)
+	raw, err := rawChart(v.Paths, v.Chart)
 	if err != nil {
 		return nil, fmt.Errorf("extension %s: %w", v.Name, err)
 	}

@@ -32,7 +32,7 @@ func typeSchema() *schema.Schema {
 				*reg.Attribute("policy"),
 				*reg.Attribute("seed_selector"),
 				*reg.Attribute("pod_security_enforce"),
-				{Name: "chart", Type: cty.String, Required: true, Checks: attr.Checks(schema.NotEmpty()), Description: "The extension's Helm chart, a directory or a .tgz archive relative to the landscape directory; it is embedded in the ControllerDeployment and rendered for every seed."},
+				{Name: "chart", Type: cty.String, Required: true, Path: true, Checks: attr.Checks(schema.NotEmpty()), Description: "The extension's Helm chart, a directory or a .tgz archive relative to the landscape directory; it is embedded in the ControllerDeployment and rendered for every seed."},
 				{Name: "values", Type: cty.DynamicPseudoType, Description: "The chart's static values, as an object; the gardener.* values are mixed in over them per seed."},
 				{
 					Name: "seeds", Type: cty.DynamicPseudoType,

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -52,11 +53,11 @@ func TestErrors(t *testing.T) {
 }
 
 func TestRequiredValues(t *testing.T) {
-	_, err := Objects(Values{Chart: "app", Dir: "testdata", ReleaseName: "web"})
+	_, err := Objects(Values{Chart: "app", Paths: landscapefs.New("testdata", landscapefs.Policy{}), ReleaseName: "web"})
 	assert.EqualError(t, err, "namespace is required")
-	_, err = Objects(Values{Chart: "app", Dir: "testdata", Namespace: "apps"})
+	_, err = Objects(Values{Chart: "app", Paths: landscapefs.New("testdata", landscapefs.Policy{}), Namespace: "apps"})
 	assert.EqualError(t, err, "release name is required")
-	_, err = Objects(Values{Dir: "testdata", Namespace: "apps", ReleaseName: "web"})
+	_, err = Objects(Values{Paths: landscapefs.New("testdata", landscapefs.Policy{}), Namespace: "apps", ReleaseName: "web"})
 	assert.EqualError(t, err, "chart is required")
 }
 

@@ -32,6 +32,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -39,7 +40,8 @@ import (
 type Values struct {
 	// Cluster is the cluster the chart's objects are applied to.
 	Cluster decode.Cluster `json:"cluster"`
-	// Chart is the chart's directory or .tgz archive, relative to Dir unless absolute.
+	// Chart is the chart's directory or .tgz archive, a path the landscape names, read through
+	// Paths.
 	Chart string `json:"chart"`
 	// Version, when set, must equal the chart's version: a guard against vendoring another one.
 	Version string `json:"version"`
@@ -54,8 +56,8 @@ type Values struct {
 	Values map[string]any `json:"values"`
 	// SensitiveValues override Values; they are kept apart only so that plans hide them.
 	SensitiveValues map[string]any `json:"sensitive_values"`
-	// Dir is the directory a relative Chart resolves against: the landscape directory.
-	Dir string `json:"-"`
+	// Paths reads Chart: the landscape directory under the operator's policy.
+	Paths *landscapefs.Dir `json:"-"`
 }
 
 // Type is the helm_release component type as the catalog registers it: its schema (schema.go) and
@@ -64,7 +66,7 @@ var Type = component.Define(typeSchema, renderValues)
 
 // renderValues renders one helm_release instance.
 func renderValues(in render.Input, v Values) (*render.Output, error) {
-	v.Dir = in.Dir
+	v.Paths = in.Files()
 	if v.ReleaseName == "" {
 		v.ReleaseName = component.InstanceObjectName(in.Name)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/rendertest"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/internal/golden"
 )
@@ -184,7 +185,7 @@ func TestValuesAreNotModified(t *testing.T) {
 	plain := map[string]any{"config": map[string]any{"greeting": "hi"}}
 	sensitive := map[string]any{"config": map[string]any{"level": "debug"}}
 	_, err := Objects(Values{
-		Cluster: decode.Cluster{Name: "runtime"}, Chart: "app", Namespace: "apps", ReleaseName: "web", Dir: "testdata",
+		Cluster: decode.Cluster{Name: "runtime"}, Chart: "app", Namespace: "apps", ReleaseName: "web", Paths: landscapefs.New("testdata", landscapefs.Policy{}),
 		Values: plain, SensitiveValues: sensitive,
 	})
 	require.NoError(t, err)
@@ -201,4 +202,29 @@ func writeChart(t *testing.T, dir, name string, files map[string]string) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 	}
+}
+
+// In confined mode a chart directory with a link out of the landscape directory is refused: Helm
+// follows links, and a template could otherwise print what the link points to.
+func TestConfinedChartDirectory(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "landscape")
+	require.NoError(t, os.WriteFile(filepath.Join(parent, "secret"), []byte("s3cr3t"), 0o600))
+	writeChart(t, dir, "leaky", map[string]string{
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: leak\ndata:\n  secret: {{ .Files.Get \"files/secret\" | quote }}\n",
+	})
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "leaky", "files"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(parent, "secret"), filepath.Join(dir, "leaky", "files", "secret")))
+	in := render.Input{Name: "r", Dir: dir, Config: config(map[string]cty.Value{"chart": cty.StringVal("leaky")})}
+
+	out, err := Type.RenderConfig(in)
+	require.NoError(t, err, "outside confined mode the chart is the operator's to trust")
+	require.Len(t, out.Objects, 1)
+
+	in.Paths = landscapefs.New(dir, landscapefs.Policy{Confined: true})
+	_, err = Type.RenderConfig(in)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, landscapefs.ErrOutside)
+	assert.Contains(t, err.Error(), filepath.Join("leaky", "files", "secret")+" is a symbolic link")
+	assert.NotContains(t, err.Error(), "s3cr3t")
 }

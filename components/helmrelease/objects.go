@@ -24,7 +24,7 @@ func Objects(v Values) ([]render.Object, error) {
 	if v.ReleaseName == "" {
 		return nil, errors.New("release name is required")
 	}
-	ch, err := loadChart(v.Dir, v.Chart, v.Version)
+	ch, err := loadChart(v.Paths, v.Chart, v.Version)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ func typeSchema() *schema.Schema {
 			"objects come in Helm's install order; hooks that run on install or upgrade become ordinary objects, test, delete and rollback hooks are skipped.",
 		Body: schema.Body{Attributes: []schema.Attribute{
 			attr.Reference("cluster", schema.RefCluster, "The cluster the chart's objects are applied to."),
-			{Name: "chart", Type: cty.String, Required: true, Checks: attr.Checks(schema.NotEmpty()), Description: "The chart: a directory or .tgz archive, relative to the landscape directory. OCI references (oci://...) are not supported yet, since rendering must not need the network: vendor the chart's .tgz into the landscape."},
+			{Name: "chart", Type: cty.String, Required: true, Path: true, Checks: attr.Checks(schema.NotEmpty()), Description: "The chart: a directory or .tgz archive, relative to the landscape directory. OCI references (oci://...) are not supported yet, since rendering must not need the network: vendor the chart's .tgz into the landscape."},
 			{Name: "version", Type: cty.String, Description: "The chart version expected: when set, the chart's own version must equal it, a guard against vendoring another version by mistake."},
 			{Name: "namespace", Type: cty.String, Required: true, Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace the release is installed into and namespaced objects without one are placed in."},
 			{Name: "create_namespace", Type: cty.Bool, Default: cty.True, Description: "Whether the namespace is rendered as an object of this release (after the chart's CRDs, before everything else); leave it off when the chart or another component creates it."},

@@ -11,6 +11,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/manifests"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -33,10 +34,11 @@ type Values struct {
 	InjectLabels map[string]string `json:"inject_labels"`
 	// Objects are objects given inline, packed before the files' objects.
 	Objects Inline `json:"objects"`
-	// Files are YAML files, relative to Dir unless absolute, with objects separated by ---.
+	// Files are YAML files the landscape names, read through Paths, with objects separated by
+	// ---.
 	Files []string `json:"files"`
-	// Dir is the directory relative Files resolve against: the landscape directory.
-	Dir string `json:"-"`
+	// Paths reads Files: the landscape directory under the operator's policy.
+	Paths *landscapefs.Dir `json:"-"`
 }
 
 // Type is the managed_resource component type as the catalog registers it: its schema (schema.go)
@@ -45,7 +47,7 @@ var Type = component.Define(typeSchema, renderValues)
 
 // renderValues renders one managed_resource instance and its output `name`.
 func renderValues(in render.Input, v Values) (*render.Output, error) {
-	v.Dir = in.Dir
+	v.Paths = in.Files()
 	if v.Name == "" {
 		v.Name = component.InstanceObjectName(in.Name)
 	}
@@ -74,7 +76,7 @@ func Objects(v Values) ([]render.Object, error) {
 	}
 	raw := append([]map[string]any{}, v.Objects...)
 	for _, f := range v.Files {
-		docs, err := manifests.ReadFile(v.Dir, f)
+		docs, err := manifests.ReadFile(v.Paths, f)
 		if err != nil {
 			return nil, fmt.Errorf("managed resource %s: %w", v.Name, err)
 		}

@@ -27,7 +27,7 @@ func typeSchema() *schema.Schema {
 			{Name: "inject_labels", Type: cty.Map(cty.String), Description: "Labels the resource manager adds to every object it applies."},
 			// Dynamic for the same reason as the manifests component's: the objects' types differ.
 			{Name: "objects", Type: cty.DynamicPseudoType, Description: "A list of Kubernetes objects, each with apiVersion, kind and metadata, often written with yamldecode. Namespaced objects should name their namespace."},
-			{Name: "files", Type: attr.StringList, Description: "Paths, relative to the landscape directory, of YAML files with one or more objects separated by ---."},
+			{Name: "files", Type: attr.StringList, Path: true, Description: "Paths, relative to the landscape directory, of YAML files with one or more objects separated by ---."},
 		}},
 		Rules: []schema.Rule{schema.AtLeastOneOf("objects", "files")},
 		Outputs: []schema.Output{

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/zclconf/go-cty/cty"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/components/component"
 	"github.com/declarative-gardener/gardener/components/internal/decode"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -54,7 +54,7 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 		if strings.Contains(*f, render.UnknownString) {
 			return nil, fmt.Errorf("the path of files[%d] %w", i, render.ErrDeferred)
 		}
-		docs, err := ReadFile(in.Dir, *f)
+		docs, err := ReadFile(in.Files(), *f)
 		if err != nil {
 			return nil, err
 		}
@@ -112,10 +112,10 @@ func jsonKind(v any) string {
 	}
 }
 
-// ReadFile reads the objects of a YAML file with documents separated by ---; empty documents and
-// List objects' items are handled like kubectl does.
-func ReadFile(dir, name string) ([]map[string]any, error) {
-	data, err := os.ReadFile(component.LandscapePath(dir, name))
+// ReadFile reads the objects of a YAML file the landscape names, with documents separated by
+// ---; empty documents and List objects' items are handled like kubectl does.
+func ReadFile(paths *landscapefs.Dir, name string) ([]map[string]any, error) {
+	data, err := paths.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("file %s: %w", name, err)
 	}

@@ -20,7 +20,7 @@ func typeSchema() *schema.Schema {
 			// A dynamic value rather than list(any): a list's elements must share one type, and a
 			// Deployment and a Service do not.
 			{Name: "objects", Type: cty.DynamicPseudoType, Description: "A list of Kubernetes objects, each an object with apiVersion, kind and metadata, often written with yamldecode."},
-			{Name: "files", Type: attr.StringList, Description: "Paths, relative to the landscape directory, of YAML files with one or more objects separated by ---."},
+			{Name: "files", Type: attr.StringList, Path: true, Description: "Paths, relative to the landscape directory, of YAML files with one or more objects separated by ---."},
 			{Name: "namespace", Type: cty.String, Checks: attr.Checks(schema.DNSLabel()), Description: "The namespace for namespaced objects that do not name one."},
 		}},
 		Rules: []schema.Rule{schema.AtLeastOneOf("objects", "files")},

@@ -7,6 +7,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/engine/funcs"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -45,7 +46,7 @@ type Hooks struct {
 // LoadWith is Load with hooks into evaluation.
 func LoadWith(dir string, reg *schema.Registry, src InputSources, hooks Hooks) (*Result, hcl.Diagnostics) {
 	res := &Result{Files: map[string]*hcl.File{}}
-	l, diags := Parse(dir, reg)
+	l, diags := Parse(landscapefs.New(dir, src.Trust), reg)
 	res.Landscape = l
 	if l == nil {
 		return res, diags
@@ -67,7 +68,7 @@ func LoadWith(dir string, reg *schema.Registry, src InputSources, hooks Hooks) (
 	if d.HasErrors() {
 		return res, diags
 	}
-	ev, d := EvaluateWith(l, in, funcs.Table(dir), hooks)
+	ev, d := EvaluateWith(l, in, funcs.Table(l.Paths), hooks)
 	res.Evaluated = ev
 	return res, dedupe(redactSensitive(append(diags, d...)))
 }

@@ -10,14 +10,19 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/engine/funcs"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/internal/expect"
 )
 
@@ -127,8 +132,10 @@ func TestValidLandscapes(t *testing.T) {
 	}
 }
 
-// FuzzLoad feeds arbitrary bytes to the loader as a landscape file: it must never panic,
-// whatever the input. CI runs it for a bounded time (make test).
+// FuzzLoad feeds arbitrary bytes to the loader as a landscape file, and to the functions and
+// decoders of landscape expressions as a string and as a file: nothing may panic, whatever the
+// input, and hostile inputs (aliases that expand, nesting, long numbers) must end in a diagnostic.
+// CI runs it for a bounded number of inputs (make test).
 func FuzzLoad(f *testing.F) {
 	for _, pattern := range []string{"testdata/invalid/*/*.hcl", "testdata/valid/*/*.hcl", "../../landscapes/*/*.hcl"} {
 		files, _ := filepath.Glob(pattern)
@@ -139,15 +146,56 @@ func FuzzLoad(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`landscape "x" {}`))
+	for _, seed := range []string{
+		"a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n",
+		`{"a": [[[[1]]]], "b": "${x}"}`,
+		"a,b\n1,2\n",
+		"aGVsbG8=",
+		"%{ for x in [1] }${x}%{ endfor }",
+		"123456789012345678901234567890",
+		"%5d %-3s %%",
+		"- - - x\n",
+		`a = (((!!(-1))))`,
+	} {
+		f.Add([]byte(seed))
+	}
 	reg := catalog.Schemas()
 	f.Fuzz(func(t *testing.T, src []byte) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "main.hcl"), src, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		res, diags := config.Load(dir, reg, config.InputSources{})
+		res, diags := config.Load(dir, reg, config.InputSources{Trust: landscapefs.Policy{Confined: true}})
 		var out bytes.Buffer
 		_ = diag.WriteText(&out, diags, res.Files, diag.TextOptions{})
 		_ = diag.ToJSON(diags, res.Files)
+		callFunctions(t, dir, src)
 	})
+}
+
+// fuzzedCalls are the calls FuzzLoad makes with its input as text (and as the file "main.hcl").
+var fuzzedCalls = []string{
+	`yamldecode(text)`, `jsondecode(text)`, `csvdecode(text)`, `base64decode(text)`,
+	`templatefile("main.hcl", {x = 1})`, `file("main.hcl")`,
+	`tonumber(text)`, `parseint(text, 10)`, `format(text, 1, "x")`, `formatlist(text, ["a", "b"])`,
+	`replace(text, "/[a-z]+/", "$0$0")`, `replace(text, "", "xy")`, `split(",", text)`, `regexall("[0-9]", text)`,
+	`indent(2, text)`, `jsonencode(yamldecode(text))`, `yamlencode(jsondecode(text))`,
+	`setproduct(split(",", text), split(";", text))`, `join(text, split(",", text))`, `flatten(jsondecode(text))`,
+}
+
+// callFunctions evaluates fuzzedCalls with text bound to src; errors are expected, panics and
+// hangs are not.
+func callFunctions(t *testing.T, dir string, src []byte) {
+	if !utf8.Valid(src) {
+		return
+	}
+	table := funcs.Table(landscapefs.New(dir, landscapefs.Policy{Confined: true}))
+	ctx := &hcl.EvalContext{Variables: map[string]cty.Value{"text": cty.StringVal(string(src))}, Functions: table}
+	for _, call := range fuzzedCalls {
+		expr, diags := hclsyntax.ParseExpression([]byte(call), "call.hcl", hcl.InitialPos)
+		if diags.HasErrors() {
+			t.Fatalf("%s: %s", call, diags.Error())
+		}
+		_, _ = expr.Value(ctx)
+	}
 }

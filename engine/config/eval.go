@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/address"
 	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
+	"github.com/declarative-gardener/gardener/engine/limits"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -248,10 +251,31 @@ func objectOrEmpty(m map[string]cty.Value) cty.Value {
 
 func (e *Evaluated) evaluateLocal(loc *Local) hcl.Diagnostics {
 	val, diags := loc.Expr.Value(e.context())
-	if !diags.HasErrors() {
-		e.Locals[loc.Name] = val
+	if diags.HasErrors() {
+		return diags
 	}
+	if d := checkSize(val, loc.Expr.Range().Ptr()); d != nil {
+		return append(diags, d)
+	}
+	e.Locals[loc.Name] = val
 	return diags
+}
+
+// checkSize refuses a value larger than limits.MaxValueSize, at the expression that made it.
+// Every local, variable, output and attribute is checked as it is evaluated, so that no chain of
+// values can grow beyond the limit one doubling at a time: go-cty shares the parts of a value,
+// and a value built by doubling another forty times is small in memory but expands to 2^40
+// parts wherever it is converted, encoded or rendered.
+func checkSize(val cty.Value, subject *hcl.Range) *hcl.Diagnostic {
+	if err := limits.CheckValue(val); err != nil {
+		return &hcl.Diagnostic{
+			Severity: hcl.DiagError, Summary: "Value too large",
+			Detail: fmt.Sprintf("The value is larger than %d MiB (counting the bytes of its strings and %d bytes for every element, and every reference to a shared value as a copy), the most a landscape value may take.",
+				limits.MaxValueSize>>20, limits.ElementSize),
+			Subject: subject,
+		}
+	}
+	return nil
 }
 
 var clusterSpec = hcldec.ObjectSpec{
@@ -277,15 +301,63 @@ func (e *Evaluated) evaluateCluster(c *Cluster) hcl.Diagnostics {
 			Subject: c.DeclRange.Ptr(),
 		}}
 	}
+	if d := e.checkKubeconfig(c, attrs["kubeconfig"]); d != nil {
+		return hcl.Diagnostics{d}
+	}
 	attrs["name"] = cty.StringVal(c.Name)
 	e.Clusters[c.Name] = cty.ObjectVal(attrs)
 	return nil
+}
+
+// checkKubeconfig refuses, in confined mode, a kubeconfig path outside the landscape directory
+// and the operator's kubeconfig directories, and a kubeconfig inside the landscape directory
+// that would run a program or read a file outside it (landscapefs.Dir.CheckKubeconfig), at the
+// kubeconfig attribute, before anything connects.
+func (e *Evaluated) checkKubeconfig(c *Cluster, kc cty.Value) *hcl.Diagnostic {
+	paths := e.Landscape.Paths
+	kc, _ = kc.UnmarkDeep()
+	if paths == nil || !paths.Confined() || kc.IsNull() || !kc.IsKnown() {
+		return nil
+	}
+	_, own, err := paths.Kubeconfig(kc.AsString())
+	if err == nil && own {
+		err = paths.CheckKubeconfig(kc.AsString())
+	}
+	if err == nil {
+		return nil
+	}
+	subject := hcldec.SourceRange(c.Config, clusterSpec["kubeconfig"])
+	return confinementDiagnostic(err, &subject)
+}
+
+// confinementDiagnostic words a refusal of confined mode, or another error of reading a file
+// the landscape names, at subject.
+func confinementDiagnostic(err error, subject *hcl.Range) *hcl.Diagnostic {
+	summary := "Unreadable file"
+	switch {
+	case errors.Is(err, landscapefs.ErrOutside):
+		summary = "Outside the landscape directory"
+	case errors.Is(err, landscapefs.ErrKubeconfigRefused):
+		summary = "Kubeconfig refused in confined mode"
+	}
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: upperFirst(err.Error()) + ".", Subject: subject}
+}
+
+// upperFirst capitalises an error's first letter for a diagnostic's detail.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func (e *Evaluated) evaluateOutput(o *Output) hcl.Diagnostics {
 	val, diags := o.Expr.Value(e.context())
 	if diags.HasErrors() {
 		return diags
+	}
+	if d := checkSize(val, o.Expr.Range().Ptr()); d != nil {
+		return append(diags, d)
 	}
 	if !o.Sensitive && containsMark(val, SensitiveMark) {
 		return hcl.Diagnostics{{
@@ -345,7 +417,7 @@ func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
 			inst.Name = fmt.Sprintf("%s-%d", b.Name, idx)
 			inst.Addr = InstanceAddress(string(b.Addr) + address.IntKey(int(idx)).String())
 		}
-		valueDiags := checkValues(b.Config, &b.Schema.Body, cfg)
+		valueDiags := checkValues(e.Landscape.Paths, b.Config, &b.Schema.Body, cfg)
 		if !valueDiags.HasErrors() {
 			// Rules relate attributes; they run on values that passed their own checks.
 			valueDiags = append(valueDiags, e.checkRules(b, cfg)...)
@@ -500,7 +572,7 @@ func (e *Evaluated) expandCount(b *Block, ctx *hcl.EvalContext) ([]instanceKey, 
 
 // checkValues runs a schema's allowed values and checks on the known values of a decoded body,
 // pointing each problem at the expression that produced the value.
-func checkValues(body hcl.Body, sb *schema.Body, val cty.Value) hcl.Diagnostics {
+func checkValues(paths *landscapefs.Dir, body hcl.Body, sb *schema.Body, val cty.Value) hcl.Diagnostics {
 	if val.IsNull() || !val.IsKnown() {
 		return nil
 	}
@@ -518,6 +590,16 @@ func checkValues(body hcl.Body, sb *schema.Body, val cty.Value) hcl.Diagnostics 
 		plain, marks := v.UnmarkDeep()
 		if !plain.IsWhollyKnown() || plain.IsNull() {
 			continue
+		}
+		if d := checkSize(plain, attr.Expr.Range().Ptr()); d != nil {
+			diags = append(diags, d)
+			continue
+		}
+		if a.Path && paths != nil {
+			if d := checkPaths(paths, plain, marks, attr.Expr.Range().Ptr()); d != nil {
+				diags = append(diags, d)
+				continue
+			}
 		}
 		problems := []string{}
 		if len(a.AllowedValues) > 0 && plain.Type().Equals(cty.String) && !slices.Contains(a.AllowedValues, plain.AsString()) {
@@ -550,15 +632,42 @@ func checkValues(body hcl.Body, sb *schema.Body, val cty.Value) hcl.Diagnostics 
 			continue
 		}
 		if blk.Nesting == schema.NestingSingle {
-			diags = append(diags, checkValues(blocks[0].Body, &blk.Body, nested)...)
+			diags = append(diags, checkValues(paths, blocks[0].Body, &blk.Body, nested)...)
 			continue
 		}
 		elems := nested.AsValueSlice()
 		for i := range min(len(elems), len(blocks)) {
-			diags = append(diags, checkValues(blocks[i].Body, &blk.Body, elems[i])...)
+			diags = append(diags, checkValues(paths, blocks[i].Body, &blk.Body, elems[i])...)
 		}
 	}
 	return diags
+}
+
+// checkPaths checks the paths a path attribute names (a string, or a collection of strings)
+// under the landscape's policy: in confined mode each must stay inside the landscape directory.
+func checkPaths(paths *landscapefs.Dir, v cty.Value, marks cty.ValueMarks, subject *hcl.Range) *hcl.Diagnostic {
+	var names []string
+	switch {
+	case v.Type() == cty.String:
+		names = append(names, v.AsString())
+	case v.CanIterateElements():
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if e.IsKnown() && !e.IsNull() && e.Type() == cty.String {
+				names = append(names, e.AsString())
+			}
+		}
+	}
+	for _, name := range names {
+		if _, err := paths.Path(name); err != nil {
+			d := confinementDiagnostic(err, subject)
+			if len(marks) > 0 {
+				d.Detail = "A path the landscape names leaves the landscape directory, which confined mode refuses (the sensitive path is not shown)."
+			}
+			return d
+		}
+	}
+	return nil
 }
 
 func quoteAll(values []string) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -19,6 +20,9 @@ import (
 type Landscape struct {
 	// Dir is the directory the files were read from.
 	Dir string
+	// Paths reads the files the landscape names (file(), charts, manifests, kubeconfigs) under
+	// the operator's policy: confined mode keeps them inside Dir.
+	Paths *landscapefs.Dir
 	// Files are the parsed files by name, for rendering diagnostics.
 	Files map[string]*hcl.File
 

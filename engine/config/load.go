@@ -1,7 +1,9 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -18,6 +20,8 @@ import (
 	"github.com/zclconf/go-cty/cty/convert"
 
 	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
+	"github.com/declarative-gardener/gardener/engine/limits"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -41,11 +45,14 @@ var topLevelSchema = &hcl.BodySchema{
 	},
 }
 
-// Parse reads and decodes the landscape in dir against the schemas of reg, without evaluating
-// anything: syntax, block structure, meta-arguments, schema conformance of literal structure and
-// references. Every problem found is returned; the landscape is nil only when no file could be
-// read at all.
-func Parse(dir string, reg *schema.Registry) (*Landscape, hcl.Diagnostics) {
+// Parse reads and decodes the landscape in the directory paths reads, against the schemas of
+// reg, without evaluating anything: syntax, block structure, meta-arguments, schema conformance
+// of literal structure and references. Every problem found is returned; the landscape is nil only
+// when no file could be read at all. Each file is read under the directory's policy (a regular
+// file of bounded size, inside the directory in confined mode) and its nesting is checked before
+// it is parsed.
+func Parse(paths *landscapefs.Dir, reg *schema.Registry) (*Landscape, hcl.Diagnostics) {
+	dir := paths.Root()
 	names, err := landscapeFiles(dir)
 	if err != nil {
 		return nil, hcl.Diagnostics{{
@@ -66,20 +73,34 @@ func Parse(dir string, reg *schema.Registry) (*Landscape, hcl.Diagnostics) {
 	var bodies []hcl.Body
 	for _, name := range names {
 		path := filepath.Join(dir, name)
-		src, err := os.ReadFile(path)
+		src, err := paths.ReadFile(name)
 		if err != nil {
 			r := hcl.Range{Filename: path, Start: hcl.InitialPos, End: hcl.InitialPos}
-			diags = append(diags, &hcl.Diagnostic{
+			d := &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Unreadable file",
-				Detail:   fmt.Sprintf("The file %s cannot be read: %s.", path, unwrapPathError(err)),
+				Detail:   fmt.Sprintf("The file %s cannot be read: %s.", path, readError(err)),
 				Subject:  &r,
-			})
+			}
+			if errors.Is(err, landscapefs.ErrOutside) {
+				d.Summary = "Outside the landscape directory"
+			}
+			diags = append(diags, d)
+			continue
+		}
+		json := strings.HasSuffix(name, ExtensionJSON)
+		var d hcl.Diagnostics
+		if json {
+			d = limits.JSON(src, path, true)
+		} else {
+			d = limits.HCL(src, path, hcl.InitialPos, false)
+		}
+		if d.HasErrors() {
+			diags = append(diags, d...)
 			continue
 		}
 		var f *hcl.File
-		var d hcl.Diagnostics
-		if strings.HasSuffix(name, ExtensionJSON) {
+		if json {
 			f, d = parser.ParseJSON(src, path)
 		} else {
 			f, d = parser.ParseHCL(src, path)
@@ -91,6 +112,7 @@ func Parse(dir string, reg *schema.Registry) (*Landscape, hcl.Diagnostics) {
 	}
 	l := &Landscape{
 		Dir:       dir,
+		Paths:     paths,
 		Files:     parser.Files(),
 		Variables: map[string]*Variable{},
 		Locals:    map[string]*Local{},
@@ -135,6 +157,14 @@ func landscapeFiles(dir string) ([]string, error) {
 	}
 	sort.Strings(names)
 	return names, nil
+}
+
+// readError words an error of reading a file whose path the message names already.
+func readError(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return errors.New("no such file or directory")
+	}
+	return err
 }
 
 func unwrapPathError(err error) error {
@@ -291,6 +321,12 @@ func (d *decoder) decodeState(block *hcl.Block) hcl.Diagnostics {
 	}
 	if attr, ok := content.Attributes["path"]; ok {
 		diags = append(diags, constString(attr, &st.Path)...)
+		if st.Path != "" {
+			// The state file is written: in confined mode it stays in the landscape directory.
+			if _, err := d.l.Paths.Path(st.Path); err != nil {
+				diags = append(diags, confinementDiagnostic(err, attr.Expr.Range().Ptr()))
+			}
+		}
 	}
 	if attr, ok := content.Attributes["namespace"]; ok {
 		diags = append(diags, constString(attr, &st.Namespace)...)

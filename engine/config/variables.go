@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -14,6 +13,8 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/funcs"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
+	"github.com/declarative-gardener/gardener/engine/limits"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
@@ -49,6 +50,10 @@ type InputSources struct {
 	// environment, and --var overrides them.
 	Values map[string]cty.Value
 	Vars   []string
+	// Trust is how far the operator trusts the landscape directory: confined mode and the
+	// operator's own kubeconfig directories (docs/security.md). It travels with the input
+	// sources because every command that loads a landscape takes both from its flags.
+	Trust landscapefs.Policy
 }
 
 // CollectInputs gathers input values from their sources. Values for variables the landscape does
@@ -127,12 +132,17 @@ func rawValueExpr(v *Variable, raw, source string) (hcl.Expression, hcl.Diagnost
 }
 
 func (in *Inputs) readVarFile(l *Landscape, path string) hcl.Diagnostics {
-	src, err := os.ReadFile(path)
+	// A variable file is the operator's: it is not confined, but like every file it is read
+	// only if it is a regular file of bounded size and nesting.
+	src, err := landscapefs.ReadRegular(path)
 	if err != nil {
 		return hcl.Diagnostics{{
 			Severity: hcl.DiagError, Summary: "Unreadable variable file",
-			Detail: fmt.Sprintf("The variable file %s cannot be read: %s.", path, unwrapPathError(err)),
+			Detail: fmt.Sprintf("The variable file %s cannot be read: %s.", path, readError(err)),
 		}}
+	}
+	if d := limits.HCL(src, path, hcl.InitialPos, false); d.HasErrors() {
+		return d
 	}
 	file, diags := hclsyntax.ParseConfig(src, path, hcl.InitialPos)
 	in.Files[path] = file
@@ -196,6 +206,10 @@ func evaluateVariables(l *Landscape, in *Inputs, ctx *hcl.EvalContext) (map[stri
 				Detail:  fmt.Sprintf("The variable %q has no default, so a value must be given with --var %s=..., a --var-file or the environment variable %s%s.", name, name, schema.VariableEnvPrefix, name),
 				Subject: v.DeclRange.Ptr(),
 			})
+			continue
+		}
+		if d := checkSize(val, subject); d != nil {
+			diags = append(diags, d)
 			continue
 		}
 		converted, err := convert.Convert(val, v.Type)

@@ -1,11 +1,7 @@
 package funcs
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,19 +11,22 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
 	"github.com/zclconf/go-cty/cty/function"
+
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
+	"github.com/declarative-gardener/gardener/engine/limits"
 )
 
 // makeFileFunc returns file(path): the contents of a UTF-8 text file. Relative paths are
-// resolved against baseDir, the landscape directory, so a landscape renders the same wherever
+// resolved against dir, the landscape directory, so a landscape renders the same wherever
 // gardener is started from.
-func makeFileFunc(baseDir string) function.Function {
+func makeFileFunc(dir *landscapefs.Dir) function.Function {
 	return function.New(&function.Spec{
 		Description:  "Returns the contents of the UTF-8 text file at path, relative to the landscape directory.",
 		Params:       []function.Parameter{{Name: "path", Type: cty.String}},
 		Type:         function.StaticReturnType(cty.String),
 		RefineResult: refineNotNull,
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			src, err := readTextFile(baseDir, args[0].AsString())
+			src, err := readTextFile(dir, args[0].AsString())
 			if err != nil {
 				return cty.NilVal, function.NewArgError(0, err)
 			}
@@ -42,7 +41,7 @@ func makeFileFunc(baseDir string) function.Function {
 //
 // The result is always a string: a template that is a single interpolation of another type
 // ("${42}") is converted, and one that cannot be (a list, say) is an error.
-func makeTemplateFileFunc(baseDir string, funcs map[string]function.Function) function.Function {
+func makeTemplateFileFunc(dir *landscapefs.Dir, funcs map[string]function.Function) function.Function {
 	return function.New(&function.Spec{
 		Description: "Renders the file at path, relative to the landscape directory, as a template with vars as its variables.",
 		Params: []function.Parameter{
@@ -59,7 +58,7 @@ func makeTemplateFileFunc(baseDir string, funcs map[string]function.Function) fu
 		RefineResult: refineNotNull,
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
 			path := args[0].AsString()
-			src, err := readTextFile(baseDir, path)
+			src, err := readTextFile(dir, path)
 			if err != nil {
 				return cty.NilVal, function.NewArgError(0, err)
 			}
@@ -81,6 +80,9 @@ func makeTemplateFileFunc(baseDir string, funcs map[string]function.Function) fu
 // renderTemplate parses and evaluates one template. Its diagnostics become one error that names
 // the file and position, since the caller only reports the templatefile call site.
 func renderTemplate(filename, src string, vars map[string]cty.Value, funcs map[string]function.Function) (cty.Value, error) {
+	if diags := limits.HCL([]byte(src), filename, hcl.InitialPos, true); diags.HasErrors() {
+		return cty.NilVal, diagsError("cannot parse template", diags)
+	}
 	expr, diags := hclsyntax.ParseTemplate([]byte(src), filename, hcl.InitialPos)
 	if diags.HasErrors() {
 		return cty.NilVal, diagsError("cannot parse template", diags)
@@ -125,27 +127,15 @@ func lowerFirst(s string) string {
 	return string(unicode.ToLower(r)) + s[n:]
 }
 
-// readTextFile reads path, relative to baseDir unless absolute, and insists on UTF-8 text since
-// cty strings are Unicode.
-func readTextFile(baseDir, path string) (string, error) {
-	full := path
-	if !filepath.IsAbs(full) {
-		full = filepath.Join(baseDir, path)
-	}
-	info, err := os.Stat(full)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("no file exists at %s", full)
-	case err != nil:
-		return "", fmt.Errorf("cannot read %s: %w", full, err)
-	case info.IsDir():
-		return "", fmt.Errorf("%s is a directory, not a file", full)
-	}
-	raw, err := os.ReadFile(full)
+// readTextFile reads a file the landscape names and insists on UTF-8 text since cty strings are
+// Unicode.
+func readTextFile(dir *landscapefs.Dir, path string) (string, error) {
+	raw, err := dir.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("cannot read %s: %w", full, err)
+		return "", err
 	}
 	if !utf8.Valid(raw) {
+		full, _ := dir.Path(path)
 		return "", fmt.Errorf("contents of %s are not valid UTF-8 text", full)
 	}
 	return string(raw), nil

@@ -2,6 +2,11 @@
 // Terraform functions users already know, built on go-cty's stdlib, plus the file, encoding,
 // network and hashing helpers that landscapes need. Every function is pure: nothing reads the
 // clock, randomness or the network, so rendering a landscape twice gives the same result.
+//
+// A landscape is untrusted input, so every function is bounded (bounds.go): files are read
+// through engine/landscapefs (regular files only, confined to the landscape directory in
+// confined mode), decoders refuse documents nested or aliased beyond engine/limits, and no
+// argument or result may exceed limits.MaxValueSize.
 package funcs
 
 import (
@@ -12,23 +17,35 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
+
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 )
 
-// Table returns the functions of landscape expressions. baseDir is the landscape directory:
-// file() and templatefile() resolve relative paths against it.
+// Table returns the functions of landscape expressions. dir is the landscape directory: file()
+// and templatefile() read through it, relative paths resolved against it.
 //
 // A fresh map is returned on every call so callers may add or remove entries freely.
-func Table(baseDir string) map[string]function.Function {
-	table := baseTable(baseDir)
+func Table(dir *landscapefs.Dir) map[string]function.Function {
+	table := baseTable(dir)
 	// Templates get every function except templatefile itself, so a template cannot render
 	// itself (or a cycle of templates) forever.
 	inner := maps.Clone(table)
-	table["templatefile"] = makeTemplateFileFunc(baseDir, inner)
+	table["templatefile"] = bound("templatefile", makeTemplateFileFunc(dir, inner))
 	return table
 }
 
 // baseTable is every function except templatefile.
-func baseTable(baseDir string) map[string]function.Function {
+func baseTable(dir *landscapefs.Dir) map[string]function.Function {
+	table := unboundedTable(dir)
+	for name, fn := range table {
+		table[name] = bound(name, fn)
+	}
+	return table
+}
+
+// unboundedTable is every function except templatefile, as go-cty's stdlib and this package
+// define them; bound adds the limits.
+func unboundedTable(dir *landscapefs.Dir) map[string]function.Function {
 	return map[string]function.Function{
 		// numeric
 		"abs":      stdlib.AbsoluteFunc,
@@ -106,7 +123,7 @@ func baseTable(baseDir string) map[string]function.Function {
 		"cidrsubnet": cidrSubnetFunc,
 
 		// files
-		"file": makeFileFunc(baseDir),
+		"file": makeFileFunc(dir),
 
 		// type conversion
 		"tobool":   stdlib.MakeToFunc(cty.Bool),

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 )
 
 // eval parses and evaluates src the way landscape expressions are evaluated, so every test
@@ -23,7 +25,7 @@ func eval(t *testing.T, baseDir, src string, vars map[string]cty.Value) (cty.Val
 	if vars == nil {
 		vars = map[string]cty.Value{}
 	}
-	return expr.Value(&hcl.EvalContext{Variables: vars, Functions: Table(baseDir)})
+	return expr.Value(&hcl.EvalContext{Variables: vars, Functions: Table(landscapefs.New(baseDir, landscapefs.Policy{}))})
 }
 
 func TestFunctions(t *testing.T) {
@@ -218,7 +220,7 @@ func TestUnknownArgumentsGiveUnknownResults(t *testing.T) {
 
 // TestTableIsPure guards determinism: rendering must not depend on the clock or randomness.
 func TestTableIsPure(t *testing.T) {
-	table := Table(".")
+	table := Table(landscapefs.New(".", landscapefs.Policy{}))
 	for _, name := range []string{
 		"timestamp", "plantimestamp", "timeadd", "uuid", "uuidv5", "bcrypt", "random", "rand", "shuffle", "now",
 	} {
@@ -242,7 +244,7 @@ func TestTableNames(t *testing.T) {
 		"sensitive",
 	}
 	var got []string
-	for name := range Table(".") {
+	for name := range Table(landscapefs.New(".", landscapefs.Policy{})) {
 		got = append(got, name)
 	}
 	slices.Sort(got)

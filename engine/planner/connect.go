@@ -14,6 +14,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/state"
@@ -113,7 +114,7 @@ func OpenState(res *config.Result, opts cluster.Options) (state.Backend, error) 
 		if res.Evaluated != nil {
 			v = res.Evaluated.Clusters[name]
 		}
-		access, err := AccessOf(l.Dir, v)
+		access, err := AccessOf(l.Paths, v)
 		if err != nil {
 			return nil, fmt.Errorf("state cluster %s: %w", name, err)
 		}
@@ -126,7 +127,7 @@ func OpenState(res *config.Result, opts cluster.Options) (state.Backend, error) 
 // objects through it (generated secrets reuse the Secret that exists), and observation after.
 type connections struct {
 	connect  Connector
-	dir      string
+	paths    *landscapefs.Dir
 	mu       sync.Mutex
 	clusters map[string]observe.Cluster
 	// prefetched are the LISTs started before rendering, by cluster block (set before rendering
@@ -134,8 +135,8 @@ type connections struct {
 	prefetched map[string]*observe.Prefetch
 }
 
-func newConnections(connect Connector, dir string) *connections {
-	return &connections{connect: connect, dir: dir, clusters: map[string]observe.Cluster{}}
+func newConnections(connect Connector, paths *landscapefs.Dir) *connections {
+	return &connections{connect: connect, paths: paths, clusters: map[string]observe.Cluster{}}
 }
 
 // get returns the connection of cluster block name, whose evaluated value is v.
@@ -145,7 +146,7 @@ func (c *connections) get(name string, v cty.Value) (observe.Cluster, error) {
 	if cl, ok := c.clusters[name]; ok {
 		return cl, nil
 	}
-	access, err := AccessOf(c.dir, v)
+	access, err := AccessOf(c.paths, v)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", name, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
@@ -26,6 +25,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/diff"
 	"github.com/declarative-gardener/gardener/engine/graph"
 	"github.com/declarative-gardener/gardener/engine/kinds"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/plan"
@@ -128,7 +128,7 @@ func (o *Outcome) Conditions() []string {
 // Prepare loads, renders and graphs the landscape without touching a cluster. Diagnostics with
 // errors mean the landscape is invalid and nothing else may happen.
 func Prepare(opts Options) (*Outcome, hcl.Diagnostics) {
-	return prepare(opts, newConnections(opts.Connect, opts.Dir), nil)
+	return prepare(opts, newConnections(opts.Connect, landscapefs.New(opts.Dir, opts.Inputs.Trust)), nil)
 }
 
 // prepare loads, renders and graphs the landscape; st, when set, reads the landscape's state for
@@ -220,7 +220,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		opts.Now = time.Now() // rendering and the maintenance windows judge the same moment
 	}
 	adoptErr := withAdoptedLineage(&opts)
-	conns := newConnections(opts.Connect, opts.Dir)
+	conns := newConnections(opts.Connect, landscapefs.New(opts.Dir, opts.Inputs.Trust))
 	var prefetched map[string]*observe.Prefetch
 	if opts.Prefetch && opts.Connect != nil {
 		ctx, cancel := context.WithCancel(ctx)
@@ -421,8 +421,11 @@ func closure(start []config.InstanceAddress, next func(config.InstanceAddress) [
 }
 
 // AccessOf reads a cluster block's value; a relative kubeconfig path is relative to the
-// landscape directory, so a landscape means the same wherever it is planned from.
-func AccessOf(dir string, v cty.Value) (cluster.Access, error) {
+// landscape directory, so a landscape means the same wherever it is planned from. In confined
+// mode the kubeconfig must lie inside the landscape directory (and may not run programs) or in
+// one of the operator's kubeconfig directories; the loader reports the same at the attribute,
+// and this check stands between the landscape and the connection should anything skip it.
+func AccessOf(paths *landscapefs.Dir, v cty.Value) (cluster.Access, error) {
 	var a cluster.Access
 	if v == cty.NilVal {
 		return a, fmt.Errorf("cluster configuration could not be evaluated")
@@ -433,10 +436,14 @@ func AccessOf(dir string, v cty.Value) (cluster.Access, error) {
 		return a, fmt.Errorf("cluster configuration is not known")
 	}
 	if kc := v.GetAttr("kubeconfig"); !kc.IsNull() {
-		a.Kubeconfig = kc.AsString()
-		if !filepath.IsAbs(a.Kubeconfig) {
-			a.Kubeconfig = filepath.Join(dir, a.Kubeconfig)
+		path, own, err := paths.Kubeconfig(kc.AsString())
+		if err == nil && own {
+			err = paths.CheckKubeconfig(kc.AsString())
 		}
+		if err != nil {
+			return a, err
+		}
+		a.Kubeconfig = path
 	}
 	if c := v.GetAttr("context"); !c.IsNull() {
 		a.Context = c.AsString()

@@ -23,6 +23,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 )
 
 // Func renders one instance of a component type. It must be pure: no cluster access, no clock,
@@ -45,6 +47,10 @@ type Input struct {
 	Name string
 	// Dir is the landscape directory; relative file paths in configurations resolve against it.
 	Dir string
+	// Paths reads the files a configuration names (charts, manifests) under the operator's
+	// policy: regular files of bounded size, and only inside Dir in confined mode. Read them
+	// through Files, never with os directly.
+	Paths *landscapefs.Dir
 	// Config is the decoded configuration without sensitive marks. Unknown strings are
 	// replaced by UnknownString; other unknown values never reach a render function.
 	Config cty.Value
@@ -68,6 +74,15 @@ type Input struct {
 	// live list" (the shoots on a seed, the shoots of a project) rather than from one object.
 	// Empty when the resource is not served or the run has no clusters to read.
 	List func(ref ListRef) ([]unstructured.Unstructured, error)
+}
+
+// Files reads the files a configuration names: through Paths, or Dir read unconfined when Paths
+// is not set (a test that renders a component by itself).
+func (in Input) Files() *landscapefs.Dir {
+	if in.Paths != nil {
+		return in.Paths
+	}
+	return landscapefs.New(in.Dir, landscapefs.Policy{})
 }
 
 // ListRef names the live objects a render function lists.

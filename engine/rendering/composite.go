@@ -114,7 +114,7 @@ func (r *Renderer) renderAwaited(inst *config.Instance, child *Rendered, await *
 		return fmt.Errorf("it awaits %s but has no render function", await.For)
 	}
 	out, err := await.Render(render.Input{
-		Landscape: r.Landscape, Address: string(child.Address), Name: inst.Name, Dir: r.Dir, Now: r.Now,
+		Landscape: r.Landscape, Address: string(child.Address), Name: inst.Name, Dir: r.Dir, Paths: r.Paths, Now: r.Now,
 		Observe: r.observer(clusters), List: r.lister(clusters),
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/engine/secrets"
@@ -91,6 +92,9 @@ type Renderer struct {
 	Registry  render.Registry
 	Landscape string
 	Dir       string
+	// Paths reads the files configurations name, under the operator's policy; the hooks take
+	// it from the parsed landscape.
+	Paths *landscapefs.Dir
 	// Rendered collects the results by instance address.
 	Rendered map[config.InstanceAddress]*Rendered
 	// Lookup reads a live Secret for generator steps; nil generates without reusing.
@@ -137,7 +141,7 @@ func NewRenderer(reg render.Registry, dir string) *Renderer {
 // Hooks returns the evaluation hooks that render each instance.
 func (r *Renderer) Hooks() config.Hooks {
 	return config.Hooks{
-		Parsed:   func(l *config.Landscape) { r.Landscape = l.Name },
+		Parsed:   func(l *config.Landscape) { r.Landscape, r.Paths = l.Name, l.Paths },
 		Instance: r.instance,
 		Now:      r.Now,
 	}
@@ -170,7 +174,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 	}
 	clusters := clusterValues(inst)
 	out, err := fn(render.Input{
-		Landscape: r.Landscape, Address: string(inst.Addr), Name: inst.Name, Dir: r.Dir, Config: prep.Config,
+		Landscape: r.Landscape, Address: string(inst.Addr), Name: inst.Name, Dir: r.Dir, Paths: r.Paths, Config: prep.Config,
 		Now: r.Now, ObservedAt: r.ObservedAt, Observe: r.observer(clusters), List: r.lister(clusters),
 	})
 	if errors.Is(err, render.ErrDeferred) {

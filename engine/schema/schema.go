@@ -94,6 +94,10 @@ type Attribute struct {
 	Sensitive bool
 	// Checks validate a known value beyond its type (a CIDR parses, a count is positive).
 	Checks []Check
+	// Path says that the value names files relative to the landscape directory (a string, or
+	// a collection of strings): a chart, manifest files. In confined mode the loader refuses
+	// one that leaves the directory, at the attribute, before the component reads it.
+	Path bool
 	// References, when set, makes the attribute a reference to another top-level block of that
 	// kind ("cluster", "garden", "seed", "shoot", "component"): its expression must be such a
 	// reference (`cluster = cluster.runtime`), which becomes a dependency edge, and its value is
