@@ -290,14 +290,19 @@ func gzipBytes(data []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// gunzip decompresses a state, at most MaxStateSize of it: whoever can write Secrets in the
+// state's namespace must not be able to exhaust the memory of every plan with a small one.
 func gunzip(data []byte) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("decompress: %w", err)
 	}
-	raw, err := io.ReadAll(zr)
+	raw, err := io.ReadAll(io.LimitReader(zr, MaxStateSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("decompress: %w", err)
+	}
+	if len(raw) > MaxStateSize {
+		return nil, fmt.Errorf("decompress: the state decompresses to more than %d MiB, the largest state gardener reads; it is damaged", MaxStateSize>>20)
 	}
 	return raw, nil
 }

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/declarative-gardener/gardener/internal/bounded"
 )
 
 func TestLocalConformance(t *testing.T) {
@@ -89,4 +92,60 @@ func TestLocalUnreadableLockFile(t *testing.T) {
 	_, err := NewLocal(path).Lock(context.Background(), LockInfo{Operation: "apply"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "unreadable")
+}
+
+// The local backend keeps one landscape's state: a file holding another landscape's (copied, or
+// named by a state block) is refused, not planned against and overwritten.
+func TestLocalRefusesAnotherLandscapesState(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), DefaultLocalPath)
+	other := NewLocalWithOptions(path, LocalOptions{Landscape: "other"})
+	s, err := other.Read(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "other", s.Landscape, "an empty state is the landscape's")
+	require.NoError(t, other.Write(ctx, sample("other")))
+
+	mine := NewLocalWithOptions(path, LocalOptions{Landscape: "mine"})
+	_, err = mine.Read(ctx)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `holds the state of landscape "other", not "mine"`)
+	assert.Contains(t, err.Error(), path)
+	assert.Error(t, mine.Write(ctx, sample("mine")), "and is not overwritten")
+
+	got, err := other.Read(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "other", got.Landscape)
+
+	// A state an earlier gardener wrote without a landscape name is taken as this one's.
+	legacy := filepath.Join(t.TempDir(), DefaultLocalPath)
+	require.NoError(t, os.WriteFile(legacy, []byte(`{"format_version":1,"lineage":"l","serial":1,"components":{}}`), 0o600))
+	s, err = NewLocalWithOptions(legacy, LocalOptions{Landscape: "mine"}).Read(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "mine", s.Landscape)
+}
+
+// The state file is read only if it is a regular file of bounded size: a FIFO in its place (the
+// landscape directory is untrusted) must not hang the plan.
+func TestLocalReadsOnlyRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.state")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	big := filepath.Join(dir, "big.state")
+	f, err := os.Create(big)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(MaxStateSize+1))
+	require.NoError(t, f.Close())
+	for path, want := range map[string]string{fifo: "not a regular file", big: "larger than 64 MiB", dir: "not a regular file"} {
+		err := bounded.Run(t, bounded.Default, func() error { _, err := NewLocal(path).Read(context.Background()); return err })
+		require.Error(t, err, path)
+		assert.Contains(t, err.Error(), want, path)
+	}
+	// So is its lock file.
+	state := filepath.Join(dir, DefaultLocalPath)
+	require.NoError(t, syscall.Mkfifo(state+".lock", 0o600))
+	err = bounded.Run(t, bounded.Default, func() error {
+		_, err := NewLocal(state).Lock(context.Background(), LockInfo{Operation: "apply"})
+		return err
+	})
+	assert.ErrorContains(t, err, "not a regular file")
 }

@@ -72,7 +72,7 @@ func (b *local) tryLock(lf lockFile, data []byte) (Lock, error) {
 
 func (b *local) readLock() (lockFile, error) {
 	var lf lockFile
-	data, err := os.ReadFile(b.lockPath())
+	data, err := readRegular(b.lockPath())
 	if err != nil {
 		return lf, fmt.Errorf("state lock %s: %w", b.lockPath(), err)
 	}

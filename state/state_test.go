@@ -6,7 +6,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/declarative-gardener/gardener/internal/bounded"
 )
 
 func TestKinds(t *testing.T) {
@@ -99,4 +102,19 @@ func TestNameSlug(t *testing.T) {
 	}
 	assert.NotEqual(t, nameSlug("a_b"), nameSlug("a-b"), "names that map to the same slug stay apart")
 	assert.NotEqual(t, nameSlug("A-b"), nameSlug("a-b"))
+}
+
+// A state Secret is gzip: a small one must not make gardener decompress gigabytes.
+func TestStateDecompressionIsCapped(t *testing.T) {
+	bomb := bounded.GzipBomb(`{"format_version":1,"pad":"`, 512<<20, `"}`)
+	require.Less(t, len(bomb), 1<<20, "the bomb fits a Secret")
+	err := bounded.Run(t, bounded.Default, func() error { _, err := gunzip(bomb); return err })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "decompresses to more than 64 MiB")
+
+	small, err := gzipBytes([]byte(`{"format_version":1}`))
+	require.NoError(t, err)
+	raw, err := gunzip(small)
+	require.NoError(t, err)
+	assert.Equal(t, `{"format_version":1}`, string(raw))
 }

@@ -39,7 +39,7 @@ func StateBackend(cfg *config.StateConfig, dir, landscape string, connect Cluste
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(dir, path)
 		}
-		return state.NewLocal(path), nil
+		return state.NewLocalWithOptions(path, state.LocalOptions{Landscape: landscape}), nil
 	case config.BackendKubernetes:
 		if cfg.Cluster == "" {
 			return nil, fmt.Errorf("state: the kubernetes backend needs a cluster")
