@@ -1,8 +1,10 @@
 package plan
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/internal/bounded"
 )
 
 func TestSavedPlanRoundTripWithoutSecrets(t *testing.T) {
@@ -54,4 +57,33 @@ func TestSavedPlanRoundTripWithoutSecrets(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("not gzip"), 0o600))
 	_, err = ReadFile(path)
 	assert.ErrorContains(t, err, "is not a saved plan")
+}
+
+// A saved plan is gzip: a small file must not make gardener decompress gigabytes. A megabyte
+// that expands to a gigabyte of one JSON string (which the decoder would hold whole) is refused
+// within a second and in bounded memory.
+func TestSavedPlanDecompressionIsCapped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bomb.plan")
+	bomb := bounded.GzipBomb(`{"format_version":"1","dir":"`, 1<<30, `"}`)
+	require.Less(t, len(bomb), 2<<20, "the file is small")
+	require.NoError(t, os.WriteFile(path, bomb, 0o600))
+	err := bounded.Run(t, bounded.Default, func() error { _, err := ReadFile(path); return err })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "decompresses to more than 64 MiB")
+	assert.Contains(t, err.Error(), path)
+}
+
+func TestPlanLimit(t *testing.T) {
+	assert.Equal(t, int64(MinPlanLimit), planLimit(1<<10), "small plans may always take 64 MiB")
+	assert.Equal(t, int64(50*(20<<20)), planLimit(20<<20), "large ones 50 times their size")
+	assert.Equal(t, int64(MaxPlanSize), planLimit(100<<20), "and never more than 1 GiB")
+
+	r := &cappedReader{r: strings.NewReader("abcd"), left: 4}
+	data, err := io.ReadAll(r)
+	assert.NoError(t, err, "a stream that ends at the limit is whole")
+	assert.Equal(t, "abcd", string(data))
+	r = &cappedReader{r: strings.NewReader("abcde"), left: 4}
+	_, err = io.ReadAll(r)
+	assert.ErrorIs(t, err, errCapped)
+	assert.True(t, r.exceeded)
 }
