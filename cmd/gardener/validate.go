@@ -4,28 +4,51 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diag"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
-// inputFlags are the flags that give input variables values, shared by validate and plan.
+// inputFlags are the flags every command that loads a landscape takes: values of input
+// variables, and how far the landscape directory is trusted.
 type inputFlags struct {
 	vars     []string
 	varFiles []string
+	// confined keeps the paths the landscape names inside its directory (also
+	// GARDENER_CONFINED); kubeconfigDirs are the operator's kubeconfig directories, which it
+	// does not confine.
+	confined       bool
+	kubeconfigDirs []string
 }
 
 func (f *inputFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.vars, "var", nil, "set an input variable: --var NAME=VALUE (repeatable)")
 	cmd.Flags().StringArrayVar(&f.varFiles, "var-file", nil, "read input variables from an HCL file of NAME = VALUE lines (repeatable)")
+	cmd.Flags().BoolVar(&f.confined, "confined", false, "treat the landscape as untrusted: the files it names must stay inside its directory, and kubeconfigs inside it may not run exec plugins (also "+landscapefs.EnvConfined+"=1; see docs/security.md)")
+	cmd.Flags().StringArrayVar(&f.kubeconfigDirs, "kubeconfig-dir", nil, "a directory of the operator's kubeconfigs that cluster blocks may name in confined mode, exec plugins allowed (repeatable)")
 }
 
 func (f *inputFlags) sources() config.InputSources {
-	return config.InputSources{Environ: os.Environ(), VarFiles: f.varFiles, Vars: f.vars}
+	return config.InputSources{
+		Environ: os.Environ(), VarFiles: f.varFiles, Vars: f.vars,
+		Trust: landscapefs.Policy{Confined: f.confined || confinedByEnvironment(os.Getenv(landscapefs.EnvConfined)), KubeconfigDirs: f.kubeconfigDirs},
+	}
+}
+
+// confinedByEnvironment reads GARDENER_CONFINED: any value but empty, "0" and "false" switches
+// confined mode on, so that a misspelt value errs on the safe side.
+func confinedByEnvironment(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "0", "false", "no", "off":
+		return false
+	}
+	return true
 }
 
 func newValidateCommand(reg *schema.Registry) *cobra.Command {

@@ -313,6 +313,9 @@ func deployment(v Values, meta metav1.ObjectMeta, labels map[string]string) *app
 	if v.KubeconfigSecret != "" {
 		volumes = append(volumes, corev1.Volume{Name: "kubeconfigs", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: v.KubeconfigSecret}}})
 		mounts = append(mounts, corev1.VolumeMount{Name: "kubeconfigs", MountPath: "/kubeconfigs", ReadOnly: true})
+		// The daemon runs confined; the mounted kubeconfigs are the operator's, not the
+		// landscape's, and cluster blocks may name them (docs/security.md).
+		args = append(args, "--kubeconfig-dir=/kubeconfigs")
 	}
 	probe := func(path string) *corev1.Probe {
 		return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: path, Port: intstr.FromInt32(ProbePort)}}, PeriodSeconds: 10}
