@@ -436,6 +436,10 @@ var errStateMoved = errors.New("the stored state moved")
 // their OpenAPI documents) kept from cycle to cycle.
 func (d *Daemon) plannerFor(snapshot string) planner.Options {
 	po := d.o.Planner(snapshot)
+	// The daemon always runs confined: whoever can change its landscape (a ConfigMap, a git
+	// repository) must not make it read its service account token or the operator's mounted
+	// kubeconfigs beyond the cluster blocks that name them (docs/security.md).
+	po.Inputs.Trust.Confined = true
 	po.Now = d.o.Now()
 	po.Differs = d.pool.differFactory(po.Differs)
 	return po
