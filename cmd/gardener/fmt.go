@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/format"
+	"github.com/declarative-gardener/gardener/engine/landscapefs"
 )
 
 func newFmtCommand() *cobra.Command {
@@ -57,7 +57,7 @@ func runFmt(stdin io.Reader, stdout, stderr io.Writer, args []string, opts fmtOp
 	files := diag.Files{}
 	failed, unformatted := false, false
 	for _, path := range paths {
-		src, err := os.ReadFile(path)
+		src, err := landscapefs.ReadRegular(path) // never a FIFO, a device or a huge file
 		if err != nil {
 			printf(stderr, "Error: %v\n", err)
 			failed = true

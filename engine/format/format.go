@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 
+	"github.com/declarative-gardener/gardener/engine/limits"
 	"github.com/declarative-gardener/gardener/internal/atomicfile"
 )
 
@@ -27,6 +28,11 @@ const Extension = ".hcl"
 // errors are returned as diagnostics and src is not formatted: hclwrite would lay out broken input
 // in surprising ways.
 func Source(src []byte, filename string) ([]byte, *hcl.File, hcl.Diagnostics) {
+	// fmt --check runs in CI on pull requests: nesting that would overflow the parser's stack is
+	// refused before parsing (engine/limits).
+	if diags := limits.HCL(src, filename, hcl.InitialPos, false); diags.HasErrors() {
+		return nil, nil, diags
+	}
 	file, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, file, diags

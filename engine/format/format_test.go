@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -94,4 +95,14 @@ func TestWriteFileKeepsPermissionsAndLeavesNoTemporaryFile(t *testing.T) {
 	assert.Len(t, entries, 1)
 
 	assert.ErrorIs(t, WriteFile(dir, nil), ErrNotRegular)
+}
+
+// fmt runs in CI on the files of a pull request too: a file nested deep enough to overflow the
+// parser's stack is a diagnostic, not a crash.
+func TestDeepNestingIsADiagnostic(t *testing.T) {
+	src := []byte("a = " + strings.Repeat("(", 300000) + "1" + strings.Repeat(")", 300000) + "\n")
+	_, _, diags := Source(src, "deep.hcl")
+	require.True(t, diags.HasErrors())
+	assert.Equal(t, "Nesting too deep", diags[0].Summary)
+	assert.Equal(t, "deep.hcl", diags[0].Subject.Filename)
 }
