@@ -126,3 +126,18 @@ func TestHostileLandscapes(t *testing.T) {
 		})
 	}
 }
+
+// A value given on the command line or in the environment is parsed as HCL for collection types:
+// its nesting is bounded as well.
+func TestDeepVariableValueIsADiagnostic(t *testing.T) {
+	dir := t.TempDir()
+	writeLandscape(t, dir, map[string]string{"main.hcl": header + "variable \"zones\" {\n  type = list(any)\n}\n"})
+	deep := strings.Repeat("[", 300000) + strings.Repeat("]", 300000)
+	diags := bounded.Run(t, bounded.Default, func() hcl.Diagnostics {
+		_, diags := config.Load(dir, catalog.Schemas(), config.InputSources{Vars: []string{"zones=" + deep}})
+		return diags
+	})
+	require.True(t, diags.HasErrors())
+	assert.Equal(t, "Invalid value for input variable", diags[0].Summary)
+	assert.Contains(t, diags[0].Detail, "nested deeper than 200 levels")
+}

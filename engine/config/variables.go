@@ -121,6 +121,12 @@ func rawValueExpr(v *Variable, raw, source string) (hcl.Expression, hcl.Diagnost
 	if v.Type.IsPrimitiveType() || v.Type == cty.DynamicPseudoType {
 		return hcl.StaticExpr(cty.StringVal(raw), hcl.Range{Filename: "<" + source + ">"}), nil
 	}
+	if d := limits.HCL([]byte(raw), "<"+source+">", hcl.InitialPos, false); d.HasErrors() {
+		return nil, hcl.Diagnostics{{
+			Severity: hcl.DiagError, Summary: "Invalid value for input variable",
+			Detail: fmt.Sprintf("The value of %s for variable %q: %s", source, v.Name, d[0].Detail),
+		}}
+	}
 	expr, diags := hclsyntax.ParseExpression([]byte(raw), "<"+source+">", hcl.InitialPos)
 	if diags.HasErrors() {
 		return nil, hcl.Diagnostics{{
