@@ -2,12 +2,7 @@
 
 package landscapefs
 
-import (
-	"os"
-	"syscall"
-)
+import "syscall"
 
-// openNonBlocking opens path for reading without waiting for a writer, should it be a FIFO.
-func openNonBlocking(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-}
+// nonBlocking opens a file without waiting for a writer, should it be a FIFO.
+const nonBlocking = syscall.O_NONBLOCK
