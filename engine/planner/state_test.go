@@ -38,7 +38,7 @@ func TestStateBackendLocal(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b, err := StateBackend(tt.cfg, dir, "land", noCluster)
 			require.NoError(t, err)
-			assert.Equal(t, state.NewLocal(tt.path), b)
+			assert.Equal(t, state.NewLocalWithOptions(tt.path, state.LocalOptions{Landscape: "land"}), b, "the backend checks the state is the landscape's")
 		})
 	}
 }
