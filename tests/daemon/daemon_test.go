@@ -245,6 +245,31 @@ func TestDaemonOnTheLocalControlPlane(t *testing.T) {
 	_, err = configMap("a")
 	assert.NoError(t, err, "the clusters keep the last applied version")
 
+	// A hostile landscape does not crash the daemon, which always runs confined: a YAML alias
+	// bomb, and a link to a file outside the landscape directory (the pod's service account
+	// token, here a file beside the directory), are reported invalid, and the daemon goes on.
+	secret := filepath.Join(t.TempDir(), "token")
+	require.NoError(t, os.WriteFile(secret, []byte("s3cr3t-token"), 0o600))
+	require.NoError(t, os.Symlink(secret, filepath.Join(dir, "token")))
+	laughs := "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+	for _, c := range "bcdefghi" {
+		p := string(c - 1)
+		laughs += fmt.Sprintf("%c: &%c [*%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s, *%s]\n", c, c, p, p, p, p, p, p, p, p, p)
+	}
+	mark()
+	landscapetest.Write(t, dir, map[string]string{"laughs.yaml": laughs, "main.hcl": landscape("a") +
+		"\nlocals {\n  bomb  = yamldecode(file(\"laughs.yaml\"))\n  token = file(\"token\")\n}\n"})
+	s = waitPhase(daemon.PhaseInvalid)
+	errs := strings.Join(strings.Fields(s.Errors), " ")
+	assert.Contains(t, errs, "its aliases expand the document")
+	assert.Contains(t, errs, "token is a symbolic link to "+secret+", outside the landscape directory")
+	assert.NotContains(t, s.Errors, "s3cr3t")
+	assert.Equal(t, s.Errors, published(daemon.PhaseInvalid)["errors"])
+	_, err = configMap("a")
+	assert.NoError(t, err, "the clusters keep the last applied version")
+	require.NoError(t, os.Remove(filepath.Join(dir, "token")))
+	landscapetest.Write(t, dir, map[string]string{"laughs.yaml": ""})
+
 	// A manual apply holds the state lock: the daemon waits and goes on once it is released.
 	// The lock is taken (through a copy of the landscape, same state) before the change the
 	// daemon is to apply.
