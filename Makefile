@@ -14,7 +14,7 @@ SEEDS      ?= 0
 GARDENER_CONTROLLERS ?= 1
 # CI never reuses cached test results: every run must really execute the tests.
 TESTFLAGS  ?= $(if $(CI),-count=1,)
-TEST_TIMEOUT ?= 25m
+TEST_TIMEOUT ?= 30m
 
 .PHONY: help
 help: ## list the targets
