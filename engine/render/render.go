@@ -400,6 +400,11 @@ type Object struct {
 	// Paths are dot-separated; a list item is selected by a field's value, as in
 	// "spec.provider.workers[name=pool-a].machine.image.version".
 	Yield []string
+	// Sensitive marks the places of the object that depend on sensitive values, which plans,
+	// saved plans and messages never show. A render function sets it where it transforms
+	// sensitive values beyond recognition (a Helm chart's templates); the engine adds the places
+	// it traces itself (engine/rendering).
+	Sensitive *Sensitivity
 }
 
 // ErrDeferred is returned (wrapped) by a render function that needs a value known only after
