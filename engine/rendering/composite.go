@@ -115,7 +115,7 @@ func (r *Renderer) renderAwaited(inst *config.Instance, child *Rendered, await *
 	}
 	out, err := await.Render(render.Input{
 		Landscape: r.Landscape, Address: string(child.Address), Name: inst.Name, Dir: r.Dir, Paths: r.Paths, Now: r.Now,
-		Observe: r.observer(clusters), List: r.lister(clusters),
+		Observe: r.observer(clusters), List: r.lister(clusters, true),
 	})
 	if err != nil {
 		return err

@@ -133,7 +133,7 @@ func (r *Renderer) copySelected(child *Rendered, c *render.CopySpec, clusters ma
 		return fmt.Errorf("cluster %q is no cluster block of the landscape", c.FromCluster)
 	}
 	if r.List != nil {
-		live, err := r.lister(clusters)(render.ListRef{
+		live, err := r.lister(clusters, true)(render.ListRef{
 			Cluster: c.FromCluster, Version: "v1", Resource: "secrets", Namespace: c.FromNamespace, LabelSelector: c.FromSelector,
 		})
 		if err != nil {

@@ -99,7 +99,7 @@ func (r *Renderer) generate(inst *config.Instance, rd *Rendered, prep prepared) 
 	if c, ok := material[secrets.DataKeyCACert]; ok {
 		outputs["ca_certificate"] = cty.StringVal(string(c))
 	}
-	return instanceValue(inst, outputs), nil
+	return instanceValue(inst, outputs, nil), nil
 }
 
 // generateSecret generates (or reuses) the Secret a request describes in a cluster, given by

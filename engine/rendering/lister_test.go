@@ -26,7 +26,7 @@ func TestListerReadsEachListOnce(t *testing.T) {
 		assert.Equal(t, "gardener.cloud/role", selector)
 		return []unstructured.Unstructured{*kobject("core.gardener.cloud/v1beta1", "Shoot", "garden-dev", "a", nil)}, nil
 	}
-	list := r.lister(map[string]cty.Value{"virtual": cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("virtual")})})
+	list := r.lister(map[string]cty.Value{"virtual": cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("virtual")})}, true)
 	ref := render.ListRef{Cluster: "virtual", Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots", Namespace: "garden-dev", LabelSelector: "gardener.cloud/role"}
 
 	first, err := list(ref)

@@ -173,13 +173,30 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		return r.generate(inst, rd, prep) // the engine's own step: it reads the live Secret
 	}
 	clusters := clusterValues(inst)
-	out, err := fn(render.Input{
+	in := render.Input{
 		Landscape: r.Landscape, Address: string(inst.Addr), Name: inst.Name, Dir: r.Dir, Paths: r.Paths, Config: prep.Config,
-		Now: r.Now, ObservedAt: r.ObservedAt, Observe: r.observer(clusters), List: r.lister(clusters),
-	})
+		Now: r.Now, ObservedAt: r.ObservedAt, Observe: r.observer(clusters), List: r.lister(clusters, true),
+	}
+	out, err := fn(in)
 	if errors.Is(err, render.ErrDeferred) {
 		rd.Deferred = []string{err.Error()}
 		return cty.NilVal, nil
+	}
+	var sensitiveOutputs map[string]bool
+	if err == nil && len(prep.Marked) > 0 {
+		// What the rendering made of the sensitive values is found by rendering it again with
+		// others (trace.go); the second rendering's lists are not the landscape's to watch.
+		in.List = r.lister(clusters, false)
+		t := trace(fn, in, prep, out)
+		t.apply(out)
+		sensitiveOutputs = t.outputs
+		for _, s := range t.derived {
+			rd.Secrets = appendNew(rd.Secrets, encodings(s)...)
+		}
+		if t.untraced != nil {
+			out.Notices = append(out.Notices, fmt.Sprintf("%s: every value of its objects is hidden, since what it makes of its sensitive values could not be traced (rendering it with other values failed: %s)",
+				inst.Addr, render.NewRedactor(rd.Secrets).Redact(t.untraced.Error())))
+		}
 	}
 	// rd.Secrets grows with the secrets of generated parts, which errors must not show either.
 	fail := func(err error) (cty.Value, hcl.Diagnostics) {
@@ -226,10 +243,10 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 	}
 	if d := unknownIdentity(out.Objects); d != "" {
 		rd.Deferred = []string{d}
-		return instanceValue(inst, out.Outputs), nil
+		return instanceValue(inst, out.Outputs, sensitiveOutputs), nil
 	}
 	rd.Objects = out.Objects
-	return instanceValue(inst, out.Outputs), nil
+	return instanceValue(inst, out.Outputs, sensitiveOutputs), nil
 }
 
 // retirement decides whether an instance with a lifetime is retired: an earlier apply began
@@ -266,8 +283,9 @@ func (r *Renderer) observer(clusters map[string]cty.Value) func(render.LiveRef) 
 }
 
 // lister reads live lists for a render function (render.Input.List), each list once per plan
-// (every extension lists the same Shoots); each caller gets its own copies.
-func (r *Renderer) lister(clusters map[string]cty.Value) func(render.ListRef) ([]unstructured.Unstructured, error) {
+// (every extension lists the same Shoots); each caller gets its own copies. With record, the
+// list is one the rendering depends on (Listed).
+func (r *Renderer) lister(clusters map[string]cty.Value, record bool) func(render.ListRef) ([]unstructured.Unstructured, error) {
 	return func(ref render.ListRef) ([]unstructured.Unstructured, error) {
 		items, ok := r.lists[ref.Key()]
 		if !ok {
@@ -286,6 +304,8 @@ func (r *Renderer) lister(clusters map[string]cty.Value) func(render.ListRef) ([
 				r.lists = map[string][]unstructured.Unstructured{}
 			}
 			r.lists[ref.Key()] = items
+		}
+		if record {
 			if r.listed == nil {
 				r.listed = map[string]render.ListRef{}
 			}
@@ -325,8 +345,9 @@ func unknownIdentity(objects []render.Object) string {
 }
 
 // instanceValue is what references to an instance see: the outputs rendering computed, unknown
-// for the others, the name always known.
-func instanceValue(inst *config.Instance, outputs map[string]cty.Value) cty.Value {
+// for the others, the name always known. Outputs the schema declares sensitive, and those that
+// depend on the instance's sensitive values (sensitive), are marked sensitive.
+func instanceValue(inst *config.Instance, outputs map[string]cty.Value, sensitive map[string]bool) cty.Value {
 	if len(inst.Block.Schema.Outputs) == 0 {
 		return inst.Value
 	}
@@ -342,7 +363,7 @@ func instanceValue(inst *config.Instance, outputs map[string]cty.Value) cty.Valu
 			// stays unknown, which is safe.
 			continue
 		}
-		if o.Sensitive {
+		if o.Sensitive || sensitive[o.Name] {
 			conv = conv.Mark(config.SensitiveMark)
 		}
 		attrs[o.Name] = conv
