@@ -201,7 +201,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		sortObjects(c.Objects)
 		for _, o := range c.Objects {
 			if (o.Action == Delete || o.Action == Replace) && opts.protects(o.Ref, c.Address) {
-				res.Plan.Warnings = append(res.Plan.Warnings, fmt.Sprintf("%s in cluster %s is protected: apply will %s it only with --allow-destroy %s", o.Ref, o.Cluster, o.Action, c.Address))
+				res.Plan.Warnings = append(res.Plan.Warnings, fmt.Sprintf("%s in cluster %s is protected: apply will %s it only with --allow-destroy %s", o.Shown(), o.Cluster, o.Action, c.Address))
 			}
 		}
 	}
@@ -217,8 +217,39 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res.Plan.IndirectDeletions = indirectDeletions(res.Plan.Components, res.Desired, res.Observed, res.Redactor)
 	res.Plan.Outputs = outputs(opts.Outputs, res.Redactor)
+	res.redactTexts()
 	res.Plan.Summarise()
 	return res, nil
+}
+
+// redactTexts removes the landscape's secrets, and the names it hides, from the plan's texts:
+// warnings and notices that name objects, reasons that name another object or a field, notes,
+// predictions and retirements.
+func (r *Result) redactTexts() {
+	red := r.Redactor
+	for i, w := range r.Plan.Warnings {
+		r.Plan.Warnings[i] = red.Redact(w)
+	}
+	for i, n := range r.Plan.Notices {
+		r.Plan.Notices[i] = red.Redact(n)
+	}
+	for i, p := range r.Plan.Predictions {
+		p.Description = red.Redact(p.Description)
+		p.Ref.Name, p.Ref.Namespace = red.Redact(p.Ref.Name), red.Redact(p.Ref.Namespace)
+		r.Plan.Predictions[i] = p
+	}
+	for i, rt := range r.Plan.Retired {
+		r.Plan.Retired[i].Reason = red.Redact(rt.Reason)
+	}
+	for _, c := range r.Plan.Components {
+		c.Note.Text = red.Redact(c.Note.Text)
+		for _, o := range c.Objects {
+			o.Reason.Detail = red.Redact(o.Reason.Detail)
+			for i, cf := range o.Conflicts {
+				o.Conflicts[i].Path = red.Redact(cf.Path)
+			}
+		}
+	}
 }
 
 // change is an object change with the component it belongs to.
@@ -256,6 +287,17 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 	deletions, kept := p.prune(obs)
 	if opts.Recorded != nil {
 		deletions = append(deletions, p.forget(recorded, obs)...)
+	}
+	for _, d := range deletions {
+		// An object the landscape no longer renders whose name a sensitive value made.
+		shown := hiddenIdentity(d.Ref, obs.Objects[d.Ref])
+		d.showAs(shown)
+		if shown.Name != d.Ref.Name {
+			res.Redactor.Add(d.Ref.Name)
+		}
+		if shown.Namespace != d.Ref.Namespace {
+			res.Redactor.Add(d.Ref.Namespace)
+		}
 	}
 	res.Plan.Warnings = append(append(res.Plan.Warnings, warnings...), kept...)
 	return append(out, deletions...), nil

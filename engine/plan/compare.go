@@ -62,16 +62,18 @@ func compareObjects(ctx context.Context, opts Options, name string, desired []*D
 func planObject(ctx context.Context, opts Options, cluster string, d *Desired, obs *observe.Observed, differ Differ, red *render.Redactor) (*ObjectChange, error) {
 	ref := object.RefOf(d.Object)
 	ch := &ObjectChange{Cluster: cluster, APIVersion: d.Object.GetAPIVersion(), Ref: ref}
+	ch.showAs(d.Shown())
+	m := newMarks(d, red)
 	live := obs.Objects[ref]
 	if live == nil {
 		ch.Action, ch.Reason = Create, Reason{Kind: ReasonMissing}
 		fields, err := differ.Fields(ctx, d.Object)
 		if err != nil {
 			// No schema yet (a kind whose CRD this plan creates): untyped paths.
-			ch.Changes = withoutLineage(creation(d.Object, red))
+			ch.Changes = withoutLineage(m.changes(creation(d.Object, red)))
 			return ch, nil
 		}
-		ch.Changes = withoutLineage(managedContents(fieldChanges(fields, red), d.Object, predecessor(d, obs), red))
+		ch.Changes = withoutLineage(m.changes(managedContents(fieldChanges(fields, red), d.Object, predecessor(d, obs), red)))
 		return ch, nil
 	}
 	if want := d.Object.GroupVersionKind(); live.GroupVersionKind() != want {
@@ -81,23 +83,23 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		gvr.Version = want.Version
 		converted, err := opts.Clusters[cluster].Get(ctx, gvr, ref.Namespace, ref.Name)
 		if err != nil {
-			return nil, fmt.Errorf("%s in cluster %s: read in %s: %w", ref, cluster, want.GroupVersion(), err)
+			return nil, fmt.Errorf("%s in cluster %s: read in %s: %w", d.Shown(), cluster, want.GroupVersion(), d.RedactError(err))
 		}
 		if converted == nil {
 			// Deleted since the LIST: it will be created.
 			ch.Action, ch.Reason = Create, Reason{Kind: ReasonMissing}
-			ch.Changes = withoutLineage(creation(d.Object, red))
+			ch.Changes = withoutLineage(m.changes(creation(d.Object, red)))
 			return ch, nil
 		}
 		live = converted
 	}
 	ch.ResourceVersion = live.GetResourceVersion()
-	if err := checkLineage(opts, cluster, ref, d, live); err != nil {
+	if err := checkLineage(opts, cluster, d.Shown(), d, live); err != nil {
 		return nil, err
 	}
 	r, err := differ.Diff(d.Object, live, false)
 	if err != nil {
-		return nil, fmt.Errorf("%s in cluster %s: %w", ref, cluster, err)
+		return nil, fmt.Errorf("%s in cluster %s: %w", d.Shown(), cluster, d.RedactError(err))
 	}
 	changes := r.Changes
 	// Objects with values known only after apply are not sent: the server would validate the
@@ -106,31 +108,31 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		gvr := d.Resource.GVR()
 		gvr.Version = d.Object.GroupVersionKind().Version
 		if changes, err = opts.DryRun(ctx, cluster, gvr, d.Object, live); err != nil {
-			return nil, fmt.Errorf("%s in cluster %s: server dry-run: %w", ref, cluster, err)
+			return nil, fmt.Errorf("%s in cluster %s: server dry-run: %w", d.Shown(), cluster, d.RedactError(err))
 		}
 	}
 	owner := live.GetLabels()[inventory.LandscapeLabel]
 	owned := owner == opts.Landscape
 	switch {
 	case owner != "" && !owned:
-		return nil, fmt.Errorf("%s in cluster %s belongs to landscape %q; a landscape never takes over another's objects", ref, cluster, owner)
+		return nil, fmt.Errorf("%s in cluster %s belongs to landscape %q; a landscape never takes over another's objects", d.Shown(), cluster, owner)
 	}
 	// A replacement of a Shoot, Seed, Garden, ... would delete a cluster: the plan fails instead
 	// (for adoption too, where "delete it first" would be the wrong advice).
-	if err := forbiddenReplacement(d.Component, cluster, ref, r, red); err != nil {
+	if err := forbiddenReplacement(d.Component, cluster, d.Shown(), r, red, m); err != nil {
 		return nil, err
 	}
 	switch {
 	case !owned && len(r.Immutable) > 0:
-		return nil, fmt.Errorf("%s in cluster %s exists outside the landscape and differs in immutable field %s; adopting it would replace it: delete it first or render it as it is", ref, cluster, r.Immutable[0])
+		return nil, fmt.Errorf("%s in cluster %s exists outside the landscape and differs in immutable field %s; adopting it would replace it: delete it first or render it as it is", d.Shown(), cluster, m.path(r.Immutable[0]))
 	}
-	ch.Changes = fieldChanges(changes, red)
+	ch.Changes = m.changes(fieldChanges(changes, red))
 	for _, c := range r.Conflicts {
-		ch.Conflicts = append(ch.Conflicts, Conflict{Path: c.Path, Manager: c.Manager})
+		ch.Conflicts = append(ch.Conflicts, Conflict{Path: m.path(c.Path), Manager: c.Manager})
 	}
 	switch {
 	case len(r.Immutable) > 0:
-		ch.Action, ch.Reason = Replace, Reason{Kind: ReasonImmutableField, Detail: r.Immutable[0]}
+		ch.Action, ch.Reason = Replace, Reason{Kind: ReasonImmutableField, Detail: m.path(r.Immutable[0])}
 	case !owned:
 		ch.Action, ch.Reason = Update, Reason{Kind: ReasonAdopt}
 	case len(ch.Changes) == 0:
@@ -154,7 +156,7 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 	if ch.Action == NoOp {
 		ch.Changes = nil
 	} else {
-		ch.Changes = managedContents(ch.Changes, d.Object, live, red)
+		ch.Changes = m.changes(managedContents(ch.Changes, d.Object, live, red))
 	}
 	consume(ch, d, live)
 	return ch, nil

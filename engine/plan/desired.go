@@ -34,6 +34,22 @@ type Desired struct {
 	// Yield are the fields apply never takes over from another field manager
 	// (render.Object.Yield).
 	Yield []string
+	// Sensitive marks what of the object depends on sensitive values (render.Object.Sensitive):
+	// plans, saved plans, the configuration hash and messages hide it.
+	Sensitive *render.Sensitivity
+	// shown is the object's reference as plans show it (ObjectChange.Shown).
+	shown object.Ref
+	// redactor is the plan's (Result.Redactor), for RedactError.
+	redactor *render.Redactor
+}
+
+// Shown is the object's reference as plans and messages show it: a name or namespace that
+// depends on a sensitive value hidden.
+func (d *Desired) Shown() object.Ref {
+	if d.shown == (object.Ref{}) {
+		return object.RefOf(d.Object)
+	}
+	return d.shown
 }
 
 // addComponents adds a component to the plan for every instance of opts.Order that was
@@ -106,7 +122,7 @@ func desiredObjects(opts Options) (byCluster map[string][]*Desired, renderedKind
 			if o.DefaultNamespace != "" && obj.GetNamespace() == "" {
 				obj.SetNamespace(o.DefaultNamespace) // cleared by resolveDesired for cluster-scoped kinds
 			}
-			byCluster[o.Cluster] = append(byCluster[o.Cluster], &Desired{Cluster: o.Cluster, Component: addr, Object: obj, Consume: o.Consume, Supersedes: o.Supersedes, Yield: o.Yield})
+			byCluster[o.Cluster] = append(byCluster[o.Cluster], &Desired{Cluster: o.Cluster, Component: addr, Object: obj, Consume: o.Consume, Supersedes: o.Supersedes, Yield: o.Yield, Sensitive: o.Sensitive})
 		}
 	}
 	return byCluster, renderedKinds, nil
@@ -145,10 +161,28 @@ func resolveDesired(opts Options, name string, desired []*Desired, served, pendi
 		} else if d.Object.GetNamespace() == "" {
 			return set, fmt.Errorf("component %s renders %s %s without a namespace", d.Component, object.GroupKindString(gk), d.Object.GetName())
 		}
+		ref := object.RefOf(d.Object)
+		d.redactor = res.Redactor
+		d.shown = newMarks(d, res.Redactor).shownRef(ref)
+		if which := sensitiveIdentity(ref, d.shown); which != "" {
+			// Messages must not quote the name either, and a later plan that deletes the object
+			// must hide it without knowing the value (hiddenIdentity).
+			if d.shown.Name != ref.Name {
+				res.Redactor.Add(ref.Name)
+			}
+			if d.shown.Namespace != ref.Namespace {
+				res.Redactor.Add(ref.Namespace)
+			}
+			annotations := d.Object.GetAnnotations()
+			if annotations == nil {
+				annotations = map[string]string{}
+			}
+			annotations[SensitiveIdentityAnnotation] = which
+			d.Object.SetAnnotations(annotations)
+		}
 		if err := res.stamp(d, opts.Landscape); err != nil {
 			return set, err
 		}
-		ref := object.RefOf(d.Object)
 		if other, dup := set.byRef[ref]; dup {
 			return set, fmt.Errorf("%s in cluster %s is rendered twice, by %s and %s", ref, name, other.Component, d.Component)
 		}
@@ -164,7 +198,7 @@ func resolveDesired(opts Options, name string, desired []*Desired, served, pendi
 // computed without secrets, and labels it with the landscape's lineage where the plan knows it.
 func (r *Result) stamp(d *Desired, landscape string) error {
 	redact := func(obj map[string]any) {
-		redactInPlace(obj, r.Redactor)
+		redactInPlace(obj, r.Redactor, d.Sensitive)
 		// When a generated secret was issued is as random as its value: leaving it out keeps a
 		// saved plan that generates one from going stale on re-planning.
 		if md, ok := obj["metadata"].(map[string]any); ok {

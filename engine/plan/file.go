@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -64,7 +66,7 @@ const Redacted = "(sensitive value)"
 func NewFile(dir string, res *Result, vars map[string]Variable) *File {
 	f := &File{FormatVersion: FileFormatVersion, Dir: dir, Plan: res.Plan, Variables: vars}
 	for _, d := range res.Desired {
-		obj, redacted := redactObject(d.Object, res.Redactor)
+		obj, redacted := redactObject(d.Object, res.Redactor, d.Sensitive)
 		f.Objects = append(f.Objects, SavedObject{
 			Cluster: d.Cluster, Component: string(d.Component), Hash: inventory.AppliedHash(d.Object),
 			Redacted: redacted, Object: obj,
@@ -73,15 +75,18 @@ func NewFile(dir string, res *Result, vars map[string]Variable) *File {
 	return f
 }
 
-// redactObject copies an object, replacing a Secret's data and every string holding a secret.
-func redactObject(u *unstructured.Unstructured, red *render.Redactor) (map[string]any, bool) {
+// redactObject copies an object, replacing a Secret's data, every string holding a secret and
+// everything its sensitivity marks.
+func redactObject(u *unstructured.Unstructured, red *render.Redactor, s *render.Sensitivity) (map[string]any, bool) {
 	c := u.DeepCopy().Object
-	return c, redactInPlace(c, red)
+	return c, redactInPlace(c, red, s)
 }
 
-// redactInPlace replaces, in obj, a Secret's data and stringData values and every string that
-// holds a secret, and reports whether it replaced anything.
-func redactInPlace(obj map[string]any, red *render.Redactor) bool {
+// redactInPlace replaces, in obj, a Secret's data and stringData values, every string that holds
+// a secret, every value its sensitivity marks (of any type, by Redacted) and every key it marks
+// or that holds a secret (by Redacted, numbered from the second on), and reports whether it
+// replaced anything.
+func redactInPlace(obj map[string]any, red *render.Redactor, s *render.Sensitivity) bool {
 	redacted := false
 	if apiVersion, kind := obj["apiVersion"].(string), obj["kind"].(string); kinds.HoldsSecretDataOf(apiVersion, kind) {
 		for _, field := range []string{"data", "stringData"} {
@@ -93,26 +98,46 @@ func redactInPlace(obj map[string]any, red *render.Redactor) bool {
 			}
 		}
 	}
-	var walk func(v any) any
-	walk = func(v any) any {
+	var walk func(v any, s *render.Sensitivity) any
+	walk = func(v any, s *render.Sensitivity) any {
 		switch v := v.(type) {
 		case map[string]any:
-			for k, e := range v {
-				v[k] = walk(e)
+			keys := slices.Sorted(maps.Keys(v))
+			hiddenKeys := 0
+			for _, k := range keys {
+				child := s.Field(k)
+				e := walk(v[k], child)
+				if (child != nil && child.Key) || red.Sensitive(k) {
+					delete(v, k)
+					hiddenKeys++
+					key := Redacted
+					if hiddenKeys > 1 {
+						key = fmt.Sprintf("(sensitive value %d)", hiddenKeys)
+					}
+					v[key], redacted = Redacted, true
+					continue
+				}
+				v[k] = e
 			}
 		case []any:
 			for i, e := range v {
-				v[i] = walk(e)
+				v[i] = walk(e, s.Item(i))
 			}
 		case string:
-			if red.Sensitive(v) {
+			if (s != nil && s.Value) || red.Sensitive(v) {
+				redacted = true
+				return Redacted
+			}
+		case nil:
+		default:
+			if s != nil && s.Value {
 				redacted = true
 				return Redacted
 			}
 		}
 		return v
 	}
-	walk(obj)
+	walk(obj, s)
 	return redacted
 }
 

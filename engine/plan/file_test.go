@@ -23,7 +23,7 @@ func TestSavedPlanRoundTripWithoutSecrets(t *testing.T) {
 	}}
 	config := cm("apps", "c", map[string]any{"dsn": "postgres://u:hunter22@db", "plain": "visible"})
 	for _, u := range []*unstructured.Unstructured{secret, config} {
-		require.NoError(t, inventory.Stamp(u, "test", "component.manifests.a", func(obj map[string]any) { redactInPlace(obj, render.NewRedactor([]string{"hunter22"})) }))
+		require.NoError(t, inventory.Stamp(u, "test", "component.manifests.a", func(obj map[string]any) { redactInPlace(obj, render.NewRedactor([]string{"hunter22"}), nil) }))
 	}
 	res := &Result{
 		Plan:     &Plan{FormatVersion: FormatVersion, Landscape: "test", Components: []*Component{}},

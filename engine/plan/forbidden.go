@@ -17,8 +17,8 @@ import (
 // an immutable field is normally planned as delete and create; for these kinds, deleting the
 // object deletes a cluster (or the projects, seeds and backups around clusters). Gardener
 // refuses the change itself, so the plan fails and names the way out. Values are shown unless
-// they are secret.
-func forbiddenReplacement(addr config.InstanceAddress, cluster string, ref object.Ref, r *diff.Result, red *render.Redactor) error {
+// they are secret or their place is marked sensitive (m).
+func forbiddenReplacement(addr config.InstanceAddress, cluster string, ref object.Ref, r *diff.Result, red *render.Redactor, m *marks) error {
 	rules, _ := kinds.Lookup(ref.GroupKind())
 	k := rules.Irreplaceable
 	if k == nil || len(r.Immutable) == 0 {
@@ -26,7 +26,11 @@ func forbiddenReplacement(addr config.InstanceAddress, cluster string, ref objec
 	}
 	fields := make([]string, len(r.Immutable))
 	for i, path := range r.Immutable {
-		fields[i] = path + fromTo(path, r.Changes, red)
+		hide, shown := m.field(path)
+		fields[i] = m.redact(shown)
+		if !hide {
+			fields[i] += fromTo(path, r.Changes, red)
+		}
 	}
 	verb := "is"
 	if len(fields) > 1 {

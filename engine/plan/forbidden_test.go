@@ -251,9 +251,9 @@ func TestForbiddenReplacementHidesSecrets(t *testing.T) {
 		Immutable: []string{".spec.networking.ipFamilies", ".spec.region"},
 	}
 	ref := object.RefOf(gardenObject("core.gardener.cloud/v1beta1", "Shoot", "garden-local", "dev", nil))
-	err := forbiddenReplacement("shoot.local", "virtual", ref, r, red)
+	err := forbiddenReplacement("shoot.local", "virtual", ref, r, red, nil)
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "hunter22")
 	assert.Contains(t, err.Error(), ": .spec.networking.ipFamilies and .spec.region are immutable in Gardener;", "a list's items and secret values are not shown")
-	assert.NoError(t, forbiddenReplacement("shoot.local", "virtual", ref, &diff.Result{Changes: r.Changes}, red), "no immutable field, no error")
+	assert.NoError(t, forbiddenReplacement("shoot.local", "virtual", ref, &diff.Result{Changes: r.Changes}, red, nil), "no immutable field, no error")
 }

@@ -12,6 +12,7 @@
 package plan
 
 import (
+	"encoding/json"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -289,6 +290,36 @@ type ObjectChange struct {
 	// OwnerReferences are the owner references a release adds (render.Handover.OwnerReferences):
 	// the owner the Gardener controller that owns the object now needs.
 	OwnerReferences []metav1.OwnerReference `json:"owner_references,omitempty"`
+	// shown is Ref as the plan shows it, when a sensitive value hides part of it (Shown).
+	shown *object.Ref
+}
+
+// Shown is the object's reference as plans, saved plans and messages show it: a name or namespace
+// that depends on a sensitive value is hidden ("(sensitive value)", or only the part that
+// depends on it). Ref is the object's real identity, which apply works with and nothing prints.
+func (o *ObjectChange) Shown() object.Ref {
+	if o.shown != nil {
+		return *o.shown
+	}
+	return o.Ref
+}
+
+// showAs sets the reference the plan shows, when it differs from Ref.
+func (o *ObjectChange) showAs(ref object.Ref) {
+	if ref != o.Ref {
+		o.shown = &ref
+	} else {
+		o.shown = nil
+	}
+}
+
+// MarshalJSON writes the change with its shown reference as "ref": plans and saved plans never
+// hold a hidden name. A saved plan read back has the shown reference as its Ref.
+func (o ObjectChange) MarshalJSON() ([]byte, error) {
+	type plain ObjectChange // without this method
+	p := plain(o)
+	p.Ref = o.Shown()
+	return json.Marshal(p)
 }
 
 // FieldChange is one field's change, redacted: Before and After never hold a secret.
