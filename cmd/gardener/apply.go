@@ -151,10 +151,10 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 		Lock:    state.LockInfo{Holder: state.DefaultHolder(), Operation: operation, Wait: f.lockTimeout},
 		Apply: apply.Options{
 			Parallelism: f.components, ForceConflicts: f.forceConflicts, AllowDestroy: f.allowDestroy, Timeout: f.timeout,
-			Warn: func(err error) { printf(stderr, "Warning: %v\n", err) },
 		},
 	}
 	var printed *planner.Outcome
+	lo.Apply.Warn = func(err error) { printf(stderr, "Warning: %s\n", printed.Redact(err.Error())) }
 	lo.Confirm = func(pl *plan.Plan) bool {
 		if f.autoApprove {
 			return true

@@ -384,7 +384,6 @@ func (e *Executor) write(ctx context.Context, d *plan.Desired) (*unstructured.Un
 	}
 	gvr := d.Resource.GVR()
 	gvr.Version = d.Object.GroupVersionKind().Version
-	ref := object.RefOf(d.Object)
 	ri := client.Resource(gvr).Namespace(d.Object.GetNamespace())
 	obj, force := d.Object, e.ForceConflicts
 	var out *unstructured.Unstructured
@@ -408,11 +407,12 @@ func (e *Executor) write(ctx context.Context, d *plan.Desired) (*unstructured.Un
 	} else {
 		err = apply()
 	}
+	// The API server's message may quote the object's values (plan.Desired.RedactError).
 	if apierrors.IsConflict(err) {
-		return nil, fmt.Errorf("%s in cluster %s: fields owned by other managers (apply with --force-conflicts to take them over): %w", ref, d.Cluster, err)
+		return nil, fmt.Errorf("%s in cluster %s: fields owned by other managers (apply with --force-conflicts to take them over): %w", d.Shown(), d.Cluster, d.RedactError(err))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s in cluster %s: apply: %w", ref, d.Cluster, err)
+		return nil, fmt.Errorf("%s in cluster %s: apply: %w", d.Shown(), d.Cluster, d.RedactError(err))
 	}
 	return e.consume(ctx, client.Resource(gvr).Namespace(d.Object.GetNamespace()), d, out)
 }

@@ -518,7 +518,7 @@ func (d *Daemon) recordPlan(s *Status, pl *plan.Plan) {
 			// Changed out of band: fields the engine owned edited or removed (drift), or fields
 			// it sets taken over by another field manager (conflict, as after kubectl edit).
 			if o.Reason.Kind == plan.ReasonDrift || o.Reason.Kind == plan.ReasonConflict {
-				s.Drifted = append(s.Drifted, fmt.Sprintf("%s %s (%s)", c.Address, o.Ref, o.Cluster))
+				s.Drifted = append(s.Drifted, fmt.Sprintf("%s %s (%s)", c.Address, o.Shown(), o.Cluster))
 			}
 		}
 	}

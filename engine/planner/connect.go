@@ -94,7 +94,9 @@ func (r *Recording) WriteFile(path string) error {
 	return nil
 }
 
-// Redact removes the landscape's secrets from a message (an error text can quote a value).
+// Redact removes the landscape's secrets from a message (an error text can quote a value): those
+// of its configuration and what rendering derived from them, and the names of objects that
+// depend on sensitive values.
 func (o *Outcome) Redact(msg string) string {
 	if o == nil {
 		return msg
@@ -102,6 +104,9 @@ func (o *Outcome) Redact(msg string) string {
 	var secrets []string
 	for _, rd := range o.Rendered {
 		secrets = append(secrets, rd.Secrets...)
+	}
+	if o.Result != nil {
+		msg = o.Result.Redactor.Redact(msg) // the names it hides besides
 	}
 	return render.NewRedactor(secrets).Redact(msg)
 }

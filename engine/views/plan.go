@@ -171,7 +171,7 @@ func printHeld(p *printer, pl *plan.Plan) {
 		}
 		p.printf("\n%s %s (%s)\n", p.paint(bold, "#"), p.paint(bold, c.Address), c.Note)
 		for _, o := range held {
-			p.printf("  %s %s %s held: %s [%s]\n", p.symbol(o.Held), objectName(o.Ref), p.paint(cyan, "("+o.Cluster+")"), heldText(o.Held), o.Reason)
+			p.printf("  %s %s %s held: %s [%s]\n", p.symbol(o.Held), objectName(o.Shown()), p.paint(cyan, "("+o.Cluster+")"), heldText(o.Held), o.Reason)
 			if o.Held == plan.Delete {
 				continue
 			}
@@ -249,7 +249,7 @@ func printPredictions(p *printer, pl *plan.Plan) {
 }
 
 func printObject(p *printer, o *plan.ObjectChange) {
-	p.printf("  %s %s %s %s\n", p.symbol(o.Action), objectName(o.Ref), p.paint(cyan, "("+o.Cluster+")"), reasonText(o))
+	p.printf("  %s %s %s %s\n", p.symbol(o.Action), objectName(o.Shown()), p.paint(cyan, "("+o.Cluster+")"), reasonText(o))
 	for _, c := range o.Conflicts {
 		p.printf("      %s %s is owned by field manager %q; apply with --force-conflicts to take it over\n", p.paint(red, "!"), c.Path, c.Manager)
 	}
