@@ -56,6 +56,8 @@ type Values struct {
 	Values map[string]any `json:"values"`
 	// SensitiveValues override Values; they are kept apart only so that plans hide them.
 	SensitiveValues map[string]any `json:"sensitive_values"`
+	// OutputSafe shows the values of the release's ConfigMaps although it has SensitiveValues.
+	OutputSafe bool `json:"output_safe"`
 	// Paths reads Chart: the landscape directory under the operator's policy.
 	Paths *landscapefs.Dir `json:"-"`
 }
@@ -81,6 +83,9 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(v.SensitiveValues) > 0 && !v.OutputSafe {
+		hideDataValues(objs)
+	}
 	return &render.Output{
 		Objects: objs,
 		Outputs: map[string]cty.Value{
@@ -88,6 +93,26 @@ func renderValues(in render.Input, v Values) (*render.Output, error) {
 			"namespace":    cty.StringVal(v.Namespace),
 		},
 	}, nil
+}
+
+// hideDataValues marks the values of the ConfigMaps and Secrets among objs sensitive, their keys
+// not: a template may have transformed a sensitive value beyond recognition (upper-cased it,
+// base64-encoded it with a prefix), and ConfigMaps are where charts put configuration. The engine
+// traces what the templates make of sensitive values by rendering the release again with other
+// values (engine/rendering), but a chart may render the same output for both; this rule does not
+// depend on that.
+func hideDataValues(objs []render.Object) {
+	for i, o := range objs {
+		u := o.Object
+		if u.GetAPIVersion() != "v1" || (u.GetKind() != "ConfigMap" && u.GetKind() != "Secret") {
+			continue
+		}
+		for _, field := range []string{"data", "binaryData", "stringData"} {
+			if _, ok := u.Object[field]; ok {
+				objs[i].Sensitive = objs[i].Sensitive.Mark(func(s *render.Sensitivity) { s.Elements = true }, field)
+			}
+		}
+	}
 }
 
 // wholeNumbers turns the float64 numbers decoded from the configuration that are whole into

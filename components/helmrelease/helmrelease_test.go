@@ -1,8 +1,10 @@
 package helmrelease
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -227,4 +229,37 @@ func TestConfinedChartDirectory(t *testing.T) {
 	assert.ErrorIs(t, err, landscapefs.ErrOutside)
 	assert.Contains(t, err.Error(), filepath.Join("leaky", "files", "secret")+" is a symbolic link")
 	assert.NotContains(t, err.Error(), "s3cr3t")
+}
+
+// A release with sensitive_values hides the values of its ConfigMaps and Secrets, not their
+// keys: what a template makes of a sensitive value cannot always be recognised. output_safe
+// shows them again; a release without sensitive_values marks nothing.
+func TestSensitiveValuesHideConfigMapAndSecretValues(t *testing.T) {
+	sensitive := cty.ObjectVal(map[string]cty.Value{
+		"auth":   cty.ObjectVal(map[string]cty.Value{"password": cty.StringVal("s3cret")}),
+		"config": cty.ObjectVal(map[string]cty.Value{"level": cty.StringVal("debug")}),
+	})
+	marked := func(attrs map[string]cty.Value) map[string]*render.Sensitivity {
+		out, err := Type.RenderConfig(input(attrs))
+		require.NoError(t, err)
+		m := map[string]*render.Sensitivity{}
+		for _, o := range out.Objects {
+			if o.Sensitive != nil {
+				m[o.Object.GetKind()+" "+o.Object.GetName()] = o.Sensitive
+			}
+		}
+		return m
+	}
+
+	got := marked(map[string]cty.Value{"sensitive_values": sensitive})
+	require.Equal(t, []string{"ConfigMap web-app", "ConfigMap web-app-installed", "ConfigMap web-app-settings", "Secret web-app"}, slices.Sorted(maps.Keys(got)))
+	cm := got["ConfigMap web-app"]
+	assert.True(t, cm.Field("data").Field("level").Value, "a value is hidden")
+	assert.False(t, cm.Field("data").Field("level").Key, "its key is not")
+	assert.Nil(t, cm.Field("metadata"), "nor is anything outside the data")
+	assert.True(t, got["Secret web-app"].Field("stringData").Field("password").Value)
+
+	assert.Empty(t, marked(map[string]cty.Value{"sensitive_values": sensitive, "output_safe": cty.True}), "output_safe shows them")
+	assert.Empty(t, marked(map[string]cty.Value{"values": cty.ObjectVal(map[string]cty.Value{"config": cty.ObjectVal(map[string]cty.Value{"level": cty.StringVal("debug")})})}),
+		"without sensitive_values nothing is hidden")
 }

@@ -24,7 +24,10 @@ func typeSchema() *schema.Schema {
 			{Name: "create_namespace", Type: cty.Bool, Default: cty.True, Description: "Whether the namespace is rendered as an object of this release (after the chart's CRDs, before everything else); leave it off when the chart or another component creates it."},
 			{Name: "release_name", Type: cty.String, Checks: attr.Checks(schema.DNSLabel()), Description: "The Helm release name, visible to the chart's templates; the component's name (underscores as dashes) when unset."},
 			{Name: "values", Type: cty.DynamicPseudoType, Description: "Values for the chart's templates, as an object; they override the chart's own defaults."},
-			{Name: "sensitive_values", Type: cty.DynamicPseudoType, Sensitive: true, Description: "Further values, merged over values, that hold secrets and are therefore never shown in plans or logs."},
+			{Name: "sensitive_values", Type: cty.DynamicPseudoType, Sensitive: true, Description: "Further values, merged over values, that hold secrets and are therefore never shown in plans or logs. " +
+				"What the chart's templates make of them cannot always be recognised, so a release with sensitive_values shows the keys of its ConfigMaps and Secrets but not their values, unless output_safe is set."},
+			{Name: "output_safe", Type: cty.Bool, Default: cty.False, Description: "Whether the values of the release's ConfigMaps may be shown although it has sensitive_values: set it when no template writes a sensitive value into a ConfigMap. " +
+				"Values the engine traces to sensitive_values stay hidden either way, and so does every Secret's data."},
 		}},
 		Outputs: []schema.Output{
 			{Name: "release_name", Type: cty.String, Description: "The Helm release name actually used."},
