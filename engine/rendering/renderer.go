@@ -183,6 +183,9 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		return cty.NilVal, nil
 	}
 	var sensitiveOutputs map[string]bool
+	if inst.Block.Schema != nil {
+		prep.Marked = traceable(prep.Marked, inst.Block.Schema.Body.Attributes)
+	}
 	if err == nil && len(prep.Marked) > 0 {
 		// What the rendering made of the sensitive values is found by rendering it again with
 		// others (trace.go); the second rendering's lists are not the landscape's to watch.

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/schema"
 )
 
 // Tracing sensitive values through render functions.
@@ -62,6 +63,11 @@ func trace(fn render.Func, in render.Input, prep prepared, out *render.Output) t
 	var errs []error
 	for attempt := range 2 {
 		cfg := alternative(prep.Config, prep.Marked, attempt)
+		if attempt == 0 && cfg.RawEquals(prep.Config) {
+			// The sensitive values are all unknown yet (an output not rendered before apply):
+			// nothing to trace, and nothing to render twice.
+			return traced{notices: out.Notices, conditions: out.Conditions, predictions: out.Predictions}
+		}
 		altIn := in
 		altIn.Config = cfg
 		o, err := renderQuietly(fn, altIn)
@@ -464,6 +470,28 @@ func sameValue(a, b cty.Value) bool {
 		return a == b
 	}
 	return a.RawEquals(b)
+}
+
+// traceable are the marked paths a render function may make something of: those outside the
+// instance's cluster references, which render functions read only for the cluster's name (a
+// sensitive kubeconfig path or context of a cluster block is used to connect, never rendered).
+func traceable(marked []cty.Path, attrs []schema.Attribute) []cty.Path {
+	clusters := map[string]bool{}
+	for _, a := range attrs {
+		if a.References == schema.RefCluster {
+			clusters[a.Name] = true
+		}
+	}
+	var out []cty.Path
+	for _, p := range marked {
+		if len(p) > 0 {
+			if st, ok := p[0].(cty.GetAttrStep); ok && clusters[st.Name] {
+				continue
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // alternative returns the configuration with every sensitive value (at the marked paths)

@@ -183,6 +183,33 @@ func TestNoSensitiveValuesNoTrace(t *testing.T) {
 	assert.Nil(t, r.Rendered["component.transform.app"].Objects[0].Sensitive)
 }
 
+// Sensitive values that are not known yet, and those of cluster references (a kubeconfig path
+// the engine connects with), give a render function nothing to trace: it renders once.
+func TestNothingToTraceRendersOnce(t *testing.T) {
+	for name, cfg := range map[string]cty.Value{
+		"unknown": cty.ObjectVal(map[string]cty.Value{
+			"cluster": cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime")}),
+			"secret":  cty.UnknownVal(cty.String).Mark(config.SensitiveMark),
+		}),
+		"cluster": cty.ObjectVal(map[string]cty.Value{
+			"cluster": cty.ObjectVal(map[string]cty.Value{"name": cty.StringVal("runtime"), "kubeconfig": cty.StringVal("/secret/path").Mark(config.SensitiveMark)}),
+		}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			calls := 0
+			r := NewRenderer(render.Registry{"transform": func(in render.Input) (*render.Output, error) {
+				calls++
+				return &render.Output{Objects: []render.Object{object("v1", "ConfigMap", "plain", nil)}}, nil
+			}}, t.TempDir())
+			inst := transformInstance()
+			inst.Config = cfg
+			_, diags := r.instance(inst)
+			require.False(t, diags.HasErrors())
+			assert.Equal(t, 1, calls)
+		})
+	}
+}
+
 func TestAlternative(t *testing.T) {
 	cfg := cty.ObjectVal(map[string]cty.Value{
 		"name":   cty.StringVal("app-1"),
