@@ -361,11 +361,12 @@ func hiddenIdentity(ref object.Ref, live *unstructured.Unstructured) object.Ref 
 }
 
 // RedactError is an error about writing the object (an apply or a dry-run the API server
-// refused) as messages may show it. The API server's messages quote the values they refuse
-// ("spec.replicas: Invalid value: 3: ..."); for an object that holds sensitive values (marked
-// ones, or a Secret's data) they are left out, keeping the status, the fields and what is wrong
-// with them. Every other message has the landscape's secrets and the object's hidden name
-// redacted. errors.Is and apierrors' reason checks work on the result as on err.
+// refused) as messages may show it. The API server's validation messages quote the values they
+// refuse ("spec.replicas: Invalid value: 3: ..."); for an object that holds sensitive values
+// (marked ones, a Secret's data, a secret of the landscape) they are left out, keeping the
+// status, the fields and what is wrong with them (quotesValues says which reasons). Every other
+// message has the landscape's secrets, the object's sensitive parts and its hidden name redacted.
+// errors.Is and apierrors' reason checks work on the result as on err.
 func (d *Desired) RedactError(err error) error {
 	if err == nil {
 		return nil
@@ -382,12 +383,12 @@ func (d *Desired) RedactError(err error) error {
 		st.Details = &details
 	}
 	holds := d.Sensitive.Any() || kinds.HoldsSecretDataOf(d.Object.GetAPIVersion(), d.Object.GetKind()) || d.redactor.Sensitive(d.Object.Object)
-	if !holds {
+	if !holds || !quotesValues(st.Reason) {
 		st.Message = m.redact(st.Message)
 		if st.Details != nil {
 			st.Details.Name = m.redact(st.Details.Name)
 			for i, c := range st.Details.Causes {
-				st.Details.Causes[i].Message, st.Details.Causes[i].Field = m.redact(c.Message), m.path("." + c.Field)[1:]
+				st.Details.Causes[i].Message, st.Details.Causes[i].Field = m.redact(c.Message), m.causeField(c.Field)
 			}
 		}
 		return &apierrors.StatusError{ErrStatus: st}
@@ -400,10 +401,7 @@ func (d *Desired) RedactError(err error) error {
 			if strings.HasPrefix(what, "<unknown") || c.Type == "" {
 				what = "refused"
 			}
-			f := c.Field
-			if f != "" {
-				f = strings.TrimPrefix(m.path("."+strings.TrimPrefix(f, ".")), ".")
-			}
+			f := m.causeField(c.Field)
 			st.Details.Causes[i].Message, st.Details.Causes[i].Field = what, f
 			if f != "" {
 				what = f + ": " + what
@@ -417,6 +415,35 @@ func (d *Desired) RedactError(err error) error {
 	}
 	st.Message = msg + "; the API server's message is not shown, since it may quote the object's sensitive values"
 	return &apierrors.StatusError{ErrStatus: st}
+}
+
+// causeField is a cause's field (the API server's "spec.replicas", or ".spec.replicas" for a
+// conflict) with its marked keys hidden, in the form it came in.
+func (m *marks) causeField(f string) string {
+	if f == "" {
+		return f
+	}
+	if strings.HasPrefix(f, ".") {
+		return m.path(f)
+	}
+	return strings.TrimPrefix(m.path("."+f), ".")
+}
+
+// quotesValues reports whether the API server's errors of a reason may quote the values of the
+// object it refused: validation (Invalid, BadRequest) and admission webhooks (Forbidden by a
+// webhook's denial, InternalError of a webhook) do; conflicts name field managers and fields,
+// not values, and the other reasons name the object at most, whose hidden name is redacted.
+// Forbidden is kept, redacted, since an authorization error without its message would not say
+// which permission is missing.
+func quotesValues(r metav1.StatusReason) bool {
+	switch r {
+	case metav1.StatusReasonConflict, metav1.StatusReasonNotFound, metav1.StatusReasonAlreadyExists, metav1.StatusReasonGone,
+		metav1.StatusReasonUnauthorized, metav1.StatusReasonForbidden, metav1.StatusReasonTimeout, metav1.StatusReasonServerTimeout,
+		metav1.StatusReasonTooManyRequests, metav1.StatusReasonMethodNotAllowed, metav1.StatusReasonNotAcceptable,
+		metav1.StatusReasonUnsupportedMediaType, metav1.StatusReasonServiceUnavailable:
+		return false
+	}
+	return true
 }
 
 func orReason(reason metav1.StatusReason, code int32) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -150,6 +151,11 @@ func TestRedactError(t *testing.T) {
 	err = plain.RedactError(invalid("app", "s3cret"))
 	assert.Contains(t, err.Error(), "must be greater than or equal to 0", "an object without sensitive values keeps the message")
 	assert.NotContains(t, err.Error(), "s3cret", "without the landscape's secrets")
+
+	conflict := d.RedactError(apierrors.NewApplyConflict([]metav1.StatusCause{{Type: metav1.CauseTypeFieldManagerConflict, Field: ".spec.replicas", Message: `conflict with "kubectl"`}},
+		`Apply failed with 1 conflict: conflict with "kubectl": .spec.replicas`))
+	assert.True(t, apierrors.IsConflict(conflict))
+	assert.Contains(t, conflict.Error(), `conflict with "kubectl"`, "a conflict names managers and fields, not values, and keeps its message")
 
 	other := plain.RedactError(fmt.Errorf("dial: %w", errors.New("connection to s3cret refused")))
 	assert.NotContains(t, other.Error(), "s3cret")
