@@ -292,12 +292,7 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		// An object the landscape no longer renders whose name a sensitive value made.
 		shown := hiddenIdentity(d.Ref, obs.Objects[d.Ref])
 		d.showAs(shown)
-		if shown.Name != d.Ref.Name {
-			res.Redactor.Add(d.Ref.Name)
-		}
-		if shown.Namespace != d.Ref.Namespace {
-			res.Redactor.Add(d.Ref.Namespace)
-		}
+		hideName(res.Redactor, d.Ref, shown)
 	}
 	res.Plan.Warnings = append(append(res.Plan.Warnings, warnings...), kept...)
 	return append(out, deletions...), nil

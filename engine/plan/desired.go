@@ -167,12 +167,7 @@ func resolveDesired(opts Options, name string, desired []*Desired, served, pendi
 		if which := sensitiveIdentity(ref, d.shown); which != "" {
 			// Messages must not quote the name either, and a later plan that deletes the object
 			// must hide it without knowing the value (hiddenIdentity).
-			if d.shown.Name != ref.Name {
-				res.Redactor.Add(ref.Name)
-			}
-			if d.shown.Namespace != ref.Namespace {
-				res.Redactor.Add(ref.Namespace)
-			}
+			hideName(res.Redactor, ref, d.shown)
 			annotations := d.Object.GetAnnotations()
 			if annotations == nil {
 				annotations = map[string]string{}

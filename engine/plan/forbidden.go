@@ -26,8 +26,8 @@ func forbiddenReplacement(addr config.InstanceAddress, cluster string, ref objec
 	}
 	fields := make([]string, len(r.Immutable))
 	for i, path := range r.Immutable {
-		hide, shown := m.field(path)
-		fields[i] = m.redact(shown)
+		hide, _ := m.field(path)
+		fields[i] = m.path(path)
 		if !hide {
 			fields[i] += fromTo(path, r.Changes, red)
 		}

@@ -63,8 +63,8 @@ func (m *marks) redact(s string) string {
 func (m *marks) changes(cs []FieldChange) []FieldChange {
 	for i, c := range cs {
 		hide, shown := m.field(c.Path)
-		if r := m.redact(shown); r != shown {
-			hide, shown = true, r
+		if r := m.red.Redact(shown); r != shown {
+			hide, shown = true, r // a key holding a secret of the landscape
 		}
 		c.Path = shown
 		if hide {
@@ -78,7 +78,10 @@ func (m *marks) changes(cs []FieldChange) []FieldChange {
 // path returns a field path with its marked keys hidden, for conflicts and reasons.
 func (m *marks) path(p string) string {
 	_, shown := m.field(p)
-	return m.redact(shown)
+	if m == nil {
+		return shown
+	}
+	return m.red.Redact(shown)
 }
 
 // pathStep is one step of a field path: ".name" (field) or "[text]".
@@ -324,11 +327,28 @@ func (m *marks) shownPart(v, field string) string {
 	if v == "" {
 		return v
 	}
-	shown := m.redact(v)
-	if m.s.Path("metadata", field).Any() && shown == v {
-		shown = hidden
+	if !m.s.Path("metadata", field).Any() {
+		return m.red.Redact(v) // a secret of the landscape in a name the rendering did not mark
 	}
-	return shown
+	if shown := m.redact(v); shown != v {
+		return shown // only the part that depends on a sensitive value
+	}
+	return hidden
+}
+
+// minHiddenName is the length from which a hidden name or namespace is a secret of the whole
+// landscape, so that no message quotes it; a shorter one ("a") would redact every such letter
+// anywhere, and is hidden only where the plan shows the object.
+const minHiddenName = 6
+
+// hideName makes the parts of ref that shown hides secrets of the landscape.
+func hideName(red *render.Redactor, ref, shown object.Ref) {
+	if shown.Name != ref.Name && len(ref.Name) >= minHiddenName {
+		red.Add(ref.Name)
+	}
+	if shown.Namespace != ref.Namespace && len(ref.Namespace) >= minHiddenName {
+		red.Add(ref.Namespace)
+	}
 }
 
 // sensitiveIdentity says which parts of ref differ from shown, for SensitiveIdentityAnnotation.

@@ -287,7 +287,7 @@ func (c *comparison) compare(a, b any, root bool) *render.Sensitivity {
 	case map[string]any:
 		bv, ok := b.(map[string]any)
 		if !ok {
-			c.noteAll(a, b)
+			c.noteAll(a, b, false)
 			return &render.Sensitivity{Value: true}
 		}
 		s := &render.Sensitivity{}
@@ -310,10 +310,10 @@ func (c *comparison) compare(a, b any, root bool) *render.Sensitivity {
 				// key the alternative has instead, when there is one.
 				if len(missing) == 1 {
 					c.note(middle(k, missing[0]))
-					c.noteAll(av[k], bv[missing[0]])
+					c.noteAll(av[k], bv[missing[0]], true)
 				} else {
 					c.add(k, true)
-					c.noteAll(av[k], nil)
+					c.noteAll(av[k], nil, false)
 				}
 				child = &render.Sensitivity{Key: true, Value: true}
 			}
@@ -331,7 +331,7 @@ func (c *comparison) compare(a, b any, root bool) *render.Sensitivity {
 	case []any:
 		bv, ok := b.([]any)
 		if !ok || len(av) != len(bv) {
-			c.noteAll(a, b)
+			c.noteAll(a, b, false)
 			return &render.Sensitivity{Value: true}
 		}
 		s := &render.Sensitivity{}
@@ -352,7 +352,7 @@ func (c *comparison) compare(a, b any, root bool) *render.Sensitivity {
 		c.note(middle(av, bs))
 		return &render.Sensitivity{Value: true}
 	default:
-		c.noteAll(a, nil)
+		c.noteAll(a, b, true)
 		return &render.Sensitivity{Value: true}
 	}
 }
@@ -382,20 +382,23 @@ func (c *comparison) documents(a, b any, marks *render.Sensitivity) {
 	}
 }
 
-// noteAll notes the parts of a's scalars that differ from b's (all of them, for the object's
-// messages only, without b): the strings, and numbers as they print.
-func (c *comparison) noteAll(a, b any) {
+// noteAll notes the parts of a's scalars that differ from b's, the strings and numbers as they
+// print. With derived they are the counterparts at the same place, and long ones become secrets
+// of the landscape; without (b is a different structure, or missing) they are noted for the
+// object's own messages only, since pairing them is a guess and "registry.local/app" must not
+// become a secret of the whole landscape because a sensitive flag added a container.
+func (c *comparison) noteAll(a, b any, derived bool) {
 	if b != nil && reflect.DeepEqual(a, b) {
 		return
 	}
 	switch av := a.(type) {
 	case string:
 		bs, ok := b.(string)
-		c.add(middle(av, bs), ok)
+		c.add(middle(av, bs), derived && ok)
 	case map[string]any:
 		bm, _ := b.(map[string]any)
 		for _, k := range sortedKeys(av) {
-			c.noteAll(av[k], bm[k])
+			c.noteAll(av[k], bm[k], derived && bm != nil)
 		}
 	case []any:
 		bl, _ := b.([]any)
@@ -404,12 +407,12 @@ func (c *comparison) noteAll(a, b any) {
 			if i < len(bl) {
 				be = bl[i]
 			}
-			c.noteAll(e, be)
+			c.noteAll(e, be, derived && len(bl) == len(av))
 		}
 	case int64:
-		c.add(strconv.FormatInt(av, 10), b != nil)
+		c.add(strconv.FormatInt(av, 10), derived && b != nil)
 	case float64:
-		c.add(strconv.FormatFloat(av, 'f', -1, 64), b != nil)
+		c.add(strconv.FormatFloat(av, 'f', -1, 64), derived && b != nil)
 	}
 }
 

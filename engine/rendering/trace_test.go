@@ -242,3 +242,23 @@ func TestMiddle(t *testing.T) {
 	assert.Equal(t, "", middle("same", "same"))
 	assert.Equal(t, "x", middle("abxcd", "abcd"))
 }
+
+// Strings are secrets of the whole landscape only where they differ from their counterpart at
+// the same place; what a sensitive flag adds or removes is hidden where it stands.
+func TestCompareDerivesOnlyCounterparts(t *testing.T) {
+	container := func(name string) any {
+		return map[string]any{"name": name, "image": "registry.local/app:1.0.0"}
+	}
+	real := []render.Object{object("apps/v1", "Deployment", "app", map[string]any{"spec": map[string]any{
+		"containers": []any{container("app"), container("sidecar")}, "token": "Bearer ABCDEFGH",
+	}})}
+	alt := []render.Object{object("apps/v1", "Deployment", "app", map[string]any{"spec": map[string]any{
+		"containers": []any{container("app")}, "token": "Bearer NOPQRSTU",
+	}})}
+	marks, derived := compareObjects(real, alt)
+	require.Len(t, marks, 1)
+	assert.True(t, marks[0].Path("spec", "containers").Value)
+	assert.True(t, marks[0].Path("spec", "token").Value)
+	assert.Equal(t, []string{"ABCDEFGH"}, derived)
+	assert.Contains(t, marks[0].Strings, "sidecar", "for the object's own messages")
+}
