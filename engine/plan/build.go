@@ -241,6 +241,9 @@ func (r *Result) redactTexts() {
 	for i, rt := range r.Plan.Retired {
 		r.Plan.Retired[i].Reason = red.Redact(rt.Reason)
 	}
+	for i, d := range r.Plan.IndirectDeletions {
+		r.Plan.IndirectDeletions[i].Deletes = red.Redact(d.Deletes)
+	}
 	for _, c := range r.Plan.Components {
 		c.Note.Text = red.Redact(c.Note.Text)
 		for _, o := range c.Objects {

@@ -92,7 +92,7 @@ func indirectDeletions(comps []*Component, desired []*Desired, observed map[stri
 			continue
 		}
 		add := func(controller, what string) {
-			out = append(out, IndirectDeletion{Address: string(d.Component), Cluster: d.Cluster, Ref: ref, Controller: controller, Deletes: what})
+			out = append(out, IndirectDeletion{Address: string(d.Component), Cluster: d.Cluster, Ref: d.Shown(), Controller: controller, Deletes: what})
 		}
 		switch ref.GroupKind() {
 		case managedResourceKind:
