@@ -212,7 +212,7 @@ func (c *comparer) itemKeys(items []any, l *smdschema.List) ([]string, bool) {
 			}
 			b.WriteString(name)
 			b.WriteByte('=')
-			b.WriteString(renderScalar(v))
+			b.WriteString(RenderScalar(v))
 		}
 		k := b.String()
 		if seen[k] {
@@ -227,11 +227,11 @@ func (c *comparer) itemKeys(items []any, l *smdschema.List) ([]string, bool) {
 func (c *comparer) setList(old, new []any) {
 	oldSet := make(map[string]any, len(old))
 	for _, v := range old {
-		oldSet[renderScalar(v)] = v
+		oldSet[RenderScalar(v)] = v
 	}
 	newSet := make(map[string]any, len(new))
 	for _, v := range new {
-		newSet[renderScalar(v)] = v
+		newSet[RenderScalar(v)] = v
 	}
 	for _, k := range UnionKeys(oldSet, newSet) {
 		ov, inOld := oldSet[k]

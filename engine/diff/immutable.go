@@ -225,7 +225,7 @@ func lookup(sc *smdschema.Schema, tr smdschema.TypeRef, obj any, path fieldPath)
 			case stepSetItem:
 				found := false
 				for _, v := range l {
-					if renderScalar(v) == s.name {
+					if RenderScalar(v) == s.name {
 						cur, found = v, true
 						break
 					}

@@ -86,10 +86,10 @@ func covers(sc *smdschema.Schema, tr smdschema.TypeRef, live, cfg any) bool {
 		if len(list.Keys) == 0 {
 			have := make(map[string]bool, len(l))
 			for _, v := range l {
-				have[renderScalar(v)] = true
+				have[RenderScalar(v)] = true
 			}
 			for _, v := range c {
-				if !have[renderScalar(v)] {
+				if !have[RenderScalar(v)] {
 					return false
 				}
 			}

@@ -61,9 +61,9 @@ func (p fieldPath) with(s step) fieldPath {
 	return out
 }
 
-// renderScalar renders a key or set value the way paths show it: strings bare, numbers and
+// RenderScalar renders a key or set value the way paths show it: strings bare, numbers and
 // booleans in JSON form.
-func renderScalar(v any) string {
+func RenderScalar(v any) string {
 	switch x := v.(type) {
 	case string:
 		return x
@@ -127,12 +127,12 @@ func formatSMDPath(sc *smdschema.Schema, tr smdschema.TypeRef, p fieldpath.Path)
 		case pe.Key != nil:
 			parts := make([]string, 0, len(*pe.Key))
 			for _, f := range *pe.Key {
-				parts = append(parts, f.Name+"="+renderScalar(f.Value.Unstructured()))
+				parts = append(parts, f.Name+"="+RenderScalar(f.Value.Unstructured()))
 			}
 			out = append(out, step{kind: stepListKey, name: strings.Join(parts, ",")})
 			tr = listElem(atom)
 		case pe.Value != nil:
-			out = append(out, step{kind: stepSetItem, name: renderScalar((*pe.Value).Unstructured())})
+			out = append(out, step{kind: stepSetItem, name: RenderScalar((*pe.Value).Unstructured())})
 			tr = listElem(atom)
 		case pe.Index != nil:
 			out = append(out, step{kind: stepIndex, index: *pe.Index})

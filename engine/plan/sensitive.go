@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/declarative-gardener/gardener/engine/diff"
 	"github.com/declarative-gardener/gardener/engine/kinds"
 
 	"github.com/declarative-gardener/gardener/engine/object"
@@ -225,7 +226,7 @@ func listItem(list []any, text string, node *render.Sensitivity) (int, string) {
 			}
 			match := true
 			for _, p := range pairs {
-				if scalarText(em[p[0]]) != p[1] {
+				if diff.RenderScalar(em[p[0]]) != p[1] {
 					match = false
 					break
 				}
@@ -245,7 +246,7 @@ func listItem(list []any, text string, node *render.Sensitivity) (int, string) {
 		}
 	}
 	for i, e := range list {
-		if scalarText(e) == text {
+		if diff.RenderScalar(e) == text {
 			if node.Item(i).Any() {
 				return i, hidden
 			}
@@ -260,7 +261,7 @@ func listItem(list []any, text string, node *render.Sensitivity) (int, string) {
 
 func setHas(list []any, text string) bool {
 	for _, e := range list {
-		if scalarText(e) == text {
+		if diff.RenderScalar(e) == text {
 			return true
 		}
 	}
@@ -282,25 +283,6 @@ func keyPairs(text string) [][2]string {
 		}
 	}
 	return out
-}
-
-// scalarText renders a key or set value the way field paths show it.
-func scalarText(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case bool:
-		return strconv.FormatBool(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case int:
-		return strconv.Itoa(x)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case nil:
-		return "null"
-	}
-	return ""
 }
 
 // document decodes the packed object under key of a contents Secret.

@@ -112,30 +112,8 @@ func trace(fn render.Func, in render.Input, prep prepared, out *render.Output) t
 		}
 	}
 	t.notices = redactTexts(out.Notices, alt.Notices)
-	var msgs, altMsgs []string
-	for _, c := range out.Conditions {
-		msgs = append(msgs, c.Message)
-	}
-	for _, c := range alt.Conditions {
-		altMsgs = append(altMsgs, c.Message)
-	}
-	msgs = redactTexts(msgs, altMsgs)
-	for i, c := range out.Conditions {
-		c.Message = msgs[i]
-		t.conditions = append(t.conditions, c)
-	}
-	var descs, altDescs []string
-	for _, p := range out.Predictions {
-		descs = append(descs, p.Description)
-	}
-	for _, p := range alt.Predictions {
-		altDescs = append(altDescs, p.Description)
-	}
-	descs = redactTexts(descs, altDescs)
-	for i, p := range out.Predictions {
-		p.Description = descs[i]
-		t.predictions = append(t.predictions, p)
-	}
+	t.conditions = redactEach(out.Conditions, alt.Conditions, func(c *render.Condition) *string { return &c.Message })
+	t.predictions = redactEach(out.Predictions, alt.Predictions, func(p *render.Prediction) *string { return &p.Description })
 	return t
 }
 
@@ -436,6 +414,25 @@ func middle(a, b string) string {
 		s++
 	}
 	return a[p : len(a)-s]
+}
+
+// redactEach is redactTexts for one text field of each item (text points at it), against the same
+// items of the alternative rendering; it returns copies, nil for none.
+func redactEach[T any](real, alt []T, text func(*T) *string) []T {
+	texts := func(items []T) []string {
+		var out []string
+		for i := range items {
+			out = append(out, *text(&items[i]))
+		}
+		return out
+	}
+	redacted := redactTexts(texts(real), texts(alt))
+	var out []T
+	for i, item := range real {
+		*text(&item) = redacted[i]
+		out = append(out, item)
+	}
+	return out
 }
 
 // redactTexts replaces in each text the part that differs from the alternative's text at the
