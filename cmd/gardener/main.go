@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/declarative-gardener/gardener/engine/secrets"
 )
 
@@ -31,6 +33,7 @@ func main() {
 		os.Exit(1)
 	}
 	secrets.PrefetchKeys()
+	rest.SetDefaultWarningHandler(warningPrinter{w: os.Stderr})
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(commandGCPercent)
 	}

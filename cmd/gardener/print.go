@@ -28,3 +28,16 @@ func printf(w io.Writer, format string, args ...any) {
 func printLine(w io.Writer, args ...any) {
 	_, _ = io.WriteString(w, termsafe.Text(fmt.Sprintln(args...)))
 }
+
+// warningPrinter prints the warnings API servers send (the Warning header: deprecated APIs,
+// webhooks' admission warnings) escaped, in place of client-go's default, which logs them
+// unescaped through klog: their text is the server's and its webhooks' to choose.
+type warningPrinter struct{ w io.Writer }
+
+// HandleWarningHeader implements rest.WarningHandler.
+func (p warningPrinter) HandleWarningHeader(code int, _ string, text string) {
+	if code != 299 || text == "" {
+		return // only 299 warnings are meant for people (RFC 7234 and client-go's own handlers)
+	}
+	printf(p.w, "Warning: %s\n", termsafe.Escape(text))
+}
