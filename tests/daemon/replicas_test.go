@@ -50,6 +50,32 @@ func (r *replica) logs() string {
 	return r.output.String()
 }
 
+// startReplica runs `gardener daemon` (bin) with args and its own metrics and probe addresses,
+// with env added to the test's environment and its output kept in the replica. When the test ends
+// it is stopped with SIGTERM (killed after 30 s), and its logs are shown if the test failed.
+func startReplica(t *testing.T, bin, name string, env []string, args ...string) *replica {
+	t.Helper()
+	r := &replica{name: name, metrics: freeAddress(t), probes: freeAddress(t), exited: make(chan struct{})}
+	args = append(append([]string{"daemon"}, args...), "--metrics-bind-address", r.metrics, "--health-probe-bind-address", r.probes)
+	r.cmd = exec.Command(bin, args...)
+	r.cmd.Env = append(os.Environ(), env...)
+	r.cmd.Stdout, r.cmd.Stderr = r, r
+	require.NoError(t, r.cmd.Start())
+	go func() { _ = r.cmd.Wait(); close(r.exited) }()
+	t.Cleanup(func() {
+		_ = r.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-r.exited:
+		case <-time.After(30 * time.Second):
+			_ = r.cmd.Process.Kill()
+		}
+		if t.Failed() {
+			t.Logf("logs of %s:\n%s", r.name, r.logs())
+		}
+	})
+	return r
+}
+
 // get fetches one of the replica's endpoints; "" when it does not answer.
 func get(url string) (int, string) {
 	resp, err := http.Get(url)
@@ -122,34 +148,14 @@ func TestTwoReplicasOfTheBinary(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "gardener")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/declarative-gardener/gardener/cmd/gardener").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := buildDaemon(t)
 	dir := landscapetest.Dir(t, map[string]string{"main.hcl": replicasLandscape("a")})
 
 	start := func(name string) *replica {
-		r := &replica{name: name, metrics: freeAddress(t), probes: freeAddress(t), exited: make(chan struct{})}
-		r.cmd = exec.Command(bin, "daemon", "--landscape", dir, "--policy", "auto",
+		return startReplica(t, bin, name, []string{"KUBECONFIG=" + c.Kubeconfig()}, "--landscape", dir, "--policy", "auto",
 			"--kubeconfig", c.Kubeconfig(), "--context", "runtime",
 			"--status-namespace", "daemon-replicas-status", "--leader-election-id", "daemon-replicas",
-			"--metrics-bind-address", r.metrics, "--health-probe-bind-address", r.probes,
 			"--resync", "1h", "--poll", "200ms", "--timeout", "1m")
-		r.cmd.Env = append(os.Environ(), "KUBECONFIG="+c.Kubeconfig())
-		r.cmd.Stdout, r.cmd.Stderr = r, r
-		require.NoError(t, r.cmd.Start())
-		go func() { _ = r.cmd.Wait(); close(r.exited) }()
-		t.Cleanup(func() {
-			_ = r.cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-r.exited:
-			case <-time.After(30 * time.Second):
-				_ = r.cmd.Process.Kill()
-			}
-			if t.Failed() {
-				t.Logf("logs of %s:\n%s", r.name, r.logs())
-			}
-		})
-		return r
 	}
 	replicas := []*replica{start("one"), start("two")}
 	for _, r := range replicas {

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -201,27 +199,11 @@ func TestDaemonTrustBoundary(t *testing.T) {
 	_, nobody := tokenKubeconfig(t, admin, cs, ns, "nobody")
 
 	dir := landscapetest.Dir(t, files)
-	r := &replica{name: "trust", metrics: freeAddress(t), probes: freeAddress(t), exited: make(chan struct{})}
-	r.cmd = exec.Command(buildDaemon(t), "daemon", "--landscape", dir, "--policy", "approve-destructive",
-		"--kubeconfig", kubeconfig, "--context", "runtime", "--status-namespace", ns,
-		"--metrics-bind-address", r.metrics, "--health-probe-bind-address", r.probes,
-		"--resync", "1h", "--poll", "200ms", "--timeout", "1m")
 	// Nothing but the ServiceAccount's kubeconfig: the landscape's cluster block reads it too.
-	r.cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "GARDENER_SENSITIVE_VAR_token="+secret)
-	r.cmd.Stdout, r.cmd.Stderr = r, r
-	require.NoError(t, r.cmd.Start())
-	go func() { _ = r.cmd.Wait(); close(r.exited) }()
-	t.Cleanup(func() {
-		_ = r.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-r.exited:
-		case <-time.After(30 * time.Second):
-			_ = r.cmd.Process.Kill()
-		}
-		if t.Failed() {
-			t.Logf("logs of the daemon:\n%s", r.logs())
-		}
-	})
+	r := startReplica(t, buildDaemon(t), "trust", []string{"KUBECONFIG=" + kubeconfig, "GARDENER_SENSITIVE_VAR_token=" + secret},
+		"--landscape", dir, "--policy", "approve-destructive",
+		"--kubeconfig", kubeconfig, "--context", "runtime", "--status-namespace", ns,
+		"--resync", "1h", "--poll", "200ms", "--timeout", "1m")
 
 	status := daemon.StatusStore{Client: cs, Namespace: ns, Name: "gardener-daemon-status"}
 	phase := func(want string) map[string]string {
