@@ -131,6 +131,7 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 		}
 	}
 	printRetirements(p, pl)
+	printIndirectDeletions(p, pl)
 	printHeld(p, pl)
 	if len(pl.Warnings)+len(pl.Notices)+len(pl.Predictions) > 0 {
 		p.printf("\n")
@@ -151,9 +152,26 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 	if s.Held > 0 {
 		p.printf(" %d held until their maintenance window.", s.Held)
 	}
+	if n := len(pl.IndirectDeletions); n > 0 {
+		p.printf(" %d deletion(s) by other controllers.", n)
+	}
 	p.printf("\n")
 	printOutputs(p, pl)
 	return p.err
+}
+
+// printIndirectDeletions lists what other controllers delete because of the plan's changes (an
+// object dropped from a ManagedResource, the machines of a removed worker pool): the plan deletes
+// none of it itself, yet a reviewer must see it as plainly as the plan's own deletions.
+func printIndirectDeletions(p *printer, pl *plan.Plan) {
+	if len(pl.IndirectDeletions) == 0 {
+		return
+	}
+	p.printf("\n%s\n", p.paint(bold, "# deleted by other controllers because of these changes"))
+	for _, d := range pl.IndirectDeletions {
+		p.printf("  %s %s deletes %s %s (%s changes %s)\n", p.paint(red, "-"), d.Controller, d.Deletes,
+			p.paint(cyan, "("+d.Cluster+")"), d.Address, objectName(d.Ref))
+	}
 }
 
 // printHeld lists the changes held back until their component's maintenance window: what they

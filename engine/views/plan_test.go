@@ -68,6 +68,9 @@ func samplePlan() *plan.Plan {
 		Retired: []plan.Retirement{{Address: "shoot.trial", Ended: "2026-11-20T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days"}, {Address: "shoot.old", Ended: "2026-11-01T08:00:00Z", Reason: "the cluster lifetime of Quota garden-dev/trial, 7 days", Recorded: true},
 			{Address: "component.project.idle", Ended: "2026-12-01T12:00:00Z", Reason: "project idle stale since 2026-09-02T12:00:00Z", EndedBy: "gardener-controller-manager"}},
 		Forget: []string{"shoot.gone"},
+		IndirectDeletions: []plan.IndirectDeletion{{Address: "component.shoot_system.dev", Cluster: "seed",
+			Ref:        object.Ref{Group: "resources.gardener.cloud", Kind: "ManagedResource", Namespace: "shoot--local--dev", Name: "shoot-core-coredns"},
+			Controller: "gardener-resource-manager", Deletes: "ConfigMap kube-system/coredns-custom"}},
 		Predictions: []plan.Prediction{
 			{Address: `shoot.local["qa"]`, Actor: "gardener-controller-manager", Controller: "shoot-hibernation", Cluster: "virtual",
 				Ref: object.Ref{Group: "core.gardener.cloud", Kind: "Shoot", Namespace: "garden-local", Name: "qa"}, Action: "update",
