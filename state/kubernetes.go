@@ -23,6 +23,10 @@ const (
 	DefaultRenewInterval = 20 * time.Second
 	// DefaultChunkSize keeps every Secret well under the API server's 1 MiB limit on Secret data.
 	DefaultChunkSize = 900 << 10
+	// MaxStateChunks bounds the chunks a read fetches: whoever can write the head Secret must not
+	// make a read issue millions of GETs. 1,024 chunks of 64 KiB hold MaxStateSize; the default
+	// chunk size needs 73.
+	MaxStateChunks = 1024
 )
 
 // Labels and annotations of the kubernetes backend's Secrets and Lease. They are deliberately

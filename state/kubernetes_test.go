@@ -294,3 +294,22 @@ func TestKubernetesLockLostAfterForceUnlock(t *testing.T) {
 	}
 	require.ErrorIs(t, lock.Unlock(ctx), ErrLockLost)
 }
+
+// TestKubernetesChunkCountIsBounded: a head Secret that names more chunks than a state can have
+// is refused before a single chunk is read.
+func TestKubernetesChunkCountIsBounded(t *testing.T) {
+	ctx := context.Background()
+	cs := runtimeClientset(t)
+	ns := testNamespace(t, cs)
+	b := NewKubernetes(cs, ns, "land")
+	require.NoError(t, b.Write(ctx, largeState(t, "land", 1<<10)))
+	head, err := cs.CoreV1().Secrets(ns).Get(ctx, "gardener-state-land", metav1.GetOptions{})
+	require.NoError(t, err)
+	head.Annotations[annoChunks] = "100000000"
+	_, err = cs.CoreV1().Secrets(ns).Update(ctx, head, metav1.UpdateOptions{})
+	require.NoError(t, err)
+
+	_, err = b.Read(ctx)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the head names 100000000 chunks, more than the 1024 gardener reads")
+}

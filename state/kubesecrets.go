@@ -88,6 +88,9 @@ func parseHead(a map[string]string) (headMeta, error) {
 	if err := errors.Join(err1, err2); err != nil || m.chunks < 1 || m.lineage == "" || m.sha256 == "" {
 		return m, fmt.Errorf("annotations are incomplete or invalid (%v); the state is damaged", err)
 	}
+	if m.chunks > MaxStateChunks {
+		return m, fmt.Errorf("the head names %d chunks, more than the %d gardener reads; the state is damaged", m.chunks, MaxStateChunks)
+	}
 	return m, nil
 }
 
@@ -114,6 +117,9 @@ func (b *kube) assemble(ctx context.Context, head *corev1.Secret) (*State, error
 			return nil, fmt.Errorf("state secret %s/%s: does not belong to write %s; the state is damaged", b.namespace, name, m.writeID)
 		}
 		data = append(data, chunk.Data[dataKey]...)
+		if len(data) > MaxStateSize {
+			return nil, fmt.Errorf("%s: the chunks hold more than %d MiB, the largest state gardener reads; the state is damaged", b.where(), MaxStateSize>>20)
+		}
 	}
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != m.sha256 {
 		return nil, fmt.Errorf("%s: checksum mismatch; the state is damaged", b.where())
@@ -176,6 +182,9 @@ func (b *kube) Write(ctx context.Context, s *State) error {
 func (b *kube) store(ctx context.Context, head *corev1.Secret, data []byte, st *State) error {
 	secrets := b.client.CoreV1().Secrets(b.namespace)
 	parts := split(data, b.opts.ChunkSize)
+	if len(parts) > MaxStateChunks {
+		return fmt.Errorf("%s: the state needs %d chunks of %d KiB, more than the %d gardener reads back; raise the chunk size", b.where(), len(parts), b.opts.ChunkSize>>10, MaxStateChunks)
+	}
 	writeID := newUUID()[:8]
 	serial := strconv.FormatInt(st.Serial, 10)
 	var created []string
