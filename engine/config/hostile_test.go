@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/stretchr/testify/assert"
@@ -39,6 +40,10 @@ func writeLandscape(t *testing.T, dir string, files map[string]string) {
 
 const header = "landscape \"l\" {}\n"
 
+// iterationBudget is the budget of the inputs that run into limits.MaxIterations: the million
+// iterations allowed are real work (a number each here: about 250 MiB, and 1 to 5 seconds).
+var iterationBudget = bounded.Budget{Time: 15 * time.Second, Heap: 512 << 20}
+
 // TestHostileLandscapes: landscapes that would hang the loader, exhaust its memory or overflow
 // its stack get a diagnostic at the place that would have, within a second and in bounded memory.
 func TestHostileLandscapes(t *testing.T) {
@@ -56,6 +61,8 @@ func TestHostileLandscapes(t *testing.T) {
 		name  string
 		files map[string]string
 		want  []string
+		// budget is bounded.Default unless set.
+		budget *bounded.Budget
 	}{
 		{
 			name:  "billion laughs",
@@ -109,13 +116,34 @@ func TestHostileLandscapes(t *testing.T) {
 			files: map[string]string{"main.hcl": header + "locals {\n  p = setproduct(range(1000), range(1000), range(1000))\n}\n"},
 			want:  []string{"main.hcl:3:7: Error in function call"},
 		},
+		{
+			// 10^9 iterations (range makes at most 1,024 values): minutes of work and hundreds of
+			// gigabytes without a bound.
+			name:   "nested for expressions",
+			budget: &iterationBudget,
+			files:  map[string]string{"main.hcl": header + "locals {\n  n = [for a in range(1000) : [for b in range(1000) : [for c in range(1000) : a + b + c]]]\n}\n"},
+			want:   []string{"main.hcl:3:65: Error in function call"},
+		},
+		{
+			name:   "nested for directives in a template",
+			budget: &iterationBudget,
+			files: map[string]string{
+				"main.hcl": header + "locals {\n  t = templatefile(\"t.tpl\", { n = 1000 })\n}\n",
+				"t.tpl":    "%{ for a in range(n) }%{ for b in range(n) }%{ for c in range(n) }x%{ endfor }%{ endfor }%{ endfor }",
+			},
+			want: []string{"main.hcl:3:7: Error in function call"},
+		},
 	}
 	reg := catalog.Schemas()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeLandscape(t, dir, tt.files)
-			diags := bounded.Run(t, bounded.Default, func() hcl.Diagnostics {
+			budget := bounded.Default
+			if tt.budget != nil {
+				budget = *tt.budget
+			}
+			diags := bounded.Run(t, budget, func() hcl.Diagnostics {
 				res, diags := config.Load(dir, reg, config.InputSources{})
 				var text bytes.Buffer
 				require.NoError(t, diag.WriteText(&text, diags, res.Files, diag.TextOptions{}))

@@ -303,7 +303,7 @@ func objectKey(expr hcl.Expression) string {
 		}
 		expr = k.Wrapped
 	}
-	v, diags := expr.Value(nil)
+	v, diags := constantValue(expr)
 	if diags.HasErrors() || !v.IsKnown() || v.IsNull() || !v.Type().Equals(cty.String) {
 		return ""
 	}

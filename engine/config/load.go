@@ -123,6 +123,13 @@ func Parse(paths *landscapefs.Dir, reg *schema.Registry) (*Landscape, hcl.Diagno
 		evaluable: !diags.HasErrors(),
 		rules:     reg.LandscapeRules(),
 	}
+	// A landscape is untrusted input: its for expressions count what they iterate over
+	// (limits.MaxIterations), so that nested loops cannot keep a plan busy for hours.
+	for _, body := range bodies {
+		if syntax, ok := body.(*hclsyntax.Body); ok {
+			limits.BoundForExpressions(syntax)
+		}
+	}
 	d := &decoder{reg: reg, l: l, declared: map[Address]hcl.Range{}}
 	for _, body := range bodies {
 		diags = append(diags, d.decodeFile(body)...)
@@ -393,7 +400,7 @@ func (d *decoder) decodeVariable(block *hcl.Block) hcl.Diagnostics {
 		diags = append(diags, constBool(attr, &v.Sensitive)...)
 	}
 	if attr, ok := content.Attributes["default"]; ok {
-		val, vd := attr.Expr.Value(nil)
+		val, vd := constantValue(attr.Expr)
 		diags = append(diags, vd...)
 		if !vd.HasErrors() {
 			converted, err := convert.Convert(val, v.Type)
@@ -608,7 +615,7 @@ func traversalList(attr *hcl.Attribute, parse func(hcl.Expression) (hcl.Traversa
 // constant evaluates an attribute that must be a constant of type ty (no references: these
 // arguments configure how the landscape is read); what names the type in the message.
 func constant(attr *hcl.Attribute, ty cty.Type, what string) (cty.Value, hcl.Diagnostics) {
-	val, diags := attr.Expr.Value(nil)
+	val, diags := constantValue(attr.Expr)
 	if diags.HasErrors() {
 		return cty.NilVal, diags
 	}
@@ -645,4 +652,26 @@ func traverseName(step hcl.Traverser) string {
 		return a.Name
 	}
 	return ""
+}
+
+// constantValue evaluates a constant (no variables, no function calls): only the function that
+// counts the iterations of its for expressions (limits.BoundForExpressions) is offered, and a
+// call of any other is refused as HCL refuses calls where no functions are.
+func constantValue(expr hcl.Expression) (cty.Value, hcl.Diagnostics) {
+	if syntax, ok := expr.(hclsyntax.Expression); ok {
+		var diags hcl.Diagnostics
+		_ = hclsyntax.VisitAll(syntax, func(n hclsyntax.Node) hcl.Diagnostics {
+			if call, ok := n.(*hclsyntax.FunctionCallExpr); ok && call.Name != limits.IterationFunction {
+				diags = append(diags, &hcl.Diagnostic{
+					Severity: hcl.DiagError, Summary: "Function calls not allowed",
+					Detail: "Functions may not be called here.", Subject: call.Range().Ptr(), Expression: call,
+				})
+			}
+			return nil
+		})
+		if diags.HasErrors() {
+			return cty.DynamicVal, diags
+		}
+	}
+	return expr.Value(&hcl.EvalContext{Functions: (&limits.Iterations{}).Functions()})
 }

@@ -87,6 +87,7 @@ func renderTemplate(filename, src string, vars map[string]cty.Value, funcs map[s
 	if diags.HasErrors() {
 		return cty.NilVal, diagsError("cannot parse template", diags)
 	}
+	limits.BoundForExpressions(expr)
 	val, diags := expr.Value(&hcl.EvalContext{Variables: vars, Functions: funcs})
 	if diags.HasErrors() {
 		return cty.NilVal, diagsError("cannot render template", diags)

@@ -19,6 +19,7 @@ import (
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 
 	"github.com/declarative-gardener/gardener/engine/landscapefs"
+	"github.com/declarative-gardener/gardener/engine/limits"
 )
 
 // Table returns the functions of landscape expressions. dir is the landscape directory: file()
@@ -27,6 +28,10 @@ import (
 // A fresh map is returned on every call so callers may add or remove entries freely.
 func Table(dir *landscapefs.Dir) map[string]function.Function {
 	table := baseTable(dir)
+	// The for expressions of the landscape and of its templates count against one budget per
+	// table, that is per evaluation (limits.BoundForExpressions). Not bound: the function hands
+	// its argument on and must not cost a size check per loop.
+	table[limits.IterationFunction] = (&limits.Iterations{}).Function()
 	// Templates get every function except templatefile itself, so a template cannot render
 	// itself (or a cycle of templates) forever.
 	inner := maps.Clone(table)
