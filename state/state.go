@@ -2,6 +2,7 @@ package state
 
 import (
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -76,6 +77,27 @@ type Object struct {
 	Name      string `json:"name"`
 	// UID tells a recreated object (same name, new UID) from the one gardener applied.
 	UID string `json:"uid,omitempty"`
+	// Sensitive says which parts of the reference depend on a sensitive value of the landscape
+	// ("name", "namespace" or "name,namespace"), as the object's
+	// declarative-gardener.io/sensitive-identity annotation does: the state must hold the real
+	// name to find the object again, but what prints the state hides it (Shown).
+	Sensitive string `json:"sensitive,omitempty"`
+}
+
+// HiddenName stands in for a sensitive name or namespace where the state is printed, as in plans.
+const HiddenName = "(sensitive value)"
+
+// Shown is the object as printed for people and scripts: its sensitive name or namespace hidden.
+func (o Object) Shown() Object {
+	for _, part := range strings.Split(o.Sensitive, ",") {
+		switch part {
+		case "name":
+			o.Name = HiddenName
+		case "namespace":
+			o.Namespace = HiddenName
+		}
+	}
+	return o
 }
 
 // Ref is the object's reference as the engine tracks objects.

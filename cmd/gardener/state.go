@@ -98,8 +98,10 @@ func newStateShowCommand(reg *schema.Registry) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show DIR ADDRESS",
 		Short: "Print one component instance of the state",
-		Long:  `Print what the state of the landscape in DIR records for the component instance ADDRESS: its type, configuration hash, outputs, and the objects it owns and has pending.`,
-		Args:  cobra.ExactArgs(2),
+		Long: `Print what the state of the landscape in DIR records for the component instance ADDRESS: its type, configuration hash, outputs, and the objects it owns and has pending.
+Names and namespaces that depend on sensitive values are shown as "(sensitive value)", in the JSON
+form too (where "sensitive" says which parts are hidden); the state itself holds them.`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withState(cmd, reg, args[0], inputs, func(ctx context.Context, b state.Backend) error {
 				s, err := b.Read(ctx)
@@ -110,6 +112,7 @@ func newStateShowCommand(reg *schema.Registry) *cobra.Command {
 				if !ok {
 					return fmt.Errorf("%s is not in the state; \"gardener state list %s\" lists what is", args[1], args[0])
 				}
+				c = shownComponent(c)
 				if asJSON {
 					enc := json.NewEncoder(cmd.OutOrStdout())
 					enc.SetIndent("", "  ")
@@ -122,6 +125,21 @@ func newStateShowCommand(reg *schema.Registry) *cobra.Command {
 	inputs.register(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the component as the state stores it (JSON)")
 	return cmd
+}
+
+// shownComponent is c with the names and namespaces that depend on sensitive values hidden
+// (state.Object.Shown): the state must hold them, what prints it must not.
+func shownComponent(c *state.Component) *state.Component {
+	shown := *c
+	shown.Objects = make([]state.Object, len(c.Objects))
+	shown.Pending = nil
+	for i, o := range c.Objects {
+		shown.Objects[i] = o.Shown()
+	}
+	for _, o := range c.Pending {
+		shown.Pending = append(shown.Pending, o.Shown())
+	}
+	return &shown
 }
 
 // writeComponent prints a component of the state for people, each field on its line (escaped

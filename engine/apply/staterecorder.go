@@ -342,10 +342,10 @@ func (r *StateRecorder) intend(component string, objs []*plan.Desired, deletes [
 		}
 	}
 	for _, d := range objs {
-		add(toStateObject(d.Cluster, d.Object.GetAPIVersion(), object.RefOf(d.Object), ""))
+		add(toStateObject(d.Cluster, d.Object.GetAPIVersion(), object.RefOf(d.Object), "", sensitiveIdentityOf(d.Object)))
 	}
 	for _, o := range deletes {
-		add(toStateObject(o.Cluster, o.APIVersion, o.Ref, ""))
+		add(toStateObject(o.Cluster, o.APIVersion, o.Ref, "", plan.SensitiveIdentity(o.Ref, o.Shown())))
 	}
 	return added
 }
@@ -376,7 +376,7 @@ func (r *StateRecorder) record(component string, applied []AppliedObject, delete
 	var hashes []string
 	seen := map[string]bool{}
 	for _, a := range applied {
-		o := toStateObject(a.Cluster, a.Object.GetAPIVersion(), object.RefOf(a.Object), string(a.Object.GetUID()))
+		o := toStateObject(a.Cluster, a.Object.GetAPIVersion(), object.RefOf(a.Object), string(a.Object.GetUID()), sensitiveIdentityOf(a.Object))
 		seen[a.Cluster+"/"+o.Ref().String()] = true
 		objs = append(objs, o)
 		hashes = append(hashes, inventory.AppliedHash(a.Object))
@@ -412,12 +412,19 @@ func (r *StateRecorder) component(addr string) *state.Component {
 	return c
 }
 
-func toStateObject(cluster, apiVersion string, ref object.Ref, uid string) state.Object {
+// toStateObject is the state's record of an object; sensitive says which parts of ref depend on
+// sensitive values, so that printing the state hides them (state.Object.Shown).
+func toStateObject(cluster, apiVersion string, ref object.Ref, uid, sensitive string) state.Object {
 	version := apiVersion
 	if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
 		version = apiVersion[i+1:]
 	}
-	return state.Object{Cluster: cluster, Group: ref.Group, Version: version, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, UID: uid}
+	return state.Object{Cluster: cluster, Group: ref.Group, Version: version, Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name, UID: uid, Sensitive: sensitive}
+}
+
+// sensitiveIdentityOf is what the object's plan.SensitiveIdentityAnnotation says.
+func sensitiveIdentityOf(obj interface{ GetAnnotations() map[string]string }) string {
+	return obj.GetAnnotations()[plan.SensitiveIdentityAnnotation]
 }
 
 // combined is one hash over a component's object hashes: it changes when any object's does.

@@ -273,7 +273,7 @@ func TestStateRecorderWithdrawsTheIntentOfComponentsThatNeverStarted(t *testing.
 	local, st := emptyLocalState(t)
 	// An earlier interrupted apply left one object of component.a pending.
 	st.Components = map[string]*state.Component{"component.a": {Address: "component.a", Pending: []state.Object{
-		toStateObject("runtime", "v1", object.RefOf(configMapDesired("earlier").Object), ""),
+		toStateObject("runtime", "v1", object.RefOf(configMapDesired("earlier").Object), "", ""),
 	}}}
 	r := NewStateRecorder(local, st)
 	require.NoError(t, r.IntentAll(ctx, []ComponentIntent{

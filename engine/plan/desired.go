@@ -164,7 +164,7 @@ func resolveDesired(opts Options, name string, desired []*Desired, served, pendi
 		ref := object.RefOf(d.Object)
 		d.redactor = res.Redactor
 		d.shown = newMarks(d, res.Redactor).shownRef(ref)
-		if which := sensitiveIdentity(ref, d.shown); which != "" {
+		if which := SensitiveIdentity(ref, d.shown); which != "" {
 			// Messages must not quote the name either, and a later plan that deletes the object
 			// must hide it without knowing the value (hiddenIdentity).
 			hideName(res.Redactor, ref, d.shown)

@@ -333,8 +333,9 @@ func hideName(red *render.Redactor, ref, shown object.Ref) {
 	}
 }
 
-// sensitiveIdentity says which parts of ref differ from shown, for SensitiveIdentityAnnotation.
-func sensitiveIdentity(ref, shown object.Ref) string {
+// SensitiveIdentity says which parts of ref differ from shown, in the form of
+// SensitiveIdentityAnnotation ("name", "namespace", "name,namespace" or "").
+func SensitiveIdentity(ref, shown object.Ref) string {
 	var parts []string
 	if ref.Name != shown.Name {
 		parts = append(parts, "name")

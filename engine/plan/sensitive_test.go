@@ -215,5 +215,5 @@ func TestHiddenIdentity(t *testing.T) {
 	assert.Equal(t, ref, hiddenIdentity(ref, u), "without the annotation")
 	u.SetAnnotations(map[string]string{SensitiveIdentityAnnotation: "name,namespace"})
 	assert.Equal(t, object.Ref{Kind: "ConfigMap", Namespace: hidden, Name: hidden}, hiddenIdentity(ref, u))
-	assert.Equal(t, "namespace", sensitiveIdentity(ref, object.Ref{Kind: "ConfigMap", Namespace: hidden, Name: "s3cret"}))
+	assert.Equal(t, "namespace", SensitiveIdentity(ref, object.Ref{Kind: "ConfigMap", Namespace: hidden, Name: "s3cret"}))
 }

@@ -479,6 +479,14 @@ func runCLI(t *testing.T, c *localcluster.Cluster, bin string, tc leakCase, dir 
 		return
 	}
 	require.NoError(t, err, "%s", out.text["gardener apply (stderr)"])
+	// The state holds the real names, as it must to find the objects again; what prints it
+	// does not.
+	require.NoError(t, run("state list", tc.first, "state", "list", dir))
+	for _, line := range strings.Split(strings.TrimSpace(out.text["gardener state list (stdout)"]), "\n") {
+		addr, _, _ := strings.Cut(line, " ")
+		require.NoError(t, run("state show "+addr, tc.first, "state", "show", dir, addr))
+		require.NoError(t, run("state show --json "+addr, tc.first, "state", "show", "--json", dir, addr))
+	}
 	require.NoError(t, run("plan after a change", tc.second, "plan", dir))
 	require.NoError(t, run("plan --json after a change", tc.second, "plan", "--json", dir))
 	checkSensitive(t, tc, out.text["gardener plan --json after a change (stdout)"])
