@@ -65,7 +65,7 @@ component "manifests" "m" {
 			files: map[string]string{"main.hcl": header + `cluster "c" {}
 component "helm_release" "r" {
   cluster   = cluster.c
-  chart     = "/srv/charts/app"
+  chart     = "../outside"
   namespace = "apps"
 }
 `},

@@ -3,7 +3,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/big"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -98,6 +100,7 @@ func EvaluateWith(l *Landscape, in *Inputs, funcs map[string]function.Function, 
 	}
 	for _, addr := range order {
 		if e.failed[addr] {
+			diags = append(diags, e.checkMetaArguments(addr)...)
 			e.placeholder(addr)
 			continue
 		}
@@ -143,6 +146,18 @@ func (e *Evaluated) placeholder(addr Address) {
 			e.refValues[addr] = cty.DynamicVal
 		}
 	}
+}
+
+// checkMetaArguments evaluates the for_each or count of a block that has errors of its own, so
+// that one run reports every independent problem of the block: a for_each of the wrong type is
+// not hidden behind a missing argument. The instances are not used.
+func (e *Evaluated) checkMetaArguments(addr Address) hcl.Diagnostics {
+	b, ok := e.Landscape.Blocks[addr]
+	if !ok || !e.Landscape.invalid[addr] || (b.ForEach == nil && b.Count == nil) {
+		return nil
+	}
+	_, diags := e.expand(b, e.context())
+	return diags
 }
 
 // dependsOnFailed reports whether addr refers to an object that failed to evaluate.
@@ -306,7 +321,37 @@ func (e *Evaluated) evaluateCluster(c *Cluster) hcl.Diagnostics {
 	}
 	attrs["name"] = cty.StringVal(c.Name)
 	e.Clusters[c.Name] = cty.ObjectVal(attrs)
-	return nil
+	return e.kubeconfigExists(c, attrs["kubeconfig"])
+}
+
+// kubeconfigExists warns, at the kubeconfig attribute, when the file a cluster block names does
+// not exist: a warning, not an error, since a pipeline may write it before it plans (validate
+// runs without clusters), but most often it is a typo that the plan would report only later.
+func (e *Evaluated) kubeconfigExists(c *Cluster, kc cty.Value) hcl.Diagnostics {
+	kc, marks := kc.UnmarkDeep()
+	if e.Landscape.Paths == nil || kc.IsNull() || !kc.IsKnown() || strings.HasPrefix(kc.AsString(), "~") {
+		// A path from the home directory is the operator's, resolved where the cluster is
+		// connected.
+		return nil
+	}
+	path, _, err := e.Landscape.Paths.Kubeconfig(kc.AsString())
+	if err != nil {
+		return nil
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	shown := fmt.Sprintf("%q", kc.AsString())
+	if len(marks) > 0 {
+		shown = "named by a sensitive value (not shown)"
+	}
+	subject := hcldec.SourceRange(c.Config, clusterSpec["kubeconfig"])
+	return hcl.Diagnostics{{
+		Severity: hcl.DiagWarning, Summary: "Kubeconfig not found",
+		Detail: fmt.Sprintf("The kubeconfig %s of cluster %q does not exist (yet); relative paths are relative to the landscape directory. "+
+			"Plans and applies need it; validate and offline plans do not.", shown, c.Name),
+		Subject: &subject,
+	}}
 }
 
 // checkKubeconfig refuses, in confined mode, a kubeconfig path outside the landscape directory
@@ -659,12 +704,30 @@ func checkPaths(paths *landscapefs.Dir, v cty.Value, marks cty.ValueMarks, subje
 		}
 	}
 	for _, name := range names {
-		if _, err := paths.Path(name); err != nil {
+		path, err := paths.Path(name)
+		if err != nil {
 			d := confinementDiagnostic(err, subject)
 			if len(marks) > 0 {
 				d.Detail = "A path the landscape names leaves the landscape directory, which confined mode refuses (the sensitive path is not shown)."
 			}
 			return d
+		}
+		// A missing file or chart is reported where it is named, by validate as well as by a
+		// plan, rather than by the render that would need it. A URL (an OCI chart reference) is
+		// left to the component, which says what it supports.
+		if strings.Contains(name, "://") {
+			continue
+		}
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			shown := fmt.Sprintf("%q", name)
+			if len(marks) > 0 {
+				shown = "a sensitive path (not shown)"
+			}
+			return &hcl.Diagnostic{
+				Severity: hcl.DiagError, Summary: "No such file or directory",
+				Detail:  fmt.Sprintf("The landscape names %s, which does not exist; paths are relative to the landscape directory.", shown),
+				Subject: subject,
+			}
 		}
 	}
 	return nil

@@ -1,0 +1,51 @@
+package config_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/declarative-gardener/gardener/components/catalog"
+	"github.com/declarative-gardener/gardener/engine/config"
+)
+
+// TestValidateFindsEveryProblemInOneRun: validate runs without clusters and must report every
+// independent problem at once, each at its place: a missing file or chart where it is named, a
+// kubeconfig that does not exist (a warning: a pipeline may write it later), and a wrong for_each
+// of a block that also lacks a required argument.
+func TestValidateFindsEveryProblemInOneRun(t *testing.T) {
+	dir := t.TempDir()
+	writeLandscape(t, dir, map[string]string{
+		"main.hcl": `landscape "v" {}
+cluster "runtime" {
+  kubeconfig = "nonexistent/kubeconfig"
+}
+component "manifests" "read" {
+  cluster = cluster.runtime
+  objects = [yamldecode(file("missing.yaml"))]
+}
+component "manifests" "files" {
+  cluster = cluster.runtime
+  files   = ["present.yaml", "absent.yaml"]
+}
+component "helm_release" "chart" {
+  cluster   = cluster.runtime
+  chart     = "charts/absent"
+  namespace = "x"
+}
+component "manifests" "both" {
+  for_each = 3
+}
+`,
+		"present.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: default\n",
+	})
+	_, diags := config.Load(dir, catalog.Schemas(), config.InputSources{})
+	assert.ElementsMatch(t, []string{
+		"main.hcl:3:16: warning: Kubeconfig not found",
+		"main.hcl:7:31: Invalid function argument",
+		"main.hcl:11:13: No such file or directory",
+		"main.hcl:15:15: No such file or directory",
+		"main.hcl:18:30: Missing required argument",
+		"main.hcl:19:14: Invalid for_each argument",
+	}, summarize(dir, diags), diags.Error())
+}
