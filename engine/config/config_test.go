@@ -382,11 +382,11 @@ component "thing" "t" {
   cluster    = cluster.runtime
   depends_on = [var.v]
 }`, InputSources{}, []string{"Invalid depends_on reference"}},
-		{"ignore_changes on an unknown attribute", `
+		{"ignore_changes is refused", `
 component "thing" "t" {
   cluster = cluster.runtime
   lifecycle { ignore_changes = [nonsense] }
-}`, InputSources{}, []string{"Invalid ignore_changes entry"}},
+}`, InputSources{}, []string{"Unsupported lifecycle argument"}},
 		{"sensitive count", `
 variable "n" {
   default   = 1

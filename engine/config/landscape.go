@@ -124,7 +124,6 @@ type Block struct {
 // Lifecycle holds the lifecycle meta-arguments.
 type Lifecycle struct {
 	PreventDestroy bool
-	IgnoreChanges  []hcl.Traversal
 	// ReadyTimeout overrides apply's --timeout for this block's readiness wait (zero: none).
 	ReadyTimeout time.Duration
 }

@@ -585,17 +585,29 @@ func decodeLifecycle(block *hcl.Block, b *Block) hcl.Diagnostics {
 		}
 	}
 	if attr, ok := content.Attributes["ignore_changes"]; ok {
-		travs, td := traversalList(attr, hcl.RelTraversalForExpr, "Invalid ignore_changes entry",
-			"ignore_changes lists attribute paths of this block, e.g. [replicas, virtual_cluster.kubernetes.version].")
-		diags = append(diags, td...)
-		b.Lifecycle.IgnoreChanges = append(b.Lifecycle.IgnoreChanges, travs...)
+		diags = append(diags, ignoreChangesRefused(attr))
 	}
 	return diags
 }
 
+// ignoreChangesRefused is the error of a lifecycle's ignore_changes. Terraform's ignore_changes
+// keeps the listed attributes at the values of the last apply, which its state records; a
+// gardener state records the objects a block applied and a hash of its configuration, not the
+// configuration's values, so there is nothing to hold the attributes to. Accepting the argument
+// would apply every change of them anyway, so it is refused rather than ignored in silence.
+func ignoreChangesRefused(attr *hcl.Attribute) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagError, Summary: "Unsupported lifecycle argument",
+		Detail: "gardener does not support ignore_changes: its state does not record the values a block was last applied with, " +
+			"so a change of the listed attributes would still be applied. Remove the argument and keep the value in the " +
+			"landscape (a variable or a local) where it must not change. Changes made in the cluster are a separate matter: " +
+			"people's edits are drift that apply takes back, and fields a controller owns stay a conflict (docs/cli.md, Drift and conflicts).",
+		Subject: attr.NameRange.Ptr(), Context: attr.Range.Ptr(),
+	}
+}
+
 // traversalList decodes an attribute that lists traversals, such as depends_on (references to
-// blocks, parsed by hcl.AbsTraversalForExpr) or ignore_changes (paths within the block,
-// hcl.RelTraversalForExpr). Each element is parsed on its own, so that a malformed one is
+// blocks, parsed by hcl.AbsTraversalForExpr). Each element is parsed on its own, so that a malformed one is
 // reported at its own range, in the words of summary and detail rather than the parser's, and
 // the others still count.
 func traversalList(attr *hcl.Attribute, parse func(hcl.Expression) (hcl.Traversal, hcl.Diagnostics), summary, detail string) ([]hcl.Traversal, hcl.Diagnostics) {

@@ -120,19 +120,6 @@ func resolveReferences(l *Landscape) hcl.Diagnostics {
 				}})
 			}
 		}
-		for _, t := range b.Lifecycle.IgnoreChanges {
-			first := traverseName(t[0])
-			if rootName, ok := t[0].(hcl.TraverseRoot); ok {
-				first = rootName.Name
-			}
-			if b.Schema.Body.Attribute(first) == nil && b.Schema.Body.Block(first) == nil {
-				report(addr, hcl.Diagnostics{{
-					Severity: hcl.DiagError, Summary: "Invalid ignore_changes entry",
-					Detail:  fmt.Sprintf("A %s block has no attribute or block %q.", b.Type, first),
-					Subject: t.SourceRange().Ptr(),
-				}})
-			}
-		}
 		travs = append(travs, b.DependsOn...)
 		travs = append(travs, hcldec.Variables(b.Config, b.Schema.Body.Spec())...)
 		add(addr, travs, b)

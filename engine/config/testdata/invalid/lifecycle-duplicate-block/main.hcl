@@ -24,6 +24,6 @@ shoot "dev" {
   }
 
   lifecycle {
-    ignore_changes = [kubernetes.version]
+    ready_timeout = "5m"
   }
 }

@@ -1,4 +1,4 @@
-# A component with depends_on and a lifecycle block (prevent_destroy and ignore_changes).
+# A component with depends_on and a lifecycle block (prevent_destroy).
 
 landscape "test" {
   state {
@@ -34,6 +34,5 @@ component "helm_release" "cert_manager" {
 
   lifecycle {
     prevent_destroy = true
-    ignore_changes  = [values.replicaCount, version]
   }
 }

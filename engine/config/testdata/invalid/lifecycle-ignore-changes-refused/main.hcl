@@ -20,6 +20,6 @@ shoot "dev" {
   }
 
   lifecycle {
-    ignore_changes = [kubernetes.version, "purpose"]
+    ignore_changes = [kubernetes.version]
   }
 }
