@@ -135,6 +135,7 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 	if saved != nil {
 		opts.Targets, opts.Destroy, opts.Rotate = saved.Plan.Targets, saved.Plan.Destroy, rotateSet(saved.Plan.Rotate)
 		opts.PruneWithoutState, opts.AdoptLineage = saved.Plan.PruneWithoutState, saved.Plan.AdoptLineage
+		opts.StrictConflicts = opts.StrictConflicts || saved.Plan.StrictConflicts
 		values, err := planner.SavedInputs(saved)
 		if err != nil {
 			return fail("%v", err)

@@ -38,20 +38,23 @@ type planFlags struct {
 }
 
 // ownershipFlags are the flags of plan, apply and destroy that say what the landscape owns when
-// its state cannot (docs/cli.md, "Ownership").
+// its state cannot (docs/cli.md, "Ownership"), and whether people's changes of what it owns are
+// drift it takes back (docs/cli.md, "Drift and conflicts").
 type ownershipFlags struct {
 	pruneWithoutState bool
 	adoptLineage      string
+	strictConflicts   bool
 }
 
 func (f *ownershipFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.BoolVar(&f.pruneWithoutState, "prune-without-state", false, "delete what the landscape no longer renders although its state records nothing (a first apply, a lost state): objects with its label and of its lineage, or of none")
 	fl.StringVar(&f.adoptLineage, "adopt-lineage", "", "continue this lineage in an empty state, when the landscape's state was lost: its objects and generated Secrets are the landscape's again (the plan names it)")
+	fl.BoolVar(&f.strictConflicts, "strict-conflicts", false, "keep fields people changed with kubectl (edit, set, patch, ...) conflicts that need --force-conflicts, as controllers' fields are, instead of drift that apply takes back (the landscape's strict_conflicts does the same)")
 }
 
 func (f *ownershipFlags) apply(opts *planner.Options) {
-	opts.PruneWithoutState, opts.AdoptLineage = f.pruneWithoutState, f.adoptLineage
+	opts.PruneWithoutState, opts.AdoptLineage, opts.StrictConflicts = f.pruneWithoutState, f.adoptLineage, f.strictConflicts
 }
 
 func newPlanCommand(reg *schema.Registry) *cobra.Command {

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/declarative-gardener/gardener/engine/diff"
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/kinds"
 	"github.com/declarative-gardener/gardener/engine/object"
@@ -57,6 +58,10 @@ type Executor struct {
 	Desired []*plan.Desired
 	// ForceConflicts takes over fields other field managers own.
 	ForceConflicts bool
+	// TakeBack takes back, without ForceConflicts, the fields people changed (plan.People) in
+	// objects the landscape owns: drift. A controller's field stays a conflict. Run sets it
+	// unless the plan's conflicts are strict (plan.Plan.StrictConflicts).
+	TakeBack bool
 	// AllowDestroy holds the component addresses whose protected objects may be deleted or
 	// replaced.
 	AllowDestroy map[string]bool
@@ -250,7 +255,7 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 				return err
 			}
 		}
-		live, err := e.write(ctx, e.withLineage(d))
+		live, err := e.write(ctx, e.withLineage(d), o)
 		if err != nil {
 			return err
 		}
@@ -376,8 +381,8 @@ func (e *Executor) withLineage(d *plan.Desired) *plan.Desired {
 	return &c
 }
 
-// write server-side applies one object as the engine's field manager.
-func (e *Executor) write(ctx context.Context, d *plan.Desired) (*unstructured.Unstructured, error) {
+// write server-side applies one object as the engine's field manager; o is its plan.
+func (e *Executor) write(ctx context.Context, d *plan.Desired, o *plan.ObjectChange) (*unstructured.Unstructured, error) {
 	client, err := e.client(d.Cluster)
 	if err != nil {
 		return nil, err
@@ -407,6 +412,9 @@ func (e *Executor) write(ctx context.Context, d *plan.Desired) (*unstructured.Un
 	} else {
 		err = apply()
 	}
+	if apierrors.IsConflict(err) && e.takesBack(o) {
+		out, err = e.takeBack(ctx, ri, d, err)
+	}
 	// The API server's message may quote the object's values (plan.Desired.RedactError).
 	if apierrors.IsConflict(err) {
 		return nil, fmt.Errorf("%s in cluster %s: fields owned by other managers (apply with --force-conflicts to take them over): %w", d.Shown(), d.Cluster, d.RedactError(err))
@@ -415,6 +423,78 @@ func (e *Executor) write(ctx context.Context, d *plan.Desired) (*unstructured.Un
 		return nil, fmt.Errorf("%s in cluster %s: apply: %w", d.Shown(), d.Cluster, d.RedactError(err))
 	}
 	return e.consume(ctx, client.Resource(gvr).Namespace(d.Object.GetNamespace()), d, out)
+}
+
+// takesBack reports whether the write of o takes back the fields people changed: an update of an
+// object the landscape owns (not one it adopts, nor one it creates, which someone may have
+// created since the plan), when conflicts are not strict.
+func (e *Executor) takesBack(o *plan.ObjectChange) bool {
+	return e.TakeBack && !e.ForceConflicts && o != nil && o.Action == plan.Update && o.Reason.Kind != plan.ReasonAdopt
+}
+
+// takeBackAttempts bounds how often takeBack reads an object again that changed under it.
+const takeBackAttempts = 10
+
+// takeBack writes an object whose write failed on conflicts (first), taking back the fields
+// people changed (plan.People) and nothing of a controller's. Server-side apply forces all
+// conflicts or none, so the conflicts are judged at one resourceVersion and the forced write
+// is made at exactly that version: a resourceVersion in an applied configuration is a
+// precondition. It reads the object, writes it without force at the version read (the
+// conflicts it fails on are those of that version or a later one), and forces the write at the
+// version read when every conflict is a person's: it succeeds only if nothing changed the
+// object since, so a controller's write in between fails it and the object is read again. A
+// controller's field among the conflicts fails the write as the conflict it is.
+func (e *Executor) takeBack(ctx context.Context, ri dynamic.ResourceInterface, d *plan.Desired, first error) (*unstructured.Unstructured, error) {
+	err := first
+	for attempt := range takeBackAttempts {
+		if managers := diff.ConflictManagers(err); slices.ContainsFunc(managers, func(m string) bool { return !plan.IsPerson(m) }) {
+			return nil, err
+		}
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, err
+			case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+			}
+		}
+		var live *unstructured.Unstructured
+		if gerr := e.retry(ctx, func() error {
+			var err error
+			live, err = ri.Get(ctx, d.Object.GetName(), metav1.GetOptions{})
+			return err
+		}); gerr != nil {
+			return nil, fmt.Errorf("read it again to take back the fields people changed: %w", gerr)
+		}
+		obj := d.Object.DeepCopy()
+		render.YieldToLive(obj, live, d.Yield)
+		obj.SetResourceVersion(live.GetResourceVersion())
+		var out *unstructured.Unstructured
+		if out, err = e.applyAs(ctx, ri, obj, false); err == nil || !apierrors.IsConflict(err) {
+			return out, err
+		}
+		managers := diff.ConflictManagers(err)
+		if len(managers) == 0 {
+			continue // changed since it was read
+		}
+		if slices.ContainsFunc(managers, func(m string) bool { return !plan.IsPerson(m) }) {
+			return nil, err
+		}
+		if out, err = e.applyAs(ctx, ri, obj, true); err == nil || !apierrors.IsConflict(err) {
+			return out, err
+		}
+	}
+	return nil, fmt.Errorf("it kept changing while the fields people changed were taken back: %w", err)
+}
+
+// applyAs server-side applies obj as the engine's field manager, retrying transient errors.
+func (e *Executor) applyAs(ctx context.Context, ri dynamic.ResourceInterface, obj *unstructured.Unstructured, force bool) (*unstructured.Unstructured, error) {
+	var out *unstructured.Unstructured
+	err := e.retry(ctx, func() error {
+		var err error
+		out, err = ri.Apply(ctx, obj.GetName(), obj, metav1.ApplyOptions{FieldManager: inventory.FieldManager, Force: force})
+		return err
+	})
+	return out, err
 }
 
 // yieldToLive is the desired object with the fields it yields (plan.Desired.Yield) as the live

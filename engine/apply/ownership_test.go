@@ -3,6 +3,7 @@ package apply
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -220,8 +221,11 @@ func TestPlantedKeyMaterialIsNotUsed(t *testing.T) {
 		assert.Empty(t, again.Warnings)
 	}
 
-	// Key material changed in place (kubectl edit) is not used either: the plan shows the Secret
-	// changing back to new material of the engine's, taking the fields from their editor.
+	// Key material changed in place (kubectl edit) is not used either: it is drift, and the plan
+	// shows the Secret changing to new material of the engine's, taking the fields back from
+	// their editor; a plain apply writes it (the edited material is never used, and the engine's
+	// earlier material is gone, so taking back means regenerating, which the note says).
+	before := secretOf(t, cs, ns, "ca").Data
 	other, err := secrets.Generate(req, nil, secrets.Provenance{}, time.Now(), false, nil)
 	require.NoError(t, err)
 	patch, err := json.Marshal(map[string]any{"data": other.Secret.Object["data"]})
@@ -233,9 +237,21 @@ func TestPlantedKeyMaterialIsNotUsed(t *testing.T) {
 	require.NotNil(t, ca)
 	require.Len(t, ca.Objects, 1)
 	assert.Equal(t, plan.Update, ca.Objects[0].Action)
-	assert.Equal(t, plan.Reason{Kind: plan.ReasonConflict, Detail: "kubectl-edit"}, ca.Objects[0].Reason)
+	assert.Equal(t, plan.Reason{Kind: plan.ReasonDrift}, ca.Objects[0].Reason)
+	assert.Equal(t, []string{"kubectl-edit"}, ca.Objects[0].DriftManagers())
+	assert.Empty(t, ca.Objects[0].Conflicts)
 	assert.Contains(t, ca.Note.Text, "its data was written by kubectl-edit")
 	assert.Contains(t, drifted.Warnings, "Secret own-planted/ca in cluster runtime holds key material this landscape did not generate (its data was written by kubectl-edit, not by gardener's server-side apply); it is not used: new material is generated")
+	text.Reset()
+	require.NoError(t, views.Plan(&text, drifted, views.PlanOptions{}))
+	assert.Contains(t, text.String(), "Secret own-planted/ca (runtime) will be updated: drift by kubectl-edit, taken back [drift]")
+	assert.NotContains(t, text.String(), string(other.Secret.Object["data"].(map[string]any)["ca.key"].(string)))
+
+	mustRun(t, cfg, dir, true, nil)
+	live = secretOf(t, cs, ns, "ca")
+	assert.NotEqual(t, other.Secret.Object["data"].(map[string]any)["ca.crt"], base64.StdEncoding.EncodeToString(live.Data["ca.crt"]), "the edited CA is not used")
+	assert.NotEqual(t, before["ca.crt"], live.Data["ca.crt"], "new material of the engine's")
+	assert.False(t, mustRun(t, cfg, dir, false, nil).HasChanges(), "the new material is the engine's own")
 }
 
 // A lost state does not rotate every CA: the plan refuses the objects of the lineage it no longer

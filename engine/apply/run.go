@@ -93,7 +93,7 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 		ready = typedReadiness(clients)
 	}
 	e := &Executor{
-		Clients: clients, Desired: out.Result.Desired, ForceConflicts: opts.ForceConflicts,
+		Clients: clients, Desired: out.Result.Desired, ForceConflicts: opts.ForceConflicts, TakeBack: !pl.StrictConflicts,
 		AllowDestroy: allowed(out, opts.AllowDestroy), Protected: preventDestroy(out), Timeouts: readyTimeouts(out),
 		Ready: ready, Timeout: opts.Timeout, Recorder: opts.Recorder, Restamp: out.Result.Restamp, Awaits: awaits,
 	}

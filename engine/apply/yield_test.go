@@ -40,7 +40,7 @@ func TestApplyYieldsFieldsAnotherManagerDecides(t *testing.T) {
 	e := &Executor{Clients: map[string]dynamic.Interface{"runtime": client}, ForceConflicts: true}
 	write := func(obj *unstructured.Unstructured) {
 		t.Helper()
-		_, err := e.write(ctx, &plan.Desired{Cluster: "runtime", Object: obj, Resource: observe.Resource{GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Resource: "configmaps", Namespaced: true}, Yield: []string{"data.decided"}})
+		_, err := e.write(ctx, &plan.Desired{Cluster: "runtime", Object: obj, Resource: observe.Resource{GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Resource: "configmaps", Namespaced: true}, Yield: []string{"data.decided"}}, nil)
 		require.NoError(t, err)
 	}
 	write(cm("false", "a"))

@@ -416,3 +416,28 @@ component "thing" "t" {
 	assert.True(t, cfg.GetAttr("password").HasMark(SensitiveMark))
 	assert.False(t, cfg.GetAttr("value").HasMark(SensitiveMark))
 }
+
+// strict_conflicts is a constant bool of the landscape block; without it people's changes are
+// drift (the plan's rule), with it they stay conflicts.
+func TestLandscapeStrictConflicts(t *testing.T) {
+	tests := []struct {
+		name, attr string
+		want       bool
+		diags      []string
+	}{
+		{"absent", "", false, nil},
+		{"true", "strict_conflicts = true", true, nil},
+		{"false", "strict_conflicts = false", false, nil},
+		{"not a bool", `strict_conflicts = "yes please"`, false, []string{"Invalid value"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeLandscape(t, map[string]string{"main.hcl": "landscape \"test\" {\n  " + tt.attr + "\n}\ncluster \"runtime\" { context = \"runtime\" }\n"})
+			res, diags := Load(dir, testRegistry(t), InputSources{})
+			assert.Equal(t, tt.diags, summaries(diags), diags.Error())
+			if tt.diags == nil {
+				assert.Equal(t, tt.want, res.Landscape.StrictConflicts)
+			}
+		})
+	}
+}

@@ -29,6 +29,10 @@ type Landscape struct {
 	Name        string
 	Description string
 	State       *StateConfig
+	// StrictConflicts keeps people's changes of the landscape's objects (kubectl edit) conflicts
+	// that apply takes back only with --force-conflicts, as a controller's are; without it they
+	// are drift that a plain apply takes back (engine/plan, People).
+	StrictConflicts bool
 	// DeclRange is where the landscape block is declared.
 	DeclRange hcl.Range
 

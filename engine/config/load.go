@@ -264,7 +264,7 @@ func (d *decoder) declare(addr Address, what string, r hcl.Range) hcl.Diagnostic
 }
 
 var landscapeSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "description"}},
+	Attributes: []hcl.AttributeSchema{{Name: "description"}, {Name: "strict_conflicts"}},
 	Blocks:     []hcl.BlockHeaderSchema{{Type: "state"}},
 }
 
@@ -294,6 +294,9 @@ func (d *decoder) decodeLandscape(block *hcl.Block) hcl.Diagnostics {
 	diags = append(diags, cd...)
 	if attr, ok := content.Attributes["description"]; ok {
 		diags = append(diags, constString(attr, &l.Description)...)
+	}
+	if attr, ok := content.Attributes["strict_conflicts"]; ok {
+		diags = append(diags, constBool(attr, &l.StrictConflicts)...)
 	}
 	if len(content.Blocks) > 0 {
 		diags = append(diags, d.decodeState(content.Blocks[0])...)

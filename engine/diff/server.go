@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,6 +50,27 @@ func (d *Differ) FromServer(ctx context.Context, live, dryRun *unstructured.Unst
 // conflictManager extracts the manager from a conflict cause's message:
 // `conflict with "kubectl"` or `conflict with "kubectl" using v1`.
 var conflictManager = regexp.MustCompile(`conflict with "([^"]*)"`)
+
+// ConflictManagers lists the field managers a failed server-side apply conflicts with (a 409
+// with FieldManagerConflict causes), sorted and without duplicates; nil for any other error,
+// another 409 (a resourceVersion precondition that failed) included.
+func ConflictManagers(err error) []string {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || !apierrors.IsConflict(err) || status.Status().Details == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range status.Status().Details.Causes {
+		if c.Type != metav1.CauseTypeFieldManagerConflict {
+			continue
+		}
+		if m := conflictManager.FindStringSubmatch(c.Message); m != nil {
+			out = append(out, m[1])
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
 
 // ServerConflicts extracts the conflicts of a failed server-side apply (409 with
 // FieldManagerConflict causes) in Conflict form, sorted. It returns false when err is not such

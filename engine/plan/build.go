@@ -109,6 +109,10 @@ type Options struct {
 	DryRun DryRun
 	// Outputs are the landscape's outputs.
 	Outputs map[string]OutputValue
+	// StrictConflicts keeps people's changes of the landscape's objects conflicts, as those of
+	// controllers are (--strict-conflicts, or the landscape's strict_conflicts): apply takes
+	// them back only with --force-conflicts. Without it they are drift (drift.go).
+	StrictConflicts bool
 }
 
 // RecordedObject is what the state records of an object: the component that applied it, the API
@@ -250,6 +254,9 @@ func (r *Result) redactTexts() {
 			o.Reason.Detail = red.Redact(o.Reason.Detail)
 			for i, cf := range o.Conflicts {
 				o.Conflicts[i].Path = red.Redact(cf.Path)
+			}
+			for i, cf := range o.Drift {
+				o.Drift[i].Path = red.Redact(cf.Path)
 			}
 		}
 	}

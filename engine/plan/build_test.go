@@ -98,8 +98,11 @@ func (fakeDiffer) Diff(desired, live *unstructured.Unstructured, _ bool) (*diff.
 				c.Old = old
 			}
 			r.Changes = append(r.Changes, c)
-			if k == "owned" {
-				r.Conflicts = append(r.Conflicts, diff.Conflict{Path: c.Path, Manager: "kubectl"})
+			switch k {
+			case "owned": // a controller's field
+				r.Conflicts = append(r.Conflicts, diff.Conflict{Path: c.Path, Manager: "kube-controller-manager"})
+			case "edited": // a person's
+				r.Conflicts = append(r.Conflicts, diff.Conflict{Path: c.Path, Manager: "kubectl-edit"})
 			}
 			if k == "immutable" {
 				r.Immutable = append(r.Immutable, c.Path)
@@ -186,10 +189,15 @@ func TestBuildActionsAndReasons(t *testing.T) {
 	drifted.Object["data"] = map[string]any{"k": "edited"}
 	foreign := cm("apps", "foreign", map[string]any{"k": "v"})
 	foreign.SetResourceVersion("7")
+	// Edited by a person (kubectl edit), alone and beside a controller's field.
+	edited := live(t, cm("apps", "edited", map[string]any{"edited": "v"}), "component.manifests.a")
+	edited.Object["data"] = map[string]any{"edited": "by hand"}
+	mixed := live(t, cm("apps", "mixed", map[string]any{"edited": "v", "owned": "ours"}), "component.manifests.a")
+	mixed.Object["data"] = map[string]any{"edited": "by hand", "owned": "theirs"}
 	c := &fakeCluster{objects: []*unstructured.Unstructured{
 		live(t, cm("apps", "same", map[string]any{"k": "v"}), "component.manifests.a"),
 		live(t, cm("apps", "changed", map[string]any{"k": "old"}), "component.manifests.a"),
-		drifted,
+		drifted, edited, mixed,
 		live(t, cm("apps", "conflicting", map[string]any{"owned": "theirs"}), "component.manifests.a"),
 		live(t, cm("apps", "immutable", map[string]any{"immutable": "1"}), "component.manifests.a"),
 		live(t, cm("apps", "gone", map[string]any{}), "component.manifests.removed"),
@@ -201,6 +209,8 @@ func TestBuildActionsAndReasons(t *testing.T) {
 			cm("", "same", map[string]any{"k": "v"}),
 			cm("", "changed", map[string]any{"k": "new"}),
 			cm("", "drifted", map[string]any{"k": "v"}),
+			cm("", "edited", map[string]any{"edited": "v"}),
+			cm("", "mixed", map[string]any{"edited": "v", "owned": "ours"}),
 			cm("", "conflicting", map[string]any{"owned": "ours"}),
 			cm("", "immutable", map[string]any{"immutable": "2"}),
 			cm("", "new", map[string]any{"k": "v"}),
@@ -214,14 +224,26 @@ func TestBuildActionsAndReasons(t *testing.T) {
 		"component.manifests.a ConfigMap apps/same":        "no-op ",
 		"component.manifests.a ConfigMap apps/changed":     "update config_changed",
 		"component.manifests.a ConfigMap apps/drifted":     "update drift",
-		"component.manifests.a ConfigMap apps/conflicting": "update conflict:kubectl",
+		"component.manifests.a ConfigMap apps/edited":      "update drift",
+		"component.manifests.a ConfigMap apps/mixed":       "update conflict:kube-controller-manager",
+		"component.manifests.a ConfigMap apps/conflicting": "update conflict:kube-controller-manager",
 		"component.manifests.a ConfigMap apps/immutable":   "replace immutable_field:.data[immutable]",
 		"component.manifests.a ConfigMap apps/new":         "create missing",
 		"component.manifests.a ConfigMap apps/dropped":     "delete removed_from_landscape",
 		"component.manifests.b ConfigMap apps/foreign":     "update adopt",
 		"component.manifests.removed ConfigMap apps/gone":  "delete removed_from_landscape",
 	}, actions(res.Plan))
-	assert.Equal(t, Summary{Add: 1, Change: 4, Replace: 1, Destroy: 2}, res.Plan.Summary)
+	assert.Equal(t, Summary{Add: 1, Change: 6, Replace: 1, Destroy: 2}, res.Plan.Summary)
+	byName := map[string]*ObjectChange{}
+	for _, o := range res.Plan.Components[0].Objects {
+		byName[o.Ref.Name] = o
+	}
+	// A person's field is drift apply takes back; beside a controller's it is a conflict too.
+	assert.Equal(t, []Conflict{{Path: ".data[edited]", Manager: "kubectl-edit"}}, byName["edited"].Drift)
+	assert.Empty(t, byName["edited"].Conflicts)
+	assert.Empty(t, byName["mixed"].Drift)
+	assert.ElementsMatch(t, []Conflict{{Path: ".data[edited]", Manager: "kubectl-edit"}, {Path: ".data[owned]", Manager: "kube-controller-manager"}}, byName["mixed"].Conflicts, "the fake differ does not sort")
+	assert.False(t, res.Plan.StrictConflicts)
 	// Components in graph order; removed ones last.
 	var addrs []string
 	for _, c := range res.Plan.Components {
@@ -784,4 +806,43 @@ func TestBuildCarriesRenderingWarnings(t *testing.T) {
 		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(cm("", "x", nil)), Warnings: []string{warning}},
 	}, nil)
 	assert.Equal(t, []string{warning}, res.Plan.Warnings)
+}
+
+// People's changes are drift only in objects the landscape owns and while conflicts are not
+// strict: strict conflicts keep them conflicts, and an object the landscape adopts is not its own
+// yet, whoever wrote it.
+func TestPeoplesChangesAreConflictsWhenStrictOrAdopting(t *testing.T) {
+	edited := live(t, cm("apps", "edited", map[string]any{"edited": "v"}), "component.manifests.a")
+	edited.Object["data"] = map[string]any{"edited": "by hand"}
+	foreign := cm("apps", "foreign", map[string]any{"edited": "by hand"})
+	foreign.SetResourceVersion("7")
+	c := &fakeCluster{objects: []*unstructured.Unstructured{edited, foreign}}
+	rendered := map[config.InstanceAddress]*rendering.Rendered{
+		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(
+			cm("", "edited", map[string]any{"edited": "v"}),
+			cm("", "foreign", map[string]any{"edited": "v"}),
+		)},
+	}
+	tests := []struct {
+		name   string
+		strict bool
+		want   map[string]string
+	}{
+		{"drift", false, map[string]string{"edited": "update drift", "foreign": "update adopt"}},
+		{"strict", true, map[string]string{"edited": "update conflict:kubectl-edit", "foreign": "update adopt"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := buildPlan(t, c, rendered, func(o *Options) { o.StrictConflicts = tt.strict })
+			got := map[string]string{}
+			for _, o := range res.Plan.Components[0].Objects {
+				got[o.Ref.Name] = string(o.Action) + " " + o.Reason.String()
+				if o.Ref.Name == "foreign" || tt.strict {
+					assert.Empty(t, o.Drift, o.Ref.Name)
+					assert.Equal(t, []Conflict{{Path: ".data[edited]", Manager: "kubectl-edit"}}, o.Conflicts, o.Ref.Name)
+				}
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
 }

@@ -130,6 +130,13 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 	for _, c := range r.Conflicts {
 		ch.Conflicts = append(ch.Conflicts, Conflict{Path: m.path(c.Path), Manager: c.Manager})
 	}
+	// People's changes of an object the landscape owns are drift, taken back without force; an
+	// object it adopts is not its own yet, and one controller's field keeps the whole object a
+	// conflict.
+	adopting := !owned || gainsLineage(d, live) && !recorded(opts, cluster, ref)
+	if !opts.StrictConflicts && !adopting && allPeople(ch.Conflicts) {
+		ch.Drift, ch.Conflicts = ch.Conflicts, nil
+	}
 	switch {
 	case len(r.Immutable) > 0:
 		ch.Action, ch.Reason = Replace, Reason{Kind: ReasonImmutableField, Detail: m.path(r.Immutable[0])}
@@ -137,8 +144,8 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		ch.Action, ch.Reason = Update, Reason{Kind: ReasonAdopt}
 	case len(ch.Changes) == 0:
 		ch.Action = NoOp
-	case len(r.Conflicts) > 0:
-		ch.Action, ch.Reason = Update, Reason{Kind: ReasonConflict, Detail: r.Conflicts[0].Manager}
+	case len(ch.Conflicts) > 0:
+		ch.Action, ch.Reason = Update, Reason{Kind: ReasonConflict, Detail: firstController(ch.Conflicts)}
 	case gainsLineage(d, live) && !recorded(opts, cluster, ref):
 		// The landscape's name on an object proves nothing; one the state does not record is
 		// taken over like one without the label.
@@ -146,15 +153,16 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 	case gainsLineage(d, live) && onlyLineage(ch.Changes):
 		// Applied before objects carried their lineage: the first apply adds it.
 		ch.Action, ch.Reason = Update, Reason{Kind: ReasonConfigChanged}
-	case inventory.AppliedHash(live) == inventory.AppliedHash(d.Object) && !allSensitive(ch.Changes):
+	case inventory.AppliedHash(live) == inventory.AppliedHash(d.Object) && (len(ch.Drift) > 0 || !allSensitive(ch.Changes)):
 		// The hash leaves secrets out, so when only secret values differ it cannot tell a
-		// rotation in the landscape from an edit in the cluster; it calls that config_changed.
+		// rotation in the landscape from an edit in the cluster and calls that config_changed,
+		// unless people's field managers own the changed fields: then they changed them.
 		ch.Action, ch.Reason = Update, Reason{Kind: ReasonDrift}
 	default:
 		ch.Action, ch.Reason = Update, Reason{Kind: ReasonConfigChanged}
 	}
 	if ch.Action == NoOp {
-		ch.Changes = nil
+		ch.Changes, ch.Drift = nil, nil
 	} else {
 		ch.Changes = m.changes(managedContents(ch.Changes, d.Object, live, red))
 	}

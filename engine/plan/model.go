@@ -22,7 +22,7 @@ import (
 
 // FormatVersion is the version of the plan's JSON form (docs/plan-format.md). The minor version
 // grows with compatible additions, the major one with changes consumers must adapt to.
-const FormatVersion = "1.10"
+const FormatVersion = "1.11"
 
 // Action is what apply does to an object or component.
 type Action string
@@ -186,6 +186,10 @@ type Plan struct {
 	// AdoptLineage is the lineage an empty (lost) state continues (--adopt-lineage); applying a
 	// saved plan plans again with it.
 	AdoptLineage string `json:"adopt_lineage,omitempty"`
+	// StrictConflicts is set when people's changes stay conflicts (--strict-conflicts or the
+	// landscape's strict_conflicts): apply takes them back only with --force-conflicts. Applying
+	// a saved plan plans again with it.
+	StrictConflicts bool `json:"strict_conflicts,omitempty"`
 	// Components are in graph order; components whose objects are all unchanged are included
 	// with action no-op.
 	Components []*Component `json:"components"`
@@ -280,6 +284,11 @@ type ObjectChange struct {
 	// Conflicts are fields other managers own that this plan sets differently; applying them
 	// needs --force-conflicts.
 	Conflicts []Conflict `json:"conflicts,omitempty"`
+	// Drift are the fields of an object the landscape owns that people changed (kubectl's field
+	// managers, People), each with the manager that owns it now: apply takes them back without
+	// --force-conflicts. Empty when conflicts are strict (Plan.StrictConflicts), where they are
+	// Conflicts, and when a controller's field conflicts in the same object: then all are.
+	Drift []Conflict `json:"drift,omitempty"`
 	// ResourceVersion is the live object's resourceVersion when it was observed; apply of a saved
 	// plan refuses to go on when it moved. Empty for create-only objects that are not created:
 	// their plan does not depend on the live object, which their consumer may change or delete.
@@ -337,7 +346,8 @@ type FieldChange struct {
 	Unknown bool `json:"unknown,omitempty"`
 }
 
-// Conflict is a field another field manager owns that the plan sets to a different value.
+// Conflict is a field another field manager owns that the plan sets to a different value: a
+// conflict, or drift when the manager is a person's.
 type Conflict struct {
 	Path    string `json:"path"`
 	Manager string `json:"manager"`

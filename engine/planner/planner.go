@@ -87,6 +87,10 @@ type Options struct {
 	// state was lost, and the objects and generated Secrets of that lineage are its own again
 	// (ownership.go). A state that exists with another lineage is an error.
 	AdoptLineage string
+	// StrictConflicts keeps people's changes of the landscape's objects conflicts
+	// (`--strict-conflicts`); the landscape's strict_conflicts does too, and either one is
+	// enough: a flag cannot loosen what the landscape asks for.
+	StrictConflicts bool
 }
 
 // Outcome is everything a plan run produced.
@@ -368,12 +372,14 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		DryRun:            dryRun,
 		Outputs:           outputValues(ev, l),
 		Differs:           differOf,
+		StrictConflicts:   opts.StrictConflicts || l.StrictConflicts,
 	})
 	if err != nil {
 		return out, diags, err
 	}
 	res.Plan.StateSerial = serial
 	res.Plan.PruneWithoutState, res.Plan.AdoptLineage = opts.PruneWithoutState, opts.AdoptLineage
+	res.Plan.StrictConflicts = opts.StrictConflicts || l.StrictConflicts
 	if opts.AdoptLineage != "" && serial == 0 {
 		res.Plan.Notices = append(res.Plan.Notices, fmt.Sprintf("the landscape's state is empty: applying this plan continues lineage %s and records the objects of it the landscape renders", opts.AdoptLineage))
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
@@ -271,6 +272,9 @@ func printObject(p *printer, o *plan.ObjectChange) {
 	for _, c := range o.Conflicts {
 		p.printf("      %s %s is owned by field manager %q; apply with --force-conflicts to take it over\n", p.paint(red, "!"), c.Path, c.Manager)
 	}
+	for _, c := range o.Drift {
+		p.printf("      %s %s was changed by %s; apply takes it back\n", p.paint(yellow, "<"), c.Path, c.Manager)
+	}
 	if o.Action == plan.Delete {
 		return
 	}
@@ -297,10 +301,16 @@ func reasonText(o *plan.ObjectChange) string {
 	switch o.Reason.Kind {
 	case plan.ReasonMissing:
 		text = "will be created"
-	case plan.ReasonConfigChanged:
-		text = "will be updated: the landscape changed"
 	case plan.ReasonDrift:
 		text = "will be updated: the live object drifted from the landscape"
+		if by := o.DriftManagers(); len(by) > 0 {
+			text = "will be updated: drift by " + strings.Join(by, ", ") + ", taken back"
+		}
+	case plan.ReasonConfigChanged:
+		text = "will be updated: the landscape changed"
+		if by := o.DriftManagers(); len(by) > 0 {
+			text += "; drift by " + strings.Join(by, ", ") + " is taken back too"
+		}
 	case plan.ReasonImmutableField:
 		text = fmt.Sprintf("must be replaced: immutable field %s changes", arg)
 	case plan.ReasonRemovedFromLandscape:

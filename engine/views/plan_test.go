@@ -36,8 +36,8 @@ func samplePlan() *plan.Plan {
 				}},
 			}},
 			{Address: `component.manifests.web["a"]`, Type: "manifests", DependsOn: []string{"component.manifests.base"}, Objects: []*plan.ObjectChange{
-				{Cluster: "runtime", APIVersion: "apps/v1", Ref: object.Ref{Group: "apps", Kind: "Deployment", Namespace: "apps", Name: "web"}, Action: plan.Update, Reason: plan.Reason{Kind: plan.ReasonConflict, Detail: "kubectl"}, ResourceVersion: "41",
-					Conflicts: []plan.Conflict{{Path: ".spec.replicas", Manager: "kubectl"}},
+				{Cluster: "runtime", APIVersion: "apps/v1", Ref: object.Ref{Group: "apps", Kind: "Deployment", Namespace: "apps", Name: "web"}, Action: plan.Update, Reason: plan.Reason{Kind: plan.ReasonConflict, Detail: "kube-controller-manager"}, ResourceVersion: "41",
+					Conflicts: []plan.Conflict{{Path: ".spec.replicas", Manager: "kube-controller-manager"}},
 					Changes: []plan.FieldChange{
 						{Path: ".spec.replicas", Before: int64(1), After: int64(3), HasBefore: true, HasAfter: true},
 						{Path: ".spec.template.spec.containers[name=web].args[0]", Before: "--old", HasBefore: true},
@@ -46,9 +46,10 @@ func samplePlan() *plan.Plan {
 				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "Service", Namespace: "apps", Name: "web"}, Action: plan.Replace, Reason: plan.Reason{Kind: plan.ReasonImmutableField, Detail: ".spec.clusterIP"}, ResourceVersion: "42", Changes: []plan.FieldChange{
 					{Path: ".spec.clusterIP", Before: "10.0.0.1", After: "10.0.0.2", HasBefore: true, HasAfter: true},
 				}},
-				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "drifted"}, Action: plan.Update, Reason: plan.Reason{Kind: plan.ReasonDrift}, ResourceVersion: "43", Changes: []plan.FieldChange{
-					{Path: ".data[k]", Before: "edited", After: "v", HasBefore: true, HasAfter: true},
-				}},
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "drifted"}, Action: plan.Update, Reason: plan.Reason{Kind: plan.ReasonDrift}, ResourceVersion: "43",
+					Drift: []plan.Conflict{{Path: ".data[k]", Manager: "kubectl-edit"}}, Changes: []plan.FieldChange{
+						{Path: ".data[k]", Before: "edited", After: "v", HasBefore: true, HasAfter: true},
+					}},
 			}},
 			{Address: "component.manifests.later", Type: "manifests", Action: plan.Read, Note: plan.ParseNote("rendered during apply: depends on values known only after apply (.objects)"), Objects: []*plan.ObjectChange{}},
 			{Address: "component.manifests.old", Type: "manifests", Note: plan.ParseNote("removed from the landscape"), Objects: []*plan.ObjectChange{

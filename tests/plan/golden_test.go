@@ -70,9 +70,10 @@ var outOfBand = map[string]func(t *testing.T, cs kubernetes.Interface){
 		require.NoError(t, err)
 	},
 	"conflict": func(t *testing.T, cs kubernetes.Interface) {
-		// kubectl edit: another manager changes a field the landscape sets.
+		// Another operator (a controller, not a person) changes a field the landscape sets: a
+		// conflict. A person's change (kubectl edit) would be drift, as in the escapes scenario.
 		_, err := cs.CoreV1().ConfigMaps("golden-conflict").Patch(context.Background(), "app-config", types.MergePatchType,
-			[]byte(`{"data":{"mode":"slow"}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+			[]byte(`{"data":{"mode":"slow"}}`), metav1.PatchOptions{FieldManager: "config-operator"})
 		require.NoError(t, err)
 	},
 }
