@@ -142,8 +142,9 @@ func TestKubectlSetImageIsTakenBackAndAutoscalersAreLeftAlone(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, ownsField(pinned, "kube-controller-manager", "scale", `"f:replicas"`), "kube-controller-manager owns the replicas through the scale subresource: %+v", pinned.ManagedFields)
 
-	// A person changes two images by hand.
+	// A person changes two images and scales web by hand (kubectl scale writes as "kubectl").
 	kubectl(t, "-n", ns, "set", "image", "deployment/web", "web=registry.local/web:hotfix")
+	kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=3")
 	kubectl(t, "-n", ns, "set", "image", "deployment/pinned", "pinned=registry.local/pinned:hotfix")
 
 	pl := mustRun(t, cfg, dir, false, nil)
@@ -151,7 +152,7 @@ func TestKubectlSetImageIsTakenBackAndAutoscalersAreLeftAlone(t *testing.T) {
 	web := objectOf(t, pl, "component.manifests.web", "Deployment", "web")
 	assert.Equal(t, plan.Update, web.Action)
 	assert.Equal(t, plan.Reason{Kind: plan.ReasonDrift}, web.Reason)
-	assert.Equal(t, []plan.Conflict{{Path: imagePath("web"), Manager: "kubectl-set"}}, web.Drift)
+	assert.Equal(t, []plan.Conflict{{Path: ".spec.replicas", Manager: "kubectl"}, {Path: imagePath("web"), Manager: "kubectl-set"}}, web.Drift)
 	assert.Empty(t, web.Conflicts)
 	assert.Equal(t, plan.NoOp, objectOf(t, pl, "component.manifests.scaled", "Deployment", "scaled").Action, "the HPA's replicas are not the landscape's")
 	pinnedPlan := objectOf(t, pl, "component.manifests.pinned", "Deployment", "pinned")
@@ -162,10 +163,15 @@ func TestKubectlSetImageIsTakenBackAndAutoscalersAreLeftAlone(t *testing.T) {
 	}, pinnedPlan.Conflicts, "one controller's field keeps the whole object a conflict")
 	assert.Empty(t, pinnedPlan.Drift)
 	text, js := planText(t, pl)
-	assert.Contains(t, text, "Deployment.apps drift-repair/web (runtime) will be updated: drift by kubectl-set, taken back [drift]\n")
+	assert.Contains(t, text, "Deployment.apps drift-repair/web (runtime) will be updated: drift by kubectl, kubectl-set, taken back [drift]\n")
+	assert.Contains(t, text, "      < .spec.replicas was changed by kubectl; apply takes it back\n")
 	assert.Contains(t, text, "      < "+imagePath("web")+" was changed by kubectl-set; apply takes it back\n")
 	assert.Contains(t, text, `Deployment.apps drift-repair/pinned (runtime) will be updated, but fields owned by "kube-controller-manager" conflict: apply needs --force-conflicts [conflict:kube-controller-manager]`)
 	assert.Contains(t, js, `"drift": [
+            {
+              "path": ".spec.replicas",
+              "manager": "kubectl"
+            },
             {
               "path": "`+imagePath("web")+`",
               "manager": "kubectl-set"
@@ -176,13 +182,13 @@ func TestKubectlSetImageIsTakenBackAndAutoscalersAreLeftAlone(t *testing.T) {
 	strict := mustRun(t, cfg, dir, false, func(o *LandscapeOptions) { o.Planner.StrictConflicts = true })
 	assert.True(t, strict.StrictConflicts)
 	webStrict := objectOf(t, strict, "component.manifests.web", "Deployment", "web")
-	assert.Equal(t, plan.Reason{Kind: plan.ReasonConflict, Detail: "kubectl-set"}, webStrict.Reason)
+	assert.Equal(t, plan.Reason{Kind: plan.ReasonConflict, Detail: "kubectl"}, webStrict.Reason)
 	assert.Empty(t, webStrict.Drift)
 	files := ownedLandscape(ns, ns, components...)
 	landscapetest.Write(t, dir, map[string]string{"main.hcl": strings.Replace(files["main.hcl"], "{}", "{\n  strict_conflicts = true\n}", 1)})
 	strictLandscape := mustRun(t, cfg, dir, false, nil)
 	assert.True(t, strictLandscape.StrictConflicts)
-	assert.Equal(t, plan.Reason{Kind: plan.ReasonConflict, Detail: "kubectl-set"}, objectOf(t, strictLandscape, "component.manifests.web", "Deployment", "web").Reason)
+	assert.Equal(t, plan.Reason{Kind: plan.ReasonConflict, Detail: "kubectl"}, objectOf(t, strictLandscape, "component.manifests.web", "Deployment", "web").Reason)
 	landscapetest.Write(t, dir, files)
 
 	// A plain apply: web's image is taken back; pinned fails on the controller's replicas and
@@ -193,6 +199,7 @@ func TestKubectlSetImageIsTakenBackAndAutoscalersAreLeftAlone(t *testing.T) {
 	assert.Contains(t, err.Error(), `"kube-controller-manager"`)
 	assert.NotContains(t, err.Error(), "drift-repair/web")
 	assert.Equal(t, "registry.local/web:1.0", imageOf(t, cs, ns, "web"), "taken back")
+	assert.EqualValues(t, 1, replicasOf(t, cs, ns, "web"), "taken back")
 	webLive, err := cs.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.False(t, ownsField(webLive, "kubectl-set", "", `"f:image"`), "kubectl-set owns the image no more: %+v", webLive.ManagedFields)

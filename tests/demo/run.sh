@@ -59,8 +59,8 @@ step "Drift: someone scales the dev shoot's kube-controller-manager down by hand
 kubectl --context runtime -n shoot--local--dev scale deployment kube-controller-manager --replicas=0
 "$bin/gardener" plan "$root/landscapes/local" --detailed-exitcode 2>/dev/null | grep -A3 -E '^(# shoot.dev.kube_controller_manager|Plan:)' || [[ $? == 2 ]]
 
-step "Repair it: apply takes the field back from the hand edit (--force-conflicts) and waits until it is ready"
-"$bin/gardener" apply "$root/landscapes/local" --auto-approve --force-conflicts 2>&1 | tail -n 3
+step "Repair it: a plain apply takes the field back from the hand edit (drift by kubectl) and waits until it is ready"
+"$bin/gardener" apply "$root/landscapes/local" --auto-approve 2>&1 | tail -n 3
 kubectl --context runtime -n shoot--local--dev get deployment kube-controller-manager
 "$bin/gardener" plan "$root/landscapes/local" 2>/dev/null | grep 'No changes'
 
