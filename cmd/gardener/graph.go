@@ -57,8 +57,8 @@ A landscape with errors prints its diagnostics instead, and the exit code is 1.`
   # Draw it with Graphviz
   gardener graph --format dot landscapes/local | dot -Tsvg > graph.svg
 
-  # Embed it in Markdown, with a different set of shoots
-  gardener graph --format mermaid --var 'shoots=["dev"]' landscapes/local`,
+  # Embed it in Markdown, with the qa shoot hibernated
+  gardener graph --format mermaid --var hibernate_qa=true landscapes/local`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			write, ok := graphFormats[format]

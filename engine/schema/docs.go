@@ -219,7 +219,7 @@ func mdConstraints(a *Attribute) string {
 		parts = append(parts, c.Describe)
 	}
 	if a.Immutable {
-		parts = append(parts, "immutable: a change replaces the object")
+		parts = append(parts, "immutable: a change replaces the object, or fails the plan where a replacement would destroy a cluster or its data (Shoots, Seeds, Projects, Gardens: plan-format.md)")
 	}
 	if a.Sensitive {
 		parts = append(parts, "sensitive: never shown in plans or logs")

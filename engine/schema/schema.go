@@ -88,7 +88,8 @@ type Attribute struct {
 	Default cty.Value
 	// AllowedValues restricts a string attribute to these values.
 	AllowedValues []string
-	// Immutable attributes cannot change once applied; a change plans as a replacement.
+	// Immutable attributes cannot change once applied; a change plans as a replacement, or fails
+	// the plan for kinds that are never replaced (engine/kinds' Irreplaceable: Shoots, Seeds...).
 	Immutable bool
 	// Sensitive values are never printed in plans, diagnostics or logs.
 	Sensitive bool

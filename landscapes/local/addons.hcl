@@ -1,6 +1,5 @@
-# Plain objects next to the Gardener layers: the manifests component applies them as they are.
-# Until the garden, seed and shoot blocks render (the component catalog issues), these are the
-# objects `gardener plan landscapes/local` shows and `gardener apply landscapes/local` applies.
+# Plain objects next to the Gardener layers: the manifests component applies them as they are,
+# the simplest component there is and the one to copy for objects of your own.
 component "manifests" "local_addons" {
   cluster   = cluster.runtime
   namespace = "local-addons"
