@@ -15,6 +15,10 @@ import (
 // OpenAPIIndex means "never asked", which replay reports as an unrecorded read; empty means the
 // server answered with nothing.
 type Recording struct {
+	// Empty records a cluster that holds no objects: a LIST or GET the recording does not hold
+	// answers nothing instead of failing. The empty cluster an offline plan reads (EmptyCluster)
+	// is such a recording.
+	Empty         bool               `json:"empty,omitempty"`
 	ServerVersion string             `json:"server_version,omitempty"`
 	Resources     []RecordedResource `json:"resources"`
 	Lists         []RecordedList     `json:"lists,omitempty"`

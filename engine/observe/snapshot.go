@@ -15,7 +15,8 @@ var ErrNotRecorded = errors.New("not recorded")
 
 // Snapshot is a Cluster that replays a Recording, so that `gardener plan --observed SNAPSHOT`
 // and golden tests run without a cluster and read exactly what the recorded plan read. Every
-// answer is a deep copy; a read that was not recorded fails with ErrNotRecorded.
+// answer is a deep copy; a read that was not recorded fails with ErrNotRecorded, unless the
+// recording is of an empty cluster (Recording.Empty), where it finds nothing.
 type Snapshot struct {
 	rec   *Recording
 	lists map[readKey][]*unstructured.Unstructured
@@ -69,6 +70,9 @@ func (s *Snapshot) Resources(context.Context) ([]Resource, error) {
 func (s *Snapshot) List(_ context.Context, gvr schema.GroupVersionResource, namespace, labelSelector string) ([]unstructured.Unstructured, error) {
 	key := readKey{gvr: gvr, namespace: namespace, selector: labelSelector}
 	objs, ok := s.lists[key]
+	if !ok && s.rec.Empty {
+		return nil, nil
+	}
 	if !ok {
 		return nil, fmt.Errorf("snapshot: %s: %w", describeRead("LIST", key), ErrNotRecorded)
 	}
@@ -83,6 +87,9 @@ func (s *Snapshot) List(_ context.Context, gvr schema.GroupVersionResource, name
 func (s *Snapshot) Get(_ context.Context, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
 	key := readKey{gvr: gvr, namespace: namespace, name: name}
 	obj, ok := s.gets[key]
+	if !ok && s.rec.Empty {
+		return nil, nil
+	}
 	if !ok {
 		return nil, fmt.Errorf("snapshot: %s: %w", describeRead("GET", key), ErrNotRecorded)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"time"
 )
 
 // SnapshotFormatVersion is the snapshot file format this build writes and reads. It changes
@@ -21,8 +22,12 @@ const SnapshotFormatVersion = 1
 // by namespace and name) and objects complete (managedFields included), so it is byte-stable
 // and reviewable in a diff; only OpenAPI documents are compressed.
 type SnapshotFile struct {
-	FormatVersion int                   `json:"format_version"`
-	Clusters      map[string]*Recording `json:"clusters"`
+	FormatVersion int `json:"format_version"`
+	// RecordedAt is when the clusters were read (to the second, UTC; zero in snapshots recorded
+	// before it was kept): a plan from the snapshot is made at that time unless told another
+	// (`--at`), so that it reads the same on every run.
+	RecordedAt time.Time             `json:"recorded_at,omitzero"`
+	Clusters   map[string]*Recording `json:"clusters"`
 }
 
 // Cluster returns a Snapshot of the named cluster, or an error naming the clusters the file has.
@@ -40,7 +45,7 @@ func WriteSnapshot(w io.Writer, f *SnapshotFile) error {
 	if f.FormatVersion != 0 && f.FormatVersion != SnapshotFormatVersion {
 		return fmt.Errorf("snapshot: cannot write format_version %d (this gardener writes %d)", f.FormatVersion, SnapshotFormatVersion)
 	}
-	out := SnapshotFile{FormatVersion: SnapshotFormatVersion, Clusters: f.Clusters}
+	out := SnapshotFile{FormatVersion: SnapshotFormatVersion, RecordedAt: f.RecordedAt.UTC().Truncate(time.Second), Clusters: f.Clusters}
 	if out.Clusters == nil {
 		out.Clusters = map[string]*Recording{}
 	}

@@ -1,13 +1,22 @@
-// Command openapigen regenerates the embedded OpenAPI v3 documents of the built-in Kubernetes
-// group versions (engine/openapi/builtin). Run it from the repository root:
+// Command openapigen regenerates what gardener knows of an empty cluster without asking one: the
+// embedded OpenAPI v3 documents of the built-in Kubernetes group versions and of the Gardener API
+// (engine/openapi/builtin), and the empty cluster offline plans read (engine/observe/
+// emptycluster.json: server version, discovery and OpenAPI index, no objects). Run it from the
+// repository root:
 //
-//	go run ./tests/openapigen                     # starts a local API server (bin/)
-//	go run ./tests/openapigen -kubeconfig FILE    # reads an existing cluster
+//	go run ./tests/openapigen                     # starts a local runtime and virtual garden (bin/)
+//	go run ./tests/openapigen -kubeconfig FILE    # reads existing clusters (-context, -gardener-context)
 //
-// It keeps every "api/v1" and "apis/<group>/<version>" document the server serves, except the
-// groups of CustomResourceDefinitions and of aggregated APIServices, compacts each
+// From the Kubernetes cluster it keeps every "api/v1" and "apis/<group>/<version>" document the
+// server serves, except the groups of CustomResourceDefinitions and of aggregated APIServices.
+// From the virtual garden it keeps the group versions the real gardener-apiserver serves through
+// the aggregation layer (localcluster.GardenerAPIGroupVersions): the Gardener API is not defined
+// by CRDs a landscape applies, so an offline plan can learn its kinds and schemas from nothing
+// else. Gardener's CRD groups (extensions, resources, druid, operator) are left out: an empty
+// cluster does not serve them, and a landscape that uses them renders their CRDs
+// (components/crds), which is how a plan learns of them. It compacts each document
 // (openapi.Compact), writes it gzipped as builtin/<path>.json.gz and records the hash the server
-// announced in builtin/index.json. The output is deterministic for a given server build.
+// announced in builtin/index.json. The output is deterministic for given server builds.
 //
 // It lives under tests/, beside the local control plane it starts, because nothing the gardener
 // binary compiles may import tests/ (tests/layers).
@@ -15,6 +24,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -23,6 +33,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -34,16 +45,20 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/openapi"
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
 func main() {
-	kubeconfig := flag.String("kubeconfig", "", "cluster to read; empty starts a local API server from bin/")
-	kubeContext := flag.String("context", "", "kubeconfig context")
-	out := flag.String("out", "engine/openapi/builtin", "output directory")
+	kubeconfig := flag.String("kubeconfig", "", "clusters to read; empty starts a local runtime and virtual garden from bin/")
+	kubeContext := flag.String("context", "", "kubeconfig context of a Kubernetes cluster")
+	gardenerContext := flag.String("gardener-context", "virtual-garden", "kubeconfig context of a virtual garden serving the Gardener API")
+	out := flag.String("out", "engine/openapi/builtin", "output directory of the documents")
+	empty := flag.String("empty-cluster", "engine/observe/emptycluster.json", "output file of the empty cluster")
 	flag.Parse()
-	if err := run(*kubeconfig, *kubeContext, *out); err != nil {
+	if err := run(*kubeconfig, *kubeContext, *gardenerContext, *out, *empty); err != nil {
 		fmt.Fprintln(os.Stderr, "openapigen:", err)
 		os.Exit(1)
 	}
@@ -52,32 +67,75 @@ func main() {
 // groupVersionPath matches the documents of one group version.
 var groupVersionPath = regexp.MustCompile(`^(api/v1|apis/[^/]+/[^/]+)$`)
 
-func run(kubeconfig, kubeContext, out string) error {
+func run(kubeconfig, kubeContext, gardenerContext, out, emptyFile string) error {
 	ctx := context.Background()
-	var cfg *rest.Config
+	var cfg, gardenerCfg *rest.Config
 	if kubeconfig == "" {
 		c, err := localcluster.Launch(ctx, localcluster.Options{
-			Planes: []localcluster.PlaneOptions{{Name: localcluster.RuntimePlane}},
-			Log:    os.Stderr,
+			Planes: []localcluster.PlaneOptions{
+				{Name: localcluster.RuntimePlane},
+				{Name: localcluster.VirtualGardenPlane, GardenerAPI: true},
+			},
+			Log: os.Stderr,
 		})
 		if err != nil {
 			return fmt.Errorf("local cluster: %w", err)
 		}
 		defer func() { _ = c.Stop() }()
 		cfg = c.Plane(localcluster.RuntimePlane).RESTConfig()
+		gardenerCfg = c.Plane(localcluster.VirtualGardenPlane).RESTConfig()
 	} else {
 		var err error
-		cfg, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-			&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig},
-			&clientcmd.ConfigOverrides{CurrentContext: kubeContext}).ClientConfig()
-		if err != nil {
-			return fmt.Errorf("kubeconfig: %w", err)
+		if cfg, err = loadConfig(kubeconfig, kubeContext); err != nil {
+			return err
+		}
+		if gardenerCfg, err = loadConfig(kubeconfig, gardenerContext); err != nil {
+			return err
 		}
 	}
 	excluded, err := nonBuiltinGroups(ctx, cfg)
 	if err != nil {
 		return err
 	}
+	gardenerGroups := map[string]bool{}
+	for _, gv := range localcluster.GardenerAPIGroupVersions {
+		gardenerGroups[gv.Group] = true
+	}
+	if err := os.RemoveAll(out); err != nil {
+		return err
+	}
+	index := map[string]string{}
+	builtin := func(group string) bool { return !excluded[group] }
+	if err := writeDocuments(cfg, out, builtin, index); err != nil {
+		return err
+	}
+	gardener := func(group string) bool { return gardenerGroups[group] }
+	if err := writeDocuments(gardenerCfg, out, gardener, index); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(index, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(out, "index.json"), append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	return writeEmptyCluster(ctx, emptyFile, index, []source{{cfg, builtin}, {gardenerCfg, gardener}})
+}
+
+func loadConfig(kubeconfig, kubeContext string) (*rest.Config, error) {
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig},
+		&clientcmd.ConfigOverrides{CurrentContext: kubeContext}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s context %q: %w", kubeconfig, kubeContext, err)
+	}
+	return cfg, nil
+}
+
+// writeDocuments writes the compacted documents of the group versions keep selects by group and
+// adds their hashes to index.
+func writeDocuments(cfg *rest.Config, out string, keep func(group string) bool, index map[string]string) error {
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("discovery: %w", err)
@@ -86,17 +144,13 @@ func run(kubeconfig, kubeContext, out string) error {
 	if err != nil {
 		return fmt.Errorf("openapi index: %w", err)
 	}
-	if err := os.RemoveAll(out); err != nil {
-		return err
-	}
-	index := map[string]string{}
 	names := make([]string, 0, len(paths))
 	for p := range paths {
 		names = append(names, p)
 	}
 	sort.Strings(names)
 	for _, p := range names {
-		if !groupVersionPath.MatchString(p) || excluded[groupOf(p)] {
+		if !groupVersionPath.MatchString(p) || !keep(groupOf(p)) {
 			continue
 		}
 		gv := paths[p]
@@ -114,11 +168,58 @@ func run(kubeconfig, kubeContext, out string) error {
 		index[p] = hashOf(gv.ServerRelativeURL())
 		fmt.Fprintf(os.Stderr, "%s: %d bytes compacted\n", p, len(compact))
 	}
-	data, err := json.MarshalIndent(index, "", "  ")
-	if err != nil {
-		return err
+	return nil
+}
+
+// source is a cluster and the groups of it the empty cluster serves.
+type source struct {
+	cfg  *rest.Config
+	keep func(group string) bool
+}
+
+// writeEmptyCluster records the empty cluster: the Kubernetes cluster's server version, the
+// discovery of the kept groups as gardener's client reads it (engine/cluster: preferred versions,
+// main resources), and the OpenAPI index of the embedded documents, as a recording of a cluster
+// that holds no objects (observe.Recording.Empty).
+func writeEmptyCluster(ctx context.Context, file string, index map[string]string, sources []source) error {
+	rec := &observe.Recording{Empty: true, Resources: []observe.RecordedResource{}, OpenAPIIndex: map[string]string{}}
+	for i, src := range sources {
+		c, err := cluster.ConnectConfig(src.cfg, cluster.Options{NoDiskCache: true})
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			if rec.ServerVersion, err = c.ServerVersion(ctx); err != nil {
+				return err
+			}
+		}
+		resources, err := c.Resources(ctx)
+		if err != nil {
+			return err
+		}
+		for _, r := range resources {
+			if src.keep(r.Group) {
+				rec.Resources = append(rec.Resources, observe.RecordedResource{
+					Group: r.Group, Version: r.Version, Kind: r.Kind, Resource: r.Resource, Namespaced: r.Namespaced, Verbs: r.Verbs,
+				})
+			}
+		}
 	}
-	return os.WriteFile(filepath.Join(out, "index.json"), append(data, '\n'), 0o644)
+	for path, hash := range index {
+		rec.OpenAPIIndex[path] = "/openapi/v3/" + path + "?hash=" + hash
+	}
+	// The order of snapshot files (observe.WriteSnapshot), so that a regeneration diffs cleanly.
+	slices.SortFunc(rec.Resources, func(a, b observe.RecordedResource) int {
+		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Version, b.Version), cmp.Compare(a.Resource, b.Resource))
+	})
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rec); err != nil {
+		return fmt.Errorf("empty cluster: %w", err)
+	}
+	return os.WriteFile(file, buf.Bytes(), 0o644)
 }
 
 func groupOf(path string) string {
