@@ -128,7 +128,15 @@ func (r *Renderer) generateSecret(rd *Rendered, cluster string, clusterValue cty
 	if now.IsZero() {
 		now = time.Now()
 	}
-	res, err := secrets.Generate(req, existing, prov, now, r.Rotate[string(req.Class)], rand.Reader)
+	generate := func() (*secrets.Result, error) {
+		return secrets.Generate(req, existing, prov, now, r.Rotate[string(req.Class)], rand.Reader)
+	}
+	if r.DeferSecrets {
+		generate = func() (*secrets.Result, error) {
+			return secrets.Defer(req, existing, prov, now, r.Rotate[string(req.Class)])
+		}
+	}
+	res, err := generate()
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +151,9 @@ func (r *Renderer) generateSecret(rd *Rendered, cluster string, clusterValue cty
 	// public and stay readable, and so do a bootstrap token's id and usages, which would
 	// otherwise hide every "true" of the plan.
 	data, _ := res.Secret.Object["data"].(map[string]any)
+	if res.Material.Deferred() {
+		data = nil // the placeholder is no secret, and hiding it would hide the CA bundles that embed it
+	}
 	for _, key := range req.Class.SensitiveDataKeys() {
 		if s, ok := data[key].(string); ok && s != "" {
 			rd.Secrets = append(rd.Secrets, s)

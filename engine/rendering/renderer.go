@@ -118,6 +118,11 @@ type Renderer struct {
 	// Placeholders records generated secrets without generating them, for uses that make no
 	// plan (the graph): their material reads as a placeholder.
 	Placeholders bool
+	// DeferSecrets plans generated secrets without generating new material (secrets.Defer), for
+	// plans that are not made against the live clusters and so are never applied as they are
+	// (`--offline`, `--observed`): existing material is reused as always, new material reads as
+	// secrets.DeferredValue, and the plan stays the same from run to run.
+	DeferSecrets bool
 	// Retired, when set, returns the state's record of an instance whose lifetime ended in an
 	// earlier apply (nil when there is none); it is asked only for instances with a lifetime.
 	Retired func(addr config.InstanceAddress) (*Retirement, error)
