@@ -2,6 +2,7 @@ package views
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	goyaml "sigs.k8s.io/yaml/goyaml.v2"
 
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/plan"
@@ -55,7 +56,7 @@ func WriteManifests(dir string, desired []*plan.Desired, order []config.Instance
 			docs[k] = buf
 			keys = append(keys, k)
 		}
-		data, err := yaml.Marshal(d.Object.Object)
+		data, err := marshalYAML(d.Object.Object)
 		if err != nil {
 			return nil, fmt.Errorf("manifests: %s %s: %w", d.Component, d.Object.GetName(), err)
 		}
@@ -116,4 +117,21 @@ func fileSafe(addr string) string {
 			return '_'
 		}
 	}, addr)
+}
+
+// marshalYAML writes an object as YAML with the keys of every mapping in byte order, as
+// sigs.k8s.io/yaml would but for the order: that goes through go-yaml v2's map key order, which
+// compares digits in keys as numbers and is no total order for keys such as
+// "secret-3055c21f" and "secret-3ddd1800", so that the same object came out in a different order
+// from run to run. Decoding the JSON form (sorted keys) into a MapSlice keeps its order.
+func marshalYAML(obj map[string]any) ([]byte, error) {
+	j, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var doc goyaml.MapSlice
+	if err := goyaml.Unmarshal(j, &doc); err != nil {
+		return nil, err
+	}
+	return goyaml.Marshal(doc)
 }

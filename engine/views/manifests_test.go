@@ -3,6 +3,7 @@ package views
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,4 +94,30 @@ func TestWriteManifestsRefusesCollidingNames(t *testing.T) {
 		desiredObject("runtime", order[1], "ConfigMap", "two", nil),
 	}, []config.InstanceAddress{})
 	assert.ErrorContains(t, err, "would both be written")
+}
+
+// Keys whose digits go-yaml v2 compares as numbers have no order of its own: the same object must
+// still be written the same on every run, with the keys in byte order.
+func TestManifestKeysInByteOrder(t *testing.T) {
+	annotations := map[string]any{}
+	keys := []string{"secret-91bdc8f9", "secret-389fbba5", "secret-998b2966", "secret-3055c21f", "secret-3ddd1800", "secret-17c26aa4", "secret-a92da147"}
+	for _, k := range keys {
+		annotations[k] = "x"
+	}
+	obj := map[string]any{"metadata": map[string]any{"annotations": annotations}, "spec": map[string]any{"replicas": int64(2), "ratio": 0.5}}
+	first, err := marshalYAML(obj)
+	require.NoError(t, err)
+	for range 50 {
+		again, err := marshalYAML(obj)
+		require.NoError(t, err)
+		require.Equal(t, string(first), string(again))
+	}
+	sorted := slices.Sorted(slices.Values(keys))
+	var want strings.Builder
+	want.WriteString("metadata:\n  annotations:\n")
+	for _, k := range sorted {
+		want.WriteString("    " + k + ": x\n")
+	}
+	want.WriteString("spec:\n  ratio: 0.5\n  replicas: 2\n")
+	assert.Equal(t, want.String(), string(first))
 }
