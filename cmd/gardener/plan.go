@@ -31,6 +31,7 @@ type planFlags struct {
 	destroy          bool
 	parallelism      int
 	observed         string
+	offline          bool
 	serverDryRun     bool
 	rotate           []string
 	at               string
@@ -70,6 +71,7 @@ Exit codes: 0 success, 1 error; with --detailed-exitcode 0 means no changes, 2 c
 		Example: `  gardener plan landscapes/local
   gardener plan landscapes/local --detailed-exitcode --out plan.bin
   gardener plan landscapes/local --json | jq '.summary'
+  gardener plan landscapes/local --offline                  # against empty clusters, no kubeconfig needed
   gardener plan landscapes/local --observed snapshot.json   # offline, from a snapshot`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -87,6 +89,7 @@ Exit codes: 0 success, 1 error; with --detailed-exitcode 0 means no changes, 2 c
 	fl.BoolVar(&f.destroy, "destroy", false, "plan the deletion of everything the landscape owns")
 	fl.IntVar(&f.parallelism, "parallelism", 10, "concurrent API requests per cluster")
 	fl.StringVar(&f.observed, "observed", "", "plan against a snapshot file (gardener snapshot) instead of the live clusters")
+	fl.BoolVar(&f.offline, "offline", false, "plan against empty clusters, without any kubeconfig or API access (as helm template does)")
 	fl.StringArrayVar(&f.rotate, "rotate", nil, "plan regenerating the generated secrets of this class (ca, server-cert, client-cert, rsa-key, token, password, encryption-config, vpn-tlsauth, bootstrap-token; repeatable)")
 	fl.BoolVar(&f.serverDryRun, "server-dry-run", false, "check every changed object with a server-side apply dry-run (webhooks and defaults included)")
 	fl.StringVar(&f.at, "at", "", "plan as at this time (RFC 3339, such as 2026-11-22T22:30:00Z): which changes maintenance windows hold back, which generated secrets are due")
@@ -102,30 +105,27 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 		Differs: planner.LocalDiffers(""), Rotate: rotateSet(f.rotate),
 	}
 	f.ownership.apply(&opts)
+	var at time.Time
 	if f.at != "" {
 		if f.out != "" {
 			printLine(stderr, "Error: --at plans for another time, and a saved plan is applied now: use --at without --out.")
 			return exitCode(1)
 		}
-		at, err := time.Parse(time.RFC3339, f.at)
-		if err != nil {
+		var err error
+		if at, err = time.Parse(time.RFC3339, f.at); err != nil {
 			printf(stderr, "Error: --at %q is not a time like 2026-11-22T22:30:00Z: %v\n", f.at, err)
 			return exitCode(1)
 		}
 		// The clusters are read now: what Gardener's controllers do until then is predicted.
 		opts.Now, opts.ObservedAt = at, time.Now()
 	}
-	if f.observed != "" {
-		if f.serverDryRun {
-			printLine(stderr, "Error: --server-dry-run needs live clusters and cannot be combined with --observed.")
-			return exitCode(1)
-		}
-		connect, err := planner.SnapshotConnector(f.observed)
+	if f.offline || f.observed != "" {
+		connect, recordedAt, err := recordedConnector(stderr, f.offline, f.observed, f.serverDryRun)
 		if err != nil {
-			printf(stderr, "Error: %v\n", err)
-			return exitCode(1)
+			return err
 		}
-		opts.Connect = connect
+		opts.Connect, opts.DeferSecrets = connect, true
+		opts.Now, opts.ObservedAt = planner.RecordedTimes(at, recordedAt)
 	} else {
 		opts.Connect = planner.LiveConnector(clusterOptions(f.parallelism))
 		opts.ServerDryRun = f.serverDryRun
@@ -215,9 +215,11 @@ clusters store them, Secrets included; treat it like a backup of those objects.`
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			rec := planner.NewRecording(planner.LiveConnector(clusterOptions(0)))
+			// Plans from the snapshot are made at the time it was recorded.
+			rec.At = time.Now().UTC().Truncate(time.Second)
 			out, diags, err := planner.Plan(ctx, planner.Options{
 				Dir: args[0], Schemas: reg, Renderers: catalogRenderers(), Inputs: inputs.sources(),
-				Connect: rec.Connect, Differs: planner.LocalDiffers(""),
+				Connect: rec.Connect, Differs: planner.LocalDiffers(""), Now: rec.At,
 			})
 			if werr := diag.WriteText(cmd.ErrOrStderr(), diags, out.Load.Files, diag.TextOptions{Color: useColor(cmd.ErrOrStderr())}); werr != nil {
 				return werr
@@ -240,6 +242,34 @@ clusters store them, Secrets included; treat it like a backup of those objects.`
 	inputs.register(cmd)
 	cmd.Flags().StringVar(&output, "output", "", "the snapshot file to write")
 	return cmd
+}
+
+// recordedConnector is the connector of a plan or render that reads no live cluster: the empty
+// clusters of --offline or the snapshot of --observed. The error is the command's exit code,
+// its message printed.
+// It also returns when the snapshot was recorded (zero offline and for older snapshots).
+func recordedConnector(stderr io.Writer, offline bool, observed string, serverDryRun bool) (planner.Connector, time.Time, error) {
+	switch {
+	case offline && observed != "":
+		printLine(stderr, "Error: --offline plans against empty clusters and --observed against a snapshot: use one of them.")
+		return nil, time.Time{}, exitCode(1)
+	case serverDryRun && offline:
+		printLine(stderr, "Error: --server-dry-run needs live clusters and cannot be combined with --offline.")
+		return nil, time.Time{}, exitCode(1)
+	case serverDryRun:
+		printLine(stderr, "Error: --server-dry-run needs live clusters and cannot be combined with --observed.")
+		return nil, time.Time{}, exitCode(1)
+	}
+	var recordedAt time.Time
+	connect, err := planner.OfflineConnector()
+	if observed != "" {
+		connect, recordedAt, err = planner.OpenSnapshot(observed)
+	}
+	if err != nil {
+		printf(stderr, "Error: %v\n", err)
+		return nil, time.Time{}, exitCode(1)
+	}
+	return connect, recordedAt, nil
 }
 
 // reportPlan prints a plan run's diagnostics and, when the landscape is invalid or the run

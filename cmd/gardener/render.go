@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,7 @@ import (
 func newRenderCommand(reg *schema.Registry) *cobra.Command {
 	var inputs inputFlags
 	var outputDir, observed string
+	var offline bool
 	var targets []string
 	var parallelism int
 	cmd := &cobra.Command{
@@ -31,6 +33,7 @@ instead); nothing is written to them. Values only a live object holds after appl
 ${live:...} marker. D holds Secrets as the clusters receive them: it is created readable by its
 owner only, and must be empty.`,
 		Example: `  gardener render landscapes/local --output-dir /tmp/local
+  gardener render landscapes/local --offline --output-dir /tmp/local   # no cluster needed
   kubectl apply --server-side -f /tmp/local/runtime --context runtime`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,14 +58,14 @@ owner only, and must be empty.`,
 					return nil, nil
 				},
 			}
-			if observed != "" {
+			if offline || observed != "" {
 				opts.Prefetch, opts.ReadState = false, nil
-				connect, err := planner.SnapshotConnector(observed)
+				connect, recordedAt, err := recordedConnector(stderr, offline, observed, false)
 				if err != nil {
-					printf(stderr, "Error: %v\n", err)
-					return exitCode(1)
+					return err
 				}
-				opts.Connect = connect
+				opts.Connect, opts.DeferSecrets = connect, true
+				opts.Now, opts.ObservedAt = planner.RecordedTimes(time.Time{}, recordedAt)
 			}
 			out, diags, err := planner.Plan(ctx, opts)
 			if err := reportPlan(stderr, out, diags, err); err != nil {
@@ -85,6 +88,7 @@ owner only, and must be empty.`,
 	fl := cmd.Flags()
 	fl.StringVar(&outputDir, "output-dir", "", "the directory to write to (created, or empty)")
 	fl.StringVar(&observed, "observed", "", "read a snapshot file (gardener snapshot) instead of the live clusters")
+	fl.BoolVar(&offline, "offline", false, "render against empty clusters, without any kubeconfig or API access (as helm template does)")
 	fl.StringArrayVar(&targets, "target", nil, "render only this component and its dependencies (repeatable)")
 	fl.IntVar(&parallelism, "parallelism", 10, "concurrent API requests per cluster")
 	return cmd

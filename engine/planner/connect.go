@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/zclconf/go-cty/cty"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,22 +32,69 @@ func LiveConnector(opts cluster.Options) Connector {
 
 // SnapshotConnector replays the clusters recorded in a snapshot file.
 func SnapshotConnector(path string) (Connector, error) {
+	connect, _, err := OpenSnapshot(path)
+	return connect, err
+}
+
+// OpenSnapshot replays the clusters recorded in a snapshot file and says when they were recorded
+// (zero for snapshots recorded before the time was kept).
+func OpenSnapshot(path string) (Connector, time.Time, error) {
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+		return nil, time.Time{}, fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	defer fh.Close()
 	file, err := observe.ReadSnapshot(fh)
 	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+		return nil, time.Time{}, fmt.Errorf("snapshot %s: %w", path, err)
 	}
 	return func(name string, _ cluster.Access) (observe.Cluster, error) {
 		return file.Cluster(name)
+	}, file.RecordedAt, nil
+}
+
+// OfflineTime is the time a plan that reads no live cluster is made at when neither `--at` nor
+// its snapshot names one (`--offline`, or a snapshot recorded before snapshots kept their
+// time): a fixed time, so that such plans are byte-identical from run to run and golden tests
+// need no masking. It is documented in docs/cli.md.
+var OfflineTime = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// RecordedTimes are the evaluation time (Options.Now) and observation time (Options.ObservedAt)
+// of a plan that reads no live cluster. A snapshot's clusters are as they were when it was
+// recorded (recordedAt), and the plan is made then or at at (`--at`), what Gardener's controllers
+// do in between predicted. Empty clusters (recordedAt zero: offline, or a snapshot recorded before
+// snapshots kept their time) are as they are at the plan's time: at, else OfflineTime. Neither
+// depends on the clock.
+func RecordedTimes(at, recordedAt time.Time) (now, observedAt time.Time) {
+	if recordedAt.IsZero() {
+		if at.IsZero() {
+			at = OfflineTime
+		}
+		return at, at
+	}
+	if at.IsZero() {
+		at = recordedAt
+	}
+	return at, recordedAt
+}
+
+// OfflineConnector plans without any cluster (`--offline`): every cluster block reads the empty
+// cluster observe.EmptyCluster, the pinned Kubernetes and Gardener API with no objects, as a plan
+// from a snapshot reads its recording. No kubeconfig is read and nothing connects.
+func OfflineConnector() (Connector, error) {
+	if _, err := observe.EmptyCluster(); err != nil {
+		return nil, err
+	}
+	return func(string, cluster.Access) (observe.Cluster, error) {
+		return observe.EmptyCluster()
 	}, nil
 }
 
 // Recording connects through another connector and records every read, for `gardener snapshot`.
 type Recording struct {
+	// At is when the clusters are read, kept in the snapshot (observe.SnapshotFile.RecordedAt);
+	// zero keeps no time.
+	At        time.Time
 	connect   Connector
 	mu        sync.Mutex
 	recorders map[string]*observe.Recorder
@@ -75,7 +123,7 @@ func (r *Recording) Connect(name string, access cluster.Access) (observe.Cluster
 func (r *Recording) WriteFile(path string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	file := &observe.SnapshotFile{Clusters: map[string]*observe.Recording{}}
+	file := &observe.SnapshotFile{RecordedAt: r.At, Clusters: map[string]*observe.Recording{}}
 	for name, rec := range r.recorders {
 		recording, err := rec.Recording()
 		if err != nil {

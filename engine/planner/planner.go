@@ -73,6 +73,10 @@ type Options struct {
 	// predict as done (render.Input.ObservedAt). Zero means Now: the live objects are taken as
 	// they are at the evaluation time.
 	ObservedAt time.Time
+	// DeferSecrets plans generated secrets without generating new key material
+	// (rendering.Renderer.DeferSecrets), for plans that do not read the live clusters
+	// (`--offline`, `--observed`) and so are never applied as they are.
+	DeferSecrets bool
 	// Rotate names the generated secret classes to regenerate ("ca", "token", ...).
 	Rotate map[string]bool
 	// Prefetch starts the LISTs of the kinds the state records while the landscape renders
@@ -151,7 +155,7 @@ func prepare(opts Options, conns *connections, st func() (*state.State, error)) 
 		r.Placeholders = true // nothing is planned without clusters (gardener graph)
 	}
 	// One evaluation time for the whole run: every schedule and renewal is judged against it.
-	r.Now, r.Rotate, r.ObservedAt = opts.Now, opts.Rotate, opts.ObservedAt
+	r.Now, r.Rotate, r.ObservedAt, r.DeferSecrets = opts.Now, opts.Rotate, opts.ObservedAt, opts.DeferSecrets
 	if r.Now.IsZero() {
 		r.Now = time.Now()
 	}
