@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -108,3 +109,71 @@ func TestOfflineRefusesOtherClusterSources(t *testing.T) {
 	assert.Equal(t, exitCode(1), err)
 	assert.Contains(t, errOut, "--server-dry-run needs live clusters and cannot be combined with --offline")
 }
+
+// A cluster block whose kubeconfig or context does not exist is one diagnostic at the block,
+// naming the file and the context looked for and suggesting --offline, and no component is
+// blamed for it.
+func TestMissingClusterIsOneDiagnosticAtItsBlock(t *testing.T) {
+	withoutKubeconfig(t)
+	dir := t.TempDir()
+	// client-go reads ~ once per process, so the default kubeconfig is named through KUBECONFIG.
+	t.Setenv("KUBECONFIG", filepath.Join(dir, "none.yaml"))
+	kubeconfig := filepath.Join(dir, "other.yaml")
+	require.NoError(t, os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\ncurrent-context: other\ncontexts:\n- name: other\n  context: {cluster: other}\nclusters:\n- name: other\n  cluster: {server: https://127.0.0.1:1}\n"), 0o600))
+	landscape := `landscape "l" {}
+
+cluster "absent" {
+  kubeconfig = "absent.yaml"
+  context    = "runtime"
+}
+
+cluster "wrong_context" {
+  kubeconfig = "other.yaml"
+  context    = "runtime"
+}
+
+cluster "default" {}
+
+component "manifests" "a" {
+  cluster = cluster.absent
+  objects = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "a", namespace = "default" } }]
+}
+
+component "manifests" "b" {
+  cluster = cluster.wrong_context
+  objects = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "b", namespace = "default" } }]
+}
+
+component "manifests" "c" {
+  cluster = cluster.default
+  objects = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "c", namespace = "default" } }]
+}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.hcl"), []byte(landscape), 0o600))
+	for _, command := range [][]string{{"plan", dir}, {"render", dir, "--output-dir", filepath.Join(t.TempDir(), "out")}} {
+		t.Run(command[0], func(t *testing.T) {
+			_, errOut, err := run(t, command...)
+			assert.Equal(t, exitCode(1), err)
+			assert.Equal(t, 3, strings.Count(errOut, "Error: "), errOut)
+			assert.Equal(t, 3, strings.Count(errOut, "Error: Cluster not found"), errOut)
+			assert.NotContains(t, errOut, "Component cannot be rendered")
+			for _, want := range []string{
+				`on ` + filepath.Join(dir, "main.hcl") + ` line 3, in cluster "absent"`,
+				`Cluster "absent" is reached through context "runtime" of kubeconfig ` + filepath.Join(dir, "absent.yaml") + ` (the cluster block's kubeconfig): the file does not exist.`,
+				`on ` + filepath.Join(dir, "main.hcl") + ` line 8, in cluster "wrong_context"`,
+				`Cluster "wrong_context" is reached through context "runtime" of kubeconfig ` + kubeconfig + ` (the cluster block's kubeconfig): it has no such context.`,
+				`on ` + filepath.Join(dir, "main.hcl") + ` line 13, in cluster "default"`,
+				`Cluster "default" is reached through the current context of kubeconfig ` + filepath.Join(dir, "none.yaml") + ` (KUBECONFIG): the file does not exist.`,
+				"gardener plan --offline",
+			} {
+				assert.Contains(t, unwrap(errOut), want)
+			}
+		})
+	}
+	out, errOut, err := run(t, "plan", dir, "--offline")
+	require.NoError(t, err, errOut)
+	assert.Contains(t, out, "Plan: 3 to add, 0 to change, 0 to replace, 0 to destroy.")
+}
+
+// unwrap joins the lines diagnostics are wrapped into.
+func unwrap(s string) string { return strings.Join(strings.Fields(s), " ") }

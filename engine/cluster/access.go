@@ -5,7 +5,6 @@
 package cluster
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
@@ -72,7 +71,7 @@ func LoadRESTConfig(access Access) (*rest.Config, error) {
 	if access.InCluster {
 		cfg, err := rest.InClusterConfig()
 		if err != nil {
-			return nil, fmt.Errorf("in-cluster config: %w", err)
+			return nil, &AccessError{Problem: err.Error(), Err: err}
 		}
 		return cfg, nil
 	}
@@ -83,21 +82,9 @@ func LoadRESTConfig(access Access) (*rest.Config, error) {
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: access.Context}
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig %s: %w", describeAccess(access), err)
+		return nil, accessError(access, rules, err)
 	}
 	return cfg, nil
-}
-
-// describeAccess names the kubeconfig and context for error messages.
-func describeAccess(access Access) string {
-	file := access.Kubeconfig
-	if file == "" {
-		file = "(default loading rules)"
-	}
-	if access.Context == "" {
-		return file
-	}
-	return fmt.Sprintf("%s context %q", file, access.Context)
 }
 
 // tune applies Options to a copy of cfg.

@@ -194,10 +194,10 @@ func TestServerVersionAndOpenAPI(t *testing.T) {
 
 func TestConnectErrors(t *testing.T) {
 	_, err := cluster.Connect(cluster.Access{Kubeconfig: "/nonexistent/kubeconfig"}, cluster.Options{})
-	assert.ErrorContains(t, err, "kubeconfig /nonexistent/kubeconfig: ")
+	assert.ErrorContains(t, err, "kubeconfig /nonexistent/kubeconfig (the cluster block's kubeconfig): the file does not exist")
 	if testing.Short() {
 		return
 	}
 	_, err = cluster.Connect(cluster.Access{Kubeconfig: localcluster.Shared(t).Kubeconfig(), Context: "nope"}, cluster.Options{})
-	assert.ErrorContains(t, err, `context "nope"`)
+	assert.ErrorContains(t, err, `context "nope" of kubeconfig `+localcluster.Shared(t).Kubeconfig()+` (the cluster block's kubeconfig): it has no such context`)
 }

@@ -229,11 +229,23 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	}
 	adoptErr := withAdoptedLineage(&opts)
 	conns := newConnections(opts.Connect, landscapefs.New(opts.Dir, opts.Inputs.Trust))
+	// The landscape evaluated without rendering (a few milliseconds): its clusters are checked
+	// before anything renders, and the prefetch learns what to list from it. A landscape that
+	// does not evaluate is left to the plan proper, which reports it.
+	var evaluated *config.Result
+	if opts.Connect != nil {
+		if res, d := config.Load(opts.Dir, opts.Schemas, opts.Inputs); !d.HasErrors() {
+			if diags := checkClusters(res, conns); diags.HasErrors() {
+				return &Outcome{Load: res, Clusters: conns.clusters}, diags, nil
+			}
+			evaluated = res
+		}
+	}
 	var prefetched map[string]*observe.Prefetch
 	if opts.Prefetch && opts.Connect != nil {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel() // LISTs the plan did not take end with it
-		prefetched = prefetch(ctx, &opts, conns)
+		prefetched = prefetch(ctx, &opts, conns, evaluated)
 		conns.prefetched = prefetched
 	}
 	out, diags := prepare(opts, conns, earlyState(&opts))

@@ -16,15 +16,14 @@ import (
 // kinds the state records: rendering is CPU work and LISTs are round trips, and a plan of a
 // landscape with few changes would otherwise wait for the one and then for the other.
 //
-// It evaluates the landscape without rendering it (a few milliseconds per hundred shoots) to
-// learn its name, clusters and state block, reads the state when opts has none yet (the plan
+// It takes the landscape evaluated without rendering it (Plan's evaluation before rendering, a
+// few milliseconds per hundred shoots) to learn its name, clusters and state block, reads the state when opts has none yet (the plan
 // proper gets the outcome of that read, error included, rather than reading again), and returns
 // the prefetches by cluster block. A landscape that does not evaluate is left for the plan proper,
 // which reports it: prefetching only moves reads earlier and never decides anything. Clusters
 // whose access depends on values known only after rendering are not prefetched.
-func prefetch(ctx context.Context, opts *Options, conns *connections) map[string]*observe.Prefetch {
-	res, diags := config.Load(opts.Dir, opts.Schemas, opts.Inputs)
-	if diags.HasErrors() || res.Evaluated == nil || res.Landscape == nil {
+func prefetch(ctx context.Context, opts *Options, conns *connections, res *config.Result) map[string]*observe.Prefetch {
+	if res == nil || res.Evaluated == nil || res.Landscape == nil {
 		return nil
 	}
 	st, err := readStateOnce(opts, res)
