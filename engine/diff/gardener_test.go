@@ -92,7 +92,7 @@ func standInFetcher(t testing.TB, crds []*apiextensionsv1.CustomResourceDefiniti
 	return out
 }
 
-// standInDiffer is a differ over the Gardener schemas: gardener-apiserver's recorded documents
+// standInDiffer is a differ over the Gardener schemas: gardener-apiserver's embedded documents
 // and the CRDs' of the other Gardener kinds.
 func standInDiffer(t testing.TB) *Differ {
 	fetcher := standInFetcher(t, standInCRDs(t))

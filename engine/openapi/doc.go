@@ -7,8 +7,10 @@
 // document is cached on disk under that hash: an unchanged schema is never fetched again and a
 // changed CRD schema is refetched because its hash changes. When the server cannot be reached or
 // does not serve a built-in group version, the package falls back to an embedded copy of the
-// built-in Kubernetes group versions; that copy is also used without fetching whenever its hash
-// equals the one the server announces.
+// built-in Kubernetes group versions and of the Gardener API (the groups gardener-apiserver
+// serves through the aggregation layer, which no CRD defines, so that offline plans can type
+// Gardener objects); that copy is also used without fetching whenever its hash equals the one
+// the server announces.
 //
 // Stored documents (cache and embedded copy) are compacted: only components.schemas is kept and
 // descriptions are dropped, which makes them several times smaller and faster to parse.

@@ -10,9 +10,10 @@ import (
 	"sync"
 )
 
-// builtinFS holds the compacted documents of the built-in Kubernetes group versions, gzipped,
-// one file per path (builtin/apis/apps/v1.json.gz), plus builtin/index.json mapping each path to
-// the hash the server announced for it. Regenerate with `go run ./tests/openapigen`.
+// builtinFS holds the compacted documents of the built-in Kubernetes group versions and of the
+// Gardener API gardener-apiserver serves, gzipped, one file per path
+// (builtin/apis/apps/v1.json.gz), plus builtin/index.json mapping each path to the hash the
+// server announced for it. Regenerate with `go run ./tests/openapigen`.
 //
 //go:embed builtin
 var builtinFS embed.FS
@@ -62,6 +63,10 @@ func embeddedDocument(path string) ([]byte, bool, error) {
 	}
 	return data, true, nil
 }
+
+// EmbeddedDocument returns the compacted embedded document of a path ("apis/apps/v1"), or false
+// when it is not embedded.
+func EmbeddedDocument(path string) ([]byte, bool, error) { return embeddedDocument(path) }
 
 // EmbeddedPaths lists the built-in group version paths compiled into the binary, with the hash
 // the generating server announced for each.
