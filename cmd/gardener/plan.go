@@ -65,7 +65,9 @@ func newPlanCommand(reg *schema.Registry) *cobra.Command {
 		Short: "Show what applying the landscape would change",
 		Long: `Render every component of the landscape in DIR, read the live state of its clusters (one LIST
 per kind), diff each object with server-side apply semantics and print the plan: every field that
-will change and nothing that will not. Nothing is written to any cluster.
+will change and nothing that will not. Nothing is written to any cluster. With --offline the
+plan is made against empty clusters without any kubeconfig or API access (as helm template
+renders a chart), the same bytes on every run.
 
 Exit codes: 0 success, 1 error; with --detailed-exitcode 0 means no changes, 2 changes, 1 error.`,
 		Example: `  gardener plan landscapes/local
@@ -244,10 +246,9 @@ clusters store them, Secrets included; treat it like a backup of those objects.`
 	return cmd
 }
 
-// recordedConnector is the connector of a plan or render that reads no live cluster: the empty
-// clusters of --offline or the snapshot of --observed. The error is the command's exit code,
-// its message printed.
-// It also returns when the snapshot was recorded (zero offline and for older snapshots).
+// recordedConnector is the connector of a plan or render that reads no live cluster (the empty
+// clusters of --offline or the snapshot of --observed) and when the snapshot was recorded (zero
+// offline and for older snapshots). The error is the command's exit code, its message printed.
 func recordedConnector(stderr io.Writer, offline bool, observed string, serverDryRun bool) (planner.Connector, time.Time, error) {
 	switch {
 	case offline && observed != "":

@@ -31,10 +31,12 @@ CRDs and namespaces before what needs them. Like a plan, rendering reads the clu
 secrets reuse the Secrets that exist, copies read their sources; --observed reads a snapshot
 instead); nothing is written to them. Values only a live object holds after apply keep their
 ${live:...} marker. D holds Secrets as the clusters receive them: it is created readable by its
-owner only, and must be empty.`,
+owner only, and must be empty. With --offline every cluster is empty and no kubeconfig is read (as
+helm template does); new generated secrets then hold "(generated at apply)", so such files are
+for review and golden tests, not for kubectl apply.`,
 		Example: `  gardener render landscapes/local --output-dir /tmp/local
-  gardener render landscapes/local --offline --output-dir /tmp/local   # no cluster needed
-  kubectl apply --server-side -f /tmp/local/runtime --context runtime`,
+  kubectl apply --server-side -f /tmp/local/runtime --context runtime
+  gardener render landscapes/local --offline --output-dir /tmp/review   # no cluster needed; for review`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
