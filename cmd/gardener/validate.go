@@ -64,6 +64,9 @@ valid, 1 otherwise.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			res, diags := config.Load(args[0], reg, inputs.sources())
+			if res.Evaluated != nil {
+				diags = append(diags, res.Evaluated.MissingKubeconfigs()...)
+			}
 			if asJSON {
 				if err := writeValidateJSON(cmd.OutOrStdout(), diags, res.Files); err != nil {
 					return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/big"
 	"os"
 	"slices"
@@ -321,12 +322,27 @@ func (e *Evaluated) evaluateCluster(c *Cluster) hcl.Diagnostics {
 	}
 	attrs["name"] = cty.StringVal(c.Name)
 	e.Clusters[c.Name] = cty.ObjectVal(attrs)
-	return e.kubeconfigExists(c, attrs["kubeconfig"])
+	return nil
 }
 
-// kubeconfigExists warns, at the kubeconfig attribute, when the file a cluster block names does
-// not exist: a warning, not an error, since a pipeline may write it before it plans (validate
-// runs without clusters), but most often it is a typo that the plan would report only later.
+// MissingKubeconfigs warns, at their kubeconfig attributes, about the files cluster blocks name
+// that do not exist: for validate, which connects to nothing. A warning, not an error, since a
+// pipeline may write the file before it plans, but most often it is a typo that only the plan
+// would report otherwise (as an error at the cluster block; offline plans need no file).
+func (e *Evaluated) MissingKubeconfigs() hcl.Diagnostics {
+	var diags hcl.Diagnostics
+	for _, name := range slices.Sorted(maps.Keys(e.Clusters)) {
+		c := e.Landscape.Clusters[name]
+		v := e.Clusters[name]
+		if c == nil || !v.IsKnown() || v.IsNull() || !v.Type().IsObjectType() || !v.Type().HasAttribute("kubeconfig") {
+			continue
+		}
+		diags = append(diags, e.kubeconfigExists(c, v.GetAttr("kubeconfig"))...)
+	}
+	return diags
+}
+
+// kubeconfigExists is MissingKubeconfigs for one cluster block.
 func (e *Evaluated) kubeconfigExists(c *Cluster, kc cty.Value) hcl.Diagnostics {
 	kc, marks := kc.UnmarkDeep()
 	if e.Landscape.Paths == nil || kc.IsNull() || !kc.IsKnown() || strings.HasPrefix(kc.AsString(), "~") {

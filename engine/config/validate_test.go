@@ -39,7 +39,11 @@ component "manifests" "both" {
 `,
 		"present.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: default\n",
 	})
-	_, diags := config.Load(dir, catalog.Schemas(), config.InputSources{})
+	res, diags := config.Load(dir, catalog.Schemas(), config.InputSources{})
+	// Only validate warns about kubeconfigs: a plan reports them at the cluster block when it
+	// connects, an offline plan needs none.
+	assert.NotContains(t, summarize(dir, diags), "main.hcl:3:16: warning: Kubeconfig not found")
+	diags = append(diags, res.Evaluated.MissingKubeconfigs()...)
 	assert.ElementsMatch(t, []string{
 		"main.hcl:3:16: warning: Kubeconfig not found",
 		"main.hcl:7:31: Invalid function argument",
