@@ -43,6 +43,8 @@ type Landscape struct {
 	// "component.helm_release.cert_manager").
 	Blocks  map[Address]*Block
 	Outputs map[string]*Output
+	// Moved are the landscape's moved blocks in source order (moved.go).
+	Moved []*Moved
 
 	// References are the dependency edges between the objects above, in source order.
 	References []Reference

@@ -42,6 +42,7 @@ var topLevelSchema = &hcl.BodySchema{
 		{Type: string(schema.KindShoot), LabelNames: []string{"name"}},
 		{Type: string(schema.KindComponent), LabelNames: []string{"type", "name"}},
 		{Type: "output", LabelNames: []string{"name"}},
+		{Type: "moved"},
 	},
 }
 
@@ -141,6 +142,7 @@ func Parse(paths *landscapefs.Dir, reg *schema.Registry) (*Landscape, hcl.Diagno
 			Detail:   `A landscape needs one landscape block naming it, e.g. landscape "production" {}; the name goes into the labels of every object it applies.`,
 		})
 	}
+	diags = append(diags, checkMoves(l)...)
 	diags = append(diags, resolveReferences(l)...)
 	return l, diags
 }
@@ -208,6 +210,8 @@ func (d *decoder) decodeFile(body hcl.Body) hcl.Diagnostics {
 			bd, addr = d.decodeCluster(block), Address("cluster."+block.Labels[0])
 		case "output":
 			bd, addr = d.decodeOutput(block), Address("output."+block.Labels[0])
+		case "moved":
+			bd = d.decodeMoved(block)
 		default:
 			var b *Block
 			bd, b = d.decodeBlock(block)
