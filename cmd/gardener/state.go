@@ -40,7 +40,7 @@ outputs and the hash of the configuration last applied. It lives where the lands
 says (a local file by default). These commands read it, or remove components from it without
 touching any cluster.`,
 	}
-	cmd.AddCommand(newStateListCommand(reg), newStateShowCommand(reg), newStateRmCommand(reg))
+	cmd.AddCommand(newStateListCommand(reg), newStateShowCommand(reg), newStateRmCommand(reg), newStateMvCommand(reg))
 	return cmd
 }
 
@@ -271,6 +271,78 @@ func stateRm(ctx context.Context, out io.Writer, b state.Backend, addrs []string
 		return err
 	}
 	printf(out, "Removed %s from the state (serial %d); their objects stay in the clusters.\n", plural(len(remove), "component"), s.Serial)
+	return nil
+}
+
+func newStateMvCommand(reg *schema.Registry) *cobra.Command {
+	var inputs inputFlags
+	var lockTimeout time.Duration
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "mv DIR FROM TO",
+		Short: "Move component instances to another address in the state",
+		Long: `Move what the state of the landscape in DIR records at FROM to TO, holding the state lock, after
+renaming a block: the next plan then finds the objects FROM applied (generated Secrets included,
+whose key material is reused) at TO instead of deleting them and creating them again. FROM and TO
+are block, instance or part addresses of the same kind (and component type): a block address
+moves every instance of the block and their parts, an instance address the instance and its parts
+(from a block without for_each to one with it: gardener state mv DIR shoot.dev 'shoot.dev["a"]').
+Nothing in any cluster changes; the next apply rewrites the annotation naming the component on
+each object. A moved block in the landscape does the same as part of the plan, where others can
+review it. The state must record something at FROM and nothing at TO.`,
+		Example: `  gardener state mv landscapes/local component.helm_release.certs component.helm_release.cert_manager
+  gardener state mv landscapes/local shoot.dev 'shoot.dev["a"]' --dry-run`,
+		Args: cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withState(cmd, reg, args[0], inputs, func(ctx context.Context, b state.Backend) error {
+				return stateMv(ctx, cmd.OutOrStdout(), b, args[1], args[2], lockTimeout, dryRun)
+			})
+		},
+	}
+	inputs.register(cmd)
+	cmd.Flags().DurationVar(&lockTimeout, "lock-timeout", 0, "wait this long for the state lock (default: fail at once when it is held)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what would move without changing the state")
+	return cmd
+}
+
+func stateMv(ctx context.Context, out io.Writer, b state.Backend, from, to string, lockTimeout time.Duration, dryRun bool) (err error) {
+	if !dryRun {
+		lock, err := b.Lock(ctx, state.LockInfo{Operation: "state mv", Wait: lockTimeout})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if uerr := lock.Unlock(ctx); uerr != nil && err == nil {
+				err = uerr
+			}
+		}()
+	}
+	s, err := b.Read(ctx)
+	if err != nil {
+		return err
+	}
+	moved, err := planner.MoveInState(s, from, to)
+	if err != nil {
+		return fmt.Errorf("nothing was moved: %w", err)
+	}
+	verb := "Moved"
+	if dryRun {
+		verb = "Would move"
+	}
+	for _, m := range moved {
+		line := fmt.Sprintf("%s %s to %s", verb, termsafe.Escape(m.From), termsafe.Escape(m.To))
+		if c := s.Components[m.To]; c != nil {
+			line += " (" + countObjects(c) + ")"
+		}
+		printLine(out, line)
+	}
+	if dryRun {
+		return nil
+	}
+	if err := b.Write(ctx, s); err != nil {
+		return err
+	}
+	printf(out, "Moved %s in the state (serial %d); nothing in the clusters changed.\n", plural(len(moved), "record"), s.Serial)
 	return nil
 }
 

@@ -361,3 +361,111 @@ variable "kubeconfig" {
 	assert.Equal(t, exitCode(1), err)
 	assert.Contains(t, errOut, "No value for required variable")
 }
+
+// mv moves a state's records to another address (after a block was renamed) and refuses a move
+// that would lose or merge records; it changes nothing in any cluster.
+func TestStateMv(t *testing.T) {
+	withParts := func() *state.State {
+		s := sampleState()
+		s.Components[`shoot.dev["a"].etcd_main`] = &state.Component{Address: `shoot.dev["a"].etcd_main`, Type: "etcd", DependsOn: []string{`shoot.dev["a"]`}}
+		s.Components["component.helm_release.cert_manager"].DependsOn = []string{`shoot.dev["a"]`}
+		return s
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		out    string
+		errOut string
+		left   []string
+		serial int64
+	}{
+		{
+			name: "renames a component", args: []string{"component.helm_release.cert_manager", "component.helm_release.certs"},
+			out: "Moved component.helm_release.cert_manager to component.helm_release.certs (2 objects, 1 pending)\n" +
+				"Moved 1 record in the state (serial 2); nothing in the clusters changed.\n",
+			left: []string{"component.helm_release.certs", `shoot.dev["a"]`, `shoot.dev["a"].etcd_main`}, serial: 2,
+		},
+		{
+			name: "a block moves its instances and their parts", args: []string{"shoot.dev", "shoot.prod"},
+			out: "Moved shoot.dev[\"a\"] to shoot.prod[\"a\"] (1 object)\n" +
+				"Moved shoot.dev[\"a\"].etcd_main to shoot.prod[\"a\"].etcd_main (0 objects)\n" +
+				"Moved 2 records in the state (serial 2); nothing in the clusters changed.\n",
+			left: []string{"component.helm_release.cert_manager", `shoot.prod["a"]`, `shoot.prod["a"].etcd_main`}, serial: 2,
+		},
+		{
+			name: "an instance to a block without for_each", args: []string{`shoot.dev["a"]`, "shoot.a"},
+			out: "Moved shoot.dev[\"a\"] to shoot.a (1 object)\n" +
+				"Moved shoot.dev[\"a\"].etcd_main to shoot.a.etcd_main (0 objects)\n" +
+				"Moved 2 records in the state (serial 2); nothing in the clusters changed.\n",
+			left: []string{"component.helm_release.cert_manager", "shoot.a", "shoot.a.etcd_main"}, serial: 2,
+		},
+		{
+			name: "dry run", args: []string{"--dry-run", "component.helm_release.cert_manager", "component.helm_release.certs"},
+			out:  "Would move component.helm_release.cert_manager to component.helm_release.certs (2 objects, 1 pending)\n",
+			left: []string{"component.helm_release.cert_manager", `shoot.dev["a"]`, `shoot.dev["a"].etcd_main`}, serial: 1,
+		},
+		{
+			name: "unknown from", args: []string{"component.helm_release.gone", "component.helm_release.certs"},
+			errOut: "Error: nothing was moved: the state records nothing at component.helm_release.gone; \"gardener state list\" lists what it records\n",
+			left:   []string{"component.helm_release.cert_manager", `shoot.dev["a"]`, `shoot.dev["a"].etcd_main`}, serial: 1,
+		},
+		{
+			name: "a part to an instance", args: []string{`shoot.dev["a"].etcd_main`, `shoot.dev["a"]`},
+			errOut: "Error: nothing was moved: a part moves to a part, an instance or block to an instance or block\n",
+			left:   []string{"component.helm_release.cert_manager", `shoot.dev["a"]`, `shoot.dev["a"].etcd_main`}, serial: 1,
+		},
+		{
+			name: "an instance without key the state does not record", args: []string{"shoot.dev", "shoot.dev[\"a\"]"},
+			errOut: "Error: nothing was moved: the state records nothing at shoot.dev; \"gardener state list\" lists what it records\n",
+			left:   []string{"component.helm_release.cert_manager", `shoot.dev["a"]`, `shoot.dev["a"].etcd_main`}, serial: 1,
+		},
+		{
+			name: "another type", args: []string{"component.helm_release.cert_manager", "component.manifests.cert_manager"},
+			errOut: "Error: nothing was moved: a component of type helm_release cannot become one of type manifests\n",
+			left:   []string{"component.helm_release.cert_manager", `shoot.dev["a"]`, `shoot.dev["a"].etcd_main`}, serial: 1,
+		},
+		{
+			name: "not an address", args: []string{"component.helm_release", "component.helm_release.x"},
+			errOut: "Error: nothing was moved: \"component.helm_release\" is not an address: a component address names the component's type and name\n",
+			left:   []string{"component.helm_release.cert_manager", `shoot.dev["a"]`, `shoot.dev["a"].etcd_main`}, serial: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stateDir(t, map[string]string{"main.hcl": stateLandscape}, state.DefaultLocalPath, withParts())
+			out, errOut, err := runState(t, "", append([]string{"state", "mv", "."}, tt.args...)...)
+			if tt.errOut != "" {
+				assert.Equal(t, exitCode(1), err)
+			} else {
+				assert.NoError(t, err)
+			}
+			assert.Equal(t, tt.out, out)
+			assert.Equal(t, tt.errOut, errOut)
+			s := readState(t, state.DefaultLocalPath)
+			assert.Equal(t, tt.left, s.Addresses())
+			assert.Equal(t, tt.serial, s.Serial)
+			for _, addr := range s.Addresses() {
+				assert.Equal(t, addr, s.Components[addr].Address)
+			}
+			assert.NoFileExists(t, state.DefaultLocalPath+".lock", "the lock is released")
+		})
+	}
+	// Records that depend on a moved one name its new address.
+	stateDir(t, map[string]string{"main.hcl": stateLandscape}, state.DefaultLocalPath, withParts())
+	_, errOut, err := runState(t, "", "state", "mv", ".", "shoot.dev", "shoot.prod")
+	require.NoError(t, err, errOut)
+	s := readState(t, state.DefaultLocalPath)
+	assert.Equal(t, []string{`shoot.prod["a"]`}, s.Components["component.helm_release.cert_manager"].DependsOn)
+	assert.Equal(t, []string{`shoot.prod["a"]`}, s.Components[`shoot.prod["a"].etcd_main`].DependsOn)
+}
+
+// A move onto an address the state records already would merge two components' records.
+func TestStateMvRefusesToMerge(t *testing.T) {
+	s := sampleState()
+	s.Components["component.helm_release.certs"] = &state.Component{Address: "component.helm_release.certs", Type: "helm_release"}
+	stateDir(t, map[string]string{"main.hcl": stateLandscape}, state.DefaultLocalPath, s)
+	_, errOut, err := runState(t, "", "state", "mv", ".", "component.helm_release.cert_manager", "component.helm_release.certs")
+	assert.Equal(t, exitCode(1), err)
+	assert.Equal(t, "Error: nothing was moved: the state records component.helm_release.certs already, so component.helm_release.cert_manager cannot move there; remove one of them from the state (gardener state rm) or move it elsewhere first\n", errOut)
+	assert.Equal(t, 1, int(readState(t, state.DefaultLocalPath).Serial))
+}

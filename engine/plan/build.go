@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -113,6 +114,10 @@ type Options struct {
 	// controllers are (--strict-conflicts, or the landscape's strict_conflicts): apply takes
 	// them back only with --force-conflicts. Without it they are drift (drift.go).
 	StrictConflicts bool
+	// Moved are the moves of the state's records to new addresses (moved blocks), already made
+	// in the state the other options come from; live objects still name the old address in
+	// their component annotation until apply writes them.
+	Moved []Move
 }
 
 // RecordedObject is what the state records of an object: the component that applied it, the API
@@ -169,6 +174,13 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}
 	components := addComponents(opts, res)
+	res.Plan.Moved = append([]Move(nil), opts.Moved...)
+	slices.SortFunc(res.Plan.Moved, func(a, b Move) int { return strings.Compare(a.From, b.From) })
+	for _, m := range opts.Moved {
+		if c := components[m.To]; c != nil {
+			c.MovedFrom = m.From
+		}
+	}
 	byCluster, renderedKinds, err := desiredObjects(opts)
 	if err != nil {
 		return nil, err

@@ -146,6 +146,9 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		ch.Action = NoOp
 	case len(ch.Conflicts) > 0:
 		ch.Action, ch.Reason = Update, Reason{Kind: ReasonConflict, Detail: firstController(ch.Conflicts)}
+	case movedFrom(opts, d, live) != "" && onlyComponent(ch.Changes):
+		// The object stays as it is; only the annotation naming its component follows the move.
+		ch.Action, ch.Reason = Update, Reason{Kind: ReasonMoved, Detail: movedFrom(opts, d, live)}
 	case gainsLineage(d, live) && !recorded(opts, cluster, ref):
 		// The landscape's name on an object proves nothing; one the state does not record is
 		// taken over like one without the label.
@@ -230,6 +233,26 @@ func recorded(opts Options, cluster string, ref object.Ref) bool {
 
 // lineagePath is the path of the lineage label (inventory.LineageLabel).
 var lineagePath = fmt.Sprintf(".metadata.labels[%s]", inventory.LineageLabel)
+
+// componentPath is the path of the component annotation (inventory.ComponentAnnotation).
+var componentPath = fmt.Sprintf(".metadata.annotations[%s]", inventory.ComponentAnnotation)
+
+// onlyComponent reports whether the component annotation is all that changes.
+func onlyComponent(changes []FieldChange) bool {
+	return len(changes) == 1 && changes[0].Path == componentPath
+}
+
+// movedFrom is the address live's component annotation names when a moved block moved it to
+// the desired object's component; empty otherwise.
+func movedFrom(opts Options, d *Desired, live *unstructured.Unstructured) string {
+	was := inventory.Component(live)
+	for _, m := range opts.Moved {
+		if m.From == was && m.To == string(d.Component) {
+			return was
+		}
+	}
+	return ""
+}
 
 // onlyLineage reports whether the lineage label is all that changes.
 func onlyLineage(changes []FieldChange) bool {

@@ -85,6 +85,10 @@ const (
 	// parameter (render.Output.Requested): a user deleted their Shoot through the API, and the
 	// seed deletes its control plane. Summary.Requested counts them.
 	ReasonRequested ReasonKind = "requested"
+	// ReasonMoved is the reason of an update whose only change is the component annotation of
+	// an object whose component moved (a moved block, `gardener state mv`); the parameter is the
+	// address it moved from.
+	ReasonMoved ReasonKind = "moved"
 )
 
 // Reason says why an object changes: its kind and, for immutable_field, conflict and
@@ -216,6 +220,17 @@ type Plan struct {
 	// (indirect.go): objects dropped from a ManagedResource, the machines of a removed worker
 	// pool. They are deletions a reviewer must see, although the plan deletes nothing itself.
 	IndirectDeletions []IndirectDeletion `json:"indirect_deletions,omitempty"`
+	// Moved are the state's records that moved blocks send to another address, sorted by the
+	// old address: apply records them at the new one, and the objects they own are neither
+	// deleted nor created again.
+	Moved []Move `json:"moved,omitempty"`
+}
+
+// Move is a component instance (or a part of one) the state records at From and the landscape
+// declares at To (a moved block).
+type Move struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 // Prediction is the plan's form of a render.Prediction, with the instance that made it.
@@ -260,6 +275,9 @@ type Component struct {
 	Action Action `json:"action"`
 	// DependsOn are the addresses of the components this one is applied after.
 	DependsOn []string `json:"depends_on,omitempty"`
+	// MovedFrom is the address the state recorded the component at before a moved block moved
+	// it.
+	MovedFrom string `json:"moved_from,omitempty"`
 	// Note explains a component-level condition (why it is rendered during apply, why it has
 	// no objects yet).
 	Note    Note            `json:"note,omitzero"`
@@ -386,7 +404,7 @@ type Output struct {
 // HasChanges reports whether applying the plan would change anything.
 func (p *Plan) HasChanges() bool {
 	s := p.Summary
-	if s.Add+s.Change+s.Replace+s.Destroy+s.Deferred > 0 || len(p.Forget) > 0 {
+	if s.Add+s.Change+s.Replace+s.Destroy+s.Deferred > 0 || len(p.Forget) > 0 || len(p.Moved) > 0 {
 		return true
 	}
 	if p.AdoptLineage != "" && p.StateSerial == 0 {

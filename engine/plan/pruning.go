@@ -90,6 +90,19 @@ type pruning struct {
 	recorded map[object.Ref]RecordedObject
 	// protects says whether deleting an object needs --allow-destroy (Options.protects).
 	protects func(ref object.Ref, component string) bool
+	// moved maps the addresses moved blocks moved to their new ones (Options.Moved): a live
+	// object names its component by the address it was applied under.
+	moved map[string]string
+}
+
+// componentOf is the address of the component that applied live, as the state records it now:
+// its component annotation, moved on where a moved block moved it.
+func (p *pruning) componentOf(live *unstructured.Unstructured) string {
+	comp := inventory.Component(live)
+	if to, ok := p.moved[comp]; ok {
+		return to
+	}
+	return comp
 }
 
 // newPruning gathers what the rules consult for one cluster; recorded are the objects the state
@@ -100,6 +113,10 @@ func newPruning(opts Options, cluster string, wanted desiredSet, recorded map[ob
 		pruneWithoutState: opts.PruneWithoutState, destroy: opts.Destroy,
 		wanted: wanted.byRef, namespaces: map[string]bool{}, kinds: map[schema.GroupKind]bool{},
 		rendered: opts.Rendered, tracked: opts.Tracked, recorded: recorded, protects: opts.protects,
+		moved: map[string]string{},
+	}
+	for _, m := range opts.Moved {
+		p.moved[m.From] = m.To
 	}
 	if len(opts.TargetAddrs) > 0 {
 		p.inOrder = map[string]bool{}
@@ -208,18 +225,18 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 	if lineage := inventory.Lineage(live); lineage != "" && lineage != p.lineage {
 		return verdict{fate: alien, lineage: lineage}
 	}
-	if comp := inventory.Component(live); comp != "" && inventory.AppliedHash(live) != "" {
+	if comp := p.componentOf(live); comp != "" && inventory.AppliedHash(live) != "" {
 		if to := p.handedOver(ref, comp, live); to != "" {
 			return verdict{fate: released, component: comp, reason: Reason{Kind: ReasonReleased, Detail: to}}
 		}
 	}
-	if p.tracked != nil && !p.tracked(p.cluster, ref) && (p.claimedByOther(ref, inventory.Component(live)) || p.copyOfRendered(ref, inventory.Component(live))) {
+	if p.tracked != nil && !p.tracked(p.cluster, ref) && (p.claimedByOther(ref, p.componentOf(live)) || p.copyOfRendered(ref, p.componentOf(live))) {
 		return verdict{fate: skipped} // a Gardener controller's copy of a landscape's object
 	}
 	if still := stillNeeded(ref, live, p.namespaces, p.kinds); still != "" {
 		return verdict{fate: kept, warning: fmt.Sprintf("%s in cluster %s is no longer rendered but %s; it is kept", ref, p.cluster, still)}
 	}
-	comp := inventory.Component(live)
+	comp := p.componentOf(live)
 	if comp == "" || inventory.AppliedHash(live) == "" || foreignController(live) {
 		return verdict{fate: kept, warning: fmt.Sprintf("%s in cluster %s carries the label %s but was not applied by gardener; it is left alone", ref, p.cluster, inventory.Selector(p.landscape))}
 	}

@@ -267,6 +267,12 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	}
 	ev := out.Load.Evaluated
 	l := out.Load.Landscape
+	// The moved blocks move the state's records before anything reads them: what the old
+	// addresses applied is the new addresses' own, not removed from the landscape.
+	moved, err := MoveState(opts.State, l.Moved)
+	if err != nil {
+		return out, append(diags, moveDiagnostic(err)), nil
+	}
 	for _, name := range slices.Sorted(maps.Keys(ev.Clusters)) {
 		if _, err := conns.get(name, ev.Clusters[name]); err != nil {
 			return out, diags, err
@@ -387,6 +393,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		Parallelism:       opts.Parallelism,
 		DryRun:            dryRun,
 		Outputs:           outputValues(ev, l),
+		Moved:             moved,
 		Differs:           differOf,
 		StrictConflicts:   opts.StrictConflicts || l.StrictConflicts,
 	})

@@ -116,6 +116,9 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 			continue
 		}
 		p.printf("\n%s %s", p.paint(bold, "#"), p.paint(bold, c.Address))
+		if c.MovedFrom != "" {
+			p.printf(" (moved from %s)", c.MovedFrom)
+		}
 		if !c.Note.IsZero() {
 			p.printf(" (%s)", c.Note)
 		}
@@ -131,6 +134,7 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 			printObject(p, o)
 		}
 	}
+	printMoves(p, pl)
 	printRetirements(p, pl)
 	printIndirectDeletions(p, pl)
 	printHeld(p, pl)
@@ -141,6 +145,9 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 	printPredictions(p, pl)
 	s := pl.Summary
 	p.printf("\n%s %d to add, %d to change, %d to replace, %d to destroy.", p.paint(bold, "Plan:"), s.Add, s.Change, s.Replace, s.Destroy)
+	if len(pl.Moved) > 0 {
+		p.printf(" %d component(s) moved.", len(pl.Moved))
+	}
 	if s.Superseded > 0 {
 		p.printf(" %d of the deletions superseded by new versions.", s.Superseded)
 	}
@@ -172,6 +179,18 @@ func printIndirectDeletions(p *printer, pl *plan.Plan) {
 	for _, d := range pl.IndirectDeletions {
 		p.printf("  %s %s deletes %s %s (%s changes %s)\n", p.paint(red, "-"), d.Controller, d.Deletes,
 			p.paint(cyan, "("+d.Cluster+")"), d.Address, objectName(d.Ref))
+	}
+}
+
+// printMoves lists the state's records moved blocks move to another address, as Terraform lists
+// the resources that "has moved to" another address.
+func printMoves(p *printer, pl *plan.Plan) {
+	if len(pl.Moved) == 0 {
+		return
+	}
+	p.printf("\n%s\n", p.paint(bold, "Moved (the state records them at their new address; their objects stay):"))
+	for _, m := range pl.Moved {
+		p.printf("  %s has moved to %s\n", m.From, m.To)
 	}
 }
 
@@ -327,6 +346,8 @@ func reasonText(o *plan.ObjectChange) string {
 		text = "exists and will be adopted into the landscape"
 	case plan.ReasonDestroy:
 		text = "will be destroyed"
+	case plan.ReasonMoved:
+		text = fmt.Sprintf("will be updated: its component moved from %s, only the annotation naming it changes", arg)
 	default:
 		text = string(o.Action)
 	}
