@@ -22,7 +22,7 @@ import (
 
 // FormatVersion is the version of the plan's JSON form (docs/plan-format.md). The minor version
 // grows with compatible additions, the major one with changes consumers must adapt to.
-const FormatVersion = "1.11"
+const FormatVersion = "1.12"
 
 // Action is what apply does to an object or component.
 type Action string

@@ -99,7 +99,7 @@ func TestPlanJSONConformsToTheDocumentation(t *testing.T) {
 			var doc any
 			require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
 			conforms(t, docs, "Plan", "", doc)
-			assert.Equal(t, "1.11", doc.(map[string]any)["format_version"])
+			assert.Equal(t, "1.12", doc.(map[string]any)["format_version"])
 		})
 	}
 }

@@ -56,6 +56,11 @@ func samplePlan() *plan.Plan {
 				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "old"}, Action: plan.Delete, Reason: plan.Reason{Kind: plan.ReasonRemovedFromLandscape}, ResourceVersion: "44"},
 				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "proxy-v1.31.1"}, Action: plan.Delete, Reason: plan.Reason{Kind: plan.ReasonSuperseded, Detail: "proxy-v1.31.3"}, ResourceVersion: "45"},
 			}},
+			{Address: "component.manifests.settings", Type: "manifests", MovedFrom: "component.manifests.config", Objects: []*plan.ObjectChange{
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "ConfigMap", Namespace: "apps", Name: "tuning"}, Action: plan.Update, Reason: plan.Reason{Kind: plan.ReasonMoved, Detail: "component.manifests.config"}, ResourceVersion: "47", Changes: []plan.FieldChange{
+					{Path: ".metadata.annotations[declarative-gardener.io/component]", Before: "component.manifests.config", After: "component.manifests.settings", HasBefore: true, HasAfter: true},
+				}},
+			}},
 			{Address: "component.project.local", Type: "project", Objects: []*plan.ObjectChange{
 				{Cluster: "virtual", APIVersion: "v1", Ref: object.Ref{Kind: "Namespace", Name: "garden-local"}, Action: plan.Update, Reason: plan.Reason{Kind: plan.ReasonReleased, Detail: "gardener-controller-manager"}, ResourceVersion: "46", Changes: []plan.FieldChange{
 					{Path: ".metadata.annotations[declarative-gardener.io/component]", Before: "component.project.local", HasBefore: true},
@@ -72,6 +77,7 @@ func samplePlan() *plan.Plan {
 		IndirectDeletions: []plan.IndirectDeletion{{Address: "component.shoot_system.dev", Cluster: "seed",
 			Ref:        object.Ref{Group: "resources.gardener.cloud", Kind: "ManagedResource", Namespace: "shoot--local--dev", Name: "shoot-core-coredns"},
 			Controller: "gardener-resource-manager", Deletes: "ConfigMap kube-system/coredns-custom"}},
+		Moved: []plan.Move{{From: "component.manifests.config", To: "component.manifests.settings"}},
 		Predictions: []plan.Prediction{
 			{Address: `shoot.local["qa"]`, Actor: "gardener-controller-manager", Controller: "shoot-hibernation", Cluster: "virtual",
 				Ref: object.Ref{Group: "core.gardener.cloud", Kind: "Shoot", Namespace: "garden-local", Name: "qa"}, Action: "update",
@@ -102,7 +108,7 @@ func TestPlanHuman(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, Plan(&buf, samplePlan(), PlanOptions{}))
 	golden(t, "plan.txt", buf.Bytes())
-	assert.Contains(t, buf.String(), "Plan: 1 to add, 4 to change, 1 to replace, 2 to destroy. 1 of the deletions superseded by new versions. 1 of the changes release objects to Gardener's controllers. 1 component(s) rendered during apply.")
+	assert.Contains(t, buf.String(), "Plan: 1 to add, 5 to change, 1 to replace, 2 to destroy. 1 component(s) moved. 1 of the deletions superseded by new versions. 1 of the changes release objects to Gardener's controllers. 1 component(s) rendered during apply.")
 
 	buf.Reset()
 	require.NoError(t, Plan(&buf, samplePlan(), PlanOptions{Color: true}))
@@ -176,7 +182,7 @@ func TestPlanHeldChanges(t *testing.T) {
 	mixed.Summarise()
 	buf.Reset()
 	require.NoError(t, Plan(&buf, mixed, PlanOptions{}))
-	assert.Contains(t, buf.String(), "4 to change, 1 to replace, 2 to destroy. 1 of the deletions superseded by new versions. 1 of the changes release objects to Gardener's controllers. 1 component(s) rendered during apply. 1 held until their maintenance window.")
+	assert.Contains(t, buf.String(), "5 to change, 1 to replace, 2 to destroy. 1 component(s) moved. 1 of the deletions superseded by new versions. 1 of the changes release objects to Gardener's controllers. 1 component(s) rendered during apply. 1 held until their maintenance window.")
 	assert.Contains(t, buf.String(), "~ Deployment.apps shoot--local--dev/kube-apiserver (runtime) held: will be updated in the maintenance window [maintenance_window]")
 }
 
