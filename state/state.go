@@ -32,6 +32,21 @@ type State struct {
 	// address: an apply began deleting them, and plans do not create them again while their
 	// blocks stay. Removing the block, or "gardener state rm", forgets the record.
 	Retired map[string]*Retirement `json:"retired,omitempty"`
+	// Outputs are the landscape's outputs (its output blocks) as the last apply left them, by
+	// name, for `gardener output`. A sensitive output is recorded without its value: values that
+	// are secret never reach the state.
+	Outputs map[string]*Output `json:"outputs,omitempty"`
+}
+
+// Output is one landscape output as an apply recorded it.
+type Output struct {
+	// Value is the output's value as JSON; absent for sensitive and unknown outputs.
+	Value any `json:"value,omitempty"`
+	// Sensitive outputs are recorded without their value.
+	Sensitive bool `json:"sensitive,omitempty"`
+	// Unknown is set for an output whose value was not known when it was recorded (it depends
+	// on a value a live object provides that it does not yet).
+	Unknown bool `json:"unknown,omitempty"`
 }
 
 // Retirement records the end of an instance's lifetime.

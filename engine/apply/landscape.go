@@ -129,6 +129,14 @@ func Landscape(ctx context.Context, o LandscapeOptions) (res *LandscapeResult, d
 	}
 	if !pl.HasChanges() {
 		res.State = st
+		// Outputs change without any object changing (an output block added); the state of a
+		// landscape applied before records them.
+		if outs := recordedOutputs(pl.Outputs); st.Serial > 0 && !pl.Destroy && len(pl.Targets) == 0 && !sameOutputs(st.Outputs, outs) {
+			st.Outputs = outs
+			if err := backend.Write(ctx, st); err != nil {
+				return res, diags, fmt.Errorf("record the outputs: %w", err)
+			}
+		}
 		if reports != nil {
 			SyncReports(ctx, out, reports, nil, o.Apply.Warn)
 		}
@@ -144,6 +152,13 @@ func Landscape(ctx context.Context, o LandscapeOptions) (res *LandscapeResult, d
 	ao.Recorder = recorder
 	r, err := Run(ctx, out, ao)
 	res.Result = r
+	if err == nil && len(pl.Targets) == 0 {
+		recorder.SetOutputs(outputsAfterApply(ctx, o, out, recorder.State(), r))
+		err = recorder.Flush(context.WithoutCancel(ctx))
+		if err != nil {
+			err = fmt.Errorf("record the outputs: %w", err)
+		}
+	}
 	if err == nil {
 		res.State = recorder.State()
 	}
