@@ -390,7 +390,7 @@ func (e *Executor) write(ctx context.Context, d *plan.Desired, o *plan.ObjectCha
 	gvr := d.Resource.GVR()
 	gvr.Version = d.Object.GroupVersionKind().Version
 	ri := client.Resource(gvr).Namespace(d.Object.GetNamespace())
-	obj, force := d.Object, e.ForceConflicts
+	obj, force := d.Object, e.ForceConflicts || d.Import != ""
 	var out *unstructured.Unstructured
 	apply := func() error {
 		return e.retry(ctx, func() error {

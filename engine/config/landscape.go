@@ -45,6 +45,8 @@ type Landscape struct {
 	Outputs map[string]*Output
 	// Moved are the landscape's moved blocks in source order (moved.go).
 	Moved []*Moved
+	// Imports are the landscape's import blocks in source order (imports.go).
+	Imports []*Import
 
 	// References are the dependency edges between the objects above, in source order.
 	References []Reference

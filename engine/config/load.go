@@ -43,6 +43,7 @@ var topLevelSchema = &hcl.BodySchema{
 		{Type: string(schema.KindComponent), LabelNames: []string{"type", "name"}},
 		{Type: "output", LabelNames: []string{"name"}},
 		{Type: "moved"},
+		{Type: "import"},
 	},
 }
 
@@ -143,6 +144,7 @@ func Parse(paths *landscapefs.Dir, reg *schema.Registry) (*Landscape, hcl.Diagno
 		})
 	}
 	diags = append(diags, checkMoves(l)...)
+	diags = append(diags, checkImports(l)...)
 	diags = append(diags, resolveReferences(l)...)
 	return l, diags
 }
@@ -212,6 +214,8 @@ func (d *decoder) decodeFile(body hcl.Body) hcl.Diagnostics {
 			bd, addr = d.decodeOutput(block), Address("output."+block.Labels[0])
 		case "moved":
 			bd = d.decodeMoved(block)
+		case "import":
+			bd = d.decodeImport(block)
 		default:
 			var b *Block
 			bd, b = d.decodeBlock(block)

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"github.com/declarative-gardener/gardener/engine/address"
 	"maps"
 	"slices"
 	"sort"
@@ -118,6 +119,21 @@ type Options struct {
 	// in the state the other options come from; live objects still name the old address in
 	// their component annotation until apply writes them.
 	Moved []Move
+	// Imports are the landscape's import blocks: an existing object they name, rendered by the
+	// instance they import it into, is adopted even where the landscape would refuse it (another
+	// lineage) and with the fields other field managers own (reason import).
+	Imports []Import
+}
+
+// Import is an import block as the plan needs it.
+type Import struct {
+	// ID is the block's id, Cluster and Ref the object it names.
+	ID      string
+	Cluster string
+	Ref     object.Ref
+	// To is the instance (or block) the object is imported into: the object must be rendered by
+	// it or one of its parts.
+	To address.Address
 }
 
 // RecordedObject is what the state records of an object: the component that applied it, the API

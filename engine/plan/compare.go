@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"github.com/declarative-gardener/gardener/engine/address"
 	"maps"
 	"slices"
 	"sync"
@@ -94,8 +95,11 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		live = converted
 	}
 	ch.ResourceVersion = live.GetResourceVersion()
-	if err := checkLineage(opts, cluster, d.Shown(), d, live); err != nil {
-		return nil, err
+	imp := importing(opts, cluster, ref, d, live)
+	if imp == nil {
+		if err := checkLineage(opts, cluster, d.Shown(), d, live); err != nil {
+			return nil, err
+		}
 	}
 	r, err := differ.Diff(d.Object, live, false)
 	if err != nil {
@@ -140,6 +144,10 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 	switch {
 	case len(r.Immutable) > 0:
 		ch.Action, ch.Reason = Replace, Reason{Kind: ReasonImmutableField, Detail: m.path(r.Immutable[0])}
+	case imp != nil:
+		// The import block is the operator's word: the fields others own are taken over.
+		ch.Action, ch.Reason, ch.Conflicts = Update, Reason{Kind: ReasonImport, Detail: imp.ID}, nil
+		d.Import = imp.ID
 	case !owned:
 		ch.Action, ch.Reason = Update, Reason{Kind: ReasonAdopt}
 	case len(ch.Changes) == 0:
@@ -233,6 +241,26 @@ func recorded(opts Options, cluster string, ref object.Ref) bool {
 
 // lineagePath is the path of the lineage label (inventory.LineageLabel).
 var lineagePath = fmt.Sprintf(".metadata.labels[%s]", inventory.LineageLabel)
+
+// importing is the import block that adopts live as d, nil when none does or the object is the
+// landscape's own already (its lineage, recorded in the state: the import was applied).
+func importing(opts Options, cluster string, ref object.Ref, d *Desired, live *unstructured.Unstructured) *Import {
+	for i := range opts.Imports {
+		imp := &opts.Imports[i]
+		if imp.Cluster != cluster || imp.Ref != ref {
+			continue
+		}
+		comp, err := address.Parse(string(d.Component))
+		if err != nil || !imp.To.Matches(comp) {
+			return nil
+		}
+		if opts.Lineage != "" && inventory.Lineage(live) == opts.Lineage && recorded(opts, cluster, ref) && live.GetLabels()[inventory.LandscapeLabel] == opts.Landscape {
+			return nil
+		}
+		return imp
+	}
+	return nil
+}
 
 // componentPath is the path of the component annotation (inventory.ComponentAnnotation).
 var componentPath = fmt.Sprintf(".metadata.annotations[%s]", inventory.ComponentAnnotation)

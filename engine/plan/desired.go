@@ -37,6 +37,10 @@ type Desired struct {
 	// Sensitive marks what of the object depends on sensitive values (render.Object.Sensitive):
 	// plans, saved plans, the configuration hash and messages hide it.
 	Sensitive *render.Sensitivity
+	// Import is the ID of the import block that adopts the live object into the landscape
+	// (Options.Imports), set by the comparison when the plan imports it: apply then takes over
+	// the fields other field managers own, as the import block says it may.
+	Import string
 	// shown is the object's reference as plans show it (ObjectChange.Shown).
 	shown object.Ref
 	// redactor is the plan's (Result.Redactor), for RedactError.

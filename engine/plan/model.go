@@ -89,6 +89,10 @@ const (
 	// an object whose component moved (a moved block, `gardener state mv`); the parameter is the
 	// address it moved from.
 	ReasonMoved ReasonKind = "moved"
+	// ReasonImport is the reason of an update that adopts an existing object an import block
+	// names (its ID the parameter): the landscape takes it over, with the fields other field
+	// managers own and, for a generated Secret, its key material.
+	ReasonImport ReasonKind = "import"
 )
 
 // Reason says why an object changes: its kind and, for immutable_field, conflict and
@@ -386,6 +390,9 @@ type Summary struct {
 	// Released counts the updates (included in Change) that release objects to a Gardener
 	// controller (ReasonReleased).
 	Released int `json:"released,omitempty"`
+	// Imported counts the updates (included in Change) that adopt existing objects import
+	// blocks name (ReasonImport).
+	Imported int `json:"imported,omitempty"`
 	// Deferred counts components rendered during apply.
 	Deferred int `json:"deferred,omitempty"`
 	// Held counts object changes held back until their maintenance window; they are not
@@ -436,8 +443,11 @@ func (p *Plan) Summarise() {
 				p.Summary.Add++
 			case Update:
 				p.Summary.Change++
-				if o.Reason.Kind == ReasonReleased {
+				switch o.Reason.Kind {
+				case ReasonReleased:
 					p.Summary.Released++
+				case ReasonImport:
+					p.Summary.Imported++
 				}
 			case Replace:
 				p.Summary.Replace++

@@ -69,23 +69,32 @@ func errNoStateToAdopt(lineage string) error {
 // provenanceFromState answers the generator step's question what the landscape knows about a
 // generated Secret (secrets.Provenance): its lineage, and the UID under which its state records
 // the Secret. Without a state the field manager alone decides.
-func provenanceFromState(read func() (*state.State, error)) func(cluster, namespace, name string) (secrets.Provenance, error) {
+//
+// An import block naming the Secret (imported) adopts its key material whatever wrote it.
+func provenanceFromState(read func() (*state.State, error), imported func(cluster, namespace, name string) bool) func(cluster, namespace, name string) (secrets.Provenance, error) {
 	return func(cluster, namespace, name string) (secrets.Provenance, error) {
-		st, err := read()
-		if err != nil {
-			return secrets.Provenance{}, err
-		}
-		if st == nil {
-			return secrets.Provenance{Stateless: true}, nil
-		}
-		p := secrets.Provenance{Lineage: st.Lineage}
-		for _, c := range st.Components {
-			for _, o := range c.Objects {
-				if o.Cluster == cluster && o.Group == "" && o.Kind == "Secret" && o.Namespace == namespace && o.Name == name {
-					p.RecordedUID = o.UID
-				}
+		p, err := provenanceOf(read, cluster, namespace, name)
+		p.Imported = err == nil && imported(cluster, namespace, name)
+		return p, err
+	}
+}
+
+// provenanceOf is what the state says about a generated Secret.
+func provenanceOf(read func() (*state.State, error), cluster, namespace, name string) (secrets.Provenance, error) {
+	st, err := read()
+	if err != nil {
+		return secrets.Provenance{}, err
+	}
+	if st == nil {
+		return secrets.Provenance{Stateless: true}, nil
+	}
+	p := secrets.Provenance{Lineage: st.Lineage}
+	for _, c := range st.Components {
+		for _, o := range c.Objects {
+			if o.Cluster == cluster && o.Group == "" && o.Kind == "Secret" && o.Namespace == namespace && o.Name == name {
+				p.RecordedUID = o.UID
 			}
 		}
-		return p, nil
 	}
+	return p, nil
 }

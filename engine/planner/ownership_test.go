@@ -45,8 +45,8 @@ func TestAdoptLineage(t *testing.T) {
 	}
 }
 
-// The generator step learns the landscape's lineage and the UID the state records a Secret
-// under; without a state the field manager alone decides.
+// The generator step learns the landscape's lineage, the UID the state records a Secret under
+// and whether an import block adopts it; without a state the field manager alone decides.
 func TestProvenanceFromState(t *testing.T) {
 	st := state.Empty("land")
 	st.Lineage, st.Serial = lostLineage, 2
@@ -54,7 +54,10 @@ func TestProvenanceFromState(t *testing.T) {
 		{Cluster: "runtime", Version: "v1", Kind: "Secret", Namespace: "garden", Name: "ca", UID: "uid-1"},
 		{Cluster: "runtime", Version: "v1", Kind: "ConfigMap", Namespace: "garden", Name: "other", UID: "uid-2"},
 	}}
-	prov := provenanceFromState(func() (*state.State, error) { return st, nil })
+	imported := func(cluster, namespace, name string) bool {
+		return cluster == "runtime" && namespace == "garden" && name == "planted"
+	}
+	prov := provenanceFromState(func() (*state.State, error) { return st, nil }, imported)
 	for _, tt := range []struct {
 		cluster, namespace, name string
 		want                     secrets.Provenance
@@ -62,12 +65,13 @@ func TestProvenanceFromState(t *testing.T) {
 		{"runtime", "garden", "ca", secrets.Provenance{Lineage: lostLineage, RecordedUID: "uid-1"}},
 		{"runtime", "garden", "other", secrets.Provenance{Lineage: lostLineage}},
 		{"virtual-garden", "garden", "ca", secrets.Provenance{Lineage: lostLineage}},
+		{"runtime", "garden", "planted", secrets.Provenance{Lineage: lostLineage, Imported: true}},
 	} {
 		got, err := prov(tt.cluster, tt.namespace, tt.name)
 		require.NoError(t, err)
 		assert.Equal(t, tt.want, got, "%s/%s/%s", tt.cluster, tt.namespace, tt.name)
 	}
-	got, err := provenanceFromState(func() (*state.State, error) { return nil, nil })("runtime", "garden", "ca")
+	got, err := provenanceFromState(func() (*state.State, error) { return nil, nil }, imported)("runtime", "garden", "ca")
 	require.NoError(t, err)
 	assert.Equal(t, secrets.Provenance{Stateless: true}, got)
 }

@@ -144,8 +144,13 @@ func Prepare(opts Options) (*Outcome, hcl.Diagnostics) {
 // generated Secrets the landscape owns.
 func prepare(opts Options, conns *connections, st func() (*state.State, error)) (*Outcome, hcl.Diagnostics) {
 	r := rendering.NewRenderer(opts.Renderers, opts.Dir)
+	// The import blocks are known once the landscape is parsed, before any Secret is generated.
+	var landscape *config.Landscape
+	imported := func(cluster, namespace, name string) bool {
+		return landscape != nil && landscape.ImportOf(cluster, object.Ref{Kind: "Secret", Namespace: namespace, Name: name}) != nil
+	}
 	if st != nil {
-		r.Retired, r.Provenance = retiredFromState(st), provenanceFromState(st)
+		r.Retired, r.Provenance = retiredFromState(st), provenanceFromState(st, imported)
 	}
 	if opts.Connect != nil {
 		r.Lookup = conns.lookup
@@ -159,7 +164,15 @@ func prepare(opts Options, conns *connections, st func() (*state.State, error)) 
 	if r.Now.IsZero() {
 		r.Now = time.Now()
 	}
-	res, diags := config.LoadWith(opts.Dir, opts.Schemas, opts.Inputs, r.Hooks())
+	hooks := r.Hooks()
+	parsed := hooks.Parsed
+	hooks.Parsed = func(l *config.Landscape) {
+		landscape = l
+		if parsed != nil {
+			parsed(l)
+		}
+	}
+	res, diags := config.LoadWith(opts.Dir, opts.Schemas, opts.Inputs, hooks)
 	out := &Outcome{Load: res, Rendered: r.Rendered, Clusters: conns.clusters, Listed: r.Listed()}
 	if diags.HasErrors() || res.Evaluated == nil {
 		return out, diags
@@ -394,11 +407,15 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		DryRun:            dryRun,
 		Outputs:           outputValues(ev, l),
 		Moved:             moved,
+		Imports:           imports(l),
 		Differs:           differOf,
 		StrictConflicts:   opts.StrictConflicts || l.StrictConflicts,
 	})
 	if err != nil {
 		return out, diags, err
+	}
+	if d := checkImports(l, res.Plan); d.HasErrors() {
+		return out, append(diags, d...), nil
 	}
 	res.Plan.StateSerial = serial
 	res.Plan.PruneWithoutState, res.Plan.AdoptLineage = opts.PruneWithoutState, opts.AdoptLineage

@@ -29,7 +29,9 @@ func decide(req Request, existing *unstructured.Unstructured, prov Provenance, n
 	if existing == nil {
 		return decision{action: Created, reason: "created: no secret exists yet"}
 	}
-	if why := foreignReason(req, existing, prov); why != "" {
+	if why := foreignReason(req, existing, prov); why != "" && prov.Imported {
+		return decideImported(req, existing, now, rotate)
+	} else if why != "" {
 		d := regenerate("foreign key material was found and not used: %s", why)
 		d.foreign = why
 		return d
@@ -61,6 +63,38 @@ func decide(req Request, existing *unstructured.Unstructured, prov Provenance, n
 		return decision{action: Reused, reason: "reused: unchanged", live: live}
 	}
 	return decideByValidity(in.notBefore, in.notAfter, now, live)
+}
+
+// decideImported decides for a Secret an import block adopts whose material is not (yet) the
+// landscape's own: its material is reused when it is usable and current, without the class label
+// and config hash a generated Secret carries (apply adds them), and renewed otherwise like the
+// landscape's own.
+func decideImported(req Request, existing *unstructured.Unstructured, now time.Time, rotate bool) decision {
+	if rotate {
+		return decision{action: Rotated, reason: fmt.Sprintf("rotated: rotation of the %s secrets was requested", req.Class)}
+	}
+	live, err := readLive(existing)
+	if err != nil {
+		return regenerate("the imported secret is unusable: %v", err)
+	}
+	live.data = onlyKeys(live.data, req.Class.DataKeys())
+	in, err := inspect(req, live.data)
+	if err != nil {
+		return regenerate("the imported material is unusable: %v", err)
+	}
+	if in.caChanged {
+		return decision{action: Renewed, reason: "renewed: the imported certificate was not signed by its CA"}
+	}
+	// From now on it carries the landscape's configuration hash, which later plans check.
+	live.annotations = maps.Clone(live.annotations)
+	live.annotations[ConfigHashAnnotation] = req.configHash()
+	live.configHash = req.configHash()
+	if req.Class.expires() {
+		if d := decideByValidity(in.notBefore, in.notAfter, now, live); d.action != Reused {
+			return d
+		}
+	}
+	return decision{action: Reused, reason: "imported: the key material of the existing Secret is adopted (import block)", live: live}
 }
 
 // decideByValidity renews material at RenewAfterValidityPercentage of its validity or when less

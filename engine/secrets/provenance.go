@@ -46,6 +46,12 @@ type Provenance struct {
 	// manager alone decides. Such plans change nothing by themselves; apply plans again with the
 	// state.
 	Stateless bool
+	// Imported is set when an import block of the landscape names the Secret: the operator
+	// adopts its key material explicitly (issue 28 keeps material the landscape did not generate
+	// out otherwise). It is reused as long as it is usable, whoever wrote it and whatever class
+	// label and config hash it carries; apply then gives it the landscape's lineage, and the
+	// engine's field manager takes its data over, so that it is the landscape's own from then on.
+	Imported bool
 }
 
 // foreignReason says why the material of live is not the landscape's own, or "" when it is.

@@ -151,6 +151,9 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 	if s.Superseded > 0 {
 		p.printf(" %d of the deletions superseded by new versions.", s.Superseded)
 	}
+	if s.Imported > 0 {
+		p.printf(" %d of the changes import existing objects.", s.Imported)
+	}
 	if s.Released > 0 {
 		p.printf(" %d of the changes release objects to Gardener's controllers.", s.Released)
 	}
@@ -346,6 +349,8 @@ func reasonText(o *plan.ObjectChange) string {
 		text = "exists and will be adopted into the landscape"
 	case plan.ReasonDestroy:
 		text = "will be destroyed"
+	case plan.ReasonImport:
+		text = fmt.Sprintf("will be imported into the landscape (import %s): it gets the landscape's lineage, and apply takes over the fields other field managers own", arg)
 	case plan.ReasonMoved:
 		text = fmt.Sprintf("will be updated: its component moved from %s, only the annotation naming it changes", arg)
 	default:

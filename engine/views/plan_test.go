@@ -61,6 +61,11 @@ func samplePlan() *plan.Plan {
 					{Path: ".metadata.annotations[declarative-gardener.io/component]", Before: "component.manifests.config", After: "component.manifests.settings", HasBefore: true, HasAfter: true},
 				}},
 			}},
+			{Address: "component.generated_secret.ca", Type: "generated_secret", Note: plan.ParseNote("imported: the key material of the existing Secret is adopted (import block)"), Objects: []*plan.ObjectChange{
+				{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "Secret", Namespace: "apps", Name: "ca"}, Action: plan.Update, Reason: plan.Reason{Kind: plan.ReasonImport, Detail: "runtime/Secret/apps/ca"}, ResourceVersion: "48", Changes: []plan.FieldChange{
+					{Path: ".metadata.labels[declarative-gardener.io/landscape]", After: "local", HasAfter: true},
+				}},
+			}},
 			{Address: "component.project.local", Type: "project", Objects: []*plan.ObjectChange{
 				{Cluster: "virtual", APIVersion: "v1", Ref: object.Ref{Kind: "Namespace", Name: "garden-local"}, Action: plan.Update, Reason: plan.Reason{Kind: plan.ReasonReleased, Detail: "gardener-controller-manager"}, ResourceVersion: "46", Changes: []plan.FieldChange{
 					{Path: ".metadata.annotations[declarative-gardener.io/component]", Before: "component.project.local", HasBefore: true},
@@ -108,7 +113,7 @@ func TestPlanHuman(t *testing.T) {
 	var buf bytes.Buffer
 	require.NoError(t, Plan(&buf, samplePlan(), PlanOptions{}))
 	golden(t, "plan.txt", buf.Bytes())
-	assert.Contains(t, buf.String(), "Plan: 1 to add, 5 to change, 1 to replace, 2 to destroy. 1 component(s) moved. 1 of the deletions superseded by new versions. 1 of the changes release objects to Gardener's controllers. 1 component(s) rendered during apply.")
+	assert.Contains(t, buf.String(), "Plan: 1 to add, 6 to change, 1 to replace, 2 to destroy. 1 component(s) moved. 1 of the deletions superseded by new versions. 1 of the changes import existing objects. 1 of the changes release objects to Gardener's controllers. 1 component(s) rendered during apply.")
 
 	buf.Reset()
 	require.NoError(t, Plan(&buf, samplePlan(), PlanOptions{Color: true}))
@@ -182,7 +187,7 @@ func TestPlanHeldChanges(t *testing.T) {
 	mixed.Summarise()
 	buf.Reset()
 	require.NoError(t, Plan(&buf, mixed, PlanOptions{}))
-	assert.Contains(t, buf.String(), "5 to change, 1 to replace, 2 to destroy. 1 component(s) moved. 1 of the deletions superseded by new versions. 1 of the changes release objects to Gardener's controllers. 1 component(s) rendered during apply. 1 held until their maintenance window.")
+	assert.Contains(t, buf.String(), "6 to change, 1 to replace, 2 to destroy. 1 component(s) moved. 1 of the deletions superseded by new versions. 1 of the changes import existing objects. 1 of the changes release objects to Gardener's controllers. 1 component(s) rendered during apply. 1 held until their maintenance window.")
 	assert.Contains(t, buf.String(), "~ Deployment.apps shoot--local--dev/kube-apiserver (runtime) held: will be updated in the maintenance window [maintenance_window]")
 }
 
