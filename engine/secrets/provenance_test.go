@@ -98,3 +98,59 @@ func TestForeignEncryptionKeysAreNotKept(t *testing.T) {
 	require.Len(t, keys, 1, "only a fresh key")
 	assert.NotEqual(t, encryptionKeysOf(t, first)[0], keys[0])
 }
+
+// An import block adopts material the landscape did not generate: it is reused whoever wrote it
+// and without the class label and config hash a generated Secret carries (which the reused
+// Secret gets), as long as it is usable, current and asked for no rotation.
+func TestImportedMaterialIsReused(t *testing.T) {
+	req := caRequest("ca")
+	other := generate(t, caRequest("made-elsewhere"), nil, t0, false)
+	planted := func(mutate func(u *unstructured.Unstructured)) *unstructured.Unstructured {
+		u := written(other, "", "1", managedData("planter", metav1.ManagedFieldsOperationUpdate, DataKeyCACert, DataKeyCAKey))
+		u.SetName("ca")
+		u.SetLabels(nil)
+		u.SetAnnotations(nil)
+		if mutate != nil {
+			mutate(u)
+		}
+		return u
+	}
+	imported := Provenance{Lineage: testLineage, Imported: true}
+	tests := []struct {
+		name   string
+		live   *unstructured.Unstructured
+		prov   Provenance
+		now    time.Time
+		rotate bool
+		action Action
+		reason string
+	}{
+		{"made elsewhere, imported", planted(nil), imported, t0.Add(time.Hour), false, Reused, "imported: the key material of the existing Secret is adopted (import block)"},
+		{"another lineage, imported", planted(func(u *unstructured.Unstructured) {
+			u.SetLabels(map[string]string{inventory.LineageLabel: "1d0b5e3a-other"})
+		}), imported, t0.Add(time.Hour), false, Reused, "imported: the key material of the existing Secret is adopted (import block)"},
+		{"not imported", planted(nil), own, t0.Add(time.Hour), false, Regenerated, "regenerated: foreign key material was found and not used: its data was written by planter, not by gardener's server-side apply"},
+		{"imported but broken", planted(func(u *unstructured.Unstructured) { setData(u, DataKeyCAKey, encode([]byte("not a key"))) }), imported, t0.Add(time.Hour), false, Regenerated, ""},
+		{"imported and rotated", planted(nil), imported, t0.Add(time.Hour), true, Rotated, "rotated: rotation of the ca secrets was requested"},
+		{"imported and expired", planted(nil), imported, t0.Add(30 * 365 * 24 * time.Hour), false, Renewed, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Generate(req, tt.live, tt.prov, tt.now, tt.rotate, seeded(9))
+			require.NoError(t, err)
+			assert.Equal(t, tt.action, res.Action, res.Reason)
+			if tt.reason != "" {
+				assert.Equal(t, tt.reason, res.Reason)
+			}
+			if tt.action != Reused {
+				assert.NotEqual(t, other.Material.Data[DataKeyCAKey], res.Material.Data[DataKeyCAKey])
+				return
+			}
+			assert.Empty(t, res.Foreign)
+			assert.Equal(t, other.Material.Data, res.Material.Data, "the imported material is kept byte for byte")
+			assert.Equal(t, string(ClassCA), res.Secret.GetLabels()[ClassLabel])
+			generated := generate(t, req, nil, t0, false)
+			assert.Equal(t, generated.Secret.GetAnnotations()[ConfigHashAnnotation], res.Secret.GetAnnotations()[ConfigHashAnnotation], "it carries the landscape's config hash from now on")
+		})
+	}
+}
