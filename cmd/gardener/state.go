@@ -321,7 +321,7 @@ func stateMv(ctx context.Context, out io.Writer, b state.Backend, from, to strin
 	if err != nil {
 		return err
 	}
-	moved, err := planner.MoveInState(s, from, to)
+	s, moved, err := planner.MoveInState(s, from, to)
 	if err != nil {
 		return fmt.Errorf("nothing was moved: %w", err)
 	}

@@ -148,7 +148,8 @@ func Landscape(ctx context.Context, o LandscapeOptions) (res *LandscapeResult, d
 	}
 	ao := o.Apply
 	ao.Reports = reports
-	recorder := NewStateRecorder(backend, st)
+	// The state with the moves of the moved blocks made, which the apply writes.
+	recorder := NewStateRecorder(backend, out.State)
 	ao.Recorder = recorder
 	r, err := Run(ctx, out, ao)
 	res.Result = r

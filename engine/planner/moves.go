@@ -33,14 +33,15 @@ type MoveError struct {
 func (e *MoveError) Error() string { return e.Err.Error() }
 func (e *MoveError) Unwrap() error { return e.Err }
 
-// MoveState makes the moves of the moved blocks in st, in place, and returns them sorted by the
-// old address. An address the state does not record moves nothing (a moved block stays in the
+// MoveState makes the moves of the moved blocks in a copy of st, which it returns with the moves
+// sorted by the old address (st itself, and no moves, when nothing moves); st is not changed, so
+// that a state a caller keeps (the daemon's) is not taken for one that was written. An address the state does not record moves nothing (a moved block stays in the
 // landscape after its move for landscapes applied from older states); a move to an address
 // the state records already, which no moved block empties, is an error: two components' records
 // would become one.
-func MoveState(st *state.State, moves []*config.Moved) ([]plan.Move, error) {
+func MoveState(st *state.State, moves []*config.Moved) (*state.State, []plan.Move, error) {
 	if st == nil || len(moves) == 0 {
-		return nil, nil
+		return st, nil, nil
 	}
 	return moveRecords(st, func(a address.Address) (address.Address, *config.Moved) {
 		return config.MovedAddress(moves, a)
@@ -49,28 +50,29 @@ func MoveState(st *state.State, moves []*config.Moved) ([]plan.Move, error) {
 
 // MoveInState moves the state's records at from, an instance, part or block address, to to, as
 // `gardener state mv` does: every record of the block or instance from names (its parts
-// included) moves. It is an error when the state records nothing at from, when to is of another
-// kind or component type, or when the state records something at to already.
-func MoveInState(st *state.State, from, to string) ([]plan.Move, error) {
+// included) moves, in a copy of st that it returns. It is an error when the state records nothing
+// at from, when to is of another kind or component type, or when the state records something at
+// to already.
+func MoveInState(st *state.State, from, to string) (*state.State, []plan.Move, error) {
 	f, err := address.Parse(from)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t, err := address.Parse(to)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch {
 	case f == t:
-		return nil, fmt.Errorf("%s and %s are the same address", from, to)
+		return nil, nil, fmt.Errorf("%s and %s are the same address", from, to)
 	case f.Kind != t.Kind:
-		return nil, fmt.Errorf("a %s cannot become a %s", f.Kind, t.Kind)
+		return nil, nil, fmt.Errorf("a %s cannot become a %s", f.Kind, t.Kind)
 	case f.Type != t.Type:
-		return nil, fmt.Errorf("a component of type %s cannot become one of type %s", f.Type, t.Type)
+		return nil, nil, fmt.Errorf("a component of type %s cannot become one of type %s", f.Type, t.Type)
 	case f.IsPart() != t.IsPart():
-		return nil, fmt.Errorf("a part moves to a part, an instance or block to an instance or block")
+		return nil, nil, fmt.Errorf("a part moves to a part, an instance or block to an instance or block")
 	}
-	moved, err := moveRecords(st, func(a address.Address) (address.Address, *config.Moved) {
+	next, moved, err := moveRecords(st, func(a address.Address) (address.Address, *config.Moved) {
 		switch {
 		case f.IsPart():
 			if a == f {
@@ -85,14 +87,14 @@ func MoveInState(st *state.State, from, to string) ([]plan.Move, error) {
 		return a, nil
 	})
 	if err == nil && len(moved) == 0 {
-		return nil, fmt.Errorf("the state records nothing at %s; \"gardener state list\" lists what it records", from)
+		return nil, nil, fmt.Errorf("the state records nothing at %s; \"gardener state list\" lists what it records", from)
 	}
-	return moved, err
+	return next, moved, err
 }
 
-// moveRecords moves every record of st whose address dest sends elsewhere. It checks every move
-// before it makes any, so that st is left as it was on error.
-func moveRecords(st *state.State, dest func(address.Address) (address.Address, *config.Moved)) ([]plan.Move, error) {
+// moveRecords returns a copy of st with every record whose address dest sends elsewhere moved, and
+// the moves; st is not changed (the copy shares the records no move touches).
+func moveRecords(st *state.State, dest func(address.Address) (address.Address, *config.Moved)) (*state.State, []plan.Move, error) {
 	rename := map[string]string{}
 	by := map[string]*config.Moved{}
 	for _, addr := range slices.Sorted(maps.Keys(st.Components)) {
@@ -113,50 +115,57 @@ func moveRecords(st *state.State, dest func(address.Address) (address.Address, *
 		}
 	}
 	if len(rename) == 0 {
-		return nil, nil
+		return st, nil, nil
 	}
 	targets := map[string]string{}
 	for _, from := range slices.Sorted(maps.Keys(rename)) {
 		to := rename[from]
 		if other, ok := targets[to]; ok {
-			return nil, &MoveError{By: by[from], Err: fmt.Errorf("both %s and %s would move to %s", other, from, to)}
+			return nil, nil, &MoveError{By: by[from], Err: fmt.Errorf("both %s and %s would move to %s", other, from, to)}
 		}
 		targets[to] = from
 		_, recorded := st.Components[to]
 		_, retired := st.Retired[to]
 		if _, leaves := rename[to]; (recorded || retired) && !leaves {
-			return nil, &MoveError{By: by[from], Err: fmt.Errorf("the state records %s already, so %s cannot move there; remove one of them from the state (gardener state rm) or move it elsewhere first", to, from)}
+			return nil, nil, &MoveError{By: by[from], Err: fmt.Errorf("the state records %s already, so %s cannot move there; remove one of them from the state (gardener state rm) or move it elsewhere first", to, from)}
 		}
 	}
-	components := make(map[string]*state.Component, len(st.Components))
+	next := *st
+	next.Components = make(map[string]*state.Component, len(st.Components))
 	for addr, c := range st.Components {
-		if to, ok := rename[addr]; ok {
-			c.Address, addr = to, to
-		}
-		for i, dep := range c.DependsOn {
-			if to, ok := rename[dep]; ok {
-				c.DependsOn[i] = to
+		to, renamed := rename[addr]
+		dependsOnMoved := slices.ContainsFunc(c.DependsOn, func(dep string) bool { _, ok := rename[dep]; return ok })
+		if renamed || dependsOnMoved {
+			cc := *c
+			cc.DependsOn = make([]string, len(c.DependsOn))
+			for i, dep := range c.DependsOn {
+				cc.DependsOn[i] = dep
+				if moved, ok := rename[dep]; ok {
+					cc.DependsOn[i] = moved
+				}
 			}
+			slices.Sort(cc.DependsOn)
+			if renamed {
+				cc.Address, addr = to, to
+			}
+			c = &cc
 		}
-		slices.Sort(c.DependsOn)
-		components[addr] = c
+		next.Components[addr] = c
 	}
-	st.Components = components
 	if len(st.Retired) > 0 {
-		retired := make(map[string]*state.Retirement, len(st.Retired))
+		next.Retired = make(map[string]*state.Retirement, len(st.Retired))
 		for addr, r := range st.Retired {
 			if to, ok := rename[addr]; ok {
 				addr = to
 			}
-			retired[addr] = r
+			next.Retired[addr] = r
 		}
-		st.Retired = retired
 	}
 	moves := make([]plan.Move, 0, len(rename))
 	for _, from := range slices.Sorted(maps.Keys(rename)) {
 		moves = append(moves, plan.Move{From: from, To: rename[from]})
 	}
-	return moves, nil
+	return &next, moves, nil
 }
 
 // moveDiagnostic is the diagnostic of a move the state refused, at the moved block that asked

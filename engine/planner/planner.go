@@ -109,6 +109,10 @@ type Outcome struct {
 	Result   *plan.Result
 	// Listed are the lists render functions read (rendering.Renderer.Listed).
 	Listed []render.ListRef
+	// State is the state the plan was made from, with the moves of the landscape's moved blocks
+	// made (a copy: the state the plan was given or read is not changed); nil without a state.
+	// Apply records into it.
+	State *state.State
 }
 
 // Revisit is the earliest time at which the landscape's rendering changes by time alone (a
@@ -282,10 +286,11 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	l := out.Load.Landscape
 	// The moved blocks move the state's records before anything reads them: what the old
 	// addresses applied is the new addresses' own, not removed from the landscape.
-	moved, err := MoveState(opts.State, l.Moved)
+	movedState, moved, err := MoveState(opts.State, l.Moved)
 	if err != nil {
 		return out, append(diags, moveDiagnostic(err)), nil
 	}
+	opts.State, out.State = movedState, movedState
 	for _, name := range slices.Sorted(maps.Keys(ev.Clusters)) {
 		if _, err := conns.get(name, ev.Clusters[name]); err != nil {
 			return out, diags, err
