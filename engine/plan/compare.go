@@ -154,9 +154,9 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 		ch.Action = NoOp
 	case len(ch.Conflicts) > 0:
 		ch.Action, ch.Reason = Update, Reason{Kind: ReasonConflict, Detail: firstController(ch.Conflicts)}
-	case movedFrom(opts, d, live) != "" && onlyComponent(ch.Changes):
+	case movedFrom(opts, cluster, ref, d, live) != "" && onlyComponent(ch.Changes):
 		// The object stays as it is; only the annotation naming its component follows the move.
-		ch.Action, ch.Reason = Update, Reason{Kind: ReasonMoved, Detail: movedFrom(opts, d, live)}
+		ch.Action, ch.Reason = Update, Reason{Kind: ReasonMoved, Detail: movedFrom(opts, cluster, ref, d, live)}
 	case gainsLineage(d, live) && !recorded(opts, cluster, ref):
 		// The landscape's name on an object proves nothing; one the state does not record is
 		// taken over like one without the label.
@@ -270,12 +270,21 @@ func onlyComponent(changes []FieldChange) bool {
 	return len(changes) == 1 && changes[0].Path == componentPath
 }
 
-// movedFrom is the address live's component annotation names when a moved block moved it to
-// the desired object's component; empty otherwise.
-func movedFrom(opts Options, d *Desired, live *unstructured.Unstructured) string {
+// movedFrom is the address live's component annotation names when its component moved to the
+// desired object's since it was applied: a moved block moved it, or the state records the object
+// under the desired object's component already (`gardener state mv`); empty otherwise.
+func movedFrom(opts Options, cluster string, ref object.Ref, d *Desired, live *unstructured.Unstructured) string {
 	was := inventory.Component(live)
+	if was == "" || was == string(d.Component) {
+		return ""
+	}
 	for _, m := range opts.Moved {
 		if m.From == was && m.To == string(d.Component) {
+			return was
+		}
+	}
+	if opts.Recorded != nil {
+		if rec, ok := opts.Recorded(cluster)[ref]; ok && rec.Component == string(d.Component) {
 			return was
 		}
 	}

@@ -96,8 +96,13 @@ type pruning struct {
 }
 
 // componentOf is the address of the component that applied live, as the state records it now:
-// its component annotation, moved on where a moved block moved it.
-func (p *pruning) componentOf(live *unstructured.Unstructured) string {
+// the state's record of it, or else its component annotation, moved on where a moved block moved
+// it. The annotation names the address the object was last applied under, which a move
+// (a moved block, `gardener state mv`) changed since.
+func (p *pruning) componentOf(ref object.Ref, live *unstructured.Unstructured) string {
+	if rec, ok := p.recorded[ref]; ok && rec.Component != "" && inventory.Component(live) != "" {
+		return rec.Component
+	}
 	comp := inventory.Component(live)
 	if to, ok := p.moved[comp]; ok {
 		return to
@@ -225,18 +230,18 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 	if lineage := inventory.Lineage(live); lineage != "" && lineage != p.lineage {
 		return verdict{fate: alien, lineage: lineage}
 	}
-	if comp := p.componentOf(live); comp != "" && inventory.AppliedHash(live) != "" {
+	if comp := p.componentOf(ref, live); comp != "" && inventory.AppliedHash(live) != "" {
 		if to := p.handedOver(ref, comp, live); to != "" {
 			return verdict{fate: released, component: comp, reason: Reason{Kind: ReasonReleased, Detail: to}}
 		}
 	}
-	if p.tracked != nil && !p.tracked(p.cluster, ref) && (p.claimedByOther(ref, p.componentOf(live)) || p.copyOfRendered(ref, p.componentOf(live))) {
+	if p.tracked != nil && !p.tracked(p.cluster, ref) && (p.claimedByOther(ref, p.componentOf(ref, live)) || p.copyOfRendered(ref, p.componentOf(ref, live))) {
 		return verdict{fate: skipped} // a Gardener controller's copy of a landscape's object
 	}
 	if still := stillNeeded(ref, live, p.namespaces, p.kinds); still != "" {
 		return verdict{fate: kept, warning: fmt.Sprintf("%s in cluster %s is no longer rendered but %s; it is kept", ref, p.cluster, still)}
 	}
-	comp := p.componentOf(live)
+	comp := p.componentOf(ref, live)
 	if comp == "" || inventory.AppliedHash(live) == "" || foreignController(live) {
 		return verdict{fate: kept, warning: fmt.Sprintf("%s in cluster %s carries the label %s but was not applied by gardener; it is left alone", ref, p.cluster, inventory.Selector(p.landscape))}
 	}
