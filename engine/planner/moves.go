@@ -185,3 +185,43 @@ func upperFirst(s string) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// idleMoves are the moved blocks that neither moved a record of st nor find their new address
+// (followed to the end of its chain) recorded in moved, st after the moves: most likely a typo in
+// from or to. A state nothing was applied to yet has nothing to move, and no block is idle then.
+func idleMoves(st, moved *state.State, moves []*config.Moved) []*config.Moved {
+	if st == nil || st.Serial == 0 {
+		return nil
+	}
+	recorded := func(s *state.State, a address.Address) bool {
+		for addr := range s.Components {
+			if b, err := address.Parse(addr); err == nil && a.Matches(b) {
+				return true
+			}
+		}
+		for addr := range s.Retired {
+			if b, err := address.Parse(addr); err == nil && a.Matches(b) {
+				return true
+			}
+		}
+		return false
+	}
+	var idle []*config.Moved
+	for _, m := range moves {
+		end, _ := config.MovedAddress(moves, m.To)
+		if !recorded(st, m.From) && !recorded(moved, end) {
+			idle = append(idle, m)
+		}
+	}
+	return idle
+}
+
+// idleMoveWarning is the warning about a moved block that moves nothing.
+func idleMoveWarning(m *config.Moved) *hcl.Diagnostic {
+	return &hcl.Diagnostic{
+		Severity: hcl.DiagWarning,
+		Summary:  "Moved block moves nothing",
+		Detail:   fmt.Sprintf("The state records nothing at %s, and nothing at %s either: check the block's from and to (\"gardener state list\" lists what the state records). A moved block whose move is made stays harmless.", m.From, m.To),
+		Subject:  m.DeclRange.Ptr(),
+	}
+}

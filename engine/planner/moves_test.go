@@ -81,3 +81,25 @@ func TestMoveStateRefusesToMerge(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, "both component.manifests.new and component.manifests.old would move to component.manifests.newer", err.Error())
 }
+
+// A moved block that finds nothing to move, neither at its old address nor, followed to the end
+// of its chain, at its new one, is most likely a typo: the plan warns at the block.
+func TestIdleMovesAreWarnedAbout(t *testing.T) {
+	st := movedTestState()
+	moves := movesOf(t,
+		"component.manifests.old", "component.manifests.mid", // moves a record
+		"component.manifests.mid", "component.manifests.new", // its chain goes on
+		"component.manifests.typo", "component.manifests.other", // finds nothing
+		"shoot.done", "shoot.dev", // made before: the new address is recorded
+	)
+	next, _, err := MoveState(st, moves)
+	require.NoError(t, err)
+	idle := idleMoves(st, next, moves)
+	require.Len(t, idle, 1)
+	assert.Equal(t, "component.manifests.typo", idle[0].From.String())
+	d := idleMoveWarning(idle[0])
+	assert.Equal(t, "Moved block moves nothing", d.Summary)
+
+	st.Serial = 0
+	assert.Empty(t, idleMoves(st, st, moves), "nothing was applied yet, so nothing is idle")
+}

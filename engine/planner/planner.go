@@ -290,6 +290,9 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	if err != nil {
 		return out, append(diags, moveDiagnostic(err)), nil
 	}
+	for _, m := range idleMoves(opts.State, movedState, l.Moved) {
+		diags = append(diags, idleMoveWarning(m))
+	}
 	opts.State, out.State = movedState, movedState
 	for _, name := range slices.Sorted(maps.Keys(ev.Clusters)) {
 		if _, err := conns.get(name, ev.Clusters[name]); err != nil {
