@@ -37,8 +37,8 @@ func newStateCommand(reg *schema.Registry) *cobra.Command {
 		Short: "Inspect and edit the state of a landscape",
 		Long: `The state records, per component instance, the objects gardener applied, its non-sensitive
 outputs and the hash of the configuration last applied. It lives where the landscape's state block
-says (a local file by default). These commands read it, or remove components from it without
-touching any cluster.`,
+says (a local file by default). These commands read it, remove components from it or move them
+to another address, without touching any cluster.`,
 	}
 	cmd.AddCommand(newStateListCommand(reg), newStateShowCommand(reg), newStateRmCommand(reg), newStateMvCommand(reg))
 	return cmd
