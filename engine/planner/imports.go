@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -25,42 +26,43 @@ func imports(l *config.Landscape) []plan.Import {
 	return out
 }
 
-// checkImports reports the import blocks the plan cannot carry out, at the block: the instance
-// they import into renders no such object (a typo in the ID, or the wrong instance), or the
-// object does not exist in the cluster (there is nothing to import; the plan would create it).
-// Instances outside --target are not planned and not checked.
+// checkImports reports the import blocks the plan cannot carry out, at the block: another
+// instance than the one they import into renders the object, that instance renders no such object
+// (a typo in the ID, or the wrong instance), or the object does not exist in the cluster (there
+// is nothing to import; the plan would create it). An import into an instance outside --target
+// whose object nothing in the plan renders is not checked.
 func checkImports(l *config.Landscape, pl *plan.Plan) hcl.Diagnostics {
 	var diags hcl.Diagnostics
+	fail := func(imp *config.Import, summary, detail string) {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: detail, Subject: imp.IDRange.Ptr()})
+	}
 	for _, imp := range l.Imports {
 		var found *plan.ObjectChange
 		planned := false
+		var others []string
 		for _, c := range pl.Components {
 			comp, err := address.Parse(c.Address)
-			if err != nil || !imp.To.Matches(comp) {
-				continue
-			}
-			planned = true
+			into := err == nil && imp.To.Matches(comp)
+			planned = planned || into
 			for _, o := range c.Objects {
-				if o.Cluster == imp.Cluster && o.Ref == imp.Ref {
+				if o.Cluster != imp.Cluster || o.Ref != imp.Ref || o.Action == plan.Delete {
+					continue
+				}
+				if into {
 					found = o
+				} else {
+					others = append(others, c.Address)
 				}
 			}
 		}
 		switch {
+		case len(others) > 0:
+			fail(imp, "Imported into another instance", fmt.Sprintf("%s in cluster %s is rendered by %s, not by %s; import it into the instance that renders it.", imp.Ref, imp.Cluster, strings.Join(others, ", "), imp.To))
 		case !planned:
-			continue
 		case found == nil:
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError, Summary: "Nothing to import into",
-				Detail:  fmt.Sprintf("%s renders no %s in cluster %s, so it cannot import it; check the import block's id and to.", imp.To, imp.Ref, imp.Cluster),
-				Subject: imp.IDRange.Ptr(),
-			})
+			fail(imp, "Nothing to import into", fmt.Sprintf("%s renders no %s in cluster %s, so it cannot import it; check the import block's id and to.", imp.To, imp.Ref, imp.Cluster))
 		case found.Action == plan.Create:
-			diags = append(diags, &hcl.Diagnostic{
-				Severity: hcl.DiagError, Summary: "Cannot import a missing object",
-				Detail:  fmt.Sprintf("%s does not exist in cluster %s, so there is nothing to import; remove the import block to create it.", imp.Ref, imp.Cluster),
-				Subject: imp.IDRange.Ptr(),
-			})
+			fail(imp, "Cannot import a missing object", fmt.Sprintf("%s does not exist in cluster %s, so there is nothing to import; remove the import block to create it.", imp.Ref, imp.Cluster))
 		}
 	}
 	return diags
