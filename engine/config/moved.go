@@ -139,9 +139,6 @@ func checkMoves(l *Landscape) hcl.Diagnostics {
 		if _, declared := l.Blocks[blockAddressOf(m.From)]; declared && !sameBlock {
 			fail(m.FromRange, "Moved block still declared", fmt.Sprintf("%s is moved to %s, but a block %s is still declared. A moved block records a rename: remove or rename the old block.", m.From, m.To, m.From.Block()))
 		}
-		if sameBlock && (m.From.Key.IsZero() == m.To.Key.IsZero()) && m.From.Key.IsZero() {
-			fail(m.ToRange, "Move to itself", fmt.Sprintf("The moved block moves %s to itself.", m.From))
-		}
 		_, declared := l.Blocks[blockAddressOf(m.To)]
 		_, movedOn := movedFrom[m.To]
 		if !declared && !movedOn && !movedFromBlock(movedFrom, m.To) {
