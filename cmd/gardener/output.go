@@ -53,7 +53,7 @@ never applied with it), is an error (exit 1); so is --raw or --json of an output
 not known at the last apply.`,
 		Example: `  gardener output landscapes/local
   gardener output landscapes/local shoot_namespaces --json
-  gardener output virtual_garden_kubeconfig landscapes/local --raw > virtual.kubeconfig`,
+  gardener output ops_namespace landscapes/local --raw`,
 		Args: cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, name := outputArgs(args)

@@ -290,8 +290,8 @@ moves every instance of the block and their parts, an instance address the insta
 Nothing in any cluster changes; the next apply rewrites the annotation naming the component on
 each object. A moved block in the landscape does the same as part of the plan, where others can
 review it. The state must record something at FROM and nothing at TO.`,
-		Example: `  gardener state mv landscapes/local component.helm_release.certs component.helm_release.cert_manager
-  gardener state mv landscapes/local shoot.dev 'shoot.dev["a"]' --dry-run`,
+		Example: `  gardener state mv landscapes/local shoot.ops shoot.operations --dry-run
+  gardener state mv landscapes/local component.manifests.old component.manifests.new`,
 		Args: cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withState(cmd, reg, args[0], inputs, func(ctx context.Context, b state.Backend) error {
