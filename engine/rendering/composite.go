@@ -445,12 +445,7 @@ func (r *Renderer) publicValue(cluster, namespace, name, key, enc string) (strin
 func (r *Renderer) generatedValue(cluster, namespace, name, key, enc string, private bool) (string, bool) {
 	mat := r.generated[cluster+"/"+namespace+"/"+name]
 	if mat == nil {
-		for _, k := range slices.Sorted(maps.Keys(r.generated)) { // sorted: the same cluster wins on every run
-			if _, rest, _ := strings.Cut(k, "/"); rest == namespace+"/"+name {
-				mat = r.generated[k]
-				break
-			}
-		}
+		mat = r.generated[r.generatedByName[namespace+"/"+name]] // the first cluster in sorted order
 	}
 	if mat == nil || mat.Data[key] == nil || (!isPublicKey(key) && !private) {
 		return "", false

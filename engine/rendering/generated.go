@@ -143,10 +143,7 @@ func (r *Renderer) generateSecret(rd *Rendered, cluster string, clusterValue cty
 	if res.Foreign != "" {
 		rd.Warnings = append(rd.Warnings, fmt.Sprintf("Secret %s/%s in cluster %s holds key material this landscape did not generate (%s); it is not used: new material is generated", req.Namespace, req.Name, cluster, res.Foreign))
 	}
-	if r.generated == nil {
-		r.generated = map[string]*secrets.Material{}
-	}
-	r.generated[cluster+"/"+req.Namespace+"/"+req.Name] = res.Material
+	r.recordGenerated(cluster, req.Namespace, req.Name, res.Material)
 	// Generated values are secrets like sensitive variables: never in messages. Certificates are
 	// public and stay readable, and so do a bootstrap token's id and usages, which would
 	// otherwise hide every "true" of the plan.
@@ -188,12 +185,25 @@ func (r *Renderer) placeholder(rd *Rendered, cluster string, req secrets.Request
 	u.SetKind("Secret")
 	u.SetName(req.Name)
 	u.SetNamespace(req.Namespace)
-	if r.generated == nil {
-		r.generated = map[string]*secrets.Material{}
-	}
 	mat := secrets.NewMaterial(data)
-	r.generated[cluster+"/"+req.Namespace+"/"+req.Name] = mat
+	r.recordGenerated(cluster, req.Namespace, req.Name, mat)
 	rd.Objects = []render.Object{{Cluster: cluster, Object: u}}
 	rd.Generated = "not generated: no plan is made"
 	return &secrets.Result{Secret: u, Material: mat}
+}
+
+// recordGenerated keeps a generated secret's material for the certificates it signs and the
+// markers that refer to it, and indexes it by namespace and name for markers that name no
+// cluster: the first cluster in sorted order wins, on every run, without sorting all keys per
+// lookup (which made rendering quadratic in the number of shoots).
+func (r *Renderer) recordGenerated(cluster, namespace, name string, mat *secrets.Material) {
+	if r.generated == nil {
+		r.generated = map[string]*secrets.Material{}
+		r.generatedByName = map[string]string{}
+	}
+	key := cluster + "/" + namespace + "/" + name
+	r.generated[key] = mat
+	if first, ok := r.generatedByName[namespace+"/"+name]; !ok || key < first {
+		r.generatedByName[namespace+"/"+name] = key
+	}
 }

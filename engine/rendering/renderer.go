@@ -129,6 +129,9 @@ type Renderer struct {
 	// generated holds the material of generated secrets by "cluster/namespace/name", for the
 	// certificates they sign.
 	generated map[string]*secrets.Material
+	// generatedByName is the first key of generated in sorted order by "namespace/name", for
+	// markers that name no cluster (recordGenerated).
+	generatedByName map[string]string
 	// live caches the objects render.LiveValue markers refer to, by cluster and identity.
 	live map[string]*unstructured.Unstructured
 	// lists caches the lists render functions read, by render.ListRef.Key.
