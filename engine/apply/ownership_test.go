@@ -176,7 +176,10 @@ func TestPlantedKeyMaterialIsNotUsed(t *testing.T) {
 
 	// The attacker's CA, as the landscape would request it: same class label, same config hash.
 	req := secrets.Request{Name: "ca", Namespace: ns, Class: secrets.ClassCA, CommonName: ns + "-ca"}
-	attackers, err := secrets.Generate(req, nil, secrets.Provenance{}, time.Now(), false, nil)
+	// Issued an hour ago: had it been issued in the second the forced apply below writes its own,
+	// the two issued-at and valid-until annotations would be equal, planter would keep a shared
+	// ownership of them, and the drift repair at the end would conflict with it (a flake seen).
+	attackers, err := secrets.Generate(req, nil, secrets.Provenance{}, time.Now().Add(-time.Hour), false, nil)
 	require.NoError(t, err)
 	var planted corev1.Secret
 	raw, err := json.Marshal(attackers.Secret.Object)
