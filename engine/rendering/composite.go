@@ -95,7 +95,7 @@ func (r *Renderer) expand(inst *config.Instance, rd *Rendered, parts []render.Co
 				child.Objects = objects
 			}
 		}
-		r.Rendered[addr] = child
+		r.setRendered(addr, child)
 		rd.Parts = append(rd.Parts, addr)
 	}
 	// Every part shares the composite's secrets, including those generated for other parts.

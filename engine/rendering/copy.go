@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/render"
 )
 
@@ -203,7 +204,7 @@ func copiedSecret(c *render.CopySpec, source *unstructured.Unstructured) *unstru
 // first address wins on every run.
 func (r *Renderer) renderedObjects() iter.Seq2[render.Object, string] {
 	return func(yield func(render.Object, string) bool) {
-		for _, addr := range slices.Sorted(maps.Keys(r.Rendered)) {
+		for _, addr := range r.sortedAddresses() {
 			for _, o := range r.Rendered[addr].Objects {
 				ns := o.Object.GetNamespace()
 				if ns == "" {
@@ -215,6 +216,25 @@ func (r *Renderer) renderedObjects() iter.Seq2[render.Object, string] {
 			}
 		}
 	}
+}
+
+// sortedAddresses are the keys of r.Rendered in order. They are kept sorted as instances and
+// parts are added (setRendered), since sorting them for every lookup made rendering quadratic in
+// the number of instances; a map filled by other means is sorted once more.
+func (r *Renderer) sortedAddresses() []config.InstanceAddress {
+	if len(r.addresses) != len(r.Rendered) {
+		r.addresses = slices.Sorted(maps.Keys(r.Rendered))
+	}
+	return r.addresses
+}
+
+// setRendered records what an instance or part rendered, keeping sortedAddresses in order.
+func (r *Renderer) setRendered(addr config.InstanceAddress, rd *Rendered) {
+	if _, ok := r.Rendered[addr]; !ok && len(r.addresses) == len(r.Rendered) {
+		i, _ := slices.BinarySearch(r.addresses, addr)
+		r.addresses = slices.Insert(r.addresses, i, addr)
+	}
+	r.Rendered[addr] = rd
 }
 
 // find returns an object as the landscape renders it, or else as it is live in cluster (nil when

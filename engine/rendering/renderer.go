@@ -97,6 +97,8 @@ type Renderer struct {
 	Paths *landscapefs.Dir
 	// Rendered collects the results by instance address.
 	Rendered map[config.InstanceAddress]*Rendered
+	// addresses are the keys of Rendered, sorted (sortedAddresses).
+	addresses []config.InstanceAddress
 	// Lookup reads a live Secret for generator steps; nil generates without reusing.
 	Lookup func(cluster cty.Value, namespace, name string) (*unstructured.Unstructured, error)
 	// Provenance says what the landscape knows about a generated Secret of a cluster block, by
@@ -161,7 +163,7 @@ func (r *Renderer) instance(inst *config.Instance) (cty.Value, hcl.Diagnostics) 
 		typ = string(inst.Block.Kind)
 	}
 	rd := &Rendered{Address: inst.Addr, Type: typ}
-	r.Rendered[inst.Addr] = rd
+	r.setRendered(inst.Addr, rd)
 	fn, ok := r.Registry[typ]
 	if !ok && typ != GeneratedSecretType {
 		// Not an error: the plan lists the instance with a warning and plans nothing for it.
