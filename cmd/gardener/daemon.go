@@ -21,6 +21,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/declarative-gardener/gardener/engine/apply"
+	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/daemon"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
@@ -31,8 +32,10 @@ import (
 // rights (and those of approvers) are rights in that namespace only, not in garden.
 const DefaultDaemonNamespace = "gardener-daemon"
 
-// selfFlags say how the daemon reaches the cluster it runs in (its leader election Lease and
-// status ConfigMap live there): in-cluster configuration unless a kubeconfig is given.
+// selfFlags say how the daemon, status and approve reach the cluster the daemon runs in (its
+// leader election Lease and status ConfigMap live there), by the rules every Kubernetes client
+// follows: --kubeconfig; else in a pod the pod's service account; else KUBECONFIG or
+// ~/.kube/config; --context picks a context of the kubeconfig.
 type selfFlags struct {
 	kubeconfig, context string
 	namespace, name     string
@@ -40,24 +43,22 @@ type selfFlags struct {
 
 func (f *selfFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster the daemon runs in (default: in-cluster configuration)")
-	fl.StringVar(&f.context, "context", "", "context of --kubeconfig")
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster the daemon runs in (default: in a pod its service account, else KUBECONFIG or ~/.kube/config)")
+	fl.StringVar(&f.context, "context", "", "context of the kubeconfig (default: its current context)")
 	fl.StringVar(&f.namespace, "status-namespace", DefaultDaemonNamespace, "namespace of the daemon's status ConfigMap, its approval ConfigMap and its leader election Lease")
 	fl.StringVar(&f.name, "status-name", "gardener-daemon-status", "name of the daemon's status ConfigMap; approvals are the ConfigMap <status-name>-approval")
 }
 
+// restConfig loads the client configuration. In a pod (rest.InClusterConfig succeeds) without
+// KUBECONFIG, --kubeconfig or --context the service account is used, as controller-runtime's
+// GetConfig does; otherwise client-go's loading rules, as kubectl's.
 func (f *selfFlags) restConfig() (*rest.Config, error) {
-	if f.kubeconfig == "" {
-		cfg, err := rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("in-cluster configuration (outside a cluster, pass --kubeconfig): %w", err)
+	if f.kubeconfig == "" && f.context == "" && os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" {
+		if cfg, err := rest.InClusterConfig(); err == nil {
+			return cfg, nil
 		}
-		return cfg, nil
 	}
-	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: f.kubeconfig},
-		&clientcmd.ConfigOverrides{CurrentContext: f.context},
-	).ClientConfig()
+	return cluster.LoadRESTConfig(cluster.Access{Kubeconfig: f.kubeconfig, Context: f.context})
 }
 
 func (f *selfFlags) statusStore() (daemon.StatusStore, *rest.Config, error) {
@@ -151,7 +152,7 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 	if err != nil {
 		return fail("%v", err)
 	}
-	log := logr.FromSlogHandler(slog.NewJSONHandler(stderr, nil)).WithName("gardener-daemon")
+	log := logr.FromSlogHandler(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: logLevel})).WithName("gardener-daemon")
 	ctrl.SetLogger(log)
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
 		Logger:                  log,
@@ -210,10 +211,14 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 
 func newStatusCommand() *cobra.Command {
 	var f selfFlags
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show what the daemon did last",
-		Args:  cobra.NoArgs,
+		Long: `Print the daemon's status ConfigMap: the phase and message of its last cycle, the last plan's
+summary and hash, the last apply's result per component, drift and errors; with --json as a
+document for scripts (docs/cli.md), the last plan's JSON included.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			store, _, err := f.statusStore()
 			if err != nil {
@@ -227,11 +232,15 @@ func newStatusCommand() *cobra.Command {
 			}
 			// Who may read the status need not read approvals: the approval is left out then.
 			approval, _ := store.Approval(cmd.Context())
+			if asJSON {
+				return writeStatusJSON(cmd.OutOrStdout(), data, approval.Hash)
+			}
 			printStatus(cmd, data, approval.Hash)
 			return nil
 		},
 	}
 	f.register(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
 	return cmd
 }
 

@@ -49,7 +49,14 @@ waiting for each component to be ready.`,
 		newStatusCommand(),
 		newApproveCommand(),
 	)
-	// Cobra adds the `completion` command (bash, zsh, fish, powershell) on Execute.
+	// The `completion` command (bash, zsh, fish, powershell) is added now rather than on
+	// Execute, so that requireKnownSubcommands covers it too.
+	root.InitDefaultCompletionCmd()
+	var global globalFlags
+	global.register(root)
+	requireKnownSubcommands(root)
+	root.Version = currentBuildInfo().String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	return root
 }
 
@@ -86,6 +93,15 @@ func currentBuildInfo() buildInfo {
 	return info
 }
 
+// String is the version line of `gardener version` and `gardener --version`.
+func (info buildInfo) String() string {
+	line := "gardener " + info.Version
+	if info.Commit != "" {
+		line += " (" + info.Commit + ")"
+	}
+	return line + " " + info.GoVersion + " " + info.Platform
+}
+
 func newVersionCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -99,11 +115,7 @@ func newVersionCommand() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(info)
 			}
-			line := "gardener " + info.Version
-			if info.Commit != "" {
-				line += " (" + info.Commit + ")"
-			}
-			printf(cmd.OutOrStdout(), "%s %s %s\n", line, info.GoVersion, info.Platform)
+			printf(cmd.OutOrStdout(), "%s\n", info)
 			return nil
 		},
 	}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+)
+
+func TestUnknownSubcommandsFail(t *testing.T) {
+	for _, args := range [][]string{{"state", "mv", "a", "b"}, {"completion", "nushell"}} {
+		t.Run(args[0], func(t *testing.T) {
+			out, _, err := run(t, args...)
+			require.Error(t, err)
+			assert.Equal(t, fmt.Sprintf("unknown command %q for \"gardener %s\"", args[1], args[0]), err.Error())
+			assert.Empty(t, out, "no help for a command that does not exist")
+		})
+	}
+	out, _, err := run(t, "state")
+	require.NoError(t, err, "a group alone prints its help")
+	assert.Contains(t, out, "Available Commands:")
+}
+
+func TestVersionFlag(t *testing.T) {
+	old := version
+	t.Cleanup(func() { version = old })
+	version = "v1.2.3"
+	flagOut, _, err := run(t, "--version")
+	require.NoError(t, err)
+	cmdOut, _, err := run(t, "version")
+	require.NoError(t, err)
+	assert.Equal(t, cmdOut, flagOut)
+	assert.Regexp(t, `^gardener v1\.2\.3 .*go.* \S+/\S+\n$`, flagOut)
+}
+
+func TestLogLevel(t *testing.T) {
+	t.Cleanup(func() { logLevel = slog.LevelInfo })
+	tests := []struct {
+		flag, env string
+		want      slog.Level
+		err       string
+	}{
+		{"", "", slog.LevelInfo, ""},
+		{"debug", "", slog.LevelDebug, ""},
+		{"", "warn", slog.LevelWarn, ""},
+		{"error", "debug", slog.LevelError, ""}, // the flag wins
+		{"", "loud", 0, `log level "loud" is none of debug, info, warn, error`},
+		{"verbose", "", 0, `log level "verbose" is none of debug, info, warn, error`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.flag+"/"+tt.env, func(t *testing.T) {
+			t.Setenv(logLevelEnv, tt.env)
+			args := []string{"version"}
+			if tt.flag != "" {
+				args = append(args, "--log-level", tt.flag)
+			}
+			_, _, err := run(t, args...)
+			if tt.err != "" {
+				require.EqualError(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, logLevel)
+		})
+	}
+}
+
+// openTerminal opens a pseudo-terminal and returns its terminal end.
+func openTerminal(t *testing.T) *os.File {
+	t.Helper()
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close() })
+	require.NoError(t, unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0))
+	n, err := unix.IoctlGetUint32(int(ptmx.Fd()), unix.TIOCGPTN)
+	require.NoError(t, err)
+	tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { tty.Close() })
+	return tty
+}
+
+func TestColorConventions(t *testing.T) {
+	tty := openTerminal(t)
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { devNull.Close(); colorOff = false })
+	tests := []struct {
+		name      string
+		args      []string
+		env       map[string]string
+		out       *os.File
+		wantColor bool
+	}{
+		{"terminal", nil, nil, tty, true},
+		{"--no-color", []string{"--no-color"}, nil, tty, false},
+		{"NO_COLOR", nil, map[string]string{"NO_COLOR": "1"}, tty, false},
+		{"TERM=dumb", nil, map[string]string{"TERM": "dumb"}, tty, false},
+		{"/dev/null is a character device but no terminal", nil, nil, devNull, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("NO_COLOR", "")
+			t.Setenv("TERM", "xterm")
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			_, _, err := run(t, append([]string{"version"}, tt.args...)...)
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantColor, useColor(tt.out))
+		})
+	}
+}
