@@ -37,6 +37,10 @@ func (d *Dir) CheckKubeconfig(name string) error {
 	if !d.policy.Confined {
 		return nil
 	}
+	name, err := expandHome(name)
+	if err != nil {
+		return err
+	}
 	data, err := d.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // nothing to run or read; connecting reports it missing

@@ -253,7 +253,17 @@ func (d *Dir) Tree(name string) (string, error) {
 // refuse what it would run or read (CheckKubeconfig). A file in one of the policy's
 // KubeconfigDirs is the operator's and is used as it is; any other path is an error wrapping
 // ErrOutside in confined mode.
+//
+// A name that starts with "~/" (or is "~") lies in the operator's home directory, as in a shell
+// and in kubectl's --kubeconfig: cluster blocks are written for several operators, who each keep
+// their kubeconfigs in their own home. In confined mode such a file is outside the landscape
+// directory, so it is the operator's when it lies in one of the KubeconfigDirs and refused
+// otherwise. "~user" is not expanded.
 func (d *Dir) Kubeconfig(name string) (path string, own bool, err error) {
+	name, err = expandHome(name)
+	if err != nil {
+		return "", false, err
+	}
 	if !d.policy.Confined {
 		path, err := d.Path(name)
 		return path, false, err
@@ -285,6 +295,19 @@ func (d *Dir) Kubeconfig(name string) (path string, own bool, err error) {
 	}
 	return "", false, fmt.Errorf("kubeconfig %s is outside the landscape directory and the operator's kubeconfig directories (%s): %w",
 		name, listOrNone(d.policy.KubeconfigDirs), ErrOutside)
+}
+
+// expandHome replaces a leading "~" of a path naming the home directory ("~", "~/...") with the
+// home directory ($HOME).
+func expandHome(name string) (string, error) {
+	if name != "~" && !strings.HasPrefix(name, "~/") {
+		return name, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("kubeconfig %s: %w", name, err)
+	}
+	return filepath.Join(home, name[1:]), nil
 }
 
 func listOrNone(dirs []string) string {

@@ -189,3 +189,39 @@ users: [{name: u, user: {token: abc}}]
 	_, _, err = d.Kubeconfig("../outside/other")
 	assert.ErrorIs(t, err, ErrOutside)
 }
+
+func TestKubeconfigInHomeDirectory(t *testing.T) {
+	landscape, _ := tree(t, map[string]string{
+		"landscape/main.hcl":   "",
+		"home/.kube/config":    "apiVersion: v1\nkind: Config\n",
+		"home/.kube/seeds/aws": "apiVersion: v1\nkind: Config\n",
+	}, nil)
+	home := filepath.Join(filepath.Dir(landscape), "home")
+	t.Setenv("HOME", home)
+
+	tests := []struct {
+		name   string
+		policy Policy
+		path   string
+		want   string
+		err    error
+	}{
+		{"~ unconfined", Policy{}, "~/.kube/config", filepath.Join(home, ".kube/config"), nil},
+		{"~ alone", Policy{}, "~", home, nil},
+		{"~user is a name", Policy{}, "~other/config", filepath.Join(landscape, "~other/config"), nil},
+		{"~ confined is outside", Policy{Confined: true}, "~/.kube/config", "", ErrOutside},
+		{"~ confined in a kubeconfig dir", Policy{Confined: true, KubeconfigDirs: []string{filepath.Join(home, ".kube/seeds")}}, "~/.kube/seeds/aws", filepath.Join(home, ".kube/seeds/aws"), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path, own, err := New(landscape, tt.policy).Kubeconfig(tt.path)
+			if tt.err != nil {
+				assert.ErrorIs(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.False(t, own, "a kubeconfig in the home directory is the operator's")
+			assert.Equal(t, tt.want, path)
+		})
+	}
+}
