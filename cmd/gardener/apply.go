@@ -58,7 +58,7 @@ func (f *applyFlags) register(cmd *cobra.Command) {
 func newApplyCommand(reg *schema.Registry) *cobra.Command {
 	var f applyFlags
 	cmd := &cobra.Command{
-		Use:   "apply DIR|PLANFILE",
+		Use:   "apply [DIR|PLANFILE]",
 		Short: "Apply the landscape, or a saved plan, to its clusters",
 		Long: `Plan the landscape in DIR, show the plan, ask for "yes" (unless --auto-approve) and execute it:
 each component starts as soon as everything it depends on is applied and ready, at most
@@ -70,11 +70,11 @@ after checking that no object it touches has changed since it was planned.`,
 		Example: `  gardener apply landscapes/local
   gardener apply --auto-approve landscapes/local
   gardener plan landscapes/local --out plan.bin && gardener apply plan.bin`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
-			return runApply(ctx, cmd, reg, args[0], f, false)
+			return runApply(ctx, cmd, reg, dirArg(args), f, false)
 		},
 	}
 	f.register(cmd)
@@ -84,17 +84,17 @@ after checking that no object it touches has changed since it was planned.`,
 func newDestroyCommand(reg *schema.Registry) *cobra.Command {
 	var f applyFlags
 	cmd := &cobra.Command{
-		Use:   "destroy DIR",
+		Use:   "destroy [DIR]",
 		Short: "Delete everything the landscape owns",
 		Long: `Plan the deletion of every object the landscape in DIR owns, show it, ask for "yes" (unless
 --auto-approve) and delete in reverse dependency order. Protected objects (Etcd, PVCs, CRDs,
 backups, control-plane namespaces, and components with lifecycle { prevent_destroy = true }) are
 deleted only with --allow-destroy ADDR.`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
-			return runApply(ctx, cmd, reg, args[0], f, true)
+			return runApply(ctx, cmd, reg, dirArg(args), f, true)
 		},
 	}
 	f.register(cmd)

@@ -126,6 +126,18 @@ func dirArg(args []string) string {
 	return args[0]
 }
 
+// dirAndRest splits the arguments of a command that takes [DIR] ARG...: the first of several
+// arguments is DIR when it is a directory; otherwise all are ARGs of the landscape in the working
+// directory. (Addresses such as component.manifests.app are not directories.)
+func dirAndRest(args []string) (dir string, rest []string) {
+	if len(args) > 1 {
+		if info, err := os.Stat(args[0]); err == nil && info.IsDir() {
+			return args[0], args[1:]
+		}
+	}
+	return ".", args
+}
+
 // fixedCompletions completes a flag or argument with a fixed list of values.
 func fixedCompletions(values ...string) cobra.CompletionFunc {
 	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {

@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/declarative-gardener/gardener/state"
 )
 
 func TestUnknownSubcommandsFail(t *testing.T) {
@@ -115,5 +119,64 @@ func TestColorConventions(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantColor, useColor(tt.out))
 		})
+	}
+}
+
+// TestDirDefaultsToWorkingDirectory runs the commands that take a landscape directory without
+// it, in the landscape's directory, and with it, from elsewhere: the same output.
+func TestDirDefaultsToWorkingDirectory(t *testing.T) {
+	stateDir(t, map[string]string{"main.hcl": stateLandscape}, state.DefaultLocalPath, sampleState())
+	landscape, err := os.Getwd()
+	require.NoError(t, err)
+	tests := [][]string{
+		{"validate"},
+		{"graph", "--format", "dot"},
+		{"state", "list"},
+		{"state", "show", "component.helm_release.cert_manager"},
+		{"state", "rm", "--dry-run", "component.helm_release.cert_manager", `shoot.dev["a"]`},
+	}
+	for _, args := range tests {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Chdir(landscape)
+			here, errOut, err := runState(t, "", args...)
+			require.NoError(t, err, errOut)
+			require.NotEmpty(t, here)
+
+			t.Chdir(t.TempDir())
+			withDir := append(slices.Clone(args[:len(args)-len(operands(args))]), landscape)
+			withDir = append(withDir, operands(args)...)
+			there, errOut, err := runState(t, "", withDir...)
+			require.NoError(t, err, errOut)
+			assert.Equal(t, here, there)
+		})
+	}
+}
+
+// operands are the arguments after a test's command words and flags (addresses).
+func operands(args []string) []string {
+	for i, a := range args {
+		if strings.Contains(a, ".") {
+			return args[i:]
+		}
+	}
+	return nil
+}
+
+func TestDirAndRest(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args     []string
+		wantDir  string
+		wantRest []string
+	}{
+		{[]string{"component.a.b"}, ".", []string{"component.a.b"}},
+		{[]string{dir}, ".", []string{dir}}, // one argument is always an address
+		{[]string{dir, "component.a.b"}, dir, []string{"component.a.b"}},
+		{[]string{"component.a.b", "component.a.c"}, ".", []string{"component.a.b", "component.a.c"}},
+	}
+	for _, tt := range tests {
+		gotDir, gotRest := dirAndRest(tt.args)
+		assert.Equal(t, tt.wantDir, gotDir, tt.args)
+		assert.Equal(t, tt.wantRest, gotRest, tt.args)
 	}
 }

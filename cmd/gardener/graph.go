@@ -25,7 +25,7 @@ func newGraphCommand(reg *schema.Registry) *cobra.Command {
 	var format string
 	var inputs inputFlags
 	cmd := &cobra.Command{
-		Use:   "graph DIR",
+		Use:   "graph [DIR]",
 		Short: "Print the component graph of a landscape",
 		Long: `Load the landscape in DIR as validate does and print its component graph: one node per
 instance of a garden, seed, shoot or component block (shoot.local["dev"] for an instance of a
@@ -59,13 +59,13 @@ A landscape with errors prints its diagnostics instead, and the exit code is 1.`
 
   # Embed it in Markdown, with the qa shoot hibernated
   gardener graph --format mermaid --var hibernate_qa=true landscapes/local`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			write, ok := graphFormats[format]
 			if !ok {
 				return fmt.Errorf("unknown format %q: use text, dot or mermaid", format)
 			}
-			g, name, err := loadGraph(cmd, reg, args[0], inputs.sources())
+			g, name, err := loadGraph(cmd, reg, dirArg(args), inputs.sources())
 			if err != nil {
 				return err
 			}

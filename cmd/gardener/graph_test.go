@@ -88,13 +88,13 @@ component "manifests" "m" {
 func TestGraphUsageErrors(t *testing.T) {
 	_, _, err := runGraph(t, "--format", "svg", ".")
 	assert.EqualError(t, err, `unknown format "svg": use text, dot or mermaid`)
-	_, _, err = runGraph(t)
-	assert.Error(t, err)
+	_, _, err = runGraph(t, "a", "b")
+	assert.EqualError(t, err, "accepts at most 1 arg(s), received 2")
 }
 
 func TestGraphHelp(t *testing.T) {
 	cmd := newGraphCommand(catalog.Schemas())
-	assert.True(t, strings.HasPrefix(cmd.Use, "graph DIR"))
+	assert.True(t, strings.HasPrefix(cmd.Use, "graph [DIR]"))
 	for _, want := range []string{"text", "dot", "mermaid", "depends_on"} {
 		assert.Contains(t, cmd.Long, want)
 	}

@@ -61,7 +61,7 @@ func (f *ownershipFlags) apply(opts *planner.Options) {
 func newPlanCommand(reg *schema.Registry) *cobra.Command {
 	var f planFlags
 	cmd := &cobra.Command{
-		Use:   "plan DIR",
+		Use:   "plan [DIR]",
 		Short: "Show what applying the landscape would change",
 		Long: `Render every component of the landscape in DIR, read the live state of its clusters (one LIST
 per kind), diff each object with server-side apply semantics and print the plan: every field that
@@ -75,11 +75,11 @@ Exit codes: 0 success, 1 error; with --detailed-exitcode 0 means no changes, 2 c
   gardener plan landscapes/local --json | jq '.summary'
   gardener plan landscapes/local --offline                  # against empty clusters, no kubeconfig needed
   gardener plan landscapes/local --observed snapshot.json   # offline, from a snapshot`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return runPlan(ctx, cmd, reg, args[0], f)
+			return runPlan(ctx, cmd, reg, dirArg(args), f)
 		},
 	}
 	fl := cmd.Flags()
@@ -201,14 +201,14 @@ func newSnapshotCommand(reg *schema.Registry) *cobra.Command {
 	var inputs inputFlags
 	var output string
 	cmd := &cobra.Command{
-		Use:   "snapshot DIR --output SNAPSHOT",
+		Use:   "snapshot [DIR] --output SNAPSHOT",
 		Short: "Record what a plan of the landscape reads from its clusters",
 		Long: `Plan the landscape in DIR against its live clusters and record every answer the plan read
 (discovery, the LIST and GET results, OpenAPI schemas) in SNAPSHOT. "gardener plan DIR --observed
 SNAPSHOT" then plans against the recording without any cluster, byte-identical on every run: for
 golden-file tests of landscapes and for bug reports. The snapshot holds the objects as the
 clusters store them, Secrets included; treat it like a backup of those objects.`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if output == "" {
 				printLine(cmd.ErrOrStderr(), "Error: --output SNAPSHOT is required.")
@@ -220,7 +220,7 @@ clusters store them, Secrets included; treat it like a backup of those objects.`
 			// Plans from the snapshot are made at the time it was recorded.
 			rec.At = time.Now().UTC().Truncate(time.Second)
 			out, diags, err := planner.Plan(ctx, planner.Options{
-				Dir: args[0], Schemas: reg, Renderers: catalogRenderers(), Inputs: inputs.sources(),
+				Dir: dirArg(args), Schemas: reg, Renderers: catalogRenderers(), Inputs: inputs.sources(),
 				Connect: rec.Connect, Differs: planner.LocalDiffers(""), Now: rec.At,
 			})
 			if werr := diag.WriteText(cmd.ErrOrStderr(), diags, out.Load.Files, diag.TextOptions{Color: useColor(cmd.ErrOrStderr())}); werr != nil {

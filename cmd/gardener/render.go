@@ -22,7 +22,7 @@ func newRenderCommand(reg *schema.Registry) *cobra.Command {
 	var targets []string
 	var parallelism int
 	cmd := &cobra.Command{
-		Use:   "render DIR --output-dir D",
+		Use:   "render [DIR] --output-dir D",
 		Short: "Write the objects apply would send, as YAML files",
 		Long: `Render the landscape in DIR and write every object exactly as apply would send it (labels,
 annotations, generated secrets, copies) into D: a directory per cluster block, in it one file per
@@ -37,7 +37,7 @@ for review and golden tests, not for kubectl apply.`,
 		Example: `  gardener render landscapes/local --output-dir /tmp/local
   kubectl apply --server-side -f /tmp/local/runtime --context runtime
   gardener render landscapes/local --offline --output-dir /tmp/review   # no cluster needed; for review`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stderr := cmd.ErrOrStderr()
 			if outputDir == "" {
@@ -47,7 +47,7 @@ for review and golden tests, not for kubectl apply.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			opts := planner.Options{
-				Dir: args[0], Schemas: reg, Renderers: catalogRenderers(), Inputs: inputs.sources(),
+				Dir: dirArg(args), Schemas: reg, Renderers: catalogRenderers(), Inputs: inputs.sources(),
 				Targets: targets, Parallelism: parallelism, Differs: planner.LocalDiffers(""),
 				Connect: planner.LiveConnector(clusterOptions(parallelism)),
 				// The state only tells which kinds to list while rendering (the objects written

@@ -47,12 +47,12 @@ to another address, without touching any cluster.`,
 func newStateListCommand(reg *schema.Registry) *cobra.Command {
 	var inputs inputFlags
 	cmd := &cobra.Command{
-		Use:   "list DIR",
+		Use:   "list [DIR]",
 		Short: "List the component instances in the state",
-		Long:  `Print every component instance the state of the landscape in DIR records, sorted, with the number of objects it owns (and of objects an interrupted apply left pending).`,
-		Args:  cobra.ExactArgs(1),
+		Long:  `Print every component instance the state of the landscape in DIR (default: the current directory) records, sorted, with the number of objects it owns (and of objects an interrupted apply left pending).`,
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withState(cmd, reg, args[0], inputs, func(ctx context.Context, b state.Backend) error {
+			return withState(cmd, reg, dirArg(args), inputs, func(ctx context.Context, b state.Backend) error {
 				s, err := b.Read(ctx)
 				if err != nil {
 					return err
@@ -96,21 +96,22 @@ func newStateShowCommand(reg *schema.Registry) *cobra.Command {
 	var inputs inputFlags
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "show DIR ADDRESS",
+		Use:   "show [DIR] ADDRESS",
 		Short: "Print one component instance of the state",
-		Long: `Print what the state of the landscape in DIR records for the component instance ADDRESS: its type, configuration hash, outputs, and the objects it owns and has pending.
+		Long: `Print what the state of the landscape in DIR (default: the current directory) records for the component instance ADDRESS: its type, configuration hash, outputs, and the objects it owns and has pending.
 Names and namespaces that depend on sensitive values are shown as "(sensitive value)", in the JSON
 form too (where "sensitive" says which parts are hidden); the state itself holds them.`,
-		Args: cobra.ExactArgs(2),
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withState(cmd, reg, args[0], inputs, func(ctx context.Context, b state.Backend) error {
+			dir, addr := dirArg(args[:len(args)-1]), args[len(args)-1]
+			return withState(cmd, reg, dir, inputs, func(ctx context.Context, b state.Backend) error {
 				s, err := b.Read(ctx)
 				if err != nil {
 					return err
 				}
-				c, ok := s.Components[args[1]]
+				c, ok := s.Components[addr]
 				if !ok {
-					return fmt.Errorf("%s is not in the state; \"gardener state list %s\" lists what is", args[1], args[0])
+					return fmt.Errorf("%s is not in the state; \"gardener state list %s\" lists what is", addr, dir)
 				}
 				c = shownComponent(c)
 				if asJSON {
@@ -194,20 +195,22 @@ func newStateRmCommand(reg *schema.Registry) *cobra.Command {
 	var lockTimeout time.Duration
 	var dryRun bool
 	cmd := &cobra.Command{
-		Use:   "rm DIR ADDRESS...",
+		Use:   "rm [DIR] ADDRESS...",
 		Short: "Forget component instances without deleting their objects",
 		Long: `Remove the component instances ADDRESS... from the state of the landscape in DIR, holding the
-state lock. Their objects stay in the clusters: gardener no longer tracks them through the state.
+state lock. DIR is the first of several arguments when it is a directory; otherwise every argument
+is an address of the landscape in the current directory. Their objects stay in the clusters: gardener no longer tracks them through the state.
 They keep the landscape's label, though; remove it from them (kubectl label ... ` + "`" + `declarative-gardener.io/landscape-` + "`" + `)
 before the next plan if another tool or landscape is to own them. For an instance whose lifetime
 ended (an expired shoot), rm also forgets that record, so that the next plan creates it anew. Every
 ADDRESS must be in the state; otherwise nothing is removed.`,
 		Example: `  gardener state rm landscapes/local component.helm_release.cert_manager
   gardener state rm landscapes/local 'shoot.dev["a"]' --dry-run`,
-		Args: cobra.MinimumNArgs(2),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withState(cmd, reg, args[0], inputs, func(ctx context.Context, b state.Backend) error {
-				return stateRm(ctx, cmd.OutOrStdout(), b, args[1:], lockTimeout, dryRun)
+			dir, addrs := dirAndRest(args)
+			return withState(cmd, reg, dir, inputs, func(ctx context.Context, b state.Backend) error {
+				return stateRm(ctx, cmd.OutOrStdout(), b, addrs, lockTimeout, dryRun)
 			})
 		},
 	}
@@ -350,24 +353,25 @@ func newForceUnlockCommand(reg *schema.Registry) *cobra.Command {
 	var inputs inputFlags
 	var force bool
 	cmd := &cobra.Command{
-		Use:   "force-unlock DIR LOCK_ID",
+		Use:   "force-unlock [DIR] LOCK_ID",
 		Short: "Release the state lock of a process that is gone",
 		Long: `Release the state lock with LOCK_ID of the landscape in DIR. A locked state names the lock's ID,
 holder and operation. Only release a lock whose holder is no longer running: two processes
 changing the state and the clusters at once can lose the record of applied objects. A kubernetes
 backend's lock also frees itself one lease duration (60 s) after its holder stopped renewing it.
 Asks for confirmation unless --force.`,
-		Args: cobra.ExactArgs(2),
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !force && !confirm(cmd.InOrStdin(), cmd.ErrOrStderr(), fmt.Sprintf("Release the state lock %s of the landscape in %s?\nOnly do this when its holder is no longer running.\nType 'yes' to confirm: ", args[1], args[0])) {
+			dir, id := dirArg(args[:len(args)-1]), args[len(args)-1]
+			if !force && !confirm(cmd.InOrStdin(), cmd.ErrOrStderr(), fmt.Sprintf("Release the state lock %s of the landscape in %s?\nOnly do this when its holder is no longer running.\nType 'yes' to confirm: ", id, dir)) {
 				printLine(cmd.ErrOrStderr(), "Force-unlock cancelled.")
 				return exitCode(1)
 			}
-			return withState(cmd, reg, args[0], inputs, func(ctx context.Context, b state.Backend) error {
-				if err := b.ForceUnlock(ctx, args[1]); err != nil {
+			return withState(cmd, reg, dir, inputs, func(ctx context.Context, b state.Backend) error {
+				if err := b.ForceUnlock(ctx, id); err != nil {
 					return err
 				}
-				printf(cmd.OutOrStdout(), "Released the state lock %s.\n", args[1])
+				printf(cmd.OutOrStdout(), "Released the state lock %s.\n", id)
 				return nil
 			})
 		},

@@ -55,15 +55,15 @@ func newValidateCommand(reg *schema.Registry) *cobra.Command {
 	var asJSON bool
 	var inputs inputFlags
 	cmd := &cobra.Command{
-		Use:   "validate DIR",
+		Use:   "validate [DIR]",
 		Short: "Check a landscape without touching any cluster",
 		Long: `Parse and decode every file of the landscape in DIR, check types, references, cycles,
 variable validation rules and component rules, and evaluate everything that is known before
 apply. Every problem is reported, each at the place it is in. Exit code 0 when the landscape is
 valid, 1 otherwise.`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			res, diags := config.Load(args[0], reg, inputs.sources())
+			res, diags := config.Load(dirArg(args), reg, inputs.sources())
 			if res.Evaluated != nil {
 				diags = append(diags, res.Evaluated.MissingKubeconfigs()...)
 			}
