@@ -19,7 +19,11 @@ var graphFormats = map[string]func(g *graph.Graph, w io.Writer, landscape string
 	"text":    func(g *graph.Graph, w io.Writer, _ string) error { return g.WriteText(w) },
 	"dot":     func(g *graph.Graph, w io.Writer, name string) error { return g.WriteDOT(w, name) },
 	"mermaid": func(g *graph.Graph, w io.Writer, _ string) error { return g.WriteMermaid(w) },
+	"json":    func(g *graph.Graph, w io.Writer, name string) error { return g.WriteJSON(w, name) },
 }
+
+// graphFormatNames are the formats, in the order help and completion list them.
+var graphFormatNames = []string{"text", "dot", "mermaid", "json"}
 
 func newGraphCommand(reg *schema.Registry) *cobra.Command {
 	var format string
@@ -49,6 +53,9 @@ Formats:
            seed.local <- garden.local
   dot      a Graphviz digraph; edges point from a dependency to its dependent
   mermaid  a Mermaid flowchart, for Markdown documents that render Mermaid
+  json     for programs: the instances in apply order with their block, kind, type and
+           dependencies, and every edge with its kind, reason and source range
+           (format_version, docs/cli.md)
 
 A landscape with errors prints its diagnostics instead, and the exit code is 1.`,
 		Example: `  # Apply order of the example landscape
@@ -63,23 +70,28 @@ A landscape with errors prints its diagnostics instead, and the exit code is 1.`
 		RunE: func(cmd *cobra.Command, args []string) error {
 			write, ok := graphFormats[format]
 			if !ok {
-				return fmt.Errorf("unknown format %q: use text, dot or mermaid", format)
+				return fmt.Errorf("unknown format %q: use text, dot, mermaid or json", format)
 			}
 			g, name, err := loadGraph(cmd, reg, dirArg(args), inputs.sources())
 			if err != nil {
 				return err
 			}
 			// Addresses hold the keys of for_each, which can come from anywhere: the graph is
-			// printed escaped, as everything for people.
+			// printed escaped, as everything for people; JSON escapes control characters itself.
 			var buf bytes.Buffer
 			if err := write(g, &buf, name); err != nil {
 				return fmt.Errorf("write graph: %w", err)
+			}
+			if format == "json" {
+				_, err := cmd.OutOrStdout().Write(buf.Bytes())
+				return err
 			}
 			printf(cmd.OutOrStdout(), "%s", buf.String())
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, dot or mermaid")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, dot, mermaid or json")
+	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletions(graphFormatNames...))
 	inputs.register(cmd)
 	return cmd
 }

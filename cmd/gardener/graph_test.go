@@ -41,6 +41,7 @@ func TestGraphGolden(t *testing.T) {
 		{golden: "components.txt", args: []string{"--format", "text", components}},
 		{golden: "components.dot", args: []string{"--format", "dot", components}},
 		{golden: "components.mmd", args: []string{"--format", "mermaid", components}},
+		{golden: "components.json", args: []string{"--format", "json", components}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -87,7 +88,7 @@ component "manifests" "m" {
 
 func TestGraphUsageErrors(t *testing.T) {
 	_, _, err := runGraph(t, "--format", "svg", ".")
-	assert.EqualError(t, err, `unknown format "svg": use text, dot or mermaid`)
+	assert.EqualError(t, err, `unknown format "svg": use text, dot, mermaid or json`)
 	_, _, err = runGraph(t, "a", "b")
 	assert.EqualError(t, err, "accepts at most 1 arg(s), received 2")
 }

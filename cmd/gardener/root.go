@@ -55,6 +55,7 @@ waiting for each component to be ready.`,
 	var global globalFlags
 	global.register(root)
 	requireKnownSubcommands(root)
+	registerCompletions(root, reg)
 	root.Version = currentBuildInfo().String()
 	root.SetVersionTemplate("{{.Version}}\n")
 	return root
