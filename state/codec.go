@@ -24,8 +24,8 @@ func decode(data []byte) (*State, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
-	if s.FormatVersion > FormatVersion || s.FormatVersion < 1 {
-		return nil, fmt.Errorf("format version %d is not supported (this gardener reads version %d); upgrade gardener", s.FormatVersion, FormatVersion)
+	if !FormatVersion.Rewrites(s.FormatVersion) {
+		return nil, fmt.Errorf("format version %s is not supported (this gardener reads version %s); upgrade gardener", s.FormatVersion, FormatVersion)
 	}
 	if s.Components == nil {
 		s.Components = map[string]*Component{}

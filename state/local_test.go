@@ -71,8 +71,11 @@ func TestLocalReadErrors(t *testing.T) {
 		want    string
 	}{
 		{"not JSON", "{", "decode"},
-		{"newer format", `{"format_version":2}`, "format version 2 is not supported"},
-		{"no format", `{"serial":1}`, "format version 0 is not supported"},
+		{"newer format", `{"format_version":"2.0"}`, "format version 2.0 is not supported (this gardener reads version 1.0)"},
+		{"newer minor format", `{"format_version":"1.1"}`, "format version 1.1 is not supported"},
+		{"earlier style, newer format", `{"format_version":2}`, "format version 2.0 is not supported"},
+		{"no format", `{"serial":1}`, "format version 0.0 is not supported"},
+		{"not a version", `{"format_version":"one"}`, `format version "one" is not MAJOR.MINOR`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,6 +85,24 @@ func TestLocalReadErrors(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), path)
 			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+// TestLocalReadsEveryFormatVersionStyle: states written before format_version became the string
+// "MAJOR.MINOR" (the number 1) still read, and are written back in the new style.
+func TestLocalReadsEveryFormatVersionStyle(t *testing.T) {
+	for _, version := range []string{`1`, `"1"`, `"1.0"`} {
+		t.Run(version, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.json")
+			require.NoError(t, os.WriteFile(path, []byte(`{"format_version":`+version+`,"lineage":"l","serial":1,"components":{}}`), 0o600))
+			b := NewLocal(path)
+			s, err := b.Read(context.Background())
+			require.NoError(t, err)
+			require.NoError(t, b.Write(context.Background(), s))
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Contains(t, string(data), `"format_version": "1.0"`)
 		})
 	}
 }

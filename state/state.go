@@ -7,16 +7,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/internal/formatversion"
 )
 
-// FormatVersion is the version of the state's JSON form. It changes only incompatibly; a state
-// written by a newer gardener is refused rather than misread and then overwritten.
-const FormatVersion = 1
+// FormatVersion is the version of the state's JSON form ("1.0"; states of earlier versions wrote
+// the number 1, which reads as 1.0). A state written by a newer gardener, even of a newer minor
+// version, is refused rather than misread and then overwritten without the fields it added.
+var FormatVersion = formatversion.Version{Major: 1, Minor: 0}
 
 // State is what gardener applied for one landscape. It is the inventory prune and destroy rely
 // on, so it is written before objects are created (as Pending) and after they are (as Objects).
 type State struct {
-	FormatVersion int `json:"format_version"`
+	FormatVersion formatversion.Version `json:"format_version"`
 	// Lineage is a random UUID made when the state is first written and never changed, so that a
 	// state copied from another landscape (or recreated from scratch) is never taken for the
 	// continuation of this one.

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/internal/formatversion"
 )
 
 // version is stamped by the Makefile with -ldflags "-X main.version=..."; builds without it (go
@@ -61,12 +62,16 @@ waiting for each component to be ready.`,
 	return root
 }
 
+// versionJSONFormat is the version of `gardener version --json`'s document.
+var versionJSONFormat = formatversion.Version{Major: 1, Minor: 0}
+
 // buildInfo is what `gardener version` reports.
 type buildInfo struct {
-	Version   string `json:"version"`
-	Commit    string `json:"commit,omitempty"`
-	GoVersion string `json:"goVersion"`
-	Platform  string `json:"platform"`
+	FormatVersion formatversion.Version `json:"format_version"`
+	Version       string                `json:"version"`
+	Commit        string                `json:"commit,omitempty"`
+	GoVersion     string                `json:"goVersion"`
+	Platform      string                `json:"platform"`
 }
 
 // clusterOptions are the client options of every command that talks to clusters: the build's
@@ -77,7 +82,7 @@ func clusterOptions(parallelism int) cluster.Options {
 }
 
 func currentBuildInfo() buildInfo {
-	info := buildInfo{Version: version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	info := buildInfo{FormatVersion: versionJSONFormat, Version: version, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if info.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			info.Version = bi.Main.Version

@@ -27,6 +27,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/internal/formatversion"
 	"github.com/declarative-gardener/gardener/internal/termsafe"
 	"github.com/declarative-gardener/gardener/state"
 )
@@ -115,9 +116,13 @@ form too (where "sensitive" says which parts are hidden); the state itself holds
 				}
 				c = shownComponent(c)
 				if asJSON {
+					// The component as the state stores it, and the state's format version.
 					enc := json.NewEncoder(cmd.OutOrStdout())
 					enc.SetIndent("", "  ")
-					return enc.Encode(c)
+					return enc.Encode(struct {
+						FormatVersion formatversion.Version `json:"format_version"`
+						*state.Component
+					}{state.FormatVersion, c})
 				}
 				return writeComponent(cmd.OutOrStdout(), c)
 			})

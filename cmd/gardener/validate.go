@@ -13,6 +13,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/internal/formatversion"
 )
 
 // inputFlags are the flags every command that loads a landscape takes: values of input
@@ -90,15 +91,15 @@ valid, 1 otherwise.`,
 	return cmd
 }
 
-// validateJSONFormat is the version of validate's JSON output; it changes only incompatibly.
-const validateJSONFormat = "1.0"
+// validateJSONFormat is the version of validate's JSON output.
+var validateJSONFormat = formatversion.Version{Major: 1, Minor: 0}
 
 type validateJSON struct {
-	FormatVersion string            `json:"format_version"`
-	Valid         bool              `json:"valid"`
-	ErrorCount    int               `json:"error_count"`
-	WarningCount  int               `json:"warning_count"`
-	Diagnostics   []diag.Diagnostic `json:"diagnostics"`
+	FormatVersion formatversion.Version `json:"format_version"`
+	Valid         bool                  `json:"valid"`
+	ErrorCount    int                   `json:"error_count"`
+	WarningCount  int                   `json:"warning_count"`
+	Diagnostics   []diag.Diagnostic     `json:"diagnostics"`
 }
 
 func writeValidateJSON(w io.Writer, diags hcl.Diagnostics, files map[string]*hcl.File) error {

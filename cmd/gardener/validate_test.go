@@ -44,7 +44,7 @@ func TestValidateJSON(t *testing.T) {
 	assert.Equal(t, exitCode(1), err)
 	var got validateJSON
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
-	assert.Equal(t, "1.0", got.FormatVersion)
+	assert.Equal(t, "1.0", got.FormatVersion.String())
 	assert.False(t, got.Valid)
 	assert.Equal(t, 1, got.ErrorCount, "the namespace check waits until the cluster reference is fixed")
 	require.Len(t, got.Diagnostics, 1)
@@ -117,7 +117,7 @@ func TestSchemaJSON(t *testing.T) {
 		} `json:"schemas"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &doc))
-	assert.Equal(t, "1", doc.FormatVersion)
+	assert.Equal(t, "1.0", doc.FormatVersion)
 	assert.Len(t, doc.Schemas, len(catalog.Schemas().All()))
 
 	md, _, err := run(t, "schema")

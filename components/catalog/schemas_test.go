@@ -578,7 +578,7 @@ func TestDerivedArtefacts(t *testing.T) {
 	require.NoError(t, err)
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(out, &doc))
-	assert.Equal(t, "1", doc["format_version"])
+	assert.Equal(t, "1.0", doc["format_version"])
 	assert.Len(t, doc["schemas"], len(catalogTypes)+3)
 	again, err := schema.JSON(Schemas())
 	require.NoError(t, err)

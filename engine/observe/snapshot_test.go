@@ -140,8 +140,10 @@ func TestReadSnapshotRejects(t *testing.T) {
 	}{
 		{"not json", "nope", "snapshot: not a snapshot file: invalid character 'o' in literal null (expecting 'u')"},
 		{"no version", `{"clusters":{}}`, "snapshot: not a snapshot file: format_version is missing"},
-		{"future version", `{"format_version":2,"clusters":{}}`, "snapshot: format_version 2 is not supported (this gardener reads 1)"},
-		{"null recording", `{"format_version":1,"clusters":{"a":null}}`, `snapshot: cluster "a" has no recording`},
+		{"future version", `{"format_version":"2.0","clusters":{}}`, "snapshot: format_version 2.0 is not supported (this gardener reads 1.x)"},
+		{"future version, earlier style", `{"format_version":2,"clusters":{}}`, "snapshot: format_version 2.0 is not supported (this gardener reads 1.x)"},
+		{"not a version", `{"format_version":"v1","clusters":{}}`, `snapshot: not a snapshot file: format version "v1" is not MAJOR.MINOR`},
+		{"null recording", `{"format_version":"1.0","clusters":{"a":null}}`, `snapshot: cluster "a" has no recording`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,11 +8,15 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/declarative-gardener/gardener/internal/formatversion"
 )
 
-// SnapshotFormatVersion is the snapshot file format this build writes and reads. It changes
-// whenever a field changes meaning; adding a field a reader may ignore does not change it.
-const SnapshotFormatVersion = 1
+// SnapshotFormatVersion is the snapshot file format this build writes and reads ("1.1"; earlier
+// snapshots wrote the number 1, which reads as 1.0). Its major version changes whenever a field
+// changes meaning; its minor version when a field is added that a reader may ignore: 1.1 added
+// recorded_at.
+var SnapshotFormatVersion = formatversion.Version{Major: 1, Minor: 1}
 
 // SnapshotFile is a snapshot as stored on disk: one Recording per cluster of the landscape, by
 // the cluster's name in the landscape (`cluster "runtime" {...}`).
@@ -22,7 +26,7 @@ const SnapshotFormatVersion = 1
 // by namespace and name) and objects complete (managedFields included), so it is byte-stable
 // and reviewable in a diff; only OpenAPI documents are compressed.
 type SnapshotFile struct {
-	FormatVersion int `json:"format_version"`
+	FormatVersion formatversion.Version `json:"format_version"`
 	// RecordedAt is when the clusters were read (to the second, UTC; zero in snapshots recorded
 	// before it was kept): a plan from the snapshot is made at that time unless told another
 	// (`--at`), so that it reads the same on every run.
@@ -42,8 +46,8 @@ func (f *SnapshotFile) Cluster(name string) (*Snapshot, error) {
 // WriteSnapshot writes f in the canonical form (format version SnapshotFormatVersion; a zero
 // FormatVersion means that one). It sorts the recordings in place.
 func WriteSnapshot(w io.Writer, f *SnapshotFile) error {
-	if f.FormatVersion != 0 && f.FormatVersion != SnapshotFormatVersion {
-		return fmt.Errorf("snapshot: cannot write format_version %d (this gardener writes %d)", f.FormatVersion, SnapshotFormatVersion)
+	if !f.FormatVersion.IsZero() && f.FormatVersion != SnapshotFormatVersion {
+		return fmt.Errorf("snapshot: cannot write format_version %s (this gardener writes %s)", f.FormatVersion, SnapshotFormatVersion)
 	}
 	out := SnapshotFile{FormatVersion: SnapshotFormatVersion, RecordedAt: f.RecordedAt.UTC().Truncate(time.Second), Clusters: f.Clusters}
 	if out.Clusters == nil {
@@ -75,7 +79,7 @@ func ReadSnapshot(r io.Reader) (*SnapshotFile, error) {
 		return nil, fmt.Errorf("snapshot: read: %w", err)
 	}
 	var header struct {
-		FormatVersion *int `json:"format_version"`
+		FormatVersion *formatversion.Version `json:"format_version"`
 	}
 	if err := json.Unmarshal(data, &header); err != nil {
 		return nil, fmt.Errorf("snapshot: not a snapshot file: %w", err)
@@ -83,8 +87,8 @@ func ReadSnapshot(r io.Reader) (*SnapshotFile, error) {
 	if header.FormatVersion == nil {
 		return nil, fmt.Errorf("snapshot: not a snapshot file: format_version is missing")
 	}
-	if *header.FormatVersion != SnapshotFormatVersion {
-		return nil, fmt.Errorf("snapshot: format_version %d is not supported (this gardener reads %d)", *header.FormatVersion, SnapshotFormatVersion)
+	if !SnapshotFormatVersion.Reads(*header.FormatVersion) {
+		return nil, fmt.Errorf("snapshot: format_version %s is not supported (this gardener reads %d.x)", header.FormatVersion, SnapshotFormatVersion.Major)
 	}
 	var f SnapshotFile
 	if err := json.Unmarshal(data, &f); err != nil {

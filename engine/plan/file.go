@@ -19,10 +19,13 @@ import (
 	"github.com/declarative-gardener/gardener/engine/render"
 
 	"github.com/declarative-gardener/gardener/internal/atomicfile"
+	"github.com/declarative-gardener/gardener/internal/formatversion"
 )
 
-// FileFormatVersion is the version of saved plan files.
-const FileFormatVersion = "1"
+// FileFormatVersion is the version of saved plan files ("1.0"; earlier files wrote "1", which
+// reads as 1.0). A file of a newer minor version is refused too: apply must not execute a plan
+// whose added fields it would ignore.
+var FileFormatVersion = formatversion.Version{Major: 1, Minor: 0}
 
 // File is a saved plan: what `plan --out` writes and `show` and `apply PLANFILE` read. It holds
 // the reviewed plan, the objects to apply and the inputs to render them again. Secrets are not
@@ -31,7 +34,7 @@ const FileFormatVersion = "1"
 // config-hash annotation, computed without secrets) lets apply prove that what it renders again
 // is what was reviewed, secrets aside.
 type File struct {
-	FormatVersion string `json:"format_version"`
+	FormatVersion formatversion.Version `json:"format_version"`
 	// Dir is the landscape directory the plan was computed from.
 	Dir       string              `json:"dir"`
 	Plan      *Plan               `json:"plan"`
@@ -229,8 +232,8 @@ func ReadFile(path string) (*File, error) {
 		}
 		return nil, fmt.Errorf("plan file %s: %w", path, err)
 	}
-	if f.FormatVersion != FileFormatVersion {
-		return nil, fmt.Errorf("plan file %s has format version %q; this gardener reads version %s", path, f.FormatVersion, FileFormatVersion)
+	if !FileFormatVersion.Rewrites(f.FormatVersion) {
+		return nil, fmt.Errorf("plan file %s has format version %s; this gardener reads version %s", path, f.FormatVersion, FileFormatVersion)
 	}
 	if f.Plan == nil || !strings.HasPrefix(f.Plan.FormatVersion, "1.") {
 		return nil, fmt.Errorf("plan file %s holds no plan this gardener can read", path)

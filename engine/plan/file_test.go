@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"compress/gzip"
 	"io"
 	"os"
 	"path/filepath"
@@ -86,4 +87,35 @@ func TestPlanLimit(t *testing.T) {
 	_, err = io.ReadAll(r)
 	assert.ErrorIs(t, err, errCapped)
 	assert.True(t, r.exceeded)
+}
+
+// TestSavedPlanFormatVersions: files of earlier versions ("1") read; a newer minor or major
+// version is refused, since apply would ignore what it added.
+func TestSavedPlanFormatVersions(t *testing.T) {
+	tests := []struct {
+		version, wantErr string
+	}{
+		{`"1"`, ""},
+		{`"1.0"`, ""},
+		{`"1.1"`, "has format version 1.1; this gardener reads version 1.0"},
+		{`"2.0"`, "has format version 2.0; this gardener reads version 1.0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "plan.bin")
+			var buf strings.Builder
+			zw := gzip.NewWriter(&buf)
+			_, err := io.WriteString(zw, `{"format_version":`+tt.version+`,"dir":"/l","plan":{"format_version":"1.10","landscape":"l"}}`)
+			require.NoError(t, err)
+			require.NoError(t, zw.Close())
+			require.NoError(t, os.WriteFile(path, []byte(buf.String()), 0o600))
+			f, err := ReadFile(path)
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, FileFormatVersion, f.FormatVersion)
+		})
+	}
 }

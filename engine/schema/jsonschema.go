@@ -7,19 +7,21 @@ import (
 
 	"github.com/zclconf/go-cty/cty"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/declarative-gardener/gardener/internal/formatversion"
 )
 
-// JSONFormatVersion is the version of the document JSON produces. It changes only when a
-// consumer would have to change: a field renamed, removed or given a new meaning. New fields do
-// not change it.
-const JSONFormatVersion = "1"
+// JSONFormatVersion is the version of the document JSON produces ("1.0"; earlier versions wrote
+// "1"). Its major version changes when a consumer would have to change: a field renamed, removed
+// or given a new meaning; its minor version when fields are added.
+var JSONFormatVersion = formatversion.Version{Major: 1, Minor: 0}
 
 // The JSON document's shape. Slices keep declaration order; optional fields are omitted when empty
 // so that editors see only what a schema says.
 type (
 	jsonDocument struct {
-		FormatVersion string       `json:"format_version"`
-		Schemas       []jsonSchema `json:"schemas"`
+		FormatVersion formatversion.Version `json:"format_version"`
+		Schemas       []jsonSchema          `json:"schemas"`
 	}
 	jsonSchema struct {
 		Kind        Kind            `json:"kind"`

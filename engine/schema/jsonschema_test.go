@@ -27,7 +27,7 @@ func TestJSONRoundTrips(t *testing.T) {
 
 	var doc jsonDocument
 	require.NoError(t, json.Unmarshal(out, &doc))
-	assert.Equal(t, "1", doc.FormatVersion)
+	assert.Equal(t, "1.0", doc.FormatVersion.String())
 	require.Len(t, doc.Schemas, 2)
 	// Composites come before components.
 	assert.Equal(t, KindGarden, doc.Schemas[0].Kind)

@@ -29,6 +29,10 @@ func (v Version) IsZero() bool { return v == Version{} }
 // version, any minor one (a newer minor version's fields are unknown to it and ignored).
 func (v Version) Reads(doc Version) bool { return doc.Major == v.Major }
 
+// Rewrites reports whether a reader of version v may read a document of version doc and write
+// it back (a state): the same major version and no newer minor one, whose fields it would drop.
+func (v Version) Rewrites(doc Version) bool { return doc.Major == v.Major && doc.Minor <= v.Minor }
+
 // Parse reads "MAJOR.MINOR" or "MAJOR" (which means MAJOR.0).
 func Parse(s string) (Version, error) {
 	major, minor, hasMinor := strings.Cut(s, ".")

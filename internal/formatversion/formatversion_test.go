@@ -53,3 +53,11 @@ func TestReadsSameMajorOnly(t *testing.T) {
 	assert.False(t, v.Reads(Version{2, 0}))
 	assert.False(t, v.Reads(Version{}))
 }
+
+func TestRewritesNoNewerMinor(t *testing.T) {
+	v := Version{1, 2}
+	assert.True(t, v.Rewrites(Version{1, 0}))
+	assert.True(t, v.Rewrites(Version{1, 2}))
+	assert.False(t, v.Rewrites(Version{1, 3}), "writing it back would drop the fields of 1.3")
+	assert.False(t, v.Rewrites(Version{2, 0}))
+}
