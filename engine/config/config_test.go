@@ -268,7 +268,8 @@ func TestEditDistance(t *testing.T) {
 	tests := []struct {
 		a, b string
 		want int
-	}{{"", "", 0}, {"abc", "abc", 0}, {"abc", "abd", 1}, {"runtme", "runtime", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"thnig", "thing", 1}}
+	}{{"", "", 0}, {"abc", "abc", 0}, {"abc", "abd", 1}, {"runtme", "runtime", 1}, {"", "abc", 3}, {"kitten", "sitting", 3}, {"thnig", "thing", 1},
+		{"ab", "ba", 1}, {"thnigs", "thnig", 1}, {"helm_chart", "namespace", 8}, {"äöü", "öäü", 1}, {"abcd", "badc", 3}}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, diag.EditDistance(tt.a, tt.b), "%s/%s", tt.a, tt.b)
 	}
