@@ -176,7 +176,7 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 	progress.Stop()
 	out := res.Outcome
 	if out != nil && out.Load != nil {
-		if werr := diag.WriteText(stderr, diags, out.Load.Files, diag.TextOptions{Color: useColor(stderr)}); werr != nil {
+		if werr := diag.WriteText(stderr, diags, out.Load.Files, diagOptions(stderr)); werr != nil {
 			return werr
 		}
 	}

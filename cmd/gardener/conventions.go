@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	"k8s.io/klog/v2"
+
+	"github.com/declarative-gardener/gardener/engine/diag"
 )
 
 // The conventions every command line tool is expected to follow (docs/cli.md, "Conventions"):
@@ -143,4 +145,21 @@ func fixedCompletions(values ...string) cobra.CompletionFunc {
 	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return values, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// Diagnostics wrap their details at the terminal's width, within these bounds: a narrow window
+// still gets readable paragraphs, a wide one no lines too long to read.
+const minDiagWidth, maxDiagWidth = 40, 160
+
+// diagOptions are the options diagnostics are printed to w with: colour as useColor says, and
+// details wrapped at the terminal's width (golang.org/x/term), or at 78 columns when w is no
+// terminal.
+func diagOptions(w io.Writer) diag.TextOptions {
+	opts := diag.TextOptions{Color: useColor(w)}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			opts.Width = uint(min(max(cols, minDiagWidth), maxDiagWidth))
+		}
+	}
+	return opts
 }

@@ -180,3 +180,27 @@ func TestDirAndRest(t *testing.T) {
 		assert.Equal(t, tt.wantRest, gotRest, tt.args)
 	}
 }
+
+func TestDiagnosticsWrapAtTheTerminalsWidth(t *testing.T) {
+	tty := openTerminal(t)
+	pipeR, pipeW, err := os.Pipe()
+	require.NoError(t, err)
+	t.Cleanup(func() { pipeR.Close(); pipeW.Close() })
+	tests := []struct {
+		name string
+		cols uint16
+		out  *os.File
+		want uint
+	}{
+		{"terminal", 100, tty, 100},
+		{"narrow terminal", 20, tty, minDiagWidth},
+		{"wide terminal", 300, tty, maxDiagWidth},
+		{"no terminal: the default 78", 100, pipeW, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.NoError(t, unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: tt.cols, Row: 40}))
+			assert.Equal(t, tt.want, diagOptions(tt.out).Width)
+		})
+	}
+}

@@ -88,7 +88,7 @@ func runFmt(stdin io.Reader, stdout, stderr io.Writer, args []string, opts fmtOp
 		}
 	}
 	if len(diags) > 0 {
-		if err := diag.WriteText(stderr, diags, files, diag.TextOptions{Color: useColor(stderr)}); err != nil {
+		if err := diag.WriteText(stderr, diags, files, diagOptions(stderr)); err != nil {
 			return err
 		}
 		failed = true
@@ -107,7 +107,7 @@ func fmtStdin(stdin io.Reader, stdout, stderr io.Writer, opts fmtOptions) error 
 	const name = "<stdin>"
 	formatted, file, diags := format.Source(src, name)
 	if diags.HasErrors() {
-		if err := diag.WriteText(stderr, diags, diag.Files{name: file}, diag.TextOptions{Color: useColor(stderr)}); err != nil {
+		if err := diag.WriteText(stderr, diags, diag.Files{name: file}, diagOptions(stderr)); err != nil {
 			return err
 		}
 		return exitCode(1)

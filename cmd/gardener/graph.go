@@ -102,7 +102,7 @@ A landscape with errors prints its diagnostics instead, and the exit code is 1.`
 func loadGraph(cmd *cobra.Command, reg *schema.Registry, dir string, src config.InputSources) (*graph.Graph, string, error) {
 	out, diags := planner.Prepare(planner.Options{Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: src})
 	res, g := out.Load, out.Graph
-	if err := diag.WriteText(cmd.ErrOrStderr(), diags, res.Files, diag.TextOptions{Color: useColor(cmd.ErrOrStderr())}); err != nil {
+	if err := diag.WriteText(cmd.ErrOrStderr(), diags, res.Files, diagOptions(cmd.ErrOrStderr())); err != nil {
 		return nil, "", err
 	}
 	if diags.HasErrors() || g == nil {

@@ -223,7 +223,7 @@ clusters store them, Secrets included; treat it like a backup of those objects.`
 				Dir: dirArg(args), Schemas: reg, Renderers: catalogRenderers(), Inputs: inputs.sources(),
 				Connect: rec.Connect, Differs: planner.LocalDiffers(""), Now: rec.At,
 			})
-			if werr := diag.WriteText(cmd.ErrOrStderr(), diags, out.Load.Files, diag.TextOptions{Color: useColor(cmd.ErrOrStderr())}); werr != nil {
+			if werr := diag.WriteText(cmd.ErrOrStderr(), diags, out.Load.Files, diagOptions(cmd.ErrOrStderr())); werr != nil {
 				return werr
 			}
 			if diags.HasErrors() {
@@ -276,7 +276,7 @@ func recordedConnector(stderr io.Writer, offline bool, observed string, serverDr
 // reportPlan prints a plan run's diagnostics and, when the landscape is invalid or the run
 // failed, says so (secrets redacted) and returns the error the command ends with.
 func reportPlan(stderr io.Writer, out *planner.Outcome, diags hcl.Diagnostics, err error) error {
-	if werr := diag.WriteText(stderr, diags, out.Load.Files, diag.TextOptions{Color: useColor(stderr)}); werr != nil {
+	if werr := diag.WriteText(stderr, diags, out.Load.Files, diagOptions(stderr)); werr != nil {
 		return werr
 	}
 	if diags.HasErrors() {

@@ -428,7 +428,7 @@ func openState(cmd *cobra.Command, reg *schema.Registry, dir string, inputs inpu
 	stderr := cmd.ErrOrStderr()
 	res, diags := config.Load(dir, reg, inputs.sources())
 	report := func() error {
-		if err := diag.WriteText(stderr, diags, res.Files, diag.TextOptions{Color: useColor(stderr)}); err != nil {
+		if err := diag.WriteText(stderr, diags, res.Files, diagOptions(stderr)); err != nil {
 			return err
 		}
 		return errReported

@@ -73,7 +73,7 @@ valid, 1 otherwise.`,
 					return err
 				}
 			} else {
-				if err := diag.WriteText(cmd.ErrOrStderr(), diags, res.Files, diag.TextOptions{Color: useColor(cmd.ErrOrStderr())}); err != nil {
+				if err := diag.WriteText(cmd.ErrOrStderr(), diags, res.Files, diagOptions(cmd.ErrOrStderr())); err != nil {
 					return err
 				}
 				if !diags.HasErrors() {
