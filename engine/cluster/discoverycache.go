@@ -27,9 +27,16 @@ const DefaultDiscoveryTTL = 10 * time.Minute
 // discoveryCache is a discovery.CachedDiscoveryInterface that keeps the server's groups and
 // resources in memory for the run and on disk across runs.
 //
-// client-go has a disk cache (discovery/cached/disk), but it needs modules outside this module's
-// graph (peterbourgon/diskv); with aggregated discovery the whole answer is two requests, so one
-// JSON file per server is all the caching needed.
+// client-go's cached discovery does not fit, which is why this type exists:
+//   - discovery/cached/disk needs modules outside this module's graph (peterbourgon/diskv, whose
+//     last release is from 2019, and google/btree) and keeps a file per group version plus an
+//     HTTP cache beside it; with aggregated discovery the whole answer is two requests, so one
+//     JSON file per server is all the caching needed, read in one go.
+//   - discovery/cached/memory could keep the answer in memory over a disk-reading delegate, but
+//     its Fresh reports true once it holds any answer, also one read from disk minutes ago; the
+//     deferred REST mapper then never fetches again when a kind is missing, and a CRD created
+//     since the disk copy would stay unknown until the TTL ends. Fresh here means "fetched from
+//     the server during this run".
 type discoveryCache struct {
 	// DiscoveryInterface is the live client; the methods this type does not override (server
 	// version, OpenAPI, REST client) go straight to it.
