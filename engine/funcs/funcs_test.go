@@ -50,6 +50,8 @@ func TestFunctions(t *testing.T) {
 		{name: "cidrhost most negative", expr: `cidrhost("10.0.0.0/24", -256)`, want: cty.StringVal("10.0.0.0")},
 		{name: "cidrhost ipv6", expr: `cidrhost("fd00:fd12:3456:7890::/64", 34)`, want: cty.StringVal("fd00:fd12:3456:7890::22")},
 		{name: "cidrhost ipv6 negative", expr: `cidrhost("fd00::/64", -1)`, want: cty.StringVal("fd00::ffff:ffff:ffff:ffff")},
+		{name: "cidrsubnet ipv4-mapped ipv6", expr: `cidrsubnet("::ffff:10.0.0.0/104", 8, 1)`, want: cty.StringVal("::ffff:10.1.0.0/112")},
+		{name: "cidrhost ipv4-mapped ipv6", expr: `cidrhost("::ffff:10.0.0.0/104", 5)`, want: cty.StringVal("::ffff:10.0.0.5")},
 
 		// encoding
 		{name: "yamldecode", expr: `yamldecode("a: [1, 2]")`, want: cty.ObjectVal(map[string]cty.Value{
@@ -284,5 +286,25 @@ func TestYAMLDocuments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, yamlDocuments(tt.src), "%q", tt.src)
+	}
+}
+
+// BenchmarkCIDR measures the network functions as a landscape with many shoots calls them: a
+// subnet and an address of it per shoot.
+func BenchmarkCIDR(b *testing.B) {
+	subnet, host := cidrSubnetFunc, cidrHostFunc
+	args4 := []cty.Value{cty.StringVal("10.0.0.0/8"), cty.NumberIntVal(8), cty.NumberIntVal(200)}
+	args6 := []cty.Value{cty.StringVal("fd00:fd12:3456::/48"), cty.NumberIntVal(16), cty.NumberIntVal(4000)}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, args := range [][]cty.Value{args4, args6} {
+			s, err := subnet.Call(args)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := host.Call([]cty.Value{s, cty.NumberIntVal(-2)}); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }
