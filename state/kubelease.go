@@ -15,6 +15,21 @@ import (
 	"github.com/declarative-gardener/gardener/internal/termsafe"
 )
 
+// The state lock is a coordination.k8s.io Lease written here with the typed client rather than
+// through client-go's resourcelock.LeaseLock (or the LeaderElector above it), which does not fit
+// a lock that people read and break:
+//   - LeaseLock writes only the Lease's name, namespace, labels and spec: the lock's holder
+//     (user@host pid N) and operation, which a "state is locked" error and force-unlock show,
+//     live in annotations, which its Create drops and its Update cannot set.
+//   - force-unlock deletes the Lease with UID and resourceVersion preconditions, so that it never
+//     breaks a lock taken meanwhile; LeaseLock has no delete.
+//   - LeaderElector campaigns until it leads and calls back on loss; the state lock is tried once
+//     per poll until --lock-timeout and reports the holder otherwise, and losing it (ErrLockLost)
+//     must fail the next state write, not end the process.
+// What LeaseLock would do (Get, then Create or an Update guarded by resourceVersion, renewal of
+// RenewTime) is what tryLease and startRenewal do, on the same Lease fields, so the Lease reads
+// the same to kubectl and to leader-election tooling.
+
 // leaseAttempts bounds how often one lock attempt retries after losing a race (create or update
 // conflicts) before reporting the lock as held.
 const leaseAttempts = 3
