@@ -49,6 +49,7 @@ waiting for each component to be ready.`,
 		newDaemonCommand(reg),
 		newStatusCommand(),
 		newApproveCommand(),
+		newKubeconfigCommand(reg),
 	)
 	// The `completion` command (bash, zsh, fish, powershell) is added now rather than on
 	// Execute, so that requireKnownSubcommands covers it too.
