@@ -146,7 +146,7 @@ spec:
 // TestKubeconfigOfAShoot asks the real gardener-apiserver for the admin kubeconfig of shoot.dev
 // of landscapes/local. The Shoot, its advertised address and the CAs the subresource signs with
 // and trusts are put in place as the engine publishes them when it applies the shoot
-// (components/shoot/report.go): the InternalSecret dev.ca-client and the ConfigMap dev.ca-cluster.
+// (components/shoot/report.go): the InternalSecret dev.ca-client and the Secret dev.ca-cluster.
 func TestKubeconfigOfAShoot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a local control plane")
@@ -178,9 +178,10 @@ stringData:
 `+indent(caKey, "    "))
 	createObject(ctx, t, client, `
 apiVersion: v1
-kind: ConfigMap
+kind: Secret
 metadata: {name: dev.ca-cluster, namespace: garden-local}
-data:
+type: Opaque
+stringData:
   ca.crt: |
 `+indent(caCert, "    "))
 
