@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+	"k8s.io/klog/v2"
 
 	"github.com/declarative-gardener/gardener/state"
 )
@@ -201,6 +203,32 @@ func TestDiagnosticsWrapAtTheTerminalsWidth(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			require.NoError(t, unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Col: tt.cols, Row: 40}))
 			assert.Equal(t, tt.want, diagOptions(tt.out).Width)
+		})
+	}
+}
+
+// TestClientGoLogsAtTheLogLevel: what client-go logs through klog goes to standard error at the
+// chosen level: its warnings at info, not at error; its verbose messages only at debug.
+func TestClientGoLogsAtTheLogLevel(t *testing.T) {
+	t.Cleanup(func() { logLevel = slog.LevelInfo; klog.ClearLogger() })
+	tests := []struct {
+		level             string
+		warning, detailed bool
+	}{
+		{"error", false, false},
+		{"info", true, false},
+		{"debug", true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.level, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			root := newRootCommand(&stdout, &stderr)
+			root.SetArgs([]string{"version", "--log-level", tt.level})
+			require.NoError(t, root.Execute())
+			klog.Warning("throttled by the server")
+			klog.V(3).Info("discovery cache refreshed")
+			assert.Equal(t, tt.warning, strings.Contains(stderr.String(), "throttled by the server"), stderr.String())
+			assert.Equal(t, tt.detailed, strings.Contains(stderr.String(), "discovery cache refreshed"), stderr.String())
 		})
 	}
 }

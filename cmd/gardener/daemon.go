@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -154,6 +155,7 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 	}
 	log := logr.FromSlogHandler(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: logLevel})).WithName("gardener-daemon")
 	ctrl.SetLogger(log)
+	klog.SetLogger(log) // client-go's messages as JSON lines too, at --log-level (routeKlog set klog's verbosity)
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
 		Logger:                  log,
 		LeaderElection:          f.leaderElect,
