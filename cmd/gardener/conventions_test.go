@@ -18,7 +18,7 @@ import (
 )
 
 func TestUnknownSubcommandsFail(t *testing.T) {
-	for _, args := range [][]string{{"state", "mv", "a", "b"}, {"completion", "nushell"}} {
+	for _, args := range [][]string{{"state", "frobnicate", "a", "b"}, {"completion", "nushell"}} {
 		t.Run(args[0], func(t *testing.T) {
 			out, _, err := run(t, args...)
 			require.Error(t, err)
