@@ -45,6 +45,7 @@ func TestDynamicCompletion(t *testing.T) {
 		{name: "daemon --policy", args: []string{"daemon", "--policy", ""}, exactly: []string{"auto", "approve-destructive", "plan-only"}, directive: noFiles},
 		{name: "--log-level", args: []string{"version", "--log-level", ""}, exactly: []string{"debug", "info", "warn", "error"}, directive: noFiles},
 		{name: "DIR", args: []string{"plan", ""}, exactly: []string{}, directive: dirsOnly},
+		{name: "kubeconfig TARGET", args: []string{"kubeconfig", local, ""}, exactly: []string{"garden", "garden.local", "shoot.dev", "shoot.ops", "shoot.qa"}, directive: noFiles},
 		{name: "state show ADDRESS", args: []string{"state", "show", local, ""}, contains: []string{"garden.local", "component.manifests.local_addons"}, directive: noFiles},
 	}
 	for _, tt := range tests {
