@@ -345,9 +345,7 @@ func (e *Evaluated) MissingKubeconfigs() hcl.Diagnostics {
 // kubeconfigExists is MissingKubeconfigs for one cluster block.
 func (e *Evaluated) kubeconfigExists(c *Cluster, kc cty.Value) hcl.Diagnostics {
 	kc, marks := kc.UnmarkDeep()
-	if e.Landscape.Paths == nil || kc.IsNull() || !kc.IsKnown() || strings.HasPrefix(kc.AsString(), "~") {
-		// A path from the home directory is the operator's, resolved where the cluster is
-		// connected.
+	if e.Landscape.Paths == nil || kc.IsNull() || !kc.IsKnown() {
 		return nil
 	}
 	path, _, err := e.Landscape.Paths.Kubeconfig(kc.AsString())
@@ -364,7 +362,7 @@ func (e *Evaluated) kubeconfigExists(c *Cluster, kc cty.Value) hcl.Diagnostics {
 	subject := hcldec.SourceRange(c.Config, clusterSpec["kubeconfig"])
 	return hcl.Diagnostics{{
 		Severity: hcl.DiagWarning, Summary: "Kubeconfig not found",
-		Detail: fmt.Sprintf("The kubeconfig %s of cluster %q does not exist (yet); relative paths are relative to the landscape directory. "+
+		Detail: fmt.Sprintf("The kubeconfig %s of cluster %q does not exist (yet); relative paths are relative to the landscape directory, ~/ is your home directory. "+
 			"Plans and applies need it; validate and offline plans do not.", shown, c.Name),
 		Subject: &subject,
 	}}

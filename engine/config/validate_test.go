@@ -1,9 +1,12 @@
 package config_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/engine/config"
@@ -52,4 +55,27 @@ component "manifests" "both" {
 		"main.hcl:18:30: Missing required argument",
 		"main.hcl:19:14: Invalid for_each argument",
 	}, summarize(dir, diags), diags.Error())
+}
+
+// TestMissingKubeconfigInTheHomeDirectory: a kubeconfig under ~/ is looked for in the home
+// directory of whoever validates.
+func TestMissingKubeconfigInTheHomeDirectory(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	require.NoError(t, os.MkdirAll(filepath.Join(home, ".kube"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".kube", "runtime"), []byte("apiVersion: v1\nkind: Config\n"), 0o600))
+	dir := t.TempDir()
+	writeLandscape(t, dir, map[string]string{"main.hcl": `landscape "v" {}
+cluster "runtime" {
+  kubeconfig = "~/.kube/runtime"
+}
+cluster "virtual" {
+  kubeconfig = "~/.kube/virtual"
+}
+`})
+	res, diags := config.Load(dir, catalog.Schemas(), config.InputSources{})
+	require.False(t, diags.HasErrors(), diags.Error())
+	missing := res.Evaluated.MissingKubeconfigs()
+	assert.Equal(t, []string{"main.hcl:6:16: warning: Kubeconfig not found"}, summarize(dir, missing), missing.Error())
+	assert.Contains(t, missing[0].Detail, `The kubeconfig "~/.kube/virtual" of cluster "virtual" does not exist (yet)`)
 }
