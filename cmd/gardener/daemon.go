@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -59,7 +60,12 @@ func (f *selfFlags) restConfig() (*rest.Config, error) {
 			return cfg, nil
 		}
 	}
-	return cluster.LoadRESTConfig(cluster.Access{Kubeconfig: f.kubeconfig, Context: f.context})
+	cfg, err := cluster.LoadRESTConfig(cluster.Access{Kubeconfig: f.kubeconfig, Context: f.context})
+	var accessErr *cluster.AccessError
+	if errors.As(err, &accessErr) && f.kubeconfig != "" {
+		accessErr.Source = "--kubeconfig" // not a cluster block's
+	}
+	return cfg, err
 }
 
 func (f *selfFlags) statusStore() (daemon.StatusStore, *rest.Config, error) {

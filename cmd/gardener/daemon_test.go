@@ -27,7 +27,7 @@ func TestDaemonFlagErrors(t *testing.T) {
 
 	_, errOut, err = run(t, "approve", "abc", "--kubeconfig", dir+"/no-kubeconfig")
 	assert.Equal(t, exitCode(1), err)
-	assert.Contains(t, errOut, "no-kubeconfig")
+	assert.Contains(t, errOut, "kubeconfig "+dir+"/no-kubeconfig (--kubeconfig): the file does not exist")
 }
 
 // writeKubeconfig writes a kubeconfig with a context per server, the first one current.
