@@ -53,7 +53,7 @@ func registerCompletions(root *cobra.Command, reg *schema.Registry) {
 			return nil, cobra.ShellCompDirectiveDefault // a directory or a plan file
 		}
 	}
-	for _, path := range [][]string{{"state", "show"}, {"state", "rm"}} {
+	for _, path := range [][]string{{"state", "show"}, {"state", "rm"}, {"state", "mv"}} {
 		if cmd, _, err := root.Find(path); err == nil && cmd != root {
 			cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 				dir, _ := dirAndRest(append(slices.Clone(args), toComplete))

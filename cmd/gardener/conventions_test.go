@@ -136,6 +136,7 @@ func TestDirDefaultsToWorkingDirectory(t *testing.T) {
 		{"state", "list"},
 		{"state", "show", "component.helm_release.cert_manager"},
 		{"state", "rm", "--dry-run", "component.helm_release.cert_manager", `shoot.dev["a"]`},
+		{"state", "mv", "--dry-run", "component.helm_release.cert_manager", "component.helm_release.certs"},
 	}
 	for _, args := range tests {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

@@ -287,9 +287,9 @@ func newStateMvCommand(reg *schema.Registry) *cobra.Command {
 	var lockTimeout time.Duration
 	var dryRun bool
 	cmd := &cobra.Command{
-		Use:   "mv DIR FROM TO",
+		Use:   "mv [DIR] FROM TO",
 		Short: "Move component instances to another address in the state",
-		Long: `Move what the state of the landscape in DIR records at FROM to TO, holding the state lock, after
+		Long: `Move what the state of the landscape in DIR (default: the current directory) records at FROM to TO, holding the state lock, after
 renaming a block: the next plan then finds the objects FROM applied (generated Secrets included,
 whose key material is reused) at TO instead of deleting them and creating them again. FROM and TO
 are block, instance or part addresses of the same kind (and component type): a block address
@@ -300,10 +300,11 @@ each object. A moved block in the landscape does the same as part of the plan, w
 review it. The state must record something at FROM and nothing at TO.`,
 		Example: `  gardener state mv landscapes/local shoot.ops shoot.operations --dry-run
   gardener state mv landscapes/local component.manifests.old component.manifests.new`,
-		Args: cobra.ExactArgs(3),
+		Args: cobra.RangeArgs(2, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withState(cmd, reg, args[0], inputs, func(ctx context.Context, b state.Backend) error {
-				return stateMv(ctx, cmd.OutOrStdout(), b, args[1], args[2], lockTimeout, dryRun)
+			dir, from, to := dirArg(args[:len(args)-2]), args[len(args)-2], args[len(args)-1]
+			return withState(cmd, reg, dir, inputs, func(ctx context.Context, b state.Backend) error {
+				return stateMv(ctx, cmd.OutOrStdout(), b, from, to, lockTimeout, dryRun)
 			})
 		},
 	}
