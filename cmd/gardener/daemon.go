@@ -134,7 +134,7 @@ Prometheus metrics. With several replicas only the leader acts.`,
 	fl.StringVar(&f.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 5*time.Minute, "how long a cycle in progress may take to finish its writes on shutdown")
 	fl.BoolVar(&f.watch, "watch", true, "watch the objects the landscape owns and repair drift as soon as someone else changes or deletes one")
-	fl.BoolVar(&f.force, "force-conflicts", true, "take back fields the landscape sets that any other field manager changed, controllers' included; false still takes back people's changes (kubectl edit) and leaves controllers' fields as conflicts for a person")
+	fl.BoolVar(&f.force, "force-conflicts", false, "also take back fields the landscape sets that a controller changed (an autoscaler, another operator); without it people's changes (kubectl edit) are taken back and controllers' fields stay conflicts, reported in the status, for a person to resolve")
 	_ = cmd.MarkFlagRequired("landscape")
 	return cmd
 }
