@@ -209,8 +209,8 @@ They keep the landscape's label, though; remove it from them (kubectl label ... 
 before the next plan if another tool or landscape is to own them. For an instance whose lifetime
 ended (an expired shoot), rm also forgets that record, so that the next plan creates it anew. Every
 ADDRESS must be in the state; otherwise nothing is removed.`,
-		Example: `  gardener state rm landscapes/local component.helm_release.cert_manager
-  gardener state rm landscapes/local 'shoot.dev["a"]' --dry-run`,
+		Example: `  gardener state rm landscapes/local component.manifests.local_addons
+  gardener state rm landscapes/local shoot.qa.kube_apiserver --dry-run`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, addrs := dirAndRest(args)
@@ -299,7 +299,7 @@ Nothing in any cluster changes; the next apply rewrites the annotation naming th
 each object. A moved block in the landscape does the same as part of the plan, where others can
 review it. The state must record something at FROM and nothing at TO.`,
 		Example: `  gardener state mv landscapes/local shoot.ops shoot.operations --dry-run
-  gardener state mv landscapes/local component.manifests.old component.manifests.new`,
+  gardener state mv landscapes/local component.manifests.local_addons component.manifests.addons`,
 		Args: cobra.RangeArgs(2, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, from, to := dirArg(args[:len(args)-2]), args[len(args)-2], args[len(args)-1]
