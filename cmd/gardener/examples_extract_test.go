@@ -32,6 +32,8 @@ type docCommand struct {
 	stdoutFile string
 	// output is the output a transcript (`$ gardener ...` followed by lines) shows.
 	output []string
+	// jq holds the arguments of a `| jq ...` the command's output is piped into, nil without one.
+	jq []string
 }
 
 // text is the command as the documentation writes it, for messages and the tables.
@@ -302,14 +304,27 @@ func parseShellLine(line, source, group string, exact bool) ([]docCommand, error
 		}
 		out = append(out, c)
 	}
+	// flush ends a segment; a jq that a gardener command pipes into keeps its words on it.
+	piped := false
+	flush := func() bool {
+		if piped && len(segment) > 0 && segment[0].String() == "jq" {
+			for _, w := range segment[1:] {
+				out[len(out)-1].jq = append(out[len(out)-1].jq, w.String())
+			}
+		}
+		n := len(out)
+		end()
+		return len(out) > n
+	}
 	for _, t := range tokens {
 		if isOperator(t) {
-			end()
+			added := flush()
+			piped = t.String() == "|" && added
 			continue
 		}
 		segment = append(segment, t)
 	}
-	end()
+	flush()
 	return out, nil
 }
 
@@ -375,9 +390,10 @@ func TestDocumentedCommandNotation(t *testing.T) {
 		want     [][]string
 		env      []string
 		stdout   string
+		jq       []string
 		notFound bool
 	}{
-		{line: "gardener plan landscapes/local --json | jq '.summary'", want: [][]string{{"plan", "landscapes/local", "--json"}}},
+		{line: "gardener plan landscapes/local --json | jq '.summary'", want: [][]string{{"plan", "landscapes/local", "--json"}}, jq: []string{".summary"}},
 		{line: "make build && bin/gardener validate landscapes/local   # check it", want: [][]string{{"validate", "landscapes/local"}}},
 		{line: "gardener show --json plan.bin > plan.json   # attach", want: [][]string{{"show", "--json", "plan.bin"}}, stdout: "plan.json"},
 		{line: "gardener plan DIR --out plan.bin; status=$?", want: [][]string{{"plan", "DIR", "--out", "plan.bin"}}},
@@ -400,6 +416,7 @@ func TestDocumentedCommandNotation(t *testing.T) {
 			assert.Equal(t, tt.want, expand(cmds[0].words))
 			assert.Equal(t, tt.env, cmds[0].env)
 			assert.Equal(t, tt.stdout, cmds[0].stdoutFile)
+			assert.Equal(t, tt.jq, cmds[0].jq)
 		})
 	}
 }

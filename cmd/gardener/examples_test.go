@@ -30,8 +30,9 @@ import (
 //   - in a fenced code block labelled sh, bash, shell or console, every line (continuations
 //     joined) is split at |, &&, || and ;, and each part that runs gardener (after NAME=VALUE
 //     assignments, which become its environment) is a command; `> FILE` sends its output to
-//     FILE. The other programs of a pipeline (jq, head, dot, kubectl, make) are not run: only
-//     the gardener part is;
+//     FILE. The other programs of a line (head, dot, kubectl, make) are not run, with one
+//     exception: a `| jq FILTER` runs with -e on the command's output when jq is installed, so
+//     that a filter naming a field the JSON lacks fails;
 //   - in text and unlabelled blocks, which mostly show output, only `$ gardener ...` lines are
 //     commands: transcripts, whose shown output must appear in the real output;
 //   - every inline code span and heading that starts with `gardener <word>` (a synopsis like
@@ -408,6 +409,9 @@ func (fx *exampleFixture) check(t *testing.T, c docCommand, args []string) check
 		require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o700))
 		require.NoError(t, os.WriteFile(file, []byte(res.stdout), 0o600))
 	}
+	if c.jq != nil {
+		fx.checkJQ(t, c, res.stdout)
+	}
 	for _, line := range c.output {
 		if strings.TrimSpace(line) != "" {
 			assert.Contains(t, res.stdout+res.stderr, strings.TrimRight(line, " "), "%s: the transcript's output", c.source)
@@ -480,6 +484,21 @@ func hasFlag(args []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// checkJQ runs the jq filter a documented command pipes its JSON into, with -e, so that a filter
+// naming a field the JSON does not have (null) fails. Without jq on the PATH it says so.
+func (fx *exampleFixture) checkJQ(t *testing.T, c docCommand, stdout string) {
+	t.Helper()
+	jq, err := exec.LookPath("jq")
+	if err != nil {
+		t.Logf("%s: jq is not installed, so its filter %q was not checked", c.source, c.jq)
+		return
+	}
+	cmd := exec.Command(jq, append([]string{"-e"}, c.jq...)...)
+	cmd.Stdin = strings.NewReader(stdout)
+	out, err := cmd.CombinedOutput()
+	assert.NoError(t, err, "%s: jq %s of the command's output: %s", c.source, strings.Join(c.jq, " "), limit(string(out)))
 }
 
 // docRoot is the command tree with the commands cobra adds on Execute (completion, help).
