@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/declarative-gardener/gardener/state"
+	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
 // TestDocumentedCommandsWork runs every `gardener ...` command the documentation shows, so that
@@ -47,17 +48,19 @@ import (
 // tables do not know fails the test.
 //
 // How a command is checked, by its command path (commandRules):
-//   - commands that read no cluster run for real against the binary built once for the test,
+//   - commands that change no cluster run for real against the binary built once for the test,
 //     with no kubeconfig (an empty HOME, no KUBECONFIG): validate, plan, render, graph,
 //     components, schema, fmt, version, show, completion, help, and output and state list, show,
 //     rm and mv, which run against a copy of landscapes/local whose state block is a local file
-//     the test wrote. A plan or render the docs show against live clusters runs with --offline
-//     added (starting the local control plane with the Gardener API for one test would take
-//     minutes; tests/plan and tests/garden plan against it). Each runs in a fresh copy of
-//     landscapes/ (one per code block or Example, so that a plan saved by one line is shown by
-//     the next), where fmt may rewrite files and `/tmp/...` paths are redirected. It must exit 0
-//     (with --detailed-exitcode: 0 or 2; a transcript that shows an error: 1, after the change
-//     the text describes is made in the copy).
+//     the test wrote. A plan or render that a code block or Example shows against live clusters
+//     runs against a local control plane with the contexts landscapes/local names (runtime, and
+//     virtual-garden with the Gardener API; started in seconds, but each plan there takes about
+//     ten), once per command (after placeholders are replaced); a repeat and a mention in prose
+//     run with --offline added. Each runs in a fresh copy of landscapes/ (one per code block or
+//     Example, so that a plan saved by one line is shown by the next), where fmt may rewrite
+//     files and `/tmp/...` paths are redirected. It must exit 0 (with --detailed-exitcode: 0 or
+//     2; a transcript that shows an error: 1, after the change the text describes is made in the
+//     copy).
 //   - commands that change clusters, need a running daemon or need live clusters (apply, destroy,
 //     approve, status, daemon, snapshot, force-unlock, plan --observed of a snapshot no offline
 //     run can record, plan --server-dry-run) are parsed: the real command tree is executed
@@ -246,6 +249,8 @@ func replaceIn(t *testing.T, path, old, new string) {
 type exampleFixture struct {
 	repo, dir, bin string
 	planFile       string
+	kubeconfig     string
+	ranOnline      map[string]bool
 	varFile        string
 	stateDir       string
 	groups         map[string]string
@@ -263,7 +268,7 @@ const (
 
 func newExampleFixture(t *testing.T, repo string) *exampleFixture {
 	dir := t.TempDir()
-	fx := &exampleFixture{repo: repo, dir: dir, bin: filepath.Join(dir, "gardener"), groups: map[string]string{}}
+	fx := &exampleFixture{repo: repo, dir: dir, bin: filepath.Join(dir, "gardener"), groups: map[string]string{}, ranOnline: map[string]bool{}}
 	build := exec.Command("go", "build", "-o", fx.bin, "./cmd/gardener")
 	build.Dir = repo
 	out, err := build.CombinedOutput()
@@ -272,6 +277,14 @@ func newExampleFixture(t *testing.T, repo string) *exampleFixture {
 	fx.varFile = filepath.Join(dir, "vars.hcl")
 	require.NoError(t, os.WriteFile(fx.varFile, []byte("hibernate_qa = true\n"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "kubeconfig"), []byte("apiVersion: v1\nkind: Config\n"), 0o600))
+
+	// The contexts landscapes/local names (runtime, virtual-garden with the Gardener API), for the
+	// plans and renders the docs show against live clusters; no workloads or controllers, which a
+	// plan does not need.
+	fx.kubeconfig = localcluster.Start(t,
+		localcluster.PlaneOptions{Name: localcluster.RuntimePlane},
+		localcluster.PlaneOptions{Name: localcluster.VirtualGardenPlane, GardenerAPI: true},
+	).Kubeconfig()
 
 	fx.planFile = filepath.Join(dir, "plan.bin")
 	res := fx.exec(t, repo, nil, "plan", "landscapes/local", "--offline", "--out", fx.planFile)
@@ -366,8 +379,18 @@ func (fx *exampleFixture) check(t *testing.T, c docCommand, args []string) check
 		t.Logf("parsed %q: --server-dry-run needs live clusters", text)
 		return checkParsed
 	}
+	env := c.env
 	if (path == "plan" || path == "render") && !hasFlag(args, "offline") {
-		args = append(args, "--offline")
+		key := strings.Join(args, " ")
+		if c.exact && !fx.ranOnline[key] {
+			// Written out in a code block or Example: against the local control plane, as a
+			// reader with `make local-up` would run it (once per command: a plan takes seconds
+			// there).
+			fx.ranOnline[key] = true
+			env = append(append([]string(nil), env...), "KUBECONFIG="+fx.kubeconfig)
+		} else {
+			args = append(args, "--offline")
+		}
 	}
 	if strings.HasPrefix(path, "state ") || path == "output" {
 		fx.stateCopies++
@@ -396,7 +419,7 @@ func (fx *exampleFixture) check(t *testing.T, c docCommand, args []string) check
 			setup(t, filepath.Join(dir, "landscapes"))
 		}
 	}
-	res := fx.exec(t, dir, c.env, args...)
+	res := fx.exec(t, dir, env, args...)
 	t.Logf("ran %q: exit %d", "gardener "+strings.Join(args, " "), res.code)
 	if !assert.Contains(t, wantCodes, res.code, "%s: %q exited %d\nstdout:\n%s\nstderr:\n%s", c.source, "gardener "+strings.Join(args, " "), res.code, limit(res.stdout), res.stderr) {
 		return checkFailed
