@@ -49,10 +49,10 @@ import (
 //
 // How a command is checked, by its command path (commandRules):
 //   - commands that change no cluster run for real against the binary built once for the test,
-//     with no kubeconfig (an empty HOME, no KUBECONFIG): validate, plan, render, graph,
-//     components, schema, fmt, version, show, completion, help, and output and state list, show,
-//     rm and mv, which run against a copy of landscapes/local whose state block is a local file
-//     the test wrote. A plan or render that a code block or Example shows against live clusters
+//     with an empty HOME and no KUBECONFIG: validate, plan, render, graph, components, schema,
+//     fmt, version (and --version), show, completion, help, and output and state list, show, rm
+//     and mv, which run against a copy of landscapes/local whose state block is a local file the
+//     test wrote. A plan or render that a code block or Example shows against live clusters
 //     runs against a local control plane with the contexts landscapes/local names (runtime, and
 //     virtual-garden with the Gardener API; started in seconds, but each plan there takes about
 //     ten), once per command (after placeholders are replaced); a repeat and a mention in prose
@@ -62,8 +62,8 @@ import (
 //     2; a transcript that shows an error: 1, after the change the text describes is made in the
 //     copy).
 //   - commands that change clusters, need a running daemon or need live clusters (apply, destroy,
-//     approve, status, daemon, snapshot, force-unlock, plan --observed of a snapshot no offline
-//     run can record, plan --server-dry-run) are parsed: the real command tree is executed
+//     approve, status, daemon, snapshot, kubeconfig, force-unlock, plan --observed of a snapshot
+//     no offline run can record, plan --server-dry-run) are parsed: the real command tree is executed
 //     with every RunE replaced by a stub, so cobra checks the command path, every flag and its
 //     value's type, and the number of arguments; the stub must be reached.
 //   - a mention in prose that leaves out the positional arguments (`gardener plan --at TIME`)
