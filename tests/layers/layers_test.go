@@ -171,7 +171,7 @@ func TestLayers(t *testing.T) {
 			name: "state imports only the object model and the inventory",
 			from: func(p string) bool { return under(p, "state") },
 			allowed: func(d string) bool {
-				return under(d, "state", "engine/object", "engine/inventory", "internal/atomicfile", "internal/termsafe")
+				return under(d, "state", "engine/object", "engine/inventory", "internal/atomicfile", "internal/termsafe", "internal/formatversion")
 			},
 		},
 		{
