@@ -38,6 +38,7 @@ type applyFlags struct {
 	lockTimeout    time.Duration
 	rotate         []string
 	ownership      ownershipFlags
+	detail         detailFlag
 }
 
 func (f *applyFlags) register(cmd *cobra.Command) {
@@ -53,6 +54,7 @@ func (f *applyFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.rotate, "rotate", nil, "regenerate the generated secrets of this class: ca, server-cert, client-cert, rsa-key, token, password, encryption-config, vpn-tlsauth, bootstrap-token (repeatable)")
 	fl.DurationVar(&f.lockTimeout, "lock-timeout", 0, "wait this long for the state lock held by another apply (default: fail at once, naming the holder)")
 	f.ownership.register(cmd)
+	f.detail.register(cmd)
 }
 
 func newApplyCommand(reg *schema.Registry) *cobra.Command {
@@ -169,7 +171,7 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 	lo.OnPlan = func(out *planner.Outcome) {
 		printed = out
 		if saved == nil { // a saved plan was reviewed when it was made
-			_ = views.Plan(stdout, out.Result.Plan, views.PlanOptions{Color: useColor(stdout)})
+			_ = views.Plan(stdout, out.Result.Plan, views.PlanOptions{Color: useColor(stdout), Detail: f.detail.Detail})
 		}
 	}
 	res, diags, err := apply.Landscape(ctx, lo)

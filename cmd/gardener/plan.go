@@ -36,6 +36,7 @@ type planFlags struct {
 	rotate           []string
 	at               string
 	ownership        ownershipFlags
+	detail           detailFlag
 }
 
 // ownershipFlags are the flags of plan, apply and destroy that say what the landscape owns when
@@ -96,6 +97,7 @@ Exit codes: 0 success, 1 error; with --detailed-exitcode 0 means no changes, 2 c
 	fl.BoolVar(&f.serverDryRun, "server-dry-run", false, "check every changed object with a server-side apply dry-run (webhooks and defaults included)")
 	fl.StringVar(&f.at, "at", "", "plan as at this time (RFC 3339, such as 2026-11-22T22:30:00Z): which changes maintenance windows hold back, which generated secrets are due")
 	f.ownership.register(cmd)
+	f.detail.register(cmd)
 	return cmd
 }
 
@@ -161,7 +163,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 			return err
 		}
 	} else {
-		if err := views.Plan(cmd.OutOrStdout(), pl, views.PlanOptions{Color: useColor(cmd.OutOrStdout())}); err != nil {
+		if err := views.Plan(cmd.OutOrStdout(), pl, views.PlanOptions{Color: useColor(cmd.OutOrStdout()), Detail: f.detail.Detail}); err != nil {
 			return err
 		}
 		if f.out != "" {
@@ -176,6 +178,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 
 func newShowCommand() *cobra.Command {
 	var asJSON bool
+	var detail detailFlag
 	cmd := &cobra.Command{
 		Use:   "show PLANFILE",
 		Short: "Print a saved plan",
@@ -190,10 +193,11 @@ func newShowCommand() *cobra.Command {
 			if asJSON {
 				return views.PlanJSON(cmd.OutOrStdout(), file.Plan)
 			}
-			return views.Plan(cmd.OutOrStdout(), file.Plan, views.PlanOptions{Color: useColor(cmd.OutOrStdout())})
+			return views.Plan(cmd.OutOrStdout(), file.Plan, views.PlanOptions{Color: useColor(cmd.OutOrStdout()), Detail: detail.Detail})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the plan as JSON (docs/plan-format.md)")
+	detail.register(cmd)
 	return cmd
 }
 

@@ -21,6 +21,8 @@ import (
 type PlanOptions struct {
 	// Color uses ANSI colours (for terminals without NO_COLOR).
 	Color bool
+	// Detail is how much of each object the plan shows; the zero value is DetailAuto.
+	Detail Detail
 }
 
 const (
@@ -35,7 +37,9 @@ const (
 type printer struct {
 	w     io.Writer
 	color bool
-	err   error
+	// compact prints created, replaced and deleted objects on one line (Detail).
+	compact bool
+	err     error
 }
 
 // printf writes like fmt.Fprintf, escaping every argument but styled ones (sprintf).
@@ -97,7 +101,7 @@ func (p *printer) symbol(a plan.Action) styled {
 
 // Plan prints the human form of a plan.
 func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
-	p := &printer{w: w, color: opts.Color}
+	p := &printer{w: w, color: opts.Color, compact: opts.Detail.compact(pl)}
 	if !pl.HasChanges() {
 		printWarnings(p, pl)
 		printPredictions(p, pl)
@@ -111,6 +115,9 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 		return p.err
 	}
 	p.printf("gardener will perform the following actions on landscape %q:\n", pl.Landscape)
+	if p.compact {
+		printCompactNote(p, pl, opts.Detail)
+	}
 	for _, c := range pl.Components {
 		if c.Action == plan.NoOp {
 			continue
@@ -121,6 +128,9 @@ func Plan(w io.Writer, pl *plan.Plan, opts PlanOptions) error {
 		}
 		if !c.Note.IsZero() {
 			p.printf(" (%s)", c.Note)
+		}
+		if counts := componentCounts(c); p.compact && counts != "" {
+			p.printf(": %s", counts)
 		}
 		p.printf("\n")
 		if c.Action == plan.Read {
@@ -213,7 +223,7 @@ func printHeld(p *printer, pl *plan.Plan) {
 		p.printf("\n%s %s (%s)\n", p.paint(bold, "#"), p.paint(bold, c.Address), c.Note)
 		for _, o := range held {
 			p.printf("  %s %s %s held: %s [%s]\n", p.symbol(o.Held), objectName(o.Shown()), p.paint(cyan, "("+o.Cluster+")"), heldText(o.Held), o.Reason)
-			if o.Held == plan.Delete {
+			if o.Held == plan.Delete || p.compact && o.Held != plan.Update {
 				continue
 			}
 			for _, ch := range o.Changes {
@@ -290,6 +300,10 @@ func printPredictions(p *printer, pl *plan.Plan) {
 }
 
 func printObject(p *printer, o *plan.ObjectChange) {
+	if p.compact && o.Action != plan.Update {
+		printCompactObject(p, o)
+		return
+	}
 	p.printf("  %s %s %s %s\n", p.symbol(o.Action), objectName(o.Shown()), p.paint(cyan, "("+o.Cluster+")"), reasonText(o))
 	for _, c := range o.Conflicts {
 		p.printf("      %s %s is owned by field manager %q; apply with --force-conflicts to take it over\n", p.paint(red, "!"), c.Path, c.Manager)
