@@ -28,6 +28,7 @@ var graphFormatNames = []string{"text", "dot", "mermaid", "json"}
 func newGraphCommand(reg *schema.Registry) *cobra.Command {
 	var format string
 	var inputs inputFlags
+	var targets []string
 	cmd := &cobra.Command{
 		Use:   "graph [DIR]",
 		Short: "Print the component graph of a landscape",
@@ -48,6 +49,8 @@ The order is deterministic: each instance comes after all its dependencies, and 
 that could come next, the garden before seeds, seeds before shoots, shoots before components,
 then by address.
 
+With --target, only the target and what it depends on, as plan --target selects them.
+
 Formats:
   text     one line per instance in apply order, with what it is applied after:
            seed.local <- garden.local
@@ -57,12 +60,22 @@ Formats:
            dependencies, and every edge with its kind, reason and source range
            (format_version, docs/cli.md)
 
+Edges are drawn by their strongest reason, and every format ends with a legend of the styles
+it used:
+  declared  a reference or depends_on            text <-  dot solid   mermaid -->
+  implied   what the instances render, or a      text <~  dot dashed  mermaid -.->
+            composite's parts
+  follows   applied and deleted after it         text <<  dot bold    mermaid ==>
+
 A landscape with errors prints its diagnostics instead, and the exit code is 1.`,
 		Example: `  # Apply order of the example landscape
   gardener graph landscapes/local
 
   # Draw it with Graphviz
   gardener graph --format dot landscapes/local | dot -Tsvg > graph.svg
+
+  # What the dev shoot needs, and in which order
+  gardener graph --target shoot.dev landscapes/local
 
   # Embed it in Markdown, with the qa shoot hibernated
   gardener graph --format mermaid --var hibernate_qa=true landscapes/local`,
@@ -72,7 +85,7 @@ A landscape with errors prints its diagnostics instead, and the exit code is 1.`
 			if !ok {
 				return fmt.Errorf("unknown format %q: use text, dot, mermaid or json", format)
 			}
-			g, name, err := loadGraph(cmd, reg, dirArg(args), inputs.sources())
+			g, name, err := loadGraph(cmd, reg, dirArg(args), inputs.sources(), targets...)
 			if err != nil {
 				return err
 			}
@@ -92,15 +105,17 @@ A landscape with errors prints its diagnostics instead, and the exit code is 1.`
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output format: text, dot, mermaid or json")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletions(graphFormatNames...))
+	cmd.Flags().StringArrayVar(&targets, "target", nil, "print only this instance or block (address like shoot.local or component.manifests.base) and what it depends on, as plan --target does (repeatable)")
 	inputs.register(cmd)
 	return cmd
 }
 
-// loadGraph loads the landscape in dir and builds its graph, printing diagnostics (warnings
-// too) to the command's error output; errors end the command with exit code 1. It also returns
-// the landscape's name, which the DOT view uses as the graph's.
-func loadGraph(cmd *cobra.Command, reg *schema.Registry, dir string, src config.InputSources) (*graph.Graph, string, error) {
-	out, diags := planner.Prepare(planner.Options{Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: src})
+// loadGraph loads the landscape in dir and builds its graph, cut down to the targets and their
+// dependencies when there are any (planner.Prepare does, as for plan --target), printing
+// diagnostics (warnings too) to the command's error output; errors end the command with exit code
+// 1. It also returns the landscape's name, which the DOT view uses as the graph's.
+func loadGraph(cmd *cobra.Command, reg *schema.Registry, dir string, src config.InputSources, targets ...string) (*graph.Graph, string, error) {
+	out, diags := planner.Prepare(planner.Options{Dir: dir, Schemas: reg, Renderers: catalogRenderers(), Inputs: src, Targets: targets})
 	res, g := out.Load, out.Graph
 	if err := diag.WriteText(cmd.ErrOrStderr(), diags, res.Files, diagOptions(cmd.ErrOrStderr())); err != nil {
 		return nil, "", err

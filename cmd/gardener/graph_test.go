@@ -42,6 +42,10 @@ func TestGraphGolden(t *testing.T) {
 		{golden: "components.dot", args: []string{"--format", "dot", components}},
 		{golden: "components.mmd", args: []string{"--format", "mermaid", components}},
 		{golden: "components.json", args: []string{"--format", "json", components}},
+		// --target keeps the target and what it depends on, as plan --target does.
+		{golden: "local-target-dev.txt", args: []string{"--target", "shoot.dev", local}},
+		{golden: "local-target-calico.dot", args: []string{"--format", "dot", "--target", "component.extension.networking_calico", local}},
+		{golden: "components-target.txt", args: []string{"--target", "component.helm_release.prometheus[1]", "--target", "component.helm_release.cluster_api", components}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -86,6 +90,14 @@ component "manifests" "m" {
 	assert.Equal(t, "component.manifests.m[\"a\"]\ncomponent.manifests.m[\"b\"]\n", out)
 }
 
+func TestGraphUnknownTarget(t *testing.T) {
+	out, errOut, err := runGraph(t, "--target", "shoot.deev", filepath.Join("..", "..", "landscapes", "local"))
+	assert.Equal(t, exitCode(1), err)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, `The target "shoot.deev" names shoot.deev, which the landscape does not`)
+	assert.Contains(t, errOut, "Did you mean shoot.dev?")
+}
+
 func TestGraphUsageErrors(t *testing.T) {
 	_, _, err := runGraph(t, "--format", "svg", ".")
 	assert.EqualError(t, err, `unknown format "svg": use text, dot, mermaid or json`)
@@ -96,7 +108,7 @@ func TestGraphUsageErrors(t *testing.T) {
 func TestGraphHelp(t *testing.T) {
 	cmd := newGraphCommand(catalog.Schemas())
 	assert.True(t, strings.HasPrefix(cmd.Use, "graph [DIR]"))
-	for _, want := range []string{"text", "dot", "mermaid", "depends_on"} {
+	for _, want := range []string{"text", "dot", "mermaid", "depends_on", "--target", "legend"} {
 		assert.Contains(t, cmd.Long, want)
 	}
 	assert.Contains(t, cmd.Example, "gardener graph --format dot")
@@ -123,8 +135,8 @@ func TestScaleLandscapeRenders(t *testing.T) {
 		assert.Equal(t, (count+2)/3, shoots["on_s1"], "round-robin over the seeds")
 		assert.Equal(t, count/3, shoots["on_s3"])
 		for _, seed := range []string{"seed.s1", "seed.s2", "seed.s3"} {
-			assert.Contains(t, out, "\n"+seed+".istio <-", "every seed has its system components")
-			assert.NotContains(t, out, "\n"+seed+".gardenlet <-", "the engine is the seeds' gardenlet")
+			assert.Contains(t, out, "\n"+seed+".istio <", "every seed has its system components")
+			assert.NotContains(t, out, "\n"+seed+".gardenlet <", "the engine is the seeds' gardenlet")
 		}
 	}
 }
