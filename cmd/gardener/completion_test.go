@@ -41,7 +41,7 @@ func TestDynamicCompletion(t *testing.T) {
 		{name: "--target in the working directory", args: []string{"render", "--target", ""}, exactly: []string{}, directive: noFiles},
 		{name: "--allow-destroy of destroy", args: []string{"destroy", local, "--allow-destroy", ""}, contains: []string{"garden.local"}, directive: noFiles},
 		{name: "--rotate", args: []string{"apply", "--rotate", ""}, exactly: []string{"ca", "server-cert", "client-cert", "rsa-key", "token", "password", "encryption-config", "vpn-tlsauth", "bootstrap-token"}, directive: noFiles},
-		{name: "graph --format", args: []string{"graph", "--format", ""}, exactly: []string{"text", "dot", "mermaid", "json"}, directive: noFiles},
+		{name: "graph --format", args: []string{"graph", "--format", ""}, exactly: []string{"text", "dot", "mermaid", "json", "html"}, directive: noFiles},
 		{name: "daemon --policy", args: []string{"daemon", "--policy", ""}, exactly: []string{"auto", "approve-destructive", "plan-only"}, directive: noFiles},
 		{name: "--log-level", args: []string{"version", "--log-level", ""}, exactly: []string{"debug", "info", "warn", "error"}, directive: noFiles},
 		{name: "DIR", args: []string{"plan", ""}, exactly: []string{}, directive: dirsOnly},

@@ -10,8 +10,10 @@ import (
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/graph"
+	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/engine/views/graphpage"
 )
 
 // graphFormats are the output formats of `gardener graph`, each a writer of the graph.
@@ -23,12 +25,13 @@ var graphFormats = map[string]func(g *graph.Graph, w io.Writer, landscape string
 }
 
 // graphFormatNames are the formats, in the order help and completion list them.
-var graphFormatNames = []string{"text", "dot", "mermaid", "json"}
+var graphFormatNames = []string{"text", "dot", "mermaid", "json", "html"}
 
 func newGraphCommand(reg *schema.Registry) *cobra.Command {
 	var format string
 	var inputs inputFlags
 	var targets []string
+	var planFile string
 	cmd := &cobra.Command{
 		Use:   "graph [DIR]",
 		Short: "Print the component graph of a landscape",
@@ -59,6 +62,9 @@ Formats:
   json     for programs: the instances in apply order with their block, kind, type and
            dependencies, and every edge with its kind, reason and source range
            (format_version, docs/cli.md)
+  html     one self-contained page (no network needed) to explore the graph in a browser:
+           zoom, pan, search, a component's dependencies and dependents; with --plan FILE
+           (saved by plan --out) each component's planned action
 
 Edges are drawn by their strongest reason, and every format ends with a legend of the styles
 it used:
@@ -74,6 +80,10 @@ A landscape with errors prints its diagnostics instead, and the exit code is 1.`
   # Draw it with Graphviz
   gardener graph --format dot landscapes/local | dot -Tsvg > graph.svg
 
+  # Explore it in a browser, with the actions of a saved plan
+  gardener plan landscapes/local --out plan.bin
+  gardener graph --format html --plan plan.bin landscapes/local > graph.html
+
   # What the dev shoot needs, and in which order
   gardener graph --target shoot.dev landscapes/local
 
@@ -82,8 +92,14 @@ A landscape with errors prints its diagnostics instead, and the exit code is 1.`
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			write, ok := graphFormats[format]
+			if format == "html" {
+				write, ok = graphPage(planFile)
+			}
 			if !ok {
-				return fmt.Errorf("unknown format %q: use text, dot, mermaid or json", format)
+				return fmt.Errorf("unknown format %q: use text, dot, mermaid, json or html", format)
+			}
+			if planFile != "" && format != "html" {
+				return fmt.Errorf("--plan shows a plan's actions in the html format only")
 			}
 			g, name, err := loadGraph(cmd, reg, dirArg(args), inputs.sources(), targets...)
 			if err != nil {
@@ -93,9 +109,10 @@ A landscape with errors prints its diagnostics instead, and the exit code is 1.`
 			// printed escaped, as everything for people; JSON escapes control characters itself.
 			var buf bytes.Buffer
 			if err := write(g, &buf, name); err != nil {
-				return fmt.Errorf("write graph: %w", err)
+				printf(cmd.ErrOrStderr(), "Error: %v\n", err)
+				return exitCode(1)
 			}
-			if format == "json" {
+			if format == "json" || format == "html" { // the page is ASCII, its data escaped JSON
 				_, err := cmd.OutOrStdout().Write(buf.Bytes())
 				return err
 			}
@@ -103,11 +120,31 @@ A landscape with errors prints its diagnostics instead, and the exit code is 1.`
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, dot, mermaid or json")
+	cmd.Flags().StringVar(&format, "format", "text", "output format: text, dot, mermaid, json or html")
 	_ = cmd.RegisterFlagCompletionFunc("format", fixedCompletions(graphFormatNames...))
+	cmd.Flags().StringVar(&planFile, "plan", "", "with --format html: show the actions of this saved plan (plan --out) per component")
 	cmd.Flags().StringArrayVar(&targets, "target", nil, "print only this instance or block (address like shoot.local or component.manifests.base) and what it depends on, as plan --target does (repeatable)")
 	inputs.register(cmd)
 	return cmd
+}
+
+// graphPage is the writer of the html format, with the actions of the saved plan in planFile
+// when it is set; a plan of another landscape is refused.
+func graphPage(planFile string) (func(g *graph.Graph, w io.Writer, landscape string) error, bool) {
+	return func(g *graph.Graph, w io.Writer, landscape string) error {
+		opts := graphpage.Options{Landscape: landscape}
+		if planFile != "" {
+			f, err := plan.ReadFile(planFile)
+			if err != nil {
+				return err
+			}
+			if f.Plan.Landscape != landscape {
+				return fmt.Errorf("%s is a plan of landscape %q, not of %q", planFile, f.Plan.Landscape, landscape)
+			}
+			opts.Plan = f.Plan
+		}
+		return graphpage.Write(w, graphpage.FromGraph(g), opts)
+	}, true
 }
 
 // loadGraph loads the landscape in dir and builds its graph, cut down to the targets and their

@@ -45,6 +45,7 @@ func TestGraphGolden(t *testing.T) {
 		// --target keeps the target and what it depends on, as plan --target does.
 		{golden: "local-target-dev.txt", args: []string{"--target", "shoot.dev", local}},
 		{golden: "local-target-calico.dot", args: []string{"--format", "dot", "--target", "component.extension.networking_calico", local}},
+		{golden: "components.html", args: []string{"--format", "html", components}},
 		{golden: "components-target.txt", args: []string{"--target", "component.helm_release.prometheus[1]", "--target", "component.helm_release.cluster_api", components}},
 	}
 	for _, tt := range tests {
@@ -100,7 +101,7 @@ func TestGraphUnknownTarget(t *testing.T) {
 
 func TestGraphUsageErrors(t *testing.T) {
 	_, _, err := runGraph(t, "--format", "svg", ".")
-	assert.EqualError(t, err, `unknown format "svg": use text, dot, mermaid or json`)
+	assert.EqualError(t, err, `unknown format "svg": use text, dot, mermaid, json or html`)
 	_, _, err = runGraph(t, "a", "b")
 	assert.EqualError(t, err, "accepts at most 1 arg(s), received 2")
 }
