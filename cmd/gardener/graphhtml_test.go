@@ -64,26 +64,26 @@ func browse(t *testing.T, page, script string, result any) string {
 
 // pageProbe is what the probe script reports about the page.
 type pageProbe struct {
-	Title          string         `json:"title"`
-	Nodes          []string       `json:"nodes"`
-	Edges          int            `json:"edges"`
-	Legend         string         `json:"legend"`
-	Matches        []string       `json:"matches"`
-	Dimmed         int            `json:"dimmed"`
-	MatchText      string         `json:"matchText"`
-	Cleared        int            `json:"cleared"`
-	Selected       string         `json:"selected"`
-	Upstream       []string       `json:"upstream"`
-	Downstream     []string       `json:"downstream"`
-	Faded          int            `json:"faded"`
-	Details        string         `json:"details"`
-	ZoomIn         bool           `json:"zoomIn"`
-	Wheel          bool           `json:"wheel"`
-	Panned         bool           `json:"panned"`
-	Actions        map[string]int `json:"actions"`
-	Labels         []string       `json:"labels"`
-	ActionLegend   string         `json:"actionLegend"`
-	SearchEmptyHit int            `json:"searchEmptyHit"`
+	Title        string         `json:"title"`
+	Summary      string         `json:"summary"`
+	Nodes        []string       `json:"nodes"`
+	Edges        int            `json:"edges"`
+	Legend       string         `json:"legend"`
+	Matches      []string       `json:"matches"`
+	Dimmed       int            `json:"dimmed"`
+	MatchText    string         `json:"matchText"`
+	Cleared      int            `json:"cleared"`
+	Selected     string         `json:"selected"`
+	Upstream     []string       `json:"upstream"`
+	Downstream   []string       `json:"downstream"`
+	Faded        int            `json:"faded"`
+	Details      string         `json:"details"`
+	ZoomIn       bool           `json:"zoomIn"`
+	Wheel        bool           `json:"wheel"`
+	Panned       bool           `json:"panned"`
+	Actions      map[string]int `json:"actions"`
+	Labels       []string       `json:"labels"`
+	ActionLegend string         `json:"actionLegend"`
 }
 
 // probeScript acts as a reviewer would (search, click a component, zoom, pan) through the page's
@@ -94,6 +94,7 @@ const probeScript = `
   function addrs(sel) { return all(sel).map(function (e) { return e.getAttribute("data-address"); }); }
   var r = {};
   r.title = document.getElementById("title").textContent;
+  r.summary = document.getElementById("summary").textContent;
   r.nodes = addrs("#nodes g.node");
   r.edges = all("#edges path.edge").length;
   r.legend = document.getElementById("legend").textContent;
@@ -244,6 +245,7 @@ func TestGraphPageInABrowser(t *testing.T) {
 	assert.True(t, r.Wheel, "the wheel zooms")
 	assert.True(t, r.Panned, "a drag pans")
 	assert.Empty(t, r.Actions, "without a plan, no actions")
+	assert.Empty(t, r.Summary)
 }
 
 // With a saved plan, each component shows its planned action, as a colour (its class) and as the
@@ -270,6 +272,7 @@ func TestGraphPageShowsAPlan(t *testing.T) {
 	assert.Contains(t, r.Labels, "component.manifests.namespace")
 	assert.Contains(t, r.Details, "planupdate: 2 to change")
 	assert.Contains(t, r.ActionLegend, "Plan")
+	assert.Equal(t, "Plan: 0 to add, 2 to change, 0 to replace, 0 to destroy.", r.Summary)
 }
 
 func TestGraphPageErrors(t *testing.T) {

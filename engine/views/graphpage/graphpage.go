@@ -93,12 +93,14 @@ type Options struct {
 
 // The page's data, embedded as JSON.
 type pageData struct {
-	Landscape string     `json:"landscape"`
-	Planned   bool       `json:"planned"`
-	Width     int        `json:"width"`
-	Height    int        `json:"height"`
-	Nodes     []pageNode `json:"nodes"`
-	Edges     []pageEdge `json:"edges"`
+	Landscape string `json:"landscape"`
+	Planned   bool   `json:"planned"`
+	// Summary is the plan's summary line, with a plan only.
+	Summary string     `json:"summary,omitempty"`
+	Width   int        `json:"width"`
+	Height  int        `json:"height"`
+	Nodes   []pageNode `json:"nodes"`
+	Edges   []pageEdge `json:"edges"`
 	// Removed are planned components that are no longer in the landscape.
 	Removed []removedComponent `json:"removed,omitempty"`
 	Styles  []styleInfo        `json:"styles"`
@@ -211,6 +213,8 @@ func build(nodes []Node, opts Options) (*pageData, error) {
 	}
 	layout(data, labelExtra)
 	if opts.Plan != nil {
+		s := opts.Plan.Summary
+		data.Summary = fmt.Sprintf("Plan: %d to add, %d to change, %d to replace, %d to destroy.", s.Add, s.Change, s.Replace, s.Destroy)
 		for i := range data.Nodes {
 			data.Nodes[i].Action = "not planned"
 		}

@@ -34,6 +34,7 @@
 
   document.getElementById("title").textContent = "Landscape " + data.landscape + ": " + data.nodes.length + " components";
   document.title = "gardener graph: " + data.landscape;
+  document.getElementById("summary").textContent = data.summary || "";
 
   data.edges.forEach(function (e) {
     var a = data.nodes[e.from], b = data.nodes[e.to];
