@@ -27,4 +27,9 @@ func (f *detailFlag) Type() string { return "auto|full|compact" }
 
 func (f *detailFlag) register(cmd *cobra.Command) {
 	cmd.Flags().Var(f, "detail", "how much of each object the plan shows: full (every field that changes), compact (one line per object, fields only of objects updated in place, counts per component) or auto (compact when the plan creates more than 200 objects)")
+	values := make([]string, len(views.Details))
+	for i, d := range views.Details {
+		values[i] = string(d)
+	}
+	_ = cmd.RegisterFlagCompletionFunc("detail", cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)) // fails only for an unknown or doubly registered flag
 }

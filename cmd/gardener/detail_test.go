@@ -111,3 +111,11 @@ func TestDetailFlagRefusesUnknownValues(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `invalid argument "summary" for "--detail" flag: unknown detail "summary": use auto, full or compact`)
 }
+
+func TestDetailFlagCompletes(t *testing.T) {
+	for _, command := range []string{"plan", "show", "apply", "destroy"} {
+		out, _, err := run(t, "__complete", command, "--detail", "")
+		require.NoError(t, err)
+		assert.True(t, strings.HasPrefix(out, "auto\nfull\ncompact\n:4\n"), "%s: %q", command, out)
+	}
+}

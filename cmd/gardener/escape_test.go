@@ -184,7 +184,7 @@ component "manifests" "m" {
   objects  = []
 }
 `})
-	for _, format := range []string{"text", "dot", "mermaid"} {
+	for _, format := range []string{"text", "dot", "mermaid", "html"} {
 		out, errOut, err := runGraph(t, "--format", format, ".")
 		require.NoError(t, err, errOut)
 		assertTerminalSafe(t, out)

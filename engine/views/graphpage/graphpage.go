@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/graph"
@@ -153,8 +155,10 @@ func Write(w io.Writer, nodes []Node, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("graph page: %w", err)
 	}
-	// The title is the page's only text outside the JSON (which escapes control characters):
-	// control characters are dropped, so that even a page printed to a terminal cannot control it.
+	// The page is ASCII: JSON escapes control characters, but not bidi overrides and other
+	// characters a terminal would act on if the page were printed to one; the data writes every
+	// other character as \uXXXX, the title as a character reference, and control characters in
+	// the title are dropped.
 	title := strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) {
 			return -1
@@ -162,15 +166,46 @@ func Write(w io.Writer, nodes []Node, opts Options) error {
 		return r
 	}, "gardener graph: "+opts.Landscape)
 	page := strings.NewReplacer(
-		"{{title}}", html.EscapeString(title),
+		"{{title}}", asciiHTML(html.EscapeString(title)),
 		"{{css}}", pageCSS,
-		"{{data}}", string(js),
+		"{{data}}", asciiJSON(string(js)),
 		"{{js}}", pageJS,
 	).Replace(pageHTML)
 	if _, err := io.WriteString(w, page); err != nil {
 		return fmt.Errorf("graph page: %w", err)
 	}
 	return nil
+}
+
+// asciiJSON writes every rune of a JSON document that is not ASCII as a \u escape (two for runes
+// beyond the Basic Multilingual Plane), which JSON strings allow; outside strings JSON is ASCII.
+func asciiJSON(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r < utf8.RuneSelf:
+			b.WriteRune(r)
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, "\\u%04x\\u%04x", r1, r2)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
+}
+
+// asciiHTML writes every rune of HTML text that is not ASCII as a character reference.
+func asciiHTML(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, "&#x%x;", r)
+		}
+	}
+	return b.String()
 }
 
 // Layout constants, in SVG units: a node's height, the gap between rows and between layers, and

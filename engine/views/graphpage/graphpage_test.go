@@ -103,8 +103,17 @@ func TestPageGolden(t *testing.T) {
 // the script element that holds it.
 func TestPageIsSelfContained(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, Write(&buf, sample(), Options{Landscape: "lo\x1bcal<i>"}))
+	nodes := sample()
+	nodes[4].Address = "shoot.qa[\"\u202e\x1b[2J\U0001F600\"]"
+	nodes[4].Dependencies[0].Reasons = []string{"r\u00e9ason"}
+	require.NoError(t, Write(&buf, nodes, Options{Landscape: "lo\x1bcal<i>\u202e"}))
 	page := buf.String()
+	for i, r := range page {
+		require.True(t, r == '\n' || r == '\t' || r >= 0x20 && r < 0x7f, "%U at byte %d: the page is printable ASCII", r, i)
+	}
+	d := pageDataOf(t, page)
+	assert.Equal(t, "shoot.qa[\"\u202e\x1b[2J\U0001F600\"]", d.Nodes[4].Address, "the data reads back as it was")
+	assert.Equal(t, []string{"r\u00e9ason"}, d.Edges[3].Reasons)
 	for _, ref := range []string{"src=", "href=", "http://", "https://", "@import", "url("} {
 		if ref == "http://" {
 			// The SVG namespace is a name, not a request.
@@ -113,7 +122,7 @@ func TestPageIsSelfContained(t *testing.T) {
 		assert.NotContains(t, page, ref)
 	}
 	assert.Equal(t, 2, strings.Count(page, "</script>"), "only the page's own two script elements end")
-	assert.Contains(t, page, "<title>gardener graph: local&lt;i&gt;</title>")
+	assert.Contains(t, page, "<title>gardener graph: local&lt;i&gt;&#x202e;</title>")
 	assert.Contains(t, page, `shoot.dev[\"\u003c/script\u003e\u003cb\u003ex\u003c/b\u003e\"]`)
 }
 
