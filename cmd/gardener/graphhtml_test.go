@@ -275,6 +275,40 @@ func TestGraphPageShowsAPlan(t *testing.T) {
 	assert.Equal(t, "Plan: 0 to add, 2 to change, 0 to replace, 0 to destroy.", r.Summary)
 }
 
+// A composite (garden, seed, shoot) renders nothing of its own: the page shows it doing what its
+// parts do, here in an offline plan of landscapes/local, which creates everything.
+func TestGraphPageShowsWhatACompositesPartsDo(t *testing.T) {
+	local := filepath.Join("..", "..", "landscapes", "local")
+	planFile := filepath.Join(t.TempDir(), "plan.bin")
+	_, errOut, err := run(t, "plan", local, "--offline", "--out", planFile)
+	require.NoError(t, err, errOut)
+	page, errOut, err := runGraph(t, "--format", "html", "--plan", planFile, local)
+	require.NoError(t, err, errOut)
+	saved, err := plan.ReadFile(planFile)
+	require.NoError(t, err)
+	adds := 0
+	for _, c := range saved.Plan.Components {
+		if strings.HasPrefix(c.Address, "shoot.dev.") {
+			for _, o := range c.Objects {
+				if o.Action == plan.Create {
+					adds++
+				}
+			}
+		}
+	}
+	require.Positive(t, adds)
+
+	r := probe(t, page, "shoot.dev", "shoot.dev")
+	assert.Contains(t, r.Labels, "+ shoot.dev", "the shoot is created, as its parts are")
+	assert.Contains(t, r.Labels, "+ seed.local")
+	assert.Contains(t, r.Labels, "+ garden.local")
+	assert.Contains(t, r.Details, "plancreate: "+itoa(adds)+" to add")
+	assert.Contains(t, r.Details, "notethe actions of its parts")
+	assert.NotContains(t, r.Actions, "not planned", "the plan has every instance")
+	assert.Zero(t, r.Actions["no-op"], "an offline plan changes every component")
+	assert.Positive(t, r.Actions["render-during-apply"])
+}
+
 func TestGraphPageErrors(t *testing.T) {
 	dir, snap := scenario("update")
 	_, _, err := runGraph(t, "--plan", "plan.bin", dir)

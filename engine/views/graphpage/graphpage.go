@@ -253,40 +253,102 @@ func build(nodes []Node, opts Options) (*pageData, error) {
 		for i := range data.Nodes {
 			data.Nodes[i].Action = "not planned"
 		}
+		planned := map[string]*plan.Component{}
 		for _, c := range opts.Plan.Components {
-			i, ok := index[c.Address]
+			planned[c.Address] = c
+			if _, ok := index[c.Address]; !ok {
+				data.Removed = append(data.Removed, removedComponent{Address: c.Address, Action: string(c.Action), Changes: countOf(c).String()})
+			}
+		}
+		parts := map[string][]*plan.Component{}
+		for _, n := range nodes {
+			if c, ok := planned[n.Address]; ok && n.PartOf != "" {
+				parts[n.PartOf] = append(parts[n.PartOf], c)
+			}
+		}
+		for i := range data.Nodes {
+			n := &data.Nodes[i]
+			c, ok := planned[n.Address]
 			if !ok {
-				data.Removed = append(data.Removed, removedComponent{Address: c.Address, Action: string(c.Action), Changes: counts(c)})
 				continue
 			}
-			n := &data.Nodes[i]
-			n.Action, n.Changes, n.Note = string(c.Action), counts(c), c.Note.String()
+			count := countOf(c)
+			n.Action, n.Note = string(c.Action), c.Note.String()
+			if ps := parts[n.Address]; len(ps) > 0 && c.Action == plan.NoOp && count == (changeCount{}) {
+				// A composite renders nothing of its own: it does what its parts do.
+				n.Action, count = partsAction(ps), changeCount{}
+				for _, p := range ps {
+					count.plus(countOf(p))
+				}
+				n.Note = "the actions of its parts"
+			}
+			n.Changes = count.String()
 		}
 		slices.SortFunc(data.Removed, func(a, b removedComponent) int { return strings.Compare(a.Address, b.Address) })
 	}
 	return data, nil
 }
 
-// counts says how many objects of a component change, as the plan's summary line does.
-func counts(c *plan.Component) string {
-	var add, change, replace, destroy int
+// partsAction is what a composite does, by its parts' actions: no-op when they change nothing,
+// their action when the parts that change agree (rendering some during apply aside), update
+// otherwise, as plan.Plan.Summarise decides a component's action by its objects'.
+func partsAction(parts []*plan.Component) string {
+	actions := map[plan.Action]bool{}
+	for _, p := range parts {
+		if p.Action != plan.NoOp {
+			actions[p.Action] = true
+		}
+	}
+	if len(actions) > 1 {
+		delete(actions, plan.Read)
+	}
+	switch len(actions) {
+	case 0:
+		return string(plan.NoOp)
+	case 1:
+		for a := range actions {
+			return string(a)
+		}
+	}
+	return string(plan.Update)
+}
+
+// changeCount counts the object changes of components.
+type changeCount struct{ add, change, replace, destroy int }
+
+func (c *changeCount) plus(o changeCount) {
+	c.add += o.add
+	c.change += o.change
+	c.replace += o.replace
+	c.destroy += o.destroy
+}
+
+// countOf counts the object changes of a component.
+func countOf(c *plan.Component) changeCount {
+	var n changeCount
 	for _, o := range c.Objects {
 		switch o.Action {
 		case plan.Create:
-			add++
+			n.add++
 		case plan.Update:
-			change++
+			n.change++
 		case plan.Replace:
-			replace++
+			n.replace++
 		case plan.Delete:
-			destroy++
+			n.destroy++
 		}
 	}
+	return n
+}
+
+// String says how many objects change, as the plan's summary line does ("2 to add, 1 to
+// change"), leaving out the actions without any.
+func (c changeCount) String() string {
 	var parts []string
 	for _, n := range []struct {
 		count int
 		what  string
-	}{{add, "to add"}, {change, "to change"}, {replace, "to replace"}, {destroy, "to destroy"}} {
+	}{{c.add, "to add"}, {c.change, "to change"}, {c.replace, "to replace"}, {c.destroy, "to destroy"}} {
 		if n.count > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n.count, n.what))
 		}

@@ -42,6 +42,7 @@ func sample() []Node {
 
 func samplePlan() *plan.Plan {
 	p := &plan.Plan{FormatVersion: plan.FormatVersion, Landscape: "local", Components: []*plan.Component{
+		{Address: "garden.local", Type: "garden", Objects: []*plan.ObjectChange{}},
 		{Address: "garden.local.istio", Type: "garden", Objects: []*plan.ObjectChange{
 			{Cluster: "runtime", APIVersion: "v1", Ref: object.Ref{Kind: "Namespace", Name: "istio-system"}, Action: plan.Create},
 		}},
@@ -158,13 +159,14 @@ func TestPagePlanActions(t *testing.T) {
 		actions[n.Address] = n.Action + " " + n.Changes
 	}
 	assert.Equal(t, map[string]string{
-		"garden.local":                   "not planned ",
+		"garden.local":                   "create 1 to add",
 		"garden.local.istio":             "create 1 to add",
 		"seed.local":                     "update 1 to add, 1 to change",
 		`shoot.dev["</script><b>x</b>"]`: "not planned ",
 		"shoot.qa":                       "replace 1 to replace",
 		"component.extension.calico":     "not planned ",
 	}, actions)
+	assert.Equal(t, "the actions of its parts", d.Nodes[0].Note, "a composite without objects of its own does what its parts do")
 	assert.Equal(t, []removedComponent{{Address: "component.manifests.gone", Action: "delete", Changes: "1 to destroy"}}, d.Removed)
 }
 
@@ -173,4 +175,25 @@ func TestPageRefusesNodesOutOfOrder(t *testing.T) {
 	nodes[0], nodes[2] = nodes[2], nodes[0]
 	err := Write(&bytes.Buffer{}, nodes, Options{Landscape: "local"})
 	assert.EqualError(t, err, "graph page: seed.local depends on garden.local, which does not come before it")
+}
+
+func TestPartsAction(t *testing.T) {
+	tests := []struct {
+		parts []plan.Action
+		want  plan.Action
+	}{
+		{nil, plan.NoOp},
+		{[]plan.Action{plan.NoOp, plan.NoOp}, plan.NoOp},
+		{[]plan.Action{plan.Create, plan.NoOp, plan.Create}, plan.Create},
+		{[]plan.Action{plan.Create, plan.Read}, plan.Create},
+		{[]plan.Action{plan.Read}, plan.Read},
+		{[]plan.Action{plan.Create, plan.Delete}, plan.Update},
+	}
+	for _, tt := range tests {
+		var parts []*plan.Component
+		for _, a := range tt.parts {
+			parts = append(parts, &plan.Component{Action: a})
+		}
+		assert.Equal(t, string(tt.want), partsAction(parts), "%v", tt.parts)
+	}
 }
