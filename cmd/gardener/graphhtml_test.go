@@ -72,6 +72,7 @@ type pageProbe struct {
 	Matches      []string       `json:"matches"`
 	Dimmed       int            `json:"dimmed"`
 	MatchText    string         `json:"matchText"`
+	Centred      bool           `json:"centred"`
 	Cleared      int            `json:"cleared"`
 	Selected     string         `json:"selected"`
 	Upstream     []string       `json:"upstream"`
@@ -104,6 +105,9 @@ const probeScript = `
   r.matches = addrs("#nodes g.node.match");
   r.dimmed = all("#nodes g.node.dimmed").length;
   r.matchText = document.getElementById("matches").textContent;
+  var shown = document.getElementById("viewport").getAttribute("transform");
+  search.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  r.centred = document.getElementById("viewport").getAttribute("transform") !== shown;
   search.value = "";
   search.dispatchEvent(new Event("input", { bubbles: true }));
   r.cleared = all("#nodes g.node.match, #nodes g.node.dimmed").length;
@@ -231,6 +235,7 @@ func TestGraphPageInABrowser(t *testing.T) {
 	assert.Equal(t, want, r.Matches, "the search highlights the matching components")
 	assert.Equal(t, len(order)-len(want), r.Dimmed, "and dims the others")
 	assert.Equal(t, itoa(len(want))+" matches", r.MatchText)
+	assert.True(t, r.Centred, "Enter moves the view to the first match")
 	assert.Zero(t, r.Cleared, "an empty search shows everything again")
 
 	assert.Equal(t, "seed.local", r.Selected)
