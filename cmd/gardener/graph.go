@@ -66,8 +66,8 @@ Formats:
            zoom, pan, search, a component's dependencies and dependents; with --plan FILE
            (saved by plan --out) each component's planned action
 
-Edges are drawn by their strongest reason, and every format ends with a legend of the styles
-it used:
+Edges are drawn by their strongest reason; text, dot and mermaid end with a legend of the
+styles they used, and the html page shows it beside the graph:
   declared  a reference or depends_on            text <-  dot solid   mermaid -->
   implied   what the instances render, or a      text <~  dot dashed  mermaid -.->
             composite's parts
