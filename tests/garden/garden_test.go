@@ -83,7 +83,7 @@ func TestGardenOnTheLocalControlPlane(t *testing.T) {
 	opts.Now = time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
 	out := landscapetest.Plan(t, opts)
 	var text bytes.Buffer
-	require.NoError(t, views.Plan(&text, out.Result.Plan, views.PlanOptions{}))
+	require.NoError(t, views.Plan(&text, out.Result.Plan, views.PlanOptions{Detail: views.DetailFull}))
 	golden.AssertBytes(t, "plan-from-empty.txt", stableCertificates(text.Bytes()))
 
 	// Applied as CI does: a saved plan, refused if anything it would write renders differently at
@@ -318,7 +318,7 @@ func assertNoChanges(t *testing.T, dir string) {
 		require.ErrorIs(t, err, apply.ErrCancelled, "a plan with changes is cancelled, not failed")
 	}
 	var text bytes.Buffer
-	require.NoError(t, views.Plan(&text, res.Outcome.Result.Plan, views.PlanOptions{}))
+	require.NoError(t, views.Plan(&text, res.Outcome.Result.Plan, views.PlanOptions{Detail: views.DetailFull}))
 	assert.False(t, res.Outcome.Result.Plan.HasChanges(), "a second plan changes nothing:\n%s", text.String())
 }
 

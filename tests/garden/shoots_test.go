@@ -251,7 +251,7 @@ func planGolden(t *testing.T, dir, name string) {
 	landscapetest.RequireNoDiags(t, diags, res.Outcome)
 	require.ErrorIs(t, err, apply.ErrCancelled, "the plan has changes")
 	var text bytes.Buffer
-	require.NoError(t, views.Plan(&text, res.Outcome.Result.Plan, views.PlanOptions{}))
+	require.NoError(t, views.Plan(&text, res.Outcome.Result.Plan, views.PlanOptions{Detail: views.DetailFull}))
 	// Notices name upcoming maintenance windows by their date.
 	golden.AssertBytes(t, name, maskDays(stableCertificates(text.Bytes()), now))
 }
@@ -536,7 +536,7 @@ func planGoldenAt(t *testing.T, dir, name string, now time.Time) {
 	pl := planAt(t, dir, now)
 	require.True(t, pl.HasChanges(), "the plan has changes")
 	var text bytes.Buffer
-	require.NoError(t, views.Plan(&text, pl, views.PlanOptions{}))
+	require.NoError(t, views.Plan(&text, pl, views.PlanOptions{Detail: views.DetailFull}))
 	golden.AssertBytes(t, name, stableCertificates(maskDays(text.Bytes(), now)))
 }
 
@@ -641,7 +641,7 @@ func planGoldenProjected(t *testing.T, dir, name string, now, observed time.Time
 	t.Helper()
 	pl := planProjectedFrom(t, dir, now, observed)
 	var text bytes.Buffer
-	require.NoError(t, views.Plan(&text, pl, views.PlanOptions{}))
+	require.NoError(t, views.Plan(&text, pl, views.PlanOptions{Detail: views.DetailFull}))
 	golden.AssertBytes(t, name, stableCertificates(maskDays(text.Bytes(), now)))
 }
 
@@ -649,7 +649,7 @@ func planGoldenProjected(t *testing.T, dir, name string, now, observed time.Time
 func planText(t *testing.T, pl *plan.Plan) string {
 	t.Helper()
 	var text bytes.Buffer
-	require.NoError(t, views.Plan(&text, pl, views.PlanOptions{}))
+	require.NoError(t, views.Plan(&text, pl, views.PlanOptions{Detail: views.DetailFull}))
 	return text.String()
 }
 

@@ -112,7 +112,7 @@ func TestGoldenPlans(t *testing.T) {
 				opts.PruneWithoutState = name == "delete"
 				out := runPlan(t, opts)
 				var tb, jb bytes.Buffer
-				require.NoError(t, views.Plan(&tb, out.Result.Plan, views.PlanOptions{}))
+				require.NoError(t, views.Plan(&tb, out.Result.Plan, views.PlanOptions{Detail: views.DetailFull}))
 				require.NoError(t, views.PlanJSON(&jb, out.Result.Plan))
 				return tb.Bytes(), jb.Bytes()
 			}
