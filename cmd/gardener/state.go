@@ -225,18 +225,25 @@ ADDRESS must be in the state; otherwise nothing is removed.`,
 	return cmd
 }
 
-func stateRm(ctx context.Context, out io.Writer, b state.Backend, addrs []string, lockTimeout time.Duration, dryRun bool) (err error) {
-	if !dryRun {
-		lock, err := b.Lock(ctx, state.LockInfo{Operation: "state rm", Wait: lockTimeout})
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if uerr := lock.Unlock(ctx); uerr != nil && err == nil {
-				err = uerr
-			}
-		}()
+// lockUnlessDryRun takes the state lock for an edit of the state (operation op), or nothing for a
+// dry run, which writes nothing; unlock releases what was taken.
+func lockUnlessDryRun(ctx context.Context, b state.Backend, op string, wait time.Duration, dryRun bool) (unlock func() error, err error) {
+	if dryRun {
+		return func() error { return nil }, nil
 	}
+	lock, err := b.Lock(ctx, state.LockInfo{Operation: op, Wait: wait})
+	if err != nil {
+		return nil, err
+	}
+	return func() error { return lock.Unlock(ctx) }, nil
+}
+
+func stateRm(ctx context.Context, out io.Writer, b state.Backend, addrs []string, lockTimeout time.Duration, dryRun bool) (err error) {
+	unlock, err := lockUnlessDryRun(ctx, b, "state rm", lockTimeout, dryRun)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, unlock()) }()
 	s, err := b.Read(ctx)
 	if err != nil {
 		return err
@@ -315,17 +322,11 @@ review it. The state must record something at FROM and nothing at TO.`,
 }
 
 func stateMv(ctx context.Context, out io.Writer, b state.Backend, from, to string, lockTimeout time.Duration, dryRun bool) (err error) {
-	if !dryRun {
-		lock, err := b.Lock(ctx, state.LockInfo{Operation: "state mv", Wait: lockTimeout})
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if uerr := lock.Unlock(ctx); uerr != nil && err == nil {
-				err = uerr
-			}
-		}()
+	unlock, err := lockUnlessDryRun(ctx, b, "state mv", lockTimeout, dryRun)
+	if err != nil {
+		return err
 	}
+	defer func() { err = errors.Join(err, unlock()) }()
 	s, err := b.Read(ctx)
 	if err != nil {
 		return err
