@@ -16,7 +16,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,8 +23,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	"sigs.k8s.io/yaml"
 
+	"github.com/declarative-gardener/gardener/tests/landscapetest"
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
@@ -157,7 +156,7 @@ func TestKubeconfigOfAShoot(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, doc := range strings.Split(shootPrerequisites, "\n---\n") {
-		createObject(ctx, t, client, doc)
+		landscapetest.CreateYAML(ctx, t, client, doc)
 	}
 	shoots := client.Resource(shootsGVR).Namespace("garden-local")
 	shoot, err := shoots.Get(ctx, "dev", metav1.GetOptions{})
@@ -166,7 +165,7 @@ func TestKubeconfigOfAShoot(t *testing.T) {
 	_, err = shoots.UpdateStatus(ctx, shoot, metav1.UpdateOptions{})
 	require.NoError(t, err)
 	caCert, caKey := testCA(t)
-	createObject(ctx, t, client, `
+	landscapetest.CreateYAML(ctx, t, client, `
 apiVersion: core.gardener.cloud/v1beta1
 kind: InternalSecret
 metadata: {name: dev.ca-client, namespace: garden-local}
@@ -176,7 +175,7 @@ stringData:
 `+indent(caCert, "    ")+`
   ca.key: |
 `+indent(caKey, "    "))
-	createObject(ctx, t, client, `
+	landscapetest.CreateYAML(ctx, t, client, `
 apiVersion: v1
 kind: Secret
 metadata: {name: dev.ca-cluster, namespace: garden-local}
@@ -218,23 +217,6 @@ stringData:
 }
 
 var shootsGVR = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
-
-func createObject(ctx context.Context, t *testing.T, client dynamic.Interface, doc string) {
-	t.Helper()
-	u := &unstructured.Unstructured{}
-	require.NoError(t, yaml.Unmarshal([]byte(doc), &u.Object))
-	gvk := u.GroupVersionKind()
-	ri := client.Resource(gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")) // every kind here has a regular plural
-	var err error
-	if ns := u.GetNamespace(); ns != "" {
-		_, err = ri.Namespace(ns).Create(ctx, u, metav1.CreateOptions{})
-	} else {
-		_, err = ri.Create(ctx, u, metav1.CreateOptions{})
-	}
-	if !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err, "create %s %s", gvk.Kind, u.GetName())
-	}
-}
 
 // testCA is a self-signed CA certificate and its key, PEM-encoded.
 func testCA(t *testing.T) (certPEM, keyPEM string) {

@@ -19,10 +19,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/report"
+	"github.com/declarative-gardener/gardener/tests/landscapetest"
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
@@ -103,7 +103,7 @@ func TestReportsOnTheRealGardenerAPI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, doc := range strings.Split(prerequisites, "\n---\n") {
-		create(ctx, t, client, doc)
+		landscapetest.CreateYAML(ctx, t, client, doc)
 	}
 	// The writer's own client counts its writes: gardener-controller-manager, which the shared
 	// virtual garden runs, writes the same objects' status too, so resourceVersions cannot say
@@ -182,7 +182,7 @@ func TestReportsOnTheRealGardenerAPI(t *testing.T) {
 
 	t.Run("shoot", func(t *testing.T) {
 		shoots := client.Resource(shootsGVR).Namespace("garden-reportp")
-		create(ctx, t, client, workerless)
+		landscapetest.CreateYAML(ctx, t, client, workerless)
 		shoot := render.Report{
 			Cluster: "virtual", APIVersion: "core.gardener.cloud/v1beta1", Kind: "Shoot", Namespace: "garden-reportp", Name: "ops",
 			Status: map[string]any{
@@ -237,7 +237,7 @@ func TestReportsOnTheRealGardenerAPI(t *testing.T) {
 
 	t.Run("controllerinstallation", func(t *testing.T) {
 		installations := client.Resource(schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "controllerinstallations"})
-		create(ctx, t, client, `
+		landscapetest.CreateYAML(ctx, t, client, `
 apiVersion: core.gardener.cloud/v1beta1
 kind: ControllerInstallation
 metadata: {name: report-test-local-x7k2p}
@@ -275,23 +275,6 @@ spec:
 		require.NoError(t, installations.Delete(ctx, "report-test-local-x7k2p", metav1.DeleteOptions{}))
 		assert.ErrorIs(t, w.WriteConditions(ctx, ci, conds), report.ErrNotFound)
 	})
-}
-
-func create(ctx context.Context, t *testing.T, client dynamic.Interface, doc string) {
-	t.Helper()
-	u := &unstructured.Unstructured{}
-	require.NoError(t, yaml.Unmarshal([]byte(doc), &u.Object))
-	gvk := u.GroupVersionKind()
-	ri := client.Resource(gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")) // every kind here has a regular plural
-	var err error
-	if ns := u.GetNamespace(); ns != "" {
-		_, err = ri.Namespace(ns).Create(ctx, u, metav1.CreateOptions{})
-	} else {
-		_, err = ri.Create(ctx, u, metav1.CreateOptions{})
-	}
-	if !apierrors.IsAlreadyExists(err) {
-		require.NoError(t, err, "create %s %s", gvk.Kind, u.GetName())
-	}
 }
 
 func get(ctx context.Context, t *testing.T, ri dynamic.ResourceInterface, name string) *unstructured.Unstructured {
