@@ -234,7 +234,10 @@ func registerOtherSeed(t *testing.T, vdyn dynamic.Interface, name string) {
 			"spec":     map[string]any{"resources": resources},
 		}}, metav1.CreateOptions{})
 	require.NoError(t, err)
-	_, err = vdyn.Resource(seedsGVR).Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+	// gardener-apiserver's ExtensionValidator judges the Seed by its informer's copy of the
+	// registrations, which may not hold the one just created yet (a refusal seen on a loaded
+	// machine): the Seed is created once the plugin knows the registration.
+	seed := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Seed",
 		"metadata": map[string]any{"name": name},
 		"spec": map[string]any{
@@ -243,7 +246,11 @@ func registerOtherSeed(t *testing.T, vdyn dynamic.Interface, name string) {
 			"ingress":  map[string]any{"domain": "ingress." + name + ".seed.local.gardener.cloud", "controller": map[string]any{"kind": "nginx"}},
 			"dns":      map[string]any{"provider": map[string]any{"type": "other", "secretRef": map[string]any{"name": "internal-domain-local", "namespace": "garden"}}},
 		},
-	}}, metav1.CreateOptions{})
+	}}
+	require.Eventually(t, func() bool {
+		_, err = vdyn.Resource(seedsGVR).Create(ctx, seed, metav1.CreateOptions{})
+		return err == nil || !apierrors.IsForbidden(err)
+	}, 30*time.Second, 200*time.Millisecond, "gardener-apiserver admits the Seed once it knows provider-other")
 	require.NoError(t, err)
 	secrets := vdyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "secrets"}).Namespace("seed-" + name)
 	require.Eventually(t, func() bool {
