@@ -2,7 +2,6 @@ package state
 
 import (
 	"sort"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -101,19 +100,11 @@ type Object struct {
 	Sensitive string `json:"sensitive,omitempty"`
 }
 
-// HiddenName stands in for a sensitive name or namespace where the state is printed, as in plans.
-const HiddenName = "(sensitive value)"
-
-// Shown is the object as printed for people and scripts: its sensitive name or namespace hidden.
+// Shown is the object as printed for people and scripts: its sensitive name or namespace hidden
+// (object.Ref.Hidden).
 func (o Object) Shown() Object {
-	for _, part := range strings.Split(o.Sensitive, ",") {
-		switch part {
-		case "name":
-			o.Name = HiddenName
-		case "namespace":
-			o.Namespace = HiddenName
-		}
-	}
+	r := o.Ref().Hidden(o.Sensitive)
+	o.Name, o.Namespace = r.Name, r.Namespace
 	return o
 }
 

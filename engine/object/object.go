@@ -47,6 +47,25 @@ func (r Ref) String() string {
 	return b.String()
 }
 
+// HiddenValue stands in for a sensitive value, map key, name or namespace wherever gardener prints
+// one: plans, the state as printed, messages.
+const HiddenValue = "(sensitive value)"
+
+// Hidden is r with the parts that which names replaced by HiddenValue: "name", "namespace" or
+// "name,namespace", as the annotation declarative-gardener.io/sensitive-identity and the state
+// record which parts of a reference depend on a sensitive value.
+func (r Ref) Hidden(which string) Ref {
+	for _, part := range strings.Split(which, ",") {
+		switch part {
+		case "name":
+			r.Name = HiddenValue
+		case "namespace":
+			r.Namespace = HiddenValue
+		}
+	}
+	return r
+}
+
 // Less orders references by group, kind, namespace and name: the order plans list objects in
 // when no other order applies.
 func (r Ref) Less(o Ref) bool {

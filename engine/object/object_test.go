@@ -17,3 +17,19 @@ func TestSortGroupKinds(t *testing.T) {
 	SortGroupKinds(kinds)
 	assert.Equal(t, []schema.GroupKind{{Kind: "ConfigMap"}, {Kind: "Secret"}, {Group: "apps", Kind: "Deployment"}}, kinds)
 }
+
+func TestRefHidden(t *testing.T) {
+	ref := Ref{Kind: "ConfigMap", Namespace: "team-s3cret", Name: "s3cret"}
+	for _, tt := range []struct {
+		which string
+		want  Ref
+	}{
+		{"", ref},
+		{"name", Ref{Kind: "ConfigMap", Namespace: "team-s3cret", Name: HiddenValue}},
+		{"namespace", Ref{Kind: "ConfigMap", Namespace: HiddenValue, Name: "s3cret"}},
+		{"name,namespace", Ref{Kind: "ConfigMap", Namespace: HiddenValue, Name: HiddenValue}},
+		{"other", ref},
+	} {
+		assert.Equal(t, tt.want, ref.Hidden(tt.which), tt.which)
+	}
+}

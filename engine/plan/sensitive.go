@@ -26,7 +26,7 @@ import (
 // holds a secret of the landscape, wherever it is.
 
 // hidden is what plans show in place of a sensitive value, key or name.
-const hidden = "(sensitive value)"
+const hidden = object.HiddenValue
 
 // SensitiveIdentityAnnotation marks an object whose name or namespace depends on a sensitive
 // value ("name", "namespace" or "name,namespace"): a later plan that deletes it, once the
@@ -352,15 +352,7 @@ func hiddenIdentity(ref object.Ref, live *unstructured.Unstructured) object.Ref 
 	if live == nil {
 		return ref
 	}
-	for _, part := range strings.Split(live.GetAnnotations()[SensitiveIdentityAnnotation], ",") {
-		switch part {
-		case "name":
-			ref.Name = hidden
-		case "namespace":
-			ref.Namespace = hidden
-		}
-	}
-	return ref
+	return ref.Hidden(live.GetAnnotations()[SensitiveIdentityAnnotation])
 }
 
 // RedactError is an error about writing the object (an apply or a dry-run the API server
