@@ -166,6 +166,10 @@ func (e *clusterEnv) setup(t *testing.T, ns string, s setupStep) {
 		u := e.parseDoc(t, s.doc, ns)
 		_, err := e.resource(t, u, ns).Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: s.manager, Force: s.force})
 		require.NoError(t, err)
+		if u.GetKind() == "CustomResourceDefinition" {
+			// The server refuses a new scope or kind only once the definition is Established.
+			e.waitEstablished(t, u)
+		}
 	case createOp:
 		u := e.parseDoc(t, s.doc, ns)
 		_, err := e.resource(t, u, ns).Create(ctx, u, metav1.CreateOptions{FieldManager: s.manager})
@@ -187,6 +191,23 @@ func (e *clusterEnv) setup(t *testing.T, ns string, s setupStep) {
 			return err == nil || !apierrors.IsConflict(err)
 		}, 10*time.Second, 50*time.Millisecond)
 	}
+}
+
+// waitEstablished waits until the CustomResourceDefinition reports Established=True.
+func (e *clusterEnv) waitEstablished(t *testing.T, u *unstructured.Unstructured) {
+	t.Helper()
+	res := e.resource(t, u, "")
+	require.Eventually(t, func() bool {
+		live, err := res.Get(context.Background(), u.GetName(), metav1.GetOptions{})
+		require.NoError(t, err)
+		conds, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
+		for _, c := range conds {
+			if m, _ := c.(map[string]any); m["type"] == "Established" && m["status"] == "True" {
+				return true
+			}
+		}
+		return false
+	}, 30*time.Second, 50*time.Millisecond, "%s is not established", u.GetName())
 }
 
 // lastDoc is the document an update or reset step works on, recorded in its doc field.

@@ -60,6 +60,28 @@ metadata: {name: c, namespace: ns, labels: {app.kubernetes.io/name: x}}
 data: {a: "1"}
 `
 
+const crdDoc = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.corpus.gardener.cloud}
+spec:
+  group: corpus.gardener.cloud
+  names: {kind: Gadget, plural: gadgets, singular: gadget, listKind: GadgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object}}
+`
+
+// established reports a CustomResourceDefinition's Established condition.
+func established(status string) func(u *unstructured.Unstructured) {
+	return func(u *unstructured.Unstructured) {
+		u.Object["status"] = map[string]any{"conditions": []any{map[string]any{"type": "NamesAccepted", "status": "True"}, map[string]any{"type": "Established", "status": status}}}
+	}
+}
+
 const deployDoc = `
 apiVersion: apps/v1
 kind: Deployment
@@ -147,6 +169,15 @@ func TestDiff(t *testing.T) {
 			u.Object["data"] = map[string]any{"a": "2"}
 		}, live: []func(*unstructured.Unstructured){func(u *unstructured.Unstructured) { u.Object["immutable"] = true }},
 			action: Update, want: []Change{{Path: ".data[a]", Old: "1", New: "2"}}, immutable: []string{".data"}},
+		{name: "established crd scope", desired: crdDoc, edit: set([]string{"spec", "scope"}, "Cluster"),
+			live: []func(*unstructured.Unstructured){established("True")}, action: Update,
+			want: []Change{{Path: ".spec.scope", Old: "Namespaced", New: "Cluster"}}, immutable: []string{".spec.scope"}},
+		{name: "crd scope before it is established", desired: crdDoc, edit: set([]string{"spec", "scope"}, "Cluster"),
+			live: []func(*unstructured.Unstructured){established("False")}, action: Update,
+			want: []Change{{Path: ".spec.scope", Old: "Namespaced", New: "Cluster"}}},
+		{name: "crd plural is always immutable", desired: crdDoc, edit: set([]string{"spec", "names", "plural"}, "gizmos"),
+			live: []func(*unstructured.Unstructured){established("False")}, action: Update,
+			want: []Change{{Path: ".spec.names.plural", Old: "gadgets", New: "gizmos"}}, immutable: []string{".spec.names.plural"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

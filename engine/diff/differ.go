@@ -219,7 +219,7 @@ func (d *Differ) apply(t *openapi.Type, patch *typed.TypedValue, live *unstructu
 		raw = kept
 	}
 	res.Changes = render(gvk, raw)
-	res.Immutable = d.immutable(t, patch, raw, liveObj, mergedObj)
+	res.Immutable = d.immutable(t, patch, raw, live.Object, liveObj, mergedObj)
 	res.ManagedFieldsChanged = !after.Equals(before.fields)
 	res.Action = NoOp
 	if len(res.Changes) > 0 {
@@ -323,8 +323,9 @@ func sortedConflicts(cs []Conflict) []Conflict {
 }
 
 // immutable lists the immutable fields the changes touch, from the built-in table and from the
-// kind's self == oldSelf transition rules.
-func (d *Differ) immutable(t *openapi.Type, patch *typed.TypedValue, raw []rawChange, live, merged map[string]any) []string {
+// kind's self == oldSelf transition rules. whole is the live object with its status, which some
+// conditions read (a CustomResourceDefinition's Established); live is the part that is applied.
+func (d *Differ) immutable(t *openapi.Type, patch *typed.TypedValue, raw []rawChange, whole, live, merged map[string]any) []string {
 	if len(raw) == 0 {
 		return nil
 	}
@@ -335,7 +336,7 @@ func (d *Differ) immutable(t *openapi.Type, patch *typed.TypedValue, raw []rawCh
 	if len(rules) == 0 {
 		return nil
 	}
-	return immutableChanges(patch.Schema(), patch.TypeRef(), rules, raw, live, merged)
+	return immutableChanges(patch.Schema(), patch.TypeRef(), rules, raw, whole, live, merged)
 }
 
 // mergedObject assembles Result.Merged: the merged fields, live's status and the new

@@ -19,9 +19,10 @@ type condition func(old, new any, oldOK, newOK bool, live map[string]any) bool
 // conditions are the functions of the table's conditions (kinds.Condition); kinds.Always has
 // none.
 var conditions = map[kinds.Condition]condition{
-	kinds.WasSet:        wasSet,
-	kinds.BothSet:       bothSet,
-	kinds.LiveImmutable: liveImmutable,
+	kinds.WasSet:          wasSet,
+	kinds.BothSet:         bothSet,
+	kinds.LiveImmutable:   liveImmutable,
+	kinds.LiveEstablished: liveEstablished,
 }
 
 // wasSet applies when the field had a non-empty value before: it may be added, but never
@@ -41,6 +42,20 @@ func bothSet(old, new any, oldOK, newOK bool, _ map[string]any) bool {
 func liveImmutable(_, _ any, _, _ bool, live map[string]any) bool {
 	b, _ := live["immutable"].(bool)
 	return b
+}
+
+// liveEstablished applies when the live CustomResourceDefinition's Established condition is
+// True: the API server refuses a new scope or kind only then.
+func liveEstablished(_, _ any, _, _ bool, live map[string]any) bool {
+	status, _ := live["status"].(map[string]any)
+	conds, _ := status["conditions"].([]any)
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Established" {
+			return m["status"] == "True"
+		}
+	}
+	return false
 }
 
 func isEmptyScalar(v any) bool {
@@ -150,8 +165,9 @@ func matchPrefix(pat []patElem, path fieldPath) bool {
 	return true
 }
 
-// immutableChanges returns the sorted, distinct immutable field paths that the changes touch.
-func immutableChanges(sc *smdschema.Schema, tr smdschema.TypeRef, rules []compiledRule, changes []rawChange, live, merged map[string]any) []string {
+// immutableChanges returns the sorted, distinct immutable field paths that the changes touch;
+// conditions see the whole live object, status included.
+func immutableChanges(sc *smdschema.Schema, tr smdschema.TypeRef, rules []compiledRule, changes []rawChange, whole, live, merged map[string]any) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, ch := range changes {
@@ -163,7 +179,7 @@ func immutableChanges(sc *smdschema.Schema, tr smdschema.TypeRef, rules []compil
 			if r.when != nil {
 				old, oldOK := lookup(sc, tr, live, at)
 				new, newOK := lookup(sc, tr, merged, at)
-				if !r.when(old, new, oldOK, newOK, live) {
+				if !r.when(old, new, oldOK, newOK, whole) {
 					continue
 				}
 			}

@@ -178,6 +178,9 @@ const (
 	BothSet
 	// LiveImmutable applies when the live object is marked immutable (ConfigMap, Secret).
 	LiveImmutable
+	// LiveEstablished applies when the live CustomResourceDefinition reports Established=True:
+	// its scope and kind are refused only then (before, nothing is stored under them yet).
+	LiveEstablished
 )
 
 // Readiness names a readiness rule of engine/readiness, which holds the functions: the table
