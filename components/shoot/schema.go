@@ -16,6 +16,10 @@ func typeSchema() *schema.Schema {
 		Type: string(schema.KindShoot),
 		Description: "A shoot: a Kubernetes cluster for end users, declared as a Shoot in a project of the virtual garden. " +
 			"Gardener runs its control plane on a seed and its worker nodes on the chosen infrastructure.",
+		// Every shoot's control plane lives in a namespace of its own on its seed
+		// (shoot--<project>--<name>) and creates no CustomResourceDefinitions: nothing of one
+		// shoot is needed by another.
+		Independent: true,
 		Body: schema.Body{
 			Attributes: shootAttributes(),
 			Blocks: []schema.Block{

@@ -41,6 +41,9 @@ type Hooks struct {
 	// Now is the time landscape rules judge dates against (a cloud profile's expiration
 	// dates); zero means the current time. The plan passes its evaluation time (plan --at).
 	Now time.Time
+	// Targets, when set, are the addresses a targeted plan names (--target): evaluation leaves
+	// out the instances of independent types the targets do not need (Scope).
+	Targets []string
 }
 
 // LoadWith is Load with hooks into evaluation.

@@ -34,8 +34,11 @@ type Evaluated struct {
 	// Instances are the expanded blocks by instance address.
 	Instances map[InstanceAddress]*Instance
 	Outputs   map[string]cty.Value
+	// Skipped counts the instances a targeted evaluation left out (Scope).
+	Skipped int
 
 	funcs map[string]function.Function
+	scope *Scope
 	hooks Hooks
 	// failed holds objects with errors; they evaluate to unknown values.
 	failed map[Address]bool
@@ -84,6 +87,7 @@ func EvaluateWith(l *Landscape, in *Inputs, funcs map[string]function.Function, 
 		funcs:     funcs,
 		refValues: map[Address]cty.Value{},
 	}
+	e.scope = l.TargetScope(hooks.Targets)
 	vars, diags := evaluateVariables(l, in, &hcl.EvalContext{Functions: funcs})
 	e.Variables = vars
 	order, err := l.evaluationOrder()
@@ -459,13 +463,7 @@ func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
 	instanceValues := map[string]cty.Value{}
 	var tuple []cty.Value
 	for _, k := range keys {
-		cfg, d := hcldec.Decode(b.Config, spec, instanceContext(base, k))
-		diags = append(diags, d...)
-		if d.HasErrors() {
-			continue
-		}
-		cfg = markSensitive(cfg, &b.Schema.Body)
-		inst := &Instance{Block: b, Key: k.key, Config: cfg, Name: b.Name, Addr: InstanceAddress(b.Addr), Clusters: e.Clusters}
+		inst := &Instance{Block: b, Key: k.key, Name: b.Name, Addr: InstanceAddress(b.Addr), Clusters: e.Clusters}
 		switch {
 		case k.key == cty.NilVal:
 		case k.key.Type() == cty.String:
@@ -476,6 +474,25 @@ func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
 			inst.Name = fmt.Sprintf("%s-%d", b.Name, idx)
 			inst.Addr = InstanceAddress(string(b.Addr) + address.IntKey(int(idx)).String())
 		}
+		if e.scope.Skips(b, inst.Addr) {
+			// Left out of a targeted plan: references see what they would before apply
+			// (its name), and the instance is not decoded, checked, rendered or graphed.
+			e.Skipped++
+			val := outputsBeforeApply(b.Schema, inst.Name)
+			if k.key != cty.NilVal && k.key.Type() == cty.String {
+				instanceValues[k.key.AsString()] = val
+			} else {
+				tuple = append(tuple, val)
+			}
+			continue
+		}
+		cfg, d := hcldec.Decode(b.Config, spec, instanceContext(base, k))
+		diags = append(diags, d...)
+		if d.HasErrors() {
+			continue
+		}
+		inst.Config = markSensitive(cfg, &b.Schema.Body)
+		cfg = inst.Config
 		valueDiags := checkValues(e.Landscape.Paths, b.Config, &b.Schema.Body, cfg)
 		if !valueDiags.HasErrors() {
 			// Rules relate attributes; they run on values that passed their own checks.

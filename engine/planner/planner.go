@@ -50,6 +50,9 @@ type Options struct {
 	Inputs    config.InputSources
 	// Targets limit the plan to these addresses and their dependencies.
 	Targets []string
+	// evaluateAll turns config.Scope off, for tests that compare a targeted plan with the
+	// same plan over the whole landscape.
+	evaluateAll bool
 	Destroy bool
 	// Parallelism bounds concurrent requests per cluster.
 	Parallelism int
@@ -169,6 +172,7 @@ func prepare(opts Options, conns *connections, st func() (*state.State, error)) 
 		r.Now = time.Now()
 	}
 	hooks := r.Hooks()
+	hooks.Targets = scopeTargets(opts)
 	parsed := hooks.Parsed
 	hooks.Parsed = func(l *config.Landscape) {
 		landscape = l
@@ -212,6 +216,12 @@ func prepare(opts Options, conns *connections, st func() (*state.State, error)) 
 	if d.HasErrors() {
 		return out, diags
 	}
+	if res.Evaluated.Skipped == 0 {
+		// Only a plan that rendered everything sees every implicit edge.
+		if d := independence(res.Evaluated, implicit, r.Rendered); d.HasErrors() {
+			return out, append(diags, d...)
+		}
+	}
 	if len(opts.Targets) > 0 {
 		for _, t := range opts.Targets {
 			addrs, td := g.ResolveTarget(t)
@@ -251,7 +261,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	// does not evaluate is left to the plan proper, which reports it.
 	var evaluated *config.Result
 	if opts.Connect != nil {
-		if res, d := config.Load(opts.Dir, opts.Schemas, opts.Inputs); !d.HasErrors() {
+		if res, d := config.LoadWith(opts.Dir, opts.Schemas, opts.Inputs, config.Hooks{Targets: scopeTargets(opts)}); !d.HasErrors() {
 			if diags := checkClusters(res, conns); diags.HasErrors() {
 				return &Outcome{Load: res, Clusters: conns.clusters}, diags, nil
 			}

@@ -56,6 +56,15 @@ type Schema struct {
 	Outputs []Output
 	// Rules check relations between attributes, and with the blocks this one references.
 	Rules []Rule
+	// Independent says that the type's instances are members of a fleet, each reconciled on its
+	// own as gardenlet reconciles each shoot: an instance's objects are needed only by itself and
+	// by instances that refer to it. A plan targeted at other instances neither evaluates nor
+	// renders the instances of an independent type that nothing it renders refers to, so that
+	// planning one shoot costs the same in a landscape of 10 or 10,000. engine/planner checks
+	// the promise on every full plan: an instance whose objects need another's Namespace or
+	// CustomResourceDefinition without referring to it is an error when that other instance is
+	// of an independent type.
+	Independent bool
 }
 
 // Body is the content of a block: attributes and nested blocks.

@@ -1,0 +1,70 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/graph"
+	"github.com/declarative-gardener/gardener/engine/rendering"
+)
+
+// scopeTargets are the targets evaluation may leave the rest of a fleet out for (config.Scope):
+// those of a plan that applies targets and their dependencies. Destroying a target destroys
+// its dependents first, which only the whole landscape names.
+func scopeTargets(opts Options) []string {
+	if opts.Destroy || opts.evaluateAll {
+		return nil
+	}
+	return opts.Targets
+}
+
+// independence checks the promise of independent types (schema.Schema.Independent) that a
+// targeted plan relies on when it leaves instances out: an instance whose objects need another
+// instance's Namespace, CustomResourceDefinition or registration (an implicit edge) refers to
+// that instance when it is of an independent type, so that a plan targeted at the first
+// evaluates the second. Parts count as their composite. Follows edges do not count: the part
+// that follows what a controller creates for a shoot (an extension's installation on the
+// shoot's seed) ends its chain, nothing depends on it, so it is never planned as a dependency
+// of a targeted shoot; and config.Scope leaves nothing out when a target is not a shoot.
+func independence(ev *config.Evaluated, implicit []graph.Edge, rendered map[config.InstanceAddress]*rendering.Rendered) hcl.Diagnostics {
+	owner := func(a config.InstanceAddress) config.InstanceAddress {
+		for i := 0; i < 8; i++ { // composites nest a few levels at most
+			rd := rendered[a]
+			if rd == nil || rd.Parent == "" {
+				break
+			}
+			a = rd.Parent
+		}
+		return a
+	}
+	var diags hcl.Diagnostics
+	reported := map[[2]config.InstanceAddress]bool{}
+	for _, e := range implicit {
+		if e.Kind == graph.Follows {
+			continue
+		}
+		from, to := owner(e.From), owner(e.To)
+		toInst, fromInst := ev.Instances[to], ev.Instances[from]
+		if from == to || toInst == nil || fromInst == nil || !toInst.Block.Schema.Independent {
+			continue
+		}
+		if fromInst.Block.Addr == toInst.Block.Addr || ev.Landscape.RefersTo(fromInst.Block.Addr, toInst.Block.Addr) {
+			continue
+		}
+		if reported[[2]config.InstanceAddress{from, to}] {
+			continue
+		}
+		reported[[2]config.InstanceAddress{from, to}] = true
+		r := fromInst.Block.DeclRange
+		diags = append(diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Dependency without a reference",
+			Detail: fmt.Sprintf("%s depends on %s (%s) without referring to it. Each %s is planned on its own when another is targeted, so a dependency on one must be written: add depends_on = [%s] to %s.",
+				from, to, e.Reason, toInst.Block.Kind, toInst.Block.Addr, fromInst.Block.Addr),
+			Subject: &r,
+		})
+	}
+	return diags
+}
