@@ -128,7 +128,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 		if err != nil {
 			return err
 		}
-		opts.Connect, opts.DeferSecrets = connect, true
+		opts.Connect, opts.DeferSecrets, opts.Recorded = connect, true, true
 		opts.Now, opts.ObservedAt = planner.RecordedTimes(at, recordedAt)
 	} else {
 		opts.Connect = planner.LiveConnector(clusterOptions(f.parallelism))

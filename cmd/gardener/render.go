@@ -66,7 +66,7 @@ for review and golden tests, not for kubectl apply.`,
 				if err != nil {
 					return err
 				}
-				opts.Connect, opts.DeferSecrets = connect, true
+				opts.Connect, opts.DeferSecrets, opts.Recorded = connect, true, true
 				opts.Now, opts.ObservedAt = planner.RecordedTimes(time.Time{}, recordedAt)
 			}
 			out, diags, err := planner.Plan(ctx, opts)

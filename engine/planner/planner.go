@@ -80,6 +80,9 @@ type Options struct {
 	// (rendering.Renderer.DeferSecrets), for plans that do not read the live clusters
 	// (`--offline`, `--observed`) and so are never applied as they are.
 	DeferSecrets bool
+	// Recorded says that Connect serves recorded clusters (`--offline`, `--observed`): there is
+	// no kubeconfig to check before rendering, so the landscape is evaluated once, not twice.
+	Recorded bool
 	// Rotate names the generated secret classes to regenerate ("ca", "token", ...).
 	Rotate map[string]bool
 	// Prefetch starts the LISTs of the kinds the state records while the landscape renders
@@ -260,7 +263,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	// before anything renders, and the prefetch learns what to list from it. A landscape that
 	// does not evaluate is left to the plan proper, which reports it.
 	var evaluated *config.Result
-	if opts.Connect != nil {
+	if opts.Connect != nil && !opts.Recorded {
 		if res, d := config.LoadWith(opts.Dir, opts.Schemas, opts.Inputs, config.Hooks{Targets: scopeTargets(opts)}); !d.HasErrors() {
 			if diags := checkClusters(res, conns); diags.HasErrors() {
 				return &Outcome{Load: res, Clusters: conns.clusters}, diags, nil

@@ -27,7 +27,7 @@ func offlineScalePlan(t *testing.T, count int, targets []string, evaluateAll boo
 	out, diags, err := Plan(context.Background(), Options{
 		Dir: filepath.Join("..", "..", "landscapes", "scale"), Schemas: catalog.Schemas(), Renderers: catalog.Renderers(),
 		Inputs:  config.InputSources{Vars: []string{fmt.Sprintf("shoot_count=%d", count)}},
-		Connect: connect, DeferSecrets: true, Differs: LocalDiffers(""),
+		Connect: connect, DeferSecrets: true, Recorded: true, Differs: LocalDiffers(""),
 		Now:     time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
 		Targets: targets, evaluateAll: evaluateAll,
 	})

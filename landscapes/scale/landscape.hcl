@@ -39,8 +39,8 @@ variable "shoot_count" {
   description = "How many shoots the landscape declares; each has a control plane of about 40 objects on its seed."
 
   validation {
-    condition     = var.shoot_count >= 0 && var.shoot_count <= 1000
-    error_message = "The shoot count must be between 0 and 1000."
+    condition     = var.shoot_count >= 0 && var.shoot_count <= 10000
+    error_message = "The shoot count must be between 0 and 10000."
   }
 }
 
@@ -59,7 +59,9 @@ variable "kubernetes_version" {
 locals {
   domain = "scale.gardener.cloud"
   # Shoots are spread over the seeds round-robin: shoot-000 on seed 1, shoot-001 on seed 2, ...
-  shoots = { for i in range(var.shoot_count) : format("shoot-%03d", i) => i % 3 }
+  # range() makes at most 1,024 values, so the indexes are made a thousand at a time.
+  shoot_indexes = [for i in flatten([for block in range(ceil(var.shoot_count / 1000)) : [for j in range(1000) : block * 1000 + j]]) : i if i < var.shoot_count]
+  shoots        = { for i in local.shoot_indexes : format("shoot-%03d", i) => i % 3 }
 
   # The garden's DNS domains and their (empty, local provider) credentials in dns.hcl.
   internal_domain = { domain = "internal.${local.domain}", provider_type = "local", secret_ref = "internal-domain-local" }
