@@ -53,7 +53,7 @@ type Options struct {
 	// evaluateAll turns config.Scope off, for tests that compare a targeted plan with the
 	// same plan over the whole landscape.
 	evaluateAll bool
-	Destroy bool
+	Destroy     bool
 	// Parallelism bounds concurrent requests per cluster.
 	Parallelism int
 	Connect     Connector
