@@ -39,6 +39,15 @@ type Request struct {
 	Parallelism int
 	// Prefetched are LISTs started earlier (StartPrefetch); Observe takes those it needs.
 	Prefetched *Prefetch
+	// ByName reads every object of Desired and Recorded with a GET and lists nothing: the read of
+	// a plan of a few instances of a large landscape (one shoot of thousands), whose LISTs would
+	// cost in proportion to the landscape, even scoped to a namespace (a project's Shoots).
+	// Kinds is ignored: what prune must see of the planned instances is what the state records
+	// of them, in Recorded.
+	ByName bool
+	// Recorded are objects read by name besides Desired (ByName only): those the state records
+	// of the planned instances, applied or pending.
+	Recorded []object.Ref
 }
 
 // Observed is what one cluster holds of the requested objects and kinds.
@@ -83,7 +92,8 @@ type DiscoveryRefresher interface {
 // Scoping rule: a kind's LIST is limited to one namespace when every desired object of that kind
 // lives in that namespace and the kind is not in req.Kinds; otherwise it is cluster-wide. Kinds
 // from req.Kinds are always listed cluster-wide because their previously applied objects, which
-// prune must see, may live in namespaces the plan no longer mentions.
+// prune must see, may live in namespaces the plan no longer mentions. With req.ByName nothing is
+// listed: every desired and recorded object is read with a GET (Request.ByName).
 func Observe(ctx context.Context, c Cluster, req Request) (*Observed, error) {
 	if req.Selector == "" {
 		return nil, errors.New("observe: the inventory label selector is empty")
@@ -102,7 +112,13 @@ func Observe(ctx context.Context, c Cluster, req Request) (*Observed, error) {
 	for _, gk := range req.Kinds {
 		listed[gk] = true
 	}
-	kinds := sortedKinds(desired, listed)
+	// read are the objects to find by name when LISTs do not return them.
+	read := desired
+	if req.ByName {
+		listed = map[schema.GroupKind]bool{}
+		read = groupDesired(append(slices.Clip(req.Desired), req.Recorded...))
+	}
+	kinds := sortedKinds(read, listed)
 
 	out := &Observed{
 		Objects:   map[object.Ref]*unstructured.Unstructured{},
@@ -125,10 +141,10 @@ func Observe(ctx context.Context, c Cluster, req Request) (*Observed, error) {
 			continue
 		}
 		out.Resources[gk] = res
-		if err := checkScope(res, desired[gk]); err != nil {
+		if err := checkScope(res, read[gk]); err != nil {
 			return nil, err
 		}
-		if !hasVerb(res, "list") {
+		if !hasVerb(res, "list") || req.ByName {
 			continue // its desired objects are fetched one by one below
 		}
 		lists = append(lists, listCall{gk: gk, res: res, namespace: listNamespace(res, desired[gk], listed[gk])})
@@ -167,7 +183,7 @@ func Observe(ctx context.Context, c Cluster, req Request) (*Observed, error) {
 		if _, ok := out.Resources[gk]; !ok {
 			continue
 		}
-		for _, ref := range desired[gk] {
+		for _, ref := range read[gk] {
 			switch {
 			case out.Objects[ref] != nil:
 			case gk == namespaceKind:

@@ -69,6 +69,18 @@ func TestObserveDecisions(t *testing.T) {
 			wantInv:   []object.Ref{ref(cm, "a", "one"), ref(cm, "a", "two"), ref(cm, "b", "old")},
 		},
 		{
+			name: "by name: a GET per desired and recorded object, no LIST, kinds from state ignored",
+			req: observe.Request{
+				ByName:   true,
+				Desired:  []object.Ref{ref(cm, "a", "one"), ref(ns, "", "new"), ref(cm, "new", "settings")},
+				Recorded: []object.Ref{ref(cm, "b", "old"), ref(cm, "a", "one")},
+				Kinds:    []schema.GroupKind{dep.GroupKind()},
+			},
+			wantGets:  []string{"configmaps a/one", "configmaps b/old", "namespaces /new"},
+			wantFound: []object.Ref{ref(cm, "a", "one"), ref(cm, "b", "old")},
+			wantInv:   []object.Ref{ref(cm, "a", "one"), ref(cm, "b", "old")},
+		},
+		{
 			name:      "kind only from state, nothing desired",
 			req:       observe.Request{Kinds: []schema.GroupKind{dep.GroupKind()}},
 			wantLists: []string{"deployments  " + selector},

@@ -105,6 +105,13 @@ type Options struct {
 	// and their dependencies, or dependents for destroy); deletions are planned only for objects
 	// of the instances in Order.
 	TargetAddrs []config.InstanceAddress
+	// ByName reads the planned instances' objects by name instead of listing their kinds
+	// (observe.Request.ByName): a targeted plan that left most of a large landscape out
+	// (config.Scope) reads what its instances need, not every object of their kinds.
+	ByName bool
+	// RecordedOf lists, per cluster, what the state records of the instances in Order (applied
+	// and pending), for ByName: what prune must see of them.
+	RecordedOf func(cluster string) []object.Ref
 	// Parallelism bounds concurrent API requests per cluster (default 10).
 	Parallelism int
 	// DryRun, when set, checks every object whose local diff is not empty with a real dry-run.

@@ -103,12 +103,17 @@ func observeCluster(ctx context.Context, opts Options, name string, wanted desir
 	for gk := range pending {
 		pendingSet[gk] = true
 	}
-	return observe.Observe(ctx, opts.Clusters[name], observe.Request{
+	req := observe.Request{
 		Selector:    inventory.Selector(opts.Landscape),
 		Desired:     wanted.refs,
 		Kinds:       listed,
 		Pending:     pendingSet,
 		Parallelism: opts.Parallelism,
 		Prefetched:  opts.Prefetched[name],
-	})
+		ByName:      opts.ByName,
+	}
+	if opts.ByName && opts.RecordedOf != nil {
+		req.Recorded = opts.RecordedOf(name)
+	}
+	return observe.Observe(ctx, opts.Clusters[name], req)
 }

@@ -272,7 +272,10 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		}
 	}
 	var prefetched map[string]*observe.Prefetch
-	if opts.Prefetch && opts.Connect != nil {
+	if opts.Prefetch && opts.Connect != nil && (evaluated == nil || evaluated.Evaluated == nil || evaluated.Evaluated.Skipped == 0) {
+		// A plan that leaves most of the landscape out reads its instances' objects by name
+		// (plan.Options.ByName); listing every kind the state records would cost in
+		// proportion to the landscape.
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel() // LISTs the plan did not take end with it
 		prefetched = prefetch(ctx, &opts, conns, evaluated)
@@ -424,6 +427,8 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		Destroy:           opts.Destroy,
 		Targets:           opts.Targets,
 		TargetAddrs:       out.Targets,
+		ByName:            ev.Skipped > 0,
+		RecordedOf:        recordedOf(opts.State, order),
 		Parallelism:       opts.Parallelism,
 		DryRun:            dryRun,
 		Outputs:           outputValues(ev, l),

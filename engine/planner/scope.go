@@ -7,7 +7,9 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/graph"
+	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/rendering"
+	"github.com/declarative-gardener/gardener/state"
 )
 
 // scopeTargets are the targets evaluation may leave the rest of a fleet out for (config.Scope):
@@ -67,4 +69,23 @@ func independence(ev *config.Evaluated, implicit []graph.Edge, rendered map[conf
 		})
 	}
 	return diags
+}
+
+// recordedOf lists, per cluster, the objects the state records (applied and pending) of the
+// instances in order: what a plan reading by name (plan.Options.ByName) must see to delete what
+// those instances no longer render.
+func recordedOf(st *state.State, order []config.InstanceAddress) func(cluster string) []object.Ref {
+	byCluster := map[string][]object.Ref{}
+	if st != nil {
+		for _, addr := range order {
+			c := st.Components[string(addr)]
+			if c == nil {
+				continue
+			}
+			for _, o := range append(append([]state.Object(nil), c.Objects...), c.Pending...) {
+				byCluster[o.Cluster] = append(byCluster[o.Cluster], o.Ref())
+			}
+		}
+	}
+	return func(cluster string) []object.Ref { return byCluster[cluster] }
 }

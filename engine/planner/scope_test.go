@@ -8,15 +8,22 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/components/catalog"
+	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/views"
+	"github.com/declarative-gardener/gardener/state"
 )
 
 // offlineScalePlan plans landscapes/scale with count shoots against empty clusters.
@@ -24,8 +31,14 @@ func offlineScalePlan(t *testing.T, count int, targets []string, evaluateAll boo
 	t.Helper()
 	connect, err := OfflineConnector()
 	require.NoError(t, err)
+	return scalePlan(t, count, targets, evaluateAll, connect, nil)
+}
+
+func scalePlan(t *testing.T, count int, targets []string, evaluateAll bool, connect Connector, st *state.State) (*Outcome, string) {
+	t.Helper()
 	out, diags, err := Plan(context.Background(), Options{
-		Dir: filepath.Join("..", "..", "landscapes", "scale"), Schemas: catalog.Schemas(), Renderers: catalog.Renderers(),
+		State: st,
+		Dir:   filepath.Join("..", "..", "landscapes", "scale"), Schemas: catalog.Schemas(), Renderers: catalog.Renderers(),
 		Inputs:  config.InputSources{Vars: []string{fmt.Sprintf("shoot_count=%d", count)}},
 		Connect: connect, DeferSecrets: true, Recorded: true, Differs: LocalDiffers(""),
 		Now:     time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
@@ -108,4 +121,62 @@ func TestTargetScopeByKindOfTarget(t *testing.T) {
 			assert.Equal(t, tt.skipped, out.Load.Evaluated.Skipped)
 		})
 	}
+}
+
+// countingCluster counts the reads a plan makes of an empty cluster.
+type countingCluster struct {
+	observe.Cluster
+	gets *atomic.Int64
+	got  *sync.Map
+}
+
+func (c countingCluster) List(ctx context.Context, gvr k8sschema.GroupVersionResource, namespace, selector string) ([]unstructured.Unstructured, error) {
+	c.got.Store("list "+gvr.Resource+" "+namespace+" "+selector, true)
+	return c.Cluster.List(ctx, gvr, namespace, selector)
+}
+
+func (c countingCluster) Get(ctx context.Context, gvr k8sschema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
+	c.gets.Add(1)
+	c.got.Store(gvr.Resource+" "+namespace+"/"+name, true)
+	return c.Cluster.Get(ctx, gvr, namespace, name)
+}
+
+// A plan targeted at one shoot reads its objects by name: observation lists no kind, whose cost
+// would follow the landscape (a project's Shoots, every shoot's Secrets on a seed), and GETs what
+// the state records of the shoot, so that what it no longer renders is found and deleted.
+func TestTargetedPlanOfOneShootReadsByName(t *testing.T) {
+	var gets atomic.Int64
+	got := &sync.Map{}
+	connect := func(name string, a cluster.Access) (observe.Cluster, error) {
+		empty, err := observe.EmptyCluster()
+		return countingCluster{Cluster: empty, gets: &gets, got: got}, err
+	}
+	target := []string{`shoot.on_s1["shoot-003"]`}
+	st := state.Empty("scale")
+	st.Serial, st.Lineage = 1, "0f6a1c9e-5b8a-4c47-9a55-1d9c0e2b7a41"
+	st.Components[target[0]] = &state.Component{Address: target[0], Type: "shoot", Objects: []state.Object{
+		// Cluster-scoped: nothing is read in a namespace that does not exist (the shoot's).
+		{Cluster: "seed_1", Group: "rbac.authorization.k8s.io", Version: "v1", Kind: "ClusterRole", Name: "left-over", UID: "u1"},
+	}}
+	_, _ = scalePlan(t, 12, target, false, connect, st)
+	// Rendering lists what it renders from (the seeds' Shoots created through the API, the
+	// garden's domain Secrets); observation lists nothing of the landscape's inventory.
+	got.Range(func(k, _ any) bool {
+		assert.NotContains(t, k, "declarative-gardener.io/landscape", "observation lists no kind")
+		return true
+	})
+	assert.NotZero(t, gets.Load())
+	_, recordedRead := got.Load("clusterroles /left-over")
+	assert.True(t, recordedRead, "what the state records of the shoot is read by name")
+
+	got.Clear()
+	_, _ = scalePlan(t, 12, target, true, connect, st)
+	inventoryLists := 0
+	got.Range(func(k, _ any) bool {
+		if strings.Contains(k.(string), "declarative-gardener.io/landscape") {
+			inventoryLists++
+		}
+		return true
+	})
+	assert.NotZero(t, inventoryLists, "a plan over the whole landscape lists its kinds")
 }
