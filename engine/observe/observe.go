@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -39,11 +40,12 @@ type Request struct {
 	Parallelism int
 	// Prefetched are LISTs started earlier (StartPrefetch); Observe takes those it needs.
 	Prefetched *Prefetch
-	// ByName reads every object of Desired and Recorded with a GET and lists nothing: the read of
-	// a plan of a few instances of a large landscape (one shoot of thousands), whose LISTs would
-	// cost in proportion to the landscape, even scoped to a namespace (a project's Shoots).
-	// Kinds is ignored: what prune must see of the planned instances is what the state records
-	// of them, in Recorded.
+	// ByName reads every object of Desired and Recorded by name, with a GET each or, where a
+	// namespace holds at least ByNameListMin of one kind, one LIST of that namespace: the read
+	// of a plan of a few instances of a large landscape (one shoot of thousands), whose
+	// cluster-wide LISTs would cost in proportion to the landscape, even scoped to a namespace
+	// (a project's Shoots). Kinds is ignored: what prune must see of the planned instances is
+	// what the state records of them, in Recorded.
 	ByName bool
 	// Recorded are objects read by name besides Desired (ByName only): those the state records
 	// of the planned instances, applied or pending.
@@ -93,7 +95,8 @@ type DiscoveryRefresher interface {
 // lives in that namespace and the kind is not in req.Kinds; otherwise it is cluster-wide. Kinds
 // from req.Kinds are always listed cluster-wide because their previously applied objects, which
 // prune must see, may live in namespaces the plan no longer mentions. With req.ByName nothing is
-// listed: every desired and recorded object is read with a GET (Request.ByName).
+// listed across namespaces: every desired and recorded object is read with a GET, or with the
+// LIST of its namespace when that namespace holds at least ByNameListMin objects of its kind.
 func Observe(ctx context.Context, c Cluster, req Request) (*Observed, error) {
 	if req.Selector == "" {
 		return nil, errors.New("observe: the inventory label selector is empty")
@@ -144,8 +147,12 @@ func Observe(ctx context.Context, c Cluster, req Request) (*Observed, error) {
 		if err := checkScope(res, read[gk]); err != nil {
 			return nil, err
 		}
-		if !hasVerb(res, "list") || req.ByName {
+		if !hasVerb(res, "list") {
 			continue // its desired objects are fetched one by one below
+		}
+		if req.ByName {
+			lists = append(lists, namespaceLists(gk, res, read[gk])...)
+			continue
 		}
 		lists = append(lists, listCall{gk: gk, res: res, namespace: listNamespace(res, desired[gk], listed[gk])})
 	}
@@ -312,6 +319,31 @@ func discover(ctx context.Context, c Cluster, requests *Requests) (map[schema.Gr
 		}
 	}
 	return served, nil
+}
+
+// ByNameListMin is how many objects of one kind in one namespace a plan reading by name
+// (Request.ByName) reads with one LIST of that namespace instead of a GET each: a shoot's control
+// plane namespace or the garden's namespace, whose population does not grow with the fleet the
+// way a project's Shoots or cluster-scoped kinds do.
+const ByNameListMin = 4
+
+// namespaceLists are the LISTs a plan reading by name makes of one namespaced kind: one per
+// namespace holding at least ByNameListMin of its objects.
+func namespaceLists(gk schema.GroupKind, res Resource, refs []object.Ref) []listCall {
+	if !res.Namespaced {
+		return nil
+	}
+	count := map[string]int{}
+	for _, ref := range refs {
+		count[ref.Namespace]++
+	}
+	var out []listCall
+	for _, ns := range slices.Sorted(maps.Keys(count)) {
+		if count[ns] >= ByNameListMin {
+			out = append(out, listCall{gk: gk, res: res, namespace: ns})
+		}
+	}
+	return out
 }
 
 // checkScope rejects desired objects whose namespace does not fit their kind's scope: such a

@@ -81,6 +81,20 @@ func TestObserveDecisions(t *testing.T) {
 			wantInv:   []object.Ref{ref(cm, "a", "one"), ref(cm, "b", "old")},
 		},
 		{
+			name: "by name: a namespace with enough objects of a kind is listed, the rest fetched",
+			req: observe.Request{
+				ByName: true,
+				Desired: []object.Ref{
+					ref(cm, "a", "one"), ref(cm, "a", "two"), ref(cm, "a", "preexisting"), ref(cm, "a", "absent"),
+					ref(cm, "b", "new"), ref(ns, "", "a"),
+				},
+			},
+			wantLists: []string{"configmaps a " + selector},
+			wantGets:  []string{"configmaps a/absent", "configmaps a/preexisting", "configmaps b/new", "namespaces /a"},
+			wantFound: []object.Ref{ref(cm, "a", "one"), ref(cm, "a", "preexisting"), ref(cm, "a", "two"), ref(ns, "", "a")},
+			wantInv:   []object.Ref{ref(cm, "a", "one"), ref(cm, "a", "two"), ref(ns, "", "a")},
+		},
+		{
 			name:      "kind only from state, nothing desired",
 			req:       observe.Request{Kinds: []schema.GroupKind{dep.GroupKind()}},
 			wantLists: []string{"deployments  " + selector},
