@@ -89,7 +89,7 @@ func (b *kube) lease(cur *coordinationv1.Lease, id string, info LockInfo, now me
 		transitions = ptr.Deref(cur.Spec.LeaseTransitions, 0) + 1
 	}
 	l.Name, l.Namespace = b.leaseName(), b.namespace
-	l.Labels = map[string]string{stateLabel: b.landscape}
+	l.Labels = b.labels("")
 	l.Annotations = map[string]string{annoLockHolder: info.holder(), annoLockOperation: info.Operation}
 	l.Spec = coordinationv1.LeaseSpec{
 		HolderIdentity:       ptr.To(id),

@@ -45,7 +45,12 @@ const (
 	annoIndex         = "state.declarative-gardener.io/index"
 	annoLockHolder    = "state.declarative-gardener.io/lock-holder"
 	annoLockOperation = "state.declarative-gardener.io/lock-operation"
-	dataKey           = "state.json.gz"
+	// shardLabel marks the Secrets and Lease of a shard (its shardKey); the landscape's own
+	// state (the garden shard) has none, so that it reads and collects as before sharding.
+	shardLabel = "state.declarative-gardener.io/shard"
+	// annoShard names the shard a head Secret belongs to, as Shards reports it.
+	annoShard = "state.declarative-gardener.io/shard-name"
+	dataKey   = "state.json.gz"
 )
 
 // KubernetesOptions tune the kubernetes backend; the zero value means the defaults. Tests use
@@ -96,9 +101,12 @@ type kube struct {
 	client    kubernetes.Interface
 	namespace string
 	landscape string
-	// slug is the landscape as it appears in object names.
+	// slug is the landscape as it appears in object names; for a shard, followed by the
+	// shard's slug.
 	slug string
-	opts KubernetesOptions
+	// shard is the shard this backend keeps ("" for the landscape's own state).
+	shard string
+	opts  KubernetesOptions
 	// invalid is why the backend cannot be used (an invalid landscape name), reported by every
 	// call.
 	invalid error
@@ -173,6 +181,17 @@ func LockName(landscape string) string { return lockName(nameSlug(landscape)) }
 func headName(slug string) string { return "gardener-state-" + slug }
 func lockName(slug string) string { return "gardener-lock-" + slug }
 
+// shardSlug makes a shard name (an instance address such as `seed.x["a"]`) usable in object
+// names, the way nameSlug does landscape names.
+func shardSlug(shard string) string { return nameSlug(shard) }
+
+// shardKey is the shard's label value: a hash, because an address holds characters and may be
+// longer than a label value allows.
+func shardKey(shard string) string {
+	sum := sha256.Sum256([]byte(shard))
+	return hex.EncodeToString(sum[:8])
+}
+
 func (b *kube) headName() string  { return headName(b.slug) }
 func (b *kube) leaseName() string { return lockName(b.slug) }
 func (b *kube) chunkName(writeID string, n int) string {
@@ -182,6 +201,18 @@ func (b *kube) chunkName(writeID string, n int) string {
 // where names the state in errors.
 func (b *kube) where() string {
 	return fmt.Sprintf("state secret %s/%s", b.namespace, b.headName())
+}
+
+// labels are those of the backend's Secrets and Lease with role (empty for the Lease).
+func (b *kube) labels(role string) map[string]string {
+	l := map[string]string{stateLabel: b.landscape}
+	if role != "" {
+		l[roleLabel] = role
+	}
+	if b.shard != "" {
+		l[shardLabel] = shardKey(b.shard)
+	}
+	return l
 }
 
 // namespaceMissing reports whether err is the API server's answer to creating an object in a

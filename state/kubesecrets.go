@@ -208,10 +208,14 @@ func (b *kube) store(ctx context.Context, head *corev1.Secret, data []byte, st *
 		created = append(created, chunk.Name)
 	}
 	sum := sha256.Sum256(data)
-	next := b.secret(b.headName(), roleHead, parts[0], map[string]string{
+	annotations := map[string]string{
 		annoSerial: serial, annoLineage: st.Lineage, annoChunks: strconv.Itoa(len(parts)),
 		annoSHA256: hex.EncodeToString(sum[:]), annoWriteID: writeID,
-	})
+	}
+	if b.shard != "" {
+		annotations[annoShard] = b.shard
+	}
+	next := b.secret(b.headName(), roleHead, parts[0], annotations)
 	var err error
 	if head == nil {
 		_, err = secrets.Create(ctx, next, metav1.CreateOptions{})
@@ -237,7 +241,7 @@ func (b *kube) secret(name, role string, data []byte, annotations map[string]str
 	return &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: b.namespace, Annotations: annotations,
-			Labels: map[string]string{stateLabel: b.landscape, roleLabel: role},
+			Labels: b.labels(role),
 		},
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{dataKey: data},
@@ -249,8 +253,7 @@ func (b *kube) secret(name, role string, data []byte, annotations map[string]str
 // in progress and stay. Failures only leave garbage the next write collects.
 func (b *kube) collect(ctx context.Context, keep string, serial int64) {
 	secrets := b.client.CoreV1().Secrets(b.namespace)
-	sel := labels.SelectorFromSet(labels.Set{stateLabel: b.landscape, roleLabel: roleChunk}).String()
-	list, err := secrets.List(ctx, metav1.ListOptions{LabelSelector: sel})
+	list, err := secrets.List(ctx, metav1.ListOptions{LabelSelector: b.selector(roleChunk)})
 	if err != nil {
 		return
 	}
@@ -261,6 +264,16 @@ func (b *kube) collect(ctx context.Context, keep string, serial int64) {
 		}
 		_ = secrets.Delete(ctx, s.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &s.UID}})
 	}
+}
+
+// selector selects the backend's Secrets of role, and only this shard's: the landscape's own
+// state selects those without a shard label.
+func (b *kube) selector(role string) string {
+	sel := labels.SelectorFromSet(labels.Set{stateLabel: b.landscape, roleLabel: role}).String()
+	if b.shard == "" {
+		return sel + ",!" + shardLabel
+	}
+	return sel + "," + shardLabel + "=" + shardKey(b.shard)
 }
 
 // split cuts data into parts of at most size bytes; empty data is one empty part.
