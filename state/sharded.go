@@ -190,27 +190,34 @@ func (b *sharded) remember(serial int64, v *shardView) {
 }
 
 // view returns the provenance of the state with the merged serial, or the latest one for a
-// state this backend did not return (the shards' own checks then decide).
-func (b *sharded) view(serial int64) *shardView {
+// state this backend did not return and that is not older (the shards' own checks then
+// decide); nil when there is none.
+func (b *sharded) view(serial int64) (*shardView, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if v, ok := b.views[serial]; ok {
-		return v.clone()
+		return v.clone(), nil
+	}
+	if serial < b.latest {
+		return nil, fmt.Errorf("%w: the shards were written up to serial %d since this state (serial %d) was read; read it and try again", ErrStaleSerial, b.latest, serial)
 	}
 	if v, ok := b.views[b.latest]; ok {
-		return v.clone()
+		return v.clone(), nil
 	}
-	return nil
+	return nil, nil
 }
 
 func (b *sharded) Write(ctx context.Context, s *State) error {
-	v := b.view(s.Serial)
-	if v == nil {
+	v, err := b.view(s.Serial)
+	if err == nil && v == nil {
 		// Written without a read: read the shards for their serials.
 		if _, err := b.Read(ctx); err != nil {
 			return err
 		}
-		v = b.view(s.Serial)
+		v, err = b.view(s.Serial)
+	}
+	if err != nil {
+		return err
 	}
 	if !v.sharded {
 		return b.writeOne(ctx, s, v)
@@ -297,7 +304,6 @@ func firstLineage(lineages map[string]string) string {
 // writeOne writes an unsharded landscape's one state.
 func (b *sharded) writeOne(ctx context.Context, s *State, v *shardView) error {
 	c := *s
-	c.Serial = v.serials[GardenShard]
 	if err := b.store.Shard(GardenShard).Write(ctx, &c); err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/planner"
 	"github.com/declarative-gardener/gardener/engine/schema"
+	"github.com/declarative-gardener/gardener/engine/shard"
 	"github.com/declarative-gardener/gardener/internal/formatversion"
 	"github.com/declarative-gardener/gardener/internal/termsafe"
 	"github.com/declarative-gardener/gardener/state"
@@ -456,9 +457,13 @@ func openState(cmd *cobra.Command, reg *schema.Registry, dir string, inputs inpu
 		}
 		return cluster.Connect(access, clusterOptions(0))
 	}
-	b, err := planner.StateBackend(l.State, dir, l.Name, connect)
+	store, err := planner.StateShards(l.State, dir, l.Name, connect)
 	if errors.Is(err, errReported) {
 		return nil, errReported
+	}
+	var b state.Backend
+	if err == nil {
+		b = planner.ShardedState(store, shard.BySeed(res.Evaluated), state.GardenShard, false)
 	}
 	if err == nil && diags.HasErrors() {
 		printLine(stderr, `Warning: the landscape has errors ("gardener validate" shows them); this command only needs its landscape and state blocks.`)

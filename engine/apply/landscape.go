@@ -33,6 +33,9 @@ type LandscapeOptions struct {
 	// ClusterState refuses a landscape whose state is not kept in a cluster: the daemon plans
 	// from copies of the landscape directory, beside which a state file would be lost.
 	ClusterState bool
+	// OpenState opens the state backend of the loaded landscape; nil means planner.OpenState
+	// (every shard). A daemon shard opens its shard's (planner.OpenShardState).
+	OpenState func(*config.Result) (state.Backend, error)
 	// NoReport leaves out what the engine reports as gardenlet about the seeds and shoots it
 	// manages (engine/report): by default the apply reports their operations, and a plan without
 	// changes brings the reports up to date. A plan that is not confirmed reports nothing.
@@ -79,7 +82,11 @@ func Landscape(ctx context.Context, o LandscapeOptions) (res *LandscapeResult, d
 		}
 		return res, hcl.Diagnostics{d}, nil
 	}
-	backend, err := planner.OpenState(loaded, o.Cluster)
+	open := o.OpenState
+	if open == nil {
+		open = func(res *config.Result) (state.Backend, error) { return planner.OpenState(res, o.Cluster) }
+	}
+	backend, err := open(loaded)
 	if err != nil {
 		return res, nil, err
 	}

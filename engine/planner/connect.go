@@ -18,6 +18,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/landscapefs"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/engine/shard"
 	"github.com/declarative-gardener/gardener/state"
 
 	"github.com/declarative-gardener/gardener/internal/atomicfile"
@@ -159,8 +160,23 @@ func (o *Outcome) Redact(msg string) string {
 	return render.NewRedactor(secrets).Redact(msg)
 }
 
-// OpenState returns the state backend of a loaded landscape: its state block, local by default.
+// OpenState returns the state backend of a loaded landscape: its state block, local by default,
+// over every shard of it (ShardedState).
 func OpenState(res *config.Result, opts cluster.Options) (state.Backend, error) {
+	var ev *config.Evaluated
+	if res != nil {
+		ev = res.Evaluated
+	}
+	return openState(res, opts, shard.BySeed(ev), state.GardenShard, false)
+}
+
+// OpenShardState returns the backend of one shard of a loaded landscape's state, as the
+// daemon replica leading that shard writes it (ShardedState), with a the landscape's split.
+func OpenShardState(res *config.Result, opts cluster.Options, a *shard.Assignment, home string) (state.Backend, error) {
+	return openState(res, opts, a, home, true)
+}
+
+func openState(res *config.Result, opts cluster.Options, a *shard.Assignment, home string, own bool) (state.Backend, error) {
 	l := res.Landscape
 	connect := func(name string) (*cluster.Client, error) {
 		var v cty.Value
@@ -173,7 +189,11 @@ func OpenState(res *config.Result, opts cluster.Options) (state.Backend, error) 
 		}
 		return cluster.Connect(access, opts)
 	}
-	return StateBackend(l.State, l.Dir, l.Name, connect)
+	store, err := StateShards(l.State, l.Dir, l.Name, connect)
+	if err != nil {
+		return nil, err
+	}
+	return ShardedState(store, a, home, own), nil
 }
 
 // connections connects each cluster block once per plan, on first use: rendering reads live

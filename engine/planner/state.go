@@ -8,6 +8,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/shard"
 	"github.com/declarative-gardener/gardener/state"
 )
 
@@ -63,6 +64,54 @@ func StateBackend(cfg *config.StateConfig, dir, landscape string, connect Cluste
 	default:
 		return nil, fmt.Errorf("state: backend %q is not supported; use %q or %q", cfg.Backend, config.BackendLocal, config.BackendKubernetes)
 	}
+}
+
+// StateShards returns the store of the shards of the state a landscape's state block declares
+// (state.ShardStore): the backend StateBackend returns is its garden shard.
+func StateShards(cfg *config.StateConfig, dir, landscape string, connect ClusterFunc) (state.ShardStore, error) {
+	if cfg == nil {
+		cfg = &config.StateConfig{Backend: config.BackendLocal}
+	}
+	if cfg.Backend != config.BackendKubernetes {
+		if _, err := StateBackend(cfg, dir, landscape, connect); err != nil {
+			return nil, err // an unsupported backend
+		}
+		path := cfg.Path
+		if path == "" {
+			path = state.DefaultLocalPath
+		}
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, path)
+		}
+		return state.NewLocalShards(path, state.LocalOptions{Landscape: landscape}), nil
+	}
+	if cfg.Cluster == "" {
+		return nil, fmt.Errorf("state: the kubernetes backend needs a cluster")
+	}
+	if connect == nil {
+		return nil, fmt.Errorf("state: cannot connect to cluster %q", cfg.Cluster)
+	}
+	ns := stateNamespace(cfg)
+	if err := state.CheckKubernetes(ns, landscape); err != nil {
+		return nil, err
+	}
+	c, err := connect(cfg.Cluster)
+	if err != nil {
+		return nil, fmt.Errorf("state: cluster %s: %w", cfg.Cluster, err)
+	}
+	cs, err := kubernetes.NewForConfig(c.RESTConfig())
+	if err != nil {
+		return nil, fmt.Errorf("state: cluster %s: %w", cfg.Cluster, err)
+	}
+	return state.NewKubernetesShards(cs, ns, landscape, state.KubernetesOptions{}), nil
+}
+
+// ShardedState is the backend of a landscape's state over its shards, as a assigns the
+// landscape's instances to them (shard.BySeed; a component a does not place stays in the shard
+// that records it). With own set it is the backend of shard home only (a daemon replica leading
+// that shard); otherwise of every shard, and a landscape without shards keeps its one state.
+func ShardedState(store state.ShardStore, a *shard.Assignment, home string, own bool) state.Backend {
+	return state.NewSharded(store, state.ShardedOptions{Place: a.Place, Shards: a.Shards(), Home: home, OwnHome: own})
 }
 
 // StateHead is where a landscape whose state block keeps the state in a cluster has its head

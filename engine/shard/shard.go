@@ -32,9 +32,8 @@ type Assignment struct {
 // (gardener-scheduler picks one) and everything that is no seed or shoot belong to the garden
 // shard. A shoot's seed is the seed instance whose name output its seed attribute carries.
 func BySeed(ev *config.Evaluated) *Assignment {
-	a := &Assignment{of: map[string]string{}, instances: map[string][]string{}}
 	if ev == nil {
-		return a
+		return By(nil, nil)
 	}
 	seeds := map[string]string{} // seed name output -> instance address
 	for addr, inst := range ev.Instances {
@@ -44,18 +43,31 @@ func BySeed(ev *config.Evaluated) *Assignment {
 			}
 		}
 	}
-	for addr, inst := range ev.Instances {
-		shard := Garden
-		if inst.Block != nil {
-			switch inst.Block.Kind {
-			case schema.KindSeed:
-				shard = string(addr)
-			case schema.KindShoot:
-				if name, ok := stringAttr(attr(inst.Config, "seed"), "name"); ok && seeds[name] != "" {
-					shard = seeds[name]
-				}
+	return By(ev, func(inst *config.Instance) string {
+		if inst.Block == nil {
+			return Garden
+		}
+		switch inst.Block.Kind {
+		case schema.KindSeed:
+			return string(inst.Addr)
+		case schema.KindShoot:
+			if name, ok := stringAttr(attr(inst.Config, "seed"), "name"); ok && seeds[name] != "" {
+				return seeds[name]
 			}
 		}
+		return Garden
+	})
+}
+
+// By assigns every instance of ev to the shard of returns (Garden for ""), for other splits
+// than BySeed.
+func By(ev *config.Evaluated, of func(*config.Instance) string) *Assignment {
+	a := &Assignment{of: map[string]string{}, instances: map[string][]string{}}
+	if ev == nil {
+		return a
+	}
+	for addr, inst := range ev.Instances {
+		shard := of(inst)
 		a.of[string(addr)] = shard
 		a.instances[shard] = append(a.instances[shard], string(addr))
 	}
