@@ -181,9 +181,10 @@ func LockName(landscape string) string { return lockName(nameSlug(landscape)) }
 func headName(slug string) string { return "gardener-state-" + slug }
 func lockName(slug string) string { return "gardener-lock-" + slug }
 
-// shardSlug makes a shard name (an instance address such as `seed.x["a"]`) usable in object
-// names, the way nameSlug does landscape names.
-func shardSlug(shard string) string { return nameSlug(shard) }
+// ShardSlug makes a shard name (an instance address such as `seed.x["a"]`) usable in object
+// names, the way landscape names are: lower-case letters, digits and '-', with a hash of the
+// name when it had to change.
+func ShardSlug(shard string) string { return nameSlug(shard) }
 
 // shardKey is the shard's label value: a hash, because an address holds characters and may be
 // longer than a label value allows.

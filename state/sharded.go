@@ -291,6 +291,24 @@ func (b *sharded) Write(ctx context.Context, s *State) error {
 	return nil
 }
 
+// ShardSerial returns the serial of shard in the merged state with serial merged that b, a
+// backend of NewSharded, read or wrote last; ok is false for any other backend, state or shard.
+// The daemon of a shard compares it with the serial its shard's head Secret names.
+func ShardSerial(b Backend, merged int64, shard string) (serial int64, ok bool) {
+	sb, isSharded := b.(*sharded)
+	if !isSharded {
+		return 0, false
+	}
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	v, found := sb.views[merged]
+	if !found {
+		return 0, false
+	}
+	serial, ok = v.serials[shard]
+	return serial, ok
+}
+
 // firstLineage is the lineage of the first shard (by name) that has one.
 func firstLineage(lineages map[string]string) string {
 	for _, shard := range slices.Sorted(maps.Keys(lineages)) {

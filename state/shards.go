@@ -46,7 +46,7 @@ func (k *kubeShards) Shard(name string) Backend {
 	b := NewKubernetesWithOptions(k.client, k.namespace, k.landscape, k.opts).(*kube)
 	if name != GardenShard {
 		b.shard = name
-		b.slug = b.slug + "--" + shardSlug(name)
+		b.slug = b.slug + "--" + ShardSlug(name)
 	}
 	return b
 }
@@ -79,7 +79,7 @@ func ShardHeadName(landscape, shard string) string {
 	if shard == GardenShard {
 		return HeadName(landscape)
 	}
-	return headName(nameSlug(landscape) + "--" + shardSlug(shard))
+	return headName(nameSlug(landscape) + "--" + ShardSlug(shard))
 }
 
 // ShardLockName is the name of the Lease that locks one shard's state (LockName for the
@@ -88,7 +88,7 @@ func ShardLockName(landscape, shard string) string {
 	if shard == GardenShard {
 		return LockName(landscape)
 	}
-	return lockName(nameSlug(landscape) + "--" + shardSlug(shard))
+	return lockName(nameSlug(landscape) + "--" + ShardSlug(shard))
 }
 
 // NewLocalShards returns the store of a landscape's shards beside its state file path: the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -97,6 +98,7 @@ type daemonFlags struct {
 	shutdownGrace time.Duration
 	watch         bool
 	force         bool
+	shardBySeed   bool
 }
 
 func newDaemonCommand(reg *schema.Registry) *cobra.Command {
@@ -135,6 +137,7 @@ Prometheus metrics. With several replicas only the leader acts.`,
 	fl.DurationVar(&f.shutdownGrace, "shutdown-grace", 5*time.Minute, "how long a cycle in progress may take to finish its writes on shutdown")
 	fl.BoolVar(&f.watch, "watch", true, "watch the objects the landscape owns and repair drift as soon as someone else changes or deletes one")
 	fl.BoolVar(&f.force, "force-conflicts", false, "also take back fields the landscape sets that a controller changed (an autoscaler, another operator); without it people's changes (kubectl edit) are taken back and controllers' fields stay conflicts, reported in the status, for a person to resolve")
+	fl.BoolVar(&f.shardBySeed, "shard-by-seed", false, "split the landscape into a shard per seed (the seed, its shoots and their parts) and the garden shard, each with its own leader among the replicas (a Lease per shard in --status-namespace), its own state and state lock, and its own status ConfigMap (docs/daemon.md, Sharding)")
 	_ = cmd.MarkFlagRequired("landscape")
 	return cmd
 }
@@ -163,8 +166,9 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 	ctrl.SetLogger(log)
 	klog.SetLogger(log) // client-go's messages as JSON lines too, at --log-level (routeKlog set klog's verbosity)
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Logger:                  log,
-		LeaderElection:          f.leaderElect,
+		Logger: log,
+		// A sharded daemon elects a leader per shard instead (daemon.Sharder).
+		LeaderElection:          f.leaderElect && !f.shardBySeed,
 		LeaderElectionID:        f.leaderID,
 		LeaderElectionNamespace: f.self.namespace,
 		// A leader that stops hands over at once instead of after the lease expires.
@@ -192,7 +196,7 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 	m := daemon.NewMetrics(metrics.Registry)
 	clusterOpts := clusterOptions(f.parallelism)
 	clusterOpts.WrapTransport = m.CountRequests
-	d := daemon.New(daemon.Options{
+	o := daemon.Options{
 		Dir: f.landscape, Policy: policy, Resync: f.resync, Poll: f.poll,
 		Holder: fmt.Sprintf("gardener-daemon %s pid %d", host, os.Getpid()),
 		Planner: func(dir string) planner.Options {
@@ -207,8 +211,15 @@ func runDaemon(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, f 
 		Events:  mgr.GetEventRecorder("gardener-daemon"),
 		Metrics: m,
 		Log:     log, WatchDrift: f.watch,
-	})
-	if err := mgr.Add(d); err != nil {
+	}
+	var runnable manager.Runnable = daemon.New(o)
+	if f.shardBySeed {
+		runnable = daemon.NewSharder(daemon.ShardOptions{
+			Daemon: o, Client: status.Client, Namespace: f.self.namespace, LeaseName: f.leaderID,
+			Identity: fmt.Sprintf("%s_%d_%s", host, os.Getpid(), rand.Text()[:8]),
+		})
+	}
+	if err := mgr.Add(runnable); err != nil {
 		return fail("%v", err)
 	}
 	if err := mgr.Start(ctx); err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/shard"
 	"github.com/declarative-gardener/gardener/engine/views"
 	"github.com/declarative-gardener/gardener/state"
 )
@@ -63,6 +64,14 @@ type Options struct {
 	// WatchDrift watches the objects the landscape owns and runs a cycle as soon as someone
 	// else changes or deletes one, instead of waiting for the resync.
 	WatchDrift bool
+	// Sharded makes the daemon reconcile one shard of the landscape, Shard (a replica leading
+	// it, Sharder): it plans and applies exactly the shard's instances, what they depend on
+	// read-only (planner.Scope), and reads and writes only the shard's state
+	// (planner.OpenShardState).
+	Sharded bool
+	Shard   string
+	// Assign splits the landscape into shards; nil means shard.BySeed.
+	Assign func(*config.Evaluated) *shard.Assignment
 }
 
 // Daemon reconciles one landscape continuously.
@@ -85,8 +94,13 @@ type Daemon struct {
 	// pool keeps the cluster connections from cycle to cycle.
 	pool *clientPool
 	// known is the state as the last cycle left it stored (nil when unknown); cycles plan from
-	// it while the watched state head names its version.
-	known *state.State
+	// it while the watched state head names its version: knownSerial, the shard's own serial
+	// for a sharded daemon.
+	known       *state.State
+	knownSerial int64
+	// scope is the shard's split of the snapshot with fingerprint scopeOf (sharded daemons).
+	scope   *shard.Assignment
+	scopeOf string
 	// published is the status content last written (times left out), written when.
 	published   string
 	publishedAt time.Time
@@ -240,7 +254,7 @@ func (d *Daemon) cycle(ctx context.Context) Status {
 	d.publish(ctx, s)
 	d.scheduleRevisit(s.NextChange)
 	switch s.Phase {
-	case PhaseWaitingForLock:
+	case PhaseWaitingForLock, PhaseWaitingForShard:
 		time.AfterFunc(d.o.RetryLock, d.Trigger)
 	case PhaseFailed:
 		// A failure (a cluster unreachable, a component not ready in time) is retried sooner
@@ -295,8 +309,25 @@ func (d *Daemon) run(ctx context.Context) Status {
 	s.Fingerprint = d.fingerprint
 	d.mu.Unlock()
 
+	var scope *planner.Scope
+	var split *shard.Assignment
+	if d.o.Sharded {
+		var err error
+		if split, err = d.split(snapshot, s.Fingerprint); err != nil {
+			s.Phase, s.Message, s.Errors = PhaseInvalid, "the landscape has errors; the clusters keep the last applied version", strings.ReplaceAll(err.Error(), snapshot, d.o.Dir)
+			m.Errors.WithLabelValues("landscape").Inc()
+			return d.finish(s)
+		}
+		instances := split.Instances(d.o.Shard)
+		if len(instances) == 0 {
+			s.Phase, s.Message = PhaseUpToDate, fmt.Sprintf("the landscape assigns nothing to shard %s", shardName(d.o.Shard))
+			return d.finish(s)
+		}
+		scope = &planner.Scope{Instances: instances}
+	}
+
 	start := d.o.Now()
-	if out := d.planFromCaches(ctx, snapshot); out != nil {
+	if out := d.planFromCaches(ctx, snapshot, scope); out != nil {
 		m.Plans.WithLabelValues("cache").Inc()
 		s.PlanTime = d.o.Now()
 		m.PlanDuration.Observe(s.PlanTime.Sub(start).Seconds())
@@ -313,7 +344,9 @@ func (d *Daemon) run(ctx context.Context) Status {
 	}
 
 	var decision Decision
+	var waiting []string
 	po := d.plannerFor(snapshot)
+	po.Scope = scope
 	po.Connect = d.pool.connector(po.Connect)
 	ao := d.o.Apply
 	ao.Warn = d.warnReport
@@ -322,6 +355,7 @@ func (d *Daemon) run(ctx context.Context) Status {
 		Lock: state.LockInfo{Holder: d.o.Holder, Operation: "daemon"}, ClusterState: true,
 		NoReport: !d.reports(),
 		OnPlan: func(out *planner.Outcome) {
+			waiting = out.Waiting
 			m.Plans.WithLabelValues("live").Inc()
 			s.PlanTime = d.o.Now()
 			m.PlanDuration.Observe(s.PlanTime.Sub(start).Seconds())
@@ -337,8 +371,19 @@ func (d *Daemon) run(ctx context.Context) Status {
 				s.Warnings = append(s.Warnings, d.o.Status.IgnoredApprovalWarning(a.Ignored))
 			}
 			decision = Decide(d.o.Policy, pl, s.PlanHash, a.Hash)
+			if len(waiting) > 0 {
+				decision = Decision{Reason: fmt.Sprintf("shard %s waits for the shard that owns %s to apply it", shardName(d.o.Shard), strings.Join(waiting, ", "))}
+			}
 			return decision.Apply
 		},
+	}
+	var backend state.Backend
+	if d.o.Sharded {
+		lo.OpenState = func(res *config.Result) (state.Backend, error) {
+			b, err := planner.OpenShardState(res, d.o.Cluster, split, d.o.Shard)
+			backend = b
+			return b, err
+		}
 	}
 	res, diags, err := apply.Landscape(ctx, lo)
 	if d.o.WatchDrift && res != nil && res.Outcome != nil && res.Outcome.Result != nil {
@@ -348,9 +393,16 @@ func (d *Daemon) run(ctx context.Context) Status {
 		d.keepHeartbeats(res.Outcome)
 	}
 	d.mu.Lock()
-	d.known = nil
-	if res != nil {
-		d.known = res.State
+	d.known, d.knownSerial = nil, 0
+	if res != nil && res.State != nil {
+		d.known, d.knownSerial = res.State, res.State.Serial
+		if d.o.Sharded {
+			serial, ok := state.ShardSerial(backend, res.State.Serial, d.o.Shard)
+			d.known, d.knownSerial = nil, serial
+			if ok {
+				d.known = res.State
+			}
+		}
 	}
 	d.mu.Unlock()
 	redact := func(msg string) string {
@@ -375,6 +427,8 @@ func (d *Daemon) run(ctx context.Context) Status {
 		m.Errors.WithLabelValues("landscape").Inc()
 	case errors.As(err, &locked):
 		s.Phase, s.Message = PhaseWaitingForLock, redact(err.Error())
+	case errors.Is(err, apply.ErrCancelled) && len(waiting) > 0:
+		s.Phase, s.Message = PhaseWaitingForShard, decision.Reason
 	case errors.Is(err, apply.ErrCancelled):
 		s.Phase, s.Message = PhasePlanned, decision.Reason
 		if d.o.Policy == PolicyApproveDestructive {
@@ -448,23 +502,24 @@ func (d *Daemon) plannerFor(snapshot string) planner.Options {
 // planFromCaches plans the landscape from the watches' informers and the state the last cycle
 // left, without the state lock (it writes nothing). It returns the outcome only when the plan is
 // complete and has no changes; nil sends the cycle to the API servers.
-func (d *Daemon) planFromCaches(ctx context.Context, snapshot string) *planner.Outcome {
+func (d *Daemon) planFromCaches(ctx context.Context, snapshot string, scope *planner.Scope) *planner.Outcome {
 	d.mu.Lock()
-	known := d.known
+	known, knownSerial := d.known, d.knownSerial
 	d.mu.Unlock()
 	if !d.o.WatchDrift || known == nil {
 		return nil
 	}
 	po := d.plannerFor(snapshot)
+	po.Scope = scope
 	po.Connect = cachedConnector(d.pool.connector(po.Connect), d.watch)
 	po.ReadState = func(res *config.Result) (*state.State, error) {
-		head, err := headOf(res)
+		head, err := d.headOf(res)
 		if err != nil {
 			return nil, err
 		}
 		lineage, serial, exists, ok := d.watch.headVersion(head)
 		switch {
-		case !ok, exists && (lineage != known.Lineage || serial != known.Serial), !exists && known.Serial != 0:
+		case !ok, exists && (lineage != known.Lineage || serial != knownSerial), !exists && knownSerial != 0:
 			return nil, errStateMoved
 		}
 		return known, nil
@@ -474,6 +529,15 @@ func (d *Daemon) planFromCaches(ctx context.Context, snapshot string) *planner.O
 		return nil
 	}
 	return out
+}
+
+// headOf finds where the state head of the daemon's shard (of the landscape, unsharded) is.
+func (d *Daemon) headOf(res *config.Result) (headTarget, error) {
+	head, err := headOf(res)
+	if err == nil && d.o.Sharded {
+		head.Name = state.ShardHeadName(res.Landscape.Name, d.o.Shard)
+	}
+	return head, err
 }
 
 // headOf finds where a landscape's state head is: its kubernetes backend's cluster block,
@@ -487,6 +551,39 @@ func headOf(res *config.Result) (headTarget, error) {
 		return headTarget{}, errors.New("the landscape keeps no state in a cluster")
 	}
 	return headTarget{Cluster: res.Landscape.State.Cluster, Namespace: ns, Name: name}, nil
+}
+
+// split returns the landscape's split into shards, loaded again only when the snapshot changed.
+func (d *Daemon) split(snapshot, fingerprint string) (*shard.Assignment, error) {
+	d.mu.Lock()
+	if d.scope != nil && d.scopeOf == fingerprint {
+		defer d.mu.Unlock()
+		return d.scope, nil
+	}
+	d.mu.Unlock()
+	po := d.o.Planner(snapshot)
+	po.Inputs.Trust.Confined = true
+	res, diags := config.Load(snapshot, po.Schemas, po.Inputs)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	assign := d.o.Assign
+	if assign == nil {
+		assign = shard.BySeed
+	}
+	a := assign(res.Evaluated)
+	d.mu.Lock()
+	d.scope, d.scopeOf = a, fingerprint
+	d.mu.Unlock()
+	return a, nil
+}
+
+// shardName names a shard in messages.
+func shardName(s string) string {
+	if s == shard.Garden {
+		return "garden"
+	}
+	return s
 }
 
 // recordPlan puts a plan's summary, hash, JSON and drifted objects into the status and the
@@ -627,7 +724,7 @@ func (d *Daemon) watchOwned(out *planner.Outcome) {
 	if out.Load != nil && out.Load.Landscape != nil {
 		d.watch.landscape = out.Load.Landscape.Name
 	}
-	head, err := headOf(out.Load)
+	head, err := d.headOf(out.Load)
 	if err != nil {
 		head = headTarget{}
 	}

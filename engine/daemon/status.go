@@ -40,8 +40,11 @@ const (
 	PhasePlanned            = "Planned"
 	PhaseWaitingForApproval = "WaitingForApproval"
 	PhaseWaitingForLock     = "WaitingForLock"
-	PhaseFailed             = "Failed"
-	PhaseInvalid            = "Invalid"
+	// PhaseWaitingForShard is a shard's cycle whose plan depends on instances of another shard
+	// that have changes: it applies nothing until their shard applied them.
+	PhaseWaitingForShard = "WaitingForShard"
+	PhaseFailed          = "Failed"
+	PhaseInvalid         = "Invalid"
 )
 
 // maxPlanJSON bounds the plan JSON kept on the status ConfigMap, well below its 1 MiB limit.

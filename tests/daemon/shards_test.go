@@ -1,0 +1,250 @@
+package daemon_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+
+	"github.com/declarative-gardener/gardener/engine/apply"
+	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/config"
+	"github.com/declarative-gardener/gardener/engine/daemon"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/shard"
+	"github.com/declarative-gardener/gardener/state"
+	"github.com/declarative-gardener/gardener/tests/landscapetest"
+	"github.com/declarative-gardener/gardener/tests/localcluster"
+)
+
+// The sharded replicas of this test run as processes of the test binary itself
+// (TestShardedReplicaProcess), so that one can be killed with SIGKILL; they run daemon.Sharder
+// as `gardener daemon --shard-by-seed` does, with one difference: a seed block needs a whole
+// garden (gardener-apiserver, its extensions), which this test does not install, so the three
+// seeds stand in as components named seed_<name>, which seedsByName assigns to shard
+// seed.<name>, the shard BySeed gives seed block <name>.
+const (
+	shardReplicaEnv = "GARDENER_TEST_SHARD_REPLICA"
+	shardDirEnv     = "GARDENER_TEST_SHARD_DIR"
+	shardLandscape  = "daemon-shards"
+	shardLeaseBase  = "daemon-shards"
+)
+
+var shardSeeds = []string{"seed.a", "seed.b", "seed.c"}
+
+// seedsByName splits the test landscape: component.manifests.seed_<x> is shard seed.<x>.
+func seedsByName(ev *config.Evaluated) *shard.Assignment {
+	return shard.By(ev, func(inst *config.Instance) string {
+		if name, ok := strings.CutPrefix(string(inst.Addr), "component.manifests.seed_"); ok {
+			return "seed." + name
+		}
+		return shard.Garden
+	})
+}
+
+// shardsLandscape has a namespace (the garden shard's) and, per seed, a component of
+// ConfigMaps in it: the seed's name and extra.
+func shardsLandscape(extra map[string]string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `landscape %[1]q {
+  state {
+    backend   = "kubernetes"
+    cluster   = cluster.runtime
+    namespace = "%[1]s-state"
+  }
+}
+
+cluster "runtime" {
+  context = "runtime"
+}
+
+component "manifests" "namespace" {
+  cluster = cluster.runtime
+  objects = [{ apiVersion = "v1", kind = "Namespace", metadata = { name = %[1]q } }]
+}
+`, shardLandscape)
+	for _, seed := range shardSeeds {
+		name := strings.TrimPrefix(seed, "seed.")
+		objs := []string{fmt.Sprintf(`{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "seed-%s" } }`, name)}
+		if e := extra[seed]; e != "" {
+			objs = append(objs, fmt.Sprintf(`{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = %q } }`, e))
+		}
+		fmt.Fprintf(&b, `
+component "manifests" "seed_%s" {
+  cluster    = cluster.runtime
+  namespace  = %q
+  depends_on = [component.manifests.namespace]
+  objects    = [%s]
+}
+`, name, shardLandscape, strings.Join(objs, ", "))
+	}
+	return b.String()
+}
+
+// TestShardedReplicaProcess is one sharded replica, started by TestTwoShardedReplicas as a
+// process of the test binary; run directly it does nothing.
+func TestShardedReplicaProcess(t *testing.T) {
+	identity := os.Getenv(shardReplicaEnv)
+	if identity == "" {
+		t.Skip("a replica process of TestTwoShardedReplicasSplitThreeSeeds")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	cfg, err := cluster.LoadRESTConfig(cluster.Access{Kubeconfig: os.Getenv("KUBECONFIG"), Context: "runtime"})
+	require.NoError(t, err)
+	cs, err := kubernetes.NewForConfig(cfg)
+	require.NoError(t, err)
+	clusterOpts := cluster.Options{NoDiskCache: true}
+	log := logr.FromSlogHandler(slog.NewJSONHandler(os.Stderr, nil)).WithValues("replica", identity)
+	s := daemon.NewSharder(daemon.ShardOptions{
+		Daemon: daemon.Options{
+			Dir: os.Getenv(shardDirEnv), WorkDir: t.TempDir(), Policy: daemon.PolicyAuto,
+			Resync: time.Hour, Poll: 200 * time.Millisecond, RetryLock: time.Second, Holder: identity,
+			Planner: func(dir string) planner.Options {
+				return landscapetest.Options(dir, planner.LiveConnector(clusterOpts))
+			},
+			Cluster: clusterOpts,
+			Apply:   apply.Options{Timeout: time.Minute},
+			Status:  daemon.StatusStore{Client: cs, Namespace: shardLandscape + "-status", Name: "gardener-daemon-status"},
+			Metrics: daemon.NewMetrics(prometheus.NewRegistry()),
+			Log:     log, WatchDrift: true, Assign: seedsByName,
+		},
+		Client: cs, Namespace: shardLandscape + "-status", LeaseName: shardLeaseBase, Identity: identity,
+		LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond,
+	})
+	require.NoError(t, s.Start(ctx))
+}
+
+// startShardReplica runs TestShardedReplicaProcess as replica name on the landscape in dir.
+func startShardReplica(t *testing.T, kubeconfig, dir, name string) *replica {
+	t.Helper()
+	r := &replica{name: name, exited: make(chan struct{})}
+	r.cmd = exec.Command(os.Args[0], "-test.run=^TestShardedReplicaProcess$", "-test.count=1")
+	r.cmd.Env = append(os.Environ(), shardReplicaEnv+"="+name, shardDirEnv+"="+dir, "KUBECONFIG="+kubeconfig)
+	r.cmd.Stdout, r.cmd.Stderr = r, r
+	require.NoError(t, r.cmd.Start())
+	go func() { _ = r.cmd.Wait(); close(r.exited) }()
+	t.Cleanup(func() {
+		_ = r.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-r.exited:
+		case <-time.After(30 * time.Second):
+			_ = r.cmd.Process.Kill()
+		}
+		if t.Failed() {
+			t.Logf("logs of %s:\n%s", r.name, r.logs())
+		}
+	})
+	return r
+}
+
+// Two replicas split the garden shard and three seed shards between them, each shard with its
+// own Lease, state and state lock; killing one (SIGKILL: its Leases are not released) hands its
+// seeds to the other once the Leases expire, and the other applies the next change in one of
+// them.
+func TestTwoShardedReplicasSplitThreeSeeds(t *testing.T) {
+	c := localcluster.Shared(t)
+	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, ns := range []string{shardLandscape + "-state", shardLandscape + "-status"} {
+		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			require.NoError(t, err)
+		}
+	}
+	dir := landscapetest.Dir(t, map[string]string{"main.hcl": shardsLandscape(nil)})
+	replicas := map[string]*replica{}
+	for _, name := range []string{"one", "two"} {
+		replicas[name] = startShardReplica(t, c.Kubeconfig(), dir, name)
+	}
+	configMap := func(name string) bool {
+		_, err := cs.CoreV1().ConfigMaps(shardLandscape).Get(ctx, name, metav1.GetOptions{})
+		return err == nil
+	}
+	// leaders returns the holder of every shard's election Lease.
+	leaders := func() map[string]string {
+		out := map[string]string{}
+		for _, s := range append([]string{shard.Garden}, shardSeeds...) {
+			l, err := cs.CoordinationV1().Leases(shardLandscape+"-status").Get(ctx, daemon.ShardLeaseName(shardLeaseBase, s), metav1.GetOptions{})
+			if err == nil {
+				out[s] = ptr.Deref(l.Spec.HolderIdentity, "")
+			}
+		}
+		return out
+	}
+	seedsOf := func(held map[string]string, replica string) []string {
+		var out []string
+		for _, s := range shardSeeds {
+			if held[s] == replica {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+
+	require.Eventually(t, func() bool {
+		return configMap("seed-a") && configMap("seed-b") && configMap("seed-c")
+	}, 2*time.Minute, 200*time.Millisecond, "the shards' leaders apply the landscape")
+	// The replicas split the shards: two each, each replica leading at least one seed.
+	var held map[string]string
+	require.Eventually(t, func() bool {
+		held = leaders()
+		count := map[string]int{}
+		for _, h := range held {
+			count[h]++
+		}
+		return len(held) == 4 && count["one"] == 2 && count["two"] == 2
+	}, time.Minute, 200*time.Millisecond, "the replicas split the four shards; last: %v", held)
+	t.Logf("leaders: %v", held)
+	require.NotEmpty(t, seedsOf(held, "one"))
+	require.NotEmpty(t, seedsOf(held, "two"))
+
+	// Each shard has its own state: a head Secret per shard, in the landscape's one lineage.
+	lineages := map[string]bool{}
+	for _, s := range append([]string{shard.Garden}, shardSeeds...) {
+		head, err := cs.CoreV1().Secrets(shardLandscape+"-state").Get(ctx, state.ShardHeadName(shardLandscape, s), metav1.GetOptions{})
+		require.NoError(t, err, "shard %q has a state", s)
+		lineage, _, ok := state.HeadVersion(head.Annotations)
+		require.True(t, ok)
+		lineages[lineage] = true
+	}
+	assert.Len(t, lineages, 1, "the shards share the landscape's lineage")
+
+	// Kill replica one: its seeds go to two.
+	killed := seedsOf(held, "one")
+	require.NoError(t, replicas["one"].cmd.Process.Kill())
+	<-replicas["one"].exited
+	start := time.Now()
+	target := killed[0]
+	landscapetest.Write(t, dir, map[string]string{"main.hcl": shardsLandscape(map[string]string{target: "after-kill"})})
+	require.Eventually(t, func() bool { return configMap("after-kill") }, 90*time.Second, 200*time.Millisecond,
+		"replica two takes over shard %s and applies the change", target)
+	t.Logf("shard %s handed over and the change applied %s after the kill", target, time.Since(start).Round(100*time.Millisecond))
+	require.Eventually(t, func() bool {
+		held = leaders()
+		return len(seedsOf(held, "two")) == len(shardSeeds) && held[shard.Garden] == "two"
+	}, 30*time.Second, 200*time.Millisecond, "replica two leads every shard; last: %v", held)
+	assert.True(t, slices.Contains(seedsOf(held, "two"), target))
+	// The shard's status says what its new leader did.
+	status, err := cs.CoreV1().ConfigMaps(shardLandscape+"-status").Get(ctx, daemon.StatusName("gardener-daemon-status", target), metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, []string{daemon.PhaseApplied, daemon.PhaseUpToDate}, status.Data["phase"], "%v", status.Data)
+}
