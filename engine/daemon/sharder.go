@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"os"
 	"slices"
 	"sync"
@@ -312,13 +313,17 @@ func (s *Sharder) replicaLease() string {
 func (s *Sharder) announce(ctx context.Context) {
 	leases := s.o.Client.CoordinationV1().Leases(s.o.Namespace)
 	now := metav1.NowMicro()
+	secs := int64(s.o.LeaseDuration / time.Second)
+	if secs < 1 || secs > math.MaxInt32 {
+		secs = int64(DefaultLeaseDuration / time.Second)
+	}
 	cur, err := leases.Get(ctx, s.replicaLease(), metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		_, _ = leases.Create(ctx, &coordinationv1.Lease{
 			ObjectMeta: metav1.ObjectMeta{Name: s.replicaLease(), Namespace: s.o.Namespace, Labels: map[string]string{replicaLabel: s.o.LeaseName}},
 			Spec: coordinationv1.LeaseSpec{
-				HolderIdentity: ptr.To(s.o.Identity), LeaseDurationSeconds: ptr.To(int32(max(s.o.LeaseDuration/time.Second, 1))),
+				HolderIdentity: ptr.To(s.o.Identity), LeaseDurationSeconds: ptr.To(int32(secs)),
 				AcquireTime: &now, RenewTime: &now,
 			},
 		}, metav1.CreateOptions{})
