@@ -309,6 +309,25 @@ func ShardSerial(b Backend, merged int64, shard string) (serial int64, ok bool) 
 	return serial, ok
 }
 
+// RecordedIn returns the shard whose state recorded addr in what b, a backend of NewSharded,
+// read or wrote last; ok is false for any other backend, or when no shard records addr. A daemon
+// shard deletes the removed components its own shard records, not those of the garden shard it
+// reads beside it.
+func RecordedIn(b Backend, addr string) (shard string, ok bool) {
+	sb, isSharded := b.(*sharded)
+	if !isSharded {
+		return "", false
+	}
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	v, found := sb.views[sb.latest]
+	if !found {
+		return "", false
+	}
+	shard, ok = v.from[addr]
+	return shard, ok
+}
+
 // firstLineage is the lineage of the first shard (by name) that has one.
 func firstLineage(lineages map[string]string) string {
 	for _, shard := range slices.Sorted(maps.Keys(lineages)) {

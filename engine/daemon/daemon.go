@@ -98,6 +98,9 @@ type Daemon struct {
 	// for a sharded daemon.
 	known       *state.State
 	knownSerial int64
+	// knownIn is the backend a sharded daemon's last cycle read known through, which tells
+	// the components of its shard from those of the garden shard.
+	knownIn state.Backend
 	// scope is the shard's split of the snapshot with fingerprint scopeOf (sharded daemons).
 	scope   *shard.Assignment
 	scopeOf string
@@ -345,8 +348,9 @@ func (d *Daemon) run(ctx context.Context) Status {
 
 	var decision Decision
 	var waiting []string
+	var backend state.Backend
 	po := d.plannerFor(snapshot)
-	po.Scope = scope
+	po.Scope = d.owning(scope, func() state.Backend { return backend })
 	po.Connect = d.pool.connector(po.Connect)
 	ao := d.o.Apply
 	ao.Warn = d.warnReport
@@ -377,7 +381,6 @@ func (d *Daemon) run(ctx context.Context) Status {
 			return decision.Apply
 		},
 	}
-	var backend state.Backend
 	if d.o.Sharded {
 		lo.OpenState = func(res *config.Result) (state.Backend, error) {
 			b, err := planner.OpenShardState(res, d.o.Cluster, split, d.o.Shard)
@@ -393,7 +396,7 @@ func (d *Daemon) run(ctx context.Context) Status {
 		d.keepHeartbeats(res.Outcome)
 	}
 	d.mu.Lock()
-	d.known, d.knownSerial = nil, 0
+	d.known, d.knownSerial, d.knownIn = nil, 0, backend
 	if res != nil && res.State != nil {
 		d.known, d.knownSerial = res.State, res.State.Serial
 		if d.o.Sharded {
@@ -504,13 +507,13 @@ func (d *Daemon) plannerFor(snapshot string) planner.Options {
 // complete and has no changes; nil sends the cycle to the API servers.
 func (d *Daemon) planFromCaches(ctx context.Context, snapshot string, scope *planner.Scope) *planner.Outcome {
 	d.mu.Lock()
-	known, knownSerial := d.known, d.knownSerial
+	known, knownSerial, knownIn := d.known, d.knownSerial, d.knownIn
 	d.mu.Unlock()
 	if !d.o.WatchDrift || known == nil {
 		return nil
 	}
 	po := d.plannerFor(snapshot)
-	po.Scope = scope
+	po.Scope = d.owning(scope, func() state.Backend { return knownIn })
 	po.Connect = cachedConnector(d.pool.connector(po.Connect), d.watch)
 	po.ReadState = func(res *config.Result) (*state.State, error) {
 		head, err := d.headOf(res)
@@ -576,6 +579,20 @@ func (d *Daemon) split(snapshot, fingerprint string) (*shard.Assignment, error) 
 	d.scope, d.scopeOf = a, fingerprint
 	d.mu.Unlock()
 	return a, nil
+}
+
+// owning is scope (nil for an unsharded daemon) owning the components that the daemon's shard
+// records in the state read through backend().
+func (d *Daemon) owning(scope *planner.Scope, backend func() state.Backend) *planner.Scope {
+	if scope == nil {
+		return nil
+	}
+	c := *scope
+	c.Owns = func(addr string) bool {
+		s, ok := state.RecordedIn(backend(), addr)
+		return ok && s == d.o.Shard
+	}
+	return &c
 }
 
 // shardName names a shard in messages.

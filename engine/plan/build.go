@@ -112,6 +112,10 @@ type Options struct {
 	// RecordedOf lists, per cluster, what the state records of the instances in Order (applied
 	// and pending), for ByName: what prune must see of them.
 	RecordedOf func(cluster string) []object.Ref
+	// AlsoPrune are components the state records that the landscape no longer declares, whose
+	// objects a plan limited to TargetAddrs deletes too: those a daemon shard's own state
+	// records (planner.Scope).
+	AlsoPrune []string
 	// Parallelism bounds concurrent API requests per cluster (default 10).
 	Parallelism int
 	// DryRun, when set, checks every object whose local diff is not empty with a real dry-run.

@@ -128,6 +128,9 @@ func newPruning(opts Options, cluster string, wanted desiredSet, recorded map[ob
 		for _, a := range opts.Order {
 			p.inOrder[string(a)] = true
 		}
+		for _, a := range opts.AlsoPrune {
+			p.inOrder[a] = true
+		}
 	}
 	p.elsewhere = renderedOutside(opts.Rendered, p.inOrder, cluster)
 	for _, ref := range wanted.refs {

@@ -7,6 +7,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/address"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/state"
 )
 
 // Scope is what one daemon shard writes: exactly these instances and their parts. Targets
@@ -18,6 +19,10 @@ import (
 type Scope struct {
 	// Instances are instance addresses (`seed.a`, `shoot.dev["x"]`).
 	Instances []string
+	// Owns reports whether the scope's own state records a component (the shard's state, not
+	// the garden shard's read beside it): a component it owns that the landscape no longer
+	// declares is deleted by the scope's plan. Nil owns none.
+	Owns func(address string) bool
 }
 
 // apply plans the scope's instances the way targets are planned.
@@ -35,14 +40,18 @@ func (s *Scope) apply(opts *Options) error {
 	return nil
 }
 
-// waiting returns the components of pl outside the scope that have changes, sorted.
-func (s *Scope) waiting(pl *plan.Plan, resolved []config.InstanceAddress) []string {
+// waiting returns the components of pl outside the scope (its instances, their parts and the
+// removed components it owns) that have changes, sorted.
+func (s *Scope) waiting(pl *plan.Plan, resolved []config.InstanceAddress, removed []string) []string {
 	if s == nil {
 		return nil
 	}
 	in := map[string]bool{}
 	for _, a := range resolved {
 		in[string(a)] = true
+	}
+	for _, a := range removed {
+		in[a] = true
 	}
 	inScope := func(addr string) bool {
 		if in[addr] {
@@ -62,5 +71,36 @@ func (s *Scope) waiting(pl *plan.Plan, resolved []config.InstanceAddress) []stri
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// removed returns the components st records that ev does not declare (nor their composite) and
+// that the scope owns, sorted: a removed shoot of a seed's shard is that shard's to delete.
+func (s *Scope) removed(st *state.State, ev *config.Evaluated) []string {
+	if s == nil || s.Owns == nil || st == nil || ev == nil {
+		return nil
+	}
+	var out []string
+	for addr := range st.Components {
+		declared := ev.Instances[config.InstanceAddress(addr)] != nil
+		if a, err := address.Parse(addr); err == nil {
+			if parent, ok := a.Parent(); ok && ev.Instances[config.InstanceAddress(parent.String())] != nil {
+				declared = true
+			}
+		}
+		if !declared && s.Owns(addr) {
+			out = append(out, addr)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// addresses converts component addresses to instance addresses.
+func addresses(addrs []string) []config.InstanceAddress {
+	out := make([]config.InstanceAddress, len(addrs))
+	for i, a := range addrs {
+		out[i] = config.InstanceAddress(a)
+	}
 	return out
 }

@@ -3,6 +3,7 @@ package planner_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,8 +12,10 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/apply"
 	"github.com/declarative-gardener/gardener/engine/cluster"
+	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/state"
 	"github.com/declarative-gardener/gardener/tests/landscapetest"
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
@@ -26,7 +29,7 @@ func TestScopePlansDependenciesReadOnly(t *testing.T) {
 	c := localcluster.Shared(t)
 	t.Setenv("KUBECONFIG", c.Kubeconfig())
 	suffix := time.Now().Format("150405.000000")
-	dir := landscapetest.Dir(t, map[string]string{"main.hcl": fmt.Sprintf(`
+	landscape := fmt.Sprintf(`
 landscape "scope-test" {}
 
 cluster "runtime" {
@@ -45,7 +48,8 @@ component "manifests" "mine" {
   depends_on = [component.manifests.dependency]
   objects    = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "scope-mine-%[1]s" } }]
 }
-`, "x"+suffix[7:])})
+`, "x"+suffix[7:])
+	dir := landscapetest.Dir(t, map[string]string{"main.hcl": landscape})
 	connect := landscapetest.Connector(c.Plane(localcluster.RuntimePlane).RESTConfig(), cluster.Options{})
 	scoped := func() *planner.Outcome {
 		opts := landscapetest.Options(dir, connect)
@@ -74,6 +78,35 @@ component "manifests" "mine" {
 	out = scoped()
 	assert.Empty(t, out.Waiting, "the dependency is applied")
 	assert.Equal(t, map[string]plan.Action{"component.manifests.dependency": plan.NoOp, "component.manifests.mine": plan.Create}, actions(out))
+
+	// Once mine is applied and removed from the landscape, the scope that owns it deletes it;
+	// a scope that does not own it leaves it to the scope that does.
+	opts = landscapetest.Options(dir, connect)
+	opts.Scope = &planner.Scope{Instances: []string{"component.manifests.mine"}}
+	_, diags, err = apply.Landscape(context.Background(), apply.LandscapeOptions{Planner: opts, NoReport: true})
+	require.False(t, diags.HasErrors(), diags.Error())
+	require.NoError(t, err)
+	landscapetest.Write(t, dir, map[string]string{"main.hcl": strings.Split(landscape, `component "manifests" "mine"`)[0]})
+	for _, owns := range []bool{false, true} {
+		opts := landscapetest.Options(dir, connect)
+		opts.ReadState = func(res *config.Result) (*state.State, error) {
+			b, err := planner.OpenState(res, cluster.Options{})
+			if err != nil {
+				return nil, err
+			}
+			return b.Read(context.Background())
+		}
+		opts.Scope = &planner.Scope{Instances: []string{"component.manifests.dependency"}, Owns: func(addr string) bool {
+			return owns && addr == "component.manifests.mine"
+		}}
+		out := landscapetest.Plan(t, opts)
+		assert.Empty(t, out.Waiting)
+		if owns {
+			assert.Equal(t, map[string]plan.Action{"component.manifests.dependency": plan.NoOp, "component.manifests.mine": plan.Delete}, actions(out))
+		} else {
+			assert.Equal(t, map[string]plan.Action{"component.manifests.dependency": plan.NoOp}, actions(out))
+		}
+	}
 
 	_, _, err = planner.Plan(context.Background(), planner.Options{Dir: dir, Scope: &planner.Scope{}})
 	assert.ErrorContains(t, err, "names no instance")

@@ -416,6 +416,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	if opts.State != nil {
 		lineage = opts.State.Lineage
 	}
+	removed := opts.Scope.removed(opts.State, ev)
 	res, err := plan.Build(ctx, plan.Options{
 		Lineage:           lineage,
 		WithState:         opts.State != nil,
@@ -437,7 +438,8 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		Targets:           opts.Targets,
 		TargetAddrs:       out.Targets,
 		ByName:            ev.Skipped > 0,
-		RecordedOf:        recordedOf(opts.State, order),
+		RecordedOf:        recordedOf(opts.State, append(slices.Clone(order), addresses(removed)...)),
+		AlsoPrune:         removed,
 		Parallelism:       opts.Parallelism,
 		DryRun:            dryRun,
 		Outputs:           outputValues(ev, l),
@@ -459,7 +461,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		res.Plan.Notices = append(res.Plan.Notices, fmt.Sprintf("the landscape's state is empty: applying this plan continues lineage %s and records the objects of it the landscape renders", opts.AdoptLineage))
 	}
 	recordRetirements(res.Plan, opts.State, out.Rendered)
-	out.Waiting = opts.Scope.waiting(res.Plan, out.Targets)
+	out.Waiting = opts.Scope.waiting(res.Plan, out.Targets, removed)
 	for class, on := range opts.Rotate {
 		if on {
 			res.Plan.Rotate = append(res.Plan.Rotate, class)

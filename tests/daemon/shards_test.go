@@ -49,18 +49,21 @@ const (
 
 var shardSeeds = []string{"seed.a", "seed.b", "seed.c"}
 
-// seedsByName splits the test landscape: component.manifests.seed_<x> is shard seed.<x>.
+// seedsByName splits the test landscape: component.manifests.seed_<x> and
+// component.manifests.seed_<x>_<more> are shard seed.<x>.
 func seedsByName(ev *config.Evaluated) *shard.Assignment {
 	return shard.By(ev, func(inst *config.Instance) string {
 		if name, ok := strings.CutPrefix(string(inst.Addr), "component.manifests.seed_"); ok {
+			name, _, _ = strings.Cut(name, "_")
 			return "seed." + name
 		}
 		return shard.Garden
 	})
 }
 
-// shardsLandscape has a namespace (the garden shard's) and, per seed, a component of
-// ConfigMaps in it: the seed's name and extra.
+// shardsLandscape has a namespace (the garden shard's) and, per seed, a component with a
+// ConfigMap in it named after the seed, and for the seeds extra names a second component
+// seed_<x>_extra with a ConfigMap of that name.
 func shardsLandscape(extra map[string]string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `landscape %[1]q {
@@ -82,18 +85,24 @@ component "manifests" "namespace" {
 `, shardLandscape)
 	for _, seed := range shardSeeds {
 		name := strings.TrimPrefix(seed, "seed.")
-		objs := []string{fmt.Sprintf(`{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "seed-%s" } }`, name)}
-		if e := extra[seed]; e != "" {
-			objs = append(objs, fmt.Sprintf(`{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = %q } }`, e))
-		}
 		fmt.Fprintf(&b, `
-component "manifests" "seed_%s" {
+component "manifests" "seed_%[1]s" {
   cluster    = cluster.runtime
-  namespace  = %q
+  namespace  = %[2]q
   depends_on = [component.manifests.namespace]
-  objects    = [%s]
+  objects    = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "seed-%[1]s" } }]
 }
-`, name, shardLandscape, strings.Join(objs, ", "))
+`, name, shardLandscape)
+		if e := extra[seed]; e != "" {
+			fmt.Fprintf(&b, `
+component "manifests" "seed_%[1]s_extra" {
+  cluster    = cluster.runtime
+  namespace  = %[2]q
+  depends_on = [component.manifests.namespace]
+  objects    = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = %[3]q } }]
+}
+`, name, shardLandscape, e)
+		}
 	}
 	return b.String()
 }
@@ -259,4 +268,17 @@ func TestTwoShardedReplicasSplitThreeSeeds(t *testing.T) {
 	assert.True(t, slices.Contains(seedsOf(held, "two"), target))
 	// The shard's status says what its new leader did.
 	require.Eventually(t, func() bool { return settled(target) }, 10*time.Second, 100*time.Millisecond, "the status of shard %s", target)
+
+	// A component removed from the shard is the shard's to delete: its state records it.
+	landscapetest.Write(t, dir, map[string]string{"main.hcl": shardsLandscape(nil)})
+	require.Eventually(t, func() bool { return !configMap("after-kill") }, 30*time.Second, 200*time.Millisecond,
+		"shard %s deletes the component removed from it", target)
+	head, err := cs.CoreV1().Secrets(shardLandscape+"-state").Get(ctx, state.ShardHeadName(shardLandscape, target), metav1.GetOptions{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		st, err := state.NewKubernetesShards(cs, shardLandscape+"-state", shardLandscape, state.KubernetesOptions{}).Shard(target).Read(ctx)
+		require.NoError(t, err)
+		_, recorded := st.Components["component.manifests.seed_"+strings.TrimPrefix(target, "seed.")+"_extra"]
+		return !recorded
+	}, 10*time.Second, 100*time.Millisecond, "shard %s forgets the removed component (head was %s)", target, head.ResourceVersion)
 }
