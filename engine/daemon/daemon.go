@@ -66,7 +66,7 @@ type Options struct {
 	WatchDrift bool
 	// Sharded makes the daemon reconcile one shard of the landscape, Shard (a replica leading
 	// it, Sharder): it plans and applies exactly the shard's instances, what they depend on
-	// read-only (planner.Scope), and reads and writes only the shard's state
+	// read-only (planner.Exclusive), and reads and writes only the shard's state
 	// (planner.OpenShardState).
 	Sharded bool
 	Shard   string
@@ -312,7 +312,7 @@ func (d *Daemon) run(ctx context.Context) Status {
 	s.Fingerprint = d.fingerprint
 	d.mu.Unlock()
 
-	var scope *planner.Scope
+	var scope *planner.Exclusive
 	var split *shard.Assignment
 	if d.o.Sharded {
 		var err error
@@ -326,7 +326,7 @@ func (d *Daemon) run(ctx context.Context) Status {
 			s.Phase, s.Message = PhaseUpToDate, fmt.Sprintf("the landscape assigns nothing to shard %s", shardName(d.o.Shard))
 			return d.finish(s)
 		}
-		scope = &planner.Scope{Instances: instances}
+		scope = &planner.Exclusive{Instances: instances}
 	}
 
 	start := d.o.Now()
@@ -350,7 +350,7 @@ func (d *Daemon) run(ctx context.Context) Status {
 	var waiting []string
 	var backend state.Backend
 	po := d.plannerFor(snapshot)
-	po.Scope = d.owning(scope, func() state.Backend { return backend })
+	po.Exclusive = d.owning(scope, func() state.Backend { return backend })
 	po.Connect = d.pool.connector(po.Connect)
 	ao := d.o.Apply
 	ao.Warn = d.warnReport
@@ -505,7 +505,7 @@ func (d *Daemon) plannerFor(snapshot string) planner.Options {
 // planFromCaches plans the landscape from the watches' informers and the state the last cycle
 // left, without the state lock (it writes nothing). It returns the outcome only when the plan is
 // complete and has no changes; nil sends the cycle to the API servers.
-func (d *Daemon) planFromCaches(ctx context.Context, snapshot string, scope *planner.Scope) *planner.Outcome {
+func (d *Daemon) planFromCaches(ctx context.Context, snapshot string, scope *planner.Exclusive) *planner.Outcome {
 	d.mu.Lock()
 	known, knownSerial, knownIn := d.known, d.knownSerial, d.knownIn
 	d.mu.Unlock()
@@ -513,7 +513,7 @@ func (d *Daemon) planFromCaches(ctx context.Context, snapshot string, scope *pla
 		return nil
 	}
 	po := d.plannerFor(snapshot)
-	po.Scope = d.owning(scope, func() state.Backend { return knownIn })
+	po.Exclusive = d.owning(scope, func() state.Backend { return knownIn })
 	po.Connect = cachedConnector(d.pool.connector(po.Connect), d.watch)
 	po.ReadState = func(res *config.Result) (*state.State, error) {
 		head, err := d.headOf(res)
@@ -583,7 +583,7 @@ func (d *Daemon) split(snapshot, fingerprint string) (*shard.Assignment, error) 
 
 // owning is scope (nil for an unsharded daemon) owning the components that the daemon's shard
 // records in the state read through backend().
-func (d *Daemon) owning(scope *planner.Scope, backend func() state.Backend) *planner.Scope {
+func (d *Daemon) owning(scope *planner.Exclusive, backend func() state.Backend) *planner.Exclusive {
 	if scope == nil {
 		return nil
 	}

@@ -114,7 +114,7 @@ type Options struct {
 	RecordedOf func(cluster string) []object.Ref
 	// AlsoPrune are components the state records that the landscape no longer declares, whose
 	// objects a plan limited to TargetAddrs deletes too: those a daemon shard's own state
-	// records (planner.Scope).
+	// records (planner.Exclusive).
 	AlsoPrune []string
 	// Parallelism bounds concurrent API requests per cluster (default 10).
 	Parallelism int

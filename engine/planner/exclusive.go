@@ -10,39 +10,39 @@ import (
 	"github.com/declarative-gardener/gardener/state"
 )
 
-// Scope is what one daemon shard writes: exactly these instances and their parts. Targets
+// Exclusive is what one daemon shard writes: exactly these instances and their parts. Targets
 // (Terraform's -target) plan targets and everything they depend on, and apply all of it; a shard
 // must not write what another shard owns (the garden, projects, extensions a shoot depends on),
-// so a scoped plan plans those dependencies too, for their outputs and their state, but
+// so an exclusive plan plans those dependencies too, for their outputs and their state, but
 // read-only: when one of them has changes, the plan names it in Outcome.Waiting and the shard
 // waits for the shard that owns it.
-type Scope struct {
+type Exclusive struct {
 	// Instances are instance addresses (`seed.a`, `shoot.dev["x"]`).
 	Instances []string
-	// Owns reports whether the scope's own state records a component (the shard's state, not
+	// Owns reports whether the shard's own state records a component (the shard's state, not
 	// the garden shard's read beside it): a component it owns that the landscape no longer
-	// declares is deleted by the scope's plan. Nil owns none.
+	// declares is deleted by the exclusive plan. Nil owns none.
 	Owns func(address string) bool
 }
 
-// apply plans the scope's instances the way targets are planned.
-func (s *Scope) apply(opts *Options) error {
+// apply plans the instances the way targets are planned.
+func (s *Exclusive) apply(opts *Options) error {
 	if s == nil {
 		return nil
 	}
 	if len(s.Instances) == 0 {
-		return errors.New("plan: the scope names no instance")
+		return errors.New("plan: the exclusive plan names no instance")
 	}
 	if len(opts.Targets) > 0 {
-		return errors.New("plan: a scope and targets cannot be combined")
+		return errors.New("plan: an exclusive plan cannot have targets")
 	}
 	opts.Targets = slices.Clone(s.Instances)
 	return nil
 }
 
-// waiting returns the components of pl outside the scope (its instances, their parts and the
+// waiting returns the components of pl outside the exclusive plan's reach (its instances, their parts and the
 // removed components it owns) that have changes, sorted.
-func (s *Scope) waiting(pl *plan.Plan, resolved []config.InstanceAddress, removed []string) []string {
+func (s *Exclusive) waiting(pl *plan.Plan, resolved []config.InstanceAddress, removed []string) []string {
 	if s == nil {
 		return nil
 	}
@@ -75,8 +75,8 @@ func (s *Scope) waiting(pl *plan.Plan, resolved []config.InstanceAddress, remove
 }
 
 // removed returns the components st records that ev does not declare (nor their composite) and
-// that the scope owns, sorted: a removed shoot of a seed's shard is that shard's to delete.
-func (s *Scope) removed(st *state.State, ev *config.Evaluated) []string {
+// that the plan owns, sorted: a removed shoot of a seed's shard is that shard's to delete.
+func (s *Exclusive) removed(st *state.State, ev *config.Evaluated) []string {
 	if s == nil || s.Owns == nil || st == nil || ev == nil {
 		return nil
 	}

@@ -20,9 +20,9 @@ import (
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
-// A scoped plan writes exactly its instances: the component it depends on is planned, but
+// An exclusive plan writes exactly its instances: the component it depends on is planned, but
 // read-only, and while that component has changes the plan names it as what the scope waits for.
-func TestScopePlansDependenciesReadOnly(t *testing.T) {
+func TestExclusivePlansDependenciesReadOnly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a local control plane")
 	}
@@ -53,7 +53,7 @@ component "manifests" "mine" {
 	connect := landscapetest.Connector(c.Plane(localcluster.RuntimePlane).RESTConfig(), cluster.Options{})
 	scoped := func() *planner.Outcome {
 		opts := landscapetest.Options(dir, connect)
-		opts.Scope = &planner.Scope{Instances: []string{"component.manifests.mine"}}
+		opts.Exclusive = &planner.Exclusive{Instances: []string{"component.manifests.mine"}}
 		return landscapetest.Plan(t, opts)
 	}
 	actions := func(out *planner.Outcome) map[string]plan.Action {
@@ -82,7 +82,7 @@ component "manifests" "mine" {
 	// Once mine is applied and removed from the landscape, the scope that owns it deletes it;
 	// a scope that does not own it leaves it to the scope that does.
 	opts = landscapetest.Options(dir, connect)
-	opts.Scope = &planner.Scope{Instances: []string{"component.manifests.mine"}}
+	opts.Exclusive = &planner.Exclusive{Instances: []string{"component.manifests.mine"}}
 	_, diags, err = apply.Landscape(context.Background(), apply.LandscapeOptions{Planner: opts, NoReport: true})
 	require.False(t, diags.HasErrors(), diags.Error())
 	require.NoError(t, err)
@@ -96,7 +96,7 @@ component "manifests" "mine" {
 			}
 			return b.Read(context.Background())
 		}
-		opts.Scope = &planner.Scope{Instances: []string{"component.manifests.dependency"}, Owns: func(addr string) bool {
+		opts.Exclusive = &planner.Exclusive{Instances: []string{"component.manifests.dependency"}, Owns: func(addr string) bool {
 			return owns && addr == "component.manifests.mine"
 		}}
 		out := landscapetest.Plan(t, opts)
@@ -108,6 +108,6 @@ component "manifests" "mine" {
 		}
 	}
 
-	_, _, err = planner.Plan(context.Background(), planner.Options{Dir: dir, Scope: &planner.Scope{}})
+	_, _, err = planner.Plan(context.Background(), planner.Options{Dir: dir, Exclusive: &planner.Exclusive{}})
 	assert.ErrorContains(t, err, "names no instance")
 }

@@ -53,10 +53,10 @@ type Options struct {
 	// evaluateAll turns config.Scope off, for tests that compare a targeted plan with the
 	// same plan over the whole landscape.
 	evaluateAll bool
-	// Scope, when set, is what a daemon shard plans (exclusive.go): exactly these instances
+	// Exclusive, when set, is what a daemon shard plans (exclusive.go): exactly these instances
 	// write; what they depend on is planned read-only.
-	Scope   *Scope
-	Destroy bool
+	Exclusive *Exclusive
+	Destroy   bool
 	// Parallelism bounds concurrent requests per cluster.
 	Parallelism int
 	Connect     Connector
@@ -113,8 +113,9 @@ type Outcome struct {
 	Rendered map[config.InstanceAddress]*rendering.Rendered
 	// Targets are the instances --target resolved to.
 	Targets []config.InstanceAddress
-	// Waiting are the instances outside the plan's Scope that it depends on and that have
-	// changes of their own: a shard applies nothing until their shard applied them.
+	// Waiting are the instances an exclusive plan (Options.Exclusive) depends on outside its
+	// own that have changes of their own: a shard applies nothing until their shard applied
+	// them.
 	Waiting []string
 	// Clusters are the connected clusters by cluster block name.
 	Clusters map[string]observe.Cluster
@@ -263,7 +264,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	if opts.Now.IsZero() {
 		opts.Now = time.Now() // rendering and the maintenance windows judge the same moment
 	}
-	if err := opts.Scope.apply(&opts); err != nil {
+	if err := opts.Exclusive.apply(&opts); err != nil {
 		return nil, nil, err
 	}
 	adoptErr := withAdoptedLineage(&opts)
@@ -416,7 +417,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	if opts.State != nil {
 		lineage = opts.State.Lineage
 	}
-	removed := opts.Scope.removed(opts.State, ev)
+	removed := opts.Exclusive.removed(opts.State, ev)
 	res, err := plan.Build(ctx, plan.Options{
 		Lineage:           lineage,
 		WithState:         opts.State != nil,
@@ -461,7 +462,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		res.Plan.Notices = append(res.Plan.Notices, fmt.Sprintf("the landscape's state is empty: applying this plan continues lineage %s and records the objects of it the landscape renders", opts.AdoptLineage))
 	}
 	recordRetirements(res.Plan, opts.State, out.Rendered)
-	out.Waiting = opts.Scope.waiting(res.Plan, out.Targets, removed)
+	out.Waiting = opts.Exclusive.waiting(res.Plan, out.Targets, removed)
 	for class, on := range opts.Rotate {
 		if on {
 			res.Plan.Rotate = append(res.Plan.Rotate, class)
