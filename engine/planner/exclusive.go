@@ -87,6 +87,11 @@ func (s *Exclusive) removed(st *state.State, ev *config.Evaluated) []string {
 			if parent, ok := a.Parent(); ok && ev.Instances[config.InstanceAddress(parent.String())] != nil {
 				declared = true
 			}
+			// A targeted evaluation leaves instances out (config.Scope) that the landscape
+			// still declares: only a component whose block is gone counts as removed then.
+			if ev.Skipped > 0 && ev.Landscape != nil && ev.Landscape.Blocks[config.Address(a.Block().String())] != nil {
+				declared = true
+			}
 		}
 		if !declared && s.Owns(addr) {
 			out = append(out, addr)
