@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +10,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // seedPlacement assigns the seeds and shoots of a test landscape to shards the way the daemon
@@ -273,4 +279,22 @@ func TestKubernetesShards(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, lb.Unlock(ctx))
 	require.NoError(t, la.Unlock(ctx))
+}
+
+// Who may not list the state's Secrets (a plan with rights on the head by name) reads the
+// landscape's own state, as before sharding.
+func TestKubernetesShardsWithoutTheRightToList(t *testing.T) {
+	cs := fake.NewClientset()
+	cs.PrependReactor("list", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", errors.New("no list"))
+	})
+	shards, err := NewKubernetesShards(cs, "garden", "land", KubernetesOptions{}).Shards(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, shards)
+
+	cs.PrependReactor("list", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewServiceUnavailable("down")
+	})
+	_, err = NewKubernetesShards(cs, "garden", "land", KubernetesOptions{}).Shards(context.Background())
+	require.Error(t, err, "other failures are errors")
 }
