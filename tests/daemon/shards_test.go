@@ -282,3 +282,36 @@ func TestTwoShardedReplicasSplitThreeSeeds(t *testing.T) {
 		return !recorded
 	}, 10*time.Second, 100*time.Millisecond, "shard %s forgets the removed component (head was %s)", target, head.ResourceVersion)
 }
+
+// `gardener daemon --shard-by-seed` elects the garden shard's leader on --leader-election-id
+// (a landscape without seed blocks is the garden shard alone) instead of the manager's election,
+// and applies the landscape as that shard's leader.
+func TestShardBySeedFlag(t *testing.T) {
+	c := localcluster.Shared(t)
+	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, ns := range []string{"daemon-shard-flag-state", "daemon-shard-flag-status"} {
+		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			require.NoError(t, err)
+		}
+	}
+	dir := landscapetest.Dir(t, map[string]string{"main.hcl": namedLandscape("daemon-shard-flag", "a")})
+	r := startReplica(t, buildDaemon(t), "sharded", []string{"KUBECONFIG=" + c.Kubeconfig()}, "--landscape", dir, "--policy", "auto",
+		"--kubeconfig", c.Kubeconfig(), "--context", "runtime", "--shard-by-seed",
+		"--status-namespace", "daemon-shard-flag-status", "--leader-election-id", "daemon-shard-flag",
+		"--resync", "1h", "--poll", "200ms", "--timeout", "1m")
+	require.Eventually(t, func() bool {
+		_, err := cs.CoreV1().ConfigMaps("daemon-shard-flag").Get(ctx, "a", metav1.GetOptions{})
+		return err == nil
+	}, 2*time.Minute, 200*time.Millisecond, "the garden shard's leader applies the landscape")
+	lease, err := cs.CoordinationV1().Leases("daemon-shard-flag-status").Get(ctx, daemon.ShardLeaseName("daemon-shard-flag", shard.Garden), metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Contains(t, ptr.Deref(lease.Spec.HolderIdentity, ""), fmt.Sprintf("_%d_", r.cmd.Process.Pid), "the replica leads the garden shard")
+	require.Eventually(t, func() bool {
+		status, err := cs.CoreV1().ConfigMaps("daemon-shard-flag-status").Get(ctx, "gardener-daemon-status", metav1.GetOptions{})
+		return err == nil && (status.Data["phase"] == daemon.PhaseApplied || status.Data["phase"] == daemon.PhaseUpToDate)
+	}, 30*time.Second, 200*time.Millisecond, "the garden shard's status")
+	assert.Contains(t, r.logs(), `"msg":"leading shard"`)
+}
