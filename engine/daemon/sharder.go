@@ -184,27 +184,29 @@ func (s *Sharder) resplit(ctx context.Context) {
 	if same {
 		return
 	}
-	shards := []string{shard.Garden}
 	snap, _, err := Snapshot(s.o.Daemon.Dir, s.o.Daemon.WorkDir)
-	if err == nil {
-		po := s.o.Daemon.Planner(snap)
-		po.Inputs.Trust.Confined = true
-		res, diags := config.Load(snap, po.Schemas, po.Inputs)
-		_ = os.RemoveAll(snap)
-		if diags.HasErrors() {
-			s.mu.Lock()
-			known := len(s.shards) > 0
-			s.mu.Unlock()
-			if known {
-				return
-			}
-		} else {
-			assign := s.o.Daemon.Assign
-			if assign == nil {
-				assign = shard.BySeed
-			}
-			shards = append(shards, assign(res.Evaluated).Shards()...)
+	if err != nil {
+		s.o.Daemon.Log.Error(err, "reading the landscape directory")
+		return
+	}
+	po := s.o.Daemon.Planner(snap)
+	po.Inputs.Trust.Confined = true
+	res, diags := config.Load(snap, po.Schemas, po.Inputs)
+	_ = os.RemoveAll(snap)
+	shards := []string{shard.Garden}
+	if diags.HasErrors() {
+		s.mu.Lock()
+		known := len(s.shards) > 0
+		s.mu.Unlock()
+		if known {
+			return
 		}
+	} else {
+		assign := s.o.Daemon.Assign
+		if assign == nil {
+			assign = shard.BySeed
+		}
+		shards = append(shards, assign(res.Evaluated).Shards()...)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
