@@ -197,6 +197,9 @@ func (s *Sharder) resplit(ctx context.Context) {
 	if diags.HasErrors() {
 		s.mu.Lock()
 		known := len(s.shards) > 0
+		if known {
+			s.fingerprint = fp // loaded again when it changes
+		}
 		s.mu.Unlock()
 		if known {
 			return
