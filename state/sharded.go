@@ -34,6 +34,11 @@ type ShardedOptions struct {
 	Home string
 	// OwnHome says that Home is set; GardenShard is "" and may be a home too.
 	OwnHome bool
+	// Within, when not nil, limits a backend of every shard (no Home) to GardenShard and these
+	// shards: a plan targeted at a few shoots reads, locks and writes the shards their seeds
+	// own and the garden shard, never the others, so that one shoot's apply costs the same in
+	// a landscape of 10 or 10,000 and never waits on another seed's writer.
+	Within []string
 }
 
 // NewSharded returns a backend that keeps a landscape's state in the shards of store: reads
@@ -95,7 +100,16 @@ func (b *sharded) readSet(ctx context.Context) (shards []string, sharded bool, e
 	if err != nil {
 		return nil, false, err
 	}
-	return append([]string{GardenShard}, found...), len(found) > 0, nil
+	sharded = len(found) > 0
+	return append([]string{GardenShard}, b.within(found)...), sharded, nil
+}
+
+// within keeps the shards of Within (all when Within is nil), GardenShard aside.
+func (b *sharded) within(shards []string) []string {
+	if b.opts.Within == nil {
+		return shards
+	}
+	return slices.DeleteFunc(slices.Clone(shards), func(s string) bool { return !slices.Contains(b.opts.Within, s) })
 }
 
 // owner is the shard a component belongs to: the one the landscape assigns, else the one it was
@@ -366,6 +380,14 @@ func (b *sharded) split(s *State, v *shardView) (contents map[string]map[string]
 		from, read := v.from[addr]
 		switch {
 		case !b.opts.OwnHome:
+			if _, covered := v.serials[owner]; !covered && b.opts.Within != nil {
+				// A shard outside Within was not read and is not written: the
+				// component stays where it is recorded until a write covers both.
+				owner = GardenShard
+				if read {
+					owner = from
+				}
+			}
 			if contents[owner] == nil {
 				contents[owner] = map[string]*Component{}
 			}
@@ -454,7 +476,7 @@ func (b *sharded) lockSet(ctx context.Context) ([]string, error) {
 		}
 	}
 	delete(set, GardenShard)
-	return append([]string{GardenShard}, slices.Sorted(maps.Keys(set))...), nil
+	return append([]string{GardenShard}, b.within(slices.Sorted(maps.Keys(set)))...), nil
 }
 
 // Lock takes the locks of the shards the backend writes, one after the other in one order

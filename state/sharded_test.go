@@ -298,3 +298,41 @@ func TestKubernetesShardsWithoutTheRightToList(t *testing.T) {
 	_, err = NewKubernetesShards(cs, "garden", "land", KubernetesOptions{}).Shards(context.Background())
 	require.Error(t, err, "other failures are errors")
 }
+
+// A plan targeted at the shoots of one seed reads, locks and writes that seed's shard and the
+// garden shard only (ShardedOptions.Within): another seed's shard is neither read nor waited on,
+// and a component the landscape places in a shard outside Within stays where it is recorded.
+func TestShardedWithinCoversOnlyItsShards(t *testing.T) {
+	ctx := context.Background()
+	store, _ := localShardStore(t)
+	switchOn(t, store)
+	within := NewSharded(store, ShardedOptions{Place: seedPlacement, Shards: testShards, Within: []string{"seed.a"}})
+
+	s, err := within.Read(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"component.manifests.garden", "seed.a", "seed.a.gardenlet", "shoot.a_dev"}, s.Addresses(), "seed.b's shard is not read")
+
+	// seed.b's writer holds its lock; the targeted writer does not wait for it.
+	other, err := shardOf(store, "seed.b").Lock(ctx, LockInfo{Operation: "daemon"})
+	require.NoError(t, err)
+	l, err := within.Lock(ctx, LockInfo{Operation: "apply"})
+	require.NoError(t, err, "seed.b's lock is not taken")
+
+	before, err := store.Shard("seed.b").Read(ctx)
+	require.NoError(t, err)
+	s.Components["shoot.a_dev"].ConfigHash = "changed"
+	s.Components["shoot.b_new"] = component("shoot.b_new") // placed in seed.b, outside Within
+	require.NoError(t, within.Write(ctx, s))
+	after, err := store.Shard("seed.b").Read(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, before.Serial, after.Serial, "seed.b's shard is not written")
+	a, err := store.Shard("seed.a").Read(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "changed", a.Components["shoot.a_dev"].ConfigHash)
+	g, err := store.Shard(GardenShard).Read(ctx)
+	require.NoError(t, err)
+	assert.NotNil(t, g.Components["shoot.b_new"], "kept in the garden shard until a write covers seed.b")
+
+	require.NoError(t, l.Unlock(ctx))
+	require.NoError(t, other.Unlock(ctx))
+}

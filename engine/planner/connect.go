@@ -193,7 +193,10 @@ func openState(res *config.Result, opts cluster.Options, a *shard.Assignment, ho
 	if err != nil {
 		return nil, err
 	}
-	return ShardedState(store, a, home, own), nil
+	if own {
+		return ShardedState(store, a, home, own), nil
+	}
+	return state.NewSharded(store, state.ShardedOptions{Place: a.Place, Shards: a.Shards(), Home: home, Within: scopedShards(res.Evaluated, a)}), nil
 }
 
 // connections connects each cluster block once per plan, on first use: rendering reads live

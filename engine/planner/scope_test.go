@@ -22,6 +22,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/observe"
+	"github.com/declarative-gardener/gardener/engine/shard"
 	"github.com/declarative-gardener/gardener/engine/views"
 	"github.com/declarative-gardener/gardener/state"
 )
@@ -186,4 +187,14 @@ func TestTargetedPlanOfOneShootReadsByName(t *testing.T) {
 		return true
 	})
 	assert.NotZero(t, clusterWide, "a plan over the whole landscape lists kinds across namespaces")
+}
+
+// The state a plan targeted at one shoot reads and writes: its seed's shard (and the garden
+// shard, always); a plan of the whole landscape covers every shard.
+func TestTargetedPlanCoversItsSeedsShard(t *testing.T) {
+	scoped, _ := offlineScalePlan(t, 12, []string{`shoot.on_s2["shoot-001"]`}, false)
+	ev := scoped.Load.Evaluated
+	assert.Equal(t, []string{"seed.s2"}, scopedShards(ev, shard.BySeed(ev)))
+	whole, _ := offlineScalePlan(t, 12, []string{`shoot.on_s2["shoot-001"]`}, true)
+	assert.Nil(t, scopedShards(whole.Load.Evaluated, shard.BySeed(whole.Load.Evaluated)))
 }

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"k8s.io/client-go/kubernetes"
 
@@ -112,6 +113,26 @@ func StateShards(cfg *config.StateConfig, dir, landscape string, connect Cluster
 // that shard); otherwise of every shard, and a landscape without shards keeps its one state.
 func ShardedState(store state.ShardStore, a *shard.Assignment, home string, own bool) state.Backend {
 	return state.NewSharded(store, state.ShardedOptions{Place: a.Place, Shards: a.Shards(), Home: home, OwnHome: own})
+}
+
+// scopedShards are the shards a plan that left shoots out (config.Scope) reads and writes
+// besides the garden shard: those of the shoots it evaluated, the targets and what they need
+// (state.ShardedOptions.Within). It is nil, every shard, for a plan that evaluated everything.
+func scopedShards(ev *config.Evaluated, a *shard.Assignment) []string {
+	if ev == nil || ev.Skipped == 0 {
+		return nil
+	}
+	within := []string{}
+	for addr, inst := range ev.Instances {
+		if inst.Block == nil || !inst.Block.Schema.Independent {
+			continue
+		}
+		if s, ok := a.Place(string(addr)); ok && s != state.GardenShard && !slices.Contains(within, s) {
+			within = append(within, s)
+		}
+	}
+	slices.Sort(within)
+	return within
 }
 
 // StateHead is where a landscape whose state block keeps the state in a cluster has its head
