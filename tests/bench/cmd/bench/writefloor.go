@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/inventory"
+	"github.com/declarative-gardener/gardener/engine/observe"
 )
 
 // floorStallTimeout is how long the write floor keeps retrying objects none of which could be
@@ -64,7 +64,8 @@ func writeFloor(ctx context.Context, kubeconfig, rendered string, parallelism in
 		if err != nil {
 			return floorOutcome{}, err
 		}
-		// Discovery before the clock starts, as gardener's apply has it from its plan.
+		// Discovery before the clock starts, as gardener's apply has it from its plan; the first
+		// pass reads it from the cache.
 		if _, err := c.Resources(ctx); err != nil {
 			return floorOutcome{}, err
 		}
@@ -105,24 +106,31 @@ func decodeRendered(dir string) ([]*unstructured.Unstructured, error) {
 }
 
 // applyAll applies objects to one cluster in passes until every one is applied, and returns the
-// number of passes.
+// number of passes. Each pass reads discovery once (afresh after the first) for the kinds the
+// cluster serves.
 func applyAll(ctx context.Context, c *cluster.Client, objects []*unstructured.Unstructured, parallelism int) (int, error) {
 	pending := objects
 	lastProgress := time.Now()
 	for pass := 1; ; pass++ {
+		resources, err := c.Resources(ctx)
+		if err != nil {
+			return pass, err
+		}
+		served := map[schema.GroupKind]observe.Resource{}
+		for _, r := range resources {
+			served[r.GroupKind()] = r
+		}
 		first, rest := foundationsFirst(pending)
-		failedFirst := applyParallel(ctx, c, first, parallelism)
-		failedRest := applyParallel(ctx, c, rest, parallelism)
-		failed := append(failedFirst, failedRest...)
+		failed := append(applyParallel(ctx, c, served, first, parallelism), applyParallel(ctx, c, served, rest, parallelism)...)
 		if len(failed) == 0 {
 			return pass, nil
 		}
 		if len(failed) < len(pending) {
 			lastProgress = time.Now()
 		} else if time.Since(lastProgress) > floorStallTimeout {
-			return pass, fmt.Errorf("cluster %s: %d objects not applied after %s without progress, such as %s", c.Host(), len(failed), floorStallTimeout, failed[0].err)
+			return pass, fmt.Errorf("cluster %s: %d objects not applied after %s without progress, such as %w", c.Host(), len(failed), floorStallTimeout, failed[0].err)
 		}
-		pending = pending[:0:0]
+		pending = make([]*unstructured.Unstructured, 0, len(failed))
 		for _, f := range failed {
 			pending = append(pending, f.obj)
 		}
@@ -156,35 +164,22 @@ type failure struct {
 }
 
 // applyParallel applies objects with up to parallelism requests in flight and returns those that
-// failed, in their order. A kind the cluster does not serve fails without a request.
-func applyParallel(ctx context.Context, c *cluster.Client, objects []*unstructured.Unstructured, parallelism int) []failure {
-	mappings := map[schema.GroupVersionKind]*meta.RESTMapping{}
-	mappingErrs := map[schema.GroupVersionKind]error{}
-	for _, o := range objects {
-		gvk := o.GroupVersionKind()
-		if _, done := mappings[gvk]; done || mappingErrs[gvk] != nil {
-			continue
-		}
-		m, err := c.Mapper().RESTMapping(gvk.GroupKind(), gvk.Version)
-		if err != nil {
-			mappingErrs[gvk] = err
-			continue
-		}
-		mappings[gvk] = m
-	}
+// failed, in their order. An object of a kind the cluster does not serve fails without a request.
+func applyParallel(ctx context.Context, c *cluster.Client, served map[schema.GroupKind]observe.Resource, objects []*unstructured.Unstructured, parallelism int) []failure {
 	errs := make([]error, len(objects))
 	sem := make(chan struct{}, max(parallelism, 1))
 	var wg sync.WaitGroup
 	for i, o := range objects {
-		m := mappings[o.GroupVersionKind()]
-		if m == nil {
-			errs[i] = fmt.Errorf("%s %s: %w", o.GroupVersionKind(), o.GetName(), mappingErrs[o.GroupVersionKind()])
+		gvk := o.GroupVersionKind()
+		r, ok := served[gvk.GroupKind()]
+		if !ok {
+			errs[i] = fmt.Errorf("%s %s: the cluster does not serve the kind (yet)", gvk, o.GetName())
 			continue
 		}
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			errs[i] = applyOne(ctx, c, m, o)
+			errs[i] = applyOne(ctx, c, schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: r.Resource}, r.Namespaced, o)
 		})
 	}
 	wg.Wait()
@@ -199,11 +194,11 @@ func applyParallel(ctx context.Context, c *cluster.Client, objects []*unstructur
 
 // applyOne server-side applies one object as gardener's field manager, taking fields from
 // other managers as gardener apply does.
-func applyOne(ctx context.Context, c *cluster.Client, m *meta.RESTMapping, o *unstructured.Unstructured) error {
-	r := c.Dynamic().Resource(m.Resource)
+func applyOne(ctx context.Context, c *cluster.Client, gvr schema.GroupVersionResource, namespaced bool, o *unstructured.Unstructured) error {
+	r := c.Dynamic().Resource(gvr)
 	opts := metav1.ApplyOptions{FieldManager: inventory.FieldManager, Force: true}
 	var err error
-	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+	if namespaced {
 		_, err = r.Namespace(o.GetNamespace()).Apply(ctx, o.GetName(), o, opts)
 	} else {
 		_, err = r.Apply(ctx, o.GetName(), o, opts)
