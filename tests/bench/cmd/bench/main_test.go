@@ -235,7 +235,8 @@ func TestOfflinePlotHasTimeAndMemoryPanelsOnLogAxes(t *testing.T) {
 	}
 	assert.Equal(t, 4, strings.Count(svg, "<polyline"), "full and targeted in each of the two panels")
 	assert.Equal(t, 2*(3+4), strings.Count(svg, "<circle"), "a point per measured plan in each panel: 3 full, 4 targeted")
-	assert.Contains(t, svg, "not measured (would not fit): full plan at 10000 shoots")
+	assert.Contains(t, svg, "not measured (see results.md): full plan at 10000 shoots")
+	assert.Contains(t, svg, `width="850"`, "both panels and the right margin fit")
 }
 
 func TestLocalTableComparesTheMedians(t *testing.T) {

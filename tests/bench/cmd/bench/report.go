@@ -252,7 +252,8 @@ func offlinePlot(results []OfflineResult) string {
 		{"wall time (s)", func(p OfflinePlan) float64 { return p.Seconds }},
 		{"peak memory (MiB)", func(p OfflinePlan) float64 { return p.PeakRSSMiB }},
 	}
-	const w, h, panelW, left, top, bottom = 820.0, 420.0, 340.0, 70.0, 30.0, 90.0
+	const h, panelW, left, right, top, bottom = 420.0, 340.0, 70.0, 30.0, 30.0, 90.0
+	const w = 2*(left+panelW) + right
 	minX, maxX := math.Inf(1), math.Inf(-1)
 	for _, r := range results {
 		minX, maxX = math.Min(minX, float64(r.Shoots)), math.Max(maxX, float64(r.Shoots))
@@ -304,7 +305,7 @@ func offlinePlot(results []OfflineResult) string {
 		}
 	}
 	if len(skipped) > 0 {
-		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f">not measured (would not fit): %s</text>`+"\n", left, h-8, strings.Join(skipped, ", "))
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f">not measured (see results.md): %s</text>`+"\n", left, h-8, strings.Join(skipped, ", "))
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
