@@ -104,10 +104,12 @@ BENCH_SIZES ?= 10,50,100
 # Shoot counts of the offline series; a size whose plan would not fit the machine's memory is
 # reported as such, not run.
 BENCH_OFFLINE_SIZES ?= 10,100,1000,10000
+# More flags of tests/bench/cmd/bench, such as --offline-memory-mib or --write-parallelism.
+BENCH_FLAGS ?=
 
 .PHONY: bench
 bench: tools build ## measure plans and applies on fresh local planes and offline plans at fleet size (BENCH_PARTS, BENCH_SIZES, BENCH_OFFLINE_SIZES); results in bench-results/
-	go run ./tests/bench/cmd/bench --gardener $(BIN)/gardener --parts $(BENCH_PARTS) --sizes $(BENCH_SIZES) --offline-sizes $(BENCH_OFFLINE_SIZES) --out bench-results
+	go run ./tests/bench/cmd/bench --gardener $(BIN)/gardener --parts $(BENCH_PARTS) --sizes $(BENCH_SIZES) --offline-sizes $(BENCH_OFFLINE_SIZES) $(BENCH_FLAGS) --out bench-results
 
 .PHONY: clean
 clean: local-down ## stop the local control plane and remove build outputs except the tool binaries
