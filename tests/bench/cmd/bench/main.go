@@ -91,6 +91,7 @@ func main() {
 	budget := flag.Float64("offline-memory-mib", 0, "peak memory an offline plan may reach, in MiB (default: 90% of MemAvailable when the series starts)")
 	target := flag.String("offline-target", `shoot.on_s1["shoot-000"]`, "the one shoot the targeted offline plans plan")
 	timeout := flag.Duration("offline-timeout", time.Hour, "how long an offline plan may run before it is stopped and reported as not fitting")
+	flag.BoolVar(&profileRuns, "cpuprofile", false, "write a CPU profile of every gardener run beside its log (logs/NAME.prof; read it with go tool pprof)")
 	flag.Parse()
 
 	cfg := config{

@@ -17,6 +17,9 @@ import (
 // logDir holds the output of every gardener run.
 var logDir string
 
+// profileRuns makes every gardener run write a CPU profile beside its log (--cpuprofile).
+var profileRuns bool
+
 // gardenerRun is one run of the gardener binary.
 type gardenerRun struct {
 	// args are the command line after the binary.
@@ -53,6 +56,9 @@ func runGardener(bin string, r gardenerRun) (runOutcome, error) {
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	if r.kubeconfig != "" {
 		cmd.Env = append(cmd.Env, "KUBECONFIG="+r.kubeconfig)
+	}
+	if profileRuns {
+		cmd.Env = append(cmd.Env, "GARDENER_CPUPROFILE="+filepath.Join(logDir, r.log+".prof"))
 	}
 	// The output goes to a log file beside the results, to follow a long run and to debug one.
 	logPath := filepath.Join(logDir, r.log+".log")

@@ -20,6 +20,7 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "plan":
 		fmt.Println("Plan: 3 to add, 0 to change, 0 to replace, 0 to destroy.")
+		fmt.Println("profile:", os.Getenv("GARDENER_CPUPROFILE"))
 		os.Exit(0)
 	case "fail":
 		fmt.Println("Error: the landscape does not load")
@@ -63,6 +64,15 @@ func TestRunGardenerMeasuresTimeAndPeakMemoryAndKeepsTheOutput(t *testing.T) {
 	logged, err := os.ReadFile(filepath.Join(logDir, "plan.log"))
 	require.NoError(t, err)
 	assert.Contains(t, string(logged), "Plan: 3 to add")
+	assert.Contains(t, string(logged), "profile: \n", "no profile unless asked for")
+
+	profileRuns = true
+	t.Cleanup(func() { profileRuns = false })
+	_, err = playGardener(t, "plan", gardenerRun{args: []string{"plan"}, log: "profiled"})
+	require.NoError(t, err)
+	logged, err = os.ReadFile(filepath.Join(logDir, "profiled.log"))
+	require.NoError(t, err)
+	assert.Contains(t, string(logged), "profile: "+filepath.Join(logDir, "profiled.prof")+"\n", "with --cpuprofile, beside the run's log")
 }
 
 func TestRunGardenerFailsWithTheRunsOutput(t *testing.T) {
