@@ -38,16 +38,21 @@ func (r *Redactor) Sensitive(v any) bool {
 	if r == nil {
 		return false
 	}
-	r.mu.Lock()
-	if r.index == nil {
-		r.index = newSecretIndex(r.secrets)
-	}
-	ix := r.index
-	r.mu.Unlock()
+	ix := r.currentIndex()
 	if ix.none {
 		return false
 	}
 	return ix.sensitive(v)
+}
+
+// currentIndex is the index of the secrets added so far, built on first use after a change.
+func (r *Redactor) currentIndex() *secretIndex {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.index == nil {
+		r.index = newSecretIndex(r.secrets)
+	}
+	return r.index
 }
 
 // secretIndex maps the first k bytes of every secret (k the length of the shortest secret, at
@@ -95,6 +100,25 @@ func (ix *secretIndex) sensitive(v any) bool {
 	return false
 }
 
+// within returns the distinct secrets that occur in v, the empty one included when it is a
+// secret (it occurs everywhere).
+func (ix *secretIndex) within(v string) []string {
+	var found []string
+	seen := map[string]bool{}
+	if ix.empty {
+		found, seen[""] = append(found, ""), true
+	}
+	for i := 0; i+ix.k <= len(v); i++ {
+		for _, s := range ix.byPrefix[v[i:i+ix.k]] {
+			if !seen[s] && strings.HasPrefix(v[i:], s) {
+				seen[s] = true
+				found = append(found, s)
+			}
+		}
+	}
+	return found
+}
+
 func (ix *secretIndex) contains(v string) bool {
 	if ix.empty {
 		return true
@@ -110,22 +134,29 @@ func (ix *secretIndex) contains(v string) bool {
 }
 
 // Redact replaces every secret in a message, longest first so that a secret containing another
-// is replaced whole.
+// is replaced whole. Plans redact every field path and object name they show, so the secrets a
+// message holds are found through the index first: a message without any costs a scan of its
+// own length, however many secrets the landscape has.
 func (r *Redactor) Redact(msg string) string {
 	if r == nil {
 		return msg
 	}
-	r.mu.Lock()
-	secrets := append([]string(nil), r.secrets...)
-	r.mu.Unlock()
+	ix := r.currentIndex()
+	if ix.none {
+		return msg
+	}
+	found := ix.within(msg)
+	if len(found) == 0 {
+		return msg
+	}
 	// Longest first, and in one order for secrets of one length, so that output is stable.
-	sort.Slice(secrets, func(i, j int) bool {
-		if len(secrets[i]) != len(secrets[j]) {
-			return len(secrets[i]) > len(secrets[j])
+	sort.Slice(found, func(i, j int) bool {
+		if len(found[i]) != len(found[j]) {
+			return len(found[i]) > len(found[j])
 		}
-		return secrets[i] < secrets[j]
+		return found[i] < found[j]
 	})
-	for _, s := range secrets {
+	for _, s := range found {
 		msg = strings.ReplaceAll(msg, s, "(sensitive value)")
 	}
 	return msg

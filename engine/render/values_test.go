@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -51,6 +52,47 @@ func TestRedactorIndex(t *testing.T) {
 	assert.True(t, r.Sensitive("the hidden-later value"), "an added secret is indexed")
 	assert.True(t, NewRedactor([]string{""}).Sensitive("anything"), "the empty string is in every string")
 	assert.False(t, NewRedactor(nil).Sensitive("anything"))
+}
+
+// Redact hides every secret a message holds, a secret containing another whole, exactly as
+// replacing each secret of the landscape longest first would.
+func TestRedact(t *testing.T) {
+	secrets := []string{"abc", "abcdef", "xyz-secret", "zz"}
+	r := NewRedactor(secrets[:1])
+	r.Add(secrets[1:]...)
+	tests := map[string]string{
+		"nothing here":                  "nothing here",
+		"x abcdef abc":                  "x (sensitive value) (sensitive value)",
+		"xyz-secret/zz":                 "(sensitive value)/(sensitive value)",
+		"abcabc":                        "(sensitive value)(sensitive value)",
+		"xyz-secre":                     "xyz-secre",
+		"prefix-abcdefabc-xyz-secretzz": "prefix-(sensitive value)(sensitive value)-(sensitive value)(sensitive value)",
+	}
+	for msg, want := range tests {
+		assert.Equal(t, want, r.Redact(msg), "%q", msg)
+		slow := msg
+		for _, s := range []string{"xyz-secret", "abcdef", "abc", "zz"} { // longest first
+			slow = strings.ReplaceAll(slow, s, "(sensitive value)")
+		}
+		assert.Equal(t, slow, r.Redact(msg), "the same as replacing every secret, %q", msg)
+	}
+	var none *Redactor
+	assert.Equal(t, "abc", none.Redact("abc"))
+}
+
+// A message without secrets costs a scan of its length, not a pass per secret: plans redact
+// every field path and object name they show.
+func BenchmarkRedact(b *testing.B) {
+	secrets := make([]string, 10000)
+	for i := range secrets {
+		secrets[i] = fmt.Sprintf("secret-value-%05d-%x", i, i*7919)
+	}
+	r := NewRedactor(secrets)
+	msg := ".spec.template.spec.containers[name=kube-apiserver].args"
+	b.ResetTimer()
+	for b.Loop() {
+		_ = r.Redact(msg)
+	}
 }
 
 func TestClusterName(t *testing.T) {
