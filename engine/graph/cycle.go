@@ -1,14 +1,12 @@
 package graph
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/dominikbraun/graph"
 	"github.com/hashicorp/hcl/v2"
-
-	"github.com/declarative-gardener/gardener/engine/config"
 )
 
 // cycles reports each cycle once: its members sorted by Less, then every edge between members
@@ -16,38 +14,42 @@ import (
 // loader rejects reference cycles, so each cycle here has at least one implicit edge; the
 // diagnostic points at the first reference edge of the cycle when there is one.
 func (g *Graph) cycles() hcl.Diagnostics {
-	sccs, err := graph.StronglyConnectedComponents(g.g)
-	if err != nil {
-		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unordered landscape", Detail: fmt.Sprintf("The component graph cannot be checked for cycles: %v.", err)}}
+	component := stronglyConnected(g.deps)
+	size := make([]int, len(component))
+	for _, c := range component {
+		size[c]++
 	}
-	var cycles [][]config.InstanceAddress
-	for _, scc := range sccs {
-		if len(scc) > 1 { // edges from an instance to itself are never added
-			slices.SortFunc(scc, compareAddr)
-			cycles = append(cycles, scc)
+	members := map[int][]vertex{}
+	for v, c := range component {
+		if size[c] > 1 { // edges from an instance to itself are never added
+			members[c] = append(members[c], vertex(v)) // in Less order, as vertices are numbered
 		}
 	}
-	slices.SortFunc(cycles, func(a, b []config.InstanceAddress) int { return compareAddr(a[0], b[0]) })
+	var cycles [][]vertex
+	for _, m := range members {
+		cycles = append(cycles, m)
+	}
+	slices.SortFunc(cycles, func(a, b []vertex) int { return cmp.Compare(a[0], b[0]) })
 	var diags hcl.Diagnostics
-	for _, members := range cycles {
-		diags = append(diags, g.cycleDiagnostic(members))
+	for _, m := range cycles {
+		diags = append(diags, g.cycleDiagnostic(m, component))
 	}
 	return diags
 }
 
-func (g *Graph) cycleDiagnostic(members []config.InstanceAddress) *hcl.Diagnostic {
+func (g *Graph) cycleDiagnostic(members []vertex, component []int) *hcl.Diagnostic {
 	names := make([]string, len(members))
 	for i, m := range members {
-		names[i] = string(m)
+		names[i] = string(g.addrs[m])
 	}
 	var closing []string
 	var subject *hcl.Range
 	for _, from := range members {
 		for _, to := range g.deps[from] {
-			if !slices.Contains(members, to) {
+			if component[to] != component[from] {
 				continue
 			}
-			for _, e := range g.edges[[2]config.InstanceAddress{from, to}] {
+			for _, e := range g.between(from, to) {
 				closing = append(closing, describeEdge(e))
 				if subject == nil && e.Range != nil {
 					subject = e.Range

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/dominikbraun/graph"
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/declarative-gardener/gardener/engine/config"
@@ -61,22 +60,40 @@ type Edge struct {
 
 // Graph is the component DAG of a landscape. It is immutable once built, so that plan, apply
 // and the views can share it.
+//
+// Vertices are numbered in Less order when the graph is built, so that every sort and every
+// tie-break afterwards compares numbers: building a graph parses each address once, not at each
+// of the O(n log n) comparisons, and holds neighbours as numbers, not addresses.
 type Graph struct {
-	g graph.Graph[config.InstanceAddress, config.InstanceAddress]
+	// addrs are the vertices by number; ids numbers them.
+	addrs []config.InstanceAddress
+	ids   map[config.InstanceAddress]vertex
+	// blockOf is each vertex's block, empty for composites' parts; kinds is each vertex's rank
+	// in kindRank.
+	blockOf []config.Address
+	kinds   []int
 	// instances are the vertices' instances; nil for graphs built without a landscape (tests).
 	instances map[config.InstanceAddress]*config.Instance
 	// blocks lists every block's instances, including blocks that expanded to none, so that a
 	// target naming a block resolves.
 	blocks map[config.Address][]config.InstanceAddress
-	// edges holds every reason per (from, to) pair, sorted.
-	edges map[[2]config.InstanceAddress][]Edge
+	// edges are every edge, sorted as Edges lists them; edgeTo is each one's To by number, and
+	// the edges from vertex v are edges[edgeStart[v]:edgeStart[v+1]], so that a vertex's edges
+	// and the reasons of one pair are found without a map of all pairs.
+	edges     []Edge
+	edgeTo    []vertex
+	edgeStart []int
 	// deps and dependents are the sorted neighbours of each vertex; deletion lists, for each,
 	// what it is deleted after: its dependents, but those following it, and what it follows.
-	deps, dependents, deletion map[config.InstanceAddress][]config.InstanceAddress
-	order, reverse             []config.InstanceAddress
-	// parts lists the parts of each composite instance.
-	parts map[config.InstanceAddress][]config.InstanceAddress
+	deps, dependents, deletion [][]vertex
+	order, reverse             []vertex
+	// parts lists the parts of each composite instance, and partOf each part's composite.
+	parts  map[config.InstanceAddress][]config.InstanceAddress
+	partOf map[config.InstanceAddress]config.InstanceAddress
 }
+
+// vertex is a vertex's number: its position in Less order.
+type vertex = int32
 
 // Build makes the component graph of an evaluated landscape: every instance, the edges its
 // references and depends_on give, and the implicit edges the caller passes (nil is fine).
@@ -92,7 +109,9 @@ func Build(ev *config.Evaluated, implicit []Edge, parts ...Part) (*Graph, hcl.Di
 		instances[addr] = inst
 		blocks[inst.Block.Addr] = append(blocks[inst.Block.Addr], addr)
 	}
-	edges := append(referenceEdges(ev.Landscape, blocks), implicit...)
+	references := referenceEdges(ev.Landscape, blocks)
+	edges := make([]Edge, 0, len(references)+len(implicit))
+	edges = append(append(edges, references...), implicit...)
 	edges = append(edges, partEdges(edges, parts)...)
 	edges = narrowComposites(edges, parts)
 	var extra []config.InstanceAddress
@@ -104,9 +123,12 @@ func Build(ev *config.Evaluated, implicit []Edge, parts ...Part) (*Graph, hcl.Di
 	g, diags := newGraph(blocks, extra, edges)
 	if g != nil {
 		g.instances = instances
-		g.parts = map[config.InstanceAddress][]config.InstanceAddress{}
 		for _, p := range parts {
 			g.parts[p.Parent] = append(g.parts[p.Parent], p.Addr)
+			g.partOf[p.Addr] = p.Parent
+		}
+		for _, ps := range g.parts {
+			slices.SortFunc(ps, g.compareAddr)
 		}
 	}
 	return g, diags
@@ -127,26 +149,34 @@ type Part struct {
 // it names, and each part without siblings to wait for inherits the composite's own
 // dependencies, so that a garden's first part still comes after what the garden refers to.
 func partEdges(edges []Edge, parts []Part) []Edge {
-	isPart := map[config.InstanceAddress]bool{}
+	isPart := make(map[config.InstanceAddress]bool, len(parts))
+	outgoing := map[config.InstanceAddress][]int{} // the composites' edges, by index
 	for _, p := range parts {
 		isPart[p.Addr] = true
+		outgoing[p.Parent] = nil
 	}
-	outgoing := map[config.InstanceAddress][]Edge{}
-	for _, e := range edges {
-		outgoing[e.From] = append(outgoing[e.From], e)
+	for i, e := range edges {
+		if out, composite := outgoing[e.From]; composite {
+			outgoing[e.From] = append(out, i)
+		}
 	}
-	var out []Edge
+	out := make([]Edge, 0, 2*len(parts))
+	inOrder := map[config.InstanceAddress]string{} // the reason of the edges between a composite's parts
 	for _, p := range parts {
 		if !p.Detached {
 			out = append(out, Edge{From: p.Parent, To: p.Addr, Reason: "it is made of this part"})
 		}
+		if len(p.DependsOn) > 0 && inOrder[p.Parent] == "" {
+			inOrder[p.Parent] = fmt.Sprintf("%s applies its parts in this order", p.Parent)
+		}
 		for _, d := range p.DependsOn {
-			out = append(out, Edge{From: p.Addr, To: d, Reason: fmt.Sprintf("%s applies its parts in this order", p.Parent)})
+			out = append(out, Edge{From: p.Addr, To: d, Reason: inOrder[p.Parent]})
 		}
 		if len(p.DependsOn) > 0 {
 			continue
 		}
-		for _, e := range outgoing[p.Parent] {
+		for _, i := range outgoing[p.Parent] {
+			e := edges[i]
 			if isPart[e.To] {
 				continue
 			}
@@ -165,91 +195,194 @@ func (g *Graph) Parts(addr config.InstanceAddress) []config.InstanceAddress {
 
 // newGraph builds a graph over the instances listed in blocks and the extra ones (composites'
 // parts) with the given edges. Implicit edges from an instance to itself are dropped: ordering
-// inside one component is apply's job.
+// inside one component is apply's job. It takes time linear in the vertices and edges, but for
+// sorting the vertices once.
 func newGraph(blocks map[config.Address][]config.InstanceAddress, extra []config.InstanceAddress, edges []Edge) (*Graph, hcl.Diagnostics) {
 	g := &Graph{
-		g:          graph.New(func(a config.InstanceAddress) config.InstanceAddress { return a }, graph.Directed()),
-		blocks:     map[config.Address][]config.InstanceAddress{},
-		edges:      map[[2]config.InstanceAddress][]Edge{},
-		deps:       map[config.InstanceAddress][]config.InstanceAddress{},
-		dependents: map[config.InstanceAddress][]config.InstanceAddress{},
-		deletion:   map[config.InstanceAddress][]config.InstanceAddress{},
+		blocks: make(map[config.Address][]config.InstanceAddress, len(blocks)),
+		parts:  map[config.InstanceAddress][]config.InstanceAddress{},
+		partOf: map[config.InstanceAddress]config.InstanceAddress{},
 	}
-	var nodes []config.InstanceAddress
+	g.number(blocks, extra)
 	for b, insts := range blocks {
 		insts = slices.Clone(insts)
-		slices.SortFunc(insts, compareAddr)
+		slices.SortFunc(insts, g.compareAddr)
 		g.blocks[b] = insts
-		for _, n := range insts {
-			_ = g.g.AddVertex(n) // the in-memory store fails only on duplicates, which blocks cannot hold
-			nodes = append(nodes, n)
-		}
 	}
-	for _, n := range extra {
-		_ = g.g.AddVertex(n)
-		nodes = append(nodes, n)
-	}
-	var diags hcl.Diagnostics
-	for _, e := range edges {
-		if e.From == e.To {
-			continue
-		}
-		if d := g.checkEnds(e); d != nil {
-			diags = append(diags, d)
-			continue
-		}
-		key := [2]config.InstanceAddress{e.From, e.To}
-		if slices.ContainsFunc(g.edges[key], func(o Edge) bool { return sameEdge(o, e) }) {
-			continue
-		}
-		if len(g.edges[key]) == 0 {
-			_ = g.g.AddEdge(e.From, e.To) // both vertices exist and the edge is new
-			g.deps[e.From] = append(g.deps[e.From], e.To)
-			g.dependents[e.To] = append(g.dependents[e.To], e.From)
-		}
-		g.edges[key] = append(g.edges[key], e)
-	}
-	for _, es := range g.edges {
-		slices.SortFunc(es, compareEdge)
-	}
-	for _, m := range []map[config.InstanceAddress][]config.InstanceAddress{g.deps, g.dependents} {
-		for _, ns := range m {
-			slices.SortFunc(ns, compareAddr)
-		}
-	}
+	diags := g.connect(edges)
 	if diags = append(diags, g.cycles()...); diags.HasErrors() {
 		return nil, diags
 	}
-	g.order = topoSort(nodes, g.deps, Less)
+	g.order = topoSort(g.deps, g.dependents, nil)
 	g.deletion = g.deletionDependencies()
-	g.reverse = topoSort(nodes, g.deletion, reverseLess)
+	g.reverse = topoSort(g.deletion, transpose(g.deletion), g.reversePriority())
 	if d := g.followedByOthers(); d != nil {
 		return nil, append(diags, d)
 	}
 	return g, diags
 }
 
+// connect adds the edges: sorted by their From's number (a bucket per vertex), each vertex's
+// edges sorted as Edges lists them, duplicates dropped. Edges from an instance to itself are
+// dropped; an edge naming an instance the graph does not have is a diagnostic.
+func (g *Graph) connect(edges []Edge) hcl.Diagnostics {
+	n := len(g.addrs)
+	type placed struct {
+		from, to vertex
+		edge     *Edge
+	}
+	var diags hcl.Diagnostics
+	valid := make([]placed, 0, len(edges))
+	count := make([]int, n+1)
+	for i := range edges {
+		e := &edges[i]
+		if e.From == e.To {
+			continue
+		}
+		from, to, d := g.ends(*e)
+		if d != nil {
+			diags = append(diags, d)
+			continue
+		}
+		valid = append(valid, placed{from: from, to: to, edge: e})
+		count[from+1]++
+	}
+	g.edgeStart = count
+	for v := range n {
+		g.edgeStart[v+1] += g.edgeStart[v]
+	}
+	byFrom := make([]placed, len(valid))
+	next := slices.Clone(g.edgeStart[:n])
+	for _, p := range valid {
+		byFrom[next[p.from]] = p
+		next[p.from]++
+	}
+	g.edges = make([]Edge, 0, len(valid))
+	g.edgeTo = make([]vertex, 0, len(valid))
+	g.deps, g.dependents = make([][]vertex, n), make([][]vertex, n)
+	for v := range n {
+		bucket := byFrom[g.edgeStart[v]:g.edgeStart[v+1]]
+		slices.SortFunc(bucket, func(a, b placed) int {
+			return cmp.Or(cmp.Compare(a.to, b.to), compareEdges(*a.edge, *b.edge, func(config.InstanceAddress, config.InstanceAddress) int { return 0 }))
+		})
+		g.edgeStart[v] = len(g.edges)
+		pair := len(g.edges) // where the current (v, to) pair's edges start
+		for _, p := range bucket {
+			if len(g.edgeTo) > pair && g.edgeTo[pair] != p.to {
+				pair = len(g.edges)
+			}
+			if len(g.edges) == pair { // the pair's first edge
+				g.deps[v] = append(g.deps[v], p.to)
+				g.dependents[p.to] = append(g.dependents[p.to], vertex(v)) // sorted, since v grows
+			} else if slices.ContainsFunc(g.edges[pair:], func(o Edge) bool { return sameEdge(o, *p.edge) }) {
+				continue
+			}
+			g.edges = append(g.edges, *p.edge)
+			g.edgeTo = append(g.edgeTo, p.to)
+		}
+	}
+	g.edgeStart[n] = len(g.edges)
+	return diags
+}
+
+// between lists the edges from depends on to, sorted; nil when it does not.
+func (g *Graph) between(from, to vertex) []Edge {
+	if from < 0 || to < 0 {
+		return nil
+	}
+	lo, hi := g.edgeStart[from], g.edgeStart[from+1]
+	i, found := slices.BinarySearch(g.edgeTo[lo:hi], to)
+	if !found {
+		return nil
+	}
+	j := lo + i
+	for j < hi && g.edgeTo[j] == to {
+		j++
+	}
+	return g.edges[lo+i : j]
+}
+
+// number gives every instance (and part) its number: its position in Less order, each address
+// parsed once. An address listed twice is one vertex.
+func (g *Graph) number(blocks map[config.Address][]config.InstanceAddress, extra []config.InstanceAddress) {
+	type entry struct {
+		addr  config.InstanceAddress
+		block config.Address
+		key   sortKey
+	}
+	all := make([]entry, 0, len(extra)+len(blocks))
+	for b, insts := range blocks {
+		for _, a := range insts {
+			all = append(all, entry{addr: a, block: b, key: keyOf(a)})
+		}
+	}
+	for _, a := range extra {
+		all = append(all, entry{addr: a, key: keyOf(a)})
+	}
+	slices.SortFunc(all, func(a, b entry) int {
+		return cmp.Or(compare(a.key, b.key), cmp.Compare(a.addr, b.addr), cmp.Compare(b.block, a.block))
+	})
+	all = slices.CompactFunc(all, func(a, b entry) bool { return a.addr == b.addr })
+	g.addrs = make([]config.InstanceAddress, len(all))
+	g.blockOf = make([]config.Address, len(all))
+	g.kinds = make([]int, len(all))
+	g.ids = make(map[config.InstanceAddress]vertex, len(all))
+	for i, e := range all {
+		g.addrs[i], g.blockOf[i], g.kinds[i] = e.addr, e.block, e.key.rank
+		g.ids[e.addr] = vertex(i)
+	}
+}
+
+// reversePriority is ReverseOrder's tie-break as each vertex's position: components first, then
+// shoots, seeds and the garden (the reverse of how a landscape is built), in Less order within a
+// kind so that addresses still read top-down.
+func (g *Graph) reversePriority() []vertex {
+	byPriority := make([]vertex, len(g.addrs))
+	for i := range byPriority {
+		byPriority[i] = vertex(i)
+	}
+	slices.SortStableFunc(byPriority, func(a, b vertex) int { return cmp.Compare(g.kinds[b], g.kinds[a]) })
+	priority := make([]vertex, len(byPriority))
+	for pos, v := range byPriority {
+		priority[v] = vertex(pos)
+	}
+	return priority
+}
+
+// transpose turns each vertex's list of what it comes after into the list of what comes after
+// it, sorted.
+func transpose(before [][]vertex) [][]vertex {
+	after := make([][]vertex, len(before))
+	for v, ps := range before {
+		for _, p := range ps {
+			after[p] = append(after[p], vertex(v))
+		}
+	}
+	return after
+}
+
 // deletionDependencies lists, for each instance, what it is deleted after: its dependents, as
 // destroy goes, except where it is followed (a Follows edge, which keeps its direction).
-func (g *Graph) deletionDependencies() map[config.InstanceAddress][]config.InstanceAddress {
-	out := map[config.InstanceAddress][]config.InstanceAddress{}
-	for key := range g.edges {
-		from, to := key[0], key[1]
-		if g.followsOnly(from, to) {
-			out[from] = append(out[from], to)
-		} else {
-			out[to] = append(out[to], from)
+func (g *Graph) deletionDependencies() [][]vertex {
+	out := make([][]vertex, len(g.addrs))
+	for from, tos := range g.deps {
+		for _, to := range tos {
+			if g.followsOnly(vertex(from), to) {
+				out[from] = append(out[from], to)
+			} else {
+				out[to] = append(out[to], vertex(from))
+			}
 		}
 	}
 	for _, ns := range out {
-		slices.SortFunc(ns, compareAddr)
+		slices.Sort(ns)
 	}
 	return out
 }
 
 // followsOnly reports whether every reason from depends on to is a Follows edge.
-func (g *Graph) followsOnly(from, to config.InstanceAddress) bool {
-	es := g.edges[[2]config.InstanceAddress{from, to}]
+func (g *Graph) followsOnly(from, to vertex) bool {
+	es := g.between(from, to)
 	for _, e := range es {
 		if e.Kind != Follows {
 			return false
@@ -258,55 +391,67 @@ func (g *Graph) followsOnly(from, to config.InstanceAddress) bool {
 	return len(es) > 0
 }
 
-// followedByOthers reports an instance with a Follows edge that something depends on: deleting
-// it after what it follows could then wait for itself.
+// followedByOthers reports the first instance (in Less order) with a Follows edge that something
+// depends on: deleting it after what it follows could then wait for itself.
 func (g *Graph) followedByOthers() *hcl.Diagnostic {
-	for key := range g.edges {
-		if !g.followsOnly(key[0], key[1]) || len(g.dependents[key[0]]) == 0 {
-			continue
-		}
-		return &hcl.Diagnostic{
-			Severity: hcl.DiagError,
-			Summary:  "Dependency on a component that follows another",
-			Detail: fmt.Sprintf("%s follows %s (%s), so nothing may depend on it, but %s does.",
-				key[0], key[1], g.edges[key][0].Reason, g.dependents[key[0]][0]),
-		}
-	}
-	return nil
-}
-
-// checkEnds reports an edge naming an instance the graph does not have; only implicit edges
-// can, when the caller derived them from something other than this landscape.
-func (g *Graph) checkEnds(e Edge) *hcl.Diagnostic {
-	for _, end := range []config.InstanceAddress{e.From, e.To} {
-		if !g.Has(end) {
+	for from, tos := range g.deps {
+		for _, to := range tos {
+			if !g.followsOnly(vertex(from), to) || len(g.dependents[from]) == 0 {
+				continue
+			}
 			return &hcl.Diagnostic{
 				Severity: hcl.DiagError,
-				Summary:  "Dependency on an unknown component",
-				Detail:   fmt.Sprintf("An edge from %s to %s (%s) names %s, which the landscape does not declare.", e.From, e.To, e.Reason, end),
-				Subject:  e.Range,
+				Summary:  "Dependency on a component that follows another",
+				Detail: fmt.Sprintf("%s follows %s (%s), so nothing may depend on it, but %s does.",
+					g.addrs[from], g.addrs[to], g.between(vertex(from), to)[0].Reason, g.addrs[g.dependents[from][0]]),
 			}
 		}
 	}
 	return nil
 }
 
-func sameEdge(a, b Edge) bool {
-	return a.Kind == b.Kind && a.Reason == b.Reason && rangeString(a.Range) == rangeString(b.Range)
+// ends numbers an edge's ends, or reports an end the graph does not have; only implicit edges
+// can name one, when the caller derived them from something other than this landscape.
+func (g *Graph) ends(e Edge) (from, to vertex, d *hcl.Diagnostic) {
+	from, okFrom := g.ids[e.From]
+	to, okTo := g.ids[e.To]
+	if okFrom && okTo {
+		return from, to, nil
+	}
+	end := e.From
+	if okFrom {
+		end = e.To
+	}
+	return 0, 0, &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Dependency on an unknown component",
+		Detail:   fmt.Sprintf("An edge from %s to %s (%s) names %s, which the landscape does not declare.", e.From, e.To, e.Reason, end),
+		Subject:  e.Range,
+	}
 }
 
-func rangeString(r *hcl.Range) string {
-	if r == nil {
-		return ""
+func sameEdge(a, b Edge) bool {
+	return a.Kind == b.Kind && a.Reason == b.Reason && sameRange(a.Range, b.Range)
+}
+
+func sameRange(a, b *hcl.Range) bool {
+	if a == nil || b == nil {
+		return a == b
 	}
-	return r.String()
+	return *a == *b
 }
 
 func compareAddr(a, b config.InstanceAddress) int { return compare(keyOf(a), keyOf(b)) }
 
-// compareEdge sorts edges by their ends, then references before depends_on before implicit
-// edges, then by where they are written and why.
-func compareEdge(a, b Edge) int {
+// compareAddr compares two of the graph's vertices as Less does, by their numbers.
+func (g *Graph) compareAddr(a, b config.InstanceAddress) int { return cmp.Compare(g.ids[a], g.ids[b]) }
+
+// compareEdge sorts a graph's edges as compareEdges does, comparing ends by their numbers.
+func (g *Graph) compareEdge(a, b Edge) int { return compareEdges(a, b, g.compareAddr) }
+
+// compareEdges sorts edges by their ends (by compareAddr), then references before depends_on
+// before implicit edges, then by where they are written and why.
+func compareEdges(a, b Edge, compareAddr func(a, b config.InstanceAddress) int) int {
 	if c := compareAddr(a.From, b.From); c != 0 {
 		return c
 	}
@@ -338,10 +483,31 @@ func compareEdge(a, b Edge) int {
 	return cmp.Compare(a.Reason, b.Reason)
 }
 
+// addrsOf turns vertices into their addresses, in a new slice.
+func (g *Graph) addrsOf(vs []vertex) []config.InstanceAddress {
+	if vs == nil {
+		return nil
+	}
+	out := make([]config.InstanceAddress, len(vs))
+	for i, v := range vs {
+		out[i] = g.addrs[v]
+	}
+	return out
+}
+
+// neighbours are the vertices lists holds for addr; nil for an address the graph does not have.
+func (g *Graph) neighbours(lists [][]vertex, addr config.InstanceAddress) []config.InstanceAddress {
+	v, ok := g.ids[addr]
+	if !ok {
+		return nil
+	}
+	return g.addrsOf(lists[v])
+}
+
 // Has reports whether addr is an instance of the graph.
 func (g *Graph) Has(addr config.InstanceAddress) bool {
-	_, err := g.g.Vertex(addr)
-	return err == nil
+	_, ok := g.ids[addr]
+	return ok
 }
 
 // Len is the number of instances.
@@ -353,22 +519,22 @@ func (g *Graph) Instance(addr config.InstanceAddress) *config.Instance { return 
 // Order lists every instance after all its dependencies. Among instances whose dependencies
 // are all listed, the least by Less comes next, so the order is the same on every run and reads
 // garden, seeds, shoots, components wherever the edges allow.
-func (g *Graph) Order() []config.InstanceAddress { return slices.Clone(g.order) }
+func (g *Graph) Order() []config.InstanceAddress { return g.addrsOf(g.order) }
 
 // ReverseOrder lists every instance before all its dependencies (after what it follows, see
 // Follows), the order destroy deletes in.
 // Among instances whose dependents are all listed, components come first, then shoots, seeds
 // and the garden, by address within a kind.
-func (g *Graph) ReverseOrder() []config.InstanceAddress { return slices.Clone(g.reverse) }
+func (g *Graph) ReverseOrder() []config.InstanceAddress { return g.addrsOf(g.reverse) }
 
 // Dependencies lists what addr must be applied after, directly, sorted by Less.
 func (g *Graph) Dependencies(addr config.InstanceAddress) []config.InstanceAddress {
-	return slices.Clone(g.deps[addr])
+	return g.neighbours(g.deps, addr)
 }
 
 // Dependents lists what must be applied after addr, directly, sorted by Less.
 func (g *Graph) Dependents(addr config.InstanceAddress) []config.InstanceAddress {
-	return slices.Clone(g.dependents[addr])
+	return g.neighbours(g.dependents, addr)
 }
 
 // RemovalDependencies are the dependencies the state records for addr, from which the deletion
@@ -376,35 +542,42 @@ func (g *Graph) Dependents(addr config.InstanceAddress) []config.InstanceAddress
 // dependencies, with Follows edges turned around, so that removal deletes in DeletionDependencies'
 // order too.
 func (g *Graph) RemovalDependencies(addr config.InstanceAddress) []config.InstanceAddress {
-	var out []config.InstanceAddress
-	for _, list := range [][]config.InstanceAddress{g.deps[addr], g.dependents[addr]} {
+	v, ok := g.ids[addr]
+	if !ok {
+		return nil
+	}
+	var out []vertex
+	for _, list := range [][]vertex{g.deps[v], g.dependents[v]} {
 		for _, a := range list {
-			if !slices.Contains(g.deletion[addr], a) {
+			if !slices.Contains(g.deletion[v], a) {
 				out = append(out, a)
 			}
 		}
 	}
-	slices.SortFunc(out, compareAddr)
-	return out
+	slices.Sort(out)
+	return g.addrsOf(out)
 }
 
 // DeletionDependencies lists what addr is deleted after, directly: its dependents, except those
 // that follow it, and what it follows (see Follows); sorted by Less.
 func (g *Graph) DeletionDependencies(addr config.InstanceAddress) []config.InstanceAddress {
-	return slices.Clone(g.deletion[addr])
+	return g.neighbours(g.deletion, addr)
 }
 
 // EdgesBetween lists every reason from depends on to, directly; empty when it does not.
 func (g *Graph) EdgesBetween(from, to config.InstanceAddress) []Edge {
-	return slices.Clone(g.edges[[2]config.InstanceAddress{from, to}])
+	return slices.Clone(g.between(g.idOf(from), g.idOf(to)))
+}
+
+// idOf is addr's number, or -1 for an address the graph does not have.
+func (g *Graph) idOf(addr config.InstanceAddress) vertex {
+	if v, ok := g.ids[addr]; ok {
+		return v
+	}
+	return -1
 }
 
 // Edges lists every edge, sorted by From and To in Order's tie-break, then by kind and source.
 func (g *Graph) Edges() []Edge {
-	var out []Edge
-	for _, es := range g.edges {
-		out = append(out, es...)
-	}
-	slices.SortFunc(out, compareEdge)
-	return out
+	return slices.Clone(g.edges)
 }

@@ -15,7 +15,7 @@ import (
 
 // testRegistry is a small catalog independent of the real schemas, so that these tests pin the
 // graph's behaviour and not the catalog's.
-func testRegistry(t *testing.T) *schema.Registry {
+func testRegistry(t testing.TB) *schema.Registry {
 	t.Helper()
 	ref := func(name, kind string) schema.Attribute {
 		return schema.Attribute{Name: name, Type: cty.DynamicPseudoType, References: kind}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/internal/formatversion"
 )
@@ -47,23 +46,18 @@ type jsonEdge struct {
 // each with its direct dependencies by Less, and edges as Edges sorts them, so that the same
 // landscape always gives the same bytes.
 func (g *Graph) WriteJSON(w io.Writer, landscape string) error {
-	partOf := map[config.InstanceAddress]config.InstanceAddress{}
-	for parent, parts := range g.parts {
-		for _, p := range parts {
-			partOf[p] = parent
-		}
-	}
 	out := jsonGraph{FormatVersion: JSONFormatVersion, Landscape: landscape, Nodes: []jsonNode{}, Edges: []jsonEdge{}}
-	for _, n := range g.order {
+	for _, v := range g.order {
+		n := g.addrs[v]
 		node := jsonNode{Address: string(n), Dependencies: []string{}}
 		if inst := g.instances[n]; inst != nil && inst.Block != nil {
 			node.Block, node.Kind, node.Type = string(inst.Block.Addr), string(inst.Block.Kind), inst.Block.Type
 		}
-		if p, ok := partOf[n]; ok {
+		if p, ok := g.partOf[n]; ok {
 			node.PartOf = string(p)
 		}
-		for _, d := range g.deps[n] {
-			node.Dependencies = append(node.Dependencies, string(d))
+		for _, d := range g.deps[v] {
+			node.Dependencies = append(node.Dependencies, string(g.addrs[d]))
 		}
 		out.Nodes = append(out.Nodes, node)
 	}

@@ -24,7 +24,7 @@ import (
 // the instance in any order, and neither can the parts that wait for it. A landscape without
 // such a pair keeps exactly its edges, at the cost of one pass over them; cycles this does not
 // resolve (a part that needs the referring instance only by way of something else, which may in
-// turn need the part) are reported by newGraph as before.
+// turn need the part) are reported by newGraph as before. The result reuses edges' storage.
 func narrowComposites(edges []Edge, parts []Part) []Edge {
 	candidates := directNeeds(edges, parts)
 	if len(candidates) == 0 {
@@ -35,8 +35,9 @@ func narrowComposites(edges []Edge, parts []Part) []Edge {
 		partsOf[p.Parent] = append(partsOf[p.Parent], p)
 	}
 	g := indexEdges(edges)
-	component := g.stronglyConnected()
-	var out []Edge
+	component := stronglyConnected(g.deps)
+	out := edges[:0] // edges are kept or replaced in place, the replacements appended
+	var replacements []Edge
 	for _, e := range edges {
 		key := [2]config.InstanceAddress{e.From, e.To}
 		cut, candidate := candidates[key]
@@ -77,10 +78,10 @@ func narrowComposites(edges []Edge, parts []Part) []Edge {
 			}
 			n := e
 			n.To, n.Reason = p.Addr, reason
-			out = append(out, n)
+			replacements = append(replacements, n)
 		}
 	}
-	return out
+	return append(out, replacements...)
 }
 
 // directNeeds finds the (instance, composite) pairs to narrow: the instance depends on the
@@ -124,17 +125,19 @@ func directNeeds(edges []Edge, parts []Part) map[[2]config.InstanceAddress][]con
 
 // indexed is the edges' graph with instances numbered, for the linear-time walks below.
 type indexed struct {
-	id               map[config.InstanceAddress]int
-	deps, dependents [][]int
+	id               map[config.InstanceAddress]vertex
+	deps, dependents [][]vertex
 }
 
 func indexEdges(edges []Edge) *indexed {
-	g := &indexed{id: map[config.InstanceAddress]int{}}
-	idOf := func(a config.InstanceAddress) int {
+	g := &indexed{id: map[config.InstanceAddress]vertex{}}
+	var next vertex
+	idOf := func(a config.InstanceAddress) vertex {
 		if i, ok := g.id[a]; ok {
 			return i
 		}
-		i := len(g.deps)
+		i := next
+		next++
 		g.id[a] = i
 		g.deps = append(g.deps, nil)
 		g.dependents = append(g.dependents, nil)
@@ -153,10 +156,10 @@ func indexEdges(edges []Edge) *indexed {
 
 // reaching marks the instances with a path to target that does not pass through avoid, among
 // those in target's strongly connected component (any instance on a cycle through target is).
-func (g *indexed) reaching(target, avoid int, component []int) []bool {
+func (g *indexed) reaching(target, avoid vertex, component []int) []bool {
 	seen := make([]bool, len(g.deps))
 	seen[target] = true
-	queue := []int{target}
+	queue := []vertex{target}
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
@@ -171,19 +174,24 @@ func (g *indexed) reaching(target, avoid int, component []int) []bool {
 	return seen
 }
 
-// stronglyConnected numbers the strongly connected components (Tarjan's algorithm, iterative so
-// that long chains cannot exhaust the stack): instances in one component share a number.
-func (g *indexed) stronglyConnected() []int {
-	n := len(g.deps)
+// stronglyConnected numbers the strongly connected components of the graph deps gives each
+// vertex's dependencies of (Tarjan's algorithm, iterative so that long chains cannot exhaust the
+// stack): vertices in one component share a number.
+func stronglyConnected(deps [][]vertex) []int {
+	n := len(deps)
 	index, low, component := make([]int, n), make([]int, n), make([]int, n)
 	for i := range index {
 		index[i] = -1
 	}
 	onStack := make([]bool, n)
-	var stack []int
+	var stack []vertex
 	next, components := 0, 0
-	type frame struct{ v, i int } // i is the next of v's dependencies to visit
-	for root := range n {
+	type frame struct {
+		v vertex
+		i int // the next of v's dependencies to visit
+	}
+	for r := range n {
+		root := vertex(r)
 		if index[root] >= 0 {
 			continue
 		}
@@ -194,8 +202,8 @@ func (g *indexed) stronglyConnected() []int {
 		onStack[root] = true
 		for len(calls) > 0 {
 			f := &calls[len(calls)-1]
-			if f.i < len(g.deps[f.v]) {
-				w := g.deps[f.v][f.i]
+			if f.i < len(deps[f.v]) {
+				w := deps[f.v][f.i]
 				f.i++
 				switch {
 				case index[w] < 0:

@@ -81,7 +81,7 @@ func TestStronglyConnected(t *testing.T) {
 		}
 	}
 	g := indexEdges(edges)
-	c := g.stronglyConnected()
+	c := stronglyConnected(g.deps)
 	same := func(a, b string) bool {
 		return c[g.id[config.InstanceAddress(a)]] == c[g.id[config.InstanceAddress(b)]]
 	}

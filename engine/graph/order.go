@@ -2,7 +2,6 @@ package graph
 
 import (
 	"cmp"
-	"container/heap"
 	"strings"
 
 	"github.com/declarative-gardener/gardener/engine/address"
@@ -38,67 +37,81 @@ func keyOf(a config.InstanceAddress) sortKey {
 // top-down like the landscape: the garden first, shoots after their seeds.
 func Less(a, b config.InstanceAddress) bool { return compare(keyOf(a), keyOf(b)) < 0 }
 
-// reverseLess is the tie-break of ReverseOrder: components first, then shoots, seeds and the
-// garden, by address within a kind; the reverse of how a landscape is built, with addresses still
-// reading top-down.
-func reverseLess(a, b config.InstanceAddress) bool {
-	ka, kb := keyOf(a), keyOf(b)
-	if ka.rank != kb.rank {
-		return ka.rank > kb.rank
-	}
-	return compare(ka, kb) < 0
-}
-
 func compare(a, b sortKey) int {
 	return cmp.Or(cmp.Compare(a.rank, b.rank), strings.Compare(a.block, b.block), a.key.Compare(b.key), strings.Compare(a.part, b.part))
 }
 
-// topoSort is Kahn's algorithm with a priority queue: of all instances whose predecessors (as
-// given by before) are placed, the least by less comes next. The result is therefore the one
-// order among all valid ones that is smallest by less, whatever order the input maps iterate in.
-// It assumes an acyclic graph; cycles are rejected before it is called.
-func topoSort(nodes []config.InstanceAddress, before map[config.InstanceAddress][]config.InstanceAddress,
-	less func(a, b config.InstanceAddress) bool) []config.InstanceAddress {
-	waiting := make(map[config.InstanceAddress]int, len(nodes))
-	after := map[config.InstanceAddress][]config.InstanceAddress{}
-	for _, n := range nodes {
-		waiting[n] = len(before[n])
-		for _, p := range before[n] {
-			after[p] = append(after[p], n)
+// topoSort is Kahn's algorithm with a priority queue: of all vertices whose predecessors (as
+// given by before; after is its transpose) are placed, the one of least priority comes next, by
+// its number when priority is nil. The result is therefore the one order among all valid ones
+// that is smallest by priority, whatever order the graph was built in. It assumes an acyclic
+// graph; cycles are rejected before it is called.
+func topoSort(before, after [][]vertex, priority []vertex) []vertex {
+	waiting := make([]int, len(before))
+	ready := &queue{priority: priority}
+	for v, ps := range before {
+		waiting[v] = len(ps)
+		if len(ps) == 0 {
+			ready.push(vertex(v))
 		}
 	}
-	ready := &queue{less: less}
-	for _, n := range nodes {
-		if waiting[n] == 0 {
-			ready.items = append(ready.items, n)
-		}
-	}
-	heap.Init(ready)
-	out := make([]config.InstanceAddress, 0, len(nodes))
-	for ready.Len() > 0 {
-		n := heap.Pop(ready).(config.InstanceAddress)
-		out = append(out, n)
-		for _, m := range after[n] {
+	out := make([]vertex, 0, len(before))
+	for len(ready.items) > 0 {
+		v := ready.pop()
+		out = append(out, v)
+		for _, m := range after[v] {
 			if waiting[m]--; waiting[m] == 0 {
-				heap.Push(ready, m)
+				ready.push(m)
 			}
 		}
 	}
 	return out
 }
 
-// queue is a min-heap of addresses under less.
+// queue is a min-heap of vertices by priority (by number when priority is nil).
 type queue struct {
-	items []config.InstanceAddress
-	less  func(a, b config.InstanceAddress) bool
+	items    []vertex
+	priority []vertex
 }
 
-func (q *queue) Len() int           { return len(q.items) }
-func (q *queue) Less(i, j int) bool { return q.less(q.items[i], q.items[j]) }
-func (q *queue) Swap(i, j int)      { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *queue) Push(x any)         { q.items = append(q.items, x.(config.InstanceAddress)) }
-func (q *queue) Pop() any {
-	last := q.items[len(q.items)-1]
-	q.items = q.items[:len(q.items)-1]
-	return last
+func (q *queue) less(i, j int) bool {
+	a, b := q.items[i], q.items[j]
+	if q.priority != nil {
+		a, b = q.priority[a], q.priority[b]
+	}
+	return a < b
+}
+
+func (q *queue) push(v vertex) {
+	q.items = append(q.items, v)
+	for i := len(q.items) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !q.less(i, parent) {
+			break
+		}
+		q.items[i], q.items[parent] = q.items[parent], q.items[i]
+		i = parent
+	}
+}
+
+func (q *queue) pop() vertex {
+	top := q.items[0]
+	last := len(q.items) - 1
+	q.items[0] = q.items[last]
+	q.items = q.items[:last]
+	for i := 0; ; {
+		least, l, r := i, 2*i+1, 2*i+2
+		if l < last && q.less(l, least) {
+			least = l
+		}
+		if r < last && q.less(r, least) {
+			least = r
+		}
+		if least == i {
+			break
+		}
+		q.items[i], q.items[least] = q.items[least], q.items[i]
+		i = least
+	}
+	return top
 }

@@ -91,7 +91,7 @@ func neededTypes(o *unstructured.Unstructured) (string, []extensionType) {
 			}
 		}
 	}
-	spec, _, _ := unstructured.NestedMap(o.Object, "spec")
+	spec, _ := o.Object["spec"].(map[string]any) // read only: NestedMap would copy it
 	switch o.GroupVersionKind().GroupKind() {
 	case seedGroupKind:
 		add("ControlPlane", str(spec, "provider", "type"))
@@ -144,55 +144,50 @@ func neededTypes(o *unstructured.Unstructured) (string, []extensionType) {
 	return "", out
 }
 
+// admittedObject is a Seed, Shoot or BackupBucket an instance renders: what admission checks
+// against the ControllerRegistrations.
+type admittedObject struct {
+	inst   config.InstanceAddress
+	object *unstructured.Unstructured
+}
+
 // registrationEdges are the edges from every instance rendering a Seed, Shoot or BackupBucket to
 // the instances rendering the ControllerRegistrations of the extension types it names, one per
 // pair with every type in the reason. A type no rendered registration provides adds no edge: it
 // may be registered outside the landscape, and admission says so when it is not.
-func registrationEdges(rendered map[config.InstanceAddress][]*unstructured.Unstructured) []Edge {
-	registrations := map[extensionType][]registered{}
-	for inst, objs := range rendered {
-		for _, o := range objs {
-			if o.GroupVersionKind().GroupKind() != registrationGroupKind {
-				continue
-			}
-			for t, clusters := range registeredTypes(o) {
-				registrations[t] = append(registrations[t], registered{inst: inst, name: o.GetName(), clusters: clusters})
-			}
-		}
-	}
+func registrationEdges(registrations map[extensionType][]registered, admitted []admittedObject) []Edge {
 	if len(registrations) == 0 {
 		return nil
 	}
 	var edges []Edge
-	for inst, objs := range rendered {
-		for _, o := range objs {
-			clusterType, needed := neededTypes(o)
-			if len(needed) == 0 {
-				continue
-			}
-			// by target instance: the types it registers for this object, and under which names
-			types := map[config.InstanceAddress][]string{}
-			names := map[config.InstanceAddress][]string{}
-			for _, t := range needed {
-				for _, r := range registrations[t] {
-					if r.inst == inst || (len(r.clusters) > 0 && clusterType != "" && !slices.Contains(r.clusters, clusterType)) {
-						continue
-					}
-					if !slices.Contains(types[r.inst], t.String()) {
-						types[r.inst] = append(types[r.inst], t.String())
-					}
-					if !slices.Contains(names[r.inst], r.name) {
-						names[r.inst] = append(names[r.inst], r.name)
-					}
+	for _, a := range admitted {
+		inst, o := a.inst, a.object
+		clusterType, needed := neededTypes(o)
+		if len(needed) == 0 {
+			continue
+		}
+		// by target instance: the types it registers for this object, and under which names
+		types := map[config.InstanceAddress][]string{}
+		names := map[config.InstanceAddress][]string{}
+		for _, t := range needed {
+			for _, r := range registrations[t] {
+				if r.inst == inst || (len(r.clusters) > 0 && clusterType != "" && !slices.Contains(r.clusters, clusterType)) {
+					continue
+				}
+				if !slices.Contains(types[r.inst], t.String()) {
+					types[r.inst] = append(types[r.inst], t.String())
+				}
+				if !slices.Contains(names[r.inst], r.name) {
+					names[r.inst] = append(names[r.inst], r.name)
 				}
 			}
-			for to, ts := range types {
-				slices.Sort(ts)
-				slices.Sort(names[to])
-				reason := fmt.Sprintf("its %s %s uses %s, which ControllerRegistration %s registers (Gardener admits it only then)",
-					o.GetKind(), o.GetName(), strings.Join(ts, ", "), strings.Join(names[to], ", "))
-				edges = append(edges, Edge{From: inst, To: to, Reason: reason, Kind: Implicit})
-			}
+		}
+		for to, ts := range types {
+			slices.Sort(ts)
+			slices.Sort(names[to])
+			reason := fmt.Sprintf("its %s %s uses %s, which ControllerRegistration %s registers (Gardener admits it only then)",
+				o.GetKind(), o.GetName(), strings.Join(ts, ", "), strings.Join(names[to], ", "))
+			edges = append(edges, Edge{From: inst, To: to, Reason: reason, Kind: Implicit})
 		}
 	}
 	return edges

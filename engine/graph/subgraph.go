@@ -15,22 +15,23 @@ import (
 func (g *Graph) Subgraph(targets ...config.InstanceAddress) (*Graph, error) {
 	var unknown []string
 	keep := map[config.InstanceAddress]bool{}
-	var visit func(config.InstanceAddress)
-	visit = func(a config.InstanceAddress) {
-		if keep[a] {
+	var visit func(vertex)
+	visit = func(v vertex) {
+		if keep[g.addrs[v]] {
 			return
 		}
-		keep[a] = true
-		for _, d := range g.deps[a] {
+		keep[g.addrs[v]] = true
+		for _, d := range g.deps[v] {
 			visit(d)
 		}
 	}
 	for _, t := range targets {
-		if !g.Has(t) {
+		v, ok := g.ids[t]
+		if !ok {
 			unknown = append(unknown, string(t))
 			continue
 		}
-		visit(t)
+		visit(v)
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
@@ -40,35 +41,40 @@ func (g *Graph) Subgraph(targets ...config.InstanceAddress) (*Graph, error) {
 }
 
 // Filter returns the graph of the instances in keep and the edges between them; destroy with a
-// target keeps the target and its dependents.
+// target keeps the target and its dependents. It takes time in proportion to what it keeps and
+// their edges, not to the whole graph: a target in a large landscape is cut out cheaply.
 func (g *Graph) Filter(keep map[config.InstanceAddress]bool) *Graph {
 	blocks := map[config.Address][]config.InstanceAddress{}
-	for b, insts := range g.blocks {
-		for _, i := range insts {
-			if keep[i] {
-				blocks[b] = append(blocks[b], i)
-			}
-		}
-	}
-	var edges []Edge
-	for key, es := range g.edges {
-		if keep[key[0]] && keep[key[1]] {
-			edges = append(edges, es...)
-		}
-	}
 	var extra []config.InstanceAddress
+	var edges []Edge
 	parts := map[config.InstanceAddress][]config.InstanceAddress{}
-	for parent, ps := range g.parts {
-		for _, p := range ps {
-			if keep[p] {
-				extra = append(extra, p)
-				parts[parent] = append(parts[parent], p)
+	partOf := map[config.InstanceAddress]config.InstanceAddress{}
+	for a, kept := range keep {
+		v, ok := g.ids[a]
+		if !kept || !ok {
+			continue
+		}
+		if b := g.blockOf[v]; b != "" {
+			blocks[b] = append(blocks[b], a)
+		} else {
+			extra = append(extra, a)
+		}
+		for _, d := range g.deps[v] {
+			if keep[g.addrs[d]] {
+				edges = append(edges, g.between(v, d)...)
 			}
 		}
+		if parent, isPart := g.partOf[a]; isPart {
+			parts[parent] = append(parts[parent], a)
+			partOf[a] = parent
+		}
+	}
+	for _, ps := range parts {
+		slices.SortFunc(ps, g.compareAddr) // as Build lists them
 	}
 	// A subgraph of a DAG is a DAG: newGraph cannot report a cycle here.
 	sub, _ := newGraph(blocks, extra, edges)
-	sub.parts = parts
+	sub.parts, sub.partOf = parts, partOf
 	sub.instances = map[config.InstanceAddress]*config.Instance{}
 	for a := range keep {
 		if inst, ok := g.instances[a]; ok {

@@ -58,8 +58,12 @@ func (s Style) Meaning() string {
 
 // Style is the style of the edge from depends on to, after its strongest reason.
 func (g *Graph) Style(from, to config.InstanceAddress) Style {
+	return g.style(g.idOf(from), g.idOf(to))
+}
+
+func (g *Graph) style(from, to vertex) Style {
 	style := Implied
-	for _, e := range g.edges[[2]config.InstanceAddress{from, to}] {
+	for _, e := range g.between(from, to) {
 		switch e.Kind {
 		case Reference, DependsOn:
 			return Declared
@@ -81,16 +85,16 @@ func (g *Graph) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	used := map[Style]bool{}
 	for _, n := range g.order {
-		bw.WriteString(string(n))
+		bw.WriteString(string(g.addrs[n]))
 		for _, style := range []Style{Declared, Implied, Following} {
 			sep := " " + textArrows[style] + " "
 			for _, d := range g.deps[n] {
-				if g.Style(n, d) != style {
+				if g.style(n, d) != style {
 					continue
 				}
 				used[style] = true
 				bw.WriteString(sep)
-				bw.WriteString(string(d))
+				bw.WriteString(string(g.addrs[d]))
 				sep = ", "
 			}
 		}
@@ -119,18 +123,18 @@ func (g *Graph) WriteDOT(w io.Writer, name string) error {
 	fmt.Fprintf(bw, "digraph %s {\n", dotID(name))
 	bw.WriteString("  rankdir = \"LR\";\n  node [shape = \"box\"];\n")
 	for _, n := range g.order {
-		fmt.Fprintf(bw, "  %s;\n", dotID(string(n)))
+		fmt.Fprintf(bw, "  %s;\n", dotID(string(g.addrs[n])))
 	}
 	used := map[Style]bool{}
 	for _, n := range g.order {
 		for _, d := range g.deps[n] {
-			style := g.Style(n, d)
+			style := g.style(n, d)
 			used[style] = true
 			attrs := ""
 			if style != Declared {
 				attrs = fmt.Sprintf(" [style = %s]", dotID(dotStyles[style]))
 			}
-			fmt.Fprintf(bw, "  %s -> %s%s;\n", dotID(string(d)), dotID(string(n)), attrs)
+			fmt.Fprintf(bw, "  %s -> %s%s;\n", dotID(string(g.addrs[d])), dotID(string(g.addrs[n])), attrs)
 		}
 	}
 	if len(used) > 0 {
@@ -165,15 +169,15 @@ var mermaidArrows = map[Style]string{Declared: "-->", Implied: "-.->", Following
 func (g *Graph) WriteMermaid(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("flowchart LR\n")
-	id := make(map[config.InstanceAddress]string, len(g.order))
+	id := make([]string, len(g.addrs))
 	for i, n := range g.order {
 		id[n] = fmt.Sprintf("n%d", i)
-		fmt.Fprintf(bw, "  %s[\"%s\"]\n", id[n], mermaidText(string(n)))
+		fmt.Fprintf(bw, "  %s[\"%s\"]\n", id[n], mermaidText(string(g.addrs[n])))
 	}
 	used := map[Style]bool{}
 	for _, n := range g.order {
 		for _, d := range g.deps[n] {
-			style := g.Style(n, d)
+			style := g.style(n, d)
 			used[style] = true
 			fmt.Fprintf(bw, "  %s %s %s\n", id[d], mermaidArrows[style], id[n])
 		}
