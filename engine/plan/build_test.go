@@ -846,3 +846,22 @@ func TestPeoplesChangesAreConflictsWhenStrictOrAdopting(t *testing.T) {
 		})
 	}
 }
+
+// A full plan holds every rendered object at once: the desired objects copy only the metadata
+// the plan stamps and share the rest with the rendering, which the plan leaves as it was.
+func TestBuildStampsCopiesOfTheRenderedMetadataOnly(t *testing.T) {
+	obj := cm("", "config", map[string]any{"k": "v"})
+	rendered := map[config.InstanceAddress]*rendering.Rendered{
+		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(obj)},
+	}
+	res := buildPlan(t, &fakeCluster{}, rendered, nil)
+	require.Len(t, res.Desired, 1)
+	desired := res.Desired[0].Object
+
+	assert.Equal(t, "apps", desired.GetNamespace(), "the desired object is in its default namespace")
+	assert.Equal(t, "test", desired.GetLabels()[inventory.LandscapeLabel], "and stamped")
+	assert.Equal(t, map[string]any{"name": "config", "namespace": ""}, obj.Object["metadata"],
+		"the rendered object keeps its metadata")
+	desired.Object["data"].(map[string]any)["k"] = "shared"
+	assert.Equal(t, "shared", obj.Object["data"].(map[string]any)["k"], "the data is the rendering's, not a copy")
+}

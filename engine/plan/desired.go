@@ -2,12 +2,14 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/engine/config"
@@ -102,8 +104,8 @@ func addComponents(opts Options, res *Result) map[string]*Component {
 	return components
 }
 
-// desiredObjects collects by cluster the objects the instances of opts.Order rendered, copied,
-// with their default namespace set (cleared again for cluster-scoped kinds). A destroy plan
+// desiredObjects collects by cluster the objects the instances of opts.Order rendered, their
+// metadata copied (metadataCopy), with their default namespace set (cleared again for cluster-scoped kinds). A destroy plan
 // wants none of them; it collects their kinds instead, which it lists to find every object of
 // them that it owns.
 func desiredObjects(opts Options) (byCluster map[string][]*Desired, renderedKinds map[string][]schema.GroupKind, err error) {
@@ -122,7 +124,7 @@ func desiredObjects(opts Options) (byCluster map[string][]*Desired, renderedKind
 				renderedKinds[o.Cluster] = append(renderedKinds[o.Cluster], o.Object.GroupVersionKind().GroupKind())
 				continue
 			}
-			obj := o.Object.DeepCopy()
+			obj := metadataCopy(o.Object)
 			if o.DefaultNamespace != "" && obj.GetNamespace() == "" {
 				obj.SetNamespace(o.DefaultNamespace) // cleared by resolveDesired for cluster-scoped kinds
 			}
@@ -130,6 +132,20 @@ func desiredObjects(opts Options) (byCluster map[string][]*Desired, renderedKind
 		}
 	}
 	return byCluster, renderedKinds, nil
+}
+
+// metadataCopy copies what planning changes of a rendered object, its metadata (namespace,
+// labels, annotations), and shares the rest with the rendering: spec, data and the like are
+// nearly all of an object's size, and nothing changes them in place (apply changes copies, live
+// values are resolved copy-on-write). A full plan holds every object at once; copying each
+// whole held the landscape twice.
+func metadataCopy(u *unstructured.Unstructured) *unstructured.Unstructured {
+	out := make(map[string]any, len(u.Object))
+	maps.Copy(out, u.Object)
+	if md, ok := u.Object["metadata"].(map[string]any); ok {
+		out["metadata"] = runtime.DeepCopyJSONValue(md)
+	}
+	return &unstructured.Unstructured{Object: out}
 }
 
 // desiredSet is one cluster's desired objects once resolved.
