@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -80,10 +81,20 @@ func Secret(s *corev1.Secret) {
 
 // Versions matches the names of every version of a unique object with the given base name, and
 // the base name itself: an object rendered before it became content-addressed is an earlier
-// version too.
+// version too. The patterns are compiled once per base name and shared (a Regexp is safe for
+// concurrent use): every shoot's control plane has objects of the same base names, and a plan
+// holds every rendered object at once, which with a compiled pattern of its own each cost about
+// 150 kB per shoot.
 func Versions(base string) *regexp.Regexp {
-	return regexp.MustCompile("^" + regexp.QuoteMeta(strings.TrimSuffix(base, "-")) + "(-[0-9a-f]{8})?$")
+	if re, ok := versions.Load(base); ok {
+		return re.(*regexp.Regexp)
+	}
+	re, _ := versions.LoadOrStore(base, regexp.MustCompile("^"+regexp.QuoteMeta(strings.TrimSuffix(base, "-"))+"(-[0-9a-f]{8})?$"))
+	return re.(*regexp.Regexp)
 }
+
+// versions are the patterns Versions compiled, by base name.
+var versions sync.Map
 
 // AnnotationKey is the reference annotation's key for a ConfigMap ("configmap") or Secret
 // ("secret") of the given name: the prefix, the kind and eight hex digits of the name's SHA-256.

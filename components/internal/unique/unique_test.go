@@ -70,3 +70,9 @@ func TestInjectTemplateReferences(t *testing.T) {
 	assert.Equal(t, map[string]string{AnnotationKey("configmap", "cm-1234abcd"): "cm-1234abcd", "keep": "me"}, ds.Annotations)
 	assert.Equal(t, map[string]string{AnnotationKey("configmap", "cm-1234abcd"): "cm-1234abcd"}, ds.Spec.Template.Annotations)
 }
+
+func TestVersionsCompilesEachBaseNameOnce(t *testing.T) {
+	assert.Same(t, Versions("kube-apiserver-config"), Versions("kube-apiserver-config"), "shared by every shoot")
+	assert.NotSame(t, Versions("kube-apiserver-config"), Versions("kube-scheduler-config"))
+	assert.True(t, Versions("kube-scheduler-config").MatchString("kube-scheduler-config-0123abcd"))
+}
