@@ -6,8 +6,11 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
+	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -17,6 +20,10 @@ import (
 // profileEnv names a file to write a CPU profile of the whole run to (go tool pprof reads it):
 // how docs/performance.md finds where time goes.
 const profileEnv = "GARDENER_CPUPROFILE"
+
+// memProfileEnv names a file to keep a heap profile of the run's largest heap in (go tool pprof
+// -sample_index=inuse_space reads what it held): how docs/performance.md finds what a run holds.
+const memProfileEnv = "GARDENER_MEMPROFILE"
 
 // commandGCPercent is the garbage collector's target for one-shot commands (plan, apply,
 // render), unless GOGC says otherwise. A plan holds the rendered and the observed landscape at
@@ -32,6 +39,7 @@ func main() {
 		printf(os.Stderr, "Error: %s: %v\n", profileEnv, err)
 		os.Exit(1)
 	}
+	stopHeap := startHeapProfile(os.Getenv(memProfileEnv))
 	secrets.PrefetchKeys()
 	rest.SetDefaultWarningHandler(warningPrinter{w: os.Stderr})
 	if os.Getenv("GOGC") == "" {
@@ -39,6 +47,9 @@ func main() {
 	}
 	err = newRootCommand(os.Stdout, os.Stderr).Execute()
 	stop()
+	if perr := stopHeap(); perr != nil {
+		printf(os.Stderr, "Error: %s: %v\n", memProfileEnv, perr)
+	}
 	if status := exitStatus(os.Stderr, err); status != 0 {
 		os.Exit(status)
 	}
@@ -75,4 +86,60 @@ func startProfile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// startHeapProfile keeps a heap profile in path, unless path is empty: whenever the heap live
+// after a garbage collection has grown by a fifth past the largest seen, it collects garbage
+// once more and writes the profile (the runtime publishes a collection's figures only at the
+// next), so that the file shows what the run held at its largest and what it had allocated
+// until then. The extra collections cost time: measure time without it. A run too short to
+// collect garbage gets its profile when stop is called.
+func startHeapProfile(path string) (stop func() error) {
+	if path == "" {
+		return func() error { return nil }
+	}
+	done, finished := make(chan struct{}), make(chan error, 1)
+	go func() {
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		var peak uint64
+		var err error
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				if peak == 0 {
+					err = writeHeapProfile(path)
+				}
+				finished <- err
+				return
+			case <-tick.C:
+				metrics.Read(sample)
+				if live := sample[0].Value.Uint64(); live > peak+peak/5 {
+					peak = live
+					runtime.GC()
+					if werr := writeHeapProfile(path); err == nil {
+						err = werr
+					}
+				}
+			}
+		}
+	}()
+	return func() error {
+		close(done)
+		return <-finished
+	}
+}
+
+// writeHeapProfile writes the heap profile into path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
