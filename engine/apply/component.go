@@ -231,41 +231,34 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 	}
 	applied := map[desiredKey]*unstructured.Unstructured{}
 	sort.SliceStable(writes, func(i, j int) bool { return rank(writes[i]) < rank(writes[j]) })
-	for i, o := range writes {
-		if waitCtx.Err() != nil {
-			return errInterrupted
+	// Objects of one kind rank go out at once: nothing orders them among themselves, and the
+	// cluster's bound on requests in flight (--parallelism) paces them. Ranks stay in order.
+	for start := 0; start < len(writes); {
+		end := start + 1
+		for end < len(writes) && rank(writes[end]) == rank(writes[start]) {
+			end++
 		}
-		d := desired[desiredKey{o.Cluster, o.Ref}]
-		if d == nil {
-			return fmt.Errorf("%s: the plan has no object to write", o.Ref)
+		same := writes[start:end]
+		answers := make([]*unstructured.Unstructured, len(same))
+		errs := make([]error, len(same))
+		var wg sync.WaitGroup
+		for i, o := range same {
+			wg.Go(func() { answers[i], errs[i] = e.writeObject(ctx, waitCtx, c.Address, desired, o) })
 		}
-		var err error
-		if render.HasLive(d.Object.Object) {
-			if d, err = e.resolveLive(waitCtx, c.Address, d); err != nil {
-				return err
+		wg.Wait()
+		for i, o := range same {
+			if errs[i] != nil {
+				return errs[i] // the first in plan order, so that the same failure reads the same
 			}
-			if e.Restamp != nil {
-				if err := e.Restamp(d); err != nil {
-					return err
-				}
-			}
+			applied[desiredKey{o.Cluster, o.Ref}] = answers[i]
 		}
-		if o.Action == plan.Replace {
-			if err := e.deleteAndWait(waitCtx, c.Address, d); err != nil {
-				return err
-			}
-		}
-		live, err := e.write(ctx, e.withLineage(d), o)
-		if err != nil {
-			return err
-		}
-		applied[desiredKey{o.Cluster, o.Ref}] = live
 		// Custom resources of a CRD written here wait until it is established.
-		if isCRD(o.Ref) && (i+1 == len(writes) || !isCRD(writes[i+1].Ref)) && e.Ready != nil {
-			if err := e.waitReady(waitCtx, e.timeoutOf(c.Address), crdsOf(writes[:i+1], desired), applied); err != nil {
+		if slices.ContainsFunc(same, func(o *plan.ObjectChange) bool { return isCRD(o.Ref) }) && e.Ready != nil {
+			if err := e.waitReady(waitCtx, e.timeoutOf(c.Address), crdsOf(writes[:end], desired), applied); err != nil {
 				return err
 			}
 		}
+		start = end
 	}
 	if e.Ready != nil {
 		if err := e.waitReady(waitCtx, e.timeoutOf(c.Address), awaited, applied); err != nil {
@@ -316,6 +309,35 @@ func (e *Executor) apply(ctx, waitCtx context.Context, c *plan.Component) error 
 		}
 	}
 	return nil
+}
+
+// writeObject writes one object of a component: its live values filled in, deleted first when
+// it is replaced; it returns the object as the server stored it.
+func (e *Executor) writeObject(ctx, waitCtx context.Context, component string, desired map[desiredKey]*plan.Desired, o *plan.ObjectChange) (*unstructured.Unstructured, error) {
+	if waitCtx.Err() != nil {
+		return nil, errInterrupted
+	}
+	d := desired[desiredKey{o.Cluster, o.Ref}]
+	if d == nil {
+		return nil, fmt.Errorf("%s: the plan has no object to write", o.Ref)
+	}
+	var err error
+	if render.HasLive(d.Object.Object) {
+		if d, err = e.resolveLive(waitCtx, component, d); err != nil {
+			return nil, err
+		}
+		if e.Restamp != nil {
+			if err := e.Restamp(d); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if o.Action == plan.Replace {
+		if err := e.deleteAndWait(waitCtx, component, d); err != nil {
+			return nil, err
+		}
+	}
+	return e.write(ctx, e.withLineage(d), o)
 }
 
 // errInterrupted ends a component that was interrupted (Ctrl-C) before it finished.
