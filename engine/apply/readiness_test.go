@@ -10,11 +10,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/declarative-gardener/gardener/engine/object"
+	"github.com/declarative-gardener/gardener/engine/readiness"
 )
 
 var deployments = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
@@ -29,7 +29,8 @@ func readinessObject(apiVersion, kind, name, resourceVersion string) *unstructur
 	return u
 }
 
-// typedReadiness watches only what the server's answer to the write does not already show ready.
+// typedReadiness watches only what the server's answer to the write does not already show ready,
+// on the cluster's shared watches.
 func TestTypedReadinessWatchesOnlyObjectsNotReadyInTheirWriteAnswer(t *testing.T) {
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
 		configMaps: "ConfigMapList", deployments: "DeploymentList",
@@ -39,7 +40,9 @@ func TestTypedReadinessWatchesOnlyObjectsNotReadyInTheirWriteAnswer(t *testing.T
 		listed = append(listed, a.GetResource().Resource)
 		return false, nil, nil
 	})
-	ready := typedReadiness(map[string]dynamic.Interface{"runtime": client})
+	watches := readiness.NewWatches(client)
+	defer watches.Close()
+	ready := typedReadiness(map[string]*readiness.Watches{"runtime": watches})
 	resources := func(objs ...*unstructured.Unstructured) map[object.Ref]schema.GroupVersionResource {
 		m := map[object.Ref]schema.GroupVersionResource{}
 		for _, o := range objs {

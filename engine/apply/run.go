@@ -90,7 +90,12 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 	}
 	ready := opts.Ready
 	if ready == nil {
-		ready = typedReadiness(clients)
+		watches := map[string]*readiness.Watches{}
+		for name, client := range clients {
+			watches[name] = readiness.NewWatches(client)
+			defer watches[name].Close()
+		}
+		ready = typedReadiness(watches)
 	}
 	e := &Executor{
 		Clients: clients, Desired: out.Result.Desired, ForceConflicts: opts.ForceConflicts, TakeBack: !pl.StrictConflicts,
@@ -188,11 +193,12 @@ func Run(ctx context.Context, out *planner.Outcome, opts Options) (*Result, erro
 	return res, nil
 }
 
-// typedReadiness waits with engine/readiness: one watch per resource and namespace. An object as
-// the server answered its write (it has a resourceVersion) that is ready by its kind's rule is
-// not watched: a ConfigMap, a Role or a Service is ready once the server has it, and most
-// objects are such, so most components finish without a LIST and a WATCH.
-func typedReadiness(clients map[string]dynamic.Interface) Readiness {
+// typedReadiness waits with engine/readiness on the clusters' shared watches: a watch per
+// resource and cluster that every component waiting for objects of that resource shares. An
+// object as the server answered its write (it has a resourceVersion) that is ready by its kind's
+// rule is not waited for: a ConfigMap, a Role or a Service is ready once the server has it, and
+// most objects are such, so most components finish without opening a watch.
+func typedReadiness(watches map[string]*readiness.Watches) Readiness {
 	return func(ctx context.Context, cluster string, objs []*unstructured.Unstructured, resources map[object.Ref]schema.GroupVersionResource) error {
 		var targets []readiness.Target
 		for _, u := range objs {
@@ -205,7 +211,11 @@ func typedReadiness(clients map[string]dynamic.Interface) Readiness {
 		if len(targets) == 0 {
 			return nil
 		}
-		return readiness.Wait(ctx, clients[cluster], targets, readiness.WaitOptions{})
+		w, ok := watches[cluster]
+		if !ok {
+			return fmt.Errorf("cluster %s has no client", cluster)
+		}
+		return w.Wait(ctx, targets, readiness.WaitOptions{})
 	}
 }
 
