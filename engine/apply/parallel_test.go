@@ -20,6 +20,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
 
 // writeLog records the server-side apply requests (PATCH) a client sends: when each started and
@@ -101,4 +102,79 @@ func TestApplyWritesObjectsOfOneKindRankAtOnce(t *testing.T) {
 		name := fmt.Sprintf("config-%02d", i)
 		assert.False(t, log.started[name].Before(log.ended[ns]), "%s was written after its Namespace", name)
 	}
+}
+
+// BenchmarkComponentAgainstTheWriteFloor applies a component of 100 ConfigMaps on the local
+// control plane (executor) and writes the same objects by parallel server-side apply with nothing
+// else (floor, as `make bench` measures the write floor), with the cluster's usual bound of 10
+// requests in flight: the ratio of the two is what the engine adds to the API server's writes.
+func BenchmarkComponentAgainstTheWriteFloor(b *testing.B) {
+	cfg := localcluster.Shared(b).Plane(localcluster.RuntimePlane).RESTConfig()
+	cfg.QPS, cfg.Burst = -1, 0
+	inFlight := make(chan struct{}, 10) // --parallelism's default
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripperFunc(func(req *http.Request) (*http.Response, error) {
+			inFlight <- struct{}{}
+			defer func() { <-inFlight }()
+			return rt.RoundTrip(req)
+		})
+	})
+	client, err := dynamic.NewForConfig(cfg)
+	require.NoError(b, err)
+	const ns, count = "write-floor", 100
+	namespace := &unstructured.Unstructured{}
+	namespace.SetAPIVersion("v1")
+	namespace.SetKind("Namespace")
+	namespace.SetName(ns)
+	namespaces := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	_, err = client.Resource(namespaces).Apply(context.Background(), ns, namespace, metav1.ApplyOptions{FieldManager: "bench"})
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = client.Resource(namespaces).Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+
+	round := 0
+	objectsOfRound := func() []*unstructured.Unstructured {
+		round++
+		out := make([]*unstructured.Unstructured, count)
+		for i := range out {
+			out[i] = readinessObject("v1", "ConfigMap", fmt.Sprintf("r%d-config-%03d", round, i), "")
+			out[i].SetNamespace(ns)
+			out[i].Object["data"] = map[string]any{"round": fmt.Sprint(round)}
+		}
+		return out
+	}
+	b.Run("executor", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			const addr = "component.manifests.many"
+			component := &plan.Component{Address: addr, Action: plan.Create}
+			var desired []*plan.Desired
+			for _, u := range objectsOfRound() {
+				desired = append(desired, &plan.Desired{Cluster: "runtime", Component: addr, Object: u,
+					Resource: observe.Resource{GroupVersionKind: u.GroupVersionKind(), Resource: "configmaps", Namespaced: true}})
+				component.Objects = append(component.Objects, &plan.ObjectChange{Cluster: "runtime", APIVersion: "v1", Ref: object.RefOf(u), Action: plan.Create})
+			}
+			e := &Executor{Clients: map[string]dynamic.Interface{"runtime": client}, Desired: desired}
+			b.StartTimer()
+			if err := e.Apply(context.Background(), component); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("floor", func(b *testing.B) {
+		configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+		for b.Loop() {
+			b.StopTimer()
+			objs := objectsOfRound()
+			b.StartTimer()
+			var wg sync.WaitGroup
+			for _, u := range objs {
+				wg.Go(func() {
+					if _, err := client.Resource(configMaps).Namespace(ns).Apply(context.Background(), u.GetName(), u, metav1.ApplyOptions{FieldManager: "bench"}); err != nil {
+						b.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+		}
+	})
 }
