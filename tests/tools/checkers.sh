@@ -31,12 +31,16 @@ stamp_of() {
 if [[ $# -eq 0 ]]; then set -- gosec govulncheck; fi
 for name in "$@"; do
   pkg=$(package_of "$name")
-  if [[ -x "$bin/$name" && -f "$stamps/$name" && "$(cat "$stamps/$name")" == "$(stamp_of "$name")" ]]; then
+  # -s: a build interrupted while copying left an empty file once, which ran as an empty script
+  # and passed every check.
+  if [[ -x "$bin/$name" && -s "$bin/$name" && -f "$stamps/$name" && "$(cat "$stamps/$name")" == "$(stamp_of "$name")" ]]; then
     continue
   fi
   started=$SECONDS
   echo "checkers: building $name ($(cd "$tools/$name" && go list -m -f '{{.Version}}' "${pkg%%/cmd/*}")) ..."
-  (cd "$tools/$name" && go build -trimpath -o "$bin/$name" "$pkg")
+  # Built beside and renamed: a checker in bin/ is whole or absent.
+  (cd "$tools/$name" && go build -trimpath -o "$bin/.$name.new" "$pkg")
+  mv "$bin/.$name.new" "$bin/$name"
   stamp_of "$name" > "$stamps/$name"
   echo "checkers: built $name in $((SECONDS - started))s"
 done
