@@ -57,12 +57,19 @@ func (l *Landscape) TargetScope(targets []string) *Scope {
 			roots = append(roots, addr)
 		}
 	}
+	// What the roots refer to, transitively, is evaluated whole; a root itself only as the
+	// targets say (an instance target keeps its siblings out).
+	l.referred(roots, func(to Address) bool { s.blocks[to] = true; return false })
+	return s
+}
+
+// referred calls found with every object the roots refer to, directly or through others (locals,
+// clusters, blocks) and depends_on, each once; it stops when found returns true.
+func (l *Landscape) referred(roots []Address, found func(Address) bool) {
 	refs := map[Address][]Address{}
 	for _, r := range l.References {
 		refs[r.From] = append(refs[r.From], r.To)
 	}
-	// What the roots refer to, transitively, is evaluated whole; a root itself only as the
-	// targets say (an instance target keeps its siblings out).
 	visited := map[Address]bool{}
 	queue := roots
 	for len(queue) > 0 {
@@ -73,11 +80,12 @@ func (l *Landscape) TargetScope(targets []string) *Scope {
 		}
 		visited[from] = true
 		for _, to := range refs[from] {
-			s.blocks[to] = true
+			if found(to) {
+				return
+			}
 			queue = append(queue, to)
 		}
 	}
-	return s
 }
 
 // Skips reports whether evaluation leaves the instance out.
@@ -91,25 +99,7 @@ func (s *Scope) Skips(b *Block, addr InstanceAddress) bool {
 // RefersTo reports whether block from refers to block to, directly or through other objects
 // (locals, clusters, blocks) and depends_on.
 func (l *Landscape) RefersTo(from, to Address) bool {
-	refs := map[Address][]Address{}
-	for _, r := range l.References {
-		refs[r.From] = append(refs[r.From], r.To)
-	}
-	visited := map[Address]bool{}
-	queue := []Address{from}
-	for len(queue) > 0 {
-		at := queue[0]
-		queue = queue[1:]
-		if visited[at] {
-			continue
-		}
-		visited[at] = true
-		for _, next := range refs[at] {
-			if next == to {
-				return true
-			}
-			queue = append(queue, next)
-		}
-	}
-	return false
+	refers := false
+	l.referred([]Address{from}, func(a Address) bool { refers = a == to; return refers })
+	return refers
 }

@@ -34,14 +34,7 @@ func StateBackend(cfg *config.StateConfig, dir, landscape string, connect Cluste
 	}
 	switch cfg.Backend {
 	case config.BackendLocal, "":
-		path := cfg.Path
-		if path == "" {
-			path = state.DefaultLocalPath
-		}
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(dir, path)
-		}
-		return state.NewLocalWithOptions(path, state.LocalOptions{Landscape: landscape}), nil
+		return state.NewLocalWithOptions(localStatePath(cfg, dir), state.LocalOptions{Landscape: landscape}), nil
 	case config.BackendKubernetes:
 		if cfg.Cluster == "" {
 			return nil, fmt.Errorf("state: the kubernetes backend needs a cluster")
@@ -67,6 +60,19 @@ func StateBackend(cfg *config.StateConfig, dir, landscape string, connect Cluste
 	}
 }
 
+// localStatePath is the file of the local backend: the state block's path (DefaultLocalPath
+// without one), relative to the landscape directory dir.
+func localStatePath(cfg *config.StateConfig, dir string) string {
+	path := cfg.Path
+	if path == "" {
+		path = state.DefaultLocalPath
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	return path
+}
+
 // StateShards returns the store of the shards of the state a landscape's state block declares
 // (state.ShardStore): the backend StateBackend returns is its garden shard.
 func StateShards(cfg *config.StateConfig, dir, landscape string, connect ClusterFunc) (state.ShardStore, error) {
@@ -77,14 +83,7 @@ func StateShards(cfg *config.StateConfig, dir, landscape string, connect Cluster
 		if _, err := StateBackend(cfg, dir, landscape, connect); err != nil {
 			return nil, err // an unsupported backend
 		}
-		path := cfg.Path
-		if path == "" {
-			path = state.DefaultLocalPath
-		}
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(dir, path)
-		}
-		return state.NewLocalShards(path, state.LocalOptions{Landscape: landscape}), nil
+		return state.NewLocalShards(localStatePath(cfg, dir), state.LocalOptions{Landscape: landscape}), nil
 	}
 	if cfg.Cluster == "" {
 		return nil, fmt.Errorf("state: the kubernetes backend needs a cluster")
