@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/object"
@@ -52,8 +53,16 @@ func TestMapperLearnsKindOfCRDAppliedInSameRun(t *testing.T) {
 		require.NotEqual(t, gk, r.GroupKind())
 	}
 
-	require.NoError(t, localcluster.ApplyCRDs(ctx, localcluster.Shared(t).Plane(localcluster.RuntimePlane).RESTConfig(),
-		[][]byte{crd(gk.Group, gk.Kind, "widgets")}))
+	admin := localcluster.Shared(t).Plane(localcluster.RuntimePlane).RESTConfig()
+	require.NoError(t, localcluster.ApplyCRDs(ctx, admin, [][]byte{crd(gk.Group, gk.Kind, "widgets")}))
+	// Established comes a moment before discovery serves the new group; the Client's own
+	// refresh is counted once the server serves it.
+	served, err := discovery.NewDiscoveryClientForConfig(admin)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, err := served.ServerResourcesForGroupVersion(gk.Group + "/v1")
+		return err == nil
+	}, 30*time.Second, 100*time.Millisecond, "the server serves %s", gk.Group)
 
 	counter.reset()
 	mapping, err := c.Mapper().RESTMapping(gk)
