@@ -42,13 +42,9 @@ func StateBackend(cfg *config.StateConfig, dir, landscape string, connect Cluste
 		if connect == nil {
 			return nil, fmt.Errorf("state: cannot connect to cluster %q", cfg.Cluster)
 		}
-		c, err := connect(cfg.Cluster)
+		cs, err := stateClientset(cfg, connect)
 		if err != nil {
-			return nil, fmt.Errorf("state: cluster %s: %w", cfg.Cluster, err)
-		}
-		cs, err := kubernetes.NewForConfig(c.RESTConfig())
-		if err != nil {
-			return nil, fmt.Errorf("state: cluster %s: %w", cfg.Cluster, err)
+			return nil, err
 		}
 		ns := stateNamespace(cfg)
 		if err := state.CheckKubernetes(ns, landscape); err != nil {
@@ -95,6 +91,15 @@ func StateShards(cfg *config.StateConfig, dir, landscape string, connect Cluster
 	if err := state.CheckKubernetes(ns, landscape); err != nil {
 		return nil, err
 	}
+	cs, err := stateClientset(cfg, connect)
+	if err != nil {
+		return nil, err
+	}
+	return state.NewKubernetesShards(cs, ns, landscape, state.KubernetesOptions{}), nil
+}
+
+// stateClientset connects to the cluster block holding the kubernetes backend's state.
+func stateClientset(cfg *config.StateConfig, connect ClusterFunc) (*kubernetes.Clientset, error) {
 	c, err := connect(cfg.Cluster)
 	if err != nil {
 		return nil, fmt.Errorf("state: cluster %s: %w", cfg.Cluster, err)
@@ -103,7 +108,7 @@ func StateShards(cfg *config.StateConfig, dir, landscape string, connect Cluster
 	if err != nil {
 		return nil, fmt.Errorf("state: cluster %s: %w", cfg.Cluster, err)
 	}
-	return state.NewKubernetesShards(cs, ns, landscape, state.KubernetesOptions{}), nil
+	return cs, nil
 }
 
 // ShardedState is the backend of a landscape's state over its shards, as a assigns the
