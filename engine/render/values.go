@@ -108,24 +108,26 @@ func (ix *secretIndex) within(v string) []string {
 	if ix.empty {
 		found, seen[""] = append(found, ""), true
 	}
-	for i := 0; i+ix.k <= len(v); i++ {
-		for _, s := range ix.byPrefix[v[i:i+ix.k]] {
-			if !seen[s] && strings.HasPrefix(v[i:], s) {
-				seen[s] = true
-				found = append(found, s)
-			}
+	ix.scan(v, func(s string) bool {
+		if !seen[s] {
+			seen[s] = true
+			found = append(found, s)
 		}
-	}
+		return false
+	})
 	return found
 }
 
 func (ix *secretIndex) contains(v string) bool {
-	if ix.empty {
-		return true
-	}
+	return ix.empty || ix.scan(v, func(string) bool { return true })
+}
+
+// scan calls found with every non-empty secret occurring in v, at each position it occurs,
+// until found returns true; it reports whether found did.
+func (ix *secretIndex) scan(v string, found func(string) bool) bool {
 	for i := 0; i+ix.k <= len(v); i++ {
 		for _, s := range ix.byPrefix[v[i:i+ix.k]] {
-			if strings.HasPrefix(v[i:], s) {
+			if strings.HasPrefix(v[i:], s) && found(s) {
 				return true
 			}
 		}
