@@ -462,6 +462,14 @@ func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
 	spec := b.Schema.Body.Spec()
 	instanceValues := map[string]cty.Value{}
 	var tuple []cty.Value
+	// record gives references to the block the instance's value under its key.
+	record := func(k instanceKey, v cty.Value) {
+		if k.key != cty.NilVal && k.key.Type() == cty.String {
+			instanceValues[k.key.AsString()] = v
+		} else {
+			tuple = append(tuple, v)
+		}
+	}
 	for _, k := range keys {
 		inst := &Instance{Block: b, Key: k.key, Name: b.Name, Addr: InstanceAddress(b.Addr), Clusters: e.Clusters}
 		switch {
@@ -478,12 +486,7 @@ func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
 			// Left out of a targeted plan: references see what they would before apply
 			// (its name), and the instance is not decoded, checked, rendered or graphed.
 			e.Skipped++
-			val := outputsBeforeApply(b.Schema, inst.Name)
-			if k.key != cty.NilVal && k.key.Type() == cty.String {
-				instanceValues[k.key.AsString()] = val
-			} else {
-				tuple = append(tuple, val)
-			}
+			record(k, outputsBeforeApply(b.Schema, inst.Name))
 			continue
 		}
 		cfg, d := hcldec.Decode(b.Config, spec, instanceContext(base, k))
@@ -514,11 +517,7 @@ func (e *Evaluated) evaluateBlock(b *Block) hcl.Diagnostics {
 			}
 		}
 		e.Instances[inst.Addr] = inst
-		if k.key != cty.NilVal && k.key.Type() == cty.String {
-			instanceValues[k.key.AsString()] = inst.Value
-		} else {
-			tuple = append(tuple, inst.Value)
-		}
+		record(k, inst.Value)
 	}
 	switch {
 	case b.ForEach != nil:
