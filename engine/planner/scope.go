@@ -43,6 +43,9 @@ func independence(ev *config.Evaluated, implicit []graph.Edge, rendered map[conf
 	}
 	var diags hcl.Diagnostics
 	reported := map[[2]config.InstanceAddress]bool{}
+	// refers memoizes RefersTo by pair of blocks: a block may need many instances of a
+	// for_each block, and each answer walks the landscape's references.
+	refers := map[[2]config.Address]bool{}
 	for _, e := range implicit {
 		if e.Kind == graph.Follows {
 			continue
@@ -52,7 +55,11 @@ func independence(ev *config.Evaluated, implicit []graph.Edge, rendered map[conf
 		if from == to || toInst == nil || fromInst == nil || !toInst.Block.Schema.Independent {
 			continue
 		}
-		if fromInst.Block.Addr == toInst.Block.Addr || ev.Landscape.RefersTo(fromInst.Block.Addr, toInst.Block.Addr) {
+		pair := [2]config.Address{fromInst.Block.Addr, toInst.Block.Addr}
+		if _, known := refers[pair]; !known {
+			refers[pair] = pair[0] == pair[1] || ev.Landscape.RefersTo(pair[0], pair[1])
+		}
+		if refers[pair] {
 			continue
 		}
 		if reported[[2]config.InstanceAddress{from, to}] {
