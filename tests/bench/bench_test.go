@@ -4,10 +4,14 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/engine/config"
@@ -136,4 +140,57 @@ func fields(v any, path string, fn func(string, any)) {
 	default:
 		fn(path, v)
 	}
+}
+
+// BenchmarkOfflinePlan plans landscapes/scale against empty clusters, as `gardener plan
+// --offline` does (load, render, graph, diff, plan; no view), at 100 and 300 shoots (below 100 the
+// garden and the seeds weigh more than the shoots). Reported per shoot, so that the sizes
+// compare: a linear full plan keeps ns/shoot flat (a little lower at 300, where the garden's
+// share is smaller). live-B/shoot is
+// the heap the finished plan holds (live after a garbage collection, the heap before the plan
+// subtracted), divided by the shoots: what a full plan must hold at once grows with it.
+func BenchmarkOfflinePlan(b *testing.B) {
+	connect, err := planner.OfflineConnector()
+	if err != nil {
+		b.Fatal(err)
+	}
+	now, observedAt := planner.RecordedTimes(time.Time{}, time.Time{})
+	for _, shoots := range []int{100, 300} {
+		b.Run(fmt.Sprintf("shoots=%d", shoots), func(b *testing.B) {
+			opts := planner.Options{
+				Dir: scale, Schemas: catalog.Schemas(), Renderers: catalog.Renderers(),
+				Inputs:  config.InputSources{Vars: []string{fmt.Sprintf("shoot_count=%d", shoots)}},
+				Differs: planner.LocalDiffers(""), Connect: connect, DeferSecrets: true, Recorded: true,
+				Now: now, ObservedAt: observedAt,
+			}
+			var live uint64
+			b.ReportAllocs()
+			for b.Loop() {
+				before := liveHeap()
+				out, diags, err := planner.Plan(context.Background(), opts)
+				if err != nil || diags.HasErrors() {
+					b.Fatal(err, diags.Error())
+				}
+				if out.Result.Plan.Summary.Add == 0 {
+					b.Fatal("the offline plan creates nothing")
+				}
+				b.StopTimer()
+				if after := liveHeap(); after > before {
+					live = after - before
+				}
+				runtime.KeepAlive(out)
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(shoots), "ns/shoot")
+			b.ReportMetric(float64(live)/float64(shoots), "live-B/shoot")
+		})
+	}
+}
+
+// liveHeap is the heap live after a full garbage collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	return sample[0].Value.Uint64()
 }
