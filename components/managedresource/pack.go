@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/components/internal/kube"
 	"github.com/declarative-gardener/gardener/components/internal/unique"
@@ -103,7 +102,7 @@ func Pack(s Spec) ([]render.Object, error) {
 		if _, dup := data[key]; dup {
 			return nil, fmt.Errorf("managed resource %s/%s: %s %s/%s is packed twice", s.Namespace, s.Name, o.GetKind(), o.GetNamespace(), o.GetName())
 		}
-		out, err := yaml.Marshal(o.Object)
+		out, err := kube.YAML(o.Object)
 		if err != nil {
 			return nil, fmt.Errorf("managed resource %s/%s: %s %s: %w", s.Namespace, s.Name, o.GetKind(), o.GetName(), err)
 		}
