@@ -176,6 +176,8 @@ type Result struct {
 	Redactor *render.Redactor
 	// lineage is the lineage the desired objects were stamped with (Options.Lineage).
 	lineage string
+	// paths holds the field paths of the plan's changes once (heldPaths).
+	paths *heldPaths
 }
 
 // Build computes the plan: the plan's components from the renderings (desired.go), then per
@@ -194,6 +196,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 		Observed: map[string]*observe.Observed{},
 		Redactor: render.NewRedactor(nil),
 		lineage:  opts.Lineage,
+		paths:    newHeldPaths(),
 	}
 	if opts.Lineage != "" {
 		if err := inventory.ValidateLineage(opts.Lineage); err != nil {
@@ -324,7 +327,7 @@ func planCluster(ctx context.Context, opts Options, name string, desired []*Desi
 		return nil, fmt.Errorf("cluster %s: %w", name, err)
 	}
 	res.Observed[name] = obs
-	out, warnings, err := compareObjects(ctx, opts, name, desired, obs, res.Redactor)
+	out, warnings, err := compareObjects(ctx, opts, name, desired, obs, res.Redactor, res.paths)
 	if err != nil {
 		return nil, err
 	}

@@ -18,8 +18,8 @@ import (
 
 // compareObjects plans every desired object of a cluster against what the observation found:
 // in parallel, since diffs are mostly CPU, with the reads and dry-runs some of them make
-// bounded like LISTs. The warnings are those of create-only objects that are not created again.
-func compareObjects(ctx context.Context, opts Options, name string, desired []*Desired, obs *observe.Observed, red *render.Redactor) ([]change, []string, error) {
+// bounded like LISTs; the changes' paths are held once in paths. The warnings are those of create-only objects that are not created again.
+func compareObjects(ctx context.Context, opts Options, name string, desired []*Desired, obs *observe.Observed, red *render.Redactor, paths *heldPaths) ([]change, []string, error) {
 	var differ Differ
 	if len(desired) > 0 {
 		var err error
@@ -40,6 +40,9 @@ func compareObjects(ctx context.Context, opts Options, name string, desired []*D
 			ch, note, err := planCreateOnly(opts, name, d, obs)
 			if err == nil && ch == nil {
 				ch, err = planObject(ctx, opts, name, d, obs, differ, red)
+			}
+			if ch != nil {
+				ch.Changes = paths.hold(ch.Changes)
 			}
 			out[i], notes[i], errs[i] = change{ObjectChange: ch, component: string(d.Component)}, note, err
 		}()
