@@ -57,32 +57,46 @@ func All(objs ...runtime.Object) ([]*unstructured.Unstructured, error) {
 	return out, nil
 }
 
-// Clean removes null values from a JSON-shaped object, recursively, in place, and its status:
+// Clean returns a JSON-shaped object without null values, recursively, and without its status:
 // the typed structs serialise creationTimestamp as null and status as {} or zero counters, and
 // server-side apply would claim ownership of such fields, while status is the controllers'
 // business. Empty maps stay, because they mean something (emptyDir: {}, a CRD's
-// subresources.status: {}).
+// subresources.status: {}). Every map is made anew at the size of what it holds: the converter
+// sizes a struct's map for all of the struct's fields (a PodSpec's for about 40) where a rendered
+// object sets a few, and a full plan of a fleet holds every rendered object at once.
 func Clean(m map[string]any) map[string]any {
-	cleanNulls(m)
-	delete(m, "status")
-	return m
+	out := compact(m)
+	delete(out, "status")
+	return out
 }
 
-func cleanNulls(m map[string]any) {
+// compact is m without null values, in a map of its size, its maps and those in its lists
+// compacted too.
+func compact(m map[string]any) map[string]any {
+	n := 0
+	for _, v := range m {
+		if v != nil {
+			n++
+		}
+	}
+	out := make(map[string]any, n)
 	for k, v := range m {
 		switch v := v.(type) {
 		case nil:
-			delete(m, k)
 		case map[string]any:
-			cleanNulls(v)
+			out[k] = compact(v)
 		case []any:
-			for _, e := range v {
+			for i, e := range v {
 				if em, ok := e.(map[string]any); ok {
-					cleanNulls(em)
+					v[i] = compact(em)
 				}
 			}
+			out[k] = v
+		default:
+			out[k] = v
 		}
 	}
+	return out
 }
 
 // Custom builds an object of a kind the scheme does not know (custom resources such as Etcd,
