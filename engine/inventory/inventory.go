@@ -16,6 +16,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -135,26 +136,70 @@ func stringMap(u *unstructured.Unstructured, field string) (map[string]string, e
 
 // Hash is the hex SHA-256 of an object's JSON form without the hash annotation and the lineage
 // label (SetLineage) and with its secrets replaced by redact (nil: none); encoding/json sorts map
-// keys, so equal objects hash equally.
+// keys, so equal objects hash equally. Without redact nothing of the object is copied but the
+// maps that lead to the label and the annotation it leaves out: a plan hashes every object it
+// renders, and a deep copy of each was as much garbage as the landscape.
 func Hash(u *unstructured.Unstructured, redact Redact) (string, error) {
-	c := u.DeepCopy()
-	if a := c.GetAnnotations(); a[ConfigHashAnnotation] != "" {
-		delete(a, ConfigHashAnnotation)
-		c.SetAnnotations(a)
-	}
-	if l := c.GetLabels(); l[LineageLabel] != "" {
-		delete(l, LineageLabel)
-		c.SetLabels(l)
-	}
-	if redact != nil {
+	var obj map[string]any
+	if redact == nil {
+		obj = withoutMarks(u.Object)
+	} else {
+		c := u.DeepCopy()
+		if a := c.GetAnnotations(); a[ConfigHashAnnotation] != "" {
+			delete(a, ConfigHashAnnotation)
+			c.SetAnnotations(a)
+		}
+		if l := c.GetLabels(); l[LineageLabel] != "" {
+			delete(l, LineageLabel)
+			c.SetLabels(l)
+		}
 		redact(c.Object)
+		obj = c.Object
 	}
-	b, err := json.Marshal(c.Object)
+	b, err := json.Marshal(obj)
 	if err != nil {
 		return "", fmt.Errorf("object %s: %w", u.GetName(), err)
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// withoutMarks is obj without the hash annotation and the lineage label (when they are set),
+// sharing everything with obj but the maps on the way to them.
+func withoutMarks(obj map[string]any) map[string]any {
+	md, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return obj
+	}
+	annotations := without(md["annotations"], ConfigHashAnnotation)
+	labels := without(md["labels"], LineageLabel)
+	if annotations == nil && labels == nil {
+		return obj
+	}
+	md = maps.Clone(md)
+	if annotations != nil {
+		md["annotations"] = annotations
+	}
+	if labels != nil {
+		md["labels"] = labels
+	}
+	obj = maps.Clone(obj)
+	obj["metadata"] = md
+	return obj
+}
+
+// without is the string map m without key, nil when m does not set key to a non-empty string.
+func without(m any, key string) map[string]any {
+	sm, ok := m.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if v, _ := sm[key].(string); v == "" {
+		return nil
+	}
+	out := maps.Clone(sm)
+	delete(out, key)
+	return out
 }
 
 // Component returns the component address an owned object is annotated with.

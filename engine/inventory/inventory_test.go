@@ -100,3 +100,35 @@ func TestValidateLineage(t *testing.T) {
 	assert.Error(t, ValidateLineage(""))
 	assert.Error(t, ValidateLineage("not a lineage"))
 }
+
+// TestHashWithoutRedactCopiesNothing: without redact, Hash leaves the hash annotation and the
+// lineage label out through copies of the maps on the way to them only; the hash is the one a
+// deep copy gives, and the object is as it was.
+func TestHashWithoutRedactCopiesNothing(t *testing.T) {
+	withMarks := configMap("v1")
+	withMarks.SetLabels(map[string]string{"app": "x", LineageLabel: "0d6f"})
+	withMarks.SetAnnotations(map[string]string{ConfigHashAnnotation: "abc", ComponentAnnotation: "component.manifests.a"})
+	emptyMarks := configMap("v1")
+	emptyMarks.SetAnnotations(map[string]string{ConfigHashAnnotation: ""})
+	onlyMarks := configMap("v1")
+	onlyMarks.SetLabels(map[string]string{LineageLabel: "0d6f"})
+	onlyMarks.SetAnnotations(map[string]string{ConfigHashAnnotation: "abc"})
+	cases := map[string]*unstructured.Unstructured{
+		"no marks":                       configMap("v1"),
+		"hash annotation and lineage":    withMarks,
+		"an empty hash annotation stays": emptyMarks,
+		"nothing left but empty maps":    onlyMarks,
+		"no metadata":                    {Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}},
+	}
+	for name, u := range cases {
+		t.Run(name, func(t *testing.T) {
+			before := u.DeepCopy()
+			want, err := Hash(u, func(map[string]any) {}) // the deep copy's way
+			require.NoError(t, err)
+			got, err := Hash(u, nil)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			assert.Equal(t, before.Object, u.Object, "the object is unchanged")
+		})
+	}
+}

@@ -223,6 +223,9 @@ func (r *Result) stamp(d *Desired, landscape string) error {
 			}
 		}
 	}
+	if !r.hashRedacts(d, landscape) {
+		redact = nil // nothing to replace: the hash needs no copy of the object
+	}
 	if err := inventory.Stamp(d.Object, landscape, string(d.Component), redact); err != nil {
 		return fmt.Errorf("component %s: %w", d.Component, err)
 	}
@@ -230,6 +233,28 @@ func (r *Result) stamp(d *Desired, landscape string) error {
 		inventory.SetLineage(d.Object, r.lineage)
 	}
 	return nil
+}
+
+// hashRedacts reports whether the hash of d, once stamped, has anything to replace: a value or
+// key holding one of the landscape's secrets, a part its sensitivity marks, the annotations of
+// when a generated secret was issued. Conservative: any sensitivity mark at all counts, and so
+// does a secret within what stamping adds.
+func (r *Result) hashRedacts(d *Desired, landscape string) bool {
+	red := r.Redactor
+	return d.Sensitive.Any() || issuedAt(d.Object) ||
+		red.Sensitive(landscape) || red.Sensitive(string(d.Component)) ||
+		red.Sensitive(inventory.LandscapeLabel) || red.Sensitive(inventory.ComponentAnnotation) ||
+		wouldRedact(d.Object.Object, red, nil)
+}
+
+// issuedAt reports whether an object carries the annotations of when a generated secret was
+// issued, which the hash leaves out.
+func issuedAt(u *unstructured.Unstructured) bool {
+	md, _ := u.Object["metadata"].(map[string]any)
+	ann, _ := md["annotations"].(map[string]any)
+	_, issued := ann[secrets.IssuedAtAnnotation]
+	_, valid := ann[secrets.ValidUntilAnnotation]
+	return issued || valid
 }
 
 // Restamp computes a desired object's configuration hash again after apply changed it: the

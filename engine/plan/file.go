@@ -144,6 +144,43 @@ func redactInPlace(obj map[string]any, red *render.Redactor, s *render.Sensitivi
 	return redacted
 }
 
+// wouldRedact reports whether redactInPlace would replace anything in obj, without changing
+// or copying it.
+func wouldRedact(obj map[string]any, red *render.Redactor, s *render.Sensitivity) bool {
+	if apiVersion, kind := obj["apiVersion"].(string), obj["kind"].(string); kinds.HoldsSecretDataOf(apiVersion, kind) {
+		for _, field := range []string{"data", "stringData"} {
+			if m, ok := obj[field].(map[string]any); ok && len(m) > 0 {
+				return true
+			}
+		}
+	}
+	var walk func(v any, s *render.Sensitivity) bool
+	walk = func(v any, s *render.Sensitivity) bool {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				child := s.Field(k)
+				if (child != nil && child.Key) || red.Sensitive(k) || walk(e, child) {
+					return true
+				}
+			}
+		case []any:
+			for i, e := range v {
+				if walk(e, s.Item(i)) {
+					return true
+				}
+			}
+		case string:
+			return (s != nil && s.Value) || red.Sensitive(v)
+		case nil:
+		default:
+			return s != nil && s.Value
+		}
+		return false
+	}
+	return walk(obj, s)
+}
+
 // WriteFile writes a saved plan, gzip-compressed JSON, readable only by its owner (mode 0600),
 // replacing any file atomically.
 func WriteFile(path string, f *File) error {

@@ -217,3 +217,36 @@ func TestHiddenIdentity(t *testing.T) {
 	assert.Equal(t, object.Ref{Kind: "ConfigMap", Namespace: hidden, Name: hidden}, hiddenIdentity(ref, u))
 	assert.Equal(t, "namespace", SensitiveIdentity(ref, object.Ref{Kind: "ConfigMap", Namespace: hidden, Name: "s3cret"}))
 }
+
+// TestWouldRedactAgreesWithRedactInPlace: wouldRedact says whether redactInPlace replaces
+// anything, without changing the object.
+func TestWouldRedactAgreesWithRedactInPlace(t *testing.T) {
+	red := render.NewRedactor([]string{"s3cret-value"})
+	cm := func(data map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "cm"}, "data": data}
+	}
+	cases := map[string]struct {
+		obj       map[string]any
+		sensitive *render.Sensitivity
+		want      bool
+	}{
+		"nothing secret":           {obj: cm(map[string]any{"a": "b", "n": int64(1), "l": []any{"x", nil}}), want: false},
+		"a secret value":           {obj: cm(map[string]any{"a": "with s3cret-value inside"}), want: true},
+		"a secret key":             {obj: cm(map[string]any{"s3cret-value": "b"}), want: true},
+		"a secret in a list":       {obj: cm(map[string]any{"l": []any{map[string]any{"x": "s3cret-value"}}}), want: true},
+		"a Secret's data":          {obj: map[string]any{"apiVersion": "v1", "kind": "Secret", "data": map[string]any{"k": "dg=="}}, want: true},
+		"a Secret without data":    {obj: map[string]any{"apiVersion": "v1", "kind": "Secret", "data": map[string]any{}}, want: false},
+		"a marked number":          {obj: cm(map[string]any{"n": int64(1)}), sensitive: (*render.Sensitivity)(nil).Mark(func(s *render.Sensitivity) { s.Value = true }, "data", "n"), want: true},
+		"a marked key":             {obj: cm(map[string]any{"k": "v"}), sensitive: (*render.Sensitivity)(nil).Mark(func(s *render.Sensitivity) { s.Key = true }, "data", "k"), want: true},
+		"a mark on an absent path": {obj: cm(map[string]any{"k": "v"}), sensitive: (*render.Sensitivity)(nil).Mark(func(s *render.Sensitivity) { s.Value = true }, "data", "other"), want: false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			u := &unstructured.Unstructured{Object: tc.obj}
+			before := u.DeepCopy()
+			assert.Equal(t, tc.want, wouldRedact(u.Object, red, tc.sensitive))
+			assert.Equal(t, before.Object, u.Object, "wouldRedact changes nothing")
+			assert.Equal(t, tc.want, redactInPlace(before.Object, red, tc.sensitive), "redactInPlace agrees")
+		})
+	}
+}
