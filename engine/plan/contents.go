@@ -3,9 +3,12 @@ package plan
 import (
 	"encoding/base64"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
+	yamlv2 "go.yaml.in/yaml/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -75,8 +78,8 @@ func predecessor(d *Desired, obs *observe.Observed) *unstructured.Unstructured {
 func contentsOf(u *unstructured.Unstructured) (map[string]any, error) {
 	out := map[string]any{}
 	add := func(key, doc string) error {
-		var obj map[string]any
-		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+		obj, err := decodeObject(doc)
+		if err != nil {
 			return fmt.Errorf("contents %s: %w", key, err)
 		}
 		out[key] = obj
@@ -101,6 +104,78 @@ func contentsOf(u *unstructured.Unstructured) (map[string]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// decodeObject decodes one object of a contents Secret as sigs.k8s.io/yaml.Unmarshal decodes
+// it into a map (JSON's values: numbers as float64), without its detour: sigs.k8s.io/yaml reads
+// the YAML with go-yaml v2, writes what it read as JSON and decodes that JSON. For a document of
+// maps with string keys, lists, strings, booleans, finite numbers and nulls, the detour only
+// turns integers into float64 (a conversion that rounds as JSON's decoding does), so decodeObject
+// converts what go-yaml read directly; any other document (keys that are not strings, NaN,
+// invalid UTF-8, a document that is not a map) takes the detour, errors included. A full plan
+// decodes every ManagedResource's objects it creates; the detour was a third of that.
+func decodeObject(doc string) (map[string]any, error) {
+	var v any
+	if err := yamlv2.Unmarshal([]byte(doc), &v); err == nil {
+		switch t := v.(type) {
+		case nil:
+			return nil, nil
+		case map[any]any:
+			if m, ok := jsonMap(t); ok {
+				return m, nil
+			}
+		}
+	}
+	var obj map[string]any
+	err := yaml.Unmarshal([]byte(doc), &obj)
+	return obj, err
+}
+
+// jsonMap is a map go-yaml read with JSON's values (decodeObject); false when it holds anything
+// JSON would not give back as it is.
+func jsonMap(m map[any]any) (map[string]any, bool) {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		key, ok := k.(string)
+		if !ok || !utf8.ValidString(key) {
+			return nil, false
+		}
+		if out[key], ok = jsonValue(v); !ok {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// jsonValue is a value go-yaml read with JSON's types (decodeObject).
+func jsonValue(v any) (any, bool) {
+	switch t := v.(type) {
+	case nil, bool:
+		return t, true
+	case string:
+		return t, utf8.ValidString(t)
+	case int:
+		return float64(t), true
+	case int64:
+		return float64(t), true
+	case uint64:
+		return float64(t), true
+	case float64:
+		return t, !math.IsNaN(t) && !math.IsInf(t, 0)
+	case map[any]any:
+		return jsonMap(t)
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			var ok bool
+			if out[i], ok = jsonValue(e); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	default:
+		return nil, false
+	}
 }
 
 func isSecretObject(v any) bool {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/observe"
@@ -113,4 +114,39 @@ func TestPredecessorOfAContentsSecret(t *testing.T) {
 	desired.Supersedes = versions
 	desired.Object.SetLabels(nil)
 	assert.Nil(t, predecessor(desired, obs), "only a contents Secret")
+}
+
+// TestDecodeObjectAsSigsYAML: decodeObject gives what sigs.k8s.io/yaml.Unmarshal gives into a
+// map, for documents it converts directly and for those that take the detour through JSON.
+func TestDecodeObjectAsSigsYAML(t *testing.T) {
+	cases := map[string]string{
+		"an object": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n    app: web\nspec:\n  replicas: 3\n" +
+			"  template:\n    spec:\n      containers:\n      - name: web\n        args: [\"--v=2\", \"\"]\n        ports:\n        - containerPort: 443\n",
+		"scalars YAML reads as other types": "a: \"true\"\nb: yes\nc: \"123\"\nd: 1.5\ne: null\nf: ~\ng: \"\"\nh: 0x1f\ni: 1e3\nj: 2026-11-28\nk: 12:30:00\nl: -0.0\n",
+		"large and negative integers":       "a: 9007199254740993\nb: -42\nc: 18446744073709551615\nd: 123456789012345678901234567890\n",
+		"nested lists and empty values":     "l:\n- [1, -2]\n- {}\n- []\n- null\n- true\nm: {}\nn: []\n",
+		"text blocks":                       "script: |\n  #!/bin/sh\n  echo hi\nfolded: >\n  a\n  b\n",
+		"anchors and merges":                "base: &b {x: 1}\nderived:\n  <<: *b\n  y: 2\n",
+		"keys that are not strings":         "1: one\ntrue: yes\n1.5: x\n",
+		"not a number":                      "a: .nan\nb: .inf\n",
+		"not valid UTF-8":                   "a: \"\\xff\"\n",
+		"a list":                            "- a\n- b\n",
+		"a scalar":                          "just text\n",
+		"nothing":                           "",
+		"null":                              "null\n",
+		"invalid YAML":                      "a: [\n",
+	}
+	for name, doc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var want map[string]any
+			wantErr := yaml.Unmarshal([]byte(doc), &want)
+			got, err := decodeObject(doc)
+			if wantErr != nil {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+		})
+	}
 }
