@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/engine/config"
@@ -851,6 +852,9 @@ func TestPeoplesChangesAreConflictsWhenStrictOrAdopting(t *testing.T) {
 // the plan stamps and share the rest with the rendering, which the plan leaves as it was.
 func TestBuildStampsCopiesOfTheRenderedMetadataOnly(t *testing.T) {
 	obj := cm("", "config", map[string]any{"k": "v"})
+	obj.SetLabels(map[string]string{"app": "config"})
+	obj.SetAnnotations(map[string]string{"note": "rendered"})
+	renderedMetadata := runtime.DeepCopyJSONValue(obj.Object["metadata"])
 	rendered := map[config.InstanceAddress]*rendering.Rendered{
 		"component.manifests.a": {Address: "component.manifests.a", Type: "manifests", Objects: objects(obj)},
 	}
@@ -860,8 +864,9 @@ func TestBuildStampsCopiesOfTheRenderedMetadataOnly(t *testing.T) {
 
 	assert.Equal(t, "apps", desired.GetNamespace(), "the desired object is in its default namespace")
 	assert.Equal(t, "test", desired.GetLabels()[inventory.LandscapeLabel], "and stamped")
-	assert.Equal(t, map[string]any{"name": "config", "namespace": ""}, obj.Object["metadata"],
-		"the rendered object keeps its metadata")
+	assert.Equal(t, "rendered", desired.GetAnnotations()["note"])
+	assert.NotEmpty(t, inventory.AppliedHash(desired))
+	assert.Equal(t, renderedMetadata, obj.Object["metadata"], "the rendered object keeps its metadata, labels and annotations")
 	desired.Object["data"].(map[string]any)["k"] = "shared"
 	assert.Equal(t, "shared", obj.Object["data"].(map[string]any)["k"], "the data is the rendering's, not a copy")
 }
