@@ -18,7 +18,9 @@ import (
 
 // compareObjects plans every desired object of a cluster against what the observation found:
 // in parallel, since diffs are mostly CPU, with the reads and dry-runs some of them make
-// bounded like LISTs; the changes' paths are held once in paths. The warnings are those of create-only objects that are not created again.
+// bounded like LISTs. The changes' paths are held once in paths, and the live objects are
+// indexed once for the created objects that look for what they supersede. The warnings are
+// those of create-only objects that are not created again.
 func compareObjects(ctx context.Context, opts Options, name string, desired []*Desired, obs *observe.Observed, red *render.Redactor, paths *heldPaths) ([]change, []string, error) {
 	var differ Differ
 	if len(desired) > 0 {
@@ -27,6 +29,7 @@ func compareObjects(ctx context.Context, opts Options, name string, desired []*D
 			return nil, nil, fmt.Errorf("cluster %s: %w", name, err)
 		}
 	}
+	liveObjects := newLiveIndex(obs)
 	out := make([]change, len(desired))
 	errs := make([]error, len(desired))
 	notes := make([]string, len(desired))
@@ -39,7 +42,7 @@ func compareObjects(ctx context.Context, opts Options, name string, desired []*D
 			defer func() { <-sem; wg.Done() }()
 			ch, note, err := planCreateOnly(opts, name, d, obs)
 			if err == nil && ch == nil {
-				ch, err = planObject(ctx, opts, name, d, obs, differ, red)
+				ch, err = planObject(ctx, opts, name, d, obs, liveObjects, differ, red)
 			}
 			if ch != nil {
 				ch.Changes = paths.hold(ch.Changes)
@@ -63,7 +66,7 @@ func compareObjects(ctx context.Context, opts Options, name string, desired []*D
 }
 
 // planObject plans one desired object against its live state.
-func planObject(ctx context.Context, opts Options, cluster string, d *Desired, obs *observe.Observed, differ Differ, red *render.Redactor) (*ObjectChange, error) {
+func planObject(ctx context.Context, opts Options, cluster string, d *Desired, obs *observe.Observed, index *liveIndex, differ Differ, red *render.Redactor) (*ObjectChange, error) {
 	ref := object.RefOf(d.Object)
 	ch := &ObjectChange{Cluster: cluster, APIVersion: d.Object.GetAPIVersion(), Ref: ref}
 	ch.showAs(d.Shown())
@@ -77,7 +80,7 @@ func planObject(ctx context.Context, opts Options, cluster string, d *Desired, o
 			ch.Changes = withoutLineage(m.changes(creation(d.Object, red)))
 			return ch, nil
 		}
-		ch.Changes = withoutLineage(m.changes(managedContents(fieldChanges(fields, red), d.Object, predecessor(d, obs), red)))
+		ch.Changes = withoutLineage(m.changes(managedContents(fieldChanges(fields, red), d.Object, predecessor(d, obs, index), red)))
 		return ch, nil
 	}
 	if want := d.Object.GroupVersionKind(); live.GroupVersionKind() != want {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	yamlv2 "go.yaml.in/yaml/v2"
@@ -55,22 +56,49 @@ func managedContents(changes []FieldChange, desired, live *unstructured.Unstruct
 // ManagedResource's Secret named after a checksum of its objects gets a new name with every
 // change, and its contents are shown as changes against the Secret it replaces rather than as a
 // whole new set. Nil when there is none, or for any other object; of several, the one whose name
-// sorts last.
-func predecessor(d *Desired, obs *observe.Observed) *unstructured.Unstructured {
+// sorts last. The candidates are the live objects of its kind in its namespace (live): a fleet
+// whose shoots each change their system components creates thousands of such Secrets in
+// clusters of a hundred thousand objects.
+func predecessor(d *Desired, obs *observe.Observed, live *liveIndex) *unstructured.Unstructured {
 	if d.Supersedes == nil || d.Object.GetKind() != "Secret" || d.Object.GetLabels()[render.ManagedResourceContentsLabel] != "true" {
 		return nil
 	}
 	own := object.RefOf(d.Object)
 	var found *unstructured.Unstructured
-	for ref, live := range obs.Objects {
-		if live == nil || ref.Group != own.Group || ref.Kind != own.Kind || ref.Namespace != own.Namespace || ref.Name == own.Name || !d.Supersedes.MatchString(ref.Name) {
+	for _, ref := range live.in(own.Group, own.Kind, own.Namespace) {
+		obj := obs.Objects[ref]
+		if obj == nil || ref.Name == own.Name || !d.Supersedes.MatchString(ref.Name) {
 			continue
 		}
 		if found == nil || ref.Name > found.GetName() {
-			found = live
+			found = obj
 		}
 	}
 	return found
+}
+
+// liveIndex lists a cluster's live objects by kind and namespace, built on its first use and
+// shared by the comparison's goroutines.
+type liveIndex struct {
+	once sync.Once
+	obs  *observe.Observed
+	refs map[liveKey][]object.Ref
+}
+
+type liveKey struct{ group, kind, namespace string }
+
+func newLiveIndex(obs *observe.Observed) *liveIndex { return &liveIndex{obs: obs} }
+
+// in lists the live objects of a kind in a namespace.
+func (x *liveIndex) in(group, kind, namespace string) []object.Ref {
+	x.once.Do(func() {
+		x.refs = map[liveKey][]object.Ref{}
+		for ref := range x.obs.Objects {
+			k := liveKey{ref.Group, ref.Kind, ref.Namespace}
+			x.refs[k] = append(x.refs[k], ref)
+		}
+	})
+	return x.refs[liveKey{group, kind, namespace}]
 }
 
 // contentsOf decodes a contents Secret's objects by data key, from stringData (a rendered
