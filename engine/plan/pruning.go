@@ -73,6 +73,9 @@ type pruning struct {
 	// supersede earlier versions of themselves (render.Object.Supersedes).
 	wanted    map[object.Ref]*Desired
 	versioned []*Desired
+	// versionedBy are the versioned objects by the composite of their component (parentAddress),
+	// built on first use (versionedNear).
+	versionedBy map[string][]*Desired
 	// namespaces and kinds are those of the wanted objects: a Namespace they live in and a CRD
 	// they are objects of stay.
 	namespaces map[string]bool
@@ -275,7 +278,7 @@ func (p *pruning) judge(ref object.Ref, live *unstructured.Unstructured) verdict
 		// A protected object stays a removal, which needs an approval and --allow-destroy,
 		// whatever supersedes it.
 	default:
-		if next := successor(p.versioned, comp, ref); next != "" {
+		if next := successor(p.versionedNear(comp), comp, ref); next != "" {
 			reason = Reason{Kind: ReasonSuperseded, Detail: next}
 		}
 	}
@@ -496,6 +499,21 @@ func unmarking(live *unstructured.Unstructured) []FieldChange {
 		out = append(out, FieldChange{Path: path, Before: marks[path], HasBefore: true})
 	}
 	return out
+}
+
+// versionedNear lists the versioned objects that can supersede an object of component comp,
+// those of comp and of the other parts of its composite (successor), in their order: a plan
+// that deletes the earlier versions of a fleet's ManagedResource Secrets would otherwise look
+// at every versioned object of the cluster for each of them.
+func (p *pruning) versionedNear(comp string) []*Desired {
+	if p.versionedBy == nil {
+		p.versionedBy = map[string][]*Desired{}
+		for _, d := range p.versioned {
+			k := parentAddress(string(d.Component))
+			p.versionedBy[k] = append(p.versionedBy[k], d)
+		}
+	}
+	return p.versionedBy[parentAddress(comp)]
 }
 
 // successor names the object of component comp among versioned that supersedes the live

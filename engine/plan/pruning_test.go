@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 
@@ -433,5 +434,37 @@ func TestForgettingRecordedObjectsOutsideTheInventory(t *testing.T) {
 			assert.Equal(t, tt.want, got[0].Reason.String())
 			assert.Empty(t, got[0].Changes, "nothing left to unmark")
 		})
+	}
+}
+
+// BenchmarkSuccessors names the successors of the earlier versions of 10,000 versioned objects,
+// ten parts of each of 1,000 shoots (a plan after a change every shoot's ManagedResources
+// follow): each looks at the versioned objects of its own composite.
+func BenchmarkSuccessors(b *testing.B) {
+	p := &pruning{}
+	var olds []struct {
+		comp string
+		ref  object.Ref
+	}
+	for s := range 1000 {
+		for part := range 10 {
+			comp := fmt.Sprintf(`shoot.dev["shoot-%04d"].mr_%d`, s, part)
+			ns := fmt.Sprintf("shoot--dev--%04d", s)
+			name := fmt.Sprintf("managedresource-%d", part)
+			p.versioned = append(p.versioned, &Desired{Component: config.InstanceAddress(comp), Object: cm(ns, name+"-bbbbbbbb", nil),
+				Supersedes: regexp.MustCompile("^" + name + "(-[0-9a-f]{8})?$")})
+			olds = append(olds, struct {
+				comp string
+				ref  object.Ref
+			}{comp, object.RefOf(cm(ns, name+"-aaaaaaaa", nil))})
+		}
+	}
+	for b.Loop() {
+		p.versionedBy = nil
+		for _, o := range olds {
+			if successor(p.versionedNear(o.comp), o.comp, o.ref) == "" {
+				b.Fatal("no successor")
+			}
+		}
 	}
 }
