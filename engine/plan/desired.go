@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/engine/config"
@@ -134,16 +133,19 @@ func desiredObjects(opts Options) (byCluster map[string][]*Desired, renderedKind
 	return byCluster, renderedKinds, nil
 }
 
-// metadataCopy copies what planning changes of a rendered object, its metadata (namespace,
-// labels, annotations), and shares the rest with the rendering: spec, data and the like are
-// nearly all of an object's size, and nothing changes them in place (apply changes copies, live
-// values are resolved copy-on-write). A full plan holds every object at once; copying each
-// whole held the landscape twice.
+// metadataCopy copies what planning changes of a rendered object, its metadata map, and shares
+// the rest with the rendering: spec, data and the like are nearly all of an object's size, and
+// nothing changes them in place (apply changes copies, live values are resolved copy-on-write).
+// The metadata is copied one level deep: planning sets the namespace in the copy and gives the
+// labels and annotations new maps (stamping, the sensitive identity), never changing the
+// rendering's maps in place. A full plan holds every object at once; copying each whole held the
+// landscape twice, and copies of the labels and annotations, which stamping replaces, were held
+// for every object of the landscape until its cluster was stamped.
 func metadataCopy(u *unstructured.Unstructured) *unstructured.Unstructured {
 	out := make(map[string]any, len(u.Object))
 	maps.Copy(out, u.Object)
 	if md, ok := u.Object["metadata"].(map[string]any); ok {
-		out["metadata"] = runtime.DeepCopyJSONValue(md)
+		out["metadata"] = maps.Clone(md)
 	}
 	return &unstructured.Unstructured{Object: out}
 }
