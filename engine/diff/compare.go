@@ -21,6 +21,9 @@ type comparer struct {
 	sc      *smdschema.Schema
 	path    fieldPath // the current path; copied when a change is recorded
 	changes []rawChange
+	// onChange, when set, receives each change instead of changes, with the current path, which
+	// it must not keep: for callers that render the path at once.
+	onChange func(path fieldPath, old, new any)
 	// firstOnly stops at the first difference: the comparer then only answers "equal?".
 	firstOnly bool
 	// expand reports a subtree present only on the new side leaf by leaf instead of whole: the
@@ -48,6 +51,10 @@ func (c *comparer) added(v any, tr smdschema.TypeRef) {
 }
 
 func (c *comparer) report(old, new any) {
+	if c.onChange != nil {
+		c.onChange(c.path, old, new)
+		return
+	}
 	c.changes = append(c.changes, rawChange{path: append(fieldPath(nil), c.path...), old: old, new: new})
 }
 

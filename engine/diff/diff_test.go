@@ -428,3 +428,28 @@ func TestFieldsOfANewObject(t *testing.T) {
 		".spec.template.spec.containers[name=web].name",
 	}, paths)
 }
+
+// TestFieldsRenderedAsFound: the fields of a new object, each path rendered as the walk finds
+// it, are what rendering the recorded changes gives (render), sensitive Secret data included.
+func TestFieldsRenderedAsFound(t *testing.T) {
+	d := embeddedDiffer()
+	for name, doc := range map[string]string{
+		"a Deployment": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: apps\n  labels: {app: web}\nspec:\n" +
+			"  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    spec:\n      containers:\n      - name: web\n        image: web:1\n" +
+			"        ports: [{containerPort: 443}]\n        env: [{name: A, value: a}, {name: B}]\n      volumes: [{name: tmp, emptyDir: {}}]\n",
+		"a Secret":    "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: apps}\ndata: {key: dmFsdWU=}\nstringData: {other: text}\n",
+		"a ConfigMap": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: apps}\ndata: {a: b, empty: \"\"}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			u := obj(t, doc)
+			typ, err := d.schemas.Type(context.Background(), u.GroupVersionKind())
+			require.NoError(t, err)
+			p := typ.Parseable()
+			recorded := comparer{sc: p.Schema, expand: true}
+			recorded.value(map[string]any{}, diffable(u.Object), p.TypeRef)
+			want := render(u.GroupVersionKind(), recorded.changes)
+			require.NotEmpty(t, want)
+			assert.Equal(t, want, objectFields(u.GroupVersionKind(), p.Schema, p.TypeRef, u.Object))
+		})
+	}
+}

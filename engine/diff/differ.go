@@ -242,7 +242,7 @@ func (d *Differ) Fields(ctx context.Context, obj *unstructured.Unstructured) ([]
 		return nil, fmt.Errorf("fields of %s: %w", gvk, err)
 	}
 	p := t.Parseable()
-	return render(gvk, objectFields(p.Schema, p.TypeRef, obj.Object)), nil
+	return objectFields(gvk, p.Schema, p.TypeRef, obj.Object), nil
 }
 
 // adoptExisting records every field of live as owned by before-first-apply, as the server does

@@ -1,6 +1,9 @@
 package diff
 
 import (
+	"sort"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 )
 
@@ -27,11 +30,18 @@ func compareObjects(sc *smdschema.Schema, tr smdschema.TypeRef, old, new map[str
 	return c.changes
 }
 
-// objectFields lists every field of an object as added, leaf by leaf.
-func objectFields(sc *smdschema.Schema, tr smdschema.TypeRef, obj map[string]any) []rawChange {
-	c := comparer{sc: sc, expand: true}
+// objectFields lists every field of an object of kind gvk as added, leaf by leaf, rendered as
+// render renders a diff's changes. Each path is rendered as it is found rather than copied
+// first: a full plan lists every field of every object it creates, and the copies were about a
+// twenty-fifth of what it allocated.
+func objectFields(gvk schema.GroupVersionKind, sc *smdschema.Schema, tr smdschema.TypeRef, obj map[string]any) []Change {
+	var out []Change
+	c := comparer{sc: sc, expand: true, onChange: func(p fieldPath, old, new any) {
+		out = append(out, Change{Path: p.String(), Old: old, New: new, Sensitive: sensitive(gvk, p)})
+	}}
 	c.value(map[string]any{}, diffable(obj), tr)
-	return c.changes
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
 }
 
 // equalValues reports whether two values of type tr are semantically equal.
