@@ -71,3 +71,78 @@ func TestYAMLWritesWhatSigsYAMLWrites(t *testing.T) {
 		})
 	}
 }
+
+// referenceKeys are the keys of the reference annotations of a kube-apiserver Deployment
+// (Gardener's pkg/controllerutils/references): hashes that go-yaml v2's key comparison, which
+// reads runs of digits as numbers, orders in a circle.
+var referenceKeys = []string{
+	"reference.resources.gardener.cloud/configmap-d4419cd4", "reference.resources.gardener.cloud/secret-0acc967c",
+	"reference.resources.gardener.cloud/secret-3ddd1800", "reference.resources.gardener.cloud/secret-8ddd8e24",
+	"reference.resources.gardener.cloud/secret-17c26aa4", "reference.resources.gardener.cloud/secret-77bc5458",
+	"reference.resources.gardener.cloud/secret-389fbba5", "reference.resources.gardener.cloud/secret-998b2966",
+	"reference.resources.gardener.cloud/secret-3055c21f", "reference.resources.gardener.cloud/secret-5613e39f",
+	"reference.resources.gardener.cloud/secret-69590970", "reference.resources.gardener.cloud/secret-a92da147",
+}
+
+// TestYAMLOrdersKeysTheSameEveryTime: keys that go-yaml's comparison does not order totally come
+// out in one order, run after run, whether the object is written directly or takes the detour;
+// sigs.k8s.io/yaml sorts them from a Go map's random order.
+func TestYAMLOrdersKeysTheSameEveryTime(t *testing.T) {
+	circle := func() bool {
+		for _, a := range referenceKeys {
+			for _, b := range referenceKeys {
+				for _, c := range referenceKeys {
+					if yamlKeyLess(a, b) && yamlKeyLess(b, c) && yamlKeyLess(c, a) {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	require.True(t, circle(), "the keys compare in a circle, so go-yaml's order depends on the order it sorts from")
+
+	annotations := map[string]any{}
+	for _, k := range referenceKeys {
+		annotations[k] = "v"
+	}
+	for name, extra := range map[string]any{"written directly": "1", "through the detour": 1.5} {
+		t.Run(name, func(t *testing.T) {
+			obj := map[string]any{"metadata": map[string]any{"annotations": annotations, "extra": extra},
+				"spec": map[string]any{"template": []any{map[string]any{"annotations": annotations}}}}
+			first, err := YAML(obj)
+			require.NoError(t, err)
+			for range 50 {
+				again, err := YAML(obj)
+				require.NoError(t, err)
+				require.Equal(t, string(first), string(again))
+			}
+			var back map[string]any
+			require.NoError(t, yaml.Unmarshal(first, &back))
+			assert.Equal(t, annotations, back["metadata"].(map[string]any)["annotations"], "the same annotations")
+			assert.Equal(t, annotations, obj["metadata"].(map[string]any)["annotations"], "the object is left as it was")
+		})
+	}
+}
+
+// TestYAMLKeyLessIsGoYAMLs: where go-yaml's comparison orders keys totally, sigs.k8s.io/yaml
+// writes them in the order yamlKeyLess gives.
+func TestYAMLKeyLessIsGoYAMLs(t *testing.T) {
+	keys := []string{"v1", "v10", "v1beta1", "v2", "a", "B", "-x", "0", "00", "01", "1", "10", "9", "a09", "a9", "a010", "x.y/1", "x.y/01", "é1", "e1"}
+	m := map[string]any{}
+	for _, k := range keys {
+		m[k] = 1
+	}
+	out, err := yaml.Marshal(m)
+	require.NoError(t, err)
+	var written []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		k, _, _ := strings.Cut(line, ": ")
+		written = append(written, strings.Trim(k, `"'`))
+	}
+	require.Len(t, written, len(keys))
+	for i := 1; i < len(written); i++ {
+		assert.True(t, yamlKeyLess(written[i-1], written[i]), "%q before %q", written[i-1], written[i])
+		assert.False(t, yamlKeyLess(written[i], written[i-1]), "%q after %q", written[i], written[i-1])
+	}
+}
