@@ -265,7 +265,7 @@ document for scripts (docs/cli.md), the last plan's JSON included.`,
 
 // statusOrder lists the status fields in the order status prints them; the plan JSON is left
 // out (read the ConfigMap for it).
-var statusOrder = []string{"landscape", "policy", "phase", "message", "last-plan-time", "last-plan-summary", "last-plan-hash",
+var statusOrder = []string{"landscape", "policy", "phase", "message", "scope", "last-plan-time", "last-plan-summary", "last-plan-hash",
 	"last-apply-time", "last-successful-apply", "last-apply-result", "next-scheduled-change", "conditions", "drifted-objects", "components", "errors", "warnings"}
 
 // printStatus prints the status ConfigMap's data and the plan hash the approval ConfigMap names.

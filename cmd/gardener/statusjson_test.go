@@ -32,7 +32,7 @@ func TestStatusJSONThroughKUBECONFIG(t *testing.T) {
 	planned := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	_, err = store.Write(ctx, daemon.Status{
 		Landscape: "local", Policy: daemon.PolicyApproveDestructive, Phase: daemon.PhaseWaitingForApproval,
-		Message: "the plan deletes 1 object", PlanTime: planned, PlanHash: "abc123",
+		Message: "the plan deletes 1 object", Scope: []string{`shoot.dev["a"]`}, PlanTime: planned, PlanHash: "abc123",
 		PlanSummary: "Plan: 0 to create, 0 to update, 1 to delete.", PlanJSON: `{"format_version":"1.10"}`,
 		Drifted:        []string{"runtime/v1/ConfigMap/garden/a", "runtime/v1/ConfigMap/garden/b"},
 		ComponentState: map[string]string{"component.manifests.a": "applied"},
@@ -46,11 +46,12 @@ func TestStatusJSONThroughKUBECONFIG(t *testing.T) {
 	var got map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
 	assert.Equal(t, map[string]any{
-		"format_version":     "1.0",
+		"format_version":     "1.1",
 		"landscape":          "local",
 		"policy":             "approve-destructive",
 		"phase":              "WaitingForApproval",
 		"message":            "the plan deletes 1 object",
+		"scope":              []any{`shoot.dev["a"]`},
 		"last_plan_time":     "2026-11-28T12:00:00Z",
 		"last_plan_hash":     "abc123",
 		"last_plan_summary":  "Plan: 0 to create, 0 to update, 1 to delete.",

@@ -51,7 +51,7 @@ func TestCachedClusterServesOwnedObjectsFromTheWatches(t *testing.T) {
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{configMapsGVR: "ConfigMapList", secretsGVR: "SecretList"},
 		configMap("b", "two", owned), configMap("a", "one", owned), configMap("a", "zero", owned), configMap("a", "foreign", nil))
-	w := &watcher{landscape: "land", trigger: func() {}}
+	w := &watcher{landscape: "land", trigger: func(string) {}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	defer w.close()
@@ -98,7 +98,7 @@ func TestWatcherFollowsTheStateHead(t *testing.T) {
 		"state.declarative-gardener.io/chunks": "1", "state.declarative-gardener.io/sha256": "00"})
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{configMapsGVR: "ConfigMapList", secretsGVR: "SecretList"}, head)
-	w := &watcher{landscape: "land", trigger: func() {}}
+	w := &watcher{landscape: "land", trigger: func(string) {}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	defer w.close()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/diag"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/shard"
 	"github.com/declarative-gardener/gardener/engine/views"
 	"github.com/declarative-gardener/gardener/state"
@@ -77,9 +79,17 @@ type Options struct {
 // Daemon reconciles one landscape continuously.
 type Daemon struct {
 	o    Options
+	m    shardMetrics
 	kick chan struct{}
 
 	mu sync.Mutex
+	// pending are the triggers of the next cycle.
+	pending triggers
+	// fleet attributes changed objects to the shoots that render them.
+	fleet fleet
+	// conditions are the derived conditions by instance, as the cycles that last rendered each
+	// instance found them: a targeted cycle renders only some shoots.
+	conditions map[config.InstanceAddress][]string
 	// snapshot is the copy of the landscape the daemon plans, fingerprint its version.
 	snapshot, fingerprint string
 	last                  Status
@@ -129,20 +139,52 @@ func New(o Options) *Daemon {
 		o.RetryLock = 5 * time.Second
 	}
 	d := &Daemon{o: o, kick: make(chan struct{}, 1), runCtx: context.Background(), pool: newClientPool(), heartbeats: newHeartbeats()}
-	d.watch = &watcher{trigger: d.Trigger}
-	d.lists = &listWatcher{trigger: d.Trigger}
+	label := ""
+	if o.Sharded {
+		label = shardName(o.Shard)
+	}
+	d.m = o.Metrics.of(label)
+	d.watch = &watcher{trigger: d.request, instanceOf: d.fleet.instanceOf}
+	d.lists = &listWatcher{trigger: d.request, instanceOf: d.fleet.instanceOf}
 	return d
 }
 
 // NeedLeaderElection says that only the leader of the daemon's replicas runs it.
 func (d *Daemon) NeedLeaderElection() bool { return true }
 
-// Trigger asks for a cycle soon; triggers that arrive while one is pending are coalesced.
-func (d *Daemon) Trigger() {
+// Trigger asks for a cycle of the whole landscape soon; triggers that arrive while one is
+// pending are coalesced.
+func (d *Daemon) Trigger() { d.request("") }
+
+// TriggerInstance asks for a cycle of one instance of an independent type (a shoot) soon, as a
+// change of one of its objects does: triggers of instances that arrive while a cycle is pending
+// merge into one targeted cycle, and a trigger of the whole landscape makes it a full one.
+func (d *Daemon) TriggerInstance(instance string) { d.request(instance) }
+
+// request records a trigger of instance ("" for the whole landscape) and wakes the loop.
+func (d *Daemon) request(instance string) {
+	d.mu.Lock()
+	d.pending.add(instance)
+	d.mu.Unlock()
 	select {
 	case d.kick <- struct{}{}:
 	default:
 	}
+}
+
+// takeTriggers returns what the pending triggers ask for (targets nil: everything); ok is false
+// when there are none. Only a daemon whose last cycle left the clusters matching the landscape
+// (Applied, UpToDate) plans instances alone: after any other outcome (a failure, a plan waiting
+// for approval, for the lock or for another shard) the next cycle covers everything again, so
+// that what is left to do is not forgotten behind a targeted cycle's status.
+func (d *Daemon) takeTriggers() (targets []string, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	targets, ok = d.pending.take()
+	if d.last.Phase != PhaseApplied && d.last.Phase != PhaseUpToDate {
+		targets = nil
+	}
+	return targets, ok
 }
 
 // Last returns the status of the last cycle.
@@ -161,32 +203,42 @@ func (d *Daemon) Start(ctx context.Context) error {
 	defer d.watch.close()
 	defer d.lists.close()
 	go d.heartbeats.run(ctx, d.warnReport)
-	d.cycle(ctx)
+	d.cycle(ctx, nil)
 	resync := time.NewTicker(d.o.Resync)
 	defer resync.Stop()
 	poll := time.NewTicker(d.o.Poll)
 	defer poll.Stop()
 	for {
+		var targets []string
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-d.kick:
+			var ok bool
+			if targets, ok = d.takeTriggers(); !ok {
+				continue // taken by a cycle that ran since
+			}
 		case <-resync.C:
 			// The resync connects afresh: discovery, OpenAPI documents and credentials may have
-			// changed without any owned object changing.
+			// changed without any owned object changing. It covers whatever is pending.
 			d.pool.reset()
+			d.takeTriggers()
 		case <-poll.C:
-			if !d.due(ctx) {
+			var due bool
+			// An approval is of the plan the daemon waits with: planned again with the same
+			// scope, or its hash would differ (pending triggers wait for the next cycle).
+			if due, targets = d.due(ctx); !due {
 				continue
 			}
 		}
-		d.cycle(ctx)
+		d.cycle(ctx, targets)
 	}
 }
 
 // due reports whether something the poll watches changed: the landscape directory, or an
-// approval of the plan the daemon waits with.
-func (d *Daemon) due(ctx context.Context) bool {
+// approval of the plan the daemon waits with; targets are the scope of the cycle it asks for
+// (nil: everything), the awaited plan's for an approval.
+func (d *Daemon) due(ctx context.Context) (due bool, targets []string) {
 	fp, err := Fingerprint(d.o.Dir)
 	d.mu.Lock()
 	last := d.last
@@ -195,20 +247,20 @@ func (d *Daemon) due(ctx context.Context) bool {
 	if err != nil {
 		// A directory that cannot be read fails the cycle that finds it, and failed cycles are
 		// retried with their own backoff rather than at every poll.
-		return last.Phase != PhaseFailed
+		return last.Phase != PhaseFailed, nil
 	}
 	if fp != known {
-		return true
+		return true, nil
 	}
 	if last.Phase == PhaseWaitingForApproval {
 		a, err := d.o.Status.Approval(ctx)
 		if err != nil {
-			return false
+			return false, nil
 		}
 		// An ignored approval annotation the status does not mention yet is reported at once.
-		return (a.Hash != "" && a.Hash == last.PlanHash) || (a.Ignored != "" && !slices.Contains(last.Warnings, d.o.Status.IgnoredApprovalWarning(a.Ignored)))
+		return (a.Hash != "" && a.Hash == last.PlanHash) || (a.Ignored != "" && !slices.Contains(last.Warnings, d.o.Status.IgnoredApprovalWarning(a.Ignored))), last.Scope
 	}
-	return false
+	return false, nil
 }
 
 func (d *Daemon) cleanup() {
@@ -247,10 +299,15 @@ func (d *Daemon) refresh() error {
 
 // Cycle plans the landscape, applies what the policy allows and publishes the result. It is
 // what Start runs; tests call it directly.
-func (d *Daemon) Cycle(ctx context.Context) Status { return d.cycle(ctx) }
+func (d *Daemon) Cycle(ctx context.Context) Status { return d.cycle(ctx, nil) }
 
-func (d *Daemon) cycle(ctx context.Context) Status {
-	s := d.run(ctx)
+// cycle runs a cycle of targets (nil: the whole landscape, or shard) and publishes it. A cycle
+// of targets none of which the daemon's shard owns does not run at all.
+func (d *Daemon) cycle(ctx context.Context, targets []string) Status {
+	s, ran := d.run(ctx, targets)
+	if !ran {
+		return d.Last()
+	}
 	d.mu.Lock()
 	d.last = s
 	d.mu.Unlock()
@@ -294,23 +351,30 @@ func (d *Daemon) scheduleRevisit(at time.Time) {
 	d.revisit = time.AfterFunc(max(at.Sub(d.o.Now()), 0), d.Trigger)
 }
 
-// run is one cycle without publishing. It plans from the watches' caches first: a landscape
-// that needs nothing done is confirmed without a single request. Any other outcome (changes,
-// errors, caches or state not current) is planned again the way `gardener apply` plans, under
-// the state lock with reads from the API servers, and only that plan is applied: a stale cache
-// can cost a plan, never a wrong write.
-func (d *Daemon) run(ctx context.Context) Status {
-	s := Status{Landscape: d.o.Dir, Policy: d.o.Policy}
-	m := d.o.Metrics
+// run is one cycle without publishing, of targets (instances of independent types, the shoots
+// whose objects changed) or, with none, of the whole landscape (a sharded daemon's shard). It
+// plans from the watches' caches first: a landscape that needs nothing done is confirmed without
+// a single request. Any other outcome (changes, errors, caches or state not current) is planned
+// again the way `gardener apply` plans, under the state lock with reads from the API servers,
+// and only that plan is applied: a stale cache can cost a plan, never a wrong write. ran is false
+// when the targets are none of a sharded daemon's shard's: there was nothing to do.
+func (d *Daemon) run(ctx context.Context, targets []string) (s Status, ran bool) {
+	s = Status{Landscape: d.o.Dir, Policy: d.o.Policy}
+	m := d.m
 	if err := d.refresh(); err != nil {
 		s.Phase, s.Message, s.Errors = PhaseFailed, "the landscape directory cannot be read", err.Error()
 		m.Errors.WithLabelValues("daemon").Inc()
-		return d.finish(s)
+		return d.finish(s), true
 	}
 	d.mu.Lock()
 	snapshot := d.snapshot
 	s.Fingerprint = d.fingerprint
 	d.mu.Unlock()
+	if !d.fleet.current(s.Fingerprint) {
+		// The landscape changed since the triggers were attributed to its shoots (or no cycle
+		// has evaluated it yet): everything is planned.
+		targets = nil
+	}
 
 	var scope *planner.Exclusive
 	var split *shard.Assignment
@@ -319,37 +383,57 @@ func (d *Daemon) run(ctx context.Context) Status {
 		if split, err = d.split(snapshot, s.Fingerprint); err != nil {
 			s.Phase, s.Message, s.Errors = PhaseInvalid, "the landscape has errors; the clusters keep the last applied version", strings.ReplaceAll(err.Error(), snapshot, d.o.Dir)
 			m.Errors.WithLabelValues("landscape").Inc()
-			return d.finish(s)
+			return d.finish(s), true
 		}
 		instances := split.Instances(d.o.Shard)
 		if len(instances) == 0 {
 			s.Phase, s.Message = PhaseUpToDate, fmt.Sprintf("the landscape assigns nothing to shard %s", shardName(d.o.Shard))
-			return d.finish(s)
+			return d.finish(s), true
+		}
+		if targets != nil {
+			// Each shard's daemon watches every owned object; a shoot of another shard is
+			// that shard's alone.
+			if targets = slices.DeleteFunc(targets, func(t string) bool { return !slices.Contains(instances, t) }); len(targets) == 0 {
+				return s, false
+			}
+			instances = targets
 		}
 		scope = &planner.Exclusive{Instances: instances}
 	}
+	s.Scope = targets
+	targeted := len(targets) > 0
 
 	start := d.o.Now()
-	if out := d.planFromCaches(ctx, snapshot, scope); out != nil {
+	if out := d.planFromCaches(ctx, snapshot, scope, targets); out != nil {
 		m.Plans.WithLabelValues("cache").Inc()
 		s.PlanTime = d.o.Now()
 		m.PlanDuration.Observe(s.PlanTime.Sub(start).Seconds())
 		d.recordPlan(&s, out.Result.Plan)
-		s.NextChange, s.Conditions = out.Revisit(), out.Conditions()
-		d.watchOwned(out)
+		d.derive(&s, out, targeted)
+		if !targeted {
+			// A targeted plan observes the kinds of its shoots only: the watches stay those
+			// of the whole landscape.
+			d.watchOwned(out)
+			d.fleet.learn(out, s.Fingerprint)
+		}
 		if d.reports() {
 			apply.SyncReports(ctx, out, apply.NewReportWriter(out), nil, d.warnReport)
-			d.keepHeartbeats(out)
+			if !targeted {
+				d.keepHeartbeats(out)
+			}
 		}
 		s.Phase, s.Message = PhaseUpToDate, "the clusters match the landscape"
 		s.LastSuccess = d.o.Now()
-		return d.finish(s)
+		return d.finish(s), true
 	}
 
 	var decision Decision
 	var waiting []string
 	var backend state.Backend
 	po := d.plannerFor(snapshot)
+	if !d.o.Sharded {
+		po.Targets = targets
+	}
 	po.Exclusive = d.owning(scope, func() state.Backend { return backend })
 	po.Connect = d.pool.connector(po.Connect)
 	ao := d.o.Apply
@@ -364,7 +448,7 @@ func (d *Daemon) run(ctx context.Context) Status {
 			s.PlanTime = d.o.Now()
 			m.PlanDuration.Observe(s.PlanTime.Sub(start).Seconds())
 			d.recordPlan(&s, out.Result.Plan)
-			s.NextChange, s.Conditions = out.Revisit(), out.Conditions()
+			d.derive(&s, out, targeted)
 		},
 		Confirm: func(pl *plan.Plan) bool {
 			a, err := d.o.Status.Approval(ctx)
@@ -389,10 +473,15 @@ func (d *Daemon) run(ctx context.Context) Status {
 		}
 	}
 	res, diags, err := apply.Landscape(ctx, lo)
-	if d.o.WatchDrift && res != nil && res.Outcome != nil && res.Outcome.Result != nil {
+	if d.o.WatchDrift && !targeted && res != nil && res.Outcome != nil && res.Outcome.Result != nil {
 		d.watchOwned(res.Outcome)
 	}
-	if !lo.NoReport && res != nil && res.Outcome != nil && res.Outcome.Result != nil && !diags.HasErrors() {
+	if res != nil && !diags.HasErrors() {
+		d.fleet.learn(res.Outcome, s.Fingerprint)
+	}
+	if !lo.NoReport && !targeted && res != nil && res.Outcome != nil && res.Outcome.Result != nil && !diags.HasErrors() {
+		// A targeted cycle renders every seed too, but the heartbeats' writer would then see
+		// only what that cycle observed; the last full cycle's stay.
 		d.keepHeartbeats(res.Outcome)
 	}
 	d.mu.Lock()
@@ -453,7 +542,33 @@ func (d *Daemon) run(ctx context.Context) Status {
 		// gone stale.
 		d.pool.reset()
 	}
-	return d.finish(s)
+	return d.finish(s), true
+}
+
+// derive puts the outcome's next scheduled change and derived conditions into the status. A
+// targeted cycle renders only some shoots: the conditions of the instances it did not render
+// stay as the cycles that last rendered them found them, and the next change the daemon waits
+// for stays unless the cycle's own comes earlier (a schedule of a shoot it left out).
+func (d *Daemon) derive(s *Status, out *planner.Outcome, targeted bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !targeted || d.conditions == nil {
+		d.conditions = map[config.InstanceAddress][]string{}
+	}
+	for addr, rd := range out.Rendered {
+		delete(d.conditions, addr)
+		for _, c := range rd.Conditions {
+			d.conditions[addr] = append(d.conditions[addr], string(addr)+": "+c.String())
+		}
+	}
+	s.Conditions = nil
+	for _, addr := range slices.Sorted(maps.Keys(d.conditions)) {
+		s.Conditions = append(s.Conditions, d.conditions[addr]...)
+	}
+	s.NextChange = out.Revisit()
+	if prev := d.last.NextChange; targeted && prev.After(d.o.Now()) {
+		s.NextChange = render.Earliest(s.NextChange, prev)
+	}
 }
 
 // changesAPIs reports whether a plan writes or deletes objects that change what the API servers
@@ -476,13 +591,17 @@ func changesAPIs(pl *plan.Plan) bool {
 
 // finish records a cycle's outcome in the metrics and carries the last success forward.
 func (d *Daemon) finish(s Status) Status {
-	m := d.o.Metrics
+	m := d.m
 	if !s.LastSuccess.IsZero() {
 		m.LastSuccess.Set(float64(s.LastSuccess.Unix()))
 	} else {
 		s.LastSuccess = d.Last().LastSuccess
 	}
-	m.Cycles.WithLabelValues(s.Phase).Inc()
+	scope := ScopeFull
+	if len(s.Scope) > 0 {
+		scope = ScopeTargeted
+	}
+	m.Cycles.WithLabelValues(s.Phase, scope).Inc()
 	return s
 }
 
@@ -505,7 +624,7 @@ func (d *Daemon) plannerFor(snapshot string) planner.Options {
 // planFromCaches plans the landscape from the watches' informers and the state the last cycle
 // left, without the state lock (it writes nothing). It returns the outcome only when the plan is
 // complete and has no changes; nil sends the cycle to the API servers.
-func (d *Daemon) planFromCaches(ctx context.Context, snapshot string, scope *planner.Exclusive) *planner.Outcome {
+func (d *Daemon) planFromCaches(ctx context.Context, snapshot string, scope *planner.Exclusive, targets []string) *planner.Outcome {
 	d.mu.Lock()
 	known, knownSerial, knownIn := d.known, d.knownSerial, d.knownIn
 	d.mu.Unlock()
@@ -513,6 +632,9 @@ func (d *Daemon) planFromCaches(ctx context.Context, snapshot string, scope *pla
 		return nil
 	}
 	po := d.plannerFor(snapshot)
+	if !d.o.Sharded {
+		po.Targets = targets
+	}
 	po.Exclusive = d.owning(scope, func() state.Backend { return knownIn })
 	po.Connect = cachedConnector(d.pool.connector(po.Connect), d.watch)
 	po.ReadState = func(res *config.Result) (*state.State, error) {
@@ -606,7 +728,7 @@ func shardName(s string) string {
 // recordPlan puts a plan's summary, hash, JSON and drifted objects into the status and the
 // metrics.
 func (d *Daemon) recordPlan(s *Status, pl *plan.Plan) {
-	m := d.o.Metrics
+	m := d.m
 	var text bytes.Buffer
 	_ = views.Plan(&text, pl, views.PlanOptions{})
 	lines := strings.Split(strings.TrimSpace(text.String()), "\n")
@@ -641,7 +763,7 @@ func (d *Daemon) recordPlan(s *Status, pl *plan.Plan) {
 
 // recordApply puts an apply's outcome per component into the status and the metrics.
 func (d *Daemon) recordApply(s *Status, r *apply.Result, redact func(string) string) {
-	m := d.o.Metrics
+	m := d.m
 	s.ComponentState = map[string]string{}
 	var failed []string
 	for _, c := range r.Components {
@@ -693,7 +815,7 @@ func (d *Daemon) publish(ctx context.Context, s Status) {
 		d.published, d.publishedAt, d.publishedCM = content, d.o.Now(), cm
 		d.mu.Unlock()
 	}
-	d.o.Log.Info("cycle", "phase", s.Phase, "message", s.Message, "plan", s.PlanSummary)
+	d.o.Log.Info("cycle", "phase", s.Phase, "message", s.Message, "scope", s.Scope, "plan", s.PlanSummary)
 	if d.o.Events == nil {
 		return
 	}

@@ -20,9 +20,16 @@ import (
 // Gardener API, and calls trigger when the list changes in a way that can change a rendering:
 // an object appears or goes, its specification changes (its generation moves) or its deletion
 // starts. Objects the landscape owns are the watcher's; these are anyone's, so status writes,
-// which never change what the engine renders from them, do not trigger.
+// which never change what the engine renders from them, do not trigger. Such a change asks for
+// the whole landscape, with one exception: someone other than the engine (a user,
+// gardener-controller-manager) changed an object an instance of an independent type renders,
+// a Shoot a shoot block declares, which only that shoot's cycle follows (render functions leave
+// declared Shoots out of what they render from lists: apishoots.shootsOn). The engine's own
+// writes of a declared Shoot still ask for the whole landscape: what it changed there may change
+// what others render from the list (an extension's installations follow the Shoots' types).
 type listWatcher struct {
-	trigger func()
+	trigger    func(instance string)
+	instanceOf func(*unstructured.Unstructured) string
 
 	mu      sync.Mutex
 	key     string
@@ -61,15 +68,15 @@ func (w *listWatcher) ensure(ctx context.Context, clients map[string]dynamic.Int
 		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 			AddFunc: func(_ any, initial bool) {
 				if !initial {
-					w.trigger()
+					w.trigger("")
 				}
 			},
 			UpdateFunc: func(old, new any) {
 				if renderedDifferently(old, new) {
-					w.trigger()
+					w.trigger(w.attribute(old, new))
 				}
 			},
-			DeleteFunc: func(any) { w.trigger() },
+			DeleteFunc: func(any) { w.trigger("") },
 		})
 		factory.Start(wctx.Done())
 		w.running.Add(1)
@@ -79,6 +86,16 @@ func (w *listWatcher) ensure(ctx context.Context, clients map[string]dynamic.Int
 			factory.Shutdown()
 		}()
 	}
+}
+
+// attribute is the instance of an independent type an update by someone other than the engine
+// concerns, "" for the whole landscape.
+func (w *listWatcher) attribute(old, new any) string {
+	n, ok := new.(*unstructured.Unstructured)
+	if !ok || w.instanceOf == nil || !changedByOthers(old, new) {
+		return ""
+	}
+	return w.instanceOf(n)
 }
 
 // renderedDifferently reports whether an update can change what is rendered from the object: its

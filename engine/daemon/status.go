@@ -59,8 +59,11 @@ type Status struct {
 	Message string
 	// Fingerprint identifies the landscape version the cycle planned.
 	Fingerprint string
-	PlanTime    time.Time
-	PlanHash    string
+	// Scope are the instances a targeted cycle planned (the shoots whose objects changed),
+	// sorted; empty for a cycle of the whole landscape (of its shard, sharded).
+	Scope    []string
+	PlanTime time.Time
+	PlanHash string
 	// PlanSummary is the plan's summary line; PlanJSON the plan (empty when too large).
 	PlanSummary string
 	PlanJSON    string
@@ -105,6 +108,7 @@ func (s Status) data() map[string]string {
 		"phase":                 s.Phase,
 		"message":               s.Message,
 		"fingerprint":           s.Fingerprint,
+		"scope":                 strings.Join(s.Scope, "\n"),
 		"last-plan-time":        stamp(s.PlanTime),
 		"last-plan-hash":        s.PlanHash,
 		"last-plan-summary":     s.PlanSummary,

@@ -34,12 +34,17 @@ type headTarget struct {
 
 // watcher keeps one informer per watched resource on the objects carrying the landscape's
 // inventory label, and calls trigger when something other than the engine changed or deleted
-// one: drift is then repaired within seconds instead of at the next resync. The informers'
+// one: drift is then repaired within seconds instead of at the next resync. It names the
+// instance of an independent type (a shoot) whose object it was, where instanceOf finds one, so
+// that the cycle plans that shoot only; "" asks for the whole landscape. The informers'
 // stores double as the live state of plans (cachedCluster), and one more informer follows the
 // state's head Secret, so that a plan can tell whether the state it knows is still current.
 type watcher struct {
 	landscape string
-	trigger   func()
+	trigger   func(instance string)
+	// instanceOf attributes an object to an instance of an independent type; nil attributes
+	// none.
+	instanceOf func(*unstructured.Unstructured) string
 
 	mu        sync.Mutex
 	key       string
@@ -90,10 +95,10 @@ func (w *watcher) ensure(ctx context.Context, clients map[string]dynamic.Interfa
 			_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 				UpdateFunc: func(old, new any) {
 					if changedByOthers(old, new) {
-						w.trigger()
+						w.trigger(w.attribute(new))
 					}
 				},
-				DeleteFunc: func(any) { w.trigger() },
+				DeleteFunc: func(obj any) { w.trigger(w.attribute(obj)) },
 			})
 			w.informers[name][gvr] = inf
 		}
@@ -116,6 +121,16 @@ func (w *watcher) ensure(ctx context.Context, clients map[string]dynamic.Interfa
 			factory.Shutdown()
 		}()
 	}
+}
+
+// attribute is the instance of an independent type an event's object belongs to, "" for the
+// whole landscape (an object that is not, or a deletion whose last state is unknown).
+func (w *watcher) attribute(obj any) string {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || w.instanceOf == nil {
+		return ""
+	}
+	return w.instanceOf(u)
 }
 
 // stopLocked stops the informers; the caller holds w.mu.

@@ -98,6 +98,29 @@ func metricValue(page, sample string) (float64, bool) {
 	return 0, false
 }
 
+// metricSum adds up the samples of metric name on an exposition page whose labels include
+// every pair of labels (`phase="Applied"`), whatever other labels they have (the shard label a
+// daemon gives every series, empty when unsharded).
+func metricSum(page, name string, labels ...string) float64 {
+	total := 0.0
+lines:
+	for _, line := range strings.Split(page, "\n") {
+		series, value, ok := strings.Cut(line, " ")
+		if !ok || (series != name && !strings.HasPrefix(series, name+"{")) {
+			continue
+		}
+		for _, l := range labels {
+			if !strings.Contains(series, l) {
+				continue lines
+			}
+		}
+		if v, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil {
+			total += v
+		}
+	}
+	return total
+}
+
 func freeAddress(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -166,15 +189,7 @@ func TestTwoReplicasOfTheBinary(t *testing.T) {
 		}, time.Minute, 100*time.Millisecond, "%s answers its probes", r.name)
 	}
 
-	cycles := func(r *replica) float64 {
-		page := metrics(r)
-		total := 0.0
-		for _, phase := range []string{"Applied", "UpToDate", "Planned", "WaitingForApproval", "WaitingForLock", "Failed", "Invalid"} {
-			v, _ := metricValue(page, `gardener_daemon_cycles_total{phase="`+phase+`"}`)
-			total += v
-		}
-		return total
-	}
+	cycles := func(r *replica) float64 { return metricSum(metrics(r), "gardener_daemon_cycles_total") }
 	configMap := func(name string) (*corev1.ConfigMap, error) {
 		return cs.CoreV1().ConfigMaps("daemon-replicas").Get(ctx, name, metav1.GetOptions{})
 	}
@@ -210,9 +225,7 @@ func TestTwoReplicasOfTheBinary(t *testing.T) {
 		return err == nil && cm.Data["owner"] == "daemon"
 	}, 10*time.Second, 100*time.Millisecond, "the drift is repaired")
 	require.Eventually(t, func() bool {
-		page := metrics(leader)
-		v, ok := metricValue(page, "gardener_daemon_drift_repaired_total")
-		return ok && v == 1
+		return metricSum(metrics(leader), "gardener_daemon_drift_repaired_total") == 1
 	}, 10*time.Second, 100*time.Millisecond, "the drift metric counts the repaired object")
 	require.Eventually(t, func() bool {
 		events, err := cs.EventsV1().Events("daemon-replicas-status").List(ctx, metav1.ListOptions{})
