@@ -4,22 +4,26 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/testr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
@@ -61,10 +65,33 @@ func seedsByName(ev *config.Evaluated) *shard.Assignment {
 	})
 }
 
+// seedsAndMembersByName splits as seedsByName does, and places the fleet_member instance
+// component.fleet_member.shoot["<x>"] (a stand-in shoot, fleetOptions) in shard seed.<x>, as
+// BySeed places a shoot in its seed's shard.
+func seedsAndMembersByName(ev *config.Evaluated) *shard.Assignment {
+	return shard.By(ev, func(inst *config.Instance) string {
+		addr := string(inst.Addr)
+		if key, ok := strings.CutPrefix(addr, `component.fleet_member.shoot["`); ok {
+			return "seed." + strings.TrimSuffix(key, `"]`)
+		}
+		if name, ok := strings.CutPrefix(addr, "component.manifests.seed_"); ok {
+			name, _, _ = strings.Cut(name, "_")
+			return "seed." + name
+		}
+		return shard.Garden
+	})
+}
+
 // shardsLandscape has a namespace (the garden shard's) and, per seed, a component with a
 // ConfigMap in it named after the seed, and for the seeds extra names a second component
 // seed_<x>_extra with a ConfigMap of that name.
 func shardsLandscape(extra map[string]string) string {
+	return namedShardsLandscape(shardLandscape, extra)
+}
+
+// namedShardsLandscape is shardsLandscape called name, with its state in <name>-state and its
+// objects in namespace name.
+func namedShardsLandscape(shardLandscape string, extra map[string]string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `landscape %[1]q {
   state {
@@ -90,7 +117,7 @@ component "manifests" "seed_%[1]s" {
   cluster    = cluster.runtime
   namespace  = %[2]q
   depends_on = [component.manifests.namespace]
-  objects    = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "seed-%[1]s" } }]
+  objects    = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "seed-%[1]s" }, data = { owner = "daemon" } }]
 }
 `, name, shardLandscape)
 		if e := extra[seed]; e != "" {
@@ -314,4 +341,201 @@ func TestShardBySeedFlag(t *testing.T) {
 		return err == nil && (status.Data["phase"] == daemon.PhaseApplied || status.Data["phase"] == daemon.PhaseUpToDate)
 	}, 30*time.Second, 200*time.Millisecond, "the garden shard's status")
 	assert.Contains(t, r.logs(), `"msg":"leading shard"`)
+}
+
+// A sharded replica whose shards have nothing to do makes no request: when an owned object of a
+// seed shard led by the other replica changes, the daemon of every shard that watches its kind
+// sees the event (each watches the landscape's objects of the kinds its plans observe), and
+// those of this replica plan from their caches, each in a cycle of its own (counted per shard),
+// without a LIST, a GET, a lock or a status write. A change of a shoot's object runs a cycle of
+// that shoot in its shard, and none in the others.
+func TestIdleShardsMakeNoRequests(t *testing.T) {
+	const name = "daemon-idle-shards"
+	c := localcluster.Shared(t)
+	t.Setenv("KUBECONFIG", c.Kubeconfig())
+	cs, err := kubernetes.NewForConfig(c.Plane(localcluster.RuntimePlane).RESTConfig())
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, ns := range []string{name + "-state", name + "-status"} {
+		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			require.NoError(t, err)
+		}
+	}
+	// Beside the stand-in seeds, a stand-in shoot on each (fleetOptions).
+	members := fmt.Sprintf(`
+component "fleet_member" "shoot" {
+  for_each   = { a = "a", b = "b", c = "c" }
+  cluster    = cluster.runtime
+  namespace  = %[1]q
+  depends_on = [component.manifests.namespace]
+  objects    = [{ apiVersion = "v1", kind = "ConfigMap", metadata = { name = "member-${each.key}" }, data = { owner = "daemon" } }]
+}
+`, name)
+	dir := landscapetest.Dir(t, map[string]string{"main.hcl": namedShardsLandscape(name, nil) + members})
+	type replica struct {
+		reg     *prometheus.Registry
+		sharder *daemon.Sharder
+	}
+	replicas := map[string]*replica{}
+	var running sync.WaitGroup
+	for _, identity := range []string{"one", "two"} {
+		reg := prometheus.NewRegistry()
+		metrics := daemon.NewMetrics(reg)
+		clusterOpts := cluster.Options{NoDiskCache: true, WrapTransport: metrics.CountRequests}
+		s := daemon.NewSharder(daemon.ShardOptions{
+			Daemon: daemon.Options{
+				Dir: dir, WorkDir: t.TempDir(), Policy: daemon.PolicyAuto,
+				Resync: time.Hour, Poll: 200 * time.Millisecond, RetryLock: time.Second, Holder: identity,
+				Planner: func(dir string) planner.Options {
+					return fleetOptions(t, dir, planner.LiveConnector(clusterOpts))
+				},
+				Cluster: clusterOpts,
+				Apply:   apply.Options{Timeout: time.Minute},
+				Status:  daemon.StatusStore{Client: cs, Namespace: name + "-status", Name: "gardener-daemon-status"},
+				Metrics: metrics,
+				Log:     testr.New(t).WithValues("replica", identity), WatchDrift: true, Assign: seedsAndMembersByName,
+			},
+			Client: cs, Namespace: name + "-status", LeaseName: name, Identity: identity,
+			LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond,
+		})
+		replicas[identity] = &replica{reg: reg, sharder: s}
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			_ = s.Start(ctx)
+		}()
+	}
+	defer running.Wait()
+	defer cancel()
+	count := func(r *replica, metric string, labels map[string]string) float64 {
+		families, err := r.reg.Gather()
+		require.NoError(t, err)
+		total := 0.0
+		for _, f := range families {
+			if f.GetName() != metric {
+				continue
+			}
+		samples:
+			for _, m := range f.GetMetric() {
+				for k, v := range labels {
+					found := false
+					for _, l := range m.GetLabel() {
+						found = found || (l.GetName() == k && l.GetValue() == v)
+					}
+					if !found {
+						continue samples
+					}
+				}
+				total += m.GetCounter().GetValue()
+			}
+		}
+		return total
+	}
+	requests := func(r *replica) float64 {
+		return count(r, "gardener_daemon_api_requests_total", nil) - count(r, "gardener_daemon_api_requests_total", map[string]string{"verb": "watch"})
+	}
+	phase := func(s string) string {
+		status, err := cs.CoreV1().ConfigMaps(name+"-status").Get(ctx, daemon.StatusName("gardener-daemon-status", s), metav1.GetOptions{})
+		if err != nil {
+			return ""
+		}
+		return status.Data["phase"]
+	}
+	settled := func() bool {
+		for _, s := range append([]string{shard.Garden}, shardSeeds...) {
+			if p := phase(s); p != daemon.PhaseApplied && p != daemon.PhaseUpToDate {
+				return false
+			}
+		}
+		return true
+	}
+	var leading map[string][]string
+	require.Eventually(t, func() bool {
+		leading = map[string][]string{}
+		for identity, r := range replicas {
+			leading[identity] = r.sharder.Leading()
+		}
+		return len(leading["one"]) == 2 && len(leading["two"]) == 2 && settled()
+	}, 2*time.Minute, 200*time.Millisecond, "the replicas split the four shards and apply them; last: %v", leading)
+	t.Logf("leading: %v", leading)
+
+	// The seed shard to change, and the replica that does not lead it.
+	busy, idle := "one", "two"
+	if !slices.ContainsFunc(leading["one"], func(s string) bool { return s != shard.Garden }) {
+		busy, idle = "two", "one"
+	}
+	target := ""
+	for _, s := range leading[busy] {
+		if s != shard.Garden {
+			target = s
+		}
+	}
+	configMap := "seed-" + strings.TrimPrefix(target, "seed.")
+	statusVersions := func() map[string]string {
+		out := map[string]string{}
+		for _, s := range leading[idle] {
+			status, err := cs.CoreV1().ConfigMaps(name+"-status").Get(ctx, daemon.StatusName("gardener-daemon-status", s), metav1.GetOptions{})
+			require.NoError(t, err)
+			out[s] = status.ResourceVersion
+		}
+		return out
+	}
+	// The idle replica's seed shards watch ConfigMaps, as the busy one's: they see the change.
+	// (The garden shard's instances are the namespace alone, whose plans observe no ConfigMap.)
+	var idleSeeds []string
+	for _, s := range leading[idle] {
+		if s != shard.Garden {
+			idleSeeds = append(idleSeeds, s)
+		}
+	}
+	require.NotEmpty(t, idleSeeds)
+	// Each round changes the busy shard's ConfigMap and waits until it is repaired and every
+	// seed shard of the idle replica ran a cycle from its caches; the first rounds may find a
+	// watch not synced yet, or write the status once (its content changed from Applied).
+	var made float64
+	require.Eventually(t, func() bool {
+		before, versions := requests(replicas[idle]), statusVersions()
+		cached := map[string]float64{}
+		for _, s := range idleSeeds {
+			cached[s] = count(replicas[idle], "gardener_daemon_plans_total", map[string]string{"shard": s, "source": "cache"})
+		}
+		_, err := cs.CoreV1().ConfigMaps(name).Patch(ctx, configMap, types.MergePatchType, []byte(`{"data":{"owner":"someone"}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+		require.NoError(t, err)
+		require.Eventually(t, func() bool {
+			cm, err := cs.CoreV1().ConfigMaps(name).Get(ctx, configMap, metav1.GetOptions{})
+			return err == nil && cm.Data["owner"] == "daemon"
+		}, 30*time.Second, 100*time.Millisecond, "shard %s repairs its ConfigMap", target)
+		require.Eventually(t, func() bool {
+			for _, s := range idleSeeds {
+				if count(replicas[idle], "gardener_daemon_plans_total", map[string]string{"shard": s, "source": "cache"}) <= cached[s] {
+					return false
+				}
+			}
+			return true
+		}, 30*time.Second, 50*time.Millisecond, "every shard of replica %s plans from its caches", idle)
+		time.Sleep(500 * time.Millisecond) // a status write would follow its cycle's count
+		made = requests(replicas[idle]) - before
+		return made == 0 && maps.Equal(versions, statusVersions())
+	}, time.Minute, 100*time.Millisecond, "the idle replica's cycles make no request; last round made %v", made)
+	assert.Greater(t, requests(replicas[busy]), 0.0, "the busy replica repairs its shard")
+
+	// A stand-in shoot's object changes: its shard runs a cycle of that shoot alone, and the
+	// shards of the idle replica, none of whose instances it is, run no cycle at all.
+	member := "member-" + strings.TrimPrefix(target, "seed.")
+	targeted := count(replicas[busy], "gardener_daemon_cycles_total", map[string]string{"shard": target, "scope": daemon.ScopeTargeted})
+	idleCycles, idleRequests := count(replicas[idle], "gardener_daemon_cycles_total", nil), requests(replicas[idle])
+	_, err = cs.CoreV1().ConfigMaps(name).Patch(ctx, member, types.MergePatchType, []byte(`{"data":{"owner":"someone"}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		cm, err := cs.CoreV1().ConfigMaps(name).Get(ctx, member, metav1.GetOptions{})
+		return err == nil && cm.Data["owner"] == "daemon"
+	}, 30*time.Second, 100*time.Millisecond, "shard %s repairs %s", target, member)
+	require.Eventually(t, func() bool {
+		return count(replicas[busy], "gardener_daemon_cycles_total", map[string]string{"shard": target, "scope": daemon.ScopeTargeted}) > targeted
+	}, 10*time.Second, 50*time.Millisecond, "the repair was a targeted cycle of shard %s", target)
+	time.Sleep(time.Second) // the idle replica's watches saw the change too
+	assert.Equal(t, idleCycles, count(replicas[idle], "gardener_daemon_cycles_total", nil), "no cycle in the shards the shoot is not of")
+	assert.Equal(t, idleRequests, requests(replicas[idle]))
 }
