@@ -25,6 +25,7 @@ import (
 	"github.com/declarative-gardener/gardener/components/internal/decode"
 	"github.com/declarative-gardener/gardener/components/internal/disruption"
 	"github.com/declarative-gardener/gardener/components/internal/kube"
+	"github.com/declarative-gardener/gardener/engine/address"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/state"
@@ -71,6 +72,11 @@ type Values struct {
 	// VariablesSecret names a Secret whose keys set input variables as sensitive values
 	// (GARDENER_SENSITIVE_VAR_<key>, read by the kubelet): secrets stay out of the Deployment.
 	VariablesSecret string `json:"variables_secret"`
+	// ShardBySeed runs the daemon sharded (--shard-by-seed); SeedShards are its seed shards
+	// (instance addresses of seed blocks), whose status ConfigMaps the component renders and
+	// whose objects the Roles name.
+	ShardBySeed bool     `json:"shard_by_seed"`
+	SeedShards  []string `json:"seed_shards"`
 	// Approvers may approve the daemon's destructive plans; MetricsReaders may scrape /metrics.
 	Approvers      []Subject `json:"approvers"`
 	MetricsReaders []Subject `json:"metrics_readers"`
@@ -129,6 +135,14 @@ func (v *Values) resolve() error {
 	if v.Landscape == "" {
 		return fmt.Errorf("landscape daemon %s: the landscape's name is unknown", v.Name)
 	}
+	if len(v.SeedShards) > 0 && !v.ShardBySeed {
+		return fmt.Errorf("landscape daemon %s: seed_shards names the shards of a sharded daemon; set shard_by_seed = true", v.Name)
+	}
+	for _, s := range v.SeedShards {
+		if a, err := address.Parse(s); err != nil || a.Kind != schema.KindSeed || a.IsPart() {
+			return fmt.Errorf("landscape daemon %s: seed_shards: %q is not the address of a seed block instance, such as seed.eu1 or seed.all[\"eu1\"]", v.Name, s)
+		}
+	}
 	for _, s := range append(slices.Clone(v.Approvers), v.MetricsReaders...) {
 		if (s.Kind == rbacv1.ServiceAccountKind) != (s.Namespace != "") {
 			return fmt.Errorf("landscape daemon %s: %s %s: a namespace is required for a ServiceAccount and only for one", v.Name, s.Kind, s.Name)
@@ -142,18 +156,29 @@ func (v *Values) resolve() error {
 // daemon).
 const approvalSuffix = "-approval"
 
-// names are the objects the daemon's rights are limited to.
+// names are the objects the daemon's rights are limited to. The status, approvals, state heads
+// and locks are those of every shard, the garden shard's (an unsharded daemon's) first.
 type names struct {
-	status, approval, landscape, lease string
-	stateHead, stateLock               string
+	landscape, lease       string
+	status, approval       []string
+	stateHeads, stateLocks []string
 }
 
 func (v Values) names() names {
-	status := v.Name + "-status"
-	return names{
-		status: status, approval: status + approvalSuffix, landscape: v.Name + "-landscape", lease: v.Name,
-		stateHead: state.HeadName(v.Landscape), stateLock: state.LockName(v.Landscape),
+	n := names{landscape: v.Name + "-landscape", lease: v.Name}
+	shards := append([]string{state.GardenShard}, v.SeedShards...)
+	for _, shard := range shards {
+		// As the daemon names them (daemon.StatusName): <status-name>-<shard slug>.
+		status := v.Name + "-status"
+		if shard != state.GardenShard {
+			status += "-" + state.ShardSlug(shard)
+		}
+		n.status = append(n.status, status)
+		n.approval = append(n.approval, status+approvalSuffix)
+		n.stateHeads = append(n.stateHeads, state.ShardHeadName(v.Landscape, shard))
+		n.stateLocks = append(n.stateLocks, state.ShardLockName(v.Landscape, shard))
 	}
+	return n
 }
 
 // Objects renders the daemon.
@@ -168,9 +193,20 @@ func Objects(v Values) ([]render.Object, error) {
 	approverMeta := metav1.ObjectMeta{Namespace: v.Namespace, Name: v.Name + "-approver", Labels: labels}
 	self := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: v.Namespace, Name: v.Name}}
 	files := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: v.Namespace, Name: n.landscape, Labels: labels}, Data: v.Files}
-	// The status ConfigMap is rendered (empty; the daemon writes its data), so that the daemon
-	// needs no right to create ConfigMaps: it could otherwise create its own approval.
-	status := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: v.Namespace, Name: n.status, Labels: labels}}
+	// The status ConfigMaps (one per shard, sharded) are rendered (empty; the daemon writes
+	// their data), so that the daemon needs no right to create ConfigMaps: it could otherwise
+	// create its own approvals.
+	var statuses []runtime.Object
+	for _, name := range n.status {
+		statuses = append(statuses, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: v.Namespace, Name: name, Labels: labels}})
+	}
+	// The Leases a daemon writes: its leader election Lease; sharded, the elections of the seed
+	// shards and the replicas' announcements (<name>-replica-<hash of the pod's identity>), whose
+	// names no rule can know beforehand, and which it lists: every Lease of its namespace.
+	leases := rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{n.lease}, Verbs: []string{"get", "update", "patch"}}
+	if v.ShardBySeed {
+		leases = rbacv1.PolicyRule{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "update", "patch", "delete"}}
+	}
 	objs := []runtime.Object{
 		&corev1.ServiceAccount{ObjectMeta: meta, AutomountServiceAccountToken: ptr.To(true)},
 		// Its own bookkeeping, in its namespace only and on its own objects by name: the leader
@@ -180,9 +216,9 @@ func Objects(v Values) ([]render.Object, error) {
 		// granted as such, ConfigMaps not at all.
 		&rbacv1.Role{ObjectMeta: meta, Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
-			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{n.lease}, Verbs: []string{"get", "update", "patch"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{n.status, n.landscape}, Verbs: []string{"get", "update", "patch"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{n.approval}, Verbs: []string{"get"}},
+			leases,
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: append(slices.Clone(n.status), n.landscape), Verbs: []string{"get", "update", "patch"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: n.approval, Verbs: []string{"get"}},
 			{APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}, Verbs: []string{"create", "patch", "update"}},
 		}},
 		&rbacv1.RoleBinding{ObjectMeta: meta,
@@ -196,9 +232,9 @@ func Objects(v Values) ([]render.Object, error) {
 		// cannot be limited by name, which is why the state lives in a namespace of its own.
 		&rbacv1.Role{ObjectMeta: stateMeta, Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "create", "delete"}},
-			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{n.stateHead}, Verbs: []string{"watch", "update", "patch"}},
+			{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: n.stateHeads, Verbs: []string{"watch", "update", "patch"}},
 			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"create"}},
-			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: []string{n.stateLock}, Verbs: []string{"get", "update", "patch", "delete"}},
+			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, ResourceNames: n.stateLocks, Verbs: []string{"get", "update", "patch", "delete"}},
 		}},
 		&rbacv1.RoleBinding{ObjectMeta: stateMeta,
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: stateMeta.Name},
@@ -209,8 +245,8 @@ func Objects(v Values) ([]render.Object, error) {
 		// none of the daemon's.
 		&rbacv1.Role{ObjectMeta: approverMeta, Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{n.approval}, Verbs: []string{"get", "update", "patch", "delete"}},
-			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{n.status}, Verbs: []string{"get"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: n.approval, Verbs: []string{"get", "update", "patch", "delete"}},
+			{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: n.status, Verbs: []string{"get"}},
 		}},
 		// /metrics authenticates its clients with TokenReviews and authorizes them with
 		// SubjectAccessReviews, which the built-in system:auth-delegator grants.
@@ -221,13 +257,15 @@ func Objects(v Values) ([]render.Object, error) {
 		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterRoleName(v, "metrics-reader"), Labels: labels},
 			Rules: []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}},
 		files,
-		status,
+	}
+	objs = append(objs, statuses...)
+	objs = append(objs,
 		&corev1.Service{ObjectMeta: meta, Spec: corev1.ServiceSpec{
 			Selector: labels,
 			Ports:    []corev1.ServicePort{{Name: "metrics", Port: MetricsPort, TargetPort: intstr.FromInt32(MetricsPort), Protocol: corev1.ProtocolTCP}},
 		}},
 		deployment(v, meta, labels),
-	}
+	)
 	if len(v.Approvers) > 0 {
 		objs = append(objs, &rbacv1.RoleBinding{ObjectMeta: approverMeta,
 			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: approverMeta.Name},
@@ -293,6 +331,9 @@ func deployment(v Values, meta metav1.ObjectMeta, labels map[string]string) *app
 	}
 	if v.Resync != "" {
 		args = append(args, "--resync="+v.Resync)
+	}
+	if v.ShardBySeed {
+		args = append(args, "--shard-by-seed")
 	}
 	volumes := []corev1.Volume{
 		{Name: "landscape", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: v.Name + "-landscape"}}}},

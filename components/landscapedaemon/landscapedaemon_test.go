@@ -55,6 +55,11 @@ func TestRenderGolden(t *testing.T) {
 			"approvers":         cty.ListVal([]cty.Value{subject("Group", "landscape-operators", ""), subject("User", "alice@example.com", "")}),
 			"metrics_readers":   cty.ListVal([]cty.Value{subject("ServiceAccount", "prometheus", "monitoring")}),
 		}),
+		"sharded": rendertest.Config(defaults, map[string]cty.Value{
+			"shard_by_seed": cty.True,
+			"seed_shards":   cty.ListVal([]cty.Value{cty.StringVal("seed.eu1"), cty.StringVal(`seed.all["eu2"]`)}),
+			"approvers":     cty.ListVal([]cty.Value{subject("Group", "landscape-operators", "")}),
+		}),
 	})
 }
 
@@ -107,6 +112,10 @@ func TestErrors(t *testing.T) {
 		{values(Values{Image: "i", Files: map[string]string{"a": "b"}, Replicas: 1<<32 + 2}), "replicas 4294967298 is more than a Deployment can run"},
 		{values(Values{Image: "i", Files: map[string]string{"a": "b"}, Approvers: []Subject{{Kind: "ServiceAccount", Name: "ci"}}}), "ServiceAccount ci: a namespace is required"},
 		{values(Values{Image: "i", Files: map[string]string{"a": "b"}, MetricsReaders: []Subject{{Kind: "Group", Name: "g", Namespace: "x"}}}), "Group g: a namespace is required for a ServiceAccount and only for one"},
+		{values(Values{Image: "i", Files: map[string]string{"a": "b"}, SeedShards: []string{"seed.eu1"}}), "seed_shards names the shards of a sharded daemon; set shard_by_seed = true"},
+		{values(Values{Image: "i", Files: map[string]string{"a": "b"}, ShardBySeed: true, SeedShards: []string{"eu1"}}), `seed_shards: "eu1" is not the address of a seed block instance`},
+		{values(Values{Image: "i", Files: map[string]string{"a": "b"}, ShardBySeed: true, SeedShards: []string{"shoot.dev"}}), `"shoot.dev" is not the address of a seed block instance`},
+		{values(Values{Image: "i", Files: map[string]string{"a": "b"}, ShardBySeed: true, SeedShards: []string{"seed.eu1.gardenlet"}}), `"seed.eu1.gardenlet" is not the address of a seed block instance`},
 	} {
 		tc.v.Landscape = "prod"
 		_, err := Objects(tc.v)
@@ -185,6 +194,61 @@ func TestRightsAreLimitedByName(t *testing.T) {
 	}
 	assert.Equal(t, daemon.ApprovalSuffix, approvalSuffix, "the approval is named as the daemon reads it")
 	assert.Equal(t, state.HeadName("prod"), "gardener-state-prod")
+}
+
+// A sharded daemon (shard_by_seed) gets what its shards need: every Lease of its namespace (the
+// seed shards' elections and the replicas' announcements, named after the pods), and by name the
+// status, approval, state head and lock of every shard in seed_shards, whose status ConfigMaps
+// the component renders; it still creates no ConfigMap and writes no approval.
+func TestShardedRightsAreLimitedByName(t *testing.T) {
+	seeds := []string{"seed.eu1", `seed.all["eu2"]`}
+	objs := objects(t, values(Values{Image: "img", Files: map[string]string{"main.hcl": "x"}, ShardBySeed: true, SeedShards: seeds,
+		Approvers: []Subject{{Kind: "Group", Name: "ops"}}}))
+	own := role(t, objs, "gardener-daemon")
+	stateRole := role(t, objs, "gardener-daemon-state")
+	approver := role(t, objs, "gardener-daemon-approver")
+	var d appsv1.Deployment
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(objs["Deployment/gardener-daemon"].Object, &d))
+	assert.Contains(t, d.Spec.Template.Spec.Containers[0].Args, "--shard-by-seed")
+	type right struct {
+		name                  string
+		rules                 []rbacv1.PolicyRule
+		resource, verb, name2 string
+		want                  bool
+	}
+	tests := []right{
+		{"the daemon lists the replicas' announcements", own.Rules, "leases", "list", "", true},
+		{"and renews its own", own.Rules, "leases", "update", "gardener-daemon-replica-0a1b2c3d4e5f", true},
+		{"it creates no ConfigMap", own.Rules, "configmaps", "create", "", false},
+		{"nor writes another", own.Rules, "configmaps", "update", "other", false},
+		{"the garden shard's status is the unsharded one", own.Rules, "configmaps", "update", "gardener-daemon-status", true},
+		{"the garden shard's state is the landscape's", stateRole.Rules, "secrets", "update", "gardener-state-prod", true},
+	}
+	for _, seed := range seeds {
+		status := daemon.StatusName("gardener-daemon-status", seed)
+		require.Contains(t, objs, "ConfigMap/"+status, "rendered, so that the daemon needs no right to create ConfigMaps")
+		tests = append(tests,
+			right{seed + ": the shard's election", own.Rules, "leases", "update", daemon.ShardLeaseName("gardener-daemon", seed), true},
+			right{seed + ": the daemon writes the shard's status", own.Rules, "configmaps", "update", status, true},
+			right{seed + ": and reads its approval", own.Rules, "configmaps", "get", status + approvalSuffix, true},
+			right{seed + ": but cannot approve", own.Rules, "configmaps", "update", status + approvalSuffix, false},
+			right{seed + ": it writes the shard's state head", stateRole.Rules, "secrets", "update", state.ShardHeadName("prod", seed), true},
+			right{seed + ": and watches it", stateRole.Rules, "secrets", "watch", state.ShardHeadName("prod", seed), true},
+			right{seed + ": and takes its lock", stateRole.Rules, "leases", "update", state.ShardLockName("prod", seed), true},
+			right{seed + ": approvers approve the shard's plans", approver.Rules, "configmaps", "update", status + approvalSuffix, true},
+			right{seed + ": and read its status", approver.Rules, "configmaps", "get", status, true},
+			right{seed + ": but do not write it", approver.Rules, "configmaps", "update", status, false},
+		)
+	}
+	tests = append(tests,
+		right{"no other Secret is overwritten", stateRole.Rules, "secrets", "update", "kubeconfigs", false},
+		right{"nor another Lease of the state's namespace", stateRole.Rules, "leases", "update", "other", false},
+	)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, allows(tt.rules, tt.resource, tt.verb, tt.name2))
+		})
+	}
 }
 
 // /metrics is served over HTTPS to whom the API server authenticates and authorizes: the daemon

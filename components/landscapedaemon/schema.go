@@ -34,6 +34,12 @@ func typeSchema() *schema.Schema {
 				{Name: "variables_secret", Type: cty.String, Checks: attr.Checks(schema.ObjectName()),
 					Description: "A Secret in the namespace whose keys set input variables of the same names (environment variables GARDENER_SENSITIVE_VAR_<key>, which the kubelet reads from the Secret): " +
 						"their values are sensitive and never shown. The pods read it when they start."},
+				{Name: "shard_by_seed", Type: cty.Bool, Default: cty.False,
+					Description: "Run the daemon with --shard-by-seed: a shard per seed and the garden shard, each with a leader of its own among the replicas, a state and a state lock of its own and a status ConfigMap of its own (docs/daemon.md, Sharding). " +
+						"The Role then grants what sharding needs: every Lease of the namespace (the seed shards' elections and the replicas' announcements, whose names follow the pods), and by name the status, approval, state head and lock of each shard in seed_shards."},
+				{Name: "seed_shards", Type: attr.StringList,
+					Description: "The seed shards, by the instance addresses of their seed blocks (seed.eu1, seed.all[\"eu1\"]), with shard_by_seed: the component renders their status ConfigMaps <name>-status-<shard> and names their status, approvals, state head Secrets and lock Leases in the Roles. " +
+						"The daemon may create no ConfigMap (it could create its approvals) and RBAC names no object by pattern, so a seed shard not listed can neither publish its status nor write its state; list every seed block instance of the landscape."},
 				{Name: "cluster_admin", Type: cty.Bool, Default: cty.False, Description: "Bind the daemon to cluster-admin in this cluster instead of listing cluster_rules; a garden landscape manages most kinds of its runtime cluster. The daemon can then write anything, its approvals included."},
 			},
 			Blocks: []schema.Block{{

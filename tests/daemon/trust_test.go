@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/testr"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -26,7 +28,11 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/declarative-gardener/gardener/components/landscapedaemon"
+	"github.com/declarative-gardener/gardener/engine/apply"
+	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/daemon"
+	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/state"
 	"github.com/declarative-gardener/gardener/tests/landscapetest"
 	"github.com/declarative-gardener/gardener/tests/localcluster"
 )
@@ -305,4 +311,126 @@ func TestDaemonTrustBoundary(t *testing.T) {
 	assert.True(t, apierrors.IsNotFound(err), "approved, b is deleted: %v", err)
 	_, err = account("a")
 	assert.NoError(t, err)
+}
+
+// shardedTrustLandscape keeps its state in namespace ns and manages a ServiceAccount in apps for
+// the garden shard and one per stand-in seed (seedsByName: component.manifests.seed_<x> is shard
+// seed.<x>).
+func shardedTrustLandscape(ns, apps string, seeds ...string) string {
+	account := func(component, name string) string {
+		return fmt.Sprintf(`
+component "manifests" %q {
+  cluster   = cluster.runtime
+  namespace = %q
+  objects   = [{ apiVersion = "v1", kind = "ServiceAccount", metadata = { name = %q } }]
+}
+`, component, apps, name)
+	}
+	out := fmt.Sprintf(`landscape %[1]q {
+  state {
+    backend   = "kubernetes"
+    cluster   = cluster.runtime
+    namespace = %[1]q
+  }
+}
+
+cluster "runtime" {
+  context = "runtime"
+}
+`, ns) + account("garden", "garden")
+	for _, s := range seeds {
+		name := strings.TrimPrefix(s, "seed.")
+		out += account("seed_"+name, "seed-"+name)
+	}
+	return out
+}
+
+// A sharded daemon with exactly the rights the landscape_daemon component grants with
+// shard_by_seed and seed_shards: every shard elects its leader, keeps its own state under its own
+// lock and publishes its own status, the replica announces itself, and the daemon still cannot
+// create or write a shard's approval. It runs as daemon.Sharder in the test process (as
+// `gardener daemon --shard-by-seed` does) so that its seeds can be stand-ins, with the
+// ServiceAccount's token for every request.
+func TestShardedDaemonTrustBoundary(t *testing.T) {
+	c := localcluster.Shared(t)
+	admin := c.Plane(localcluster.RuntimePlane).RESTConfig()
+	cs, err := kubernetes.NewForConfig(admin)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const ns, apps = "daemon-trust-shards", "daemon-trust-shards-apps"
+	seeds := []string{"seed.a", "seed.b"}
+	for _, n := range []string{ns, apps} {
+		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: n}}, metav1.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			require.NoError(t, err)
+		}
+	}
+	files := map[string]string{"main.hcl": shardedTrustLandscape(ns, apps, seeds...)}
+	v := landscapedaemon.Type.Defaults()
+	v.Cluster.Name = "runtime"
+	v.Namespace, v.Landscape, v.Image, v.Files = ns, ns, "unused", files
+	v.ShardBySeed, v.SeedShards = true, seeds
+	v.ClusterRules = []landscapedaemon.Rule{
+		{APIGroups: []string{""}, Resources: []string{"serviceaccounts"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+	}
+	applyRendered(t, admin, v)
+	kubeconfig, _ := tokenKubeconfig(t, admin, cs, ns, "gardener-daemon")
+	t.Setenv("KUBECONFIG", kubeconfig) // the landscape's cluster block too
+	self, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	require.NoError(t, err)
+	selfClient, err := kubernetes.NewForConfig(self)
+	require.NoError(t, err)
+
+	dir := landscapetest.Dir(t, files)
+	clusterOpts := cluster.Options{NoDiskCache: true}
+	sharder := daemon.NewSharder(daemon.ShardOptions{
+		Daemon: daemon.Options{
+			Dir: dir, WorkDir: t.TempDir(), Policy: daemon.PolicyApproveDestructive,
+			Resync: time.Hour, Poll: 200 * time.Millisecond, RetryLock: time.Second, Holder: "sharded-trust",
+			Planner: func(dir string) planner.Options {
+				return landscapetest.Options(dir, planner.LiveConnector(clusterOpts))
+			},
+			Cluster: clusterOpts,
+			Apply:   apply.Options{Timeout: time.Minute},
+			Status:  daemon.StatusStore{Client: selfClient, Namespace: ns, Name: "gardener-daemon-status"},
+			Metrics: daemon.NewMetrics(prometheus.NewRegistry()),
+			Log:     testr.New(t), WatchDrift: true, Assign: seedsByName,
+		},
+		Client: selfClient, Namespace: ns, LeaseName: "gardener-daemon", Identity: "sharded-trust",
+		LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond,
+	})
+	done := make(chan error, 1)
+	go func() { done <- sharder.Start(ctx) }()
+
+	phase := func(shard string) string {
+		cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, daemon.StatusName("gardener-daemon-status", shard), metav1.GetOptions{})
+		if err != nil {
+			return ""
+		}
+		return cm.Data["phase"]
+	}
+	for _, s := range append([]string{state.GardenShard}, seeds...) {
+		require.Eventually(t, func() bool { return phase(s) == daemon.PhaseApplied || phase(s) == daemon.PhaseUpToDate }, 2*time.Minute, 200*time.Millisecond,
+			"shard %q applies and publishes its status with the component's rights; phase %q", s, phase(s))
+		_, err := cs.CoreV1().Secrets(ns).Get(ctx, state.ShardHeadName(ns, s), metav1.GetOptions{})
+		assert.NoError(t, err, "shard %q keeps its state", s)
+	}
+	for _, name := range []string{"garden", "seed-a", "seed-b"} {
+		_, err := cs.CoreV1().ServiceAccounts(apps).Get(ctx, name, metav1.GetOptions{})
+		assert.NoError(t, err, "ServiceAccount %s is applied", name)
+	}
+	leases, err := cs.CoordinationV1().Leases(ns).List(ctx, metav1.ListOptions{LabelSelector: "daemon.declarative-gardener.io/replicas-of=gardener-daemon"})
+	require.NoError(t, err)
+	assert.Len(t, leases.Items, 1, "the replica announces itself")
+
+	// No shard's approval is the daemon's to create or write.
+	for _, s := range seeds {
+		approval := daemon.StatusName("gardener-daemon-status", s) + daemon.ApprovalSuffix
+		_, err = selfClient.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: approval},
+			Data: map[string]string{daemon.ApprovalKey: "anything"}}, metav1.CreateOptions{})
+		assert.True(t, apierrors.IsForbidden(err), "the daemon creates the approval of shard %s: %v", s, err)
+	}
+	cancel()
+	require.NoError(t, <-done)
 }
