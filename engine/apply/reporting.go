@@ -262,11 +262,11 @@ func errorCodes(err error) []string {
 	return nil
 }
 
-// SyncReports brings the reports of the landscape's instances up to date where no operation of
-// this apply did: conditions from what the plan observed (and, for parts this apply wrote, their
-// readiness after it), the component's fields, a Reconcile that Succeeded where the object's
-// generation moved on without anything to change, and each heartbeat renewed once; and the
-// statuses the engine reports for objects other controllers own (writeStatusReports). Failed
+// SyncReports brings the reports of the instances the plan covers (planned) up to date where no
+// operation of this apply did: conditions from what the plan observed (and, for parts this apply
+// wrote, their readiness after it), the component's fields, a Reconcile that Succeeded where the
+// object's generation moved on without anything to change, and each heartbeat renewed once; and
+// the statuses the engine reports for objects other controllers own (writeStatusReports). Failed
 // writes are warnings.
 func SyncReports(ctx context.Context, out *planner.Outcome, w *report.Writer, applied *Result, warn func(error)) {
 	if out == nil || out.Result == nil {
@@ -347,7 +347,7 @@ func writeStatusReports(ctx context.Context, out *planner.Outcome, w *report.Wri
 	}
 	reports := map[string][]render.StatusReport{}
 	for addr, rd := range out.Rendered {
-		if len(rd.StatusReports) > 0 {
+		if len(rd.StatusReports) > 0 && planned(out, addr) {
 			reports[string(addr)] = rd.StatusReports
 		}
 	}
@@ -449,9 +449,24 @@ func isInvalid(err error) bool {
 	return errors.As(err, &status) && apierrors.IsInvalid(err)
 }
 
-// sortedInstances are the outcome's rendered instances in address order.
+// sortedInstances are the outcome's rendered instances that its plan covers, in address order.
 func sortedInstances(out *planner.Outcome) []config.InstanceAddress {
-	return slices.Sorted(maps.Keys(out.Rendered))
+	var addrs []config.InstanceAddress
+	for addr := range out.Rendered {
+		if planned(out, addr) {
+			addrs = append(addrs, addr)
+		}
+	}
+	slices.Sort(addrs)
+	return addrs
+}
+
+// planned reports whether the outcome's plan covers a rendered instance. A targeted plan (a
+// shoot's, a daemon shard's) renders every block that is not a shoot but plans and observes only
+// its targets and what they depend on: the reports of the others would be judged from objects
+// it never read, so they are left to the plans that cover them.
+func planned(out *planner.Outcome, addr config.InstanceAddress) bool {
+	return out.Graph == nil || out.Graph.Has(addr)
 }
 
 // NewReportWriter is the writer of the reports of an outcome's instances, through its connected
