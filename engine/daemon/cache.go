@@ -7,12 +7,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/declarative-gardener/gardener/engine/cluster"
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/observe"
 	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/engine/planner"
+	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 // clientPool keeps one connection per cluster block from cycle to cycle, so that what a
@@ -94,7 +96,8 @@ func unwrap(c observe.Cluster) observe.Cluster {
 
 // cachedCluster serves a plan's reads of owned objects from the watches' informers: a LIST with
 // the inventory selector of a watched resource, and a GET of an object such a LIST would
-// return, cost no request. Anything else (a resource not watched yet, an object without the
+// return, cost no request; so do the lists render functions read (the Shoots on a seed), from
+// the list watches' informers. Anything else (a resource not watched yet, an object without the
 // inventory label, discovery and OpenAPI the first time) goes to the API server. Writes go to
 // the API server through the embedded client, but the daemon writes only after planning again
 // from the API server (see Daemon.run).
@@ -102,18 +105,19 @@ type cachedCluster struct {
 	*cluster.Client
 	name  string
 	watch *watcher
+	lists *listWatcher
 }
 
 // cachedConnector wraps the connections of connect, where they are live clients, in
 // cachedClusters.
-func cachedConnector(connect planner.Connector, w *watcher) planner.Connector {
+func cachedConnector(connect planner.Connector, w *watcher, lists *listWatcher) planner.Connector {
 	return func(name string, access cluster.Access) (observe.Cluster, error) {
 		c, err := connect(name, access)
 		if err != nil {
 			return nil, err
 		}
 		if client, ok := c.(*cluster.Client); ok {
-			return &cachedCluster{Client: client, name: name, watch: w}, nil
+			return &cachedCluster{Client: client, name: name, watch: w, lists: lists}, nil
 		}
 		return c, nil
 	}
@@ -121,10 +125,23 @@ func cachedConnector(connect planner.Connector, w *watcher) planner.Connector {
 
 // List implements observe.Cluster.
 func (c *cachedCluster) List(ctx context.Context, gvr schema.GroupVersionResource, namespace, labelSelector string) ([]unstructured.Unstructured, error) {
-	store := c.watch.store(c.name, gvr)
-	if store == nil || labelSelector != inventory.Selector(c.watch.landscape) {
-		return c.Client.List(ctx, gvr, namespace, labelSelector)
+	if labelSelector == inventory.Selector(c.watch.landscape) {
+		if store := c.watch.store(c.name, gvr); store != nil {
+			return sortedCopies(store, namespace), nil
+		}
 	}
+	if c.lists != nil {
+		ref := render.ListRef{Cluster: c.name, Group: gvr.Group, Version: gvr.Version, Resource: gvr.Resource, Namespace: namespace, LabelSelector: labelSelector}
+		if store := c.lists.store(ref); store != nil {
+			return sortedCopies(store, ""), nil // the informer lists exactly this namespace
+		}
+	}
+	return c.Client.List(ctx, gvr, namespace, labelSelector)
+}
+
+// sortedCopies are copies of the objects of a store in namespace ("" for all), in the order the
+// API server lists: by namespace, then name.
+func sortedCopies(store cache.Store, namespace string) []unstructured.Unstructured {
 	items := store.List()
 	out := make([]unstructured.Unstructured, 0, len(items))
 	for _, item := range items {
@@ -134,14 +151,13 @@ func (c *cachedCluster) List(ctx context.Context, gvr schema.GroupVersionResourc
 		}
 		out = append(out, *u.DeepCopy())
 	}
-	// In the order the API server lists: by namespace, then name.
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].GetNamespace() != out[j].GetNamespace() {
 			return out[i].GetNamespace() < out[j].GetNamespace()
 		}
 		return out[i].GetName() < out[j].GetName()
 	})
-	return out, nil
+	return out
 }
 
 // Get implements observe.Cluster.

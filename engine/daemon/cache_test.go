@@ -22,6 +22,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/object"
 	"github.com/declarative-gardener/gardener/engine/plan"
+	"github.com/declarative-gardener/gardener/engine/render"
 )
 
 var configMapsGVR = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
@@ -86,6 +87,44 @@ func TestCachedClusterServesOwnedObjectsFromTheWatches(t *testing.T) {
 	assert.Error(t, err)
 	_, err = c.List(ctx, secretsGVR, "", selector)
 	assert.Error(t, err)
+}
+
+// The lists render functions read (the Shoots on a seed) are answered from the list watches'
+// informers: exactly the list watched (resource, namespace, selector), anything else from the
+// API server.
+func TestCachedClusterServesRenderListsFromTheWatches(t *testing.T) {
+	shootsGVR := schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
+	shoot := func(ns, name string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot"}}
+		u.SetNamespace(ns)
+		u.SetName(name)
+		return u
+	}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
+		map[schema.GroupVersionResource]string{shootsGVR: "ShootList"}, shoot("garden-b", "two"), shoot("garden-a", "one"))
+	lists := &listWatcher{trigger: func(string) {}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	defer lists.close()
+	ref := render.ListRef{Cluster: "virtual", Group: shootsGVR.Group, Version: shootsGVR.Version, Resource: shootsGVR.Resource}
+	lists.ensure(ctx, map[string]dynamic.Interface{"virtual": dyn}, []render.ListRef{ref})
+	require.Eventually(t, func() bool { return lists.store(ref) != nil }, 10*time.Second, 10*time.Millisecond)
+
+	c := &cachedCluster{Client: unreachable(t), name: "virtual", watch: &watcher{landscape: "land"}, lists: lists}
+	all, err := c.List(ctx, shootsGVR, "", "")
+	require.NoError(t, err, "served from the list's informer")
+	var names []string
+	for _, u := range all {
+		names = append(names, u.GetNamespace()+"/"+u.GetName())
+	}
+	assert.Equal(t, []string{"garden-a/one", "garden-b/two"}, names, "sorted by namespace and name")
+	_, err = c.List(ctx, shootsGVR, "garden-a", "")
+	assert.Error(t, err, "another namespace is another list: the API server is asked")
+	_, err = c.List(ctx, shootsGVR, "", "app=x")
+	assert.Error(t, err, "so is another selector")
+	other := &cachedCluster{Client: unreachable(t), name: "runtime", watch: &watcher{landscape: "land"}, lists: lists}
+	_, err = other.List(ctx, shootsGVR, "", "")
+	assert.Error(t, err, "and another cluster")
 }
 
 // The state head's informer says which version of the state is stored; a plan from the caches

@@ -636,7 +636,7 @@ func (d *Daemon) planFromCaches(ctx context.Context, snapshot string, scope *pla
 		po.Targets = targets
 	}
 	po.Exclusive = d.owning(scope, func() state.Backend { return knownIn })
-	po.Connect = cachedConnector(d.pool.connector(po.Connect), d.watch)
+	po.Connect = cachedConnector(d.pool.connector(po.Connect), d.watch, d.lists)
 	po.ReadState = func(res *config.Result) (*state.State, error) {
 		head, err := d.headOf(res)
 		if err != nil {

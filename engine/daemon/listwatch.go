@@ -35,6 +35,9 @@ type listWatcher struct {
 	key     string
 	stop    context.CancelFunc
 	running sync.WaitGroup
+	// informers are the running informers by list (render.ListRef.Key); their stores answer a
+	// plan's lists from the caches (cachedCluster).
+	informers map[string]cache.SharedIndexInformer
 }
 
 // ensure watches exactly refs (with the given clients by cluster block name), restarting the
@@ -55,6 +58,7 @@ func (w *listWatcher) ensure(ctx context.Context, clients map[string]dynamic.Int
 	w.key = key
 	wctx, cancel := context.WithCancel(ctx)
 	w.stop = cancel
+	w.informers = map[string]cache.SharedIndexInformer{}
 	for _, ref := range refs {
 		client, ok := clients[ref.Cluster]
 		if !ok {
@@ -65,6 +69,7 @@ func (w *listWatcher) ensure(ctx context.Context, clients map[string]dynamic.Int
 			o.LabelSelector = selector
 		})
 		inf := factory.ForResource(ref.GVR()).Informer()
+		w.informers[ref.Key()] = inf
 		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
 			AddFunc: func(_ any, initial bool) {
 				if !initial {
@@ -130,7 +135,19 @@ func (w *listWatcher) stopLocked() {
 		w.stop()
 		w.running.Wait()
 	}
-	w.stop, w.key = nil, ""
+	w.stop, w.key, w.informers = nil, "", nil
+}
+
+// store returns the synced informer store of a list, or nil when the list is not watched or its
+// informer has not listed yet.
+func (w *listWatcher) store(ref render.ListRef) cache.Store {
+	w.mu.Lock()
+	inf := w.informers[ref.Key()]
+	w.mu.Unlock()
+	if inf == nil || !inf.HasSynced() {
+		return nil
+	}
+	return inf.GetStore()
 }
 
 // close stops the informers.
