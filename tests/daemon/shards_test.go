@@ -491,34 +491,68 @@ component "fleet_member" "shoot" {
 		}
 	}
 	require.NotEmpty(t, idleSeeds)
-	// Each round changes the busy shard's ConfigMap and waits until it is repaired and every
-	// seed shard of the idle replica ran a cycle from its caches; the first rounds may find a
-	// watch not synced yet, or write the status once (its content changed from Applied).
-	var made float64
-	require.Eventually(t, func() bool {
-		before, versions := requests(replicas[idle]), statusVersions()
-		cached := map[string]float64{}
-		for _, s := range idleSeeds {
-			cached[s] = count(replicas[idle], "gardener_daemon_plans_total", map[string]string{"shard": s, "source": "cache"})
+	// Each round changes the busy shard's ConfigMap, waits until it is repaired and every seed
+	// shard of the idle replica ran a cycle, and counts what those cycles cost. The first rounds
+	// may find a cache behind (a watch not synced yet, a state head the informer has not seen
+	// since the shard's own last write), which costs a plan from the API servers, or write the
+	// status once (its content changed from Applied); the test waits for a round without either.
+	cached := func(s string) float64 {
+		return count(replicas[idle], "gardener_daemon_plans_total", map[string]string{"shard": s, "source": "cache"})
+	}
+	shardCycles := func(s string) float64 {
+		return count(replicas[idle], "gardener_daemon_cycles_total", map[string]string{"shard": s})
+	}
+	poll := func(cond func() bool) bool {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if cond() {
+				return true
+			}
 		}
-		_, err := cs.CoreV1().ConfigMaps(name).Patch(ctx, configMap, types.MergePatchType, []byte(`{"data":{"owner":"someone"}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"})
+		return false
+	}
+	var last string
+	round := 0
+	quiet := assert.Eventually(t, func() bool {
+		round++
+		before, versions := requests(replicas[idle]), statusVersions()
+		plans, ran := map[string]float64{}, map[string]float64{}
+		for _, s := range idleSeeds {
+			plans[s], ran[s] = cached(s), shardCycles(s)
+		}
+		// A value of its own each round: a round whose change the busy shard missed (a leader
+		// that took the shard over just before, whose watches listed after its first plan read)
+		// is followed by a change the watches see.
+		patch := fmt.Sprintf(`{"data":{"owner":"someone-%d"}}`, round)
+		_, err := cs.CoreV1().ConfigMaps(name).Patch(ctx, configMap, types.MergePatchType, []byte(patch), metav1.PatchOptions{FieldManager: "kubectl-edit"})
 		require.NoError(t, err)
-		require.Eventually(t, func() bool {
+		if !poll(func() bool {
 			cm, err := cs.CoreV1().ConfigMaps(name).Get(ctx, configMap, metav1.GetOptions{})
 			return err == nil && cm.Data["owner"] == "daemon"
-		}, 30*time.Second, 100*time.Millisecond, "shard %s repairs its ConfigMap", target)
-		require.Eventually(t, func() bool {
+		}) {
+			last = "the busy shard did not repair its ConfigMap"
+			return false
+		}
+		if !poll(func() bool {
 			for _, s := range idleSeeds {
-				if count(replicas[idle], "gardener_daemon_plans_total", map[string]string{"shard": s, "source": "cache"}) <= cached[s] {
+				if shardCycles(s) <= ran[s] {
 					return false
 				}
 			}
 			return true
-		}, 30*time.Second, 50*time.Millisecond, "every shard of replica %s plans from its caches", idle)
+		}) {
+			last = "a seed shard of the idle replica ran no cycle"
+			return false
+		}
 		time.Sleep(500 * time.Millisecond) // a status write would follow its cycle's count
-		made = requests(replicas[idle]) - before
-		return made == 0 && maps.Equal(versions, statusVersions())
-	}, time.Minute, 100*time.Millisecond, "the idle replica's cycles make no request; last round made %v", made)
+		made := requests(replicas[idle]) - before
+		fromCaches := true
+		for _, s := range idleSeeds {
+			fromCaches = fromCaches && cached(s) > plans[s]
+		}
+		last = fmt.Sprintf("requests %v, every cycle from the caches %v, status unchanged %v", made, fromCaches, maps.Equal(versions, statusVersions()))
+		return made == 0 && fromCaches && maps.Equal(versions, statusVersions())
+	}, 2*time.Minute, 100*time.Millisecond, "the idle replica's cycles make no request and write no status")
+	require.True(t, quiet, "last round: %s", last)
 	assert.Greater(t, requests(replicas[busy]), 0.0, "the busy replica repairs its shard")
 
 	// A stand-in shoot's object changes: its shard runs a cycle of that shoot alone, and the

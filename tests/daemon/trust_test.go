@@ -420,9 +420,11 @@ func TestShardedDaemonTrustBoundary(t *testing.T) {
 		_, err := cs.CoreV1().ServiceAccounts(apps).Get(ctx, name, metav1.GetOptions{})
 		assert.NoError(t, err, "ServiceAccount %s is applied", name)
 	}
-	leases, err := cs.CoordinationV1().Leases(ns).List(ctx, metav1.ListOptions{LabelSelector: "daemon.declarative-gardener.io/replicas-of=gardener-daemon"})
-	require.NoError(t, err)
-	assert.Len(t, leases.Items, 1, "the replica announces itself")
+	require.Eventually(t, func() bool {
+		leases, err := cs.CoordinationV1().Leases(ns).List(ctx, metav1.ListOptions{LabelSelector: "daemon.declarative-gardener.io/replicas-of=gardener-daemon"})
+		require.NoError(t, err)
+		return len(leases.Items) == 1
+	}, 10*time.Second, 100*time.Millisecond, "the replica announces itself")
 
 	// No shard's approval is the daemon's to create or write.
 	for _, s := range seeds {
