@@ -64,8 +64,9 @@ func Landscape(ctx context.Context, o LandscapeOptions) (res *LandscapeResult, d
 	res = &LandscapeResult{}
 	// The lock is taken before the landscape is rendered (rendering reads live Secrets to reuse
 	// generated ones) and observed; finding the state only needs the landscape evaluated, not
-	// rendered.
-	loaded, diags := config.Load(o.Planner.Dir, o.Planner.Schemas, o.Planner.Inputs)
+	// rendered, and in the plan's scope: an apply targeted at shoots locks the shards of what it
+	// plans, not every shard of a sharded state.
+	loaded, diags := planner.EvaluateScoped(o.Planner)
 	res.Outcome = &planner.Outcome{Load: loaded}
 	if diags.HasErrors() {
 		return res, diags, nil

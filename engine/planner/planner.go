@@ -274,7 +274,7 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 	// does not evaluate is left to the plan proper, which reports it.
 	var evaluated *config.Result
 	if opts.Connect != nil && !opts.Recorded {
-		if res, d := config.LoadWith(opts.Dir, opts.Schemas, opts.Inputs, config.Hooks{Targets: scopeTargets(opts)}); !d.HasErrors() {
+		if res, d := EvaluateScoped(opts); !d.HasErrors() {
 			if diags := checkClusters(res, conns); diags.HasErrors() {
 				return &Outcome{Load: res, Clusters: conns.clusters}, diags, nil
 			}

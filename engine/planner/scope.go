@@ -22,6 +22,14 @@ func scopeTargets(opts Options) []string {
 	return opts.Targets
 }
 
+// EvaluateScoped evaluates the landscape of opts without rendering it, in the scope the plan of opts
+// evaluates (config.Scope): what takes the state lock before planning needs no more, and a lock
+// taken for an evaluation that left the other shoots out covers only the shards of what it
+// planned (state.ShardedOptions.Within).
+func EvaluateScoped(opts Options) (*config.Result, hcl.Diagnostics) {
+	return config.LoadWith(opts.Dir, opts.Schemas, opts.Inputs, config.Hooks{Targets: scopeTargets(opts)})
+}
+
 // independence checks the promise of independent types (schema.Schema.Independent) that a
 // targeted plan relies on when it leaves instances out: an instance whose objects need another
 // instance's Namespace, CustomResourceDefinition or registration (an implicit edge) refers to
