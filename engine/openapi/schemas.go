@@ -47,12 +47,23 @@ type groupLoad struct {
 	err   error
 }
 
-// group is a parsed group version document.
+// group is a parsed group version document, or its compiled form (compiled.go).
 type group struct {
 	source Source
-	models map[string]*spec.Schema
 	parser *typed.Parser
 	kinds  map[schema.GroupVersionKind]string // kind -> model name
+	// models are the document's models; nil for a compiled group, whose transitions hold what
+	// the models would tell.
+	models      map[string]*spec.Schema
+	transitions map[string][]Pattern
+}
+
+// transitionsOf lists the fields of a model under `self == oldSelf`.
+func (g *group) transitionsOf(model string) []Pattern {
+	if g.models == nil {
+		return g.transitions[model]
+	}
+	return immutableRules(g.models, model)
 }
 
 // Type returns the type of a kind, loading its group version's document if needed. It fails when
@@ -77,7 +88,7 @@ func (s *Schemas) Type(ctx context.Context, gvk schema.GroupVersionKind) (*Type,
 	if t, ok := s.types[gvk]; ok {
 		return t, nil
 	}
-	t = &Type{gvk: gvk, source: g.source, model: model, models: g.models, parseable: g.parser.Type(model)}
+	t = &Type{gvk: gvk, source: g.source, model: model, group: g, parseable: g.parser.Type(model)}
 	s.types[gvk] = t
 	return t, nil
 }
@@ -158,8 +169,12 @@ func (s *Schemas) load(ctx context.Context, path string) (*group, error) {
 			return g, nil
 		}
 	}
+	if g, ok := s.cache.readCompiled(path, hash, SourceCache); ok {
+		return g, nil
+	}
 	if data, ok := s.cache.read(path, hash); ok {
 		if g, err := parseGroup(data, SourceCache); err == nil {
+			s.cache.writeCompiled(path, hash, g)
 			return g, nil
 		}
 		// A corrupt or truncated entry: fall through and refetch, which overwrites it.
@@ -178,6 +193,7 @@ func (s *Schemas) load(ctx context.Context, path string) (*group, error) {
 			// The cache only saves time; a read-only or full disk must not fail a plan.
 			_ = err
 		}
+		s.cache.writeCompiled(path, hash, g)
 		return g, nil
 	}
 	if ctx.Err() != nil {
@@ -210,7 +226,16 @@ func (s *Schemas) embeddedHash(path string) (string, error) {
 	return idx[path], nil
 }
 
+// loadEmbedded parses the embedded document of a path, or takes its compiled form from the disk
+// cache under the embedded hash.
 func (s *Schemas) loadEmbedded(path string) (*group, bool, error) {
+	hash, err := s.embeddedHash(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if g, ok := s.cache.readCompiled(path, hash, SourceEmbedded); ok {
+		return g, true, nil
+	}
 	data, ok, err := embeddedDocument(path)
 	if !ok || err != nil {
 		return nil, ok, err
@@ -219,6 +244,7 @@ func (s *Schemas) loadEmbedded(path string) (*group, bool, error) {
 	if err != nil {
 		return nil, true, fmt.Errorf("embedded openapi %s: %w", path, err)
 	}
+	s.cache.writeCompiled(path, hash, g)
 	return g, true, nil
 }
 

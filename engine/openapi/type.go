@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
-	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
@@ -18,7 +17,7 @@ type Type struct {
 	gvk       schema.GroupVersionKind
 	source    Source
 	model     string
-	models    map[string]*spec.Schema
+	group     *group
 	parseable typed.ParseableType
 
 	transitionOnce sync.Once
@@ -61,7 +60,7 @@ func (t *Type) TypedToObject(v *typed.TypedValue) (runtime.Object, error) {
 // value once set, so changing one requires replacing the object. Computed once.
 func (t *Type) TransitionImmutable() []Pattern {
 	t.transitionOnce.Do(func() {
-		t.transition = immutableRules(t.models, t.model)
+		t.transition = t.group.transitionsOf(t.model)
 	})
 	return t.transition
 }
