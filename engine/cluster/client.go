@@ -21,6 +21,7 @@ type Client struct {
 	config    *rest.Config
 	opts      Options
 	dynamic   dynamic.Interface
+	lists     rest.Interface // LIST requests, decoded by listPage
 	live      *discovery.DiscoveryClient
 	discovery *discoveryCache
 	deferred  *restmapper.DeferredDiscoveryRESTMapper
@@ -56,11 +57,20 @@ func ConnectConfig(cfg *rest.Config, opts Options) (*Client, error) {
 	if opts.DiscoveryTTL == 0 {
 		opts.DiscoveryTTL = DefaultDiscoveryTTL
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	// One HTTP client (one connection pool, one bound of requests in flight) for every client.
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: http client: %w", cfg.Host, err)
+	}
+	dyn, err := dynamic.NewForConfigAndClient(cfg, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: dynamic client: %w", cfg.Host, err)
 	}
-	live, err := discovery.NewDiscoveryClientForConfig(cfg)
+	lists, err := rest.UnversionedRESTClientForConfigAndClient(listConfig(cfg), httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: list client: %w", cfg.Host, err)
+	}
+	live, err := discovery.NewDiscoveryClientForConfigAndClient(cfg, httpClient)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: discovery client: %w", cfg.Host, err)
 	}
@@ -74,10 +84,19 @@ func ConnectConfig(cfg *rest.Config, opts Options) (*Client, error) {
 			file = filepath.Join(dir, "discovery.json")
 		}
 	}
-	c := &Client{config: cfg, opts: opts, dynamic: dyn, live: live, discovery: newDiscoveryCache(live, file, opts.DiscoveryTTL)}
+	c := &Client{config: cfg, opts: opts, dynamic: dyn, lists: lists, live: live, discovery: newDiscoveryCache(live, file, opts.DiscoveryTTL)}
 	c.deferred = restmapper.NewDeferredDiscoveryRESTMapper(c.discovery)
 	c.mapper = &refreshingMapper{RESTMapper: c.deferred, refresh: c.RefreshMapper}
 	return c, nil
+}
+
+// listConfig is the dynamic client's configuration for LISTs, accepting JSON only: listPage
+// decodes the body itself.
+func listConfig(cfg *rest.Config) *rest.Config {
+	out := dynamic.ConfigFor(cfg)
+	out.AcceptContentTypes = "application/json"
+	out.GroupVersion = nil
+	return out
 }
 
 // RESTConfig returns a copy of the tuned client configuration, for clients apply builds itself.

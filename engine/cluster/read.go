@@ -32,21 +32,21 @@ func (c *Client) List(ctx context.Context, gvr schema.GroupVersionResource, name
 
 // listPages reads one consistent list, page by page.
 func (c *Client) listPages(ctx context.Context, gvr schema.GroupVersionResource, namespace, labelSelector string) ([]unstructured.Unstructured, error) {
-	ri := c.dynamic.Resource(gvr).Namespace(namespace)
 	var items []unstructured.Unstructured
 	opts := metav1.ListOptions{LabelSelector: labelSelector, Limit: c.opts.PageSize}
 	for {
-		var page *unstructured.UnstructuredList
+		var page []unstructured.Unstructured
+		var next string
 		err := c.retry(ctx, func() error {
 			var err error
-			page, err = ri.List(ctx, opts)
+			page, next, err = c.listPage(ctx, gvr, namespace, opts)
 			return err
 		})
 		if err != nil {
 			return nil, err
 		}
-		items = append(items, page.Items...)
-		opts.Continue = page.GetContinue()
+		items = append(items, page...)
+		opts.Continue = next
 		if opts.Continue == "" {
 			return items, nil
 		}
