@@ -8,13 +8,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/declarative-gardener/gardener/components/catalog"
+	"github.com/declarative-gardener/gardener/components/crds"
 	"github.com/declarative-gardener/gardener/engine/render"
 	"github.com/declarative-gardener/gardener/engine/schema"
 	"github.com/declarative-gardener/gardener/schemas/admission"
 )
 
-// catalogRenderers is the component catalog the CLI plans with.
-func catalogRenderers() render.Registry { return catalog.Renderers() }
+// catalogRenderers is the component catalog the CLI plans with. Every command that renders asks
+// for it before it loads the landscape, so it also starts decoding the catalog's CRDs in the
+// background (crds.Preload): about 50 ms of CPU that rendering would otherwise spend on its path.
+func catalogRenderers() render.Registry {
+	crds.Preload()
+	return catalog.Renderers()
+}
 
 // catalogSchemas is the schema registry every command loads landscapes with: the catalog's
 // schemas, and the landscape rules that refuse what gardener-apiserver's admission would refuse

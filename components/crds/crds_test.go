@@ -25,3 +25,17 @@ func TestUnknownCRD(t *testing.T) {
 	_, err = Get("nodot")
 	assert.ErrorContains(t, err, "not <plural>.<group>")
 }
+
+// Get hands out copies of the CRD it decoded once: a caller changing its copy changes no other.
+func TestGetReturnsCopiesOfOneDecoding(t *testing.T) {
+	Preload()
+	a, err := Get("etcds.druid.gardener.cloud")
+	require.NoError(t, err)
+	a.Labels = map[string]string{"changed": "by a caller"}
+	a.Spec.Versions[0].Name = "changed"
+	b, err := Get("etcds.druid.gardener.cloud")
+	require.NoError(t, err)
+	assert.NotContains(t, b.Labels, "changed")
+	assert.NotEqual(t, "changed", b.Spec.Versions[0].Name)
+	assert.Equal(t, "etcds", b.Spec.Names.Plural)
+}
