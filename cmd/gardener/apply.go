@@ -132,6 +132,8 @@ func runApply(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, arg
 		Differs:  planner.LocalDiffers(""),
 		Rotate:   rotateSet(f.rotate),
 		Prefetch: true,
+		// The read-ahead's hints in the user's cache directory (docs/performance.md).
+		ReadHints: planner.DefaultReadHints(),
 	}
 	f.ownership.apply(&opts)
 	if saved != nil {

@@ -134,6 +134,7 @@ func runPlan(ctx context.Context, cmd *cobra.Command, reg *schema.Registry, dir 
 		opts.Connect = planner.LiveConnector(clusterOptions(f.parallelism))
 		opts.ServerDryRun = f.serverDryRun
 		opts.Prefetch = true
+		opts.ReadHints = planner.DefaultReadHints() // the read-ahead's hints (docs/performance.md)
 		// The state (read without its lock: a plan changes nothing) names the kinds and objects
 		// applied before, so that objects of kinds no longer rendered are pruned.
 		opts.ReadState = stateReader(ctx)

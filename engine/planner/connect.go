@@ -209,6 +209,9 @@ type connections struct {
 	// prefetched are the LISTs started before rendering, by cluster block (set before rendering
 	// starts, read-only after): rendering's reads are answered from them where they can be.
 	prefetched map[string]*observe.Prefetch
+	// ahead are the reads started before rendering from the hints of the previous plan
+	// (readahead.go); nil without.
+	ahead *readAhead
 }
 
 func newConnections(connect Connector, paths *landscapefs.Dir) *connections {
@@ -251,6 +254,10 @@ func (c *connections) getObject(cluster cty.Value, gvr schema.GroupVersionResour
 	if obj, ok := c.prefetched[block].Get(context.Background(), gvr, namespace, name); ok {
 		return obj, nil
 	}
+	hint := readHint{Cluster: block, Group: gvr.Group, Version: gvr.Version, Resource: gvr.Resource, Namespace: namespace, Name: name}
+	if r, ok := c.ahead.take(hint); ok {
+		return r.obj, nil
+	}
 	cl, err := c.get(block, cluster)
 	if err != nil {
 		return nil, err
@@ -264,6 +271,10 @@ func (c *connections) listObjects(cluster cty.Value, gvr schema.GroupVersionReso
 	block, err := clusterBlock(cluster)
 	if err != nil {
 		return nil, err
+	}
+	hint := readHint{Cluster: block, Group: gvr.Group, Version: gvr.Version, Resource: gvr.Resource, Namespace: namespace, List: true, Selector: labelSelector}
+	if r, ok := c.ahead.take(hint); ok {
+		return r.items, nil
 	}
 	cl, err := c.get(block, cluster)
 	if err != nil {

@@ -91,6 +91,10 @@ type Options struct {
 	// Prefetch starts the LISTs of the kinds the state records while the landscape renders
 	// (see prefetch.go). For live clusters, where a LIST is a round trip.
 	Prefetch bool
+	// ReadHints is the directory of the read-ahead's hint files (readahead.go): with Prefetch, a
+	// plan of the whole landscape starts the reads its previous plan's rendering made before
+	// rendering, and records the reads this one made. Empty turns the read-ahead off.
+	ReadHints string
 	// PruneWithoutState lets a plan whose state records nothing (a first apply, a lost state, a
 	// plan without state) delete the objects of the landscape's lineage, or without a lineage,
 	// that it no longer renders (`--prune-without-state`); without it such a plan deletes
@@ -290,10 +294,18 @@ func Plan(ctx context.Context, opts Options) (*Outcome, hcl.Diagnostics, error) 
 		defer cancel() // LISTs the plan did not take end with it
 		prefetched = prefetch(ctx, &opts, conns, evaluated)
 		conns.prefetched = prefetched
+		conns.ahead = startReadAhead(ctx, &opts, conns, evaluated)
 	}
 	out, diags := prepare(opts, conns, earlyState(&opts))
 	if diags.HasErrors() || out.Graph == nil {
 		return out, diags, nil
+	}
+	if conns.ahead != nil && out.Load.Evaluated.Skipped == 0 {
+		var secrets []string
+		for _, rd := range out.Rendered {
+			secrets = append(secrets, rd.Secrets...)
+		}
+		conns.ahead.save(secrets)
 	}
 	if adoptErr != nil {
 		return out, diags, adoptErr
