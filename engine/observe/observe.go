@@ -50,6 +50,13 @@ type Request struct {
 	// Recorded are objects read by name besides Desired (ByName only): those the state records
 	// of the planned instances, applied or pending.
 	Recorded []object.Ref
+	// Versions are, by kind, the API version the plan writes the kind's objects in, where it is
+	// not the one discovery prefers (Istio's v1beta1 Gateways on a server preferring v1): the
+	// kind is listed in that version, so that the diff gets the live objects as the landscape
+	// writes them rather than with a GET of each. Where that LIST fails (a version the server no
+	// longer serves, a snapshot that did not record it), the kind is listed in the preferred
+	// version as without it.
+	Versions map[schema.GroupKind]string
 }
 
 // Observed is what one cluster holds of the requested objects and kinds.
@@ -156,15 +163,25 @@ func Observe(ctx context.Context, c Cluster, req Request) (*Observed, error) {
 		}
 		lists = append(lists, listCall{gk: gk, res: res, namespace: listNamespace(res, desired[gk], listed[gk])})
 	}
+	for i := range lists {
+		lists[i].res, lists[i].preferred = inVersion(lists[i].res, req.Versions[lists[i].gk])
+	}
 
 	var mu sync.Mutex
 	var listCount, getCount atomic.Int64
 	err = forEach(ctx, len(lists), parallelism, func(ctx context.Context, i int) error {
 		call := lists[i]
-		listCount.Add(1)
-		items, ok, err := req.Prefetched.take(ctx, call.res.GVR(), call.namespace, req.Selector)
-		if !ok {
-			items, err = c.List(ctx, call.res.GVR(), call.namespace, req.Selector)
+		list := func(res Resource) ([]unstructured.Unstructured, error) {
+			listCount.Add(1)
+			items, ok, err := req.Prefetched.take(ctx, res.GVR(), call.namespace, req.Selector)
+			if !ok {
+				items, err = c.List(ctx, res.GVR(), call.namespace, req.Selector)
+			}
+			return items, err
+		}
+		items, err := list(call.res)
+		if err != nil && call.preferred != nil && ctx.Err() == nil {
+			items, err = list(*call.preferred)
 		}
 		if err != nil {
 			return fmt.Errorf("observe %s: %w", object.GroupKindString(call.gk), err)
@@ -249,6 +266,20 @@ type listCall struct {
 	gk        schema.GroupKind
 	res       Resource
 	namespace string
+	// preferred is the resource in the version discovery prefers, when res lists another
+	// (Request.Versions): listed where that LIST fails.
+	preferred *Resource
+}
+
+// inVersion is res in version, and the preferred resource to fall back to, when version is set
+// and differs from res's.
+func inVersion(res Resource, version string) (Resource, *Resource) {
+	if version == "" || version == res.Version {
+		return res, nil
+	}
+	preferred := res
+	res.Version = version
+	return res, &preferred
 }
 
 // groupDesired groups desired objects by kind, sorted and without duplicates.

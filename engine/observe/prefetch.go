@@ -36,9 +36,10 @@ type prefetched struct {
 }
 
 // StartPrefetch lists kinds of c cluster-wide with selector in the background, at most
-// parallelism at a time. Kinds c does not serve (or cannot list) are left to Observe, which
-// reports them; so is everything when discovery fails.
-func StartPrefetch(ctx context.Context, c Cluster, selector string, kinds []schema.GroupKind, parallelism int) *Prefetch {
+// parallelism at a time, each in the version discovery prefers or the one versions names (the
+// version Observe will list it in, Request.Versions). Kinds c does not serve (or cannot list)
+// are left to Observe, which reports them; so is everything when discovery fails.
+func StartPrefetch(ctx context.Context, c Cluster, selector string, kinds []schema.GroupKind, versions map[schema.GroupKind]string, parallelism int) *Prefetch {
 	p := &Prefetch{lists: map[listKey]*prefetched{}}
 	if parallelism <= 0 {
 		parallelism = DefaultParallelism
@@ -54,6 +55,7 @@ func StartPrefetch(ctx context.Context, c Cluster, selector string, kinds []sche
 	var calls []call
 	for _, gk := range kinds {
 		res, ok := served[gk]
+		res, _ = inVersion(res, versions[gk])
 		key := listKey{gvr: res.GVR(), selector: selector}
 		if _, dup := p.lists[key]; !ok || dup || !hasVerb(res, "list") {
 			continue

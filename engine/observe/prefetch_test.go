@@ -29,7 +29,7 @@ func TestObserveTakesPrefetchedLists(t *testing.T) {
 
 	f := &fakeCluster{resources: []observe.Resource{configMaps, deploys, namespaces}, objects: objects}
 	// Kinds from state, one not served (Etcd): it is left to Observe.
-	req.Prefetched = observe.StartPrefetch(context.Background(), f, selector, []schema.GroupKind{cm.GroupKind(), dep.GroupKind(), etcds.GroupVersionKind.GroupKind()}, 2)
+	req.Prefetched = observe.StartPrefetch(context.Background(), f, selector, []schema.GroupKind{cm.GroupKind(), dep.GroupKind(), etcds.GroupVersionKind.GroupKind()}, nil, 2)
 	got, err := observe.Observe(context.Background(), f, req)
 	require.NoError(t, err)
 	assert.Equal(t, want.Objects, got.Objects, "the same objects as without prefetching")
@@ -52,7 +52,7 @@ func TestPrefetchAnswersGetsOfListedObjects(t *testing.T) {
 	f := &fakeCluster{resources: []observe.Resource{configMaps, deploys}, objects: []*unstructured.Unstructured{
 		obj(cm, "a", "one", true), obj(cm, "a", "unlabelled", false),
 	}}
-	p := observe.StartPrefetch(context.Background(), f, selector, []schema.GroupKind{cm.GroupKind()}, 1)
+	p := observe.StartPrefetch(context.Background(), f, selector, []schema.GroupKind{cm.GroupKind()}, nil, 1)
 
 	got, ok := p.Get(context.Background(), configMaps.GVR(), "a", "one")
 	require.True(t, ok)
@@ -76,7 +76,7 @@ func TestObserveReportsAPrefetchedListsError(t *testing.T) {
 	cm := configMaps.GroupVersionKind
 	f := &fakeCluster{resources: []observe.Resource{configMaps}, failures: map[string]error{"list configmaps": errors.New("forbidden")}}
 	req := observe.Request{Selector: selector, Kinds: []schema.GroupKind{cm.GroupKind()}}
-	req.Prefetched = observe.StartPrefetch(context.Background(), f, selector, []schema.GroupKind{cm.GroupKind()}, 1)
+	req.Prefetched = observe.StartPrefetch(context.Background(), f, selector, []schema.GroupKind{cm.GroupKind()}, nil, 1)
 	_, err := observe.Observe(context.Background(), f, req)
 	require.ErrorContains(t, err, "forbidden")
 	assert.Len(t, f.lists, 1, "Observe reports the prefetched LIST's failure rather than reading again")
@@ -85,7 +85,7 @@ func TestObserveReportsAPrefetchedListsError(t *testing.T) {
 func TestPrefetchWithoutDiscoveryLeavesEverythingToObserve(t *testing.T) {
 	cm := configMaps.GroupVersionKind
 	f := &fakeCluster{resources: []observe.Resource{configMaps}, failures: map[string]error{"resources": errors.New("connection refused")}}
-	p := observe.StartPrefetch(context.Background(), f, selector, []schema.GroupKind{cm.GroupKind()}, 1)
+	p := observe.StartPrefetch(context.Background(), f, selector, []schema.GroupKind{cm.GroupKind()}, nil, 1)
 	assert.Empty(t, f.lists)
 	f.failures = nil
 	got, err := observe.Observe(context.Background(), f, observe.Request{Selector: selector, Kinds: []schema.GroupKind{cm.GroupKind()}, Prefetched: p})

@@ -111,9 +111,30 @@ func observeCluster(ctx context.Context, opts Options, name string, wanted desir
 		Parallelism: opts.Parallelism,
 		Prefetched:  opts.Prefetched[name],
 		ByName:      opts.ByName,
+		Versions:    writtenVersions(wanted),
 	}
 	if opts.ByName && opts.RecordedOf != nil {
 		req.Recorded = opts.RecordedOf(name)
 	}
 	return observe.Observe(ctx, opts.Clusters[name], req)
+}
+
+// writtenVersions are, by kind, the API version the desired objects of the kind are written in,
+// where they are all written in one: observation lists the kind in it, so that the diff needs no
+// GET of each object in the version it writes (observe.Request.Versions).
+func writtenVersions(wanted desiredSet) map[schema.GroupKind]string {
+	out := map[schema.GroupKind]string{}
+	mixed := map[schema.GroupKind]bool{}
+	for _, d := range wanted.byRef {
+		gvk := d.Object.GroupVersionKind()
+		gk := gvk.GroupKind()
+		if v, seen := out[gk]; seen && v != gvk.Version {
+			mixed[gk] = true
+		}
+		out[gk] = gvk.Version
+	}
+	for gk := range mixed {
+		delete(out, gk)
+	}
+	return out
 }

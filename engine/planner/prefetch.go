@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/observe"
@@ -47,7 +49,7 @@ func prefetch(ctx context.Context, opts *Options, conns *connections, res *confi
 		// go on in the background.
 		wg.Go(func() {
 			if cl, err := conns.get(name, v); err == nil {
-				out[i] = observe.StartPrefetch(ctx, cl, selector, kinds, opts.Parallelism)
+				out[i] = observe.StartPrefetch(ctx, cl, selector, kinds, recordedVersions(st, name), opts.Parallelism)
 			}
 		})
 	}
@@ -74,4 +76,29 @@ func readStateOnce(opts *Options, res *config.Result) (*state.State, error) {
 		opts.State = st
 	}
 	return st, err
+}
+
+// recordedVersions are, by kind, the API version the state records a cluster's objects of the
+// kind in, where it records all of them in one: the version the landscape wrote them in, which
+// observation lists the kind in when the landscape still writes it (observe.Request.Versions), so
+// that the prefetched LIST is the one it takes.
+func recordedVersions(st *state.State, cluster string) map[schema.GroupKind]string {
+	out := map[schema.GroupKind]string{}
+	mixed := map[schema.GroupKind]bool{}
+	for _, c := range st.Components {
+		for _, o := range append(slices.Clip(c.Objects), c.Pending...) {
+			if o.Cluster != cluster {
+				continue
+			}
+			gk := schema.GroupKind{Group: o.Group, Kind: o.Kind}
+			if v, seen := out[gk]; seen && v != o.Version {
+				mixed[gk] = true
+			}
+			out[gk] = o.Version
+		}
+	}
+	for gk := range mixed {
+		delete(out, gk)
+	}
+	return out
 }
