@@ -14,7 +14,8 @@ type LocalResult struct {
 	Objects int `json:"objects"`
 	// GardenerApply is the apply from empty that sets the landscape up; it is not compared.
 	GardenerApply float64 `json:"gardener_apply_s"`
-	// The three no-op plans and the three kubectl diffs, in the order they ran.
+	// The no-op plans and the kubectl diffs (three of each unless --local-runs says otherwise),
+	// in the order they ran.
 	GardenerNoOpPlans []float64 `json:"gardener_noop_plans_s"`
 	KubectlDiffs      []float64 `json:"kubectl_diffs_s"`
 	// PeakRSSMiB is the largest resident memory of the no-op plans.
@@ -32,8 +33,8 @@ func (l LocalResult) Ratio() float64 { return ratio(l.KubectlDiff(), l.NoOpPlan(
 
 // measureLocal applies landscapes/local on fresh planes as make demo does (the runtime cluster,
 // which is also the seed, and the virtual garden with Gardener's controllers configured as the
-// landscape's garden declares them), then runs, three times each and alternating, a no-op plan
-// and kubectl diff --server-side on the files of gardener render.
+// landscape's garden declares them), then runs, cfg.localRuns times each (three by default) and
+// alternating, a no-op plan and kubectl diff --server-side on the files of gardener render.
 func measureLocal(cfg config) (LocalResult, error) {
 	var l LocalResult
 	work, err := os.MkdirTemp("", "bench-local-")
@@ -57,7 +58,7 @@ func measureLocal(cfg config) (LocalResult, error) {
 		if _, l.Objects, err = renderedKinds(rendered); err != nil {
 			return err
 		}
-		for range 3 {
+		for range cfg.localRuns {
 			plan, err := g("plan-noop", "plan", "--detailed-exitcode", cfg.localLandscape)
 			if err != nil {
 				return fmt.Errorf("the plan after apply must have no changes: %w", err)

@@ -76,6 +76,7 @@ type config struct {
 	offlineMemoryBudgetMiB         float64
 	offlineTarget                  string
 	offlineTimeout                 time.Duration
+	localRuns                      int
 }
 
 func main() {
@@ -87,6 +88,7 @@ func main() {
 	out := flag.String("out", "bench-results", "directory for results.json, results.md, plot.svg and offline.svg")
 	landscape := flag.String("landscape", "landscapes/scale", "the landscape of the scale, writefloor and offline parts (it must take var.shoot_count and var.changed_shoot)")
 	local := flag.String("local-landscape", "landscapes/local", "the landscape of the local part")
+	localRuns := flag.Int("local-runs", 3, "how often the local part runs the no-op plan and kubectl diff, alternating (the medians are compared; more runs steady them on a busy machine)")
 	parallelism := flag.Int("write-parallelism", 10, "server-side applies in flight per cluster for the write floor (gardener's --parallelism default)")
 	budget := flag.Float64("offline-memory-mib", 0, "peak memory an offline plan may reach, in MiB (default: 90% of MemAvailable when the series starts)")
 	target := flag.String("offline-target", `shoot.on_s1["shoot-000"]`, "the one shoot the targeted offline plans plan")
@@ -97,6 +99,7 @@ func main() {
 	cfg := config{
 		gardener: *gardener, kubectl: *kubectl, out: *out, scaleLandscape: *landscape, localLandscape: *local,
 		writeParallelism: *parallelism, offlineMemoryBudgetMiB: *budget, offlineTarget: *target, offlineTimeout: *timeout,
+		localRuns: max(*localRuns, 1),
 	}
 	var err error
 	if cfg.parts, err = parseParts(*parts); err == nil {

@@ -246,7 +246,14 @@ func TestLocalTableComparesTheMedians(t *testing.T) {
 	assert.InDelta(t, 7.75, l.Ratio(), 1e-9)
 	lines := strings.Split(strings.TrimSpace(localTable(l)), "\n")
 	require.Len(t, lines, 3)
+	assert.Contains(t, lines[0], "gardener no-op plan (median of 3)")
 	assert.Equal(t, "| 445 | 0.40s | 3.10s | 7.8x | 0.40s, 0.30s, 0.50s | 3.10s, 3.30s, 3.00s | 120 |", lines[2])
+
+	// --local-runs 5: the medians of five.
+	l = LocalResult{Objects: 445, GardenerNoOpPlans: []float64{0.4, 0.3, 0.9, 0.2, 0.3}, KubectlDiffs: []float64{3.1, 3.3, 3.0, 9, 3.2}}
+	assert.InDelta(t, 0.3, l.NoOpPlan(), 1e-9)
+	assert.InDelta(t, 3.2, l.KubectlDiff(), 1e-9)
+	assert.Contains(t, localTable(l), "gardener no-op plan (median of 5) | kubectl diff --server-side (median of 5)")
 }
 
 func TestFloorTableListsTheCriticalPath(t *testing.T) {

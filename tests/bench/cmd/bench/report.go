@@ -98,7 +98,8 @@ func floorTable(results []Result) string {
 // localTable is landscapes/local's no-op plan against kubectl diff, with every run.
 func localTable(l LocalResult) string {
 	var b strings.Builder
-	b.WriteString("| objects | gardener no-op plan (median of 3) | kubectl diff --server-side (median of 3) | kubectl diff / no-op plan | no-op plans | kubectl diffs | peak RSS (MiB) |\n")
+	fmt.Fprintf(&b, "| objects | gardener no-op plan (median of %d) | kubectl diff --server-side (median of %d) | kubectl diff / no-op plan | no-op plans | kubectl diffs | peak RSS (MiB) |\n",
+		len(l.GardenerNoOpPlans), len(l.KubectlDiffs))
 	b.WriteString("|---:|---:|---:|---:|---|---|---:|\n")
 	list := func(v []float64) string {
 		var s []string
