@@ -126,7 +126,7 @@ func (c diskCache) compiledFile(path, hash string) string {
 	return strings.TrimSuffix(c.file(path, hash), ".json") + "." + compiledTag() + ".gob"
 }
 
-// usable says whether compiled files can be kept for a document version.
+// compiledUsable says whether compiled files can be kept for a document version.
 func (c diskCache) compiledUsable(hash string) bool {
 	return c.dir != "" && hash != "" && compiledTag() != ""
 }
