@@ -53,9 +53,9 @@ type Request struct {
 	// Versions are, by kind, the API version the plan writes the kind's objects in, where it is
 	// not the one discovery prefers (Istio's v1beta1 Gateways on a server preferring v1): the
 	// kind is listed in that version, so that the diff gets the live objects as the landscape
-	// writes them rather than with a GET of each. Where that LIST fails (a version the server no
-	// longer serves, a snapshot that did not record it), the kind is listed in the preferred
-	// version as without it.
+	// writes them rather than with a GET of each, and Observed.Resources names the kind in it.
+	// Where that LIST fails (a version the server no longer serves, a snapshot that did not
+	// record it), the kind is listed in the preferred version as without it.
 	Versions map[schema.GroupKind]string
 }
 
@@ -70,7 +70,8 @@ type Observed struct {
 	// Unserved are the kinds the server does not serve: pending kinds whose CRD is not applied
 	// yet, and kinds from Request.Kinds that are gone (their objects went with them).
 	Unserved map[schema.GroupKind]bool
-	// Resources resolves every served kind that was observed.
+	// Resources resolves every served kind that was observed, in the version it was listed in
+	// (Request.Versions), else the one discovery prefers.
 	Resources map[schema.GroupKind]Resource
 	// Requests counts the reads made, for tests and --verbose.
 	Requests Requests
@@ -169,6 +170,9 @@ func Observe(ctx context.Context, c Cluster, req Request) (*Observed, error) {
 
 	var mu sync.Mutex
 	var listCount, getCount atomic.Int64
+	// listedIn is the version each kind was listed in; mixedVersions the kinds some of whose
+	// LISTs fell back to the preferred version.
+	listedIn, mixedVersions := map[schema.GroupKind]string{}, map[schema.GroupKind]bool{}
 	err = forEach(ctx, len(lists), parallelism, func(ctx context.Context, i int) error {
 		call := lists[i]
 		list := func(res Resource) ([]unstructured.Unstructured, error) {
@@ -180,14 +184,20 @@ func Observe(ctx context.Context, c Cluster, req Request) (*Observed, error) {
 			return items, err
 		}
 		items, err := list(call.res)
+		used := call.res
 		if err != nil && call.preferred != nil && ctx.Err() == nil {
 			items, err = list(*call.preferred)
+			used = *call.preferred
 		}
 		if err != nil {
 			return fmt.Errorf("observe %s: %w", object.GroupKindString(call.gk), err)
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		if prev, seen := listedIn[call.gk]; seen && prev != used.Version {
+			mixedVersions[call.gk] = true
+		}
+		listedIn[call.gk] = used.Version
 		for j := range items {
 			obj := &items[j]
 			out.Objects[object.Ref{Group: call.gk.Group, Kind: call.gk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}] = obj
@@ -197,6 +207,14 @@ func Observe(ctx context.Context, c Cluster, req Request) (*Observed, error) {
 	out.Requests.Lists = int(listCount.Load())
 	if err != nil {
 		return nil, err
+	}
+	// A kind listed in the version the landscape writes is observed in it: the objects the
+	// LISTs did not return are read in it too, and the daemon watches it.
+	for gk, version := range listedIn {
+		if res := out.Resources[gk]; !mixedVersions[gk] && version != res.Version {
+			res.Version = version
+			out.Resources[gk] = res
+		}
 	}
 
 	// Desired objects the LISTs did not return are fetched one by one: Namespaces first, since

@@ -86,7 +86,7 @@ func TestObserveListsInTheVersionTheLandscapeWrites(t *testing.T) {
 			assert.Equal(t, tt.wantListed, f.listed)
 			_, gets := f.calls()
 			assert.Empty(t, gets)
-			assert.Equal(t, gatewaysV1, got.Resources[gk], "the kind's resource stays the preferred one")
+			assert.Equal(t, tt.want, got.Resources[gk].GroupVersion().String(), "the kind is observed in the version listed")
 		})
 	}
 }
