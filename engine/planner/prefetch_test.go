@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/declarative-gardener/gardener/components/catalog"
 	"github.com/declarative-gardener/gardener/components/manifests"
@@ -51,4 +52,21 @@ component "manifests" "settings" {
 	require.False(t, diags.HasErrors(), diags.Error())
 	require.ErrorContains(t, err, "forbidden")
 	assert.Equal(t, 1, reads)
+}
+
+// The prefetch lists a kind in the version the state records its objects of a cluster in, where
+// it records one: the version observation lists it in while the landscape writes the same.
+func TestRecordedVersionsAreOnePerKindAndCluster(t *testing.T) {
+	st := state.Empty("small")
+	st.Components["component.istio.gateways"] = &state.Component{Objects: []state.Object{
+		{Cluster: "runtime", Group: "networking.istio.io", Version: "v1beta1", Kind: "Gateway", Namespace: "garden", Name: "a"},
+		{Cluster: "runtime", Group: "networking.istio.io", Version: "v1beta1", Kind: "Gateway", Namespace: "garden", Name: "b"},
+		{Cluster: "runtime", Group: "networking.istio.io", Version: "v1", Kind: "VirtualService", Namespace: "garden", Name: "a"},
+		{Cluster: "seed", Group: "networking.istio.io", Version: "v1", Kind: "Gateway", Namespace: "garden", Name: "a"},
+	}, Pending: []state.Object{
+		{Cluster: "runtime", Group: "networking.istio.io", Version: "v1beta1", Kind: "VirtualService", Namespace: "garden", Name: "b"},
+	}}
+	assert.Equal(t, map[k8sschema.GroupKind]string{{Group: "networking.istio.io", Kind: "Gateway"}: "v1beta1"}, recordedVersions(st, "runtime"),
+		"the VirtualServices are recorded in two versions: the preferred one is listed")
+	assert.Equal(t, map[k8sschema.GroupKind]string{{Group: "networking.istio.io", Kind: "Gateway"}: "v1"}, recordedVersions(st, "seed"))
 }
