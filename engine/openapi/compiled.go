@@ -162,7 +162,7 @@ func (c diskCache) writeCompiled(path, hash string, g *group) {
 	if err := gob.NewEncoder(&buf).Encode(compile(g)); err != nil {
 		return
 	}
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+	if err := os.MkdirAll(c.dir, 0o750); err != nil {
 		return
 	}
 	_ = atomicfile.Write(c.compiledFile(path, hash), buf.Bytes(), 0o600)
