@@ -23,7 +23,10 @@ import (
 	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/declarative-gardener/gardener/components/internal/kube"
 )
 
 //go:embed *.yaml
@@ -60,11 +63,33 @@ func YAML(name string) ([]byte, error) {
 // of them, and decoding the embedded YAML of all of them costs about 50 ms of CPU.
 var decoded sync.Map
 
-// decoding is one CRD's decoding, done once.
+// decoding is one CRD's decoding, done once, and its conversion to an unstructured object.
 type decoding struct {
 	once sync.Once
 	crd  *apiextensionsv1.CustomResourceDefinition
 	err  error
+
+	convertOnce sync.Once
+	object      *unstructured.Unstructured
+	convertErr  error
+}
+
+// decode decodes the CRD once.
+func (d *decoding) decode(name string) {
+	d.once.Do(func() { d.crd, d.err = decode(name) })
+}
+
+// convert converts the decoded CRD once, as components convert their typed objects
+// (kube.ToUnstructured).
+func (d *decoding) convert(name string) {
+	d.decode(name)
+	d.convertOnce.Do(func() {
+		if d.err != nil {
+			d.convertErr = d.err
+			return
+		}
+		d.object, d.convertErr = kube.ToUnstructured(d.crd)
+	})
 }
 
 func decodingOf(name string) *decoding {
@@ -75,14 +100,27 @@ func decodingOf(name string) *decoding {
 // Get returns one CRD, decoded strictly; the caller owns the copy it gets.
 func Get(name string) (*apiextensionsv1.CustomResourceDefinition, error) {
 	d := decodingOf(name)
-	d.once.Do(func() { d.crd, d.err = decode(name) })
+	d.decode(name)
 	if d.err != nil {
 		return nil, d.err
 	}
 	return d.crd.DeepCopy(), nil
 }
 
-// Preload decodes every embedded CRD in the background, once per process, so that rendering
+// Object returns one CRD as the unstructured object kube.ToUnstructured makes of Get's, converted
+// once per process (converting a CRD's schema by reflection costs far more than copying the
+// result); the caller owns the copy it gets. kube.ToUnstructured and kube.Typed take it as it is,
+// so it goes into the same lists as typed objects.
+func Object(name string) (*unstructured.Unstructured, error) {
+	d := decodingOf(name)
+	d.convert(name)
+	if d.convertErr != nil {
+		return nil, d.convertErr
+	}
+	return d.object.DeepCopy(), nil
+}
+
+// Preload decodes and converts (Object) every embedded CRD in the background, once per process, so that rendering
 // finds them decoded instead of parsing YAML on its own path: a command that renders a landscape
 // calls it when it starts, while it still waits for the landscape's files and the clusters. Get
 // waits for a CRD the background is decoding at that moment.
@@ -92,8 +130,7 @@ var preload sync.Once
 
 func preloadAll() {
 	for _, name := range Names() {
-		d := decodingOf(name)
-		d.once.Do(func() { d.crd, d.err = decode(name) })
+		decodingOf(name).convert(name)
 	}
 }
 

@@ -96,7 +96,7 @@ func Objects(v Values) ([]render.Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("images: %w", err)
 	}
-	crd, err := crds.Get(CRD)
+	crd, err := crds.Object(CRD)
 	if err != nil {
 		return nil, err
 	}

@@ -224,7 +224,7 @@ func Objects(v Values) ([]render.Object, error) {
 	var typed []runtime.Object
 	if !v.GatewaysOnly {
 		for _, name := range CRDNames() {
-			crd, err := crds.Get(name)
+			crd, err := crds.Object(name)
 			if err != nil {
 				return nil, fmt.Errorf("istio: %w", err)
 			}

@@ -20,7 +20,7 @@ var CRDNames = []string{
 func CRDs(cluster string) ([]render.Object, error) {
 	var out []render.Object
 	for _, name := range CRDNames {
-		crd, err := crds.Get(name)
+		crd, err := crds.Object(name)
 		if err != nil {
 			return nil, err
 		}

@@ -215,7 +215,7 @@ func prometheuses(v Values) []prometheusInstance {
 func crdObjects() ([]runtime.Object, error) {
 	var out []runtime.Object
 	for _, name := range CRDs {
-		crd, err := crds.Get(name)
+		crd, err := crds.Object(name)
 		if err != nil {
 			return nil, err
 		}

@@ -257,9 +257,5 @@ var configMapVersions = regexp.MustCompile("^" + regexp.QuoteMeta(configMapPrefi
 // managedResourceCRD is the ManagedResource CRD (Gardener's "Resources"
 // docs/api-reference/resources.md).
 func managedResourceCRD() (*unstructured.Unstructured, error) {
-	crd, err := crds.Get("managedresources.resources.gardener.cloud")
-	if err != nil {
-		return nil, err
-	}
-	return kube.ToUnstructured(crd)
+	return crds.Object("managedresources.resources.gardener.cloud")
 }

@@ -92,7 +92,7 @@ func (b *builder) base() error {
 	sort.Strings(names)
 	var typed []runtime.Object
 	for _, n := range names {
-		crd, err := crds.Get(n)
+		crd, err := crds.Object(n)
 		if err != nil {
 			return err
 		}

@@ -143,7 +143,7 @@ func CRDObjects(cluster string) ([]render.Object, error) {
 func crdObjects() ([]runtime.Object, error) {
 	var out []runtime.Object
 	for _, name := range CRDs {
-		crd, err := crds.Get(name)
+		crd, err := crds.Object(name)
 		if err != nil {
 			return nil, err
 		}

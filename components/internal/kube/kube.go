@@ -31,6 +31,14 @@ var scheme = func() *runtime.Scheme {
 // ToUnstructured converts a typed object to an unstructured one with apiVersion and kind set
 // from the scheme and without empty status, null timestamps or other zero-valued noise.
 func ToUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		// Converted already (crds.Object): cleaned as the converter's result would be, without
+		// the reflection, which for a CRD's schema costs ten times the copy.
+		if u.GetKind() == "" || u.GetAPIVersion() == "" {
+			return nil, fmt.Errorf("unstructured object %q: kind unknown", u.GetName())
+		}
+		return &unstructured.Unstructured{Object: Clean(u.Object)}, nil
+	}
 	gvks, _, err := scheme.ObjectKinds(obj)
 	if err != nil || len(gvks) == 0 {
 		return nil, fmt.Errorf("object of type %T: kind unknown: %w", obj, err)
