@@ -9,15 +9,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
-	"unicode"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	yamlv2 "go.yaml.in/yaml/v2"
 
 	"github.com/declarative-gardener/gardener/engine/render"
+	"github.com/declarative-gardener/gardener/internal/yamlkeys"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -72,8 +71,8 @@ func AssertBytes(t *testing.T, file string, got []byte) {
 // a mapping's keys "naturally" (runs of digits by their value, letters after digits): an order
 // that is not total for keys that mix digits and letters, such as the checksums of the
 // resource manager's reference annotations, and which the library applies to the keys in Go's
-// random map order, so that such a mapping came out differently from run to run. Here the keys
-// are sorted as strings first and then stably by the natural order.
+// random map order, so that such a mapping came out differently from run to run. Here yamlkeys
+// orders them, the same way on every run.
 func marshal(v any) ([]byte, error) {
 	j, err := json.Marshal(v)
 	if err != nil {
@@ -83,70 +82,6 @@ func marshal(v any) ([]byte, error) {
 	if err := yamlv2.Unmarshal(j, &doc); err != nil {
 		return nil, err
 	}
-	return yamlv2.Marshal(naturalOrder(doc))
-}
-
-// naturalOrder sorts the keys of every mapping in v, which go.yaml.in/yaml/v2 decodes from JSON
-// as MapSlices with string keys in the JSON text's order.
-func naturalOrder(v any) any {
-	switch v := v.(type) {
-	case yamlv2.MapSlice:
-		out := make(yamlv2.MapSlice, len(v))
-		for i, item := range v {
-			out[i] = yamlv2.MapItem{Key: item.Key, Value: naturalOrder(item.Value)}
-		}
-		sort.SliceStable(out, func(i, j int) bool { return fmt.Sprint(out[i].Key) < fmt.Sprint(out[j].Key) })
-		sort.SliceStable(out, func(i, j int) bool { return naturalLess(fmt.Sprint(out[i].Key), fmt.Sprint(out[j].Key)) })
-		return out
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = naturalOrder(e)
-		}
-		return out
-	}
-	return v
-}
-
-// naturalLess is the order go.yaml.in/yaml/v2 sorts string keys in: character by character,
-// letters after other characters, and where both differ in a digit, by the value of the digit
-// runs that start there (a leading zero after other digits counting as a digit of the run).
-func naturalLess(a, b string) bool {
-	ar, br := []rune(a), []rune(b)
-	for i := 0; i < len(ar) && i < len(br); i++ {
-		if ar[i] == br[i] {
-			continue
-		}
-		al, bl := unicode.IsLetter(ar[i]), unicode.IsLetter(br[i])
-		if al && bl {
-			return ar[i] < br[i]
-		}
-		if al || bl {
-			return bl
-		}
-		var an, bn int64
-		if ar[i] == '0' || br[i] == '0' {
-			for j := i - 1; j >= 0 && unicode.IsDigit(ar[j]); j-- {
-				if ar[j] != '0' {
-					an, bn = 1, 1
-					break
-				}
-			}
-		}
-		ai, bi := i, i
-		for ; ai < len(ar) && unicode.IsDigit(ar[ai]); ai++ {
-			an = an*10 + int64(ar[ai]-'0')
-		}
-		for ; bi < len(br) && unicode.IsDigit(br[bi]); bi++ {
-			bn = bn*10 + int64(br[bi]-'0')
-		}
-		if an != bn {
-			return an < bn
-		}
-		if ai != bi {
-			return ai < bi
-		}
-		return ar[i] < br[i]
-	}
-	return len(ar) < len(br)
+	yamlkeys.Sort(doc)
+	return yamlv2.Marshal(doc)
 }

@@ -6,9 +6,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode"
 
 	yamlv2 "go.yaml.in/yaml/v2"
+
+	"github.com/declarative-gardener/gardener/internal/yamlkeys"
 )
 
 // YAML is the YAML sigs.k8s.io/yaml.Marshal writes for an object (what Kubernetes tooling and
@@ -25,15 +26,10 @@ import (
 // non-ASCII text, which go-yaml's reader judges by its own rules, very long keys) takes the
 // detour.
 //
-// Either way the keys of a mapping come out in go-yaml v2's order, which compares runs of digits
-// in keys as numbers. That comparison is no total order ("secret-3055c21f", "secret-3ddd1800" and
-// "secret-389fbba5", as in Gardener's reference annotations, compare in a circle), and go-yaml
-// sorts a Go map's keys from the map's random iteration order, so such keys came out in a
-// different order from run to run: a ManagedResource's Secret, named after its content, would be
-// renamed by a plan that changes nothing. YAML therefore orders the keys of every mapping that
-// has two keys with digits itself: in byte order first, then by go-yaml's comparison with a
-// stable sort. For keys that go-yaml's comparison orders totally that is go-yaml's order, so the
-// bytes are sigs.k8s.io/yaml's; for the others it is one order, always the same.
+// Either way the keys of a mapping are ordered by yamlkeys: go-yaml v2's order, but the same on
+// every run also where that order is not total (hashes such as Gardener's reference annotation
+// keys); a ManagedResource's Secret, named after its content, would otherwise be renamed by a
+// plan that changes nothing. A mapping with at most one key with digits is left to go-yaml.
 func YAML(obj map[string]any) ([]byte, error) {
 	if !plainJSON(obj) {
 		return detourYAML(obj)
@@ -55,40 +51,8 @@ func detourYAML(obj map[string]any) ([]byte, error) {
 	if err := yamlv2.Unmarshal(j, &doc); err != nil {
 		return nil, fmt.Errorf("error converting JSON to YAML: %w", err)
 	}
-	sortSlices(doc)
+	yamlkeys.Sort(doc)
 	return yamlv2.Marshal(doc)
-}
-
-// sortSlices orders every mapping of a document parsed into MapSlices (go-yaml v2 parses the
-// mappings nested in a MapSlice as MapSlices too) as YAML orders keys.
-func sortSlices(v any) {
-	switch t := v.(type) {
-	case yamlv2.MapSlice:
-		slices.SortStableFunc(t, func(a, b yamlv2.MapItem) int { return compareKeys(a.Key, b.Key) })
-		for _, item := range t {
-			sortSlices(item.Value)
-		}
-	case []any:
-		for _, e := range t {
-			sortSlices(e)
-		}
-	}
-}
-
-// compareKeys orders two keys of a parsed mapping as go-yaml v2 does where both are strings
-// (JSON's keys always are), else leaves them in their order.
-func compareKeys(a, b any) int {
-	as, aok := a.(string)
-	bs, bok := b.(string)
-	switch {
-	case !aok || !bok:
-		return 0
-	case yamlKeyLess(as, bs):
-		return -1
-	case yamlKeyLess(bs, as):
-		return 1
-	}
-	return 0
 }
 
 // orderKeys returns obj with every mapping that has two keys with digits replaced by a MapSlice
@@ -115,8 +79,8 @@ func orderKeys(v any) (any, bool) {
 		if !digitsInTwoKeys(m) {
 			return m, replaced != nil
 		}
-		keys := slices.Sorted(maps.Keys(m))
-		slices.SortStableFunc(keys, func(a, b string) int { return compareKeys(a, b) })
+		keys := slices.Collect(maps.Keys(m))
+		yamlkeys.SortStrings(keys)
 		ordered := make(yamlv2.MapSlice, len(keys))
 		for i, k := range keys {
 			ordered[i] = yamlv2.MapItem{Key: k, Value: m[k]}
@@ -150,51 +114,6 @@ func digitsInTwoKeys(m map[string]any) bool {
 		}
 	}
 	return false
-}
-
-// yamlKeyLess is go-yaml v2's comparison of two string keys (go.yaml.in/yaml/v2, sorter.go): at
-// the first rune that differs, a letter sorts after anything else, two letters by code point,
-// and otherwise the runs of digits starting there compare as numbers (a zero continues the
-// number of the digits before it), then the shorter run first, then by code point; a key that
-// is a prefix of the other sorts first.
-func yamlKeyLess(a, b string) bool {
-	ar, br := []rune(a), []rune(b)
-	for i := 0; i < len(ar) && i < len(br); i++ {
-		if ar[i] == br[i] {
-			continue
-		}
-		al, bl := unicode.IsLetter(ar[i]), unicode.IsLetter(br[i])
-		if al && bl {
-			return ar[i] < br[i]
-		}
-		if al || bl {
-			return bl
-		}
-		var an, bn int64
-		if ar[i] == '0' || br[i] == '0' {
-			for j := i - 1; j >= 0 && unicode.IsDigit(ar[j]); j-- {
-				if ar[j] != '0' {
-					an, bn = 1, 1
-					break
-				}
-			}
-		}
-		ai, bi := i, i
-		for ; ai < len(ar) && unicode.IsDigit(ar[ai]); ai++ {
-			an = an*10 + int64(ar[ai]-'0')
-		}
-		for ; bi < len(br) && unicode.IsDigit(br[bi]); bi++ {
-			bn = bn*10 + int64(br[bi]-'0')
-		}
-		if an != bn {
-			return an < bn
-		}
-		if ai != bi {
-			return ai < bi
-		}
-		return ar[i] < br[i]
-	}
-	return len(ar) < len(br)
 }
 
 // plainJSON reports whether v holds only what JSON and YAML read back unchanged (YAML).
