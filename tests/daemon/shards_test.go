@@ -410,28 +410,7 @@ component "fleet_member" "shoot" {
 	defer running.Wait()
 	defer cancel()
 	count := func(r *replica, metric string, labels map[string]string) float64 {
-		families, err := r.reg.Gather()
-		require.NoError(t, err)
-		total := 0.0
-		for _, f := range families {
-			if f.GetName() != metric {
-				continue
-			}
-		samples:
-			for _, m := range f.GetMetric() {
-				for k, v := range labels {
-					found := false
-					for _, l := range m.GetLabel() {
-						found = found || (l.GetName() == k && l.GetValue() == v)
-					}
-					if !found {
-						continue samples
-					}
-				}
-				total += m.GetCounter().GetValue()
-			}
-		}
-		return total
+		return counterSum(t, r.reg, metric, labels)
 	}
 	requests := func(r *replica) float64 {
 		return count(r, "gardener_daemon_api_requests_total", nil) - count(r, "gardener_daemon_api_requests_total", map[string]string{"verb": "watch"})

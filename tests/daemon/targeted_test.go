@@ -109,30 +109,7 @@ func TestChangeOfOneShootRunsATargetedCycle(t *testing.T) {
 	})
 	done := make(chan error, 1)
 	go func() { done <- d.Start(ctx) }()
-	count := func(name string, labels map[string]string) float64 {
-		families, err := reg.Gather()
-		require.NoError(t, err)
-		total := 0.0
-		for _, f := range families {
-			if f.GetName() != name {
-				continue
-			}
-		metrics:
-			for _, m := range f.GetMetric() {
-				for k, v := range labels {
-					found := false
-					for _, l := range m.GetLabel() {
-						found = found || (l.GetName() == k && l.GetValue() == v)
-					}
-					if !found {
-						continue metrics
-					}
-				}
-				total += m.GetCounter().GetValue()
-			}
-		}
-		return total
-	}
+	count := func(name string, labels map[string]string) float64 { return counterSum(t, reg, name, labels) }
 	cycles := func(phase, scope string) float64 {
 		return count("gardener_daemon_cycles_total", map[string]string{"phase": phase, "scope": scope})
 	}
@@ -232,4 +209,31 @@ func TestChangeOfOneShootRunsATargetedCycle(t *testing.T) {
 
 	cancel()
 	require.NoError(t, <-done)
+}
+
+// counterSum is the sum of a counter's samples in reg whose labels include labels.
+func counterSum(t *testing.T, reg prometheus.Gatherer, metric string, labels map[string]string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	require.NoError(t, err)
+	total := 0.0
+	for _, f := range families {
+		if f.GetName() != metric {
+			continue
+		}
+	samples:
+		for _, m := range f.GetMetric() {
+			for k, v := range labels {
+				found := false
+				for _, l := range m.GetLabel() {
+					found = found || (l.GetName() == k && l.GetValue() == v)
+				}
+				if !found {
+					continue samples
+				}
+			}
+			total += m.GetCounter().GetValue()
+		}
+	}
+	return total
 }
