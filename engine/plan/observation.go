@@ -123,18 +123,39 @@ func observeCluster(ctx context.Context, opts Options, name string, wanted desir
 // where they are all written in one: observation lists the kind in it, so that the diff needs no
 // GET of each object in the version it writes (observe.Request.Versions).
 func writtenVersions(wanted desiredSet) map[schema.GroupKind]string {
-	out := map[schema.GroupKind]string{}
-	mixed := map[schema.GroupKind]bool{}
+	var versions SingleVersions
 	for _, d := range wanted.byRef {
 		gvk := d.Object.GroupVersionKind()
-		gk := gvk.GroupKind()
-		if v, seen := out[gk]; seen && v != gvk.Version {
-			mixed[gk] = true
-		}
-		out[gk] = gvk.Version
+		versions.Add(gvk.GroupKind(), gvk.Version)
 	}
-	for gk := range mixed {
-		delete(out, gk)
+	return versions.Result()
+}
+
+// SingleVersions collects, by kind, the one API version objects of the kind are in: a kind seen
+// in several versions is left out, to be listed in the version the server prefers.
+type SingleVersions struct {
+	versions map[schema.GroupKind]string
+	mixed    map[schema.GroupKind]bool
+}
+
+// Add records an object of gk in version.
+func (s *SingleVersions) Add(gk schema.GroupKind, version string) {
+	if s.versions == nil {
+		s.versions, s.mixed = map[schema.GroupKind]string{}, map[schema.GroupKind]bool{}
+	}
+	if v, seen := s.versions[gk]; seen && v != version {
+		s.mixed[gk] = true
+	}
+	s.versions[gk] = version
+}
+
+// Result is the version of every kind seen in one version only.
+func (s *SingleVersions) Result() map[schema.GroupKind]string {
+	out := map[schema.GroupKind]string{}
+	for gk, v := range s.versions {
+		if !s.mixed[gk] {
+			out[gk] = v
+		}
 	}
 	return out
 }

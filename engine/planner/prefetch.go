@@ -11,6 +11,7 @@ import (
 	"github.com/declarative-gardener/gardener/engine/config"
 	"github.com/declarative-gardener/gardener/engine/inventory"
 	"github.com/declarative-gardener/gardener/engine/observe"
+	"github.com/declarative-gardener/gardener/engine/plan"
 	"github.com/declarative-gardener/gardener/state"
 )
 
@@ -83,22 +84,13 @@ func readStateOnce(opts *Options, res *config.Result) (*state.State, error) {
 // observation lists the kind in when the landscape still writes it (observe.Request.Versions), so
 // that the prefetched LIST is the one it takes.
 func recordedVersions(st *state.State, cluster string) map[schema.GroupKind]string {
-	out := map[schema.GroupKind]string{}
-	mixed := map[schema.GroupKind]bool{}
+	var versions plan.SingleVersions
 	for _, c := range st.Components {
 		for _, o := range append(slices.Clip(c.Objects), c.Pending...) {
-			if o.Cluster != cluster {
-				continue
+			if o.Cluster == cluster {
+				versions.Add(schema.GroupKind{Group: o.Group, Kind: o.Kind}, o.Version)
 			}
-			gk := schema.GroupKind{Group: o.Group, Kind: o.Kind}
-			if v, seen := out[gk]; seen && v != o.Version {
-				mixed[gk] = true
-			}
-			out[gk] = o.Version
 		}
 	}
-	for gk := range mixed {
-		delete(out, gk)
-	}
-	return out
+	return versions.Result()
 }
